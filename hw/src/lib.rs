@@ -1,0 +1,1 @@
+//! The NPU hardware, one module per TRM functional block.

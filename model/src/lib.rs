@@ -1,0 +1,1 @@
+//! Golden functional model of the NPU.

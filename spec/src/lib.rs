@@ -1,0 +1,4 @@
+//! The one definition of the Ethos-U65 programmers' model (TRM chapter 4).
+//!
+//! Plain Rust data with no dependency on rust-hdl: the RTL, the golden model,
+//! the testbench driver, the disassembler and the generated docs all read it.

@@ -1,0 +1,1 @@
+//! Verilator harness and testbench.
