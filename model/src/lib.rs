@@ -1,1 +1,3 @@
 //! Golden functional model of the NPU.
+
+pub mod weights;

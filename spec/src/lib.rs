@@ -2,3 +2,7 @@
 //!
 //! Plain Rust data with no dependency on rust-hdl: the RTL, the golden model,
 //! the testbench driver, the disassembler and the generated docs all read it.
+
+pub mod command;
+pub mod config;
+pub mod regs;

@@ -1,0 +1,1 @@
+//! Weight-stream codec (TRM 4.7).

@@ -1,0 +1,1 @@
+//! Command-stream opcodes and fields (TRM 4.6).
