@@ -1,1 +1,94 @@
-fn main() {}
+//! npu-gen: elaborates NPU configurations and writes their Verilog, port
+//! manifests and the register reference.
+
+use anyhow::{bail, Context, Result};
+use clap::Parser;
+use npu_spec::config::NpuConfig;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Writes the Verilog of NPU configurations.
+///
+/// For each configuration NAME it writes OUT/npu_NAME.v (a core module
+/// emitted by rust-hdl and a top module with the TRM appendix A port names)
+/// and OUT/npu_NAME.ports.json (the port manifest the testbench reads).
+#[derive(Parser)]
+#[command(version, about, long_about)]
+struct Args {
+    /// Built-in configuration to emit (repeatable); see --list-configs.
+    #[arg(long = "config", value_name = "NAME")]
+    configs: Vec<String>,
+    /// A configuration described in a JSON file, in the format --list-configs prints.
+    #[arg(long, value_name = "FILE")]
+    config_file: Vec<PathBuf>,
+    /// Emit every built-in configuration.
+    #[arg(long)]
+    all: bool,
+    /// Output directory for the Verilog and port manifests.
+    #[arg(long, value_name = "DIR", default_value = "verilog-out")]
+    out: PathBuf,
+    /// Print the built-in configurations as JSON and exit.
+    #[arg(long)]
+    list_configs: bool,
+    /// Write the register reference (Markdown) to FILE.
+    #[arg(long, value_name = "FILE")]
+    registers: Option<PathBuf>,
+}
+
+fn main() {
+    if let Err(e) = run(Args::parse()) {
+        eprintln!("npu-gen: error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn run(args: Args) -> Result<()> {
+    if args.list_configs {
+        println!("{}", serde_json::to_string_pretty(&NpuConfig::builtin())?);
+        return Ok(());
+    }
+    let mut configs = if args.all {
+        NpuConfig::builtin()
+    } else {
+        vec![]
+    };
+    for name in &args.configs {
+        configs.push(NpuConfig::by_name(name)?);
+    }
+    for file in &args.config_file {
+        let text =
+            fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+        let config: NpuConfig = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not a valid configuration", file.display()))?;
+        configs.push(config);
+    }
+    if let Some(path) = &args.registers {
+        write(path, &npu_spec::reference::markdown())?;
+    } else if configs.is_empty() {
+        bail!("nothing to do: give --config NAME, --config-file FILE, --all, --list-configs or --registers FILE");
+    }
+    for config in &configs {
+        let design = npu_hw::emit::emit(config).map_err(anyhow::Error::msg)?;
+        let verilog = args.out.join(format!("{}.v", design.module));
+        let manifest = args.out.join(format!("{}.ports.json", design.module));
+        write(&verilog, &design.verilog)?;
+        write(&manifest, &(serde_json::to_string_pretty(&design)? + "\n"))?;
+        println!(
+            "{}: {} ({} ports)",
+            config.name,
+            verilog.display(),
+            design.ports.len()
+        );
+    }
+    Ok(())
+}
+
+/// Writes `text` to `path` through a temporary file, so a failure leaves the old file whole.
+fn write(path: &Path, text: &str) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let tmp = path.with_extension("tmp");
+    fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
+    fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))
+}

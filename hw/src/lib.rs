@@ -1,1 +1,8 @@
-//! The NPU hardware, one module per TRM functional block.
+//! The NPU hardware as rust-hdl blocks, one module per TRM functional block.
+
+pub mod apb;
+pub mod axi;
+pub mod cpm;
+pub mod emit;
+pub mod top;
+pub mod widgets;

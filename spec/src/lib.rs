@@ -5,4 +5,5 @@
 
 pub mod command;
 pub mod config;
+pub mod reference;
 pub mod regs;

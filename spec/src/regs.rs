@@ -187,6 +187,7 @@ const fn action(name: &'static str, lsb: u32, width: u32, description: &'static 
     field(name, lsb, width, FieldAccess::WriteAction, description)
 }
 
+#[allow(clippy::too_many_arguments)] // mirrors the columns of the TRM register tables
 const fn reg(
     name: &'static str,
     address: u16,

@@ -1,0 +1,164 @@
+//! The register file: every register of `npu_spec::regs::REGISTERS`, decoded
+//! from the byte address and read through one multiplexer.
+
+use super::registers::{ConstantRegister, SetClearRegister, StorageRegister};
+use npu_spec::config::NpuConfig;
+use npu_spec::regs::{self, Behaviour, Register, SharedBits};
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct RegisterFile {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    /// Access from the APB completer: a permitted full-word write strobes `write`.
+    pub addr: Signal<In, Bits<12>>,
+    pub write: Signal<In, Bit>,
+    pub wdata: Signal<In, Bits<32>>,
+    pub rdata: Signal<Out, Bits<32>>,
+    /// Some register lives at `addr`.
+    pub defined: Signal<Out, Bit>,
+    /// Live values (TRM 4.2.2, 4.2.7, 4.2.10).
+    pub status: Signal<In, Bits<32>>,
+    pub qread: Signal<In, Bits<32>>,
+    pub prot: Signal<In, Bits<2>>,
+    storage: Vec<StorageRegister>,
+    constants: Vec<ConstantRegister>,
+    set_clear: Vec<SetClearRegister>,
+    status_address: Constant<Bits<12>>,
+    qread_address: Constant<Bits<12>>,
+    prot_address: Constant<Bits<12>>,
+}
+
+fn with_behaviour(behaviour: Behaviour) -> impl Iterator<Item = &'static Register> {
+    regs::REGISTERS
+        .iter()
+        .filter(move |r| r.behaviour == behaviour)
+}
+
+/// Registers whose reads come from their own storage.
+fn is_stored(behaviour: Behaviour) -> bool {
+    matches!(
+        behaviour,
+        Behaviour::Storage
+            | Behaviour::Command
+            | Behaviour::SoftReset
+            | Behaviour::Lock
+            | Behaviour::PmuControl
+    )
+}
+
+/// The single register with `behaviour`.
+///
+/// # Panics
+/// When the register map has none or several: the register file and the map disagree.
+fn only(behaviour: Behaviour) -> &'static Register {
+    let mut found = with_behaviour(behaviour);
+    let register = found
+        .next()
+        .unwrap_or_else(|| panic!("no register has behaviour {behaviour:?}"));
+    assert!(
+        found.next().is_none(),
+        "several registers have behaviour {behaviour:?}"
+    );
+    register
+}
+
+impl RegisterFile {
+    pub fn new(config: &NpuConfig) -> Self {
+        let config_word = config.config_register();
+        let live: Vec<&str> = with_behaviour(Behaviour::Live).map(|r| r.name).collect();
+        assert_eq!(
+            live,
+            ["STATUS", "QREAD", "PROT"],
+            "live registers without a source"
+        );
+        let set_clear = [
+            SharedBits::CounterEnable,
+            SharedBits::Overflow,
+            SharedBits::InterruptEnable,
+        ]
+        .into_iter()
+        .map(|state| {
+            SetClearRegister::new(
+                only(Behaviour::SetBits(state)),
+                only(Behaviour::ClearBits(state)),
+            )
+        })
+        .collect();
+        Self {
+            clock: Default::default(),
+            rst_n: Default::default(),
+            addr: Default::default(),
+            write: Default::default(),
+            wdata: Default::default(),
+            rdata: Default::default(),
+            defined: Default::default(),
+            status: Default::default(),
+            qread: Default::default(),
+            prot: Default::default(),
+            storage: regs::REGISTERS
+                .iter()
+                .filter(|r| is_stored(r.behaviour))
+                .map(|r| StorageRegister::new(r, config_word))
+                .collect(),
+            constants: with_behaviour(Behaviour::Constant)
+                .map(|r| ConstantRegister::new(r, config_word))
+                .collect(),
+            set_clear,
+            status_address: Constant::new(u64::from(regs::STATUS.address).into()),
+            qread_address: Constant::new(u64::from(regs::QREAD.address).into()),
+            prot_address: Constant::new(u64::from(regs::PROT.address).into()),
+        }
+    }
+}
+
+impl Logic for RegisterFile {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.rdata.next = 0.into();
+        self.defined.next = false;
+
+        for i in 0..self.storage.len() {
+            self.storage[i].clock.next = self.clock.val();
+            self.storage[i].rst_n.next = self.rst_n.val();
+            self.storage[i].addr.next = self.addr.val();
+            self.storage[i].write.next = self.write.val();
+            self.storage[i].wdata.next = self.wdata.val();
+            if self.storage[i].hit.val() {
+                self.rdata.next = self.storage[i].q.val();
+                self.defined.next = true;
+            }
+        }
+        for i in 0..self.constants.len() {
+            self.constants[i].addr.next = self.addr.val();
+            if self.constants[i].hit.val() {
+                self.rdata.next = self.constants[i].q.val();
+                self.defined.next = true;
+            }
+        }
+        for i in 0..self.set_clear.len() {
+            self.set_clear[i].clock.next = self.clock.val();
+            self.set_clear[i].rst_n.next = self.rst_n.val();
+            self.set_clear[i].addr.next = self.addr.val();
+            self.set_clear[i].write.next = self.write.val();
+            self.set_clear[i].wdata.next = self.wdata.val();
+            if self.set_clear[i].hit.val() {
+                self.rdata.next = self.set_clear[i].q.val();
+                self.defined.next = true;
+            }
+        }
+
+        if self.addr.val() == self.status_address.val() {
+            self.rdata.next = self.status.val();
+            self.defined.next = true;
+        }
+        if self.addr.val() == self.qread_address.val() {
+            self.rdata.next = self.qread.val();
+            self.defined.next = true;
+        }
+        if self.addr.val() == self.prot_address.val() {
+            self.rdata.next = bit_cast::<32, 2>(self.prot.val());
+            self.defined.next = true;
+        }
+    }
+}

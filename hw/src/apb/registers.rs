@@ -1,0 +1,156 @@
+//! Register slots of the register file, each built from its entry in the
+//! register map (`npu_spec::regs`).
+
+use crate::widgets::ResetReg;
+use npu_spec::regs::{Behaviour, Register};
+use rust_hdl::prelude::*;
+
+/// A register whose ReadWrite fields hold the last write it was given.
+///
+/// ReadOnly fields read their reset value; WriteAction fields read 0. LOCK
+/// (TRM 4.2.12) takes a write only when its current or new value is 0.
+#[derive(LogicBlock)]
+pub struct StorageRegister {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    pub addr: Signal<In, Bits<12>>,
+    pub write: Signal<In, Bit>,
+    pub wdata: Signal<In, Bits<32>>,
+    /// The address selects this register.
+    pub hit: Signal<Out, Bit>,
+    /// The register's read value.
+    pub q: Signal<Out, Bits<32>>,
+    written: Signal<Local, Bit>,
+    address: Constant<Bits<12>>,
+    stored_mask: Constant<Bits<32>>,
+    fixed_bits: Constant<Bits<32>>,
+    lock_rule: Constant<Bit>,
+    value: ResetReg<Bits<32>>,
+}
+
+impl StorageRegister {
+    pub fn new(register: &Register, config_word: u32) -> Self {
+        let reset = register.reset_value(config_word, false, false);
+        let stored = register.stored_mask();
+        Self {
+            clock: Default::default(),
+            rst_n: Default::default(),
+            addr: Default::default(),
+            write: Default::default(),
+            wdata: Default::default(),
+            hit: Default::default(),
+            q: Default::default(),
+            written: Default::default(),
+            address: Constant::new(u64::from(register.address).into()),
+            stored_mask: Constant::new(u64::from(stored).into()),
+            fixed_bits: Constant::new(u64::from(reset & !stored & !register.action_mask()).into()),
+            lock_rule: Constant::new(register.behaviour == Behaviour::Lock),
+            value: ResetReg::new(u64::from(reset & stored).into()),
+        }
+    }
+}
+
+impl Logic for StorageRegister {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, value);
+        self.value.rst_n.next = self.rst_n.val();
+        self.hit.next = self.addr.val() == self.address.val();
+        self.written.next = self.hit.val()
+            & self.write.val()
+            & (!self.lock_rule.val() | (self.value.q.val() == 0) | (self.wdata.val() == 0));
+        if self.written.val() {
+            self.value.d.next = self.wdata.val() & self.stored_mask.val();
+        }
+        self.q.next = self.value.q.val() | self.fixed_bits.val();
+    }
+}
+
+/// A read-only register with a value fixed by the design or configuration.
+#[derive(LogicBlock)]
+pub struct ConstantRegister {
+    pub addr: Signal<In, Bits<12>>,
+    pub hit: Signal<Out, Bit>,
+    pub q: Signal<Out, Bits<32>>,
+    address: Constant<Bits<12>>,
+    value: Constant<Bits<32>>,
+}
+
+impl ConstantRegister {
+    pub fn new(register: &Register, config_word: u32) -> Self {
+        Self {
+            addr: Default::default(),
+            hit: Default::default(),
+            q: Default::default(),
+            address: Constant::new(u64::from(register.address).into()),
+            value: Constant::new(u64::from(register.reset_value(config_word, false, false)).into()),
+        }
+    }
+}
+
+impl Logic for ConstantRegister {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.hit.next = self.addr.val() == self.address.val();
+        self.q.next = self.value.val();
+    }
+}
+
+/// State reached through a set register and a clear register (TRM 4.5.2-4.5.9):
+/// writing 1 to a bit of one sets, of the other clears; both read the state.
+#[derive(LogicBlock)]
+pub struct SetClearRegister {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    pub addr: Signal<In, Bits<12>>,
+    pub write: Signal<In, Bit>,
+    pub wdata: Signal<In, Bits<32>>,
+    pub hit: Signal<Out, Bit>,
+    pub q: Signal<Out, Bits<32>>,
+    set_address: Constant<Bits<12>>,
+    clear_address: Constant<Bits<12>>,
+    mask: Constant<Bits<32>>,
+    state: ResetReg<Bits<32>>,
+}
+
+impl SetClearRegister {
+    /// # Panics
+    /// When the two registers do not share one field layout: an error in the register map.
+    pub fn new(set: &Register, clear: &Register) -> Self {
+        assert_eq!(
+            set.fields, clear.fields,
+            "{} and {} must share their fields",
+            set.name, clear.name
+        );
+        Self {
+            clock: Default::default(),
+            rst_n: Default::default(),
+            addr: Default::default(),
+            write: Default::default(),
+            wdata: Default::default(),
+            hit: Default::default(),
+            q: Default::default(),
+            set_address: Constant::new(u64::from(set.address).into()),
+            clear_address: Constant::new(u64::from(clear.address).into()),
+            mask: Constant::new(u64::from(set.stored_mask()).into()),
+            state: ResetReg::new(0.into()),
+        }
+    }
+}
+
+impl Logic for SetClearRegister {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, state);
+        self.state.rst_n.next = self.rst_n.val();
+        self.hit.next = (self.addr.val() == self.set_address.val())
+            | (self.addr.val() == self.clear_address.val());
+        if self.write.val() & (self.addr.val() == self.set_address.val()) {
+            self.state.d.next = self.state.q.val() | (self.wdata.val() & self.mask.val());
+        }
+        if self.write.val() & (self.addr.val() == self.clear_address.val()) {
+            self.state.d.next = self.state.q.val() & !(self.wdata.val() & self.mask.val());
+        }
+        self.q.next = self.state.q.val();
+    }
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Synthesises one generated configuration with yosys and prints cells and
+# flops per block. Fails on combinational loops and on latches outside the
+# clock-gate cell.
+# Usage: scripts/synth.sh MODULE   (e.g. npu_u65_256; reads verilog-out/MODULE.v)
+set -euo pipefail
+module=${1:?usage: scripts/synth.sh MODULE}
+root=$(cd "$(dirname "$0")/.." && pwd)
+src="$root/verilog-out/$module.v"
+out="$root/build/synth/$module"
+[ -f "$src" ] || { echo "synth: $src not found (run make verilog)" >&2; exit 1; }
+command -v yosys >/dev/null || { echo "synth: yosys not found (run make deps)" >&2; exit 1; }
+mkdir -p "$out"
+# `check -assert` fails on logic loops and multiple drivers.
+if ! yosys -q -l "$out/yosys.log" -p "
+    read_verilog -sv $src
+    hierarchy -check -top $module
+    synth -top $module
+    check -assert
+    tee -q -o $out/stat.json stat -json
+" >/dev/null; then
+    echo "synth: yosys failed for $module; see $out/yosys.log" >&2
+    grep -E "Warning|ERROR" "$out/yosys.log" | head -20 >&2
+    exit 1
+fi
+python3 "$root/scripts/synth_summary.py" "$module" "$out/stat.json"
