@@ -1,0 +1,445 @@
+//! Jobs (JOBS.md): a folder with `job.json`, a command stream, one memory
+//! image per base-pointer region and the outputs to read back.
+//!
+//! [`Job::load`] validates the folder, a [`Backend`] runs it (the golden
+//! model here; the RTL backend lives in the testbench crate), and
+//! [`run_job`] writes `out/<name>.bin` and compares with the expected bytes.
+
+use crate::npu::{ModelError, Npu, RunStats, NUM_REGIONS};
+use npu_spec::config::NpuConfig;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// `job.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JobSpec {
+    /// Configuration name, e.g. `u65-256`.
+    pub config: String,
+    /// Command stream file (little-endian words, no driver header).
+    pub command_stream: String,
+    pub regions: Vec<RegionSpec>,
+    pub outputs: Vec<OutputSpec>,
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+/// One base-pointer region's initial image.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RegionSpec {
+    pub index: usize,
+    pub file: String,
+    pub size: usize,
+}
+
+/// Bytes to read back after the run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSpec {
+    pub name: String,
+    pub region: usize,
+    pub offset: usize,
+    pub size: usize,
+    #[serde(default)]
+    pub expected: Option<String>,
+}
+
+/// A job that cannot be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum JobError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: {source}")]
+    Json {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    #[error("{0}: unknown configuration (known: u65-256, u65-512)")]
+    Config(String),
+    #[error("job.json: {0}")]
+    Invalid(String),
+}
+
+/// A loaded, validated job.
+#[derive(Debug, Clone)]
+pub struct Job {
+    pub dir: PathBuf,
+    pub spec: JobSpec,
+    pub config: NpuConfig,
+    pub command_stream: Vec<u8>,
+    /// Region index -> initial bytes.
+    pub regions: BTreeMap<usize, Vec<u8>>,
+    /// Output name -> expected bytes, where given.
+    pub expected: BTreeMap<String, Vec<u8>>,
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, JobError> {
+    std::fs::read(path).map_err(|source| JobError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// A file name inside the job folder; absolute paths and `..` are refused.
+fn job_file(dir: &Path, name: &str, what: &str) -> Result<PathBuf, JobError> {
+    let p = Path::new(name);
+    if p.is_absolute()
+        || p.components()
+            .any(|c| matches!(c, std::path::Component::ParentDir))
+    {
+        return Err(JobError::Invalid(format!(
+            "{what} file {name:?} must be a path inside the job folder"
+        )));
+    }
+    Ok(dir.join(p))
+}
+
+impl Job {
+    /// Load and validate `dir/job.json` and the files it names.
+    /// `config_override` replaces the `config` field (`npu-sim --config`).
+    pub fn load(dir: &Path, config_override: Option<&str>) -> Result<Job, JobError> {
+        let json_path = dir.join("job.json");
+        let text = read(&json_path)?;
+        let spec: JobSpec = serde_json::from_slice(&text).map_err(|source| JobError::Json {
+            path: json_path.clone(),
+            source,
+        })?;
+        let config_name = config_override.unwrap_or(&spec.config);
+        let config = NpuConfig::by_name(config_name)
+            .map_err(|_| JobError::Config(config_name.to_string()))?;
+        let command_stream = read(&job_file(dir, &spec.command_stream, "command_stream")?)?;
+        if command_stream.is_empty() {
+            return Err(JobError::Invalid(format!(
+                "command stream {} is empty",
+                spec.command_stream
+            )));
+        }
+        let mut regions = BTreeMap::new();
+        for r in &spec.regions {
+            if r.index >= NUM_REGIONS {
+                return Err(JobError::Invalid(format!(
+                    "region index {} is not 0-{}",
+                    r.index,
+                    NUM_REGIONS - 1
+                )));
+            }
+            let bytes = read(&job_file(dir, &r.file, "region")?)?;
+            if bytes.len() != r.size {
+                return Err(JobError::Invalid(format!(
+                    "region {} file {} is {} bytes but size says {}",
+                    r.index,
+                    r.file,
+                    bytes.len(),
+                    r.size
+                )));
+            }
+            if regions.insert(r.index, bytes).is_some() {
+                return Err(JobError::Invalid(format!(
+                    "region {} is listed twice (regions would overlap)",
+                    r.index
+                )));
+            }
+        }
+        let mut expected = BTreeMap::new();
+        for (i, o) in spec.outputs.iter().enumerate() {
+            if o.name.is_empty() || o.name.contains(['/', '\\']) || o.name.starts_with('.') {
+                return Err(JobError::Invalid(format!(
+                    "output name {:?} is not a plain file name",
+                    o.name
+                )));
+            }
+            let size = regions.get(&o.region).map(Vec::len).ok_or_else(|| {
+                JobError::Invalid(format!(
+                    "output {} reads region {}, which the job does not define",
+                    o.name, o.region
+                ))
+            })?;
+            if o.offset.checked_add(o.size).is_none_or(|end| end > size) {
+                return Err(JobError::Invalid(format!(
+                    "output {} [{:#x}, +{}) is outside region {} ({} bytes: region too small)",
+                    o.name, o.offset, o.size, o.region, size
+                )));
+            }
+            for p in &spec.outputs[..i] {
+                if p.name == o.name {
+                    return Err(JobError::Invalid(format!(
+                        "output {} is listed twice",
+                        o.name
+                    )));
+                }
+                if p.region == o.region
+                    && p.offset < o.offset + o.size
+                    && o.offset < p.offset + p.size
+                {
+                    return Err(JobError::Invalid(format!(
+                        "outputs {} and {} overlap in region {}",
+                        p.name, o.name, o.region
+                    )));
+                }
+            }
+            if let Some(e) = &o.expected {
+                let bytes = read(&job_file(dir, e, "expected")?)?;
+                if bytes.len() != o.size {
+                    return Err(JobError::Invalid(format!(
+                        "expected file {e} of output {} is {} bytes but size says {}",
+                        o.name,
+                        bytes.len(),
+                        o.size
+                    )));
+                }
+                expected.insert(o.name.clone(), bytes);
+            }
+        }
+        Ok(Job {
+            dir: dir.to_path_buf(),
+            spec,
+            config,
+            command_stream,
+            regions,
+            expected,
+        })
+    }
+}
+
+/// What a backend reports after running a job.
+#[derive(Debug, Clone, Default)]
+pub struct BackendRun {
+    /// Final bytes of every region of the job.
+    pub regions: BTreeMap<usize, Vec<u8>>,
+    /// The STATUS register at the end (TRM 4.2.2).
+    pub status: u32,
+    /// True when NPU_OP_STOP was reached and STATUS shows no error.
+    pub completed: bool,
+    /// Operations run, by TRM name.
+    pub ops: BTreeMap<String, usize>,
+    /// Clock cycles (RTL backends).
+    pub cycles: Option<u64>,
+    /// PMU counters by name (RTL backends).
+    pub pmu: BTreeMap<String, u64>,
+    /// Multiply-accumulates (golden model).
+    pub macs: u64,
+}
+
+/// Something that can run a job: the golden model or the RTL.
+pub trait Backend {
+    /// Short name for reports, e.g. `golden`.
+    fn name(&self) -> &str;
+    /// Run `job`; `progress(done_bytes, total_bytes)` reports command-stream progress.
+    fn run(
+        &mut self,
+        job: &Job,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> anyhow::Result<BackendRun>;
+}
+
+/// The golden model as a backend.
+#[derive(Debug, Default)]
+pub struct GoldenBackend {
+    /// The model after the last run, for inspection.
+    pub last: Option<Npu>,
+}
+
+impl Backend for GoldenBackend {
+    fn name(&self) -> &str {
+        "golden"
+    }
+
+    fn run(
+        &mut self,
+        job: &Job,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> anyhow::Result<BackendRun> {
+        let mut npu = Npu::new(job.config.clone());
+        for (&i, bytes) in &job.regions {
+            npu.memory.set_region(i, bytes.clone())?;
+        }
+        let result = npu
+            .run_with_progress(&job.command_stream, progress)
+            .map(RunStats::clone);
+        let stats = match result {
+            Ok(s) => s,
+            Err(e) => {
+                self.last = Some(npu);
+                return Err(model_error(e));
+            }
+        };
+        let run = BackendRun {
+            regions: job
+                .regions
+                .keys()
+                .map(|&i| (i, npu.memory.region(i).to_vec()))
+                .collect(),
+            status: npu.status.register(),
+            completed: stats.stopped && npu.status.ok(),
+            ops: stats.ops.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+            cycles: None,
+            pmu: BTreeMap::new(),
+            macs: stats.macs,
+        };
+        self.last = Some(npu);
+        Ok(run)
+    }
+}
+
+fn model_error(e: ModelError) -> anyhow::Error {
+    anyhow::anyhow!("golden model stopped: {e}")
+}
+
+/// One output that differs from its expected bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mismatch {
+    pub name: String,
+    /// First differing byte offset within the output.
+    pub first_offset: usize,
+    pub expected: u8,
+    pub actual: u8,
+    /// Number of differing bytes.
+    pub differing: usize,
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "output {}: {} bytes differ, first at offset {:#x} (expected {:#04x}, got {:#04x})",
+            self.name, self.differing, self.first_offset, self.expected, self.actual
+        )
+    }
+}
+
+/// The result of [`run_job`].
+#[derive(Debug, Clone)]
+pub struct JobReport {
+    pub backend: String,
+    pub run: BackendRun,
+    /// Files written to `out/`.
+    pub written: Vec<PathBuf>,
+    /// Outputs compared with expected bytes.
+    pub compared: usize,
+    pub mismatches: Vec<Mismatch>,
+}
+
+impl JobReport {
+    /// Stopped cleanly and every compared output matched.
+    pub fn passed(&self) -> bool {
+        self.run.completed && self.mismatches.is_empty()
+    }
+
+    /// A short multi-line summary.
+    pub fn summary(&self) -> String {
+        let mut s = String::new();
+        let ops: Vec<String> = self
+            .run
+            .ops
+            .iter()
+            .map(|(k, v)| format!("{k} x{v}"))
+            .collect();
+        s += &format!(
+            "backend {}: {} operations ({})\n",
+            self.backend,
+            self.run.ops.values().sum::<usize>(),
+            if ops.is_empty() {
+                "none".into()
+            } else {
+                ops.join(", ")
+            }
+        );
+        s += &format!(
+            "STATUS {:#010x}, {}\n",
+            self.run.status,
+            if self.run.completed {
+                "stopped at NPU_OP_STOP"
+            } else {
+                "did NOT complete cleanly (no NPU_OP_STOP or error bits set)"
+            }
+        );
+        if let Some(c) = self.run.cycles {
+            s += &format!("cycles {c}\n");
+        }
+        if self.run.macs > 0 {
+            s += &format!("MACs {}\n", self.run.macs);
+        }
+        for (k, v) in &self.run.pmu {
+            s += &format!("PMU {k} {v}\n");
+        }
+        for m in &self.mismatches {
+            s += &format!("MISMATCH {m}\n");
+        }
+        s += &format!(
+            "{} outputs written, {} compared, {} mismatched: {}\n",
+            self.written.len(),
+            self.compared,
+            self.mismatches.len(),
+            if self.passed() { "PASS" } else { "FAIL" }
+        );
+        s
+    }
+}
+
+/// Compare `actual` with `expected`.
+pub fn compare(name: &str, expected: &[u8], actual: &[u8]) -> Option<Mismatch> {
+    let differing = expected.iter().zip(actual).filter(|(a, b)| a != b).count()
+        + expected.len().abs_diff(actual.len());
+    if differing == 0 {
+        return None;
+    }
+    let first = expected
+        .iter()
+        .zip(actual)
+        .position(|(a, b)| a != b)
+        .unwrap_or(expected.len().min(actual.len()));
+    Some(Mismatch {
+        name: name.to_string(),
+        first_offset: first,
+        expected: expected.get(first).copied().unwrap_or(0),
+        actual: actual.get(first).copied().unwrap_or(0),
+        differing,
+    })
+}
+
+/// Run a loaded job on a backend, write `out/<name>.bin` and compare.
+pub fn run_job(
+    job: &Job,
+    backend: &mut dyn Backend,
+    progress: &mut dyn FnMut(usize, usize),
+) -> anyhow::Result<JobReport> {
+    let run = backend.run(job, progress)?;
+    let out_dir = job.dir.join("out");
+    std::fs::create_dir_all(&out_dir).map_err(|e| anyhow::anyhow!("{}: {e}", out_dir.display()))?;
+    let mut written = Vec::new();
+    let mut mismatches = Vec::new();
+    let mut compared = 0;
+    for o in &job.spec.outputs {
+        let region = run
+            .regions
+            .get(&o.region)
+            .ok_or_else(|| anyhow::anyhow!("backend returned no region {}", o.region))?;
+        let bytes = region.get(o.offset..o.offset + o.size).ok_or_else(|| {
+            anyhow::anyhow!(
+                "backend region {} is too short for output {}",
+                o.region,
+                o.name
+            )
+        })?;
+        let path = out_dir.join(format!("{}.bin", o.name));
+        std::fs::write(&path, bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        written.push(path);
+        if let Some(exp) = job.expected.get(&o.name) {
+            compared += 1;
+            mismatches.extend(compare(&o.name, exp, bytes));
+        }
+    }
+    Ok(JobReport {
+        backend: backend.name().to_string(),
+        run,
+        written,
+        compared,
+        mismatches,
+    })
+}

@@ -1,0 +1,498 @@
+//! The NPU as a command-stream interpreter: NPU_SET_* state, STOP/IRQ,
+//! user DMA and the dispatch of kernel operations (TRM 4.6).
+
+use crate::cmdstream::{bytes_to_words, decode_one, Command, StreamError};
+use crate::ops;
+use npu_spec::command::{CmdKind, DmaRegionMode, DmaStrideMode, Field, Opcode, COMMANDS};
+use npu_spec::config::NpuConfig;
+use npu_spec::regs;
+use std::collections::BTreeMap;
+
+/// Number of base-pointer regions a stream can name (TRM 4.3: region fields are 3 bits).
+pub const NUM_REGIONS: usize = 8;
+
+/// Size of the LUT area at the end of each core's shared buffer (TRM 4.6.4
+/// NPU_SET_ACTIVATION: "the last 2KB page of the shared buffer").
+pub const LUT_BYTES: usize = 2048;
+
+/// Why an operation cannot run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OpError {
+    #[error("{what}: bytes [{start:#x}, {end:#x}) are outside region {region} ({size} bytes)")]
+    OutOfRange {
+        what: String,
+        region: usize,
+        start: i64,
+        end: i64,
+        size: usize,
+    },
+    #[error(
+        "{what}: shared-buffer bytes [{start:#x}, {end:#x}) are outside core {core}'s {size} bytes"
+    )]
+    ShramOutOfRange {
+        what: String,
+        core: usize,
+        start: i64,
+        end: i64,
+        size: usize,
+    },
+    #[error("forbidden by {rule}: {detail}")]
+    Forbidden { rule: &'static str, detail: String },
+    #[error("bad parameter: {0}")]
+    BadParam(String),
+    #[error("weight stream: {0}")]
+    Weights(String),
+    #[error("not modelled: {0}")]
+    Unsupported(String),
+}
+
+/// An error while running a stream.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ModelError {
+    #[error("parse error: {0}")]
+    Stream(#[from] StreamError),
+    #[error("byte offset {offset:#x}, {name}: {error}")]
+    Command {
+        offset: usize,
+        name: &'static str,
+        error: OpError,
+    },
+}
+
+impl ModelError {
+    /// Byte offset in the stream of the failing command.
+    pub fn offset(&self) -> usize {
+        match self {
+            ModelError::Stream(e) => e.offset(),
+            ModelError::Command { offset, .. } => *offset,
+        }
+    }
+}
+
+/// Base-pointer regions: region `i`'s bytes start at BASEP\[i\] and every
+/// stream address is a byte offset into it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Memory {
+    regions: Vec<Vec<u8>>,
+}
+
+impl Memory {
+    pub fn new() -> Memory {
+        Memory {
+            regions: vec![Vec::new(); NUM_REGIONS],
+        }
+    }
+    /// Replace region `index`'s bytes.
+    pub fn set_region(&mut self, index: usize, bytes: Vec<u8>) -> Result<(), OpError> {
+        let slot = self
+            .regions
+            .get_mut(index)
+            .ok_or_else(|| OpError::BadParam(format!("region {index} is not 0-7")))?;
+        *slot = bytes;
+        Ok(())
+    }
+    /// Region `index`'s bytes (empty if never set).
+    pub fn region(&self, index: usize) -> &[u8] {
+        self.regions.get(index).map_or(&[], |r| r.as_slice())
+    }
+
+    fn check(&self, what: &str, region: usize, start: i64, len: usize) -> Result<(), OpError> {
+        let size = self.region(region).len();
+        let end = start.saturating_add(len as i64);
+        if region >= NUM_REGIONS || start < 0 || end > size as i64 {
+            return Err(OpError::OutOfRange {
+                what: what.to_string(),
+                region,
+                start,
+                end,
+                size,
+            });
+        }
+        Ok(())
+    }
+    /// `len` bytes at `start` of `region`.
+    pub fn read(
+        &self,
+        what: &str,
+        region: usize,
+        start: i64,
+        len: usize,
+    ) -> Result<&[u8], OpError> {
+        self.check(what, region, start, len)?;
+        Ok(&self.regions[region][start as usize..start as usize + len])
+    }
+    /// Mutable `len` bytes at `start` of `region`.
+    pub fn write(
+        &mut self,
+        what: &str,
+        region: usize,
+        start: i64,
+        len: usize,
+    ) -> Result<&mut [u8], OpError> {
+        self.check(what, region, start, len)?;
+        Ok(&mut self.regions[region][start as usize..start as usize + len])
+    }
+}
+
+/// The model's view of STATUS (TRM 4.2.2); [`NpuStatus::register`] packs it
+/// with the field layout of `npu_spec::regs::STATUS`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NpuStatus {
+    /// STATUS.state: true = running.
+    pub running: bool,
+    pub irq_raised: bool,
+    /// OR of the masks of NPU_OP_IRQ and NPU_OP_STOP (TRM 4.6.4).
+    pub irq_history_mask: u16,
+    pub cmd_parse_error: bool,
+    pub cmd_end_reached: bool,
+    pub bus_status: bool,
+}
+
+impl NpuStatus {
+    /// The STATUS register value.
+    pub fn register(&self) -> u32 {
+        let set = |v: u32, name: &str, x: u32| -> u32 {
+            regs::STATUS
+                .fields
+                .iter()
+                .find(|f| f.name == name)
+                .map_or(v, |f| f.set(v, x))
+        };
+        let mut v = 0;
+        v = set(v, "state", self.running as u32);
+        v = set(v, "irq_raised", self.irq_raised as u32);
+        v = set(v, "bus_status", self.bus_status as u32);
+        v = set(v, "cmd_parse_error", self.cmd_parse_error as u32);
+        v = set(v, "cmd_end_reached", self.cmd_end_reached as u32);
+        set(v, "irq_history_mask", self.irq_history_mask as u32)
+    }
+    /// True when no error bit is set.
+    pub fn ok(&self) -> bool {
+        !(self.cmd_parse_error || self.bus_status)
+    }
+}
+
+/// What a run did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunStats {
+    /// Commands executed.
+    pub commands: usize,
+    /// Kernel operations by TRM name.
+    pub ops: BTreeMap<&'static str, usize>,
+    /// NPU_OP_DMA_START count.
+    pub dma_ops: usize,
+    /// Bytes moved by user DMA.
+    pub dma_bytes: u64,
+    /// Multiply-accumulates of convolution and depth-wise operations.
+    pub macs: u64,
+    /// IRQs raised (NPU_OP_IRQ and NPU_OP_STOP).
+    pub irqs: usize,
+    /// NPU_OP_STOP was reached.
+    pub stopped: bool,
+}
+
+impl RunStats {
+    /// Total kernel operations.
+    pub fn kernel_ops(&self) -> usize {
+        self.ops.values().sum()
+    }
+}
+
+/// Control flow after one command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    Continue,
+    Stop,
+}
+
+/// The golden functional model of one NPU.
+#[derive(Debug, Clone)]
+pub struct Npu {
+    pub config: NpuConfig,
+    pub memory: Memory,
+    /// Each core's shared buffer (TRM 4.9.1); the LUT lives in its last 2 KB.
+    pub shram: Vec<Vec<u8>>,
+    pub status: NpuStatus,
+    pub stats: RunStats,
+    regs: Vec<u64>,
+}
+
+impl Npu {
+    pub fn new(config: NpuConfig) -> Npu {
+        let cores = config.cores.max(1) as usize;
+        let per_core = config.shram_kib as usize * 1024 / cores;
+        Npu {
+            memory: Memory::new(),
+            shram: vec![vec![0; per_core]; cores],
+            status: NpuStatus::default(),
+            stats: RunStats::default(),
+            regs: vec![0; COMMANDS.len()],
+            config,
+        }
+    }
+
+    /// The value last set by an NPU_SET_* command (its value space, see
+    /// `npu_spec::command`), 0 if never set.
+    pub fn reg(&self, op: Opcode) -> u64 {
+        self.regs[op as usize]
+    }
+
+    /// One named field of a command's value.
+    pub(crate) fn field(&self, op: Opcode, name: &str) -> i64 {
+        let f: Option<&Field> = op.info().fields.iter().find(|f| f.name == name);
+        debug_assert!(f.is_some(), "{} has no field {name}", op.name());
+        f.map_or(0, |f| f.get(self.reg(op)))
+    }
+
+    /// Run a byte stream until NPU_OP_STOP or its end (TRM 4.6). Equivalent
+    /// to [`Npu::run_with_progress`] without progress.
+    pub fn run(&mut self, stream: &[u8]) -> Result<&RunStats, ModelError> {
+        self.run_with_progress(stream, &mut |_, _| {})
+    }
+
+    /// Run a byte stream; `progress(done_bytes, total_bytes)` is called after
+    /// each kernel or DMA operation. Commands are parsed as they execute, as
+    /// the hardware does: a parse error stops the NPU with
+    /// STATUS.cmd_parse_error after the commands before it have run.
+    pub fn run_with_progress(
+        &mut self,
+        stream: &[u8],
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<&RunStats, ModelError> {
+        self.status.running = true;
+        let words = bytes_to_words(stream).inspect_err(|_| self.parse_error())?;
+        let mut i = 0;
+        while i < words.len() {
+            let (cmd, n) = decode_one(&words, i).inspect_err(|_| self.parse_error())?;
+            i += n;
+            let heavy = cmd.op.is_kernel_op() || cmd.op == Opcode::NpuOpDmaStart;
+            if self.execute(&cmd)? == Flow::Stop {
+                return Ok(&self.stats);
+            }
+            if heavy {
+                progress(i * 4, stream.len());
+            }
+        }
+        // TRM 4.2.2: STATUS.cmd_end_reached; the NPU stops.
+        self.status.cmd_end_reached = true;
+        self.status.running = false;
+        Ok(&self.stats)
+    }
+
+    fn parse_error(&mut self) {
+        // TRM 4.2.2: a parse error sets cmd_parse_error and stops.
+        self.status.cmd_parse_error = true;
+        self.status.running = false;
+        self.status.irq_raised = true;
+    }
+
+    /// Execute one command.
+    pub fn execute(&mut self, cmd: &Command) -> Result<Flow, ModelError> {
+        self.stats.commands += 1;
+        let wrap = |error: OpError| ModelError::Command {
+            offset: cmd.offset,
+            name: cmd.op.name(),
+            error,
+        };
+        if cmd.op.kind() == CmdKind::Cmd1 && cmd.payload.is_none() {
+            return Err(wrap(OpError::BadParam(
+                "cmd1 command without payload".into(),
+            )));
+        }
+        let result = match cmd.op {
+            // TRM 4.6.4: NPU_OP_STOP sets STATUS |= mask<<16, stops, raises IRQ.
+            Opcode::NpuOpStop => {
+                self.status.irq_history_mask |= cmd.param;
+                self.status.irq_raised = true;
+                self.status.running = false;
+                self.stats.irqs += 1;
+                self.stats.stopped = true;
+                return Ok(Flow::Stop);
+            }
+            // TRM 4.6.4: NPU_OP_IRQ sets STATUS |= mask<<16, raises IRQ, keeps running.
+            Opcode::NpuOpIrq => {
+                self.status.irq_history_mask |= cmd.param;
+                self.status.irq_raised = true;
+                self.stats.irqs += 1;
+                Ok(())
+            }
+            Opcode::NpuOpDmaStart => self.dma_start(cmd.param),
+            // Waits are satisfied at once in an untimed model: every earlier
+            // operation has completed. Their parameters are still checked.
+            Opcode::NpuOpDmaWait => {
+                if cmd.param >> 4 != 0 || cmd.param & 0xf > 1 {
+                    Err(OpError::BadParam(format!(
+                        "NPU_OP_DMA_WAIT {}: channel must be 0 and k 0 or 1 (TRM 4.6.4)",
+                        cmd.param
+                    )))
+                } else {
+                    Ok(())
+                }
+            }
+            Opcode::NpuOpKernelWait => {
+                if cmd.param > 3 {
+                    Err(OpError::BadParam(format!(
+                        "NPU_OP_KERNEL_WAIT {}: n must be 0-3 (TRM 4.6.4)",
+                        cmd.param
+                    )))
+                } else {
+                    Ok(())
+                }
+            }
+            Opcode::NpuOpPmuMask => Ok(()),
+            Opcode::NpuOpConv
+            | Opcode::NpuOpDepthwise
+            | Opcode::NpuOpPool
+            | Opcode::NpuOpElementwise => {
+                let r = ops::run_kernel(self, cmd.op, cmd.param);
+                if r.is_ok() {
+                    *self.stats.ops.entry(cmd.op.name()).or_default() += 1;
+                }
+                r
+            }
+            op => {
+                self.regs[op as usize] = cmd.value();
+                Ok(())
+            }
+        };
+        result.map(|_| Flow::Continue).map_err(|e| {
+            if matches!(e, OpError::OutOfRange { .. }) {
+                // An access outside memory is a bus error on hardware.
+                self.status.bus_status = true;
+                self.status.running = false;
+                self.status.irq_raised = true;
+            }
+            wrap(e)
+        })
+    }
+
+    /// TRM 4.6.4 NPU_OP_DMA_START, TRM 4.6.5 NPU_SET_DMA0_*: copy
+    /// LEN bytes (1D), SIZE0 rows of LEN (2D) or SIZE1 planes of SIZE0 rows
+    /// (3D). SKIP0 bytes are skipped after each row and SKIP1 after each plane
+    /// (TRM 4.6.5 "byte distance to skip after each inner transfer"), on each
+    /// side that uses that stride mode. A destination with region bit 8 set
+    /// is the shared buffer of each core in the mask (how LUTs are loaded).
+    fn dma_start(&mut self, param: u16) -> Result<(), OpError> {
+        if param >> 4 != 0 {
+            return Err(OpError::BadParam(format!(
+                "NPU_OP_DMA_START {param}: only channel 0 exists (TRM 4.6.4)"
+            )));
+        }
+        let src_region = self.field(Opcode::NpuSetDma0SrcRegion, "region") as usize;
+        let src_mode = self.field(Opcode::NpuSetDma0SrcRegion, "region_mode") as u32;
+        let src_stride = self.field(Opcode::NpuSetDma0SrcRegion, "stride_mode") as u32;
+        let dst_region = self.field(Opcode::NpuSetDma0DstRegion, "region") as usize;
+        let dst_mode = self.field(Opcode::NpuSetDma0DstRegion, "region_mode") as u32;
+        let dst_stride = self.field(Opcode::NpuSetDma0DstRegion, "stride_mode") as u32;
+        if DmaRegionMode::from_bits(src_mode) != Some(DmaRegionMode::External) {
+            return Err(OpError::Forbidden {
+                rule: "TRM 4.6.4 NPU_SET_DMA0_SRC_REGION",
+                detail: "source bit 8 must be 0 (external)".into(),
+            });
+        }
+        let stride_mode = |v: u32, which: &str| {
+            DmaStrideMode::from_bits(v).ok_or_else(|| {
+                OpError::BadParam(format!("DMA {which} stride mode {v} is not 0-2 (1D/2D/3D)"))
+            })
+        };
+        let src_stride = stride_mode(src_stride, "source")?;
+        let dst_stride = stride_mode(dst_stride, "destination")?;
+        let dims = |m: DmaStrideMode| match m {
+            DmaStrideMode::D1 => 1,
+            DmaStrideMode::D2 => 2,
+            DmaStrideMode::D3 => 3,
+        };
+        let ndim = dims(src_stride).max(dims(dst_stride));
+        let len = self.field(Opcode::NpuSetDma0Len, "addr") as u64;
+        let size0 = if ndim >= 2 {
+            self.field(Opcode::NpuSetDma0Size0, "size") as u64
+        } else {
+            1
+        };
+        let size1 = if ndim >= 3 {
+            self.field(Opcode::NpuSetDma0Size1, "size") as u64
+        } else {
+            1
+        };
+        let skip0 = self.field(Opcode::NpuSetDma0Skip0, "addr");
+        let skip1 = self.field(Opcode::NpuSetDma0Skip1, "addr");
+        let rows = size0 * size1;
+        if len == 0 || rows == 0 {
+            return Ok(());
+        }
+        if len > usize::MAX as u64 / 2 || rows > (1 << 32) {
+            return Err(OpError::BadParam(format!(
+                "DMA of {len} x {rows} bytes is too large"
+            )));
+        }
+        // Start offset of each row on one side.
+        let row_starts = |base: i64, m: DmaStrideMode| -> Vec<i64> {
+            let mut v = Vec::with_capacity(rows as usize);
+            let mut a = base;
+            for _plane in 0..size1 {
+                for _row in 0..size0 {
+                    v.push(a);
+                    a += len as i64;
+                    if dims(m) >= 2 {
+                        a += skip0;
+                    }
+                }
+                if dims(m) >= 3 {
+                    a += skip1;
+                }
+            }
+            v
+        };
+        let src = row_starts(self.field(Opcode::NpuSetDma0Src, "addr"), src_stride);
+        let dst = row_starts(self.field(Opcode::NpuSetDma0Dst, "addr"), dst_stride);
+        let mut data = Vec::with_capacity((len * rows) as usize);
+        for &s in &src {
+            data.extend_from_slice(
+                self.memory
+                    .read("DMA source", src_region, s, len as usize)?,
+            );
+        }
+        let chunks = data.chunks_exact(len as usize);
+        match DmaRegionMode::from_bits(dst_mode) {
+            Some(DmaRegionMode::Internal) => {
+                // Bits 0-7 are a core mask (TRM 4.6.4 NPU_SET_DMA0_DST_REGION).
+                let mask = dst_region;
+                let cores = self.shram.len();
+                if mask == 0 || mask >> cores != 0 {
+                    return Err(OpError::BadParam(format!(
+                        "DMA destination core mask {mask:#x} does not name cores of this {cores}-core configuration"
+                    )));
+                }
+                for (core, buf) in self.shram.iter_mut().enumerate() {
+                    if mask & (1 << core) == 0 {
+                        continue;
+                    }
+                    let size = buf.len();
+                    for (&d, chunk) in dst.iter().zip(chunks.clone()) {
+                        let end = d + len as i64;
+                        if d < 0 || end > size as i64 {
+                            return Err(OpError::ShramOutOfRange {
+                                what: "DMA destination".into(),
+                                core,
+                                start: d,
+                                end,
+                                size,
+                            });
+                        }
+                        buf[d as usize..end as usize].copy_from_slice(chunk);
+                    }
+                }
+            }
+            _ => {
+                for (&d, chunk) in dst.iter().zip(chunks) {
+                    self.memory
+                        .write("DMA destination", dst_region, d, len as usize)?
+                        .copy_from_slice(chunk);
+                }
+            }
+        }
+        self.stats.dma_ops += 1;
+        self.stats.dma_bytes += len * rows;
+        Ok(())
+    }
+}

@@ -1,0 +1,1278 @@
+//! Kernel operations of TRM 4.8: convolution, vector product, depth-wise,
+//! pooling, reduce sum and elementwise, with the output unit of TRM 3.3.7.
+//!
+//! Every operation reads the NPU_SET_* state the stream left behind, checks
+//! it against the rules of TRM 4.8.2, reads its inputs from the base-pointer
+//! regions, computes with exact integer arithmetic and writes the OFM.
+
+use crate::fixed;
+use crate::npu::{Npu, OpError, LUT_BYTES};
+use crate::tensor::{DType, FeatureMap};
+use crate::weights;
+use crate::weights::order::{Traversal, WeightOrder, U65_UBLOCK_DEPTH};
+use npu_spec::command::{
+    broadcast, AccFormat, ActivationClipRange, ActivationFunction, ElementwiseMode, IfmScaleMode,
+    KernelDecomposition, Layout, OfmScaleMode, Opcode, PoolingMode, RoundMode, UpscaleMode,
+    WeightOrder as WeightOrderBit, SCALE_BIAS_RECORD_BYTES,
+};
+
+/// Which computation a kernel command asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KernelKind {
+    Conv,
+    Depthwise,
+    Pool(PoolingMode),
+    Elementwise(ElementwiseMode),
+}
+
+fn forbidden(rule: &'static str, detail: impl Into<String>) -> OpError {
+    OpError::Forbidden {
+        rule,
+        detail: detail.into(),
+    }
+}
+
+fn bad(detail: impl Into<String>) -> OpError {
+    OpError::BadParam(detail.into())
+}
+
+/// Decode the kernel command and run it.
+pub(crate) fn run_kernel(npu: &mut Npu, op: Opcode, param: u16) -> Result<(), OpError> {
+    let kind = match op {
+        Opcode::NpuOpConv => KernelKind::Conv,
+        Opcode::NpuOpDepthwise => KernelKind::Depthwise,
+        Opcode::NpuOpPool => KernelKind::Pool(
+            PoolingMode::from_bits(param as u32)
+                .ok_or_else(|| bad(format!("pooling mode {param} is not 0-2")))?,
+        ),
+        _ => KernelKind::Elementwise(
+            ElementwiseMode::from_bits(param as u32)
+                .ok_or_else(|| bad(format!("elementwise mode {param} is not 0-9")))?,
+        ),
+    };
+    let op = Op::decode(npu, kind)?;
+    op.validate()?;
+    match kind {
+        KernelKind::Conv | KernelKind::Depthwise => op.run_conv(npu),
+        KernelKind::Pool(mode) => op.run_pool(npu, mode),
+        KernelKind::Elementwise(mode) => op.run_elementwise(npu, mode),
+    }
+}
+
+// ---------------------------------------------------------------- decoding
+
+fn dtype(npu: &Npu, op: Opcode, what: &str) -> Result<DType, OpError> {
+    let signed = npu.field(op, "activation_type") == 1;
+    let bits = match npu.field(op, "activation_precision") {
+        0 => 8,
+        1 => 16,
+        2 => 32,
+        p => return Err(bad(format!("{what} activation precision {p} is reserved"))),
+    };
+    if bits == 32 && !signed {
+        return Err(bad(format!(
+            "{what} is unsigned 32-bit, which no operation supports"
+        )));
+    }
+    Ok(DType { signed, bits })
+}
+
+fn layout(npu: &Npu, op: Opcode, what: &str) -> Result<Layout, OpError> {
+    let v = npu.field(op, "activation_format") as u32;
+    Layout::from_bits(v).ok_or_else(|| bad(format!("{what} format {v} is reserved")))
+}
+
+struct FmRegs {
+    region: Opcode,
+    base: [Opcode; 4],
+    stride: [Opcode; 3],
+    width0: Opcode,
+    height0: Opcode,
+    height1: Opcode,
+    precision: Opcode,
+    zero_point: Opcode,
+}
+
+const IFM: FmRegs = FmRegs {
+    region: Opcode::NpuSetIfmRegion,
+    base: [
+        Opcode::NpuSetIfmBase0,
+        Opcode::NpuSetIfmBase1,
+        Opcode::NpuSetIfmBase2,
+        Opcode::NpuSetIfmBase3,
+    ],
+    stride: [
+        Opcode::NpuSetIfmStrideX,
+        Opcode::NpuSetIfmStrideY,
+        Opcode::NpuSetIfmStrideC,
+    ],
+    width0: Opcode::NpuSetIfmWidth0M1,
+    height0: Opcode::NpuSetIfmHeight0M1,
+    height1: Opcode::NpuSetIfmHeight1M1,
+    precision: Opcode::NpuSetIfmPrecision,
+    zero_point: Opcode::NpuSetIfmZeroPoint,
+};
+
+const IFM2: FmRegs = FmRegs {
+    region: Opcode::NpuSetIfm2Region,
+    base: [
+        Opcode::NpuSetIfm2Base0,
+        Opcode::NpuSetIfm2Base1,
+        Opcode::NpuSetIfm2Base2,
+        Opcode::NpuSetIfm2Base3,
+    ],
+    stride: [
+        Opcode::NpuSetIfm2StrideX,
+        Opcode::NpuSetIfm2StrideY,
+        Opcode::NpuSetIfm2StrideC,
+    ],
+    width0: Opcode::NpuSetIfm2Width0M1,
+    height0: Opcode::NpuSetIfm2Height0M1,
+    height1: Opcode::NpuSetIfm2Height1M1,
+    precision: Opcode::NpuSetIfm2Precision,
+    zero_point: Opcode::NpuSetIfm2ZeroPoint,
+};
+
+const OFM: FmRegs = FmRegs {
+    region: Opcode::NpuSetOfmRegion,
+    base: [
+        Opcode::NpuSetOfmBase0,
+        Opcode::NpuSetOfmBase1,
+        Opcode::NpuSetOfmBase2,
+        Opcode::NpuSetOfmBase3,
+    ],
+    stride: [
+        Opcode::NpuSetOfmStrideX,
+        Opcode::NpuSetOfmStrideY,
+        Opcode::NpuSetOfmStrideC,
+    ],
+    width0: Opcode::NpuSetOfmWidth0M1,
+    height0: Opcode::NpuSetOfmHeight0M1,
+    height1: Opcode::NpuSetOfmHeight1M1,
+    precision: Opcode::NpuSetOfmPrecision,
+    zero_point: Opcode::NpuSetOfmZeroPoint,
+};
+
+fn feature_map(npu: &Npu, r: &FmRegs, what: &str) -> Result<FeatureMap, OpError> {
+    let dtype = dtype(npu, r.precision, what)?;
+    let m1 = |op: Opcode| {
+        npu.field(
+            op,
+            if op == r.width0 {
+                "width_m1"
+            } else {
+                "height_m1"
+            },
+        )
+    };
+    Ok(FeatureMap {
+        region: npu.field(r.region, "region") as usize,
+        base: r.base.map(|op| npu.field(op, "addr") as u64),
+        stride_x: npu.field(r.stride[0], "stride"),
+        stride_y: npu.field(r.stride[1], "stride"),
+        stride_c: npu.field(r.stride[2], "stride"),
+        width0: m1(r.width0) as usize + 1,
+        height0: m1(r.height0) as usize + 1,
+        height1: m1(r.height1) as usize + 1,
+        dtype,
+        layout: layout(npu, r.precision, what)?,
+        zero_point: dtype.param16(npu.field(r.zero_point, "zero_point") as u16),
+    })
+}
+
+/// Per-channel or global output scaling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScaleRecord {
+    /// 40-bit signed bias.
+    pub bias: i64,
+    pub scale: u32,
+    /// 6-bit shift.
+    pub shift: u32,
+}
+
+impl ScaleRecord {
+    /// Parse one 10-byte record of the scale/bias stream (JOBS.md): bias in
+    /// bytes 0-4 (signed 40-bit), scale in bytes 5-8, shift in byte 9 bits 0-5.
+    pub fn parse(b: &[u8; SCALE_BIAS_RECORD_BYTES]) -> ScaleRecord {
+        let mut bias = [0u8; 8];
+        bias[..5].copy_from_slice(&b[..5]);
+        let bias = (i64::from_le_bytes(bias) << 24) >> 24;
+        ScaleRecord {
+            bias,
+            scale: u32::from_le_bytes([b[5], b[6], b[7], b[8]]),
+            shift: (b[9] & 0x3f) as u32,
+        }
+    }
+    /// The 10-byte encoding (inverse of [`ScaleRecord::parse`]).
+    pub fn to_bytes(&self) -> [u8; SCALE_BIAS_RECORD_BYTES] {
+        let mut out = [0u8; SCALE_BIAS_RECORD_BYTES];
+        out[..5].copy_from_slice(&self.bias.to_le_bytes()[..5]);
+        out[5..9].copy_from_slice(&self.scale.to_le_bytes());
+        out[9] = (self.shift & 0x3f) as u8;
+        out
+    }
+}
+
+/// Everything an operation needs, decoded from the NPU_SET_* state.
+struct Op {
+    kind: KernelKind,
+    ifm: FeatureMap,
+    ofm: FeatureMap,
+    /// OFM height, width, depth.
+    oh: usize,
+    ow: usize,
+    oc: usize,
+    ifm_depth: usize,
+    stride_x: usize,
+    stride_y: usize,
+    dil_x: usize,
+    dil_y: usize,
+    /// Dilated kernel size.
+    dkw: usize,
+    dkh: usize,
+    pad_top: usize,
+    pad_left: usize,
+    pad_bottom: usize,
+    pad_right: usize,
+    upscale: UpscaleMode,
+    weight_order: WeightOrderBit,
+    decomposition: KernelDecomposition,
+    acc: AccFormat,
+    round: RoundMode,
+    ofm_scale_mode: OfmScaleMode,
+    activation: ActivationFunction,
+    clip: ActivationClipRange,
+    act_min: u16,
+    act_max: u16,
+    parallel: bool,
+}
+
+impl Op {
+    fn decode(npu: &Npu, kind: KernelKind) -> Result<Op, OpError> {
+        let f = |op, name| npu.field(op, name);
+        let ks = Opcode::NpuSetKernelStride;
+        // TRM 4.6.4 NPU_SET_KERNEL_STRIDE: stride = (msb << 1 | lsb) + 1.
+        let stride_x = ((f(ks, "stride_x_msb") << 1) | f(ks, "stride_x_lsb")) as usize + 1;
+        let stride_y = ((f(ks, "stride_y_msb") << 1) | f(ks, "stride_y_lsb")) as usize + 1;
+        let act = Opcode::NpuSetActivation;
+        let activation = ActivationFunction::from_bits(f(act, "activation_function") as u32)
+            .ok_or_else(|| {
+                bad(format!(
+                    "activation function {} is reserved",
+                    f(act, "activation_function")
+                ))
+            })?;
+        let clip = ActivationClipRange::from_bits(f(act, "activation_clip_range") as u32)
+            .ok_or_else(|| {
+                bad(format!(
+                    "activation clip range {} is reserved",
+                    f(act, "activation_clip_range")
+                ))
+            })?;
+        let upscale = UpscaleMode::from_bits(f(Opcode::NpuSetIfmUpscale, "mode") as u32)
+            .ok_or_else(|| bad("IFM upscale mode 3 is reserved"))?;
+        let acc = AccFormat::from_bits(f(Opcode::NpuSetAccFormat, "acc_format") as u32)
+            .ok_or_else(|| bad("accumulator format 3 is reserved"))?;
+        let round = RoundMode::from_bits(f(Opcode::NpuSetOfmPrecision, "round_mode") as u32)
+            .ok_or_else(|| bad("OFM rounding mode 3 is reserved"))?;
+        let ofm_scale_mode =
+            OfmScaleMode::from_bits(f(Opcode::NpuSetOfmPrecision, "scale_mode") as u32)
+                .unwrap_or(OfmScaleMode::PerChannel);
+        let parallel = f(Opcode::NpuSetParallelMode, "parallel_mode") == 1;
+        let oc = f(Opcode::NpuSetOfmDepthM1, "depth_m1") as usize + 1;
+        Ok(Op {
+            kind,
+            ifm: feature_map(npu, &IFM, "IFM")?,
+            ofm: feature_map(npu, &OFM, "OFM")?,
+            oh: f(Opcode::NpuSetOfmHeightM1, "height_m1") as usize + 1,
+            ow: f(Opcode::NpuSetOfmWidthM1, "width_m1") as usize + 1,
+            oc,
+            ifm_depth: f(Opcode::NpuSetIfmDepthM1, "depth_m1") as usize + 1,
+            stride_x,
+            stride_y,
+            dil_x: f(ks, "dilation_x") as usize + 1,
+            dil_y: f(ks, "dilation_y") as usize + 1,
+            dkw: f(Opcode::NpuSetKernelWidthM1, "width_m1") as usize + 1,
+            dkh: f(Opcode::NpuSetKernelHeightM1, "height_m1") as usize + 1,
+            pad_top: f(Opcode::NpuSetIfmPadTop, "pad") as usize,
+            pad_left: f(Opcode::NpuSetIfmPadLeft, "pad") as usize,
+            pad_bottom: f(Opcode::NpuSetIfmPadBottom, "pad") as usize,
+            pad_right: f(Opcode::NpuSetIfmPadRight, "pad") as usize,
+            upscale,
+            weight_order: WeightOrderBit::from_bits(f(ks, "weight_order") as u32)
+                .unwrap_or(WeightOrderBit::DepthFirst),
+            decomposition: KernelDecomposition::from_bits(f(ks, "decomposition") as u32)
+                .unwrap_or(KernelDecomposition::D8x8),
+            acc,
+            round,
+            ofm_scale_mode,
+            activation,
+            clip,
+            act_min: f(Opcode::NpuSetActivationMin, "clip_min") as u16,
+            act_max: f(Opcode::NpuSetActivationMax, "clip_max") as u16,
+            parallel,
+        })
+    }
+
+    fn kernel_w(&self) -> usize {
+        (self.dkw - 1) / self.dil_x + 1
+    }
+    fn kernel_h(&self) -> usize {
+        (self.dkh - 1) / self.dil_y + 1
+    }
+    fn has_padding(&self) -> bool {
+        self.pad_top + self.pad_left + self.pad_bottom + self.pad_right > 0
+    }
+
+    /// Height and width of the (upscaled) IFM the operation reads: the rows
+    /// and columns the kernel windows cover minus the padding.
+    fn ifm_extent(&self) -> Result<(usize, usize), OpError> {
+        let h = ((self.oh - 1) * self.stride_y + self.dkh) as i64
+            - (self.pad_top + self.pad_bottom) as i64;
+        let w = ((self.ow - 1) * self.stride_x + self.dkw) as i64
+            - (self.pad_left + self.pad_right) as i64;
+        if h < 1 || w < 1 {
+            return Err(bad(format!(
+                "padding ({} top, {} bottom, {} left, {} right) covers the whole IFM window",
+                self.pad_top, self.pad_bottom, self.pad_left, self.pad_right
+            )));
+        }
+        Ok((h as usize, w as usize))
+    }
+
+    /// The rules of TRM 4.8.2 (tables 4-120 to 4-125) and 4.6.4.
+    fn validate(&self) -> Result<(), OpError> {
+        use KernelKind as K;
+        let (i, o) = (self.ifm.dtype, self.ofm.dtype);
+        let conv_like = matches!(self.kind, K::Conv | K::Depthwise);
+        if self.acc == AccFormat::FpS5_10 {
+            return Err(OpError::Unsupported(
+                "NPU_SET_ACC_FORMAT 2 (s5.10 floating point) accumulators".into(),
+            ));
+        }
+        if !matches!(self.kind, K::Elementwise(_)) {
+            if !(1..=3).contains(&self.stride_x) || !(1..=3).contains(&self.stride_y) {
+                return Err(forbidden(
+                    "TRM 4.8.2 (1 <= stride <= 3)",
+                    format!("stride {}x{}", self.stride_x, self.stride_y),
+                ));
+            }
+            if (self.dkw - 1) % self.dil_x != 0 || (self.dkh - 1) % self.dil_y != 0 {
+                return Err(bad(format!(
+                    "dilated kernel {}x{} is not a multiple of dilation {}x{} (TRM 4.6.4 NPU_SET_KERNEL_WIDTH_M1)",
+                    self.dkw, self.dkh, self.dil_x, self.dil_y
+                )));
+            }
+            if self.upscale != UpscaleMode::None && (self.stride_x, self.stride_y) != (1, 1) {
+                return Err(forbidden(
+                    "TRM 4.8.2 (a 2x2 upscale must use a stride of 1x1)",
+                    format!("stride {}x{}", self.stride_x, self.stride_y),
+                ));
+            }
+        }
+        let i8ish = |t: DType| t.bits == 8 || t == DType::I16;
+        if conv_like {
+            if !i8ish(i) || !(i8ish(o) || o == DType::I32) {
+                return Err(forbidden(
+                    "TRM 4.8.2 table 4-120 ({uint8, int8, int16} -> {uint8, int8, int16, int32})",
+                    format!("IFM {i}, OFM {o}"),
+                ));
+            }
+            if self.kernel_h() > 64 || self.dkw * self.dkh > 64 * 64 {
+                return Err(forbidden(
+                    "TRM 4.8.2 table 4-120 (kernel_y <= 64, kernel_x*kernel_y <= 64*64 after dilation)",
+                    format!("dilated kernel {}x{}", self.dkw, self.dkh),
+                ));
+            }
+            if self.pad_top > 31
+                || self.pad_left > 31
+                || self.pad_bottom > 32
+                || self.pad_right > 32
+            {
+                return Err(forbidden(
+                    "TRM 4.8.2 table 4-120 (padding 0-31 top/left, 0-32 bottom/right)",
+                    format!(
+                        "padding top {} left {} bottom {} right {}",
+                        self.pad_top, self.pad_left, self.pad_bottom, self.pad_right
+                    ),
+                ));
+            }
+            if self.kind == K::Depthwise && self.parallel && self.oc < 2 {
+                return Err(bad("parallel mode with a single OFM channel"));
+            }
+        }
+        match self.kind {
+            K::Pool(PoolingMode::Max) | K::Pool(PoolingMode::Average) => {
+                let max = self.kind == K::Pool(PoolingMode::Max);
+                let avg_padded = !max && self.has_padding();
+                if !i8ish(i) || !i8ish(o) || ((max || avg_padded) && i != o) {
+                    return Err(forbidden(
+                        "TRM 4.8.2 table 4-122 (max pool and padded average pool: OFM type = IFM type in {int8, uint8, int16})",
+                        format!("IFM {i}, OFM {o}"),
+                    ));
+                }
+                if avg_padded {
+                    if self.kernel_w() > 8 || self.kernel_h() > 8 {
+                        return Err(forbidden(
+                            "TRM 4.8.2 table 4-122 (average pool with padding: kernel <= 8x8)",
+                            format!("kernel {}x{}", self.kernel_w(), self.kernel_h()),
+                        ));
+                    }
+                    if self.pad_top > 3
+                        || self.pad_left > 3
+                        || self.pad_bottom > 4
+                        || self.pad_right > 4
+                    {
+                        return Err(forbidden(
+                            "TRM 4.8.2 table 4-122 (average pool padding 0-3 top/left, 0-4 bottom/right)",
+                            "padding too large",
+                        ));
+                    }
+                } else if self.kernel_h() > 256 || self.kernel_w() * self.kernel_h() > 256 * 256 {
+                    return Err(forbidden(
+                        "TRM 4.8.2 table 4-122 (kernel_y <= 256, kernel_x*kernel_y <= 256*256)",
+                        format!("kernel {}x{}", self.kernel_w(), self.kernel_h()),
+                    ));
+                }
+                if max && self.upscale == UpscaleMode::Zeros {
+                    return Err(forbidden(
+                        "TRM 4.8.2 table 4-122 (max pool upscale: none or 2x2 nearest)",
+                        "insert-zeros upscale",
+                    ));
+                }
+            }
+            K::Pool(PoolingMode::ReduceSum) => {
+                if o != DType::I32 {
+                    return Err(forbidden(
+                        "TRM 4.8.2 table 4-125 (REDUCE_SUM OFM is int32)",
+                        format!("OFM {o}"),
+                    ));
+                }
+                if self.upscale != UpscaleMode::None || self.has_padding() {
+                    return Err(forbidden(
+                        "TRM 4.8.2 table 4-125 (REDUCE_SUM: upscale 1x1 only, no padding)",
+                        "upscale or padding set",
+                    ));
+                }
+            }
+            K::Elementwise(m) => self.validate_elementwise(m)?,
+            _ => {}
+        }
+        if i.bits == 32 && self.ifm.zero_point != 0 {
+            return Err(forbidden(
+                "TRM 4.6.4 NPU_SET_IFM_ZERO_POINT (must be zero for 32-bit IFM)",
+                format!("zero point {}", self.ifm.zero_point),
+            ));
+        }
+        let lut = self.lut_slot().is_some();
+        if o.bits == 32 {
+            let lut_ok = lut && self.clip != ActivationClipRange::OfmPrecision;
+            if self.activation != ActivationFunction::None && !lut_ok {
+                return Err(forbidden(
+                    "TRM 4.8.2 (int32 OFM: no activation, linear output only)",
+                    format!("activation {:?}", self.activation),
+                ));
+            }
+        }
+        if !lut {
+            if let Some(t) = self.clip_dtype() {
+                if self.clip != ActivationClipRange::OfmPrecision && t != o {
+                    return Err(forbidden(
+                        "TRM 4.8.2 (if LUT is not used, the activation and OFM type must match)",
+                        format!("clip range {:?}, OFM {o}", self.clip),
+                    ));
+                }
+            }
+        }
+        if let Some(slot) = self.lut_slot() {
+            if self.lut_dtype().bits == 16 && slot != 0 {
+                return Err(bad(format!(
+                    "a 16-bit LUT fills the whole 2 KB LUT area, so it must use slot 0, not {slot}"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_elementwise(&self, m: ElementwiseMode) -> Result<(), OpError> {
+        use ElementwiseMode as E;
+        let (i, o) = (self.ifm.dtype, self.ofm.dtype);
+        let ok = match m {
+            E::Mul | E::Add | E::Sub => true,
+            E::Min | E::Max | E::Lrelu | E::Abs => i == o && i.bits <= 16,
+            E::Shr => i == DType::I32 && (o.bits == 8 || o == DType::I32),
+            E::Clz | E::Shl => i == DType::I32 && o == DType::I32,
+        };
+        if !ok {
+            return Err(forbidden(
+                "TRM 4.8.2 table 4-124 (elementwise precision)",
+                format!("{m:?} with IFM {i}, OFM {o}"),
+            ));
+        }
+        if m == E::Clz && self.ofm.zero_point != 0 {
+            return Err(forbidden(
+                "TRM 4.6.4 NPU_SET_OFM_ZERO_POINT (must be 0 for CLZ)",
+                format!("zero point {}", self.ofm.zero_point),
+            ));
+        }
+        Ok(())
+    }
+
+    fn lut_slot(&self) -> Option<usize> {
+        let v = self.activation.bits();
+        (16..=23).contains(&v).then(|| (v - 16) as usize)
+    }
+
+    /// The type named by ACTIVATION\[15:12\] (None = OFM precision).
+    fn clip_dtype(&self) -> Option<DType> {
+        match self.clip {
+            ActivationClipRange::OfmPrecision => None,
+            ActivationClipRange::ForceUint8 => Some(DType::U8),
+            ActivationClipRange::ForceInt8 => Some(DType::I8),
+            ActivationClipRange::ForceInt16 => Some(DType::I16),
+        }
+    }
+
+    /// The range values are clipped to before the activation function.
+    fn lut_dtype(&self) -> DType {
+        self.clip_dtype().unwrap_or(self.ofm.dtype)
+    }
+
+    fn core_of(&self, channel: usize, cores: usize) -> usize {
+        if self.parallel {
+            channel % cores
+        } else {
+            0
+        }
+    }
+}
+
+// ------------------------------------------------------------ output unit
+
+/// The output unit after scaling (TRM 3.3.7): zero point, activation
+/// function, clip range, LUT, ACTIVATION_MIN/MAX and saturation to the OFM type.
+struct OutStage {
+    ofm: DType,
+    zp: i64,
+    activation: ActivationFunction,
+    clip: DType,
+    clamp: Option<(i64, i64)>,
+    /// Each core's 2 KB LUT area when a LUT is used.
+    luts: Vec<Vec<u8>>,
+    slot: usize,
+}
+
+impl OutStage {
+    fn new(op: &Op, npu: &Npu) -> OutStage {
+        let clip = op.lut_dtype();
+        let lut = op.lut_slot();
+        // ACTIVATION_MIN/MAX are in the OFM type's range; for 32-bit OFMs
+        // (linear output only) they apply only with a forced clip range.
+        let bound_type = if op.ofm.dtype.bits == 32 {
+            clip
+        } else {
+            op.ofm.dtype
+        };
+        let clamp = (op.ofm.dtype.bits < 32 || op.clip_dtype().is_some()).then(|| {
+            (
+                bound_type.param16(op.act_min),
+                bound_type.param16(op.act_max),
+            )
+        });
+        let luts = match lut {
+            Some(_) => npu
+                .shram
+                .iter()
+                .map(|s| s[s.len() - LUT_BYTES..].to_vec())
+                .collect(),
+            None => Vec::new(),
+        };
+        OutStage {
+            ofm: op.ofm.dtype,
+            zp: op.ofm.zero_point,
+            activation: op.activation,
+            clip,
+            clamp,
+            luts,
+            slot: lut.unwrap_or(0),
+        }
+    }
+
+    /// `scaled` is the scaled result before the OFM zero point is added.
+    fn finish(&self, scaled: i64, core: usize) -> i64 {
+        let mut v = match self.activation {
+            ActivationFunction::Tanh => self.transcendental(scaled, f64::tanh),
+            ActivationFunction::Sigmoid => {
+                self.transcendental(scaled, |x| 1.0 / (1.0 + (-x).exp()))
+            }
+            _ => scaled,
+        } + self.zp;
+        if !self.luts.is_empty() {
+            v = self.lookup(self.clip.saturate(v), core);
+        } else if self.clip != self.ofm {
+            v = self.clip.saturate(v);
+        }
+        if let Some((lo, hi)) = self.clamp {
+            v = v.max(lo).min(hi);
+        }
+        self.ofm.saturate(v)
+    }
+
+    /// tanh and sigmoid on an input in units of 1/0x3000, the scale Vela
+    /// programs for them (its `1 / 0x3000` output scale), giving a result
+    /// with 15 fractional bits for 16-bit OFMs (bits - 1 in general),
+    /// rounded to nearest. Not checked bit-exact against hardware.
+    fn transcendental(&self, x: i64, f: impl Fn(f64) -> f64) -> i64 {
+        let one = (1i64 << (self.ofm.bits.min(16) - 1)) as f64;
+        (f(x as f64 / 12288.0) * one).round() as i64
+    }
+
+    /// TRM 4.6.4 NPU_SET_ACTIVATION 0x10+n: LUT at byte n*256 of the last 2 KB
+    /// of the shared buffer. 8-bit: 256 bytes indexed by value - type minimum.
+    /// 16-bit: 512 words, base in bits 0-15 and slope in 16-31, indexed by the
+    /// top 9 bits of value + 32768 and interpolated over the low 7 bits
+    /// (Vela's `create_lut_int16_op` layout; TFLite's int16 LUT lookup).
+    fn lookup(&self, v: i64, core: usize) -> i64 {
+        let lut = &self.luts[core.min(self.luts.len() - 1)];
+        if self.clip.bits == 8 {
+            let idx = (v - self.clip.min()) as usize;
+            let b = lut[self.slot * 256 + idx];
+            if self.clip.signed {
+                b as i8 as i64
+            } else {
+                b as i64
+            }
+        } else {
+            let u = (v + 32768) as usize;
+            let (idx, frac) = (u >> 7, (u & 0x7f) as i64);
+            let w = &lut[idx * 4..idx * 4 + 4];
+            let base = i16::from_le_bytes([w[0], w[1]]) as i64;
+            let slope = i16::from_le_bytes([w[2], w[3]]) as i64;
+            base + ((slope * frac + 64) >> 7)
+        }
+    }
+}
+
+// ----------------------------------------------------------------- inputs
+
+/// Read an `h` x `w` x `c` feature map, zero point subtracted.
+fn load_fm(
+    npu: &Npu,
+    fm: &FeatureMap,
+    h: usize,
+    w: usize,
+    c: usize,
+    what: &str,
+) -> Result<Vec<i32>, OpError> {
+    let e = fm.dtype.bytes();
+    let region = npu.memory.region(fm.region);
+    let mut out = Vec::with_capacity(h * w * c);
+    for y in 0..h {
+        for x in 0..w {
+            for ch in 0..c {
+                let off = fm.offset(y, x, ch);
+                if off < 0 || off as usize + e > region.len() {
+                    return Err(OpError::OutOfRange {
+                        what: format!("{what} element (y {y}, x {x}, c {ch})"),
+                        region: fm.region,
+                        start: off,
+                        end: off + e as i64,
+                        size: region.len(),
+                    });
+                }
+                let v = fm.dtype.load(&region[off as usize..]);
+                out.push((v - fm.zero_point) as i32);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Write an `h` x `w` x `c` OFM.
+fn store_fm(
+    npu: &mut Npu,
+    fm: &FeatureMap,
+    h: usize,
+    w: usize,
+    c: usize,
+    vals: &[i64],
+) -> Result<(), OpError> {
+    let e = fm.dtype.bytes();
+    let mut i = 0;
+    for y in 0..h {
+        for x in 0..w {
+            for ch in 0..c {
+                let off = fm.offset(y, x, ch);
+                let dst = npu.memory.write(
+                    &format!("OFM element (y {y}, x {x}, c {ch})"),
+                    fm.region,
+                    off,
+                    e,
+                )?;
+                fm.dtype.store(vals[i], dst);
+                i += 1;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The upscaled IFM (TRM 4.6.4 NPU_SET_IFM_UPSCALE): `h` x `w` x `c`, read
+/// from a source of half the size when upscaling.
+fn load_upscaled(npu: &Npu, op: &Op, h: usize, w: usize, c: usize) -> Result<Vec<i32>, OpError> {
+    if op.upscale == UpscaleMode::None {
+        return load_fm(npu, &op.ifm, h, w, c, "IFM");
+    }
+    let (sh, sw) = (h.div_ceil(2), w.div_ceil(2));
+    let src = load_fm(npu, &op.ifm, sh, sw, c, "IFM")?;
+    let mut out = vec![0; h * w * c];
+    for y in 0..h {
+        for x in 0..w {
+            if op.upscale == UpscaleMode::Zeros && (y % 2 == 1 || x % 2 == 1) {
+                continue;
+            }
+            let s = ((y / 2) * sw + x / 2) * c;
+            out[(y * w + x) * c..][..c].copy_from_slice(&src[s..s + c]);
+        }
+    }
+    Ok(out)
+}
+
+/// Scale/bias records for `n` channels from one stream.
+fn load_scales(npu: &Npu, core: usize, n: usize) -> Result<Vec<ScaleRecord>, OpError> {
+    let (base_op, len_op) = if core == 0 {
+        (Opcode::NpuSetScaleBase, Opcode::NpuSetScaleLength)
+    } else {
+        (Opcode::NpuSetScale1Base, Opcode::NpuSetScale1Length)
+    };
+    let len = npu.field(len_op, "length") as usize;
+    let need = n * SCALE_BIAS_RECORD_BYTES;
+    if len < need {
+        return Err(bad(format!(
+            "{} is {len} bytes but {n} output channels need {need}",
+            len_op.name()
+        )));
+    }
+    let region = npu.field(Opcode::NpuSetScaleRegion, "region") as usize;
+    let bytes = npu.memory.read(
+        &format!("scale/bias stream {core}"),
+        region,
+        npu.field(base_op, "addr"),
+        need,
+    )?;
+    Ok(bytes
+        .chunks_exact(SCALE_BIAS_RECORD_BYTES)
+        .map(|c| ScaleRecord::parse(c.try_into().expect("chunk of record size")))
+        .collect())
+}
+
+/// Per-channel records for all `oc` channels; in parallel mode core k's
+/// stream holds channels k, k+2, ... (TRM 4.7.5.1).
+fn channel_scales(npu: &Npu, op: &Op) -> Result<Vec<ScaleRecord>, OpError> {
+    if !op.parallel {
+        return load_scales(npu, 0, op.oc);
+    }
+    let cores = npu.shram.len();
+    let mut out = vec![
+        ScaleRecord {
+            bias: 0,
+            scale: 0,
+            shift: 0
+        };
+        op.oc
+    ];
+    for core in 0..cores.min(op.oc) {
+        let n = (op.oc - core).div_ceil(cores);
+        for (j, r) in load_scales(npu, core, n)?.into_iter().enumerate() {
+            out[core + j * cores] = r;
+        }
+    }
+    Ok(out)
+}
+
+fn global_scale(npu: &Npu) -> ScaleRecord {
+    ScaleRecord {
+        bias: 0,
+        scale: npu.field(Opcode::NpuSetOfmScale, "scale") as u32,
+        shift: npu.field(Opcode::NpuSetOfmScale, "shift") as u32,
+    }
+}
+
+/// OHWI weights (zero-point corrected, 9-bit) for all `oc` channels, from
+/// the weight stream(s) (TRM 4.7; order TRM 4.7.5; parallel mode 4.7.5.1).
+fn load_weights(
+    npu: &Npu,
+    op: &Op,
+    ifm_depth: usize,
+    traversal: Traversal,
+) -> Result<Vec<i16>, OpError> {
+    if op.decomposition == KernelDecomposition::D4x4 {
+        return Err(OpError::Unsupported(
+            "kernel_split_size 4 (NPU_SET_KERNEL_STRIDE bit 5) weight order".into(),
+        ));
+    }
+    let cores = if op.parallel { npu.shram.len() } else { 1 };
+    let block_depth = npu.field(Opcode::NpuSetOfmBlkDepthM1, "depth_m1") as usize + 1;
+    let (kh, kw) = (op.kernel_h(), op.kernel_w());
+    let per_oc = kh * kw * ifm_depth;
+    let mut ohwi = vec![0i16; op.oc * per_oc];
+    for core in 0..cores.min(op.oc) {
+        let (base_op, len_op) = if core == 0 {
+            (Opcode::NpuSetWeightBase, Opcode::NpuSetWeightLength)
+        } else {
+            (Opcode::NpuSetWeight1Base, Opcode::NpuSetWeight1Length)
+        };
+        let order = WeightOrder {
+            ofm_depth: (op.oc - core).div_ceil(cores),
+            ifm_depth,
+            kernel_height: kh,
+            kernel_width: kw,
+            // Each core's block depth in parallel mode (TRM 4.7.5.1: half the
+            // OFM block depth, rounded as Vela does).
+            ofm_block_depth: (block_depth + cores - 1 - core) / cores,
+            traversal,
+            ifm_bits: op.ifm.dtype.bits,
+            dilation_x2: op.dil_x == 2,
+            dilation_y2: op.dil_y == 2,
+            ofm_ublock_depth: U65_UBLOCK_DEPTH,
+            ifm_ublock_depth: U65_UBLOCK_DEPTH,
+        };
+        let region = npu.field(Opcode::NpuSetWeightRegion, "region") as usize;
+        let len = npu.field(len_op, "length") as usize;
+        let what = format!("weight stream {core}");
+        let bytes = npu
+            .memory
+            .read(&what, region, npu.field(base_op, "addr"), len)?;
+        let stream =
+            weights::decode(bytes).map_err(|e| OpError::Weights(format!("{what}: {e}")))?;
+        let expected = weights::order::stream_order(&order)
+            .map_err(|e| OpError::Weights(format!("{what}: {e}")))?
+            .len();
+        if stream.len() != expected {
+            return Err(OpError::Weights(format!(
+                "{what} decodes to {} weights, the operation needs {expected}",
+                stream.len()
+            )));
+        }
+        let part = weights::order::from_stream(&stream, &order)
+            .map_err(|e| OpError::Weights(format!("{what}: {e}")))?;
+        for (j, w) in part.chunks_exact(per_oc).enumerate() {
+            let oc = core + j * cores;
+            ohwi[oc * per_oc..(oc + 1) * per_oc].copy_from_slice(w);
+        }
+    }
+    Ok(ohwi)
+}
+
+// ----------------------------------------------------------- convolution
+
+/// Wrap an accumulator to the accumulator width (TRM 4.6.4 NPU_SET_ACC_FORMAT).
+fn wrap_acc(v: i64, acc: AccFormat) -> i64 {
+    match acc {
+        AccFormat::Int32 => v as i32 as i64,
+        _ => (v << 24) >> 24,
+    }
+}
+
+/// Dot product of 8-bit activations (zero point removed, so |a| <= 255) with
+/// 9-bit weights: i16 lanes summed in i32 chunks small enough not to
+/// overflow (16384 * 255 * 255 < 2^31), so the compiler can vectorise it.
+#[inline]
+fn dot_i16(a: &[i16], b: &[i16]) -> i64 {
+    let mut total = 0i64;
+    for (ca, cb) in a.chunks(16384).zip(b.chunks(16384)) {
+        let s: i32 = ca.iter().zip(cb).map(|(&x, &y)| x as i32 * y as i32).sum();
+        total += s as i64;
+    }
+    total
+}
+
+#[inline]
+fn dot_i32(a: &[i32], b: &[i16]) -> i64 {
+    a.iter().zip(b).map(|(&x, &y)| x as i64 * y as i64).sum()
+}
+
+/// The padded, upscaled IFM: rows/columns of padding hold 0 (the zero
+/// point, already subtracted).
+struct Padded<T> {
+    data: Vec<T>,
+    w: usize,
+    c: usize,
+}
+
+fn pad<T: Copy + Default>(
+    src: &[i32],
+    h: usize,
+    w: usize,
+    c: usize,
+    op: &Op,
+    cvt: impl Fn(i32) -> T,
+) -> Padded<T> {
+    let ph = (op.oh - 1) * op.stride_y + op.dkh;
+    let pw = (op.ow - 1) * op.stride_x + op.dkw;
+    let mut data = vec![T::default(); ph * pw * c];
+    for y in 0..h {
+        let dst = ((y + op.pad_top) * pw + op.pad_left) * c;
+        for (d, &s) in data[dst..dst + w * c]
+            .iter_mut()
+            .zip(&src[y * w * c..(y + 1) * w * c])
+        {
+            *d = cvt(s);
+        }
+    }
+    Padded { data, w: pw, c }
+}
+
+impl Op {
+    fn run_conv(&self, npu: &mut Npu) -> Result<(), OpError> {
+        let depthwise = self.kind == KernelKind::Depthwise;
+        let (h, w) = self.ifm_extent()?;
+        let c = if depthwise { self.oc } else { self.ifm_depth };
+        let traversal = match (depthwise, self.weight_order) {
+            (true, _) => Traversal::DepthWise,
+            (false, WeightOrderBit::DepthFirst) => Traversal::DepthFirst,
+            (false, WeightOrderBit::PartKernelFirst) => Traversal::PartKernelFirst,
+        };
+        if self.parallel && npu.shram.len() < 2 {
+            return Err(forbidden(
+                "TRM 4.7.5.1 (parallel mode is only available for the 512 configuration)",
+                format!("NPU_SET_PARALLEL_MODE 1 on {}", npu.config.name),
+            ));
+        }
+        let weights = load_weights(npu, self, if depthwise { 1 } else { c }, traversal)?;
+        let ifm = load_upscaled(npu, self, h, w, c)?;
+        let scales = match self.ofm_scale_mode {
+            OfmScaleMode::Global => vec![global_scale(npu); self.oc],
+            OfmScaleMode::PerChannel => channel_scales(npu, self)?,
+        };
+        let accs = if self.ifm.dtype.bits == 8 {
+            self.conv_accumulate(
+                &pad(&ifm, h, w, c, self, |v| v as i16),
+                &weights,
+                depthwise,
+                dot_i16,
+            )
+        } else {
+            self.conv_accumulate(
+                &pad(&ifm, h, w, c, self, |v| v),
+                &weights,
+                depthwise,
+                dot_i32,
+            )
+        };
+        let (kh, kw) = (self.kernel_h(), self.kernel_w());
+        let macs_per_out = (kh * kw * if depthwise { 1 } else { c }) as u64;
+        npu.stats.macs += (self.oh * self.ow * self.oc) as u64 * macs_per_out;
+        let stage = OutStage::new(self, npu);
+        let cores = npu.shram.len();
+        let out: Vec<i64> = accs
+            .iter()
+            .enumerate()
+            .map(|(i, &acc)| {
+                let ch = i % self.oc;
+                let r = scales[ch];
+                let v = wrap_acc(acc + r.bias, self.acc);
+                stage.finish(
+                    fixed::scale(v, r.scale, r.shift, self.round),
+                    self.core_of(ch, cores),
+                )
+            })
+            .collect();
+        store_fm(npu, &self.ofm.clone(), self.oh, self.ow, self.oc, &out)
+    }
+
+    /// Accumulators in (y, x, oc) order. For each output position the
+    /// receptive field is gathered once into a contiguous patch in OHWI
+    /// kernel order, then each output channel is one dot product with its
+    /// weights: no bounds checks or allocation in the MAC loop.
+    fn conv_accumulate<T: Copy + Default + Into<i64>>(
+        &self,
+        p: &Padded<T>,
+        weights: &[i16],
+        depthwise: bool,
+        dot: fn(&[T], &[i16]) -> i64,
+    ) -> Vec<i64> {
+        let (kh, kw, c) = (self.kernel_h(), self.kernel_w(), p.c);
+        let mut out = Vec::with_capacity(self.oh * self.ow * self.oc);
+        if depthwise {
+            let kk = kh * kw;
+            // Weights transposed to [ky][kx][c] so each tap is a contiguous row.
+            let mut wt = vec![0i16; kk * c];
+            for ch in 0..c {
+                for k in 0..kk {
+                    wt[k * c + ch] = weights[ch * kk + k];
+                }
+            }
+            let mut acc = vec![0i64; c];
+            for oy in 0..self.oh {
+                for ox in 0..self.ow {
+                    acc.iter_mut().for_each(|a| *a = 0);
+                    for ky in 0..kh {
+                        for kx in 0..kw {
+                            let y = oy * self.stride_y + ky * self.dil_y;
+                            let x = ox * self.stride_x + kx * self.dil_x;
+                            let row = &p.data[(y * p.w + x) * c..][..c];
+                            let wr = &wt[(ky * kw + kx) * c..][..c];
+                            for ((a, &v), &wv) in acc.iter_mut().zip(row).zip(wr) {
+                                *a += v.into() * wv as i64;
+                            }
+                        }
+                    }
+                    out.extend_from_slice(&acc);
+                }
+            }
+            return out;
+        }
+        let patch_len = kh * kw * c;
+        let mut patch = vec![T::default(); patch_len];
+        for oy in 0..self.oh {
+            for ox in 0..self.ow {
+                for ky in 0..kh {
+                    let y = oy * self.stride_y + ky * self.dil_y;
+                    if self.dil_x == 1 {
+                        let x = ox * self.stride_x;
+                        let src = &p.data[(y * p.w + x) * c..][..kw * c];
+                        patch[ky * kw * c..][..kw * c].copy_from_slice(src);
+                    } else {
+                        for kx in 0..kw {
+                            let x = ox * self.stride_x + kx * self.dil_x;
+                            let src = &p.data[(y * p.w + x) * c..][..c];
+                            patch[(ky * kw + kx) * c..][..c].copy_from_slice(src);
+                        }
+                    }
+                }
+                for wrow in weights.chunks_exact(patch_len) {
+                    out.push(dot(&patch, wrow));
+                }
+            }
+        }
+        out
+    }
+}
+
+// --------------------------------------------------------------- pooling
+
+impl Op {
+    /// Apply the global OFM scale to a pooling or elementwise result; for
+    /// 32-bit OFMs only the shift applies (TRM 4.6.5 NPU_SET_OFM_SCALE note).
+    fn global(&self, v: i64, r: ScaleRecord) -> i64 {
+        if self.ofm.dtype.bits == 32 {
+            fixed::shift_only(v, r.shift, self.round)
+        } else {
+            fixed::scale(v, r.scale, r.shift, self.round)
+        }
+    }
+
+    fn run_pool(&self, npu: &mut Npu, mode: PoolingMode) -> Result<(), OpError> {
+        let (h, w) = self.ifm_extent()?;
+        let reduce = mode == PoolingMode::ReduceSum;
+        let c = if reduce { self.ifm_depth } else { self.oc };
+        if reduce && self.oc != 1 {
+            return Err(bad(format!(
+                "REDUCE_SUM writes one channel but OFM depth is {}",
+                self.oc
+            )));
+        }
+        let ifm = load_upscaled(npu, self, h, w, c)?;
+        // Average pool without padding and REDUCE_SUM scale (TRM 4.8.2 table
+        // 4-122, 4-125); max pool and padded average pool do not.
+        let scales =
+            if mode == PoolingMode::Max || (mode == PoolingMode::Average && self.has_padding()) {
+                None
+            } else {
+                Some(match self.ofm_scale_mode {
+                    OfmScaleMode::Global => vec![global_scale(npu); self.oc],
+                    OfmScaleMode::PerChannel => channel_scales(npu, self)?,
+                })
+            };
+        let stage = OutStage::new(self, npu);
+        let cores = npu.shram.len();
+        let (kh, kw) = (self.kernel_h(), self.kernel_w());
+        let mut out = Vec::with_capacity(self.oh * self.ow * self.oc);
+        for oy in 0..self.oh {
+            for ox in 0..self.ow {
+                for ch in 0..self.oc {
+                    let mut sum = 0i64;
+                    let mut max = i64::MIN;
+                    let mut count = 0i64;
+                    for ky in 0..kh {
+                        let y = (oy * self.stride_y + ky * self.dil_y) as i64 - self.pad_top as i64;
+                        if y < 0 || y >= h as i64 {
+                            continue;
+                        }
+                        for kx in 0..kw {
+                            let x = (ox * self.stride_x + kx * self.dil_x) as i64
+                                - self.pad_left as i64;
+                            if x < 0 || x >= w as i64 {
+                                continue;
+                            }
+                            let px = &ifm[(y as usize * w + x as usize) * c..][..c];
+                            count += 1;
+                            if reduce {
+                                sum += px.iter().map(|&v| v as i64).sum::<i64>();
+                            } else {
+                                sum += px[ch] as i64;
+                                max = max.max(px[ch] as i64);
+                            }
+                        }
+                    }
+                    let v = match (mode, &scales) {
+                        (PoolingMode::Max, _) => {
+                            if count == 0 {
+                                self.ifm.dtype.min() - self.ifm.zero_point
+                            } else {
+                                max
+                            }
+                        }
+                        // TFLite reference AveragePool: divide by the number of
+                        // non-padding elements, rounding half away from zero.
+                        (_, None) => fixed::divide_round_away(sum, count.max(1)),
+                        (_, Some(s)) => {
+                            let r = s[ch];
+                            self.global(wrap_acc(sum + r.bias, self.acc), r)
+                        }
+                    };
+                    out.push(stage.finish(v, self.core_of(ch, cores)));
+                }
+            }
+        }
+        store_fm(npu, &self.ofm.clone(), self.oh, self.ow, self.oc, &out)
+    }
+}
+
+// ------------------------------------------------------------ elementwise
+
+/// The input shift of the 32-bit ADD/SUB input scale: 20 for 8-bit and 15 for
+/// 16-bit IFMs, the `left_shift` of TFLite's quantized ADD (add.cc) and of
+/// Vela's `advanced_elementwise_add_sub_scale`.
+fn add_input_shift(t: DType) -> u32 {
+    if t.bits == 8 {
+        20
+    } else {
+        15
+    }
+}
+
+impl Op {
+    fn run_elementwise(&self, npu: &mut Npu, mode: ElementwiseMode) -> Result<(), OpError> {
+        use ElementwiseMode as E;
+        let unary = matches!(mode, E::Abs | E::Lrelu | E::Clz);
+        let (h, w, c) = (self.oh, self.ow, self.oc);
+        let a_all = load_fm(npu, &self.ifm, h, w, c, "IFM")?;
+        let bc = npu.reg(Opcode::NpuSetIfm2Broadcast) as u16;
+        let reversed = bc & broadcast::REVERSE_OPERANDS != 0;
+        let mut ifm2 = None;
+        let mut scalar = 0i64;
+        let (bh, bw, bcn) = (
+            if bc & broadcast::H != 0 { 1 } else { h },
+            if bc & broadcast::W != 0 { 1 } else { w },
+            if bc & broadcast::C != 0 { 1 } else { c },
+        );
+        if !unary {
+            let fm2 = feature_map(npu, &IFM2, "IFM2")?;
+            if fm2.dtype != self.ifm.dtype {
+                return Err(forbidden(
+                    "TRM 4.6.4 NPU_SET_IFM2_PRECISION (type and precision must match IFM)",
+                    format!("IFM {}, IFM2 {}", self.ifm.dtype, fm2.dtype),
+                ));
+            }
+            if bc & broadcast::SCALAR != 0 {
+                if self.ifm.dtype.bits == 32 {
+                    return Err(forbidden(
+                        "TRM 4.8.2 table 4-124 (scalar constant is not supported for a 32-bit IFM)",
+                        "IFM2_BROADCAST bit 7 with a 32-bit IFM",
+                    ));
+                }
+                let raw = npu.field(Opcode::NpuSetIfm2Scalar, "scalar") as u16;
+                scalar = fm2.dtype.param16(raw) - fm2.zero_point;
+            } else {
+                if fm2.dtype.bits == 32 && fm2.zero_point != 0 {
+                    return Err(forbidden(
+                        "TRM 4.6.4 NPU_SET_IFM2_ZERO_POINT (must be zero for 32-bit IFM)",
+                        format!("zero point {}", fm2.zero_point),
+                    ));
+                }
+                ifm2 = Some(load_fm(npu, &fm2, bh, bw, bcn, "IFM2")?);
+            }
+        }
+        let scale_mode =
+            IfmScaleMode::from_bits(npu.field(Opcode::NpuSetIfmPrecision, "scale_mode") as u32)
+                .ok_or_else(|| bad("IFM scale mode 3 is reserved"))?;
+        let opa = (
+            npu.field(Opcode::NpuSetOpaScale, "scale") as u32,
+            npu.field(Opcode::NpuSetOpaScale, "shift") as u32,
+        );
+        let opb = npu.field(Opcode::NpuSetOpbScale, "scale");
+        let ofm_scale = global_scale(npu);
+        let stage = OutStage::new(self, npu);
+        let cores = npu.shram.len();
+        let l = add_input_shift(self.ifm.dtype);
+        let mut out = Vec::with_capacity(h * w * c);
+        for y in 0..h {
+            for x in 0..w {
+                for ch in 0..c {
+                    let first = a_all[(y * w + x) * c + ch] as i64;
+                    let second = match &ifm2 {
+                        Some(b) => {
+                            let (y2, x2, c2) = (y.min(bh - 1), x.min(bw - 1), ch.min(bcn - 1));
+                            b[(y2 * bw + x2) * bcn + c2] as i64
+                        }
+                        None => scalar,
+                    };
+                    // IFM2_BROADCAST bit 6: IFM2 is operand A.
+                    let (a, b) = if reversed && !unary {
+                        (second, first)
+                    } else {
+                        (first, second)
+                    };
+                    let v = match mode {
+                        E::Add | E::Sub => {
+                            let (sa, sb) = match scale_mode {
+                                // 16-bit scales multiply both operands.
+                                IfmScaleMode::Opa16Opb16 => (a * (opa.0 & 0xffff) as i64, b * opb),
+                                // 32-bit scale on one operand, TFLite's
+                                // MultiplyByQuantizedMultiplierSmallerThanOneExp
+                                // of (x << left_shift); the other operand gets
+                                // the fixed shift left_shift - 1 (TFLite's
+                                // 0.5 multiplier of the larger-scale input).
+                                IfmScaleMode::Opa32 => (
+                                    fixed::scale(a << l, opa.0, opa.1 + l, RoundMode::Tfl),
+                                    b << (l - 1),
+                                ),
+                                IfmScaleMode::Opb32 => (
+                                    a << (l - 1),
+                                    fixed::scale(b << l, opa.0, opa.1 + l, RoundMode::Tfl),
+                                ),
+                            };
+                            let r = if mode == E::Add { sa + sb } else { sa - sb };
+                            self.global(r, ofm_scale)
+                        }
+                        E::Mul => self.global(a * b, ofm_scale),
+                        E::Min => a.min(b),
+                        E::Max => a.max(b),
+                        E::Abs => self.global(a.abs(), ofm_scale),
+                        // TRM 4.8.2 table 4-124: Leaky ReLU scales only negative inputs.
+                        E::Lrelu => {
+                            if a < 0 {
+                                self.global(a, ofm_scale)
+                            } else {
+                                a
+                            }
+                        }
+                        E::Clz => (a as i32).leading_zeros() as i64,
+                        E::Shr => {
+                            let s = b.clamp(0, 63) as u32;
+                            self.global(fixed::shift_only(a, s, self.round), ofm_scale)
+                        }
+                        E::Shl => {
+                            let s = b.clamp(0, 31) as u32;
+                            DType::I32.saturate(a << s)
+                        }
+                    };
+                    out.push(stage.finish(v, self.core_of(ch, cores)));
+                }
+            }
+        }
+        store_fm(npu, &self.ofm.clone(), h, w, c, &out)
+    }
+}
