@@ -44,6 +44,19 @@ def main() -> None:
         n = weight_fixtures.generate(out, args.seed)
         print(f"weights: {n} cases in {out.relative_to(ROOT)}")
 
+    if args.only in (None, "jobs"):
+        import jobs
+
+        out = FIXTURES / "jobs"
+        counts = jobs.generate(out, args.seed)
+        for kind, n in sorted(counts.items()):
+            print(f"jobs: {n:3d} {kind}")
+        print(f"jobs: {sum(counts.values())} in {out.relative_to(ROOT)}")
+        for name, n in sorted(jobs.MISMATCHES.items()):
+            if n:
+                print(f"jobs: {name}: {n} outputs where TFLite differs from the NPU arithmetic Vela configures")
+        print(f"jobs: self-check of {len(jobs.MISMATCHES)} convolutions done")
+
 
 if __name__ == "__main__":
     main()

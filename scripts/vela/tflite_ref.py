@@ -1,0 +1,112 @@
+"""Independent reference: build a one-operator (or short chain) TFLite model
+with the TFLite flatbuffer schema shipped by ai-edge-litert and run it with the
+TFLite interpreter's reference kernels (OpResolverType.BUILTIN_REF)."""
+
+import flatbuffers
+import numpy as np
+from ai_edge_litert import schema_py_generated as S
+from ai_edge_litert.interpreter import Interpreter, OpResolverType
+
+TYPES = {np.int8: S.TensorType.INT8, np.uint8: S.TensorType.UINT8, np.int16: S.TensorType.INT16,
+         np.int32: S.TensorType.INT32, np.int64: S.TensorType.INT64}
+ACT = {None: S.ActivationFunctionType.NONE, "relu": S.ActivationFunctionType.RELU,
+       "relu6": S.ActivationFunctionType.RELU6, "relu_n1_to_1": S.ActivationFunctionType.RELU_N1_TO_1}
+PAD = {"SAME": S.Padding.SAME, "VALID": S.Padding.VALID}
+
+
+class Model:
+    """A single-subgraph TFLite model under construction."""
+
+    def __init__(self):
+        self.tensors, self.buffers, self.ops, self.codes = [], [S.BufferT()], [], []
+        self.inputs, self.outputs = [], []
+
+    def tensor(self, shape, dtype, scale, zero_point, data=None, axis=0):
+        t = S.TensorT()
+        t.name = f"t{len(self.tensors)}".encode()
+        t.shape = list(shape)
+        t.type = TYPES[dtype]
+        q = S.QuantizationParametersT()
+        q.scale = [float(s) for s in np.atleast_1d(scale)]
+        q.zeroPoint = [int(z) for z in np.atleast_1d(zero_point)]
+        q.quantizedDimension = axis
+        t.quantization = q
+        t.buffer = 0
+        if data is not None:
+            b = S.BufferT()
+            b.data = np.frombuffer(np.ascontiguousarray(data, dtype=dtype).tobytes(), dtype=np.uint8)
+            self.buffers.append(b)
+            t.buffer = len(self.buffers) - 1
+        self.tensors.append(t)
+        return len(self.tensors) - 1
+
+    def op(self, code, inputs, outputs, options_type=S.BuiltinOptions.NONE, options=None, version=1):
+        key = (code, version)
+        if key not in self.codes:
+            self.codes.append(key)
+        o = S.OperatorT()
+        o.opcodeIndex = self.codes.index(key)
+        o.inputs, o.outputs = list(inputs), list(outputs)
+        o.builtinOptionsType = options_type
+        o.builtinOptions = options
+        self.ops.append(o)
+
+    def to_bytes(self):
+        m = S.ModelT()
+        m.version = 3
+        m.description = b"npu fixture reference"
+        m.buffers = self.buffers
+        codes = []
+        for code, version in self.codes:
+            c = S.OperatorCodeT()
+            c.builtinCode = code
+            c.deprecatedBuiltinCode = min(code, 127)
+            c.version = version
+            codes.append(c)
+        m.operatorCodes = codes
+        sg = S.SubGraphT()
+        sg.tensors, sg.operators = self.tensors, self.ops
+        sg.inputs, sg.outputs = self.inputs, self.outputs
+        m.subgraphs = [sg]
+        b = flatbuffers.Builder(1024)
+        b.Finish(m.Pack(b), file_identifier=b"TFL3")
+        return bytes(b.Output())
+
+    def run(self, *inputs):
+        it = Interpreter(model_content=self.to_bytes(), experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+        it.allocate_tensors()
+        for detail, value in zip(it.get_input_details(), inputs):
+            it.set_tensor(detail["index"], value)
+        it.invoke()
+        return it.get_tensor(it.get_output_details()[0]["index"])
+
+
+def conv_options(stride, dilation, padding, act):
+    o = S.Conv2DOptionsT()
+    o.padding, o.strideH, o.strideW = PAD[padding], stride[0], stride[1]
+    o.dilationHFactor, o.dilationWFactor = dilation
+    o.fusedActivationFunction = ACT[act]
+    return o
+
+
+def depthwise_options(stride, dilation, padding, act):
+    o = S.DepthwiseConv2DOptionsT()
+    o.padding, o.strideH, o.strideW = PAD[padding], stride[0], stride[1]
+    o.dilationHFactor, o.dilationWFactor = dilation
+    o.depthMultiplier = 1
+    o.fusedActivationFunction = ACT[act]
+    return o
+
+
+def pool_options(kernel, stride, padding, act):
+    o = S.Pool2DOptionsT()
+    o.padding, o.strideH, o.strideW = PAD[padding], stride[0], stride[1]
+    o.filterHeight, o.filterWidth = kernel
+    o.fusedActivationFunction = ACT[act]
+    return o
+
+
+def binary_options(kind, act):
+    o = {"ADD": S.AddOptionsT, "SUB": S.SubOptionsT, "MUL": S.MulOptionsT}[kind]()
+    o.fusedActivationFunction = ACT[act]
+    return o
