@@ -355,8 +355,12 @@ def pool(root, rng, name, config, dtype, ifm_shape, kind, kernel, stride=(1, 1),
     op = V.NpuPoolingOperation(V.NpuPoolingOp.MAX if kind == "MAX" else V.NpuPoolingOp.AVERAGE)
     ifm_addr = job.regions[1].put(fm_bytes(ifm, dtype, layouts[0]))
     ofm_addr = job.regions[1].alloc(fm_size(ofm_shape, dtype, layouts[1]))
-    op.ifm = feature_map(ifm_shape, dtype, layouts[0], 1, ifm_addr, scale, zp)
-    op.ofm = feature_map(ofm_shape, dtype, layouts[1], 1, ofm_addr, scale, zp)
+    # TFLite averages raw values; Vela's compiler matches that by giving the NPU
+    # zero points of 0 for average pools without a clamp to the zero point
+    # (high_level_command_to_npu_op.use_zero_point_0), so do the same.
+    npu_zp = 0 if kind == "AVERAGE" and act is None else zp
+    op.ifm = feature_map(ifm_shape, dtype, layouts[0], 1, ifm_addr, scale, npu_zp)
+    op.ofm = feature_map(ofm_shape, dtype, layouts[1], 1, ofm_addr, scale, npu_zp)
     op.kernel = V.NpuKernel(kw, kh, stride[1], stride[0])
     op.padding = V.NpuPadding(top=pt, left=pl, bottom=pb, right=pr)
     op.activation = activation(act)
