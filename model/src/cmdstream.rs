@@ -88,7 +88,7 @@ impl StreamError {
 
 /// Little-endian bytes to words.
 pub fn bytes_to_words(bytes: &[u8]) -> Result<Vec<u32>, StreamError> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(StreamError::Length(bytes.len()));
     }
     Ok(bytes

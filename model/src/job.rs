@@ -5,7 +5,7 @@
 //! model here; the RTL backend lives in the testbench crate), and
 //! [`run_job`] writes `out/<name>.bin` and compares with the expected bytes.
 
-use crate::npu::{ModelError, Npu, RunStats, NUM_REGIONS};
+use crate::npu::{ModelError, Npu, NUM_REGIONS};
 use npu_spec::config::NpuConfig;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -261,7 +261,7 @@ impl Backend for GoldenBackend {
         }
         let result = npu
             .run_with_progress(&job.command_stream, progress)
-            .map(RunStats::clone);
+            .cloned();
         let stats = match result {
             Ok(s) => s,
             Err(e) => {

@@ -357,7 +357,9 @@ impl Op {
                     format!("stride {}x{}", self.stride_x, self.stride_y),
                 ));
             }
-            if (self.dkw - 1) % self.dil_x != 0 || (self.dkh - 1) % self.dil_y != 0 {
+            if !(self.dkw - 1).is_multiple_of(self.dil_x)
+                || !(self.dkh - 1).is_multiple_of(self.dil_y)
+            {
                 return Err(bad(format!(
                     "dilated kernel {}x{} is not a multiple of dilation {}x{} (TRM 4.6.4 NPU_SET_KERNEL_WIDTH_M1)",
                     self.dkw, self.dkh, self.dil_x, self.dil_y
@@ -1085,6 +1087,17 @@ impl Op {
                     OfmScaleMode::PerChannel => channel_scales(npu, self)?,
                 })
             };
+        // TFLite's AveragePool (reference_integer_ops/pooling.h) averages the
+        // raw quantized values and rounds that (input and output share scale
+        // and zero point); rounding the zero-point-corrected sum instead
+        // differs on halves. So when the zero points are equal the average
+        // is taken of raw values; otherwise (a rescaling 1x1 pool) the zero
+        // points are applied as for every other operation.
+        let raw_zp = if mode == PoolingMode::Average && self.ifm.zero_point == self.ofm.zero_point {
+            self.ifm.zero_point
+        } else {
+            0
+        };
         let stage = OutStage::new(self, npu);
         let cores = npu.shram.len();
         let (kh, kw) = (self.kernel_h(), self.kernel_w());
@@ -1116,6 +1129,7 @@ impl Op {
                             }
                         }
                     }
+                    sum += count * raw_zp;
                     let v = match (mode, &scales) {
                         (PoolingMode::Max, _) => {
                             if count == 0 {
@@ -1132,7 +1146,7 @@ impl Op {
                             self.global(wrap_acc(sum + r.bias, self.acc), r)
                         }
                     };
-                    out.push(stage.finish(v, self.core_of(ch, cores)));
+                    out.push(stage.finish(v - raw_zp, self.core_of(ch, cores)));
                 }
             }
         }

@@ -70,7 +70,7 @@ pub fn is_driver_payload(bytes: &[u8]) -> bool {
 impl DriverPayload {
     /// Parse a payload.
     pub fn parse(bytes: &[u8]) -> Result<DriverPayload, PayloadError> {
-        if bytes.len() % 4 != 0 {
+        if !bytes.len().is_multiple_of(4) {
             return Err(PayloadError::Length(bytes.len()));
         }
         let words: Vec<u32> = bytes
