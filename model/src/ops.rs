@@ -1087,17 +1087,10 @@ impl Op {
                     OfmScaleMode::PerChannel => channel_scales(npu, self)?,
                 })
             };
-        // TFLite's AveragePool (reference_integer_ops/pooling.h) averages the
-        // raw quantized values and rounds that (input and output share scale
-        // and zero point); rounding the zero-point-corrected sum instead
-        // differs on halves. So when the zero points are equal the average
-        // is taken of raw values; otherwise (a rescaling 1x1 pool) the zero
-        // points are applied as for every other operation.
-        let raw_zp = if mode == PoolingMode::Average && self.ifm.zero_point == self.ofm.zero_point {
-            self.ifm.zero_point
-        } else {
-            0
-        };
+        // The zero points apply as for every operation: (x - IFM zp), then
+        // + OFM zp. TFLite averages raw values, so its rounding differs on
+        // half-way sums when the zero points are not 0; Vela's compiler
+        // therefore gives average pools zero points of 0 (use_zero_point_0).
         let stage = OutStage::new(self, npu);
         let cores = npu.shram.len();
         let (kh, kw) = (self.kernel_h(), self.kernel_w());
@@ -1129,7 +1122,6 @@ impl Op {
                             }
                         }
                     }
-                    sum += count * raw_zp;
                     let v = match (mode, &scales) {
                         (PoolingMode::Max, _) => {
                             if count == 0 {
@@ -1146,7 +1138,7 @@ impl Op {
                             self.global(wrap_acc(sum + r.bias, self.acc), r)
                         }
                     };
-                    out.push(stage.finish(v - raw_zp, self.core_of(ch, cores)));
+                    out.push(stage.finish(v, self.core_of(ch, cores)));
                 }
             }
         }
