@@ -91,7 +91,7 @@ pub enum Behaviour {
 }
 
 /// PMU state reached through a set/clear register pair.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum SharedBits {
     CounterEnable,
     Overflow,

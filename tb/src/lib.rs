@@ -1,1 +1,8 @@
-//! Verilator harness and testbench.
+//! The NPU testbench: Verilator harness, bus models and protocol monitors,
+//! and the driver that runs the NPU through its real ports.
+
+pub mod apb;
+pub mod npu;
+pub mod register_model;
+pub mod seed;
+pub mod verilator;

@@ -1,0 +1,109 @@
+//! A scoreboard model of the register file, derived from the register map:
+//! what every APB access must return and how it changes the registers.
+
+use npu_spec::config::NpuConfig;
+use npu_spec::regs::{self, Behaviour, Register, SharedBits};
+use std::collections::HashMap;
+
+/// Expected response of one access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Expected {
+    pub rdata: u32,
+    pub slverr: bool,
+}
+
+/// Register values as the NPU must hold them while nothing runs.
+pub struct RegisterModel {
+    config_word: u32,
+    prot: u32,
+    stored: HashMap<u16, u32>,
+    shared: HashMap<SharedBits, u32>,
+}
+
+impl RegisterModel {
+    /// The state right after a hard reset with the given power-on levels.
+    pub fn after_reset(config: &NpuConfig, porpl: bool, porsl: bool) -> Self {
+        let config_word = config.config_register();
+        let stored = regs::REGISTERS
+            .iter()
+            .map(|r| (r.address, r.reset_value(config_word, porpl, porsl)))
+            .collect();
+        Self {
+            config_word,
+            prot: regs::PROT.reset_value(config_word, porpl, porsl),
+            stored,
+            shared: HashMap::new(),
+        }
+    }
+
+    fn value(&self, r: &Register) -> u32 {
+        match r.behaviour {
+            Behaviour::SetBits(s) | Behaviour::ClearBits(s) => {
+                self.shared.get(&s).copied().unwrap_or(0)
+            }
+            // Nothing runs while only registers are accessed: STATUS and QREAD stay 0.
+            Behaviour::Live if r.name == "PROT" => self.prot,
+            _ => self.stored[&r.address],
+        }
+    }
+
+    /// Applies one APB access and returns what the completer must answer.
+    pub fn access(&mut self, addr: u16, write: Option<u32>, pprot: u8, pstrb: u8) -> Expected {
+        let Some(r) = regs::at(addr) else {
+            return Expected {
+                rdata: 0,
+                slverr: true,
+            };
+        };
+        let permitted = regs::access_permitted(pprot, self.prot);
+        let Some(data) = write else {
+            let rdata = if permitted { self.value(r) } else { 0 };
+            return Expected {
+                rdata,
+                slverr: false,
+            };
+        };
+        if pstrb != 0xF {
+            return Expected {
+                rdata: 0,
+                slverr: true,
+            };
+        }
+        if permitted {
+            self.write(r, data);
+        }
+        Expected {
+            rdata: 0,
+            slverr: false,
+        }
+    }
+
+    fn write(&mut self, r: &Register, data: u32) {
+        let fixed =
+            r.reset_value(self.config_word, false, false) & !r.stored_mask() & !r.action_mask();
+        let stored = (data & r.stored_mask()) | fixed;
+        match r.behaviour {
+            Behaviour::Constant | Behaviour::Live => {}
+            Behaviour::Lock => {
+                if self.stored[&r.address] == 0 || data == 0 {
+                    self.stored.insert(r.address, stored);
+                }
+            }
+            Behaviour::SetBits(s) => *self.shared.entry(s).or_default() |= data & r.stored_mask(),
+            Behaviour::ClearBits(s) => {
+                *self.shared.entry(s).or_default() &= !(data & r.stored_mask())
+            }
+            Behaviour::Storage
+            | Behaviour::Command
+            | Behaviour::SoftReset
+            | Behaviour::PmuControl => {
+                self.stored.insert(r.address, stored);
+            }
+        }
+    }
+
+    /// What a permitted read of `r` must return now.
+    pub fn read_value(&self, r: &Register) -> u32 {
+        self.value(r)
+    }
+}

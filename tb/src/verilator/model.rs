@@ -1,0 +1,319 @@
+//! A loaded Verilated model and its ports.
+
+use super::build::{storage_bytes, BuildError, DesignFiles, ManifestPort};
+use libloading::Library;
+use std::collections::HashMap;
+use std::ffi::{c_char, c_int, c_void, CString};
+use std::path::Path;
+use std::sync::{Arc, Mutex, OnceLock};
+
+type NewFn = unsafe extern "C" fn() -> *mut c_void;
+type FreeFn = unsafe extern "C" fn(*mut c_void);
+type EvalFn = unsafe extern "C" fn(*mut c_void);
+type PortFn = unsafe extern "C" fn(*mut c_void, c_int) -> *mut c_void;
+type TraceOpenFn = unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int;
+type TraceDumpFn = unsafe extern "C" fn(*mut c_void, u64);
+type TraceFlushFn = unsafe extern "C" fn(*mut c_void);
+
+/// Entry points of one loaded library, shared by every model built from it.
+struct Api {
+    _lib: Library,
+    new: NewFn,
+    free: FreeFn,
+    eval: EvalFn,
+    port: PortFn,
+    trace_open: TraceOpenFn,
+    trace_dump: TraceDumpFn,
+    trace_flush: TraceFlushFn,
+}
+
+fn load_api(path: &Path) -> Result<Arc<Api>, String> {
+    static LOADED: OnceLock<Mutex<HashMap<std::path::PathBuf, Arc<Api>>>> = OnceLock::new();
+    let mut loaded = LOADED
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(api) = loaded.get(path) {
+        return Ok(api.clone());
+    }
+    let err = |e: libloading::Error| format!("loading {}: {e}", path.display());
+    // SAFETY: the library is one this harness built from its own shim; the
+    // symbols below have exactly the signatures that shim defines.
+    let api = unsafe {
+        let lib = Library::new(path).map_err(err)?;
+        Api {
+            new: *lib.get::<NewFn>(b"npu_sim_new").map_err(err)?,
+            free: *lib.get::<FreeFn>(b"npu_sim_free").map_err(err)?,
+            eval: *lib.get::<EvalFn>(b"npu_sim_eval").map_err(err)?,
+            port: *lib.get::<PortFn>(b"npu_sim_port").map_err(err)?,
+            trace_open: *lib.get::<TraceOpenFn>(b"npu_sim_trace_open").map_err(err)?,
+            trace_dump: *lib.get::<TraceDumpFn>(b"npu_sim_trace_dump").map_err(err)?,
+            trace_flush: *lib
+                .get::<TraceFlushFn>(b"npu_sim_trace_flush")
+                .map_err(err)?,
+            _lib: lib,
+        }
+    };
+    let api = Arc::new(api);
+    loaded.insert(path.to_path_buf(), api.clone());
+    Ok(api)
+}
+
+/// Index of a port in its model, resolved once by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PortId(usize);
+
+struct Port {
+    ptr: *mut u8,
+    width: usize,
+    bytes: usize,
+}
+
+/// Cycles of a run to dump into the VCD: `[start, end)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TraceWindow {
+    pub start: u64,
+    pub end: u64,
+}
+
+impl TraceWindow {
+    pub const ALL: Self = Self {
+        start: 0,
+        end: u64::MAX,
+    };
+
+    /// Parses `START:END`, `START:` or `:END` (cycles).
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let (a, b) = text
+            .split_once(':')
+            .ok_or_else(|| format!("trace window '{text}' is not START:END"))?;
+        let num = |s: &str, default: u64| {
+            if s.is_empty() {
+                Ok(default)
+            } else {
+                s.parse::<u64>()
+                    .map_err(|_| format!("trace window '{text}': '{s}' is not a cycle number"))
+            }
+        };
+        let window = Self {
+            start: num(a, 0)?,
+            end: num(b, u64::MAX)?,
+        };
+        if window.start >= window.end {
+            return Err(format!("trace window '{text}' is empty"));
+        }
+        Ok(window)
+    }
+}
+
+/// One instance of a Verilated design.
+pub struct Model {
+    api: Arc<Api>,
+    sim: *mut c_void,
+    ports: Vec<Port>,
+    names: HashMap<String, PortId>,
+    clock: PortId,
+    cycle: u64,
+    trace: Option<TraceWindow>,
+}
+
+// SAFETY: a model is used by one thread at a time; Verilator models with
+// their own VerilatedContext may live on any thread.
+unsafe impl Send for Model {}
+
+impl Model {
+    /// Builds (or reuses) the library for `design` and instantiates it.
+    /// `clock` names the clock port that [`Model::tick`] toggles.
+    pub fn new(design: &DesignFiles, clock: &str) -> Result<Self, BuildError> {
+        let lib = super::build(design)?;
+        let api = load_api(&lib).map_err(|tail| BuildError::Step {
+            step: "loading the Verilated library".into(),
+            log: lib.clone(),
+            tail,
+        })?;
+        // SAFETY: `new` returns a fresh model owned by this struct until `free`.
+        let sim = unsafe { (api.new)() };
+        let ports = design
+            .ports
+            .iter()
+            .enumerate()
+            .map(|(i, p): (usize, &ManifestPort)| {
+                // SAFETY: index i is a case of the shim's switch, built from the same manifest.
+                let ptr = unsafe { (api.port)(sim, i as c_int) } as *mut u8;
+                assert!(!ptr.is_null(), "the shim has no port {i} ({})", p.name);
+                Port {
+                    ptr,
+                    width: p.width,
+                    bytes: storage_bytes(p.width),
+                }
+            })
+            .collect();
+        let names: HashMap<String, PortId> = design
+            .ports
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.name.clone(), PortId(i)))
+            .collect();
+        let clock = *names.get(clock).ok_or_else(|| BuildError::Step {
+            step: "finding the clock port".into(),
+            log: design.verilog.clone(),
+            tail: format!("{} has no port {clock}", design.module),
+        })?;
+        Ok(Self {
+            api,
+            sim,
+            ports,
+            names,
+            clock,
+            cycle: 0,
+            trace: None,
+        })
+    }
+
+    /// The port called `name`.
+    ///
+    /// # Panics
+    /// When the design has no such port: the testbench and design disagree.
+    pub fn port(&self, name: &str) -> PortId {
+        *self
+            .names
+            .get(name)
+            .unwrap_or_else(|| panic!("the design has no port named {name}"))
+    }
+
+    pub fn width(&self, id: PortId) -> usize {
+        self.ports[id.0].width
+    }
+
+    /// Sets a port of up to 64 bits.
+    #[inline]
+    pub fn set(&mut self, id: PortId, value: u64) {
+        let p = &self.ports[id.0];
+        debug_assert!(p.width <= 64, "use set_wide for the {}-bit port", p.width);
+        debug_assert!(
+            p.width == 64 || value >> p.width == 0,
+            "value {value:#x} overflows a {}-bit port",
+            p.width
+        );
+        // SAFETY: ptr points at the model's storage for this port, `bytes` long.
+        unsafe {
+            match p.bytes {
+                1 => *p.ptr = value as u8,
+                2 => *(p.ptr as *mut u16) = value as u16,
+                4 => *(p.ptr as *mut u32) = value as u32,
+                _ => *(p.ptr as *mut u64) = value,
+            }
+        }
+    }
+
+    /// Reads a port of up to 64 bits.
+    #[inline]
+    pub fn get(&self, id: PortId) -> u64 {
+        let p = &self.ports[id.0];
+        debug_assert!(p.width <= 64, "use get_wide for the {}-bit port", p.width);
+        // SAFETY: as in `set`.
+        unsafe {
+            match p.bytes {
+                1 => u64::from(*p.ptr),
+                2 => u64::from(*(p.ptr as *const u16)),
+                4 => u64::from(*(p.ptr as *const u32)),
+                _ => *(p.ptr as *const u64),
+            }
+        }
+    }
+
+    /// Sets a port of any width from 32-bit words, word 0 = bits 31:0.
+    pub fn set_wide(&mut self, id: PortId, words: &[u32]) {
+        let p = &self.ports[id.0];
+        let n = p.width.div_ceil(32);
+        assert_eq!(words.len(), n, "the {}-bit port takes {n} words", p.width);
+        if p.width <= 64 {
+            let v = words
+                .iter()
+                .rev()
+                .fold(0u64, |acc, &w| (acc << 32) | u64::from(w));
+            self.set(id, v);
+        } else {
+            // SAFETY: a wide port is an array of n 32-bit words.
+            unsafe { std::ptr::copy_nonoverlapping(words.as_ptr(), p.ptr as *mut u32, n) }
+        }
+    }
+
+    /// Reads a port of any width as 32-bit words, word 0 = bits 31:0.
+    pub fn get_wide(&self, id: PortId) -> Vec<u32> {
+        let p = &self.ports[id.0];
+        let n = p.width.div_ceil(32);
+        if p.width <= 64 {
+            let v = self.get(id);
+            (0..n).map(|i| (v >> (32 * i)) as u32).collect()
+        } else {
+            let mut words = vec![0u32; n];
+            // SAFETY: as in `set_wide`.
+            unsafe { std::ptr::copy_nonoverlapping(p.ptr as *const u32, words.as_mut_ptr(), n) }
+            words
+        }
+    }
+
+    /// Evaluates the model after inputs changed without a clock edge.
+    pub fn eval(&mut self) {
+        // SAFETY: sim is a live model.
+        unsafe { (self.api.eval)(self.sim) }
+    }
+
+    /// One clock cycle: the clock falls (inputs set before this call settle),
+    /// then rises (registers take them). Outputs read afterwards show the
+    /// state after the rising edge.
+    #[inline]
+    pub fn tick(&mut self) {
+        self.set(self.clock, 0);
+        self.eval();
+        self.dump(2 * self.cycle);
+        self.set(self.clock, 1);
+        self.eval();
+        self.dump(2 * self.cycle + 1);
+        self.cycle += 1;
+    }
+
+    #[inline]
+    fn dump(&mut self, time: u64) {
+        if let Some(w) = self.trace {
+            if (w.start..w.end).contains(&self.cycle) {
+                // SAFETY: sim is a live model with an open trace.
+                unsafe { (self.api.trace_dump)(self.sim, time) }
+            }
+        }
+    }
+
+    /// Cycles run so far.
+    pub fn cycle(&self) -> u64 {
+        self.cycle
+    }
+
+    /// Starts writing a VCD of the cycles in `window` to `path`.
+    pub fn trace_to(&mut self, path: &Path, window: TraceWindow) -> Result<(), String> {
+        let c_path = CString::new(path.as_os_str().as_encoded_bytes())
+            .map_err(|_| format!("VCD path {} contains a NUL byte", path.display()))?;
+        // SAFETY: sim is live; the path outlives the call.
+        let rc = unsafe { (self.api.trace_open)(self.sim, c_path.as_ptr()) };
+        if rc != 0 {
+            return Err(format!("cannot open VCD file {}", path.display()));
+        }
+        self.trace = Some(window);
+        Ok(())
+    }
+
+    /// Writes buffered VCD data to the file.
+    pub fn flush_trace(&mut self) {
+        if self.trace.is_some() {
+            // SAFETY: sim is live.
+            unsafe { (self.api.trace_flush)(self.sim) }
+        }
+    }
+}
+
+impl Drop for Model {
+    fn drop(&mut self) {
+        // SAFETY: sim was made by `new` and is freed once; this closes any VCD.
+        unsafe { (self.api.free)(self.sim) }
+    }
+}
