@@ -128,61 +128,124 @@ def pick_block(rng, op, accel):
     return op.block_config
 
 
-class Job:
-    """Collects the pieces of one job folder."""
+class FM:
+    """A feature map both in NPU memory (region 1) and in the TFLite model."""
 
-    def __init__(self, name, config, description):
-        self.name, self.config, self.description = name, config, description
+    def __init__(self, shape, dtype, scale, zp, layout, addresses, tensor, value=None, npu_zp=None, split=None):
+        self.shape, self.dtype, self.scale, self.zp, self.layout = shape, dtype, scale, zp, layout
+        self.addresses, self.tensor, self.value, self.split = addresses, tensor, value, split
+        # The numpy model's view of this output, when computed (conv only).
+        self.check = None
+        # Zero point given to the NPU when it differs from the TFLite one.
+        self.npu_zp = zp if npu_zp is None else npu_zp
+
+    def npu(self, zp=None):
+        """The NpuFeatureMap; `split` rows go to a second tile (TRM tiles 0 and 2)."""
+        fm = feature_map(self.shape, self.dtype, self.layout, 1, self.addresses[0], self.scale,
+                         self.npu_zp if zp is None else zp)
+        if self.split is not None:
+            h, w, _ = self.shape
+            fm.tiles = V.NpuTileBox(height_0=self.split, height_1=self.split, width_0=w,
+                                    addresses=[self.addresses[0], 0, self.addresses[1], 0])
+        return fm
+
+
+class Build:
+    """One job under construction: NPU operations plus the equivalent TFLite model."""
+
+    def __init__(self, name, config, rng):
+        self.name, self.config, self.rng = name, config, rng
         self.regions = {0: Region(), 1: Region()}
-        self.ops = []
-        self.outputs = []
+        self.ops, self.model = [], T.Model()
+        self.inputs, self.outputs, self.descriptions = [], [], []
+        # Outputs whose expected bytes are known without TFLite: (name, region, offset, bytes).
+        self.raw_outputs = []
+
+    def _place(self, arr, shape, dtype, layout, split):
+        """Writes (or reserves, arr None) a feature map in region 1, split in two tiles at row `split`."""
+        parts = [(0, shape[0])] if split is None else [(0, split), (split, shape[0])]
+        addrs = []
+        for y0, y1 in parts:
+            part_shape = (y1 - y0, *shape[1:])
+            if arr is None:
+                addrs.append(self.regions[1].alloc(fm_size(part_shape, dtype, layout)))
+            else:
+                addrs.append(self.regions[1].put(fm_bytes(arr[y0:y1], dtype, layout)))
+        return addrs
+
+    def input(self, shape, dtype, scale, zp, layout="NHWC", split=None, value=None):
+        """A random (or given) input feature map."""
+        value = random_fm(self.rng, shape, dtype) if value is None else value
+        t = self.model.tensor([1, *shape], dtype, scale, zp)
+        self.inputs.append((t, value))
+        return FM(shape, dtype, scale, zp, layout, self._place(value, shape, dtype, layout, split), t, value,
+                  split=split)
+
+    def output(self, shape, dtype, scale, zp, layout="NHWC", split=None):
+        """A feature map an operation writes."""
+        t = self.model.tensor([1, *shape], dtype, scale, zp)
+        return FM(shape, dtype, scale, zp, layout, self._place(None, shape, dtype, layout, split), t, split=split)
+
+    def expect(self, name, fm):
+        """Makes `fm` an output of the job, checked against TFLite."""
+        self.outputs.append((name, fm))
 
     def write(self, root: Path):
+        m = self.model
+        m.inputs = [t for t, _ in self.inputs]
+        m.outputs = [fm.tensor for _, fm in self.outputs]
+        results = m.run_all([v[None] for _, v in self.inputs]) if self.outputs else {}
         d = root / self.name
         d.mkdir(parents=True)
-        with contextlib.redirect_stdout(io.StringIO()):
+        with contextlib.redirect_stdout(io.StringIO()):  # Vela's default-config warnings
             cmds = V.npu_generate_register_command_stream(self.ops, ACCEL[self.config])
-        (d / "cmd.bin").write_bytes(np.array(cmds, dtype=np.uint32).astype("<u4").tobytes())
+        (d / "cmd.bin").write_bytes(np.array(cmds, dtype="<u4").tobytes())
         regions = []
         for index, r in sorted(self.regions.items()):
-            if not r.data:
-                continue
-            (d / f"region{index}.bin").write_bytes(bytes(r.data))
-            regions.append({"index": index, "file": f"region{index}.bin", "size": len(r.data)})
+            if r.data:
+                (d / f"region{index}.bin").write_bytes(bytes(r.data))
+                regions.append({"index": index, "file": f"region{index}.bin", "size": len(r.data)})
+        expected = list(self.raw_outputs)
+        for name, fm in self.outputs:
+            fm.value = results[fm.tensor][0]
+            parts = [(0, fm.shape[0])] if fm.split is None else [(0, fm.split), (fm.split, fm.shape[0])]
+            for k, ((y0, y1), addr) in enumerate(zip(parts, fm.addresses)):
+                part = name if fm.split is None else f"{name}_tile{2 * k}"
+                expected.append((part, 1, addr, fm_bytes(fm.value[y0:y1], fm.dtype, fm.layout)))
         outputs = []
-        for name, region, offset, blob in self.outputs:
+        for name, region, addr, blob in expected:
             (d / f"{name}.expected.bin").write_bytes(blob)
-            outputs.append({"name": name, "region": region, "offset": offset, "size": len(blob),
+            outputs.append({"name": name, "region": region, "offset": addr, "size": len(blob),
                             "expected": f"{name}.expected.bin"})
         job = {"config": self.config, "command_stream": "cmd.bin", "regions": regions, "outputs": outputs,
-               "description": self.description}
+               "description": "; ".join(self.descriptions)}
         (d / "job.json").write_text(json.dumps(job, indent=2) + "\n")
 
 
-def _encode_conv_weights(job, rng, op, w_ohwi, bias, scales, dtype, depthwise, traversal):
+def _encode_conv_weights(b, op, w_ohwi, bias, scales, ifm_bits, depthwise, traversal):
     """Encodes weights and scale/bias per core into region 0 (TRM 4.7.5.1 split)."""
-    cores = CORES[job.config]
-    block = pick_block(rng, op, job.config)
+    cores = CORES[b.config]
+    block = pick_block(b.rng, op, b.config)
     ofm = w_ohwi.shape[0]
-    ifm_bits = np.dtype(dtype).itemsize * 8
     op.weights, op.biases = [], []
     for core in range(min(cores, ofm)):
         core_block = (block.depth + cores - 1 - core) // cores
-        stream = V.npu_encode_weights(ACCEL[job.config], np.ascontiguousarray(w_ohwi[core::cores]),
+        stream = V.npu_encode_weights(ACCEL[b.config], np.ascontiguousarray(w_ohwi[core::cores]),
                                       (op.kernel.dilation_x, op.kernel.dilation_y), ifm_bits, core_block,
                                       depthwise, traversal)
-        addr = job.regions[0].put(bytes(stream))
+        addr = b.regions[0].put(bytes(stream))
         op.weights.append(V.NpuAddressRange(region=0, address=addr, length=len(stream)))
         sb = bytearray()
         for ch in range(core, ofm, cores):
             sb += V.npu_encode_bias(np.int64(bias[ch]), *scales[ch])
         sb += bytes(-len(sb) % 16)
-        addr = job.regions[0].put(bytes(sb))
+        addr = b.regions[0].put(bytes(sb))
         op.biases.append(V.NpuAddressRange(region=0, address=addr, length=len(sb)))
     return block
 
 
-# Per job: outputs where TFLite differs from the NPU arithmetic as Vela configures it.
+# Per checked output: outputs where TFLite differs from the numpy model of the
+# NPU arithmetic Vela configures (expected to stay 0).
 MISMATCHES = {}
 
 
@@ -238,10 +301,11 @@ def _npu_conv(ifm, in_zp, w, bias, scales, pad, stride, dilation, ofm_shape, dep
     return np.clip(out + out_zp, *clamp).astype(dtype)
 
 
-def conv(root, rng, name, config, dtype, ifm_shape, cout, kernel, stride=(1, 1), dilation=(1, 1),
-         padding="SAME", act=None, traversal="PART_KERNEL_FIRST", layouts=("NHWC", "NHWC"), depthwise=False):
-    """CONV_2D or DEPTHWISE_CONV_2D (depth multiplier 1)."""
-    h, w, cin = ifm_shape
+def conv(b, ifm, cout, kernel, stride=(1, 1), dilation=(1, 1), padding="SAME", act=None,
+         traversal="PART_KERNEL_FIRST", out_layout="NHWC", depthwise=False, out_split=None):
+    """CONV_2D, or DEPTHWISE_CONV_2D with depth multiplier 1; returns the OFM."""
+    rng, dtype = b.rng, ifm.dtype
+    h, w, cin = ifm.shape
     kh, kw = kernel
     if depthwise:
         cout = cin
@@ -253,92 +317,83 @@ def conv(root, rng, name, config, dtype, ifm_shape, cout, kernel, stride=(1, 1),
         pt = pb = pl = pr = 0
     ofm_shape = (oh, ow, cout)
     n = kh * kw * (1 if depthwise else cin)
+    wshape = (cout, kh, kw, 1 if depthwise else cin)
 
-    # Quantization (float32 scales, as stored in a .tflite file).
-    ifm = random_fm(rng, ifm_shape, dtype)
+    # Weights and output quantization (float32 scales, as in a .tflite file).
     if dtype == np.uint8:
-        in_scale, in_zp = np.float32(1 / 32), int(rng.integers(100, 156))
         w_zp = int(rng.integers(110, 146))
-        w_raw = rng.integers(0, 256, size=(cout, kh, kw, 1 if depthwise else cin)).astype(np.uint8)
+        w_raw = rng.integers(0, 256, size=wshape).astype(np.uint8)
         w_scale = np.full(cout, np.float32(rng.uniform(0.002, 0.01)), dtype=np.float32)
-        w_corr = w_raw.astype(np.int16) - w_zp
         out_zp = int(rng.integers(100, 156))
     else:
-        in_scale = np.float32(1 / 32 if dtype == np.int8 else 1 / 1024)
-        in_zp = int(rng.integers(-10, 11)) if dtype == np.int8 else 0
         w_zp = 0
-        w_raw = rng.integers(-127, 128, size=(cout, kh, kw, 1 if depthwise else cin)).astype(np.int8)
+        w_raw = rng.integers(-127, 128, size=wshape).astype(np.int8)
         w_scale = rng.uniform(0.002, 0.01, size=cout).astype(np.float32)
-        w_corr = w_raw.astype(np.int16)
         out_zp = int(rng.integers(-10, 11)) if dtype == np.int8 else 0
-    in_std = 74.0 if np.dtype(dtype).itemsize == 1 else 1730.0
-    acc_std = math.sqrt(n) * in_std * 74.0 * float(in_scale) * float(w_scale.mean())
-    out_scale = np.float32(acc_std / (40.0 if np.dtype(dtype).itemsize == 1 else 8000.0))
-    bias_dtype = np.int64 if dtype == np.int16 else np.int32
+    w_corr = w_raw.astype(np.int16) - w_zp
+    wide = np.dtype(dtype).itemsize == 2
+    acc_std = math.sqrt(n) * (1730.0 if wide else 74.0) * 74.0 * float(ifm.scale) * float(w_scale.mean())
+    out_scale = np.float32(acc_std / (8000.0 if wide else 40.0))
+    bias_dtype = np.int64 if wide else np.int32
     bias = rng.integers(-2000, 2001, size=cout).astype(bias_dtype)
+    # Per-channel (scale, shift) the way Vela's compiler derives them from the
+    # same float32 scales (weight_compressor._prepare_scale_and_bias).
     if dtype == np.uint8:
-        real = [np.double(in_scale * s) / np.double(out_scale) for s in w_scale]
+        real = [np.double(ifm.scale * s) / np.double(out_scale) for s in w_scale]
     else:
-        real = [np.double(in_scale) * np.double(s) / np.double(out_scale) for s in w_scale]
-    quant = reduced_quantise_scale if dtype == np.int16 else quantise_scale
-    scales = [quant(r) for r in real]
+        real = [np.double(ifm.scale) * np.double(s) / np.double(out_scale) for s in w_scale]
+    scales = [(reduced_quantise_scale if wide else quantise_scale)(r) for r in real]
 
-    # NPU operation.
-    job = Job(name, config, "")
+    ofm = b.output(ofm_shape, dtype, out_scale, out_zp, out_layout, out_split)
     op = V.NpuConvDepthWiseOperation() if depthwise else V.NpuConv2DOperation()
-    ifm_addr = job.regions[1].put(fm_bytes(ifm, dtype, layouts[0]))
-    ofm_addr = job.regions[1].alloc(fm_size(ofm_shape, dtype, layouts[1]))
-    op.ifm = feature_map(ifm_shape, dtype, layouts[0], 1, ifm_addr, in_scale, in_zp)
-    op.ofm = feature_map(ofm_shape, dtype, layouts[1], 1, ofm_addr, out_scale, out_zp)
+    op.ifm, op.ofm = ifm.npu(), ofm.npu()
     op.kernel = V.NpuKernel(kw, kh, stride[1], stride[0], dilation[1], dilation[0])
     op.padding = V.NpuPadding(top=pt, left=pl, bottom=pb, right=pr)
     op.activation = activation(act)
-    if dtype == np.int16:
+    if wide:
         op.rounding_mode = V.NpuRoundingMode.NATURAL  # as Vela does for 16-bit convolutions
     trav = V.NpuBlockTraversal.DEPTH_FIRST if depthwise else getattr(V.NpuBlockTraversal, traversal)
     if not depthwise:
         op.block_traversal = trav
-    block = _encode_conv_weights(job, rng, op, w_corr, bias, scales, dtype, depthwise, trav)
-    job.ops.append(op)
+    block = _encode_conv_weights(b, op, w_corr, bias, scales, 16 if wide else 8, depthwise, trav)
+    b.ops.append(op)
 
-    # TFLite reference.
-    m = T.Model()
-    i = m.tensor([1, *ifm_shape], dtype, in_scale, in_zp)
-    # uint8 models are per-tensor quantized; int8/int16 per channel.
+    # TFLite: uint8 models are per-tensor quantized, int8/int16 per channel.
+    m = b.model
     per_channel = dtype != np.uint8
     wq = (w_scale, [w_zp] * cout) if per_channel else (w_scale[0], w_zp)
     if depthwise:
         wt = m.tensor([1, kh, kw, cout], w_raw.dtype.type, *wq,
                       data=w_raw.reshape(cout, kh, kw).transpose(1, 2, 0)[None], axis=3)
     else:
-        wt = m.tensor([cout, kh, kw, cin], w_raw.dtype.type, *wq, data=w_raw, axis=0)
-    bias_scale = np.double(in_scale) * w_scale.astype(np.double)
-    b = m.tensor([cout], bias_dtype, *((bias_scale, [0] * cout) if per_channel else (bias_scale[0], 0)), data=bias)
-    o = m.tensor([1, *ofm_shape], dtype, out_scale, out_zp)
-    m.inputs, m.outputs = [i], [o]
+        wt = m.tensor(list(wshape), w_raw.dtype.type, *wq, data=w_raw, axis=0)
+    bias_scale = np.double(ifm.scale) * w_scale.astype(np.double)
+    bt = m.tensor([cout], bias_dtype, *((bias_scale, [0] * cout) if per_channel else (bias_scale[0], 0)), data=bias)
+    version = 3 if dtype == np.int8 else 1
     if depthwise:
-        m.op(S.BuiltinOperator.DEPTHWISE_CONV_2D, [i, wt, b], [o], S.BuiltinOptions.DepthwiseConv2DOptions,
-             T.depthwise_options(stride, dilation, padding, act), version=3 if dtype == np.int8 else 1)
+        m.op(S.BuiltinOperator.DEPTHWISE_CONV_2D, [ifm.tensor, wt, bt], [ofm.tensor],
+             S.BuiltinOptions.DepthwiseConv2DOptions, T.depthwise_options(stride, dilation, padding, act), version)
     else:
-        m.op(S.BuiltinOperator.CONV_2D, [i, wt, b], [o], S.BuiltinOptions.Conv2DOptions,
-             T.conv_options(stride, dilation, padding, act), version=3 if dtype == np.int8 else 1)
-    expected = m.run(ifm[None])[0]
-    own = _npu_conv(ifm, in_zp, w_corr, bias, scales, (pt, pl), stride, dilation, ofm_shape, depthwise,
-                    dtype, out_zp, _act_range(act, out_scale, out_zp, dtype))
-    MISMATCHES[name] = int(np.count_nonzero(own != expected))
-    job.outputs.append(("ofm", 1, ofm_addr, fm_bytes(expected, dtype, layouts[1])))
+        m.op(S.BuiltinOperator.CONV_2D, [ifm.tensor, wt, bt], [ofm.tensor], S.BuiltinOptions.Conv2DOptions,
+             T.conv_options(stride, dilation, padding, act), version)
+    if ifm.value is not None:
+        ofm.check = _npu_conv(ifm.value, ifm.zp, w_corr, bias, scales, (pt, pl), stride, dilation, ofm_shape,
+                              depthwise, dtype, out_zp, _act_range(act, out_scale, out_zp, dtype))
     kind = "DEPTHWISE" if depthwise else f"CONV2D {traversal.lower()}"
-    job.description = (f"{kind} {kh}x{kw} stride {stride[0]}x{stride[1]} dilation {dilation[0]}x{dilation[1]} "
-                       f"{padding} act {act}, {dname(dtype)} {layouts[0]} {h}x{w}x{cin} -> {layouts[1]} "
-                       f"{oh}x{ow}x{cout}, block {block.height}x{block.width}x{block.depth}")
-    job.write(root)
-    return kind.split()[0]
+    b.descriptions.append(
+        f"{kind} {kh}x{kw} stride {stride[0]}x{stride[1]} dilation {dilation[0]}x{dilation[1]} {padding} "
+        f"act {act}, {dname(dtype)} {ifm.layout} {h}x{w}x{cin}{_tiles(ifm)} -> {out_layout} {oh}x{ow}x{cout}"
+        f"{_tiles(ofm)}, block {block.height}x{block.width}x{block.depth}")
+    return ofm
 
 
-def pool(root, rng, name, config, dtype, ifm_shape, kind, kernel, stride=(1, 1), padding="VALID", act=None,
-         layouts=("NHWC", "NHWC")):
-    """MAX_POOL_2D or AVERAGE_POOL_2D; input and output share quantization (TFLite requires it)."""
-    h, w, c = ifm_shape
+def _tiles(fm):
+    return "" if fm.split is None else f" (2 tiles at row {fm.split})"
+
+
+def pool(b, ifm, kind, kernel, stride=(1, 1), padding="VALID", act=None, out_layout="NHWC"):
+    """MAX_POOL_2D or AVERAGE_POOL_2D; the OFM takes the IFM's quantization (TFLite requires it)."""
+    h, w, c = ifm.shape
     kh, kw = kernel
     if padding == "SAME":
         oh, pt, pb = same_padding(h, kh, stride[0], 1)
@@ -346,41 +401,26 @@ def pool(root, rng, name, config, dtype, ifm_shape, kind, kernel, stride=(1, 1),
     else:
         oh, ow = valid_out(h, kh, stride[0], 1), valid_out(w, kw, stride[1], 1)
         pt = pb = pl = pr = 0
-    ofm_shape = (oh, ow, c)
-    scale = np.float32(1 / 16 if np.dtype(dtype).itemsize == 1 else 1 / 256)
-    zp = {np.int8: int(rng.integers(-10, 11)), np.uint8: int(rng.integers(100, 156)), np.int16: 0}[dtype]
-    ifm = random_fm(rng, ifm_shape, dtype)
-
-    job = Job(name, config, "")
+    ofm = b.output((oh, ow, c), ifm.dtype, ifm.scale, ifm.zp, out_layout)
     op = V.NpuPoolingOperation(V.NpuPoolingOp.MAX if kind == "MAX" else V.NpuPoolingOp.AVERAGE)
-    ifm_addr = job.regions[1].put(fm_bytes(ifm, dtype, layouts[0]))
-    ofm_addr = job.regions[1].alloc(fm_size(ofm_shape, dtype, layouts[1]))
     # TFLite averages raw values; Vela's compiler matches that by giving the NPU
     # zero points of 0 for average pools without a clamp to the zero point
     # (high_level_command_to_npu_op.use_zero_point_0), so do the same.
-    npu_zp = 0 if kind == "AVERAGE" and act is None else zp
-    op.ifm = feature_map(ifm_shape, dtype, layouts[0], 1, ifm_addr, scale, npu_zp)
-    op.ofm = feature_map(ofm_shape, dtype, layouts[1], 1, ofm_addr, scale, npu_zp)
+    npu_zp = 0 if kind == "AVERAGE" and act is None else None
+    op.ifm, op.ofm = ifm.npu(npu_zp), ofm.npu(npu_zp)
     op.kernel = V.NpuKernel(kw, kh, stride[1], stride[0])
     op.padding = V.NpuPadding(top=pt, left=pl, bottom=pb, right=pr)
     op.activation = activation(act)
-    block = pick_block(rng, op, config)
-    job.ops.append(op)
-
-    m = T.Model()
-    i = m.tensor([1, *ifm_shape], dtype, scale, zp)
-    o = m.tensor([1, *ofm_shape], dtype, scale, zp)
-    m.inputs, m.outputs = [i], [o]
+    block = pick_block(b.rng, op, b.config)
+    b.ops.append(op)
     code = S.BuiltinOperator.MAX_POOL_2D if kind == "MAX" else S.BuiltinOperator.AVERAGE_POOL_2D
-    m.op(code, [i], [o], S.BuiltinOptions.Pool2DOptions, T.pool_options(kernel, stride, padding, act),
-         version=1 if dtype == np.uint8 else 2)
-    expected = m.run(ifm[None])[0]
-    job.outputs.append(("ofm", 1, ofm_addr, fm_bytes(expected, dtype, layouts[1])))
-    job.description = (f"{kind} POOL {kh}x{kw} stride {stride[0]}x{stride[1]} {padding} act {act}, "
-                       f"{dname(dtype)} {layouts[0]} {h}x{w}x{c} -> {layouts[1]} {oh}x{ow}x{c}, "
-                       f"block {block.height}x{block.width}x{block.depth}")
-    job.write(root)
-    return f"{kind}POOL"
+    b.model.op(code, [ifm.tensor], [ofm.tensor], S.BuiltinOptions.Pool2DOptions,
+               T.pool_options(kernel, stride, padding, act), version=1 if ifm.dtype == np.uint8 else 2)
+    b.descriptions.append(
+        f"{kind} POOL {kh}x{kw} stride {stride[0]}x{stride[1]} {padding} act {act}, {dname(ifm.dtype)} "
+        f"{ifm.layout} {h}x{w}x{c}{_tiles(ifm)} -> {out_layout} {oh}x{ow}x{c}, "
+        f"block {block.height}x{block.width}x{block.depth}")
+    return ofm
 
 
 ELEMENTWISE = {
@@ -392,94 +432,81 @@ ELEMENTWISE = {
 }
 
 
-def elementwise(root, rng, name, config, dtype, shape, kind, ifm2_shape=None, scalar=False, act=None,
-                layouts=("NHWC", "NHWC", "NHWC"), scales=None):
-    """Binary elementwise op with optional broadcast (ifm2_shape) or scalar IFM2."""
-    ifm2_shape = (1, 1, 1) if scalar else (ifm2_shape or shape)
-    itemsize = np.dtype(dtype).itemsize
-    if scales is None:
-        if kind in ("MIN", "MAX"):
-            scales = (1 / 16, 1 / 16, 1 / 16)  # TFLite MINIMUM/MAXIMUM do not rescale
-        elif kind == "MUL":
-            scales = (0.05, 0.03, 1 / 4)  # power-of-two output: float32 == double scale
-        else:
-            scales = (0.05, 0.03, 0.07)
-        if itemsize == 2:
-            scales = tuple(s / 128 for s in scales)
-    s1, s2, so = (np.float32(s) for s in scales)
+def elementwise_scales(kind, dtype):
+    """(IFM, IFM2, OFM) scales: MIN/MAX share one scale (TFLite does not rescale
+    them); MUL's OFM scale is a power of two so float32 and double agree."""
+    scales = {"MIN": (1 / 16,) * 3, "MAX": (1 / 16,) * 3, "MUL": (0.05, 0.03, 1 / 4)}.get(kind, (0.05, 0.03, 0.07))
+    return tuple(np.float32(s / (128 if np.dtype(dtype).itemsize == 2 else 1)) for s in scales)
 
-    def zp():
-        return {np.int8: int(rng.integers(-10, 11)), np.uint8: int(rng.integers(100, 156)), np.int16: 0}[dtype]
 
-    z1, z2, zo = zp(), zp(), zp()
-    if kind in ("MIN", "MAX"):
-        z2 = zo = z1
-    a = random_fm(rng, shape, dtype)
-    b = random_fm(rng, ifm2_shape, dtype)
+def zero_point(rng, dtype):
+    return {np.int8: int(rng.integers(-10, 11)), np.uint8: int(rng.integers(100, 156)), np.int16: 0}[dtype]
 
+
+def elementwise(b, a, other, kind, out_scale, out_zp, act=None, out_layout="NHWC", scalar=False, reversed_=False):
+    """Binary elementwise op; `other` is the IFM2 feature map (broadcast when its
+    shape has ones), or with `scalar` a one-element constant. With `reversed_`
+    the TFLite operand order is (other, a): the NPU broadcasts only IFM2, so a
+    broadcast first operand is expressed with reversed operands."""
+    dtype = a.dtype
+    ofm = b.output(a.shape, dtype, out_scale, out_zp, out_layout)
     npu_kind, code, opt_type = ELEMENTWISE[kind]
-    job = Job(name, config, "")
     op = V.NpuElementWiseOperation(npu_kind)
-    a_addr = job.regions[1].put(fm_bytes(a, dtype, layouts[0]))
-    op.ifm = feature_map(shape, dtype, layouts[0], 1, a_addr, s1, z1)
+    op.ifm, op.ofm = a.npu(), ofm.npu()
     if scalar:
-        op.ifm2 = feature_map(ifm2_shape, dtype, "NHWC", 1, 0, s2, z2)
-        op.ifm2_scalar = float((int(b.flat[0]) - z2) * s2)
+        op.ifm2 = feature_map((1, 1, 1), dtype, "NHWC", 1, 0, other.scale, other.zp)
+        op.ifm2_scalar = float((int(other.value.flat[0]) - other.zp) * other.scale)
     else:
-        b_addr = job.regions[1].put(fm_bytes(b, dtype, layouts[1]))
-        op.ifm2 = feature_map(ifm2_shape, dtype, layouts[1], 1, b_addr, s2, z2)
-    ofm_addr = job.regions[1].alloc(fm_size(shape, dtype, layouts[2]))
-    op.ofm = feature_map(shape, dtype, layouts[2], 1, ofm_addr, so, zo)
+        op.ifm2 = other.npu()
+    op.reversed_operands = reversed_
     op.activation = activation(act)
-    block = pick_block(rng, op, config)
-    job.ops.append(op)
-
-    m = T.Model()
-    ti = m.tensor([1, *shape], dtype, s1, z1)
-    if scalar:
-        t2 = m.tensor([1], dtype, s2, z2, data=b.reshape(1))
-    else:
-        t2 = m.tensor([1, *ifm2_shape], dtype, s2, z2)
-    to = m.tensor([1, *shape], dtype, so, zo)
-    m.inputs, m.outputs = ([ti] if scalar else [ti, t2]), [to]
+    block = pick_block(b.rng, op, b.config)
+    b.ops.append(op)
     options = T.binary_options(kind, act) if opt_type != S.BuiltinOptions.NONE else None
-    m.op(code, [ti, t2], [to], opt_type, options, version=2 if dtype == np.int8 else (3 if dtype == np.int16 else 1))
-    expected = m.run(a[None]) if scalar else m.run(a[None], b[None])
-    job.outputs.append(("ofm", 1, ofm_addr, fm_bytes(expected[0], dtype, layouts[2])))
-    ifm2_desc = "scalar" if scalar else f"{ifm2_shape[0]}x{ifm2_shape[1]}x{ifm2_shape[2]}"
-    job.description = (f"ELEMENTWISE {kind} act {act}, {dname(dtype)} {layouts[0]} {'x'.join(map(str, shape))} "
-                       f"with IFM2 {ifm2_desc}, scales {float(s1):.6g}/{float(s2):.6g}/{float(so):.6g}, "
-                       f"block {block.height}x{block.width}x{block.depth}")
-    job.write(root)
-    return f"ELEMENTWISE_{kind}"
+    version = 2 if dtype == np.int8 else (3 if dtype == np.int16 else 1)
+    operands = [other.tensor, a.tensor] if reversed_ else [a.tensor, other.tensor]
+    b.model.op(code, operands, [ofm.tensor], opt_type, options, version)
+    ifm2_desc = "scalar" if scalar else "x".join(map(str, other.shape))
+    b.descriptions.append(
+        f"ELEMENTWISE {kind}{' reversed' if reversed_ else ''} act {act}, {dname(dtype)} {a.layout} "
+        f"{'x'.join(map(str, a.shape))}{_tiles(a)} with IFM2 {ifm2_desc}, scales "
+        f"{float(a.scale):.6g}/{float(other.scale):.6g}/{float(out_scale):.6g}, "
+        f"block {block.height}x{block.width}x{block.depth}")
+    return ofm
 
 
-def dma(root, rng, name, config, size):
-    """NPU_OP_DMA_START copying region 0 to region 1; expected = the source bytes."""
-    job = Job(name, config, f"DMA {size} bytes region 0 -> region 1")
-    src = rng.integers(0, 256, size=size).astype(np.uint8).tobytes()
-    s = job.regions[0].put(src)
-    d = job.regions[1].alloc(size)
-    job.ops.append(V.NpuDmaOperation(V.NpuAddressRange(0, s, size), V.NpuAddressRange(1, d, size)))
-    job.outputs.append(("dst", 1, d, src))
-    job.write(root)
-    return "DMA"
+def constant(b, shape, dtype, scale, zp):
+    """A constant tensor of the TFLite model (for scalar IFM2 operands)."""
+    value = random_fm(b.rng, shape, dtype)
+    t = b.model.tensor(list(shape), dtype, scale, zp, data=value)
+    return FM(shape, dtype, scale, zp, "NHWC", [0], t, value)
 
 
 def generate(root: Path, seed: int):
-    """Writes every job under root; returns {kind/dtype: count}."""
+    """Writes every job under root; returns {operator and type: count}."""
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
     rng = np.random.default_rng(seed)
     counts = {}
 
-    def add(kind, dtype):
-        key = f"{kind} {dname(dtype) if dtype else ''}".strip()
+    def finish(b, kind, dtype):
+        b.write(root)
+        key = f"{kind} {dname(dtype)}" if dtype else kind
         counts[key] = counts.get(key, 0) + 1
+        for name, fm in b.outputs:
+            if fm.check is not None:
+                MISMATCHES[f"{b.name}/{name}"] = int(np.count_nonzero(fm.check != fm.value))
+
+    def in_q(dtype):
+        if dtype == np.uint8:
+            return np.float32(1 / 32), int(rng.integers(100, 156))
+        if dtype == np.int8:
+            return np.float32(1 / 32), int(rng.integers(-10, 11))
+        return np.float32(1 / 1024), 0
 
     i8, u8, i16 = np.int8, np.uint8, np.int16
     convs = [
-        # name, config, dtype, ifm, cout, kernel, stride, dilation, padding, act, traversal, layouts
+        # name, config, dtype, ifm, cout, kernel, stride, dilation, padding, act, traversal
         ("conv_1x1_i8", "u65-256", i8, (6, 6, 16), 16, (1, 1), (1, 1), (1, 1), "VALID", None, "DEPTH_FIRST"),
         ("conv_3x3_i8_pkf", "u65-256", i8, (8, 8, 8), 16, (3, 3), (1, 1), (1, 1), "SAME", "relu", "PART_KERNEL_FIRST"),
         ("conv_3x3_i8_df", "u65-256", i8, (7, 9, 40), 24, (3, 3), (1, 1), (1, 1), "SAME", None, "DEPTH_FIRST"),
@@ -487,6 +514,7 @@ def generate(root: Path, seed: int):
         ("conv_5x5_s3_i8", "u65-256", i8, (13, 11, 4), 8, (5, 5), (3, 3), (1, 1), "VALID", None, "PART_KERNEL_FIRST"),
         ("conv_3x2_s1x2_i8", "u65-256", i8, (8, 10, 20), 12, (3, 2), (1, 2), (1, 1), "SAME", None, "DEPTH_FIRST"),
         ("conv_3x3_dil2_i8", "u65-256", i8, (10, 10, 8), 16, (3, 3), (1, 1), (2, 2), "SAME", None, "PART_KERNEL_FIRST"),
+        ("conv_3x3_s2_dil2_i8", "u65-256", i8, (11, 11, 16), 8, (3, 3), (2, 2), (2, 2), "SAME", None, "DEPTH_FIRST"),
         ("conv_9x9_i8", "u65-256", i8, (10, 10, 3), 8, (9, 9), (1, 1), (1, 1), "SAME", None, "PART_KERNEL_FIRST"),
         ("conv_1x1_u8", "u65-256", u8, (5, 5, 24), 16, (1, 1), (1, 1), (1, 1), "VALID", None, "DEPTH_FIRST"),
         ("conv_3x3_u8", "u65-256", u8, (6, 6, 8), 8, (3, 3), (1, 1), (1, 1), "SAME", "relu", "PART_KERNEL_FIRST"),
@@ -495,24 +523,41 @@ def generate(root: Path, seed: int):
         ("conv_3x3_i8_512", "u65-512", i8, (8, 8, 16), 32, (3, 3), (1, 1), (1, 1), "SAME", None, "PART_KERNEL_FIRST"),
         ("conv_1x1_i8_512_df", "u65-512", i8, (6, 6, 48), 24, (1, 1), (1, 1), (1, 1), "VALID", "relu", "DEPTH_FIRST"),
         ("conv_3x3_s2_u8_512", "u65-512", u8, (9, 9, 8), 16, (3, 3), (2, 2), (1, 1), "SAME", None, "PART_KERNEL_FIRST"),
+        ("conv_3x3_i16_512", "u65-512", i16, (5, 5, 8), 16, (3, 3), (1, 1), (1, 1), "SAME", "relu", "PART_KERNEL_FIRST"),
     ]
-    for name, cfg, dt, ifm, cout, k, st, dil, pad, act, trav in convs:
-        add(conv(root, rng, name, cfg, dt, ifm, cout, k, st, dil, pad, act, trav), dt)
-    add(conv(root, rng, "conv_3x3_i8_nhcwb16", "u65-256", i8, (6, 6, 20), 32, (3, 3), traversal="DEPTH_FIRST",
-             layouts=("NHCWB16", "NHCWB16")), i8)
-    add(conv(root, rng, "conv_1x1_i8_nhwc_to_nhcwb16", "u65-256", i8, (5, 5, 8), 16, (1, 1), padding="VALID",
-             layouts=("NHWC", "NHCWB16")), i8)
+    for name, cfg, dt, shape, cout, k, st, dil, pad, act, trav in convs:
+        b = Build(name, cfg, rng)
+        b.expect("ofm", conv(b, b.input(shape, dt, *in_q(dt)), cout, k, st, dil, pad, act, trav))
+        finish(b, "CONV2D", dt)
+    b = Build("conv_3x3_i8_nhcwb16", "u65-256", rng)
+    b.expect("ofm", conv(b, b.input((6, 6, 20), i8, *in_q(i8), layout="NHCWB16"), 32, (3, 3),
+                         traversal="DEPTH_FIRST", out_layout="NHCWB16"))
+    finish(b, "CONV2D", i8)
+    b = Build("conv_1x1_i8_nhwc_to_nhcwb16", "u65-256", rng)
+    b.expect("ofm", conv(b, b.input((5, 5, 8), i8, *in_q(i8)), 16, (1, 1), padding="VALID", out_layout="NHCWB16"))
+    finish(b, "CONV2D", i8)
+    b = Build("conv_3x3_i8_tiles", "u65-256", rng)
+    b.expect("ofm", conv(b, b.input((8, 6, 8), i8, *in_q(i8), split=3), 16, (3, 3), out_split=5))
+    finish(b, "CONV2D", i8)
 
     dws = [
         ("dw_3x3_i8", "u65-256", i8, (8, 8, 16), (3, 3), (1, 1), (1, 1), "SAME", None),
         ("dw_3x3_s2_i8", "u65-256", i8, (9, 9, 24), (3, 3), (2, 2), (1, 1), "SAME", "relu6"),
         ("dw_5x5_dil2_i8", "u65-256", i8, (12, 12, 8), (5, 5), (1, 1), (2, 2), "SAME", None),
+        ("dw_3x3_s3_i8", "u65-256", i8, (10, 10, 16), (3, 3), (3, 3), (1, 1), "VALID", None),
         ("dw_3x3_u8", "u65-256", u8, (6, 6, 12), (3, 3), (1, 1), (1, 1), "VALID", None),
         ("dw_3x3_i16", "u65-256", i16, (6, 6, 8), (3, 3), (1, 1), (1, 1), "SAME", None),
         ("dw_3x3_i8_512", "u65-512", i8, (8, 8, 32), (3, 3), (1, 1), (1, 1), "SAME", "relu"),
+        ("dw_3x3_u8_512", "u65-512", u8, (6, 6, 16), (3, 3), (2, 2), (1, 1), "SAME", None),
     ]
-    for name, cfg, dt, ifm, k, st, dil, pad, act in dws:
-        add(conv(root, rng, name, cfg, dt, ifm, 0, k, st, dil, pad, act, depthwise=True), dt)
+    for name, cfg, dt, shape, k, st, dil, pad, act in dws:
+        b = Build(name, cfg, rng)
+        b.expect("ofm", conv(b, b.input(shape, dt, *in_q(dt)), 0, k, st, dil, pad, act, depthwise=True))
+        finish(b, "DEPTHWISE", dt)
+    b = Build("dw_3x3_i8_nhcwb16", "u65-256", rng)
+    b.expect("ofm", conv(b, b.input((6, 6, 32), i8, *in_q(i8), layout="NHCWB16"), 0, (3, 3), depthwise=True,
+                         out_layout="NHCWB16"))
+    finish(b, "DEPTHWISE", i8)
 
     pools = [
         ("maxpool_2x2_s2_i8", "u65-256", i8, (8, 8, 16), "MAX", (2, 2), (2, 2), "VALID", None),
@@ -523,40 +568,88 @@ def generate(root: Path, seed: int):
         ("avgpool_3x3_i8", "u65-256", i8, (7, 7, 8), "AVERAGE", (3, 3), (1, 1), "VALID", None),
         ("avgpool_3x3_s3_u8", "u65-256", u8, (9, 9, 12), "AVERAGE", (3, 3), (3, 3), "VALID", None),
         ("avgpool_2x2_i16", "u65-256", i16, (6, 6, 8), "AVERAGE", (2, 2), (2, 2), "VALID", None),
+        ("avgpool_5x5_i8", "u65-256", i8, (6, 6, 16), "AVERAGE", (5, 5), (1, 1), "VALID", None),
         ("maxpool_3x3_i8_512", "u65-512", i8, (8, 8, 32), "MAX", (3, 3), (1, 1), "VALID", None),
         ("avgpool_2x2_u8_512", "u65-512", u8, (8, 8, 16), "AVERAGE", (2, 2), (2, 2), "VALID", None),
     ]
-    for name, cfg, dt, ifm, kind, k, st, pad, act in pools:
-        add(pool(root, rng, name, cfg, dt, ifm, kind, k, st, pad, act), dt)
-    add(pool(root, rng, "maxpool_2x2_i8_nhcwb16", "u65-256", i8, (8, 8, 32), "MAX", (2, 2), (2, 2),
-             layouts=("NHCWB16", "NHCWB16")), i8)
+    for name, cfg, dt, shape, kind, k, st, pad, act in pools:
+        b = Build(name, cfg, rng)
+        scale = np.float32(1 / 16 if dt != i16 else 1 / 256)
+        b.expect("ofm", pool(b, b.input(shape, dt, scale, zero_point(rng, dt)), kind, k, st, pad, act))
+        finish(b, f"{kind}POOL", dt)
+    b = Build("maxpool_2x2_i8_nhcwb16", "u65-256", rng)
+    b.expect("ofm", pool(b, b.input((8, 8, 32), i8, np.float32(1 / 16), 3, layout="NHCWB16"), "MAX", (2, 2), (2, 2),
+                         out_layout="NHCWB16"))
+    finish(b, "MAXPOOL", i8)
 
     elems = [
-        ("add_i8", "u65-256", i8, (4, 5, 16), "ADD", None, False, None),
-        ("add_i8_relu", "u65-256", i8, (6, 6, 8), "ADD", None, False, "relu"),
-        ("add_u8", "u65-256", u8, (4, 4, 24), "ADD", None, False, None),
-        ("add_i16", "u65-256", i16, (4, 4, 16), "ADD", None, False, None),
-        ("add_i8_bcast_c", "u65-256", i8, (5, 5, 16), "ADD", (1, 1, 16), False, None),
-        ("add_i8_scalar", "u65-256", i8, (4, 4, 8), "ADD", None, True, None),
-        ("sub_i8", "u65-256", i8, (4, 5, 16), "SUB", None, False, None),
-        ("sub_u8_bcast_hw", "u65-256", u8, (4, 4, 8), "SUB", (4, 4, 1), False, None),
-        ("sub_i16", "u65-256", i16, (3, 3, 16), "SUB", None, False, None),
-        ("mul_i8", "u65-256", i8, (4, 5, 16), "MUL", None, False, None),
-        ("mul_u8_scalar", "u65-256", u8, (4, 4, 8), "MUL", None, True, None),
-        ("mul_i16", "u65-256", i16, (4, 4, 8), "MUL", None, False, None),
-        ("mul_i8_relu6", "u65-256", i8, (4, 4, 16), "MUL", None, False, "relu6"),
-        ("min_i8", "u65-256", i8, (4, 5, 16), "MIN", None, False, None),
-        ("max_i8_bcast_c", "u65-256", i8, (4, 4, 16), "MAX", (1, 1, 16), False, None),
-        ("max_u8", "u65-256", u8, (4, 4, 8), "MAX", None, False, None),
-        ("min_i16", "u65-256", i16, (4, 4, 8), "MIN", None, False, None),
-        ("add_i8_512", "u65-512", i8, (6, 6, 32), "ADD", None, False, None),
-        ("mul_i8_512", "u65-512", i8, (4, 4, 32), "MUL", None, False, None),
+        # name, config, dtype, shape, kind, ifm2 shape (None: same; "scalar"), act, reversed
+        ("add_i8", "u65-256", i8, (4, 5, 16), "ADD", None, None, False),
+        ("add_i8_relu", "u65-256", i8, (6, 6, 8), "ADD", None, "relu", False),
+        ("add_u8", "u65-256", u8, (4, 4, 24), "ADD", None, None, False),
+        ("add_i16", "u65-256", i16, (4, 4, 16), "ADD", None, None, False),
+        ("add_i8_bcast_c", "u65-256", i8, (5, 5, 16), "ADD", (1, 1, 16), None, False),
+        ("add_i8_scalar", "u65-256", i8, (4, 4, 8), "ADD", "scalar", None, False),
+        ("sub_i8", "u65-256", i8, (4, 5, 16), "SUB", None, None, False),
+        ("sub_u8_bcast_hw", "u65-256", u8, (4, 4, 8), "SUB", (4, 4, 1), None, False),
+        ("sub_i8_bcast_first", "u65-256", i8, (4, 4, 16), "SUB", (1, 1, 16), None, True),
+        ("sub_i16", "u65-256", i16, (3, 3, 16), "SUB", None, None, False),
+        ("mul_i8", "u65-256", i8, (4, 5, 16), "MUL", None, None, False),
+        ("mul_u8_scalar", "u65-256", u8, (4, 4, 8), "MUL", "scalar", None, False),
+        ("mul_i16", "u65-256", i16, (4, 4, 8), "MUL", None, None, False),
+        ("mul_i8_relu6", "u65-256", i8, (4, 4, 16), "MUL", None, "relu6", False),
+        ("min_i8", "u65-256", i8, (4, 5, 16), "MIN", None, None, False),
+        ("max_i8_bcast_c", "u65-256", i8, (4, 4, 16), "MAX", (1, 1, 16), None, False),
+        ("max_u8", "u65-256", u8, (4, 4, 8), "MAX", None, None, False),
+        ("min_i16", "u65-256", i16, (4, 4, 8), "MIN", None, None, False),
+        ("add_i8_512", "u65-512", i8, (6, 6, 32), "ADD", None, None, False),
+        ("mul_i8_512", "u65-512", i8, (4, 4, 32), "MUL", None, None, False),
+        ("add_i16_512", "u65-512", i16, (4, 4, 16), "ADD", (1, 1, 16), None, False),
     ]
-    for name, cfg, dt, shape, kind, shape2, scalar, act in elems:
-        add(elementwise(root, rng, name, cfg, dt, shape, kind, shape2, scalar, act), dt)
-    add(elementwise(root, rng, "add_i8_nhcwb16", "u65-256", i8, (4, 4, 32), "ADD",
-                    layouts=("NHCWB16", "NHCWB16", "NHCWB16")), i8)
+    for name, cfg, dt, shape, kind, shape2, act, rev in elems:
+        b = Build(name, cfg, rng)
+        s1, s2, so = elementwise_scales(kind, dt)
+        z1 = zero_point(rng, dt)
+        z2, zo = (z1, z1) if kind in ("MIN", "MAX") else (zero_point(rng, dt), zero_point(rng, dt))
+        a = b.input(shape, dt, s1, z1)
+        if shape2 == "scalar":
+            other = constant(b, (1,), dt, s2, z2)
+        else:
+            other = b.input(shape2 or shape, dt, s2, z2)
+        b.expect("ofm", elementwise(b, a, other, kind, so, zo, act, scalar=shape2 == "scalar", reversed_=rev))
+        finish(b, f"ELEMENTWISE_{kind}", dt)
+    b = Build("add_i8_nhcwb16_tiles", "u65-256", rng)
+    s1, s2, so = elementwise_scales("ADD", i8)
+    a = b.input((6, 4, 32), i8, s1, 2, layout="NHCWB16", split=2)
+    other = b.input((6, 4, 32), i8, s2, -3, layout="NHCWB16")
+    b.expect("ofm", elementwise(b, a, other, "ADD", so, 1, out_layout="NHCWB16"))
+    finish(b, "ELEMENTWISE_ADD", i8)
 
-    add(dma(root, rng, "dma_256", "u65-256", 256), None)
-    add(dma(root, rng, "dma_4000_512", "u65-512", 4000), None)
+    # Chains: several operations in one command stream (register state carried
+    # over, intermediates in memory), every intermediate checked too.
+    b = Build("chain_conv_pool_add_i8", "u65-256", rng)
+    x = b.input((8, 8, 8), i8, *in_q(i8))
+    c = conv(b, x, 16, (3, 3), act="relu")
+    p = pool(b, c, "MAX", (2, 2), (2, 2), out_layout="NHCWB16")
+    y = b.input((4, 4, 16), i8, p.scale, p.zp)
+    s = elementwise(b, p, y, "ADD", np.float32(float(p.scale) * 2), p.zp)
+    for name, fm in (("conv", c), ("pool", p), ("ofm", s)):
+        b.expect(name, fm)
+    finish(b, "CHAIN", i8)
+    b = Build("chain_dw_conv_u8_512", "u65-512", rng)
+    x = b.input((8, 8, 16), u8, *in_q(u8))
+    d = conv(b, x, 0, (3, 3), depthwise=True)
+    c = conv(b, d, 32, (1, 1), padding="VALID", traversal="DEPTH_FIRST")
+    b.expect("dw", d)
+    b.expect("ofm", c)
+    finish(b, "CHAIN", u8)
+
+    for name, cfg, size in (("dma_256", "u65-256", 256), ("dma_4000_512", "u65-512", 4000)):
+        b = Build(name, cfg, rng)
+        src = rng.integers(0, 256, size=size).astype(np.uint8).tobytes()
+        s_addr, d_addr = b.regions[0].put(src), b.regions[1].alloc(size)
+        b.ops.append(V.NpuDmaOperation(V.NpuAddressRange(0, s_addr, size), V.NpuAddressRange(1, d_addr, size)))
+        b.descriptions.append(f"DMA {size} bytes region 0 -> region 1")
+        b.raw_outputs.append(("dst", 1, d_addr, src))  # a copy: the source is the reference
+        finish(b, "DMA", None)
     return counts

@@ -72,13 +72,14 @@ class Model:
         b.Finish(m.Pack(b), file_identifier=b"TFL3")
         return bytes(b.Output())
 
-    def run(self, *inputs):
+    def run_all(self, inputs):
+        """Runs the model on `inputs` (in model input order); returns {output tensor index: value}."""
         it = Interpreter(model_content=self.to_bytes(), experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
         it.allocate_tensors()
         for detail, value in zip(it.get_input_details(), inputs):
             it.set_tensor(detail["index"], value)
         it.invoke()
-        return it.get_tensor(it.get_output_details()[0]["index"])
+        return {d["index"]: it.get_tensor(d["index"]) for d in it.get_output_details()}
 
 
 def conv_options(stride, dilation, padding, act):
