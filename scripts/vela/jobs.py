@@ -29,7 +29,8 @@ import tflite_ref as T
 
 ACCEL = {"u65-256": V.NpuAccelerator.Ethos_U65_256, "u65-512": V.NpuAccelerator.Ethos_U65_512}
 CORES = {"u65-256": 1, "u65-512": 2}
-NPU_DTYPE = {np.int8: V.NpuDataType.INT8, np.uint8: V.NpuDataType.UINT8, np.int16: V.NpuDataType.INT16}
+NPU_DTYPE = {np.int8: V.NpuDataType.INT8, np.uint8: V.NpuDataType.UINT8, np.int16: V.NpuDataType.INT16,
+             np.int32: V.NpuDataType.INT32}
 LAYOUT = {"NHWC": V.NpuLayout.NHWC, "NHCWB16": V.NpuLayout.NHCWB16}
 ACT_RANGE = {None: (None, None), "relu": (0.0, None), "relu6": (0.0, 6.0), "relu_n1_to_1": (-1.0, 1.0)}
 
@@ -423,6 +424,29 @@ def pool(b, ifm, kind, kernel, stride=(1, 1), padding="VALID", act=None, out_lay
     return ofm
 
 
+def reduce_sum(b, ifm):
+    """REDUCE_SUM over channels (TRM table 4-125) into int32 with scale 1. TFLite
+    has no equivalent single operator, so the reference is numpy: the exact
+    sum of (x - zero point) over C."""
+    h, w, _ = ifm.shape
+    ofm = b.output((h, w, 1), np.int32, np.float32(1.0), 0)
+    op = V.NpuPoolingOperation(V.NpuPoolingOp.REDUCE_SUM)
+    op.ifm, op.ofm = ifm.npu(), ofm.npu()
+    # No float scales, as in Vela's own REDUCE_SUMs (softmax): OFM_SCALE is then
+    # scale 1, shift 0. With scales Vela would emit shift 31, and for 32-bit
+    # outputs only the shift applies (TRM NPU_SET_OFM_SCALE), giving zeros.
+    op.ifm.quantization = V.NpuQuantization(scale_f32=None, zero_point=ifm.zp)
+    op.ofm.quantization = V.NpuQuantization(scale_f32=None, zero_point=0)
+    op.kernel = V.NpuKernel(1, 1)
+    op.padding = V.NpuPadding(top=0, left=0, bottom=0, right=0)
+    block = pick_block(b.rng, op, b.config)
+    b.ops.append(op)
+    total = (ifm.value.astype(np.int64) - ifm.zp).sum(axis=2, keepdims=True).astype(np.int32)
+    b.raw_outputs.append(("ofm", 1, ofm.addresses[0], total.tobytes()))
+    b.descriptions.append(f"REDUCE_SUM {dname(ifm.dtype)} {ifm.layout} {h}x{w}x{ifm.shape[2]} -> int32 NHWC "
+                          f"{h}x{w}x1, block {block.height}x{block.width}x{block.depth} (numpy reference)")
+
+
 ELEMENTWISE = {
     "ADD": (V.NpuElementWiseOp.ADD, S.BuiltinOperator.ADD, S.BuiltinOptions.AddOptions),
     "SUB": (V.NpuElementWiseOp.SUB, S.BuiltinOperator.SUB, S.BuiltinOptions.SubOptions),
@@ -524,6 +548,8 @@ def generate(root: Path, seed: int):
         ("conv_1x1_i8_512_df", "u65-512", i8, (6, 6, 48), 24, (1, 1), (1, 1), (1, 1), "VALID", "relu", "DEPTH_FIRST"),
         ("conv_3x3_s2_u8_512", "u65-512", u8, (9, 9, 8), 16, (3, 3), (2, 2), (1, 1), "SAME", None, "PART_KERNEL_FIRST"),
         ("conv_3x3_i16_512", "u65-512", i16, (5, 5, 8), 16, (3, 3), (1, 1), (1, 1), "SAME", "relu", "PART_KERNEL_FIRST"),
+        ("conv_3x3_i8_large", "u65-256", i8, (18, 20, 40), 72, (3, 3), (1, 1), (1, 1), "SAME", None, "DEPTH_FIRST"),
+        ("conv_3x3_i8_large_512", "u65-512", i8, (16, 17, 24), 80, (3, 3), (1, 1), (1, 1), "SAME", "relu", "PART_KERNEL_FIRST"),
     ]
     for name, cfg, dt, shape, cout, k, st, dil, pad, act, trav in convs:
         b = Build(name, cfg, rng)
@@ -643,6 +669,13 @@ def generate(root: Path, seed: int):
     b.expect("dw", d)
     b.expect("ofm", c)
     finish(b, "CHAIN", u8)
+
+    for name, cfg, dt, shape, layout in (("reduce_sum_i8", "u65-256", i8, (4, 5, 40), "NHWC"),
+                                         ("reduce_sum_u8_nhcwb16", "u65-256", u8, (3, 4, 24), "NHCWB16"),
+                                         ("reduce_sum_i16_512", "u65-512", i16, (4, 4, 16), "NHWC")):
+        b = Build(name, cfg, rng)
+        reduce_sum(b, b.input(shape, dt, *in_q(dt), layout=layout))
+        finish(b, "REDUCE_SUM", dt)
 
     for name, cfg, size in (("dma_256", "u65-256", 256), ("dma_4000_512", "u65-512", 4000)):
         b = Build(name, cfg, rng)
