@@ -18,7 +18,7 @@ python="${PYTHON:-python3}"
 "$python" -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --upgrade pip
 "$venv/bin/python" -m pip install --quiet -r "$here/requirements.txt"
-if ! "$venv/bin/python" -m pip install --quiet "ai-edge-litert==2.3.0"; then
+if ! "$venv/bin/python" -m pip install --quiet "ai-edge-litert==2.3.0" "protobuf==7.36.2" "ml_dtypes==0.6.0"; then
     echo "setup.sh: ai-edge-litert did not install; numpy reference kernels will be used" >&2
 fi
 "$venv/bin/python" -c "import ethosu.vela.api as a; print('vela API', a.API_VERSION)"

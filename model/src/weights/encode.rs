@@ -369,18 +369,18 @@ fn encode_mode(
         .step_by(opts.max_slice_len)
         .map(|a| (a, (a + opts.max_slice_len).min(values.len())))
         .collect();
-    let mut map = None;
+    // The palette group of the first slice: the whole stream unless every
+    // slice reloads the palette.
+    let first_group = match slices.first() {
+        Some(&(a, b)) if opts.newpal_every_slice => &values[a..b],
+        _ => &values[..],
+    };
+    let mut m = Mapping::new(first_group, &opts.palette)?;
     for (n, &(a, b)) in slices.iter().enumerate() {
         let newpal = n == 0 || opts.newpal_every_slice;
-        if newpal {
-            let group = if opts.newpal_every_slice {
-                &values[a..b]
-            } else {
-                &values[..]
-            };
-            map = Some(Mapping::new(group, &opts.palette)?);
+        if newpal && n > 0 {
+            m = Mapping::new(&values[a..b], &opts.palette)?;
         }
-        let Some(m) = map.as_ref() else { continue };
         let indices: Vec<u32> = values[a..b].iter().map(|v| m.index[v]).collect();
         let slice_zruns: Vec<usize> = match zdiv {
             None => Vec::new(),
@@ -392,7 +392,7 @@ fn encode_mode(
                     .collect()
             }
         };
-        let wcode = choose_wcode(&indices, &opts.index, m)?;
+        let wcode = choose_wcode(&indices, &opts.index, &m)?;
         let z = zdiv.map(|fixed| choose_zdiv(&slice_zruns, fixed));
         write_slice(
             &mut w,
@@ -400,7 +400,7 @@ fn encode_mode(
             &slice_zruns,
             wcode,
             z,
-            newpal.then_some(m),
+            newpal.then_some(&m),
         );
     }
     // TRM 4.7.2: zdiv 7, ones to the byte boundary, then 0xff bytes (each a
