@@ -685,4 +685,10 @@ def generate(root: Path, seed: int):
         b.descriptions.append(f"DMA {size} bytes region 0 -> region 1")
         b.raw_outputs.append(("dst", 1, d_addr, src))  # a copy: the source is the reference
         finish(b, "DMA", None)
+
+    # Jobs added later come last, so the jobs above keep their random data.
+    b = Build("conv_1x1_i8_relu_n1", "u65-256", rng)
+    b.expect("ofm", conv(b, b.input((4, 4, 32), i8, *in_q(i8)), 16, (1, 1), padding="VALID", act="relu_n1_to_1",
+                         traversal="DEPTH_FIRST"))
+    finish(b, "CONV2D", i8)
     return counts
