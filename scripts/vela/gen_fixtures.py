@@ -11,9 +11,11 @@ Writes
                                  (checked by model/tests/weights_vela.rs);
   model/tests/fixtures/jobs/     job folders (see shared JOBS.md) built with
                                  Vela's ethosu.vela.api, with expected outputs
-                                 from an independent reference (the TFLite
-                                 interpreter from ai-edge-litert when it is
-                                 installed, else numpy reference kernels).
+                                 from an independent reference: the TFLite
+                                 interpreter's reference kernels (ai-edge-litert)
+                                 on an equivalent model; numpy for REDUCE_SUM
+                                 (no TFLite equivalent) and the source bytes
+                                 for DMA copies.
 
 Every input is random from a fixed seed, so a rerun with the same Vela version
 and seed reproduces the same bytes.

@@ -3,7 +3,10 @@
 Memory map of every job: region 0 holds weight and scale/bias streams (and
 DMA sources), region 1 the feature maps. Inputs are random from a fixed
 seed; expected outputs come from the TFLite interpreter's reference kernels
-(tflite_ref.py) run on an equivalent TFLite model, never from Vela.
+(tflite_ref.py) run on an equivalent TFLite model, never from Vela (REDUCE_SUM,
+which has no TFLite twin, uses a numpy sum; DMA jobs expect the source bytes).
+Convolution outputs are also recomputed by a numpy model of the NPU arithmetic
+Vela configures; gen_fixtures.py reports any output where the two differ.
 
 Quantization choices keep Vela's register settings and TFLite's arithmetic
 comparable: per-channel conv scales are computed the way Vela's compiler
