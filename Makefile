@@ -1,0 +1,47 @@
+# Ethos-U65-class NPU in rust-hdl: generate, lint, synthesise, test.
+#   make          generate the Verilog, lint it, synthesise it and print the summary
+#   make test     run the whole test suite (RTL through Verilator, golden model)
+# Targets install Verilator and yosys from Debian when they are missing.
+
+CONFIGS := u65-256 u65-512
+MODULES := $(subst -,_,$(addprefix npu_,$(CONFIGS)))
+CARGO   ?= cargo
+
+.PHONY: all deps verilog check-verilog lint synth test bench sim
+
+all: deps verilog lint synth
+
+deps:
+	@scripts/install-deps.sh
+
+verilog:
+	$(CARGO) run -q -p npu-gen -- --all --out verilog-out
+	$(CARGO) run -q -p npu-gen -- --registers docs/registers.md
+
+# Fails when verilog-out/ or docs/registers.md differ from what `make verilog` writes.
+check-verilog:
+	@rm -rf build/fresh && mkdir -p build/fresh
+	@$(CARGO) run -q -p npu-gen -- --all --out build/fresh > /dev/null
+	@$(CARGO) run -q -p npu-gen -- --registers build/fresh/registers.md
+	@diff -r -q -x registers.md build/fresh verilog-out && diff -q build/fresh/registers.md docs/registers.md \
+		|| { echo "verilog-out/ or docs/registers.md is stale: run make verilog and commit"; exit 1; }
+	@echo "verilog-out/ and docs/registers.md are up to date"
+
+lint: deps
+	@for m in $(MODULES); do \
+		verilator --lint-only -Wall scripts/lint.vlt --top-module $$m verilog-out/$$m.v || exit 1; \
+		echo "lint: $$m clean (waivers with reasons in scripts/lint.vlt)"; \
+	done
+
+synth: deps
+	@for m in $(MODULES); do scripts/synth.sh $$m || exit 1; done
+
+test: deps
+	$(CARGO) test --workspace
+
+bench: deps
+	$(CARGO) bench -p npu-tb --bench harness
+
+# Run a job folder: make sim JOB=path/to/job [MODEL=golden|rtl] [VCD=out.vcd]
+sim:
+	$(CARGO) run -q --release -p npu-tb --bin npu-sim -- run $(JOB) --model $(or $(MODEL),golden) $(if $(VCD),--vcd $(VCD))
