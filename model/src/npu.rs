@@ -420,10 +420,19 @@ impl Npu {
         if len == 0 || rows == 0 {
             return Ok(());
         }
-        if len > usize::MAX as u64 / 2 || rows > (1 << 32) {
-            return Err(OpError::BadParam(format!(
-                "DMA of {len} x {rows} bytes is too large"
-            )));
+        // Rows never overlap (skips are unsigned), so a transfer larger than
+        // its source region cannot be in range; refuse it before allocating.
+        let src_size = self.memory.region(src_region).len() as u64;
+        let total = len.saturating_mul(rows);
+        if total > src_size {
+            let start = self.field(Opcode::NpuSetDma0Src, "addr");
+            return Err(OpError::OutOfRange {
+                what: format!("DMA source ({rows} rows of {len} bytes)"),
+                region: src_region,
+                start,
+                end: start.saturating_add(total as i64),
+                size: src_size as usize,
+            });
         }
         // Start offset of each row on one side.
         let row_starts = |base: i64, m: DmaStrideMode| -> Vec<i64> {

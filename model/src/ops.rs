@@ -16,6 +16,9 @@ use npu_spec::command::{
     WeightOrder as WeightOrderBit, SCALE_BIAS_RECORD_BYTES,
 };
 
+/// Largest feature map or weight tensor (elements) the model will allocate.
+pub const MAX_ELEMENTS: usize = 1 << 24;
+
 /// Which computation a kernel command asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KernelKind {
@@ -343,6 +346,7 @@ impl Op {
     /// The rules of TRM 4.8.2 (tables 4-120 to 4-125) and 4.6.4.
     fn validate(&self) -> Result<(), OpError> {
         use KernelKind as K;
+        self.check_size()?;
         let (i, o) = (self.ifm.dtype, self.ofm.dtype);
         let conv_like = matches!(self.kind, K::Conv | K::Depthwise);
         if self.acc == AccFormat::FpS5_10 {
@@ -398,9 +402,6 @@ impl Op {
                         self.pad_top, self.pad_left, self.pad_bottom, self.pad_right
                     ),
                 ));
-            }
-            if self.kind == K::Depthwise && self.parallel && self.oc < 2 {
-                return Err(bad("parallel mode with a single OFM channel"));
             }
         }
         match self.kind {
@@ -516,6 +517,32 @@ impl Op {
                 "TRM 4.6.4 NPU_SET_OFM_ZERO_POINT (must be 0 for CLZ)",
                 format!("zero point {}", self.ofm.zero_point),
             ));
+        }
+        Ok(())
+    }
+
+    /// The model holds whole feature maps and weight tensors in memory;
+    /// refuse operations beyond [`MAX_ELEMENTS`] before allocating anything.
+    fn check_size(&self) -> Result<(), OpError> {
+        let ofm = ("OFM", self.oh * self.ow * self.oc);
+        let sizes = if matches!(self.kind, KernelKind::Elementwise(_)) {
+            vec![ofm]
+        } else {
+            let ph = (self.oh - 1) * self.stride_y + self.dkh;
+            let pw = (self.ow - 1) * self.stride_x + self.dkw;
+            let c = self.ifm_depth.max(self.oc);
+            vec![
+                ofm,
+                ("padded IFM", ph * pw * c),
+                ("weights", self.oc * self.dkh * self.dkw * self.ifm_depth),
+            ]
+        };
+        for (what, n) in sizes {
+            if n > MAX_ELEMENTS {
+                return Err(OpError::Unsupported(format!(
+                    "{what} of {n} elements exceeds the model's limit of {MAX_ELEMENTS}"
+                )));
+            }
         }
         Ok(())
     }
@@ -847,6 +874,13 @@ fn load_weights(
             .read(&what, region, npu.field(base_op, "addr"), len)?;
         let stream =
             weights::decode(bytes).map_err(|e| OpError::Weights(format!("{what}: {e}")))?;
+        if stream.len() < order.tensor_len() {
+            return Err(OpError::Weights(format!(
+                "{what} decodes to {} weights, fewer than the {} the operation needs",
+                stream.len(),
+                order.tensor_len()
+            )));
+        }
         let expected = weights::order::stream_order(&order)
             .map_err(|e| OpError::Weights(format!("{what}: {e}")))?
             .len();
