@@ -50,15 +50,15 @@ pub struct OutputSpec {
 /// A job that cannot be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum JobError {
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Json {
         path: PathBuf,
-        source: serde_json::Error,
+        error: serde_json::Error,
     },
     #[error("{0}: unknown configuration (known: u65-256, u65-512)")]
     Config(String),
@@ -80,9 +80,9 @@ pub struct Job {
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, JobError> {
-    std::fs::read(path).map_err(|source| JobError::Io {
+    std::fs::read(path).map_err(|error| JobError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     })
 }
 
@@ -106,9 +106,9 @@ impl Job {
     pub fn load(dir: &Path, config_override: Option<&str>) -> Result<Job, JobError> {
         let json_path = dir.join("job.json");
         let text = read(&json_path)?;
-        let spec: JobSpec = serde_json::from_slice(&text).map_err(|source| JobError::Json {
+        let spec: JobSpec = serde_json::from_slice(&text).map_err(|error| JobError::Json {
             path: json_path.clone(),
-            source,
+            error,
         })?;
         let config_name = config_override.unwrap_or(&spec.config);
         let config = NpuConfig::by_name(config_name)

@@ -1,0 +1,163 @@
+//! `npu-sim`: run jobs on the golden model (or, later, the RTL), and
+//! disassemble or assemble command streams.
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use npu_model::cmdstream;
+use npu_model::job::{run_job, GoldenBackend, Job};
+use npu_model::payload::{is_driver_payload, DriverAction, DriverPayload};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "npu-sim",
+    version,
+    about = "Run Ethos-U65 command streams on the golden model or the RTL",
+    long_about = "Run Ethos-U65 command streams on the golden model or the RTL.\n\n\
+        A job is a folder with job.json, the command stream and one memory image per \
+        base-pointer region (see JOBS.md). `run` writes JOB_DIR/out/<name>.bin for every \
+        output, compares with the expected bytes and exits non-zero on any mismatch or error."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Model {
+    /// The golden functional model (plain Rust, untimed).
+    Golden,
+    /// The Verilator-built RTL.
+    Rtl,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a job folder.
+    Run {
+        /// Folder holding job.json.
+        job_dir: PathBuf,
+        /// Which implementation runs the job.
+        #[arg(long, value_enum, default_value = "golden")]
+        model: Model,
+        /// Configuration (u65-256 or u65-512); default: the job's own.
+        #[arg(long)]
+        config: Option<String>,
+        /// Write a VCD waveform of the run (RTL only).
+        #[arg(long)]
+        vcd: Option<PathBuf>,
+        /// No progress bar.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Print a command stream (raw little-endian words or a COP1 driver payload) as a listing.
+    Disasm {
+        /// Stream file.
+        file: PathBuf,
+    },
+    /// Assemble a listing (as printed by `disasm` or the TRM examples) into a raw stream.
+    Asm {
+        /// Listing file.
+        file: PathBuf,
+        /// Output file; default: FILE with extension .bin.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+    },
+}
+
+fn run(cli: Cli) -> Result<bool> {
+    match cli.command {
+        Command::Run {
+            job_dir,
+            model,
+            config,
+            vcd,
+            quiet,
+        } => {
+            if model == Model::Rtl {
+                bail!(
+                    "the RTL backend is not wired into npu-sim yet; use --model golden \
+                     (the RTL backend will implement npu_model::job::Backend in the tb crate)"
+                );
+            }
+            if vcd.is_some() {
+                bail!("--vcd needs --model rtl: the golden model has no waveforms");
+            }
+            let job = Job::load(&job_dir, config.as_deref())
+                .with_context(|| format!("loading job {}", job_dir.display()))?;
+            if let Some(d) = &job.spec.description {
+                println!("{}: {d}", job_dir.display());
+            }
+            let bar = if quiet {
+                ProgressBar::hidden()
+            } else {
+                ProgressBar::new(job.command_stream.len() as u64)
+            };
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{elapsed_precise} [{bar:40}] {bytes}/{total_bytes} of stream",
+                )
+                .context("progress template")?
+                .progress_chars("=> "),
+            );
+            let mut backend = GoldenBackend::default();
+            let report = run_job(&job, &mut backend, &mut |done, _| {
+                bar.set_position(done as u64)
+            });
+            bar.finish_and_clear();
+            let report = report?;
+            print!("{}", report.summary());
+            Ok(report.passed())
+        }
+        Command::Disasm { file } => {
+            let bytes =
+                std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
+            if is_driver_payload(&bytes) {
+                let p = DriverPayload::parse(&bytes).context("parsing COP1 driver payload")?;
+                for a in &p.actions {
+                    match a {
+                        DriverAction::OptimizerConfig { data, config, id } => println!(
+                            "# COP1 OPTIMIZER_CONFIG data {data:#06x} config {config:#010x} id {id:#010x}"
+                        ),
+                        DriverAction::CommandStream(w) => {
+                            println!("# COP1 COMMAND_STREAM {} words", w.len());
+                            let cmds = cmdstream::decode_words(w).context("decoding command stream")?;
+                            print!("{}", cmdstream::disassemble(&cmds));
+                        }
+                        DriverAction::ReadApbReg { data } => println!("# COP1 READ_APB_REG {data:#06x}"),
+                        DriverAction::DumpShram => println!("# COP1 DUMP_SHRAM"),
+                        DriverAction::Nop => println!("# COP1 NOP"),
+                    }
+                }
+            } else {
+                let cmds = cmdstream::decode(&bytes).context("decoding command stream")?;
+                print!("{}", cmdstream::disassemble(&cmds));
+            }
+            Ok(true)
+        }
+        Command::Asm { file, output } => {
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("reading {}", file.display()))?;
+            let cmds = cmdstream::assemble(&text)
+                .with_context(|| format!("assembling {}", file.display()))?;
+            let out = output.unwrap_or_else(|| file.with_extension("bin"));
+            std::fs::write(&out, cmdstream::encode(&cmds))
+                .with_context(|| format!("writing {}", out.display()))?;
+            println!("{} commands -> {}", cmds.len(), out.display());
+            Ok(true)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
