@@ -2,6 +2,7 @@
 //! and the driver that runs the NPU through its real ports.
 
 pub mod apb;
+pub mod axi;
 pub mod npu;
 pub mod register_model;
 pub mod seed;

@@ -1,0 +1,310 @@
+//! An AXI4 memory completer: configurable latency, random READY
+//! back-pressure, responses interleaved and reordered across IDs, and error
+//! injection by address range.
+
+use super::memory::SparseMemory;
+use super::signals::{AxiSignals, Resp, BEAT_BYTES};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::collections::VecDeque;
+use std::ops::Range;
+
+/// Accesses touching `range` answer `resp`; erroneous writes change no memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ErrorRange {
+    pub range: Range<u64>,
+    pub resp: Resp,
+}
+
+#[derive(Clone, Debug)]
+pub struct CompleterConfig {
+    /// Cycles from an accepted AR to its first data beat.
+    pub read_latency: u64,
+    /// Cycles from the last write beat of a burst to its response.
+    pub write_latency: u64,
+    /// Probability that AWREADY, WREADY or ARREADY is high in a cycle.
+    pub ready_probability: f64,
+    /// Probability that a response ready to go is presented in a cycle.
+    pub response_probability: f64,
+    /// Interleave read beats and reorder responses across IDs (never within one ID).
+    pub reorder: bool,
+    pub errors: Vec<ErrorRange>,
+}
+
+impl CompleterConfig {
+    /// A zero-latency memory that never stalls.
+    pub fn ideal() -> Self {
+        Self {
+            read_latency: 0,
+            write_latency: 0,
+            ready_probability: 1.0,
+            response_probability: 1.0,
+            reorder: false,
+            errors: vec![],
+        }
+    }
+}
+
+/// Traffic the completer has served.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    pub read_transactions: u64,
+    pub write_transactions: u64,
+    pub read_beats: u64,
+    pub write_beats: u64,
+    /// Bytes of read beats that the burst's address range covers.
+    pub bytes_read: u64,
+    /// Bytes written with their strobe set.
+    pub bytes_written: u64,
+}
+
+#[derive(Clone, Debug)]
+struct Burst {
+    id: u8,
+    addr: u64,
+    len: u8,
+    size: u8,
+    resp: Resp,
+    beat: u8,
+    ready_at: u64,
+}
+
+impl Burst {
+    /// Address of beat `k` of an INCR burst.
+    fn beat_addr(&self, k: u8) -> u64 {
+        let step = 1u64 << self.size;
+        if k == 0 {
+            self.addr
+        } else {
+            (self.addr & !(step - 1)) + u64::from(k) * step
+        }
+    }
+    /// Bytes of beat `k` that the burst covers.
+    fn beat_bytes(&self, k: u8) -> u64 {
+        let step = 1u64 << self.size;
+        let a = self.beat_addr(k);
+        step - (a & (step - 1))
+    }
+    fn end(&self) -> u64 {
+        self.beat_addr(self.len) + self.beat_bytes(self.len)
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Response {
+    id: u8,
+    resp: Resp,
+    ready_at: u64,
+}
+
+/// Serves one AXI port from a [`SparseMemory`].
+pub struct AxiCompleter {
+    pub config: CompleterConfig,
+    pub counters: Counters,
+    rng: StdRng,
+    cycle: u64,
+    reads: Vec<Burst>,
+    writes: VecDeque<Burst>,
+    early_beats: VecDeque<([u8; BEAT_BYTES], u16)>,
+    responses: Vec<Response>,
+    presented_read: Option<usize>,
+    /// Data of the presented read beat, taken when it was chosen so it holds still.
+    presented_data: [u8; BEAT_BYTES],
+    presented_write: Option<usize>,
+    readies: (bool, bool, bool),
+}
+
+impl AxiCompleter {
+    pub fn new(config: CompleterConfig, seed: u64) -> Self {
+        Self {
+            config,
+            counters: Counters::default(),
+            rng: StdRng::seed_from_u64(seed),
+            cycle: 0,
+            reads: vec![],
+            writes: VecDeque::new(),
+            early_beats: VecDeque::new(),
+            responses: vec![],
+            presented_read: None,
+            presented_data: [0; BEAT_BYTES],
+            presented_write: None,
+            readies: (true, true, true),
+        }
+    }
+
+    /// True when no transaction is in flight.
+    pub fn idle(&self) -> bool {
+        self.reads.is_empty()
+            && self.writes.is_empty()
+            && self.responses.is_empty()
+            && self.early_beats.is_empty()
+    }
+
+    fn resp_for(&self, start: u64, end: u64) -> Resp {
+        self.config
+            .errors
+            .iter()
+            .find(|e| e.range.start < end && start < e.range.end)
+            .map_or(Resp::Okay, |e| e.resp)
+    }
+
+    /// Drives the completer's wires for this cycle.
+    pub fn drive(&self, s: &mut AxiSignals) {
+        (s.awready, s.wready, s.arready) = self.readies;
+        s.rvalid = false;
+        s.bvalid = false;
+        if let Some(i) = self.presented_read {
+            let b = &self.reads[i];
+            s.rvalid = true;
+            s.rid = b.id;
+            s.rresp = b.resp as u8;
+            s.rlast = b.beat == b.len;
+            s.rdata = self.presented_data;
+        }
+        if let Some(i) = self.presented_write {
+            let r = &self.responses[i];
+            s.bvalid = true;
+            s.bid = r.id;
+            s.bresp = r.resp as u8;
+        }
+    }
+
+    /// Takes the handshakes of a clock edge and chooses the next cycle's outputs.
+    pub fn edge(&mut self, s: &AxiSignals, memory: &mut SparseMemory) {
+        if s.ar_fire() {
+            let mut b = Burst {
+                id: s.arid,
+                addr: s.araddr,
+                len: s.arlen,
+                size: s.arsize,
+                resp: Resp::Okay,
+                beat: 0,
+                ready_at: self.cycle + self.config.read_latency,
+            };
+            b.resp = self.resp_for(b.addr, b.end());
+            self.reads.push(b);
+            self.counters.read_transactions += 1;
+        }
+        if s.r_fire() {
+            let i = self
+                .presented_read
+                .take()
+                .expect("R handshake without a presented beat");
+            let b = &mut self.reads[i];
+            self.counters.read_beats += 1;
+            self.counters.bytes_read += b.beat_bytes(b.beat);
+            if b.beat == b.len {
+                self.reads.remove(i);
+            } else {
+                b.beat += 1;
+            }
+        }
+        if s.aw_fire() {
+            let mut b = Burst {
+                id: s.awid,
+                addr: s.awaddr,
+                len: s.awlen,
+                size: s.awsize,
+                resp: Resp::Okay,
+                beat: 0,
+                ready_at: 0,
+            };
+            b.resp = self.resp_for(b.addr, b.end());
+            self.writes.push_back(b);
+            self.counters.write_transactions += 1;
+        }
+        if s.w_fire() {
+            self.early_beats.push_back((s.wdata, s.wstrb));
+            self.counters.write_beats += 1;
+        }
+        self.apply_write_beats(memory);
+        if s.b_fire() {
+            let i = self
+                .presented_write
+                .take()
+                .expect("B handshake without a presented response");
+            self.responses.remove(i);
+        }
+        self.cycle += 1;
+        self.choose_outputs(memory);
+    }
+
+    /// Writes beats whose burst address is known, in order.
+    fn apply_write_beats(&mut self, memory: &mut SparseMemory) {
+        while let (Some(burst), Some(&(data, strb))) =
+            (self.writes.front_mut(), self.early_beats.front())
+        {
+            self.early_beats.pop_front();
+            let base = burst.beat_addr(burst.beat) & !(BEAT_BYTES as u64 - 1);
+            for lane in 0..BEAT_BYTES {
+                if strb >> lane & 1 == 1 {
+                    if burst.resp == Resp::Okay {
+                        memory.write(base + lane as u64, &data[lane..=lane]);
+                    }
+                    self.counters.bytes_written += 1;
+                }
+            }
+            if burst.beat == burst.len {
+                let done = self.writes.pop_front().expect("front exists");
+                self.responses.push(Response {
+                    id: done.id,
+                    resp: done.resp,
+                    ready_at: self.cycle + self.config.write_latency,
+                });
+            } else {
+                burst.beat += 1;
+            }
+        }
+    }
+
+    /// Picks, among items ready now, the oldest of each ID; one at random when reordering.
+    fn pick<T>(
+        &mut self,
+        items: &[T],
+        id: impl Fn(&T) -> u8,
+        ready_at: impl Fn(&T) -> u64,
+    ) -> Option<usize> {
+        let mut candidates: Vec<usize> = vec![];
+        for (i, item) in items.iter().enumerate() {
+            let first_of_id = !items[..i].iter().any(|o| id(o) == id(item));
+            if first_of_id && ready_at(item) <= self.cycle {
+                candidates.push(i);
+            }
+        }
+        if candidates.is_empty() || !self.rng.gen_bool(self.config.response_probability) {
+            return None;
+        }
+        if self.config.reorder {
+            Some(candidates[self.rng.gen_range(0..candidates.len())])
+        } else {
+            candidates.first().copied().filter(|&i| i == 0)
+        }
+    }
+
+    fn choose_outputs(&mut self, memory: &SparseMemory) {
+        let p = self.config.ready_probability;
+        self.readies = (
+            self.rng.gen_bool(p),
+            self.rng.gen_bool(p),
+            self.rng.gen_bool(p),
+        );
+        // A presented beat or response stays until its handshake (AXI VALID rule).
+        if self.presented_read.is_none() {
+            let reads = std::mem::take(&mut self.reads);
+            self.presented_read = self.pick(&reads, |b| b.id, |b| b.ready_at);
+            self.reads = reads;
+            if let Some(i) = self.presented_read {
+                let b = &self.reads[i];
+                memory.read(
+                    b.beat_addr(b.beat) & !(BEAT_BYTES as u64 - 1),
+                    &mut self.presented_data,
+                );
+            }
+        }
+        if self.presented_write.is_none() {
+            let responses = std::mem::take(&mut self.responses);
+            self.presented_write = self.pick(&responses, |r| r.id, |r| r.ready_at);
+            self.responses = responses;
+        }
+    }
+}

@@ -1,0 +1,228 @@
+//! AXI4 protocol monitor for one port: checks every clock edge and reports
+//! the first rule either side breaks.
+
+use super::signals::AxiSignals;
+use std::collections::{HashMap, VecDeque};
+
+/// Most transactions in flight the manager may have (from AXI_LIMITn).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutstandingLimits {
+    pub reads: usize,
+    pub writes: usize,
+}
+
+impl OutstandingLimits {
+    pub const UNLIMITED: Self = Self {
+        reads: usize::MAX,
+        writes: usize::MAX,
+    };
+}
+
+pub struct AxiMonitor {
+    pub name: String,
+    pub limits: OutstandingLimits,
+    previous: Option<AxiSignals>,
+    /// Beats left per outstanding read, oldest first, by ID.
+    reads: HashMap<u8, VecDeque<u16>>,
+    /// ID and length of accepted write bursts whose data is incomplete.
+    write_bursts: VecDeque<(u8, u16)>,
+    /// WLAST of beats whose address has not been accepted yet.
+    early_beats: Vec<bool>,
+    beats_in_burst: u16,
+    /// Writes whose data is complete and whose response is due, by ID.
+    responses_due: HashMap<u8, usize>,
+    writes_outstanding: usize,
+    pub cycle: u64,
+}
+
+fn burst_crosses_4k(addr: u64, len: u8, size: u8) -> bool {
+    let step = 1u64 << size;
+    let last = (addr & !(step - 1)) + u64::from(len) * step + step - 1;
+    addr / 4096 != last / 4096
+}
+
+impl AxiMonitor {
+    pub fn new(name: &str, limits: OutstandingLimits) -> Self {
+        Self {
+            name: name.to_string(),
+            limits,
+            previous: None,
+            reads: HashMap::new(),
+            write_bursts: VecDeque::new(),
+            early_beats: vec![],
+            beats_in_burst: 0,
+            responses_due: HashMap::new(),
+            writes_outstanding: 0,
+            cycle: 0,
+        }
+    }
+
+    /// Reads in flight (address accepted, last beat not yet).
+    pub fn reads_outstanding(&self) -> usize {
+        self.reads.values().map(VecDeque::len).sum()
+    }
+
+    pub fn writes_outstanding(&self) -> usize {
+        self.writes_outstanding
+    }
+
+    fn err(&self, what: String) -> String {
+        format!("AXI4 monitor {} at edge {}: {what}", self.name, self.cycle)
+    }
+
+    /// Checks the wires as they are at a clock edge.
+    pub fn edge(&mut self, s: &AxiSignals) -> Result<(), String> {
+        if let Some(p) = self.previous {
+            self.check_held(&p, s)?;
+        }
+        if s.arvalid {
+            self.check_address("AR", s.araddr, s.arlen, s.arsize, s.arburst)?;
+        }
+        if s.awvalid {
+            self.check_address("AW", s.awaddr, s.awlen, s.awsize, s.awburst)?;
+        }
+        if s.ar_fire() {
+            if self.reads_outstanding() >= self.limits.reads {
+                return Err(self.err(format!("more than {} reads outstanding", self.limits.reads)));
+            }
+            self.reads
+                .entry(s.arid)
+                .or_default()
+                .push_back(u16::from(s.arlen) + 1);
+        }
+        if s.r_fire() {
+            let Some(left) = self.reads.get_mut(&s.rid).and_then(|q| q.front_mut()) else {
+                return Err(self.err(format!(
+                    "R beat with ID {} that has no read outstanding",
+                    s.rid
+                )));
+            };
+            *left -= 1;
+            let left = *left;
+            if s.rlast != (left == 0) {
+                return Err(self.err(format!(
+                    "RLAST {} with {left} beats left for ID {}",
+                    s.rlast, s.rid
+                )));
+            }
+            if left == 0 {
+                self.reads.get_mut(&s.rid).expect("present").pop_front();
+            }
+        }
+        if s.aw_fire() {
+            if self.writes_outstanding >= self.limits.writes {
+                return Err(self.err(format!(
+                    "more than {} writes outstanding",
+                    self.limits.writes
+                )));
+            }
+            self.writes_outstanding += 1;
+            self.write_bursts
+                .push_back((s.awid, u16::from(s.awlen) + 1));
+            // Beats that came before their address (allowed in AXI4) are checked now.
+            for wlast in std::mem::take(&mut self.early_beats) {
+                self.write_beat(wlast)?;
+            }
+        }
+        if s.w_fire() {
+            self.write_beat(s.wlast)?;
+        }
+        if s.b_fire() {
+            match self.responses_due.get_mut(&s.bid) {
+                Some(n) if *n > 0 => *n -= 1,
+                _ => {
+                    return Err(self.err(format!(
+                        "B response with ID {} before its write data completed",
+                        s.bid
+                    )))
+                }
+            }
+            self.writes_outstanding -= 1;
+        }
+        self.previous = Some(*s);
+        self.cycle += 1;
+        Ok(())
+    }
+
+    fn write_beat(&mut self, wlast: bool) -> Result<(), String> {
+        let Some(&(id, len)) = self.write_bursts.front() else {
+            self.early_beats.push(wlast);
+            return Ok(());
+        };
+        self.beats_in_burst += 1;
+        let last = self.beats_in_burst == len;
+        if wlast != last {
+            return Err(self.err(format!(
+                "WLAST {wlast} on beat {} of a {len}-beat burst",
+                self.beats_in_burst
+            )));
+        }
+        if last {
+            self.write_bursts.pop_front();
+            self.beats_in_burst = 0;
+            *self.responses_due.entry(id).or_default() += 1;
+        }
+        Ok(())
+    }
+
+    fn check_address(
+        &self,
+        ch: &str,
+        addr: u64,
+        len: u8,
+        size: u8,
+        burst: u8,
+    ) -> Result<(), String> {
+        if burst != 1 {
+            return Err(self.err(format!("{ch} burst type {burst}, the NPU issues INCR (1)")));
+        }
+        if size > 4 {
+            return Err(self.err(format!("{ch} size {size} wider than the 128-bit bus")));
+        }
+        if addr >> 40 != 0 {
+            return Err(self.err(format!("{ch} address {addr:#x} beyond 40 bits")));
+        }
+        if burst_crosses_4k(addr, len, size) {
+            return Err(self.err(format!(
+                "{ch} burst at {addr:#x} of {} beats crosses a 4 KB boundary",
+                u16::from(len) + 1
+            )));
+        }
+        Ok(())
+    }
+
+    /// VALID stays high until READY, and the payload stays put meanwhile.
+    fn check_held(&self, p: &AxiSignals, s: &AxiSignals) -> Result<(), String> {
+        let ar = |x: &AxiSignals| {
+            (
+                x.arid, x.araddr, x.arlen, x.arsize, x.arburst, x.arcache, x.arprot,
+            )
+        };
+        let aw = |x: &AxiSignals| {
+            (
+                x.awid, x.awaddr, x.awlen, x.awsize, x.awburst, x.awcache, x.awprot,
+            )
+        };
+        let w = |x: &AxiSignals| (x.wdata, x.wstrb, x.wlast);
+        let r = |x: &AxiSignals| (x.rid, x.rdata, x.rresp, x.rlast);
+        let b = |x: &AxiSignals| (x.bid, x.bresp);
+        let checks = [
+            ("AR", p.arvalid && !p.arready, s.arvalid, ar(p) == ar(s)),
+            ("AW", p.awvalid && !p.awready, s.awvalid, aw(p) == aw(s)),
+            ("W", p.wvalid && !p.wready, s.wvalid, w(p) == w(s)),
+            ("R", p.rvalid && !p.rready, s.rvalid, r(p) == r(s)),
+            ("B", p.bvalid && !p.bready, s.bvalid, b(p) == b(s)),
+        ];
+        for (ch, waiting, valid, same) in checks {
+            if waiting && !valid {
+                return Err(self.err(format!("{ch}VALID dropped before {ch}READY")));
+            }
+            if waiting && !same {
+                return Err(self.err(format!(
+                    "{ch} payload changed while {ch}VALID waited for {ch}READY"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
