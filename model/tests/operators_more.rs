@@ -1,0 +1,408 @@
+//! Unary and 32-bit elementwise modes, REDUCE_SUM, rounding modes,
+//! accumulator widths, 16-bit LUT, tanh/sigmoid and IFM tiles, each with a
+//! hand-derived expectation quoted from TRM 4.6/4.8 or the TFLite formula.
+
+mod common;
+
+use common::*;
+use npu_model::ops::ScaleRecord;
+use npu_model::tensor::DType;
+use npu_model::weights::order::{Traversal, WeightOrder, U65_UBLOCK_DEPTH};
+use npu_spec::command::Opcode;
+use rand::Rng;
+
+/// Run one unary/binary elementwise op over `a` (and IFM2 `b`), returning the OFM.
+#[allow(clippy::too_many_arguments)]
+fn elementwise(
+    mode: u16,
+    ifm: &Fm,
+    ofm: &Fm,
+    a: &[i64],
+    b: Option<&[i64]>,
+    ofm_scale: (u32, u32),
+    round: u16,
+    activation: u16,
+    shram_lut: Option<&[u8]>,
+) -> Vec<i64> {
+    let mut ifm2 = ifm.clone();
+    ifm2.base = 4096;
+    let mut region = vec![0u8; 8192];
+    ifm.store(&mut region, a);
+    if let Some(b) = b {
+        ifm2.store(&mut region, b);
+    }
+    let mut s = Stream::default();
+    let mut regions = vec![(1, region)];
+    if let Some(lut) = shram_lut {
+        regions.push((0, lut.to_vec()));
+        s.c0(Opcode::NpuSetDma0SrcRegion, 0)
+            .c1(Opcode::NpuSetDma0Src, 0)
+            .c0(Opcode::NpuSetDma0DstRegion, 1 << 8 | 1)
+            .c1(Opcode::NpuSetDma0Dst, 46 * 1024)
+            .c1(Opcode::NpuSetDma0Len, lut.len() as u64)
+            .c0(Opcode::NpuOpDmaStart, 0);
+    }
+    // ADD in 16-bit input-scale mode with both input scales 1.
+    s.c1(Opcode::NpuSetOpaScale, 1)
+        .c1(Opcode::NpuSetOpbScale, 1)
+        .ifm(ifm)
+        .ifm2(&ifm2)
+        .ofm(ofm, 1 << 8 | round << 14)
+        .c1(
+            Opcode::NpuSetOfmScale,
+            (ofm_scale.1 as u64) << 32 | ofm_scale.0 as u64,
+        )
+        .activation(
+            activation,
+            ofm.dtype.min().max(-32768),
+            ofm.dtype.max().min(32767),
+        )
+        .c0(Opcode::NpuOpElementwise, mode)
+        .c0(Opcode::NpuOpStop, 0);
+    let mut n = npu("u65-256", &regions);
+    n.run(&s.bytes()).expect("run");
+    ofm.load(n.memory.region(1))
+}
+
+#[test]
+fn abs_and_leaky_relu() {
+    let t = DType::I8;
+    let mut ifm = Fm::new(1, 0, 1, 16, 16, t);
+    ifm.zp = 5;
+    let mut ofm = Fm::new(1, 2048, 1, 16, 16, t);
+    ofm.zp = -3;
+    let a: Vec<i64> = (0..256).map(|i| i - 128).collect();
+    // ABS with OFM scale 1.0 (2^30 at shift 30): |x - zp| + out_zp.
+    let got = elementwise(6, &ifm, &ofm, &a, None, (1 << 30, 30), 0, 0, None);
+    for (i, &x) in a.iter().enumerate() {
+        assert_eq!(got[i], ((x - 5).abs() - 3).clamp(-128, 127), "abs {x}");
+    }
+    // LRELU, alpha 0.25 (2^30 at shift 32): negative inputs scaled (TFL
+    // rounding: SaturatingRoundingDoublingHighMul then RoundingDivideByPOT 1).
+    let got = elementwise(5, &ifm, &ofm, &a, None, (1 << 30, 32), 0, 0, None);
+    for (i, &x) in a.iter().enumerate() {
+        let v = x - 5;
+        let want = if v < 0 {
+            tfl_rdbpot(tfl_srdhm(v as i32, 1 << 30), 1) as i64
+        } else {
+            v
+        };
+        assert_eq!(got[i], (want - 3).clamp(-128, 127), "lrelu {x}");
+    }
+}
+
+#[test]
+fn int32_clz_shl_shr_mul() {
+    let mut rng = rng("int32_clz_shl_shr_mul");
+    let ifm = Fm::new(1, 0, 1, 4, 16, DType::I32);
+    let ofm = Fm::new(1, 2048, 1, 4, 16, DType::I32);
+    let a: Vec<i64> = (0..64)
+        .map(|_| rng.gen_range(i32::MIN..=i32::MAX) as i64 >> rng.gen_range(0..31))
+        .collect();
+    let b: Vec<i64> = (0..64).map(|_| rng.gen_range(0..31)).collect();
+    let got = elementwise(7, &ifm, &ofm, &a, None, (1, 0), 0, 0, None);
+    for i in 0..64 {
+        assert_eq!(got[i], (a[i] as i32).leading_zeros() as i64, "clz {}", a[i]);
+    }
+    let got = elementwise(9, &ifm, &ofm, &a, Some(&b), (1, 0), 0, 0, None);
+    for i in 0..64 {
+        let want = (a[i] << b[i]).clamp(i32::MIN as i64, i32::MAX as i64);
+        assert_eq!(got[i], want, "shl {} {}", a[i], b[i]);
+    }
+    // SHR with natural rounding (OFM_PRECISION[15:14] = 2): round half up.
+    let got = elementwise(8, &ifm, &ofm, &a, Some(&b), (1, 0), 2, 0, None);
+    for i in 0..64 {
+        let want = if b[i] == 0 {
+            a[i]
+        } else {
+            (a[i] + (1 << (b[i] - 1))) >> b[i]
+        };
+        assert_eq!(got[i], want, "shr {} {}", a[i], b[i]);
+    }
+    // MUL into int32: "for 32-bit operations scale is not applied but shift
+    // is" (TRM 4.6.5 NPU_SET_OFM_SCALE), TFL rounding = RoundingDivideByPOT.
+    let i8fm = Fm::new(1, 0, 1, 4, 16, DType::I8);
+    let a8: Vec<i64> = (0..64).map(|_| rng.gen_range(-128..128)).collect();
+    let b8: Vec<i64> = (0..64).map(|_| rng.gen_range(-128..128)).collect();
+    let got = elementwise(0, &i8fm, &ofm, &a8, Some(&b8), (12345, 3), 0, 0, None);
+    for i in 0..64 {
+        let want = tfl_rdbpot((a8[i] * b8[i]) as i32, 3) as i64;
+        assert_eq!(got[i], want, "mul {} {}", a8[i], b8[i]);
+    }
+}
+
+/// 16-bit LUT: 512 words of base (bits 0-15) and slope (16-31), index =
+/// (x + 32768) >> 7, result = base + ((slope * (x & 127) + 64) >> 7).
+#[test]
+fn lut_int16_interpolates() {
+    let mut rng = rng("lut_int16_interpolates");
+    let values: Vec<i64> = (0..=512)
+        .map(|i| (i * 100 - 25600).clamp(-32768, 32767))
+        .collect();
+    let lut: Vec<u8> = (0..512)
+        .flat_map(|i| {
+            let base = values[i] as i16 as u16 as u32;
+            let slope = (values[i + 1] - values[i]) as i16 as u16 as u32;
+            (base | slope << 16).to_le_bytes()
+        })
+        .collect();
+    let fm = Fm::new(1, 0, 1, 8, 16, DType::I16);
+    let ofm = Fm::new(1, 2048, 1, 8, 16, DType::I16);
+    let a: Vec<i64> = (0..128).map(|_| rng.gen_range(-32768..32768)).collect();
+    // Identity scaling: 2^30 at shift 30.
+    let got = elementwise(
+        1,
+        &fm,
+        &ofm,
+        &a,
+        Some(&[0; 128]),
+        (1 << 30, 30),
+        0,
+        0x10,
+        Some(&lut),
+    );
+    for i in 0..128 {
+        let u = (a[i] + 32768) as usize;
+        let (idx, frac) = (u >> 7, (u & 127) as i64);
+        let want = values[idx] + (((values[idx + 1] - values[idx]) * frac + 64) >> 7);
+        assert_eq!(got[i], want, "x {}", a[i]);
+    }
+}
+
+/// tanh and sigmoid on 16-bit OFMs: input in units of 1/0x3000 (Vela's
+/// output scale for them), output with 15 fractional bits, within 1 LSB of
+/// the real function.
+#[test]
+fn tanh_sigmoid_int16() {
+    let fm = Fm::new(1, 0, 1, 8, 16, DType::I16);
+    let ofm = Fm::new(1, 2048, 1, 8, 16, DType::I16);
+    let a: Vec<i64> = (0..128).map(|i| (i - 64) * 500).collect();
+    for (act, f) in [
+        (3u16, f64::tanh as fn(f64) -> f64),
+        (4, |x: f64| 1.0 / (1.0 + (-x).exp())),
+    ] {
+        let got = elementwise(
+            1,
+            &fm,
+            &ofm,
+            &a,
+            Some(&[0; 128]),
+            (1 << 30, 30),
+            0,
+            act,
+            None,
+        );
+        for i in 0..128 {
+            let want = (f(a[i] as f64 / 12288.0) * 32768.0).clamp(-32768.0, 32767.0);
+            assert!(
+                (got[i] as f64 - want).abs() <= 1.0,
+                "act {act} x {}: {} vs {want}",
+                a[i],
+                got[i]
+            );
+        }
+    }
+}
+
+/// REDUCE_SUM (NPU_OP_POOL mode 2, TRM 4.8.2 table 4-125): sum over the
+/// channels into one int32 channel, global scale with shift only.
+#[test]
+fn reduce_sum() {
+    let mut rng = rng("reduce_sum");
+    let (h, w, c) = (3, 4, 37);
+    let mut ifm = Fm::new(1, 0, h, w, c, DType::I8);
+    ifm.zp = -7;
+    let ofm = Fm::new(1, 1024, h, w, 1, DType::I32);
+    let vals = random_vals(&mut rng, h * w * c, DType::I8);
+    let mut region = vec![0u8; 2048];
+    ifm.store(&mut region, &vals);
+    let mut s = Stream::default();
+    s.ifm(&ifm)
+        .ofm(&ofm, 1 << 8)
+        .c1(Opcode::NpuSetOfmScale, 1 << 32)
+        .kernel(1, 1, 1, 1, 1, 1, false)
+        .pad(0, 0, 0, 0)
+        .activation(0, 0, 0)
+        .c0(Opcode::NpuOpPool, 2)
+        .c0(Opcode::NpuOpStop, 0);
+    let mut n = npu("u65-256", &[(1, region)]);
+    n.run(&s.bytes()).expect("run");
+    let got = ofm.load(n.memory.region(1));
+    for p in 0..h * w {
+        let sum: i64 = vals[p * c..(p + 1) * c].iter().map(|v| v + 7).sum();
+        assert_eq!(got[p], tfl_rdbpot(sum as i32, 1) as i64, "position {p}");
+    }
+}
+
+/// A 1x1 convolution with one weight of 1 and a scale of 0.5, so every
+/// output is a half-way case, under the three OFM rounding modes.
+#[test]
+fn rounding_modes_and_accumulator_width() {
+    let vals: Vec<i64> = (-40..40).map(|i| i * 2 + 1).collect();
+    let run =
+        |round: u16, acc: u16, ifm_t: DType, vals: &[i64], weight: i16, scale: ScaleRecord| {
+            let c = 1;
+            let ifm = Fm::new(1, 0, 1, vals.len(), c, ifm_t);
+            let ofm = Fm::new(1, 1024, 1, vals.len(), c, DType::I16);
+            let mut region = vec![0u8; 2048];
+            ifm.store(&mut region, vals);
+            let o = WeightOrder {
+                ofm_depth: 1,
+                ifm_depth: 1,
+                kernel_height: 1,
+                kernel_width: 1,
+                ofm_block_depth: 16,
+                traversal: Traversal::DepthFirst,
+                ifm_bits: ifm_t.bits,
+                dilation_x2: false,
+                dilation_y2: false,
+                ofm_ublock_depth: U65_UBLOCK_DEPTH,
+                ifm_ublock_depth: U65_UBLOCK_DEPTH,
+            };
+            let mut r0 = weight_stream(&[weight], &o);
+            let wl = r0.len();
+            r0.extend(scale_stream(&[scale]));
+            let mut s = Stream::default();
+            s.c1(Opcode::NpuSetWeightBase, 0)
+                .c1(Opcode::NpuSetWeightLength, wl as u64)
+                .c1(Opcode::NpuSetScaleBase, wl as u64)
+                .c1(Opcode::NpuSetScaleLength, 16)
+                .ifm(&ifm)
+                .ofm(&ofm, round << 14)
+                .kernel(1, 1, 1, 1, 1, 1, false)
+                .pad(0, 0, 0, 0)
+                .activation(0, -32768, 32767)
+                .c0(Opcode::NpuSetAccFormat, acc)
+                .c0(Opcode::NpuSetOfmBlkDepthM1, 15)
+                .c0(Opcode::NpuOpConv, 0)
+                .c0(Opcode::NpuOpStop, 0);
+            let mut n = npu("u65-256", &[(0, r0), (1, region)]);
+            n.run(&s.bytes()).expect("run");
+            ofm.load(n.memory.region(1))
+        };
+    let half = ScaleRecord {
+        bias: 0,
+        scale: 1 << 30,
+        shift: 31,
+    };
+    let tfl = run(0, 0, DType::I8, &vals, 1, half);
+    let trunc = run(1, 0, DType::I8, &vals, 1, half);
+    let natural = run(2, 0, DType::I8, &vals, 1, half);
+    for (i, &v) in vals.iter().enumerate() {
+        // v / 2 with v odd.
+        assert_eq!(
+            tfl[i],
+            tfl_rdbpot(tfl_srdhm(v as i32, 1 << 30), 0) as i64,
+            "TFL {v}"
+        );
+        assert_eq!(trunc[i], v / 2, "truncate {v}");
+        assert_eq!(natural[i], (v + 1).div_euclid(2), "natural {v}");
+    }
+    // 40-bit accumulator: 16-bit IFM 30000 * weight 200 + bias 2^33 exceeds
+    // 32 bits; with ACC_FORMAT 1 the sum is exact, with 0 it wraps.
+    let big = ScaleRecord {
+        bias: 1 << 33,
+        scale: 1 << 30,
+        shift: 30 + 20,
+    };
+    let v = [30000i64];
+    let exact = run(0, 1, DType::I16, &v, 200, big);
+    assert_eq!(
+        exact[0],
+        ((30000 * 200 + (1i64 << 33)) as f64 / (1 << 20) as f64).round() as i64
+    );
+    let wrapped = run(0, 0, DType::I16, &v, 200, big);
+    let w32 = (30000i64 * 200 + (1i64 << 33)) as i32 as i64;
+    assert_eq!(wrapped[0], (w32 as f64 / (1 << 20) as f64).round() as i64);
+}
+
+/// IFM tiles: a 1x1 max pool reading through four IFM tiles (TRM 4.6.4
+/// IFM_WIDTH0/HEIGHT0/HEIGHT1, 4.6.5 IFM_BASE0-3) copies each quadrant.
+#[test]
+fn ifm_tiles() {
+    let (h, w, c) = (5, 4, 2);
+    let (w0, h0, h1) = (3usize, 2usize, 4usize);
+    let bases = [0usize, 200, 400, 600];
+    let mut region = vec![0u8; 2048];
+    let mut want = Vec::new();
+    for y in 0..h {
+        for x in 0..w {
+            let (t, ty, tx) = if x >= w0 {
+                if y >= h1 {
+                    (3, y - h1, x - w0)
+                } else {
+                    (1, y, x - w0)
+                }
+            } else if y >= h0 {
+                (2, y - h0, x)
+            } else {
+                (0, y, x)
+            };
+            for ch in 0..c {
+                let v = (y * 16 + x * 4 + ch) as u8;
+                region[bases[t] + ty * w * c + tx * c + ch] = v;
+                want.push(v as i64);
+            }
+        }
+    }
+    let ifm = Fm::new(1, 0, h, w, c, DType::U8);
+    let ofm = Fm::new(1, 1024, h, w, c, DType::U8);
+    let mut s = Stream::default();
+    s.ifm(&ifm)
+        .c0(Opcode::NpuSetIfmWidth0M1, (w0 - 1) as u16)
+        .c0(Opcode::NpuSetIfmHeight0M1, (h0 - 1) as u16)
+        .c0(Opcode::NpuSetIfmHeight1M1, (h1 - 1) as u16)
+        .c1(Opcode::NpuSetIfmBase1, bases[1] as u64)
+        .c1(Opcode::NpuSetIfmBase2, bases[2] as u64)
+        .c1(Opcode::NpuSetIfmBase3, bases[3] as u64)
+        .ofm(&ofm, 0)
+        .kernel(1, 1, 1, 1, 1, 1, false)
+        .pad(0, 0, 0, 0)
+        .activation(0, 0, 255)
+        .c0(Opcode::NpuOpPool, 0)
+        .c0(Opcode::NpuOpStop, 0);
+    let mut n = npu("u65-256", &[(1, region)]);
+    n.run(&s.bytes()).expect("run");
+    assert_eq!(ofm.load(n.memory.region(1)), want);
+}
+
+/// Average pool without padding and per-channel scale (OFM_PRECISION bit 8
+/// clear, TRM 4.8.2 table 4-122): bias and scale from the scale stream.
+#[test]
+fn average_pool_per_channel_scale() {
+    let (h, w, c) = (2, 2, 3);
+    let ifm = Fm::new(1, 0, h, w, c, DType::I8);
+    let ofm = Fm::new(1, 512, 1, 1, c, DType::I8);
+    let vals: Vec<i64> = vec![1, 10, -5, 2, 20, -6, 3, 30, -7, 4, 40, -8];
+    let mut region = vec![0u8; 1024];
+    ifm.store(&mut region, &vals);
+    let recs: Vec<ScaleRecord> = (0..c)
+        .map(|ch| ScaleRecord {
+            bias: ch as i64 * 4,
+            scale: 1 << 30,
+            shift: 32,
+        })
+        .collect();
+    let mut s = Stream::default();
+    s.c1(Opcode::NpuSetScaleBase, 0)
+        .c1(Opcode::NpuSetScaleLength, 32)
+        .ifm(&ifm)
+        .ofm(&ofm, 0)
+        .kernel(2, 2, 1, 1, 1, 1, false)
+        .pad(0, 0, 0, 0)
+        .activation(0, -128, 127)
+        .c0(Opcode::NpuOpPool, 1)
+        .c0(Opcode::NpuOpStop, 0);
+    let mut n = npu("u65-256", &[(0, scale_stream(&recs)), (1, region)]);
+    n.run(&s.bytes()).expect("run");
+    let got = ofm.load(n.memory.region(1));
+    for ch in 0..c {
+        let sum: i64 = (0..4).map(|p| vals[p * c + ch]).sum::<i64>() + ch as i64 * 4;
+        // 2^30 at shift 32 = 1/4: SRDHM halves, RoundingDivideByPOT(32 - 31).
+        assert_eq!(
+            got[ch],
+            tfl_rdbpot(tfl_srdhm(sum as i32, 1 << 30), 1) as i64,
+            "channel {ch}"
+        );
+    }
+}
