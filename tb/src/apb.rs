@@ -39,7 +39,8 @@ impl ApbPorts {
         }
     }
 
-    /// Drives the requester's signals for `phase` of `request`.
+    /// Drives the requester's signals: idle for `None`, else the setup phase
+    /// of `request`, or its access phase when `access_phase` is set.
     pub fn drive(&self, model: &mut Model, request: Option<&ApbRequest>, access_phase: bool) {
         match request {
             None => {
