@@ -11,9 +11,9 @@ use crate::tensor::{DType, FeatureMap};
 use crate::weights;
 use crate::weights::order::{Traversal, WeightOrder, U65_UBLOCK_DEPTH};
 use npu_spec::command::{
-    broadcast, AccFormat, ActivationClipRange, ActivationFunction, ElementwiseMode, IfmScaleMode,
-    KernelDecomposition, Layout, OfmScaleMode, Opcode, PoolingMode, RoundMode, UpscaleMode,
-    WeightOrder as WeightOrderBit, SCALE_BIAS_RECORD_BYTES,
+    broadcast, AccFormat, ActivationClipRange, ActivationFunction, ElementwiseMode, IfmRoundMode,
+    IfmScaleMode, KernelDecomposition, Layout, OfmScaleMode, Opcode, PoolingMode, RoundMode,
+    UpscaleMode, WeightOrder as WeightOrderBit, SCALE_BIAS_RECORD_BYTES,
 };
 
 /// Largest feature map or weight tensor (elements) the model will allocate.
@@ -1238,6 +1238,14 @@ impl Op {
         let scale_mode =
             IfmScaleMode::from_bits(npu.field(Opcode::NpuSetIfmPrecision, "scale_mode") as u32)
                 .ok_or_else(|| bad("IFM scale mode 3 is reserved"))?;
+        // IFM_PRECISION[15:14]: rounding of the 32-bit input scale (TRM 4.6.4).
+        let input_round = match IfmRoundMode::from_bits(
+            npu.field(Opcode::NpuSetIfmPrecision, "round_mode") as u32,
+        ) {
+            Some(IfmRoundMode::DoubleRounding) => RoundMode::Tfl,
+            Some(IfmRoundMode::Natural) => RoundMode::Natural,
+            None => return Err(bad("IFM round mode 1 and 3 are reserved")),
+        };
         let opa = (
             npu.field(Opcode::NpuSetOpaScale, "scale") as u32,
             npu.field(Opcode::NpuSetOpaScale, "shift") as u32,
@@ -1276,12 +1284,12 @@ impl Op {
                                 // the fixed shift left_shift - 1 (TFLite's
                                 // 0.5 multiplier of the larger-scale input).
                                 IfmScaleMode::Opa32 => (
-                                    fixed::scale(a << l, opa.0, opa.1 + l, RoundMode::Tfl),
+                                    fixed::scale(a << l, opa.0, opa.1 + l, input_round),
                                     b << (l - 1),
                                 ),
                                 IfmScaleMode::Opb32 => (
                                     a << (l - 1),
-                                    fixed::scale(b << l, opa.0, opa.1 + l, RoundMode::Tfl),
+                                    fixed::scale(b << l, opa.0, opa.1 + l, input_round),
                                 ),
                             };
                             let r = if mode == E::Add { sa + sb } else { sa - sb };
