@@ -6,6 +6,7 @@
 //! [`run_job`] writes `out/<name>.bin` and compares with the expected bytes.
 
 use crate::npu::{ModelError, Npu, NUM_REGIONS};
+use crate::payload::{is_driver_payload, DriverPayload};
 use npu_spec::config::NpuConfig;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -18,7 +19,8 @@ use std::path::{Path, PathBuf};
 pub struct JobSpec {
     /// Configuration name, e.g. `u65-256`.
     pub config: String,
-    /// Command stream file (little-endian words, no driver header).
+    /// Command stream file: little-endian words, or a COP1 driver payload
+    /// whose command streams are then run.
     pub command_stream: String,
     pub regions: Vec<RegionSpec>,
     pub outputs: Vec<OutputSpec>,
@@ -113,7 +115,18 @@ impl Job {
         let config_name = config_override.unwrap_or(&spec.config);
         let config = NpuConfig::by_name(config_name)
             .map_err(|_| JobError::Config(config_name.to_string()))?;
-        let command_stream = read(&job_file(dir, &spec.command_stream, "command_stream")?)?;
+        let mut command_stream = read(&job_file(dir, &spec.command_stream, "command_stream")?)?;
+        // Accept a COP1 driver payload too: run its command streams.
+        if is_driver_payload(&command_stream) {
+            let payload = DriverPayload::parse(&command_stream).map_err(|e| {
+                JobError::Invalid(format!("command stream {}: {e}", spec.command_stream))
+            })?;
+            command_stream = payload
+                .command_stream()
+                .into_iter()
+                .flat_map(u32::to_le_bytes)
+                .collect();
+        }
         if command_stream.is_empty() {
             return Err(JobError::Invalid(format!(
                 "command stream {} is empty",
