@@ -368,9 +368,10 @@ impl Npu {
 
     /// TRM 4.6.4 NPU_OP_DMA_START, TRM 4.6.5 NPU_SET_DMA0_*: copy
     /// LEN bytes (1D), SIZE0 rows of LEN (2D) or SIZE1 planes of SIZE0 rows
-    /// (3D). SKIP0 bytes are skipped after each row and SKIP1 after each plane
-    /// (TRM 4.6.5 "byte distance to skip after each inner transfer"), on each
-    /// side that uses that stride mode. A destination with region bit 8 set
+    /// (3D). On a side in 2D/3D mode SKIP0 bytes are skipped after each row
+    /// (TRM 4.6.5 "byte distance to skip after each inner transfer") and a
+    /// plane starts SKIP1 bytes after LEN*SIZE0 (see `row_starts`); the other
+    /// side is contiguous. A destination with region bit 8 set
     /// is the shared buffer of each core in the mask (how LUTs are loaded).
     fn dma_start(&mut self, param: u16) -> Result<(), OpError> {
         if param >> 4 != 0 {
@@ -434,20 +435,22 @@ impl Npu {
                 size: src_size as usize,
             });
         }
-        // Start offset of each row on one side.
+        // Start offset of each row on one side: row r of plane p starts at
+        // base + p*(LEN*SIZE0 + SKIP1) + r*(LEN + SKIP0) on a 3D side, base +
+        // r*(LEN + SKIP0) on a 2D side, and rows are packed on a 1D side.
+        // (Arm's U65 command-stream generator programs SKIP0 = row stride -
+        // LEN and SKIP1 = plane stride - LEN*SIZE0.)
         let row_starts = |base: i64, m: DmaStrideMode| -> Vec<i64> {
+            let len = len as i64;
+            let (row, plane) = match dims(m) {
+                1 => (len, len * size0 as i64),
+                2 => (len + skip0, (len + skip0) * size0 as i64),
+                _ => (len + skip0, len * size0 as i64 + skip1),
+            };
             let mut v = Vec::with_capacity(rows as usize);
-            let mut a = base;
-            for _plane in 0..size1 {
-                for _row in 0..size0 {
-                    v.push(a);
-                    a += len as i64;
-                    if dims(m) >= 2 {
-                        a += skip0;
-                    }
-                }
-                if dims(m) >= 3 {
-                    a += skip1;
+            for p in 0..size1 as i64 {
+                for r in 0..size0 as i64 {
+                    v.push(base + p * plane + r * row);
                 }
             }
             v

@@ -698,7 +698,8 @@ fn lut_int8_through_dma() {
 }
 
 /// User DMA 2D and 3D (TRM 4.6.5 NPU_SET_DMA0_*): SKIP0 bytes skipped after
-/// each row, SKIP1 after each plane, on the strided side.
+/// each row; a plane starts SKIP1 bytes after LEN*SIZE0 (as Arm's U65
+/// command-stream generator programs them).
 #[test]
 fn dma_2d_3d() {
     let src: Vec<u8> = (0..=255).collect();
@@ -719,18 +720,17 @@ fn dma_2d_3d() {
             .c0(Opcode::NpuOpStop, 0);
         let mut n = npu("u65-256", &[(0, src.clone()), (1, vec![0; 256])]);
         n.run(&s.bytes()).expect("run");
+        // The source side is strided: row r of plane p at 10 + p*(len*size0
+        // + skip1) + r*(len + skip0); the destination is packed.
         let mut want = vec![0u8; 256];
-        let mut a = 10usize;
+        let planes = if mode == 2 { size1 as usize } else { 1 };
+        let (len, skip0, skip1) = (len as usize, skip0 as usize, skip1 as usize);
         let mut d = 4usize;
-        let planes = if mode == 2 { size1 } else { 1 };
-        for _ in 0..planes {
-            for _ in 0..size0 {
-                want[d..d + len as usize].copy_from_slice(&src[a..a + len as usize]);
-                d += len as usize;
-                a += (len + skip0) as usize;
-            }
-            if mode == 2 {
-                a += skip1 as usize;
+        for p in 0..planes {
+            for r in 0..size0 as usize {
+                let a = 10 + p * (len * size0 as usize + skip1) + r * (len + skip0);
+                want[d..d + len].copy_from_slice(&src[a..a + len]);
+                d += len;
             }
         }
         assert_eq!(n.memory.region(1), &want[..], "mode {mode}");
