@@ -242,7 +242,7 @@ commands! {
     NpuSetAccFormat = Cmd0 0x124, "NPU_SET_ACC_FORMAT", [Field::u("acc_format", 0, 2)],
         "0 int32, 1 int40, 2 s5.10";
     NpuSetActivation = Cmd0 0x125, "NPU_SET_ACTIVATION", [
-        Field::u("activation_function", 0, 5), Field::u("activation_clip_range", 12, 4)],
+        Field::u("activation_function", 0, 12), Field::u("activation_clip_range", 12, 4)],
         "activation function and clip range";
     NpuSetActivationMin = Cmd0 0x126, "NPU_SET_ACTIVATION_MIN", [Field::u("clip_min", 0, 16)],
         "lower clip bound";
