@@ -1238,6 +1238,13 @@ impl Op {
         let scale_mode =
             IfmScaleMode::from_bits(npu.field(Opcode::NpuSetIfmPrecision, "scale_mode") as u32)
                 .ok_or_else(|| bad("IFM scale mode 3 is reserved"))?;
+        let wide = self.ifm.dtype.bits == 32 || self.ofm.dtype.bits == 32;
+        if matches!(mode, E::Add | E::Sub) && scale_mode != IfmScaleMode::Opa16Opb16 && wide {
+            return Err(forbidden(
+                "TRM 4.8.2 table 4-124 (ADD/SUB input scaling only when neither the IFM nor the activation type is 32-bit)",
+                format!("IFM {}, OFM {}, IFM scale mode {scale_mode:?}", self.ifm.dtype, self.ofm.dtype),
+            ));
+        }
         // IFM_PRECISION[15:14]: rounding of the 32-bit input scale (TRM 4.6.4).
         let input_round = match IfmRoundMode::from_bits(
             npu.field(Opcode::NpuSetIfmPrecision, "round_mode") as u32,
