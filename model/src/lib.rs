@@ -3,8 +3,50 @@
 //! - [`cmdstream`]: command-stream decoder, encoder, disassembler, assembler.
 //! - [`payload`]: the Ethos-U driver payload (`COP1`).
 //! - [`npu`]: [`npu::Npu`], the model: NPU_SET_* state, STOP/IRQ, DMA, operators.
+//! - [`ops`]: the operators of TRM 4.8 and the output unit of TRM 3.3.7.
+//! - [`fixed`]: the output unit's fixed-point scaling and rounding modes.
+//! - [`tensor`]: feature-map element types, layouts and tile addressing.
 //! - [`job`]: job folders (JOBS.md) and the [`job::Backend`] trait.
 //! - [`weights`]: the weight-stream codec (TRM 4.7).
+//!
+//! # Semantics the TRM leaves open, as the model (and so the RTL) implements them
+//!
+//! Each was chosen so that Vela's command streams give TensorFlow Lite's
+//! results; the fixture jobs and `tests/operators*.rs` check them.
+//! - Every IFM/IFM2 element has its zero point subtracted on reading
+//!   (padding and inserted upscale zeros read as exactly the zero point); the
+//!   OFM zero point is added after scaling.
+//! - The IFM height/width a kernel reads are derived from the OFM size,
+//!   strides, dilated kernel and padding: `(ofm - 1) * stride + kernel -
+//!   pad_before - pad_after`; positions outside are padding.
+//! - Per-channel scaling: `acc + bias` wrapped to the accumulator width, then
+//!   `scale * 2^-shift` with the OFM rounding mode; TFL rounding is
+//!   TFLite's `MultiplyByQuantizedMultiplier` exactly ([`fixed::scale`]).
+//! - Max pool and average pool with padding do not scale; a padded average
+//!   divides by the number of non-padding elements, rounding half away from
+//!   zero (TFLite). Average pool without padding and REDUCE_SUM use the
+//!   global or per-channel scale.
+//! - For 32-bit OFMs of pooling and elementwise operations only the shift of
+//!   OFM_SCALE applies (TRM 4.6.5); convolutions scale normally.
+//! - ADD/SUB: IFM scale mode 0 multiplies each operand by its 16-bit scale;
+//!   modes 1/2 scale one operand by `(x << L) * OPA_SCALE * 2^-(shift + L)`
+//!   (L = 20 for 8-bit, 15 for 16-bit IFMs; TFL or natural rounding per
+//!   IFM_PRECISION\[15:14\]) and shift the other left by L - 1, matching
+//!   TFLite's quantized ADD and Vela's advanced scaling.
+//! - MIN/MAX work on zero-point-corrected operands and do not scale; LRELU
+//!   scales negative inputs only; SHR rounds with the OFM rounding mode, SHL
+//!   saturates to int32.
+//! - LUTs live in each core's last 2 KB of shared buffer: 8-bit tables are
+//!   indexed by value minus the clip type's minimum, 16-bit tables hold 512
+//!   base/slope words interpolated over 7 fraction bits.
+//! - tanh/sigmoid take their input in units of 1/0x3000 (the scale Vela
+//!   programs) and round the real function to 15 fraction bits; this one is
+//!   not yet checked against a Vela/TFLite reference.
+//! - DMA 2D/3D: on a strided side row r of plane p starts at
+//!   `p * (LEN * SIZE0 + SKIP1) + r * (LEN + SKIP0)`; a 1D side is packed.
+//! - Parallel mode: core k computes output channels k, k + 2, ... from
+//!   WEIGHT(k)/SCALE(k) streams with an OFM block depth of
+//!   `ceil((depth - k) / 2)`.
 
 pub mod cmdstream;
 pub mod fixed;
