@@ -1,5 +1,5 @@
 //! Fixed-point arithmetic of the output unit (TRM 3.3.7.1): scaling with the
-//! three rounding modes of OFM_PRECISION[15:14].
+//! three rounding modes of OFM_PRECISION\[15:14\].
 
 use npu_spec::command::RoundMode;
 
