@@ -442,15 +442,25 @@ impl Npu {
         // LEN and SKIP1 = plane stride - LEN*SIZE0.)
         let row_starts = |base: i64, m: DmaStrideMode| -> Vec<i64> {
             let len = len as i64;
+            let size0 = size0 as i64;
             let (row, plane) = match dims(m) {
-                1 => (len, len * size0 as i64),
-                2 => (len + skip0, (len + skip0) * size0 as i64),
-                _ => (len + skip0, len * size0 as i64 + skip1),
+                1 => (len, len * size0),
+                2 => (
+                    len.saturating_add(skip0),
+                    len.saturating_add(skip0).saturating_mul(size0),
+                ),
+                _ => (
+                    len.saturating_add(skip0),
+                    (len * size0).saturating_add(skip1),
+                ),
             };
             let mut v = Vec::with_capacity(rows as usize);
             for p in 0..size1 as i64 {
-                for r in 0..size0 as i64 {
-                    v.push(base + p * plane + r * row);
+                for r in 0..size0 {
+                    v.push(
+                        base.saturating_add(p.saturating_mul(plane))
+                            .saturating_add(r.saturating_mul(row)),
+                    );
                 }
             }
             v

@@ -131,10 +131,15 @@ impl FeatureMap {
         }
         let e = self.dtype.bytes() as i64;
         let (y, x, c) = (y as i64, x as i64, c as i64);
+        // Saturating: absurd strides give an out-of-range offset, not an overflow.
         let inner = match self.layout {
-            Layout::Nhwc => x * self.stride_x + c * e,
-            Layout::Nhcwb16 => (c / 16) * self.stride_c + (x * 16 + c % 16) * e,
+            Layout::Nhwc => x.saturating_mul(self.stride_x).saturating_add(c * e),
+            Layout::Nhcwb16 => (c / 16)
+                .saturating_mul(self.stride_c)
+                .saturating_add((x * 16 + c % 16) * e),
         };
-        self.base[t] as i64 + y * self.stride_y + inner
+        (self.base[t] as i64)
+            .saturating_add(y.saturating_mul(self.stride_y))
+            .saturating_add(inner)
     }
 }

@@ -150,6 +150,9 @@ fn random_valid_streams_never_panic() {
                 };
                 match info.kind {
                     CmdKind::Cmd0 => Command::cmd0(info.op, small(&mut rng)),
+                    CmdKind::Cmd1 if rng.gen_bool(0.1) => {
+                        Command::cmd1(info.op, rng.gen(), rng.gen())
+                    }
                     CmdKind::Cmd1 => Command::cmd1(info.op, 0, rng.gen_range(0..96)),
                 }
             })
