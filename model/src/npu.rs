@@ -351,8 +351,23 @@ impl Npu {
                 r
             }
             op => {
-                self.regs[op as usize] = cmd.value();
-                Ok(())
+                // Bits outside every field of the command are reserved: an
+                // error rather than a silently aliased value (e.g. region 8).
+                let mask = op
+                    .info()
+                    .fields
+                    .iter()
+                    .fold(0u64, |m, f| m | (((1u64 << f.width) - 1) << f.lo));
+                let value = cmd.value();
+                if value & !mask != 0 {
+                    Err(OpError::BadParam(format!(
+                        "value {value:#x} sets reserved bits {:#x}",
+                        value & !mask
+                    )))
+                } else {
+                    self.regs[op as usize] = value;
+                    Ok(())
+                }
             }
         };
         result.map(|_| Flow::Continue).map_err(|e| {

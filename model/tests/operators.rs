@@ -821,6 +821,11 @@ fn errors_name_rule_and_offset() {
         .run(&s.bytes())
         .unwrap_err();
     assert!(e.to_string().contains("512 configuration"), "{e}");
+    // Reserved bits: region 8 does not alias region 0.
+    let mut s = Stream::default();
+    s.c0(Opcode::NpuSetIfmRegion, 8);
+    let e = npu("u65-256", &[]).run(&s.bytes()).unwrap_err();
+    assert!(e.to_string().contains("reserved bits 0x8"), "{e}");
     // Bad DMA wait.
     let mut s = Stream::default();
     s.c0(Opcode::NpuOpDmaWait, 0x12);
