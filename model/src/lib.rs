@@ -13,6 +13,8 @@
 //!
 //! Each was chosen so that Vela's command streams give TensorFlow Lite's
 //! results; the fixture jobs and `tests/operators*.rs` check them.
+//! - An NPU_SET_* value with bits outside the command's fields (see
+//!   `npu_spec::command`) is an error, not a silently truncated value.
 //! - Every IFM/IFM2 element has its zero point subtracted on reading
 //!   (padding and inserted upscale zeros read as exactly the zero point); the
 //!   OFM zero point is added after scaling.
