@@ -1,5 +1,6 @@
-//! Fixed-point arithmetic of the output unit (TRM 3.3.7.1): scaling with the
-//! three rounding modes of OFM_PRECISION\[15:14\].
+//! Fixed-point arithmetic of the output unit (TRM 3.3.7): scaling with the
+//! three rounding modes of OFM_PRECISION\[15:14\] (3.3.7.1) and the
+//! table-based tanh and sigmoid (3.3.7.3).
 
 use npu_spec::command::RoundMode;
 
@@ -102,6 +103,79 @@ pub fn divide_round_away(sum: i64, count: i64) -> i64 {
     }
 }
 
+/// The hardwired table of the tanh/sigmoid unit (TRM 3.3.7.3: "a hardwired
+/// table combined with bilinear interpolation. The same table is used for
+/// both functions"): sigmoid(i / 24) for i = 0..255 in unsigned 0.16 fixed
+/// point, the values of TensorFlow Lite's `sigmoid_table_uint16`, which its
+/// int16 TANH and LOGISTIC reference kernels interpolate. (They are within
+/// 1.2 of `65536 * sigmoid(i / 24)` but not all its rounding, so they are
+/// data, not a formula.)
+pub const SIGMOID_TABLE: [u16; 256] = [
+    32768, 33451, 34133, 34813, 35493, 36169, 36843, 37513, 38180, 38841, 39498, 40149, 40794,
+    41432, 42064, 42688, 43304, 43912, 44511, 45102, 45683, 46255, 46817, 47369, 47911, 48443,
+    48964, 49475, 49975, 50464, 50942, 51409, 51865, 52311, 52745, 53169, 53581, 53983, 54374,
+    54755, 55125, 55485, 55834, 56174, 56503, 56823, 57133, 57433, 57724, 58007, 58280, 58544,
+    58800, 59048, 59288, 59519, 59743, 59959, 60168, 60370, 60565, 60753, 60935, 61110, 61279,
+    61441, 61599, 61750, 61896, 62036, 62172, 62302, 62428, 62549, 62666, 62778, 62886, 62990,
+    63090, 63186, 63279, 63368, 63454, 63536, 63615, 63691, 63765, 63835, 63903, 63968, 64030,
+    64090, 64148, 64204, 64257, 64308, 64357, 64405, 64450, 64494, 64536, 64576, 64614, 64652,
+    64687, 64721, 64754, 64786, 64816, 64845, 64873, 64900, 64926, 64950, 64974, 64997, 65019,
+    65039, 65060, 65079, 65097, 65115, 65132, 65149, 65164, 65179, 65194, 65208, 65221, 65234,
+    65246, 65258, 65269, 65280, 65291, 65301, 65310, 65319, 65328, 65337, 65345, 65352, 65360,
+    65367, 65374, 65381, 65387, 65393, 65399, 65404, 65410, 65415, 65420, 65425, 65429, 65433,
+    65438, 65442, 65445, 65449, 65453, 65456, 65459, 65462, 65465, 65468, 65471, 65474, 65476,
+    65479, 65481, 65483, 65485, 65488, 65489, 65491, 65493, 65495, 65497, 65498, 65500, 65501,
+    65503, 65504, 65505, 65507, 65508, 65509, 65510, 65511, 65512, 65513, 65514, 65515, 65516,
+    65517, 65517, 65518, 65519, 65520, 65520, 65521, 65522, 65522, 65523, 65523, 65524, 65524,
+    65525, 65525, 65526, 65526, 65526, 65527, 65527, 65528, 65528, 65528, 65529, 65529, 65529,
+    65529, 65530, 65530, 65530, 65530, 65531, 65531, 65531, 65531, 65531, 65532, 65532, 65532,
+    65532, 65532, 65532, 65533, 65533, 65533, 65533, 65533, 65533, 65533, 65533, 65534, 65534,
+    65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65535,
+];
+
+/// Interpolates [`SIGMOID_TABLE`] at `a / 2^frac_bits` table steps (the
+/// table's last entry holds beyond it): the result has `frac_bits` more
+/// fraction bits than the table.
+fn sigmoid_table_at(a: u64, frac_bits: u32, saturated: i64) -> i64 {
+    let i = (a >> frac_bits) as usize;
+    if i >= SIGMOID_TABLE.len() - 1 {
+        return saturated;
+    }
+    let (lo, hi) = (SIGMOID_TABLE[i] as i64, SIGMOID_TABLE[i + 1] as i64);
+    let frac = (a & ((1 << frac_bits) - 1)) as i64;
+    (lo << frac_bits) + frac * (hi - lo)
+}
+
+/// tanh of `x / 0x3000` in signed 0.15 fixed point, as the output unit's tanh
+/// activation computes it: TensorFlow Lite's int16 TANH reference kernel
+/// after its input scaling (which Vela programs into OFM_SCALE, so `x` is the
+/// scaled value). It uses tanh(x) = 2 * sigmoid(2x) - 1: the table is read at
+/// |x| / 256 with 8 interpolation bits, then mapped to [-1, 1] with rounding
+/// that is symmetric except for the last bit.
+pub fn tanh_q15(x: i64) -> i64 {
+    let s = sigmoid_table_at(x.unsigned_abs(), 8, 0xffff << 8);
+    let r = if x >= 0 {
+        s - (1 << 23) + (1 << 7)
+    } else {
+        (1 << 23) + (1 << 7) - 1 - s
+    };
+    r >> 8
+}
+
+/// sigmoid of `x / 0x3000` in 0.15 fixed point, as the output unit's sigmoid
+/// activation computes it: TensorFlow Lite's int16 LOGISTIC reference kernel
+/// after its input scaling. The table is read at |x| / 512 with 9
+/// interpolation bits; a negative input gives 1 - sigmoid(|x|).
+pub fn sigmoid_q15(x: i64) -> i64 {
+    let s = sigmoid_table_at(x.unsigned_abs(), 9, 0x7fff << 10);
+    let r = if x >= 0 {
+        s + (1 << 9)
+    } else {
+        (1 << 25) + (1 << 9) - 1 - s
+    };
+    r >> 10
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -166,5 +240,30 @@ mod tests {
         assert_eq!(divide_round_away(-7, 2), -4);
         assert_eq!(divide_round_away(7, 2), 4);
         assert_eq!(rounding_divide_by_pot(-3, 1), -2);
+    }
+
+    #[test]
+    fn sigmoid_table_is_sigmoid_of_i_over_24() {
+        for (i, &v) in SIGMOID_TABLE.iter().enumerate() {
+            let exact = 65536.0 / (1.0 + (-(i as f64) / 24.0).exp());
+            assert!((v as f64 - exact).abs() < 1.2, "entry {i}: {v} vs {exact}");
+        }
+    }
+
+    #[test]
+    fn tanh_sigmoid_track_the_real_functions() {
+        // x in units of 1/0x3000: the table covers |x| < 255 * 256 (tanh) and
+        // 255 * 512 (sigmoid), about 10.6 in real terms.
+        for x in -140_000i64..140_000 {
+            let r = x as f64 / 12288.0;
+            let t = (r.tanh() * 32768.0).clamp(-32768.0, 32767.0);
+            let s = (32768.0 / (1.0 + (-r).exp())).min(32767.0);
+            assert!((tanh_q15(x) as f64 - t).abs() < 1.5, "tanh {x}");
+            assert!((sigmoid_q15(x) as f64 - s).abs() < 1.1, "sigmoid {x}");
+        }
+        assert_eq!(tanh_q15(0), 0);
+        assert_eq!(sigmoid_q15(0), 16384);
+        assert_eq!((tanh_q15(1 << 20), tanh_q15(-(1 << 20))), (32767, -32767));
+        assert_eq!((sigmoid_q15(1 << 20), sigmoid_q15(-(1 << 20))), (32767, 1));
     }
 }

@@ -41,9 +41,15 @@
 //! - LUTs live in each core's last 2 KB of shared buffer: 8-bit tables are
 //!   indexed by value minus the clip type's minimum, 16-bit tables hold 512
 //!   base/slope words interpolated over 7 fraction bits.
-//! - tanh/sigmoid take their input in units of 1/0x3000 (the scale Vela
-//!   programs) and round the real function to 15 fraction bits; this one is
-//!   not yet checked against a Vela/TFLite reference.
+//! - tanh/sigmoid (NPU_SET_ACTIVATION 3/4) read the scaled value as a real
+//!   number in units of 1/0x3000 (Vela programs OFM_SCALE to make it so) and
+//!   compute TensorFlow Lite's int16 TANH/LOGISTIC from it: interpolation
+//!   in TFLite's 256-entry sigmoid table, a signed 0.15 result
+//!   ([`fixed::tanh_q15`]). Only int16 OFMs are modelled: what an 8-bit OFM
+//!   receives is not documented, and Vela uses LUTs for 8-bit tanh/sigmoid.
+//! - LUT DMA: NPU_SET_DMA0_DST_REGION bits 0-1 are the core mask; Vela
+//!   writes 3 on one-core configurations too, so a missing core's bit is
+//!   ignored.
 //! - DMA 2D/3D: on a strided side row r of plane p starts at
 //!   `p * (LEN * SIZE0 + SKIP1) + r * (LEN + SKIP0)`; a 1D side is packed.
 //! - Parallel mode: core k computes output channels k, k + 2, ... from

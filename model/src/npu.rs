@@ -492,12 +492,14 @@ impl Npu {
         let chunks = data.chunks_exact(len as usize);
         match DmaRegionMode::from_bits(dst_mode) {
             Some(DmaRegionMode::Internal) => {
-                // Bits 0-7 are a core mask (TRM 4.6.4 NPU_SET_DMA0_DST_REGION).
+                // Bits 0-7 are a core mask, "bit k set for core k=0,1" (TRM
+                // 4.6.4 NPU_SET_DMA0_DST_REGION). Vela writes mask 3 for every
+                // configuration, so the bit of a core the configuration lacks
+                // is ignored; other bits are reserved.
                 let mask = dst_region;
-                let cores = self.shram.len();
-                if mask == 0 || mask >> cores != 0 {
+                if mask == 0 || mask >> 2 != 0 {
                     return Err(OpError::BadParam(format!(
-                        "DMA destination core mask {mask:#x} does not name cores of this {cores}-core configuration"
+                        "DMA destination core mask {mask:#x} is not 1-3 (bit k for core k = 0, 1)"
                     )));
                 }
                 for (core, buf) in self.shram.iter_mut().enumerate() {

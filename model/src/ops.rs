@@ -477,6 +477,19 @@ impl Op {
                 ));
             }
         }
+        // tanh/sigmoid give a signed 0.15 result (TensorFlow Lite's int16
+        // TANH/LOGISTIC, which is how Vela uses them); what the unit writes
+        // to an 8-bit OFM is not documented, so it is not guessed.
+        if matches!(
+            self.activation,
+            ActivationFunction::Tanh | ActivationFunction::Sigmoid
+        ) && o != DType::I16
+        {
+            return Err(OpError::Unsupported(format!(
+                "{:?} activation with a {o} OFM (only the int16 form, with 15 fraction bits, is modelled)",
+                self.activation
+            )));
+        }
         if !lut {
             if let Some(t) = self.clip_dtype() {
                 if self.clip != ActivationClipRange::OfmPrecision && t != o {
@@ -630,10 +643,8 @@ impl OutStage {
     /// `scaled` is the scaled result before the OFM zero point is added.
     fn finish(&self, scaled: i64, core: usize) -> i64 {
         let mut v = match self.activation {
-            ActivationFunction::Tanh => self.transcendental(scaled, f64::tanh),
-            ActivationFunction::Sigmoid => {
-                self.transcendental(scaled, |x| 1.0 / (1.0 + (-x).exp()))
-            }
+            ActivationFunction::Tanh => fixed::tanh_q15(scaled),
+            ActivationFunction::Sigmoid => fixed::sigmoid_q15(scaled),
             _ => scaled,
         } + self.zp;
         if !self.luts.is_empty() {
@@ -645,15 +656,6 @@ impl OutStage {
             v = v.max(lo).min(hi);
         }
         self.ofm.saturate(v)
-    }
-
-    /// tanh and sigmoid on an input in units of 1/0x3000, the scale Vela
-    /// programs for them (its `1 / 0x3000` output scale), giving a result
-    /// with 15 fractional bits for 16-bit OFMs (bits - 1 in general),
-    /// rounded to nearest. Not checked bit-exact against hardware.
-    fn transcendental(&self, x: i64, f: impl Fn(f64) -> f64) -> i64 {
-        let one = (1i64 << (self.ofm.bits.min(16) - 1)) as f64;
-        (f(x as f64 / 12288.0) * one).round() as i64
     }
 
     /// TRM 4.6.4 NPU_SET_ACTIVATION 0x10+n: LUT at byte n*256 of the last 2 KB

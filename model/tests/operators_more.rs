@@ -170,8 +170,9 @@ fn lut_int16_interpolates() {
 }
 
 /// tanh and sigmoid on 16-bit OFMs: input in units of 1/0x3000 (Vela's
-/// output scale for them), output with 15 fractional bits, within 1 LSB of
-/// the real function.
+/// output scale for them), output with 15 fractional bits, within 1.5 LSB of
+/// the real function (TFLite's table interpolation; the fixture jobs check
+/// it bit for bit against the TFLite interpreter). An 8-bit OFM is refused.
 #[test]
 fn tanh_sigmoid_int16() {
     let fm = Fm::new(1, 0, 1, 8, 16, DType::I16);
@@ -195,13 +196,31 @@ fn tanh_sigmoid_int16() {
         for i in 0..128 {
             let want = (f(a[i] as f64 / 12288.0) * 32768.0).clamp(-32768.0, 32767.0);
             assert!(
-                (got[i] as f64 - want).abs() <= 1.0,
+                (got[i] as f64 - want).abs() < 1.5,
                 "act {act} x {}: {} vs {want}",
                 a[i],
                 got[i]
             );
         }
     }
+}
+
+#[test]
+fn tanh_with_8bit_ofm_is_not_modelled() {
+    let fm = Fm::new(1, 0, 1, 8, 16, DType::I8);
+    let mut s = Stream::default();
+    s.c1(Opcode::NpuSetOpaScale, 1)
+        .c1(Opcode::NpuSetOpbScale, 1)
+        .ifm(&fm)
+        .ifm2(&Fm::new(1, 1024, 1, 8, 16, DType::I8))
+        .ofm(&Fm::new(1, 2048, 1, 8, 16, DType::I8), 1 << 8)
+        .c1(Opcode::NpuSetOfmScale, 30 << 32 | 1 << 30)
+        .activation(3, -128, 127)
+        .c0(Opcode::NpuOpElementwise, 1)
+        .c0(Opcode::NpuOpStop, 0);
+    let mut n = npu("u65-256", &[(1, vec![0u8; 4096])]);
+    let err = n.run(&s.bytes()).expect_err("8-bit tanh must be refused");
+    assert!(err.to_string().contains("not modelled"), "{err}");
 }
 
 /// REDUCE_SUM (NPU_OP_POOL mode 2, TRM 4.8.2 table 4-125): sum over the

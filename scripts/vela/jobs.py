@@ -7,6 +7,9 @@ seed; expected outputs come from the TFLite interpreter's reference kernels
 which has no TFLite twin, uses a numpy sum; DMA jobs expect the source bytes).
 Convolution outputs are also recomputed by a numpy model of the NPU arithmetic
 Vela configures; gen_fixtures.py reports any output where the two differ.
+Operators Vela rewrites (TANH/LOGISTIC, LEAKY_RELU, ...) are built the way its
+compiler lowers them, with Vela's own LUTs and scales, and checked against the
+TFLite operator they replace.
 
 Quantization choices keep Vela's register settings and TFLite's arithmetic
 comparable: per-channel conv scales are computed the way Vela's compiler
@@ -26,7 +29,15 @@ from pathlib import Path
 import numpy as np
 from ai_edge_litert import schema_py_generated as S
 from ethosu.vela import api as V
+from ethosu.vela.architecture_features import Accelerator, create_default_arch
+from ethosu.vela.data_type import DataType as VelaDataType
+from ethosu.vela.operation import Op as VelaOp
+from ethosu.vela.operation import Operation as VelaOperation
+from ethosu.vela.register_command_stream_util import BASE_PTR_INDEX_MEM2MEM
 from ethosu.vela.scaling import quantise_scale, reduced_quantise_scale
+from ethosu.vela.tensor import QuantizationParameters
+from ethosu.vela.tensor import Tensor as VelaTensor
+from ethosu.vela.tflite_graph_optimiser import convert_lrelu, convert_tanh_sigmoid_to_lut
 
 import tflite_ref as T
 
@@ -143,10 +154,11 @@ class FM:
         # Zero point given to the NPU when it differs from the TFLite one.
         self.npu_zp = zp if npu_zp is None else npu_zp
 
-    def npu(self, zp=None):
-        """The NpuFeatureMap; `split` rows go to a second tile (TRM tiles 0 and 2)."""
-        fm = feature_map(self.shape, self.dtype, self.layout, 1, self.addresses[0], self.scale,
-                         self.npu_zp if zp is None else zp)
+    def npu(self, zp=None, scale=None):
+        """The NpuFeatureMap (with the given quantization, when the NPU's differs from
+        TFLite's); `split` rows go to a second tile (TRM tiles 0 and 2)."""
+        fm = feature_map(self.shape, self.dtype, self.layout, 1, self.addresses[0],
+                         self.scale if scale is None else scale, self.npu_zp if zp is None else zp)
         if self.split is not None:
             h, w, _ = self.shape
             fm.tiles = V.NpuTileBox(height_0=self.split, height_1=self.split, width_0=w,
@@ -509,6 +521,99 @@ def constant(b, shape, dtype, scale, zp):
     return FM(shape, dtype, scale, zp, "NHWC", [0], t, value)
 
 
+# ------------------------------------------------------------- activations
+
+with contextlib.redirect_stdout(io.StringIO()):  # Vela's default-config warnings
+    # Where Vela places LUTs: the last 2 KB of each core's shared buffer, in
+    # 256-byte slots (the same address on every U65 configuration).
+    LUT_ADDRESS = create_default_arch(Accelerator.Ethos_U65_256).shram_lut_address
+    assert LUT_ADDRESS == create_default_arch(Accelerator.Ethos_U65_512).shram_lut_address
+
+# TFLite's fixed output quantization of TANH and LOGISTIC, per type.
+ACT_OUT_Q = {("TANH", np.int8): (1 / 128, 0), ("TANH", np.uint8): (1 / 128, 128),
+             ("TANH", np.int16): (1 / 32768, 0), ("SIGMOID", np.int8): (1 / 256, -128),
+             ("SIGMOID", np.uint8): (1 / 256, 0), ("SIGMOID", np.int16): (1 / 32768, 0)}
+ACT_TFL = {"TANH": S.BuiltinOperator.TANH, "SIGMOID": S.BuiltinOperator.LOGISTIC,
+           "LRELU": S.BuiltinOperator.LEAKY_RELU}
+
+
+def vela_lut(kind, ifm, ofm, alpha=None):
+    """The 8-bit LUT Vela's compiler makes for TANH, LOGISTIC or LEAKY_RELU
+    (tflite_graph_optimiser.convert_tanh_sigmoid_to_lut / convert_lrelu) from
+    these quantizations: Vela's own values, as bytes of the OFM type."""
+    vdt = {np.int8: VelaDataType.int8, np.uint8: VelaDataType.uint8}[ifm.dtype]
+    op = VelaOperation({"TANH": VelaOp.Tanh, "SIGMOID": VelaOp.Sigmoid, "LRELU": VelaOp.LeakyRelu}[kind], kind)
+    for fm, add in ((ifm, op.add_input_tensor), (ofm, op.set_output_tensor)):
+        t = VelaTensor([1, *fm.shape], vdt, f"t{len(op.inputs)}")
+        t.quantization = QuantizationParameters(scale_f32=np.float32(fm.scale), zero_point=fm.zp)
+        add(t)
+    if kind == "LRELU":
+        op.attrs["alpha"] = alpha
+        op = convert_lrelu(op, None, None)
+    else:
+        op = convert_tanh_sigmoid_to_lut(op, None, None)
+    assert op.activation_lut is not None, "Vela did not make a LUT"
+    return np.asarray(op.activation_lut.values, dtype=np.int64).astype(ofm.dtype).tobytes()
+
+
+def lut_activation(b, ifm, ofm, lut, slot):
+    """An 8-bit LUT activation as Vela compiles one (lut.convert_to_lut and the LUT
+    DMA of high_level_command_to_npu_op): a DMA copies the table from region 0 to
+    slot `slot` of the shared buffer's LUT area, then an ADD of a scalar 0 with
+    the LUT activation runs with the OFM quantized as the IFM (the table does
+    the rescale). Returns the ADD."""
+    src = b.regions[0].put(lut)
+    b.ops.append(V.NpuDmaOperation(V.NpuAddressRange(0, src, len(lut)),
+                                   V.NpuAddressRange(BASE_PTR_INDEX_MEM2MEM, LUT_ADDRESS + slot * 256, len(lut))))
+    op = V.NpuElementWiseOperation(V.NpuElementWiseOp.ADD)
+    op.ifm, op.ofm = ifm.npu(), ofm.npu(zp=ifm.zp, scale=ifm.scale)
+    op.ifm2 = feature_map((1, 1, 1), ifm.dtype, "NHWC", 1, 0, ifm.scale, 0)
+    op.ifm2_scalar = 0.0
+    op.activation = V.NpuActivation(V.NpuActivationOp.TABLE_LOOKUP)
+    op.activation.lookup_table_index = slot
+    return op
+
+
+def tanh_sigmoid(b, ifm, kind, slot=0):
+    """TANH or LOGISTIC as Vela lowers them: int16 as a 1x1 average pool with the
+    NPU's tanh/sigmoid activation (Vela programs OFM_SCALE from the IFM scale,
+    register_command_stream_generator.generate_ofm_scaling_for_pooling); 8-bit
+    through Vela's LUT. Returns the OFM."""
+    dtype = ifm.dtype
+    scale, zp = ACT_OUT_Q[(kind, dtype)]
+    ofm = b.output(ifm.shape, dtype, np.float32(scale), zp)
+    if dtype == np.int16:
+        op = V.NpuPoolingOperation(V.NpuPoolingOp.AVERAGE)
+        op.ifm, op.ofm = ifm.npu(), ofm.npu()
+        op.kernel = V.NpuKernel(1, 1)
+        op.padding = V.NpuPadding(top=0, left=0, bottom=0, right=0)
+        op.activation = V.NpuActivation(V.NpuActivationOp.TANH if kind == "TANH" else V.NpuActivationOp.SIGMOID)
+        # Vela's activation range for them (operation.get_activation_range).
+        op.activation.min, op.activation.max = (-1.0, 1.0) if kind == "TANH" else (0.0, 1.0)
+        how = f"1x1 AVERAGE POOL with the NPU's {kind.lower()} activation"
+    else:
+        op = lut_activation(b, ifm, ofm, vela_lut(kind, ifm, ofm), slot)
+        how = f"Vela's {kind.lower()} LUT DMA'd to LUT slot {slot}, ADD scalar 0 with the LUT activation"
+    block = pick_block(b.rng, op, b.config)
+    b.ops.append(op)
+    b.model.op(ACT_TFL[kind], [ifm.tensor], [ofm.tensor], version={np.uint8: 1, np.int8: 2, np.int16: 3}[dtype])
+    b.descriptions.append(
+        f"{'LOGISTIC' if kind == 'SIGMOID' else kind} {dname(dtype)} {'x'.join(map(str, ifm.shape))} IFM scale "
+        f"{float(ifm.scale):.6g} zero point {ifm.zp}, as Vela lowers it: {how}, block "
+        f"{block.height}x{block.width}x{block.depth}; reference: TFLite interpreter {ACT_TFL_NAME[kind]}")
+    return ofm
+
+
+ACT_TFL_NAME = {"TANH": "TANH", "SIGMOID": "LOGISTIC", "LRELU": "LEAKY_RELU"}
+
+
+def every_value(rng, shape, dtype):
+    """A feature map holding each value of an 8-bit type once (so every LUT entry is
+    read), shuffled; `shape` has 256 elements."""
+    info = np.iinfo(dtype)
+    return rng.permutation(np.arange(info.min, info.max + 1)).astype(dtype).reshape(shape)
+
+
 def generate(root: Path, seed: int):
     """Writes every job under root; returns {operator and type: count}."""
     shutil.rmtree(root, ignore_errors=True)
@@ -694,4 +799,33 @@ def generate(root: Path, seed: int):
     b.expect("ofm", conv(b, b.input((4, 4, 32), i8, *in_q(i8)), 16, (1, 1), padding="VALID", act="relu_n1_to_1",
                          traversal="DEPTH_FIRST"))
     finish(b, "CONV2D", i8)
+
+    # TANH and LOGISTIC: int16 on the NPU's tanh/sigmoid activation, with the
+    # special input scales Vela recognises (1/4096, and 1/2048 for tanh) and
+    # general ones; 8-bit through LUTs.
+    for name, cfg, kind, in_scale in (("tanh_i16", "u65-256", "TANH", 1 / 4096),
+                                      ("tanh_i16_s2048", "u65-256", "TANH", 1 / 2048),
+                                      ("tanh_i16_s0003", "u65-512", "TANH", 0.0003),
+                                      ("sigmoid_i16", "u65-256", "SIGMOID", 1 / 4096),
+                                      ("sigmoid_i16_s00047", "u65-256", "SIGMOID", 0.00047)):
+        b = Build(name, cfg, rng)
+        x = rng.integers(-32768, 32768, size=(4, 8, 16)).astype(i16)
+        b.expect("ofm", tanh_sigmoid(b, b.input(x.shape, i16, np.float32(in_scale), 0, value=x), kind))
+        finish(b, kind, i16)
+    for name, cfg, kind, dt, in_scale in (("tanh_i8", "u65-256", "TANH", i8, 0.05),
+                                          ("tanh_u8_512", "u65-512", "TANH", u8, 0.04),
+                                          ("sigmoid_i8", "u65-256", "SIGMOID", i8, 0.06),
+                                          ("sigmoid_u8", "u65-256", "SIGMOID", u8, 0.045)):
+        b = Build(name, cfg, rng)
+        x = every_value(rng, (4, 4, 16), dt)
+        b.expect("ofm", tanh_sigmoid(b, b.input(x.shape, dt, np.float32(in_scale), zero_point(rng, dt), value=x),
+                                     kind))
+        finish(b, kind, dt)
+    # Two LUTs in two slots, one after the other.
+    b = Build("chain_tanh_sigmoid_i8", "u65-256", rng)
+    x = every_value(rng, (4, 4, 16), i8)
+    t = tanh_sigmoid(b, b.input(x.shape, i8, np.float32(0.03), 4, value=x), "TANH", slot=0)
+    b.expect("tanh", t)
+    b.expect("ofm", tanh_sigmoid(b, t, "SIGMOID", slot=1))
+    finish(b, "CHAIN", i8)
     return counts
