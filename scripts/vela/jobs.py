@@ -604,7 +604,39 @@ def tanh_sigmoid(b, ifm, kind, slot=0):
     return ofm
 
 
-ACT_TFL_NAME = {"TANH": "TANH", "SIGMOID": "LOGISTIC", "LRELU": "LEAKY_RELU"}
+ACT_TFL_NAME = {"TANH": "TANH", "SIGMOID": "LOGISTIC", "LRELU": "LEAKY_RELU", "ABS": "ABS"}
+
+
+def abs_lrelu(b, ifm, kind, out_scale, out_zp, alpha=None, slot=0):
+    """ABS or LEAKY_RELU as Vela lowers them: ABS on the NPU's ABS with OFM_SCALE =
+    IFM scale / OFM scale (high_level_command_to_npu_op); LEAKY_RELU through
+    Vela's LUT for 8-bit types (convert_lrelu_to_lut) and on the NPU's LRELU with
+    OFM_SCALE = alpha for int16 with equal IFM/OFM quantization. Returns the OFM."""
+    dtype = ifm.dtype
+    ofm = b.output(ifm.shape, dtype, out_scale, out_zp)
+    if kind == "LRELU" and dtype != np.int16:
+        op = lut_activation(b, ifm, ofm, vela_lut(kind, ifm, ofm, alpha), slot)
+        how = f"Vela's leaky ReLU LUT DMA'd to LUT slot {slot}, ADD scalar 0 with the LUT activation"
+    else:
+        op = V.NpuElementWiseOperation(V.NpuElementWiseOp.ABS if kind == "ABS" else V.NpuElementWiseOp.LRELU)
+        npu_scale = np.float32(ifm.scale) / np.float32(out_scale) if kind == "ABS" else alpha
+        op.ifm, op.ofm = ifm.npu(), ofm.npu(scale=npu_scale)
+        how = f"the NPU's {kind} with OFM scale {float(npu_scale):.6g}"
+    block = pick_block(b.rng, op, b.config)
+    b.ops.append(op)
+    if kind == "LRELU":
+        options = S.LeakyReluOptionsT()
+        options.alpha = alpha
+        b.model.op(ACT_TFL[kind], [ifm.tensor], [ofm.tensor], S.BuiltinOptions.LeakyReluOptions, options,
+                   version=2)
+    else:
+        b.model.op(S.BuiltinOperator.ABS, [ifm.tensor], [ofm.tensor], version=3 if dtype == np.int16 else 2)
+    b.descriptions.append(
+        f"{ACT_TFL_NAME[kind]}{f' alpha {float(alpha):.6g}' if alpha is not None else ''} {dname(dtype)} "
+        f"{'x'.join(map(str, ifm.shape))}, scales {float(ifm.scale):.6g}/{float(out_scale):.6g}, zero points "
+        f"{ifm.zp}/{out_zp}, as Vela lowers it: {how}, block {block.height}x{block.width}x{block.depth}; "
+        f"reference: TFLite interpreter {ACT_TFL_NAME[kind]}")
+    return ofm
 
 
 def every_value(rng, shape, dtype):
@@ -828,4 +860,35 @@ def generate(root: Path, seed: int):
     b.expect("tanh", t)
     b.expect("ofm", tanh_sigmoid(b, t, "SIGMOID", slot=1))
     finish(b, "CHAIN", i8)
+
+    # LEAKY_RELU: 8-bit through Vela's LUT (any scales), int16 on the NPU's
+    # LRELU (Vela needs equal IFM/OFM quantization; int16 zero points are 0).
+    f32 = np.float32
+    for name, cfg, dt, shape, scales, zps, alpha in (
+            ("lrelu_i8", "u65-256", i8, (4, 4, 16), (0.05, 0.04), (3, -5), 0.2),
+            ("lrelu_u8", "u65-256", u8, (4, 4, 16), (1 / 32, 1 / 32), (130, 128), 0.25),
+            ("lrelu_i16", "u65-256", i16, (4, 8, 16), (1 / 1024, 1 / 1024), (0, 0), 0.1),
+            ("lrelu_i16_512", "u65-512", i16, (3, 5, 24), (1 / 256, 1 / 256), (0, 0), 0.37)):
+        b = Build(name, cfg, rng)
+        if dt == i16:
+            x = rng.integers(-32768, 32768, size=shape).astype(dt)
+        else:
+            x = every_value(rng, shape, dt)
+        fm = b.input(shape, dt, f32(scales[0]), zps[0], value=x)
+        b.expect("ofm", abs_lrelu(b, fm, "LRELU", f32(scales[1]), zps[1], alpha=f32(alpha)))
+        finish(b, "LRELU", dt)
+    # ABS on the NPU's ABS, rescaling to the OFM quantization.
+    for name, cfg, dt, shape, scales, zps in (("abs_i8", "u65-256", i8, (4, 4, 16), (0.05, 0.05), (3, -7)),
+                                              ("abs_i8_rescale", "u65-256", i8, (4, 4, 16), (0.05, 0.03), (-4, 9)),
+                                              ("abs_i16", "u65-256", i16, (4, 8, 16), (1 / 1024, 1 / 1024), (0, 0)),
+                                              ("abs_i16_rescale", "u65-512", i16, (4, 4, 16), (0.0007, 0.0004),
+                                               (0, 0))):
+        b = Build(name, cfg, rng)
+        if dt == i16:
+            x = rng.integers(-32768, 32768, size=shape).astype(dt)
+        else:
+            x = every_value(rng, shape, dt)
+        fm = b.input(shape, dt, f32(scales[0]), zps[0], value=x)
+        b.expect("ofm", abs_lrelu(b, fm, "ABS", f32(scales[1]), zps[1]))
+        finish(b, "ABS", dt)
     return counts
