@@ -31,6 +31,7 @@ from ai_edge_litert import schema_py_generated as S
 from ethosu.vela import api as V
 from ethosu.vela.architecture_features import Accelerator, create_default_arch
 from ethosu.vela.data_type import DataType as VelaDataType
+from ethosu.vela.numeric_util import quantise_float32
 from ethosu.vela.operation import Op as VelaOp
 from ethosu.vela.operation import Operation as VelaOperation
 from ethosu.vela.register_command_stream_util import BASE_PTR_INDEX_MEM2MEM
@@ -420,13 +421,20 @@ def pool(b, ifm, kind, kernel, stride=(1, 1), padding="VALID", act=None, out_lay
     ofm = b.output((oh, ow, c), ifm.dtype, ifm.scale, ifm.zp, out_layout)
     op = V.NpuPoolingOperation(V.NpuPoolingOp.MAX if kind == "MAX" else V.NpuPoolingOp.AVERAGE)
     # TFLite averages raw values; Vela's compiler matches that by giving the NPU
-    # zero points of 0 for average pools without a clamp to the zero point
-    # (high_level_command_to_npu_op.use_zero_point_0), so do the same.
-    npu_zp = 0 if kind == "AVERAGE" and act is None else None
+    # zero points of 0 for average pools (high_level_command_to_npu_op.
+    # use_zero_point_0) and moving a ReLU-type clamp to raw values: each bound
+    # b becomes scale * quantise_float32(b, scale, zero point)
+    # (create_npu_activation), so do the same.
+    npu_zp = 0 if kind == "AVERAGE" else None
     op.ifm, op.ofm = ifm.npu(npu_zp), ofm.npu(npu_zp)
     op.kernel = V.NpuKernel(kw, kh, stride[1], stride[0])
     op.padding = V.NpuPadding(top=pt, left=pl, bottom=pb, right=pr)
     op.activation = activation(act)
+    if kind == "AVERAGE" and act is not None and ofm.zp != 0:
+        for bound in ("min", "max"):
+            if getattr(op.activation, bound) is not None:
+                raw = ofm.scale * quantise_float32(getattr(op.activation, bound), ofm.scale, ofm.zp)
+                setattr(op.activation, bound, raw)
     block = pick_block(b.rng, op, b.config)
     b.ops.append(op)
     code = S.BuiltinOperator.MAX_POOL_2D if kind == "MAX" else S.BuiltinOperator.AVERAGE_POOL_2D
@@ -891,4 +899,23 @@ def generate(root: Path, seed: int):
         fm = b.input(shape, dt, f32(scales[0]), zps[0], value=x)
         b.expect("ofm", abs_lrelu(b, fm, "ABS", f32(scales[1]), zps[1]))
         finish(b, "ABS", dt)
+
+    # Average pools with SAME padding (no scaling: the NPU divides by the
+    # number of non-padding elements) and with fused activations.
+    pools = [
+        ("avgpool_3x3_same_i8", "u65-256", i8, (7, 6, 16), (3, 3), (1, 1), "SAME", None),
+        ("avgpool_2x2_s2_same_u8", "u65-256", u8, (7, 7, 8), (2, 2), (2, 2), "SAME", None),
+        ("avgpool_3x3_s2_same_i16", "u65-256", i16, (7, 8, 8), (3, 3), (2, 2), "SAME", None),
+        ("avgpool_5x5_same_i8_512", "u65-512", i8, (6, 6, 16), (5, 5), (1, 1), "SAME", None),
+        ("avgpool_3x3_same_i8_relu", "u65-256", i8, (6, 6, 16), (3, 3), (1, 1), "SAME", "relu"),
+        ("avgpool_3x3_s2_same_u8_relu6", "u65-256", u8, (7, 7, 8), (3, 3), (2, 2), "SAME", "relu6"),
+        ("avgpool_2x2_s2_i8_relu_n1", "u65-256", i8, (8, 8, 16), (2, 2), (2, 2), "VALID", "relu_n1_to_1"),
+        ("avgpool_3x3_i16_relu", "u65-256", i16, (6, 6, 8), (3, 3), (1, 1), "VALID", "relu"),
+    ]
+    for name, cfg, dt, shape, k, st, pad, act in pools:
+        b = Build(name, cfg, rng)
+        scale = np.float32(1 / 16 if dt != i16 else 1 / 256)
+        b.expect("ofm", pool(b, b.input(shape, dt, scale, zero_point(rng, dt)), "AVERAGE", k, st, pad, act))
+        b.descriptions.append("reference: TFLite interpreter AVERAGE_POOL_2D")
+        finish(b, "AVERAGEPOOL", dt)
     return counts
