@@ -318,6 +318,53 @@ def _npu_conv(ifm, in_zp, w, bias, scales, pad, stride, dilation, ofm_shape, dep
     return np.clip(out + out_zp, *clamp).astype(dtype)
 
 
+class ConvQuant:
+    """Random weights, bias and output quantization of a convolution, with the
+    per-channel (scale, shift) Vela derives from them."""
+
+    def __init__(self, rng, ifm, cout, wshape, n):
+        dtype = ifm.dtype
+        # Weights and output quantization (float32 scales, as in a .tflite file).
+        if dtype == np.uint8:
+            self.w_zp = int(rng.integers(110, 146))
+            self.w_raw = rng.integers(0, 256, size=wshape).astype(np.uint8)
+            self.w_scale = np.full(cout, np.float32(rng.uniform(0.002, 0.01)), dtype=np.float32)
+            self.out_zp = int(rng.integers(100, 156))
+        else:
+            self.w_zp = 0
+            self.w_raw = rng.integers(-127, 128, size=wshape).astype(np.int8)
+            self.w_scale = rng.uniform(0.002, 0.01, size=cout).astype(np.float32)
+            self.out_zp = int(rng.integers(-10, 11)) if dtype == np.int8 else 0
+        self.w_corr = self.w_raw.astype(np.int16) - self.w_zp
+        self.wide = wide = np.dtype(dtype).itemsize == 2
+        acc_std = math.sqrt(n) * (1730.0 if wide else 74.0) * 74.0 * float(ifm.scale) * float(self.w_scale.mean())
+        self.out_scale = np.float32(acc_std / (8000.0 if wide else 40.0))
+        self.bias_dtype = np.int64 if wide else np.int32
+        self.bias = rng.integers(-2000, 2001, size=cout).astype(self.bias_dtype)
+        # Per-channel (scale, shift) the way Vela's compiler derives them from the
+        # same float32 scales (weight_compressor._prepare_scale_and_bias).
+        if dtype == np.uint8:
+            real = [np.double(ifm.scale * s) / np.double(self.out_scale) for s in self.w_scale]
+        else:
+            real = [np.double(ifm.scale) * np.double(s) / np.double(self.out_scale) for s in self.w_scale]
+        self.scales = [(reduced_quantise_scale if wide else quantise_scale)(r) for r in real]
+
+    def tflite_tensors(self, m, ifm, cout, depthwise=False):
+        """The weight and bias tensors of the TFLite model (uint8 per tensor,
+        int8/int16 per channel)."""
+        per_channel = ifm.dtype != np.uint8
+        wq = (self.w_scale, [self.w_zp] * cout) if per_channel else (self.w_scale[0], self.w_zp)
+        if depthwise:
+            _, kh, kw, _ = self.w_raw.shape
+            wt = m.tensor([1, kh, kw, cout], self.w_raw.dtype.type, *wq,
+                          data=self.w_raw.reshape(cout, kh, kw).transpose(1, 2, 0)[None], axis=3)
+        else:
+            wt = m.tensor(list(self.w_raw.shape), self.w_raw.dtype.type, *wq, data=self.w_raw, axis=0)
+        bias_scale = np.double(ifm.scale) * self.w_scale.astype(np.double)
+        bq = (bias_scale, [0] * cout) if per_channel else (bias_scale[0], 0)
+        return wt, m.tensor([cout], self.bias_dtype, *bq, data=self.bias)
+
+
 def conv(b, ifm, cout, kernel, stride=(1, 1), dilation=(1, 1), padding="SAME", act=None,
          traversal="PART_KERNEL_FIRST", out_layout="NHWC", depthwise=False, out_split=None):
     """CONV_2D, or DEPTHWISE_CONV_2D with depth multiplier 1; returns the OFM."""
@@ -336,31 +383,8 @@ def conv(b, ifm, cout, kernel, stride=(1, 1), dilation=(1, 1), padding="SAME", a
     n = kh * kw * (1 if depthwise else cin)
     wshape = (cout, kh, kw, 1 if depthwise else cin)
 
-    # Weights and output quantization (float32 scales, as in a .tflite file).
-    if dtype == np.uint8:
-        w_zp = int(rng.integers(110, 146))
-        w_raw = rng.integers(0, 256, size=wshape).astype(np.uint8)
-        w_scale = np.full(cout, np.float32(rng.uniform(0.002, 0.01)), dtype=np.float32)
-        out_zp = int(rng.integers(100, 156))
-    else:
-        w_zp = 0
-        w_raw = rng.integers(-127, 128, size=wshape).astype(np.int8)
-        w_scale = rng.uniform(0.002, 0.01, size=cout).astype(np.float32)
-        out_zp = int(rng.integers(-10, 11)) if dtype == np.int8 else 0
-    w_corr = w_raw.astype(np.int16) - w_zp
-    wide = np.dtype(dtype).itemsize == 2
-    acc_std = math.sqrt(n) * (1730.0 if wide else 74.0) * 74.0 * float(ifm.scale) * float(w_scale.mean())
-    out_scale = np.float32(acc_std / (8000.0 if wide else 40.0))
-    bias_dtype = np.int64 if wide else np.int32
-    bias = rng.integers(-2000, 2001, size=cout).astype(bias_dtype)
-    # Per-channel (scale, shift) the way Vela's compiler derives them from the
-    # same float32 scales (weight_compressor._prepare_scale_and_bias).
-    if dtype == np.uint8:
-        real = [np.double(ifm.scale * s) / np.double(out_scale) for s in w_scale]
-    else:
-        real = [np.double(ifm.scale) * np.double(s) / np.double(out_scale) for s in w_scale]
-    scales = [(reduced_quantise_scale if wide else quantise_scale)(r) for r in real]
-
+    q = ConvQuant(rng, ifm, cout, wshape, n)
+    w_corr, bias, scales, out_scale, out_zp, wide = q.w_corr, q.bias, q.scales, q.out_scale, q.out_zp, q.wide
     ofm = b.output(ofm_shape, dtype, out_scale, out_zp, out_layout, out_split)
     op = V.NpuConvDepthWiseOperation() if depthwise else V.NpuConv2DOperation()
     op.ifm, op.ofm = ifm.npu(), ofm.npu()
@@ -377,15 +401,7 @@ def conv(b, ifm, cout, kernel, stride=(1, 1), dilation=(1, 1), padding="SAME", a
 
     # TFLite: uint8 models are per-tensor quantized, int8/int16 per channel.
     m = b.model
-    per_channel = dtype != np.uint8
-    wq = (w_scale, [w_zp] * cout) if per_channel else (w_scale[0], w_zp)
-    if depthwise:
-        wt = m.tensor([1, kh, kw, cout], w_raw.dtype.type, *wq,
-                      data=w_raw.reshape(cout, kh, kw).transpose(1, 2, 0)[None], axis=3)
-    else:
-        wt = m.tensor(list(wshape), w_raw.dtype.type, *wq, data=w_raw, axis=0)
-    bias_scale = np.double(ifm.scale) * w_scale.astype(np.double)
-    bt = m.tensor([cout], bias_dtype, *((bias_scale, [0] * cout) if per_channel else (bias_scale[0], 0)), data=bias)
+    wt, bt = q.tflite_tensors(m, ifm, cout, depthwise)
     version = 3 if dtype == np.int8 else 1
     if depthwise:
         m.op(S.BuiltinOperator.DEPTHWISE_CONV_2D, [ifm.tensor, wt, bt], [ofm.tensor],
@@ -401,6 +417,85 @@ def conv(b, ifm, cout, kernel, stride=(1, 1), dilation=(1, 1), padding="SAME", a
         f"{kind} {kh}x{kw} stride {stride[0]}x{stride[1]} dilation {dilation[0]}x{dilation[1]} {padding} "
         f"act {act}, {dname(dtype)} {ifm.layout} {h}x{w}x{cin}{_tiles(ifm)} -> {out_layout} {oh}x{ow}x{cout}"
         f"{_tiles(ofm)}, block {block.height}x{block.width}x{block.depth}")
+    return ofm
+
+
+def transpose_conv(b, ifm, cout, kernel, padding="SAME", act=None):
+    """TRANSPOSE_CONV with stride 2 as Vela lowers it (tflite_graph_optimiser.
+    fixup_conv2d_backprop): a stride-1 convolution of the IFM upscaled 2x2 by
+    inserting zeros, with the kernel reversed in H and W (weight_compressor) and
+    the padding of calc_upscaled_padding_and_skirt. Returns the OFM."""
+    rng, dtype = b.rng, ifm.dtype
+    h, w, cin = ifm.shape
+    kh, kw = kernel
+    if padding == "SAME":
+        # SAME padding of a stride-1 kernel totals k - 1; Vela puts
+        # max((k - 1 + 1) // 2 - 1, 0) of it after the upscaled IFM.
+        oh, ow = 2 * h, 2 * w
+        pb, pr = max(kh // 2 - 1, 0), max(kw // 2 - 1, 0)
+        pt, pl = kh - 1 - pb, kw - 1 - pr
+    else:
+        oh, ow = 2 * h + max(kh - 2, 0), 2 * w + max(kw - 2, 0)
+        pt, pl, pb, pr = kh - 1, kw - 1, max(kh - 2, 0), max(kw - 2, 0)
+    ofm_shape = (oh, ow, cout)
+    # About a quarter of the kernel taps meet a non-inserted IFM element.
+    q = ConvQuant(rng, ifm, cout, (cout, kh, kw, cin), max(kh * kw * cin // 4, 1))
+    ofm = b.output(ofm_shape, dtype, q.out_scale, q.out_zp)
+    op = V.NpuConv2DOperation()
+    op.ifm, op.ofm = ifm.npu(), ofm.npu()
+    op.ifm_upscale = V.NpuResamplingMode.TRANSPOSE
+    op.kernel = V.NpuKernel(kw, kh, 1, 1)
+    op.padding = V.NpuPadding(top=pt, left=pl, bottom=pb, right=pr)
+    op.activation = activation(act)
+    if q.wide:
+        op.rounding_mode = V.NpuRoundingMode.NATURAL  # as Vela does for 16-bit convolutions
+    op.block_traversal = V.NpuBlockTraversal.PART_KERNEL_FIRST if cin <= 8 else V.NpuBlockTraversal.DEPTH_FIRST
+    flipped = np.ascontiguousarray(np.flip(q.w_corr, axis=(1, 2)))
+    block = _encode_conv_weights(b, op, flipped, q.bias, q.scales, 16 if q.wide else 8, False, op.block_traversal)
+    b.ops.append(op)
+    m = b.model
+    wt, bt = q.tflite_tensors(m, ifm, cout)
+    shape_t = m.tensor([4], np.int32, None, None, data=np.array([1, oh, ow, cout], dtype=np.int32))
+    m.op(S.BuiltinOperator.TRANSPOSE_CONV, [shape_t, wt, ifm.tensor, bt], [ofm.tensor],
+         S.BuiltinOptions.TransposeConvOptions, T.transpose_conv_options((2, 2), padding, act), version=3)
+    # Self-check: the NPU arithmetic on the zero-inserted IFM (zero point in
+    # the inserted places, so they read as 0).
+    up = np.full((2 * h, 2 * w, cin), ifm.zp, dtype=np.int64)
+    up[::2, ::2] = ifm.value
+    ofm.check = _npu_conv(up, ifm.zp, flipped, q.bias, q.scales, (pt, pl), (1, 1), (1, 1), ofm_shape, False, dtype,
+                          q.out_zp, _act_range(act, q.out_scale, q.out_zp, dtype))
+    b.descriptions.append(
+        f"TRANSPOSE_CONV {kh}x{kw} stride 2x2 {padding} act {act}, {dname(dtype)} {h}x{w}x{cin} -> {oh}x{ow}x{cout}, "
+        f"as Vela lowers it: CONV2D 1x1-stride on the insert-zeros 2x2 upscaled IFM, reversed kernel, padding "
+        f"{pt}/{pl}/{pb}/{pr} (top/left/bottom/right), block {block.height}x{block.width}x{block.depth}; "
+        f"reference: TFLite interpreter TRANSPOSE_CONV")
+    return ofm
+
+
+def resize_nearest(b, ifm, half_pixel_centers=False):
+    """RESIZE_NEAREST_NEIGHBOR x2 as Vela lowers it (convert_resize_to_upscale_and_
+    average_pool): a 1x1 average pool of the IFM upscaled 2x2 by repeating
+    elements, zero points 0 and NATURAL rounding (resize ops). Returns the OFM."""
+    h, w, c = ifm.shape
+    ofm = b.output((2 * h, 2 * w, c), ifm.dtype, ifm.scale, ifm.zp)
+    op = V.NpuPoolingOperation(V.NpuPoolingOp.AVERAGE)
+    op.ifm, op.ofm = ifm.npu(0), ofm.npu(0)
+    op.ifm_upscale = V.NpuResamplingMode.NEAREST
+    op.kernel = V.NpuKernel(1, 1)
+    op.padding = V.NpuPadding(top=0, left=0, bottom=0, right=0)
+    op.rounding_mode = V.NpuRoundingMode.NATURAL
+    block = pick_block(b.rng, op, b.config)
+    b.ops.append(op)
+    m = b.model
+    size = m.tensor([2], np.int32, None, None, data=np.array([2 * h, 2 * w], dtype=np.int32))
+    m.op(S.BuiltinOperator.RESIZE_NEAREST_NEIGHBOR, [ifm.tensor, size], [ofm.tensor],
+         S.BuiltinOptions.ResizeNearestNeighborOptions, T.resize_nearest_options(False, half_pixel_centers),
+         version=4 if ifm.dtype == np.int16 else 3)
+    b.descriptions.append(
+        f"RESIZE_NEAREST_NEIGHBOR x2{' half_pixel_centers' if half_pixel_centers else ''}, {dname(ifm.dtype)} "
+        f"{h}x{w}x{c} -> {2 * h}x{2 * w}x{c}, as Vela lowers it: 1x1 AVERAGE POOL of the nearest-neighbour 2x2 "
+        f"upscaled IFM, block {block.height}x{block.width}x{block.depth}; reference: TFLite interpreter "
+        f"RESIZE_NEAREST_NEIGHBOR")
     return ofm
 
 
@@ -918,4 +1013,27 @@ def generate(root: Path, seed: int):
         b.expect("ofm", pool(b, b.input(shape, dt, scale, zero_point(rng, dt)), "AVERAGE", k, st, pad, act))
         b.descriptions.append("reference: TFLite interpreter AVERAGE_POOL_2D")
         finish(b, "AVERAGEPOOL", dt)
+
+    # 2x2 upscaling: insert zeros (TRANSPOSE_CONV) and nearest neighbour
+    # (RESIZE_NEAREST_NEIGHBOR), as Vela lowers them.
+    for name, cfg, dt, shape, cout, k, pad, act in (
+            ("tconv_3x3_same_i8", "u65-256", i8, (4, 5, 8), 16, (3, 3), "SAME", None),
+            ("tconv_2x2_same_i8_relu", "u65-256", i8, (4, 4, 16), 8, (2, 2), "SAME", "relu"),
+            ("tconv_4x4_same_i8_512", "u65-512", i8, (3, 4, 8), 16, (4, 4), "SAME", None),
+            ("tconv_3x3_valid_i8", "u65-256", i8, (4, 4, 8), 8, (3, 3), "VALID", None),
+            ("tconv_3x3_same_i16", "u65-256", i16, (3, 4, 8), 8, (3, 3), "SAME", None)):
+        b = Build(name, cfg, rng)
+        b.expect("ofm", transpose_conv(b, b.input(shape, dt, *in_q(dt)), cout, k, pad, act))
+        finish(b, "TRANSPOSE_CONV", dt)
+    for name, cfg, dt, shape, hpc in (("resize_nn_i8", "u65-256", i8, (4, 5, 16), False),
+                                      ("resize_nn_u8_hpc", "u65-256", u8, (3, 4, 8), True),
+                                      ("resize_nn_i16_512", "u65-512", i16, (3, 3, 16), False)):
+        b = Build(name, cfg, rng)
+        b.expect("ofm", resize_nearest(b, b.input(shape, dt, *in_q(dt)), hpc))
+        finish(b, "RESIZE_NEAREST_NEIGHBOR", dt)
+    # x4 is two x2 steps in Vela, the first into an intermediate.
+    b = Build("resize_nn_x4_i8", "u65-256", rng)
+    x = b.input((2, 3, 8), i8, *in_q(i8))
+    b.expect("ofm", resize_nearest(b, resize_nearest(b, x), False))
+    finish(b, "RESIZE_NEAREST_NEIGHBOR", i8)
     return counts

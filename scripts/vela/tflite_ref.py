@@ -22,15 +22,17 @@ class Model:
         self.inputs, self.outputs = [], []
 
     def tensor(self, shape, dtype, scale, zero_point, data=None, axis=0):
+        """A tensor; quantized unless `scale` is None (e.g. an int32 shape operand)."""
         t = S.TensorT()
         t.name = f"t{len(self.tensors)}".encode()
         t.shape = list(shape)
         t.type = TYPES[dtype]
-        q = S.QuantizationParametersT()
-        q.scale = [float(s) for s in np.atleast_1d(scale)]
-        q.zeroPoint = [int(z) for z in np.atleast_1d(zero_point)]
-        q.quantizedDimension = axis
-        t.quantization = q
+        if scale is not None:
+            q = S.QuantizationParametersT()
+            q.scale = [float(s) for s in np.atleast_1d(scale)]
+            q.zeroPoint = [int(z) for z in np.atleast_1d(zero_point)]
+            q.quantizedDimension = axis
+            t.quantization = q
         t.buffer = 0
         if data is not None:
             b = S.BufferT()
@@ -110,4 +112,17 @@ def pool_options(kernel, stride, padding, act):
 def binary_options(kind, act):
     o = {"ADD": S.AddOptionsT, "SUB": S.SubOptionsT, "MUL": S.MulOptionsT}[kind]()
     o.fusedActivationFunction = ACT[act]
+    return o
+
+
+def transpose_conv_options(stride, padding, act):
+    o = S.TransposeConvOptionsT()
+    o.padding, o.strideH, o.strideW = PAD[padding], stride[0], stride[1]
+    o.fusedActivationFunction = ACT[act]
+    return o
+
+
+def resize_nearest_options(align_corners, half_pixel_centers):
+    o = S.ResizeNearestNeighborOptionsT()
+    o.alignCorners, o.halfPixelCenters = align_corners, half_pixel_centers
     return o
