@@ -39,8 +39,13 @@
 //!   scales negative inputs only; SHR rounds with the OFM rounding mode, SHL
 //!   saturates to int32.
 //! - LUTs live in each core's last 2 KB of shared buffer: 8-bit tables are
-//!   indexed by value minus the clip type's minimum, 16-bit tables hold 512
-//!   base/slope words interpolated over 7 fraction bits.
+//!   indexed by value minus the clip type's minimum (256 bytes, or 256
+//!   32-bit words for an int32 OFM, as Vela's int8 softmax uses), 16-bit
+//!   tables hold 512 base/slope words interpolated over 7 fraction bits.
+//!   With a LUT, the clip range and ACTIVATION_MIN/MAX bound the table
+//!   index, not the looked-up value.
+//! - SHR also writes int16 OFMs (table 4-124 lists int8, uint8 and int32),
+//!   as Vela's int16 softmax does.
 //! - tanh/sigmoid (NPU_SET_ACTIVATION 3/4) read the scaled value as a real
 //!   number in units of 1/0x3000 (Vela programs OFM_SCALE to make it so) and
 //!   compute TensorFlow Lite's int16 TANH/LOGISTIC from it: interpolation

@@ -506,6 +506,11 @@ impl Op {
                     "a 16-bit LUT fills the whole 2 KB LUT area, so it must use slot 0, not {slot}"
                 )));
             }
+            if self.lut_dtype().bits == 8 && o.bits == 32 && slot > 4 {
+                return Err(bad(format!(
+                    "a LUT of 32-bit values takes 1 KB, so it must start in slot 0-4, not {slot}"
+                )));
+            }
         }
         Ok(())
     }
@@ -516,7 +521,9 @@ impl Op {
         let ok = match m {
             E::Mul | E::Add | E::Sub => true,
             E::Min | E::Max | E::Lrelu | E::Abs => i == o && i.bits <= 16,
-            E::Shr => i == DType::I32 && (o.bits == 8 || o == DType::I32),
+            // Table 4-124 lists {int8, uint8, int32} OFMs for SHR, but Vela's
+            // int16 softmax ends with an int32 -> int16 SHR, so int16 is allowed.
+            E::Shr => i == DType::I32 && (o.bits == 8 || o == DType::I16 || o == DType::I32),
             E::Clz | E::Shl => i == DType::I32 && o == DType::I32,
         };
         if !ok {
@@ -648,18 +655,29 @@ impl OutStage {
             _ => scaled,
         } + self.zp;
         if !self.luts.is_empty() {
-            v = self.lookup(self.clip.saturate(v), core);
-        } else if self.clip != self.ofm {
+            // The clip range and ACTIVATION_MIN/MAX bound the table index
+            // (TRM 4.6.4: the clip range applies "before table lookup"; Vela
+            // bounds the index of its 32-bit softmax tables with them).
             v = self.clip.saturate(v);
-        }
-        if let Some((lo, hi)) = self.clamp {
-            v = v.max(lo).min(hi);
+            if let Some((lo, hi)) = self.clamp {
+                v = self.clip.saturate(v.max(lo).min(hi));
+            }
+            v = self.lookup(v, core);
+        } else {
+            if self.clip != self.ofm {
+                v = self.clip.saturate(v);
+            }
+            if let Some((lo, hi)) = self.clamp {
+                v = v.max(lo).min(hi);
+            }
         }
         self.ofm.saturate(v)
     }
 
     /// TRM 4.6.4 NPU_SET_ACTIVATION 0x10+n: LUT at byte n*256 of the last 2 KB
-    /// of the shared buffer. 8-bit: 256 bytes indexed by value - type minimum.
+    /// of the shared buffer. 8-bit: 256 bytes indexed by value - type minimum;
+    /// with a 32-bit OFM, 256 little-endian 32-bit words (1 KB) indexed so
+    /// (how Vela's int8 softmax reads its exp table, "Force I8 range").
     /// 16-bit: 512 words, base in bits 0-15 and slope in 16-31, indexed by the
     /// top 9 bits of value + 32768 and interpolated over the low 7 bits
     /// (Vela's `create_lut_int16_op` layout; TFLite's int16 LUT lookup).
@@ -667,6 +685,10 @@ impl OutStage {
         let lut = &self.luts[core.min(self.luts.len() - 1)];
         if self.clip.bits == 8 {
             let idx = (v - self.clip.min()) as usize;
+            if self.ofm.bits == 32 {
+                let w = &lut[self.slot * 256 + idx * 4..][..4];
+                return i32::from_le_bytes([w[0], w[1], w[2], w[3]]) as i64;
+            }
             let b = lut[self.slot * 256 + idx];
             if self.clip.signed {
                 b as i8 as i64

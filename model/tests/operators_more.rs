@@ -169,6 +169,47 @@ fn lut_int16_interpolates() {
     }
 }
 
+/// A LUT with an int32 OFM and the int8 clip range (ACTIVATION 0x3010, how
+/// Vela's int8 softmax reads its exp table): 256 little-endian 32-bit words,
+/// indexed by the value after the clip range and ACTIVATION_MIN/MAX, which
+/// bound the index, not the 32-bit result.
+#[test]
+fn lut_int32_ofm_reads_words() {
+    let ifm = Fm::new(1, 0, 1, 16, 16, DType::I8);
+    let ifm2 = Fm::new(1, 1024, 1, 16, 16, DType::I8);
+    let ofm = Fm::new(1, 2048, 1, 16, 16, DType::I32);
+    let a: Vec<i64> = (0..256).map(|i| i - 128).collect();
+    let words: Vec<i64> = (0..256i64).map(|i| i * 7_654_321 - (1 << 30)).collect();
+    let lut: Vec<u8> = words
+        .iter()
+        .flat_map(|&w| (w as i32).to_le_bytes())
+        .collect();
+    let mut region = vec![0u8; 4096];
+    ifm.store(&mut region, &a);
+    let mut s = Stream::default();
+    s.c0(Opcode::NpuSetDma0SrcRegion, 0)
+        .c1(Opcode::NpuSetDma0Src, 0)
+        .c0(Opcode::NpuSetDma0DstRegion, 1 << 8 | 3)
+        .c1(Opcode::NpuSetDma0Dst, 46 * 1024)
+        .c1(Opcode::NpuSetDma0Len, 1024)
+        .c0(Opcode::NpuOpDmaStart, 0)
+        .c1(Opcode::NpuSetOpaScale, 1)
+        .c1(Opcode::NpuSetOpbScale, 1)
+        .ifm(&ifm)
+        .ifm2(&ifm2)
+        .ofm(&ofm, 0)
+        .c1(Opcode::NpuSetOfmScale, 0)
+        .activation(0x3010, -100, 50)
+        .c0(Opcode::NpuOpElementwise, 1)
+        .c0(Opcode::NpuOpStop, 0);
+    let mut n = npu("u65-256", &[(0, lut), (1, region)]);
+    n.run(&s.bytes()).expect("run");
+    let got = ofm.load(n.memory.region(1));
+    for (i, &x) in a.iter().enumerate() {
+        assert_eq!(got[i], words[(x.clamp(-100, 50) + 128) as usize], "x {x}");
+    }
+}
+
 /// tanh and sigmoid on 16-bit OFMs: input in units of 1/0x3000 (Vela's
 /// output scale for them), output with 15 fractional bits, within 1.5 LSB of
 /// the real function (TFLite's table interpolation; the fixture jobs check

@@ -10,12 +10,15 @@ Writes
                                  with the OHWI weights Vela was given
                                  (checked by model/tests/weights_vela.rs);
   model/tests/fixtures/jobs/     job folders (see shared JOBS.md) built with
-                                 Vela's ethosu.vela.api, with expected outputs
-                                 from an independent reference: the TFLite
-                                 interpreter's reference kernels (ai-edge-litert)
-                                 on an equivalent model; numpy for REDUCE_SUM
-                                 (no TFLite equivalent) and the source bytes
-                                 for DMA copies.
+                                 Vela's ethosu.vela.api (jobs.py), or compiled
+                                 from a whole TFLite model by Vela's compiler
+                                 where its lowering is a long operation
+                                 sequence, e.g. SOFTMAX (compiled.py); expected
+                                 outputs from an independent reference: the
+                                 TFLite interpreter's reference kernels
+                                 (ai-edge-litert) on an equivalent model; numpy
+                                 for REDUCE_SUM (no TFLite equivalent) and the
+                                 source bytes for DMA copies.
 
 Every input is random from a fixed seed, so a rerun with the same Vela version
 and seed reproduces the same bytes.

@@ -40,6 +40,7 @@ from ethosu.vela.tensor import QuantizationParameters
 from ethosu.vela.tensor import Tensor as VelaTensor
 from ethosu.vela.tflite_graph_optimiser import convert_lrelu, convert_tanh_sigmoid_to_lut
 
+import compiled
 import tflite_ref as T
 
 ACCEL = {"u65-256": V.NpuAccelerator.Ethos_U65_256, "u65-512": V.NpuAccelerator.Ethos_U65_512}
@@ -1036,4 +1037,31 @@ def generate(root: Path, seed: int):
     x = b.input((2, 3, 8), i8, *in_q(i8))
     b.expect("ofm", resize_nearest(b, resize_nearest(b, x), False))
     finish(b, "RESIZE_NEAREST_NEIGHBOR", i8)
+
+    # SOFTMAX compiled by Vela: int8/uint8 as 28 operations (depth-wise max,
+    # SUB with a LUT of 32-bit exp values, SHR, REDUCE_SUM, CLZ, SHL, int32
+    # ADD/SUB/MUL Newton-Raphson, final SHR); int16 with two interpolating
+    # 16-bit LUTs (exp and 1/(1+x)), CLZ, SHL and SHR.
+    for name, cfg, dt, shape, scale, zp, beta in (
+            ("softmax_i8", "u65-256", i8, (2, 3, 16), 0.1, 3, 1.0),
+            ("softmax_i8_c40_512", "u65-512", i8, (3, 4, 40), 0.05, -7, 1.0),
+            ("softmax_u8_beta07", "u65-256", u8, (2, 3, 24), 0.08, 120, 0.7),
+            ("softmax_i16", "u65-256", i16, (2, 3, 16), 1 / 2048, 0, 1.0),
+            ("softmax_i16_c33_512", "u65-512", i16, (2, 4, 33), 0.0007, 0, 1.0)):
+        m = T.Model()
+        t_in = m.tensor([1, *shape], dt, np.float32(scale), zp)
+        out_q = {i8: (1 / 256, -128), u8: (1 / 256, 0), i16: (1 / 32768, 0)}[dt]
+        t_out = m.tensor([1, *shape], dt, np.float32(out_q[0]), out_q[1])
+        options = S.SoftmaxOptionsT()
+        options.beta = beta
+        m.op(S.BuiltinOperator.SOFTMAX, [t_in], [t_out], S.BuiltinOptions.SoftmaxOptions, options,
+             version=3 if dt == i16 else 2)
+        m.inputs, m.outputs = [t_in], [t_out]
+        x = rng.integers(-32768, 32768, size=shape).astype(dt) if dt == i16 else random_fm(rng, shape, dt)
+        compiled.write_job(root, name, cfg, m, [x],
+                           f"SOFTMAX beta {beta} {dname(dt)} {'x'.join(map(str, shape))}, input scale {scale:g} zero "
+                           f"point {zp}, compiled by Vela ({' '.join(compiled.VELA_OPTIONS[2:])}) into its "
+                           f"{'int16' if dt == i16 else '8-bit'} softmax sequence (CLZ, SHL, SHR, REDUCE_SUM, LUTs); "
+                           f"reference: TFLite interpreter SOFTMAX")
+        counts[f"SOFTMAX {dname(dt)}"] = counts.get(f"SOFTMAX {dname(dt)}", 0) + 1
     return counts
