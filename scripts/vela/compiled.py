@@ -55,7 +55,8 @@ def write_job(root: Path, name, config, model, inputs, description):
                    for m in compiled.metadata if m.name == b"OfflineMemoryAllocation")
 
     def data(t):
-        return bytes(compiled.buffers[sg.tensors[t].buffer].data)
+        blob = compiled.buffers[sg.tensors[t].buffer].data
+        return b"" if blob is None else bytes(blob)
 
     def size(t):
         return int(sg.tensors[t].shape[0])

@@ -1064,4 +1064,63 @@ def generate(root: Path, seed: int):
                            f"{'int16' if dt == i16 else '8-bit'} softmax sequence (CLZ, SHL, SHR, REDUCE_SUM, LUTs); "
                            f"reference: TFLite interpreter SOFTMAX")
         counts[f"SOFTMAX {dname(dt)}"] = counts.get(f"SOFTMAX {dname(dt)}", 0) + 1
+
+    # More operators Vela turns into LUTs or sequences, compiled by Vela: EXP
+    # (8-bit LUT; int16 interpolating LUT), HARD_SWISH and RSQRT (8-bit LUTs),
+    # LEAKY_RELU int16 with different IFM/OFM scales (MUL and MAX).
+    lrelu = S.LeakyReluOptionsT()
+    lrelu.alpha = 0.3
+    for name, cfg, code, dt, in_q, out_q, version, options, how in (
+            ("exp_i8", "u65-256", S.BuiltinOperator.EXP, i8, (0.02, -3), (0.05, -100), 2, None, "an 8-bit LUT"),
+            ("exp_i16", "u65-256", S.BuiltinOperator.EXP, i16, (1 / 8192, 0), (1 / 2048, 0), 2, None,
+             "a 16-bit interpolating LUT"),
+            ("hard_swish_i8", "u65-256", S.BuiltinOperator.HARD_SWISH, i8, (0.05, 3), (0.03, -20), 1, None,
+             "an 8-bit LUT"),
+            ("rsqrt_i8", "u65-512", S.BuiltinOperator.RSQRT, i8, (0.05, -128), (0.02, -128), 2, None,
+             "an 8-bit LUT"),
+            ("lrelu_i16_rescale", "u65-256", S.BuiltinOperator.LEAKY_RELU, i16, (1 / 1024, 0), (1 / 512, 0), 2,
+             (S.BuiltinOptions.LeakyReluOptions, lrelu), "MUL by alpha and MAX")):
+        m = T.Model()
+        shape = (4, 4, 16)
+        t_in = m.tensor([1, *shape], dt, np.float32(in_q[0]), in_q[1])
+        t_out = m.tensor([1, *shape], dt, np.float32(out_q[0]), out_q[1])
+        m.op(code, [t_in], [t_out], *(options or ()), version=version)
+        m.inputs, m.outputs = [t_in], [t_out]
+        x = rng.integers(-32768, 32768, size=shape).astype(dt) if dt == i16 else every_value(rng, shape, dt)
+        op_name = next(k for k, v in vars(S.BuiltinOperator).items() if v == code)
+        compiled.write_job(root, name, cfg, m, [x],
+                           f"{op_name} {dname(dt)} {'x'.join(map(str, shape))}, scales {in_q[0]:.6g}/{out_q[0]:.6g}, "
+                           f"zero points {in_q[1]}/{out_q[1]}, compiled by Vela into {how}; reference: TFLite "
+                           f"interpreter {op_name}")
+        counts[f"{op_name} {dname(dt)}"] = counts.get(f"{op_name} {dname(dt)}", 0) + 1
+    # An activation after a convolution: Vela fuses an 8-bit LUT into the
+    # convolution; int16 TANH/LOGISTIC stay a separate 1x1 pool.
+    for name, cfg, dt, code, act_q in (("conv_tanh_i8", "u65-256", i8, S.BuiltinOperator.TANH, (1 / 128, 0)),
+                                       ("conv_logistic_i16", "u65-256", i16, S.BuiltinOperator.LOGISTIC,
+                                        (1 / 32768, 0))):
+        m = T.Model()
+        shape, cout = (6, 6, 8), 8
+        in_q = (np.float32(1 / 32), 2) if dt == i8 else (np.float32(1 / 1024), 0)
+        t_in = m.tensor([1, *shape], dt, *in_q)
+        w = rng.integers(-127, 128, size=(cout, 3, 3, shape[2])).astype(i8)
+        w_scale = rng.uniform(0.002, 0.01, size=cout).astype(np.float32)
+        t_w = m.tensor(list(w.shape), i8, w_scale, [0] * cout, data=w)
+        bias_dt = np.int32 if dt == i8 else np.int64
+        t_b = m.tensor([cout], bias_dt, np.double(in_q[0]) * w_scale.astype(np.double), [0] * cout,
+                       data=rng.integers(-2000, 2001, size=cout).astype(bias_dt))
+        mid_q = (np.float32(0.05), -3) if dt == i8 else (np.float32(1 / 2048), 0)
+        t_mid = m.tensor([1, *shape[:2], cout], dt, *mid_q)
+        m.op(S.BuiltinOperator.CONV_2D, [t_in, t_w, t_b], [t_mid], S.BuiltinOptions.Conv2DOptions,
+             T.conv_options((1, 1), (1, 1), "SAME", None), version=3 if dt == i8 else 4)
+        t_out = m.tensor([1, *shape[:2], cout], dt, np.float32(act_q[0]), act_q[1])
+        m.op(code, [t_mid], [t_out], version=2 if dt == i8 else 3)
+        m.inputs, m.outputs = [t_in], [t_out]
+        x = random_fm(rng, shape, dt)
+        op_name = "TANH" if code == S.BuiltinOperator.TANH else "LOGISTIC"
+        how = ("one CONV with the tanh LUT as its activation" if dt == i8
+               else "a CONV, then a 1x1 AVERAGE POOL with the sigmoid activation")
+        compiled.write_job(root, name, cfg, m, [x],
+                           f"CONV_2D 3x3 SAME then {op_name}, {dname(dt)} {'x'.join(map(str, shape))} -> {cout} "
+                           f"channels, compiled by Vela into {how}; reference: TFLite interpreter CONV_2D, {op_name}")
+        counts[f"CHAIN {dname(dt)}"] = counts.get(f"CHAIN {dname(dt)}", 0) + 1
     return counts
