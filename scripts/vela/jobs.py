@@ -1070,7 +1070,7 @@ def generate(root: Path, seed: int):
     # LEAKY_RELU int16 with different IFM/OFM scales (MUL and MAX).
     lrelu = S.LeakyReluOptionsT()
     lrelu.alpha = 0.3
-    for name, cfg, code, dt, in_q, out_q, version, options, how in (
+    for name, cfg, code, dt, q_in, q_out, version, options, how in (
             ("exp_i8", "u65-256", S.BuiltinOperator.EXP, i8, (0.02, -3), (0.05, -100), 2, None, "an 8-bit LUT"),
             ("exp_i16", "u65-256", S.BuiltinOperator.EXP, i16, (1 / 8192, 0), (1 / 2048, 0), 2, None,
              "a 16-bit interpolating LUT"),
@@ -1082,15 +1082,15 @@ def generate(root: Path, seed: int):
              (S.BuiltinOptions.LeakyReluOptions, lrelu), "MUL by alpha and MAX")):
         m = T.Model()
         shape = (4, 4, 16)
-        t_in = m.tensor([1, *shape], dt, np.float32(in_q[0]), in_q[1])
-        t_out = m.tensor([1, *shape], dt, np.float32(out_q[0]), out_q[1])
+        t_in = m.tensor([1, *shape], dt, np.float32(q_in[0]), q_in[1])
+        t_out = m.tensor([1, *shape], dt, np.float32(q_out[0]), q_out[1])
         m.op(code, [t_in], [t_out], *(options or ()), version=version)
         m.inputs, m.outputs = [t_in], [t_out]
         x = rng.integers(-32768, 32768, size=shape).astype(dt) if dt == i16 else every_value(rng, shape, dt)
         op_name = next(k for k, v in vars(S.BuiltinOperator).items() if v == code)
         compiled.write_job(root, name, cfg, m, [x],
-                           f"{op_name} {dname(dt)} {'x'.join(map(str, shape))}, scales {in_q[0]:.6g}/{out_q[0]:.6g}, "
-                           f"zero points {in_q[1]}/{out_q[1]}, compiled by Vela into {how}; reference: TFLite "
+                           f"{op_name} {dname(dt)} {'x'.join(map(str, shape))}, scales {q_in[0]:.6g}/{q_out[0]:.6g}, "
+                           f"zero points {q_in[1]}/{q_out[1]}, compiled by Vela into {how}; reference: TFLite "
                            f"interpreter {op_name}")
         counts[f"{op_name} {dname(dt)}"] = counts.get(f"{op_name} {dname(dt)}", 0) + 1
     # An activation after a convolution: Vela fuses an 8-bit LUT into the
@@ -1100,13 +1100,13 @@ def generate(root: Path, seed: int):
                                         (1 / 32768, 0))):
         m = T.Model()
         shape, cout = (6, 6, 8), 8
-        in_q = (np.float32(1 / 32), 2) if dt == i8 else (np.float32(1 / 1024), 0)
-        t_in = m.tensor([1, *shape], dt, *in_q)
+        q_in = (np.float32(1 / 32), 2) if dt == i8 else (np.float32(1 / 1024), 0)
+        t_in = m.tensor([1, *shape], dt, *q_in)
         w = rng.integers(-127, 128, size=(cout, 3, 3, shape[2])).astype(i8)
         w_scale = rng.uniform(0.002, 0.01, size=cout).astype(np.float32)
         t_w = m.tensor(list(w.shape), i8, w_scale, [0] * cout, data=w)
         bias_dt = np.int32 if dt == i8 else np.int64
-        t_b = m.tensor([cout], bias_dt, np.double(in_q[0]) * w_scale.astype(np.double), [0] * cout,
+        t_b = m.tensor([cout], bias_dt, np.double(q_in[0]) * w_scale.astype(np.double), [0] * cout,
                        data=rng.integers(-2000, 2001, size=cout).astype(bias_dt))
         mid_q = (np.float32(0.05), -3) if dt == i8 else (np.float32(1 / 2048), 0)
         t_mid = m.tensor([1, *shape[:2], cout], dt, *mid_q)
@@ -1123,4 +1123,33 @@ def generate(root: Path, seed: int):
                            f"CONV_2D 3x3 SAME then {op_name}, {dname(dt)} {'x'.join(map(str, shape))} -> {cout} "
                            f"channels, compiled by Vela into {how}; reference: TFLite interpreter CONV_2D, {op_name}")
         counts[f"CHAIN {dname(dt)}"] = counts.get(f"CHAIN {dname(dt)}", 0) + 1
+    # RESIZE_BILINEAR, compiled by Vela: TRM 4.8.1's construction (a nearest
+    # 2x2 upscale in a 2x2 average pool padded bottom/right, twice for x4);
+    # with half_pixel_centers, 1x1 pools and depth-wise convolutions.
+    for name, cfg, dt, factor, align, half, how in (
+            ("resize_bilinear_i8", "u65-256", i8, 2, False, False, "a 2x2 AVERAGE POOL of the nearest-upscaled IFM"),
+            ("resize_bilinear_i8_align", "u65-256", i8, 2, True, False,
+             "a 2x2 AVERAGE POOL of the nearest-upscaled IFM"),
+            ("resize_bilinear_i8_hpc", "u65-256", i8, 2, False, True, "1x1 pools and depth-wise convolutions"),
+            ("resize_bilinear_i16", "u65-512", i16, 2, False, False, "a 2x2 AVERAGE POOL of the nearest-upscaled IFM"),
+            ("resize_bilinear_u8_x4", "u65-256", u8, 4, False, False,
+             "two nearest 2x2 upscales and a 4x4 AVERAGE POOL")):
+        shape = (3, 4, 8)
+        out_hw = ([(n - 1) * factor + 1 for n in shape[:2]] if align else [n * factor for n in shape[:2]])
+        m = T.Model()
+        q = in_q(dt)
+        t_in = m.tensor([1, *shape], dt, *q)
+        t_out = m.tensor([1, *out_hw, shape[2]], dt, *q)
+        t_size = m.tensor([2], np.int32, None, None, data=np.array(out_hw, dtype=np.int32))
+        options = S.ResizeBilinearOptionsT()
+        options.alignCorners, options.halfPixelCenters = align, half
+        m.op(S.BuiltinOperator.RESIZE_BILINEAR, [t_in, t_size], [t_out], S.BuiltinOptions.ResizeBilinearOptions,
+             options, version=4 if dt == i16 else 3)
+        m.inputs, m.outputs = [t_in], [t_out]
+        flags = "".join(f" {f}" for f, on in (("align_corners", align), ("half_pixel_centers", half)) if on)
+        compiled.write_job(root, name, cfg, m, [random_fm(rng, shape, dt)],
+                           f"RESIZE_BILINEAR x{factor}{flags}, {dname(dt)} {'x'.join(map(str, shape))} -> "
+                           f"{'x'.join(map(str, out_hw))}x{shape[2]}, compiled by Vela into {how}; reference: TFLite "
+                           f"interpreter RESIZE_BILINEAR")
+        counts[f"RESIZE_BILINEAR {dname(dt)}"] = counts.get(f"RESIZE_BILINEAR {dname(dt)}", 0) + 1
     return counts
