@@ -639,6 +639,7 @@ ACT_OUT_Q = {("TANH", np.int8): (1 / 128, 0), ("TANH", np.uint8): (1 / 128, 128)
              ("SIGMOID", np.uint8): (1 / 256, 0), ("SIGMOID", np.int16): (1 / 32768, 0)}
 ACT_TFL = {"TANH": S.BuiltinOperator.TANH, "SIGMOID": S.BuiltinOperator.LOGISTIC,
            "LRELU": S.BuiltinOperator.LEAKY_RELU}
+ACT_TFL_NAME = {"TANH": "TANH", "SIGMOID": "LOGISTIC", "LRELU": "LEAKY_RELU", "ABS": "ABS"}
 
 
 def vela_lut(kind, ifm, ofm, alpha=None):
@@ -702,13 +703,10 @@ def tanh_sigmoid(b, ifm, kind, slot=0):
     b.ops.append(op)
     b.model.op(ACT_TFL[kind], [ifm.tensor], [ofm.tensor], version={np.uint8: 1, np.int8: 2, np.int16: 3}[dtype])
     b.descriptions.append(
-        f"{'LOGISTIC' if kind == 'SIGMOID' else kind} {dname(dtype)} {'x'.join(map(str, ifm.shape))} IFM scale "
+        f"{ACT_TFL_NAME[kind]} {dname(dtype)} {'x'.join(map(str, ifm.shape))} IFM scale "
         f"{float(ifm.scale):.6g} zero point {ifm.zp}, as Vela lowers it: {how}, block "
         f"{block.height}x{block.width}x{block.depth}; reference: TFLite interpreter {ACT_TFL_NAME[kind]}")
     return ofm
-
-
-ACT_TFL_NAME = {"TANH": "TANH", "SIGMOID": "LOGISTIC", "LRELU": "LEAKY_RELU", "ABS": "ABS"}
 
 
 def abs_lrelu(b, ifm, kind, out_scale, out_zp, alpha=None, slot=0):
