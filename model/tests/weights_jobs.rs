@@ -5,6 +5,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use npu_model::payload::{is_driver_payload, DriverPayload};
 use npu_model::weights::decode;
 use serde::Deserialize;
 
@@ -94,9 +95,15 @@ fn job_files_follow_the_job_format() {
 }
 
 /// Weight streams `(region, offset, length)` in effect at each NPU_OP_CONV and
-/// NPU_OP_DEPTHWISE of a command stream (TRM 4.6.4, 4.6.5).
+/// NPU_OP_DEPTHWISE of a command stream (TRM 4.6.4, 4.6.5). A stream an
+/// earlier 1D DMA copied into place (Vela stages weights in the fast scratch
+/// region) is named by where the DMA read it.
 fn weight_streams(words: &[u32]) -> Vec<(u32, usize, usize)> {
     let (mut region, mut base, mut len) = (0u32, [0usize; 2], [0usize; 2]);
+    // DMA registers: source region, destination region, source, destination, length.
+    let (mut dma_regions, mut dma) = ([0u32; 2], [0usize; 3]);
+    // Copies (source region, source, destination region, destination, length).
+    let mut copies: Vec<(u32, usize, u32, usize, usize)> = Vec::new();
     let mut found = Vec::new();
     let mut i = 0;
     while i < words.len() {
@@ -110,6 +117,7 @@ fn weight_streams(words: &[u32]) -> Vec<(u32, usize, usize)> {
                 0x021 => len[0] = payload,
                 0x090 => base[1] = payload | ext,
                 0x091 => len[1] = payload,
+                0x030..=0x032 => dma[(opcode - 0x030) as usize] = payload | ext,
                 _ => {}
             }
             i += 2;
@@ -117,10 +125,22 @@ fn weight_streams(words: &[u32]) -> Vec<(u32, usize, usize)> {
         }
         match opcode {
             0x128 => region = param,
+            0x130 => dma_regions[0] = param,
+            0x131 => dma_regions[1] = param,
+            // NPU_OP_DMA_START of a 1D copy between external regions.
+            0x010 if (dma_regions[0] | dma_regions[1]) & 0x700 == 0 => {
+                copies.push((dma_regions[0], dma[0], dma_regions[1], dma[1], dma[2]))
+            }
             0x002 | 0x003 => {
                 for k in 0..2 {
                     if len[k] > 0 {
-                        found.push((region, base[k], len[k]));
+                        let source = copies.iter().rev().find(|c| {
+                            c.2 == region && c.3 <= base[k] && base[k] + len[k] <= c.3 + c.4
+                        });
+                        found.push(match source {
+                            Some(&(r, src, _, dst, _)) => (r, src + base[k] - dst, len[k]),
+                            None => (region, base[k], len[k]),
+                        });
                     }
                 }
             }
@@ -131,17 +151,26 @@ fn weight_streams(words: &[u32]) -> Vec<(u32, usize, usize)> {
     found
 }
 
+/// The command stream's words; a COP1 driver payload (Vela-compiled jobs)
+/// gives its command streams.
+fn stream_words(cmd: &[u8]) -> Vec<u32> {
+    if is_driver_payload(cmd) {
+        return DriverPayload::parse(cmd)
+            .expect("COP1 payload")
+            .command_stream();
+    }
+    cmd.chunks_exact(4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect()
+}
+
 #[test]
 fn every_weight_stream_in_the_jobs_decodes() {
     let mut streams = 0;
     for dir in jobs() {
         let job = load(&dir);
         let cmd = fs::read(dir.join(&job.command_stream)).expect("command stream");
-        let words: Vec<u32> = cmd
-            .chunks_exact(4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect();
-        for (region, offset, len) in weight_streams(&words) {
+        for (region, offset, len) in weight_streams(&stream_words(&cmd)) {
             let file = &job
                 .regions
                 .iter()
