@@ -1,8 +1,11 @@
-//! npu-gen: elaborates NPU configurations and writes their Verilog, port
-//! manifests and the register reference.
+//! npu-gen: elaborates NPU configurations (and blocks on their own, for
+//! block-level testbenches) and writes their Verilog, port manifests and the
+//! register reference.
 
 use anyhow::{bail, Context, Result};
 use clap::Parser;
+use npu_hw::emit::BlockDesign;
+use npu_hw::weight_decoder::WeightDecoder;
 use npu_spec::config::NpuConfig;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -12,6 +15,7 @@ use std::path::{Path, PathBuf};
 /// For each configuration NAME it writes OUT/npu_NAME.v (a core module
 /// emitted by rust-hdl and a top module with the TRM appendix A port names)
 /// and OUT/npu_NAME.ports.json (the port manifest the testbench reads).
+/// `--block NAME` writes OUT/NAME.v and OUT/NAME.ports.json for one block.
 #[derive(Parser)]
 #[command(version, about, long_about)]
 struct Args {
@@ -24,6 +28,9 @@ struct Args {
     /// Emit every built-in configuration.
     #[arg(long)]
     all: bool,
+    /// A block to emit on its own (repeatable): weight_decoder.
+    #[arg(long = "block", value_name = "NAME")]
+    blocks: Vec<String>,
     /// Output directory for the Verilog and port manifests.
     #[arg(long, value_name = "DIR", default_value = "verilog-out")]
     out: PathBuf,
@@ -64,8 +71,8 @@ fn run(args: Args) -> Result<()> {
     }
     if let Some(path) = &args.registers {
         write(path, &npu_spec::reference::markdown())?;
-    } else if configs.is_empty() {
-        bail!("nothing to do: give --config NAME, --config-file FILE, --all, --list-configs or --registers FILE");
+    } else if configs.is_empty() && args.blocks.is_empty() {
+        bail!("nothing to do: give --config NAME, --config-file FILE, --all, --block NAME, --list-configs or --registers FILE");
     }
     for config in &configs {
         let design = npu_hw::emit::emit(config).map_err(anyhow::Error::msg)?;
@@ -80,7 +87,29 @@ fn run(args: Args) -> Result<()> {
             design.ports.len()
         );
     }
+    for name in &args.blocks {
+        let design = emit_block(name)?;
+        let verilog = args.out.join(format!("{}.v", design.module));
+        let manifest = args.out.join(format!("{}.ports.json", design.module));
+        write(&verilog, &design.verilog)?;
+        write(&manifest, &(serde_json::to_string_pretty(&design)? + "\n"))?;
+        println!(
+            "block {name}: {} ({} ports)",
+            verilog.display(),
+            design.ports.len()
+        );
+    }
     Ok(())
+}
+
+/// Emits a block of the NPU on its own, for its block-level testbench.
+fn emit_block(name: &str) -> Result<BlockDesign> {
+    let origin = format!("block {name}");
+    let design = match name {
+        "weight_decoder" => npu_hw::emit::emit_block(&mut WeightDecoder::default(), name, &origin),
+        _ => bail!("unknown block {name}: the blocks are weight_decoder"),
+    };
+    design.map_err(|e| anyhow::anyhow!("block {name} fails rust-hdl's checks: {e}"))
 }
 
 /// Writes `text` to `path` through a temporary file, so a failure leaves the old file whole.

@@ -5,4 +5,5 @@ pub mod axi;
 pub mod cpm;
 pub mod emit;
 pub mod top;
+pub mod weight_decoder;
 pub mod widgets;

@@ -1,0 +1,170 @@
+//! The weight decoder (TRM 3.3.5): reads a compressed weight stream (TRM 4.7)
+//! from the DMA weight channel and hands the decoded 9-bit weights, in stream
+//! order (the TRM 4.7.5 order), to the MAC unit through a double-buffered
+//! output register. The u65-512 configuration has one instance per core, the
+//! second fed by the NPU_SET_WEIGHT1_* stream (TRM 4.7.5.1).
+//!
+//! # Ports
+//!
+//! - `start` (one cycle, taken only while `busy` is low) begins a stream of
+//!   `length` bytes (NPU_SET_WEIGHT_LENGTH). The decoder then takes exactly
+//!   ceil(`length` / 16) words on `in_data`/`in_valid`/`in_ready`, never more,
+//!   whatever the stream holds.
+//! - `in_data`: 128-bit words, the byte at the lowest address in bits 7:0, so
+//!   bit 0 is the first stream bit (TRM 4.7.1).
+//! - `out_weights`/`out_count`/`out_valid`/`out_ready`: groups of up to
+//!   [`LANES`] weights, lane i (two's complement, -255..255) in bits 9i+8..9i.
+//!   Every group is full except the last of a stream. The group on the port
+//!   is one half of the double buffer; the decoder fills the other.
+//! - `busy`: high from `start` until the last word is taken and the last
+//!   group delivered. `error`/`error_code` ([`ErrorCode`]) hold the first
+//!   error of the stream until the next `start`.
+//!
+//! The decoded weights are bit for bit those of the golden decoder
+//! (`npu_model::weights::decode`), including where Vela departs from the TRM
+//! pseudocode: `wunary1` has one bit per set `wunary0` bit even with
+//! `wtrunc`, zero runs past a slice's count are padding and are dropped, and
+//! streams end with `zdiv` 7 and 0xff padding.
+//!
+//! # Malformed streams
+//!
+//! A stream breaking a TRM 4.7 rule never hangs the decoder and never makes
+//! it read past `length`:
+//! - parsing stops at the first fault; `error` rises with its [`ErrorCode`];
+//! - the rest of the stream, up to ceil(`length` / 16) words, is taken and
+//!   discarded, so the DMA channel drains;
+//! - weights decoded before the fault are still delivered in order (an entry
+//!   whose following zero run was never decoded is dropped), then `busy`
+//!   falls. The weights of the faulty slice are not trustworthy: the central
+//!   control must abort the operation on `error`.
+//!
+//! The fault reported is the first the hardware meets in stream order. The
+//! golden decoder checks index and value ranges only after a whole slice is
+//! parsed, so for a stream with several faults it may name another one.
+//!
+//! # Throughput
+//!
+//! One syntax element per cycle: a slice header, 16 palette entries, a chunk
+//! (up to 12 weights and 12 zero runs, TRM 4.7.4), or up to 16 bytes of 0xff
+//! padding. The output takes [`LANES`] weights per cycle from entries of a
+//! 32-entry pair buffer, zero runs included.
+
+mod chunk;
+mod output;
+mod parser;
+mod window;
+
+use output::PairBuffer;
+use parser::Parser;
+use rust_hdl::prelude::*;
+use window::BitWindow;
+
+/// Weights per output group.
+pub const LANES: usize = 8;
+/// Palette entries (TRM 4.7.2: `palsize` is 5 bits, sizes up to 32).
+pub const PALETTE_ENTRIES: usize = 32;
+/// Items a chunk can finish, rounded up to a power of two for indexing.
+pub const ITEM_SLOTS: usize = 16;
+/// Stream bits the parser sees at once.
+pub const VIEW_BITS: usize = 160;
+
+/// Why a stream was rejected, as `error_code` shows it; names follow
+/// `npu_model::weights::WeightStreamError`.
+#[derive(Copy, Clone, Debug, PartialEq, LogicState)]
+pub enum ErrorCode {
+    /// No error.
+    None,
+    /// `length` is not a multiple of 16 (TRM 4.7.2 `word_aligned()`); no weight is decoded.
+    NotWordAligned,
+    /// The stream ends inside a slice header, palette, chunk or padding.
+    UnexpectedEnd,
+    /// `zdiv` 4 or 5 (TRM table 4-112).
+    BadZdiv,
+    /// `wdiv` 6 (TRM table 4-112).
+    BadWdiv,
+    /// A `bytealign` bit is 0 (TRM 4.7.2).
+    BadByteAlign,
+    /// The first slice does not set `newpal` (TRM 4.7.2).
+    FirstSliceWithoutPalette,
+    /// A slice without `newpal` changes between alternating and plain coding (TRM 4.7.3.3).
+    ModeChangeWithoutNewpal,
+    /// A weight quotient over 31 (TRM 4.7.3.2.1).
+    QuotientOverLimit,
+    /// A weight index over 511 (TRM 4.7.3.1).
+    IndexOutOfRange,
+    /// A direct-mode weight magnitude over 255 (TRM 4.7.3.1).
+    ValueOutOfRange,
+    /// A zero run of 2^28 or more times `1 << zdiv` zeros: more than any
+    /// stream of a 32-bit length can feed the MAC unit in reasonable time.
+    ZeroRunTooLong,
+}
+
+#[derive(LogicBlock, Default)]
+pub struct WeightDecoder {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    /// Stream control: `start` a stream of `length` bytes while not `busy`.
+    pub start: Signal<In, Bit>,
+    pub length: Signal<In, Bits<32>>,
+    pub busy: Signal<Out, Bit>,
+    pub error: Signal<Out, Bit>,
+    pub error_code: Signal<Out, ErrorCode>,
+    /// The weight stream from the DMA weight channel.
+    pub in_data: Signal<In, Bits<128>>,
+    pub in_valid: Signal<In, Bit>,
+    pub in_ready: Signal<Out, Bit>,
+    /// Decoded weights toward the MAC unit.
+    pub out_weights: Signal<Out, Bits<{ LANES * 9 }>>,
+    pub out_count: Signal<Out, Bits<5>>,
+    pub out_valid: Signal<Out, Bit>,
+    pub out_ready: Signal<In, Bit>,
+    window: BitWindow,
+    parser: Parser,
+    pairs: PairBuffer,
+    accept: Signal<Local, Bit>,
+}
+
+impl Logic for WeightDecoder {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.window.clock.next = self.clock.val();
+        self.window.rst_n.next = self.rst_n.val();
+        self.parser.clock.next = self.clock.val();
+        self.parser.rst_n.next = self.rst_n.val();
+        self.pairs.clock.next = self.clock.val();
+        self.pairs.rst_n.next = self.rst_n.val();
+
+        self.busy.next = !self.parser.idle.val() | !self.pairs.empty.val();
+        self.accept.next = self.start.val() & !self.busy.val();
+
+        // Stream words: ceil(length / 16).
+        self.window.start.next = self.accept.val();
+        self.window.words.next = bit_cast::<29, 28>(self.length.val().get_bits::<28>(4))
+            + self.length.val().get_bits::<4>(0).any();
+        self.window.in_data.next = self.in_data.val();
+        self.window.in_valid.next = self.in_valid.val();
+        self.in_ready.next = self.window.in_ready.val();
+        self.window.used.next = self.parser.used.val();
+
+        self.parser.start.next = self.accept.val();
+        self.parser.bad_length.next = self.length.val().get_bits::<4>(0).any();
+        self.parser.view.next = self.window.view.val();
+        self.parser.fill.next = self.window.fill.val();
+        self.parser.exhausted.next = self.window.exhausted.val();
+        self.parser.w_room.next = self.pairs.w_room.val();
+        self.parser.z_room.next = self.pairs.z_room.val();
+        self.error_code.next = self.parser.error_code.val();
+        self.error.next = self.parser.error_code.val() != ErrorCode::None;
+
+        self.pairs.push_w.next = self.parser.push_w.val();
+        self.pairs.push_value.next = self.parser.push_value.val();
+        self.pairs.push_weights.next = self.parser.push_weights.val();
+        self.pairs.push_z.next = self.parser.push_z.val();
+        self.pairs.push_runs.next = self.parser.push_runs.val();
+        self.pairs.finished.next = self.parser.idle.val();
+        self.pairs.out_ready.next = self.out_ready.val();
+        self.out_weights.next = self.pairs.out_weights.val();
+        self.out_count.next = self.pairs.out_count.val();
+        self.out_valid.next = self.pairs.out_valid.val();
+    }
+}
