@@ -2,8 +2,6 @@
 //! palette-heavy streams and for Vela's streams, with input always valid and
 //! output always ready (target: 8 per cycle on dense streams).
 
-// The tests' bench driver; the benchmark uses part of it.
-#[allow(dead_code)]
 #[path = "../tests/weight_decoder_common/mod.rs"]
 mod weight_decoder_common;
 

@@ -3,7 +3,8 @@
 //! driven through its ports, with random valid/ready back-pressure on both
 //! streams, checked against the golden decoder (`npu_model::weights`).
 //!
-//! Shared by the weight-decoder tests and benchmark.
+//! Shared by the weight-decoder tests and benchmark; each uses part of it.
+#![allow(dead_code)]
 
 use npu_hw::weight_decoder::{ErrorCode, LANES};
 use npu_model::weights::{decode, SliceDecoder};
