@@ -13,9 +13,11 @@ const QBASE0: u64 = 0x010;
 /// The workload: alternate writes and reads of QBASE0, two cycles per
 /// transfer; returns the XOR of the read data so both harnesses prove the same work.
 fn rust_workload(model: &mut Model) -> u32 {
-    let [psel, penable, pwrite, paddr, pwdata, pstrb, pprot, pready, prdata, nreset, pclken] =
-        ["PSEL", "PENABLE", "PWRITE", "PADDR", "PWDATA", "PSTRB", "PPROT", "PREADY", "PRDATA", "nRESET", "PCLKEN"]
-            .map(|n| model.port(n));
+    let [psel, penable, pwrite, paddr, pwdata, pstrb, pprot, pready, prdata, nreset, pclken] = [
+        "PSEL", "PENABLE", "PWRITE", "PADDR", "PWDATA", "PSTRB", "PPROT", "PREADY", "PRDATA",
+        "nRESET", "PCLKEN",
+    ]
+    .map(|n| model.port(n));
     model.set(pclken, 1);
     model.set(nreset, 0);
     model.tick();
@@ -79,7 +81,9 @@ fn cpp_workload(lib: &Path, module: &str) -> (u64, f64, u32) {
     let obj = dir.join("obj");
     let main = dir.join("bench_main.cpp");
     let exe = dir.join("bench_cpp");
-    let source = CPP_MAIN.replace("MODULE", module).replace("TRANSFERS", &TRANSFERS.to_string());
+    let source = CPP_MAIN
+        .replace("MODULE", module)
+        .replace("TRANSFERS", &TRANSFERS.to_string());
     std::fs::write(&main, source).unwrap();
     let include = Path::new("/usr/share/verilator/include");
     let status = Command::new("g++")
@@ -104,12 +108,17 @@ fn cpp_workload(lib: &Path, module: &str) -> (u64, f64, u32) {
     assert!(out.status.success(), "the C++ harness failed");
     let text = String::from_utf8(out.stdout).unwrap();
     let f: Vec<&str> = text.split_whitespace().collect();
-    (f[0].parse().unwrap(), f[1].parse().unwrap(), f[2].parse().unwrap())
+    (
+        f[0].parse().unwrap(),
+        f[1].parse().unwrap(),
+        f[2].parse().unwrap(),
+    )
 }
 
 fn main() {
     let module = "npu_u65_256";
-    let design = DesignFiles::load(&workspace_root().join("verilog-out"), module).expect("make verilog first");
+    let design = DesignFiles::load(&workspace_root().join("verilog-out"), module)
+        .expect("make verilog first");
     let lib = build(&design).expect("Verilator build");
     let mut model = Model::new(&design, "CLK").expect("model");
 
@@ -119,12 +128,22 @@ fn main() {
     let rust_checksum = rust_workload(&mut model);
     let rust_seconds = t.elapsed().as_secs_f64();
     let rust_cycles = model.cycle() - start - 5;
-    assert_eq!((rust_cycles, rust_checksum), (cpp_cycles, cpp_checksum), "the two harnesses did different work");
+    assert_eq!(
+        (rust_cycles, rust_checksum),
+        (cpp_cycles, cpp_checksum),
+        "the two harnesses did different work"
+    );
 
     let rust_rate = rust_cycles as f64 / rust_seconds;
     let cpp_rate = cpp_cycles as f64 / cpp_seconds;
     println!("APB workload on {module}: {TRANSFERS} transfers, {rust_cycles} cycles");
     println!("  plain C++ Verilator harness: {:>12.0} cycles/s", cpp_rate);
-    println!("  Rust harness (npu-tb):       {:>12.0} cycles/s", rust_rate);
-    println!("  Rust / C++ speed ratio:      {:>12.3} (target >= 0.9)", rust_rate / cpp_rate);
+    println!(
+        "  Rust harness (npu-tb):       {:>12.0} cycles/s",
+        rust_rate
+    );
+    println!(
+        "  Rust / C++ speed ratio:      {:>12.3} (target >= 0.9)",
+        rust_rate / cpp_rate
+    );
 }
