@@ -14,7 +14,7 @@ module weight_decoder_core(clock,rst_n,start,length,busy,error,error_code,in_dat
     input wire  [127:0] in_data;
     input wire  in_valid;
     output reg  in_ready;
-    output reg  [71:0] out_weights;
+    output reg  [143:0] out_weights;
     output reg  [4:0] out_count;
     output reg  out_valid;
     input wire  out_ready;
@@ -41,7 +41,7 @@ module weight_decoder_core(clock,rst_n,start,length,busy,error,error_code,in_dat
     reg  [127:0] window$in_data;
     reg  window$in_valid;
     wire  window$in_ready;
-    wire  [159:0] window$view;
+    wire  [319:0] window$view;
     wire  [8:0] window$fill;
     wire  window$exhausted;
     reg  [8:0] window$used;
@@ -49,31 +49,39 @@ module weight_decoder_core(clock,rst_n,start,length,busy,error,error_code,in_dat
     reg  parser$rst_n;
     reg  parser$start;
     reg  parser$bad_length;
-    reg  [159:0] parser$view;
+    reg  [319:0] parser$view;
     reg  [8:0] parser$fill;
     reg  parser$exhausted;
     wire  [8:0] parser$used;
-    wire  [3:0] parser$push_w;
-    wire  parser$push_value;
-    wire  [143:0] parser$push_weights;
-    wire  [3:0] parser$push_z;
-    wire  [511:0] parser$push_runs;
-    reg  [5:0] parser$w_room;
-    reg  [5:0] parser$z_room;
+    wire  [3:0] parser$push_a_w;
+    wire  parser$push_a_value;
+    wire  [143:0] parser$push_a_weights;
+    wire  [3:0] parser$push_a_z;
+    wire  [511:0] parser$push_a_runs;
+    wire  [3:0] parser$push_b_w;
+    wire  [143:0] parser$push_b_weights;
+    wire  [3:0] parser$push_b_z;
+    wire  [511:0] parser$push_b_runs;
+    reg  [6:0] parser$w_room;
+    reg  [6:0] parser$z_room;
     wire  parser$idle;
     wire  [3:0] parser$error_code;
     reg  pairs$clock;
     reg  pairs$rst_n;
-    reg  [3:0] pairs$push_w;
-    reg  pairs$push_value;
-    reg  [143:0] pairs$push_weights;
-    reg  [3:0] pairs$push_z;
-    reg  [511:0] pairs$push_runs;
-    wire  [5:0] pairs$w_room;
-    wire  [5:0] pairs$z_room;
+    reg  [3:0] pairs$push_a_w;
+    reg  pairs$push_a_value;
+    reg  [143:0] pairs$push_a_weights;
+    reg  [3:0] pairs$push_a_z;
+    reg  [511:0] pairs$push_a_runs;
+    reg  [3:0] pairs$push_b_w;
+    reg  [143:0] pairs$push_b_weights;
+    reg  [3:0] pairs$push_b_z;
+    reg  [511:0] pairs$push_b_runs;
+    wire  [6:0] pairs$w_room;
+    wire  [6:0] pairs$z_room;
     reg  pairs$finished;
     wire  pairs$empty;
-    wire  [71:0] pairs$out_weights;
+    wire  [143:0] pairs$out_weights;
     wire  [4:0] pairs$out_count;
     wire  pairs$out_valid;
     reg  pairs$out_ready;
@@ -104,11 +112,15 @@ module weight_decoder_core(clock,rst_n,start,length,busy,error,error_code,in_dat
         .fill(parser$fill),
         .exhausted(parser$exhausted),
         .used(parser$used),
-        .push_w(parser$push_w),
-        .push_value(parser$push_value),
-        .push_weights(parser$push_weights),
-        .push_z(parser$push_z),
-        .push_runs(parser$push_runs),
+        .push_a_w(parser$push_a_w),
+        .push_a_value(parser$push_a_value),
+        .push_a_weights(parser$push_a_weights),
+        .push_a_z(parser$push_a_z),
+        .push_a_runs(parser$push_a_runs),
+        .push_b_w(parser$push_b_w),
+        .push_b_weights(parser$push_b_weights),
+        .push_b_z(parser$push_b_z),
+        .push_b_runs(parser$push_b_runs),
         .w_room(parser$w_room),
         .z_room(parser$z_room),
         .idle(parser$idle),
@@ -117,11 +129,15 @@ module weight_decoder_core(clock,rst_n,start,length,busy,error,error_code,in_dat
     weight_decoder_core$pairs pairs(
         .clock(pairs$clock),
         .rst_n(pairs$rst_n),
-        .push_w(pairs$push_w),
-        .push_value(pairs$push_value),
-        .push_weights(pairs$push_weights),
-        .push_z(pairs$push_z),
-        .push_runs(pairs$push_runs),
+        .push_a_w(pairs$push_a_w),
+        .push_a_value(pairs$push_a_value),
+        .push_a_weights(pairs$push_a_weights),
+        .push_a_z(pairs$push_a_z),
+        .push_a_runs(pairs$push_a_runs),
+        .push_b_w(pairs$push_b_w),
+        .push_b_weights(pairs$push_b_weights),
+        .push_b_z(pairs$push_b_z),
+        .push_b_runs(pairs$push_b_runs),
         .w_room(pairs$w_room),
         .z_room(pairs$z_room),
         .finished(pairs$finished),
@@ -157,11 +173,15 @@ module weight_decoder_core(clock,rst_n,start,length,busy,error,error_code,in_dat
         parser$z_room = pairs$z_room;
         error_code = parser$error_code;
         error = parser$error_code != ErrorCode$None;
-        pairs$push_w = parser$push_w;
-        pairs$push_value = parser$push_value;
-        pairs$push_weights = parser$push_weights;
-        pairs$push_z = parser$push_z;
-        pairs$push_runs = parser$push_runs;
+        pairs$push_a_w = parser$push_a_w;
+        pairs$push_a_value = parser$push_a_value;
+        pairs$push_a_weights = parser$push_a_weights;
+        pairs$push_a_z = parser$push_a_z;
+        pairs$push_a_runs = parser$push_a_runs;
+        pairs$push_b_w = parser$push_b_w;
+        pairs$push_b_weights = parser$push_b_weights;
+        pairs$push_b_z = parser$push_b_z;
+        pairs$push_b_runs = parser$push_b_runs;
         pairs$finished = parser$idle;
         pairs$out_ready = out_ready;
         out_weights = pairs$out_weights;
@@ -172,51 +192,46 @@ module weight_decoder_core(clock,rst_n,start,length,busy,error,error_code,in_dat
 endmodule // weight_decoder_core
 
 
-module weight_decoder_core$pairs(clock,rst_n,push_w,push_value,push_weights,push_z,push_runs,w_room,z_room,finished,empty,out_weights,out_count,out_valid,out_ready);
+module weight_decoder_core$pairs(clock,rst_n,push_a_w,push_a_value,push_a_weights,push_a_z,push_a_runs,push_b_w,push_b_weights,push_b_z,push_b_runs,w_room,z_room,finished,empty,out_weights,out_count,out_valid,out_ready);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [3:0] push_w;
-    input wire  push_value;
-    input wire  [143:0] push_weights;
-    input wire  [3:0] push_z;
-    input wire  [511:0] push_runs;
-    output reg  [5:0] w_room;
-    output reg  [5:0] z_room;
+    input wire  [3:0] push_a_w;
+    input wire  push_a_value;
+    input wire  [143:0] push_a_weights;
+    input wire  [3:0] push_a_z;
+    input wire  [511:0] push_a_runs;
+    input wire  [3:0] push_b_w;
+    input wire  [143:0] push_b_weights;
+    input wire  [3:0] push_b_z;
+    input wire  [511:0] push_b_runs;
+    output reg  [6:0] w_room;
+    output reg  [6:0] z_room;
     input wire  finished;
     output reg  empty;
-    output reg  [71:0] out_weights;
+    output reg  [143:0] out_weights;
     output reg  [4:0] out_count;
     output reg  out_valid;
     input wire  out_ready;
     
     // Stub signals
-    wire  [7:0] group_size$value;
     reg  values$clock;
     reg  values$rst_n;
-    reg  [287:0] values$d;
-    wire  [287:0] values$q;
-    reg  has_value$clock;
-    reg  has_value$rst_n;
-    reg  [31:0] has_value$d;
-    wire  [31:0] has_value$q;
+    reg  [319:0] values$d;
+    wire  [319:0] values$q;
     reg  runs$clock;
     reg  runs$rst_n;
     reg  [1023:0] runs$d;
     wire  [1023:0] runs$q;
-    reg  head$clock;
-    reg  head$rst_n;
-    reg  [5:0] head$d;
-    wire  [5:0] head$q;
-    reg  w_tail$clock;
-    reg  w_tail$rst_n;
-    reg  [5:0] w_tail$d;
-    wire  [5:0] w_tail$q;
-    reg  z_tail$clock;
-    reg  z_tail$rst_n;
-    reg  [5:0] z_tail$d;
-    wire  [5:0] z_tail$q;
+    reg  w_count$clock;
+    reg  w_count$rst_n;
+    reg  [6:0] w_count$d;
+    wire  [6:0] w_count$q;
+    reg  z_count$clock;
+    reg  z_count$rst_n;
+    reg  [6:0] z_count$d;
+    wire  [6:0] z_count$q;
     reg  head_value_done$clock;
     reg  head_value_done$rst_n;
     reg  head_value_done$d;
@@ -227,16 +242,16 @@ module weight_decoder_core$pairs(clock,rst_n,push_w,push_value,push_weights,push
     wire  [31:0] head_zeros$q;
     reg  group$clock;
     reg  group$rst_n;
-    reg  [71:0] group$d;
-    wire  [71:0] group$q;
+    reg  [143:0] group$d;
+    wire  [143:0] group$q;
     reg  fill$clock;
     reg  fill$rst_n;
     reg  [4:0] fill$d;
     wire  [4:0] fill$q;
     reg  out_group$clock;
     reg  out_group$rst_n;
-    reg  [71:0] out_group$d;
-    wire  [71:0] out_group$q;
+    reg  [143:0] out_group$d;
+    wire  [143:0] out_group$q;
     reg  out_n$clock;
     reg  out_n$rst_n;
     reg  [4:0] out_n$d;
@@ -247,44 +262,41 @@ module weight_decoder_core$pairs(clock,rst_n,push_w,push_value,push_weights,push
     wire  out_full$q;
     
     // Local signals
-    reg  [5:0] w_count;
-    reg  [5:0] z_count;
-    reg  [5:0] paired;
-    reg  [4:0] distance;
-    reg  [3:0] rel;
-    reg  [8:0] item_value;
-    reg  [31:0] item_run;
+    reg  [8:0] weight;
+    reg  [9:0] item;
+    reg  [159:0] items_a;
+    reg  [159:0] items_b;
+    reg  [6:0] w_after_a;
+    reg  [6:0] z_after_a;
+    reg  [511:0] runs_a;
+    reg  [511:0] runs_b;
+    reg  [6:0] w_kept;
+    reg  [6:0] z_kept;
+    reg  [6:0] paired;
     reg  out_free;
     reg  [7:0] limit;
-    reg  [143:0] lanes;
     reg  [7:0] pos;
-    reg  [5:0] taken;
+    reg  [6:0] taken;
     reg  stop;
-    reg  [5:0] slot6;
-    reg  [4:0] slot;
     reg  entry_value;
     reg  [31:0] entry_zeros;
     reg  [7:0] entry_len;
     reg  [7:0] emitted;
     reg  next_value_done;
     reg  [31:0] next_zeros;
+    reg  [95:0] starts;
+    reg  [15:0] placed;
+    reg  [287:0] base;
+    reg  [8:0] lane;
+    reg  [287:0] lanes;
     reg  drop_unpaired;
     
     // Sub module instances
-    weight_decoder_core$pairs$group_size group_size(
-        .value(group_size$value)
-    );
     weight_decoder_core$pairs$values values(
         .clock(values$clock),
         .rst_n(values$rst_n),
         .d(values$d),
         .q(values$q)
-    );
-    weight_decoder_core$pairs$has_value has_value(
-        .clock(has_value$clock),
-        .rst_n(has_value$rst_n),
-        .d(has_value$d),
-        .q(has_value$q)
     );
     weight_decoder_core$pairs$runs runs(
         .clock(runs$clock),
@@ -292,23 +304,17 @@ module weight_decoder_core$pairs(clock,rst_n,push_w,push_value,push_weights,push
         .d(runs$d),
         .q(runs$q)
     );
-    weight_decoder_core$pairs$head head(
-        .clock(head$clock),
-        .rst_n(head$rst_n),
-        .d(head$d),
-        .q(head$q)
+    weight_decoder_core$pairs$w_count w_count(
+        .clock(w_count$clock),
+        .rst_n(w_count$rst_n),
+        .d(w_count$d),
+        .q(w_count$q)
     );
-    weight_decoder_core$pairs$w_tail w_tail(
-        .clock(w_tail$clock),
-        .rst_n(w_tail$rst_n),
-        .d(w_tail$d),
-        .q(w_tail$q)
-    );
-    weight_decoder_core$pairs$z_tail z_tail(
-        .clock(z_tail$clock),
-        .rst_n(z_tail$rst_n),
-        .d(z_tail$d),
-        .q(z_tail$q)
+    weight_decoder_core$pairs$z_count z_count(
+        .clock(z_count$clock),
+        .rst_n(z_count$rst_n),
+        .d(z_count$d),
+        .q(z_count$q)
     );
     weight_decoder_core$pairs$head_value_done head_value_done(
         .clock(head_value_done$clock),
@@ -356,11 +362,9 @@ module weight_decoder_core$pairs(clock,rst_n,push_w,push_value,push_weights,push
     // Update code
     always @(*) begin
         values$clock = clock;
-        has_value$clock = clock;
         runs$clock = clock;
-        head$clock = clock;
-        w_tail$clock = clock;
-        z_tail$clock = clock;
+        w_count$clock = clock;
+        z_count$clock = clock;
         head_value_done$clock = clock;
         head_zeros$clock = clock;
         group$clock = clock;
@@ -369,11 +373,9 @@ module weight_decoder_core$pairs(clock,rst_n,push_w,push_value,push_weights,push
         out_n$clock = clock;
         out_full$clock = clock;
         values$d = values$q;
-        has_value$d = has_value$q;
         runs$d = runs$q;
-        head$d = head$q;
-        w_tail$d = w_tail$q;
-        z_tail$d = z_tail$q;
+        w_count$d = w_count$q;
+        z_count$d = z_count$q;
         head_value_done$d = head_value_done$q;
         head_zeros$d = head_zeros$q;
         group$d = group$q;
@@ -382,11 +384,9 @@ module weight_decoder_core$pairs(clock,rst_n,push_w,push_value,push_weights,push
         out_n$d = out_n$q;
         out_full$d = out_full$q;
         values$rst_n = rst_n;
-        has_value$rst_n = rst_n;
         runs$rst_n = rst_n;
-        head$rst_n = rst_n;
-        w_tail$rst_n = rst_n;
-        z_tail$rst_n = rst_n;
+        w_count$rst_n = rst_n;
+        z_count$rst_n = rst_n;
         head_value_done$rst_n = rst_n;
         head_zeros$rst_n = rst_n;
         group$rst_n = rst_n;
@@ -394,461 +394,280 @@ module weight_decoder_core$pairs(clock,rst_n,push_w,push_value,push_weights,push
         out_group$rst_n = rst_n;
         out_n$rst_n = rst_n;
         out_full$rst_n = rst_n;
-        w_count = w_tail$q - head$q;
-        z_count = z_tail$q - head$q;
-        w_room = 32'h20 - w_count;
-        z_room = 32'h20 - z_count;
-        paired = w_count;
-        if (z_count < w_count) begin
-            paired = z_count;
-        end
-        item_value = 32'h0;
-        item_run = 32'h0;
-        distance = 0 - ((w_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_w) & 5'h1f)) begin
-            item_value = push_weights[(rel * 32'h9)+:(9)];
-            values$d = (values$d & ~(((((32'h1ff) & 9'h1ff)) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h9))) | (((item_value) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h9));
-            has_value$d = (has_value$d & ~(1 << (0)) | ((push_value) << (0)));
-        end
-        distance = 0 - ((z_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_z) & 5'h1f)) begin
-            item_run = push_runs[(rel * 32'h20)+:(32)];
-            runs$d = (runs$d & ~(((((64'hffffffff) & 32'hffffffff)) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h20))) | (((item_run) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h20));
-        end
-        distance = 1 - ((w_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_w) & 5'h1f)) begin
-            item_value = push_weights[(rel * 32'h9)+:(9)];
-            values$d = (values$d & ~(((((32'h1ff) & 9'h1ff)) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h9))) | (((item_value) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h9));
-            has_value$d = (has_value$d & ~(1 << (1)) | ((push_value) << (1)));
-        end
-        distance = 1 - ((z_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_z) & 5'h1f)) begin
-            item_run = push_runs[(rel * 32'h20)+:(32)];
-            runs$d = (runs$d & ~(((((64'hffffffff) & 32'hffffffff)) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h20))) | (((item_run) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h20));
-        end
-        distance = 2 - ((w_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_w) & 5'h1f)) begin
-            item_value = push_weights[(rel * 32'h9)+:(9)];
-            values$d = (values$d & ~(((((32'h1ff) & 9'h1ff)) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h9))) | (((item_value) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h9));
-            has_value$d = (has_value$d & ~(1 << (2)) | ((push_value) << (2)));
-        end
-        distance = 2 - ((z_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_z) & 5'h1f)) begin
-            item_run = push_runs[(rel * 32'h20)+:(32)];
-            runs$d = (runs$d & ~(((((64'hffffffff) & 32'hffffffff)) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h20))) | (((item_run) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h20));
-        end
-        distance = 3 - ((w_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_w) & 5'h1f)) begin
-            item_value = push_weights[(rel * 32'h9)+:(9)];
-            values$d = (values$d & ~(((((32'h1ff) & 9'h1ff)) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h9))) | (((item_value) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h9));
-            has_value$d = (has_value$d & ~(1 << (3)) | ((push_value) << (3)));
-        end
-        distance = 3 - ((z_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_z) & 5'h1f)) begin
-            item_run = push_runs[(rel * 32'h20)+:(32)];
-            runs$d = (runs$d & ~(((((64'hffffffff) & 32'hffffffff)) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h20))) | (((item_run) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h20));
-        end
-        distance = 4 - ((w_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_w) & 5'h1f)) begin
-            item_value = push_weights[(rel * 32'h9)+:(9)];
-            values$d = (values$d & ~(((((32'h1ff) & 9'h1ff)) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h9))) | (((item_value) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h9));
-            has_value$d = (has_value$d & ~(1 << (4)) | ((push_value) << (4)));
-        end
-        distance = 4 - ((z_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_z) & 5'h1f)) begin
-            item_run = push_runs[(rel * 32'h20)+:(32)];
-            runs$d = (runs$d & ~(((((64'hffffffff) & 32'hffffffff)) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h20))) | (((item_run) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h20));
-        end
-        distance = 5 - ((w_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_w) & 5'h1f)) begin
-            item_value = push_weights[(rel * 32'h9)+:(9)];
-            values$d = (values$d & ~(((((32'h1ff) & 9'h1ff)) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h9))) | (((item_value) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h9));
-            has_value$d = (has_value$d & ~(1 << (5)) | ((push_value) << (5)));
-        end
-        distance = 5 - ((z_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_z) & 5'h1f)) begin
-            item_run = push_runs[(rel * 32'h20)+:(32)];
-            runs$d = (runs$d & ~(((((64'hffffffff) & 32'hffffffff)) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h20))) | (((item_run) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h20));
-        end
-        distance = 6 - ((w_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_w) & 5'h1f)) begin
-            item_value = push_weights[(rel * 32'h9)+:(9)];
-            values$d = (values$d & ~(((((32'h1ff) & 9'h1ff)) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h9))) | (((item_value) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h9));
-            has_value$d = (has_value$d & ~(1 << (6)) | ((push_value) << (6)));
-        end
-        distance = 6 - ((z_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_z) & 5'h1f)) begin
-            item_run = push_runs[(rel * 32'h20)+:(32)];
-            runs$d = (runs$d & ~(((((64'hffffffff) & 32'hffffffff)) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h20))) | (((item_run) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h20));
-        end
-        distance = 7 - ((w_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_w) & 5'h1f)) begin
-            item_value = push_weights[(rel * 32'h9)+:(9)];
-            values$d = (values$d & ~(((((32'h1ff) & 9'h1ff)) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h9))) | (((item_value) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h9));
-            has_value$d = (has_value$d & ~(1 << (7)) | ((push_value) << (7)));
-        end
-        distance = 7 - ((z_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_z) & 5'h1f)) begin
-            item_run = push_runs[(rel * 32'h20)+:(32)];
-            runs$d = (runs$d & ~(((((64'hffffffff) & 32'hffffffff)) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h20))) | (((item_run) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h20));
-        end
-        distance = 8 - ((w_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_w) & 5'h1f)) begin
-            item_value = push_weights[(rel * 32'h9)+:(9)];
-            values$d = (values$d & ~(((((32'h1ff) & 9'h1ff)) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h9))) | (((item_value) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h9));
-            has_value$d = (has_value$d & ~(1 << (8)) | ((push_value) << (8)));
-        end
-        distance = 8 - ((z_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_z) & 5'h1f)) begin
-            item_run = push_runs[(rel * 32'h20)+:(32)];
-            runs$d = (runs$d & ~(((((64'hffffffff) & 32'hffffffff)) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h20))) | (((item_run) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h20));
-        end
-        distance = 9 - ((w_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_w) & 5'h1f)) begin
-            item_value = push_weights[(rel * 32'h9)+:(9)];
-            values$d = (values$d & ~(((((32'h1ff) & 9'h1ff)) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h9))) | (((item_value) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h9));
-            has_value$d = (has_value$d & ~(1 << (9)) | ((push_value) << (9)));
-        end
-        distance = 9 - ((z_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_z) & 5'h1f)) begin
-            item_run = push_runs[(rel * 32'h20)+:(32)];
-            runs$d = (runs$d & ~(((((64'hffffffff) & 32'hffffffff)) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h20))) | (((item_run) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h20));
-        end
-        distance = 10 - ((w_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_w) & 5'h1f)) begin
-            item_value = push_weights[(rel * 32'h9)+:(9)];
-            values$d = (values$d & ~(((((32'h1ff) & 9'h1ff)) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h9))) | (((item_value) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h9));
-            has_value$d = (has_value$d & ~(1 << (10)) | ((push_value) << (10)));
-        end
-        distance = 10 - ((z_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_z) & 5'h1f)) begin
-            item_run = push_runs[(rel * 32'h20)+:(32)];
-            runs$d = (runs$d & ~(((((64'hffffffff) & 32'hffffffff)) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h20))) | (((item_run) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h20));
-        end
-        distance = 11 - ((w_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_w) & 5'h1f)) begin
-            item_value = push_weights[(rel * 32'h9)+:(9)];
-            values$d = (values$d & ~(((((32'h1ff) & 9'h1ff)) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h9))) | (((item_value) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h9));
-            has_value$d = (has_value$d & ~(1 << (11)) | ((push_value) << (11)));
-        end
-        distance = 11 - ((z_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_z) & 5'h1f)) begin
-            item_run = push_runs[(rel * 32'h20)+:(32)];
-            runs$d = (runs$d & ~(((((64'hffffffff) & 32'hffffffff)) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h20))) | (((item_run) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h20));
-        end
-        distance = 12 - ((w_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_w) & 5'h1f)) begin
-            item_value = push_weights[(rel * 32'h9)+:(9)];
-            values$d = (values$d & ~(((((32'h1ff) & 9'h1ff)) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (12 * 32'h9))) | (((item_value) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (12 * 32'h9));
-            has_value$d = (has_value$d & ~(1 << (12)) | ((push_value) << (12)));
-        end
-        distance = 12 - ((z_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_z) & 5'h1f)) begin
-            item_run = push_runs[(rel * 32'h20)+:(32)];
-            runs$d = (runs$d & ~(((((64'hffffffff) & 32'hffffffff)) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (12 * 32'h20))) | (((item_run) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (12 * 32'h20));
-        end
-        distance = 13 - ((w_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_w) & 5'h1f)) begin
-            item_value = push_weights[(rel * 32'h9)+:(9)];
-            values$d = (values$d & ~(((((32'h1ff) & 9'h1ff)) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (13 * 32'h9))) | (((item_value) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (13 * 32'h9));
-            has_value$d = (has_value$d & ~(1 << (13)) | ((push_value) << (13)));
-        end
-        distance = 13 - ((z_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_z) & 5'h1f)) begin
-            item_run = push_runs[(rel * 32'h20)+:(32)];
-            runs$d = (runs$d & ~(((((64'hffffffff) & 32'hffffffff)) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (13 * 32'h20))) | (((item_run) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (13 * 32'h20));
-        end
-        distance = 14 - ((w_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_w) & 5'h1f)) begin
-            item_value = push_weights[(rel * 32'h9)+:(9)];
-            values$d = (values$d & ~(((((32'h1ff) & 9'h1ff)) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (14 * 32'h9))) | (((item_value) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (14 * 32'h9));
-            has_value$d = (has_value$d & ~(1 << (14)) | ((push_value) << (14)));
-        end
-        distance = 14 - ((z_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_z) & 5'h1f)) begin
-            item_run = push_runs[(rel * 32'h20)+:(32)];
-            runs$d = (runs$d & ~(((((64'hffffffff) & 32'hffffffff)) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (14 * 32'h20))) | (((item_run) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (14 * 32'h20));
-        end
-        distance = 15 - ((w_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_w) & 5'h1f)) begin
-            item_value = push_weights[(rel * 32'h9)+:(9)];
-            values$d = (values$d & ~(((((32'h1ff) & 9'h1ff)) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (15 * 32'h9))) | (((item_value) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (15 * 32'h9));
-            has_value$d = (has_value$d & ~(1 << (15)) | ((push_value) << (15)));
-        end
-        distance = 15 - ((z_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_z) & 5'h1f)) begin
-            item_run = push_runs[(rel * 32'h20)+:(32)];
-            runs$d = (runs$d & ~(((((64'hffffffff) & 32'hffffffff)) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (15 * 32'h20))) | (((item_run) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (15 * 32'h20));
-        end
-        distance = 16 - ((w_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_w) & 5'h1f)) begin
-            item_value = push_weights[(rel * 32'h9)+:(9)];
-            values$d = (values$d & ~(((((32'h1ff) & 9'h1ff)) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (16 * 32'h9))) | (((item_value) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (16 * 32'h9));
-            has_value$d = (has_value$d & ~(1 << (16)) | ((push_value) << (16)));
-        end
-        distance = 16 - ((z_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_z) & 5'h1f)) begin
-            item_run = push_runs[(rel * 32'h20)+:(32)];
-            runs$d = (runs$d & ~(((((64'hffffffff) & 32'hffffffff)) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (16 * 32'h20))) | (((item_run) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (16 * 32'h20));
-        end
-        distance = 17 - ((w_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_w) & 5'h1f)) begin
-            item_value = push_weights[(rel * 32'h9)+:(9)];
-            values$d = (values$d & ~(((((32'h1ff) & 9'h1ff)) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (17 * 32'h9))) | (((item_value) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (17 * 32'h9));
-            has_value$d = (has_value$d & ~(1 << (17)) | ((push_value) << (17)));
-        end
-        distance = 17 - ((z_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_z) & 5'h1f)) begin
-            item_run = push_runs[(rel * 32'h20)+:(32)];
-            runs$d = (runs$d & ~(((((64'hffffffff) & 32'hffffffff)) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (17 * 32'h20))) | (((item_run) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (17 * 32'h20));
-        end
-        distance = 18 - ((w_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_w) & 5'h1f)) begin
-            item_value = push_weights[(rel * 32'h9)+:(9)];
-            values$d = (values$d & ~(((((32'h1ff) & 9'h1ff)) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (18 * 32'h9))) | (((item_value) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (18 * 32'h9));
-            has_value$d = (has_value$d & ~(1 << (18)) | ((push_value) << (18)));
-        end
-        distance = 18 - ((z_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_z) & 5'h1f)) begin
-            item_run = push_runs[(rel * 32'h20)+:(32)];
-            runs$d = (runs$d & ~(((((64'hffffffff) & 32'hffffffff)) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (18 * 32'h20))) | (((item_run) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (18 * 32'h20));
-        end
-        distance = 19 - ((w_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_w) & 5'h1f)) begin
-            item_value = push_weights[(rel * 32'h9)+:(9)];
-            values$d = (values$d & ~(((((32'h1ff) & 9'h1ff)) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (19 * 32'h9))) | (((item_value) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (19 * 32'h9));
-            has_value$d = (has_value$d & ~(1 << (19)) | ((push_value) << (19)));
-        end
-        distance = 19 - ((z_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_z) & 5'h1f)) begin
-            item_run = push_runs[(rel * 32'h20)+:(32)];
-            runs$d = (runs$d & ~(((((64'hffffffff) & 32'hffffffff)) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (19 * 32'h20))) | (((item_run) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (19 * 32'h20));
-        end
-        distance = 20 - ((w_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_w) & 5'h1f)) begin
-            item_value = push_weights[(rel * 32'h9)+:(9)];
-            values$d = (values$d & ~(((((32'h1ff) & 9'h1ff)) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (20 * 32'h9))) | (((item_value) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (20 * 32'h9));
-            has_value$d = (has_value$d & ~(1 << (20)) | ((push_value) << (20)));
-        end
-        distance = 20 - ((z_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_z) & 5'h1f)) begin
-            item_run = push_runs[(rel * 32'h20)+:(32)];
-            runs$d = (runs$d & ~(((((64'hffffffff) & 32'hffffffff)) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (20 * 32'h20))) | (((item_run) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (20 * 32'h20));
-        end
-        distance = 21 - ((w_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_w) & 5'h1f)) begin
-            item_value = push_weights[(rel * 32'h9)+:(9)];
-            values$d = (values$d & ~(((((32'h1ff) & 9'h1ff)) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (21 * 32'h9))) | (((item_value) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (21 * 32'h9));
-            has_value$d = (has_value$d & ~(1 << (21)) | ((push_value) << (21)));
-        end
-        distance = 21 - ((z_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_z) & 5'h1f)) begin
-            item_run = push_runs[(rel * 32'h20)+:(32)];
-            runs$d = (runs$d & ~(((((64'hffffffff) & 32'hffffffff)) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (21 * 32'h20))) | (((item_run) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (21 * 32'h20));
-        end
-        distance = 22 - ((w_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_w) & 5'h1f)) begin
-            item_value = push_weights[(rel * 32'h9)+:(9)];
-            values$d = (values$d & ~(((((32'h1ff) & 9'h1ff)) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (22 * 32'h9))) | (((item_value) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (22 * 32'h9));
-            has_value$d = (has_value$d & ~(1 << (22)) | ((push_value) << (22)));
-        end
-        distance = 22 - ((z_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_z) & 5'h1f)) begin
-            item_run = push_runs[(rel * 32'h20)+:(32)];
-            runs$d = (runs$d & ~(((((64'hffffffff) & 32'hffffffff)) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (22 * 32'h20))) | (((item_run) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (22 * 32'h20));
-        end
-        distance = 23 - ((w_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_w) & 5'h1f)) begin
-            item_value = push_weights[(rel * 32'h9)+:(9)];
-            values$d = (values$d & ~(((((32'h1ff) & 9'h1ff)) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (23 * 32'h9))) | (((item_value) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (23 * 32'h9));
-            has_value$d = (has_value$d & ~(1 << (23)) | ((push_value) << (23)));
-        end
-        distance = 23 - ((z_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_z) & 5'h1f)) begin
-            item_run = push_runs[(rel * 32'h20)+:(32)];
-            runs$d = (runs$d & ~(((((64'hffffffff) & 32'hffffffff)) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (23 * 32'h20))) | (((item_run) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (23 * 32'h20));
-        end
-        distance = 24 - ((w_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_w) & 5'h1f)) begin
-            item_value = push_weights[(rel * 32'h9)+:(9)];
-            values$d = (values$d & ~(((((32'h1ff) & 9'h1ff)) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (24 * 32'h9))) | (((item_value) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (24 * 32'h9));
-            has_value$d = (has_value$d & ~(1 << (24)) | ((push_value) << (24)));
-        end
-        distance = 24 - ((z_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_z) & 5'h1f)) begin
-            item_run = push_runs[(rel * 32'h20)+:(32)];
-            runs$d = (runs$d & ~(((((64'hffffffff) & 32'hffffffff)) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (24 * 32'h20))) | (((item_run) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (24 * 32'h20));
-        end
-        distance = 25 - ((w_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_w) & 5'h1f)) begin
-            item_value = push_weights[(rel * 32'h9)+:(9)];
-            values$d = (values$d & ~(((((32'h1ff) & 9'h1ff)) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (25 * 32'h9))) | (((item_value) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (25 * 32'h9));
-            has_value$d = (has_value$d & ~(1 << (25)) | ((push_value) << (25)));
-        end
-        distance = 25 - ((z_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_z) & 5'h1f)) begin
-            item_run = push_runs[(rel * 32'h20)+:(32)];
-            runs$d = (runs$d & ~(((((64'hffffffff) & 32'hffffffff)) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (25 * 32'h20))) | (((item_run) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (25 * 32'h20));
-        end
-        distance = 26 - ((w_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_w) & 5'h1f)) begin
-            item_value = push_weights[(rel * 32'h9)+:(9)];
-            values$d = (values$d & ~(((((32'h1ff) & 9'h1ff)) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (26 * 32'h9))) | (((item_value) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (26 * 32'h9));
-            has_value$d = (has_value$d & ~(1 << (26)) | ((push_value) << (26)));
-        end
-        distance = 26 - ((z_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_z) & 5'h1f)) begin
-            item_run = push_runs[(rel * 32'h20)+:(32)];
-            runs$d = (runs$d & ~(((((64'hffffffff) & 32'hffffffff)) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (26 * 32'h20))) | (((item_run) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (26 * 32'h20));
-        end
-        distance = 27 - ((w_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_w) & 5'h1f)) begin
-            item_value = push_weights[(rel * 32'h9)+:(9)];
-            values$d = (values$d & ~(((((32'h1ff) & 9'h1ff)) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (27 * 32'h9))) | (((item_value) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (27 * 32'h9));
-            has_value$d = (has_value$d & ~(1 << (27)) | ((push_value) << (27)));
-        end
-        distance = 27 - ((z_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_z) & 5'h1f)) begin
-            item_run = push_runs[(rel * 32'h20)+:(32)];
-            runs$d = (runs$d & ~(((((64'hffffffff) & 32'hffffffff)) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (27 * 32'h20))) | (((item_run) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (27 * 32'h20));
-        end
-        distance = 28 - ((w_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_w) & 5'h1f)) begin
-            item_value = push_weights[(rel * 32'h9)+:(9)];
-            values$d = (values$d & ~(((((32'h1ff) & 9'h1ff)) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (28 * 32'h9))) | (((item_value) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (28 * 32'h9));
-            has_value$d = (has_value$d & ~(1 << (28)) | ((push_value) << (28)));
-        end
-        distance = 28 - ((z_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_z) & 5'h1f)) begin
-            item_run = push_runs[(rel * 32'h20)+:(32)];
-            runs$d = (runs$d & ~(((((64'hffffffff) & 32'hffffffff)) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (28 * 32'h20))) | (((item_run) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (28 * 32'h20));
-        end
-        distance = 29 - ((w_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_w) & 5'h1f)) begin
-            item_value = push_weights[(rel * 32'h9)+:(9)];
-            values$d = (values$d & ~(((((32'h1ff) & 9'h1ff)) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (29 * 32'h9))) | (((item_value) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (29 * 32'h9));
-            has_value$d = (has_value$d & ~(1 << (29)) | ((push_value) << (29)));
-        end
-        distance = 29 - ((z_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_z) & 5'h1f)) begin
-            item_run = push_runs[(rel * 32'h20)+:(32)];
-            runs$d = (runs$d & ~(((((64'hffffffff) & 32'hffffffff)) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (29 * 32'h20))) | (((item_run) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (29 * 32'h20));
-        end
-        distance = 30 - ((w_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_w) & 5'h1f)) begin
-            item_value = push_weights[(rel * 32'h9)+:(9)];
-            values$d = (values$d & ~(((((32'h1ff) & 9'h1ff)) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (30 * 32'h9))) | (((item_value) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (30 * 32'h9));
-            has_value$d = (has_value$d & ~(1 << (30)) | ((push_value) << (30)));
-        end
-        distance = 30 - ((z_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_z) & 5'h1f)) begin
-            item_run = push_runs[(rel * 32'h20)+:(32)];
-            runs$d = (runs$d & ~(((((64'hffffffff) & 32'hffffffff)) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (30 * 32'h20))) | (((item_run) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (30 * 32'h20));
-        end
-        distance = 31 - ((w_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_w) & 5'h1f)) begin
-            item_value = push_weights[(rel * 32'h9)+:(9)];
-            values$d = (values$d & ~(((((32'h1ff) & 9'h1ff)) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (31 * 32'h9))) | (((item_value) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (31 * 32'h9));
-            has_value$d = (has_value$d & ~(1 << (31)) | ((push_value) << (31)));
-        end
-        distance = 31 - ((z_tail$q) & 5'h1f);
-        rel = ((distance) & 4'hf);
-        if (distance < ((push_z) & 5'h1f)) begin
-            item_run = push_runs[(rel * 32'h20)+:(32)];
-            runs$d = (runs$d & ~(((((64'hffffffff) & 32'hffffffff)) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (31 * 32'h20))) | (((item_run) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (31 * 32'h20));
-        end
-        w_tail$d = w_tail$q + ((push_w) & 6'h3f);
-        z_tail$d = z_tail$q + ((push_z) & 6'h3f);
+        paired = w_count$q;
+        if (z_count$q < w_count$q) begin
+            paired = z_count$q;
+        end
+        items_a = 32'h0;
+        items_b = 32'h0;
+        weight = 32'h0;
+        item = 32'h0;
+        if (0 < push_a_w) begin
+            weight = push_a_weights[(0 * 32'h9)+:(9)];
+            item = ((weight) & 10'h3ff);
+            if (push_a_value) begin
+                item = item | 32'h200;
+            end
+        end
+        items_a = items_a | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (0 * 32'ha));
+        item = 32'h0;
+        if (0 < push_b_w) begin
+            weight = push_b_weights[(0 * 32'h9)+:(9)];
+            item = ((weight) & 10'h3ff) | 32'h200;
+        end
+        items_b = items_b | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (0 * 32'ha));
+        item = 32'h0;
+        if (1 < push_a_w) begin
+            weight = push_a_weights[(1 * 32'h9)+:(9)];
+            item = ((weight) & 10'h3ff);
+            if (push_a_value) begin
+                item = item | 32'h200;
+            end
+        end
+        items_a = items_a | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (1 * 32'ha));
+        item = 32'h0;
+        if (1 < push_b_w) begin
+            weight = push_b_weights[(1 * 32'h9)+:(9)];
+            item = ((weight) & 10'h3ff) | 32'h200;
+        end
+        items_b = items_b | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (1 * 32'ha));
+        item = 32'h0;
+        if (2 < push_a_w) begin
+            weight = push_a_weights[(2 * 32'h9)+:(9)];
+            item = ((weight) & 10'h3ff);
+            if (push_a_value) begin
+                item = item | 32'h200;
+            end
+        end
+        items_a = items_a | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (2 * 32'ha));
+        item = 32'h0;
+        if (2 < push_b_w) begin
+            weight = push_b_weights[(2 * 32'h9)+:(9)];
+            item = ((weight) & 10'h3ff) | 32'h200;
+        end
+        items_b = items_b | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (2 * 32'ha));
+        item = 32'h0;
+        if (3 < push_a_w) begin
+            weight = push_a_weights[(3 * 32'h9)+:(9)];
+            item = ((weight) & 10'h3ff);
+            if (push_a_value) begin
+                item = item | 32'h200;
+            end
+        end
+        items_a = items_a | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (3 * 32'ha));
+        item = 32'h0;
+        if (3 < push_b_w) begin
+            weight = push_b_weights[(3 * 32'h9)+:(9)];
+            item = ((weight) & 10'h3ff) | 32'h200;
+        end
+        items_b = items_b | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (3 * 32'ha));
+        item = 32'h0;
+        if (4 < push_a_w) begin
+            weight = push_a_weights[(4 * 32'h9)+:(9)];
+            item = ((weight) & 10'h3ff);
+            if (push_a_value) begin
+                item = item | 32'h200;
+            end
+        end
+        items_a = items_a | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (4 * 32'ha));
+        item = 32'h0;
+        if (4 < push_b_w) begin
+            weight = push_b_weights[(4 * 32'h9)+:(9)];
+            item = ((weight) & 10'h3ff) | 32'h200;
+        end
+        items_b = items_b | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (4 * 32'ha));
+        item = 32'h0;
+        if (5 < push_a_w) begin
+            weight = push_a_weights[(5 * 32'h9)+:(9)];
+            item = ((weight) & 10'h3ff);
+            if (push_a_value) begin
+                item = item | 32'h200;
+            end
+        end
+        items_a = items_a | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (5 * 32'ha));
+        item = 32'h0;
+        if (5 < push_b_w) begin
+            weight = push_b_weights[(5 * 32'h9)+:(9)];
+            item = ((weight) & 10'h3ff) | 32'h200;
+        end
+        items_b = items_b | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (5 * 32'ha));
+        item = 32'h0;
+        if (6 < push_a_w) begin
+            weight = push_a_weights[(6 * 32'h9)+:(9)];
+            item = ((weight) & 10'h3ff);
+            if (push_a_value) begin
+                item = item | 32'h200;
+            end
+        end
+        items_a = items_a | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (6 * 32'ha));
+        item = 32'h0;
+        if (6 < push_b_w) begin
+            weight = push_b_weights[(6 * 32'h9)+:(9)];
+            item = ((weight) & 10'h3ff) | 32'h200;
+        end
+        items_b = items_b | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (6 * 32'ha));
+        item = 32'h0;
+        if (7 < push_a_w) begin
+            weight = push_a_weights[(7 * 32'h9)+:(9)];
+            item = ((weight) & 10'h3ff);
+            if (push_a_value) begin
+                item = item | 32'h200;
+            end
+        end
+        items_a = items_a | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (7 * 32'ha));
+        item = 32'h0;
+        if (7 < push_b_w) begin
+            weight = push_b_weights[(7 * 32'h9)+:(9)];
+            item = ((weight) & 10'h3ff) | 32'h200;
+        end
+        items_b = items_b | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (7 * 32'ha));
+        item = 32'h0;
+        if (8 < push_a_w) begin
+            weight = push_a_weights[(8 * 32'h9)+:(9)];
+            item = ((weight) & 10'h3ff);
+            if (push_a_value) begin
+                item = item | 32'h200;
+            end
+        end
+        items_a = items_a | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (8 * 32'ha));
+        item = 32'h0;
+        if (8 < push_b_w) begin
+            weight = push_b_weights[(8 * 32'h9)+:(9)];
+            item = ((weight) & 10'h3ff) | 32'h200;
+        end
+        items_b = items_b | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (8 * 32'ha));
+        item = 32'h0;
+        if (9 < push_a_w) begin
+            weight = push_a_weights[(9 * 32'h9)+:(9)];
+            item = ((weight) & 10'h3ff);
+            if (push_a_value) begin
+                item = item | 32'h200;
+            end
+        end
+        items_a = items_a | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (9 * 32'ha));
+        item = 32'h0;
+        if (9 < push_b_w) begin
+            weight = push_b_weights[(9 * 32'h9)+:(9)];
+            item = ((weight) & 10'h3ff) | 32'h200;
+        end
+        items_b = items_b | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (9 * 32'ha));
+        item = 32'h0;
+        if (10 < push_a_w) begin
+            weight = push_a_weights[(10 * 32'h9)+:(9)];
+            item = ((weight) & 10'h3ff);
+            if (push_a_value) begin
+                item = item | 32'h200;
+            end
+        end
+        items_a = items_a | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (10 * 32'ha));
+        item = 32'h0;
+        if (10 < push_b_w) begin
+            weight = push_b_weights[(10 * 32'h9)+:(9)];
+            item = ((weight) & 10'h3ff) | 32'h200;
+        end
+        items_b = items_b | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (10 * 32'ha));
+        item = 32'h0;
+        if (11 < push_a_w) begin
+            weight = push_a_weights[(11 * 32'h9)+:(9)];
+            item = ((weight) & 10'h3ff);
+            if (push_a_value) begin
+                item = item | 32'h200;
+            end
+        end
+        items_a = items_a | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (11 * 32'ha));
+        item = 32'h0;
+        if (11 < push_b_w) begin
+            weight = push_b_weights[(11 * 32'h9)+:(9)];
+            item = ((weight) & 10'h3ff) | 32'h200;
+        end
+        items_b = items_b | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (11 * 32'ha));
+        item = 32'h0;
+        if (12 < push_a_w) begin
+            weight = push_a_weights[(12 * 32'h9)+:(9)];
+            item = ((weight) & 10'h3ff);
+            if (push_a_value) begin
+                item = item | 32'h200;
+            end
+        end
+        items_a = items_a | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (12 * 32'ha));
+        item = 32'h0;
+        if (12 < push_b_w) begin
+            weight = push_b_weights[(12 * 32'h9)+:(9)];
+            item = ((weight) & 10'h3ff) | 32'h200;
+        end
+        items_b = items_b | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (12 * 32'ha));
+        item = 32'h0;
+        if (13 < push_a_w) begin
+            weight = push_a_weights[(13 * 32'h9)+:(9)];
+            item = ((weight) & 10'h3ff);
+            if (push_a_value) begin
+                item = item | 32'h200;
+            end
+        end
+        items_a = items_a | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (13 * 32'ha));
+        item = 32'h0;
+        if (13 < push_b_w) begin
+            weight = push_b_weights[(13 * 32'h9)+:(9)];
+            item = ((weight) & 10'h3ff) | 32'h200;
+        end
+        items_b = items_b | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (13 * 32'ha));
+        item = 32'h0;
+        if (14 < push_a_w) begin
+            weight = push_a_weights[(14 * 32'h9)+:(9)];
+            item = ((weight) & 10'h3ff);
+            if (push_a_value) begin
+                item = item | 32'h200;
+            end
+        end
+        items_a = items_a | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (14 * 32'ha));
+        item = 32'h0;
+        if (14 < push_b_w) begin
+            weight = push_b_weights[(14 * 32'h9)+:(9)];
+            item = ((weight) & 10'h3ff) | 32'h200;
+        end
+        items_b = items_b | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (14 * 32'ha));
+        item = 32'h0;
+        if (15 < push_a_w) begin
+            weight = push_a_weights[(15 * 32'h9)+:(9)];
+            item = ((weight) & 10'h3ff);
+            if (push_a_value) begin
+                item = item | 32'h200;
+            end
+        end
+        items_a = items_a | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (15 * 32'ha));
+        item = 32'h0;
+        if (15 < push_b_w) begin
+            weight = push_b_weights[(15 * 32'h9)+:(9)];
+            item = ((weight) & 10'h3ff) | 32'h200;
+        end
+        items_b = items_b | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (15 * 32'ha));
         out_free = ~out_full$q | out_ready;
-        limit = group_size$value;
+        limit = 32'h10;
         if (out_free) begin
-            limit = group_size$value << 32'h1;
+            limit = 32'h20;
         end
-        lanes = ((group$q) & 144'hffffffffffffffffffffffffffffffffffff);
         pos = ((fill$q) & 8'hff);
         taken = 32'h0;
         stop = 1'b0;
         next_value_done = head_value_done$q;
         next_zeros = head_zeros$q;
         emitted = 32'h0;
-        slot6 = head$q + 0;
-        slot = ((slot6) & 5'h1f);
-        entry_value = has_value$q[slot];
-        entry_zeros = runs$q[(slot * 32'h20)+:(32)];
+        starts = 32'h0;
+        placed = 32'h0;
+        entry_value = values$q[0 * 32'ha + 32'h9];
+        entry_zeros = runs$q[(0 * 32'h20)+:(32)];
         if (0 == 32'h0) begin
             entry_value = entry_value & ~head_value_done$q;
             entry_zeros = entry_zeros - head_zeros$q;
         end
-        entry_len = (group_size$value << 32'h1) + 32'h1;
-        if (entry_zeros <= ((group_size$value << 32'h1) & 32'hffffffff)) begin
+        entry_len = 32'h21;
+        if (entry_zeros <= 32'h20) begin
             entry_len = ((entry_zeros) & 8'hff) + entry_value;
         end
         if (~stop & (0 < paired)) begin
             if (entry_value & (pos < limit)) begin
-                lanes = lanes | (((values$q[(slot * 32'h9)+:(9)]) & 144'hffffffffffffffffffffffffffffffffffff) << ((pos << 32'h3) + pos));
+                placed = (placed & ~(1 << (0)) | ((1'b1) << (0)));
+                starts = starts | (((pos) & 96'hffffffffffffffffffffffff) << (0 * 32'h6));
             end
             if (pos + entry_len <= limit) begin
                 pos = pos + entry_len;
@@ -875,21 +694,20 @@ module weight_decoder_core$pairs(clock,rst_n,push_w,push_value,push_weights,push
         else begin
             stop = 1'b1;
         end
-        slot6 = head$q + 1;
-        slot = ((slot6) & 5'h1f);
-        entry_value = has_value$q[slot];
-        entry_zeros = runs$q[(slot * 32'h20)+:(32)];
+        entry_value = values$q[1 * 32'ha + 32'h9];
+        entry_zeros = runs$q[(1 * 32'h20)+:(32)];
         if (1 == 32'h0) begin
             entry_value = entry_value & ~head_value_done$q;
             entry_zeros = entry_zeros - head_zeros$q;
         end
-        entry_len = (group_size$value << 32'h1) + 32'h1;
-        if (entry_zeros <= ((group_size$value << 32'h1) & 32'hffffffff)) begin
+        entry_len = 32'h21;
+        if (entry_zeros <= 32'h20) begin
             entry_len = ((entry_zeros) & 8'hff) + entry_value;
         end
         if (~stop & (1 < paired)) begin
             if (entry_value & (pos < limit)) begin
-                lanes = lanes | (((values$q[(slot * 32'h9)+:(9)]) & 144'hffffffffffffffffffffffffffffffffffff) << ((pos << 32'h3) + pos));
+                placed = (placed & ~(1 << (1)) | ((1'b1) << (1)));
+                starts = starts | (((pos) & 96'hffffffffffffffffffffffff) << (1 * 32'h6));
             end
             if (pos + entry_len <= limit) begin
                 pos = pos + entry_len;
@@ -916,21 +734,20 @@ module weight_decoder_core$pairs(clock,rst_n,push_w,push_value,push_weights,push
         else begin
             stop = 1'b1;
         end
-        slot6 = head$q + 2;
-        slot = ((slot6) & 5'h1f);
-        entry_value = has_value$q[slot];
-        entry_zeros = runs$q[(slot * 32'h20)+:(32)];
+        entry_value = values$q[2 * 32'ha + 32'h9];
+        entry_zeros = runs$q[(2 * 32'h20)+:(32)];
         if (2 == 32'h0) begin
             entry_value = entry_value & ~head_value_done$q;
             entry_zeros = entry_zeros - head_zeros$q;
         end
-        entry_len = (group_size$value << 32'h1) + 32'h1;
-        if (entry_zeros <= ((group_size$value << 32'h1) & 32'hffffffff)) begin
+        entry_len = 32'h21;
+        if (entry_zeros <= 32'h20) begin
             entry_len = ((entry_zeros) & 8'hff) + entry_value;
         end
         if (~stop & (2 < paired)) begin
             if (entry_value & (pos < limit)) begin
-                lanes = lanes | (((values$q[(slot * 32'h9)+:(9)]) & 144'hffffffffffffffffffffffffffffffffffff) << ((pos << 32'h3) + pos));
+                placed = (placed & ~(1 << (2)) | ((1'b1) << (2)));
+                starts = starts | (((pos) & 96'hffffffffffffffffffffffff) << (2 * 32'h6));
             end
             if (pos + entry_len <= limit) begin
                 pos = pos + entry_len;
@@ -957,21 +774,20 @@ module weight_decoder_core$pairs(clock,rst_n,push_w,push_value,push_weights,push
         else begin
             stop = 1'b1;
         end
-        slot6 = head$q + 3;
-        slot = ((slot6) & 5'h1f);
-        entry_value = has_value$q[slot];
-        entry_zeros = runs$q[(slot * 32'h20)+:(32)];
+        entry_value = values$q[3 * 32'ha + 32'h9];
+        entry_zeros = runs$q[(3 * 32'h20)+:(32)];
         if (3 == 32'h0) begin
             entry_value = entry_value & ~head_value_done$q;
             entry_zeros = entry_zeros - head_zeros$q;
         end
-        entry_len = (group_size$value << 32'h1) + 32'h1;
-        if (entry_zeros <= ((group_size$value << 32'h1) & 32'hffffffff)) begin
+        entry_len = 32'h21;
+        if (entry_zeros <= 32'h20) begin
             entry_len = ((entry_zeros) & 8'hff) + entry_value;
         end
         if (~stop & (3 < paired)) begin
             if (entry_value & (pos < limit)) begin
-                lanes = lanes | (((values$q[(slot * 32'h9)+:(9)]) & 144'hffffffffffffffffffffffffffffffffffff) << ((pos << 32'h3) + pos));
+                placed = (placed & ~(1 << (3)) | ((1'b1) << (3)));
+                starts = starts | (((pos) & 96'hffffffffffffffffffffffff) << (3 * 32'h6));
             end
             if (pos + entry_len <= limit) begin
                 pos = pos + entry_len;
@@ -998,21 +814,20 @@ module weight_decoder_core$pairs(clock,rst_n,push_w,push_value,push_weights,push
         else begin
             stop = 1'b1;
         end
-        slot6 = head$q + 4;
-        slot = ((slot6) & 5'h1f);
-        entry_value = has_value$q[slot];
-        entry_zeros = runs$q[(slot * 32'h20)+:(32)];
+        entry_value = values$q[4 * 32'ha + 32'h9];
+        entry_zeros = runs$q[(4 * 32'h20)+:(32)];
         if (4 == 32'h0) begin
             entry_value = entry_value & ~head_value_done$q;
             entry_zeros = entry_zeros - head_zeros$q;
         end
-        entry_len = (group_size$value << 32'h1) + 32'h1;
-        if (entry_zeros <= ((group_size$value << 32'h1) & 32'hffffffff)) begin
+        entry_len = 32'h21;
+        if (entry_zeros <= 32'h20) begin
             entry_len = ((entry_zeros) & 8'hff) + entry_value;
         end
         if (~stop & (4 < paired)) begin
             if (entry_value & (pos < limit)) begin
-                lanes = lanes | (((values$q[(slot * 32'h9)+:(9)]) & 144'hffffffffffffffffffffffffffffffffffff) << ((pos << 32'h3) + pos));
+                placed = (placed & ~(1 << (4)) | ((1'b1) << (4)));
+                starts = starts | (((pos) & 96'hffffffffffffffffffffffff) << (4 * 32'h6));
             end
             if (pos + entry_len <= limit) begin
                 pos = pos + entry_len;
@@ -1039,21 +854,20 @@ module weight_decoder_core$pairs(clock,rst_n,push_w,push_value,push_weights,push
         else begin
             stop = 1'b1;
         end
-        slot6 = head$q + 5;
-        slot = ((slot6) & 5'h1f);
-        entry_value = has_value$q[slot];
-        entry_zeros = runs$q[(slot * 32'h20)+:(32)];
+        entry_value = values$q[5 * 32'ha + 32'h9];
+        entry_zeros = runs$q[(5 * 32'h20)+:(32)];
         if (5 == 32'h0) begin
             entry_value = entry_value & ~head_value_done$q;
             entry_zeros = entry_zeros - head_zeros$q;
         end
-        entry_len = (group_size$value << 32'h1) + 32'h1;
-        if (entry_zeros <= ((group_size$value << 32'h1) & 32'hffffffff)) begin
+        entry_len = 32'h21;
+        if (entry_zeros <= 32'h20) begin
             entry_len = ((entry_zeros) & 8'hff) + entry_value;
         end
         if (~stop & (5 < paired)) begin
             if (entry_value & (pos < limit)) begin
-                lanes = lanes | (((values$q[(slot * 32'h9)+:(9)]) & 144'hffffffffffffffffffffffffffffffffffff) << ((pos << 32'h3) + pos));
+                placed = (placed & ~(1 << (5)) | ((1'b1) << (5)));
+                starts = starts | (((pos) & 96'hffffffffffffffffffffffff) << (5 * 32'h6));
             end
             if (pos + entry_len <= limit) begin
                 pos = pos + entry_len;
@@ -1080,21 +894,20 @@ module weight_decoder_core$pairs(clock,rst_n,push_w,push_value,push_weights,push
         else begin
             stop = 1'b1;
         end
-        slot6 = head$q + 6;
-        slot = ((slot6) & 5'h1f);
-        entry_value = has_value$q[slot];
-        entry_zeros = runs$q[(slot * 32'h20)+:(32)];
+        entry_value = values$q[6 * 32'ha + 32'h9];
+        entry_zeros = runs$q[(6 * 32'h20)+:(32)];
         if (6 == 32'h0) begin
             entry_value = entry_value & ~head_value_done$q;
             entry_zeros = entry_zeros - head_zeros$q;
         end
-        entry_len = (group_size$value << 32'h1) + 32'h1;
-        if (entry_zeros <= ((group_size$value << 32'h1) & 32'hffffffff)) begin
+        entry_len = 32'h21;
+        if (entry_zeros <= 32'h20) begin
             entry_len = ((entry_zeros) & 8'hff) + entry_value;
         end
         if (~stop & (6 < paired)) begin
             if (entry_value & (pos < limit)) begin
-                lanes = lanes | (((values$q[(slot * 32'h9)+:(9)]) & 144'hffffffffffffffffffffffffffffffffffff) << ((pos << 32'h3) + pos));
+                placed = (placed & ~(1 << (6)) | ((1'b1) << (6)));
+                starts = starts | (((pos) & 96'hffffffffffffffffffffffff) << (6 * 32'h6));
             end
             if (pos + entry_len <= limit) begin
                 pos = pos + entry_len;
@@ -1121,21 +934,20 @@ module weight_decoder_core$pairs(clock,rst_n,push_w,push_value,push_weights,push
         else begin
             stop = 1'b1;
         end
-        slot6 = head$q + 7;
-        slot = ((slot6) & 5'h1f);
-        entry_value = has_value$q[slot];
-        entry_zeros = runs$q[(slot * 32'h20)+:(32)];
+        entry_value = values$q[7 * 32'ha + 32'h9];
+        entry_zeros = runs$q[(7 * 32'h20)+:(32)];
         if (7 == 32'h0) begin
             entry_value = entry_value & ~head_value_done$q;
             entry_zeros = entry_zeros - head_zeros$q;
         end
-        entry_len = (group_size$value << 32'h1) + 32'h1;
-        if (entry_zeros <= ((group_size$value << 32'h1) & 32'hffffffff)) begin
+        entry_len = 32'h21;
+        if (entry_zeros <= 32'h20) begin
             entry_len = ((entry_zeros) & 8'hff) + entry_value;
         end
         if (~stop & (7 < paired)) begin
             if (entry_value & (pos < limit)) begin
-                lanes = lanes | (((values$q[(slot * 32'h9)+:(9)]) & 144'hffffffffffffffffffffffffffffffffffff) << ((pos << 32'h3) + pos));
+                placed = (placed & ~(1 << (7)) | ((1'b1) << (7)));
+                starts = starts | (((pos) & 96'hffffffffffffffffffffffff) << (7 * 32'h6));
             end
             if (pos + entry_len <= limit) begin
                 pos = pos + entry_len;
@@ -1162,36 +974,1977 @@ module weight_decoder_core$pairs(clock,rst_n,push_w,push_value,push_weights,push
         else begin
             stop = 1'b1;
         end
-        head$d = head$q + taken;
+        entry_value = values$q[8 * 32'ha + 32'h9];
+        entry_zeros = runs$q[(8 * 32'h20)+:(32)];
+        if (8 == 32'h0) begin
+            entry_value = entry_value & ~head_value_done$q;
+            entry_zeros = entry_zeros - head_zeros$q;
+        end
+        entry_len = 32'h21;
+        if (entry_zeros <= 32'h20) begin
+            entry_len = ((entry_zeros) & 8'hff) + entry_value;
+        end
+        if (~stop & (8 < paired)) begin
+            if (entry_value & (pos < limit)) begin
+                placed = (placed & ~(1 << (8)) | ((1'b1) << (8)));
+                starts = starts | (((pos) & 96'hffffffffffffffffffffffff) << (8 * 32'h6));
+            end
+            if (pos + entry_len <= limit) begin
+                pos = pos + entry_len;
+                taken = taken + 32'h1;
+                next_value_done = 1'b0;
+                next_zeros = 32'h0;
+            end
+            else begin
+                stop = 1'b1;
+                if (pos < limit) begin
+                    emitted = limit - pos;
+                    if (entry_value) begin
+                        emitted = emitted - 32'h1;
+                    end
+                    next_value_done = 1'b1;
+                    next_zeros = ((emitted) & 32'hffffffff);
+                    if (8 == 32'h0) begin
+                        next_zeros = next_zeros + head_zeros$q;
+                    end
+                    pos = limit;
+                end
+            end
+        end
+        else begin
+            stop = 1'b1;
+        end
+        entry_value = values$q[9 * 32'ha + 32'h9];
+        entry_zeros = runs$q[(9 * 32'h20)+:(32)];
+        if (9 == 32'h0) begin
+            entry_value = entry_value & ~head_value_done$q;
+            entry_zeros = entry_zeros - head_zeros$q;
+        end
+        entry_len = 32'h21;
+        if (entry_zeros <= 32'h20) begin
+            entry_len = ((entry_zeros) & 8'hff) + entry_value;
+        end
+        if (~stop & (9 < paired)) begin
+            if (entry_value & (pos < limit)) begin
+                placed = (placed & ~(1 << (9)) | ((1'b1) << (9)));
+                starts = starts | (((pos) & 96'hffffffffffffffffffffffff) << (9 * 32'h6));
+            end
+            if (pos + entry_len <= limit) begin
+                pos = pos + entry_len;
+                taken = taken + 32'h1;
+                next_value_done = 1'b0;
+                next_zeros = 32'h0;
+            end
+            else begin
+                stop = 1'b1;
+                if (pos < limit) begin
+                    emitted = limit - pos;
+                    if (entry_value) begin
+                        emitted = emitted - 32'h1;
+                    end
+                    next_value_done = 1'b1;
+                    next_zeros = ((emitted) & 32'hffffffff);
+                    if (9 == 32'h0) begin
+                        next_zeros = next_zeros + head_zeros$q;
+                    end
+                    pos = limit;
+                end
+            end
+        end
+        else begin
+            stop = 1'b1;
+        end
+        entry_value = values$q[10 * 32'ha + 32'h9];
+        entry_zeros = runs$q[(10 * 32'h20)+:(32)];
+        if (10 == 32'h0) begin
+            entry_value = entry_value & ~head_value_done$q;
+            entry_zeros = entry_zeros - head_zeros$q;
+        end
+        entry_len = 32'h21;
+        if (entry_zeros <= 32'h20) begin
+            entry_len = ((entry_zeros) & 8'hff) + entry_value;
+        end
+        if (~stop & (10 < paired)) begin
+            if (entry_value & (pos < limit)) begin
+                placed = (placed & ~(1 << (10)) | ((1'b1) << (10)));
+                starts = starts | (((pos) & 96'hffffffffffffffffffffffff) << (10 * 32'h6));
+            end
+            if (pos + entry_len <= limit) begin
+                pos = pos + entry_len;
+                taken = taken + 32'h1;
+                next_value_done = 1'b0;
+                next_zeros = 32'h0;
+            end
+            else begin
+                stop = 1'b1;
+                if (pos < limit) begin
+                    emitted = limit - pos;
+                    if (entry_value) begin
+                        emitted = emitted - 32'h1;
+                    end
+                    next_value_done = 1'b1;
+                    next_zeros = ((emitted) & 32'hffffffff);
+                    if (10 == 32'h0) begin
+                        next_zeros = next_zeros + head_zeros$q;
+                    end
+                    pos = limit;
+                end
+            end
+        end
+        else begin
+            stop = 1'b1;
+        end
+        entry_value = values$q[11 * 32'ha + 32'h9];
+        entry_zeros = runs$q[(11 * 32'h20)+:(32)];
+        if (11 == 32'h0) begin
+            entry_value = entry_value & ~head_value_done$q;
+            entry_zeros = entry_zeros - head_zeros$q;
+        end
+        entry_len = 32'h21;
+        if (entry_zeros <= 32'h20) begin
+            entry_len = ((entry_zeros) & 8'hff) + entry_value;
+        end
+        if (~stop & (11 < paired)) begin
+            if (entry_value & (pos < limit)) begin
+                placed = (placed & ~(1 << (11)) | ((1'b1) << (11)));
+                starts = starts | (((pos) & 96'hffffffffffffffffffffffff) << (11 * 32'h6));
+            end
+            if (pos + entry_len <= limit) begin
+                pos = pos + entry_len;
+                taken = taken + 32'h1;
+                next_value_done = 1'b0;
+                next_zeros = 32'h0;
+            end
+            else begin
+                stop = 1'b1;
+                if (pos < limit) begin
+                    emitted = limit - pos;
+                    if (entry_value) begin
+                        emitted = emitted - 32'h1;
+                    end
+                    next_value_done = 1'b1;
+                    next_zeros = ((emitted) & 32'hffffffff);
+                    if (11 == 32'h0) begin
+                        next_zeros = next_zeros + head_zeros$q;
+                    end
+                    pos = limit;
+                end
+            end
+        end
+        else begin
+            stop = 1'b1;
+        end
+        entry_value = values$q[12 * 32'ha + 32'h9];
+        entry_zeros = runs$q[(12 * 32'h20)+:(32)];
+        if (12 == 32'h0) begin
+            entry_value = entry_value & ~head_value_done$q;
+            entry_zeros = entry_zeros - head_zeros$q;
+        end
+        entry_len = 32'h21;
+        if (entry_zeros <= 32'h20) begin
+            entry_len = ((entry_zeros) & 8'hff) + entry_value;
+        end
+        if (~stop & (12 < paired)) begin
+            if (entry_value & (pos < limit)) begin
+                placed = (placed & ~(1 << (12)) | ((1'b1) << (12)));
+                starts = starts | (((pos) & 96'hffffffffffffffffffffffff) << (12 * 32'h6));
+            end
+            if (pos + entry_len <= limit) begin
+                pos = pos + entry_len;
+                taken = taken + 32'h1;
+                next_value_done = 1'b0;
+                next_zeros = 32'h0;
+            end
+            else begin
+                stop = 1'b1;
+                if (pos < limit) begin
+                    emitted = limit - pos;
+                    if (entry_value) begin
+                        emitted = emitted - 32'h1;
+                    end
+                    next_value_done = 1'b1;
+                    next_zeros = ((emitted) & 32'hffffffff);
+                    if (12 == 32'h0) begin
+                        next_zeros = next_zeros + head_zeros$q;
+                    end
+                    pos = limit;
+                end
+            end
+        end
+        else begin
+            stop = 1'b1;
+        end
+        entry_value = values$q[13 * 32'ha + 32'h9];
+        entry_zeros = runs$q[(13 * 32'h20)+:(32)];
+        if (13 == 32'h0) begin
+            entry_value = entry_value & ~head_value_done$q;
+            entry_zeros = entry_zeros - head_zeros$q;
+        end
+        entry_len = 32'h21;
+        if (entry_zeros <= 32'h20) begin
+            entry_len = ((entry_zeros) & 8'hff) + entry_value;
+        end
+        if (~stop & (13 < paired)) begin
+            if (entry_value & (pos < limit)) begin
+                placed = (placed & ~(1 << (13)) | ((1'b1) << (13)));
+                starts = starts | (((pos) & 96'hffffffffffffffffffffffff) << (13 * 32'h6));
+            end
+            if (pos + entry_len <= limit) begin
+                pos = pos + entry_len;
+                taken = taken + 32'h1;
+                next_value_done = 1'b0;
+                next_zeros = 32'h0;
+            end
+            else begin
+                stop = 1'b1;
+                if (pos < limit) begin
+                    emitted = limit - pos;
+                    if (entry_value) begin
+                        emitted = emitted - 32'h1;
+                    end
+                    next_value_done = 1'b1;
+                    next_zeros = ((emitted) & 32'hffffffff);
+                    if (13 == 32'h0) begin
+                        next_zeros = next_zeros + head_zeros$q;
+                    end
+                    pos = limit;
+                end
+            end
+        end
+        else begin
+            stop = 1'b1;
+        end
+        entry_value = values$q[14 * 32'ha + 32'h9];
+        entry_zeros = runs$q[(14 * 32'h20)+:(32)];
+        if (14 == 32'h0) begin
+            entry_value = entry_value & ~head_value_done$q;
+            entry_zeros = entry_zeros - head_zeros$q;
+        end
+        entry_len = 32'h21;
+        if (entry_zeros <= 32'h20) begin
+            entry_len = ((entry_zeros) & 8'hff) + entry_value;
+        end
+        if (~stop & (14 < paired)) begin
+            if (entry_value & (pos < limit)) begin
+                placed = (placed & ~(1 << (14)) | ((1'b1) << (14)));
+                starts = starts | (((pos) & 96'hffffffffffffffffffffffff) << (14 * 32'h6));
+            end
+            if (pos + entry_len <= limit) begin
+                pos = pos + entry_len;
+                taken = taken + 32'h1;
+                next_value_done = 1'b0;
+                next_zeros = 32'h0;
+            end
+            else begin
+                stop = 1'b1;
+                if (pos < limit) begin
+                    emitted = limit - pos;
+                    if (entry_value) begin
+                        emitted = emitted - 32'h1;
+                    end
+                    next_value_done = 1'b1;
+                    next_zeros = ((emitted) & 32'hffffffff);
+                    if (14 == 32'h0) begin
+                        next_zeros = next_zeros + head_zeros$q;
+                    end
+                    pos = limit;
+                end
+            end
+        end
+        else begin
+            stop = 1'b1;
+        end
+        entry_value = values$q[15 * 32'ha + 32'h9];
+        entry_zeros = runs$q[(15 * 32'h20)+:(32)];
+        if (15 == 32'h0) begin
+            entry_value = entry_value & ~head_value_done$q;
+            entry_zeros = entry_zeros - head_zeros$q;
+        end
+        entry_len = 32'h21;
+        if (entry_zeros <= 32'h20) begin
+            entry_len = ((entry_zeros) & 8'hff) + entry_value;
+        end
+        if (~stop & (15 < paired)) begin
+            if (entry_value & (pos < limit)) begin
+                placed = (placed & ~(1 << (15)) | ((1'b1) << (15)));
+                starts = starts | (((pos) & 96'hffffffffffffffffffffffff) << (15 * 32'h6));
+            end
+            if (pos + entry_len <= limit) begin
+                pos = pos + entry_len;
+                taken = taken + 32'h1;
+                next_value_done = 1'b0;
+                next_zeros = 32'h0;
+            end
+            else begin
+                stop = 1'b1;
+                if (pos < limit) begin
+                    emitted = limit - pos;
+                    if (entry_value) begin
+                        emitted = emitted - 32'h1;
+                    end
+                    next_value_done = 1'b1;
+                    next_zeros = ((emitted) & 32'hffffffff);
+                    if (15 == 32'h0) begin
+                        next_zeros = next_zeros + head_zeros$q;
+                    end
+                    pos = limit;
+                end
+            end
+        end
+        else begin
+            stop = 1'b1;
+        end
+        base = ((group$q) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+        lanes = 32'h0;
+        lane = base[(0 * 32'h9)+:(9)];
+        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 0)) begin
+            lane = values$q[(0 * 32'ha)+:(9)];
+        end
+        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 0)) begin
+            lane = values$q[(1 * 32'ha)+:(9)];
+        end
+        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 0)) begin
+            lane = values$q[(2 * 32'ha)+:(9)];
+        end
+        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 0)) begin
+            lane = values$q[(3 * 32'ha)+:(9)];
+        end
+        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 0)) begin
+            lane = values$q[(4 * 32'ha)+:(9)];
+        end
+        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 0)) begin
+            lane = values$q[(5 * 32'ha)+:(9)];
+        end
+        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 0)) begin
+            lane = values$q[(6 * 32'ha)+:(9)];
+        end
+        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 0)) begin
+            lane = values$q[(7 * 32'ha)+:(9)];
+        end
+        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 0)) begin
+            lane = values$q[(8 * 32'ha)+:(9)];
+        end
+        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 0)) begin
+            lane = values$q[(9 * 32'ha)+:(9)];
+        end
+        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 0)) begin
+            lane = values$q[(10 * 32'ha)+:(9)];
+        end
+        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 0)) begin
+            lane = values$q[(11 * 32'ha)+:(9)];
+        end
+        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 0)) begin
+            lane = values$q[(12 * 32'ha)+:(9)];
+        end
+        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 0)) begin
+            lane = values$q[(13 * 32'ha)+:(9)];
+        end
+        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 0)) begin
+            lane = values$q[(14 * 32'ha)+:(9)];
+        end
+        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 0)) begin
+            lane = values$q[(15 * 32'ha)+:(9)];
+        end
+        lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h9));
+        lane = base[(1 * 32'h9)+:(9)];
+        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 1)) begin
+            lane = values$q[(0 * 32'ha)+:(9)];
+        end
+        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 1)) begin
+            lane = values$q[(1 * 32'ha)+:(9)];
+        end
+        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 1)) begin
+            lane = values$q[(2 * 32'ha)+:(9)];
+        end
+        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 1)) begin
+            lane = values$q[(3 * 32'ha)+:(9)];
+        end
+        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 1)) begin
+            lane = values$q[(4 * 32'ha)+:(9)];
+        end
+        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 1)) begin
+            lane = values$q[(5 * 32'ha)+:(9)];
+        end
+        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 1)) begin
+            lane = values$q[(6 * 32'ha)+:(9)];
+        end
+        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 1)) begin
+            lane = values$q[(7 * 32'ha)+:(9)];
+        end
+        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 1)) begin
+            lane = values$q[(8 * 32'ha)+:(9)];
+        end
+        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 1)) begin
+            lane = values$q[(9 * 32'ha)+:(9)];
+        end
+        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 1)) begin
+            lane = values$q[(10 * 32'ha)+:(9)];
+        end
+        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 1)) begin
+            lane = values$q[(11 * 32'ha)+:(9)];
+        end
+        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 1)) begin
+            lane = values$q[(12 * 32'ha)+:(9)];
+        end
+        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 1)) begin
+            lane = values$q[(13 * 32'ha)+:(9)];
+        end
+        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 1)) begin
+            lane = values$q[(14 * 32'ha)+:(9)];
+        end
+        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 1)) begin
+            lane = values$q[(15 * 32'ha)+:(9)];
+        end
+        lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h9));
+        lane = base[(2 * 32'h9)+:(9)];
+        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 2)) begin
+            lane = values$q[(0 * 32'ha)+:(9)];
+        end
+        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 2)) begin
+            lane = values$q[(1 * 32'ha)+:(9)];
+        end
+        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 2)) begin
+            lane = values$q[(2 * 32'ha)+:(9)];
+        end
+        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 2)) begin
+            lane = values$q[(3 * 32'ha)+:(9)];
+        end
+        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 2)) begin
+            lane = values$q[(4 * 32'ha)+:(9)];
+        end
+        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 2)) begin
+            lane = values$q[(5 * 32'ha)+:(9)];
+        end
+        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 2)) begin
+            lane = values$q[(6 * 32'ha)+:(9)];
+        end
+        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 2)) begin
+            lane = values$q[(7 * 32'ha)+:(9)];
+        end
+        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 2)) begin
+            lane = values$q[(8 * 32'ha)+:(9)];
+        end
+        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 2)) begin
+            lane = values$q[(9 * 32'ha)+:(9)];
+        end
+        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 2)) begin
+            lane = values$q[(10 * 32'ha)+:(9)];
+        end
+        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 2)) begin
+            lane = values$q[(11 * 32'ha)+:(9)];
+        end
+        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 2)) begin
+            lane = values$q[(12 * 32'ha)+:(9)];
+        end
+        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 2)) begin
+            lane = values$q[(13 * 32'ha)+:(9)];
+        end
+        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 2)) begin
+            lane = values$q[(14 * 32'ha)+:(9)];
+        end
+        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 2)) begin
+            lane = values$q[(15 * 32'ha)+:(9)];
+        end
+        lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h9));
+        lane = base[(3 * 32'h9)+:(9)];
+        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 3)) begin
+            lane = values$q[(0 * 32'ha)+:(9)];
+        end
+        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 3)) begin
+            lane = values$q[(1 * 32'ha)+:(9)];
+        end
+        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 3)) begin
+            lane = values$q[(2 * 32'ha)+:(9)];
+        end
+        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 3)) begin
+            lane = values$q[(3 * 32'ha)+:(9)];
+        end
+        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 3)) begin
+            lane = values$q[(4 * 32'ha)+:(9)];
+        end
+        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 3)) begin
+            lane = values$q[(5 * 32'ha)+:(9)];
+        end
+        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 3)) begin
+            lane = values$q[(6 * 32'ha)+:(9)];
+        end
+        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 3)) begin
+            lane = values$q[(7 * 32'ha)+:(9)];
+        end
+        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 3)) begin
+            lane = values$q[(8 * 32'ha)+:(9)];
+        end
+        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 3)) begin
+            lane = values$q[(9 * 32'ha)+:(9)];
+        end
+        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 3)) begin
+            lane = values$q[(10 * 32'ha)+:(9)];
+        end
+        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 3)) begin
+            lane = values$q[(11 * 32'ha)+:(9)];
+        end
+        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 3)) begin
+            lane = values$q[(12 * 32'ha)+:(9)];
+        end
+        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 3)) begin
+            lane = values$q[(13 * 32'ha)+:(9)];
+        end
+        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 3)) begin
+            lane = values$q[(14 * 32'ha)+:(9)];
+        end
+        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 3)) begin
+            lane = values$q[(15 * 32'ha)+:(9)];
+        end
+        lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h9));
+        lane = base[(4 * 32'h9)+:(9)];
+        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 4)) begin
+            lane = values$q[(0 * 32'ha)+:(9)];
+        end
+        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 4)) begin
+            lane = values$q[(1 * 32'ha)+:(9)];
+        end
+        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 4)) begin
+            lane = values$q[(2 * 32'ha)+:(9)];
+        end
+        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 4)) begin
+            lane = values$q[(3 * 32'ha)+:(9)];
+        end
+        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 4)) begin
+            lane = values$q[(4 * 32'ha)+:(9)];
+        end
+        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 4)) begin
+            lane = values$q[(5 * 32'ha)+:(9)];
+        end
+        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 4)) begin
+            lane = values$q[(6 * 32'ha)+:(9)];
+        end
+        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 4)) begin
+            lane = values$q[(7 * 32'ha)+:(9)];
+        end
+        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 4)) begin
+            lane = values$q[(8 * 32'ha)+:(9)];
+        end
+        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 4)) begin
+            lane = values$q[(9 * 32'ha)+:(9)];
+        end
+        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 4)) begin
+            lane = values$q[(10 * 32'ha)+:(9)];
+        end
+        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 4)) begin
+            lane = values$q[(11 * 32'ha)+:(9)];
+        end
+        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 4)) begin
+            lane = values$q[(12 * 32'ha)+:(9)];
+        end
+        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 4)) begin
+            lane = values$q[(13 * 32'ha)+:(9)];
+        end
+        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 4)) begin
+            lane = values$q[(14 * 32'ha)+:(9)];
+        end
+        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 4)) begin
+            lane = values$q[(15 * 32'ha)+:(9)];
+        end
+        lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h9));
+        lane = base[(5 * 32'h9)+:(9)];
+        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 5)) begin
+            lane = values$q[(0 * 32'ha)+:(9)];
+        end
+        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 5)) begin
+            lane = values$q[(1 * 32'ha)+:(9)];
+        end
+        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 5)) begin
+            lane = values$q[(2 * 32'ha)+:(9)];
+        end
+        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 5)) begin
+            lane = values$q[(3 * 32'ha)+:(9)];
+        end
+        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 5)) begin
+            lane = values$q[(4 * 32'ha)+:(9)];
+        end
+        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 5)) begin
+            lane = values$q[(5 * 32'ha)+:(9)];
+        end
+        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 5)) begin
+            lane = values$q[(6 * 32'ha)+:(9)];
+        end
+        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 5)) begin
+            lane = values$q[(7 * 32'ha)+:(9)];
+        end
+        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 5)) begin
+            lane = values$q[(8 * 32'ha)+:(9)];
+        end
+        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 5)) begin
+            lane = values$q[(9 * 32'ha)+:(9)];
+        end
+        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 5)) begin
+            lane = values$q[(10 * 32'ha)+:(9)];
+        end
+        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 5)) begin
+            lane = values$q[(11 * 32'ha)+:(9)];
+        end
+        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 5)) begin
+            lane = values$q[(12 * 32'ha)+:(9)];
+        end
+        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 5)) begin
+            lane = values$q[(13 * 32'ha)+:(9)];
+        end
+        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 5)) begin
+            lane = values$q[(14 * 32'ha)+:(9)];
+        end
+        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 5)) begin
+            lane = values$q[(15 * 32'ha)+:(9)];
+        end
+        lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h9));
+        lane = base[(6 * 32'h9)+:(9)];
+        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 6)) begin
+            lane = values$q[(0 * 32'ha)+:(9)];
+        end
+        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 6)) begin
+            lane = values$q[(1 * 32'ha)+:(9)];
+        end
+        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 6)) begin
+            lane = values$q[(2 * 32'ha)+:(9)];
+        end
+        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 6)) begin
+            lane = values$q[(3 * 32'ha)+:(9)];
+        end
+        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 6)) begin
+            lane = values$q[(4 * 32'ha)+:(9)];
+        end
+        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 6)) begin
+            lane = values$q[(5 * 32'ha)+:(9)];
+        end
+        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 6)) begin
+            lane = values$q[(6 * 32'ha)+:(9)];
+        end
+        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 6)) begin
+            lane = values$q[(7 * 32'ha)+:(9)];
+        end
+        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 6)) begin
+            lane = values$q[(8 * 32'ha)+:(9)];
+        end
+        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 6)) begin
+            lane = values$q[(9 * 32'ha)+:(9)];
+        end
+        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 6)) begin
+            lane = values$q[(10 * 32'ha)+:(9)];
+        end
+        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 6)) begin
+            lane = values$q[(11 * 32'ha)+:(9)];
+        end
+        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 6)) begin
+            lane = values$q[(12 * 32'ha)+:(9)];
+        end
+        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 6)) begin
+            lane = values$q[(13 * 32'ha)+:(9)];
+        end
+        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 6)) begin
+            lane = values$q[(14 * 32'ha)+:(9)];
+        end
+        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 6)) begin
+            lane = values$q[(15 * 32'ha)+:(9)];
+        end
+        lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h9));
+        lane = base[(7 * 32'h9)+:(9)];
+        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 7)) begin
+            lane = values$q[(0 * 32'ha)+:(9)];
+        end
+        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 7)) begin
+            lane = values$q[(1 * 32'ha)+:(9)];
+        end
+        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 7)) begin
+            lane = values$q[(2 * 32'ha)+:(9)];
+        end
+        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 7)) begin
+            lane = values$q[(3 * 32'ha)+:(9)];
+        end
+        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 7)) begin
+            lane = values$q[(4 * 32'ha)+:(9)];
+        end
+        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 7)) begin
+            lane = values$q[(5 * 32'ha)+:(9)];
+        end
+        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 7)) begin
+            lane = values$q[(6 * 32'ha)+:(9)];
+        end
+        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 7)) begin
+            lane = values$q[(7 * 32'ha)+:(9)];
+        end
+        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 7)) begin
+            lane = values$q[(8 * 32'ha)+:(9)];
+        end
+        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 7)) begin
+            lane = values$q[(9 * 32'ha)+:(9)];
+        end
+        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 7)) begin
+            lane = values$q[(10 * 32'ha)+:(9)];
+        end
+        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 7)) begin
+            lane = values$q[(11 * 32'ha)+:(9)];
+        end
+        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 7)) begin
+            lane = values$q[(12 * 32'ha)+:(9)];
+        end
+        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 7)) begin
+            lane = values$q[(13 * 32'ha)+:(9)];
+        end
+        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 7)) begin
+            lane = values$q[(14 * 32'ha)+:(9)];
+        end
+        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 7)) begin
+            lane = values$q[(15 * 32'ha)+:(9)];
+        end
+        lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h9));
+        lane = base[(8 * 32'h9)+:(9)];
+        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 8)) begin
+            lane = values$q[(0 * 32'ha)+:(9)];
+        end
+        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 8)) begin
+            lane = values$q[(1 * 32'ha)+:(9)];
+        end
+        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 8)) begin
+            lane = values$q[(2 * 32'ha)+:(9)];
+        end
+        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 8)) begin
+            lane = values$q[(3 * 32'ha)+:(9)];
+        end
+        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 8)) begin
+            lane = values$q[(4 * 32'ha)+:(9)];
+        end
+        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 8)) begin
+            lane = values$q[(5 * 32'ha)+:(9)];
+        end
+        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 8)) begin
+            lane = values$q[(6 * 32'ha)+:(9)];
+        end
+        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 8)) begin
+            lane = values$q[(7 * 32'ha)+:(9)];
+        end
+        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 8)) begin
+            lane = values$q[(8 * 32'ha)+:(9)];
+        end
+        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 8)) begin
+            lane = values$q[(9 * 32'ha)+:(9)];
+        end
+        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 8)) begin
+            lane = values$q[(10 * 32'ha)+:(9)];
+        end
+        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 8)) begin
+            lane = values$q[(11 * 32'ha)+:(9)];
+        end
+        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 8)) begin
+            lane = values$q[(12 * 32'ha)+:(9)];
+        end
+        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 8)) begin
+            lane = values$q[(13 * 32'ha)+:(9)];
+        end
+        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 8)) begin
+            lane = values$q[(14 * 32'ha)+:(9)];
+        end
+        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 8)) begin
+            lane = values$q[(15 * 32'ha)+:(9)];
+        end
+        lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h9));
+        lane = base[(9 * 32'h9)+:(9)];
+        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 9)) begin
+            lane = values$q[(0 * 32'ha)+:(9)];
+        end
+        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 9)) begin
+            lane = values$q[(1 * 32'ha)+:(9)];
+        end
+        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 9)) begin
+            lane = values$q[(2 * 32'ha)+:(9)];
+        end
+        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 9)) begin
+            lane = values$q[(3 * 32'ha)+:(9)];
+        end
+        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 9)) begin
+            lane = values$q[(4 * 32'ha)+:(9)];
+        end
+        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 9)) begin
+            lane = values$q[(5 * 32'ha)+:(9)];
+        end
+        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 9)) begin
+            lane = values$q[(6 * 32'ha)+:(9)];
+        end
+        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 9)) begin
+            lane = values$q[(7 * 32'ha)+:(9)];
+        end
+        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 9)) begin
+            lane = values$q[(8 * 32'ha)+:(9)];
+        end
+        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 9)) begin
+            lane = values$q[(9 * 32'ha)+:(9)];
+        end
+        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 9)) begin
+            lane = values$q[(10 * 32'ha)+:(9)];
+        end
+        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 9)) begin
+            lane = values$q[(11 * 32'ha)+:(9)];
+        end
+        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 9)) begin
+            lane = values$q[(12 * 32'ha)+:(9)];
+        end
+        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 9)) begin
+            lane = values$q[(13 * 32'ha)+:(9)];
+        end
+        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 9)) begin
+            lane = values$q[(14 * 32'ha)+:(9)];
+        end
+        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 9)) begin
+            lane = values$q[(15 * 32'ha)+:(9)];
+        end
+        lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h9));
+        lane = base[(10 * 32'h9)+:(9)];
+        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 10)) begin
+            lane = values$q[(0 * 32'ha)+:(9)];
+        end
+        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 10)) begin
+            lane = values$q[(1 * 32'ha)+:(9)];
+        end
+        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 10)) begin
+            lane = values$q[(2 * 32'ha)+:(9)];
+        end
+        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 10)) begin
+            lane = values$q[(3 * 32'ha)+:(9)];
+        end
+        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 10)) begin
+            lane = values$q[(4 * 32'ha)+:(9)];
+        end
+        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 10)) begin
+            lane = values$q[(5 * 32'ha)+:(9)];
+        end
+        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 10)) begin
+            lane = values$q[(6 * 32'ha)+:(9)];
+        end
+        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 10)) begin
+            lane = values$q[(7 * 32'ha)+:(9)];
+        end
+        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 10)) begin
+            lane = values$q[(8 * 32'ha)+:(9)];
+        end
+        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 10)) begin
+            lane = values$q[(9 * 32'ha)+:(9)];
+        end
+        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 10)) begin
+            lane = values$q[(10 * 32'ha)+:(9)];
+        end
+        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 10)) begin
+            lane = values$q[(11 * 32'ha)+:(9)];
+        end
+        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 10)) begin
+            lane = values$q[(12 * 32'ha)+:(9)];
+        end
+        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 10)) begin
+            lane = values$q[(13 * 32'ha)+:(9)];
+        end
+        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 10)) begin
+            lane = values$q[(14 * 32'ha)+:(9)];
+        end
+        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 10)) begin
+            lane = values$q[(15 * 32'ha)+:(9)];
+        end
+        lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h9));
+        lane = base[(11 * 32'h9)+:(9)];
+        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 11)) begin
+            lane = values$q[(0 * 32'ha)+:(9)];
+        end
+        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 11)) begin
+            lane = values$q[(1 * 32'ha)+:(9)];
+        end
+        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 11)) begin
+            lane = values$q[(2 * 32'ha)+:(9)];
+        end
+        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 11)) begin
+            lane = values$q[(3 * 32'ha)+:(9)];
+        end
+        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 11)) begin
+            lane = values$q[(4 * 32'ha)+:(9)];
+        end
+        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 11)) begin
+            lane = values$q[(5 * 32'ha)+:(9)];
+        end
+        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 11)) begin
+            lane = values$q[(6 * 32'ha)+:(9)];
+        end
+        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 11)) begin
+            lane = values$q[(7 * 32'ha)+:(9)];
+        end
+        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 11)) begin
+            lane = values$q[(8 * 32'ha)+:(9)];
+        end
+        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 11)) begin
+            lane = values$q[(9 * 32'ha)+:(9)];
+        end
+        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 11)) begin
+            lane = values$q[(10 * 32'ha)+:(9)];
+        end
+        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 11)) begin
+            lane = values$q[(11 * 32'ha)+:(9)];
+        end
+        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 11)) begin
+            lane = values$q[(12 * 32'ha)+:(9)];
+        end
+        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 11)) begin
+            lane = values$q[(13 * 32'ha)+:(9)];
+        end
+        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 11)) begin
+            lane = values$q[(14 * 32'ha)+:(9)];
+        end
+        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 11)) begin
+            lane = values$q[(15 * 32'ha)+:(9)];
+        end
+        lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h9));
+        lane = base[(12 * 32'h9)+:(9)];
+        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 12)) begin
+            lane = values$q[(0 * 32'ha)+:(9)];
+        end
+        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 12)) begin
+            lane = values$q[(1 * 32'ha)+:(9)];
+        end
+        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 12)) begin
+            lane = values$q[(2 * 32'ha)+:(9)];
+        end
+        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 12)) begin
+            lane = values$q[(3 * 32'ha)+:(9)];
+        end
+        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 12)) begin
+            lane = values$q[(4 * 32'ha)+:(9)];
+        end
+        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 12)) begin
+            lane = values$q[(5 * 32'ha)+:(9)];
+        end
+        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 12)) begin
+            lane = values$q[(6 * 32'ha)+:(9)];
+        end
+        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 12)) begin
+            lane = values$q[(7 * 32'ha)+:(9)];
+        end
+        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 12)) begin
+            lane = values$q[(8 * 32'ha)+:(9)];
+        end
+        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 12)) begin
+            lane = values$q[(9 * 32'ha)+:(9)];
+        end
+        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 12)) begin
+            lane = values$q[(10 * 32'ha)+:(9)];
+        end
+        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 12)) begin
+            lane = values$q[(11 * 32'ha)+:(9)];
+        end
+        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 12)) begin
+            lane = values$q[(12 * 32'ha)+:(9)];
+        end
+        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 12)) begin
+            lane = values$q[(13 * 32'ha)+:(9)];
+        end
+        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 12)) begin
+            lane = values$q[(14 * 32'ha)+:(9)];
+        end
+        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 12)) begin
+            lane = values$q[(15 * 32'ha)+:(9)];
+        end
+        lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (12 * 32'h9));
+        lane = base[(13 * 32'h9)+:(9)];
+        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 13)) begin
+            lane = values$q[(0 * 32'ha)+:(9)];
+        end
+        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 13)) begin
+            lane = values$q[(1 * 32'ha)+:(9)];
+        end
+        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 13)) begin
+            lane = values$q[(2 * 32'ha)+:(9)];
+        end
+        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 13)) begin
+            lane = values$q[(3 * 32'ha)+:(9)];
+        end
+        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 13)) begin
+            lane = values$q[(4 * 32'ha)+:(9)];
+        end
+        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 13)) begin
+            lane = values$q[(5 * 32'ha)+:(9)];
+        end
+        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 13)) begin
+            lane = values$q[(6 * 32'ha)+:(9)];
+        end
+        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 13)) begin
+            lane = values$q[(7 * 32'ha)+:(9)];
+        end
+        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 13)) begin
+            lane = values$q[(8 * 32'ha)+:(9)];
+        end
+        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 13)) begin
+            lane = values$q[(9 * 32'ha)+:(9)];
+        end
+        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 13)) begin
+            lane = values$q[(10 * 32'ha)+:(9)];
+        end
+        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 13)) begin
+            lane = values$q[(11 * 32'ha)+:(9)];
+        end
+        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 13)) begin
+            lane = values$q[(12 * 32'ha)+:(9)];
+        end
+        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 13)) begin
+            lane = values$q[(13 * 32'ha)+:(9)];
+        end
+        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 13)) begin
+            lane = values$q[(14 * 32'ha)+:(9)];
+        end
+        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 13)) begin
+            lane = values$q[(15 * 32'ha)+:(9)];
+        end
+        lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (13 * 32'h9));
+        lane = base[(14 * 32'h9)+:(9)];
+        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 14)) begin
+            lane = values$q[(0 * 32'ha)+:(9)];
+        end
+        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 14)) begin
+            lane = values$q[(1 * 32'ha)+:(9)];
+        end
+        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 14)) begin
+            lane = values$q[(2 * 32'ha)+:(9)];
+        end
+        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 14)) begin
+            lane = values$q[(3 * 32'ha)+:(9)];
+        end
+        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 14)) begin
+            lane = values$q[(4 * 32'ha)+:(9)];
+        end
+        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 14)) begin
+            lane = values$q[(5 * 32'ha)+:(9)];
+        end
+        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 14)) begin
+            lane = values$q[(6 * 32'ha)+:(9)];
+        end
+        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 14)) begin
+            lane = values$q[(7 * 32'ha)+:(9)];
+        end
+        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 14)) begin
+            lane = values$q[(8 * 32'ha)+:(9)];
+        end
+        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 14)) begin
+            lane = values$q[(9 * 32'ha)+:(9)];
+        end
+        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 14)) begin
+            lane = values$q[(10 * 32'ha)+:(9)];
+        end
+        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 14)) begin
+            lane = values$q[(11 * 32'ha)+:(9)];
+        end
+        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 14)) begin
+            lane = values$q[(12 * 32'ha)+:(9)];
+        end
+        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 14)) begin
+            lane = values$q[(13 * 32'ha)+:(9)];
+        end
+        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 14)) begin
+            lane = values$q[(14 * 32'ha)+:(9)];
+        end
+        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 14)) begin
+            lane = values$q[(15 * 32'ha)+:(9)];
+        end
+        lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (14 * 32'h9));
+        lane = base[(15 * 32'h9)+:(9)];
+        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 15)) begin
+            lane = values$q[(0 * 32'ha)+:(9)];
+        end
+        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 15)) begin
+            lane = values$q[(1 * 32'ha)+:(9)];
+        end
+        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 15)) begin
+            lane = values$q[(2 * 32'ha)+:(9)];
+        end
+        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 15)) begin
+            lane = values$q[(3 * 32'ha)+:(9)];
+        end
+        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 15)) begin
+            lane = values$q[(4 * 32'ha)+:(9)];
+        end
+        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 15)) begin
+            lane = values$q[(5 * 32'ha)+:(9)];
+        end
+        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 15)) begin
+            lane = values$q[(6 * 32'ha)+:(9)];
+        end
+        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 15)) begin
+            lane = values$q[(7 * 32'ha)+:(9)];
+        end
+        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 15)) begin
+            lane = values$q[(8 * 32'ha)+:(9)];
+        end
+        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 15)) begin
+            lane = values$q[(9 * 32'ha)+:(9)];
+        end
+        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 15)) begin
+            lane = values$q[(10 * 32'ha)+:(9)];
+        end
+        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 15)) begin
+            lane = values$q[(11 * 32'ha)+:(9)];
+        end
+        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 15)) begin
+            lane = values$q[(12 * 32'ha)+:(9)];
+        end
+        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 15)) begin
+            lane = values$q[(13 * 32'ha)+:(9)];
+        end
+        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 15)) begin
+            lane = values$q[(14 * 32'ha)+:(9)];
+        end
+        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 15)) begin
+            lane = values$q[(15 * 32'ha)+:(9)];
+        end
+        lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (15 * 32'h9));
+        lane = base[(16 * 32'h9)+:(9)];
+        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 16)) begin
+            lane = values$q[(0 * 32'ha)+:(9)];
+        end
+        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 16)) begin
+            lane = values$q[(1 * 32'ha)+:(9)];
+        end
+        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 16)) begin
+            lane = values$q[(2 * 32'ha)+:(9)];
+        end
+        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 16)) begin
+            lane = values$q[(3 * 32'ha)+:(9)];
+        end
+        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 16)) begin
+            lane = values$q[(4 * 32'ha)+:(9)];
+        end
+        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 16)) begin
+            lane = values$q[(5 * 32'ha)+:(9)];
+        end
+        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 16)) begin
+            lane = values$q[(6 * 32'ha)+:(9)];
+        end
+        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 16)) begin
+            lane = values$q[(7 * 32'ha)+:(9)];
+        end
+        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 16)) begin
+            lane = values$q[(8 * 32'ha)+:(9)];
+        end
+        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 16)) begin
+            lane = values$q[(9 * 32'ha)+:(9)];
+        end
+        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 16)) begin
+            lane = values$q[(10 * 32'ha)+:(9)];
+        end
+        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 16)) begin
+            lane = values$q[(11 * 32'ha)+:(9)];
+        end
+        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 16)) begin
+            lane = values$q[(12 * 32'ha)+:(9)];
+        end
+        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 16)) begin
+            lane = values$q[(13 * 32'ha)+:(9)];
+        end
+        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 16)) begin
+            lane = values$q[(14 * 32'ha)+:(9)];
+        end
+        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 16)) begin
+            lane = values$q[(15 * 32'ha)+:(9)];
+        end
+        lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (16 * 32'h9));
+        lane = base[(17 * 32'h9)+:(9)];
+        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 17)) begin
+            lane = values$q[(0 * 32'ha)+:(9)];
+        end
+        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 17)) begin
+            lane = values$q[(1 * 32'ha)+:(9)];
+        end
+        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 17)) begin
+            lane = values$q[(2 * 32'ha)+:(9)];
+        end
+        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 17)) begin
+            lane = values$q[(3 * 32'ha)+:(9)];
+        end
+        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 17)) begin
+            lane = values$q[(4 * 32'ha)+:(9)];
+        end
+        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 17)) begin
+            lane = values$q[(5 * 32'ha)+:(9)];
+        end
+        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 17)) begin
+            lane = values$q[(6 * 32'ha)+:(9)];
+        end
+        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 17)) begin
+            lane = values$q[(7 * 32'ha)+:(9)];
+        end
+        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 17)) begin
+            lane = values$q[(8 * 32'ha)+:(9)];
+        end
+        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 17)) begin
+            lane = values$q[(9 * 32'ha)+:(9)];
+        end
+        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 17)) begin
+            lane = values$q[(10 * 32'ha)+:(9)];
+        end
+        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 17)) begin
+            lane = values$q[(11 * 32'ha)+:(9)];
+        end
+        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 17)) begin
+            lane = values$q[(12 * 32'ha)+:(9)];
+        end
+        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 17)) begin
+            lane = values$q[(13 * 32'ha)+:(9)];
+        end
+        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 17)) begin
+            lane = values$q[(14 * 32'ha)+:(9)];
+        end
+        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 17)) begin
+            lane = values$q[(15 * 32'ha)+:(9)];
+        end
+        lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (17 * 32'h9));
+        lane = base[(18 * 32'h9)+:(9)];
+        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 18)) begin
+            lane = values$q[(0 * 32'ha)+:(9)];
+        end
+        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 18)) begin
+            lane = values$q[(1 * 32'ha)+:(9)];
+        end
+        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 18)) begin
+            lane = values$q[(2 * 32'ha)+:(9)];
+        end
+        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 18)) begin
+            lane = values$q[(3 * 32'ha)+:(9)];
+        end
+        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 18)) begin
+            lane = values$q[(4 * 32'ha)+:(9)];
+        end
+        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 18)) begin
+            lane = values$q[(5 * 32'ha)+:(9)];
+        end
+        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 18)) begin
+            lane = values$q[(6 * 32'ha)+:(9)];
+        end
+        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 18)) begin
+            lane = values$q[(7 * 32'ha)+:(9)];
+        end
+        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 18)) begin
+            lane = values$q[(8 * 32'ha)+:(9)];
+        end
+        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 18)) begin
+            lane = values$q[(9 * 32'ha)+:(9)];
+        end
+        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 18)) begin
+            lane = values$q[(10 * 32'ha)+:(9)];
+        end
+        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 18)) begin
+            lane = values$q[(11 * 32'ha)+:(9)];
+        end
+        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 18)) begin
+            lane = values$q[(12 * 32'ha)+:(9)];
+        end
+        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 18)) begin
+            lane = values$q[(13 * 32'ha)+:(9)];
+        end
+        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 18)) begin
+            lane = values$q[(14 * 32'ha)+:(9)];
+        end
+        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 18)) begin
+            lane = values$q[(15 * 32'ha)+:(9)];
+        end
+        lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (18 * 32'h9));
+        lane = base[(19 * 32'h9)+:(9)];
+        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 19)) begin
+            lane = values$q[(0 * 32'ha)+:(9)];
+        end
+        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 19)) begin
+            lane = values$q[(1 * 32'ha)+:(9)];
+        end
+        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 19)) begin
+            lane = values$q[(2 * 32'ha)+:(9)];
+        end
+        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 19)) begin
+            lane = values$q[(3 * 32'ha)+:(9)];
+        end
+        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 19)) begin
+            lane = values$q[(4 * 32'ha)+:(9)];
+        end
+        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 19)) begin
+            lane = values$q[(5 * 32'ha)+:(9)];
+        end
+        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 19)) begin
+            lane = values$q[(6 * 32'ha)+:(9)];
+        end
+        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 19)) begin
+            lane = values$q[(7 * 32'ha)+:(9)];
+        end
+        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 19)) begin
+            lane = values$q[(8 * 32'ha)+:(9)];
+        end
+        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 19)) begin
+            lane = values$q[(9 * 32'ha)+:(9)];
+        end
+        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 19)) begin
+            lane = values$q[(10 * 32'ha)+:(9)];
+        end
+        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 19)) begin
+            lane = values$q[(11 * 32'ha)+:(9)];
+        end
+        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 19)) begin
+            lane = values$q[(12 * 32'ha)+:(9)];
+        end
+        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 19)) begin
+            lane = values$q[(13 * 32'ha)+:(9)];
+        end
+        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 19)) begin
+            lane = values$q[(14 * 32'ha)+:(9)];
+        end
+        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 19)) begin
+            lane = values$q[(15 * 32'ha)+:(9)];
+        end
+        lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (19 * 32'h9));
+        lane = base[(20 * 32'h9)+:(9)];
+        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 20)) begin
+            lane = values$q[(0 * 32'ha)+:(9)];
+        end
+        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 20)) begin
+            lane = values$q[(1 * 32'ha)+:(9)];
+        end
+        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 20)) begin
+            lane = values$q[(2 * 32'ha)+:(9)];
+        end
+        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 20)) begin
+            lane = values$q[(3 * 32'ha)+:(9)];
+        end
+        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 20)) begin
+            lane = values$q[(4 * 32'ha)+:(9)];
+        end
+        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 20)) begin
+            lane = values$q[(5 * 32'ha)+:(9)];
+        end
+        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 20)) begin
+            lane = values$q[(6 * 32'ha)+:(9)];
+        end
+        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 20)) begin
+            lane = values$q[(7 * 32'ha)+:(9)];
+        end
+        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 20)) begin
+            lane = values$q[(8 * 32'ha)+:(9)];
+        end
+        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 20)) begin
+            lane = values$q[(9 * 32'ha)+:(9)];
+        end
+        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 20)) begin
+            lane = values$q[(10 * 32'ha)+:(9)];
+        end
+        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 20)) begin
+            lane = values$q[(11 * 32'ha)+:(9)];
+        end
+        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 20)) begin
+            lane = values$q[(12 * 32'ha)+:(9)];
+        end
+        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 20)) begin
+            lane = values$q[(13 * 32'ha)+:(9)];
+        end
+        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 20)) begin
+            lane = values$q[(14 * 32'ha)+:(9)];
+        end
+        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 20)) begin
+            lane = values$q[(15 * 32'ha)+:(9)];
+        end
+        lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (20 * 32'h9));
+        lane = base[(21 * 32'h9)+:(9)];
+        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 21)) begin
+            lane = values$q[(0 * 32'ha)+:(9)];
+        end
+        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 21)) begin
+            lane = values$q[(1 * 32'ha)+:(9)];
+        end
+        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 21)) begin
+            lane = values$q[(2 * 32'ha)+:(9)];
+        end
+        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 21)) begin
+            lane = values$q[(3 * 32'ha)+:(9)];
+        end
+        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 21)) begin
+            lane = values$q[(4 * 32'ha)+:(9)];
+        end
+        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 21)) begin
+            lane = values$q[(5 * 32'ha)+:(9)];
+        end
+        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 21)) begin
+            lane = values$q[(6 * 32'ha)+:(9)];
+        end
+        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 21)) begin
+            lane = values$q[(7 * 32'ha)+:(9)];
+        end
+        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 21)) begin
+            lane = values$q[(8 * 32'ha)+:(9)];
+        end
+        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 21)) begin
+            lane = values$q[(9 * 32'ha)+:(9)];
+        end
+        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 21)) begin
+            lane = values$q[(10 * 32'ha)+:(9)];
+        end
+        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 21)) begin
+            lane = values$q[(11 * 32'ha)+:(9)];
+        end
+        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 21)) begin
+            lane = values$q[(12 * 32'ha)+:(9)];
+        end
+        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 21)) begin
+            lane = values$q[(13 * 32'ha)+:(9)];
+        end
+        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 21)) begin
+            lane = values$q[(14 * 32'ha)+:(9)];
+        end
+        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 21)) begin
+            lane = values$q[(15 * 32'ha)+:(9)];
+        end
+        lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (21 * 32'h9));
+        lane = base[(22 * 32'h9)+:(9)];
+        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 22)) begin
+            lane = values$q[(0 * 32'ha)+:(9)];
+        end
+        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 22)) begin
+            lane = values$q[(1 * 32'ha)+:(9)];
+        end
+        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 22)) begin
+            lane = values$q[(2 * 32'ha)+:(9)];
+        end
+        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 22)) begin
+            lane = values$q[(3 * 32'ha)+:(9)];
+        end
+        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 22)) begin
+            lane = values$q[(4 * 32'ha)+:(9)];
+        end
+        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 22)) begin
+            lane = values$q[(5 * 32'ha)+:(9)];
+        end
+        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 22)) begin
+            lane = values$q[(6 * 32'ha)+:(9)];
+        end
+        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 22)) begin
+            lane = values$q[(7 * 32'ha)+:(9)];
+        end
+        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 22)) begin
+            lane = values$q[(8 * 32'ha)+:(9)];
+        end
+        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 22)) begin
+            lane = values$q[(9 * 32'ha)+:(9)];
+        end
+        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 22)) begin
+            lane = values$q[(10 * 32'ha)+:(9)];
+        end
+        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 22)) begin
+            lane = values$q[(11 * 32'ha)+:(9)];
+        end
+        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 22)) begin
+            lane = values$q[(12 * 32'ha)+:(9)];
+        end
+        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 22)) begin
+            lane = values$q[(13 * 32'ha)+:(9)];
+        end
+        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 22)) begin
+            lane = values$q[(14 * 32'ha)+:(9)];
+        end
+        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 22)) begin
+            lane = values$q[(15 * 32'ha)+:(9)];
+        end
+        lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (22 * 32'h9));
+        lane = base[(23 * 32'h9)+:(9)];
+        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 23)) begin
+            lane = values$q[(0 * 32'ha)+:(9)];
+        end
+        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 23)) begin
+            lane = values$q[(1 * 32'ha)+:(9)];
+        end
+        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 23)) begin
+            lane = values$q[(2 * 32'ha)+:(9)];
+        end
+        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 23)) begin
+            lane = values$q[(3 * 32'ha)+:(9)];
+        end
+        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 23)) begin
+            lane = values$q[(4 * 32'ha)+:(9)];
+        end
+        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 23)) begin
+            lane = values$q[(5 * 32'ha)+:(9)];
+        end
+        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 23)) begin
+            lane = values$q[(6 * 32'ha)+:(9)];
+        end
+        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 23)) begin
+            lane = values$q[(7 * 32'ha)+:(9)];
+        end
+        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 23)) begin
+            lane = values$q[(8 * 32'ha)+:(9)];
+        end
+        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 23)) begin
+            lane = values$q[(9 * 32'ha)+:(9)];
+        end
+        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 23)) begin
+            lane = values$q[(10 * 32'ha)+:(9)];
+        end
+        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 23)) begin
+            lane = values$q[(11 * 32'ha)+:(9)];
+        end
+        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 23)) begin
+            lane = values$q[(12 * 32'ha)+:(9)];
+        end
+        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 23)) begin
+            lane = values$q[(13 * 32'ha)+:(9)];
+        end
+        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 23)) begin
+            lane = values$q[(14 * 32'ha)+:(9)];
+        end
+        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 23)) begin
+            lane = values$q[(15 * 32'ha)+:(9)];
+        end
+        lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (23 * 32'h9));
+        lane = base[(24 * 32'h9)+:(9)];
+        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 24)) begin
+            lane = values$q[(0 * 32'ha)+:(9)];
+        end
+        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 24)) begin
+            lane = values$q[(1 * 32'ha)+:(9)];
+        end
+        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 24)) begin
+            lane = values$q[(2 * 32'ha)+:(9)];
+        end
+        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 24)) begin
+            lane = values$q[(3 * 32'ha)+:(9)];
+        end
+        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 24)) begin
+            lane = values$q[(4 * 32'ha)+:(9)];
+        end
+        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 24)) begin
+            lane = values$q[(5 * 32'ha)+:(9)];
+        end
+        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 24)) begin
+            lane = values$q[(6 * 32'ha)+:(9)];
+        end
+        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 24)) begin
+            lane = values$q[(7 * 32'ha)+:(9)];
+        end
+        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 24)) begin
+            lane = values$q[(8 * 32'ha)+:(9)];
+        end
+        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 24)) begin
+            lane = values$q[(9 * 32'ha)+:(9)];
+        end
+        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 24)) begin
+            lane = values$q[(10 * 32'ha)+:(9)];
+        end
+        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 24)) begin
+            lane = values$q[(11 * 32'ha)+:(9)];
+        end
+        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 24)) begin
+            lane = values$q[(12 * 32'ha)+:(9)];
+        end
+        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 24)) begin
+            lane = values$q[(13 * 32'ha)+:(9)];
+        end
+        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 24)) begin
+            lane = values$q[(14 * 32'ha)+:(9)];
+        end
+        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 24)) begin
+            lane = values$q[(15 * 32'ha)+:(9)];
+        end
+        lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (24 * 32'h9));
+        lane = base[(25 * 32'h9)+:(9)];
+        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 25)) begin
+            lane = values$q[(0 * 32'ha)+:(9)];
+        end
+        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 25)) begin
+            lane = values$q[(1 * 32'ha)+:(9)];
+        end
+        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 25)) begin
+            lane = values$q[(2 * 32'ha)+:(9)];
+        end
+        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 25)) begin
+            lane = values$q[(3 * 32'ha)+:(9)];
+        end
+        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 25)) begin
+            lane = values$q[(4 * 32'ha)+:(9)];
+        end
+        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 25)) begin
+            lane = values$q[(5 * 32'ha)+:(9)];
+        end
+        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 25)) begin
+            lane = values$q[(6 * 32'ha)+:(9)];
+        end
+        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 25)) begin
+            lane = values$q[(7 * 32'ha)+:(9)];
+        end
+        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 25)) begin
+            lane = values$q[(8 * 32'ha)+:(9)];
+        end
+        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 25)) begin
+            lane = values$q[(9 * 32'ha)+:(9)];
+        end
+        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 25)) begin
+            lane = values$q[(10 * 32'ha)+:(9)];
+        end
+        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 25)) begin
+            lane = values$q[(11 * 32'ha)+:(9)];
+        end
+        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 25)) begin
+            lane = values$q[(12 * 32'ha)+:(9)];
+        end
+        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 25)) begin
+            lane = values$q[(13 * 32'ha)+:(9)];
+        end
+        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 25)) begin
+            lane = values$q[(14 * 32'ha)+:(9)];
+        end
+        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 25)) begin
+            lane = values$q[(15 * 32'ha)+:(9)];
+        end
+        lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (25 * 32'h9));
+        lane = base[(26 * 32'h9)+:(9)];
+        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 26)) begin
+            lane = values$q[(0 * 32'ha)+:(9)];
+        end
+        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 26)) begin
+            lane = values$q[(1 * 32'ha)+:(9)];
+        end
+        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 26)) begin
+            lane = values$q[(2 * 32'ha)+:(9)];
+        end
+        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 26)) begin
+            lane = values$q[(3 * 32'ha)+:(9)];
+        end
+        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 26)) begin
+            lane = values$q[(4 * 32'ha)+:(9)];
+        end
+        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 26)) begin
+            lane = values$q[(5 * 32'ha)+:(9)];
+        end
+        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 26)) begin
+            lane = values$q[(6 * 32'ha)+:(9)];
+        end
+        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 26)) begin
+            lane = values$q[(7 * 32'ha)+:(9)];
+        end
+        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 26)) begin
+            lane = values$q[(8 * 32'ha)+:(9)];
+        end
+        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 26)) begin
+            lane = values$q[(9 * 32'ha)+:(9)];
+        end
+        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 26)) begin
+            lane = values$q[(10 * 32'ha)+:(9)];
+        end
+        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 26)) begin
+            lane = values$q[(11 * 32'ha)+:(9)];
+        end
+        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 26)) begin
+            lane = values$q[(12 * 32'ha)+:(9)];
+        end
+        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 26)) begin
+            lane = values$q[(13 * 32'ha)+:(9)];
+        end
+        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 26)) begin
+            lane = values$q[(14 * 32'ha)+:(9)];
+        end
+        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 26)) begin
+            lane = values$q[(15 * 32'ha)+:(9)];
+        end
+        lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (26 * 32'h9));
+        lane = base[(27 * 32'h9)+:(9)];
+        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 27)) begin
+            lane = values$q[(0 * 32'ha)+:(9)];
+        end
+        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 27)) begin
+            lane = values$q[(1 * 32'ha)+:(9)];
+        end
+        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 27)) begin
+            lane = values$q[(2 * 32'ha)+:(9)];
+        end
+        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 27)) begin
+            lane = values$q[(3 * 32'ha)+:(9)];
+        end
+        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 27)) begin
+            lane = values$q[(4 * 32'ha)+:(9)];
+        end
+        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 27)) begin
+            lane = values$q[(5 * 32'ha)+:(9)];
+        end
+        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 27)) begin
+            lane = values$q[(6 * 32'ha)+:(9)];
+        end
+        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 27)) begin
+            lane = values$q[(7 * 32'ha)+:(9)];
+        end
+        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 27)) begin
+            lane = values$q[(8 * 32'ha)+:(9)];
+        end
+        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 27)) begin
+            lane = values$q[(9 * 32'ha)+:(9)];
+        end
+        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 27)) begin
+            lane = values$q[(10 * 32'ha)+:(9)];
+        end
+        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 27)) begin
+            lane = values$q[(11 * 32'ha)+:(9)];
+        end
+        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 27)) begin
+            lane = values$q[(12 * 32'ha)+:(9)];
+        end
+        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 27)) begin
+            lane = values$q[(13 * 32'ha)+:(9)];
+        end
+        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 27)) begin
+            lane = values$q[(14 * 32'ha)+:(9)];
+        end
+        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 27)) begin
+            lane = values$q[(15 * 32'ha)+:(9)];
+        end
+        lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (27 * 32'h9));
+        lane = base[(28 * 32'h9)+:(9)];
+        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 28)) begin
+            lane = values$q[(0 * 32'ha)+:(9)];
+        end
+        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 28)) begin
+            lane = values$q[(1 * 32'ha)+:(9)];
+        end
+        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 28)) begin
+            lane = values$q[(2 * 32'ha)+:(9)];
+        end
+        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 28)) begin
+            lane = values$q[(3 * 32'ha)+:(9)];
+        end
+        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 28)) begin
+            lane = values$q[(4 * 32'ha)+:(9)];
+        end
+        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 28)) begin
+            lane = values$q[(5 * 32'ha)+:(9)];
+        end
+        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 28)) begin
+            lane = values$q[(6 * 32'ha)+:(9)];
+        end
+        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 28)) begin
+            lane = values$q[(7 * 32'ha)+:(9)];
+        end
+        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 28)) begin
+            lane = values$q[(8 * 32'ha)+:(9)];
+        end
+        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 28)) begin
+            lane = values$q[(9 * 32'ha)+:(9)];
+        end
+        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 28)) begin
+            lane = values$q[(10 * 32'ha)+:(9)];
+        end
+        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 28)) begin
+            lane = values$q[(11 * 32'ha)+:(9)];
+        end
+        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 28)) begin
+            lane = values$q[(12 * 32'ha)+:(9)];
+        end
+        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 28)) begin
+            lane = values$q[(13 * 32'ha)+:(9)];
+        end
+        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 28)) begin
+            lane = values$q[(14 * 32'ha)+:(9)];
+        end
+        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 28)) begin
+            lane = values$q[(15 * 32'ha)+:(9)];
+        end
+        lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (28 * 32'h9));
+        lane = base[(29 * 32'h9)+:(9)];
+        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 29)) begin
+            lane = values$q[(0 * 32'ha)+:(9)];
+        end
+        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 29)) begin
+            lane = values$q[(1 * 32'ha)+:(9)];
+        end
+        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 29)) begin
+            lane = values$q[(2 * 32'ha)+:(9)];
+        end
+        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 29)) begin
+            lane = values$q[(3 * 32'ha)+:(9)];
+        end
+        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 29)) begin
+            lane = values$q[(4 * 32'ha)+:(9)];
+        end
+        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 29)) begin
+            lane = values$q[(5 * 32'ha)+:(9)];
+        end
+        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 29)) begin
+            lane = values$q[(6 * 32'ha)+:(9)];
+        end
+        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 29)) begin
+            lane = values$q[(7 * 32'ha)+:(9)];
+        end
+        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 29)) begin
+            lane = values$q[(8 * 32'ha)+:(9)];
+        end
+        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 29)) begin
+            lane = values$q[(9 * 32'ha)+:(9)];
+        end
+        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 29)) begin
+            lane = values$q[(10 * 32'ha)+:(9)];
+        end
+        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 29)) begin
+            lane = values$q[(11 * 32'ha)+:(9)];
+        end
+        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 29)) begin
+            lane = values$q[(12 * 32'ha)+:(9)];
+        end
+        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 29)) begin
+            lane = values$q[(13 * 32'ha)+:(9)];
+        end
+        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 29)) begin
+            lane = values$q[(14 * 32'ha)+:(9)];
+        end
+        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 29)) begin
+            lane = values$q[(15 * 32'ha)+:(9)];
+        end
+        lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (29 * 32'h9));
+        lane = base[(30 * 32'h9)+:(9)];
+        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 30)) begin
+            lane = values$q[(0 * 32'ha)+:(9)];
+        end
+        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 30)) begin
+            lane = values$q[(1 * 32'ha)+:(9)];
+        end
+        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 30)) begin
+            lane = values$q[(2 * 32'ha)+:(9)];
+        end
+        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 30)) begin
+            lane = values$q[(3 * 32'ha)+:(9)];
+        end
+        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 30)) begin
+            lane = values$q[(4 * 32'ha)+:(9)];
+        end
+        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 30)) begin
+            lane = values$q[(5 * 32'ha)+:(9)];
+        end
+        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 30)) begin
+            lane = values$q[(6 * 32'ha)+:(9)];
+        end
+        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 30)) begin
+            lane = values$q[(7 * 32'ha)+:(9)];
+        end
+        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 30)) begin
+            lane = values$q[(8 * 32'ha)+:(9)];
+        end
+        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 30)) begin
+            lane = values$q[(9 * 32'ha)+:(9)];
+        end
+        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 30)) begin
+            lane = values$q[(10 * 32'ha)+:(9)];
+        end
+        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 30)) begin
+            lane = values$q[(11 * 32'ha)+:(9)];
+        end
+        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 30)) begin
+            lane = values$q[(12 * 32'ha)+:(9)];
+        end
+        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 30)) begin
+            lane = values$q[(13 * 32'ha)+:(9)];
+        end
+        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 30)) begin
+            lane = values$q[(14 * 32'ha)+:(9)];
+        end
+        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 30)) begin
+            lane = values$q[(15 * 32'ha)+:(9)];
+        end
+        lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (30 * 32'h9));
+        lane = base[(31 * 32'h9)+:(9)];
+        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 31)) begin
+            lane = values$q[(0 * 32'ha)+:(9)];
+        end
+        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 31)) begin
+            lane = values$q[(1 * 32'ha)+:(9)];
+        end
+        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 31)) begin
+            lane = values$q[(2 * 32'ha)+:(9)];
+        end
+        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 31)) begin
+            lane = values$q[(3 * 32'ha)+:(9)];
+        end
+        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 31)) begin
+            lane = values$q[(4 * 32'ha)+:(9)];
+        end
+        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 31)) begin
+            lane = values$q[(5 * 32'ha)+:(9)];
+        end
+        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 31)) begin
+            lane = values$q[(6 * 32'ha)+:(9)];
+        end
+        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 31)) begin
+            lane = values$q[(7 * 32'ha)+:(9)];
+        end
+        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 31)) begin
+            lane = values$q[(8 * 32'ha)+:(9)];
+        end
+        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 31)) begin
+            lane = values$q[(9 * 32'ha)+:(9)];
+        end
+        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 31)) begin
+            lane = values$q[(10 * 32'ha)+:(9)];
+        end
+        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 31)) begin
+            lane = values$q[(11 * 32'ha)+:(9)];
+        end
+        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 31)) begin
+            lane = values$q[(12 * 32'ha)+:(9)];
+        end
+        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 31)) begin
+            lane = values$q[(13 * 32'ha)+:(9)];
+        end
+        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 31)) begin
+            lane = values$q[(14 * 32'ha)+:(9)];
+        end
+        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 31)) begin
+            lane = values$q[(15 * 32'ha)+:(9)];
+        end
+        lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (31 * 32'h9));
         head_value_done$d = next_value_done;
         head_zeros$d = next_zeros;
+        w_kept = w_count$q - taken;
+        z_kept = z_count$q - taken;
+        w_room = 32'h20 - w_kept;
+        z_room = 32'h20 - z_kept;
+        w_after_a = w_kept + ((push_a_w) & 7'h7f);
+        z_after_a = z_kept + ((push_a_z) & 7'h7f);
+        values$d = (values$q >> ((((taken) & 10'h3ff) << 32'h3) + (((taken) & 10'h3ff) << 32'h1))) | (((items_a) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((((w_kept) & 10'h3ff) << 32'h3) + (((w_kept) & 10'h3ff) << 32'h1))) | (((items_b) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((((w_after_a) & 10'h3ff) << 32'h3) + (((w_after_a) & 10'h3ff) << 32'h1)));
+        runs_a = 32'h0;
+        if (push_a_z != 32'h0) begin
+            runs_a = push_a_runs;
+        end
+        runs_b = 32'h0;
+        if (push_b_z != 32'h0) begin
+            runs_b = push_b_runs;
+        end
+        runs$d = (runs$q >> (((taken) & 12'hfff) << 32'h5)) | (((runs_a) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (((z_kept) & 12'hfff) << 32'h5)) | (((runs_b) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (((z_after_a) & 12'hfff) << 32'h5));
+        w_count$d = w_after_a + ((push_b_w) & 7'h7f);
+        z_count$d = z_after_a + ((push_b_z) & 7'h7f);
         drop_unpaired = finished & (paired == 32'h0);
         if (drop_unpaired) begin
-            w_tail$d = head$q;
-            z_tail$d = head$q;
+            values$d = 32'h0;
+            runs$d = 32'h0;
+            w_count$d = 32'h0;
+            z_count$d = 32'h0;
         end
-        group$d = ((lanes) & 72'hffffffffffffffffff);
+        group$d = ((lanes) & 144'hffffffffffffffffffffffffffffffffffff);
         fill$d = ((pos) & 5'h1f);
         if (out_full$q & out_ready) begin
             out_full$d = 1'b0;
         end
         if (out_free) begin
-            if (pos >= group_size$value) begin
-                out_group$d = ((lanes) & 72'hffffffffffffffffff);
-                out_n$d = ((group_size$value) & 5'h1f);
+            if (pos >= 32'h10) begin
+                out_group$d = ((lanes) & 144'hffffffffffffffffffffffffffffffffffff);
+                out_n$d = 32'h10;
                 out_full$d = 1'b1;
-                group$d = ((lanes >> ((group_size$value << 32'h3) + group_size$value)) & 72'hffffffffffffffffff);
-                fill$d = ((pos - group_size$value) & 5'h1f);
+                group$d = ((lanes >> 32'h90) & 144'hffffffffffffffffffffffffffffffffffff);
+                fill$d = ((pos - 32'h10) & 5'h1f);
             end
             else if (drop_unpaired & (pos != 32'h0)) begin
-                out_group$d = ((lanes) & 72'hffffffffffffffffff);
+                out_group$d = ((lanes) & 144'hffffffffffffffffffffffffffffffffffff);
                 out_n$d = ((pos) & 5'h1f);
                 out_full$d = 1'b1;
                 group$d = 32'h0;
                 fill$d = 32'h0;
             end
         end
-        empty = (w_count == 32'h0) & (z_count == 32'h0) & (fill$q == 32'h0) & ~out_full$q;
+        empty = (w_count$q == 32'h0) & (z_count$q == 32'h0) & (fill$q == 32'h0) & ~out_full$q;
         out_weights = out_group$q;
         out_count = out_n$q;
         out_valid = out_full$q;
@@ -1224,11 +2977,11 @@ module weight_decoder_core$pairs$group(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [71:0] d;
-    output reg  [71:0] q;
+    input wire  [143:0] d;
+    output reg  [143:0] q;
     
     // Constant declarations
-    localparam  init = 72'h0;
+    localparam  init = 144'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -1236,60 +2989,6 @@ module weight_decoder_core$pairs$group(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // weight_decoder_core$pairs$group
-
-
-module weight_decoder_core$pairs$group_size(value);
-    
-    // Module arguments
-    output reg  [7:0] value;
-    
-    // Constant declarations
-    localparam  lanes = 8'h8;
-    
-    // Update code
-    always @(*) begin
-        value = lanes;
-    end
-    
-endmodule // weight_decoder_core$pairs$group_size
-
-
-module weight_decoder_core$pairs$has_value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // weight_decoder_core$pairs$has_value
-
-
-module weight_decoder_core$pairs$head(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [5:0] d;
-    output reg  [5:0] q;
-    
-    // Constant declarations
-    localparam  init = 6'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // weight_decoder_core$pairs$head
 
 
 module weight_decoder_core$pairs$head_value_done(clock,rst_n,d,q);
@@ -1354,11 +3053,11 @@ module weight_decoder_core$pairs$out_group(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [71:0] d;
-    output reg  [71:0] q;
+    input wire  [143:0] d;
+    output reg  [143:0] q;
     
     // Constant declarations
-    localparam  init = 72'h0;
+    localparam  init = 144'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -1411,11 +3110,11 @@ module weight_decoder_core$pairs$values(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [287:0] d;
-    output reg  [287:0] q;
+    input wire  [319:0] d;
+    output reg  [319:0] q;
     
     // Constant declarations
-    localparam  init = 288'h0;
+    localparam  init = 320'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -1425,62 +3124,66 @@ module weight_decoder_core$pairs$values(clock,rst_n,d,q);
 endmodule // weight_decoder_core$pairs$values
 
 
-module weight_decoder_core$pairs$w_tail(clock,rst_n,d,q);
+module weight_decoder_core$pairs$w_count(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [5:0] d;
-    output reg  [5:0] q;
+    input wire  [6:0] d;
+    output reg  [6:0] q;
     
     // Constant declarations
-    localparam  init = 6'b0;
+    localparam  init = 7'b0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // weight_decoder_core$pairs$w_tail
+endmodule // weight_decoder_core$pairs$w_count
 
 
-module weight_decoder_core$pairs$z_tail(clock,rst_n,d,q);
+module weight_decoder_core$pairs$z_count(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [5:0] d;
-    output reg  [5:0] q;
+    input wire  [6:0] d;
+    output reg  [6:0] q;
     
     // Constant declarations
-    localparam  init = 6'b0;
+    localparam  init = 7'b0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // weight_decoder_core$pairs$z_tail
+endmodule // weight_decoder_core$pairs$z_count
 
 
-module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhausted,used,push_w,push_value,push_weights,push_z,push_runs,w_room,z_room,idle,error_code);
+module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhausted,used,push_a_w,push_a_value,push_a_weights,push_a_z,push_a_runs,push_b_w,push_b_weights,push_b_z,push_b_runs,w_room,z_room,idle,error_code);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
     input wire  start;
     input wire  bad_length;
-    input wire  [159:0] view;
+    input wire  [319:0] view;
     input wire  [8:0] fill;
     input wire  exhausted;
     output reg  [8:0] used;
-    output reg  [3:0] push_w;
-    output reg  push_value;
-    output reg  [143:0] push_weights;
-    output reg  [3:0] push_z;
-    output reg  [511:0] push_runs;
-    input wire  [5:0] w_room;
-    input wire  [5:0] z_room;
+    output reg  [3:0] push_a_w;
+    output reg  push_a_value;
+    output reg  [143:0] push_a_weights;
+    output reg  [3:0] push_a_z;
+    output reg  [511:0] push_a_runs;
+    output reg  [3:0] push_b_w;
+    output reg  [143:0] push_b_weights;
+    output reg  [3:0] push_b_z;
+    output reg  [511:0] push_b_runs;
+    input wire  [6:0] w_room;
+    input wire  [6:0] z_room;
     output reg  idle;
     output reg  [3:0] error_code;
     
@@ -1504,49 +3207,92 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
     localparam Phase$Fail = 4;
     
     // Stub signals
-    reg  [159:0] chunk$bits;
-    reg  chunk$alternating;
-    reg  [1:0] chunk$zdiv;
-    reg  [2:0] chunk$wdiv;
-    reg  chunk$wtrunc;
-    reg  chunk$uncompressed;
-    reg  [3:0] chunk$wremain_bits;
-    reg  chunk$per_chunk_12;
-    reg  chunk$zunary_12;
-    reg  [15:0] chunk$w_cnt;
-    reg  [15:0] chunk$z_cnt;
-    reg  [287:0] chunk$palette;
-    reg  [5:0] chunk$palette_size;
-    reg  [4:0] chunk$dirofs;
-    reg  [15:0] chunk$wq_i;
-    reg  [15:0] chunk$zq_i;
-    reg  [4:0] chunk$wq;
-    reg  [27:0] chunk$zq;
-    reg  [3:0] chunk$pend_w;
-    reg  [59:0] chunk$pend_wq;
-    reg  [3:0] chunk$pend_z;
-    reg  [27:0] chunk$pend_zq0;
-    reg  [47:0] chunk$pend_zq;
-    wire  [15:0] chunk$next_wq_i;
-    wire  [15:0] chunk$next_zq_i;
-    wire  [4:0] chunk$next_wq;
-    wire  [27:0] chunk$next_zq;
-    wire  [3:0] chunk$next_pend_w;
-    wire  [59:0] chunk$next_pend_wq;
-    wire  [3:0] chunk$next_pend_z;
-    wire  [27:0] chunk$next_pend_zq0;
-    wire  [47:0] chunk$next_pend_zq;
-    wire  chunk$last;
-    wire  [7:0] chunk$head_len;
-    wire  [7:0] chunk$len;
-    wire  chunk$quotient_error;
-    wire  chunk$index_error;
-    wire  chunk$value_error;
-    wire  chunk$zero_run_error;
-    wire  [3:0] chunk$n_w;
-    wire  [143:0] chunk$weights;
-    wire  [3:0] chunk$n_z;
-    wire  [511:0] chunk$zero_runs;
+    reg  [159:0] chunk_a$bits;
+    reg  chunk_a$alternating;
+    reg  [1:0] chunk_a$zdiv;
+    reg  [2:0] chunk_a$wdiv;
+    reg  chunk_a$wtrunc;
+    reg  chunk_a$uncompressed;
+    reg  [3:0] chunk_a$wremain_bits;
+    reg  chunk_a$per_chunk_12;
+    reg  chunk_a$zunary_12;
+    reg  [15:0] chunk_a$w_cnt;
+    reg  [15:0] chunk_a$z_cnt;
+    reg  [287:0] chunk_a$palette;
+    reg  [5:0] chunk_a$palette_size;
+    reg  [4:0] chunk_a$dirofs;
+    reg  [15:0] chunk_a$wq_i;
+    reg  [15:0] chunk_a$zq_i;
+    reg  [4:0] chunk_a$wq;
+    reg  [27:0] chunk_a$zq;
+    reg  [3:0] chunk_a$pend_w;
+    reg  [59:0] chunk_a$pend_wq;
+    reg  [3:0] chunk_a$pend_z;
+    reg  [27:0] chunk_a$pend_zq0;
+    reg  [47:0] chunk_a$pend_zq;
+    wire  [15:0] chunk_a$next_wq_i;
+    wire  [15:0] chunk_a$next_zq_i;
+    wire  [4:0] chunk_a$next_wq;
+    wire  [27:0] chunk_a$next_zq;
+    wire  [3:0] chunk_a$next_pend_w;
+    wire  [59:0] chunk_a$next_pend_wq;
+    wire  [3:0] chunk_a$next_pend_z;
+    wire  [27:0] chunk_a$next_pend_zq0;
+    wire  [47:0] chunk_a$next_pend_zq;
+    wire  chunk_a$last;
+    wire  [7:0] chunk_a$head_len;
+    wire  [7:0] chunk_a$len;
+    wire  chunk_a$quotient_error;
+    wire  chunk_a$index_error;
+    wire  chunk_a$value_error;
+    wire  chunk_a$zero_run_error;
+    wire  [3:0] chunk_a$n_w;
+    wire  [143:0] chunk_a$weights;
+    wire  [3:0] chunk_a$n_z;
+    wire  [511:0] chunk_a$zero_runs;
+    reg  [159:0] chunk_b$bits;
+    reg  chunk_b$alternating;
+    reg  [1:0] chunk_b$zdiv;
+    reg  [2:0] chunk_b$wdiv;
+    reg  chunk_b$wtrunc;
+    reg  chunk_b$uncompressed;
+    reg  [3:0] chunk_b$wremain_bits;
+    reg  chunk_b$per_chunk_12;
+    reg  chunk_b$zunary_12;
+    reg  [15:0] chunk_b$w_cnt;
+    reg  [15:0] chunk_b$z_cnt;
+    reg  [287:0] chunk_b$palette;
+    reg  [5:0] chunk_b$palette_size;
+    reg  [4:0] chunk_b$dirofs;
+    reg  [15:0] chunk_b$wq_i;
+    reg  [15:0] chunk_b$zq_i;
+    reg  [4:0] chunk_b$wq;
+    reg  [27:0] chunk_b$zq;
+    reg  [3:0] chunk_b$pend_w;
+    reg  [59:0] chunk_b$pend_wq;
+    reg  [3:0] chunk_b$pend_z;
+    reg  [27:0] chunk_b$pend_zq0;
+    reg  [47:0] chunk_b$pend_zq;
+    wire  [15:0] chunk_b$next_wq_i;
+    wire  [15:0] chunk_b$next_zq_i;
+    wire  [4:0] chunk_b$next_wq;
+    wire  [27:0] chunk_b$next_zq;
+    wire  [3:0] chunk_b$next_pend_w;
+    wire  [59:0] chunk_b$next_pend_wq;
+    wire  [3:0] chunk_b$next_pend_z;
+    wire  [27:0] chunk_b$next_pend_zq0;
+    wire  [47:0] chunk_b$next_pend_zq;
+    wire  chunk_b$last;
+    wire  [7:0] chunk_b$head_len;
+    wire  [7:0] chunk_b$len;
+    wire  chunk_b$quotient_error;
+    wire  chunk_b$index_error;
+    wire  chunk_b$value_error;
+    wire  chunk_b$zero_run_error;
+    wire  [3:0] chunk_b$n_w;
+    wire  [143:0] chunk_b$weights;
+    wire  [3:0] chunk_b$n_z;
+    wire  [511:0] chunk_b$zero_runs;
     reg  phase$clock;
     reg  phase$rst_n;
     reg  [2:0] phase$d;
@@ -1603,10 +3349,6 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
     reg  dirofs$rst_n;
     reg  [4:0] dirofs$d;
     wire  [4:0] dirofs$q;
-    reg  palette_group$clock;
-    reg  palette_group$rst_n;
-    reg  palette_group$d;
-    wire  palette_group$q;
     reg  wq_i$clock;
     reg  wq_i$rst_n;
     reg  [15:0] wq_i$d;
@@ -1652,60 +3394,106 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
     reg  header_alternating;
     reg  [2:0] pad;
     reg  pad_ok;
-    reg  [4:0] ff_bytes;
+    reg  [5:0] ff_bytes;
     reg  ff_run;
     reg  [3:0] unc_bits;
-    reg  [5:0] pal_left;
-    reg  [7:0] pal_off;
-    reg  [8:0] pal_mask;
-    reg  [143:0] entries;
+    reg  [8:0] pal_off;
+    reg  [8:0] raw;
+    reg  [287:0] entries;
+    reg  [8:0] len_ab;
+    reg  take_b;
     reg  [3:0] fail_code;
     
     // Sub module instances
-    weight_decoder_core$parser$chunk chunk(
-        .bits(chunk$bits),
-        .alternating(chunk$alternating),
-        .zdiv(chunk$zdiv),
-        .wdiv(chunk$wdiv),
-        .wtrunc(chunk$wtrunc),
-        .uncompressed(chunk$uncompressed),
-        .wremain_bits(chunk$wremain_bits),
-        .per_chunk_12(chunk$per_chunk_12),
-        .zunary_12(chunk$zunary_12),
-        .w_cnt(chunk$w_cnt),
-        .z_cnt(chunk$z_cnt),
-        .palette(chunk$palette),
-        .palette_size(chunk$palette_size),
-        .dirofs(chunk$dirofs),
-        .wq_i(chunk$wq_i),
-        .zq_i(chunk$zq_i),
-        .wq(chunk$wq),
-        .zq(chunk$zq),
-        .pend_w(chunk$pend_w),
-        .pend_wq(chunk$pend_wq),
-        .pend_z(chunk$pend_z),
-        .pend_zq0(chunk$pend_zq0),
-        .pend_zq(chunk$pend_zq),
-        .next_wq_i(chunk$next_wq_i),
-        .next_zq_i(chunk$next_zq_i),
-        .next_wq(chunk$next_wq),
-        .next_zq(chunk$next_zq),
-        .next_pend_w(chunk$next_pend_w),
-        .next_pend_wq(chunk$next_pend_wq),
-        .next_pend_z(chunk$next_pend_z),
-        .next_pend_zq0(chunk$next_pend_zq0),
-        .next_pend_zq(chunk$next_pend_zq),
-        .last(chunk$last),
-        .head_len(chunk$head_len),
-        .len(chunk$len),
-        .quotient_error(chunk$quotient_error),
-        .index_error(chunk$index_error),
-        .value_error(chunk$value_error),
-        .zero_run_error(chunk$zero_run_error),
-        .n_w(chunk$n_w),
-        .weights(chunk$weights),
-        .n_z(chunk$n_z),
-        .zero_runs(chunk$zero_runs)
+    weight_decoder_core$parser$chunk_a chunk_a(
+        .bits(chunk_a$bits),
+        .alternating(chunk_a$alternating),
+        .zdiv(chunk_a$zdiv),
+        .wdiv(chunk_a$wdiv),
+        .wtrunc(chunk_a$wtrunc),
+        .uncompressed(chunk_a$uncompressed),
+        .wremain_bits(chunk_a$wremain_bits),
+        .per_chunk_12(chunk_a$per_chunk_12),
+        .zunary_12(chunk_a$zunary_12),
+        .w_cnt(chunk_a$w_cnt),
+        .z_cnt(chunk_a$z_cnt),
+        .palette(chunk_a$palette),
+        .palette_size(chunk_a$palette_size),
+        .dirofs(chunk_a$dirofs),
+        .wq_i(chunk_a$wq_i),
+        .zq_i(chunk_a$zq_i),
+        .wq(chunk_a$wq),
+        .zq(chunk_a$zq),
+        .pend_w(chunk_a$pend_w),
+        .pend_wq(chunk_a$pend_wq),
+        .pend_z(chunk_a$pend_z),
+        .pend_zq0(chunk_a$pend_zq0),
+        .pend_zq(chunk_a$pend_zq),
+        .next_wq_i(chunk_a$next_wq_i),
+        .next_zq_i(chunk_a$next_zq_i),
+        .next_wq(chunk_a$next_wq),
+        .next_zq(chunk_a$next_zq),
+        .next_pend_w(chunk_a$next_pend_w),
+        .next_pend_wq(chunk_a$next_pend_wq),
+        .next_pend_z(chunk_a$next_pend_z),
+        .next_pend_zq0(chunk_a$next_pend_zq0),
+        .next_pend_zq(chunk_a$next_pend_zq),
+        .last(chunk_a$last),
+        .head_len(chunk_a$head_len),
+        .len(chunk_a$len),
+        .quotient_error(chunk_a$quotient_error),
+        .index_error(chunk_a$index_error),
+        .value_error(chunk_a$value_error),
+        .zero_run_error(chunk_a$zero_run_error),
+        .n_w(chunk_a$n_w),
+        .weights(chunk_a$weights),
+        .n_z(chunk_a$n_z),
+        .zero_runs(chunk_a$zero_runs)
+    );
+    weight_decoder_core$parser$chunk_b chunk_b(
+        .bits(chunk_b$bits),
+        .alternating(chunk_b$alternating),
+        .zdiv(chunk_b$zdiv),
+        .wdiv(chunk_b$wdiv),
+        .wtrunc(chunk_b$wtrunc),
+        .uncompressed(chunk_b$uncompressed),
+        .wremain_bits(chunk_b$wremain_bits),
+        .per_chunk_12(chunk_b$per_chunk_12),
+        .zunary_12(chunk_b$zunary_12),
+        .w_cnt(chunk_b$w_cnt),
+        .z_cnt(chunk_b$z_cnt),
+        .palette(chunk_b$palette),
+        .palette_size(chunk_b$palette_size),
+        .dirofs(chunk_b$dirofs),
+        .wq_i(chunk_b$wq_i),
+        .zq_i(chunk_b$zq_i),
+        .wq(chunk_b$wq),
+        .zq(chunk_b$zq),
+        .pend_w(chunk_b$pend_w),
+        .pend_wq(chunk_b$pend_wq),
+        .pend_z(chunk_b$pend_z),
+        .pend_zq0(chunk_b$pend_zq0),
+        .pend_zq(chunk_b$pend_zq),
+        .next_wq_i(chunk_b$next_wq_i),
+        .next_zq_i(chunk_b$next_zq_i),
+        .next_wq(chunk_b$next_wq),
+        .next_zq(chunk_b$next_zq),
+        .next_pend_w(chunk_b$next_pend_w),
+        .next_pend_wq(chunk_b$next_pend_wq),
+        .next_pend_z(chunk_b$next_pend_z),
+        .next_pend_zq0(chunk_b$next_pend_zq0),
+        .next_pend_zq(chunk_b$next_pend_zq),
+        .last(chunk_b$last),
+        .head_len(chunk_b$head_len),
+        .len(chunk_b$len),
+        .quotient_error(chunk_b$quotient_error),
+        .index_error(chunk_b$index_error),
+        .value_error(chunk_b$value_error),
+        .zero_run_error(chunk_b$zero_run_error),
+        .n_w(chunk_b$n_w),
+        .weights(chunk_b$weights),
+        .n_z(chunk_b$n_z),
+        .zero_runs(chunk_b$zero_runs)
     );
     weight_decoder_core$parser$phase phase(
         .clock(phase$clock),
@@ -1791,12 +3579,6 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
         .d(dirofs$d),
         .q(dirofs$q)
     );
-    weight_decoder_core$parser$palette_group palette_group(
-        .clock(palette_group$clock),
-        .rst_n(palette_group$rst_n),
-        .d(palette_group$d),
-        .q(palette_group$q)
-    );
     weight_decoder_core$parser$wq_i wq_i(
         .clock(wq_i$clock),
         .rst_n(wq_i$rst_n),
@@ -1868,7 +3650,6 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
         palette_size$clock = clock;
         palette_bits$clock = clock;
         dirofs$clock = clock;
-        palette_group$clock = clock;
         wq_i$clock = clock;
         zq_i$clock = clock;
         wq$clock = clock;
@@ -1892,7 +3673,6 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
         palette_size$d = palette_size$q;
         palette_bits$d = palette_bits$q;
         dirofs$d = dirofs$q;
-        palette_group$d = palette_group$q;
         wq_i$d = wq_i$q;
         zq_i$d = zq_i$q;
         wq$d = wq$q;
@@ -1916,7 +3696,6 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
         palette_size$rst_n = rst_n;
         palette_bits$rst_n = rst_n;
         dirofs$rst_n = rst_n;
-        palette_group$rst_n = rst_n;
         wq_i$rst_n = rst_n;
         zq_i$rst_n = rst_n;
         wq$rst_n = rst_n;
@@ -1944,32 +3723,58 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
                 unc_bits = 32'h1;
             end
         end
-        chunk$bits = ((view) & 160'hffffffffffffffffffffffffffffffffffffffff);
-        chunk$alternating = alternating$q;
-        chunk$zdiv = zdiv$q;
-        chunk$wdiv = wdiv$q;
-        chunk$wtrunc = wtrunc$q;
-        chunk$uncompressed = wdiv$q == 32'h7;
-        chunk$wremain_bits = ((wdiv$q) & 4'hf);
+        chunk_a$bits = ((view) & 160'hffffffffffffffffffffffffffffffffffffffff);
+        chunk_b$bits = view[(chunk_a$len)+:(160)];
+        chunk_a$alternating = alternating$q;
+        chunk_a$zdiv = zdiv$q;
+        chunk_a$wdiv = wdiv$q;
+        chunk_a$wtrunc = wtrunc$q;
+        chunk_a$uncompressed = wdiv$q == 32'h7;
+        chunk_a$wremain_bits = ((wdiv$q) & 4'hf);
         if (wdiv$q == 32'h7) begin
-            chunk$wremain_bits = unc_bits;
+            chunk_a$wremain_bits = unc_bits;
         end
-        chunk$per_chunk_12 = unc_bits <= 32'h5;
-        chunk$zunary_12 = zdiv$q < 32'h3;
-        chunk$w_cnt = w_cnt$q;
-        chunk$z_cnt = z_cnt$q;
-        chunk$palette = palette$q;
-        chunk$palette_size = palette_size$q;
-        chunk$dirofs = dirofs$q;
-        chunk$wq_i = wq_i$q;
-        chunk$zq_i = zq_i$q;
-        chunk$wq = wq$q;
-        chunk$zq = zq$q;
-        chunk$pend_w = pend_w$q;
-        chunk$pend_wq = pend_wq$q;
-        chunk$pend_z = pend_z$q;
-        chunk$pend_zq0 = pend_zq0$q;
-        chunk$pend_zq = pend_zq$q;
+        chunk_a$per_chunk_12 = unc_bits <= 32'h5;
+        chunk_a$zunary_12 = zdiv$q < 32'h3;
+        chunk_a$w_cnt = w_cnt$q;
+        chunk_a$z_cnt = z_cnt$q;
+        chunk_a$palette = palette$q;
+        chunk_a$palette_size = palette_size$q;
+        chunk_a$dirofs = dirofs$q;
+        chunk_b$alternating = alternating$q;
+        chunk_b$zdiv = zdiv$q;
+        chunk_b$wdiv = wdiv$q;
+        chunk_b$wtrunc = wtrunc$q;
+        chunk_b$uncompressed = wdiv$q == 32'h7;
+        chunk_b$wremain_bits = ((wdiv$q) & 4'hf);
+        if (wdiv$q == 32'h7) begin
+            chunk_b$wremain_bits = unc_bits;
+        end
+        chunk_b$per_chunk_12 = unc_bits <= 32'h5;
+        chunk_b$zunary_12 = zdiv$q < 32'h3;
+        chunk_b$w_cnt = w_cnt$q;
+        chunk_b$z_cnt = z_cnt$q;
+        chunk_b$palette = palette$q;
+        chunk_b$palette_size = palette_size$q;
+        chunk_b$dirofs = dirofs$q;
+        chunk_a$wq_i = wq_i$q;
+        chunk_a$zq_i = zq_i$q;
+        chunk_a$wq = wq$q;
+        chunk_a$zq = zq$q;
+        chunk_a$pend_w = pend_w$q;
+        chunk_a$pend_wq = pend_wq$q;
+        chunk_a$pend_z = pend_z$q;
+        chunk_a$pend_zq0 = pend_zq0$q;
+        chunk_a$pend_zq = pend_zq$q;
+        chunk_b$wq_i = chunk_a$next_wq_i;
+        chunk_b$zq_i = chunk_a$next_zq_i;
+        chunk_b$wq = chunk_a$next_wq;
+        chunk_b$zq = chunk_a$next_zq;
+        chunk_b$pend_w = chunk_a$next_pend_w;
+        chunk_b$pend_wq = chunk_a$next_pend_wq;
+        chunk_b$pend_z = chunk_a$next_pend_z;
+        chunk_b$pend_zq0 = chunk_a$next_pend_zq0;
+        chunk_b$pend_zq = chunk_a$next_pend_zq;
         zdiv_field = view[(32'h0)+:(3)];
         wdiv_field = view[(32'h12)+:(3)];
         newpal = view[32'h16];
@@ -2096,83 +3901,754 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
         else begin
             ff_run = 1'b0;
         end
-        pal_left = palette_size$q;
-        if (palette_group$q) begin
-            pal_left = palette_size$q - 32'h10;
+        if (ff_run & (view[(16 * 32'h8)+:(8)] == 32'hff) & (fill >= ((16 + 32'h1) * 32'h8))) begin
+            ff_bytes = ff_bytes + 32'h1;
         end
-        pal_mask = (((32'h1 << palette_bits$q) - 32'h1) & 9'h1ff);
+        else begin
+            ff_run = 1'b0;
+        end
+        if (ff_run & (view[(17 * 32'h8)+:(8)] == 32'hff) & (fill >= ((17 + 32'h1) * 32'h8))) begin
+            ff_bytes = ff_bytes + 32'h1;
+        end
+        else begin
+            ff_run = 1'b0;
+        end
+        if (ff_run & (view[(18 * 32'h8)+:(8)] == 32'hff) & (fill >= ((18 + 32'h1) * 32'h8))) begin
+            ff_bytes = ff_bytes + 32'h1;
+        end
+        else begin
+            ff_run = 1'b0;
+        end
+        if (ff_run & (view[(19 * 32'h8)+:(8)] == 32'hff) & (fill >= ((19 + 32'h1) * 32'h8))) begin
+            ff_bytes = ff_bytes + 32'h1;
+        end
+        else begin
+            ff_run = 1'b0;
+        end
+        if (ff_run & (view[(20 * 32'h8)+:(8)] == 32'hff) & (fill >= ((20 + 32'h1) * 32'h8))) begin
+            ff_bytes = ff_bytes + 32'h1;
+        end
+        else begin
+            ff_run = 1'b0;
+        end
+        if (ff_run & (view[(21 * 32'h8)+:(8)] == 32'hff) & (fill >= ((21 + 32'h1) * 32'h8))) begin
+            ff_bytes = ff_bytes + 32'h1;
+        end
+        else begin
+            ff_run = 1'b0;
+        end
+        if (ff_run & (view[(22 * 32'h8)+:(8)] == 32'hff) & (fill >= ((22 + 32'h1) * 32'h8))) begin
+            ff_bytes = ff_bytes + 32'h1;
+        end
+        else begin
+            ff_run = 1'b0;
+        end
+        if (ff_run & (view[(23 * 32'h8)+:(8)] == 32'hff) & (fill >= ((23 + 32'h1) * 32'h8))) begin
+            ff_bytes = ff_bytes + 32'h1;
+        end
+        else begin
+            ff_run = 1'b0;
+        end
+        if (ff_run & (view[(24 * 32'h8)+:(8)] == 32'hff) & (fill >= ((24 + 32'h1) * 32'h8))) begin
+            ff_bytes = ff_bytes + 32'h1;
+        end
+        else begin
+            ff_run = 1'b0;
+        end
+        if (ff_run & (view[(25 * 32'h8)+:(8)] == 32'hff) & (fill >= ((25 + 32'h1) * 32'h8))) begin
+            ff_bytes = ff_bytes + 32'h1;
+        end
+        else begin
+            ff_run = 1'b0;
+        end
+        if (ff_run & (view[(26 * 32'h8)+:(8)] == 32'hff) & (fill >= ((26 + 32'h1) * 32'h8))) begin
+            ff_bytes = ff_bytes + 32'h1;
+        end
+        else begin
+            ff_run = 1'b0;
+        end
+        if (ff_run & (view[(27 * 32'h8)+:(8)] == 32'hff) & (fill >= ((27 + 32'h1) * 32'h8))) begin
+            ff_bytes = ff_bytes + 32'h1;
+        end
+        else begin
+            ff_run = 1'b0;
+        end
+        if (ff_run & (view[(28 * 32'h8)+:(8)] == 32'hff) & (fill >= ((28 + 32'h1) * 32'h8))) begin
+            ff_bytes = ff_bytes + 32'h1;
+        end
+        else begin
+            ff_run = 1'b0;
+        end
+        if (ff_run & (view[(29 * 32'h8)+:(8)] == 32'hff) & (fill >= ((29 + 32'h1) * 32'h8))) begin
+            ff_bytes = ff_bytes + 32'h1;
+        end
+        else begin
+            ff_run = 1'b0;
+        end
+        if (ff_run & (view[(30 * 32'h8)+:(8)] == 32'hff) & (fill >= ((30 + 32'h1) * 32'h8))) begin
+            ff_bytes = ff_bytes + 32'h1;
+        end
+        else begin
+            ff_run = 1'b0;
+        end
+        if (ff_run & (view[(31 * 32'h8)+:(8)] == 32'hff) & (fill >= ((31 + 32'h1) * 32'h8))) begin
+            ff_bytes = ff_bytes + 32'h1;
+        end
+        else begin
+            ff_run = 1'b0;
+        end
         pal_off = 32'h0;
+        if (0 < palette_size$q) begin
+            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
+        end
+        if (1 < palette_size$q) begin
+            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
+        end
+        if (2 < palette_size$q) begin
+            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
+        end
+        if (3 < palette_size$q) begin
+            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
+        end
+        if (4 < palette_size$q) begin
+            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
+        end
+        if (5 < palette_size$q) begin
+            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
+        end
+        if (6 < palette_size$q) begin
+            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
+        end
+        if (7 < palette_size$q) begin
+            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
+        end
+        if (8 < palette_size$q) begin
+            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
+        end
+        if (9 < palette_size$q) begin
+            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
+        end
+        if (10 < palette_size$q) begin
+            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
+        end
+        if (11 < palette_size$q) begin
+            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
+        end
+        if (12 < palette_size$q) begin
+            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
+        end
+        if (13 < palette_size$q) begin
+            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
+        end
+        if (14 < palette_size$q) begin
+            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
+        end
+        if (15 < palette_size$q) begin
+            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
+        end
+        if (16 < palette_size$q) begin
+            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
+        end
+        if (17 < palette_size$q) begin
+            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
+        end
+        if (18 < palette_size$q) begin
+            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
+        end
+        if (19 < palette_size$q) begin
+            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
+        end
+        if (20 < palette_size$q) begin
+            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
+        end
+        if (21 < palette_size$q) begin
+            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
+        end
+        if (22 < palette_size$q) begin
+            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
+        end
+        if (23 < palette_size$q) begin
+            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
+        end
+        if (24 < palette_size$q) begin
+            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
+        end
+        if (25 < palette_size$q) begin
+            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
+        end
+        if (26 < palette_size$q) begin
+            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
+        end
+        if (27 < palette_size$q) begin
+            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
+        end
+        if (28 < palette_size$q) begin
+            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
+        end
+        if (29 < palette_size$q) begin
+            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
+        end
+        if (30 < palette_size$q) begin
+            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
+        end
+        if (31 < palette_size$q) begin
+            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
+        end
         entries = 32'h0;
-        entries = entries | (((((view >> pal_off) & 9'h1ff) & pal_mask) & 144'hffffffffffffffffffffffffffffffffffff) << (0 * 32'h9));
-        if (0 < pal_left) begin
-            pal_off = pal_off + ((palette_bits$q) & 8'hff);
-        end
-        entries = entries | (((((view >> pal_off) & 9'h1ff) & pal_mask) & 144'hffffffffffffffffffffffffffffffffffff) << (1 * 32'h9));
-        if (1 < pal_left) begin
-            pal_off = pal_off + ((palette_bits$q) & 8'hff);
-        end
-        entries = entries | (((((view >> pal_off) & 9'h1ff) & pal_mask) & 144'hffffffffffffffffffffffffffffffffffff) << (2 * 32'h9));
-        if (2 < pal_left) begin
-            pal_off = pal_off + ((palette_bits$q) & 8'hff);
-        end
-        entries = entries | (((((view >> pal_off) & 9'h1ff) & pal_mask) & 144'hffffffffffffffffffffffffffffffffffff) << (3 * 32'h9));
-        if (3 < pal_left) begin
-            pal_off = pal_off + ((palette_bits$q) & 8'hff);
-        end
-        entries = entries | (((((view >> pal_off) & 9'h1ff) & pal_mask) & 144'hffffffffffffffffffffffffffffffffffff) << (4 * 32'h9));
-        if (4 < pal_left) begin
-            pal_off = pal_off + ((palette_bits$q) & 8'hff);
-        end
-        entries = entries | (((((view >> pal_off) & 9'h1ff) & pal_mask) & 144'hffffffffffffffffffffffffffffffffffff) << (5 * 32'h9));
-        if (5 < pal_left) begin
-            pal_off = pal_off + ((palette_bits$q) & 8'hff);
-        end
-        entries = entries | (((((view >> pal_off) & 9'h1ff) & pal_mask) & 144'hffffffffffffffffffffffffffffffffffff) << (6 * 32'h9));
-        if (6 < pal_left) begin
-            pal_off = pal_off + ((palette_bits$q) & 8'hff);
-        end
-        entries = entries | (((((view >> pal_off) & 9'h1ff) & pal_mask) & 144'hffffffffffffffffffffffffffffffffffff) << (7 * 32'h9));
-        if (7 < pal_left) begin
-            pal_off = pal_off + ((palette_bits$q) & 8'hff);
-        end
-        entries = entries | (((((view >> pal_off) & 9'h1ff) & pal_mask) & 144'hffffffffffffffffffffffffffffffffffff) << (8 * 32'h9));
-        if (8 < pal_left) begin
-            pal_off = pal_off + ((palette_bits$q) & 8'hff);
-        end
-        entries = entries | (((((view >> pal_off) & 9'h1ff) & pal_mask) & 144'hffffffffffffffffffffffffffffffffffff) << (9 * 32'h9));
-        if (9 < pal_left) begin
-            pal_off = pal_off + ((palette_bits$q) & 8'hff);
-        end
-        entries = entries | (((((view >> pal_off) & 9'h1ff) & pal_mask) & 144'hffffffffffffffffffffffffffffffffffff) << (10 * 32'h9));
-        if (10 < pal_left) begin
-            pal_off = pal_off + ((palette_bits$q) & 8'hff);
-        end
-        entries = entries | (((((view >> pal_off) & 9'h1ff) & pal_mask) & 144'hffffffffffffffffffffffffffffffffffff) << (11 * 32'h9));
-        if (11 < pal_left) begin
-            pal_off = pal_off + ((palette_bits$q) & 8'hff);
-        end
-        entries = entries | (((((view >> pal_off) & 9'h1ff) & pal_mask) & 144'hffffffffffffffffffffffffffffffffffff) << (12 * 32'h9));
-        if (12 < pal_left) begin
-            pal_off = pal_off + ((palette_bits$q) & 8'hff);
-        end
-        entries = entries | (((((view >> pal_off) & 9'h1ff) & pal_mask) & 144'hffffffffffffffffffffffffffffffffffff) << (13 * 32'h9));
-        if (13 < pal_left) begin
-            pal_off = pal_off + ((palette_bits$q) & 8'hff);
-        end
-        entries = entries | (((((view >> pal_off) & 9'h1ff) & pal_mask) & 144'hffffffffffffffffffffffffffffffffffff) << (14 * 32'h9));
-        if (14 < pal_left) begin
-            pal_off = pal_off + ((palette_bits$q) & 8'hff);
-        end
-        entries = entries | (((((view >> pal_off) & 9'h1ff) & pal_mask) & 144'hffffffffffffffffffffffffffffffffffff) << (15 * 32'h9));
-        if (15 < pal_left) begin
-            pal_off = pal_off + ((palette_bits$q) & 8'hff);
-        end
+        raw = 32'h0;
+        case (palette_bits$q)
+            2:
+                begin
+                    raw = view[(0 * 32'h2)+:(9)] & 32'h3;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h9));
+                    raw = view[(1 * 32'h2)+:(9)] & 32'h3;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h9));
+                    raw = view[(2 * 32'h2)+:(9)] & 32'h3;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h9));
+                    raw = view[(3 * 32'h2)+:(9)] & 32'h3;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h9));
+                    raw = view[(4 * 32'h2)+:(9)] & 32'h3;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h9));
+                    raw = view[(5 * 32'h2)+:(9)] & 32'h3;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h9));
+                    raw = view[(6 * 32'h2)+:(9)] & 32'h3;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h9));
+                    raw = view[(7 * 32'h2)+:(9)] & 32'h3;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h9));
+                    raw = view[(8 * 32'h2)+:(9)] & 32'h3;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h9));
+                    raw = view[(9 * 32'h2)+:(9)] & 32'h3;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h9));
+                    raw = view[(10 * 32'h2)+:(9)] & 32'h3;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h9));
+                    raw = view[(11 * 32'h2)+:(9)] & 32'h3;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h9));
+                    raw = view[(12 * 32'h2)+:(9)] & 32'h3;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (12 * 32'h9));
+                    raw = view[(13 * 32'h2)+:(9)] & 32'h3;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (13 * 32'h9));
+                    raw = view[(14 * 32'h2)+:(9)] & 32'h3;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (14 * 32'h9));
+                    raw = view[(15 * 32'h2)+:(9)] & 32'h3;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (15 * 32'h9));
+                    raw = view[(16 * 32'h2)+:(9)] & 32'h3;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (16 * 32'h9));
+                    raw = view[(17 * 32'h2)+:(9)] & 32'h3;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (17 * 32'h9));
+                    raw = view[(18 * 32'h2)+:(9)] & 32'h3;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (18 * 32'h9));
+                    raw = view[(19 * 32'h2)+:(9)] & 32'h3;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (19 * 32'h9));
+                    raw = view[(20 * 32'h2)+:(9)] & 32'h3;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (20 * 32'h9));
+                    raw = view[(21 * 32'h2)+:(9)] & 32'h3;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (21 * 32'h9));
+                    raw = view[(22 * 32'h2)+:(9)] & 32'h3;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (22 * 32'h9));
+                    raw = view[(23 * 32'h2)+:(9)] & 32'h3;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (23 * 32'h9));
+                    raw = view[(24 * 32'h2)+:(9)] & 32'h3;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (24 * 32'h9));
+                    raw = view[(25 * 32'h2)+:(9)] & 32'h3;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (25 * 32'h9));
+                    raw = view[(26 * 32'h2)+:(9)] & 32'h3;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (26 * 32'h9));
+                    raw = view[(27 * 32'h2)+:(9)] & 32'h3;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (27 * 32'h9));
+                    raw = view[(28 * 32'h2)+:(9)] & 32'h3;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (28 * 32'h9));
+                    raw = view[(29 * 32'h2)+:(9)] & 32'h3;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (29 * 32'h9));
+                    raw = view[(30 * 32'h2)+:(9)] & 32'h3;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (30 * 32'h9));
+                    raw = view[(31 * 32'h2)+:(9)] & 32'h3;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (31 * 32'h9));
+                end
+            3:
+                begin
+                    raw = view[(0 * 32'h3)+:(9)] & 32'h7;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h9));
+                    raw = view[(1 * 32'h3)+:(9)] & 32'h7;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h9));
+                    raw = view[(2 * 32'h3)+:(9)] & 32'h7;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h9));
+                    raw = view[(3 * 32'h3)+:(9)] & 32'h7;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h9));
+                    raw = view[(4 * 32'h3)+:(9)] & 32'h7;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h9));
+                    raw = view[(5 * 32'h3)+:(9)] & 32'h7;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h9));
+                    raw = view[(6 * 32'h3)+:(9)] & 32'h7;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h9));
+                    raw = view[(7 * 32'h3)+:(9)] & 32'h7;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h9));
+                    raw = view[(8 * 32'h3)+:(9)] & 32'h7;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h9));
+                    raw = view[(9 * 32'h3)+:(9)] & 32'h7;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h9));
+                    raw = view[(10 * 32'h3)+:(9)] & 32'h7;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h9));
+                    raw = view[(11 * 32'h3)+:(9)] & 32'h7;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h9));
+                    raw = view[(12 * 32'h3)+:(9)] & 32'h7;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (12 * 32'h9));
+                    raw = view[(13 * 32'h3)+:(9)] & 32'h7;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (13 * 32'h9));
+                    raw = view[(14 * 32'h3)+:(9)] & 32'h7;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (14 * 32'h9));
+                    raw = view[(15 * 32'h3)+:(9)] & 32'h7;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (15 * 32'h9));
+                    raw = view[(16 * 32'h3)+:(9)] & 32'h7;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (16 * 32'h9));
+                    raw = view[(17 * 32'h3)+:(9)] & 32'h7;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (17 * 32'h9));
+                    raw = view[(18 * 32'h3)+:(9)] & 32'h7;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (18 * 32'h9));
+                    raw = view[(19 * 32'h3)+:(9)] & 32'h7;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (19 * 32'h9));
+                    raw = view[(20 * 32'h3)+:(9)] & 32'h7;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (20 * 32'h9));
+                    raw = view[(21 * 32'h3)+:(9)] & 32'h7;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (21 * 32'h9));
+                    raw = view[(22 * 32'h3)+:(9)] & 32'h7;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (22 * 32'h9));
+                    raw = view[(23 * 32'h3)+:(9)] & 32'h7;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (23 * 32'h9));
+                    raw = view[(24 * 32'h3)+:(9)] & 32'h7;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (24 * 32'h9));
+                    raw = view[(25 * 32'h3)+:(9)] & 32'h7;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (25 * 32'h9));
+                    raw = view[(26 * 32'h3)+:(9)] & 32'h7;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (26 * 32'h9));
+                    raw = view[(27 * 32'h3)+:(9)] & 32'h7;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (27 * 32'h9));
+                    raw = view[(28 * 32'h3)+:(9)] & 32'h7;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (28 * 32'h9));
+                    raw = view[(29 * 32'h3)+:(9)] & 32'h7;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (29 * 32'h9));
+                    raw = view[(30 * 32'h3)+:(9)] & 32'h7;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (30 * 32'h9));
+                    raw = view[(31 * 32'h3)+:(9)] & 32'h7;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (31 * 32'h9));
+                end
+            4:
+                begin
+                    raw = view[(0 * 32'h4)+:(9)] & 32'hf;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h9));
+                    raw = view[(1 * 32'h4)+:(9)] & 32'hf;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h9));
+                    raw = view[(2 * 32'h4)+:(9)] & 32'hf;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h9));
+                    raw = view[(3 * 32'h4)+:(9)] & 32'hf;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h9));
+                    raw = view[(4 * 32'h4)+:(9)] & 32'hf;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h9));
+                    raw = view[(5 * 32'h4)+:(9)] & 32'hf;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h9));
+                    raw = view[(6 * 32'h4)+:(9)] & 32'hf;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h9));
+                    raw = view[(7 * 32'h4)+:(9)] & 32'hf;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h9));
+                    raw = view[(8 * 32'h4)+:(9)] & 32'hf;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h9));
+                    raw = view[(9 * 32'h4)+:(9)] & 32'hf;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h9));
+                    raw = view[(10 * 32'h4)+:(9)] & 32'hf;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h9));
+                    raw = view[(11 * 32'h4)+:(9)] & 32'hf;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h9));
+                    raw = view[(12 * 32'h4)+:(9)] & 32'hf;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (12 * 32'h9));
+                    raw = view[(13 * 32'h4)+:(9)] & 32'hf;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (13 * 32'h9));
+                    raw = view[(14 * 32'h4)+:(9)] & 32'hf;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (14 * 32'h9));
+                    raw = view[(15 * 32'h4)+:(9)] & 32'hf;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (15 * 32'h9));
+                    raw = view[(16 * 32'h4)+:(9)] & 32'hf;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (16 * 32'h9));
+                    raw = view[(17 * 32'h4)+:(9)] & 32'hf;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (17 * 32'h9));
+                    raw = view[(18 * 32'h4)+:(9)] & 32'hf;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (18 * 32'h9));
+                    raw = view[(19 * 32'h4)+:(9)] & 32'hf;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (19 * 32'h9));
+                    raw = view[(20 * 32'h4)+:(9)] & 32'hf;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (20 * 32'h9));
+                    raw = view[(21 * 32'h4)+:(9)] & 32'hf;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (21 * 32'h9));
+                    raw = view[(22 * 32'h4)+:(9)] & 32'hf;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (22 * 32'h9));
+                    raw = view[(23 * 32'h4)+:(9)] & 32'hf;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (23 * 32'h9));
+                    raw = view[(24 * 32'h4)+:(9)] & 32'hf;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (24 * 32'h9));
+                    raw = view[(25 * 32'h4)+:(9)] & 32'hf;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (25 * 32'h9));
+                    raw = view[(26 * 32'h4)+:(9)] & 32'hf;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (26 * 32'h9));
+                    raw = view[(27 * 32'h4)+:(9)] & 32'hf;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (27 * 32'h9));
+                    raw = view[(28 * 32'h4)+:(9)] & 32'hf;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (28 * 32'h9));
+                    raw = view[(29 * 32'h4)+:(9)] & 32'hf;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (29 * 32'h9));
+                    raw = view[(30 * 32'h4)+:(9)] & 32'hf;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (30 * 32'h9));
+                    raw = view[(31 * 32'h4)+:(9)] & 32'hf;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (31 * 32'h9));
+                end
+            5:
+                begin
+                    raw = view[(0 * 32'h5)+:(9)] & 32'h1f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h9));
+                    raw = view[(1 * 32'h5)+:(9)] & 32'h1f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h9));
+                    raw = view[(2 * 32'h5)+:(9)] & 32'h1f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h9));
+                    raw = view[(3 * 32'h5)+:(9)] & 32'h1f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h9));
+                    raw = view[(4 * 32'h5)+:(9)] & 32'h1f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h9));
+                    raw = view[(5 * 32'h5)+:(9)] & 32'h1f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h9));
+                    raw = view[(6 * 32'h5)+:(9)] & 32'h1f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h9));
+                    raw = view[(7 * 32'h5)+:(9)] & 32'h1f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h9));
+                    raw = view[(8 * 32'h5)+:(9)] & 32'h1f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h9));
+                    raw = view[(9 * 32'h5)+:(9)] & 32'h1f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h9));
+                    raw = view[(10 * 32'h5)+:(9)] & 32'h1f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h9));
+                    raw = view[(11 * 32'h5)+:(9)] & 32'h1f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h9));
+                    raw = view[(12 * 32'h5)+:(9)] & 32'h1f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (12 * 32'h9));
+                    raw = view[(13 * 32'h5)+:(9)] & 32'h1f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (13 * 32'h9));
+                    raw = view[(14 * 32'h5)+:(9)] & 32'h1f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (14 * 32'h9));
+                    raw = view[(15 * 32'h5)+:(9)] & 32'h1f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (15 * 32'h9));
+                    raw = view[(16 * 32'h5)+:(9)] & 32'h1f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (16 * 32'h9));
+                    raw = view[(17 * 32'h5)+:(9)] & 32'h1f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (17 * 32'h9));
+                    raw = view[(18 * 32'h5)+:(9)] & 32'h1f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (18 * 32'h9));
+                    raw = view[(19 * 32'h5)+:(9)] & 32'h1f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (19 * 32'h9));
+                    raw = view[(20 * 32'h5)+:(9)] & 32'h1f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (20 * 32'h9));
+                    raw = view[(21 * 32'h5)+:(9)] & 32'h1f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (21 * 32'h9));
+                    raw = view[(22 * 32'h5)+:(9)] & 32'h1f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (22 * 32'h9));
+                    raw = view[(23 * 32'h5)+:(9)] & 32'h1f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (23 * 32'h9));
+                    raw = view[(24 * 32'h5)+:(9)] & 32'h1f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (24 * 32'h9));
+                    raw = view[(25 * 32'h5)+:(9)] & 32'h1f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (25 * 32'h9));
+                    raw = view[(26 * 32'h5)+:(9)] & 32'h1f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (26 * 32'h9));
+                    raw = view[(27 * 32'h5)+:(9)] & 32'h1f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (27 * 32'h9));
+                    raw = view[(28 * 32'h5)+:(9)] & 32'h1f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (28 * 32'h9));
+                    raw = view[(29 * 32'h5)+:(9)] & 32'h1f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (29 * 32'h9));
+                    raw = view[(30 * 32'h5)+:(9)] & 32'h1f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (30 * 32'h9));
+                    raw = view[(31 * 32'h5)+:(9)] & 32'h1f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (31 * 32'h9));
+                end
+            6:
+                begin
+                    raw = view[(0 * 32'h6)+:(9)] & 32'h3f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h9));
+                    raw = view[(1 * 32'h6)+:(9)] & 32'h3f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h9));
+                    raw = view[(2 * 32'h6)+:(9)] & 32'h3f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h9));
+                    raw = view[(3 * 32'h6)+:(9)] & 32'h3f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h9));
+                    raw = view[(4 * 32'h6)+:(9)] & 32'h3f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h9));
+                    raw = view[(5 * 32'h6)+:(9)] & 32'h3f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h9));
+                    raw = view[(6 * 32'h6)+:(9)] & 32'h3f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h9));
+                    raw = view[(7 * 32'h6)+:(9)] & 32'h3f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h9));
+                    raw = view[(8 * 32'h6)+:(9)] & 32'h3f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h9));
+                    raw = view[(9 * 32'h6)+:(9)] & 32'h3f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h9));
+                    raw = view[(10 * 32'h6)+:(9)] & 32'h3f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h9));
+                    raw = view[(11 * 32'h6)+:(9)] & 32'h3f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h9));
+                    raw = view[(12 * 32'h6)+:(9)] & 32'h3f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (12 * 32'h9));
+                    raw = view[(13 * 32'h6)+:(9)] & 32'h3f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (13 * 32'h9));
+                    raw = view[(14 * 32'h6)+:(9)] & 32'h3f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (14 * 32'h9));
+                    raw = view[(15 * 32'h6)+:(9)] & 32'h3f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (15 * 32'h9));
+                    raw = view[(16 * 32'h6)+:(9)] & 32'h3f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (16 * 32'h9));
+                    raw = view[(17 * 32'h6)+:(9)] & 32'h3f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (17 * 32'h9));
+                    raw = view[(18 * 32'h6)+:(9)] & 32'h3f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (18 * 32'h9));
+                    raw = view[(19 * 32'h6)+:(9)] & 32'h3f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (19 * 32'h9));
+                    raw = view[(20 * 32'h6)+:(9)] & 32'h3f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (20 * 32'h9));
+                    raw = view[(21 * 32'h6)+:(9)] & 32'h3f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (21 * 32'h9));
+                    raw = view[(22 * 32'h6)+:(9)] & 32'h3f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (22 * 32'h9));
+                    raw = view[(23 * 32'h6)+:(9)] & 32'h3f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (23 * 32'h9));
+                    raw = view[(24 * 32'h6)+:(9)] & 32'h3f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (24 * 32'h9));
+                    raw = view[(25 * 32'h6)+:(9)] & 32'h3f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (25 * 32'h9));
+                    raw = view[(26 * 32'h6)+:(9)] & 32'h3f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (26 * 32'h9));
+                    raw = view[(27 * 32'h6)+:(9)] & 32'h3f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (27 * 32'h9));
+                    raw = view[(28 * 32'h6)+:(9)] & 32'h3f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (28 * 32'h9));
+                    raw = view[(29 * 32'h6)+:(9)] & 32'h3f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (29 * 32'h9));
+                    raw = view[(30 * 32'h6)+:(9)] & 32'h3f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (30 * 32'h9));
+                    raw = view[(31 * 32'h6)+:(9)] & 32'h3f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (31 * 32'h9));
+                end
+            7:
+                begin
+                    raw = view[(0 * 32'h7)+:(9)] & 32'h7f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h9));
+                    raw = view[(1 * 32'h7)+:(9)] & 32'h7f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h9));
+                    raw = view[(2 * 32'h7)+:(9)] & 32'h7f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h9));
+                    raw = view[(3 * 32'h7)+:(9)] & 32'h7f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h9));
+                    raw = view[(4 * 32'h7)+:(9)] & 32'h7f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h9));
+                    raw = view[(5 * 32'h7)+:(9)] & 32'h7f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h9));
+                    raw = view[(6 * 32'h7)+:(9)] & 32'h7f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h9));
+                    raw = view[(7 * 32'h7)+:(9)] & 32'h7f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h9));
+                    raw = view[(8 * 32'h7)+:(9)] & 32'h7f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h9));
+                    raw = view[(9 * 32'h7)+:(9)] & 32'h7f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h9));
+                    raw = view[(10 * 32'h7)+:(9)] & 32'h7f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h9));
+                    raw = view[(11 * 32'h7)+:(9)] & 32'h7f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h9));
+                    raw = view[(12 * 32'h7)+:(9)] & 32'h7f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (12 * 32'h9));
+                    raw = view[(13 * 32'h7)+:(9)] & 32'h7f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (13 * 32'h9));
+                    raw = view[(14 * 32'h7)+:(9)] & 32'h7f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (14 * 32'h9));
+                    raw = view[(15 * 32'h7)+:(9)] & 32'h7f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (15 * 32'h9));
+                    raw = view[(16 * 32'h7)+:(9)] & 32'h7f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (16 * 32'h9));
+                    raw = view[(17 * 32'h7)+:(9)] & 32'h7f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (17 * 32'h9));
+                    raw = view[(18 * 32'h7)+:(9)] & 32'h7f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (18 * 32'h9));
+                    raw = view[(19 * 32'h7)+:(9)] & 32'h7f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (19 * 32'h9));
+                    raw = view[(20 * 32'h7)+:(9)] & 32'h7f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (20 * 32'h9));
+                    raw = view[(21 * 32'h7)+:(9)] & 32'h7f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (21 * 32'h9));
+                    raw = view[(22 * 32'h7)+:(9)] & 32'h7f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (22 * 32'h9));
+                    raw = view[(23 * 32'h7)+:(9)] & 32'h7f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (23 * 32'h9));
+                    raw = view[(24 * 32'h7)+:(9)] & 32'h7f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (24 * 32'h9));
+                    raw = view[(25 * 32'h7)+:(9)] & 32'h7f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (25 * 32'h9));
+                    raw = view[(26 * 32'h7)+:(9)] & 32'h7f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (26 * 32'h9));
+                    raw = view[(27 * 32'h7)+:(9)] & 32'h7f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (27 * 32'h9));
+                    raw = view[(28 * 32'h7)+:(9)] & 32'h7f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (28 * 32'h9));
+                    raw = view[(29 * 32'h7)+:(9)] & 32'h7f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (29 * 32'h9));
+                    raw = view[(30 * 32'h7)+:(9)] & 32'h7f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (30 * 32'h9));
+                    raw = view[(31 * 32'h7)+:(9)] & 32'h7f;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (31 * 32'h9));
+                end
+            8:
+                begin
+                    raw = view[(0 * 32'h8)+:(9)] & 32'hff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h9));
+                    raw = view[(1 * 32'h8)+:(9)] & 32'hff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h9));
+                    raw = view[(2 * 32'h8)+:(9)] & 32'hff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h9));
+                    raw = view[(3 * 32'h8)+:(9)] & 32'hff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h9));
+                    raw = view[(4 * 32'h8)+:(9)] & 32'hff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h9));
+                    raw = view[(5 * 32'h8)+:(9)] & 32'hff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h9));
+                    raw = view[(6 * 32'h8)+:(9)] & 32'hff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h9));
+                    raw = view[(7 * 32'h8)+:(9)] & 32'hff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h9));
+                    raw = view[(8 * 32'h8)+:(9)] & 32'hff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h9));
+                    raw = view[(9 * 32'h8)+:(9)] & 32'hff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h9));
+                    raw = view[(10 * 32'h8)+:(9)] & 32'hff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h9));
+                    raw = view[(11 * 32'h8)+:(9)] & 32'hff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h9));
+                    raw = view[(12 * 32'h8)+:(9)] & 32'hff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (12 * 32'h9));
+                    raw = view[(13 * 32'h8)+:(9)] & 32'hff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (13 * 32'h9));
+                    raw = view[(14 * 32'h8)+:(9)] & 32'hff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (14 * 32'h9));
+                    raw = view[(15 * 32'h8)+:(9)] & 32'hff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (15 * 32'h9));
+                    raw = view[(16 * 32'h8)+:(9)] & 32'hff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (16 * 32'h9));
+                    raw = view[(17 * 32'h8)+:(9)] & 32'hff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (17 * 32'h9));
+                    raw = view[(18 * 32'h8)+:(9)] & 32'hff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (18 * 32'h9));
+                    raw = view[(19 * 32'h8)+:(9)] & 32'hff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (19 * 32'h9));
+                    raw = view[(20 * 32'h8)+:(9)] & 32'hff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (20 * 32'h9));
+                    raw = view[(21 * 32'h8)+:(9)] & 32'hff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (21 * 32'h9));
+                    raw = view[(22 * 32'h8)+:(9)] & 32'hff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (22 * 32'h9));
+                    raw = view[(23 * 32'h8)+:(9)] & 32'hff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (23 * 32'h9));
+                    raw = view[(24 * 32'h8)+:(9)] & 32'hff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (24 * 32'h9));
+                    raw = view[(25 * 32'h8)+:(9)] & 32'hff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (25 * 32'h9));
+                    raw = view[(26 * 32'h8)+:(9)] & 32'hff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (26 * 32'h9));
+                    raw = view[(27 * 32'h8)+:(9)] & 32'hff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (27 * 32'h9));
+                    raw = view[(28 * 32'h8)+:(9)] & 32'hff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (28 * 32'h9));
+                    raw = view[(29 * 32'h8)+:(9)] & 32'hff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (29 * 32'h9));
+                    raw = view[(30 * 32'h8)+:(9)] & 32'hff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (30 * 32'h9));
+                    raw = view[(31 * 32'h8)+:(9)] & 32'hff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (31 * 32'h9));
+                end
+            9:
+                begin
+                    raw = view[(0 * 32'h9)+:(9)] & 32'h1ff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h9));
+                    raw = view[(1 * 32'h9)+:(9)] & 32'h1ff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h9));
+                    raw = view[(2 * 32'h9)+:(9)] & 32'h1ff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h9));
+                    raw = view[(3 * 32'h9)+:(9)] & 32'h1ff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h9));
+                    raw = view[(4 * 32'h9)+:(9)] & 32'h1ff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h9));
+                    raw = view[(5 * 32'h9)+:(9)] & 32'h1ff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h9));
+                    raw = view[(6 * 32'h9)+:(9)] & 32'h1ff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h9));
+                    raw = view[(7 * 32'h9)+:(9)] & 32'h1ff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h9));
+                    raw = view[(8 * 32'h9)+:(9)] & 32'h1ff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h9));
+                    raw = view[(9 * 32'h9)+:(9)] & 32'h1ff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h9));
+                    raw = view[(10 * 32'h9)+:(9)] & 32'h1ff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h9));
+                    raw = view[(11 * 32'h9)+:(9)] & 32'h1ff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h9));
+                    raw = view[(12 * 32'h9)+:(9)] & 32'h1ff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (12 * 32'h9));
+                    raw = view[(13 * 32'h9)+:(9)] & 32'h1ff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (13 * 32'h9));
+                    raw = view[(14 * 32'h9)+:(9)] & 32'h1ff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (14 * 32'h9));
+                    raw = view[(15 * 32'h9)+:(9)] & 32'h1ff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (15 * 32'h9));
+                    raw = view[(16 * 32'h9)+:(9)] & 32'h1ff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (16 * 32'h9));
+                    raw = view[(17 * 32'h9)+:(9)] & 32'h1ff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (17 * 32'h9));
+                    raw = view[(18 * 32'h9)+:(9)] & 32'h1ff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (18 * 32'h9));
+                    raw = view[(19 * 32'h9)+:(9)] & 32'h1ff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (19 * 32'h9));
+                    raw = view[(20 * 32'h9)+:(9)] & 32'h1ff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (20 * 32'h9));
+                    raw = view[(21 * 32'h9)+:(9)] & 32'h1ff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (21 * 32'h9));
+                    raw = view[(22 * 32'h9)+:(9)] & 32'h1ff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (22 * 32'h9));
+                    raw = view[(23 * 32'h9)+:(9)] & 32'h1ff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (23 * 32'h9));
+                    raw = view[(24 * 32'h9)+:(9)] & 32'h1ff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (24 * 32'h9));
+                    raw = view[(25 * 32'h9)+:(9)] & 32'h1ff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (25 * 32'h9));
+                    raw = view[(26 * 32'h9)+:(9)] & 32'h1ff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (26 * 32'h9));
+                    raw = view[(27 * 32'h9)+:(9)] & 32'h1ff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (27 * 32'h9));
+                    raw = view[(28 * 32'h9)+:(9)] & 32'h1ff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (28 * 32'h9));
+                    raw = view[(29 * 32'h9)+:(9)] & 32'h1ff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (29 * 32'h9));
+                    raw = view[(30 * 32'h9)+:(9)] & 32'h1ff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (30 * 32'h9));
+                    raw = view[(31 * 32'h9)+:(9)] & 32'h1ff;
+                    entries = entries | (((raw) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (31 * 32'h9));
+                end
+            default:
+                begin
+                end
+        endcase
         used = 32'h0;
-        push_w = 32'h0;
-        push_value = 1'b1;
-        push_weights = chunk$weights;
-        push_z = 32'h0;
-        push_runs = chunk$zero_runs;
+        push_a_w = 32'h0;
+        push_a_value = 1'b1;
+        push_a_weights = chunk_a$weights;
+        push_a_z = 32'h0;
+        push_a_runs = chunk_a$zero_runs;
+        push_b_w = 32'h0;
+        push_b_weights = chunk_b$weights;
+        push_b_z = 32'h0;
+        push_b_runs = chunk_b$zero_runs;
+        len_ab = ((chunk_a$len) & 9'h1ff) + ((chunk_b$len) & 9'h1ff);
+        take_b = 1'b0;
         fail_code = ErrorCode$None;
         case (phase$q)
             Phase$Idle:
@@ -2260,79 +4736,87 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
                             dirofs$d = view[(32'h17)+:(5)];
                             palette_bits$d = ((view[(32'h21)+:(3)]) & 4'hf) + 32'h2;
                             palette_size$d = 32'h0;
-                            palette_group$d = 1'b0;
                             if (palsize_field != 32'h0) begin
                                 palette_size$d = ((palsize_field) & 6'h3f) + 32'h1;
                                 phase$d = Phase$Palette;
                             end
                             if (header_alternating) begin
-                                push_w = 32'h1;
-                                push_value = 1'b0;
+                                push_a_w = 32'h1;
+                                push_a_value = 1'b0;
                             end
                         end
                     end
                 end
             Phase$Palette:
                 begin
-                    if (fill < ((pal_off) & 9'h1ff)) begin
+                    if (fill < pal_off) begin
                         if (exhausted) begin
                             fail_code = ErrorCode$UnexpectedEnd;
                         end
                     end
                     else begin
-                        used = ((pal_off) & 9'h1ff);
-                        if (palette_group$q) begin
-                            palette$d = palette$q | (((entries) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h90);
-                            phase$d = Phase$Chunk;
-                        end
-                        else begin
-                            palette$d = ((entries) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
-                            palette_group$d = 1'b1;
-                            if (palette_size$q <= 32'h10) begin
-                                phase$d = Phase$Chunk;
-                            end
-                        end
+                        used = pal_off;
+                        palette$d = entries;
+                        phase$d = Phase$Chunk;
                     end
                 end
             Phase$Chunk:
                 begin
-                    if (fill < ((chunk$head_len) & 9'h1ff)) begin
+                    if (fill < ((chunk_a$head_len) & 9'h1ff)) begin
                         if (exhausted) begin
                             fail_code = ErrorCode$UnexpectedEnd;
                         end
                     end
-                    else if (chunk$quotient_error) begin
+                    else if (chunk_a$quotient_error) begin
                         fail_code = ErrorCode$QuotientOverLimit;
                     end
-                    else if (fill < ((chunk$len) & 9'h1ff)) begin
+                    else if (fill < ((chunk_a$len) & 9'h1ff)) begin
                         if (exhausted) begin
                             fail_code = ErrorCode$UnexpectedEnd;
                         end
                     end
-                    else if (chunk$index_error) begin
+                    else if (chunk_a$index_error) begin
                         fail_code = ErrorCode$IndexOutOfRange;
                     end
-                    else if (chunk$value_error) begin
+                    else if (chunk_a$value_error) begin
                         fail_code = ErrorCode$ValueOutOfRange;
                     end
-                    else if (chunk$zero_run_error) begin
+                    else if (chunk_a$zero_run_error) begin
                         fail_code = ErrorCode$ZeroRunTooLong;
                     end
-                    else if ((((chunk$n_w) & 6'h3f) <= w_room) & (((chunk$n_z) & 6'h3f) <= z_room)) begin
-                        used = ((chunk$len) & 9'h1ff);
-                        push_w = chunk$n_w;
-                        push_z = chunk$n_z;
-                        wq_i$d = chunk$next_wq_i;
-                        zq_i$d = chunk$next_zq_i;
-                        wq$d = chunk$next_wq;
-                        zq$d = chunk$next_zq;
-                        pend_w$d = chunk$next_pend_w;
-                        pend_wq$d = chunk$next_pend_wq;
-                        pend_z$d = chunk$next_pend_z;
-                        pend_zq0$d = chunk$next_pend_zq0;
-                        pend_zq$d = chunk$next_pend_zq;
-                        if (chunk$last) begin
+                    else if ((((chunk_a$n_w) & 7'h7f) <= w_room) & (((chunk_a$n_z) & 7'h7f) <= z_room)) begin
+                        used = ((chunk_a$len) & 9'h1ff);
+                        push_a_w = chunk_a$n_w;
+                        push_a_z = chunk_a$n_z;
+                        wq_i$d = chunk_a$next_wq_i;
+                        zq_i$d = chunk_a$next_zq_i;
+                        wq$d = chunk_a$next_wq;
+                        zq$d = chunk_a$next_zq;
+                        pend_w$d = chunk_a$next_pend_w;
+                        pend_wq$d = chunk_a$next_pend_wq;
+                        pend_z$d = chunk_a$next_pend_z;
+                        pend_zq0$d = chunk_a$next_pend_zq0;
+                        pend_zq$d = chunk_a$next_pend_zq;
+                        if (chunk_a$last) begin
                             phase$d = Phase$Header;
+                        end
+                        take_b = ~chunk_a$last & (fill >= len_ab) & ~chunk_b$quotient_error & ~chunk_b$index_error & ~chunk_b$value_error & ~chunk_b$zero_run_error & (((chunk_a$n_w) & 7'h7f) + ((chunk_b$n_w) & 7'h7f) <= w_room) & (((chunk_a$n_z) & 7'h7f) + ((chunk_b$n_z) & 7'h7f) <= z_room);
+                        if (take_b) begin
+                            used = len_ab;
+                            push_b_w = chunk_b$n_w;
+                            push_b_z = chunk_b$n_z;
+                            wq_i$d = chunk_b$next_wq_i;
+                            zq_i$d = chunk_b$next_zq_i;
+                            wq$d = chunk_b$next_wq;
+                            zq$d = chunk_b$next_zq;
+                            pend_w$d = chunk_b$next_pend_w;
+                            pend_wq$d = chunk_b$next_pend_wq;
+                            pend_z$d = chunk_b$next_pend_z;
+                            pend_zq0$d = chunk_b$next_pend_zq0;
+                            pend_zq$d = chunk_b$next_pend_zq;
+                            if (chunk_b$last) begin
+                                phase$d = Phase$Header;
+                            end
                         end
                     end
                 end
@@ -2348,8 +4832,10 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
             error$d = fail_code;
             phase$d = Phase$Fail;
             used = 32'h0;
-            push_w = 32'h0;
-            push_z = 32'h0;
+            push_a_w = 32'h0;
+            push_a_z = 32'h0;
+            push_b_w = 32'h0;
+            push_b_z = 32'h0;
         end
         pos8$d = pos8$q + ((used) & 3'h7);
         if (start) begin
@@ -2379,7 +4865,7 @@ module weight_decoder_core$parser$alternating(clock,rst_n,d,q);
 endmodule // weight_decoder_core$parser$alternating
 
 
-module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncompressed,wremain_bits,per_chunk_12,zunary_12,w_cnt,z_cnt,palette,palette_size,dirofs,wq_i,zq_i,wq,zq,pend_w,pend_wq,pend_z,pend_zq0,pend_zq,next_wq_i,next_zq_i,next_wq,next_zq,next_pend_w,next_pend_wq,next_pend_z,next_pend_zq0,next_pend_zq,last,head_len,len,quotient_error,index_error,value_error,zero_run_error,n_w,weights,n_z,zero_runs);
+module weight_decoder_core$parser$chunk_a(bits,alternating,zdiv,wdiv,wtrunc,uncompressed,wremain_bits,per_chunk_12,zunary_12,w_cnt,z_cnt,palette,palette_size,dirofs,wq_i,zq_i,wq,zq,pend_w,pend_wq,pend_z,pend_zq0,pend_zq,next_wq_i,next_zq_i,next_wq,next_zq,next_pend_w,next_pend_wq,next_pend_z,next_pend_zq0,next_pend_zq,last,head_len,len,quotient_error,index_error,value_error,zero_run_error,n_w,weights,n_z,zero_runs);
     
     // Module arguments
     input wire  [159:0] bits;
@@ -2435,31 +4921,38 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
     reg  [11:0] wu0;
     reg  [11:0] zu;
     reg  [11:0] wu1;
-    reg  [7:0] off_zu;
-    reg  [7:0] off_wu1;
     reg  [7:0] off_wrem;
     reg  [7:0] off_zrem;
     reg  [3:0] j;
     reg  [3:0] k;
     reg  [1:0] c;
     reg  [5:0] run;
+    reg  [11:0] ends;
+    reg  [59:0] end_runs;
+    reg  [47:0] end_numbers;
+    reg  [4:0] q;
     reg  [59:0] qs;
-    reg  [5:0] q_off;
     reg  [3:0] ones;
     reg  zfirst;
     reg  [3:0] m;
-    reg  [5:0] zq_off;
     reg  [28:0] zsum;
-    reg  [47:0] zqs;
     reg  [27:0] zq0;
-    reg  [8:0] wmask;
-    reg  [2:0] zmask;
+    reg  [11:0] zends;
+    reg  [47:0] zend_runs;
+    reg  [47:0] zend_numbers;
+    reg  [3:0] zq_n;
+    reg  [47:0] zqs;
     reg  [2:0] wshift;
-    reg  [71:0] rw;
+    reg  [107:0] rw;
+    reg  [8:0] rem;
+    reg  [107:0] wrems;
     reg  [6:0] rw_off;
     reg  [35:0] rz;
+    reg  [2:0] zrem;
+    reg  [35:0] zrems;
     reg  [5:0] rz_off;
     reg  [4:0] pq;
+    reg  [8:0] pal_entry;
     reg  [9:0] index;
     reg  [10:0] code;
     reg  [8:0] magnitude;
@@ -2477,50 +4970,88 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
         gr_en = w_en & ~uncompressed;
         last = ~w_en & ~z_en;
         wu0 = 32'h0;
-        off_zu = 32'h0;
+        zu = 32'h0;
+        wu1 = 32'h0;
+        off_wrem = 32'h0;
         if (gr_en) begin
             wu0 = bits[(32'h0)+:(12)];
-            off_zu = 32'hc;
+            wu1 = bits[(32'hc)+:(12)];
+            off_wrem = 32'hc;
         end
-        zu = 32'h0;
-        off_wu1 = off_zu;
         if (z_en) begin
-            zu = bits[(off_zu)+:(12)];
-            if (zunary_12) begin
-                off_wu1 = off_zu + 32'hc;
+            zu = bits[(32'h0)+:(12)];
+            if (gr_en) begin
+                zu = bits[(32'hc)+:(12)];
+                wu1 = bits[(32'h18)+:(12)];
             end
-            else begin
+            off_wrem = off_wrem + 32'hc;
+            if (~zunary_12) begin
                 zu = zu & 32'hff;
-                off_wu1 = off_zu + 32'h8;
+                off_wrem = off_wrem - 32'h4;
+                if (gr_en) begin
+                    wu1 = bits[(32'h14)+:(12)];
+                end
             end
         end
-        wu1 = 32'h0;
-        off_wrem = off_wu1;
-        if (gr_en) begin
-            wu1 = bits[(off_wu1)+:(12)];
-            off_wrem = off_wrem + wu0[0];
-            off_wrem = off_wrem + wu0[1];
-            off_wrem = off_wrem + wu0[2];
-            off_wrem = off_wrem + wu0[3];
-            off_wrem = off_wrem + wu0[4];
-            off_wrem = off_wrem + wu0[5];
-            off_wrem = off_wrem + wu0[6];
-            off_wrem = off_wrem + wu0[7];
-            off_wrem = off_wrem + wu0[8];
-            off_wrem = off_wrem + wu0[9];
-            off_wrem = off_wrem + wu0[10];
-            off_wrem = off_wrem + wu0[11];
-        end
+        off_wrem = off_wrem + wu0[0];
+        off_wrem = off_wrem + wu0[1];
+        off_wrem = off_wrem + wu0[2];
+        off_wrem = off_wrem + wu0[3];
+        off_wrem = off_wrem + wu0[4];
+        off_wrem = off_wrem + wu0[5];
+        off_wrem = off_wrem + wu0[6];
+        off_wrem = off_wrem + wu0[7];
+        off_wrem = off_wrem + wu0[8];
+        off_wrem = off_wrem + wu0[9];
+        off_wrem = off_wrem + wu0[10];
+        off_wrem = off_wrem + wu0[11];
         head_len = off_wrem;
         j = 32'h0;
         k = 32'h0;
         run = ((wq) & 6'h3f);
-        qs = 32'h0;
-        q_off = 32'h0;
+        ends = 32'h0;
+        end_runs = 32'h0;
+        end_numbers = 32'h0;
         quotient_error = 1'b0;
         c = 32'h0;
         if (wu0[0]) begin
-            c = ((wu1[(j)+:(1)]) & 2'h3) + 32'h1;
+            c = 32'h1;
+            if ((j == 0) & wu1[0]) begin
+                c = 32'h2;
+            end
+            if ((j == 1) & wu1[1]) begin
+                c = 32'h2;
+            end
+            if ((j == 2) & wu1[2]) begin
+                c = 32'h2;
+            end
+            if ((j == 3) & wu1[3]) begin
+                c = 32'h2;
+            end
+            if ((j == 4) & wu1[4]) begin
+                c = 32'h2;
+            end
+            if ((j == 5) & wu1[5]) begin
+                c = 32'h2;
+            end
+            if ((j == 6) & wu1[6]) begin
+                c = 32'h2;
+            end
+            if ((j == 7) & wu1[7]) begin
+                c = 32'h2;
+            end
+            if ((j == 8) & wu1[8]) begin
+                c = 32'h2;
+            end
+            if ((j == 9) & wu1[9]) begin
+                c = 32'h2;
+            end
+            if ((j == 10) & wu1[10]) begin
+                c = 32'h2;
+            end
+            if ((j == 11) & wu1[11]) begin
+                c = 32'h2;
+            end
             j = j + 32'h1;
         end
         if (gr_en & (((k) & 16'hffff) < w_left)) begin
@@ -2529,15 +5060,52 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
                 quotient_error = 1'b1;
             end
             if ((c < 32'h2) | wtrunc) begin
-                qs = qs | (((((run) & 5'h1f)) & 60'hfffffffffffffff) << q_off);
-                q_off = q_off + 32'h5;
+                ends = (ends & ~(1 << (0)) | ((1'b1) << (0)));
+                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (0 * 32'h5));
+                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (0 * 32'h4));
                 k = k + 32'h1;
                 run = 32'h0;
             end
         end
         c = 32'h0;
         if (wu0[1]) begin
-            c = ((wu1[(j)+:(1)]) & 2'h3) + 32'h1;
+            c = 32'h1;
+            if ((j == 0) & wu1[0]) begin
+                c = 32'h2;
+            end
+            if ((j == 1) & wu1[1]) begin
+                c = 32'h2;
+            end
+            if ((j == 2) & wu1[2]) begin
+                c = 32'h2;
+            end
+            if ((j == 3) & wu1[3]) begin
+                c = 32'h2;
+            end
+            if ((j == 4) & wu1[4]) begin
+                c = 32'h2;
+            end
+            if ((j == 5) & wu1[5]) begin
+                c = 32'h2;
+            end
+            if ((j == 6) & wu1[6]) begin
+                c = 32'h2;
+            end
+            if ((j == 7) & wu1[7]) begin
+                c = 32'h2;
+            end
+            if ((j == 8) & wu1[8]) begin
+                c = 32'h2;
+            end
+            if ((j == 9) & wu1[9]) begin
+                c = 32'h2;
+            end
+            if ((j == 10) & wu1[10]) begin
+                c = 32'h2;
+            end
+            if ((j == 11) & wu1[11]) begin
+                c = 32'h2;
+            end
             j = j + 32'h1;
         end
         if (gr_en & (((k) & 16'hffff) < w_left)) begin
@@ -2546,15 +5114,52 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
                 quotient_error = 1'b1;
             end
             if ((c < 32'h2) | wtrunc) begin
-                qs = qs | (((((run) & 5'h1f)) & 60'hfffffffffffffff) << q_off);
-                q_off = q_off + 32'h5;
+                ends = (ends & ~(1 << (1)) | ((1'b1) << (1)));
+                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (1 * 32'h5));
+                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (1 * 32'h4));
                 k = k + 32'h1;
                 run = 32'h0;
             end
         end
         c = 32'h0;
         if (wu0[2]) begin
-            c = ((wu1[(j)+:(1)]) & 2'h3) + 32'h1;
+            c = 32'h1;
+            if ((j == 0) & wu1[0]) begin
+                c = 32'h2;
+            end
+            if ((j == 1) & wu1[1]) begin
+                c = 32'h2;
+            end
+            if ((j == 2) & wu1[2]) begin
+                c = 32'h2;
+            end
+            if ((j == 3) & wu1[3]) begin
+                c = 32'h2;
+            end
+            if ((j == 4) & wu1[4]) begin
+                c = 32'h2;
+            end
+            if ((j == 5) & wu1[5]) begin
+                c = 32'h2;
+            end
+            if ((j == 6) & wu1[6]) begin
+                c = 32'h2;
+            end
+            if ((j == 7) & wu1[7]) begin
+                c = 32'h2;
+            end
+            if ((j == 8) & wu1[8]) begin
+                c = 32'h2;
+            end
+            if ((j == 9) & wu1[9]) begin
+                c = 32'h2;
+            end
+            if ((j == 10) & wu1[10]) begin
+                c = 32'h2;
+            end
+            if ((j == 11) & wu1[11]) begin
+                c = 32'h2;
+            end
             j = j + 32'h1;
         end
         if (gr_en & (((k) & 16'hffff) < w_left)) begin
@@ -2563,15 +5168,52 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
                 quotient_error = 1'b1;
             end
             if ((c < 32'h2) | wtrunc) begin
-                qs = qs | (((((run) & 5'h1f)) & 60'hfffffffffffffff) << q_off);
-                q_off = q_off + 32'h5;
+                ends = (ends & ~(1 << (2)) | ((1'b1) << (2)));
+                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (2 * 32'h5));
+                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (2 * 32'h4));
                 k = k + 32'h1;
                 run = 32'h0;
             end
         end
         c = 32'h0;
         if (wu0[3]) begin
-            c = ((wu1[(j)+:(1)]) & 2'h3) + 32'h1;
+            c = 32'h1;
+            if ((j == 0) & wu1[0]) begin
+                c = 32'h2;
+            end
+            if ((j == 1) & wu1[1]) begin
+                c = 32'h2;
+            end
+            if ((j == 2) & wu1[2]) begin
+                c = 32'h2;
+            end
+            if ((j == 3) & wu1[3]) begin
+                c = 32'h2;
+            end
+            if ((j == 4) & wu1[4]) begin
+                c = 32'h2;
+            end
+            if ((j == 5) & wu1[5]) begin
+                c = 32'h2;
+            end
+            if ((j == 6) & wu1[6]) begin
+                c = 32'h2;
+            end
+            if ((j == 7) & wu1[7]) begin
+                c = 32'h2;
+            end
+            if ((j == 8) & wu1[8]) begin
+                c = 32'h2;
+            end
+            if ((j == 9) & wu1[9]) begin
+                c = 32'h2;
+            end
+            if ((j == 10) & wu1[10]) begin
+                c = 32'h2;
+            end
+            if ((j == 11) & wu1[11]) begin
+                c = 32'h2;
+            end
             j = j + 32'h1;
         end
         if (gr_en & (((k) & 16'hffff) < w_left)) begin
@@ -2580,15 +5222,52 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
                 quotient_error = 1'b1;
             end
             if ((c < 32'h2) | wtrunc) begin
-                qs = qs | (((((run) & 5'h1f)) & 60'hfffffffffffffff) << q_off);
-                q_off = q_off + 32'h5;
+                ends = (ends & ~(1 << (3)) | ((1'b1) << (3)));
+                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (3 * 32'h5));
+                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (3 * 32'h4));
                 k = k + 32'h1;
                 run = 32'h0;
             end
         end
         c = 32'h0;
         if (wu0[4]) begin
-            c = ((wu1[(j)+:(1)]) & 2'h3) + 32'h1;
+            c = 32'h1;
+            if ((j == 0) & wu1[0]) begin
+                c = 32'h2;
+            end
+            if ((j == 1) & wu1[1]) begin
+                c = 32'h2;
+            end
+            if ((j == 2) & wu1[2]) begin
+                c = 32'h2;
+            end
+            if ((j == 3) & wu1[3]) begin
+                c = 32'h2;
+            end
+            if ((j == 4) & wu1[4]) begin
+                c = 32'h2;
+            end
+            if ((j == 5) & wu1[5]) begin
+                c = 32'h2;
+            end
+            if ((j == 6) & wu1[6]) begin
+                c = 32'h2;
+            end
+            if ((j == 7) & wu1[7]) begin
+                c = 32'h2;
+            end
+            if ((j == 8) & wu1[8]) begin
+                c = 32'h2;
+            end
+            if ((j == 9) & wu1[9]) begin
+                c = 32'h2;
+            end
+            if ((j == 10) & wu1[10]) begin
+                c = 32'h2;
+            end
+            if ((j == 11) & wu1[11]) begin
+                c = 32'h2;
+            end
             j = j + 32'h1;
         end
         if (gr_en & (((k) & 16'hffff) < w_left)) begin
@@ -2597,15 +5276,52 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
                 quotient_error = 1'b1;
             end
             if ((c < 32'h2) | wtrunc) begin
-                qs = qs | (((((run) & 5'h1f)) & 60'hfffffffffffffff) << q_off);
-                q_off = q_off + 32'h5;
+                ends = (ends & ~(1 << (4)) | ((1'b1) << (4)));
+                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (4 * 32'h5));
+                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (4 * 32'h4));
                 k = k + 32'h1;
                 run = 32'h0;
             end
         end
         c = 32'h0;
         if (wu0[5]) begin
-            c = ((wu1[(j)+:(1)]) & 2'h3) + 32'h1;
+            c = 32'h1;
+            if ((j == 0) & wu1[0]) begin
+                c = 32'h2;
+            end
+            if ((j == 1) & wu1[1]) begin
+                c = 32'h2;
+            end
+            if ((j == 2) & wu1[2]) begin
+                c = 32'h2;
+            end
+            if ((j == 3) & wu1[3]) begin
+                c = 32'h2;
+            end
+            if ((j == 4) & wu1[4]) begin
+                c = 32'h2;
+            end
+            if ((j == 5) & wu1[5]) begin
+                c = 32'h2;
+            end
+            if ((j == 6) & wu1[6]) begin
+                c = 32'h2;
+            end
+            if ((j == 7) & wu1[7]) begin
+                c = 32'h2;
+            end
+            if ((j == 8) & wu1[8]) begin
+                c = 32'h2;
+            end
+            if ((j == 9) & wu1[9]) begin
+                c = 32'h2;
+            end
+            if ((j == 10) & wu1[10]) begin
+                c = 32'h2;
+            end
+            if ((j == 11) & wu1[11]) begin
+                c = 32'h2;
+            end
             j = j + 32'h1;
         end
         if (gr_en & (((k) & 16'hffff) < w_left)) begin
@@ -2614,15 +5330,52 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
                 quotient_error = 1'b1;
             end
             if ((c < 32'h2) | wtrunc) begin
-                qs = qs | (((((run) & 5'h1f)) & 60'hfffffffffffffff) << q_off);
-                q_off = q_off + 32'h5;
+                ends = (ends & ~(1 << (5)) | ((1'b1) << (5)));
+                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (5 * 32'h5));
+                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (5 * 32'h4));
                 k = k + 32'h1;
                 run = 32'h0;
             end
         end
         c = 32'h0;
         if (wu0[6]) begin
-            c = ((wu1[(j)+:(1)]) & 2'h3) + 32'h1;
+            c = 32'h1;
+            if ((j == 0) & wu1[0]) begin
+                c = 32'h2;
+            end
+            if ((j == 1) & wu1[1]) begin
+                c = 32'h2;
+            end
+            if ((j == 2) & wu1[2]) begin
+                c = 32'h2;
+            end
+            if ((j == 3) & wu1[3]) begin
+                c = 32'h2;
+            end
+            if ((j == 4) & wu1[4]) begin
+                c = 32'h2;
+            end
+            if ((j == 5) & wu1[5]) begin
+                c = 32'h2;
+            end
+            if ((j == 6) & wu1[6]) begin
+                c = 32'h2;
+            end
+            if ((j == 7) & wu1[7]) begin
+                c = 32'h2;
+            end
+            if ((j == 8) & wu1[8]) begin
+                c = 32'h2;
+            end
+            if ((j == 9) & wu1[9]) begin
+                c = 32'h2;
+            end
+            if ((j == 10) & wu1[10]) begin
+                c = 32'h2;
+            end
+            if ((j == 11) & wu1[11]) begin
+                c = 32'h2;
+            end
             j = j + 32'h1;
         end
         if (gr_en & (((k) & 16'hffff) < w_left)) begin
@@ -2631,15 +5384,52 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
                 quotient_error = 1'b1;
             end
             if ((c < 32'h2) | wtrunc) begin
-                qs = qs | (((((run) & 5'h1f)) & 60'hfffffffffffffff) << q_off);
-                q_off = q_off + 32'h5;
+                ends = (ends & ~(1 << (6)) | ((1'b1) << (6)));
+                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (6 * 32'h5));
+                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (6 * 32'h4));
                 k = k + 32'h1;
                 run = 32'h0;
             end
         end
         c = 32'h0;
         if (wu0[7]) begin
-            c = ((wu1[(j)+:(1)]) & 2'h3) + 32'h1;
+            c = 32'h1;
+            if ((j == 0) & wu1[0]) begin
+                c = 32'h2;
+            end
+            if ((j == 1) & wu1[1]) begin
+                c = 32'h2;
+            end
+            if ((j == 2) & wu1[2]) begin
+                c = 32'h2;
+            end
+            if ((j == 3) & wu1[3]) begin
+                c = 32'h2;
+            end
+            if ((j == 4) & wu1[4]) begin
+                c = 32'h2;
+            end
+            if ((j == 5) & wu1[5]) begin
+                c = 32'h2;
+            end
+            if ((j == 6) & wu1[6]) begin
+                c = 32'h2;
+            end
+            if ((j == 7) & wu1[7]) begin
+                c = 32'h2;
+            end
+            if ((j == 8) & wu1[8]) begin
+                c = 32'h2;
+            end
+            if ((j == 9) & wu1[9]) begin
+                c = 32'h2;
+            end
+            if ((j == 10) & wu1[10]) begin
+                c = 32'h2;
+            end
+            if ((j == 11) & wu1[11]) begin
+                c = 32'h2;
+            end
             j = j + 32'h1;
         end
         if (gr_en & (((k) & 16'hffff) < w_left)) begin
@@ -2648,15 +5438,52 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
                 quotient_error = 1'b1;
             end
             if ((c < 32'h2) | wtrunc) begin
-                qs = qs | (((((run) & 5'h1f)) & 60'hfffffffffffffff) << q_off);
-                q_off = q_off + 32'h5;
+                ends = (ends & ~(1 << (7)) | ((1'b1) << (7)));
+                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (7 * 32'h5));
+                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (7 * 32'h4));
                 k = k + 32'h1;
                 run = 32'h0;
             end
         end
         c = 32'h0;
         if (wu0[8]) begin
-            c = ((wu1[(j)+:(1)]) & 2'h3) + 32'h1;
+            c = 32'h1;
+            if ((j == 0) & wu1[0]) begin
+                c = 32'h2;
+            end
+            if ((j == 1) & wu1[1]) begin
+                c = 32'h2;
+            end
+            if ((j == 2) & wu1[2]) begin
+                c = 32'h2;
+            end
+            if ((j == 3) & wu1[3]) begin
+                c = 32'h2;
+            end
+            if ((j == 4) & wu1[4]) begin
+                c = 32'h2;
+            end
+            if ((j == 5) & wu1[5]) begin
+                c = 32'h2;
+            end
+            if ((j == 6) & wu1[6]) begin
+                c = 32'h2;
+            end
+            if ((j == 7) & wu1[7]) begin
+                c = 32'h2;
+            end
+            if ((j == 8) & wu1[8]) begin
+                c = 32'h2;
+            end
+            if ((j == 9) & wu1[9]) begin
+                c = 32'h2;
+            end
+            if ((j == 10) & wu1[10]) begin
+                c = 32'h2;
+            end
+            if ((j == 11) & wu1[11]) begin
+                c = 32'h2;
+            end
             j = j + 32'h1;
         end
         if (gr_en & (((k) & 16'hffff) < w_left)) begin
@@ -2665,15 +5492,52 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
                 quotient_error = 1'b1;
             end
             if ((c < 32'h2) | wtrunc) begin
-                qs = qs | (((((run) & 5'h1f)) & 60'hfffffffffffffff) << q_off);
-                q_off = q_off + 32'h5;
+                ends = (ends & ~(1 << (8)) | ((1'b1) << (8)));
+                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (8 * 32'h5));
+                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (8 * 32'h4));
                 k = k + 32'h1;
                 run = 32'h0;
             end
         end
         c = 32'h0;
         if (wu0[9]) begin
-            c = ((wu1[(j)+:(1)]) & 2'h3) + 32'h1;
+            c = 32'h1;
+            if ((j == 0) & wu1[0]) begin
+                c = 32'h2;
+            end
+            if ((j == 1) & wu1[1]) begin
+                c = 32'h2;
+            end
+            if ((j == 2) & wu1[2]) begin
+                c = 32'h2;
+            end
+            if ((j == 3) & wu1[3]) begin
+                c = 32'h2;
+            end
+            if ((j == 4) & wu1[4]) begin
+                c = 32'h2;
+            end
+            if ((j == 5) & wu1[5]) begin
+                c = 32'h2;
+            end
+            if ((j == 6) & wu1[6]) begin
+                c = 32'h2;
+            end
+            if ((j == 7) & wu1[7]) begin
+                c = 32'h2;
+            end
+            if ((j == 8) & wu1[8]) begin
+                c = 32'h2;
+            end
+            if ((j == 9) & wu1[9]) begin
+                c = 32'h2;
+            end
+            if ((j == 10) & wu1[10]) begin
+                c = 32'h2;
+            end
+            if ((j == 11) & wu1[11]) begin
+                c = 32'h2;
+            end
             j = j + 32'h1;
         end
         if (gr_en & (((k) & 16'hffff) < w_left)) begin
@@ -2682,15 +5546,52 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
                 quotient_error = 1'b1;
             end
             if ((c < 32'h2) | wtrunc) begin
-                qs = qs | (((((run) & 5'h1f)) & 60'hfffffffffffffff) << q_off);
-                q_off = q_off + 32'h5;
+                ends = (ends & ~(1 << (9)) | ((1'b1) << (9)));
+                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (9 * 32'h5));
+                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (9 * 32'h4));
                 k = k + 32'h1;
                 run = 32'h0;
             end
         end
         c = 32'h0;
         if (wu0[10]) begin
-            c = ((wu1[(j)+:(1)]) & 2'h3) + 32'h1;
+            c = 32'h1;
+            if ((j == 0) & wu1[0]) begin
+                c = 32'h2;
+            end
+            if ((j == 1) & wu1[1]) begin
+                c = 32'h2;
+            end
+            if ((j == 2) & wu1[2]) begin
+                c = 32'h2;
+            end
+            if ((j == 3) & wu1[3]) begin
+                c = 32'h2;
+            end
+            if ((j == 4) & wu1[4]) begin
+                c = 32'h2;
+            end
+            if ((j == 5) & wu1[5]) begin
+                c = 32'h2;
+            end
+            if ((j == 6) & wu1[6]) begin
+                c = 32'h2;
+            end
+            if ((j == 7) & wu1[7]) begin
+                c = 32'h2;
+            end
+            if ((j == 8) & wu1[8]) begin
+                c = 32'h2;
+            end
+            if ((j == 9) & wu1[9]) begin
+                c = 32'h2;
+            end
+            if ((j == 10) & wu1[10]) begin
+                c = 32'h2;
+            end
+            if ((j == 11) & wu1[11]) begin
+                c = 32'h2;
+            end
             j = j + 32'h1;
         end
         if (gr_en & (((k) & 16'hffff) < w_left)) begin
@@ -2699,15 +5600,52 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
                 quotient_error = 1'b1;
             end
             if ((c < 32'h2) | wtrunc) begin
-                qs = qs | (((((run) & 5'h1f)) & 60'hfffffffffffffff) << q_off);
-                q_off = q_off + 32'h5;
+                ends = (ends & ~(1 << (10)) | ((1'b1) << (10)));
+                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (10 * 32'h5));
+                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (10 * 32'h4));
                 k = k + 32'h1;
                 run = 32'h0;
             end
         end
         c = 32'h0;
         if (wu0[11]) begin
-            c = ((wu1[(j)+:(1)]) & 2'h3) + 32'h1;
+            c = 32'h1;
+            if ((j == 0) & wu1[0]) begin
+                c = 32'h2;
+            end
+            if ((j == 1) & wu1[1]) begin
+                c = 32'h2;
+            end
+            if ((j == 2) & wu1[2]) begin
+                c = 32'h2;
+            end
+            if ((j == 3) & wu1[3]) begin
+                c = 32'h2;
+            end
+            if ((j == 4) & wu1[4]) begin
+                c = 32'h2;
+            end
+            if ((j == 5) & wu1[5]) begin
+                c = 32'h2;
+            end
+            if ((j == 6) & wu1[6]) begin
+                c = 32'h2;
+            end
+            if ((j == 7) & wu1[7]) begin
+                c = 32'h2;
+            end
+            if ((j == 8) & wu1[8]) begin
+                c = 32'h2;
+            end
+            if ((j == 9) & wu1[9]) begin
+                c = 32'h2;
+            end
+            if ((j == 10) & wu1[10]) begin
+                c = 32'h2;
+            end
+            if ((j == 11) & wu1[11]) begin
+                c = 32'h2;
+            end
             j = j + 32'h1;
         end
         if (gr_en & (((k) & 16'hffff) < w_left)) begin
@@ -2716,12 +5654,470 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
                 quotient_error = 1'b1;
             end
             if ((c < 32'h2) | wtrunc) begin
-                qs = qs | (((((run) & 5'h1f)) & 60'hfffffffffffffff) << q_off);
-                q_off = q_off + 32'h5;
+                ends = (ends & ~(1 << (11)) | ((1'b1) << (11)));
+                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (11 * 32'h5));
+                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (11 * 32'h4));
                 k = k + 32'h1;
                 run = 32'h0;
             end
         end
+        qs = 32'h0;
+        q = 32'h0;
+        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 0)) begin
+            q = end_runs[(0 * 32'h5)+:(5)];
+        end
+        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 0)) begin
+            q = end_runs[(1 * 32'h5)+:(5)];
+        end
+        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 0)) begin
+            q = end_runs[(2 * 32'h5)+:(5)];
+        end
+        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 0)) begin
+            q = end_runs[(3 * 32'h5)+:(5)];
+        end
+        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 0)) begin
+            q = end_runs[(4 * 32'h5)+:(5)];
+        end
+        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 0)) begin
+            q = end_runs[(5 * 32'h5)+:(5)];
+        end
+        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 0)) begin
+            q = end_runs[(6 * 32'h5)+:(5)];
+        end
+        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 0)) begin
+            q = end_runs[(7 * 32'h5)+:(5)];
+        end
+        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 0)) begin
+            q = end_runs[(8 * 32'h5)+:(5)];
+        end
+        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 0)) begin
+            q = end_runs[(9 * 32'h5)+:(5)];
+        end
+        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 0)) begin
+            q = end_runs[(10 * 32'h5)+:(5)];
+        end
+        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 0)) begin
+            q = end_runs[(11 * 32'h5)+:(5)];
+        end
+        qs = qs | (((q) & 60'hfffffffffffffff) << (0 * 32'h5));
+        q = 32'h0;
+        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 1)) begin
+            q = end_runs[(0 * 32'h5)+:(5)];
+        end
+        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 1)) begin
+            q = end_runs[(1 * 32'h5)+:(5)];
+        end
+        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 1)) begin
+            q = end_runs[(2 * 32'h5)+:(5)];
+        end
+        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 1)) begin
+            q = end_runs[(3 * 32'h5)+:(5)];
+        end
+        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 1)) begin
+            q = end_runs[(4 * 32'h5)+:(5)];
+        end
+        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 1)) begin
+            q = end_runs[(5 * 32'h5)+:(5)];
+        end
+        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 1)) begin
+            q = end_runs[(6 * 32'h5)+:(5)];
+        end
+        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 1)) begin
+            q = end_runs[(7 * 32'h5)+:(5)];
+        end
+        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 1)) begin
+            q = end_runs[(8 * 32'h5)+:(5)];
+        end
+        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 1)) begin
+            q = end_runs[(9 * 32'h5)+:(5)];
+        end
+        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 1)) begin
+            q = end_runs[(10 * 32'h5)+:(5)];
+        end
+        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 1)) begin
+            q = end_runs[(11 * 32'h5)+:(5)];
+        end
+        qs = qs | (((q) & 60'hfffffffffffffff) << (1 * 32'h5));
+        q = 32'h0;
+        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 2)) begin
+            q = end_runs[(0 * 32'h5)+:(5)];
+        end
+        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 2)) begin
+            q = end_runs[(1 * 32'h5)+:(5)];
+        end
+        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 2)) begin
+            q = end_runs[(2 * 32'h5)+:(5)];
+        end
+        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 2)) begin
+            q = end_runs[(3 * 32'h5)+:(5)];
+        end
+        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 2)) begin
+            q = end_runs[(4 * 32'h5)+:(5)];
+        end
+        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 2)) begin
+            q = end_runs[(5 * 32'h5)+:(5)];
+        end
+        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 2)) begin
+            q = end_runs[(6 * 32'h5)+:(5)];
+        end
+        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 2)) begin
+            q = end_runs[(7 * 32'h5)+:(5)];
+        end
+        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 2)) begin
+            q = end_runs[(8 * 32'h5)+:(5)];
+        end
+        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 2)) begin
+            q = end_runs[(9 * 32'h5)+:(5)];
+        end
+        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 2)) begin
+            q = end_runs[(10 * 32'h5)+:(5)];
+        end
+        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 2)) begin
+            q = end_runs[(11 * 32'h5)+:(5)];
+        end
+        qs = qs | (((q) & 60'hfffffffffffffff) << (2 * 32'h5));
+        q = 32'h0;
+        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 3)) begin
+            q = end_runs[(0 * 32'h5)+:(5)];
+        end
+        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 3)) begin
+            q = end_runs[(1 * 32'h5)+:(5)];
+        end
+        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 3)) begin
+            q = end_runs[(2 * 32'h5)+:(5)];
+        end
+        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 3)) begin
+            q = end_runs[(3 * 32'h5)+:(5)];
+        end
+        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 3)) begin
+            q = end_runs[(4 * 32'h5)+:(5)];
+        end
+        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 3)) begin
+            q = end_runs[(5 * 32'h5)+:(5)];
+        end
+        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 3)) begin
+            q = end_runs[(6 * 32'h5)+:(5)];
+        end
+        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 3)) begin
+            q = end_runs[(7 * 32'h5)+:(5)];
+        end
+        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 3)) begin
+            q = end_runs[(8 * 32'h5)+:(5)];
+        end
+        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 3)) begin
+            q = end_runs[(9 * 32'h5)+:(5)];
+        end
+        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 3)) begin
+            q = end_runs[(10 * 32'h5)+:(5)];
+        end
+        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 3)) begin
+            q = end_runs[(11 * 32'h5)+:(5)];
+        end
+        qs = qs | (((q) & 60'hfffffffffffffff) << (3 * 32'h5));
+        q = 32'h0;
+        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 4)) begin
+            q = end_runs[(0 * 32'h5)+:(5)];
+        end
+        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 4)) begin
+            q = end_runs[(1 * 32'h5)+:(5)];
+        end
+        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 4)) begin
+            q = end_runs[(2 * 32'h5)+:(5)];
+        end
+        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 4)) begin
+            q = end_runs[(3 * 32'h5)+:(5)];
+        end
+        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 4)) begin
+            q = end_runs[(4 * 32'h5)+:(5)];
+        end
+        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 4)) begin
+            q = end_runs[(5 * 32'h5)+:(5)];
+        end
+        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 4)) begin
+            q = end_runs[(6 * 32'h5)+:(5)];
+        end
+        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 4)) begin
+            q = end_runs[(7 * 32'h5)+:(5)];
+        end
+        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 4)) begin
+            q = end_runs[(8 * 32'h5)+:(5)];
+        end
+        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 4)) begin
+            q = end_runs[(9 * 32'h5)+:(5)];
+        end
+        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 4)) begin
+            q = end_runs[(10 * 32'h5)+:(5)];
+        end
+        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 4)) begin
+            q = end_runs[(11 * 32'h5)+:(5)];
+        end
+        qs = qs | (((q) & 60'hfffffffffffffff) << (4 * 32'h5));
+        q = 32'h0;
+        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 5)) begin
+            q = end_runs[(0 * 32'h5)+:(5)];
+        end
+        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 5)) begin
+            q = end_runs[(1 * 32'h5)+:(5)];
+        end
+        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 5)) begin
+            q = end_runs[(2 * 32'h5)+:(5)];
+        end
+        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 5)) begin
+            q = end_runs[(3 * 32'h5)+:(5)];
+        end
+        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 5)) begin
+            q = end_runs[(4 * 32'h5)+:(5)];
+        end
+        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 5)) begin
+            q = end_runs[(5 * 32'h5)+:(5)];
+        end
+        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 5)) begin
+            q = end_runs[(6 * 32'h5)+:(5)];
+        end
+        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 5)) begin
+            q = end_runs[(7 * 32'h5)+:(5)];
+        end
+        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 5)) begin
+            q = end_runs[(8 * 32'h5)+:(5)];
+        end
+        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 5)) begin
+            q = end_runs[(9 * 32'h5)+:(5)];
+        end
+        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 5)) begin
+            q = end_runs[(10 * 32'h5)+:(5)];
+        end
+        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 5)) begin
+            q = end_runs[(11 * 32'h5)+:(5)];
+        end
+        qs = qs | (((q) & 60'hfffffffffffffff) << (5 * 32'h5));
+        q = 32'h0;
+        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 6)) begin
+            q = end_runs[(0 * 32'h5)+:(5)];
+        end
+        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 6)) begin
+            q = end_runs[(1 * 32'h5)+:(5)];
+        end
+        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 6)) begin
+            q = end_runs[(2 * 32'h5)+:(5)];
+        end
+        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 6)) begin
+            q = end_runs[(3 * 32'h5)+:(5)];
+        end
+        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 6)) begin
+            q = end_runs[(4 * 32'h5)+:(5)];
+        end
+        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 6)) begin
+            q = end_runs[(5 * 32'h5)+:(5)];
+        end
+        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 6)) begin
+            q = end_runs[(6 * 32'h5)+:(5)];
+        end
+        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 6)) begin
+            q = end_runs[(7 * 32'h5)+:(5)];
+        end
+        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 6)) begin
+            q = end_runs[(8 * 32'h5)+:(5)];
+        end
+        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 6)) begin
+            q = end_runs[(9 * 32'h5)+:(5)];
+        end
+        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 6)) begin
+            q = end_runs[(10 * 32'h5)+:(5)];
+        end
+        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 6)) begin
+            q = end_runs[(11 * 32'h5)+:(5)];
+        end
+        qs = qs | (((q) & 60'hfffffffffffffff) << (6 * 32'h5));
+        q = 32'h0;
+        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 7)) begin
+            q = end_runs[(0 * 32'h5)+:(5)];
+        end
+        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 7)) begin
+            q = end_runs[(1 * 32'h5)+:(5)];
+        end
+        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 7)) begin
+            q = end_runs[(2 * 32'h5)+:(5)];
+        end
+        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 7)) begin
+            q = end_runs[(3 * 32'h5)+:(5)];
+        end
+        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 7)) begin
+            q = end_runs[(4 * 32'h5)+:(5)];
+        end
+        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 7)) begin
+            q = end_runs[(5 * 32'h5)+:(5)];
+        end
+        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 7)) begin
+            q = end_runs[(6 * 32'h5)+:(5)];
+        end
+        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 7)) begin
+            q = end_runs[(7 * 32'h5)+:(5)];
+        end
+        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 7)) begin
+            q = end_runs[(8 * 32'h5)+:(5)];
+        end
+        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 7)) begin
+            q = end_runs[(9 * 32'h5)+:(5)];
+        end
+        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 7)) begin
+            q = end_runs[(10 * 32'h5)+:(5)];
+        end
+        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 7)) begin
+            q = end_runs[(11 * 32'h5)+:(5)];
+        end
+        qs = qs | (((q) & 60'hfffffffffffffff) << (7 * 32'h5));
+        q = 32'h0;
+        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 8)) begin
+            q = end_runs[(0 * 32'h5)+:(5)];
+        end
+        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 8)) begin
+            q = end_runs[(1 * 32'h5)+:(5)];
+        end
+        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 8)) begin
+            q = end_runs[(2 * 32'h5)+:(5)];
+        end
+        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 8)) begin
+            q = end_runs[(3 * 32'h5)+:(5)];
+        end
+        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 8)) begin
+            q = end_runs[(4 * 32'h5)+:(5)];
+        end
+        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 8)) begin
+            q = end_runs[(5 * 32'h5)+:(5)];
+        end
+        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 8)) begin
+            q = end_runs[(6 * 32'h5)+:(5)];
+        end
+        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 8)) begin
+            q = end_runs[(7 * 32'h5)+:(5)];
+        end
+        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 8)) begin
+            q = end_runs[(8 * 32'h5)+:(5)];
+        end
+        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 8)) begin
+            q = end_runs[(9 * 32'h5)+:(5)];
+        end
+        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 8)) begin
+            q = end_runs[(10 * 32'h5)+:(5)];
+        end
+        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 8)) begin
+            q = end_runs[(11 * 32'h5)+:(5)];
+        end
+        qs = qs | (((q) & 60'hfffffffffffffff) << (8 * 32'h5));
+        q = 32'h0;
+        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 9)) begin
+            q = end_runs[(0 * 32'h5)+:(5)];
+        end
+        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 9)) begin
+            q = end_runs[(1 * 32'h5)+:(5)];
+        end
+        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 9)) begin
+            q = end_runs[(2 * 32'h5)+:(5)];
+        end
+        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 9)) begin
+            q = end_runs[(3 * 32'h5)+:(5)];
+        end
+        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 9)) begin
+            q = end_runs[(4 * 32'h5)+:(5)];
+        end
+        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 9)) begin
+            q = end_runs[(5 * 32'h5)+:(5)];
+        end
+        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 9)) begin
+            q = end_runs[(6 * 32'h5)+:(5)];
+        end
+        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 9)) begin
+            q = end_runs[(7 * 32'h5)+:(5)];
+        end
+        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 9)) begin
+            q = end_runs[(8 * 32'h5)+:(5)];
+        end
+        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 9)) begin
+            q = end_runs[(9 * 32'h5)+:(5)];
+        end
+        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 9)) begin
+            q = end_runs[(10 * 32'h5)+:(5)];
+        end
+        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 9)) begin
+            q = end_runs[(11 * 32'h5)+:(5)];
+        end
+        qs = qs | (((q) & 60'hfffffffffffffff) << (9 * 32'h5));
+        q = 32'h0;
+        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 10)) begin
+            q = end_runs[(0 * 32'h5)+:(5)];
+        end
+        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 10)) begin
+            q = end_runs[(1 * 32'h5)+:(5)];
+        end
+        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 10)) begin
+            q = end_runs[(2 * 32'h5)+:(5)];
+        end
+        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 10)) begin
+            q = end_runs[(3 * 32'h5)+:(5)];
+        end
+        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 10)) begin
+            q = end_runs[(4 * 32'h5)+:(5)];
+        end
+        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 10)) begin
+            q = end_runs[(5 * 32'h5)+:(5)];
+        end
+        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 10)) begin
+            q = end_runs[(6 * 32'h5)+:(5)];
+        end
+        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 10)) begin
+            q = end_runs[(7 * 32'h5)+:(5)];
+        end
+        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 10)) begin
+            q = end_runs[(8 * 32'h5)+:(5)];
+        end
+        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 10)) begin
+            q = end_runs[(9 * 32'h5)+:(5)];
+        end
+        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 10)) begin
+            q = end_runs[(10 * 32'h5)+:(5)];
+        end
+        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 10)) begin
+            q = end_runs[(11 * 32'h5)+:(5)];
+        end
+        qs = qs | (((q) & 60'hfffffffffffffff) << (10 * 32'h5));
+        q = 32'h0;
+        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 11)) begin
+            q = end_runs[(0 * 32'h5)+:(5)];
+        end
+        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 11)) begin
+            q = end_runs[(1 * 32'h5)+:(5)];
+        end
+        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 11)) begin
+            q = end_runs[(2 * 32'h5)+:(5)];
+        end
+        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 11)) begin
+            q = end_runs[(3 * 32'h5)+:(5)];
+        end
+        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 11)) begin
+            q = end_runs[(4 * 32'h5)+:(5)];
+        end
+        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 11)) begin
+            q = end_runs[(5 * 32'h5)+:(5)];
+        end
+        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 11)) begin
+            q = end_runs[(6 * 32'h5)+:(5)];
+        end
+        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 11)) begin
+            q = end_runs[(7 * 32'h5)+:(5)];
+        end
+        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 11)) begin
+            q = end_runs[(8 * 32'h5)+:(5)];
+        end
+        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 11)) begin
+            q = end_runs[(9 * 32'h5)+:(5)];
+        end
+        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 11)) begin
+            q = end_runs[(10 * 32'h5)+:(5)];
+        end
+        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 11)) begin
+            q = end_runs[(11 * 32'h5)+:(5)];
+        end
+        qs = qs | (((q) & 60'hfffffffffffffff) << (11 * 32'h5));
         if (w_en & uncompressed) begin
             k = 32'h8;
             if (per_chunk_12) begin
@@ -2738,10 +6134,11 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
         ones = 32'h0;
         zfirst = 1'b1;
         m = 32'h0;
-        zq_off = 32'h0;
-        zqs = 32'h0;
         zq0 = 32'h0;
         zsum = 32'h0;
+        zends = 32'h0;
+        zend_runs = 32'h0;
+        zend_numbers = 32'h0;
         if (z_en & ((0 < 32'h8) | zunary_12)) begin
             if (zu[0]) begin
                 ones = ones + 32'h1;
@@ -2753,11 +6150,12 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
                         zq0 = ((zsum) & 28'hfffffff);
                     end
                     else begin
-                        zqs = zqs | (((ones) & 48'hffffffffffff) << zq_off);
+                        zends = (zends & ~(1 << (0)) | ((1'b1) << (0)));
+                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (0 * 32'h4));
+                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (0 * 32'h4));
                     end
                     m = m + 32'h1;
                 end
-                zq_off = zq_off + 32'h4;
                 ones = 32'h0;
                 zfirst = 1'b0;
             end
@@ -2773,11 +6171,12 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
                         zq0 = ((zsum) & 28'hfffffff);
                     end
                     else begin
-                        zqs = zqs | (((ones) & 48'hffffffffffff) << zq_off);
+                        zends = (zends & ~(1 << (1)) | ((1'b1) << (1)));
+                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (1 * 32'h4));
+                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (1 * 32'h4));
                     end
                     m = m + 32'h1;
                 end
-                zq_off = zq_off + 32'h4;
                 ones = 32'h0;
                 zfirst = 1'b0;
             end
@@ -2793,11 +6192,12 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
                         zq0 = ((zsum) & 28'hfffffff);
                     end
                     else begin
-                        zqs = zqs | (((ones) & 48'hffffffffffff) << zq_off);
+                        zends = (zends & ~(1 << (2)) | ((1'b1) << (2)));
+                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (2 * 32'h4));
+                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (2 * 32'h4));
                     end
                     m = m + 32'h1;
                 end
-                zq_off = zq_off + 32'h4;
                 ones = 32'h0;
                 zfirst = 1'b0;
             end
@@ -2813,11 +6213,12 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
                         zq0 = ((zsum) & 28'hfffffff);
                     end
                     else begin
-                        zqs = zqs | (((ones) & 48'hffffffffffff) << zq_off);
+                        zends = (zends & ~(1 << (3)) | ((1'b1) << (3)));
+                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (3 * 32'h4));
+                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (3 * 32'h4));
                     end
                     m = m + 32'h1;
                 end
-                zq_off = zq_off + 32'h4;
                 ones = 32'h0;
                 zfirst = 1'b0;
             end
@@ -2833,11 +6234,12 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
                         zq0 = ((zsum) & 28'hfffffff);
                     end
                     else begin
-                        zqs = zqs | (((ones) & 48'hffffffffffff) << zq_off);
+                        zends = (zends & ~(1 << (4)) | ((1'b1) << (4)));
+                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (4 * 32'h4));
+                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (4 * 32'h4));
                     end
                     m = m + 32'h1;
                 end
-                zq_off = zq_off + 32'h4;
                 ones = 32'h0;
                 zfirst = 1'b0;
             end
@@ -2853,11 +6255,12 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
                         zq0 = ((zsum) & 28'hfffffff);
                     end
                     else begin
-                        zqs = zqs | (((ones) & 48'hffffffffffff) << zq_off);
+                        zends = (zends & ~(1 << (5)) | ((1'b1) << (5)));
+                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (5 * 32'h4));
+                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (5 * 32'h4));
                     end
                     m = m + 32'h1;
                 end
-                zq_off = zq_off + 32'h4;
                 ones = 32'h0;
                 zfirst = 1'b0;
             end
@@ -2873,11 +6276,12 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
                         zq0 = ((zsum) & 28'hfffffff);
                     end
                     else begin
-                        zqs = zqs | (((ones) & 48'hffffffffffff) << zq_off);
+                        zends = (zends & ~(1 << (6)) | ((1'b1) << (6)));
+                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (6 * 32'h4));
+                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (6 * 32'h4));
                     end
                     m = m + 32'h1;
                 end
-                zq_off = zq_off + 32'h4;
                 ones = 32'h0;
                 zfirst = 1'b0;
             end
@@ -2893,11 +6297,12 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
                         zq0 = ((zsum) & 28'hfffffff);
                     end
                     else begin
-                        zqs = zqs | (((ones) & 48'hffffffffffff) << zq_off);
+                        zends = (zends & ~(1 << (7)) | ((1'b1) << (7)));
+                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (7 * 32'h4));
+                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (7 * 32'h4));
                     end
                     m = m + 32'h1;
                 end
-                zq_off = zq_off + 32'h4;
                 ones = 32'h0;
                 zfirst = 1'b0;
             end
@@ -2913,11 +6318,12 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
                         zq0 = ((zsum) & 28'hfffffff);
                     end
                     else begin
-                        zqs = zqs | (((ones) & 48'hffffffffffff) << zq_off);
+                        zends = (zends & ~(1 << (8)) | ((1'b1) << (8)));
+                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (8 * 32'h4));
+                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (8 * 32'h4));
                     end
                     m = m + 32'h1;
                 end
-                zq_off = zq_off + 32'h4;
                 ones = 32'h0;
                 zfirst = 1'b0;
             end
@@ -2933,11 +6339,12 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
                         zq0 = ((zsum) & 28'hfffffff);
                     end
                     else begin
-                        zqs = zqs | (((ones) & 48'hffffffffffff) << zq_off);
+                        zends = (zends & ~(1 << (9)) | ((1'b1) << (9)));
+                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (9 * 32'h4));
+                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (9 * 32'h4));
                     end
                     m = m + 32'h1;
                 end
-                zq_off = zq_off + 32'h4;
                 ones = 32'h0;
                 zfirst = 1'b0;
             end
@@ -2953,11 +6360,12 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
                         zq0 = ((zsum) & 28'hfffffff);
                     end
                     else begin
-                        zqs = zqs | (((ones) & 48'hffffffffffff) << zq_off);
+                        zends = (zends & ~(1 << (10)) | ((1'b1) << (10)));
+                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (10 * 32'h4));
+                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (10 * 32'h4));
                     end
                     m = m + 32'h1;
                 end
-                zq_off = zq_off + 32'h4;
                 ones = 32'h0;
                 zfirst = 1'b0;
             end
@@ -2973,15 +6381,435 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
                         zq0 = ((zsum) & 28'hfffffff);
                     end
                     else begin
-                        zqs = zqs | (((ones) & 48'hffffffffffff) << zq_off);
+                        zends = (zends & ~(1 << (11)) | ((1'b1) << (11)));
+                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (11 * 32'h4));
+                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (11 * 32'h4));
                     end
                     m = m + 32'h1;
                 end
-                zq_off = zq_off + 32'h4;
                 ones = 32'h0;
                 zfirst = 1'b0;
             end
         end
+        zqs = 32'h0;
+        zq_n = 32'h0;
+        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 1)) begin
+            zq_n = zend_runs[(0 * 32'h4)+:(4)];
+        end
+        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 1)) begin
+            zq_n = zend_runs[(1 * 32'h4)+:(4)];
+        end
+        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 1)) begin
+            zq_n = zend_runs[(2 * 32'h4)+:(4)];
+        end
+        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 1)) begin
+            zq_n = zend_runs[(3 * 32'h4)+:(4)];
+        end
+        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 1)) begin
+            zq_n = zend_runs[(4 * 32'h4)+:(4)];
+        end
+        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 1)) begin
+            zq_n = zend_runs[(5 * 32'h4)+:(4)];
+        end
+        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 1)) begin
+            zq_n = zend_runs[(6 * 32'h4)+:(4)];
+        end
+        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 1)) begin
+            zq_n = zend_runs[(7 * 32'h4)+:(4)];
+        end
+        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 1)) begin
+            zq_n = zend_runs[(8 * 32'h4)+:(4)];
+        end
+        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 1)) begin
+            zq_n = zend_runs[(9 * 32'h4)+:(4)];
+        end
+        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 1)) begin
+            zq_n = zend_runs[(10 * 32'h4)+:(4)];
+        end
+        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 1)) begin
+            zq_n = zend_runs[(11 * 32'h4)+:(4)];
+        end
+        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (1 * 32'h4));
+        zq_n = 32'h0;
+        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 2)) begin
+            zq_n = zend_runs[(0 * 32'h4)+:(4)];
+        end
+        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 2)) begin
+            zq_n = zend_runs[(1 * 32'h4)+:(4)];
+        end
+        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 2)) begin
+            zq_n = zend_runs[(2 * 32'h4)+:(4)];
+        end
+        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 2)) begin
+            zq_n = zend_runs[(3 * 32'h4)+:(4)];
+        end
+        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 2)) begin
+            zq_n = zend_runs[(4 * 32'h4)+:(4)];
+        end
+        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 2)) begin
+            zq_n = zend_runs[(5 * 32'h4)+:(4)];
+        end
+        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 2)) begin
+            zq_n = zend_runs[(6 * 32'h4)+:(4)];
+        end
+        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 2)) begin
+            zq_n = zend_runs[(7 * 32'h4)+:(4)];
+        end
+        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 2)) begin
+            zq_n = zend_runs[(8 * 32'h4)+:(4)];
+        end
+        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 2)) begin
+            zq_n = zend_runs[(9 * 32'h4)+:(4)];
+        end
+        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 2)) begin
+            zq_n = zend_runs[(10 * 32'h4)+:(4)];
+        end
+        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 2)) begin
+            zq_n = zend_runs[(11 * 32'h4)+:(4)];
+        end
+        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (2 * 32'h4));
+        zq_n = 32'h0;
+        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 3)) begin
+            zq_n = zend_runs[(0 * 32'h4)+:(4)];
+        end
+        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 3)) begin
+            zq_n = zend_runs[(1 * 32'h4)+:(4)];
+        end
+        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 3)) begin
+            zq_n = zend_runs[(2 * 32'h4)+:(4)];
+        end
+        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 3)) begin
+            zq_n = zend_runs[(3 * 32'h4)+:(4)];
+        end
+        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 3)) begin
+            zq_n = zend_runs[(4 * 32'h4)+:(4)];
+        end
+        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 3)) begin
+            zq_n = zend_runs[(5 * 32'h4)+:(4)];
+        end
+        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 3)) begin
+            zq_n = zend_runs[(6 * 32'h4)+:(4)];
+        end
+        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 3)) begin
+            zq_n = zend_runs[(7 * 32'h4)+:(4)];
+        end
+        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 3)) begin
+            zq_n = zend_runs[(8 * 32'h4)+:(4)];
+        end
+        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 3)) begin
+            zq_n = zend_runs[(9 * 32'h4)+:(4)];
+        end
+        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 3)) begin
+            zq_n = zend_runs[(10 * 32'h4)+:(4)];
+        end
+        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 3)) begin
+            zq_n = zend_runs[(11 * 32'h4)+:(4)];
+        end
+        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (3 * 32'h4));
+        zq_n = 32'h0;
+        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 4)) begin
+            zq_n = zend_runs[(0 * 32'h4)+:(4)];
+        end
+        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 4)) begin
+            zq_n = zend_runs[(1 * 32'h4)+:(4)];
+        end
+        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 4)) begin
+            zq_n = zend_runs[(2 * 32'h4)+:(4)];
+        end
+        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 4)) begin
+            zq_n = zend_runs[(3 * 32'h4)+:(4)];
+        end
+        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 4)) begin
+            zq_n = zend_runs[(4 * 32'h4)+:(4)];
+        end
+        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 4)) begin
+            zq_n = zend_runs[(5 * 32'h4)+:(4)];
+        end
+        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 4)) begin
+            zq_n = zend_runs[(6 * 32'h4)+:(4)];
+        end
+        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 4)) begin
+            zq_n = zend_runs[(7 * 32'h4)+:(4)];
+        end
+        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 4)) begin
+            zq_n = zend_runs[(8 * 32'h4)+:(4)];
+        end
+        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 4)) begin
+            zq_n = zend_runs[(9 * 32'h4)+:(4)];
+        end
+        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 4)) begin
+            zq_n = zend_runs[(10 * 32'h4)+:(4)];
+        end
+        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 4)) begin
+            zq_n = zend_runs[(11 * 32'h4)+:(4)];
+        end
+        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (4 * 32'h4));
+        zq_n = 32'h0;
+        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 5)) begin
+            zq_n = zend_runs[(0 * 32'h4)+:(4)];
+        end
+        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 5)) begin
+            zq_n = zend_runs[(1 * 32'h4)+:(4)];
+        end
+        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 5)) begin
+            zq_n = zend_runs[(2 * 32'h4)+:(4)];
+        end
+        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 5)) begin
+            zq_n = zend_runs[(3 * 32'h4)+:(4)];
+        end
+        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 5)) begin
+            zq_n = zend_runs[(4 * 32'h4)+:(4)];
+        end
+        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 5)) begin
+            zq_n = zend_runs[(5 * 32'h4)+:(4)];
+        end
+        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 5)) begin
+            zq_n = zend_runs[(6 * 32'h4)+:(4)];
+        end
+        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 5)) begin
+            zq_n = zend_runs[(7 * 32'h4)+:(4)];
+        end
+        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 5)) begin
+            zq_n = zend_runs[(8 * 32'h4)+:(4)];
+        end
+        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 5)) begin
+            zq_n = zend_runs[(9 * 32'h4)+:(4)];
+        end
+        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 5)) begin
+            zq_n = zend_runs[(10 * 32'h4)+:(4)];
+        end
+        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 5)) begin
+            zq_n = zend_runs[(11 * 32'h4)+:(4)];
+        end
+        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (5 * 32'h4));
+        zq_n = 32'h0;
+        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 6)) begin
+            zq_n = zend_runs[(0 * 32'h4)+:(4)];
+        end
+        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 6)) begin
+            zq_n = zend_runs[(1 * 32'h4)+:(4)];
+        end
+        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 6)) begin
+            zq_n = zend_runs[(2 * 32'h4)+:(4)];
+        end
+        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 6)) begin
+            zq_n = zend_runs[(3 * 32'h4)+:(4)];
+        end
+        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 6)) begin
+            zq_n = zend_runs[(4 * 32'h4)+:(4)];
+        end
+        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 6)) begin
+            zq_n = zend_runs[(5 * 32'h4)+:(4)];
+        end
+        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 6)) begin
+            zq_n = zend_runs[(6 * 32'h4)+:(4)];
+        end
+        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 6)) begin
+            zq_n = zend_runs[(7 * 32'h4)+:(4)];
+        end
+        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 6)) begin
+            zq_n = zend_runs[(8 * 32'h4)+:(4)];
+        end
+        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 6)) begin
+            zq_n = zend_runs[(9 * 32'h4)+:(4)];
+        end
+        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 6)) begin
+            zq_n = zend_runs[(10 * 32'h4)+:(4)];
+        end
+        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 6)) begin
+            zq_n = zend_runs[(11 * 32'h4)+:(4)];
+        end
+        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (6 * 32'h4));
+        zq_n = 32'h0;
+        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 7)) begin
+            zq_n = zend_runs[(0 * 32'h4)+:(4)];
+        end
+        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 7)) begin
+            zq_n = zend_runs[(1 * 32'h4)+:(4)];
+        end
+        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 7)) begin
+            zq_n = zend_runs[(2 * 32'h4)+:(4)];
+        end
+        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 7)) begin
+            zq_n = zend_runs[(3 * 32'h4)+:(4)];
+        end
+        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 7)) begin
+            zq_n = zend_runs[(4 * 32'h4)+:(4)];
+        end
+        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 7)) begin
+            zq_n = zend_runs[(5 * 32'h4)+:(4)];
+        end
+        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 7)) begin
+            zq_n = zend_runs[(6 * 32'h4)+:(4)];
+        end
+        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 7)) begin
+            zq_n = zend_runs[(7 * 32'h4)+:(4)];
+        end
+        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 7)) begin
+            zq_n = zend_runs[(8 * 32'h4)+:(4)];
+        end
+        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 7)) begin
+            zq_n = zend_runs[(9 * 32'h4)+:(4)];
+        end
+        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 7)) begin
+            zq_n = zend_runs[(10 * 32'h4)+:(4)];
+        end
+        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 7)) begin
+            zq_n = zend_runs[(11 * 32'h4)+:(4)];
+        end
+        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (7 * 32'h4));
+        zq_n = 32'h0;
+        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 8)) begin
+            zq_n = zend_runs[(0 * 32'h4)+:(4)];
+        end
+        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 8)) begin
+            zq_n = zend_runs[(1 * 32'h4)+:(4)];
+        end
+        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 8)) begin
+            zq_n = zend_runs[(2 * 32'h4)+:(4)];
+        end
+        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 8)) begin
+            zq_n = zend_runs[(3 * 32'h4)+:(4)];
+        end
+        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 8)) begin
+            zq_n = zend_runs[(4 * 32'h4)+:(4)];
+        end
+        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 8)) begin
+            zq_n = zend_runs[(5 * 32'h4)+:(4)];
+        end
+        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 8)) begin
+            zq_n = zend_runs[(6 * 32'h4)+:(4)];
+        end
+        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 8)) begin
+            zq_n = zend_runs[(7 * 32'h4)+:(4)];
+        end
+        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 8)) begin
+            zq_n = zend_runs[(8 * 32'h4)+:(4)];
+        end
+        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 8)) begin
+            zq_n = zend_runs[(9 * 32'h4)+:(4)];
+        end
+        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 8)) begin
+            zq_n = zend_runs[(10 * 32'h4)+:(4)];
+        end
+        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 8)) begin
+            zq_n = zend_runs[(11 * 32'h4)+:(4)];
+        end
+        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (8 * 32'h4));
+        zq_n = 32'h0;
+        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 9)) begin
+            zq_n = zend_runs[(0 * 32'h4)+:(4)];
+        end
+        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 9)) begin
+            zq_n = zend_runs[(1 * 32'h4)+:(4)];
+        end
+        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 9)) begin
+            zq_n = zend_runs[(2 * 32'h4)+:(4)];
+        end
+        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 9)) begin
+            zq_n = zend_runs[(3 * 32'h4)+:(4)];
+        end
+        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 9)) begin
+            zq_n = zend_runs[(4 * 32'h4)+:(4)];
+        end
+        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 9)) begin
+            zq_n = zend_runs[(5 * 32'h4)+:(4)];
+        end
+        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 9)) begin
+            zq_n = zend_runs[(6 * 32'h4)+:(4)];
+        end
+        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 9)) begin
+            zq_n = zend_runs[(7 * 32'h4)+:(4)];
+        end
+        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 9)) begin
+            zq_n = zend_runs[(8 * 32'h4)+:(4)];
+        end
+        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 9)) begin
+            zq_n = zend_runs[(9 * 32'h4)+:(4)];
+        end
+        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 9)) begin
+            zq_n = zend_runs[(10 * 32'h4)+:(4)];
+        end
+        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 9)) begin
+            zq_n = zend_runs[(11 * 32'h4)+:(4)];
+        end
+        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (9 * 32'h4));
+        zq_n = 32'h0;
+        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 10)) begin
+            zq_n = zend_runs[(0 * 32'h4)+:(4)];
+        end
+        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 10)) begin
+            zq_n = zend_runs[(1 * 32'h4)+:(4)];
+        end
+        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 10)) begin
+            zq_n = zend_runs[(2 * 32'h4)+:(4)];
+        end
+        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 10)) begin
+            zq_n = zend_runs[(3 * 32'h4)+:(4)];
+        end
+        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 10)) begin
+            zq_n = zend_runs[(4 * 32'h4)+:(4)];
+        end
+        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 10)) begin
+            zq_n = zend_runs[(5 * 32'h4)+:(4)];
+        end
+        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 10)) begin
+            zq_n = zend_runs[(6 * 32'h4)+:(4)];
+        end
+        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 10)) begin
+            zq_n = zend_runs[(7 * 32'h4)+:(4)];
+        end
+        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 10)) begin
+            zq_n = zend_runs[(8 * 32'h4)+:(4)];
+        end
+        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 10)) begin
+            zq_n = zend_runs[(9 * 32'h4)+:(4)];
+        end
+        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 10)) begin
+            zq_n = zend_runs[(10 * 32'h4)+:(4)];
+        end
+        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 10)) begin
+            zq_n = zend_runs[(11 * 32'h4)+:(4)];
+        end
+        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (10 * 32'h4));
+        zq_n = 32'h0;
+        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 11)) begin
+            zq_n = zend_runs[(0 * 32'h4)+:(4)];
+        end
+        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 11)) begin
+            zq_n = zend_runs[(1 * 32'h4)+:(4)];
+        end
+        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 11)) begin
+            zq_n = zend_runs[(2 * 32'h4)+:(4)];
+        end
+        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 11)) begin
+            zq_n = zend_runs[(3 * 32'h4)+:(4)];
+        end
+        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 11)) begin
+            zq_n = zend_runs[(4 * 32'h4)+:(4)];
+        end
+        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 11)) begin
+            zq_n = zend_runs[(5 * 32'h4)+:(4)];
+        end
+        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 11)) begin
+            zq_n = zend_runs[(6 * 32'h4)+:(4)];
+        end
+        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 11)) begin
+            zq_n = zend_runs[(7 * 32'h4)+:(4)];
+        end
+        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 11)) begin
+            zq_n = zend_runs[(8 * 32'h4)+:(4)];
+        end
+        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 11)) begin
+            zq_n = zend_runs[(9 * 32'h4)+:(4)];
+        end
+        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 11)) begin
+            zq_n = zend_runs[(10 * 32'h4)+:(4)];
+        end
+        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 11)) begin
+            zq_n = zend_runs[(11 * 32'h4)+:(4)];
+        end
+        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (11 * 32'h4));
         next_zq = ((ones) & 28'hfffffff);
         if (zfirst) begin
             zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
@@ -2992,20 +6820,417 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
         next_pend_z = m;
         next_pend_zq0 = zq0;
         next_pend_zq = zqs;
-        wmask = (((32'h1 << wremain_bits) - 32'h1) & 9'h1ff);
         wshift = wdiv;
         if (uncompressed) begin
             wshift = 32'h0;
         end
-        rw = bits[(off_wrem)+:(72)];
+        rw = bits[(off_wrem)+:(108)];
+        wrems = 32'h0;
+        rem = 32'h0;
+        case (wremain_bits)
+            1:
+                begin
+                    rem = rw[(0)+:(9)] & 32'h1;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
+                    rem = rw[(1)+:(9)] & 32'h1;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
+                    rem = rw[(2)+:(9)] & 32'h1;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
+                    rem = rw[(3)+:(9)] & 32'h1;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
+                    rem = rw[(4)+:(9)] & 32'h1;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
+                    rem = rw[(5)+:(9)] & 32'h1;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
+                    rem = rw[(6)+:(9)] & 32'h1;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
+                    rem = rw[(7)+:(9)] & 32'h1;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
+                    rem = rw[(8)+:(9)] & 32'h1;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
+                    rem = rw[(9)+:(9)] & 32'h1;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
+                    rem = rw[(10)+:(9)] & 32'h1;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
+                    rem = rw[(11)+:(9)] & 32'h1;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
+                end
+            2:
+                begin
+                    rem = rw[(0 * 32'h2)+:(9)] & 32'h3;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
+                    rem = rw[(1 * 32'h2)+:(9)] & 32'h3;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
+                    rem = rw[(2 * 32'h2)+:(9)] & 32'h3;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
+                    rem = rw[(3 * 32'h2)+:(9)] & 32'h3;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
+                    rem = rw[(4 * 32'h2)+:(9)] & 32'h3;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
+                    rem = rw[(5 * 32'h2)+:(9)] & 32'h3;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
+                    rem = rw[(6 * 32'h2)+:(9)] & 32'h3;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
+                    rem = rw[(7 * 32'h2)+:(9)] & 32'h3;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
+                    rem = rw[(8 * 32'h2)+:(9)] & 32'h3;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
+                    rem = rw[(9 * 32'h2)+:(9)] & 32'h3;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
+                    rem = rw[(10 * 32'h2)+:(9)] & 32'h3;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
+                    rem = rw[(11 * 32'h2)+:(9)] & 32'h3;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
+                end
+            3:
+                begin
+                    rem = rw[(0 * 32'h3)+:(9)] & 32'h7;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
+                    rem = rw[(1 * 32'h3)+:(9)] & 32'h7;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
+                    rem = rw[(2 * 32'h3)+:(9)] & 32'h7;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
+                    rem = rw[(3 * 32'h3)+:(9)] & 32'h7;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
+                    rem = rw[(4 * 32'h3)+:(9)] & 32'h7;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
+                    rem = rw[(5 * 32'h3)+:(9)] & 32'h7;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
+                    rem = rw[(6 * 32'h3)+:(9)] & 32'h7;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
+                    rem = rw[(7 * 32'h3)+:(9)] & 32'h7;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
+                    rem = rw[(8 * 32'h3)+:(9)] & 32'h7;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
+                    rem = rw[(9 * 32'h3)+:(9)] & 32'h7;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
+                    rem = rw[(10 * 32'h3)+:(9)] & 32'h7;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
+                    rem = rw[(11 * 32'h3)+:(9)] & 32'h7;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
+                end
+            4:
+                begin
+                    rem = rw[(0 * 32'h4)+:(9)] & 32'hf;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
+                    rem = rw[(1 * 32'h4)+:(9)] & 32'hf;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
+                    rem = rw[(2 * 32'h4)+:(9)] & 32'hf;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
+                    rem = rw[(3 * 32'h4)+:(9)] & 32'hf;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
+                    rem = rw[(4 * 32'h4)+:(9)] & 32'hf;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
+                    rem = rw[(5 * 32'h4)+:(9)] & 32'hf;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
+                    rem = rw[(6 * 32'h4)+:(9)] & 32'hf;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
+                    rem = rw[(7 * 32'h4)+:(9)] & 32'hf;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
+                    rem = rw[(8 * 32'h4)+:(9)] & 32'hf;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
+                    rem = rw[(9 * 32'h4)+:(9)] & 32'hf;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
+                    rem = rw[(10 * 32'h4)+:(9)] & 32'hf;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
+                    rem = rw[(11 * 32'h4)+:(9)] & 32'hf;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
+                end
+            5:
+                begin
+                    rem = rw[(0 * 32'h5)+:(9)] & 32'h1f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
+                    rem = rw[(1 * 32'h5)+:(9)] & 32'h1f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
+                    rem = rw[(2 * 32'h5)+:(9)] & 32'h1f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
+                    rem = rw[(3 * 32'h5)+:(9)] & 32'h1f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
+                    rem = rw[(4 * 32'h5)+:(9)] & 32'h1f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
+                    rem = rw[(5 * 32'h5)+:(9)] & 32'h1f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
+                    rem = rw[(6 * 32'h5)+:(9)] & 32'h1f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
+                    rem = rw[(7 * 32'h5)+:(9)] & 32'h1f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
+                    rem = rw[(8 * 32'h5)+:(9)] & 32'h1f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
+                    rem = rw[(9 * 32'h5)+:(9)] & 32'h1f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
+                    rem = rw[(10 * 32'h5)+:(9)] & 32'h1f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
+                    rem = rw[(11 * 32'h5)+:(9)] & 32'h1f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
+                end
+            6:
+                begin
+                    rem = rw[(0 * 32'h6)+:(9)] & 32'h3f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
+                    rem = rw[(1 * 32'h6)+:(9)] & 32'h3f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
+                    rem = rw[(2 * 32'h6)+:(9)] & 32'h3f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
+                    rem = rw[(3 * 32'h6)+:(9)] & 32'h3f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
+                    rem = rw[(4 * 32'h6)+:(9)] & 32'h3f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
+                    rem = rw[(5 * 32'h6)+:(9)] & 32'h3f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
+                    rem = rw[(6 * 32'h6)+:(9)] & 32'h3f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
+                    rem = rw[(7 * 32'h6)+:(9)] & 32'h3f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
+                    rem = rw[(8 * 32'h6)+:(9)] & 32'h3f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
+                    rem = rw[(9 * 32'h6)+:(9)] & 32'h3f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
+                    rem = rw[(10 * 32'h6)+:(9)] & 32'h3f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
+                    rem = rw[(11 * 32'h6)+:(9)] & 32'h3f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
+                end
+            7:
+                begin
+                    rem = rw[(0 * 32'h7)+:(9)] & 32'h7f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
+                    rem = rw[(1 * 32'h7)+:(9)] & 32'h7f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
+                    rem = rw[(2 * 32'h7)+:(9)] & 32'h7f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
+                    rem = rw[(3 * 32'h7)+:(9)] & 32'h7f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
+                    rem = rw[(4 * 32'h7)+:(9)] & 32'h7f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
+                    rem = rw[(5 * 32'h7)+:(9)] & 32'h7f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
+                    rem = rw[(6 * 32'h7)+:(9)] & 32'h7f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
+                    rem = rw[(7 * 32'h7)+:(9)] & 32'h7f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
+                    rem = rw[(8 * 32'h7)+:(9)] & 32'h7f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
+                    rem = rw[(9 * 32'h7)+:(9)] & 32'h7f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
+                    rem = rw[(10 * 32'h7)+:(9)] & 32'h7f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
+                    rem = rw[(11 * 32'h7)+:(9)] & 32'h7f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
+                end
+            8:
+                begin
+                    rem = rw[(0 * 32'h8)+:(9)] & 32'hff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
+                    rem = rw[(1 * 32'h8)+:(9)] & 32'hff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
+                    rem = rw[(2 * 32'h8)+:(9)] & 32'hff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
+                    rem = rw[(3 * 32'h8)+:(9)] & 32'hff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
+                    rem = rw[(4 * 32'h8)+:(9)] & 32'hff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
+                    rem = rw[(5 * 32'h8)+:(9)] & 32'hff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
+                    rem = rw[(6 * 32'h8)+:(9)] & 32'hff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
+                    rem = rw[(7 * 32'h8)+:(9)] & 32'hff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
+                    rem = rw[(8 * 32'h8)+:(9)] & 32'hff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
+                    rem = rw[(9 * 32'h8)+:(9)] & 32'hff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
+                    rem = rw[(10 * 32'h8)+:(9)] & 32'hff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
+                    rem = rw[(11 * 32'h8)+:(9)] & 32'hff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
+                end
+            9:
+                begin
+                    rem = rw[(0 * 32'h9)+:(9)] & 32'h1ff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
+                    rem = rw[(1 * 32'h9)+:(9)] & 32'h1ff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
+                    rem = rw[(2 * 32'h9)+:(9)] & 32'h1ff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
+                    rem = rw[(3 * 32'h9)+:(9)] & 32'h1ff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
+                    rem = rw[(4 * 32'h9)+:(9)] & 32'h1ff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
+                    rem = rw[(5 * 32'h9)+:(9)] & 32'h1ff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
+                    rem = rw[(6 * 32'h9)+:(9)] & 32'h1ff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
+                    rem = rw[(7 * 32'h9)+:(9)] & 32'h1ff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
+                    rem = rw[(8 * 32'h9)+:(9)] & 32'h1ff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
+                    rem = rw[(9 * 32'h9)+:(9)] & 32'h1ff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
+                    rem = rw[(10 * 32'h9)+:(9)] & 32'h1ff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
+                    rem = rw[(11 * 32'h9)+:(9)] & 32'h1ff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
+                end
+            default:
+                begin
+                end
+        endcase
         rw_off = 32'h0;
         weights = 32'h0;
         index_error = 1'b0;
         value_error = 1'b0;
         pq = pend_wq[(0 * 32'h5)+:(5)];
-        index = (((pq) & 10'h3ff) << wshift) + ((((rw >> rw_off) & 9'h1ff) & wmask) & 10'h3ff);
+        rem = wrems[(0 * 32'h9)+:(9)];
+        index = ((rem) & 10'h3ff);
+        if (wshift == 0) begin
+            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 1) begin
+            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 2) begin
+            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 3) begin
+            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 4) begin
+            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 5) begin
+            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
+        end
+        pal_entry = 32'h0;
         if (index < ((palette_size) & 10'h3ff)) begin
-            code = ((palette[(((index) & 5'h1f) * 32'h9)+:(9)]) & 11'h7ff);
+            code = 32'h0;
+            if (index == 0) begin
+                pal_entry = palette[(0 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 1) begin
+                pal_entry = palette[(1 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 2) begin
+                pal_entry = palette[(2 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 3) begin
+                pal_entry = palette[(3 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 4) begin
+                pal_entry = palette[(4 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 5) begin
+                pal_entry = palette[(5 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 6) begin
+                pal_entry = palette[(6 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 7) begin
+                pal_entry = palette[(7 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 8) begin
+                pal_entry = palette[(8 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 9) begin
+                pal_entry = palette[(9 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 10) begin
+                pal_entry = palette[(10 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 11) begin
+                pal_entry = palette[(11 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 12) begin
+                pal_entry = palette[(12 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 13) begin
+                pal_entry = palette[(13 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 14) begin
+                pal_entry = palette[(14 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 15) begin
+                pal_entry = palette[(15 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 16) begin
+                pal_entry = palette[(16 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 17) begin
+                pal_entry = palette[(17 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 18) begin
+                pal_entry = palette[(18 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 19) begin
+                pal_entry = palette[(19 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 20) begin
+                pal_entry = palette[(20 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 21) begin
+                pal_entry = palette[(21 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 22) begin
+                pal_entry = palette[(22 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 23) begin
+                pal_entry = palette[(23 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 24) begin
+                pal_entry = palette[(24 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 25) begin
+                pal_entry = palette[(25 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 26) begin
+                pal_entry = palette[(26 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 27) begin
+                pal_entry = palette[(27 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 28) begin
+                pal_entry = palette[(28 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 29) begin
+                pal_entry = palette[(29 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 30) begin
+                pal_entry = palette[(30 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 31) begin
+                pal_entry = palette[(31 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
         end
         else begin
             code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
@@ -3015,9 +7240,12 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
         if (code[32'h0]) begin
             value = 32'h0 - magnitude;
         end
+        if (0 >= pend_w) begin
+            value = 32'h0;
+        end
+        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (0 * 32'h9));
         if (0 < pend_w) begin
             rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (0 * 32'h9));
             if (index > 32'h1ff) begin
                 index_error = 1'b1;
             end
@@ -3026,9 +7254,157 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
             end
         end
         pq = pend_wq[(1 * 32'h5)+:(5)];
-        index = (((pq) & 10'h3ff) << wshift) + ((((rw >> rw_off) & 9'h1ff) & wmask) & 10'h3ff);
+        rem = wrems[(1 * 32'h9)+:(9)];
+        index = ((rem) & 10'h3ff);
+        if (wshift == 0) begin
+            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 1) begin
+            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 2) begin
+            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 3) begin
+            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 4) begin
+            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 5) begin
+            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
+        end
+        pal_entry = 32'h0;
         if (index < ((palette_size) & 10'h3ff)) begin
-            code = ((palette[(((index) & 5'h1f) * 32'h9)+:(9)]) & 11'h7ff);
+            code = 32'h0;
+            if (index == 0) begin
+                pal_entry = palette[(0 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 1) begin
+                pal_entry = palette[(1 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 2) begin
+                pal_entry = palette[(2 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 3) begin
+                pal_entry = palette[(3 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 4) begin
+                pal_entry = palette[(4 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 5) begin
+                pal_entry = palette[(5 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 6) begin
+                pal_entry = palette[(6 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 7) begin
+                pal_entry = palette[(7 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 8) begin
+                pal_entry = palette[(8 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 9) begin
+                pal_entry = palette[(9 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 10) begin
+                pal_entry = palette[(10 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 11) begin
+                pal_entry = palette[(11 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 12) begin
+                pal_entry = palette[(12 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 13) begin
+                pal_entry = palette[(13 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 14) begin
+                pal_entry = palette[(14 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 15) begin
+                pal_entry = palette[(15 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 16) begin
+                pal_entry = palette[(16 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 17) begin
+                pal_entry = palette[(17 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 18) begin
+                pal_entry = palette[(18 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 19) begin
+                pal_entry = palette[(19 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 20) begin
+                pal_entry = palette[(20 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 21) begin
+                pal_entry = palette[(21 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 22) begin
+                pal_entry = palette[(22 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 23) begin
+                pal_entry = palette[(23 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 24) begin
+                pal_entry = palette[(24 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 25) begin
+                pal_entry = palette[(25 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 26) begin
+                pal_entry = palette[(26 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 27) begin
+                pal_entry = palette[(27 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 28) begin
+                pal_entry = palette[(28 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 29) begin
+                pal_entry = palette[(29 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 30) begin
+                pal_entry = palette[(30 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 31) begin
+                pal_entry = palette[(31 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
         end
         else begin
             code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
@@ -3038,9 +7414,12 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
         if (code[32'h0]) begin
             value = 32'h0 - magnitude;
         end
+        if (1 >= pend_w) begin
+            value = 32'h0;
+        end
+        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (1 * 32'h9));
         if (1 < pend_w) begin
             rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (1 * 32'h9));
             if (index > 32'h1ff) begin
                 index_error = 1'b1;
             end
@@ -3049,9 +7428,157 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
             end
         end
         pq = pend_wq[(2 * 32'h5)+:(5)];
-        index = (((pq) & 10'h3ff) << wshift) + ((((rw >> rw_off) & 9'h1ff) & wmask) & 10'h3ff);
+        rem = wrems[(2 * 32'h9)+:(9)];
+        index = ((rem) & 10'h3ff);
+        if (wshift == 0) begin
+            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 1) begin
+            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 2) begin
+            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 3) begin
+            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 4) begin
+            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 5) begin
+            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
+        end
+        pal_entry = 32'h0;
         if (index < ((palette_size) & 10'h3ff)) begin
-            code = ((palette[(((index) & 5'h1f) * 32'h9)+:(9)]) & 11'h7ff);
+            code = 32'h0;
+            if (index == 0) begin
+                pal_entry = palette[(0 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 1) begin
+                pal_entry = palette[(1 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 2) begin
+                pal_entry = palette[(2 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 3) begin
+                pal_entry = palette[(3 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 4) begin
+                pal_entry = palette[(4 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 5) begin
+                pal_entry = palette[(5 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 6) begin
+                pal_entry = palette[(6 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 7) begin
+                pal_entry = palette[(7 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 8) begin
+                pal_entry = palette[(8 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 9) begin
+                pal_entry = palette[(9 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 10) begin
+                pal_entry = palette[(10 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 11) begin
+                pal_entry = palette[(11 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 12) begin
+                pal_entry = palette[(12 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 13) begin
+                pal_entry = palette[(13 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 14) begin
+                pal_entry = palette[(14 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 15) begin
+                pal_entry = palette[(15 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 16) begin
+                pal_entry = palette[(16 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 17) begin
+                pal_entry = palette[(17 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 18) begin
+                pal_entry = palette[(18 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 19) begin
+                pal_entry = palette[(19 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 20) begin
+                pal_entry = palette[(20 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 21) begin
+                pal_entry = palette[(21 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 22) begin
+                pal_entry = palette[(22 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 23) begin
+                pal_entry = palette[(23 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 24) begin
+                pal_entry = palette[(24 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 25) begin
+                pal_entry = palette[(25 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 26) begin
+                pal_entry = palette[(26 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 27) begin
+                pal_entry = palette[(27 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 28) begin
+                pal_entry = palette[(28 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 29) begin
+                pal_entry = palette[(29 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 30) begin
+                pal_entry = palette[(30 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 31) begin
+                pal_entry = palette[(31 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
         end
         else begin
             code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
@@ -3061,9 +7588,12 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
         if (code[32'h0]) begin
             value = 32'h0 - magnitude;
         end
+        if (2 >= pend_w) begin
+            value = 32'h0;
+        end
+        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (2 * 32'h9));
         if (2 < pend_w) begin
             rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (2 * 32'h9));
             if (index > 32'h1ff) begin
                 index_error = 1'b1;
             end
@@ -3072,9 +7602,157 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
             end
         end
         pq = pend_wq[(3 * 32'h5)+:(5)];
-        index = (((pq) & 10'h3ff) << wshift) + ((((rw >> rw_off) & 9'h1ff) & wmask) & 10'h3ff);
+        rem = wrems[(3 * 32'h9)+:(9)];
+        index = ((rem) & 10'h3ff);
+        if (wshift == 0) begin
+            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 1) begin
+            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 2) begin
+            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 3) begin
+            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 4) begin
+            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 5) begin
+            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
+        end
+        pal_entry = 32'h0;
         if (index < ((palette_size) & 10'h3ff)) begin
-            code = ((palette[(((index) & 5'h1f) * 32'h9)+:(9)]) & 11'h7ff);
+            code = 32'h0;
+            if (index == 0) begin
+                pal_entry = palette[(0 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 1) begin
+                pal_entry = palette[(1 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 2) begin
+                pal_entry = palette[(2 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 3) begin
+                pal_entry = palette[(3 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 4) begin
+                pal_entry = palette[(4 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 5) begin
+                pal_entry = palette[(5 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 6) begin
+                pal_entry = palette[(6 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 7) begin
+                pal_entry = palette[(7 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 8) begin
+                pal_entry = palette[(8 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 9) begin
+                pal_entry = palette[(9 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 10) begin
+                pal_entry = palette[(10 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 11) begin
+                pal_entry = palette[(11 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 12) begin
+                pal_entry = palette[(12 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 13) begin
+                pal_entry = palette[(13 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 14) begin
+                pal_entry = palette[(14 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 15) begin
+                pal_entry = palette[(15 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 16) begin
+                pal_entry = palette[(16 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 17) begin
+                pal_entry = palette[(17 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 18) begin
+                pal_entry = palette[(18 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 19) begin
+                pal_entry = palette[(19 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 20) begin
+                pal_entry = palette[(20 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 21) begin
+                pal_entry = palette[(21 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 22) begin
+                pal_entry = palette[(22 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 23) begin
+                pal_entry = palette[(23 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 24) begin
+                pal_entry = palette[(24 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 25) begin
+                pal_entry = palette[(25 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 26) begin
+                pal_entry = palette[(26 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 27) begin
+                pal_entry = palette[(27 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 28) begin
+                pal_entry = palette[(28 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 29) begin
+                pal_entry = palette[(29 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 30) begin
+                pal_entry = palette[(30 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 31) begin
+                pal_entry = palette[(31 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
         end
         else begin
             code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
@@ -3084,9 +7762,12 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
         if (code[32'h0]) begin
             value = 32'h0 - magnitude;
         end
+        if (3 >= pend_w) begin
+            value = 32'h0;
+        end
+        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (3 * 32'h9));
         if (3 < pend_w) begin
             rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (3 * 32'h9));
             if (index > 32'h1ff) begin
                 index_error = 1'b1;
             end
@@ -3095,9 +7776,157 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
             end
         end
         pq = pend_wq[(4 * 32'h5)+:(5)];
-        index = (((pq) & 10'h3ff) << wshift) + ((((rw >> rw_off) & 9'h1ff) & wmask) & 10'h3ff);
+        rem = wrems[(4 * 32'h9)+:(9)];
+        index = ((rem) & 10'h3ff);
+        if (wshift == 0) begin
+            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 1) begin
+            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 2) begin
+            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 3) begin
+            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 4) begin
+            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 5) begin
+            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
+        end
+        pal_entry = 32'h0;
         if (index < ((palette_size) & 10'h3ff)) begin
-            code = ((palette[(((index) & 5'h1f) * 32'h9)+:(9)]) & 11'h7ff);
+            code = 32'h0;
+            if (index == 0) begin
+                pal_entry = palette[(0 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 1) begin
+                pal_entry = palette[(1 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 2) begin
+                pal_entry = palette[(2 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 3) begin
+                pal_entry = palette[(3 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 4) begin
+                pal_entry = palette[(4 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 5) begin
+                pal_entry = palette[(5 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 6) begin
+                pal_entry = palette[(6 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 7) begin
+                pal_entry = palette[(7 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 8) begin
+                pal_entry = palette[(8 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 9) begin
+                pal_entry = palette[(9 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 10) begin
+                pal_entry = palette[(10 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 11) begin
+                pal_entry = palette[(11 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 12) begin
+                pal_entry = palette[(12 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 13) begin
+                pal_entry = palette[(13 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 14) begin
+                pal_entry = palette[(14 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 15) begin
+                pal_entry = palette[(15 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 16) begin
+                pal_entry = palette[(16 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 17) begin
+                pal_entry = palette[(17 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 18) begin
+                pal_entry = palette[(18 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 19) begin
+                pal_entry = palette[(19 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 20) begin
+                pal_entry = palette[(20 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 21) begin
+                pal_entry = palette[(21 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 22) begin
+                pal_entry = palette[(22 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 23) begin
+                pal_entry = palette[(23 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 24) begin
+                pal_entry = palette[(24 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 25) begin
+                pal_entry = palette[(25 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 26) begin
+                pal_entry = palette[(26 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 27) begin
+                pal_entry = palette[(27 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 28) begin
+                pal_entry = palette[(28 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 29) begin
+                pal_entry = palette[(29 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 30) begin
+                pal_entry = palette[(30 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 31) begin
+                pal_entry = palette[(31 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
         end
         else begin
             code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
@@ -3107,9 +7936,12 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
         if (code[32'h0]) begin
             value = 32'h0 - magnitude;
         end
+        if (4 >= pend_w) begin
+            value = 32'h0;
+        end
+        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (4 * 32'h9));
         if (4 < pend_w) begin
             rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (4 * 32'h9));
             if (index > 32'h1ff) begin
                 index_error = 1'b1;
             end
@@ -3118,9 +7950,157 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
             end
         end
         pq = pend_wq[(5 * 32'h5)+:(5)];
-        index = (((pq) & 10'h3ff) << wshift) + ((((rw >> rw_off) & 9'h1ff) & wmask) & 10'h3ff);
+        rem = wrems[(5 * 32'h9)+:(9)];
+        index = ((rem) & 10'h3ff);
+        if (wshift == 0) begin
+            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 1) begin
+            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 2) begin
+            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 3) begin
+            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 4) begin
+            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 5) begin
+            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
+        end
+        pal_entry = 32'h0;
         if (index < ((palette_size) & 10'h3ff)) begin
-            code = ((palette[(((index) & 5'h1f) * 32'h9)+:(9)]) & 11'h7ff);
+            code = 32'h0;
+            if (index == 0) begin
+                pal_entry = palette[(0 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 1) begin
+                pal_entry = palette[(1 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 2) begin
+                pal_entry = palette[(2 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 3) begin
+                pal_entry = palette[(3 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 4) begin
+                pal_entry = palette[(4 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 5) begin
+                pal_entry = palette[(5 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 6) begin
+                pal_entry = palette[(6 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 7) begin
+                pal_entry = palette[(7 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 8) begin
+                pal_entry = palette[(8 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 9) begin
+                pal_entry = palette[(9 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 10) begin
+                pal_entry = palette[(10 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 11) begin
+                pal_entry = palette[(11 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 12) begin
+                pal_entry = palette[(12 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 13) begin
+                pal_entry = palette[(13 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 14) begin
+                pal_entry = palette[(14 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 15) begin
+                pal_entry = palette[(15 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 16) begin
+                pal_entry = palette[(16 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 17) begin
+                pal_entry = palette[(17 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 18) begin
+                pal_entry = palette[(18 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 19) begin
+                pal_entry = palette[(19 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 20) begin
+                pal_entry = palette[(20 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 21) begin
+                pal_entry = palette[(21 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 22) begin
+                pal_entry = palette[(22 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 23) begin
+                pal_entry = palette[(23 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 24) begin
+                pal_entry = palette[(24 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 25) begin
+                pal_entry = palette[(25 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 26) begin
+                pal_entry = palette[(26 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 27) begin
+                pal_entry = palette[(27 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 28) begin
+                pal_entry = palette[(28 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 29) begin
+                pal_entry = palette[(29 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 30) begin
+                pal_entry = palette[(30 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 31) begin
+                pal_entry = palette[(31 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
         end
         else begin
             code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
@@ -3130,9 +8110,12 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
         if (code[32'h0]) begin
             value = 32'h0 - magnitude;
         end
+        if (5 >= pend_w) begin
+            value = 32'h0;
+        end
+        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (5 * 32'h9));
         if (5 < pend_w) begin
             rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (5 * 32'h9));
             if (index > 32'h1ff) begin
                 index_error = 1'b1;
             end
@@ -3141,9 +8124,157 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
             end
         end
         pq = pend_wq[(6 * 32'h5)+:(5)];
-        index = (((pq) & 10'h3ff) << wshift) + ((((rw >> rw_off) & 9'h1ff) & wmask) & 10'h3ff);
+        rem = wrems[(6 * 32'h9)+:(9)];
+        index = ((rem) & 10'h3ff);
+        if (wshift == 0) begin
+            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 1) begin
+            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 2) begin
+            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 3) begin
+            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 4) begin
+            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 5) begin
+            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
+        end
+        pal_entry = 32'h0;
         if (index < ((palette_size) & 10'h3ff)) begin
-            code = ((palette[(((index) & 5'h1f) * 32'h9)+:(9)]) & 11'h7ff);
+            code = 32'h0;
+            if (index == 0) begin
+                pal_entry = palette[(0 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 1) begin
+                pal_entry = palette[(1 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 2) begin
+                pal_entry = palette[(2 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 3) begin
+                pal_entry = palette[(3 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 4) begin
+                pal_entry = palette[(4 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 5) begin
+                pal_entry = palette[(5 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 6) begin
+                pal_entry = palette[(6 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 7) begin
+                pal_entry = palette[(7 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 8) begin
+                pal_entry = palette[(8 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 9) begin
+                pal_entry = palette[(9 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 10) begin
+                pal_entry = palette[(10 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 11) begin
+                pal_entry = palette[(11 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 12) begin
+                pal_entry = palette[(12 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 13) begin
+                pal_entry = palette[(13 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 14) begin
+                pal_entry = palette[(14 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 15) begin
+                pal_entry = palette[(15 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 16) begin
+                pal_entry = palette[(16 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 17) begin
+                pal_entry = palette[(17 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 18) begin
+                pal_entry = palette[(18 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 19) begin
+                pal_entry = palette[(19 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 20) begin
+                pal_entry = palette[(20 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 21) begin
+                pal_entry = palette[(21 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 22) begin
+                pal_entry = palette[(22 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 23) begin
+                pal_entry = palette[(23 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 24) begin
+                pal_entry = palette[(24 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 25) begin
+                pal_entry = palette[(25 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 26) begin
+                pal_entry = palette[(26 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 27) begin
+                pal_entry = palette[(27 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 28) begin
+                pal_entry = palette[(28 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 29) begin
+                pal_entry = palette[(29 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 30) begin
+                pal_entry = palette[(30 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 31) begin
+                pal_entry = palette[(31 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
         end
         else begin
             code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
@@ -3153,9 +8284,12 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
         if (code[32'h0]) begin
             value = 32'h0 - magnitude;
         end
+        if (6 >= pend_w) begin
+            value = 32'h0;
+        end
+        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (6 * 32'h9));
         if (6 < pend_w) begin
             rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (6 * 32'h9));
             if (index > 32'h1ff) begin
                 index_error = 1'b1;
             end
@@ -3164,9 +8298,157 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
             end
         end
         pq = pend_wq[(7 * 32'h5)+:(5)];
-        index = (((pq) & 10'h3ff) << wshift) + ((((rw >> rw_off) & 9'h1ff) & wmask) & 10'h3ff);
+        rem = wrems[(7 * 32'h9)+:(9)];
+        index = ((rem) & 10'h3ff);
+        if (wshift == 0) begin
+            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 1) begin
+            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 2) begin
+            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 3) begin
+            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 4) begin
+            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 5) begin
+            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
+        end
+        pal_entry = 32'h0;
         if (index < ((palette_size) & 10'h3ff)) begin
-            code = ((palette[(((index) & 5'h1f) * 32'h9)+:(9)]) & 11'h7ff);
+            code = 32'h0;
+            if (index == 0) begin
+                pal_entry = palette[(0 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 1) begin
+                pal_entry = palette[(1 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 2) begin
+                pal_entry = palette[(2 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 3) begin
+                pal_entry = palette[(3 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 4) begin
+                pal_entry = palette[(4 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 5) begin
+                pal_entry = palette[(5 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 6) begin
+                pal_entry = palette[(6 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 7) begin
+                pal_entry = palette[(7 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 8) begin
+                pal_entry = palette[(8 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 9) begin
+                pal_entry = palette[(9 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 10) begin
+                pal_entry = palette[(10 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 11) begin
+                pal_entry = palette[(11 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 12) begin
+                pal_entry = palette[(12 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 13) begin
+                pal_entry = palette[(13 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 14) begin
+                pal_entry = palette[(14 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 15) begin
+                pal_entry = palette[(15 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 16) begin
+                pal_entry = palette[(16 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 17) begin
+                pal_entry = palette[(17 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 18) begin
+                pal_entry = palette[(18 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 19) begin
+                pal_entry = palette[(19 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 20) begin
+                pal_entry = palette[(20 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 21) begin
+                pal_entry = palette[(21 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 22) begin
+                pal_entry = palette[(22 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 23) begin
+                pal_entry = palette[(23 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 24) begin
+                pal_entry = palette[(24 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 25) begin
+                pal_entry = palette[(25 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 26) begin
+                pal_entry = palette[(26 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 27) begin
+                pal_entry = palette[(27 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 28) begin
+                pal_entry = palette[(28 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 29) begin
+                pal_entry = palette[(29 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 30) begin
+                pal_entry = palette[(30 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 31) begin
+                pal_entry = palette[(31 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
         end
         else begin
             code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
@@ -3176,9 +8458,12 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
         if (code[32'h0]) begin
             value = 32'h0 - magnitude;
         end
+        if (7 >= pend_w) begin
+            value = 32'h0;
+        end
+        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (7 * 32'h9));
         if (7 < pend_w) begin
             rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (7 * 32'h9));
             if (index > 32'h1ff) begin
                 index_error = 1'b1;
             end
@@ -3187,9 +8472,157 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
             end
         end
         pq = pend_wq[(8 * 32'h5)+:(5)];
-        index = (((pq) & 10'h3ff) << wshift) + ((((rw >> rw_off) & 9'h1ff) & wmask) & 10'h3ff);
+        rem = wrems[(8 * 32'h9)+:(9)];
+        index = ((rem) & 10'h3ff);
+        if (wshift == 0) begin
+            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 1) begin
+            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 2) begin
+            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 3) begin
+            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 4) begin
+            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 5) begin
+            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
+        end
+        pal_entry = 32'h0;
         if (index < ((palette_size) & 10'h3ff)) begin
-            code = ((palette[(((index) & 5'h1f) * 32'h9)+:(9)]) & 11'h7ff);
+            code = 32'h0;
+            if (index == 0) begin
+                pal_entry = palette[(0 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 1) begin
+                pal_entry = palette[(1 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 2) begin
+                pal_entry = palette[(2 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 3) begin
+                pal_entry = palette[(3 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 4) begin
+                pal_entry = palette[(4 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 5) begin
+                pal_entry = palette[(5 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 6) begin
+                pal_entry = palette[(6 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 7) begin
+                pal_entry = palette[(7 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 8) begin
+                pal_entry = palette[(8 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 9) begin
+                pal_entry = palette[(9 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 10) begin
+                pal_entry = palette[(10 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 11) begin
+                pal_entry = palette[(11 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 12) begin
+                pal_entry = palette[(12 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 13) begin
+                pal_entry = palette[(13 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 14) begin
+                pal_entry = palette[(14 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 15) begin
+                pal_entry = palette[(15 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 16) begin
+                pal_entry = palette[(16 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 17) begin
+                pal_entry = palette[(17 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 18) begin
+                pal_entry = palette[(18 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 19) begin
+                pal_entry = palette[(19 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 20) begin
+                pal_entry = palette[(20 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 21) begin
+                pal_entry = palette[(21 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 22) begin
+                pal_entry = palette[(22 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 23) begin
+                pal_entry = palette[(23 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 24) begin
+                pal_entry = palette[(24 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 25) begin
+                pal_entry = palette[(25 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 26) begin
+                pal_entry = palette[(26 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 27) begin
+                pal_entry = palette[(27 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 28) begin
+                pal_entry = palette[(28 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 29) begin
+                pal_entry = palette[(29 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 30) begin
+                pal_entry = palette[(30 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 31) begin
+                pal_entry = palette[(31 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
         end
         else begin
             code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
@@ -3199,9 +8632,12 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
         if (code[32'h0]) begin
             value = 32'h0 - magnitude;
         end
+        if (8 >= pend_w) begin
+            value = 32'h0;
+        end
+        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (8 * 32'h9));
         if (8 < pend_w) begin
             rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (8 * 32'h9));
             if (index > 32'h1ff) begin
                 index_error = 1'b1;
             end
@@ -3210,9 +8646,157 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
             end
         end
         pq = pend_wq[(9 * 32'h5)+:(5)];
-        index = (((pq) & 10'h3ff) << wshift) + ((((rw >> rw_off) & 9'h1ff) & wmask) & 10'h3ff);
+        rem = wrems[(9 * 32'h9)+:(9)];
+        index = ((rem) & 10'h3ff);
+        if (wshift == 0) begin
+            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 1) begin
+            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 2) begin
+            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 3) begin
+            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 4) begin
+            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 5) begin
+            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
+        end
+        pal_entry = 32'h0;
         if (index < ((palette_size) & 10'h3ff)) begin
-            code = ((palette[(((index) & 5'h1f) * 32'h9)+:(9)]) & 11'h7ff);
+            code = 32'h0;
+            if (index == 0) begin
+                pal_entry = palette[(0 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 1) begin
+                pal_entry = palette[(1 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 2) begin
+                pal_entry = palette[(2 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 3) begin
+                pal_entry = palette[(3 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 4) begin
+                pal_entry = palette[(4 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 5) begin
+                pal_entry = palette[(5 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 6) begin
+                pal_entry = palette[(6 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 7) begin
+                pal_entry = palette[(7 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 8) begin
+                pal_entry = palette[(8 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 9) begin
+                pal_entry = palette[(9 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 10) begin
+                pal_entry = palette[(10 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 11) begin
+                pal_entry = palette[(11 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 12) begin
+                pal_entry = palette[(12 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 13) begin
+                pal_entry = palette[(13 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 14) begin
+                pal_entry = palette[(14 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 15) begin
+                pal_entry = palette[(15 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 16) begin
+                pal_entry = palette[(16 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 17) begin
+                pal_entry = palette[(17 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 18) begin
+                pal_entry = palette[(18 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 19) begin
+                pal_entry = palette[(19 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 20) begin
+                pal_entry = palette[(20 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 21) begin
+                pal_entry = palette[(21 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 22) begin
+                pal_entry = palette[(22 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 23) begin
+                pal_entry = palette[(23 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 24) begin
+                pal_entry = palette[(24 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 25) begin
+                pal_entry = palette[(25 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 26) begin
+                pal_entry = palette[(26 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 27) begin
+                pal_entry = palette[(27 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 28) begin
+                pal_entry = palette[(28 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 29) begin
+                pal_entry = palette[(29 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 30) begin
+                pal_entry = palette[(30 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 31) begin
+                pal_entry = palette[(31 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
         end
         else begin
             code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
@@ -3222,9 +8806,12 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
         if (code[32'h0]) begin
             value = 32'h0 - magnitude;
         end
+        if (9 >= pend_w) begin
+            value = 32'h0;
+        end
+        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (9 * 32'h9));
         if (9 < pend_w) begin
             rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (9 * 32'h9));
             if (index > 32'h1ff) begin
                 index_error = 1'b1;
             end
@@ -3233,9 +8820,157 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
             end
         end
         pq = pend_wq[(10 * 32'h5)+:(5)];
-        index = (((pq) & 10'h3ff) << wshift) + ((((rw >> rw_off) & 9'h1ff) & wmask) & 10'h3ff);
+        rem = wrems[(10 * 32'h9)+:(9)];
+        index = ((rem) & 10'h3ff);
+        if (wshift == 0) begin
+            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 1) begin
+            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 2) begin
+            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 3) begin
+            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 4) begin
+            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 5) begin
+            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
+        end
+        pal_entry = 32'h0;
         if (index < ((palette_size) & 10'h3ff)) begin
-            code = ((palette[(((index) & 5'h1f) * 32'h9)+:(9)]) & 11'h7ff);
+            code = 32'h0;
+            if (index == 0) begin
+                pal_entry = palette[(0 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 1) begin
+                pal_entry = palette[(1 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 2) begin
+                pal_entry = palette[(2 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 3) begin
+                pal_entry = palette[(3 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 4) begin
+                pal_entry = palette[(4 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 5) begin
+                pal_entry = palette[(5 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 6) begin
+                pal_entry = palette[(6 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 7) begin
+                pal_entry = palette[(7 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 8) begin
+                pal_entry = palette[(8 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 9) begin
+                pal_entry = palette[(9 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 10) begin
+                pal_entry = palette[(10 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 11) begin
+                pal_entry = palette[(11 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 12) begin
+                pal_entry = palette[(12 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 13) begin
+                pal_entry = palette[(13 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 14) begin
+                pal_entry = palette[(14 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 15) begin
+                pal_entry = palette[(15 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 16) begin
+                pal_entry = palette[(16 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 17) begin
+                pal_entry = palette[(17 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 18) begin
+                pal_entry = palette[(18 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 19) begin
+                pal_entry = palette[(19 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 20) begin
+                pal_entry = palette[(20 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 21) begin
+                pal_entry = palette[(21 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 22) begin
+                pal_entry = palette[(22 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 23) begin
+                pal_entry = palette[(23 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 24) begin
+                pal_entry = palette[(24 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 25) begin
+                pal_entry = palette[(25 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 26) begin
+                pal_entry = palette[(26 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 27) begin
+                pal_entry = palette[(27 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 28) begin
+                pal_entry = palette[(28 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 29) begin
+                pal_entry = palette[(29 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 30) begin
+                pal_entry = palette[(30 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 31) begin
+                pal_entry = palette[(31 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
         end
         else begin
             code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
@@ -3245,9 +8980,12 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
         if (code[32'h0]) begin
             value = 32'h0 - magnitude;
         end
+        if (10 >= pend_w) begin
+            value = 32'h0;
+        end
+        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (10 * 32'h9));
         if (10 < pend_w) begin
             rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (10 * 32'h9));
             if (index > 32'h1ff) begin
                 index_error = 1'b1;
             end
@@ -3256,9 +8994,157 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
             end
         end
         pq = pend_wq[(11 * 32'h5)+:(5)];
-        index = (((pq) & 10'h3ff) << wshift) + ((((rw >> rw_off) & 9'h1ff) & wmask) & 10'h3ff);
+        rem = wrems[(11 * 32'h9)+:(9)];
+        index = ((rem) & 10'h3ff);
+        if (wshift == 0) begin
+            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 1) begin
+            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 2) begin
+            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 3) begin
+            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 4) begin
+            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 5) begin
+            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
+        end
+        pal_entry = 32'h0;
         if (index < ((palette_size) & 10'h3ff)) begin
-            code = ((palette[(((index) & 5'h1f) * 32'h9)+:(9)]) & 11'h7ff);
+            code = 32'h0;
+            if (index == 0) begin
+                pal_entry = palette[(0 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 1) begin
+                pal_entry = palette[(1 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 2) begin
+                pal_entry = palette[(2 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 3) begin
+                pal_entry = palette[(3 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 4) begin
+                pal_entry = palette[(4 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 5) begin
+                pal_entry = palette[(5 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 6) begin
+                pal_entry = palette[(6 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 7) begin
+                pal_entry = palette[(7 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 8) begin
+                pal_entry = palette[(8 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 9) begin
+                pal_entry = palette[(9 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 10) begin
+                pal_entry = palette[(10 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 11) begin
+                pal_entry = palette[(11 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 12) begin
+                pal_entry = palette[(12 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 13) begin
+                pal_entry = palette[(13 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 14) begin
+                pal_entry = palette[(14 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 15) begin
+                pal_entry = palette[(15 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 16) begin
+                pal_entry = palette[(16 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 17) begin
+                pal_entry = palette[(17 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 18) begin
+                pal_entry = palette[(18 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 19) begin
+                pal_entry = palette[(19 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 20) begin
+                pal_entry = palette[(20 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 21) begin
+                pal_entry = palette[(21 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 22) begin
+                pal_entry = palette[(22 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 23) begin
+                pal_entry = palette[(23 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 24) begin
+                pal_entry = palette[(24 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 25) begin
+                pal_entry = palette[(25 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 26) begin
+                pal_entry = palette[(26 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 27) begin
+                pal_entry = palette[(27 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 28) begin
+                pal_entry = palette[(28 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 29) begin
+                pal_entry = palette[(29 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 30) begin
+                pal_entry = palette[(30 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 31) begin
+                pal_entry = palette[(31 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
         end
         else begin
             code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
@@ -3268,9 +9154,12 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
         if (code[32'h0]) begin
             value = 32'h0 - magnitude;
         end
+        if (11 >= pend_w) begin
+            value = 32'h0;
+        end
+        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (11 * 32'h9));
         if (11 < pend_w) begin
             rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (11 * 32'h9));
             if (index > 32'h1ff) begin
                 index_error = 1'b1;
             end
@@ -3280,8 +9169,95 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
         end
         off_zrem = off_wrem + ((rw_off) & 8'hff);
         n_w = pend_w;
-        zmask = (((32'h1 << zdiv) - 32'h1) & 3'h7);
         rz = bits[(off_zrem)+:(36)];
+        zrems = 32'h0;
+        zrem = 32'h0;
+        case (zdiv)
+            1:
+                begin
+                    zrem = rz[(0)+:(3)] & 32'h1;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (0 * 32'h3));
+                    zrem = rz[(1)+:(3)] & 32'h1;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (1 * 32'h3));
+                    zrem = rz[(2)+:(3)] & 32'h1;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (2 * 32'h3));
+                    zrem = rz[(3)+:(3)] & 32'h1;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (3 * 32'h3));
+                    zrem = rz[(4)+:(3)] & 32'h1;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (4 * 32'h3));
+                    zrem = rz[(5)+:(3)] & 32'h1;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (5 * 32'h3));
+                    zrem = rz[(6)+:(3)] & 32'h1;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (6 * 32'h3));
+                    zrem = rz[(7)+:(3)] & 32'h1;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (7 * 32'h3));
+                    zrem = rz[(8)+:(3)] & 32'h1;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (8 * 32'h3));
+                    zrem = rz[(9)+:(3)] & 32'h1;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (9 * 32'h3));
+                    zrem = rz[(10)+:(3)] & 32'h1;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (10 * 32'h3));
+                    zrem = rz[(11)+:(3)] & 32'h1;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (11 * 32'h3));
+                end
+            2:
+                begin
+                    zrem = rz[(0 * 32'h2)+:(3)] & 32'h3;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (0 * 32'h3));
+                    zrem = rz[(1 * 32'h2)+:(3)] & 32'h3;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (1 * 32'h3));
+                    zrem = rz[(2 * 32'h2)+:(3)] & 32'h3;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (2 * 32'h3));
+                    zrem = rz[(3 * 32'h2)+:(3)] & 32'h3;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (3 * 32'h3));
+                    zrem = rz[(4 * 32'h2)+:(3)] & 32'h3;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (4 * 32'h3));
+                    zrem = rz[(5 * 32'h2)+:(3)] & 32'h3;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (5 * 32'h3));
+                    zrem = rz[(6 * 32'h2)+:(3)] & 32'h3;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (6 * 32'h3));
+                    zrem = rz[(7 * 32'h2)+:(3)] & 32'h3;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (7 * 32'h3));
+                    zrem = rz[(8 * 32'h2)+:(3)] & 32'h3;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (8 * 32'h3));
+                    zrem = rz[(9 * 32'h2)+:(3)] & 32'h3;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (9 * 32'h3));
+                    zrem = rz[(10 * 32'h2)+:(3)] & 32'h3;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (10 * 32'h3));
+                    zrem = rz[(11 * 32'h2)+:(3)] & 32'h3;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (11 * 32'h3));
+                end
+            3:
+                begin
+                    zrem = rz[(0 * 32'h3)+:(3)] & 32'h7;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (0 * 32'h3));
+                    zrem = rz[(1 * 32'h3)+:(3)] & 32'h7;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (1 * 32'h3));
+                    zrem = rz[(2 * 32'h3)+:(3)] & 32'h7;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (2 * 32'h3));
+                    zrem = rz[(3 * 32'h3)+:(3)] & 32'h7;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (3 * 32'h3));
+                    zrem = rz[(4 * 32'h3)+:(3)] & 32'h7;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (4 * 32'h3));
+                    zrem = rz[(5 * 32'h3)+:(3)] & 32'h7;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (5 * 32'h3));
+                    zrem = rz[(6 * 32'h3)+:(3)] & 32'h7;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (6 * 32'h3));
+                    zrem = rz[(7 * 32'h3)+:(3)] & 32'h7;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (7 * 32'h3));
+                    zrem = rz[(8 * 32'h3)+:(3)] & 32'h7;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (8 * 32'h3));
+                    zrem = rz[(9 * 32'h3)+:(3)] & 32'h7;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (9 * 32'h3));
+                    zrem = rz[(10 * 32'h3)+:(3)] & 32'h7;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (10 * 32'h3));
+                    zrem = rz[(11 * 32'h3)+:(3)] & 32'h7;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (11 * 32'h3));
+                end
+            default:
+                begin
+                end
+        endcase
         rz_off = 32'h0;
         zero_runs = 32'h0;
         pzq = pend_zq[(0 * 32'h4)+:(4)];
@@ -3289,121 +9265,313 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
         if (0 == 32'h0) begin
             zrun_q = pend_zq0;
         end
-        zrun = (((zrun_q) & 32'hffffffff) << zdiv) + ((((rz >> rz_off) & 3'h7) & zmask) & 32'hffffffff);
+        zrem = zrems[(0 * 32'h3)+:(3)];
+        zrun = 32'h0;
+        if (zdiv == 0) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 1) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 2) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 3) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
+        end
         if (0 < pend_z) begin
             rz_off = rz_off + ((zdiv) & 6'h3f);
-            zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h20));
         end
+        else begin
+            zrun = 32'h0;
+        end
+        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h20));
         pzq = pend_zq[(1 * 32'h4)+:(4)];
         zrun_q = ((pzq) & 28'hfffffff);
         if (1 == 32'h0) begin
             zrun_q = pend_zq0;
         end
-        zrun = (((zrun_q) & 32'hffffffff) << zdiv) + ((((rz >> rz_off) & 3'h7) & zmask) & 32'hffffffff);
+        zrem = zrems[(1 * 32'h3)+:(3)];
+        zrun = 32'h0;
+        if (zdiv == 0) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 1) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 2) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 3) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
+        end
         if (1 < pend_z) begin
             rz_off = rz_off + ((zdiv) & 6'h3f);
-            zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h20));
         end
+        else begin
+            zrun = 32'h0;
+        end
+        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h20));
         pzq = pend_zq[(2 * 32'h4)+:(4)];
         zrun_q = ((pzq) & 28'hfffffff);
         if (2 == 32'h0) begin
             zrun_q = pend_zq0;
         end
-        zrun = (((zrun_q) & 32'hffffffff) << zdiv) + ((((rz >> rz_off) & 3'h7) & zmask) & 32'hffffffff);
+        zrem = zrems[(2 * 32'h3)+:(3)];
+        zrun = 32'h0;
+        if (zdiv == 0) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 1) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 2) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 3) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
+        end
         if (2 < pend_z) begin
             rz_off = rz_off + ((zdiv) & 6'h3f);
-            zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h20));
         end
+        else begin
+            zrun = 32'h0;
+        end
+        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h20));
         pzq = pend_zq[(3 * 32'h4)+:(4)];
         zrun_q = ((pzq) & 28'hfffffff);
         if (3 == 32'h0) begin
             zrun_q = pend_zq0;
         end
-        zrun = (((zrun_q) & 32'hffffffff) << zdiv) + ((((rz >> rz_off) & 3'h7) & zmask) & 32'hffffffff);
+        zrem = zrems[(3 * 32'h3)+:(3)];
+        zrun = 32'h0;
+        if (zdiv == 0) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 1) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 2) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 3) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
+        end
         if (3 < pend_z) begin
             rz_off = rz_off + ((zdiv) & 6'h3f);
-            zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h20));
         end
+        else begin
+            zrun = 32'h0;
+        end
+        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h20));
         pzq = pend_zq[(4 * 32'h4)+:(4)];
         zrun_q = ((pzq) & 28'hfffffff);
         if (4 == 32'h0) begin
             zrun_q = pend_zq0;
         end
-        zrun = (((zrun_q) & 32'hffffffff) << zdiv) + ((((rz >> rz_off) & 3'h7) & zmask) & 32'hffffffff);
+        zrem = zrems[(4 * 32'h3)+:(3)];
+        zrun = 32'h0;
+        if (zdiv == 0) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 1) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 2) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 3) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
+        end
         if (4 < pend_z) begin
             rz_off = rz_off + ((zdiv) & 6'h3f);
-            zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h20));
         end
+        else begin
+            zrun = 32'h0;
+        end
+        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h20));
         pzq = pend_zq[(5 * 32'h4)+:(4)];
         zrun_q = ((pzq) & 28'hfffffff);
         if (5 == 32'h0) begin
             zrun_q = pend_zq0;
         end
-        zrun = (((zrun_q) & 32'hffffffff) << zdiv) + ((((rz >> rz_off) & 3'h7) & zmask) & 32'hffffffff);
+        zrem = zrems[(5 * 32'h3)+:(3)];
+        zrun = 32'h0;
+        if (zdiv == 0) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 1) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 2) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 3) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
+        end
         if (5 < pend_z) begin
             rz_off = rz_off + ((zdiv) & 6'h3f);
-            zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h20));
         end
+        else begin
+            zrun = 32'h0;
+        end
+        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h20));
         pzq = pend_zq[(6 * 32'h4)+:(4)];
         zrun_q = ((pzq) & 28'hfffffff);
         if (6 == 32'h0) begin
             zrun_q = pend_zq0;
         end
-        zrun = (((zrun_q) & 32'hffffffff) << zdiv) + ((((rz >> rz_off) & 3'h7) & zmask) & 32'hffffffff);
+        zrem = zrems[(6 * 32'h3)+:(3)];
+        zrun = 32'h0;
+        if (zdiv == 0) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 1) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 2) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 3) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
+        end
         if (6 < pend_z) begin
             rz_off = rz_off + ((zdiv) & 6'h3f);
-            zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h20));
         end
+        else begin
+            zrun = 32'h0;
+        end
+        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h20));
         pzq = pend_zq[(7 * 32'h4)+:(4)];
         zrun_q = ((pzq) & 28'hfffffff);
         if (7 == 32'h0) begin
             zrun_q = pend_zq0;
         end
-        zrun = (((zrun_q) & 32'hffffffff) << zdiv) + ((((rz >> rz_off) & 3'h7) & zmask) & 32'hffffffff);
+        zrem = zrems[(7 * 32'h3)+:(3)];
+        zrun = 32'h0;
+        if (zdiv == 0) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 1) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 2) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 3) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
+        end
         if (7 < pend_z) begin
             rz_off = rz_off + ((zdiv) & 6'h3f);
-            zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h20));
         end
+        else begin
+            zrun = 32'h0;
+        end
+        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h20));
         pzq = pend_zq[(8 * 32'h4)+:(4)];
         zrun_q = ((pzq) & 28'hfffffff);
         if (8 == 32'h0) begin
             zrun_q = pend_zq0;
         end
-        zrun = (((zrun_q) & 32'hffffffff) << zdiv) + ((((rz >> rz_off) & 3'h7) & zmask) & 32'hffffffff);
+        zrem = zrems[(8 * 32'h3)+:(3)];
+        zrun = 32'h0;
+        if (zdiv == 0) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 1) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 2) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 3) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
+        end
         if (8 < pend_z) begin
             rz_off = rz_off + ((zdiv) & 6'h3f);
-            zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h20));
         end
+        else begin
+            zrun = 32'h0;
+        end
+        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h20));
         pzq = pend_zq[(9 * 32'h4)+:(4)];
         zrun_q = ((pzq) & 28'hfffffff);
         if (9 == 32'h0) begin
             zrun_q = pend_zq0;
         end
-        zrun = (((zrun_q) & 32'hffffffff) << zdiv) + ((((rz >> rz_off) & 3'h7) & zmask) & 32'hffffffff);
+        zrem = zrems[(9 * 32'h3)+:(3)];
+        zrun = 32'h0;
+        if (zdiv == 0) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 1) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 2) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 3) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
+        end
         if (9 < pend_z) begin
             rz_off = rz_off + ((zdiv) & 6'h3f);
-            zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h20));
         end
+        else begin
+            zrun = 32'h0;
+        end
+        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h20));
         pzq = pend_zq[(10 * 32'h4)+:(4)];
         zrun_q = ((pzq) & 28'hfffffff);
         if (10 == 32'h0) begin
             zrun_q = pend_zq0;
         end
-        zrun = (((zrun_q) & 32'hffffffff) << zdiv) + ((((rz >> rz_off) & 3'h7) & zmask) & 32'hffffffff);
+        zrem = zrems[(10 * 32'h3)+:(3)];
+        zrun = 32'h0;
+        if (zdiv == 0) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 1) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 2) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 3) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
+        end
         if (10 < pend_z) begin
             rz_off = rz_off + ((zdiv) & 6'h3f);
-            zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h20));
         end
+        else begin
+            zrun = 32'h0;
+        end
+        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h20));
         pzq = pend_zq[(11 * 32'h4)+:(4)];
         zrun_q = ((pzq) & 28'hfffffff);
         if (11 == 32'h0) begin
             zrun_q = pend_zq0;
         end
-        zrun = (((zrun_q) & 32'hffffffff) << zdiv) + ((((rz >> rz_off) & 3'h7) & zmask) & 32'hffffffff);
+        zrem = zrems[(11 * 32'h3)+:(3)];
+        zrun = 32'h0;
+        if (zdiv == 0) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 1) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 2) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 3) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
+        end
         if (11 < pend_z) begin
             rz_off = rz_off + ((zdiv) & 6'h3f);
-            zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h20));
         end
+        else begin
+            zrun = 32'h0;
+        end
+        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h20));
         len = off_zrem + ((rz_off) & 8'hff);
         n_z = pend_z;
         if (~alternating) begin
@@ -3411,7 +9579,4724 @@ module weight_decoder_core$parser$chunk(bits,alternating,zdiv,wdiv,wtrunc,uncomp
         end
     end
     
-endmodule // weight_decoder_core$parser$chunk
+endmodule // weight_decoder_core$parser$chunk_a
+
+
+module weight_decoder_core$parser$chunk_b(bits,alternating,zdiv,wdiv,wtrunc,uncompressed,wremain_bits,per_chunk_12,zunary_12,w_cnt,z_cnt,palette,palette_size,dirofs,wq_i,zq_i,wq,zq,pend_w,pend_wq,pend_z,pend_zq0,pend_zq,next_wq_i,next_zq_i,next_wq,next_zq,next_pend_w,next_pend_wq,next_pend_z,next_pend_zq0,next_pend_zq,last,head_len,len,quotient_error,index_error,value_error,zero_run_error,n_w,weights,n_z,zero_runs);
+    
+    // Module arguments
+    input wire  [159:0] bits;
+    input wire  alternating;
+    input wire  [1:0] zdiv;
+    input wire  [2:0] wdiv;
+    input wire  wtrunc;
+    input wire  uncompressed;
+    input wire  [3:0] wremain_bits;
+    input wire  per_chunk_12;
+    input wire  zunary_12;
+    input wire  [15:0] w_cnt;
+    input wire  [15:0] z_cnt;
+    input wire  [287:0] palette;
+    input wire  [5:0] palette_size;
+    input wire  [4:0] dirofs;
+    input wire  [15:0] wq_i;
+    input wire  [15:0] zq_i;
+    input wire  [4:0] wq;
+    input wire  [27:0] zq;
+    input wire  [3:0] pend_w;
+    input wire  [59:0] pend_wq;
+    input wire  [3:0] pend_z;
+    input wire  [27:0] pend_zq0;
+    input wire  [47:0] pend_zq;
+    output reg  [15:0] next_wq_i;
+    output reg  [15:0] next_zq_i;
+    output reg  [4:0] next_wq;
+    output reg  [27:0] next_zq;
+    output reg  [3:0] next_pend_w;
+    output reg  [59:0] next_pend_wq;
+    output reg  [3:0] next_pend_z;
+    output reg  [27:0] next_pend_zq0;
+    output reg  [47:0] next_pend_zq;
+    output reg  last;
+    output reg  [7:0] head_len;
+    output reg  [7:0] len;
+    output reg  quotient_error;
+    output reg  index_error;
+    output reg  value_error;
+    output reg  zero_run_error;
+    output reg  [3:0] n_w;
+    output reg  [143:0] weights;
+    output reg  [3:0] n_z;
+    output reg  [511:0] zero_runs;
+    
+    // Local signals
+    reg  w_en;
+    reg  z_en;
+    reg  gr_en;
+    reg  [15:0] w_left;
+    reg  [15:0] z_left;
+    reg  [11:0] wu0;
+    reg  [11:0] zu;
+    reg  [11:0] wu1;
+    reg  [7:0] off_wrem;
+    reg  [7:0] off_zrem;
+    reg  [3:0] j;
+    reg  [3:0] k;
+    reg  [1:0] c;
+    reg  [5:0] run;
+    reg  [11:0] ends;
+    reg  [59:0] end_runs;
+    reg  [47:0] end_numbers;
+    reg  [4:0] q;
+    reg  [59:0] qs;
+    reg  [3:0] ones;
+    reg  zfirst;
+    reg  [3:0] m;
+    reg  [28:0] zsum;
+    reg  [27:0] zq0;
+    reg  [11:0] zends;
+    reg  [47:0] zend_runs;
+    reg  [47:0] zend_numbers;
+    reg  [3:0] zq_n;
+    reg  [47:0] zqs;
+    reg  [2:0] wshift;
+    reg  [107:0] rw;
+    reg  [8:0] rem;
+    reg  [107:0] wrems;
+    reg  [6:0] rw_off;
+    reg  [35:0] rz;
+    reg  [2:0] zrem;
+    reg  [35:0] zrems;
+    reg  [5:0] rz_off;
+    reg  [4:0] pq;
+    reg  [8:0] pal_entry;
+    reg  [9:0] index;
+    reg  [10:0] code;
+    reg  [8:0] magnitude;
+    reg  [8:0] value;
+    reg  [31:0] zrun;
+    reg  [3:0] pzq;
+    reg  [27:0] zrun_q;
+    
+    // Update code
+    always @(*) begin
+        w_left = w_cnt - wq_i;
+        z_left = z_cnt - zq_i;
+        w_en = (wq_i < w_cnt) & (~alternating | (((wq_i) & 17'h1ffff) < ((zq_i) & 17'h1ffff) + 32'h8));
+        z_en = alternating & (wq_i >= zq_i) & (zq_i < z_cnt);
+        gr_en = w_en & ~uncompressed;
+        last = ~w_en & ~z_en;
+        wu0 = 32'h0;
+        zu = 32'h0;
+        wu1 = 32'h0;
+        off_wrem = 32'h0;
+        if (gr_en) begin
+            wu0 = bits[(32'h0)+:(12)];
+            wu1 = bits[(32'hc)+:(12)];
+            off_wrem = 32'hc;
+        end
+        if (z_en) begin
+            zu = bits[(32'h0)+:(12)];
+            if (gr_en) begin
+                zu = bits[(32'hc)+:(12)];
+                wu1 = bits[(32'h18)+:(12)];
+            end
+            off_wrem = off_wrem + 32'hc;
+            if (~zunary_12) begin
+                zu = zu & 32'hff;
+                off_wrem = off_wrem - 32'h4;
+                if (gr_en) begin
+                    wu1 = bits[(32'h14)+:(12)];
+                end
+            end
+        end
+        off_wrem = off_wrem + wu0[0];
+        off_wrem = off_wrem + wu0[1];
+        off_wrem = off_wrem + wu0[2];
+        off_wrem = off_wrem + wu0[3];
+        off_wrem = off_wrem + wu0[4];
+        off_wrem = off_wrem + wu0[5];
+        off_wrem = off_wrem + wu0[6];
+        off_wrem = off_wrem + wu0[7];
+        off_wrem = off_wrem + wu0[8];
+        off_wrem = off_wrem + wu0[9];
+        off_wrem = off_wrem + wu0[10];
+        off_wrem = off_wrem + wu0[11];
+        head_len = off_wrem;
+        j = 32'h0;
+        k = 32'h0;
+        run = ((wq) & 6'h3f);
+        ends = 32'h0;
+        end_runs = 32'h0;
+        end_numbers = 32'h0;
+        quotient_error = 1'b0;
+        c = 32'h0;
+        if (wu0[0]) begin
+            c = 32'h1;
+            if ((j == 0) & wu1[0]) begin
+                c = 32'h2;
+            end
+            if ((j == 1) & wu1[1]) begin
+                c = 32'h2;
+            end
+            if ((j == 2) & wu1[2]) begin
+                c = 32'h2;
+            end
+            if ((j == 3) & wu1[3]) begin
+                c = 32'h2;
+            end
+            if ((j == 4) & wu1[4]) begin
+                c = 32'h2;
+            end
+            if ((j == 5) & wu1[5]) begin
+                c = 32'h2;
+            end
+            if ((j == 6) & wu1[6]) begin
+                c = 32'h2;
+            end
+            if ((j == 7) & wu1[7]) begin
+                c = 32'h2;
+            end
+            if ((j == 8) & wu1[8]) begin
+                c = 32'h2;
+            end
+            if ((j == 9) & wu1[9]) begin
+                c = 32'h2;
+            end
+            if ((j == 10) & wu1[10]) begin
+                c = 32'h2;
+            end
+            if ((j == 11) & wu1[11]) begin
+                c = 32'h2;
+            end
+            j = j + 32'h1;
+        end
+        if (gr_en & (((k) & 16'hffff) < w_left)) begin
+            run = run + ((c) & 6'h3f);
+            if (run > 32'h1f) begin
+                quotient_error = 1'b1;
+            end
+            if ((c < 32'h2) | wtrunc) begin
+                ends = (ends & ~(1 << (0)) | ((1'b1) << (0)));
+                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (0 * 32'h5));
+                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (0 * 32'h4));
+                k = k + 32'h1;
+                run = 32'h0;
+            end
+        end
+        c = 32'h0;
+        if (wu0[1]) begin
+            c = 32'h1;
+            if ((j == 0) & wu1[0]) begin
+                c = 32'h2;
+            end
+            if ((j == 1) & wu1[1]) begin
+                c = 32'h2;
+            end
+            if ((j == 2) & wu1[2]) begin
+                c = 32'h2;
+            end
+            if ((j == 3) & wu1[3]) begin
+                c = 32'h2;
+            end
+            if ((j == 4) & wu1[4]) begin
+                c = 32'h2;
+            end
+            if ((j == 5) & wu1[5]) begin
+                c = 32'h2;
+            end
+            if ((j == 6) & wu1[6]) begin
+                c = 32'h2;
+            end
+            if ((j == 7) & wu1[7]) begin
+                c = 32'h2;
+            end
+            if ((j == 8) & wu1[8]) begin
+                c = 32'h2;
+            end
+            if ((j == 9) & wu1[9]) begin
+                c = 32'h2;
+            end
+            if ((j == 10) & wu1[10]) begin
+                c = 32'h2;
+            end
+            if ((j == 11) & wu1[11]) begin
+                c = 32'h2;
+            end
+            j = j + 32'h1;
+        end
+        if (gr_en & (((k) & 16'hffff) < w_left)) begin
+            run = run + ((c) & 6'h3f);
+            if (run > 32'h1f) begin
+                quotient_error = 1'b1;
+            end
+            if ((c < 32'h2) | wtrunc) begin
+                ends = (ends & ~(1 << (1)) | ((1'b1) << (1)));
+                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (1 * 32'h5));
+                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (1 * 32'h4));
+                k = k + 32'h1;
+                run = 32'h0;
+            end
+        end
+        c = 32'h0;
+        if (wu0[2]) begin
+            c = 32'h1;
+            if ((j == 0) & wu1[0]) begin
+                c = 32'h2;
+            end
+            if ((j == 1) & wu1[1]) begin
+                c = 32'h2;
+            end
+            if ((j == 2) & wu1[2]) begin
+                c = 32'h2;
+            end
+            if ((j == 3) & wu1[3]) begin
+                c = 32'h2;
+            end
+            if ((j == 4) & wu1[4]) begin
+                c = 32'h2;
+            end
+            if ((j == 5) & wu1[5]) begin
+                c = 32'h2;
+            end
+            if ((j == 6) & wu1[6]) begin
+                c = 32'h2;
+            end
+            if ((j == 7) & wu1[7]) begin
+                c = 32'h2;
+            end
+            if ((j == 8) & wu1[8]) begin
+                c = 32'h2;
+            end
+            if ((j == 9) & wu1[9]) begin
+                c = 32'h2;
+            end
+            if ((j == 10) & wu1[10]) begin
+                c = 32'h2;
+            end
+            if ((j == 11) & wu1[11]) begin
+                c = 32'h2;
+            end
+            j = j + 32'h1;
+        end
+        if (gr_en & (((k) & 16'hffff) < w_left)) begin
+            run = run + ((c) & 6'h3f);
+            if (run > 32'h1f) begin
+                quotient_error = 1'b1;
+            end
+            if ((c < 32'h2) | wtrunc) begin
+                ends = (ends & ~(1 << (2)) | ((1'b1) << (2)));
+                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (2 * 32'h5));
+                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (2 * 32'h4));
+                k = k + 32'h1;
+                run = 32'h0;
+            end
+        end
+        c = 32'h0;
+        if (wu0[3]) begin
+            c = 32'h1;
+            if ((j == 0) & wu1[0]) begin
+                c = 32'h2;
+            end
+            if ((j == 1) & wu1[1]) begin
+                c = 32'h2;
+            end
+            if ((j == 2) & wu1[2]) begin
+                c = 32'h2;
+            end
+            if ((j == 3) & wu1[3]) begin
+                c = 32'h2;
+            end
+            if ((j == 4) & wu1[4]) begin
+                c = 32'h2;
+            end
+            if ((j == 5) & wu1[5]) begin
+                c = 32'h2;
+            end
+            if ((j == 6) & wu1[6]) begin
+                c = 32'h2;
+            end
+            if ((j == 7) & wu1[7]) begin
+                c = 32'h2;
+            end
+            if ((j == 8) & wu1[8]) begin
+                c = 32'h2;
+            end
+            if ((j == 9) & wu1[9]) begin
+                c = 32'h2;
+            end
+            if ((j == 10) & wu1[10]) begin
+                c = 32'h2;
+            end
+            if ((j == 11) & wu1[11]) begin
+                c = 32'h2;
+            end
+            j = j + 32'h1;
+        end
+        if (gr_en & (((k) & 16'hffff) < w_left)) begin
+            run = run + ((c) & 6'h3f);
+            if (run > 32'h1f) begin
+                quotient_error = 1'b1;
+            end
+            if ((c < 32'h2) | wtrunc) begin
+                ends = (ends & ~(1 << (3)) | ((1'b1) << (3)));
+                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (3 * 32'h5));
+                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (3 * 32'h4));
+                k = k + 32'h1;
+                run = 32'h0;
+            end
+        end
+        c = 32'h0;
+        if (wu0[4]) begin
+            c = 32'h1;
+            if ((j == 0) & wu1[0]) begin
+                c = 32'h2;
+            end
+            if ((j == 1) & wu1[1]) begin
+                c = 32'h2;
+            end
+            if ((j == 2) & wu1[2]) begin
+                c = 32'h2;
+            end
+            if ((j == 3) & wu1[3]) begin
+                c = 32'h2;
+            end
+            if ((j == 4) & wu1[4]) begin
+                c = 32'h2;
+            end
+            if ((j == 5) & wu1[5]) begin
+                c = 32'h2;
+            end
+            if ((j == 6) & wu1[6]) begin
+                c = 32'h2;
+            end
+            if ((j == 7) & wu1[7]) begin
+                c = 32'h2;
+            end
+            if ((j == 8) & wu1[8]) begin
+                c = 32'h2;
+            end
+            if ((j == 9) & wu1[9]) begin
+                c = 32'h2;
+            end
+            if ((j == 10) & wu1[10]) begin
+                c = 32'h2;
+            end
+            if ((j == 11) & wu1[11]) begin
+                c = 32'h2;
+            end
+            j = j + 32'h1;
+        end
+        if (gr_en & (((k) & 16'hffff) < w_left)) begin
+            run = run + ((c) & 6'h3f);
+            if (run > 32'h1f) begin
+                quotient_error = 1'b1;
+            end
+            if ((c < 32'h2) | wtrunc) begin
+                ends = (ends & ~(1 << (4)) | ((1'b1) << (4)));
+                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (4 * 32'h5));
+                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (4 * 32'h4));
+                k = k + 32'h1;
+                run = 32'h0;
+            end
+        end
+        c = 32'h0;
+        if (wu0[5]) begin
+            c = 32'h1;
+            if ((j == 0) & wu1[0]) begin
+                c = 32'h2;
+            end
+            if ((j == 1) & wu1[1]) begin
+                c = 32'h2;
+            end
+            if ((j == 2) & wu1[2]) begin
+                c = 32'h2;
+            end
+            if ((j == 3) & wu1[3]) begin
+                c = 32'h2;
+            end
+            if ((j == 4) & wu1[4]) begin
+                c = 32'h2;
+            end
+            if ((j == 5) & wu1[5]) begin
+                c = 32'h2;
+            end
+            if ((j == 6) & wu1[6]) begin
+                c = 32'h2;
+            end
+            if ((j == 7) & wu1[7]) begin
+                c = 32'h2;
+            end
+            if ((j == 8) & wu1[8]) begin
+                c = 32'h2;
+            end
+            if ((j == 9) & wu1[9]) begin
+                c = 32'h2;
+            end
+            if ((j == 10) & wu1[10]) begin
+                c = 32'h2;
+            end
+            if ((j == 11) & wu1[11]) begin
+                c = 32'h2;
+            end
+            j = j + 32'h1;
+        end
+        if (gr_en & (((k) & 16'hffff) < w_left)) begin
+            run = run + ((c) & 6'h3f);
+            if (run > 32'h1f) begin
+                quotient_error = 1'b1;
+            end
+            if ((c < 32'h2) | wtrunc) begin
+                ends = (ends & ~(1 << (5)) | ((1'b1) << (5)));
+                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (5 * 32'h5));
+                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (5 * 32'h4));
+                k = k + 32'h1;
+                run = 32'h0;
+            end
+        end
+        c = 32'h0;
+        if (wu0[6]) begin
+            c = 32'h1;
+            if ((j == 0) & wu1[0]) begin
+                c = 32'h2;
+            end
+            if ((j == 1) & wu1[1]) begin
+                c = 32'h2;
+            end
+            if ((j == 2) & wu1[2]) begin
+                c = 32'h2;
+            end
+            if ((j == 3) & wu1[3]) begin
+                c = 32'h2;
+            end
+            if ((j == 4) & wu1[4]) begin
+                c = 32'h2;
+            end
+            if ((j == 5) & wu1[5]) begin
+                c = 32'h2;
+            end
+            if ((j == 6) & wu1[6]) begin
+                c = 32'h2;
+            end
+            if ((j == 7) & wu1[7]) begin
+                c = 32'h2;
+            end
+            if ((j == 8) & wu1[8]) begin
+                c = 32'h2;
+            end
+            if ((j == 9) & wu1[9]) begin
+                c = 32'h2;
+            end
+            if ((j == 10) & wu1[10]) begin
+                c = 32'h2;
+            end
+            if ((j == 11) & wu1[11]) begin
+                c = 32'h2;
+            end
+            j = j + 32'h1;
+        end
+        if (gr_en & (((k) & 16'hffff) < w_left)) begin
+            run = run + ((c) & 6'h3f);
+            if (run > 32'h1f) begin
+                quotient_error = 1'b1;
+            end
+            if ((c < 32'h2) | wtrunc) begin
+                ends = (ends & ~(1 << (6)) | ((1'b1) << (6)));
+                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (6 * 32'h5));
+                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (6 * 32'h4));
+                k = k + 32'h1;
+                run = 32'h0;
+            end
+        end
+        c = 32'h0;
+        if (wu0[7]) begin
+            c = 32'h1;
+            if ((j == 0) & wu1[0]) begin
+                c = 32'h2;
+            end
+            if ((j == 1) & wu1[1]) begin
+                c = 32'h2;
+            end
+            if ((j == 2) & wu1[2]) begin
+                c = 32'h2;
+            end
+            if ((j == 3) & wu1[3]) begin
+                c = 32'h2;
+            end
+            if ((j == 4) & wu1[4]) begin
+                c = 32'h2;
+            end
+            if ((j == 5) & wu1[5]) begin
+                c = 32'h2;
+            end
+            if ((j == 6) & wu1[6]) begin
+                c = 32'h2;
+            end
+            if ((j == 7) & wu1[7]) begin
+                c = 32'h2;
+            end
+            if ((j == 8) & wu1[8]) begin
+                c = 32'h2;
+            end
+            if ((j == 9) & wu1[9]) begin
+                c = 32'h2;
+            end
+            if ((j == 10) & wu1[10]) begin
+                c = 32'h2;
+            end
+            if ((j == 11) & wu1[11]) begin
+                c = 32'h2;
+            end
+            j = j + 32'h1;
+        end
+        if (gr_en & (((k) & 16'hffff) < w_left)) begin
+            run = run + ((c) & 6'h3f);
+            if (run > 32'h1f) begin
+                quotient_error = 1'b1;
+            end
+            if ((c < 32'h2) | wtrunc) begin
+                ends = (ends & ~(1 << (7)) | ((1'b1) << (7)));
+                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (7 * 32'h5));
+                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (7 * 32'h4));
+                k = k + 32'h1;
+                run = 32'h0;
+            end
+        end
+        c = 32'h0;
+        if (wu0[8]) begin
+            c = 32'h1;
+            if ((j == 0) & wu1[0]) begin
+                c = 32'h2;
+            end
+            if ((j == 1) & wu1[1]) begin
+                c = 32'h2;
+            end
+            if ((j == 2) & wu1[2]) begin
+                c = 32'h2;
+            end
+            if ((j == 3) & wu1[3]) begin
+                c = 32'h2;
+            end
+            if ((j == 4) & wu1[4]) begin
+                c = 32'h2;
+            end
+            if ((j == 5) & wu1[5]) begin
+                c = 32'h2;
+            end
+            if ((j == 6) & wu1[6]) begin
+                c = 32'h2;
+            end
+            if ((j == 7) & wu1[7]) begin
+                c = 32'h2;
+            end
+            if ((j == 8) & wu1[8]) begin
+                c = 32'h2;
+            end
+            if ((j == 9) & wu1[9]) begin
+                c = 32'h2;
+            end
+            if ((j == 10) & wu1[10]) begin
+                c = 32'h2;
+            end
+            if ((j == 11) & wu1[11]) begin
+                c = 32'h2;
+            end
+            j = j + 32'h1;
+        end
+        if (gr_en & (((k) & 16'hffff) < w_left)) begin
+            run = run + ((c) & 6'h3f);
+            if (run > 32'h1f) begin
+                quotient_error = 1'b1;
+            end
+            if ((c < 32'h2) | wtrunc) begin
+                ends = (ends & ~(1 << (8)) | ((1'b1) << (8)));
+                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (8 * 32'h5));
+                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (8 * 32'h4));
+                k = k + 32'h1;
+                run = 32'h0;
+            end
+        end
+        c = 32'h0;
+        if (wu0[9]) begin
+            c = 32'h1;
+            if ((j == 0) & wu1[0]) begin
+                c = 32'h2;
+            end
+            if ((j == 1) & wu1[1]) begin
+                c = 32'h2;
+            end
+            if ((j == 2) & wu1[2]) begin
+                c = 32'h2;
+            end
+            if ((j == 3) & wu1[3]) begin
+                c = 32'h2;
+            end
+            if ((j == 4) & wu1[4]) begin
+                c = 32'h2;
+            end
+            if ((j == 5) & wu1[5]) begin
+                c = 32'h2;
+            end
+            if ((j == 6) & wu1[6]) begin
+                c = 32'h2;
+            end
+            if ((j == 7) & wu1[7]) begin
+                c = 32'h2;
+            end
+            if ((j == 8) & wu1[8]) begin
+                c = 32'h2;
+            end
+            if ((j == 9) & wu1[9]) begin
+                c = 32'h2;
+            end
+            if ((j == 10) & wu1[10]) begin
+                c = 32'h2;
+            end
+            if ((j == 11) & wu1[11]) begin
+                c = 32'h2;
+            end
+            j = j + 32'h1;
+        end
+        if (gr_en & (((k) & 16'hffff) < w_left)) begin
+            run = run + ((c) & 6'h3f);
+            if (run > 32'h1f) begin
+                quotient_error = 1'b1;
+            end
+            if ((c < 32'h2) | wtrunc) begin
+                ends = (ends & ~(1 << (9)) | ((1'b1) << (9)));
+                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (9 * 32'h5));
+                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (9 * 32'h4));
+                k = k + 32'h1;
+                run = 32'h0;
+            end
+        end
+        c = 32'h0;
+        if (wu0[10]) begin
+            c = 32'h1;
+            if ((j == 0) & wu1[0]) begin
+                c = 32'h2;
+            end
+            if ((j == 1) & wu1[1]) begin
+                c = 32'h2;
+            end
+            if ((j == 2) & wu1[2]) begin
+                c = 32'h2;
+            end
+            if ((j == 3) & wu1[3]) begin
+                c = 32'h2;
+            end
+            if ((j == 4) & wu1[4]) begin
+                c = 32'h2;
+            end
+            if ((j == 5) & wu1[5]) begin
+                c = 32'h2;
+            end
+            if ((j == 6) & wu1[6]) begin
+                c = 32'h2;
+            end
+            if ((j == 7) & wu1[7]) begin
+                c = 32'h2;
+            end
+            if ((j == 8) & wu1[8]) begin
+                c = 32'h2;
+            end
+            if ((j == 9) & wu1[9]) begin
+                c = 32'h2;
+            end
+            if ((j == 10) & wu1[10]) begin
+                c = 32'h2;
+            end
+            if ((j == 11) & wu1[11]) begin
+                c = 32'h2;
+            end
+            j = j + 32'h1;
+        end
+        if (gr_en & (((k) & 16'hffff) < w_left)) begin
+            run = run + ((c) & 6'h3f);
+            if (run > 32'h1f) begin
+                quotient_error = 1'b1;
+            end
+            if ((c < 32'h2) | wtrunc) begin
+                ends = (ends & ~(1 << (10)) | ((1'b1) << (10)));
+                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (10 * 32'h5));
+                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (10 * 32'h4));
+                k = k + 32'h1;
+                run = 32'h0;
+            end
+        end
+        c = 32'h0;
+        if (wu0[11]) begin
+            c = 32'h1;
+            if ((j == 0) & wu1[0]) begin
+                c = 32'h2;
+            end
+            if ((j == 1) & wu1[1]) begin
+                c = 32'h2;
+            end
+            if ((j == 2) & wu1[2]) begin
+                c = 32'h2;
+            end
+            if ((j == 3) & wu1[3]) begin
+                c = 32'h2;
+            end
+            if ((j == 4) & wu1[4]) begin
+                c = 32'h2;
+            end
+            if ((j == 5) & wu1[5]) begin
+                c = 32'h2;
+            end
+            if ((j == 6) & wu1[6]) begin
+                c = 32'h2;
+            end
+            if ((j == 7) & wu1[7]) begin
+                c = 32'h2;
+            end
+            if ((j == 8) & wu1[8]) begin
+                c = 32'h2;
+            end
+            if ((j == 9) & wu1[9]) begin
+                c = 32'h2;
+            end
+            if ((j == 10) & wu1[10]) begin
+                c = 32'h2;
+            end
+            if ((j == 11) & wu1[11]) begin
+                c = 32'h2;
+            end
+            j = j + 32'h1;
+        end
+        if (gr_en & (((k) & 16'hffff) < w_left)) begin
+            run = run + ((c) & 6'h3f);
+            if (run > 32'h1f) begin
+                quotient_error = 1'b1;
+            end
+            if ((c < 32'h2) | wtrunc) begin
+                ends = (ends & ~(1 << (11)) | ((1'b1) << (11)));
+                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (11 * 32'h5));
+                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (11 * 32'h4));
+                k = k + 32'h1;
+                run = 32'h0;
+            end
+        end
+        qs = 32'h0;
+        q = 32'h0;
+        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 0)) begin
+            q = end_runs[(0 * 32'h5)+:(5)];
+        end
+        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 0)) begin
+            q = end_runs[(1 * 32'h5)+:(5)];
+        end
+        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 0)) begin
+            q = end_runs[(2 * 32'h5)+:(5)];
+        end
+        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 0)) begin
+            q = end_runs[(3 * 32'h5)+:(5)];
+        end
+        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 0)) begin
+            q = end_runs[(4 * 32'h5)+:(5)];
+        end
+        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 0)) begin
+            q = end_runs[(5 * 32'h5)+:(5)];
+        end
+        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 0)) begin
+            q = end_runs[(6 * 32'h5)+:(5)];
+        end
+        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 0)) begin
+            q = end_runs[(7 * 32'h5)+:(5)];
+        end
+        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 0)) begin
+            q = end_runs[(8 * 32'h5)+:(5)];
+        end
+        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 0)) begin
+            q = end_runs[(9 * 32'h5)+:(5)];
+        end
+        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 0)) begin
+            q = end_runs[(10 * 32'h5)+:(5)];
+        end
+        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 0)) begin
+            q = end_runs[(11 * 32'h5)+:(5)];
+        end
+        qs = qs | (((q) & 60'hfffffffffffffff) << (0 * 32'h5));
+        q = 32'h0;
+        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 1)) begin
+            q = end_runs[(0 * 32'h5)+:(5)];
+        end
+        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 1)) begin
+            q = end_runs[(1 * 32'h5)+:(5)];
+        end
+        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 1)) begin
+            q = end_runs[(2 * 32'h5)+:(5)];
+        end
+        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 1)) begin
+            q = end_runs[(3 * 32'h5)+:(5)];
+        end
+        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 1)) begin
+            q = end_runs[(4 * 32'h5)+:(5)];
+        end
+        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 1)) begin
+            q = end_runs[(5 * 32'h5)+:(5)];
+        end
+        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 1)) begin
+            q = end_runs[(6 * 32'h5)+:(5)];
+        end
+        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 1)) begin
+            q = end_runs[(7 * 32'h5)+:(5)];
+        end
+        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 1)) begin
+            q = end_runs[(8 * 32'h5)+:(5)];
+        end
+        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 1)) begin
+            q = end_runs[(9 * 32'h5)+:(5)];
+        end
+        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 1)) begin
+            q = end_runs[(10 * 32'h5)+:(5)];
+        end
+        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 1)) begin
+            q = end_runs[(11 * 32'h5)+:(5)];
+        end
+        qs = qs | (((q) & 60'hfffffffffffffff) << (1 * 32'h5));
+        q = 32'h0;
+        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 2)) begin
+            q = end_runs[(0 * 32'h5)+:(5)];
+        end
+        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 2)) begin
+            q = end_runs[(1 * 32'h5)+:(5)];
+        end
+        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 2)) begin
+            q = end_runs[(2 * 32'h5)+:(5)];
+        end
+        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 2)) begin
+            q = end_runs[(3 * 32'h5)+:(5)];
+        end
+        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 2)) begin
+            q = end_runs[(4 * 32'h5)+:(5)];
+        end
+        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 2)) begin
+            q = end_runs[(5 * 32'h5)+:(5)];
+        end
+        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 2)) begin
+            q = end_runs[(6 * 32'h5)+:(5)];
+        end
+        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 2)) begin
+            q = end_runs[(7 * 32'h5)+:(5)];
+        end
+        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 2)) begin
+            q = end_runs[(8 * 32'h5)+:(5)];
+        end
+        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 2)) begin
+            q = end_runs[(9 * 32'h5)+:(5)];
+        end
+        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 2)) begin
+            q = end_runs[(10 * 32'h5)+:(5)];
+        end
+        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 2)) begin
+            q = end_runs[(11 * 32'h5)+:(5)];
+        end
+        qs = qs | (((q) & 60'hfffffffffffffff) << (2 * 32'h5));
+        q = 32'h0;
+        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 3)) begin
+            q = end_runs[(0 * 32'h5)+:(5)];
+        end
+        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 3)) begin
+            q = end_runs[(1 * 32'h5)+:(5)];
+        end
+        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 3)) begin
+            q = end_runs[(2 * 32'h5)+:(5)];
+        end
+        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 3)) begin
+            q = end_runs[(3 * 32'h5)+:(5)];
+        end
+        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 3)) begin
+            q = end_runs[(4 * 32'h5)+:(5)];
+        end
+        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 3)) begin
+            q = end_runs[(5 * 32'h5)+:(5)];
+        end
+        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 3)) begin
+            q = end_runs[(6 * 32'h5)+:(5)];
+        end
+        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 3)) begin
+            q = end_runs[(7 * 32'h5)+:(5)];
+        end
+        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 3)) begin
+            q = end_runs[(8 * 32'h5)+:(5)];
+        end
+        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 3)) begin
+            q = end_runs[(9 * 32'h5)+:(5)];
+        end
+        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 3)) begin
+            q = end_runs[(10 * 32'h5)+:(5)];
+        end
+        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 3)) begin
+            q = end_runs[(11 * 32'h5)+:(5)];
+        end
+        qs = qs | (((q) & 60'hfffffffffffffff) << (3 * 32'h5));
+        q = 32'h0;
+        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 4)) begin
+            q = end_runs[(0 * 32'h5)+:(5)];
+        end
+        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 4)) begin
+            q = end_runs[(1 * 32'h5)+:(5)];
+        end
+        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 4)) begin
+            q = end_runs[(2 * 32'h5)+:(5)];
+        end
+        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 4)) begin
+            q = end_runs[(3 * 32'h5)+:(5)];
+        end
+        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 4)) begin
+            q = end_runs[(4 * 32'h5)+:(5)];
+        end
+        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 4)) begin
+            q = end_runs[(5 * 32'h5)+:(5)];
+        end
+        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 4)) begin
+            q = end_runs[(6 * 32'h5)+:(5)];
+        end
+        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 4)) begin
+            q = end_runs[(7 * 32'h5)+:(5)];
+        end
+        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 4)) begin
+            q = end_runs[(8 * 32'h5)+:(5)];
+        end
+        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 4)) begin
+            q = end_runs[(9 * 32'h5)+:(5)];
+        end
+        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 4)) begin
+            q = end_runs[(10 * 32'h5)+:(5)];
+        end
+        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 4)) begin
+            q = end_runs[(11 * 32'h5)+:(5)];
+        end
+        qs = qs | (((q) & 60'hfffffffffffffff) << (4 * 32'h5));
+        q = 32'h0;
+        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 5)) begin
+            q = end_runs[(0 * 32'h5)+:(5)];
+        end
+        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 5)) begin
+            q = end_runs[(1 * 32'h5)+:(5)];
+        end
+        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 5)) begin
+            q = end_runs[(2 * 32'h5)+:(5)];
+        end
+        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 5)) begin
+            q = end_runs[(3 * 32'h5)+:(5)];
+        end
+        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 5)) begin
+            q = end_runs[(4 * 32'h5)+:(5)];
+        end
+        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 5)) begin
+            q = end_runs[(5 * 32'h5)+:(5)];
+        end
+        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 5)) begin
+            q = end_runs[(6 * 32'h5)+:(5)];
+        end
+        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 5)) begin
+            q = end_runs[(7 * 32'h5)+:(5)];
+        end
+        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 5)) begin
+            q = end_runs[(8 * 32'h5)+:(5)];
+        end
+        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 5)) begin
+            q = end_runs[(9 * 32'h5)+:(5)];
+        end
+        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 5)) begin
+            q = end_runs[(10 * 32'h5)+:(5)];
+        end
+        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 5)) begin
+            q = end_runs[(11 * 32'h5)+:(5)];
+        end
+        qs = qs | (((q) & 60'hfffffffffffffff) << (5 * 32'h5));
+        q = 32'h0;
+        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 6)) begin
+            q = end_runs[(0 * 32'h5)+:(5)];
+        end
+        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 6)) begin
+            q = end_runs[(1 * 32'h5)+:(5)];
+        end
+        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 6)) begin
+            q = end_runs[(2 * 32'h5)+:(5)];
+        end
+        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 6)) begin
+            q = end_runs[(3 * 32'h5)+:(5)];
+        end
+        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 6)) begin
+            q = end_runs[(4 * 32'h5)+:(5)];
+        end
+        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 6)) begin
+            q = end_runs[(5 * 32'h5)+:(5)];
+        end
+        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 6)) begin
+            q = end_runs[(6 * 32'h5)+:(5)];
+        end
+        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 6)) begin
+            q = end_runs[(7 * 32'h5)+:(5)];
+        end
+        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 6)) begin
+            q = end_runs[(8 * 32'h5)+:(5)];
+        end
+        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 6)) begin
+            q = end_runs[(9 * 32'h5)+:(5)];
+        end
+        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 6)) begin
+            q = end_runs[(10 * 32'h5)+:(5)];
+        end
+        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 6)) begin
+            q = end_runs[(11 * 32'h5)+:(5)];
+        end
+        qs = qs | (((q) & 60'hfffffffffffffff) << (6 * 32'h5));
+        q = 32'h0;
+        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 7)) begin
+            q = end_runs[(0 * 32'h5)+:(5)];
+        end
+        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 7)) begin
+            q = end_runs[(1 * 32'h5)+:(5)];
+        end
+        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 7)) begin
+            q = end_runs[(2 * 32'h5)+:(5)];
+        end
+        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 7)) begin
+            q = end_runs[(3 * 32'h5)+:(5)];
+        end
+        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 7)) begin
+            q = end_runs[(4 * 32'h5)+:(5)];
+        end
+        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 7)) begin
+            q = end_runs[(5 * 32'h5)+:(5)];
+        end
+        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 7)) begin
+            q = end_runs[(6 * 32'h5)+:(5)];
+        end
+        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 7)) begin
+            q = end_runs[(7 * 32'h5)+:(5)];
+        end
+        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 7)) begin
+            q = end_runs[(8 * 32'h5)+:(5)];
+        end
+        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 7)) begin
+            q = end_runs[(9 * 32'h5)+:(5)];
+        end
+        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 7)) begin
+            q = end_runs[(10 * 32'h5)+:(5)];
+        end
+        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 7)) begin
+            q = end_runs[(11 * 32'h5)+:(5)];
+        end
+        qs = qs | (((q) & 60'hfffffffffffffff) << (7 * 32'h5));
+        q = 32'h0;
+        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 8)) begin
+            q = end_runs[(0 * 32'h5)+:(5)];
+        end
+        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 8)) begin
+            q = end_runs[(1 * 32'h5)+:(5)];
+        end
+        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 8)) begin
+            q = end_runs[(2 * 32'h5)+:(5)];
+        end
+        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 8)) begin
+            q = end_runs[(3 * 32'h5)+:(5)];
+        end
+        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 8)) begin
+            q = end_runs[(4 * 32'h5)+:(5)];
+        end
+        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 8)) begin
+            q = end_runs[(5 * 32'h5)+:(5)];
+        end
+        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 8)) begin
+            q = end_runs[(6 * 32'h5)+:(5)];
+        end
+        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 8)) begin
+            q = end_runs[(7 * 32'h5)+:(5)];
+        end
+        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 8)) begin
+            q = end_runs[(8 * 32'h5)+:(5)];
+        end
+        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 8)) begin
+            q = end_runs[(9 * 32'h5)+:(5)];
+        end
+        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 8)) begin
+            q = end_runs[(10 * 32'h5)+:(5)];
+        end
+        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 8)) begin
+            q = end_runs[(11 * 32'h5)+:(5)];
+        end
+        qs = qs | (((q) & 60'hfffffffffffffff) << (8 * 32'h5));
+        q = 32'h0;
+        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 9)) begin
+            q = end_runs[(0 * 32'h5)+:(5)];
+        end
+        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 9)) begin
+            q = end_runs[(1 * 32'h5)+:(5)];
+        end
+        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 9)) begin
+            q = end_runs[(2 * 32'h5)+:(5)];
+        end
+        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 9)) begin
+            q = end_runs[(3 * 32'h5)+:(5)];
+        end
+        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 9)) begin
+            q = end_runs[(4 * 32'h5)+:(5)];
+        end
+        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 9)) begin
+            q = end_runs[(5 * 32'h5)+:(5)];
+        end
+        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 9)) begin
+            q = end_runs[(6 * 32'h5)+:(5)];
+        end
+        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 9)) begin
+            q = end_runs[(7 * 32'h5)+:(5)];
+        end
+        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 9)) begin
+            q = end_runs[(8 * 32'h5)+:(5)];
+        end
+        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 9)) begin
+            q = end_runs[(9 * 32'h5)+:(5)];
+        end
+        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 9)) begin
+            q = end_runs[(10 * 32'h5)+:(5)];
+        end
+        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 9)) begin
+            q = end_runs[(11 * 32'h5)+:(5)];
+        end
+        qs = qs | (((q) & 60'hfffffffffffffff) << (9 * 32'h5));
+        q = 32'h0;
+        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 10)) begin
+            q = end_runs[(0 * 32'h5)+:(5)];
+        end
+        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 10)) begin
+            q = end_runs[(1 * 32'h5)+:(5)];
+        end
+        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 10)) begin
+            q = end_runs[(2 * 32'h5)+:(5)];
+        end
+        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 10)) begin
+            q = end_runs[(3 * 32'h5)+:(5)];
+        end
+        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 10)) begin
+            q = end_runs[(4 * 32'h5)+:(5)];
+        end
+        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 10)) begin
+            q = end_runs[(5 * 32'h5)+:(5)];
+        end
+        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 10)) begin
+            q = end_runs[(6 * 32'h5)+:(5)];
+        end
+        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 10)) begin
+            q = end_runs[(7 * 32'h5)+:(5)];
+        end
+        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 10)) begin
+            q = end_runs[(8 * 32'h5)+:(5)];
+        end
+        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 10)) begin
+            q = end_runs[(9 * 32'h5)+:(5)];
+        end
+        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 10)) begin
+            q = end_runs[(10 * 32'h5)+:(5)];
+        end
+        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 10)) begin
+            q = end_runs[(11 * 32'h5)+:(5)];
+        end
+        qs = qs | (((q) & 60'hfffffffffffffff) << (10 * 32'h5));
+        q = 32'h0;
+        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 11)) begin
+            q = end_runs[(0 * 32'h5)+:(5)];
+        end
+        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 11)) begin
+            q = end_runs[(1 * 32'h5)+:(5)];
+        end
+        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 11)) begin
+            q = end_runs[(2 * 32'h5)+:(5)];
+        end
+        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 11)) begin
+            q = end_runs[(3 * 32'h5)+:(5)];
+        end
+        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 11)) begin
+            q = end_runs[(4 * 32'h5)+:(5)];
+        end
+        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 11)) begin
+            q = end_runs[(5 * 32'h5)+:(5)];
+        end
+        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 11)) begin
+            q = end_runs[(6 * 32'h5)+:(5)];
+        end
+        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 11)) begin
+            q = end_runs[(7 * 32'h5)+:(5)];
+        end
+        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 11)) begin
+            q = end_runs[(8 * 32'h5)+:(5)];
+        end
+        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 11)) begin
+            q = end_runs[(9 * 32'h5)+:(5)];
+        end
+        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 11)) begin
+            q = end_runs[(10 * 32'h5)+:(5)];
+        end
+        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 11)) begin
+            q = end_runs[(11 * 32'h5)+:(5)];
+        end
+        qs = qs | (((q) & 60'hfffffffffffffff) << (11 * 32'h5));
+        if (w_en & uncompressed) begin
+            k = 32'h8;
+            if (per_chunk_12) begin
+                k = 32'hc;
+            end
+            if (w_left < ((k) & 16'hffff)) begin
+                k = ((w_left) & 4'hf);
+            end
+        end
+        next_wq_i = wq_i + ((k) & 16'hffff);
+        next_wq = ((run) & 5'h1f);
+        next_pend_w = k;
+        next_pend_wq = qs;
+        ones = 32'h0;
+        zfirst = 1'b1;
+        m = 32'h0;
+        zq0 = 32'h0;
+        zsum = 32'h0;
+        zends = 32'h0;
+        zend_runs = 32'h0;
+        zend_numbers = 32'h0;
+        if (z_en & ((0 < 32'h8) | zunary_12)) begin
+            if (zu[0]) begin
+                ones = ones + 32'h1;
+            end
+            else begin
+                if (((m) & 16'hffff) < z_left) begin
+                    if (zfirst) begin
+                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
+                        zq0 = ((zsum) & 28'hfffffff);
+                    end
+                    else begin
+                        zends = (zends & ~(1 << (0)) | ((1'b1) << (0)));
+                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (0 * 32'h4));
+                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (0 * 32'h4));
+                    end
+                    m = m + 32'h1;
+                end
+                ones = 32'h0;
+                zfirst = 1'b0;
+            end
+        end
+        if (z_en & ((1 < 32'h8) | zunary_12)) begin
+            if (zu[1]) begin
+                ones = ones + 32'h1;
+            end
+            else begin
+                if (((m) & 16'hffff) < z_left) begin
+                    if (zfirst) begin
+                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
+                        zq0 = ((zsum) & 28'hfffffff);
+                    end
+                    else begin
+                        zends = (zends & ~(1 << (1)) | ((1'b1) << (1)));
+                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (1 * 32'h4));
+                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (1 * 32'h4));
+                    end
+                    m = m + 32'h1;
+                end
+                ones = 32'h0;
+                zfirst = 1'b0;
+            end
+        end
+        if (z_en & ((2 < 32'h8) | zunary_12)) begin
+            if (zu[2]) begin
+                ones = ones + 32'h1;
+            end
+            else begin
+                if (((m) & 16'hffff) < z_left) begin
+                    if (zfirst) begin
+                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
+                        zq0 = ((zsum) & 28'hfffffff);
+                    end
+                    else begin
+                        zends = (zends & ~(1 << (2)) | ((1'b1) << (2)));
+                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (2 * 32'h4));
+                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (2 * 32'h4));
+                    end
+                    m = m + 32'h1;
+                end
+                ones = 32'h0;
+                zfirst = 1'b0;
+            end
+        end
+        if (z_en & ((3 < 32'h8) | zunary_12)) begin
+            if (zu[3]) begin
+                ones = ones + 32'h1;
+            end
+            else begin
+                if (((m) & 16'hffff) < z_left) begin
+                    if (zfirst) begin
+                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
+                        zq0 = ((zsum) & 28'hfffffff);
+                    end
+                    else begin
+                        zends = (zends & ~(1 << (3)) | ((1'b1) << (3)));
+                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (3 * 32'h4));
+                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (3 * 32'h4));
+                    end
+                    m = m + 32'h1;
+                end
+                ones = 32'h0;
+                zfirst = 1'b0;
+            end
+        end
+        if (z_en & ((4 < 32'h8) | zunary_12)) begin
+            if (zu[4]) begin
+                ones = ones + 32'h1;
+            end
+            else begin
+                if (((m) & 16'hffff) < z_left) begin
+                    if (zfirst) begin
+                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
+                        zq0 = ((zsum) & 28'hfffffff);
+                    end
+                    else begin
+                        zends = (zends & ~(1 << (4)) | ((1'b1) << (4)));
+                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (4 * 32'h4));
+                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (4 * 32'h4));
+                    end
+                    m = m + 32'h1;
+                end
+                ones = 32'h0;
+                zfirst = 1'b0;
+            end
+        end
+        if (z_en & ((5 < 32'h8) | zunary_12)) begin
+            if (zu[5]) begin
+                ones = ones + 32'h1;
+            end
+            else begin
+                if (((m) & 16'hffff) < z_left) begin
+                    if (zfirst) begin
+                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
+                        zq0 = ((zsum) & 28'hfffffff);
+                    end
+                    else begin
+                        zends = (zends & ~(1 << (5)) | ((1'b1) << (5)));
+                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (5 * 32'h4));
+                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (5 * 32'h4));
+                    end
+                    m = m + 32'h1;
+                end
+                ones = 32'h0;
+                zfirst = 1'b0;
+            end
+        end
+        if (z_en & ((6 < 32'h8) | zunary_12)) begin
+            if (zu[6]) begin
+                ones = ones + 32'h1;
+            end
+            else begin
+                if (((m) & 16'hffff) < z_left) begin
+                    if (zfirst) begin
+                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
+                        zq0 = ((zsum) & 28'hfffffff);
+                    end
+                    else begin
+                        zends = (zends & ~(1 << (6)) | ((1'b1) << (6)));
+                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (6 * 32'h4));
+                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (6 * 32'h4));
+                    end
+                    m = m + 32'h1;
+                end
+                ones = 32'h0;
+                zfirst = 1'b0;
+            end
+        end
+        if (z_en & ((7 < 32'h8) | zunary_12)) begin
+            if (zu[7]) begin
+                ones = ones + 32'h1;
+            end
+            else begin
+                if (((m) & 16'hffff) < z_left) begin
+                    if (zfirst) begin
+                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
+                        zq0 = ((zsum) & 28'hfffffff);
+                    end
+                    else begin
+                        zends = (zends & ~(1 << (7)) | ((1'b1) << (7)));
+                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (7 * 32'h4));
+                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (7 * 32'h4));
+                    end
+                    m = m + 32'h1;
+                end
+                ones = 32'h0;
+                zfirst = 1'b0;
+            end
+        end
+        if (z_en & ((8 < 32'h8) | zunary_12)) begin
+            if (zu[8]) begin
+                ones = ones + 32'h1;
+            end
+            else begin
+                if (((m) & 16'hffff) < z_left) begin
+                    if (zfirst) begin
+                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
+                        zq0 = ((zsum) & 28'hfffffff);
+                    end
+                    else begin
+                        zends = (zends & ~(1 << (8)) | ((1'b1) << (8)));
+                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (8 * 32'h4));
+                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (8 * 32'h4));
+                    end
+                    m = m + 32'h1;
+                end
+                ones = 32'h0;
+                zfirst = 1'b0;
+            end
+        end
+        if (z_en & ((9 < 32'h8) | zunary_12)) begin
+            if (zu[9]) begin
+                ones = ones + 32'h1;
+            end
+            else begin
+                if (((m) & 16'hffff) < z_left) begin
+                    if (zfirst) begin
+                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
+                        zq0 = ((zsum) & 28'hfffffff);
+                    end
+                    else begin
+                        zends = (zends & ~(1 << (9)) | ((1'b1) << (9)));
+                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (9 * 32'h4));
+                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (9 * 32'h4));
+                    end
+                    m = m + 32'h1;
+                end
+                ones = 32'h0;
+                zfirst = 1'b0;
+            end
+        end
+        if (z_en & ((10 < 32'h8) | zunary_12)) begin
+            if (zu[10]) begin
+                ones = ones + 32'h1;
+            end
+            else begin
+                if (((m) & 16'hffff) < z_left) begin
+                    if (zfirst) begin
+                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
+                        zq0 = ((zsum) & 28'hfffffff);
+                    end
+                    else begin
+                        zends = (zends & ~(1 << (10)) | ((1'b1) << (10)));
+                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (10 * 32'h4));
+                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (10 * 32'h4));
+                    end
+                    m = m + 32'h1;
+                end
+                ones = 32'h0;
+                zfirst = 1'b0;
+            end
+        end
+        if (z_en & ((11 < 32'h8) | zunary_12)) begin
+            if (zu[11]) begin
+                ones = ones + 32'h1;
+            end
+            else begin
+                if (((m) & 16'hffff) < z_left) begin
+                    if (zfirst) begin
+                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
+                        zq0 = ((zsum) & 28'hfffffff);
+                    end
+                    else begin
+                        zends = (zends & ~(1 << (11)) | ((1'b1) << (11)));
+                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (11 * 32'h4));
+                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (11 * 32'h4));
+                    end
+                    m = m + 32'h1;
+                end
+                ones = 32'h0;
+                zfirst = 1'b0;
+            end
+        end
+        zqs = 32'h0;
+        zq_n = 32'h0;
+        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 1)) begin
+            zq_n = zend_runs[(0 * 32'h4)+:(4)];
+        end
+        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 1)) begin
+            zq_n = zend_runs[(1 * 32'h4)+:(4)];
+        end
+        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 1)) begin
+            zq_n = zend_runs[(2 * 32'h4)+:(4)];
+        end
+        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 1)) begin
+            zq_n = zend_runs[(3 * 32'h4)+:(4)];
+        end
+        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 1)) begin
+            zq_n = zend_runs[(4 * 32'h4)+:(4)];
+        end
+        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 1)) begin
+            zq_n = zend_runs[(5 * 32'h4)+:(4)];
+        end
+        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 1)) begin
+            zq_n = zend_runs[(6 * 32'h4)+:(4)];
+        end
+        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 1)) begin
+            zq_n = zend_runs[(7 * 32'h4)+:(4)];
+        end
+        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 1)) begin
+            zq_n = zend_runs[(8 * 32'h4)+:(4)];
+        end
+        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 1)) begin
+            zq_n = zend_runs[(9 * 32'h4)+:(4)];
+        end
+        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 1)) begin
+            zq_n = zend_runs[(10 * 32'h4)+:(4)];
+        end
+        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 1)) begin
+            zq_n = zend_runs[(11 * 32'h4)+:(4)];
+        end
+        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (1 * 32'h4));
+        zq_n = 32'h0;
+        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 2)) begin
+            zq_n = zend_runs[(0 * 32'h4)+:(4)];
+        end
+        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 2)) begin
+            zq_n = zend_runs[(1 * 32'h4)+:(4)];
+        end
+        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 2)) begin
+            zq_n = zend_runs[(2 * 32'h4)+:(4)];
+        end
+        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 2)) begin
+            zq_n = zend_runs[(3 * 32'h4)+:(4)];
+        end
+        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 2)) begin
+            zq_n = zend_runs[(4 * 32'h4)+:(4)];
+        end
+        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 2)) begin
+            zq_n = zend_runs[(5 * 32'h4)+:(4)];
+        end
+        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 2)) begin
+            zq_n = zend_runs[(6 * 32'h4)+:(4)];
+        end
+        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 2)) begin
+            zq_n = zend_runs[(7 * 32'h4)+:(4)];
+        end
+        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 2)) begin
+            zq_n = zend_runs[(8 * 32'h4)+:(4)];
+        end
+        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 2)) begin
+            zq_n = zend_runs[(9 * 32'h4)+:(4)];
+        end
+        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 2)) begin
+            zq_n = zend_runs[(10 * 32'h4)+:(4)];
+        end
+        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 2)) begin
+            zq_n = zend_runs[(11 * 32'h4)+:(4)];
+        end
+        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (2 * 32'h4));
+        zq_n = 32'h0;
+        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 3)) begin
+            zq_n = zend_runs[(0 * 32'h4)+:(4)];
+        end
+        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 3)) begin
+            zq_n = zend_runs[(1 * 32'h4)+:(4)];
+        end
+        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 3)) begin
+            zq_n = zend_runs[(2 * 32'h4)+:(4)];
+        end
+        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 3)) begin
+            zq_n = zend_runs[(3 * 32'h4)+:(4)];
+        end
+        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 3)) begin
+            zq_n = zend_runs[(4 * 32'h4)+:(4)];
+        end
+        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 3)) begin
+            zq_n = zend_runs[(5 * 32'h4)+:(4)];
+        end
+        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 3)) begin
+            zq_n = zend_runs[(6 * 32'h4)+:(4)];
+        end
+        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 3)) begin
+            zq_n = zend_runs[(7 * 32'h4)+:(4)];
+        end
+        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 3)) begin
+            zq_n = zend_runs[(8 * 32'h4)+:(4)];
+        end
+        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 3)) begin
+            zq_n = zend_runs[(9 * 32'h4)+:(4)];
+        end
+        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 3)) begin
+            zq_n = zend_runs[(10 * 32'h4)+:(4)];
+        end
+        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 3)) begin
+            zq_n = zend_runs[(11 * 32'h4)+:(4)];
+        end
+        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (3 * 32'h4));
+        zq_n = 32'h0;
+        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 4)) begin
+            zq_n = zend_runs[(0 * 32'h4)+:(4)];
+        end
+        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 4)) begin
+            zq_n = zend_runs[(1 * 32'h4)+:(4)];
+        end
+        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 4)) begin
+            zq_n = zend_runs[(2 * 32'h4)+:(4)];
+        end
+        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 4)) begin
+            zq_n = zend_runs[(3 * 32'h4)+:(4)];
+        end
+        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 4)) begin
+            zq_n = zend_runs[(4 * 32'h4)+:(4)];
+        end
+        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 4)) begin
+            zq_n = zend_runs[(5 * 32'h4)+:(4)];
+        end
+        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 4)) begin
+            zq_n = zend_runs[(6 * 32'h4)+:(4)];
+        end
+        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 4)) begin
+            zq_n = zend_runs[(7 * 32'h4)+:(4)];
+        end
+        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 4)) begin
+            zq_n = zend_runs[(8 * 32'h4)+:(4)];
+        end
+        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 4)) begin
+            zq_n = zend_runs[(9 * 32'h4)+:(4)];
+        end
+        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 4)) begin
+            zq_n = zend_runs[(10 * 32'h4)+:(4)];
+        end
+        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 4)) begin
+            zq_n = zend_runs[(11 * 32'h4)+:(4)];
+        end
+        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (4 * 32'h4));
+        zq_n = 32'h0;
+        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 5)) begin
+            zq_n = zend_runs[(0 * 32'h4)+:(4)];
+        end
+        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 5)) begin
+            zq_n = zend_runs[(1 * 32'h4)+:(4)];
+        end
+        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 5)) begin
+            zq_n = zend_runs[(2 * 32'h4)+:(4)];
+        end
+        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 5)) begin
+            zq_n = zend_runs[(3 * 32'h4)+:(4)];
+        end
+        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 5)) begin
+            zq_n = zend_runs[(4 * 32'h4)+:(4)];
+        end
+        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 5)) begin
+            zq_n = zend_runs[(5 * 32'h4)+:(4)];
+        end
+        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 5)) begin
+            zq_n = zend_runs[(6 * 32'h4)+:(4)];
+        end
+        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 5)) begin
+            zq_n = zend_runs[(7 * 32'h4)+:(4)];
+        end
+        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 5)) begin
+            zq_n = zend_runs[(8 * 32'h4)+:(4)];
+        end
+        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 5)) begin
+            zq_n = zend_runs[(9 * 32'h4)+:(4)];
+        end
+        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 5)) begin
+            zq_n = zend_runs[(10 * 32'h4)+:(4)];
+        end
+        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 5)) begin
+            zq_n = zend_runs[(11 * 32'h4)+:(4)];
+        end
+        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (5 * 32'h4));
+        zq_n = 32'h0;
+        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 6)) begin
+            zq_n = zend_runs[(0 * 32'h4)+:(4)];
+        end
+        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 6)) begin
+            zq_n = zend_runs[(1 * 32'h4)+:(4)];
+        end
+        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 6)) begin
+            zq_n = zend_runs[(2 * 32'h4)+:(4)];
+        end
+        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 6)) begin
+            zq_n = zend_runs[(3 * 32'h4)+:(4)];
+        end
+        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 6)) begin
+            zq_n = zend_runs[(4 * 32'h4)+:(4)];
+        end
+        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 6)) begin
+            zq_n = zend_runs[(5 * 32'h4)+:(4)];
+        end
+        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 6)) begin
+            zq_n = zend_runs[(6 * 32'h4)+:(4)];
+        end
+        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 6)) begin
+            zq_n = zend_runs[(7 * 32'h4)+:(4)];
+        end
+        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 6)) begin
+            zq_n = zend_runs[(8 * 32'h4)+:(4)];
+        end
+        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 6)) begin
+            zq_n = zend_runs[(9 * 32'h4)+:(4)];
+        end
+        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 6)) begin
+            zq_n = zend_runs[(10 * 32'h4)+:(4)];
+        end
+        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 6)) begin
+            zq_n = zend_runs[(11 * 32'h4)+:(4)];
+        end
+        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (6 * 32'h4));
+        zq_n = 32'h0;
+        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 7)) begin
+            zq_n = zend_runs[(0 * 32'h4)+:(4)];
+        end
+        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 7)) begin
+            zq_n = zend_runs[(1 * 32'h4)+:(4)];
+        end
+        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 7)) begin
+            zq_n = zend_runs[(2 * 32'h4)+:(4)];
+        end
+        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 7)) begin
+            zq_n = zend_runs[(3 * 32'h4)+:(4)];
+        end
+        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 7)) begin
+            zq_n = zend_runs[(4 * 32'h4)+:(4)];
+        end
+        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 7)) begin
+            zq_n = zend_runs[(5 * 32'h4)+:(4)];
+        end
+        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 7)) begin
+            zq_n = zend_runs[(6 * 32'h4)+:(4)];
+        end
+        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 7)) begin
+            zq_n = zend_runs[(7 * 32'h4)+:(4)];
+        end
+        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 7)) begin
+            zq_n = zend_runs[(8 * 32'h4)+:(4)];
+        end
+        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 7)) begin
+            zq_n = zend_runs[(9 * 32'h4)+:(4)];
+        end
+        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 7)) begin
+            zq_n = zend_runs[(10 * 32'h4)+:(4)];
+        end
+        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 7)) begin
+            zq_n = zend_runs[(11 * 32'h4)+:(4)];
+        end
+        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (7 * 32'h4));
+        zq_n = 32'h0;
+        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 8)) begin
+            zq_n = zend_runs[(0 * 32'h4)+:(4)];
+        end
+        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 8)) begin
+            zq_n = zend_runs[(1 * 32'h4)+:(4)];
+        end
+        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 8)) begin
+            zq_n = zend_runs[(2 * 32'h4)+:(4)];
+        end
+        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 8)) begin
+            zq_n = zend_runs[(3 * 32'h4)+:(4)];
+        end
+        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 8)) begin
+            zq_n = zend_runs[(4 * 32'h4)+:(4)];
+        end
+        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 8)) begin
+            zq_n = zend_runs[(5 * 32'h4)+:(4)];
+        end
+        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 8)) begin
+            zq_n = zend_runs[(6 * 32'h4)+:(4)];
+        end
+        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 8)) begin
+            zq_n = zend_runs[(7 * 32'h4)+:(4)];
+        end
+        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 8)) begin
+            zq_n = zend_runs[(8 * 32'h4)+:(4)];
+        end
+        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 8)) begin
+            zq_n = zend_runs[(9 * 32'h4)+:(4)];
+        end
+        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 8)) begin
+            zq_n = zend_runs[(10 * 32'h4)+:(4)];
+        end
+        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 8)) begin
+            zq_n = zend_runs[(11 * 32'h4)+:(4)];
+        end
+        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (8 * 32'h4));
+        zq_n = 32'h0;
+        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 9)) begin
+            zq_n = zend_runs[(0 * 32'h4)+:(4)];
+        end
+        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 9)) begin
+            zq_n = zend_runs[(1 * 32'h4)+:(4)];
+        end
+        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 9)) begin
+            zq_n = zend_runs[(2 * 32'h4)+:(4)];
+        end
+        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 9)) begin
+            zq_n = zend_runs[(3 * 32'h4)+:(4)];
+        end
+        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 9)) begin
+            zq_n = zend_runs[(4 * 32'h4)+:(4)];
+        end
+        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 9)) begin
+            zq_n = zend_runs[(5 * 32'h4)+:(4)];
+        end
+        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 9)) begin
+            zq_n = zend_runs[(6 * 32'h4)+:(4)];
+        end
+        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 9)) begin
+            zq_n = zend_runs[(7 * 32'h4)+:(4)];
+        end
+        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 9)) begin
+            zq_n = zend_runs[(8 * 32'h4)+:(4)];
+        end
+        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 9)) begin
+            zq_n = zend_runs[(9 * 32'h4)+:(4)];
+        end
+        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 9)) begin
+            zq_n = zend_runs[(10 * 32'h4)+:(4)];
+        end
+        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 9)) begin
+            zq_n = zend_runs[(11 * 32'h4)+:(4)];
+        end
+        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (9 * 32'h4));
+        zq_n = 32'h0;
+        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 10)) begin
+            zq_n = zend_runs[(0 * 32'h4)+:(4)];
+        end
+        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 10)) begin
+            zq_n = zend_runs[(1 * 32'h4)+:(4)];
+        end
+        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 10)) begin
+            zq_n = zend_runs[(2 * 32'h4)+:(4)];
+        end
+        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 10)) begin
+            zq_n = zend_runs[(3 * 32'h4)+:(4)];
+        end
+        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 10)) begin
+            zq_n = zend_runs[(4 * 32'h4)+:(4)];
+        end
+        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 10)) begin
+            zq_n = zend_runs[(5 * 32'h4)+:(4)];
+        end
+        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 10)) begin
+            zq_n = zend_runs[(6 * 32'h4)+:(4)];
+        end
+        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 10)) begin
+            zq_n = zend_runs[(7 * 32'h4)+:(4)];
+        end
+        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 10)) begin
+            zq_n = zend_runs[(8 * 32'h4)+:(4)];
+        end
+        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 10)) begin
+            zq_n = zend_runs[(9 * 32'h4)+:(4)];
+        end
+        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 10)) begin
+            zq_n = zend_runs[(10 * 32'h4)+:(4)];
+        end
+        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 10)) begin
+            zq_n = zend_runs[(11 * 32'h4)+:(4)];
+        end
+        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (10 * 32'h4));
+        zq_n = 32'h0;
+        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 11)) begin
+            zq_n = zend_runs[(0 * 32'h4)+:(4)];
+        end
+        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 11)) begin
+            zq_n = zend_runs[(1 * 32'h4)+:(4)];
+        end
+        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 11)) begin
+            zq_n = zend_runs[(2 * 32'h4)+:(4)];
+        end
+        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 11)) begin
+            zq_n = zend_runs[(3 * 32'h4)+:(4)];
+        end
+        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 11)) begin
+            zq_n = zend_runs[(4 * 32'h4)+:(4)];
+        end
+        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 11)) begin
+            zq_n = zend_runs[(5 * 32'h4)+:(4)];
+        end
+        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 11)) begin
+            zq_n = zend_runs[(6 * 32'h4)+:(4)];
+        end
+        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 11)) begin
+            zq_n = zend_runs[(7 * 32'h4)+:(4)];
+        end
+        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 11)) begin
+            zq_n = zend_runs[(8 * 32'h4)+:(4)];
+        end
+        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 11)) begin
+            zq_n = zend_runs[(9 * 32'h4)+:(4)];
+        end
+        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 11)) begin
+            zq_n = zend_runs[(10 * 32'h4)+:(4)];
+        end
+        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 11)) begin
+            zq_n = zend_runs[(11 * 32'h4)+:(4)];
+        end
+        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (11 * 32'h4));
+        next_zq = ((ones) & 28'hfffffff);
+        if (zfirst) begin
+            zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
+            next_zq = ((zsum) & 28'hfffffff);
+        end
+        zero_run_error = zsum[32'h1c];
+        next_zq_i = zq_i + ((m) & 16'hffff);
+        next_pend_z = m;
+        next_pend_zq0 = zq0;
+        next_pend_zq = zqs;
+        wshift = wdiv;
+        if (uncompressed) begin
+            wshift = 32'h0;
+        end
+        rw = bits[(off_wrem)+:(108)];
+        wrems = 32'h0;
+        rem = 32'h0;
+        case (wremain_bits)
+            1:
+                begin
+                    rem = rw[(0)+:(9)] & 32'h1;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
+                    rem = rw[(1)+:(9)] & 32'h1;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
+                    rem = rw[(2)+:(9)] & 32'h1;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
+                    rem = rw[(3)+:(9)] & 32'h1;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
+                    rem = rw[(4)+:(9)] & 32'h1;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
+                    rem = rw[(5)+:(9)] & 32'h1;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
+                    rem = rw[(6)+:(9)] & 32'h1;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
+                    rem = rw[(7)+:(9)] & 32'h1;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
+                    rem = rw[(8)+:(9)] & 32'h1;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
+                    rem = rw[(9)+:(9)] & 32'h1;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
+                    rem = rw[(10)+:(9)] & 32'h1;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
+                    rem = rw[(11)+:(9)] & 32'h1;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
+                end
+            2:
+                begin
+                    rem = rw[(0 * 32'h2)+:(9)] & 32'h3;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
+                    rem = rw[(1 * 32'h2)+:(9)] & 32'h3;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
+                    rem = rw[(2 * 32'h2)+:(9)] & 32'h3;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
+                    rem = rw[(3 * 32'h2)+:(9)] & 32'h3;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
+                    rem = rw[(4 * 32'h2)+:(9)] & 32'h3;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
+                    rem = rw[(5 * 32'h2)+:(9)] & 32'h3;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
+                    rem = rw[(6 * 32'h2)+:(9)] & 32'h3;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
+                    rem = rw[(7 * 32'h2)+:(9)] & 32'h3;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
+                    rem = rw[(8 * 32'h2)+:(9)] & 32'h3;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
+                    rem = rw[(9 * 32'h2)+:(9)] & 32'h3;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
+                    rem = rw[(10 * 32'h2)+:(9)] & 32'h3;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
+                    rem = rw[(11 * 32'h2)+:(9)] & 32'h3;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
+                end
+            3:
+                begin
+                    rem = rw[(0 * 32'h3)+:(9)] & 32'h7;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
+                    rem = rw[(1 * 32'h3)+:(9)] & 32'h7;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
+                    rem = rw[(2 * 32'h3)+:(9)] & 32'h7;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
+                    rem = rw[(3 * 32'h3)+:(9)] & 32'h7;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
+                    rem = rw[(4 * 32'h3)+:(9)] & 32'h7;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
+                    rem = rw[(5 * 32'h3)+:(9)] & 32'h7;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
+                    rem = rw[(6 * 32'h3)+:(9)] & 32'h7;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
+                    rem = rw[(7 * 32'h3)+:(9)] & 32'h7;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
+                    rem = rw[(8 * 32'h3)+:(9)] & 32'h7;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
+                    rem = rw[(9 * 32'h3)+:(9)] & 32'h7;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
+                    rem = rw[(10 * 32'h3)+:(9)] & 32'h7;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
+                    rem = rw[(11 * 32'h3)+:(9)] & 32'h7;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
+                end
+            4:
+                begin
+                    rem = rw[(0 * 32'h4)+:(9)] & 32'hf;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
+                    rem = rw[(1 * 32'h4)+:(9)] & 32'hf;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
+                    rem = rw[(2 * 32'h4)+:(9)] & 32'hf;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
+                    rem = rw[(3 * 32'h4)+:(9)] & 32'hf;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
+                    rem = rw[(4 * 32'h4)+:(9)] & 32'hf;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
+                    rem = rw[(5 * 32'h4)+:(9)] & 32'hf;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
+                    rem = rw[(6 * 32'h4)+:(9)] & 32'hf;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
+                    rem = rw[(7 * 32'h4)+:(9)] & 32'hf;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
+                    rem = rw[(8 * 32'h4)+:(9)] & 32'hf;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
+                    rem = rw[(9 * 32'h4)+:(9)] & 32'hf;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
+                    rem = rw[(10 * 32'h4)+:(9)] & 32'hf;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
+                    rem = rw[(11 * 32'h4)+:(9)] & 32'hf;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
+                end
+            5:
+                begin
+                    rem = rw[(0 * 32'h5)+:(9)] & 32'h1f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
+                    rem = rw[(1 * 32'h5)+:(9)] & 32'h1f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
+                    rem = rw[(2 * 32'h5)+:(9)] & 32'h1f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
+                    rem = rw[(3 * 32'h5)+:(9)] & 32'h1f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
+                    rem = rw[(4 * 32'h5)+:(9)] & 32'h1f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
+                    rem = rw[(5 * 32'h5)+:(9)] & 32'h1f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
+                    rem = rw[(6 * 32'h5)+:(9)] & 32'h1f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
+                    rem = rw[(7 * 32'h5)+:(9)] & 32'h1f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
+                    rem = rw[(8 * 32'h5)+:(9)] & 32'h1f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
+                    rem = rw[(9 * 32'h5)+:(9)] & 32'h1f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
+                    rem = rw[(10 * 32'h5)+:(9)] & 32'h1f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
+                    rem = rw[(11 * 32'h5)+:(9)] & 32'h1f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
+                end
+            6:
+                begin
+                    rem = rw[(0 * 32'h6)+:(9)] & 32'h3f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
+                    rem = rw[(1 * 32'h6)+:(9)] & 32'h3f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
+                    rem = rw[(2 * 32'h6)+:(9)] & 32'h3f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
+                    rem = rw[(3 * 32'h6)+:(9)] & 32'h3f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
+                    rem = rw[(4 * 32'h6)+:(9)] & 32'h3f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
+                    rem = rw[(5 * 32'h6)+:(9)] & 32'h3f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
+                    rem = rw[(6 * 32'h6)+:(9)] & 32'h3f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
+                    rem = rw[(7 * 32'h6)+:(9)] & 32'h3f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
+                    rem = rw[(8 * 32'h6)+:(9)] & 32'h3f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
+                    rem = rw[(9 * 32'h6)+:(9)] & 32'h3f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
+                    rem = rw[(10 * 32'h6)+:(9)] & 32'h3f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
+                    rem = rw[(11 * 32'h6)+:(9)] & 32'h3f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
+                end
+            7:
+                begin
+                    rem = rw[(0 * 32'h7)+:(9)] & 32'h7f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
+                    rem = rw[(1 * 32'h7)+:(9)] & 32'h7f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
+                    rem = rw[(2 * 32'h7)+:(9)] & 32'h7f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
+                    rem = rw[(3 * 32'h7)+:(9)] & 32'h7f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
+                    rem = rw[(4 * 32'h7)+:(9)] & 32'h7f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
+                    rem = rw[(5 * 32'h7)+:(9)] & 32'h7f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
+                    rem = rw[(6 * 32'h7)+:(9)] & 32'h7f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
+                    rem = rw[(7 * 32'h7)+:(9)] & 32'h7f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
+                    rem = rw[(8 * 32'h7)+:(9)] & 32'h7f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
+                    rem = rw[(9 * 32'h7)+:(9)] & 32'h7f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
+                    rem = rw[(10 * 32'h7)+:(9)] & 32'h7f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
+                    rem = rw[(11 * 32'h7)+:(9)] & 32'h7f;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
+                end
+            8:
+                begin
+                    rem = rw[(0 * 32'h8)+:(9)] & 32'hff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
+                    rem = rw[(1 * 32'h8)+:(9)] & 32'hff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
+                    rem = rw[(2 * 32'h8)+:(9)] & 32'hff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
+                    rem = rw[(3 * 32'h8)+:(9)] & 32'hff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
+                    rem = rw[(4 * 32'h8)+:(9)] & 32'hff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
+                    rem = rw[(5 * 32'h8)+:(9)] & 32'hff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
+                    rem = rw[(6 * 32'h8)+:(9)] & 32'hff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
+                    rem = rw[(7 * 32'h8)+:(9)] & 32'hff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
+                    rem = rw[(8 * 32'h8)+:(9)] & 32'hff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
+                    rem = rw[(9 * 32'h8)+:(9)] & 32'hff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
+                    rem = rw[(10 * 32'h8)+:(9)] & 32'hff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
+                    rem = rw[(11 * 32'h8)+:(9)] & 32'hff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
+                end
+            9:
+                begin
+                    rem = rw[(0 * 32'h9)+:(9)] & 32'h1ff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
+                    rem = rw[(1 * 32'h9)+:(9)] & 32'h1ff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
+                    rem = rw[(2 * 32'h9)+:(9)] & 32'h1ff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
+                    rem = rw[(3 * 32'h9)+:(9)] & 32'h1ff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
+                    rem = rw[(4 * 32'h9)+:(9)] & 32'h1ff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
+                    rem = rw[(5 * 32'h9)+:(9)] & 32'h1ff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
+                    rem = rw[(6 * 32'h9)+:(9)] & 32'h1ff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
+                    rem = rw[(7 * 32'h9)+:(9)] & 32'h1ff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
+                    rem = rw[(8 * 32'h9)+:(9)] & 32'h1ff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
+                    rem = rw[(9 * 32'h9)+:(9)] & 32'h1ff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
+                    rem = rw[(10 * 32'h9)+:(9)] & 32'h1ff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
+                    rem = rw[(11 * 32'h9)+:(9)] & 32'h1ff;
+                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
+                end
+            default:
+                begin
+                end
+        endcase
+        rw_off = 32'h0;
+        weights = 32'h0;
+        index_error = 1'b0;
+        value_error = 1'b0;
+        pq = pend_wq[(0 * 32'h5)+:(5)];
+        rem = wrems[(0 * 32'h9)+:(9)];
+        index = ((rem) & 10'h3ff);
+        if (wshift == 0) begin
+            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 1) begin
+            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 2) begin
+            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 3) begin
+            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 4) begin
+            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 5) begin
+            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
+        end
+        pal_entry = 32'h0;
+        if (index < ((palette_size) & 10'h3ff)) begin
+            code = 32'h0;
+            if (index == 0) begin
+                pal_entry = palette[(0 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 1) begin
+                pal_entry = palette[(1 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 2) begin
+                pal_entry = palette[(2 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 3) begin
+                pal_entry = palette[(3 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 4) begin
+                pal_entry = palette[(4 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 5) begin
+                pal_entry = palette[(5 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 6) begin
+                pal_entry = palette[(6 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 7) begin
+                pal_entry = palette[(7 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 8) begin
+                pal_entry = palette[(8 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 9) begin
+                pal_entry = palette[(9 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 10) begin
+                pal_entry = palette[(10 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 11) begin
+                pal_entry = palette[(11 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 12) begin
+                pal_entry = palette[(12 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 13) begin
+                pal_entry = palette[(13 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 14) begin
+                pal_entry = palette[(14 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 15) begin
+                pal_entry = palette[(15 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 16) begin
+                pal_entry = palette[(16 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 17) begin
+                pal_entry = palette[(17 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 18) begin
+                pal_entry = palette[(18 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 19) begin
+                pal_entry = palette[(19 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 20) begin
+                pal_entry = palette[(20 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 21) begin
+                pal_entry = palette[(21 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 22) begin
+                pal_entry = palette[(22 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 23) begin
+                pal_entry = palette[(23 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 24) begin
+                pal_entry = palette[(24 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 25) begin
+                pal_entry = palette[(25 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 26) begin
+                pal_entry = palette[(26 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 27) begin
+                pal_entry = palette[(27 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 28) begin
+                pal_entry = palette[(28 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 29) begin
+                pal_entry = palette[(29 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 30) begin
+                pal_entry = palette[(30 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 31) begin
+                pal_entry = palette[(31 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+        end
+        else begin
+            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
+        end
+        magnitude = ((code >> 32'h1) & 9'h1ff);
+        value = magnitude;
+        if (code[32'h0]) begin
+            value = 32'h0 - magnitude;
+        end
+        if (0 >= pend_w) begin
+            value = 32'h0;
+        end
+        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (0 * 32'h9));
+        if (0 < pend_w) begin
+            rw_off = rw_off + ((wremain_bits) & 7'h7f);
+            if (index > 32'h1ff) begin
+                index_error = 1'b1;
+            end
+            if (code > 32'h1ff) begin
+                value_error = 1'b1;
+            end
+        end
+        pq = pend_wq[(1 * 32'h5)+:(5)];
+        rem = wrems[(1 * 32'h9)+:(9)];
+        index = ((rem) & 10'h3ff);
+        if (wshift == 0) begin
+            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 1) begin
+            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 2) begin
+            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 3) begin
+            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 4) begin
+            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 5) begin
+            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
+        end
+        pal_entry = 32'h0;
+        if (index < ((palette_size) & 10'h3ff)) begin
+            code = 32'h0;
+            if (index == 0) begin
+                pal_entry = palette[(0 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 1) begin
+                pal_entry = palette[(1 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 2) begin
+                pal_entry = palette[(2 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 3) begin
+                pal_entry = palette[(3 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 4) begin
+                pal_entry = palette[(4 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 5) begin
+                pal_entry = palette[(5 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 6) begin
+                pal_entry = palette[(6 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 7) begin
+                pal_entry = palette[(7 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 8) begin
+                pal_entry = palette[(8 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 9) begin
+                pal_entry = palette[(9 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 10) begin
+                pal_entry = palette[(10 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 11) begin
+                pal_entry = palette[(11 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 12) begin
+                pal_entry = palette[(12 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 13) begin
+                pal_entry = palette[(13 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 14) begin
+                pal_entry = palette[(14 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 15) begin
+                pal_entry = palette[(15 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 16) begin
+                pal_entry = palette[(16 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 17) begin
+                pal_entry = palette[(17 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 18) begin
+                pal_entry = palette[(18 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 19) begin
+                pal_entry = palette[(19 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 20) begin
+                pal_entry = palette[(20 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 21) begin
+                pal_entry = palette[(21 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 22) begin
+                pal_entry = palette[(22 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 23) begin
+                pal_entry = palette[(23 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 24) begin
+                pal_entry = palette[(24 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 25) begin
+                pal_entry = palette[(25 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 26) begin
+                pal_entry = palette[(26 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 27) begin
+                pal_entry = palette[(27 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 28) begin
+                pal_entry = palette[(28 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 29) begin
+                pal_entry = palette[(29 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 30) begin
+                pal_entry = palette[(30 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 31) begin
+                pal_entry = palette[(31 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+        end
+        else begin
+            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
+        end
+        magnitude = ((code >> 32'h1) & 9'h1ff);
+        value = magnitude;
+        if (code[32'h0]) begin
+            value = 32'h0 - magnitude;
+        end
+        if (1 >= pend_w) begin
+            value = 32'h0;
+        end
+        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (1 * 32'h9));
+        if (1 < pend_w) begin
+            rw_off = rw_off + ((wremain_bits) & 7'h7f);
+            if (index > 32'h1ff) begin
+                index_error = 1'b1;
+            end
+            if (code > 32'h1ff) begin
+                value_error = 1'b1;
+            end
+        end
+        pq = pend_wq[(2 * 32'h5)+:(5)];
+        rem = wrems[(2 * 32'h9)+:(9)];
+        index = ((rem) & 10'h3ff);
+        if (wshift == 0) begin
+            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 1) begin
+            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 2) begin
+            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 3) begin
+            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 4) begin
+            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 5) begin
+            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
+        end
+        pal_entry = 32'h0;
+        if (index < ((palette_size) & 10'h3ff)) begin
+            code = 32'h0;
+            if (index == 0) begin
+                pal_entry = palette[(0 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 1) begin
+                pal_entry = palette[(1 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 2) begin
+                pal_entry = palette[(2 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 3) begin
+                pal_entry = palette[(3 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 4) begin
+                pal_entry = palette[(4 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 5) begin
+                pal_entry = palette[(5 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 6) begin
+                pal_entry = palette[(6 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 7) begin
+                pal_entry = palette[(7 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 8) begin
+                pal_entry = palette[(8 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 9) begin
+                pal_entry = palette[(9 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 10) begin
+                pal_entry = palette[(10 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 11) begin
+                pal_entry = palette[(11 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 12) begin
+                pal_entry = palette[(12 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 13) begin
+                pal_entry = palette[(13 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 14) begin
+                pal_entry = palette[(14 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 15) begin
+                pal_entry = palette[(15 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 16) begin
+                pal_entry = palette[(16 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 17) begin
+                pal_entry = palette[(17 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 18) begin
+                pal_entry = palette[(18 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 19) begin
+                pal_entry = palette[(19 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 20) begin
+                pal_entry = palette[(20 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 21) begin
+                pal_entry = palette[(21 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 22) begin
+                pal_entry = palette[(22 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 23) begin
+                pal_entry = palette[(23 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 24) begin
+                pal_entry = palette[(24 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 25) begin
+                pal_entry = palette[(25 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 26) begin
+                pal_entry = palette[(26 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 27) begin
+                pal_entry = palette[(27 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 28) begin
+                pal_entry = palette[(28 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 29) begin
+                pal_entry = palette[(29 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 30) begin
+                pal_entry = palette[(30 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 31) begin
+                pal_entry = palette[(31 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+        end
+        else begin
+            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
+        end
+        magnitude = ((code >> 32'h1) & 9'h1ff);
+        value = magnitude;
+        if (code[32'h0]) begin
+            value = 32'h0 - magnitude;
+        end
+        if (2 >= pend_w) begin
+            value = 32'h0;
+        end
+        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (2 * 32'h9));
+        if (2 < pend_w) begin
+            rw_off = rw_off + ((wremain_bits) & 7'h7f);
+            if (index > 32'h1ff) begin
+                index_error = 1'b1;
+            end
+            if (code > 32'h1ff) begin
+                value_error = 1'b1;
+            end
+        end
+        pq = pend_wq[(3 * 32'h5)+:(5)];
+        rem = wrems[(3 * 32'h9)+:(9)];
+        index = ((rem) & 10'h3ff);
+        if (wshift == 0) begin
+            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 1) begin
+            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 2) begin
+            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 3) begin
+            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 4) begin
+            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 5) begin
+            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
+        end
+        pal_entry = 32'h0;
+        if (index < ((palette_size) & 10'h3ff)) begin
+            code = 32'h0;
+            if (index == 0) begin
+                pal_entry = palette[(0 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 1) begin
+                pal_entry = palette[(1 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 2) begin
+                pal_entry = palette[(2 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 3) begin
+                pal_entry = palette[(3 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 4) begin
+                pal_entry = palette[(4 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 5) begin
+                pal_entry = palette[(5 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 6) begin
+                pal_entry = palette[(6 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 7) begin
+                pal_entry = palette[(7 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 8) begin
+                pal_entry = palette[(8 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 9) begin
+                pal_entry = palette[(9 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 10) begin
+                pal_entry = palette[(10 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 11) begin
+                pal_entry = palette[(11 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 12) begin
+                pal_entry = palette[(12 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 13) begin
+                pal_entry = palette[(13 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 14) begin
+                pal_entry = palette[(14 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 15) begin
+                pal_entry = palette[(15 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 16) begin
+                pal_entry = palette[(16 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 17) begin
+                pal_entry = palette[(17 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 18) begin
+                pal_entry = palette[(18 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 19) begin
+                pal_entry = palette[(19 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 20) begin
+                pal_entry = palette[(20 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 21) begin
+                pal_entry = palette[(21 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 22) begin
+                pal_entry = palette[(22 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 23) begin
+                pal_entry = palette[(23 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 24) begin
+                pal_entry = palette[(24 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 25) begin
+                pal_entry = palette[(25 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 26) begin
+                pal_entry = palette[(26 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 27) begin
+                pal_entry = palette[(27 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 28) begin
+                pal_entry = palette[(28 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 29) begin
+                pal_entry = palette[(29 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 30) begin
+                pal_entry = palette[(30 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 31) begin
+                pal_entry = palette[(31 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+        end
+        else begin
+            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
+        end
+        magnitude = ((code >> 32'h1) & 9'h1ff);
+        value = magnitude;
+        if (code[32'h0]) begin
+            value = 32'h0 - magnitude;
+        end
+        if (3 >= pend_w) begin
+            value = 32'h0;
+        end
+        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (3 * 32'h9));
+        if (3 < pend_w) begin
+            rw_off = rw_off + ((wremain_bits) & 7'h7f);
+            if (index > 32'h1ff) begin
+                index_error = 1'b1;
+            end
+            if (code > 32'h1ff) begin
+                value_error = 1'b1;
+            end
+        end
+        pq = pend_wq[(4 * 32'h5)+:(5)];
+        rem = wrems[(4 * 32'h9)+:(9)];
+        index = ((rem) & 10'h3ff);
+        if (wshift == 0) begin
+            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 1) begin
+            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 2) begin
+            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 3) begin
+            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 4) begin
+            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 5) begin
+            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
+        end
+        pal_entry = 32'h0;
+        if (index < ((palette_size) & 10'h3ff)) begin
+            code = 32'h0;
+            if (index == 0) begin
+                pal_entry = palette[(0 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 1) begin
+                pal_entry = palette[(1 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 2) begin
+                pal_entry = palette[(2 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 3) begin
+                pal_entry = palette[(3 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 4) begin
+                pal_entry = palette[(4 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 5) begin
+                pal_entry = palette[(5 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 6) begin
+                pal_entry = palette[(6 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 7) begin
+                pal_entry = palette[(7 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 8) begin
+                pal_entry = palette[(8 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 9) begin
+                pal_entry = palette[(9 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 10) begin
+                pal_entry = palette[(10 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 11) begin
+                pal_entry = palette[(11 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 12) begin
+                pal_entry = palette[(12 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 13) begin
+                pal_entry = palette[(13 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 14) begin
+                pal_entry = palette[(14 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 15) begin
+                pal_entry = palette[(15 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 16) begin
+                pal_entry = palette[(16 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 17) begin
+                pal_entry = palette[(17 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 18) begin
+                pal_entry = palette[(18 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 19) begin
+                pal_entry = palette[(19 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 20) begin
+                pal_entry = palette[(20 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 21) begin
+                pal_entry = palette[(21 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 22) begin
+                pal_entry = palette[(22 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 23) begin
+                pal_entry = palette[(23 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 24) begin
+                pal_entry = palette[(24 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 25) begin
+                pal_entry = palette[(25 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 26) begin
+                pal_entry = palette[(26 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 27) begin
+                pal_entry = palette[(27 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 28) begin
+                pal_entry = palette[(28 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 29) begin
+                pal_entry = palette[(29 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 30) begin
+                pal_entry = palette[(30 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 31) begin
+                pal_entry = palette[(31 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+        end
+        else begin
+            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
+        end
+        magnitude = ((code >> 32'h1) & 9'h1ff);
+        value = magnitude;
+        if (code[32'h0]) begin
+            value = 32'h0 - magnitude;
+        end
+        if (4 >= pend_w) begin
+            value = 32'h0;
+        end
+        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (4 * 32'h9));
+        if (4 < pend_w) begin
+            rw_off = rw_off + ((wremain_bits) & 7'h7f);
+            if (index > 32'h1ff) begin
+                index_error = 1'b1;
+            end
+            if (code > 32'h1ff) begin
+                value_error = 1'b1;
+            end
+        end
+        pq = pend_wq[(5 * 32'h5)+:(5)];
+        rem = wrems[(5 * 32'h9)+:(9)];
+        index = ((rem) & 10'h3ff);
+        if (wshift == 0) begin
+            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 1) begin
+            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 2) begin
+            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 3) begin
+            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 4) begin
+            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 5) begin
+            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
+        end
+        pal_entry = 32'h0;
+        if (index < ((palette_size) & 10'h3ff)) begin
+            code = 32'h0;
+            if (index == 0) begin
+                pal_entry = palette[(0 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 1) begin
+                pal_entry = palette[(1 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 2) begin
+                pal_entry = palette[(2 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 3) begin
+                pal_entry = palette[(3 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 4) begin
+                pal_entry = palette[(4 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 5) begin
+                pal_entry = palette[(5 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 6) begin
+                pal_entry = palette[(6 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 7) begin
+                pal_entry = palette[(7 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 8) begin
+                pal_entry = palette[(8 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 9) begin
+                pal_entry = palette[(9 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 10) begin
+                pal_entry = palette[(10 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 11) begin
+                pal_entry = palette[(11 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 12) begin
+                pal_entry = palette[(12 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 13) begin
+                pal_entry = palette[(13 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 14) begin
+                pal_entry = palette[(14 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 15) begin
+                pal_entry = palette[(15 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 16) begin
+                pal_entry = palette[(16 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 17) begin
+                pal_entry = palette[(17 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 18) begin
+                pal_entry = palette[(18 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 19) begin
+                pal_entry = palette[(19 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 20) begin
+                pal_entry = palette[(20 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 21) begin
+                pal_entry = palette[(21 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 22) begin
+                pal_entry = palette[(22 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 23) begin
+                pal_entry = palette[(23 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 24) begin
+                pal_entry = palette[(24 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 25) begin
+                pal_entry = palette[(25 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 26) begin
+                pal_entry = palette[(26 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 27) begin
+                pal_entry = palette[(27 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 28) begin
+                pal_entry = palette[(28 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 29) begin
+                pal_entry = palette[(29 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 30) begin
+                pal_entry = palette[(30 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 31) begin
+                pal_entry = palette[(31 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+        end
+        else begin
+            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
+        end
+        magnitude = ((code >> 32'h1) & 9'h1ff);
+        value = magnitude;
+        if (code[32'h0]) begin
+            value = 32'h0 - magnitude;
+        end
+        if (5 >= pend_w) begin
+            value = 32'h0;
+        end
+        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (5 * 32'h9));
+        if (5 < pend_w) begin
+            rw_off = rw_off + ((wremain_bits) & 7'h7f);
+            if (index > 32'h1ff) begin
+                index_error = 1'b1;
+            end
+            if (code > 32'h1ff) begin
+                value_error = 1'b1;
+            end
+        end
+        pq = pend_wq[(6 * 32'h5)+:(5)];
+        rem = wrems[(6 * 32'h9)+:(9)];
+        index = ((rem) & 10'h3ff);
+        if (wshift == 0) begin
+            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 1) begin
+            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 2) begin
+            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 3) begin
+            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 4) begin
+            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 5) begin
+            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
+        end
+        pal_entry = 32'h0;
+        if (index < ((palette_size) & 10'h3ff)) begin
+            code = 32'h0;
+            if (index == 0) begin
+                pal_entry = palette[(0 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 1) begin
+                pal_entry = palette[(1 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 2) begin
+                pal_entry = palette[(2 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 3) begin
+                pal_entry = palette[(3 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 4) begin
+                pal_entry = palette[(4 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 5) begin
+                pal_entry = palette[(5 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 6) begin
+                pal_entry = palette[(6 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 7) begin
+                pal_entry = palette[(7 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 8) begin
+                pal_entry = palette[(8 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 9) begin
+                pal_entry = palette[(9 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 10) begin
+                pal_entry = palette[(10 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 11) begin
+                pal_entry = palette[(11 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 12) begin
+                pal_entry = palette[(12 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 13) begin
+                pal_entry = palette[(13 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 14) begin
+                pal_entry = palette[(14 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 15) begin
+                pal_entry = palette[(15 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 16) begin
+                pal_entry = palette[(16 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 17) begin
+                pal_entry = palette[(17 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 18) begin
+                pal_entry = palette[(18 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 19) begin
+                pal_entry = palette[(19 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 20) begin
+                pal_entry = palette[(20 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 21) begin
+                pal_entry = palette[(21 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 22) begin
+                pal_entry = palette[(22 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 23) begin
+                pal_entry = palette[(23 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 24) begin
+                pal_entry = palette[(24 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 25) begin
+                pal_entry = palette[(25 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 26) begin
+                pal_entry = palette[(26 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 27) begin
+                pal_entry = palette[(27 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 28) begin
+                pal_entry = palette[(28 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 29) begin
+                pal_entry = palette[(29 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 30) begin
+                pal_entry = palette[(30 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 31) begin
+                pal_entry = palette[(31 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+        end
+        else begin
+            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
+        end
+        magnitude = ((code >> 32'h1) & 9'h1ff);
+        value = magnitude;
+        if (code[32'h0]) begin
+            value = 32'h0 - magnitude;
+        end
+        if (6 >= pend_w) begin
+            value = 32'h0;
+        end
+        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (6 * 32'h9));
+        if (6 < pend_w) begin
+            rw_off = rw_off + ((wremain_bits) & 7'h7f);
+            if (index > 32'h1ff) begin
+                index_error = 1'b1;
+            end
+            if (code > 32'h1ff) begin
+                value_error = 1'b1;
+            end
+        end
+        pq = pend_wq[(7 * 32'h5)+:(5)];
+        rem = wrems[(7 * 32'h9)+:(9)];
+        index = ((rem) & 10'h3ff);
+        if (wshift == 0) begin
+            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 1) begin
+            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 2) begin
+            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 3) begin
+            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 4) begin
+            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 5) begin
+            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
+        end
+        pal_entry = 32'h0;
+        if (index < ((palette_size) & 10'h3ff)) begin
+            code = 32'h0;
+            if (index == 0) begin
+                pal_entry = palette[(0 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 1) begin
+                pal_entry = palette[(1 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 2) begin
+                pal_entry = palette[(2 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 3) begin
+                pal_entry = palette[(3 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 4) begin
+                pal_entry = palette[(4 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 5) begin
+                pal_entry = palette[(5 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 6) begin
+                pal_entry = palette[(6 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 7) begin
+                pal_entry = palette[(7 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 8) begin
+                pal_entry = palette[(8 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 9) begin
+                pal_entry = palette[(9 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 10) begin
+                pal_entry = palette[(10 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 11) begin
+                pal_entry = palette[(11 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 12) begin
+                pal_entry = palette[(12 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 13) begin
+                pal_entry = palette[(13 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 14) begin
+                pal_entry = palette[(14 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 15) begin
+                pal_entry = palette[(15 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 16) begin
+                pal_entry = palette[(16 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 17) begin
+                pal_entry = palette[(17 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 18) begin
+                pal_entry = palette[(18 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 19) begin
+                pal_entry = palette[(19 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 20) begin
+                pal_entry = palette[(20 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 21) begin
+                pal_entry = palette[(21 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 22) begin
+                pal_entry = palette[(22 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 23) begin
+                pal_entry = palette[(23 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 24) begin
+                pal_entry = palette[(24 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 25) begin
+                pal_entry = palette[(25 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 26) begin
+                pal_entry = palette[(26 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 27) begin
+                pal_entry = palette[(27 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 28) begin
+                pal_entry = palette[(28 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 29) begin
+                pal_entry = palette[(29 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 30) begin
+                pal_entry = palette[(30 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 31) begin
+                pal_entry = palette[(31 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+        end
+        else begin
+            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
+        end
+        magnitude = ((code >> 32'h1) & 9'h1ff);
+        value = magnitude;
+        if (code[32'h0]) begin
+            value = 32'h0 - magnitude;
+        end
+        if (7 >= pend_w) begin
+            value = 32'h0;
+        end
+        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (7 * 32'h9));
+        if (7 < pend_w) begin
+            rw_off = rw_off + ((wremain_bits) & 7'h7f);
+            if (index > 32'h1ff) begin
+                index_error = 1'b1;
+            end
+            if (code > 32'h1ff) begin
+                value_error = 1'b1;
+            end
+        end
+        pq = pend_wq[(8 * 32'h5)+:(5)];
+        rem = wrems[(8 * 32'h9)+:(9)];
+        index = ((rem) & 10'h3ff);
+        if (wshift == 0) begin
+            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 1) begin
+            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 2) begin
+            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 3) begin
+            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 4) begin
+            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 5) begin
+            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
+        end
+        pal_entry = 32'h0;
+        if (index < ((palette_size) & 10'h3ff)) begin
+            code = 32'h0;
+            if (index == 0) begin
+                pal_entry = palette[(0 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 1) begin
+                pal_entry = palette[(1 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 2) begin
+                pal_entry = palette[(2 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 3) begin
+                pal_entry = palette[(3 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 4) begin
+                pal_entry = palette[(4 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 5) begin
+                pal_entry = palette[(5 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 6) begin
+                pal_entry = palette[(6 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 7) begin
+                pal_entry = palette[(7 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 8) begin
+                pal_entry = palette[(8 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 9) begin
+                pal_entry = palette[(9 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 10) begin
+                pal_entry = palette[(10 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 11) begin
+                pal_entry = palette[(11 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 12) begin
+                pal_entry = palette[(12 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 13) begin
+                pal_entry = palette[(13 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 14) begin
+                pal_entry = palette[(14 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 15) begin
+                pal_entry = palette[(15 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 16) begin
+                pal_entry = palette[(16 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 17) begin
+                pal_entry = palette[(17 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 18) begin
+                pal_entry = palette[(18 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 19) begin
+                pal_entry = palette[(19 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 20) begin
+                pal_entry = palette[(20 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 21) begin
+                pal_entry = palette[(21 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 22) begin
+                pal_entry = palette[(22 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 23) begin
+                pal_entry = palette[(23 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 24) begin
+                pal_entry = palette[(24 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 25) begin
+                pal_entry = palette[(25 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 26) begin
+                pal_entry = palette[(26 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 27) begin
+                pal_entry = palette[(27 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 28) begin
+                pal_entry = palette[(28 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 29) begin
+                pal_entry = palette[(29 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 30) begin
+                pal_entry = palette[(30 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 31) begin
+                pal_entry = palette[(31 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+        end
+        else begin
+            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
+        end
+        magnitude = ((code >> 32'h1) & 9'h1ff);
+        value = magnitude;
+        if (code[32'h0]) begin
+            value = 32'h0 - magnitude;
+        end
+        if (8 >= pend_w) begin
+            value = 32'h0;
+        end
+        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (8 * 32'h9));
+        if (8 < pend_w) begin
+            rw_off = rw_off + ((wremain_bits) & 7'h7f);
+            if (index > 32'h1ff) begin
+                index_error = 1'b1;
+            end
+            if (code > 32'h1ff) begin
+                value_error = 1'b1;
+            end
+        end
+        pq = pend_wq[(9 * 32'h5)+:(5)];
+        rem = wrems[(9 * 32'h9)+:(9)];
+        index = ((rem) & 10'h3ff);
+        if (wshift == 0) begin
+            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 1) begin
+            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 2) begin
+            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 3) begin
+            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 4) begin
+            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 5) begin
+            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
+        end
+        pal_entry = 32'h0;
+        if (index < ((palette_size) & 10'h3ff)) begin
+            code = 32'h0;
+            if (index == 0) begin
+                pal_entry = palette[(0 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 1) begin
+                pal_entry = palette[(1 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 2) begin
+                pal_entry = palette[(2 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 3) begin
+                pal_entry = palette[(3 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 4) begin
+                pal_entry = palette[(4 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 5) begin
+                pal_entry = palette[(5 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 6) begin
+                pal_entry = palette[(6 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 7) begin
+                pal_entry = palette[(7 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 8) begin
+                pal_entry = palette[(8 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 9) begin
+                pal_entry = palette[(9 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 10) begin
+                pal_entry = palette[(10 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 11) begin
+                pal_entry = palette[(11 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 12) begin
+                pal_entry = palette[(12 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 13) begin
+                pal_entry = palette[(13 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 14) begin
+                pal_entry = palette[(14 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 15) begin
+                pal_entry = palette[(15 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 16) begin
+                pal_entry = palette[(16 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 17) begin
+                pal_entry = palette[(17 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 18) begin
+                pal_entry = palette[(18 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 19) begin
+                pal_entry = palette[(19 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 20) begin
+                pal_entry = palette[(20 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 21) begin
+                pal_entry = palette[(21 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 22) begin
+                pal_entry = palette[(22 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 23) begin
+                pal_entry = palette[(23 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 24) begin
+                pal_entry = palette[(24 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 25) begin
+                pal_entry = palette[(25 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 26) begin
+                pal_entry = palette[(26 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 27) begin
+                pal_entry = palette[(27 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 28) begin
+                pal_entry = palette[(28 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 29) begin
+                pal_entry = palette[(29 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 30) begin
+                pal_entry = palette[(30 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 31) begin
+                pal_entry = palette[(31 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+        end
+        else begin
+            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
+        end
+        magnitude = ((code >> 32'h1) & 9'h1ff);
+        value = magnitude;
+        if (code[32'h0]) begin
+            value = 32'h0 - magnitude;
+        end
+        if (9 >= pend_w) begin
+            value = 32'h0;
+        end
+        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (9 * 32'h9));
+        if (9 < pend_w) begin
+            rw_off = rw_off + ((wremain_bits) & 7'h7f);
+            if (index > 32'h1ff) begin
+                index_error = 1'b1;
+            end
+            if (code > 32'h1ff) begin
+                value_error = 1'b1;
+            end
+        end
+        pq = pend_wq[(10 * 32'h5)+:(5)];
+        rem = wrems[(10 * 32'h9)+:(9)];
+        index = ((rem) & 10'h3ff);
+        if (wshift == 0) begin
+            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 1) begin
+            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 2) begin
+            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 3) begin
+            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 4) begin
+            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 5) begin
+            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
+        end
+        pal_entry = 32'h0;
+        if (index < ((palette_size) & 10'h3ff)) begin
+            code = 32'h0;
+            if (index == 0) begin
+                pal_entry = palette[(0 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 1) begin
+                pal_entry = palette[(1 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 2) begin
+                pal_entry = palette[(2 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 3) begin
+                pal_entry = palette[(3 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 4) begin
+                pal_entry = palette[(4 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 5) begin
+                pal_entry = palette[(5 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 6) begin
+                pal_entry = palette[(6 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 7) begin
+                pal_entry = palette[(7 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 8) begin
+                pal_entry = palette[(8 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 9) begin
+                pal_entry = palette[(9 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 10) begin
+                pal_entry = palette[(10 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 11) begin
+                pal_entry = palette[(11 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 12) begin
+                pal_entry = palette[(12 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 13) begin
+                pal_entry = palette[(13 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 14) begin
+                pal_entry = palette[(14 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 15) begin
+                pal_entry = palette[(15 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 16) begin
+                pal_entry = palette[(16 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 17) begin
+                pal_entry = palette[(17 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 18) begin
+                pal_entry = palette[(18 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 19) begin
+                pal_entry = palette[(19 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 20) begin
+                pal_entry = palette[(20 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 21) begin
+                pal_entry = palette[(21 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 22) begin
+                pal_entry = palette[(22 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 23) begin
+                pal_entry = palette[(23 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 24) begin
+                pal_entry = palette[(24 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 25) begin
+                pal_entry = palette[(25 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 26) begin
+                pal_entry = palette[(26 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 27) begin
+                pal_entry = palette[(27 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 28) begin
+                pal_entry = palette[(28 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 29) begin
+                pal_entry = palette[(29 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 30) begin
+                pal_entry = palette[(30 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 31) begin
+                pal_entry = palette[(31 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+        end
+        else begin
+            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
+        end
+        magnitude = ((code >> 32'h1) & 9'h1ff);
+        value = magnitude;
+        if (code[32'h0]) begin
+            value = 32'h0 - magnitude;
+        end
+        if (10 >= pend_w) begin
+            value = 32'h0;
+        end
+        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (10 * 32'h9));
+        if (10 < pend_w) begin
+            rw_off = rw_off + ((wremain_bits) & 7'h7f);
+            if (index > 32'h1ff) begin
+                index_error = 1'b1;
+            end
+            if (code > 32'h1ff) begin
+                value_error = 1'b1;
+            end
+        end
+        pq = pend_wq[(11 * 32'h5)+:(5)];
+        rem = wrems[(11 * 32'h9)+:(9)];
+        index = ((rem) & 10'h3ff);
+        if (wshift == 0) begin
+            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 1) begin
+            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 2) begin
+            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 3) begin
+            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 4) begin
+            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
+        end
+        if (wshift == 5) begin
+            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
+        end
+        pal_entry = 32'h0;
+        if (index < ((palette_size) & 10'h3ff)) begin
+            code = 32'h0;
+            if (index == 0) begin
+                pal_entry = palette[(0 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 1) begin
+                pal_entry = palette[(1 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 2) begin
+                pal_entry = palette[(2 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 3) begin
+                pal_entry = palette[(3 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 4) begin
+                pal_entry = palette[(4 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 5) begin
+                pal_entry = palette[(5 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 6) begin
+                pal_entry = palette[(6 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 7) begin
+                pal_entry = palette[(7 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 8) begin
+                pal_entry = palette[(8 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 9) begin
+                pal_entry = palette[(9 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 10) begin
+                pal_entry = palette[(10 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 11) begin
+                pal_entry = palette[(11 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 12) begin
+                pal_entry = palette[(12 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 13) begin
+                pal_entry = palette[(13 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 14) begin
+                pal_entry = palette[(14 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 15) begin
+                pal_entry = palette[(15 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 16) begin
+                pal_entry = palette[(16 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 17) begin
+                pal_entry = palette[(17 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 18) begin
+                pal_entry = palette[(18 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 19) begin
+                pal_entry = palette[(19 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 20) begin
+                pal_entry = palette[(20 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 21) begin
+                pal_entry = palette[(21 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 22) begin
+                pal_entry = palette[(22 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 23) begin
+                pal_entry = palette[(23 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 24) begin
+                pal_entry = palette[(24 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 25) begin
+                pal_entry = palette[(25 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 26) begin
+                pal_entry = palette[(26 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 27) begin
+                pal_entry = palette[(27 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 28) begin
+                pal_entry = palette[(28 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 29) begin
+                pal_entry = palette[(29 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 30) begin
+                pal_entry = palette[(30 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+            if (index == 31) begin
+                pal_entry = palette[(31 * 32'h9)+:(9)];
+                code = ((pal_entry) & 11'h7ff);
+            end
+        end
+        else begin
+            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
+        end
+        magnitude = ((code >> 32'h1) & 9'h1ff);
+        value = magnitude;
+        if (code[32'h0]) begin
+            value = 32'h0 - magnitude;
+        end
+        if (11 >= pend_w) begin
+            value = 32'h0;
+        end
+        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (11 * 32'h9));
+        if (11 < pend_w) begin
+            rw_off = rw_off + ((wremain_bits) & 7'h7f);
+            if (index > 32'h1ff) begin
+                index_error = 1'b1;
+            end
+            if (code > 32'h1ff) begin
+                value_error = 1'b1;
+            end
+        end
+        off_zrem = off_wrem + ((rw_off) & 8'hff);
+        n_w = pend_w;
+        rz = bits[(off_zrem)+:(36)];
+        zrems = 32'h0;
+        zrem = 32'h0;
+        case (zdiv)
+            1:
+                begin
+                    zrem = rz[(0)+:(3)] & 32'h1;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (0 * 32'h3));
+                    zrem = rz[(1)+:(3)] & 32'h1;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (1 * 32'h3));
+                    zrem = rz[(2)+:(3)] & 32'h1;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (2 * 32'h3));
+                    zrem = rz[(3)+:(3)] & 32'h1;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (3 * 32'h3));
+                    zrem = rz[(4)+:(3)] & 32'h1;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (4 * 32'h3));
+                    zrem = rz[(5)+:(3)] & 32'h1;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (5 * 32'h3));
+                    zrem = rz[(6)+:(3)] & 32'h1;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (6 * 32'h3));
+                    zrem = rz[(7)+:(3)] & 32'h1;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (7 * 32'h3));
+                    zrem = rz[(8)+:(3)] & 32'h1;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (8 * 32'h3));
+                    zrem = rz[(9)+:(3)] & 32'h1;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (9 * 32'h3));
+                    zrem = rz[(10)+:(3)] & 32'h1;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (10 * 32'h3));
+                    zrem = rz[(11)+:(3)] & 32'h1;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (11 * 32'h3));
+                end
+            2:
+                begin
+                    zrem = rz[(0 * 32'h2)+:(3)] & 32'h3;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (0 * 32'h3));
+                    zrem = rz[(1 * 32'h2)+:(3)] & 32'h3;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (1 * 32'h3));
+                    zrem = rz[(2 * 32'h2)+:(3)] & 32'h3;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (2 * 32'h3));
+                    zrem = rz[(3 * 32'h2)+:(3)] & 32'h3;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (3 * 32'h3));
+                    zrem = rz[(4 * 32'h2)+:(3)] & 32'h3;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (4 * 32'h3));
+                    zrem = rz[(5 * 32'h2)+:(3)] & 32'h3;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (5 * 32'h3));
+                    zrem = rz[(6 * 32'h2)+:(3)] & 32'h3;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (6 * 32'h3));
+                    zrem = rz[(7 * 32'h2)+:(3)] & 32'h3;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (7 * 32'h3));
+                    zrem = rz[(8 * 32'h2)+:(3)] & 32'h3;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (8 * 32'h3));
+                    zrem = rz[(9 * 32'h2)+:(3)] & 32'h3;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (9 * 32'h3));
+                    zrem = rz[(10 * 32'h2)+:(3)] & 32'h3;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (10 * 32'h3));
+                    zrem = rz[(11 * 32'h2)+:(3)] & 32'h3;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (11 * 32'h3));
+                end
+            3:
+                begin
+                    zrem = rz[(0 * 32'h3)+:(3)] & 32'h7;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (0 * 32'h3));
+                    zrem = rz[(1 * 32'h3)+:(3)] & 32'h7;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (1 * 32'h3));
+                    zrem = rz[(2 * 32'h3)+:(3)] & 32'h7;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (2 * 32'h3));
+                    zrem = rz[(3 * 32'h3)+:(3)] & 32'h7;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (3 * 32'h3));
+                    zrem = rz[(4 * 32'h3)+:(3)] & 32'h7;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (4 * 32'h3));
+                    zrem = rz[(5 * 32'h3)+:(3)] & 32'h7;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (5 * 32'h3));
+                    zrem = rz[(6 * 32'h3)+:(3)] & 32'h7;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (6 * 32'h3));
+                    zrem = rz[(7 * 32'h3)+:(3)] & 32'h7;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (7 * 32'h3));
+                    zrem = rz[(8 * 32'h3)+:(3)] & 32'h7;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (8 * 32'h3));
+                    zrem = rz[(9 * 32'h3)+:(3)] & 32'h7;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (9 * 32'h3));
+                    zrem = rz[(10 * 32'h3)+:(3)] & 32'h7;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (10 * 32'h3));
+                    zrem = rz[(11 * 32'h3)+:(3)] & 32'h7;
+                    zrems = zrems | (((zrem) & 36'hfffffffff) << (11 * 32'h3));
+                end
+            default:
+                begin
+                end
+        endcase
+        rz_off = 32'h0;
+        zero_runs = 32'h0;
+        pzq = pend_zq[(0 * 32'h4)+:(4)];
+        zrun_q = ((pzq) & 28'hfffffff);
+        if (0 == 32'h0) begin
+            zrun_q = pend_zq0;
+        end
+        zrem = zrems[(0 * 32'h3)+:(3)];
+        zrun = 32'h0;
+        if (zdiv == 0) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 1) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 2) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 3) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
+        end
+        if (0 < pend_z) begin
+            rz_off = rz_off + ((zdiv) & 6'h3f);
+        end
+        else begin
+            zrun = 32'h0;
+        end
+        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h20));
+        pzq = pend_zq[(1 * 32'h4)+:(4)];
+        zrun_q = ((pzq) & 28'hfffffff);
+        if (1 == 32'h0) begin
+            zrun_q = pend_zq0;
+        end
+        zrem = zrems[(1 * 32'h3)+:(3)];
+        zrun = 32'h0;
+        if (zdiv == 0) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 1) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 2) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 3) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
+        end
+        if (1 < pend_z) begin
+            rz_off = rz_off + ((zdiv) & 6'h3f);
+        end
+        else begin
+            zrun = 32'h0;
+        end
+        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h20));
+        pzq = pend_zq[(2 * 32'h4)+:(4)];
+        zrun_q = ((pzq) & 28'hfffffff);
+        if (2 == 32'h0) begin
+            zrun_q = pend_zq0;
+        end
+        zrem = zrems[(2 * 32'h3)+:(3)];
+        zrun = 32'h0;
+        if (zdiv == 0) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 1) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 2) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 3) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
+        end
+        if (2 < pend_z) begin
+            rz_off = rz_off + ((zdiv) & 6'h3f);
+        end
+        else begin
+            zrun = 32'h0;
+        end
+        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h20));
+        pzq = pend_zq[(3 * 32'h4)+:(4)];
+        zrun_q = ((pzq) & 28'hfffffff);
+        if (3 == 32'h0) begin
+            zrun_q = pend_zq0;
+        end
+        zrem = zrems[(3 * 32'h3)+:(3)];
+        zrun = 32'h0;
+        if (zdiv == 0) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 1) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 2) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 3) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
+        end
+        if (3 < pend_z) begin
+            rz_off = rz_off + ((zdiv) & 6'h3f);
+        end
+        else begin
+            zrun = 32'h0;
+        end
+        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h20));
+        pzq = pend_zq[(4 * 32'h4)+:(4)];
+        zrun_q = ((pzq) & 28'hfffffff);
+        if (4 == 32'h0) begin
+            zrun_q = pend_zq0;
+        end
+        zrem = zrems[(4 * 32'h3)+:(3)];
+        zrun = 32'h0;
+        if (zdiv == 0) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 1) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 2) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 3) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
+        end
+        if (4 < pend_z) begin
+            rz_off = rz_off + ((zdiv) & 6'h3f);
+        end
+        else begin
+            zrun = 32'h0;
+        end
+        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h20));
+        pzq = pend_zq[(5 * 32'h4)+:(4)];
+        zrun_q = ((pzq) & 28'hfffffff);
+        if (5 == 32'h0) begin
+            zrun_q = pend_zq0;
+        end
+        zrem = zrems[(5 * 32'h3)+:(3)];
+        zrun = 32'h0;
+        if (zdiv == 0) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 1) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 2) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 3) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
+        end
+        if (5 < pend_z) begin
+            rz_off = rz_off + ((zdiv) & 6'h3f);
+        end
+        else begin
+            zrun = 32'h0;
+        end
+        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h20));
+        pzq = pend_zq[(6 * 32'h4)+:(4)];
+        zrun_q = ((pzq) & 28'hfffffff);
+        if (6 == 32'h0) begin
+            zrun_q = pend_zq0;
+        end
+        zrem = zrems[(6 * 32'h3)+:(3)];
+        zrun = 32'h0;
+        if (zdiv == 0) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 1) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 2) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 3) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
+        end
+        if (6 < pend_z) begin
+            rz_off = rz_off + ((zdiv) & 6'h3f);
+        end
+        else begin
+            zrun = 32'h0;
+        end
+        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h20));
+        pzq = pend_zq[(7 * 32'h4)+:(4)];
+        zrun_q = ((pzq) & 28'hfffffff);
+        if (7 == 32'h0) begin
+            zrun_q = pend_zq0;
+        end
+        zrem = zrems[(7 * 32'h3)+:(3)];
+        zrun = 32'h0;
+        if (zdiv == 0) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 1) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 2) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 3) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
+        end
+        if (7 < pend_z) begin
+            rz_off = rz_off + ((zdiv) & 6'h3f);
+        end
+        else begin
+            zrun = 32'h0;
+        end
+        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h20));
+        pzq = pend_zq[(8 * 32'h4)+:(4)];
+        zrun_q = ((pzq) & 28'hfffffff);
+        if (8 == 32'h0) begin
+            zrun_q = pend_zq0;
+        end
+        zrem = zrems[(8 * 32'h3)+:(3)];
+        zrun = 32'h0;
+        if (zdiv == 0) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 1) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 2) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 3) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
+        end
+        if (8 < pend_z) begin
+            rz_off = rz_off + ((zdiv) & 6'h3f);
+        end
+        else begin
+            zrun = 32'h0;
+        end
+        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h20));
+        pzq = pend_zq[(9 * 32'h4)+:(4)];
+        zrun_q = ((pzq) & 28'hfffffff);
+        if (9 == 32'h0) begin
+            zrun_q = pend_zq0;
+        end
+        zrem = zrems[(9 * 32'h3)+:(3)];
+        zrun = 32'h0;
+        if (zdiv == 0) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 1) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 2) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 3) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
+        end
+        if (9 < pend_z) begin
+            rz_off = rz_off + ((zdiv) & 6'h3f);
+        end
+        else begin
+            zrun = 32'h0;
+        end
+        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h20));
+        pzq = pend_zq[(10 * 32'h4)+:(4)];
+        zrun_q = ((pzq) & 28'hfffffff);
+        if (10 == 32'h0) begin
+            zrun_q = pend_zq0;
+        end
+        zrem = zrems[(10 * 32'h3)+:(3)];
+        zrun = 32'h0;
+        if (zdiv == 0) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 1) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 2) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 3) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
+        end
+        if (10 < pend_z) begin
+            rz_off = rz_off + ((zdiv) & 6'h3f);
+        end
+        else begin
+            zrun = 32'h0;
+        end
+        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h20));
+        pzq = pend_zq[(11 * 32'h4)+:(4)];
+        zrun_q = ((pzq) & 28'hfffffff);
+        if (11 == 32'h0) begin
+            zrun_q = pend_zq0;
+        end
+        zrem = zrems[(11 * 32'h3)+:(3)];
+        zrun = 32'h0;
+        if (zdiv == 0) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 1) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 2) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
+        end
+        if (zdiv == 3) begin
+            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
+        end
+        if (11 < pend_z) begin
+            rz_off = rz_off + ((zdiv) & 6'h3f);
+        end
+        else begin
+            zrun = 32'h0;
+        end
+        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h20));
+        len = off_zrem + ((rz_off) & 8'hff);
+        n_z = pend_z;
+        if (~alternating) begin
+            n_z = pend_w;
+        end
+    end
+    
+endmodule // weight_decoder_core$parser$chunk_b
 
 
 module weight_decoder_core$parser$dirofs(clock,rst_n,d,q);
@@ -3521,25 +14406,6 @@ module weight_decoder_core$parser$palette_bits(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // weight_decoder_core$parser$palette_bits
-
-
-module weight_decoder_core$parser$palette_group(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // weight_decoder_core$parser$palette_group
 
 
 module weight_decoder_core$parser$palette_size(clock,rst_n,d,q);
@@ -3882,7 +14748,7 @@ module weight_decoder_core$window(clock,rst_n,start,words,in_data,in_valid,in_re
     input wire  [127:0] in_data;
     input wire  in_valid;
     output reg  in_ready;
-    output reg  [159:0] view;
+    output reg  [319:0] view;
     output reg  [8:0] fill;
     output reg  exhausted;
     input wire  [8:0] used;
@@ -3890,8 +14756,8 @@ module weight_decoder_core$window(clock,rst_n,start,words,in_data,in_valid,in_re
     // Stub signals
     reg  bits$clock;
     reg  bits$rst_n;
-    reg  [287:0] bits$d;
-    wire  [287:0] bits$q;
+    reg  [447:0] bits$d;
+    wire  [447:0] bits$q;
     reg  count$clock;
     reg  count$rst_n;
     reg  [8:0] count$d;
@@ -3903,6 +14769,8 @@ module weight_decoder_core$window(clock,rst_n,start,words,in_data,in_valid,in_re
     
     // Local signals
     reg  [8:0] rest;
+    reg  [447:0] kept;
+    reg  [447:0] word;
     reg  room;
     
     // Sub module instances
@@ -3936,16 +14804,18 @@ module weight_decoder_core$window(clock,rst_n,start,words,in_data,in_valid,in_re
         bits$rst_n = rst_n;
         count$rst_n = rst_n;
         left$rst_n = rst_n;
-        view = bits$q[(32'h0)+:(160)];
+        view = bits$q[(32'h0)+:(320)];
         fill = count$q;
         exhausted = left$q == 32'h0;
         rest = count$q - used;
-        room = (left$q != 32'h0) & (rest <= 32'ha0);
+        room = (left$q != 32'h0) & (rest <= 32'h140);
         in_ready = room;
-        bits$d = bits$q >> used;
+        kept = bits$q >> used;
+        word = ((in_data) & 448'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << rest;
+        bits$d = kept;
         count$d = rest;
         if (room & in_valid) begin
-            bits$d = (bits$q >> used) | (((in_data) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << rest);
+            bits$d = kept | word;
             count$d = rest + 32'h80;
             left$d = left$q - 32'h1;
         end
@@ -3962,11 +14832,11 @@ module weight_decoder_core$window$bits(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [287:0] d;
-    output reg  [287:0] q;
+    input wire  [447:0] d;
+    output reg  [447:0] q;
     
     // Constant declarations
-    localparam  init = 288'h0;
+    localparam  init = 448'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -4041,7 +14911,7 @@ module weight_decoder(
     input wire [127:0] in_data;
     input wire in_valid;
     output wire in_ready;
-    output wire [71:0] out_weights;
+    output wire [143:0] out_weights;
     output wire [4:0] out_count;
     output wire out_valid;
     input wire out_ready;

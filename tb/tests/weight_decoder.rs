@@ -13,7 +13,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeSet;
 use std::path::Path;
-use weight_decoder_common::{Pressure, WeightDecoderTb};
+use weight_decoder_common::{Pressure, WeightDecoderTb, Writer};
 
 /// Kinds of weight sets: how many are zero and how wide the rest are.
 #[derive(Clone, Copy, Debug)]
@@ -235,6 +235,73 @@ fn empty_stream_and_back_to_back_streams() {
             Pressure::NONE,
             &mut rng,
             &format!("stream {n} of a sequence"),
+        );
+    }
+}
+
+#[test]
+fn padding_between_slices_and_the_longest_slices() {
+    let mut rng = StdRng::seed_from_u64(seed());
+    let mut tb = WeightDecoderTb::new();
+    // TRM 4.7.2: zdiv 7 padding may come between slices, not only at the end.
+    let mut w = Writer::default();
+    w.direct_slice(6, 3, 7, 0, 8)
+        .put(8, 10)
+        .put(8, 21)
+        .put(8, 255);
+    w.put(3, 7);
+    while w.pos % 8 != 0 {
+        w.put(1, 1);
+    }
+    for _ in 0..20 {
+        w.put(8, 0xff);
+    }
+    w.direct_slice(6, 2, 7, 3, 8).put(8, 30).put(8, 4);
+    let stream = w.finish();
+    tb.check(
+        &stream,
+        stream.len() as u32,
+        Pressure::random(&mut rng),
+        &mut rng,
+        "padding between slices",
+    );
+
+    // Streams one after the other make one stream: 0xff words between slices.
+    let a = encode(
+        &weights(Weights::Sparse, 50, 700, &mut rng),
+        &EncodeOptions::default(),
+    )
+    .unwrap();
+    let b = encode(
+        &weights(Weights::FewValues, 200, 900, &mut rng),
+        &EncodeOptions::default(),
+    )
+    .unwrap();
+    let stream = [a, b].concat();
+    tb.check(
+        &stream,
+        stream.len() as u32,
+        Pressure::random(&mut rng),
+        &mut rng,
+        "two streams back to back",
+    );
+
+    // slicelen at its 15-bit limit (32768 weights), alternating and plain.
+    let long = weights(Weights::Dense, 100, 70_000, &mut rng);
+    for zero_runs in [ZeroRuns::Zdiv(2), ZeroRuns::Off] {
+        let opts = EncodeOptions {
+            zero_runs,
+            ..Default::default()
+        };
+        let stream = encode(&long, &opts).unwrap();
+        let first = SliceDecoder::new(&stream).unwrap().next().unwrap().unwrap();
+        assert_eq!(first.header.slice_length, 32768);
+        tb.check(
+            &stream,
+            stream.len() as u32,
+            Pressure::random(&mut rng),
+            &mut rng,
+            "32768-weight slices",
         );
     }
 }

@@ -12,7 +12,7 @@ use npu_model::weights::{
 use npu_tb::seed::seed;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use weight_decoder_common::{Pressure, WeightDecoderTb};
+use weight_decoder_common::{patch, Pressure, WeightDecoderTb, Writer};
 
 /// The code the hardware gives each golden-decoder error.
 fn code_of(e: &WeightStreamError) -> ErrorCode {
@@ -27,62 +27,6 @@ fn code_of(e: &WeightStreamError) -> ErrorCode {
         WeightStreamError::QuotientOverLimit { .. } => ErrorCode::QuotientOverLimit,
         WeightStreamError::IndexOutOfRange { .. } => ErrorCode::IndexOutOfRange,
         WeightStreamError::ValueOutOfRange { .. } => ErrorCode::ValueOutOfRange,
-    }
-}
-
-/// An LSB-first bit writer for hand-made streams (TRM 4.7.1).
-#[derive(Default)]
-struct Writer {
-    bytes: Vec<u8>,
-    pos: usize,
-}
-
-impl Writer {
-    fn put(&mut self, len: u32, value: u32) -> &mut Self {
-        for i in 0..len {
-            if self.pos.is_multiple_of(8) {
-                self.bytes.push(0);
-            }
-            self.bytes[self.pos / 8] |= (((value >> i) & 1) as u8) << (self.pos % 8);
-            self.pos += 1;
-        }
-        self
-    }
-
-    /// A slice header with `newpal` and an empty palette (direct mode), TRM 4.7.2.
-    fn direct_slice(
-        &mut self,
-        zdiv: u32,
-        weights: u32,
-        wdiv: u32,
-        dirofs: u32,
-        palbits: u32,
-    ) -> &mut Self {
-        self.put(3, zdiv)
-            .put(15, weights - 1)
-            .put(3, wdiv)
-            .put(1, 0)
-            .put(1, 1)
-            .put(5, dirofs)
-            .put(5, 0)
-            .put(3, palbits - 2)
-    }
-
-    /// `zdiv` 7 and ones to the next 128-bit boundary, as Vela ends a stream.
-    fn finish(&mut self) -> Vec<u8> {
-        self.put(3, 7);
-        while !self.pos.is_multiple_of(128) {
-            self.put(1, 1);
-        }
-        std::mem::take(&mut self.bytes)
-    }
-}
-
-/// Sets `len` bits at bit offset `at` of `stream` to `value`.
-fn patch(stream: &mut [u8], at: usize, len: usize, value: u32) {
-    for i in 0..len {
-        let (byte, bit) = ((at + i) / 8, (at + i) % 8);
-        stream[byte] = (stream[byte] & !(1 << bit)) | ((((value >> i) & 1) as u8) << bit);
     }
 }
 

@@ -5,13 +5,13 @@ use super::VIEW_BITS;
 use crate::widgets::ResetReg;
 use rust_hdl::prelude::*;
 
-/// Bits held: a 128-bit word fits beside the longest element the parser reads
-/// at once (a 144-bit chunk view), so the parser is never starved by a
-/// window too full to take the next word.
-pub const WINDOW_BITS: usize = 288;
-// The window takes a word when at most 160 bits remain after this cycle's
+/// Bits held: a 128-bit word fits beside the most the parser reads at once
+/// (two chunks of up to 144 bits, a 288-bit palette, 32 padding bytes), so
+/// the parser is never starved by a window too full to take the next word.
+pub const WINDOW_BITS: usize = 448;
+// The window takes a word when at most 320 bits remain after this cycle's
 // consumption (the literal in `update`).
-const _: () = assert!(WINDOW_BITS - 128 == 160);
+const _: () = assert!(WINDOW_BITS - 128 == 320);
 
 #[derive(LogicBlock, Default)]
 pub struct BitWindow {
@@ -35,6 +35,8 @@ pub struct BitWindow {
     count: ResetReg<Bits<9>>,
     left: ResetReg<Bits<29>>,
     rest: Signal<Local, Bits<9>>,
+    kept: Signal<Local, Bits<WINDOW_BITS>>,
+    word: Signal<Local, Bits<WINDOW_BITS>>,
     room: Signal<Local, Bit>,
 }
 
@@ -51,13 +53,14 @@ impl Logic for BitWindow {
         self.exhausted.next = self.left.q.val() == 0;
 
         self.rest.next = self.count.q.val() - self.used.val();
-        self.room.next = (self.left.q.val() != 0) & (self.rest.val() <= 160);
+        self.room.next = (self.left.q.val() != 0) & (self.rest.val() <= 320);
         self.in_ready.next = self.room.val();
-        self.bits.d.next = self.bits.q.val() >> self.used.val();
+        self.kept.next = self.bits.q.val() >> self.used.val();
+        self.word.next = bit_cast::<WINDOW_BITS, 128>(self.in_data.val()) << self.rest.val();
+        self.bits.d.next = self.kept.val();
         self.count.d.next = self.rest.val();
         if self.room.val() & self.in_valid.val() {
-            self.bits.d.next = (self.bits.q.val() >> self.used.val())
-                | (bit_cast::<WINDOW_BITS, 128>(self.in_data.val()) << self.rest.val());
+            self.bits.d.next = self.kept.val() | self.word.val();
             self.count.d.next = self.rest.val() + 128;
             self.left.d.next = self.left.q.val() - 1;
         }

@@ -192,10 +192,8 @@ impl WeightDecoderTb {
                     self.fail(&format!("group of {count} weights"));
                 }
                 last_group = count < LANES as u64;
-                for lane in 0..count as usize {
-                    let bits = (lanes_bits(&lanes) >> (9 * lane)) & 0x1ff;
-                    run.weights.push(((bits as i16) << 7) >> 7);
-                }
+                run.weights
+                    .extend((0..count as usize).map(|i| lane(&lanes, i)));
             }
             self.model.tick();
             self.model.set(start, 0);
@@ -321,12 +319,13 @@ impl Drop for WeightDecoderTb {
     }
 }
 
-/// The output port's lanes as one number (LANES * 9 bits fit in 128).
-fn lanes_bits(words: &[u32]) -> u128 {
-    words
-        .iter()
-        .rev()
-        .fold(0u128, |acc, &w| (acc << 32) | u128::from(w))
+/// Lane `i` of the output port (9-bit two's complement at bit 9i).
+fn lane(words: &[u32], i: usize) -> i16 {
+    let bits = (0..9).fold(0u16, |acc, b| {
+        let at = 9 * i + b;
+        acc | ((((words[at / 32] >> (at % 32)) & 1) as u16) << b)
+    });
+    ((bits << 7) as i16) >> 7
 }
 
 /// Weights of the slices the golden decoder accepts before its first error.
@@ -337,5 +336,62 @@ pub fn good_prefix(stream: &[u8]) -> Vec<i16> {
             .flat_map(|s| s.weights)
             .collect(),
         Err(_) => Vec::new(),
+    }
+}
+
+/// An LSB-first bit writer for hand-made streams (TRM 4.7.1).
+#[derive(Default)]
+pub struct Writer {
+    bytes: Vec<u8>,
+    /// Bits written so far.
+    pub pos: usize,
+}
+
+impl Writer {
+    pub fn put(&mut self, len: u32, value: u32) -> &mut Self {
+        for i in 0..len {
+            if self.pos.is_multiple_of(8) {
+                self.bytes.push(0);
+            }
+            self.bytes[self.pos / 8] |= (((value >> i) & 1) as u8) << (self.pos % 8);
+            self.pos += 1;
+        }
+        self
+    }
+
+    /// A slice header with `newpal` and an empty palette (direct mode), TRM 4.7.2.
+    pub fn direct_slice(
+        &mut self,
+        zdiv: u32,
+        weights: u32,
+        wdiv: u32,
+        dirofs: u32,
+        palbits: u32,
+    ) -> &mut Self {
+        self.put(3, zdiv)
+            .put(15, weights - 1)
+            .put(3, wdiv)
+            .put(1, 0)
+            .put(1, 1)
+            .put(5, dirofs)
+            .put(5, 0)
+            .put(3, palbits - 2)
+    }
+
+    /// `zdiv` 7 and ones to the next 128-bit boundary, as Vela ends a stream.
+    pub fn finish(&mut self) -> Vec<u8> {
+        self.put(3, 7);
+        while !self.pos.is_multiple_of(128) {
+            self.put(1, 1);
+        }
+        std::mem::take(&mut self.bytes)
+    }
+}
+
+/// Sets `len` bits at bit offset `at` of `stream` to `value`.
+pub fn patch(stream: &mut [u8], at: usize, len: usize, value: u32) {
+    for i in 0..len {
+        let (byte, bit) = ((at + i) / 8, (at + i) % 8);
+        stream[byte] = (stream[byte] & !(1 << bit)) | ((((value >> i) & 1) as u8) << bit);
     }
 }
