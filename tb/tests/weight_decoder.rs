@@ -305,3 +305,79 @@ fn padding_between_slices_and_the_longest_slices() {
         );
     }
 }
+
+#[test]
+fn start_waits_for_idle_and_reset_aborts_a_stream() {
+    let mut rng = StdRng::seed_from_u64(seed());
+    let mut tb = WeightDecoderTb::new();
+    let stream = encode(
+        &weights(Weights::Dense, 100, 3000, &mut rng),
+        &EncodeOptions::default(),
+    )
+    .unwrap();
+    let words: Vec<[u32; 4]> = stream
+        .chunks(16)
+        .map(|w| {
+            std::array::from_fn(|i| u32::from_le_bytes(w[4 * i..4 * i + 4].try_into().unwrap()))
+        })
+        .collect();
+    let m = &mut tb.model;
+    let [start, length, in_valid, in_data, in_ready, out_ready, busy, error, rst_n] = [
+        "start",
+        "length",
+        "in_valid",
+        "in_data",
+        "in_ready",
+        "out_ready",
+        "busy",
+        "error",
+        "rst_n",
+    ]
+    .map(|n| m.port(n));
+    m.set(start, 1);
+    m.set(length, stream.len() as u64);
+    m.tick();
+    m.set(out_ready, 1);
+    m.set(in_valid, 1);
+    let mut taken = 0;
+    let mut cycles = 0;
+    while m.get(busy) != 0 {
+        // A second start (of a length that is not whole words) while busy is ignored.
+        m.set(start, u64::from(cycles == 5));
+        m.set(length, if cycles == 5 { 17 } else { 0 });
+        m.set_wide(in_data, &words[taken.min(words.len() - 1)]);
+        m.eval();
+        let took = m.get(in_ready) != 0;
+        m.tick();
+        taken += usize::from(took);
+        cycles += 1;
+        assert!(cycles < 10_000, "the stream never ends");
+    }
+    assert_eq!(taken, words.len(), "words taken");
+    assert_eq!(m.get(error), 0, "the start while busy was taken");
+
+    // nRESET in the middle of a stream: idle at once, then decodes afresh.
+    m.set(start, 1);
+    m.set(length, stream.len() as u64);
+    m.tick();
+    m.set(start, 0);
+    m.set_wide(in_data, &words[0]);
+    for _ in 0..4 {
+        m.tick();
+    }
+    assert_eq!(m.get(busy), 1);
+    m.set(rst_n, 0);
+    m.eval();
+    assert_eq!(m.get(busy), 0, "reset is asynchronous");
+    m.tick();
+    m.set(rst_n, 1);
+    m.set(in_valid, 0);
+    m.tick();
+    tb.check(
+        &stream,
+        stream.len() as u32,
+        Pressure::random(&mut rng),
+        &mut rng,
+        "after a reset",
+    );
+}

@@ -11,7 +11,9 @@
 //!   ceil(`length` / 16) words on `in_data`/`in_valid`/`in_ready`, never more,
 //!   whatever the stream holds.
 //! - `in_data`: 128-bit words, the byte at the lowest address in bits 7:0, so
-//!   bit 0 is the first stream bit (TRM 4.7.1).
+//!   bit 0 is the first stream bit (TRM 4.7.1). `in_ready` depends on the
+//!   decoder's state and, within the cycle, on `out_ready` (a group taken
+//!   frees room), never on `in_valid`.
 //! - `out_weights`/`out_count`/`out_valid`/`out_ready`: groups of up to
 //!   [`LANES`] weights, lane i (two's complement, -255..255) in bits 9i+8..9i.
 //!   Every group is full except the last of a stream. The group on the port
