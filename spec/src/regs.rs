@@ -136,6 +136,12 @@ impl Register {
             .fold(0, |m, f| m | f.mask())
     }
 
+    /// Bits that read their reset value whatever is written: ReadOnly fields
+    /// of a register that also stores (PMCR.num_event_cnt).
+    pub fn fixed_bits(&self, config_word: u32) -> u32 {
+        self.reset_value(config_word, false, false) & !self.stored_mask() & !self.action_mask()
+    }
+
     /// True when no permitted write can change what the register reads.
     pub fn is_read_only(&self) -> bool {
         matches!(self.behaviour, Behaviour::Constant | Behaviour::Live)

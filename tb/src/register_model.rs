@@ -79,8 +79,7 @@ impl RegisterModel {
     }
 
     fn write(&mut self, r: &Register, data: u32) {
-        let fixed =
-            r.reset_value(self.config_word, false, false) & !r.stored_mask() & !r.action_mask();
+        let fixed = r.fixed_bits(self.config_word);
         let stored = (data & r.stored_mask()) | fixed;
         match r.behaviour {
             Behaviour::Constant | Behaviour::Live => {}

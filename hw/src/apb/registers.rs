@@ -43,7 +43,7 @@ impl StorageRegister {
             written: Default::default(),
             address: Constant::new(u64::from(register.address).into()),
             stored_mask: Constant::new(u64::from(stored).into()),
-            fixed_bits: Constant::new(u64::from(reset & !stored & !register.action_mask()).into()),
+            fixed_bits: Constant::new(u64::from(register.fixed_bits(config_word)).into()),
             lock_rule: Constant::new(register.behaviour == Behaviour::Lock),
             value: ResetReg::new(u64::from(reset & stored).into()),
         }
