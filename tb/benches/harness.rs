@@ -1,6 +1,9 @@
 //! Rust harness vs a plain C++ Verilator harness: the same APB workload on
 //! the same Verilated model, simulated cycles per second of each and the ratio.
+//! Also the full bench (`NpuTb::tick`: bus monitors and AXI memory models
+//! bound to the ports) on idle cycles, against the same C++ rate.
 
+use npu_tb::npu::NpuTb;
 use npu_tb::verilator::build::workspace_root;
 use npu_tb::verilator::{build, DesignFiles, Model};
 use std::path::Path;
@@ -145,5 +148,16 @@ fn main() {
     println!(
         "  Rust / C++ speed ratio:      {:>12.3} (target >= 0.9)",
         rust_rate / cpp_rate
+    );
+
+    let mut tb = NpuTb::new("u65-256").expect("bench");
+    let t = Instant::now();
+    tb.cycles(2 * TRANSFERS);
+    let tb_rate = (2 * TRANSFERS) as f64 / t.elapsed().as_secs_f64();
+    println!("NpuTb::tick on idle cycles (monitors and AXI models bound):");
+    println!("  NpuTb:                       {:>12.0} cycles/s", tb_rate);
+    println!(
+        "  NpuTb / C++ speed ratio:     {:>12.3}",
+        tb_rate / cpp_rate
     );
 }

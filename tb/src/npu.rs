@@ -1,7 +1,13 @@
 //! The NPU on the bench: its Verilated model with every input held at a
-//! defined value, the APB4 requester and monitor, and reset sequencing.
+//! defined value, the APB4 requester and monitor, the AXI memory completers
+//! and monitors on M0 and M1 behind one sparse memory, and reset sequencing.
 
 use crate::apb::{ApbMonitor, ApbPorts, ApbRequest, ApbResponse};
+use crate::axi::{
+    AxiCompleter, AxiMonitor, AxiPort, AxiPorts, AxiSignals, CompleterConfig, Counters,
+    OutstandingLimits, SparseMemory,
+};
+use crate::seed::seed;
 use crate::verilator::build::workspace_root;
 use crate::verilator::{DesignFiles, Model, TraceWindow};
 use anyhow::{Context, Result};
@@ -33,6 +39,90 @@ const IDLE_INPUTS: &[(&str, u64)] = &[
     ("nMBISTRESET", 1),
 ];
 
+/// A VCD file to write and the cycles to dump into it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Waveform {
+    pub path: PathBuf,
+    pub window: TraceWindow,
+}
+
+impl Waveform {
+    /// The waveform `NPU_VCD` and `NPU_VCD_WINDOW` ask for, if any.
+    pub fn from_env() -> Result<Option<Self>> {
+        let Some(path) = std::env::var_os(VCD_ENV).map(PathBuf::from) else {
+            return Ok(None);
+        };
+        let window = match std::env::var(VCD_WINDOW_ENV) {
+            Ok(w) => {
+                TraceWindow::parse(&w).map_err(|e| anyhow::anyhow!("{VCD_WINDOW_ENV}: {e}"))?
+            }
+            Err(_) => TraceWindow::ALL,
+        };
+        Ok(Some(Self { path, window }))
+    }
+}
+
+/// One AXI manager port bound to its memory completer and protocol monitor.
+/// Both act only on CLK edges with the port's ACLKEN high.
+struct AxiBinding {
+    wires: AxiPorts,
+    completer: AxiCompleter,
+    monitor: AxiMonitor,
+    /// ACLKEN for successive CLK cycles, repeated.
+    aclken_pattern: Vec<bool>,
+    /// The port's wires this cycle.
+    signals: AxiSignals,
+    /// ACLKEN of this cycle's edge.
+    enabled: bool,
+}
+
+impl AxiBinding {
+    fn new(model: &mut Model, port: AxiPort) -> Self {
+        let wires = AxiPorts::new(model, port);
+        let signals = AxiSignals::default();
+        wires.drive(model, &signals);
+        Self {
+            wires,
+            // The ideal completer draws no random numbers, so it needs no seed.
+            completer: AxiCompleter::new(CompleterConfig::ideal(), 0),
+            monitor: AxiMonitor::new(&port.to_string(), OutstandingLimits::UNLIMITED),
+            aclken_pattern: vec![true],
+            signals,
+            enabled: true,
+        }
+    }
+
+    /// Sets ACLKEN and the completer's outputs for the cycle (the model's
+    /// inputs keep their values, so only changed outputs need writing).
+    fn drive(&mut self, model: &mut Model) {
+        let phase = (model.cycle() % self.aclken_pattern.len() as u64) as usize;
+        self.enabled = self.aclken_pattern[phase];
+        model.set(self.wires.aclken, u64::from(self.enabled));
+        let before = self.signals;
+        self.completer.drive(&mut self.signals);
+        if !self.signals.same_completer_outputs(&before) {
+            self.wires.drive(model, &self.signals);
+        }
+    }
+
+    /// Checks the settled wires just before the edge.
+    fn check(&mut self, model: &Model) -> Result<(), String> {
+        self.wires.sample(model, &mut self.signals);
+        if self.enabled {
+            self.monitor.edge(&self.signals)
+        } else {
+            self.monitor.disabled_edge(&self.signals)
+        }
+    }
+
+    /// Takes the edge's handshakes into the completer and the memory.
+    fn edge(&mut self, memory: &mut SparseMemory) {
+        if self.enabled {
+            self.completer.edge(&self.signals, memory);
+        }
+    }
+}
+
 pub struct NpuTb {
     pub model: Model,
     pub config: NpuConfig,
@@ -40,13 +130,25 @@ pub struct NpuTb {
     monitor: ApbMonitor,
     /// PCLKEN for successive CLK cycles, repeated.
     pclken_pattern: Vec<bool>,
+    /// M0 and M1.
+    axi: [AxiBinding; 2],
+    /// The memory behind both AXI ports.
+    memory: SparseMemory,
+    /// Seed of the AXI completers' randomness, drawn when a test first configures one.
+    axi_seed: Option<u64>,
     vcd: Option<PathBuf>,
 }
 
 impl NpuTb {
     /// Builds the configuration's committed Verilog (`verilog-out/`) and
-    /// applies a hard reset with PORPL = PORSL = 0.
+    /// applies a hard reset with PORPL = PORSL = 0. Writes the waveform that
+    /// `NPU_VCD` names, if any.
     pub fn new(config: &str) -> Result<Self> {
+        Self::with_waveform(config, Waveform::from_env()?)
+    }
+
+    /// As [`NpuTb::new`], writing `waveform` if given.
+    pub fn with_waveform(config: &str, waveform: Option<Waveform>) -> Result<Self> {
         let config = NpuConfig::by_name(config)?;
         let dir = workspace_root().join("verilog-out");
         let design = DesignFiles::load(&dir, &config.module_name()).with_context(|| {
@@ -57,22 +159,23 @@ impl NpuTb {
             let id = model.port(name);
             model.set(id, value);
         }
-        let vcd = std::env::var_os(VCD_ENV).map(PathBuf::from);
-        if let Some(path) = &vcd {
-            let window = match std::env::var(VCD_WINDOW_ENV) {
-                Ok(w) => TraceWindow::parse(&w).map_err(anyhow::Error::msg)?,
-                Err(_) => TraceWindow::ALL,
-            };
-            model.trace_to(path, window).map_err(anyhow::Error::msg)?;
+        if let Some(w) = &waveform {
+            model
+                .trace_to(&w.path, w.window)
+                .map_err(anyhow::Error::msg)?;
         }
         let apb = ApbPorts::new(&model);
+        let axi = AxiPort::ALL.map(|port| AxiBinding::new(&mut model, port));
         let mut tb = Self {
             model,
             config,
             apb,
             monitor: ApbMonitor::new(apb),
             pclken_pattern: vec![true],
-            vcd,
+            axi,
+            memory: SparseMemory::default(),
+            axi_seed: None,
+            vcd: waveform.map(|w| w.path),
         };
         tb.hard_reset(false, false);
         Ok(tb)
@@ -109,18 +212,88 @@ impl NpuTb {
         self.pclken_pattern = pattern.to_vec();
     }
 
-    /// One CLK cycle, checked by the protocol monitors.
+    /// ACLKEN of port `port` for successive CLK cycles, repeated:
+    /// `[true, false]` runs the AXI clock at half the NPU clock.
+    pub fn set_aclken_pattern(&mut self, port: AxiPort, pattern: &[bool]) {
+        assert!(
+            pattern.contains(&true),
+            "AXI {port} never advances with ACLKEN always low"
+        );
+        self.axi[port.index()].aclken_pattern = pattern.to_vec();
+    }
+
+    /// The memory behind both AXI ports.
+    pub fn memory(&self) -> &SparseMemory {
+        &self.memory
+    }
+
+    pub fn memory_mut(&mut self) -> &mut SparseMemory {
+        &mut self.memory
+    }
+
+    /// Traffic the completer of `port` has served.
+    pub fn axi_counters(&self, port: AxiPort) -> Counters {
+        self.axi[port.index()].completer.counters
+    }
+
+    /// True when no AXI transaction is in flight on either port.
+    pub fn axi_idle(&self) -> bool {
+        self.axi.iter().all(|a| a.completer.idle())
+    }
+
+    /// Replaces the completer of `port` by one with `config` (latency,
+    /// back-pressure, reordering, error ranges). Its randomness comes from
+    /// the test's seed (printed; `NPU_SEED` re-runs it), distinct per port.
+    /// Its counters restart from zero.
+    ///
+    /// # Panics
+    /// When a transaction is in flight on the port.
+    pub fn set_axi_config(&mut self, port: AxiPort, config: CompleterConfig) {
+        let binding = &self.axi[port.index()];
+        assert!(
+            binding.completer.idle(),
+            "AXI {port}: the completer is replaced with transactions in flight"
+        );
+        let seed = *self.axi_seed.get_or_insert_with(seed);
+        let port_seed = seed ^ (port.index() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.axi[port.index()].completer = AxiCompleter::new(config, port_seed);
+    }
+
+    /// Outstanding transactions the monitor of `port` allows: what the driver
+    /// programmed in AXI_LIMITn for the port's counters.
+    pub fn set_axi_limits(&mut self, port: AxiPort, limits: OutstandingLimits) {
+        self.axi[port.index()].monitor.limits = limits;
+    }
+
+    pub fn axi_limits(&self, port: AxiPort) -> OutstandingLimits {
+        self.axi[port.index()].monitor.limits
+    }
+
+    /// One CLK cycle, checked by the protocol monitors: the clock falls and
+    /// the inputs settle, the monitors check the wires, the clock rises, the
+    /// AXI completers take the handshakes and update the memory.
     pub fn tick(&mut self) {
         let phase = (self.model.cycle() % self.pclken_pattern.len() as u64) as usize;
         let pclken = self.pclken_pattern[phase];
         self.model.set(self.apb.pclken, u64::from(pclken));
-        self.model.eval();
+        for a in &mut self.axi {
+            a.drive(&mut self.model);
+        }
+        self.model.fall();
         if let Err(e) = self.monitor.before_edge(&self.model) {
             self.fail(&format!("APB4 monitor: {e}"));
         }
-        self.model.tick();
+        for i in 0..self.axi.len() {
+            if let Err(e) = self.axi[i].check(&self.model) {
+                self.fail(&e);
+            }
+        }
+        self.model.rise();
         if let Err(e) = self.monitor.after_edge(&self.model) {
             self.fail(&format!("APB4 monitor: {e}"));
+        }
+        for a in &mut self.axi {
+            a.edge(&mut self.memory);
         }
     }
 

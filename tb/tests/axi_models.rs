@@ -423,3 +423,32 @@ fn monitor_catches_each_rule() {
     };
     assert!(m.edge(&s).unwrap_err().contains("before its write data"));
 }
+
+#[test]
+fn monitor_catches_outputs_moving_across_an_edge_with_aclken_low() {
+    let waiting = AxiSignals {
+        arvalid: true,
+        araddr: 0x100,
+        arburst: 1,
+        arsize: 4,
+        ..Default::default()
+    };
+    let mut m = AxiMonitor::new("M0", OutstandingLimits::UNLIMITED);
+    m.edge(&waiting).unwrap();
+    // The completer may move while ACLKEN is low; the manager may not.
+    let ready_moved = AxiSignals {
+        arready: true,
+        ..waiting
+    };
+    m.disabled_edge(&ready_moved).unwrap();
+    m.edge(&waiting).unwrap();
+    m.disabled_edge(&waiting).unwrap();
+    let moved = AxiSignals {
+        rready: true,
+        ..waiting
+    };
+    assert!(m
+        .edge(&moved)
+        .unwrap_err()
+        .contains("changed across a clock edge with ACLKEN low"));
+}

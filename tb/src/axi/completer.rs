@@ -58,6 +58,20 @@ pub struct Counters {
     pub bytes_written: u64,
 }
 
+impl Counters {
+    /// Every counter with its name, for reports.
+    pub fn named(&self) -> [(&'static str, u64); 6] {
+        [
+            ("read_transactions", self.read_transactions),
+            ("read_beats", self.read_beats),
+            ("bytes_read", self.bytes_read),
+            ("write_transactions", self.write_transactions),
+            ("write_beats", self.write_beats),
+            ("bytes_written", self.bytes_written),
+        ]
+    }
+}
+
 #[derive(Clone, Debug)]
 struct Burst {
     id: u8,

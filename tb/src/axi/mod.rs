@@ -1,14 +1,16 @@
 //! AXI4 bus models: a memory completer serving M0 and M1 from one sparse
 //! memory, and a protocol monitor. Both work on [`AxiSignals`], one cycle's
-//! values of a port's wires, so they run the same against the RTL and against
-//! a Rust requester in their own tests.
+//! values of a port's wires, so they run the same against the RTL (through
+//! [`AxiPorts`]) and against a Rust requester in their own tests.
 
 mod completer;
 mod memory;
 mod monitor;
+mod ports;
 mod signals;
 
 pub use completer::{AxiCompleter, CompleterConfig, Counters, ErrorRange};
 pub use memory::SparseMemory;
 pub use monitor::{AxiMonitor, OutstandingLimits};
+pub use ports::{beat_to_words, words_to_beat, AxiPort, AxiPorts};
 pub use signals::{AxiSignals, Resp, BEAT_BYTES};

@@ -1,7 +1,7 @@
 //! AXI4 protocol monitor for one port: checks every clock edge and reports
 //! the first rule either side breaks.
 
-use super::signals::AxiSignals;
+use super::signals::{AxiSignals, BEAT_BYTES};
 use std::collections::{HashMap, VecDeque};
 
 /// Most transactions in flight the manager may have (from AXI_LIMITn).
@@ -22,6 +22,8 @@ pub struct AxiMonitor {
     pub name: String,
     pub limits: OutstandingLimits,
     previous: Option<AxiSignals>,
+    /// The wires before the last edge, when it had ACLKEN low.
+    before_disabled_edge: Option<AxiSignals>,
     /// Beats left per outstanding read, oldest first, by ID.
     reads: HashMap<u8, VecDeque<u16>>,
     /// ID and length of accepted write bursts whose data is incomplete.
@@ -47,6 +49,7 @@ impl AxiMonitor {
             name: name.to_string(),
             limits,
             previous: None,
+            before_disabled_edge: None,
             reads: HashMap::new(),
             write_bursts: VecDeque::new(),
             early_beats: vec![],
@@ -70,8 +73,26 @@ impl AxiMonitor {
         format!("AXI4 monitor {} at edge {}: {what}", self.name, self.cycle)
     }
 
-    /// Checks the wires as they are at a clock edge.
+    /// Checks the wires at a clock edge with ACLKEN low: nothing transfers,
+    /// and the manager holds its outputs until the next edge (TRM A.4).
+    pub fn disabled_edge(&mut self, s: &AxiSignals) -> Result<(), String> {
+        self.check_outputs_held(s)?;
+        self.before_disabled_edge = Some(*s);
+        Ok(())
+    }
+
+    /// Checks the wires as they are at a clock edge (with ACLKEN high).
     pub fn edge(&mut self, s: &AxiSignals) -> Result<(), String> {
+        // A quiet edge after a quiet one has nothing to check: the common idle case.
+        if !s.any_valid()
+            && self.before_disabled_edge.is_none()
+            && self.previous.as_ref().is_none_or(|p| !p.any_valid())
+        {
+            self.cycle += 1;
+            return Ok(());
+        }
+        self.check_outputs_held(s)?;
+        self.before_disabled_edge = None;
         if let Some(p) = self.previous {
             self.check_held(&p, s)?;
         }
@@ -193,19 +214,6 @@ impl AxiMonitor {
 
     /// VALID stays high until READY, and the payload stays put meanwhile.
     fn check_held(&self, p: &AxiSignals, s: &AxiSignals) -> Result<(), String> {
-        let ar = |x: &AxiSignals| {
-            (
-                x.arid, x.araddr, x.arlen, x.arsize, x.arburst, x.arcache, x.arprot,
-            )
-        };
-        let aw = |x: &AxiSignals| {
-            (
-                x.awid, x.awaddr, x.awlen, x.awsize, x.awburst, x.awcache, x.awprot,
-            )
-        };
-        let w = |x: &AxiSignals| (x.wdata, x.wstrb, x.wlast);
-        let r = |x: &AxiSignals| (x.rid, x.rdata, x.rresp, x.rlast);
-        let b = |x: &AxiSignals| (x.bid, x.bresp);
         let checks = [
             ("AR", p.arvalid && !p.arready, s.arvalid, ar(p) == ar(s)),
             ("AW", p.awvalid && !p.awready, s.awvalid, aw(p) == aw(s)),
@@ -225,4 +233,59 @@ impl AxiMonitor {
         }
         Ok(())
     }
+
+    /// The manager's outputs did not move across the last edge if it had ACLKEN low.
+    fn check_outputs_held(&self, s: &AxiSignals) -> Result<(), String> {
+        match &self.before_disabled_edge {
+            Some(p) if manager_outputs(p) != manager_outputs(s) => Err(self.err(format!(
+                "manager outputs changed across a clock edge with ACLKEN low: {:?} -> {:?} \
+                 ((AWVALID, AW), (WVALID, W), BREADY, (ARVALID, AR), RREADY)",
+                manager_outputs(p),
+                manager_outputs(s)
+            ))),
+            _ => Ok(()),
+        }
+    }
+}
+
+type AddressPayload = (u8, u64, u8, u8, u8, u8, u8);
+
+fn ar(x: &AxiSignals) -> AddressPayload {
+    (
+        x.arid, x.araddr, x.arlen, x.arsize, x.arburst, x.arcache, x.arprot,
+    )
+}
+fn aw(x: &AxiSignals) -> AddressPayload {
+    (
+        x.awid, x.awaddr, x.awlen, x.awsize, x.awburst, x.awcache, x.awprot,
+    )
+}
+fn w(x: &AxiSignals) -> ([u8; BEAT_BYTES], u16, bool) {
+    (x.wdata, x.wstrb, x.wlast)
+}
+fn r(x: &AxiSignals) -> (u8, [u8; BEAT_BYTES], u8, bool) {
+    (x.rid, x.rdata, x.rresp, x.rlast)
+}
+fn b(x: &AxiSignals) -> (u8, u8) {
+    (x.bid, x.bresp)
+}
+
+/// What the manager drives, each payload only while its VALID is high.
+#[allow(clippy::type_complexity)]
+fn manager_outputs(
+    x: &AxiSignals,
+) -> (
+    Option<AddressPayload>,
+    Option<([u8; BEAT_BYTES], u16, bool)>,
+    bool,
+    Option<AddressPayload>,
+    bool,
+) {
+    (
+        x.awvalid.then(|| aw(x)),
+        x.wvalid.then(|| w(x)),
+        x.bready,
+        x.arvalid.then(|| ar(x)),
+        x.rready,
+    )
 }

@@ -67,4 +67,18 @@ impl AxiSignals {
     pub fn r_fire(&self) -> bool {
         self.rvalid && self.rready
     }
+    /// True when the completer drives the same values in both.
+    pub fn same_completer_outputs(&self, other: &AxiSignals) -> bool {
+        let outputs = |x: &AxiSignals| {
+            (
+                x.awready, x.wready, x.arready, x.bvalid, x.bid, x.bresp, x.rvalid, x.rid, x.rresp,
+                x.rlast, x.rdata,
+            )
+        };
+        outputs(self) == outputs(other)
+    }
+    /// True when any channel's VALID is high.
+    pub fn any_valid(&self) -> bool {
+        self.awvalid || self.wvalid || self.bvalid || self.arvalid || self.rvalid
+    }
 }

@@ -265,9 +265,23 @@ impl Model {
     /// state after the rising edge.
     #[inline]
     pub fn tick(&mut self) {
+        self.fall();
+        self.rise();
+    }
+
+    /// The first half of [`Model::tick`]: the clock falls and the inputs set
+    /// before this call settle; outputs read now are those the next rising
+    /// edge sees.
+    #[inline]
+    pub fn fall(&mut self) {
         self.set(self.clock, 0);
         self.eval();
         self.dump(2 * self.cycle);
+    }
+
+    /// The second half of [`Model::tick`]: the clock rises.
+    #[inline]
+    pub fn rise(&mut self) {
         self.set(self.clock, 1);
         self.eval();
         self.dump(2 * self.cycle + 1);
