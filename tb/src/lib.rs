@@ -3,6 +3,7 @@
 
 pub mod apb;
 pub mod axi;
+pub mod driver;
 pub mod npu;
 pub mod register_model;
 pub mod seed;
