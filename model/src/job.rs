@@ -229,12 +229,14 @@ pub struct BackendRun {
     pub status: u32,
     /// True when NPU_OP_STOP was reached and STATUS shows no error.
     pub completed: bool,
-    /// Operations run, by TRM name.
+    /// Operations run, by TRM name (golden model; the RTL does not count them).
     pub ops: BTreeMap<String, usize>,
     /// Clock cycles (RTL backends).
     pub cycles: Option<u64>,
     /// PMU counters by name (RTL backends).
     pub pmu: BTreeMap<String, u64>,
+    /// Other counters by name, e.g. the traffic of each AXI port (RTL backends).
+    pub counters: BTreeMap<String, u64>,
     /// Multiply-accumulates (golden model).
     pub macs: u64,
 }
@@ -293,6 +295,7 @@ impl Backend for GoldenBackend {
             ops: stats.ops.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
             cycles: None,
             pmu: BTreeMap::new(),
+            counters: BTreeMap::new(),
             macs: stats.macs,
         };
         self.last = Some(npu);
@@ -353,16 +356,15 @@ impl JobReport {
             .iter()
             .map(|(k, v)| format!("{k} x{v}"))
             .collect();
-        s += &format!(
-            "backend {}: {} operations ({})\n",
-            self.backend,
-            self.run.ops.values().sum::<usize>(),
-            if ops.is_empty() {
-                "none".into()
-            } else {
+        s += &format!("backend {}", self.backend);
+        if !ops.is_empty() {
+            s += &format!(
+                ": {} operations ({})",
+                self.run.ops.values().sum::<usize>(),
                 ops.join(", ")
-            }
-        );
+            );
+        }
+        s += "\n";
         s += &format!(
             "STATUS {:#010x}, {}\n",
             self.run.status,
@@ -380,6 +382,9 @@ impl JobReport {
         }
         for (k, v) in &self.run.pmu {
             s += &format!("PMU {k} {v}\n");
+        }
+        for (k, v) in &self.run.counters {
+            s += &format!("{k} {v}\n");
         }
         for m in &self.mismatches {
             s += &format!("MISMATCH {m}\n");

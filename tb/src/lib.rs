@@ -1,10 +1,12 @@
 //! The NPU testbench: Verilator harness, bus models and protocol monitors,
-//! and the driver that runs the NPU through its real ports.
+//! the driver that runs the NPU through its real ports, and the RTL as a
+//! job backend.
 
 pub mod apb;
 pub mod axi;
 pub mod driver;
 pub mod npu;
 pub mod register_model;
+pub mod rtl_backend;
 pub mod seed;
 pub mod verilator;

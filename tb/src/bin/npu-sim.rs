@@ -1,12 +1,16 @@
-//! `npu-sim`: run jobs on the golden model (or, later, the RTL), and
-//! disassemble or assemble command streams.
+//! `npu-sim`: run jobs on the golden model or the RTL, and disassemble or
+//! assemble command streams.
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use npu_model::cmdstream;
-use npu_model::job::{run_job, GoldenBackend, Job};
+use npu_model::job::{run_job, Backend, GoldenBackend, Job};
 use npu_model::payload::{is_driver_payload, DriverAction, DriverPayload};
+use npu_tb::driver::DEFAULT_MAX_CYCLES;
+use npu_tb::npu::Waveform;
+use npu_tb::rtl_backend::RtlBackend;
+use npu_tb::verilator::TraceWindow;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -45,9 +49,15 @@ enum Command {
         /// Configuration (u65-256 or u65-512); default: the job's own.
         #[arg(long)]
         config: Option<String>,
-        /// Write a VCD waveform of the run (RTL only).
+        /// Write a VCD waveform of the run (RTL only; default: the file NPU_VCD names).
         #[arg(long)]
         vcd: Option<PathBuf>,
+        /// Dump only CLK cycles START:END into the VCD (a VCD of every cycle is large).
+        #[arg(long, value_name = "START:END", requires = "vcd", value_parser = parse_window)]
+        vcd_window: Option<TraceWindow>,
+        /// CLK cycles to wait for the NPU to stop (RTL only).
+        #[arg(long, default_value_t = DEFAULT_MAX_CYCLES)]
+        max_cycles: u64,
         /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
@@ -67,6 +77,10 @@ enum Command {
     },
 }
 
+fn parse_window(text: &str) -> Result<TraceWindow, String> {
+    TraceWindow::parse(text)
+}
+
 fn run(cli: Cli) -> Result<bool> {
     match cli.command {
         Command::Run {
@@ -74,17 +88,37 @@ fn run(cli: Cli) -> Result<bool> {
             model,
             config,
             vcd,
+            vcd_window,
+            max_cycles,
             quiet,
         } => {
-            if model == Model::Rtl {
-                bail!(
-                    "the RTL backend is not wired into npu-sim yet; use --model golden \
-                     (the RTL backend will implement npu_model::job::Backend in the tb crate)"
-                );
-            }
-            if vcd.is_some() {
-                bail!("--vcd needs --model rtl: the golden model has no waveforms");
-            }
+            // A failed RTL run without a waveform says how to get one.
+            let mut waveform_hint = "";
+            let mut backend: Box<dyn Backend> = match model {
+                Model::Golden => {
+                    if vcd.is_some() {
+                        bail!("--vcd needs --model rtl: the golden model has no waveforms");
+                    }
+                    Box::new(GoldenBackend::default())
+                }
+                Model::Rtl => {
+                    let waveform = match vcd {
+                        Some(path) => Some(Waveform {
+                            path,
+                            window: vcd_window.unwrap_or(TraceWindow::ALL),
+                        }),
+                        None => Waveform::from_env()?,
+                    };
+                    if waveform.is_none() {
+                        waveform_hint = " (add --vcd FILE for a waveform)";
+                    }
+                    Box::new(RtlBackend {
+                        waveform,
+                        max_cycles,
+                        last: None,
+                    })
+                }
+            };
             let job = Job::load(&job_dir, config.as_deref())
                 .with_context(|| format!("loading job {}", job_dir.display()))?;
             if let Some(d) = &job.spec.description {
@@ -102,12 +136,17 @@ fn run(cli: Cli) -> Result<bool> {
                 .context("progress template")?
                 .progress_chars("=> "),
             );
-            let mut backend = GoldenBackend::default();
-            let report = run_job(&job, &mut backend, &mut |done, _| {
+            let report = run_job(&job, backend.as_mut(), &mut |done, _| {
                 bar.set_position(done as u64)
             });
             bar.finish_and_clear();
-            let report = report?;
+            let report = report.with_context(|| {
+                format!(
+                    "running {} on the {} backend{waveform_hint}",
+                    job_dir.display(),
+                    backend.name()
+                )
+            })?;
             print!("{}", report.summary());
             Ok(report.passed())
         }

@@ -1,0 +1,104 @@
+//! The RTL as a job backend (JOBS.md): each region's image and the command
+//! stream go into the memory behind the AXI ports at base addresses of their
+//! own, the driver runs the stream, and the regions are read back.
+
+use crate::axi::AxiPort;
+use crate::driver::{self, Inference, DEFAULT_MAX_CYCLES};
+use crate::npu::{NpuTb, Waveform};
+use anyhow::{bail, Context, Result};
+use npu_model::job::{Backend, BackendRun, Job};
+use std::collections::BTreeMap;
+
+/// Base address of region `k`. Each region and the command stream have a
+/// 4 GB window of their own above 64 GB, so an access past the end of a
+/// region reads memory nothing wrote (zeros) rather than another region, and
+/// the high words of BASEP and QBASE matter.
+pub fn region_base(k: usize) -> u64 {
+    (0x10 + k as u64) << 32
+}
+
+/// Address of the command stream.
+pub const COMMAND_STREAM_BASE: u64 = 0x20 << 32;
+
+/// Runs jobs on the Verilated RTL, one fresh bench per job.
+pub struct RtlBackend {
+    /// A VCD of each run.
+    pub waveform: Option<Waveform>,
+    /// CLK cycles to wait for the NPU to stop.
+    pub max_cycles: u64,
+    /// The bench after the last run, with its registers, memory and AXI
+    /// counters, also after a failed run.
+    pub last: Option<NpuTb>,
+}
+
+impl Default for RtlBackend {
+    fn default() -> Self {
+        Self {
+            waveform: None,
+            max_cycles: DEFAULT_MAX_CYCLES,
+            last: None,
+        }
+    }
+}
+
+impl Backend for RtlBackend {
+    fn name(&self) -> &str {
+        "rtl"
+    }
+
+    fn run(&mut self, job: &Job, progress: &mut dyn FnMut(usize, usize)) -> Result<BackendRun> {
+        // Close the previous bench (and its VCD) before opening another.
+        self.last = None;
+        let mut tb = NpuTb::with_waveform(&job.config.name, self.waveform.clone())?;
+        for (&k, bytes) in &job.regions {
+            tb.memory_mut().write(region_base(k), bytes);
+        }
+        tb.memory_mut()
+            .write(COMMAND_STREAM_BASE, &job.command_stream);
+        let size = u32::try_from(job.command_stream.len())
+            .context("the command stream is larger than QSIZE can describe")?;
+        let regions = job.regions.keys().max().map_or(0, |&k| k + 1);
+        let inference = Inference {
+            max_cycles: self.max_cycles,
+            ..Inference::new(
+                COMMAND_STREAM_BASE,
+                size,
+                (0..regions).map(region_base).collect(),
+            )
+        };
+        let result = driver::invoke_async(&mut tb, &inference)
+            .and_then(|running| driver::wait_with_progress(&mut tb, running, progress));
+        let idle = tb.axi_idle();
+        let run = self.last.insert(tb);
+        let result = result.context("RTL run")?;
+        if !idle {
+            bail!(
+                "RTL run: AXI transactions still in flight after the NPU stopped ({})",
+                result.state
+            );
+        }
+        let mut counters = BTreeMap::new();
+        for port in AxiPort::ALL {
+            for (name, value) in run.axi_counters(port).named() {
+                counters.insert(
+                    format!("axi_{}_{name}", port.to_string().to_lowercase()),
+                    value,
+                );
+            }
+        }
+        Ok(BackendRun {
+            regions: job
+                .regions
+                .iter()
+                .map(|(&k, bytes)| (k, run.memory().read_vec(region_base(k), bytes.len())))
+                .collect(),
+            status: result.state.status,
+            completed: !result.state.running() && !result.state.has_error(),
+            ops: BTreeMap::new(),
+            cycles: Some(result.cycles),
+            pmu: BTreeMap::new(),
+            counters,
+            macs: 0,
+        })
+    }
+}
