@@ -153,6 +153,149 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  [31:0] regs$status;
     reg  [31:0] regs$qread;
     reg  [1:0] regs$prot;
+    wire  regs$cmd_write;
+    wire  regs$queue_write;
+    wire  [39:0] regs$qbase;
+    wire  [31:0] regs$qsize;
+    wire  [1:0] regs$qconfig;
+    wire  [15:0] regs$regioncfg;
+    wire  [31:0] regs$axi_limit$0;
+    wire  [31:0] regs$axi_limit$1;
+    wire  [31:0] regs$axi_limit$2;
+    wire  [31:0] regs$axi_limit$3;
+    wire  [31:0] regs$basep$0;
+    wire  [31:0] regs$basep$1;
+    wire  [31:0] regs$basep$2;
+    wire  [31:0] regs$basep$3;
+    wire  [31:0] regs$basep$4;
+    wire  [31:0] regs$basep$5;
+    wire  [31:0] regs$basep$6;
+    wire  [31:0] regs$basep$7;
+    wire  [31:0] regs$basep$8;
+    wire  [31:0] regs$basep$9;
+    wire  [31:0] regs$basep$10;
+    wire  [31:0] regs$basep$11;
+    wire  [31:0] regs$basep$12;
+    wire  [31:0] regs$basep$13;
+    wire  [31:0] regs$basep$14;
+    wire  [31:0] regs$basep$15;
+    reg  control$clock;
+    reg  control$rst_n;
+    reg  control$cmd_write;
+    reg  control$queue_write;
+    reg  [31:0] control$wdata;
+    reg  [31:0] control$qsize;
+    wire  [31:0] control$status;
+    wire  [31:0] control$qread;
+    wire  control$irq;
+    wire  control$command_start;
+    wire  control$command_cancel;
+    reg  control$command_valid;
+    reg  [127:0] control$command_data;
+    reg  [3:0] control$command_first_lane;
+    reg  [3:0] control$command_last_lane;
+    wire  control$command_ready;
+    reg  control$command_busy;
+    wire  control$descriptor_push;
+    reg  control$queue_full;
+    reg  [1:0] control$descriptors_active;
+    reg  control$bus_error;
+    reg  [3:0] control$faulting_channel;
+    reg  control$faulting_interface;
+    wire  control$set_write;
+    wire  [10:0] control$set_key;
+    wire  [47:0] control$set_value;
+    reg  control$set_known;
+    wire  control$op_valid;
+    wire  [9:0] control$op_code;
+    wire  [15:0] control$op_param;
+    reg  control$op_accept;
+    reg  control$op_refuse;
+    reg  op_state$clock;
+    reg  op_state$rst_n;
+    reg  op_state$write;
+    reg  [10:0] op_state$key;
+    reg  [47:0] op_state$value;
+    wire  op_state$known;
+    wire  [39:0] op_state$dma0_src;
+    wire  [39:0] op_state$dma0_dst;
+    wire  [31:0] op_state$dma0_len;
+    wire  [10:0] op_state$dma0_src_region;
+    wire  [10:0] op_state$dma0_dst_region;
+    wire  [15:0] op_state$dma0_size0;
+    wire  [15:0] op_state$dma0_size1;
+    wire  [39:0] op_state$dma0_skip0;
+    wire  [39:0] op_state$dma0_skip1;
+    reg  datapath$op_valid;
+    reg  [9:0] datapath$op_code;
+    reg  [15:0] datapath$op_param;
+    wire  datapath$op_accept;
+    wire  datapath$op_refuse;
+    reg  dma$clock;
+    reg  dma$rst_n;
+    reg  [1:0] dma$prot;
+    reg  [31:0] dma$basep$0;
+    reg  [31:0] dma$basep$1;
+    reg  [31:0] dma$basep$2;
+    reg  [31:0] dma$basep$3;
+    reg  [31:0] dma$basep$4;
+    reg  [31:0] dma$basep$5;
+    reg  [31:0] dma$basep$6;
+    reg  [31:0] dma$basep$7;
+    reg  [31:0] dma$basep$8;
+    reg  [31:0] dma$basep$9;
+    reg  [31:0] dma$basep$10;
+    reg  [31:0] dma$basep$11;
+    reg  [31:0] dma$basep$12;
+    reg  [31:0] dma$basep$13;
+    reg  [31:0] dma$basep$14;
+    reg  [31:0] dma$basep$15;
+    reg  [15:0] dma$regioncfg;
+    reg  [1:0] dma$qconfig;
+    reg  [31:0] dma$axi_limit$0;
+    reg  [31:0] dma$axi_limit$1;
+    reg  [31:0] dma$axi_limit$2;
+    reg  [31:0] dma$axi_limit$3;
+    reg  dma$command_start;
+    reg  [39:0] dma$command_base;
+    reg  [31:0] dma$command_size;
+    reg  dma$command_cancel;
+    wire  dma$command_valid;
+    wire  [127:0] dma$command_data;
+    wire  [3:0] dma$command_first_lane;
+    wire  [3:0] dma$command_last_lane;
+    reg  dma$command_ready;
+    wire  dma$command_busy;
+    reg  dma$descriptor_push;
+    reg  [39:0] dma$dma0_src;
+    reg  [39:0] dma$dma0_dst;
+    reg  [31:0] dma$dma0_len;
+    reg  [10:0] dma$dma0_src_region;
+    reg  [10:0] dma$dma0_dst_region;
+    reg  [15:0] dma$dma0_size0;
+    reg  [15:0] dma$dma0_size1;
+    reg  [39:0] dma$dma0_skip0;
+    reg  [39:0] dma$dma0_skip1;
+    wire  dma$queue_full;
+    wire  [1:0] dma$descriptors_active;
+    wire  dma$bus_error;
+    wire  [3:0] dma$faulting_channel;
+    wire  dma$faulting_interface;
+    wire  dma$shram_write;
+    wire  [1:0] dma$shram_cores;
+    wire  [11:0] dma$shram_line;
+    wire  [127:0] dma$shram_data;
+    wire  [15:0] dma$shram_strobe;
+    reg  shram$clock;
+    reg  shram$write_enable;
+    reg  [1:0] shram$write_cores;
+    reg  [11:0] shram$write_address;
+    reg  [127:0] shram$write_data;
+    reg  [15:0] shram$write_strobe;
+    reg  [1:0] shram$read_enable;
+    reg  [11:0] shram$read_address;
+    wire  [127:0] shram$read_data$0;
+    wire  [127:0] shram$read_data$1;
     
     // Sub module instances
     npu_u65_512_core$cpm cpm(
@@ -206,81 +349,230 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .defined(regs$defined),
         .status(regs$status),
         .qread(regs$qread),
-        .prot(regs$prot)
+        .prot(regs$prot),
+        .cmd_write(regs$cmd_write),
+        .queue_write(regs$queue_write),
+        .qbase(regs$qbase),
+        .qsize(regs$qsize),
+        .qconfig(regs$qconfig),
+        .regioncfg(regs$regioncfg),
+        .axi_limit$0(regs$axi_limit$0),
+        .axi_limit$1(regs$axi_limit$1),
+        .axi_limit$2(regs$axi_limit$2),
+        .axi_limit$3(regs$axi_limit$3),
+        .basep$0(regs$basep$0),
+        .basep$1(regs$basep$1),
+        .basep$2(regs$basep$2),
+        .basep$3(regs$basep$3),
+        .basep$4(regs$basep$4),
+        .basep$5(regs$basep$5),
+        .basep$6(regs$basep$6),
+        .basep$7(regs$basep$7),
+        .basep$8(regs$basep$8),
+        .basep$9(regs$basep$9),
+        .basep$10(regs$basep$10),
+        .basep$11(regs$basep$11),
+        .basep$12(regs$basep$12),
+        .basep$13(regs$basep$13),
+        .basep$14(regs$basep$14),
+        .basep$15(regs$basep$15)
     );
-    npu_u65_512_core$idle_m0 idle_m0(
-        .port$aclken(m0$aclken),
-        .port$awakeup(m0$awakeup),
-        .port$awvalid(m0$awvalid),
-        .port$awid(m0$awid),
-        .port$awaddr(m0$awaddr),
-        .port$awlen(m0$awlen),
-        .port$awsize(m0$awsize),
-        .port$awburst(m0$awburst),
-        .port$awcache(m0$awcache),
-        .port$awprot(m0$awprot),
-        .port$awready(m0$awready),
-        .port$wvalid(m0$wvalid),
-        .port$wdata(m0$wdata),
-        .port$wstrb(m0$wstrb),
-        .port$wlast(m0$wlast),
-        .port$wready(m0$wready),
-        .port$bvalid(m0$bvalid),
-        .port$bid(m0$bid),
-        .port$bresp(m0$bresp),
-        .port$bready(m0$bready),
-        .port$arvalid(m0$arvalid),
-        .port$arid(m0$arid),
-        .port$araddr(m0$araddr),
-        .port$arlen(m0$arlen),
-        .port$arsize(m0$arsize),
-        .port$arburst(m0$arburst),
-        .port$arcache(m0$arcache),
-        .port$arprot(m0$arprot),
-        .port$arready(m0$arready),
-        .port$rvalid(m0$rvalid),
-        .port$rid(m0$rid),
-        .port$rdata(m0$rdata),
-        .port$rresp(m0$rresp),
-        .port$rlast(m0$rlast),
-        .port$rready(m0$rready)
+    npu_u65_512_core$control control(
+        .clock(control$clock),
+        .rst_n(control$rst_n),
+        .cmd_write(control$cmd_write),
+        .queue_write(control$queue_write),
+        .wdata(control$wdata),
+        .qsize(control$qsize),
+        .status(control$status),
+        .qread(control$qread),
+        .irq(control$irq),
+        .command_start(control$command_start),
+        .command_cancel(control$command_cancel),
+        .command_valid(control$command_valid),
+        .command_data(control$command_data),
+        .command_first_lane(control$command_first_lane),
+        .command_last_lane(control$command_last_lane),
+        .command_ready(control$command_ready),
+        .command_busy(control$command_busy),
+        .descriptor_push(control$descriptor_push),
+        .queue_full(control$queue_full),
+        .descriptors_active(control$descriptors_active),
+        .bus_error(control$bus_error),
+        .faulting_channel(control$faulting_channel),
+        .faulting_interface(control$faulting_interface),
+        .set_write(control$set_write),
+        .set_key(control$set_key),
+        .set_value(control$set_value),
+        .set_known(control$set_known),
+        .op_valid(control$op_valid),
+        .op_code(control$op_code),
+        .op_param(control$op_param),
+        .op_accept(control$op_accept),
+        .op_refuse(control$op_refuse)
     );
-    npu_u65_512_core$idle_m1 idle_m1(
-        .port$aclken(m1$aclken),
-        .port$awakeup(m1$awakeup),
-        .port$awvalid(m1$awvalid),
-        .port$awid(m1$awid),
-        .port$awaddr(m1$awaddr),
-        .port$awlen(m1$awlen),
-        .port$awsize(m1$awsize),
-        .port$awburst(m1$awburst),
-        .port$awcache(m1$awcache),
-        .port$awprot(m1$awprot),
-        .port$awready(m1$awready),
-        .port$wvalid(m1$wvalid),
-        .port$wdata(m1$wdata),
-        .port$wstrb(m1$wstrb),
-        .port$wlast(m1$wlast),
-        .port$wready(m1$wready),
-        .port$bvalid(m1$bvalid),
-        .port$bid(m1$bid),
-        .port$bresp(m1$bresp),
-        .port$bready(m1$bready),
-        .port$arvalid(m1$arvalid),
-        .port$arid(m1$arid),
-        .port$araddr(m1$araddr),
-        .port$arlen(m1$arlen),
-        .port$arsize(m1$arsize),
-        .port$arburst(m1$arburst),
-        .port$arcache(m1$arcache),
-        .port$arprot(m1$arprot),
-        .port$arready(m1$arready),
-        .port$rvalid(m1$rvalid),
-        .port$rid(m1$rid),
-        .port$rdata(m1$rdata),
-        .port$rresp(m1$rresp),
-        .port$rlast(m1$rlast),
-        .port$rready(m1$rready)
+    npu_u65_512_core$op_state op_state(
+        .clock(op_state$clock),
+        .rst_n(op_state$rst_n),
+        .write(op_state$write),
+        .key(op_state$key),
+        .value(op_state$value),
+        .known(op_state$known),
+        .dma0_src(op_state$dma0_src),
+        .dma0_dst(op_state$dma0_dst),
+        .dma0_len(op_state$dma0_len),
+        .dma0_src_region(op_state$dma0_src_region),
+        .dma0_dst_region(op_state$dma0_dst_region),
+        .dma0_size0(op_state$dma0_size0),
+        .dma0_size1(op_state$dma0_size1),
+        .dma0_skip0(op_state$dma0_skip0),
+        .dma0_skip1(op_state$dma0_skip1)
+    );
+    npu_u65_512_core$datapath datapath(
+        .op_valid(datapath$op_valid),
+        .op_code(datapath$op_code),
+        .op_param(datapath$op_param),
+        .op_accept(datapath$op_accept),
+        .op_refuse(datapath$op_refuse)
+    );
+    npu_u65_512_core$dma dma(
+        .clock(dma$clock),
+        .rst_n(dma$rst_n),
+        .prot(dma$prot),
+        .basep$0(dma$basep$0),
+        .basep$1(dma$basep$1),
+        .basep$2(dma$basep$2),
+        .basep$3(dma$basep$3),
+        .basep$4(dma$basep$4),
+        .basep$5(dma$basep$5),
+        .basep$6(dma$basep$6),
+        .basep$7(dma$basep$7),
+        .basep$8(dma$basep$8),
+        .basep$9(dma$basep$9),
+        .basep$10(dma$basep$10),
+        .basep$11(dma$basep$11),
+        .basep$12(dma$basep$12),
+        .basep$13(dma$basep$13),
+        .basep$14(dma$basep$14),
+        .basep$15(dma$basep$15),
+        .regioncfg(dma$regioncfg),
+        .qconfig(dma$qconfig),
+        .axi_limit$0(dma$axi_limit$0),
+        .axi_limit$1(dma$axi_limit$1),
+        .axi_limit$2(dma$axi_limit$2),
+        .axi_limit$3(dma$axi_limit$3),
+        .command_start(dma$command_start),
+        .command_base(dma$command_base),
+        .command_size(dma$command_size),
+        .command_cancel(dma$command_cancel),
+        .command_valid(dma$command_valid),
+        .command_data(dma$command_data),
+        .command_first_lane(dma$command_first_lane),
+        .command_last_lane(dma$command_last_lane),
+        .command_ready(dma$command_ready),
+        .command_busy(dma$command_busy),
+        .descriptor_push(dma$descriptor_push),
+        .dma0_src(dma$dma0_src),
+        .dma0_dst(dma$dma0_dst),
+        .dma0_len(dma$dma0_len),
+        .dma0_src_region(dma$dma0_src_region),
+        .dma0_dst_region(dma$dma0_dst_region),
+        .dma0_size0(dma$dma0_size0),
+        .dma0_size1(dma$dma0_size1),
+        .dma0_skip0(dma$dma0_skip0),
+        .dma0_skip1(dma$dma0_skip1),
+        .queue_full(dma$queue_full),
+        .descriptors_active(dma$descriptors_active),
+        .bus_error(dma$bus_error),
+        .faulting_channel(dma$faulting_channel),
+        .faulting_interface(dma$faulting_interface),
+        .shram_write(dma$shram_write),
+        .shram_cores(dma$shram_cores),
+        .shram_line(dma$shram_line),
+        .shram_data(dma$shram_data),
+        .shram_strobe(dma$shram_strobe),
+        .m0$aclken(m0$aclken),
+        .m0$awakeup(m0$awakeup),
+        .m0$awvalid(m0$awvalid),
+        .m0$awid(m0$awid),
+        .m0$awaddr(m0$awaddr),
+        .m0$awlen(m0$awlen),
+        .m0$awsize(m0$awsize),
+        .m0$awburst(m0$awburst),
+        .m0$awcache(m0$awcache),
+        .m0$awprot(m0$awprot),
+        .m0$awready(m0$awready),
+        .m0$wvalid(m0$wvalid),
+        .m0$wdata(m0$wdata),
+        .m0$wstrb(m0$wstrb),
+        .m0$wlast(m0$wlast),
+        .m0$wready(m0$wready),
+        .m0$bvalid(m0$bvalid),
+        .m0$bid(m0$bid),
+        .m0$bresp(m0$bresp),
+        .m0$bready(m0$bready),
+        .m0$arvalid(m0$arvalid),
+        .m0$arid(m0$arid),
+        .m0$araddr(m0$araddr),
+        .m0$arlen(m0$arlen),
+        .m0$arsize(m0$arsize),
+        .m0$arburst(m0$arburst),
+        .m0$arcache(m0$arcache),
+        .m0$arprot(m0$arprot),
+        .m0$arready(m0$arready),
+        .m0$rvalid(m0$rvalid),
+        .m0$rid(m0$rid),
+        .m0$rdata(m0$rdata),
+        .m0$rresp(m0$rresp),
+        .m0$rlast(m0$rlast),
+        .m0$rready(m0$rready),
+        .m1$aclken(m1$aclken),
+        .m1$awakeup(m1$awakeup),
+        .m1$awvalid(m1$awvalid),
+        .m1$awid(m1$awid),
+        .m1$awaddr(m1$awaddr),
+        .m1$awlen(m1$awlen),
+        .m1$awsize(m1$awsize),
+        .m1$awburst(m1$awburst),
+        .m1$awcache(m1$awcache),
+        .m1$awprot(m1$awprot),
+        .m1$awready(m1$awready),
+        .m1$wvalid(m1$wvalid),
+        .m1$wdata(m1$wdata),
+        .m1$wstrb(m1$wstrb),
+        .m1$wlast(m1$wlast),
+        .m1$wready(m1$wready),
+        .m1$bvalid(m1$bvalid),
+        .m1$bid(m1$bid),
+        .m1$bresp(m1$bresp),
+        .m1$bready(m1$bready),
+        .m1$arvalid(m1$arvalid),
+        .m1$arid(m1$arid),
+        .m1$araddr(m1$araddr),
+        .m1$arlen(m1$arlen),
+        .m1$arsize(m1$arsize),
+        .m1$arburst(m1$arburst),
+        .m1$arcache(m1$arcache),
+        .m1$arprot(m1$arprot),
+        .m1$arready(m1$arready),
+        .m1$rvalid(m1$rvalid),
+        .m1$rid(m1$rid),
+        .m1$rdata(m1$rdata),
+        .m1$rresp(m1$rresp),
+        .m1$rlast(m1$rlast),
+        .m1$rready(m1$rready)
+    );
+    npu_u65_512_core$shram shram(
+        .clock(shram$clock),
+        .write_enable(shram$write_enable),
+        .write_cores(shram$write_cores),
+        .write_address(shram$write_address),
+        .write_data(shram$write_data),
+        .write_strobe(shram$write_strobe),
+        .read_enable(shram$read_enable),
+        .read_address(shram$read_address),
+        .read_data$0(shram$read_data$0),
+        .read_data$1(shram$read_data$1)
     );
     
     // Update code
@@ -323,9 +615,84 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         apb$reg_rdata = regs$rdata;
         apb$reg_defined = regs$defined;
         regs$prot = cpm$prot;
-        regs$status = 32'h0;
-        regs$qread = 32'h0;
-        IRQ = 1'b0;
+        regs$status = control$status;
+        regs$qread = control$qread;
+        IRQ = control$irq;
+        control$clock = CLK;
+        control$rst_n = cpm$rst_n;
+        control$cmd_write = regs$cmd_write;
+        control$queue_write = regs$queue_write;
+        control$wdata = apb$reg_wdata;
+        control$qsize = regs$qsize;
+        op_state$clock = CLK;
+        op_state$rst_n = cpm$rst_n;
+        op_state$write = control$set_write;
+        op_state$key = control$set_key;
+        op_state$value = control$set_value;
+        control$set_known = op_state$known;
+        datapath$op_valid = control$op_valid;
+        datapath$op_code = control$op_code;
+        datapath$op_param = control$op_param;
+        control$op_accept = datapath$op_accept;
+        control$op_refuse = datapath$op_refuse;
+        dma$clock = CLK;
+        dma$rst_n = cpm$rst_n;
+        dma$prot = cpm$prot;
+        dma$basep$0 = regs$basep$0;
+        dma$basep$1 = regs$basep$1;
+        dma$basep$2 = regs$basep$2;
+        dma$basep$3 = regs$basep$3;
+        dma$basep$4 = regs$basep$4;
+        dma$basep$5 = regs$basep$5;
+        dma$basep$6 = regs$basep$6;
+        dma$basep$7 = regs$basep$7;
+        dma$basep$8 = regs$basep$8;
+        dma$basep$9 = regs$basep$9;
+        dma$basep$10 = regs$basep$10;
+        dma$basep$11 = regs$basep$11;
+        dma$basep$12 = regs$basep$12;
+        dma$basep$13 = regs$basep$13;
+        dma$basep$14 = regs$basep$14;
+        dma$basep$15 = regs$basep$15;
+        dma$axi_limit$0 = regs$axi_limit$0;
+        dma$axi_limit$1 = regs$axi_limit$1;
+        dma$axi_limit$2 = regs$axi_limit$2;
+        dma$axi_limit$3 = regs$axi_limit$3;
+        dma$regioncfg = regs$regioncfg;
+        dma$qconfig = regs$qconfig;
+        dma$command_base = regs$qbase & ~((32'h3) & 40'hffffffffff);
+        dma$command_size = regs$qsize;
+        dma$command_start = control$command_start;
+        dma$command_cancel = control$command_cancel;
+        control$command_valid = dma$command_valid;
+        control$command_data = dma$command_data;
+        control$command_first_lane = dma$command_first_lane;
+        control$command_last_lane = dma$command_last_lane;
+        dma$command_ready = control$command_ready;
+        control$command_busy = dma$command_busy;
+        dma$descriptor_push = control$descriptor_push;
+        dma$dma0_src = op_state$dma0_src;
+        dma$dma0_dst = op_state$dma0_dst;
+        dma$dma0_len = op_state$dma0_len;
+        dma$dma0_src_region = op_state$dma0_src_region;
+        dma$dma0_dst_region = op_state$dma0_dst_region;
+        dma$dma0_size0 = op_state$dma0_size0;
+        dma$dma0_size1 = op_state$dma0_size1;
+        dma$dma0_skip0 = op_state$dma0_skip0;
+        dma$dma0_skip1 = op_state$dma0_skip1;
+        control$queue_full = dma$queue_full;
+        control$descriptors_active = dma$descriptors_active;
+        control$bus_error = dma$bus_error;
+        control$faulting_channel = dma$faulting_channel;
+        control$faulting_interface = dma$faulting_interface;
+        shram$clock = CLK;
+        shram$write_enable = dma$shram_write;
+        shram$write_cores = dma$shram_cores;
+        shram$write_address = dma$shram_line;
+        shram$write_data = dma$shram_data;
+        shram$write_strobe = dma$shram_strobe;
+        shram$read_enable = 32'h0;
+        shram$read_address = 32'h0;
     end
     
 endmodule // npu_u65_512_core
@@ -486,6 +853,681 @@ module npu_u65_512_core$apb$ready(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // npu_u65_512_core$apb$ready
+
+
+module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,status,qread,irq,command_start,command_cancel,command_valid,command_data,command_first_lane,command_last_lane,command_ready,command_busy,descriptor_push,queue_full,descriptors_active,bus_error,faulting_channel,faulting_interface,set_write,set_key,set_value,set_known,op_valid,op_code,op_param,op_accept,op_refuse);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  cmd_write;
+    input wire  queue_write;
+    input wire  [31:0] wdata;
+    input wire  [31:0] qsize;
+    output reg  [31:0] status;
+    output reg  [31:0] qread;
+    output reg  irq;
+    output reg  command_start;
+    output reg  command_cancel;
+    input wire  command_valid;
+    input wire  [127:0] command_data;
+    input wire  [3:0] command_first_lane;
+    input wire  [3:0] command_last_lane;
+    output reg  command_ready;
+    input wire  command_busy;
+    output reg  descriptor_push;
+    input wire  queue_full;
+    input wire  [1:0] descriptors_active;
+    input wire  bus_error;
+    input wire  [3:0] faulting_channel;
+    input wire  faulting_interface;
+    output reg  set_write;
+    output reg  [10:0] set_key;
+    output reg  [47:0] set_value;
+    input wire  set_known;
+    output reg  op_valid;
+    output reg  [9:0] op_code;
+    output reg  [15:0] op_param;
+    input wire  op_accept;
+    input wire  op_refuse;
+    
+    // Constant declarations
+    localparam  stop_key = 11'b0;
+    localparam  irq_key = 11'b1;
+    localparam  conv_key = 11'b10;
+    localparam  depthwise_key = 11'b11;
+    localparam  pool_key = 11'b101;
+    localparam  elementwise_key = 11'b110;
+    localparam  dma_start_key = 11'b10000;
+    localparam  dma_wait_key = 11'b10001;
+    localparam  kernel_wait_key = 11'b10010;
+    localparam  pmu_mask_key = 11'b10011;
+    
+    // Enums
+    localparam Step$Decode = 0;
+    localparam Step$Payload = 1;
+    localparam Step$Execute = 2;
+    
+    // Stub signals
+    reg  running$clock;
+    reg  running$rst_n;
+    reg  running$d;
+    wire  running$q;
+    reg  fetching$clock;
+    reg  fetching$rst_n;
+    reg  fetching$d;
+    wire  fetching$q;
+    reg  step$clock;
+    reg  step$rst_n;
+    reg  [1:0] step$d;
+    wire  [1:0] step$q;
+    reg  words_taken$clock;
+    reg  words_taken$rst_n;
+    reg  [1:0] words_taken$d;
+    wire  [1:0] words_taken$q;
+    reg  offset$clock;
+    reg  offset$rst_n;
+    reg  [31:0] offset$d;
+    wire  [31:0] offset$q;
+    reg  qread_offset$clock;
+    reg  qread_offset$rst_n;
+    reg  [31:0] qread_offset$d;
+    wire  [31:0] qread_offset$q;
+    reg  first_word$clock;
+    reg  first_word$rst_n;
+    reg  [31:0] first_word$d;
+    wire  [31:0] first_word$q;
+    reg  payload$clock;
+    reg  payload$rst_n;
+    reg  [31:0] payload$d;
+    wire  [31:0] payload$q;
+    reg  irq_raised$clock;
+    reg  irq_raised$rst_n;
+    reg  irq_raised$d;
+    wire  irq_raised$q;
+    reg  irq_history$clock;
+    reg  irq_history$rst_n;
+    reg  [15:0] irq_history$d;
+    wire  [15:0] irq_history$q;
+    reg  parse_error$clock;
+    reg  parse_error$rst_n;
+    reg  parse_error$d;
+    wire  parse_error$q;
+    reg  end_reached$clock;
+    reg  end_reached$rst_n;
+    reg  end_reached$d;
+    wire  end_reached$q;
+    reg  bus_error_seen$clock;
+    reg  bus_error_seen$rst_n;
+    reg  bus_error_seen$d;
+    wire  bus_error_seen$q;
+    
+    // Local signals
+    reg  [1:0] word_index;
+    reg  [31:0] word;
+    reg  word_valid;
+    reg  take_word;
+    reg  stream_done;
+    reg  [10:0] key;
+    reg  kernel_op;
+    reg  complete;
+    reg  fail;
+    reg  halt;
+    reg  start_run;
+    
+    // Sub module instances
+    npu_u65_512_core$control$running running(
+        .clock(running$clock),
+        .rst_n(running$rst_n),
+        .d(running$d),
+        .q(running$q)
+    );
+    npu_u65_512_core$control$fetching fetching(
+        .clock(fetching$clock),
+        .rst_n(fetching$rst_n),
+        .d(fetching$d),
+        .q(fetching$q)
+    );
+    npu_u65_512_core$control$step step(
+        .clock(step$clock),
+        .rst_n(step$rst_n),
+        .d(step$d),
+        .q(step$q)
+    );
+    npu_u65_512_core$control$words_taken words_taken(
+        .clock(words_taken$clock),
+        .rst_n(words_taken$rst_n),
+        .d(words_taken$d),
+        .q(words_taken$q)
+    );
+    npu_u65_512_core$control$offset offset(
+        .clock(offset$clock),
+        .rst_n(offset$rst_n),
+        .d(offset$d),
+        .q(offset$q)
+    );
+    npu_u65_512_core$control$qread_offset qread_offset(
+        .clock(qread_offset$clock),
+        .rst_n(qread_offset$rst_n),
+        .d(qread_offset$d),
+        .q(qread_offset$q)
+    );
+    npu_u65_512_core$control$first_word first_word(
+        .clock(first_word$clock),
+        .rst_n(first_word$rst_n),
+        .d(first_word$d),
+        .q(first_word$q)
+    );
+    npu_u65_512_core$control$payload payload(
+        .clock(payload$clock),
+        .rst_n(payload$rst_n),
+        .d(payload$d),
+        .q(payload$q)
+    );
+    npu_u65_512_core$control$irq_raised irq_raised(
+        .clock(irq_raised$clock),
+        .rst_n(irq_raised$rst_n),
+        .d(irq_raised$d),
+        .q(irq_raised$q)
+    );
+    npu_u65_512_core$control$irq_history irq_history(
+        .clock(irq_history$clock),
+        .rst_n(irq_history$rst_n),
+        .d(irq_history$d),
+        .q(irq_history$q)
+    );
+    npu_u65_512_core$control$parse_error parse_error(
+        .clock(parse_error$clock),
+        .rst_n(parse_error$rst_n),
+        .d(parse_error$d),
+        .q(parse_error$q)
+    );
+    npu_u65_512_core$control$end_reached end_reached(
+        .clock(end_reached$clock),
+        .rst_n(end_reached$rst_n),
+        .d(end_reached$d),
+        .q(end_reached$q)
+    );
+    npu_u65_512_core$control$bus_error_seen bus_error_seen(
+        .clock(bus_error_seen$clock),
+        .rst_n(bus_error_seen$rst_n),
+        .d(bus_error_seen$d),
+        .q(bus_error_seen$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        running$clock = clock;
+        fetching$clock = clock;
+        step$clock = clock;
+        words_taken$clock = clock;
+        offset$clock = clock;
+        qread_offset$clock = clock;
+        first_word$clock = clock;
+        payload$clock = clock;
+        irq_raised$clock = clock;
+        irq_history$clock = clock;
+        parse_error$clock = clock;
+        end_reached$clock = clock;
+        bus_error_seen$clock = clock;
+        running$d = running$q;
+        fetching$d = fetching$q;
+        step$d = step$q;
+        words_taken$d = words_taken$q;
+        offset$d = offset$q;
+        qread_offset$d = qread_offset$q;
+        first_word$d = first_word$q;
+        payload$d = payload$q;
+        irq_raised$d = irq_raised$q;
+        irq_history$d = irq_history$q;
+        parse_error$d = parse_error$q;
+        end_reached$d = end_reached$q;
+        bus_error_seen$d = bus_error_seen$q;
+        running$rst_n = rst_n;
+        fetching$rst_n = rst_n;
+        step$rst_n = rst_n;
+        words_taken$rst_n = rst_n;
+        offset$rst_n = rst_n;
+        qread_offset$rst_n = rst_n;
+        first_word$rst_n = rst_n;
+        payload$rst_n = rst_n;
+        irq_raised$rst_n = rst_n;
+        irq_history$rst_n = rst_n;
+        parse_error$rst_n = rst_n;
+        end_reached$rst_n = rst_n;
+        bus_error_seen$rst_n = rst_n;
+        word_index = command_first_lane[(32'h2)+:(2)] + words_taken$q;
+        word = ((command_data >> (((word_index) & 7'h7f) << 32'h5)) & 32'hffffffff);
+        word_valid = running$q & command_valid;
+        stream_done = offset$q == qsize;
+        take_word = 1'b0;
+        command_ready = 1'b0;
+        command_start = 1'b0;
+        command_cancel = 1'b0;
+        descriptor_push = 1'b0;
+        set_write = 1'b0;
+        op_valid = 1'b0;
+        complete = 1'b0;
+        fail = 1'b0;
+        halt = 1'b0;
+        if (running$q & ~fetching$q & ~command_busy) begin
+            command_start = 1'b1;
+            fetching$d = 1'b1;
+        end
+        key = ((first_word$q[(32'h0)+:(10)]) & 11'h7ff);
+        if (first_word$q[(32'ha)+:(6)] == 32'h10) begin
+            key = (key & ~(1 << (32'ha)) | ((1'b1) << (32'ha)));
+        end
+        set_key = key;
+        set_value = ((payload$q) & 48'hffffffffffff) | (((first_word$q[(32'h10)+:(16)]) & 48'hffffffffffff) << 32'h20);
+        if (first_word$q[(32'ha)+:(6)] == 32'h0) begin
+            set_value = ((first_word$q[(32'h10)+:(16)]) & 48'hffffffffffff);
+        end
+        op_code = first_word$q[(32'h0)+:(10)];
+        op_param = first_word$q[(32'h10)+:(16)];
+        kernel_op = (key == conv_key) | (key == depthwise_key) | (key == pool_key) | (key == elementwise_key);
+        case (step$q)
+            Step$Decode:
+                begin
+                    if (running$q & fetching$q) begin
+                        if (stream_done) begin
+                            end_reached$d = 1'b1;
+                            halt = 1'b1;
+                        end
+                        else if (word_valid) begin
+                            first_word$d = word;
+                            if (word[(32'ha)+:(6)] == 32'h10) begin
+                                take_word = 1'b1;
+                                step$d = Step$Payload;
+                            end
+                            else if (word[(32'ha)+:(6)] == 32'h0) begin
+                                take_word = 1'b1;
+                                payload$d = 32'h0;
+                                step$d = Step$Execute;
+                            end
+                            else begin
+                                fail = 1'b1;
+                            end
+                        end
+                    end
+                end
+            Step$Payload:
+                begin
+                    if (stream_done) begin
+                        fail = 1'b1;
+                    end
+                    else if (word_valid) begin
+                        take_word = 1'b1;
+                        payload$d = word;
+                        step$d = Step$Execute;
+                    end
+                end
+            Step$Execute:
+                begin
+                    if (key == stop_key) begin
+                        if (descriptors_active == 32'h0) begin
+                            irq_history$d = irq_history$q | op_param;
+                            irq_raised$d = 1'b1;
+                            complete = 1'b1;
+                            halt = 1'b1;
+                        end
+                    end
+                    else if (key == irq_key) begin
+                        if (descriptors_active == 32'h0) begin
+                            irq_history$d = irq_history$q | op_param;
+                            irq_raised$d = 1'b1;
+                            complete = 1'b1;
+                        end
+                    end
+                    else if (key == dma_start_key) begin
+                        if (op_param != 32'h0) begin
+                            fail = 1'b1;
+                        end
+                        else if (~queue_full) begin
+                            descriptor_push = 1'b1;
+                            complete = 1'b1;
+                        end
+                    end
+                    else if (key == dma_wait_key) begin
+                        if (op_param[(32'h4)+:(12)] != 32'h0) begin
+                            fail = 1'b1;
+                        end
+                        else if (((descriptors_active) & 16'hffff) <= (op_param & 32'hf)) begin
+                            complete = 1'b1;
+                        end
+                    end
+                    else if ((key == kernel_wait_key) | (key == pmu_mask_key)) begin
+                        complete = 1'b1;
+                    end
+                    else if (kernel_op) begin
+                        op_valid = 1'b1;
+                        if (op_refuse) begin
+                            fail = 1'b1;
+                        end
+                        else if (op_accept) begin
+                            complete = 1'b1;
+                        end
+                    end
+                    else if (set_known) begin
+                        set_write = 1'b1;
+                        complete = 1'b1;
+                    end
+                    else begin
+                        fail = 1'b1;
+                    end
+                    if (complete) begin
+                        step$d = Step$Decode;
+                    end
+                end
+        endcase
+        if (take_word) begin
+            offset$d = offset$q + 32'h4;
+            words_taken$d = words_taken$q + 32'h1;
+            if (word_index == command_last_lane[(32'h2)+:(2)]) begin
+                words_taken$d = 32'h0;
+                command_ready = 1'b1;
+            end
+        end
+        if (complete) begin
+            qread_offset$d = offset$q;
+        end
+        if (fail) begin
+            parse_error$d = 1'b1;
+            irq_raised$d = 1'b1;
+            halt = 1'b1;
+        end
+        if (bus_error & ~bus_error_seen$q) begin
+            bus_error_seen$d = 1'b1;
+            irq_raised$d = 1'b1;
+            halt = 1'b1;
+        end
+        if (halt) begin
+            running$d = 1'b0;
+            fetching$d = 1'b0;
+            command_cancel = 1'b1;
+            step$d = Step$Decode;
+            words_taken$d = 32'h0;
+        end
+        start_run = cmd_write & wdata[32'h0] & ~running$q & ~parse_error$q & ~bus_error;
+        if (cmd_write) begin
+            if (wdata[32'h1]) begin
+                irq_raised$d = 1'b0;
+            end
+            irq_history$d = irq_history$d & ~wdata[(32'h10)+:(16)];
+        end
+        if (queue_write & ~running$q) begin
+            end_reached$d = 1'b0;
+        end
+        if (start_run) begin
+            running$d = 1'b1;
+            offset$d = 32'h0;
+            qread_offset$d = 32'h0;
+            step$d = Step$Decode;
+            words_taken$d = 32'h0;
+            if (qsize[(32'h0)+:(2)] != 32'h0) begin
+                parse_error$d = 1'b1;
+                irq_raised$d = 1'b1;
+                running$d = 1'b0;
+            end
+        end
+        qread = qread_offset$q;
+        irq = irq_raised$q;
+        status = ((((((((((irq_history$q) & 32'hffffffff) << 32'h10) | (((faulting_channel) & 32'hffffffff) << 32'hc)) & ~(1 << (32'hb)) | ((faulting_interface) << (32'hb))) & ~(1 << (32'h5)) | ((end_reached$q) << (32'h5))) & ~(1 << (32'h4)) | ((parse_error$q) << (32'h4))) & ~(1 << (32'h2)) | ((bus_error) << (32'h2))) & ~(1 << (32'h1)) | ((irq_raised$q) << (32'h1))) & ~(1 << (32'h0)) | ((running$q) << (32'h0)));
+    end
+    
+endmodule // npu_u65_512_core$control
+
+
+module npu_u65_512_core$control$bus_error_seen(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$control$bus_error_seen
+
+
+module npu_u65_512_core$control$end_reached(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$control$end_reached
+
+
+module npu_u65_512_core$control$fetching(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$control$fetching
+
+
+module npu_u65_512_core$control$first_word(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$control$first_word
+
+
+module npu_u65_512_core$control$irq_history(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$control$irq_history
+
+
+module npu_u65_512_core$control$irq_raised(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$control$irq_raised
+
+
+module npu_u65_512_core$control$offset(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$control$offset
+
+
+module npu_u65_512_core$control$parse_error(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$control$parse_error
+
+
+module npu_u65_512_core$control$payload(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$control$payload
+
+
+module npu_u65_512_core$control$qread_offset(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$control$qread_offset
+
+
+module npu_u65_512_core$control$running(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$control$running
+
+
+module npu_u65_512_core$control$step(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 64'h0;
+    
+    // Enums
+    localparam Step$Decode = 0;
+    localparam Step$Payload = 1;
+    localparam Step$Execute = 2;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$control$step
+
+
+module npu_u65_512_core$control$words_taken(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$control$words_taken
 
 
 module npu_u65_512_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disable,rst_n,porpl,porsl,prot,active,clock_q$qreq_n,clock_q$qaccept_n,clock_q$qdeny,clock_q$qactive,power_q$qreq_n,power_q$qaccept_n,power_q$qdeny,power_q$qactive);
@@ -1043,145 +2085,17681 @@ module npu_u65_512_core$cpm$reset_sync$stage$1(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$cpm$reset_sync$stage$1
 
 
-module npu_u65_512_core$idle_m0(port$aclken,port$awakeup,port$awvalid,port$awid,port$awaddr,port$awlen,port$awsize,port$awburst,port$awcache,port$awprot,port$awready,port$wvalid,port$wdata,port$wstrb,port$wlast,port$wready,port$bvalid,port$bid,port$bresp,port$bready,port$arvalid,port$arid,port$araddr,port$arlen,port$arsize,port$arburst,port$arcache,port$arprot,port$arready,port$rvalid,port$rid,port$rdata,port$rresp,port$rlast,port$rready);
+module npu_u65_512_core$datapath(op_valid,op_code,op_param,op_accept,op_refuse);
     
     // Module arguments
-    input wire  port$aclken;
-    output reg  port$awakeup;
-    output reg  port$awvalid;
-    output reg  [7:0] port$awid;
-    output reg  [39:0] port$awaddr;
-    output reg  [7:0] port$awlen;
-    output reg  [2:0] port$awsize;
-    output reg  [1:0] port$awburst;
-    output reg  [3:0] port$awcache;
-    output reg  [2:0] port$awprot;
-    input wire  port$awready;
-    output reg  port$wvalid;
-    output reg  [127:0] port$wdata;
-    output reg  [15:0] port$wstrb;
-    output reg  port$wlast;
-    input wire  port$wready;
-    input wire  port$bvalid;
-    input wire  [7:0] port$bid;
-    input wire  [1:0] port$bresp;
-    output reg  port$bready;
-    output reg  port$arvalid;
-    output reg  [7:0] port$arid;
-    output reg  [39:0] port$araddr;
-    output reg  [7:0] port$arlen;
-    output reg  [2:0] port$arsize;
-    output reg  [1:0] port$arburst;
-    output reg  [3:0] port$arcache;
-    output reg  [2:0] port$arprot;
-    input wire  port$arready;
-    input wire  port$rvalid;
-    input wire  [7:0] port$rid;
-    input wire  [127:0] port$rdata;
-    input wire  [1:0] port$rresp;
-    input wire  port$rlast;
-    output reg  port$rready;
+    input wire  op_valid;
+    input wire  [9:0] op_code;
+    input wire  [15:0] op_param;
+    output reg  op_accept;
+    output reg  op_refuse;
     
     // Update code
     always @(*) begin
-        port$awakeup = 1'b0;
-        port$awvalid = 1'b0;
-        port$awid = 32'h0;
-        port$awaddr = 32'h0;
-        port$awlen = 32'h0;
-        port$awsize = 32'h0;
-        port$awburst = 32'h0;
-        port$awcache = 32'h0;
-        port$awprot = 32'h0;
-        port$wvalid = 1'b0;
-        port$wdata = 32'h0;
-        port$wstrb = 32'h0;
-        port$wlast = 1'b0;
-        port$bready = 1'b0;
-        port$arvalid = 1'b0;
-        port$arid = 32'h0;
-        port$araddr = 32'h0;
-        port$arlen = 32'h0;
-        port$arsize = 32'h0;
-        port$arburst = 32'h0;
-        port$arcache = 32'h0;
-        port$arprot = 32'h0;
-        port$rready = 1'b0;
+        op_accept = 1'b0;
+        op_refuse = op_valid;
     end
     
-endmodule // npu_u65_512_core$idle_m0
+endmodule // npu_u65_512_core$datapath
 
 
-module npu_u65_512_core$idle_m1(port$aclken,port$awakeup,port$awvalid,port$awid,port$awaddr,port$awlen,port$awsize,port$awburst,port$awcache,port$awprot,port$awready,port$wvalid,port$wdata,port$wstrb,port$wlast,port$wready,port$bvalid,port$bid,port$bresp,port$bready,port$arvalid,port$arid,port$araddr,port$arlen,port$arsize,port$arburst,port$arcache,port$arprot,port$arready,port$rvalid,port$rid,port$rdata,port$rresp,port$rlast,port$rready);
+module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,regioncfg,qconfig,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,command_start,command_base,command_size,command_cancel,command_valid,command_data,command_first_lane,command_last_lane,command_ready,command_busy,descriptor_push,dma0_src,dma0_dst,dma0_len,dma0_src_region,dma0_dst_region,dma0_size0,dma0_size1,dma0_skip0,dma0_skip1,queue_full,descriptors_active,bus_error,faulting_channel,faulting_interface,shram_write,shram_cores,shram_line,shram_data,shram_strobe,m0$aclken,m0$awakeup,m0$awvalid,m0$awid,m0$awaddr,m0$awlen,m0$awsize,m0$awburst,m0$awcache,m0$awprot,m0$awready,m0$wvalid,m0$wdata,m0$wstrb,m0$wlast,m0$wready,m0$bvalid,m0$bid,m0$bresp,m0$bready,m0$arvalid,m0$arid,m0$araddr,m0$arlen,m0$arsize,m0$arburst,m0$arcache,m0$arprot,m0$arready,m0$rvalid,m0$rid,m0$rdata,m0$rresp,m0$rlast,m0$rready,m1$aclken,m1$awakeup,m1$awvalid,m1$awid,m1$awaddr,m1$awlen,m1$awsize,m1$awburst,m1$awcache,m1$awprot,m1$awready,m1$wvalid,m1$wdata,m1$wstrb,m1$wlast,m1$wready,m1$bvalid,m1$bid,m1$bresp,m1$bready,m1$arvalid,m1$arid,m1$araddr,m1$arlen,m1$arsize,m1$arburst,m1$arcache,m1$arprot,m1$arready,m1$rvalid,m1$rid,m1$rdata,m1$rresp,m1$rlast,m1$rready);
     
     // Module arguments
-    input wire  port$aclken;
-    output reg  port$awakeup;
-    output reg  port$awvalid;
-    output reg  [7:0] port$awid;
-    output reg  [39:0] port$awaddr;
-    output reg  [7:0] port$awlen;
-    output reg  [2:0] port$awsize;
-    output reg  [1:0] port$awburst;
-    output reg  [3:0] port$awcache;
-    output reg  [2:0] port$awprot;
-    input wire  port$awready;
-    output reg  port$wvalid;
-    output reg  [127:0] port$wdata;
-    output reg  [15:0] port$wstrb;
-    output reg  port$wlast;
-    input wire  port$wready;
-    input wire  port$bvalid;
-    input wire  [7:0] port$bid;
-    input wire  [1:0] port$bresp;
-    output reg  port$bready;
-    output reg  port$arvalid;
-    output reg  [7:0] port$arid;
-    output reg  [39:0] port$araddr;
-    output reg  [7:0] port$arlen;
-    output reg  [2:0] port$arsize;
-    output reg  [1:0] port$arburst;
-    output reg  [3:0] port$arcache;
-    output reg  [2:0] port$arprot;
-    input wire  port$arready;
-    input wire  port$rvalid;
-    input wire  [7:0] port$rid;
-    input wire  [127:0] port$rdata;
-    input wire  [1:0] port$rresp;
-    input wire  port$rlast;
-    output reg  port$rready;
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] prot;
+    input wire  [31:0] basep$0;
+    input wire  [31:0] basep$1;
+    input wire  [31:0] basep$2;
+    input wire  [31:0] basep$3;
+    input wire  [31:0] basep$4;
+    input wire  [31:0] basep$5;
+    input wire  [31:0] basep$6;
+    input wire  [31:0] basep$7;
+    input wire  [31:0] basep$8;
+    input wire  [31:0] basep$9;
+    input wire  [31:0] basep$10;
+    input wire  [31:0] basep$11;
+    input wire  [31:0] basep$12;
+    input wire  [31:0] basep$13;
+    input wire  [31:0] basep$14;
+    input wire  [31:0] basep$15;
+    input wire  [15:0] regioncfg;
+    input wire  [1:0] qconfig;
+    input wire  [31:0] axi_limit$0;
+    input wire  [31:0] axi_limit$1;
+    input wire  [31:0] axi_limit$2;
+    input wire  [31:0] axi_limit$3;
+    input wire  command_start;
+    input wire  [39:0] command_base;
+    input wire  [31:0] command_size;
+    input wire  command_cancel;
+    output reg  command_valid;
+    output reg  [127:0] command_data;
+    output reg  [3:0] command_first_lane;
+    output reg  [3:0] command_last_lane;
+    input wire  command_ready;
+    output reg  command_busy;
+    input wire  descriptor_push;
+    input wire  [39:0] dma0_src;
+    input wire  [39:0] dma0_dst;
+    input wire  [31:0] dma0_len;
+    input wire  [10:0] dma0_src_region;
+    input wire  [10:0] dma0_dst_region;
+    input wire  [15:0] dma0_size0;
+    input wire  [15:0] dma0_size1;
+    input wire  [39:0] dma0_skip0;
+    input wire  [39:0] dma0_skip1;
+    output reg  queue_full;
+    output reg  [1:0] descriptors_active;
+    output reg  bus_error;
+    output reg  [3:0] faulting_channel;
+    output reg  faulting_interface;
+    output reg  shram_write;
+    output reg  [1:0] shram_cores;
+    output reg  [11:0] shram_line;
+    output reg  [127:0] shram_data;
+    output reg  [15:0] shram_strobe;
+    input wire  m0$aclken;
+    output reg  m0$awakeup;
+    output reg  m0$awvalid;
+    output reg  [7:0] m0$awid;
+    output reg  [39:0] m0$awaddr;
+    output reg  [7:0] m0$awlen;
+    output reg  [2:0] m0$awsize;
+    output reg  [1:0] m0$awburst;
+    output reg  [3:0] m0$awcache;
+    output reg  [2:0] m0$awprot;
+    input wire  m0$awready;
+    output reg  m0$wvalid;
+    output reg  [127:0] m0$wdata;
+    output reg  [15:0] m0$wstrb;
+    output reg  m0$wlast;
+    input wire  m0$wready;
+    input wire  m0$bvalid;
+    input wire  [7:0] m0$bid;
+    input wire  [1:0] m0$bresp;
+    output reg  m0$bready;
+    output reg  m0$arvalid;
+    output reg  [7:0] m0$arid;
+    output reg  [39:0] m0$araddr;
+    output reg  [7:0] m0$arlen;
+    output reg  [2:0] m0$arsize;
+    output reg  [1:0] m0$arburst;
+    output reg  [3:0] m0$arcache;
+    output reg  [2:0] m0$arprot;
+    input wire  m0$arready;
+    input wire  m0$rvalid;
+    input wire  [7:0] m0$rid;
+    input wire  [127:0] m0$rdata;
+    input wire  [1:0] m0$rresp;
+    input wire  m0$rlast;
+    output reg  m0$rready;
+    input wire  m1$aclken;
+    output reg  m1$awakeup;
+    output reg  m1$awvalid;
+    output reg  [7:0] m1$awid;
+    output reg  [39:0] m1$awaddr;
+    output reg  [7:0] m1$awlen;
+    output reg  [2:0] m1$awsize;
+    output reg  [1:0] m1$awburst;
+    output reg  [3:0] m1$awcache;
+    output reg  [2:0] m1$awprot;
+    input wire  m1$awready;
+    output reg  m1$wvalid;
+    output reg  [127:0] m1$wdata;
+    output reg  [15:0] m1$wstrb;
+    output reg  m1$wlast;
+    input wire  m1$wready;
+    input wire  m1$bvalid;
+    input wire  [7:0] m1$bid;
+    input wire  [1:0] m1$bresp;
+    output reg  m1$bready;
+    output reg  m1$arvalid;
+    output reg  [7:0] m1$arid;
+    output reg  [39:0] m1$araddr;
+    output reg  [7:0] m1$arlen;
+    output reg  [2:0] m1$arsize;
+    output reg  [1:0] m1$arburst;
+    output reg  [3:0] m1$arcache;
+    output reg  [2:0] m1$arprot;
+    input wire  m1$arready;
+    input wire  m1$rvalid;
+    input wire  [7:0] m1$rid;
+    input wire  [127:0] m1$rdata;
+    input wire  [1:0] m1$rresp;
+    input wire  m1$rlast;
+    output reg  m1$rready;
+    
+    // Constant declarations
+    localparam  command_id = 8'h0;
+    localparam  mem2mem_read_id = 8'h58;
+    localparam  mem2mem_write_id = 8'h1;
+    localparam  command_fault = 4'h0;
+    localparam  mem2mem_read_fault = 4'h4;
+    localparam  mem2mem_write_fault = 4'h9;
+    localparam  src_at = 8'h0;
+    localparam  dst_at = 8'h28;
+    localparam  len_at = 8'h50;
+    localparam  src_region_at = 8'h70;
+    localparam  dst_region_at = 8'h7b;
+    localparam  size0_at = 8'h86;
+    localparam  size1_at = 8'h96;
+    localparam  skip0_at = 8'ha6;
+    localparam  skip1_at = 8'hce;
+    
+    // Stub signals
+    reg  command$clock;
+    reg  command$rst_n;
+    reg  command$start;
+    reg  [39:0] command$shape$base;
+    reg  [31:0] command$shape$len;
+    reg  [15:0] command$shape$rows;
+    reg  [15:0] command$shape$planes;
+    reg  [39:0] command$shape$row_skip;
+    reg  [39:0] command$shape$plane_skip;
+    reg  command$shape$three_d;
+    reg  [1:0] command$shape$max_beats;
+    reg  command$halt;
+    reg  command$cancel;
+    reg  command$may_issue;
+    wire  command$ar_request;
+    wire  [39:0] command$ar_address;
+    wire  [7:0] command$ar_len;
+    reg  command$ar_grant;
+    reg  command$r_valid;
+    reg  [127:0] command$r_data;
+    wire  command$out_valid;
+    wire  [127:0] command$out_data;
+    wire  [3:0] command$out_first_lane;
+    wire  [3:0] command$out_last_lane;
+    reg  command$out_ready;
+    wire  command$busy;
+    reg  mem2mem$clock;
+    reg  mem2mem$rst_n;
+    reg  mem2mem$aclken;
+    reg  mem2mem$start;
+    reg  [39:0] mem2mem$source$base;
+    reg  [31:0] mem2mem$source$len;
+    reg  [15:0] mem2mem$source$rows;
+    reg  [15:0] mem2mem$source$planes;
+    reg  [39:0] mem2mem$source$row_skip;
+    reg  [39:0] mem2mem$source$plane_skip;
+    reg  mem2mem$source$three_d;
+    reg  [1:0] mem2mem$source$max_beats;
+    reg  [39:0] mem2mem$destination$base;
+    reg  [31:0] mem2mem$destination$len;
+    reg  [15:0] mem2mem$destination$rows;
+    reg  [15:0] mem2mem$destination$planes;
+    reg  [39:0] mem2mem$destination$row_skip;
+    reg  [39:0] mem2mem$destination$plane_skip;
+    reg  mem2mem$destination$three_d;
+    reg  [1:0] mem2mem$destination$max_beats;
+    reg  mem2mem$internal;
+    reg  [1:0] mem2mem$cores;
+    reg  mem2mem$halt;
+    reg  mem2mem$may_read;
+    reg  mem2mem$may_write;
+    wire  mem2mem$ar_request;
+    wire  [39:0] mem2mem$ar_address;
+    wire  [7:0] mem2mem$ar_len;
+    reg  mem2mem$ar_grant;
+    reg  mem2mem$r_valid;
+    reg  [127:0] mem2mem$r_data;
+    wire  mem2mem$awvalid;
+    wire  [39:0] mem2mem$awaddr;
+    wire  [7:0] mem2mem$awlen;
+    reg  mem2mem$awready;
+    wire  mem2mem$wvalid;
+    wire  [127:0] mem2mem$wdata;
+    wire  [15:0] mem2mem$wstrb;
+    wire  mem2mem$wlast;
+    reg  mem2mem$wready;
+    reg  mem2mem$b_valid;
+    wire  mem2mem$burst_issued;
+    wire  mem2mem$shram_write;
+    wire  [1:0] mem2mem$shram_cores;
+    wire  [11:0] mem2mem$shram_line;
+    wire  [127:0] mem2mem$shram_data;
+    wire  [15:0] mem2mem$shram_strobe;
+    wire  mem2mem$done;
+    wire  mem2mem$busy;
+    reg  port0$clock;
+    reg  port0$rst_n;
+    reg  port0$aclken;
+    reg  [2:0] port0$prot;
+    reg  port0$command$valid;
+    reg  [7:0] port0$command$id;
+    reg  [39:0] port0$command$address;
+    reg  [7:0] port0$command$len;
+    reg  [3:0] port0$command$cache;
+    wire  port0$command$grant;
+    reg  port0$mem2mem$valid;
+    reg  [7:0] port0$mem2mem$id;
+    reg  [39:0] port0$mem2mem$address;
+    reg  [7:0] port0$mem2mem$len;
+    reg  [3:0] port0$mem2mem$cache;
+    wire  port0$mem2mem$grant;
+    wire  port0$arvalid;
+    wire  [7:0] port0$arid;
+    wire  [39:0] port0$araddr;
+    wire  [7:0] port0$arlen;
+    wire  [3:0] port0$arcache;
+    wire  [2:0] port0$arprot;
+    reg  port0$arready;
+    reg  port1$clock;
+    reg  port1$rst_n;
+    reg  port1$aclken;
+    reg  [2:0] port1$prot;
+    reg  port1$command$valid;
+    reg  [7:0] port1$command$id;
+    reg  [39:0] port1$command$address;
+    reg  [7:0] port1$command$len;
+    reg  [3:0] port1$command$cache;
+    wire  port1$command$grant;
+    reg  port1$mem2mem$valid;
+    reg  [7:0] port1$mem2mem$id;
+    reg  [39:0] port1$mem2mem$address;
+    reg  [7:0] port1$mem2mem$len;
+    reg  [3:0] port1$mem2mem$cache;
+    wire  port1$mem2mem$grant;
+    wire  port1$arvalid;
+    wire  [7:0] port1$arid;
+    wire  [39:0] port1$araddr;
+    wire  [7:0] port1$arlen;
+    wire  [3:0] port1$arcache;
+    wire  [2:0] port1$arprot;
+    reg  port1$arready;
+    reg  queue$clock;
+    reg  queue$rst_n;
+    reg  queue$push;
+    reg  [245:0] queue$push_data;
+    reg  queue$pop;
+    wire  [245:0] queue$head;
+    wire  queue$empty;
+    wire  queue$full;
+    wire  [1:0] queue$count;
+    reg  reads_outstanding$0$clock;
+    reg  reads_outstanding$0$rst_n;
+    reg  [6:0] reads_outstanding$0$d;
+    wire  [6:0] reads_outstanding$0$q;
+    reg  reads_outstanding$1$clock;
+    reg  reads_outstanding$1$rst_n;
+    reg  [6:0] reads_outstanding$1$d;
+    wire  [6:0] reads_outstanding$1$q;
+    reg  reads_outstanding$2$clock;
+    reg  reads_outstanding$2$rst_n;
+    reg  [6:0] reads_outstanding$2$d;
+    wire  [6:0] reads_outstanding$2$q;
+    reg  reads_outstanding$3$clock;
+    reg  reads_outstanding$3$rst_n;
+    reg  [6:0] reads_outstanding$3$d;
+    wire  [6:0] reads_outstanding$3$q;
+    reg  writes_outstanding$0$clock;
+    reg  writes_outstanding$0$rst_n;
+    reg  [5:0] writes_outstanding$0$d;
+    wire  [5:0] writes_outstanding$0$q;
+    reg  writes_outstanding$1$clock;
+    reg  writes_outstanding$1$rst_n;
+    reg  [5:0] writes_outstanding$1$d;
+    wire  [5:0] writes_outstanding$1$q;
+    reg  writes_outstanding$2$clock;
+    reg  writes_outstanding$2$rst_n;
+    reg  [5:0] writes_outstanding$2$d;
+    wire  [5:0] writes_outstanding$2$q;
+    reg  writes_outstanding$3$clock;
+    reg  writes_outstanding$3$rst_n;
+    reg  [5:0] writes_outstanding$3$d;
+    wire  [5:0] writes_outstanding$3$q;
+    reg  command_counter$clock;
+    reg  command_counter$rst_n;
+    reg  [1:0] command_counter$d;
+    wire  [1:0] command_counter$q;
+    reg  command_cache$clock;
+    reg  command_cache$rst_n;
+    reg  [3:0] command_cache$d;
+    wire  [3:0] command_cache$q;
+    reg  mem2mem_read_counter$clock;
+    reg  mem2mem_read_counter$rst_n;
+    reg  [1:0] mem2mem_read_counter$d;
+    wire  [1:0] mem2mem_read_counter$q;
+    reg  mem2mem_write_counter$clock;
+    reg  mem2mem_write_counter$rst_n;
+    reg  [1:0] mem2mem_write_counter$d;
+    wire  [1:0] mem2mem_write_counter$q;
+    reg  mem2mem_read_cache$clock;
+    reg  mem2mem_read_cache$rst_n;
+    reg  [3:0] mem2mem_read_cache$d;
+    wire  [3:0] mem2mem_read_cache$q;
+    reg  mem2mem_write_cache$clock;
+    reg  mem2mem_write_cache$rst_n;
+    reg  [3:0] mem2mem_write_cache$d;
+    wire  [3:0] mem2mem_write_cache$q;
+    reg  head_started$clock;
+    reg  head_started$rst_n;
+    reg  head_started$d;
+    wire  head_started$q;
+    reg  halted$clock;
+    reg  halted$rst_n;
+    reg  halted$d;
+    wire  halted$q;
+    reg  fault_channel$clock;
+    reg  fault_channel$rst_n;
+    reg  [3:0] fault_channel$d;
+    wire  [3:0] fault_channel$q;
+    reg  fault_interface$clock;
+    reg  fault_interface$rst_n;
+    reg  fault_interface$d;
+    wire  fault_interface$q;
+    reg  wakeup$clock;
+    reg  wakeup$rst_n;
+    reg  wakeup$d;
+    wire  wakeup$q;
+    reg  [3:0] caches$0$memtype;
+    wire  [3:0] caches$0$arcache;
+    wire  [3:0] caches$0$awcache;
+    reg  [3:0] caches$1$memtype;
+    wire  [3:0] caches$1$arcache;
+    wire  [3:0] caches$1$awcache;
+    reg  [3:0] caches$2$memtype;
+    wire  [3:0] caches$2$arcache;
+    wire  [3:0] caches$2$awcache;
+    
+    // Local signals
+    reg  [10:0] src_region_value;
+    reg  [10:0] dst_region_value;
+    reg  [39:0] src_offset;
+    reg  [39:0] dst_offset;
+    reg  [39:0] skip0;
+    reg  [39:0] skip1;
+    reg  [2:0] src_region;
+    reg  [2:0] dst_region;
+    reg  [1:0] src_mode;
+    reg  [1:0] dst_mode;
+    reg  dst_internal;
+    reg  [15:0] rows;
+    reg  [15:0] planes;
+    reg  [31:0] len;
+    reg  empty_transfer;
+    reg  [1:0] src_counter;
+    reg  [1:0] dst_counter;
+    reg  [3:0] qconfig_select;
+    reg  [3:0] src_counter_select;
+    reg  [3:0] dst_counter_select;
+    reg  [7:0] src_region_select;
+    reg  [7:0] dst_region_select;
+    reg  [31:0] src_base_low;
+    reg  [31:0] src_base_high;
+    reg  [31:0] dst_base_low;
+    reg  [31:0] dst_base_high;
+    reg  [31:0] src_limit;
+    reg  [31:0] dst_limit;
+    reg  [31:0] command_limit;
+    reg  start_mem2mem;
+    reg  [3:0] read_room;
+    reg  [3:0] write_room;
+    reg  [3:0] read_issued;
+    reg  [3:0] read_completed;
+    reg  [3:0] write_issued;
+    reg  [3:0] write_completed;
+    reg  command_beat;
+    reg  [1:0] command_rresp;
+    reg  command_rlast;
+    reg  mem2mem_beat;
+    reg  [1:0] mem2mem_rresp;
+    reg  mem2mem_rlast;
+    reg  mem2mem_response;
+    reg  axi_idle;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$command command(
+        .clock(command$clock),
+        .rst_n(command$rst_n),
+        .start(command$start),
+        .shape$base(command$shape$base),
+        .shape$len(command$shape$len),
+        .shape$rows(command$shape$rows),
+        .shape$planes(command$shape$planes),
+        .shape$row_skip(command$shape$row_skip),
+        .shape$plane_skip(command$shape$plane_skip),
+        .shape$three_d(command$shape$three_d),
+        .shape$max_beats(command$shape$max_beats),
+        .halt(command$halt),
+        .cancel(command$cancel),
+        .may_issue(command$may_issue),
+        .ar_request(command$ar_request),
+        .ar_address(command$ar_address),
+        .ar_len(command$ar_len),
+        .ar_grant(command$ar_grant),
+        .r_valid(command$r_valid),
+        .r_data(command$r_data),
+        .out_valid(command$out_valid),
+        .out_data(command$out_data),
+        .out_first_lane(command$out_first_lane),
+        .out_last_lane(command$out_last_lane),
+        .out_ready(command$out_ready),
+        .busy(command$busy)
+    );
+    npu_u65_512_core$dma$mem2mem mem2mem(
+        .clock(mem2mem$clock),
+        .rst_n(mem2mem$rst_n),
+        .aclken(mem2mem$aclken),
+        .start(mem2mem$start),
+        .source$base(mem2mem$source$base),
+        .source$len(mem2mem$source$len),
+        .source$rows(mem2mem$source$rows),
+        .source$planes(mem2mem$source$planes),
+        .source$row_skip(mem2mem$source$row_skip),
+        .source$plane_skip(mem2mem$source$plane_skip),
+        .source$three_d(mem2mem$source$three_d),
+        .source$max_beats(mem2mem$source$max_beats),
+        .destination$base(mem2mem$destination$base),
+        .destination$len(mem2mem$destination$len),
+        .destination$rows(mem2mem$destination$rows),
+        .destination$planes(mem2mem$destination$planes),
+        .destination$row_skip(mem2mem$destination$row_skip),
+        .destination$plane_skip(mem2mem$destination$plane_skip),
+        .destination$three_d(mem2mem$destination$three_d),
+        .destination$max_beats(mem2mem$destination$max_beats),
+        .internal(mem2mem$internal),
+        .cores(mem2mem$cores),
+        .halt(mem2mem$halt),
+        .may_read(mem2mem$may_read),
+        .may_write(mem2mem$may_write),
+        .ar_request(mem2mem$ar_request),
+        .ar_address(mem2mem$ar_address),
+        .ar_len(mem2mem$ar_len),
+        .ar_grant(mem2mem$ar_grant),
+        .r_valid(mem2mem$r_valid),
+        .r_data(mem2mem$r_data),
+        .awvalid(mem2mem$awvalid),
+        .awaddr(mem2mem$awaddr),
+        .awlen(mem2mem$awlen),
+        .awready(mem2mem$awready),
+        .wvalid(mem2mem$wvalid),
+        .wdata(mem2mem$wdata),
+        .wstrb(mem2mem$wstrb),
+        .wlast(mem2mem$wlast),
+        .wready(mem2mem$wready),
+        .b_valid(mem2mem$b_valid),
+        .burst_issued(mem2mem$burst_issued),
+        .shram_write(mem2mem$shram_write),
+        .shram_cores(mem2mem$shram_cores),
+        .shram_line(mem2mem$shram_line),
+        .shram_data(mem2mem$shram_data),
+        .shram_strobe(mem2mem$shram_strobe),
+        .done(mem2mem$done),
+        .busy(mem2mem$busy)
+    );
+    npu_u65_512_core$dma$port0 port0(
+        .clock(port0$clock),
+        .rst_n(port0$rst_n),
+        .aclken(port0$aclken),
+        .prot(port0$prot),
+        .command$valid(port0$command$valid),
+        .command$id(port0$command$id),
+        .command$address(port0$command$address),
+        .command$len(port0$command$len),
+        .command$cache(port0$command$cache),
+        .command$grant(port0$command$grant),
+        .mem2mem$valid(port0$mem2mem$valid),
+        .mem2mem$id(port0$mem2mem$id),
+        .mem2mem$address(port0$mem2mem$address),
+        .mem2mem$len(port0$mem2mem$len),
+        .mem2mem$cache(port0$mem2mem$cache),
+        .mem2mem$grant(port0$mem2mem$grant),
+        .arvalid(port0$arvalid),
+        .arid(port0$arid),
+        .araddr(port0$araddr),
+        .arlen(port0$arlen),
+        .arcache(port0$arcache),
+        .arprot(port0$arprot),
+        .arready(port0$arready)
+    );
+    npu_u65_512_core$dma$port1 port1(
+        .clock(port1$clock),
+        .rst_n(port1$rst_n),
+        .aclken(port1$aclken),
+        .prot(port1$prot),
+        .command$valid(port1$command$valid),
+        .command$id(port1$command$id),
+        .command$address(port1$command$address),
+        .command$len(port1$command$len),
+        .command$cache(port1$command$cache),
+        .command$grant(port1$command$grant),
+        .mem2mem$valid(port1$mem2mem$valid),
+        .mem2mem$id(port1$mem2mem$id),
+        .mem2mem$address(port1$mem2mem$address),
+        .mem2mem$len(port1$mem2mem$len),
+        .mem2mem$cache(port1$mem2mem$cache),
+        .mem2mem$grant(port1$mem2mem$grant),
+        .arvalid(port1$arvalid),
+        .arid(port1$arid),
+        .araddr(port1$araddr),
+        .arlen(port1$arlen),
+        .arcache(port1$arcache),
+        .arprot(port1$arprot),
+        .arready(port1$arready)
+    );
+    npu_u65_512_core$dma$queue queue(
+        .clock(queue$clock),
+        .rst_n(queue$rst_n),
+        .push(queue$push),
+        .push_data(queue$push_data),
+        .pop(queue$pop),
+        .head(queue$head),
+        .empty(queue$empty),
+        .full(queue$full),
+        .count(queue$count)
+    );
+    npu_u65_512_core$dma$reads_outstanding$0 reads_outstanding$0(
+        .clock(reads_outstanding$0$clock),
+        .rst_n(reads_outstanding$0$rst_n),
+        .d(reads_outstanding$0$d),
+        .q(reads_outstanding$0$q)
+    );
+    npu_u65_512_core$dma$reads_outstanding$1 reads_outstanding$1(
+        .clock(reads_outstanding$1$clock),
+        .rst_n(reads_outstanding$1$rst_n),
+        .d(reads_outstanding$1$d),
+        .q(reads_outstanding$1$q)
+    );
+    npu_u65_512_core$dma$reads_outstanding$2 reads_outstanding$2(
+        .clock(reads_outstanding$2$clock),
+        .rst_n(reads_outstanding$2$rst_n),
+        .d(reads_outstanding$2$d),
+        .q(reads_outstanding$2$q)
+    );
+    npu_u65_512_core$dma$reads_outstanding$3 reads_outstanding$3(
+        .clock(reads_outstanding$3$clock),
+        .rst_n(reads_outstanding$3$rst_n),
+        .d(reads_outstanding$3$d),
+        .q(reads_outstanding$3$q)
+    );
+    npu_u65_512_core$dma$writes_outstanding$0 writes_outstanding$0(
+        .clock(writes_outstanding$0$clock),
+        .rst_n(writes_outstanding$0$rst_n),
+        .d(writes_outstanding$0$d),
+        .q(writes_outstanding$0$q)
+    );
+    npu_u65_512_core$dma$writes_outstanding$1 writes_outstanding$1(
+        .clock(writes_outstanding$1$clock),
+        .rst_n(writes_outstanding$1$rst_n),
+        .d(writes_outstanding$1$d),
+        .q(writes_outstanding$1$q)
+    );
+    npu_u65_512_core$dma$writes_outstanding$2 writes_outstanding$2(
+        .clock(writes_outstanding$2$clock),
+        .rst_n(writes_outstanding$2$rst_n),
+        .d(writes_outstanding$2$d),
+        .q(writes_outstanding$2$q)
+    );
+    npu_u65_512_core$dma$writes_outstanding$3 writes_outstanding$3(
+        .clock(writes_outstanding$3$clock),
+        .rst_n(writes_outstanding$3$rst_n),
+        .d(writes_outstanding$3$d),
+        .q(writes_outstanding$3$q)
+    );
+    npu_u65_512_core$dma$command_counter command_counter(
+        .clock(command_counter$clock),
+        .rst_n(command_counter$rst_n),
+        .d(command_counter$d),
+        .q(command_counter$q)
+    );
+    npu_u65_512_core$dma$command_cache command_cache(
+        .clock(command_cache$clock),
+        .rst_n(command_cache$rst_n),
+        .d(command_cache$d),
+        .q(command_cache$q)
+    );
+    npu_u65_512_core$dma$mem2mem_read_counter mem2mem_read_counter(
+        .clock(mem2mem_read_counter$clock),
+        .rst_n(mem2mem_read_counter$rst_n),
+        .d(mem2mem_read_counter$d),
+        .q(mem2mem_read_counter$q)
+    );
+    npu_u65_512_core$dma$mem2mem_write_counter mem2mem_write_counter(
+        .clock(mem2mem_write_counter$clock),
+        .rst_n(mem2mem_write_counter$rst_n),
+        .d(mem2mem_write_counter$d),
+        .q(mem2mem_write_counter$q)
+    );
+    npu_u65_512_core$dma$mem2mem_read_cache mem2mem_read_cache(
+        .clock(mem2mem_read_cache$clock),
+        .rst_n(mem2mem_read_cache$rst_n),
+        .d(mem2mem_read_cache$d),
+        .q(mem2mem_read_cache$q)
+    );
+    npu_u65_512_core$dma$mem2mem_write_cache mem2mem_write_cache(
+        .clock(mem2mem_write_cache$clock),
+        .rst_n(mem2mem_write_cache$rst_n),
+        .d(mem2mem_write_cache$d),
+        .q(mem2mem_write_cache$q)
+    );
+    npu_u65_512_core$dma$head_started head_started(
+        .clock(head_started$clock),
+        .rst_n(head_started$rst_n),
+        .d(head_started$d),
+        .q(head_started$q)
+    );
+    npu_u65_512_core$dma$halted halted(
+        .clock(halted$clock),
+        .rst_n(halted$rst_n),
+        .d(halted$d),
+        .q(halted$q)
+    );
+    npu_u65_512_core$dma$fault_channel fault_channel(
+        .clock(fault_channel$clock),
+        .rst_n(fault_channel$rst_n),
+        .d(fault_channel$d),
+        .q(fault_channel$q)
+    );
+    npu_u65_512_core$dma$fault_interface fault_interface(
+        .clock(fault_interface$clock),
+        .rst_n(fault_interface$rst_n),
+        .d(fault_interface$d),
+        .q(fault_interface$q)
+    );
+    npu_u65_512_core$dma$wakeup wakeup(
+        .clock(wakeup$clock),
+        .rst_n(wakeup$rst_n),
+        .d(wakeup$d),
+        .q(wakeup$q)
+    );
+    npu_u65_512_core$dma$caches$0 caches$0(
+        .memtype(caches$0$memtype),
+        .arcache(caches$0$arcache),
+        .awcache(caches$0$awcache)
+    );
+    npu_u65_512_core$dma$caches$1 caches$1(
+        .memtype(caches$1$memtype),
+        .arcache(caches$1$arcache),
+        .awcache(caches$1$awcache)
+    );
+    npu_u65_512_core$dma$caches$2 caches$2(
+        .memtype(caches$2$memtype),
+        .arcache(caches$2$arcache),
+        .awcache(caches$2$awcache)
+    );
     
     // Update code
     always @(*) begin
-        port$awakeup = 1'b0;
-        port$awvalid = 1'b0;
-        port$awid = 32'h0;
-        port$awaddr = 32'h0;
-        port$awlen = 32'h0;
-        port$awsize = 32'h0;
-        port$awburst = 32'h0;
-        port$awcache = 32'h0;
-        port$awprot = 32'h0;
-        port$wvalid = 1'b0;
-        port$wdata = 32'h0;
-        port$wstrb = 32'h0;
-        port$wlast = 1'b0;
-        port$bready = 1'b0;
-        port$arvalid = 1'b0;
-        port$arid = 32'h0;
-        port$araddr = 32'h0;
-        port$arlen = 32'h0;
-        port$arsize = 32'h0;
-        port$arburst = 32'h0;
-        port$arcache = 32'h0;
-        port$arprot = 32'h0;
-        port$rready = 1'b0;
+        command_counter$clock = clock;
+        command_cache$clock = clock;
+        mem2mem_read_counter$clock = clock;
+        mem2mem_write_counter$clock = clock;
+        mem2mem_read_cache$clock = clock;
+        mem2mem_write_cache$clock = clock;
+        head_started$clock = clock;
+        halted$clock = clock;
+        fault_channel$clock = clock;
+        fault_interface$clock = clock;
+        wakeup$clock = clock;
+        command_counter$d = command_counter$q;
+        command_cache$d = command_cache$q;
+        mem2mem_read_counter$d = mem2mem_read_counter$q;
+        mem2mem_write_counter$d = mem2mem_write_counter$q;
+        mem2mem_read_cache$d = mem2mem_read_cache$q;
+        mem2mem_write_cache$d = mem2mem_write_cache$q;
+        head_started$d = head_started$q;
+        halted$d = halted$q;
+        fault_channel$d = fault_channel$q;
+        fault_interface$d = fault_interface$q;
+        wakeup$d = wakeup$q;
+        command_counter$rst_n = rst_n;
+        command_cache$rst_n = rst_n;
+        mem2mem_read_counter$rst_n = rst_n;
+        mem2mem_write_counter$rst_n = rst_n;
+        mem2mem_read_cache$rst_n = rst_n;
+        mem2mem_write_cache$rst_n = rst_n;
+        head_started$rst_n = rst_n;
+        halted$rst_n = rst_n;
+        fault_channel$rst_n = rst_n;
+        fault_interface$rst_n = rst_n;
+        wakeup$rst_n = rst_n;
+        reads_outstanding$0$clock = clock;
+        reads_outstanding$0$rst_n = rst_n;
+        reads_outstanding$0$d = reads_outstanding$0$q;
+        writes_outstanding$0$clock = clock;
+        writes_outstanding$0$rst_n = rst_n;
+        writes_outstanding$0$d = writes_outstanding$0$q;
+        reads_outstanding$1$clock = clock;
+        reads_outstanding$1$rst_n = rst_n;
+        reads_outstanding$1$d = reads_outstanding$1$q;
+        writes_outstanding$1$clock = clock;
+        writes_outstanding$1$rst_n = rst_n;
+        writes_outstanding$1$d = writes_outstanding$1$q;
+        reads_outstanding$2$clock = clock;
+        reads_outstanding$2$rst_n = rst_n;
+        reads_outstanding$2$d = reads_outstanding$2$q;
+        writes_outstanding$2$clock = clock;
+        writes_outstanding$2$rst_n = rst_n;
+        writes_outstanding$2$d = writes_outstanding$2$q;
+        reads_outstanding$3$clock = clock;
+        reads_outstanding$3$rst_n = rst_n;
+        reads_outstanding$3$d = reads_outstanding$3$q;
+        writes_outstanding$3$clock = clock;
+        writes_outstanding$3$rst_n = rst_n;
+        writes_outstanding$3$d = writes_outstanding$3$q;
+        command$clock = clock;
+        command$rst_n = rst_n;
+        mem2mem$clock = clock;
+        mem2mem$rst_n = rst_n;
+        port0$clock = clock;
+        port0$rst_n = rst_n;
+        port1$clock = clock;
+        port1$rst_n = rst_n;
+        queue$clock = clock;
+        queue$rst_n = rst_n;
+        qconfig_select = ((32'h1) & 4'hf) << qconfig;
+        command_limit = 32'h0;
+        if (qconfig_select[0]) begin
+            command_limit = axi_limit$0;
+        end
+        if (qconfig_select[1]) begin
+            command_limit = axi_limit$1;
+        end
+        if (qconfig_select[2]) begin
+            command_limit = axi_limit$2;
+        end
+        if (qconfig_select[3]) begin
+            command_limit = axi_limit$3;
+        end
+        if (command_start) begin
+            command_counter$d = qconfig;
+        end
+        caches$0$memtype = command_limit[(32'h4)+:(4)];
+        if (command_start) begin
+            command_cache$d = caches$0$arcache;
+        end
+        command$start = command_start;
+        command$shape$base = command_base;
+        command$shape$len = command_size;
+        command$shape$rows = 32'h1;
+        command$shape$planes = 32'h1;
+        command$shape$row_skip = 32'h0;
+        command$shape$plane_skip = 32'h0;
+        command$shape$three_d = 1'b0;
+        command$shape$max_beats = command_limit[(32'h0)+:(2)];
+        command$halt = halted$q;
+        command$cancel = command_cancel;
+        command_valid = command$out_valid;
+        command_data = command$out_data;
+        command_first_lane = command$out_first_lane;
+        command_last_lane = command$out_last_lane;
+        command$out_ready = command_ready;
+        command_busy = command$busy;
+        queue$push = descriptor_push;
+        queue$push_data = ((dma0_src) & 246'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << src_at | ((dma0_dst) & 246'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << dst_at | ((dma0_len) & 246'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << len_at | ((dma0_src_region) & 246'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << src_region_at | ((dma0_dst_region) & 246'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << dst_region_at | ((dma0_size0) & 246'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << size0_at | ((dma0_size1) & 246'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << size1_at | ((dma0_skip0) & 246'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << skip0_at | ((dma0_skip1) & 246'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << skip1_at;
+        queue_full = queue$full;
+        descriptors_active = queue$count;
+        src_offset = ((queue$head >> src_at) & 40'hffffffffff);
+        dst_offset = ((queue$head >> dst_at) & 40'hffffffffff);
+        len = ((queue$head >> len_at) & 32'hffffffff);
+        src_region_value = ((queue$head >> src_region_at) & 11'h7ff);
+        dst_region_value = ((queue$head >> dst_region_at) & 11'h7ff);
+        skip0 = ((queue$head >> skip0_at) & 40'hffffffffff);
+        skip1 = ((queue$head >> skip1_at) & 40'hffffffffff);
+        src_region = src_region_value[(32'h0)+:(3)];
+        src_mode = src_region_value[(32'h9)+:(2)];
+        dst_region = dst_region_value[(32'h0)+:(3)];
+        dst_internal = dst_region_value[32'h8];
+        dst_mode = dst_region_value[(32'h9)+:(2)];
+        rows = 32'h1;
+        if ((src_mode != 32'h0) | (dst_mode != 32'h0)) begin
+            rows = ((queue$head >> size0_at) & 16'hffff);
+        end
+        planes = 32'h1;
+        if ((src_mode >= 32'h2) | (dst_mode >= 32'h2)) begin
+            planes = ((queue$head >> size1_at) & 16'hffff);
+        end
+        empty_transfer = (len == 32'h0) | (rows == 32'h0) | (planes == 32'h0);
+        src_counter = ((regioncfg >> (((src_region) & 5'h1f) << 32'h1)) & 2'h3);
+        dst_counter = ((regioncfg >> (((dst_region) & 5'h1f) << 32'h1)) & 2'h3);
+        src_counter_select = ((32'h1) & 4'hf) << src_counter;
+        dst_counter_select = ((32'h1) & 4'hf) << dst_counter;
+        src_region_select = ((32'h1) & 8'hff) << src_region;
+        dst_region_select = ((32'h1) & 8'hff) << dst_region;
+        src_limit = 32'h0;
+        dst_limit = 32'h0;
+        if (src_counter_select[0]) begin
+            src_limit = axi_limit$0;
+        end
+        if (dst_counter_select[0]) begin
+            dst_limit = axi_limit$0;
+        end
+        if (src_counter_select[1]) begin
+            src_limit = axi_limit$1;
+        end
+        if (dst_counter_select[1]) begin
+            dst_limit = axi_limit$1;
+        end
+        if (src_counter_select[2]) begin
+            src_limit = axi_limit$2;
+        end
+        if (dst_counter_select[2]) begin
+            dst_limit = axi_limit$2;
+        end
+        if (src_counter_select[3]) begin
+            src_limit = axi_limit$3;
+        end
+        if (dst_counter_select[3]) begin
+            dst_limit = axi_limit$3;
+        end
+        src_base_low = 32'h0;
+        src_base_high = 32'h0;
+        dst_base_low = 32'h0;
+        dst_base_high = 32'h0;
+        if (src_region_select[0]) begin
+            src_base_low = basep$0;
+            src_base_high = basep$1;
+        end
+        if (dst_region_select[0]) begin
+            dst_base_low = basep$0;
+            dst_base_high = basep$1;
+        end
+        if (src_region_select[1]) begin
+            src_base_low = basep$2;
+            src_base_high = basep$3;
+        end
+        if (dst_region_select[1]) begin
+            dst_base_low = basep$2;
+            dst_base_high = basep$3;
+        end
+        if (src_region_select[2]) begin
+            src_base_low = basep$4;
+            src_base_high = basep$5;
+        end
+        if (dst_region_select[2]) begin
+            dst_base_low = basep$4;
+            dst_base_high = basep$5;
+        end
+        if (src_region_select[3]) begin
+            src_base_low = basep$6;
+            src_base_high = basep$7;
+        end
+        if (dst_region_select[3]) begin
+            dst_base_low = basep$6;
+            dst_base_high = basep$7;
+        end
+        if (src_region_select[4]) begin
+            src_base_low = basep$8;
+            src_base_high = basep$9;
+        end
+        if (dst_region_select[4]) begin
+            dst_base_low = basep$8;
+            dst_base_high = basep$9;
+        end
+        if (src_region_select[5]) begin
+            src_base_low = basep$10;
+            src_base_high = basep$11;
+        end
+        if (dst_region_select[5]) begin
+            dst_base_low = basep$10;
+            dst_base_high = basep$11;
+        end
+        if (src_region_select[6]) begin
+            src_base_low = basep$12;
+            src_base_high = basep$13;
+        end
+        if (dst_region_select[6]) begin
+            dst_base_low = basep$12;
+            dst_base_high = basep$13;
+        end
+        if (src_region_select[7]) begin
+            src_base_low = basep$14;
+            src_base_high = basep$15;
+        end
+        if (dst_region_select[7]) begin
+            dst_base_low = basep$14;
+            dst_base_high = basep$15;
+        end
+        caches$1$memtype = src_limit[(32'h4)+:(4)];
+        caches$2$memtype = dst_limit[(32'h4)+:(4)];
+        mem2mem$source$base = (((src_base_low) & 40'hffffffffff) | (((src_base_high) & 40'hffffffffff) << 32'h20)) + src_offset;
+        mem2mem$source$len = len;
+        mem2mem$source$rows = rows;
+        mem2mem$source$planes = planes;
+        mem2mem$source$row_skip = 32'h0;
+        if (src_mode != 32'h0) begin
+            mem2mem$source$row_skip = skip0;
+        end
+        mem2mem$source$plane_skip = skip1;
+        mem2mem$source$three_d = src_mode >= 32'h2;
+        mem2mem$source$max_beats = src_limit[(32'h0)+:(2)];
+        mem2mem$destination$base = dst_offset;
+        if (~dst_internal) begin
+            mem2mem$destination$base = (((dst_base_low) & 40'hffffffffff) | (((dst_base_high) & 40'hffffffffff) << 32'h20)) + dst_offset;
+        end
+        mem2mem$destination$len = len;
+        mem2mem$destination$rows = rows;
+        mem2mem$destination$planes = planes;
+        mem2mem$destination$row_skip = 32'h0;
+        if (dst_mode != 32'h0) begin
+            mem2mem$destination$row_skip = skip0;
+        end
+        mem2mem$destination$plane_skip = skip1;
+        mem2mem$destination$three_d = dst_mode >= 32'h2;
+        mem2mem$destination$max_beats = dst_limit[(32'h0)+:(2)];
+        mem2mem$internal = dst_internal;
+        mem2mem$cores = dst_region_value[(32'h0)+:(2)];
+        start_mem2mem = ~queue$empty & ~head_started$q & ~halted$q & ~empty_transfer;
+        mem2mem$start = start_mem2mem;
+        if (start_mem2mem) begin
+            head_started$d = 1'b1;
+            mem2mem_read_counter$d = src_counter;
+            mem2mem_write_counter$d = dst_counter;
+            mem2mem_read_cache$d = caches$1$arcache;
+            mem2mem_write_cache$d = caches$2$awcache;
+        end
+        queue$pop = mem2mem$done | (~queue$empty & ~head_started$q & ~halted$q & empty_transfer);
+        if (mem2mem$done) begin
+            head_started$d = 1'b0;
+        end
+        read_room = 32'h0;
+        write_room = 32'h0;
+        if (reads_outstanding$0$q <= ((axi_limit$0[(32'h10)+:(6)]) & 7'h7f)) begin
+            read_room = (read_room & ~(1 << (32'h0)) | ((1'b1) << (32'h0)));
+        end
+        if (writes_outstanding$0$q <= ((axi_limit$0[(32'h18)+:(5)]) & 6'h3f)) begin
+            write_room = (write_room & ~(1 << (32'h0)) | ((1'b1) << (32'h0)));
+        end
+        if (reads_outstanding$1$q <= ((axi_limit$1[(32'h10)+:(6)]) & 7'h7f)) begin
+            read_room = (read_room & ~(1 << (32'h1)) | ((1'b1) << (32'h1)));
+        end
+        if (writes_outstanding$1$q <= ((axi_limit$1[(32'h18)+:(5)]) & 6'h3f)) begin
+            write_room = (write_room & ~(1 << (32'h1)) | ((1'b1) << (32'h1)));
+        end
+        if (reads_outstanding$2$q <= ((axi_limit$2[(32'h10)+:(6)]) & 7'h7f)) begin
+            read_room = (read_room & ~(1 << (32'h2)) | ((1'b1) << (32'h2)));
+        end
+        if (writes_outstanding$2$q <= ((axi_limit$2[(32'h18)+:(5)]) & 6'h3f)) begin
+            write_room = (write_room & ~(1 << (32'h2)) | ((1'b1) << (32'h2)));
+        end
+        if (reads_outstanding$3$q <= ((axi_limit$3[(32'h10)+:(6)]) & 7'h7f)) begin
+            read_room = (read_room & ~(1 << (32'h3)) | ((1'b1) << (32'h3)));
+        end
+        if (writes_outstanding$3$q <= ((axi_limit$3[(32'h18)+:(5)]) & 6'h3f)) begin
+            write_room = (write_room & ~(1 << (32'h3)) | ((1'b1) << (32'h3)));
+        end
+        command$may_issue = (read_room & (((32'h1) & 4'hf) << command_counter$q)) != 32'h0;
+        mem2mem$may_read = (read_room & (((32'h1) & 4'hf) << mem2mem_read_counter$q)) != 32'h0;
+        mem2mem$may_write = (write_room & (((32'h1) & 4'hf) << mem2mem_write_counter$q)) != 32'h0;
+        mem2mem$halt = halted$q;
+        port0$aclken = m0$aclken;
+        port1$aclken = m1$aclken;
+        port0$prot = ((prot) & 3'h7);
+        port1$prot = ((prot) & 3'h7);
+        port0$command$valid = command$ar_request & ~command_counter$q[32'h1];
+        port1$command$valid = command$ar_request & command_counter$q[32'h1];
+        port0$command$id = command_id;
+        port1$command$id = command_id;
+        port0$command$address = command$ar_address;
+        port1$command$address = command$ar_address;
+        port0$command$len = command$ar_len;
+        port1$command$len = command$ar_len;
+        port0$command$cache = command_cache$q;
+        port1$command$cache = command_cache$q;
+        command$ar_grant = port0$command$grant | port1$command$grant;
+        port0$mem2mem$valid = mem2mem$ar_request & ~mem2mem_read_counter$q[32'h1];
+        port1$mem2mem$valid = mem2mem$ar_request & mem2mem_read_counter$q[32'h1];
+        port0$mem2mem$id = mem2mem_read_id;
+        port1$mem2mem$id = mem2mem_read_id;
+        port0$mem2mem$address = mem2mem$ar_address;
+        port1$mem2mem$address = mem2mem$ar_address;
+        port0$mem2mem$len = mem2mem$ar_len;
+        port1$mem2mem$len = mem2mem$ar_len;
+        port0$mem2mem$cache = mem2mem_read_cache$q;
+        port1$mem2mem$cache = mem2mem_read_cache$q;
+        mem2mem$ar_grant = port0$mem2mem$grant | port1$mem2mem$grant;
+        port0$arready = m0$arready;
+        port1$arready = m1$arready;
+        m0$arvalid = port0$arvalid;
+        m0$arid = port0$arid;
+        m0$araddr = port0$araddr;
+        m0$arlen = port0$arlen;
+        m0$arsize = 32'h4;
+        m0$arburst = 32'h1;
+        m0$arcache = port0$arcache;
+        m0$arprot = port0$arprot;
+        m1$arvalid = port1$arvalid;
+        m1$arid = port1$arid;
+        m1$araddr = port1$araddr;
+        m1$arlen = port1$arlen;
+        m1$arsize = 32'h4;
+        m1$arburst = 32'h1;
+        m1$arcache = port1$arcache;
+        m1$arprot = port1$arprot;
+        m0$rready = 1'b1;
+        m1$rready = 1'b1;
+        command_beat = 1'b0;
+        command_rresp = m0$rresp;
+        command_rlast = m0$rlast;
+        command$r_data = m0$rdata;
+        if (command_counter$q[32'h1]) begin
+            command_beat = m1$rvalid & m1$aclken & (m1$rid == command_id);
+            command_rresp = m1$rresp;
+            command_rlast = m1$rlast;
+            command$r_data = m1$rdata;
+        end
+        else begin
+            command_beat = m0$rvalid & m0$aclken & (m0$rid == command_id);
+        end
+        command$r_valid = command_beat;
+        mem2mem_beat = 1'b0;
+        mem2mem_rresp = m0$rresp;
+        mem2mem_rlast = m0$rlast;
+        mem2mem$r_data = m0$rdata;
+        if (mem2mem_read_counter$q[32'h1]) begin
+            mem2mem_beat = m1$rvalid & m1$aclken & (m1$rid == mem2mem_read_id);
+            mem2mem_rresp = m1$rresp;
+            mem2mem_rlast = m1$rlast;
+            mem2mem$r_data = m1$rdata;
+        end
+        else begin
+            mem2mem_beat = m0$rvalid & m0$aclken & (m0$rid == mem2mem_read_id);
+        end
+        mem2mem$r_valid = mem2mem_beat;
+        mem2mem$aclken = m0$aclken;
+        m0$awvalid = mem2mem$awvalid;
+        m0$awid = mem2mem_write_id;
+        m0$awaddr = mem2mem$awaddr;
+        m0$awlen = mem2mem$awlen;
+        m0$awsize = 32'h4;
+        m0$awburst = 32'h1;
+        m0$awcache = mem2mem_write_cache$q;
+        m0$awprot = ((prot) & 3'h7);
+        mem2mem$awready = m0$awready;
+        m0$wvalid = mem2mem$wvalid;
+        m0$wdata = mem2mem$wdata;
+        m0$wstrb = mem2mem$wstrb;
+        m0$wlast = mem2mem$wlast;
+        mem2mem$wready = m0$wready;
+        m0$bready = 1'b1;
+        mem2mem_response = m0$bvalid & m0$aclken & (m0$bid == mem2mem_write_id);
+        mem2mem$b_valid = mem2mem_response;
+        m1$awvalid = 1'b0;
+        m1$awid = 32'h0;
+        m1$awaddr = 32'h0;
+        m1$awlen = 32'h0;
+        m1$awsize = 32'h0;
+        m1$awburst = 32'h0;
+        m1$awcache = 32'h0;
+        m1$awprot = 32'h0;
+        m1$wvalid = 1'b0;
+        m1$wdata = 32'h0;
+        m1$wstrb = 32'h0;
+        m1$wlast = 1'b0;
+        m1$bready = 1'b1;
+        read_issued = 32'h0;
+        read_completed = 32'h0;
+        write_issued = 32'h0;
+        write_completed = 32'h0;
+        if (command$ar_grant) begin
+            read_issued = ((32'h1) & 4'hf) << command_counter$q;
+        end
+        if (mem2mem$ar_grant) begin
+            read_issued = read_issued | (((32'h1) & 4'hf) << mem2mem_read_counter$q);
+        end
+        if (command_beat & command_rlast) begin
+            read_completed = ((32'h1) & 4'hf) << command_counter$q;
+        end
+        if (mem2mem_beat & mem2mem_rlast) begin
+            read_completed = read_completed | (((32'h1) & 4'hf) << mem2mem_read_counter$q);
+        end
+        if (mem2mem$burst_issued) begin
+            write_issued = ((32'h1) & 4'hf) << mem2mem_write_counter$q;
+        end
+        if (mem2mem_response) begin
+            write_completed = ((32'h1) & 4'hf) << mem2mem_write_counter$q;
+        end
+        if (read_issued[0] & ~read_completed[0]) begin
+            reads_outstanding$0$d = reads_outstanding$0$q + 32'h1;
+        end
+        if (~read_issued[0] & read_completed[0]) begin
+            reads_outstanding$0$d = reads_outstanding$0$q - 32'h1;
+        end
+        if (write_issued[0] & ~write_completed[0]) begin
+            writes_outstanding$0$d = writes_outstanding$0$q + 32'h1;
+        end
+        if (~write_issued[0] & write_completed[0]) begin
+            writes_outstanding$0$d = writes_outstanding$0$q - 32'h1;
+        end
+        if (read_issued[1] & ~read_completed[1]) begin
+            reads_outstanding$1$d = reads_outstanding$1$q + 32'h1;
+        end
+        if (~read_issued[1] & read_completed[1]) begin
+            reads_outstanding$1$d = reads_outstanding$1$q - 32'h1;
+        end
+        if (write_issued[1] & ~write_completed[1]) begin
+            writes_outstanding$1$d = writes_outstanding$1$q + 32'h1;
+        end
+        if (~write_issued[1] & write_completed[1]) begin
+            writes_outstanding$1$d = writes_outstanding$1$q - 32'h1;
+        end
+        if (read_issued[2] & ~read_completed[2]) begin
+            reads_outstanding$2$d = reads_outstanding$2$q + 32'h1;
+        end
+        if (~read_issued[2] & read_completed[2]) begin
+            reads_outstanding$2$d = reads_outstanding$2$q - 32'h1;
+        end
+        if (write_issued[2] & ~write_completed[2]) begin
+            writes_outstanding$2$d = writes_outstanding$2$q + 32'h1;
+        end
+        if (~write_issued[2] & write_completed[2]) begin
+            writes_outstanding$2$d = writes_outstanding$2$q - 32'h1;
+        end
+        if (read_issued[3] & ~read_completed[3]) begin
+            reads_outstanding$3$d = reads_outstanding$3$q + 32'h1;
+        end
+        if (~read_issued[3] & read_completed[3]) begin
+            reads_outstanding$3$d = reads_outstanding$3$q - 32'h1;
+        end
+        if (write_issued[3] & ~write_completed[3]) begin
+            writes_outstanding$3$d = writes_outstanding$3$q + 32'h1;
+        end
+        if (~write_issued[3] & write_completed[3]) begin
+            writes_outstanding$3$d = writes_outstanding$3$q - 32'h1;
+        end
+        if (~halted$q) begin
+            if (command_beat & command_rresp[32'h1]) begin
+                halted$d = 1'b1;
+                fault_channel$d = command_fault;
+                fault_interface$d = command_counter$q[32'h1];
+            end
+            if (mem2mem_beat & mem2mem_rresp[32'h1]) begin
+                halted$d = 1'b1;
+                fault_channel$d = mem2mem_read_fault;
+                fault_interface$d = mem2mem_read_counter$q[32'h1];
+            end
+            if (mem2mem_response & m0$bresp[32'h1]) begin
+                halted$d = 1'b1;
+                fault_channel$d = mem2mem_write_fault;
+                fault_interface$d = 1'b0;
+            end
+        end
+        bus_error = halted$q;
+        faulting_channel = fault_channel$q;
+        faulting_interface = fault_interface$q;
+        axi_idle = (reads_outstanding$0$q == 32'h0) & (reads_outstanding$1$q == 32'h0) & (reads_outstanding$2$q == 32'h0) & (reads_outstanding$3$q == 32'h0) & (writes_outstanding$0$q == 32'h0) & (writes_outstanding$1$q == 32'h0) & (writes_outstanding$2$q == 32'h0) & (writes_outstanding$3$q == 32'h0) & ~command$busy & ~mem2mem$busy;
+        wakeup$d = ~axi_idle;
+        m0$awakeup = wakeup$q;
+        m1$awakeup = wakeup$q;
+        shram_write = mem2mem$shram_write;
+        shram_cores = mem2mem$shram_cores;
+        shram_line = mem2mem$shram_line;
+        shram_data = mem2mem$shram_data;
+        shram_strobe = mem2mem$shram_strobe;
     end
     
-endmodule // npu_u65_512_core$idle_m1
+endmodule // npu_u65_512_core$dma
 
 
-module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,qread,prot);
+module npu_u65_512_core$dma$caches$0(memtype,arcache,awcache);
+    
+    // Module arguments
+    input wire  [3:0] memtype;
+    output reg  [3:0] arcache;
+    output reg  [3:0] awcache;
+    
+    // Update code
+    always @(*) begin
+        arcache = memtype;
+        awcache = memtype;
+        if (memtype >= 32'h4) begin
+            arcache = ((((32'ha) & 4'hf) & ~(1 << (32'h2)) | ((memtype[32'h0]) << (32'h2))) & ~(1 << (32'h0)) | ((memtype[32'h3]) << (32'h0)));
+            awcache = ((((32'h6) & 4'hf) & ~(1 << (32'h3)) | ((memtype[32'h1]) << (32'h3))) & ~(1 << (32'h0)) | ((memtype[32'h3]) << (32'h0)));
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$caches$0
+
+
+module npu_u65_512_core$dma$caches$1(memtype,arcache,awcache);
+    
+    // Module arguments
+    input wire  [3:0] memtype;
+    output reg  [3:0] arcache;
+    output reg  [3:0] awcache;
+    
+    // Update code
+    always @(*) begin
+        arcache = memtype;
+        awcache = memtype;
+        if (memtype >= 32'h4) begin
+            arcache = ((((32'ha) & 4'hf) & ~(1 << (32'h2)) | ((memtype[32'h0]) << (32'h2))) & ~(1 << (32'h0)) | ((memtype[32'h3]) << (32'h0)));
+            awcache = ((((32'h6) & 4'hf) & ~(1 << (32'h3)) | ((memtype[32'h1]) << (32'h3))) & ~(1 << (32'h0)) | ((memtype[32'h3]) << (32'h0)));
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$caches$1
+
+
+module npu_u65_512_core$dma$caches$2(memtype,arcache,awcache);
+    
+    // Module arguments
+    input wire  [3:0] memtype;
+    output reg  [3:0] arcache;
+    output reg  [3:0] awcache;
+    
+    // Update code
+    always @(*) begin
+        arcache = memtype;
+        awcache = memtype;
+        if (memtype >= 32'h4) begin
+            arcache = ((((32'ha) & 4'hf) & ~(1 << (32'h2)) | ((memtype[32'h0]) << (32'h2))) & ~(1 << (32'h0)) | ((memtype[32'h3]) << (32'h0)));
+            awcache = ((((32'h6) & 4'hf) & ~(1 << (32'h3)) | ((memtype[32'h1]) << (32'h3))) & ~(1 << (32'h0)) | ((memtype[32'h3]) << (32'h0)));
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$caches$2
+
+
+module npu_u65_512_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,may_issue,ar_request,ar_address,ar_len,ar_grant,r_valid,r_data,out_valid,out_data,out_first_lane,out_last_lane,out_ready,busy);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  start;
+    input wire  [39:0] shape$base;
+    input wire  [31:0] shape$len;
+    input wire  [15:0] shape$rows;
+    input wire  [15:0] shape$planes;
+    input wire  [39:0] shape$row_skip;
+    input wire  [39:0] shape$plane_skip;
+    input wire  shape$three_d;
+    input wire  [1:0] shape$max_beats;
+    input wire  halt;
+    input wire  cancel;
+    input wire  may_issue;
+    output reg  ar_request;
+    output reg  [39:0] ar_address;
+    output reg  [7:0] ar_len;
+    input wire  ar_grant;
+    input wire  r_valid;
+    input wire  [127:0] r_data;
+    output reg  out_valid;
+    output reg  [127:0] out_data;
+    output reg  [3:0] out_first_lane;
+    output reg  [3:0] out_last_lane;
+    input wire  out_ready;
+    output reg  busy;
+    
+    // Constant declarations
+    localparam  depth = 4'h8;
+    
+    // Stub signals
+    reg  issue$clock;
+    reg  issue$rst_n;
+    reg  issue$start;
+    reg  issue$next_burst;
+    reg  issue$next_beat;
+    reg  issue$cancel;
+    wire  issue$valid;
+    wire  [39:0] issue$address;
+    wire  [3:0] issue$beats_m1;
+    wire  issue$last_burst;
+    wire  [3:0] issue$beat_first_lane;
+    wire  [3:0] issue$beat_last_lane;
+    wire  [35:0] issue$beat_line;
+    wire  issue$beat_last_of_burst;
+    wire  issue$beat_last;
+    reg  receive$clock;
+    reg  receive$rst_n;
+    reg  receive$start;
+    reg  receive$next_burst;
+    reg  receive$next_beat;
+    reg  receive$cancel;
+    wire  receive$valid;
+    wire  [39:0] receive$address;
+    wire  [3:0] receive$beats_m1;
+    wire  receive$last_burst;
+    wire  [3:0] receive$beat_first_lane;
+    wire  [3:0] receive$beat_last_lane;
+    wire  [35:0] receive$beat_line;
+    wire  receive$beat_last_of_burst;
+    wire  receive$beat_last;
+    reg  buffer$clock;
+    reg  buffer$rst_n;
+    reg  buffer$push;
+    reg  [135:0] buffer$push_data;
+    reg  buffer$pop;
+    wire  [135:0] buffer$head;
+    wire  buffer$empty;
+    wire  buffer$full;
+    wire  [3:0] buffer$count;
+    reg  reserved$clock;
+    reg  reserved$rst_n;
+    reg  [3:0] reserved$d;
+    wire  [3:0] reserved$q;
+    reg  discarding$clock;
+    reg  discarding$rst_n;
+    reg  discarding$d;
+    wire  discarding$q;
+    
+    // Local signals
+    reg  [3:0] burst_beats;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$command$issue issue(
+        .clock(issue$clock),
+        .rst_n(issue$rst_n),
+        .start(issue$start),
+        .shape$base(shape$base),
+        .shape$len(shape$len),
+        .shape$rows(shape$rows),
+        .shape$planes(shape$planes),
+        .shape$row_skip(shape$row_skip),
+        .shape$plane_skip(shape$plane_skip),
+        .shape$three_d(shape$three_d),
+        .shape$max_beats(shape$max_beats),
+        .next_burst(issue$next_burst),
+        .next_beat(issue$next_beat),
+        .cancel(issue$cancel),
+        .valid(issue$valid),
+        .address(issue$address),
+        .beats_m1(issue$beats_m1),
+        .last_burst(issue$last_burst),
+        .beat_first_lane(issue$beat_first_lane),
+        .beat_last_lane(issue$beat_last_lane),
+        .beat_line(issue$beat_line),
+        .beat_last_of_burst(issue$beat_last_of_burst),
+        .beat_last(issue$beat_last)
+    );
+    npu_u65_512_core$dma$command$receive receive(
+        .clock(receive$clock),
+        .rst_n(receive$rst_n),
+        .start(receive$start),
+        .shape$base(shape$base),
+        .shape$len(shape$len),
+        .shape$rows(shape$rows),
+        .shape$planes(shape$planes),
+        .shape$row_skip(shape$row_skip),
+        .shape$plane_skip(shape$plane_skip),
+        .shape$three_d(shape$three_d),
+        .shape$max_beats(shape$max_beats),
+        .next_burst(receive$next_burst),
+        .next_beat(receive$next_beat),
+        .cancel(receive$cancel),
+        .valid(receive$valid),
+        .address(receive$address),
+        .beats_m1(receive$beats_m1),
+        .last_burst(receive$last_burst),
+        .beat_first_lane(receive$beat_first_lane),
+        .beat_last_lane(receive$beat_last_lane),
+        .beat_line(receive$beat_line),
+        .beat_last_of_burst(receive$beat_last_of_burst),
+        .beat_last(receive$beat_last)
+    );
+    npu_u65_512_core$dma$command$buffer buffer(
+        .clock(buffer$clock),
+        .rst_n(buffer$rst_n),
+        .push(buffer$push),
+        .push_data(buffer$push_data),
+        .pop(buffer$pop),
+        .head(buffer$head),
+        .empty(buffer$empty),
+        .full(buffer$full),
+        .count(buffer$count)
+    );
+    npu_u65_512_core$dma$command$reserved reserved(
+        .clock(reserved$clock),
+        .rst_n(reserved$rst_n),
+        .d(reserved$d),
+        .q(reserved$q)
+    );
+    npu_u65_512_core$dma$command$discarding discarding(
+        .clock(discarding$clock),
+        .rst_n(discarding$rst_n),
+        .d(discarding$d),
+        .q(discarding$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        reserved$clock = clock;
+        discarding$clock = clock;
+        reserved$d = reserved$q;
+        discarding$d = discarding$q;
+        reserved$rst_n = rst_n;
+        discarding$rst_n = rst_n;
+        issue$clock = clock;
+        issue$rst_n = rst_n;
+        receive$clock = clock;
+        receive$rst_n = rst_n;
+        buffer$clock = clock;
+        buffer$rst_n = rst_n;
+        issue$start = start;
+        receive$start = start;
+        burst_beats = ((issue$beats_m1) & 4'hf) + 32'h1;
+        ar_request = issue$valid & ~halt & may_issue & (reserved$q + burst_beats <= depth);
+        ar_address = issue$address;
+        ar_len = ((issue$beats_m1) & 8'hff);
+        issue$next_burst = ar_grant;
+        issue$next_beat = 1'b0;
+        issue$cancel = cancel;
+        receive$cancel = 1'b0;
+        if (cancel) begin
+            discarding$d = 1'b1;
+        end
+        if (start) begin
+            discarding$d = 1'b0;
+        end
+        receive$next_burst = 1'b0;
+        receive$next_beat = r_valid;
+        buffer$push = r_valid;
+        buffer$push_data = ((r_data) & 136'hffffffffffffffffffffffffffffffffff) | (((receive$beat_first_lane) & 136'hffffffffffffffffffffffffffffffffff) << 32'h80) | (((receive$beat_last_lane) & 136'hffffffffffffffffffffffffffffffffff) << 32'h84);
+        out_valid = ~buffer$empty & ~discarding$q;
+        out_data = buffer$head[(32'h0)+:(128)];
+        out_first_lane = buffer$head[(32'h80)+:(4)];
+        out_last_lane = buffer$head[(32'h84)+:(4)];
+        buffer$pop = (out_ready | discarding$q) & ~buffer$empty;
+        if (ar_grant) begin
+            reserved$d = reserved$q + burst_beats;
+            if (buffer$pop) begin
+                reserved$d = reserved$q + burst_beats - 32'h1;
+            end
+        end
+        else if (buffer$pop) begin
+            reserved$d = reserved$q - 32'h1;
+        end
+        busy = issue$valid | (reserved$q != 32'h0);
+    end
+    
+endmodule // npu_u65_512_core$dma$command
+
+
+module npu_u65_512_core$dma$command$buffer(clock,rst_n,push,push_data,pop,head,empty,full,count);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  push;
+    input wire  [135:0] push_data;
+    input wire  pop;
+    output reg  [135:0] head;
+    output reg  empty;
+    output reg  full;
+    output reg  [3:0] count;
+    
+    // Constant declarations
+    localparam  depth = 4'h8;
+    
+    // Stub signals
+    reg  write_pointer$clock;
+    reg  write_pointer$rst_n;
+    reg  [3:0] write_pointer$d;
+    wire  [3:0] write_pointer$q;
+    reg  read_pointer$clock;
+    reg  read_pointer$rst_n;
+    reg  [3:0] read_pointer$d;
+    wire  [3:0] read_pointer$q;
+    reg  words$clock;
+    reg  words$write_enable;
+    reg  [2:0] words$write_address;
+    reg  [135:0] words$write_data;
+    reg  [2:0] words$read_address;
+    wire  [135:0] words$read_data;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$command$buffer$write_pointer write_pointer(
+        .clock(write_pointer$clock),
+        .rst_n(write_pointer$rst_n),
+        .d(write_pointer$d),
+        .q(write_pointer$q)
+    );
+    npu_u65_512_core$dma$command$buffer$read_pointer read_pointer(
+        .clock(read_pointer$clock),
+        .rst_n(read_pointer$rst_n),
+        .d(read_pointer$d),
+        .q(read_pointer$q)
+    );
+    npu_u65_512_core$dma$command$buffer$words words(
+        .clock(words$clock),
+        .write_enable(words$write_enable),
+        .write_address(words$write_address),
+        .write_data(words$write_data),
+        .read_address(words$read_address),
+        .read_data(words$read_data)
+    );
+    
+    // Update code
+    always @(*) begin
+        write_pointer$clock = clock;
+        read_pointer$clock = clock;
+        write_pointer$d = write_pointer$q;
+        read_pointer$d = read_pointer$q;
+        write_pointer$rst_n = rst_n;
+        read_pointer$rst_n = rst_n;
+        words$clock = clock;
+        words$write_enable = push;
+        words$write_address = write_pointer$q[(32'h0)+:(3)];
+        words$write_data = push_data;
+        words$read_address = read_pointer$q[(32'h0)+:(3)];
+        head = words$read_data;
+        count = write_pointer$q - read_pointer$q;
+        empty = write_pointer$q == read_pointer$q;
+        full = count == depth;
+        if (push) begin
+            write_pointer$d = write_pointer$q + 32'h1;
+        end
+        if (pop) begin
+            read_pointer$d = read_pointer$q + 32'h1;
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$command$buffer
+
+
+module npu_u65_512_core$dma$command$buffer$read_pointer(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$buffer$read_pointer
+
+
+module npu_u65_512_core$dma$command$buffer$words(clock,write_enable,write_address,write_data,read_address,read_data);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  write_enable;
+    input wire  [2:0] write_address;
+    input wire  [135:0] write_data;
+    input wire  [2:0] read_address;
+    output reg  [135:0] read_data;
+    
+    // Update code (custom)
+    reg [135:0] cells [0:7];
+    always @(posedge clock) if (write_enable) cells[write_address] <= write_data;
+    always @(*) read_data = cells[read_address];
+endmodule // npu_u65_512_core$dma$command$buffer$words
+
+
+module npu_u65_512_core$dma$command$buffer$write_pointer(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$buffer$write_pointer
+
+
+module npu_u65_512_core$dma$command$discarding(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$discarding
+
+
+module npu_u65_512_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,address,beats_m1,last_burst,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  start;
+    input wire  [39:0] shape$base;
+    input wire  [31:0] shape$len;
+    input wire  [15:0] shape$rows;
+    input wire  [15:0] shape$planes;
+    input wire  [39:0] shape$row_skip;
+    input wire  [39:0] shape$plane_skip;
+    input wire  shape$three_d;
+    input wire  [1:0] shape$max_beats;
+    input wire  next_burst;
+    input wire  next_beat;
+    input wire  cancel;
+    output reg  valid;
+    output reg  [39:0] address;
+    output reg  [3:0] beats_m1;
+    output reg  last_burst;
+    output reg  [3:0] beat_first_lane;
+    output reg  [3:0] beat_last_lane;
+    output reg  [35:0] beat_line;
+    output reg  beat_last_of_burst;
+    output reg  beat_last;
+    
+    // Stub signals
+    reg  active$clock;
+    reg  active$rst_n;
+    reg  active$d;
+    wire  active$q;
+    reg  current$clock;
+    reg  current$rst_n;
+    reg  [39:0] current$d;
+    wire  [39:0] current$q;
+    reg  row_left$clock;
+    reg  row_left$rst_n;
+    reg  [31:0] row_left$d;
+    wire  [31:0] row_left$q;
+    reg  row_start$clock;
+    reg  row_start$rst_n;
+    reg  [39:0] row_start$d;
+    wire  [39:0] row_start$q;
+    reg  packed_row_start$clock;
+    reg  packed_row_start$rst_n;
+    reg  [39:0] packed_row_start$d;
+    wire  [39:0] packed_row_start$q;
+    reg  rows_left$clock;
+    reg  rows_left$rst_n;
+    reg  [15:0] rows_left$d;
+    wire  [15:0] rows_left$q;
+    reg  planes_left$clock;
+    reg  planes_left$rst_n;
+    reg  [15:0] planes_left$d;
+    wire  [15:0] planes_left$q;
+    reg  beat$clock;
+    reg  beat$rst_n;
+    reg  [3:0] beat$d;
+    wire  [3:0] beat$q;
+    reg  len$clock;
+    reg  len$rst_n;
+    reg  [31:0] len$d;
+    wire  [31:0] len$q;
+    reg  rows$clock;
+    reg  rows$rst_n;
+    reg  [15:0] rows$d;
+    wire  [15:0] rows$q;
+    reg  row_stride$clock;
+    reg  row_stride$rst_n;
+    reg  [39:0] row_stride$d;
+    wire  [39:0] row_stride$q;
+    reg  plane_gap$clock;
+    reg  plane_gap$rst_n;
+    reg  [39:0] plane_gap$d;
+    wire  [39:0] plane_gap$q;
+    reg  three_d$clock;
+    reg  three_d$rst_n;
+    reg  three_d$d;
+    wire  three_d$q;
+    reg  max_beats$clock;
+    reg  max_beats$rst_n;
+    reg  [1:0] max_beats$d;
+    wire  [1:0] max_beats$q;
+    
+    // Local signals
+    reg  [8:0] boundary_bytes;
+    reg  [8:0] burst_bytes;
+    reg  row_ends;
+    reg  [8:0] burst_end_offset;
+    reg  advance_burst;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$command$issue$active active(
+        .clock(active$clock),
+        .rst_n(active$rst_n),
+        .d(active$d),
+        .q(active$q)
+    );
+    npu_u65_512_core$dma$command$issue$current current(
+        .clock(current$clock),
+        .rst_n(current$rst_n),
+        .d(current$d),
+        .q(current$q)
+    );
+    npu_u65_512_core$dma$command$issue$row_left row_left(
+        .clock(row_left$clock),
+        .rst_n(row_left$rst_n),
+        .d(row_left$d),
+        .q(row_left$q)
+    );
+    npu_u65_512_core$dma$command$issue$row_start row_start(
+        .clock(row_start$clock),
+        .rst_n(row_start$rst_n),
+        .d(row_start$d),
+        .q(row_start$q)
+    );
+    npu_u65_512_core$dma$command$issue$packed_row_start packed_row_start(
+        .clock(packed_row_start$clock),
+        .rst_n(packed_row_start$rst_n),
+        .d(packed_row_start$d),
+        .q(packed_row_start$q)
+    );
+    npu_u65_512_core$dma$command$issue$rows_left rows_left(
+        .clock(rows_left$clock),
+        .rst_n(rows_left$rst_n),
+        .d(rows_left$d),
+        .q(rows_left$q)
+    );
+    npu_u65_512_core$dma$command$issue$planes_left planes_left(
+        .clock(planes_left$clock),
+        .rst_n(planes_left$rst_n),
+        .d(planes_left$d),
+        .q(planes_left$q)
+    );
+    npu_u65_512_core$dma$command$issue$beat beat(
+        .clock(beat$clock),
+        .rst_n(beat$rst_n),
+        .d(beat$d),
+        .q(beat$q)
+    );
+    npu_u65_512_core$dma$command$issue$len len(
+        .clock(len$clock),
+        .rst_n(len$rst_n),
+        .d(len$d),
+        .q(len$q)
+    );
+    npu_u65_512_core$dma$command$issue$rows rows(
+        .clock(rows$clock),
+        .rst_n(rows$rst_n),
+        .d(rows$d),
+        .q(rows$q)
+    );
+    npu_u65_512_core$dma$command$issue$row_stride row_stride(
+        .clock(row_stride$clock),
+        .rst_n(row_stride$rst_n),
+        .d(row_stride$d),
+        .q(row_stride$q)
+    );
+    npu_u65_512_core$dma$command$issue$plane_gap plane_gap(
+        .clock(plane_gap$clock),
+        .rst_n(plane_gap$rst_n),
+        .d(plane_gap$d),
+        .q(plane_gap$q)
+    );
+    npu_u65_512_core$dma$command$issue$three_d three_d(
+        .clock(three_d$clock),
+        .rst_n(three_d$rst_n),
+        .d(three_d$d),
+        .q(three_d$q)
+    );
+    npu_u65_512_core$dma$command$issue$max_beats max_beats(
+        .clock(max_beats$clock),
+        .rst_n(max_beats$rst_n),
+        .d(max_beats$d),
+        .q(max_beats$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        active$clock = clock;
+        current$clock = clock;
+        row_left$clock = clock;
+        row_start$clock = clock;
+        packed_row_start$clock = clock;
+        rows_left$clock = clock;
+        planes_left$clock = clock;
+        beat$clock = clock;
+        len$clock = clock;
+        rows$clock = clock;
+        row_stride$clock = clock;
+        plane_gap$clock = clock;
+        three_d$clock = clock;
+        max_beats$clock = clock;
+        active$d = active$q;
+        current$d = current$q;
+        row_left$d = row_left$q;
+        row_start$d = row_start$q;
+        packed_row_start$d = packed_row_start$q;
+        rows_left$d = rows_left$q;
+        planes_left$d = planes_left$q;
+        beat$d = beat$q;
+        len$d = len$q;
+        rows$d = rows$q;
+        row_stride$d = row_stride$q;
+        plane_gap$d = plane_gap$q;
+        three_d$d = three_d$q;
+        max_beats$d = max_beats$q;
+        active$rst_n = rst_n;
+        current$rst_n = rst_n;
+        row_left$rst_n = rst_n;
+        row_start$rst_n = rst_n;
+        packed_row_start$rst_n = rst_n;
+        rows_left$rst_n = rst_n;
+        planes_left$rst_n = rst_n;
+        beat$rst_n = rst_n;
+        len$rst_n = rst_n;
+        rows$rst_n = rst_n;
+        row_stride$rst_n = rst_n;
+        plane_gap$rst_n = rst_n;
+        three_d$rst_n = rst_n;
+        max_beats$rst_n = rst_n;
+        if (max_beats$q == 32'h1) begin
+            boundary_bytes = ((32'h80) & 9'h1ff) - ((current$q & 32'h7f) & 9'h1ff);
+        end
+        else if (max_beats$q == 32'h2) begin
+            boundary_bytes = ((32'h100) & 9'h1ff) - ((current$q & 32'hff) & 9'h1ff);
+        end
+        else begin
+            boundary_bytes = ((32'h40) & 9'h1ff) - ((current$q & 32'h3f) & 9'h1ff);
+        end
+        row_ends = row_left$q <= ((boundary_bytes) & 32'hffffffff);
+        burst_bytes = boundary_bytes;
+        if (row_ends) begin
+            burst_bytes = ((row_left$q) & 9'h1ff);
+        end
+        burst_end_offset = ((current$q & 32'hff) & 9'h1ff) + burst_bytes - 32'h1;
+        valid = active$q;
+        address = current$q;
+        beats_m1 = (((burst_end_offset >> 32'h4) - (((current$q & 32'hff) >> 32'h4) & 9'h1ff)) & 4'hf);
+        last_burst = row_ends & (rows_left$q == 32'h1) & (planes_left$q == 32'h1);
+        beat_first_lane = 32'h0;
+        if (beat$q == 32'h0) begin
+            beat_first_lane = ((current$q) & 4'hf);
+        end
+        beat_last_of_burst = beat$q == beats_m1;
+        beat_last_lane = 32'hf;
+        if (beat_last_of_burst) begin
+            beat_last_lane = ((burst_end_offset) & 4'hf);
+        end
+        beat_line = ((current$q >> 32'h4) & 36'hfffffffff) + ((beat$q) & 36'hfffffffff);
+        beat_last = beat_last_of_burst & last_burst;
+        advance_burst = active$q & next_burst;
+        if (active$q & next_beat) begin
+            beat$d = beat$q + 32'h1;
+            if (beat_last_of_burst) begin
+                beat$d = 32'h0;
+                advance_burst = 1'b1;
+            end
+        end
+        if (advance_burst) begin
+            if (~row_ends) begin
+                current$d = current$q + ((burst_bytes) & 40'hffffffffff);
+                row_left$d = row_left$q - ((burst_bytes) & 32'hffffffff);
+            end
+            else if (rows_left$q != 32'h1) begin
+                current$d = row_start$q + row_stride$q;
+                row_start$d = row_start$q + row_stride$q;
+                packed_row_start$d = packed_row_start$q + ((len$q) & 40'hffffffffff);
+                row_left$d = len$q;
+                rows_left$d = rows_left$q - 32'h1;
+            end
+            else if (planes_left$q != 32'h1) begin
+                current$d = row_start$q + row_stride$q;
+                if (three_d$q) begin
+                    current$d = packed_row_start$q + plane_gap$q;
+                end
+                row_start$d = current$d;
+                packed_row_start$d = current$d;
+                row_left$d = len$q;
+                rows_left$d = rows$q;
+                planes_left$d = planes_left$q - 32'h1;
+            end
+            else begin
+                active$d = 1'b0;
+            end
+        end
+        if (cancel) begin
+            active$d = 1'b0;
+        end
+        if (start) begin
+            active$d = 1'b1;
+            current$d = shape$base;
+            row_start$d = shape$base;
+            packed_row_start$d = shape$base;
+            row_left$d = shape$len;
+            rows_left$d = shape$rows;
+            planes_left$d = shape$planes;
+            beat$d = 32'h0;
+            len$d = shape$len;
+            rows$d = shape$rows;
+            row_stride$d = ((shape$len) & 40'hffffffffff) + shape$row_skip;
+            plane_gap$d = ((shape$len) & 40'hffffffffff) + shape$plane_skip;
+            three_d$d = shape$three_d;
+            max_beats$d = shape$max_beats;
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$command$issue
+
+
+module npu_u65_512_core$dma$command$issue$active(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$issue$active
+
+
+module npu_u65_512_core$dma$command$issue$beat(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$issue$beat
+
+
+module npu_u65_512_core$dma$command$issue$current(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$issue$current
+
+
+module npu_u65_512_core$dma$command$issue$len(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$issue$len
+
+
+module npu_u65_512_core$dma$command$issue$max_beats(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$issue$max_beats
+
+
+module npu_u65_512_core$dma$command$issue$packed_row_start(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$issue$packed_row_start
+
+
+module npu_u65_512_core$dma$command$issue$plane_gap(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$issue$plane_gap
+
+
+module npu_u65_512_core$dma$command$issue$planes_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$issue$planes_left
+
+
+module npu_u65_512_core$dma$command$issue$row_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$issue$row_left
+
+
+module npu_u65_512_core$dma$command$issue$row_start(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$issue$row_start
+
+
+module npu_u65_512_core$dma$command$issue$row_stride(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$issue$row_stride
+
+
+module npu_u65_512_core$dma$command$issue$rows(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$issue$rows
+
+
+module npu_u65_512_core$dma$command$issue$rows_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$issue$rows_left
+
+
+module npu_u65_512_core$dma$command$issue$three_d(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$issue$three_d
+
+
+module npu_u65_512_core$dma$command$receive(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,address,beats_m1,last_burst,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  start;
+    input wire  [39:0] shape$base;
+    input wire  [31:0] shape$len;
+    input wire  [15:0] shape$rows;
+    input wire  [15:0] shape$planes;
+    input wire  [39:0] shape$row_skip;
+    input wire  [39:0] shape$plane_skip;
+    input wire  shape$three_d;
+    input wire  [1:0] shape$max_beats;
+    input wire  next_burst;
+    input wire  next_beat;
+    input wire  cancel;
+    output reg  valid;
+    output reg  [39:0] address;
+    output reg  [3:0] beats_m1;
+    output reg  last_burst;
+    output reg  [3:0] beat_first_lane;
+    output reg  [3:0] beat_last_lane;
+    output reg  [35:0] beat_line;
+    output reg  beat_last_of_burst;
+    output reg  beat_last;
+    
+    // Stub signals
+    reg  active$clock;
+    reg  active$rst_n;
+    reg  active$d;
+    wire  active$q;
+    reg  current$clock;
+    reg  current$rst_n;
+    reg  [39:0] current$d;
+    wire  [39:0] current$q;
+    reg  row_left$clock;
+    reg  row_left$rst_n;
+    reg  [31:0] row_left$d;
+    wire  [31:0] row_left$q;
+    reg  row_start$clock;
+    reg  row_start$rst_n;
+    reg  [39:0] row_start$d;
+    wire  [39:0] row_start$q;
+    reg  packed_row_start$clock;
+    reg  packed_row_start$rst_n;
+    reg  [39:0] packed_row_start$d;
+    wire  [39:0] packed_row_start$q;
+    reg  rows_left$clock;
+    reg  rows_left$rst_n;
+    reg  [15:0] rows_left$d;
+    wire  [15:0] rows_left$q;
+    reg  planes_left$clock;
+    reg  planes_left$rst_n;
+    reg  [15:0] planes_left$d;
+    wire  [15:0] planes_left$q;
+    reg  beat$clock;
+    reg  beat$rst_n;
+    reg  [3:0] beat$d;
+    wire  [3:0] beat$q;
+    reg  len$clock;
+    reg  len$rst_n;
+    reg  [31:0] len$d;
+    wire  [31:0] len$q;
+    reg  rows$clock;
+    reg  rows$rst_n;
+    reg  [15:0] rows$d;
+    wire  [15:0] rows$q;
+    reg  row_stride$clock;
+    reg  row_stride$rst_n;
+    reg  [39:0] row_stride$d;
+    wire  [39:0] row_stride$q;
+    reg  plane_gap$clock;
+    reg  plane_gap$rst_n;
+    reg  [39:0] plane_gap$d;
+    wire  [39:0] plane_gap$q;
+    reg  three_d$clock;
+    reg  three_d$rst_n;
+    reg  three_d$d;
+    wire  three_d$q;
+    reg  max_beats$clock;
+    reg  max_beats$rst_n;
+    reg  [1:0] max_beats$d;
+    wire  [1:0] max_beats$q;
+    
+    // Local signals
+    reg  [8:0] boundary_bytes;
+    reg  [8:0] burst_bytes;
+    reg  row_ends;
+    reg  [8:0] burst_end_offset;
+    reg  advance_burst;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$command$receive$active active(
+        .clock(active$clock),
+        .rst_n(active$rst_n),
+        .d(active$d),
+        .q(active$q)
+    );
+    npu_u65_512_core$dma$command$receive$current current(
+        .clock(current$clock),
+        .rst_n(current$rst_n),
+        .d(current$d),
+        .q(current$q)
+    );
+    npu_u65_512_core$dma$command$receive$row_left row_left(
+        .clock(row_left$clock),
+        .rst_n(row_left$rst_n),
+        .d(row_left$d),
+        .q(row_left$q)
+    );
+    npu_u65_512_core$dma$command$receive$row_start row_start(
+        .clock(row_start$clock),
+        .rst_n(row_start$rst_n),
+        .d(row_start$d),
+        .q(row_start$q)
+    );
+    npu_u65_512_core$dma$command$receive$packed_row_start packed_row_start(
+        .clock(packed_row_start$clock),
+        .rst_n(packed_row_start$rst_n),
+        .d(packed_row_start$d),
+        .q(packed_row_start$q)
+    );
+    npu_u65_512_core$dma$command$receive$rows_left rows_left(
+        .clock(rows_left$clock),
+        .rst_n(rows_left$rst_n),
+        .d(rows_left$d),
+        .q(rows_left$q)
+    );
+    npu_u65_512_core$dma$command$receive$planes_left planes_left(
+        .clock(planes_left$clock),
+        .rst_n(planes_left$rst_n),
+        .d(planes_left$d),
+        .q(planes_left$q)
+    );
+    npu_u65_512_core$dma$command$receive$beat beat(
+        .clock(beat$clock),
+        .rst_n(beat$rst_n),
+        .d(beat$d),
+        .q(beat$q)
+    );
+    npu_u65_512_core$dma$command$receive$len len(
+        .clock(len$clock),
+        .rst_n(len$rst_n),
+        .d(len$d),
+        .q(len$q)
+    );
+    npu_u65_512_core$dma$command$receive$rows rows(
+        .clock(rows$clock),
+        .rst_n(rows$rst_n),
+        .d(rows$d),
+        .q(rows$q)
+    );
+    npu_u65_512_core$dma$command$receive$row_stride row_stride(
+        .clock(row_stride$clock),
+        .rst_n(row_stride$rst_n),
+        .d(row_stride$d),
+        .q(row_stride$q)
+    );
+    npu_u65_512_core$dma$command$receive$plane_gap plane_gap(
+        .clock(plane_gap$clock),
+        .rst_n(plane_gap$rst_n),
+        .d(plane_gap$d),
+        .q(plane_gap$q)
+    );
+    npu_u65_512_core$dma$command$receive$three_d three_d(
+        .clock(three_d$clock),
+        .rst_n(three_d$rst_n),
+        .d(three_d$d),
+        .q(three_d$q)
+    );
+    npu_u65_512_core$dma$command$receive$max_beats max_beats(
+        .clock(max_beats$clock),
+        .rst_n(max_beats$rst_n),
+        .d(max_beats$d),
+        .q(max_beats$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        active$clock = clock;
+        current$clock = clock;
+        row_left$clock = clock;
+        row_start$clock = clock;
+        packed_row_start$clock = clock;
+        rows_left$clock = clock;
+        planes_left$clock = clock;
+        beat$clock = clock;
+        len$clock = clock;
+        rows$clock = clock;
+        row_stride$clock = clock;
+        plane_gap$clock = clock;
+        three_d$clock = clock;
+        max_beats$clock = clock;
+        active$d = active$q;
+        current$d = current$q;
+        row_left$d = row_left$q;
+        row_start$d = row_start$q;
+        packed_row_start$d = packed_row_start$q;
+        rows_left$d = rows_left$q;
+        planes_left$d = planes_left$q;
+        beat$d = beat$q;
+        len$d = len$q;
+        rows$d = rows$q;
+        row_stride$d = row_stride$q;
+        plane_gap$d = plane_gap$q;
+        three_d$d = three_d$q;
+        max_beats$d = max_beats$q;
+        active$rst_n = rst_n;
+        current$rst_n = rst_n;
+        row_left$rst_n = rst_n;
+        row_start$rst_n = rst_n;
+        packed_row_start$rst_n = rst_n;
+        rows_left$rst_n = rst_n;
+        planes_left$rst_n = rst_n;
+        beat$rst_n = rst_n;
+        len$rst_n = rst_n;
+        rows$rst_n = rst_n;
+        row_stride$rst_n = rst_n;
+        plane_gap$rst_n = rst_n;
+        three_d$rst_n = rst_n;
+        max_beats$rst_n = rst_n;
+        if (max_beats$q == 32'h1) begin
+            boundary_bytes = ((32'h80) & 9'h1ff) - ((current$q & 32'h7f) & 9'h1ff);
+        end
+        else if (max_beats$q == 32'h2) begin
+            boundary_bytes = ((32'h100) & 9'h1ff) - ((current$q & 32'hff) & 9'h1ff);
+        end
+        else begin
+            boundary_bytes = ((32'h40) & 9'h1ff) - ((current$q & 32'h3f) & 9'h1ff);
+        end
+        row_ends = row_left$q <= ((boundary_bytes) & 32'hffffffff);
+        burst_bytes = boundary_bytes;
+        if (row_ends) begin
+            burst_bytes = ((row_left$q) & 9'h1ff);
+        end
+        burst_end_offset = ((current$q & 32'hff) & 9'h1ff) + burst_bytes - 32'h1;
+        valid = active$q;
+        address = current$q;
+        beats_m1 = (((burst_end_offset >> 32'h4) - (((current$q & 32'hff) >> 32'h4) & 9'h1ff)) & 4'hf);
+        last_burst = row_ends & (rows_left$q == 32'h1) & (planes_left$q == 32'h1);
+        beat_first_lane = 32'h0;
+        if (beat$q == 32'h0) begin
+            beat_first_lane = ((current$q) & 4'hf);
+        end
+        beat_last_of_burst = beat$q == beats_m1;
+        beat_last_lane = 32'hf;
+        if (beat_last_of_burst) begin
+            beat_last_lane = ((burst_end_offset) & 4'hf);
+        end
+        beat_line = ((current$q >> 32'h4) & 36'hfffffffff) + ((beat$q) & 36'hfffffffff);
+        beat_last = beat_last_of_burst & last_burst;
+        advance_burst = active$q & next_burst;
+        if (active$q & next_beat) begin
+            beat$d = beat$q + 32'h1;
+            if (beat_last_of_burst) begin
+                beat$d = 32'h0;
+                advance_burst = 1'b1;
+            end
+        end
+        if (advance_burst) begin
+            if (~row_ends) begin
+                current$d = current$q + ((burst_bytes) & 40'hffffffffff);
+                row_left$d = row_left$q - ((burst_bytes) & 32'hffffffff);
+            end
+            else if (rows_left$q != 32'h1) begin
+                current$d = row_start$q + row_stride$q;
+                row_start$d = row_start$q + row_stride$q;
+                packed_row_start$d = packed_row_start$q + ((len$q) & 40'hffffffffff);
+                row_left$d = len$q;
+                rows_left$d = rows_left$q - 32'h1;
+            end
+            else if (planes_left$q != 32'h1) begin
+                current$d = row_start$q + row_stride$q;
+                if (three_d$q) begin
+                    current$d = packed_row_start$q + plane_gap$q;
+                end
+                row_start$d = current$d;
+                packed_row_start$d = current$d;
+                row_left$d = len$q;
+                rows_left$d = rows$q;
+                planes_left$d = planes_left$q - 32'h1;
+            end
+            else begin
+                active$d = 1'b0;
+            end
+        end
+        if (cancel) begin
+            active$d = 1'b0;
+        end
+        if (start) begin
+            active$d = 1'b1;
+            current$d = shape$base;
+            row_start$d = shape$base;
+            packed_row_start$d = shape$base;
+            row_left$d = shape$len;
+            rows_left$d = shape$rows;
+            planes_left$d = shape$planes;
+            beat$d = 32'h0;
+            len$d = shape$len;
+            rows$d = shape$rows;
+            row_stride$d = ((shape$len) & 40'hffffffffff) + shape$row_skip;
+            plane_gap$d = ((shape$len) & 40'hffffffffff) + shape$plane_skip;
+            three_d$d = shape$three_d;
+            max_beats$d = shape$max_beats;
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$command$receive
+
+
+module npu_u65_512_core$dma$command$receive$active(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$receive$active
+
+
+module npu_u65_512_core$dma$command$receive$beat(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$receive$beat
+
+
+module npu_u65_512_core$dma$command$receive$current(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$receive$current
+
+
+module npu_u65_512_core$dma$command$receive$len(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$receive$len
+
+
+module npu_u65_512_core$dma$command$receive$max_beats(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$receive$max_beats
+
+
+module npu_u65_512_core$dma$command$receive$packed_row_start(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$receive$packed_row_start
+
+
+module npu_u65_512_core$dma$command$receive$plane_gap(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$receive$plane_gap
+
+
+module npu_u65_512_core$dma$command$receive$planes_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$receive$planes_left
+
+
+module npu_u65_512_core$dma$command$receive$row_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$receive$row_left
+
+
+module npu_u65_512_core$dma$command$receive$row_start(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$receive$row_start
+
+
+module npu_u65_512_core$dma$command$receive$row_stride(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$receive$row_stride
+
+
+module npu_u65_512_core$dma$command$receive$rows(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$receive$rows
+
+
+module npu_u65_512_core$dma$command$receive$rows_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$receive$rows_left
+
+
+module npu_u65_512_core$dma$command$receive$three_d(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$receive$three_d
+
+
+module npu_u65_512_core$dma$command$reserved(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$reserved
+
+
+module npu_u65_512_core$dma$command_cache(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command_cache
+
+
+module npu_u65_512_core$dma$command_counter(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command_counter
+
+
+module npu_u65_512_core$dma$fault_channel(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$fault_channel
+
+
+module npu_u65_512_core$dma$fault_interface(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$fault_interface
+
+
+module npu_u65_512_core$dma$halted(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$halted
+
+
+module npu_u65_512_core$dma$head_started(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$head_started
+
+
+module npu_u65_512_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$len,source$rows,source$planes,source$row_skip,source$plane_skip,source$three_d,source$max_beats,destination$base,destination$len,destination$rows,destination$planes,destination$row_skip,destination$plane_skip,destination$three_d,destination$max_beats,internal,cores,halt,may_read,may_write,ar_request,ar_address,ar_len,ar_grant,r_valid,r_data,awvalid,awaddr,awlen,awready,wvalid,wdata,wstrb,wlast,wready,b_valid,burst_issued,shram_write,shram_cores,shram_line,shram_data,shram_strobe,done,busy);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  aclken;
+    input wire  start;
+    input wire  [39:0] source$base;
+    input wire  [31:0] source$len;
+    input wire  [15:0] source$rows;
+    input wire  [15:0] source$planes;
+    input wire  [39:0] source$row_skip;
+    input wire  [39:0] source$plane_skip;
+    input wire  source$three_d;
+    input wire  [1:0] source$max_beats;
+    input wire  [39:0] destination$base;
+    input wire  [31:0] destination$len;
+    input wire  [15:0] destination$rows;
+    input wire  [15:0] destination$planes;
+    input wire  [39:0] destination$row_skip;
+    input wire  [39:0] destination$plane_skip;
+    input wire  destination$three_d;
+    input wire  [1:0] destination$max_beats;
+    input wire  internal;
+    input wire  [1:0] cores;
+    input wire  halt;
+    input wire  may_read;
+    input wire  may_write;
+    output reg  ar_request;
+    output reg  [39:0] ar_address;
+    output reg  [7:0] ar_len;
+    input wire  ar_grant;
+    input wire  r_valid;
+    input wire  [127:0] r_data;
+    output reg  awvalid;
+    output reg  [39:0] awaddr;
+    output reg  [7:0] awlen;
+    input wire  awready;
+    output reg  wvalid;
+    output reg  [127:0] wdata;
+    output reg  [15:0] wstrb;
+    output reg  wlast;
+    input wire  wready;
+    input wire  b_valid;
+    output reg  burst_issued;
+    output reg  shram_write;
+    output reg  [1:0] shram_cores;
+    output reg  [11:0] shram_line;
+    output reg  [127:0] shram_data;
+    output reg  [15:0] shram_strobe;
+    output reg  done;
+    output reg  busy;
+    
+    // Stub signals
+    reg  read$clock;
+    reg  read$rst_n;
+    reg  read$start;
+    reg  read$halt;
+    reg  read$cancel;
+    reg  read$may_issue;
+    wire  read$ar_request;
+    wire  [39:0] read$ar_address;
+    wire  [7:0] read$ar_len;
+    reg  read$ar_grant;
+    reg  read$r_valid;
+    reg  [127:0] read$r_data;
+    wire  read$out_valid;
+    wire  [127:0] read$out_data;
+    wire  [3:0] read$out_first_lane;
+    wire  [3:0] read$out_last_lane;
+    reg  read$out_ready;
+    wire  read$busy;
+    reg  aligner$clock;
+    reg  aligner$rst_n;
+    reg  aligner$in_valid;
+    reg  [127:0] aligner$in_data;
+    reg  [3:0] aligner$in_first_lane;
+    reg  [3:0] aligner$in_last_lane;
+    wire  aligner$in_ready;
+    reg  aligner$out_wanted;
+    reg  [3:0] aligner$out_first_lane;
+    reg  [3:0] aligner$out_last_lane;
+    reg  aligner$out_space;
+    wire  aligner$out_fire;
+    wire  [127:0] aligner$out_data;
+    wire  [15:0] aligner$out_strobe;
+    reg  fill$clock;
+    reg  fill$rst_n;
+    reg  fill$start;
+    reg  fill$next_burst;
+    reg  fill$next_beat;
+    reg  fill$cancel;
+    wire  fill$valid;
+    wire  [39:0] fill$address;
+    wire  [3:0] fill$beats_m1;
+    wire  fill$last_burst;
+    wire  [3:0] fill$beat_first_lane;
+    wire  [3:0] fill$beat_last_lane;
+    wire  [35:0] fill$beat_line;
+    wire  fill$beat_last_of_burst;
+    wire  fill$beat_last;
+    reg  write$clock;
+    reg  write$rst_n;
+    reg  write$aclken;
+    reg  write$start;
+    reg  write$halt;
+    reg  write$may_issue;
+    reg  write$push;
+    reg  [127:0] write$push_data;
+    reg  [15:0] write$push_strobe;
+    reg  write$push_last;
+    wire  write$space;
+    wire  write$awvalid;
+    wire  [39:0] write$awaddr;
+    wire  [7:0] write$awlen;
+    reg  write$awready;
+    wire  write$wvalid;
+    wire  [127:0] write$wdata;
+    wire  [15:0] write$wstrb;
+    wire  write$wlast;
+    reg  write$wready;
+    reg  write$b_valid;
+    wire  write$burst_issued;
+    wire  write$busy;
+    reg  running$clock;
+    reg  running$rst_n;
+    reg  running$d;
+    wire  running$q;
+    reg  to_shram$clock;
+    reg  to_shram$rst_n;
+    reg  to_shram$d;
+    wire  to_shram$q;
+    reg  shram_cores_q$clock;
+    reg  shram_cores_q$rst_n;
+    reg  [1:0] shram_cores_q$d;
+    wire  [1:0] shram_cores_q$q;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$mem2mem$read read(
+        .clock(read$clock),
+        .rst_n(read$rst_n),
+        .start(read$start),
+        .shape$base(source$base),
+        .shape$len(source$len),
+        .shape$rows(source$rows),
+        .shape$planes(source$planes),
+        .shape$row_skip(source$row_skip),
+        .shape$plane_skip(source$plane_skip),
+        .shape$three_d(source$three_d),
+        .shape$max_beats(source$max_beats),
+        .halt(read$halt),
+        .cancel(read$cancel),
+        .may_issue(read$may_issue),
+        .ar_request(read$ar_request),
+        .ar_address(read$ar_address),
+        .ar_len(read$ar_len),
+        .ar_grant(read$ar_grant),
+        .r_valid(read$r_valid),
+        .r_data(read$r_data),
+        .out_valid(read$out_valid),
+        .out_data(read$out_data),
+        .out_first_lane(read$out_first_lane),
+        .out_last_lane(read$out_last_lane),
+        .out_ready(read$out_ready),
+        .busy(read$busy)
+    );
+    npu_u65_512_core$dma$mem2mem$aligner aligner(
+        .clock(aligner$clock),
+        .rst_n(aligner$rst_n),
+        .in_valid(aligner$in_valid),
+        .in_data(aligner$in_data),
+        .in_first_lane(aligner$in_first_lane),
+        .in_last_lane(aligner$in_last_lane),
+        .in_ready(aligner$in_ready),
+        .out_wanted(aligner$out_wanted),
+        .out_first_lane(aligner$out_first_lane),
+        .out_last_lane(aligner$out_last_lane),
+        .out_space(aligner$out_space),
+        .out_fire(aligner$out_fire),
+        .out_data(aligner$out_data),
+        .out_strobe(aligner$out_strobe)
+    );
+    npu_u65_512_core$dma$mem2mem$fill fill(
+        .clock(fill$clock),
+        .rst_n(fill$rst_n),
+        .start(fill$start),
+        .shape$base(destination$base),
+        .shape$len(destination$len),
+        .shape$rows(destination$rows),
+        .shape$planes(destination$planes),
+        .shape$row_skip(destination$row_skip),
+        .shape$plane_skip(destination$plane_skip),
+        .shape$three_d(destination$three_d),
+        .shape$max_beats(destination$max_beats),
+        .next_burst(fill$next_burst),
+        .next_beat(fill$next_beat),
+        .cancel(fill$cancel),
+        .valid(fill$valid),
+        .address(fill$address),
+        .beats_m1(fill$beats_m1),
+        .last_burst(fill$last_burst),
+        .beat_first_lane(fill$beat_first_lane),
+        .beat_last_lane(fill$beat_last_lane),
+        .beat_line(fill$beat_line),
+        .beat_last_of_burst(fill$beat_last_of_burst),
+        .beat_last(fill$beat_last)
+    );
+    npu_u65_512_core$dma$mem2mem$write write(
+        .clock(write$clock),
+        .rst_n(write$rst_n),
+        .aclken(write$aclken),
+        .start(write$start),
+        .shape$base(destination$base),
+        .shape$len(destination$len),
+        .shape$rows(destination$rows),
+        .shape$planes(destination$planes),
+        .shape$row_skip(destination$row_skip),
+        .shape$plane_skip(destination$plane_skip),
+        .shape$three_d(destination$three_d),
+        .shape$max_beats(destination$max_beats),
+        .halt(write$halt),
+        .may_issue(write$may_issue),
+        .push(write$push),
+        .push_data(write$push_data),
+        .push_strobe(write$push_strobe),
+        .push_last(write$push_last),
+        .space(write$space),
+        .awvalid(write$awvalid),
+        .awaddr(write$awaddr),
+        .awlen(write$awlen),
+        .awready(write$awready),
+        .wvalid(write$wvalid),
+        .wdata(write$wdata),
+        .wstrb(write$wstrb),
+        .wlast(write$wlast),
+        .wready(write$wready),
+        .b_valid(write$b_valid),
+        .burst_issued(write$burst_issued),
+        .busy(write$busy)
+    );
+    npu_u65_512_core$dma$mem2mem$running running(
+        .clock(running$clock),
+        .rst_n(running$rst_n),
+        .d(running$d),
+        .q(running$q)
+    );
+    npu_u65_512_core$dma$mem2mem$to_shram to_shram(
+        .clock(to_shram$clock),
+        .rst_n(to_shram$rst_n),
+        .d(to_shram$d),
+        .q(to_shram$q)
+    );
+    npu_u65_512_core$dma$mem2mem$shram_cores_q shram_cores_q(
+        .clock(shram_cores_q$clock),
+        .rst_n(shram_cores_q$rst_n),
+        .d(shram_cores_q$d),
+        .q(shram_cores_q$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        running$clock = clock;
+        to_shram$clock = clock;
+        shram_cores_q$clock = clock;
+        running$d = running$q;
+        to_shram$d = to_shram$q;
+        shram_cores_q$d = shram_cores_q$q;
+        running$rst_n = rst_n;
+        to_shram$rst_n = rst_n;
+        shram_cores_q$rst_n = rst_n;
+        read$clock = clock;
+        read$rst_n = rst_n;
+        aligner$clock = clock;
+        aligner$rst_n = rst_n;
+        fill$clock = clock;
+        fill$rst_n = rst_n;
+        write$clock = clock;
+        write$rst_n = rst_n;
+        read$start = start;
+        fill$start = start;
+        write$start = start & ~internal;
+        if (start) begin
+            running$d = 1'b1;
+            to_shram$d = internal;
+            shram_cores_q$d = cores;
+        end
+        read$halt = halt;
+        read$cancel = 1'b0;
+        read$may_issue = may_read;
+        ar_request = read$ar_request;
+        ar_address = read$ar_address;
+        ar_len = read$ar_len;
+        read$ar_grant = ar_grant;
+        read$r_valid = r_valid;
+        read$r_data = r_data;
+        aligner$in_valid = read$out_valid;
+        aligner$in_data = read$out_data;
+        aligner$in_first_lane = read$out_first_lane;
+        aligner$in_last_lane = read$out_last_lane;
+        read$out_ready = aligner$in_ready;
+        aligner$out_wanted = fill$valid;
+        aligner$out_first_lane = fill$beat_first_lane;
+        aligner$out_last_lane = fill$beat_last_lane;
+        aligner$out_space = to_shram$q | write$space;
+        fill$next_beat = aligner$out_fire;
+        fill$next_burst = 1'b0;
+        fill$cancel = 1'b0;
+        write$aclken = aclken;
+        write$halt = halt;
+        write$may_issue = may_write;
+        write$push = aligner$out_fire & ~to_shram$q;
+        write$push_data = aligner$out_data;
+        write$push_strobe = aligner$out_strobe;
+        write$push_last = fill$beat_last_of_burst;
+        awvalid = write$awvalid;
+        awaddr = write$awaddr;
+        awlen = write$awlen;
+        write$awready = awready;
+        wvalid = write$wvalid;
+        wdata = write$wdata;
+        wstrb = write$wstrb;
+        wlast = write$wlast;
+        write$wready = wready;
+        write$b_valid = b_valid;
+        burst_issued = write$burst_issued;
+        shram_write = aligner$out_fire & to_shram$q;
+        shram_cores = shram_cores_q$q;
+        shram_line = fill$beat_line[(32'h0)+:(12)];
+        shram_data = aligner$out_data;
+        shram_strobe = aligner$out_strobe;
+        done = running$q & ~read$busy & ~fill$valid & ~write$busy;
+        if (done) begin
+            running$d = 1'b0;
+        end
+        busy = running$q;
+    end
+    
+endmodule // npu_u65_512_core$dma$mem2mem
+
+
+module npu_u65_512_core$dma$mem2mem$aligner(clock,rst_n,in_valid,in_data,in_first_lane,in_last_lane,in_ready,out_wanted,out_first_lane,out_last_lane,out_space,out_fire,out_data,out_strobe);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  in_valid;
+    input wire  [127:0] in_data;
+    input wire  [3:0] in_first_lane;
+    input wire  [3:0] in_last_lane;
+    output reg  in_ready;
+    input wire  out_wanted;
+    input wire  [3:0] out_first_lane;
+    input wire  [3:0] out_last_lane;
+    input wire  out_space;
+    output reg  out_fire;
+    output reg  [127:0] out_data;
+    output reg  [15:0] out_strobe;
+    
+    // Constant declarations
+    localparam  all_ones = 128'hffffffffffffffffffffffffffffffff;
+    
+    // Stub signals
+    reg  bytes$clock;
+    reg  bytes$rst_n;
+    reg  [255:0] bytes$d;
+    wire  [255:0] bytes$q;
+    reg  count$clock;
+    reg  count$rst_n;
+    reg  [5:0] count$d;
+    wire  [5:0] count$q;
+    
+    // Local signals
+    reg  [5:0] in_bytes;
+    reg  [5:0] out_bytes;
+    reg  [5:0] taken;
+    reg  [5:0] remaining;
+    reg  in_fire;
+    reg  [127:0] compact;
+    reg  [255:0] appended;
+    reg  [255:0] shifted_out;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$mem2mem$aligner$bytes bytes(
+        .clock(bytes$clock),
+        .rst_n(bytes$rst_n),
+        .d(bytes$d),
+        .q(bytes$q)
+    );
+    npu_u65_512_core$dma$mem2mem$aligner$count count(
+        .clock(count$clock),
+        .rst_n(count$rst_n),
+        .d(count$d),
+        .q(count$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        bytes$clock = clock;
+        count$clock = clock;
+        bytes$d = bytes$q;
+        count$d = count$q;
+        bytes$rst_n = rst_n;
+        count$rst_n = rst_n;
+        in_bytes = ((in_last_lane) & 6'h3f) - ((in_first_lane) & 6'h3f) + 32'h1;
+        out_bytes = ((out_last_lane) & 6'h3f) - ((out_first_lane) & 6'h3f) + 32'h1;
+        out_fire = out_wanted & out_space & (count$q >= out_bytes);
+        taken = 32'h0;
+        if (out_fire) begin
+            taken = out_bytes;
+        end
+        remaining = count$q - taken;
+        in_ready = remaining <= 32'h10;
+        in_fire = in_valid & in_ready;
+        compact = (in_data >> (((in_first_lane) & 8'hff) << 32'h3)) & ~(all_ones << (((in_bytes) & 8'hff) << 32'h3));
+        appended = ((compact) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (((remaining) & 9'h1ff) << 32'h3);
+        shifted_out = bytes$q >> (((taken) & 9'h1ff) << 32'h3);
+        out_data = ((bytes$q << (((out_first_lane) & 9'h1ff) << 32'h3)) & 128'hffffffffffffffffffffffffffffffff);
+        out_strobe = (((32'hffff) & 16'hffff) << out_first_lane) & (((32'hffff) & 16'hffff) >> (((32'hf) & 4'hf) - out_last_lane));
+        bytes$d = shifted_out;
+        count$d = remaining;
+        if (in_fire) begin
+            bytes$d = shifted_out | appended;
+            count$d = remaining + in_bytes;
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$mem2mem$aligner
+
+
+module npu_u65_512_core$dma$mem2mem$aligner$bytes(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    
+    // Constant declarations
+    localparam  init = 256'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$aligner$bytes
+
+
+module npu_u65_512_core$dma$mem2mem$aligner$count(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [5:0] d;
+    output reg  [5:0] q;
+    
+    // Constant declarations
+    localparam  init = 6'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$aligner$count
+
+
+module npu_u65_512_core$dma$mem2mem$fill(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,address,beats_m1,last_burst,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  start;
+    input wire  [39:0] shape$base;
+    input wire  [31:0] shape$len;
+    input wire  [15:0] shape$rows;
+    input wire  [15:0] shape$planes;
+    input wire  [39:0] shape$row_skip;
+    input wire  [39:0] shape$plane_skip;
+    input wire  shape$three_d;
+    input wire  [1:0] shape$max_beats;
+    input wire  next_burst;
+    input wire  next_beat;
+    input wire  cancel;
+    output reg  valid;
+    output reg  [39:0] address;
+    output reg  [3:0] beats_m1;
+    output reg  last_burst;
+    output reg  [3:0] beat_first_lane;
+    output reg  [3:0] beat_last_lane;
+    output reg  [35:0] beat_line;
+    output reg  beat_last_of_burst;
+    output reg  beat_last;
+    
+    // Stub signals
+    reg  active$clock;
+    reg  active$rst_n;
+    reg  active$d;
+    wire  active$q;
+    reg  current$clock;
+    reg  current$rst_n;
+    reg  [39:0] current$d;
+    wire  [39:0] current$q;
+    reg  row_left$clock;
+    reg  row_left$rst_n;
+    reg  [31:0] row_left$d;
+    wire  [31:0] row_left$q;
+    reg  row_start$clock;
+    reg  row_start$rst_n;
+    reg  [39:0] row_start$d;
+    wire  [39:0] row_start$q;
+    reg  packed_row_start$clock;
+    reg  packed_row_start$rst_n;
+    reg  [39:0] packed_row_start$d;
+    wire  [39:0] packed_row_start$q;
+    reg  rows_left$clock;
+    reg  rows_left$rst_n;
+    reg  [15:0] rows_left$d;
+    wire  [15:0] rows_left$q;
+    reg  planes_left$clock;
+    reg  planes_left$rst_n;
+    reg  [15:0] planes_left$d;
+    wire  [15:0] planes_left$q;
+    reg  beat$clock;
+    reg  beat$rst_n;
+    reg  [3:0] beat$d;
+    wire  [3:0] beat$q;
+    reg  len$clock;
+    reg  len$rst_n;
+    reg  [31:0] len$d;
+    wire  [31:0] len$q;
+    reg  rows$clock;
+    reg  rows$rst_n;
+    reg  [15:0] rows$d;
+    wire  [15:0] rows$q;
+    reg  row_stride$clock;
+    reg  row_stride$rst_n;
+    reg  [39:0] row_stride$d;
+    wire  [39:0] row_stride$q;
+    reg  plane_gap$clock;
+    reg  plane_gap$rst_n;
+    reg  [39:0] plane_gap$d;
+    wire  [39:0] plane_gap$q;
+    reg  three_d$clock;
+    reg  three_d$rst_n;
+    reg  three_d$d;
+    wire  three_d$q;
+    reg  max_beats$clock;
+    reg  max_beats$rst_n;
+    reg  [1:0] max_beats$d;
+    wire  [1:0] max_beats$q;
+    
+    // Local signals
+    reg  [8:0] boundary_bytes;
+    reg  [8:0] burst_bytes;
+    reg  row_ends;
+    reg  [8:0] burst_end_offset;
+    reg  advance_burst;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$mem2mem$fill$active active(
+        .clock(active$clock),
+        .rst_n(active$rst_n),
+        .d(active$d),
+        .q(active$q)
+    );
+    npu_u65_512_core$dma$mem2mem$fill$current current(
+        .clock(current$clock),
+        .rst_n(current$rst_n),
+        .d(current$d),
+        .q(current$q)
+    );
+    npu_u65_512_core$dma$mem2mem$fill$row_left row_left(
+        .clock(row_left$clock),
+        .rst_n(row_left$rst_n),
+        .d(row_left$d),
+        .q(row_left$q)
+    );
+    npu_u65_512_core$dma$mem2mem$fill$row_start row_start(
+        .clock(row_start$clock),
+        .rst_n(row_start$rst_n),
+        .d(row_start$d),
+        .q(row_start$q)
+    );
+    npu_u65_512_core$dma$mem2mem$fill$packed_row_start packed_row_start(
+        .clock(packed_row_start$clock),
+        .rst_n(packed_row_start$rst_n),
+        .d(packed_row_start$d),
+        .q(packed_row_start$q)
+    );
+    npu_u65_512_core$dma$mem2mem$fill$rows_left rows_left(
+        .clock(rows_left$clock),
+        .rst_n(rows_left$rst_n),
+        .d(rows_left$d),
+        .q(rows_left$q)
+    );
+    npu_u65_512_core$dma$mem2mem$fill$planes_left planes_left(
+        .clock(planes_left$clock),
+        .rst_n(planes_left$rst_n),
+        .d(planes_left$d),
+        .q(planes_left$q)
+    );
+    npu_u65_512_core$dma$mem2mem$fill$beat beat(
+        .clock(beat$clock),
+        .rst_n(beat$rst_n),
+        .d(beat$d),
+        .q(beat$q)
+    );
+    npu_u65_512_core$dma$mem2mem$fill$len len(
+        .clock(len$clock),
+        .rst_n(len$rst_n),
+        .d(len$d),
+        .q(len$q)
+    );
+    npu_u65_512_core$dma$mem2mem$fill$rows rows(
+        .clock(rows$clock),
+        .rst_n(rows$rst_n),
+        .d(rows$d),
+        .q(rows$q)
+    );
+    npu_u65_512_core$dma$mem2mem$fill$row_stride row_stride(
+        .clock(row_stride$clock),
+        .rst_n(row_stride$rst_n),
+        .d(row_stride$d),
+        .q(row_stride$q)
+    );
+    npu_u65_512_core$dma$mem2mem$fill$plane_gap plane_gap(
+        .clock(plane_gap$clock),
+        .rst_n(plane_gap$rst_n),
+        .d(plane_gap$d),
+        .q(plane_gap$q)
+    );
+    npu_u65_512_core$dma$mem2mem$fill$three_d three_d(
+        .clock(three_d$clock),
+        .rst_n(three_d$rst_n),
+        .d(three_d$d),
+        .q(three_d$q)
+    );
+    npu_u65_512_core$dma$mem2mem$fill$max_beats max_beats(
+        .clock(max_beats$clock),
+        .rst_n(max_beats$rst_n),
+        .d(max_beats$d),
+        .q(max_beats$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        active$clock = clock;
+        current$clock = clock;
+        row_left$clock = clock;
+        row_start$clock = clock;
+        packed_row_start$clock = clock;
+        rows_left$clock = clock;
+        planes_left$clock = clock;
+        beat$clock = clock;
+        len$clock = clock;
+        rows$clock = clock;
+        row_stride$clock = clock;
+        plane_gap$clock = clock;
+        three_d$clock = clock;
+        max_beats$clock = clock;
+        active$d = active$q;
+        current$d = current$q;
+        row_left$d = row_left$q;
+        row_start$d = row_start$q;
+        packed_row_start$d = packed_row_start$q;
+        rows_left$d = rows_left$q;
+        planes_left$d = planes_left$q;
+        beat$d = beat$q;
+        len$d = len$q;
+        rows$d = rows$q;
+        row_stride$d = row_stride$q;
+        plane_gap$d = plane_gap$q;
+        three_d$d = three_d$q;
+        max_beats$d = max_beats$q;
+        active$rst_n = rst_n;
+        current$rst_n = rst_n;
+        row_left$rst_n = rst_n;
+        row_start$rst_n = rst_n;
+        packed_row_start$rst_n = rst_n;
+        rows_left$rst_n = rst_n;
+        planes_left$rst_n = rst_n;
+        beat$rst_n = rst_n;
+        len$rst_n = rst_n;
+        rows$rst_n = rst_n;
+        row_stride$rst_n = rst_n;
+        plane_gap$rst_n = rst_n;
+        three_d$rst_n = rst_n;
+        max_beats$rst_n = rst_n;
+        if (max_beats$q == 32'h1) begin
+            boundary_bytes = ((32'h80) & 9'h1ff) - ((current$q & 32'h7f) & 9'h1ff);
+        end
+        else if (max_beats$q == 32'h2) begin
+            boundary_bytes = ((32'h100) & 9'h1ff) - ((current$q & 32'hff) & 9'h1ff);
+        end
+        else begin
+            boundary_bytes = ((32'h40) & 9'h1ff) - ((current$q & 32'h3f) & 9'h1ff);
+        end
+        row_ends = row_left$q <= ((boundary_bytes) & 32'hffffffff);
+        burst_bytes = boundary_bytes;
+        if (row_ends) begin
+            burst_bytes = ((row_left$q) & 9'h1ff);
+        end
+        burst_end_offset = ((current$q & 32'hff) & 9'h1ff) + burst_bytes - 32'h1;
+        valid = active$q;
+        address = current$q;
+        beats_m1 = (((burst_end_offset >> 32'h4) - (((current$q & 32'hff) >> 32'h4) & 9'h1ff)) & 4'hf);
+        last_burst = row_ends & (rows_left$q == 32'h1) & (planes_left$q == 32'h1);
+        beat_first_lane = 32'h0;
+        if (beat$q == 32'h0) begin
+            beat_first_lane = ((current$q) & 4'hf);
+        end
+        beat_last_of_burst = beat$q == beats_m1;
+        beat_last_lane = 32'hf;
+        if (beat_last_of_burst) begin
+            beat_last_lane = ((burst_end_offset) & 4'hf);
+        end
+        beat_line = ((current$q >> 32'h4) & 36'hfffffffff) + ((beat$q) & 36'hfffffffff);
+        beat_last = beat_last_of_burst & last_burst;
+        advance_burst = active$q & next_burst;
+        if (active$q & next_beat) begin
+            beat$d = beat$q + 32'h1;
+            if (beat_last_of_burst) begin
+                beat$d = 32'h0;
+                advance_burst = 1'b1;
+            end
+        end
+        if (advance_burst) begin
+            if (~row_ends) begin
+                current$d = current$q + ((burst_bytes) & 40'hffffffffff);
+                row_left$d = row_left$q - ((burst_bytes) & 32'hffffffff);
+            end
+            else if (rows_left$q != 32'h1) begin
+                current$d = row_start$q + row_stride$q;
+                row_start$d = row_start$q + row_stride$q;
+                packed_row_start$d = packed_row_start$q + ((len$q) & 40'hffffffffff);
+                row_left$d = len$q;
+                rows_left$d = rows_left$q - 32'h1;
+            end
+            else if (planes_left$q != 32'h1) begin
+                current$d = row_start$q + row_stride$q;
+                if (three_d$q) begin
+                    current$d = packed_row_start$q + plane_gap$q;
+                end
+                row_start$d = current$d;
+                packed_row_start$d = current$d;
+                row_left$d = len$q;
+                rows_left$d = rows$q;
+                planes_left$d = planes_left$q - 32'h1;
+            end
+            else begin
+                active$d = 1'b0;
+            end
+        end
+        if (cancel) begin
+            active$d = 1'b0;
+        end
+        if (start) begin
+            active$d = 1'b1;
+            current$d = shape$base;
+            row_start$d = shape$base;
+            packed_row_start$d = shape$base;
+            row_left$d = shape$len;
+            rows_left$d = shape$rows;
+            planes_left$d = shape$planes;
+            beat$d = 32'h0;
+            len$d = shape$len;
+            rows$d = shape$rows;
+            row_stride$d = ((shape$len) & 40'hffffffffff) + shape$row_skip;
+            plane_gap$d = ((shape$len) & 40'hffffffffff) + shape$plane_skip;
+            three_d$d = shape$three_d;
+            max_beats$d = shape$max_beats;
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$mem2mem$fill
+
+
+module npu_u65_512_core$dma$mem2mem$fill$active(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$fill$active
+
+
+module npu_u65_512_core$dma$mem2mem$fill$beat(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$fill$beat
+
+
+module npu_u65_512_core$dma$mem2mem$fill$current(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$fill$current
+
+
+module npu_u65_512_core$dma$mem2mem$fill$len(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$fill$len
+
+
+module npu_u65_512_core$dma$mem2mem$fill$max_beats(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$fill$max_beats
+
+
+module npu_u65_512_core$dma$mem2mem$fill$packed_row_start(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$fill$packed_row_start
+
+
+module npu_u65_512_core$dma$mem2mem$fill$plane_gap(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$fill$plane_gap
+
+
+module npu_u65_512_core$dma$mem2mem$fill$planes_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$fill$planes_left
+
+
+module npu_u65_512_core$dma$mem2mem$fill$row_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$fill$row_left
+
+
+module npu_u65_512_core$dma$mem2mem$fill$row_start(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$fill$row_start
+
+
+module npu_u65_512_core$dma$mem2mem$fill$row_stride(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$fill$row_stride
+
+
+module npu_u65_512_core$dma$mem2mem$fill$rows(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$fill$rows
+
+
+module npu_u65_512_core$dma$mem2mem$fill$rows_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$fill$rows_left
+
+
+module npu_u65_512_core$dma$mem2mem$fill$three_d(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$fill$three_d
+
+
+module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,may_issue,ar_request,ar_address,ar_len,ar_grant,r_valid,r_data,out_valid,out_data,out_first_lane,out_last_lane,out_ready,busy);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  start;
+    input wire  [39:0] shape$base;
+    input wire  [31:0] shape$len;
+    input wire  [15:0] shape$rows;
+    input wire  [15:0] shape$planes;
+    input wire  [39:0] shape$row_skip;
+    input wire  [39:0] shape$plane_skip;
+    input wire  shape$three_d;
+    input wire  [1:0] shape$max_beats;
+    input wire  halt;
+    input wire  cancel;
+    input wire  may_issue;
+    output reg  ar_request;
+    output reg  [39:0] ar_address;
+    output reg  [7:0] ar_len;
+    input wire  ar_grant;
+    input wire  r_valid;
+    input wire  [127:0] r_data;
+    output reg  out_valid;
+    output reg  [127:0] out_data;
+    output reg  [3:0] out_first_lane;
+    output reg  [3:0] out_last_lane;
+    input wire  out_ready;
+    output reg  busy;
+    
+    // Constant declarations
+    localparam  depth = 5'b10000;
+    
+    // Stub signals
+    reg  issue$clock;
+    reg  issue$rst_n;
+    reg  issue$start;
+    reg  issue$next_burst;
+    reg  issue$next_beat;
+    reg  issue$cancel;
+    wire  issue$valid;
+    wire  [39:0] issue$address;
+    wire  [3:0] issue$beats_m1;
+    wire  issue$last_burst;
+    wire  [3:0] issue$beat_first_lane;
+    wire  [3:0] issue$beat_last_lane;
+    wire  [35:0] issue$beat_line;
+    wire  issue$beat_last_of_burst;
+    wire  issue$beat_last;
+    reg  receive$clock;
+    reg  receive$rst_n;
+    reg  receive$start;
+    reg  receive$next_burst;
+    reg  receive$next_beat;
+    reg  receive$cancel;
+    wire  receive$valid;
+    wire  [39:0] receive$address;
+    wire  [3:0] receive$beats_m1;
+    wire  receive$last_burst;
+    wire  [3:0] receive$beat_first_lane;
+    wire  [3:0] receive$beat_last_lane;
+    wire  [35:0] receive$beat_line;
+    wire  receive$beat_last_of_burst;
+    wire  receive$beat_last;
+    reg  buffer$clock;
+    reg  buffer$rst_n;
+    reg  buffer$push;
+    reg  [135:0] buffer$push_data;
+    reg  buffer$pop;
+    wire  [135:0] buffer$head;
+    wire  buffer$empty;
+    wire  buffer$full;
+    wire  [4:0] buffer$count;
+    reg  reserved$clock;
+    reg  reserved$rst_n;
+    reg  [4:0] reserved$d;
+    wire  [4:0] reserved$q;
+    reg  discarding$clock;
+    reg  discarding$rst_n;
+    reg  discarding$d;
+    wire  discarding$q;
+    
+    // Local signals
+    reg  [4:0] burst_beats;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$mem2mem$read$issue issue(
+        .clock(issue$clock),
+        .rst_n(issue$rst_n),
+        .start(issue$start),
+        .shape$base(shape$base),
+        .shape$len(shape$len),
+        .shape$rows(shape$rows),
+        .shape$planes(shape$planes),
+        .shape$row_skip(shape$row_skip),
+        .shape$plane_skip(shape$plane_skip),
+        .shape$three_d(shape$three_d),
+        .shape$max_beats(shape$max_beats),
+        .next_burst(issue$next_burst),
+        .next_beat(issue$next_beat),
+        .cancel(issue$cancel),
+        .valid(issue$valid),
+        .address(issue$address),
+        .beats_m1(issue$beats_m1),
+        .last_burst(issue$last_burst),
+        .beat_first_lane(issue$beat_first_lane),
+        .beat_last_lane(issue$beat_last_lane),
+        .beat_line(issue$beat_line),
+        .beat_last_of_burst(issue$beat_last_of_burst),
+        .beat_last(issue$beat_last)
+    );
+    npu_u65_512_core$dma$mem2mem$read$receive receive(
+        .clock(receive$clock),
+        .rst_n(receive$rst_n),
+        .start(receive$start),
+        .shape$base(shape$base),
+        .shape$len(shape$len),
+        .shape$rows(shape$rows),
+        .shape$planes(shape$planes),
+        .shape$row_skip(shape$row_skip),
+        .shape$plane_skip(shape$plane_skip),
+        .shape$three_d(shape$three_d),
+        .shape$max_beats(shape$max_beats),
+        .next_burst(receive$next_burst),
+        .next_beat(receive$next_beat),
+        .cancel(receive$cancel),
+        .valid(receive$valid),
+        .address(receive$address),
+        .beats_m1(receive$beats_m1),
+        .last_burst(receive$last_burst),
+        .beat_first_lane(receive$beat_first_lane),
+        .beat_last_lane(receive$beat_last_lane),
+        .beat_line(receive$beat_line),
+        .beat_last_of_burst(receive$beat_last_of_burst),
+        .beat_last(receive$beat_last)
+    );
+    npu_u65_512_core$dma$mem2mem$read$buffer buffer(
+        .clock(buffer$clock),
+        .rst_n(buffer$rst_n),
+        .push(buffer$push),
+        .push_data(buffer$push_data),
+        .pop(buffer$pop),
+        .head(buffer$head),
+        .empty(buffer$empty),
+        .full(buffer$full),
+        .count(buffer$count)
+    );
+    npu_u65_512_core$dma$mem2mem$read$reserved reserved(
+        .clock(reserved$clock),
+        .rst_n(reserved$rst_n),
+        .d(reserved$d),
+        .q(reserved$q)
+    );
+    npu_u65_512_core$dma$mem2mem$read$discarding discarding(
+        .clock(discarding$clock),
+        .rst_n(discarding$rst_n),
+        .d(discarding$d),
+        .q(discarding$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        reserved$clock = clock;
+        discarding$clock = clock;
+        reserved$d = reserved$q;
+        discarding$d = discarding$q;
+        reserved$rst_n = rst_n;
+        discarding$rst_n = rst_n;
+        issue$clock = clock;
+        issue$rst_n = rst_n;
+        receive$clock = clock;
+        receive$rst_n = rst_n;
+        buffer$clock = clock;
+        buffer$rst_n = rst_n;
+        issue$start = start;
+        receive$start = start;
+        burst_beats = ((issue$beats_m1) & 5'h1f) + 32'h1;
+        ar_request = issue$valid & ~halt & may_issue & (reserved$q + burst_beats <= depth);
+        ar_address = issue$address;
+        ar_len = ((issue$beats_m1) & 8'hff);
+        issue$next_burst = ar_grant;
+        issue$next_beat = 1'b0;
+        issue$cancel = cancel;
+        receive$cancel = 1'b0;
+        if (cancel) begin
+            discarding$d = 1'b1;
+        end
+        if (start) begin
+            discarding$d = 1'b0;
+        end
+        receive$next_burst = 1'b0;
+        receive$next_beat = r_valid;
+        buffer$push = r_valid;
+        buffer$push_data = ((r_data) & 136'hffffffffffffffffffffffffffffffffff) | (((receive$beat_first_lane) & 136'hffffffffffffffffffffffffffffffffff) << 32'h80) | (((receive$beat_last_lane) & 136'hffffffffffffffffffffffffffffffffff) << 32'h84);
+        out_valid = ~buffer$empty & ~discarding$q;
+        out_data = buffer$head[(32'h0)+:(128)];
+        out_first_lane = buffer$head[(32'h80)+:(4)];
+        out_last_lane = buffer$head[(32'h84)+:(4)];
+        buffer$pop = (out_ready | discarding$q) & ~buffer$empty;
+        if (ar_grant) begin
+            reserved$d = reserved$q + burst_beats;
+            if (buffer$pop) begin
+                reserved$d = reserved$q + burst_beats - 32'h1;
+            end
+        end
+        else if (buffer$pop) begin
+            reserved$d = reserved$q - 32'h1;
+        end
+        busy = issue$valid | (reserved$q != 32'h0);
+    end
+    
+endmodule // npu_u65_512_core$dma$mem2mem$read
+
+
+module npu_u65_512_core$dma$mem2mem$read$buffer(clock,rst_n,push,push_data,pop,head,empty,full,count);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  push;
+    input wire  [135:0] push_data;
+    input wire  pop;
+    output reg  [135:0] head;
+    output reg  empty;
+    output reg  full;
+    output reg  [4:0] count;
+    
+    // Constant declarations
+    localparam  depth = 5'b10000;
+    
+    // Stub signals
+    reg  write_pointer$clock;
+    reg  write_pointer$rst_n;
+    reg  [4:0] write_pointer$d;
+    wire  [4:0] write_pointer$q;
+    reg  read_pointer$clock;
+    reg  read_pointer$rst_n;
+    reg  [4:0] read_pointer$d;
+    wire  [4:0] read_pointer$q;
+    reg  words$clock;
+    reg  words$write_enable;
+    reg  [3:0] words$write_address;
+    reg  [135:0] words$write_data;
+    reg  [3:0] words$read_address;
+    wire  [135:0] words$read_data;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$mem2mem$read$buffer$write_pointer write_pointer(
+        .clock(write_pointer$clock),
+        .rst_n(write_pointer$rst_n),
+        .d(write_pointer$d),
+        .q(write_pointer$q)
+    );
+    npu_u65_512_core$dma$mem2mem$read$buffer$read_pointer read_pointer(
+        .clock(read_pointer$clock),
+        .rst_n(read_pointer$rst_n),
+        .d(read_pointer$d),
+        .q(read_pointer$q)
+    );
+    npu_u65_512_core$dma$mem2mem$read$buffer$words words(
+        .clock(words$clock),
+        .write_enable(words$write_enable),
+        .write_address(words$write_address),
+        .write_data(words$write_data),
+        .read_address(words$read_address),
+        .read_data(words$read_data)
+    );
+    
+    // Update code
+    always @(*) begin
+        write_pointer$clock = clock;
+        read_pointer$clock = clock;
+        write_pointer$d = write_pointer$q;
+        read_pointer$d = read_pointer$q;
+        write_pointer$rst_n = rst_n;
+        read_pointer$rst_n = rst_n;
+        words$clock = clock;
+        words$write_enable = push;
+        words$write_address = write_pointer$q[(32'h0)+:(4)];
+        words$write_data = push_data;
+        words$read_address = read_pointer$q[(32'h0)+:(4)];
+        head = words$read_data;
+        count = write_pointer$q - read_pointer$q;
+        empty = write_pointer$q == read_pointer$q;
+        full = count == depth;
+        if (push) begin
+            write_pointer$d = write_pointer$q + 32'h1;
+        end
+        if (pop) begin
+            read_pointer$d = read_pointer$q + 32'h1;
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$mem2mem$read$buffer
+
+
+module npu_u65_512_core$dma$mem2mem$read$buffer$read_pointer(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    
+    // Constant declarations
+    localparam  init = 5'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$buffer$read_pointer
+
+
+module npu_u65_512_core$dma$mem2mem$read$buffer$words(clock,write_enable,write_address,write_data,read_address,read_data);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  write_enable;
+    input wire  [3:0] write_address;
+    input wire  [135:0] write_data;
+    input wire  [3:0] read_address;
+    output reg  [135:0] read_data;
+    
+    // Update code (custom)
+    reg [135:0] cells [0:15];
+    always @(posedge clock) if (write_enable) cells[write_address] <= write_data;
+    always @(*) read_data = cells[read_address];
+endmodule // npu_u65_512_core$dma$mem2mem$read$buffer$words
+
+
+module npu_u65_512_core$dma$mem2mem$read$buffer$write_pointer(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    
+    // Constant declarations
+    localparam  init = 5'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$buffer$write_pointer
+
+
+module npu_u65_512_core$dma$mem2mem$read$discarding(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$discarding
+
+
+module npu_u65_512_core$dma$mem2mem$read$issue(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,address,beats_m1,last_burst,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  start;
+    input wire  [39:0] shape$base;
+    input wire  [31:0] shape$len;
+    input wire  [15:0] shape$rows;
+    input wire  [15:0] shape$planes;
+    input wire  [39:0] shape$row_skip;
+    input wire  [39:0] shape$plane_skip;
+    input wire  shape$three_d;
+    input wire  [1:0] shape$max_beats;
+    input wire  next_burst;
+    input wire  next_beat;
+    input wire  cancel;
+    output reg  valid;
+    output reg  [39:0] address;
+    output reg  [3:0] beats_m1;
+    output reg  last_burst;
+    output reg  [3:0] beat_first_lane;
+    output reg  [3:0] beat_last_lane;
+    output reg  [35:0] beat_line;
+    output reg  beat_last_of_burst;
+    output reg  beat_last;
+    
+    // Stub signals
+    reg  active$clock;
+    reg  active$rst_n;
+    reg  active$d;
+    wire  active$q;
+    reg  current$clock;
+    reg  current$rst_n;
+    reg  [39:0] current$d;
+    wire  [39:0] current$q;
+    reg  row_left$clock;
+    reg  row_left$rst_n;
+    reg  [31:0] row_left$d;
+    wire  [31:0] row_left$q;
+    reg  row_start$clock;
+    reg  row_start$rst_n;
+    reg  [39:0] row_start$d;
+    wire  [39:0] row_start$q;
+    reg  packed_row_start$clock;
+    reg  packed_row_start$rst_n;
+    reg  [39:0] packed_row_start$d;
+    wire  [39:0] packed_row_start$q;
+    reg  rows_left$clock;
+    reg  rows_left$rst_n;
+    reg  [15:0] rows_left$d;
+    wire  [15:0] rows_left$q;
+    reg  planes_left$clock;
+    reg  planes_left$rst_n;
+    reg  [15:0] planes_left$d;
+    wire  [15:0] planes_left$q;
+    reg  beat$clock;
+    reg  beat$rst_n;
+    reg  [3:0] beat$d;
+    wire  [3:0] beat$q;
+    reg  len$clock;
+    reg  len$rst_n;
+    reg  [31:0] len$d;
+    wire  [31:0] len$q;
+    reg  rows$clock;
+    reg  rows$rst_n;
+    reg  [15:0] rows$d;
+    wire  [15:0] rows$q;
+    reg  row_stride$clock;
+    reg  row_stride$rst_n;
+    reg  [39:0] row_stride$d;
+    wire  [39:0] row_stride$q;
+    reg  plane_gap$clock;
+    reg  plane_gap$rst_n;
+    reg  [39:0] plane_gap$d;
+    wire  [39:0] plane_gap$q;
+    reg  three_d$clock;
+    reg  three_d$rst_n;
+    reg  three_d$d;
+    wire  three_d$q;
+    reg  max_beats$clock;
+    reg  max_beats$rst_n;
+    reg  [1:0] max_beats$d;
+    wire  [1:0] max_beats$q;
+    
+    // Local signals
+    reg  [8:0] boundary_bytes;
+    reg  [8:0] burst_bytes;
+    reg  row_ends;
+    reg  [8:0] burst_end_offset;
+    reg  advance_burst;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$mem2mem$read$issue$active active(
+        .clock(active$clock),
+        .rst_n(active$rst_n),
+        .d(active$d),
+        .q(active$q)
+    );
+    npu_u65_512_core$dma$mem2mem$read$issue$current current(
+        .clock(current$clock),
+        .rst_n(current$rst_n),
+        .d(current$d),
+        .q(current$q)
+    );
+    npu_u65_512_core$dma$mem2mem$read$issue$row_left row_left(
+        .clock(row_left$clock),
+        .rst_n(row_left$rst_n),
+        .d(row_left$d),
+        .q(row_left$q)
+    );
+    npu_u65_512_core$dma$mem2mem$read$issue$row_start row_start(
+        .clock(row_start$clock),
+        .rst_n(row_start$rst_n),
+        .d(row_start$d),
+        .q(row_start$q)
+    );
+    npu_u65_512_core$dma$mem2mem$read$issue$packed_row_start packed_row_start(
+        .clock(packed_row_start$clock),
+        .rst_n(packed_row_start$rst_n),
+        .d(packed_row_start$d),
+        .q(packed_row_start$q)
+    );
+    npu_u65_512_core$dma$mem2mem$read$issue$rows_left rows_left(
+        .clock(rows_left$clock),
+        .rst_n(rows_left$rst_n),
+        .d(rows_left$d),
+        .q(rows_left$q)
+    );
+    npu_u65_512_core$dma$mem2mem$read$issue$planes_left planes_left(
+        .clock(planes_left$clock),
+        .rst_n(planes_left$rst_n),
+        .d(planes_left$d),
+        .q(planes_left$q)
+    );
+    npu_u65_512_core$dma$mem2mem$read$issue$beat beat(
+        .clock(beat$clock),
+        .rst_n(beat$rst_n),
+        .d(beat$d),
+        .q(beat$q)
+    );
+    npu_u65_512_core$dma$mem2mem$read$issue$len len(
+        .clock(len$clock),
+        .rst_n(len$rst_n),
+        .d(len$d),
+        .q(len$q)
+    );
+    npu_u65_512_core$dma$mem2mem$read$issue$rows rows(
+        .clock(rows$clock),
+        .rst_n(rows$rst_n),
+        .d(rows$d),
+        .q(rows$q)
+    );
+    npu_u65_512_core$dma$mem2mem$read$issue$row_stride row_stride(
+        .clock(row_stride$clock),
+        .rst_n(row_stride$rst_n),
+        .d(row_stride$d),
+        .q(row_stride$q)
+    );
+    npu_u65_512_core$dma$mem2mem$read$issue$plane_gap plane_gap(
+        .clock(plane_gap$clock),
+        .rst_n(plane_gap$rst_n),
+        .d(plane_gap$d),
+        .q(plane_gap$q)
+    );
+    npu_u65_512_core$dma$mem2mem$read$issue$three_d three_d(
+        .clock(three_d$clock),
+        .rst_n(three_d$rst_n),
+        .d(three_d$d),
+        .q(three_d$q)
+    );
+    npu_u65_512_core$dma$mem2mem$read$issue$max_beats max_beats(
+        .clock(max_beats$clock),
+        .rst_n(max_beats$rst_n),
+        .d(max_beats$d),
+        .q(max_beats$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        active$clock = clock;
+        current$clock = clock;
+        row_left$clock = clock;
+        row_start$clock = clock;
+        packed_row_start$clock = clock;
+        rows_left$clock = clock;
+        planes_left$clock = clock;
+        beat$clock = clock;
+        len$clock = clock;
+        rows$clock = clock;
+        row_stride$clock = clock;
+        plane_gap$clock = clock;
+        three_d$clock = clock;
+        max_beats$clock = clock;
+        active$d = active$q;
+        current$d = current$q;
+        row_left$d = row_left$q;
+        row_start$d = row_start$q;
+        packed_row_start$d = packed_row_start$q;
+        rows_left$d = rows_left$q;
+        planes_left$d = planes_left$q;
+        beat$d = beat$q;
+        len$d = len$q;
+        rows$d = rows$q;
+        row_stride$d = row_stride$q;
+        plane_gap$d = plane_gap$q;
+        three_d$d = three_d$q;
+        max_beats$d = max_beats$q;
+        active$rst_n = rst_n;
+        current$rst_n = rst_n;
+        row_left$rst_n = rst_n;
+        row_start$rst_n = rst_n;
+        packed_row_start$rst_n = rst_n;
+        rows_left$rst_n = rst_n;
+        planes_left$rst_n = rst_n;
+        beat$rst_n = rst_n;
+        len$rst_n = rst_n;
+        rows$rst_n = rst_n;
+        row_stride$rst_n = rst_n;
+        plane_gap$rst_n = rst_n;
+        three_d$rst_n = rst_n;
+        max_beats$rst_n = rst_n;
+        if (max_beats$q == 32'h1) begin
+            boundary_bytes = ((32'h80) & 9'h1ff) - ((current$q & 32'h7f) & 9'h1ff);
+        end
+        else if (max_beats$q == 32'h2) begin
+            boundary_bytes = ((32'h100) & 9'h1ff) - ((current$q & 32'hff) & 9'h1ff);
+        end
+        else begin
+            boundary_bytes = ((32'h40) & 9'h1ff) - ((current$q & 32'h3f) & 9'h1ff);
+        end
+        row_ends = row_left$q <= ((boundary_bytes) & 32'hffffffff);
+        burst_bytes = boundary_bytes;
+        if (row_ends) begin
+            burst_bytes = ((row_left$q) & 9'h1ff);
+        end
+        burst_end_offset = ((current$q & 32'hff) & 9'h1ff) + burst_bytes - 32'h1;
+        valid = active$q;
+        address = current$q;
+        beats_m1 = (((burst_end_offset >> 32'h4) - (((current$q & 32'hff) >> 32'h4) & 9'h1ff)) & 4'hf);
+        last_burst = row_ends & (rows_left$q == 32'h1) & (planes_left$q == 32'h1);
+        beat_first_lane = 32'h0;
+        if (beat$q == 32'h0) begin
+            beat_first_lane = ((current$q) & 4'hf);
+        end
+        beat_last_of_burst = beat$q == beats_m1;
+        beat_last_lane = 32'hf;
+        if (beat_last_of_burst) begin
+            beat_last_lane = ((burst_end_offset) & 4'hf);
+        end
+        beat_line = ((current$q >> 32'h4) & 36'hfffffffff) + ((beat$q) & 36'hfffffffff);
+        beat_last = beat_last_of_burst & last_burst;
+        advance_burst = active$q & next_burst;
+        if (active$q & next_beat) begin
+            beat$d = beat$q + 32'h1;
+            if (beat_last_of_burst) begin
+                beat$d = 32'h0;
+                advance_burst = 1'b1;
+            end
+        end
+        if (advance_burst) begin
+            if (~row_ends) begin
+                current$d = current$q + ((burst_bytes) & 40'hffffffffff);
+                row_left$d = row_left$q - ((burst_bytes) & 32'hffffffff);
+            end
+            else if (rows_left$q != 32'h1) begin
+                current$d = row_start$q + row_stride$q;
+                row_start$d = row_start$q + row_stride$q;
+                packed_row_start$d = packed_row_start$q + ((len$q) & 40'hffffffffff);
+                row_left$d = len$q;
+                rows_left$d = rows_left$q - 32'h1;
+            end
+            else if (planes_left$q != 32'h1) begin
+                current$d = row_start$q + row_stride$q;
+                if (three_d$q) begin
+                    current$d = packed_row_start$q + plane_gap$q;
+                end
+                row_start$d = current$d;
+                packed_row_start$d = current$d;
+                row_left$d = len$q;
+                rows_left$d = rows$q;
+                planes_left$d = planes_left$q - 32'h1;
+            end
+            else begin
+                active$d = 1'b0;
+            end
+        end
+        if (cancel) begin
+            active$d = 1'b0;
+        end
+        if (start) begin
+            active$d = 1'b1;
+            current$d = shape$base;
+            row_start$d = shape$base;
+            packed_row_start$d = shape$base;
+            row_left$d = shape$len;
+            rows_left$d = shape$rows;
+            planes_left$d = shape$planes;
+            beat$d = 32'h0;
+            len$d = shape$len;
+            rows$d = shape$rows;
+            row_stride$d = ((shape$len) & 40'hffffffffff) + shape$row_skip;
+            plane_gap$d = ((shape$len) & 40'hffffffffff) + shape$plane_skip;
+            three_d$d = shape$three_d;
+            max_beats$d = shape$max_beats;
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$mem2mem$read$issue
+
+
+module npu_u65_512_core$dma$mem2mem$read$issue$active(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$issue$active
+
+
+module npu_u65_512_core$dma$mem2mem$read$issue$beat(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$issue$beat
+
+
+module npu_u65_512_core$dma$mem2mem$read$issue$current(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$issue$current
+
+
+module npu_u65_512_core$dma$mem2mem$read$issue$len(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$issue$len
+
+
+module npu_u65_512_core$dma$mem2mem$read$issue$max_beats(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$issue$max_beats
+
+
+module npu_u65_512_core$dma$mem2mem$read$issue$packed_row_start(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$issue$packed_row_start
+
+
+module npu_u65_512_core$dma$mem2mem$read$issue$plane_gap(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$issue$plane_gap
+
+
+module npu_u65_512_core$dma$mem2mem$read$issue$planes_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$issue$planes_left
+
+
+module npu_u65_512_core$dma$mem2mem$read$issue$row_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$issue$row_left
+
+
+module npu_u65_512_core$dma$mem2mem$read$issue$row_start(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$issue$row_start
+
+
+module npu_u65_512_core$dma$mem2mem$read$issue$row_stride(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$issue$row_stride
+
+
+module npu_u65_512_core$dma$mem2mem$read$issue$rows(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$issue$rows
+
+
+module npu_u65_512_core$dma$mem2mem$read$issue$rows_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$issue$rows_left
+
+
+module npu_u65_512_core$dma$mem2mem$read$issue$three_d(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$issue$three_d
+
+
+module npu_u65_512_core$dma$mem2mem$read$receive(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,address,beats_m1,last_burst,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  start;
+    input wire  [39:0] shape$base;
+    input wire  [31:0] shape$len;
+    input wire  [15:0] shape$rows;
+    input wire  [15:0] shape$planes;
+    input wire  [39:0] shape$row_skip;
+    input wire  [39:0] shape$plane_skip;
+    input wire  shape$three_d;
+    input wire  [1:0] shape$max_beats;
+    input wire  next_burst;
+    input wire  next_beat;
+    input wire  cancel;
+    output reg  valid;
+    output reg  [39:0] address;
+    output reg  [3:0] beats_m1;
+    output reg  last_burst;
+    output reg  [3:0] beat_first_lane;
+    output reg  [3:0] beat_last_lane;
+    output reg  [35:0] beat_line;
+    output reg  beat_last_of_burst;
+    output reg  beat_last;
+    
+    // Stub signals
+    reg  active$clock;
+    reg  active$rst_n;
+    reg  active$d;
+    wire  active$q;
+    reg  current$clock;
+    reg  current$rst_n;
+    reg  [39:0] current$d;
+    wire  [39:0] current$q;
+    reg  row_left$clock;
+    reg  row_left$rst_n;
+    reg  [31:0] row_left$d;
+    wire  [31:0] row_left$q;
+    reg  row_start$clock;
+    reg  row_start$rst_n;
+    reg  [39:0] row_start$d;
+    wire  [39:0] row_start$q;
+    reg  packed_row_start$clock;
+    reg  packed_row_start$rst_n;
+    reg  [39:0] packed_row_start$d;
+    wire  [39:0] packed_row_start$q;
+    reg  rows_left$clock;
+    reg  rows_left$rst_n;
+    reg  [15:0] rows_left$d;
+    wire  [15:0] rows_left$q;
+    reg  planes_left$clock;
+    reg  planes_left$rst_n;
+    reg  [15:0] planes_left$d;
+    wire  [15:0] planes_left$q;
+    reg  beat$clock;
+    reg  beat$rst_n;
+    reg  [3:0] beat$d;
+    wire  [3:0] beat$q;
+    reg  len$clock;
+    reg  len$rst_n;
+    reg  [31:0] len$d;
+    wire  [31:0] len$q;
+    reg  rows$clock;
+    reg  rows$rst_n;
+    reg  [15:0] rows$d;
+    wire  [15:0] rows$q;
+    reg  row_stride$clock;
+    reg  row_stride$rst_n;
+    reg  [39:0] row_stride$d;
+    wire  [39:0] row_stride$q;
+    reg  plane_gap$clock;
+    reg  plane_gap$rst_n;
+    reg  [39:0] plane_gap$d;
+    wire  [39:0] plane_gap$q;
+    reg  three_d$clock;
+    reg  three_d$rst_n;
+    reg  three_d$d;
+    wire  three_d$q;
+    reg  max_beats$clock;
+    reg  max_beats$rst_n;
+    reg  [1:0] max_beats$d;
+    wire  [1:0] max_beats$q;
+    
+    // Local signals
+    reg  [8:0] boundary_bytes;
+    reg  [8:0] burst_bytes;
+    reg  row_ends;
+    reg  [8:0] burst_end_offset;
+    reg  advance_burst;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$mem2mem$read$receive$active active(
+        .clock(active$clock),
+        .rst_n(active$rst_n),
+        .d(active$d),
+        .q(active$q)
+    );
+    npu_u65_512_core$dma$mem2mem$read$receive$current current(
+        .clock(current$clock),
+        .rst_n(current$rst_n),
+        .d(current$d),
+        .q(current$q)
+    );
+    npu_u65_512_core$dma$mem2mem$read$receive$row_left row_left(
+        .clock(row_left$clock),
+        .rst_n(row_left$rst_n),
+        .d(row_left$d),
+        .q(row_left$q)
+    );
+    npu_u65_512_core$dma$mem2mem$read$receive$row_start row_start(
+        .clock(row_start$clock),
+        .rst_n(row_start$rst_n),
+        .d(row_start$d),
+        .q(row_start$q)
+    );
+    npu_u65_512_core$dma$mem2mem$read$receive$packed_row_start packed_row_start(
+        .clock(packed_row_start$clock),
+        .rst_n(packed_row_start$rst_n),
+        .d(packed_row_start$d),
+        .q(packed_row_start$q)
+    );
+    npu_u65_512_core$dma$mem2mem$read$receive$rows_left rows_left(
+        .clock(rows_left$clock),
+        .rst_n(rows_left$rst_n),
+        .d(rows_left$d),
+        .q(rows_left$q)
+    );
+    npu_u65_512_core$dma$mem2mem$read$receive$planes_left planes_left(
+        .clock(planes_left$clock),
+        .rst_n(planes_left$rst_n),
+        .d(planes_left$d),
+        .q(planes_left$q)
+    );
+    npu_u65_512_core$dma$mem2mem$read$receive$beat beat(
+        .clock(beat$clock),
+        .rst_n(beat$rst_n),
+        .d(beat$d),
+        .q(beat$q)
+    );
+    npu_u65_512_core$dma$mem2mem$read$receive$len len(
+        .clock(len$clock),
+        .rst_n(len$rst_n),
+        .d(len$d),
+        .q(len$q)
+    );
+    npu_u65_512_core$dma$mem2mem$read$receive$rows rows(
+        .clock(rows$clock),
+        .rst_n(rows$rst_n),
+        .d(rows$d),
+        .q(rows$q)
+    );
+    npu_u65_512_core$dma$mem2mem$read$receive$row_stride row_stride(
+        .clock(row_stride$clock),
+        .rst_n(row_stride$rst_n),
+        .d(row_stride$d),
+        .q(row_stride$q)
+    );
+    npu_u65_512_core$dma$mem2mem$read$receive$plane_gap plane_gap(
+        .clock(plane_gap$clock),
+        .rst_n(plane_gap$rst_n),
+        .d(plane_gap$d),
+        .q(plane_gap$q)
+    );
+    npu_u65_512_core$dma$mem2mem$read$receive$three_d three_d(
+        .clock(three_d$clock),
+        .rst_n(three_d$rst_n),
+        .d(three_d$d),
+        .q(three_d$q)
+    );
+    npu_u65_512_core$dma$mem2mem$read$receive$max_beats max_beats(
+        .clock(max_beats$clock),
+        .rst_n(max_beats$rst_n),
+        .d(max_beats$d),
+        .q(max_beats$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        active$clock = clock;
+        current$clock = clock;
+        row_left$clock = clock;
+        row_start$clock = clock;
+        packed_row_start$clock = clock;
+        rows_left$clock = clock;
+        planes_left$clock = clock;
+        beat$clock = clock;
+        len$clock = clock;
+        rows$clock = clock;
+        row_stride$clock = clock;
+        plane_gap$clock = clock;
+        three_d$clock = clock;
+        max_beats$clock = clock;
+        active$d = active$q;
+        current$d = current$q;
+        row_left$d = row_left$q;
+        row_start$d = row_start$q;
+        packed_row_start$d = packed_row_start$q;
+        rows_left$d = rows_left$q;
+        planes_left$d = planes_left$q;
+        beat$d = beat$q;
+        len$d = len$q;
+        rows$d = rows$q;
+        row_stride$d = row_stride$q;
+        plane_gap$d = plane_gap$q;
+        three_d$d = three_d$q;
+        max_beats$d = max_beats$q;
+        active$rst_n = rst_n;
+        current$rst_n = rst_n;
+        row_left$rst_n = rst_n;
+        row_start$rst_n = rst_n;
+        packed_row_start$rst_n = rst_n;
+        rows_left$rst_n = rst_n;
+        planes_left$rst_n = rst_n;
+        beat$rst_n = rst_n;
+        len$rst_n = rst_n;
+        rows$rst_n = rst_n;
+        row_stride$rst_n = rst_n;
+        plane_gap$rst_n = rst_n;
+        three_d$rst_n = rst_n;
+        max_beats$rst_n = rst_n;
+        if (max_beats$q == 32'h1) begin
+            boundary_bytes = ((32'h80) & 9'h1ff) - ((current$q & 32'h7f) & 9'h1ff);
+        end
+        else if (max_beats$q == 32'h2) begin
+            boundary_bytes = ((32'h100) & 9'h1ff) - ((current$q & 32'hff) & 9'h1ff);
+        end
+        else begin
+            boundary_bytes = ((32'h40) & 9'h1ff) - ((current$q & 32'h3f) & 9'h1ff);
+        end
+        row_ends = row_left$q <= ((boundary_bytes) & 32'hffffffff);
+        burst_bytes = boundary_bytes;
+        if (row_ends) begin
+            burst_bytes = ((row_left$q) & 9'h1ff);
+        end
+        burst_end_offset = ((current$q & 32'hff) & 9'h1ff) + burst_bytes - 32'h1;
+        valid = active$q;
+        address = current$q;
+        beats_m1 = (((burst_end_offset >> 32'h4) - (((current$q & 32'hff) >> 32'h4) & 9'h1ff)) & 4'hf);
+        last_burst = row_ends & (rows_left$q == 32'h1) & (planes_left$q == 32'h1);
+        beat_first_lane = 32'h0;
+        if (beat$q == 32'h0) begin
+            beat_first_lane = ((current$q) & 4'hf);
+        end
+        beat_last_of_burst = beat$q == beats_m1;
+        beat_last_lane = 32'hf;
+        if (beat_last_of_burst) begin
+            beat_last_lane = ((burst_end_offset) & 4'hf);
+        end
+        beat_line = ((current$q >> 32'h4) & 36'hfffffffff) + ((beat$q) & 36'hfffffffff);
+        beat_last = beat_last_of_burst & last_burst;
+        advance_burst = active$q & next_burst;
+        if (active$q & next_beat) begin
+            beat$d = beat$q + 32'h1;
+            if (beat_last_of_burst) begin
+                beat$d = 32'h0;
+                advance_burst = 1'b1;
+            end
+        end
+        if (advance_burst) begin
+            if (~row_ends) begin
+                current$d = current$q + ((burst_bytes) & 40'hffffffffff);
+                row_left$d = row_left$q - ((burst_bytes) & 32'hffffffff);
+            end
+            else if (rows_left$q != 32'h1) begin
+                current$d = row_start$q + row_stride$q;
+                row_start$d = row_start$q + row_stride$q;
+                packed_row_start$d = packed_row_start$q + ((len$q) & 40'hffffffffff);
+                row_left$d = len$q;
+                rows_left$d = rows_left$q - 32'h1;
+            end
+            else if (planes_left$q != 32'h1) begin
+                current$d = row_start$q + row_stride$q;
+                if (three_d$q) begin
+                    current$d = packed_row_start$q + plane_gap$q;
+                end
+                row_start$d = current$d;
+                packed_row_start$d = current$d;
+                row_left$d = len$q;
+                rows_left$d = rows$q;
+                planes_left$d = planes_left$q - 32'h1;
+            end
+            else begin
+                active$d = 1'b0;
+            end
+        end
+        if (cancel) begin
+            active$d = 1'b0;
+        end
+        if (start) begin
+            active$d = 1'b1;
+            current$d = shape$base;
+            row_start$d = shape$base;
+            packed_row_start$d = shape$base;
+            row_left$d = shape$len;
+            rows_left$d = shape$rows;
+            planes_left$d = shape$planes;
+            beat$d = 32'h0;
+            len$d = shape$len;
+            rows$d = shape$rows;
+            row_stride$d = ((shape$len) & 40'hffffffffff) + shape$row_skip;
+            plane_gap$d = ((shape$len) & 40'hffffffffff) + shape$plane_skip;
+            three_d$d = shape$three_d;
+            max_beats$d = shape$max_beats;
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$mem2mem$read$receive
+
+
+module npu_u65_512_core$dma$mem2mem$read$receive$active(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$receive$active
+
+
+module npu_u65_512_core$dma$mem2mem$read$receive$beat(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$receive$beat
+
+
+module npu_u65_512_core$dma$mem2mem$read$receive$current(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$receive$current
+
+
+module npu_u65_512_core$dma$mem2mem$read$receive$len(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$receive$len
+
+
+module npu_u65_512_core$dma$mem2mem$read$receive$max_beats(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$receive$max_beats
+
+
+module npu_u65_512_core$dma$mem2mem$read$receive$packed_row_start(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$receive$packed_row_start
+
+
+module npu_u65_512_core$dma$mem2mem$read$receive$plane_gap(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$receive$plane_gap
+
+
+module npu_u65_512_core$dma$mem2mem$read$receive$planes_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$receive$planes_left
+
+
+module npu_u65_512_core$dma$mem2mem$read$receive$row_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$receive$row_left
+
+
+module npu_u65_512_core$dma$mem2mem$read$receive$row_start(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$receive$row_start
+
+
+module npu_u65_512_core$dma$mem2mem$read$receive$row_stride(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$receive$row_stride
+
+
+module npu_u65_512_core$dma$mem2mem$read$receive$rows(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$receive$rows
+
+
+module npu_u65_512_core$dma$mem2mem$read$receive$rows_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$receive$rows_left
+
+
+module npu_u65_512_core$dma$mem2mem$read$receive$three_d(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$receive$three_d
+
+
+module npu_u65_512_core$dma$mem2mem$read$reserved(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    
+    // Constant declarations
+    localparam  init = 5'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$reserved
+
+
+module npu_u65_512_core$dma$mem2mem$running(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$running
+
+
+module npu_u65_512_core$dma$mem2mem$shram_cores_q(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$shram_cores_q
+
+
+module npu_u65_512_core$dma$mem2mem$to_shram(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$to_shram
+
+
+module npu_u65_512_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,may_issue,push,push_data,push_strobe,push_last,space,awvalid,awaddr,awlen,awready,wvalid,wdata,wstrb,wlast,wready,b_valid,burst_issued,busy);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  aclken;
+    input wire  start;
+    input wire  [39:0] shape$base;
+    input wire  [31:0] shape$len;
+    input wire  [15:0] shape$rows;
+    input wire  [15:0] shape$planes;
+    input wire  [39:0] shape$row_skip;
+    input wire  [39:0] shape$plane_skip;
+    input wire  shape$three_d;
+    input wire  [1:0] shape$max_beats;
+    input wire  halt;
+    input wire  may_issue;
+    input wire  push;
+    input wire  [127:0] push_data;
+    input wire  [15:0] push_strobe;
+    input wire  push_last;
+    output reg  space;
+    output reg  awvalid;
+    output reg  [39:0] awaddr;
+    output reg  [7:0] awlen;
+    input wire  awready;
+    output reg  wvalid;
+    output reg  [127:0] wdata;
+    output reg  [15:0] wstrb;
+    output reg  wlast;
+    input wire  wready;
+    input wire  b_valid;
+    output reg  burst_issued;
+    output reg  busy;
+    
+    // Stub signals
+    reg  issue$clock;
+    reg  issue$rst_n;
+    reg  issue$start;
+    reg  issue$next_burst;
+    reg  issue$next_beat;
+    reg  issue$cancel;
+    wire  issue$valid;
+    wire  [39:0] issue$address;
+    wire  [3:0] issue$beats_m1;
+    wire  issue$last_burst;
+    wire  [3:0] issue$beat_first_lane;
+    wire  [3:0] issue$beat_last_lane;
+    wire  [35:0] issue$beat_line;
+    wire  issue$beat_last_of_burst;
+    wire  issue$beat_last;
+    reg  buffer$clock;
+    reg  buffer$rst_n;
+    reg  buffer$push;
+    reg  [144:0] buffer$push_data;
+    reg  buffer$pop;
+    wire  [144:0] buffer$head;
+    wire  buffer$empty;
+    wire  buffer$full;
+    wire  [4:0] buffer$count;
+    reg  unclaimed$clock;
+    reg  unclaimed$rst_n;
+    reg  [4:0] unclaimed$d;
+    wire  [4:0] unclaimed$q;
+    reg  claimed$clock;
+    reg  claimed$rst_n;
+    reg  [4:0] claimed$d;
+    wire  [4:0] claimed$q;
+    reg  responses_due$clock;
+    reg  responses_due$rst_n;
+    reg  [5:0] responses_due$d;
+    wire  [5:0] responses_due$q;
+    reg  aw_valid$clock;
+    reg  aw_valid$rst_n;
+    reg  aw_valid$d;
+    wire  aw_valid$q;
+    reg  aw_addr$clock;
+    reg  aw_addr$rst_n;
+    reg  [39:0] aw_addr$d;
+    wire  [39:0] aw_addr$q;
+    reg  aw_len$clock;
+    reg  aw_len$rst_n;
+    reg  [7:0] aw_len$d;
+    wire  [7:0] aw_len$q;
+    reg  w_valid$clock;
+    reg  w_valid$rst_n;
+    reg  w_valid$d;
+    wire  w_valid$q;
+    reg  w_beat$clock;
+    reg  w_beat$rst_n;
+    reg  [144:0] w_beat$d;
+    wire  [144:0] w_beat$q;
+    
+    // Local signals
+    reg  [4:0] burst_beats;
+    reg  load_address;
+    reg  load_data;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$mem2mem$write$issue issue(
+        .clock(issue$clock),
+        .rst_n(issue$rst_n),
+        .start(issue$start),
+        .shape$base(shape$base),
+        .shape$len(shape$len),
+        .shape$rows(shape$rows),
+        .shape$planes(shape$planes),
+        .shape$row_skip(shape$row_skip),
+        .shape$plane_skip(shape$plane_skip),
+        .shape$three_d(shape$three_d),
+        .shape$max_beats(shape$max_beats),
+        .next_burst(issue$next_burst),
+        .next_beat(issue$next_beat),
+        .cancel(issue$cancel),
+        .valid(issue$valid),
+        .address(issue$address),
+        .beats_m1(issue$beats_m1),
+        .last_burst(issue$last_burst),
+        .beat_first_lane(issue$beat_first_lane),
+        .beat_last_lane(issue$beat_last_lane),
+        .beat_line(issue$beat_line),
+        .beat_last_of_burst(issue$beat_last_of_burst),
+        .beat_last(issue$beat_last)
+    );
+    npu_u65_512_core$dma$mem2mem$write$buffer buffer(
+        .clock(buffer$clock),
+        .rst_n(buffer$rst_n),
+        .push(buffer$push),
+        .push_data(buffer$push_data),
+        .pop(buffer$pop),
+        .head(buffer$head),
+        .empty(buffer$empty),
+        .full(buffer$full),
+        .count(buffer$count)
+    );
+    npu_u65_512_core$dma$mem2mem$write$unclaimed unclaimed(
+        .clock(unclaimed$clock),
+        .rst_n(unclaimed$rst_n),
+        .d(unclaimed$d),
+        .q(unclaimed$q)
+    );
+    npu_u65_512_core$dma$mem2mem$write$claimed claimed(
+        .clock(claimed$clock),
+        .rst_n(claimed$rst_n),
+        .d(claimed$d),
+        .q(claimed$q)
+    );
+    npu_u65_512_core$dma$mem2mem$write$responses_due responses_due(
+        .clock(responses_due$clock),
+        .rst_n(responses_due$rst_n),
+        .d(responses_due$d),
+        .q(responses_due$q)
+    );
+    npu_u65_512_core$dma$mem2mem$write$aw_valid aw_valid(
+        .clock(aw_valid$clock),
+        .rst_n(aw_valid$rst_n),
+        .d(aw_valid$d),
+        .q(aw_valid$q)
+    );
+    npu_u65_512_core$dma$mem2mem$write$aw_addr aw_addr(
+        .clock(aw_addr$clock),
+        .rst_n(aw_addr$rst_n),
+        .d(aw_addr$d),
+        .q(aw_addr$q)
+    );
+    npu_u65_512_core$dma$mem2mem$write$aw_len aw_len(
+        .clock(aw_len$clock),
+        .rst_n(aw_len$rst_n),
+        .d(aw_len$d),
+        .q(aw_len$q)
+    );
+    npu_u65_512_core$dma$mem2mem$write$w_valid w_valid(
+        .clock(w_valid$clock),
+        .rst_n(w_valid$rst_n),
+        .d(w_valid$d),
+        .q(w_valid$q)
+    );
+    npu_u65_512_core$dma$mem2mem$write$w_beat w_beat(
+        .clock(w_beat$clock),
+        .rst_n(w_beat$rst_n),
+        .d(w_beat$d),
+        .q(w_beat$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        unclaimed$clock = clock;
+        claimed$clock = clock;
+        responses_due$clock = clock;
+        aw_valid$clock = clock;
+        aw_addr$clock = clock;
+        aw_len$clock = clock;
+        w_valid$clock = clock;
+        w_beat$clock = clock;
+        unclaimed$d = unclaimed$q;
+        claimed$d = claimed$q;
+        responses_due$d = responses_due$q;
+        aw_valid$d = aw_valid$q;
+        aw_addr$d = aw_addr$q;
+        aw_len$d = aw_len$q;
+        w_valid$d = w_valid$q;
+        w_beat$d = w_beat$q;
+        unclaimed$rst_n = rst_n;
+        claimed$rst_n = rst_n;
+        responses_due$rst_n = rst_n;
+        aw_valid$rst_n = rst_n;
+        aw_addr$rst_n = rst_n;
+        aw_len$rst_n = rst_n;
+        w_valid$rst_n = rst_n;
+        w_beat$rst_n = rst_n;
+        issue$clock = clock;
+        issue$rst_n = rst_n;
+        buffer$clock = clock;
+        buffer$rst_n = rst_n;
+        issue$start = start;
+        issue$next_beat = 1'b0;
+        issue$cancel = 1'b0;
+        buffer$push = push;
+        buffer$push_data = ((((push_data) & 145'h1ffffffffffffffffffffffffffffffffffff) | (((push_strobe) & 145'h1ffffffffffffffffffffffffffffffffffff) << 32'h80)) & ~(1 << (32'h90)) | ((push_last) << (32'h90)));
+        space = ~buffer$full;
+        burst_beats = ((issue$beats_m1) & 5'h1f) + 32'h1;
+        load_address = aclken & (~aw_valid$q | awready) & issue$valid & ~halt & may_issue & (unclaimed$q >= burst_beats);
+        if (aclken & aw_valid$q & awready) begin
+            aw_valid$d = 1'b0;
+        end
+        if (load_address) begin
+            aw_valid$d = 1'b1;
+            aw_addr$d = issue$address;
+            aw_len$d = ((issue$beats_m1) & 8'hff);
+        end
+        issue$next_burst = load_address;
+        burst_issued = load_address;
+        load_data = aclken & (~w_valid$q | wready) & (claimed$q != 32'h0);
+        if (aclken & w_valid$q & wready) begin
+            w_valid$d = 1'b0;
+        end
+        if (load_data) begin
+            w_valid$d = 1'b1;
+            w_beat$d = buffer$head;
+        end
+        buffer$pop = load_data;
+        unclaimed$d = unclaimed$q;
+        if (push) begin
+            unclaimed$d = unclaimed$q + 32'h1;
+        end
+        if (load_address) begin
+            unclaimed$d = unclaimed$d - burst_beats;
+        end
+        claimed$d = claimed$q;
+        if (load_address) begin
+            claimed$d = claimed$q + burst_beats;
+        end
+        if (load_data) begin
+            claimed$d = claimed$d - 32'h1;
+        end
+        if (load_address & ~b_valid) begin
+            responses_due$d = responses_due$q + 32'h1;
+        end
+        if (~load_address & b_valid) begin
+            responses_due$d = responses_due$q - 32'h1;
+        end
+        awvalid = aw_valid$q;
+        awaddr = aw_addr$q;
+        awlen = aw_len$q;
+        wvalid = w_valid$q;
+        wdata = w_beat$q[(32'h0)+:(128)];
+        wstrb = w_beat$q[(32'h80)+:(16)];
+        wlast = w_beat$q[32'h90];
+        busy = issue$valid | ~buffer$empty | aw_valid$q | w_valid$q | (responses_due$q != 32'h0);
+    end
+    
+endmodule // npu_u65_512_core$dma$mem2mem$write
+
+
+module npu_u65_512_core$dma$mem2mem$write$aw_addr(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$write$aw_addr
+
+
+module npu_u65_512_core$dma$mem2mem$write$aw_len(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    
+    // Constant declarations
+    localparam  init = 8'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$write$aw_len
+
+
+module npu_u65_512_core$dma$mem2mem$write$aw_valid(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$write$aw_valid
+
+
+module npu_u65_512_core$dma$mem2mem$write$buffer(clock,rst_n,push,push_data,pop,head,empty,full,count);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  push;
+    input wire  [144:0] push_data;
+    input wire  pop;
+    output reg  [144:0] head;
+    output reg  empty;
+    output reg  full;
+    output reg  [4:0] count;
+    
+    // Constant declarations
+    localparam  depth = 5'b10000;
+    
+    // Stub signals
+    reg  write_pointer$clock;
+    reg  write_pointer$rst_n;
+    reg  [4:0] write_pointer$d;
+    wire  [4:0] write_pointer$q;
+    reg  read_pointer$clock;
+    reg  read_pointer$rst_n;
+    reg  [4:0] read_pointer$d;
+    wire  [4:0] read_pointer$q;
+    reg  words$clock;
+    reg  words$write_enable;
+    reg  [3:0] words$write_address;
+    reg  [144:0] words$write_data;
+    reg  [3:0] words$read_address;
+    wire  [144:0] words$read_data;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$mem2mem$write$buffer$write_pointer write_pointer(
+        .clock(write_pointer$clock),
+        .rst_n(write_pointer$rst_n),
+        .d(write_pointer$d),
+        .q(write_pointer$q)
+    );
+    npu_u65_512_core$dma$mem2mem$write$buffer$read_pointer read_pointer(
+        .clock(read_pointer$clock),
+        .rst_n(read_pointer$rst_n),
+        .d(read_pointer$d),
+        .q(read_pointer$q)
+    );
+    npu_u65_512_core$dma$mem2mem$write$buffer$words words(
+        .clock(words$clock),
+        .write_enable(words$write_enable),
+        .write_address(words$write_address),
+        .write_data(words$write_data),
+        .read_address(words$read_address),
+        .read_data(words$read_data)
+    );
+    
+    // Update code
+    always @(*) begin
+        write_pointer$clock = clock;
+        read_pointer$clock = clock;
+        write_pointer$d = write_pointer$q;
+        read_pointer$d = read_pointer$q;
+        write_pointer$rst_n = rst_n;
+        read_pointer$rst_n = rst_n;
+        words$clock = clock;
+        words$write_enable = push;
+        words$write_address = write_pointer$q[(32'h0)+:(4)];
+        words$write_data = push_data;
+        words$read_address = read_pointer$q[(32'h0)+:(4)];
+        head = words$read_data;
+        count = write_pointer$q - read_pointer$q;
+        empty = write_pointer$q == read_pointer$q;
+        full = count == depth;
+        if (push) begin
+            write_pointer$d = write_pointer$q + 32'h1;
+        end
+        if (pop) begin
+            read_pointer$d = read_pointer$q + 32'h1;
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$mem2mem$write$buffer
+
+
+module npu_u65_512_core$dma$mem2mem$write$buffer$read_pointer(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    
+    // Constant declarations
+    localparam  init = 5'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$write$buffer$read_pointer
+
+
+module npu_u65_512_core$dma$mem2mem$write$buffer$words(clock,write_enable,write_address,write_data,read_address,read_data);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  write_enable;
+    input wire  [3:0] write_address;
+    input wire  [144:0] write_data;
+    input wire  [3:0] read_address;
+    output reg  [144:0] read_data;
+    
+    // Update code (custom)
+    reg [144:0] cells [0:15];
+    always @(posedge clock) if (write_enable) cells[write_address] <= write_data;
+    always @(*) read_data = cells[read_address];
+endmodule // npu_u65_512_core$dma$mem2mem$write$buffer$words
+
+
+module npu_u65_512_core$dma$mem2mem$write$buffer$write_pointer(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    
+    // Constant declarations
+    localparam  init = 5'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$write$buffer$write_pointer
+
+
+module npu_u65_512_core$dma$mem2mem$write$claimed(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    
+    // Constant declarations
+    localparam  init = 5'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$write$claimed
+
+
+module npu_u65_512_core$dma$mem2mem$write$issue(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,address,beats_m1,last_burst,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  start;
+    input wire  [39:0] shape$base;
+    input wire  [31:0] shape$len;
+    input wire  [15:0] shape$rows;
+    input wire  [15:0] shape$planes;
+    input wire  [39:0] shape$row_skip;
+    input wire  [39:0] shape$plane_skip;
+    input wire  shape$three_d;
+    input wire  [1:0] shape$max_beats;
+    input wire  next_burst;
+    input wire  next_beat;
+    input wire  cancel;
+    output reg  valid;
+    output reg  [39:0] address;
+    output reg  [3:0] beats_m1;
+    output reg  last_burst;
+    output reg  [3:0] beat_first_lane;
+    output reg  [3:0] beat_last_lane;
+    output reg  [35:0] beat_line;
+    output reg  beat_last_of_burst;
+    output reg  beat_last;
+    
+    // Stub signals
+    reg  active$clock;
+    reg  active$rst_n;
+    reg  active$d;
+    wire  active$q;
+    reg  current$clock;
+    reg  current$rst_n;
+    reg  [39:0] current$d;
+    wire  [39:0] current$q;
+    reg  row_left$clock;
+    reg  row_left$rst_n;
+    reg  [31:0] row_left$d;
+    wire  [31:0] row_left$q;
+    reg  row_start$clock;
+    reg  row_start$rst_n;
+    reg  [39:0] row_start$d;
+    wire  [39:0] row_start$q;
+    reg  packed_row_start$clock;
+    reg  packed_row_start$rst_n;
+    reg  [39:0] packed_row_start$d;
+    wire  [39:0] packed_row_start$q;
+    reg  rows_left$clock;
+    reg  rows_left$rst_n;
+    reg  [15:0] rows_left$d;
+    wire  [15:0] rows_left$q;
+    reg  planes_left$clock;
+    reg  planes_left$rst_n;
+    reg  [15:0] planes_left$d;
+    wire  [15:0] planes_left$q;
+    reg  beat$clock;
+    reg  beat$rst_n;
+    reg  [3:0] beat$d;
+    wire  [3:0] beat$q;
+    reg  len$clock;
+    reg  len$rst_n;
+    reg  [31:0] len$d;
+    wire  [31:0] len$q;
+    reg  rows$clock;
+    reg  rows$rst_n;
+    reg  [15:0] rows$d;
+    wire  [15:0] rows$q;
+    reg  row_stride$clock;
+    reg  row_stride$rst_n;
+    reg  [39:0] row_stride$d;
+    wire  [39:0] row_stride$q;
+    reg  plane_gap$clock;
+    reg  plane_gap$rst_n;
+    reg  [39:0] plane_gap$d;
+    wire  [39:0] plane_gap$q;
+    reg  three_d$clock;
+    reg  three_d$rst_n;
+    reg  three_d$d;
+    wire  three_d$q;
+    reg  max_beats$clock;
+    reg  max_beats$rst_n;
+    reg  [1:0] max_beats$d;
+    wire  [1:0] max_beats$q;
+    
+    // Local signals
+    reg  [8:0] boundary_bytes;
+    reg  [8:0] burst_bytes;
+    reg  row_ends;
+    reg  [8:0] burst_end_offset;
+    reg  advance_burst;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$mem2mem$write$issue$active active(
+        .clock(active$clock),
+        .rst_n(active$rst_n),
+        .d(active$d),
+        .q(active$q)
+    );
+    npu_u65_512_core$dma$mem2mem$write$issue$current current(
+        .clock(current$clock),
+        .rst_n(current$rst_n),
+        .d(current$d),
+        .q(current$q)
+    );
+    npu_u65_512_core$dma$mem2mem$write$issue$row_left row_left(
+        .clock(row_left$clock),
+        .rst_n(row_left$rst_n),
+        .d(row_left$d),
+        .q(row_left$q)
+    );
+    npu_u65_512_core$dma$mem2mem$write$issue$row_start row_start(
+        .clock(row_start$clock),
+        .rst_n(row_start$rst_n),
+        .d(row_start$d),
+        .q(row_start$q)
+    );
+    npu_u65_512_core$dma$mem2mem$write$issue$packed_row_start packed_row_start(
+        .clock(packed_row_start$clock),
+        .rst_n(packed_row_start$rst_n),
+        .d(packed_row_start$d),
+        .q(packed_row_start$q)
+    );
+    npu_u65_512_core$dma$mem2mem$write$issue$rows_left rows_left(
+        .clock(rows_left$clock),
+        .rst_n(rows_left$rst_n),
+        .d(rows_left$d),
+        .q(rows_left$q)
+    );
+    npu_u65_512_core$dma$mem2mem$write$issue$planes_left planes_left(
+        .clock(planes_left$clock),
+        .rst_n(planes_left$rst_n),
+        .d(planes_left$d),
+        .q(planes_left$q)
+    );
+    npu_u65_512_core$dma$mem2mem$write$issue$beat beat(
+        .clock(beat$clock),
+        .rst_n(beat$rst_n),
+        .d(beat$d),
+        .q(beat$q)
+    );
+    npu_u65_512_core$dma$mem2mem$write$issue$len len(
+        .clock(len$clock),
+        .rst_n(len$rst_n),
+        .d(len$d),
+        .q(len$q)
+    );
+    npu_u65_512_core$dma$mem2mem$write$issue$rows rows(
+        .clock(rows$clock),
+        .rst_n(rows$rst_n),
+        .d(rows$d),
+        .q(rows$q)
+    );
+    npu_u65_512_core$dma$mem2mem$write$issue$row_stride row_stride(
+        .clock(row_stride$clock),
+        .rst_n(row_stride$rst_n),
+        .d(row_stride$d),
+        .q(row_stride$q)
+    );
+    npu_u65_512_core$dma$mem2mem$write$issue$plane_gap plane_gap(
+        .clock(plane_gap$clock),
+        .rst_n(plane_gap$rst_n),
+        .d(plane_gap$d),
+        .q(plane_gap$q)
+    );
+    npu_u65_512_core$dma$mem2mem$write$issue$three_d three_d(
+        .clock(three_d$clock),
+        .rst_n(three_d$rst_n),
+        .d(three_d$d),
+        .q(three_d$q)
+    );
+    npu_u65_512_core$dma$mem2mem$write$issue$max_beats max_beats(
+        .clock(max_beats$clock),
+        .rst_n(max_beats$rst_n),
+        .d(max_beats$d),
+        .q(max_beats$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        active$clock = clock;
+        current$clock = clock;
+        row_left$clock = clock;
+        row_start$clock = clock;
+        packed_row_start$clock = clock;
+        rows_left$clock = clock;
+        planes_left$clock = clock;
+        beat$clock = clock;
+        len$clock = clock;
+        rows$clock = clock;
+        row_stride$clock = clock;
+        plane_gap$clock = clock;
+        three_d$clock = clock;
+        max_beats$clock = clock;
+        active$d = active$q;
+        current$d = current$q;
+        row_left$d = row_left$q;
+        row_start$d = row_start$q;
+        packed_row_start$d = packed_row_start$q;
+        rows_left$d = rows_left$q;
+        planes_left$d = planes_left$q;
+        beat$d = beat$q;
+        len$d = len$q;
+        rows$d = rows$q;
+        row_stride$d = row_stride$q;
+        plane_gap$d = plane_gap$q;
+        three_d$d = three_d$q;
+        max_beats$d = max_beats$q;
+        active$rst_n = rst_n;
+        current$rst_n = rst_n;
+        row_left$rst_n = rst_n;
+        row_start$rst_n = rst_n;
+        packed_row_start$rst_n = rst_n;
+        rows_left$rst_n = rst_n;
+        planes_left$rst_n = rst_n;
+        beat$rst_n = rst_n;
+        len$rst_n = rst_n;
+        rows$rst_n = rst_n;
+        row_stride$rst_n = rst_n;
+        plane_gap$rst_n = rst_n;
+        three_d$rst_n = rst_n;
+        max_beats$rst_n = rst_n;
+        if (max_beats$q == 32'h1) begin
+            boundary_bytes = ((32'h80) & 9'h1ff) - ((current$q & 32'h7f) & 9'h1ff);
+        end
+        else if (max_beats$q == 32'h2) begin
+            boundary_bytes = ((32'h100) & 9'h1ff) - ((current$q & 32'hff) & 9'h1ff);
+        end
+        else begin
+            boundary_bytes = ((32'h40) & 9'h1ff) - ((current$q & 32'h3f) & 9'h1ff);
+        end
+        row_ends = row_left$q <= ((boundary_bytes) & 32'hffffffff);
+        burst_bytes = boundary_bytes;
+        if (row_ends) begin
+            burst_bytes = ((row_left$q) & 9'h1ff);
+        end
+        burst_end_offset = ((current$q & 32'hff) & 9'h1ff) + burst_bytes - 32'h1;
+        valid = active$q;
+        address = current$q;
+        beats_m1 = (((burst_end_offset >> 32'h4) - (((current$q & 32'hff) >> 32'h4) & 9'h1ff)) & 4'hf);
+        last_burst = row_ends & (rows_left$q == 32'h1) & (planes_left$q == 32'h1);
+        beat_first_lane = 32'h0;
+        if (beat$q == 32'h0) begin
+            beat_first_lane = ((current$q) & 4'hf);
+        end
+        beat_last_of_burst = beat$q == beats_m1;
+        beat_last_lane = 32'hf;
+        if (beat_last_of_burst) begin
+            beat_last_lane = ((burst_end_offset) & 4'hf);
+        end
+        beat_line = ((current$q >> 32'h4) & 36'hfffffffff) + ((beat$q) & 36'hfffffffff);
+        beat_last = beat_last_of_burst & last_burst;
+        advance_burst = active$q & next_burst;
+        if (active$q & next_beat) begin
+            beat$d = beat$q + 32'h1;
+            if (beat_last_of_burst) begin
+                beat$d = 32'h0;
+                advance_burst = 1'b1;
+            end
+        end
+        if (advance_burst) begin
+            if (~row_ends) begin
+                current$d = current$q + ((burst_bytes) & 40'hffffffffff);
+                row_left$d = row_left$q - ((burst_bytes) & 32'hffffffff);
+            end
+            else if (rows_left$q != 32'h1) begin
+                current$d = row_start$q + row_stride$q;
+                row_start$d = row_start$q + row_stride$q;
+                packed_row_start$d = packed_row_start$q + ((len$q) & 40'hffffffffff);
+                row_left$d = len$q;
+                rows_left$d = rows_left$q - 32'h1;
+            end
+            else if (planes_left$q != 32'h1) begin
+                current$d = row_start$q + row_stride$q;
+                if (three_d$q) begin
+                    current$d = packed_row_start$q + plane_gap$q;
+                end
+                row_start$d = current$d;
+                packed_row_start$d = current$d;
+                row_left$d = len$q;
+                rows_left$d = rows$q;
+                planes_left$d = planes_left$q - 32'h1;
+            end
+            else begin
+                active$d = 1'b0;
+            end
+        end
+        if (cancel) begin
+            active$d = 1'b0;
+        end
+        if (start) begin
+            active$d = 1'b1;
+            current$d = shape$base;
+            row_start$d = shape$base;
+            packed_row_start$d = shape$base;
+            row_left$d = shape$len;
+            rows_left$d = shape$rows;
+            planes_left$d = shape$planes;
+            beat$d = 32'h0;
+            len$d = shape$len;
+            rows$d = shape$rows;
+            row_stride$d = ((shape$len) & 40'hffffffffff) + shape$row_skip;
+            plane_gap$d = ((shape$len) & 40'hffffffffff) + shape$plane_skip;
+            three_d$d = shape$three_d;
+            max_beats$d = shape$max_beats;
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$mem2mem$write$issue
+
+
+module npu_u65_512_core$dma$mem2mem$write$issue$active(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$write$issue$active
+
+
+module npu_u65_512_core$dma$mem2mem$write$issue$beat(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$write$issue$beat
+
+
+module npu_u65_512_core$dma$mem2mem$write$issue$current(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$write$issue$current
+
+
+module npu_u65_512_core$dma$mem2mem$write$issue$len(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$write$issue$len
+
+
+module npu_u65_512_core$dma$mem2mem$write$issue$max_beats(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$write$issue$max_beats
+
+
+module npu_u65_512_core$dma$mem2mem$write$issue$packed_row_start(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$write$issue$packed_row_start
+
+
+module npu_u65_512_core$dma$mem2mem$write$issue$plane_gap(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$write$issue$plane_gap
+
+
+module npu_u65_512_core$dma$mem2mem$write$issue$planes_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$write$issue$planes_left
+
+
+module npu_u65_512_core$dma$mem2mem$write$issue$row_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$write$issue$row_left
+
+
+module npu_u65_512_core$dma$mem2mem$write$issue$row_start(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$write$issue$row_start
+
+
+module npu_u65_512_core$dma$mem2mem$write$issue$row_stride(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$write$issue$row_stride
+
+
+module npu_u65_512_core$dma$mem2mem$write$issue$rows(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$write$issue$rows
+
+
+module npu_u65_512_core$dma$mem2mem$write$issue$rows_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$write$issue$rows_left
+
+
+module npu_u65_512_core$dma$mem2mem$write$issue$three_d(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$write$issue$three_d
+
+
+module npu_u65_512_core$dma$mem2mem$write$responses_due(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [5:0] d;
+    output reg  [5:0] q;
+    
+    // Constant declarations
+    localparam  init = 6'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$write$responses_due
+
+
+module npu_u65_512_core$dma$mem2mem$write$unclaimed(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    
+    // Constant declarations
+    localparam  init = 5'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$write$unclaimed
+
+
+module npu_u65_512_core$dma$mem2mem$write$w_beat(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [144:0] d;
+    output reg  [144:0] q;
+    
+    // Constant declarations
+    localparam  init = 145'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$write$w_beat
+
+
+module npu_u65_512_core$dma$mem2mem$write$w_valid(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$write$w_valid
+
+
+module npu_u65_512_core$dma$mem2mem_read_cache(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem_read_cache
+
+
+module npu_u65_512_core$dma$mem2mem_read_counter(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem_read_counter
+
+
+module npu_u65_512_core$dma$mem2mem_write_cache(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem_write_cache
+
+
+module npu_u65_512_core$dma$mem2mem_write_counter(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem_write_counter
+
+
+module npu_u65_512_core$dma$port0(clock,rst_n,aclken,prot,command$valid,command$id,command$address,command$len,command$cache,command$grant,mem2mem$valid,mem2mem$id,mem2mem$address,mem2mem$len,mem2mem$cache,mem2mem$grant,arvalid,arid,araddr,arlen,arcache,arprot,arready);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  aclken;
+    input wire  [2:0] prot;
+    input wire  command$valid;
+    input wire  [7:0] command$id;
+    input wire  [39:0] command$address;
+    input wire  [7:0] command$len;
+    input wire  [3:0] command$cache;
+    output reg  command$grant;
+    input wire  mem2mem$valid;
+    input wire  [7:0] mem2mem$id;
+    input wire  [39:0] mem2mem$address;
+    input wire  [7:0] mem2mem$len;
+    input wire  [3:0] mem2mem$cache;
+    output reg  mem2mem$grant;
+    output reg  arvalid;
+    output reg  [7:0] arid;
+    output reg  [39:0] araddr;
+    output reg  [7:0] arlen;
+    output reg  [3:0] arcache;
+    output reg  [2:0] arprot;
+    input wire  arready;
+    
+    // Stub signals
+    reg  valid$clock;
+    reg  valid$rst_n;
+    reg  valid$d;
+    wire  valid$q;
+    reg  id$clock;
+    reg  id$rst_n;
+    reg  [7:0] id$d;
+    wire  [7:0] id$q;
+    reg  address$clock;
+    reg  address$rst_n;
+    reg  [39:0] address$d;
+    wire  [39:0] address$q;
+    reg  len$clock;
+    reg  len$rst_n;
+    reg  [7:0] len$d;
+    wire  [7:0] len$q;
+    reg  cache$clock;
+    reg  cache$rst_n;
+    reg  [3:0] cache$d;
+    wire  [3:0] cache$q;
+    reg  prot_q$clock;
+    reg  prot_q$rst_n;
+    reg  [2:0] prot_q$d;
+    wire  [2:0] prot_q$q;
+    
+    // Local signals
+    reg  load;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$port0$valid valid(
+        .clock(valid$clock),
+        .rst_n(valid$rst_n),
+        .d(valid$d),
+        .q(valid$q)
+    );
+    npu_u65_512_core$dma$port0$id id(
+        .clock(id$clock),
+        .rst_n(id$rst_n),
+        .d(id$d),
+        .q(id$q)
+    );
+    npu_u65_512_core$dma$port0$address address(
+        .clock(address$clock),
+        .rst_n(address$rst_n),
+        .d(address$d),
+        .q(address$q)
+    );
+    npu_u65_512_core$dma$port0$len len(
+        .clock(len$clock),
+        .rst_n(len$rst_n),
+        .d(len$d),
+        .q(len$q)
+    );
+    npu_u65_512_core$dma$port0$cache cache(
+        .clock(cache$clock),
+        .rst_n(cache$rst_n),
+        .d(cache$d),
+        .q(cache$q)
+    );
+    npu_u65_512_core$dma$port0$prot_q prot_q(
+        .clock(prot_q$clock),
+        .rst_n(prot_q$rst_n),
+        .d(prot_q$d),
+        .q(prot_q$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        valid$clock = clock;
+        id$clock = clock;
+        address$clock = clock;
+        len$clock = clock;
+        cache$clock = clock;
+        prot_q$clock = clock;
+        valid$d = valid$q;
+        id$d = id$q;
+        address$d = address$q;
+        len$d = len$q;
+        cache$d = cache$q;
+        prot_q$d = prot_q$q;
+        valid$rst_n = rst_n;
+        id$rst_n = rst_n;
+        address$rst_n = rst_n;
+        len$rst_n = rst_n;
+        cache$rst_n = rst_n;
+        prot_q$rst_n = rst_n;
+        if (aclken & valid$q & arready) begin
+            valid$d = 1'b0;
+        end
+        load = aclken & (~valid$q | arready);
+        command$grant = load & command$valid;
+        mem2mem$grant = load & ~command$valid & mem2mem$valid;
+        if (command$grant) begin
+            valid$d = 1'b1;
+            id$d = command$id;
+            address$d = command$address;
+            len$d = command$len;
+            cache$d = command$cache;
+            prot_q$d = prot;
+        end
+        if (mem2mem$grant) begin
+            valid$d = 1'b1;
+            id$d = mem2mem$id;
+            address$d = mem2mem$address;
+            len$d = mem2mem$len;
+            cache$d = mem2mem$cache;
+            prot_q$d = prot;
+        end
+        arvalid = valid$q;
+        arid = id$q;
+        araddr = address$q;
+        arlen = len$q;
+        arcache = cache$q;
+        arprot = prot_q$q;
+    end
+    
+endmodule // npu_u65_512_core$dma$port0
+
+
+module npu_u65_512_core$dma$port0$address(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$port0$address
+
+
+module npu_u65_512_core$dma$port0$cache(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$port0$cache
+
+
+module npu_u65_512_core$dma$port0$id(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    
+    // Constant declarations
+    localparam  init = 8'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$port0$id
+
+
+module npu_u65_512_core$dma$port0$len(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    
+    // Constant declarations
+    localparam  init = 8'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$port0$len
+
+
+module npu_u65_512_core$dma$port0$prot_q(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    
+    // Constant declarations
+    localparam  init = 3'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$port0$prot_q
+
+
+module npu_u65_512_core$dma$port0$valid(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$port0$valid
+
+
+module npu_u65_512_core$dma$port1(clock,rst_n,aclken,prot,command$valid,command$id,command$address,command$len,command$cache,command$grant,mem2mem$valid,mem2mem$id,mem2mem$address,mem2mem$len,mem2mem$cache,mem2mem$grant,arvalid,arid,araddr,arlen,arcache,arprot,arready);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  aclken;
+    input wire  [2:0] prot;
+    input wire  command$valid;
+    input wire  [7:0] command$id;
+    input wire  [39:0] command$address;
+    input wire  [7:0] command$len;
+    input wire  [3:0] command$cache;
+    output reg  command$grant;
+    input wire  mem2mem$valid;
+    input wire  [7:0] mem2mem$id;
+    input wire  [39:0] mem2mem$address;
+    input wire  [7:0] mem2mem$len;
+    input wire  [3:0] mem2mem$cache;
+    output reg  mem2mem$grant;
+    output reg  arvalid;
+    output reg  [7:0] arid;
+    output reg  [39:0] araddr;
+    output reg  [7:0] arlen;
+    output reg  [3:0] arcache;
+    output reg  [2:0] arprot;
+    input wire  arready;
+    
+    // Stub signals
+    reg  valid$clock;
+    reg  valid$rst_n;
+    reg  valid$d;
+    wire  valid$q;
+    reg  id$clock;
+    reg  id$rst_n;
+    reg  [7:0] id$d;
+    wire  [7:0] id$q;
+    reg  address$clock;
+    reg  address$rst_n;
+    reg  [39:0] address$d;
+    wire  [39:0] address$q;
+    reg  len$clock;
+    reg  len$rst_n;
+    reg  [7:0] len$d;
+    wire  [7:0] len$q;
+    reg  cache$clock;
+    reg  cache$rst_n;
+    reg  [3:0] cache$d;
+    wire  [3:0] cache$q;
+    reg  prot_q$clock;
+    reg  prot_q$rst_n;
+    reg  [2:0] prot_q$d;
+    wire  [2:0] prot_q$q;
+    
+    // Local signals
+    reg  load;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$port1$valid valid(
+        .clock(valid$clock),
+        .rst_n(valid$rst_n),
+        .d(valid$d),
+        .q(valid$q)
+    );
+    npu_u65_512_core$dma$port1$id id(
+        .clock(id$clock),
+        .rst_n(id$rst_n),
+        .d(id$d),
+        .q(id$q)
+    );
+    npu_u65_512_core$dma$port1$address address(
+        .clock(address$clock),
+        .rst_n(address$rst_n),
+        .d(address$d),
+        .q(address$q)
+    );
+    npu_u65_512_core$dma$port1$len len(
+        .clock(len$clock),
+        .rst_n(len$rst_n),
+        .d(len$d),
+        .q(len$q)
+    );
+    npu_u65_512_core$dma$port1$cache cache(
+        .clock(cache$clock),
+        .rst_n(cache$rst_n),
+        .d(cache$d),
+        .q(cache$q)
+    );
+    npu_u65_512_core$dma$port1$prot_q prot_q(
+        .clock(prot_q$clock),
+        .rst_n(prot_q$rst_n),
+        .d(prot_q$d),
+        .q(prot_q$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        valid$clock = clock;
+        id$clock = clock;
+        address$clock = clock;
+        len$clock = clock;
+        cache$clock = clock;
+        prot_q$clock = clock;
+        valid$d = valid$q;
+        id$d = id$q;
+        address$d = address$q;
+        len$d = len$q;
+        cache$d = cache$q;
+        prot_q$d = prot_q$q;
+        valid$rst_n = rst_n;
+        id$rst_n = rst_n;
+        address$rst_n = rst_n;
+        len$rst_n = rst_n;
+        cache$rst_n = rst_n;
+        prot_q$rst_n = rst_n;
+        if (aclken & valid$q & arready) begin
+            valid$d = 1'b0;
+        end
+        load = aclken & (~valid$q | arready);
+        command$grant = load & command$valid;
+        mem2mem$grant = load & ~command$valid & mem2mem$valid;
+        if (command$grant) begin
+            valid$d = 1'b1;
+            id$d = command$id;
+            address$d = command$address;
+            len$d = command$len;
+            cache$d = command$cache;
+            prot_q$d = prot;
+        end
+        if (mem2mem$grant) begin
+            valid$d = 1'b1;
+            id$d = mem2mem$id;
+            address$d = mem2mem$address;
+            len$d = mem2mem$len;
+            cache$d = mem2mem$cache;
+            prot_q$d = prot;
+        end
+        arvalid = valid$q;
+        arid = id$q;
+        araddr = address$q;
+        arlen = len$q;
+        arcache = cache$q;
+        arprot = prot_q$q;
+    end
+    
+endmodule // npu_u65_512_core$dma$port1
+
+
+module npu_u65_512_core$dma$port1$address(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$port1$address
+
+
+module npu_u65_512_core$dma$port1$cache(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$port1$cache
+
+
+module npu_u65_512_core$dma$port1$id(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    
+    // Constant declarations
+    localparam  init = 8'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$port1$id
+
+
+module npu_u65_512_core$dma$port1$len(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    
+    // Constant declarations
+    localparam  init = 8'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$port1$len
+
+
+module npu_u65_512_core$dma$port1$prot_q(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    
+    // Constant declarations
+    localparam  init = 3'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$port1$prot_q
+
+
+module npu_u65_512_core$dma$port1$valid(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$port1$valid
+
+
+module npu_u65_512_core$dma$queue(clock,rst_n,push,push_data,pop,head,empty,full,count);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  push;
+    input wire  [245:0] push_data;
+    input wire  pop;
+    output reg  [245:0] head;
+    output reg  empty;
+    output reg  full;
+    output reg  [1:0] count;
+    
+    // Constant declarations
+    localparam  depth = 2'b10;
+    
+    // Stub signals
+    reg  write_pointer$clock;
+    reg  write_pointer$rst_n;
+    reg  [1:0] write_pointer$d;
+    wire  [1:0] write_pointer$q;
+    reg  read_pointer$clock;
+    reg  read_pointer$rst_n;
+    reg  [1:0] read_pointer$d;
+    wire  [1:0] read_pointer$q;
+    reg  words$clock;
+    reg  words$write_enable;
+    reg  words$write_address;
+    reg  [245:0] words$write_data;
+    reg  words$read_address;
+    wire  [245:0] words$read_data;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$queue$write_pointer write_pointer(
+        .clock(write_pointer$clock),
+        .rst_n(write_pointer$rst_n),
+        .d(write_pointer$d),
+        .q(write_pointer$q)
+    );
+    npu_u65_512_core$dma$queue$read_pointer read_pointer(
+        .clock(read_pointer$clock),
+        .rst_n(read_pointer$rst_n),
+        .d(read_pointer$d),
+        .q(read_pointer$q)
+    );
+    npu_u65_512_core$dma$queue$words words(
+        .clock(words$clock),
+        .write_enable(words$write_enable),
+        .write_address(words$write_address),
+        .write_data(words$write_data),
+        .read_address(words$read_address),
+        .read_data(words$read_data)
+    );
+    
+    // Update code
+    always @(*) begin
+        write_pointer$clock = clock;
+        read_pointer$clock = clock;
+        write_pointer$d = write_pointer$q;
+        read_pointer$d = read_pointer$q;
+        write_pointer$rst_n = rst_n;
+        read_pointer$rst_n = rst_n;
+        words$clock = clock;
+        words$write_enable = push;
+        words$write_address = write_pointer$q[(32'h0)+:(1)];
+        words$write_data = push_data;
+        words$read_address = read_pointer$q[(32'h0)+:(1)];
+        head = words$read_data;
+        count = write_pointer$q - read_pointer$q;
+        empty = write_pointer$q == read_pointer$q;
+        full = count == depth;
+        if (push) begin
+            write_pointer$d = write_pointer$q + 32'h1;
+        end
+        if (pop) begin
+            read_pointer$d = read_pointer$q + 32'h1;
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$queue
+
+
+module npu_u65_512_core$dma$queue$read_pointer(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$queue$read_pointer
+
+
+module npu_u65_512_core$dma$queue$words(clock,write_enable,write_address,write_data,read_address,read_data);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  write_enable;
+    input wire  write_address;
+    input wire  [245:0] write_data;
+    input wire  read_address;
+    output reg  [245:0] read_data;
+    
+    // Update code (custom)
+    reg [245:0] cells [0:1];
+    always @(posedge clock) if (write_enable) cells[write_address] <= write_data;
+    always @(*) read_data = cells[read_address];
+endmodule // npu_u65_512_core$dma$queue$words
+
+
+module npu_u65_512_core$dma$queue$write_pointer(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$queue$write_pointer
+
+
+module npu_u65_512_core$dma$reads_outstanding$0(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [6:0] d;
+    output reg  [6:0] q;
+    
+    // Constant declarations
+    localparam  init = 7'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$reads_outstanding$0
+
+
+module npu_u65_512_core$dma$reads_outstanding$1(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [6:0] d;
+    output reg  [6:0] q;
+    
+    // Constant declarations
+    localparam  init = 7'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$reads_outstanding$1
+
+
+module npu_u65_512_core$dma$reads_outstanding$2(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [6:0] d;
+    output reg  [6:0] q;
+    
+    // Constant declarations
+    localparam  init = 7'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$reads_outstanding$2
+
+
+module npu_u65_512_core$dma$reads_outstanding$3(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [6:0] d;
+    output reg  [6:0] q;
+    
+    // Constant declarations
+    localparam  init = 7'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$reads_outstanding$3
+
+
+module npu_u65_512_core$dma$wakeup(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$wakeup
+
+
+module npu_u65_512_core$dma$writes_outstanding$0(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [5:0] d;
+    output reg  [5:0] q;
+    
+    // Constant declarations
+    localparam  init = 6'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$writes_outstanding$0
+
+
+module npu_u65_512_core$dma$writes_outstanding$1(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [5:0] d;
+    output reg  [5:0] q;
+    
+    // Constant declarations
+    localparam  init = 6'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$writes_outstanding$1
+
+
+module npu_u65_512_core$dma$writes_outstanding$2(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [5:0] d;
+    output reg  [5:0] q;
+    
+    // Constant declarations
+    localparam  init = 6'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$writes_outstanding$2
+
+
+module npu_u65_512_core$dma$writes_outstanding$3(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [5:0] d;
+    output reg  [5:0] q;
+    
+    // Constant declarations
+    localparam  init = 6'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$writes_outstanding$3
+
+
+module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0_dst,dma0_len,dma0_src_region,dma0_dst_region,dma0_size0,dma0_size1,dma0_skip0,dma0_skip1);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  known;
+    output reg  [39:0] dma0_src;
+    output reg  [39:0] dma0_dst;
+    output reg  [31:0] dma0_len;
+    output reg  [10:0] dma0_src_region;
+    output reg  [10:0] dma0_dst_region;
+    output reg  [15:0] dma0_size0;
+    output reg  [15:0] dma0_size1;
+    output reg  [39:0] dma0_skip0;
+    output reg  [39:0] dma0_skip1;
+    
+    // Constant declarations
+    localparam  keys$0 = 11'b100000000;
+    localparam  keys$1 = 11'b100000001;
+    localparam  keys$2 = 11'b100000010;
+    localparam  keys$3 = 11'b100000011;
+    localparam  keys$4 = 11'b100000100;
+    localparam  keys$5 = 11'b100000101;
+    localparam  keys$6 = 11'b100000111;
+    localparam  keys$7 = 11'b100001001;
+    localparam  keys$8 = 11'b100001010;
+    localparam  keys$9 = 11'b100001011;
+    localparam  keys$10 = 11'b100001100;
+    localparam  keys$11 = 11'b100001101;
+    localparam  keys$12 = 11'b100001111;
+    localparam  keys$13 = 11'b100010001;
+    localparam  keys$14 = 11'b100010010;
+    localparam  keys$15 = 11'b100010011;
+    localparam  keys$16 = 11'b100010100;
+    localparam  keys$17 = 11'b100010101;
+    localparam  keys$18 = 11'b100010110;
+    localparam  keys$19 = 11'b100010111;
+    localparam  keys$20 = 11'b100011000;
+    localparam  keys$21 = 11'b100011010;
+    localparam  keys$22 = 11'b100011011;
+    localparam  keys$23 = 11'b100011100;
+    localparam  keys$24 = 11'b100011111;
+    localparam  keys$25 = 11'b100100000;
+    localparam  keys$26 = 11'b100100001;
+    localparam  keys$27 = 11'b100100010;
+    localparam  keys$28 = 11'b100100011;
+    localparam  keys$29 = 11'b100100100;
+    localparam  keys$30 = 11'b100100101;
+    localparam  keys$31 = 11'b100100110;
+    localparam  keys$32 = 11'b100100111;
+    localparam  keys$33 = 11'b100101000;
+    localparam  keys$34 = 11'b100101001;
+    localparam  keys$35 = 11'b100101101;
+    localparam  keys$36 = 11'b100101111;
+    localparam  keys$37 = 11'b100110000;
+    localparam  keys$38 = 11'b100110001;
+    localparam  keys$39 = 11'b100110010;
+    localparam  keys$40 = 11'b100110011;
+    localparam  keys$41 = 11'b110000000;
+    localparam  keys$42 = 11'b110000001;
+    localparam  keys$43 = 11'b110000101;
+    localparam  keys$44 = 11'b110001001;
+    localparam  keys$45 = 11'b110001010;
+    localparam  keys$46 = 11'b110001011;
+    localparam  keys$47 = 11'b110001100;
+    localparam  keys$48 = 11'b110001101;
+    localparam  keys$49 = 11'b110001111;
+    localparam  keys$50 = 11'b10000000000;
+    localparam  keys$51 = 11'b10000000001;
+    localparam  keys$52 = 11'b10000000010;
+    localparam  keys$53 = 11'b10000000011;
+    localparam  keys$54 = 11'b10000000100;
+    localparam  keys$55 = 11'b10000000101;
+    localparam  keys$56 = 11'b10000000110;
+    localparam  keys$57 = 11'b10000010000;
+    localparam  keys$58 = 11'b10000010001;
+    localparam  keys$59 = 11'b10000010010;
+    localparam  keys$60 = 11'b10000010011;
+    localparam  keys$61 = 11'b10000010100;
+    localparam  keys$62 = 11'b10000010101;
+    localparam  keys$63 = 11'b10000010110;
+    localparam  keys$64 = 11'b10000100000;
+    localparam  keys$65 = 11'b10000100001;
+    localparam  keys$66 = 11'b10000100010;
+    localparam  keys$67 = 11'b10000100011;
+    localparam  keys$68 = 11'b10000100100;
+    localparam  keys$69 = 11'b10000100101;
+    localparam  keys$70 = 11'b10000100110;
+    localparam  keys$71 = 11'b10000110000;
+    localparam  keys$72 = 11'b10000110001;
+    localparam  keys$73 = 11'b10000110010;
+    localparam  keys$74 = 11'b10000110011;
+    localparam  keys$75 = 11'b10000110100;
+    localparam  keys$76 = 11'b10010000000;
+    localparam  keys$77 = 11'b10010000001;
+    localparam  keys$78 = 11'b10010000010;
+    localparam  keys$79 = 11'b10010000011;
+    localparam  keys$80 = 11'b10010000100;
+    localparam  keys$81 = 11'b10010000101;
+    localparam  keys$82 = 11'b10010000110;
+    localparam  keys$83 = 11'b10010010000;
+    localparam  keys$84 = 11'b10010010001;
+    localparam  keys$85 = 11'b10010010010;
+    localparam  keys$86 = 11'b10010010011;
+    localparam  dma0_src_key = 11'b10000110000;
+    localparam  dma0_dst_key = 11'b10000110001;
+    localparam  dma0_len_key = 11'b10000110010;
+    localparam  dma0_src_region_key = 11'b100110000;
+    localparam  dma0_dst_region_key = 11'b100110001;
+    localparam  dma0_size0_key = 11'b100110010;
+    localparam  dma0_size1_key = 11'b100110011;
+    localparam  dma0_skip0_key = 11'b10000110011;
+    localparam  dma0_skip1_key = 11'b10000110100;
+    
+    // Stub signals
+    reg  registers$0$clock;
+    reg  registers$0$rst_n;
+    reg  registers$0$write;
+    reg  [10:0] registers$0$key;
+    reg  [47:0] registers$0$value;
+    wire  registers$0$hit;
+    wire  [47:0] registers$0$q;
+    reg  registers$1$clock;
+    reg  registers$1$rst_n;
+    reg  registers$1$write;
+    reg  [10:0] registers$1$key;
+    reg  [47:0] registers$1$value;
+    wire  registers$1$hit;
+    wire  [47:0] registers$1$q;
+    reg  registers$2$clock;
+    reg  registers$2$rst_n;
+    reg  registers$2$write;
+    reg  [10:0] registers$2$key;
+    reg  [47:0] registers$2$value;
+    wire  registers$2$hit;
+    wire  [47:0] registers$2$q;
+    reg  registers$3$clock;
+    reg  registers$3$rst_n;
+    reg  registers$3$write;
+    reg  [10:0] registers$3$key;
+    reg  [47:0] registers$3$value;
+    wire  registers$3$hit;
+    wire  [47:0] registers$3$q;
+    reg  registers$4$clock;
+    reg  registers$4$rst_n;
+    reg  registers$4$write;
+    reg  [10:0] registers$4$key;
+    reg  [47:0] registers$4$value;
+    wire  registers$4$hit;
+    wire  [47:0] registers$4$q;
+    reg  registers$5$clock;
+    reg  registers$5$rst_n;
+    reg  registers$5$write;
+    reg  [10:0] registers$5$key;
+    reg  [47:0] registers$5$value;
+    wire  registers$5$hit;
+    wire  [47:0] registers$5$q;
+    reg  registers$6$clock;
+    reg  registers$6$rst_n;
+    reg  registers$6$write;
+    reg  [10:0] registers$6$key;
+    reg  [47:0] registers$6$value;
+    wire  registers$6$hit;
+    wire  [47:0] registers$6$q;
+    reg  registers$7$clock;
+    reg  registers$7$rst_n;
+    reg  registers$7$write;
+    reg  [10:0] registers$7$key;
+    reg  [47:0] registers$7$value;
+    wire  registers$7$hit;
+    wire  [47:0] registers$7$q;
+    reg  registers$8$clock;
+    reg  registers$8$rst_n;
+    reg  registers$8$write;
+    reg  [10:0] registers$8$key;
+    reg  [47:0] registers$8$value;
+    wire  registers$8$hit;
+    wire  [47:0] registers$8$q;
+    reg  registers$9$clock;
+    reg  registers$9$rst_n;
+    reg  registers$9$write;
+    reg  [10:0] registers$9$key;
+    reg  [47:0] registers$9$value;
+    wire  registers$9$hit;
+    wire  [47:0] registers$9$q;
+    reg  registers$10$clock;
+    reg  registers$10$rst_n;
+    reg  registers$10$write;
+    reg  [10:0] registers$10$key;
+    reg  [47:0] registers$10$value;
+    wire  registers$10$hit;
+    wire  [47:0] registers$10$q;
+    reg  registers$11$clock;
+    reg  registers$11$rst_n;
+    reg  registers$11$write;
+    reg  [10:0] registers$11$key;
+    reg  [47:0] registers$11$value;
+    wire  registers$11$hit;
+    wire  [47:0] registers$11$q;
+    reg  registers$12$clock;
+    reg  registers$12$rst_n;
+    reg  registers$12$write;
+    reg  [10:0] registers$12$key;
+    reg  [47:0] registers$12$value;
+    wire  registers$12$hit;
+    wire  [47:0] registers$12$q;
+    reg  registers$13$clock;
+    reg  registers$13$rst_n;
+    reg  registers$13$write;
+    reg  [10:0] registers$13$key;
+    reg  [47:0] registers$13$value;
+    wire  registers$13$hit;
+    wire  [47:0] registers$13$q;
+    reg  registers$14$clock;
+    reg  registers$14$rst_n;
+    reg  registers$14$write;
+    reg  [10:0] registers$14$key;
+    reg  [47:0] registers$14$value;
+    wire  registers$14$hit;
+    wire  [47:0] registers$14$q;
+    reg  registers$15$clock;
+    reg  registers$15$rst_n;
+    reg  registers$15$write;
+    reg  [10:0] registers$15$key;
+    reg  [47:0] registers$15$value;
+    wire  registers$15$hit;
+    wire  [47:0] registers$15$q;
+    reg  registers$16$clock;
+    reg  registers$16$rst_n;
+    reg  registers$16$write;
+    reg  [10:0] registers$16$key;
+    reg  [47:0] registers$16$value;
+    wire  registers$16$hit;
+    wire  [47:0] registers$16$q;
+    reg  registers$17$clock;
+    reg  registers$17$rst_n;
+    reg  registers$17$write;
+    reg  [10:0] registers$17$key;
+    reg  [47:0] registers$17$value;
+    wire  registers$17$hit;
+    wire  [47:0] registers$17$q;
+    reg  registers$18$clock;
+    reg  registers$18$rst_n;
+    reg  registers$18$write;
+    reg  [10:0] registers$18$key;
+    reg  [47:0] registers$18$value;
+    wire  registers$18$hit;
+    wire  [47:0] registers$18$q;
+    reg  registers$19$clock;
+    reg  registers$19$rst_n;
+    reg  registers$19$write;
+    reg  [10:0] registers$19$key;
+    reg  [47:0] registers$19$value;
+    wire  registers$19$hit;
+    wire  [47:0] registers$19$q;
+    reg  registers$20$clock;
+    reg  registers$20$rst_n;
+    reg  registers$20$write;
+    reg  [10:0] registers$20$key;
+    reg  [47:0] registers$20$value;
+    wire  registers$20$hit;
+    wire  [47:0] registers$20$q;
+    reg  registers$21$clock;
+    reg  registers$21$rst_n;
+    reg  registers$21$write;
+    reg  [10:0] registers$21$key;
+    reg  [47:0] registers$21$value;
+    wire  registers$21$hit;
+    wire  [47:0] registers$21$q;
+    reg  registers$22$clock;
+    reg  registers$22$rst_n;
+    reg  registers$22$write;
+    reg  [10:0] registers$22$key;
+    reg  [47:0] registers$22$value;
+    wire  registers$22$hit;
+    wire  [47:0] registers$22$q;
+    reg  registers$23$clock;
+    reg  registers$23$rst_n;
+    reg  registers$23$write;
+    reg  [10:0] registers$23$key;
+    reg  [47:0] registers$23$value;
+    wire  registers$23$hit;
+    wire  [47:0] registers$23$q;
+    reg  registers$24$clock;
+    reg  registers$24$rst_n;
+    reg  registers$24$write;
+    reg  [10:0] registers$24$key;
+    reg  [47:0] registers$24$value;
+    wire  registers$24$hit;
+    wire  [47:0] registers$24$q;
+    reg  registers$25$clock;
+    reg  registers$25$rst_n;
+    reg  registers$25$write;
+    reg  [10:0] registers$25$key;
+    reg  [47:0] registers$25$value;
+    wire  registers$25$hit;
+    wire  [47:0] registers$25$q;
+    reg  registers$26$clock;
+    reg  registers$26$rst_n;
+    reg  registers$26$write;
+    reg  [10:0] registers$26$key;
+    reg  [47:0] registers$26$value;
+    wire  registers$26$hit;
+    wire  [47:0] registers$26$q;
+    reg  registers$27$clock;
+    reg  registers$27$rst_n;
+    reg  registers$27$write;
+    reg  [10:0] registers$27$key;
+    reg  [47:0] registers$27$value;
+    wire  registers$27$hit;
+    wire  [47:0] registers$27$q;
+    reg  registers$28$clock;
+    reg  registers$28$rst_n;
+    reg  registers$28$write;
+    reg  [10:0] registers$28$key;
+    reg  [47:0] registers$28$value;
+    wire  registers$28$hit;
+    wire  [47:0] registers$28$q;
+    reg  registers$29$clock;
+    reg  registers$29$rst_n;
+    reg  registers$29$write;
+    reg  [10:0] registers$29$key;
+    reg  [47:0] registers$29$value;
+    wire  registers$29$hit;
+    wire  [47:0] registers$29$q;
+    reg  registers$30$clock;
+    reg  registers$30$rst_n;
+    reg  registers$30$write;
+    reg  [10:0] registers$30$key;
+    reg  [47:0] registers$30$value;
+    wire  registers$30$hit;
+    wire  [47:0] registers$30$q;
+    reg  registers$31$clock;
+    reg  registers$31$rst_n;
+    reg  registers$31$write;
+    reg  [10:0] registers$31$key;
+    reg  [47:0] registers$31$value;
+    wire  registers$31$hit;
+    wire  [47:0] registers$31$q;
+    reg  registers$32$clock;
+    reg  registers$32$rst_n;
+    reg  registers$32$write;
+    reg  [10:0] registers$32$key;
+    reg  [47:0] registers$32$value;
+    wire  registers$32$hit;
+    wire  [47:0] registers$32$q;
+    reg  registers$33$clock;
+    reg  registers$33$rst_n;
+    reg  registers$33$write;
+    reg  [10:0] registers$33$key;
+    reg  [47:0] registers$33$value;
+    wire  registers$33$hit;
+    wire  [47:0] registers$33$q;
+    reg  registers$34$clock;
+    reg  registers$34$rst_n;
+    reg  registers$34$write;
+    reg  [10:0] registers$34$key;
+    reg  [47:0] registers$34$value;
+    wire  registers$34$hit;
+    wire  [47:0] registers$34$q;
+    reg  registers$35$clock;
+    reg  registers$35$rst_n;
+    reg  registers$35$write;
+    reg  [10:0] registers$35$key;
+    reg  [47:0] registers$35$value;
+    wire  registers$35$hit;
+    wire  [47:0] registers$35$q;
+    reg  registers$36$clock;
+    reg  registers$36$rst_n;
+    reg  registers$36$write;
+    reg  [10:0] registers$36$key;
+    reg  [47:0] registers$36$value;
+    wire  registers$36$hit;
+    wire  [47:0] registers$36$q;
+    reg  registers$37$clock;
+    reg  registers$37$rst_n;
+    reg  registers$37$write;
+    reg  [10:0] registers$37$key;
+    reg  [47:0] registers$37$value;
+    wire  registers$37$hit;
+    wire  [47:0] registers$37$q;
+    reg  registers$38$clock;
+    reg  registers$38$rst_n;
+    reg  registers$38$write;
+    reg  [10:0] registers$38$key;
+    reg  [47:0] registers$38$value;
+    wire  registers$38$hit;
+    wire  [47:0] registers$38$q;
+    reg  registers$39$clock;
+    reg  registers$39$rst_n;
+    reg  registers$39$write;
+    reg  [10:0] registers$39$key;
+    reg  [47:0] registers$39$value;
+    wire  registers$39$hit;
+    wire  [47:0] registers$39$q;
+    reg  registers$40$clock;
+    reg  registers$40$rst_n;
+    reg  registers$40$write;
+    reg  [10:0] registers$40$key;
+    reg  [47:0] registers$40$value;
+    wire  registers$40$hit;
+    wire  [47:0] registers$40$q;
+    reg  registers$41$clock;
+    reg  registers$41$rst_n;
+    reg  registers$41$write;
+    reg  [10:0] registers$41$key;
+    reg  [47:0] registers$41$value;
+    wire  registers$41$hit;
+    wire  [47:0] registers$41$q;
+    reg  registers$42$clock;
+    reg  registers$42$rst_n;
+    reg  registers$42$write;
+    reg  [10:0] registers$42$key;
+    reg  [47:0] registers$42$value;
+    wire  registers$42$hit;
+    wire  [47:0] registers$42$q;
+    reg  registers$43$clock;
+    reg  registers$43$rst_n;
+    reg  registers$43$write;
+    reg  [10:0] registers$43$key;
+    reg  [47:0] registers$43$value;
+    wire  registers$43$hit;
+    wire  [47:0] registers$43$q;
+    reg  registers$44$clock;
+    reg  registers$44$rst_n;
+    reg  registers$44$write;
+    reg  [10:0] registers$44$key;
+    reg  [47:0] registers$44$value;
+    wire  registers$44$hit;
+    wire  [47:0] registers$44$q;
+    reg  registers$45$clock;
+    reg  registers$45$rst_n;
+    reg  registers$45$write;
+    reg  [10:0] registers$45$key;
+    reg  [47:0] registers$45$value;
+    wire  registers$45$hit;
+    wire  [47:0] registers$45$q;
+    reg  registers$46$clock;
+    reg  registers$46$rst_n;
+    reg  registers$46$write;
+    reg  [10:0] registers$46$key;
+    reg  [47:0] registers$46$value;
+    wire  registers$46$hit;
+    wire  [47:0] registers$46$q;
+    reg  registers$47$clock;
+    reg  registers$47$rst_n;
+    reg  registers$47$write;
+    reg  [10:0] registers$47$key;
+    reg  [47:0] registers$47$value;
+    wire  registers$47$hit;
+    wire  [47:0] registers$47$q;
+    reg  registers$48$clock;
+    reg  registers$48$rst_n;
+    reg  registers$48$write;
+    reg  [10:0] registers$48$key;
+    reg  [47:0] registers$48$value;
+    wire  registers$48$hit;
+    wire  [47:0] registers$48$q;
+    reg  registers$49$clock;
+    reg  registers$49$rst_n;
+    reg  registers$49$write;
+    reg  [10:0] registers$49$key;
+    reg  [47:0] registers$49$value;
+    wire  registers$49$hit;
+    wire  [47:0] registers$49$q;
+    reg  registers$50$clock;
+    reg  registers$50$rst_n;
+    reg  registers$50$write;
+    reg  [10:0] registers$50$key;
+    reg  [47:0] registers$50$value;
+    wire  registers$50$hit;
+    wire  [47:0] registers$50$q;
+    reg  registers$51$clock;
+    reg  registers$51$rst_n;
+    reg  registers$51$write;
+    reg  [10:0] registers$51$key;
+    reg  [47:0] registers$51$value;
+    wire  registers$51$hit;
+    wire  [47:0] registers$51$q;
+    reg  registers$52$clock;
+    reg  registers$52$rst_n;
+    reg  registers$52$write;
+    reg  [10:0] registers$52$key;
+    reg  [47:0] registers$52$value;
+    wire  registers$52$hit;
+    wire  [47:0] registers$52$q;
+    reg  registers$53$clock;
+    reg  registers$53$rst_n;
+    reg  registers$53$write;
+    reg  [10:0] registers$53$key;
+    reg  [47:0] registers$53$value;
+    wire  registers$53$hit;
+    wire  [47:0] registers$53$q;
+    reg  registers$54$clock;
+    reg  registers$54$rst_n;
+    reg  registers$54$write;
+    reg  [10:0] registers$54$key;
+    reg  [47:0] registers$54$value;
+    wire  registers$54$hit;
+    wire  [47:0] registers$54$q;
+    reg  registers$55$clock;
+    reg  registers$55$rst_n;
+    reg  registers$55$write;
+    reg  [10:0] registers$55$key;
+    reg  [47:0] registers$55$value;
+    wire  registers$55$hit;
+    wire  [47:0] registers$55$q;
+    reg  registers$56$clock;
+    reg  registers$56$rst_n;
+    reg  registers$56$write;
+    reg  [10:0] registers$56$key;
+    reg  [47:0] registers$56$value;
+    wire  registers$56$hit;
+    wire  [47:0] registers$56$q;
+    reg  registers$57$clock;
+    reg  registers$57$rst_n;
+    reg  registers$57$write;
+    reg  [10:0] registers$57$key;
+    reg  [47:0] registers$57$value;
+    wire  registers$57$hit;
+    wire  [47:0] registers$57$q;
+    reg  registers$58$clock;
+    reg  registers$58$rst_n;
+    reg  registers$58$write;
+    reg  [10:0] registers$58$key;
+    reg  [47:0] registers$58$value;
+    wire  registers$58$hit;
+    wire  [47:0] registers$58$q;
+    reg  registers$59$clock;
+    reg  registers$59$rst_n;
+    reg  registers$59$write;
+    reg  [10:0] registers$59$key;
+    reg  [47:0] registers$59$value;
+    wire  registers$59$hit;
+    wire  [47:0] registers$59$q;
+    reg  registers$60$clock;
+    reg  registers$60$rst_n;
+    reg  registers$60$write;
+    reg  [10:0] registers$60$key;
+    reg  [47:0] registers$60$value;
+    wire  registers$60$hit;
+    wire  [47:0] registers$60$q;
+    reg  registers$61$clock;
+    reg  registers$61$rst_n;
+    reg  registers$61$write;
+    reg  [10:0] registers$61$key;
+    reg  [47:0] registers$61$value;
+    wire  registers$61$hit;
+    wire  [47:0] registers$61$q;
+    reg  registers$62$clock;
+    reg  registers$62$rst_n;
+    reg  registers$62$write;
+    reg  [10:0] registers$62$key;
+    reg  [47:0] registers$62$value;
+    wire  registers$62$hit;
+    wire  [47:0] registers$62$q;
+    reg  registers$63$clock;
+    reg  registers$63$rst_n;
+    reg  registers$63$write;
+    reg  [10:0] registers$63$key;
+    reg  [47:0] registers$63$value;
+    wire  registers$63$hit;
+    wire  [47:0] registers$63$q;
+    reg  registers$64$clock;
+    reg  registers$64$rst_n;
+    reg  registers$64$write;
+    reg  [10:0] registers$64$key;
+    reg  [47:0] registers$64$value;
+    wire  registers$64$hit;
+    wire  [47:0] registers$64$q;
+    reg  registers$65$clock;
+    reg  registers$65$rst_n;
+    reg  registers$65$write;
+    reg  [10:0] registers$65$key;
+    reg  [47:0] registers$65$value;
+    wire  registers$65$hit;
+    wire  [47:0] registers$65$q;
+    reg  registers$66$clock;
+    reg  registers$66$rst_n;
+    reg  registers$66$write;
+    reg  [10:0] registers$66$key;
+    reg  [47:0] registers$66$value;
+    wire  registers$66$hit;
+    wire  [47:0] registers$66$q;
+    reg  registers$67$clock;
+    reg  registers$67$rst_n;
+    reg  registers$67$write;
+    reg  [10:0] registers$67$key;
+    reg  [47:0] registers$67$value;
+    wire  registers$67$hit;
+    wire  [47:0] registers$67$q;
+    reg  registers$68$clock;
+    reg  registers$68$rst_n;
+    reg  registers$68$write;
+    reg  [10:0] registers$68$key;
+    reg  [47:0] registers$68$value;
+    wire  registers$68$hit;
+    wire  [47:0] registers$68$q;
+    reg  registers$69$clock;
+    reg  registers$69$rst_n;
+    reg  registers$69$write;
+    reg  [10:0] registers$69$key;
+    reg  [47:0] registers$69$value;
+    wire  registers$69$hit;
+    wire  [47:0] registers$69$q;
+    reg  registers$70$clock;
+    reg  registers$70$rst_n;
+    reg  registers$70$write;
+    reg  [10:0] registers$70$key;
+    reg  [47:0] registers$70$value;
+    wire  registers$70$hit;
+    wire  [47:0] registers$70$q;
+    reg  registers$71$clock;
+    reg  registers$71$rst_n;
+    reg  registers$71$write;
+    reg  [10:0] registers$71$key;
+    reg  [47:0] registers$71$value;
+    wire  registers$71$hit;
+    wire  [47:0] registers$71$q;
+    reg  registers$72$clock;
+    reg  registers$72$rst_n;
+    reg  registers$72$write;
+    reg  [10:0] registers$72$key;
+    reg  [47:0] registers$72$value;
+    wire  registers$72$hit;
+    wire  [47:0] registers$72$q;
+    reg  registers$73$clock;
+    reg  registers$73$rst_n;
+    reg  registers$73$write;
+    reg  [10:0] registers$73$key;
+    reg  [47:0] registers$73$value;
+    wire  registers$73$hit;
+    wire  [47:0] registers$73$q;
+    reg  registers$74$clock;
+    reg  registers$74$rst_n;
+    reg  registers$74$write;
+    reg  [10:0] registers$74$key;
+    reg  [47:0] registers$74$value;
+    wire  registers$74$hit;
+    wire  [47:0] registers$74$q;
+    reg  registers$75$clock;
+    reg  registers$75$rst_n;
+    reg  registers$75$write;
+    reg  [10:0] registers$75$key;
+    reg  [47:0] registers$75$value;
+    wire  registers$75$hit;
+    wire  [47:0] registers$75$q;
+    reg  registers$76$clock;
+    reg  registers$76$rst_n;
+    reg  registers$76$write;
+    reg  [10:0] registers$76$key;
+    reg  [47:0] registers$76$value;
+    wire  registers$76$hit;
+    wire  [47:0] registers$76$q;
+    reg  registers$77$clock;
+    reg  registers$77$rst_n;
+    reg  registers$77$write;
+    reg  [10:0] registers$77$key;
+    reg  [47:0] registers$77$value;
+    wire  registers$77$hit;
+    wire  [47:0] registers$77$q;
+    reg  registers$78$clock;
+    reg  registers$78$rst_n;
+    reg  registers$78$write;
+    reg  [10:0] registers$78$key;
+    reg  [47:0] registers$78$value;
+    wire  registers$78$hit;
+    wire  [47:0] registers$78$q;
+    reg  registers$79$clock;
+    reg  registers$79$rst_n;
+    reg  registers$79$write;
+    reg  [10:0] registers$79$key;
+    reg  [47:0] registers$79$value;
+    wire  registers$79$hit;
+    wire  [47:0] registers$79$q;
+    reg  registers$80$clock;
+    reg  registers$80$rst_n;
+    reg  registers$80$write;
+    reg  [10:0] registers$80$key;
+    reg  [47:0] registers$80$value;
+    wire  registers$80$hit;
+    wire  [47:0] registers$80$q;
+    reg  registers$81$clock;
+    reg  registers$81$rst_n;
+    reg  registers$81$write;
+    reg  [10:0] registers$81$key;
+    reg  [47:0] registers$81$value;
+    wire  registers$81$hit;
+    wire  [47:0] registers$81$q;
+    reg  registers$82$clock;
+    reg  registers$82$rst_n;
+    reg  registers$82$write;
+    reg  [10:0] registers$82$key;
+    reg  [47:0] registers$82$value;
+    wire  registers$82$hit;
+    wire  [47:0] registers$82$q;
+    reg  registers$83$clock;
+    reg  registers$83$rst_n;
+    reg  registers$83$write;
+    reg  [10:0] registers$83$key;
+    reg  [47:0] registers$83$value;
+    wire  registers$83$hit;
+    wire  [47:0] registers$83$q;
+    reg  registers$84$clock;
+    reg  registers$84$rst_n;
+    reg  registers$84$write;
+    reg  [10:0] registers$84$key;
+    reg  [47:0] registers$84$value;
+    wire  registers$84$hit;
+    wire  [47:0] registers$84$q;
+    reg  registers$85$clock;
+    reg  registers$85$rst_n;
+    reg  registers$85$write;
+    reg  [10:0] registers$85$key;
+    reg  [47:0] registers$85$value;
+    wire  registers$85$hit;
+    wire  [47:0] registers$85$q;
+    reg  registers$86$clock;
+    reg  registers$86$rst_n;
+    reg  registers$86$write;
+    reg  [10:0] registers$86$key;
+    reg  [47:0] registers$86$value;
+    wire  registers$86$hit;
+    wire  [47:0] registers$86$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$0 registers$0(
+        .clock(registers$0$clock),
+        .rst_n(registers$0$rst_n),
+        .write(registers$0$write),
+        .key(registers$0$key),
+        .value(registers$0$value),
+        .hit(registers$0$hit),
+        .q(registers$0$q)
+    );
+    npu_u65_512_core$op_state$registers$1 registers$1(
+        .clock(registers$1$clock),
+        .rst_n(registers$1$rst_n),
+        .write(registers$1$write),
+        .key(registers$1$key),
+        .value(registers$1$value),
+        .hit(registers$1$hit),
+        .q(registers$1$q)
+    );
+    npu_u65_512_core$op_state$registers$2 registers$2(
+        .clock(registers$2$clock),
+        .rst_n(registers$2$rst_n),
+        .write(registers$2$write),
+        .key(registers$2$key),
+        .value(registers$2$value),
+        .hit(registers$2$hit),
+        .q(registers$2$q)
+    );
+    npu_u65_512_core$op_state$registers$3 registers$3(
+        .clock(registers$3$clock),
+        .rst_n(registers$3$rst_n),
+        .write(registers$3$write),
+        .key(registers$3$key),
+        .value(registers$3$value),
+        .hit(registers$3$hit),
+        .q(registers$3$q)
+    );
+    npu_u65_512_core$op_state$registers$4 registers$4(
+        .clock(registers$4$clock),
+        .rst_n(registers$4$rst_n),
+        .write(registers$4$write),
+        .key(registers$4$key),
+        .value(registers$4$value),
+        .hit(registers$4$hit),
+        .q(registers$4$q)
+    );
+    npu_u65_512_core$op_state$registers$5 registers$5(
+        .clock(registers$5$clock),
+        .rst_n(registers$5$rst_n),
+        .write(registers$5$write),
+        .key(registers$5$key),
+        .value(registers$5$value),
+        .hit(registers$5$hit),
+        .q(registers$5$q)
+    );
+    npu_u65_512_core$op_state$registers$6 registers$6(
+        .clock(registers$6$clock),
+        .rst_n(registers$6$rst_n),
+        .write(registers$6$write),
+        .key(registers$6$key),
+        .value(registers$6$value),
+        .hit(registers$6$hit),
+        .q(registers$6$q)
+    );
+    npu_u65_512_core$op_state$registers$7 registers$7(
+        .clock(registers$7$clock),
+        .rst_n(registers$7$rst_n),
+        .write(registers$7$write),
+        .key(registers$7$key),
+        .value(registers$7$value),
+        .hit(registers$7$hit),
+        .q(registers$7$q)
+    );
+    npu_u65_512_core$op_state$registers$8 registers$8(
+        .clock(registers$8$clock),
+        .rst_n(registers$8$rst_n),
+        .write(registers$8$write),
+        .key(registers$8$key),
+        .value(registers$8$value),
+        .hit(registers$8$hit),
+        .q(registers$8$q)
+    );
+    npu_u65_512_core$op_state$registers$9 registers$9(
+        .clock(registers$9$clock),
+        .rst_n(registers$9$rst_n),
+        .write(registers$9$write),
+        .key(registers$9$key),
+        .value(registers$9$value),
+        .hit(registers$9$hit),
+        .q(registers$9$q)
+    );
+    npu_u65_512_core$op_state$registers$10 registers$10(
+        .clock(registers$10$clock),
+        .rst_n(registers$10$rst_n),
+        .write(registers$10$write),
+        .key(registers$10$key),
+        .value(registers$10$value),
+        .hit(registers$10$hit),
+        .q(registers$10$q)
+    );
+    npu_u65_512_core$op_state$registers$11 registers$11(
+        .clock(registers$11$clock),
+        .rst_n(registers$11$rst_n),
+        .write(registers$11$write),
+        .key(registers$11$key),
+        .value(registers$11$value),
+        .hit(registers$11$hit),
+        .q(registers$11$q)
+    );
+    npu_u65_512_core$op_state$registers$12 registers$12(
+        .clock(registers$12$clock),
+        .rst_n(registers$12$rst_n),
+        .write(registers$12$write),
+        .key(registers$12$key),
+        .value(registers$12$value),
+        .hit(registers$12$hit),
+        .q(registers$12$q)
+    );
+    npu_u65_512_core$op_state$registers$13 registers$13(
+        .clock(registers$13$clock),
+        .rst_n(registers$13$rst_n),
+        .write(registers$13$write),
+        .key(registers$13$key),
+        .value(registers$13$value),
+        .hit(registers$13$hit),
+        .q(registers$13$q)
+    );
+    npu_u65_512_core$op_state$registers$14 registers$14(
+        .clock(registers$14$clock),
+        .rst_n(registers$14$rst_n),
+        .write(registers$14$write),
+        .key(registers$14$key),
+        .value(registers$14$value),
+        .hit(registers$14$hit),
+        .q(registers$14$q)
+    );
+    npu_u65_512_core$op_state$registers$15 registers$15(
+        .clock(registers$15$clock),
+        .rst_n(registers$15$rst_n),
+        .write(registers$15$write),
+        .key(registers$15$key),
+        .value(registers$15$value),
+        .hit(registers$15$hit),
+        .q(registers$15$q)
+    );
+    npu_u65_512_core$op_state$registers$16 registers$16(
+        .clock(registers$16$clock),
+        .rst_n(registers$16$rst_n),
+        .write(registers$16$write),
+        .key(registers$16$key),
+        .value(registers$16$value),
+        .hit(registers$16$hit),
+        .q(registers$16$q)
+    );
+    npu_u65_512_core$op_state$registers$17 registers$17(
+        .clock(registers$17$clock),
+        .rst_n(registers$17$rst_n),
+        .write(registers$17$write),
+        .key(registers$17$key),
+        .value(registers$17$value),
+        .hit(registers$17$hit),
+        .q(registers$17$q)
+    );
+    npu_u65_512_core$op_state$registers$18 registers$18(
+        .clock(registers$18$clock),
+        .rst_n(registers$18$rst_n),
+        .write(registers$18$write),
+        .key(registers$18$key),
+        .value(registers$18$value),
+        .hit(registers$18$hit),
+        .q(registers$18$q)
+    );
+    npu_u65_512_core$op_state$registers$19 registers$19(
+        .clock(registers$19$clock),
+        .rst_n(registers$19$rst_n),
+        .write(registers$19$write),
+        .key(registers$19$key),
+        .value(registers$19$value),
+        .hit(registers$19$hit),
+        .q(registers$19$q)
+    );
+    npu_u65_512_core$op_state$registers$20 registers$20(
+        .clock(registers$20$clock),
+        .rst_n(registers$20$rst_n),
+        .write(registers$20$write),
+        .key(registers$20$key),
+        .value(registers$20$value),
+        .hit(registers$20$hit),
+        .q(registers$20$q)
+    );
+    npu_u65_512_core$op_state$registers$21 registers$21(
+        .clock(registers$21$clock),
+        .rst_n(registers$21$rst_n),
+        .write(registers$21$write),
+        .key(registers$21$key),
+        .value(registers$21$value),
+        .hit(registers$21$hit),
+        .q(registers$21$q)
+    );
+    npu_u65_512_core$op_state$registers$22 registers$22(
+        .clock(registers$22$clock),
+        .rst_n(registers$22$rst_n),
+        .write(registers$22$write),
+        .key(registers$22$key),
+        .value(registers$22$value),
+        .hit(registers$22$hit),
+        .q(registers$22$q)
+    );
+    npu_u65_512_core$op_state$registers$23 registers$23(
+        .clock(registers$23$clock),
+        .rst_n(registers$23$rst_n),
+        .write(registers$23$write),
+        .key(registers$23$key),
+        .value(registers$23$value),
+        .hit(registers$23$hit),
+        .q(registers$23$q)
+    );
+    npu_u65_512_core$op_state$registers$24 registers$24(
+        .clock(registers$24$clock),
+        .rst_n(registers$24$rst_n),
+        .write(registers$24$write),
+        .key(registers$24$key),
+        .value(registers$24$value),
+        .hit(registers$24$hit),
+        .q(registers$24$q)
+    );
+    npu_u65_512_core$op_state$registers$25 registers$25(
+        .clock(registers$25$clock),
+        .rst_n(registers$25$rst_n),
+        .write(registers$25$write),
+        .key(registers$25$key),
+        .value(registers$25$value),
+        .hit(registers$25$hit),
+        .q(registers$25$q)
+    );
+    npu_u65_512_core$op_state$registers$26 registers$26(
+        .clock(registers$26$clock),
+        .rst_n(registers$26$rst_n),
+        .write(registers$26$write),
+        .key(registers$26$key),
+        .value(registers$26$value),
+        .hit(registers$26$hit),
+        .q(registers$26$q)
+    );
+    npu_u65_512_core$op_state$registers$27 registers$27(
+        .clock(registers$27$clock),
+        .rst_n(registers$27$rst_n),
+        .write(registers$27$write),
+        .key(registers$27$key),
+        .value(registers$27$value),
+        .hit(registers$27$hit),
+        .q(registers$27$q)
+    );
+    npu_u65_512_core$op_state$registers$28 registers$28(
+        .clock(registers$28$clock),
+        .rst_n(registers$28$rst_n),
+        .write(registers$28$write),
+        .key(registers$28$key),
+        .value(registers$28$value),
+        .hit(registers$28$hit),
+        .q(registers$28$q)
+    );
+    npu_u65_512_core$op_state$registers$29 registers$29(
+        .clock(registers$29$clock),
+        .rst_n(registers$29$rst_n),
+        .write(registers$29$write),
+        .key(registers$29$key),
+        .value(registers$29$value),
+        .hit(registers$29$hit),
+        .q(registers$29$q)
+    );
+    npu_u65_512_core$op_state$registers$30 registers$30(
+        .clock(registers$30$clock),
+        .rst_n(registers$30$rst_n),
+        .write(registers$30$write),
+        .key(registers$30$key),
+        .value(registers$30$value),
+        .hit(registers$30$hit),
+        .q(registers$30$q)
+    );
+    npu_u65_512_core$op_state$registers$31 registers$31(
+        .clock(registers$31$clock),
+        .rst_n(registers$31$rst_n),
+        .write(registers$31$write),
+        .key(registers$31$key),
+        .value(registers$31$value),
+        .hit(registers$31$hit),
+        .q(registers$31$q)
+    );
+    npu_u65_512_core$op_state$registers$32 registers$32(
+        .clock(registers$32$clock),
+        .rst_n(registers$32$rst_n),
+        .write(registers$32$write),
+        .key(registers$32$key),
+        .value(registers$32$value),
+        .hit(registers$32$hit),
+        .q(registers$32$q)
+    );
+    npu_u65_512_core$op_state$registers$33 registers$33(
+        .clock(registers$33$clock),
+        .rst_n(registers$33$rst_n),
+        .write(registers$33$write),
+        .key(registers$33$key),
+        .value(registers$33$value),
+        .hit(registers$33$hit),
+        .q(registers$33$q)
+    );
+    npu_u65_512_core$op_state$registers$34 registers$34(
+        .clock(registers$34$clock),
+        .rst_n(registers$34$rst_n),
+        .write(registers$34$write),
+        .key(registers$34$key),
+        .value(registers$34$value),
+        .hit(registers$34$hit),
+        .q(registers$34$q)
+    );
+    npu_u65_512_core$op_state$registers$35 registers$35(
+        .clock(registers$35$clock),
+        .rst_n(registers$35$rst_n),
+        .write(registers$35$write),
+        .key(registers$35$key),
+        .value(registers$35$value),
+        .hit(registers$35$hit),
+        .q(registers$35$q)
+    );
+    npu_u65_512_core$op_state$registers$36 registers$36(
+        .clock(registers$36$clock),
+        .rst_n(registers$36$rst_n),
+        .write(registers$36$write),
+        .key(registers$36$key),
+        .value(registers$36$value),
+        .hit(registers$36$hit),
+        .q(registers$36$q)
+    );
+    npu_u65_512_core$op_state$registers$37 registers$37(
+        .clock(registers$37$clock),
+        .rst_n(registers$37$rst_n),
+        .write(registers$37$write),
+        .key(registers$37$key),
+        .value(registers$37$value),
+        .hit(registers$37$hit),
+        .q(registers$37$q)
+    );
+    npu_u65_512_core$op_state$registers$38 registers$38(
+        .clock(registers$38$clock),
+        .rst_n(registers$38$rst_n),
+        .write(registers$38$write),
+        .key(registers$38$key),
+        .value(registers$38$value),
+        .hit(registers$38$hit),
+        .q(registers$38$q)
+    );
+    npu_u65_512_core$op_state$registers$39 registers$39(
+        .clock(registers$39$clock),
+        .rst_n(registers$39$rst_n),
+        .write(registers$39$write),
+        .key(registers$39$key),
+        .value(registers$39$value),
+        .hit(registers$39$hit),
+        .q(registers$39$q)
+    );
+    npu_u65_512_core$op_state$registers$40 registers$40(
+        .clock(registers$40$clock),
+        .rst_n(registers$40$rst_n),
+        .write(registers$40$write),
+        .key(registers$40$key),
+        .value(registers$40$value),
+        .hit(registers$40$hit),
+        .q(registers$40$q)
+    );
+    npu_u65_512_core$op_state$registers$41 registers$41(
+        .clock(registers$41$clock),
+        .rst_n(registers$41$rst_n),
+        .write(registers$41$write),
+        .key(registers$41$key),
+        .value(registers$41$value),
+        .hit(registers$41$hit),
+        .q(registers$41$q)
+    );
+    npu_u65_512_core$op_state$registers$42 registers$42(
+        .clock(registers$42$clock),
+        .rst_n(registers$42$rst_n),
+        .write(registers$42$write),
+        .key(registers$42$key),
+        .value(registers$42$value),
+        .hit(registers$42$hit),
+        .q(registers$42$q)
+    );
+    npu_u65_512_core$op_state$registers$43 registers$43(
+        .clock(registers$43$clock),
+        .rst_n(registers$43$rst_n),
+        .write(registers$43$write),
+        .key(registers$43$key),
+        .value(registers$43$value),
+        .hit(registers$43$hit),
+        .q(registers$43$q)
+    );
+    npu_u65_512_core$op_state$registers$44 registers$44(
+        .clock(registers$44$clock),
+        .rst_n(registers$44$rst_n),
+        .write(registers$44$write),
+        .key(registers$44$key),
+        .value(registers$44$value),
+        .hit(registers$44$hit),
+        .q(registers$44$q)
+    );
+    npu_u65_512_core$op_state$registers$45 registers$45(
+        .clock(registers$45$clock),
+        .rst_n(registers$45$rst_n),
+        .write(registers$45$write),
+        .key(registers$45$key),
+        .value(registers$45$value),
+        .hit(registers$45$hit),
+        .q(registers$45$q)
+    );
+    npu_u65_512_core$op_state$registers$46 registers$46(
+        .clock(registers$46$clock),
+        .rst_n(registers$46$rst_n),
+        .write(registers$46$write),
+        .key(registers$46$key),
+        .value(registers$46$value),
+        .hit(registers$46$hit),
+        .q(registers$46$q)
+    );
+    npu_u65_512_core$op_state$registers$47 registers$47(
+        .clock(registers$47$clock),
+        .rst_n(registers$47$rst_n),
+        .write(registers$47$write),
+        .key(registers$47$key),
+        .value(registers$47$value),
+        .hit(registers$47$hit),
+        .q(registers$47$q)
+    );
+    npu_u65_512_core$op_state$registers$48 registers$48(
+        .clock(registers$48$clock),
+        .rst_n(registers$48$rst_n),
+        .write(registers$48$write),
+        .key(registers$48$key),
+        .value(registers$48$value),
+        .hit(registers$48$hit),
+        .q(registers$48$q)
+    );
+    npu_u65_512_core$op_state$registers$49 registers$49(
+        .clock(registers$49$clock),
+        .rst_n(registers$49$rst_n),
+        .write(registers$49$write),
+        .key(registers$49$key),
+        .value(registers$49$value),
+        .hit(registers$49$hit),
+        .q(registers$49$q)
+    );
+    npu_u65_512_core$op_state$registers$50 registers$50(
+        .clock(registers$50$clock),
+        .rst_n(registers$50$rst_n),
+        .write(registers$50$write),
+        .key(registers$50$key),
+        .value(registers$50$value),
+        .hit(registers$50$hit),
+        .q(registers$50$q)
+    );
+    npu_u65_512_core$op_state$registers$51 registers$51(
+        .clock(registers$51$clock),
+        .rst_n(registers$51$rst_n),
+        .write(registers$51$write),
+        .key(registers$51$key),
+        .value(registers$51$value),
+        .hit(registers$51$hit),
+        .q(registers$51$q)
+    );
+    npu_u65_512_core$op_state$registers$52 registers$52(
+        .clock(registers$52$clock),
+        .rst_n(registers$52$rst_n),
+        .write(registers$52$write),
+        .key(registers$52$key),
+        .value(registers$52$value),
+        .hit(registers$52$hit),
+        .q(registers$52$q)
+    );
+    npu_u65_512_core$op_state$registers$53 registers$53(
+        .clock(registers$53$clock),
+        .rst_n(registers$53$rst_n),
+        .write(registers$53$write),
+        .key(registers$53$key),
+        .value(registers$53$value),
+        .hit(registers$53$hit),
+        .q(registers$53$q)
+    );
+    npu_u65_512_core$op_state$registers$54 registers$54(
+        .clock(registers$54$clock),
+        .rst_n(registers$54$rst_n),
+        .write(registers$54$write),
+        .key(registers$54$key),
+        .value(registers$54$value),
+        .hit(registers$54$hit),
+        .q(registers$54$q)
+    );
+    npu_u65_512_core$op_state$registers$55 registers$55(
+        .clock(registers$55$clock),
+        .rst_n(registers$55$rst_n),
+        .write(registers$55$write),
+        .key(registers$55$key),
+        .value(registers$55$value),
+        .hit(registers$55$hit),
+        .q(registers$55$q)
+    );
+    npu_u65_512_core$op_state$registers$56 registers$56(
+        .clock(registers$56$clock),
+        .rst_n(registers$56$rst_n),
+        .write(registers$56$write),
+        .key(registers$56$key),
+        .value(registers$56$value),
+        .hit(registers$56$hit),
+        .q(registers$56$q)
+    );
+    npu_u65_512_core$op_state$registers$57 registers$57(
+        .clock(registers$57$clock),
+        .rst_n(registers$57$rst_n),
+        .write(registers$57$write),
+        .key(registers$57$key),
+        .value(registers$57$value),
+        .hit(registers$57$hit),
+        .q(registers$57$q)
+    );
+    npu_u65_512_core$op_state$registers$58 registers$58(
+        .clock(registers$58$clock),
+        .rst_n(registers$58$rst_n),
+        .write(registers$58$write),
+        .key(registers$58$key),
+        .value(registers$58$value),
+        .hit(registers$58$hit),
+        .q(registers$58$q)
+    );
+    npu_u65_512_core$op_state$registers$59 registers$59(
+        .clock(registers$59$clock),
+        .rst_n(registers$59$rst_n),
+        .write(registers$59$write),
+        .key(registers$59$key),
+        .value(registers$59$value),
+        .hit(registers$59$hit),
+        .q(registers$59$q)
+    );
+    npu_u65_512_core$op_state$registers$60 registers$60(
+        .clock(registers$60$clock),
+        .rst_n(registers$60$rst_n),
+        .write(registers$60$write),
+        .key(registers$60$key),
+        .value(registers$60$value),
+        .hit(registers$60$hit),
+        .q(registers$60$q)
+    );
+    npu_u65_512_core$op_state$registers$61 registers$61(
+        .clock(registers$61$clock),
+        .rst_n(registers$61$rst_n),
+        .write(registers$61$write),
+        .key(registers$61$key),
+        .value(registers$61$value),
+        .hit(registers$61$hit),
+        .q(registers$61$q)
+    );
+    npu_u65_512_core$op_state$registers$62 registers$62(
+        .clock(registers$62$clock),
+        .rst_n(registers$62$rst_n),
+        .write(registers$62$write),
+        .key(registers$62$key),
+        .value(registers$62$value),
+        .hit(registers$62$hit),
+        .q(registers$62$q)
+    );
+    npu_u65_512_core$op_state$registers$63 registers$63(
+        .clock(registers$63$clock),
+        .rst_n(registers$63$rst_n),
+        .write(registers$63$write),
+        .key(registers$63$key),
+        .value(registers$63$value),
+        .hit(registers$63$hit),
+        .q(registers$63$q)
+    );
+    npu_u65_512_core$op_state$registers$64 registers$64(
+        .clock(registers$64$clock),
+        .rst_n(registers$64$rst_n),
+        .write(registers$64$write),
+        .key(registers$64$key),
+        .value(registers$64$value),
+        .hit(registers$64$hit),
+        .q(registers$64$q)
+    );
+    npu_u65_512_core$op_state$registers$65 registers$65(
+        .clock(registers$65$clock),
+        .rst_n(registers$65$rst_n),
+        .write(registers$65$write),
+        .key(registers$65$key),
+        .value(registers$65$value),
+        .hit(registers$65$hit),
+        .q(registers$65$q)
+    );
+    npu_u65_512_core$op_state$registers$66 registers$66(
+        .clock(registers$66$clock),
+        .rst_n(registers$66$rst_n),
+        .write(registers$66$write),
+        .key(registers$66$key),
+        .value(registers$66$value),
+        .hit(registers$66$hit),
+        .q(registers$66$q)
+    );
+    npu_u65_512_core$op_state$registers$67 registers$67(
+        .clock(registers$67$clock),
+        .rst_n(registers$67$rst_n),
+        .write(registers$67$write),
+        .key(registers$67$key),
+        .value(registers$67$value),
+        .hit(registers$67$hit),
+        .q(registers$67$q)
+    );
+    npu_u65_512_core$op_state$registers$68 registers$68(
+        .clock(registers$68$clock),
+        .rst_n(registers$68$rst_n),
+        .write(registers$68$write),
+        .key(registers$68$key),
+        .value(registers$68$value),
+        .hit(registers$68$hit),
+        .q(registers$68$q)
+    );
+    npu_u65_512_core$op_state$registers$69 registers$69(
+        .clock(registers$69$clock),
+        .rst_n(registers$69$rst_n),
+        .write(registers$69$write),
+        .key(registers$69$key),
+        .value(registers$69$value),
+        .hit(registers$69$hit),
+        .q(registers$69$q)
+    );
+    npu_u65_512_core$op_state$registers$70 registers$70(
+        .clock(registers$70$clock),
+        .rst_n(registers$70$rst_n),
+        .write(registers$70$write),
+        .key(registers$70$key),
+        .value(registers$70$value),
+        .hit(registers$70$hit),
+        .q(registers$70$q)
+    );
+    npu_u65_512_core$op_state$registers$71 registers$71(
+        .clock(registers$71$clock),
+        .rst_n(registers$71$rst_n),
+        .write(registers$71$write),
+        .key(registers$71$key),
+        .value(registers$71$value),
+        .hit(registers$71$hit),
+        .q(registers$71$q)
+    );
+    npu_u65_512_core$op_state$registers$72 registers$72(
+        .clock(registers$72$clock),
+        .rst_n(registers$72$rst_n),
+        .write(registers$72$write),
+        .key(registers$72$key),
+        .value(registers$72$value),
+        .hit(registers$72$hit),
+        .q(registers$72$q)
+    );
+    npu_u65_512_core$op_state$registers$73 registers$73(
+        .clock(registers$73$clock),
+        .rst_n(registers$73$rst_n),
+        .write(registers$73$write),
+        .key(registers$73$key),
+        .value(registers$73$value),
+        .hit(registers$73$hit),
+        .q(registers$73$q)
+    );
+    npu_u65_512_core$op_state$registers$74 registers$74(
+        .clock(registers$74$clock),
+        .rst_n(registers$74$rst_n),
+        .write(registers$74$write),
+        .key(registers$74$key),
+        .value(registers$74$value),
+        .hit(registers$74$hit),
+        .q(registers$74$q)
+    );
+    npu_u65_512_core$op_state$registers$75 registers$75(
+        .clock(registers$75$clock),
+        .rst_n(registers$75$rst_n),
+        .write(registers$75$write),
+        .key(registers$75$key),
+        .value(registers$75$value),
+        .hit(registers$75$hit),
+        .q(registers$75$q)
+    );
+    npu_u65_512_core$op_state$registers$76 registers$76(
+        .clock(registers$76$clock),
+        .rst_n(registers$76$rst_n),
+        .write(registers$76$write),
+        .key(registers$76$key),
+        .value(registers$76$value),
+        .hit(registers$76$hit),
+        .q(registers$76$q)
+    );
+    npu_u65_512_core$op_state$registers$77 registers$77(
+        .clock(registers$77$clock),
+        .rst_n(registers$77$rst_n),
+        .write(registers$77$write),
+        .key(registers$77$key),
+        .value(registers$77$value),
+        .hit(registers$77$hit),
+        .q(registers$77$q)
+    );
+    npu_u65_512_core$op_state$registers$78 registers$78(
+        .clock(registers$78$clock),
+        .rst_n(registers$78$rst_n),
+        .write(registers$78$write),
+        .key(registers$78$key),
+        .value(registers$78$value),
+        .hit(registers$78$hit),
+        .q(registers$78$q)
+    );
+    npu_u65_512_core$op_state$registers$79 registers$79(
+        .clock(registers$79$clock),
+        .rst_n(registers$79$rst_n),
+        .write(registers$79$write),
+        .key(registers$79$key),
+        .value(registers$79$value),
+        .hit(registers$79$hit),
+        .q(registers$79$q)
+    );
+    npu_u65_512_core$op_state$registers$80 registers$80(
+        .clock(registers$80$clock),
+        .rst_n(registers$80$rst_n),
+        .write(registers$80$write),
+        .key(registers$80$key),
+        .value(registers$80$value),
+        .hit(registers$80$hit),
+        .q(registers$80$q)
+    );
+    npu_u65_512_core$op_state$registers$81 registers$81(
+        .clock(registers$81$clock),
+        .rst_n(registers$81$rst_n),
+        .write(registers$81$write),
+        .key(registers$81$key),
+        .value(registers$81$value),
+        .hit(registers$81$hit),
+        .q(registers$81$q)
+    );
+    npu_u65_512_core$op_state$registers$82 registers$82(
+        .clock(registers$82$clock),
+        .rst_n(registers$82$rst_n),
+        .write(registers$82$write),
+        .key(registers$82$key),
+        .value(registers$82$value),
+        .hit(registers$82$hit),
+        .q(registers$82$q)
+    );
+    npu_u65_512_core$op_state$registers$83 registers$83(
+        .clock(registers$83$clock),
+        .rst_n(registers$83$rst_n),
+        .write(registers$83$write),
+        .key(registers$83$key),
+        .value(registers$83$value),
+        .hit(registers$83$hit),
+        .q(registers$83$q)
+    );
+    npu_u65_512_core$op_state$registers$84 registers$84(
+        .clock(registers$84$clock),
+        .rst_n(registers$84$rst_n),
+        .write(registers$84$write),
+        .key(registers$84$key),
+        .value(registers$84$value),
+        .hit(registers$84$hit),
+        .q(registers$84$q)
+    );
+    npu_u65_512_core$op_state$registers$85 registers$85(
+        .clock(registers$85$clock),
+        .rst_n(registers$85$rst_n),
+        .write(registers$85$write),
+        .key(registers$85$key),
+        .value(registers$85$value),
+        .hit(registers$85$hit),
+        .q(registers$85$q)
+    );
+    npu_u65_512_core$op_state$registers$86 registers$86(
+        .clock(registers$86$clock),
+        .rst_n(registers$86$rst_n),
+        .write(registers$86$write),
+        .key(registers$86$key),
+        .value(registers$86$value),
+        .hit(registers$86$hit),
+        .q(registers$86$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        known = 1'b0;
+        dma0_src = 32'h0;
+        dma0_dst = 32'h0;
+        dma0_len = 32'h0;
+        dma0_src_region = 32'h0;
+        dma0_dst_region = 32'h0;
+        dma0_size0 = 32'h0;
+        dma0_size1 = 32'h0;
+        dma0_skip0 = 32'h0;
+        dma0_skip1 = 32'h0;
+        registers$0$clock = clock;
+        registers$0$rst_n = rst_n;
+        registers$0$write = write;
+        registers$0$key = key;
+        registers$0$value = value;
+        if (registers$0$hit) begin
+            known = 1'b1;
+        end
+        if (keys$0 == dma0_src_key) begin
+            dma0_src = registers$0$q[(32'h0)+:(40)];
+        end
+        if (keys$0 == dma0_dst_key) begin
+            dma0_dst = registers$0$q[(32'h0)+:(40)];
+        end
+        if (keys$0 == dma0_len_key) begin
+            dma0_len = registers$0$q[(32'h0)+:(32)];
+        end
+        if (keys$0 == dma0_src_region_key) begin
+            dma0_src_region = registers$0$q[(32'h0)+:(11)];
+        end
+        if (keys$0 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$0$q[(32'h0)+:(11)];
+        end
+        if (keys$0 == dma0_size0_key) begin
+            dma0_size0 = registers$0$q[(32'h0)+:(16)];
+        end
+        if (keys$0 == dma0_size1_key) begin
+            dma0_size1 = registers$0$q[(32'h0)+:(16)];
+        end
+        if (keys$0 == dma0_skip0_key) begin
+            dma0_skip0 = registers$0$q[(32'h0)+:(40)];
+        end
+        if (keys$0 == dma0_skip1_key) begin
+            dma0_skip1 = registers$0$q[(32'h0)+:(40)];
+        end
+        registers$1$clock = clock;
+        registers$1$rst_n = rst_n;
+        registers$1$write = write;
+        registers$1$key = key;
+        registers$1$value = value;
+        if (registers$1$hit) begin
+            known = 1'b1;
+        end
+        if (keys$1 == dma0_src_key) begin
+            dma0_src = registers$1$q[(32'h0)+:(40)];
+        end
+        if (keys$1 == dma0_dst_key) begin
+            dma0_dst = registers$1$q[(32'h0)+:(40)];
+        end
+        if (keys$1 == dma0_len_key) begin
+            dma0_len = registers$1$q[(32'h0)+:(32)];
+        end
+        if (keys$1 == dma0_src_region_key) begin
+            dma0_src_region = registers$1$q[(32'h0)+:(11)];
+        end
+        if (keys$1 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$1$q[(32'h0)+:(11)];
+        end
+        if (keys$1 == dma0_size0_key) begin
+            dma0_size0 = registers$1$q[(32'h0)+:(16)];
+        end
+        if (keys$1 == dma0_size1_key) begin
+            dma0_size1 = registers$1$q[(32'h0)+:(16)];
+        end
+        if (keys$1 == dma0_skip0_key) begin
+            dma0_skip0 = registers$1$q[(32'h0)+:(40)];
+        end
+        if (keys$1 == dma0_skip1_key) begin
+            dma0_skip1 = registers$1$q[(32'h0)+:(40)];
+        end
+        registers$2$clock = clock;
+        registers$2$rst_n = rst_n;
+        registers$2$write = write;
+        registers$2$key = key;
+        registers$2$value = value;
+        if (registers$2$hit) begin
+            known = 1'b1;
+        end
+        if (keys$2 == dma0_src_key) begin
+            dma0_src = registers$2$q[(32'h0)+:(40)];
+        end
+        if (keys$2 == dma0_dst_key) begin
+            dma0_dst = registers$2$q[(32'h0)+:(40)];
+        end
+        if (keys$2 == dma0_len_key) begin
+            dma0_len = registers$2$q[(32'h0)+:(32)];
+        end
+        if (keys$2 == dma0_src_region_key) begin
+            dma0_src_region = registers$2$q[(32'h0)+:(11)];
+        end
+        if (keys$2 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$2$q[(32'h0)+:(11)];
+        end
+        if (keys$2 == dma0_size0_key) begin
+            dma0_size0 = registers$2$q[(32'h0)+:(16)];
+        end
+        if (keys$2 == dma0_size1_key) begin
+            dma0_size1 = registers$2$q[(32'h0)+:(16)];
+        end
+        if (keys$2 == dma0_skip0_key) begin
+            dma0_skip0 = registers$2$q[(32'h0)+:(40)];
+        end
+        if (keys$2 == dma0_skip1_key) begin
+            dma0_skip1 = registers$2$q[(32'h0)+:(40)];
+        end
+        registers$3$clock = clock;
+        registers$3$rst_n = rst_n;
+        registers$3$write = write;
+        registers$3$key = key;
+        registers$3$value = value;
+        if (registers$3$hit) begin
+            known = 1'b1;
+        end
+        if (keys$3 == dma0_src_key) begin
+            dma0_src = registers$3$q[(32'h0)+:(40)];
+        end
+        if (keys$3 == dma0_dst_key) begin
+            dma0_dst = registers$3$q[(32'h0)+:(40)];
+        end
+        if (keys$3 == dma0_len_key) begin
+            dma0_len = registers$3$q[(32'h0)+:(32)];
+        end
+        if (keys$3 == dma0_src_region_key) begin
+            dma0_src_region = registers$3$q[(32'h0)+:(11)];
+        end
+        if (keys$3 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$3$q[(32'h0)+:(11)];
+        end
+        if (keys$3 == dma0_size0_key) begin
+            dma0_size0 = registers$3$q[(32'h0)+:(16)];
+        end
+        if (keys$3 == dma0_size1_key) begin
+            dma0_size1 = registers$3$q[(32'h0)+:(16)];
+        end
+        if (keys$3 == dma0_skip0_key) begin
+            dma0_skip0 = registers$3$q[(32'h0)+:(40)];
+        end
+        if (keys$3 == dma0_skip1_key) begin
+            dma0_skip1 = registers$3$q[(32'h0)+:(40)];
+        end
+        registers$4$clock = clock;
+        registers$4$rst_n = rst_n;
+        registers$4$write = write;
+        registers$4$key = key;
+        registers$4$value = value;
+        if (registers$4$hit) begin
+            known = 1'b1;
+        end
+        if (keys$4 == dma0_src_key) begin
+            dma0_src = registers$4$q[(32'h0)+:(40)];
+        end
+        if (keys$4 == dma0_dst_key) begin
+            dma0_dst = registers$4$q[(32'h0)+:(40)];
+        end
+        if (keys$4 == dma0_len_key) begin
+            dma0_len = registers$4$q[(32'h0)+:(32)];
+        end
+        if (keys$4 == dma0_src_region_key) begin
+            dma0_src_region = registers$4$q[(32'h0)+:(11)];
+        end
+        if (keys$4 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$4$q[(32'h0)+:(11)];
+        end
+        if (keys$4 == dma0_size0_key) begin
+            dma0_size0 = registers$4$q[(32'h0)+:(16)];
+        end
+        if (keys$4 == dma0_size1_key) begin
+            dma0_size1 = registers$4$q[(32'h0)+:(16)];
+        end
+        if (keys$4 == dma0_skip0_key) begin
+            dma0_skip0 = registers$4$q[(32'h0)+:(40)];
+        end
+        if (keys$4 == dma0_skip1_key) begin
+            dma0_skip1 = registers$4$q[(32'h0)+:(40)];
+        end
+        registers$5$clock = clock;
+        registers$5$rst_n = rst_n;
+        registers$5$write = write;
+        registers$5$key = key;
+        registers$5$value = value;
+        if (registers$5$hit) begin
+            known = 1'b1;
+        end
+        if (keys$5 == dma0_src_key) begin
+            dma0_src = registers$5$q[(32'h0)+:(40)];
+        end
+        if (keys$5 == dma0_dst_key) begin
+            dma0_dst = registers$5$q[(32'h0)+:(40)];
+        end
+        if (keys$5 == dma0_len_key) begin
+            dma0_len = registers$5$q[(32'h0)+:(32)];
+        end
+        if (keys$5 == dma0_src_region_key) begin
+            dma0_src_region = registers$5$q[(32'h0)+:(11)];
+        end
+        if (keys$5 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$5$q[(32'h0)+:(11)];
+        end
+        if (keys$5 == dma0_size0_key) begin
+            dma0_size0 = registers$5$q[(32'h0)+:(16)];
+        end
+        if (keys$5 == dma0_size1_key) begin
+            dma0_size1 = registers$5$q[(32'h0)+:(16)];
+        end
+        if (keys$5 == dma0_skip0_key) begin
+            dma0_skip0 = registers$5$q[(32'h0)+:(40)];
+        end
+        if (keys$5 == dma0_skip1_key) begin
+            dma0_skip1 = registers$5$q[(32'h0)+:(40)];
+        end
+        registers$6$clock = clock;
+        registers$6$rst_n = rst_n;
+        registers$6$write = write;
+        registers$6$key = key;
+        registers$6$value = value;
+        if (registers$6$hit) begin
+            known = 1'b1;
+        end
+        if (keys$6 == dma0_src_key) begin
+            dma0_src = registers$6$q[(32'h0)+:(40)];
+        end
+        if (keys$6 == dma0_dst_key) begin
+            dma0_dst = registers$6$q[(32'h0)+:(40)];
+        end
+        if (keys$6 == dma0_len_key) begin
+            dma0_len = registers$6$q[(32'h0)+:(32)];
+        end
+        if (keys$6 == dma0_src_region_key) begin
+            dma0_src_region = registers$6$q[(32'h0)+:(11)];
+        end
+        if (keys$6 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$6$q[(32'h0)+:(11)];
+        end
+        if (keys$6 == dma0_size0_key) begin
+            dma0_size0 = registers$6$q[(32'h0)+:(16)];
+        end
+        if (keys$6 == dma0_size1_key) begin
+            dma0_size1 = registers$6$q[(32'h0)+:(16)];
+        end
+        if (keys$6 == dma0_skip0_key) begin
+            dma0_skip0 = registers$6$q[(32'h0)+:(40)];
+        end
+        if (keys$6 == dma0_skip1_key) begin
+            dma0_skip1 = registers$6$q[(32'h0)+:(40)];
+        end
+        registers$7$clock = clock;
+        registers$7$rst_n = rst_n;
+        registers$7$write = write;
+        registers$7$key = key;
+        registers$7$value = value;
+        if (registers$7$hit) begin
+            known = 1'b1;
+        end
+        if (keys$7 == dma0_src_key) begin
+            dma0_src = registers$7$q[(32'h0)+:(40)];
+        end
+        if (keys$7 == dma0_dst_key) begin
+            dma0_dst = registers$7$q[(32'h0)+:(40)];
+        end
+        if (keys$7 == dma0_len_key) begin
+            dma0_len = registers$7$q[(32'h0)+:(32)];
+        end
+        if (keys$7 == dma0_src_region_key) begin
+            dma0_src_region = registers$7$q[(32'h0)+:(11)];
+        end
+        if (keys$7 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$7$q[(32'h0)+:(11)];
+        end
+        if (keys$7 == dma0_size0_key) begin
+            dma0_size0 = registers$7$q[(32'h0)+:(16)];
+        end
+        if (keys$7 == dma0_size1_key) begin
+            dma0_size1 = registers$7$q[(32'h0)+:(16)];
+        end
+        if (keys$7 == dma0_skip0_key) begin
+            dma0_skip0 = registers$7$q[(32'h0)+:(40)];
+        end
+        if (keys$7 == dma0_skip1_key) begin
+            dma0_skip1 = registers$7$q[(32'h0)+:(40)];
+        end
+        registers$8$clock = clock;
+        registers$8$rst_n = rst_n;
+        registers$8$write = write;
+        registers$8$key = key;
+        registers$8$value = value;
+        if (registers$8$hit) begin
+            known = 1'b1;
+        end
+        if (keys$8 == dma0_src_key) begin
+            dma0_src = registers$8$q[(32'h0)+:(40)];
+        end
+        if (keys$8 == dma0_dst_key) begin
+            dma0_dst = registers$8$q[(32'h0)+:(40)];
+        end
+        if (keys$8 == dma0_len_key) begin
+            dma0_len = registers$8$q[(32'h0)+:(32)];
+        end
+        if (keys$8 == dma0_src_region_key) begin
+            dma0_src_region = registers$8$q[(32'h0)+:(11)];
+        end
+        if (keys$8 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$8$q[(32'h0)+:(11)];
+        end
+        if (keys$8 == dma0_size0_key) begin
+            dma0_size0 = registers$8$q[(32'h0)+:(16)];
+        end
+        if (keys$8 == dma0_size1_key) begin
+            dma0_size1 = registers$8$q[(32'h0)+:(16)];
+        end
+        if (keys$8 == dma0_skip0_key) begin
+            dma0_skip0 = registers$8$q[(32'h0)+:(40)];
+        end
+        if (keys$8 == dma0_skip1_key) begin
+            dma0_skip1 = registers$8$q[(32'h0)+:(40)];
+        end
+        registers$9$clock = clock;
+        registers$9$rst_n = rst_n;
+        registers$9$write = write;
+        registers$9$key = key;
+        registers$9$value = value;
+        if (registers$9$hit) begin
+            known = 1'b1;
+        end
+        if (keys$9 == dma0_src_key) begin
+            dma0_src = registers$9$q[(32'h0)+:(40)];
+        end
+        if (keys$9 == dma0_dst_key) begin
+            dma0_dst = registers$9$q[(32'h0)+:(40)];
+        end
+        if (keys$9 == dma0_len_key) begin
+            dma0_len = registers$9$q[(32'h0)+:(32)];
+        end
+        if (keys$9 == dma0_src_region_key) begin
+            dma0_src_region = registers$9$q[(32'h0)+:(11)];
+        end
+        if (keys$9 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$9$q[(32'h0)+:(11)];
+        end
+        if (keys$9 == dma0_size0_key) begin
+            dma0_size0 = registers$9$q[(32'h0)+:(16)];
+        end
+        if (keys$9 == dma0_size1_key) begin
+            dma0_size1 = registers$9$q[(32'h0)+:(16)];
+        end
+        if (keys$9 == dma0_skip0_key) begin
+            dma0_skip0 = registers$9$q[(32'h0)+:(40)];
+        end
+        if (keys$9 == dma0_skip1_key) begin
+            dma0_skip1 = registers$9$q[(32'h0)+:(40)];
+        end
+        registers$10$clock = clock;
+        registers$10$rst_n = rst_n;
+        registers$10$write = write;
+        registers$10$key = key;
+        registers$10$value = value;
+        if (registers$10$hit) begin
+            known = 1'b1;
+        end
+        if (keys$10 == dma0_src_key) begin
+            dma0_src = registers$10$q[(32'h0)+:(40)];
+        end
+        if (keys$10 == dma0_dst_key) begin
+            dma0_dst = registers$10$q[(32'h0)+:(40)];
+        end
+        if (keys$10 == dma0_len_key) begin
+            dma0_len = registers$10$q[(32'h0)+:(32)];
+        end
+        if (keys$10 == dma0_src_region_key) begin
+            dma0_src_region = registers$10$q[(32'h0)+:(11)];
+        end
+        if (keys$10 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$10$q[(32'h0)+:(11)];
+        end
+        if (keys$10 == dma0_size0_key) begin
+            dma0_size0 = registers$10$q[(32'h0)+:(16)];
+        end
+        if (keys$10 == dma0_size1_key) begin
+            dma0_size1 = registers$10$q[(32'h0)+:(16)];
+        end
+        if (keys$10 == dma0_skip0_key) begin
+            dma0_skip0 = registers$10$q[(32'h0)+:(40)];
+        end
+        if (keys$10 == dma0_skip1_key) begin
+            dma0_skip1 = registers$10$q[(32'h0)+:(40)];
+        end
+        registers$11$clock = clock;
+        registers$11$rst_n = rst_n;
+        registers$11$write = write;
+        registers$11$key = key;
+        registers$11$value = value;
+        if (registers$11$hit) begin
+            known = 1'b1;
+        end
+        if (keys$11 == dma0_src_key) begin
+            dma0_src = registers$11$q[(32'h0)+:(40)];
+        end
+        if (keys$11 == dma0_dst_key) begin
+            dma0_dst = registers$11$q[(32'h0)+:(40)];
+        end
+        if (keys$11 == dma0_len_key) begin
+            dma0_len = registers$11$q[(32'h0)+:(32)];
+        end
+        if (keys$11 == dma0_src_region_key) begin
+            dma0_src_region = registers$11$q[(32'h0)+:(11)];
+        end
+        if (keys$11 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$11$q[(32'h0)+:(11)];
+        end
+        if (keys$11 == dma0_size0_key) begin
+            dma0_size0 = registers$11$q[(32'h0)+:(16)];
+        end
+        if (keys$11 == dma0_size1_key) begin
+            dma0_size1 = registers$11$q[(32'h0)+:(16)];
+        end
+        if (keys$11 == dma0_skip0_key) begin
+            dma0_skip0 = registers$11$q[(32'h0)+:(40)];
+        end
+        if (keys$11 == dma0_skip1_key) begin
+            dma0_skip1 = registers$11$q[(32'h0)+:(40)];
+        end
+        registers$12$clock = clock;
+        registers$12$rst_n = rst_n;
+        registers$12$write = write;
+        registers$12$key = key;
+        registers$12$value = value;
+        if (registers$12$hit) begin
+            known = 1'b1;
+        end
+        if (keys$12 == dma0_src_key) begin
+            dma0_src = registers$12$q[(32'h0)+:(40)];
+        end
+        if (keys$12 == dma0_dst_key) begin
+            dma0_dst = registers$12$q[(32'h0)+:(40)];
+        end
+        if (keys$12 == dma0_len_key) begin
+            dma0_len = registers$12$q[(32'h0)+:(32)];
+        end
+        if (keys$12 == dma0_src_region_key) begin
+            dma0_src_region = registers$12$q[(32'h0)+:(11)];
+        end
+        if (keys$12 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$12$q[(32'h0)+:(11)];
+        end
+        if (keys$12 == dma0_size0_key) begin
+            dma0_size0 = registers$12$q[(32'h0)+:(16)];
+        end
+        if (keys$12 == dma0_size1_key) begin
+            dma0_size1 = registers$12$q[(32'h0)+:(16)];
+        end
+        if (keys$12 == dma0_skip0_key) begin
+            dma0_skip0 = registers$12$q[(32'h0)+:(40)];
+        end
+        if (keys$12 == dma0_skip1_key) begin
+            dma0_skip1 = registers$12$q[(32'h0)+:(40)];
+        end
+        registers$13$clock = clock;
+        registers$13$rst_n = rst_n;
+        registers$13$write = write;
+        registers$13$key = key;
+        registers$13$value = value;
+        if (registers$13$hit) begin
+            known = 1'b1;
+        end
+        if (keys$13 == dma0_src_key) begin
+            dma0_src = registers$13$q[(32'h0)+:(40)];
+        end
+        if (keys$13 == dma0_dst_key) begin
+            dma0_dst = registers$13$q[(32'h0)+:(40)];
+        end
+        if (keys$13 == dma0_len_key) begin
+            dma0_len = registers$13$q[(32'h0)+:(32)];
+        end
+        if (keys$13 == dma0_src_region_key) begin
+            dma0_src_region = registers$13$q[(32'h0)+:(11)];
+        end
+        if (keys$13 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$13$q[(32'h0)+:(11)];
+        end
+        if (keys$13 == dma0_size0_key) begin
+            dma0_size0 = registers$13$q[(32'h0)+:(16)];
+        end
+        if (keys$13 == dma0_size1_key) begin
+            dma0_size1 = registers$13$q[(32'h0)+:(16)];
+        end
+        if (keys$13 == dma0_skip0_key) begin
+            dma0_skip0 = registers$13$q[(32'h0)+:(40)];
+        end
+        if (keys$13 == dma0_skip1_key) begin
+            dma0_skip1 = registers$13$q[(32'h0)+:(40)];
+        end
+        registers$14$clock = clock;
+        registers$14$rst_n = rst_n;
+        registers$14$write = write;
+        registers$14$key = key;
+        registers$14$value = value;
+        if (registers$14$hit) begin
+            known = 1'b1;
+        end
+        if (keys$14 == dma0_src_key) begin
+            dma0_src = registers$14$q[(32'h0)+:(40)];
+        end
+        if (keys$14 == dma0_dst_key) begin
+            dma0_dst = registers$14$q[(32'h0)+:(40)];
+        end
+        if (keys$14 == dma0_len_key) begin
+            dma0_len = registers$14$q[(32'h0)+:(32)];
+        end
+        if (keys$14 == dma0_src_region_key) begin
+            dma0_src_region = registers$14$q[(32'h0)+:(11)];
+        end
+        if (keys$14 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$14$q[(32'h0)+:(11)];
+        end
+        if (keys$14 == dma0_size0_key) begin
+            dma0_size0 = registers$14$q[(32'h0)+:(16)];
+        end
+        if (keys$14 == dma0_size1_key) begin
+            dma0_size1 = registers$14$q[(32'h0)+:(16)];
+        end
+        if (keys$14 == dma0_skip0_key) begin
+            dma0_skip0 = registers$14$q[(32'h0)+:(40)];
+        end
+        if (keys$14 == dma0_skip1_key) begin
+            dma0_skip1 = registers$14$q[(32'h0)+:(40)];
+        end
+        registers$15$clock = clock;
+        registers$15$rst_n = rst_n;
+        registers$15$write = write;
+        registers$15$key = key;
+        registers$15$value = value;
+        if (registers$15$hit) begin
+            known = 1'b1;
+        end
+        if (keys$15 == dma0_src_key) begin
+            dma0_src = registers$15$q[(32'h0)+:(40)];
+        end
+        if (keys$15 == dma0_dst_key) begin
+            dma0_dst = registers$15$q[(32'h0)+:(40)];
+        end
+        if (keys$15 == dma0_len_key) begin
+            dma0_len = registers$15$q[(32'h0)+:(32)];
+        end
+        if (keys$15 == dma0_src_region_key) begin
+            dma0_src_region = registers$15$q[(32'h0)+:(11)];
+        end
+        if (keys$15 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$15$q[(32'h0)+:(11)];
+        end
+        if (keys$15 == dma0_size0_key) begin
+            dma0_size0 = registers$15$q[(32'h0)+:(16)];
+        end
+        if (keys$15 == dma0_size1_key) begin
+            dma0_size1 = registers$15$q[(32'h0)+:(16)];
+        end
+        if (keys$15 == dma0_skip0_key) begin
+            dma0_skip0 = registers$15$q[(32'h0)+:(40)];
+        end
+        if (keys$15 == dma0_skip1_key) begin
+            dma0_skip1 = registers$15$q[(32'h0)+:(40)];
+        end
+        registers$16$clock = clock;
+        registers$16$rst_n = rst_n;
+        registers$16$write = write;
+        registers$16$key = key;
+        registers$16$value = value;
+        if (registers$16$hit) begin
+            known = 1'b1;
+        end
+        if (keys$16 == dma0_src_key) begin
+            dma0_src = registers$16$q[(32'h0)+:(40)];
+        end
+        if (keys$16 == dma0_dst_key) begin
+            dma0_dst = registers$16$q[(32'h0)+:(40)];
+        end
+        if (keys$16 == dma0_len_key) begin
+            dma0_len = registers$16$q[(32'h0)+:(32)];
+        end
+        if (keys$16 == dma0_src_region_key) begin
+            dma0_src_region = registers$16$q[(32'h0)+:(11)];
+        end
+        if (keys$16 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$16$q[(32'h0)+:(11)];
+        end
+        if (keys$16 == dma0_size0_key) begin
+            dma0_size0 = registers$16$q[(32'h0)+:(16)];
+        end
+        if (keys$16 == dma0_size1_key) begin
+            dma0_size1 = registers$16$q[(32'h0)+:(16)];
+        end
+        if (keys$16 == dma0_skip0_key) begin
+            dma0_skip0 = registers$16$q[(32'h0)+:(40)];
+        end
+        if (keys$16 == dma0_skip1_key) begin
+            dma0_skip1 = registers$16$q[(32'h0)+:(40)];
+        end
+        registers$17$clock = clock;
+        registers$17$rst_n = rst_n;
+        registers$17$write = write;
+        registers$17$key = key;
+        registers$17$value = value;
+        if (registers$17$hit) begin
+            known = 1'b1;
+        end
+        if (keys$17 == dma0_src_key) begin
+            dma0_src = registers$17$q[(32'h0)+:(40)];
+        end
+        if (keys$17 == dma0_dst_key) begin
+            dma0_dst = registers$17$q[(32'h0)+:(40)];
+        end
+        if (keys$17 == dma0_len_key) begin
+            dma0_len = registers$17$q[(32'h0)+:(32)];
+        end
+        if (keys$17 == dma0_src_region_key) begin
+            dma0_src_region = registers$17$q[(32'h0)+:(11)];
+        end
+        if (keys$17 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$17$q[(32'h0)+:(11)];
+        end
+        if (keys$17 == dma0_size0_key) begin
+            dma0_size0 = registers$17$q[(32'h0)+:(16)];
+        end
+        if (keys$17 == dma0_size1_key) begin
+            dma0_size1 = registers$17$q[(32'h0)+:(16)];
+        end
+        if (keys$17 == dma0_skip0_key) begin
+            dma0_skip0 = registers$17$q[(32'h0)+:(40)];
+        end
+        if (keys$17 == dma0_skip1_key) begin
+            dma0_skip1 = registers$17$q[(32'h0)+:(40)];
+        end
+        registers$18$clock = clock;
+        registers$18$rst_n = rst_n;
+        registers$18$write = write;
+        registers$18$key = key;
+        registers$18$value = value;
+        if (registers$18$hit) begin
+            known = 1'b1;
+        end
+        if (keys$18 == dma0_src_key) begin
+            dma0_src = registers$18$q[(32'h0)+:(40)];
+        end
+        if (keys$18 == dma0_dst_key) begin
+            dma0_dst = registers$18$q[(32'h0)+:(40)];
+        end
+        if (keys$18 == dma0_len_key) begin
+            dma0_len = registers$18$q[(32'h0)+:(32)];
+        end
+        if (keys$18 == dma0_src_region_key) begin
+            dma0_src_region = registers$18$q[(32'h0)+:(11)];
+        end
+        if (keys$18 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$18$q[(32'h0)+:(11)];
+        end
+        if (keys$18 == dma0_size0_key) begin
+            dma0_size0 = registers$18$q[(32'h0)+:(16)];
+        end
+        if (keys$18 == dma0_size1_key) begin
+            dma0_size1 = registers$18$q[(32'h0)+:(16)];
+        end
+        if (keys$18 == dma0_skip0_key) begin
+            dma0_skip0 = registers$18$q[(32'h0)+:(40)];
+        end
+        if (keys$18 == dma0_skip1_key) begin
+            dma0_skip1 = registers$18$q[(32'h0)+:(40)];
+        end
+        registers$19$clock = clock;
+        registers$19$rst_n = rst_n;
+        registers$19$write = write;
+        registers$19$key = key;
+        registers$19$value = value;
+        if (registers$19$hit) begin
+            known = 1'b1;
+        end
+        if (keys$19 == dma0_src_key) begin
+            dma0_src = registers$19$q[(32'h0)+:(40)];
+        end
+        if (keys$19 == dma0_dst_key) begin
+            dma0_dst = registers$19$q[(32'h0)+:(40)];
+        end
+        if (keys$19 == dma0_len_key) begin
+            dma0_len = registers$19$q[(32'h0)+:(32)];
+        end
+        if (keys$19 == dma0_src_region_key) begin
+            dma0_src_region = registers$19$q[(32'h0)+:(11)];
+        end
+        if (keys$19 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$19$q[(32'h0)+:(11)];
+        end
+        if (keys$19 == dma0_size0_key) begin
+            dma0_size0 = registers$19$q[(32'h0)+:(16)];
+        end
+        if (keys$19 == dma0_size1_key) begin
+            dma0_size1 = registers$19$q[(32'h0)+:(16)];
+        end
+        if (keys$19 == dma0_skip0_key) begin
+            dma0_skip0 = registers$19$q[(32'h0)+:(40)];
+        end
+        if (keys$19 == dma0_skip1_key) begin
+            dma0_skip1 = registers$19$q[(32'h0)+:(40)];
+        end
+        registers$20$clock = clock;
+        registers$20$rst_n = rst_n;
+        registers$20$write = write;
+        registers$20$key = key;
+        registers$20$value = value;
+        if (registers$20$hit) begin
+            known = 1'b1;
+        end
+        if (keys$20 == dma0_src_key) begin
+            dma0_src = registers$20$q[(32'h0)+:(40)];
+        end
+        if (keys$20 == dma0_dst_key) begin
+            dma0_dst = registers$20$q[(32'h0)+:(40)];
+        end
+        if (keys$20 == dma0_len_key) begin
+            dma0_len = registers$20$q[(32'h0)+:(32)];
+        end
+        if (keys$20 == dma0_src_region_key) begin
+            dma0_src_region = registers$20$q[(32'h0)+:(11)];
+        end
+        if (keys$20 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$20$q[(32'h0)+:(11)];
+        end
+        if (keys$20 == dma0_size0_key) begin
+            dma0_size0 = registers$20$q[(32'h0)+:(16)];
+        end
+        if (keys$20 == dma0_size1_key) begin
+            dma0_size1 = registers$20$q[(32'h0)+:(16)];
+        end
+        if (keys$20 == dma0_skip0_key) begin
+            dma0_skip0 = registers$20$q[(32'h0)+:(40)];
+        end
+        if (keys$20 == dma0_skip1_key) begin
+            dma0_skip1 = registers$20$q[(32'h0)+:(40)];
+        end
+        registers$21$clock = clock;
+        registers$21$rst_n = rst_n;
+        registers$21$write = write;
+        registers$21$key = key;
+        registers$21$value = value;
+        if (registers$21$hit) begin
+            known = 1'b1;
+        end
+        if (keys$21 == dma0_src_key) begin
+            dma0_src = registers$21$q[(32'h0)+:(40)];
+        end
+        if (keys$21 == dma0_dst_key) begin
+            dma0_dst = registers$21$q[(32'h0)+:(40)];
+        end
+        if (keys$21 == dma0_len_key) begin
+            dma0_len = registers$21$q[(32'h0)+:(32)];
+        end
+        if (keys$21 == dma0_src_region_key) begin
+            dma0_src_region = registers$21$q[(32'h0)+:(11)];
+        end
+        if (keys$21 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$21$q[(32'h0)+:(11)];
+        end
+        if (keys$21 == dma0_size0_key) begin
+            dma0_size0 = registers$21$q[(32'h0)+:(16)];
+        end
+        if (keys$21 == dma0_size1_key) begin
+            dma0_size1 = registers$21$q[(32'h0)+:(16)];
+        end
+        if (keys$21 == dma0_skip0_key) begin
+            dma0_skip0 = registers$21$q[(32'h0)+:(40)];
+        end
+        if (keys$21 == dma0_skip1_key) begin
+            dma0_skip1 = registers$21$q[(32'h0)+:(40)];
+        end
+        registers$22$clock = clock;
+        registers$22$rst_n = rst_n;
+        registers$22$write = write;
+        registers$22$key = key;
+        registers$22$value = value;
+        if (registers$22$hit) begin
+            known = 1'b1;
+        end
+        if (keys$22 == dma0_src_key) begin
+            dma0_src = registers$22$q[(32'h0)+:(40)];
+        end
+        if (keys$22 == dma0_dst_key) begin
+            dma0_dst = registers$22$q[(32'h0)+:(40)];
+        end
+        if (keys$22 == dma0_len_key) begin
+            dma0_len = registers$22$q[(32'h0)+:(32)];
+        end
+        if (keys$22 == dma0_src_region_key) begin
+            dma0_src_region = registers$22$q[(32'h0)+:(11)];
+        end
+        if (keys$22 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$22$q[(32'h0)+:(11)];
+        end
+        if (keys$22 == dma0_size0_key) begin
+            dma0_size0 = registers$22$q[(32'h0)+:(16)];
+        end
+        if (keys$22 == dma0_size1_key) begin
+            dma0_size1 = registers$22$q[(32'h0)+:(16)];
+        end
+        if (keys$22 == dma0_skip0_key) begin
+            dma0_skip0 = registers$22$q[(32'h0)+:(40)];
+        end
+        if (keys$22 == dma0_skip1_key) begin
+            dma0_skip1 = registers$22$q[(32'h0)+:(40)];
+        end
+        registers$23$clock = clock;
+        registers$23$rst_n = rst_n;
+        registers$23$write = write;
+        registers$23$key = key;
+        registers$23$value = value;
+        if (registers$23$hit) begin
+            known = 1'b1;
+        end
+        if (keys$23 == dma0_src_key) begin
+            dma0_src = registers$23$q[(32'h0)+:(40)];
+        end
+        if (keys$23 == dma0_dst_key) begin
+            dma0_dst = registers$23$q[(32'h0)+:(40)];
+        end
+        if (keys$23 == dma0_len_key) begin
+            dma0_len = registers$23$q[(32'h0)+:(32)];
+        end
+        if (keys$23 == dma0_src_region_key) begin
+            dma0_src_region = registers$23$q[(32'h0)+:(11)];
+        end
+        if (keys$23 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$23$q[(32'h0)+:(11)];
+        end
+        if (keys$23 == dma0_size0_key) begin
+            dma0_size0 = registers$23$q[(32'h0)+:(16)];
+        end
+        if (keys$23 == dma0_size1_key) begin
+            dma0_size1 = registers$23$q[(32'h0)+:(16)];
+        end
+        if (keys$23 == dma0_skip0_key) begin
+            dma0_skip0 = registers$23$q[(32'h0)+:(40)];
+        end
+        if (keys$23 == dma0_skip1_key) begin
+            dma0_skip1 = registers$23$q[(32'h0)+:(40)];
+        end
+        registers$24$clock = clock;
+        registers$24$rst_n = rst_n;
+        registers$24$write = write;
+        registers$24$key = key;
+        registers$24$value = value;
+        if (registers$24$hit) begin
+            known = 1'b1;
+        end
+        if (keys$24 == dma0_src_key) begin
+            dma0_src = registers$24$q[(32'h0)+:(40)];
+        end
+        if (keys$24 == dma0_dst_key) begin
+            dma0_dst = registers$24$q[(32'h0)+:(40)];
+        end
+        if (keys$24 == dma0_len_key) begin
+            dma0_len = registers$24$q[(32'h0)+:(32)];
+        end
+        if (keys$24 == dma0_src_region_key) begin
+            dma0_src_region = registers$24$q[(32'h0)+:(11)];
+        end
+        if (keys$24 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$24$q[(32'h0)+:(11)];
+        end
+        if (keys$24 == dma0_size0_key) begin
+            dma0_size0 = registers$24$q[(32'h0)+:(16)];
+        end
+        if (keys$24 == dma0_size1_key) begin
+            dma0_size1 = registers$24$q[(32'h0)+:(16)];
+        end
+        if (keys$24 == dma0_skip0_key) begin
+            dma0_skip0 = registers$24$q[(32'h0)+:(40)];
+        end
+        if (keys$24 == dma0_skip1_key) begin
+            dma0_skip1 = registers$24$q[(32'h0)+:(40)];
+        end
+        registers$25$clock = clock;
+        registers$25$rst_n = rst_n;
+        registers$25$write = write;
+        registers$25$key = key;
+        registers$25$value = value;
+        if (registers$25$hit) begin
+            known = 1'b1;
+        end
+        if (keys$25 == dma0_src_key) begin
+            dma0_src = registers$25$q[(32'h0)+:(40)];
+        end
+        if (keys$25 == dma0_dst_key) begin
+            dma0_dst = registers$25$q[(32'h0)+:(40)];
+        end
+        if (keys$25 == dma0_len_key) begin
+            dma0_len = registers$25$q[(32'h0)+:(32)];
+        end
+        if (keys$25 == dma0_src_region_key) begin
+            dma0_src_region = registers$25$q[(32'h0)+:(11)];
+        end
+        if (keys$25 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$25$q[(32'h0)+:(11)];
+        end
+        if (keys$25 == dma0_size0_key) begin
+            dma0_size0 = registers$25$q[(32'h0)+:(16)];
+        end
+        if (keys$25 == dma0_size1_key) begin
+            dma0_size1 = registers$25$q[(32'h0)+:(16)];
+        end
+        if (keys$25 == dma0_skip0_key) begin
+            dma0_skip0 = registers$25$q[(32'h0)+:(40)];
+        end
+        if (keys$25 == dma0_skip1_key) begin
+            dma0_skip1 = registers$25$q[(32'h0)+:(40)];
+        end
+        registers$26$clock = clock;
+        registers$26$rst_n = rst_n;
+        registers$26$write = write;
+        registers$26$key = key;
+        registers$26$value = value;
+        if (registers$26$hit) begin
+            known = 1'b1;
+        end
+        if (keys$26 == dma0_src_key) begin
+            dma0_src = registers$26$q[(32'h0)+:(40)];
+        end
+        if (keys$26 == dma0_dst_key) begin
+            dma0_dst = registers$26$q[(32'h0)+:(40)];
+        end
+        if (keys$26 == dma0_len_key) begin
+            dma0_len = registers$26$q[(32'h0)+:(32)];
+        end
+        if (keys$26 == dma0_src_region_key) begin
+            dma0_src_region = registers$26$q[(32'h0)+:(11)];
+        end
+        if (keys$26 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$26$q[(32'h0)+:(11)];
+        end
+        if (keys$26 == dma0_size0_key) begin
+            dma0_size0 = registers$26$q[(32'h0)+:(16)];
+        end
+        if (keys$26 == dma0_size1_key) begin
+            dma0_size1 = registers$26$q[(32'h0)+:(16)];
+        end
+        if (keys$26 == dma0_skip0_key) begin
+            dma0_skip0 = registers$26$q[(32'h0)+:(40)];
+        end
+        if (keys$26 == dma0_skip1_key) begin
+            dma0_skip1 = registers$26$q[(32'h0)+:(40)];
+        end
+        registers$27$clock = clock;
+        registers$27$rst_n = rst_n;
+        registers$27$write = write;
+        registers$27$key = key;
+        registers$27$value = value;
+        if (registers$27$hit) begin
+            known = 1'b1;
+        end
+        if (keys$27 == dma0_src_key) begin
+            dma0_src = registers$27$q[(32'h0)+:(40)];
+        end
+        if (keys$27 == dma0_dst_key) begin
+            dma0_dst = registers$27$q[(32'h0)+:(40)];
+        end
+        if (keys$27 == dma0_len_key) begin
+            dma0_len = registers$27$q[(32'h0)+:(32)];
+        end
+        if (keys$27 == dma0_src_region_key) begin
+            dma0_src_region = registers$27$q[(32'h0)+:(11)];
+        end
+        if (keys$27 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$27$q[(32'h0)+:(11)];
+        end
+        if (keys$27 == dma0_size0_key) begin
+            dma0_size0 = registers$27$q[(32'h0)+:(16)];
+        end
+        if (keys$27 == dma0_size1_key) begin
+            dma0_size1 = registers$27$q[(32'h0)+:(16)];
+        end
+        if (keys$27 == dma0_skip0_key) begin
+            dma0_skip0 = registers$27$q[(32'h0)+:(40)];
+        end
+        if (keys$27 == dma0_skip1_key) begin
+            dma0_skip1 = registers$27$q[(32'h0)+:(40)];
+        end
+        registers$28$clock = clock;
+        registers$28$rst_n = rst_n;
+        registers$28$write = write;
+        registers$28$key = key;
+        registers$28$value = value;
+        if (registers$28$hit) begin
+            known = 1'b1;
+        end
+        if (keys$28 == dma0_src_key) begin
+            dma0_src = registers$28$q[(32'h0)+:(40)];
+        end
+        if (keys$28 == dma0_dst_key) begin
+            dma0_dst = registers$28$q[(32'h0)+:(40)];
+        end
+        if (keys$28 == dma0_len_key) begin
+            dma0_len = registers$28$q[(32'h0)+:(32)];
+        end
+        if (keys$28 == dma0_src_region_key) begin
+            dma0_src_region = registers$28$q[(32'h0)+:(11)];
+        end
+        if (keys$28 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$28$q[(32'h0)+:(11)];
+        end
+        if (keys$28 == dma0_size0_key) begin
+            dma0_size0 = registers$28$q[(32'h0)+:(16)];
+        end
+        if (keys$28 == dma0_size1_key) begin
+            dma0_size1 = registers$28$q[(32'h0)+:(16)];
+        end
+        if (keys$28 == dma0_skip0_key) begin
+            dma0_skip0 = registers$28$q[(32'h0)+:(40)];
+        end
+        if (keys$28 == dma0_skip1_key) begin
+            dma0_skip1 = registers$28$q[(32'h0)+:(40)];
+        end
+        registers$29$clock = clock;
+        registers$29$rst_n = rst_n;
+        registers$29$write = write;
+        registers$29$key = key;
+        registers$29$value = value;
+        if (registers$29$hit) begin
+            known = 1'b1;
+        end
+        if (keys$29 == dma0_src_key) begin
+            dma0_src = registers$29$q[(32'h0)+:(40)];
+        end
+        if (keys$29 == dma0_dst_key) begin
+            dma0_dst = registers$29$q[(32'h0)+:(40)];
+        end
+        if (keys$29 == dma0_len_key) begin
+            dma0_len = registers$29$q[(32'h0)+:(32)];
+        end
+        if (keys$29 == dma0_src_region_key) begin
+            dma0_src_region = registers$29$q[(32'h0)+:(11)];
+        end
+        if (keys$29 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$29$q[(32'h0)+:(11)];
+        end
+        if (keys$29 == dma0_size0_key) begin
+            dma0_size0 = registers$29$q[(32'h0)+:(16)];
+        end
+        if (keys$29 == dma0_size1_key) begin
+            dma0_size1 = registers$29$q[(32'h0)+:(16)];
+        end
+        if (keys$29 == dma0_skip0_key) begin
+            dma0_skip0 = registers$29$q[(32'h0)+:(40)];
+        end
+        if (keys$29 == dma0_skip1_key) begin
+            dma0_skip1 = registers$29$q[(32'h0)+:(40)];
+        end
+        registers$30$clock = clock;
+        registers$30$rst_n = rst_n;
+        registers$30$write = write;
+        registers$30$key = key;
+        registers$30$value = value;
+        if (registers$30$hit) begin
+            known = 1'b1;
+        end
+        if (keys$30 == dma0_src_key) begin
+            dma0_src = registers$30$q[(32'h0)+:(40)];
+        end
+        if (keys$30 == dma0_dst_key) begin
+            dma0_dst = registers$30$q[(32'h0)+:(40)];
+        end
+        if (keys$30 == dma0_len_key) begin
+            dma0_len = registers$30$q[(32'h0)+:(32)];
+        end
+        if (keys$30 == dma0_src_region_key) begin
+            dma0_src_region = registers$30$q[(32'h0)+:(11)];
+        end
+        if (keys$30 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$30$q[(32'h0)+:(11)];
+        end
+        if (keys$30 == dma0_size0_key) begin
+            dma0_size0 = registers$30$q[(32'h0)+:(16)];
+        end
+        if (keys$30 == dma0_size1_key) begin
+            dma0_size1 = registers$30$q[(32'h0)+:(16)];
+        end
+        if (keys$30 == dma0_skip0_key) begin
+            dma0_skip0 = registers$30$q[(32'h0)+:(40)];
+        end
+        if (keys$30 == dma0_skip1_key) begin
+            dma0_skip1 = registers$30$q[(32'h0)+:(40)];
+        end
+        registers$31$clock = clock;
+        registers$31$rst_n = rst_n;
+        registers$31$write = write;
+        registers$31$key = key;
+        registers$31$value = value;
+        if (registers$31$hit) begin
+            known = 1'b1;
+        end
+        if (keys$31 == dma0_src_key) begin
+            dma0_src = registers$31$q[(32'h0)+:(40)];
+        end
+        if (keys$31 == dma0_dst_key) begin
+            dma0_dst = registers$31$q[(32'h0)+:(40)];
+        end
+        if (keys$31 == dma0_len_key) begin
+            dma0_len = registers$31$q[(32'h0)+:(32)];
+        end
+        if (keys$31 == dma0_src_region_key) begin
+            dma0_src_region = registers$31$q[(32'h0)+:(11)];
+        end
+        if (keys$31 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$31$q[(32'h0)+:(11)];
+        end
+        if (keys$31 == dma0_size0_key) begin
+            dma0_size0 = registers$31$q[(32'h0)+:(16)];
+        end
+        if (keys$31 == dma0_size1_key) begin
+            dma0_size1 = registers$31$q[(32'h0)+:(16)];
+        end
+        if (keys$31 == dma0_skip0_key) begin
+            dma0_skip0 = registers$31$q[(32'h0)+:(40)];
+        end
+        if (keys$31 == dma0_skip1_key) begin
+            dma0_skip1 = registers$31$q[(32'h0)+:(40)];
+        end
+        registers$32$clock = clock;
+        registers$32$rst_n = rst_n;
+        registers$32$write = write;
+        registers$32$key = key;
+        registers$32$value = value;
+        if (registers$32$hit) begin
+            known = 1'b1;
+        end
+        if (keys$32 == dma0_src_key) begin
+            dma0_src = registers$32$q[(32'h0)+:(40)];
+        end
+        if (keys$32 == dma0_dst_key) begin
+            dma0_dst = registers$32$q[(32'h0)+:(40)];
+        end
+        if (keys$32 == dma0_len_key) begin
+            dma0_len = registers$32$q[(32'h0)+:(32)];
+        end
+        if (keys$32 == dma0_src_region_key) begin
+            dma0_src_region = registers$32$q[(32'h0)+:(11)];
+        end
+        if (keys$32 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$32$q[(32'h0)+:(11)];
+        end
+        if (keys$32 == dma0_size0_key) begin
+            dma0_size0 = registers$32$q[(32'h0)+:(16)];
+        end
+        if (keys$32 == dma0_size1_key) begin
+            dma0_size1 = registers$32$q[(32'h0)+:(16)];
+        end
+        if (keys$32 == dma0_skip0_key) begin
+            dma0_skip0 = registers$32$q[(32'h0)+:(40)];
+        end
+        if (keys$32 == dma0_skip1_key) begin
+            dma0_skip1 = registers$32$q[(32'h0)+:(40)];
+        end
+        registers$33$clock = clock;
+        registers$33$rst_n = rst_n;
+        registers$33$write = write;
+        registers$33$key = key;
+        registers$33$value = value;
+        if (registers$33$hit) begin
+            known = 1'b1;
+        end
+        if (keys$33 == dma0_src_key) begin
+            dma0_src = registers$33$q[(32'h0)+:(40)];
+        end
+        if (keys$33 == dma0_dst_key) begin
+            dma0_dst = registers$33$q[(32'h0)+:(40)];
+        end
+        if (keys$33 == dma0_len_key) begin
+            dma0_len = registers$33$q[(32'h0)+:(32)];
+        end
+        if (keys$33 == dma0_src_region_key) begin
+            dma0_src_region = registers$33$q[(32'h0)+:(11)];
+        end
+        if (keys$33 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$33$q[(32'h0)+:(11)];
+        end
+        if (keys$33 == dma0_size0_key) begin
+            dma0_size0 = registers$33$q[(32'h0)+:(16)];
+        end
+        if (keys$33 == dma0_size1_key) begin
+            dma0_size1 = registers$33$q[(32'h0)+:(16)];
+        end
+        if (keys$33 == dma0_skip0_key) begin
+            dma0_skip0 = registers$33$q[(32'h0)+:(40)];
+        end
+        if (keys$33 == dma0_skip1_key) begin
+            dma0_skip1 = registers$33$q[(32'h0)+:(40)];
+        end
+        registers$34$clock = clock;
+        registers$34$rst_n = rst_n;
+        registers$34$write = write;
+        registers$34$key = key;
+        registers$34$value = value;
+        if (registers$34$hit) begin
+            known = 1'b1;
+        end
+        if (keys$34 == dma0_src_key) begin
+            dma0_src = registers$34$q[(32'h0)+:(40)];
+        end
+        if (keys$34 == dma0_dst_key) begin
+            dma0_dst = registers$34$q[(32'h0)+:(40)];
+        end
+        if (keys$34 == dma0_len_key) begin
+            dma0_len = registers$34$q[(32'h0)+:(32)];
+        end
+        if (keys$34 == dma0_src_region_key) begin
+            dma0_src_region = registers$34$q[(32'h0)+:(11)];
+        end
+        if (keys$34 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$34$q[(32'h0)+:(11)];
+        end
+        if (keys$34 == dma0_size0_key) begin
+            dma0_size0 = registers$34$q[(32'h0)+:(16)];
+        end
+        if (keys$34 == dma0_size1_key) begin
+            dma0_size1 = registers$34$q[(32'h0)+:(16)];
+        end
+        if (keys$34 == dma0_skip0_key) begin
+            dma0_skip0 = registers$34$q[(32'h0)+:(40)];
+        end
+        if (keys$34 == dma0_skip1_key) begin
+            dma0_skip1 = registers$34$q[(32'h0)+:(40)];
+        end
+        registers$35$clock = clock;
+        registers$35$rst_n = rst_n;
+        registers$35$write = write;
+        registers$35$key = key;
+        registers$35$value = value;
+        if (registers$35$hit) begin
+            known = 1'b1;
+        end
+        if (keys$35 == dma0_src_key) begin
+            dma0_src = registers$35$q[(32'h0)+:(40)];
+        end
+        if (keys$35 == dma0_dst_key) begin
+            dma0_dst = registers$35$q[(32'h0)+:(40)];
+        end
+        if (keys$35 == dma0_len_key) begin
+            dma0_len = registers$35$q[(32'h0)+:(32)];
+        end
+        if (keys$35 == dma0_src_region_key) begin
+            dma0_src_region = registers$35$q[(32'h0)+:(11)];
+        end
+        if (keys$35 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$35$q[(32'h0)+:(11)];
+        end
+        if (keys$35 == dma0_size0_key) begin
+            dma0_size0 = registers$35$q[(32'h0)+:(16)];
+        end
+        if (keys$35 == dma0_size1_key) begin
+            dma0_size1 = registers$35$q[(32'h0)+:(16)];
+        end
+        if (keys$35 == dma0_skip0_key) begin
+            dma0_skip0 = registers$35$q[(32'h0)+:(40)];
+        end
+        if (keys$35 == dma0_skip1_key) begin
+            dma0_skip1 = registers$35$q[(32'h0)+:(40)];
+        end
+        registers$36$clock = clock;
+        registers$36$rst_n = rst_n;
+        registers$36$write = write;
+        registers$36$key = key;
+        registers$36$value = value;
+        if (registers$36$hit) begin
+            known = 1'b1;
+        end
+        if (keys$36 == dma0_src_key) begin
+            dma0_src = registers$36$q[(32'h0)+:(40)];
+        end
+        if (keys$36 == dma0_dst_key) begin
+            dma0_dst = registers$36$q[(32'h0)+:(40)];
+        end
+        if (keys$36 == dma0_len_key) begin
+            dma0_len = registers$36$q[(32'h0)+:(32)];
+        end
+        if (keys$36 == dma0_src_region_key) begin
+            dma0_src_region = registers$36$q[(32'h0)+:(11)];
+        end
+        if (keys$36 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$36$q[(32'h0)+:(11)];
+        end
+        if (keys$36 == dma0_size0_key) begin
+            dma0_size0 = registers$36$q[(32'h0)+:(16)];
+        end
+        if (keys$36 == dma0_size1_key) begin
+            dma0_size1 = registers$36$q[(32'h0)+:(16)];
+        end
+        if (keys$36 == dma0_skip0_key) begin
+            dma0_skip0 = registers$36$q[(32'h0)+:(40)];
+        end
+        if (keys$36 == dma0_skip1_key) begin
+            dma0_skip1 = registers$36$q[(32'h0)+:(40)];
+        end
+        registers$37$clock = clock;
+        registers$37$rst_n = rst_n;
+        registers$37$write = write;
+        registers$37$key = key;
+        registers$37$value = value;
+        if (registers$37$hit) begin
+            known = 1'b1;
+        end
+        if (keys$37 == dma0_src_key) begin
+            dma0_src = registers$37$q[(32'h0)+:(40)];
+        end
+        if (keys$37 == dma0_dst_key) begin
+            dma0_dst = registers$37$q[(32'h0)+:(40)];
+        end
+        if (keys$37 == dma0_len_key) begin
+            dma0_len = registers$37$q[(32'h0)+:(32)];
+        end
+        if (keys$37 == dma0_src_region_key) begin
+            dma0_src_region = registers$37$q[(32'h0)+:(11)];
+        end
+        if (keys$37 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$37$q[(32'h0)+:(11)];
+        end
+        if (keys$37 == dma0_size0_key) begin
+            dma0_size0 = registers$37$q[(32'h0)+:(16)];
+        end
+        if (keys$37 == dma0_size1_key) begin
+            dma0_size1 = registers$37$q[(32'h0)+:(16)];
+        end
+        if (keys$37 == dma0_skip0_key) begin
+            dma0_skip0 = registers$37$q[(32'h0)+:(40)];
+        end
+        if (keys$37 == dma0_skip1_key) begin
+            dma0_skip1 = registers$37$q[(32'h0)+:(40)];
+        end
+        registers$38$clock = clock;
+        registers$38$rst_n = rst_n;
+        registers$38$write = write;
+        registers$38$key = key;
+        registers$38$value = value;
+        if (registers$38$hit) begin
+            known = 1'b1;
+        end
+        if (keys$38 == dma0_src_key) begin
+            dma0_src = registers$38$q[(32'h0)+:(40)];
+        end
+        if (keys$38 == dma0_dst_key) begin
+            dma0_dst = registers$38$q[(32'h0)+:(40)];
+        end
+        if (keys$38 == dma0_len_key) begin
+            dma0_len = registers$38$q[(32'h0)+:(32)];
+        end
+        if (keys$38 == dma0_src_region_key) begin
+            dma0_src_region = registers$38$q[(32'h0)+:(11)];
+        end
+        if (keys$38 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$38$q[(32'h0)+:(11)];
+        end
+        if (keys$38 == dma0_size0_key) begin
+            dma0_size0 = registers$38$q[(32'h0)+:(16)];
+        end
+        if (keys$38 == dma0_size1_key) begin
+            dma0_size1 = registers$38$q[(32'h0)+:(16)];
+        end
+        if (keys$38 == dma0_skip0_key) begin
+            dma0_skip0 = registers$38$q[(32'h0)+:(40)];
+        end
+        if (keys$38 == dma0_skip1_key) begin
+            dma0_skip1 = registers$38$q[(32'h0)+:(40)];
+        end
+        registers$39$clock = clock;
+        registers$39$rst_n = rst_n;
+        registers$39$write = write;
+        registers$39$key = key;
+        registers$39$value = value;
+        if (registers$39$hit) begin
+            known = 1'b1;
+        end
+        if (keys$39 == dma0_src_key) begin
+            dma0_src = registers$39$q[(32'h0)+:(40)];
+        end
+        if (keys$39 == dma0_dst_key) begin
+            dma0_dst = registers$39$q[(32'h0)+:(40)];
+        end
+        if (keys$39 == dma0_len_key) begin
+            dma0_len = registers$39$q[(32'h0)+:(32)];
+        end
+        if (keys$39 == dma0_src_region_key) begin
+            dma0_src_region = registers$39$q[(32'h0)+:(11)];
+        end
+        if (keys$39 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$39$q[(32'h0)+:(11)];
+        end
+        if (keys$39 == dma0_size0_key) begin
+            dma0_size0 = registers$39$q[(32'h0)+:(16)];
+        end
+        if (keys$39 == dma0_size1_key) begin
+            dma0_size1 = registers$39$q[(32'h0)+:(16)];
+        end
+        if (keys$39 == dma0_skip0_key) begin
+            dma0_skip0 = registers$39$q[(32'h0)+:(40)];
+        end
+        if (keys$39 == dma0_skip1_key) begin
+            dma0_skip1 = registers$39$q[(32'h0)+:(40)];
+        end
+        registers$40$clock = clock;
+        registers$40$rst_n = rst_n;
+        registers$40$write = write;
+        registers$40$key = key;
+        registers$40$value = value;
+        if (registers$40$hit) begin
+            known = 1'b1;
+        end
+        if (keys$40 == dma0_src_key) begin
+            dma0_src = registers$40$q[(32'h0)+:(40)];
+        end
+        if (keys$40 == dma0_dst_key) begin
+            dma0_dst = registers$40$q[(32'h0)+:(40)];
+        end
+        if (keys$40 == dma0_len_key) begin
+            dma0_len = registers$40$q[(32'h0)+:(32)];
+        end
+        if (keys$40 == dma0_src_region_key) begin
+            dma0_src_region = registers$40$q[(32'h0)+:(11)];
+        end
+        if (keys$40 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$40$q[(32'h0)+:(11)];
+        end
+        if (keys$40 == dma0_size0_key) begin
+            dma0_size0 = registers$40$q[(32'h0)+:(16)];
+        end
+        if (keys$40 == dma0_size1_key) begin
+            dma0_size1 = registers$40$q[(32'h0)+:(16)];
+        end
+        if (keys$40 == dma0_skip0_key) begin
+            dma0_skip0 = registers$40$q[(32'h0)+:(40)];
+        end
+        if (keys$40 == dma0_skip1_key) begin
+            dma0_skip1 = registers$40$q[(32'h0)+:(40)];
+        end
+        registers$41$clock = clock;
+        registers$41$rst_n = rst_n;
+        registers$41$write = write;
+        registers$41$key = key;
+        registers$41$value = value;
+        if (registers$41$hit) begin
+            known = 1'b1;
+        end
+        if (keys$41 == dma0_src_key) begin
+            dma0_src = registers$41$q[(32'h0)+:(40)];
+        end
+        if (keys$41 == dma0_dst_key) begin
+            dma0_dst = registers$41$q[(32'h0)+:(40)];
+        end
+        if (keys$41 == dma0_len_key) begin
+            dma0_len = registers$41$q[(32'h0)+:(32)];
+        end
+        if (keys$41 == dma0_src_region_key) begin
+            dma0_src_region = registers$41$q[(32'h0)+:(11)];
+        end
+        if (keys$41 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$41$q[(32'h0)+:(11)];
+        end
+        if (keys$41 == dma0_size0_key) begin
+            dma0_size0 = registers$41$q[(32'h0)+:(16)];
+        end
+        if (keys$41 == dma0_size1_key) begin
+            dma0_size1 = registers$41$q[(32'h0)+:(16)];
+        end
+        if (keys$41 == dma0_skip0_key) begin
+            dma0_skip0 = registers$41$q[(32'h0)+:(40)];
+        end
+        if (keys$41 == dma0_skip1_key) begin
+            dma0_skip1 = registers$41$q[(32'h0)+:(40)];
+        end
+        registers$42$clock = clock;
+        registers$42$rst_n = rst_n;
+        registers$42$write = write;
+        registers$42$key = key;
+        registers$42$value = value;
+        if (registers$42$hit) begin
+            known = 1'b1;
+        end
+        if (keys$42 == dma0_src_key) begin
+            dma0_src = registers$42$q[(32'h0)+:(40)];
+        end
+        if (keys$42 == dma0_dst_key) begin
+            dma0_dst = registers$42$q[(32'h0)+:(40)];
+        end
+        if (keys$42 == dma0_len_key) begin
+            dma0_len = registers$42$q[(32'h0)+:(32)];
+        end
+        if (keys$42 == dma0_src_region_key) begin
+            dma0_src_region = registers$42$q[(32'h0)+:(11)];
+        end
+        if (keys$42 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$42$q[(32'h0)+:(11)];
+        end
+        if (keys$42 == dma0_size0_key) begin
+            dma0_size0 = registers$42$q[(32'h0)+:(16)];
+        end
+        if (keys$42 == dma0_size1_key) begin
+            dma0_size1 = registers$42$q[(32'h0)+:(16)];
+        end
+        if (keys$42 == dma0_skip0_key) begin
+            dma0_skip0 = registers$42$q[(32'h0)+:(40)];
+        end
+        if (keys$42 == dma0_skip1_key) begin
+            dma0_skip1 = registers$42$q[(32'h0)+:(40)];
+        end
+        registers$43$clock = clock;
+        registers$43$rst_n = rst_n;
+        registers$43$write = write;
+        registers$43$key = key;
+        registers$43$value = value;
+        if (registers$43$hit) begin
+            known = 1'b1;
+        end
+        if (keys$43 == dma0_src_key) begin
+            dma0_src = registers$43$q[(32'h0)+:(40)];
+        end
+        if (keys$43 == dma0_dst_key) begin
+            dma0_dst = registers$43$q[(32'h0)+:(40)];
+        end
+        if (keys$43 == dma0_len_key) begin
+            dma0_len = registers$43$q[(32'h0)+:(32)];
+        end
+        if (keys$43 == dma0_src_region_key) begin
+            dma0_src_region = registers$43$q[(32'h0)+:(11)];
+        end
+        if (keys$43 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$43$q[(32'h0)+:(11)];
+        end
+        if (keys$43 == dma0_size0_key) begin
+            dma0_size0 = registers$43$q[(32'h0)+:(16)];
+        end
+        if (keys$43 == dma0_size1_key) begin
+            dma0_size1 = registers$43$q[(32'h0)+:(16)];
+        end
+        if (keys$43 == dma0_skip0_key) begin
+            dma0_skip0 = registers$43$q[(32'h0)+:(40)];
+        end
+        if (keys$43 == dma0_skip1_key) begin
+            dma0_skip1 = registers$43$q[(32'h0)+:(40)];
+        end
+        registers$44$clock = clock;
+        registers$44$rst_n = rst_n;
+        registers$44$write = write;
+        registers$44$key = key;
+        registers$44$value = value;
+        if (registers$44$hit) begin
+            known = 1'b1;
+        end
+        if (keys$44 == dma0_src_key) begin
+            dma0_src = registers$44$q[(32'h0)+:(40)];
+        end
+        if (keys$44 == dma0_dst_key) begin
+            dma0_dst = registers$44$q[(32'h0)+:(40)];
+        end
+        if (keys$44 == dma0_len_key) begin
+            dma0_len = registers$44$q[(32'h0)+:(32)];
+        end
+        if (keys$44 == dma0_src_region_key) begin
+            dma0_src_region = registers$44$q[(32'h0)+:(11)];
+        end
+        if (keys$44 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$44$q[(32'h0)+:(11)];
+        end
+        if (keys$44 == dma0_size0_key) begin
+            dma0_size0 = registers$44$q[(32'h0)+:(16)];
+        end
+        if (keys$44 == dma0_size1_key) begin
+            dma0_size1 = registers$44$q[(32'h0)+:(16)];
+        end
+        if (keys$44 == dma0_skip0_key) begin
+            dma0_skip0 = registers$44$q[(32'h0)+:(40)];
+        end
+        if (keys$44 == dma0_skip1_key) begin
+            dma0_skip1 = registers$44$q[(32'h0)+:(40)];
+        end
+        registers$45$clock = clock;
+        registers$45$rst_n = rst_n;
+        registers$45$write = write;
+        registers$45$key = key;
+        registers$45$value = value;
+        if (registers$45$hit) begin
+            known = 1'b1;
+        end
+        if (keys$45 == dma0_src_key) begin
+            dma0_src = registers$45$q[(32'h0)+:(40)];
+        end
+        if (keys$45 == dma0_dst_key) begin
+            dma0_dst = registers$45$q[(32'h0)+:(40)];
+        end
+        if (keys$45 == dma0_len_key) begin
+            dma0_len = registers$45$q[(32'h0)+:(32)];
+        end
+        if (keys$45 == dma0_src_region_key) begin
+            dma0_src_region = registers$45$q[(32'h0)+:(11)];
+        end
+        if (keys$45 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$45$q[(32'h0)+:(11)];
+        end
+        if (keys$45 == dma0_size0_key) begin
+            dma0_size0 = registers$45$q[(32'h0)+:(16)];
+        end
+        if (keys$45 == dma0_size1_key) begin
+            dma0_size1 = registers$45$q[(32'h0)+:(16)];
+        end
+        if (keys$45 == dma0_skip0_key) begin
+            dma0_skip0 = registers$45$q[(32'h0)+:(40)];
+        end
+        if (keys$45 == dma0_skip1_key) begin
+            dma0_skip1 = registers$45$q[(32'h0)+:(40)];
+        end
+        registers$46$clock = clock;
+        registers$46$rst_n = rst_n;
+        registers$46$write = write;
+        registers$46$key = key;
+        registers$46$value = value;
+        if (registers$46$hit) begin
+            known = 1'b1;
+        end
+        if (keys$46 == dma0_src_key) begin
+            dma0_src = registers$46$q[(32'h0)+:(40)];
+        end
+        if (keys$46 == dma0_dst_key) begin
+            dma0_dst = registers$46$q[(32'h0)+:(40)];
+        end
+        if (keys$46 == dma0_len_key) begin
+            dma0_len = registers$46$q[(32'h0)+:(32)];
+        end
+        if (keys$46 == dma0_src_region_key) begin
+            dma0_src_region = registers$46$q[(32'h0)+:(11)];
+        end
+        if (keys$46 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$46$q[(32'h0)+:(11)];
+        end
+        if (keys$46 == dma0_size0_key) begin
+            dma0_size0 = registers$46$q[(32'h0)+:(16)];
+        end
+        if (keys$46 == dma0_size1_key) begin
+            dma0_size1 = registers$46$q[(32'h0)+:(16)];
+        end
+        if (keys$46 == dma0_skip0_key) begin
+            dma0_skip0 = registers$46$q[(32'h0)+:(40)];
+        end
+        if (keys$46 == dma0_skip1_key) begin
+            dma0_skip1 = registers$46$q[(32'h0)+:(40)];
+        end
+        registers$47$clock = clock;
+        registers$47$rst_n = rst_n;
+        registers$47$write = write;
+        registers$47$key = key;
+        registers$47$value = value;
+        if (registers$47$hit) begin
+            known = 1'b1;
+        end
+        if (keys$47 == dma0_src_key) begin
+            dma0_src = registers$47$q[(32'h0)+:(40)];
+        end
+        if (keys$47 == dma0_dst_key) begin
+            dma0_dst = registers$47$q[(32'h0)+:(40)];
+        end
+        if (keys$47 == dma0_len_key) begin
+            dma0_len = registers$47$q[(32'h0)+:(32)];
+        end
+        if (keys$47 == dma0_src_region_key) begin
+            dma0_src_region = registers$47$q[(32'h0)+:(11)];
+        end
+        if (keys$47 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$47$q[(32'h0)+:(11)];
+        end
+        if (keys$47 == dma0_size0_key) begin
+            dma0_size0 = registers$47$q[(32'h0)+:(16)];
+        end
+        if (keys$47 == dma0_size1_key) begin
+            dma0_size1 = registers$47$q[(32'h0)+:(16)];
+        end
+        if (keys$47 == dma0_skip0_key) begin
+            dma0_skip0 = registers$47$q[(32'h0)+:(40)];
+        end
+        if (keys$47 == dma0_skip1_key) begin
+            dma0_skip1 = registers$47$q[(32'h0)+:(40)];
+        end
+        registers$48$clock = clock;
+        registers$48$rst_n = rst_n;
+        registers$48$write = write;
+        registers$48$key = key;
+        registers$48$value = value;
+        if (registers$48$hit) begin
+            known = 1'b1;
+        end
+        if (keys$48 == dma0_src_key) begin
+            dma0_src = registers$48$q[(32'h0)+:(40)];
+        end
+        if (keys$48 == dma0_dst_key) begin
+            dma0_dst = registers$48$q[(32'h0)+:(40)];
+        end
+        if (keys$48 == dma0_len_key) begin
+            dma0_len = registers$48$q[(32'h0)+:(32)];
+        end
+        if (keys$48 == dma0_src_region_key) begin
+            dma0_src_region = registers$48$q[(32'h0)+:(11)];
+        end
+        if (keys$48 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$48$q[(32'h0)+:(11)];
+        end
+        if (keys$48 == dma0_size0_key) begin
+            dma0_size0 = registers$48$q[(32'h0)+:(16)];
+        end
+        if (keys$48 == dma0_size1_key) begin
+            dma0_size1 = registers$48$q[(32'h0)+:(16)];
+        end
+        if (keys$48 == dma0_skip0_key) begin
+            dma0_skip0 = registers$48$q[(32'h0)+:(40)];
+        end
+        if (keys$48 == dma0_skip1_key) begin
+            dma0_skip1 = registers$48$q[(32'h0)+:(40)];
+        end
+        registers$49$clock = clock;
+        registers$49$rst_n = rst_n;
+        registers$49$write = write;
+        registers$49$key = key;
+        registers$49$value = value;
+        if (registers$49$hit) begin
+            known = 1'b1;
+        end
+        if (keys$49 == dma0_src_key) begin
+            dma0_src = registers$49$q[(32'h0)+:(40)];
+        end
+        if (keys$49 == dma0_dst_key) begin
+            dma0_dst = registers$49$q[(32'h0)+:(40)];
+        end
+        if (keys$49 == dma0_len_key) begin
+            dma0_len = registers$49$q[(32'h0)+:(32)];
+        end
+        if (keys$49 == dma0_src_region_key) begin
+            dma0_src_region = registers$49$q[(32'h0)+:(11)];
+        end
+        if (keys$49 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$49$q[(32'h0)+:(11)];
+        end
+        if (keys$49 == dma0_size0_key) begin
+            dma0_size0 = registers$49$q[(32'h0)+:(16)];
+        end
+        if (keys$49 == dma0_size1_key) begin
+            dma0_size1 = registers$49$q[(32'h0)+:(16)];
+        end
+        if (keys$49 == dma0_skip0_key) begin
+            dma0_skip0 = registers$49$q[(32'h0)+:(40)];
+        end
+        if (keys$49 == dma0_skip1_key) begin
+            dma0_skip1 = registers$49$q[(32'h0)+:(40)];
+        end
+        registers$50$clock = clock;
+        registers$50$rst_n = rst_n;
+        registers$50$write = write;
+        registers$50$key = key;
+        registers$50$value = value;
+        if (registers$50$hit) begin
+            known = 1'b1;
+        end
+        if (keys$50 == dma0_src_key) begin
+            dma0_src = registers$50$q[(32'h0)+:(40)];
+        end
+        if (keys$50 == dma0_dst_key) begin
+            dma0_dst = registers$50$q[(32'h0)+:(40)];
+        end
+        if (keys$50 == dma0_len_key) begin
+            dma0_len = registers$50$q[(32'h0)+:(32)];
+        end
+        if (keys$50 == dma0_src_region_key) begin
+            dma0_src_region = registers$50$q[(32'h0)+:(11)];
+        end
+        if (keys$50 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$50$q[(32'h0)+:(11)];
+        end
+        if (keys$50 == dma0_size0_key) begin
+            dma0_size0 = registers$50$q[(32'h0)+:(16)];
+        end
+        if (keys$50 == dma0_size1_key) begin
+            dma0_size1 = registers$50$q[(32'h0)+:(16)];
+        end
+        if (keys$50 == dma0_skip0_key) begin
+            dma0_skip0 = registers$50$q[(32'h0)+:(40)];
+        end
+        if (keys$50 == dma0_skip1_key) begin
+            dma0_skip1 = registers$50$q[(32'h0)+:(40)];
+        end
+        registers$51$clock = clock;
+        registers$51$rst_n = rst_n;
+        registers$51$write = write;
+        registers$51$key = key;
+        registers$51$value = value;
+        if (registers$51$hit) begin
+            known = 1'b1;
+        end
+        if (keys$51 == dma0_src_key) begin
+            dma0_src = registers$51$q[(32'h0)+:(40)];
+        end
+        if (keys$51 == dma0_dst_key) begin
+            dma0_dst = registers$51$q[(32'h0)+:(40)];
+        end
+        if (keys$51 == dma0_len_key) begin
+            dma0_len = registers$51$q[(32'h0)+:(32)];
+        end
+        if (keys$51 == dma0_src_region_key) begin
+            dma0_src_region = registers$51$q[(32'h0)+:(11)];
+        end
+        if (keys$51 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$51$q[(32'h0)+:(11)];
+        end
+        if (keys$51 == dma0_size0_key) begin
+            dma0_size0 = registers$51$q[(32'h0)+:(16)];
+        end
+        if (keys$51 == dma0_size1_key) begin
+            dma0_size1 = registers$51$q[(32'h0)+:(16)];
+        end
+        if (keys$51 == dma0_skip0_key) begin
+            dma0_skip0 = registers$51$q[(32'h0)+:(40)];
+        end
+        if (keys$51 == dma0_skip1_key) begin
+            dma0_skip1 = registers$51$q[(32'h0)+:(40)];
+        end
+        registers$52$clock = clock;
+        registers$52$rst_n = rst_n;
+        registers$52$write = write;
+        registers$52$key = key;
+        registers$52$value = value;
+        if (registers$52$hit) begin
+            known = 1'b1;
+        end
+        if (keys$52 == dma0_src_key) begin
+            dma0_src = registers$52$q[(32'h0)+:(40)];
+        end
+        if (keys$52 == dma0_dst_key) begin
+            dma0_dst = registers$52$q[(32'h0)+:(40)];
+        end
+        if (keys$52 == dma0_len_key) begin
+            dma0_len = registers$52$q[(32'h0)+:(32)];
+        end
+        if (keys$52 == dma0_src_region_key) begin
+            dma0_src_region = registers$52$q[(32'h0)+:(11)];
+        end
+        if (keys$52 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$52$q[(32'h0)+:(11)];
+        end
+        if (keys$52 == dma0_size0_key) begin
+            dma0_size0 = registers$52$q[(32'h0)+:(16)];
+        end
+        if (keys$52 == dma0_size1_key) begin
+            dma0_size1 = registers$52$q[(32'h0)+:(16)];
+        end
+        if (keys$52 == dma0_skip0_key) begin
+            dma0_skip0 = registers$52$q[(32'h0)+:(40)];
+        end
+        if (keys$52 == dma0_skip1_key) begin
+            dma0_skip1 = registers$52$q[(32'h0)+:(40)];
+        end
+        registers$53$clock = clock;
+        registers$53$rst_n = rst_n;
+        registers$53$write = write;
+        registers$53$key = key;
+        registers$53$value = value;
+        if (registers$53$hit) begin
+            known = 1'b1;
+        end
+        if (keys$53 == dma0_src_key) begin
+            dma0_src = registers$53$q[(32'h0)+:(40)];
+        end
+        if (keys$53 == dma0_dst_key) begin
+            dma0_dst = registers$53$q[(32'h0)+:(40)];
+        end
+        if (keys$53 == dma0_len_key) begin
+            dma0_len = registers$53$q[(32'h0)+:(32)];
+        end
+        if (keys$53 == dma0_src_region_key) begin
+            dma0_src_region = registers$53$q[(32'h0)+:(11)];
+        end
+        if (keys$53 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$53$q[(32'h0)+:(11)];
+        end
+        if (keys$53 == dma0_size0_key) begin
+            dma0_size0 = registers$53$q[(32'h0)+:(16)];
+        end
+        if (keys$53 == dma0_size1_key) begin
+            dma0_size1 = registers$53$q[(32'h0)+:(16)];
+        end
+        if (keys$53 == dma0_skip0_key) begin
+            dma0_skip0 = registers$53$q[(32'h0)+:(40)];
+        end
+        if (keys$53 == dma0_skip1_key) begin
+            dma0_skip1 = registers$53$q[(32'h0)+:(40)];
+        end
+        registers$54$clock = clock;
+        registers$54$rst_n = rst_n;
+        registers$54$write = write;
+        registers$54$key = key;
+        registers$54$value = value;
+        if (registers$54$hit) begin
+            known = 1'b1;
+        end
+        if (keys$54 == dma0_src_key) begin
+            dma0_src = registers$54$q[(32'h0)+:(40)];
+        end
+        if (keys$54 == dma0_dst_key) begin
+            dma0_dst = registers$54$q[(32'h0)+:(40)];
+        end
+        if (keys$54 == dma0_len_key) begin
+            dma0_len = registers$54$q[(32'h0)+:(32)];
+        end
+        if (keys$54 == dma0_src_region_key) begin
+            dma0_src_region = registers$54$q[(32'h0)+:(11)];
+        end
+        if (keys$54 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$54$q[(32'h0)+:(11)];
+        end
+        if (keys$54 == dma0_size0_key) begin
+            dma0_size0 = registers$54$q[(32'h0)+:(16)];
+        end
+        if (keys$54 == dma0_size1_key) begin
+            dma0_size1 = registers$54$q[(32'h0)+:(16)];
+        end
+        if (keys$54 == dma0_skip0_key) begin
+            dma0_skip0 = registers$54$q[(32'h0)+:(40)];
+        end
+        if (keys$54 == dma0_skip1_key) begin
+            dma0_skip1 = registers$54$q[(32'h0)+:(40)];
+        end
+        registers$55$clock = clock;
+        registers$55$rst_n = rst_n;
+        registers$55$write = write;
+        registers$55$key = key;
+        registers$55$value = value;
+        if (registers$55$hit) begin
+            known = 1'b1;
+        end
+        if (keys$55 == dma0_src_key) begin
+            dma0_src = registers$55$q[(32'h0)+:(40)];
+        end
+        if (keys$55 == dma0_dst_key) begin
+            dma0_dst = registers$55$q[(32'h0)+:(40)];
+        end
+        if (keys$55 == dma0_len_key) begin
+            dma0_len = registers$55$q[(32'h0)+:(32)];
+        end
+        if (keys$55 == dma0_src_region_key) begin
+            dma0_src_region = registers$55$q[(32'h0)+:(11)];
+        end
+        if (keys$55 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$55$q[(32'h0)+:(11)];
+        end
+        if (keys$55 == dma0_size0_key) begin
+            dma0_size0 = registers$55$q[(32'h0)+:(16)];
+        end
+        if (keys$55 == dma0_size1_key) begin
+            dma0_size1 = registers$55$q[(32'h0)+:(16)];
+        end
+        if (keys$55 == dma0_skip0_key) begin
+            dma0_skip0 = registers$55$q[(32'h0)+:(40)];
+        end
+        if (keys$55 == dma0_skip1_key) begin
+            dma0_skip1 = registers$55$q[(32'h0)+:(40)];
+        end
+        registers$56$clock = clock;
+        registers$56$rst_n = rst_n;
+        registers$56$write = write;
+        registers$56$key = key;
+        registers$56$value = value;
+        if (registers$56$hit) begin
+            known = 1'b1;
+        end
+        if (keys$56 == dma0_src_key) begin
+            dma0_src = registers$56$q[(32'h0)+:(40)];
+        end
+        if (keys$56 == dma0_dst_key) begin
+            dma0_dst = registers$56$q[(32'h0)+:(40)];
+        end
+        if (keys$56 == dma0_len_key) begin
+            dma0_len = registers$56$q[(32'h0)+:(32)];
+        end
+        if (keys$56 == dma0_src_region_key) begin
+            dma0_src_region = registers$56$q[(32'h0)+:(11)];
+        end
+        if (keys$56 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$56$q[(32'h0)+:(11)];
+        end
+        if (keys$56 == dma0_size0_key) begin
+            dma0_size0 = registers$56$q[(32'h0)+:(16)];
+        end
+        if (keys$56 == dma0_size1_key) begin
+            dma0_size1 = registers$56$q[(32'h0)+:(16)];
+        end
+        if (keys$56 == dma0_skip0_key) begin
+            dma0_skip0 = registers$56$q[(32'h0)+:(40)];
+        end
+        if (keys$56 == dma0_skip1_key) begin
+            dma0_skip1 = registers$56$q[(32'h0)+:(40)];
+        end
+        registers$57$clock = clock;
+        registers$57$rst_n = rst_n;
+        registers$57$write = write;
+        registers$57$key = key;
+        registers$57$value = value;
+        if (registers$57$hit) begin
+            known = 1'b1;
+        end
+        if (keys$57 == dma0_src_key) begin
+            dma0_src = registers$57$q[(32'h0)+:(40)];
+        end
+        if (keys$57 == dma0_dst_key) begin
+            dma0_dst = registers$57$q[(32'h0)+:(40)];
+        end
+        if (keys$57 == dma0_len_key) begin
+            dma0_len = registers$57$q[(32'h0)+:(32)];
+        end
+        if (keys$57 == dma0_src_region_key) begin
+            dma0_src_region = registers$57$q[(32'h0)+:(11)];
+        end
+        if (keys$57 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$57$q[(32'h0)+:(11)];
+        end
+        if (keys$57 == dma0_size0_key) begin
+            dma0_size0 = registers$57$q[(32'h0)+:(16)];
+        end
+        if (keys$57 == dma0_size1_key) begin
+            dma0_size1 = registers$57$q[(32'h0)+:(16)];
+        end
+        if (keys$57 == dma0_skip0_key) begin
+            dma0_skip0 = registers$57$q[(32'h0)+:(40)];
+        end
+        if (keys$57 == dma0_skip1_key) begin
+            dma0_skip1 = registers$57$q[(32'h0)+:(40)];
+        end
+        registers$58$clock = clock;
+        registers$58$rst_n = rst_n;
+        registers$58$write = write;
+        registers$58$key = key;
+        registers$58$value = value;
+        if (registers$58$hit) begin
+            known = 1'b1;
+        end
+        if (keys$58 == dma0_src_key) begin
+            dma0_src = registers$58$q[(32'h0)+:(40)];
+        end
+        if (keys$58 == dma0_dst_key) begin
+            dma0_dst = registers$58$q[(32'h0)+:(40)];
+        end
+        if (keys$58 == dma0_len_key) begin
+            dma0_len = registers$58$q[(32'h0)+:(32)];
+        end
+        if (keys$58 == dma0_src_region_key) begin
+            dma0_src_region = registers$58$q[(32'h0)+:(11)];
+        end
+        if (keys$58 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$58$q[(32'h0)+:(11)];
+        end
+        if (keys$58 == dma0_size0_key) begin
+            dma0_size0 = registers$58$q[(32'h0)+:(16)];
+        end
+        if (keys$58 == dma0_size1_key) begin
+            dma0_size1 = registers$58$q[(32'h0)+:(16)];
+        end
+        if (keys$58 == dma0_skip0_key) begin
+            dma0_skip0 = registers$58$q[(32'h0)+:(40)];
+        end
+        if (keys$58 == dma0_skip1_key) begin
+            dma0_skip1 = registers$58$q[(32'h0)+:(40)];
+        end
+        registers$59$clock = clock;
+        registers$59$rst_n = rst_n;
+        registers$59$write = write;
+        registers$59$key = key;
+        registers$59$value = value;
+        if (registers$59$hit) begin
+            known = 1'b1;
+        end
+        if (keys$59 == dma0_src_key) begin
+            dma0_src = registers$59$q[(32'h0)+:(40)];
+        end
+        if (keys$59 == dma0_dst_key) begin
+            dma0_dst = registers$59$q[(32'h0)+:(40)];
+        end
+        if (keys$59 == dma0_len_key) begin
+            dma0_len = registers$59$q[(32'h0)+:(32)];
+        end
+        if (keys$59 == dma0_src_region_key) begin
+            dma0_src_region = registers$59$q[(32'h0)+:(11)];
+        end
+        if (keys$59 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$59$q[(32'h0)+:(11)];
+        end
+        if (keys$59 == dma0_size0_key) begin
+            dma0_size0 = registers$59$q[(32'h0)+:(16)];
+        end
+        if (keys$59 == dma0_size1_key) begin
+            dma0_size1 = registers$59$q[(32'h0)+:(16)];
+        end
+        if (keys$59 == dma0_skip0_key) begin
+            dma0_skip0 = registers$59$q[(32'h0)+:(40)];
+        end
+        if (keys$59 == dma0_skip1_key) begin
+            dma0_skip1 = registers$59$q[(32'h0)+:(40)];
+        end
+        registers$60$clock = clock;
+        registers$60$rst_n = rst_n;
+        registers$60$write = write;
+        registers$60$key = key;
+        registers$60$value = value;
+        if (registers$60$hit) begin
+            known = 1'b1;
+        end
+        if (keys$60 == dma0_src_key) begin
+            dma0_src = registers$60$q[(32'h0)+:(40)];
+        end
+        if (keys$60 == dma0_dst_key) begin
+            dma0_dst = registers$60$q[(32'h0)+:(40)];
+        end
+        if (keys$60 == dma0_len_key) begin
+            dma0_len = registers$60$q[(32'h0)+:(32)];
+        end
+        if (keys$60 == dma0_src_region_key) begin
+            dma0_src_region = registers$60$q[(32'h0)+:(11)];
+        end
+        if (keys$60 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$60$q[(32'h0)+:(11)];
+        end
+        if (keys$60 == dma0_size0_key) begin
+            dma0_size0 = registers$60$q[(32'h0)+:(16)];
+        end
+        if (keys$60 == dma0_size1_key) begin
+            dma0_size1 = registers$60$q[(32'h0)+:(16)];
+        end
+        if (keys$60 == dma0_skip0_key) begin
+            dma0_skip0 = registers$60$q[(32'h0)+:(40)];
+        end
+        if (keys$60 == dma0_skip1_key) begin
+            dma0_skip1 = registers$60$q[(32'h0)+:(40)];
+        end
+        registers$61$clock = clock;
+        registers$61$rst_n = rst_n;
+        registers$61$write = write;
+        registers$61$key = key;
+        registers$61$value = value;
+        if (registers$61$hit) begin
+            known = 1'b1;
+        end
+        if (keys$61 == dma0_src_key) begin
+            dma0_src = registers$61$q[(32'h0)+:(40)];
+        end
+        if (keys$61 == dma0_dst_key) begin
+            dma0_dst = registers$61$q[(32'h0)+:(40)];
+        end
+        if (keys$61 == dma0_len_key) begin
+            dma0_len = registers$61$q[(32'h0)+:(32)];
+        end
+        if (keys$61 == dma0_src_region_key) begin
+            dma0_src_region = registers$61$q[(32'h0)+:(11)];
+        end
+        if (keys$61 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$61$q[(32'h0)+:(11)];
+        end
+        if (keys$61 == dma0_size0_key) begin
+            dma0_size0 = registers$61$q[(32'h0)+:(16)];
+        end
+        if (keys$61 == dma0_size1_key) begin
+            dma0_size1 = registers$61$q[(32'h0)+:(16)];
+        end
+        if (keys$61 == dma0_skip0_key) begin
+            dma0_skip0 = registers$61$q[(32'h0)+:(40)];
+        end
+        if (keys$61 == dma0_skip1_key) begin
+            dma0_skip1 = registers$61$q[(32'h0)+:(40)];
+        end
+        registers$62$clock = clock;
+        registers$62$rst_n = rst_n;
+        registers$62$write = write;
+        registers$62$key = key;
+        registers$62$value = value;
+        if (registers$62$hit) begin
+            known = 1'b1;
+        end
+        if (keys$62 == dma0_src_key) begin
+            dma0_src = registers$62$q[(32'h0)+:(40)];
+        end
+        if (keys$62 == dma0_dst_key) begin
+            dma0_dst = registers$62$q[(32'h0)+:(40)];
+        end
+        if (keys$62 == dma0_len_key) begin
+            dma0_len = registers$62$q[(32'h0)+:(32)];
+        end
+        if (keys$62 == dma0_src_region_key) begin
+            dma0_src_region = registers$62$q[(32'h0)+:(11)];
+        end
+        if (keys$62 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$62$q[(32'h0)+:(11)];
+        end
+        if (keys$62 == dma0_size0_key) begin
+            dma0_size0 = registers$62$q[(32'h0)+:(16)];
+        end
+        if (keys$62 == dma0_size1_key) begin
+            dma0_size1 = registers$62$q[(32'h0)+:(16)];
+        end
+        if (keys$62 == dma0_skip0_key) begin
+            dma0_skip0 = registers$62$q[(32'h0)+:(40)];
+        end
+        if (keys$62 == dma0_skip1_key) begin
+            dma0_skip1 = registers$62$q[(32'h0)+:(40)];
+        end
+        registers$63$clock = clock;
+        registers$63$rst_n = rst_n;
+        registers$63$write = write;
+        registers$63$key = key;
+        registers$63$value = value;
+        if (registers$63$hit) begin
+            known = 1'b1;
+        end
+        if (keys$63 == dma0_src_key) begin
+            dma0_src = registers$63$q[(32'h0)+:(40)];
+        end
+        if (keys$63 == dma0_dst_key) begin
+            dma0_dst = registers$63$q[(32'h0)+:(40)];
+        end
+        if (keys$63 == dma0_len_key) begin
+            dma0_len = registers$63$q[(32'h0)+:(32)];
+        end
+        if (keys$63 == dma0_src_region_key) begin
+            dma0_src_region = registers$63$q[(32'h0)+:(11)];
+        end
+        if (keys$63 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$63$q[(32'h0)+:(11)];
+        end
+        if (keys$63 == dma0_size0_key) begin
+            dma0_size0 = registers$63$q[(32'h0)+:(16)];
+        end
+        if (keys$63 == dma0_size1_key) begin
+            dma0_size1 = registers$63$q[(32'h0)+:(16)];
+        end
+        if (keys$63 == dma0_skip0_key) begin
+            dma0_skip0 = registers$63$q[(32'h0)+:(40)];
+        end
+        if (keys$63 == dma0_skip1_key) begin
+            dma0_skip1 = registers$63$q[(32'h0)+:(40)];
+        end
+        registers$64$clock = clock;
+        registers$64$rst_n = rst_n;
+        registers$64$write = write;
+        registers$64$key = key;
+        registers$64$value = value;
+        if (registers$64$hit) begin
+            known = 1'b1;
+        end
+        if (keys$64 == dma0_src_key) begin
+            dma0_src = registers$64$q[(32'h0)+:(40)];
+        end
+        if (keys$64 == dma0_dst_key) begin
+            dma0_dst = registers$64$q[(32'h0)+:(40)];
+        end
+        if (keys$64 == dma0_len_key) begin
+            dma0_len = registers$64$q[(32'h0)+:(32)];
+        end
+        if (keys$64 == dma0_src_region_key) begin
+            dma0_src_region = registers$64$q[(32'h0)+:(11)];
+        end
+        if (keys$64 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$64$q[(32'h0)+:(11)];
+        end
+        if (keys$64 == dma0_size0_key) begin
+            dma0_size0 = registers$64$q[(32'h0)+:(16)];
+        end
+        if (keys$64 == dma0_size1_key) begin
+            dma0_size1 = registers$64$q[(32'h0)+:(16)];
+        end
+        if (keys$64 == dma0_skip0_key) begin
+            dma0_skip0 = registers$64$q[(32'h0)+:(40)];
+        end
+        if (keys$64 == dma0_skip1_key) begin
+            dma0_skip1 = registers$64$q[(32'h0)+:(40)];
+        end
+        registers$65$clock = clock;
+        registers$65$rst_n = rst_n;
+        registers$65$write = write;
+        registers$65$key = key;
+        registers$65$value = value;
+        if (registers$65$hit) begin
+            known = 1'b1;
+        end
+        if (keys$65 == dma0_src_key) begin
+            dma0_src = registers$65$q[(32'h0)+:(40)];
+        end
+        if (keys$65 == dma0_dst_key) begin
+            dma0_dst = registers$65$q[(32'h0)+:(40)];
+        end
+        if (keys$65 == dma0_len_key) begin
+            dma0_len = registers$65$q[(32'h0)+:(32)];
+        end
+        if (keys$65 == dma0_src_region_key) begin
+            dma0_src_region = registers$65$q[(32'h0)+:(11)];
+        end
+        if (keys$65 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$65$q[(32'h0)+:(11)];
+        end
+        if (keys$65 == dma0_size0_key) begin
+            dma0_size0 = registers$65$q[(32'h0)+:(16)];
+        end
+        if (keys$65 == dma0_size1_key) begin
+            dma0_size1 = registers$65$q[(32'h0)+:(16)];
+        end
+        if (keys$65 == dma0_skip0_key) begin
+            dma0_skip0 = registers$65$q[(32'h0)+:(40)];
+        end
+        if (keys$65 == dma0_skip1_key) begin
+            dma0_skip1 = registers$65$q[(32'h0)+:(40)];
+        end
+        registers$66$clock = clock;
+        registers$66$rst_n = rst_n;
+        registers$66$write = write;
+        registers$66$key = key;
+        registers$66$value = value;
+        if (registers$66$hit) begin
+            known = 1'b1;
+        end
+        if (keys$66 == dma0_src_key) begin
+            dma0_src = registers$66$q[(32'h0)+:(40)];
+        end
+        if (keys$66 == dma0_dst_key) begin
+            dma0_dst = registers$66$q[(32'h0)+:(40)];
+        end
+        if (keys$66 == dma0_len_key) begin
+            dma0_len = registers$66$q[(32'h0)+:(32)];
+        end
+        if (keys$66 == dma0_src_region_key) begin
+            dma0_src_region = registers$66$q[(32'h0)+:(11)];
+        end
+        if (keys$66 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$66$q[(32'h0)+:(11)];
+        end
+        if (keys$66 == dma0_size0_key) begin
+            dma0_size0 = registers$66$q[(32'h0)+:(16)];
+        end
+        if (keys$66 == dma0_size1_key) begin
+            dma0_size1 = registers$66$q[(32'h0)+:(16)];
+        end
+        if (keys$66 == dma0_skip0_key) begin
+            dma0_skip0 = registers$66$q[(32'h0)+:(40)];
+        end
+        if (keys$66 == dma0_skip1_key) begin
+            dma0_skip1 = registers$66$q[(32'h0)+:(40)];
+        end
+        registers$67$clock = clock;
+        registers$67$rst_n = rst_n;
+        registers$67$write = write;
+        registers$67$key = key;
+        registers$67$value = value;
+        if (registers$67$hit) begin
+            known = 1'b1;
+        end
+        if (keys$67 == dma0_src_key) begin
+            dma0_src = registers$67$q[(32'h0)+:(40)];
+        end
+        if (keys$67 == dma0_dst_key) begin
+            dma0_dst = registers$67$q[(32'h0)+:(40)];
+        end
+        if (keys$67 == dma0_len_key) begin
+            dma0_len = registers$67$q[(32'h0)+:(32)];
+        end
+        if (keys$67 == dma0_src_region_key) begin
+            dma0_src_region = registers$67$q[(32'h0)+:(11)];
+        end
+        if (keys$67 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$67$q[(32'h0)+:(11)];
+        end
+        if (keys$67 == dma0_size0_key) begin
+            dma0_size0 = registers$67$q[(32'h0)+:(16)];
+        end
+        if (keys$67 == dma0_size1_key) begin
+            dma0_size1 = registers$67$q[(32'h0)+:(16)];
+        end
+        if (keys$67 == dma0_skip0_key) begin
+            dma0_skip0 = registers$67$q[(32'h0)+:(40)];
+        end
+        if (keys$67 == dma0_skip1_key) begin
+            dma0_skip1 = registers$67$q[(32'h0)+:(40)];
+        end
+        registers$68$clock = clock;
+        registers$68$rst_n = rst_n;
+        registers$68$write = write;
+        registers$68$key = key;
+        registers$68$value = value;
+        if (registers$68$hit) begin
+            known = 1'b1;
+        end
+        if (keys$68 == dma0_src_key) begin
+            dma0_src = registers$68$q[(32'h0)+:(40)];
+        end
+        if (keys$68 == dma0_dst_key) begin
+            dma0_dst = registers$68$q[(32'h0)+:(40)];
+        end
+        if (keys$68 == dma0_len_key) begin
+            dma0_len = registers$68$q[(32'h0)+:(32)];
+        end
+        if (keys$68 == dma0_src_region_key) begin
+            dma0_src_region = registers$68$q[(32'h0)+:(11)];
+        end
+        if (keys$68 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$68$q[(32'h0)+:(11)];
+        end
+        if (keys$68 == dma0_size0_key) begin
+            dma0_size0 = registers$68$q[(32'h0)+:(16)];
+        end
+        if (keys$68 == dma0_size1_key) begin
+            dma0_size1 = registers$68$q[(32'h0)+:(16)];
+        end
+        if (keys$68 == dma0_skip0_key) begin
+            dma0_skip0 = registers$68$q[(32'h0)+:(40)];
+        end
+        if (keys$68 == dma0_skip1_key) begin
+            dma0_skip1 = registers$68$q[(32'h0)+:(40)];
+        end
+        registers$69$clock = clock;
+        registers$69$rst_n = rst_n;
+        registers$69$write = write;
+        registers$69$key = key;
+        registers$69$value = value;
+        if (registers$69$hit) begin
+            known = 1'b1;
+        end
+        if (keys$69 == dma0_src_key) begin
+            dma0_src = registers$69$q[(32'h0)+:(40)];
+        end
+        if (keys$69 == dma0_dst_key) begin
+            dma0_dst = registers$69$q[(32'h0)+:(40)];
+        end
+        if (keys$69 == dma0_len_key) begin
+            dma0_len = registers$69$q[(32'h0)+:(32)];
+        end
+        if (keys$69 == dma0_src_region_key) begin
+            dma0_src_region = registers$69$q[(32'h0)+:(11)];
+        end
+        if (keys$69 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$69$q[(32'h0)+:(11)];
+        end
+        if (keys$69 == dma0_size0_key) begin
+            dma0_size0 = registers$69$q[(32'h0)+:(16)];
+        end
+        if (keys$69 == dma0_size1_key) begin
+            dma0_size1 = registers$69$q[(32'h0)+:(16)];
+        end
+        if (keys$69 == dma0_skip0_key) begin
+            dma0_skip0 = registers$69$q[(32'h0)+:(40)];
+        end
+        if (keys$69 == dma0_skip1_key) begin
+            dma0_skip1 = registers$69$q[(32'h0)+:(40)];
+        end
+        registers$70$clock = clock;
+        registers$70$rst_n = rst_n;
+        registers$70$write = write;
+        registers$70$key = key;
+        registers$70$value = value;
+        if (registers$70$hit) begin
+            known = 1'b1;
+        end
+        if (keys$70 == dma0_src_key) begin
+            dma0_src = registers$70$q[(32'h0)+:(40)];
+        end
+        if (keys$70 == dma0_dst_key) begin
+            dma0_dst = registers$70$q[(32'h0)+:(40)];
+        end
+        if (keys$70 == dma0_len_key) begin
+            dma0_len = registers$70$q[(32'h0)+:(32)];
+        end
+        if (keys$70 == dma0_src_region_key) begin
+            dma0_src_region = registers$70$q[(32'h0)+:(11)];
+        end
+        if (keys$70 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$70$q[(32'h0)+:(11)];
+        end
+        if (keys$70 == dma0_size0_key) begin
+            dma0_size0 = registers$70$q[(32'h0)+:(16)];
+        end
+        if (keys$70 == dma0_size1_key) begin
+            dma0_size1 = registers$70$q[(32'h0)+:(16)];
+        end
+        if (keys$70 == dma0_skip0_key) begin
+            dma0_skip0 = registers$70$q[(32'h0)+:(40)];
+        end
+        if (keys$70 == dma0_skip1_key) begin
+            dma0_skip1 = registers$70$q[(32'h0)+:(40)];
+        end
+        registers$71$clock = clock;
+        registers$71$rst_n = rst_n;
+        registers$71$write = write;
+        registers$71$key = key;
+        registers$71$value = value;
+        if (registers$71$hit) begin
+            known = 1'b1;
+        end
+        if (keys$71 == dma0_src_key) begin
+            dma0_src = registers$71$q[(32'h0)+:(40)];
+        end
+        if (keys$71 == dma0_dst_key) begin
+            dma0_dst = registers$71$q[(32'h0)+:(40)];
+        end
+        if (keys$71 == dma0_len_key) begin
+            dma0_len = registers$71$q[(32'h0)+:(32)];
+        end
+        if (keys$71 == dma0_src_region_key) begin
+            dma0_src_region = registers$71$q[(32'h0)+:(11)];
+        end
+        if (keys$71 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$71$q[(32'h0)+:(11)];
+        end
+        if (keys$71 == dma0_size0_key) begin
+            dma0_size0 = registers$71$q[(32'h0)+:(16)];
+        end
+        if (keys$71 == dma0_size1_key) begin
+            dma0_size1 = registers$71$q[(32'h0)+:(16)];
+        end
+        if (keys$71 == dma0_skip0_key) begin
+            dma0_skip0 = registers$71$q[(32'h0)+:(40)];
+        end
+        if (keys$71 == dma0_skip1_key) begin
+            dma0_skip1 = registers$71$q[(32'h0)+:(40)];
+        end
+        registers$72$clock = clock;
+        registers$72$rst_n = rst_n;
+        registers$72$write = write;
+        registers$72$key = key;
+        registers$72$value = value;
+        if (registers$72$hit) begin
+            known = 1'b1;
+        end
+        if (keys$72 == dma0_src_key) begin
+            dma0_src = registers$72$q[(32'h0)+:(40)];
+        end
+        if (keys$72 == dma0_dst_key) begin
+            dma0_dst = registers$72$q[(32'h0)+:(40)];
+        end
+        if (keys$72 == dma0_len_key) begin
+            dma0_len = registers$72$q[(32'h0)+:(32)];
+        end
+        if (keys$72 == dma0_src_region_key) begin
+            dma0_src_region = registers$72$q[(32'h0)+:(11)];
+        end
+        if (keys$72 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$72$q[(32'h0)+:(11)];
+        end
+        if (keys$72 == dma0_size0_key) begin
+            dma0_size0 = registers$72$q[(32'h0)+:(16)];
+        end
+        if (keys$72 == dma0_size1_key) begin
+            dma0_size1 = registers$72$q[(32'h0)+:(16)];
+        end
+        if (keys$72 == dma0_skip0_key) begin
+            dma0_skip0 = registers$72$q[(32'h0)+:(40)];
+        end
+        if (keys$72 == dma0_skip1_key) begin
+            dma0_skip1 = registers$72$q[(32'h0)+:(40)];
+        end
+        registers$73$clock = clock;
+        registers$73$rst_n = rst_n;
+        registers$73$write = write;
+        registers$73$key = key;
+        registers$73$value = value;
+        if (registers$73$hit) begin
+            known = 1'b1;
+        end
+        if (keys$73 == dma0_src_key) begin
+            dma0_src = registers$73$q[(32'h0)+:(40)];
+        end
+        if (keys$73 == dma0_dst_key) begin
+            dma0_dst = registers$73$q[(32'h0)+:(40)];
+        end
+        if (keys$73 == dma0_len_key) begin
+            dma0_len = registers$73$q[(32'h0)+:(32)];
+        end
+        if (keys$73 == dma0_src_region_key) begin
+            dma0_src_region = registers$73$q[(32'h0)+:(11)];
+        end
+        if (keys$73 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$73$q[(32'h0)+:(11)];
+        end
+        if (keys$73 == dma0_size0_key) begin
+            dma0_size0 = registers$73$q[(32'h0)+:(16)];
+        end
+        if (keys$73 == dma0_size1_key) begin
+            dma0_size1 = registers$73$q[(32'h0)+:(16)];
+        end
+        if (keys$73 == dma0_skip0_key) begin
+            dma0_skip0 = registers$73$q[(32'h0)+:(40)];
+        end
+        if (keys$73 == dma0_skip1_key) begin
+            dma0_skip1 = registers$73$q[(32'h0)+:(40)];
+        end
+        registers$74$clock = clock;
+        registers$74$rst_n = rst_n;
+        registers$74$write = write;
+        registers$74$key = key;
+        registers$74$value = value;
+        if (registers$74$hit) begin
+            known = 1'b1;
+        end
+        if (keys$74 == dma0_src_key) begin
+            dma0_src = registers$74$q[(32'h0)+:(40)];
+        end
+        if (keys$74 == dma0_dst_key) begin
+            dma0_dst = registers$74$q[(32'h0)+:(40)];
+        end
+        if (keys$74 == dma0_len_key) begin
+            dma0_len = registers$74$q[(32'h0)+:(32)];
+        end
+        if (keys$74 == dma0_src_region_key) begin
+            dma0_src_region = registers$74$q[(32'h0)+:(11)];
+        end
+        if (keys$74 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$74$q[(32'h0)+:(11)];
+        end
+        if (keys$74 == dma0_size0_key) begin
+            dma0_size0 = registers$74$q[(32'h0)+:(16)];
+        end
+        if (keys$74 == dma0_size1_key) begin
+            dma0_size1 = registers$74$q[(32'h0)+:(16)];
+        end
+        if (keys$74 == dma0_skip0_key) begin
+            dma0_skip0 = registers$74$q[(32'h0)+:(40)];
+        end
+        if (keys$74 == dma0_skip1_key) begin
+            dma0_skip1 = registers$74$q[(32'h0)+:(40)];
+        end
+        registers$75$clock = clock;
+        registers$75$rst_n = rst_n;
+        registers$75$write = write;
+        registers$75$key = key;
+        registers$75$value = value;
+        if (registers$75$hit) begin
+            known = 1'b1;
+        end
+        if (keys$75 == dma0_src_key) begin
+            dma0_src = registers$75$q[(32'h0)+:(40)];
+        end
+        if (keys$75 == dma0_dst_key) begin
+            dma0_dst = registers$75$q[(32'h0)+:(40)];
+        end
+        if (keys$75 == dma0_len_key) begin
+            dma0_len = registers$75$q[(32'h0)+:(32)];
+        end
+        if (keys$75 == dma0_src_region_key) begin
+            dma0_src_region = registers$75$q[(32'h0)+:(11)];
+        end
+        if (keys$75 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$75$q[(32'h0)+:(11)];
+        end
+        if (keys$75 == dma0_size0_key) begin
+            dma0_size0 = registers$75$q[(32'h0)+:(16)];
+        end
+        if (keys$75 == dma0_size1_key) begin
+            dma0_size1 = registers$75$q[(32'h0)+:(16)];
+        end
+        if (keys$75 == dma0_skip0_key) begin
+            dma0_skip0 = registers$75$q[(32'h0)+:(40)];
+        end
+        if (keys$75 == dma0_skip1_key) begin
+            dma0_skip1 = registers$75$q[(32'h0)+:(40)];
+        end
+        registers$76$clock = clock;
+        registers$76$rst_n = rst_n;
+        registers$76$write = write;
+        registers$76$key = key;
+        registers$76$value = value;
+        if (registers$76$hit) begin
+            known = 1'b1;
+        end
+        if (keys$76 == dma0_src_key) begin
+            dma0_src = registers$76$q[(32'h0)+:(40)];
+        end
+        if (keys$76 == dma0_dst_key) begin
+            dma0_dst = registers$76$q[(32'h0)+:(40)];
+        end
+        if (keys$76 == dma0_len_key) begin
+            dma0_len = registers$76$q[(32'h0)+:(32)];
+        end
+        if (keys$76 == dma0_src_region_key) begin
+            dma0_src_region = registers$76$q[(32'h0)+:(11)];
+        end
+        if (keys$76 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$76$q[(32'h0)+:(11)];
+        end
+        if (keys$76 == dma0_size0_key) begin
+            dma0_size0 = registers$76$q[(32'h0)+:(16)];
+        end
+        if (keys$76 == dma0_size1_key) begin
+            dma0_size1 = registers$76$q[(32'h0)+:(16)];
+        end
+        if (keys$76 == dma0_skip0_key) begin
+            dma0_skip0 = registers$76$q[(32'h0)+:(40)];
+        end
+        if (keys$76 == dma0_skip1_key) begin
+            dma0_skip1 = registers$76$q[(32'h0)+:(40)];
+        end
+        registers$77$clock = clock;
+        registers$77$rst_n = rst_n;
+        registers$77$write = write;
+        registers$77$key = key;
+        registers$77$value = value;
+        if (registers$77$hit) begin
+            known = 1'b1;
+        end
+        if (keys$77 == dma0_src_key) begin
+            dma0_src = registers$77$q[(32'h0)+:(40)];
+        end
+        if (keys$77 == dma0_dst_key) begin
+            dma0_dst = registers$77$q[(32'h0)+:(40)];
+        end
+        if (keys$77 == dma0_len_key) begin
+            dma0_len = registers$77$q[(32'h0)+:(32)];
+        end
+        if (keys$77 == dma0_src_region_key) begin
+            dma0_src_region = registers$77$q[(32'h0)+:(11)];
+        end
+        if (keys$77 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$77$q[(32'h0)+:(11)];
+        end
+        if (keys$77 == dma0_size0_key) begin
+            dma0_size0 = registers$77$q[(32'h0)+:(16)];
+        end
+        if (keys$77 == dma0_size1_key) begin
+            dma0_size1 = registers$77$q[(32'h0)+:(16)];
+        end
+        if (keys$77 == dma0_skip0_key) begin
+            dma0_skip0 = registers$77$q[(32'h0)+:(40)];
+        end
+        if (keys$77 == dma0_skip1_key) begin
+            dma0_skip1 = registers$77$q[(32'h0)+:(40)];
+        end
+        registers$78$clock = clock;
+        registers$78$rst_n = rst_n;
+        registers$78$write = write;
+        registers$78$key = key;
+        registers$78$value = value;
+        if (registers$78$hit) begin
+            known = 1'b1;
+        end
+        if (keys$78 == dma0_src_key) begin
+            dma0_src = registers$78$q[(32'h0)+:(40)];
+        end
+        if (keys$78 == dma0_dst_key) begin
+            dma0_dst = registers$78$q[(32'h0)+:(40)];
+        end
+        if (keys$78 == dma0_len_key) begin
+            dma0_len = registers$78$q[(32'h0)+:(32)];
+        end
+        if (keys$78 == dma0_src_region_key) begin
+            dma0_src_region = registers$78$q[(32'h0)+:(11)];
+        end
+        if (keys$78 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$78$q[(32'h0)+:(11)];
+        end
+        if (keys$78 == dma0_size0_key) begin
+            dma0_size0 = registers$78$q[(32'h0)+:(16)];
+        end
+        if (keys$78 == dma0_size1_key) begin
+            dma0_size1 = registers$78$q[(32'h0)+:(16)];
+        end
+        if (keys$78 == dma0_skip0_key) begin
+            dma0_skip0 = registers$78$q[(32'h0)+:(40)];
+        end
+        if (keys$78 == dma0_skip1_key) begin
+            dma0_skip1 = registers$78$q[(32'h0)+:(40)];
+        end
+        registers$79$clock = clock;
+        registers$79$rst_n = rst_n;
+        registers$79$write = write;
+        registers$79$key = key;
+        registers$79$value = value;
+        if (registers$79$hit) begin
+            known = 1'b1;
+        end
+        if (keys$79 == dma0_src_key) begin
+            dma0_src = registers$79$q[(32'h0)+:(40)];
+        end
+        if (keys$79 == dma0_dst_key) begin
+            dma0_dst = registers$79$q[(32'h0)+:(40)];
+        end
+        if (keys$79 == dma0_len_key) begin
+            dma0_len = registers$79$q[(32'h0)+:(32)];
+        end
+        if (keys$79 == dma0_src_region_key) begin
+            dma0_src_region = registers$79$q[(32'h0)+:(11)];
+        end
+        if (keys$79 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$79$q[(32'h0)+:(11)];
+        end
+        if (keys$79 == dma0_size0_key) begin
+            dma0_size0 = registers$79$q[(32'h0)+:(16)];
+        end
+        if (keys$79 == dma0_size1_key) begin
+            dma0_size1 = registers$79$q[(32'h0)+:(16)];
+        end
+        if (keys$79 == dma0_skip0_key) begin
+            dma0_skip0 = registers$79$q[(32'h0)+:(40)];
+        end
+        if (keys$79 == dma0_skip1_key) begin
+            dma0_skip1 = registers$79$q[(32'h0)+:(40)];
+        end
+        registers$80$clock = clock;
+        registers$80$rst_n = rst_n;
+        registers$80$write = write;
+        registers$80$key = key;
+        registers$80$value = value;
+        if (registers$80$hit) begin
+            known = 1'b1;
+        end
+        if (keys$80 == dma0_src_key) begin
+            dma0_src = registers$80$q[(32'h0)+:(40)];
+        end
+        if (keys$80 == dma0_dst_key) begin
+            dma0_dst = registers$80$q[(32'h0)+:(40)];
+        end
+        if (keys$80 == dma0_len_key) begin
+            dma0_len = registers$80$q[(32'h0)+:(32)];
+        end
+        if (keys$80 == dma0_src_region_key) begin
+            dma0_src_region = registers$80$q[(32'h0)+:(11)];
+        end
+        if (keys$80 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$80$q[(32'h0)+:(11)];
+        end
+        if (keys$80 == dma0_size0_key) begin
+            dma0_size0 = registers$80$q[(32'h0)+:(16)];
+        end
+        if (keys$80 == dma0_size1_key) begin
+            dma0_size1 = registers$80$q[(32'h0)+:(16)];
+        end
+        if (keys$80 == dma0_skip0_key) begin
+            dma0_skip0 = registers$80$q[(32'h0)+:(40)];
+        end
+        if (keys$80 == dma0_skip1_key) begin
+            dma0_skip1 = registers$80$q[(32'h0)+:(40)];
+        end
+        registers$81$clock = clock;
+        registers$81$rst_n = rst_n;
+        registers$81$write = write;
+        registers$81$key = key;
+        registers$81$value = value;
+        if (registers$81$hit) begin
+            known = 1'b1;
+        end
+        if (keys$81 == dma0_src_key) begin
+            dma0_src = registers$81$q[(32'h0)+:(40)];
+        end
+        if (keys$81 == dma0_dst_key) begin
+            dma0_dst = registers$81$q[(32'h0)+:(40)];
+        end
+        if (keys$81 == dma0_len_key) begin
+            dma0_len = registers$81$q[(32'h0)+:(32)];
+        end
+        if (keys$81 == dma0_src_region_key) begin
+            dma0_src_region = registers$81$q[(32'h0)+:(11)];
+        end
+        if (keys$81 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$81$q[(32'h0)+:(11)];
+        end
+        if (keys$81 == dma0_size0_key) begin
+            dma0_size0 = registers$81$q[(32'h0)+:(16)];
+        end
+        if (keys$81 == dma0_size1_key) begin
+            dma0_size1 = registers$81$q[(32'h0)+:(16)];
+        end
+        if (keys$81 == dma0_skip0_key) begin
+            dma0_skip0 = registers$81$q[(32'h0)+:(40)];
+        end
+        if (keys$81 == dma0_skip1_key) begin
+            dma0_skip1 = registers$81$q[(32'h0)+:(40)];
+        end
+        registers$82$clock = clock;
+        registers$82$rst_n = rst_n;
+        registers$82$write = write;
+        registers$82$key = key;
+        registers$82$value = value;
+        if (registers$82$hit) begin
+            known = 1'b1;
+        end
+        if (keys$82 == dma0_src_key) begin
+            dma0_src = registers$82$q[(32'h0)+:(40)];
+        end
+        if (keys$82 == dma0_dst_key) begin
+            dma0_dst = registers$82$q[(32'h0)+:(40)];
+        end
+        if (keys$82 == dma0_len_key) begin
+            dma0_len = registers$82$q[(32'h0)+:(32)];
+        end
+        if (keys$82 == dma0_src_region_key) begin
+            dma0_src_region = registers$82$q[(32'h0)+:(11)];
+        end
+        if (keys$82 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$82$q[(32'h0)+:(11)];
+        end
+        if (keys$82 == dma0_size0_key) begin
+            dma0_size0 = registers$82$q[(32'h0)+:(16)];
+        end
+        if (keys$82 == dma0_size1_key) begin
+            dma0_size1 = registers$82$q[(32'h0)+:(16)];
+        end
+        if (keys$82 == dma0_skip0_key) begin
+            dma0_skip0 = registers$82$q[(32'h0)+:(40)];
+        end
+        if (keys$82 == dma0_skip1_key) begin
+            dma0_skip1 = registers$82$q[(32'h0)+:(40)];
+        end
+        registers$83$clock = clock;
+        registers$83$rst_n = rst_n;
+        registers$83$write = write;
+        registers$83$key = key;
+        registers$83$value = value;
+        if (registers$83$hit) begin
+            known = 1'b1;
+        end
+        if (keys$83 == dma0_src_key) begin
+            dma0_src = registers$83$q[(32'h0)+:(40)];
+        end
+        if (keys$83 == dma0_dst_key) begin
+            dma0_dst = registers$83$q[(32'h0)+:(40)];
+        end
+        if (keys$83 == dma0_len_key) begin
+            dma0_len = registers$83$q[(32'h0)+:(32)];
+        end
+        if (keys$83 == dma0_src_region_key) begin
+            dma0_src_region = registers$83$q[(32'h0)+:(11)];
+        end
+        if (keys$83 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$83$q[(32'h0)+:(11)];
+        end
+        if (keys$83 == dma0_size0_key) begin
+            dma0_size0 = registers$83$q[(32'h0)+:(16)];
+        end
+        if (keys$83 == dma0_size1_key) begin
+            dma0_size1 = registers$83$q[(32'h0)+:(16)];
+        end
+        if (keys$83 == dma0_skip0_key) begin
+            dma0_skip0 = registers$83$q[(32'h0)+:(40)];
+        end
+        if (keys$83 == dma0_skip1_key) begin
+            dma0_skip1 = registers$83$q[(32'h0)+:(40)];
+        end
+        registers$84$clock = clock;
+        registers$84$rst_n = rst_n;
+        registers$84$write = write;
+        registers$84$key = key;
+        registers$84$value = value;
+        if (registers$84$hit) begin
+            known = 1'b1;
+        end
+        if (keys$84 == dma0_src_key) begin
+            dma0_src = registers$84$q[(32'h0)+:(40)];
+        end
+        if (keys$84 == dma0_dst_key) begin
+            dma0_dst = registers$84$q[(32'h0)+:(40)];
+        end
+        if (keys$84 == dma0_len_key) begin
+            dma0_len = registers$84$q[(32'h0)+:(32)];
+        end
+        if (keys$84 == dma0_src_region_key) begin
+            dma0_src_region = registers$84$q[(32'h0)+:(11)];
+        end
+        if (keys$84 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$84$q[(32'h0)+:(11)];
+        end
+        if (keys$84 == dma0_size0_key) begin
+            dma0_size0 = registers$84$q[(32'h0)+:(16)];
+        end
+        if (keys$84 == dma0_size1_key) begin
+            dma0_size1 = registers$84$q[(32'h0)+:(16)];
+        end
+        if (keys$84 == dma0_skip0_key) begin
+            dma0_skip0 = registers$84$q[(32'h0)+:(40)];
+        end
+        if (keys$84 == dma0_skip1_key) begin
+            dma0_skip1 = registers$84$q[(32'h0)+:(40)];
+        end
+        registers$85$clock = clock;
+        registers$85$rst_n = rst_n;
+        registers$85$write = write;
+        registers$85$key = key;
+        registers$85$value = value;
+        if (registers$85$hit) begin
+            known = 1'b1;
+        end
+        if (keys$85 == dma0_src_key) begin
+            dma0_src = registers$85$q[(32'h0)+:(40)];
+        end
+        if (keys$85 == dma0_dst_key) begin
+            dma0_dst = registers$85$q[(32'h0)+:(40)];
+        end
+        if (keys$85 == dma0_len_key) begin
+            dma0_len = registers$85$q[(32'h0)+:(32)];
+        end
+        if (keys$85 == dma0_src_region_key) begin
+            dma0_src_region = registers$85$q[(32'h0)+:(11)];
+        end
+        if (keys$85 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$85$q[(32'h0)+:(11)];
+        end
+        if (keys$85 == dma0_size0_key) begin
+            dma0_size0 = registers$85$q[(32'h0)+:(16)];
+        end
+        if (keys$85 == dma0_size1_key) begin
+            dma0_size1 = registers$85$q[(32'h0)+:(16)];
+        end
+        if (keys$85 == dma0_skip0_key) begin
+            dma0_skip0 = registers$85$q[(32'h0)+:(40)];
+        end
+        if (keys$85 == dma0_skip1_key) begin
+            dma0_skip1 = registers$85$q[(32'h0)+:(40)];
+        end
+        registers$86$clock = clock;
+        registers$86$rst_n = rst_n;
+        registers$86$write = write;
+        registers$86$key = key;
+        registers$86$value = value;
+        if (registers$86$hit) begin
+            known = 1'b1;
+        end
+        if (keys$86 == dma0_src_key) begin
+            dma0_src = registers$86$q[(32'h0)+:(40)];
+        end
+        if (keys$86 == dma0_dst_key) begin
+            dma0_dst = registers$86$q[(32'h0)+:(40)];
+        end
+        if (keys$86 == dma0_len_key) begin
+            dma0_len = registers$86$q[(32'h0)+:(32)];
+        end
+        if (keys$86 == dma0_src_region_key) begin
+            dma0_src_region = registers$86$q[(32'h0)+:(11)];
+        end
+        if (keys$86 == dma0_dst_region_key) begin
+            dma0_dst_region = registers$86$q[(32'h0)+:(11)];
+        end
+        if (keys$86 == dma0_size0_key) begin
+            dma0_size0 = registers$86$q[(32'h0)+:(16)];
+        end
+        if (keys$86 == dma0_size1_key) begin
+            dma0_size1 = registers$86$q[(32'h0)+:(16)];
+        end
+        if (keys$86 == dma0_skip0_key) begin
+            dma0_skip0 = registers$86$q[(32'h0)+:(40)];
+        end
+        if (keys$86 == dma0_skip1_key) begin
+            dma0_skip1 = registers$86$q[(32'h0)+:(40)];
+        end
+    end
+    
+endmodule // npu_u65_512_core$op_state
+
+
+module npu_u65_512_core$op_state$registers$0(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100000000;
+    localparam  mask = 48'h7f;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$0$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$0
+
+
+module npu_u65_512_core$op_state$registers$0$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$0$stored
+
+
+module npu_u65_512_core$op_state$registers$1(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100000001;
+    localparam  mask = 48'h7f;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$1$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$1
+
+
+module npu_u65_512_core$op_state$registers$1$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$1$stored
+
+
+module npu_u65_512_core$op_state$registers$10(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100001100;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$10$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$10
+
+
+module npu_u65_512_core$op_state$registers$10$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$10$stored
+
+
+module npu_u65_512_core$op_state$registers$11(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100001101;
+    localparam  mask = 48'h3f;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$11$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$11
+
+
+module npu_u65_512_core$op_state$registers$11$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$11$stored
+
+
+module npu_u65_512_core$op_state$registers$12(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100001111;
+    localparam  mask = 48'h7;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$12$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$12
+
+
+module npu_u65_512_core$op_state$registers$12$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$12$stored
+
+
+module npu_u65_512_core$op_state$registers$13(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100010001;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$13$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$13
+
+
+module npu_u65_512_core$op_state$registers$13$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$13$stored
+
+
+module npu_u65_512_core$op_state$registers$14(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100010010;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$14$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$14
+
+
+module npu_u65_512_core$op_state$registers$14$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$14$stored
+
+
+module npu_u65_512_core$op_state$registers$15(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100010011;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$15$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$15
+
+
+module npu_u65_512_core$op_state$registers$15$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$15$stored
+
+
+module npu_u65_512_core$op_state$registers$16(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100010100;
+    localparam  mask = 48'hc1c7;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$16$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$16
+
+
+module npu_u65_512_core$op_state$registers$16$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$16$stored
+
+
+module npu_u65_512_core$op_state$registers$17(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100010101;
+    localparam  mask = 48'h3f;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$17$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$17
+
+
+module npu_u65_512_core$op_state$registers$17$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$17$stored
+
+
+module npu_u65_512_core$op_state$registers$18(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100010110;
+    localparam  mask = 48'h1f;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$18$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$18
+
+
+module npu_u65_512_core$op_state$registers$18$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$18$stored
+
+
+module npu_u65_512_core$op_state$registers$19(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100010111;
+    localparam  mask = 48'h7f;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$19$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$19
+
+
+module npu_u65_512_core$op_state$registers$19$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$19$stored
+
+
+module npu_u65_512_core$op_state$registers$2(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100000010;
+    localparam  mask = 48'hff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$2$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$2
+
+
+module npu_u65_512_core$op_state$registers$2$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$2$stored
+
+
+module npu_u65_512_core$op_state$registers$20(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100011000;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$20$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$20
+
+
+module npu_u65_512_core$op_state$registers$20$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$20$stored
+
+
+module npu_u65_512_core$op_state$registers$21(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100011010;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$21$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$21
+
+
+module npu_u65_512_core$op_state$registers$21$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$21$stored
+
+
+module npu_u65_512_core$op_state$registers$22(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100011011;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$22$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$22
+
+
+module npu_u65_512_core$op_state$registers$22$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$22$stored
+
+
+module npu_u65_512_core$op_state$registers$23(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100011100;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$23$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$23
+
+
+module npu_u65_512_core$op_state$registers$23$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$23$stored
+
+
+module npu_u65_512_core$op_state$registers$24(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100011111;
+    localparam  mask = 48'h7;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$24$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$24
+
+
+module npu_u65_512_core$op_state$registers$24$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$24$stored
+
+
+module npu_u65_512_core$op_state$registers$25(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100100000;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$25$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$25
+
+
+module npu_u65_512_core$op_state$registers$25$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$25$stored
+
+
+module npu_u65_512_core$op_state$registers$26(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100100001;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$26$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$26
+
+
+module npu_u65_512_core$op_state$registers$26$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$26$stored
+
+
+module npu_u65_512_core$op_state$registers$27(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100100010;
+    localparam  mask = 48'hfff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$27$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$27
+
+
+module npu_u65_512_core$op_state$registers$27$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$27$stored
+
+
+module npu_u65_512_core$op_state$registers$28(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100100011;
+    localparam  mask = 48'h1;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$28$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$28
+
+
+module npu_u65_512_core$op_state$registers$28$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$28$stored
+
+
+module npu_u65_512_core$op_state$registers$29(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100100100;
+    localparam  mask = 48'h3;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$29$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$29
+
+
+module npu_u65_512_core$op_state$registers$29$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$29$stored
+
+
+module npu_u65_512_core$op_state$registers$3(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100000011;
+    localparam  mask = 48'hff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$3$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$3
+
+
+module npu_u65_512_core$op_state$registers$3$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$3$stored
+
+
+module npu_u65_512_core$op_state$registers$30(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100100101;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$30$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$30
+
+
+module npu_u65_512_core$op_state$registers$30$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$30$stored
+
+
+module npu_u65_512_core$op_state$registers$31(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100100110;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$31$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$31
+
+
+module npu_u65_512_core$op_state$registers$31$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$31$stored
+
+
+module npu_u65_512_core$op_state$registers$32(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100100111;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$32$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$32
+
+
+module npu_u65_512_core$op_state$registers$32$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$32$stored
+
+
+module npu_u65_512_core$op_state$registers$33(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100101000;
+    localparam  mask = 48'h7;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$33$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$33
+
+
+module npu_u65_512_core$op_state$registers$33$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$33$stored
+
+
+module npu_u65_512_core$op_state$registers$34(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100101001;
+    localparam  mask = 48'h7;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$34$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$34
+
+
+module npu_u65_512_core$op_state$registers$34$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$34$stored
+
+
+module npu_u65_512_core$op_state$registers$35(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100101101;
+    localparam  mask = 48'h3f;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$35$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$35
+
+
+module npu_u65_512_core$op_state$registers$35$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$35$stored
+
+
+module npu_u65_512_core$op_state$registers$36(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100101111;
+    localparam  mask = 48'h3;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$36$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$36
+
+
+module npu_u65_512_core$op_state$registers$36$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$36$stored
+
+
+module npu_u65_512_core$op_state$registers$37(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100110000;
+    localparam  mask = 48'h7ff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$37$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$37
+
+
+module npu_u65_512_core$op_state$registers$37$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$37$stored
+
+
+module npu_u65_512_core$op_state$registers$38(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100110001;
+    localparam  mask = 48'h7ff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$38$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$38
+
+
+module npu_u65_512_core$op_state$registers$38$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$38$stored
+
+
+module npu_u65_512_core$op_state$registers$39(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100110010;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$39$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$39
+
+
+module npu_u65_512_core$op_state$registers$39$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$39$stored
+
+
+module npu_u65_512_core$op_state$registers$4(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100000100;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$4$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$4
+
+
+module npu_u65_512_core$op_state$registers$4$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$4$stored
+
+
+module npu_u65_512_core$op_state$registers$40(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100110011;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$40$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$40
+
+
+module npu_u65_512_core$op_state$registers$40$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$40$stored
+
+
+module npu_u65_512_core$op_state$registers$41(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b110000000;
+    localparam  mask = 48'hc7;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$41$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$41
+
+
+module npu_u65_512_core$op_state$registers$41$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$41$stored
+
+
+module npu_u65_512_core$op_state$registers$42(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b110000001;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$42$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$42
+
+
+module npu_u65_512_core$op_state$registers$42$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$42$stored
+
+
+module npu_u65_512_core$op_state$registers$43(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b110000101;
+    localparam  mask = 48'hcd;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$43$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$43
+
+
+module npu_u65_512_core$op_state$registers$43$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$43$stored
+
+
+module npu_u65_512_core$op_state$registers$44(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b110001001;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$44$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$44
+
+
+module npu_u65_512_core$op_state$registers$44$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$44$stored
+
+
+module npu_u65_512_core$op_state$registers$45(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b110001010;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$45$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$45
+
+
+module npu_u65_512_core$op_state$registers$45$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$45$stored
+
+
+module npu_u65_512_core$op_state$registers$46(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b110001011;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$46$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$46
+
+
+module npu_u65_512_core$op_state$registers$46$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$46$stored
+
+
+module npu_u65_512_core$op_state$registers$47(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b110001100;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$47$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$47
+
+
+module npu_u65_512_core$op_state$registers$47$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$47$stored
+
+
+module npu_u65_512_core$op_state$registers$48(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b110001101;
+    localparam  mask = 48'h3f;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$48$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$48
+
+
+module npu_u65_512_core$op_state$registers$48$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$48$stored
+
+
+module npu_u65_512_core$op_state$registers$49(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b110001111;
+    localparam  mask = 48'h7;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$49$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$49
+
+
+module npu_u65_512_core$op_state$registers$49$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$49$stored
+
+
+module npu_u65_512_core$op_state$registers$5(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100000101;
+    localparam  mask = 48'hc3cd;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$5$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$5
+
+
+module npu_u65_512_core$op_state$registers$5$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$5$stored
+
+
+module npu_u65_512_core$op_state$registers$50(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000000000;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$50$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$50
+
+
+module npu_u65_512_core$op_state$registers$50$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$50$stored
+
+
+module npu_u65_512_core$op_state$registers$51(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000000001;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$51$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$51
+
+
+module npu_u65_512_core$op_state$registers$51$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$51$stored
+
+
+module npu_u65_512_core$op_state$registers$52(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000000010;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$52$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$52
+
+
+module npu_u65_512_core$op_state$registers$52$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$52$stored
+
+
+module npu_u65_512_core$op_state$registers$53(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000000011;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$53$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$53
+
+
+module npu_u65_512_core$op_state$registers$53$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$53$stored
+
+
+module npu_u65_512_core$op_state$registers$54(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000000100;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$54$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$54
+
+
+module npu_u65_512_core$op_state$registers$54$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$54$stored
+
+
+module npu_u65_512_core$op_state$registers$55(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000000101;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$55$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$55
+
+
+module npu_u65_512_core$op_state$registers$55$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$55$stored
+
+
+module npu_u65_512_core$op_state$registers$56(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000000110;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$56$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$56
+
+
+module npu_u65_512_core$op_state$registers$56$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$56$stored
+
+
+module npu_u65_512_core$op_state$registers$57(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000010000;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$57$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$57
+
+
+module npu_u65_512_core$op_state$registers$57$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$57$stored
+
+
+module npu_u65_512_core$op_state$registers$58(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000010001;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$58$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$58
+
+
+module npu_u65_512_core$op_state$registers$58$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$58$stored
+
+
+module npu_u65_512_core$op_state$registers$59(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000010010;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$59$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$59
+
+
+module npu_u65_512_core$op_state$registers$59$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$59$stored
+
+
+module npu_u65_512_core$op_state$registers$6(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100000111;
+    localparam  mask = 48'h3;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$6$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$6
+
+
+module npu_u65_512_core$op_state$registers$6$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$6$stored
+
+
+module npu_u65_512_core$op_state$registers$60(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000010011;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$60$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$60
+
+
+module npu_u65_512_core$op_state$registers$60$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$60$stored
+
+
+module npu_u65_512_core$op_state$registers$61(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000010100;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$61$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$61
+
+
+module npu_u65_512_core$op_state$registers$61$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$61$stored
+
+
+module npu_u65_512_core$op_state$registers$62(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000010101;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$62$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$62
+
+
+module npu_u65_512_core$op_state$registers$62$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$62$stored
+
+
+module npu_u65_512_core$op_state$registers$63(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000010110;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$63$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$63
+
+
+module npu_u65_512_core$op_state$registers$63$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$63$stored
+
+
+module npu_u65_512_core$op_state$registers$64(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000100000;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$64$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$64
+
+
+module npu_u65_512_core$op_state$registers$64$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$64$stored
+
+
+module npu_u65_512_core$op_state$registers$65(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000100001;
+    localparam  mask = 48'hffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$65$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$65
+
+
+module npu_u65_512_core$op_state$registers$65$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$65$stored
+
+
+module npu_u65_512_core$op_state$registers$66(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000100010;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$66$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$66
+
+
+module npu_u65_512_core$op_state$registers$66$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$66$stored
+
+
+module npu_u65_512_core$op_state$registers$67(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000100011;
+    localparam  mask = 48'hfffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$67$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$67
+
+
+module npu_u65_512_core$op_state$registers$67$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$67$stored
+
+
+module npu_u65_512_core$op_state$registers$68(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000100100;
+    localparam  mask = 48'h3fffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$68$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$68
+
+
+module npu_u65_512_core$op_state$registers$68$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$68$stored
+
+
+module npu_u65_512_core$op_state$registers$69(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000100101;
+    localparam  mask = 48'h3fffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$69$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$69
+
+
+module npu_u65_512_core$op_state$registers$69$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$69$stored
+
+
+module npu_u65_512_core$op_state$registers$7(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100001001;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$7$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$7
+
+
+module npu_u65_512_core$op_state$registers$7$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$7$stored
+
+
+module npu_u65_512_core$op_state$registers$70(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000100110;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$70$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$70
+
+
+module npu_u65_512_core$op_state$registers$70$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$70$stored
+
+
+module npu_u65_512_core$op_state$registers$71(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000110000;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$71$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$71
+
+
+module npu_u65_512_core$op_state$registers$71$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$71$stored
+
+
+module npu_u65_512_core$op_state$registers$72(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000110001;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$72$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$72
+
+
+module npu_u65_512_core$op_state$registers$72$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$72$stored
+
+
+module npu_u65_512_core$op_state$registers$73(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000110010;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$73$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$73
+
+
+module npu_u65_512_core$op_state$registers$73$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$73$stored
+
+
+module npu_u65_512_core$op_state$registers$74(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000110011;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$74$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$74
+
+
+module npu_u65_512_core$op_state$registers$74$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$74$stored
+
+
+module npu_u65_512_core$op_state$registers$75(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000110100;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$75$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$75
+
+
+module npu_u65_512_core$op_state$registers$75$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$75$stored
+
+
+module npu_u65_512_core$op_state$registers$76(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10010000000;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$76$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$76
+
+
+module npu_u65_512_core$op_state$registers$76$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$76$stored
+
+
+module npu_u65_512_core$op_state$registers$77(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10010000001;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$77$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$77
+
+
+module npu_u65_512_core$op_state$registers$77$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$77$stored
+
+
+module npu_u65_512_core$op_state$registers$78(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10010000010;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$78$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$78
+
+
+module npu_u65_512_core$op_state$registers$78$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$78$stored
+
+
+module npu_u65_512_core$op_state$registers$79(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10010000011;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$79$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$79
+
+
+module npu_u65_512_core$op_state$registers$79$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$79$stored
+
+
+module npu_u65_512_core$op_state$registers$8(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100001010;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$8$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$8
+
+
+module npu_u65_512_core$op_state$registers$8$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$8$stored
+
+
+module npu_u65_512_core$op_state$registers$80(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10010000100;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$80$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$80
+
+
+module npu_u65_512_core$op_state$registers$80$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$80$stored
+
+
+module npu_u65_512_core$op_state$registers$81(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10010000101;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$81$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$81
+
+
+module npu_u65_512_core$op_state$registers$81$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$81$stored
+
+
+module npu_u65_512_core$op_state$registers$82(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10010000110;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$82$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$82
+
+
+module npu_u65_512_core$op_state$registers$82$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$82$stored
+
+
+module npu_u65_512_core$op_state$registers$83(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10010010000;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$83$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$83
+
+
+module npu_u65_512_core$op_state$registers$83$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$83$stored
+
+
+module npu_u65_512_core$op_state$registers$84(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10010010001;
+    localparam  mask = 48'hffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$84$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$84
+
+
+module npu_u65_512_core$op_state$registers$84$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$84$stored
+
+
+module npu_u65_512_core$op_state$registers$85(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10010010010;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$85$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$85
+
+
+module npu_u65_512_core$op_state$registers$85$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$85$stored
+
+
+module npu_u65_512_core$op_state$registers$86(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10010010011;
+    localparam  mask = 48'hfffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$86$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$86
+
+
+module npu_u65_512_core$op_state$registers$86$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$86$stored
+
+
+module npu_u65_512_core$op_state$registers$9(clock,rst_n,write,key,value,hit,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100001011;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_512_core$op_state$registers$9$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_512_core$op_state$registers$9
+
+
+module npu_u65_512_core$op_state$registers$9$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$op_state$registers$9$stored
+
+
+module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,qread,prot,cmd_write,queue_write,qbase,qsize,qconfig,regioncfg,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15);
     
     // Module arguments
     input wire  clock;
@@ -1194,11 +19772,41 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
     input wire  [31:0] status;
     input wire  [31:0] qread;
     input wire  [1:0] prot;
+    output reg  cmd_write;
+    output reg  queue_write;
+    output reg  [39:0] qbase;
+    output reg  [31:0] qsize;
+    output reg  [1:0] qconfig;
+    output reg  [15:0] regioncfg;
+    output reg  [31:0] axi_limit$0;
+    output reg  [31:0] axi_limit$1;
+    output reg  [31:0] axi_limit$2;
+    output reg  [31:0] axi_limit$3;
+    output reg  [31:0] basep$0;
+    output reg  [31:0] basep$1;
+    output reg  [31:0] basep$2;
+    output reg  [31:0] basep$3;
+    output reg  [31:0] basep$4;
+    output reg  [31:0] basep$5;
+    output reg  [31:0] basep$6;
+    output reg  [31:0] basep$7;
+    output reg  [31:0] basep$8;
+    output reg  [31:0] basep$9;
+    output reg  [31:0] basep$10;
+    output reg  [31:0] basep$11;
+    output reg  [31:0] basep$12;
+    output reg  [31:0] basep$13;
+    output reg  [31:0] basep$14;
+    output reg  [31:0] basep$15;
     
     // Constant declarations
     localparam  status_address = 12'h4;
     localparam  qread_address = 12'h18;
     localparam  prot_address = 12'h24;
+    localparam  cmd_address = 12'h8;
+    localparam  qbase0_address = 12'h10;
+    localparam  qbase1_address = 12'h14;
+    localparam  qsize_address = 12'h20;
     
     // Stub signals
     reg  storage$0$clock;
@@ -2477,6 +21085,32 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
             rdata = ((prot) & 32'hffffffff);
             defined = 1'b1;
         end
+        cmd_write = write & (addr == cmd_address);
+        queue_write = write & ((addr == qbase0_address) | (addr == qbase1_address) | (addr == qsize_address));
+        qbase = ((storage$0$q) & 40'hffffffffff) | (((storage$1$q) & 40'hffffffffff) << 32'h20);
+        qsize = storage$2$q;
+        qconfig = storage$3$q[(32'h0)+:(2)];
+        regioncfg = storage$4$q[(32'h0)+:(16)];
+        axi_limit$0 = storage$5$q;
+        axi_limit$1 = storage$6$q;
+        axi_limit$2 = storage$7$q;
+        axi_limit$3 = storage$8$q;
+        basep$0 = storage$9$q;
+        basep$1 = storage$10$q;
+        basep$2 = storage$11$q;
+        basep$3 = storage$12$q;
+        basep$4 = storage$13$q;
+        basep$5 = storage$14$q;
+        basep$6 = storage$15$q;
+        basep$7 = storage$16$q;
+        basep$8 = storage$17$q;
+        basep$9 = storage$18$q;
+        basep$10 = storage$19$q;
+        basep$11 = storage$20$q;
+        basep$12 = storage$21$q;
+        basep$13 = storage$22$q;
+        basep$14 = storage$23$q;
+        basep$15 = storage$24$q;
     end
     
 endmodule // npu_u65_512_core$regs
@@ -2975,8 +21609,8 @@ module npu_u65_512_core$regs$storage$0(clock,rst_n,addr,write,wdata,hit,q);
     output reg  [31:0] q;
     
     // Constant declarations
-    localparam  address = 12'h8;
-    localparam  stored_mask = 32'hffff000f;
+    localparam  address = 12'h10;
+    localparam  stored_mask = 32'hffffffff;
     localparam  fixed_bits = 32'h0;
     localparam  lock_rule = 1'b0;
     
@@ -3022,7 +21656,7 @@ module npu_u65_512_core$regs$storage$0$value(clock,rst_n,d,q);
     output reg  [31:0] q;
     
     // Constant declarations
-    localparam  init = 32'hc;
+    localparam  init = 32'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -3044,8 +21678,8 @@ module npu_u65_512_core$regs$storage$1(clock,rst_n,addr,write,wdata,hit,q);
     output reg  [31:0] q;
     
     // Constant declarations
-    localparam  address = 12'hc;
-    localparam  stored_mask = 32'h3;
+    localparam  address = 12'h14;
+    localparam  stored_mask = 32'hffffffff;
     localparam  fixed_bits = 32'h0;
     localparam  lock_rule = 1'b0;
     
@@ -3113,8 +21747,8 @@ module npu_u65_512_core$regs$storage$10(clock,rst_n,addr,write,wdata,hit,q);
     output reg  [31:0] q;
     
     // Constant declarations
-    localparam  address = 12'h48;
-    localparam  stored_mask = 32'hffff00f3;
+    localparam  address = 12'h84;
+    localparam  stored_mask = 32'hffffffff;
     localparam  fixed_bits = 32'h0;
     localparam  lock_rule = 1'b0;
     
@@ -3182,8 +21816,8 @@ module npu_u65_512_core$regs$storage$11(clock,rst_n,addr,write,wdata,hit,q);
     output reg  [31:0] q;
     
     // Constant declarations
-    localparam  address = 12'h4c;
-    localparam  stored_mask = 32'hffff00f3;
+    localparam  address = 12'h88;
+    localparam  stored_mask = 32'hffffffff;
     localparam  fixed_bits = 32'h0;
     localparam  lock_rule = 1'b0;
     
@@ -3251,7 +21885,7 @@ module npu_u65_512_core$regs$storage$12(clock,rst_n,addr,write,wdata,hit,q);
     output reg  [31:0] q;
     
     // Constant declarations
-    localparam  address = 12'h80;
+    localparam  address = 12'h8c;
     localparam  stored_mask = 32'hffffffff;
     localparam  fixed_bits = 32'h0;
     localparam  lock_rule = 1'b0;
@@ -3320,7 +21954,7 @@ module npu_u65_512_core$regs$storage$13(clock,rst_n,addr,write,wdata,hit,q);
     output reg  [31:0] q;
     
     // Constant declarations
-    localparam  address = 12'h84;
+    localparam  address = 12'h90;
     localparam  stored_mask = 32'hffffffff;
     localparam  fixed_bits = 32'h0;
     localparam  lock_rule = 1'b0;
@@ -3389,7 +22023,7 @@ module npu_u65_512_core$regs$storage$14(clock,rst_n,addr,write,wdata,hit,q);
     output reg  [31:0] q;
     
     // Constant declarations
-    localparam  address = 12'h88;
+    localparam  address = 12'h94;
     localparam  stored_mask = 32'hffffffff;
     localparam  fixed_bits = 32'h0;
     localparam  lock_rule = 1'b0;
@@ -3458,7 +22092,7 @@ module npu_u65_512_core$regs$storage$15(clock,rst_n,addr,write,wdata,hit,q);
     output reg  [31:0] q;
     
     // Constant declarations
-    localparam  address = 12'h8c;
+    localparam  address = 12'h98;
     localparam  stored_mask = 32'hffffffff;
     localparam  fixed_bits = 32'h0;
     localparam  lock_rule = 1'b0;
@@ -3527,7 +22161,7 @@ module npu_u65_512_core$regs$storage$16(clock,rst_n,addr,write,wdata,hit,q);
     output reg  [31:0] q;
     
     // Constant declarations
-    localparam  address = 12'h90;
+    localparam  address = 12'h9c;
     localparam  stored_mask = 32'hffffffff;
     localparam  fixed_bits = 32'h0;
     localparam  lock_rule = 1'b0;
@@ -3596,7 +22230,7 @@ module npu_u65_512_core$regs$storage$17(clock,rst_n,addr,write,wdata,hit,q);
     output reg  [31:0] q;
     
     // Constant declarations
-    localparam  address = 12'h94;
+    localparam  address = 12'ha0;
     localparam  stored_mask = 32'hffffffff;
     localparam  fixed_bits = 32'h0;
     localparam  lock_rule = 1'b0;
@@ -3665,7 +22299,7 @@ module npu_u65_512_core$regs$storage$18(clock,rst_n,addr,write,wdata,hit,q);
     output reg  [31:0] q;
     
     // Constant declarations
-    localparam  address = 12'h98;
+    localparam  address = 12'ha4;
     localparam  stored_mask = 32'hffffffff;
     localparam  fixed_bits = 32'h0;
     localparam  lock_rule = 1'b0;
@@ -3734,7 +22368,7 @@ module npu_u65_512_core$regs$storage$19(clock,rst_n,addr,write,wdata,hit,q);
     output reg  [31:0] q;
     
     // Constant declarations
-    localparam  address = 12'h9c;
+    localparam  address = 12'ha8;
     localparam  stored_mask = 32'hffffffff;
     localparam  fixed_bits = 32'h0;
     localparam  lock_rule = 1'b0;
@@ -3803,7 +22437,7 @@ module npu_u65_512_core$regs$storage$2(clock,rst_n,addr,write,wdata,hit,q);
     output reg  [31:0] q;
     
     // Constant declarations
-    localparam  address = 12'h10;
+    localparam  address = 12'h20;
     localparam  stored_mask = 32'hffffffff;
     localparam  fixed_bits = 32'h0;
     localparam  lock_rule = 1'b0;
@@ -3872,7 +22506,7 @@ module npu_u65_512_core$regs$storage$20(clock,rst_n,addr,write,wdata,hit,q);
     output reg  [31:0] q;
     
     // Constant declarations
-    localparam  address = 12'ha0;
+    localparam  address = 12'hac;
     localparam  stored_mask = 32'hffffffff;
     localparam  fixed_bits = 32'h0;
     localparam  lock_rule = 1'b0;
@@ -3941,7 +22575,7 @@ module npu_u65_512_core$regs$storage$21(clock,rst_n,addr,write,wdata,hit,q);
     output reg  [31:0] q;
     
     // Constant declarations
-    localparam  address = 12'ha4;
+    localparam  address = 12'hb0;
     localparam  stored_mask = 32'hffffffff;
     localparam  fixed_bits = 32'h0;
     localparam  lock_rule = 1'b0;
@@ -4010,7 +22644,7 @@ module npu_u65_512_core$regs$storage$22(clock,rst_n,addr,write,wdata,hit,q);
     output reg  [31:0] q;
     
     // Constant declarations
-    localparam  address = 12'ha8;
+    localparam  address = 12'hb4;
     localparam  stored_mask = 32'hffffffff;
     localparam  fixed_bits = 32'h0;
     localparam  lock_rule = 1'b0;
@@ -4079,7 +22713,7 @@ module npu_u65_512_core$regs$storage$23(clock,rst_n,addr,write,wdata,hit,q);
     output reg  [31:0] q;
     
     // Constant declarations
-    localparam  address = 12'hac;
+    localparam  address = 12'hb8;
     localparam  stored_mask = 32'hffffffff;
     localparam  fixed_bits = 32'h0;
     localparam  lock_rule = 1'b0;
@@ -4148,7 +22782,7 @@ module npu_u65_512_core$regs$storage$24(clock,rst_n,addr,write,wdata,hit,q);
     output reg  [31:0] q;
     
     // Constant declarations
-    localparam  address = 12'hb0;
+    localparam  address = 12'hbc;
     localparam  stored_mask = 32'hffffffff;
     localparam  fixed_bits = 32'h0;
     localparam  lock_rule = 1'b0;
@@ -4217,8 +22851,8 @@ module npu_u65_512_core$regs$storage$25(clock,rst_n,addr,write,wdata,hit,q);
     output reg  [31:0] q;
     
     // Constant declarations
-    localparam  address = 12'hb4;
-    localparam  stored_mask = 32'hffffffff;
+    localparam  address = 12'h8;
+    localparam  stored_mask = 32'hffff000f;
     localparam  fixed_bits = 32'h0;
     localparam  lock_rule = 1'b0;
     
@@ -4264,7 +22898,7 @@ module npu_u65_512_core$regs$storage$25$value(clock,rst_n,d,q);
     output reg  [31:0] q;
     
     // Constant declarations
-    localparam  init = 32'h0;
+    localparam  init = 32'hc;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -4286,8 +22920,8 @@ module npu_u65_512_core$regs$storage$26(clock,rst_n,addr,write,wdata,hit,q);
     output reg  [31:0] q;
     
     // Constant declarations
-    localparam  address = 12'hb8;
-    localparam  stored_mask = 32'hffffffff;
+    localparam  address = 12'hc;
+    localparam  stored_mask = 32'h3;
     localparam  fixed_bits = 32'h0;
     localparam  lock_rule = 1'b0;
     
@@ -4355,10 +22989,10 @@ module npu_u65_512_core$regs$storage$27(clock,rst_n,addr,write,wdata,hit,q);
     output reg  [31:0] q;
     
     // Constant declarations
-    localparam  address = 12'hbc;
+    localparam  address = 12'h2c;
     localparam  stored_mask = 32'hffffffff;
     localparam  fixed_bits = 32'h0;
-    localparam  lock_rule = 1'b0;
+    localparam  lock_rule = 1'b1;
     
     // Stub signals
     reg  value$clock;
@@ -4562,7 +23196,7 @@ module npu_u65_512_core$regs$storage$3(clock,rst_n,addr,write,wdata,hit,q);
     output reg  [31:0] q;
     
     // Constant declarations
-    localparam  address = 12'h14;
+    localparam  address = 12'h1c;
     localparam  stored_mask = 32'hffffffff;
     localparam  fixed_bits = 32'h0;
     localparam  lock_rule = 1'b0;
@@ -5321,8 +23955,8 @@ module npu_u65_512_core$regs$storage$4(clock,rst_n,addr,write,wdata,hit,q);
     output reg  [31:0] q;
     
     // Constant declarations
-    localparam  address = 12'h1c;
-    localparam  stored_mask = 32'hffffffff;
+    localparam  address = 12'h3c;
+    localparam  stored_mask = 32'hffff;
     localparam  fixed_bits = 32'h0;
     localparam  lock_rule = 1'b0;
     
@@ -5390,8 +24024,8 @@ module npu_u65_512_core$regs$storage$5(clock,rst_n,addr,write,wdata,hit,q);
     output reg  [31:0] q;
     
     // Constant declarations
-    localparam  address = 12'h20;
-    localparam  stored_mask = 32'hffffffff;
+    localparam  address = 12'h40;
+    localparam  stored_mask = 32'hffff00f3;
     localparam  fixed_bits = 32'h0;
     localparam  lock_rule = 1'b0;
     
@@ -5459,10 +24093,10 @@ module npu_u65_512_core$regs$storage$6(clock,rst_n,addr,write,wdata,hit,q);
     output reg  [31:0] q;
     
     // Constant declarations
-    localparam  address = 12'h2c;
-    localparam  stored_mask = 32'hffffffff;
+    localparam  address = 12'h44;
+    localparam  stored_mask = 32'hffff00f3;
     localparam  fixed_bits = 32'h0;
-    localparam  lock_rule = 1'b1;
+    localparam  lock_rule = 1'b0;
     
     // Stub signals
     reg  value$clock;
@@ -5528,8 +24162,8 @@ module npu_u65_512_core$regs$storage$7(clock,rst_n,addr,write,wdata,hit,q);
     output reg  [31:0] q;
     
     // Constant declarations
-    localparam  address = 12'h3c;
-    localparam  stored_mask = 32'hffff;
+    localparam  address = 12'h48;
+    localparam  stored_mask = 32'hffff00f3;
     localparam  fixed_bits = 32'h0;
     localparam  lock_rule = 1'b0;
     
@@ -5597,7 +24231,7 @@ module npu_u65_512_core$regs$storage$8(clock,rst_n,addr,write,wdata,hit,q);
     output reg  [31:0] q;
     
     // Constant declarations
-    localparam  address = 12'h40;
+    localparam  address = 12'h4c;
     localparam  stored_mask = 32'hffff00f3;
     localparam  fixed_bits = 32'h0;
     localparam  lock_rule = 1'b0;
@@ -5666,8 +24300,8 @@ module npu_u65_512_core$regs$storage$9(clock,rst_n,addr,write,wdata,hit,q);
     output reg  [31:0] q;
     
     // Constant declarations
-    localparam  address = 12'h44;
-    localparam  stored_mask = 32'hffff00f3;
+    localparam  address = 12'h80;
+    localparam  stored_mask = 32'hffffffff;
     localparam  fixed_bits = 32'h0;
     localparam  lock_rule = 1'b0;
     
@@ -5721,6 +24355,129 @@ module npu_u65_512_core$regs$storage$9$value(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // npu_u65_512_core$regs$storage$9$value
+
+
+module npu_u65_512_core$shram(clock,write_enable,write_cores,write_address,write_data,write_strobe,read_enable,read_address,read_data$0,read_data$1);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  write_enable;
+    input wire  [1:0] write_cores;
+    input wire  [11:0] write_address;
+    input wire  [127:0] write_data;
+    input wire  [15:0] write_strobe;
+    input wire  [1:0] read_enable;
+    input wire  [11:0] read_address;
+    output reg  [127:0] read_data$0;
+    output reg  [127:0] read_data$1;
+    
+    // Stub signals
+    reg  banks$0$clock;
+    reg  banks$0$write_enable;
+    reg  [11:0] banks$0$write_address;
+    reg  [127:0] banks$0$write_data;
+    reg  [15:0] banks$0$write_strobe;
+    reg  banks$0$read_enable;
+    reg  [11:0] banks$0$read_address;
+    wire  [127:0] banks$0$read_data;
+    reg  banks$1$clock;
+    reg  banks$1$write_enable;
+    reg  [11:0] banks$1$write_address;
+    reg  [127:0] banks$1$write_data;
+    reg  [15:0] banks$1$write_strobe;
+    reg  banks$1$read_enable;
+    reg  [11:0] banks$1$read_address;
+    wire  [127:0] banks$1$read_data;
+    
+    // Sub module instances
+    npu_u65_512_core$shram$banks$0 banks$0(
+        .clock(banks$0$clock),
+        .write_enable(banks$0$write_enable),
+        .write_address(banks$0$write_address),
+        .write_data(banks$0$write_data),
+        .write_strobe(banks$0$write_strobe),
+        .read_enable(banks$0$read_enable),
+        .read_address(banks$0$read_address),
+        .read_data(banks$0$read_data)
+    );
+    npu_u65_512_core$shram$banks$1 banks$1(
+        .clock(banks$1$clock),
+        .write_enable(banks$1$write_enable),
+        .write_address(banks$1$write_address),
+        .write_data(banks$1$write_data),
+        .write_strobe(banks$1$write_strobe),
+        .read_enable(banks$1$read_enable),
+        .read_address(banks$1$read_address),
+        .read_data(banks$1$read_data)
+    );
+    
+    // Update code
+    always @(*) begin
+        banks$0$clock = clock;
+        banks$0$write_enable = write_enable & write_cores[0];
+        banks$0$write_address = write_address;
+        banks$0$write_data = write_data;
+        banks$0$write_strobe = write_strobe;
+        banks$0$read_enable = read_enable[0];
+        banks$0$read_address = read_address;
+        read_data$0 = banks$0$read_data;
+        banks$1$clock = clock;
+        banks$1$write_enable = write_enable & write_cores[1];
+        banks$1$write_address = write_address;
+        banks$1$write_data = write_data;
+        banks$1$write_strobe = write_strobe;
+        banks$1$read_enable = read_enable[1];
+        banks$1$read_address = read_address;
+        read_data$1 = banks$1$read_data;
+    end
+    
+endmodule // npu_u65_512_core$shram
+
+
+module npu_u65_512_core$shram$banks$0(clock,write_enable,write_address,write_data,write_strobe,read_enable,read_address,read_data);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  write_enable;
+    input wire  [11:0] write_address;
+    input wire  [127:0] write_data;
+    input wire  [15:0] write_strobe;
+    input wire  read_enable;
+    input wire  [11:0] read_address;
+    output reg  [127:0] read_data;
+    
+    // Update code (custom)
+    reg [127:0] lines [0:3071] /*verilator public_flat_rw*/;
+    wire [127:0] strobe_mask = {{8{write_strobe[15]}}, {8{write_strobe[14]}}, {8{write_strobe[13]}}, {8{write_strobe[12]}}, {8{write_strobe[11]}}, {8{write_strobe[10]}}, {8{write_strobe[9]}}, {8{write_strobe[8]}}, {8{write_strobe[7]}}, {8{write_strobe[6]}}, {8{write_strobe[5]}}, {8{write_strobe[4]}}, {8{write_strobe[3]}}, {8{write_strobe[2]}}, {8{write_strobe[1]}}, {8{write_strobe[0]}}};
+    always @(posedge clock) begin
+       if (write_enable)
+          lines[write_address] <= (lines[write_address] & ~strobe_mask) | (write_data & strobe_mask);
+       if (read_enable) read_data <= lines[read_address];
+    end
+endmodule // npu_u65_512_core$shram$banks$0
+
+
+module npu_u65_512_core$shram$banks$1(clock,write_enable,write_address,write_data,write_strobe,read_enable,read_address,read_data);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  write_enable;
+    input wire  [11:0] write_address;
+    input wire  [127:0] write_data;
+    input wire  [15:0] write_strobe;
+    input wire  read_enable;
+    input wire  [11:0] read_address;
+    output reg  [127:0] read_data;
+    
+    // Update code (custom)
+    reg [127:0] lines [0:3071] /*verilator public_flat_rw*/;
+    wire [127:0] strobe_mask = {{8{write_strobe[15]}}, {8{write_strobe[14]}}, {8{write_strobe[13]}}, {8{write_strobe[12]}}, {8{write_strobe[11]}}, {8{write_strobe[10]}}, {8{write_strobe[9]}}, {8{write_strobe[8]}}, {8{write_strobe[7]}}, {8{write_strobe[6]}}, {8{write_strobe[5]}}, {8{write_strobe[4]}}, {8{write_strobe[3]}}, {8{write_strobe[2]}}, {8{write_strobe[1]}}, {8{write_strobe[0]}}};
+    always @(posedge clock) begin
+       if (write_enable)
+          lines[write_address] <= (lines[write_address] & ~strobe_mask) | (write_data & strobe_mask);
+       if (read_enable) read_data <= lines[read_address];
+    end
+endmodule // npu_u65_512_core$shram$banks$1
 
 
 // Top level with the TRM appendix A port names.

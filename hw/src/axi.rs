@@ -48,39 +48,3 @@ pub struct AxiManagerPort {
     pub rlast: Signal<In, Bit>,
     pub rready: Signal<Out, Bit>,
 }
-
-/// Holds a manager port protocol-idle: no VALID, no READY, no wake-up.
-/// The DMA takes its place when it drives the port.
-#[derive(LogicBlock, Default)]
-pub struct IdleAxiManager {
-    pub port: AxiManagerPort,
-}
-
-impl Logic for IdleAxiManager {
-    #[hdl_gen]
-    fn update(&mut self) {
-        self.port.awakeup.next = false;
-        self.port.awvalid.next = false;
-        self.port.awid.next = 0.into();
-        self.port.awaddr.next = 0.into();
-        self.port.awlen.next = 0.into();
-        self.port.awsize.next = 0.into();
-        self.port.awburst.next = 0.into();
-        self.port.awcache.next = 0.into();
-        self.port.awprot.next = 0.into();
-        self.port.wvalid.next = false;
-        self.port.wdata.next = 0.into();
-        self.port.wstrb.next = 0.into();
-        self.port.wlast.next = false;
-        self.port.bready.next = false;
-        self.port.arvalid.next = false;
-        self.port.arid.next = 0.into();
-        self.port.araddr.next = 0.into();
-        self.port.arlen.next = 0.into();
-        self.port.arsize.next = 0.into();
-        self.port.arburst.next = 0.into();
-        self.port.arcache.next = 0.into();
-        self.port.arprot.next = 0.into();
-        self.port.rready.next = false;
-    }
-}

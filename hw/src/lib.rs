@@ -2,8 +2,11 @@
 
 pub mod apb;
 pub mod axi;
+pub mod central_control;
 pub mod cpm;
+pub mod dma;
 pub mod emit;
+pub mod shram;
 pub mod top;
 pub mod weight_decoder;
 pub mod widgets;

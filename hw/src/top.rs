@@ -2,8 +2,11 @@
 //! AXI managers are bundles that the emitted wrapper flattens to `xxxMn`.
 
 use crate::apb::{ApbCompleter, RegisterFile};
-use crate::axi::{AxiManagerPort, IdleAxiManager};
+use crate::axi::AxiManagerPort;
+use crate::central_control::{CentralControl, NoDatapath, OpState};
 use crate::cpm::Cpm;
+use crate::dma::Dma;
+use crate::shram::Shram;
 use npu_spec::config::NpuConfig;
 use rust_hdl::prelude::*;
 
@@ -51,8 +54,11 @@ pub struct Npu {
     cpm: Cpm,
     apb: ApbCompleter,
     regs: RegisterFile,
-    idle_m0: IdleAxiManager,
-    idle_m1: IdleAxiManager,
+    control: CentralControl,
+    op_state: OpState,
+    datapath: NoDatapath,
+    dma: Dma,
+    shram: Shram,
 }
 
 impl Npu {
@@ -93,8 +99,14 @@ impl Npu {
             cpm: Default::default(),
             apb: Default::default(),
             regs: RegisterFile::new(config),
-            idle_m0: Default::default(),
-            idle_m1: Default::default(),
+            control: Default::default(),
+            op_state: Default::default(),
+            datapath: Default::default(),
+            dma: Dma::new(config),
+            shram: Shram::new(
+                config.cores as usize,
+                config.shram_kib as usize * 1024 / config.cores as usize,
+            ),
         }
     }
 }
@@ -142,12 +154,78 @@ impl Logic for Npu {
         self.apb.reg_rdata.next = self.regs.rdata.val();
         self.apb.reg_defined.next = self.regs.defined.val();
         self.regs.prot.next = self.cpm.prot.val();
-        // Nothing runs yet: stopped, no IRQ, no command read.
-        self.regs.status.next = 0.into();
-        self.regs.qread.next = 0.into();
-        self.IRQ.next = false;
+        self.regs.status.next = self.control.status.val();
+        self.regs.qread.next = self.control.qread.val();
+        self.IRQ.next = self.control.irq.val();
 
-        AxiManagerPort::link(&mut self.m0, &mut self.idle_m0.port);
-        AxiManagerPort::link(&mut self.m1, &mut self.idle_m1.port);
+        self.control.clock.next = self.CLK.val();
+        self.control.rst_n.next = self.cpm.rst_n.val();
+        self.control.cmd_write.next = self.regs.cmd_write.val();
+        self.control.queue_write.next = self.regs.queue_write.val();
+        self.control.wdata.next = self.apb.reg_wdata.val();
+        self.control.qsize.next = self.regs.qsize.val();
+
+        self.op_state.clock.next = self.CLK.val();
+        self.op_state.rst_n.next = self.cpm.rst_n.val();
+        self.op_state.write.next = self.control.set_write.val();
+        self.op_state.key.next = self.control.set_key.val();
+        self.op_state.value.next = self.control.set_value.val();
+        self.control.set_known.next = self.op_state.known.val();
+
+        self.datapath.op_valid.next = self.control.op_valid.val();
+        self.datapath.op_code.next = self.control.op_code.val();
+        self.datapath.op_param.next = self.control.op_param.val();
+        self.control.op_accept.next = self.datapath.op_accept.val();
+        self.control.op_refuse.next = self.datapath.op_refuse.val();
+
+        self.dma.clock.next = self.CLK.val();
+        self.dma.rst_n.next = self.cpm.rst_n.val();
+        self.dma.prot.next = self.cpm.prot.val();
+        for i in 0..16 {
+            self.dma.basep[i].next = self.regs.basep[i].val();
+        }
+        for i in 0..4 {
+            self.dma.axi_limit[i].next = self.regs.axi_limit[i].val();
+        }
+        self.dma.regioncfg.next = self.regs.regioncfg.val();
+        self.dma.qconfig.next = self.regs.qconfig.val();
+        // TRM 4.2.5: QBASE is 4-byte aligned.
+        self.dma.command_base.next = self.regs.qbase.val() & !bits::<40>(3);
+        self.dma.command_size.next = self.regs.qsize.val();
+        self.dma.command_start.next = self.control.command_start.val();
+        self.dma.command_cancel.next = self.control.command_cancel.val();
+        self.control.command_valid.next = self.dma.command_valid.val();
+        self.control.command_data.next = self.dma.command_data.val();
+        self.control.command_first_lane.next = self.dma.command_first_lane.val();
+        self.control.command_last_lane.next = self.dma.command_last_lane.val();
+        self.dma.command_ready.next = self.control.command_ready.val();
+        self.control.command_busy.next = self.dma.command_busy.val();
+        self.dma.descriptor_push.next = self.control.descriptor_push.val();
+        self.dma.dma0_src.next = self.op_state.dma0_src.val();
+        self.dma.dma0_dst.next = self.op_state.dma0_dst.val();
+        self.dma.dma0_len.next = self.op_state.dma0_len.val();
+        self.dma.dma0_src_region.next = self.op_state.dma0_src_region.val();
+        self.dma.dma0_dst_region.next = self.op_state.dma0_dst_region.val();
+        self.dma.dma0_size0.next = self.op_state.dma0_size0.val();
+        self.dma.dma0_size1.next = self.op_state.dma0_size1.val();
+        self.dma.dma0_skip0.next = self.op_state.dma0_skip0.val();
+        self.dma.dma0_skip1.next = self.op_state.dma0_skip1.val();
+        self.control.queue_full.next = self.dma.queue_full.val();
+        self.control.descriptors_active.next = self.dma.descriptors_active.val();
+        self.control.bus_error.next = self.dma.bus_error.val();
+        self.control.faulting_channel.next = self.dma.faulting_channel.val();
+        self.control.faulting_interface.next = self.dma.faulting_interface.val();
+        AxiManagerPort::link(&mut self.m0, &mut self.dma.m0);
+        AxiManagerPort::link(&mut self.m1, &mut self.dma.m1);
+
+        self.shram.clock.next = self.CLK.val();
+        self.shram.write_enable.next = self.dma.shram_write.val();
+        self.shram.write_cores.next = self.dma.shram_cores.val();
+        self.shram.write_address.next = self.dma.shram_line.val();
+        self.shram.write_data.next = self.dma.shram_data.val();
+        self.shram.write_strobe.next = self.dma.shram_strobe.val();
+        // The datapath will read the shared buffer.
+        self.shram.read_enable.next = 0.into();
+        self.shram.read_address.next = 0.into();
     }
 }

@@ -579,6 +579,35 @@ pub const AXI_LIMIT3: Register = reg(
     "AXI limits for port 1 counter 3",
 );
 
+/// ARCACHE and AWCACHE for an `AXI_LIMITn.memtype` value (TRM table 4-31).
+///
+/// Values 0-3 drive both signals with the memtype itself; 4-7 are the
+/// write-through and 8-11 the write-back types, whose read/write allocate
+/// bits come from memtype bits 0 and 1. The reserved values 12-15 follow the
+/// same bit formula (write-back).
+pub const fn memtype_cache(memtype: u32) -> (u32, u32) {
+    let m = memtype & 0xf;
+    if m < 4 {
+        return (m, m);
+    }
+    let write_back = (m >> 3) & 1;
+    let read = 0b1010 | ((m & 1) << 2) | write_back;
+    let write = 0b0110 | (((m >> 1) & 1) << 3) | write_back;
+    (read, write)
+}
+
+/// STATUS.faulting_channel values (TRM 4.2.2): the DMA channel of a bus abort.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum FaultingChannel {
+    CommandRead = 0,
+    IfmRead = 1,
+    WeightRead = 2,
+    ScaleBiasRead = 3,
+    Mem2MemRead = 4,
+    OfmWrite = 8,
+    Mem2MemWrite = 9,
+}
+
 // ---- BASE_POINTERS page (TRM 4.3): BASEP[2k] and BASEP[2k+1] are the low and high words of region k ----
 
 /// Number of base-pointer regions (TRM 4.3).
@@ -917,6 +946,37 @@ pub fn access_permitted(pprot: u8, prot: u32) -> bool {
     let cpl = PROT.field("active_CPL").get(prot) as u8;
     let cns = PROT.field("active_CSL").get(prot) as u8;
     privileged >= cpl && non_secure <= cns
+}
+
+#[cfg(test)]
+mod memtype_tests {
+    use super::memtype_cache;
+
+    #[test]
+    fn memtype_cache_matches_trm_table_4_31() {
+        // (memtype, ARCACHE, AWCACHE) as printed in TRM table 4-31.
+        let table = [
+            (0x0, 0b0000, 0b0000),
+            (0x1, 0b0001, 0b0001),
+            (0x2, 0b0010, 0b0010),
+            (0x3, 0b0011, 0b0011),
+            (0x4, 0b1010, 0b0110),
+            (0x5, 0b1110, 0b0110),
+            (0x6, 0b1010, 0b1110),
+            (0x7, 0b1110, 0b1110),
+            (0x8, 0b1011, 0b0111),
+            (0x9, 0b1111, 0b0111),
+            (0xA, 0b1011, 0b1111),
+            (0xB, 0b1111, 0b1111),
+        ];
+        for (memtype, read, write) in table {
+            assert_eq!(
+                memtype_cache(memtype),
+                (read, write),
+                "memtype {memtype:#x}"
+            );
+        }
+    }
 }
 
 #[cfg(test)]

@@ -12,6 +12,17 @@ pub struct Expected {
     pub slverr: bool,
 }
 
+/// `value` for a write to `addr`, with CMD.transition_to_running_state
+/// cleared: the scoreboard models the registers while nothing runs, and
+/// runs are the central control's tests.
+pub fn without_start(addr: u16, value: u32) -> u32 {
+    if addr == regs::CMD.address {
+        value & !regs::CMD.field("transition_to_running_state").mask()
+    } else {
+        value
+    }
+}
+
 /// Register values as the NPU must hold them while nothing runs.
 pub struct RegisterModel {
     config_word: u32,

@@ -6,7 +6,7 @@ use npu_spec::config::NpuConfig;
 use npu_spec::regs::{self, Behaviour, REGISTERS};
 use npu_tb::apb::ApbRequest;
 use npu_tb::npu::NpuTb;
-use npu_tb::register_model::RegisterModel;
+use npu_tb::register_model::{without_start, RegisterModel};
 use npu_tb::seed::seed;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -300,6 +300,7 @@ fn random_accesses_match_the_scoreboard() {
             ApbRequest::read(addr, pprot)
         } else {
             let data = if rng.gen_bool(0.2) { 0 } else { rng.gen() };
+            let data = without_start(addr, data);
             let pstrb = if rng.gen_bool(0.9) {
                 0xF
             } else {

@@ -21,13 +21,59 @@ pub struct RegisterFile {
     pub status: Signal<In, Bits<32>>,
     pub qread: Signal<In, Bits<32>>,
     pub prot: Signal<In, Bits<2>>,
+    /// A permitted write of CMD; of QBASE0, QBASE1 or QSIZE.
+    pub cmd_write: Signal<Out, Bit>,
+    pub queue_write: Signal<Out, Bit>,
+    /// Values the central control and the DMA use (TRM 4.2.5-4.2.17, 4.3).
+    pub qbase: Signal<Out, Bits<40>>,
+    pub qsize: Signal<Out, Bits<32>>,
+    pub qconfig: Signal<Out, Bits<2>>,
+    pub regioncfg: Signal<Out, Bits<16>>,
+    pub axi_limit: Vec<Signal<Out, Bits<32>>>,
+    pub basep: Vec<Signal<Out, Bits<32>>>,
+    /// Stored registers, [`EXPORTED`] first.
     storage: Vec<StorageRegister>,
     constants: Vec<ConstantRegister>,
     set_clear: Vec<SetClearRegister>,
     status_address: Constant<Bits<12>>,
     qread_address: Constant<Bits<12>>,
     prot_address: Constant<Bits<12>>,
+    cmd_address: Constant<Bits<12>>,
+    qbase0_address: Constant<Bits<12>>,
+    qbase1_address: Constant<Bits<12>>,
+    qsize_address: Constant<Bits<12>>,
 }
+
+/// Registers whose values leave the register file, at the head of its
+/// storage in this order: the update reads them as `storage[0]` to
+/// `storage[24]`.
+const EXPORTED: [&Register; 25] = [
+    &regs::QBASE0,
+    &regs::QBASE1,
+    &regs::QSIZE,
+    &regs::QCONFIG,
+    &regs::REGIONCFG,
+    &regs::AXI_LIMIT0,
+    &regs::AXI_LIMIT1,
+    &regs::AXI_LIMIT2,
+    &regs::AXI_LIMIT3,
+    &regs::BASEP[0],
+    &regs::BASEP[1],
+    &regs::BASEP[2],
+    &regs::BASEP[3],
+    &regs::BASEP[4],
+    &regs::BASEP[5],
+    &regs::BASEP[6],
+    &regs::BASEP[7],
+    &regs::BASEP[8],
+    &regs::BASEP[9],
+    &regs::BASEP[10],
+    &regs::BASEP[11],
+    &regs::BASEP[12],
+    &regs::BASEP[13],
+    &regs::BASEP[14],
+    &regs::BASEP[15],
+];
 
 fn with_behaviour(behaviour: Behaviour) -> impl Iterator<Item = &'static Register> {
     regs::REGISTERS
@@ -96,9 +142,21 @@ impl RegisterFile {
             status: Default::default(),
             qread: Default::default(),
             prot: Default::default(),
-            storage: regs::REGISTERS
-                .iter()
-                .filter(|r| is_stored(r.behaviour))
+            qbase: Default::default(),
+            qsize: Default::default(),
+            qconfig: Default::default(),
+            regioncfg: Default::default(),
+            cmd_write: Default::default(),
+            queue_write: Default::default(),
+            axi_limit: (0..4).map(|_| Default::default()).collect(),
+            basep: (0..16).map(|_| Default::default()).collect(),
+            storage: EXPORTED
+                .into_iter()
+                .chain(
+                    regs::REGISTERS
+                        .iter()
+                        .filter(|r| is_stored(r.behaviour) && !EXPORTED.contains(r)),
+                )
                 .map(|r| StorageRegister::new(r, config_word))
                 .collect(),
             constants: with_behaviour(Behaviour::Constant)
@@ -108,6 +166,10 @@ impl RegisterFile {
             status_address: Constant::new(u64::from(regs::STATUS.address).into()),
             qread_address: Constant::new(u64::from(regs::QREAD.address).into()),
             prot_address: Constant::new(u64::from(regs::PROT.address).into()),
+            cmd_address: Constant::new(u64::from(regs::CMD.address).into()),
+            qbase0_address: Constant::new(u64::from(regs::QBASE0.address).into()),
+            qbase1_address: Constant::new(u64::from(regs::QBASE1.address).into()),
+            qsize_address: Constant::new(u64::from(regs::QSIZE.address).into()),
         }
     }
 }
@@ -159,6 +221,24 @@ impl Logic for RegisterFile {
         if self.addr.val() == self.prot_address.val() {
             self.rdata.next = bit_cast::<32, 2>(self.prot.val());
             self.defined.next = true;
+        }
+
+        self.cmd_write.next = self.write.val() & (self.addr.val() == self.cmd_address.val());
+        self.queue_write.next = self.write.val()
+            & ((self.addr.val() == self.qbase0_address.val())
+                | (self.addr.val() == self.qbase1_address.val())
+                | (self.addr.val() == self.qsize_address.val()));
+        // storage[0..25] are EXPORTED, in its order.
+        self.qbase.next = bit_cast::<40, 32>(self.storage[0].q.val())
+            | (bit_cast::<40, 32>(self.storage[1].q.val()) << 32);
+        self.qsize.next = self.storage[2].q.val();
+        self.qconfig.next = self.storage[3].q.val().get_bits::<2>(0);
+        self.regioncfg.next = self.storage[4].q.val().get_bits::<16>(0);
+        for i in 0..4 {
+            self.axi_limit[i].next = self.storage[5 + i].q.val();
+        }
+        for i in 0..16 {
+            self.basep[i].next = self.storage[9 + i].q.val();
         }
     }
 }

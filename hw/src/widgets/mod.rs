@@ -1,7 +1,9 @@
 //! Small building blocks shared by every hardware block.
 
+mod fifo;
 mod reset_reg;
 mod synchronizer;
 
+pub use fifo::{Fifo, RegisterArray};
 pub use reset_reg::ResetReg;
 pub use synchronizer::Synchronizer;

@@ -1,0 +1,453 @@
+//! Central control (TRM 3.3.2): runs the command stream.
+//!
+//! Writing CMD.transition_to_running_state starts a fetch of `QSIZE` bytes
+//! from `QBASE` through the DMA command channel. Each command is decoded
+//! (a cmd1's payload may arrive in a later beat) and executed in order
+//! (TRM 4.6):
+//!
+//! - NPU_SET_*: written to the [`OpState`];
+//! - NPU_OP_DMA_START: queues the NPU_SET_DMA0_* values in the DMA (blocks
+//!   while both descriptors are busy); NPU_OP_DMA_WAIT k: waits until k or
+//!   fewer are; NPU_OP_KERNEL_WAIT and NPU_OP_PMU_MASK complete at once (no
+//!   kernel operation is ever outstanding, and the PMU is issue 5's);
+//! - NPU_OP_STOP and NPU_OP_IRQ: once every DMA descriptor has completed,
+//!   OR the mask into STATUS.irq_history_mask and raise IRQ; STOP stops;
+//! - kernel operations (CONV, DEPTHWISE, POOL, ELEMENTWISE) go to the
+//!   dispatch interface. Until a datapath implements it, [`NoDatapath`]
+//!   refuses every operation: the NPU stops with STATUS.cmd_parse_error and
+//!   IRQ raised, QREAD at the operation.
+//!
+//! A reserved opcode or format, a stream that ends inside a cmd1, a QSIZE
+//! that is not a multiple of 4, or a DMA command naming a channel other than
+//! 0 sets STATUS.cmd_parse_error, stops and raises IRQ. A stream that ends
+//! without NPU_OP_STOP sets STATUS.cmd_end_reached and stops without IRQ
+//! (as the golden model does); writing QBASE or QSIZE while stopped clears
+//! it. A bus error stops the NPU and raises IRQ. Errors are cleared only by
+//! reset; while one is set, transition_to_running_state is ignored.
+//!
+//! QREAD is the byte offset of the first command not yet completed: the one
+//! executing, waiting or refused, or after a stop the offset past
+//! NPU_OP_STOP.
+
+mod dispatch;
+mod op_state;
+
+pub use dispatch::NoDatapath;
+pub use op_state::{command_key, is_setting, OpState, SetRegister};
+
+use crate::widgets::ResetReg;
+use npu_spec::command::Opcode;
+use rust_hdl::prelude::*;
+
+#[derive(Copy, Clone, Debug, PartialEq, LogicState)]
+pub enum Step {
+    /// Reading a command's first word.
+    Decode,
+    /// Reading a cmd1's payload word.
+    Payload,
+    /// Executing the decoded command.
+    Execute,
+}
+
+#[derive(LogicBlock)]
+pub struct CentralControl {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    /// A permitted write of CMD; of QBASE0/1 or QSIZE (TRM 4.2.3-4.2.9).
+    pub cmd_write: Signal<In, Bit>,
+    pub queue_write: Signal<In, Bit>,
+    pub wdata: Signal<In, Bits<32>>,
+    pub qsize: Signal<In, Bits<32>>,
+    /// STATUS (TRM 4.2.2), QREAD (TRM 4.2.7) and the IRQ output.
+    pub status: Signal<Out, Bits<32>>,
+    pub qread: Signal<Out, Bits<32>>,
+    pub irq: Signal<Out, Bit>,
+
+    /// DMA command channel.
+    pub command_start: Signal<Out, Bit>,
+    pub command_cancel: Signal<Out, Bit>,
+    pub command_valid: Signal<In, Bit>,
+    pub command_data: Signal<In, Bits<128>>,
+    pub command_first_lane: Signal<In, Bits<4>>,
+    pub command_last_lane: Signal<In, Bits<4>>,
+    pub command_ready: Signal<Out, Bit>,
+    pub command_busy: Signal<In, Bit>,
+    /// DMA descriptor queue and bus errors.
+    pub descriptor_push: Signal<Out, Bit>,
+    pub queue_full: Signal<In, Bit>,
+    pub descriptors_active: Signal<In, Bits<2>>,
+    pub bus_error: Signal<In, Bit>,
+    pub faulting_channel: Signal<In, Bits<4>>,
+    pub faulting_interface: Signal<In, Bit>,
+    /// Op-state write bus.
+    pub set_write: Signal<Out, Bit>,
+    pub set_key: Signal<Out, Bits<11>>,
+    pub set_value: Signal<Out, Bits<48>>,
+    pub set_known: Signal<In, Bit>,
+    /// Kernel-operation dispatch: `op_valid` holds until `op_accept` or
+    /// `op_refuse`.
+    pub op_valid: Signal<Out, Bit>,
+    pub op_code: Signal<Out, Bits<10>>,
+    pub op_param: Signal<Out, Bits<16>>,
+    pub op_accept: Signal<In, Bit>,
+    pub op_refuse: Signal<In, Bit>,
+
+    // Opcode keys (TRM tables 4-110/4-111).
+    stop_key: Constant<Bits<11>>,
+    irq_key: Constant<Bits<11>>,
+    conv_key: Constant<Bits<11>>,
+    depthwise_key: Constant<Bits<11>>,
+    pool_key: Constant<Bits<11>>,
+    elementwise_key: Constant<Bits<11>>,
+    dma_start_key: Constant<Bits<11>>,
+    dma_wait_key: Constant<Bits<11>>,
+    kernel_wait_key: Constant<Bits<11>>,
+    pmu_mask_key: Constant<Bits<11>>,
+
+    // Words of the command stream.
+    word_index: Signal<Local, Bits<2>>,
+    word: Signal<Local, Bits<32>>,
+    word_valid: Signal<Local, Bit>,
+    take_word: Signal<Local, Bit>,
+    stream_done: Signal<Local, Bit>,
+    key: Signal<Local, Bits<11>>,
+    kernel_op: Signal<Local, Bit>,
+    complete: Signal<Local, Bit>,
+    fail: Signal<Local, Bit>,
+    halt: Signal<Local, Bit>,
+    start_run: Signal<Local, Bit>,
+
+    running: ResetReg<Bit>,
+    fetching: ResetReg<Bit>,
+    step: ResetReg<Step>,
+    /// Words of the head beat already taken.
+    words_taken: ResetReg<Bits<2>>,
+    /// Byte offset of the next word to take.
+    offset: ResetReg<Bits<32>>,
+    /// QREAD: the offset after the last completed command.
+    qread_offset: ResetReg<Bits<32>>,
+    first_word: ResetReg<Bits<32>>,
+    payload: ResetReg<Bits<32>>,
+    irq_raised: ResetReg<Bit>,
+    irq_history: ResetReg<Bits<16>>,
+    parse_error: ResetReg<Bit>,
+    end_reached: ResetReg<Bit>,
+    bus_error_seen: ResetReg<Bit>,
+}
+
+impl Default for CentralControl {
+    fn default() -> Self {
+        let key = |op: Opcode| Constant::new(command_key(op).into());
+        Self {
+            clock: Default::default(),
+            rst_n: Default::default(),
+            cmd_write: Default::default(),
+            queue_write: Default::default(),
+            wdata: Default::default(),
+            qsize: Default::default(),
+            status: Default::default(),
+            qread: Default::default(),
+            irq: Default::default(),
+            command_start: Default::default(),
+            command_cancel: Default::default(),
+            command_valid: Default::default(),
+            command_data: Default::default(),
+            command_first_lane: Default::default(),
+            command_last_lane: Default::default(),
+            command_ready: Default::default(),
+            command_busy: Default::default(),
+            descriptor_push: Default::default(),
+            queue_full: Default::default(),
+            descriptors_active: Default::default(),
+            bus_error: Default::default(),
+            faulting_channel: Default::default(),
+            faulting_interface: Default::default(),
+            set_write: Default::default(),
+            set_key: Default::default(),
+            set_value: Default::default(),
+            set_known: Default::default(),
+            op_valid: Default::default(),
+            op_code: Default::default(),
+            op_param: Default::default(),
+            op_accept: Default::default(),
+            op_refuse: Default::default(),
+            stop_key: key(Opcode::NpuOpStop),
+            irq_key: key(Opcode::NpuOpIrq),
+            conv_key: key(Opcode::NpuOpConv),
+            depthwise_key: key(Opcode::NpuOpDepthwise),
+            pool_key: key(Opcode::NpuOpPool),
+            elementwise_key: key(Opcode::NpuOpElementwise),
+            dma_start_key: key(Opcode::NpuOpDmaStart),
+            dma_wait_key: key(Opcode::NpuOpDmaWait),
+            kernel_wait_key: key(Opcode::NpuOpKernelWait),
+            pmu_mask_key: key(Opcode::NpuOpPmuMask),
+            word_index: Default::default(),
+            word: Default::default(),
+            word_valid: Default::default(),
+            take_word: Default::default(),
+            stream_done: Default::default(),
+            key: Default::default(),
+            kernel_op: Default::default(),
+            complete: Default::default(),
+            fail: Default::default(),
+            halt: Default::default(),
+            start_run: Default::default(),
+            running: Default::default(),
+            fetching: Default::default(),
+            step: ResetReg::new(Step::Decode),
+            words_taken: Default::default(),
+            offset: Default::default(),
+            qread_offset: Default::default(),
+            first_word: Default::default(),
+            payload: Default::default(),
+            irq_raised: Default::default(),
+            irq_history: Default::default(),
+            parse_error: Default::default(),
+            end_reached: Default::default(),
+            bus_error_seen: Default::default(),
+        }
+    }
+}
+
+impl Logic for CentralControl {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            running,
+            fetching,
+            step,
+            words_taken,
+            offset,
+            qread_offset,
+            first_word,
+            payload,
+            irq_raised,
+            irq_history,
+            parse_error,
+            end_reached,
+            bus_error_seen
+        );
+        self.running.rst_n.next = self.rst_n.val();
+        self.fetching.rst_n.next = self.rst_n.val();
+        self.step.rst_n.next = self.rst_n.val();
+        self.words_taken.rst_n.next = self.rst_n.val();
+        self.offset.rst_n.next = self.rst_n.val();
+        self.qread_offset.rst_n.next = self.rst_n.val();
+        self.first_word.rst_n.next = self.rst_n.val();
+        self.payload.rst_n.next = self.rst_n.val();
+        self.irq_raised.rst_n.next = self.rst_n.val();
+        self.irq_history.rst_n.next = self.rst_n.val();
+        self.parse_error.rst_n.next = self.rst_n.val();
+        self.end_reached.rst_n.next = self.rst_n.val();
+        self.bus_error_seen.rst_n.next = self.rst_n.val();
+
+        // ---- The next word of the stream: from the head beat of the command channel ----
+        self.word_index.next =
+            self.command_first_lane.val().get_bits::<2>(2) + self.words_taken.q.val();
+        self.word.next = bit_cast::<32, 128>(
+            self.command_data.val() >> (bit_cast::<7, 2>(self.word_index.val()) << 5),
+        );
+        self.word_valid.next = self.running.q.val() & self.command_valid.val();
+        self.stream_done.next = self.offset.q.val() == self.qsize.val();
+        self.take_word.next = false;
+        self.command_ready.next = false;
+        self.command_start.next = false;
+        self.command_cancel.next = false;
+        self.descriptor_push.next = false;
+        self.set_write.next = false;
+        self.op_valid.next = false;
+        self.complete.next = false;
+        self.fail.next = false;
+        self.halt.next = false;
+
+        // Fetch once the previous stream's leftovers have drained.
+        if self.running.q.val() & !self.fetching.q.val() & !self.command_busy.val() {
+            self.command_start.next = true;
+            self.fetching.d.next = true;
+        }
+
+        // ---- Decode ----
+        self.key.next = bit_cast::<11, 10>(self.first_word.q.val().get_bits::<10>(0));
+        if self.first_word.q.val().get_bits::<6>(10) == 0x10 {
+            self.key.next = self.key.val().replace_bit(10, true);
+        }
+        self.set_key.next = self.key.val();
+        self.set_value.next = bit_cast::<48, 32>(self.payload.q.val())
+            | (bit_cast::<48, 16>(self.first_word.q.val().get_bits::<16>(16)) << 32);
+        if self.first_word.q.val().get_bits::<6>(10) == 0 {
+            self.set_value.next = bit_cast::<48, 16>(self.first_word.q.val().get_bits::<16>(16));
+        }
+        self.op_code.next = self.first_word.q.val().get_bits::<10>(0);
+        self.op_param.next = self.first_word.q.val().get_bits::<16>(16);
+        self.kernel_op.next = (self.key.val() == self.conv_key.val())
+            | (self.key.val() == self.depthwise_key.val())
+            | (self.key.val() == self.pool_key.val())
+            | (self.key.val() == self.elementwise_key.val());
+
+        match self.step.q.val() {
+            Step::Decode => {
+                if self.running.q.val() & self.fetching.q.val() {
+                    if self.stream_done.val() {
+                        // TRM 4.2.2: end of stream without NPU_OP_STOP.
+                        self.end_reached.d.next = true;
+                        self.halt.next = true;
+                    } else if self.word_valid.val() {
+                        self.first_word.d.next = self.word.val();
+                        if self.word.val().get_bits::<6>(10) == 0x10 {
+                            self.take_word.next = true;
+                            self.step.d.next = Step::Payload;
+                        } else if self.word.val().get_bits::<6>(10) == 0 {
+                            self.take_word.next = true;
+                            self.payload.d.next = 0.into();
+                            self.step.d.next = Step::Execute;
+                        } else {
+                            // TRM table 4-107: bits 15:10 are 0 (cmd0) or 0x10 (cmd1).
+                            self.fail.next = true;
+                        }
+                    }
+                }
+            }
+            Step::Payload => {
+                if self.stream_done.val() {
+                    // The stream ends inside a cmd1.
+                    self.fail.next = true;
+                } else if self.word_valid.val() {
+                    self.take_word.next = true;
+                    self.payload.d.next = self.word.val();
+                    self.step.d.next = Step::Execute;
+                }
+            }
+            Step::Execute => {
+                if self.key.val() == self.stop_key.val() {
+                    // TRM 4.6.4 NPU_OP_STOP: all operations up to it complete first.
+                    if self.descriptors_active.val() == 0 {
+                        self.irq_history.d.next = self.irq_history.q.val() | self.op_param.val();
+                        self.irq_raised.d.next = true;
+                        self.complete.next = true;
+                        self.halt.next = true;
+                    }
+                } else if self.key.val() == self.irq_key.val() {
+                    // TRM 4.6.4 NPU_OP_IRQ: as STOP, but the NPU keeps running.
+                    if self.descriptors_active.val() == 0 {
+                        self.irq_history.d.next = self.irq_history.q.val() | self.op_param.val();
+                        self.irq_raised.d.next = true;
+                        self.complete.next = true;
+                    }
+                } else if self.key.val() == self.dma_start_key.val() {
+                    // TRM 4.6.4: one user channel, parameter 16 * channel.
+                    if self.op_param.val() != 0 {
+                        self.fail.next = true;
+                    } else if !self.queue_full.val() {
+                        self.descriptor_push.next = true;
+                        self.complete.next = true;
+                    }
+                } else if self.key.val() == self.dma_wait_key.val() {
+                    // TRM 4.6.4: parameter 16 * channel + k.
+                    if self.op_param.val().get_bits::<12>(4) != 0 {
+                        self.fail.next = true;
+                    } else if bit_cast::<16, 2>(self.descriptors_active.val())
+                        <= (self.op_param.val() & 0xf)
+                    {
+                        self.complete.next = true;
+                    }
+                } else if (self.key.val() == self.kernel_wait_key.val())
+                    | (self.key.val() == self.pmu_mask_key.val())
+                {
+                    self.complete.next = true;
+                } else if self.kernel_op.val() {
+                    self.op_valid.next = true;
+                    if self.op_refuse.val() {
+                        self.fail.next = true;
+                    } else if self.op_accept.val() {
+                        self.complete.next = true;
+                    }
+                } else if self.set_known.val() {
+                    self.set_write.next = true;
+                    self.complete.next = true;
+                } else {
+                    // A reserved opcode.
+                    self.fail.next = true;
+                }
+                if self.complete.val() {
+                    self.step.d.next = Step::Decode;
+                }
+            }
+        }
+
+        // Take the word; pop the beat after its last word.
+        if self.take_word.val() {
+            self.offset.d.next = self.offset.q.val() + 4;
+            self.words_taken.d.next = self.words_taken.q.val() + 1;
+            if self.word_index.val() == self.command_last_lane.val().get_bits::<2>(2) {
+                self.words_taken.d.next = 0.into();
+                self.command_ready.next = true;
+            }
+        }
+
+        // ---- Run state ----
+        if self.complete.val() {
+            self.qread_offset.d.next = self.offset.q.val();
+        }
+        if self.fail.val() {
+            self.parse_error.d.next = true;
+            self.irq_raised.d.next = true;
+            self.halt.next = true;
+        }
+        if self.bus_error.val() & !self.bus_error_seen.q.val() {
+            self.bus_error_seen.d.next = true;
+            self.irq_raised.d.next = true;
+            self.halt.next = true;
+        }
+        if self.halt.val() {
+            self.running.d.next = false;
+            self.fetching.d.next = false;
+            self.command_cancel.next = true;
+            self.step.d.next = Step::Decode;
+            self.words_taken.d.next = 0.into();
+        }
+
+        // ---- CMD and queue register writes (TRM 4.2.3, 4.2.2) ----
+        self.start_run.next = self.cmd_write.val()
+            & self.wdata.val().get_bit(0)
+            & !self.running.q.val()
+            & !self.parse_error.q.val()
+            & !self.bus_error.val();
+        if self.cmd_write.val() {
+            if self.wdata.val().get_bit(1) {
+                self.irq_raised.d.next = false;
+            }
+            self.irq_history.d.next =
+                self.irq_history.d.val() & !self.wdata.val().get_bits::<16>(16);
+        }
+        if self.queue_write.val() & !self.running.q.val() {
+            self.end_reached.d.next = false;
+        }
+        if self.start_run.val() {
+            self.running.d.next = true;
+            self.offset.d.next = 0.into();
+            self.qread_offset.d.next = 0.into();
+            self.step.d.next = Step::Decode;
+            self.words_taken.d.next = 0.into();
+            if self.qsize.val().get_bits::<2>(0) != 0 {
+                // TRM 4.2.9: QSIZE is a multiple of 4.
+                self.parse_error.d.next = true;
+                self.irq_raised.d.next = true;
+                self.running.d.next = false;
+            }
+        }
+
+        self.qread.next = self.qread_offset.q.val();
+        self.irq.next = self.irq_raised.q.val();
+        // TRM 4.2.2 field positions (npu_spec::regs::STATUS).
+        self.status.next = ((bit_cast::<32, 16>(self.irq_history.q.val()) << 16)
+            | (bit_cast::<32, 4>(self.faulting_channel.val()) << 12))
+            .replace_bit(11, self.faulting_interface.val())
+            .replace_bit(5, self.end_reached.q.val())
+            .replace_bit(4, self.parse_error.q.val())
+            .replace_bit(2, self.bus_error.val())
+            .replace_bit(1, self.irq_raised.q.val())
+            .replace_bit(0, self.running.q.val());
+    }
+}

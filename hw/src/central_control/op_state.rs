@@ -1,0 +1,203 @@
+//! The operation state: the value of every NPU_SET_* command (TRM 4.6.2:
+//! "applied to all following kernel operations, until a new command
+//! overwrites it"), built from the command table of `npu_spec::command`.
+
+use crate::widgets::ResetReg;
+use npu_spec::command::{CmdKind, CommandInfo, Opcode, COMMANDS};
+use rust_hdl::prelude::*;
+
+/// A command's key on the op-state write bus: bit 10 set for cmd1, bits 9:0
+/// the opcode (TRM table 4-107).
+pub fn command_key(op: Opcode) -> u64 {
+    let cmd1 = u64::from(op.kind() == CmdKind::Cmd1);
+    (cmd1 << 10) | u64::from(op.code())
+}
+
+/// True for the NPU_SET_* commands, which only store a value.
+pub fn is_setting(info: &CommandInfo) -> bool {
+    info.name.starts_with("NPU_SET_")
+}
+
+/// One NPU_SET_* value: the command's value space (cmd0: the 16-bit
+/// parameter; cmd1: payload in bits 31:0, parameter in 47:32), with the bits
+/// outside every field of the command held at 0.
+#[derive(LogicBlock)]
+pub struct SetRegister {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    pub write: Signal<In, Bit>,
+    pub key: Signal<In, Bits<11>>,
+    pub value: Signal<In, Bits<48>>,
+    /// `key` is this register's.
+    pub hit: Signal<Out, Bit>,
+    pub q: Signal<Out, Bits<48>>,
+    register_key: Constant<Bits<11>>,
+    mask: Constant<Bits<48>>,
+    stored: ResetReg<Bits<48>>,
+}
+
+impl SetRegister {
+    pub fn new(info: &CommandInfo) -> Self {
+        let mask = info
+            .fields
+            .iter()
+            .fold(0u64, |m, f| m | (((1u64 << f.width) - 1) << f.lo));
+        Self {
+            clock: Default::default(),
+            rst_n: Default::default(),
+            write: Default::default(),
+            key: Default::default(),
+            value: Default::default(),
+            hit: Default::default(),
+            q: Default::default(),
+            register_key: Constant::new(command_key(info.op).into()),
+            mask: Constant::new(mask.into()),
+            stored: Default::default(),
+        }
+    }
+}
+
+impl Logic for SetRegister {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, stored);
+        self.stored.rst_n.next = self.rst_n.val();
+        self.hit.next = self.key.val() == self.register_key.val();
+        if self.write.val() & self.hit.val() {
+            self.stored.d.next = self.value.val() & self.mask.val();
+        }
+        self.q.next = self.stored.q.val();
+    }
+}
+
+/// Every NPU_SET_* value, written over one bus by the central control and
+/// read by the blocks that execute operations. The DMA's values are exported
+/// by name; the datapath's will be as it arrives.
+#[derive(LogicBlock)]
+pub struct OpState {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    pub write: Signal<In, Bit>,
+    pub key: Signal<In, Bits<11>>,
+    pub value: Signal<In, Bits<48>>,
+    /// `key` names an NPU_SET_* command.
+    pub known: Signal<Out, Bit>,
+    pub dma0_src: Signal<Out, Bits<40>>,
+    pub dma0_dst: Signal<Out, Bits<40>>,
+    pub dma0_len: Signal<Out, Bits<32>>,
+    pub dma0_src_region: Signal<Out, Bits<11>>,
+    pub dma0_dst_region: Signal<Out, Bits<11>>,
+    pub dma0_size0: Signal<Out, Bits<16>>,
+    pub dma0_size1: Signal<Out, Bits<16>>,
+    pub dma0_skip0: Signal<Out, Bits<40>>,
+    pub dma0_skip1: Signal<Out, Bits<40>>,
+    registers: Vec<SetRegister>,
+    /// `keys[i]` is the key of `registers[i]`, a constant of this module so
+    /// that the export selections below reduce to wires.
+    keys: Vec<Constant<Bits<11>>>,
+    dma0_src_key: Constant<Bits<11>>,
+    dma0_dst_key: Constant<Bits<11>>,
+    dma0_len_key: Constant<Bits<11>>,
+    dma0_src_region_key: Constant<Bits<11>>,
+    dma0_dst_region_key: Constant<Bits<11>>,
+    dma0_size0_key: Constant<Bits<11>>,
+    dma0_size1_key: Constant<Bits<11>>,
+    dma0_skip0_key: Constant<Bits<11>>,
+    dma0_skip1_key: Constant<Bits<11>>,
+}
+
+impl Default for OpState {
+    fn default() -> Self {
+        let key = |op: Opcode| Constant::new(command_key(op).into());
+        Self {
+            clock: Default::default(),
+            rst_n: Default::default(),
+            write: Default::default(),
+            key: Default::default(),
+            value: Default::default(),
+            known: Default::default(),
+            dma0_src: Default::default(),
+            dma0_dst: Default::default(),
+            dma0_len: Default::default(),
+            dma0_src_region: Default::default(),
+            dma0_dst_region: Default::default(),
+            dma0_size0: Default::default(),
+            dma0_size1: Default::default(),
+            dma0_skip0: Default::default(),
+            dma0_skip1: Default::default(),
+            registers: COMMANDS
+                .iter()
+                .filter(|info| is_setting(info))
+                .map(SetRegister::new)
+                .collect(),
+            keys: COMMANDS
+                .iter()
+                .filter(|info| is_setting(info))
+                .map(|info| key(info.op))
+                .collect(),
+            dma0_src_key: key(Opcode::NpuSetDma0Src),
+            dma0_dst_key: key(Opcode::NpuSetDma0Dst),
+            dma0_len_key: key(Opcode::NpuSetDma0Len),
+            dma0_src_region_key: key(Opcode::NpuSetDma0SrcRegion),
+            dma0_dst_region_key: key(Opcode::NpuSetDma0DstRegion),
+            dma0_size0_key: key(Opcode::NpuSetDma0Size0),
+            dma0_size1_key: key(Opcode::NpuSetDma0Size1),
+            dma0_skip0_key: key(Opcode::NpuSetDma0Skip0),
+            dma0_skip1_key: key(Opcode::NpuSetDma0Skip1),
+        }
+    }
+}
+
+impl Logic for OpState {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.known.next = false;
+        self.dma0_src.next = 0.into();
+        self.dma0_dst.next = 0.into();
+        self.dma0_len.next = 0.into();
+        self.dma0_src_region.next = 0.into();
+        self.dma0_dst_region.next = 0.into();
+        self.dma0_size0.next = 0.into();
+        self.dma0_size1.next = 0.into();
+        self.dma0_skip0.next = 0.into();
+        self.dma0_skip1.next = 0.into();
+        for i in 0..self.registers.len() {
+            self.registers[i].clock.next = self.clock.val();
+            self.registers[i].rst_n.next = self.rst_n.val();
+            self.registers[i].write.next = self.write.val();
+            self.registers[i].key.next = self.key.val();
+            self.registers[i].value.next = self.value.val();
+            if self.registers[i].hit.val() {
+                self.known.next = true;
+            }
+            // Exports: the register whose key is the named command's.
+            if self.keys[i].val() == self.dma0_src_key.val() {
+                self.dma0_src.next = self.registers[i].q.val().get_bits::<40>(0);
+            }
+            if self.keys[i].val() == self.dma0_dst_key.val() {
+                self.dma0_dst.next = self.registers[i].q.val().get_bits::<40>(0);
+            }
+            if self.keys[i].val() == self.dma0_len_key.val() {
+                self.dma0_len.next = self.registers[i].q.val().get_bits::<32>(0);
+            }
+            if self.keys[i].val() == self.dma0_src_region_key.val() {
+                self.dma0_src_region.next = self.registers[i].q.val().get_bits::<11>(0);
+            }
+            if self.keys[i].val() == self.dma0_dst_region_key.val() {
+                self.dma0_dst_region.next = self.registers[i].q.val().get_bits::<11>(0);
+            }
+            if self.keys[i].val() == self.dma0_size0_key.val() {
+                self.dma0_size0.next = self.registers[i].q.val().get_bits::<16>(0);
+            }
+            if self.keys[i].val() == self.dma0_size1_key.val() {
+                self.dma0_size1.next = self.registers[i].q.val().get_bits::<16>(0);
+            }
+            if self.keys[i].val() == self.dma0_skip0_key.val() {
+                self.dma0_skip0.next = self.registers[i].q.val().get_bits::<40>(0);
+            }
+            if self.keys[i].val() == self.dma0_skip1_key.val() {
+                self.dma0_skip1.next = self.registers[i].q.val().get_bits::<40>(0);
+            }
+        }
+    }
+}

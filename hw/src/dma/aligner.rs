@@ -1,0 +1,124 @@
+//! Re-aligns a byte stream from source beats to destination beats.
+//!
+//! Source and destination of a DMA transfer start at unrelated byte lanes,
+//! and rows may sit at any alignment, so bytes move between lanes. The
+//! aligner keeps up to 32 bytes in order: each cycle it can append the
+//! valid bytes of one source beat and emit one destination beat, so a long
+//! copy runs at 16 bytes per cycle.
+
+use crate::widgets::ResetReg;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct Aligner {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    /// Source beats: lanes `in_first_lane..=in_last_lane` of `in_data` are
+    /// the next bytes of the stream.
+    pub in_valid: Signal<In, Bit>,
+    pub in_data: Signal<In, Bits<128>>,
+    pub in_first_lane: Signal<In, Bits<4>>,
+    pub in_last_lane: Signal<In, Bits<4>>,
+    pub in_ready: Signal<Out, Bit>,
+    /// The destination beat to fill next: its lanes, and whether the
+    /// destination can take it this cycle.
+    pub out_wanted: Signal<In, Bit>,
+    pub out_first_lane: Signal<In, Bits<4>>,
+    pub out_last_lane: Signal<In, Bits<4>>,
+    pub out_space: Signal<In, Bit>,
+    /// The beat is emitted this cycle with these data and strobes.
+    pub out_fire: Signal<Out, Bit>,
+    pub out_data: Signal<Out, Bits<128>>,
+    pub out_strobe: Signal<Out, Bits<16>>,
+    in_bytes: Signal<Local, Bits<6>>,
+    out_bytes: Signal<Local, Bits<6>>,
+    taken: Signal<Local, Bits<6>>,
+    remaining: Signal<Local, Bits<6>>,
+    in_fire: Signal<Local, Bit>,
+    compact: Signal<Local, Bits<128>>,
+    appended: Signal<Local, Bits<256>>,
+    shifted_out: Signal<Local, Bits<256>>,
+    all_ones: Constant<Bits<128>>,
+    /// Stream bytes in order from byte 0; bytes at `count` and above are 0.
+    bytes: ResetReg<Bits<256>>,
+    count: ResetReg<Bits<6>>,
+}
+
+impl Default for Aligner {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            rst_n: Default::default(),
+            in_valid: Default::default(),
+            in_data: Default::default(),
+            in_first_lane: Default::default(),
+            in_last_lane: Default::default(),
+            in_ready: Default::default(),
+            out_wanted: Default::default(),
+            out_first_lane: Default::default(),
+            out_last_lane: Default::default(),
+            out_space: Default::default(),
+            out_fire: Default::default(),
+            out_data: Default::default(),
+            out_strobe: Default::default(),
+            in_bytes: Default::default(),
+            out_bytes: Default::default(),
+            taken: Default::default(),
+            remaining: Default::default(),
+            in_fire: Default::default(),
+            compact: Default::default(),
+            appended: Default::default(),
+            shifted_out: Default::default(),
+            all_ones: Constant::new(Bits::<128>::mask()),
+            bytes: Default::default(),
+            count: Default::default(),
+        }
+    }
+}
+
+impl Logic for Aligner {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, bytes, count);
+        self.bytes.rst_n.next = self.rst_n.val();
+        self.count.rst_n.next = self.rst_n.val();
+
+        self.in_bytes.next = bit_cast::<6, 4>(self.in_last_lane.val())
+            - bit_cast::<6, 4>(self.in_first_lane.val())
+            + 1;
+        self.out_bytes.next = bit_cast::<6, 4>(self.out_last_lane.val())
+            - bit_cast::<6, 4>(self.out_first_lane.val())
+            + 1;
+        self.out_fire.next = self.out_wanted.val()
+            & self.out_space.val()
+            & (self.count.q.val() >= self.out_bytes.val());
+        self.taken.next = 0.into();
+        if self.out_fire.val() {
+            self.taken.next = self.out_bytes.val();
+        }
+        self.remaining.next = self.count.q.val() - self.taken.val();
+        self.in_ready.next = self.remaining.val() <= 16;
+        self.in_fire.next = self.in_valid.val() & self.in_ready.val();
+
+        // The source bytes moved down to lane 0, the lanes above them cleared.
+        self.compact.next = (self.in_data.val()
+            >> (bit_cast::<8, 4>(self.in_first_lane.val()) << 3))
+            & !(self.all_ones.val() << (bit_cast::<8, 6>(self.in_bytes.val()) << 3));
+        self.appended.next = bit_cast::<256, 128>(self.compact.val())
+            << (bit_cast::<9, 6>(self.remaining.val()) << 3);
+        self.shifted_out.next = self.bytes.q.val() >> (bit_cast::<9, 6>(self.taken.val()) << 3);
+
+        self.out_data.next = bit_cast::<128, 256>(
+            self.bytes.q.val() << (bit_cast::<9, 4>(self.out_first_lane.val()) << 3),
+        );
+        self.out_strobe.next = (bits::<16>(0xffff) << self.out_first_lane.val())
+            & (bits::<16>(0xffff) >> (bits::<4>(15) - self.out_last_lane.val()));
+
+        self.bytes.d.next = self.shifted_out.val();
+        self.count.d.next = self.remaining.val();
+        if self.in_fire.val() {
+            self.bytes.d.next = self.shifted_out.val() | self.appended.val();
+            self.count.d.next = self.remaining.val() + self.in_bytes.val();
+        }
+    }
+}

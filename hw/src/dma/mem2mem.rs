@@ -1,0 +1,156 @@
+//! The mem2mem channel (TRM 3.3.3): the user DMA of NPU_OP_DMA_START. Reads
+//! the source rows, re-aligns the bytes, and writes them to the destination
+//! rows in memory (through AXI M0) or in the shared buffer.
+
+use super::aligner::Aligner;
+use super::read_channel::ReadChannel;
+use super::walker::{TransferShape, TransferWalker};
+use super::write_channel::WriteChannel;
+use crate::shram::LINE_ADDRESS_BITS;
+use crate::widgets::ResetReg;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock, Default)]
+pub struct Mem2Mem {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    /// ACLKENM0: the write side's clock enable.
+    pub aclken: Signal<In, Bit>,
+    /// Begin a transfer (only while `busy` is low).
+    pub start: Signal<In, Bit>,
+    pub source: TransferShape,
+    pub destination: TransferShape,
+    /// The destination is the shared buffer of the cores in `cores`
+    /// (`destination.base` is then a byte offset in it).
+    pub internal: Signal<In, Bit>,
+    pub cores: Signal<In, Bits<2>>,
+    /// A bus error: issue nothing more.
+    pub halt: Signal<In, Bit>,
+    /// The outstanding counters of the source and destination regions have room.
+    pub may_read: Signal<In, Bit>,
+    pub may_write: Signal<In, Bit>,
+    pub ar_request: Signal<Out, Bit>,
+    pub ar_address: Signal<Out, Bits<40>>,
+    pub ar_len: Signal<Out, Bits<8>>,
+    pub ar_grant: Signal<In, Bit>,
+    pub r_valid: Signal<In, Bit>,
+    pub r_data: Signal<In, Bits<128>>,
+    pub awvalid: Signal<Out, Bit>,
+    pub awaddr: Signal<Out, Bits<40>>,
+    pub awlen: Signal<Out, Bits<8>>,
+    pub awready: Signal<In, Bit>,
+    pub wvalid: Signal<Out, Bit>,
+    pub wdata: Signal<Out, Bits<128>>,
+    pub wstrb: Signal<Out, Bits<16>>,
+    pub wlast: Signal<Out, Bit>,
+    pub wready: Signal<In, Bit>,
+    pub b_valid: Signal<In, Bit>,
+    pub burst_issued: Signal<Out, Bit>,
+    pub shram_write: Signal<Out, Bit>,
+    pub shram_cores: Signal<Out, Bits<2>>,
+    pub shram_line: Signal<Out, Bits<LINE_ADDRESS_BITS>>,
+    pub shram_data: Signal<Out, Bits<128>>,
+    pub shram_strobe: Signal<Out, Bits<16>>,
+    /// The transfer completes this cycle: every byte is written (for memory,
+    /// every write response has arrived).
+    pub done: Signal<Out, Bit>,
+    pub busy: Signal<Out, Bit>,
+    read: ReadChannel<4, 5>,
+    aligner: Aligner,
+    fill: TransferWalker,
+    write: WriteChannel<4, 5>,
+    running: ResetReg<Bit>,
+    to_shram: ResetReg<Bit>,
+    shram_cores_q: ResetReg<Bits<2>>,
+}
+
+impl Logic for Mem2Mem {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, running, to_shram, shram_cores_q);
+        self.running.rst_n.next = self.rst_n.val();
+        self.to_shram.rst_n.next = self.rst_n.val();
+        self.shram_cores_q.rst_n.next = self.rst_n.val();
+        self.read.clock.next = self.clock.val();
+        self.read.rst_n.next = self.rst_n.val();
+        self.aligner.clock.next = self.clock.val();
+        self.aligner.rst_n.next = self.rst_n.val();
+        self.fill.clock.next = self.clock.val();
+        self.fill.rst_n.next = self.rst_n.val();
+        self.write.clock.next = self.clock.val();
+        self.write.rst_n.next = self.rst_n.val();
+
+        TransferShape::link(&mut self.source, &mut self.read.shape);
+        TransferShape::link(&mut self.destination, &mut self.fill.shape);
+        TransferShape::link(&mut self.destination, &mut self.write.shape);
+        self.read.start.next = self.start.val();
+        self.fill.start.next = self.start.val();
+        self.write.start.next = self.start.val() & !self.internal.val();
+        if self.start.val() {
+            self.running.d.next = true;
+            self.to_shram.d.next = self.internal.val();
+            self.shram_cores_q.d.next = self.cores.val();
+        }
+
+        // Source.
+        self.read.halt.next = self.halt.val();
+        self.read.cancel.next = false;
+        self.read.may_issue.next = self.may_read.val();
+        self.ar_request.next = self.read.ar_request.val();
+        self.ar_address.next = self.read.ar_address.val();
+        self.ar_len.next = self.read.ar_len.val();
+        self.read.ar_grant.next = self.ar_grant.val();
+        self.read.r_valid.next = self.r_valid.val();
+        self.read.r_data.next = self.r_data.val();
+
+        // Source beats to destination beats.
+        self.aligner.in_valid.next = self.read.out_valid.val();
+        self.aligner.in_data.next = self.read.out_data.val();
+        self.aligner.in_first_lane.next = self.read.out_first_lane.val();
+        self.aligner.in_last_lane.next = self.read.out_last_lane.val();
+        self.read.out_ready.next = self.aligner.in_ready.val();
+        self.aligner.out_wanted.next = self.fill.valid.val();
+        self.aligner.out_first_lane.next = self.fill.beat_first_lane.val();
+        self.aligner.out_last_lane.next = self.fill.beat_last_lane.val();
+        self.aligner.out_space.next = self.to_shram.q.val() | self.write.space.val();
+        self.fill.next_beat.next = self.aligner.out_fire.val();
+        self.fill.next_burst.next = false;
+        self.fill.cancel.next = false;
+
+        // Destination: memory through AXI M0 ...
+        self.write.aclken.next = self.aclken.val();
+        self.write.halt.next = self.halt.val();
+        self.write.may_issue.next = self.may_write.val();
+        self.write.push.next = self.aligner.out_fire.val() & !self.to_shram.q.val();
+        self.write.push_data.next = self.aligner.out_data.val();
+        self.write.push_strobe.next = self.aligner.out_strobe.val();
+        self.write.push_last.next = self.fill.beat_last_of_burst.val();
+        self.awvalid.next = self.write.awvalid.val();
+        self.awaddr.next = self.write.awaddr.val();
+        self.awlen.next = self.write.awlen.val();
+        self.write.awready.next = self.awready.val();
+        self.wvalid.next = self.write.wvalid.val();
+        self.wdata.next = self.write.wdata.val();
+        self.wstrb.next = self.write.wstrb.val();
+        self.wlast.next = self.write.wlast.val();
+        self.write.wready.next = self.wready.val();
+        self.write.b_valid.next = self.b_valid.val();
+        self.burst_issued.next = self.write.burst_issued.val();
+
+        // ... or the shared buffer.
+        self.shram_write.next = self.aligner.out_fire.val() & self.to_shram.q.val();
+        self.shram_cores.next = self.shram_cores_q.q.val();
+        self.shram_line.next = self.fill.beat_line.val().get_bits::<LINE_ADDRESS_BITS>(0);
+        self.shram_data.next = self.aligner.out_data.val();
+        self.shram_strobe.next = self.aligner.out_strobe.val();
+
+        self.done.next = self.running.q.val()
+            & !self.read.busy.val()
+            & !self.fill.valid.val()
+            & !self.write.busy.val();
+        if self.done.val() {
+            self.running.d.next = false;
+        }
+        self.busy.next = self.running.q.val();
+    }
+}

@@ -1,0 +1,844 @@
+//! The DMA controller (TRM 3.3.3): every transaction on the AXI managers M0
+//! and M1.
+//!
+//! Channels share one mechanism: a [`TransferWalker`] splits a transfer into
+//! bursts, a [`ReadChannel`] or [`WriteChannel`] moves its beats, a
+//! [`ReadPort`] arbitrates the AR channel of each port. Today's channels are
+//! the command stream (read for the central control) and mem2mem (the user
+//! DMA, [`Mem2Mem`]); the IFM, weight, scale/bias and OFM channels of the
+//! datapath plug into the same parts.
+//!
+//! Per transfer, the region's `REGIONCFG` entry (the command stream's
+//! `QCONFIG`) selects an outstanding counter 0-3 and so the port (counters
+//! 0, 1 on M0; 2, 3 on M1) and the `AXI_LIMITn` that bounds the bursts
+//! (`max_beats`), the outstanding transactions and `AxCACHE` (TRM 4.2.13-17,
+//! table 4-31). Writes always use M0 (TRM 3.3.3). `AxPROT` is `PROT`: bit 0
+//! privileged (active CPL), bit 1 non-secure (active CSL), bit 2 data.
+//!
+//! A SLVERR or DECERR response (RRESP/BRESP bit 1) on any channel records
+//! the channel and port (TRM 4.2.2 STATUS.faulting_*) and halts the DMA:
+//! no further burst is issued, every issued one still completes, and
+//! RREADY/BREADY stay high. Only a reset clears it.
+
+mod aligner;
+mod mem2mem;
+mod memtype;
+mod port;
+mod read_channel;
+mod walker;
+mod write_channel;
+
+pub use aligner::Aligner;
+pub use mem2mem::Mem2Mem;
+pub use memtype::MemtypeCache;
+pub use port::{ReadPort, ReadRequest};
+pub use read_channel::ReadChannel;
+pub use walker::{TransferShape, TransferWalker};
+pub use write_channel::WriteChannel;
+
+use crate::axi::AxiManagerPort;
+use crate::shram::LINE_ADDRESS_BITS;
+use crate::widgets::{Fifo, ResetReg};
+use npu_spec::config::NpuConfig;
+use npu_spec::regs::FaultingChannel;
+use rust_hdl::prelude::*;
+
+/// Bits of a queued NPU_OP_DMA_START descriptor (see [`descriptor`]).
+pub const DESCRIPTOR_BITS: usize = 246;
+
+/// Bit offsets of the fields of a queued descriptor: the NPU_SET_DMA0_*
+/// values at the time of NPU_OP_DMA_START (TRM 4.6.4-4.6.5). Blocks hold
+/// them as `Constant`s (rust-hdl cannot name a Rust constant in logic).
+pub mod descriptor {
+    /// NPU_SET_DMA0_SRC, 40 bits.
+    pub const SRC: u64 = 0;
+    /// NPU_SET_DMA0_DST, 40 bits.
+    pub const DST: u64 = 40;
+    /// NPU_SET_DMA0_LEN, 32 bits.
+    pub const LEN: u64 = 80;
+    /// NPU_SET_DMA0_SRC_REGION, 11 bits: region 7:0, mode 8, stride mode 10:9.
+    pub const SRC_REGION: u64 = 112;
+    /// NPU_SET_DMA0_DST_REGION, 11 bits.
+    pub const DST_REGION: u64 = 123;
+    /// NPU_SET_DMA0_SIZE0, 16 bits.
+    pub const SIZE0: u64 = 134;
+    /// NPU_SET_DMA0_SIZE1, 16 bits.
+    pub const SIZE1: u64 = 150;
+    /// NPU_SET_DMA0_SKIP0, 40 bits.
+    pub const SKIP0: u64 = 166;
+    /// NPU_SET_DMA0_SKIP1, 40 bits.
+    pub const SKIP1: u64 = 206;
+}
+
+/// AWID of mem2mem writes (the TRM assigns no write IDs).
+const MEM2MEM_WRITE_ID: u64 = 1;
+
+#[derive(LogicBlock)]
+pub struct Dma {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    /// PROT: bit 1 active CSL, bit 0 active CPL (TRM 4.2.10).
+    pub prot: Signal<In, Bits<2>>,
+    /// BASEP0-15: region k's base address in words 2k (low) and 2k+1 (TRM 4.3).
+    pub basep: Vec<Signal<In, Bits<32>>>,
+    pub regioncfg: Signal<In, Bits<16>>,
+    /// QCONFIG bits 1:0: the command stream's counter.
+    pub qconfig: Signal<In, Bits<2>>,
+    /// AXI_LIMIT0-3.
+    pub axi_limit: Vec<Signal<In, Bits<32>>>,
+
+    /// Command channel: fetch `command_size` bytes from `command_base`.
+    pub command_start: Signal<In, Bit>,
+    pub command_base: Signal<In, Bits<40>>,
+    pub command_size: Signal<In, Bits<32>>,
+    /// Stop fetching and drop what is in flight (the stream stopped).
+    pub command_cancel: Signal<In, Bit>,
+    pub command_valid: Signal<Out, Bit>,
+    pub command_data: Signal<Out, Bits<128>>,
+    pub command_first_lane: Signal<Out, Bits<4>>,
+    pub command_last_lane: Signal<Out, Bits<4>>,
+    pub command_ready: Signal<In, Bit>,
+    pub command_busy: Signal<Out, Bit>,
+
+    /// NPU_OP_DMA_START: queue the NPU_SET_DMA0_* values (only while
+    /// `queue_full` is low).
+    pub descriptor_push: Signal<In, Bit>,
+    pub dma0_src: Signal<In, Bits<40>>,
+    pub dma0_dst: Signal<In, Bits<40>>,
+    pub dma0_len: Signal<In, Bits<32>>,
+    pub dma0_src_region: Signal<In, Bits<11>>,
+    pub dma0_dst_region: Signal<In, Bits<11>>,
+    pub dma0_size0: Signal<In, Bits<16>>,
+    pub dma0_size1: Signal<In, Bits<16>>,
+    pub dma0_skip0: Signal<In, Bits<40>>,
+    pub dma0_skip1: Signal<In, Bits<40>>,
+    pub queue_full: Signal<Out, Bit>,
+    /// Descriptors queued or in progress (NPU_OP_DMA_WAIT).
+    pub descriptors_active: Signal<Out, Bits<2>>,
+
+    /// Bus abort (TRM 4.2.2).
+    pub bus_error: Signal<Out, Bit>,
+    pub faulting_channel: Signal<Out, Bits<4>>,
+    pub faulting_interface: Signal<Out, Bit>,
+
+    /// Shared-buffer write port.
+    pub shram_write: Signal<Out, Bit>,
+    pub shram_cores: Signal<Out, Bits<2>>,
+    pub shram_line: Signal<Out, Bits<LINE_ADDRESS_BITS>>,
+    pub shram_data: Signal<Out, Bits<128>>,
+    pub shram_strobe: Signal<Out, Bits<16>>,
+
+    pub m0: AxiManagerPort,
+    pub m1: AxiManagerPort,
+
+    command: ReadChannel<3, 4>,
+    mem2mem: Mem2Mem,
+    port0: ReadPort,
+    port1: ReadPort,
+    queue: Fifo<Bits<DESCRIPTOR_BITS>, 1, 2>,
+
+    // Identifiers (TRM tables) and fault codes.
+    command_id: Constant<Bits<8>>,
+    mem2mem_read_id: Constant<Bits<8>>,
+    mem2mem_write_id: Constant<Bits<8>>,
+    command_fault: Constant<Bits<4>>,
+    mem2mem_read_fault: Constant<Bits<4>>,
+    mem2mem_write_fault: Constant<Bits<4>>,
+
+    // Descriptor field offsets (`descriptor`).
+    src_at: Constant<Bits<8>>,
+    dst_at: Constant<Bits<8>>,
+    len_at: Constant<Bits<8>>,
+    src_region_at: Constant<Bits<8>>,
+    dst_region_at: Constant<Bits<8>>,
+    size0_at: Constant<Bits<8>>,
+    size1_at: Constant<Bits<8>>,
+    skip0_at: Constant<Bits<8>>,
+    skip1_at: Constant<Bits<8>>,
+
+    // The head descriptor, decoded.
+    src_region_value: Signal<Local, Bits<11>>,
+    dst_region_value: Signal<Local, Bits<11>>,
+    src_offset: Signal<Local, Bits<40>>,
+    dst_offset: Signal<Local, Bits<40>>,
+    skip0: Signal<Local, Bits<40>>,
+    skip1: Signal<Local, Bits<40>>,
+    src_region: Signal<Local, Bits<3>>,
+    dst_region: Signal<Local, Bits<3>>,
+    src_mode: Signal<Local, Bits<2>>,
+    dst_mode: Signal<Local, Bits<2>>,
+    dst_internal: Signal<Local, Bit>,
+    rows: Signal<Local, Bits<16>>,
+    planes: Signal<Local, Bits<16>>,
+    len: Signal<Local, Bits<32>>,
+    empty_transfer: Signal<Local, Bit>,
+    src_counter: Signal<Local, Bits<2>>,
+    dst_counter: Signal<Local, Bits<2>>,
+    /// One-hot forms of the counter and region selections.
+    qconfig_select: Signal<Local, Bits<4>>,
+    src_counter_select: Signal<Local, Bits<4>>,
+    dst_counter_select: Signal<Local, Bits<4>>,
+    src_region_select: Signal<Local, Bits<8>>,
+    dst_region_select: Signal<Local, Bits<8>>,
+    src_base_low: Signal<Local, Bits<32>>,
+    src_base_high: Signal<Local, Bits<32>>,
+    dst_base_low: Signal<Local, Bits<32>>,
+    dst_base_high: Signal<Local, Bits<32>>,
+    src_limit: Signal<Local, Bits<32>>,
+    dst_limit: Signal<Local, Bits<32>>,
+    command_limit: Signal<Local, Bits<32>>,
+    start_mem2mem: Signal<Local, Bit>,
+
+    // Outstanding transactions per counter (TRM 4.2.14-17).
+    read_room: Signal<Local, Bits<4>>,
+    write_room: Signal<Local, Bits<4>>,
+    read_issued: Signal<Local, Bits<4>>,
+    read_completed: Signal<Local, Bits<4>>,
+    write_issued: Signal<Local, Bits<4>>,
+    write_completed: Signal<Local, Bits<4>>,
+    reads_outstanding: [ResetReg<Bits<7>>; 4],
+    writes_outstanding: [ResetReg<Bits<6>>; 4],
+
+    // Per-transfer settings, held while it runs.
+    command_counter: ResetReg<Bits<2>>,
+    command_cache: ResetReg<Bits<4>>,
+    mem2mem_read_counter: ResetReg<Bits<2>>,
+    mem2mem_write_counter: ResetReg<Bits<2>>,
+    mem2mem_read_cache: ResetReg<Bits<4>>,
+    mem2mem_write_cache: ResetReg<Bits<4>>,
+    head_started: ResetReg<Bit>,
+
+    // R and B beats by channel.
+    command_beat: Signal<Local, Bit>,
+    command_rresp: Signal<Local, Bits<2>>,
+    command_rlast: Signal<Local, Bit>,
+    mem2mem_beat: Signal<Local, Bit>,
+    mem2mem_rresp: Signal<Local, Bits<2>>,
+    mem2mem_rlast: Signal<Local, Bit>,
+    mem2mem_response: Signal<Local, Bit>,
+
+    /// No AXI transaction outstanding or about to be issued.
+    axi_idle: Signal<Local, Bit>,
+    halted: ResetReg<Bit>,
+    fault_channel: ResetReg<Bits<4>>,
+    fault_interface: ResetReg<Bit>,
+    wakeup: ResetReg<Bit>,
+    /// AxCACHE of the command, mem2mem read and mem2mem write channels.
+    caches: [MemtypeCache; 3],
+}
+
+impl Dma {
+    pub fn new(config: &NpuConfig) -> Self {
+        let code = |c: FaultingChannel| Constant::new(u64::from(c as u8).into());
+        let id = |v: u8| Constant::new(u64::from(v).into());
+        Self {
+            clock: Default::default(),
+            rst_n: Default::default(),
+            prot: Default::default(),
+            basep: (0..16).map(|_| Default::default()).collect(),
+            regioncfg: Default::default(),
+            qconfig: Default::default(),
+            axi_limit: (0..4).map(|_| Default::default()).collect(),
+            command_start: Default::default(),
+            command_base: Default::default(),
+            command_size: Default::default(),
+            command_cancel: Default::default(),
+            command_valid: Default::default(),
+            command_data: Default::default(),
+            command_first_lane: Default::default(),
+            command_last_lane: Default::default(),
+            command_ready: Default::default(),
+            command_busy: Default::default(),
+            descriptor_push: Default::default(),
+            dma0_src: Default::default(),
+            dma0_dst: Default::default(),
+            dma0_len: Default::default(),
+            dma0_src_region: Default::default(),
+            dma0_dst_region: Default::default(),
+            dma0_size0: Default::default(),
+            dma0_size1: Default::default(),
+            dma0_skip0: Default::default(),
+            dma0_skip1: Default::default(),
+            queue_full: Default::default(),
+            descriptors_active: Default::default(),
+            bus_error: Default::default(),
+            faulting_channel: Default::default(),
+            faulting_interface: Default::default(),
+            shram_write: Default::default(),
+            shram_cores: Default::default(),
+            shram_line: Default::default(),
+            shram_data: Default::default(),
+            shram_strobe: Default::default(),
+            m0: Default::default(),
+            m1: Default::default(),
+            command: Default::default(),
+            mem2mem: Default::default(),
+            port0: Default::default(),
+            port1: Default::default(),
+            queue: Default::default(),
+            command_id: id(*config.read_ids.command.start()),
+            mem2mem_read_id: id(*config.read_ids.mem2mem.start()),
+            mem2mem_write_id: Constant::new(MEM2MEM_WRITE_ID.into()),
+            command_fault: code(FaultingChannel::CommandRead),
+            mem2mem_read_fault: code(FaultingChannel::Mem2MemRead),
+            mem2mem_write_fault: code(FaultingChannel::Mem2MemWrite),
+            src_at: Constant::new(descriptor::SRC.into()),
+            dst_at: Constant::new(descriptor::DST.into()),
+            len_at: Constant::new(descriptor::LEN.into()),
+            src_region_at: Constant::new(descriptor::SRC_REGION.into()),
+            dst_region_at: Constant::new(descriptor::DST_REGION.into()),
+            size0_at: Constant::new(descriptor::SIZE0.into()),
+            size1_at: Constant::new(descriptor::SIZE1.into()),
+            skip0_at: Constant::new(descriptor::SKIP0.into()),
+            skip1_at: Constant::new(descriptor::SKIP1.into()),
+            src_region_value: Default::default(),
+            dst_region_value: Default::default(),
+            src_offset: Default::default(),
+            dst_offset: Default::default(),
+            skip0: Default::default(),
+            skip1: Default::default(),
+            src_region: Default::default(),
+            dst_region: Default::default(),
+            src_mode: Default::default(),
+            dst_mode: Default::default(),
+            dst_internal: Default::default(),
+            rows: Default::default(),
+            planes: Default::default(),
+            len: Default::default(),
+            empty_transfer: Default::default(),
+            src_counter: Default::default(),
+            dst_counter: Default::default(),
+            qconfig_select: Default::default(),
+            src_counter_select: Default::default(),
+            dst_counter_select: Default::default(),
+            src_region_select: Default::default(),
+            dst_region_select: Default::default(),
+            src_base_low: Default::default(),
+            src_base_high: Default::default(),
+            dst_base_low: Default::default(),
+            dst_base_high: Default::default(),
+            src_limit: Default::default(),
+            dst_limit: Default::default(),
+            command_limit: Default::default(),
+            start_mem2mem: Default::default(),
+            read_room: Default::default(),
+            write_room: Default::default(),
+            read_issued: Default::default(),
+            read_completed: Default::default(),
+            write_issued: Default::default(),
+            write_completed: Default::default(),
+            reads_outstanding: Default::default(),
+            writes_outstanding: Default::default(),
+            command_counter: Default::default(),
+            command_cache: Default::default(),
+            mem2mem_read_counter: Default::default(),
+            mem2mem_write_counter: Default::default(),
+            mem2mem_read_cache: Default::default(),
+            mem2mem_write_cache: Default::default(),
+            head_started: Default::default(),
+            command_beat: Default::default(),
+            command_rresp: Default::default(),
+            command_rlast: Default::default(),
+            mem2mem_beat: Default::default(),
+            mem2mem_rresp: Default::default(),
+            mem2mem_rlast: Default::default(),
+            mem2mem_response: Default::default(),
+            axi_idle: Default::default(),
+            halted: Default::default(),
+            fault_channel: Default::default(),
+            fault_interface: Default::default(),
+            wakeup: Default::default(),
+            caches: Default::default(),
+        }
+    }
+}
+
+impl Logic for Dma {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            command_counter,
+            command_cache,
+            mem2mem_read_counter,
+            mem2mem_write_counter,
+            mem2mem_read_cache,
+            mem2mem_write_cache,
+            head_started,
+            halted,
+            fault_channel,
+            fault_interface,
+            wakeup
+        );
+        self.command_counter.rst_n.next = self.rst_n.val();
+        self.command_cache.rst_n.next = self.rst_n.val();
+        self.mem2mem_read_counter.rst_n.next = self.rst_n.val();
+        self.mem2mem_write_counter.rst_n.next = self.rst_n.val();
+        self.mem2mem_read_cache.rst_n.next = self.rst_n.val();
+        self.mem2mem_write_cache.rst_n.next = self.rst_n.val();
+        self.head_started.rst_n.next = self.rst_n.val();
+        self.halted.rst_n.next = self.rst_n.val();
+        self.fault_channel.rst_n.next = self.rst_n.val();
+        self.fault_interface.rst_n.next = self.rst_n.val();
+        self.wakeup.rst_n.next = self.rst_n.val();
+        for c in 0..4 {
+            self.reads_outstanding[c].clock.next = self.clock.val();
+            self.reads_outstanding[c].rst_n.next = self.rst_n.val();
+            self.reads_outstanding[c].d.next = self.reads_outstanding[c].q.val();
+            self.writes_outstanding[c].clock.next = self.clock.val();
+            self.writes_outstanding[c].rst_n.next = self.rst_n.val();
+            self.writes_outstanding[c].d.next = self.writes_outstanding[c].q.val();
+        }
+        self.command.clock.next = self.clock.val();
+        self.command.rst_n.next = self.rst_n.val();
+        self.mem2mem.clock.next = self.clock.val();
+        self.mem2mem.rst_n.next = self.rst_n.val();
+        self.port0.clock.next = self.clock.val();
+        self.port0.rst_n.next = self.rst_n.val();
+        self.port1.clock.next = self.clock.val();
+        self.port1.rst_n.next = self.rst_n.val();
+        self.queue.clock.next = self.clock.val();
+        self.queue.rst_n.next = self.rst_n.val();
+
+        // ---- Command channel: QBASE, QSIZE bytes, counter from QCONFIG ----
+        self.qconfig_select.next = bits::<4>(1) << self.qconfig.val();
+        self.command_limit.next = 0.into();
+        for c in 0..4 {
+            if self.qconfig_select.val().get_bit(c) {
+                self.command_limit.next = self.axi_limit[c].val();
+            }
+        }
+        if self.command_start.val() {
+            self.command_counter.d.next = self.qconfig.val();
+        }
+        self.caches[0].memtype.next = self.command_limit.val().get_bits::<4>(4);
+        if self.command_start.val() {
+            self.command_cache.d.next = self.caches[0].arcache.val();
+        }
+        self.command.start.next = self.command_start.val();
+        self.command.shape.base.next = self.command_base.val();
+        self.command.shape.len.next = self.command_size.val();
+        self.command.shape.rows.next = 1.into();
+        self.command.shape.planes.next = 1.into();
+        self.command.shape.row_skip.next = 0.into();
+        self.command.shape.plane_skip.next = 0.into();
+        self.command.shape.three_d.next = false;
+        self.command.shape.max_beats.next = self.command_limit.val().get_bits::<2>(0);
+        self.command.halt.next = self.halted.q.val();
+        self.command.cancel.next = self.command_cancel.val();
+        self.command_valid.next = self.command.out_valid.val();
+        self.command_data.next = self.command.out_data.val();
+        self.command_first_lane.next = self.command.out_first_lane.val();
+        self.command_last_lane.next = self.command.out_last_lane.val();
+        self.command.out_ready.next = self.command_ready.val();
+        self.command_busy.next = self.command.busy.val();
+
+        // ---- Descriptor queue (two descriptors, TRM 4.6.4 NPU_OP_DMA_WAIT) ----
+        self.queue.push.next = self.descriptor_push.val();
+        self.queue.push_data.next = bit_cast::<DESCRIPTOR_BITS, 40>(self.dma0_src.val())
+            << self.src_at.val()
+            | bit_cast::<DESCRIPTOR_BITS, 40>(self.dma0_dst.val()) << self.dst_at.val()
+            | bit_cast::<DESCRIPTOR_BITS, 32>(self.dma0_len.val()) << self.len_at.val()
+            | bit_cast::<DESCRIPTOR_BITS, 11>(self.dma0_src_region.val())
+                << self.src_region_at.val()
+            | bit_cast::<DESCRIPTOR_BITS, 11>(self.dma0_dst_region.val())
+                << self.dst_region_at.val()
+            | bit_cast::<DESCRIPTOR_BITS, 16>(self.dma0_size0.val()) << self.size0_at.val()
+            | bit_cast::<DESCRIPTOR_BITS, 16>(self.dma0_size1.val()) << self.size1_at.val()
+            | bit_cast::<DESCRIPTOR_BITS, 40>(self.dma0_skip0.val()) << self.skip0_at.val()
+            | bit_cast::<DESCRIPTOR_BITS, 40>(self.dma0_skip1.val()) << self.skip1_at.val();
+        self.queue_full.next = self.queue.full.val();
+        self.descriptors_active.next = self.queue.count.val();
+
+        // The head descriptor (TRM 4.6.4-4.6.5 NPU_SET_DMA0_*). The number of
+        // dimensions is the larger of the two stride modes; a 1D side is
+        // packed, a 2D side skips SKIP0 after each row, a 3D side also
+        // starts each plane SKIP1 after the packed plane.
+        self.src_offset.next =
+            bit_cast::<40, DESCRIPTOR_BITS>(self.queue.head.val() >> self.src_at.val());
+        self.dst_offset.next =
+            bit_cast::<40, DESCRIPTOR_BITS>(self.queue.head.val() >> self.dst_at.val());
+        self.len.next = bit_cast::<32, DESCRIPTOR_BITS>(self.queue.head.val() >> self.len_at.val());
+        self.src_region_value.next =
+            bit_cast::<11, DESCRIPTOR_BITS>(self.queue.head.val() >> self.src_region_at.val());
+        self.dst_region_value.next =
+            bit_cast::<11, DESCRIPTOR_BITS>(self.queue.head.val() >> self.dst_region_at.val());
+        self.skip0.next =
+            bit_cast::<40, DESCRIPTOR_BITS>(self.queue.head.val() >> self.skip0_at.val());
+        self.skip1.next =
+            bit_cast::<40, DESCRIPTOR_BITS>(self.queue.head.val() >> self.skip1_at.val());
+        // Region value: region (or core mask) 7:0, internal 8, stride mode 10:9.
+        self.src_region.next = self.src_region_value.val().get_bits::<3>(0);
+        self.src_mode.next = self.src_region_value.val().get_bits::<2>(9);
+        self.dst_region.next = self.dst_region_value.val().get_bits::<3>(0);
+        self.dst_internal.next = self.dst_region_value.val().get_bit(8);
+        self.dst_mode.next = self.dst_region_value.val().get_bits::<2>(9);
+        self.rows.next = 1.into();
+        if (self.src_mode.val() != 0) | (self.dst_mode.val() != 0) {
+            self.rows.next =
+                bit_cast::<16, DESCRIPTOR_BITS>(self.queue.head.val() >> self.size0_at.val());
+        }
+        self.planes.next = 1.into();
+        if (self.src_mode.val() >= 2) | (self.dst_mode.val() >= 2) {
+            self.planes.next =
+                bit_cast::<16, DESCRIPTOR_BITS>(self.queue.head.val() >> self.size1_at.val());
+        }
+        self.empty_transfer.next =
+            (self.len.val() == 0) | (self.rows.val() == 0) | (self.planes.val() == 0);
+        self.src_counter.next = bit_cast::<2, 16>(
+            self.regioncfg.val() >> (bit_cast::<5, 3>(self.src_region.val()) << 1),
+        );
+        self.dst_counter.next = bit_cast::<2, 16>(
+            self.regioncfg.val() >> (bit_cast::<5, 3>(self.dst_region.val()) << 1),
+        );
+        self.src_counter_select.next = bits::<4>(1) << self.src_counter.val();
+        self.dst_counter_select.next = bits::<4>(1) << self.dst_counter.val();
+        self.src_region_select.next = bits::<8>(1) << self.src_region.val();
+        self.dst_region_select.next = bits::<8>(1) << self.dst_region.val();
+        self.src_limit.next = 0.into();
+        self.dst_limit.next = 0.into();
+        for c in 0..4 {
+            if self.src_counter_select.val().get_bit(c) {
+                self.src_limit.next = self.axi_limit[c].val();
+            }
+            if self.dst_counter_select.val().get_bit(c) {
+                self.dst_limit.next = self.axi_limit[c].val();
+            }
+        }
+        self.src_base_low.next = 0.into();
+        self.src_base_high.next = 0.into();
+        self.dst_base_low.next = 0.into();
+        self.dst_base_high.next = 0.into();
+        for k in 0..8 {
+            if self.src_region_select.val().get_bit(k) {
+                self.src_base_low.next = self.basep[2 * k].val();
+                self.src_base_high.next = self.basep[2 * k + 1].val();
+            }
+            if self.dst_region_select.val().get_bit(k) {
+                self.dst_base_low.next = self.basep[2 * k].val();
+                self.dst_base_high.next = self.basep[2 * k + 1].val();
+            }
+        }
+        self.caches[1].memtype.next = self.src_limit.val().get_bits::<4>(4);
+        self.caches[2].memtype.next = self.dst_limit.val().get_bits::<4>(4);
+
+        self.mem2mem.source.base.next = (bit_cast::<40, 32>(self.src_base_low.val())
+            | (bit_cast::<40, 32>(self.src_base_high.val()) << 32))
+            + self.src_offset.val();
+        self.mem2mem.source.len.next = self.len.val();
+        self.mem2mem.source.rows.next = self.rows.val();
+        self.mem2mem.source.planes.next = self.planes.val();
+        self.mem2mem.source.row_skip.next = 0.into();
+        if self.src_mode.val() != 0 {
+            self.mem2mem.source.row_skip.next = self.skip0.val();
+        }
+        self.mem2mem.source.plane_skip.next = self.skip1.val();
+        self.mem2mem.source.three_d.next = self.src_mode.val() >= 2;
+        self.mem2mem.source.max_beats.next = self.src_limit.val().get_bits::<2>(0);
+
+        self.mem2mem.destination.base.next = self.dst_offset.val();
+        if !self.dst_internal.val() {
+            self.mem2mem.destination.base.next = (bit_cast::<40, 32>(self.dst_base_low.val())
+                | (bit_cast::<40, 32>(self.dst_base_high.val()) << 32))
+                + self.dst_offset.val();
+        }
+        self.mem2mem.destination.len.next = self.len.val();
+        self.mem2mem.destination.rows.next = self.rows.val();
+        self.mem2mem.destination.planes.next = self.planes.val();
+        self.mem2mem.destination.row_skip.next = 0.into();
+        if self.dst_mode.val() != 0 {
+            self.mem2mem.destination.row_skip.next = self.skip0.val();
+        }
+        self.mem2mem.destination.plane_skip.next = self.skip1.val();
+        self.mem2mem.destination.three_d.next = self.dst_mode.val() >= 2;
+        self.mem2mem.destination.max_beats.next = self.dst_limit.val().get_bits::<2>(0);
+        self.mem2mem.internal.next = self.dst_internal.val();
+        self.mem2mem.cores.next = self.dst_region_value.val().get_bits::<2>(0);
+
+        // Start the head descriptor; retire it when its transfer completes
+        // (an empty one at once).
+        self.start_mem2mem.next = !self.queue.empty.val()
+            & !self.head_started.q.val()
+            & !self.halted.q.val()
+            & !self.empty_transfer.val();
+        self.mem2mem.start.next = self.start_mem2mem.val();
+        if self.start_mem2mem.val() {
+            self.head_started.d.next = true;
+            self.mem2mem_read_counter.d.next = self.src_counter.val();
+            self.mem2mem_write_counter.d.next = self.dst_counter.val();
+            self.mem2mem_read_cache.d.next = self.caches[1].arcache.val();
+            self.mem2mem_write_cache.d.next = self.caches[2].awcache.val();
+        }
+        self.queue.pop.next = self.mem2mem.done.val()
+            | (!self.queue.empty.val()
+                & !self.head_started.q.val()
+                & !self.halted.q.val()
+                & self.empty_transfer.val());
+        if self.mem2mem.done.val() {
+            self.head_started.d.next = false;
+        }
+
+        // ---- Outstanding limits: room while count <= limit - 1. The
+        // fields' bits above the TRM ranges (reads 0-63, writes 0-31) are
+        // reserved and ignored. ----
+        self.read_room.next = 0.into();
+        self.write_room.next = 0.into();
+        if self.reads_outstanding[0].q.val()
+            <= bit_cast::<7, 6>(self.axi_limit[0].val().get_bits::<6>(16))
+        {
+            self.read_room.next = self.read_room.val().replace_bit(0, true);
+        }
+        if self.writes_outstanding[0].q.val()
+            <= bit_cast::<6, 5>(self.axi_limit[0].val().get_bits::<5>(24))
+        {
+            self.write_room.next = self.write_room.val().replace_bit(0, true);
+        }
+        if self.reads_outstanding[1].q.val()
+            <= bit_cast::<7, 6>(self.axi_limit[1].val().get_bits::<6>(16))
+        {
+            self.read_room.next = self.read_room.val().replace_bit(1, true);
+        }
+        if self.writes_outstanding[1].q.val()
+            <= bit_cast::<6, 5>(self.axi_limit[1].val().get_bits::<5>(24))
+        {
+            self.write_room.next = self.write_room.val().replace_bit(1, true);
+        }
+        if self.reads_outstanding[2].q.val()
+            <= bit_cast::<7, 6>(self.axi_limit[2].val().get_bits::<6>(16))
+        {
+            self.read_room.next = self.read_room.val().replace_bit(2, true);
+        }
+        if self.writes_outstanding[2].q.val()
+            <= bit_cast::<6, 5>(self.axi_limit[2].val().get_bits::<5>(24))
+        {
+            self.write_room.next = self.write_room.val().replace_bit(2, true);
+        }
+        if self.reads_outstanding[3].q.val()
+            <= bit_cast::<7, 6>(self.axi_limit[3].val().get_bits::<6>(16))
+        {
+            self.read_room.next = self.read_room.val().replace_bit(3, true);
+        }
+        if self.writes_outstanding[3].q.val()
+            <= bit_cast::<6, 5>(self.axi_limit[3].val().get_bits::<5>(24))
+        {
+            self.write_room.next = self.write_room.val().replace_bit(3, true);
+        }
+        self.command.may_issue.next =
+            (self.read_room.val() & (bits::<4>(1) << self.command_counter.q.val())) != 0;
+        self.mem2mem.may_read.next =
+            (self.read_room.val() & (bits::<4>(1) << self.mem2mem_read_counter.q.val())) != 0;
+        self.mem2mem.may_write.next =
+            (self.write_room.val() & (bits::<4>(1) << self.mem2mem_write_counter.q.val())) != 0;
+        self.mem2mem.halt.next = self.halted.q.val();
+
+        // ---- AR channels: each channel requests on the port of its counter ----
+        self.port0.aclken.next = self.m0.aclken.val();
+        self.port1.aclken.next = self.m1.aclken.val();
+        self.port0.prot.next = bit_cast::<3, 2>(self.prot.val());
+        self.port1.prot.next = bit_cast::<3, 2>(self.prot.val());
+        self.port0.command.valid.next =
+            self.command.ar_request.val() & !self.command_counter.q.val().get_bit(1);
+        self.port1.command.valid.next =
+            self.command.ar_request.val() & self.command_counter.q.val().get_bit(1);
+        self.port0.command.id.next = self.command_id.val();
+        self.port1.command.id.next = self.command_id.val();
+        self.port0.command.address.next = self.command.ar_address.val();
+        self.port1.command.address.next = self.command.ar_address.val();
+        self.port0.command.len.next = self.command.ar_len.val();
+        self.port1.command.len.next = self.command.ar_len.val();
+        self.port0.command.cache.next = self.command_cache.q.val();
+        self.port1.command.cache.next = self.command_cache.q.val();
+        self.command.ar_grant.next =
+            self.port0.command.grant.val() | self.port1.command.grant.val();
+        self.port0.mem2mem.valid.next =
+            self.mem2mem.ar_request.val() & !self.mem2mem_read_counter.q.val().get_bit(1);
+        self.port1.mem2mem.valid.next =
+            self.mem2mem.ar_request.val() & self.mem2mem_read_counter.q.val().get_bit(1);
+        self.port0.mem2mem.id.next = self.mem2mem_read_id.val();
+        self.port1.mem2mem.id.next = self.mem2mem_read_id.val();
+        self.port0.mem2mem.address.next = self.mem2mem.ar_address.val();
+        self.port1.mem2mem.address.next = self.mem2mem.ar_address.val();
+        self.port0.mem2mem.len.next = self.mem2mem.ar_len.val();
+        self.port1.mem2mem.len.next = self.mem2mem.ar_len.val();
+        self.port0.mem2mem.cache.next = self.mem2mem_read_cache.q.val();
+        self.port1.mem2mem.cache.next = self.mem2mem_read_cache.q.val();
+        self.mem2mem.ar_grant.next =
+            self.port0.mem2mem.grant.val() | self.port1.mem2mem.grant.val();
+        self.port0.arready.next = self.m0.arready.val();
+        self.port1.arready.next = self.m1.arready.val();
+        self.m0.arvalid.next = self.port0.arvalid.val();
+        self.m0.arid.next = self.port0.arid.val();
+        self.m0.araddr.next = self.port0.araddr.val();
+        self.m0.arlen.next = self.port0.arlen.val();
+        self.m0.arsize.next = 4.into();
+        self.m0.arburst.next = 1.into();
+        self.m0.arcache.next = self.port0.arcache.val();
+        self.m0.arprot.next = self.port0.arprot.val();
+        self.m1.arvalid.next = self.port1.arvalid.val();
+        self.m1.arid.next = self.port1.arid.val();
+        self.m1.araddr.next = self.port1.araddr.val();
+        self.m1.arlen.next = self.port1.arlen.val();
+        self.m1.arsize.next = 4.into();
+        self.m1.arburst.next = 1.into();
+        self.m1.arcache.next = self.port1.arcache.val();
+        self.m1.arprot.next = self.port1.arprot.val();
+
+        // ---- R channels: RREADY stays high; beats go to a channel by RID ----
+        self.m0.rready.next = true;
+        self.m1.rready.next = true;
+        self.command_beat.next = false;
+        self.command_rresp.next = self.m0.rresp.val();
+        self.command_rlast.next = self.m0.rlast.val();
+        self.command.r_data.next = self.m0.rdata.val();
+        if self.command_counter.q.val().get_bit(1) {
+            self.command_beat.next = self.m1.rvalid.val()
+                & self.m1.aclken.val()
+                & (self.m1.rid.val() == self.command_id.val());
+            self.command_rresp.next = self.m1.rresp.val();
+            self.command_rlast.next = self.m1.rlast.val();
+            self.command.r_data.next = self.m1.rdata.val();
+        } else {
+            self.command_beat.next = self.m0.rvalid.val()
+                & self.m0.aclken.val()
+                & (self.m0.rid.val() == self.command_id.val());
+        }
+        self.command.r_valid.next = self.command_beat.val();
+        self.mem2mem_beat.next = false;
+        self.mem2mem_rresp.next = self.m0.rresp.val();
+        self.mem2mem_rlast.next = self.m0.rlast.val();
+        self.mem2mem.r_data.next = self.m0.rdata.val();
+        if self.mem2mem_read_counter.q.val().get_bit(1) {
+            self.mem2mem_beat.next = self.m1.rvalid.val()
+                & self.m1.aclken.val()
+                & (self.m1.rid.val() == self.mem2mem_read_id.val());
+            self.mem2mem_rresp.next = self.m1.rresp.val();
+            self.mem2mem_rlast.next = self.m1.rlast.val();
+            self.mem2mem.r_data.next = self.m1.rdata.val();
+        } else {
+            self.mem2mem_beat.next = self.m0.rvalid.val()
+                & self.m0.aclken.val()
+                & (self.m0.rid.val() == self.mem2mem_read_id.val());
+        }
+        self.mem2mem.r_valid.next = self.mem2mem_beat.val();
+
+        // ---- Write channels: M0 only (TRM 3.3.3) ----
+        self.mem2mem.aclken.next = self.m0.aclken.val();
+        self.m0.awvalid.next = self.mem2mem.awvalid.val();
+        self.m0.awid.next = self.mem2mem_write_id.val();
+        self.m0.awaddr.next = self.mem2mem.awaddr.val();
+        self.m0.awlen.next = self.mem2mem.awlen.val();
+        self.m0.awsize.next = 4.into();
+        self.m0.awburst.next = 1.into();
+        self.m0.awcache.next = self.mem2mem_write_cache.q.val();
+        self.m0.awprot.next = bit_cast::<3, 2>(self.prot.val());
+        self.mem2mem.awready.next = self.m0.awready.val();
+        self.m0.wvalid.next = self.mem2mem.wvalid.val();
+        self.m0.wdata.next = self.mem2mem.wdata.val();
+        self.m0.wstrb.next = self.mem2mem.wstrb.val();
+        self.m0.wlast.next = self.mem2mem.wlast.val();
+        self.mem2mem.wready.next = self.m0.wready.val();
+        self.m0.bready.next = true;
+        self.mem2mem_response.next = self.m0.bvalid.val()
+            & self.m0.aclken.val()
+            & (self.m0.bid.val() == self.mem2mem_write_id.val());
+        self.mem2mem.b_valid.next = self.mem2mem_response.val();
+        self.m1.awvalid.next = false;
+        self.m1.awid.next = 0.into();
+        self.m1.awaddr.next = 0.into();
+        self.m1.awlen.next = 0.into();
+        self.m1.awsize.next = 0.into();
+        self.m1.awburst.next = 0.into();
+        self.m1.awcache.next = 0.into();
+        self.m1.awprot.next = 0.into();
+        self.m1.wvalid.next = false;
+        self.m1.wdata.next = 0.into();
+        self.m1.wstrb.next = 0.into();
+        self.m1.wlast.next = false;
+        self.m1.bready.next = true;
+
+        // ---- Outstanding counters ----
+        self.read_issued.next = 0.into();
+        self.read_completed.next = 0.into();
+        self.write_issued.next = 0.into();
+        self.write_completed.next = 0.into();
+        if self.command.ar_grant.val() {
+            self.read_issued.next = bits::<4>(1) << self.command_counter.q.val();
+        }
+        if self.mem2mem.ar_grant.val() {
+            self.read_issued.next =
+                self.read_issued.val() | (bits::<4>(1) << self.mem2mem_read_counter.q.val());
+        }
+        if self.command_beat.val() & self.command_rlast.val() {
+            self.read_completed.next = bits::<4>(1) << self.command_counter.q.val();
+        }
+        if self.mem2mem_beat.val() & self.mem2mem_rlast.val() {
+            self.read_completed.next =
+                self.read_completed.val() | (bits::<4>(1) << self.mem2mem_read_counter.q.val());
+        }
+        if self.mem2mem.burst_issued.val() {
+            self.write_issued.next = bits::<4>(1) << self.mem2mem_write_counter.q.val();
+        }
+        if self.mem2mem_response.val() {
+            self.write_completed.next = bits::<4>(1) << self.mem2mem_write_counter.q.val();
+        }
+        for c in 0..4 {
+            if self.read_issued.val().get_bit(c) & !self.read_completed.val().get_bit(c) {
+                self.reads_outstanding[c].d.next = self.reads_outstanding[c].q.val() + 1;
+            }
+            if !self.read_issued.val().get_bit(c) & self.read_completed.val().get_bit(c) {
+                self.reads_outstanding[c].d.next = self.reads_outstanding[c].q.val() - 1;
+            }
+            if self.write_issued.val().get_bit(c) & !self.write_completed.val().get_bit(c) {
+                self.writes_outstanding[c].d.next = self.writes_outstanding[c].q.val() + 1;
+            }
+            if !self.write_issued.val().get_bit(c) & self.write_completed.val().get_bit(c) {
+                self.writes_outstanding[c].d.next = self.writes_outstanding[c].q.val() - 1;
+            }
+        }
+
+        // ---- Bus errors: the first one is recorded and halts the DMA ----
+        if !self.halted.q.val() {
+            if self.command_beat.val() & self.command_rresp.val().get_bit(1) {
+                self.halted.d.next = true;
+                self.fault_channel.d.next = self.command_fault.val();
+                self.fault_interface.d.next = self.command_counter.q.val().get_bit(1);
+            }
+            if self.mem2mem_beat.val() & self.mem2mem_rresp.val().get_bit(1) {
+                self.halted.d.next = true;
+                self.fault_channel.d.next = self.mem2mem_read_fault.val();
+                self.fault_interface.d.next = self.mem2mem_read_counter.q.val().get_bit(1);
+            }
+            if self.mem2mem_response.val() & self.m0.bresp.val().get_bit(1) {
+                self.halted.d.next = true;
+                self.fault_channel.d.next = self.mem2mem_write_fault.val();
+                self.fault_interface.d.next = false;
+            }
+        }
+        self.bus_error.next = self.halted.q.val();
+        self.faulting_channel.next = self.fault_channel.q.val();
+        self.faulting_interface.next = self.fault_interface.q.val();
+
+        self.axi_idle.next = (self.reads_outstanding[0].q.val() == 0)
+            & (self.reads_outstanding[1].q.val() == 0)
+            & (self.reads_outstanding[2].q.val() == 0)
+            & (self.reads_outstanding[3].q.val() == 0)
+            & (self.writes_outstanding[0].q.val() == 0)
+            & (self.writes_outstanding[1].q.val() == 0)
+            & (self.writes_outstanding[2].q.val() == 0)
+            & (self.writes_outstanding[3].q.val() == 0)
+            & !self.command.busy.val()
+            & !self.mem2mem.busy.val();
+        // AWAKEUP: pending activity on the ports (TRM table A-5).
+        self.wakeup.d.next = !self.axi_idle.val();
+        self.m0.awakeup.next = self.wakeup.q.val();
+        self.m1.awakeup.next = self.wakeup.q.val();
+
+        // ---- Shared buffer ----
+        self.shram_write.next = self.mem2mem.shram_write.val();
+        self.shram_cores.next = self.mem2mem.shram_cores.val();
+        self.shram_line.next = self.mem2mem.shram_line.val();
+        self.shram_data.next = self.mem2mem.shram_data.val();
+        self.shram_strobe.next = self.mem2mem.shram_strobe.val();
+    }
+}

@@ -1,0 +1,151 @@
+//! A DMA read channel: issues the bursts of one transfer, buffers the read
+//! data and hands it on as beats with their valid byte lanes.
+
+use super::walker::{TransferShape, TransferWalker};
+use crate::widgets::{Fifo, ResetReg};
+use rust_hdl::prelude::*;
+
+/// A buffered beat: data in bits 127:0, first lane 131:128, last lane 135:132.
+const BEAT_BITS: usize = 136;
+
+/// Reads one transfer at a time. `N` is log2 of the buffer depth in beats,
+/// `C` = `N + 1`.
+///
+/// Bursts are only requested while the buffer has room for all their beats
+/// (beats requested and not yet taken by the consumer never exceed the
+/// depth), so RREADY can stay high: one channel's data never blocks another
+/// channel's on the same port.
+#[derive(LogicBlock)]
+pub struct ReadChannel<const N: usize, const C: usize> {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    /// Begin a transfer (only while `busy` is low).
+    pub start: Signal<In, Bit>,
+    pub shape: TransferShape,
+    /// Request no more bursts (a bus error).
+    pub halt: Signal<In, Bit>,
+    /// Abandon the transfer: request no more bursts and discard the data of
+    /// those requested; `busy` falls when the last of it has arrived.
+    pub cancel: Signal<In, Bit>,
+    /// The outstanding-read counter of this channel's region has room.
+    pub may_issue: Signal<In, Bit>,
+    /// Burst request towards the port; `ar_grant` takes it.
+    pub ar_request: Signal<Out, Bit>,
+    pub ar_address: Signal<Out, Bits<40>>,
+    pub ar_len: Signal<Out, Bits<8>>,
+    pub ar_grant: Signal<In, Bit>,
+    /// A read beat for this channel was accepted on the port.
+    pub r_valid: Signal<In, Bit>,
+    pub r_data: Signal<In, Bits<128>>,
+    /// Beats to the consumer, lanes `out_first_lane..=out_last_lane` valid.
+    pub out_valid: Signal<Out, Bit>,
+    pub out_data: Signal<Out, Bits<128>>,
+    pub out_first_lane: Signal<Out, Bits<4>>,
+    pub out_last_lane: Signal<Out, Bits<4>>,
+    pub out_ready: Signal<In, Bit>,
+    /// Bursts remain to be requested or beats to be delivered.
+    pub busy: Signal<Out, Bit>,
+    depth: Constant<Bits<C>>,
+    burst_beats: Signal<Local, Bits<C>>,
+    issue: TransferWalker,
+    receive: TransferWalker,
+    buffer: Fifo<Bits<BEAT_BITS>, N, C>,
+    /// Beats requested and not yet taken by the consumer.
+    reserved: ResetReg<Bits<C>>,
+    discarding: ResetReg<Bit>,
+}
+
+impl<const N: usize, const C: usize> Default for ReadChannel<N, C> {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            rst_n: Default::default(),
+            start: Default::default(),
+            shape: Default::default(),
+            halt: Default::default(),
+            cancel: Default::default(),
+            may_issue: Default::default(),
+            ar_request: Default::default(),
+            ar_address: Default::default(),
+            ar_len: Default::default(),
+            ar_grant: Default::default(),
+            r_valid: Default::default(),
+            r_data: Default::default(),
+            out_valid: Default::default(),
+            out_data: Default::default(),
+            out_first_lane: Default::default(),
+            out_last_lane: Default::default(),
+            out_ready: Default::default(),
+            busy: Default::default(),
+            depth: Constant::new((1u64 << N).into()),
+            burst_beats: Default::default(),
+            issue: Default::default(),
+            receive: Default::default(),
+            buffer: Default::default(),
+            reserved: Default::default(),
+            discarding: Default::default(),
+        }
+    }
+}
+
+impl<const N: usize, const C: usize> Logic for ReadChannel<N, C> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, reserved, discarding);
+        self.reserved.rst_n.next = self.rst_n.val();
+        self.discarding.rst_n.next = self.rst_n.val();
+        self.issue.clock.next = self.clock.val();
+        self.issue.rst_n.next = self.rst_n.val();
+        self.receive.clock.next = self.clock.val();
+        self.receive.rst_n.next = self.rst_n.val();
+        self.buffer.clock.next = self.clock.val();
+        self.buffer.rst_n.next = self.rst_n.val();
+        TransferShape::link(&mut self.shape, &mut self.issue.shape);
+        TransferShape::link(&mut self.shape, &mut self.receive.shape);
+        self.issue.start.next = self.start.val();
+        self.receive.start.next = self.start.val();
+
+        self.burst_beats.next = bit_cast::<C, 4>(self.issue.beats_m1.val()) + 1;
+        self.ar_request.next = self.issue.valid.val()
+            & !self.halt.val()
+            & self.may_issue.val()
+            & (self.reserved.q.val() + self.burst_beats.val() <= self.depth.val());
+        self.ar_address.next = self.issue.address.val();
+        self.ar_len.next = bit_cast::<8, 4>(self.issue.beats_m1.val());
+        self.issue.next_burst.next = self.ar_grant.val();
+        self.issue.next_beat.next = false;
+        self.issue.cancel.next = self.cancel.val();
+        self.receive.cancel.next = false;
+        if self.cancel.val() {
+            self.discarding.d.next = true;
+        }
+        if self.start.val() {
+            self.discarding.d.next = false;
+        }
+
+        // Every beat gets the lanes of its place in the transfer.
+        self.receive.next_burst.next = false;
+        self.receive.next_beat.next = self.r_valid.val();
+        self.buffer.push.next = self.r_valid.val();
+        self.buffer.push_data.next = bit_cast::<BEAT_BITS, 128>(self.r_data.val())
+            | (bit_cast::<BEAT_BITS, 4>(self.receive.beat_first_lane.val()) << 128)
+            | (bit_cast::<BEAT_BITS, 4>(self.receive.beat_last_lane.val()) << 132);
+
+        self.out_valid.next = !self.buffer.empty.val() & !self.discarding.q.val();
+        self.out_data.next = self.buffer.head.val().get_bits::<128>(0);
+        self.out_first_lane.next = self.buffer.head.val().get_bits::<4>(128);
+        self.out_last_lane.next = self.buffer.head.val().get_bits::<4>(132);
+        self.buffer.pop.next =
+            (self.out_ready.val() | self.discarding.q.val()) & !self.buffer.empty.val();
+
+        if self.ar_grant.val() {
+            self.reserved.d.next = self.reserved.q.val() + self.burst_beats.val();
+            if self.buffer.pop.val() {
+                self.reserved.d.next = self.reserved.q.val() + self.burst_beats.val() - 1;
+            }
+        } else if self.buffer.pop.val() {
+            self.reserved.d.next = self.reserved.q.val() - 1;
+        }
+        self.busy.next = self.issue.valid.val() | (self.reserved.q.val() != 0);
+    }
+}

@@ -1,0 +1,176 @@
+//! A DMA write channel on AXI M0: buffers destination beats, issues a burst's
+//! address once all its data is buffered, then streams the data.
+
+use super::walker::{TransferShape, TransferWalker};
+use crate::widgets::{Fifo, ResetReg};
+use rust_hdl::prelude::*;
+
+/// A buffered beat: data in bits 127:0, strobes 143:128, WLAST in bit 144.
+const BEAT_BITS: usize = 145;
+
+/// Writes one transfer at a time. `N` is log2 of the buffer depth in beats
+/// (at least one 16-beat burst), `C` = `N + 1`.
+///
+/// An address is issued only when every beat of its burst is buffered, so
+/// the data follows it without gaps and no burst is left without data when
+/// a bus error halts the channel. All AXI outputs come from registers that
+/// change only on cycles with ACLKEN high.
+#[derive(LogicBlock, Default)]
+pub struct WriteChannel<const N: usize, const C: usize> {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    pub aclken: Signal<In, Bit>,
+    /// Begin a transfer (only while `busy` is low).
+    pub start: Signal<In, Bit>,
+    pub shape: TransferShape,
+    /// Issue no more bursts (a bus error); bursts already issued complete.
+    pub halt: Signal<In, Bit>,
+    /// The outstanding-write counter of this channel's region has room.
+    pub may_issue: Signal<In, Bit>,
+    /// A destination beat, its WLAST computed by the producer.
+    pub push: Signal<In, Bit>,
+    pub push_data: Signal<In, Bits<128>>,
+    pub push_strobe: Signal<In, Bits<16>>,
+    pub push_last: Signal<In, Bit>,
+    /// The buffer can take a beat.
+    pub space: Signal<Out, Bit>,
+    /// Write address and data channels; `awid`, `awcache`, `awprot` are
+    /// passed through from the inputs of the same name.
+    pub awvalid: Signal<Out, Bit>,
+    pub awaddr: Signal<Out, Bits<40>>,
+    pub awlen: Signal<Out, Bits<8>>,
+    pub awready: Signal<In, Bit>,
+    pub wvalid: Signal<Out, Bit>,
+    pub wdata: Signal<Out, Bits<128>>,
+    pub wstrb: Signal<Out, Bits<16>>,
+    pub wlast: Signal<Out, Bit>,
+    pub wready: Signal<In, Bit>,
+    /// A write response for this channel was accepted.
+    pub b_valid: Signal<In, Bit>,
+    /// A burst was committed this cycle (for the outstanding counters).
+    pub burst_issued: Signal<Out, Bit>,
+    /// Data or responses remain.
+    pub busy: Signal<Out, Bit>,
+    burst_beats: Signal<Local, Bits<C>>,
+    load_address: Signal<Local, Bit>,
+    load_data: Signal<Local, Bit>,
+    issue: TransferWalker,
+    buffer: Fifo<Bits<BEAT_BITS>, N, C>,
+    /// Buffered beats no issued burst covers yet.
+    unclaimed: ResetReg<Bits<C>>,
+    /// Buffered beats of issued bursts.
+    claimed: ResetReg<Bits<C>>,
+    /// Issued bursts without a response (at most 32, TRM 4.2.14).
+    responses_due: ResetReg<Bits<6>>,
+    aw_valid: ResetReg<Bit>,
+    aw_addr: ResetReg<Bits<40>>,
+    aw_len: ResetReg<Bits<8>>,
+    w_valid: ResetReg<Bit>,
+    w_beat: ResetReg<Bits<BEAT_BITS>>,
+}
+
+impl<const N: usize, const C: usize> Logic for WriteChannel<N, C> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            unclaimed,
+            claimed,
+            responses_due,
+            aw_valid,
+            aw_addr,
+            aw_len,
+            w_valid,
+            w_beat
+        );
+        self.unclaimed.rst_n.next = self.rst_n.val();
+        self.claimed.rst_n.next = self.rst_n.val();
+        self.responses_due.rst_n.next = self.rst_n.val();
+        self.aw_valid.rst_n.next = self.rst_n.val();
+        self.aw_addr.rst_n.next = self.rst_n.val();
+        self.aw_len.rst_n.next = self.rst_n.val();
+        self.w_valid.rst_n.next = self.rst_n.val();
+        self.w_beat.rst_n.next = self.rst_n.val();
+        self.issue.clock.next = self.clock.val();
+        self.issue.rst_n.next = self.rst_n.val();
+        self.buffer.clock.next = self.clock.val();
+        self.buffer.rst_n.next = self.rst_n.val();
+        TransferShape::link(&mut self.shape, &mut self.issue.shape);
+        self.issue.start.next = self.start.val();
+        self.issue.next_beat.next = false;
+        self.issue.cancel.next = false;
+
+        self.buffer.push.next = self.push.val();
+        self.buffer.push_data.next = (bit_cast::<BEAT_BITS, 128>(self.push_data.val())
+            | (bit_cast::<BEAT_BITS, 16>(self.push_strobe.val()) << 128))
+            .replace_bit(144, self.push_last.val());
+        self.space.next = !self.buffer.full.val();
+
+        // Address: when the slot is free (or being taken) and the burst's data is in.
+        self.burst_beats.next = bit_cast::<C, 4>(self.issue.beats_m1.val()) + 1;
+        self.load_address.next = self.aclken.val()
+            & (!self.aw_valid.q.val() | self.awready.val())
+            & self.issue.valid.val()
+            & !self.halt.val()
+            & self.may_issue.val()
+            & (self.unclaimed.q.val() >= self.burst_beats.val());
+        if self.aclken.val() & self.aw_valid.q.val() & self.awready.val() {
+            self.aw_valid.d.next = false;
+        }
+        if self.load_address.val() {
+            self.aw_valid.d.next = true;
+            self.aw_addr.d.next = self.issue.address.val();
+            self.aw_len.d.next = bit_cast::<8, 4>(self.issue.beats_m1.val());
+        }
+        self.issue.next_burst.next = self.load_address.val();
+        self.burst_issued.next = self.load_address.val();
+
+        // Data: the next beat of an issued burst.
+        self.load_data.next = self.aclken.val()
+            & (!self.w_valid.q.val() | self.wready.val())
+            & (self.claimed.q.val() != 0);
+        if self.aclken.val() & self.w_valid.q.val() & self.wready.val() {
+            self.w_valid.d.next = false;
+        }
+        if self.load_data.val() {
+            self.w_valid.d.next = true;
+            self.w_beat.d.next = self.buffer.head.val();
+        }
+        self.buffer.pop.next = self.load_data.val();
+
+        self.unclaimed.d.next = self.unclaimed.q.val();
+        if self.push.val() {
+            self.unclaimed.d.next = self.unclaimed.q.val() + 1;
+        }
+        if self.load_address.val() {
+            self.unclaimed.d.next = self.unclaimed.d.val() - self.burst_beats.val();
+        }
+        self.claimed.d.next = self.claimed.q.val();
+        if self.load_address.val() {
+            self.claimed.d.next = self.claimed.q.val() + self.burst_beats.val();
+        }
+        if self.load_data.val() {
+            self.claimed.d.next = self.claimed.d.val() - 1;
+        }
+        if self.load_address.val() & !self.b_valid.val() {
+            self.responses_due.d.next = self.responses_due.q.val() + 1;
+        }
+        if !self.load_address.val() & self.b_valid.val() {
+            self.responses_due.d.next = self.responses_due.q.val() - 1;
+        }
+
+        self.awvalid.next = self.aw_valid.q.val();
+        self.awaddr.next = self.aw_addr.q.val();
+        self.awlen.next = self.aw_len.q.val();
+        self.wvalid.next = self.w_valid.q.val();
+        self.wdata.next = self.w_beat.q.val().get_bits::<128>(0);
+        self.wstrb.next = self.w_beat.q.val().get_bits::<16>(128);
+        self.wlast.next = self.w_beat.q.val().get_bit(144);
+        self.busy.next = self.issue.valid.val()
+            | !self.buffer.empty.val()
+            | self.aw_valid.q.val()
+            | self.w_valid.q.val()
+            | (self.responses_due.q.val() != 0);
+    }
+}

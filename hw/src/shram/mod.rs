@@ -1,0 +1,166 @@
+//! The shared buffer (TRM 3.3.6, 4.9.1): 48 KB per core, 128-bit lines. The
+//! DMA writes it (user DMA with destination region mode internal, the way
+//! LUTs are loaded; later IFM data); the datapath reads it.
+
+use rust_hdl::prelude::*;
+
+/// Bytes in one shared-buffer line, the width of an AXI beat.
+pub const LINE_BYTES: usize = 16;
+/// Bits of a line address: 4096 lines, enough for one core's 48 KB.
+pub const LINE_ADDRESS_BITS: usize = 12;
+
+/// One core's buffer: a single-port-per-direction SRAM with byte strobes.
+///
+/// In the emitted Verilog it is a behavioural RAM, black-boxed by the
+/// synthesis script as a RAM macro would be; its `lines` array is marked
+/// public so the testbench can read it through VPI.
+#[derive(LogicBlock)]
+pub struct SramBank {
+    pub clock: Signal<In, Clock>,
+    pub write_enable: Signal<In, Bit>,
+    pub write_address: Signal<In, Bits<LINE_ADDRESS_BITS>>,
+    pub write_data: Signal<In, Bits<128>>,
+    pub write_strobe: Signal<In, Bits<LINE_BYTES>>,
+    pub read_enable: Signal<In, Bit>,
+    pub read_address: Signal<In, Bits<LINE_ADDRESS_BITS>>,
+    /// The line at `read_address`, one cycle after `read_enable`.
+    pub read_data: Signal<Out, Bits<128>>,
+    _lines: Vec<Bits<128>>,
+}
+
+impl SramBank {
+    pub fn new(bytes: usize) -> Self {
+        assert!(
+            bytes.is_multiple_of(LINE_BYTES) && bytes / LINE_BYTES <= 1 << LINE_ADDRESS_BITS,
+            "a shared-buffer bank of {bytes} bytes does not fit {LINE_ADDRESS_BITS}-bit line addresses"
+        );
+        Self {
+            clock: Default::default(),
+            write_enable: Default::default(),
+            write_address: Default::default(),
+            write_data: Default::default(),
+            write_strobe: Default::default(),
+            read_enable: Default::default(),
+            read_address: Default::default(),
+            read_data: Default::default(),
+            _lines: vec![Bits::default(); bytes / LINE_BYTES],
+        }
+    }
+}
+
+impl Logic for SramBank {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            let read = self.read_address.val().index();
+            if self.read_enable.val() {
+                self.read_data.next = self._lines.get(read).copied().unwrap_or_default();
+            }
+            let write = self.write_address.val().index();
+            if self.write_enable.val() && write < self._lines.len() {
+                let mut line = self._lines[write];
+                for byte in 0..LINE_BYTES {
+                    if self.write_strobe.val().get_bit(byte) {
+                        line.set_bits::<8>(8 * byte, self.write_data.val().get_bits::<8>(8 * byte));
+                    }
+                }
+                self._lines[write] = line;
+            }
+        }
+    }
+
+    fn connect(&mut self) {
+        self.read_data.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        let strobe_mask = (0..LINE_BYTES)
+            .rev()
+            .map(|byte| format!("{{8{{write_strobe[{byte}]}}}}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        Verilog::Custom(format!(
+            "\
+reg [127:0] lines [0:{last}] /*verilator public_flat_rw*/;
+wire [127:0] strobe_mask = {{{strobe_mask}}};
+always @(posedge clock) begin
+   if (write_enable)
+      lines[write_address] <= (lines[write_address] & ~strobe_mask) | (write_data & strobe_mask);
+   if (read_enable) read_data <= lines[read_address];
+end",
+            last = self._lines.len() - 1,
+        ))
+    }
+
+    fn timing(&self) -> Vec<TimingInfo> {
+        vec![TimingInfo {
+            name: "sram_bank".into(),
+            clock: "clock".into(),
+            inputs: vec![
+                "write_enable".into(),
+                "write_address".into(),
+                "write_data".into(),
+                "write_strobe".into(),
+                "read_enable".into(),
+                "read_address".into(),
+            ],
+            outputs: vec!["read_data".into()],
+        }]
+    }
+}
+
+/// The shared buffer of every core. A write goes to each core whose bit is
+/// set in `write_cores` (TRM 4.6.4 NPU_SET_DMA0_DST_REGION: internal
+/// destinations name a core mask).
+#[derive(LogicBlock)]
+pub struct Shram {
+    pub clock: Signal<In, Clock>,
+    pub write_enable: Signal<In, Bit>,
+    pub write_cores: Signal<In, Bits<2>>,
+    pub write_address: Signal<In, Bits<LINE_ADDRESS_BITS>>,
+    pub write_data: Signal<In, Bits<128>>,
+    pub write_strobe: Signal<In, Bits<LINE_BYTES>>,
+    /// Read ports, one per core, for the datapath.
+    pub read_enable: Signal<In, Bits<2>>,
+    pub read_address: Signal<In, Bits<LINE_ADDRESS_BITS>>,
+    pub read_data: Vec<Signal<Out, Bits<128>>>,
+    banks: Vec<SramBank>,
+}
+
+impl Shram {
+    /// `cores` banks of `bytes_per_core` bytes.
+    pub fn new(cores: usize, bytes_per_core: usize) -> Self {
+        assert!(
+            (1..=2).contains(&cores),
+            "the shared buffer serves 1 or 2 cores"
+        );
+        Self {
+            clock: Default::default(),
+            write_enable: Default::default(),
+            write_cores: Default::default(),
+            write_address: Default::default(),
+            write_data: Default::default(),
+            write_strobe: Default::default(),
+            read_enable: Default::default(),
+            read_address: Default::default(),
+            read_data: (0..cores).map(|_| Default::default()).collect(),
+            banks: (0..cores).map(|_| SramBank::new(bytes_per_core)).collect(),
+        }
+    }
+}
+
+impl Logic for Shram {
+    #[hdl_gen]
+    fn update(&mut self) {
+        for core in 0..self.banks.len() {
+            self.banks[core].clock.next = self.clock.val();
+            self.banks[core].write_enable.next =
+                self.write_enable.val() & self.write_cores.val().get_bit(core);
+            self.banks[core].write_address.next = self.write_address.val();
+            self.banks[core].write_data.next = self.write_data.val();
+            self.banks[core].write_strobe.next = self.write_strobe.val();
+            self.banks[core].read_enable.next = self.read_enable.val().get_bit(core);
+            self.banks[core].read_address.next = self.read_address.val();
+            self.read_data[core].next = self.banks[core].read_data.val();
+        }
+    }
+}

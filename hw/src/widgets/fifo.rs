@@ -1,0 +1,127 @@
+//! A first-in first-out queue with reset pointers and flop storage.
+
+use super::ResetReg;
+use rust_hdl::prelude::*;
+
+/// `2^N` words written on the clock edge and read combinationally: the
+/// storage of a [`Fifo`]. Its words are not reset; the FIFO's pointers are.
+#[derive(LogicBlock, Default)]
+pub struct RegisterArray<D: Synth, const N: usize> {
+    pub clock: Signal<In, Clock>,
+    pub write_enable: Signal<In, Bit>,
+    pub write_address: Signal<In, Bits<N>>,
+    pub write_data: Signal<In, D>,
+    pub read_address: Signal<In, Bits<N>>,
+    pub read_data: Signal<Out, D>,
+    _sim: Vec<D>,
+}
+
+impl<D: Synth, const N: usize> Logic for RegisterArray<D, N> {
+    fn update(&mut self) {
+        if self._sim.is_empty() {
+            self._sim = vec![D::default(); 1 << N];
+        }
+        if self.clock.pos_edge() && self.write_enable.val() {
+            self._sim[self.write_address.val().index()] = self.write_data.val();
+        }
+        self.read_data.next = self._sim[self.read_address.val().index()];
+    }
+
+    fn connect(&mut self) {
+        self.read_data.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(format!(
+            "\
+reg [{msb}:0] cells [0:{last}];
+always @(posedge clock) if (write_enable) cells[write_address] <= write_data;
+always @(*) read_data = cells[read_address];",
+            msb = D::BITS - 1,
+            last = (1usize << N) - 1,
+        ))
+    }
+
+    fn timing(&self) -> Vec<TimingInfo> {
+        vec![TimingInfo {
+            name: "register_array_write".into(),
+            clock: "clock".into(),
+            inputs: vec![
+                "write_enable".into(),
+                "write_address".into(),
+                "write_data".into(),
+            ],
+            outputs: vec![],
+        }]
+    }
+}
+
+/// A FIFO of `2^N` words. `C` = `N + 1` is the width of the pointers and of
+/// `count` (stable Rust cannot write `N + 1` as a type parameter).
+///
+/// `head` is the oldest word while `empty` is low; `pop` takes it. `push`
+/// stores `push_data`; pushing while full or popping while empty is a
+/// caller's error that this block does not guard against (the DMA keeps
+/// credits so it never happens).
+#[derive(LogicBlock)]
+pub struct Fifo<D: Synth, const N: usize, const C: usize> {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    pub push: Signal<In, Bit>,
+    pub push_data: Signal<In, D>,
+    pub pop: Signal<In, Bit>,
+    pub head: Signal<Out, D>,
+    pub empty: Signal<Out, Bit>,
+    pub full: Signal<Out, Bit>,
+    /// Words held, 0 to 2^N.
+    pub count: Signal<Out, Bits<C>>,
+    depth: Constant<Bits<C>>,
+    write_pointer: ResetReg<Bits<C>>,
+    read_pointer: ResetReg<Bits<C>>,
+    words: RegisterArray<D, N>,
+}
+
+impl<D: Synth, const N: usize, const C: usize> Default for Fifo<D, N, C> {
+    fn default() -> Self {
+        assert_eq!(C, N + 1, "Fifo pointer width C must be N + 1");
+        Self {
+            clock: Default::default(),
+            rst_n: Default::default(),
+            push: Default::default(),
+            push_data: Default::default(),
+            pop: Default::default(),
+            head: Default::default(),
+            empty: Default::default(),
+            full: Default::default(),
+            count: Default::default(),
+            depth: Constant::new((1u64 << N).into()),
+            write_pointer: Default::default(),
+            read_pointer: Default::default(),
+            words: Default::default(),
+        }
+    }
+}
+
+impl<D: Synth, const N: usize, const C: usize> Logic for Fifo<D, N, C> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, write_pointer, read_pointer);
+        self.write_pointer.rst_n.next = self.rst_n.val();
+        self.read_pointer.rst_n.next = self.rst_n.val();
+        self.words.clock.next = self.clock.val();
+        self.words.write_enable.next = self.push.val();
+        self.words.write_address.next = self.write_pointer.q.val().get_bits::<N>(0);
+        self.words.write_data.next = self.push_data.val();
+        self.words.read_address.next = self.read_pointer.q.val().get_bits::<N>(0);
+        self.head.next = self.words.read_data.val();
+        self.count.next = self.write_pointer.q.val() - self.read_pointer.q.val();
+        self.empty.next = self.write_pointer.q.val() == self.read_pointer.q.val();
+        self.full.next = self.count.val() == self.depth.val();
+        if self.push.val() {
+            self.write_pointer.d.next = self.write_pointer.q.val() + 1;
+        }
+        if self.pop.val() {
+            self.read_pointer.d.next = self.read_pointer.q.val() + 1;
+        }
+    }
+}
