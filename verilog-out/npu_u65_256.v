@@ -3385,7 +3385,7 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
     output reg  busy;
     
     // Constant declarations
-    localparam  depth = 4'h8;
+    localparam  depth = 5'b10000;
     
     // Stub signals
     reg  issue$clock;
@@ -3426,18 +3426,18 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
     wire  [135:0] buffer$head;
     wire  buffer$empty;
     wire  buffer$full;
-    wire  [3:0] buffer$count;
+    wire  [4:0] buffer$count;
     reg  reserved$clock;
     reg  reserved$rst_n;
-    reg  [3:0] reserved$d;
-    wire  [3:0] reserved$q;
+    reg  [4:0] reserved$d;
+    wire  [4:0] reserved$q;
     reg  discarding$clock;
     reg  discarding$rst_n;
     reg  discarding$d;
     wire  discarding$q;
     
     // Local signals
-    reg  [3:0] burst_beats;
+    reg  [4:0] burst_beats;
     
     // Sub module instances
     npu_u65_256_core$dma$command$issue issue(
@@ -3530,8 +3530,8 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
         buffer$rst_n = rst_n;
         issue$start = start;
         receive$start = start;
-        burst_beats = ((issue$beats_m1) & 4'hf) + 32'h1;
-        ar_request = issue$valid & ~halt & may_issue & (reserved$q + burst_beats <= depth);
+        burst_beats = ((issue$beats_m1) & 5'h1f) + 32'h1;
+        ar_request = issue$valid & ~halt & may_issue & (reserved$q <= depth - burst_beats);
         ar_address = issue$address;
         ar_len = ((issue$beats_m1) & 8'hff);
         issue$next_burst = ar_grant;
@@ -3579,25 +3579,25 @@ module npu_u65_256_core$dma$command$buffer(clock,rst_n,push,push_data,pop,head,e
     output reg  [135:0] head;
     output reg  empty;
     output reg  full;
-    output reg  [3:0] count;
+    output reg  [4:0] count;
     
     // Constant declarations
-    localparam  depth = 4'h8;
+    localparam  depth = 5'b10000;
     
     // Stub signals
     reg  write_pointer$clock;
     reg  write_pointer$rst_n;
-    reg  [3:0] write_pointer$d;
-    wire  [3:0] write_pointer$q;
+    reg  [4:0] write_pointer$d;
+    wire  [4:0] write_pointer$q;
     reg  read_pointer$clock;
     reg  read_pointer$rst_n;
-    reg  [3:0] read_pointer$d;
-    wire  [3:0] read_pointer$q;
+    reg  [4:0] read_pointer$d;
+    wire  [4:0] read_pointer$q;
     reg  words$clock;
     reg  words$write_enable;
-    reg  [2:0] words$write_address;
+    reg  [3:0] words$write_address;
     reg  [135:0] words$write_data;
-    reg  [2:0] words$read_address;
+    reg  [3:0] words$read_address;
     wire  [135:0] words$read_data;
     
     // Sub module instances
@@ -3632,9 +3632,9 @@ module npu_u65_256_core$dma$command$buffer(clock,rst_n,push,push_data,pop,head,e
         read_pointer$rst_n = rst_n;
         words$clock = clock;
         words$write_enable = push;
-        words$write_address = write_pointer$q[(32'h0)+:(3)];
+        words$write_address = write_pointer$q[(32'h0)+:(4)];
         words$write_data = push_data;
-        words$read_address = read_pointer$q[(32'h0)+:(3)];
+        words$read_address = read_pointer$q[(32'h0)+:(4)];
         head = words$read_data;
         count = write_pointer$q - read_pointer$q;
         empty = write_pointer$q == read_pointer$q;
@@ -3655,11 +3655,11 @@ module npu_u65_256_core$dma$command$buffer$read_pointer(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
+    input wire  [4:0] d;
+    output reg  [4:0] q;
     
     // Constant declarations
-    localparam  init = 4'h0;
+    localparam  init = 5'b0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -3674,13 +3674,13 @@ module npu_u65_256_core$dma$command$buffer$words(clock,write_enable,write_addres
     // Module arguments
     input wire  clock;
     input wire  write_enable;
-    input wire  [2:0] write_address;
+    input wire  [3:0] write_address;
     input wire  [135:0] write_data;
-    input wire  [2:0] read_address;
+    input wire  [3:0] read_address;
     output reg  [135:0] read_data;
     
     // Update code (custom)
-    reg [135:0] cells [0:7];
+    reg [135:0] cells [0:15];
     always @(posedge clock) if (write_enable) cells[write_address] <= write_data;
     always @(*) read_data = cells[read_address];
 endmodule // npu_u65_256_core$dma$command$buffer$words
@@ -3691,11 +3691,11 @@ module npu_u65_256_core$dma$command$buffer$write_pointer(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
+    input wire  [4:0] d;
+    output reg  [4:0] q;
     
     // Constant declarations
-    localparam  init = 4'h0;
+    localparam  init = 5'b0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -4883,11 +4883,11 @@ module npu_u65_256_core$dma$command$reserved(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
+    input wire  [4:0] d;
+    output reg  [4:0] q;
     
     // Constant declarations
-    localparam  init = 4'h0;
+    localparam  init = 5'b0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -6232,7 +6232,7 @@ module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
         issue$start = start;
         receive$start = start;
         burst_beats = ((issue$beats_m1) & 5'h1f) + 32'h1;
-        ar_request = issue$valid & ~halt & may_issue & (reserved$q + burst_beats <= depth);
+        ar_request = issue$valid & ~halt & may_issue & (reserved$q <= depth - burst_beats);
         ar_address = issue$address;
         ar_len = ((issue$beats_m1) & 8'hff);
         issue$next_burst = ar_grant;

@@ -9,4 +9,5 @@ pub mod npu;
 pub mod register_model;
 pub mod rtl_backend;
 pub mod seed;
+pub mod shram;
 pub mod verilator;

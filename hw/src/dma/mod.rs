@@ -131,7 +131,7 @@ pub struct Dma {
     pub m0: AxiManagerPort,
     pub m1: AxiManagerPort,
 
-    command: ReadChannel<3, 4>,
+    command: ReadChannel<4, 5>,
     mem2mem: Mem2Mem,
     port0: ReadPort,
     port1: ReadPort,

@@ -9,7 +9,7 @@ use rust_hdl::prelude::*;
 const BEAT_BITS: usize = 136;
 
 /// Reads one transfer at a time. `N` is log2 of the buffer depth in beats,
-/// `C` = `N + 1`.
+/// at least 4 (a 256-byte burst), `C` = `N + 1`.
 ///
 /// Bursts are only requested while the buffer has room for all their beats
 /// (beats requested and not yet taken by the consumer never exceed the
@@ -57,6 +57,7 @@ pub struct ReadChannel<const N: usize, const C: usize> {
 
 impl<const N: usize, const C: usize> Default for ReadChannel<N, C> {
     fn default() -> Self {
+        assert!(N >= 4, "a read channel buffers at least one 16-beat burst");
         Self {
             clock: Default::default(),
             rst_n: Default::default(),
@@ -109,7 +110,7 @@ impl<const N: usize, const C: usize> Logic for ReadChannel<N, C> {
         self.ar_request.next = self.issue.valid.val()
             & !self.halt.val()
             & self.may_issue.val()
-            & (self.reserved.q.val() + self.burst_beats.val() <= self.depth.val());
+            & (self.reserved.q.val() <= self.depth.val() - self.burst_beats.val());
         self.ar_address.next = self.issue.address.val();
         self.ar_len.next = bit_cast::<8, 4>(self.issue.beats_m1.val());
         self.issue.next_burst.next = self.ar_grant.val();

@@ -15,7 +15,7 @@ const BEAT_BITS: usize = 145;
 /// the data follows it without gaps and no burst is left without data when
 /// a bus error halts the channel. All AXI outputs come from registers that
 /// change only on cycles with ACLKEN high.
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock)]
 pub struct WriteChannel<const N: usize, const C: usize> {
     pub clock: Signal<In, Clock>,
     pub rst_n: Signal<In, Bit>,
@@ -67,6 +67,51 @@ pub struct WriteChannel<const N: usize, const C: usize> {
     aw_len: ResetReg<Bits<8>>,
     w_valid: ResetReg<Bit>,
     w_beat: ResetReg<Bits<BEAT_BITS>>,
+}
+
+impl<const N: usize, const C: usize> Default for WriteChannel<N, C> {
+    fn default() -> Self {
+        assert!(N >= 4, "a write channel buffers at least one 16-beat burst");
+        Self {
+            clock: Default::default(),
+            rst_n: Default::default(),
+            aclken: Default::default(),
+            start: Default::default(),
+            shape: Default::default(),
+            halt: Default::default(),
+            may_issue: Default::default(),
+            push: Default::default(),
+            push_data: Default::default(),
+            push_strobe: Default::default(),
+            push_last: Default::default(),
+            space: Default::default(),
+            awvalid: Default::default(),
+            awaddr: Default::default(),
+            awlen: Default::default(),
+            awready: Default::default(),
+            wvalid: Default::default(),
+            wdata: Default::default(),
+            wstrb: Default::default(),
+            wlast: Default::default(),
+            wready: Default::default(),
+            b_valid: Default::default(),
+            burst_issued: Default::default(),
+            busy: Default::default(),
+            burst_beats: Default::default(),
+            load_address: Default::default(),
+            load_data: Default::default(),
+            issue: Default::default(),
+            buffer: Default::default(),
+            unclaimed: Default::default(),
+            claimed: Default::default(),
+            responses_due: Default::default(),
+            aw_valid: Default::default(),
+            aw_addr: Default::default(),
+            aw_len: Default::default(),
+            w_valid: Default::default(),
+            w_beat: Default::default(),
+        }
+    }
 }
 
 impl<const N: usize, const C: usize> Logic for WriteChannel<N, C> {

@@ -108,6 +108,7 @@ fn shim_source(design: &DesignFiles) -> String {
 #include "{class}.h"
 #include "verilated.h"
 #include "verilated_vcd_c.h"
+#include "verilated_syms.h"
 #include <cstdint>
 
 namespace {{
@@ -160,6 +161,30 @@ void npu_sim_trace_dump(void* p, uint64_t time) {{
 void npu_sim_trace_flush(void* p) {{
     Sim* sim = static_cast<Sim*>(p);
     if (sim->vcd) sim->vcd->flush();
+}}
+
+// The index-th public unpacked array (marked /*verilator public_flat_rw*/):
+// its scope, name, storage, element count and bytes per element. 0 past the last.
+int npu_sim_public_array(void* p, int index, const char** scope, const char** name,
+                         void** data, int* elements, int* element_bytes) {{
+    Sim* sim = static_cast<Sim*>(p);
+    const VerilatedScopeNameMap* scopes = sim->context.scopeNameMap();
+    if (!scopes) return 0;
+    for (const auto& entry : *scopes) {{
+        const VerilatedVarNameMap* vars = entry.second->varsp();
+        if (!vars) continue;
+        for (const auto& var : *vars) {{
+            if (var.second.udims() != 1) continue;
+            if (index-- > 0) continue;
+            *scope = entry.first;
+            *name = var.first;
+            *data = var.second.datap();
+            *elements = var.second.elements(1);
+            *element_bytes = var.second.entSize();
+            return 1;
+        }}
+    }}
+    return 0;
 }}
 }}
 "#,

@@ -8,4 +8,4 @@ pub mod build;
 mod model;
 
 pub use build::{build, BuildError, DesignFiles};
-pub use model::{Model, PortId, TraceWindow};
+pub use model::{Model, PortId, PublicArray, TraceWindow};

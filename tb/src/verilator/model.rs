@@ -3,7 +3,7 @@
 use super::build::{storage_bytes, BuildError, DesignFiles, ManifestPort};
 use libloading::Library;
 use std::collections::HashMap;
-use std::ffi::{c_char, c_int, c_void, CString};
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -14,6 +14,15 @@ type PortFn = unsafe extern "C" fn(*mut c_void, c_int) -> *mut c_void;
 type TraceOpenFn = unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int;
 type TraceDumpFn = unsafe extern "C" fn(*mut c_void, u64);
 type TraceFlushFn = unsafe extern "C" fn(*mut c_void);
+type PublicArrayFn = unsafe extern "C" fn(
+    *mut c_void,
+    c_int,
+    *mut *const c_char,
+    *mut *const c_char,
+    *mut *mut c_void,
+    *mut c_int,
+    *mut c_int,
+) -> c_int;
 
 /// Entry points of one loaded library, shared by every model built from it.
 struct Api {
@@ -25,6 +34,7 @@ struct Api {
     trace_open: TraceOpenFn,
     trace_dump: TraceDumpFn,
     trace_flush: TraceFlushFn,
+    public_array: PublicArrayFn,
 }
 
 fn load_api(path: &Path) -> Result<Arc<Api>, String> {
@@ -50,6 +60,9 @@ fn load_api(path: &Path) -> Result<Arc<Api>, String> {
             trace_dump: *lib.get::<TraceDumpFn>(b"npu_sim_trace_dump").map_err(err)?,
             trace_flush: *lib
                 .get::<TraceFlushFn>(b"npu_sim_trace_flush")
+                .map_err(err)?,
+            public_array: *lib
+                .get::<PublicArrayFn>(b"npu_sim_public_array")
                 .map_err(err)?,
             _lib: lib,
         }
@@ -323,6 +336,76 @@ impl Model {
             unsafe { (self.api.trace_flush)(self.sim) }
         }
     }
+
+    /// Every public unpacked array of the model (RAMs marked
+    /// `/*verilator public_flat_rw*/`), for reading them behind the ports.
+    pub fn public_arrays(&self) -> Vec<PublicArray> {
+        let mut arrays = vec![];
+        for index in 0.. {
+            let (mut scope, mut name) = (std::ptr::null(), std::ptr::null());
+            let mut data = std::ptr::null_mut();
+            let (mut elements, mut element_bytes) = (0, 0);
+            // SAFETY: sim is live; the shim fills the outputs when it returns 1.
+            let found = unsafe {
+                (self.api.public_array)(
+                    self.sim,
+                    index,
+                    &mut scope,
+                    &mut name,
+                    &mut data,
+                    &mut elements,
+                    &mut element_bytes,
+                )
+            };
+            if found == 0 {
+                break;
+            }
+            // SAFETY: Verilator's scope and variable names are NUL-terminated and static.
+            let text =
+                |p: *const c_char| unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned();
+            arrays.push(PublicArray {
+                scope: text(scope),
+                name: text(name),
+                data: data as *const u8,
+                elements: elements as usize,
+                element_bytes: element_bytes as usize,
+            });
+        }
+        arrays
+    }
+
+    /// Element `index` of `array` as little-endian bytes (Verilator keeps
+    /// wide values as 32-bit words, least significant first).
+    ///
+    /// # Panics
+    /// When `index` is out of range or `array` belongs to another model.
+    pub fn array_element(&self, array: &PublicArray, index: usize) -> Vec<u8> {
+        assert!(
+            index < array.elements,
+            "{}[{index}] is out of range",
+            array.name
+        );
+        // SAFETY: the array lives in this model's storage, `elements` entries of
+        // `element_bytes` bytes each.
+        unsafe {
+            std::slice::from_raw_parts(
+                array.data.add(index * array.element_bytes),
+                array.element_bytes,
+            )
+        }
+        .to_vec()
+    }
+}
+
+/// A public array inside a model (see [`Model::public_arrays`]).
+#[derive(Clone, Debug)]
+pub struct PublicArray {
+    /// Verilator's scope, e.g. `TOP.npu_u65_256.core.shram...`.
+    pub scope: String,
+    pub name: String,
+    data: *const u8,
+    pub elements: usize,
+    pub element_bytes: usize,
 }
 
 impl Drop for Model {
