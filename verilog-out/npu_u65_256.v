@@ -6086,7 +6086,7 @@ module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
     output reg  busy;
     
     // Constant declarations
-    localparam  depth = 5'b10000;
+    localparam  depth = 6'b100000;
     
     // Stub signals
     reg  issue$clock;
@@ -6127,18 +6127,18 @@ module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
     wire  [135:0] buffer$head;
     wire  buffer$empty;
     wire  buffer$full;
-    wire  [4:0] buffer$count;
+    wire  [5:0] buffer$count;
     reg  reserved$clock;
     reg  reserved$rst_n;
-    reg  [4:0] reserved$d;
-    wire  [4:0] reserved$q;
+    reg  [5:0] reserved$d;
+    wire  [5:0] reserved$q;
     reg  discarding$clock;
     reg  discarding$rst_n;
     reg  discarding$d;
     wire  discarding$q;
     
     // Local signals
-    reg  [4:0] burst_beats;
+    reg  [5:0] burst_beats;
     
     // Sub module instances
     npu_u65_256_core$dma$mem2mem$read$issue issue(
@@ -6231,7 +6231,7 @@ module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
         buffer$rst_n = rst_n;
         issue$start = start;
         receive$start = start;
-        burst_beats = ((issue$beats_m1) & 5'h1f) + 32'h1;
+        burst_beats = ((issue$beats_m1) & 6'h3f) + 32'h1;
         ar_request = issue$valid & ~halt & may_issue & (reserved$q <= depth - burst_beats);
         ar_address = issue$address;
         ar_len = ((issue$beats_m1) & 8'hff);
@@ -6280,25 +6280,25 @@ module npu_u65_256_core$dma$mem2mem$read$buffer(clock,rst_n,push,push_data,pop,h
     output reg  [135:0] head;
     output reg  empty;
     output reg  full;
-    output reg  [4:0] count;
+    output reg  [5:0] count;
     
     // Constant declarations
-    localparam  depth = 5'b10000;
+    localparam  depth = 6'b100000;
     
     // Stub signals
     reg  write_pointer$clock;
     reg  write_pointer$rst_n;
-    reg  [4:0] write_pointer$d;
-    wire  [4:0] write_pointer$q;
+    reg  [5:0] write_pointer$d;
+    wire  [5:0] write_pointer$q;
     reg  read_pointer$clock;
     reg  read_pointer$rst_n;
-    reg  [4:0] read_pointer$d;
-    wire  [4:0] read_pointer$q;
+    reg  [5:0] read_pointer$d;
+    wire  [5:0] read_pointer$q;
     reg  words$clock;
     reg  words$write_enable;
-    reg  [3:0] words$write_address;
+    reg  [4:0] words$write_address;
     reg  [135:0] words$write_data;
-    reg  [3:0] words$read_address;
+    reg  [4:0] words$read_address;
     wire  [135:0] words$read_data;
     
     // Sub module instances
@@ -6333,9 +6333,9 @@ module npu_u65_256_core$dma$mem2mem$read$buffer(clock,rst_n,push,push_data,pop,h
         read_pointer$rst_n = rst_n;
         words$clock = clock;
         words$write_enable = push;
-        words$write_address = write_pointer$q[(32'h0)+:(4)];
+        words$write_address = write_pointer$q[(32'h0)+:(5)];
         words$write_data = push_data;
-        words$read_address = read_pointer$q[(32'h0)+:(4)];
+        words$read_address = read_pointer$q[(32'h0)+:(5)];
         head = words$read_data;
         count = write_pointer$q - read_pointer$q;
         empty = write_pointer$q == read_pointer$q;
@@ -6356,11 +6356,11 @@ module npu_u65_256_core$dma$mem2mem$read$buffer$read_pointer(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [4:0] d;
-    output reg  [4:0] q;
+    input wire  [5:0] d;
+    output reg  [5:0] q;
     
     // Constant declarations
-    localparam  init = 5'b0;
+    localparam  init = 6'b0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -6375,13 +6375,13 @@ module npu_u65_256_core$dma$mem2mem$read$buffer$words(clock,write_enable,write_a
     // Module arguments
     input wire  clock;
     input wire  write_enable;
-    input wire  [3:0] write_address;
+    input wire  [4:0] write_address;
     input wire  [135:0] write_data;
-    input wire  [3:0] read_address;
+    input wire  [4:0] read_address;
     output reg  [135:0] read_data;
     
     // Update code (custom)
-    reg [135:0] cells [0:15];
+    reg [135:0] cells [0:31];
     always @(posedge clock) if (write_enable) cells[write_address] <= write_data;
     always @(*) read_data = cells[read_address];
 endmodule // npu_u65_256_core$dma$mem2mem$read$buffer$words
@@ -6392,11 +6392,11 @@ module npu_u65_256_core$dma$mem2mem$read$buffer$write_pointer(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [4:0] d;
-    output reg  [4:0] q;
+    input wire  [5:0] d;
+    output reg  [5:0] q;
     
     // Constant declarations
-    localparam  init = 5'b0;
+    localparam  init = 6'b0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -7584,11 +7584,11 @@ module npu_u65_256_core$dma$mem2mem$read$reserved(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [4:0] d;
-    output reg  [4:0] q;
+    input wire  [5:0] d;
+    output reg  [5:0] q;
     
     // Constant declarations
-    localparam  init = 5'b0;
+    localparam  init = 6'b0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -7714,15 +7714,15 @@ module npu_u65_256_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,sh
     wire  [144:0] buffer$head;
     wire  buffer$empty;
     wire  buffer$full;
-    wire  [4:0] buffer$count;
+    wire  [5:0] buffer$count;
     reg  unclaimed$clock;
     reg  unclaimed$rst_n;
-    reg  [4:0] unclaimed$d;
-    wire  [4:0] unclaimed$q;
+    reg  [5:0] unclaimed$d;
+    wire  [5:0] unclaimed$q;
     reg  claimed$clock;
     reg  claimed$rst_n;
-    reg  [4:0] claimed$d;
-    wire  [4:0] claimed$q;
+    reg  [5:0] claimed$d;
+    wire  [5:0] claimed$q;
     reg  responses_due$clock;
     reg  responses_due$rst_n;
     reg  [5:0] responses_due$d;
@@ -7749,7 +7749,7 @@ module npu_u65_256_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,sh
     wire  [144:0] w_beat$q;
     
     // Local signals
-    reg  [4:0] burst_beats;
+    reg  [5:0] burst_beats;
     reg  load_address;
     reg  load_data;
     
@@ -7875,7 +7875,7 @@ module npu_u65_256_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,sh
         buffer$push = push;
         buffer$push_data = ((((push_data) & 145'h1ffffffffffffffffffffffffffffffffffff) | (((push_strobe) & 145'h1ffffffffffffffffffffffffffffffffffff) << 32'h80)) & ~(1 << (32'h90)) | ((push_last) << (32'h90)));
         space = ~buffer$full;
-        burst_beats = ((issue$beats_m1) & 5'h1f) + 32'h1;
+        burst_beats = ((issue$beats_m1) & 6'h3f) + 32'h1;
         load_address = aclken & (~aw_valid$q | awready) & issue$valid & ~halt & may_issue & (unclaimed$q >= burst_beats);
         if (aclken & aw_valid$q & awready) begin
             aw_valid$d = 1'b0;
@@ -7997,25 +7997,25 @@ module npu_u65_256_core$dma$mem2mem$write$buffer(clock,rst_n,push,push_data,pop,
     output reg  [144:0] head;
     output reg  empty;
     output reg  full;
-    output reg  [4:0] count;
+    output reg  [5:0] count;
     
     // Constant declarations
-    localparam  depth = 5'b10000;
+    localparam  depth = 6'b100000;
     
     // Stub signals
     reg  write_pointer$clock;
     reg  write_pointer$rst_n;
-    reg  [4:0] write_pointer$d;
-    wire  [4:0] write_pointer$q;
+    reg  [5:0] write_pointer$d;
+    wire  [5:0] write_pointer$q;
     reg  read_pointer$clock;
     reg  read_pointer$rst_n;
-    reg  [4:0] read_pointer$d;
-    wire  [4:0] read_pointer$q;
+    reg  [5:0] read_pointer$d;
+    wire  [5:0] read_pointer$q;
     reg  words$clock;
     reg  words$write_enable;
-    reg  [3:0] words$write_address;
+    reg  [4:0] words$write_address;
     reg  [144:0] words$write_data;
-    reg  [3:0] words$read_address;
+    reg  [4:0] words$read_address;
     wire  [144:0] words$read_data;
     
     // Sub module instances
@@ -8050,9 +8050,9 @@ module npu_u65_256_core$dma$mem2mem$write$buffer(clock,rst_n,push,push_data,pop,
         read_pointer$rst_n = rst_n;
         words$clock = clock;
         words$write_enable = push;
-        words$write_address = write_pointer$q[(32'h0)+:(4)];
+        words$write_address = write_pointer$q[(32'h0)+:(5)];
         words$write_data = push_data;
-        words$read_address = read_pointer$q[(32'h0)+:(4)];
+        words$read_address = read_pointer$q[(32'h0)+:(5)];
         head = words$read_data;
         count = write_pointer$q - read_pointer$q;
         empty = write_pointer$q == read_pointer$q;
@@ -8073,11 +8073,11 @@ module npu_u65_256_core$dma$mem2mem$write$buffer$read_pointer(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [4:0] d;
-    output reg  [4:0] q;
+    input wire  [5:0] d;
+    output reg  [5:0] q;
     
     // Constant declarations
-    localparam  init = 5'b0;
+    localparam  init = 6'b0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -8092,13 +8092,13 @@ module npu_u65_256_core$dma$mem2mem$write$buffer$words(clock,write_enable,write_
     // Module arguments
     input wire  clock;
     input wire  write_enable;
-    input wire  [3:0] write_address;
+    input wire  [4:0] write_address;
     input wire  [144:0] write_data;
-    input wire  [3:0] read_address;
+    input wire  [4:0] read_address;
     output reg  [144:0] read_data;
     
     // Update code (custom)
-    reg [144:0] cells [0:15];
+    reg [144:0] cells [0:31];
     always @(posedge clock) if (write_enable) cells[write_address] <= write_data;
     always @(*) read_data = cells[read_address];
 endmodule // npu_u65_256_core$dma$mem2mem$write$buffer$words
@@ -8109,11 +8109,11 @@ module npu_u65_256_core$dma$mem2mem$write$buffer$write_pointer(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [4:0] d;
-    output reg  [4:0] q;
+    input wire  [5:0] d;
+    output reg  [5:0] q;
     
     // Constant declarations
-    localparam  init = 5'b0;
+    localparam  init = 6'b0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -8128,11 +8128,11 @@ module npu_u65_256_core$dma$mem2mem$write$claimed(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [4:0] d;
-    output reg  [4:0] q;
+    input wire  [5:0] d;
+    output reg  [5:0] q;
     
     // Constant declarations
-    localparam  init = 5'b0;
+    localparam  init = 6'b0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -8743,11 +8743,11 @@ module npu_u65_256_core$dma$mem2mem$write$unclaimed(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [4:0] d;
-    output reg  [4:0] q;
+    input wire  [5:0] d;
+    output reg  [5:0] q;
     
     // Constant declarations
-    localparam  init = 5'b0;
+    localparam  init = 6'b0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin

@@ -55,10 +55,10 @@ pub struct Mem2Mem {
     /// every write response has arrived).
     pub done: Signal<Out, Bit>,
     pub busy: Signal<Out, Bit>,
-    read: ReadChannel<4, 5>,
+    read: ReadChannel<5, 6>,
     aligner: Aligner,
     fill: TransferWalker,
-    write: WriteChannel<4, 5>,
+    write: WriteChannel<5, 6>,
     running: ResetReg<Bit>,
     to_shram: ResetReg<Bit>,
     shram_cores_q: ResetReg<Bits<2>>,
