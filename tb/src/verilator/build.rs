@@ -129,6 +129,10 @@ void* npu_sim_new() {{
 
 void npu_sim_free(void* p) {{
     Sim* sim = static_cast<Sim*>(p);
+    // A model's scopes leave the thread's current context as they are
+    // destroyed (VerilatedScope::~VerilatedScope): make it this model's, not
+    // that of the model built last in this thread, which may be gone.
+    Verilated::threadContextp(&sim->context);
     if (sim->vcd) {{ sim->vcd->close(); delete sim->vcd; }}
     sim->top->final();
     delete sim->top;
