@@ -20,7 +20,7 @@
 //! After an error the NPU is left as it is, for inspection (Arm's driver
 //! soft-resets it; the next invocation here starts with a soft reset anyway).
 
-use crate::axi::{AxiPort, OutstandingLimits};
+use crate::axi::{AxiLimits, AxiPort};
 use crate::npu::NpuTb;
 use npu_spec::regs::{self, Register, REGION_COUNT};
 use std::fmt;
@@ -72,6 +72,11 @@ impl AxiLimit {
         max_outstanding_reads: 64,
         max_outstanding_writes: 32,
     };
+
+    /// Bytes of the aligned blocks bursts are split at: 64 << max_beats.
+    pub fn burst_split(&self) -> u64 {
+        64 << self.max_beats
+    }
 
     /// The register value, with the field layout of `npu_spec::regs`.
     pub fn register_value(&self) -> u32 {
@@ -133,20 +138,21 @@ impl AxiSettings {
         })
     }
 
-    /// The most transactions `port` may have in flight: the sum of the limits
-    /// of its two counters (M0: AXI_LIMIT0 and 1, M1: AXI_LIMIT2 and 3), since
-    /// REGIONCFG and QCONFIG may send traffic to both. The AXI monitors check it.
-    pub fn outstanding_limits(&self, port: AxiPort) -> OutstandingLimits {
-        let counters = &self.axi_limits[2 * port.index()..2 * port.index() + 2];
-        OutstandingLimits {
-            reads: counters
-                .iter()
-                .map(|l| l.max_outstanding_reads as usize)
-                .sum(),
-            writes: counters
-                .iter()
-                .map(|l| l.max_outstanding_writes as usize)
-                .sum(),
+    /// What the monitor of `port` checks. Reads: REGIONCFG and QCONFIG send
+    /// them to a port's two counters (M0: AXI_LIMIT0 and 1, M1: 2 and 3), so
+    /// at most the sum of their limits is in flight, in bursts inside the
+    /// larger of their burst-split blocks. Writes: which port carries them is
+    /// the design's (this one writes on M0 only; the TRM's PMU has no AXI-1
+    /// write events, TRM 4.5.5), so either port allows the writes of all four
+    /// counters.
+    pub fn port_limits(&self, port: AxiPort) -> AxiLimits {
+        let ours = &self.axi_limits[2 * port.index()..2 * port.index() + 2];
+        let all = &self.axi_limits[..];
+        AxiLimits {
+            reads: ours.iter().map(|l| l.max_outstanding_reads as usize).sum(),
+            writes: all.iter().map(|l| l.max_outstanding_writes as usize).sum(),
+            read_split: ours.iter().map(AxiLimit::burst_split).max().unwrap_or(64),
+            write_split: all.iter().map(AxiLimit::burst_split).max().unwrap_or(64),
         }
     }
 
@@ -426,7 +432,7 @@ pub fn invoke_async(tb: &mut NpuTb, inference: &Inference) -> Result<Running, Dr
     }
     write(tb, &regs::REGIONCFG, inference.axi.regioncfg_value())?;
     for port in AxiPort::ALL {
-        tb.set_axi_limits(port, inference.axi.outstanding_limits(port));
+        tb.set_axi_limits(port, inference.axi.port_limits(port));
     }
     write_cmd(tb, |cmd| {
         regs::CMD.field("transition_to_running_state").set(cmd, 1)

@@ -4,8 +4,8 @@
 
 use crate::apb::{ApbMonitor, ApbPorts, ApbRequest, ApbResponse};
 use crate::axi::{
-    AxiCompleter, AxiMonitor, AxiPort, AxiPorts, AxiSignals, CompleterConfig, Counters,
-    OutstandingLimits, SparseMemory,
+    AxiCompleter, AxiLimits, AxiMonitor, AxiPort, AxiPorts, AxiSignals, CompleterConfig, Counters,
+    SparseMemory,
 };
 use crate::seed::seed;
 use crate::verilator::build::workspace_root;
@@ -83,9 +83,8 @@ impl AxiBinding {
         wires.drive(model, &signals);
         Self {
             wires,
-            // The ideal completer draws no random numbers, so it needs no seed.
             completer: AxiCompleter::new(CompleterConfig::ideal(), 0),
-            monitor: AxiMonitor::new(&port.to_string(), OutstandingLimits::UNLIMITED),
+            monitor: AxiMonitor::new(&port.to_string(), AxiLimits::UNLIMITED),
             aclken_pattern: vec![true],
             signals,
             enabled: true,
@@ -134,7 +133,7 @@ pub struct NpuTb {
     axi: [AxiBinding; 2],
     /// The memory behind both AXI ports.
     memory: SparseMemory,
-    /// Seed of the AXI completers' randomness, drawn when a test first configures one.
+    /// Seed of the AXI completers' randomness, drawn when first needed.
     axi_seed: Option<u64>,
     vcd: Option<PathBuf>,
 }
@@ -242,9 +241,10 @@ impl NpuTb {
     }
 
     /// Replaces the completer of `port` by one with `config` (latency,
-    /// back-pressure, reordering, error ranges). Its randomness comes from
-    /// the test's seed (printed; `NPU_SEED` re-runs it), distinct per port.
-    /// Its counters restart from zero.
+    /// back-pressure, reordering, error ranges). A random one draws from the
+    /// bench's AXI seed ([`NpuTb::set_axi_seed`], else the test's printed
+    /// seed, which `NPU_SEED` sets), distinct per port. Its counters restart
+    /// from zero.
     ///
     /// # Panics
     /// When a transaction is in flight on the port.
@@ -254,18 +254,28 @@ impl NpuTb {
             binding.completer.idle(),
             "AXI {port}: the completer is replaced with transactions in flight"
         );
-        let seed = *self.axi_seed.get_or_insert_with(seed);
-        let port_seed = seed ^ (port.index() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let port_seed = if config.is_random() {
+            let seed = *self.axi_seed.get_or_insert_with(seed);
+            seed ^ (port.index() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        } else {
+            0
+        };
         self.axi[port.index()].completer = AxiCompleter::new(config, port_seed);
     }
 
-    /// Outstanding transactions the monitor of `port` allows: what the driver
-    /// programmed in AXI_LIMITn for the port's counters.
-    pub fn set_axi_limits(&mut self, port: AxiPort, limits: OutstandingLimits) {
+    /// The seed of the completers [`NpuTb::set_axi_config`] makes from now
+    /// on: for a test that derives it from its own seed.
+    pub fn set_axi_seed(&mut self, seed: u64) {
+        self.axi_seed = Some(seed);
+    }
+
+    /// Transactions in flight and burst-split blocks the monitor of `port`
+    /// allows: what the driver programmed in AXI_LIMITn.
+    pub fn set_axi_limits(&mut self, port: AxiPort, limits: AxiLimits) {
         self.axi[port.index()].monitor.limits = limits;
     }
 
-    pub fn axi_limits(&self, port: AxiPort) -> OutstandingLimits {
+    pub fn axi_limits(&self, port: AxiPort) -> AxiLimits {
         self.axi[port.index()].monitor.limits
     }
 

@@ -2,8 +2,8 @@
 //! stream go into the memory behind the AXI ports at base addresses of their
 //! own, the driver runs the stream, and the regions are read back.
 
-use crate::axi::AxiPort;
-use crate::driver::{self, Inference, DEFAULT_MAX_CYCLES};
+use crate::axi::{AxiPort, CompleterConfig};
+use crate::driver::{self, AxiSettings, Inference, DEFAULT_MAX_CYCLES};
 use crate::npu::{NpuTb, Waveform};
 use anyhow::{bail, Context, Result};
 use npu_model::job::{Backend, BackendRun, Job};
@@ -26,6 +26,15 @@ pub struct RtlBackend {
     pub waveform: Option<Waveform>,
     /// CLK cycles to wait for the NPU to stop.
     pub max_cycles: u64,
+    /// What the driver programs in REGIONCFG, AXI_LIMIT0-3 and QCONFIG.
+    pub settings: AxiSettings,
+    /// The memory model behind M0 and M1: latency, back-pressure,
+    /// reordering, error ranges.
+    pub axi_configs: [CompleterConfig; 2],
+    /// ACLKEN of M0 and M1 for successive CLK cycles, repeated.
+    pub aclken_patterns: [Vec<bool>; 2],
+    /// Seed of random `axi_configs`; `None` draws the test's seed (`npu_tb::seed`).
+    pub axi_seed: Option<u64>,
     /// The bench after the last run, with its registers, memory and AXI
     /// counters, also after a failed run.
     pub last: Option<NpuTb>,
@@ -36,6 +45,10 @@ impl Default for RtlBackend {
         Self {
             waveform: None,
             max_cycles: DEFAULT_MAX_CYCLES,
+            settings: AxiSettings::default(),
+            axi_configs: [CompleterConfig::ideal(), CompleterConfig::ideal()],
+            aclken_patterns: [vec![true], vec![true]],
+            axi_seed: None,
             last: None,
         }
     }
@@ -50,6 +63,13 @@ impl Backend for RtlBackend {
         // Close the previous bench (and its VCD) before opening another.
         self.last = None;
         let mut tb = NpuTb::with_waveform(&job.config.name, self.waveform.clone())?;
+        if let Some(seed) = self.axi_seed {
+            tb.set_axi_seed(seed);
+        }
+        for port in AxiPort::ALL {
+            tb.set_axi_config(port, self.axi_configs[port.index()].clone());
+            tb.set_aclken_pattern(port, &self.aclken_patterns[port.index()]);
+        }
         for (&k, bytes) in &job.regions {
             tb.memory_mut().write(region_base(k), bytes);
         }
@@ -60,6 +80,7 @@ impl Backend for RtlBackend {
         let regions = job.regions.keys().max().map_or(0, |&k| k + 1);
         let inference = Inference {
             max_cycles: self.max_cycles,
+            axi: self.settings.clone(),
             ..Inference::new(
                 COMMAND_STREAM_BASE,
                 size,

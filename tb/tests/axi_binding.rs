@@ -48,11 +48,11 @@ fn ports_drive_and_read_the_wires_of_their_manager() {
     assert_eq!(rdata, [0xF3F2_F1F0, 0xF7F6_F5F4, 0xFBFA_F9F8, 0xFFFE_FDFC]);
     assert_eq!(tb.get("RIDM0"), 0, "M0 is not M1");
 
-    // The idle managers drive no VALID and no READY.
+    // A stopped NPU issues nothing.
     tb.model.eval();
     let mut seen = s;
     m1.sample(&tb.model, &mut seen);
-    assert!(!seen.awvalid && !seen.wvalid && !seen.arvalid && !seen.bready && !seen.rready);
+    assert!(!seen.awvalid && !seen.wvalid && !seen.arvalid, "{seen:?}");
 }
 
 #[test]
@@ -74,6 +74,19 @@ fn idle_bus_under_back_pressure_aclken_ratios_and_apb_traffic() {
     }
     tb.set_aclken_pattern(AxiPort::M0, &[true, false]);
     tb.set_aclken_pattern(AxiPort::M1, &[true, true, false]);
+    let mut seen = vec![];
+    for _ in 0..6 {
+        tb.tick();
+        seen.push((tb.get("ACLKENM0"), tb.get("ACLKENM1")));
+    }
+    let cycle = tb.model.cycle() as usize - 6;
+    let expected: Vec<_> = (cycle..cycle + 6)
+        .map(|c| (u64::from(c % 2 == 0), u64::from(c % 3 != 2)))
+        .collect();
+    assert_eq!(
+        seen, expected,
+        "ACLKEN follows the patterns from cycle {cycle}"
+    );
     for i in 0..2_000u32 {
         tb.write(regs::QBASE0.address, i, SECURE_PRIVILEGED);
         assert_eq!(tb.read(regs::QBASE0.address, SECURE_PRIVILEGED).rdata, i);

@@ -3,7 +3,7 @@
 //! error injection, counters, and the monitor catching each rule it checks.
 
 use npu_tb::axi::{
-    AxiCompleter, AxiMonitor, AxiSignals, CompleterConfig, ErrorRange, OutstandingLimits, Resp,
+    AxiCompleter, AxiLimits, AxiMonitor, AxiSignals, CompleterConfig, ErrorRange, Resp,
     SparseMemory, BEAT_BYTES,
 };
 use npu_tb::seed::seed;
@@ -191,7 +191,7 @@ fn run(
     let all: Vec<Txn> = txns.iter().cloned().chain(reads.iter().cloned()).collect();
     let mut manager = Manager::new(all.clone(), 0.7);
     let mut completer = AxiCompleter::new(config, seed);
-    let mut monitor = AxiMonitor::new("M0", OutstandingLimits::UNLIMITED);
+    let mut monitor = AxiMonitor::new("M0", AxiLimits::UNLIMITED);
     let mut memory = SparseMemory::default();
     for _ in 0..100_000 {
         let mut s = AxiSignals::default();
@@ -324,9 +324,11 @@ fn fire_ar(s: &mut AxiSignals, id: u8, addr: u64, len: u8) {
 
 #[test]
 fn monitor_catches_each_rule() {
-    let limits = OutstandingLimits {
+    let limits = AxiLimits {
         reads: 2,
         writes: 1,
+        read_split: 256,
+        write_split: 64,
     };
     let mut m = AxiMonitor::new("M0", limits);
     let mut s = AxiSignals {
@@ -356,6 +358,31 @@ fn monitor_catches_each_rule() {
     let mut s = AxiSignals::default();
     fire_ar(&mut s, 0, 0xFC0, 7);
     assert!(m.edge(&s).unwrap_err().contains("4 KB"));
+
+    // Burst-split blocks: 256 bytes for reads, 64 for writes here.
+    let mut m = AxiMonitor::new("M0", limits);
+    let mut s = AxiSignals::default();
+    fire_ar(&mut s, 0, 0x100, 15);
+    m.edge(&s).unwrap();
+    let mut s = AxiSignals::default();
+    fire_ar(&mut s, 1, 0x1F0, 1);
+    assert!(m
+        .edge(&s)
+        .unwrap_err()
+        .contains("crosses a 256-byte boundary"));
+    let mut m = AxiMonitor::new("M0", limits);
+    let s = AxiSignals {
+        awvalid: true,
+        awaddr: 0x30,
+        awlen: 1,
+        awsize: 4,
+        awburst: 1,
+        ..Default::default()
+    };
+    assert!(m
+        .edge(&s)
+        .unwrap_err()
+        .contains("crosses a 64-byte boundary"));
 
     let mut m = AxiMonitor::new("M0", limits);
     let s = AxiSignals {
@@ -433,7 +460,7 @@ fn monitor_catches_outputs_moving_across_an_edge_with_aclken_low() {
         arsize: 4,
         ..Default::default()
     };
-    let mut m = AxiMonitor::new("M0", OutstandingLimits::UNLIMITED);
+    let mut m = AxiMonitor::new("M0", AxiLimits::UNLIMITED);
     m.edge(&waiting).unwrap();
     // The completer may move while ACLKEN is low; the manager may not.
     let ready_moved = AxiSignals {

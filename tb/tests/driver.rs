@@ -1,10 +1,11 @@
 //! The driver against the RTL: the registers it programs (the U65 driver's
-//! defaults and per-inference overrides), the AXI monitor limits it sets,
-//! its checks of an inference, and its timeout error on an NPU that never
-//! raises its IRQ.
+//! defaults and per-inference overrides) and the AXI monitor limits it sets,
+//! a run to NPU_OP_STOP past an NPU_OP_IRQ, the errors it reports (faults
+//! and timeouts name STATUS fields and QREAD), and its checks of an inference.
 
+use npu_model::cmdstream::{assemble, encode};
 use npu_spec::regs::{self, Register};
-use npu_tb::axi::{AxiPort, OutstandingLimits};
+use npu_tb::axi::{AxiLimits, AxiPort, CompleterConfig, ErrorRange, Resp};
 use npu_tb::driver::{invoke, invoke_async, wait, AxiLimit, AxiSettings, DriverError, Inference};
 use npu_tb::npu::NpuTb;
 
@@ -12,22 +13,31 @@ fn reg(tb: &mut NpuTb, r: &Register) -> u32 {
     tb.read(r.address, 0b001).rdata
 }
 
+fn status_field(status: u32, name: &str) -> u32 {
+    regs::STATUS.field(name).get(status)
+}
+
+/// Puts an assembled listing at `address`; returns its size.
+fn place_stream(tb: &mut NpuTb, address: u64, listing: &str) -> u32 {
+    let stream = encode(&assemble(listing).unwrap());
+    tb.memory_mut().write(address, &stream);
+    stream.len() as u32
+}
+
 #[test]
-fn programs_the_u65_defaults_starts_and_times_out_naming_status_and_qread() {
+fn programs_the_u65_defaults_and_runs_to_the_stop() {
     let mut tb = NpuTb::new("u65-256").unwrap();
-    let inference = Inference {
-        max_cycles: 500,
-        ..Inference::new(
-            0x12_3456_7890,
-            0x2C,
-            vec![0x10_0000_0000, 0xFF_FFFF_FFF0, 0x40],
-        )
-    };
+    let size = place_stream(&mut tb, 0x12_3456_7890, "NPU_OP_STOP 0xABCD");
+    let inference = Inference::new(
+        0x12_3456_7890,
+        size,
+        vec![0x10_0000_0000, 0xFF_FFFF_FFF0, 0x40],
+    );
     let running = invoke_async(&mut tb, &inference).unwrap();
     let expected = [
         (regs::QBASE0, 0x3456_7890),
         (regs::QBASE1, 0x12),
-        (regs::QSIZE, 0x2C),
+        (regs::QSIZE, 4),
         // ethosu_config_u65.h: NPU_QCONFIG 2, NPU_REGIONCFG_0 3, _1 2, _2.._7 1.
         (regs::QCONFIG, 2),
         (regs::REGIONCFG, 0x555B),
@@ -44,7 +54,7 @@ fn programs_the_u65_defaults_starts_and_times_out_naming_status_and_qread() {
         (regs::BASEP5, 0),
         // Secure and unprivileged.
         (regs::RESET, 0),
-        // Running, with the clock and power Q-channels off.
+        // Started, with the clock and power Q-channels off.
         (regs::CMD, 1),
     ];
     for (r, value) in expected {
@@ -53,29 +63,123 @@ fn programs_the_u65_defaults_starts_and_times_out_naming_status_and_qread() {
     for port in AxiPort::ALL {
         assert_eq!(
             tb.axi_limits(port),
-            OutstandingLimits {
+            AxiLimits {
                 reads: 128,
-                writes: 64
+                writes: 128,
+                read_split: 64,
+                write_split: 64,
             }
         );
     }
 
-    let err = wait(&mut tb, running).unwrap_err();
+    let result = wait(&mut tb, running).unwrap();
+    let status = result.state.status;
+    assert_eq!(status_field(status, "state"), 0, "{}", result.state);
+    assert_eq!(status_field(status, "irq_raised"), 0, "cleared");
+    assert_eq!(status_field(status, "irq_history_mask"), 0xABCD);
+    assert_eq!((result.state.qread, result.irqs), (4, 0));
+    assert!(result.cycles > 0);
+    // The driver releases the Q-channels afterwards.
+    assert_eq!(reg(&mut tb, &regs::CMD), 0xC);
+    assert_eq!(tb.get("IRQ"), 0);
+}
+
+#[test]
+fn an_irq_while_running_is_cleared_and_waited_past() {
+    let mut tb = NpuTb::new("u65-256").unwrap();
+    let size = place_stream(
+        &mut tb,
+        0x1000,
+        "NPU_OP_IRQ 1\n\
+         NPU_SET_DMA0_SRC_REGION 0\n\
+         NPU_SET_DMA0_DST_REGION 1\n\
+         NPU_SET_DMA0_LEN 0 8192\n\
+         NPU_OP_DMA_START 0\n\
+         NPU_OP_DMA_WAIT 0\n\
+         NPU_OP_STOP 2",
+    );
+    let result = invoke(
+        &mut tb,
+        &Inference::new(0x1000, size, vec![0x10_0000, 0x20_0000]),
+    )
+    .unwrap();
+    assert_eq!(result.irqs, 1, "{}", result.state);
+    assert_eq!(status_field(result.state.status, "irq_history_mask"), 3);
+    assert_eq!(result.state.qread, size);
+}
+
+#[test]
+fn a_stream_the_npu_cannot_fetch_times_out_naming_status_and_qread() {
+    let mut tb = NpuTb::new("u65-256").unwrap();
+    // QCONFIG 2: the command stream is read on M1, which never answers in time.
+    tb.set_axi_config(
+        AxiPort::M1,
+        CompleterConfig {
+            read_latency: 1_000_000,
+            ..CompleterConfig::ideal()
+        },
+    );
+    let size = place_stream(&mut tb, 0x1000, "NPU_OP_STOP 0");
+    let inference = Inference {
+        max_cycles: 500,
+        ..Inference::new(0x1000, size, vec![])
+    };
+    let err = invoke(&mut tb, &inference).unwrap_err();
     let DriverError::Timeout { cycles, state } = &err else {
         panic!("not a timeout: {err}");
     };
     assert_eq!(*cycles, 500);
-    assert_eq!(state.qsize, 0x2C);
+    assert!(state.running());
     let message = err.to_string();
     for word in [
         "no IRQ within 500 cycles",
-        "STATUS",
-        "state=",
-        "QREAD",
-        "QSIZE 0x2c",
+        "STATUS 0x00000001 (state=1)",
+        "QREAD 0x0 of QSIZE 0x4",
     ] {
         assert!(message.contains(word), "{word} missing from: {message}");
     }
+}
+
+#[test]
+fn faults_name_the_status_fields() {
+    // A reserved opcode: STATUS.cmd_parse_error, QREAD at the command.
+    let mut tb = NpuTb::new("u65-256").unwrap();
+    let size = place_stream(&mut tb, 0x1000, "NPU_SET_DMA0_LEN 0 16");
+    tb.memory_mut()
+        .write(0x1000 + u64::from(size), &0x3FFu32.to_le_bytes());
+    let err = invoke(&mut tb, &Inference::new(0x1000, size + 4, vec![])).unwrap_err();
+    let DriverError::Fault { state, .. } = &err else {
+        panic!("not a fault: {err}");
+    };
+    assert_eq!(status_field(state.status, "cmd_parse_error"), 1, "{err}");
+    assert_eq!(state.qread, size);
+    assert!(err.to_string().contains("cmd_parse_error=1"), "{err}");
+
+    // A bus error fetching the stream: STATUS.bus_status, the command channel, M1.
+    let mut tb = NpuTb::new("u65-256").unwrap();
+    tb.set_axi_config(
+        AxiPort::M1,
+        CompleterConfig {
+            errors: vec![ErrorRange {
+                range: 0x1000..0x1010,
+                resp: Resp::SlvErr,
+            }],
+            ..CompleterConfig::ideal()
+        },
+    );
+    let size = place_stream(&mut tb, 0x1000, "NPU_OP_STOP 0");
+    let err = invoke(&mut tb, &Inference::new(0x1000, size, vec![])).unwrap_err();
+    let DriverError::Fault { state, .. } = &err else {
+        panic!("not a fault: {err}");
+    };
+    let fields = ["bus_status", "faulting_channel", "faulting_interface"]
+        .map(|f| status_field(state.status, f));
+    assert_eq!(
+        fields,
+        [1, regs::FaultingChannel::CommandRead as u32, 1],
+        "{err}"
+    );
+    assert!(err.to_string().contains("bus_status=1"), "{err}");
 }
 
 #[test]
@@ -94,39 +198,43 @@ fn inference_overrides_regioncfg_axi_limits_and_qconfig() {
                 limit(1, 1, 2, 11),
                 limit(64, 32, 1, 3),
                 limit(3, 5, 0, 2),
-                limit(4, 7, 2, 0),
+                limit(4, 7, 1, 0),
             ],
             qconfig: 1,
         },
-        max_cycles: 10,
         ..Inference::new(0x100, 4, vec![0x200; 8])
     };
-    let err = invoke(&mut tb, &inference).unwrap_err();
-    assert!(matches!(err, DriverError::Timeout { .. }), "{err}");
+    // The memory holds zeros: NPU_OP_STOP 0 at once.
+    invoke(&mut tb, &inference).unwrap();
     let expected = [
         (regs::QCONFIG, 1),
         (regs::REGIONCFG, 0b00_01_10_11_11_10_01_00),
         (regs::AXI_LIMIT0, 0x0000_00B2),
         (regs::AXI_LIMIT1, 0x1F3F_0031),
         (regs::AXI_LIMIT2, 0x0402_0020),
-        (regs::AXI_LIMIT3, 0x0603_0002),
+        (regs::AXI_LIMIT3, 0x0603_0001),
         (regs::BASEP14, 0x200),
     ];
     for (r, value) in expected {
         assert_eq!(reg(&mut tb, &r), value, "{}", r.name);
     }
+    // Reads: the port's two counters; writes: all four.
     assert_eq!(
         tb.axi_limits(AxiPort::M0),
-        OutstandingLimits {
+        AxiLimits {
             reads: 65,
-            writes: 33
+            writes: 45,
+            read_split: 256,
+            write_split: 256,
         }
     );
     assert_eq!(
         tb.axi_limits(AxiPort::M1),
-        OutstandingLimits {
+        AxiLimits {
             reads: 7,
-            writes: 12
+            writes: 45,
+            read_split: 128,
+            write_split: 256,
         }
     );
 }

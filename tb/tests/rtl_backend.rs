@@ -1,9 +1,12 @@
-//! Jobs on the RTL: where the backend places a job in memory and what the
-//! driver points the NPU at, and the clear error (from the backend and from
-//! `npu-sim run --model rtl`) of a run that does not finish.
+//! Jobs on the RTL: a DMA job runs bit-exact with the golden model and its
+//! expected bytes, placed at base addresses of its own; the backend programs
+//! its AXI settings; a run that does not finish is a clear error, from the
+//! backend and from `npu-sim run --model rtl`, which also writes a waveform.
 
-use npu_model::job::{run_job, Job};
+use npu_model::job::{run_job, GoldenBackend, Job};
 use npu_spec::regs;
+use npu_tb::axi::{AxiPort, CompleterConfig};
+use npu_tb::driver::{AxiLimit, AxiSettings};
 use npu_tb::rtl_backend::{region_base, RtlBackend, COMMAND_STREAM_BASE};
 use npu_tb::verilator::build::workspace_root;
 use std::path::{Path, PathBuf};
@@ -30,23 +33,23 @@ fn job_copy(name: &str, test: &str) -> PathBuf {
 }
 
 #[test]
-fn a_job_is_placed_at_its_own_bases_and_a_run_that_never_stops_is_a_clear_error() {
+fn a_dma_job_runs_bit_exact_at_base_addresses_of_its_own() {
     let job = Job::load(&fixture("dma_256"), None).unwrap();
-    let mut backend = RtlBackend {
-        max_cycles: 2_000,
-        ..RtlBackend::default()
-    };
-    let err = run_job(&job, &mut backend, &mut |_, _| {}).unwrap_err();
-    let message = format!("{err:#}");
-    for word in ["RTL run", "no IRQ within 2000 cycles", "STATUS", "QREAD"] {
-        assert!(message.contains(word), "{word} missing from: {message}");
-    }
+    let mut backend = RtlBackend::default();
+    let report = run_job(&job, &mut backend, &mut |_, _| {}).unwrap();
+    assert!(report.passed(), "{}", report.summary());
+    let golden = run_job(&job, &mut GoldenBackend::default(), &mut |_, _| {}).unwrap();
+    assert_eq!(report.run.regions, golden.run.regions);
+    // ethosu_config_u65.h: the stream (44 bytes, three whole beats) and
+    // region 0 are read on M1; writes go on M0.
+    let counters = &report.run.counters;
+    assert_eq!(counters["axi_m1_bytes_read"], 256 + 48);
+    assert_eq!(counters["axi_m0_bytes_written"], 256);
+    assert!(report.summary().contains("axi_m0_bytes_written 256"));
+    assert!(report.run.cycles.unwrap() > 0);
 
-    let tb = backend
-        .last
-        .as_mut()
-        .expect("the bench is kept after a failure");
-    for (&k, bytes) in &job.regions {
+    let tb = backend.last.as_mut().unwrap();
+    for (&k, bytes) in &report.run.regions {
         assert_eq!(&tb.memory().read_vec(region_base(k), bytes.len()), bytes);
         let low = tb.read(regs::BASEP[2 * k].address, 0b001).rdata;
         let high = tb.read(regs::BASEP[2 * k + 1].address, 0b001).rdata;
@@ -65,6 +68,57 @@ fn a_job_is_placed_at_its_own_bases_and_a_run_that_never_stops_is_a_clear_error(
         .all(|&b| b == 0));
 }
 
+#[test]
+fn a_run_that_never_stops_is_a_clear_error() {
+    let job = Job::load(&fixture("dma_256"), None).unwrap();
+    // The command stream is read on M1, which answers too late.
+    let slow = CompleterConfig {
+        read_latency: 1_000_000,
+        ..CompleterConfig::ideal()
+    };
+    let mut backend = RtlBackend {
+        max_cycles: 2_000,
+        axi_configs: [CompleterConfig::ideal(), slow],
+        ..RtlBackend::default()
+    };
+    let err = run_job(&job, &mut backend, &mut |_, _| {}).unwrap_err();
+    let message = format!("{err:#}");
+    for word in [
+        "RTL run",
+        "no IRQ within 2000 cycles",
+        "STATUS",
+        "QREAD 0x0",
+    ] {
+        assert!(message.contains(word), "{word} missing from: {message}");
+    }
+    assert!(backend.last.is_some(), "the bench is kept after a failure");
+}
+
+#[test]
+fn the_backend_programs_its_axi_settings() {
+    let job = Job::load(&fixture("dma_256"), None).unwrap();
+    let mut backend = RtlBackend {
+        settings: AxiSettings {
+            regioncfg: [1, 0, 0, 0, 0, 0, 0, 2],
+            axi_limits: [AxiLimit {
+                max_beats: 1,
+                ..AxiLimit::U65_DEFAULT
+            }; 4],
+            qconfig: 3,
+        },
+        max_cycles: 100,
+        ..RtlBackend::default()
+    };
+    let report = run_job(&job, &mut backend, &mut |_, _| {}).unwrap();
+    assert!(report.passed(), "{}", report.summary());
+    let tb = backend.last.as_mut().unwrap();
+    let mut reg = |r: &regs::Register| tb.read(r.address, 0b001).rdata;
+    assert_eq!(reg(&regs::REGIONCFG), 0x8001);
+    assert_eq!(reg(&regs::QCONFIG), 3);
+    assert_eq!(reg(&regs::AXI_LIMIT2), 0x1F3F_0001);
+    assert_eq!(tb.axi_limits(AxiPort::M1).read_split, 128);
+}
+
 fn npu_sim(args: &[&str], dir: &Path) -> (bool, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_npu-sim"))
         .arg("run")
@@ -78,15 +132,13 @@ fn npu_sim(args: &[&str], dir: &Path) -> (bool, String) {
 }
 
 #[test]
-fn npu_sim_rtl_run_that_never_stops_exits_non_zero_with_status_qread_and_a_waveform() {
+fn npu_sim_runs_a_job_on_the_rtl_with_a_waveform_and_reports_a_run_that_never_stops() {
     let dir = job_copy("dma_256", "npu-sim-rtl");
     let vcd = dir.join("run.vcd");
     let (ok, text) = npu_sim(
         &[
             "--model",
             "rtl",
-            "--max-cycles",
-            "1000",
             "--vcd",
             vcd.to_str().unwrap(),
             "--vcd-window",
@@ -95,11 +147,28 @@ fn npu_sim_rtl_run_that_never_stops_exits_non_zero_with_status_qread_and_a_wavef
         ],
         &dir,
     );
+    assert!(ok, "{text}");
+    for word in ["backend rtl", "cycles ", "axi_m0_bytes_written 256", "PASS"] {
+        assert!(text.contains(word), "{word} missing from: {text}");
+    }
+    assert_eq!(
+        std::fs::read(dir.join("out/dst.bin")).unwrap(),
+        std::fs::read(dir.join("dst.expected.bin")).unwrap()
+    );
+    let waveform = std::fs::read_to_string(&vcd).unwrap();
+    assert!(
+        waveform.contains("$scope module npu_u65_256"),
+        "no hierarchy"
+    );
+    assert!(waveform.contains("ARVALIDM0"), "no AXI signals");
+
+    std::fs::remove_dir_all(dir.join("out")).unwrap();
+    let (ok, text) = npu_sim(&["--model", "rtl", "--max-cycles", "5", "-q"], &dir);
     assert!(!ok, "{text}");
     for word in [
         "error:",
-        "rtl backend",
-        "no IRQ within 1000 cycles",
+        "rtl backend (add --vcd FILE for a waveform)",
+        "no IRQ within 5 cycles",
         "STATUS",
         "QREAD",
     ] {
@@ -109,18 +178,6 @@ fn npu_sim_rtl_run_that_never_stops_exits_non_zero_with_status_qread_and_a_wavef
     assert!(
         !dir.join("out").exists(),
         "outputs written for a failed run"
-    );
-    let waveform = std::fs::read_to_string(&vcd).unwrap();
-    assert!(
-        waveform.contains("$scope module npu_u65_256"),
-        "no hierarchy"
-    );
-    assert!(waveform.contains("ARVALIDM0"), "no AXI signals");
-
-    let (ok, text) = npu_sim(&["--model", "rtl", "--max-cycles", "1000"], &dir);
-    assert!(
-        !ok && text.contains("add --vcd FILE for a waveform"),
-        "{text}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -43,6 +43,11 @@ impl CompleterConfig {
             errors: vec![],
         }
     }
+
+    /// True when the completer draws random numbers: the seed matters.
+    pub fn is_random(&self) -> bool {
+        self.ready_probability < 1.0 || self.response_probability < 1.0 || self.reorder
+    }
 }
 
 /// Traffic the completer has served.

@@ -11,6 +11,6 @@ mod signals;
 
 pub use completer::{AxiCompleter, CompleterConfig, Counters, ErrorRange};
 pub use memory::SparseMemory;
-pub use monitor::{AxiMonitor, OutstandingLimits};
+pub use monitor::{AxiLimits, AxiMonitor};
 pub use ports::{beat_to_words, words_to_beat, AxiPort, AxiPorts};
 pub use signals::{AxiSignals, Resp, BEAT_BYTES};

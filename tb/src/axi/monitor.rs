@@ -4,23 +4,34 @@
 use super::signals::{AxiSignals, BEAT_BYTES};
 use std::collections::{HashMap, VecDeque};
 
-/// Most transactions in flight the manager may have (from AXI_LIMITn).
+/// What the manager's traffic on one port must respect, as the driver
+/// programmed it in AXI_LIMITn (TRM 4.2.14).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct OutstandingLimits {
+pub struct AxiLimits {
+    /// Most reads in flight.
     pub reads: usize,
+    /// Most writes in flight.
     pub writes: usize,
+    /// Read bursts stay inside aligned blocks of this many bytes (the
+    /// burst-split alignment, max_beats).
+    pub read_split: u64,
+    /// The same for write bursts.
+    pub write_split: u64,
 }
 
-impl OutstandingLimits {
+impl AxiLimits {
+    /// AXI's own rules only: no bound on transactions in flight, 4 KB blocks.
     pub const UNLIMITED: Self = Self {
         reads: usize::MAX,
         writes: usize::MAX,
+        read_split: 4096,
+        write_split: 4096,
     };
 }
 
 pub struct AxiMonitor {
     pub name: String,
-    pub limits: OutstandingLimits,
+    pub limits: AxiLimits,
     previous: Option<AxiSignals>,
     /// The wires before the last edge, when it had ACLKEN low.
     before_disabled_edge: Option<AxiSignals>,
@@ -37,14 +48,14 @@ pub struct AxiMonitor {
     pub cycle: u64,
 }
 
-fn burst_crosses_4k(addr: u64, len: u8, size: u8) -> bool {
+fn burst_crosses(addr: u64, len: u8, size: u8, block: u64) -> bool {
     let step = 1u64 << size;
     let last = (addr & !(step - 1)) + u64::from(len) * step + step - 1;
-    addr / 4096 != last / 4096
+    addr / block != last / block
 }
 
 impl AxiMonitor {
-    pub fn new(name: &str, limits: OutstandingLimits) -> Self {
+    pub fn new(name: &str, limits: AxiLimits) -> Self {
         Self {
             name: name.to_string(),
             limits,
@@ -97,10 +108,12 @@ impl AxiMonitor {
             self.check_held(&p, s)?;
         }
         if s.arvalid {
-            self.check_address("AR", s.araddr, s.arlen, s.arsize, s.arburst)?;
+            let split = self.limits.read_split;
+            self.check_address("AR", s.araddr, s.arlen, s.arsize, s.arburst, split)?;
         }
         if s.awvalid {
-            self.check_address("AW", s.awaddr, s.awlen, s.awsize, s.awburst)?;
+            let split = self.limits.write_split;
+            self.check_address("AW", s.awaddr, s.awlen, s.awsize, s.awburst, split)?;
         }
         if s.ar_fire() {
             if self.reads_outstanding() >= self.limits.reads {
@@ -186,6 +199,8 @@ impl AxiMonitor {
         Ok(())
     }
 
+    /// One address: INCR, at most 128 bits, 40 bits, inside its 4 KB and
+    /// burst-split blocks.
     fn check_address(
         &self,
         ch: &str,
@@ -193,6 +208,7 @@ impl AxiMonitor {
         len: u8,
         size: u8,
         burst: u8,
+        split: u64,
     ) -> Result<(), String> {
         if burst != 1 {
             return Err(self.err(format!("{ch} burst type {burst}, the NPU issues INCR (1)")));
@@ -203,9 +219,16 @@ impl AxiMonitor {
         if addr >> 40 != 0 {
             return Err(self.err(format!("{ch} address {addr:#x} beyond 40 bits")));
         }
-        if burst_crosses_4k(addr, len, size) {
+        if burst_crosses(addr, len, size, 4096) {
             return Err(self.err(format!(
                 "{ch} burst at {addr:#x} of {} beats crosses a 4 KB boundary",
+                u16::from(len) + 1
+            )));
+        }
+        if burst_crosses(addr, len, size, split) {
+            return Err(self.err(format!(
+                "{ch} burst at {addr:#x} of {} beats crosses a {split}-byte boundary \
+                 (the burst-split alignment in AXI_LIMITn)",
                 u16::from(len) + 1
             )));
         }

@@ -115,7 +115,7 @@ fn run(cli: Cli) -> Result<bool> {
                     Box::new(RtlBackend {
                         waveform,
                         max_cycles,
-                        last: None,
+                        ..RtlBackend::default()
                     })
                 }
             };
