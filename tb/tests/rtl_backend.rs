@@ -1,5 +1,6 @@
 //! Jobs on the RTL: a DMA job runs bit-exact with the golden model and its
-//! expected bytes, placed at base addresses of its own; the backend programs
+//! expected bytes, placed at base addresses of its own; Vela's DMA jobs pass
+//! under back-pressure and ACLKEN at half rate; the backend programs
 //! its AXI settings; a run that does not finish is a clear error, from the
 //! backend and from `npu-sim run --model rtl`, which also writes a waveform.
 
@@ -8,7 +9,10 @@ use npu_spec::regs;
 use npu_tb::axi::{AxiPort, CompleterConfig};
 use npu_tb::driver::{AxiLimit, AxiSettings};
 use npu_tb::rtl_backend::{region_base, RtlBackend, COMMAND_STREAM_BASE};
+use npu_tb::seed::seed;
 use npu_tb::verilator::build::workspace_root;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -66,6 +70,30 @@ fn a_dma_job_runs_bit_exact_at_base_addresses_of_its_own() {
         .read_vec(region_base(0) + 256, 256)
         .iter()
         .all(|&b| b == 0));
+}
+
+#[test]
+fn vela_dma_jobs_pass_under_back_pressure_and_a_half_rate_aclken() {
+    let mut rng = StdRng::seed_from_u64(seed());
+    for name in ["dma_256", "dma_4000_512"] {
+        let job = Job::load(&fixture(name), None).unwrap();
+        let mut completer = || CompleterConfig {
+            read_latency: rng.gen_range(0..30),
+            write_latency: rng.gen_range(0..30),
+            ready_probability: rng.gen_range(0.2..1.0),
+            response_probability: rng.gen_range(0.2..1.0),
+            reorder: true,
+            errors: vec![],
+        };
+        let mut backend = RtlBackend {
+            axi_configs: [completer(), completer()],
+            aclken_patterns: [vec![true, false], vec![false, true]],
+            axi_seed: Some(rng.gen()),
+            ..RtlBackend::default()
+        };
+        let report = run_job(&job, &mut backend, &mut |_, _| {}).unwrap();
+        assert!(report.passed(), "{name}: {}", report.summary());
+    }
 }
 
 #[test]
