@@ -111,11 +111,26 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  cpm$n_mbist_reset;
     reg  cpm$mbist_req;
     reg  [1:0] cpm$dft_rst_disable;
+    reg  cpm$dft_cgen;
     wire  cpm$rst_n;
+    wire  cpm$core_rst_n;
+    wire  cpm$core_clock;
     reg  cpm$porpl;
     reg  cpm$porsl;
     wire  [1:0] cpm$prot;
+    reg  cpm$reset_write;
+    reg  [31:0] cpm$reset_value;
+    reg  [2:0] cpm$reset_pprot;
+    wire  cpm$resetting;
+    wire  cpm$quiesce;
+    reg  cpm$axi_quiet;
+    wire  cpm$shram_clear;
+    reg  cpm$shram_clearing;
     reg  cpm$active;
+    reg  cpm$idle;
+    reg  cpm$wakeup;
+    reg  cpm$clock_q_enable;
+    reg  cpm$power_q_enable;
     reg  cpm$clock_q$qreq_n;
     wire  cpm$clock_q$qaccept_n;
     wire  cpm$clock_q$qdeny;
@@ -153,8 +168,11 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  [31:0] regs$status;
     reg  [31:0] regs$qread;
     reg  [1:0] regs$prot;
+    reg  regs$resetting;
     wire  regs$cmd_write;
     wire  regs$queue_write;
+    wire  regs$reset_write;
+    wire  [31:0] regs$cmd;
     wire  [39:0] regs$qbase;
     wire  [31:0] regs$qsize;
     wire  [1:0] regs$qconfig;
@@ -278,6 +296,8 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  [39:0] dma$dma0_skip1;
     wire  dma$queue_full;
     wire  [1:0] dma$descriptors_active;
+    reg  dma$quiesce;
+    wire  dma$axi_quiet;
     wire  dma$bus_error;
     wire  [3:0] dma$faulting_channel;
     wire  dma$faulting_interface;
@@ -287,6 +307,9 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     wire  [127:0] dma$shram_data;
     wire  [15:0] dma$shram_strobe;
     reg  shram$clock;
+    reg  shram$rst_n;
+    reg  shram$clear;
+    wire  shram$clearing;
     reg  shram$write_enable;
     reg  [1:0] shram$write_cores;
     reg  [11:0] shram$write_address;
@@ -297,6 +320,9 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     wire  [127:0] shram$read_data$0;
     wire  [127:0] shram$read_data$1;
     
+    // Local signals
+    reg  busy;
+    
     // Sub module instances
     npu_u65_512_core$cpm cpm(
         .clock(cpm$clock),
@@ -304,11 +330,26 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .n_mbist_reset(cpm$n_mbist_reset),
         .mbist_req(cpm$mbist_req),
         .dft_rst_disable(cpm$dft_rst_disable),
+        .dft_cgen(cpm$dft_cgen),
         .rst_n(cpm$rst_n),
+        .core_rst_n(cpm$core_rst_n),
+        .core_clock(cpm$core_clock),
         .porpl(cpm$porpl),
         .porsl(cpm$porsl),
         .prot(cpm$prot),
+        .reset_write(cpm$reset_write),
+        .reset_value(cpm$reset_value),
+        .reset_pprot(cpm$reset_pprot),
+        .resetting(cpm$resetting),
+        .quiesce(cpm$quiesce),
+        .axi_quiet(cpm$axi_quiet),
+        .shram_clear(cpm$shram_clear),
+        .shram_clearing(cpm$shram_clearing),
         .active(cpm$active),
+        .idle(cpm$idle),
+        .wakeup(cpm$wakeup),
+        .clock_q_enable(cpm$clock_q_enable),
+        .power_q_enable(cpm$power_q_enable),
         .clock_q$qreq_n(cpm$clock_q$qreq_n),
         .clock_q$qaccept_n(cpm$clock_q$qaccept_n),
         .clock_q$qdeny(cpm$clock_q$qdeny),
@@ -350,8 +391,11 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .status(regs$status),
         .qread(regs$qread),
         .prot(regs$prot),
+        .resetting(regs$resetting),
         .cmd_write(regs$cmd_write),
         .queue_write(regs$queue_write),
+        .reset_write(regs$reset_write),
+        .cmd(regs$cmd),
         .qbase(regs$qbase),
         .qsize(regs$qsize),
         .qconfig(regs$qconfig),
@@ -483,6 +527,8 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .dma0_skip1(dma$dma0_skip1),
         .queue_full(dma$queue_full),
         .descriptors_active(dma$descriptors_active),
+        .quiesce(dma$quiesce),
+        .axi_quiet(dma$axi_quiet),
         .bus_error(dma$bus_error),
         .faulting_channel(dma$faulting_channel),
         .faulting_interface(dma$faulting_interface),
@@ -564,6 +610,9 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     );
     npu_u65_512_core$shram shram(
         .clock(shram$clock),
+        .rst_n(shram$rst_n),
+        .clear(shram$clear),
+        .clearing(shram$clearing),
         .write_enable(shram$write_enable),
         .write_cores(shram$write_cores),
         .write_address(shram$write_address),
@@ -582,9 +631,20 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         cpm$n_mbist_reset = nMBISTRESET;
         cpm$mbist_req = MBISTREQ;
         cpm$dft_rst_disable = DFTRSTDISABLE;
+        cpm$dft_cgen = DFTCGEN;
         cpm$porpl = PORPL;
         cpm$porsl = PORSL;
-        cpm$active = PWAKEUP;
+        cpm$reset_write = regs$reset_write;
+        cpm$reset_value = apb$reg_wdata;
+        cpm$reset_pprot = PPROT;
+        cpm$axi_quiet = dma$axi_quiet;
+        cpm$shram_clearing = shram$clearing;
+        busy = control$status[32'h0] | (dma$descriptors_active != 32'h0) | ~dma$axi_quiet | control$irq | cpm$resetting;
+        cpm$active = busy | PWAKEUP;
+        cpm$idle = ~busy;
+        cpm$wakeup = PWAKEUP;
+        cpm$clock_q_enable = regs$cmd[32'h2];
+        cpm$power_q_enable = regs$cmd[32'h3];
         cpm$clock_q$qreq_n = CLKQREQn;
         cpm$power_q$qreq_n = PWRQREQn;
         CLKQACTIVE = cpm$clock_q$qactive;
@@ -593,7 +653,7 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         PWRQACTIVE = cpm$power_q$qactive;
         PWRQACCEPTn = cpm$power_q$qaccept_n;
         PWRQDENY = cpm$power_q$qdeny;
-        apb$clock = CLK;
+        apb$clock = cpm$core_clock;
         apb$rst_n = cpm$rst_n;
         apb$pclken = PCLKEN;
         apb$psel = PSEL;
@@ -607,8 +667,9 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         PREADY = apb$pready;
         PSLVERR = apb$pslverr;
         PRDATA = apb$prdata;
-        regs$clock = CLK;
-        regs$rst_n = cpm$rst_n;
+        regs$clock = cpm$core_clock;
+        regs$rst_n = cpm$core_rst_n;
+        regs$resetting = cpm$resetting;
         regs$addr = apb$reg_addr;
         regs$write = apb$reg_write;
         regs$wdata = apb$reg_wdata;
@@ -618,14 +679,14 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         regs$status = control$status;
         regs$qread = control$qread;
         IRQ = control$irq;
-        control$clock = CLK;
-        control$rst_n = cpm$rst_n;
+        control$clock = cpm$core_clock;
+        control$rst_n = cpm$core_rst_n;
         control$cmd_write = regs$cmd_write;
         control$queue_write = regs$queue_write;
         control$wdata = apb$reg_wdata;
         control$qsize = regs$qsize;
-        op_state$clock = CLK;
-        op_state$rst_n = cpm$rst_n;
+        op_state$clock = cpm$core_clock;
+        op_state$rst_n = cpm$core_rst_n;
         op_state$write = control$set_write;
         op_state$key = control$set_key;
         op_state$value = control$set_value;
@@ -635,8 +696,9 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         datapath$op_param = control$op_param;
         control$op_accept = datapath$op_accept;
         control$op_refuse = datapath$op_refuse;
-        dma$clock = CLK;
-        dma$rst_n = cpm$rst_n;
+        dma$clock = cpm$core_clock;
+        dma$rst_n = cpm$core_rst_n;
+        dma$quiesce = cpm$quiesce;
         dma$prot = cpm$prot;
         dma$basep$0 = regs$basep$0;
         dma$basep$1 = regs$basep$1;
@@ -685,7 +747,9 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         control$bus_error = dma$bus_error;
         control$faulting_channel = dma$faulting_channel;
         control$faulting_interface = dma$faulting_interface;
-        shram$clock = CLK;
+        shram$clock = cpm$core_clock;
+        shram$rst_n = cpm$core_rst_n;
+        shram$clear = cpm$shram_clear;
         shram$write_enable = dma$shram_write;
         shram$write_cores = dma$shram_cores;
         shram$write_address = dma$shram_line;
@@ -1530,7 +1594,7 @@ module npu_u65_512_core$control$words_taken(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$control$words_taken
 
 
-module npu_u65_512_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disable,rst_n,porpl,porsl,prot,active,clock_q$qreq_n,clock_q$qaccept_n,clock_q$qdeny,clock_q$qactive,power_q$qreq_n,power_q$qaccept_n,power_q$qdeny,power_q$qactive);
+module npu_u65_512_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disable,dft_cgen,rst_n,core_rst_n,core_clock,porpl,porsl,prot,reset_write,reset_value,reset_pprot,resetting,quiesce,axi_quiet,shram_clear,shram_clearing,active,idle,wakeup,clock_q_enable,power_q_enable,clock_q$qreq_n,clock_q$qaccept_n,clock_q$qdeny,clock_q$qactive,power_q$qreq_n,power_q$qaccept_n,power_q$qdeny,power_q$qactive);
     
     // Module arguments
     input wire  clock;
@@ -1538,11 +1602,26 @@ module npu_u65_512_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disabl
     input wire  n_mbist_reset;
     input wire  mbist_req;
     input wire  [1:0] dft_rst_disable;
+    input wire  dft_cgen;
     output reg  rst_n;
+    output reg  core_rst_n;
+    output reg  core_clock;
     input wire  porpl;
     input wire  porsl;
     output reg  [1:0] prot;
+    input wire  reset_write;
+    input wire  [31:0] reset_value;
+    input wire  [2:0] reset_pprot;
+    output reg  resetting;
+    output reg  quiesce;
+    input wire  axi_quiet;
+    output reg  shram_clear;
+    input wire  shram_clearing;
     input wire  active;
+    input wire  idle;
+    input wire  wakeup;
+    input wire  clock_q_enable;
+    input wire  power_q_enable;
     input wire  clock_q$qreq_n;
     output wire  clock_q$qaccept_n;
     output wire  clock_q$qdeny;
@@ -1551,6 +1630,15 @@ module npu_u65_512_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disabl
     output wire  power_q$qaccept_n;
     output wire  power_q$qdeny;
     output wire  power_q$qactive;
+    
+    // Constant declarations
+    localparam  core_reset_cycles = 3'b100;
+    
+    // Enums
+    localparam ResetPhase$Idle = 0;
+    localparam ResetPhase$Drain = 1;
+    localparam ResetPhase$Reset = 2;
+    localparam ResetPhase$Clear = 3;
     
     // Stub signals
     reg  reset_sync$clock;
@@ -1565,16 +1653,48 @@ module npu_u65_512_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disabl
     reg  prot_state$rst_n;
     reg  [1:0] prot_state$d;
     wire  [1:0] prot_state$q;
+    reg  pending_prot$clock;
+    reg  pending_prot$rst_n;
+    reg  [1:0] pending_prot$d;
+    wire  [1:0] pending_prot$q;
+    reg  soft_reset$clock;
+    reg  soft_reset$rst_n;
+    reg  soft_reset$d;
+    wire  soft_reset$q;
+    reg  phase$clock;
+    reg  phase$rst_n;
+    reg  [1:0] phase$d;
+    wire  [1:0] phase$q;
+    reg  phase_cycles$clock;
+    reg  phase_cycles$rst_n;
+    reg  [2:0] phase_cycles$d;
+    wire  [2:0] phase_cycles$q;
+    reg  clear_started$clock;
+    reg  clear_started$rst_n;
+    reg  clear_started$d;
+    wire  clear_started$q;
+    reg  core_released$clock;
+    reg  core_released$rst_n;
+    reg  core_released$d;
+    wire  core_released$q;
+    reg  clock_gate$clock;
+    reg  clock_gate$enable;
+    wire  clock_gate$gated;
     reg  clock_q_completer$clock;
     reg  clock_q_completer$rst_n;
     reg  clock_q_completer$active;
+    reg  clock_q_completer$allow;
+    wire  clock_q_completer$stopped;
     reg  power_q_completer$clock;
     reg  power_q_completer$rst_n;
     reg  power_q_completer$active;
+    reg  power_q_completer$allow;
+    wire  power_q_completer$stopped;
     
     // Local signals
     reg  raw_rst_n;
     reg  [1:0] power_on_prot;
+    reg  [1:0] requested_prot;
     
     // Sub module instances
     npu_u65_512_core$cpm$reset_sync reset_sync(
@@ -1595,23 +1715,68 @@ module npu_u65_512_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disabl
         .d(prot_state$d),
         .q(prot_state$q)
     );
+    npu_u65_512_core$cpm$pending_prot pending_prot(
+        .clock(pending_prot$clock),
+        .rst_n(pending_prot$rst_n),
+        .d(pending_prot$d),
+        .q(pending_prot$q)
+    );
+    npu_u65_512_core$cpm$soft_reset soft_reset(
+        .clock(soft_reset$clock),
+        .rst_n(soft_reset$rst_n),
+        .d(soft_reset$d),
+        .q(soft_reset$q)
+    );
+    npu_u65_512_core$cpm$phase phase(
+        .clock(phase$clock),
+        .rst_n(phase$rst_n),
+        .d(phase$d),
+        .q(phase$q)
+    );
+    npu_u65_512_core$cpm$phase_cycles phase_cycles(
+        .clock(phase_cycles$clock),
+        .rst_n(phase_cycles$rst_n),
+        .d(phase_cycles$d),
+        .q(phase_cycles$q)
+    );
+    npu_u65_512_core$cpm$clear_started clear_started(
+        .clock(clear_started$clock),
+        .rst_n(clear_started$rst_n),
+        .d(clear_started$d),
+        .q(clear_started$q)
+    );
+    npu_u65_512_core$cpm$core_released core_released(
+        .clock(core_released$clock),
+        .rst_n(core_released$rst_n),
+        .d(core_released$d),
+        .q(core_released$q)
+    );
+    npu_u65_512_core$cpm$clock_gate clock_gate(
+        .clock(clock_gate$clock),
+        .enable(clock_gate$enable),
+        .gated(clock_gate$gated)
+    );
     npu_u65_512_core$cpm$clock_q_completer clock_q_completer(
         .clock(clock_q_completer$clock),
         .rst_n(clock_q_completer$rst_n),
         .active(clock_q_completer$active),
+        .allow(clock_q_completer$allow),
         .port$qreq_n(clock_q$qreq_n),
         .port$qaccept_n(clock_q$qaccept_n),
         .port$qdeny(clock_q$qdeny),
-        .port$qactive(clock_q$qactive)
+        .port$qactive(clock_q$qactive),
+        .stopped(clock_q_completer$stopped)
     );
     npu_u65_512_core$cpm$power_q_completer power_q_completer(
         .clock(power_q_completer$clock),
         .rst_n(power_q_completer$rst_n),
         .active(power_q_completer$active),
+        .allow(power_q_completer$allow),
         .port$qreq_n(power_q$qreq_n),
         .port$qaccept_n(power_q$qaccept_n),
         .port$qdeny(power_q$qdeny),
-        .port$qactive(power_q$qactive)
+        .port$qactive(power_q$qactive),
+        .stopped(power_q_completer$stopped)
     );
     
     // Update code
@@ -1627,17 +1792,78 @@ module npu_u65_512_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disabl
         if (dft_rst_disable[32'h0]) begin
             rst_n = raw_rst_n;
         end
-        power_on_prot = ((((32'h0) & 2'h3) & ~(1 << (32'h0)) | ((porpl) << (32'h0))) & ~(1 << (32'h1)) | ((porsl) << (32'h1)));
         prot_captured$clock = clock;
         prot_state$clock = clock;
+        pending_prot$clock = clock;
+        soft_reset$clock = clock;
+        phase$clock = clock;
+        phase_cycles$clock = clock;
+        clear_started$clock = clock;
+        core_released$clock = clock;
         prot_captured$d = prot_captured$q;
         prot_state$d = prot_state$q;
+        pending_prot$d = pending_prot$q;
+        soft_reset$d = soft_reset$q;
+        phase$d = phase$q;
+        phase_cycles$d = phase_cycles$q;
+        clear_started$d = clear_started$q;
+        core_released$d = core_released$q;
         prot_captured$rst_n = rst_n;
         prot_state$rst_n = rst_n;
+        pending_prot$rst_n = rst_n;
+        soft_reset$rst_n = rst_n;
+        phase$rst_n = rst_n;
+        phase_cycles$rst_n = rst_n;
+        clear_started$rst_n = rst_n;
+        core_released$rst_n = rst_n;
+        power_on_prot = ((((32'h0) & 2'h3) & ~(1 << (32'h0)) | ((porpl) << (32'h0))) & ~(1 << (32'h1)) | ((porsl) << (32'h1)));
         prot_captured$d = 1'b1;
         if (~prot_captured$q) begin
             prot_state$d = power_on_prot;
         end
+        requested_prot = ((((32'h0) & 2'h3) & ~(1 << (32'h0)) | ((reset_value[32'h0] & reset_pprot[32'h0]) << (32'h0))) & ~(1 << (32'h1)) | ((reset_value[32'h1] | reset_pprot[32'h1]) << (32'h1)));
+        shram_clear = 1'b0;
+        case (phase$q)
+            ResetPhase$Idle:
+                begin
+                    if (reset_write) begin
+                        pending_prot$d = requested_prot;
+                        soft_reset$d = 1'b1;
+                        phase$d = ResetPhase$Drain;
+                    end
+                end
+            ResetPhase$Drain:
+                begin
+                    if (axi_quiet) begin
+                        phase$d = ResetPhase$Reset;
+                        phase_cycles$d = 32'h0;
+                    end
+                end
+            ResetPhase$Reset:
+                begin
+                    phase_cycles$d = phase_cycles$q + 32'h1;
+                    if (phase_cycles$q == core_reset_cycles) begin
+                        phase$d = ResetPhase$Clear;
+                        clear_started$d = 1'b0;
+                    end
+                end
+            ResetPhase$Clear:
+                begin
+                    shram_clear = ~clear_started$q;
+                    clear_started$d = 1'b1;
+                    if (clear_started$q & ~shram_clearing) begin
+                        phase$d = ResetPhase$Idle;
+                        if (soft_reset$q) begin
+                            prot_state$d = pending_prot$q;
+                        end
+                        soft_reset$d = 1'b0;
+                    end
+                end
+        endcase
+        core_released$d = phase$q != ResetPhase$Reset;
+        core_rst_n = rst_n & core_released$q;
+        resetting = phase$q != ResetPhase$Idle;
+        quiesce = phase$q == ResetPhase$Drain;
         prot = prot_state$q;
         if (~prot_captured$q) begin
             prot = power_on_prot;
@@ -1645,67 +1871,20 @@ module npu_u65_512_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disabl
         clock_q_completer$clock = clock;
         clock_q_completer$rst_n = rst_n;
         clock_q_completer$active = active;
+        clock_q_completer$allow = clock_q_enable & idle & ~wakeup & ~resetting;
         power_q_completer$clock = clock;
         power_q_completer$rst_n = rst_n;
         power_q_completer$active = active;
+        power_q_completer$allow = power_q_enable & idle & ~wakeup & ~resetting;
+        clock_gate$clock = clock;
+        clock_gate$enable = ~(clock_q_completer$stopped | power_q_completer$stopped) | dft_cgen;
+        core_clock = clock_gate$gated;
     end
     
 endmodule // npu_u65_512_core$cpm
 
 
-module npu_u65_512_core$cpm$clock_q_completer(clock,rst_n,active,port$qreq_n,port$qaccept_n,port$qdeny,port$qactive);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  active;
-    input wire  port$qreq_n;
-    output reg  port$qaccept_n;
-    output reg  port$qdeny;
-    output reg  port$qactive;
-    
-    // Stub signals
-    reg  qreq_n_sync$clock;
-    reg  qreq_n_sync$rst_n;
-    reg  qreq_n_sync$din;
-    wire  qreq_n_sync$dout;
-    reg  deny$clock;
-    reg  deny$rst_n;
-    reg  deny$d;
-    wire  deny$q;
-    
-    // Sub module instances
-    npu_u65_512_core$cpm$clock_q_completer$qreq_n_sync qreq_n_sync(
-        .clock(qreq_n_sync$clock),
-        .rst_n(qreq_n_sync$rst_n),
-        .din(qreq_n_sync$din),
-        .dout(qreq_n_sync$dout)
-    );
-    npu_u65_512_core$cpm$clock_q_completer$deny deny(
-        .clock(deny$clock),
-        .rst_n(deny$rst_n),
-        .d(deny$d),
-        .q(deny$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        deny$clock = clock;
-        deny$d = deny$q;
-        deny$rst_n = rst_n;
-        qreq_n_sync$clock = clock;
-        qreq_n_sync$rst_n = rst_n;
-        qreq_n_sync$din = port$qreq_n;
-        deny$d = ~qreq_n_sync$dout;
-        port$qdeny = deny$q;
-        port$qaccept_n = 1'b1;
-        port$qactive = active;
-    end
-    
-endmodule // npu_u65_512_core$cpm$clock_q_completer
-
-
-module npu_u65_512_core$cpm$clock_q_completer$deny(clock,rst_n,d,q);
+module npu_u65_512_core$cpm$clear_started(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -1721,7 +1900,105 @@ module npu_u65_512_core$cpm$clock_q_completer$deny(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_512_core$cpm$clock_q_completer$deny
+endmodule // npu_u65_512_core$cpm$clear_started
+
+
+module npu_u65_512_core$cpm$clock_gate(clock,enable,gated);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  enable;
+    output reg  gated;
+    
+    // Update code (custom)
+    reg enable_latched;
+    always @(*) if (!clock) enable_latched = enable;
+    always @(*) gated = clock & enable_latched;
+endmodule // npu_u65_512_core$cpm$clock_gate
+
+
+module npu_u65_512_core$cpm$clock_q_completer(clock,rst_n,active,allow,port$qreq_n,port$qaccept_n,port$qdeny,port$qactive,stopped);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  active;
+    input wire  allow;
+    input wire  port$qreq_n;
+    output reg  port$qaccept_n;
+    output reg  port$qdeny;
+    output reg  port$qactive;
+    output reg  stopped;
+    
+    // Enums
+    localparam QState$Run = 0;
+    localparam QState$Stopped = 1;
+    localparam QState$Denied = 2;
+    
+    // Stub signals
+    reg  qreq_n_sync$clock;
+    reg  qreq_n_sync$rst_n;
+    reg  qreq_n_sync$din;
+    wire  qreq_n_sync$dout;
+    reg  state$clock;
+    reg  state$rst_n;
+    reg  [1:0] state$d;
+    wire  [1:0] state$q;
+    
+    // Sub module instances
+    npu_u65_512_core$cpm$clock_q_completer$qreq_n_sync qreq_n_sync(
+        .clock(qreq_n_sync$clock),
+        .rst_n(qreq_n_sync$rst_n),
+        .din(qreq_n_sync$din),
+        .dout(qreq_n_sync$dout)
+    );
+    npu_u65_512_core$cpm$clock_q_completer$state state(
+        .clock(state$clock),
+        .rst_n(state$rst_n),
+        .d(state$d),
+        .q(state$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        state$clock = clock;
+        state$d = state$q;
+        state$rst_n = rst_n;
+        qreq_n_sync$clock = clock;
+        qreq_n_sync$rst_n = rst_n;
+        qreq_n_sync$din = port$qreq_n;
+        case (state$q)
+            QState$Run:
+                begin
+                    if (~qreq_n_sync$dout) begin
+                        if (allow) begin
+                            state$d = QState$Stopped;
+                        end
+                        else begin
+                            state$d = QState$Denied;
+                        end
+                    end
+                end
+            QState$Stopped:
+                begin
+                    if (qreq_n_sync$dout) begin
+                        state$d = QState$Run;
+                    end
+                end
+            QState$Denied:
+                begin
+                    if (qreq_n_sync$dout) begin
+                        state$d = QState$Run;
+                    end
+                end
+        endcase
+        port$qaccept_n = state$q != QState$Stopped;
+        port$qdeny = state$q == QState$Denied;
+        port$qactive = active;
+        stopped = state$q == QState$Stopped;
+    end
+    
+endmodule // npu_u65_512_core$cpm$clock_q_completer
 
 
 module npu_u65_512_core$cpm$clock_q_completer$qreq_n_sync(clock,rst_n,din,dout);
@@ -1808,59 +2085,31 @@ module npu_u65_512_core$cpm$clock_q_completer$qreq_n_sync$stage$1(clock,rst_n,d,
 endmodule // npu_u65_512_core$cpm$clock_q_completer$qreq_n_sync$stage$1
 
 
-module npu_u65_512_core$cpm$power_q_completer(clock,rst_n,active,port$qreq_n,port$qaccept_n,port$qdeny,port$qactive);
+module npu_u65_512_core$cpm$clock_q_completer$state(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  active;
-    input wire  port$qreq_n;
-    output reg  port$qaccept_n;
-    output reg  port$qdeny;
-    output reg  port$qactive;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
     
-    // Stub signals
-    reg  qreq_n_sync$clock;
-    reg  qreq_n_sync$rst_n;
-    reg  qreq_n_sync$din;
-    wire  qreq_n_sync$dout;
-    reg  deny$clock;
-    reg  deny$rst_n;
-    reg  deny$d;
-    wire  deny$q;
+    // Constant declarations
+    localparam  init = 64'h0;
     
-    // Sub module instances
-    npu_u65_512_core$cpm$power_q_completer$qreq_n_sync qreq_n_sync(
-        .clock(qreq_n_sync$clock),
-        .rst_n(qreq_n_sync$rst_n),
-        .din(qreq_n_sync$din),
-        .dout(qreq_n_sync$dout)
-    );
-    npu_u65_512_core$cpm$power_q_completer$deny deny(
-        .clock(deny$clock),
-        .rst_n(deny$rst_n),
-        .d(deny$d),
-        .q(deny$q)
-    );
+    // Enums
+    localparam QState$Run = 0;
+    localparam QState$Stopped = 1;
+    localparam QState$Denied = 2;
     
-    // Update code
-    always @(*) begin
-        deny$clock = clock;
-        deny$d = deny$q;
-        deny$rst_n = rst_n;
-        qreq_n_sync$clock = clock;
-        qreq_n_sync$rst_n = rst_n;
-        qreq_n_sync$din = port$qreq_n;
-        deny$d = ~qreq_n_sync$dout;
-        port$qdeny = deny$q;
-        port$qaccept_n = 1'b1;
-        port$qactive = active;
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
     end
-    
-endmodule // npu_u65_512_core$cpm$power_q_completer
+endmodule // npu_u65_512_core$cpm$clock_q_completer$state
 
 
-module npu_u65_512_core$cpm$power_q_completer$deny(clock,rst_n,d,q);
+module npu_u65_512_core$cpm$core_released(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -1876,7 +2125,154 @@ module npu_u65_512_core$cpm$power_q_completer$deny(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_512_core$cpm$power_q_completer$deny
+endmodule // npu_u65_512_core$cpm$core_released
+
+
+module npu_u65_512_core$cpm$pending_prot(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$cpm$pending_prot
+
+
+module npu_u65_512_core$cpm$phase(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 64'h2;
+    
+    // Enums
+    localparam ResetPhase$Idle = 0;
+    localparam ResetPhase$Drain = 1;
+    localparam ResetPhase$Reset = 2;
+    localparam ResetPhase$Clear = 3;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$cpm$phase
+
+
+module npu_u65_512_core$cpm$phase_cycles(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    
+    // Constant declarations
+    localparam  init = 3'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$cpm$phase_cycles
+
+
+module npu_u65_512_core$cpm$power_q_completer(clock,rst_n,active,allow,port$qreq_n,port$qaccept_n,port$qdeny,port$qactive,stopped);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  active;
+    input wire  allow;
+    input wire  port$qreq_n;
+    output reg  port$qaccept_n;
+    output reg  port$qdeny;
+    output reg  port$qactive;
+    output reg  stopped;
+    
+    // Enums
+    localparam QState$Run = 0;
+    localparam QState$Stopped = 1;
+    localparam QState$Denied = 2;
+    
+    // Stub signals
+    reg  qreq_n_sync$clock;
+    reg  qreq_n_sync$rst_n;
+    reg  qreq_n_sync$din;
+    wire  qreq_n_sync$dout;
+    reg  state$clock;
+    reg  state$rst_n;
+    reg  [1:0] state$d;
+    wire  [1:0] state$q;
+    
+    // Sub module instances
+    npu_u65_512_core$cpm$power_q_completer$qreq_n_sync qreq_n_sync(
+        .clock(qreq_n_sync$clock),
+        .rst_n(qreq_n_sync$rst_n),
+        .din(qreq_n_sync$din),
+        .dout(qreq_n_sync$dout)
+    );
+    npu_u65_512_core$cpm$power_q_completer$state state(
+        .clock(state$clock),
+        .rst_n(state$rst_n),
+        .d(state$d),
+        .q(state$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        state$clock = clock;
+        state$d = state$q;
+        state$rst_n = rst_n;
+        qreq_n_sync$clock = clock;
+        qreq_n_sync$rst_n = rst_n;
+        qreq_n_sync$din = port$qreq_n;
+        case (state$q)
+            QState$Run:
+                begin
+                    if (~qreq_n_sync$dout) begin
+                        if (allow) begin
+                            state$d = QState$Stopped;
+                        end
+                        else begin
+                            state$d = QState$Denied;
+                        end
+                    end
+                end
+            QState$Stopped:
+                begin
+                    if (qreq_n_sync$dout) begin
+                        state$d = QState$Run;
+                    end
+                end
+            QState$Denied:
+                begin
+                    if (qreq_n_sync$dout) begin
+                        state$d = QState$Run;
+                    end
+                end
+        endcase
+        port$qaccept_n = state$q != QState$Stopped;
+        port$qdeny = state$q == QState$Denied;
+        port$qactive = active;
+        stopped = state$q == QState$Stopped;
+    end
+    
+endmodule // npu_u65_512_core$cpm$power_q_completer
 
 
 module npu_u65_512_core$cpm$power_q_completer$qreq_n_sync(clock,rst_n,din,dout);
@@ -1961,6 +2357,30 @@ module npu_u65_512_core$cpm$power_q_completer$qreq_n_sync$stage$1(clock,rst_n,d,
        else q <= d;
     end
 endmodule // npu_u65_512_core$cpm$power_q_completer$qreq_n_sync$stage$1
+
+
+module npu_u65_512_core$cpm$power_q_completer$state(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 64'h0;
+    
+    // Enums
+    localparam QState$Run = 0;
+    localparam QState$Stopped = 1;
+    localparam QState$Denied = 2;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$cpm$power_q_completer$state
 
 
 module npu_u65_512_core$cpm$prot_captured(clock,rst_n,d,q);
@@ -2085,6 +2505,25 @@ module npu_u65_512_core$cpm$reset_sync$stage$1(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$cpm$reset_sync$stage$1
 
 
+module npu_u65_512_core$cpm$soft_reset(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$cpm$soft_reset
+
+
 module npu_u65_512_core$datapath(op_valid,op_code,op_param,op_accept,op_refuse);
     
     // Module arguments
@@ -2103,7 +2542,7 @@ module npu_u65_512_core$datapath(op_valid,op_code,op_param,op_accept,op_refuse);
 endmodule // npu_u65_512_core$datapath
 
 
-module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,regioncfg,qconfig,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,command_start,command_base,command_size,command_cancel,command_valid,command_data,command_first_lane,command_last_lane,command_ready,command_busy,descriptor_push,dma0_src,dma0_dst,dma0_len,dma0_src_region,dma0_dst_region,dma0_size0,dma0_size1,dma0_skip0,dma0_skip1,queue_full,descriptors_active,bus_error,faulting_channel,faulting_interface,shram_write,shram_cores,shram_line,shram_data,shram_strobe,m0$aclken,m0$awakeup,m0$awvalid,m0$awid,m0$awaddr,m0$awlen,m0$awsize,m0$awburst,m0$awcache,m0$awprot,m0$awready,m0$wvalid,m0$wdata,m0$wstrb,m0$wlast,m0$wready,m0$bvalid,m0$bid,m0$bresp,m0$bready,m0$arvalid,m0$arid,m0$araddr,m0$arlen,m0$arsize,m0$arburst,m0$arcache,m0$arprot,m0$arready,m0$rvalid,m0$rid,m0$rdata,m0$rresp,m0$rlast,m0$rready,m1$aclken,m1$awakeup,m1$awvalid,m1$awid,m1$awaddr,m1$awlen,m1$awsize,m1$awburst,m1$awcache,m1$awprot,m1$awready,m1$wvalid,m1$wdata,m1$wstrb,m1$wlast,m1$wready,m1$bvalid,m1$bid,m1$bresp,m1$bready,m1$arvalid,m1$arid,m1$araddr,m1$arlen,m1$arsize,m1$arburst,m1$arcache,m1$arprot,m1$arready,m1$rvalid,m1$rid,m1$rdata,m1$rresp,m1$rlast,m1$rready);
+module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,regioncfg,qconfig,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,command_start,command_base,command_size,command_cancel,command_valid,command_data,command_first_lane,command_last_lane,command_ready,command_busy,descriptor_push,dma0_src,dma0_dst,dma0_len,dma0_src_region,dma0_dst_region,dma0_size0,dma0_size1,dma0_skip0,dma0_skip1,queue_full,descriptors_active,quiesce,axi_quiet,bus_error,faulting_channel,faulting_interface,shram_write,shram_cores,shram_line,shram_data,shram_strobe,m0$aclken,m0$awakeup,m0$awvalid,m0$awid,m0$awaddr,m0$awlen,m0$awsize,m0$awburst,m0$awcache,m0$awprot,m0$awready,m0$wvalid,m0$wdata,m0$wstrb,m0$wlast,m0$wready,m0$bvalid,m0$bid,m0$bresp,m0$bready,m0$arvalid,m0$arid,m0$araddr,m0$arlen,m0$arsize,m0$arburst,m0$arcache,m0$arprot,m0$arready,m0$rvalid,m0$rid,m0$rdata,m0$rresp,m0$rlast,m0$rready,m1$aclken,m1$awakeup,m1$awvalid,m1$awid,m1$awaddr,m1$awlen,m1$awsize,m1$awburst,m1$awcache,m1$awprot,m1$awready,m1$wvalid,m1$wdata,m1$wstrb,m1$wlast,m1$wready,m1$bvalid,m1$bid,m1$bresp,m1$bready,m1$arvalid,m1$arid,m1$araddr,m1$arlen,m1$arsize,m1$arburst,m1$arcache,m1$arprot,m1$arready,m1$rvalid,m1$rid,m1$rdata,m1$rresp,m1$rlast,m1$rready);
     
     // Module arguments
     input wire  clock;
@@ -2153,6 +2592,8 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     input wire  [39:0] dma0_skip1;
     output reg  queue_full;
     output reg  [1:0] descriptors_active;
+    input wire  quiesce;
+    output reg  axi_quiet;
     output reg  bus_error;
     output reg  [3:0] faulting_channel;
     output reg  faulting_interface;
@@ -2510,7 +2951,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  [1:0] mem2mem_rresp;
     reg  mem2mem_rlast;
     reg  mem2mem_response;
-    reg  axi_idle;
+    reg  stop_issue;
     
     // Sub module instances
     npu_u65_512_core$dma$command command(
@@ -2882,7 +3323,8 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         command$shape$plane_skip = 32'h0;
         command$shape$three_d = 1'b0;
         command$shape$max_beats = command_limit[(32'h0)+:(2)];
-        command$halt = halted$q;
+        stop_issue = halted$q | quiesce;
+        command$halt = stop_issue;
         command$cancel = command_cancel;
         command_valid = command$out_valid;
         command_data = command$out_data;
@@ -3044,7 +3486,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         mem2mem$destination$max_beats = dst_limit[(32'h0)+:(2)];
         mem2mem$internal = dst_internal;
         mem2mem$cores = dst_region_value[(32'h0)+:(2)];
-        start_mem2mem = ~queue$empty & ~head_started$q & ~halted$q & ~empty_transfer;
+        start_mem2mem = ~queue$empty & ~head_started$q & ~stop_issue & ~empty_transfer;
         mem2mem$start = start_mem2mem;
         if (start_mem2mem) begin
             head_started$d = 1'b1;
@@ -3086,7 +3528,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         command$may_issue = (read_room & (((32'h1) & 4'hf) << command_counter$q)) != 32'h0;
         mem2mem$may_read = (read_room & (((32'h1) & 4'hf) << mem2mem_read_counter$q)) != 32'h0;
         mem2mem$may_write = (write_room & (((32'h1) & 4'hf) << mem2mem_write_counter$q)) != 32'h0;
-        mem2mem$halt = halted$q;
+        mem2mem$halt = stop_issue;
         port0$aclken = m0$aclken;
         port1$aclken = m1$aclken;
         port0$prot = ((prot) & 3'h7);
@@ -3282,8 +3724,8 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         bus_error = halted$q;
         faulting_channel = fault_channel$q;
         faulting_interface = fault_interface$q;
-        axi_idle = (reads_outstanding$0$q == 32'h0) & (reads_outstanding$1$q == 32'h0) & (reads_outstanding$2$q == 32'h0) & (reads_outstanding$3$q == 32'h0) & (writes_outstanding$0$q == 32'h0) & (writes_outstanding$1$q == 32'h0) & (writes_outstanding$2$q == 32'h0) & (writes_outstanding$3$q == 32'h0) & ~command$busy & ~mem2mem$busy;
-        wakeup$d = ~axi_idle;
+        axi_quiet = (reads_outstanding$0$q == 32'h0) & (reads_outstanding$1$q == 32'h0) & (reads_outstanding$2$q == 32'h0) & (reads_outstanding$3$q == 32'h0) & (writes_outstanding$0$q == 32'h0) & (writes_outstanding$1$q == 32'h0) & (writes_outstanding$2$q == 32'h0) & (writes_outstanding$3$q == 32'h0);
+        wakeup$d = ~axi_quiet | command$busy | mem2mem$busy;
         m0$awakeup = wakeup$q;
         m1$awakeup = wakeup$q;
         shram_write = mem2mem$shram_write;
@@ -3596,6 +4038,7 @@ module npu_u65_512_core$dma$command$buffer(clock,rst_n,push,push_data,pop,head,e
     reg  [4:0] read_pointer$d;
     wire  [4:0] read_pointer$q;
     reg  words$clock;
+    reg  words$rst_n;
     reg  words$write_enable;
     reg  [3:0] words$write_address;
     reg  [135:0] words$write_data;
@@ -3617,6 +4060,7 @@ module npu_u65_512_core$dma$command$buffer(clock,rst_n,push,push_data,pop,head,e
     );
     npu_u65_512_core$dma$command$buffer$words words(
         .clock(words$clock),
+        .rst_n(words$rst_n),
         .write_enable(words$write_enable),
         .write_address(words$write_address),
         .write_data(words$write_data),
@@ -3633,6 +4077,7 @@ module npu_u65_512_core$dma$command$buffer(clock,rst_n,push,push_data,pop,head,e
         write_pointer$rst_n = rst_n;
         read_pointer$rst_n = rst_n;
         words$clock = clock;
+        words$rst_n = rst_n;
         words$write_enable = push;
         words$write_address = write_pointer$q[(32'h0)+:(4)];
         words$write_data = push_data;
@@ -3671,10 +4116,11 @@ module npu_u65_512_core$dma$command$buffer$read_pointer(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$dma$command$buffer$read_pointer
 
 
-module npu_u65_512_core$dma$command$buffer$words(clock,write_enable,write_address,write_data,read_address,read_data);
+module npu_u65_512_core$dma$command$buffer$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
     
     // Module arguments
     input wire  clock;
+    input wire  rst_n;
     input wire  write_enable;
     input wire  [3:0] write_address;
     input wire  [135:0] write_data;
@@ -3683,7 +4129,10 @@ module npu_u65_512_core$dma$command$buffer$words(clock,write_enable,write_addres
     
     // Update code (custom)
     reg [135:0] cells [0:15];
-    always @(posedge clock) if (write_enable) cells[write_address] <= write_data;
+    integer i;
+    always @(posedge clock or negedge rst_n)
+       if (!rst_n) for (i = 0; i <= 15; i = i + 1) cells[i] <= 0;
+       else if (write_enable) cells[write_address] <= write_data;
     always @(*) read_data = cells[read_address];
 endmodule // npu_u65_512_core$dma$command$buffer$words
 
@@ -6297,6 +6746,7 @@ module npu_u65_512_core$dma$mem2mem$read$buffer(clock,rst_n,push,push_data,pop,h
     reg  [5:0] read_pointer$d;
     wire  [5:0] read_pointer$q;
     reg  words$clock;
+    reg  words$rst_n;
     reg  words$write_enable;
     reg  [4:0] words$write_address;
     reg  [135:0] words$write_data;
@@ -6318,6 +6768,7 @@ module npu_u65_512_core$dma$mem2mem$read$buffer(clock,rst_n,push,push_data,pop,h
     );
     npu_u65_512_core$dma$mem2mem$read$buffer$words words(
         .clock(words$clock),
+        .rst_n(words$rst_n),
         .write_enable(words$write_enable),
         .write_address(words$write_address),
         .write_data(words$write_data),
@@ -6334,6 +6785,7 @@ module npu_u65_512_core$dma$mem2mem$read$buffer(clock,rst_n,push,push_data,pop,h
         write_pointer$rst_n = rst_n;
         read_pointer$rst_n = rst_n;
         words$clock = clock;
+        words$rst_n = rst_n;
         words$write_enable = push;
         words$write_address = write_pointer$q[(32'h0)+:(5)];
         words$write_data = push_data;
@@ -6372,10 +6824,11 @@ module npu_u65_512_core$dma$mem2mem$read$buffer$read_pointer(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$dma$mem2mem$read$buffer$read_pointer
 
 
-module npu_u65_512_core$dma$mem2mem$read$buffer$words(clock,write_enable,write_address,write_data,read_address,read_data);
+module npu_u65_512_core$dma$mem2mem$read$buffer$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
     
     // Module arguments
     input wire  clock;
+    input wire  rst_n;
     input wire  write_enable;
     input wire  [4:0] write_address;
     input wire  [135:0] write_data;
@@ -6384,7 +6837,10 @@ module npu_u65_512_core$dma$mem2mem$read$buffer$words(clock,write_enable,write_a
     
     // Update code (custom)
     reg [135:0] cells [0:31];
-    always @(posedge clock) if (write_enable) cells[write_address] <= write_data;
+    integer i;
+    always @(posedge clock or negedge rst_n)
+       if (!rst_n) for (i = 0; i <= 31; i = i + 1) cells[i] <= 0;
+       else if (write_enable) cells[write_address] <= write_data;
     always @(*) read_data = cells[read_address];
 endmodule // npu_u65_512_core$dma$mem2mem$read$buffer$words
 
@@ -8014,6 +8470,7 @@ module npu_u65_512_core$dma$mem2mem$write$buffer(clock,rst_n,push,push_data,pop,
     reg  [5:0] read_pointer$d;
     wire  [5:0] read_pointer$q;
     reg  words$clock;
+    reg  words$rst_n;
     reg  words$write_enable;
     reg  [4:0] words$write_address;
     reg  [144:0] words$write_data;
@@ -8035,6 +8492,7 @@ module npu_u65_512_core$dma$mem2mem$write$buffer(clock,rst_n,push,push_data,pop,
     );
     npu_u65_512_core$dma$mem2mem$write$buffer$words words(
         .clock(words$clock),
+        .rst_n(words$rst_n),
         .write_enable(words$write_enable),
         .write_address(words$write_address),
         .write_data(words$write_data),
@@ -8051,6 +8509,7 @@ module npu_u65_512_core$dma$mem2mem$write$buffer(clock,rst_n,push,push_data,pop,
         write_pointer$rst_n = rst_n;
         read_pointer$rst_n = rst_n;
         words$clock = clock;
+        words$rst_n = rst_n;
         words$write_enable = push;
         words$write_address = write_pointer$q[(32'h0)+:(5)];
         words$write_data = push_data;
@@ -8089,10 +8548,11 @@ module npu_u65_512_core$dma$mem2mem$write$buffer$read_pointer(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$dma$mem2mem$write$buffer$read_pointer
 
 
-module npu_u65_512_core$dma$mem2mem$write$buffer$words(clock,write_enable,write_address,write_data,read_address,read_data);
+module npu_u65_512_core$dma$mem2mem$write$buffer$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
     
     // Module arguments
     input wire  clock;
+    input wire  rst_n;
     input wire  write_enable;
     input wire  [4:0] write_address;
     input wire  [144:0] write_data;
@@ -8101,7 +8561,10 @@ module npu_u65_512_core$dma$mem2mem$write$buffer$words(clock,write_enable,write_
     
     // Update code (custom)
     reg [144:0] cells [0:31];
-    always @(posedge clock) if (write_enable) cells[write_address] <= write_data;
+    integer i;
+    always @(posedge clock or negedge rst_n)
+       if (!rst_n) for (i = 0; i <= 31; i = i + 1) cells[i] <= 0;
+       else if (write_enable) cells[write_address] <= write_data;
     always @(*) read_data = cells[read_address];
 endmodule // npu_u65_512_core$dma$mem2mem$write$buffer$words
 
@@ -9421,6 +9884,7 @@ module npu_u65_512_core$dma$queue(clock,rst_n,push,push_data,pop,head,empty,full
     reg  [1:0] read_pointer$d;
     wire  [1:0] read_pointer$q;
     reg  words$clock;
+    reg  words$rst_n;
     reg  words$write_enable;
     reg  words$write_address;
     reg  [245:0] words$write_data;
@@ -9442,6 +9906,7 @@ module npu_u65_512_core$dma$queue(clock,rst_n,push,push_data,pop,head,empty,full
     );
     npu_u65_512_core$dma$queue$words words(
         .clock(words$clock),
+        .rst_n(words$rst_n),
         .write_enable(words$write_enable),
         .write_address(words$write_address),
         .write_data(words$write_data),
@@ -9458,6 +9923,7 @@ module npu_u65_512_core$dma$queue(clock,rst_n,push,push_data,pop,head,empty,full
         write_pointer$rst_n = rst_n;
         read_pointer$rst_n = rst_n;
         words$clock = clock;
+        words$rst_n = rst_n;
         words$write_enable = push;
         words$write_address = write_pointer$q[(32'h0)+:(1)];
         words$write_data = push_data;
@@ -9496,10 +9962,11 @@ module npu_u65_512_core$dma$queue$read_pointer(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$dma$queue$read_pointer
 
 
-module npu_u65_512_core$dma$queue$words(clock,write_enable,write_address,write_data,read_address,read_data);
+module npu_u65_512_core$dma$queue$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
     
     // Module arguments
     input wire  clock;
+    input wire  rst_n;
     input wire  write_enable;
     input wire  write_address;
     input wire  [245:0] write_data;
@@ -9508,7 +9975,10 @@ module npu_u65_512_core$dma$queue$words(clock,write_enable,write_address,write_d
     
     // Update code (custom)
     reg [245:0] cells [0:1];
-    always @(posedge clock) if (write_enable) cells[write_address] <= write_data;
+    integer i;
+    always @(posedge clock or negedge rst_n)
+       if (!rst_n) for (i = 0; i <= 1; i = i + 1) cells[i] <= 0;
+       else if (write_enable) cells[write_address] <= write_data;
     always @(*) read_data = cells[read_address];
 endmodule // npu_u65_512_core$dma$queue$words
 
@@ -19759,7 +20229,7 @@ module npu_u65_512_core$op_state$registers$9$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$9$stored
 
 
-module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,qread,prot,cmd_write,queue_write,qbase,qsize,qconfig,regioncfg,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15);
+module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,qread,prot,resetting,cmd_write,queue_write,reset_write,cmd,qbase,qsize,qconfig,regioncfg,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15);
     
     // Module arguments
     input wire  clock;
@@ -19772,8 +20242,11 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
     input wire  [31:0] status;
     input wire  [31:0] qread;
     input wire  [1:0] prot;
+    input wire  resetting;
     output reg  cmd_write;
     output reg  queue_write;
+    output reg  reset_write;
+    output reg  [31:0] cmd;
     output reg  [39:0] qbase;
     output reg  [31:0] qsize;
     output reg  [1:0] qconfig;
@@ -19807,6 +20280,8 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
     localparam  qbase0_address = 12'h10;
     localparam  qbase1_address = 12'h14;
     localparam  qsize_address = 12'h20;
+    localparam  reset_address = 12'hc;
+    localparam  reset_status = 32'h8;
     
     // Stub signals
     reg  storage$0$clock;
@@ -20152,6 +20627,9 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
     reg  [31:0] set_clear$2$wdata;
     wire  set_clear$2$hit;
     wire  [31:0] set_clear$2$q;
+    
+    // Local signals
+    reg  taken_write;
     
     // Sub module instances
     npu_u65_512_core$regs$storage$0 storage$0(
@@ -20616,10 +21094,11 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
     always @(*) begin
         rdata = 32'h0;
         defined = 1'b0;
+        taken_write = write & ~resetting;
         storage$0$clock = clock;
         storage$0$rst_n = rst_n;
         storage$0$addr = addr;
-        storage$0$write = write;
+        storage$0$write = taken_write;
         storage$0$wdata = wdata;
         if (storage$0$hit) begin
             rdata = storage$0$q;
@@ -20628,7 +21107,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$1$clock = clock;
         storage$1$rst_n = rst_n;
         storage$1$addr = addr;
-        storage$1$write = write;
+        storage$1$write = taken_write;
         storage$1$wdata = wdata;
         if (storage$1$hit) begin
             rdata = storage$1$q;
@@ -20637,7 +21116,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$2$clock = clock;
         storage$2$rst_n = rst_n;
         storage$2$addr = addr;
-        storage$2$write = write;
+        storage$2$write = taken_write;
         storage$2$wdata = wdata;
         if (storage$2$hit) begin
             rdata = storage$2$q;
@@ -20646,7 +21125,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$3$clock = clock;
         storage$3$rst_n = rst_n;
         storage$3$addr = addr;
-        storage$3$write = write;
+        storage$3$write = taken_write;
         storage$3$wdata = wdata;
         if (storage$3$hit) begin
             rdata = storage$3$q;
@@ -20655,7 +21134,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$4$clock = clock;
         storage$4$rst_n = rst_n;
         storage$4$addr = addr;
-        storage$4$write = write;
+        storage$4$write = taken_write;
         storage$4$wdata = wdata;
         if (storage$4$hit) begin
             rdata = storage$4$q;
@@ -20664,7 +21143,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$5$clock = clock;
         storage$5$rst_n = rst_n;
         storage$5$addr = addr;
-        storage$5$write = write;
+        storage$5$write = taken_write;
         storage$5$wdata = wdata;
         if (storage$5$hit) begin
             rdata = storage$5$q;
@@ -20673,7 +21152,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$6$clock = clock;
         storage$6$rst_n = rst_n;
         storage$6$addr = addr;
-        storage$6$write = write;
+        storage$6$write = taken_write;
         storage$6$wdata = wdata;
         if (storage$6$hit) begin
             rdata = storage$6$q;
@@ -20682,7 +21161,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$7$clock = clock;
         storage$7$rst_n = rst_n;
         storage$7$addr = addr;
-        storage$7$write = write;
+        storage$7$write = taken_write;
         storage$7$wdata = wdata;
         if (storage$7$hit) begin
             rdata = storage$7$q;
@@ -20691,7 +21170,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$8$clock = clock;
         storage$8$rst_n = rst_n;
         storage$8$addr = addr;
-        storage$8$write = write;
+        storage$8$write = taken_write;
         storage$8$wdata = wdata;
         if (storage$8$hit) begin
             rdata = storage$8$q;
@@ -20700,7 +21179,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$9$clock = clock;
         storage$9$rst_n = rst_n;
         storage$9$addr = addr;
-        storage$9$write = write;
+        storage$9$write = taken_write;
         storage$9$wdata = wdata;
         if (storage$9$hit) begin
             rdata = storage$9$q;
@@ -20709,7 +21188,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$10$clock = clock;
         storage$10$rst_n = rst_n;
         storage$10$addr = addr;
-        storage$10$write = write;
+        storage$10$write = taken_write;
         storage$10$wdata = wdata;
         if (storage$10$hit) begin
             rdata = storage$10$q;
@@ -20718,7 +21197,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$11$clock = clock;
         storage$11$rst_n = rst_n;
         storage$11$addr = addr;
-        storage$11$write = write;
+        storage$11$write = taken_write;
         storage$11$wdata = wdata;
         if (storage$11$hit) begin
             rdata = storage$11$q;
@@ -20727,7 +21206,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$12$clock = clock;
         storage$12$rst_n = rst_n;
         storage$12$addr = addr;
-        storage$12$write = write;
+        storage$12$write = taken_write;
         storage$12$wdata = wdata;
         if (storage$12$hit) begin
             rdata = storage$12$q;
@@ -20736,7 +21215,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$13$clock = clock;
         storage$13$rst_n = rst_n;
         storage$13$addr = addr;
-        storage$13$write = write;
+        storage$13$write = taken_write;
         storage$13$wdata = wdata;
         if (storage$13$hit) begin
             rdata = storage$13$q;
@@ -20745,7 +21224,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$14$clock = clock;
         storage$14$rst_n = rst_n;
         storage$14$addr = addr;
-        storage$14$write = write;
+        storage$14$write = taken_write;
         storage$14$wdata = wdata;
         if (storage$14$hit) begin
             rdata = storage$14$q;
@@ -20754,7 +21233,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$15$clock = clock;
         storage$15$rst_n = rst_n;
         storage$15$addr = addr;
-        storage$15$write = write;
+        storage$15$write = taken_write;
         storage$15$wdata = wdata;
         if (storage$15$hit) begin
             rdata = storage$15$q;
@@ -20763,7 +21242,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$16$clock = clock;
         storage$16$rst_n = rst_n;
         storage$16$addr = addr;
-        storage$16$write = write;
+        storage$16$write = taken_write;
         storage$16$wdata = wdata;
         if (storage$16$hit) begin
             rdata = storage$16$q;
@@ -20772,7 +21251,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$17$clock = clock;
         storage$17$rst_n = rst_n;
         storage$17$addr = addr;
-        storage$17$write = write;
+        storage$17$write = taken_write;
         storage$17$wdata = wdata;
         if (storage$17$hit) begin
             rdata = storage$17$q;
@@ -20781,7 +21260,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$18$clock = clock;
         storage$18$rst_n = rst_n;
         storage$18$addr = addr;
-        storage$18$write = write;
+        storage$18$write = taken_write;
         storage$18$wdata = wdata;
         if (storage$18$hit) begin
             rdata = storage$18$q;
@@ -20790,7 +21269,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$19$clock = clock;
         storage$19$rst_n = rst_n;
         storage$19$addr = addr;
-        storage$19$write = write;
+        storage$19$write = taken_write;
         storage$19$wdata = wdata;
         if (storage$19$hit) begin
             rdata = storage$19$q;
@@ -20799,7 +21278,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$20$clock = clock;
         storage$20$rst_n = rst_n;
         storage$20$addr = addr;
-        storage$20$write = write;
+        storage$20$write = taken_write;
         storage$20$wdata = wdata;
         if (storage$20$hit) begin
             rdata = storage$20$q;
@@ -20808,7 +21287,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$21$clock = clock;
         storage$21$rst_n = rst_n;
         storage$21$addr = addr;
-        storage$21$write = write;
+        storage$21$write = taken_write;
         storage$21$wdata = wdata;
         if (storage$21$hit) begin
             rdata = storage$21$q;
@@ -20817,7 +21296,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$22$clock = clock;
         storage$22$rst_n = rst_n;
         storage$22$addr = addr;
-        storage$22$write = write;
+        storage$22$write = taken_write;
         storage$22$wdata = wdata;
         if (storage$22$hit) begin
             rdata = storage$22$q;
@@ -20826,7 +21305,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$23$clock = clock;
         storage$23$rst_n = rst_n;
         storage$23$addr = addr;
-        storage$23$write = write;
+        storage$23$write = taken_write;
         storage$23$wdata = wdata;
         if (storage$23$hit) begin
             rdata = storage$23$q;
@@ -20835,7 +21314,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$24$clock = clock;
         storage$24$rst_n = rst_n;
         storage$24$addr = addr;
-        storage$24$write = write;
+        storage$24$write = taken_write;
         storage$24$wdata = wdata;
         if (storage$24$hit) begin
             rdata = storage$24$q;
@@ -20844,7 +21323,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$25$clock = clock;
         storage$25$rst_n = rst_n;
         storage$25$addr = addr;
-        storage$25$write = write;
+        storage$25$write = taken_write;
         storage$25$wdata = wdata;
         if (storage$25$hit) begin
             rdata = storage$25$q;
@@ -20853,7 +21332,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$26$clock = clock;
         storage$26$rst_n = rst_n;
         storage$26$addr = addr;
-        storage$26$write = write;
+        storage$26$write = taken_write;
         storage$26$wdata = wdata;
         if (storage$26$hit) begin
             rdata = storage$26$q;
@@ -20862,7 +21341,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$27$clock = clock;
         storage$27$rst_n = rst_n;
         storage$27$addr = addr;
-        storage$27$write = write;
+        storage$27$write = taken_write;
         storage$27$wdata = wdata;
         if (storage$27$hit) begin
             rdata = storage$27$q;
@@ -20871,7 +21350,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$28$clock = clock;
         storage$28$rst_n = rst_n;
         storage$28$addr = addr;
-        storage$28$write = write;
+        storage$28$write = taken_write;
         storage$28$wdata = wdata;
         if (storage$28$hit) begin
             rdata = storage$28$q;
@@ -20880,7 +21359,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$29$clock = clock;
         storage$29$rst_n = rst_n;
         storage$29$addr = addr;
-        storage$29$write = write;
+        storage$29$write = taken_write;
         storage$29$wdata = wdata;
         if (storage$29$hit) begin
             rdata = storage$29$q;
@@ -20889,7 +21368,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$30$clock = clock;
         storage$30$rst_n = rst_n;
         storage$30$addr = addr;
-        storage$30$write = write;
+        storage$30$write = taken_write;
         storage$30$wdata = wdata;
         if (storage$30$hit) begin
             rdata = storage$30$q;
@@ -20898,7 +21377,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$31$clock = clock;
         storage$31$rst_n = rst_n;
         storage$31$addr = addr;
-        storage$31$write = write;
+        storage$31$write = taken_write;
         storage$31$wdata = wdata;
         if (storage$31$hit) begin
             rdata = storage$31$q;
@@ -20907,7 +21386,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$32$clock = clock;
         storage$32$rst_n = rst_n;
         storage$32$addr = addr;
-        storage$32$write = write;
+        storage$32$write = taken_write;
         storage$32$wdata = wdata;
         if (storage$32$hit) begin
             rdata = storage$32$q;
@@ -20916,7 +21395,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$33$clock = clock;
         storage$33$rst_n = rst_n;
         storage$33$addr = addr;
-        storage$33$write = write;
+        storage$33$write = taken_write;
         storage$33$wdata = wdata;
         if (storage$33$hit) begin
             rdata = storage$33$q;
@@ -20925,7 +21404,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$34$clock = clock;
         storage$34$rst_n = rst_n;
         storage$34$addr = addr;
-        storage$34$write = write;
+        storage$34$write = taken_write;
         storage$34$wdata = wdata;
         if (storage$34$hit) begin
             rdata = storage$34$q;
@@ -20934,7 +21413,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$35$clock = clock;
         storage$35$rst_n = rst_n;
         storage$35$addr = addr;
-        storage$35$write = write;
+        storage$35$write = taken_write;
         storage$35$wdata = wdata;
         if (storage$35$hit) begin
             rdata = storage$35$q;
@@ -20943,7 +21422,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$36$clock = clock;
         storage$36$rst_n = rst_n;
         storage$36$addr = addr;
-        storage$36$write = write;
+        storage$36$write = taken_write;
         storage$36$wdata = wdata;
         if (storage$36$hit) begin
             rdata = storage$36$q;
@@ -20952,7 +21431,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$37$clock = clock;
         storage$37$rst_n = rst_n;
         storage$37$addr = addr;
-        storage$37$write = write;
+        storage$37$write = taken_write;
         storage$37$wdata = wdata;
         if (storage$37$hit) begin
             rdata = storage$37$q;
@@ -20961,7 +21440,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$38$clock = clock;
         storage$38$rst_n = rst_n;
         storage$38$addr = addr;
-        storage$38$write = write;
+        storage$38$write = taken_write;
         storage$38$wdata = wdata;
         if (storage$38$hit) begin
             rdata = storage$38$q;
@@ -20970,7 +21449,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         storage$39$clock = clock;
         storage$39$rst_n = rst_n;
         storage$39$addr = addr;
-        storage$39$write = write;
+        storage$39$write = taken_write;
         storage$39$wdata = wdata;
         if (storage$39$hit) begin
             rdata = storage$39$q;
@@ -21049,7 +21528,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         set_clear$0$clock = clock;
         set_clear$0$rst_n = rst_n;
         set_clear$0$addr = addr;
-        set_clear$0$write = write;
+        set_clear$0$write = taken_write;
         set_clear$0$wdata = wdata;
         if (set_clear$0$hit) begin
             rdata = set_clear$0$q;
@@ -21058,7 +21537,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         set_clear$1$clock = clock;
         set_clear$1$rst_n = rst_n;
         set_clear$1$addr = addr;
-        set_clear$1$write = write;
+        set_clear$1$write = taken_write;
         set_clear$1$wdata = wdata;
         if (set_clear$1$hit) begin
             rdata = set_clear$1$q;
@@ -21067,7 +21546,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         set_clear$2$clock = clock;
         set_clear$2$rst_n = rst_n;
         set_clear$2$addr = addr;
-        set_clear$2$write = write;
+        set_clear$2$write = taken_write;
         set_clear$2$wdata = wdata;
         if (set_clear$2$hit) begin
             rdata = set_clear$2$q;
@@ -21085,8 +21564,15 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
             rdata = ((prot) & 32'hffffffff);
             defined = 1'b1;
         end
-        cmd_write = write & (addr == cmd_address);
-        queue_write = write & ((addr == qbase0_address) | (addr == qbase1_address) | (addr == qsize_address));
+        if (resetting) begin
+            rdata = 32'h0;
+            if (addr == status_address) begin
+                rdata = reset_status;
+            end
+        end
+        cmd_write = taken_write & (addr == cmd_address);
+        reset_write = taken_write & (addr == reset_address);
+        queue_write = taken_write & ((addr == qbase0_address) | (addr == qbase1_address) | (addr == qsize_address));
         qbase = ((storage$0$q) & 40'hffffffffff) | (((storage$1$q) & 40'hffffffffff) << 32'h20);
         qsize = storage$2$q;
         qconfig = storage$3$q[(32'h0)+:(2)];
@@ -21111,6 +21597,7 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         basep$13 = storage$22$q;
         basep$14 = storage$23$q;
         basep$15 = storage$24$q;
+        cmd = storage$25$q;
     end
     
 endmodule // npu_u65_512_core$regs
@@ -24357,10 +24844,13 @@ module npu_u65_512_core$regs$storage$9$value(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$regs$storage$9$value
 
 
-module npu_u65_512_core$shram(clock,write_enable,write_cores,write_address,write_data,write_strobe,read_enable,read_address,read_data$0,read_data$1);
+module npu_u65_512_core$shram(clock,rst_n,clear,clearing,write_enable,write_cores,write_address,write_data,write_strobe,read_enable,read_address,read_data$0,read_data$1);
     
     // Module arguments
     input wire  clock;
+    input wire  rst_n;
+    input wire  clear;
+    output reg  clearing;
     input wire  write_enable;
     input wire  [1:0] write_cores;
     input wire  [11:0] write_address;
@@ -24370,6 +24860,9 @@ module npu_u65_512_core$shram(clock,write_enable,write_cores,write_address,write
     input wire  [11:0] read_address;
     output reg  [127:0] read_data$0;
     output reg  [127:0] read_data$1;
+    
+    // Constant declarations
+    localparam  last_line = 12'hbff;
     
     // Stub signals
     reg  banks$0$clock;
@@ -24388,6 +24881,14 @@ module npu_u65_512_core$shram(clock,write_enable,write_cores,write_address,write
     reg  banks$1$read_enable;
     reg  [11:0] banks$1$read_address;
     wire  [127:0] banks$1$read_data;
+    reg  clear_active$clock;
+    reg  clear_active$rst_n;
+    reg  clear_active$d;
+    wire  clear_active$q;
+    reg  clear_line$clock;
+    reg  clear_line$rst_n;
+    reg  [11:0] clear_line$d;
+    wire  [11:0] clear_line$q;
     
     // Sub module instances
     npu_u65_512_core$shram$banks$0 banks$0(
@@ -24410,14 +24911,49 @@ module npu_u65_512_core$shram(clock,write_enable,write_cores,write_address,write
         .read_address(banks$1$read_address),
         .read_data(banks$1$read_data)
     );
+    npu_u65_512_core$shram$clear_active clear_active(
+        .clock(clear_active$clock),
+        .rst_n(clear_active$rst_n),
+        .d(clear_active$d),
+        .q(clear_active$q)
+    );
+    npu_u65_512_core$shram$clear_line clear_line(
+        .clock(clear_line$clock),
+        .rst_n(clear_line$rst_n),
+        .d(clear_line$d),
+        .q(clear_line$q)
+    );
     
     // Update code
     always @(*) begin
+        clear_active$clock = clock;
+        clear_line$clock = clock;
+        clear_active$d = clear_active$q;
+        clear_line$d = clear_line$q;
+        clear_active$rst_n = rst_n;
+        clear_line$rst_n = rst_n;
+        if (clear_active$q) begin
+            clear_line$d = clear_line$q + 32'h1;
+            if (clear_line$q == last_line) begin
+                clear_active$d = 1'b0;
+            end
+        end
+        if (clear) begin
+            clear_active$d = 1'b1;
+            clear_line$d = 32'h0;
+        end
+        clearing = clear_active$q;
         banks$0$clock = clock;
         banks$0$write_enable = write_enable & write_cores[0];
         banks$0$write_address = write_address;
         banks$0$write_data = write_data;
         banks$0$write_strobe = write_strobe;
+        if (clear_active$q) begin
+            banks$0$write_enable = 1'b1;
+            banks$0$write_address = clear_line$q;
+            banks$0$write_data = 32'h0;
+            banks$0$write_strobe = ((32'hffff) & 16'hffff);
+        end
         banks$0$read_enable = read_enable[0];
         banks$0$read_address = read_address;
         read_data$0 = banks$0$read_data;
@@ -24426,6 +24962,12 @@ module npu_u65_512_core$shram(clock,write_enable,write_cores,write_address,write
         banks$1$write_address = write_address;
         banks$1$write_data = write_data;
         banks$1$write_strobe = write_strobe;
+        if (clear_active$q) begin
+            banks$1$write_enable = 1'b1;
+            banks$1$write_address = clear_line$q;
+            banks$1$write_data = 32'h0;
+            banks$1$write_strobe = ((32'hffff) & 16'hffff);
+        end
         banks$1$read_enable = read_enable[1];
         banks$1$read_address = read_address;
         read_data$1 = banks$1$read_data;
@@ -24478,6 +25020,44 @@ module npu_u65_512_core$shram$banks$1(clock,write_enable,write_address,write_dat
        if (read_enable) read_data <= lines[read_address];
     end
 endmodule // npu_u65_512_core$shram$banks$1
+
+
+module npu_u65_512_core$shram$clear_active(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$shram$clear_active
+
+
+module npu_u65_512_core$shram$clear_line(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    
+    // Constant declarations
+    localparam  init = 12'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$shram$clear_line
 
 
 // Top level with the TRM appendix A port names.

@@ -59,6 +59,8 @@ pub struct Npu {
     datapath: NoDatapath,
     dma: Dma,
     shram: Shram,
+    /// The NPU has work, an IRQ or a reset in progress (QACTIVE without PWAKEUP).
+    busy: Signal<Local, Bit>,
 }
 
 impl Npu {
@@ -107,6 +109,7 @@ impl Npu {
                 config.cores as usize,
                 config.shram_kib as usize * 1024 / config.cores as usize,
             ),
+            busy: Default::default(),
         }
     }
 }
@@ -114,14 +117,32 @@ impl Npu {
 impl Logic for Npu {
     #[hdl_gen]
     fn update(&mut self) {
+        // The CPM runs on CLK and the hard reset; everything else on its
+        // gated clock and the core reset (hard or soft).
         self.cpm.clock.next = self.CLK.val();
         self.cpm.n_reset.next = self.nRESET.val();
         self.cpm.n_mbist_reset.next = self.nMBISTRESET.val();
         self.cpm.mbist_req.next = self.MBISTREQ.val();
         self.cpm.dft_rst_disable.next = self.DFTRSTDISABLE.val();
+        self.cpm.dft_cgen.next = self.DFTCGEN.val();
         self.cpm.porpl.next = self.PORPL.val();
         self.cpm.porsl.next = self.PORSL.val();
-        self.cpm.active.next = self.PWAKEUP.val();
+        self.cpm.reset_write.next = self.regs.reset_write.val();
+        self.cpm.reset_value.next = self.apb.reg_wdata.val();
+        self.cpm.reset_pprot.next = self.PPROT.val();
+        self.cpm.axi_quiet.next = self.dma.axi_quiet.val();
+        self.cpm.shram_clearing.next = self.shram.clearing.val();
+        self.busy.next = self.control.status.val().get_bit(0)
+            | (self.dma.descriptors_active.val() != 0)
+            | !self.dma.axi_quiet.val()
+            | self.control.irq.val()
+            | self.cpm.resetting.val();
+        self.cpm.active.next = self.busy.val() | self.PWAKEUP.val();
+        self.cpm.idle.next = !self.busy.val();
+        self.cpm.wakeup.next = self.PWAKEUP.val();
+        // TRM 4.2.3: CMD bit 2 clock_q_enable, bit 3 power_q_enable.
+        self.cpm.clock_q_enable.next = self.regs.cmd.val().get_bit(2);
+        self.cpm.power_q_enable.next = self.regs.cmd.val().get_bit(3);
         self.cpm.clock_q.qreq_n.next = self.CLKQREQn.val();
         self.cpm.power_q.qreq_n.next = self.PWRQREQn.val();
         self.CLKQACTIVE.next = self.cpm.clock_q.qactive.val();
@@ -131,7 +152,7 @@ impl Logic for Npu {
         self.PWRQACCEPTn.next = self.cpm.power_q.qaccept_n.val();
         self.PWRQDENY.next = self.cpm.power_q.qdeny.val();
 
-        self.apb.clock.next = self.CLK.val();
+        self.apb.clock.next = self.cpm.core_clock.val();
         self.apb.rst_n.next = self.cpm.rst_n.val();
         self.apb.pclken.next = self.PCLKEN.val();
         self.apb.psel.next = self.PSEL.val();
@@ -146,8 +167,9 @@ impl Logic for Npu {
         self.PSLVERR.next = self.apb.pslverr.val();
         self.PRDATA.next = self.apb.prdata.val();
 
-        self.regs.clock.next = self.CLK.val();
-        self.regs.rst_n.next = self.cpm.rst_n.val();
+        self.regs.clock.next = self.cpm.core_clock.val();
+        self.regs.rst_n.next = self.cpm.core_rst_n.val();
+        self.regs.resetting.next = self.cpm.resetting.val();
         self.regs.addr.next = self.apb.reg_addr.val();
         self.regs.write.next = self.apb.reg_write.val();
         self.regs.wdata.next = self.apb.reg_wdata.val();
@@ -158,15 +180,15 @@ impl Logic for Npu {
         self.regs.qread.next = self.control.qread.val();
         self.IRQ.next = self.control.irq.val();
 
-        self.control.clock.next = self.CLK.val();
-        self.control.rst_n.next = self.cpm.rst_n.val();
+        self.control.clock.next = self.cpm.core_clock.val();
+        self.control.rst_n.next = self.cpm.core_rst_n.val();
         self.control.cmd_write.next = self.regs.cmd_write.val();
         self.control.queue_write.next = self.regs.queue_write.val();
         self.control.wdata.next = self.apb.reg_wdata.val();
         self.control.qsize.next = self.regs.qsize.val();
 
-        self.op_state.clock.next = self.CLK.val();
-        self.op_state.rst_n.next = self.cpm.rst_n.val();
+        self.op_state.clock.next = self.cpm.core_clock.val();
+        self.op_state.rst_n.next = self.cpm.core_rst_n.val();
         self.op_state.write.next = self.control.set_write.val();
         self.op_state.key.next = self.control.set_key.val();
         self.op_state.value.next = self.control.set_value.val();
@@ -178,8 +200,9 @@ impl Logic for Npu {
         self.control.op_accept.next = self.datapath.op_accept.val();
         self.control.op_refuse.next = self.datapath.op_refuse.val();
 
-        self.dma.clock.next = self.CLK.val();
-        self.dma.rst_n.next = self.cpm.rst_n.val();
+        self.dma.clock.next = self.cpm.core_clock.val();
+        self.dma.rst_n.next = self.cpm.core_rst_n.val();
+        self.dma.quiesce.next = self.cpm.quiesce.val();
         self.dma.prot.next = self.cpm.prot.val();
         for i in 0..16 {
             self.dma.basep[i].next = self.regs.basep[i].val();
@@ -218,7 +241,9 @@ impl Logic for Npu {
         AxiManagerPort::link(&mut self.m0, &mut self.dma.m0);
         AxiManagerPort::link(&mut self.m1, &mut self.dma.m1);
 
-        self.shram.clock.next = self.CLK.val();
+        self.shram.clock.next = self.cpm.core_clock.val();
+        self.shram.rst_n.next = self.cpm.core_rst_n.val();
+        self.shram.clear.next = self.cpm.shram_clear.val();
         self.shram.write_enable.next = self.dma.shram_write.val();
         self.shram.write_cores.next = self.dma.shram_cores.val();
         self.shram.write_address.next = self.dma.shram_line.val();

@@ -12,12 +12,20 @@ use crate::verilator::build::workspace_root;
 use crate::verilator::{DesignFiles, Model, TraceWindow};
 use anyhow::{Context, Result};
 use npu_spec::config::NpuConfig;
+use npu_spec::regs;
 use std::path::PathBuf;
 
 /// Environment variable naming a VCD file to write for every NPU built.
 pub const VCD_ENV: &str = "NPU_VCD";
 /// Environment variable limiting the VCD to cycles `START:END`.
 pub const VCD_WINDOW_ENV: &str = "NPU_VCD_WINDOW";
+
+/// STATUS reads while waiting for a reset to finish, and cycles between them:
+/// well beyond the largest shared buffer's clear.
+const RESET_POLLS: u64 = 1000;
+const RESET_POLL_INTERVAL: u64 = 16;
+/// Privileged and secure: every register access is permitted (TRM 4.1).
+const HOST_PPROT: u8 = 0b001;
 
 /// Inputs that are held at one value unless a test drives them (TRM appendix A).
 const IDLE_INPUTS: &[(&str, u64)] = &[
@@ -189,6 +197,21 @@ impl NpuTb {
         self.cycles(4);
         self.set("nRESET", 1);
         self.cycles(4);
+        self.wait_for_reset();
+    }
+
+    /// Reads STATUS until reset_status is 0: after a reset the NPU clears
+    /// its shared buffer first (TRM 3.3.4.1, appendix C soft reset flow).
+    pub fn wait_for_reset(&mut self) {
+        let reset_status = regs::STATUS.field("reset_status");
+        for _ in 0..RESET_POLLS {
+            let status = self.read(regs::STATUS.address, HOST_PPROT).rdata;
+            if reset_status.get(status) == 0 {
+                return;
+            }
+            self.cycles(RESET_POLL_INTERVAL);
+        }
+        self.fail("STATUS.reset_status still 1 long after the reset");
     }
 
     /// Sets an input port by name.

@@ -12,14 +12,18 @@ pub struct Expected {
     pub slverr: bool,
 }
 
-/// `value` for a write to `addr`, with CMD.transition_to_running_state
-/// cleared: the scoreboard models the registers while nothing runs, and
-/// runs are the central control's tests.
-pub fn without_start(addr: u16, value: u32) -> u32 {
-    if addr == regs::CMD.address {
-        value & !regs::CMD.field("transition_to_running_state").mask()
+/// A write to `addr` that changes registers only: CMD with
+/// transition_to_running_state cleared, and none at all to RESET, which
+/// always starts a soft reset. The scoreboard models the registers while
+/// nothing runs; runs and resets are the central control's and the CPM's
+/// tests.
+pub fn quiet_write(addr: u16, value: u32) -> Option<u32> {
+    if addr == regs::RESET.address {
+        None
+    } else if addr == regs::CMD.address {
+        Some(value & !regs::CMD.field("transition_to_running_state").mask())
     } else {
-        value
+        Some(value)
     }
 }
 

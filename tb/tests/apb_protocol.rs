@@ -4,7 +4,7 @@ use npu_spec::config::NpuConfig;
 use npu_spec::regs::{self, REGISTERS};
 use npu_tb::apb::{ApbMonitor, ApbPorts, ApbRequest};
 use npu_tb::npu::NpuTb;
-use npu_tb::register_model::{without_start, RegisterModel};
+use npu_tb::register_model::{quiet_write, RegisterModel};
 use npu_tb::seed::seed;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -16,14 +16,11 @@ fn exercise(tb: &mut NpuTb, rng: &mut StdRng, accesses: usize) {
     let mut model = RegisterModel::after_reset(&config, false, false);
     for _ in 0..accesses {
         let r = &REGISTERS[rng.gen_range(0..REGISTERS.len())];
-        let request = if rng.gen_bool(0.5) {
-            ApbRequest::read(r.address, SECURE_PRIVILEGED)
-        } else {
-            ApbRequest::write(
-                r.address,
-                without_start(r.address, rng.gen()),
-                SECURE_PRIVILEGED,
-            )
+        let request = match quiet_write(r.address, rng.gen()) {
+            Some(value) if rng.gen_bool(0.5) => {
+                ApbRequest::write(r.address, value, SECURE_PRIVILEGED)
+            }
+            _ => ApbRequest::read(r.address, SECURE_PRIVILEGED),
         };
         let want = model.access(request.addr, request.write, request.pprot, request.pstrb);
         let got = tb.apb(request);

@@ -21,9 +21,15 @@ pub struct RegisterFile {
     pub status: Signal<In, Bits<32>>,
     pub qread: Signal<In, Bits<32>>,
     pub prot: Signal<In, Bits<2>>,
-    /// A permitted write of CMD; of QBASE0, QBASE1 or QSIZE.
+    /// A reset is in progress (TRM 4.2.2 reset_status): every register but
+    /// STATUS reads 0, and writes are ignored.
+    pub resetting: Signal<In, Bit>,
+    /// A permitted write of CMD; of QBASE0, QBASE1 or QSIZE; of RESET.
     pub cmd_write: Signal<Out, Bit>,
     pub queue_write: Signal<Out, Bit>,
+    pub reset_write: Signal<Out, Bit>,
+    /// CMD as last written (its Q-channel enables, TRM 4.2.3).
+    pub cmd: Signal<Out, Bits<32>>,
     /// Values the central control and the DMA use (TRM 4.2.5-4.2.17, 4.3).
     pub qbase: Signal<Out, Bits<40>>,
     pub qsize: Signal<Out, Bits<32>>,
@@ -42,12 +48,16 @@ pub struct RegisterFile {
     qbase0_address: Constant<Bits<12>>,
     qbase1_address: Constant<Bits<12>>,
     qsize_address: Constant<Bits<12>>,
+    reset_address: Constant<Bits<12>>,
+    reset_status: Constant<Bits<32>>,
+    /// `write` unless a reset is in progress.
+    taken_write: Signal<Local, Bit>,
 }
 
 /// Registers whose values leave the register file, at the head of its
 /// storage in this order: the update reads them as `storage[0]` to
-/// `storage[24]`.
-const EXPORTED: [&Register; 25] = [
+/// `storage[25]`.
+const EXPORTED: [&Register; 26] = [
     &regs::QBASE0,
     &regs::QBASE1,
     &regs::QSIZE,
@@ -73,6 +83,7 @@ const EXPORTED: [&Register; 25] = [
     &regs::BASEP[13],
     &regs::BASEP[14],
     &regs::BASEP[15],
+    &regs::CMD,
 ];
 
 fn with_behaviour(behaviour: Behaviour) -> impl Iterator<Item = &'static Register> {
@@ -146,8 +157,11 @@ impl RegisterFile {
             qsize: Default::default(),
             qconfig: Default::default(),
             regioncfg: Default::default(),
+            resetting: Default::default(),
             cmd_write: Default::default(),
             queue_write: Default::default(),
+            reset_write: Default::default(),
+            cmd: Default::default(),
             axi_limit: (0..4).map(|_| Default::default()).collect(),
             basep: (0..16).map(|_| Default::default()).collect(),
             storage: EXPORTED
@@ -170,6 +184,11 @@ impl RegisterFile {
             qbase0_address: Constant::new(u64::from(regs::QBASE0.address).into()),
             qbase1_address: Constant::new(u64::from(regs::QBASE1.address).into()),
             qsize_address: Constant::new(u64::from(regs::QSIZE.address).into()),
+            reset_address: Constant::new(u64::from(regs::RESET.address).into()),
+            reset_status: Constant::new(
+                u64::from(regs::STATUS.field("reset_status").mask()).into(),
+            ),
+            taken_write: Default::default(),
         }
     }
 }
@@ -179,12 +198,13 @@ impl Logic for RegisterFile {
     fn update(&mut self) {
         self.rdata.next = 0.into();
         self.defined.next = false;
+        self.taken_write.next = self.write.val() & !self.resetting.val();
 
         for i in 0..self.storage.len() {
             self.storage[i].clock.next = self.clock.val();
             self.storage[i].rst_n.next = self.rst_n.val();
             self.storage[i].addr.next = self.addr.val();
-            self.storage[i].write.next = self.write.val();
+            self.storage[i].write.next = self.taken_write.val();
             self.storage[i].wdata.next = self.wdata.val();
             if self.storage[i].hit.val() {
                 self.rdata.next = self.storage[i].q.val();
@@ -202,7 +222,7 @@ impl Logic for RegisterFile {
             self.set_clear[i].clock.next = self.clock.val();
             self.set_clear[i].rst_n.next = self.rst_n.val();
             self.set_clear[i].addr.next = self.addr.val();
-            self.set_clear[i].write.next = self.write.val();
+            self.set_clear[i].write.next = self.taken_write.val();
             self.set_clear[i].wdata.next = self.wdata.val();
             if self.set_clear[i].hit.val() {
                 self.rdata.next = self.set_clear[i].q.val();
@@ -222,9 +242,17 @@ impl Logic for RegisterFile {
             self.rdata.next = bit_cast::<32, 2>(self.prot.val());
             self.defined.next = true;
         }
+        if self.resetting.val() {
+            self.rdata.next = 0.into();
+            if self.addr.val() == self.status_address.val() {
+                self.rdata.next = self.reset_status.val();
+            }
+        }
 
-        self.cmd_write.next = self.write.val() & (self.addr.val() == self.cmd_address.val());
-        self.queue_write.next = self.write.val()
+        self.cmd_write.next = self.taken_write.val() & (self.addr.val() == self.cmd_address.val());
+        self.reset_write.next =
+            self.taken_write.val() & (self.addr.val() == self.reset_address.val());
+        self.queue_write.next = self.taken_write.val()
             & ((self.addr.val() == self.qbase0_address.val())
                 | (self.addr.val() == self.qbase1_address.val())
                 | (self.addr.val() == self.qsize_address.val()));
@@ -240,5 +268,6 @@ impl Logic for RegisterFile {
         for i in 0..16 {
             self.basep[i].next = self.storage[9 + i].q.val();
         }
+        self.cmd.next = self.storage[25].q.val();
     }
 }

@@ -1,12 +1,56 @@
-//! Clock and power module (TRM 3.3.4): reset synchronisation, the PROT
-//! security state, and the clock and power Q-channel completers.
+//! Clock and power module (TRM 3.3.4): resets, the PROT security state, the
+//! main clock gate, and the clock and power Q-channel completers.
+//!
+//! # Resets (TRM 3.3.4.1)
+//!
+//! `nRESET` (or `nMBISTRESET` under MBIST) resets everything through a
+//! two-register synchroniser. A permitted write to RESET starts a soft
+//! reset, which resets everything but this module and the APB completer:
+//!
+//! 1. *drain*: the DMA issues nothing new and every outstanding AXI
+//!    transaction completes;
+//! 2. *reset*: the core reset (`core_rst_n`) is held low for four cycles;
+//! 3. *clear*: every shared-buffer line is written with zeros (FIFO storage
+//!    clears with the reset itself), so nothing is left for the next
+//!    security state;
+//! 4. PROT takes the new levels: active_CSL = pending_CSL if PPROT[1] was 0,
+//!    else 1 (non-secure); active_CPL = pending_CPL if PPROT[0] was 1, else
+//!    0 (user).
+//!
+//! A hard reset also runs steps 2-3 (with PROT from PORSL/PORPL). While any
+//! of this is in progress `resetting` is high: STATUS reads only
+//! reset_status, every other register reads 0 and ignores writes.
+//!
+//! # Clock and power (TRM 3.3.4.2-3.3.4.3)
+//!
+//! QACTIVE of both channels is `active` (work pending, IRQ raised, a reset
+//! in progress, or PWAKEUP). A request is accepted when the NPU is `idle`
+//! (stopped, no DMA descriptor, no AXI transaction, no IRQ), PWAKEUP is low,
+//! no reset is in progress and CMD.clock_q_enable (power_q_enable) allows
+//! it; otherwise it is denied. While either channel is in Q_STOPPED the main
+//! clock gate is closed, unless DFTCGEN forces it open. This module,
+//! with the Q-channel logic, runs on the ungated clock.
 
 mod q_channel;
 
-pub use q_channel::{QChannel, QChannelPort};
+pub use q_channel::{QChannel, QChannelPort, QState};
 
-use crate::widgets::{ResetReg, Synchronizer};
+use crate::widgets::{ClockGate, ResetReg, Synchronizer};
 use rust_hdl::prelude::*;
+
+/// Cycles the core reset is held in a soft reset.
+const CORE_RESET_CYCLES: u64 = 4;
+
+#[derive(Copy, Clone, Debug, PartialEq, LogicState)]
+pub enum ResetPhase {
+    Idle,
+    /// Waiting for the DMA's outstanding AXI transactions.
+    Drain,
+    /// Holding the core reset.
+    Reset,
+    /// Clearing the shared buffer.
+    Clear,
+}
 
 #[derive(LogicBlock)]
 pub struct Cpm {
@@ -17,22 +61,53 @@ pub struct Cpm {
     pub mbist_req: Signal<In, Bit>,
     /// DFTRSTDISABLE[0] bypasses the reset synchroniser during scan shift.
     pub dft_rst_disable: Signal<In, Bits<2>>,
-    /// The synchronised reset every register of the NPU uses.
+    /// DFTCGEN holds the main clock gate open.
+    pub dft_cgen: Signal<In, Bit>,
+    /// The synchronised hard reset (this module and the APB completer).
     pub rst_n: Signal<Out, Bit>,
+    /// The reset of everything else: hard or soft.
+    pub core_rst_n: Signal<Out, Bit>,
+    /// The clock of everything else, through the main clock gate.
+    pub core_clock: Signal<Out, Clock>,
     /// Power-on privilege and security levels (TRM 4.2.10).
     pub porpl: Signal<In, Bit>,
     pub porsl: Signal<In, Bit>,
     /// PROT: bit 0 active_CPL, bit 1 active_CSL.
     pub prot: Signal<Out, Bits<2>>,
-    /// The NPU needs its clock and power: work pending, IRQ raised or PWAKEUP.
+    /// A permitted write to RESET (TRM 4.2.4): its value and the access's PPROT.
+    pub reset_write: Signal<In, Bit>,
+    pub reset_value: Signal<In, Bits<32>>,
+    pub reset_pprot: Signal<In, Bits<3>>,
+    /// A reset is in progress (STATUS.reset_status).
+    pub resetting: Signal<Out, Bit>,
+    /// The DMA must issue nothing new; `axi_quiet` when it has nothing outstanding.
+    pub quiesce: Signal<Out, Bit>,
+    pub axi_quiet: Signal<In, Bit>,
+    /// Shared-buffer clearing.
+    pub shram_clear: Signal<Out, Bit>,
+    pub shram_clearing: Signal<In, Bit>,
+    /// QACTIVE; a request may be accepted when `idle` and CMD allows it.
     pub active: Signal<In, Bit>,
+    pub idle: Signal<In, Bit>,
+    pub wakeup: Signal<In, Bit>,
+    pub clock_q_enable: Signal<In, Bit>,
+    pub power_q_enable: Signal<In, Bit>,
     pub clock_q: QChannelPort,
     pub power_q: QChannelPort,
     raw_rst_n: Signal<Local, Bit>,
     power_on_prot: Signal<Local, Bits<2>>,
+    requested_prot: Signal<Local, Bits<2>>,
+    core_reset_cycles: Constant<Bits<3>>,
     reset_sync: Synchronizer,
     prot_captured: ResetReg<Bit>,
     prot_state: ResetReg<Bits<2>>,
+    pending_prot: ResetReg<Bits<2>>,
+    soft_reset: ResetReg<Bit>,
+    phase: ResetReg<ResetPhase>,
+    phase_cycles: ResetReg<Bits<3>>,
+    clear_started: ResetReg<Bit>,
+    core_released: ResetReg<Bit>,
+    clock_gate: ClockGate,
     clock_q_completer: QChannel,
     power_q_completer: QChannel,
 }
@@ -45,18 +120,43 @@ impl Default for Cpm {
             n_mbist_reset: Default::default(),
             mbist_req: Default::default(),
             dft_rst_disable: Default::default(),
+            dft_cgen: Default::default(),
             rst_n: Default::default(),
+            core_rst_n: Default::default(),
+            core_clock: Default::default(),
             porpl: Default::default(),
             porsl: Default::default(),
             prot: Default::default(),
+            reset_write: Default::default(),
+            reset_value: Default::default(),
+            reset_pprot: Default::default(),
+            resetting: Default::default(),
+            quiesce: Default::default(),
+            axi_quiet: Default::default(),
+            shram_clear: Default::default(),
+            shram_clearing: Default::default(),
             active: Default::default(),
+            idle: Default::default(),
+            wakeup: Default::default(),
+            clock_q_enable: Default::default(),
+            power_q_enable: Default::default(),
             clock_q: Default::default(),
             power_q: Default::default(),
             raw_rst_n: Default::default(),
             power_on_prot: Default::default(),
+            requested_prot: Default::default(),
+            core_reset_cycles: Constant::new(CORE_RESET_CYCLES.into()),
             reset_sync: Synchronizer::new(false),
             prot_captured: ResetReg::new(false),
             prot_state: ResetReg::new(0.into()),
+            pending_prot: Default::default(),
+            soft_reset: ResetReg::new(false),
+            // A hard reset ends with the core reset and the clear.
+            phase: ResetReg::new(ResetPhase::Reset),
+            phase_cycles: Default::default(),
+            clear_started: ResetReg::new(false),
+            core_released: ResetReg::new(false),
+            clock_gate: Default::default(),
             clock_q_completer: Default::default(),
             power_q_completer: Default::default(),
         }
@@ -79,29 +179,111 @@ impl Logic for Cpm {
             self.rst_n.next = self.raw_rst_n.val();
         }
 
+        dff_setup!(
+            self,
+            clock,
+            prot_captured,
+            prot_state,
+            pending_prot,
+            soft_reset,
+            phase,
+            phase_cycles,
+            clear_started,
+            core_released
+        );
+        self.prot_captured.rst_n.next = self.rst_n.val();
+        self.prot_state.rst_n.next = self.rst_n.val();
+        self.pending_prot.rst_n.next = self.rst_n.val();
+        self.soft_reset.rst_n.next = self.rst_n.val();
+        self.phase.rst_n.next = self.rst_n.val();
+        self.phase_cycles.rst_n.next = self.rst_n.val();
+        self.clear_started.rst_n.next = self.rst_n.val();
+        self.core_released.rst_n.next = self.rst_n.val();
+
         // TRM 4.2.10: after a hard reset PROT takes PORSL/PORPL, captured on the first clock.
         self.power_on_prot.next = bits::<2>(0)
             .replace_bit(0, self.porpl.val())
             .replace_bit(1, self.porsl.val());
-        dff_setup!(self, clock, prot_captured, prot_state);
-        self.prot_captured.rst_n.next = self.rst_n.val();
-        self.prot_state.rst_n.next = self.rst_n.val();
         self.prot_captured.d.next = true;
         if !self.prot_captured.q.val() {
             self.prot_state.d.next = self.power_on_prot.val();
         }
+
+        // TRM 3.3.4.1: the levels a soft reset applies.
+        self.requested_prot.next = bits::<2>(0)
+            .replace_bit(
+                0,
+                self.reset_value.val().get_bit(0) & self.reset_pprot.val().get_bit(0),
+            )
+            .replace_bit(
+                1,
+                self.reset_value.val().get_bit(1) | self.reset_pprot.val().get_bit(1),
+            );
+
+        self.shram_clear.next = false;
+        match self.phase.q.val() {
+            ResetPhase::Idle => {
+                if self.reset_write.val() {
+                    self.pending_prot.d.next = self.requested_prot.val();
+                    self.soft_reset.d.next = true;
+                    self.phase.d.next = ResetPhase::Drain;
+                }
+            }
+            ResetPhase::Drain => {
+                if self.axi_quiet.val() {
+                    self.phase.d.next = ResetPhase::Reset;
+                    self.phase_cycles.d.next = 0.into();
+                }
+            }
+            ResetPhase::Reset => {
+                self.phase_cycles.d.next = self.phase_cycles.q.val() + 1;
+                if self.phase_cycles.q.val() == self.core_reset_cycles.val() {
+                    self.phase.d.next = ResetPhase::Clear;
+                    self.clear_started.d.next = false;
+                }
+            }
+            ResetPhase::Clear => {
+                self.shram_clear.next = !self.clear_started.q.val();
+                self.clear_started.d.next = true;
+                if self.clear_started.q.val() & !self.shram_clearing.val() {
+                    self.phase.d.next = ResetPhase::Idle;
+                    if self.soft_reset.q.val() {
+                        self.prot_state.d.next = self.pending_prot.q.val();
+                    }
+                    self.soft_reset.d.next = false;
+                }
+            }
+        }
+        self.core_released.d.next = self.phase.q.val() != ResetPhase::Reset;
+        self.core_rst_n.next = self.rst_n.val() & self.core_released.q.val();
+        self.resetting.next = self.phase.q.val() != ResetPhase::Idle;
+        self.quiesce.next = self.phase.q.val() == ResetPhase::Drain;
         self.prot.next = self.prot_state.q.val();
         if !self.prot_captured.q.val() {
             self.prot.next = self.power_on_prot.val();
         }
 
+        // Q-channels and the main clock gate.
         self.clock_q_completer.clock.next = self.clock.val();
         self.clock_q_completer.rst_n.next = self.rst_n.val();
         self.clock_q_completer.active.next = self.active.val();
+        self.clock_q_completer.allow.next = self.clock_q_enable.val()
+            & self.idle.val()
+            & !self.wakeup.val()
+            & !self.resetting.val();
         QChannelPort::link(&mut self.clock_q, &mut self.clock_q_completer.port);
         self.power_q_completer.clock.next = self.clock.val();
         self.power_q_completer.rst_n.next = self.rst_n.val();
         self.power_q_completer.active.next = self.active.val();
+        self.power_q_completer.allow.next = self.power_q_enable.val()
+            & self.idle.val()
+            & !self.wakeup.val()
+            & !self.resetting.val();
         QChannelPort::link(&mut self.power_q, &mut self.power_q_completer.port);
+        self.clock_gate.clock.next = self.clock.val();
+        self.clock_gate.enable.next = !(self.clock_q_completer.stopped.val()
+            | self.power_q_completer.stopped.val())
+            | self.dft_cgen.val();
+        self.core_clock.next = self.clock_gate.gated.val();
     }
 }

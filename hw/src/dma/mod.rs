@@ -116,6 +116,10 @@ pub struct Dma {
     /// Descriptors queued or in progress (NPU_OP_DMA_WAIT).
     pub descriptors_active: Signal<Out, Bits<2>>,
 
+    /// Issue no new burst or transfer (a soft reset drains the DMA, TRM 3.3.4.1).
+    pub quiesce: Signal<In, Bit>,
+    /// No AXI transaction is outstanding.
+    pub axi_quiet: Signal<Out, Bit>,
     /// Bus abort (TRM 4.2.2).
     pub bus_error: Signal<Out, Bit>,
     pub faulting_channel: Signal<Out, Bits<4>>,
@@ -217,8 +221,8 @@ pub struct Dma {
     mem2mem_rlast: Signal<Local, Bit>,
     mem2mem_response: Signal<Local, Bit>,
 
-    /// No AXI transaction outstanding or about to be issued.
-    axi_idle: Signal<Local, Bit>,
+    /// Issue nothing new: a bus error or a soft reset.
+    stop_issue: Signal<Local, Bit>,
     halted: ResetReg<Bit>,
     fault_channel: ResetReg<Bits<4>>,
     fault_interface: ResetReg<Bit>,
@@ -261,6 +265,8 @@ impl Dma {
             dma0_skip1: Default::default(),
             queue_full: Default::default(),
             descriptors_active: Default::default(),
+            quiesce: Default::default(),
+            axi_quiet: Default::default(),
             bus_error: Default::default(),
             faulting_channel: Default::default(),
             faulting_interface: Default::default(),
@@ -343,7 +349,7 @@ impl Dma {
             mem2mem_rresp: Default::default(),
             mem2mem_rlast: Default::default(),
             mem2mem_response: Default::default(),
-            axi_idle: Default::default(),
+            stop_issue: Default::default(),
             halted: Default::default(),
             fault_channel: Default::default(),
             fault_interface: Default::default(),
@@ -425,7 +431,8 @@ impl Logic for Dma {
         self.command.shape.plane_skip.next = 0.into();
         self.command.shape.three_d.next = false;
         self.command.shape.max_beats.next = self.command_limit.val().get_bits::<2>(0);
-        self.command.halt.next = self.halted.q.val();
+        self.stop_issue.next = self.halted.q.val() | self.quiesce.val();
+        self.command.halt.next = self.stop_issue.val();
         self.command.cancel.next = self.command_cancel.val();
         self.command_valid.next = self.command.out_valid.val();
         self.command_data.next = self.command.out_data.val();
@@ -560,7 +567,7 @@ impl Logic for Dma {
         // (an empty one at once).
         self.start_mem2mem.next = !self.queue.empty.val()
             & !self.head_started.q.val()
-            & !self.halted.q.val()
+            & !self.stop_issue.val()
             & !self.empty_transfer.val();
         self.mem2mem.start.next = self.start_mem2mem.val();
         if self.start_mem2mem.val() {
@@ -630,7 +637,7 @@ impl Logic for Dma {
             (self.read_room.val() & (bits::<4>(1) << self.mem2mem_read_counter.q.val())) != 0;
         self.mem2mem.may_write.next =
             (self.write_room.val() & (bits::<4>(1) << self.mem2mem_write_counter.q.val())) != 0;
-        self.mem2mem.halt.next = self.halted.q.val();
+        self.mem2mem.halt.next = self.stop_issue.val();
 
         // ---- AR channels: each channel requests on the port of its counter ----
         self.port0.aclken.next = self.m0.aclken.val();
@@ -819,18 +826,19 @@ impl Logic for Dma {
         self.faulting_channel.next = self.fault_channel.q.val();
         self.faulting_interface.next = self.fault_interface.q.val();
 
-        self.axi_idle.next = (self.reads_outstanding[0].q.val() == 0)
+        // Granted reads and issued writes count from the grant, so zero
+        // counters mean nothing is in flight or waiting in an address register.
+        self.axi_quiet.next = (self.reads_outstanding[0].q.val() == 0)
             & (self.reads_outstanding[1].q.val() == 0)
             & (self.reads_outstanding[2].q.val() == 0)
             & (self.reads_outstanding[3].q.val() == 0)
             & (self.writes_outstanding[0].q.val() == 0)
             & (self.writes_outstanding[1].q.val() == 0)
             & (self.writes_outstanding[2].q.val() == 0)
-            & (self.writes_outstanding[3].q.val() == 0)
-            & !self.command.busy.val()
-            & !self.mem2mem.busy.val();
+            & (self.writes_outstanding[3].q.val() == 0);
         // AWAKEUP: pending activity on the ports (TRM table A-5).
-        self.wakeup.d.next = !self.axi_idle.val();
+        self.wakeup.d.next =
+            !self.axi_quiet.val() | self.command.busy.val() | self.mem2mem.busy.val();
         self.m0.awakeup.next = self.wakeup.q.val();
         self.m1.awakeup.next = self.wakeup.q.val();
 

@@ -2,6 +2,7 @@
 //! DMA writes it (user DMA with destination region mode internal, the way
 //! LUTs are loaded; later IFM data); the datapath reads it.
 
+use crate::widgets::ResetReg;
 use rust_hdl::prelude::*;
 
 /// Bytes in one shared-buffer line, the width of an AXI beat.
@@ -111,9 +112,17 @@ end",
 /// The shared buffer of every core. A write goes to each core whose bit is
 /// set in `write_cores` (TRM 4.6.4 NPU_SET_DMA0_DST_REGION: internal
 /// destinations name a core mask).
+///
+/// `clear` zeroes every line of every bank, one line per cycle (TRM 3.3.4.1:
+/// after a reset no data is left for another security state); `clearing`
+/// is high until the last line is written; other writes are dropped
+/// meanwhile (the clear follows a reset, when nothing else writes).
 #[derive(LogicBlock)]
 pub struct Shram {
     pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    pub clear: Signal<In, Bit>,
+    pub clearing: Signal<Out, Bit>,
     pub write_enable: Signal<In, Bit>,
     pub write_cores: Signal<In, Bits<2>>,
     pub write_address: Signal<In, Bits<LINE_ADDRESS_BITS>>,
@@ -124,6 +133,9 @@ pub struct Shram {
     pub read_address: Signal<In, Bits<LINE_ADDRESS_BITS>>,
     pub read_data: Vec<Signal<Out, Bits<128>>>,
     banks: Vec<SramBank>,
+    last_line: Constant<Bits<LINE_ADDRESS_BITS>>,
+    clear_active: ResetReg<Bit>,
+    clear_line: ResetReg<Bits<LINE_ADDRESS_BITS>>,
 }
 
 impl Shram {
@@ -135,6 +147,9 @@ impl Shram {
         );
         Self {
             clock: Default::default(),
+            rst_n: Default::default(),
+            clear: Default::default(),
+            clearing: Default::default(),
             write_enable: Default::default(),
             write_cores: Default::default(),
             write_address: Default::default(),
@@ -144,6 +159,9 @@ impl Shram {
             read_address: Default::default(),
             read_data: (0..cores).map(|_| Default::default()).collect(),
             banks: (0..cores).map(|_| SramBank::new(bytes_per_core)).collect(),
+            last_line: Constant::new(((bytes_per_core / LINE_BYTES - 1) as u64).into()),
+            clear_active: Default::default(),
+            clear_line: Default::default(),
         }
     }
 }
@@ -151,6 +169,20 @@ impl Shram {
 impl Logic for Shram {
     #[hdl_gen]
     fn update(&mut self) {
+        dff_setup!(self, clock, clear_active, clear_line);
+        self.clear_active.rst_n.next = self.rst_n.val();
+        self.clear_line.rst_n.next = self.rst_n.val();
+        if self.clear_active.q.val() {
+            self.clear_line.d.next = self.clear_line.q.val() + 1;
+            if self.clear_line.q.val() == self.last_line.val() {
+                self.clear_active.d.next = false;
+            }
+        }
+        if self.clear.val() {
+            self.clear_active.d.next = true;
+            self.clear_line.d.next = 0.into();
+        }
+        self.clearing.next = self.clear_active.q.val();
         for core in 0..self.banks.len() {
             self.banks[core].clock.next = self.clock.val();
             self.banks[core].write_enable.next =
@@ -158,6 +190,12 @@ impl Logic for Shram {
             self.banks[core].write_address.next = self.write_address.val();
             self.banks[core].write_data.next = self.write_data.val();
             self.banks[core].write_strobe.next = self.write_strobe.val();
+            if self.clear_active.q.val() {
+                self.banks[core].write_enable.next = true;
+                self.banks[core].write_address.next = self.clear_line.q.val();
+                self.banks[core].write_data.next = 0.into();
+                self.banks[core].write_strobe.next = bits::<LINE_BYTES>(0xffff);
+            }
             self.banks[core].read_enable.next = self.read_enable.val().get_bit(core);
             self.banks[core].read_address.next = self.read_address.val();
             self.read_data[core].next = self.banks[core].read_data.val();

@@ -4,10 +4,12 @@ use super::ResetReg;
 use rust_hdl::prelude::*;
 
 /// `2^N` words written on the clock edge and read combinationally: the
-/// storage of a [`Fifo`]. Its words are not reset; the FIFO's pointers are.
+/// storage of a [`Fifo`]. Every word clears on reset, so no data outlives a
+/// reset (TRM 3.3.4.1).
 #[derive(LogicBlock, Default)]
 pub struct RegisterArray<D: Synth, const N: usize> {
     pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
     pub write_enable: Signal<In, Bit>,
     pub write_address: Signal<In, Bits<N>>,
     pub write_data: Signal<In, D>,
@@ -18,10 +20,9 @@ pub struct RegisterArray<D: Synth, const N: usize> {
 
 impl<D: Synth, const N: usize> Logic for RegisterArray<D, N> {
     fn update(&mut self) {
-        if self._sim.is_empty() {
+        if self._sim.is_empty() || !self.rst_n.val() {
             self._sim = vec![D::default(); 1 << N];
-        }
-        if self.clock.pos_edge() && self.write_enable.val() {
+        } else if self.clock.pos_edge() && self.write_enable.val() {
             self._sim[self.write_address.val().index()] = self.write_data.val();
         }
         self.read_data.next = self._sim[self.read_address.val().index()];
@@ -35,7 +36,10 @@ impl<D: Synth, const N: usize> Logic for RegisterArray<D, N> {
         Verilog::Custom(format!(
             "\
 reg [{msb}:0] cells [0:{last}];
-always @(posedge clock) if (write_enable) cells[write_address] <= write_data;
+integer i;
+always @(posedge clock or negedge rst_n)
+   if (!rst_n) for (i = 0; i <= {last}; i = i + 1) cells[i] <= 0;
+   else if (write_enable) cells[write_address] <= write_data;
 always @(*) read_data = cells[read_address];",
             msb = D::BITS - 1,
             last = (1usize << N) - 1,
@@ -47,6 +51,7 @@ always @(*) read_data = cells[read_address];",
             name: "register_array_write".into(),
             clock: "clock".into(),
             inputs: vec![
+                "rst_n".into(),
                 "write_enable".into(),
                 "write_address".into(),
                 "write_data".into(),
@@ -109,6 +114,7 @@ impl<D: Synth, const N: usize, const C: usize> Logic for Fifo<D, N, C> {
         self.write_pointer.rst_n.next = self.rst_n.val();
         self.read_pointer.rst_n.next = self.rst_n.val();
         self.words.clock.next = self.clock.val();
+        self.words.rst_n.next = self.rst_n.val();
         self.words.write_enable.next = self.push.val();
         self.words.write_address.next = self.write_pointer.q.val().get_bits::<N>(0);
         self.words.write_data.next = self.push_data.val();

@@ -1,9 +1,11 @@
 //! Small building blocks shared by every hardware block.
 
+mod clock_gate;
 mod fifo;
 mod reset_reg;
 mod synchronizer;
 
+pub use clock_gate::ClockGate;
 pub use fifo::{Fifo, RegisterArray};
 pub use reset_reg::ResetReg;
 pub use synchronizer::Synchronizer;
