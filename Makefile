@@ -1,5 +1,5 @@
 # Ethos-U65-class NPU in rust-hdl: generate, lint, synthesise, test.
-#   make          generate the Verilog, lint it, synthesise it and print the summary
+#   make          generate the Verilog, lint and synthesise it, run the demo jobs on the RTL
 #   make test     run the whole test suite (RTL through Verilator, golden model)
 # Targets install Verilator and yosys from Debian when they are missing.
 
@@ -10,9 +10,9 @@ BLOCKS  := weight_decoder
 GEN_BLOCKS := $(addprefix --block ,$(BLOCKS))
 CARGO   ?= cargo
 
-.PHONY: all deps verilog check-verilog lint synth test bench sim
+.PHONY: all deps verilog check-verilog lint synth test bench sim demo
 
-all: deps verilog lint synth
+all: deps verilog lint synth demo
 
 deps:
 	@scripts/install-deps.sh
@@ -45,6 +45,12 @@ test: deps
 bench: deps
 	$(CARGO) bench -p npu-tb --bench harness
 	$(CARGO) bench -p npu-tb --bench weight_decoder
+	$(CARGO) bench -p npu-tb --bench dma
+
+# The bundled demo: DMA jobs run on the RTL, outputs compared with the expected bytes.
+DEMO_JOBS := $(wildcard model/tests/fixtures/jobs/dma_*)
+demo: deps
+	@for j in $(DEMO_JOBS); do $(CARGO) run -q --release -p npu-tb --bin npu-sim -- run $$j --model rtl || exit 1; done
 
 # Run a job folder: make sim JOB=path/to/job [MODEL=golden|rtl] [VCD=out.vcd]
 sim:

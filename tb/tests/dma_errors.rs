@@ -1,0 +1,187 @@
+//! Bus errors (TRM 4.2.2 STATUS.bus_status, faulting_channel,
+//! faulting_interface): a SLVERR or DECERR on the command, mem2mem read or
+//! mem2mem write channel, on either port, under random latency and
+//! back-pressure. The NPU stops with IRQ, issues nothing more, completes
+//! every outstanding transaction (the protocol monitors stay on), writes no
+//! byte the golden model would not, and ignores a new start.
+
+use npu_model::cmdstream::{encode, Command};
+use npu_model::job::{Backend, GoldenBackend, Job, JobSpec};
+use npu_spec::command::Opcode;
+use npu_spec::config::NpuConfig;
+use npu_spec::regs::{self, FaultingChannel};
+use npu_tb::axi::{AxiPort, CompleterConfig, ErrorRange, Resp};
+use npu_tb::driver::AxiSettings;
+use npu_tb::rtl_backend::{region_base, RtlBackend, COMMAND_STREAM_BASE};
+use npu_tb::seed::seed;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+const HOST_PPROT: u8 = 0b001;
+/// Bytes each of the 8 transfers of the stream copies.
+const CHUNK: u32 = 1024;
+const TRANSFERS: u32 = 8;
+
+/// Where the error is injected.
+#[derive(Clone, Copy, Debug)]
+enum Target {
+    /// The command stream, from its 128th byte on.
+    Command,
+    /// The source region, in the third transfer's bytes.
+    Source,
+    /// The destination region, in the third transfer's bytes.
+    Destination,
+}
+
+/// Eight 1 KB copies from region 0 to region 1, padded with settings so the
+/// stream spans several bursts.
+fn job() -> Job {
+    let mut commands = vec![];
+    for n in 0..TRANSFERS {
+        commands.extend([
+            Command::cmd0(Opcode::NpuSetDma0SrcRegion, 0),
+            Command::cmd0(Opcode::NpuSetDma0DstRegion, 1),
+            Command::cmd1(Opcode::NpuSetDma0Src, 0, n * CHUNK),
+            Command::cmd1(Opcode::NpuSetDma0Dst, 0, n * CHUNK + 3),
+            Command::cmd1(Opcode::NpuSetDma0Len, 0, CHUNK),
+            Command::cmd0(Opcode::NpuOpDmaStart, 0),
+        ]);
+    }
+    commands.push(Command::cmd0(Opcode::NpuOpStop, 1));
+    let size = (TRANSFERS * CHUNK + 64) as usize;
+    let config = NpuConfig::u65_256();
+    Job {
+        dir: std::env::temp_dir(),
+        spec: JobSpec {
+            config: config.name.clone(),
+            command_stream: "cmd.bin".into(),
+            regions: vec![],
+            outputs: vec![],
+            description: Some("eight 1 KB copies".into()),
+        },
+        config,
+        command_stream: encode(&commands),
+        regions: BTreeMap::from([
+            (0, (0..size).map(|i| (i * 7 + 1) as u8).collect()),
+            (1, (0..size).map(|i| (i * 13 + 5) as u8).collect()),
+        ]),
+        expected: BTreeMap::new(),
+    }
+}
+
+fn error_range(target: Target) -> Range<u64> {
+    let third = u64::from(2 * CHUNK)..u64::from(3 * CHUNK);
+    match target {
+        Target::Command => COMMAND_STREAM_BASE + 128..COMMAND_STREAM_BASE + 4096,
+        Target::Source => region_base(0) + third.start + 100..region_base(0) + third.end,
+        Target::Destination => region_base(1) + third.start + 100..region_base(1) + third.end,
+    }
+}
+
+fn inject(target: Target, port: AxiPort, resp: Resp, rng: &mut StdRng) {
+    let golden_run = {
+        let mut golden = GoldenBackend::default();
+        golden.run(&job(), &mut |_, _| {}).unwrap()
+    };
+    // The counter of the channel's region puts it on `port` (REGIONCFG and
+    // QCONFIG: counters 0, 1 on M0, 2, 3 on M1); writes always use M0.
+    let counter = 2 * port.index() as u32 + rng.gen_range(0..2);
+    let mut settings = AxiSettings {
+        regioncfg: [rng.gen_range(0..4); 8],
+        qconfig: rng.gen_range(0..4),
+        ..AxiSettings::default()
+    };
+    match target {
+        Target::Command => settings.qconfig = counter,
+        Target::Source => settings.regioncfg[0] = counter,
+        Target::Destination => settings.regioncfg[1] = counter,
+    }
+    let mut axi = CompleterConfig {
+        read_latency: rng.gen_range(0..16),
+        write_latency: rng.gen_range(0..16),
+        ready_probability: rng.gen_range(0.4..=1.0),
+        response_probability: rng.gen_range(0.4..=1.0),
+        reorder: true,
+        errors: vec![],
+    };
+    let error_port = match target {
+        Target::Destination => AxiPort::M0,
+        _ => port,
+    };
+    let mut configs = [axi.clone(), axi.clone()];
+    axi.errors = vec![ErrorRange {
+        range: error_range(target),
+        resp,
+    }];
+    configs[error_port.index()] = axi;
+    let mut rtl = RtlBackend {
+        settings,
+        axi_configs: configs,
+        axi_seed: Some(rng.gen()),
+        max_cycles: 200_000,
+        ..RtlBackend::default()
+    };
+    let what = format!("{target:?} error ({resp:?}) on {port}");
+    let err = rtl
+        .run(&job(), &mut |_, _| {})
+        .expect_err(&format!("{what}: the run must fail"));
+    let message = format!("{err:#}");
+    assert!(message.contains("bus_status=1"), "{what}: {message}");
+
+    let tb = rtl.last.as_mut().unwrap();
+    let status = tb.read(regs::STATUS.address, HOST_PPROT).rdata;
+    let field = |name: &str| regs::STATUS.field(name).get(status);
+    let channel = match target {
+        Target::Command => FaultingChannel::CommandRead,
+        Target::Source => FaultingChannel::Mem2MemRead,
+        Target::Destination => FaultingChannel::Mem2MemWrite,
+    };
+    assert_eq!(field("bus_status"), 1, "{what}: STATUS {status:#x}");
+    assert_eq!(field("state"), 0, "{what}: STATUS {status:#x}");
+    assert_eq!(field("faulting_channel"), channel as u32, "{what}");
+    assert_eq!(
+        field("faulting_interface"),
+        error_port.index() as u32,
+        "{what}"
+    );
+
+    // Every issued transaction completes; nothing new starts, not even on
+    // a new CMD write.
+    tb.cycles(2_000);
+    assert!(tb.axi_idle(), "{what}: transactions still outstanding");
+    let counters = AxiPort::ALL.map(|p| tb.axi_counters(p));
+    tb.write(regs::CMD.address, 1, HOST_PPROT);
+    tb.cycles(500);
+    assert_eq!(AxiPort::ALL.map(|p| tb.axi_counters(p)), counters, "{what}");
+    let status_after = tb.read(regs::STATUS.address, HOST_PPROT).rdata;
+    assert_eq!(regs::STATUS.field("state").get(status_after), 0, "{what}");
+
+    // Each destination byte is its initial value or the golden model's.
+    let initial = &job().regions[&1];
+    let golden = &golden_run.regions[&1];
+    let got = tb.memory().read_vec(region_base(1), initial.len());
+    for i in 0..initial.len() {
+        assert!(
+            got[i] == initial[i] || got[i] == golden[i],
+            "{what}: destination byte {i:#x} is {:#04x}, neither its initial {:#04x} nor the result {:#04x}",
+            got[i],
+            initial[i],
+            golden[i]
+        );
+    }
+}
+
+#[test]
+fn bus_errors_on_every_channel_and_port_stop_the_npu_cleanly() {
+    let seed = seed();
+    let mut rng = StdRng::seed_from_u64(seed);
+    for target in [Target::Command, Target::Source, Target::Destination] {
+        for port in AxiPort::ALL {
+            for resp in [Resp::SlvErr, Resp::DecErr] {
+                inject(target, port, resp, &mut rng);
+            }
+        }
+    }
+}
