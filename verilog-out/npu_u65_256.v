@@ -834,7 +834,7 @@ module npu_u65_256_core$apb(clock,rst_n,pclken,psel,penable,pprot,pwrite,paddr,p
         error$rst_n = rst_n;
         rdata$rst_n = rst_n;
         permitted = (pprot[32'h0] | ~prot[32'h0]) & (~pprot[32'h1] | prot[32'h1]);
-        setup = pclken & psel & ~penable;
+        setup = pclken & psel & ~ready$q;
         complete = pclken & psel & penable & ready$q;
         reg_addr = paddr;
         reg_wdata = pwdata;
@@ -1847,8 +1847,10 @@ module npu_u65_256_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disabl
                 end
             ResetPhase$Clear:
                 begin
-                    shram_clear = ~clear_started$q;
-                    clear_started$d = 1'b1;
+                    shram_clear = core_released$q & ~clear_started$q;
+                    if (core_released$q) begin
+                        clear_started$d = 1'b1;
+                    end
                     if (clear_started$q & ~shram_clearing) begin
                         phase$d = ResetPhase$Idle;
                         if (soft_reset$q) begin

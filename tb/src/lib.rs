@@ -6,6 +6,7 @@ pub mod apb;
 pub mod axi;
 pub mod driver;
 pub mod npu;
+pub mod q_channel;
 pub mod register_model;
 pub mod rtl_backend;
 pub mod seed;

@@ -7,6 +7,7 @@ use crate::axi::{
     AxiCompleter, AxiLimits, AxiMonitor, AxiPort, AxiPorts, AxiSignals, CompleterConfig, Counters,
     SparseMemory,
 };
+use crate::q_channel::{QChannel, QChecker, QState};
 use crate::seed::seed;
 use crate::verilator::build::workspace_root;
 use crate::verilator::{DesignFiles, Model, TraceWindow};
@@ -24,6 +25,8 @@ pub const VCD_WINDOW_ENV: &str = "NPU_VCD_WINDOW";
 /// well beyond the largest shared buffer's clear.
 const RESET_POLLS: u64 = 1000;
 const RESET_POLL_INTERVAL: u64 = 16;
+/// Cycles a Q-channel handshake may take (QREQn is synchronised by the NPU).
+const Q_HANDSHAKE_CYCLES: u64 = 16;
 /// Privileged and secure: every register access is permitted (TRM 4.1).
 const HOST_PPROT: u8 = 0b001;
 
@@ -143,6 +146,8 @@ pub struct NpuTb {
     memory: SparseMemory,
     /// Seed of the AXI completers' randomness, drawn when first needed.
     axi_seed: Option<u64>,
+    /// The clock and power Q-channel handshakes.
+    q_checkers: [QChecker; 2],
     vcd: Option<PathBuf>,
 }
 
@@ -173,6 +178,7 @@ impl NpuTb {
         }
         let apb = ApbPorts::new(&model);
         let axi = AxiPort::ALL.map(|port| AxiBinding::new(&mut model, port));
+        let q_checkers = QChannel::ALL.map(|channel| QChecker::new(&model, channel));
         let mut tb = Self {
             model,
             config,
@@ -182,6 +188,7 @@ impl NpuTb {
             axi,
             memory: SparseMemory::default(),
             axi_seed: None,
+            q_checkers,
             vcd: waveform.map(|w| w.path),
         };
         tb.hard_reset(false, false);
@@ -195,6 +202,9 @@ impl NpuTb {
         self.set("PORSL", u64::from(porsl));
         self.set("nRESET", 0);
         self.cycles(4);
+        for checker in &mut self.q_checkers {
+            checker.reset();
+        }
         self.set("nRESET", 1);
         self.cycles(4);
         self.wait_for_reset();
@@ -328,6 +338,50 @@ impl NpuTb {
         for a in &mut self.axi {
             a.edge(&mut self.memory);
         }
+        for i in 0..self.q_checkers.len() {
+            if let Err(e) = self.q_checkers[i].edge(&self.model) {
+                self.fail(&e);
+            }
+        }
+    }
+
+    /// The Q-channel's state as the checker saw it at the last edge.
+    pub fn q_state(&self, channel: QChannel) -> QState {
+        self.q_checkers[channel.index()].state()
+    }
+
+    /// Drives QREQn as a clock or power controller: low asks for
+    /// quiescence, high for the return to Q_RUN.
+    pub fn set_q_request(&mut self, channel: QChannel, request: bool) {
+        let wire = self.q_checkers[channel.index()].wires.qreq_n;
+        self.model.set(wire, u64::from(!request));
+    }
+
+    /// Requests quiescence on `channel` and waits for the answer: Q_STOPPED
+    /// (accepted) or Q_DENIED.
+    pub fn q_request(&mut self, channel: QChannel) -> QState {
+        self.set_q_request(channel, true);
+        self.q_wait(channel, &[QState::Stopped, QState::Denied])
+    }
+
+    /// Withdraws the request and waits for Q_RUN.
+    pub fn q_release(&mut self, channel: QChannel) {
+        self.set_q_request(channel, false);
+        self.q_wait(channel, &[QState::Run]);
+    }
+
+    fn q_wait(&mut self, channel: QChannel, states: &[QState]) -> QState {
+        for _ in 0..Q_HANDSHAKE_CYCLES {
+            self.tick();
+            let state = self.q_state(channel);
+            if states.contains(&state) {
+                return state;
+            }
+        }
+        self.fail(&format!(
+            "{channel}: still {:?} {Q_HANDSHAKE_CYCLES} cycles after QREQn changed",
+            self.q_state(channel)
+        ))
     }
 
     pub fn cycles(&mut self, n: u64) {

@@ -1,6 +1,7 @@
-//! Clock and power module as far as it goes now: reset synchronisation and
-//! MBIST override, idle Q-channels that deny what they are asked, and idle
-//! AXI managers.
+//! Clock and power module: hard-reset synchronisation and MBIST override,
+//! PROT from the power-on levels, Q-channels that deny while CMD does not
+//! enable them, and AXI managers that stay idle until a run. Soft reset and
+//! Q-channel acceptance are in `cpm_soft_reset.rs` and `cpm_q_channels.rs`.
 
 use npu_spec::config::NpuConfig;
 use npu_spec::regs::{self, REGISTERS};

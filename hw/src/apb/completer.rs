@@ -6,7 +6,9 @@ use rust_hdl::prelude::*;
 /// Zero-wait-state APB4 completer with registered outputs.
 ///
 /// The setup phase samples read data and the response; the access phase then
-/// completes with PREADY high and performs a write. Inputs are sampled only
+/// completes with PREADY high and performs a write. A transfer already in
+/// its access phase when the (gated) clock starts again is sampled on that
+/// edge and completes one cycle later. Inputs are sampled only
 /// on clock edges with PCLKEN high, so outputs hold between them (TRM A.5).
 ///
 /// Responses: a non-permitted read returns 0 and a non-permitted write is
@@ -55,7 +57,10 @@ impl Logic for ApbCompleter {
         // TRM 4.1: permitted iff PPROT[0] >= CPL && PPROT[1] <= CNS.
         self.permitted.next = (self.pprot.val().get_bit(0) | !self.prot.val().get_bit(0))
             & (!self.pprot.val().get_bit(1) | self.prot.val().get_bit(1));
-        self.setup.next = self.pclken.val() & self.psel.val() & !self.penable.val();
+        // The setup phase, or the first edge of a transfer whose setup phase
+        // the completer missed while its clock was gated (the transfer then
+        // completes with one wait state).
+        self.setup.next = self.pclken.val() & self.psel.val() & !self.ready.q.val();
         self.complete.next =
             self.pclken.val() & self.psel.val() & self.penable.val() & self.ready.q.val();
 

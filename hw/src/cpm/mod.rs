@@ -243,8 +243,11 @@ impl Logic for Cpm {
                 }
             }
             ResetPhase::Clear => {
-                self.shram_clear.next = !self.clear_started.q.val();
-                self.clear_started.d.next = true;
+                // Once the core reset is released (a cycle after the Reset phase).
+                self.shram_clear.next = self.core_released.q.val() & !self.clear_started.q.val();
+                if self.core_released.q.val() {
+                    self.clear_started.d.next = true;
+                }
                 if self.clear_started.q.val() & !self.shram_clearing.val() {
                     self.phase.d.next = ResetPhase::Idle;
                     if self.soft_reset.q.val() {
