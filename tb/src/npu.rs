@@ -4,8 +4,8 @@
 
 use crate::apb::{ApbMonitor, ApbPorts, ApbRequest, ApbResponse};
 use crate::axi::{
-    AxiCompleter, AxiLimits, AxiMonitor, AxiPort, AxiPorts, AxiSignals, CompleterConfig, Counters,
-    SparseMemory,
+    Attributes, AxiCompleter, AxiLimits, AxiMonitor, AxiPort, AxiPorts, AxiSignals,
+    CompleterConfig, Counters, SparseMemory,
 };
 use crate::q_channel::{QChannel, QChecker, QState};
 use crate::seed::seed;
@@ -14,6 +14,7 @@ use crate::verilator::{DesignFiles, Model, TraceWindow};
 use anyhow::{Context, Result};
 use npu_spec::config::NpuConfig;
 use npu_spec::regs;
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 /// Environment variable naming a VCD file to write for every NPU built.
@@ -266,6 +267,11 @@ impl NpuTb {
     /// Traffic the completer of `port` has served.
     pub fn axi_counters(&self, port: AxiPort) -> Counters {
         self.axi[port.index()].completer.counters
+    }
+
+    /// The distinct (ID, AxCACHE, AxPROT) sets seen on `port`'s AR and AW.
+    pub fn axi_attributes(&self, port: AxiPort) -> &BTreeSet<Attributes> {
+        &self.axi[port.index()].completer.attributes
     }
 
     /// True when no AXI transaction is in flight on either port.

@@ -35,6 +35,10 @@ pub struct RtlBackend {
     pub aclken_patterns: [Vec<bool>; 2],
     /// Seed of random `axi_configs`; `None` draws the test's seed (`npu_tb::seed`).
     pub axi_seed: Option<u64>,
+    /// The security and privilege levels the driver's soft reset gives the
+    /// NPU as an AXI manager (RESET.pending_CSL/CPL, TRM 4.2.4).
+    pub secure: bool,
+    pub privileged: bool,
     /// The bench after the last run, with its registers, memory and AXI
     /// counters, also after a failed run.
     pub last: Option<NpuTb>,
@@ -49,6 +53,8 @@ impl Default for RtlBackend {
             axi_configs: [CompleterConfig::ideal(), CompleterConfig::ideal()],
             aclken_patterns: [vec![true], vec![true]],
             axi_seed: None,
+            secure: true,
+            privileged: false,
             last: None,
         }
     }
@@ -81,6 +87,8 @@ impl Backend for RtlBackend {
         let inference = Inference {
             max_cycles: self.max_cycles,
             axi: self.settings.clone(),
+            secure: self.secure,
+            privileged: self.privileged,
             ..Inference::new(
                 COMMAND_STREAM_BASE,
                 size,

@@ -1,8 +1,9 @@
 //! The user DMA on the RTL (TRM 4.6.4-4.6.5 NPU_OP_DMA_START, NPU_SET_DMA0_*):
 //! random transfers (lengths, alignments, 1D/2D/3D sides, regions on either
 //! port, the shared buffer as destination) under random AXI settings,
-//! latency, back-pressure, reordering and ACLKEN, compared byte for byte with
-//! the golden model: every region, each core's shared buffer, STATUS and IRQ.
+//! latency, back-pressure, reordering, ACLKEN and security levels, compared
+//! byte for byte with the golden model: every region, each core's shared
+//! buffer, STATUS and IRQ; and every transaction's ID, AxCACHE and AxPROT.
 
 use npu_model::cmdstream::{encode, Command};
 use npu_model::job::{Backend, GoldenBackend, Job, JobSpec};
@@ -10,7 +11,7 @@ use npu_model::npu::Npu;
 use npu_spec::command::{DmaRegionMode, DmaStrideMode, Opcode};
 use npu_spec::config::NpuConfig;
 use npu_spec::regs;
-use npu_tb::axi::CompleterConfig;
+use npu_tb::axi::{AxiPort, CompleterConfig};
 use npu_tb::driver::{AxiLimit, AxiSettings};
 use npu_tb::rtl_backend::RtlBackend;
 use npu_tb::seed::seed;
@@ -245,6 +246,44 @@ fn status_without_irq(status: u32) -> u32 {
     status & !regs::STATUS.field("irq_raised").mask()
 }
 
+/// Every AR and AW carried the ID of its channel, the AxCACHE of its
+/// region's AXI_LIMITn.memtype (TRM table 4-31) and PROT as AxPROT.
+fn check_attributes(rtl: &RtlBackend, config: &NpuConfig, transfers: &[Transfer], what: &str) {
+    let settings = &rtl.settings;
+    let memtype = |counter: u32| settings.axi_limits[counter as usize].memtype;
+    let read_cache = |counter: u32| regs::memtype_cache(memtype(counter)).0 as u8;
+    let write_cache = |counter: u32| regs::memtype_cache(memtype(counter)).1 as u8;
+    // AxPROT: bit 0 privileged, bit 1 non-secure, bit 2 data (0).
+    let prot = u8::from(rtl.privileged) | (u8::from(!rtl.secure) << 1);
+    let command_id = *config.read_ids.command.start();
+    let mem2mem_id = *config.read_ids.mem2mem.start();
+    let mut reads = vec![(command_id, read_cache(settings.qconfig))];
+    let mut writes = vec![];
+    for t in transfers {
+        reads.push((mem2mem_id, read_cache(settings.regioncfg[t.src_region])));
+        if !t.dst_internal {
+            writes.push(write_cache(settings.regioncfg[t.dst_region]));
+        }
+    }
+    let tb = rtl.last.as_ref().unwrap();
+    for port in AxiPort::ALL {
+        for a in tb.axi_attributes(port) {
+            assert_eq!(a.prot, prot, "{what}: AxPROT of {a:?} on {port}");
+            if a.write {
+                assert!(
+                    port == AxiPort::M0 && writes.contains(&a.cache),
+                    "{what}: write {a:?} on {port}; expected AWCACHE one of {writes:?} on M0"
+                );
+            } else {
+                assert!(
+                    reads.contains(&(a.id, a.cache)),
+                    "{what}: read {a:?} on {port}; expected (ARID, ARCACHE) one of {reads:?}"
+                );
+            }
+        }
+    }
+}
+
 /// Runs `job` on the golden model and the RTL and compares every region,
 /// the shared buffers, STATUS and IRQ.
 fn check_against_golden(job: &Job, rtl: &mut RtlBackend, what: &str) {
@@ -298,13 +337,16 @@ fn random_jobs(config: &NpuConfig, jobs: usize) {
             axi_configs: [random_completer(&mut rng), random_completer(&mut rng)],
             aclken_patterns: [random_aclken(&mut rng), random_aclken(&mut rng)],
             axi_seed: Some(rng.gen()),
+            secure: rng.gen(),
+            privileged: rng.gen(),
             ..RtlBackend::default()
         };
         let what = format!(
-            "{} job {n} of seed {seed} ({transfers:?}, {:?}, {:?}, ACLKEN {:?})",
-            config.name, rtl.settings, rtl.axi_configs, rtl.aclken_patterns
+            "{} job {n} of seed {seed} ({transfers:?}, {:?}, {:?}, ACLKEN {:?}, secure {} privileged {})",
+            config.name, rtl.settings, rtl.axi_configs, rtl.aclken_patterns, rtl.secure, rtl.privileged
         );
         check_against_golden(&job, &mut rtl, &what);
+        check_attributes(&rtl, config, &transfers, &what);
     }
 }
 

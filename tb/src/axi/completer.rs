@@ -6,7 +6,7 @@ use super::memory::SparseMemory;
 use super::signals::{AxiSignals, Resp, BEAT_BYTES};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 use std::ops::Range;
 
 /// Accesses touching `range` answer `resp`; erroneous writes change no memory.
@@ -77,6 +77,16 @@ impl Counters {
     }
 }
 
+/// The attributes a manager gave one transaction: which channel (write or
+/// read), its ID, AxCACHE and AxPROT.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Attributes {
+    pub write: bool,
+    pub id: u8,
+    pub cache: u8,
+    pub prot: u8,
+}
+
 #[derive(Clone, Debug)]
 struct Burst {
     id: u8,
@@ -120,6 +130,8 @@ struct Response {
 pub struct AxiCompleter {
     pub config: CompleterConfig,
     pub counters: Counters,
+    /// Every distinct set of attributes seen on an accepted AR or AW.
+    pub attributes: BTreeSet<Attributes>,
     rng: StdRng,
     cycle: u64,
     reads: Vec<Burst>,
@@ -138,6 +150,7 @@ impl AxiCompleter {
         Self {
             config,
             counters: Counters::default(),
+            attributes: BTreeSet::new(),
             rng: StdRng::seed_from_u64(seed),
             cycle: 0,
             reads: vec![],
@@ -202,6 +215,12 @@ impl AxiCompleter {
             };
             b.resp = self.resp_for(b.addr, b.end());
             self.reads.push(b);
+            self.attributes.insert(Attributes {
+                write: false,
+                id: s.arid,
+                cache: s.arcache,
+                prot: s.arprot,
+            });
             self.counters.read_transactions += 1;
         }
         if s.r_fire() {
@@ -230,6 +249,12 @@ impl AxiCompleter {
             };
             b.resp = self.resp_for(b.addr, b.end());
             self.writes.push_back(b);
+            self.attributes.insert(Attributes {
+                write: true,
+                id: s.awid,
+                cache: s.awcache,
+                prot: s.awprot,
+            });
             self.counters.write_transactions += 1;
         }
         if s.w_fire() {
