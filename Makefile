@@ -10,7 +10,7 @@ BLOCKS  := weight_decoder
 GEN_BLOCKS := $(addprefix --block ,$(BLOCKS))
 CARGO   ?= cargo
 
-.PHONY: all deps verilog check-verilog lint synth test bench sim demo
+.PHONY: all deps verilog check-verilog lint synth test bench sim waves demo
 
 all: deps verilog lint synth demo
 
@@ -55,3 +55,7 @@ demo: deps
 # Run a job folder: make sim JOB=path/to/job [MODEL=golden|rtl] [VCD=out.vcd]
 sim:
 	$(CARGO) run -q --release -p npu-tb --bin npu-sim -- run $(JOB) --model $(or $(MODEL),golden) $(if $(VCD),--vcd $(VCD))
+
+# A job's waveform on the RTL: make waves JOB=path/to/job [VCD=build/waves.vcd]
+waves: deps
+	$(CARGO) run -q --release -p npu-tb --bin npu-sim -- run $(JOB) --model rtl --vcd $(or $(VCD),build/waves.vcd)
