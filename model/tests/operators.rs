@@ -500,7 +500,17 @@ fn elementwise_random() {
                             };
                             tfl_mbqm(raw, mo.0, mo.1) as i64 + ofm.zp
                         }
-                        0 => tfl_mbqm((x1 * x2) as i32, mm.0, mm.1) as i64 + ofm.zp,
+                        0 => {
+                            // TFLite shifts the product left within int32,
+                            // undefined on overflow; the NPU scales it exactly,
+                            // so such a product saturates the OFM.
+                            let p = x1 * x2;
+                            if (p << mm.1.max(0)).abs() > i32::MAX as i64 {
+                                p.signum() * i64::MAX
+                            } else {
+                                tfl_mbqm(p as i32, mm.0, mm.1) as i64 + ofm.zp
+                            }
+                        }
                         3 => x1.min(x2) + ofm.zp,
                         _ => x1.max(x2) + ofm.zp,
                     };
