@@ -8,7 +8,7 @@ use npu_model::npu::Npu;
 use npu_model::ops::ScaleRecord;
 use npu_model::weights::order::{self, Traversal, WeightOrder, U65_UBLOCK_DEPTH};
 use npu_model::{cmdstream, weights};
-use npu_spec::command::Opcode;
+use npu_spec::command::{KernelDecomposition, Opcode};
 use npu_spec::config::NpuConfig;
 use std::time::Instant;
 
@@ -24,6 +24,7 @@ fn main() {
         ifm_bits: 8,
         dilation_x2: false,
         dilation_y2: false,
+        decomposition: KernelDecomposition::D8x8,
         ofm_ublock_depth: U65_UBLOCK_DEPTH,
         ifm_ublock_depth: U65_UBLOCK_DEPTH,
     };

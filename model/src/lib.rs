@@ -57,6 +57,10 @@
 //!   ignored.
 //! - DMA 2D/3D: on a strided side row r of plane p starts at
 //!   `p * (LEN * SIZE0 + SKIP1) + r * (LEN + SKIP0)`; a 1D side is packed.
+//! - Kernel decomposition (NPU_SET_KERNEL_STRIDE bit 5, 4x4 instead of 8x8
+//!   sub-kernels) changes only the weight order of TRM 4.7.5: the partial
+//!   sums of all sub-kernels meet in the same integer accumulator, so a
+//!   convolution's result does not depend on it, and pooling ignores it.
 //! - Parallel mode: core k computes output channels k, k + 2, ... from
 //!   WEIGHT(k)/SCALE(k) streams with an OFM block depth of
 //!   `ceil((depth - k) / 2)`.

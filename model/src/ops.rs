@@ -853,17 +853,15 @@ fn global_scale(npu: &Npu) -> ScaleRecord {
 
 /// OHWI weights (zero-point corrected, 9-bit) for all `oc` channels, from
 /// the weight stream(s) (TRM 4.7; order TRM 4.7.5; parallel mode 4.7.5.1).
+/// The kernel decomposition (NPU_SET_KERNEL_STRIDE bit 5) only orders the
+/// weights: every sub-kernel adds into the same integer accumulators, so the
+/// result is that of the whole kernel.
 fn load_weights(
     npu: &Npu,
     op: &Op,
     ifm_depth: usize,
     traversal: Traversal,
 ) -> Result<Vec<i16>, OpError> {
-    if op.decomposition == KernelDecomposition::D4x4 {
-        return Err(OpError::Unsupported(
-            "kernel_split_size 4 (NPU_SET_KERNEL_STRIDE bit 5) weight order".into(),
-        ));
-    }
     let cores = if op.parallel { npu.shram.len() } else { 1 };
     let block_depth = npu.field(Opcode::NpuSetOfmBlkDepthM1, "depth_m1") as usize + 1;
     let (kh, kw) = (op.kernel_h(), op.kernel_w());
@@ -887,6 +885,7 @@ fn load_weights(
             ifm_bits: op.ifm.dtype.bits,
             dilation_x2: op.dil_x == 2,
             dilation_y2: op.dil_y == 2,
+            decomposition: op.decomposition,
             ofm_ublock_depth: U65_UBLOCK_DEPTH,
             ifm_ublock_depth: U65_UBLOCK_DEPTH,
         };

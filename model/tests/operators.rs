@@ -10,7 +10,7 @@ use common::*;
 use npu_model::ops::ScaleRecord;
 use npu_model::tensor::DType;
 use npu_model::weights::order::{Traversal, WeightOrder, U65_UBLOCK_DEPTH};
-use npu_spec::command::Opcode;
+use npu_spec::command::{KernelDecomposition, Opcode};
 use rand::rngs::StdRng;
 use rand::Rng;
 
@@ -25,7 +25,10 @@ fn pick<T: Copy>(rng: &mut StdRng, v: &[T]) -> T {
 fn conv_case(rng: &mut StdRng, depthwise: bool, config: &str) {
     let ifm_t = pick(rng, &[DType::U8, DType::I8, DType::I16]);
     let ofm_t = pick(rng, &[DType::U8, DType::I8, DType::I16]);
-    let (kw, kh): (usize, usize) = (rng.gen_range(1..=4), rng.gen_range(1..=4));
+    let (kw, kh): (usize, usize) = (rng.gen_range(1..=6), rng.gen_range(1..=6));
+    // TRM 4.6.4 NPU_SET_KERNEL_STRIDE bit 5: 4x4 sub-kernels change only the
+    // weight order (TRM 4.7.5), not the result.
+    let decomposition = pick(rng, &[KernelDecomposition::D8x8, KernelDecomposition::D4x4]);
     let (sx, sy) = (rng.gen_range(1..=3), rng.gen_range(1..=3));
     let (dx, dy) = (rng.gen_range(1..=2), rng.gen_range(1..=2));
     let (dkw, dkh) = ((kw - 1) * dx + 1, (kh - 1) * dy + 1);
@@ -118,6 +121,7 @@ fn conv_case(rng: &mut StdRng, depthwise: bool, config: &str) {
             ifm_bits: ifm_t.bits,
             dilation_x2: dx == 2,
             dilation_y2: dy == 2,
+            decomposition,
             ofm_ublock_depth: U65_UBLOCK_DEPTH,
             ifm_ublock_depth: U65_UBLOCK_DEPTH,
         };
@@ -149,7 +153,7 @@ fn conv_case(rng: &mut StdRng, depthwise: bool, config: &str) {
     ifm.store(&mut region1, &ifm_vals);
     s.ifm(&ifm)
         .ofm(&ofm, 0)
-        .kernel(kw, kh, sx, sy, dx, dy, pkf)
+        .kernel_split(kw, kh, sx, sy, dx, dy, pkf, decomposition)
         .pad(pt as u16, pl as u16, pb as u16, pr as u16)
         .activation(0, act_min, act_max)
         .c0(Opcode::NpuSetOfmBlkDepthM1, (blk_depth - 1) as u16)
@@ -168,7 +172,7 @@ fn conv_case(rng: &mut StdRng, depthwise: bool, config: &str) {
         .c0(Opcode::NpuOpStop, 0xffff);
     let mut n = npu(config, &[(0, region0), (1, region1)]);
     let desc = format!(
-        "{} {config} {ifm_t}->{ofm_t} k{kw}x{kh} s{sx}x{sy} d{dx}x{dy} pad {pt},{pl},{pb},{pr} {h}x{w}x{cin}->{oh}x{ow}x{cout} pkf {pkf} nhcwb16 {}/{}",
+        "{} {config} {ifm_t}->{ofm_t} k{kw}x{kh} s{sx}x{sy} d{dx}x{dy} pad {pt},{pl},{pb},{pr} {h}x{w}x{cin}->{oh}x{ow}x{cout} pkf {pkf} {decomposition:?} nhcwb16 {}/{}",
         if depthwise { "depthwise" } else { "conv" },
         ifm.nhcwb16,
         ofm.nhcwb16
@@ -551,6 +555,7 @@ fn upscale_nearest_and_zeros() {
             ifm_bits: 8,
             dilation_x2: false,
             dilation_y2: false,
+            decomposition: KernelDecomposition::D8x8,
             ofm_ublock_depth: U65_UBLOCK_DEPTH,
             ifm_ublock_depth: U65_UBLOCK_DEPTH,
         };

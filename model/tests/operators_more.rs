@@ -8,7 +8,7 @@ use common::*;
 use npu_model::ops::ScaleRecord;
 use npu_model::tensor::DType;
 use npu_model::weights::order::{Traversal, WeightOrder, U65_UBLOCK_DEPTH};
-use npu_spec::command::Opcode;
+use npu_spec::command::{KernelDecomposition, Opcode};
 use rand::Rng;
 
 /// Run one unary/binary elementwise op over `a` (and IFM2 `b`), returning the OFM.
@@ -316,6 +316,7 @@ fn rounding_modes_and_accumulator_width() {
                 ifm_bits: ifm_t.bits,
                 dilation_x2: false,
                 dilation_y2: false,
+                decomposition: KernelDecomposition::D8x8,
                 ofm_ublock_depth: U65_UBLOCK_DEPTH,
                 ifm_ublock_depth: U65_UBLOCK_DEPTH,
             };

@@ -42,6 +42,7 @@ from ethosu.vela.tflite_graph_optimiser import convert_lrelu, convert_tanh_sigmo
 
 import compiled
 import tflite_ref as T
+from weight_fixtures import encode_weights
 
 ACCEL = {"u65-256": V.NpuAccelerator.Ethos_U65_256, "u65-512": V.NpuAccelerator.Ethos_U65_512}
 CORES = {"u65-256": 1, "u65-512": 2}
@@ -168,6 +169,19 @@ class FM:
         return fm
 
 
+def with_kernel_split4(cmds):
+    """Sets bit 5 (kernel_split_size 4, TRM 4.6.4) of every NPU_SET_KERNEL_STRIDE."""
+    out, i = list(cmds), 0
+    while i < len(out):
+        if (out[i] >> 14) & 3 == 1:  # cmd1: skip its payload word
+            i += 2
+            continue
+        if out[i] & 0x3FF == 0x122:
+            out[i] |= (1 << 5) << 16
+        i += 1
+    return out
+
+
 class Build:
     """One job under construction: NPU operations plus the equivalent TFLite model."""
 
@@ -178,6 +192,14 @@ class Build:
         self.inputs, self.outputs, self.descriptions = [], [], []
         # Outputs whose expected bytes are known without TFLite: (name, region, offset, bytes).
         self.raw_outputs = []
+        # TRM 4.7.5 kernel_split_size of every convolution in the job (None: no convolution).
+        self.kernel_split = None
+
+    def use_kernel_split(self, split):
+        """Vela's command streams always select 8x8 sub-kernels; a job whose
+        convolutions use 4x4 ones gets NPU_SET_KERNEL_STRIDE bit 5 set in write()."""
+        assert self.kernel_split in (None, split), "one kernel decomposition per job"
+        self.kernel_split = split
 
     def _place(self, arr, shape, dtype, layout, split):
         """Writes (or reserves, arr None) a feature map in region 1, split in two tiles at row `split`."""
@@ -217,6 +239,8 @@ class Build:
         d.mkdir(parents=True)
         with contextlib.redirect_stdout(io.StringIO()):  # Vela's default-config warnings
             cmds = V.npu_generate_register_command_stream(self.ops, ACCEL[self.config])
+        if self.kernel_split == 4:
+            cmds = with_kernel_split4(cmds)
         (d / "cmd.bin").write_bytes(np.array(cmds, dtype="<u4").tobytes())
         regions = []
         for index, r in sorted(self.regions.items()):
@@ -240,17 +264,18 @@ class Build:
         (d / "job.json").write_text(json.dumps(job, indent=2) + "\n")
 
 
-def _encode_conv_weights(b, op, w_ohwi, bias, scales, ifm_bits, depthwise, traversal):
-    """Encodes weights and scale/bias per core into region 0 (TRM 4.7.5.1 split)."""
+def _encode_conv_weights(b, op, w_ohwi, bias, scales, ifm_bits, depthwise, traversal, split):
+    """Encodes weights (sub-kernels of at most split x split) and scale/bias per
+    core into region 0 (TRM 4.7.5.1 split)."""
     cores = CORES[b.config]
     block = pick_block(b.rng, op, b.config)
     ofm = w_ohwi.shape[0]
     op.weights, op.biases = [], []
     for core in range(min(cores, ofm)):
         core_block = (block.depth + cores - 1 - core) // cores
-        stream = V.npu_encode_weights(ACCEL[b.config], np.ascontiguousarray(w_ohwi[core::cores]),
-                                      (op.kernel.dilation_x, op.kernel.dilation_y), ifm_bits, core_block,
-                                      depthwise, traversal)
+        stream = encode_weights(ACCEL[b.config], np.ascontiguousarray(w_ohwi[core::cores]),
+                                (op.kernel.dilation_x, op.kernel.dilation_y), ifm_bits, core_block, depthwise,
+                                traversal, split)
         addr = b.regions[0].put(bytes(stream))
         op.weights.append(V.NpuAddressRange(region=0, address=addr, length=len(stream)))
         sb = bytearray()
@@ -367,8 +392,9 @@ class ConvQuant:
 
 
 def conv(b, ifm, cout, kernel, stride=(1, 1), dilation=(1, 1), padding="SAME", act=None,
-         traversal="PART_KERNEL_FIRST", out_layout="NHWC", depthwise=False, out_split=None):
-    """CONV_2D, or DEPTHWISE_CONV_2D with depth multiplier 1; returns the OFM."""
+         traversal="PART_KERNEL_FIRST", out_layout="NHWC", depthwise=False, out_split=None, kernel_split=8):
+    """CONV_2D, or DEPTHWISE_CONV_2D with depth multiplier 1; returns the OFM.
+    kernel_split 4 selects the 4x4 kernel decomposition (see Build.kernel_split)."""
     rng, dtype = b.rng, ifm.dtype
     h, w, cin = ifm.shape
     kh, kw = kernel
@@ -397,7 +423,8 @@ def conv(b, ifm, cout, kernel, stride=(1, 1), dilation=(1, 1), padding="SAME", a
     trav = V.NpuBlockTraversal.DEPTH_FIRST if depthwise else getattr(V.NpuBlockTraversal, traversal)
     if not depthwise:
         op.block_traversal = trav
-    block = _encode_conv_weights(b, op, w_corr, bias, scales, 16 if wide else 8, depthwise, trav)
+    block = _encode_conv_weights(b, op, w_corr, bias, scales, 16 if wide else 8, depthwise, trav, kernel_split)
+    b.use_kernel_split(kernel_split)
     b.ops.append(op)
 
     # TFLite: uint8 models are per-tensor quantized, int8/int16 per channel.
@@ -417,7 +444,8 @@ def conv(b, ifm, cout, kernel, stride=(1, 1), dilation=(1, 1), padding="SAME", a
     b.descriptions.append(
         f"{kind} {kh}x{kw} stride {stride[0]}x{stride[1]} dilation {dilation[0]}x{dilation[1]} {padding} "
         f"act {act}, {dname(dtype)} {ifm.layout} {h}x{w}x{cin}{_tiles(ifm)} -> {out_layout} {oh}x{ow}x{cout}"
-        f"{_tiles(ofm)}, block {block.height}x{block.width}x{block.depth}")
+        f"{_tiles(ofm)}, block {block.height}x{block.width}x{block.depth}"
+        f"{', 4x4 kernel decomposition' if kernel_split == 4 else ''}")
     return ofm
 
 
@@ -452,7 +480,7 @@ def transpose_conv(b, ifm, cout, kernel, padding="SAME", act=None):
         op.rounding_mode = V.NpuRoundingMode.NATURAL  # as Vela does for 16-bit convolutions
     op.block_traversal = V.NpuBlockTraversal.PART_KERNEL_FIRST if cin <= 8 else V.NpuBlockTraversal.DEPTH_FIRST
     flipped = np.ascontiguousarray(np.flip(q.w_corr, axis=(1, 2)))
-    block = _encode_conv_weights(b, op, flipped, q.bias, q.scales, 16 if q.wide else 8, False, op.block_traversal)
+    block = _encode_conv_weights(b, op, flipped, q.bias, q.scales, 16 if q.wide else 8, False, op.block_traversal, 8)
     b.ops.append(op)
     m = b.model
     wt, bt = q.tflite_tensors(m, ifm, cout)
@@ -1150,4 +1178,28 @@ def generate(root: Path, seed: int):
                            f"{'x'.join(map(str, out_hw))}x{shape[2]}, compiled by Vela into {how}; reference: TFLite "
                            f"interpreter RESIZE_BILINEAR")
         counts[f"RESIZE_BILINEAR {dname(dt)}"] = counts.get(f"RESIZE_BILINEAR {dname(dt)}", 0) + 1
+    # The 4x4 kernel decomposition (TRM 4.7.5 kernel_split_size 4, NPU_SET_KERNEL_STRIDE
+    # bit 5): Vela's stream with that bit set and weights from Vela's reorder with
+    # 4x4 sub-kernels; it changes the weight order only, so TFLite stays the reference.
+    split4 = [
+        # name, config, dtype, ifm, cout (0: depthwise), kernel, stride, dilation, traversal
+        ("conv_5x5_i8_split4", "u65-256", i8, (8, 8, 8), 16, (5, 5), (1, 1), (1, 1), "PART_KERNEL_FIRST"),
+        ("conv_6x5_i8_df_split4", "u65-256", i8, (9, 8, 40), 24, (6, 5), (1, 1), (1, 1), "DEPTH_FIRST"),
+        ("conv_5x7_s2_u8_split4", "u65-256", u8, (11, 13, 12), 8, (5, 7), (2, 2), (1, 1), "PART_KERNEL_FIRST"),
+        ("conv_5x5_i16_split4", "u65-256", i16, (7, 7, 8), 8, (5, 5), (1, 1), (1, 1), "PART_KERNEL_FIRST"),
+        ("conv_3x3_dil2_i8_split4", "u65-256", i8, (10, 10, 8), 16, (3, 3), (1, 1), (2, 2), "DEPTH_FIRST"),
+        ("conv_5x5_i8_512_split4", "u65-512", i8, (8, 8, 16), 24, (5, 5), (1, 1), (1, 1), "PART_KERNEL_FIRST"),
+        ("dw_5x5_i8_split4", "u65-256", i8, (9, 9, 16), 0, (5, 5), (1, 1), (1, 1), None),
+        ("dw_7x6_s2_u8_split4", "u65-256", u8, (12, 12, 8), 0, (7, 6), (2, 2), (1, 1), None),
+        ("dw_5x5_dil2_i16_512_split4", "u65-512", i16, (12, 12, 16), 0, (5, 5), (1, 1), (2, 2), None),
+    ]
+    for name, cfg, dt, shape, cout, k, st, dil, trav in split4:
+        b = Build(name, cfg, rng)
+        x = b.input(shape, dt, *in_q(dt))
+        if trav is None:
+            ofm = conv(b, x, 0, k, st, dil, depthwise=True, kernel_split=4)
+        else:
+            ofm = conv(b, x, cout, k, st, dil, traversal=trav, kernel_split=4)
+        b.expect("ofm", ofm)
+        finish(b, "DEPTHWISE" if trav is None else "CONV2D", dt)
     return counts

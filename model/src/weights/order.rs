@@ -1,6 +1,10 @@
 //! Weight orderings (TRM 4.7.5): which OHWI weight sits at each position of
 //! the decoded weight stream, including the zeros inserted as padding.
 //!
+//! The kernel is split into sub-kernels of at most `kernel_split_size` square
+//! (8, or 4 with NPU_SET_KERNEL_STRIDE bit 5, TRM 4.6.4), halved in a
+//! dilated direction (`decomp_w`/`decomp_h` of TRM tables 4-115 to 4-117).
+//!
 //! Where the TRM pseudocode is ambiguous (its loop bounds and kernel-split
 //! names are garbled in places) the order follows what Vela's encoder emits,
 //! which the fixtures in `model/tests/fixtures/weights` check:
@@ -10,6 +14,8 @@
 //!   (16 for 16-bit IFMs), the latter padded with zeros to the full block;
 //! - depth-wise and part-kernel-first pad each sub-kernel's element count to a
 //!   multiple of 4 (2 for 16-bit part-kernel-first).
+
+use npu_spec::command::KernelDecomposition;
 
 /// How the NPU traverses the kernel (TRM 4.7.5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,9 +31,13 @@ pub enum Traversal {
 /// Microblock depth (OFM and IFM) of the U65 configurations.
 pub const U65_UBLOCK_DEPTH: usize = 8;
 
-/// Largest sub-kernel side before dilation; kernels are split into pieces of
-/// at most this size (TRM 4.7.5 `kernel_split_size`, 8 as Vela uses).
-const SUB_KERNEL_MAX: usize = 8;
+/// TRM 4.7.5 `kernel_split_size`: the largest sub-kernel side before dilation.
+fn kernel_split_size(d: KernelDecomposition) -> usize {
+    match d {
+        KernelDecomposition::D8x8 => 8,
+        KernelDecomposition::D4x4 => 4,
+    }
+}
 
 /// Everything that fixes the order of one weight stream.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,6 +60,9 @@ pub struct WeightOrder {
     pub dilation_x2: bool,
     /// Dilation by 2 in y (halves the sub-kernel height).
     pub dilation_y2: bool,
+    /// Kernel decomposition (NPU_SET_KERNEL_STRIDE bit 5): sub-kernels of
+    /// at most 8x8 or 4x4 before dilation.
+    pub decomposition: KernelDecomposition,
     /// OFM microblock depth ([`U65_UBLOCK_DEPTH`] on U65).
     pub ofm_ublock_depth: usize,
     /// IFM microblock depth ([`U65_UBLOCK_DEPTH`] on U65).
@@ -129,8 +142,9 @@ pub fn stream_order(o: &WeightOrder) -> Result<Vec<Option<WeightCoord>>, OrderEr
     let pk = o.traversal == Traversal::PartKernelFirst;
     let dw = o.traversal == Traversal::DepthWise;
     let ifm_block_depth = if pk || o.ifm_bits == 16 { 16 } else { 32 };
-    let decomp_h = SUB_KERNEL_MAX / if o.dilation_y2 { 2 } else { 1 };
-    let decomp_w = SUB_KERNEL_MAX / if o.dilation_x2 { 2 } else { 1 };
+    let split = kernel_split_size(o.decomposition);
+    let decomp_h = split / if o.dilation_y2 { 2 } else { 1 };
+    let decomp_w = split / if o.dilation_x2 { 2 } else { 1 };
     let mut out = Vec::new();
     for ofm_block_z in (0..o.ofm_depth).step_by(o.ofm_block_depth) {
         let block_d = o.ofm_block_depth.min(o.ofm_depth - ofm_block_z);

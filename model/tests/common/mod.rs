@@ -9,7 +9,7 @@ use npu_model::npu::Npu;
 use npu_model::ops::ScaleRecord;
 use npu_model::tensor::DType;
 use npu_model::weights::{self, order};
-use npu_spec::command::{CmdKind, Opcode};
+use npu_spec::command::{CmdKind, KernelDecomposition, Opcode};
 use npu_spec::config::NpuConfig;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -232,7 +232,8 @@ impl Stream {
         .c0(NpuSetOfmHeightM1, (fm.h - 1) as u16)
         .c0(NpuSetOfmDepthM1, (fm.c - 1) as u16)
     }
-    /// Kernel size (before dilation), strides, dilation, weight order bit.
+    /// Kernel size (before dilation), strides, dilation, weight order bit;
+    /// 8x8 kernel decomposition.
     #[allow(clippy::too_many_arguments)]
     pub fn kernel(
         &mut self,
@@ -244,11 +245,36 @@ impl Stream {
         dy: usize,
         part_kernel_first: bool,
     ) -> &mut Self {
+        self.kernel_split(
+            kw,
+            kh,
+            sx,
+            sy,
+            dx,
+            dy,
+            part_kernel_first,
+            KernelDecomposition::D8x8,
+        )
+    }
+    /// [`Stream::kernel`] with a kernel decomposition (NPU_SET_KERNEL_STRIDE bit 5).
+    #[allow(clippy::too_many_arguments)]
+    pub fn kernel_split(
+        &mut self,
+        kw: usize,
+        kh: usize,
+        sx: usize,
+        sy: usize,
+        dx: usize,
+        dy: usize,
+        part_kernel_first: bool,
+        decomposition: KernelDecomposition,
+    ) -> &mut Self {
         let p = ((sx - 1) & 1)
             | (((sy - 1) & 1) << 1)
             | ((part_kernel_first as usize) << 2)
             | ((dx - 1) << 3)
             | ((dy - 1) << 4)
+            | ((decomposition.bits() as usize) << 5)
             | (((sx - 1) >> 1) << 6)
             | (((sy - 1) >> 1) << 9);
         self.c0(Opcode::NpuSetKernelWidthM1, ((kw - 1) * dx) as u16)
