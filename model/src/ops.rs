@@ -349,11 +349,7 @@ impl Op {
         self.check_size()?;
         let (i, o) = (self.ifm.dtype, self.ofm.dtype);
         let conv_like = matches!(self.kind, K::Conv | K::Depthwise);
-        if self.acc == AccFormat::FpS5_10 {
-            return Err(OpError::Unsupported(
-                "NPU_SET_ACC_FORMAT 2 (s5.10 floating point) accumulators".into(),
-            ));
-        }
+        self.validate_acc()?;
         if !matches!(self.kind, K::Elementwise(_)) {
             if !(1..=3).contains(&self.stride_x) || !(1..=3).contains(&self.stride_y) {
                 return Err(forbidden(
@@ -513,6 +509,35 @@ impl Op {
             }
         }
         Ok(())
+    }
+
+    /// NPU_SET_ACC_FORMAT against the accumulators of TRM 4.8.2.
+    fn validate_acc(&self) -> Result<(), OpError> {
+        use KernelKind as K;
+        match (self.acc, self.kind) {
+            (AccFormat::FpS5_10, K::Pool(_)) => Err(forbidden(
+                "TRM 4.8.2 tables 4-122 and 4-125 (pooling and REDUCE_SUM accumulators: int32, int40)",
+                "NPU_SET_ACC_FORMAT 2 (s5.10)",
+            )),
+            // Tables 4-120 and 4-121 allow it for convolutions, but the TRM
+            // gives only its name, so no result of it can be bit-exact.
+            (AccFormat::FpS5_10, _) => Err(OpError::Unsupported(
+                "NPU_SET_ACC_FORMAT 2 (s5.10 floating-point accumulators): the TRM names the format \
+                 (4.6.4, 4.8.1, 3.3.6.3 \"improves performance but impacts accuracy\") but not how \
+                 products are rounded into it, the order they are summed in, overflow, or how the \
+                 output unit reads it"
+                    .into(),
+            )),
+            (AccFormat::Int40, K::Pool(PoolingMode::Max)) => Err(forbidden(
+                "TRM 4.8.2 table 4-122 (int40 accumulators only for average pool without padding)",
+                "NPU_SET_ACC_FORMAT 1 (int40) with a max pool",
+            )),
+            (AccFormat::Int40, K::Pool(PoolingMode::Average)) if self.has_padding() => Err(forbidden(
+                "TRM 4.8.2 table 4-122 (int40 accumulators only for average pool without padding)",
+                "NPU_SET_ACC_FORMAT 1 (int40) with a padded average pool",
+            )),
+            _ => Ok(()),
+        }
     }
 
     fn validate_elementwise(&self, m: ElementwiseMode) -> Result<(), OpError> {

@@ -377,6 +377,72 @@ fn rounding_modes_and_accumulator_width() {
     assert_eq!(wrapped[0], (w32 as f64 / (1 << 20) as f64).round() as i64);
 }
 
+/// NPU_SET_ACC_FORMAT per TRM 4.8.2: pooling and REDUCE_SUM accumulate in
+/// int32 or int40 (table 4-122: int40 only for average pool without
+/// padding; table 4-125), convolutions also in s5.10, which the TRM names but
+/// does not define, so the model refuses it rather than guess.
+#[test]
+fn accumulator_formats_of_trm_4_8_2() {
+    let ifm = Fm::new(1, 0, 4, 4, 8, DType::I8);
+    let run = |acc: u16, op: Opcode, mode: u16, pad: u16, ofm: &Fm| {
+        let mut s = Stream::default();
+        s.ifm(&ifm)
+            .ofm(ofm, 1 << 8)
+            .c1(Opcode::NpuSetOfmScale, 1 << 30 | 30 << 32)
+            .kernel(2, 2, 2, 2, 1, 1, false)
+            .pad(0, 0, pad, pad)
+            .activation(0, ofm.dtype.min(), ofm.dtype.max())
+            .c0(Opcode::NpuSetAccFormat, acc)
+            .c0(op, mode)
+            .c0(Opcode::NpuOpStop, 0);
+        npu("u65-256", &[(1, vec![0; 512])])
+            .run(&s.bytes())
+            .map(|_| ())
+    };
+    let i8_out = Fm::new(1, 256, 2, 2, 8, DType::I8);
+    let sum_out = Fm::new(1, 256, 2, 2, 1, DType::I32);
+    let (pool, conv) = (Opcode::NpuOpPool, Opcode::NpuOpConv);
+    for (acc, op, mode, pad, ofm, want) in [
+        (2, pool, 1, 0, &i8_out, Some("tables 4-122 and 4-125")),
+        (2, pool, 0, 0, &i8_out, Some("tables 4-122 and 4-125")),
+        (2, pool, 2, 0, &sum_out, Some("tables 4-122 and 4-125")),
+        (
+            2,
+            conv,
+            0,
+            0,
+            &i8_out,
+            Some("not modelled: NPU_SET_ACC_FORMAT 2 (s5.10"),
+        ),
+        (
+            1,
+            pool,
+            0,
+            0,
+            &i8_out,
+            Some("int40 accumulators only for average pool without padding"),
+        ),
+        (
+            1,
+            pool,
+            1,
+            1,
+            &i8_out,
+            Some("int40 accumulators only for average pool without padding"),
+        ),
+        (1, pool, 1, 0, &i8_out, None),
+        (1, pool, 2, 0, &sum_out, None),
+        (0, pool, 0, 0, &i8_out, None),
+    ] {
+        let what = format!("ACC_FORMAT {acc}, {op:?} {mode}, padding {pad}");
+        match (run(acc, op, mode, pad, ofm), want) {
+            (Ok(()), None) => {}
+            (Err(e), Some(w)) => assert!(e.to_string().contains(w), "{what}: {e}"),
+            (r, w) => panic!("{what}: {r:?}, expected {w:?}"),
+        }
+    }
+}
+
 /// IFM tiles: a 1x1 max pool reading through four IFM tiles (TRM 4.6.4
 /// IFM_WIDTH0/HEIGHT0/HEIGHT1, 4.6.5 IFM_BASE0-3) copies each quadrant.
 #[test]
