@@ -146,34 +146,47 @@ fn sigmoid_table_at(a: u64, frac_bits: u32, saturated: i64) -> i64 {
     (lo << frac_bits) + frac * (hi - lo)
 }
 
-/// tanh of `x / 0x3000` in signed 0.15 fixed point, as the output unit's tanh
-/// activation computes it: TensorFlow Lite's int16 TANH reference kernel
-/// after its input scaling (which Vela programs into OFM_SCALE, so `x` is the
-/// scaled value). It uses tanh(x) = 2 * sigmoid(2x) - 1: the table is read at
-/// |x| / 256 with 8 interpolation bits, then mapped to [-1, 1] with rounding
-/// that is symmetric except for the last bit.
-pub fn tanh_q15(x: i64) -> i64 {
-    let s = sigmoid_table_at(x.unsigned_abs(), 8, 0xffff << 8);
-    let r = if x >= 0 {
-        s - (1 << 23) + (1 << 7)
+/// Rounds `v`, which has `from` fraction bits, to nearest with `to` fraction
+/// bits; ties go up, or down when `ties_up` is false (for negative inputs),
+/// so that tanh is odd and sigmoid(-x) = 1 - sigmoid(x) exactly.
+fn round_table(v: i64, from: u32, to: u32, ties_up: bool) -> i64 {
+    let half = 1 << (from - to - 1);
+    if ties_up {
+        (v + half) >> (from - to)
     } else {
-        (1 << 23) + (1 << 7) - 1 - s
-    };
-    r >> 8
+        (v + half - 1) >> (from - to)
+    }
 }
 
-/// sigmoid of `x / 0x3000` in 0.15 fixed point, as the output unit's sigmoid
-/// activation computes it: TensorFlow Lite's int16 LOGISTIC reference kernel
-/// after its input scaling. The table is read at |x| / 512 with 9
-/// interpolation bits; a negative input gives 1 - sigmoid(|x|).
-pub fn sigmoid_q15(x: i64) -> i64 {
-    let s = sigmoid_table_at(x.unsigned_abs(), 9, 0x7fff << 10);
-    let r = if x >= 0 {
-        s + (1 << 9)
+/// tanh of `x / 0x3000` with `frac_bits` fraction bits, as the output unit's
+/// tanh activation computes it (`x` is the scaled value; Vela programs
+/// OFM_SCALE so that one unit is 1/0x3000). It uses tanh(x) = 2 *
+/// sigmoid(2x) - 1: the table is read at |x| / 256 with 8 interpolation bits
+/// (0.23 fixed point) and rounded once to `frac_bits`. With 15 fraction bits
+/// this is TensorFlow Lite's int16 TANH reference kernel after its input
+/// scaling.
+pub fn tanh_fixed(x: i64, frac_bits: u32) -> i64 {
+    let t = sigmoid_table_at(x.unsigned_abs(), 8, 0xffff << 8) - (1 << 23);
+    if x >= 0 {
+        round_table(t, 23, frac_bits, true)
     } else {
-        (1 << 25) + (1 << 9) - 1 - s
-    };
-    r >> 10
+        round_table(-t, 23, frac_bits, false)
+    }
+}
+
+/// sigmoid of `x / 0x3000` with `frac_bits` fraction bits, as the output
+/// unit's sigmoid activation computes it: the table is read at |x| / 512
+/// with 9 interpolation bits (0.25 fixed point) and rounded once to
+/// `frac_bits`; a negative input gives 1 - sigmoid(|x|). With 15 fraction
+/// bits this is TensorFlow Lite's int16 LOGISTIC reference kernel after its
+/// input scaling.
+pub fn sigmoid_fixed(x: i64, frac_bits: u32) -> i64 {
+    let s = sigmoid_table_at(x.unsigned_abs(), 9, 0x7fff << 10);
+    if x >= 0 {
+        round_table(s, 25, frac_bits, true)
+    } else {
+        round_table((1 << 25) - s, 25, frac_bits, false)
+    }
 }
 
 #[cfg(test)]
@@ -258,12 +271,18 @@ mod tests {
             let r = x as f64 / 12288.0;
             let t = (r.tanh() * 32768.0).clamp(-32768.0, 32767.0);
             let s = (32768.0 / (1.0 + (-r).exp())).min(32767.0);
-            assert!((tanh_q15(x) as f64 - t).abs() < 1.5, "tanh {x}");
-            assert!((sigmoid_q15(x) as f64 - s).abs() < 1.1, "sigmoid {x}");
+            assert!((tanh_fixed(x, 15) as f64 - t).abs() < 1.5, "tanh {x}");
+            assert!((sigmoid_fixed(x, 15) as f64 - s).abs() < 1.1, "sigmoid {x}");
         }
-        assert_eq!(tanh_q15(0), 0);
-        assert_eq!(sigmoid_q15(0), 16384);
-        assert_eq!((tanh_q15(1 << 20), tanh_q15(-(1 << 20))), (32767, -32767));
-        assert_eq!((sigmoid_q15(1 << 20), sigmoid_q15(-(1 << 20))), (32767, 1));
+        assert_eq!(tanh_fixed(0, 15), 0);
+        assert_eq!(sigmoid_fixed(0, 15), 16384);
+        let big = 1 << 20;
+        assert_eq!((tanh_fixed(big, 15), tanh_fixed(-big, 15)), (32767, -32767));
+        assert_eq!(
+            (sigmoid_fixed(big, 15), sigmoid_fixed(-big, 15)),
+            (32767, 1)
+        );
+        assert_eq!((tanh_fixed(big, 7), tanh_fixed(-big, 7)), (128, -128));
+        assert_eq!((sigmoid_fixed(big, 8), sigmoid_fixed(-big, 8)), (256, 0));
     }
 }

@@ -53,10 +53,20 @@
 //!   as Vela's int16 softmax does.
 //! - tanh/sigmoid (NPU_SET_ACTIVATION 3/4) read the scaled value as a real
 //!   number in units of 1/0x3000 (Vela programs OFM_SCALE to make it so) and
-//!   compute TensorFlow Lite's int16 TANH/LOGISTIC from it: interpolation
-//!   in TFLite's 256-entry sigmoid table, a signed 0.15 result
-//!   ([`fixed::tanh_q15`]). Only int16 OFMs are modelled: what an 8-bit OFM
-//!   receives is not documented, and Vela uses LUTs for 8-bit tanh/sigmoid.
+//!   interpolate TFLite's 256-entry sigmoid table (TRM 3.3.7.3: one
+//!   hardwired table for both, with interpolation), rounding once to the
+//!   activation type's fixed point ([`fixed::tanh_fixed`]). The TRM allows
+//!   them for int8, uint8 and int16 (4.8.2) but does not say which fixed
+//!   point the result has; the model uses the one TensorFlow Lite fixes for
+//!   these operators' outputs, to which the OFM zero point is added: int16
+//!   1/32768 (TFLite's int16 TANH/LOGISTIC exactly), 8-bit tanh 1/128, 8-bit
+//!   sigmoid 1/256. Vela programmed them so before it moved 8-bit
+//!   tanh/sigmoid to LUTs (its ACTIVATION_MIN/MAX of +-1.0 in TFLite's OFM
+//!   quantization) and its API still emits them (generate_ofm_scaling_for_
+//!   pooling). TFLite's own 8-bit kernels use LUTs made in float: with
+//!   Vela's scaling they differ by one on inputs whose exact result lies
+//!   within the table's error of a rounding tie (18 of 30720 over 60 input
+//!   scales from 0.002 to 0.25), elsewhere they agree.
 //! - LUT DMA: NPU_SET_DMA0_DST_REGION bits 0-1 are the core mask; Vela
 //!   writes 3 on one-core configurations too, so a missing core's bit is
 //!   ignored.

@@ -473,18 +473,19 @@ impl Op {
                 ));
             }
         }
-        // tanh/sigmoid give a signed 0.15 result (TensorFlow Lite's int16
-        // TANH/LOGISTIC, which is how Vela uses them); what the unit writes
-        // to an 8-bit OFM is not documented, so it is not guessed.
         if matches!(
             self.activation,
             ActivationFunction::Tanh | ActivationFunction::Sigmoid
-        ) && o != DType::I16
+        ) && !i8ish(self.lut_dtype())
         {
-            return Err(OpError::Unsupported(format!(
-                "{:?} activation with a {o} OFM (only the int16 form, with 15 fraction bits, is modelled)",
-                self.activation
-            )));
+            return Err(forbidden(
+                "TRM 4.8.2 (tanh and sigmoid for {int8, uint8, int16} activation types)",
+                format!(
+                    "{:?} with a {} activation type",
+                    self.activation,
+                    self.lut_dtype()
+                ),
+            ));
         }
         if !lut {
             if let Some(t) = self.clip_dtype() {
@@ -612,6 +613,17 @@ impl Op {
         self.clip_dtype().unwrap_or(self.ofm.dtype)
     }
 
+    /// Fraction bits of a tanh/sigmoid result in the activation type: the
+    /// fixed quantization TensorFlow Lite gives their outputs (1/32768 for
+    /// int16, 1/128 for 8-bit tanh, 1/256 for 8-bit sigmoid; see lib.rs).
+    fn tanh_sigmoid_frac_bits(&self) -> u32 {
+        match (self.lut_dtype().bits, self.activation) {
+            (16, _) => 15,
+            (_, ActivationFunction::Sigmoid) => 8,
+            _ => 7,
+        }
+    }
+
     fn core_of(&self, channel: usize, cores: usize) -> usize {
         if self.parallel {
             channel % cores
@@ -629,6 +641,8 @@ struct OutStage {
     ofm: DType,
     zp: i64,
     activation: ActivationFunction,
+    /// Fraction bits of a tanh/sigmoid result.
+    frac_bits: u32,
     clip: DType,
     clamp: Option<(i64, i64)>,
     /// Each core's 2 KB LUT area when a LUT is used.
@@ -665,6 +679,7 @@ impl OutStage {
             ofm: op.ofm.dtype,
             zp: op.ofm.zero_point,
             activation: op.activation,
+            frac_bits: op.tanh_sigmoid_frac_bits(),
             clip,
             clamp,
             luts,
@@ -675,8 +690,8 @@ impl OutStage {
     /// `scaled` is the scaled result before the OFM zero point is added.
     fn finish(&self, scaled: i64, core: usize) -> i64 {
         let mut v = match self.activation {
-            ActivationFunction::Tanh => fixed::tanh_q15(scaled),
-            ActivationFunction::Sigmoid => fixed::sigmoid_q15(scaled),
+            ActivationFunction::Tanh => fixed::tanh_fixed(scaled, self.frac_bits),
+            ActivationFunction::Sigmoid => fixed::sigmoid_fixed(scaled, self.frac_bits),
             _ => scaled,
         } + self.zp;
         if !self.luts.is_empty() {
