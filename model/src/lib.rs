@@ -41,8 +41,14 @@
 //!   IFM_PRECISION\[15:14\]) and shift the other left by L - 1, matching
 //!   TFLite's quantized ADD and Vela's advanced scaling.
 //! - MIN/MAX work on zero-point-corrected operands and do not scale; LRELU
-//!   scales negative inputs only; SHR rounds with the OFM rounding mode, SHL
-//!   saturates to int32.
+//!   scales negative inputs only.
+//! - SHR and SHL shift operand A by operand B; the TRM gives no range for
+//!   the amount, so a negative one shifts by 0. SHR is `A / 2^B` rounded
+//!   with the OFM rounding mode (double rounding of a power of two is
+//!   TFLite's RoundingDivideByPOT: ties away from zero), then OFM_SCALE
+//!   (only its shift for an int32 OFM); SHL is `A * 2^B` saturated to int32,
+//!   not scaled. CLZ counts the leading zeros of the 32-bit pattern: 32 for
+//!   0, 0 for negative values.
 //! - LUTs live in each core's last 2 KB of shared buffer: 8-bit tables are
 //!   indexed by value minus the clip type's minimum (256 bytes, or 256
 //!   32-bit words for an int32 OFM, as Vela's int8 softmax uses), 16-bit

@@ -1378,6 +1378,8 @@ impl Op {
                             }
                         }
                         E::Clz => (a as i32).leading_zeros() as i64,
+                        // A negative shift amount shifts by 0 (lib.rs); 63
+                        // and 31 already shift any int32 out.
                         E::Shr => {
                             let s = b.clamp(0, 63) as u32;
                             self.global(fixed::shift_only(a, s, self.round), ofm_scale)

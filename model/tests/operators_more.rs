@@ -102,7 +102,7 @@ fn int32_clz_shl_shr_mul() {
     let b: Vec<i64> = (0..64).map(|_| rng.gen_range(0..31)).collect();
     let got = elementwise(7, &ifm, &ofm, &a, None, (1, 0), 0, 0, None);
     for i in 0..64 {
-        assert_eq!(got[i], (a[i] as i32).leading_zeros() as i64, "clz {}", a[i]);
+        assert_eq!(got[i], clz_ref(a[i]), "clz {}", a[i]);
     }
     let got = elementwise(9, &ifm, &ofm, &a, Some(&b), (1, 0), 0, 0, None);
     for i in 0..64 {
@@ -128,6 +128,119 @@ fn int32_clz_shl_shr_mul() {
     for i in 0..64 {
         let want = tfl_rdbpot((a8[i] * b8[i]) as i32, 3) as i64;
         assert_eq!(got[i], want, "mul {} {}", a8[i], b8[i]);
+    }
+}
+
+/// CLZ of the int32 two's-complement pattern, counted bit by bit from bit 31.
+fn clz_ref(a: i64) -> i64 {
+    (0..32).take_while(|i| (a >> (31 - i)) & 1 == 0).count() as i64
+}
+
+/// `a / 2^b` rounded as OFM_PRECISION[15:14] says (TRM 4.6.4): 0 double
+/// rounding (TFLite's RoundingDivideByPOT: to nearest, ties away from zero),
+/// 1 toward zero, 2 to nearest with ties toward +infinity; from the
+/// definitions, with exact i128 floor division.
+fn shr_ref(a: i64, b: i64, round: u16) -> i64 {
+    let b = b.clamp(0, 100) as u32;
+    let (a, den) = (a as i128, 1i128 << b);
+    let away = |m: i128| (2 * m + den).div_euclid(2 * den);
+    (match round {
+        0 => a.signum() * away(a.abs()),
+        1 => a.signum() * a.abs().div_euclid(den),
+        _ => (2 * a + den).div_euclid(2 * den),
+    }) as i64
+}
+
+/// Corners of CLZ, SHL and SHR that Vela's streams never reach. The TRM (table
+/// 4-124, 4.6.4, 4.6.5) gives their types and SHR's rounding and output
+/// scale, not the shift amounts' range: the model shifts by IFM2 clamped to
+/// at least 0 (a negative amount shifts by 0) and, SHL, saturates to int32.
+#[test]
+fn clz_shl_shr_corners() {
+    let ifm = Fm::new(1, 0, 1, 16, 16, DType::I32);
+    let ofm = Fm::new(1, 2048, 1, 16, 16, DType::I32);
+    let values = [
+        0i64,
+        1,
+        -1,
+        5,
+        -5,
+        6,
+        -6,
+        7,
+        -7,
+        0x3fff_ffff,
+        0x4000_0000,
+        -0x4000_0000,
+        0x6000_0000,
+        -0x6000_0000,
+        i32::MAX as i64,
+        i32::MIN as i64,
+    ];
+    let amounts = [
+        i32::MIN as i64,
+        -33,
+        -1,
+        0,
+        1,
+        2,
+        3,
+        30,
+        31,
+        32,
+        33,
+        40,
+        63,
+        64,
+        1000,
+        i32::MAX as i64,
+    ];
+    let (a, b): (Vec<i64>, Vec<i64>) = values
+        .iter()
+        .flat_map(|&a| amounts.iter().map(move |&b| (a, b)))
+        .unzip();
+    // CLZ of 0 is 32, of a negative value 0.
+    let got = elementwise(7, &ifm, &ofm, &a, None, (1, 0), 0, 0, None);
+    for i in 0..a.len() {
+        assert_eq!(got[i], clz_ref(a[i]), "clz {}", a[i]);
+    }
+    // SHL: a * 2^b saturated to int32.
+    let got = elementwise(9, &ifm, &ofm, &a, Some(&b), (1, 0), 0, 0, None);
+    for i in 0..a.len() {
+        let exact = a[i] as i128 * (1i128 << b[i].clamp(0, 64));
+        let want = exact.clamp(i32::MIN as i128, i32::MAX as i128) as i64;
+        assert_eq!(got[i], want, "shl {} by {}", a[i], b[i]);
+    }
+    // SHR in the three rounding modes, int32 OFM with OFM_SCALE shift 0.
+    for round in 0..3 {
+        let got = elementwise(8, &ifm, &ofm, &a, Some(&b), (1, 0), round, 0, None);
+        for i in 0..a.len() {
+            let want = shr_ref(a[i], b[i], round);
+            assert_eq!(got[i], want, "shr {} by {}, round {round}", a[i], b[i]);
+        }
+    }
+    // SHR then the OFM scale (TRM 4.6.5: for a 32-bit OFM only its shift,
+    // here 2, rounded again) ...
+    let got = elementwise(8, &ifm, &ofm, &a, Some(&b), (12345, 2), 2, 0, None);
+    for i in 0..a.len() {
+        let want = shr_ref(shr_ref(a[i], b[i], 2), 2, 2);
+        assert_eq!(got[i], want, "shr {} by {}, then 2", a[i], b[i]);
+    }
+    // ... and for an int8 OFM all of it (0.5 = 2^30 at shift 31, TFL
+    // rounding), plus the zero point, saturated.
+    let mut ofm8 = Fm::new(1, 2048, 1, 16, 16, DType::I8);
+    ofm8.zp = -3;
+    let got = elementwise(8, &ifm, &ofm8, &a, Some(&b), (1 << 30, 31), 0, 0, None);
+    for i in 0..a.len() {
+        let shifted = shr_ref(a[i], b[i], 0);
+        let want = tfl_mbqm(shifted as i32, 1 << 30, 0) as i64 - 3;
+        assert_eq!(
+            got[i],
+            want.clamp(-128, 127),
+            "shr {} by {} to int8",
+            a[i],
+            b[i]
+        );
     }
 }
 
