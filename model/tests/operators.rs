@@ -24,7 +24,7 @@ fn pick<T: Copy>(rng: &mut StdRng, v: &[T]) -> T {
 /// m, s) + out_zp; clamp to [act_min, act_max].
 fn conv_case(rng: &mut StdRng, depthwise: bool, config: &str) {
     let ifm_t = pick(rng, &[DType::U8, DType::I8, DType::I16]);
-    let ofm_t = pick(rng, &[DType::U8, DType::I8, DType::I16]);
+    let ofm_t = pick(rng, &[DType::U8, DType::I8, DType::I16, DType::I32]);
     let (kw, kh): (usize, usize) = (rng.gen_range(1..=6), rng.gen_range(1..=6));
     // TRM 4.6.4 NPU_SET_KERNEL_STRIDE bit 5: 4x4 sub-kernels change only the
     // weight order (TRM 4.7.5), not the result.
@@ -78,10 +78,11 @@ fn conv_case(rng: &mut StdRng, depthwise: bool, config: &str) {
         .map(|_| tfl_quantize_multiplier(rng.gen_range(0.00002..0.02)))
         .collect();
     let biases: Vec<i64> = (0..cout).map(|_| rng.gen_range(-20000..=20000)).collect();
+    // An int32 OFM has no activation (TRM 4.8.2 table 4-120): the full range.
     let (act_min, act_max) = {
         let a = rng.gen_range(ofm_t.min()..=ofm_t.max());
         let b = rng.gen_range(ofm_t.min()..=ofm_t.max());
-        if rng.gen_bool(0.5) {
+        if ofm_t.bits == 32 || rng.gen_bool(0.5) {
             (ofm_t.min(), ofm_t.max())
         } else {
             (a.min(b), a.max(b))
@@ -281,14 +282,20 @@ fn pool_random() {
         let pb = ((oh - 1) * sy + kh).saturating_sub(pt + h);
         let pr = ((ow - 1) * sx + kw).saturating_sub(pl + w);
         let has_pad = pt + pl + pb + pr > 0;
+        let global = !max && !has_pad;
+        // TRM 4.8.2 table 4-122: an unpadded average pool may change the type.
+        let ofm_t = if global {
+            pick(&mut rng, &[DType::U8, DType::I8, DType::I16])
+        } else {
+            t
+        };
         let ifm = Fm::new(1, 0, h, w, c, t);
-        let mut ofm = Fm::new(1, 0, oh, ow, c, t);
+        let mut ofm = Fm::new(1, 0, oh, ow, c, ofm_t);
         ofm.base = (ifm.bytes() as u32).div_ceil(16) * 16;
         let vals = random_vals(&mut rng, h * w * c, t);
         let mut region = vec![0u8; ofm.base as usize + ofm.bytes()];
         ifm.store(&mut region, &vals);
         let n_elem = (kw * kh) as i64;
-        let global = !max && !has_pad;
         let mut s = Stream::default();
         if global {
             // Vela scaling.py quantise_pooling_scale(n): k = frexp(n - 1)
@@ -308,12 +315,12 @@ fn pool_random() {
             .ofm(&ofm, if global { 1 << 8 } else { 0 })
             .kernel(kw, kh, sx, sy, 1, 1, false)
             .pad(pt as u16, pl as u16, pb as u16, pr as u16)
-            .activation(0, t.min(), t.max())
+            .activation(0, ofm_t.min(), ofm_t.max())
             .c0(Opcode::NpuOpPool, if max { 0 } else { 1 })
             .c0(Opcode::NpuOpStop, 0);
         let mut n = npu("u65-256", &[(1, region)]);
         let desc = format!(
-            "{} {t} k{kw}x{kh} s{sx}x{sy} pad {pt},{pl},{pb},{pr} {h}x{w}x{c}",
+            "{} {t}->{ofm_t} k{kw}x{kh} s{sx}x{sy} pad {pt},{pl},{pb},{pr} {h}x{w}x{c}",
             if max { "max" } else { "avg" }
         );
         n.run(&s.bytes()).unwrap_or_else(|e| panic!("{desc}: {e}"));
@@ -344,7 +351,8 @@ fn pool_random() {
                         (sum - cnt / 2) / cnt
                     };
                     assert_eq!(
-                        got[i], want,
+                        got[i],
+                        want.clamp(ofm_t.min(), ofm_t.max()),
                         "{desc}: (y {oy}, x {ox}, c {ch}) sum {sum} count {cnt}"
                     );
                     i += 1;
@@ -374,7 +382,13 @@ fn elementwise_random() {
         let scalar = t.bits == 8 && rng.gen_bool(0.2);
         let reversed = rng.gen_bool(0.3);
         let minmax = mode >= 3;
-        let zp = |rng: &mut StdRng| {
+        // TRM 4.8.2 table 4-124: MUL, ADD and SUB may change the type.
+        let ofm_t = if minmax {
+            t
+        } else {
+            pick(&mut rng, &[DType::U8, DType::I8, DType::I16])
+        };
+        let zp = |rng: &mut StdRng, t: DType| {
             if t.bits == 8 {
                 rng.gen_range(t.min()..=t.max())
             } else {
@@ -382,7 +396,7 @@ fn elementwise_random() {
             }
         };
         let mut ifm = Fm::new(1, 0, h, w, c, t);
-        ifm.zp = zp(&mut rng);
+        ifm.zp = zp(&mut rng, t);
         let mut ifm2 = Fm::new(
             1,
             0,
@@ -392,10 +406,10 @@ fn elementwise_random() {
             t,
         );
         ifm2.base = (ifm.bytes() as u32).div_ceil(16) * 16;
-        ifm2.zp = zp(&mut rng);
-        let mut ofm = Fm::new(1, 0, h, w, c, t);
+        ifm2.zp = zp(&mut rng, t);
+        let mut ofm = Fm::new(1, 0, h, w, c, ofm_t);
         ofm.base = ifm2.base + (ifm2.bytes() as u32).div_ceil(16) * 16;
-        ofm.zp = zp(&mut rng);
+        ofm.zp = zp(&mut rng, ofm_t);
         if minmax {
             // TFLite MINIMUM/MAXIMUM need identical quantization.
             ifm2.zp = ifm.zp;
@@ -467,12 +481,12 @@ fn elementwise_random() {
             .c0(Opcode::NpuSetIfm2Broadcast, bcast)
             .c0(Opcode::NpuSetIfm2Scalar, scalar_v as u16)
             .ofm(&ofm, if minmax { 0 } else { 1 << 8 })
-            .activation(0, t.min(), t.max())
+            .activation(0, ofm_t.min(), ofm_t.max())
             .c0(Opcode::NpuOpElementwise, mode)
             .c0(Opcode::NpuOpStop, 0);
         let mut n = npu("u65-256", &[(1, region)]);
         let desc = format!(
-            "mode {mode} {t} {h}x{w}x{c} bcast {bcast:#x} scales {s1} {s2} {so} zps {} {} {}",
+            "mode {mode} {t}->{ofm_t} {h}x{w}x{c} bcast {bcast:#x} scales {s1} {s2} {so} zps {} {} {}",
             ifm.zp, ifm2.zp, ofm.zp
         );
         n.run(&s.bytes()).unwrap_or_else(|e| panic!("{desc}: {e}"));
@@ -520,7 +534,7 @@ fn elementwise_random() {
                     };
                     assert_eq!(
                         got[i],
-                        v.clamp(t.min(), t.max()),
+                        v.clamp(ofm_t.min(), ofm_t.max()),
                         "{desc}: (y {y}, x {x}, c {ch})"
                     );
                     i += 1;
