@@ -421,6 +421,17 @@ fn write_address(
 
 /// Programs the NPU and starts it; [`wait`] finishes the invocation.
 pub fn invoke_async(tb: &mut NpuTb, inference: &Inference) -> Result<Running, DriverError> {
+    invoke_async_with(tb, inference, &mut |_| {})
+}
+
+/// As [`invoke_async`], calling `begin` once the NPU is reset and
+/// programmed, just before it starts: the driver's `ethosu_inference_begin`
+/// hook, where a profiler sets up the PMU (a soft reset clears it).
+pub fn invoke_async_with(
+    tb: &mut NpuTb,
+    inference: &Inference,
+    begin: &mut dyn FnMut(&mut NpuTb),
+) -> Result<Running, DriverError> {
     inference.validate(tb.config.axi_addr_bits)?;
     soft_reset(tb, inference)?;
     set_clock_and_power(tb, false)?;
@@ -434,6 +445,7 @@ pub fn invoke_async(tb: &mut NpuTb, inference: &Inference) -> Result<Running, Dr
     for port in AxiPort::ALL {
         tb.set_axi_limits(port, inference.axi.port_limits(port));
     }
+    begin(tb);
     write_cmd(tb, |cmd| {
         regs::CMD.field("transition_to_running_state").set(cmd, 1)
     })?;

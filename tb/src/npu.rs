@@ -269,6 +269,11 @@ impl NpuTb {
         self.axi[port.index()].completer.counters
     }
 
+    /// Clock edges of `port` with ACLKEN high since its completer was set.
+    pub fn axi_enabled_cycles(&self, port: AxiPort) -> u64 {
+        self.axi[port.index()].completer.enabled_cycles()
+    }
+
     /// The distinct (ID, AxCACHE, AxPROT) sets seen on `port`'s AR and AW.
     pub fn axi_attributes(&self, port: AxiPort) -> &BTreeSet<Attributes> {
         &self.axi[port.index()].completer.attributes

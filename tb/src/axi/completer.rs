@@ -61,19 +61,42 @@ pub struct Counters {
     pub bytes_read: u64,
     /// Bytes written with their strobe set.
     pub bytes_written: u64,
+    /// Clock edges (with ACLKEN high) with ARVALID, AWVALID or WVALID high
+    /// and the completer's READY low.
+    pub read_address_stalls: u64,
+    pub write_address_stalls: u64,
+    pub write_data_stalls: u64,
 }
 
 impl Counters {
     /// Every counter with its name, for reports.
-    pub fn named(&self) -> [(&'static str, u64); 6] {
+    pub fn named(&self) -> [(&'static str, u64); 9] {
         [
             ("read_transactions", self.read_transactions),
             ("read_beats", self.read_beats),
             ("bytes_read", self.bytes_read),
+            ("read_address_stalls", self.read_address_stalls),
             ("write_transactions", self.write_transactions),
             ("write_beats", self.write_beats),
             ("bytes_written", self.bytes_written),
+            ("write_address_stalls", self.write_address_stalls),
+            ("write_data_stalls", self.write_data_stalls),
         ]
+    }
+
+    /// What was served since `earlier`, a snapshot of the same completer.
+    pub fn since(&self, earlier: &Counters) -> Counters {
+        Counters {
+            read_transactions: self.read_transactions - earlier.read_transactions,
+            write_transactions: self.write_transactions - earlier.write_transactions,
+            read_beats: self.read_beats - earlier.read_beats,
+            write_beats: self.write_beats - earlier.write_beats,
+            bytes_read: self.bytes_read - earlier.bytes_read,
+            bytes_written: self.bytes_written - earlier.bytes_written,
+            read_address_stalls: self.read_address_stalls - earlier.read_address_stalls,
+            write_address_stalls: self.write_address_stalls - earlier.write_address_stalls,
+            write_data_stalls: self.write_data_stalls - earlier.write_data_stalls,
+        }
     }
 }
 
@@ -164,6 +187,11 @@ impl AxiCompleter {
         }
     }
 
+    /// Clock edges it has taken: those with ACLKEN high.
+    pub fn enabled_cycles(&self) -> u64 {
+        self.cycle
+    }
+
     /// True when no transaction is in flight.
     pub fn idle(&self) -> bool {
         self.reads.is_empty()
@@ -203,6 +231,9 @@ impl AxiCompleter {
 
     /// Takes the handshakes of a clock edge and chooses the next cycle's outputs.
     pub fn edge(&mut self, s: &AxiSignals, memory: &mut SparseMemory) {
+        self.counters.read_address_stalls += u64::from(s.arvalid && !s.arready);
+        self.counters.write_address_stalls += u64::from(s.awvalid && !s.awready);
+        self.counters.write_data_stalls += u64::from(s.wvalid && !s.wready);
         if s.ar_fire() {
             let mut b = Burst {
                 id: s.arid,
