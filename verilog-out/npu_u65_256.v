@@ -169,6 +169,9 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  [31:0] regs$qread;
     reg  [1:0] regs$prot;
     reg  regs$resetting;
+    reg  regs$pmu_hit;
+    reg  [31:0] regs$pmu_rdata;
+    wire  regs$taken_write;
     wire  regs$cmd_write;
     wire  regs$queue_write;
     wire  regs$reset_write;
@@ -206,6 +209,10 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     wire  [31:0] control$status;
     wire  [31:0] control$qread;
     wire  control$irq;
+    wire  control$running_state;
+    reg  control$pmu_irq;
+    wire  control$clear_irq;
+    wire  control$pmu_enable;
     wire  control$command_start;
     wire  control$command_cancel;
     reg  control$command_valid;
@@ -306,6 +313,101 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     wire  [11:0] dma$shram_line;
     wire  [127:0] dma$shram_data;
     wire  [15:0] dma$shram_strobe;
+    wire  dma$m0_events$enabled;
+    wire  dma$m0_events$ar_accepted;
+    wire  dma$m0_events$ar_stalled;
+    wire  [3:0] dma$m0_events$ar_channel;
+    wire  [1:0] dma$m0_events$ar_counter;
+    wire  dma$m0_events$r_beat;
+    wire  dma$m0_events$r_last;
+    wire  [3:0] dma$m0_events$r_channel;
+    wire  [1:0] dma$m0_events$r_counter;
+    wire  dma$m0_events$aw_accepted;
+    wire  dma$m0_events$aw_stalled;
+    wire  [3:0] dma$m0_events$aw_channel;
+    wire  [1:0] dma$m0_events$aw_counter;
+    wire  dma$m0_events$w_beat;
+    wire  dma$m0_events$w_stalled;
+    wire  [3:0] dma$m0_events$w_channel;
+    wire  dma$m0_events$b_response;
+    wire  [3:0] dma$m0_events$b_channel;
+    wire  [1:0] dma$m0_events$b_counter;
+    wire  dma$m0_events$read_limit_stall;
+    wire  dma$m0_events$write_limit_stall;
+    wire  dma$m1_events$enabled;
+    wire  dma$m1_events$ar_accepted;
+    wire  dma$m1_events$ar_stalled;
+    wire  [3:0] dma$m1_events$ar_channel;
+    wire  [1:0] dma$m1_events$ar_counter;
+    wire  dma$m1_events$r_beat;
+    wire  dma$m1_events$r_last;
+    wire  [3:0] dma$m1_events$r_channel;
+    wire  [1:0] dma$m1_events$r_counter;
+    wire  dma$m1_events$aw_accepted;
+    wire  dma$m1_events$aw_stalled;
+    wire  [3:0] dma$m1_events$aw_channel;
+    wire  [1:0] dma$m1_events$aw_counter;
+    wire  dma$m1_events$w_beat;
+    wire  dma$m1_events$w_stalled;
+    wire  [3:0] dma$m1_events$w_channel;
+    wire  dma$m1_events$b_response;
+    wire  [3:0] dma$m1_events$b_channel;
+    wire  [1:0] dma$m1_events$b_counter;
+    wire  dma$m1_events$read_limit_stall;
+    wire  dma$m1_events$write_limit_stall;
+    reg  pmu$clock;
+    reg  pmu$rst_n;
+    reg  [11:0] pmu$addr;
+    reg  pmu$write;
+    reg  [31:0] pmu$wdata;
+    wire  pmu$hit;
+    wire  [31:0] pmu$rdata;
+    reg  pmu$running;
+    reg  pmu$stream_enable;
+    reg  pmu$clear_irq;
+    wire  pmu$irq;
+    reg  pmu$m0$enabled;
+    reg  pmu$m0$ar_accepted;
+    reg  pmu$m0$ar_stalled;
+    reg  [3:0] pmu$m0$ar_channel;
+    reg  [1:0] pmu$m0$ar_counter;
+    reg  pmu$m0$r_beat;
+    reg  pmu$m0$r_last;
+    reg  [3:0] pmu$m0$r_channel;
+    reg  [1:0] pmu$m0$r_counter;
+    reg  pmu$m0$aw_accepted;
+    reg  pmu$m0$aw_stalled;
+    reg  [3:0] pmu$m0$aw_channel;
+    reg  [1:0] pmu$m0$aw_counter;
+    reg  pmu$m0$w_beat;
+    reg  pmu$m0$w_stalled;
+    reg  [3:0] pmu$m0$w_channel;
+    reg  pmu$m0$b_response;
+    reg  [3:0] pmu$m0$b_channel;
+    reg  [1:0] pmu$m0$b_counter;
+    reg  pmu$m0$read_limit_stall;
+    reg  pmu$m0$write_limit_stall;
+    reg  pmu$m1$enabled;
+    reg  pmu$m1$ar_accepted;
+    reg  pmu$m1$ar_stalled;
+    reg  [3:0] pmu$m1$ar_channel;
+    reg  [1:0] pmu$m1$ar_counter;
+    reg  pmu$m1$r_beat;
+    reg  pmu$m1$r_last;
+    reg  [3:0] pmu$m1$r_channel;
+    reg  [1:0] pmu$m1$r_counter;
+    reg  pmu$m1$aw_accepted;
+    reg  pmu$m1$aw_stalled;
+    reg  [3:0] pmu$m1$aw_channel;
+    reg  [1:0] pmu$m1$aw_counter;
+    reg  pmu$m1$w_beat;
+    reg  pmu$m1$w_stalled;
+    reg  [3:0] pmu$m1$w_channel;
+    reg  pmu$m1$b_response;
+    reg  [3:0] pmu$m1$b_channel;
+    reg  [1:0] pmu$m1$b_counter;
+    reg  pmu$m1$read_limit_stall;
+    reg  pmu$m1$write_limit_stall;
     reg  shram$clock;
     reg  shram$rst_n;
     reg  shram$clear;
@@ -391,6 +493,9 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .qread(regs$qread),
         .prot(regs$prot),
         .resetting(regs$resetting),
+        .pmu_hit(regs$pmu_hit),
+        .pmu_rdata(regs$pmu_rdata),
+        .taken_write(regs$taken_write),
         .cmd_write(regs$cmd_write),
         .queue_write(regs$queue_write),
         .reset_write(regs$reset_write),
@@ -430,6 +535,10 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .status(control$status),
         .qread(control$qread),
         .irq(control$irq),
+        .running_state(control$running_state),
+        .pmu_irq(control$pmu_irq),
+        .clear_irq(control$clear_irq),
+        .pmu_enable(control$pmu_enable),
         .command_start(control$command_start),
         .command_cancel(control$command_cancel),
         .command_valid(control$command_valid),
@@ -605,7 +714,104 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .m1$rdata(m1$rdata),
         .m1$rresp(m1$rresp),
         .m1$rlast(m1$rlast),
-        .m1$rready(m1$rready)
+        .m1$rready(m1$rready),
+        .m0_events$enabled(dma$m0_events$enabled),
+        .m0_events$ar_accepted(dma$m0_events$ar_accepted),
+        .m0_events$ar_stalled(dma$m0_events$ar_stalled),
+        .m0_events$ar_channel(dma$m0_events$ar_channel),
+        .m0_events$ar_counter(dma$m0_events$ar_counter),
+        .m0_events$r_beat(dma$m0_events$r_beat),
+        .m0_events$r_last(dma$m0_events$r_last),
+        .m0_events$r_channel(dma$m0_events$r_channel),
+        .m0_events$r_counter(dma$m0_events$r_counter),
+        .m0_events$aw_accepted(dma$m0_events$aw_accepted),
+        .m0_events$aw_stalled(dma$m0_events$aw_stalled),
+        .m0_events$aw_channel(dma$m0_events$aw_channel),
+        .m0_events$aw_counter(dma$m0_events$aw_counter),
+        .m0_events$w_beat(dma$m0_events$w_beat),
+        .m0_events$w_stalled(dma$m0_events$w_stalled),
+        .m0_events$w_channel(dma$m0_events$w_channel),
+        .m0_events$b_response(dma$m0_events$b_response),
+        .m0_events$b_channel(dma$m0_events$b_channel),
+        .m0_events$b_counter(dma$m0_events$b_counter),
+        .m0_events$read_limit_stall(dma$m0_events$read_limit_stall),
+        .m0_events$write_limit_stall(dma$m0_events$write_limit_stall),
+        .m1_events$enabled(dma$m1_events$enabled),
+        .m1_events$ar_accepted(dma$m1_events$ar_accepted),
+        .m1_events$ar_stalled(dma$m1_events$ar_stalled),
+        .m1_events$ar_channel(dma$m1_events$ar_channel),
+        .m1_events$ar_counter(dma$m1_events$ar_counter),
+        .m1_events$r_beat(dma$m1_events$r_beat),
+        .m1_events$r_last(dma$m1_events$r_last),
+        .m1_events$r_channel(dma$m1_events$r_channel),
+        .m1_events$r_counter(dma$m1_events$r_counter),
+        .m1_events$aw_accepted(dma$m1_events$aw_accepted),
+        .m1_events$aw_stalled(dma$m1_events$aw_stalled),
+        .m1_events$aw_channel(dma$m1_events$aw_channel),
+        .m1_events$aw_counter(dma$m1_events$aw_counter),
+        .m1_events$w_beat(dma$m1_events$w_beat),
+        .m1_events$w_stalled(dma$m1_events$w_stalled),
+        .m1_events$w_channel(dma$m1_events$w_channel),
+        .m1_events$b_response(dma$m1_events$b_response),
+        .m1_events$b_channel(dma$m1_events$b_channel),
+        .m1_events$b_counter(dma$m1_events$b_counter),
+        .m1_events$read_limit_stall(dma$m1_events$read_limit_stall),
+        .m1_events$write_limit_stall(dma$m1_events$write_limit_stall)
+    );
+    npu_u65_256_core$pmu pmu(
+        .clock(pmu$clock),
+        .rst_n(pmu$rst_n),
+        .addr(pmu$addr),
+        .write(pmu$write),
+        .wdata(pmu$wdata),
+        .hit(pmu$hit),
+        .rdata(pmu$rdata),
+        .running(pmu$running),
+        .stream_enable(pmu$stream_enable),
+        .clear_irq(pmu$clear_irq),
+        .irq(pmu$irq),
+        .m0$enabled(pmu$m0$enabled),
+        .m0$ar_accepted(pmu$m0$ar_accepted),
+        .m0$ar_stalled(pmu$m0$ar_stalled),
+        .m0$ar_channel(pmu$m0$ar_channel),
+        .m0$ar_counter(pmu$m0$ar_counter),
+        .m0$r_beat(pmu$m0$r_beat),
+        .m0$r_last(pmu$m0$r_last),
+        .m0$r_channel(pmu$m0$r_channel),
+        .m0$r_counter(pmu$m0$r_counter),
+        .m0$aw_accepted(pmu$m0$aw_accepted),
+        .m0$aw_stalled(pmu$m0$aw_stalled),
+        .m0$aw_channel(pmu$m0$aw_channel),
+        .m0$aw_counter(pmu$m0$aw_counter),
+        .m0$w_beat(pmu$m0$w_beat),
+        .m0$w_stalled(pmu$m0$w_stalled),
+        .m0$w_channel(pmu$m0$w_channel),
+        .m0$b_response(pmu$m0$b_response),
+        .m0$b_channel(pmu$m0$b_channel),
+        .m0$b_counter(pmu$m0$b_counter),
+        .m0$read_limit_stall(pmu$m0$read_limit_stall),
+        .m0$write_limit_stall(pmu$m0$write_limit_stall),
+        .m1$enabled(pmu$m1$enabled),
+        .m1$ar_accepted(pmu$m1$ar_accepted),
+        .m1$ar_stalled(pmu$m1$ar_stalled),
+        .m1$ar_channel(pmu$m1$ar_channel),
+        .m1$ar_counter(pmu$m1$ar_counter),
+        .m1$r_beat(pmu$m1$r_beat),
+        .m1$r_last(pmu$m1$r_last),
+        .m1$r_channel(pmu$m1$r_channel),
+        .m1$r_counter(pmu$m1$r_counter),
+        .m1$aw_accepted(pmu$m1$aw_accepted),
+        .m1$aw_stalled(pmu$m1$aw_stalled),
+        .m1$aw_channel(pmu$m1$aw_channel),
+        .m1$aw_counter(pmu$m1$aw_counter),
+        .m1$w_beat(pmu$m1$w_beat),
+        .m1$w_stalled(pmu$m1$w_stalled),
+        .m1$w_channel(pmu$m1$w_channel),
+        .m1$b_response(pmu$m1$b_response),
+        .m1$b_channel(pmu$m1$b_channel),
+        .m1$b_counter(pmu$m1$b_counter),
+        .m1$read_limit_stall(pmu$m1$read_limit_stall),
+        .m1$write_limit_stall(pmu$m1$write_limit_stall)
     );
     npu_u65_256_core$shram shram(
         .clock(shram$clock),
@@ -676,6 +882,8 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         regs$prot = cpm$prot;
         regs$status = control$status;
         regs$qread = control$qread;
+        regs$pmu_hit = pmu$hit;
+        regs$pmu_rdata = pmu$rdata;
         IRQ = control$irq;
         control$clock = cpm$core_clock;
         control$rst_n = cpm$core_rst_n;
@@ -745,6 +953,15 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         control$bus_error = dma$bus_error;
         control$faulting_channel = dma$faulting_channel;
         control$faulting_interface = dma$faulting_interface;
+        pmu$clock = cpm$core_clock;
+        pmu$rst_n = cpm$core_rst_n;
+        pmu$addr = apb$reg_addr;
+        pmu$write = regs$taken_write;
+        pmu$wdata = apb$reg_wdata;
+        pmu$running = control$running_state;
+        pmu$stream_enable = control$pmu_enable;
+        pmu$clear_irq = control$clear_irq;
+        control$pmu_irq = pmu$irq;
         shram$clock = cpm$core_clock;
         shram$rst_n = cpm$core_rst_n;
         shram$clear = cpm$shram_clear;
@@ -757,6 +974,48 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         shram$read_address = 32'h0;
     end
     
+    always @(*) pmu$m0$enabled = dma$m0_events$enabled;
+    always @(*) pmu$m0$ar_accepted = dma$m0_events$ar_accepted;
+    always @(*) pmu$m0$ar_stalled = dma$m0_events$ar_stalled;
+    always @(*) pmu$m0$ar_channel = dma$m0_events$ar_channel;
+    always @(*) pmu$m0$ar_counter = dma$m0_events$ar_counter;
+    always @(*) pmu$m0$r_beat = dma$m0_events$r_beat;
+    always @(*) pmu$m0$r_last = dma$m0_events$r_last;
+    always @(*) pmu$m0$r_channel = dma$m0_events$r_channel;
+    always @(*) pmu$m0$r_counter = dma$m0_events$r_counter;
+    always @(*) pmu$m0$aw_accepted = dma$m0_events$aw_accepted;
+    always @(*) pmu$m0$aw_stalled = dma$m0_events$aw_stalled;
+    always @(*) pmu$m0$aw_channel = dma$m0_events$aw_channel;
+    always @(*) pmu$m0$aw_counter = dma$m0_events$aw_counter;
+    always @(*) pmu$m0$w_beat = dma$m0_events$w_beat;
+    always @(*) pmu$m0$w_stalled = dma$m0_events$w_stalled;
+    always @(*) pmu$m0$w_channel = dma$m0_events$w_channel;
+    always @(*) pmu$m0$b_response = dma$m0_events$b_response;
+    always @(*) pmu$m0$b_channel = dma$m0_events$b_channel;
+    always @(*) pmu$m0$b_counter = dma$m0_events$b_counter;
+    always @(*) pmu$m0$read_limit_stall = dma$m0_events$read_limit_stall;
+    always @(*) pmu$m0$write_limit_stall = dma$m0_events$write_limit_stall;
+    always @(*) pmu$m1$enabled = dma$m1_events$enabled;
+    always @(*) pmu$m1$ar_accepted = dma$m1_events$ar_accepted;
+    always @(*) pmu$m1$ar_stalled = dma$m1_events$ar_stalled;
+    always @(*) pmu$m1$ar_channel = dma$m1_events$ar_channel;
+    always @(*) pmu$m1$ar_counter = dma$m1_events$ar_counter;
+    always @(*) pmu$m1$r_beat = dma$m1_events$r_beat;
+    always @(*) pmu$m1$r_last = dma$m1_events$r_last;
+    always @(*) pmu$m1$r_channel = dma$m1_events$r_channel;
+    always @(*) pmu$m1$r_counter = dma$m1_events$r_counter;
+    always @(*) pmu$m1$aw_accepted = dma$m1_events$aw_accepted;
+    always @(*) pmu$m1$aw_stalled = dma$m1_events$aw_stalled;
+    always @(*) pmu$m1$aw_channel = dma$m1_events$aw_channel;
+    always @(*) pmu$m1$aw_counter = dma$m1_events$aw_counter;
+    always @(*) pmu$m1$w_beat = dma$m1_events$w_beat;
+    always @(*) pmu$m1$w_stalled = dma$m1_events$w_stalled;
+    always @(*) pmu$m1$w_channel = dma$m1_events$w_channel;
+    always @(*) pmu$m1$b_response = dma$m1_events$b_response;
+    always @(*) pmu$m1$b_channel = dma$m1_events$b_channel;
+    always @(*) pmu$m1$b_counter = dma$m1_events$b_counter;
+    always @(*) pmu$m1$read_limit_stall = dma$m1_events$read_limit_stall;
+    always @(*) pmu$m1$write_limit_stall = dma$m1_events$write_limit_stall;
 endmodule // npu_u65_256_core
 
 
@@ -917,7 +1176,7 @@ module npu_u65_256_core$apb$ready(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$apb$ready
 
 
-module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,status,qread,irq,command_start,command_cancel,command_valid,command_data,command_first_lane,command_last_lane,command_ready,command_busy,descriptor_push,queue_full,descriptors_active,bus_error,faulting_channel,faulting_interface,set_write,set_key,set_value,set_known,op_valid,op_code,op_param,op_accept,op_refuse);
+module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,status,qread,irq,running_state,pmu_irq,clear_irq,pmu_enable,command_start,command_cancel,command_valid,command_data,command_first_lane,command_last_lane,command_ready,command_busy,descriptor_push,queue_full,descriptors_active,bus_error,faulting_channel,faulting_interface,set_write,set_key,set_value,set_known,op_valid,op_code,op_param,op_accept,op_refuse);
     
     // Module arguments
     input wire  clock;
@@ -929,6 +1188,10 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     output reg  [31:0] status;
     output reg  [31:0] qread;
     output reg  irq;
+    output reg  running_state;
+    input wire  pmu_irq;
+    output reg  clear_irq;
+    output reg  pmu_enable;
     output reg  command_start;
     output reg  command_cancel;
     input wire  command_valid;
@@ -964,6 +1227,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     localparam  dma_wait_key = 11'b10001;
     localparam  kernel_wait_key = 11'b10010;
     localparam  pmu_mask_key = 11'b10011;
+    localparam  pmu_mask_enable = 16'h1;
     
     // Enums
     localparam Step$Decode = 0;
@@ -1023,6 +1287,10 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     reg  bus_error_seen$rst_n;
     reg  bus_error_seen$d;
     wire  bus_error_seen$q;
+    reg  pmu_enabled$clock;
+    reg  pmu_enabled$rst_n;
+    reg  pmu_enabled$d;
+    wire  pmu_enabled$q;
     
     // Local signals
     reg  [1:0] word_index;
@@ -1116,6 +1384,12 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         .d(bus_error_seen$d),
         .q(bus_error_seen$q)
     );
+    npu_u65_256_core$control$pmu_enabled pmu_enabled(
+        .clock(pmu_enabled$clock),
+        .rst_n(pmu_enabled$rst_n),
+        .d(pmu_enabled$d),
+        .q(pmu_enabled$q)
+    );
     
     // Update code
     always @(*) begin
@@ -1132,6 +1406,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         parse_error$clock = clock;
         end_reached$clock = clock;
         bus_error_seen$clock = clock;
+        pmu_enabled$clock = clock;
         running$d = running$q;
         fetching$d = fetching$q;
         step$d = step$q;
@@ -1145,6 +1420,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         parse_error$d = parse_error$q;
         end_reached$d = end_reached$q;
         bus_error_seen$d = bus_error_seen$q;
+        pmu_enabled$d = pmu_enabled$q;
         running$rst_n = rst_n;
         fetching$rst_n = rst_n;
         step$rst_n = rst_n;
@@ -1158,6 +1434,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         parse_error$rst_n = rst_n;
         end_reached$rst_n = rst_n;
         bus_error_seen$rst_n = rst_n;
+        pmu_enabled$rst_n = rst_n;
         word_index = command_first_lane[(32'h2)+:(2)] + words_taken$q;
         word = ((command_data >> (((word_index) & 7'h7f) << 32'h5)) & 32'hffffffff);
         word_valid = running$q & command_valid;
@@ -1258,7 +1535,11 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
                             complete = 1'b1;
                         end
                     end
-                    else if ((key == kernel_wait_key) | (key == pmu_mask_key)) begin
+                    else if (key == kernel_wait_key) begin
+                        complete = 1'b1;
+                    end
+                    else if (key == pmu_mask_key) begin
+                        pmu_enabled$d = (op_param & pmu_mask_enable) != 32'h0;
                         complete = 1'b1;
                     end
                     else if (kernel_op) begin
@@ -1332,9 +1613,12 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
                 running$d = 1'b0;
             end
         end
+        clear_irq = cmd_write & wdata[32'h1];
+        pmu_enable = pmu_enabled$q;
+        running_state = running$q;
         qread = qread_offset$q;
-        irq = irq_raised$q;
-        status = ((((((((((irq_history$q) & 32'hffffffff) << 32'h10) | (((faulting_channel) & 32'hffffffff) << 32'hc)) & ~(1 << (32'hb)) | ((faulting_interface) << (32'hb))) & ~(1 << (32'h5)) | ((end_reached$q) << (32'h5))) & ~(1 << (32'h4)) | ((parse_error$q) << (32'h4))) & ~(1 << (32'h2)) | ((bus_error) << (32'h2))) & ~(1 << (32'h1)) | ((irq_raised$q) << (32'h1))) & ~(1 << (32'h0)) | ((running$q) << (32'h0)));
+        irq = irq_raised$q | pmu_irq;
+        status = (((((((((((irq_history$q) & 32'hffffffff) << 32'h10) | (((faulting_channel) & 32'hffffffff) << 32'hc)) & ~(1 << (32'hb)) | ((faulting_interface) << (32'hb))) & ~(1 << (32'h6)) | ((pmu_irq) << (32'h6))) & ~(1 << (32'h5)) | ((end_reached$q) << (32'h5))) & ~(1 << (32'h4)) | ((parse_error$q) << (32'h4))) & ~(1 << (32'h2)) | ((bus_error) << (32'h2))) & ~(1 << (32'h1)) | ((irq_raised$q) << (32'h1))) & ~(1 << (32'h0)) | ((running$q) << (32'h0)));
     end
     
 endmodule // npu_u65_256_core$control
@@ -1509,6 +1793,25 @@ module npu_u65_256_core$control$payload(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // npu_u65_256_core$control$payload
+
+
+module npu_u65_256_core$control$pmu_enabled(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$control$pmu_enabled
 
 
 module npu_u65_256_core$control$qread_offset(clock,rst_n,d,q);
@@ -2542,7 +2845,7 @@ module npu_u65_256_core$datapath(op_valid,op_code,op_param,op_accept,op_refuse);
 endmodule // npu_u65_256_core$datapath
 
 
-module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,regioncfg,qconfig,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,command_start,command_base,command_size,command_cancel,command_valid,command_data,command_first_lane,command_last_lane,command_ready,command_busy,descriptor_push,dma0_src,dma0_dst,dma0_len,dma0_src_region,dma0_dst_region,dma0_size0,dma0_size1,dma0_skip0,dma0_skip1,queue_full,descriptors_active,quiesce,axi_quiet,bus_error,faulting_channel,faulting_interface,shram_write,shram_cores,shram_line,shram_data,shram_strobe,m0$aclken,m0$awakeup,m0$awvalid,m0$awid,m0$awaddr,m0$awlen,m0$awsize,m0$awburst,m0$awcache,m0$awprot,m0$awready,m0$wvalid,m0$wdata,m0$wstrb,m0$wlast,m0$wready,m0$bvalid,m0$bid,m0$bresp,m0$bready,m0$arvalid,m0$arid,m0$araddr,m0$arlen,m0$arsize,m0$arburst,m0$arcache,m0$arprot,m0$arready,m0$rvalid,m0$rid,m0$rdata,m0$rresp,m0$rlast,m0$rready,m1$aclken,m1$awakeup,m1$awvalid,m1$awid,m1$awaddr,m1$awlen,m1$awsize,m1$awburst,m1$awcache,m1$awprot,m1$awready,m1$wvalid,m1$wdata,m1$wstrb,m1$wlast,m1$wready,m1$bvalid,m1$bid,m1$bresp,m1$bready,m1$arvalid,m1$arid,m1$araddr,m1$arlen,m1$arsize,m1$arburst,m1$arcache,m1$arprot,m1$arready,m1$rvalid,m1$rid,m1$rdata,m1$rresp,m1$rlast,m1$rready);
+module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,regioncfg,qconfig,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,command_start,command_base,command_size,command_cancel,command_valid,command_data,command_first_lane,command_last_lane,command_ready,command_busy,descriptor_push,dma0_src,dma0_dst,dma0_len,dma0_src_region,dma0_dst_region,dma0_size0,dma0_size1,dma0_skip0,dma0_skip1,queue_full,descriptors_active,quiesce,axi_quiet,bus_error,faulting_channel,faulting_interface,shram_write,shram_cores,shram_line,shram_data,shram_strobe,m0$aclken,m0$awakeup,m0$awvalid,m0$awid,m0$awaddr,m0$awlen,m0$awsize,m0$awburst,m0$awcache,m0$awprot,m0$awready,m0$wvalid,m0$wdata,m0$wstrb,m0$wlast,m0$wready,m0$bvalid,m0$bid,m0$bresp,m0$bready,m0$arvalid,m0$arid,m0$araddr,m0$arlen,m0$arsize,m0$arburst,m0$arcache,m0$arprot,m0$arready,m0$rvalid,m0$rid,m0$rdata,m0$rresp,m0$rlast,m0$rready,m1$aclken,m1$awakeup,m1$awvalid,m1$awid,m1$awaddr,m1$awlen,m1$awsize,m1$awburst,m1$awcache,m1$awprot,m1$awready,m1$wvalid,m1$wdata,m1$wstrb,m1$wlast,m1$wready,m1$bvalid,m1$bid,m1$bresp,m1$bready,m1$arvalid,m1$arid,m1$araddr,m1$arlen,m1$arsize,m1$arburst,m1$arcache,m1$arprot,m1$arready,m1$rvalid,m1$rid,m1$rdata,m1$rresp,m1$rlast,m1$rready,m0_events$enabled,m0_events$ar_accepted,m0_events$ar_stalled,m0_events$ar_channel,m0_events$ar_counter,m0_events$r_beat,m0_events$r_last,m0_events$r_channel,m0_events$r_counter,m0_events$aw_accepted,m0_events$aw_stalled,m0_events$aw_channel,m0_events$aw_counter,m0_events$w_beat,m0_events$w_stalled,m0_events$w_channel,m0_events$b_response,m0_events$b_channel,m0_events$b_counter,m0_events$read_limit_stall,m0_events$write_limit_stall,m1_events$enabled,m1_events$ar_accepted,m1_events$ar_stalled,m1_events$ar_channel,m1_events$ar_counter,m1_events$r_beat,m1_events$r_last,m1_events$r_channel,m1_events$r_counter,m1_events$aw_accepted,m1_events$aw_stalled,m1_events$aw_channel,m1_events$aw_counter,m1_events$w_beat,m1_events$w_stalled,m1_events$w_channel,m1_events$b_response,m1_events$b_channel,m1_events$b_counter,m1_events$read_limit_stall,m1_events$write_limit_stall);
     
     // Module arguments
     input wire  clock;
@@ -2672,6 +2975,48 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     input wire  [1:0] m1$rresp;
     input wire  m1$rlast;
     output reg  m1$rready;
+    output reg  m0_events$enabled;
+    output reg  m0_events$ar_accepted;
+    output reg  m0_events$ar_stalled;
+    output reg  [3:0] m0_events$ar_channel;
+    output reg  [1:0] m0_events$ar_counter;
+    output reg  m0_events$r_beat;
+    output reg  m0_events$r_last;
+    output reg  [3:0] m0_events$r_channel;
+    output reg  [1:0] m0_events$r_counter;
+    output reg  m0_events$aw_accepted;
+    output reg  m0_events$aw_stalled;
+    output reg  [3:0] m0_events$aw_channel;
+    output reg  [1:0] m0_events$aw_counter;
+    output reg  m0_events$w_beat;
+    output reg  m0_events$w_stalled;
+    output reg  [3:0] m0_events$w_channel;
+    output reg  m0_events$b_response;
+    output reg  [3:0] m0_events$b_channel;
+    output reg  [1:0] m0_events$b_counter;
+    output reg  m0_events$read_limit_stall;
+    output reg  m0_events$write_limit_stall;
+    output reg  m1_events$enabled;
+    output reg  m1_events$ar_accepted;
+    output reg  m1_events$ar_stalled;
+    output reg  [3:0] m1_events$ar_channel;
+    output reg  [1:0] m1_events$ar_counter;
+    output reg  m1_events$r_beat;
+    output reg  m1_events$r_last;
+    output reg  [3:0] m1_events$r_channel;
+    output reg  [1:0] m1_events$r_counter;
+    output reg  m1_events$aw_accepted;
+    output reg  m1_events$aw_stalled;
+    output reg  [3:0] m1_events$aw_channel;
+    output reg  [1:0] m1_events$aw_counter;
+    output reg  m1_events$w_beat;
+    output reg  m1_events$w_stalled;
+    output reg  [3:0] m1_events$w_channel;
+    output reg  m1_events$b_response;
+    output reg  [3:0] m1_events$b_channel;
+    output reg  [1:0] m1_events$b_counter;
+    output reg  m1_events$read_limit_stall;
+    output reg  m1_events$write_limit_stall;
     
     // Constant declarations
     localparam  command_id = 8'h0;
@@ -2709,6 +3054,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     wire  [39:0] command$ar_address;
     wire  [7:0] command$ar_len;
     reg  command$ar_grant;
+    wire  command$limit_stall;
     reg  command$r_valid;
     reg  [127:0] command$r_data;
     wire  command$out_valid;
@@ -2759,6 +3105,8 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  mem2mem$wready;
     reg  mem2mem$b_valid;
     wire  mem2mem$burst_issued;
+    wire  mem2mem$read_limit_stall;
+    wire  mem2mem$write_limit_stall;
     wire  mem2mem$shram_write;
     wire  [1:0] mem2mem$shram_cores;
     wire  [11:0] mem2mem$shram_line;
@@ -2973,6 +3321,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .ar_address(command$ar_address),
         .ar_len(command$ar_len),
         .ar_grant(command$ar_grant),
+        .limit_stall(command$limit_stall),
         .r_valid(command$r_valid),
         .r_data(command$r_data),
         .out_valid(command$out_valid),
@@ -3025,6 +3374,8 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .wready(mem2mem$wready),
         .b_valid(mem2mem$b_valid),
         .burst_issued(mem2mem$burst_issued),
+        .read_limit_stall(mem2mem$read_limit_stall),
+        .write_limit_stall(mem2mem$write_limit_stall),
         .shram_write(mem2mem$shram_write),
         .shram_cores(mem2mem$shram_cores),
         .shram_line(mem2mem$shram_line),
@@ -3704,6 +4055,64 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         if (~write_issued[3] & write_completed[3]) begin
             writes_outstanding$3$d = writes_outstanding$3$q - 32'h1;
         end
+        m0_events$enabled = m0$aclken;
+        m0_events$ar_accepted = m0$aclken & port0$arvalid & m0$arready;
+        m0_events$ar_stalled = m0$aclken & port0$arvalid & ~m0$arready;
+        m0_events$ar_channel = mem2mem_read_fault;
+        m0_events$ar_counter = mem2mem_read_counter$q;
+        if (port0$arid == command_id) begin
+            m0_events$ar_channel = command_fault;
+            m0_events$ar_counter = command_counter$q;
+        end
+        m0_events$r_beat = m0$aclken & m0$rvalid;
+        m0_events$r_last = m0$rlast;
+        m0_events$r_channel = mem2mem_read_fault;
+        m0_events$r_counter = mem2mem_read_counter$q;
+        if (m0$rid == command_id) begin
+            m0_events$r_channel = command_fault;
+            m0_events$r_counter = command_counter$q;
+        end
+        m0_events$aw_accepted = m0$aclken & mem2mem$awvalid & m0$awready;
+        m0_events$aw_stalled = m0$aclken & mem2mem$awvalid & ~m0$awready;
+        m0_events$aw_channel = mem2mem_write_fault;
+        m0_events$aw_counter = mem2mem_write_counter$q;
+        m0_events$w_beat = m0$aclken & mem2mem$wvalid & m0$wready;
+        m0_events$w_stalled = m0$aclken & mem2mem$wvalid & ~m0$wready;
+        m0_events$w_channel = mem2mem_write_fault;
+        m0_events$b_response = m0$aclken & m0$bvalid;
+        m0_events$b_channel = mem2mem_write_fault;
+        m0_events$b_counter = mem2mem_write_counter$q;
+        m0_events$read_limit_stall = m0$aclken & ((command$limit_stall & ~command_counter$q[32'h1]) | (mem2mem$read_limit_stall & ~mem2mem_read_counter$q[32'h1]));
+        m0_events$write_limit_stall = m0$aclken & mem2mem$write_limit_stall;
+        m1_events$enabled = m1$aclken;
+        m1_events$ar_accepted = m1$aclken & port1$arvalid & m1$arready;
+        m1_events$ar_stalled = m1$aclken & port1$arvalid & ~m1$arready;
+        m1_events$ar_channel = mem2mem_read_fault;
+        m1_events$ar_counter = mem2mem_read_counter$q;
+        if (port1$arid == command_id) begin
+            m1_events$ar_channel = command_fault;
+            m1_events$ar_counter = command_counter$q;
+        end
+        m1_events$r_beat = m1$aclken & m1$rvalid;
+        m1_events$r_last = m1$rlast;
+        m1_events$r_channel = mem2mem_read_fault;
+        m1_events$r_counter = mem2mem_read_counter$q;
+        if (m1$rid == command_id) begin
+            m1_events$r_channel = command_fault;
+            m1_events$r_counter = command_counter$q;
+        end
+        m1_events$aw_accepted = 1'b0;
+        m1_events$aw_stalled = 1'b0;
+        m1_events$aw_channel = 32'h0;
+        m1_events$aw_counter = 32'h0;
+        m1_events$w_beat = 1'b0;
+        m1_events$w_stalled = 1'b0;
+        m1_events$w_channel = 32'h0;
+        m1_events$b_response = 1'b0;
+        m1_events$b_channel = 32'h0;
+        m1_events$b_counter = 32'h0;
+        m1_events$read_limit_stall = m1$aclken & ((command$limit_stall & command_counter$q[32'h1]) | (mem2mem$read_limit_stall & mem2mem_read_counter$q[32'h1]));
+        m1_events$write_limit_stall = 1'b0;
         if (~halted$q) begin
             if (command_beat & command_rresp[32'h1]) begin
                 halted$d = 1'b1;
@@ -3798,7 +4207,7 @@ module npu_u65_256_core$dma$caches$2(memtype,arcache,awcache);
 endmodule // npu_u65_256_core$dma$caches$2
 
 
-module npu_u65_256_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,may_issue,ar_request,ar_address,ar_len,ar_grant,r_valid,r_data,out_valid,out_data,out_first_lane,out_last_lane,out_ready,busy);
+module npu_u65_256_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,may_issue,ar_request,ar_address,ar_len,ar_grant,limit_stall,r_valid,r_data,out_valid,out_data,out_first_lane,out_last_lane,out_ready,busy);
     
     // Module arguments
     input wire  clock;
@@ -3819,6 +4228,7 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
     output reg  [39:0] ar_address;
     output reg  [7:0] ar_len;
     input wire  ar_grant;
+    output reg  limit_stall;
     input wire  r_valid;
     input wire  [127:0] r_data;
     output reg  out_valid;
@@ -3882,6 +4292,7 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
     
     // Local signals
     reg  [4:0] burst_beats;
+    reg  burst_ready;
     
     // Sub module instances
     npu_u65_256_core$dma$command$issue issue(
@@ -3975,7 +4386,9 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
         issue$start = start;
         receive$start = start;
         burst_beats = ((issue$beats_m1) & 5'h1f) + 32'h1;
-        ar_request = issue$valid & ~halt & may_issue & (reserved$q <= depth - burst_beats);
+        burst_ready = issue$valid & ~halt & (reserved$q <= depth - burst_beats);
+        ar_request = burst_ready & may_issue;
+        limit_stall = burst_ready & ~may_issue;
         ar_address = issue$address;
         ar_len = ((issue$beats_m1) & 8'hff);
         issue$next_burst = ar_grant;
@@ -5462,7 +5875,7 @@ module npu_u65_256_core$dma$head_started(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$dma$head_started
 
 
-module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$len,source$rows,source$planes,source$row_skip,source$plane_skip,source$three_d,source$max_beats,destination$base,destination$len,destination$rows,destination$planes,destination$row_skip,destination$plane_skip,destination$three_d,destination$max_beats,internal,cores,halt,may_read,may_write,ar_request,ar_address,ar_len,ar_grant,r_valid,r_data,awvalid,awaddr,awlen,awready,wvalid,wdata,wstrb,wlast,wready,b_valid,burst_issued,shram_write,shram_cores,shram_line,shram_data,shram_strobe,done,busy);
+module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$len,source$rows,source$planes,source$row_skip,source$plane_skip,source$three_d,source$max_beats,destination$base,destination$len,destination$rows,destination$planes,destination$row_skip,destination$plane_skip,destination$three_d,destination$max_beats,internal,cores,halt,may_read,may_write,ar_request,ar_address,ar_len,ar_grant,r_valid,r_data,awvalid,awaddr,awlen,awready,wvalid,wdata,wstrb,wlast,wready,b_valid,burst_issued,read_limit_stall,write_limit_stall,shram_write,shram_cores,shram_line,shram_data,shram_strobe,done,busy);
     
     // Module arguments
     input wire  clock;
@@ -5507,6 +5920,8 @@ module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
     input wire  wready;
     input wire  b_valid;
     output reg  burst_issued;
+    output reg  read_limit_stall;
+    output reg  write_limit_stall;
     output reg  shram_write;
     output reg  [1:0] shram_cores;
     output reg  [11:0] shram_line;
@@ -5526,6 +5941,7 @@ module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
     wire  [39:0] read$ar_address;
     wire  [7:0] read$ar_len;
     reg  read$ar_grant;
+    wire  read$limit_stall;
     reg  read$r_valid;
     reg  [127:0] read$r_data;
     wire  read$out_valid;
@@ -5585,6 +6001,7 @@ module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
     reg  write$wready;
     reg  write$b_valid;
     wire  write$burst_issued;
+    wire  write$limit_stall;
     wire  write$busy;
     reg  running$clock;
     reg  running$rst_n;
@@ -5619,6 +6036,7 @@ module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
         .ar_address(read$ar_address),
         .ar_len(read$ar_len),
         .ar_grant(read$ar_grant),
+        .limit_stall(read$limit_stall),
         .r_valid(read$r_valid),
         .r_data(read$r_data),
         .out_valid(read$out_valid),
@@ -5700,6 +6118,7 @@ module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
         .wready(write$wready),
         .b_valid(write$b_valid),
         .burst_issued(write$burst_issued),
+        .limit_stall(write$limit_stall),
         .busy(write$busy)
     );
     npu_u65_256_core$dma$mem2mem$running running(
@@ -5755,6 +6174,7 @@ module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
         ar_address = read$ar_address;
         ar_len = read$ar_len;
         read$ar_grant = ar_grant;
+        read_limit_stall = read$limit_stall;
         read$r_valid = r_valid;
         read$r_data = r_data;
         aligner$in_valid = read$out_valid;
@@ -5787,6 +6207,7 @@ module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
         write$wready = wready;
         write$b_valid = b_valid;
         burst_issued = write$burst_issued;
+        write_limit_stall = write$limit_stall;
         shram_write = aligner$out_fire & to_shram$q;
         shram_cores = shram_cores_q$q;
         shram_line = fill$beat_line[(32'h0)+:(12)];
@@ -6506,7 +6927,7 @@ module npu_u65_256_core$dma$mem2mem$fill$three_d(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$dma$mem2mem$fill$three_d
 
 
-module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,may_issue,ar_request,ar_address,ar_len,ar_grant,r_valid,r_data,out_valid,out_data,out_first_lane,out_last_lane,out_ready,busy);
+module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,may_issue,ar_request,ar_address,ar_len,ar_grant,limit_stall,r_valid,r_data,out_valid,out_data,out_first_lane,out_last_lane,out_ready,busy);
     
     // Module arguments
     input wire  clock;
@@ -6527,6 +6948,7 @@ module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
     output reg  [39:0] ar_address;
     output reg  [7:0] ar_len;
     input wire  ar_grant;
+    output reg  limit_stall;
     input wire  r_valid;
     input wire  [127:0] r_data;
     output reg  out_valid;
@@ -6590,6 +7012,7 @@ module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
     
     // Local signals
     reg  [5:0] burst_beats;
+    reg  burst_ready;
     
     // Sub module instances
     npu_u65_256_core$dma$mem2mem$read$issue issue(
@@ -6683,7 +7106,9 @@ module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
         issue$start = start;
         receive$start = start;
         burst_beats = ((issue$beats_m1) & 6'h3f) + 32'h1;
-        ar_request = issue$valid & ~halt & may_issue & (reserved$q <= depth - burst_beats);
+        burst_ready = issue$valid & ~halt & (reserved$q <= depth - burst_beats);
+        ar_request = burst_ready & may_issue;
+        limit_stall = burst_ready & ~may_issue;
         ar_address = issue$address;
         ar_len = ((issue$beats_m1) & 8'hff);
         issue$next_burst = ar_grant;
@@ -8113,7 +8538,7 @@ module npu_u65_256_core$dma$mem2mem$to_shram(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$dma$mem2mem$to_shram
 
 
-module npu_u65_256_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,may_issue,push,push_data,push_strobe,push_last,space,awvalid,awaddr,awlen,awready,wvalid,wdata,wstrb,wlast,wready,b_valid,burst_issued,busy);
+module npu_u65_256_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,may_issue,push,push_data,push_strobe,push_last,space,awvalid,awaddr,awlen,awready,wvalid,wdata,wstrb,wlast,wready,b_valid,burst_issued,limit_stall,busy);
     
     // Module arguments
     input wire  clock;
@@ -8146,6 +8571,7 @@ module npu_u65_256_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,sh
     input wire  wready;
     input wire  b_valid;
     output reg  burst_issued;
+    output reg  limit_stall;
     output reg  busy;
     
     // Stub signals
@@ -8208,6 +8634,7 @@ module npu_u65_256_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,sh
     
     // Local signals
     reg  [5:0] burst_beats;
+    reg  burst_ready;
     reg  load_address;
     reg  load_data;
     
@@ -8334,7 +8761,9 @@ module npu_u65_256_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,sh
         buffer$push_data = ((((push_data) & 145'h1ffffffffffffffffffffffffffffffffffff) | (((push_strobe) & 145'h1ffffffffffffffffffffffffffffffffffff) << 32'h80)) & ~(1 << (32'h90)) | ((push_last) << (32'h90)));
         space = ~buffer$full;
         burst_beats = ((issue$beats_m1) & 6'h3f) + 32'h1;
-        load_address = aclken & (~aw_valid$q | awready) & issue$valid & ~halt & may_issue & (unclaimed$q >= burst_beats);
+        burst_ready = (~aw_valid$q | awready) & issue$valid & ~halt & (unclaimed$q >= burst_beats);
+        load_address = aclken & burst_ready & may_issue;
+        limit_stall = burst_ready & ~may_issue;
         if (aclken & aw_valid$q & awready) begin
             aw_valid$d = 1'b0;
         end
@@ -20229,7 +20658,2068 @@ module npu_u65_256_core$op_state$registers$9$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$9$stored
 
 
-module npu_u65_256_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,qread,prot,resetting,cmd_write,queue_write,reset_write,cmd,qbase,qsize,qconfig,regioncfg,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15);
+module npu_u65_256_core$pmu(clock,rst_n,addr,write,wdata,hit,rdata,running,stream_enable,clear_irq,irq,m0$enabled,m0$ar_accepted,m0$ar_stalled,m0$ar_channel,m0$ar_counter,m0$r_beat,m0$r_last,m0$r_channel,m0$r_counter,m0$aw_accepted,m0$aw_stalled,m0$aw_channel,m0$aw_counter,m0$w_beat,m0$w_stalled,m0$w_channel,m0$b_response,m0$b_channel,m0$b_counter,m0$read_limit_stall,m0$write_limit_stall,m1$enabled,m1$ar_accepted,m1$ar_stalled,m1$ar_channel,m1$ar_counter,m1$r_beat,m1$r_last,m1$r_channel,m1$r_counter,m1$aw_accepted,m1$aw_stalled,m1$aw_channel,m1$aw_counter,m1$w_beat,m1$w_stalled,m1$w_channel,m1$b_response,m1$b_channel,m1$b_counter,m1$read_limit_stall,m1$write_limit_stall);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [11:0] addr;
+    input wire  write;
+    input wire  [31:0] wdata;
+    output reg  hit;
+    output reg  [31:0] rdata;
+    input wire  running;
+    input wire  stream_enable;
+    input wire  clear_irq;
+    output reg  irq;
+    input wire  m0$enabled;
+    input wire  m0$ar_accepted;
+    input wire  m0$ar_stalled;
+    input wire  [3:0] m0$ar_channel;
+    input wire  [1:0] m0$ar_counter;
+    input wire  m0$r_beat;
+    input wire  m0$r_last;
+    input wire  [3:0] m0$r_channel;
+    input wire  [1:0] m0$r_counter;
+    input wire  m0$aw_accepted;
+    input wire  m0$aw_stalled;
+    input wire  [3:0] m0$aw_channel;
+    input wire  [1:0] m0$aw_counter;
+    input wire  m0$w_beat;
+    input wire  m0$w_stalled;
+    input wire  [3:0] m0$w_channel;
+    input wire  m0$b_response;
+    input wire  [3:0] m0$b_channel;
+    input wire  [1:0] m0$b_counter;
+    input wire  m0$read_limit_stall;
+    input wire  m0$write_limit_stall;
+    input wire  m1$enabled;
+    input wire  m1$ar_accepted;
+    input wire  m1$ar_stalled;
+    input wire  [3:0] m1$ar_channel;
+    input wire  [1:0] m1$ar_counter;
+    input wire  m1$r_beat;
+    input wire  m1$r_last;
+    input wire  [3:0] m1$r_channel;
+    input wire  [1:0] m1$r_counter;
+    input wire  m1$aw_accepted;
+    input wire  m1$aw_stalled;
+    input wire  [3:0] m1$aw_channel;
+    input wire  [1:0] m1$aw_counter;
+    input wire  m1$w_beat;
+    input wire  m1$w_stalled;
+    input wire  [3:0] m1$w_channel;
+    input wire  m1$b_response;
+    input wire  [3:0] m1$b_channel;
+    input wire  [1:0] m1$b_counter;
+    input wire  m1$read_limit_stall;
+    input wire  m1$write_limit_stall;
+    
+    // Constant declarations
+    localparam  pmcr_address = 12'h180;
+    localparam  enable_set_address = 12'h184;
+    localparam  enable_clear_address = 12'h188;
+    localparam  overflow_set_address = 12'h18c;
+    localparam  overflow_clear_address = 12'h190;
+    localparam  interrupt_set_address = 12'h194;
+    localparam  interrupt_clear_address = 12'h198;
+    localparam  cycles_low_address = 12'h1a0;
+    localparam  cycles_high_address = 12'h1a4;
+    localparam  axi_channel_address = 12'h1ac;
+    localparam  cnt_en = 32'h1;
+    localparam  mask_en = 32'h8;
+    localparam  event_cnt_rst = 32'h2;
+    localparam  cycle_cnt_rst = 32'h4;
+    localparam  pmcr_stored = 32'h9;
+    localparam  pmcr_fixed = 32'h2000;
+    localparam  pair_bits = 32'h8000000f;
+    localparam  cycle_bit = 32'h80000000;
+    localparam  counter_bit$0 = 32'h1;
+    localparam  counter_bit$1 = 32'h2;
+    localparam  counter_bit$2 = 32'h4;
+    localparam  counter_bit$3 = 32'h8;
+    localparam  axi_channel_stored = 32'h70f;
+    localparam  bw_ch_sel_en = 32'h400;
+    localparam  ch_sel_at = 5'b0;
+    localparam  axi_cnt_sel_at = 5'b1000;
+    
+    // Stub signals
+    reg  counters$0$clock;
+    reg  counters$0$rst_n;
+    reg  [11:0] counters$0$addr;
+    reg  counters$0$write;
+    reg  [31:0] counters$0$wdata;
+    wire  counters$0$hit;
+    wire  [31:0] counters$0$q;
+    reg  counters$0$reset;
+    reg  counters$0$enable;
+    reg  [29:0] counters$0$events;
+    wire  counters$0$overflow;
+    reg  counters$1$clock;
+    reg  counters$1$rst_n;
+    reg  [11:0] counters$1$addr;
+    reg  counters$1$write;
+    reg  [31:0] counters$1$wdata;
+    wire  counters$1$hit;
+    wire  [31:0] counters$1$q;
+    reg  counters$1$reset;
+    reg  counters$1$enable;
+    reg  [29:0] counters$1$events;
+    wire  counters$1$overflow;
+    reg  counters$2$clock;
+    reg  counters$2$rst_n;
+    reg  [11:0] counters$2$addr;
+    reg  counters$2$write;
+    reg  [31:0] counters$2$wdata;
+    wire  counters$2$hit;
+    wire  [31:0] counters$2$q;
+    reg  counters$2$reset;
+    reg  counters$2$enable;
+    reg  [29:0] counters$2$events;
+    wire  counters$2$overflow;
+    reg  counters$3$clock;
+    reg  counters$3$rst_n;
+    reg  [11:0] counters$3$addr;
+    reg  counters$3$write;
+    reg  [31:0] counters$3$wdata;
+    wire  counters$3$hit;
+    wire  [31:0] counters$3$q;
+    reg  counters$3$reset;
+    reg  counters$3$enable;
+    reg  [29:0] counters$3$events;
+    wire  counters$3$overflow;
+    reg  port0$filter;
+    reg  [3:0] port0$channel;
+    wire  [9:0] port0$occurred;
+    reg  port1$filter;
+    reg  [3:0] port1$channel;
+    wire  [9:0] port1$occurred;
+    reg  latency$clock;
+    reg  latency$rst_n;
+    reg  [3:0] latency$channel;
+    reg  [1:0] latency$counter;
+    reg  latency$restart;
+    wire  [6:0] latency$occurred;
+    reg  pmcr$clock;
+    reg  pmcr$rst_n;
+    reg  [31:0] pmcr$d;
+    wire  [31:0] pmcr$q;
+    reg  enables$clock;
+    reg  enables$rst_n;
+    reg  [31:0] enables$d;
+    wire  [31:0] enables$q;
+    reg  overflows$clock;
+    reg  overflows$rst_n;
+    reg  [31:0] overflows$d;
+    wire  [31:0] overflows$q;
+    reg  interrupts$clock;
+    reg  interrupts$rst_n;
+    reg  [31:0] interrupts$d;
+    wire  [31:0] interrupts$q;
+    reg  cycles$clock;
+    reg  cycles$rst_n;
+    reg  [47:0] cycles$d;
+    wire  [47:0] cycles$q;
+    reg  axi_channel$clock;
+    reg  axi_channel$rst_n;
+    reg  [31:0] axi_channel$d;
+    wire  [31:0] axi_channel$q;
+    reg  irq_raised$clock;
+    reg  irq_raised$rst_n;
+    reg  irq_raised$d;
+    wire  irq_raised$q;
+    
+    // Local signals
+    reg  counting;
+    reg  pmcr_write;
+    reg  event_reset;
+    reg  cycle_reset;
+    reg  [31:0] overflow_set;
+    reg  [31:0] overflow_clear;
+    reg  [47:0] cycles_next;
+    reg  cycle_wrap;
+    reg  [31:0] wraps;
+    reg  raise;
+    reg  axi_channel_write;
+    reg  [3:0] ch_sel;
+    reg  bw_filter;
+    reg  [2:0] npu_events;
+    reg  [29:0] events;
+    
+    // Sub module instances
+    npu_u65_256_core$pmu$counters$0 counters$0(
+        .clock(counters$0$clock),
+        .rst_n(counters$0$rst_n),
+        .addr(counters$0$addr),
+        .write(counters$0$write),
+        .wdata(counters$0$wdata),
+        .hit(counters$0$hit),
+        .q(counters$0$q),
+        .reset(counters$0$reset),
+        .enable(counters$0$enable),
+        .events(counters$0$events),
+        .overflow(counters$0$overflow)
+    );
+    npu_u65_256_core$pmu$counters$1 counters$1(
+        .clock(counters$1$clock),
+        .rst_n(counters$1$rst_n),
+        .addr(counters$1$addr),
+        .write(counters$1$write),
+        .wdata(counters$1$wdata),
+        .hit(counters$1$hit),
+        .q(counters$1$q),
+        .reset(counters$1$reset),
+        .enable(counters$1$enable),
+        .events(counters$1$events),
+        .overflow(counters$1$overflow)
+    );
+    npu_u65_256_core$pmu$counters$2 counters$2(
+        .clock(counters$2$clock),
+        .rst_n(counters$2$rst_n),
+        .addr(counters$2$addr),
+        .write(counters$2$write),
+        .wdata(counters$2$wdata),
+        .hit(counters$2$hit),
+        .q(counters$2$q),
+        .reset(counters$2$reset),
+        .enable(counters$2$enable),
+        .events(counters$2$events),
+        .overflow(counters$2$overflow)
+    );
+    npu_u65_256_core$pmu$counters$3 counters$3(
+        .clock(counters$3$clock),
+        .rst_n(counters$3$rst_n),
+        .addr(counters$3$addr),
+        .write(counters$3$write),
+        .wdata(counters$3$wdata),
+        .hit(counters$3$hit),
+        .q(counters$3$q),
+        .reset(counters$3$reset),
+        .enable(counters$3$enable),
+        .events(counters$3$events),
+        .overflow(counters$3$overflow)
+    );
+    npu_u65_256_core$pmu$port0 port0(
+        .events$enabled(m0$enabled),
+        .events$ar_accepted(m0$ar_accepted),
+        .events$ar_stalled(m0$ar_stalled),
+        .events$ar_channel(m0$ar_channel),
+        .events$ar_counter(m0$ar_counter),
+        .events$r_beat(m0$r_beat),
+        .events$r_last(m0$r_last),
+        .events$r_channel(m0$r_channel),
+        .events$r_counter(m0$r_counter),
+        .events$aw_accepted(m0$aw_accepted),
+        .events$aw_stalled(m0$aw_stalled),
+        .events$aw_channel(m0$aw_channel),
+        .events$aw_counter(m0$aw_counter),
+        .events$w_beat(m0$w_beat),
+        .events$w_stalled(m0$w_stalled),
+        .events$w_channel(m0$w_channel),
+        .events$b_response(m0$b_response),
+        .events$b_channel(m0$b_channel),
+        .events$b_counter(m0$b_counter),
+        .events$read_limit_stall(m0$read_limit_stall),
+        .events$write_limit_stall(m0$write_limit_stall),
+        .filter(port0$filter),
+        .channel(port0$channel),
+        .occurred(port0$occurred)
+    );
+    npu_u65_256_core$pmu$port1 port1(
+        .events$enabled(m1$enabled),
+        .events$ar_accepted(m1$ar_accepted),
+        .events$ar_stalled(m1$ar_stalled),
+        .events$ar_channel(m1$ar_channel),
+        .events$ar_counter(m1$ar_counter),
+        .events$r_beat(m1$r_beat),
+        .events$r_last(m1$r_last),
+        .events$r_channel(m1$r_channel),
+        .events$r_counter(m1$r_counter),
+        .events$aw_accepted(m1$aw_accepted),
+        .events$aw_stalled(m1$aw_stalled),
+        .events$aw_channel(m1$aw_channel),
+        .events$aw_counter(m1$aw_counter),
+        .events$w_beat(m1$w_beat),
+        .events$w_stalled(m1$w_stalled),
+        .events$w_channel(m1$w_channel),
+        .events$b_response(m1$b_response),
+        .events$b_channel(m1$b_channel),
+        .events$b_counter(m1$b_counter),
+        .events$read_limit_stall(m1$read_limit_stall),
+        .events$write_limit_stall(m1$write_limit_stall),
+        .filter(port1$filter),
+        .channel(port1$channel),
+        .occurred(port1$occurred)
+    );
+    npu_u65_256_core$pmu$latency latency(
+        .clock(latency$clock),
+        .rst_n(latency$rst_n),
+        .m0_events$enabled(m0$enabled),
+        .m0_events$ar_accepted(m0$ar_accepted),
+        .m0_events$ar_stalled(m0$ar_stalled),
+        .m0_events$ar_channel(m0$ar_channel),
+        .m0_events$ar_counter(m0$ar_counter),
+        .m0_events$r_beat(m0$r_beat),
+        .m0_events$r_last(m0$r_last),
+        .m0_events$r_channel(m0$r_channel),
+        .m0_events$r_counter(m0$r_counter),
+        .m0_events$aw_accepted(m0$aw_accepted),
+        .m0_events$aw_stalled(m0$aw_stalled),
+        .m0_events$aw_channel(m0$aw_channel),
+        .m0_events$aw_counter(m0$aw_counter),
+        .m0_events$w_beat(m0$w_beat),
+        .m0_events$w_stalled(m0$w_stalled),
+        .m0_events$w_channel(m0$w_channel),
+        .m0_events$b_response(m0$b_response),
+        .m0_events$b_channel(m0$b_channel),
+        .m0_events$b_counter(m0$b_counter),
+        .m0_events$read_limit_stall(m0$read_limit_stall),
+        .m0_events$write_limit_stall(m0$write_limit_stall),
+        .m1_events$enabled(m1$enabled),
+        .m1_events$ar_accepted(m1$ar_accepted),
+        .m1_events$ar_stalled(m1$ar_stalled),
+        .m1_events$ar_channel(m1$ar_channel),
+        .m1_events$ar_counter(m1$ar_counter),
+        .m1_events$r_beat(m1$r_beat),
+        .m1_events$r_last(m1$r_last),
+        .m1_events$r_channel(m1$r_channel),
+        .m1_events$r_counter(m1$r_counter),
+        .m1_events$aw_accepted(m1$aw_accepted),
+        .m1_events$aw_stalled(m1$aw_stalled),
+        .m1_events$aw_channel(m1$aw_channel),
+        .m1_events$aw_counter(m1$aw_counter),
+        .m1_events$w_beat(m1$w_beat),
+        .m1_events$w_stalled(m1$w_stalled),
+        .m1_events$w_channel(m1$w_channel),
+        .m1_events$b_response(m1$b_response),
+        .m1_events$b_channel(m1$b_channel),
+        .m1_events$b_counter(m1$b_counter),
+        .m1_events$read_limit_stall(m1$read_limit_stall),
+        .m1_events$write_limit_stall(m1$write_limit_stall),
+        .channel(latency$channel),
+        .counter(latency$counter),
+        .restart(latency$restart),
+        .occurred(latency$occurred)
+    );
+    npu_u65_256_core$pmu$pmcr pmcr(
+        .clock(pmcr$clock),
+        .rst_n(pmcr$rst_n),
+        .d(pmcr$d),
+        .q(pmcr$q)
+    );
+    npu_u65_256_core$pmu$enables enables(
+        .clock(enables$clock),
+        .rst_n(enables$rst_n),
+        .d(enables$d),
+        .q(enables$q)
+    );
+    npu_u65_256_core$pmu$overflows overflows(
+        .clock(overflows$clock),
+        .rst_n(overflows$rst_n),
+        .d(overflows$d),
+        .q(overflows$q)
+    );
+    npu_u65_256_core$pmu$interrupts interrupts(
+        .clock(interrupts$clock),
+        .rst_n(interrupts$rst_n),
+        .d(interrupts$d),
+        .q(interrupts$q)
+    );
+    npu_u65_256_core$pmu$cycles cycles(
+        .clock(cycles$clock),
+        .rst_n(cycles$rst_n),
+        .d(cycles$d),
+        .q(cycles$q)
+    );
+    npu_u65_256_core$pmu$axi_channel axi_channel(
+        .clock(axi_channel$clock),
+        .rst_n(axi_channel$rst_n),
+        .d(axi_channel$d),
+        .q(axi_channel$q)
+    );
+    npu_u65_256_core$pmu$irq_raised irq_raised(
+        .clock(irq_raised$clock),
+        .rst_n(irq_raised$rst_n),
+        .d(irq_raised$d),
+        .q(irq_raised$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        pmcr$clock = clock;
+        enables$clock = clock;
+        overflows$clock = clock;
+        interrupts$clock = clock;
+        cycles$clock = clock;
+        axi_channel$clock = clock;
+        irq_raised$clock = clock;
+        pmcr$d = pmcr$q;
+        enables$d = enables$q;
+        overflows$d = overflows$q;
+        interrupts$d = interrupts$q;
+        cycles$d = cycles$q;
+        axi_channel$d = axi_channel$q;
+        irq_raised$d = irq_raised$q;
+        pmcr$rst_n = rst_n;
+        enables$rst_n = rst_n;
+        overflows$rst_n = rst_n;
+        interrupts$rst_n = rst_n;
+        cycles$rst_n = rst_n;
+        axi_channel$rst_n = rst_n;
+        irq_raised$rst_n = rst_n;
+        latency$clock = clock;
+        latency$rst_n = rst_n;
+        counting = ((pmcr$q & cnt_en) != 32'h0) & (((pmcr$q & mask_en) == 32'h0) | stream_enable);
+        pmcr_write = write & (addr == pmcr_address);
+        if (pmcr_write) begin
+            pmcr$d = wdata & pmcr_stored;
+        end
+        event_reset = pmcr_write & ((wdata & event_cnt_rst) != 32'h0);
+        cycle_reset = pmcr_write & ((wdata & cycle_cnt_rst) != 32'h0);
+        axi_channel_write = write & (addr == axi_channel_address);
+        if (axi_channel_write) begin
+            axi_channel$d = wdata & axi_channel_stored;
+        end
+        bw_filter = (axi_channel$q & bw_ch_sel_en) != 32'h0;
+        ch_sel = ((axi_channel$q >> ch_sel_at) & 4'hf);
+        port0$filter = bw_filter;
+        port0$channel = ch_sel;
+        port1$filter = bw_filter;
+        port1$channel = ch_sel;
+        latency$channel = ch_sel;
+        latency$counter = ((axi_channel$q >> axi_cnt_sel_at) & 2'h3);
+        latency$restart = axi_channel_write;
+        npu_events = 32'h1;
+        npu_events = ((npu_events & ~(1 << (32'h1)) | ((~running) << (32'h1))) & ~(1 << (32'h2)) | ((running) << (32'h2)));
+        events = ((npu_events) & 30'h3fffffff) | (((port0$occurred) & 30'h3fffffff) << 32'h3) | (((port1$occurred) & 30'h3fffffff) << 32'hd) | (((latency$occurred) & 30'h3fffffff) << 32'h17);
+        wraps = 32'h0;
+        counters$0$clock = clock;
+        counters$0$rst_n = rst_n;
+        counters$0$addr = addr;
+        counters$0$write = write;
+        counters$0$wdata = wdata;
+        counters$0$reset = event_reset;
+        counters$0$enable = counting & ((enables$q & counter_bit$0) != 32'h0);
+        counters$0$events = events;
+        if (counters$0$overflow) begin
+            wraps = wraps | counter_bit$0;
+        end
+        counters$1$clock = clock;
+        counters$1$rst_n = rst_n;
+        counters$1$addr = addr;
+        counters$1$write = write;
+        counters$1$wdata = wdata;
+        counters$1$reset = event_reset;
+        counters$1$enable = counting & ((enables$q & counter_bit$1) != 32'h0);
+        counters$1$events = events;
+        if (counters$1$overflow) begin
+            wraps = wraps | counter_bit$1;
+        end
+        counters$2$clock = clock;
+        counters$2$rst_n = rst_n;
+        counters$2$addr = addr;
+        counters$2$write = write;
+        counters$2$wdata = wdata;
+        counters$2$reset = event_reset;
+        counters$2$enable = counting & ((enables$q & counter_bit$2) != 32'h0);
+        counters$2$events = events;
+        if (counters$2$overflow) begin
+            wraps = wraps | counter_bit$2;
+        end
+        counters$3$clock = clock;
+        counters$3$rst_n = rst_n;
+        counters$3$addr = addr;
+        counters$3$write = write;
+        counters$3$wdata = wdata;
+        counters$3$reset = event_reset;
+        counters$3$enable = counting & ((enables$q & counter_bit$3) != 32'h0);
+        counters$3$events = events;
+        if (counters$3$overflow) begin
+            wraps = wraps | counter_bit$3;
+        end
+        cycles_next = cycles$q + 32'h1;
+        cycle_wrap = 1'b0;
+        if (counting & ((enables$q & cycle_bit) != 32'h0)) begin
+            cycles$d = cycles_next;
+            cycle_wrap = cycles_next == 32'h0;
+        end
+        if (cycle_reset) begin
+            cycles$d = 32'h0;
+            cycle_wrap = 1'b0;
+        end
+        if (write & (addr == cycles_low_address)) begin
+            cycles$d = (((cycles$q[(32'h20)+:(16)]) & 48'hffffffffffff) << 32'h20) | ((wdata) & 48'hffffffffffff);
+            cycle_wrap = 1'b0;
+        end
+        if (write & (addr == cycles_high_address)) begin
+            cycles$d = (((wdata[(32'h0)+:(16)]) & 48'hffffffffffff) << 32'h20) | ((cycles$q[(32'h0)+:(32)]) & 48'hffffffffffff);
+            cycle_wrap = 1'b0;
+        end
+        if (cycle_wrap) begin
+            wraps = wraps | cycle_bit;
+        end
+        if (write & (addr == enable_set_address)) begin
+            enables$d = enables$q | (wdata & pair_bits);
+        end
+        if (write & (addr == enable_clear_address)) begin
+            enables$d = enables$q & ~(wdata & pair_bits);
+        end
+        if (write & (addr == interrupt_set_address)) begin
+            interrupts$d = interrupts$q | (wdata & pair_bits);
+        end
+        if (write & (addr == interrupt_clear_address)) begin
+            interrupts$d = interrupts$q & ~(wdata & pair_bits);
+        end
+        overflow_set = 32'h0;
+        if (write & (addr == overflow_set_address)) begin
+            overflow_set = wdata & pair_bits;
+        end
+        overflow_clear = 32'h0;
+        if (write & (addr == overflow_clear_address)) begin
+            overflow_clear = wdata & pair_bits;
+        end
+        overflows$d = ((overflows$q | overflow_set) & ~overflow_clear) | wraps;
+        raise = (((wraps | overflow_set) & interrupts$d) != 32'h0) | ((overflows$d & interrupts$d & ~interrupts$q) != 32'h0);
+        if (clear_irq) begin
+            irq_raised$d = 1'b0;
+        end
+        if (raise) begin
+            irq_raised$d = 1'b1;
+        end
+        irq = irq_raised$q;
+        hit = 1'b0;
+        rdata = 32'h0;
+        if (counters$0$hit) begin
+            hit = 1'b1;
+            rdata = counters$0$q;
+        end
+        if (counters$1$hit) begin
+            hit = 1'b1;
+            rdata = counters$1$q;
+        end
+        if (counters$2$hit) begin
+            hit = 1'b1;
+            rdata = counters$2$q;
+        end
+        if (counters$3$hit) begin
+            hit = 1'b1;
+            rdata = counters$3$q;
+        end
+        if (addr == pmcr_address) begin
+            hit = 1'b1;
+            rdata = pmcr$q | pmcr_fixed;
+        end
+        if ((addr == enable_set_address) | (addr == enable_clear_address)) begin
+            hit = 1'b1;
+            rdata = enables$q;
+        end
+        if ((addr == overflow_set_address) | (addr == overflow_clear_address)) begin
+            hit = 1'b1;
+            rdata = overflows$q;
+        end
+        if ((addr == interrupt_set_address) | (addr == interrupt_clear_address)) begin
+            hit = 1'b1;
+            rdata = interrupts$q;
+        end
+        if (addr == cycles_low_address) begin
+            hit = 1'b1;
+            rdata = ((cycles$q) & 32'hffffffff);
+        end
+        if (addr == cycles_high_address) begin
+            hit = 1'b1;
+            rdata = ((cycles$q[(32'h20)+:(16)]) & 32'hffffffff);
+        end
+        if (addr == axi_channel_address) begin
+            hit = 1'b1;
+            rdata = axi_channel$q;
+        end
+    end
+    
+endmodule // npu_u65_256_core$pmu
+
+
+module npu_u65_256_core$pmu$axi_channel(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$pmu$axi_channel
+
+
+module npu_u65_256_core$pmu$counters$0(clock,rst_n,addr,write,wdata,hit,q,reset,enable,events,overflow);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [11:0] addr;
+    input wire  write;
+    input wire  [31:0] wdata;
+    output reg  hit;
+    output reg  [31:0] q;
+    input wire  reset;
+    input wire  enable;
+    input wire  [29:0] events;
+    output reg  overflow;
+    
+    // Constant declarations
+    localparam  count_address = 12'h300;
+    localparam  type_address = 12'h380;
+    localparam  type_mask = 32'h3ff;
+    localparam  codes$0 = 10'b10001;
+    localparam  codes$1 = 10'b100000;
+    localparam  codes$2 = 10'b100011;
+    localparam  codes$3 = 10'b10000000;
+    localparam  codes$4 = 10'b10000010;
+    localparam  codes$5 = 10'b10000011;
+    localparam  codes$6 = 10'b10000100;
+    localparam  codes$7 = 10'b10000111;
+    localparam  codes$8 = 10'b10001000;
+    localparam  codes$9 = 10'b10001001;
+    localparam  codes$10 = 10'b10001100;
+    localparam  codes$11 = 10'b10001110;
+    localparam  codes$12 = 10'b10001111;
+    localparam  codes$13 = 10'b110000000;
+    localparam  codes$14 = 10'b110000010;
+    localparam  codes$15 = 10'b110000011;
+    localparam  codes$16 = 10'b110000100;
+    localparam  codes$17 = 10'b110000111;
+    localparam  codes$18 = 10'b110001000;
+    localparam  codes$19 = 10'b110001001;
+    localparam  codes$20 = 10'b110001100;
+    localparam  codes$21 = 10'b110001110;
+    localparam  codes$22 = 10'b110001111;
+    localparam  codes$23 = 10'b10100000;
+    localparam  codes$24 = 10'b10100001;
+    localparam  codes$25 = 10'b10100010;
+    localparam  codes$26 = 10'b10100011;
+    localparam  codes$27 = 10'b10100100;
+    localparam  codes$28 = 10'b10100101;
+    localparam  codes$29 = 10'b10100110;
+    
+    // Stub signals
+    reg  event_type$clock;
+    reg  event_type$rst_n;
+    reg  [9:0] event_type$d;
+    wire  [9:0] event_type$q;
+    reg  count$clock;
+    reg  count$rst_n;
+    reg  [31:0] count$d;
+    wire  [31:0] count$q;
+    
+    // Local signals
+    reg  selected;
+    reg  [31:0] incremented;
+    
+    // Sub module instances
+    npu_u65_256_core$pmu$counters$0$event_type event_type(
+        .clock(event_type$clock),
+        .rst_n(event_type$rst_n),
+        .d(event_type$d),
+        .q(event_type$q)
+    );
+    npu_u65_256_core$pmu$counters$0$count count(
+        .clock(count$clock),
+        .rst_n(count$rst_n),
+        .d(count$d),
+        .q(count$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        event_type$clock = clock;
+        count$clock = clock;
+        event_type$d = event_type$q;
+        count$d = count$q;
+        event_type$rst_n = rst_n;
+        count$rst_n = rst_n;
+        selected = 1'b0;
+        if (event_type$q == codes$0) begin
+            selected = events[0];
+        end
+        if (event_type$q == codes$1) begin
+            selected = events[1];
+        end
+        if (event_type$q == codes$2) begin
+            selected = events[2];
+        end
+        if (event_type$q == codes$3) begin
+            selected = events[3];
+        end
+        if (event_type$q == codes$4) begin
+            selected = events[4];
+        end
+        if (event_type$q == codes$5) begin
+            selected = events[5];
+        end
+        if (event_type$q == codes$6) begin
+            selected = events[6];
+        end
+        if (event_type$q == codes$7) begin
+            selected = events[7];
+        end
+        if (event_type$q == codes$8) begin
+            selected = events[8];
+        end
+        if (event_type$q == codes$9) begin
+            selected = events[9];
+        end
+        if (event_type$q == codes$10) begin
+            selected = events[10];
+        end
+        if (event_type$q == codes$11) begin
+            selected = events[11];
+        end
+        if (event_type$q == codes$12) begin
+            selected = events[12];
+        end
+        if (event_type$q == codes$13) begin
+            selected = events[13];
+        end
+        if (event_type$q == codes$14) begin
+            selected = events[14];
+        end
+        if (event_type$q == codes$15) begin
+            selected = events[15];
+        end
+        if (event_type$q == codes$16) begin
+            selected = events[16];
+        end
+        if (event_type$q == codes$17) begin
+            selected = events[17];
+        end
+        if (event_type$q == codes$18) begin
+            selected = events[18];
+        end
+        if (event_type$q == codes$19) begin
+            selected = events[19];
+        end
+        if (event_type$q == codes$20) begin
+            selected = events[20];
+        end
+        if (event_type$q == codes$21) begin
+            selected = events[21];
+        end
+        if (event_type$q == codes$22) begin
+            selected = events[22];
+        end
+        if (event_type$q == codes$23) begin
+            selected = events[23];
+        end
+        if (event_type$q == codes$24) begin
+            selected = events[24];
+        end
+        if (event_type$q == codes$25) begin
+            selected = events[25];
+        end
+        if (event_type$q == codes$26) begin
+            selected = events[26];
+        end
+        if (event_type$q == codes$27) begin
+            selected = events[27];
+        end
+        if (event_type$q == codes$28) begin
+            selected = events[28];
+        end
+        if (event_type$q == codes$29) begin
+            selected = events[29];
+        end
+        incremented = count$q + 32'h1;
+        overflow = 1'b0;
+        if (enable & selected) begin
+            count$d = incremented;
+            overflow = incremented == 32'h0;
+        end
+        if (reset) begin
+            count$d = 32'h0;
+            overflow = 1'b0;
+        end
+        if (write & (addr == count_address)) begin
+            count$d = wdata;
+            overflow = 1'b0;
+        end
+        if (write & (addr == type_address)) begin
+            event_type$d = ((wdata & type_mask) & 10'h3ff);
+        end
+        hit = 1'b0;
+        q = 32'h0;
+        if (addr == count_address) begin
+            hit = 1'b1;
+            q = count$q;
+        end
+        if (addr == type_address) begin
+            hit = 1'b1;
+            q = ((event_type$q) & 32'hffffffff);
+        end
+    end
+    
+endmodule // npu_u65_256_core$pmu$counters$0
+
+
+module npu_u65_256_core$pmu$counters$0$count(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$pmu$counters$0$count
+
+
+module npu_u65_256_core$pmu$counters$0$event_type(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    
+    // Constant declarations
+    localparam  init = 10'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$pmu$counters$0$event_type
+
+
+module npu_u65_256_core$pmu$counters$1(clock,rst_n,addr,write,wdata,hit,q,reset,enable,events,overflow);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [11:0] addr;
+    input wire  write;
+    input wire  [31:0] wdata;
+    output reg  hit;
+    output reg  [31:0] q;
+    input wire  reset;
+    input wire  enable;
+    input wire  [29:0] events;
+    output reg  overflow;
+    
+    // Constant declarations
+    localparam  count_address = 12'h304;
+    localparam  type_address = 12'h384;
+    localparam  type_mask = 32'h3ff;
+    localparam  codes$0 = 10'b10001;
+    localparam  codes$1 = 10'b100000;
+    localparam  codes$2 = 10'b100011;
+    localparam  codes$3 = 10'b10000000;
+    localparam  codes$4 = 10'b10000010;
+    localparam  codes$5 = 10'b10000011;
+    localparam  codes$6 = 10'b10000100;
+    localparam  codes$7 = 10'b10000111;
+    localparam  codes$8 = 10'b10001000;
+    localparam  codes$9 = 10'b10001001;
+    localparam  codes$10 = 10'b10001100;
+    localparam  codes$11 = 10'b10001110;
+    localparam  codes$12 = 10'b10001111;
+    localparam  codes$13 = 10'b110000000;
+    localparam  codes$14 = 10'b110000010;
+    localparam  codes$15 = 10'b110000011;
+    localparam  codes$16 = 10'b110000100;
+    localparam  codes$17 = 10'b110000111;
+    localparam  codes$18 = 10'b110001000;
+    localparam  codes$19 = 10'b110001001;
+    localparam  codes$20 = 10'b110001100;
+    localparam  codes$21 = 10'b110001110;
+    localparam  codes$22 = 10'b110001111;
+    localparam  codes$23 = 10'b10100000;
+    localparam  codes$24 = 10'b10100001;
+    localparam  codes$25 = 10'b10100010;
+    localparam  codes$26 = 10'b10100011;
+    localparam  codes$27 = 10'b10100100;
+    localparam  codes$28 = 10'b10100101;
+    localparam  codes$29 = 10'b10100110;
+    
+    // Stub signals
+    reg  event_type$clock;
+    reg  event_type$rst_n;
+    reg  [9:0] event_type$d;
+    wire  [9:0] event_type$q;
+    reg  count$clock;
+    reg  count$rst_n;
+    reg  [31:0] count$d;
+    wire  [31:0] count$q;
+    
+    // Local signals
+    reg  selected;
+    reg  [31:0] incremented;
+    
+    // Sub module instances
+    npu_u65_256_core$pmu$counters$1$event_type event_type(
+        .clock(event_type$clock),
+        .rst_n(event_type$rst_n),
+        .d(event_type$d),
+        .q(event_type$q)
+    );
+    npu_u65_256_core$pmu$counters$1$count count(
+        .clock(count$clock),
+        .rst_n(count$rst_n),
+        .d(count$d),
+        .q(count$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        event_type$clock = clock;
+        count$clock = clock;
+        event_type$d = event_type$q;
+        count$d = count$q;
+        event_type$rst_n = rst_n;
+        count$rst_n = rst_n;
+        selected = 1'b0;
+        if (event_type$q == codes$0) begin
+            selected = events[0];
+        end
+        if (event_type$q == codes$1) begin
+            selected = events[1];
+        end
+        if (event_type$q == codes$2) begin
+            selected = events[2];
+        end
+        if (event_type$q == codes$3) begin
+            selected = events[3];
+        end
+        if (event_type$q == codes$4) begin
+            selected = events[4];
+        end
+        if (event_type$q == codes$5) begin
+            selected = events[5];
+        end
+        if (event_type$q == codes$6) begin
+            selected = events[6];
+        end
+        if (event_type$q == codes$7) begin
+            selected = events[7];
+        end
+        if (event_type$q == codes$8) begin
+            selected = events[8];
+        end
+        if (event_type$q == codes$9) begin
+            selected = events[9];
+        end
+        if (event_type$q == codes$10) begin
+            selected = events[10];
+        end
+        if (event_type$q == codes$11) begin
+            selected = events[11];
+        end
+        if (event_type$q == codes$12) begin
+            selected = events[12];
+        end
+        if (event_type$q == codes$13) begin
+            selected = events[13];
+        end
+        if (event_type$q == codes$14) begin
+            selected = events[14];
+        end
+        if (event_type$q == codes$15) begin
+            selected = events[15];
+        end
+        if (event_type$q == codes$16) begin
+            selected = events[16];
+        end
+        if (event_type$q == codes$17) begin
+            selected = events[17];
+        end
+        if (event_type$q == codes$18) begin
+            selected = events[18];
+        end
+        if (event_type$q == codes$19) begin
+            selected = events[19];
+        end
+        if (event_type$q == codes$20) begin
+            selected = events[20];
+        end
+        if (event_type$q == codes$21) begin
+            selected = events[21];
+        end
+        if (event_type$q == codes$22) begin
+            selected = events[22];
+        end
+        if (event_type$q == codes$23) begin
+            selected = events[23];
+        end
+        if (event_type$q == codes$24) begin
+            selected = events[24];
+        end
+        if (event_type$q == codes$25) begin
+            selected = events[25];
+        end
+        if (event_type$q == codes$26) begin
+            selected = events[26];
+        end
+        if (event_type$q == codes$27) begin
+            selected = events[27];
+        end
+        if (event_type$q == codes$28) begin
+            selected = events[28];
+        end
+        if (event_type$q == codes$29) begin
+            selected = events[29];
+        end
+        incremented = count$q + 32'h1;
+        overflow = 1'b0;
+        if (enable & selected) begin
+            count$d = incremented;
+            overflow = incremented == 32'h0;
+        end
+        if (reset) begin
+            count$d = 32'h0;
+            overflow = 1'b0;
+        end
+        if (write & (addr == count_address)) begin
+            count$d = wdata;
+            overflow = 1'b0;
+        end
+        if (write & (addr == type_address)) begin
+            event_type$d = ((wdata & type_mask) & 10'h3ff);
+        end
+        hit = 1'b0;
+        q = 32'h0;
+        if (addr == count_address) begin
+            hit = 1'b1;
+            q = count$q;
+        end
+        if (addr == type_address) begin
+            hit = 1'b1;
+            q = ((event_type$q) & 32'hffffffff);
+        end
+    end
+    
+endmodule // npu_u65_256_core$pmu$counters$1
+
+
+module npu_u65_256_core$pmu$counters$1$count(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$pmu$counters$1$count
+
+
+module npu_u65_256_core$pmu$counters$1$event_type(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    
+    // Constant declarations
+    localparam  init = 10'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$pmu$counters$1$event_type
+
+
+module npu_u65_256_core$pmu$counters$2(clock,rst_n,addr,write,wdata,hit,q,reset,enable,events,overflow);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [11:0] addr;
+    input wire  write;
+    input wire  [31:0] wdata;
+    output reg  hit;
+    output reg  [31:0] q;
+    input wire  reset;
+    input wire  enable;
+    input wire  [29:0] events;
+    output reg  overflow;
+    
+    // Constant declarations
+    localparam  count_address = 12'h308;
+    localparam  type_address = 12'h388;
+    localparam  type_mask = 32'h3ff;
+    localparam  codes$0 = 10'b10001;
+    localparam  codes$1 = 10'b100000;
+    localparam  codes$2 = 10'b100011;
+    localparam  codes$3 = 10'b10000000;
+    localparam  codes$4 = 10'b10000010;
+    localparam  codes$5 = 10'b10000011;
+    localparam  codes$6 = 10'b10000100;
+    localparam  codes$7 = 10'b10000111;
+    localparam  codes$8 = 10'b10001000;
+    localparam  codes$9 = 10'b10001001;
+    localparam  codes$10 = 10'b10001100;
+    localparam  codes$11 = 10'b10001110;
+    localparam  codes$12 = 10'b10001111;
+    localparam  codes$13 = 10'b110000000;
+    localparam  codes$14 = 10'b110000010;
+    localparam  codes$15 = 10'b110000011;
+    localparam  codes$16 = 10'b110000100;
+    localparam  codes$17 = 10'b110000111;
+    localparam  codes$18 = 10'b110001000;
+    localparam  codes$19 = 10'b110001001;
+    localparam  codes$20 = 10'b110001100;
+    localparam  codes$21 = 10'b110001110;
+    localparam  codes$22 = 10'b110001111;
+    localparam  codes$23 = 10'b10100000;
+    localparam  codes$24 = 10'b10100001;
+    localparam  codes$25 = 10'b10100010;
+    localparam  codes$26 = 10'b10100011;
+    localparam  codes$27 = 10'b10100100;
+    localparam  codes$28 = 10'b10100101;
+    localparam  codes$29 = 10'b10100110;
+    
+    // Stub signals
+    reg  event_type$clock;
+    reg  event_type$rst_n;
+    reg  [9:0] event_type$d;
+    wire  [9:0] event_type$q;
+    reg  count$clock;
+    reg  count$rst_n;
+    reg  [31:0] count$d;
+    wire  [31:0] count$q;
+    
+    // Local signals
+    reg  selected;
+    reg  [31:0] incremented;
+    
+    // Sub module instances
+    npu_u65_256_core$pmu$counters$2$event_type event_type(
+        .clock(event_type$clock),
+        .rst_n(event_type$rst_n),
+        .d(event_type$d),
+        .q(event_type$q)
+    );
+    npu_u65_256_core$pmu$counters$2$count count(
+        .clock(count$clock),
+        .rst_n(count$rst_n),
+        .d(count$d),
+        .q(count$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        event_type$clock = clock;
+        count$clock = clock;
+        event_type$d = event_type$q;
+        count$d = count$q;
+        event_type$rst_n = rst_n;
+        count$rst_n = rst_n;
+        selected = 1'b0;
+        if (event_type$q == codes$0) begin
+            selected = events[0];
+        end
+        if (event_type$q == codes$1) begin
+            selected = events[1];
+        end
+        if (event_type$q == codes$2) begin
+            selected = events[2];
+        end
+        if (event_type$q == codes$3) begin
+            selected = events[3];
+        end
+        if (event_type$q == codes$4) begin
+            selected = events[4];
+        end
+        if (event_type$q == codes$5) begin
+            selected = events[5];
+        end
+        if (event_type$q == codes$6) begin
+            selected = events[6];
+        end
+        if (event_type$q == codes$7) begin
+            selected = events[7];
+        end
+        if (event_type$q == codes$8) begin
+            selected = events[8];
+        end
+        if (event_type$q == codes$9) begin
+            selected = events[9];
+        end
+        if (event_type$q == codes$10) begin
+            selected = events[10];
+        end
+        if (event_type$q == codes$11) begin
+            selected = events[11];
+        end
+        if (event_type$q == codes$12) begin
+            selected = events[12];
+        end
+        if (event_type$q == codes$13) begin
+            selected = events[13];
+        end
+        if (event_type$q == codes$14) begin
+            selected = events[14];
+        end
+        if (event_type$q == codes$15) begin
+            selected = events[15];
+        end
+        if (event_type$q == codes$16) begin
+            selected = events[16];
+        end
+        if (event_type$q == codes$17) begin
+            selected = events[17];
+        end
+        if (event_type$q == codes$18) begin
+            selected = events[18];
+        end
+        if (event_type$q == codes$19) begin
+            selected = events[19];
+        end
+        if (event_type$q == codes$20) begin
+            selected = events[20];
+        end
+        if (event_type$q == codes$21) begin
+            selected = events[21];
+        end
+        if (event_type$q == codes$22) begin
+            selected = events[22];
+        end
+        if (event_type$q == codes$23) begin
+            selected = events[23];
+        end
+        if (event_type$q == codes$24) begin
+            selected = events[24];
+        end
+        if (event_type$q == codes$25) begin
+            selected = events[25];
+        end
+        if (event_type$q == codes$26) begin
+            selected = events[26];
+        end
+        if (event_type$q == codes$27) begin
+            selected = events[27];
+        end
+        if (event_type$q == codes$28) begin
+            selected = events[28];
+        end
+        if (event_type$q == codes$29) begin
+            selected = events[29];
+        end
+        incremented = count$q + 32'h1;
+        overflow = 1'b0;
+        if (enable & selected) begin
+            count$d = incremented;
+            overflow = incremented == 32'h0;
+        end
+        if (reset) begin
+            count$d = 32'h0;
+            overflow = 1'b0;
+        end
+        if (write & (addr == count_address)) begin
+            count$d = wdata;
+            overflow = 1'b0;
+        end
+        if (write & (addr == type_address)) begin
+            event_type$d = ((wdata & type_mask) & 10'h3ff);
+        end
+        hit = 1'b0;
+        q = 32'h0;
+        if (addr == count_address) begin
+            hit = 1'b1;
+            q = count$q;
+        end
+        if (addr == type_address) begin
+            hit = 1'b1;
+            q = ((event_type$q) & 32'hffffffff);
+        end
+    end
+    
+endmodule // npu_u65_256_core$pmu$counters$2
+
+
+module npu_u65_256_core$pmu$counters$2$count(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$pmu$counters$2$count
+
+
+module npu_u65_256_core$pmu$counters$2$event_type(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    
+    // Constant declarations
+    localparam  init = 10'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$pmu$counters$2$event_type
+
+
+module npu_u65_256_core$pmu$counters$3(clock,rst_n,addr,write,wdata,hit,q,reset,enable,events,overflow);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [11:0] addr;
+    input wire  write;
+    input wire  [31:0] wdata;
+    output reg  hit;
+    output reg  [31:0] q;
+    input wire  reset;
+    input wire  enable;
+    input wire  [29:0] events;
+    output reg  overflow;
+    
+    // Constant declarations
+    localparam  count_address = 12'h30c;
+    localparam  type_address = 12'h38c;
+    localparam  type_mask = 32'h3ff;
+    localparam  codes$0 = 10'b10001;
+    localparam  codes$1 = 10'b100000;
+    localparam  codes$2 = 10'b100011;
+    localparam  codes$3 = 10'b10000000;
+    localparam  codes$4 = 10'b10000010;
+    localparam  codes$5 = 10'b10000011;
+    localparam  codes$6 = 10'b10000100;
+    localparam  codes$7 = 10'b10000111;
+    localparam  codes$8 = 10'b10001000;
+    localparam  codes$9 = 10'b10001001;
+    localparam  codes$10 = 10'b10001100;
+    localparam  codes$11 = 10'b10001110;
+    localparam  codes$12 = 10'b10001111;
+    localparam  codes$13 = 10'b110000000;
+    localparam  codes$14 = 10'b110000010;
+    localparam  codes$15 = 10'b110000011;
+    localparam  codes$16 = 10'b110000100;
+    localparam  codes$17 = 10'b110000111;
+    localparam  codes$18 = 10'b110001000;
+    localparam  codes$19 = 10'b110001001;
+    localparam  codes$20 = 10'b110001100;
+    localparam  codes$21 = 10'b110001110;
+    localparam  codes$22 = 10'b110001111;
+    localparam  codes$23 = 10'b10100000;
+    localparam  codes$24 = 10'b10100001;
+    localparam  codes$25 = 10'b10100010;
+    localparam  codes$26 = 10'b10100011;
+    localparam  codes$27 = 10'b10100100;
+    localparam  codes$28 = 10'b10100101;
+    localparam  codes$29 = 10'b10100110;
+    
+    // Stub signals
+    reg  event_type$clock;
+    reg  event_type$rst_n;
+    reg  [9:0] event_type$d;
+    wire  [9:0] event_type$q;
+    reg  count$clock;
+    reg  count$rst_n;
+    reg  [31:0] count$d;
+    wire  [31:0] count$q;
+    
+    // Local signals
+    reg  selected;
+    reg  [31:0] incremented;
+    
+    // Sub module instances
+    npu_u65_256_core$pmu$counters$3$event_type event_type(
+        .clock(event_type$clock),
+        .rst_n(event_type$rst_n),
+        .d(event_type$d),
+        .q(event_type$q)
+    );
+    npu_u65_256_core$pmu$counters$3$count count(
+        .clock(count$clock),
+        .rst_n(count$rst_n),
+        .d(count$d),
+        .q(count$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        event_type$clock = clock;
+        count$clock = clock;
+        event_type$d = event_type$q;
+        count$d = count$q;
+        event_type$rst_n = rst_n;
+        count$rst_n = rst_n;
+        selected = 1'b0;
+        if (event_type$q == codes$0) begin
+            selected = events[0];
+        end
+        if (event_type$q == codes$1) begin
+            selected = events[1];
+        end
+        if (event_type$q == codes$2) begin
+            selected = events[2];
+        end
+        if (event_type$q == codes$3) begin
+            selected = events[3];
+        end
+        if (event_type$q == codes$4) begin
+            selected = events[4];
+        end
+        if (event_type$q == codes$5) begin
+            selected = events[5];
+        end
+        if (event_type$q == codes$6) begin
+            selected = events[6];
+        end
+        if (event_type$q == codes$7) begin
+            selected = events[7];
+        end
+        if (event_type$q == codes$8) begin
+            selected = events[8];
+        end
+        if (event_type$q == codes$9) begin
+            selected = events[9];
+        end
+        if (event_type$q == codes$10) begin
+            selected = events[10];
+        end
+        if (event_type$q == codes$11) begin
+            selected = events[11];
+        end
+        if (event_type$q == codes$12) begin
+            selected = events[12];
+        end
+        if (event_type$q == codes$13) begin
+            selected = events[13];
+        end
+        if (event_type$q == codes$14) begin
+            selected = events[14];
+        end
+        if (event_type$q == codes$15) begin
+            selected = events[15];
+        end
+        if (event_type$q == codes$16) begin
+            selected = events[16];
+        end
+        if (event_type$q == codes$17) begin
+            selected = events[17];
+        end
+        if (event_type$q == codes$18) begin
+            selected = events[18];
+        end
+        if (event_type$q == codes$19) begin
+            selected = events[19];
+        end
+        if (event_type$q == codes$20) begin
+            selected = events[20];
+        end
+        if (event_type$q == codes$21) begin
+            selected = events[21];
+        end
+        if (event_type$q == codes$22) begin
+            selected = events[22];
+        end
+        if (event_type$q == codes$23) begin
+            selected = events[23];
+        end
+        if (event_type$q == codes$24) begin
+            selected = events[24];
+        end
+        if (event_type$q == codes$25) begin
+            selected = events[25];
+        end
+        if (event_type$q == codes$26) begin
+            selected = events[26];
+        end
+        if (event_type$q == codes$27) begin
+            selected = events[27];
+        end
+        if (event_type$q == codes$28) begin
+            selected = events[28];
+        end
+        if (event_type$q == codes$29) begin
+            selected = events[29];
+        end
+        incremented = count$q + 32'h1;
+        overflow = 1'b0;
+        if (enable & selected) begin
+            count$d = incremented;
+            overflow = incremented == 32'h0;
+        end
+        if (reset) begin
+            count$d = 32'h0;
+            overflow = 1'b0;
+        end
+        if (write & (addr == count_address)) begin
+            count$d = wdata;
+            overflow = 1'b0;
+        end
+        if (write & (addr == type_address)) begin
+            event_type$d = ((wdata & type_mask) & 10'h3ff);
+        end
+        hit = 1'b0;
+        q = 32'h0;
+        if (addr == count_address) begin
+            hit = 1'b1;
+            q = count$q;
+        end
+        if (addr == type_address) begin
+            hit = 1'b1;
+            q = ((event_type$q) & 32'hffffffff);
+        end
+    end
+    
+endmodule // npu_u65_256_core$pmu$counters$3
+
+
+module npu_u65_256_core$pmu$counters$3$count(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$pmu$counters$3$count
+
+
+module npu_u65_256_core$pmu$counters$3$event_type(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    
+    // Constant declarations
+    localparam  init = 10'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$pmu$counters$3$event_type
+
+
+module npu_u65_256_core$pmu$cycles(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$pmu$cycles
+
+
+module npu_u65_256_core$pmu$enables(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$pmu$enables
+
+
+module npu_u65_256_core$pmu$interrupts(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$pmu$interrupts
+
+
+module npu_u65_256_core$pmu$irq_raised(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$pmu$irq_raised
+
+
+module npu_u65_256_core$pmu$latency(clock,rst_n,m0_events$enabled,m0_events$ar_accepted,m0_events$ar_stalled,m0_events$ar_channel,m0_events$ar_counter,m0_events$r_beat,m0_events$r_last,m0_events$r_channel,m0_events$r_counter,m0_events$aw_accepted,m0_events$aw_stalled,m0_events$aw_channel,m0_events$aw_counter,m0_events$w_beat,m0_events$w_stalled,m0_events$w_channel,m0_events$b_response,m0_events$b_channel,m0_events$b_counter,m0_events$read_limit_stall,m0_events$write_limit_stall,m1_events$enabled,m1_events$ar_accepted,m1_events$ar_stalled,m1_events$ar_channel,m1_events$ar_counter,m1_events$r_beat,m1_events$r_last,m1_events$r_channel,m1_events$r_counter,m1_events$aw_accepted,m1_events$aw_stalled,m1_events$aw_channel,m1_events$aw_counter,m1_events$w_beat,m1_events$w_stalled,m1_events$w_channel,m1_events$b_response,m1_events$b_channel,m1_events$b_counter,m1_events$read_limit_stall,m1_events$write_limit_stall,channel,counter,restart,occurred);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  m0_events$enabled;
+    input wire  m0_events$ar_accepted;
+    input wire  m0_events$ar_stalled;
+    input wire  [3:0] m0_events$ar_channel;
+    input wire  [1:0] m0_events$ar_counter;
+    input wire  m0_events$r_beat;
+    input wire  m0_events$r_last;
+    input wire  [3:0] m0_events$r_channel;
+    input wire  [1:0] m0_events$r_counter;
+    input wire  m0_events$aw_accepted;
+    input wire  m0_events$aw_stalled;
+    input wire  [3:0] m0_events$aw_channel;
+    input wire  [1:0] m0_events$aw_counter;
+    input wire  m0_events$w_beat;
+    input wire  m0_events$w_stalled;
+    input wire  [3:0] m0_events$w_channel;
+    input wire  m0_events$b_response;
+    input wire  [3:0] m0_events$b_channel;
+    input wire  [1:0] m0_events$b_counter;
+    input wire  m0_events$read_limit_stall;
+    input wire  m0_events$write_limit_stall;
+    input wire  m1_events$enabled;
+    input wire  m1_events$ar_accepted;
+    input wire  m1_events$ar_stalled;
+    input wire  [3:0] m1_events$ar_channel;
+    input wire  [1:0] m1_events$ar_counter;
+    input wire  m1_events$r_beat;
+    input wire  m1_events$r_last;
+    input wire  [3:0] m1_events$r_channel;
+    input wire  [1:0] m1_events$r_counter;
+    input wire  m1_events$aw_accepted;
+    input wire  m1_events$aw_stalled;
+    input wire  [3:0] m1_events$aw_channel;
+    input wire  [1:0] m1_events$aw_counter;
+    input wire  m1_events$w_beat;
+    input wire  m1_events$w_stalled;
+    input wire  [3:0] m1_events$w_channel;
+    input wire  m1_events$b_response;
+    input wire  [3:0] m1_events$b_channel;
+    input wire  [1:0] m1_events$b_counter;
+    input wire  m1_events$read_limit_stall;
+    input wire  m1_events$write_limit_stall;
+    input wire  [3:0] channel;
+    input wire  [1:0] counter;
+    input wire  restart;
+    output reg  [6:0] occurred;
+    
+    // Constant declarations
+    localparam  thresholds$0 = 11'b100000;
+    localparam  thresholds$1 = 11'b1000000;
+    localparam  thresholds$2 = 11'b10000000;
+    localparam  thresholds$3 = 11'b100000000;
+    localparam  thresholds$4 = 11'b1000000000;
+    localparam  thresholds$5 = 11'b10000000000;
+    
+    // Stub signals
+    reg  outstanding$clock;
+    reg  outstanding$rst_n;
+    reg  [6:0] outstanding$d;
+    wire  [6:0] outstanding$q;
+    reg  timing$clock;
+    reg  timing$rst_n;
+    reg  timing$d;
+    wire  timing$q;
+    reg  ahead$clock;
+    reg  ahead$rst_n;
+    reg  [6:0] ahead$d;
+    wire  [6:0] ahead$q;
+    reg  age$clock;
+    reg  age$rst_n;
+    reg  [10:0] age$d;
+    wire  [10:0] age$q;
+    
+    // Local signals
+    reg  write_traffic;
+    reg  starts;
+    reg  ends;
+    reg  done;
+    
+    // Sub module instances
+    npu_u65_256_core$pmu$latency$outstanding outstanding(
+        .clock(outstanding$clock),
+        .rst_n(outstanding$rst_n),
+        .d(outstanding$d),
+        .q(outstanding$q)
+    );
+    npu_u65_256_core$pmu$latency$timing timing(
+        .clock(timing$clock),
+        .rst_n(timing$rst_n),
+        .d(timing$d),
+        .q(timing$q)
+    );
+    npu_u65_256_core$pmu$latency$ahead ahead(
+        .clock(ahead$clock),
+        .rst_n(ahead$rst_n),
+        .d(ahead$d),
+        .q(ahead$q)
+    );
+    npu_u65_256_core$pmu$latency$age age(
+        .clock(age$clock),
+        .rst_n(age$rst_n),
+        .d(age$d),
+        .q(age$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        outstanding$clock = clock;
+        timing$clock = clock;
+        ahead$clock = clock;
+        age$clock = clock;
+        outstanding$d = outstanding$q;
+        timing$d = timing$q;
+        ahead$d = ahead$q;
+        age$d = age$q;
+        outstanding$rst_n = rst_n;
+        timing$rst_n = rst_n;
+        ahead$rst_n = rst_n;
+        age$rst_n = rst_n;
+        write_traffic = channel[32'h3];
+        starts = (m0_events$ar_accepted & (m0_events$ar_channel == channel) & (m0_events$ar_counter == counter)) | (m1_events$ar_accepted & (m1_events$ar_channel == channel) & (m1_events$ar_counter == counter));
+        ends = (m0_events$r_beat & m0_events$r_last & (m0_events$r_channel == channel) & (m0_events$r_counter == counter)) | (m1_events$r_beat & m1_events$r_last & (m1_events$r_channel == channel) & (m1_events$r_counter == counter));
+        if (write_traffic) begin
+            starts = (m0_events$aw_accepted & (m0_events$aw_channel == channel) & (m0_events$aw_counter == counter)) | (m1_events$aw_accepted & (m1_events$aw_channel == channel) & (m1_events$aw_counter == counter));
+            ends = (m0_events$b_response & (m0_events$b_channel == channel) & (m0_events$b_counter == counter)) | (m1_events$b_response & (m1_events$b_channel == channel) & (m1_events$b_counter == counter));
+        end
+        if (starts & ~ends) begin
+            outstanding$d = outstanding$q + 32'h1;
+        end
+        if (~starts & ends & (outstanding$q != 32'h0)) begin
+            outstanding$d = outstanding$q - 32'h1;
+        end
+        done = timing$q & ends & (ahead$q == 32'h0);
+        if (timing$q) begin
+            if (~age$q[32'ha]) begin
+                age$d = age$q + 32'h1;
+            end
+            if (ends) begin
+                if (ahead$q == 32'h0) begin
+                    timing$d = 1'b0;
+                end
+                else begin
+                    ahead$d = ahead$q - 32'h1;
+                end
+            end
+        end
+        else if (starts) begin
+            timing$d = 1'b1;
+            age$d = 32'h1;
+            ahead$d = outstanding$q;
+            if (ends & (outstanding$q != 32'h0)) begin
+                ahead$d = outstanding$q - 32'h1;
+            end
+        end
+        if (restart) begin
+            timing$d = 1'b0;
+            outstanding$d = 32'h0;
+        end
+        occurred = 32'h0;
+        if (done) begin
+            occurred = 32'h1;
+            if (age$q >= thresholds$0) begin
+                occurred = (occurred & ~(1 << (0 + 32'h1)) | ((1'b1) << (0 + 32'h1)));
+            end
+            if (age$q >= thresholds$1) begin
+                occurred = (occurred & ~(1 << (1 + 32'h1)) | ((1'b1) << (1 + 32'h1)));
+            end
+            if (age$q >= thresholds$2) begin
+                occurred = (occurred & ~(1 << (2 + 32'h1)) | ((1'b1) << (2 + 32'h1)));
+            end
+            if (age$q >= thresholds$3) begin
+                occurred = (occurred & ~(1 << (3 + 32'h1)) | ((1'b1) << (3 + 32'h1)));
+            end
+            if (age$q >= thresholds$4) begin
+                occurred = (occurred & ~(1 << (4 + 32'h1)) | ((1'b1) << (4 + 32'h1)));
+            end
+            if (age$q >= thresholds$5) begin
+                occurred = (occurred & ~(1 << (5 + 32'h1)) | ((1'b1) << (5 + 32'h1)));
+            end
+        end
+    end
+    
+endmodule // npu_u65_256_core$pmu$latency
+
+
+module npu_u65_256_core$pmu$latency$age(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [10:0] d;
+    output reg  [10:0] q;
+    
+    // Constant declarations
+    localparam  init = 11'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$pmu$latency$age
+
+
+module npu_u65_256_core$pmu$latency$ahead(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [6:0] d;
+    output reg  [6:0] q;
+    
+    // Constant declarations
+    localparam  init = 7'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$pmu$latency$ahead
+
+
+module npu_u65_256_core$pmu$latency$outstanding(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [6:0] d;
+    output reg  [6:0] q;
+    
+    // Constant declarations
+    localparam  init = 7'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$pmu$latency$outstanding
+
+
+module npu_u65_256_core$pmu$latency$timing(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$pmu$latency$timing
+
+
+module npu_u65_256_core$pmu$overflows(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$pmu$overflows
+
+
+module npu_u65_256_core$pmu$pmcr(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$pmu$pmcr
+
+
+module npu_u65_256_core$pmu$port0(events$enabled,events$ar_accepted,events$ar_stalled,events$ar_channel,events$ar_counter,events$r_beat,events$r_last,events$r_channel,events$r_counter,events$aw_accepted,events$aw_stalled,events$aw_channel,events$aw_counter,events$w_beat,events$w_stalled,events$w_channel,events$b_response,events$b_channel,events$b_counter,events$read_limit_stall,events$write_limit_stall,filter,channel,occurred);
+    
+    // Module arguments
+    input wire  events$enabled;
+    input wire  events$ar_accepted;
+    input wire  events$ar_stalled;
+    input wire  [3:0] events$ar_channel;
+    input wire  [1:0] events$ar_counter;
+    input wire  events$r_beat;
+    input wire  events$r_last;
+    input wire  [3:0] events$r_channel;
+    input wire  [1:0] events$r_counter;
+    input wire  events$aw_accepted;
+    input wire  events$aw_stalled;
+    input wire  [3:0] events$aw_channel;
+    input wire  [1:0] events$aw_counter;
+    input wire  events$w_beat;
+    input wire  events$w_stalled;
+    input wire  [3:0] events$w_channel;
+    input wire  events$b_response;
+    input wire  [3:0] events$b_channel;
+    input wire  [1:0] events$b_counter;
+    input wire  events$read_limit_stall;
+    input wire  events$write_limit_stall;
+    input wire  filter;
+    input wire  [3:0] channel;
+    output reg  [9:0] occurred;
+    
+    // Local signals
+    reg  ar_pass;
+    reg  r_pass;
+    reg  aw_pass;
+    reg  w_pass;
+    
+    // Update code
+    always @(*) begin
+        ar_pass = ~filter | (events$ar_channel == channel);
+        r_pass = ~filter | (events$r_channel == channel);
+        aw_pass = ~filter | (events$aw_channel == channel);
+        w_pass = ~filter | (events$w_channel == channel);
+        occurred = 32'h0;
+        occurred = ((((((((((occurred & ~(1 << (32'h0)) | ((events$ar_accepted & ar_pass) << (32'h0))) & ~(1 << (32'h1)) | ((events$r_beat & r_pass) << (32'h1))) & ~(1 << (32'h2)) | ((events$ar_stalled & ar_pass) << (32'h2))) & ~(1 << (32'h3)) | ((events$aw_accepted & aw_pass) << (32'h3))) & ~(1 << (32'h4)) | ((events$w_beat & w_pass) << (32'h4))) & ~(1 << (32'h5)) | ((events$aw_stalled & aw_pass) << (32'h5))) & ~(1 << (32'h6)) | ((events$w_stalled & w_pass) << (32'h6))) & ~(1 << (32'h7)) | ((events$enabled) << (32'h7))) & ~(1 << (32'h8)) | ((events$read_limit_stall) << (32'h8))) & ~(1 << (32'h9)) | ((events$write_limit_stall) << (32'h9)));
+    end
+    
+endmodule // npu_u65_256_core$pmu$port0
+
+
+module npu_u65_256_core$pmu$port1(events$enabled,events$ar_accepted,events$ar_stalled,events$ar_channel,events$ar_counter,events$r_beat,events$r_last,events$r_channel,events$r_counter,events$aw_accepted,events$aw_stalled,events$aw_channel,events$aw_counter,events$w_beat,events$w_stalled,events$w_channel,events$b_response,events$b_channel,events$b_counter,events$read_limit_stall,events$write_limit_stall,filter,channel,occurred);
+    
+    // Module arguments
+    input wire  events$enabled;
+    input wire  events$ar_accepted;
+    input wire  events$ar_stalled;
+    input wire  [3:0] events$ar_channel;
+    input wire  [1:0] events$ar_counter;
+    input wire  events$r_beat;
+    input wire  events$r_last;
+    input wire  [3:0] events$r_channel;
+    input wire  [1:0] events$r_counter;
+    input wire  events$aw_accepted;
+    input wire  events$aw_stalled;
+    input wire  [3:0] events$aw_channel;
+    input wire  [1:0] events$aw_counter;
+    input wire  events$w_beat;
+    input wire  events$w_stalled;
+    input wire  [3:0] events$w_channel;
+    input wire  events$b_response;
+    input wire  [3:0] events$b_channel;
+    input wire  [1:0] events$b_counter;
+    input wire  events$read_limit_stall;
+    input wire  events$write_limit_stall;
+    input wire  filter;
+    input wire  [3:0] channel;
+    output reg  [9:0] occurred;
+    
+    // Local signals
+    reg  ar_pass;
+    reg  r_pass;
+    reg  aw_pass;
+    reg  w_pass;
+    
+    // Update code
+    always @(*) begin
+        ar_pass = ~filter | (events$ar_channel == channel);
+        r_pass = ~filter | (events$r_channel == channel);
+        aw_pass = ~filter | (events$aw_channel == channel);
+        w_pass = ~filter | (events$w_channel == channel);
+        occurred = 32'h0;
+        occurred = ((((((((((occurred & ~(1 << (32'h0)) | ((events$ar_accepted & ar_pass) << (32'h0))) & ~(1 << (32'h1)) | ((events$r_beat & r_pass) << (32'h1))) & ~(1 << (32'h2)) | ((events$ar_stalled & ar_pass) << (32'h2))) & ~(1 << (32'h3)) | ((events$aw_accepted & aw_pass) << (32'h3))) & ~(1 << (32'h4)) | ((events$w_beat & w_pass) << (32'h4))) & ~(1 << (32'h5)) | ((events$aw_stalled & aw_pass) << (32'h5))) & ~(1 << (32'h6)) | ((events$w_stalled & w_pass) << (32'h6))) & ~(1 << (32'h7)) | ((events$enabled) << (32'h7))) & ~(1 << (32'h8)) | ((events$read_limit_stall) << (32'h8))) & ~(1 << (32'h9)) | ((events$write_limit_stall) << (32'h9)));
+    end
+    
+endmodule // npu_u65_256_core$pmu$port1
+
+
+module npu_u65_256_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,qread,prot,resetting,pmu_hit,pmu_rdata,taken_write,cmd_write,queue_write,reset_write,cmd,qbase,qsize,qconfig,regioncfg,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15);
     
     // Module arguments
     input wire  clock;
@@ -20243,6 +22733,9 @@ module npu_u65_256_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
     input wire  [31:0] qread;
     input wire  [1:0] prot;
     input wire  resetting;
+    input wire  pmu_hit;
+    input wire  [31:0] pmu_rdata;
+    output reg  taken_write;
     output reg  cmd_write;
     output reg  queue_write;
     output reg  reset_write;
@@ -20480,90 +22973,6 @@ module npu_u65_256_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
     reg  [31:0] storage$27$wdata;
     wire  storage$27$hit;
     wire  [31:0] storage$27$q;
-    reg  storage$28$clock;
-    reg  storage$28$rst_n;
-    reg  [11:0] storage$28$addr;
-    reg  storage$28$write;
-    reg  [31:0] storage$28$wdata;
-    wire  storage$28$hit;
-    wire  [31:0] storage$28$q;
-    reg  storage$29$clock;
-    reg  storage$29$rst_n;
-    reg  [11:0] storage$29$addr;
-    reg  storage$29$write;
-    reg  [31:0] storage$29$wdata;
-    wire  storage$29$hit;
-    wire  [31:0] storage$29$q;
-    reg  storage$30$clock;
-    reg  storage$30$rst_n;
-    reg  [11:0] storage$30$addr;
-    reg  storage$30$write;
-    reg  [31:0] storage$30$wdata;
-    wire  storage$30$hit;
-    wire  [31:0] storage$30$q;
-    reg  storage$31$clock;
-    reg  storage$31$rst_n;
-    reg  [11:0] storage$31$addr;
-    reg  storage$31$write;
-    reg  [31:0] storage$31$wdata;
-    wire  storage$31$hit;
-    wire  [31:0] storage$31$q;
-    reg  storage$32$clock;
-    reg  storage$32$rst_n;
-    reg  [11:0] storage$32$addr;
-    reg  storage$32$write;
-    reg  [31:0] storage$32$wdata;
-    wire  storage$32$hit;
-    wire  [31:0] storage$32$q;
-    reg  storage$33$clock;
-    reg  storage$33$rst_n;
-    reg  [11:0] storage$33$addr;
-    reg  storage$33$write;
-    reg  [31:0] storage$33$wdata;
-    wire  storage$33$hit;
-    wire  [31:0] storage$33$q;
-    reg  storage$34$clock;
-    reg  storage$34$rst_n;
-    reg  [11:0] storage$34$addr;
-    reg  storage$34$write;
-    reg  [31:0] storage$34$wdata;
-    wire  storage$34$hit;
-    wire  [31:0] storage$34$q;
-    reg  storage$35$clock;
-    reg  storage$35$rst_n;
-    reg  [11:0] storage$35$addr;
-    reg  storage$35$write;
-    reg  [31:0] storage$35$wdata;
-    wire  storage$35$hit;
-    wire  [31:0] storage$35$q;
-    reg  storage$36$clock;
-    reg  storage$36$rst_n;
-    reg  [11:0] storage$36$addr;
-    reg  storage$36$write;
-    reg  [31:0] storage$36$wdata;
-    wire  storage$36$hit;
-    wire  [31:0] storage$36$q;
-    reg  storage$37$clock;
-    reg  storage$37$rst_n;
-    reg  [11:0] storage$37$addr;
-    reg  storage$37$write;
-    reg  [31:0] storage$37$wdata;
-    wire  storage$37$hit;
-    wire  [31:0] storage$37$q;
-    reg  storage$38$clock;
-    reg  storage$38$rst_n;
-    reg  [11:0] storage$38$addr;
-    reg  storage$38$write;
-    reg  [31:0] storage$38$wdata;
-    wire  storage$38$hit;
-    wire  [31:0] storage$38$q;
-    reg  storage$39$clock;
-    reg  storage$39$rst_n;
-    reg  [11:0] storage$39$addr;
-    reg  storage$39$write;
-    reg  [31:0] storage$39$wdata;
-    wire  storage$39$hit;
-    wire  [31:0] storage$39$q;
     reg  [11:0] constants$0$addr;
     wire  constants$0$hit;
     wire  [31:0] constants$0$q;
@@ -20606,30 +23015,6 @@ module npu_u65_256_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
     reg  [11:0] constants$13$addr;
     wire  constants$13$hit;
     wire  [31:0] constants$13$q;
-    reg  set_clear$0$clock;
-    reg  set_clear$0$rst_n;
-    reg  [11:0] set_clear$0$addr;
-    reg  set_clear$0$write;
-    reg  [31:0] set_clear$0$wdata;
-    wire  set_clear$0$hit;
-    wire  [31:0] set_clear$0$q;
-    reg  set_clear$1$clock;
-    reg  set_clear$1$rst_n;
-    reg  [11:0] set_clear$1$addr;
-    reg  set_clear$1$write;
-    reg  [31:0] set_clear$1$wdata;
-    wire  set_clear$1$hit;
-    wire  [31:0] set_clear$1$q;
-    reg  set_clear$2$clock;
-    reg  set_clear$2$rst_n;
-    reg  [11:0] set_clear$2$addr;
-    reg  set_clear$2$write;
-    reg  [31:0] set_clear$2$wdata;
-    wire  set_clear$2$hit;
-    wire  [31:0] set_clear$2$q;
-    
-    // Local signals
-    reg  taken_write;
     
     // Sub module instances
     npu_u65_256_core$regs$storage$0 storage$0(
@@ -20884,114 +23269,6 @@ module npu_u65_256_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         .hit(storage$27$hit),
         .q(storage$27$q)
     );
-    npu_u65_256_core$regs$storage$28 storage$28(
-        .clock(storage$28$clock),
-        .rst_n(storage$28$rst_n),
-        .addr(storage$28$addr),
-        .write(storage$28$write),
-        .wdata(storage$28$wdata),
-        .hit(storage$28$hit),
-        .q(storage$28$q)
-    );
-    npu_u65_256_core$regs$storage$29 storage$29(
-        .clock(storage$29$clock),
-        .rst_n(storage$29$rst_n),
-        .addr(storage$29$addr),
-        .write(storage$29$write),
-        .wdata(storage$29$wdata),
-        .hit(storage$29$hit),
-        .q(storage$29$q)
-    );
-    npu_u65_256_core$regs$storage$30 storage$30(
-        .clock(storage$30$clock),
-        .rst_n(storage$30$rst_n),
-        .addr(storage$30$addr),
-        .write(storage$30$write),
-        .wdata(storage$30$wdata),
-        .hit(storage$30$hit),
-        .q(storage$30$q)
-    );
-    npu_u65_256_core$regs$storage$31 storage$31(
-        .clock(storage$31$clock),
-        .rst_n(storage$31$rst_n),
-        .addr(storage$31$addr),
-        .write(storage$31$write),
-        .wdata(storage$31$wdata),
-        .hit(storage$31$hit),
-        .q(storage$31$q)
-    );
-    npu_u65_256_core$regs$storage$32 storage$32(
-        .clock(storage$32$clock),
-        .rst_n(storage$32$rst_n),
-        .addr(storage$32$addr),
-        .write(storage$32$write),
-        .wdata(storage$32$wdata),
-        .hit(storage$32$hit),
-        .q(storage$32$q)
-    );
-    npu_u65_256_core$regs$storage$33 storage$33(
-        .clock(storage$33$clock),
-        .rst_n(storage$33$rst_n),
-        .addr(storage$33$addr),
-        .write(storage$33$write),
-        .wdata(storage$33$wdata),
-        .hit(storage$33$hit),
-        .q(storage$33$q)
-    );
-    npu_u65_256_core$regs$storage$34 storage$34(
-        .clock(storage$34$clock),
-        .rst_n(storage$34$rst_n),
-        .addr(storage$34$addr),
-        .write(storage$34$write),
-        .wdata(storage$34$wdata),
-        .hit(storage$34$hit),
-        .q(storage$34$q)
-    );
-    npu_u65_256_core$regs$storage$35 storage$35(
-        .clock(storage$35$clock),
-        .rst_n(storage$35$rst_n),
-        .addr(storage$35$addr),
-        .write(storage$35$write),
-        .wdata(storage$35$wdata),
-        .hit(storage$35$hit),
-        .q(storage$35$q)
-    );
-    npu_u65_256_core$regs$storage$36 storage$36(
-        .clock(storage$36$clock),
-        .rst_n(storage$36$rst_n),
-        .addr(storage$36$addr),
-        .write(storage$36$write),
-        .wdata(storage$36$wdata),
-        .hit(storage$36$hit),
-        .q(storage$36$q)
-    );
-    npu_u65_256_core$regs$storage$37 storage$37(
-        .clock(storage$37$clock),
-        .rst_n(storage$37$rst_n),
-        .addr(storage$37$addr),
-        .write(storage$37$write),
-        .wdata(storage$37$wdata),
-        .hit(storage$37$hit),
-        .q(storage$37$q)
-    );
-    npu_u65_256_core$regs$storage$38 storage$38(
-        .clock(storage$38$clock),
-        .rst_n(storage$38$rst_n),
-        .addr(storage$38$addr),
-        .write(storage$38$write),
-        .wdata(storage$38$wdata),
-        .hit(storage$38$hit),
-        .q(storage$38$q)
-    );
-    npu_u65_256_core$regs$storage$39 storage$39(
-        .clock(storage$39$clock),
-        .rst_n(storage$39$rst_n),
-        .addr(storage$39$addr),
-        .write(storage$39$write),
-        .wdata(storage$39$wdata),
-        .hit(storage$39$hit),
-        .q(storage$39$q)
-    );
     npu_u65_256_core$regs$constants$0 constants$0(
         .addr(constants$0$addr),
         .hit(constants$0$hit),
@@ -21061,33 +23338,6 @@ module npu_u65_256_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
         .addr(constants$13$addr),
         .hit(constants$13$hit),
         .q(constants$13$q)
-    );
-    npu_u65_256_core$regs$set_clear$0 set_clear$0(
-        .clock(set_clear$0$clock),
-        .rst_n(set_clear$0$rst_n),
-        .addr(set_clear$0$addr),
-        .write(set_clear$0$write),
-        .wdata(set_clear$0$wdata),
-        .hit(set_clear$0$hit),
-        .q(set_clear$0$q)
-    );
-    npu_u65_256_core$regs$set_clear$1 set_clear$1(
-        .clock(set_clear$1$clock),
-        .rst_n(set_clear$1$rst_n),
-        .addr(set_clear$1$addr),
-        .write(set_clear$1$write),
-        .wdata(set_clear$1$wdata),
-        .hit(set_clear$1$hit),
-        .q(set_clear$1$q)
-    );
-    npu_u65_256_core$regs$set_clear$2 set_clear$2(
-        .clock(set_clear$2$clock),
-        .rst_n(set_clear$2$rst_n),
-        .addr(set_clear$2$addr),
-        .write(set_clear$2$write),
-        .wdata(set_clear$2$wdata),
-        .hit(set_clear$2$hit),
-        .q(set_clear$2$q)
     );
     
     // Update code
@@ -21347,114 +23597,6 @@ module npu_u65_256_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
             rdata = storage$27$q;
             defined = 1'b1;
         end
-        storage$28$clock = clock;
-        storage$28$rst_n = rst_n;
-        storage$28$addr = addr;
-        storage$28$write = taken_write;
-        storage$28$wdata = wdata;
-        if (storage$28$hit) begin
-            rdata = storage$28$q;
-            defined = 1'b1;
-        end
-        storage$29$clock = clock;
-        storage$29$rst_n = rst_n;
-        storage$29$addr = addr;
-        storage$29$write = taken_write;
-        storage$29$wdata = wdata;
-        if (storage$29$hit) begin
-            rdata = storage$29$q;
-            defined = 1'b1;
-        end
-        storage$30$clock = clock;
-        storage$30$rst_n = rst_n;
-        storage$30$addr = addr;
-        storage$30$write = taken_write;
-        storage$30$wdata = wdata;
-        if (storage$30$hit) begin
-            rdata = storage$30$q;
-            defined = 1'b1;
-        end
-        storage$31$clock = clock;
-        storage$31$rst_n = rst_n;
-        storage$31$addr = addr;
-        storage$31$write = taken_write;
-        storage$31$wdata = wdata;
-        if (storage$31$hit) begin
-            rdata = storage$31$q;
-            defined = 1'b1;
-        end
-        storage$32$clock = clock;
-        storage$32$rst_n = rst_n;
-        storage$32$addr = addr;
-        storage$32$write = taken_write;
-        storage$32$wdata = wdata;
-        if (storage$32$hit) begin
-            rdata = storage$32$q;
-            defined = 1'b1;
-        end
-        storage$33$clock = clock;
-        storage$33$rst_n = rst_n;
-        storage$33$addr = addr;
-        storage$33$write = taken_write;
-        storage$33$wdata = wdata;
-        if (storage$33$hit) begin
-            rdata = storage$33$q;
-            defined = 1'b1;
-        end
-        storage$34$clock = clock;
-        storage$34$rst_n = rst_n;
-        storage$34$addr = addr;
-        storage$34$write = taken_write;
-        storage$34$wdata = wdata;
-        if (storage$34$hit) begin
-            rdata = storage$34$q;
-            defined = 1'b1;
-        end
-        storage$35$clock = clock;
-        storage$35$rst_n = rst_n;
-        storage$35$addr = addr;
-        storage$35$write = taken_write;
-        storage$35$wdata = wdata;
-        if (storage$35$hit) begin
-            rdata = storage$35$q;
-            defined = 1'b1;
-        end
-        storage$36$clock = clock;
-        storage$36$rst_n = rst_n;
-        storage$36$addr = addr;
-        storage$36$write = taken_write;
-        storage$36$wdata = wdata;
-        if (storage$36$hit) begin
-            rdata = storage$36$q;
-            defined = 1'b1;
-        end
-        storage$37$clock = clock;
-        storage$37$rst_n = rst_n;
-        storage$37$addr = addr;
-        storage$37$write = taken_write;
-        storage$37$wdata = wdata;
-        if (storage$37$hit) begin
-            rdata = storage$37$q;
-            defined = 1'b1;
-        end
-        storage$38$clock = clock;
-        storage$38$rst_n = rst_n;
-        storage$38$addr = addr;
-        storage$38$write = taken_write;
-        storage$38$wdata = wdata;
-        if (storage$38$hit) begin
-            rdata = storage$38$q;
-            defined = 1'b1;
-        end
-        storage$39$clock = clock;
-        storage$39$rst_n = rst_n;
-        storage$39$addr = addr;
-        storage$39$write = taken_write;
-        storage$39$wdata = wdata;
-        if (storage$39$hit) begin
-            rdata = storage$39$q;
-            defined = 1'b1;
-        end
         constants$0$addr = addr;
         if (constants$0$hit) begin
             rdata = constants$0$q;
@@ -21525,31 +23667,8 @@ module npu_u65_256_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
             rdata = constants$13$q;
             defined = 1'b1;
         end
-        set_clear$0$clock = clock;
-        set_clear$0$rst_n = rst_n;
-        set_clear$0$addr = addr;
-        set_clear$0$write = taken_write;
-        set_clear$0$wdata = wdata;
-        if (set_clear$0$hit) begin
-            rdata = set_clear$0$q;
-            defined = 1'b1;
-        end
-        set_clear$1$clock = clock;
-        set_clear$1$rst_n = rst_n;
-        set_clear$1$addr = addr;
-        set_clear$1$write = taken_write;
-        set_clear$1$wdata = wdata;
-        if (set_clear$1$hit) begin
-            rdata = set_clear$1$q;
-            defined = 1'b1;
-        end
-        set_clear$2$clock = clock;
-        set_clear$2$rst_n = rst_n;
-        set_clear$2$addr = addr;
-        set_clear$2$write = taken_write;
-        set_clear$2$wdata = wdata;
-        if (set_clear$2$hit) begin
-            rdata = set_clear$2$q;
+        if (pmu_hit) begin
+            rdata = pmu_rdata;
             defined = 1'b1;
         end
         if (addr == status_address) begin
@@ -21881,207 +24000,6 @@ module npu_u65_256_core$regs$constants$9(addr,hit,q);
     end
     
 endmodule // npu_u65_256_core$regs$constants$9
-
-
-module npu_u65_256_core$regs$set_clear$0(clock,rst_n,addr,write,wdata,hit,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [11:0] addr;
-    input wire  write;
-    input wire  [31:0] wdata;
-    output reg  hit;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  set_address = 12'h184;
-    localparam  clear_address = 12'h188;
-    localparam  mask = 32'h8000000f;
-    
-    // Stub signals
-    reg  state$clock;
-    reg  state$rst_n;
-    reg  [31:0] state$d;
-    wire  [31:0] state$q;
-    
-    // Sub module instances
-    npu_u65_256_core$regs$set_clear$0$state state(
-        .clock(state$clock),
-        .rst_n(state$rst_n),
-        .d(state$d),
-        .q(state$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        state$clock = clock;
-        state$d = state$q;
-        state$rst_n = rst_n;
-        hit = (addr == set_address) | (addr == clear_address);
-        if (write & (addr == set_address)) begin
-            state$d = state$q | (wdata & mask);
-        end
-        if (write & (addr == clear_address)) begin
-            state$d = state$q & ~(wdata & mask);
-        end
-        q = state$q;
-    end
-    
-endmodule // npu_u65_256_core$regs$set_clear$0
-
-
-module npu_u65_256_core$regs$set_clear$0$state(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$set_clear$0$state
-
-
-module npu_u65_256_core$regs$set_clear$1(clock,rst_n,addr,write,wdata,hit,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [11:0] addr;
-    input wire  write;
-    input wire  [31:0] wdata;
-    output reg  hit;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  set_address = 12'h18c;
-    localparam  clear_address = 12'h190;
-    localparam  mask = 32'h8000000f;
-    
-    // Stub signals
-    reg  state$clock;
-    reg  state$rst_n;
-    reg  [31:0] state$d;
-    wire  [31:0] state$q;
-    
-    // Sub module instances
-    npu_u65_256_core$regs$set_clear$1$state state(
-        .clock(state$clock),
-        .rst_n(state$rst_n),
-        .d(state$d),
-        .q(state$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        state$clock = clock;
-        state$d = state$q;
-        state$rst_n = rst_n;
-        hit = (addr == set_address) | (addr == clear_address);
-        if (write & (addr == set_address)) begin
-            state$d = state$q | (wdata & mask);
-        end
-        if (write & (addr == clear_address)) begin
-            state$d = state$q & ~(wdata & mask);
-        end
-        q = state$q;
-    end
-    
-endmodule // npu_u65_256_core$regs$set_clear$1
-
-
-module npu_u65_256_core$regs$set_clear$1$state(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$set_clear$1$state
-
-
-module npu_u65_256_core$regs$set_clear$2(clock,rst_n,addr,write,wdata,hit,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [11:0] addr;
-    input wire  write;
-    input wire  [31:0] wdata;
-    output reg  hit;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  set_address = 12'h194;
-    localparam  clear_address = 12'h198;
-    localparam  mask = 32'h8000000f;
-    
-    // Stub signals
-    reg  state$clock;
-    reg  state$rst_n;
-    reg  [31:0] state$d;
-    wire  [31:0] state$q;
-    
-    // Sub module instances
-    npu_u65_256_core$regs$set_clear$2$state state(
-        .clock(state$clock),
-        .rst_n(state$rst_n),
-        .d(state$d),
-        .q(state$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        state$clock = clock;
-        state$d = state$q;
-        state$rst_n = rst_n;
-        hit = (addr == set_address) | (addr == clear_address);
-        if (write & (addr == set_address)) begin
-            state$d = state$q | (wdata & mask);
-        end
-        if (write & (addr == clear_address)) begin
-            state$d = state$q & ~(wdata & mask);
-        end
-        q = state$q;
-    end
-    
-endmodule // npu_u65_256_core$regs$set_clear$2
-
-
-module npu_u65_256_core$regs$set_clear$2$state(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$set_clear$2$state
 
 
 module npu_u65_256_core$regs$storage$0(clock,rst_n,addr,write,wdata,hit,q);
@@ -23533,144 +25451,6 @@ module npu_u65_256_core$regs$storage$27$value(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$regs$storage$27$value
 
 
-module npu_u65_256_core$regs$storage$28(clock,rst_n,addr,write,wdata,hit,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [11:0] addr;
-    input wire  write;
-    input wire  [31:0] wdata;
-    output reg  hit;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  address = 12'h180;
-    localparam  stored_mask = 32'h9;
-    localparam  fixed_bits = 32'h2000;
-    localparam  lock_rule = 1'b0;
-    
-    // Stub signals
-    reg  value$clock;
-    reg  value$rst_n;
-    reg  [31:0] value$d;
-    wire  [31:0] value$q;
-    
-    // Local signals
-    reg  written;
-    
-    // Sub module instances
-    npu_u65_256_core$regs$storage$28$value value(
-        .clock(value$clock),
-        .rst_n(value$rst_n),
-        .d(value$d),
-        .q(value$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        value$clock = clock;
-        value$d = value$q;
-        value$rst_n = rst_n;
-        hit = addr == address;
-        written = hit & write & (~lock_rule | (value$q == 32'h0) | (wdata == 32'h0));
-        if (written) begin
-            value$d = wdata & stored_mask;
-        end
-        q = value$q | fixed_bits;
-    end
-    
-endmodule // npu_u65_256_core$regs$storage$28
-
-
-module npu_u65_256_core$regs$storage$28$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$28$value
-
-
-module npu_u65_256_core$regs$storage$29(clock,rst_n,addr,write,wdata,hit,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [11:0] addr;
-    input wire  write;
-    input wire  [31:0] wdata;
-    output reg  hit;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  address = 12'h1a0;
-    localparam  stored_mask = 32'hffffffff;
-    localparam  fixed_bits = 32'h0;
-    localparam  lock_rule = 1'b0;
-    
-    // Stub signals
-    reg  value$clock;
-    reg  value$rst_n;
-    reg  [31:0] value$d;
-    wire  [31:0] value$q;
-    
-    // Local signals
-    reg  written;
-    
-    // Sub module instances
-    npu_u65_256_core$regs$storage$29$value value(
-        .clock(value$clock),
-        .rst_n(value$rst_n),
-        .d(value$d),
-        .q(value$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        value$clock = clock;
-        value$d = value$q;
-        value$rst_n = rst_n;
-        hit = addr == address;
-        written = hit & write & (~lock_rule | (value$q == 32'h0) | (wdata == 32'h0));
-        if (written) begin
-            value$d = wdata & stored_mask;
-        end
-        q = value$q | fixed_bits;
-    end
-    
-endmodule // npu_u65_256_core$regs$storage$29
-
-
-module npu_u65_256_core$regs$storage$29$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$29$value
-
-
 module npu_u65_256_core$regs$storage$3(clock,rst_n,addr,write,wdata,hit,q);
     
     // Module arguments
@@ -23738,696 +25518,6 @@ module npu_u65_256_core$regs$storage$3$value(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // npu_u65_256_core$regs$storage$3$value
-
-
-module npu_u65_256_core$regs$storage$30(clock,rst_n,addr,write,wdata,hit,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [11:0] addr;
-    input wire  write;
-    input wire  [31:0] wdata;
-    output reg  hit;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  address = 12'h1a4;
-    localparam  stored_mask = 32'hffff;
-    localparam  fixed_bits = 32'h0;
-    localparam  lock_rule = 1'b0;
-    
-    // Stub signals
-    reg  value$clock;
-    reg  value$rst_n;
-    reg  [31:0] value$d;
-    wire  [31:0] value$q;
-    
-    // Local signals
-    reg  written;
-    
-    // Sub module instances
-    npu_u65_256_core$regs$storage$30$value value(
-        .clock(value$clock),
-        .rst_n(value$rst_n),
-        .d(value$d),
-        .q(value$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        value$clock = clock;
-        value$d = value$q;
-        value$rst_n = rst_n;
-        hit = addr == address;
-        written = hit & write & (~lock_rule | (value$q == 32'h0) | (wdata == 32'h0));
-        if (written) begin
-            value$d = wdata & stored_mask;
-        end
-        q = value$q | fixed_bits;
-    end
-    
-endmodule // npu_u65_256_core$regs$storage$30
-
-
-module npu_u65_256_core$regs$storage$30$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$30$value
-
-
-module npu_u65_256_core$regs$storage$31(clock,rst_n,addr,write,wdata,hit,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [11:0] addr;
-    input wire  write;
-    input wire  [31:0] wdata;
-    output reg  hit;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  address = 12'h1ac;
-    localparam  stored_mask = 32'h70f;
-    localparam  fixed_bits = 32'h0;
-    localparam  lock_rule = 1'b0;
-    
-    // Stub signals
-    reg  value$clock;
-    reg  value$rst_n;
-    reg  [31:0] value$d;
-    wire  [31:0] value$q;
-    
-    // Local signals
-    reg  written;
-    
-    // Sub module instances
-    npu_u65_256_core$regs$storage$31$value value(
-        .clock(value$clock),
-        .rst_n(value$rst_n),
-        .d(value$d),
-        .q(value$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        value$clock = clock;
-        value$d = value$q;
-        value$rst_n = rst_n;
-        hit = addr == address;
-        written = hit & write & (~lock_rule | (value$q == 32'h0) | (wdata == 32'h0));
-        if (written) begin
-            value$d = wdata & stored_mask;
-        end
-        q = value$q | fixed_bits;
-    end
-    
-endmodule // npu_u65_256_core$regs$storage$31
-
-
-module npu_u65_256_core$regs$storage$31$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$31$value
-
-
-module npu_u65_256_core$regs$storage$32(clock,rst_n,addr,write,wdata,hit,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [11:0] addr;
-    input wire  write;
-    input wire  [31:0] wdata;
-    output reg  hit;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  address = 12'h300;
-    localparam  stored_mask = 32'hffffffff;
-    localparam  fixed_bits = 32'h0;
-    localparam  lock_rule = 1'b0;
-    
-    // Stub signals
-    reg  value$clock;
-    reg  value$rst_n;
-    reg  [31:0] value$d;
-    wire  [31:0] value$q;
-    
-    // Local signals
-    reg  written;
-    
-    // Sub module instances
-    npu_u65_256_core$regs$storage$32$value value(
-        .clock(value$clock),
-        .rst_n(value$rst_n),
-        .d(value$d),
-        .q(value$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        value$clock = clock;
-        value$d = value$q;
-        value$rst_n = rst_n;
-        hit = addr == address;
-        written = hit & write & (~lock_rule | (value$q == 32'h0) | (wdata == 32'h0));
-        if (written) begin
-            value$d = wdata & stored_mask;
-        end
-        q = value$q | fixed_bits;
-    end
-    
-endmodule // npu_u65_256_core$regs$storage$32
-
-
-module npu_u65_256_core$regs$storage$32$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$32$value
-
-
-module npu_u65_256_core$regs$storage$33(clock,rst_n,addr,write,wdata,hit,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [11:0] addr;
-    input wire  write;
-    input wire  [31:0] wdata;
-    output reg  hit;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  address = 12'h304;
-    localparam  stored_mask = 32'hffffffff;
-    localparam  fixed_bits = 32'h0;
-    localparam  lock_rule = 1'b0;
-    
-    // Stub signals
-    reg  value$clock;
-    reg  value$rst_n;
-    reg  [31:0] value$d;
-    wire  [31:0] value$q;
-    
-    // Local signals
-    reg  written;
-    
-    // Sub module instances
-    npu_u65_256_core$regs$storage$33$value value(
-        .clock(value$clock),
-        .rst_n(value$rst_n),
-        .d(value$d),
-        .q(value$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        value$clock = clock;
-        value$d = value$q;
-        value$rst_n = rst_n;
-        hit = addr == address;
-        written = hit & write & (~lock_rule | (value$q == 32'h0) | (wdata == 32'h0));
-        if (written) begin
-            value$d = wdata & stored_mask;
-        end
-        q = value$q | fixed_bits;
-    end
-    
-endmodule // npu_u65_256_core$regs$storage$33
-
-
-module npu_u65_256_core$regs$storage$33$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$33$value
-
-
-module npu_u65_256_core$regs$storage$34(clock,rst_n,addr,write,wdata,hit,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [11:0] addr;
-    input wire  write;
-    input wire  [31:0] wdata;
-    output reg  hit;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  address = 12'h308;
-    localparam  stored_mask = 32'hffffffff;
-    localparam  fixed_bits = 32'h0;
-    localparam  lock_rule = 1'b0;
-    
-    // Stub signals
-    reg  value$clock;
-    reg  value$rst_n;
-    reg  [31:0] value$d;
-    wire  [31:0] value$q;
-    
-    // Local signals
-    reg  written;
-    
-    // Sub module instances
-    npu_u65_256_core$regs$storage$34$value value(
-        .clock(value$clock),
-        .rst_n(value$rst_n),
-        .d(value$d),
-        .q(value$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        value$clock = clock;
-        value$d = value$q;
-        value$rst_n = rst_n;
-        hit = addr == address;
-        written = hit & write & (~lock_rule | (value$q == 32'h0) | (wdata == 32'h0));
-        if (written) begin
-            value$d = wdata & stored_mask;
-        end
-        q = value$q | fixed_bits;
-    end
-    
-endmodule // npu_u65_256_core$regs$storage$34
-
-
-module npu_u65_256_core$regs$storage$34$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$34$value
-
-
-module npu_u65_256_core$regs$storage$35(clock,rst_n,addr,write,wdata,hit,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [11:0] addr;
-    input wire  write;
-    input wire  [31:0] wdata;
-    output reg  hit;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  address = 12'h30c;
-    localparam  stored_mask = 32'hffffffff;
-    localparam  fixed_bits = 32'h0;
-    localparam  lock_rule = 1'b0;
-    
-    // Stub signals
-    reg  value$clock;
-    reg  value$rst_n;
-    reg  [31:0] value$d;
-    wire  [31:0] value$q;
-    
-    // Local signals
-    reg  written;
-    
-    // Sub module instances
-    npu_u65_256_core$regs$storage$35$value value(
-        .clock(value$clock),
-        .rst_n(value$rst_n),
-        .d(value$d),
-        .q(value$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        value$clock = clock;
-        value$d = value$q;
-        value$rst_n = rst_n;
-        hit = addr == address;
-        written = hit & write & (~lock_rule | (value$q == 32'h0) | (wdata == 32'h0));
-        if (written) begin
-            value$d = wdata & stored_mask;
-        end
-        q = value$q | fixed_bits;
-    end
-    
-endmodule // npu_u65_256_core$regs$storage$35
-
-
-module npu_u65_256_core$regs$storage$35$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$35$value
-
-
-module npu_u65_256_core$regs$storage$36(clock,rst_n,addr,write,wdata,hit,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [11:0] addr;
-    input wire  write;
-    input wire  [31:0] wdata;
-    output reg  hit;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  address = 12'h380;
-    localparam  stored_mask = 32'h3ff;
-    localparam  fixed_bits = 32'h0;
-    localparam  lock_rule = 1'b0;
-    
-    // Stub signals
-    reg  value$clock;
-    reg  value$rst_n;
-    reg  [31:0] value$d;
-    wire  [31:0] value$q;
-    
-    // Local signals
-    reg  written;
-    
-    // Sub module instances
-    npu_u65_256_core$regs$storage$36$value value(
-        .clock(value$clock),
-        .rst_n(value$rst_n),
-        .d(value$d),
-        .q(value$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        value$clock = clock;
-        value$d = value$q;
-        value$rst_n = rst_n;
-        hit = addr == address;
-        written = hit & write & (~lock_rule | (value$q == 32'h0) | (wdata == 32'h0));
-        if (written) begin
-            value$d = wdata & stored_mask;
-        end
-        q = value$q | fixed_bits;
-    end
-    
-endmodule // npu_u65_256_core$regs$storage$36
-
-
-module npu_u65_256_core$regs$storage$36$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$36$value
-
-
-module npu_u65_256_core$regs$storage$37(clock,rst_n,addr,write,wdata,hit,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [11:0] addr;
-    input wire  write;
-    input wire  [31:0] wdata;
-    output reg  hit;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  address = 12'h384;
-    localparam  stored_mask = 32'h3ff;
-    localparam  fixed_bits = 32'h0;
-    localparam  lock_rule = 1'b0;
-    
-    // Stub signals
-    reg  value$clock;
-    reg  value$rst_n;
-    reg  [31:0] value$d;
-    wire  [31:0] value$q;
-    
-    // Local signals
-    reg  written;
-    
-    // Sub module instances
-    npu_u65_256_core$regs$storage$37$value value(
-        .clock(value$clock),
-        .rst_n(value$rst_n),
-        .d(value$d),
-        .q(value$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        value$clock = clock;
-        value$d = value$q;
-        value$rst_n = rst_n;
-        hit = addr == address;
-        written = hit & write & (~lock_rule | (value$q == 32'h0) | (wdata == 32'h0));
-        if (written) begin
-            value$d = wdata & stored_mask;
-        end
-        q = value$q | fixed_bits;
-    end
-    
-endmodule // npu_u65_256_core$regs$storage$37
-
-
-module npu_u65_256_core$regs$storage$37$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$37$value
-
-
-module npu_u65_256_core$regs$storage$38(clock,rst_n,addr,write,wdata,hit,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [11:0] addr;
-    input wire  write;
-    input wire  [31:0] wdata;
-    output reg  hit;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  address = 12'h388;
-    localparam  stored_mask = 32'h3ff;
-    localparam  fixed_bits = 32'h0;
-    localparam  lock_rule = 1'b0;
-    
-    // Stub signals
-    reg  value$clock;
-    reg  value$rst_n;
-    reg  [31:0] value$d;
-    wire  [31:0] value$q;
-    
-    // Local signals
-    reg  written;
-    
-    // Sub module instances
-    npu_u65_256_core$regs$storage$38$value value(
-        .clock(value$clock),
-        .rst_n(value$rst_n),
-        .d(value$d),
-        .q(value$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        value$clock = clock;
-        value$d = value$q;
-        value$rst_n = rst_n;
-        hit = addr == address;
-        written = hit & write & (~lock_rule | (value$q == 32'h0) | (wdata == 32'h0));
-        if (written) begin
-            value$d = wdata & stored_mask;
-        end
-        q = value$q | fixed_bits;
-    end
-    
-endmodule // npu_u65_256_core$regs$storage$38
-
-
-module npu_u65_256_core$regs$storage$38$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$38$value
-
-
-module npu_u65_256_core$regs$storage$39(clock,rst_n,addr,write,wdata,hit,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [11:0] addr;
-    input wire  write;
-    input wire  [31:0] wdata;
-    output reg  hit;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  address = 12'h38c;
-    localparam  stored_mask = 32'h3ff;
-    localparam  fixed_bits = 32'h0;
-    localparam  lock_rule = 1'b0;
-    
-    // Stub signals
-    reg  value$clock;
-    reg  value$rst_n;
-    reg  [31:0] value$d;
-    wire  [31:0] value$q;
-    
-    // Local signals
-    reg  written;
-    
-    // Sub module instances
-    npu_u65_256_core$regs$storage$39$value value(
-        .clock(value$clock),
-        .rst_n(value$rst_n),
-        .d(value$d),
-        .q(value$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        value$clock = clock;
-        value$d = value$q;
-        value$rst_n = rst_n;
-        hit = addr == address;
-        written = hit & write & (~lock_rule | (value$q == 32'h0) | (wdata == 32'h0));
-        if (written) begin
-            value$d = wdata & stored_mask;
-        end
-        q = value$q | fixed_bits;
-    end
-    
-endmodule // npu_u65_256_core$regs$storage$39
-
-
-module npu_u65_256_core$regs$storage$39$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$39$value
 
 
 module npu_u65_256_core$regs$storage$4(clock,rst_n,addr,write,wdata,hit,q);

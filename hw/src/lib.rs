@@ -6,6 +6,7 @@ pub mod central_control;
 pub mod cpm;
 pub mod dma;
 pub mod emit;
+pub mod pmu;
 pub mod shram;
 pub mod top;
 pub mod weight_decoder;

@@ -5,7 +5,8 @@ use crate::apb::{ApbCompleter, RegisterFile};
 use crate::axi::AxiManagerPort;
 use crate::central_control::{CentralControl, NoDatapath, OpState};
 use crate::cpm::Cpm;
-use crate::dma::Dma;
+use crate::dma::{AxiEvents, Dma};
+use crate::pmu::Pmu;
 use crate::shram::Shram;
 use npu_spec::config::NpuConfig;
 use rust_hdl::prelude::*;
@@ -58,6 +59,7 @@ pub struct Npu {
     op_state: OpState,
     datapath: NoDatapath,
     dma: Dma,
+    pmu: Pmu,
     shram: Shram,
     /// The NPU has work, an IRQ or a reset in progress (QACTIVE without PWAKEUP).
     busy: Signal<Local, Bit>,
@@ -105,6 +107,7 @@ impl Npu {
             op_state: Default::default(),
             datapath: Default::default(),
             dma: Dma::new(config),
+            pmu: Default::default(),
             shram: Shram::new(
                 config.cores as usize,
                 config.shram_kib as usize * 1024 / config.cores as usize,
@@ -178,6 +181,8 @@ impl Logic for Npu {
         self.regs.prot.next = self.cpm.prot.val();
         self.regs.status.next = self.control.status.val();
         self.regs.qread.next = self.control.qread.val();
+        self.regs.pmu_hit.next = self.pmu.hit.val();
+        self.regs.pmu_rdata.next = self.pmu.rdata.val();
         self.IRQ.next = self.control.irq.val();
 
         self.control.clock.next = self.cpm.core_clock.val();
@@ -240,6 +245,19 @@ impl Logic for Npu {
         self.control.faulting_interface.next = self.dma.faulting_interface.val();
         AxiManagerPort::link(&mut self.m0, &mut self.dma.m0);
         AxiManagerPort::link(&mut self.m1, &mut self.dma.m1);
+
+        // TRM 4.5: the PMU counts cycles of the gated NPU clock.
+        self.pmu.clock.next = self.cpm.core_clock.val();
+        self.pmu.rst_n.next = self.cpm.core_rst_n.val();
+        self.pmu.addr.next = self.apb.reg_addr.val();
+        self.pmu.write.next = self.regs.taken_write.val();
+        self.pmu.wdata.next = self.apb.reg_wdata.val();
+        self.pmu.running.next = self.control.running_state.val();
+        self.pmu.stream_enable.next = self.control.pmu_enable.val();
+        self.pmu.clear_irq.next = self.control.clear_irq.val();
+        self.control.pmu_irq.next = self.pmu.irq.val();
+        AxiEvents::join(&mut self.dma.m0_events, &mut self.pmu.m0);
+        AxiEvents::join(&mut self.dma.m1_events, &mut self.pmu.m1);
 
         self.shram.clock.next = self.cpm.core_clock.val();
         self.shram.rst_n.next = self.cpm.core_rst_n.val();

@@ -5,5 +5,6 @@
 
 pub mod command;
 pub mod config;
+pub mod pmu;
 pub mod reference;
 pub mod regs;

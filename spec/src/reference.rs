@@ -1,6 +1,7 @@
 //! The register reference (`docs/registers.md`), written from the register map.
 
 use crate::config::NpuConfig;
+use crate::pmu::EVENTS;
 use crate::regs::{Behaviour, FieldAccess, Page, ResetValue, REGISTERS};
 use std::fmt::Write;
 
@@ -88,6 +89,20 @@ pub fn markdown() -> String {
                 );
             }
         }
+    }
+    let _ = writeln!(md, "\n## PMU events\n");
+    let _ = writeln!(
+        md,
+        "Values of `PMU_EVTYPERn.EV_TYPE` (TRM 4.5.5, table 4-79), from `spec/src/pmu.rs`.\n"
+    );
+    let _ = writeln!(md, "| EV_TYPE | name | unit | core | description |");
+    let _ = writeln!(md, "| --- | --- | --- | --- | --- |");
+    for e in EVENTS {
+        let _ = writeln!(
+            md,
+            "| 0x{:03X} | {} | {:?} | {} | {} |",
+            e.code, e.name, e.unit, e.core, e.description
+        );
     }
     md
 }

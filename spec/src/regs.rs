@@ -84,6 +84,8 @@ pub enum Behaviour {
     SoftReset,
     /// TRM 4.5.1: control with self-clearing action bits.
     PmuControl,
+    /// TRM 4.5.4, 4.5.10-11: a PMU counter; reads return the count, a write sets it.
+    Counter,
     /// Writing 1 sets bits of state shared with the paired clear register; reads show the state.
     SetBits(SharedBits),
     /// Writing 1 clears bits of state shared with the paired set register; reads show the state.
@@ -796,7 +798,7 @@ pub const PMCCNTR_LO: Register = reg(
     "PMCCNTR_LO",
     0x1A0,
     Page::Pmu,
-    Behaviour::Storage,
+    Behaviour::Counter,
     0,
     &[rw("CYCLE_CNT_LO", 0, 32, "Cycle count bits [31:0]")],
     "4.5.10",
@@ -807,7 +809,7 @@ pub const PMCCNTR_HI: Register = reg(
     "PMCCNTR_HI",
     0x1A4,
     Page::Pmu,
-    Behaviour::Storage,
+    Behaviour::Counter,
     0,
     &[rw("CYCLE_CNT_HI", 0, 16, "Cycle count bits [47:32]")],
     "4.5.11",
@@ -845,22 +847,28 @@ pub const PMCAXI_CHAN: Register = reg(
 );
 
 macro_rules! pmu_counters {
-    ($($name:ident = $addr:literal, $trm:literal, $field:literal, $width:literal, $desc:literal;)*) => {
-        $(pub const $name: Register = reg(stringify!($name), $addr, Page::Pmu, Behaviour::Storage, 0,
+    ($($name:ident = $addr:literal, $behaviour:ident, $trm:literal, $field:literal, $width:expr, $desc:literal;)*) => {
+        $(pub const $name: Register = reg(stringify!($name), $addr, Page::Pmu, Behaviour::$behaviour, 0,
             &[rw($field, 0, $width, $desc)], $trm, $desc);)*
     };
 }
 
 pmu_counters! {
-    PMU_EVCNTR0 = 0x300, "4.5.4", "count", 32, "Event counter 0";
-    PMU_EVCNTR1 = 0x304, "4.5.4", "count", 32, "Event counter 1";
-    PMU_EVCNTR2 = 0x308, "4.5.4", "count", 32, "Event counter 2";
-    PMU_EVCNTR3 = 0x30C, "4.5.4", "count", 32, "Event counter 3";
-    PMU_EVTYPER0 = 0x380, "4.5.5", "EV_TYPE", 10, "Event type of event counter 0";
-    PMU_EVTYPER1 = 0x384, "4.5.5", "EV_TYPE", 10, "Event type of event counter 1";
-    PMU_EVTYPER2 = 0x388, "4.5.5", "EV_TYPE", 10, "Event type of event counter 2";
-    PMU_EVTYPER3 = 0x38C, "4.5.5", "EV_TYPE", 10, "Event type of event counter 3";
+    PMU_EVCNTR0 = 0x300, Counter, "4.5.4", "count", 32, "Event counter 0";
+    PMU_EVCNTR1 = 0x304, Counter, "4.5.4", "count", 32, "Event counter 1";
+    PMU_EVCNTR2 = 0x308, Counter, "4.5.4", "count", 32, "Event counter 2";
+    PMU_EVCNTR3 = 0x30C, Counter, "4.5.4", "count", 32, "Event counter 3";
+    PMU_EVTYPER0 = 0x380, Storage, "4.5.5", "EV_TYPE", crate::pmu::EVENT_TYPE_BITS, "Event type of event counter 0 (table PMU events)";
+    PMU_EVTYPER1 = 0x384, Storage, "4.5.5", "EV_TYPE", crate::pmu::EVENT_TYPE_BITS, "Event type of event counter 1 (table PMU events)";
+    PMU_EVTYPER2 = 0x388, Storage, "4.5.5", "EV_TYPE", crate::pmu::EVENT_TYPE_BITS, "Event type of event counter 2 (table PMU events)";
+    PMU_EVTYPER3 = 0x38C, Storage, "4.5.5", "EV_TYPE", crate::pmu::EVENT_TYPE_BITS, "Event type of event counter 3 (table PMU events)";
 }
+
+/// PMU_EVCNTR0-3 and PMU_EVTYPER0-3, counter k at index k.
+pub const PMU_EVCNTR: [Register; PMU_EVENT_COUNTERS] =
+    [PMU_EVCNTR0, PMU_EVCNTR1, PMU_EVCNTR2, PMU_EVCNTR3];
+pub const PMU_EVTYPER: [Register; PMU_EVENT_COUNTERS] =
+    [PMU_EVTYPER0, PMU_EVTYPER1, PMU_EVTYPER2, PMU_EVTYPER3];
 
 /// Every register, in address order.
 pub const REGISTERS: &[Register] = &[

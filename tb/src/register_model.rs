@@ -13,15 +13,18 @@ pub struct Expected {
 }
 
 /// A write to `addr` that changes registers only: CMD with
-/// transition_to_running_state cleared, and none at all to RESET, which
-/// always starts a soft reset. The scoreboard models the registers while
-/// nothing runs; runs and resets are the central control's and the CPM's
+/// transition_to_running_state cleared, PMCR with cnt_en cleared, and none
+/// at all to RESET, which always starts a soft reset. The scoreboard models
+/// the registers while nothing runs and the PMU counts nothing; runs,
+/// resets and counting are the central control's, the CPM's and the PMU's
 /// tests.
 pub fn quiet_write(addr: u16, value: u32) -> Option<u32> {
     if addr == regs::RESET.address {
         None
     } else if addr == regs::CMD.address {
         Some(value & !regs::CMD.field("transition_to_running_state").mask())
+    } else if addr == regs::PMCR.address {
+        Some(value & !regs::PMCR.field("cnt_en").mask())
     } else {
         Some(value)
     }
@@ -33,6 +36,8 @@ pub struct RegisterModel {
     prot: u32,
     stored: HashMap<u16, u32>,
     shared: HashMap<SharedBits, u32>,
+    /// STATUS.pmu_irq_raised.
+    pmu_irq: bool,
 }
 
 impl RegisterModel {
@@ -48,6 +53,7 @@ impl RegisterModel {
             prot: regs::PROT.reset_value(config_word, porpl, porsl),
             stored,
             shared: HashMap::new(),
+            pmu_irq: false,
         }
     }
 
@@ -56,8 +62,12 @@ impl RegisterModel {
             Behaviour::SetBits(s) | Behaviour::ClearBits(s) => {
                 self.shared.get(&s).copied().unwrap_or(0)
             }
-            // Nothing runs while only registers are accessed: STATUS and QREAD stay 0.
+            // Nothing runs while only registers are accessed: STATUS and QREAD
+            // stay 0 but for the PMU interrupt that PMOVSSET and PMINTSET raise.
             Behaviour::Live if r.name == "PROT" => self.prot,
+            Behaviour::Live if r.name == "STATUS" => regs::STATUS
+                .field("pmu_irq_raised")
+                .set(0, u32::from(self.pmu_irq)),
             _ => self.stored[&r.address],
         }
     }
@@ -103,14 +113,46 @@ impl RegisterModel {
                     self.stored.insert(r.address, stored);
                 }
             }
-            Behaviour::SetBits(s) => *self.shared.entry(s).or_default() |= data & r.stored_mask(),
+            Behaviour::SetBits(s) => {
+                let bits = data & r.stored_mask();
+                let state = |s| self.shared.get(&s).copied().unwrap_or(0);
+                let (flags, enables) = (
+                    state(SharedBits::Overflow),
+                    state(SharedBits::InterruptEnable),
+                );
+                // An enabled flag set, or the interrupt of a set flag newly enabled.
+                match s {
+                    SharedBits::Overflow if bits & enables != 0 => self.pmu_irq = true,
+                    SharedBits::InterruptEnable if bits & !enables & flags != 0 => {
+                        self.pmu_irq = true
+                    }
+                    _ => {}
+                }
+                *self.shared.entry(s).or_default() |= bits;
+            }
             Behaviour::ClearBits(s) => {
                 *self.shared.entry(s).or_default() &= !(data & r.stored_mask())
             }
-            Behaviour::Storage
-            | Behaviour::Command
-            | Behaviour::SoftReset
-            | Behaviour::PmuControl => {
+            Behaviour::Command => {
+                if regs::CMD.field("clear_irq").get(data) != 0 {
+                    self.pmu_irq = false;
+                }
+                self.stored.insert(r.address, stored);
+            }
+            Behaviour::PmuControl => {
+                self.stored.insert(r.address, stored);
+                let mut reset = vec![];
+                if r.field("event_cnt_rst").get(data) != 0 {
+                    reset.extend(regs::PMU_EVCNTR);
+                }
+                if r.field("cycle_cnt_rst").get(data) != 0 {
+                    reset.extend([regs::PMCCNTR_LO, regs::PMCCNTR_HI]);
+                }
+                for counter in reset {
+                    self.stored.insert(counter.address, 0);
+                }
+            }
+            Behaviour::Storage | Behaviour::SoftReset | Behaviour::Counter => {
                 self.stored.insert(r.address, stored);
             }
         }

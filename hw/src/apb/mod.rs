@@ -6,4 +6,4 @@ mod registers;
 
 pub use completer::ApbCompleter;
 pub use register_file::RegisterFile;
-pub use registers::{ConstantRegister, SetClearRegister, StorageRegister};
+pub use registers::{ConstantRegister, StorageRegister};

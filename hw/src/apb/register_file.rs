@@ -1,9 +1,10 @@
 //! The register file: every register of `npu_spec::regs::REGISTERS`, decoded
-//! from the byte address and read through one multiplexer.
+//! from the byte address and read through one multiplexer. The PMU page's
+//! registers live in the PMU (`crate::pmu`), which answers for them.
 
-use super::registers::{ConstantRegister, SetClearRegister, StorageRegister};
+use super::registers::{ConstantRegister, StorageRegister};
 use npu_spec::config::NpuConfig;
-use npu_spec::regs::{self, Behaviour, Register, SharedBits};
+use npu_spec::regs::{self, Behaviour, Page, Register};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -24,6 +25,12 @@ pub struct RegisterFile {
     /// A reset is in progress (TRM 4.2.2 reset_status): every register but
     /// STATUS reads 0, and writes are ignored.
     pub resetting: Signal<In, Bit>,
+    /// The PMU decodes `addr` as one of its registers; its read value.
+    pub pmu_hit: Signal<In, Bit>,
+    pub pmu_rdata: Signal<In, Bits<32>>,
+    /// `write` unless a reset is in progress: the write the registers take,
+    /// the PMU's included.
+    pub taken_write: Signal<Out, Bit>,
     /// A permitted write of CMD; of QBASE0, QBASE1 or QSIZE; of RESET.
     pub cmd_write: Signal<Out, Bit>,
     pub queue_write: Signal<Out, Bit>,
@@ -40,7 +47,6 @@ pub struct RegisterFile {
     /// Stored registers, [`EXPORTED`] first.
     storage: Vec<StorageRegister>,
     constants: Vec<ConstantRegister>,
-    set_clear: Vec<SetClearRegister>,
     status_address: Constant<Bits<12>>,
     qread_address: Constant<Bits<12>>,
     prot_address: Constant<Bits<12>>,
@@ -50,8 +56,6 @@ pub struct RegisterFile {
     qsize_address: Constant<Bits<12>>,
     reset_address: Constant<Bits<12>>,
     reset_status: Constant<Bits<32>>,
-    /// `write` unless a reset is in progress.
-    taken_write: Signal<Local, Bit>,
 }
 
 /// Registers whose values leave the register file, at the head of its
@@ -92,32 +96,13 @@ fn with_behaviour(behaviour: Behaviour) -> impl Iterator<Item = &'static Registe
         .filter(move |r| r.behaviour == behaviour)
 }
 
-/// Registers whose reads come from their own storage.
-fn is_stored(behaviour: Behaviour) -> bool {
-    matches!(
-        behaviour,
-        Behaviour::Storage
-            | Behaviour::Command
-            | Behaviour::SoftReset
-            | Behaviour::Lock
-            | Behaviour::PmuControl
-    )
-}
-
-/// The single register with `behaviour`.
-///
-/// # Panics
-/// When the register map has none or several: the register file and the map disagree.
-fn only(behaviour: Behaviour) -> &'static Register {
-    let mut found = with_behaviour(behaviour);
-    let register = found
-        .next()
-        .unwrap_or_else(|| panic!("no register has behaviour {behaviour:?}"));
-    assert!(
-        found.next().is_none(),
-        "several registers have behaviour {behaviour:?}"
-    );
-    register
+/// Registers whose reads come from the register file's own storage.
+fn is_stored(register: &Register) -> bool {
+    register.page != Page::Pmu
+        && matches!(
+            register.behaviour,
+            Behaviour::Storage | Behaviour::Command | Behaviour::SoftReset | Behaviour::Lock
+        )
 }
 
 impl RegisterFile {
@@ -129,19 +114,13 @@ impl RegisterFile {
             ["STATUS", "QREAD", "PROT"],
             "live registers without a source"
         );
-        let set_clear = [
-            SharedBits::CounterEnable,
-            SharedBits::Overflow,
-            SharedBits::InterruptEnable,
-        ]
-        .into_iter()
-        .map(|state| {
-            SetClearRegister::new(
-                only(Behaviour::SetBits(state)),
-                only(Behaviour::ClearBits(state)),
-            )
-        })
-        .collect();
+        for r in regs::REGISTERS {
+            assert!(
+                r.page == Page::Pmu || is_stored(r) || r.is_read_only(),
+                "{} has no place in the register file",
+                r.name
+            );
+        }
         Self {
             clock: Default::default(),
             rst_n: Default::default(),
@@ -153,6 +132,9 @@ impl RegisterFile {
             status: Default::default(),
             qread: Default::default(),
             prot: Default::default(),
+            pmu_hit: Default::default(),
+            pmu_rdata: Default::default(),
+            taken_write: Default::default(),
             qbase: Default::default(),
             qsize: Default::default(),
             qconfig: Default::default(),
@@ -169,14 +151,13 @@ impl RegisterFile {
                 .chain(
                     regs::REGISTERS
                         .iter()
-                        .filter(|r| is_stored(r.behaviour) && !EXPORTED.contains(r)),
+                        .filter(|r| is_stored(r) && !EXPORTED.contains(r)),
                 )
                 .map(|r| StorageRegister::new(r, config_word))
                 .collect(),
             constants: with_behaviour(Behaviour::Constant)
                 .map(|r| ConstantRegister::new(r, config_word))
                 .collect(),
-            set_clear,
             status_address: Constant::new(u64::from(regs::STATUS.address).into()),
             qread_address: Constant::new(u64::from(regs::QREAD.address).into()),
             prot_address: Constant::new(u64::from(regs::PROT.address).into()),
@@ -188,7 +169,6 @@ impl RegisterFile {
             reset_status: Constant::new(
                 u64::from(regs::STATUS.field("reset_status").mask()).into(),
             ),
-            taken_write: Default::default(),
         }
     }
 }
@@ -218,16 +198,9 @@ impl Logic for RegisterFile {
                 self.defined.next = true;
             }
         }
-        for i in 0..self.set_clear.len() {
-            self.set_clear[i].clock.next = self.clock.val();
-            self.set_clear[i].rst_n.next = self.rst_n.val();
-            self.set_clear[i].addr.next = self.addr.val();
-            self.set_clear[i].write.next = self.taken_write.val();
-            self.set_clear[i].wdata.next = self.wdata.val();
-            if self.set_clear[i].hit.val() {
-                self.rdata.next = self.set_clear[i].q.val();
-                self.defined.next = true;
-            }
+        if self.pmu_hit.val() {
+            self.rdata.next = self.pmu_rdata.val();
+            self.defined.next = true;
         }
 
         if self.addr.val() == self.status_address.val() {

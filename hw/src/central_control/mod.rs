@@ -8,8 +8,9 @@
 //! - NPU_SET_*: written to the [`OpState`];
 //! - NPU_OP_DMA_START: queues the NPU_SET_DMA0_* values in the DMA (blocks
 //!   while both descriptors are busy); NPU_OP_DMA_WAIT k: waits until k or
-//!   fewer are; NPU_OP_KERNEL_WAIT and NPU_OP_PMU_MASK complete at once (no
-//!   kernel operation is ever outstanding, and the PMU is issue 5's);
+//!   fewer are; NPU_OP_KERNEL_WAIT completes at once (no kernel operation
+//!   is ever outstanding); NPU_OP_PMU_MASK sets `pmu_enable` to its enable
+//!   bit (the PMU counts only while it is 1 if PMCR.mask_en is set);
 //! - NPU_OP_STOP and NPU_OP_IRQ: once every DMA descriptor has completed,
 //!   OR the mask into STATUS.irq_history_mask and raise IRQ; STOP stops;
 //! - kernel operations (CONV, DEPTHWISE, POOL, ELEMENTWISE) go to the
@@ -24,6 +25,10 @@
 //! (as the golden model does); writing QBASE or QSIZE while stopped clears
 //! it. A bus error stops the NPU and raises IRQ. Errors are cleared only by
 //! reset; while one is set, transition_to_running_state is ignored.
+//!
+//! STATUS.pmu_irq_raised is the PMU's `pmu_irq`, and IRQ is raised while it
+//! or STATUS.irq_raised is; CMD.clear_irq clears both (`clear_irq` tells the
+//! PMU).
 //!
 //! QREAD is the byte offset of the first command not yet completed: the one
 //! executing, waiting or refused, or after a stop the offset past
@@ -62,6 +67,13 @@ pub struct CentralControl {
     pub status: Signal<Out, Bits<32>>,
     pub qread: Signal<Out, Bits<32>>,
     pub irq: Signal<Out, Bit>,
+    /// STATUS.state: the NPU is running.
+    pub running_state: Signal<Out, Bit>,
+    /// PMU: its interrupt (STATUS.pmu_irq_raised); CMD written with
+    /// clear_irq set; the enable bit of the last NPU_OP_PMU_MASK.
+    pub pmu_irq: Signal<In, Bit>,
+    pub clear_irq: Signal<Out, Bit>,
+    pub pmu_enable: Signal<Out, Bit>,
 
     /// DMA command channel.
     pub command_start: Signal<Out, Bit>,
@@ -103,6 +115,7 @@ pub struct CentralControl {
     dma_wait_key: Constant<Bits<11>>,
     kernel_wait_key: Constant<Bits<11>>,
     pmu_mask_key: Constant<Bits<11>>,
+    pmu_mask_enable: Constant<Bits<16>>,
 
     // Words of the command stream.
     word_index: Signal<Local, Bits<2>>,
@@ -133,11 +146,18 @@ pub struct CentralControl {
     parse_error: ResetReg<Bit>,
     end_reached: ResetReg<Bit>,
     bus_error_seen: ResetReg<Bit>,
+    pmu_enabled: ResetReg<Bit>,
 }
 
 impl Default for CentralControl {
     fn default() -> Self {
         let key = |op: Opcode| Constant::new(command_key(op).into());
+        let pmu_mask_enable = Opcode::NpuOpPmuMask
+            .info()
+            .fields
+            .iter()
+            .find(|f| f.name == "enable" && f.width == 1)
+            .expect("NPU_OP_PMU_MASK has a one-bit enable field");
         Self {
             clock: Default::default(),
             rst_n: Default::default(),
@@ -148,6 +168,10 @@ impl Default for CentralControl {
             status: Default::default(),
             qread: Default::default(),
             irq: Default::default(),
+            running_state: Default::default(),
+            pmu_irq: Default::default(),
+            clear_irq: Default::default(),
+            pmu_enable: Default::default(),
             command_start: Default::default(),
             command_cancel: Default::default(),
             command_valid: Default::default(),
@@ -181,6 +205,7 @@ impl Default for CentralControl {
             dma_wait_key: key(Opcode::NpuOpDmaWait),
             kernel_wait_key: key(Opcode::NpuOpKernelWait),
             pmu_mask_key: key(Opcode::NpuOpPmuMask),
+            pmu_mask_enable: Constant::new((1u64 << pmu_mask_enable.lo).into()),
             word_index: Default::default(),
             word: Default::default(),
             word_valid: Default::default(),
@@ -205,6 +230,7 @@ impl Default for CentralControl {
             parse_error: Default::default(),
             end_reached: Default::default(),
             bus_error_seen: Default::default(),
+            pmu_enabled: Default::default(),
         }
     }
 }
@@ -227,7 +253,8 @@ impl Logic for CentralControl {
             irq_history,
             parse_error,
             end_reached,
-            bus_error_seen
+            bus_error_seen,
+            pmu_enabled
         );
         self.running.rst_n.next = self.rst_n.val();
         self.fetching.rst_n.next = self.rst_n.val();
@@ -242,6 +269,7 @@ impl Logic for CentralControl {
         self.parse_error.rst_n.next = self.rst_n.val();
         self.end_reached.rst_n.next = self.rst_n.val();
         self.bus_error_seen.rst_n.next = self.rst_n.val();
+        self.pmu_enabled.rst_n.next = self.rst_n.val();
 
         // ---- The next word of the stream: from the head beat of the command channel ----
         self.word_index.next =
@@ -352,9 +380,11 @@ impl Logic for CentralControl {
                     {
                         self.complete.next = true;
                     }
-                } else if (self.key.val() == self.kernel_wait_key.val())
-                    | (self.key.val() == self.pmu_mask_key.val())
-                {
+                } else if self.key.val() == self.kernel_wait_key.val() {
+                    self.complete.next = true;
+                } else if self.key.val() == self.pmu_mask_key.val() {
+                    self.pmu_enabled.d.next =
+                        (self.op_param.val() & self.pmu_mask_enable.val()) != 0;
                     self.complete.next = true;
                 } else if self.kernel_op.val() {
                     self.op_valid.next = true;
@@ -438,12 +468,16 @@ impl Logic for CentralControl {
             }
         }
 
+        self.clear_irq.next = self.cmd_write.val() & self.wdata.val().get_bit(1);
+        self.pmu_enable.next = self.pmu_enabled.q.val();
+        self.running_state.next = self.running.q.val();
         self.qread.next = self.qread_offset.q.val();
-        self.irq.next = self.irq_raised.q.val();
+        self.irq.next = self.irq_raised.q.val() | self.pmu_irq.val();
         // TRM 4.2.2 field positions (npu_spec::regs::STATUS).
         self.status.next = ((bit_cast::<32, 16>(self.irq_history.q.val()) << 16)
             | (bit_cast::<32, 4>(self.faulting_channel.val()) << 12))
             .replace_bit(11, self.faulting_interface.val())
+            .replace_bit(6, self.pmu_irq.val())
             .replace_bit(5, self.end_reached.q.val())
             .replace_bit(4, self.parse_error.q.val())
             .replace_bit(2, self.bus_error.val())

@@ -46,6 +46,9 @@ pub struct Mem2Mem {
     pub wready: Signal<In, Bit>,
     pub b_valid: Signal<In, Bit>,
     pub burst_issued: Signal<Out, Bit>,
+    /// A read or write burst is held back by its outstanding limit (for the PMU).
+    pub read_limit_stall: Signal<Out, Bit>,
+    pub write_limit_stall: Signal<Out, Bit>,
     pub shram_write: Signal<Out, Bit>,
     pub shram_cores: Signal<Out, Bits<2>>,
     pub shram_line: Signal<Out, Bits<LINE_ADDRESS_BITS>>,
@@ -100,6 +103,7 @@ impl Logic for Mem2Mem {
         self.ar_address.next = self.read.ar_address.val();
         self.ar_len.next = self.read.ar_len.val();
         self.read.ar_grant.next = self.ar_grant.val();
+        self.read_limit_stall.next = self.read.limit_stall.val();
         self.read.r_valid.next = self.r_valid.val();
         self.read.r_data.next = self.r_data.val();
 
@@ -136,6 +140,7 @@ impl Logic for Mem2Mem {
         self.write.wready.next = self.wready.val();
         self.write.b_valid.next = self.b_valid.val();
         self.burst_issued.next = self.write.burst_issued.val();
+        self.write_limit_stall.next = self.write.limit_stall.val();
 
         // ... or the shared buffer.
         self.shram_write.next = self.aligner.out_fire.val() & self.to_shram.q.val();

@@ -21,6 +21,7 @@
 //! RREADY/BREADY stay high. Only a reset clears it.
 
 mod aligner;
+mod events;
 mod mem2mem;
 mod memtype;
 mod port;
@@ -29,6 +30,7 @@ mod walker;
 mod write_channel;
 
 pub use aligner::Aligner;
+pub use events::{AxiEvents, AxiEventsIn};
 pub use mem2mem::Mem2Mem;
 pub use memtype::MemtypeCache;
 pub use port::{ReadPort, ReadRequest};
@@ -134,6 +136,9 @@ pub struct Dma {
 
     pub m0: AxiManagerPort,
     pub m1: AxiManagerPort,
+    /// What M0 and M1 do, for the PMU.
+    pub m0_events: AxiEvents,
+    pub m1_events: AxiEvents,
 
     command: ReadChannel<4, 5>,
     mem2mem: Mem2Mem,
@@ -277,6 +282,8 @@ impl Dma {
             shram_strobe: Default::default(),
             m0: Default::default(),
             m1: Default::default(),
+            m0_events: Default::default(),
+            m1_events: Default::default(),
             command: Default::default(),
             mem2mem: Default::default(),
             port0: Default::default(),
@@ -803,6 +810,83 @@ impl Logic for Dma {
                 self.writes_outstanding[c].d.next = self.writes_outstanding[c].q.val() - 1;
             }
         }
+
+        // ---- Events for the PMU; the fault codes are the PMCAXI_CHAN.CH_SEL codes ----
+        self.m0_events.enabled.next = self.m0.aclken.val();
+        self.m0_events.ar_accepted.next =
+            self.m0.aclken.val() & self.port0.arvalid.val() & self.m0.arready.val();
+        self.m0_events.ar_stalled.next =
+            self.m0.aclken.val() & self.port0.arvalid.val() & !self.m0.arready.val();
+        self.m0_events.ar_channel.next = self.mem2mem_read_fault.val();
+        self.m0_events.ar_counter.next = self.mem2mem_read_counter.q.val();
+        if self.port0.arid.val() == self.command_id.val() {
+            self.m0_events.ar_channel.next = self.command_fault.val();
+            self.m0_events.ar_counter.next = self.command_counter.q.val();
+        }
+        self.m0_events.r_beat.next = self.m0.aclken.val() & self.m0.rvalid.val();
+        self.m0_events.r_last.next = self.m0.rlast.val();
+        self.m0_events.r_channel.next = self.mem2mem_read_fault.val();
+        self.m0_events.r_counter.next = self.mem2mem_read_counter.q.val();
+        if self.m0.rid.val() == self.command_id.val() {
+            self.m0_events.r_channel.next = self.command_fault.val();
+            self.m0_events.r_counter.next = self.command_counter.q.val();
+        }
+        self.m0_events.aw_accepted.next =
+            self.m0.aclken.val() & self.mem2mem.awvalid.val() & self.m0.awready.val();
+        self.m0_events.aw_stalled.next =
+            self.m0.aclken.val() & self.mem2mem.awvalid.val() & !self.m0.awready.val();
+        self.m0_events.aw_channel.next = self.mem2mem_write_fault.val();
+        self.m0_events.aw_counter.next = self.mem2mem_write_counter.q.val();
+        self.m0_events.w_beat.next =
+            self.m0.aclken.val() & self.mem2mem.wvalid.val() & self.m0.wready.val();
+        self.m0_events.w_stalled.next =
+            self.m0.aclken.val() & self.mem2mem.wvalid.val() & !self.m0.wready.val();
+        self.m0_events.w_channel.next = self.mem2mem_write_fault.val();
+        self.m0_events.b_response.next = self.m0.aclken.val() & self.m0.bvalid.val();
+        self.m0_events.b_channel.next = self.mem2mem_write_fault.val();
+        self.m0_events.b_counter.next = self.mem2mem_write_counter.q.val();
+        self.m0_events.read_limit_stall.next = self.m0.aclken.val()
+            & ((self.command.limit_stall.val() & !self.command_counter.q.val().get_bit(1))
+                | (self.mem2mem.read_limit_stall.val()
+                    & !self.mem2mem_read_counter.q.val().get_bit(1)));
+        self.m0_events.write_limit_stall.next =
+            self.m0.aclken.val() & self.mem2mem.write_limit_stall.val();
+
+        self.m1_events.enabled.next = self.m1.aclken.val();
+        self.m1_events.ar_accepted.next =
+            self.m1.aclken.val() & self.port1.arvalid.val() & self.m1.arready.val();
+        self.m1_events.ar_stalled.next =
+            self.m1.aclken.val() & self.port1.arvalid.val() & !self.m1.arready.val();
+        self.m1_events.ar_channel.next = self.mem2mem_read_fault.val();
+        self.m1_events.ar_counter.next = self.mem2mem_read_counter.q.val();
+        if self.port1.arid.val() == self.command_id.val() {
+            self.m1_events.ar_channel.next = self.command_fault.val();
+            self.m1_events.ar_counter.next = self.command_counter.q.val();
+        }
+        self.m1_events.r_beat.next = self.m1.aclken.val() & self.m1.rvalid.val();
+        self.m1_events.r_last.next = self.m1.rlast.val();
+        self.m1_events.r_channel.next = self.mem2mem_read_fault.val();
+        self.m1_events.r_counter.next = self.mem2mem_read_counter.q.val();
+        if self.m1.rid.val() == self.command_id.val() {
+            self.m1_events.r_channel.next = self.command_fault.val();
+            self.m1_events.r_counter.next = self.command_counter.q.val();
+        }
+        // Writes use M0 only.
+        self.m1_events.aw_accepted.next = false;
+        self.m1_events.aw_stalled.next = false;
+        self.m1_events.aw_channel.next = 0.into();
+        self.m1_events.aw_counter.next = 0.into();
+        self.m1_events.w_beat.next = false;
+        self.m1_events.w_stalled.next = false;
+        self.m1_events.w_channel.next = 0.into();
+        self.m1_events.b_response.next = false;
+        self.m1_events.b_channel.next = 0.into();
+        self.m1_events.b_counter.next = 0.into();
+        self.m1_events.read_limit_stall.next = self.m1.aclken.val()
+            & ((self.command.limit_stall.val() & self.command_counter.q.val().get_bit(1))
+                | (self.mem2mem.read_limit_stall.val()
+                    & self.mem2mem_read_counter.q.val().get_bit(1)));
+        self.m1_events.write_limit_stall.next = false;
 
         // ---- Bus errors: the first one is recorded and halts the DMA ----
         if !self.halted.q.val() {

@@ -34,6 +34,8 @@ pub struct ReadChannel<const N: usize, const C: usize> {
     pub ar_address: Signal<Out, Bits<40>>,
     pub ar_len: Signal<Out, Bits<8>>,
     pub ar_grant: Signal<In, Bit>,
+    /// A burst is ready but `may_issue` holds it back (for the PMU).
+    pub limit_stall: Signal<Out, Bit>,
     /// A read beat for this channel was accepted on the port.
     pub r_valid: Signal<In, Bit>,
     pub r_data: Signal<In, Bits<128>>,
@@ -47,6 +49,8 @@ pub struct ReadChannel<const N: usize, const C: usize> {
     pub busy: Signal<Out, Bit>,
     depth: Constant<Bits<C>>,
     burst_beats: Signal<Local, Bits<C>>,
+    /// A burst could be requested but for the outstanding limit.
+    burst_ready: Signal<Local, Bit>,
     issue: TransferWalker,
     receive: TransferWalker,
     buffer: Fifo<Bits<BEAT_BITS>, N, C>,
@@ -70,6 +74,7 @@ impl<const N: usize, const C: usize> Default for ReadChannel<N, C> {
             ar_address: Default::default(),
             ar_len: Default::default(),
             ar_grant: Default::default(),
+            limit_stall: Default::default(),
             r_valid: Default::default(),
             r_data: Default::default(),
             out_valid: Default::default(),
@@ -80,6 +85,7 @@ impl<const N: usize, const C: usize> Default for ReadChannel<N, C> {
             busy: Default::default(),
             depth: Constant::new((1u64 << N).into()),
             burst_beats: Default::default(),
+            burst_ready: Default::default(),
             issue: Default::default(),
             receive: Default::default(),
             buffer: Default::default(),
@@ -107,10 +113,11 @@ impl<const N: usize, const C: usize> Logic for ReadChannel<N, C> {
         self.receive.start.next = self.start.val();
 
         self.burst_beats.next = bit_cast::<C, 4>(self.issue.beats_m1.val()) + 1;
-        self.ar_request.next = self.issue.valid.val()
+        self.burst_ready.next = self.issue.valid.val()
             & !self.halt.val()
-            & self.may_issue.val()
             & (self.reserved.q.val() <= self.depth.val() - self.burst_beats.val());
+        self.ar_request.next = self.burst_ready.val() & self.may_issue.val();
+        self.limit_stall.next = self.burst_ready.val() & !self.may_issue.val();
         self.ar_address.next = self.issue.address.val();
         self.ar_len.next = bit_cast::<8, 4>(self.issue.beats_m1.val());
         self.issue.next_burst.next = self.ar_grant.val();

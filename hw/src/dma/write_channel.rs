@@ -49,9 +49,14 @@ pub struct WriteChannel<const N: usize, const C: usize> {
     pub b_valid: Signal<In, Bit>,
     /// A burst was committed this cycle (for the outstanding counters).
     pub burst_issued: Signal<Out, Bit>,
+    /// A burst is ready but `may_issue` holds it back (for the PMU).
+    pub limit_stall: Signal<Out, Bit>,
     /// Data or responses remain.
     pub busy: Signal<Out, Bit>,
     burst_beats: Signal<Local, Bits<C>>,
+    /// The address slot is free and a burst's data is in: it could be issued
+    /// but for the outstanding limit.
+    burst_ready: Signal<Local, Bit>,
     load_address: Signal<Local, Bit>,
     load_data: Signal<Local, Bit>,
     issue: TransferWalker,
@@ -96,8 +101,10 @@ impl<const N: usize, const C: usize> Default for WriteChannel<N, C> {
             wready: Default::default(),
             b_valid: Default::default(),
             burst_issued: Default::default(),
+            limit_stall: Default::default(),
             busy: Default::default(),
             burst_beats: Default::default(),
+            burst_ready: Default::default(),
             load_address: Default::default(),
             load_data: Default::default(),
             issue: Default::default(),
@@ -154,12 +161,12 @@ impl<const N: usize, const C: usize> Logic for WriteChannel<N, C> {
 
         // Address: when the slot is free (or being taken) and the burst's data is in.
         self.burst_beats.next = bit_cast::<C, 4>(self.issue.beats_m1.val()) + 1;
-        self.load_address.next = self.aclken.val()
-            & (!self.aw_valid.q.val() | self.awready.val())
+        self.burst_ready.next = (!self.aw_valid.q.val() | self.awready.val())
             & self.issue.valid.val()
             & !self.halt.val()
-            & self.may_issue.val()
             & (self.unclaimed.q.val() >= self.burst_beats.val());
+        self.load_address.next = self.aclken.val() & self.burst_ready.val() & self.may_issue.val();
+        self.limit_stall.next = self.burst_ready.val() & !self.may_issue.val();
         if self.aclken.val() & self.aw_valid.q.val() & self.awready.val() {
             self.aw_valid.d.next = false;
         }
