@@ -121,12 +121,6 @@ pub fn by_code(code: u16) -> Option<&'static Event> {
 /// Latency thresholds of `axi_latency_32` to `axi_latency_1024`, in cycles.
 pub const LATENCY_THRESHOLDS: [u32; 6] = [32, 64, 128, 256, 512, 1024];
 
-/// `PMCAXI_CHAN.BW_CH_SEL_EN` filters these events by channel (TRM 4.5.12:
-/// the bandwidth events 0x80-0x89 and 0x180-0x189).
-pub fn is_bandwidth_event(code: u16) -> bool {
-    (0x80..=0x89).contains(&(code & 0xFF)) && matches!(code >> 8, 0 | 1)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,21 +165,5 @@ mod tests {
         for (e, t) in of_unit(Unit::AxiLatency).skip(1).zip(LATENCY_THRESHOLDS) {
             assert_eq!(e.name, format!("axi_latency_{t}"));
         }
-    }
-
-    #[test]
-    fn bandwidth_events_are_the_axi_handshake_events() {
-        let bw: Vec<u16> = EVENTS
-            .iter()
-            .map(|e| e.code)
-            .filter(|&c| is_bandwidth_event(c))
-            .collect();
-        assert_eq!(
-            bw,
-            [
-                0x80, 0x82, 0x83, 0x84, 0x87, 0x88, 0x89, 0x180, 0x182, 0x183, 0x184, 0x187, 0x188,
-                0x189
-            ]
-        );
     }
 }
