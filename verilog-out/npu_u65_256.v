@@ -128,6 +128,7 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  cpm$shram_clearing;
     reg  cpm$active;
     reg  cpm$idle;
+    reg  cpm$apb_select;
     reg  cpm$wakeup;
     reg  cpm$clock_q_enable;
     reg  cpm$power_q_enable;
@@ -448,6 +449,7 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .shram_clearing(cpm$shram_clearing),
         .active(cpm$active),
         .idle(cpm$idle),
+        .apb_select(cpm$apb_select),
         .wakeup(cpm$wakeup),
         .clock_q_enable(cpm$clock_q_enable),
         .power_q_enable(cpm$power_q_enable),
@@ -847,6 +849,7 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         cpm$active = busy | PWAKEUP;
         cpm$idle = ~busy;
         cpm$wakeup = PWAKEUP;
+        cpm$apb_select = PSEL;
         cpm$clock_q_enable = regs$cmd[32'h2];
         cpm$power_q_enable = regs$cmd[32'h3];
         cpm$clock_q$qreq_n = CLKQREQn;
@@ -1895,7 +1898,7 @@ module npu_u65_256_core$control$words_taken(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$control$words_taken
 
 
-module npu_u65_256_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disable,dft_cgen,rst_n,core_rst_n,core_clock,porpl,porsl,prot,reset_write,reset_value,reset_pprot,resetting,quiesce,axi_quiet,shram_clear,shram_clearing,active,idle,wakeup,clock_q_enable,power_q_enable,clock_q$qreq_n,clock_q$qaccept_n,clock_q$qdeny,clock_q$qactive,power_q$qreq_n,power_q$qaccept_n,power_q$qdeny,power_q$qactive);
+module npu_u65_256_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disable,dft_cgen,rst_n,core_rst_n,core_clock,porpl,porsl,prot,reset_write,reset_value,reset_pprot,resetting,quiesce,axi_quiet,shram_clear,shram_clearing,active,idle,apb_select,wakeup,clock_q_enable,power_q_enable,clock_q$qreq_n,clock_q$qaccept_n,clock_q$qdeny,clock_q$qactive,power_q$qreq_n,power_q$qaccept_n,power_q$qdeny,power_q$qactive);
     
     // Module arguments
     input wire  clock;
@@ -1920,6 +1923,7 @@ module npu_u65_256_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disabl
     input wire  shram_clearing;
     input wire  active;
     input wire  idle;
+    input wire  apb_select;
     input wire  wakeup;
     input wire  clock_q_enable;
     input wire  power_q_enable;
@@ -2180,7 +2184,7 @@ module npu_u65_256_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disabl
         power_q_completer$active = active;
         power_q_completer$allow = power_q_enable & idle & ~wakeup & ~resetting;
         clock_gate$clock = clock;
-        clock_gate$enable = ~(clock_q_completer$stopped | power_q_completer$stopped) | dft_cgen;
+        clock_gate$enable = dft_cgen | (~(clock_q_completer$stopped | power_q_completer$stopped) & (~clock_q_enable | active | apb_select));
         core_clock = clock_gate$gated;
     end
     

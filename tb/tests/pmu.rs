@@ -108,6 +108,16 @@ fn stop_counting(tb: &mut NpuTb) {
     write(tb, &regs::PMCR, 0);
 }
 
+/// A bench whose NPU clock is forced on (CMD.clock_q_enable = 0), so the
+/// PMU counts every cycle: TRM 4.5 says the PMU counts the clock after the
+/// main clock gate, which otherwise stops while the NPU is idle.
+fn ungated_bench() -> NpuTb {
+    let mut tb = NpuTb::new("u65-256").unwrap();
+    let cmd = regs::CMD.field("power_q_enable").set(0, 1);
+    write(&mut tb, &regs::CMD, cmd);
+    tb
+}
+
 // ---- Registers ----
 
 #[test]
@@ -159,7 +169,7 @@ fn pmu_registers_hold_what_is_written_while_nothing_counts() {
 fn cycle_counter_counts_every_cycle_between_enable_and_disable() {
     let seed = seed();
     let mut rng = StdRng::seed_from_u64(seed);
-    let mut tb = NpuTb::new("u65-256").unwrap();
+    let mut tb = ungated_bench();
     write(&mut tb, &regs::PMCNTENSET, bit(&regs::PMCNTENSET, None));
     for _ in 0..5 {
         let wait = rng.gen_range(0..400);
@@ -190,7 +200,7 @@ fn cycle_counter_counts_every_cycle_between_enable_and_disable() {
 
 #[test]
 fn event_counters_count_their_event_when_enabled() {
-    let mut tb = NpuTb::new("u65-256").unwrap();
+    let mut tb = ungated_bench();
     let events = [&pmu::CYCLE, &pmu::NPU_IDLE, &pmu::NPU_RUNNING, &pmu::CYCLE];
     start_counting(&mut tb, &Setup::events(events));
     // Counter 3 stops when PMCNTENCLR clears its enable bit.
@@ -215,7 +225,7 @@ fn event_counters_count_their_event_when_enabled() {
 
 #[test]
 fn reset_bits_restart_their_counters_and_counting_goes_on() {
-    let mut tb = NpuTb::new("u65-256").unwrap();
+    let mut tb = ungated_bench();
     start_counting(&mut tb, &Setup::events([&pmu::CYCLE; 4]));
     tb.cycles(100);
     let event_reset = tb.model.cycle();
@@ -234,11 +244,30 @@ fn reset_bits_restart_their_counters_and_counting_goes_on() {
     assert_eq!(read(&mut tb, &regs::PMCR), 0x2000);
 }
 
+#[test]
+fn the_cycle_counter_counts_only_ungated_cycles() {
+    // CMD resets with clock_q_enable set: the idle NPU's clock is gated.
+    let mut tb = NpuTb::new("u65-256").unwrap();
+    write(&mut tb, &regs::PMCNTENSET, bit(&regs::PMCNTENSET, None));
+    write(&mut tb, &regs::PMCR, pmcr(&["cnt_en", "cycle_cnt_rst"]));
+    tb.cycles(500);
+    let gated = cycle_count(&mut tb);
+    assert!(
+        gated < 20,
+        "only the APB transfers' cycles count while idle, not {gated}"
+    );
+    // Forcing the clock (TRM 4.5: CMD bit 2 low) counts every cycle.
+    write(&mut tb, &regs::CMD, 0);
+    let start = cycle_count(&mut tb);
+    tb.cycles(500);
+    assert!(cycle_count(&mut tb) - start >= 500);
+}
+
 // ---- Overflow and the PMU interrupt ----
 
 #[test]
 fn event_counter_wrap_sets_its_flag_and_an_enabled_flag_raises_the_irq() {
-    let mut tb = NpuTb::new("u65-256").unwrap();
+    let mut tb = ungated_bench();
     for irq_counter in [None, Some(0), Some(1), Some(2), Some(3)] {
         start_counting(&mut tb, &Setup::events([&pmu::CYCLE; 4]));
         stop_counting(&mut tb);

@@ -27,9 +27,14 @@
 //! in progress, or PWAKEUP). A request is accepted when the NPU is `idle`
 //! (stopped, no DMA descriptor, no AXI transaction, no IRQ), PWAKEUP is low,
 //! no reset is in progress and CMD.clock_q_enable (power_q_enable) allows
-//! it; otherwise it is denied. While either channel is in Q_STOPPED the main
-//! clock gate is closed, unless DFTCGEN forces it open. This module,
-//! with the Q-channel logic, runs on the ungated clock.
+//! it; otherwise it is denied.
+//!
+//! The main clock gate feeds everything but this module. It is closed while
+//! either channel is in Q_STOPPED, and, when CMD.clock_q_enable is set,
+//! also while the NPU is idle and no APB transfer or PWAKEUP needs the
+//! clock (the PMU then counts only the ungated cycles, TRM 4.5).
+//! CMD.clock_q_enable = 0 forces it open outside Q_STOPPED; DFTCGEN forces
+//! it open always.
 
 mod q_channel;
 
@@ -89,6 +94,8 @@ pub struct Cpm {
     /// QACTIVE; a request may be accepted when `idle` and CMD allows it.
     pub active: Signal<In, Bit>,
     pub idle: Signal<In, Bit>,
+    /// PSEL: an APB transfer needs the clock.
+    pub apb_select: Signal<In, Bit>,
     pub wakeup: Signal<In, Bit>,
     pub clock_q_enable: Signal<In, Bit>,
     pub power_q_enable: Signal<In, Bit>,
@@ -137,6 +144,7 @@ impl Default for Cpm {
             shram_clearing: Default::default(),
             active: Default::default(),
             idle: Default::default(),
+            apb_select: Default::default(),
             wakeup: Default::default(),
             clock_q_enable: Default::default(),
             power_q_enable: Default::default(),
@@ -284,9 +292,12 @@ impl Logic for Cpm {
             & !self.resetting.val();
         QChannelPort::link(&mut self.power_q, &mut self.power_q_completer.port);
         self.clock_gate.clock.next = self.clock.val();
-        self.clock_gate.enable.next = !(self.clock_q_completer.stopped.val()
-            | self.power_q_completer.stopped.val())
-            | self.dft_cgen.val();
+        // TRM 3.3.4.2, 4.5: with clock_q_enable set the gate also closes
+        // while the NPU has nothing to do (no work, IRQ, reset, PWAKEUP or
+        // APB transfer); clock_q_enable = 0 forces it open, as does DFTCGEN.
+        self.clock_gate.enable.next = self.dft_cgen.val()
+            | (!(self.clock_q_completer.stopped.val() | self.power_q_completer.stopped.val())
+                & (!self.clock_q_enable.val() | self.active.val() | self.apb_select.val()));
         self.core_clock.next = self.clock_gate.gated.val();
     }
 }
