@@ -222,17 +222,6 @@ fn random_axi_settings(rng: &mut StdRng) -> AxiSettings {
     settings
 }
 
-fn random_completer(rng: &mut StdRng) -> CompleterConfig {
-    CompleterConfig {
-        read_latency: rng.gen_range(0..24),
-        write_latency: rng.gen_range(0..24),
-        ready_probability: rng.gen_range(0.3..=1.0),
-        response_probability: rng.gen_range(0.3..=1.0),
-        reorder: rng.gen_bool(0.5),
-        errors: vec![],
-    }
-}
-
 fn random_aclken(rng: &mut StdRng) -> Vec<bool> {
     match rng.gen_range(0..4) {
         0 => vec![false, true],
@@ -334,7 +323,10 @@ fn random_jobs(config: &NpuConfig, jobs: usize) {
         let (job, transfers) = random_job(&mut rng, config);
         let mut rtl = RtlBackend {
             settings: random_axi_settings(&mut rng),
-            axi_configs: [random_completer(&mut rng), random_completer(&mut rng)],
+            axi_configs: [
+                CompleterConfig::random(&mut rng),
+                CompleterConfig::random(&mut rng),
+            ],
             aclken_patterns: [random_aclken(&mut rng), random_aclken(&mut rng)],
             axi_seed: Some(rng.gen()),
             secure: rng.gen(),

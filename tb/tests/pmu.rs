@@ -498,17 +498,6 @@ fn served(e: &Event, run: &Run) -> Option<u64> {
     })
 }
 
-fn random_completer(rng: &mut StdRng) -> CompleterConfig {
-    CompleterConfig {
-        read_latency: rng.gen_range(0..20),
-        write_latency: rng.gen_range(0..20),
-        ready_probability: rng.gen_range(0.3..=1.0),
-        response_probability: rng.gen_range(0.3..=1.0),
-        reorder: rng.gen_bool(0.5),
-        errors: vec![],
-    }
-}
-
 #[test]
 fn axi_events_equal_what_the_memory_models_served_on_each_port() {
     let seed = seed();
@@ -527,7 +516,7 @@ fn axi_events_equal_what_the_memory_models_served_on_each_port() {
         for _ in 0..3 {
             for group in checked.chunks(PMU_EVENT_COUNTERS) {
                 for port in AxiPort::ALL {
-                    tb.set_axi_config(port, random_completer(&mut rng));
+                    tb.set_axi_config(port, CompleterConfig::random(&mut rng));
                     let aclken = [vec![true], vec![true, false], vec![true, true, false]];
                     tb.set_aclken_pattern(port, &aclken[rng.gen_range(0..3)]);
                 }
@@ -641,7 +630,7 @@ fn bandwidth_filter_counts_the_selected_channel_only() {
     ];
     // CH_SEL: 0 command, 4 mem2mem read, 9 mem2mem write, 1 IFM (TRM 4.5.12).
     for (channel, filter) in [(0, false), (0, true), (4, true), (9, true), (1, true)] {
-        tb.set_axi_config(AxiPort::M0, random_completer(&mut rng));
+        tb.set_axi_config(AxiPort::M0, CompleterConfig::random(&mut rng));
         let setup = Setup {
             axi_channel: axi_channel(channel, 0, filter),
             ..Setup::events(events)

@@ -32,6 +32,19 @@ pub struct CompleterConfig {
 }
 
 impl CompleterConfig {
+    /// A memory with random latency (0-23 cycles), back-pressure, response
+    /// delays and reordering, and no errors: for randomized tests.
+    pub fn random(rng: &mut impl Rng) -> Self {
+        Self {
+            read_latency: rng.gen_range(0..24),
+            write_latency: rng.gen_range(0..24),
+            ready_probability: rng.gen_range(0.3..=1.0),
+            response_probability: rng.gen_range(0.3..=1.0),
+            reorder: rng.gen_bool(0.5),
+            errors: vec![],
+        }
+    }
+
     /// A zero-latency memory that never stalls.
     pub fn ideal() -> Self {
         Self {
