@@ -130,8 +130,7 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  cpm$idle;
     reg  cpm$apb_select;
     reg  cpm$wakeup;
-    reg  cpm$clock_q_enable;
-    reg  cpm$power_q_enable;
+    reg  [31:0] cpm$cmd;
     reg  cpm$clock_q$qreq_n;
     wire  cpm$clock_q$qaccept_n;
     wire  cpm$clock_q$qdeny;
@@ -452,8 +451,7 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .idle(cpm$idle),
         .apb_select(cpm$apb_select),
         .wakeup(cpm$wakeup),
-        .clock_q_enable(cpm$clock_q_enable),
-        .power_q_enable(cpm$power_q_enable),
+        .cmd(cpm$cmd),
         .clock_q$qreq_n(cpm$clock_q$qreq_n),
         .clock_q$qaccept_n(cpm$clock_q$qaccept_n),
         .clock_q$qdeny(cpm$clock_q$qdeny),
@@ -852,8 +850,7 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         cpm$idle = ~busy;
         cpm$wakeup = PWAKEUP;
         cpm$apb_select = PSEL;
-        cpm$clock_q_enable = regs$cmd[32'h2];
-        cpm$power_q_enable = regs$cmd[32'h3];
+        cpm$cmd = regs$cmd;
         cpm$clock_q$qreq_n = CLKQREQn;
         cpm$power_q$qreq_n = PWRQREQn;
         CLKQACTIVE = cpm$clock_q$qactive;
@@ -1233,6 +1230,24 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     localparam  kernel_wait_key = 11'b10010;
     localparam  pmu_mask_key = 11'b10011;
     localparam  pmu_mask_enable = 16'h1;
+    localparam  format_shift = 5'b1010;
+    localparam  param_shift = 5'b10000;
+    localparam  opcode_mask = 32'h3ff;
+    localparam  cmd0_format = 6'b0;
+    localparam  cmd1_format = 6'b10000;
+    localparam  cmd1_key = 11'b10000000000;
+    localparam  cmd_start = 32'h1;
+    localparam  cmd_clear_irq = 32'h2;
+    localparam  cmd_clear_history_lsb = 5'b10000;
+    localparam  status_history_lsb = 5'b10000;
+    localparam  status_channel_lsb = 5'b1100;
+    localparam  status_interface = 32'h800;
+    localparam  status_pmu_irq = 32'h40;
+    localparam  status_end_reached = 32'h20;
+    localparam  status_parse_error = 32'h10;
+    localparam  status_bus = 32'h4;
+    localparam  status_irq_raised = 32'h2;
+    localparam  status_state = 32'h1;
     
     // Enums
     localparam Step$Decode = 0;
@@ -1304,6 +1319,8 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     reg  take_word;
     reg  stream_done;
     reg  [10:0] key;
+    reg  [5:0] word_format;
+    reg  [5:0] first_format;
     reg  kernel_op;
     reg  complete;
     reg  fail;
@@ -1458,17 +1475,19 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
             command_start = 1'b1;
             fetching$d = 1'b1;
         end
-        key = ((first_word$q[(32'h0)+:(10)]) & 11'h7ff);
-        if (first_word$q[(32'ha)+:(6)] == 32'h10) begin
-            key = (key & ~(1 << (32'ha)) | ((1'b1) << (32'ha)));
+        word_format = ((word >> format_shift) & 6'h3f);
+        first_format = ((first_word$q >> format_shift) & 6'h3f);
+        op_code = ((first_word$q & opcode_mask) & 10'h3ff);
+        op_param = ((first_word$q >> param_shift) & 16'hffff);
+        key = ((op_code) & 11'h7ff);
+        if (first_format == cmd1_format) begin
+            key = key | cmd1_key;
         end
         set_key = key;
-        set_value = ((payload$q) & 48'hffffffffffff) | (((first_word$q[(32'h10)+:(16)]) & 48'hffffffffffff) << 32'h20);
-        if (first_word$q[(32'ha)+:(6)] == 32'h0) begin
-            set_value = ((first_word$q[(32'h10)+:(16)]) & 48'hffffffffffff);
+        set_value = ((payload$q) & 48'hffffffffffff) | (((op_param) & 48'hffffffffffff) << 32'h20);
+        if (first_format == cmd0_format) begin
+            set_value = ((op_param) & 48'hffffffffffff);
         end
-        op_code = first_word$q[(32'h0)+:(10)];
-        op_param = first_word$q[(32'h10)+:(16)];
         kernel_op = (key == conv_key) | (key == depthwise_key) | (key == pool_key) | (key == elementwise_key);
         case (step$q)
             Step$Decode:
@@ -1480,11 +1499,11 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
                         end
                         else if (word_valid) begin
                             first_word$d = word;
-                            if (word[(32'ha)+:(6)] == 32'h10) begin
+                            if (word_format == cmd1_format) begin
                                 take_word = 1'b1;
                                 step$d = Step$Payload;
                             end
-                            else if (word[(32'ha)+:(6)] == 32'h0) begin
+                            else if (word_format == cmd0_format) begin
                                 take_word = 1'b1;
                                 payload$d = 32'h0;
                                 step$d = Step$Execute;
@@ -1596,12 +1615,12 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
             step$d = Step$Decode;
             words_taken$d = 32'h0;
         end
-        start_run = cmd_write & wdata[32'h0] & ~running$q & ~parse_error$q & ~bus_error;
+        start_run = cmd_write & ((wdata & cmd_start) != 32'h0) & ~running$q & ~parse_error$q & ~bus_error;
         if (cmd_write) begin
-            if (wdata[32'h1]) begin
+            if ((wdata & cmd_clear_irq) != 32'h0) begin
                 irq_raised$d = 1'b0;
             end
-            irq_history$d = irq_history$d & ~wdata[(32'h10)+:(16)];
+            irq_history$d = irq_history$d & ~((wdata >> cmd_clear_history_lsb) & 16'hffff);
         end
         if (queue_write & ~running$q) begin
             end_reached$d = 1'b0;
@@ -1618,12 +1637,33 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
                 running$d = 1'b0;
             end
         end
-        clear_irq = cmd_write & wdata[32'h1];
+        clear_irq = cmd_write & ((wdata & cmd_clear_irq) != 32'h0);
         pmu_enable = pmu_enabled$q;
         running_state = running$q;
         qread = qread_offset$q;
         irq = irq_raised$q | pmu_irq;
-        status = (((((((((((irq_history$q) & 32'hffffffff) << 32'h10) | (((faulting_channel) & 32'hffffffff) << 32'hc)) & ~(1 << (32'hb)) | ((faulting_interface) << (32'hb))) & ~(1 << (32'h6)) | ((pmu_irq) << (32'h6))) & ~(1 << (32'h5)) | ((end_reached$q) << (32'h5))) & ~(1 << (32'h4)) | ((parse_error$q) << (32'h4))) & ~(1 << (32'h2)) | ((bus_error) << (32'h2))) & ~(1 << (32'h1)) | ((irq_raised$q) << (32'h1))) & ~(1 << (32'h0)) | ((running$q) << (32'h0)));
+        status = (((irq_history$q) & 32'hffffffff) << status_history_lsb) | (((faulting_channel) & 32'hffffffff) << status_channel_lsb);
+        if (faulting_interface) begin
+            status = status | status_interface;
+        end
+        if (pmu_irq) begin
+            status = status | status_pmu_irq;
+        end
+        if (end_reached$q) begin
+            status = status | status_end_reached;
+        end
+        if (parse_error$q) begin
+            status = status | status_parse_error;
+        end
+        if (bus_error) begin
+            status = status | status_bus;
+        end
+        if (irq_raised$q) begin
+            status = status | status_irq_raised;
+        end
+        if (running$q) begin
+            status = status | status_state;
+        end
     end
     
 endmodule // npu_u65_512_core$control
@@ -1900,7 +1940,7 @@ module npu_u65_512_core$control$words_taken(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$control$words_taken
 
 
-module npu_u65_512_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disable,dft_cgen,rst_n,core_rst_n,core_clock,porpl,porsl,prot,reset_write,reset_value,reset_pprot,resetting,quiesce,axi_quiet,shram_clear,shram_clearing,active,idle,apb_select,wakeup,clock_q_enable,power_q_enable,clock_q$qreq_n,clock_q$qaccept_n,clock_q$qdeny,clock_q$qactive,power_q$qreq_n,power_q$qaccept_n,power_q$qdeny,power_q$qactive);
+module npu_u65_512_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disable,dft_cgen,rst_n,core_rst_n,core_clock,porpl,porsl,prot,reset_write,reset_value,reset_pprot,resetting,quiesce,axi_quiet,shram_clear,shram_clearing,active,idle,apb_select,wakeup,cmd,clock_q$qreq_n,clock_q$qaccept_n,clock_q$qdeny,clock_q$qactive,power_q$qreq_n,power_q$qaccept_n,power_q$qdeny,power_q$qactive);
     
     // Module arguments
     input wire  clock;
@@ -1927,8 +1967,7 @@ module npu_u65_512_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disabl
     input wire  idle;
     input wire  apb_select;
     input wire  wakeup;
-    input wire  clock_q_enable;
-    input wire  power_q_enable;
+    input wire  [31:0] cmd;
     input wire  clock_q$qreq_n;
     output wire  clock_q$qaccept_n;
     output wire  clock_q$qdeny;
@@ -1939,6 +1978,8 @@ module npu_u65_512_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disabl
     output wire  power_q$qactive;
     
     // Constant declarations
+    localparam  clock_q_enable_mask = 32'h4;
+    localparam  power_q_enable_mask = 32'h8;
     localparam  core_reset_cycles = 3'b100;
     
     // Enums
@@ -1999,6 +2040,8 @@ module npu_u65_512_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disabl
     wire  power_q_completer$stopped;
     
     // Local signals
+    reg  clock_q_enable;
+    reg  power_q_enable;
     reg  raw_rst_n;
     reg  [1:0] power_on_prot;
     reg  [1:0] requested_prot;
@@ -2177,6 +2220,8 @@ module npu_u65_512_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disabl
         if (~prot_captured$q) begin
             prot = power_on_prot;
         end
+        clock_q_enable = (cmd & clock_q_enable_mask) != 32'h0;
+        power_q_enable = (cmd & power_q_enable_mask) != 32'h0;
         clock_q_completer$clock = clock;
         clock_q_completer$rst_n = rst_n;
         clock_q_completer$active = active;

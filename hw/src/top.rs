@@ -144,9 +144,7 @@ impl Logic for Npu {
         self.cpm.idle.next = !self.busy.val();
         self.cpm.wakeup.next = self.PWAKEUP.val();
         self.cpm.apb_select.next = self.PSEL.val();
-        // TRM 4.2.3: CMD bit 2 clock_q_enable, bit 3 power_q_enable.
-        self.cpm.clock_q_enable.next = self.regs.cmd.val().get_bit(2);
-        self.cpm.power_q_enable.next = self.regs.cmd.val().get_bit(3);
+        self.cpm.cmd.next = self.regs.cmd.val();
         self.cpm.clock_q.qreq_n.next = self.CLKQREQn.val();
         self.cpm.power_q.qreq_n.next = self.PWRQREQn.val();
         self.CLKQACTIVE.next = self.cpm.clock_q.qactive.val();

@@ -38,10 +38,11 @@ mod dispatch;
 mod op_state;
 
 pub use dispatch::NoDatapath;
-pub use op_state::{command_key, is_setting, OpState, SetRegister};
+pub use op_state::{command_key, is_setting, OpState, SetRegister, CMD1_KEY};
 
 use crate::widgets::ResetReg;
-use npu_spec::command::Opcode;
+use npu_spec::command::{self as command, Opcode};
+use npu_spec::regs;
 use rust_hdl::prelude::*;
 
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
@@ -116,6 +117,26 @@ pub struct CentralControl {
     kernel_wait_key: Constant<Bits<11>>,
     pmu_mask_key: Constant<Bits<11>>,
     pmu_mask_enable: Constant<Bits<16>>,
+    // Command-word layout (TRM table 4-107).
+    format_shift: Constant<Bits<5>>,
+    param_shift: Constant<Bits<5>>,
+    opcode_mask: Constant<Bits<32>>,
+    cmd0_format: Constant<Bits<6>>,
+    cmd1_format: Constant<Bits<6>>,
+    cmd1_key: Constant<Bits<11>>,
+    // CMD and STATUS fields (TRM 4.2.2-4.2.3).
+    cmd_start: Constant<Bits<32>>,
+    cmd_clear_irq: Constant<Bits<32>>,
+    cmd_clear_history_lsb: Constant<Bits<5>>,
+    status_history_lsb: Constant<Bits<5>>,
+    status_channel_lsb: Constant<Bits<5>>,
+    status_interface: Constant<Bits<32>>,
+    status_pmu_irq: Constant<Bits<32>>,
+    status_end_reached: Constant<Bits<32>>,
+    status_parse_error: Constant<Bits<32>>,
+    status_bus: Constant<Bits<32>>,
+    status_irq_raised: Constant<Bits<32>>,
+    status_state: Constant<Bits<32>>,
 
     // Words of the command stream.
     word_index: Signal<Local, Bits<2>>,
@@ -124,6 +145,8 @@ pub struct CentralControl {
     take_word: Signal<Local, Bit>,
     stream_done: Signal<Local, Bit>,
     key: Signal<Local, Bits<11>>,
+    word_format: Signal<Local, Bits<6>>,
+    first_format: Signal<Local, Bits<6>>,
     kernel_op: Signal<Local, Bit>,
     complete: Signal<Local, Bit>,
     fail: Signal<Local, Bit>,
@@ -147,6 +170,16 @@ pub struct CentralControl {
     end_reached: ResetReg<Bit>,
     bus_error_seen: ResetReg<Bit>,
     pmu_enabled: ResetReg<Bit>,
+}
+
+/// A register field's bits in place, as a constant of a block.
+fn mask(register: &regs::Register, field: &str) -> Constant<Bits<32>> {
+    Constant::new(u64::from(register.field(field).mask()).into())
+}
+
+/// A register field's lowest bit, as a shift amount.
+fn lsb(register: &regs::Register, field: &str) -> Constant<Bits<5>> {
+    Constant::new(u64::from(register.field(field).lsb).into())
 }
 
 impl Default for CentralControl {
@@ -205,6 +238,24 @@ impl Default for CentralControl {
             dma_wait_key: key(Opcode::NpuOpDmaWait),
             kernel_wait_key: key(Opcode::NpuOpKernelWait),
             pmu_mask_key: key(Opcode::NpuOpPmuMask),
+            format_shift: Constant::new(u64::from(command::FORMAT_SHIFT).into()),
+            param_shift: Constant::new(u64::from(command::PARAM_SHIFT).into()),
+            opcode_mask: Constant::new(u64::from(command::OPCODE_MASK).into()),
+            cmd0_format: Constant::new(u64::from(command::FORMAT_CMD0).into()),
+            cmd1_format: Constant::new(u64::from(command::FORMAT_CMD1).into()),
+            cmd1_key: Constant::new(CMD1_KEY.into()),
+            cmd_start: mask(&regs::CMD, "transition_to_running_state"),
+            cmd_clear_irq: mask(&regs::CMD, "clear_irq"),
+            cmd_clear_history_lsb: lsb(&regs::CMD, "clear_irq_history"),
+            status_history_lsb: lsb(&regs::STATUS, "irq_history_mask"),
+            status_channel_lsb: lsb(&regs::STATUS, "faulting_channel"),
+            status_interface: mask(&regs::STATUS, "faulting_interface"),
+            status_pmu_irq: mask(&regs::STATUS, "pmu_irq_raised"),
+            status_end_reached: mask(&regs::STATUS, "cmd_end_reached"),
+            status_parse_error: mask(&regs::STATUS, "cmd_parse_error"),
+            status_bus: mask(&regs::STATUS, "bus_status"),
+            status_irq_raised: mask(&regs::STATUS, "irq_raised"),
+            status_state: mask(&regs::STATUS, "state"),
             pmu_mask_enable: Constant::new((1u64 << pmu_mask_enable.lo).into()),
             word_index: Default::default(),
             word: Default::default(),
@@ -212,6 +263,8 @@ impl Default for CentralControl {
             take_word: Default::default(),
             stream_done: Default::default(),
             key: Default::default(),
+            word_format: Default::default(),
+            first_format: Default::default(),
             kernel_op: Default::default(),
             complete: Default::default(),
             fail: Default::default(),
@@ -297,18 +350,22 @@ impl Logic for CentralControl {
         }
 
         // ---- Decode ----
-        self.key.next = bit_cast::<11, 10>(self.first_word.q.val().get_bits::<10>(0));
-        if self.first_word.q.val().get_bits::<6>(10) == 0x10 {
-            self.key.next = self.key.val().replace_bit(10, true);
+        // TRM table 4-107 word layout (npu_spec::command).
+        self.word_format.next = bit_cast::<6, 32>(self.word.val() >> self.format_shift.val());
+        self.first_format.next =
+            bit_cast::<6, 32>(self.first_word.q.val() >> self.format_shift.val());
+        self.op_code.next = bit_cast::<10, 32>(self.first_word.q.val() & self.opcode_mask.val());
+        self.op_param.next = bit_cast::<16, 32>(self.first_word.q.val() >> self.param_shift.val());
+        self.key.next = bit_cast::<11, 10>(self.op_code.val());
+        if self.first_format.val() == self.cmd1_format.val() {
+            self.key.next = self.key.val() | self.cmd1_key.val();
         }
         self.set_key.next = self.key.val();
         self.set_value.next = bit_cast::<48, 32>(self.payload.q.val())
-            | (bit_cast::<48, 16>(self.first_word.q.val().get_bits::<16>(16)) << 32);
-        if self.first_word.q.val().get_bits::<6>(10) == 0 {
-            self.set_value.next = bit_cast::<48, 16>(self.first_word.q.val().get_bits::<16>(16));
+            | (bit_cast::<48, 16>(self.op_param.val()) << 32);
+        if self.first_format.val() == self.cmd0_format.val() {
+            self.set_value.next = bit_cast::<48, 16>(self.op_param.val());
         }
-        self.op_code.next = self.first_word.q.val().get_bits::<10>(0);
-        self.op_param.next = self.first_word.q.val().get_bits::<16>(16);
         self.kernel_op.next = (self.key.val() == self.conv_key.val())
             | (self.key.val() == self.depthwise_key.val())
             | (self.key.val() == self.pool_key.val())
@@ -323,10 +380,10 @@ impl Logic for CentralControl {
                         self.halt.next = true;
                     } else if self.word_valid.val() {
                         self.first_word.d.next = self.word.val();
-                        if self.word.val().get_bits::<6>(10) == 0x10 {
+                        if self.word_format.val() == self.cmd1_format.val() {
                             self.take_word.next = true;
                             self.step.d.next = Step::Payload;
-                        } else if self.word.val().get_bits::<6>(10) == 0 {
+                        } else if self.word_format.val() == self.cmd0_format.val() {
                             self.take_word.next = true;
                             self.payload.d.next = 0.into();
                             self.step.d.next = Step::Execute;
@@ -440,16 +497,16 @@ impl Logic for CentralControl {
 
         // ---- CMD and queue register writes (TRM 4.2.3, 4.2.2) ----
         self.start_run.next = self.cmd_write.val()
-            & self.wdata.val().get_bit(0)
+            & ((self.wdata.val() & self.cmd_start.val()) != 0)
             & !self.running.q.val()
             & !self.parse_error.q.val()
             & !self.bus_error.val();
         if self.cmd_write.val() {
-            if self.wdata.val().get_bit(1) {
+            if (self.wdata.val() & self.cmd_clear_irq.val()) != 0 {
                 self.irq_raised.d.next = false;
             }
-            self.irq_history.d.next =
-                self.irq_history.d.val() & !self.wdata.val().get_bits::<16>(16);
+            self.irq_history.d.next = self.irq_history.d.val()
+                & !bit_cast::<16, 32>(self.wdata.val() >> self.cmd_clear_history_lsb.val());
         }
         if self.queue_write.val() & !self.running.q.val() {
             self.end_reached.d.next = false;
@@ -468,20 +525,35 @@ impl Logic for CentralControl {
             }
         }
 
-        self.clear_irq.next = self.cmd_write.val() & self.wdata.val().get_bit(1);
+        self.clear_irq.next =
+            self.cmd_write.val() & ((self.wdata.val() & self.cmd_clear_irq.val()) != 0);
         self.pmu_enable.next = self.pmu_enabled.q.val();
         self.running_state.next = self.running.q.val();
         self.qread.next = self.qread_offset.q.val();
         self.irq.next = self.irq_raised.q.val() | self.pmu_irq.val();
-        // TRM 4.2.2 field positions (npu_spec::regs::STATUS).
-        self.status.next = ((bit_cast::<32, 16>(self.irq_history.q.val()) << 16)
-            | (bit_cast::<32, 4>(self.faulting_channel.val()) << 12))
-            .replace_bit(11, self.faulting_interface.val())
-            .replace_bit(6, self.pmu_irq.val())
-            .replace_bit(5, self.end_reached.q.val())
-            .replace_bit(4, self.parse_error.q.val())
-            .replace_bit(2, self.bus_error.val())
-            .replace_bit(1, self.irq_raised.q.val())
-            .replace_bit(0, self.running.q.val());
+        self.status.next = (bit_cast::<32, 16>(self.irq_history.q.val())
+            << self.status_history_lsb.val())
+            | (bit_cast::<32, 4>(self.faulting_channel.val()) << self.status_channel_lsb.val());
+        if self.faulting_interface.val() {
+            self.status.next = self.status.val() | self.status_interface.val();
+        }
+        if self.pmu_irq.val() {
+            self.status.next = self.status.val() | self.status_pmu_irq.val();
+        }
+        if self.end_reached.q.val() {
+            self.status.next = self.status.val() | self.status_end_reached.val();
+        }
+        if self.parse_error.q.val() {
+            self.status.next = self.status.val() | self.status_parse_error.val();
+        }
+        if self.bus_error.val() {
+            self.status.next = self.status.val() | self.status_bus.val();
+        }
+        if self.irq_raised.q.val() {
+            self.status.next = self.status.val() | self.status_irq_raised.val();
+        }
+        if self.running.q.val() {
+            self.status.next = self.status.val() | self.status_state.val();
+        }
     }
 }

@@ -6,11 +6,18 @@ use crate::widgets::ResetReg;
 use npu_spec::command::{CmdKind, CommandInfo, Opcode, COMMANDS};
 use rust_hdl::prelude::*;
 
-/// A command's key on the op-state write bus: bit 10 set for cmd1, bits 9:0
-/// the opcode (TRM table 4-107).
+/// The bit a cmd1's key has set above its opcode.
+pub const CMD1_KEY: u64 = 1 << 10;
+
+/// A command's key on the op-state write bus: [`CMD1_KEY`] set for cmd1,
+/// bits 9:0 the opcode (TRM table 4-107).
 pub fn command_key(op: Opcode) -> u64 {
-    let cmd1 = u64::from(op.kind() == CmdKind::Cmd1);
-    (cmd1 << 10) | u64::from(op.code())
+    let cmd1 = if op.kind() == CmdKind::Cmd1 {
+        CMD1_KEY
+    } else {
+        0
+    };
+    cmd1 | u64::from(op.code())
 }
 
 /// True for the NPU_SET_* commands, which only store a value.

@@ -41,6 +41,7 @@ mod q_channel;
 pub use q_channel::{QChannel, QChannelPort, QState};
 
 use crate::widgets::{ClockGate, ResetReg, Synchronizer};
+use npu_spec::regs;
 use rust_hdl::prelude::*;
 
 /// Cycles the core reset is held in a soft reset.
@@ -97,10 +98,14 @@ pub struct Cpm {
     /// PSEL: an APB transfer needs the clock.
     pub apb_select: Signal<In, Bit>,
     pub wakeup: Signal<In, Bit>,
-    pub clock_q_enable: Signal<In, Bit>,
-    pub power_q_enable: Signal<In, Bit>,
+    /// CMD as last written: its clock_q_enable and power_q_enable (TRM 4.2.3).
+    pub cmd: Signal<In, Bits<32>>,
     pub clock_q: QChannelPort,
     pub power_q: QChannelPort,
+    clock_q_enable: Signal<Local, Bit>,
+    power_q_enable: Signal<Local, Bit>,
+    clock_q_enable_mask: Constant<Bits<32>>,
+    power_q_enable_mask: Constant<Bits<32>>,
     raw_rst_n: Signal<Local, Bit>,
     power_on_prot: Signal<Local, Bits<2>>,
     requested_prot: Signal<Local, Bits<2>>,
@@ -146,8 +151,15 @@ impl Default for Cpm {
             idle: Default::default(),
             apb_select: Default::default(),
             wakeup: Default::default(),
+            cmd: Default::default(),
             clock_q_enable: Default::default(),
             power_q_enable: Default::default(),
+            clock_q_enable_mask: Constant::new(
+                u64::from(regs::CMD.field("clock_q_enable").mask()).into(),
+            ),
+            power_q_enable_mask: Constant::new(
+                u64::from(regs::CMD.field("power_q_enable").mask()).into(),
+            ),
             clock_q: Default::default(),
             power_q: Default::default(),
             raw_rst_n: Default::default(),
@@ -275,6 +287,8 @@ impl Logic for Cpm {
         }
 
         // Q-channels and the main clock gate.
+        self.clock_q_enable.next = (self.cmd.val() & self.clock_q_enable_mask.val()) != 0;
+        self.power_q_enable.next = (self.cmd.val() & self.power_q_enable_mask.val()) != 0;
         self.clock_q_completer.clock.next = self.clock.val();
         self.clock_q_completer.rst_n.next = self.rst_n.val();
         self.clock_q_completer.active.next = self.active.val();
