@@ -3076,6 +3076,12 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     localparam  command_fault = 4'h0;
     localparam  mem2mem_read_fault = 4'h4;
     localparam  mem2mem_write_fault = 4'h9;
+    localparam  max_beats_lsb = 5'b0;
+    localparam  memtype_lsb = 5'b100;
+    localparam  reads_m1_lsb = 5'b10000;
+    localparam  writes_m1_lsb = 5'b11000;
+    localparam  stride_mode_lsb = 4'h9;
+    localparam  region_mode_internal = 11'b100000000;
     localparam  src_at = 8'h0;
     localparam  dst_at = 8'h28;
     localparam  len_at = 8'h50;
@@ -3712,7 +3718,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         if (command_start) begin
             command_counter$d = qconfig;
         end
-        caches$0$memtype = command_limit[(32'h4)+:(4)];
+        caches$0$memtype = ((command_limit >> memtype_lsb) & 4'hf);
         if (command_start) begin
             command_cache$d = caches$0$arcache;
         end
@@ -3724,7 +3730,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         command$shape$row_skip = 32'h0;
         command$shape$plane_skip = 32'h0;
         command$shape$three_d = 1'b0;
-        command$shape$max_beats = command_limit[(32'h0)+:(2)];
+        command$shape$max_beats = ((command_limit >> max_beats_lsb) & 2'h3);
         stop_issue = halted$q | quiesce;
         command$halt = stop_issue;
         command$cancel = command_cancel;
@@ -3745,11 +3751,11 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         dst_region_value = ((queue$head >> dst_region_at) & 11'h7ff);
         skip0 = ((queue$head >> skip0_at) & 40'hffffffffff);
         skip1 = ((queue$head >> skip1_at) & 40'hffffffffff);
-        src_region = src_region_value[(32'h0)+:(3)];
-        src_mode = src_region_value[(32'h9)+:(2)];
-        dst_region = dst_region_value[(32'h0)+:(3)];
-        dst_internal = dst_region_value[32'h8];
-        dst_mode = dst_region_value[(32'h9)+:(2)];
+        src_region = ((src_region_value) & 3'h7);
+        src_mode = ((src_region_value >> stride_mode_lsb) & 2'h3);
+        dst_region = ((dst_region_value) & 3'h7);
+        dst_internal = (dst_region_value & region_mode_internal) != 32'h0;
+        dst_mode = ((dst_region_value >> stride_mode_lsb) & 2'h3);
         rows = 32'h1;
         if ((src_mode != 32'h0) | (dst_mode != 32'h0)) begin
             rows = ((queue$head >> size0_at) & 16'hffff);
@@ -3859,8 +3865,8 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
             dst_base_low = basep$14;
             dst_base_high = basep$15;
         end
-        caches$1$memtype = src_limit[(32'h4)+:(4)];
-        caches$2$memtype = dst_limit[(32'h4)+:(4)];
+        caches$1$memtype = ((src_limit >> memtype_lsb) & 4'hf);
+        caches$2$memtype = ((dst_limit >> memtype_lsb) & 4'hf);
         mem2mem$source$base = (((src_base_low) & 40'hffffffffff) | (((src_base_high) & 40'hffffffffff) << 32'h20)) + src_offset;
         mem2mem$source$len = len;
         mem2mem$source$rows = rows;
@@ -3871,7 +3877,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         end
         mem2mem$source$plane_skip = skip1;
         mem2mem$source$three_d = src_mode >= 32'h2;
-        mem2mem$source$max_beats = src_limit[(32'h0)+:(2)];
+        mem2mem$source$max_beats = ((src_limit >> max_beats_lsb) & 2'h3);
         mem2mem$destination$base = dst_offset;
         if (~dst_internal) begin
             mem2mem$destination$base = (((dst_base_low) & 40'hffffffffff) | (((dst_base_high) & 40'hffffffffff) << 32'h20)) + dst_offset;
@@ -3885,9 +3891,9 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         end
         mem2mem$destination$plane_skip = skip1;
         mem2mem$destination$three_d = dst_mode >= 32'h2;
-        mem2mem$destination$max_beats = dst_limit[(32'h0)+:(2)];
+        mem2mem$destination$max_beats = ((dst_limit >> max_beats_lsb) & 2'h3);
         mem2mem$internal = dst_internal;
-        mem2mem$cores = dst_region_value[(32'h0)+:(2)];
+        mem2mem$cores = ((dst_region_value) & 2'h3);
         start_mem2mem = ~queue$empty & ~head_started$q & ~stop_issue & ~empty_transfer;
         mem2mem$start = start_mem2mem;
         if (start_mem2mem) begin
@@ -3903,28 +3909,28 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         end
         read_room = 32'h0;
         write_room = 32'h0;
-        if (reads_outstanding$0$q <= ((axi_limit$0[(32'h10)+:(6)]) & 7'h7f)) begin
+        if (reads_outstanding$0$q <= ((((axi_limit$0 >> reads_m1_lsb) & 6'h3f)) & 7'h7f)) begin
             read_room = (read_room & ~(1 << (32'h0)) | ((1'b1) << (32'h0)));
         end
-        if (writes_outstanding$0$q <= ((axi_limit$0[(32'h18)+:(5)]) & 6'h3f)) begin
+        if (writes_outstanding$0$q <= ((((axi_limit$0 >> writes_m1_lsb) & 5'h1f)) & 6'h3f)) begin
             write_room = (write_room & ~(1 << (32'h0)) | ((1'b1) << (32'h0)));
         end
-        if (reads_outstanding$1$q <= ((axi_limit$1[(32'h10)+:(6)]) & 7'h7f)) begin
+        if (reads_outstanding$1$q <= ((((axi_limit$1 >> reads_m1_lsb) & 6'h3f)) & 7'h7f)) begin
             read_room = (read_room & ~(1 << (32'h1)) | ((1'b1) << (32'h1)));
         end
-        if (writes_outstanding$1$q <= ((axi_limit$1[(32'h18)+:(5)]) & 6'h3f)) begin
+        if (writes_outstanding$1$q <= ((((axi_limit$1 >> writes_m1_lsb) & 5'h1f)) & 6'h3f)) begin
             write_room = (write_room & ~(1 << (32'h1)) | ((1'b1) << (32'h1)));
         end
-        if (reads_outstanding$2$q <= ((axi_limit$2[(32'h10)+:(6)]) & 7'h7f)) begin
+        if (reads_outstanding$2$q <= ((((axi_limit$2 >> reads_m1_lsb) & 6'h3f)) & 7'h7f)) begin
             read_room = (read_room & ~(1 << (32'h2)) | ((1'b1) << (32'h2)));
         end
-        if (writes_outstanding$2$q <= ((axi_limit$2[(32'h18)+:(5)]) & 6'h3f)) begin
+        if (writes_outstanding$2$q <= ((((axi_limit$2 >> writes_m1_lsb) & 5'h1f)) & 6'h3f)) begin
             write_room = (write_room & ~(1 << (32'h2)) | ((1'b1) << (32'h2)));
         end
-        if (reads_outstanding$3$q <= ((axi_limit$3[(32'h10)+:(6)]) & 7'h7f)) begin
+        if (reads_outstanding$3$q <= ((((axi_limit$3 >> reads_m1_lsb) & 6'h3f)) & 7'h7f)) begin
             read_room = (read_room & ~(1 << (32'h3)) | ((1'b1) << (32'h3)));
         end
-        if (writes_outstanding$3$q <= ((axi_limit$3[(32'h18)+:(5)]) & 6'h3f)) begin
+        if (writes_outstanding$3$q <= ((((axi_limit$3 >> writes_m1_lsb) & 5'h1f)) & 6'h3f)) begin
             write_room = (write_room & ~(1 << (32'h3)) | ((1'b1) << (32'h3)));
         end
         command$may_issue = (read_room & (((32'h1) & 4'hf) << command_counter$q)) != 32'h0;

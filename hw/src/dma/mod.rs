@@ -41,8 +41,9 @@ pub use write_channel::WriteChannel;
 use crate::axi::AxiManagerPort;
 use crate::shram::LINE_ADDRESS_BITS;
 use crate::widgets::{Fifo, ResetReg};
+use npu_spec::command::Opcode;
 use npu_spec::config::NpuConfig;
-use npu_spec::regs::FaultingChannel;
+use npu_spec::regs::{self, FaultingChannel};
 use rust_hdl::prelude::*;
 
 /// Bits of a queued NPU_OP_DMA_START descriptor (see [`descriptor`]).
@@ -154,6 +155,15 @@ pub struct Dma {
     mem2mem_read_fault: Constant<Bits<4>>,
     mem2mem_write_fault: Constant<Bits<4>>,
 
+    // AXI_LIMITn and DMA region-value fields (npu_spec), and the limit
+    // fields' widths: TRM ranges 0-63 reads and 0-31 writes, higher bits
+    // reserved and ignored.
+    max_beats_lsb: Constant<Bits<5>>,
+    memtype_lsb: Constant<Bits<5>>,
+    reads_m1_lsb: Constant<Bits<5>>,
+    writes_m1_lsb: Constant<Bits<5>>,
+    stride_mode_lsb: Constant<Bits<4>>,
+    region_mode_internal: Constant<Bits<11>>,
     // Descriptor field offsets (`descriptor`).
     src_at: Constant<Bits<8>>,
     dst_at: Constant<Bits<8>>,
@@ -236,6 +246,21 @@ pub struct Dma {
     caches: [MemtypeCache; 3],
 }
 
+/// The lowest bit of an AXI_LIMITn field (TRM 4.2.14).
+fn limit_lsb(field: &str) -> Constant<Bits<5>> {
+    Constant::new(u64::from(regs::AXI_LIMIT0.field(field).lsb).into())
+}
+
+/// A field of NPU_SET_DMA0_SRC/DST_REGION (TRM 4.6.4).
+fn region_field(name: &str) -> &'static npu_spec::command::Field {
+    Opcode::NpuSetDma0SrcRegion
+        .info()
+        .fields
+        .iter()
+        .find(|f| f.name == name)
+        .unwrap_or_else(|| panic!("NPU_SET_DMA0_SRC_REGION has no field {name}"))
+}
+
 impl Dma {
     pub fn new(config: &NpuConfig) -> Self {
         let code = |c: FaultingChannel| Constant::new(u64::from(c as u8).into());
@@ -295,6 +320,12 @@ impl Dma {
             command_fault: code(FaultingChannel::CommandRead),
             mem2mem_read_fault: code(FaultingChannel::Mem2MemRead),
             mem2mem_write_fault: code(FaultingChannel::Mem2MemWrite),
+            max_beats_lsb: limit_lsb("max_beats"),
+            memtype_lsb: limit_lsb("memtype"),
+            reads_m1_lsb: limit_lsb("max_outstanding_read_m1"),
+            writes_m1_lsb: limit_lsb("max_outstanding_write_m1"),
+            stride_mode_lsb: Constant::new(u64::from(region_field("stride_mode").lo).into()),
+            region_mode_internal: Constant::new((1u64 << region_field("region_mode").lo).into()),
             src_at: Constant::new(descriptor::SRC.into()),
             dst_at: Constant::new(descriptor::DST.into()),
             len_at: Constant::new(descriptor::LEN.into()),
@@ -425,7 +456,8 @@ impl Logic for Dma {
         if self.command_start.val() {
             self.command_counter.d.next = self.qconfig.val();
         }
-        self.caches[0].memtype.next = self.command_limit.val().get_bits::<4>(4);
+        self.caches[0].memtype.next =
+            bit_cast::<4, 32>(self.command_limit.val() >> self.memtype_lsb.val());
         if self.command_start.val() {
             self.command_cache.d.next = self.caches[0].arcache.val();
         }
@@ -437,7 +469,8 @@ impl Logic for Dma {
         self.command.shape.row_skip.next = 0.into();
         self.command.shape.plane_skip.next = 0.into();
         self.command.shape.three_d.next = false;
-        self.command.shape.max_beats.next = self.command_limit.val().get_bits::<2>(0);
+        self.command.shape.max_beats.next =
+            bit_cast::<2, 32>(self.command_limit.val() >> self.max_beats_lsb.val());
         self.stop_issue.next = self.halted.q.val() | self.quiesce.val();
         self.command.halt.next = self.stop_issue.val();
         self.command.cancel.next = self.command_cancel.val();
@@ -482,12 +515,15 @@ impl Logic for Dma {
             bit_cast::<40, DESCRIPTOR_BITS>(self.queue.head.val() >> self.skip0_at.val());
         self.skip1.next =
             bit_cast::<40, DESCRIPTOR_BITS>(self.queue.head.val() >> self.skip1_at.val());
-        // Region value: region (or core mask) 7:0, internal 8, stride mode 10:9.
-        self.src_region.next = self.src_region_value.val().get_bits::<3>(0);
-        self.src_mode.next = self.src_region_value.val().get_bits::<2>(9);
-        self.dst_region.next = self.dst_region_value.val().get_bits::<3>(0);
-        self.dst_internal.next = self.dst_region_value.val().get_bit(8);
-        self.dst_mode.next = self.dst_region_value.val().get_bits::<2>(9);
+        // Region value: region (or core mask), internal bit, stride mode.
+        self.src_region.next = bit_cast::<3, 11>(self.src_region_value.val());
+        self.src_mode.next =
+            bit_cast::<2, 11>(self.src_region_value.val() >> self.stride_mode_lsb.val());
+        self.dst_region.next = bit_cast::<3, 11>(self.dst_region_value.val());
+        self.dst_internal.next =
+            (self.dst_region_value.val() & self.region_mode_internal.val()) != 0;
+        self.dst_mode.next =
+            bit_cast::<2, 11>(self.dst_region_value.val() >> self.stride_mode_lsb.val());
         self.rows.next = 1.into();
         if (self.src_mode.val() != 0) | (self.dst_mode.val() != 0) {
             self.rows.next =
@@ -534,8 +570,10 @@ impl Logic for Dma {
                 self.dst_base_high.next = self.basep[2 * k + 1].val();
             }
         }
-        self.caches[1].memtype.next = self.src_limit.val().get_bits::<4>(4);
-        self.caches[2].memtype.next = self.dst_limit.val().get_bits::<4>(4);
+        self.caches[1].memtype.next =
+            bit_cast::<4, 32>(self.src_limit.val() >> self.memtype_lsb.val());
+        self.caches[2].memtype.next =
+            bit_cast::<4, 32>(self.dst_limit.val() >> self.memtype_lsb.val());
 
         self.mem2mem.source.base.next = (bit_cast::<40, 32>(self.src_base_low.val())
             | (bit_cast::<40, 32>(self.src_base_high.val()) << 32))
@@ -549,7 +587,8 @@ impl Logic for Dma {
         }
         self.mem2mem.source.plane_skip.next = self.skip1.val();
         self.mem2mem.source.three_d.next = self.src_mode.val() >= 2;
-        self.mem2mem.source.max_beats.next = self.src_limit.val().get_bits::<2>(0);
+        self.mem2mem.source.max_beats.next =
+            bit_cast::<2, 32>(self.src_limit.val() >> self.max_beats_lsb.val());
 
         self.mem2mem.destination.base.next = self.dst_offset.val();
         if !self.dst_internal.val() {
@@ -566,9 +605,10 @@ impl Logic for Dma {
         }
         self.mem2mem.destination.plane_skip.next = self.skip1.val();
         self.mem2mem.destination.three_d.next = self.dst_mode.val() >= 2;
-        self.mem2mem.destination.max_beats.next = self.dst_limit.val().get_bits::<2>(0);
+        self.mem2mem.destination.max_beats.next =
+            bit_cast::<2, 32>(self.dst_limit.val() >> self.max_beats_lsb.val());
         self.mem2mem.internal.next = self.dst_internal.val();
-        self.mem2mem.cores.next = self.dst_region_value.val().get_bits::<2>(0);
+        self.mem2mem.cores.next = bit_cast::<2, 11>(self.dst_region_value.val());
 
         // Start the head descriptor; retire it when its transfer completes
         // (an empty one at once).
@@ -599,42 +639,58 @@ impl Logic for Dma {
         self.read_room.next = 0.into();
         self.write_room.next = 0.into();
         if self.reads_outstanding[0].q.val()
-            <= bit_cast::<7, 6>(self.axi_limit[0].val().get_bits::<6>(16))
+            <= bit_cast::<7, 6>(bit_cast::<6, 32>(
+                self.axi_limit[0].val() >> self.reads_m1_lsb.val(),
+            ))
         {
             self.read_room.next = self.read_room.val().replace_bit(0, true);
         }
         if self.writes_outstanding[0].q.val()
-            <= bit_cast::<6, 5>(self.axi_limit[0].val().get_bits::<5>(24))
+            <= bit_cast::<6, 5>(bit_cast::<5, 32>(
+                self.axi_limit[0].val() >> self.writes_m1_lsb.val(),
+            ))
         {
             self.write_room.next = self.write_room.val().replace_bit(0, true);
         }
         if self.reads_outstanding[1].q.val()
-            <= bit_cast::<7, 6>(self.axi_limit[1].val().get_bits::<6>(16))
+            <= bit_cast::<7, 6>(bit_cast::<6, 32>(
+                self.axi_limit[1].val() >> self.reads_m1_lsb.val(),
+            ))
         {
             self.read_room.next = self.read_room.val().replace_bit(1, true);
         }
         if self.writes_outstanding[1].q.val()
-            <= bit_cast::<6, 5>(self.axi_limit[1].val().get_bits::<5>(24))
+            <= bit_cast::<6, 5>(bit_cast::<5, 32>(
+                self.axi_limit[1].val() >> self.writes_m1_lsb.val(),
+            ))
         {
             self.write_room.next = self.write_room.val().replace_bit(1, true);
         }
         if self.reads_outstanding[2].q.val()
-            <= bit_cast::<7, 6>(self.axi_limit[2].val().get_bits::<6>(16))
+            <= bit_cast::<7, 6>(bit_cast::<6, 32>(
+                self.axi_limit[2].val() >> self.reads_m1_lsb.val(),
+            ))
         {
             self.read_room.next = self.read_room.val().replace_bit(2, true);
         }
         if self.writes_outstanding[2].q.val()
-            <= bit_cast::<6, 5>(self.axi_limit[2].val().get_bits::<5>(24))
+            <= bit_cast::<6, 5>(bit_cast::<5, 32>(
+                self.axi_limit[2].val() >> self.writes_m1_lsb.val(),
+            ))
         {
             self.write_room.next = self.write_room.val().replace_bit(2, true);
         }
         if self.reads_outstanding[3].q.val()
-            <= bit_cast::<7, 6>(self.axi_limit[3].val().get_bits::<6>(16))
+            <= bit_cast::<7, 6>(bit_cast::<6, 32>(
+                self.axi_limit[3].val() >> self.reads_m1_lsb.val(),
+            ))
         {
             self.read_room.next = self.read_room.val().replace_bit(3, true);
         }
         if self.writes_outstanding[3].q.val()
-            <= bit_cast::<6, 5>(self.axi_limit[3].val().get_bits::<5>(24))
+            <= bit_cast::<6, 5>(bit_cast::<5, 32>(
+                self.axi_limit[3].val() >> self.writes_m1_lsb.val(),
+            ))
         {
             self.write_room.next = self.write_room.val().replace_bit(3, true);
         }
