@@ -103,6 +103,30 @@ fn job_file(dir: &Path, name: &str, what: &str) -> Result<PathBuf, JobError> {
 }
 
 impl Job {
+    /// A job made in memory (tests, benchmarks): a command stream and the
+    /// initial bytes of its regions, with nothing to compare.
+    pub fn in_memory(
+        config: NpuConfig,
+        command_stream: Vec<u8>,
+        regions: BTreeMap<usize, Vec<u8>>,
+        description: &str,
+    ) -> Job {
+        Job {
+            dir: std::env::temp_dir(),
+            spec: JobSpec {
+                config: config.name.clone(),
+                command_stream: "cmd.bin".into(),
+                regions: vec![],
+                outputs: vec![],
+                description: Some(description.into()),
+            },
+            config,
+            command_stream,
+            regions,
+            expected: BTreeMap::new(),
+        }
+    }
+
     /// Load and validate `dir/job.json` and the files it names.
     /// `config_override` replaces the `config` field (`npu-sim --config`).
     pub fn load(dir: &Path, config_override: Option<&str>) -> Result<Job, JobError> {

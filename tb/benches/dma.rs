@@ -5,7 +5,7 @@
 //! alignment (AXI_LIMITn.max_beats) is measured.
 
 use npu_model::cmdstream::{encode, Command};
-use npu_model::job::{Backend, Job, JobSpec};
+use npu_model::job::{Backend, Job};
 use npu_spec::command::Opcode;
 use npu_spec::config::NpuConfig;
 use npu_tb::driver::{AxiLimit, AxiSettings};
@@ -26,24 +26,15 @@ fn copy_job() -> Job {
         Command::cmd0(Opcode::NpuOpDmaStart, 0),
         Command::cmd0(Opcode::NpuOpStop, 1),
     ];
-    let config = NpuConfig::u65_256();
-    Job {
-        dir: std::env::temp_dir(),
-        spec: JobSpec {
-            config: config.name.clone(),
-            command_stream: "cmd.bin".into(),
-            regions: vec![],
-            outputs: vec![],
-            description: None,
-        },
-        config,
-        command_stream: encode(&commands),
-        regions: BTreeMap::from([
+    Job::in_memory(
+        NpuConfig::u65_256(),
+        encode(&commands),
+        BTreeMap::from([
             (0, (0..BYTES).map(|i| i as u8).collect()),
             (1, vec![0; BYTES as usize]),
         ]),
-        expected: BTreeMap::new(),
-    }
+        "a long copy",
+    )
 }
 
 fn main() {

@@ -1,9 +1,13 @@
 //! A scoreboard model of the register file, derived from the register map:
 //! what every APB access must return and how it changes the registers.
 
+use crate::npu::NpuTb;
 use npu_spec::config::NpuConfig;
 use npu_spec::regs::{self, Behaviour, Register, SharedBits};
 use std::collections::HashMap;
+
+/// Privileged and secure: every access is permitted (TRM 4.1).
+const HOST_PPROT: u8 = 0b001;
 
 /// Expected response of one access.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -161,5 +165,21 @@ impl RegisterModel {
     /// What a permitted read of `r` must return now.
     pub fn read_value(&self, r: &Register) -> u32 {
         self.value(r)
+    }
+}
+
+/// Waits for the reset under way (and the shared-buffer clear that ends it)
+/// and checks that every register reads its reset value for the given
+/// power-on levels; `what` names the case in a failure.
+pub fn assert_reset_values(tb: &mut NpuTb, porpl: bool, porsl: bool, what: &str) {
+    tb.wait_for_reset();
+    let model = RegisterModel::after_reset(&tb.config.clone(), porpl, porsl);
+    for r in regs::REGISTERS {
+        assert_eq!(
+            tb.read(r.address, HOST_PPROT).rdata,
+            model.read_value(r),
+            "{what}: {}",
+            r.name
+        );
     }
 }

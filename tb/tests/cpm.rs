@@ -6,24 +6,9 @@
 use npu_spec::config::NpuConfig;
 use npu_spec::regs::{self, REGISTERS};
 use npu_tb::npu::NpuTb;
-use npu_tb::register_model::{quiet_write, RegisterModel};
+use npu_tb::register_model::{assert_reset_values, quiet_write};
 
 const SECURE_PRIVILEGED: u8 = 0b001;
-
-/// After the reset (and the shared-buffer clear that ends it), every
-/// register reads its reset value.
-fn assert_reset_values(tb: &mut NpuTb, porpl: bool, porsl: bool) {
-    tb.wait_for_reset();
-    let model = RegisterModel::after_reset(&tb.config.clone(), porpl, porsl);
-    for r in REGISTERS {
-        assert_eq!(
-            tb.read(r.address, SECURE_PRIVILEGED).rdata,
-            model.read_value(r),
-            "{}",
-            r.name
-        );
-    }
-}
 
 fn dirty_every_register(tb: &mut NpuTb) {
     for r in REGISTERS {
@@ -44,7 +29,7 @@ fn nreset_clears_every_register_asynchronously() {
     tb.set("nRESET", 1);
     tb.model.eval();
     tb.cycles(3);
-    assert_reset_values(&mut tb, false, false);
+    assert_reset_values(&mut tb, false, false, "after the reset");
 }
 
 #[test]
@@ -66,7 +51,7 @@ fn reset_release_is_synchronised() {
     );
     tb.set("PSEL", 0);
     tb.cycles(2);
-    assert_reset_values(&mut tb, false, false);
+    assert_reset_values(&mut tb, false, false, "after the reset");
 }
 
 #[test]
@@ -80,7 +65,7 @@ fn mbist_reset_overrides_nreset_while_mbistreq_is_high() {
     tb.cycles(3);
     tb.set("MBISTREQ", 0);
     tb.cycles(1);
-    assert_reset_values(&mut tb, false, false);
+    assert_reset_values(&mut tb, false, false, "after the reset");
 }
 
 #[test]

@@ -8,7 +8,7 @@ use npu_spec::regs::{self, REGISTERS};
 use npu_tb::axi::{AxiPort, CompleterConfig};
 use npu_tb::driver::{self, Inference};
 use npu_tb::npu::NpuTb;
-use npu_tb::register_model::RegisterModel;
+use npu_tb::register_model::assert_reset_values;
 use npu_tb::rtl_backend::{region_base, COMMAND_STREAM_BASE};
 use npu_tb::seed::seed;
 use npu_tb::shram::shram_contents;
@@ -115,15 +115,12 @@ fn a_soft_reset_during_dma_traffic_drains_resets_and_clears_the_shared_buffer() 
         // Every transaction completed (the monitors saw no violation), every
         // register is at its reset value, the shared buffers are zero.
         assert!(tb.axi_idle(), "{config}: transactions left outstanding");
-        let model = RegisterModel::after_reset(&tb.config.clone(), false, false);
-        for r in REGISTERS {
-            assert_eq!(
-                tb.read(r.address, SECURE_PRIVILEGED).rdata,
-                model.read_value(r),
-                "{config}: {} after the soft reset",
-                r.name
-            );
-        }
+        assert_reset_values(
+            &mut tb,
+            false,
+            false,
+            &format!("{config} after the soft reset"),
+        );
         for (core, bank) in shram_contents(&tb).iter().enumerate() {
             assert!(
                 bank.iter().all(|&b| b == 0),

@@ -6,7 +6,7 @@
 //! buffer, STATUS and IRQ; and every transaction's ID, AxCACHE and AxPROT.
 
 use npu_model::cmdstream::{encode, Command};
-use npu_model::job::{Backend, GoldenBackend, Job, JobSpec};
+use npu_model::job::{Backend, GoldenBackend, Job};
 use npu_model::npu::Npu;
 use npu_spec::command::{DmaRegionMode, DmaStrideMode, Opcode};
 use npu_spec::config::NpuConfig;
@@ -188,20 +188,12 @@ fn random_job(rng: &mut StdRng, config: &NpuConfig) -> (Job, Vec<Transfer>) {
             (k, (0..size).map(|_| rng.gen()).collect())
         })
         .collect();
-    let job = Job {
-        dir: std::env::temp_dir(),
-        spec: JobSpec {
-            config: config.name.clone(),
-            command_stream: "cmd.bin".into(),
-            regions: vec![],
-            outputs: vec![],
-            description: Some("random user DMA".into()),
-        },
-        config: config.clone(),
-        command_stream: encode(&commands),
+    let job = Job::in_memory(
+        config.clone(),
+        encode(&commands),
         regions,
-        expected: BTreeMap::new(),
-    };
+        "random user DMA",
+    );
     (job, transfers)
 }
 

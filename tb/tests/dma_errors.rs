@@ -6,7 +6,7 @@
 //! byte the golden model would not, and ignores a new start.
 
 use npu_model::cmdstream::{encode, Command};
-use npu_model::job::{Backend, GoldenBackend, Job, JobSpec};
+use npu_model::job::{Backend, GoldenBackend, Job};
 use npu_spec::command::Opcode;
 use npu_spec::config::NpuConfig;
 use npu_spec::regs::{self, FaultingChannel};
@@ -51,24 +51,15 @@ fn job() -> Job {
     }
     commands.push(Command::cmd0(Opcode::NpuOpStop, 1));
     let size = (TRANSFERS * CHUNK + 64) as usize;
-    let config = NpuConfig::u65_256();
-    Job {
-        dir: std::env::temp_dir(),
-        spec: JobSpec {
-            config: config.name.clone(),
-            command_stream: "cmd.bin".into(),
-            regions: vec![],
-            outputs: vec![],
-            description: Some("eight 1 KB copies".into()),
-        },
-        config,
-        command_stream: encode(&commands),
-        regions: BTreeMap::from([
+    Job::in_memory(
+        NpuConfig::u65_256(),
+        encode(&commands),
+        BTreeMap::from([
             (0, (0..size).map(|i| (i * 7 + 1) as u8).collect()),
             (1, (0..size).map(|i| (i * 13 + 5) as u8).collect()),
         ]),
-        expected: BTreeMap::new(),
-    }
+        "eight 1 KB copies",
+    )
 }
 
 fn error_range(target: Target) -> Range<u64> {
