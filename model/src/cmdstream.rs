@@ -234,73 +234,163 @@ fn parse_int(s: &str) -> Option<u64> {
     }
 }
 
+/// A token as an error message shows it: long ones cut short, so a line of
+/// megabytes does not come back whole.
+fn shown(token: &str) -> String {
+    const MAX: usize = 40;
+    match token.char_indices().nth(MAX) {
+        None => format!("{token:?}"),
+        Some((cut, _)) => format!("{:?}... ({} bytes)", &token[..cut], token.len()),
+    }
+}
+
+/// One assembled line: a command, or a raw `.word`.
+enum Line {
+    Command(Command),
+    Word(u32),
+}
+
+/// Assemble one line's body (comments stripped, not blank).
+fn assemble_line(body: &str, line: usize) -> Result<Line, AsmError> {
+    let err = |message: String| AsmError { line, message };
+    let toks: Vec<&str> = body.split_whitespace().collect();
+    if let Some(w) = toks.iter().position(|t| *t == ".word") {
+        let word = toks
+            .get(w + 1)
+            .and_then(|t| parse_int(t))
+            .filter(|&v| v <= 0xffff_ffff)
+            .ok_or_else(|| err(format!(".word needs one 32-bit number: {}", shown(body))))?;
+        return Ok(Line::Word(word as u32));
+    }
+    let name_at = toks
+        .iter()
+        .position(|t| t.contains("NPU_"))
+        .ok_or_else(|| err(format!("no NPU_* command name in {}", shown(body))))?;
+    let tok = toks[name_at];
+    let name = tok
+        .strip_prefix("cmd0.")
+        .or_else(|| tok.strip_prefix("cmd1."))
+        .unwrap_or(tok);
+    let op =
+        Opcode::from_name(name).ok_or_else(|| err(format!("unknown command {}", shown(name))))?;
+    let name = op.name();
+    let rest = &toks[name_at + 1..];
+    let param_tok = rest
+        .first()
+        .ok_or_else(|| err(format!("{name}: missing parameter")))?;
+    let param = parse_int(param_tok)
+        .filter(|&v| v <= 0xffff)
+        .ok_or_else(|| {
+            err(format!(
+                "{name}: parameter {} is not a 16-bit number",
+                shown(param_tok)
+            ))
+        })? as u16;
+    let payload = match op.kind() {
+        CmdKind::Cmd0 => {
+            if let Some(extra) = rest.get(1).filter(|t| **t != "-") {
+                return Err(err(format!(
+                    "{name} is cmd0 and takes no payload, got {}",
+                    shown(extra)
+                )));
+            }
+            None
+        }
+        CmdKind::Cmd1 => {
+            let t = rest
+                .get(1)
+                .ok_or_else(|| err(format!("{name} is cmd1 and needs a payload")))?;
+            Some(parse_int(t).filter(|&v| v <= 0xffff_ffff).ok_or_else(|| {
+                err(format!(
+                    "{name}: payload {} is not a 32-bit number",
+                    shown(t)
+                ))
+            })? as u32)
+        }
+    };
+    Ok(Line::Command(Command {
+        op,
+        param,
+        payload,
+        offset: 0,
+    }))
+}
+
+/// Every line of a listing that is not blank, a header or a comment, with
+/// its line number.
+fn listing_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines().enumerate().filter_map(|(n, raw)| {
+        let body = raw.split(['#', ';']).next().unwrap_or("").trim();
+        let skip = body.is_empty() || body.starts_with("Offset:") || body.starts_with("Code:");
+        (!skip).then_some((n + 1, body))
+    })
+}
+
 /// Assemble a listing. Accepts the output of [`disassemble`] and the TRM's
 /// own examples (which have no offset column): each line is
 /// `[offset] [code] [cmd0.|cmd1.]NAME param [payload [(decimal)]]`.
-/// Blank lines, header lines and text after `#` or `;` are ignored.
+/// Blank lines, header lines and text after `#` or `;` are ignored. A
+/// `.word` line is an error here: [`assemble_words`] takes those.
 pub fn assemble(text: &str) -> Result<Vec<Command>, AsmError> {
     let mut cmds = Vec::new();
-    for (n, raw) in text.lines().enumerate() {
-        let line = n + 1;
-        let body = raw.split(['#', ';']).next().unwrap_or("").trim();
-        if body.is_empty() || body.starts_with("Offset:") || body.starts_with("Code:") {
-            continue;
-        }
-        let err = |message: String| AsmError { line, message };
-        let toks: Vec<&str> = body.split_whitespace().collect();
-        let name_at = toks
-            .iter()
-            .position(|t| t.contains("NPU_"))
-            .ok_or_else(|| err(format!("no NPU_* command name in {body:?}")))?;
-        let tok = toks[name_at];
-        let name = tok
-            .strip_prefix("cmd0.")
-            .or_else(|| tok.strip_prefix("cmd1."))
-            .unwrap_or(tok);
-        let op = Opcode::from_name(name).ok_or_else(|| err(format!("unknown command {name}")))?;
-        let rest = &toks[name_at + 1..];
-        let param_tok = rest
-            .first()
-            .ok_or_else(|| err(format!("{name}: missing parameter")))?;
-        let param = parse_int(param_tok)
-            .filter(|&v| v <= 0xffff)
-            .ok_or_else(|| {
-                err(format!(
-                    "{name}: parameter {param_tok:?} is not a 16-bit number"
-                ))
-            })? as u16;
-        let payload =
-            match op.kind() {
-                CmdKind::Cmd0 => {
-                    if let Some(extra) = rest.get(1).filter(|t| **t != "-") {
-                        return Err(err(format!(
-                            "{name} is cmd0 and takes no payload, got {extra:?}"
-                        )));
-                    }
-                    None
-                }
-                CmdKind::Cmd1 => {
-                    let t = rest
-                        .get(1)
-                        .ok_or_else(|| err(format!("{name} is cmd1 and needs a payload")))?;
-                    Some(parse_int(t).filter(|&v| v <= 0xffff_ffff).ok_or_else(|| {
-                        err(format!("{name}: payload {t:?} is not a 32-bit number"))
-                    })? as u32)
-                }
-            };
-        cmds.push(Command {
-            op,
-            param,
-            payload,
-            offset: 0,
-        });
-    }
     let mut offset = 0;
-    for c in &mut cmds {
-        c.offset = offset;
-        offset += if c.payload.is_some() { 8 } else { 4 };
+    for (line, body) in listing_lines(text) {
+        match assemble_line(body, line)? {
+            Line::Command(mut c) => {
+                c.offset = offset;
+                offset += if c.payload.is_some() { 8 } else { 4 };
+                cmds.push(c);
+            }
+            Line::Word(_) => {
+                return Err(AsmError {
+                    line,
+                    message: ".word is no command: assemble the listing as raw words".into(),
+                })
+            }
+        }
     }
     Ok(cmds)
+}
+
+/// Assemble a listing into words, `.word` lines included. A listing with no
+/// command or word is an error: an empty stream is not one the NPU can run.
+pub fn assemble_words(text: &str) -> Result<Vec<u32>, AsmError> {
+    let mut words = Vec::new();
+    for (line, body) in listing_lines(text) {
+        match assemble_line(body, line)? {
+            Line::Command(c) => words.extend(encode_words(&[c])),
+            Line::Word(w) => words.push(w),
+        }
+    }
+    if words.is_empty() {
+        return Err(AsmError {
+            line: 0,
+            message: "the listing has no commands".into(),
+        });
+    }
+    Ok(words)
+}
+
+/// A listing of every word of a stream: commands where they decode, a
+/// `.word` line with the reason where they do not (decoding goes on at the
+/// next word). [`assemble_words`] gives the same words back.
+pub fn disassemble_words(words: &[u32]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "{LISTING_HEADER}");
+    let mut i = 0;
+    while i < words.len() {
+        match decode_one(words, i) {
+            Ok((c, n)) => {
+                let _ = writeln!(s, "{}", format_command(&c));
+                i += n;
+            }
+            Err(e) => {
+                let _ = writeln!(s, "{:#06x}   .word {:#010x}  # {e}", i * 4, words[i]);
+                i += 1;
+            }
+        }
+    }
+    s
 }
 
 #[cfg(test)]

@@ -105,6 +105,52 @@ fn assembler_errors_name_lines() {
 }
 
 #[test]
+fn any_words_round_trip_through_a_listing_with_word_lines() {
+    let mut rng = common::rng("any_words_round_trip_through_a_listing_with_word_lines");
+    for n in 1..60 {
+        // Commands mixed with words that are no command, and a cmd1 cut off
+        // by the end now and then.
+        let mut words = cmdstream::encode_words(&random_stream(&mut rng, n));
+        for _ in 0..rng.gen_range(0..4) {
+            let at = rng.gen_range(0..=words.len());
+            words.insert(at, rng.gen());
+        }
+        if rng.gen_bool(0.3) {
+            words.push(0x4030);
+        }
+        let listing = cmdstream::disassemble_words(&words);
+        assert_eq!(
+            cmdstream::assemble_words(&listing).expect("assemble"),
+            words,
+            "{listing}"
+        );
+    }
+}
+
+#[test]
+fn an_empty_listing_and_a_long_bad_token_are_short_clear_errors() {
+    for text in ["", "# only a comment\n\n; and another\n"] {
+        let e = cmdstream::assemble_words(text).unwrap_err();
+        assert!(e.message.contains("no commands"), "{e}");
+    }
+    let token = "x".repeat(3 << 20);
+    for text in [
+        format!("NPU_OP_STOP {token}"),
+        token.clone(),
+        format!("NPU_{token}"),
+    ] {
+        let e = cmdstream::assemble_words(&text).unwrap_err().to_string();
+        assert!(e.len() < 200, "{} bytes: {}", e.len(), &e[..200]);
+        assert!(
+            e.contains("3145728 bytes") || e.contains("3145732 bytes"),
+            "{e}"
+        );
+    }
+    let e = cmdstream::assemble("NPU_OP_STOP 0\n.word 0x12").unwrap_err();
+    assert!(e.message.contains("raw words"), "{e}");
+}
+
+#[test]
 fn driver_payload_round_trip() {
     let mut rng = common::rng("driver_payload_round_trip");
     let cmds = random_stream(&mut rng, 20);
