@@ -10,7 +10,7 @@ BLOCKS  := weight_decoder
 GEN_BLOCKS := $(addprefix --block ,$(BLOCKS))
 CARGO   ?= cargo
 
-.PHONY: all deps verilog check-verilog lint synth test bench sim waves demo
+.PHONY: all deps verilog check-verilog lint synth test bench sim waves demo fuzz
 
 all: deps verilog lint synth demo
 
@@ -51,6 +51,10 @@ bench: deps
 DEMO_JOBS := $(wildcard model/tests/fixtures/jobs/dma_*)
 demo: deps
 	@for j in $(DEMO_JOBS); do $(CARGO) run -q --release -p npu-tb --bin npu-sim -- run $$j --model rtl || exit 1; done
+
+# Differential fuzzing of the golden model against the RTL: make fuzz [COUNT=10000] [SEED=n]
+fuzz: deps
+	$(CARGO) run -q --release -p npu-tb --bin npu-sim -- fuzz --count $(or $(COUNT),10000) $(if $(SEED),--seed $(SEED))
 
 # Run a job folder: make sim JOB=path/to/job [MODEL=golden|rtl] [VCD=out.vcd]
 sim:

@@ -231,6 +231,9 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     wire  [10:0] control$set_key;
     wire  [47:0] control$set_value;
     reg  control$set_known;
+    reg  control$set_reserved;
+    reg  [10:0] control$dma0_src_region;
+    reg  [10:0] control$dma0_dst_region;
     wire  control$op_valid;
     wire  [9:0] control$op_code;
     wire  [15:0] control$op_param;
@@ -242,6 +245,7 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  [10:0] op_state$key;
     reg  [47:0] op_state$value;
     wire  op_state$known;
+    wire  op_state$reserved;
     wire  [39:0] op_state$dma0_src;
     wire  [39:0] op_state$dma0_dst;
     wire  [31:0] op_state$dma0_len;
@@ -557,6 +561,9 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .set_key(control$set_key),
         .set_value(control$set_value),
         .set_known(control$set_known),
+        .set_reserved(control$set_reserved),
+        .dma0_src_region(control$dma0_src_region),
+        .dma0_dst_region(control$dma0_dst_region),
         .op_valid(control$op_valid),
         .op_code(control$op_code),
         .op_param(control$op_param),
@@ -570,6 +577,7 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .key(op_state$key),
         .value(op_state$value),
         .known(op_state$known),
+        .reserved(op_state$reserved),
         .dma0_src(op_state$dma0_src),
         .dma0_dst(op_state$dma0_dst),
         .dma0_len(op_state$dma0_len),
@@ -897,6 +905,9 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         op_state$key = control$set_key;
         op_state$value = control$set_value;
         control$set_known = op_state$known;
+        control$set_reserved = op_state$reserved;
+        control$dma0_src_region = op_state$dma0_src_region;
+        control$dma0_dst_region = op_state$dma0_dst_region;
         datapath$op_valid = control$op_valid;
         datapath$op_code = control$op_code;
         datapath$op_param = control$op_param;
@@ -1176,7 +1187,7 @@ module npu_u65_256_core$apb$ready(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$apb$ready
 
 
-module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,status,qread,irq,running_state,pmu_irq,clear_irq,pmu_enable,command_start,command_cancel,command_valid,command_data,command_first_lane,command_last_lane,command_ready,command_busy,descriptor_push,queue_full,descriptors_active,bus_error,faulting_channel,faulting_interface,set_write,set_key,set_value,set_known,op_valid,op_code,op_param,op_accept,op_refuse);
+module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,status,qread,irq,running_state,pmu_irq,clear_irq,pmu_enable,command_start,command_cancel,command_valid,command_data,command_first_lane,command_last_lane,command_ready,command_busy,descriptor_push,queue_full,descriptors_active,bus_error,faulting_channel,faulting_interface,set_write,set_key,set_value,set_known,set_reserved,dma0_src_region,dma0_dst_region,op_valid,op_code,op_param,op_accept,op_refuse);
     
     // Module arguments
     input wire  clock;
@@ -1210,6 +1221,9 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     output reg  [10:0] set_key;
     output reg  [47:0] set_value;
     input wire  set_known;
+    input wire  set_reserved;
+    input wire  [10:0] dma0_src_region;
+    input wire  [10:0] dma0_dst_region;
     output reg  op_valid;
     output reg  [9:0] op_code;
     output reg  [15:0] op_param;
@@ -1228,6 +1242,13 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     localparam  kernel_wait_key = 11'b10010;
     localparam  pmu_mask_key = 11'b10011;
     localparam  pmu_mask_enable = 16'h1;
+    localparam  dma_wait_max = 16'h1;
+    localparam  kernel_wait_max = 16'h3;
+    localparam  pmu_mask_max = 16'h1;
+    localparam  dma_region_internal = 11'b100000000;
+    localparam  dma_stride_lsb = 4'h9;
+    localparam  dma_region_max = 8'h7;
+    localparam  dma_core_mask_max = 8'h3;
     localparam  format_shift = 5'b1010;
     localparam  param_shift = 5'b10000;
     localparam  opcode_mask = 32'h3ff;
@@ -1320,6 +1341,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     reg  [5:0] word_format;
     reg  [5:0] first_format;
     reg  kernel_op;
+    reg  dma_descriptor_bad;
     reg  complete;
     reg  fail;
     reg  halt;
@@ -1486,6 +1508,15 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         if (first_format == cmd0_format) begin
             set_value = ((op_param) & 48'hffffffffffff);
         end
+        dma_descriptor_bad = ((dma0_src_region & dma_region_internal) != 32'h0) | (((dma0_src_region) & 8'hff) > dma_region_max) | (((dma0_src_region >> dma_stride_lsb) & 2'h3) == 32'h3) | (((dma0_dst_region >> dma_stride_lsb) & 2'h3) == 32'h3);
+        if ((dma0_dst_region & dma_region_internal) != 32'h0) begin
+            if ((((dma0_dst_region) & 8'hff) == 32'h0) | (((dma0_dst_region) & 8'hff) > dma_core_mask_max)) begin
+                dma_descriptor_bad = 1'b1;
+            end
+        end
+        else if (((dma0_dst_region) & 8'hff) > dma_region_max) begin
+            dma_descriptor_bad = 1'b1;
+        end
         kernel_op = (key == conv_key) | (key == depthwise_key) | (key == pool_key) | (key == elementwise_key);
         case (step$q)
             Step$Decode:
@@ -1541,7 +1572,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
                         end
                     end
                     else if (key == dma_start_key) begin
-                        if (op_param != 32'h0) begin
+                        if ((op_param != 32'h0) | dma_descriptor_bad) begin
                             fail = 1'b1;
                         end
                         else if (~queue_full) begin
@@ -1550,7 +1581,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
                         end
                     end
                     else if (key == dma_wait_key) begin
-                        if (op_param[(32'h4)+:(12)] != 32'h0) begin
+                        if (op_param > dma_wait_max) begin
                             fail = 1'b1;
                         end
                         else if (((descriptors_active) & 16'hffff) <= (op_param & 32'hf)) begin
@@ -1558,11 +1589,21 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
                         end
                     end
                     else if (key == kernel_wait_key) begin
-                        complete = 1'b1;
+                        if (op_param > kernel_wait_max) begin
+                            fail = 1'b1;
+                        end
+                        else begin
+                            complete = 1'b1;
+                        end
                     end
                     else if (key == pmu_mask_key) begin
-                        pmu_enabled$d = (op_param & pmu_mask_enable) != 32'h0;
-                        complete = 1'b1;
+                        if (op_param > pmu_mask_max) begin
+                            fail = 1'b1;
+                        end
+                        else begin
+                            pmu_enabled$d = (op_param & pmu_mask_enable) != 32'h0;
+                            complete = 1'b1;
+                        end
                     end
                     else if (kernel_op) begin
                         op_valid = 1'b1;
@@ -1574,8 +1615,13 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
                         end
                     end
                     else if (set_known) begin
-                        set_write = 1'b1;
-                        complete = 1'b1;
+                        if (set_reserved) begin
+                            fail = 1'b1;
+                        end
+                        else begin
+                            set_write = 1'b1;
+                            complete = 1'b1;
+                        end
                     end
                     else begin
                         fail = 1'b1;
@@ -10657,7 +10703,7 @@ module npu_u65_256_core$dma$writes_outstanding$3(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$dma$writes_outstanding$3
 
 
-module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0_dst,dma0_len,dma0_src_region,dma0_dst_region,dma0_size0,dma0_size1,dma0_skip0,dma0_skip1);
+module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0_src,dma0_dst,dma0_len,dma0_src_region,dma0_dst_region,dma0_size0,dma0_size1,dma0_skip0,dma0_skip1);
     
     // Module arguments
     input wire  clock;
@@ -10666,6 +10712,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  known;
+    output reg  reserved;
     output reg  [39:0] dma0_src;
     output reg  [39:0] dma0_dst;
     output reg  [31:0] dma0_len;
@@ -10781,6 +10828,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$0$key;
     reg  [47:0] registers$0$value;
     wire  registers$0$hit;
+    wire  registers$0$reserved;
     wire  [47:0] registers$0$q;
     reg  registers$1$clock;
     reg  registers$1$rst_n;
@@ -10788,6 +10836,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$1$key;
     reg  [47:0] registers$1$value;
     wire  registers$1$hit;
+    wire  registers$1$reserved;
     wire  [47:0] registers$1$q;
     reg  registers$2$clock;
     reg  registers$2$rst_n;
@@ -10795,6 +10844,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$2$key;
     reg  [47:0] registers$2$value;
     wire  registers$2$hit;
+    wire  registers$2$reserved;
     wire  [47:0] registers$2$q;
     reg  registers$3$clock;
     reg  registers$3$rst_n;
@@ -10802,6 +10852,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$3$key;
     reg  [47:0] registers$3$value;
     wire  registers$3$hit;
+    wire  registers$3$reserved;
     wire  [47:0] registers$3$q;
     reg  registers$4$clock;
     reg  registers$4$rst_n;
@@ -10809,6 +10860,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$4$key;
     reg  [47:0] registers$4$value;
     wire  registers$4$hit;
+    wire  registers$4$reserved;
     wire  [47:0] registers$4$q;
     reg  registers$5$clock;
     reg  registers$5$rst_n;
@@ -10816,6 +10868,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$5$key;
     reg  [47:0] registers$5$value;
     wire  registers$5$hit;
+    wire  registers$5$reserved;
     wire  [47:0] registers$5$q;
     reg  registers$6$clock;
     reg  registers$6$rst_n;
@@ -10823,6 +10876,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$6$key;
     reg  [47:0] registers$6$value;
     wire  registers$6$hit;
+    wire  registers$6$reserved;
     wire  [47:0] registers$6$q;
     reg  registers$7$clock;
     reg  registers$7$rst_n;
@@ -10830,6 +10884,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$7$key;
     reg  [47:0] registers$7$value;
     wire  registers$7$hit;
+    wire  registers$7$reserved;
     wire  [47:0] registers$7$q;
     reg  registers$8$clock;
     reg  registers$8$rst_n;
@@ -10837,6 +10892,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$8$key;
     reg  [47:0] registers$8$value;
     wire  registers$8$hit;
+    wire  registers$8$reserved;
     wire  [47:0] registers$8$q;
     reg  registers$9$clock;
     reg  registers$9$rst_n;
@@ -10844,6 +10900,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$9$key;
     reg  [47:0] registers$9$value;
     wire  registers$9$hit;
+    wire  registers$9$reserved;
     wire  [47:0] registers$9$q;
     reg  registers$10$clock;
     reg  registers$10$rst_n;
@@ -10851,6 +10908,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$10$key;
     reg  [47:0] registers$10$value;
     wire  registers$10$hit;
+    wire  registers$10$reserved;
     wire  [47:0] registers$10$q;
     reg  registers$11$clock;
     reg  registers$11$rst_n;
@@ -10858,6 +10916,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$11$key;
     reg  [47:0] registers$11$value;
     wire  registers$11$hit;
+    wire  registers$11$reserved;
     wire  [47:0] registers$11$q;
     reg  registers$12$clock;
     reg  registers$12$rst_n;
@@ -10865,6 +10924,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$12$key;
     reg  [47:0] registers$12$value;
     wire  registers$12$hit;
+    wire  registers$12$reserved;
     wire  [47:0] registers$12$q;
     reg  registers$13$clock;
     reg  registers$13$rst_n;
@@ -10872,6 +10932,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$13$key;
     reg  [47:0] registers$13$value;
     wire  registers$13$hit;
+    wire  registers$13$reserved;
     wire  [47:0] registers$13$q;
     reg  registers$14$clock;
     reg  registers$14$rst_n;
@@ -10879,6 +10940,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$14$key;
     reg  [47:0] registers$14$value;
     wire  registers$14$hit;
+    wire  registers$14$reserved;
     wire  [47:0] registers$14$q;
     reg  registers$15$clock;
     reg  registers$15$rst_n;
@@ -10886,6 +10948,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$15$key;
     reg  [47:0] registers$15$value;
     wire  registers$15$hit;
+    wire  registers$15$reserved;
     wire  [47:0] registers$15$q;
     reg  registers$16$clock;
     reg  registers$16$rst_n;
@@ -10893,6 +10956,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$16$key;
     reg  [47:0] registers$16$value;
     wire  registers$16$hit;
+    wire  registers$16$reserved;
     wire  [47:0] registers$16$q;
     reg  registers$17$clock;
     reg  registers$17$rst_n;
@@ -10900,6 +10964,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$17$key;
     reg  [47:0] registers$17$value;
     wire  registers$17$hit;
+    wire  registers$17$reserved;
     wire  [47:0] registers$17$q;
     reg  registers$18$clock;
     reg  registers$18$rst_n;
@@ -10907,6 +10972,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$18$key;
     reg  [47:0] registers$18$value;
     wire  registers$18$hit;
+    wire  registers$18$reserved;
     wire  [47:0] registers$18$q;
     reg  registers$19$clock;
     reg  registers$19$rst_n;
@@ -10914,6 +10980,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$19$key;
     reg  [47:0] registers$19$value;
     wire  registers$19$hit;
+    wire  registers$19$reserved;
     wire  [47:0] registers$19$q;
     reg  registers$20$clock;
     reg  registers$20$rst_n;
@@ -10921,6 +10988,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$20$key;
     reg  [47:0] registers$20$value;
     wire  registers$20$hit;
+    wire  registers$20$reserved;
     wire  [47:0] registers$20$q;
     reg  registers$21$clock;
     reg  registers$21$rst_n;
@@ -10928,6 +10996,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$21$key;
     reg  [47:0] registers$21$value;
     wire  registers$21$hit;
+    wire  registers$21$reserved;
     wire  [47:0] registers$21$q;
     reg  registers$22$clock;
     reg  registers$22$rst_n;
@@ -10935,6 +11004,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$22$key;
     reg  [47:0] registers$22$value;
     wire  registers$22$hit;
+    wire  registers$22$reserved;
     wire  [47:0] registers$22$q;
     reg  registers$23$clock;
     reg  registers$23$rst_n;
@@ -10942,6 +11012,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$23$key;
     reg  [47:0] registers$23$value;
     wire  registers$23$hit;
+    wire  registers$23$reserved;
     wire  [47:0] registers$23$q;
     reg  registers$24$clock;
     reg  registers$24$rst_n;
@@ -10949,6 +11020,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$24$key;
     reg  [47:0] registers$24$value;
     wire  registers$24$hit;
+    wire  registers$24$reserved;
     wire  [47:0] registers$24$q;
     reg  registers$25$clock;
     reg  registers$25$rst_n;
@@ -10956,6 +11028,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$25$key;
     reg  [47:0] registers$25$value;
     wire  registers$25$hit;
+    wire  registers$25$reserved;
     wire  [47:0] registers$25$q;
     reg  registers$26$clock;
     reg  registers$26$rst_n;
@@ -10963,6 +11036,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$26$key;
     reg  [47:0] registers$26$value;
     wire  registers$26$hit;
+    wire  registers$26$reserved;
     wire  [47:0] registers$26$q;
     reg  registers$27$clock;
     reg  registers$27$rst_n;
@@ -10970,6 +11044,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$27$key;
     reg  [47:0] registers$27$value;
     wire  registers$27$hit;
+    wire  registers$27$reserved;
     wire  [47:0] registers$27$q;
     reg  registers$28$clock;
     reg  registers$28$rst_n;
@@ -10977,6 +11052,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$28$key;
     reg  [47:0] registers$28$value;
     wire  registers$28$hit;
+    wire  registers$28$reserved;
     wire  [47:0] registers$28$q;
     reg  registers$29$clock;
     reg  registers$29$rst_n;
@@ -10984,6 +11060,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$29$key;
     reg  [47:0] registers$29$value;
     wire  registers$29$hit;
+    wire  registers$29$reserved;
     wire  [47:0] registers$29$q;
     reg  registers$30$clock;
     reg  registers$30$rst_n;
@@ -10991,6 +11068,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$30$key;
     reg  [47:0] registers$30$value;
     wire  registers$30$hit;
+    wire  registers$30$reserved;
     wire  [47:0] registers$30$q;
     reg  registers$31$clock;
     reg  registers$31$rst_n;
@@ -10998,6 +11076,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$31$key;
     reg  [47:0] registers$31$value;
     wire  registers$31$hit;
+    wire  registers$31$reserved;
     wire  [47:0] registers$31$q;
     reg  registers$32$clock;
     reg  registers$32$rst_n;
@@ -11005,6 +11084,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$32$key;
     reg  [47:0] registers$32$value;
     wire  registers$32$hit;
+    wire  registers$32$reserved;
     wire  [47:0] registers$32$q;
     reg  registers$33$clock;
     reg  registers$33$rst_n;
@@ -11012,6 +11092,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$33$key;
     reg  [47:0] registers$33$value;
     wire  registers$33$hit;
+    wire  registers$33$reserved;
     wire  [47:0] registers$33$q;
     reg  registers$34$clock;
     reg  registers$34$rst_n;
@@ -11019,6 +11100,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$34$key;
     reg  [47:0] registers$34$value;
     wire  registers$34$hit;
+    wire  registers$34$reserved;
     wire  [47:0] registers$34$q;
     reg  registers$35$clock;
     reg  registers$35$rst_n;
@@ -11026,6 +11108,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$35$key;
     reg  [47:0] registers$35$value;
     wire  registers$35$hit;
+    wire  registers$35$reserved;
     wire  [47:0] registers$35$q;
     reg  registers$36$clock;
     reg  registers$36$rst_n;
@@ -11033,6 +11116,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$36$key;
     reg  [47:0] registers$36$value;
     wire  registers$36$hit;
+    wire  registers$36$reserved;
     wire  [47:0] registers$36$q;
     reg  registers$37$clock;
     reg  registers$37$rst_n;
@@ -11040,6 +11124,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$37$key;
     reg  [47:0] registers$37$value;
     wire  registers$37$hit;
+    wire  registers$37$reserved;
     wire  [47:0] registers$37$q;
     reg  registers$38$clock;
     reg  registers$38$rst_n;
@@ -11047,6 +11132,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$38$key;
     reg  [47:0] registers$38$value;
     wire  registers$38$hit;
+    wire  registers$38$reserved;
     wire  [47:0] registers$38$q;
     reg  registers$39$clock;
     reg  registers$39$rst_n;
@@ -11054,6 +11140,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$39$key;
     reg  [47:0] registers$39$value;
     wire  registers$39$hit;
+    wire  registers$39$reserved;
     wire  [47:0] registers$39$q;
     reg  registers$40$clock;
     reg  registers$40$rst_n;
@@ -11061,6 +11148,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$40$key;
     reg  [47:0] registers$40$value;
     wire  registers$40$hit;
+    wire  registers$40$reserved;
     wire  [47:0] registers$40$q;
     reg  registers$41$clock;
     reg  registers$41$rst_n;
@@ -11068,6 +11156,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$41$key;
     reg  [47:0] registers$41$value;
     wire  registers$41$hit;
+    wire  registers$41$reserved;
     wire  [47:0] registers$41$q;
     reg  registers$42$clock;
     reg  registers$42$rst_n;
@@ -11075,6 +11164,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$42$key;
     reg  [47:0] registers$42$value;
     wire  registers$42$hit;
+    wire  registers$42$reserved;
     wire  [47:0] registers$42$q;
     reg  registers$43$clock;
     reg  registers$43$rst_n;
@@ -11082,6 +11172,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$43$key;
     reg  [47:0] registers$43$value;
     wire  registers$43$hit;
+    wire  registers$43$reserved;
     wire  [47:0] registers$43$q;
     reg  registers$44$clock;
     reg  registers$44$rst_n;
@@ -11089,6 +11180,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$44$key;
     reg  [47:0] registers$44$value;
     wire  registers$44$hit;
+    wire  registers$44$reserved;
     wire  [47:0] registers$44$q;
     reg  registers$45$clock;
     reg  registers$45$rst_n;
@@ -11096,6 +11188,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$45$key;
     reg  [47:0] registers$45$value;
     wire  registers$45$hit;
+    wire  registers$45$reserved;
     wire  [47:0] registers$45$q;
     reg  registers$46$clock;
     reg  registers$46$rst_n;
@@ -11103,6 +11196,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$46$key;
     reg  [47:0] registers$46$value;
     wire  registers$46$hit;
+    wire  registers$46$reserved;
     wire  [47:0] registers$46$q;
     reg  registers$47$clock;
     reg  registers$47$rst_n;
@@ -11110,6 +11204,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$47$key;
     reg  [47:0] registers$47$value;
     wire  registers$47$hit;
+    wire  registers$47$reserved;
     wire  [47:0] registers$47$q;
     reg  registers$48$clock;
     reg  registers$48$rst_n;
@@ -11117,6 +11212,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$48$key;
     reg  [47:0] registers$48$value;
     wire  registers$48$hit;
+    wire  registers$48$reserved;
     wire  [47:0] registers$48$q;
     reg  registers$49$clock;
     reg  registers$49$rst_n;
@@ -11124,6 +11220,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$49$key;
     reg  [47:0] registers$49$value;
     wire  registers$49$hit;
+    wire  registers$49$reserved;
     wire  [47:0] registers$49$q;
     reg  registers$50$clock;
     reg  registers$50$rst_n;
@@ -11131,6 +11228,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$50$key;
     reg  [47:0] registers$50$value;
     wire  registers$50$hit;
+    wire  registers$50$reserved;
     wire  [47:0] registers$50$q;
     reg  registers$51$clock;
     reg  registers$51$rst_n;
@@ -11138,6 +11236,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$51$key;
     reg  [47:0] registers$51$value;
     wire  registers$51$hit;
+    wire  registers$51$reserved;
     wire  [47:0] registers$51$q;
     reg  registers$52$clock;
     reg  registers$52$rst_n;
@@ -11145,6 +11244,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$52$key;
     reg  [47:0] registers$52$value;
     wire  registers$52$hit;
+    wire  registers$52$reserved;
     wire  [47:0] registers$52$q;
     reg  registers$53$clock;
     reg  registers$53$rst_n;
@@ -11152,6 +11252,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$53$key;
     reg  [47:0] registers$53$value;
     wire  registers$53$hit;
+    wire  registers$53$reserved;
     wire  [47:0] registers$53$q;
     reg  registers$54$clock;
     reg  registers$54$rst_n;
@@ -11159,6 +11260,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$54$key;
     reg  [47:0] registers$54$value;
     wire  registers$54$hit;
+    wire  registers$54$reserved;
     wire  [47:0] registers$54$q;
     reg  registers$55$clock;
     reg  registers$55$rst_n;
@@ -11166,6 +11268,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$55$key;
     reg  [47:0] registers$55$value;
     wire  registers$55$hit;
+    wire  registers$55$reserved;
     wire  [47:0] registers$55$q;
     reg  registers$56$clock;
     reg  registers$56$rst_n;
@@ -11173,6 +11276,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$56$key;
     reg  [47:0] registers$56$value;
     wire  registers$56$hit;
+    wire  registers$56$reserved;
     wire  [47:0] registers$56$q;
     reg  registers$57$clock;
     reg  registers$57$rst_n;
@@ -11180,6 +11284,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$57$key;
     reg  [47:0] registers$57$value;
     wire  registers$57$hit;
+    wire  registers$57$reserved;
     wire  [47:0] registers$57$q;
     reg  registers$58$clock;
     reg  registers$58$rst_n;
@@ -11187,6 +11292,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$58$key;
     reg  [47:0] registers$58$value;
     wire  registers$58$hit;
+    wire  registers$58$reserved;
     wire  [47:0] registers$58$q;
     reg  registers$59$clock;
     reg  registers$59$rst_n;
@@ -11194,6 +11300,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$59$key;
     reg  [47:0] registers$59$value;
     wire  registers$59$hit;
+    wire  registers$59$reserved;
     wire  [47:0] registers$59$q;
     reg  registers$60$clock;
     reg  registers$60$rst_n;
@@ -11201,6 +11308,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$60$key;
     reg  [47:0] registers$60$value;
     wire  registers$60$hit;
+    wire  registers$60$reserved;
     wire  [47:0] registers$60$q;
     reg  registers$61$clock;
     reg  registers$61$rst_n;
@@ -11208,6 +11316,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$61$key;
     reg  [47:0] registers$61$value;
     wire  registers$61$hit;
+    wire  registers$61$reserved;
     wire  [47:0] registers$61$q;
     reg  registers$62$clock;
     reg  registers$62$rst_n;
@@ -11215,6 +11324,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$62$key;
     reg  [47:0] registers$62$value;
     wire  registers$62$hit;
+    wire  registers$62$reserved;
     wire  [47:0] registers$62$q;
     reg  registers$63$clock;
     reg  registers$63$rst_n;
@@ -11222,6 +11332,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$63$key;
     reg  [47:0] registers$63$value;
     wire  registers$63$hit;
+    wire  registers$63$reserved;
     wire  [47:0] registers$63$q;
     reg  registers$64$clock;
     reg  registers$64$rst_n;
@@ -11229,6 +11340,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$64$key;
     reg  [47:0] registers$64$value;
     wire  registers$64$hit;
+    wire  registers$64$reserved;
     wire  [47:0] registers$64$q;
     reg  registers$65$clock;
     reg  registers$65$rst_n;
@@ -11236,6 +11348,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$65$key;
     reg  [47:0] registers$65$value;
     wire  registers$65$hit;
+    wire  registers$65$reserved;
     wire  [47:0] registers$65$q;
     reg  registers$66$clock;
     reg  registers$66$rst_n;
@@ -11243,6 +11356,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$66$key;
     reg  [47:0] registers$66$value;
     wire  registers$66$hit;
+    wire  registers$66$reserved;
     wire  [47:0] registers$66$q;
     reg  registers$67$clock;
     reg  registers$67$rst_n;
@@ -11250,6 +11364,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$67$key;
     reg  [47:0] registers$67$value;
     wire  registers$67$hit;
+    wire  registers$67$reserved;
     wire  [47:0] registers$67$q;
     reg  registers$68$clock;
     reg  registers$68$rst_n;
@@ -11257,6 +11372,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$68$key;
     reg  [47:0] registers$68$value;
     wire  registers$68$hit;
+    wire  registers$68$reserved;
     wire  [47:0] registers$68$q;
     reg  registers$69$clock;
     reg  registers$69$rst_n;
@@ -11264,6 +11380,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$69$key;
     reg  [47:0] registers$69$value;
     wire  registers$69$hit;
+    wire  registers$69$reserved;
     wire  [47:0] registers$69$q;
     reg  registers$70$clock;
     reg  registers$70$rst_n;
@@ -11271,6 +11388,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$70$key;
     reg  [47:0] registers$70$value;
     wire  registers$70$hit;
+    wire  registers$70$reserved;
     wire  [47:0] registers$70$q;
     reg  registers$71$clock;
     reg  registers$71$rst_n;
@@ -11278,6 +11396,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$71$key;
     reg  [47:0] registers$71$value;
     wire  registers$71$hit;
+    wire  registers$71$reserved;
     wire  [47:0] registers$71$q;
     reg  registers$72$clock;
     reg  registers$72$rst_n;
@@ -11285,6 +11404,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$72$key;
     reg  [47:0] registers$72$value;
     wire  registers$72$hit;
+    wire  registers$72$reserved;
     wire  [47:0] registers$72$q;
     reg  registers$73$clock;
     reg  registers$73$rst_n;
@@ -11292,6 +11412,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$73$key;
     reg  [47:0] registers$73$value;
     wire  registers$73$hit;
+    wire  registers$73$reserved;
     wire  [47:0] registers$73$q;
     reg  registers$74$clock;
     reg  registers$74$rst_n;
@@ -11299,6 +11420,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$74$key;
     reg  [47:0] registers$74$value;
     wire  registers$74$hit;
+    wire  registers$74$reserved;
     wire  [47:0] registers$74$q;
     reg  registers$75$clock;
     reg  registers$75$rst_n;
@@ -11306,6 +11428,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$75$key;
     reg  [47:0] registers$75$value;
     wire  registers$75$hit;
+    wire  registers$75$reserved;
     wire  [47:0] registers$75$q;
     reg  registers$76$clock;
     reg  registers$76$rst_n;
@@ -11313,6 +11436,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$76$key;
     reg  [47:0] registers$76$value;
     wire  registers$76$hit;
+    wire  registers$76$reserved;
     wire  [47:0] registers$76$q;
     reg  registers$77$clock;
     reg  registers$77$rst_n;
@@ -11320,6 +11444,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$77$key;
     reg  [47:0] registers$77$value;
     wire  registers$77$hit;
+    wire  registers$77$reserved;
     wire  [47:0] registers$77$q;
     reg  registers$78$clock;
     reg  registers$78$rst_n;
@@ -11327,6 +11452,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$78$key;
     reg  [47:0] registers$78$value;
     wire  registers$78$hit;
+    wire  registers$78$reserved;
     wire  [47:0] registers$78$q;
     reg  registers$79$clock;
     reg  registers$79$rst_n;
@@ -11334,6 +11460,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$79$key;
     reg  [47:0] registers$79$value;
     wire  registers$79$hit;
+    wire  registers$79$reserved;
     wire  [47:0] registers$79$q;
     reg  registers$80$clock;
     reg  registers$80$rst_n;
@@ -11341,6 +11468,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$80$key;
     reg  [47:0] registers$80$value;
     wire  registers$80$hit;
+    wire  registers$80$reserved;
     wire  [47:0] registers$80$q;
     reg  registers$81$clock;
     reg  registers$81$rst_n;
@@ -11348,6 +11476,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$81$key;
     reg  [47:0] registers$81$value;
     wire  registers$81$hit;
+    wire  registers$81$reserved;
     wire  [47:0] registers$81$q;
     reg  registers$82$clock;
     reg  registers$82$rst_n;
@@ -11355,6 +11484,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$82$key;
     reg  [47:0] registers$82$value;
     wire  registers$82$hit;
+    wire  registers$82$reserved;
     wire  [47:0] registers$82$q;
     reg  registers$83$clock;
     reg  registers$83$rst_n;
@@ -11362,6 +11492,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$83$key;
     reg  [47:0] registers$83$value;
     wire  registers$83$hit;
+    wire  registers$83$reserved;
     wire  [47:0] registers$83$q;
     reg  registers$84$clock;
     reg  registers$84$rst_n;
@@ -11369,6 +11500,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$84$key;
     reg  [47:0] registers$84$value;
     wire  registers$84$hit;
+    wire  registers$84$reserved;
     wire  [47:0] registers$84$q;
     reg  registers$85$clock;
     reg  registers$85$rst_n;
@@ -11376,6 +11508,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$85$key;
     reg  [47:0] registers$85$value;
     wire  registers$85$hit;
+    wire  registers$85$reserved;
     wire  [47:0] registers$85$q;
     reg  registers$86$clock;
     reg  registers$86$rst_n;
@@ -11383,6 +11516,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$86$key;
     reg  [47:0] registers$86$value;
     wire  registers$86$hit;
+    wire  registers$86$reserved;
     wire  [47:0] registers$86$q;
     
     // Sub module instances
@@ -11393,6 +11527,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$0$key),
         .value(registers$0$value),
         .hit(registers$0$hit),
+        .reserved(registers$0$reserved),
         .q(registers$0$q)
     );
     npu_u65_256_core$op_state$registers$1 registers$1(
@@ -11402,6 +11537,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$1$key),
         .value(registers$1$value),
         .hit(registers$1$hit),
+        .reserved(registers$1$reserved),
         .q(registers$1$q)
     );
     npu_u65_256_core$op_state$registers$2 registers$2(
@@ -11411,6 +11547,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$2$key),
         .value(registers$2$value),
         .hit(registers$2$hit),
+        .reserved(registers$2$reserved),
         .q(registers$2$q)
     );
     npu_u65_256_core$op_state$registers$3 registers$3(
@@ -11420,6 +11557,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$3$key),
         .value(registers$3$value),
         .hit(registers$3$hit),
+        .reserved(registers$3$reserved),
         .q(registers$3$q)
     );
     npu_u65_256_core$op_state$registers$4 registers$4(
@@ -11429,6 +11567,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$4$key),
         .value(registers$4$value),
         .hit(registers$4$hit),
+        .reserved(registers$4$reserved),
         .q(registers$4$q)
     );
     npu_u65_256_core$op_state$registers$5 registers$5(
@@ -11438,6 +11577,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$5$key),
         .value(registers$5$value),
         .hit(registers$5$hit),
+        .reserved(registers$5$reserved),
         .q(registers$5$q)
     );
     npu_u65_256_core$op_state$registers$6 registers$6(
@@ -11447,6 +11587,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$6$key),
         .value(registers$6$value),
         .hit(registers$6$hit),
+        .reserved(registers$6$reserved),
         .q(registers$6$q)
     );
     npu_u65_256_core$op_state$registers$7 registers$7(
@@ -11456,6 +11597,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$7$key),
         .value(registers$7$value),
         .hit(registers$7$hit),
+        .reserved(registers$7$reserved),
         .q(registers$7$q)
     );
     npu_u65_256_core$op_state$registers$8 registers$8(
@@ -11465,6 +11607,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$8$key),
         .value(registers$8$value),
         .hit(registers$8$hit),
+        .reserved(registers$8$reserved),
         .q(registers$8$q)
     );
     npu_u65_256_core$op_state$registers$9 registers$9(
@@ -11474,6 +11617,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$9$key),
         .value(registers$9$value),
         .hit(registers$9$hit),
+        .reserved(registers$9$reserved),
         .q(registers$9$q)
     );
     npu_u65_256_core$op_state$registers$10 registers$10(
@@ -11483,6 +11627,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$10$key),
         .value(registers$10$value),
         .hit(registers$10$hit),
+        .reserved(registers$10$reserved),
         .q(registers$10$q)
     );
     npu_u65_256_core$op_state$registers$11 registers$11(
@@ -11492,6 +11637,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$11$key),
         .value(registers$11$value),
         .hit(registers$11$hit),
+        .reserved(registers$11$reserved),
         .q(registers$11$q)
     );
     npu_u65_256_core$op_state$registers$12 registers$12(
@@ -11501,6 +11647,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$12$key),
         .value(registers$12$value),
         .hit(registers$12$hit),
+        .reserved(registers$12$reserved),
         .q(registers$12$q)
     );
     npu_u65_256_core$op_state$registers$13 registers$13(
@@ -11510,6 +11657,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$13$key),
         .value(registers$13$value),
         .hit(registers$13$hit),
+        .reserved(registers$13$reserved),
         .q(registers$13$q)
     );
     npu_u65_256_core$op_state$registers$14 registers$14(
@@ -11519,6 +11667,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$14$key),
         .value(registers$14$value),
         .hit(registers$14$hit),
+        .reserved(registers$14$reserved),
         .q(registers$14$q)
     );
     npu_u65_256_core$op_state$registers$15 registers$15(
@@ -11528,6 +11677,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$15$key),
         .value(registers$15$value),
         .hit(registers$15$hit),
+        .reserved(registers$15$reserved),
         .q(registers$15$q)
     );
     npu_u65_256_core$op_state$registers$16 registers$16(
@@ -11537,6 +11687,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$16$key),
         .value(registers$16$value),
         .hit(registers$16$hit),
+        .reserved(registers$16$reserved),
         .q(registers$16$q)
     );
     npu_u65_256_core$op_state$registers$17 registers$17(
@@ -11546,6 +11697,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$17$key),
         .value(registers$17$value),
         .hit(registers$17$hit),
+        .reserved(registers$17$reserved),
         .q(registers$17$q)
     );
     npu_u65_256_core$op_state$registers$18 registers$18(
@@ -11555,6 +11707,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$18$key),
         .value(registers$18$value),
         .hit(registers$18$hit),
+        .reserved(registers$18$reserved),
         .q(registers$18$q)
     );
     npu_u65_256_core$op_state$registers$19 registers$19(
@@ -11564,6 +11717,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$19$key),
         .value(registers$19$value),
         .hit(registers$19$hit),
+        .reserved(registers$19$reserved),
         .q(registers$19$q)
     );
     npu_u65_256_core$op_state$registers$20 registers$20(
@@ -11573,6 +11727,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$20$key),
         .value(registers$20$value),
         .hit(registers$20$hit),
+        .reserved(registers$20$reserved),
         .q(registers$20$q)
     );
     npu_u65_256_core$op_state$registers$21 registers$21(
@@ -11582,6 +11737,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$21$key),
         .value(registers$21$value),
         .hit(registers$21$hit),
+        .reserved(registers$21$reserved),
         .q(registers$21$q)
     );
     npu_u65_256_core$op_state$registers$22 registers$22(
@@ -11591,6 +11747,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$22$key),
         .value(registers$22$value),
         .hit(registers$22$hit),
+        .reserved(registers$22$reserved),
         .q(registers$22$q)
     );
     npu_u65_256_core$op_state$registers$23 registers$23(
@@ -11600,6 +11757,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$23$key),
         .value(registers$23$value),
         .hit(registers$23$hit),
+        .reserved(registers$23$reserved),
         .q(registers$23$q)
     );
     npu_u65_256_core$op_state$registers$24 registers$24(
@@ -11609,6 +11767,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$24$key),
         .value(registers$24$value),
         .hit(registers$24$hit),
+        .reserved(registers$24$reserved),
         .q(registers$24$q)
     );
     npu_u65_256_core$op_state$registers$25 registers$25(
@@ -11618,6 +11777,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$25$key),
         .value(registers$25$value),
         .hit(registers$25$hit),
+        .reserved(registers$25$reserved),
         .q(registers$25$q)
     );
     npu_u65_256_core$op_state$registers$26 registers$26(
@@ -11627,6 +11787,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$26$key),
         .value(registers$26$value),
         .hit(registers$26$hit),
+        .reserved(registers$26$reserved),
         .q(registers$26$q)
     );
     npu_u65_256_core$op_state$registers$27 registers$27(
@@ -11636,6 +11797,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$27$key),
         .value(registers$27$value),
         .hit(registers$27$hit),
+        .reserved(registers$27$reserved),
         .q(registers$27$q)
     );
     npu_u65_256_core$op_state$registers$28 registers$28(
@@ -11645,6 +11807,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$28$key),
         .value(registers$28$value),
         .hit(registers$28$hit),
+        .reserved(registers$28$reserved),
         .q(registers$28$q)
     );
     npu_u65_256_core$op_state$registers$29 registers$29(
@@ -11654,6 +11817,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$29$key),
         .value(registers$29$value),
         .hit(registers$29$hit),
+        .reserved(registers$29$reserved),
         .q(registers$29$q)
     );
     npu_u65_256_core$op_state$registers$30 registers$30(
@@ -11663,6 +11827,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$30$key),
         .value(registers$30$value),
         .hit(registers$30$hit),
+        .reserved(registers$30$reserved),
         .q(registers$30$q)
     );
     npu_u65_256_core$op_state$registers$31 registers$31(
@@ -11672,6 +11837,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$31$key),
         .value(registers$31$value),
         .hit(registers$31$hit),
+        .reserved(registers$31$reserved),
         .q(registers$31$q)
     );
     npu_u65_256_core$op_state$registers$32 registers$32(
@@ -11681,6 +11847,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$32$key),
         .value(registers$32$value),
         .hit(registers$32$hit),
+        .reserved(registers$32$reserved),
         .q(registers$32$q)
     );
     npu_u65_256_core$op_state$registers$33 registers$33(
@@ -11690,6 +11857,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$33$key),
         .value(registers$33$value),
         .hit(registers$33$hit),
+        .reserved(registers$33$reserved),
         .q(registers$33$q)
     );
     npu_u65_256_core$op_state$registers$34 registers$34(
@@ -11699,6 +11867,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$34$key),
         .value(registers$34$value),
         .hit(registers$34$hit),
+        .reserved(registers$34$reserved),
         .q(registers$34$q)
     );
     npu_u65_256_core$op_state$registers$35 registers$35(
@@ -11708,6 +11877,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$35$key),
         .value(registers$35$value),
         .hit(registers$35$hit),
+        .reserved(registers$35$reserved),
         .q(registers$35$q)
     );
     npu_u65_256_core$op_state$registers$36 registers$36(
@@ -11717,6 +11887,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$36$key),
         .value(registers$36$value),
         .hit(registers$36$hit),
+        .reserved(registers$36$reserved),
         .q(registers$36$q)
     );
     npu_u65_256_core$op_state$registers$37 registers$37(
@@ -11726,6 +11897,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$37$key),
         .value(registers$37$value),
         .hit(registers$37$hit),
+        .reserved(registers$37$reserved),
         .q(registers$37$q)
     );
     npu_u65_256_core$op_state$registers$38 registers$38(
@@ -11735,6 +11907,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$38$key),
         .value(registers$38$value),
         .hit(registers$38$hit),
+        .reserved(registers$38$reserved),
         .q(registers$38$q)
     );
     npu_u65_256_core$op_state$registers$39 registers$39(
@@ -11744,6 +11917,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$39$key),
         .value(registers$39$value),
         .hit(registers$39$hit),
+        .reserved(registers$39$reserved),
         .q(registers$39$q)
     );
     npu_u65_256_core$op_state$registers$40 registers$40(
@@ -11753,6 +11927,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$40$key),
         .value(registers$40$value),
         .hit(registers$40$hit),
+        .reserved(registers$40$reserved),
         .q(registers$40$q)
     );
     npu_u65_256_core$op_state$registers$41 registers$41(
@@ -11762,6 +11937,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$41$key),
         .value(registers$41$value),
         .hit(registers$41$hit),
+        .reserved(registers$41$reserved),
         .q(registers$41$q)
     );
     npu_u65_256_core$op_state$registers$42 registers$42(
@@ -11771,6 +11947,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$42$key),
         .value(registers$42$value),
         .hit(registers$42$hit),
+        .reserved(registers$42$reserved),
         .q(registers$42$q)
     );
     npu_u65_256_core$op_state$registers$43 registers$43(
@@ -11780,6 +11957,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$43$key),
         .value(registers$43$value),
         .hit(registers$43$hit),
+        .reserved(registers$43$reserved),
         .q(registers$43$q)
     );
     npu_u65_256_core$op_state$registers$44 registers$44(
@@ -11789,6 +11967,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$44$key),
         .value(registers$44$value),
         .hit(registers$44$hit),
+        .reserved(registers$44$reserved),
         .q(registers$44$q)
     );
     npu_u65_256_core$op_state$registers$45 registers$45(
@@ -11798,6 +11977,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$45$key),
         .value(registers$45$value),
         .hit(registers$45$hit),
+        .reserved(registers$45$reserved),
         .q(registers$45$q)
     );
     npu_u65_256_core$op_state$registers$46 registers$46(
@@ -11807,6 +11987,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$46$key),
         .value(registers$46$value),
         .hit(registers$46$hit),
+        .reserved(registers$46$reserved),
         .q(registers$46$q)
     );
     npu_u65_256_core$op_state$registers$47 registers$47(
@@ -11816,6 +11997,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$47$key),
         .value(registers$47$value),
         .hit(registers$47$hit),
+        .reserved(registers$47$reserved),
         .q(registers$47$q)
     );
     npu_u65_256_core$op_state$registers$48 registers$48(
@@ -11825,6 +12007,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$48$key),
         .value(registers$48$value),
         .hit(registers$48$hit),
+        .reserved(registers$48$reserved),
         .q(registers$48$q)
     );
     npu_u65_256_core$op_state$registers$49 registers$49(
@@ -11834,6 +12017,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$49$key),
         .value(registers$49$value),
         .hit(registers$49$hit),
+        .reserved(registers$49$reserved),
         .q(registers$49$q)
     );
     npu_u65_256_core$op_state$registers$50 registers$50(
@@ -11843,6 +12027,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$50$key),
         .value(registers$50$value),
         .hit(registers$50$hit),
+        .reserved(registers$50$reserved),
         .q(registers$50$q)
     );
     npu_u65_256_core$op_state$registers$51 registers$51(
@@ -11852,6 +12037,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$51$key),
         .value(registers$51$value),
         .hit(registers$51$hit),
+        .reserved(registers$51$reserved),
         .q(registers$51$q)
     );
     npu_u65_256_core$op_state$registers$52 registers$52(
@@ -11861,6 +12047,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$52$key),
         .value(registers$52$value),
         .hit(registers$52$hit),
+        .reserved(registers$52$reserved),
         .q(registers$52$q)
     );
     npu_u65_256_core$op_state$registers$53 registers$53(
@@ -11870,6 +12057,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$53$key),
         .value(registers$53$value),
         .hit(registers$53$hit),
+        .reserved(registers$53$reserved),
         .q(registers$53$q)
     );
     npu_u65_256_core$op_state$registers$54 registers$54(
@@ -11879,6 +12067,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$54$key),
         .value(registers$54$value),
         .hit(registers$54$hit),
+        .reserved(registers$54$reserved),
         .q(registers$54$q)
     );
     npu_u65_256_core$op_state$registers$55 registers$55(
@@ -11888,6 +12077,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$55$key),
         .value(registers$55$value),
         .hit(registers$55$hit),
+        .reserved(registers$55$reserved),
         .q(registers$55$q)
     );
     npu_u65_256_core$op_state$registers$56 registers$56(
@@ -11897,6 +12087,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$56$key),
         .value(registers$56$value),
         .hit(registers$56$hit),
+        .reserved(registers$56$reserved),
         .q(registers$56$q)
     );
     npu_u65_256_core$op_state$registers$57 registers$57(
@@ -11906,6 +12097,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$57$key),
         .value(registers$57$value),
         .hit(registers$57$hit),
+        .reserved(registers$57$reserved),
         .q(registers$57$q)
     );
     npu_u65_256_core$op_state$registers$58 registers$58(
@@ -11915,6 +12107,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$58$key),
         .value(registers$58$value),
         .hit(registers$58$hit),
+        .reserved(registers$58$reserved),
         .q(registers$58$q)
     );
     npu_u65_256_core$op_state$registers$59 registers$59(
@@ -11924,6 +12117,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$59$key),
         .value(registers$59$value),
         .hit(registers$59$hit),
+        .reserved(registers$59$reserved),
         .q(registers$59$q)
     );
     npu_u65_256_core$op_state$registers$60 registers$60(
@@ -11933,6 +12127,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$60$key),
         .value(registers$60$value),
         .hit(registers$60$hit),
+        .reserved(registers$60$reserved),
         .q(registers$60$q)
     );
     npu_u65_256_core$op_state$registers$61 registers$61(
@@ -11942,6 +12137,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$61$key),
         .value(registers$61$value),
         .hit(registers$61$hit),
+        .reserved(registers$61$reserved),
         .q(registers$61$q)
     );
     npu_u65_256_core$op_state$registers$62 registers$62(
@@ -11951,6 +12147,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$62$key),
         .value(registers$62$value),
         .hit(registers$62$hit),
+        .reserved(registers$62$reserved),
         .q(registers$62$q)
     );
     npu_u65_256_core$op_state$registers$63 registers$63(
@@ -11960,6 +12157,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$63$key),
         .value(registers$63$value),
         .hit(registers$63$hit),
+        .reserved(registers$63$reserved),
         .q(registers$63$q)
     );
     npu_u65_256_core$op_state$registers$64 registers$64(
@@ -11969,6 +12167,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$64$key),
         .value(registers$64$value),
         .hit(registers$64$hit),
+        .reserved(registers$64$reserved),
         .q(registers$64$q)
     );
     npu_u65_256_core$op_state$registers$65 registers$65(
@@ -11978,6 +12177,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$65$key),
         .value(registers$65$value),
         .hit(registers$65$hit),
+        .reserved(registers$65$reserved),
         .q(registers$65$q)
     );
     npu_u65_256_core$op_state$registers$66 registers$66(
@@ -11987,6 +12187,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$66$key),
         .value(registers$66$value),
         .hit(registers$66$hit),
+        .reserved(registers$66$reserved),
         .q(registers$66$q)
     );
     npu_u65_256_core$op_state$registers$67 registers$67(
@@ -11996,6 +12197,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$67$key),
         .value(registers$67$value),
         .hit(registers$67$hit),
+        .reserved(registers$67$reserved),
         .q(registers$67$q)
     );
     npu_u65_256_core$op_state$registers$68 registers$68(
@@ -12005,6 +12207,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$68$key),
         .value(registers$68$value),
         .hit(registers$68$hit),
+        .reserved(registers$68$reserved),
         .q(registers$68$q)
     );
     npu_u65_256_core$op_state$registers$69 registers$69(
@@ -12014,6 +12217,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$69$key),
         .value(registers$69$value),
         .hit(registers$69$hit),
+        .reserved(registers$69$reserved),
         .q(registers$69$q)
     );
     npu_u65_256_core$op_state$registers$70 registers$70(
@@ -12023,6 +12227,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$70$key),
         .value(registers$70$value),
         .hit(registers$70$hit),
+        .reserved(registers$70$reserved),
         .q(registers$70$q)
     );
     npu_u65_256_core$op_state$registers$71 registers$71(
@@ -12032,6 +12237,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$71$key),
         .value(registers$71$value),
         .hit(registers$71$hit),
+        .reserved(registers$71$reserved),
         .q(registers$71$q)
     );
     npu_u65_256_core$op_state$registers$72 registers$72(
@@ -12041,6 +12247,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$72$key),
         .value(registers$72$value),
         .hit(registers$72$hit),
+        .reserved(registers$72$reserved),
         .q(registers$72$q)
     );
     npu_u65_256_core$op_state$registers$73 registers$73(
@@ -12050,6 +12257,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$73$key),
         .value(registers$73$value),
         .hit(registers$73$hit),
+        .reserved(registers$73$reserved),
         .q(registers$73$q)
     );
     npu_u65_256_core$op_state$registers$74 registers$74(
@@ -12059,6 +12267,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$74$key),
         .value(registers$74$value),
         .hit(registers$74$hit),
+        .reserved(registers$74$reserved),
         .q(registers$74$q)
     );
     npu_u65_256_core$op_state$registers$75 registers$75(
@@ -12068,6 +12277,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$75$key),
         .value(registers$75$value),
         .hit(registers$75$hit),
+        .reserved(registers$75$reserved),
         .q(registers$75$q)
     );
     npu_u65_256_core$op_state$registers$76 registers$76(
@@ -12077,6 +12287,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$76$key),
         .value(registers$76$value),
         .hit(registers$76$hit),
+        .reserved(registers$76$reserved),
         .q(registers$76$q)
     );
     npu_u65_256_core$op_state$registers$77 registers$77(
@@ -12086,6 +12297,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$77$key),
         .value(registers$77$value),
         .hit(registers$77$hit),
+        .reserved(registers$77$reserved),
         .q(registers$77$q)
     );
     npu_u65_256_core$op_state$registers$78 registers$78(
@@ -12095,6 +12307,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$78$key),
         .value(registers$78$value),
         .hit(registers$78$hit),
+        .reserved(registers$78$reserved),
         .q(registers$78$q)
     );
     npu_u65_256_core$op_state$registers$79 registers$79(
@@ -12104,6 +12317,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$79$key),
         .value(registers$79$value),
         .hit(registers$79$hit),
+        .reserved(registers$79$reserved),
         .q(registers$79$q)
     );
     npu_u65_256_core$op_state$registers$80 registers$80(
@@ -12113,6 +12327,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$80$key),
         .value(registers$80$value),
         .hit(registers$80$hit),
+        .reserved(registers$80$reserved),
         .q(registers$80$q)
     );
     npu_u65_256_core$op_state$registers$81 registers$81(
@@ -12122,6 +12337,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$81$key),
         .value(registers$81$value),
         .hit(registers$81$hit),
+        .reserved(registers$81$reserved),
         .q(registers$81$q)
     );
     npu_u65_256_core$op_state$registers$82 registers$82(
@@ -12131,6 +12347,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$82$key),
         .value(registers$82$value),
         .hit(registers$82$hit),
+        .reserved(registers$82$reserved),
         .q(registers$82$q)
     );
     npu_u65_256_core$op_state$registers$83 registers$83(
@@ -12140,6 +12357,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$83$key),
         .value(registers$83$value),
         .hit(registers$83$hit),
+        .reserved(registers$83$reserved),
         .q(registers$83$q)
     );
     npu_u65_256_core$op_state$registers$84 registers$84(
@@ -12149,6 +12367,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$84$key),
         .value(registers$84$value),
         .hit(registers$84$hit),
+        .reserved(registers$84$reserved),
         .q(registers$84$q)
     );
     npu_u65_256_core$op_state$registers$85 registers$85(
@@ -12158,6 +12377,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$85$key),
         .value(registers$85$value),
         .hit(registers$85$hit),
+        .reserved(registers$85$reserved),
         .q(registers$85$q)
     );
     npu_u65_256_core$op_state$registers$86 registers$86(
@@ -12167,12 +12387,14 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$86$key),
         .value(registers$86$value),
         .hit(registers$86$hit),
+        .reserved(registers$86$reserved),
         .q(registers$86$q)
     );
     
     // Update code
     always @(*) begin
         known = 1'b0;
+        reserved = 1'b0;
         dma0_src = 32'h0;
         dma0_dst = 32'h0;
         dma0_len = 32'h0;
@@ -12189,6 +12411,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$0$value = value;
         if (registers$0$hit) begin
             known = 1'b1;
+        end
+        if (registers$0$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$0 == dma0_src_key) begin
             dma0_src = registers$0$q[(32'h0)+:(40)];
@@ -12225,6 +12450,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$1$hit) begin
             known = 1'b1;
         end
+        if (registers$1$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$1 == dma0_src_key) begin
             dma0_src = registers$1$q[(32'h0)+:(40)];
         end
@@ -12259,6 +12487,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$2$value = value;
         if (registers$2$hit) begin
             known = 1'b1;
+        end
+        if (registers$2$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$2 == dma0_src_key) begin
             dma0_src = registers$2$q[(32'h0)+:(40)];
@@ -12295,6 +12526,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$3$hit) begin
             known = 1'b1;
         end
+        if (registers$3$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$3 == dma0_src_key) begin
             dma0_src = registers$3$q[(32'h0)+:(40)];
         end
@@ -12329,6 +12563,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$4$value = value;
         if (registers$4$hit) begin
             known = 1'b1;
+        end
+        if (registers$4$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$4 == dma0_src_key) begin
             dma0_src = registers$4$q[(32'h0)+:(40)];
@@ -12365,6 +12602,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$5$hit) begin
             known = 1'b1;
         end
+        if (registers$5$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$5 == dma0_src_key) begin
             dma0_src = registers$5$q[(32'h0)+:(40)];
         end
@@ -12399,6 +12639,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$6$value = value;
         if (registers$6$hit) begin
             known = 1'b1;
+        end
+        if (registers$6$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$6 == dma0_src_key) begin
             dma0_src = registers$6$q[(32'h0)+:(40)];
@@ -12435,6 +12678,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$7$hit) begin
             known = 1'b1;
         end
+        if (registers$7$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$7 == dma0_src_key) begin
             dma0_src = registers$7$q[(32'h0)+:(40)];
         end
@@ -12469,6 +12715,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$8$value = value;
         if (registers$8$hit) begin
             known = 1'b1;
+        end
+        if (registers$8$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$8 == dma0_src_key) begin
             dma0_src = registers$8$q[(32'h0)+:(40)];
@@ -12505,6 +12754,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$9$hit) begin
             known = 1'b1;
         end
+        if (registers$9$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$9 == dma0_src_key) begin
             dma0_src = registers$9$q[(32'h0)+:(40)];
         end
@@ -12539,6 +12791,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$10$value = value;
         if (registers$10$hit) begin
             known = 1'b1;
+        end
+        if (registers$10$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$10 == dma0_src_key) begin
             dma0_src = registers$10$q[(32'h0)+:(40)];
@@ -12575,6 +12830,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$11$hit) begin
             known = 1'b1;
         end
+        if (registers$11$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$11 == dma0_src_key) begin
             dma0_src = registers$11$q[(32'h0)+:(40)];
         end
@@ -12609,6 +12867,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$12$value = value;
         if (registers$12$hit) begin
             known = 1'b1;
+        end
+        if (registers$12$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$12 == dma0_src_key) begin
             dma0_src = registers$12$q[(32'h0)+:(40)];
@@ -12645,6 +12906,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$13$hit) begin
             known = 1'b1;
         end
+        if (registers$13$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$13 == dma0_src_key) begin
             dma0_src = registers$13$q[(32'h0)+:(40)];
         end
@@ -12679,6 +12943,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$14$value = value;
         if (registers$14$hit) begin
             known = 1'b1;
+        end
+        if (registers$14$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$14 == dma0_src_key) begin
             dma0_src = registers$14$q[(32'h0)+:(40)];
@@ -12715,6 +12982,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$15$hit) begin
             known = 1'b1;
         end
+        if (registers$15$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$15 == dma0_src_key) begin
             dma0_src = registers$15$q[(32'h0)+:(40)];
         end
@@ -12749,6 +13019,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$16$value = value;
         if (registers$16$hit) begin
             known = 1'b1;
+        end
+        if (registers$16$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$16 == dma0_src_key) begin
             dma0_src = registers$16$q[(32'h0)+:(40)];
@@ -12785,6 +13058,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$17$hit) begin
             known = 1'b1;
         end
+        if (registers$17$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$17 == dma0_src_key) begin
             dma0_src = registers$17$q[(32'h0)+:(40)];
         end
@@ -12819,6 +13095,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$18$value = value;
         if (registers$18$hit) begin
             known = 1'b1;
+        end
+        if (registers$18$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$18 == dma0_src_key) begin
             dma0_src = registers$18$q[(32'h0)+:(40)];
@@ -12855,6 +13134,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$19$hit) begin
             known = 1'b1;
         end
+        if (registers$19$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$19 == dma0_src_key) begin
             dma0_src = registers$19$q[(32'h0)+:(40)];
         end
@@ -12889,6 +13171,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$20$value = value;
         if (registers$20$hit) begin
             known = 1'b1;
+        end
+        if (registers$20$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$20 == dma0_src_key) begin
             dma0_src = registers$20$q[(32'h0)+:(40)];
@@ -12925,6 +13210,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$21$hit) begin
             known = 1'b1;
         end
+        if (registers$21$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$21 == dma0_src_key) begin
             dma0_src = registers$21$q[(32'h0)+:(40)];
         end
@@ -12959,6 +13247,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$22$value = value;
         if (registers$22$hit) begin
             known = 1'b1;
+        end
+        if (registers$22$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$22 == dma0_src_key) begin
             dma0_src = registers$22$q[(32'h0)+:(40)];
@@ -12995,6 +13286,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$23$hit) begin
             known = 1'b1;
         end
+        if (registers$23$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$23 == dma0_src_key) begin
             dma0_src = registers$23$q[(32'h0)+:(40)];
         end
@@ -13029,6 +13323,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$24$value = value;
         if (registers$24$hit) begin
             known = 1'b1;
+        end
+        if (registers$24$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$24 == dma0_src_key) begin
             dma0_src = registers$24$q[(32'h0)+:(40)];
@@ -13065,6 +13362,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$25$hit) begin
             known = 1'b1;
         end
+        if (registers$25$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$25 == dma0_src_key) begin
             dma0_src = registers$25$q[(32'h0)+:(40)];
         end
@@ -13099,6 +13399,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$26$value = value;
         if (registers$26$hit) begin
             known = 1'b1;
+        end
+        if (registers$26$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$26 == dma0_src_key) begin
             dma0_src = registers$26$q[(32'h0)+:(40)];
@@ -13135,6 +13438,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$27$hit) begin
             known = 1'b1;
         end
+        if (registers$27$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$27 == dma0_src_key) begin
             dma0_src = registers$27$q[(32'h0)+:(40)];
         end
@@ -13169,6 +13475,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$28$value = value;
         if (registers$28$hit) begin
             known = 1'b1;
+        end
+        if (registers$28$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$28 == dma0_src_key) begin
             dma0_src = registers$28$q[(32'h0)+:(40)];
@@ -13205,6 +13514,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$29$hit) begin
             known = 1'b1;
         end
+        if (registers$29$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$29 == dma0_src_key) begin
             dma0_src = registers$29$q[(32'h0)+:(40)];
         end
@@ -13239,6 +13551,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$30$value = value;
         if (registers$30$hit) begin
             known = 1'b1;
+        end
+        if (registers$30$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$30 == dma0_src_key) begin
             dma0_src = registers$30$q[(32'h0)+:(40)];
@@ -13275,6 +13590,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$31$hit) begin
             known = 1'b1;
         end
+        if (registers$31$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$31 == dma0_src_key) begin
             dma0_src = registers$31$q[(32'h0)+:(40)];
         end
@@ -13309,6 +13627,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$32$value = value;
         if (registers$32$hit) begin
             known = 1'b1;
+        end
+        if (registers$32$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$32 == dma0_src_key) begin
             dma0_src = registers$32$q[(32'h0)+:(40)];
@@ -13345,6 +13666,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$33$hit) begin
             known = 1'b1;
         end
+        if (registers$33$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$33 == dma0_src_key) begin
             dma0_src = registers$33$q[(32'h0)+:(40)];
         end
@@ -13379,6 +13703,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$34$value = value;
         if (registers$34$hit) begin
             known = 1'b1;
+        end
+        if (registers$34$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$34 == dma0_src_key) begin
             dma0_src = registers$34$q[(32'h0)+:(40)];
@@ -13415,6 +13742,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$35$hit) begin
             known = 1'b1;
         end
+        if (registers$35$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$35 == dma0_src_key) begin
             dma0_src = registers$35$q[(32'h0)+:(40)];
         end
@@ -13449,6 +13779,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$36$value = value;
         if (registers$36$hit) begin
             known = 1'b1;
+        end
+        if (registers$36$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$36 == dma0_src_key) begin
             dma0_src = registers$36$q[(32'h0)+:(40)];
@@ -13485,6 +13818,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$37$hit) begin
             known = 1'b1;
         end
+        if (registers$37$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$37 == dma0_src_key) begin
             dma0_src = registers$37$q[(32'h0)+:(40)];
         end
@@ -13519,6 +13855,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$38$value = value;
         if (registers$38$hit) begin
             known = 1'b1;
+        end
+        if (registers$38$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$38 == dma0_src_key) begin
             dma0_src = registers$38$q[(32'h0)+:(40)];
@@ -13555,6 +13894,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$39$hit) begin
             known = 1'b1;
         end
+        if (registers$39$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$39 == dma0_src_key) begin
             dma0_src = registers$39$q[(32'h0)+:(40)];
         end
@@ -13589,6 +13931,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$40$value = value;
         if (registers$40$hit) begin
             known = 1'b1;
+        end
+        if (registers$40$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$40 == dma0_src_key) begin
             dma0_src = registers$40$q[(32'h0)+:(40)];
@@ -13625,6 +13970,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$41$hit) begin
             known = 1'b1;
         end
+        if (registers$41$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$41 == dma0_src_key) begin
             dma0_src = registers$41$q[(32'h0)+:(40)];
         end
@@ -13659,6 +14007,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$42$value = value;
         if (registers$42$hit) begin
             known = 1'b1;
+        end
+        if (registers$42$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$42 == dma0_src_key) begin
             dma0_src = registers$42$q[(32'h0)+:(40)];
@@ -13695,6 +14046,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$43$hit) begin
             known = 1'b1;
         end
+        if (registers$43$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$43 == dma0_src_key) begin
             dma0_src = registers$43$q[(32'h0)+:(40)];
         end
@@ -13729,6 +14083,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$44$value = value;
         if (registers$44$hit) begin
             known = 1'b1;
+        end
+        if (registers$44$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$44 == dma0_src_key) begin
             dma0_src = registers$44$q[(32'h0)+:(40)];
@@ -13765,6 +14122,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$45$hit) begin
             known = 1'b1;
         end
+        if (registers$45$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$45 == dma0_src_key) begin
             dma0_src = registers$45$q[(32'h0)+:(40)];
         end
@@ -13799,6 +14159,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$46$value = value;
         if (registers$46$hit) begin
             known = 1'b1;
+        end
+        if (registers$46$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$46 == dma0_src_key) begin
             dma0_src = registers$46$q[(32'h0)+:(40)];
@@ -13835,6 +14198,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$47$hit) begin
             known = 1'b1;
         end
+        if (registers$47$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$47 == dma0_src_key) begin
             dma0_src = registers$47$q[(32'h0)+:(40)];
         end
@@ -13869,6 +14235,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$48$value = value;
         if (registers$48$hit) begin
             known = 1'b1;
+        end
+        if (registers$48$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$48 == dma0_src_key) begin
             dma0_src = registers$48$q[(32'h0)+:(40)];
@@ -13905,6 +14274,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$49$hit) begin
             known = 1'b1;
         end
+        if (registers$49$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$49 == dma0_src_key) begin
             dma0_src = registers$49$q[(32'h0)+:(40)];
         end
@@ -13939,6 +14311,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$50$value = value;
         if (registers$50$hit) begin
             known = 1'b1;
+        end
+        if (registers$50$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$50 == dma0_src_key) begin
             dma0_src = registers$50$q[(32'h0)+:(40)];
@@ -13975,6 +14350,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$51$hit) begin
             known = 1'b1;
         end
+        if (registers$51$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$51 == dma0_src_key) begin
             dma0_src = registers$51$q[(32'h0)+:(40)];
         end
@@ -14009,6 +14387,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$52$value = value;
         if (registers$52$hit) begin
             known = 1'b1;
+        end
+        if (registers$52$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$52 == dma0_src_key) begin
             dma0_src = registers$52$q[(32'h0)+:(40)];
@@ -14045,6 +14426,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$53$hit) begin
             known = 1'b1;
         end
+        if (registers$53$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$53 == dma0_src_key) begin
             dma0_src = registers$53$q[(32'h0)+:(40)];
         end
@@ -14079,6 +14463,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$54$value = value;
         if (registers$54$hit) begin
             known = 1'b1;
+        end
+        if (registers$54$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$54 == dma0_src_key) begin
             dma0_src = registers$54$q[(32'h0)+:(40)];
@@ -14115,6 +14502,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$55$hit) begin
             known = 1'b1;
         end
+        if (registers$55$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$55 == dma0_src_key) begin
             dma0_src = registers$55$q[(32'h0)+:(40)];
         end
@@ -14149,6 +14539,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$56$value = value;
         if (registers$56$hit) begin
             known = 1'b1;
+        end
+        if (registers$56$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$56 == dma0_src_key) begin
             dma0_src = registers$56$q[(32'h0)+:(40)];
@@ -14185,6 +14578,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$57$hit) begin
             known = 1'b1;
         end
+        if (registers$57$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$57 == dma0_src_key) begin
             dma0_src = registers$57$q[(32'h0)+:(40)];
         end
@@ -14219,6 +14615,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$58$value = value;
         if (registers$58$hit) begin
             known = 1'b1;
+        end
+        if (registers$58$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$58 == dma0_src_key) begin
             dma0_src = registers$58$q[(32'h0)+:(40)];
@@ -14255,6 +14654,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$59$hit) begin
             known = 1'b1;
         end
+        if (registers$59$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$59 == dma0_src_key) begin
             dma0_src = registers$59$q[(32'h0)+:(40)];
         end
@@ -14289,6 +14691,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$60$value = value;
         if (registers$60$hit) begin
             known = 1'b1;
+        end
+        if (registers$60$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$60 == dma0_src_key) begin
             dma0_src = registers$60$q[(32'h0)+:(40)];
@@ -14325,6 +14730,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$61$hit) begin
             known = 1'b1;
         end
+        if (registers$61$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$61 == dma0_src_key) begin
             dma0_src = registers$61$q[(32'h0)+:(40)];
         end
@@ -14359,6 +14767,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$62$value = value;
         if (registers$62$hit) begin
             known = 1'b1;
+        end
+        if (registers$62$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$62 == dma0_src_key) begin
             dma0_src = registers$62$q[(32'h0)+:(40)];
@@ -14395,6 +14806,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$63$hit) begin
             known = 1'b1;
         end
+        if (registers$63$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$63 == dma0_src_key) begin
             dma0_src = registers$63$q[(32'h0)+:(40)];
         end
@@ -14429,6 +14843,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$64$value = value;
         if (registers$64$hit) begin
             known = 1'b1;
+        end
+        if (registers$64$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$64 == dma0_src_key) begin
             dma0_src = registers$64$q[(32'h0)+:(40)];
@@ -14465,6 +14882,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$65$hit) begin
             known = 1'b1;
         end
+        if (registers$65$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$65 == dma0_src_key) begin
             dma0_src = registers$65$q[(32'h0)+:(40)];
         end
@@ -14499,6 +14919,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$66$value = value;
         if (registers$66$hit) begin
             known = 1'b1;
+        end
+        if (registers$66$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$66 == dma0_src_key) begin
             dma0_src = registers$66$q[(32'h0)+:(40)];
@@ -14535,6 +14958,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$67$hit) begin
             known = 1'b1;
         end
+        if (registers$67$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$67 == dma0_src_key) begin
             dma0_src = registers$67$q[(32'h0)+:(40)];
         end
@@ -14569,6 +14995,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$68$value = value;
         if (registers$68$hit) begin
             known = 1'b1;
+        end
+        if (registers$68$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$68 == dma0_src_key) begin
             dma0_src = registers$68$q[(32'h0)+:(40)];
@@ -14605,6 +15034,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$69$hit) begin
             known = 1'b1;
         end
+        if (registers$69$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$69 == dma0_src_key) begin
             dma0_src = registers$69$q[(32'h0)+:(40)];
         end
@@ -14639,6 +15071,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$70$value = value;
         if (registers$70$hit) begin
             known = 1'b1;
+        end
+        if (registers$70$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$70 == dma0_src_key) begin
             dma0_src = registers$70$q[(32'h0)+:(40)];
@@ -14675,6 +15110,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$71$hit) begin
             known = 1'b1;
         end
+        if (registers$71$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$71 == dma0_src_key) begin
             dma0_src = registers$71$q[(32'h0)+:(40)];
         end
@@ -14709,6 +15147,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$72$value = value;
         if (registers$72$hit) begin
             known = 1'b1;
+        end
+        if (registers$72$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$72 == dma0_src_key) begin
             dma0_src = registers$72$q[(32'h0)+:(40)];
@@ -14745,6 +15186,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$73$hit) begin
             known = 1'b1;
         end
+        if (registers$73$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$73 == dma0_src_key) begin
             dma0_src = registers$73$q[(32'h0)+:(40)];
         end
@@ -14779,6 +15223,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$74$value = value;
         if (registers$74$hit) begin
             known = 1'b1;
+        end
+        if (registers$74$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$74 == dma0_src_key) begin
             dma0_src = registers$74$q[(32'h0)+:(40)];
@@ -14815,6 +15262,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$75$hit) begin
             known = 1'b1;
         end
+        if (registers$75$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$75 == dma0_src_key) begin
             dma0_src = registers$75$q[(32'h0)+:(40)];
         end
@@ -14849,6 +15299,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$76$value = value;
         if (registers$76$hit) begin
             known = 1'b1;
+        end
+        if (registers$76$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$76 == dma0_src_key) begin
             dma0_src = registers$76$q[(32'h0)+:(40)];
@@ -14885,6 +15338,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$77$hit) begin
             known = 1'b1;
         end
+        if (registers$77$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$77 == dma0_src_key) begin
             dma0_src = registers$77$q[(32'h0)+:(40)];
         end
@@ -14919,6 +15375,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$78$value = value;
         if (registers$78$hit) begin
             known = 1'b1;
+        end
+        if (registers$78$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$78 == dma0_src_key) begin
             dma0_src = registers$78$q[(32'h0)+:(40)];
@@ -14955,6 +15414,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$79$hit) begin
             known = 1'b1;
         end
+        if (registers$79$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$79 == dma0_src_key) begin
             dma0_src = registers$79$q[(32'h0)+:(40)];
         end
@@ -14989,6 +15451,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$80$value = value;
         if (registers$80$hit) begin
             known = 1'b1;
+        end
+        if (registers$80$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$80 == dma0_src_key) begin
             dma0_src = registers$80$q[(32'h0)+:(40)];
@@ -15025,6 +15490,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$81$hit) begin
             known = 1'b1;
         end
+        if (registers$81$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$81 == dma0_src_key) begin
             dma0_src = registers$81$q[(32'h0)+:(40)];
         end
@@ -15059,6 +15527,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$82$value = value;
         if (registers$82$hit) begin
             known = 1'b1;
+        end
+        if (registers$82$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$82 == dma0_src_key) begin
             dma0_src = registers$82$q[(32'h0)+:(40)];
@@ -15095,6 +15566,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$83$hit) begin
             known = 1'b1;
         end
+        if (registers$83$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$83 == dma0_src_key) begin
             dma0_src = registers$83$q[(32'h0)+:(40)];
         end
@@ -15129,6 +15603,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$84$value = value;
         if (registers$84$hit) begin
             known = 1'b1;
+        end
+        if (registers$84$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$84 == dma0_src_key) begin
             dma0_src = registers$84$q[(32'h0)+:(40)];
@@ -15165,6 +15642,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$85$hit) begin
             known = 1'b1;
         end
+        if (registers$85$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$85 == dma0_src_key) begin
             dma0_src = registers$85$q[(32'h0)+:(40)];
         end
@@ -15200,6 +15680,9 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$86$hit) begin
             known = 1'b1;
         end
+        if (registers$86$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$86 == dma0_src_key) begin
             dma0_src = registers$86$q[(32'h0)+:(40)];
         end
@@ -15232,7 +15715,7 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
 endmodule // npu_u65_256_core$op_state
 
 
-module npu_u65_256_core$op_state$registers$0(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$0(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -15241,6 +15724,7 @@ module npu_u65_256_core$op_state$registers$0(clock,rst_n,write,key,value,hit,q);
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -15267,6 +15751,7 @@ module npu_u65_256_core$op_state$registers$0(clock,rst_n,write,key,value,hit,q);
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -15295,7 +15780,7 @@ module npu_u65_256_core$op_state$registers$0$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$0$stored
 
 
-module npu_u65_256_core$op_state$registers$1(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$1(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -15304,6 +15789,7 @@ module npu_u65_256_core$op_state$registers$1(clock,rst_n,write,key,value,hit,q);
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -15330,6 +15816,7 @@ module npu_u65_256_core$op_state$registers$1(clock,rst_n,write,key,value,hit,q);
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -15358,7 +15845,7 @@ module npu_u65_256_core$op_state$registers$1$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$1$stored
 
 
-module npu_u65_256_core$op_state$registers$10(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$10(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -15367,6 +15854,7 @@ module npu_u65_256_core$op_state$registers$10(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -15393,6 +15881,7 @@ module npu_u65_256_core$op_state$registers$10(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -15421,7 +15910,7 @@ module npu_u65_256_core$op_state$registers$10$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$10$stored
 
 
-module npu_u65_256_core$op_state$registers$11(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$11(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -15430,6 +15919,7 @@ module npu_u65_256_core$op_state$registers$11(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -15456,6 +15946,7 @@ module npu_u65_256_core$op_state$registers$11(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -15484,7 +15975,7 @@ module npu_u65_256_core$op_state$registers$11$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$11$stored
 
 
-module npu_u65_256_core$op_state$registers$12(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$12(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -15493,6 +15984,7 @@ module npu_u65_256_core$op_state$registers$12(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -15519,6 +16011,7 @@ module npu_u65_256_core$op_state$registers$12(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -15547,7 +16040,7 @@ module npu_u65_256_core$op_state$registers$12$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$12$stored
 
 
-module npu_u65_256_core$op_state$registers$13(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$13(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -15556,6 +16049,7 @@ module npu_u65_256_core$op_state$registers$13(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -15582,6 +16076,7 @@ module npu_u65_256_core$op_state$registers$13(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -15610,7 +16105,7 @@ module npu_u65_256_core$op_state$registers$13$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$13$stored
 
 
-module npu_u65_256_core$op_state$registers$14(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$14(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -15619,6 +16114,7 @@ module npu_u65_256_core$op_state$registers$14(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -15645,6 +16141,7 @@ module npu_u65_256_core$op_state$registers$14(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -15673,7 +16170,7 @@ module npu_u65_256_core$op_state$registers$14$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$14$stored
 
 
-module npu_u65_256_core$op_state$registers$15(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$15(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -15682,6 +16179,7 @@ module npu_u65_256_core$op_state$registers$15(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -15708,6 +16206,7 @@ module npu_u65_256_core$op_state$registers$15(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -15736,7 +16235,7 @@ module npu_u65_256_core$op_state$registers$15$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$15$stored
 
 
-module npu_u65_256_core$op_state$registers$16(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$16(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -15745,6 +16244,7 @@ module npu_u65_256_core$op_state$registers$16(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -15771,6 +16271,7 @@ module npu_u65_256_core$op_state$registers$16(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -15799,7 +16300,7 @@ module npu_u65_256_core$op_state$registers$16$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$16$stored
 
 
-module npu_u65_256_core$op_state$registers$17(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$17(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -15808,6 +16309,7 @@ module npu_u65_256_core$op_state$registers$17(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -15834,6 +16336,7 @@ module npu_u65_256_core$op_state$registers$17(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -15862,7 +16365,7 @@ module npu_u65_256_core$op_state$registers$17$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$17$stored
 
 
-module npu_u65_256_core$op_state$registers$18(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$18(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -15871,6 +16374,7 @@ module npu_u65_256_core$op_state$registers$18(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -15897,6 +16401,7 @@ module npu_u65_256_core$op_state$registers$18(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -15925,7 +16430,7 @@ module npu_u65_256_core$op_state$registers$18$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$18$stored
 
 
-module npu_u65_256_core$op_state$registers$19(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$19(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -15934,6 +16439,7 @@ module npu_u65_256_core$op_state$registers$19(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -15960,6 +16466,7 @@ module npu_u65_256_core$op_state$registers$19(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -15988,7 +16495,7 @@ module npu_u65_256_core$op_state$registers$19$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$19$stored
 
 
-module npu_u65_256_core$op_state$registers$2(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$2(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -15997,6 +16504,7 @@ module npu_u65_256_core$op_state$registers$2(clock,rst_n,write,key,value,hit,q);
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -16023,6 +16531,7 @@ module npu_u65_256_core$op_state$registers$2(clock,rst_n,write,key,value,hit,q);
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -16051,7 +16560,7 @@ module npu_u65_256_core$op_state$registers$2$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$2$stored
 
 
-module npu_u65_256_core$op_state$registers$20(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$20(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -16060,6 +16569,7 @@ module npu_u65_256_core$op_state$registers$20(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -16086,6 +16596,7 @@ module npu_u65_256_core$op_state$registers$20(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -16114,7 +16625,7 @@ module npu_u65_256_core$op_state$registers$20$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$20$stored
 
 
-module npu_u65_256_core$op_state$registers$21(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$21(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -16123,6 +16634,7 @@ module npu_u65_256_core$op_state$registers$21(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -16149,6 +16661,7 @@ module npu_u65_256_core$op_state$registers$21(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -16177,7 +16690,7 @@ module npu_u65_256_core$op_state$registers$21$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$21$stored
 
 
-module npu_u65_256_core$op_state$registers$22(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$22(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -16186,6 +16699,7 @@ module npu_u65_256_core$op_state$registers$22(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -16212,6 +16726,7 @@ module npu_u65_256_core$op_state$registers$22(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -16240,7 +16755,7 @@ module npu_u65_256_core$op_state$registers$22$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$22$stored
 
 
-module npu_u65_256_core$op_state$registers$23(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$23(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -16249,6 +16764,7 @@ module npu_u65_256_core$op_state$registers$23(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -16275,6 +16791,7 @@ module npu_u65_256_core$op_state$registers$23(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -16303,7 +16820,7 @@ module npu_u65_256_core$op_state$registers$23$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$23$stored
 
 
-module npu_u65_256_core$op_state$registers$24(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$24(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -16312,6 +16829,7 @@ module npu_u65_256_core$op_state$registers$24(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -16338,6 +16856,7 @@ module npu_u65_256_core$op_state$registers$24(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -16366,7 +16885,7 @@ module npu_u65_256_core$op_state$registers$24$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$24$stored
 
 
-module npu_u65_256_core$op_state$registers$25(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$25(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -16375,6 +16894,7 @@ module npu_u65_256_core$op_state$registers$25(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -16401,6 +16921,7 @@ module npu_u65_256_core$op_state$registers$25(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -16429,7 +16950,7 @@ module npu_u65_256_core$op_state$registers$25$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$25$stored
 
 
-module npu_u65_256_core$op_state$registers$26(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$26(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -16438,6 +16959,7 @@ module npu_u65_256_core$op_state$registers$26(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -16464,6 +16986,7 @@ module npu_u65_256_core$op_state$registers$26(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -16492,7 +17015,7 @@ module npu_u65_256_core$op_state$registers$26$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$26$stored
 
 
-module npu_u65_256_core$op_state$registers$27(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$27(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -16501,6 +17024,7 @@ module npu_u65_256_core$op_state$registers$27(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -16527,6 +17051,7 @@ module npu_u65_256_core$op_state$registers$27(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -16555,7 +17080,7 @@ module npu_u65_256_core$op_state$registers$27$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$27$stored
 
 
-module npu_u65_256_core$op_state$registers$28(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$28(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -16564,6 +17089,7 @@ module npu_u65_256_core$op_state$registers$28(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -16590,6 +17116,7 @@ module npu_u65_256_core$op_state$registers$28(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -16618,7 +17145,7 @@ module npu_u65_256_core$op_state$registers$28$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$28$stored
 
 
-module npu_u65_256_core$op_state$registers$29(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$29(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -16627,6 +17154,7 @@ module npu_u65_256_core$op_state$registers$29(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -16653,6 +17181,7 @@ module npu_u65_256_core$op_state$registers$29(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -16681,7 +17210,7 @@ module npu_u65_256_core$op_state$registers$29$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$29$stored
 
 
-module npu_u65_256_core$op_state$registers$3(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$3(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -16690,6 +17219,7 @@ module npu_u65_256_core$op_state$registers$3(clock,rst_n,write,key,value,hit,q);
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -16716,6 +17246,7 @@ module npu_u65_256_core$op_state$registers$3(clock,rst_n,write,key,value,hit,q);
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -16744,7 +17275,7 @@ module npu_u65_256_core$op_state$registers$3$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$3$stored
 
 
-module npu_u65_256_core$op_state$registers$30(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$30(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -16753,6 +17284,7 @@ module npu_u65_256_core$op_state$registers$30(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -16779,6 +17311,7 @@ module npu_u65_256_core$op_state$registers$30(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -16807,7 +17340,7 @@ module npu_u65_256_core$op_state$registers$30$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$30$stored
 
 
-module npu_u65_256_core$op_state$registers$31(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$31(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -16816,6 +17349,7 @@ module npu_u65_256_core$op_state$registers$31(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -16842,6 +17376,7 @@ module npu_u65_256_core$op_state$registers$31(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -16870,7 +17405,7 @@ module npu_u65_256_core$op_state$registers$31$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$31$stored
 
 
-module npu_u65_256_core$op_state$registers$32(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$32(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -16879,6 +17414,7 @@ module npu_u65_256_core$op_state$registers$32(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -16905,6 +17441,7 @@ module npu_u65_256_core$op_state$registers$32(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -16933,7 +17470,7 @@ module npu_u65_256_core$op_state$registers$32$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$32$stored
 
 
-module npu_u65_256_core$op_state$registers$33(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$33(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -16942,6 +17479,7 @@ module npu_u65_256_core$op_state$registers$33(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -16968,6 +17506,7 @@ module npu_u65_256_core$op_state$registers$33(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -16996,7 +17535,7 @@ module npu_u65_256_core$op_state$registers$33$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$33$stored
 
 
-module npu_u65_256_core$op_state$registers$34(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$34(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17005,6 +17544,7 @@ module npu_u65_256_core$op_state$registers$34(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -17031,6 +17571,7 @@ module npu_u65_256_core$op_state$registers$34(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -17059,7 +17600,7 @@ module npu_u65_256_core$op_state$registers$34$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$34$stored
 
 
-module npu_u65_256_core$op_state$registers$35(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$35(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17068,6 +17609,7 @@ module npu_u65_256_core$op_state$registers$35(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -17094,6 +17636,7 @@ module npu_u65_256_core$op_state$registers$35(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -17122,7 +17665,7 @@ module npu_u65_256_core$op_state$registers$35$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$35$stored
 
 
-module npu_u65_256_core$op_state$registers$36(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$36(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17131,6 +17674,7 @@ module npu_u65_256_core$op_state$registers$36(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -17157,6 +17701,7 @@ module npu_u65_256_core$op_state$registers$36(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -17185,7 +17730,7 @@ module npu_u65_256_core$op_state$registers$36$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$36$stored
 
 
-module npu_u65_256_core$op_state$registers$37(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$37(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17194,6 +17739,7 @@ module npu_u65_256_core$op_state$registers$37(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -17220,6 +17766,7 @@ module npu_u65_256_core$op_state$registers$37(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -17248,7 +17795,7 @@ module npu_u65_256_core$op_state$registers$37$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$37$stored
 
 
-module npu_u65_256_core$op_state$registers$38(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$38(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17257,6 +17804,7 @@ module npu_u65_256_core$op_state$registers$38(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -17283,6 +17831,7 @@ module npu_u65_256_core$op_state$registers$38(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -17311,7 +17860,7 @@ module npu_u65_256_core$op_state$registers$38$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$38$stored
 
 
-module npu_u65_256_core$op_state$registers$39(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$39(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17320,6 +17869,7 @@ module npu_u65_256_core$op_state$registers$39(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -17346,6 +17896,7 @@ module npu_u65_256_core$op_state$registers$39(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -17374,7 +17925,7 @@ module npu_u65_256_core$op_state$registers$39$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$39$stored
 
 
-module npu_u65_256_core$op_state$registers$4(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$4(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17383,6 +17934,7 @@ module npu_u65_256_core$op_state$registers$4(clock,rst_n,write,key,value,hit,q);
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -17409,6 +17961,7 @@ module npu_u65_256_core$op_state$registers$4(clock,rst_n,write,key,value,hit,q);
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -17437,7 +17990,7 @@ module npu_u65_256_core$op_state$registers$4$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$4$stored
 
 
-module npu_u65_256_core$op_state$registers$40(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$40(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17446,6 +17999,7 @@ module npu_u65_256_core$op_state$registers$40(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -17472,6 +18026,7 @@ module npu_u65_256_core$op_state$registers$40(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -17500,7 +18055,7 @@ module npu_u65_256_core$op_state$registers$40$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$40$stored
 
 
-module npu_u65_256_core$op_state$registers$41(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$41(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17509,6 +18064,7 @@ module npu_u65_256_core$op_state$registers$41(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -17535,6 +18091,7 @@ module npu_u65_256_core$op_state$registers$41(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -17563,7 +18120,7 @@ module npu_u65_256_core$op_state$registers$41$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$41$stored
 
 
-module npu_u65_256_core$op_state$registers$42(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$42(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17572,6 +18129,7 @@ module npu_u65_256_core$op_state$registers$42(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -17598,6 +18156,7 @@ module npu_u65_256_core$op_state$registers$42(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -17626,7 +18185,7 @@ module npu_u65_256_core$op_state$registers$42$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$42$stored
 
 
-module npu_u65_256_core$op_state$registers$43(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$43(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17635,6 +18194,7 @@ module npu_u65_256_core$op_state$registers$43(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -17661,6 +18221,7 @@ module npu_u65_256_core$op_state$registers$43(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -17689,7 +18250,7 @@ module npu_u65_256_core$op_state$registers$43$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$43$stored
 
 
-module npu_u65_256_core$op_state$registers$44(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$44(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17698,6 +18259,7 @@ module npu_u65_256_core$op_state$registers$44(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -17724,6 +18286,7 @@ module npu_u65_256_core$op_state$registers$44(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -17752,7 +18315,7 @@ module npu_u65_256_core$op_state$registers$44$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$44$stored
 
 
-module npu_u65_256_core$op_state$registers$45(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$45(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17761,6 +18324,7 @@ module npu_u65_256_core$op_state$registers$45(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -17787,6 +18351,7 @@ module npu_u65_256_core$op_state$registers$45(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -17815,7 +18380,7 @@ module npu_u65_256_core$op_state$registers$45$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$45$stored
 
 
-module npu_u65_256_core$op_state$registers$46(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$46(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17824,6 +18389,7 @@ module npu_u65_256_core$op_state$registers$46(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -17850,6 +18416,7 @@ module npu_u65_256_core$op_state$registers$46(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -17878,7 +18445,7 @@ module npu_u65_256_core$op_state$registers$46$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$46$stored
 
 
-module npu_u65_256_core$op_state$registers$47(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$47(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17887,6 +18454,7 @@ module npu_u65_256_core$op_state$registers$47(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -17913,6 +18481,7 @@ module npu_u65_256_core$op_state$registers$47(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -17941,7 +18510,7 @@ module npu_u65_256_core$op_state$registers$47$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$47$stored
 
 
-module npu_u65_256_core$op_state$registers$48(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$48(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17950,6 +18519,7 @@ module npu_u65_256_core$op_state$registers$48(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -17976,6 +18546,7 @@ module npu_u65_256_core$op_state$registers$48(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -18004,7 +18575,7 @@ module npu_u65_256_core$op_state$registers$48$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$48$stored
 
 
-module npu_u65_256_core$op_state$registers$49(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$49(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -18013,6 +18584,7 @@ module npu_u65_256_core$op_state$registers$49(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -18039,6 +18611,7 @@ module npu_u65_256_core$op_state$registers$49(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -18067,7 +18640,7 @@ module npu_u65_256_core$op_state$registers$49$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$49$stored
 
 
-module npu_u65_256_core$op_state$registers$5(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$5(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -18076,6 +18649,7 @@ module npu_u65_256_core$op_state$registers$5(clock,rst_n,write,key,value,hit,q);
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -18102,6 +18676,7 @@ module npu_u65_256_core$op_state$registers$5(clock,rst_n,write,key,value,hit,q);
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -18130,7 +18705,7 @@ module npu_u65_256_core$op_state$registers$5$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$5$stored
 
 
-module npu_u65_256_core$op_state$registers$50(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$50(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -18139,6 +18714,7 @@ module npu_u65_256_core$op_state$registers$50(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -18165,6 +18741,7 @@ module npu_u65_256_core$op_state$registers$50(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -18193,7 +18770,7 @@ module npu_u65_256_core$op_state$registers$50$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$50$stored
 
 
-module npu_u65_256_core$op_state$registers$51(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$51(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -18202,6 +18779,7 @@ module npu_u65_256_core$op_state$registers$51(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -18228,6 +18806,7 @@ module npu_u65_256_core$op_state$registers$51(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -18256,7 +18835,7 @@ module npu_u65_256_core$op_state$registers$51$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$51$stored
 
 
-module npu_u65_256_core$op_state$registers$52(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$52(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -18265,6 +18844,7 @@ module npu_u65_256_core$op_state$registers$52(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -18291,6 +18871,7 @@ module npu_u65_256_core$op_state$registers$52(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -18319,7 +18900,7 @@ module npu_u65_256_core$op_state$registers$52$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$52$stored
 
 
-module npu_u65_256_core$op_state$registers$53(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$53(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -18328,6 +18909,7 @@ module npu_u65_256_core$op_state$registers$53(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -18354,6 +18936,7 @@ module npu_u65_256_core$op_state$registers$53(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -18382,7 +18965,7 @@ module npu_u65_256_core$op_state$registers$53$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$53$stored
 
 
-module npu_u65_256_core$op_state$registers$54(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$54(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -18391,6 +18974,7 @@ module npu_u65_256_core$op_state$registers$54(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -18417,6 +19001,7 @@ module npu_u65_256_core$op_state$registers$54(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -18445,7 +19030,7 @@ module npu_u65_256_core$op_state$registers$54$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$54$stored
 
 
-module npu_u65_256_core$op_state$registers$55(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$55(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -18454,6 +19039,7 @@ module npu_u65_256_core$op_state$registers$55(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -18480,6 +19066,7 @@ module npu_u65_256_core$op_state$registers$55(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -18508,7 +19095,7 @@ module npu_u65_256_core$op_state$registers$55$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$55$stored
 
 
-module npu_u65_256_core$op_state$registers$56(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$56(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -18517,6 +19104,7 @@ module npu_u65_256_core$op_state$registers$56(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -18543,6 +19131,7 @@ module npu_u65_256_core$op_state$registers$56(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -18571,7 +19160,7 @@ module npu_u65_256_core$op_state$registers$56$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$56$stored
 
 
-module npu_u65_256_core$op_state$registers$57(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$57(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -18580,6 +19169,7 @@ module npu_u65_256_core$op_state$registers$57(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -18606,6 +19196,7 @@ module npu_u65_256_core$op_state$registers$57(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -18634,7 +19225,7 @@ module npu_u65_256_core$op_state$registers$57$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$57$stored
 
 
-module npu_u65_256_core$op_state$registers$58(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$58(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -18643,6 +19234,7 @@ module npu_u65_256_core$op_state$registers$58(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -18669,6 +19261,7 @@ module npu_u65_256_core$op_state$registers$58(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -18697,7 +19290,7 @@ module npu_u65_256_core$op_state$registers$58$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$58$stored
 
 
-module npu_u65_256_core$op_state$registers$59(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$59(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -18706,6 +19299,7 @@ module npu_u65_256_core$op_state$registers$59(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -18732,6 +19326,7 @@ module npu_u65_256_core$op_state$registers$59(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -18760,7 +19355,7 @@ module npu_u65_256_core$op_state$registers$59$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$59$stored
 
 
-module npu_u65_256_core$op_state$registers$6(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$6(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -18769,6 +19364,7 @@ module npu_u65_256_core$op_state$registers$6(clock,rst_n,write,key,value,hit,q);
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -18795,6 +19391,7 @@ module npu_u65_256_core$op_state$registers$6(clock,rst_n,write,key,value,hit,q);
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -18823,7 +19420,7 @@ module npu_u65_256_core$op_state$registers$6$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$6$stored
 
 
-module npu_u65_256_core$op_state$registers$60(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$60(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -18832,6 +19429,7 @@ module npu_u65_256_core$op_state$registers$60(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -18858,6 +19456,7 @@ module npu_u65_256_core$op_state$registers$60(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -18886,7 +19485,7 @@ module npu_u65_256_core$op_state$registers$60$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$60$stored
 
 
-module npu_u65_256_core$op_state$registers$61(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$61(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -18895,6 +19494,7 @@ module npu_u65_256_core$op_state$registers$61(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -18921,6 +19521,7 @@ module npu_u65_256_core$op_state$registers$61(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -18949,7 +19550,7 @@ module npu_u65_256_core$op_state$registers$61$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$61$stored
 
 
-module npu_u65_256_core$op_state$registers$62(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$62(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -18958,6 +19559,7 @@ module npu_u65_256_core$op_state$registers$62(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -18984,6 +19586,7 @@ module npu_u65_256_core$op_state$registers$62(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -19012,7 +19615,7 @@ module npu_u65_256_core$op_state$registers$62$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$62$stored
 
 
-module npu_u65_256_core$op_state$registers$63(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$63(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -19021,6 +19624,7 @@ module npu_u65_256_core$op_state$registers$63(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -19047,6 +19651,7 @@ module npu_u65_256_core$op_state$registers$63(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -19075,7 +19680,7 @@ module npu_u65_256_core$op_state$registers$63$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$63$stored
 
 
-module npu_u65_256_core$op_state$registers$64(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$64(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -19084,6 +19689,7 @@ module npu_u65_256_core$op_state$registers$64(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -19110,6 +19716,7 @@ module npu_u65_256_core$op_state$registers$64(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -19138,7 +19745,7 @@ module npu_u65_256_core$op_state$registers$64$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$64$stored
 
 
-module npu_u65_256_core$op_state$registers$65(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$65(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -19147,6 +19754,7 @@ module npu_u65_256_core$op_state$registers$65(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -19173,6 +19781,7 @@ module npu_u65_256_core$op_state$registers$65(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -19201,7 +19810,7 @@ module npu_u65_256_core$op_state$registers$65$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$65$stored
 
 
-module npu_u65_256_core$op_state$registers$66(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$66(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -19210,6 +19819,7 @@ module npu_u65_256_core$op_state$registers$66(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -19236,6 +19846,7 @@ module npu_u65_256_core$op_state$registers$66(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -19264,7 +19875,7 @@ module npu_u65_256_core$op_state$registers$66$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$66$stored
 
 
-module npu_u65_256_core$op_state$registers$67(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$67(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -19273,6 +19884,7 @@ module npu_u65_256_core$op_state$registers$67(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -19299,6 +19911,7 @@ module npu_u65_256_core$op_state$registers$67(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -19327,7 +19940,7 @@ module npu_u65_256_core$op_state$registers$67$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$67$stored
 
 
-module npu_u65_256_core$op_state$registers$68(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$68(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -19336,6 +19949,7 @@ module npu_u65_256_core$op_state$registers$68(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -19362,6 +19976,7 @@ module npu_u65_256_core$op_state$registers$68(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -19390,7 +20005,7 @@ module npu_u65_256_core$op_state$registers$68$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$68$stored
 
 
-module npu_u65_256_core$op_state$registers$69(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$69(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -19399,6 +20014,7 @@ module npu_u65_256_core$op_state$registers$69(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -19425,6 +20041,7 @@ module npu_u65_256_core$op_state$registers$69(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -19453,7 +20070,7 @@ module npu_u65_256_core$op_state$registers$69$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$69$stored
 
 
-module npu_u65_256_core$op_state$registers$7(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$7(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -19462,6 +20079,7 @@ module npu_u65_256_core$op_state$registers$7(clock,rst_n,write,key,value,hit,q);
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -19488,6 +20106,7 @@ module npu_u65_256_core$op_state$registers$7(clock,rst_n,write,key,value,hit,q);
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -19516,7 +20135,7 @@ module npu_u65_256_core$op_state$registers$7$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$7$stored
 
 
-module npu_u65_256_core$op_state$registers$70(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$70(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -19525,6 +20144,7 @@ module npu_u65_256_core$op_state$registers$70(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -19551,6 +20171,7 @@ module npu_u65_256_core$op_state$registers$70(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -19579,7 +20200,7 @@ module npu_u65_256_core$op_state$registers$70$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$70$stored
 
 
-module npu_u65_256_core$op_state$registers$71(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$71(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -19588,6 +20209,7 @@ module npu_u65_256_core$op_state$registers$71(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -19614,6 +20236,7 @@ module npu_u65_256_core$op_state$registers$71(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -19642,7 +20265,7 @@ module npu_u65_256_core$op_state$registers$71$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$71$stored
 
 
-module npu_u65_256_core$op_state$registers$72(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$72(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -19651,6 +20274,7 @@ module npu_u65_256_core$op_state$registers$72(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -19677,6 +20301,7 @@ module npu_u65_256_core$op_state$registers$72(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -19705,7 +20330,7 @@ module npu_u65_256_core$op_state$registers$72$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$72$stored
 
 
-module npu_u65_256_core$op_state$registers$73(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$73(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -19714,6 +20339,7 @@ module npu_u65_256_core$op_state$registers$73(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -19740,6 +20366,7 @@ module npu_u65_256_core$op_state$registers$73(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -19768,7 +20395,7 @@ module npu_u65_256_core$op_state$registers$73$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$73$stored
 
 
-module npu_u65_256_core$op_state$registers$74(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$74(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -19777,6 +20404,7 @@ module npu_u65_256_core$op_state$registers$74(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -19803,6 +20431,7 @@ module npu_u65_256_core$op_state$registers$74(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -19831,7 +20460,7 @@ module npu_u65_256_core$op_state$registers$74$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$74$stored
 
 
-module npu_u65_256_core$op_state$registers$75(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$75(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -19840,6 +20469,7 @@ module npu_u65_256_core$op_state$registers$75(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -19866,6 +20496,7 @@ module npu_u65_256_core$op_state$registers$75(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -19894,7 +20525,7 @@ module npu_u65_256_core$op_state$registers$75$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$75$stored
 
 
-module npu_u65_256_core$op_state$registers$76(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$76(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -19903,6 +20534,7 @@ module npu_u65_256_core$op_state$registers$76(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -19929,6 +20561,7 @@ module npu_u65_256_core$op_state$registers$76(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -19957,7 +20590,7 @@ module npu_u65_256_core$op_state$registers$76$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$76$stored
 
 
-module npu_u65_256_core$op_state$registers$77(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$77(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -19966,6 +20599,7 @@ module npu_u65_256_core$op_state$registers$77(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -19992,6 +20626,7 @@ module npu_u65_256_core$op_state$registers$77(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -20020,7 +20655,7 @@ module npu_u65_256_core$op_state$registers$77$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$77$stored
 
 
-module npu_u65_256_core$op_state$registers$78(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$78(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -20029,6 +20664,7 @@ module npu_u65_256_core$op_state$registers$78(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -20055,6 +20691,7 @@ module npu_u65_256_core$op_state$registers$78(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -20083,7 +20720,7 @@ module npu_u65_256_core$op_state$registers$78$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$78$stored
 
 
-module npu_u65_256_core$op_state$registers$79(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$79(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -20092,6 +20729,7 @@ module npu_u65_256_core$op_state$registers$79(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -20118,6 +20756,7 @@ module npu_u65_256_core$op_state$registers$79(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -20146,7 +20785,7 @@ module npu_u65_256_core$op_state$registers$79$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$79$stored
 
 
-module npu_u65_256_core$op_state$registers$8(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$8(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -20155,6 +20794,7 @@ module npu_u65_256_core$op_state$registers$8(clock,rst_n,write,key,value,hit,q);
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -20181,6 +20821,7 @@ module npu_u65_256_core$op_state$registers$8(clock,rst_n,write,key,value,hit,q);
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -20209,7 +20850,7 @@ module npu_u65_256_core$op_state$registers$8$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$8$stored
 
 
-module npu_u65_256_core$op_state$registers$80(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$80(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -20218,6 +20859,7 @@ module npu_u65_256_core$op_state$registers$80(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -20244,6 +20886,7 @@ module npu_u65_256_core$op_state$registers$80(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -20272,7 +20915,7 @@ module npu_u65_256_core$op_state$registers$80$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$80$stored
 
 
-module npu_u65_256_core$op_state$registers$81(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$81(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -20281,6 +20924,7 @@ module npu_u65_256_core$op_state$registers$81(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -20307,6 +20951,7 @@ module npu_u65_256_core$op_state$registers$81(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -20335,7 +20980,7 @@ module npu_u65_256_core$op_state$registers$81$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$81$stored
 
 
-module npu_u65_256_core$op_state$registers$82(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$82(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -20344,6 +20989,7 @@ module npu_u65_256_core$op_state$registers$82(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -20370,6 +21016,7 @@ module npu_u65_256_core$op_state$registers$82(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -20398,7 +21045,7 @@ module npu_u65_256_core$op_state$registers$82$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$82$stored
 
 
-module npu_u65_256_core$op_state$registers$83(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$83(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -20407,6 +21054,7 @@ module npu_u65_256_core$op_state$registers$83(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -20433,6 +21081,7 @@ module npu_u65_256_core$op_state$registers$83(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -20461,7 +21110,7 @@ module npu_u65_256_core$op_state$registers$83$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$83$stored
 
 
-module npu_u65_256_core$op_state$registers$84(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$84(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -20470,6 +21119,7 @@ module npu_u65_256_core$op_state$registers$84(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -20496,6 +21146,7 @@ module npu_u65_256_core$op_state$registers$84(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -20524,7 +21175,7 @@ module npu_u65_256_core$op_state$registers$84$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$84$stored
 
 
-module npu_u65_256_core$op_state$registers$85(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$85(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -20533,6 +21184,7 @@ module npu_u65_256_core$op_state$registers$85(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -20559,6 +21211,7 @@ module npu_u65_256_core$op_state$registers$85(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -20587,7 +21240,7 @@ module npu_u65_256_core$op_state$registers$85$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$85$stored
 
 
-module npu_u65_256_core$op_state$registers$86(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$86(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -20596,6 +21249,7 @@ module npu_u65_256_core$op_state$registers$86(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -20622,6 +21276,7 @@ module npu_u65_256_core$op_state$registers$86(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -20650,7 +21305,7 @@ module npu_u65_256_core$op_state$registers$86$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$registers$86$stored
 
 
-module npu_u65_256_core$op_state$registers$9(clock,rst_n,write,key,value,hit,q);
+module npu_u65_256_core$op_state$registers$9(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -20659,6 +21314,7 @@ module npu_u65_256_core$op_state$registers$9(clock,rst_n,write,key,value,hit,q);
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -20685,6 +21341,7 @@ module npu_u65_256_core$op_state$registers$9(clock,rst_n,write,key,value,hit,q);
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end

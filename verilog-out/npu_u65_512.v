@@ -231,6 +231,9 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     wire  [10:0] control$set_key;
     wire  [47:0] control$set_value;
     reg  control$set_known;
+    reg  control$set_reserved;
+    reg  [10:0] control$dma0_src_region;
+    reg  [10:0] control$dma0_dst_region;
     wire  control$op_valid;
     wire  [9:0] control$op_code;
     wire  [15:0] control$op_param;
@@ -242,6 +245,7 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  [10:0] op_state$key;
     reg  [47:0] op_state$value;
     wire  op_state$known;
+    wire  op_state$reserved;
     wire  [39:0] op_state$dma0_src;
     wire  [39:0] op_state$dma0_dst;
     wire  [31:0] op_state$dma0_len;
@@ -558,6 +562,9 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .set_key(control$set_key),
         .set_value(control$set_value),
         .set_known(control$set_known),
+        .set_reserved(control$set_reserved),
+        .dma0_src_region(control$dma0_src_region),
+        .dma0_dst_region(control$dma0_dst_region),
         .op_valid(control$op_valid),
         .op_code(control$op_code),
         .op_param(control$op_param),
@@ -571,6 +578,7 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .key(op_state$key),
         .value(op_state$value),
         .known(op_state$known),
+        .reserved(op_state$reserved),
         .dma0_src(op_state$dma0_src),
         .dma0_dst(op_state$dma0_dst),
         .dma0_len(op_state$dma0_len),
@@ -899,6 +907,9 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         op_state$key = control$set_key;
         op_state$value = control$set_value;
         control$set_known = op_state$known;
+        control$set_reserved = op_state$reserved;
+        control$dma0_src_region = op_state$dma0_src_region;
+        control$dma0_dst_region = op_state$dma0_dst_region;
         datapath$op_valid = control$op_valid;
         datapath$op_code = control$op_code;
         datapath$op_param = control$op_param;
@@ -1178,7 +1189,7 @@ module npu_u65_512_core$apb$ready(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$apb$ready
 
 
-module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,status,qread,irq,running_state,pmu_irq,clear_irq,pmu_enable,command_start,command_cancel,command_valid,command_data,command_first_lane,command_last_lane,command_ready,command_busy,descriptor_push,queue_full,descriptors_active,bus_error,faulting_channel,faulting_interface,set_write,set_key,set_value,set_known,op_valid,op_code,op_param,op_accept,op_refuse);
+module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,status,qread,irq,running_state,pmu_irq,clear_irq,pmu_enable,command_start,command_cancel,command_valid,command_data,command_first_lane,command_last_lane,command_ready,command_busy,descriptor_push,queue_full,descriptors_active,bus_error,faulting_channel,faulting_interface,set_write,set_key,set_value,set_known,set_reserved,dma0_src_region,dma0_dst_region,op_valid,op_code,op_param,op_accept,op_refuse);
     
     // Module arguments
     input wire  clock;
@@ -1212,6 +1223,9 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     output reg  [10:0] set_key;
     output reg  [47:0] set_value;
     input wire  set_known;
+    input wire  set_reserved;
+    input wire  [10:0] dma0_src_region;
+    input wire  [10:0] dma0_dst_region;
     output reg  op_valid;
     output reg  [9:0] op_code;
     output reg  [15:0] op_param;
@@ -1230,6 +1244,13 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     localparam  kernel_wait_key = 11'b10010;
     localparam  pmu_mask_key = 11'b10011;
     localparam  pmu_mask_enable = 16'h1;
+    localparam  dma_wait_max = 16'h1;
+    localparam  kernel_wait_max = 16'h3;
+    localparam  pmu_mask_max = 16'h1;
+    localparam  dma_region_internal = 11'b100000000;
+    localparam  dma_stride_lsb = 4'h9;
+    localparam  dma_region_max = 8'h7;
+    localparam  dma_core_mask_max = 8'h3;
     localparam  format_shift = 5'b1010;
     localparam  param_shift = 5'b10000;
     localparam  opcode_mask = 32'h3ff;
@@ -1322,6 +1343,7 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     reg  [5:0] word_format;
     reg  [5:0] first_format;
     reg  kernel_op;
+    reg  dma_descriptor_bad;
     reg  complete;
     reg  fail;
     reg  halt;
@@ -1488,6 +1510,15 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         if (first_format == cmd0_format) begin
             set_value = ((op_param) & 48'hffffffffffff);
         end
+        dma_descriptor_bad = ((dma0_src_region & dma_region_internal) != 32'h0) | (((dma0_src_region) & 8'hff) > dma_region_max) | (((dma0_src_region >> dma_stride_lsb) & 2'h3) == 32'h3) | (((dma0_dst_region >> dma_stride_lsb) & 2'h3) == 32'h3);
+        if ((dma0_dst_region & dma_region_internal) != 32'h0) begin
+            if ((((dma0_dst_region) & 8'hff) == 32'h0) | (((dma0_dst_region) & 8'hff) > dma_core_mask_max)) begin
+                dma_descriptor_bad = 1'b1;
+            end
+        end
+        else if (((dma0_dst_region) & 8'hff) > dma_region_max) begin
+            dma_descriptor_bad = 1'b1;
+        end
         kernel_op = (key == conv_key) | (key == depthwise_key) | (key == pool_key) | (key == elementwise_key);
         case (step$q)
             Step$Decode:
@@ -1543,7 +1574,7 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
                         end
                     end
                     else if (key == dma_start_key) begin
-                        if (op_param != 32'h0) begin
+                        if ((op_param != 32'h0) | dma_descriptor_bad) begin
                             fail = 1'b1;
                         end
                         else if (~queue_full) begin
@@ -1552,7 +1583,7 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
                         end
                     end
                     else if (key == dma_wait_key) begin
-                        if (op_param[(32'h4)+:(12)] != 32'h0) begin
+                        if (op_param > dma_wait_max) begin
                             fail = 1'b1;
                         end
                         else if (((descriptors_active) & 16'hffff) <= (op_param & 32'hf)) begin
@@ -1560,11 +1591,21 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
                         end
                     end
                     else if (key == kernel_wait_key) begin
-                        complete = 1'b1;
+                        if (op_param > kernel_wait_max) begin
+                            fail = 1'b1;
+                        end
+                        else begin
+                            complete = 1'b1;
+                        end
                     end
                     else if (key == pmu_mask_key) begin
-                        pmu_enabled$d = (op_param & pmu_mask_enable) != 32'h0;
-                        complete = 1'b1;
+                        if (op_param > pmu_mask_max) begin
+                            fail = 1'b1;
+                        end
+                        else begin
+                            pmu_enabled$d = (op_param & pmu_mask_enable) != 32'h0;
+                            complete = 1'b1;
+                        end
                     end
                     else if (kernel_op) begin
                         op_valid = 1'b1;
@@ -1576,8 +1617,13 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
                         end
                     end
                     else if (set_known) begin
-                        set_write = 1'b1;
-                        complete = 1'b1;
+                        if (set_reserved) begin
+                            fail = 1'b1;
+                        end
+                        else begin
+                            set_write = 1'b1;
+                            complete = 1'b1;
+                        end
                     end
                     else begin
                         fail = 1'b1;
@@ -10659,7 +10705,7 @@ module npu_u65_512_core$dma$writes_outstanding$3(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$dma$writes_outstanding$3
 
 
-module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0_dst,dma0_len,dma0_src_region,dma0_dst_region,dma0_size0,dma0_size1,dma0_skip0,dma0_skip1);
+module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0_src,dma0_dst,dma0_len,dma0_src_region,dma0_dst_region,dma0_size0,dma0_size1,dma0_skip0,dma0_skip1);
     
     // Module arguments
     input wire  clock;
@@ -10668,6 +10714,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  known;
+    output reg  reserved;
     output reg  [39:0] dma0_src;
     output reg  [39:0] dma0_dst;
     output reg  [31:0] dma0_len;
@@ -10783,6 +10830,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$0$key;
     reg  [47:0] registers$0$value;
     wire  registers$0$hit;
+    wire  registers$0$reserved;
     wire  [47:0] registers$0$q;
     reg  registers$1$clock;
     reg  registers$1$rst_n;
@@ -10790,6 +10838,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$1$key;
     reg  [47:0] registers$1$value;
     wire  registers$1$hit;
+    wire  registers$1$reserved;
     wire  [47:0] registers$1$q;
     reg  registers$2$clock;
     reg  registers$2$rst_n;
@@ -10797,6 +10846,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$2$key;
     reg  [47:0] registers$2$value;
     wire  registers$2$hit;
+    wire  registers$2$reserved;
     wire  [47:0] registers$2$q;
     reg  registers$3$clock;
     reg  registers$3$rst_n;
@@ -10804,6 +10854,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$3$key;
     reg  [47:0] registers$3$value;
     wire  registers$3$hit;
+    wire  registers$3$reserved;
     wire  [47:0] registers$3$q;
     reg  registers$4$clock;
     reg  registers$4$rst_n;
@@ -10811,6 +10862,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$4$key;
     reg  [47:0] registers$4$value;
     wire  registers$4$hit;
+    wire  registers$4$reserved;
     wire  [47:0] registers$4$q;
     reg  registers$5$clock;
     reg  registers$5$rst_n;
@@ -10818,6 +10870,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$5$key;
     reg  [47:0] registers$5$value;
     wire  registers$5$hit;
+    wire  registers$5$reserved;
     wire  [47:0] registers$5$q;
     reg  registers$6$clock;
     reg  registers$6$rst_n;
@@ -10825,6 +10878,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$6$key;
     reg  [47:0] registers$6$value;
     wire  registers$6$hit;
+    wire  registers$6$reserved;
     wire  [47:0] registers$6$q;
     reg  registers$7$clock;
     reg  registers$7$rst_n;
@@ -10832,6 +10886,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$7$key;
     reg  [47:0] registers$7$value;
     wire  registers$7$hit;
+    wire  registers$7$reserved;
     wire  [47:0] registers$7$q;
     reg  registers$8$clock;
     reg  registers$8$rst_n;
@@ -10839,6 +10894,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$8$key;
     reg  [47:0] registers$8$value;
     wire  registers$8$hit;
+    wire  registers$8$reserved;
     wire  [47:0] registers$8$q;
     reg  registers$9$clock;
     reg  registers$9$rst_n;
@@ -10846,6 +10902,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$9$key;
     reg  [47:0] registers$9$value;
     wire  registers$9$hit;
+    wire  registers$9$reserved;
     wire  [47:0] registers$9$q;
     reg  registers$10$clock;
     reg  registers$10$rst_n;
@@ -10853,6 +10910,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$10$key;
     reg  [47:0] registers$10$value;
     wire  registers$10$hit;
+    wire  registers$10$reserved;
     wire  [47:0] registers$10$q;
     reg  registers$11$clock;
     reg  registers$11$rst_n;
@@ -10860,6 +10918,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$11$key;
     reg  [47:0] registers$11$value;
     wire  registers$11$hit;
+    wire  registers$11$reserved;
     wire  [47:0] registers$11$q;
     reg  registers$12$clock;
     reg  registers$12$rst_n;
@@ -10867,6 +10926,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$12$key;
     reg  [47:0] registers$12$value;
     wire  registers$12$hit;
+    wire  registers$12$reserved;
     wire  [47:0] registers$12$q;
     reg  registers$13$clock;
     reg  registers$13$rst_n;
@@ -10874,6 +10934,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$13$key;
     reg  [47:0] registers$13$value;
     wire  registers$13$hit;
+    wire  registers$13$reserved;
     wire  [47:0] registers$13$q;
     reg  registers$14$clock;
     reg  registers$14$rst_n;
@@ -10881,6 +10942,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$14$key;
     reg  [47:0] registers$14$value;
     wire  registers$14$hit;
+    wire  registers$14$reserved;
     wire  [47:0] registers$14$q;
     reg  registers$15$clock;
     reg  registers$15$rst_n;
@@ -10888,6 +10950,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$15$key;
     reg  [47:0] registers$15$value;
     wire  registers$15$hit;
+    wire  registers$15$reserved;
     wire  [47:0] registers$15$q;
     reg  registers$16$clock;
     reg  registers$16$rst_n;
@@ -10895,6 +10958,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$16$key;
     reg  [47:0] registers$16$value;
     wire  registers$16$hit;
+    wire  registers$16$reserved;
     wire  [47:0] registers$16$q;
     reg  registers$17$clock;
     reg  registers$17$rst_n;
@@ -10902,6 +10966,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$17$key;
     reg  [47:0] registers$17$value;
     wire  registers$17$hit;
+    wire  registers$17$reserved;
     wire  [47:0] registers$17$q;
     reg  registers$18$clock;
     reg  registers$18$rst_n;
@@ -10909,6 +10974,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$18$key;
     reg  [47:0] registers$18$value;
     wire  registers$18$hit;
+    wire  registers$18$reserved;
     wire  [47:0] registers$18$q;
     reg  registers$19$clock;
     reg  registers$19$rst_n;
@@ -10916,6 +10982,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$19$key;
     reg  [47:0] registers$19$value;
     wire  registers$19$hit;
+    wire  registers$19$reserved;
     wire  [47:0] registers$19$q;
     reg  registers$20$clock;
     reg  registers$20$rst_n;
@@ -10923,6 +10990,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$20$key;
     reg  [47:0] registers$20$value;
     wire  registers$20$hit;
+    wire  registers$20$reserved;
     wire  [47:0] registers$20$q;
     reg  registers$21$clock;
     reg  registers$21$rst_n;
@@ -10930,6 +10998,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$21$key;
     reg  [47:0] registers$21$value;
     wire  registers$21$hit;
+    wire  registers$21$reserved;
     wire  [47:0] registers$21$q;
     reg  registers$22$clock;
     reg  registers$22$rst_n;
@@ -10937,6 +11006,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$22$key;
     reg  [47:0] registers$22$value;
     wire  registers$22$hit;
+    wire  registers$22$reserved;
     wire  [47:0] registers$22$q;
     reg  registers$23$clock;
     reg  registers$23$rst_n;
@@ -10944,6 +11014,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$23$key;
     reg  [47:0] registers$23$value;
     wire  registers$23$hit;
+    wire  registers$23$reserved;
     wire  [47:0] registers$23$q;
     reg  registers$24$clock;
     reg  registers$24$rst_n;
@@ -10951,6 +11022,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$24$key;
     reg  [47:0] registers$24$value;
     wire  registers$24$hit;
+    wire  registers$24$reserved;
     wire  [47:0] registers$24$q;
     reg  registers$25$clock;
     reg  registers$25$rst_n;
@@ -10958,6 +11030,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$25$key;
     reg  [47:0] registers$25$value;
     wire  registers$25$hit;
+    wire  registers$25$reserved;
     wire  [47:0] registers$25$q;
     reg  registers$26$clock;
     reg  registers$26$rst_n;
@@ -10965,6 +11038,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$26$key;
     reg  [47:0] registers$26$value;
     wire  registers$26$hit;
+    wire  registers$26$reserved;
     wire  [47:0] registers$26$q;
     reg  registers$27$clock;
     reg  registers$27$rst_n;
@@ -10972,6 +11046,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$27$key;
     reg  [47:0] registers$27$value;
     wire  registers$27$hit;
+    wire  registers$27$reserved;
     wire  [47:0] registers$27$q;
     reg  registers$28$clock;
     reg  registers$28$rst_n;
@@ -10979,6 +11054,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$28$key;
     reg  [47:0] registers$28$value;
     wire  registers$28$hit;
+    wire  registers$28$reserved;
     wire  [47:0] registers$28$q;
     reg  registers$29$clock;
     reg  registers$29$rst_n;
@@ -10986,6 +11062,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$29$key;
     reg  [47:0] registers$29$value;
     wire  registers$29$hit;
+    wire  registers$29$reserved;
     wire  [47:0] registers$29$q;
     reg  registers$30$clock;
     reg  registers$30$rst_n;
@@ -10993,6 +11070,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$30$key;
     reg  [47:0] registers$30$value;
     wire  registers$30$hit;
+    wire  registers$30$reserved;
     wire  [47:0] registers$30$q;
     reg  registers$31$clock;
     reg  registers$31$rst_n;
@@ -11000,6 +11078,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$31$key;
     reg  [47:0] registers$31$value;
     wire  registers$31$hit;
+    wire  registers$31$reserved;
     wire  [47:0] registers$31$q;
     reg  registers$32$clock;
     reg  registers$32$rst_n;
@@ -11007,6 +11086,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$32$key;
     reg  [47:0] registers$32$value;
     wire  registers$32$hit;
+    wire  registers$32$reserved;
     wire  [47:0] registers$32$q;
     reg  registers$33$clock;
     reg  registers$33$rst_n;
@@ -11014,6 +11094,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$33$key;
     reg  [47:0] registers$33$value;
     wire  registers$33$hit;
+    wire  registers$33$reserved;
     wire  [47:0] registers$33$q;
     reg  registers$34$clock;
     reg  registers$34$rst_n;
@@ -11021,6 +11102,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$34$key;
     reg  [47:0] registers$34$value;
     wire  registers$34$hit;
+    wire  registers$34$reserved;
     wire  [47:0] registers$34$q;
     reg  registers$35$clock;
     reg  registers$35$rst_n;
@@ -11028,6 +11110,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$35$key;
     reg  [47:0] registers$35$value;
     wire  registers$35$hit;
+    wire  registers$35$reserved;
     wire  [47:0] registers$35$q;
     reg  registers$36$clock;
     reg  registers$36$rst_n;
@@ -11035,6 +11118,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$36$key;
     reg  [47:0] registers$36$value;
     wire  registers$36$hit;
+    wire  registers$36$reserved;
     wire  [47:0] registers$36$q;
     reg  registers$37$clock;
     reg  registers$37$rst_n;
@@ -11042,6 +11126,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$37$key;
     reg  [47:0] registers$37$value;
     wire  registers$37$hit;
+    wire  registers$37$reserved;
     wire  [47:0] registers$37$q;
     reg  registers$38$clock;
     reg  registers$38$rst_n;
@@ -11049,6 +11134,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$38$key;
     reg  [47:0] registers$38$value;
     wire  registers$38$hit;
+    wire  registers$38$reserved;
     wire  [47:0] registers$38$q;
     reg  registers$39$clock;
     reg  registers$39$rst_n;
@@ -11056,6 +11142,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$39$key;
     reg  [47:0] registers$39$value;
     wire  registers$39$hit;
+    wire  registers$39$reserved;
     wire  [47:0] registers$39$q;
     reg  registers$40$clock;
     reg  registers$40$rst_n;
@@ -11063,6 +11150,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$40$key;
     reg  [47:0] registers$40$value;
     wire  registers$40$hit;
+    wire  registers$40$reserved;
     wire  [47:0] registers$40$q;
     reg  registers$41$clock;
     reg  registers$41$rst_n;
@@ -11070,6 +11158,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$41$key;
     reg  [47:0] registers$41$value;
     wire  registers$41$hit;
+    wire  registers$41$reserved;
     wire  [47:0] registers$41$q;
     reg  registers$42$clock;
     reg  registers$42$rst_n;
@@ -11077,6 +11166,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$42$key;
     reg  [47:0] registers$42$value;
     wire  registers$42$hit;
+    wire  registers$42$reserved;
     wire  [47:0] registers$42$q;
     reg  registers$43$clock;
     reg  registers$43$rst_n;
@@ -11084,6 +11174,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$43$key;
     reg  [47:0] registers$43$value;
     wire  registers$43$hit;
+    wire  registers$43$reserved;
     wire  [47:0] registers$43$q;
     reg  registers$44$clock;
     reg  registers$44$rst_n;
@@ -11091,6 +11182,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$44$key;
     reg  [47:0] registers$44$value;
     wire  registers$44$hit;
+    wire  registers$44$reserved;
     wire  [47:0] registers$44$q;
     reg  registers$45$clock;
     reg  registers$45$rst_n;
@@ -11098,6 +11190,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$45$key;
     reg  [47:0] registers$45$value;
     wire  registers$45$hit;
+    wire  registers$45$reserved;
     wire  [47:0] registers$45$q;
     reg  registers$46$clock;
     reg  registers$46$rst_n;
@@ -11105,6 +11198,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$46$key;
     reg  [47:0] registers$46$value;
     wire  registers$46$hit;
+    wire  registers$46$reserved;
     wire  [47:0] registers$46$q;
     reg  registers$47$clock;
     reg  registers$47$rst_n;
@@ -11112,6 +11206,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$47$key;
     reg  [47:0] registers$47$value;
     wire  registers$47$hit;
+    wire  registers$47$reserved;
     wire  [47:0] registers$47$q;
     reg  registers$48$clock;
     reg  registers$48$rst_n;
@@ -11119,6 +11214,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$48$key;
     reg  [47:0] registers$48$value;
     wire  registers$48$hit;
+    wire  registers$48$reserved;
     wire  [47:0] registers$48$q;
     reg  registers$49$clock;
     reg  registers$49$rst_n;
@@ -11126,6 +11222,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$49$key;
     reg  [47:0] registers$49$value;
     wire  registers$49$hit;
+    wire  registers$49$reserved;
     wire  [47:0] registers$49$q;
     reg  registers$50$clock;
     reg  registers$50$rst_n;
@@ -11133,6 +11230,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$50$key;
     reg  [47:0] registers$50$value;
     wire  registers$50$hit;
+    wire  registers$50$reserved;
     wire  [47:0] registers$50$q;
     reg  registers$51$clock;
     reg  registers$51$rst_n;
@@ -11140,6 +11238,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$51$key;
     reg  [47:0] registers$51$value;
     wire  registers$51$hit;
+    wire  registers$51$reserved;
     wire  [47:0] registers$51$q;
     reg  registers$52$clock;
     reg  registers$52$rst_n;
@@ -11147,6 +11246,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$52$key;
     reg  [47:0] registers$52$value;
     wire  registers$52$hit;
+    wire  registers$52$reserved;
     wire  [47:0] registers$52$q;
     reg  registers$53$clock;
     reg  registers$53$rst_n;
@@ -11154,6 +11254,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$53$key;
     reg  [47:0] registers$53$value;
     wire  registers$53$hit;
+    wire  registers$53$reserved;
     wire  [47:0] registers$53$q;
     reg  registers$54$clock;
     reg  registers$54$rst_n;
@@ -11161,6 +11262,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$54$key;
     reg  [47:0] registers$54$value;
     wire  registers$54$hit;
+    wire  registers$54$reserved;
     wire  [47:0] registers$54$q;
     reg  registers$55$clock;
     reg  registers$55$rst_n;
@@ -11168,6 +11270,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$55$key;
     reg  [47:0] registers$55$value;
     wire  registers$55$hit;
+    wire  registers$55$reserved;
     wire  [47:0] registers$55$q;
     reg  registers$56$clock;
     reg  registers$56$rst_n;
@@ -11175,6 +11278,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$56$key;
     reg  [47:0] registers$56$value;
     wire  registers$56$hit;
+    wire  registers$56$reserved;
     wire  [47:0] registers$56$q;
     reg  registers$57$clock;
     reg  registers$57$rst_n;
@@ -11182,6 +11286,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$57$key;
     reg  [47:0] registers$57$value;
     wire  registers$57$hit;
+    wire  registers$57$reserved;
     wire  [47:0] registers$57$q;
     reg  registers$58$clock;
     reg  registers$58$rst_n;
@@ -11189,6 +11294,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$58$key;
     reg  [47:0] registers$58$value;
     wire  registers$58$hit;
+    wire  registers$58$reserved;
     wire  [47:0] registers$58$q;
     reg  registers$59$clock;
     reg  registers$59$rst_n;
@@ -11196,6 +11302,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$59$key;
     reg  [47:0] registers$59$value;
     wire  registers$59$hit;
+    wire  registers$59$reserved;
     wire  [47:0] registers$59$q;
     reg  registers$60$clock;
     reg  registers$60$rst_n;
@@ -11203,6 +11310,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$60$key;
     reg  [47:0] registers$60$value;
     wire  registers$60$hit;
+    wire  registers$60$reserved;
     wire  [47:0] registers$60$q;
     reg  registers$61$clock;
     reg  registers$61$rst_n;
@@ -11210,6 +11318,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$61$key;
     reg  [47:0] registers$61$value;
     wire  registers$61$hit;
+    wire  registers$61$reserved;
     wire  [47:0] registers$61$q;
     reg  registers$62$clock;
     reg  registers$62$rst_n;
@@ -11217,6 +11326,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$62$key;
     reg  [47:0] registers$62$value;
     wire  registers$62$hit;
+    wire  registers$62$reserved;
     wire  [47:0] registers$62$q;
     reg  registers$63$clock;
     reg  registers$63$rst_n;
@@ -11224,6 +11334,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$63$key;
     reg  [47:0] registers$63$value;
     wire  registers$63$hit;
+    wire  registers$63$reserved;
     wire  [47:0] registers$63$q;
     reg  registers$64$clock;
     reg  registers$64$rst_n;
@@ -11231,6 +11342,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$64$key;
     reg  [47:0] registers$64$value;
     wire  registers$64$hit;
+    wire  registers$64$reserved;
     wire  [47:0] registers$64$q;
     reg  registers$65$clock;
     reg  registers$65$rst_n;
@@ -11238,6 +11350,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$65$key;
     reg  [47:0] registers$65$value;
     wire  registers$65$hit;
+    wire  registers$65$reserved;
     wire  [47:0] registers$65$q;
     reg  registers$66$clock;
     reg  registers$66$rst_n;
@@ -11245,6 +11358,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$66$key;
     reg  [47:0] registers$66$value;
     wire  registers$66$hit;
+    wire  registers$66$reserved;
     wire  [47:0] registers$66$q;
     reg  registers$67$clock;
     reg  registers$67$rst_n;
@@ -11252,6 +11366,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$67$key;
     reg  [47:0] registers$67$value;
     wire  registers$67$hit;
+    wire  registers$67$reserved;
     wire  [47:0] registers$67$q;
     reg  registers$68$clock;
     reg  registers$68$rst_n;
@@ -11259,6 +11374,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$68$key;
     reg  [47:0] registers$68$value;
     wire  registers$68$hit;
+    wire  registers$68$reserved;
     wire  [47:0] registers$68$q;
     reg  registers$69$clock;
     reg  registers$69$rst_n;
@@ -11266,6 +11382,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$69$key;
     reg  [47:0] registers$69$value;
     wire  registers$69$hit;
+    wire  registers$69$reserved;
     wire  [47:0] registers$69$q;
     reg  registers$70$clock;
     reg  registers$70$rst_n;
@@ -11273,6 +11390,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$70$key;
     reg  [47:0] registers$70$value;
     wire  registers$70$hit;
+    wire  registers$70$reserved;
     wire  [47:0] registers$70$q;
     reg  registers$71$clock;
     reg  registers$71$rst_n;
@@ -11280,6 +11398,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$71$key;
     reg  [47:0] registers$71$value;
     wire  registers$71$hit;
+    wire  registers$71$reserved;
     wire  [47:0] registers$71$q;
     reg  registers$72$clock;
     reg  registers$72$rst_n;
@@ -11287,6 +11406,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$72$key;
     reg  [47:0] registers$72$value;
     wire  registers$72$hit;
+    wire  registers$72$reserved;
     wire  [47:0] registers$72$q;
     reg  registers$73$clock;
     reg  registers$73$rst_n;
@@ -11294,6 +11414,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$73$key;
     reg  [47:0] registers$73$value;
     wire  registers$73$hit;
+    wire  registers$73$reserved;
     wire  [47:0] registers$73$q;
     reg  registers$74$clock;
     reg  registers$74$rst_n;
@@ -11301,6 +11422,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$74$key;
     reg  [47:0] registers$74$value;
     wire  registers$74$hit;
+    wire  registers$74$reserved;
     wire  [47:0] registers$74$q;
     reg  registers$75$clock;
     reg  registers$75$rst_n;
@@ -11308,6 +11430,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$75$key;
     reg  [47:0] registers$75$value;
     wire  registers$75$hit;
+    wire  registers$75$reserved;
     wire  [47:0] registers$75$q;
     reg  registers$76$clock;
     reg  registers$76$rst_n;
@@ -11315,6 +11438,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$76$key;
     reg  [47:0] registers$76$value;
     wire  registers$76$hit;
+    wire  registers$76$reserved;
     wire  [47:0] registers$76$q;
     reg  registers$77$clock;
     reg  registers$77$rst_n;
@@ -11322,6 +11446,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$77$key;
     reg  [47:0] registers$77$value;
     wire  registers$77$hit;
+    wire  registers$77$reserved;
     wire  [47:0] registers$77$q;
     reg  registers$78$clock;
     reg  registers$78$rst_n;
@@ -11329,6 +11454,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$78$key;
     reg  [47:0] registers$78$value;
     wire  registers$78$hit;
+    wire  registers$78$reserved;
     wire  [47:0] registers$78$q;
     reg  registers$79$clock;
     reg  registers$79$rst_n;
@@ -11336,6 +11462,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$79$key;
     reg  [47:0] registers$79$value;
     wire  registers$79$hit;
+    wire  registers$79$reserved;
     wire  [47:0] registers$79$q;
     reg  registers$80$clock;
     reg  registers$80$rst_n;
@@ -11343,6 +11470,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$80$key;
     reg  [47:0] registers$80$value;
     wire  registers$80$hit;
+    wire  registers$80$reserved;
     wire  [47:0] registers$80$q;
     reg  registers$81$clock;
     reg  registers$81$rst_n;
@@ -11350,6 +11478,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$81$key;
     reg  [47:0] registers$81$value;
     wire  registers$81$hit;
+    wire  registers$81$reserved;
     wire  [47:0] registers$81$q;
     reg  registers$82$clock;
     reg  registers$82$rst_n;
@@ -11357,6 +11486,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$82$key;
     reg  [47:0] registers$82$value;
     wire  registers$82$hit;
+    wire  registers$82$reserved;
     wire  [47:0] registers$82$q;
     reg  registers$83$clock;
     reg  registers$83$rst_n;
@@ -11364,6 +11494,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$83$key;
     reg  [47:0] registers$83$value;
     wire  registers$83$hit;
+    wire  registers$83$reserved;
     wire  [47:0] registers$83$q;
     reg  registers$84$clock;
     reg  registers$84$rst_n;
@@ -11371,6 +11502,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$84$key;
     reg  [47:0] registers$84$value;
     wire  registers$84$hit;
+    wire  registers$84$reserved;
     wire  [47:0] registers$84$q;
     reg  registers$85$clock;
     reg  registers$85$rst_n;
@@ -11378,6 +11510,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$85$key;
     reg  [47:0] registers$85$value;
     wire  registers$85$hit;
+    wire  registers$85$reserved;
     wire  [47:0] registers$85$q;
     reg  registers$86$clock;
     reg  registers$86$rst_n;
@@ -11385,6 +11518,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
     reg  [10:0] registers$86$key;
     reg  [47:0] registers$86$value;
     wire  registers$86$hit;
+    wire  registers$86$reserved;
     wire  [47:0] registers$86$q;
     
     // Sub module instances
@@ -11395,6 +11529,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$0$key),
         .value(registers$0$value),
         .hit(registers$0$hit),
+        .reserved(registers$0$reserved),
         .q(registers$0$q)
     );
     npu_u65_512_core$op_state$registers$1 registers$1(
@@ -11404,6 +11539,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$1$key),
         .value(registers$1$value),
         .hit(registers$1$hit),
+        .reserved(registers$1$reserved),
         .q(registers$1$q)
     );
     npu_u65_512_core$op_state$registers$2 registers$2(
@@ -11413,6 +11549,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$2$key),
         .value(registers$2$value),
         .hit(registers$2$hit),
+        .reserved(registers$2$reserved),
         .q(registers$2$q)
     );
     npu_u65_512_core$op_state$registers$3 registers$3(
@@ -11422,6 +11559,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$3$key),
         .value(registers$3$value),
         .hit(registers$3$hit),
+        .reserved(registers$3$reserved),
         .q(registers$3$q)
     );
     npu_u65_512_core$op_state$registers$4 registers$4(
@@ -11431,6 +11569,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$4$key),
         .value(registers$4$value),
         .hit(registers$4$hit),
+        .reserved(registers$4$reserved),
         .q(registers$4$q)
     );
     npu_u65_512_core$op_state$registers$5 registers$5(
@@ -11440,6 +11579,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$5$key),
         .value(registers$5$value),
         .hit(registers$5$hit),
+        .reserved(registers$5$reserved),
         .q(registers$5$q)
     );
     npu_u65_512_core$op_state$registers$6 registers$6(
@@ -11449,6 +11589,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$6$key),
         .value(registers$6$value),
         .hit(registers$6$hit),
+        .reserved(registers$6$reserved),
         .q(registers$6$q)
     );
     npu_u65_512_core$op_state$registers$7 registers$7(
@@ -11458,6 +11599,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$7$key),
         .value(registers$7$value),
         .hit(registers$7$hit),
+        .reserved(registers$7$reserved),
         .q(registers$7$q)
     );
     npu_u65_512_core$op_state$registers$8 registers$8(
@@ -11467,6 +11609,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$8$key),
         .value(registers$8$value),
         .hit(registers$8$hit),
+        .reserved(registers$8$reserved),
         .q(registers$8$q)
     );
     npu_u65_512_core$op_state$registers$9 registers$9(
@@ -11476,6 +11619,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$9$key),
         .value(registers$9$value),
         .hit(registers$9$hit),
+        .reserved(registers$9$reserved),
         .q(registers$9$q)
     );
     npu_u65_512_core$op_state$registers$10 registers$10(
@@ -11485,6 +11629,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$10$key),
         .value(registers$10$value),
         .hit(registers$10$hit),
+        .reserved(registers$10$reserved),
         .q(registers$10$q)
     );
     npu_u65_512_core$op_state$registers$11 registers$11(
@@ -11494,6 +11639,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$11$key),
         .value(registers$11$value),
         .hit(registers$11$hit),
+        .reserved(registers$11$reserved),
         .q(registers$11$q)
     );
     npu_u65_512_core$op_state$registers$12 registers$12(
@@ -11503,6 +11649,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$12$key),
         .value(registers$12$value),
         .hit(registers$12$hit),
+        .reserved(registers$12$reserved),
         .q(registers$12$q)
     );
     npu_u65_512_core$op_state$registers$13 registers$13(
@@ -11512,6 +11659,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$13$key),
         .value(registers$13$value),
         .hit(registers$13$hit),
+        .reserved(registers$13$reserved),
         .q(registers$13$q)
     );
     npu_u65_512_core$op_state$registers$14 registers$14(
@@ -11521,6 +11669,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$14$key),
         .value(registers$14$value),
         .hit(registers$14$hit),
+        .reserved(registers$14$reserved),
         .q(registers$14$q)
     );
     npu_u65_512_core$op_state$registers$15 registers$15(
@@ -11530,6 +11679,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$15$key),
         .value(registers$15$value),
         .hit(registers$15$hit),
+        .reserved(registers$15$reserved),
         .q(registers$15$q)
     );
     npu_u65_512_core$op_state$registers$16 registers$16(
@@ -11539,6 +11689,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$16$key),
         .value(registers$16$value),
         .hit(registers$16$hit),
+        .reserved(registers$16$reserved),
         .q(registers$16$q)
     );
     npu_u65_512_core$op_state$registers$17 registers$17(
@@ -11548,6 +11699,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$17$key),
         .value(registers$17$value),
         .hit(registers$17$hit),
+        .reserved(registers$17$reserved),
         .q(registers$17$q)
     );
     npu_u65_512_core$op_state$registers$18 registers$18(
@@ -11557,6 +11709,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$18$key),
         .value(registers$18$value),
         .hit(registers$18$hit),
+        .reserved(registers$18$reserved),
         .q(registers$18$q)
     );
     npu_u65_512_core$op_state$registers$19 registers$19(
@@ -11566,6 +11719,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$19$key),
         .value(registers$19$value),
         .hit(registers$19$hit),
+        .reserved(registers$19$reserved),
         .q(registers$19$q)
     );
     npu_u65_512_core$op_state$registers$20 registers$20(
@@ -11575,6 +11729,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$20$key),
         .value(registers$20$value),
         .hit(registers$20$hit),
+        .reserved(registers$20$reserved),
         .q(registers$20$q)
     );
     npu_u65_512_core$op_state$registers$21 registers$21(
@@ -11584,6 +11739,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$21$key),
         .value(registers$21$value),
         .hit(registers$21$hit),
+        .reserved(registers$21$reserved),
         .q(registers$21$q)
     );
     npu_u65_512_core$op_state$registers$22 registers$22(
@@ -11593,6 +11749,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$22$key),
         .value(registers$22$value),
         .hit(registers$22$hit),
+        .reserved(registers$22$reserved),
         .q(registers$22$q)
     );
     npu_u65_512_core$op_state$registers$23 registers$23(
@@ -11602,6 +11759,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$23$key),
         .value(registers$23$value),
         .hit(registers$23$hit),
+        .reserved(registers$23$reserved),
         .q(registers$23$q)
     );
     npu_u65_512_core$op_state$registers$24 registers$24(
@@ -11611,6 +11769,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$24$key),
         .value(registers$24$value),
         .hit(registers$24$hit),
+        .reserved(registers$24$reserved),
         .q(registers$24$q)
     );
     npu_u65_512_core$op_state$registers$25 registers$25(
@@ -11620,6 +11779,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$25$key),
         .value(registers$25$value),
         .hit(registers$25$hit),
+        .reserved(registers$25$reserved),
         .q(registers$25$q)
     );
     npu_u65_512_core$op_state$registers$26 registers$26(
@@ -11629,6 +11789,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$26$key),
         .value(registers$26$value),
         .hit(registers$26$hit),
+        .reserved(registers$26$reserved),
         .q(registers$26$q)
     );
     npu_u65_512_core$op_state$registers$27 registers$27(
@@ -11638,6 +11799,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$27$key),
         .value(registers$27$value),
         .hit(registers$27$hit),
+        .reserved(registers$27$reserved),
         .q(registers$27$q)
     );
     npu_u65_512_core$op_state$registers$28 registers$28(
@@ -11647,6 +11809,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$28$key),
         .value(registers$28$value),
         .hit(registers$28$hit),
+        .reserved(registers$28$reserved),
         .q(registers$28$q)
     );
     npu_u65_512_core$op_state$registers$29 registers$29(
@@ -11656,6 +11819,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$29$key),
         .value(registers$29$value),
         .hit(registers$29$hit),
+        .reserved(registers$29$reserved),
         .q(registers$29$q)
     );
     npu_u65_512_core$op_state$registers$30 registers$30(
@@ -11665,6 +11829,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$30$key),
         .value(registers$30$value),
         .hit(registers$30$hit),
+        .reserved(registers$30$reserved),
         .q(registers$30$q)
     );
     npu_u65_512_core$op_state$registers$31 registers$31(
@@ -11674,6 +11839,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$31$key),
         .value(registers$31$value),
         .hit(registers$31$hit),
+        .reserved(registers$31$reserved),
         .q(registers$31$q)
     );
     npu_u65_512_core$op_state$registers$32 registers$32(
@@ -11683,6 +11849,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$32$key),
         .value(registers$32$value),
         .hit(registers$32$hit),
+        .reserved(registers$32$reserved),
         .q(registers$32$q)
     );
     npu_u65_512_core$op_state$registers$33 registers$33(
@@ -11692,6 +11859,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$33$key),
         .value(registers$33$value),
         .hit(registers$33$hit),
+        .reserved(registers$33$reserved),
         .q(registers$33$q)
     );
     npu_u65_512_core$op_state$registers$34 registers$34(
@@ -11701,6 +11869,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$34$key),
         .value(registers$34$value),
         .hit(registers$34$hit),
+        .reserved(registers$34$reserved),
         .q(registers$34$q)
     );
     npu_u65_512_core$op_state$registers$35 registers$35(
@@ -11710,6 +11879,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$35$key),
         .value(registers$35$value),
         .hit(registers$35$hit),
+        .reserved(registers$35$reserved),
         .q(registers$35$q)
     );
     npu_u65_512_core$op_state$registers$36 registers$36(
@@ -11719,6 +11889,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$36$key),
         .value(registers$36$value),
         .hit(registers$36$hit),
+        .reserved(registers$36$reserved),
         .q(registers$36$q)
     );
     npu_u65_512_core$op_state$registers$37 registers$37(
@@ -11728,6 +11899,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$37$key),
         .value(registers$37$value),
         .hit(registers$37$hit),
+        .reserved(registers$37$reserved),
         .q(registers$37$q)
     );
     npu_u65_512_core$op_state$registers$38 registers$38(
@@ -11737,6 +11909,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$38$key),
         .value(registers$38$value),
         .hit(registers$38$hit),
+        .reserved(registers$38$reserved),
         .q(registers$38$q)
     );
     npu_u65_512_core$op_state$registers$39 registers$39(
@@ -11746,6 +11919,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$39$key),
         .value(registers$39$value),
         .hit(registers$39$hit),
+        .reserved(registers$39$reserved),
         .q(registers$39$q)
     );
     npu_u65_512_core$op_state$registers$40 registers$40(
@@ -11755,6 +11929,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$40$key),
         .value(registers$40$value),
         .hit(registers$40$hit),
+        .reserved(registers$40$reserved),
         .q(registers$40$q)
     );
     npu_u65_512_core$op_state$registers$41 registers$41(
@@ -11764,6 +11939,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$41$key),
         .value(registers$41$value),
         .hit(registers$41$hit),
+        .reserved(registers$41$reserved),
         .q(registers$41$q)
     );
     npu_u65_512_core$op_state$registers$42 registers$42(
@@ -11773,6 +11949,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$42$key),
         .value(registers$42$value),
         .hit(registers$42$hit),
+        .reserved(registers$42$reserved),
         .q(registers$42$q)
     );
     npu_u65_512_core$op_state$registers$43 registers$43(
@@ -11782,6 +11959,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$43$key),
         .value(registers$43$value),
         .hit(registers$43$hit),
+        .reserved(registers$43$reserved),
         .q(registers$43$q)
     );
     npu_u65_512_core$op_state$registers$44 registers$44(
@@ -11791,6 +11969,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$44$key),
         .value(registers$44$value),
         .hit(registers$44$hit),
+        .reserved(registers$44$reserved),
         .q(registers$44$q)
     );
     npu_u65_512_core$op_state$registers$45 registers$45(
@@ -11800,6 +11979,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$45$key),
         .value(registers$45$value),
         .hit(registers$45$hit),
+        .reserved(registers$45$reserved),
         .q(registers$45$q)
     );
     npu_u65_512_core$op_state$registers$46 registers$46(
@@ -11809,6 +11989,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$46$key),
         .value(registers$46$value),
         .hit(registers$46$hit),
+        .reserved(registers$46$reserved),
         .q(registers$46$q)
     );
     npu_u65_512_core$op_state$registers$47 registers$47(
@@ -11818,6 +11999,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$47$key),
         .value(registers$47$value),
         .hit(registers$47$hit),
+        .reserved(registers$47$reserved),
         .q(registers$47$q)
     );
     npu_u65_512_core$op_state$registers$48 registers$48(
@@ -11827,6 +12009,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$48$key),
         .value(registers$48$value),
         .hit(registers$48$hit),
+        .reserved(registers$48$reserved),
         .q(registers$48$q)
     );
     npu_u65_512_core$op_state$registers$49 registers$49(
@@ -11836,6 +12019,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$49$key),
         .value(registers$49$value),
         .hit(registers$49$hit),
+        .reserved(registers$49$reserved),
         .q(registers$49$q)
     );
     npu_u65_512_core$op_state$registers$50 registers$50(
@@ -11845,6 +12029,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$50$key),
         .value(registers$50$value),
         .hit(registers$50$hit),
+        .reserved(registers$50$reserved),
         .q(registers$50$q)
     );
     npu_u65_512_core$op_state$registers$51 registers$51(
@@ -11854,6 +12039,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$51$key),
         .value(registers$51$value),
         .hit(registers$51$hit),
+        .reserved(registers$51$reserved),
         .q(registers$51$q)
     );
     npu_u65_512_core$op_state$registers$52 registers$52(
@@ -11863,6 +12049,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$52$key),
         .value(registers$52$value),
         .hit(registers$52$hit),
+        .reserved(registers$52$reserved),
         .q(registers$52$q)
     );
     npu_u65_512_core$op_state$registers$53 registers$53(
@@ -11872,6 +12059,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$53$key),
         .value(registers$53$value),
         .hit(registers$53$hit),
+        .reserved(registers$53$reserved),
         .q(registers$53$q)
     );
     npu_u65_512_core$op_state$registers$54 registers$54(
@@ -11881,6 +12069,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$54$key),
         .value(registers$54$value),
         .hit(registers$54$hit),
+        .reserved(registers$54$reserved),
         .q(registers$54$q)
     );
     npu_u65_512_core$op_state$registers$55 registers$55(
@@ -11890,6 +12079,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$55$key),
         .value(registers$55$value),
         .hit(registers$55$hit),
+        .reserved(registers$55$reserved),
         .q(registers$55$q)
     );
     npu_u65_512_core$op_state$registers$56 registers$56(
@@ -11899,6 +12089,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$56$key),
         .value(registers$56$value),
         .hit(registers$56$hit),
+        .reserved(registers$56$reserved),
         .q(registers$56$q)
     );
     npu_u65_512_core$op_state$registers$57 registers$57(
@@ -11908,6 +12099,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$57$key),
         .value(registers$57$value),
         .hit(registers$57$hit),
+        .reserved(registers$57$reserved),
         .q(registers$57$q)
     );
     npu_u65_512_core$op_state$registers$58 registers$58(
@@ -11917,6 +12109,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$58$key),
         .value(registers$58$value),
         .hit(registers$58$hit),
+        .reserved(registers$58$reserved),
         .q(registers$58$q)
     );
     npu_u65_512_core$op_state$registers$59 registers$59(
@@ -11926,6 +12119,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$59$key),
         .value(registers$59$value),
         .hit(registers$59$hit),
+        .reserved(registers$59$reserved),
         .q(registers$59$q)
     );
     npu_u65_512_core$op_state$registers$60 registers$60(
@@ -11935,6 +12129,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$60$key),
         .value(registers$60$value),
         .hit(registers$60$hit),
+        .reserved(registers$60$reserved),
         .q(registers$60$q)
     );
     npu_u65_512_core$op_state$registers$61 registers$61(
@@ -11944,6 +12139,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$61$key),
         .value(registers$61$value),
         .hit(registers$61$hit),
+        .reserved(registers$61$reserved),
         .q(registers$61$q)
     );
     npu_u65_512_core$op_state$registers$62 registers$62(
@@ -11953,6 +12149,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$62$key),
         .value(registers$62$value),
         .hit(registers$62$hit),
+        .reserved(registers$62$reserved),
         .q(registers$62$q)
     );
     npu_u65_512_core$op_state$registers$63 registers$63(
@@ -11962,6 +12159,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$63$key),
         .value(registers$63$value),
         .hit(registers$63$hit),
+        .reserved(registers$63$reserved),
         .q(registers$63$q)
     );
     npu_u65_512_core$op_state$registers$64 registers$64(
@@ -11971,6 +12169,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$64$key),
         .value(registers$64$value),
         .hit(registers$64$hit),
+        .reserved(registers$64$reserved),
         .q(registers$64$q)
     );
     npu_u65_512_core$op_state$registers$65 registers$65(
@@ -11980,6 +12179,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$65$key),
         .value(registers$65$value),
         .hit(registers$65$hit),
+        .reserved(registers$65$reserved),
         .q(registers$65$q)
     );
     npu_u65_512_core$op_state$registers$66 registers$66(
@@ -11989,6 +12189,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$66$key),
         .value(registers$66$value),
         .hit(registers$66$hit),
+        .reserved(registers$66$reserved),
         .q(registers$66$q)
     );
     npu_u65_512_core$op_state$registers$67 registers$67(
@@ -11998,6 +12199,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$67$key),
         .value(registers$67$value),
         .hit(registers$67$hit),
+        .reserved(registers$67$reserved),
         .q(registers$67$q)
     );
     npu_u65_512_core$op_state$registers$68 registers$68(
@@ -12007,6 +12209,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$68$key),
         .value(registers$68$value),
         .hit(registers$68$hit),
+        .reserved(registers$68$reserved),
         .q(registers$68$q)
     );
     npu_u65_512_core$op_state$registers$69 registers$69(
@@ -12016,6 +12219,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$69$key),
         .value(registers$69$value),
         .hit(registers$69$hit),
+        .reserved(registers$69$reserved),
         .q(registers$69$q)
     );
     npu_u65_512_core$op_state$registers$70 registers$70(
@@ -12025,6 +12229,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$70$key),
         .value(registers$70$value),
         .hit(registers$70$hit),
+        .reserved(registers$70$reserved),
         .q(registers$70$q)
     );
     npu_u65_512_core$op_state$registers$71 registers$71(
@@ -12034,6 +12239,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$71$key),
         .value(registers$71$value),
         .hit(registers$71$hit),
+        .reserved(registers$71$reserved),
         .q(registers$71$q)
     );
     npu_u65_512_core$op_state$registers$72 registers$72(
@@ -12043,6 +12249,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$72$key),
         .value(registers$72$value),
         .hit(registers$72$hit),
+        .reserved(registers$72$reserved),
         .q(registers$72$q)
     );
     npu_u65_512_core$op_state$registers$73 registers$73(
@@ -12052,6 +12259,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$73$key),
         .value(registers$73$value),
         .hit(registers$73$hit),
+        .reserved(registers$73$reserved),
         .q(registers$73$q)
     );
     npu_u65_512_core$op_state$registers$74 registers$74(
@@ -12061,6 +12269,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$74$key),
         .value(registers$74$value),
         .hit(registers$74$hit),
+        .reserved(registers$74$reserved),
         .q(registers$74$q)
     );
     npu_u65_512_core$op_state$registers$75 registers$75(
@@ -12070,6 +12279,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$75$key),
         .value(registers$75$value),
         .hit(registers$75$hit),
+        .reserved(registers$75$reserved),
         .q(registers$75$q)
     );
     npu_u65_512_core$op_state$registers$76 registers$76(
@@ -12079,6 +12289,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$76$key),
         .value(registers$76$value),
         .hit(registers$76$hit),
+        .reserved(registers$76$reserved),
         .q(registers$76$q)
     );
     npu_u65_512_core$op_state$registers$77 registers$77(
@@ -12088,6 +12299,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$77$key),
         .value(registers$77$value),
         .hit(registers$77$hit),
+        .reserved(registers$77$reserved),
         .q(registers$77$q)
     );
     npu_u65_512_core$op_state$registers$78 registers$78(
@@ -12097,6 +12309,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$78$key),
         .value(registers$78$value),
         .hit(registers$78$hit),
+        .reserved(registers$78$reserved),
         .q(registers$78$q)
     );
     npu_u65_512_core$op_state$registers$79 registers$79(
@@ -12106,6 +12319,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$79$key),
         .value(registers$79$value),
         .hit(registers$79$hit),
+        .reserved(registers$79$reserved),
         .q(registers$79$q)
     );
     npu_u65_512_core$op_state$registers$80 registers$80(
@@ -12115,6 +12329,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$80$key),
         .value(registers$80$value),
         .hit(registers$80$hit),
+        .reserved(registers$80$reserved),
         .q(registers$80$q)
     );
     npu_u65_512_core$op_state$registers$81 registers$81(
@@ -12124,6 +12339,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$81$key),
         .value(registers$81$value),
         .hit(registers$81$hit),
+        .reserved(registers$81$reserved),
         .q(registers$81$q)
     );
     npu_u65_512_core$op_state$registers$82 registers$82(
@@ -12133,6 +12349,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$82$key),
         .value(registers$82$value),
         .hit(registers$82$hit),
+        .reserved(registers$82$reserved),
         .q(registers$82$q)
     );
     npu_u65_512_core$op_state$registers$83 registers$83(
@@ -12142,6 +12359,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$83$key),
         .value(registers$83$value),
         .hit(registers$83$hit),
+        .reserved(registers$83$reserved),
         .q(registers$83$q)
     );
     npu_u65_512_core$op_state$registers$84 registers$84(
@@ -12151,6 +12369,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$84$key),
         .value(registers$84$value),
         .hit(registers$84$hit),
+        .reserved(registers$84$reserved),
         .q(registers$84$q)
     );
     npu_u65_512_core$op_state$registers$85 registers$85(
@@ -12160,6 +12379,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$85$key),
         .value(registers$85$value),
         .hit(registers$85$hit),
+        .reserved(registers$85$reserved),
         .q(registers$85$q)
     );
     npu_u65_512_core$op_state$registers$86 registers$86(
@@ -12169,12 +12389,14 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         .key(registers$86$key),
         .value(registers$86$value),
         .hit(registers$86$hit),
+        .reserved(registers$86$reserved),
         .q(registers$86$q)
     );
     
     // Update code
     always @(*) begin
         known = 1'b0;
+        reserved = 1'b0;
         dma0_src = 32'h0;
         dma0_dst = 32'h0;
         dma0_len = 32'h0;
@@ -12191,6 +12413,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$0$value = value;
         if (registers$0$hit) begin
             known = 1'b1;
+        end
+        if (registers$0$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$0 == dma0_src_key) begin
             dma0_src = registers$0$q[(32'h0)+:(40)];
@@ -12227,6 +12452,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$1$hit) begin
             known = 1'b1;
         end
+        if (registers$1$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$1 == dma0_src_key) begin
             dma0_src = registers$1$q[(32'h0)+:(40)];
         end
@@ -12261,6 +12489,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$2$value = value;
         if (registers$2$hit) begin
             known = 1'b1;
+        end
+        if (registers$2$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$2 == dma0_src_key) begin
             dma0_src = registers$2$q[(32'h0)+:(40)];
@@ -12297,6 +12528,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$3$hit) begin
             known = 1'b1;
         end
+        if (registers$3$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$3 == dma0_src_key) begin
             dma0_src = registers$3$q[(32'h0)+:(40)];
         end
@@ -12331,6 +12565,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$4$value = value;
         if (registers$4$hit) begin
             known = 1'b1;
+        end
+        if (registers$4$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$4 == dma0_src_key) begin
             dma0_src = registers$4$q[(32'h0)+:(40)];
@@ -12367,6 +12604,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$5$hit) begin
             known = 1'b1;
         end
+        if (registers$5$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$5 == dma0_src_key) begin
             dma0_src = registers$5$q[(32'h0)+:(40)];
         end
@@ -12401,6 +12641,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$6$value = value;
         if (registers$6$hit) begin
             known = 1'b1;
+        end
+        if (registers$6$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$6 == dma0_src_key) begin
             dma0_src = registers$6$q[(32'h0)+:(40)];
@@ -12437,6 +12680,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$7$hit) begin
             known = 1'b1;
         end
+        if (registers$7$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$7 == dma0_src_key) begin
             dma0_src = registers$7$q[(32'h0)+:(40)];
         end
@@ -12471,6 +12717,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$8$value = value;
         if (registers$8$hit) begin
             known = 1'b1;
+        end
+        if (registers$8$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$8 == dma0_src_key) begin
             dma0_src = registers$8$q[(32'h0)+:(40)];
@@ -12507,6 +12756,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$9$hit) begin
             known = 1'b1;
         end
+        if (registers$9$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$9 == dma0_src_key) begin
             dma0_src = registers$9$q[(32'h0)+:(40)];
         end
@@ -12541,6 +12793,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$10$value = value;
         if (registers$10$hit) begin
             known = 1'b1;
+        end
+        if (registers$10$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$10 == dma0_src_key) begin
             dma0_src = registers$10$q[(32'h0)+:(40)];
@@ -12577,6 +12832,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$11$hit) begin
             known = 1'b1;
         end
+        if (registers$11$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$11 == dma0_src_key) begin
             dma0_src = registers$11$q[(32'h0)+:(40)];
         end
@@ -12611,6 +12869,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$12$value = value;
         if (registers$12$hit) begin
             known = 1'b1;
+        end
+        if (registers$12$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$12 == dma0_src_key) begin
             dma0_src = registers$12$q[(32'h0)+:(40)];
@@ -12647,6 +12908,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$13$hit) begin
             known = 1'b1;
         end
+        if (registers$13$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$13 == dma0_src_key) begin
             dma0_src = registers$13$q[(32'h0)+:(40)];
         end
@@ -12681,6 +12945,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$14$value = value;
         if (registers$14$hit) begin
             known = 1'b1;
+        end
+        if (registers$14$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$14 == dma0_src_key) begin
             dma0_src = registers$14$q[(32'h0)+:(40)];
@@ -12717,6 +12984,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$15$hit) begin
             known = 1'b1;
         end
+        if (registers$15$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$15 == dma0_src_key) begin
             dma0_src = registers$15$q[(32'h0)+:(40)];
         end
@@ -12751,6 +13021,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$16$value = value;
         if (registers$16$hit) begin
             known = 1'b1;
+        end
+        if (registers$16$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$16 == dma0_src_key) begin
             dma0_src = registers$16$q[(32'h0)+:(40)];
@@ -12787,6 +13060,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$17$hit) begin
             known = 1'b1;
         end
+        if (registers$17$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$17 == dma0_src_key) begin
             dma0_src = registers$17$q[(32'h0)+:(40)];
         end
@@ -12821,6 +13097,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$18$value = value;
         if (registers$18$hit) begin
             known = 1'b1;
+        end
+        if (registers$18$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$18 == dma0_src_key) begin
             dma0_src = registers$18$q[(32'h0)+:(40)];
@@ -12857,6 +13136,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$19$hit) begin
             known = 1'b1;
         end
+        if (registers$19$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$19 == dma0_src_key) begin
             dma0_src = registers$19$q[(32'h0)+:(40)];
         end
@@ -12891,6 +13173,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$20$value = value;
         if (registers$20$hit) begin
             known = 1'b1;
+        end
+        if (registers$20$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$20 == dma0_src_key) begin
             dma0_src = registers$20$q[(32'h0)+:(40)];
@@ -12927,6 +13212,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$21$hit) begin
             known = 1'b1;
         end
+        if (registers$21$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$21 == dma0_src_key) begin
             dma0_src = registers$21$q[(32'h0)+:(40)];
         end
@@ -12961,6 +13249,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$22$value = value;
         if (registers$22$hit) begin
             known = 1'b1;
+        end
+        if (registers$22$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$22 == dma0_src_key) begin
             dma0_src = registers$22$q[(32'h0)+:(40)];
@@ -12997,6 +13288,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$23$hit) begin
             known = 1'b1;
         end
+        if (registers$23$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$23 == dma0_src_key) begin
             dma0_src = registers$23$q[(32'h0)+:(40)];
         end
@@ -13031,6 +13325,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$24$value = value;
         if (registers$24$hit) begin
             known = 1'b1;
+        end
+        if (registers$24$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$24 == dma0_src_key) begin
             dma0_src = registers$24$q[(32'h0)+:(40)];
@@ -13067,6 +13364,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$25$hit) begin
             known = 1'b1;
         end
+        if (registers$25$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$25 == dma0_src_key) begin
             dma0_src = registers$25$q[(32'h0)+:(40)];
         end
@@ -13101,6 +13401,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$26$value = value;
         if (registers$26$hit) begin
             known = 1'b1;
+        end
+        if (registers$26$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$26 == dma0_src_key) begin
             dma0_src = registers$26$q[(32'h0)+:(40)];
@@ -13137,6 +13440,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$27$hit) begin
             known = 1'b1;
         end
+        if (registers$27$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$27 == dma0_src_key) begin
             dma0_src = registers$27$q[(32'h0)+:(40)];
         end
@@ -13171,6 +13477,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$28$value = value;
         if (registers$28$hit) begin
             known = 1'b1;
+        end
+        if (registers$28$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$28 == dma0_src_key) begin
             dma0_src = registers$28$q[(32'h0)+:(40)];
@@ -13207,6 +13516,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$29$hit) begin
             known = 1'b1;
         end
+        if (registers$29$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$29 == dma0_src_key) begin
             dma0_src = registers$29$q[(32'h0)+:(40)];
         end
@@ -13241,6 +13553,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$30$value = value;
         if (registers$30$hit) begin
             known = 1'b1;
+        end
+        if (registers$30$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$30 == dma0_src_key) begin
             dma0_src = registers$30$q[(32'h0)+:(40)];
@@ -13277,6 +13592,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$31$hit) begin
             known = 1'b1;
         end
+        if (registers$31$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$31 == dma0_src_key) begin
             dma0_src = registers$31$q[(32'h0)+:(40)];
         end
@@ -13311,6 +13629,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$32$value = value;
         if (registers$32$hit) begin
             known = 1'b1;
+        end
+        if (registers$32$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$32 == dma0_src_key) begin
             dma0_src = registers$32$q[(32'h0)+:(40)];
@@ -13347,6 +13668,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$33$hit) begin
             known = 1'b1;
         end
+        if (registers$33$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$33 == dma0_src_key) begin
             dma0_src = registers$33$q[(32'h0)+:(40)];
         end
@@ -13381,6 +13705,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$34$value = value;
         if (registers$34$hit) begin
             known = 1'b1;
+        end
+        if (registers$34$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$34 == dma0_src_key) begin
             dma0_src = registers$34$q[(32'h0)+:(40)];
@@ -13417,6 +13744,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$35$hit) begin
             known = 1'b1;
         end
+        if (registers$35$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$35 == dma0_src_key) begin
             dma0_src = registers$35$q[(32'h0)+:(40)];
         end
@@ -13451,6 +13781,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$36$value = value;
         if (registers$36$hit) begin
             known = 1'b1;
+        end
+        if (registers$36$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$36 == dma0_src_key) begin
             dma0_src = registers$36$q[(32'h0)+:(40)];
@@ -13487,6 +13820,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$37$hit) begin
             known = 1'b1;
         end
+        if (registers$37$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$37 == dma0_src_key) begin
             dma0_src = registers$37$q[(32'h0)+:(40)];
         end
@@ -13521,6 +13857,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$38$value = value;
         if (registers$38$hit) begin
             known = 1'b1;
+        end
+        if (registers$38$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$38 == dma0_src_key) begin
             dma0_src = registers$38$q[(32'h0)+:(40)];
@@ -13557,6 +13896,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$39$hit) begin
             known = 1'b1;
         end
+        if (registers$39$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$39 == dma0_src_key) begin
             dma0_src = registers$39$q[(32'h0)+:(40)];
         end
@@ -13591,6 +13933,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$40$value = value;
         if (registers$40$hit) begin
             known = 1'b1;
+        end
+        if (registers$40$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$40 == dma0_src_key) begin
             dma0_src = registers$40$q[(32'h0)+:(40)];
@@ -13627,6 +13972,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$41$hit) begin
             known = 1'b1;
         end
+        if (registers$41$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$41 == dma0_src_key) begin
             dma0_src = registers$41$q[(32'h0)+:(40)];
         end
@@ -13661,6 +14009,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$42$value = value;
         if (registers$42$hit) begin
             known = 1'b1;
+        end
+        if (registers$42$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$42 == dma0_src_key) begin
             dma0_src = registers$42$q[(32'h0)+:(40)];
@@ -13697,6 +14048,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$43$hit) begin
             known = 1'b1;
         end
+        if (registers$43$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$43 == dma0_src_key) begin
             dma0_src = registers$43$q[(32'h0)+:(40)];
         end
@@ -13731,6 +14085,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$44$value = value;
         if (registers$44$hit) begin
             known = 1'b1;
+        end
+        if (registers$44$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$44 == dma0_src_key) begin
             dma0_src = registers$44$q[(32'h0)+:(40)];
@@ -13767,6 +14124,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$45$hit) begin
             known = 1'b1;
         end
+        if (registers$45$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$45 == dma0_src_key) begin
             dma0_src = registers$45$q[(32'h0)+:(40)];
         end
@@ -13801,6 +14161,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$46$value = value;
         if (registers$46$hit) begin
             known = 1'b1;
+        end
+        if (registers$46$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$46 == dma0_src_key) begin
             dma0_src = registers$46$q[(32'h0)+:(40)];
@@ -13837,6 +14200,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$47$hit) begin
             known = 1'b1;
         end
+        if (registers$47$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$47 == dma0_src_key) begin
             dma0_src = registers$47$q[(32'h0)+:(40)];
         end
@@ -13871,6 +14237,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$48$value = value;
         if (registers$48$hit) begin
             known = 1'b1;
+        end
+        if (registers$48$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$48 == dma0_src_key) begin
             dma0_src = registers$48$q[(32'h0)+:(40)];
@@ -13907,6 +14276,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$49$hit) begin
             known = 1'b1;
         end
+        if (registers$49$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$49 == dma0_src_key) begin
             dma0_src = registers$49$q[(32'h0)+:(40)];
         end
@@ -13941,6 +14313,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$50$value = value;
         if (registers$50$hit) begin
             known = 1'b1;
+        end
+        if (registers$50$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$50 == dma0_src_key) begin
             dma0_src = registers$50$q[(32'h0)+:(40)];
@@ -13977,6 +14352,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$51$hit) begin
             known = 1'b1;
         end
+        if (registers$51$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$51 == dma0_src_key) begin
             dma0_src = registers$51$q[(32'h0)+:(40)];
         end
@@ -14011,6 +14389,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$52$value = value;
         if (registers$52$hit) begin
             known = 1'b1;
+        end
+        if (registers$52$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$52 == dma0_src_key) begin
             dma0_src = registers$52$q[(32'h0)+:(40)];
@@ -14047,6 +14428,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$53$hit) begin
             known = 1'b1;
         end
+        if (registers$53$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$53 == dma0_src_key) begin
             dma0_src = registers$53$q[(32'h0)+:(40)];
         end
@@ -14081,6 +14465,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$54$value = value;
         if (registers$54$hit) begin
             known = 1'b1;
+        end
+        if (registers$54$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$54 == dma0_src_key) begin
             dma0_src = registers$54$q[(32'h0)+:(40)];
@@ -14117,6 +14504,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$55$hit) begin
             known = 1'b1;
         end
+        if (registers$55$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$55 == dma0_src_key) begin
             dma0_src = registers$55$q[(32'h0)+:(40)];
         end
@@ -14151,6 +14541,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$56$value = value;
         if (registers$56$hit) begin
             known = 1'b1;
+        end
+        if (registers$56$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$56 == dma0_src_key) begin
             dma0_src = registers$56$q[(32'h0)+:(40)];
@@ -14187,6 +14580,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$57$hit) begin
             known = 1'b1;
         end
+        if (registers$57$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$57 == dma0_src_key) begin
             dma0_src = registers$57$q[(32'h0)+:(40)];
         end
@@ -14221,6 +14617,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$58$value = value;
         if (registers$58$hit) begin
             known = 1'b1;
+        end
+        if (registers$58$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$58 == dma0_src_key) begin
             dma0_src = registers$58$q[(32'h0)+:(40)];
@@ -14257,6 +14656,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$59$hit) begin
             known = 1'b1;
         end
+        if (registers$59$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$59 == dma0_src_key) begin
             dma0_src = registers$59$q[(32'h0)+:(40)];
         end
@@ -14291,6 +14693,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$60$value = value;
         if (registers$60$hit) begin
             known = 1'b1;
+        end
+        if (registers$60$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$60 == dma0_src_key) begin
             dma0_src = registers$60$q[(32'h0)+:(40)];
@@ -14327,6 +14732,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$61$hit) begin
             known = 1'b1;
         end
+        if (registers$61$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$61 == dma0_src_key) begin
             dma0_src = registers$61$q[(32'h0)+:(40)];
         end
@@ -14361,6 +14769,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$62$value = value;
         if (registers$62$hit) begin
             known = 1'b1;
+        end
+        if (registers$62$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$62 == dma0_src_key) begin
             dma0_src = registers$62$q[(32'h0)+:(40)];
@@ -14397,6 +14808,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$63$hit) begin
             known = 1'b1;
         end
+        if (registers$63$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$63 == dma0_src_key) begin
             dma0_src = registers$63$q[(32'h0)+:(40)];
         end
@@ -14431,6 +14845,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$64$value = value;
         if (registers$64$hit) begin
             known = 1'b1;
+        end
+        if (registers$64$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$64 == dma0_src_key) begin
             dma0_src = registers$64$q[(32'h0)+:(40)];
@@ -14467,6 +14884,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$65$hit) begin
             known = 1'b1;
         end
+        if (registers$65$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$65 == dma0_src_key) begin
             dma0_src = registers$65$q[(32'h0)+:(40)];
         end
@@ -14501,6 +14921,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$66$value = value;
         if (registers$66$hit) begin
             known = 1'b1;
+        end
+        if (registers$66$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$66 == dma0_src_key) begin
             dma0_src = registers$66$q[(32'h0)+:(40)];
@@ -14537,6 +14960,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$67$hit) begin
             known = 1'b1;
         end
+        if (registers$67$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$67 == dma0_src_key) begin
             dma0_src = registers$67$q[(32'h0)+:(40)];
         end
@@ -14571,6 +14997,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$68$value = value;
         if (registers$68$hit) begin
             known = 1'b1;
+        end
+        if (registers$68$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$68 == dma0_src_key) begin
             dma0_src = registers$68$q[(32'h0)+:(40)];
@@ -14607,6 +15036,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$69$hit) begin
             known = 1'b1;
         end
+        if (registers$69$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$69 == dma0_src_key) begin
             dma0_src = registers$69$q[(32'h0)+:(40)];
         end
@@ -14641,6 +15073,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$70$value = value;
         if (registers$70$hit) begin
             known = 1'b1;
+        end
+        if (registers$70$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$70 == dma0_src_key) begin
             dma0_src = registers$70$q[(32'h0)+:(40)];
@@ -14677,6 +15112,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$71$hit) begin
             known = 1'b1;
         end
+        if (registers$71$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$71 == dma0_src_key) begin
             dma0_src = registers$71$q[(32'h0)+:(40)];
         end
@@ -14711,6 +15149,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$72$value = value;
         if (registers$72$hit) begin
             known = 1'b1;
+        end
+        if (registers$72$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$72 == dma0_src_key) begin
             dma0_src = registers$72$q[(32'h0)+:(40)];
@@ -14747,6 +15188,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$73$hit) begin
             known = 1'b1;
         end
+        if (registers$73$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$73 == dma0_src_key) begin
             dma0_src = registers$73$q[(32'h0)+:(40)];
         end
@@ -14781,6 +15225,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$74$value = value;
         if (registers$74$hit) begin
             known = 1'b1;
+        end
+        if (registers$74$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$74 == dma0_src_key) begin
             dma0_src = registers$74$q[(32'h0)+:(40)];
@@ -14817,6 +15264,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$75$hit) begin
             known = 1'b1;
         end
+        if (registers$75$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$75 == dma0_src_key) begin
             dma0_src = registers$75$q[(32'h0)+:(40)];
         end
@@ -14851,6 +15301,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$76$value = value;
         if (registers$76$hit) begin
             known = 1'b1;
+        end
+        if (registers$76$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$76 == dma0_src_key) begin
             dma0_src = registers$76$q[(32'h0)+:(40)];
@@ -14887,6 +15340,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$77$hit) begin
             known = 1'b1;
         end
+        if (registers$77$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$77 == dma0_src_key) begin
             dma0_src = registers$77$q[(32'h0)+:(40)];
         end
@@ -14921,6 +15377,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$78$value = value;
         if (registers$78$hit) begin
             known = 1'b1;
+        end
+        if (registers$78$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$78 == dma0_src_key) begin
             dma0_src = registers$78$q[(32'h0)+:(40)];
@@ -14957,6 +15416,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$79$hit) begin
             known = 1'b1;
         end
+        if (registers$79$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$79 == dma0_src_key) begin
             dma0_src = registers$79$q[(32'h0)+:(40)];
         end
@@ -14991,6 +15453,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$80$value = value;
         if (registers$80$hit) begin
             known = 1'b1;
+        end
+        if (registers$80$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$80 == dma0_src_key) begin
             dma0_src = registers$80$q[(32'h0)+:(40)];
@@ -15027,6 +15492,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$81$hit) begin
             known = 1'b1;
         end
+        if (registers$81$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$81 == dma0_src_key) begin
             dma0_src = registers$81$q[(32'h0)+:(40)];
         end
@@ -15061,6 +15529,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$82$value = value;
         if (registers$82$hit) begin
             known = 1'b1;
+        end
+        if (registers$82$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$82 == dma0_src_key) begin
             dma0_src = registers$82$q[(32'h0)+:(40)];
@@ -15097,6 +15568,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$83$hit) begin
             known = 1'b1;
         end
+        if (registers$83$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$83 == dma0_src_key) begin
             dma0_src = registers$83$q[(32'h0)+:(40)];
         end
@@ -15131,6 +15605,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         registers$84$value = value;
         if (registers$84$hit) begin
             known = 1'b1;
+        end
+        if (registers$84$reserved) begin
+            reserved = 1'b1;
         end
         if (keys$84 == dma0_src_key) begin
             dma0_src = registers$84$q[(32'h0)+:(40)];
@@ -15167,6 +15644,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$85$hit) begin
             known = 1'b1;
         end
+        if (registers$85$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$85 == dma0_src_key) begin
             dma0_src = registers$85$q[(32'h0)+:(40)];
         end
@@ -15202,6 +15682,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
         if (registers$86$hit) begin
             known = 1'b1;
         end
+        if (registers$86$reserved) begin
+            reserved = 1'b1;
+        end
         if (keys$86 == dma0_src_key) begin
             dma0_src = registers$86$q[(32'h0)+:(40)];
         end
@@ -15234,7 +15717,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,dma0_src,dma0
 endmodule // npu_u65_512_core$op_state
 
 
-module npu_u65_512_core$op_state$registers$0(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$0(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -15243,6 +15726,7 @@ module npu_u65_512_core$op_state$registers$0(clock,rst_n,write,key,value,hit,q);
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -15269,6 +15753,7 @@ module npu_u65_512_core$op_state$registers$0(clock,rst_n,write,key,value,hit,q);
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -15297,7 +15782,7 @@ module npu_u65_512_core$op_state$registers$0$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$0$stored
 
 
-module npu_u65_512_core$op_state$registers$1(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$1(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -15306,6 +15791,7 @@ module npu_u65_512_core$op_state$registers$1(clock,rst_n,write,key,value,hit,q);
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -15332,6 +15818,7 @@ module npu_u65_512_core$op_state$registers$1(clock,rst_n,write,key,value,hit,q);
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -15360,7 +15847,7 @@ module npu_u65_512_core$op_state$registers$1$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$1$stored
 
 
-module npu_u65_512_core$op_state$registers$10(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$10(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -15369,6 +15856,7 @@ module npu_u65_512_core$op_state$registers$10(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -15395,6 +15883,7 @@ module npu_u65_512_core$op_state$registers$10(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -15423,7 +15912,7 @@ module npu_u65_512_core$op_state$registers$10$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$10$stored
 
 
-module npu_u65_512_core$op_state$registers$11(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$11(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -15432,6 +15921,7 @@ module npu_u65_512_core$op_state$registers$11(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -15458,6 +15948,7 @@ module npu_u65_512_core$op_state$registers$11(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -15486,7 +15977,7 @@ module npu_u65_512_core$op_state$registers$11$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$11$stored
 
 
-module npu_u65_512_core$op_state$registers$12(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$12(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -15495,6 +15986,7 @@ module npu_u65_512_core$op_state$registers$12(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -15521,6 +16013,7 @@ module npu_u65_512_core$op_state$registers$12(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -15549,7 +16042,7 @@ module npu_u65_512_core$op_state$registers$12$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$12$stored
 
 
-module npu_u65_512_core$op_state$registers$13(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$13(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -15558,6 +16051,7 @@ module npu_u65_512_core$op_state$registers$13(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -15584,6 +16078,7 @@ module npu_u65_512_core$op_state$registers$13(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -15612,7 +16107,7 @@ module npu_u65_512_core$op_state$registers$13$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$13$stored
 
 
-module npu_u65_512_core$op_state$registers$14(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$14(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -15621,6 +16116,7 @@ module npu_u65_512_core$op_state$registers$14(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -15647,6 +16143,7 @@ module npu_u65_512_core$op_state$registers$14(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -15675,7 +16172,7 @@ module npu_u65_512_core$op_state$registers$14$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$14$stored
 
 
-module npu_u65_512_core$op_state$registers$15(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$15(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -15684,6 +16181,7 @@ module npu_u65_512_core$op_state$registers$15(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -15710,6 +16208,7 @@ module npu_u65_512_core$op_state$registers$15(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -15738,7 +16237,7 @@ module npu_u65_512_core$op_state$registers$15$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$15$stored
 
 
-module npu_u65_512_core$op_state$registers$16(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$16(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -15747,6 +16246,7 @@ module npu_u65_512_core$op_state$registers$16(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -15773,6 +16273,7 @@ module npu_u65_512_core$op_state$registers$16(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -15801,7 +16302,7 @@ module npu_u65_512_core$op_state$registers$16$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$16$stored
 
 
-module npu_u65_512_core$op_state$registers$17(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$17(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -15810,6 +16311,7 @@ module npu_u65_512_core$op_state$registers$17(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -15836,6 +16338,7 @@ module npu_u65_512_core$op_state$registers$17(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -15864,7 +16367,7 @@ module npu_u65_512_core$op_state$registers$17$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$17$stored
 
 
-module npu_u65_512_core$op_state$registers$18(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$18(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -15873,6 +16376,7 @@ module npu_u65_512_core$op_state$registers$18(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -15899,6 +16403,7 @@ module npu_u65_512_core$op_state$registers$18(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -15927,7 +16432,7 @@ module npu_u65_512_core$op_state$registers$18$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$18$stored
 
 
-module npu_u65_512_core$op_state$registers$19(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$19(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -15936,6 +16441,7 @@ module npu_u65_512_core$op_state$registers$19(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -15962,6 +16468,7 @@ module npu_u65_512_core$op_state$registers$19(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -15990,7 +16497,7 @@ module npu_u65_512_core$op_state$registers$19$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$19$stored
 
 
-module npu_u65_512_core$op_state$registers$2(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$2(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -15999,6 +16506,7 @@ module npu_u65_512_core$op_state$registers$2(clock,rst_n,write,key,value,hit,q);
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -16025,6 +16533,7 @@ module npu_u65_512_core$op_state$registers$2(clock,rst_n,write,key,value,hit,q);
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -16053,7 +16562,7 @@ module npu_u65_512_core$op_state$registers$2$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$2$stored
 
 
-module npu_u65_512_core$op_state$registers$20(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$20(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -16062,6 +16571,7 @@ module npu_u65_512_core$op_state$registers$20(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -16088,6 +16598,7 @@ module npu_u65_512_core$op_state$registers$20(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -16116,7 +16627,7 @@ module npu_u65_512_core$op_state$registers$20$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$20$stored
 
 
-module npu_u65_512_core$op_state$registers$21(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$21(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -16125,6 +16636,7 @@ module npu_u65_512_core$op_state$registers$21(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -16151,6 +16663,7 @@ module npu_u65_512_core$op_state$registers$21(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -16179,7 +16692,7 @@ module npu_u65_512_core$op_state$registers$21$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$21$stored
 
 
-module npu_u65_512_core$op_state$registers$22(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$22(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -16188,6 +16701,7 @@ module npu_u65_512_core$op_state$registers$22(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -16214,6 +16728,7 @@ module npu_u65_512_core$op_state$registers$22(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -16242,7 +16757,7 @@ module npu_u65_512_core$op_state$registers$22$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$22$stored
 
 
-module npu_u65_512_core$op_state$registers$23(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$23(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -16251,6 +16766,7 @@ module npu_u65_512_core$op_state$registers$23(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -16277,6 +16793,7 @@ module npu_u65_512_core$op_state$registers$23(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -16305,7 +16822,7 @@ module npu_u65_512_core$op_state$registers$23$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$23$stored
 
 
-module npu_u65_512_core$op_state$registers$24(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$24(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -16314,6 +16831,7 @@ module npu_u65_512_core$op_state$registers$24(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -16340,6 +16858,7 @@ module npu_u65_512_core$op_state$registers$24(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -16368,7 +16887,7 @@ module npu_u65_512_core$op_state$registers$24$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$24$stored
 
 
-module npu_u65_512_core$op_state$registers$25(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$25(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -16377,6 +16896,7 @@ module npu_u65_512_core$op_state$registers$25(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -16403,6 +16923,7 @@ module npu_u65_512_core$op_state$registers$25(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -16431,7 +16952,7 @@ module npu_u65_512_core$op_state$registers$25$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$25$stored
 
 
-module npu_u65_512_core$op_state$registers$26(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$26(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -16440,6 +16961,7 @@ module npu_u65_512_core$op_state$registers$26(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -16466,6 +16988,7 @@ module npu_u65_512_core$op_state$registers$26(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -16494,7 +17017,7 @@ module npu_u65_512_core$op_state$registers$26$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$26$stored
 
 
-module npu_u65_512_core$op_state$registers$27(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$27(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -16503,6 +17026,7 @@ module npu_u65_512_core$op_state$registers$27(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -16529,6 +17053,7 @@ module npu_u65_512_core$op_state$registers$27(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -16557,7 +17082,7 @@ module npu_u65_512_core$op_state$registers$27$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$27$stored
 
 
-module npu_u65_512_core$op_state$registers$28(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$28(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -16566,6 +17091,7 @@ module npu_u65_512_core$op_state$registers$28(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -16592,6 +17118,7 @@ module npu_u65_512_core$op_state$registers$28(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -16620,7 +17147,7 @@ module npu_u65_512_core$op_state$registers$28$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$28$stored
 
 
-module npu_u65_512_core$op_state$registers$29(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$29(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -16629,6 +17156,7 @@ module npu_u65_512_core$op_state$registers$29(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -16655,6 +17183,7 @@ module npu_u65_512_core$op_state$registers$29(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -16683,7 +17212,7 @@ module npu_u65_512_core$op_state$registers$29$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$29$stored
 
 
-module npu_u65_512_core$op_state$registers$3(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$3(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -16692,6 +17221,7 @@ module npu_u65_512_core$op_state$registers$3(clock,rst_n,write,key,value,hit,q);
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -16718,6 +17248,7 @@ module npu_u65_512_core$op_state$registers$3(clock,rst_n,write,key,value,hit,q);
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -16746,7 +17277,7 @@ module npu_u65_512_core$op_state$registers$3$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$3$stored
 
 
-module npu_u65_512_core$op_state$registers$30(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$30(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -16755,6 +17286,7 @@ module npu_u65_512_core$op_state$registers$30(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -16781,6 +17313,7 @@ module npu_u65_512_core$op_state$registers$30(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -16809,7 +17342,7 @@ module npu_u65_512_core$op_state$registers$30$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$30$stored
 
 
-module npu_u65_512_core$op_state$registers$31(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$31(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -16818,6 +17351,7 @@ module npu_u65_512_core$op_state$registers$31(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -16844,6 +17378,7 @@ module npu_u65_512_core$op_state$registers$31(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -16872,7 +17407,7 @@ module npu_u65_512_core$op_state$registers$31$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$31$stored
 
 
-module npu_u65_512_core$op_state$registers$32(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$32(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -16881,6 +17416,7 @@ module npu_u65_512_core$op_state$registers$32(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -16907,6 +17443,7 @@ module npu_u65_512_core$op_state$registers$32(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -16935,7 +17472,7 @@ module npu_u65_512_core$op_state$registers$32$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$32$stored
 
 
-module npu_u65_512_core$op_state$registers$33(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$33(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -16944,6 +17481,7 @@ module npu_u65_512_core$op_state$registers$33(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -16970,6 +17508,7 @@ module npu_u65_512_core$op_state$registers$33(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -16998,7 +17537,7 @@ module npu_u65_512_core$op_state$registers$33$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$33$stored
 
 
-module npu_u65_512_core$op_state$registers$34(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$34(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17007,6 +17546,7 @@ module npu_u65_512_core$op_state$registers$34(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -17033,6 +17573,7 @@ module npu_u65_512_core$op_state$registers$34(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -17061,7 +17602,7 @@ module npu_u65_512_core$op_state$registers$34$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$34$stored
 
 
-module npu_u65_512_core$op_state$registers$35(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$35(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17070,6 +17611,7 @@ module npu_u65_512_core$op_state$registers$35(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -17096,6 +17638,7 @@ module npu_u65_512_core$op_state$registers$35(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -17124,7 +17667,7 @@ module npu_u65_512_core$op_state$registers$35$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$35$stored
 
 
-module npu_u65_512_core$op_state$registers$36(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$36(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17133,6 +17676,7 @@ module npu_u65_512_core$op_state$registers$36(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -17159,6 +17703,7 @@ module npu_u65_512_core$op_state$registers$36(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -17187,7 +17732,7 @@ module npu_u65_512_core$op_state$registers$36$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$36$stored
 
 
-module npu_u65_512_core$op_state$registers$37(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$37(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17196,6 +17741,7 @@ module npu_u65_512_core$op_state$registers$37(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -17222,6 +17768,7 @@ module npu_u65_512_core$op_state$registers$37(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -17250,7 +17797,7 @@ module npu_u65_512_core$op_state$registers$37$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$37$stored
 
 
-module npu_u65_512_core$op_state$registers$38(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$38(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17259,6 +17806,7 @@ module npu_u65_512_core$op_state$registers$38(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -17285,6 +17833,7 @@ module npu_u65_512_core$op_state$registers$38(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -17313,7 +17862,7 @@ module npu_u65_512_core$op_state$registers$38$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$38$stored
 
 
-module npu_u65_512_core$op_state$registers$39(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$39(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17322,6 +17871,7 @@ module npu_u65_512_core$op_state$registers$39(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -17348,6 +17898,7 @@ module npu_u65_512_core$op_state$registers$39(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -17376,7 +17927,7 @@ module npu_u65_512_core$op_state$registers$39$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$39$stored
 
 
-module npu_u65_512_core$op_state$registers$4(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$4(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17385,6 +17936,7 @@ module npu_u65_512_core$op_state$registers$4(clock,rst_n,write,key,value,hit,q);
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -17411,6 +17963,7 @@ module npu_u65_512_core$op_state$registers$4(clock,rst_n,write,key,value,hit,q);
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -17439,7 +17992,7 @@ module npu_u65_512_core$op_state$registers$4$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$4$stored
 
 
-module npu_u65_512_core$op_state$registers$40(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$40(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17448,6 +18001,7 @@ module npu_u65_512_core$op_state$registers$40(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -17474,6 +18028,7 @@ module npu_u65_512_core$op_state$registers$40(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -17502,7 +18057,7 @@ module npu_u65_512_core$op_state$registers$40$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$40$stored
 
 
-module npu_u65_512_core$op_state$registers$41(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$41(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17511,6 +18066,7 @@ module npu_u65_512_core$op_state$registers$41(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -17537,6 +18093,7 @@ module npu_u65_512_core$op_state$registers$41(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -17565,7 +18122,7 @@ module npu_u65_512_core$op_state$registers$41$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$41$stored
 
 
-module npu_u65_512_core$op_state$registers$42(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$42(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17574,6 +18131,7 @@ module npu_u65_512_core$op_state$registers$42(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -17600,6 +18158,7 @@ module npu_u65_512_core$op_state$registers$42(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -17628,7 +18187,7 @@ module npu_u65_512_core$op_state$registers$42$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$42$stored
 
 
-module npu_u65_512_core$op_state$registers$43(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$43(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17637,6 +18196,7 @@ module npu_u65_512_core$op_state$registers$43(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -17663,6 +18223,7 @@ module npu_u65_512_core$op_state$registers$43(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -17691,7 +18252,7 @@ module npu_u65_512_core$op_state$registers$43$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$43$stored
 
 
-module npu_u65_512_core$op_state$registers$44(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$44(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17700,6 +18261,7 @@ module npu_u65_512_core$op_state$registers$44(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -17726,6 +18288,7 @@ module npu_u65_512_core$op_state$registers$44(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -17754,7 +18317,7 @@ module npu_u65_512_core$op_state$registers$44$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$44$stored
 
 
-module npu_u65_512_core$op_state$registers$45(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$45(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17763,6 +18326,7 @@ module npu_u65_512_core$op_state$registers$45(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -17789,6 +18353,7 @@ module npu_u65_512_core$op_state$registers$45(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -17817,7 +18382,7 @@ module npu_u65_512_core$op_state$registers$45$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$45$stored
 
 
-module npu_u65_512_core$op_state$registers$46(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$46(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17826,6 +18391,7 @@ module npu_u65_512_core$op_state$registers$46(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -17852,6 +18418,7 @@ module npu_u65_512_core$op_state$registers$46(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -17880,7 +18447,7 @@ module npu_u65_512_core$op_state$registers$46$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$46$stored
 
 
-module npu_u65_512_core$op_state$registers$47(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$47(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17889,6 +18456,7 @@ module npu_u65_512_core$op_state$registers$47(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -17915,6 +18483,7 @@ module npu_u65_512_core$op_state$registers$47(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -17943,7 +18512,7 @@ module npu_u65_512_core$op_state$registers$47$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$47$stored
 
 
-module npu_u65_512_core$op_state$registers$48(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$48(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17952,6 +18521,7 @@ module npu_u65_512_core$op_state$registers$48(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -17978,6 +18548,7 @@ module npu_u65_512_core$op_state$registers$48(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -18006,7 +18577,7 @@ module npu_u65_512_core$op_state$registers$48$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$48$stored
 
 
-module npu_u65_512_core$op_state$registers$49(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$49(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -18015,6 +18586,7 @@ module npu_u65_512_core$op_state$registers$49(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -18041,6 +18613,7 @@ module npu_u65_512_core$op_state$registers$49(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -18069,7 +18642,7 @@ module npu_u65_512_core$op_state$registers$49$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$49$stored
 
 
-module npu_u65_512_core$op_state$registers$5(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$5(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -18078,6 +18651,7 @@ module npu_u65_512_core$op_state$registers$5(clock,rst_n,write,key,value,hit,q);
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -18104,6 +18678,7 @@ module npu_u65_512_core$op_state$registers$5(clock,rst_n,write,key,value,hit,q);
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -18132,7 +18707,7 @@ module npu_u65_512_core$op_state$registers$5$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$5$stored
 
 
-module npu_u65_512_core$op_state$registers$50(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$50(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -18141,6 +18716,7 @@ module npu_u65_512_core$op_state$registers$50(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -18167,6 +18743,7 @@ module npu_u65_512_core$op_state$registers$50(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -18195,7 +18772,7 @@ module npu_u65_512_core$op_state$registers$50$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$50$stored
 
 
-module npu_u65_512_core$op_state$registers$51(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$51(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -18204,6 +18781,7 @@ module npu_u65_512_core$op_state$registers$51(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -18230,6 +18808,7 @@ module npu_u65_512_core$op_state$registers$51(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -18258,7 +18837,7 @@ module npu_u65_512_core$op_state$registers$51$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$51$stored
 
 
-module npu_u65_512_core$op_state$registers$52(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$52(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -18267,6 +18846,7 @@ module npu_u65_512_core$op_state$registers$52(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -18293,6 +18873,7 @@ module npu_u65_512_core$op_state$registers$52(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -18321,7 +18902,7 @@ module npu_u65_512_core$op_state$registers$52$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$52$stored
 
 
-module npu_u65_512_core$op_state$registers$53(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$53(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -18330,6 +18911,7 @@ module npu_u65_512_core$op_state$registers$53(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -18356,6 +18938,7 @@ module npu_u65_512_core$op_state$registers$53(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -18384,7 +18967,7 @@ module npu_u65_512_core$op_state$registers$53$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$53$stored
 
 
-module npu_u65_512_core$op_state$registers$54(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$54(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -18393,6 +18976,7 @@ module npu_u65_512_core$op_state$registers$54(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -18419,6 +19003,7 @@ module npu_u65_512_core$op_state$registers$54(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -18447,7 +19032,7 @@ module npu_u65_512_core$op_state$registers$54$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$54$stored
 
 
-module npu_u65_512_core$op_state$registers$55(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$55(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -18456,6 +19041,7 @@ module npu_u65_512_core$op_state$registers$55(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -18482,6 +19068,7 @@ module npu_u65_512_core$op_state$registers$55(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -18510,7 +19097,7 @@ module npu_u65_512_core$op_state$registers$55$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$55$stored
 
 
-module npu_u65_512_core$op_state$registers$56(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$56(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -18519,6 +19106,7 @@ module npu_u65_512_core$op_state$registers$56(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -18545,6 +19133,7 @@ module npu_u65_512_core$op_state$registers$56(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -18573,7 +19162,7 @@ module npu_u65_512_core$op_state$registers$56$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$56$stored
 
 
-module npu_u65_512_core$op_state$registers$57(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$57(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -18582,6 +19171,7 @@ module npu_u65_512_core$op_state$registers$57(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -18608,6 +19198,7 @@ module npu_u65_512_core$op_state$registers$57(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -18636,7 +19227,7 @@ module npu_u65_512_core$op_state$registers$57$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$57$stored
 
 
-module npu_u65_512_core$op_state$registers$58(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$58(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -18645,6 +19236,7 @@ module npu_u65_512_core$op_state$registers$58(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -18671,6 +19263,7 @@ module npu_u65_512_core$op_state$registers$58(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -18699,7 +19292,7 @@ module npu_u65_512_core$op_state$registers$58$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$58$stored
 
 
-module npu_u65_512_core$op_state$registers$59(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$59(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -18708,6 +19301,7 @@ module npu_u65_512_core$op_state$registers$59(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -18734,6 +19328,7 @@ module npu_u65_512_core$op_state$registers$59(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -18762,7 +19357,7 @@ module npu_u65_512_core$op_state$registers$59$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$59$stored
 
 
-module npu_u65_512_core$op_state$registers$6(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$6(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -18771,6 +19366,7 @@ module npu_u65_512_core$op_state$registers$6(clock,rst_n,write,key,value,hit,q);
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -18797,6 +19393,7 @@ module npu_u65_512_core$op_state$registers$6(clock,rst_n,write,key,value,hit,q);
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -18825,7 +19422,7 @@ module npu_u65_512_core$op_state$registers$6$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$6$stored
 
 
-module npu_u65_512_core$op_state$registers$60(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$60(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -18834,6 +19431,7 @@ module npu_u65_512_core$op_state$registers$60(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -18860,6 +19458,7 @@ module npu_u65_512_core$op_state$registers$60(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -18888,7 +19487,7 @@ module npu_u65_512_core$op_state$registers$60$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$60$stored
 
 
-module npu_u65_512_core$op_state$registers$61(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$61(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -18897,6 +19496,7 @@ module npu_u65_512_core$op_state$registers$61(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -18923,6 +19523,7 @@ module npu_u65_512_core$op_state$registers$61(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -18951,7 +19552,7 @@ module npu_u65_512_core$op_state$registers$61$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$61$stored
 
 
-module npu_u65_512_core$op_state$registers$62(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$62(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -18960,6 +19561,7 @@ module npu_u65_512_core$op_state$registers$62(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -18986,6 +19588,7 @@ module npu_u65_512_core$op_state$registers$62(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -19014,7 +19617,7 @@ module npu_u65_512_core$op_state$registers$62$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$62$stored
 
 
-module npu_u65_512_core$op_state$registers$63(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$63(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -19023,6 +19626,7 @@ module npu_u65_512_core$op_state$registers$63(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -19049,6 +19653,7 @@ module npu_u65_512_core$op_state$registers$63(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -19077,7 +19682,7 @@ module npu_u65_512_core$op_state$registers$63$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$63$stored
 
 
-module npu_u65_512_core$op_state$registers$64(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$64(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -19086,6 +19691,7 @@ module npu_u65_512_core$op_state$registers$64(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -19112,6 +19718,7 @@ module npu_u65_512_core$op_state$registers$64(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -19140,7 +19747,7 @@ module npu_u65_512_core$op_state$registers$64$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$64$stored
 
 
-module npu_u65_512_core$op_state$registers$65(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$65(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -19149,6 +19756,7 @@ module npu_u65_512_core$op_state$registers$65(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -19175,6 +19783,7 @@ module npu_u65_512_core$op_state$registers$65(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -19203,7 +19812,7 @@ module npu_u65_512_core$op_state$registers$65$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$65$stored
 
 
-module npu_u65_512_core$op_state$registers$66(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$66(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -19212,6 +19821,7 @@ module npu_u65_512_core$op_state$registers$66(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -19238,6 +19848,7 @@ module npu_u65_512_core$op_state$registers$66(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -19266,7 +19877,7 @@ module npu_u65_512_core$op_state$registers$66$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$66$stored
 
 
-module npu_u65_512_core$op_state$registers$67(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$67(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -19275,6 +19886,7 @@ module npu_u65_512_core$op_state$registers$67(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -19301,6 +19913,7 @@ module npu_u65_512_core$op_state$registers$67(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -19329,7 +19942,7 @@ module npu_u65_512_core$op_state$registers$67$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$67$stored
 
 
-module npu_u65_512_core$op_state$registers$68(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$68(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -19338,6 +19951,7 @@ module npu_u65_512_core$op_state$registers$68(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -19364,6 +19978,7 @@ module npu_u65_512_core$op_state$registers$68(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -19392,7 +20007,7 @@ module npu_u65_512_core$op_state$registers$68$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$68$stored
 
 
-module npu_u65_512_core$op_state$registers$69(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$69(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -19401,6 +20016,7 @@ module npu_u65_512_core$op_state$registers$69(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -19427,6 +20043,7 @@ module npu_u65_512_core$op_state$registers$69(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -19455,7 +20072,7 @@ module npu_u65_512_core$op_state$registers$69$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$69$stored
 
 
-module npu_u65_512_core$op_state$registers$7(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$7(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -19464,6 +20081,7 @@ module npu_u65_512_core$op_state$registers$7(clock,rst_n,write,key,value,hit,q);
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -19490,6 +20108,7 @@ module npu_u65_512_core$op_state$registers$7(clock,rst_n,write,key,value,hit,q);
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -19518,7 +20137,7 @@ module npu_u65_512_core$op_state$registers$7$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$7$stored
 
 
-module npu_u65_512_core$op_state$registers$70(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$70(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -19527,6 +20146,7 @@ module npu_u65_512_core$op_state$registers$70(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -19553,6 +20173,7 @@ module npu_u65_512_core$op_state$registers$70(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -19581,7 +20202,7 @@ module npu_u65_512_core$op_state$registers$70$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$70$stored
 
 
-module npu_u65_512_core$op_state$registers$71(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$71(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -19590,6 +20211,7 @@ module npu_u65_512_core$op_state$registers$71(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -19616,6 +20238,7 @@ module npu_u65_512_core$op_state$registers$71(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -19644,7 +20267,7 @@ module npu_u65_512_core$op_state$registers$71$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$71$stored
 
 
-module npu_u65_512_core$op_state$registers$72(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$72(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -19653,6 +20276,7 @@ module npu_u65_512_core$op_state$registers$72(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -19679,6 +20303,7 @@ module npu_u65_512_core$op_state$registers$72(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -19707,7 +20332,7 @@ module npu_u65_512_core$op_state$registers$72$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$72$stored
 
 
-module npu_u65_512_core$op_state$registers$73(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$73(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -19716,6 +20341,7 @@ module npu_u65_512_core$op_state$registers$73(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -19742,6 +20368,7 @@ module npu_u65_512_core$op_state$registers$73(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -19770,7 +20397,7 @@ module npu_u65_512_core$op_state$registers$73$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$73$stored
 
 
-module npu_u65_512_core$op_state$registers$74(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$74(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -19779,6 +20406,7 @@ module npu_u65_512_core$op_state$registers$74(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -19805,6 +20433,7 @@ module npu_u65_512_core$op_state$registers$74(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -19833,7 +20462,7 @@ module npu_u65_512_core$op_state$registers$74$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$74$stored
 
 
-module npu_u65_512_core$op_state$registers$75(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$75(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -19842,6 +20471,7 @@ module npu_u65_512_core$op_state$registers$75(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -19868,6 +20498,7 @@ module npu_u65_512_core$op_state$registers$75(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -19896,7 +20527,7 @@ module npu_u65_512_core$op_state$registers$75$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$75$stored
 
 
-module npu_u65_512_core$op_state$registers$76(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$76(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -19905,6 +20536,7 @@ module npu_u65_512_core$op_state$registers$76(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -19931,6 +20563,7 @@ module npu_u65_512_core$op_state$registers$76(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -19959,7 +20592,7 @@ module npu_u65_512_core$op_state$registers$76$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$76$stored
 
 
-module npu_u65_512_core$op_state$registers$77(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$77(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -19968,6 +20601,7 @@ module npu_u65_512_core$op_state$registers$77(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -19994,6 +20628,7 @@ module npu_u65_512_core$op_state$registers$77(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -20022,7 +20657,7 @@ module npu_u65_512_core$op_state$registers$77$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$77$stored
 
 
-module npu_u65_512_core$op_state$registers$78(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$78(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -20031,6 +20666,7 @@ module npu_u65_512_core$op_state$registers$78(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -20057,6 +20693,7 @@ module npu_u65_512_core$op_state$registers$78(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -20085,7 +20722,7 @@ module npu_u65_512_core$op_state$registers$78$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$78$stored
 
 
-module npu_u65_512_core$op_state$registers$79(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$79(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -20094,6 +20731,7 @@ module npu_u65_512_core$op_state$registers$79(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -20120,6 +20758,7 @@ module npu_u65_512_core$op_state$registers$79(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -20148,7 +20787,7 @@ module npu_u65_512_core$op_state$registers$79$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$79$stored
 
 
-module npu_u65_512_core$op_state$registers$8(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$8(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -20157,6 +20796,7 @@ module npu_u65_512_core$op_state$registers$8(clock,rst_n,write,key,value,hit,q);
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -20183,6 +20823,7 @@ module npu_u65_512_core$op_state$registers$8(clock,rst_n,write,key,value,hit,q);
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -20211,7 +20852,7 @@ module npu_u65_512_core$op_state$registers$8$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$8$stored
 
 
-module npu_u65_512_core$op_state$registers$80(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$80(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -20220,6 +20861,7 @@ module npu_u65_512_core$op_state$registers$80(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -20246,6 +20888,7 @@ module npu_u65_512_core$op_state$registers$80(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -20274,7 +20917,7 @@ module npu_u65_512_core$op_state$registers$80$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$80$stored
 
 
-module npu_u65_512_core$op_state$registers$81(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$81(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -20283,6 +20926,7 @@ module npu_u65_512_core$op_state$registers$81(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -20309,6 +20953,7 @@ module npu_u65_512_core$op_state$registers$81(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -20337,7 +20982,7 @@ module npu_u65_512_core$op_state$registers$81$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$81$stored
 
 
-module npu_u65_512_core$op_state$registers$82(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$82(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -20346,6 +20991,7 @@ module npu_u65_512_core$op_state$registers$82(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -20372,6 +21018,7 @@ module npu_u65_512_core$op_state$registers$82(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -20400,7 +21047,7 @@ module npu_u65_512_core$op_state$registers$82$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$82$stored
 
 
-module npu_u65_512_core$op_state$registers$83(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$83(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -20409,6 +21056,7 @@ module npu_u65_512_core$op_state$registers$83(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -20435,6 +21083,7 @@ module npu_u65_512_core$op_state$registers$83(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -20463,7 +21112,7 @@ module npu_u65_512_core$op_state$registers$83$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$83$stored
 
 
-module npu_u65_512_core$op_state$registers$84(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$84(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -20472,6 +21121,7 @@ module npu_u65_512_core$op_state$registers$84(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -20498,6 +21148,7 @@ module npu_u65_512_core$op_state$registers$84(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -20526,7 +21177,7 @@ module npu_u65_512_core$op_state$registers$84$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$84$stored
 
 
-module npu_u65_512_core$op_state$registers$85(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$85(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -20535,6 +21186,7 @@ module npu_u65_512_core$op_state$registers$85(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -20561,6 +21213,7 @@ module npu_u65_512_core$op_state$registers$85(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -20589,7 +21242,7 @@ module npu_u65_512_core$op_state$registers$85$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$85$stored
 
 
-module npu_u65_512_core$op_state$registers$86(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$86(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -20598,6 +21251,7 @@ module npu_u65_512_core$op_state$registers$86(clock,rst_n,write,key,value,hit,q)
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -20624,6 +21278,7 @@ module npu_u65_512_core$op_state$registers$86(clock,rst_n,write,key,value,hit,q)
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end
@@ -20652,7 +21307,7 @@ module npu_u65_512_core$op_state$registers$86$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$86$stored
 
 
-module npu_u65_512_core$op_state$registers$9(clock,rst_n,write,key,value,hit,q);
+module npu_u65_512_core$op_state$registers$9(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -20661,6 +21316,7 @@ module npu_u65_512_core$op_state$registers$9(clock,rst_n,write,key,value,hit,q);
     input wire  [10:0] key;
     input wire  [47:0] value;
     output reg  hit;
+    output reg  reserved;
     output reg  [47:0] q;
     
     // Constant declarations
@@ -20687,6 +21343,7 @@ module npu_u65_512_core$op_state$registers$9(clock,rst_n,write,key,value,hit,q);
         stored$d = stored$q;
         stored$rst_n = rst_n;
         hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
         if (write & hit) begin
             stored$d = value & mask;
         end

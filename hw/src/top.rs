@@ -197,6 +197,9 @@ impl Logic for Npu {
         self.op_state.key.next = self.control.set_key.val();
         self.op_state.value.next = self.control.set_value.val();
         self.control.set_known.next = self.op_state.known.val();
+        self.control.set_reserved.next = self.op_state.reserved.val();
+        self.control.dma0_src_region.next = self.op_state.dma0_src_region.val();
+        self.control.dma0_dst_region.next = self.op_state.dma0_dst_region.val();
 
         self.datapath.op_valid.next = self.control.op_valid.val();
         self.datapath.op_code.next = self.control.op_code.val();

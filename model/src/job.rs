@@ -8,6 +8,7 @@
 use crate::npu::{ModelError, Npu, NUM_REGIONS};
 use crate::payload::{is_driver_payload, DriverPayload};
 use npu_spec::config::NpuConfig;
+use npu_spec::regs::STATUS;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -66,6 +67,10 @@ pub enum JobError {
     Config(String),
     #[error("job.json: {0}")]
     Invalid(String),
+    /// The stream would access memory outside the job or has an
+    /// UNPREDICTABLE result; see [`Job::check`].
+    #[error("command stream refused before running: {0}")]
+    Refused(ModelError),
 }
 
 /// A loaded, validated job.
@@ -157,6 +162,13 @@ impl Job {
                 spec.command_stream
             )));
         }
+        if !command_stream.len().is_multiple_of(4) {
+            return Err(JobError::Invalid(format!(
+                "command stream {} is {} bytes, not a whole number of 32-bit words",
+                spec.command_stream,
+                command_stream.len()
+            )));
+        }
         let mut regions = BTreeMap::new();
         for r in &spec.regions {
             if r.index >= NUM_REGIONS {
@@ -244,15 +256,45 @@ impl Job {
     }
 }
 
+impl Job {
+    /// Refuse a stream before it runs, as the Linux accel/ethosu driver
+    /// checks each stream's buffers: one that reads or writes outside the
+    /// job's regions or past the shared buffer, or whose result the TRM makes
+    /// UNPREDICTABLE (a DMA whose source and destination overlap, or that
+    /// reads what a DMA still running writes). The walk is the golden model's
+    /// own run, so it stops where the NPU would (STOP, a parse error).
+    pub fn check(&self) -> Result<(), JobError> {
+        let mut npu = Npu::new(self.config.clone());
+        for (&i, bytes) in &self.regions {
+            npu.memory
+                .set_region(i, bytes.clone())
+                .map_err(|e| JobError::Invalid(e.to_string()))?;
+        }
+        match npu.run(&self.command_stream) {
+            Err(e @ ModelError::Command { .. }) if e.refused_by_runner() => {
+                Err(JobError::Refused(e))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
 /// What a backend reports after running a job.
 #[derive(Debug, Clone, Default)]
 pub struct BackendRun {
     /// Final bytes of every region of the job.
     pub regions: BTreeMap<usize, Vec<u8>>,
-    /// The STATUS register at the end (TRM 4.2.2).
+    /// Each core's shared buffer at the end.
+    pub shram: Vec<Vec<u8>>,
+    /// STATUS (TRM 4.2.2) as the NPU stopped, before a host clears the IRQ.
     pub status: u32,
-    /// True when NPU_OP_STOP was reached and STATUS shows no error.
-    pub completed: bool,
+    /// QREAD (TRM 4.2.7) as the NPU stopped.
+    pub qread: u32,
+    /// The IRQ output as the NPU stopped.
+    pub irq: bool,
+    /// Why the NPU stopped on an error, where the backend can say more than
+    /// STATUS (the golden model names the command and the rule).
+    pub fault: Option<String>,
     /// Operations run, by TRM name (golden model; the RTL does not count them).
     pub ops: BTreeMap<String, usize>,
     /// Clock cycles (RTL backends).
@@ -263,6 +305,22 @@ pub struct BackendRun {
     pub counters: BTreeMap<String, u64>,
     /// Multiply-accumulates (golden model).
     pub macs: u64,
+}
+
+impl BackendRun {
+    /// Stopped by NPU_OP_STOP (not by the end of the stream) with no error
+    /// in STATUS.
+    pub fn completed(&self) -> bool {
+        [
+            "state",
+            "bus_status",
+            "cmd_parse_error",
+            "cmd_end_reached",
+            "ecc_fault",
+        ]
+        .iter()
+        .all(|f| STATUS.field(f).get(self.status) == 0)
+    }
 }
 
 /// Something that can run a job: the golden model or the RTL.
@@ -300,22 +358,28 @@ impl Backend for GoldenBackend {
         }
         let result = npu
             .run_with_progress(&job.command_stream, progress)
-            .cloned();
-        let stats = match result {
-            Ok(s) => s,
+            .map(|_| ());
+        let fault = match result {
+            Ok(_) => None,
+            // An error the NPU reports in STATUS is the run's result.
+            Err(e) if !npu.status.ok() => Some(e.to_string()),
             Err(e) => {
                 self.last = Some(npu);
                 return Err(model_error(e));
             }
         };
+        let stats = &npu.stats;
         let run = BackendRun {
             regions: job
                 .regions
                 .keys()
                 .map(|&i| (i, npu.memory.region(i).to_vec()))
                 .collect(),
+            shram: npu.shram.clone(),
             status: npu.status.register(),
-            completed: stats.stopped && npu.status.ok(),
+            qread: npu.qread as u32,
+            irq: npu.status.irq_raised,
+            fault,
             ops: stats.ops.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
             cycles: None,
             pmu: BTreeMap::new(),
@@ -368,7 +432,7 @@ pub struct JobReport {
 impl JobReport {
     /// Stopped cleanly and every compared output matched.
     pub fn passed(&self) -> bool {
-        self.run.completed && self.mismatches.is_empty()
+        self.run.completed() && self.mismatches.is_empty()
     }
 
     /// A short multi-line summary.
@@ -390,14 +454,19 @@ impl JobReport {
         }
         s += "\n";
         s += &format!(
-            "STATUS {:#010x}, {}\n",
-            self.run.status,
-            if self.run.completed {
+            "STATUS {}, QREAD {:#x}, IRQ {}: {}\n",
+            describe_status(self.run.status),
+            self.run.qread,
+            u8::from(self.run.irq),
+            if self.run.completed() {
                 "stopped at NPU_OP_STOP"
             } else {
                 "did NOT complete cleanly (no NPU_OP_STOP or error bits set)"
             }
         );
+        if let Some(f) = &self.run.fault {
+            s += &format!("fault: {f}\n");
+        }
         if let Some(c) = self.run.cycles {
             s += &format!("cycles {c}\n");
         }
@@ -422,6 +491,19 @@ impl JobReport {
         );
         s
     }
+}
+
+/// `0x00000005 (state=1 bus_status=1 ...)`: STATUS with its state and every
+/// field that is not zero.
+pub fn describe_status(status: u32) -> String {
+    let fields: Vec<String> = STATUS
+        .fields
+        .iter()
+        .rev()
+        .filter(|x| x.name == "state" || x.get(status) != 0)
+        .map(|x| format!("{}={}", x.name, x.get(status)))
+        .collect();
+    format!("{status:#010x} ({})", fields.join(" "))
 }
 
 /// Compare `actual` with `expected`.
@@ -451,6 +533,7 @@ pub fn run_job(
     backend: &mut dyn Backend,
     progress: &mut dyn FnMut(usize, usize),
 ) -> anyhow::Result<JobReport> {
+    job.check()?;
     let run = backend.run(job, progress)?;
     let out_dir = job.dir.join("out");
     std::fs::create_dir_all(&out_dir).map_err(|e| anyhow::anyhow!("{}: {e}", out_dir.display()))?;

@@ -13,8 +13,14 @@
 //!
 //! Each was chosen so that Vela's command streams give TensorFlow Lite's
 //! results; the fixture jobs and `tests/operators*.rs` check them.
-//! - An NPU_SET_* value with bits outside the command's fields (see
-//!   `npu_spec::command`) is an error, not a silently truncated value.
+//! - A command the NPU refuses stops the model as it stops the RTL:
+//!   STATUS.cmd_parse_error, IRQ, QREAD at the command. That is a value with
+//!   bits outside its command's fields (see `npu_spec::command`), a
+//!   parameter outside the TRM's range, an NPU_OP_DMA_START whose descriptor
+//!   cannot run, a forbidden operator combination. An access outside a
+//!   region is a bus error with the RTL's STATUS.faulting_channel/interface.
+//!   Streams whose result is UNPREDICTABLE or that reach outside the job's
+//!   memory are refused before running ([`job::Job::check`]).
 //! - Every IFM/IFM2 element has its zero point subtracted on reading
 //!   (padding and inserted upscale zeros read as exactly the zero point); the
 //!   OFM zero point is added after scaling.

@@ -3,9 +3,10 @@
 
 use crate::cmdstream::{bytes_to_words, decode_one, Command, StreamError};
 use crate::ops;
-use npu_spec::command::{CmdKind, DmaRegionMode, DmaStrideMode, Field, Opcode, COMMANDS};
+use npu_spec::command::{CmdKind, DmaRegionMode, DmaStrideMode, Opcode, COMMANDS};
+use npu_spec::command::{DMA_CHANNELS, DMA_DESCRIPTORS};
 use npu_spec::config::NpuConfig;
-use npu_spec::regs;
+use npu_spec::regs::{self, counter_port, faulting_channel, DRIVER_REGIONCFG};
 use std::collections::BTreeMap;
 
 /// Number of base-pointer regions a stream can name (TRM 4.3: region fields are 3 bits).
@@ -18,9 +19,12 @@ pub const LUT_BYTES: usize = 2048;
 /// Why an operation cannot run.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum OpError {
+    /// A bus error on hardware: STATUS.bus_status with `channel` as
+    /// STATUS.faulting_channel (`npu_spec::regs::faulting_channel`).
     #[error("{what}: bytes [{start:#x}, {end:#x}) are outside region {region} ({size} bytes)")]
     OutOfRange {
         what: String,
+        channel: u32,
         region: usize,
         start: i64,
         end: i64,
@@ -44,6 +48,47 @@ pub enum OpError {
     Weights(String),
     #[error("not modelled: {0}")]
     Unsupported(String),
+    /// The TRM makes the result UNPREDICTABLE (e.g. TRM 4.6.3: a DMA reading
+    /// bytes an unfinished DMA writes); the job runner refuses such streams.
+    #[error("UNPREDICTABLE by {rule}: {detail}")]
+    Unpredictable { rule: &'static str, detail: String },
+}
+
+impl OpError {
+    /// What the NPU does on this error: `None` where the error is the
+    /// model's (not modelled) or the stream is refused before it runs.
+    pub fn outcome(&self) -> Option<Outcome> {
+        match self {
+            OpError::OutOfRange { .. } => Some(Outcome::BusError),
+            OpError::BadParam(_) | OpError::Forbidden { .. } | OpError::Weights(_) => {
+                Some(Outcome::ParseError)
+            }
+            OpError::ShramOutOfRange { .. }
+            | OpError::Unsupported(_)
+            | OpError::Unpredictable { .. } => None,
+        }
+    }
+
+    /// True for the errors a job runner refuses a stream for before running
+    /// it, as the Linux accel/ethosu driver checks every stream's buffers:
+    /// accesses outside the job's memory and UNPREDICTABLE programming.
+    pub fn refused_by_runner(&self) -> bool {
+        matches!(
+            self,
+            OpError::OutOfRange { .. }
+                | OpError::ShramOutOfRange { .. }
+                | OpError::Unpredictable { .. }
+        )
+    }
+}
+
+/// How the NPU stops on an error (TRM 4.2.2 STATUS).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// STATUS.cmd_parse_error: a command the NPU refuses.
+    ParseError,
+    /// STATUS.bus_status with the faulting channel and interface.
+    BusError,
 }
 
 /// An error while running a stream.
@@ -60,6 +105,12 @@ pub enum ModelError {
 }
 
 impl ModelError {
+    /// True when a job runner refuses the stream for this error
+    /// ([`OpError::refused_by_runner`]).
+    pub fn refused_by_runner(&self) -> bool {
+        matches!(self, ModelError::Command { error, .. } if error.refused_by_runner())
+    }
+
     /// Byte offset in the stream of the failing command.
     pub fn offset(&self) -> usize {
         match self {
@@ -96,12 +147,20 @@ impl Memory {
         self.regions.get(index).map_or(&[], |r| r.as_slice())
     }
 
-    fn check(&self, what: &str, region: usize, start: i64, len: usize) -> Result<(), OpError> {
+    fn check(
+        &self,
+        channel: u32,
+        what: &str,
+        region: usize,
+        start: i64,
+        len: usize,
+    ) -> Result<(), OpError> {
         let size = self.region(region).len();
         let end = start.saturating_add(len as i64);
         if region >= NUM_REGIONS || start < 0 || end > size as i64 {
             return Err(OpError::OutOfRange {
                 what: what.to_string(),
+                channel,
                 region,
                 start,
                 end,
@@ -110,26 +169,29 @@ impl Memory {
         }
         Ok(())
     }
-    /// `len` bytes at `start` of `region`.
+    /// `len` bytes at `start` of `region`, read by the DMA channel
+    /// `channel` (its STATUS.faulting_channel code).
     pub fn read(
         &self,
+        channel: u32,
         what: &str,
         region: usize,
         start: i64,
         len: usize,
     ) -> Result<&[u8], OpError> {
-        self.check(what, region, start, len)?;
+        self.check(channel, what, region, start, len)?;
         Ok(&self.regions[region][start as usize..start as usize + len])
     }
-    /// Mutable `len` bytes at `start` of `region`.
+    /// Mutable `len` bytes at `start` of `region`, for channel `channel`.
     pub fn write(
         &mut self,
+        channel: u32,
         what: &str,
         region: usize,
         start: i64,
         len: usize,
     ) -> Result<&mut [u8], OpError> {
-        self.check(what, region, start, len)?;
+        self.check(channel, what, region, start, len)?;
         Ok(&mut self.regions[region][start as usize..start as usize + len])
     }
 }
@@ -146,6 +208,9 @@ pub struct NpuStatus {
     pub cmd_parse_error: bool,
     pub cmd_end_reached: bool,
     pub bus_status: bool,
+    /// STATUS.faulting_channel and faulting_interface of a bus error.
+    pub faulting_channel: u32,
+    pub faulting_interface: u32,
 }
 
 impl NpuStatus {
@@ -164,6 +229,8 @@ impl NpuStatus {
         v = set(v, "bus_status", self.bus_status as u32);
         v = set(v, "cmd_parse_error", self.cmd_parse_error as u32);
         v = set(v, "cmd_end_reached", self.cmd_end_reached as u32);
+        v = set(v, "faulting_channel", self.faulting_channel);
+        v = set(v, "faulting_interface", self.faulting_interface);
         set(v, "irq_history_mask", self.irq_history_mask as u32)
     }
     /// True when no error bit is set.
@@ -214,6 +281,12 @@ pub struct Npu {
     pub shram: Vec<Vec<u8>>,
     pub status: NpuStatus,
     pub stats: RunStats,
+    /// QREAD (TRM 4.2.7): the byte offset of the first command not yet
+    /// completed, or past NPU_OP_STOP once stopped.
+    pub qread: usize,
+    /// REGIONCFG.region<k>: region k's AXI counter, hence the interface a
+    /// bus error on its reads reports (writes are on M0).
+    pub regioncfg: [u32; NUM_REGIONS],
     regs: Vec<u64>,
 }
 
@@ -226,6 +299,8 @@ impl Npu {
             shram: vec![vec![0; per_core]; cores],
             status: NpuStatus::default(),
             stats: RunStats::default(),
+            qread: 0,
+            regioncfg: DRIVER_REGIONCFG,
             regs: vec![0; COMMANDS.len()],
             config,
         }
@@ -239,9 +314,7 @@ impl Npu {
 
     /// One named field of a command's value.
     pub(crate) fn field(&self, op: Opcode, name: &str) -> i64 {
-        let f: Option<&Field> = op.info().fields.iter().find(|f| f.name == name);
-        debug_assert!(f.is_some(), "{} has no field {name}", op.name());
-        f.map_or(0, |f| f.get(self.reg(op)))
+        op.field(name).get(self.reg(op))
     }
 
     /// Run a byte stream until NPU_OP_STOP or its end (TRM 4.6). Equivalent
@@ -260,13 +333,17 @@ impl Npu {
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<&RunStats, ModelError> {
         self.status.running = true;
+        self.qread = 0;
+        // TRM 4.2.9: QSIZE is a multiple of 4; checked before any fetch.
         let words = bytes_to_words(stream).inspect_err(|_| self.parse_error())?;
         let mut i = 0;
         while i < words.len() {
+            self.qread = i * 4;
             let (cmd, n) = decode_one(&words, i).inspect_err(|_| self.parse_error())?;
             i += n;
             let heavy = cmd.op.is_kernel_op() || cmd.op == Opcode::NpuOpDmaStart;
             if self.execute(&cmd)? == Flow::Stop {
+                self.qread = i * 4;
                 return Ok(&self.stats);
             }
             if heavy {
@@ -274,111 +351,126 @@ impl Npu {
             }
         }
         // TRM 4.2.2: STATUS.cmd_end_reached; the NPU stops.
+        self.qread = stream.len();
         self.status.cmd_end_reached = true;
         self.status.running = false;
         Ok(&self.stats)
     }
 
+    /// TRM 4.2.2: a parse error sets cmd_parse_error, stops and raises IRQ;
+    /// QREAD stays at the refused command.
     fn parse_error(&mut self) {
-        // TRM 4.2.2: a parse error sets cmd_parse_error and stops.
         self.status.cmd_parse_error = true;
         self.status.running = false;
         self.status.irq_raised = true;
     }
 
+    /// A bus error (TRM 4.2.2): bus_status, the faulting channel and
+    /// interface, stop, IRQ. The DMA runs beside the command stream, so QREAD
+    /// is past the DMA_START that faulted (the hardware may be further on if
+    /// commands that do not wait follow it).
+    fn bus_error(&mut self, channel: u32, region: usize, next_command: usize) {
+        let write = channel == faulting_channel::MEM2MEM_WRITE || channel == faulting_channel::OFM;
+        self.status.bus_status = true;
+        self.status.faulting_channel = channel;
+        self.status.faulting_interface = if write {
+            0
+        } else {
+            counter_port(self.regioncfg.get(region).copied().unwrap_or(0))
+        };
+        self.status.running = false;
+        self.status.irq_raised = true;
+        self.qread = next_command;
+    }
+
     /// Execute one command.
     pub fn execute(&mut self, cmd: &Command) -> Result<Flow, ModelError> {
         self.stats.commands += 1;
-        let wrap = |error: OpError| ModelError::Command {
-            offset: cmd.offset,
-            name: cmd.op.name(),
-            error,
-        };
+        let next_command = cmd.offset + if cmd.payload.is_some() { 8 } else { 4 };
+        let result = self.execute_op(cmd);
+        match result {
+            Ok(flow) => Ok(flow),
+            Err(error) => {
+                match (&error, error.outcome()) {
+                    (
+                        OpError::OutOfRange {
+                            channel, region, ..
+                        },
+                        Some(Outcome::BusError),
+                    ) => self.bus_error(*channel, *region, next_command),
+                    (_, Some(Outcome::ParseError)) => self.parse_error(),
+                    _ => {}
+                }
+                Err(ModelError::Command {
+                    offset: cmd.offset,
+                    name: cmd.op.name(),
+                    error,
+                })
+            }
+        }
+    }
+
+    fn execute_op(&mut self, cmd: &Command) -> Result<Flow, OpError> {
         if cmd.op.kind() == CmdKind::Cmd1 && cmd.payload.is_none() {
-            return Err(wrap(OpError::BadParam(
-                "cmd1 command without payload".into(),
+            return Err(OpError::BadParam("cmd1 command without payload".into()));
+        }
+        // Bits outside every field of the command are reserved: an error
+        // rather than a silently aliased value (e.g. region 8).
+        let value = cmd.value();
+        let reserved = value & !cmd.op.field_mask();
+        if reserved != 0 {
+            return Err(OpError::BadParam(format!(
+                "value {value:#x} sets reserved bits {reserved:#x}"
             )));
         }
-        let result = match cmd.op {
-            // TRM 4.6.4: NPU_OP_STOP sets STATUS |= mask<<16, stops, raises IRQ.
+        match cmd.op {
+            // TRM 4.6.4: NPU_OP_STOP sets STATUS |= mask<<16, stops, raises
+            // IRQ; like NPU_OP_IRQ only once every earlier operation completed.
             Opcode::NpuOpStop => {
-                self.status.irq_history_mask |= cmd.param;
-                self.status.irq_raised = true;
+                self.irq(cmd.param);
                 self.status.running = false;
-                self.stats.irqs += 1;
                 self.stats.stopped = true;
                 return Ok(Flow::Stop);
             }
             // TRM 4.6.4: NPU_OP_IRQ sets STATUS |= mask<<16, raises IRQ, keeps running.
-            Opcode::NpuOpIrq => {
-                self.status.irq_history_mask |= cmd.param;
-                self.status.irq_raised = true;
-                self.stats.irqs += 1;
-                Ok(())
+            Opcode::NpuOpIrq => self.irq(cmd.param),
+            Opcode::NpuOpDmaStart => {
+                if cmd.param >> 4 >= DMA_CHANNELS {
+                    return Err(OpError::BadParam(format!(
+                        "NPU_OP_DMA_START {}: only channel 0 exists (TRM 4.6.4)",
+                        cmd.param
+                    )));
+                }
+                self.dma_start()?;
             }
-            Opcode::NpuOpDmaStart => self.dma_start(cmd.param),
             // Waits are satisfied at once in an untimed model: every earlier
             // operation has completed. Their parameters are still checked.
             Opcode::NpuOpDmaWait => {
-                if cmd.param >> 4 != 0 || cmd.param & 0xf > 1 {
-                    Err(OpError::BadParam(format!(
+                if cmd.param >> 4 >= DMA_CHANNELS || cmd.param & 0xf >= DMA_DESCRIPTORS {
+                    return Err(OpError::BadParam(format!(
                         "NPU_OP_DMA_WAIT {}: channel must be 0 and k 0 or 1 (TRM 4.6.4)",
                         cmd.param
-                    )))
-                } else {
-                    Ok(())
+                    )));
                 }
             }
-            Opcode::NpuOpKernelWait => {
-                if cmd.param > 3 {
-                    Err(OpError::BadParam(format!(
-                        "NPU_OP_KERNEL_WAIT {}: n must be 0-3 (TRM 4.6.4)",
-                        cmd.param
-                    )))
-                } else {
-                    Ok(())
-                }
-            }
-            Opcode::NpuOpPmuMask => Ok(()),
+            Opcode::NpuOpKernelWait | Opcode::NpuOpPmuMask => {}
             Opcode::NpuOpConv
             | Opcode::NpuOpDepthwise
             | Opcode::NpuOpPool
             | Opcode::NpuOpElementwise => {
-                let r = ops::run_kernel(self, cmd.op, cmd.param);
-                if r.is_ok() {
-                    *self.stats.ops.entry(cmd.op.name()).or_default() += 1;
-                }
-                r
+                ops::run_kernel(self, cmd.op, cmd.param)?;
+                *self.stats.ops.entry(cmd.op.name()).or_default() += 1;
             }
-            op => {
-                // Bits outside every field of the command are reserved: an
-                // error rather than a silently aliased value (e.g. region 8).
-                let mask = op
-                    .info()
-                    .fields
-                    .iter()
-                    .fold(0u64, |m, f| m | (((1u64 << f.width) - 1) << f.lo));
-                let value = cmd.value();
-                if value & !mask != 0 {
-                    Err(OpError::BadParam(format!(
-                        "value {value:#x} sets reserved bits {:#x}",
-                        value & !mask
-                    )))
-                } else {
-                    self.regs[op as usize] = value;
-                    Ok(())
-                }
-            }
-        };
-        result.map(|_| Flow::Continue).map_err(|e| {
-            if matches!(e, OpError::OutOfRange { .. }) {
-                // An access outside memory is a bus error on hardware.
-                self.status.bus_status = true;
-                self.status.running = false;
-                self.status.irq_raised = true;
-            }
-            wrap(e)
-        })
+            op => self.regs[op as usize] = value,
+        }
+        Ok(Flow::Continue)
+    }
+
+    /// NPU_OP_IRQ and NPU_OP_STOP (TRM 4.6.4).
+    fn irq(&mut self, mask: u16) {
+        self.status.irq_history_mask |= mask;
+        self.status.irq_raised = true;
+        self.stats.irqs += 1;
     }
 
     /// TRM 4.6.4 NPU_OP_DMA_START, TRM 4.6.5 NPU_SET_DMA0_*: copy
@@ -388,12 +480,11 @@ impl Npu {
     /// plane starts SKIP1 bytes after LEN*SIZE0 (see `row_starts`); the other
     /// side is contiguous. A destination with region bit 8 set
     /// is the shared buffer of each core in the mask (how LUTs are loaded).
-    fn dma_start(&mut self, param: u16) -> Result<(), OpError> {
-        if param >> 4 != 0 {
-            return Err(OpError::BadParam(format!(
-                "NPU_OP_DMA_START {param}: only channel 0 exists (TRM 4.6.4)"
-            )));
-        }
+    ///
+    /// The descriptor is checked first, as the hardware does when it decodes
+    /// the command (errors are parse errors): an external source, regions
+    /// 0-7, stride modes 0-2, a core mask of 1-3.
+    fn dma_start(&mut self) -> Result<(), OpError> {
         let src_region = self.field(Opcode::NpuSetDma0SrcRegion, "region") as usize;
         let src_mode = self.field(Opcode::NpuSetDma0SrcRegion, "region_mode") as u32;
         let src_stride = self.field(Opcode::NpuSetDma0SrcRegion, "stride_mode") as u32;
@@ -413,6 +504,22 @@ impl Npu {
         };
         let src_stride = stride_mode(src_stride, "source")?;
         let dst_stride = stride_mode(dst_stride, "destination")?;
+        let internal = DmaRegionMode::from_bits(dst_mode) == Some(DmaRegionMode::Internal);
+        if src_region >= NUM_REGIONS || (!internal && dst_region >= NUM_REGIONS) {
+            return Err(OpError::BadParam(format!(
+                "DMA region {} is not 0-7 (TRM 4.6.4 NPU_SET_DMA0_*_REGION)",
+                src_region.max(dst_region)
+            )));
+        }
+        // Internal: bits 0-7 are a core mask, "bit k set for core k=0,1"
+        // (TRM 4.6.4 NPU_SET_DMA0_DST_REGION). Vela writes mask 3 for every
+        // configuration, so the bit of a core the configuration lacks is
+        // ignored; other bits are reserved.
+        if internal && (dst_region == 0 || dst_region >> 2 != 0) {
+            return Err(OpError::BadParam(format!(
+                "DMA destination core mask {dst_region:#x} is not 1-3 (bit k for core k = 0, 1)"
+            )));
+        }
         let dims = |m: DmaStrideMode| match m {
             DmaStrideMode::D1 => 1,
             DmaStrideMode::D2 => 2,
@@ -444,6 +551,7 @@ impl Npu {
             let start = self.field(Opcode::NpuSetDma0Src, "addr");
             return Err(OpError::OutOfRange {
                 what: format!("DMA source ({rows} rows of {len} bytes)"),
+                channel: faulting_channel::MEM2MEM_READ,
                 region: src_region,
                 start,
                 end: start.saturating_add(total as i64),
@@ -484,54 +592,130 @@ impl Npu {
         let dst = row_starts(self.field(Opcode::NpuSetDma0Dst, "addr"), dst_stride);
         let mut data = Vec::with_capacity((len * rows) as usize);
         for &s in &src {
-            data.extend_from_slice(
-                self.memory
-                    .read("DMA source", src_region, s, len as usize)?,
+            data.extend_from_slice(self.memory.read(
+                faulting_channel::MEM2MEM_READ,
+                "DMA source",
+                src_region,
+                s,
+                len as usize,
+            )?);
+        }
+        if internal {
+            self.check_shram_rows(dst_region, &dst, len as i64)?;
+        } else {
+            for &d in &dst {
+                self.memory.check(
+                    faulting_channel::MEM2MEM_WRITE,
+                    "DMA destination",
+                    dst_region,
+                    d,
+                    len as usize,
+                )?;
+            }
+            let (read, written) = (
+                Extent::of_rows(src_region, &src, len),
+                Extent::of_rows(dst_region, &dst, len),
             );
+            // TRM 4.6.3: the inputs of an operation must be known as it
+            // starts; the DMA streams forward, reading ahead of its writes.
+            if let Some((a, b)) = read.overlap(&written) {
+                return Err(OpError::Unpredictable {
+                    rule: "TRM 4.6.3",
+                    detail: format!(
+                        "DMA source and destination overlap in region {src_region} at bytes \
+                         [{a:#x}, {b:#x})"
+                    ),
+                });
+            }
         }
         let chunks = data.chunks_exact(len as usize);
-        match DmaRegionMode::from_bits(dst_mode) {
-            Some(DmaRegionMode::Internal) => {
-                // Bits 0-7 are a core mask, "bit k set for core k=0,1" (TRM
-                // 4.6.4 NPU_SET_DMA0_DST_REGION). Vela writes mask 3 for every
-                // configuration, so the bit of a core the configuration lacks
-                // is ignored; other bits are reserved.
-                let mask = dst_region;
-                if mask == 0 || mask >> 2 != 0 {
-                    return Err(OpError::BadParam(format!(
-                        "DMA destination core mask {mask:#x} is not 1-3 (bit k for core k = 0, 1)"
-                    )));
-                }
-                for (core, buf) in self.shram.iter_mut().enumerate() {
-                    if mask & (1 << core) == 0 {
-                        continue;
-                    }
-                    let size = buf.len();
+        if internal {
+            for (core, buf) in self.shram.iter_mut().enumerate() {
+                if dst_region & (1 << core) != 0 {
                     for (&d, chunk) in dst.iter().zip(chunks.clone()) {
-                        let end = d + len as i64;
-                        if d < 0 || end > size as i64 {
-                            return Err(OpError::ShramOutOfRange {
-                                what: "DMA destination".into(),
-                                core,
-                                start: d,
-                                end,
-                                size,
-                            });
-                        }
-                        buf[d as usize..end as usize].copy_from_slice(chunk);
+                        buf[d as usize..d as usize + chunk.len()].copy_from_slice(chunk);
                     }
                 }
             }
-            _ => {
-                for (&d, chunk) in dst.iter().zip(chunks) {
-                    self.memory
-                        .write("DMA destination", dst_region, d, len as usize)?
-                        .copy_from_slice(chunk);
-                }
+        } else {
+            for (&d, chunk) in dst.iter().zip(chunks) {
+                self.memory
+                    .write(
+                        faulting_channel::MEM2MEM_WRITE,
+                        "DMA destination",
+                        dst_region,
+                        d,
+                        len as usize,
+                    )?
+                    .copy_from_slice(chunk);
             }
         }
         self.stats.dma_ops += 1;
         self.stats.dma_bytes += len * rows;
         Ok(())
+    }
+
+    /// Every row fits the shared buffer of each core in `mask` (the job
+    /// runner refuses a stream that writes past its end).
+    fn check_shram_rows(&self, mask: usize, rows: &[i64], len: i64) -> Result<(), OpError> {
+        for (core, buf) in self.shram.iter().enumerate() {
+            if mask & (1 << core) == 0 {
+                continue;
+            }
+            let size = buf.len();
+            if let Some(&d) = rows.iter().find(|&&d| d < 0 || d + len > size as i64) {
+                return Err(OpError::ShramOutOfRange {
+                    what: "DMA destination".into(),
+                    core,
+                    start: d,
+                    end: d + len,
+                    size,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The bytes a DMA touches on one side: sorted, disjoint byte ranges of one region.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Extent {
+    region: usize,
+    ranges: Vec<(i64, i64)>,
+}
+
+impl Extent {
+    /// Rows of `len` bytes at ascending `starts`, adjacent rows merged.
+    fn of_rows(region: usize, starts: &[i64], len: u64) -> Extent {
+        let mut ranges: Vec<(i64, i64)> = Vec::new();
+        for &s in starts {
+            let e = s + len as i64;
+            match ranges.last_mut() {
+                Some(last) if last.1 >= s => last.1 = last.1.max(e),
+                _ => ranges.push((s, e)),
+            }
+        }
+        Extent { region, ranges }
+    }
+
+    /// The first bytes both extents touch, if any.
+    fn overlap(&self, other: &Extent) -> Option<(i64, i64)> {
+        if self.region != other.region {
+            return None;
+        }
+        let (mut i, mut j) = (0, 0);
+        while i < self.ranges.len() && j < other.ranges.len() {
+            let (a, b) = (self.ranges[i], other.ranges[j]);
+            let (lo, hi) = (a.0.max(b.0), a.1.min(b.1));
+            if lo < hi {
+                return Some((lo, hi));
+            }
+            if a.1 <= b.1 {
+                i += 1;
+            } else {
+                j += 1;
+            }
+        }
+        None
     }
 }

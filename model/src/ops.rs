@@ -15,6 +15,7 @@ use npu_spec::command::{
     IfmScaleMode, KernelDecomposition, Layout, OfmScaleMode, Opcode, PoolingMode, RoundMode,
     UpscaleMode, WeightOrder as WeightOrderBit, SCALE_BIAS_RECORD_BYTES,
 };
+use npu_spec::regs::faulting_channel;
 
 /// Largest feature map or weight tensor (elements) the model will allocate.
 pub const MAX_ELEMENTS: usize = 1 << 24;
@@ -767,6 +768,7 @@ fn load_fm(
                 if off < 0 || off as usize + e > region.len() {
                     return Err(OpError::OutOfRange {
                         what: format!("{what} element (y {y}, x {x}, c {ch})"),
+                        channel: faulting_channel::IFM,
                         region: fm.region,
                         start: off,
                         end: off + e as i64,
@@ -797,6 +799,7 @@ fn store_fm(
             for ch in 0..c {
                 let off = fm.offset(y, x, ch);
                 let dst = npu.memory.write(
+                    faulting_channel::OFM,
                     &format!("OFM element (y {y}, x {x}, c {ch})"),
                     fm.region,
                     off,
@@ -848,6 +851,7 @@ fn load_scales(npu: &Npu, core: usize, n: usize) -> Result<Vec<ScaleRecord>, OpE
     }
     let region = npu.field(Opcode::NpuSetScaleRegion, "region") as usize;
     let bytes = npu.memory.read(
+        faulting_channel::SCALE,
         &format!("scale/bias stream {core}"),
         region,
         npu.field(base_op, "addr"),
@@ -932,9 +936,13 @@ fn load_weights(
         let region = npu.field(Opcode::NpuSetWeightRegion, "region") as usize;
         let len = npu.field(len_op, "length") as usize;
         let what = format!("weight stream {core}");
-        let bytes = npu
-            .memory
-            .read(&what, region, npu.field(base_op, "addr"), len)?;
+        let bytes = npu.memory.read(
+            faulting_channel::WEIGHTS,
+            &what,
+            region,
+            npu.field(base_op, "addr"),
+            len,
+        )?;
         let stream =
             weights::decode(bytes).map_err(|e| OpError::Weights(format!("{what}: {e}")))?;
         if stream.len() < order.tensor_len() {

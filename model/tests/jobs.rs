@@ -105,6 +105,13 @@ fn validation_errors_name_the_problem() {
     );
     let e = load_err("overlap", &two);
     assert!(e.contains("overlap"), "{e}");
+    let dir = make_job("ragged", GOOD, &[0; 16]);
+    std::fs::write(dir.join("cmd.bin"), [0u8; 6]).unwrap();
+    let e = Job::load(&dir, None).unwrap_err().to_string();
+    assert!(
+        e.contains("6 bytes, not a whole number of 32-bit words"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -117,7 +124,9 @@ fn stream_past_region_is_an_error_not_a_panic() {
     let e = run_job(&job, &mut GoldenBackend::default(), &mut |_, _| {}).unwrap_err();
     let msg = format!("{e:#}");
     assert!(
-        msg.contains("NPU_OP_DMA_START") && msg.contains("region 0"),
+        msg.contains("refused before running")
+            && msg.contains("NPU_OP_DMA_START")
+            && msg.contains("region 0"),
         "{msg}"
     );
 }

@@ -101,6 +101,17 @@ impl Field {
     }
 }
 
+/// Bits of a value space that no field of `fields` covers: reserved.
+pub const fn field_mask(fields: &[Field]) -> u64 {
+    let mut mask = 0;
+    let mut i = 0;
+    while i < fields.len() {
+        mask |= ((1u64 << fields[i].width) - 1) << fields[i].lo;
+        i += 1;
+    }
+    mask
+}
+
 /// One row of table 4-110 or 4-111.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct CommandInfo {
@@ -163,7 +174,8 @@ commands! {
         "start pooling stripe (0 max, 1 average, 2 reduce sum)";
     NpuOpElementwise = Cmd0 0x006, "NPU_OP_ELEMENTWISE", [Field::u("elementwise_mode", 0, 6)],
         "start elementwise stripe";
-    NpuOpDmaStart = Cmd0 0x010, "NPU_OP_DMA_START", [Field::u("channel_mode", 0, 16)],
+    // TRM table 4-110: the parameter is 16*channel, so bits 3:0 are reserved.
+    NpuOpDmaStart = Cmd0 0x010, "NPU_OP_DMA_START", [Field::u("channel", 4, 12)],
         "queue DMA on channel param/16 (only channel 0)";
     NpuOpDmaWait = Cmd0 0x011, "NPU_OP_DMA_WAIT", [Field::u("k", 0, 4), Field::u("channel", 4, 12)],
         "wait until the DMA channel has k or fewer descriptors outstanding";
@@ -369,6 +381,22 @@ impl Opcode {
         COMMANDS.iter().find(|c| c.name == name).map(|c| c.op)
     }
 
+    /// The field `name` of this command; panics naming both if there is none
+    /// (a design elaborated against a field the table lacks).
+    pub fn field(self, name: &str) -> &'static Field {
+        self.info()
+            .fields
+            .iter()
+            .find(|f| f.name == name)
+            .unwrap_or_else(|| panic!("{} has no field {name}", self.name()))
+    }
+
+    /// The bits of the value space its fields cover; a value with any other
+    /// bit set is malformed (a parse error, see `model/src/lib.rs`).
+    pub const fn field_mask(self) -> u64 {
+        field_mask(self.info().fields)
+    }
+
     /// True for the NPU_OP_* commands that start a kernel operation.
     pub const fn is_kernel_op(self) -> bool {
         matches!(
@@ -486,6 +514,11 @@ pub mod broadcast {
     /// IFM2 is the scalar of NPU_SET_IFM2_SCALAR.
     pub const SCALAR: u16 = 1 << 7;
 }
+
+/// User DMA channels (TRM 4.6.4 NPU_OP_DMA_START: "one user channel").
+pub const DMA_CHANNELS: u16 = 1;
+/// Descriptors each DMA channel holds (TRM 4.6.4 NPU_OP_DMA_WAIT: k = 0, 1).
+pub const DMA_DESCRIPTORS: u16 = 2;
 
 /// Size of one record of the scale/bias stream (JOBS.md; 40-bit bias,
 /// 32-bit scale, 6-bit shift).

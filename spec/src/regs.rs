@@ -513,6 +513,30 @@ pub const REGIONCFG: Register = reg(
     "Memory type of each base-pointer region",
 );
 
+/// REGIONCFG as Arm's Ethos-U core driver programs it for the U65
+/// (`ethosu_config_u65.h`: NPU_REGIONCFG_0 3, _1 2, _2.._7 1): the counter of
+/// each region, so regions 0 and 1 read through M1 and the others through M0.
+/// The testbench driver programs it and the golden model reports bus faults
+/// with it.
+pub const DRIVER_REGIONCFG: [u32; REGION_COUNT] = [3, 2, 1, 1, 1, 1, 1, 1];
+
+/// The AXI port of an outstanding counter (REGIONCFG, QCONFIG, TRM 4.2.13):
+/// 0 and 1 are on M0, 2 and 3 on M1.
+pub const fn counter_port(counter: u32) -> u32 {
+    counter >> 1
+}
+
+/// STATUS.faulting_channel codes (TRM table 4-3): the traffic of a bus abort.
+pub mod faulting_channel {
+    pub const COMMAND: u32 = 0;
+    pub const IFM: u32 = 1;
+    pub const WEIGHTS: u32 = 2;
+    pub const SCALE: u32 = 3;
+    pub const MEM2MEM_READ: u32 = 4;
+    pub const OFM: u32 = 8;
+    pub const MEM2MEM_WRITE: u32 = 9;
+}
+
 const AXI_LIMIT_FIELDS: &[Field] = &[
     rw(
         "max_outstanding_write_m1",

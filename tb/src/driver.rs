@@ -9,20 +9,24 @@
 //!    and power while it runs (the driver's power request);
 //! 3. QBASE0/1, QSIZE, QCONFIG, BASEP0-15, REGIONCFG, then
 //!    CMD.transition_to_running_state, keeping the Q-channel bits;
-//! 4. wait for the IRQ port, clear it through CMD.clear_irq, read STATUS:
-//!    bus_status, cmd_parse_error and ecc_fault are errors;
+//! 4. wait for the NPU to stop, read STATUS, clear the IRQ through
+//!    CMD.clear_irq: bus_status, cmd_parse_error and ecc_fault are errors;
 //! 5. CMD with clock_q_enable = power_q_enable = 1 (the power release).
 //!
-//! Two departures, both for a testbench: an IRQ with STATUS.state still
-//! running (NPU_OP_IRQ, TRM 4.6.4) is cleared and waited past, where Arm's
-//! driver would end the inference; and STATUS.cmd_end_reached is returned
-//! rather than required, since a stream ending in NPU_OP_STOP stops there.
-//! After an error the NPU is left as it is, for inspection (Arm's driver
-//! soft-resets it; the next invocation here starts with a soft reset anyway).
+//! Departures, all for a testbench: the wait reads STATUS at each new IRQ
+//! and every few hundred cycles, because an NPU can stop without an IRQ (a
+//! stream without NPU_OP_STOP ends with STATUS.cmd_end_reached); an IRQ with
+//! STATUS.state still running (NPU_OP_IRQ, TRM 4.6.4) is left raised and
+//! waited past, where Arm's driver would end the inference, so STATUS is
+//! returned as the NPU stopped; and STATUS.cmd_end_reached is returned
+//! rather than required. After an error the NPU is left as it is, for
+//! inspection (Arm's driver soft-resets it; the next invocation here starts
+//! with a soft reset anyway).
 
 use crate::axi::{AxiLimits, AxiPort};
 use crate::npu::NpuTb;
-use npu_spec::regs::{self, Register, REGION_COUNT};
+use npu_model::job::describe_status;
+use npu_spec::regs::{self, Register, DRIVER_REGIONCFG, REGION_COUNT};
 use std::fmt;
 
 /// The host's APB accesses are privileged and secure (PPROT = 0b001), which
@@ -35,6 +39,13 @@ const SOFT_RESET_POLLS: u32 = 100_000;
 
 /// Cycles between the QREAD reads that report progress while waiting.
 const PROGRESS_INTERVAL: u64 = 1 << 14;
+
+/// Cycles between STATUS reads while waiting with IRQ low (an NPU that ends
+/// a stream without NPU_OP_STOP stops without IRQ), and with an IRQ of
+/// NPU_OP_IRQ raised (a later STOP raises no new edge). They bound how late
+/// such a stop is seen; a STOP's own IRQ is seen at once.
+const STATUS_POLL_INTERVAL: u64 = 1 << 10;
+const STATUS_POLL_INTERVAL_IRQ_RAISED: u64 = 1 << 6;
 
 /// Default IRQ wait, in CLK cycles.
 pub const DEFAULT_MAX_CYCLES: u64 = 20_000_000;
@@ -123,7 +134,7 @@ impl Default for AxiSettings {
     /// NPU_REGIONCFG_2..7 1, and [`AxiLimit::U65_DEFAULT`] for every counter.
     fn default() -> Self {
         Self {
-            regioncfg: [3, 2, 1, 1, 1, 1, 1, 1],
+            regioncfg: DRIVER_REGIONCFG,
             axi_limits: [AxiLimit::U65_DEFAULT; 4],
             qconfig: 2,
         }
@@ -242,12 +253,13 @@ impl Inference {
     }
 }
 
-/// STATUS and QREAD as the driver last read them.
+/// STATUS and QREAD as the driver last read them, with the IRQ output then.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NpuState {
     pub status: u32,
     pub qread: u32,
     pub qsize: u32,
+    pub irq: bool,
 }
 
 impl NpuState {
@@ -268,23 +280,16 @@ impl NpuState {
 }
 
 impl fmt::Display for NpuState {
-    /// `STATUS 0x00000005 (state=1 bus_status=1 ...), QREAD 0x10 of QSIZE 0x2c`:
+    /// `STATUS 0x00000005 (state=1 bus_status=1 ...), QREAD 0x10 of QSIZE 0x2c, IRQ 1`:
     /// STATUS with its state and every field that is not zero.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let fields: Vec<String> = regs::STATUS
-            .fields
-            .iter()
-            .rev()
-            .filter(|x| x.name == "state" || x.get(self.status) != 0)
-            .map(|x| format!("{}={}", x.name, x.get(self.status)))
-            .collect();
         write!(
             f,
-            "STATUS {:#010x} ({}), QREAD {:#x} of QSIZE {:#x}",
-            self.status,
-            fields.join(" "),
+            "STATUS {}, QREAD {:#x} of QSIZE {:#x}, IRQ {}",
+            describe_status(self.status),
             self.qread,
-            self.qsize
+            self.qsize,
+            u8::from(self.irq)
         )
     }
 }
@@ -301,7 +306,7 @@ pub enum DriverError {
     },
     #[error("soft reset: {0}")]
     SoftReset(String),
-    #[error("no IRQ within {cycles} cycles of the start: {state}")]
+    #[error("the NPU did not stop within {cycles} cycles of the start: {state}")]
     Timeout { cycles: u64, state: NpuState },
     #[error("the NPU stopped on an error after {cycles} cycles: {state}")]
     Fault { cycles: u64, state: NpuState },
@@ -310,9 +315,10 @@ pub enum DriverError {
 /// A finished invocation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct InvokeResult {
-    /// STATUS and QREAD after the final IRQ was cleared.
+    /// STATUS, QREAD and IRQ as the NPU stopped, before the driver cleared the IRQ.
     pub state: NpuState,
-    /// CLK cycles from the CMD write that started the NPU to the final IRQ.
+    /// CLK cycles from the CMD write that started the NPU to the read of
+    /// STATUS that saw it stopped.
     pub cycles: u64,
     /// IRQs raised while the NPU kept running (NPU_OP_IRQ), before the final one.
     pub irqs: u32,
@@ -461,8 +467,8 @@ pub fn wait(tb: &mut NpuTb, running: Running) -> Result<InvokeResult, DriverErro
     wait_with_progress(tb, running, &mut |_, _| {})
 }
 
-/// Waits for the IRQ that ends the invocation, up to its cycle limit, and
-/// checks STATUS. `progress(qread, qsize)` is called every few thousand cycles.
+/// Waits for the NPU to stop, up to its cycle limit, and checks STATUS.
+/// `progress(qread, qsize)` is called every few thousand cycles.
 pub fn wait_with_progress(
     tb: &mut NpuTb,
     running: Running,
@@ -470,25 +476,36 @@ pub fn wait_with_progress(
 ) -> Result<InvokeResult, DriverError> {
     let irq = tb.model.port("IRQ");
     let mut irqs = 0;
+    let mut irq_seen = false;
+    let mut next_poll = STATUS_POLL_INTERVAL;
     let mut next_progress = PROGRESS_INTERVAL;
     loop {
         let cycles = tb.model.cycle() - running.started_at;
-        if tb.model.get(irq) != 0 {
-            write_cmd(tb, |cmd| regs::CMD.field("clear_irq").set(cmd, 1))?;
+        let irq_high = tb.model.get(irq) != 0;
+        if (irq_high && !irq_seen) || cycles >= next_poll {
             let state = read_state(tb, running)?;
-            if state.has_error() {
-                set_clock_and_power(tb, true)?;
-                return Err(DriverError::Fault { cycles, state });
-            }
             if !state.running() {
+                write_cmd(tb, |cmd| regs::CMD.field("clear_irq").set(cmd, 1))?;
                 set_clock_and_power(tb, true)?;
+                if state.has_error() {
+                    return Err(DriverError::Fault { cycles, state });
+                }
                 return Ok(InvokeResult {
                     state,
                     cycles,
                     irqs,
                 });
             }
-            irqs += 1;
+            if irq_high && !irq_seen {
+                irqs += 1;
+            }
+            irq_seen = irq_high;
+            next_poll = cycles
+                + if irq_high {
+                    STATUS_POLL_INTERVAL_IRQ_RAISED
+                } else {
+                    STATUS_POLL_INTERVAL
+                };
         }
         if cycles >= running.max_cycles {
             let state = read_state(tb, running)?;
@@ -504,7 +521,9 @@ pub fn wait_with_progress(
 }
 
 fn read_state(tb: &mut NpuTb, running: Running) -> Result<NpuState, DriverError> {
+    let irq = tb.get("IRQ") != 0;
     Ok(NpuState {
+        irq,
         status: read(tb, &regs::STATUS)?,
         qread: read(tb, &regs::QREAD)?,
         qsize: running.qsize,

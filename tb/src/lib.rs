@@ -5,6 +5,7 @@
 pub mod apb;
 pub mod axi;
 pub mod driver;
+pub mod fuzz;
 pub mod npu;
 pub mod q_channel;
 pub mod register_model;

@@ -1,21 +1,36 @@
 //! The RTL as a job backend (JOBS.md): each region's image and the command
 //! stream go into the memory behind the AXI ports at base addresses of their
-//! own, the driver runs the stream, and the regions are read back.
+//! own, the driver runs the stream, and the regions are read back. Memory
+//! exists only there: an access outside the job's regions answers DECERR,
+//! so the NPU reports it as a bus error.
 
 use crate::axi::{AxiPort, CompleterConfig};
+use crate::driver::DriverError;
 use crate::driver::{self, AxiSettings, Inference, DEFAULT_MAX_CYCLES};
 use crate::npu::{NpuTb, Waveform};
+use crate::shram::shram_contents;
 use anyhow::{bail, Context, Result};
 use npu_model::job::{Backend, BackendRun, Job};
 use std::collections::BTreeMap;
+use std::ops::Range;
+
+/// The bytes at `base` an AXI burst may touch for `size` bytes of data:
+/// bursts move whole 16-byte beats.
+fn window(base: u64, size: usize) -> Range<u64> {
+    base..base + (size as u64).next_multiple_of(16)
+}
 
 /// Base address of region `k`. Each region and the command stream have a
 /// 4 GB window of their own above 64 GB, so an access past the end of a
-/// region reads memory nothing wrote (zeros) rather than another region, and
-/// the high words of BASEP and QBASE matter.
+/// region never reaches another region, and the high words of BASEP and
+/// QBASE matter.
 pub fn region_base(k: usize) -> u64 {
     (0x10 + k as u64) << 32
 }
+
+/// CLK cycles the AXI transactions still in flight when the NPU stops may
+/// take to complete.
+const DRAIN_CYCLES: u64 = 100_000;
 
 /// Address of the command stream.
 pub const COMMAND_STREAM_BASE: u64 = 0x20 << 32;
@@ -72,8 +87,20 @@ impl Backend for RtlBackend {
         if let Some(seed) = self.axi_seed {
             tb.set_axi_seed(seed);
         }
+        let mut address_map: Vec<Range<u64>> = job
+            .regions
+            .iter()
+            .map(|(&k, bytes)| window(region_base(k), bytes.len()))
+            .collect();
+        address_map.push(window(COMMAND_STREAM_BASE, job.command_stream.len()));
         for port in AxiPort::ALL {
-            tb.set_axi_config(port, self.axi_configs[port.index()].clone());
+            tb.set_axi_config(
+                port,
+                CompleterConfig {
+                    address_map: Some(address_map.clone()),
+                    ..self.axi_configs[port.index()].clone()
+                },
+            );
             tb.set_aclken_pattern(port, &self.aclken_patterns[port.index()]);
         }
         for (&k, bytes) in &job.regions {
@@ -97,14 +124,27 @@ impl Backend for RtlBackend {
         };
         let result = driver::invoke_async(&mut tb, &inference)
             .and_then(|running| driver::wait_with_progress(&mut tb, running, progress));
+        // A stop on an error cancels neither the DMA descriptors already
+        // queued nor AXI transactions already issued (a command fetch ahead
+        // of a refused command): they complete, so the regions are read once
+        // the NPU is quiet. CLKQACTIVE says so once the driver has cleared
+        // the IRQ (TRM 3.3.4.2: high while any work is outstanding).
+        for _ in 0..DRAIN_CYCLES {
+            if tb.axi_idle() && tb.get("CLKQACTIVE") == 0 {
+                break;
+            }
+            tb.tick();
+        }
         let idle = tb.axi_idle();
         let run = self.last.insert(tb);
-        let result = result.context("RTL run")?;
+        // An error the NPU reports in STATUS is the run's result.
+        let (state, cycles) = match result {
+            Ok(r) => (r.state, r.cycles),
+            Err(DriverError::Fault { cycles, state }) => (state, cycles),
+            Err(e) => return Err(e).context("RTL run"),
+        };
         if !idle {
-            bail!(
-                "RTL run: AXI transactions still in flight after the NPU stopped ({})",
-                result.state
-            );
+            bail!("RTL run: AXI transactions still in flight after the NPU stopped ({state})");
         }
         let mut counters = BTreeMap::new();
         for port in AxiPort::ALL {
@@ -121,10 +161,13 @@ impl Backend for RtlBackend {
                 .iter()
                 .map(|(&k, bytes)| (k, run.memory().read_vec(region_base(k), bytes.len())))
                 .collect(),
-            status: result.state.status,
-            completed: !result.state.running() && !result.state.has_error(),
+            shram: shram_contents(run),
+            status: state.status,
+            qread: state.qread,
+            irq: state.irq,
+            fault: None,
             ops: BTreeMap::new(),
-            cycles: Some(result.cycles),
+            cycles: Some(cycles),
             pmu: BTreeMap::new(),
             counters,
             macs: 0,

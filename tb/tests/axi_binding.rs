@@ -68,6 +68,7 @@ fn idle_bus_under_back_pressure_aclken_ratios_and_apb_traffic() {
             range: 0..0x1000,
             resp: Resp::SlvErr,
         }],
+        address_map: None,
     };
     for port in AxiPort::ALL {
         tb.set_axi_config(port, config.clone());

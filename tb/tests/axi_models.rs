@@ -218,6 +218,7 @@ fn data_survives_latency_back_pressure_and_reordering() {
         response_probability: 0.7,
         reorder: true,
         errors: vec![],
+        address_map: None,
     };
     let (manager, completer, memory, all) = run(config, seed, 200);
     for (txn, data, resp) in &manager.read_results {

@@ -72,6 +72,7 @@ fn a_soft_reset_during_dma_traffic_drains_resets_and_clears_the_shared_buffer() 
             response_probability: 0.7,
             reorder: true,
             errors: vec![],
+            address_map: None,
         };
         tb.set_axi_seed(seed());
         for port in AxiPort::ALL {

@@ -84,6 +84,7 @@ fn vela_dma_jobs_pass_under_back_pressure_and_a_half_rate_aclken() {
             response_probability: rng.gen_range(0.2..1.0),
             reorder: true,
             errors: vec![],
+            address_map: None,
         };
         let mut backend = RtlBackend {
             axi_configs: [completer(), completer()],
@@ -113,7 +114,7 @@ fn a_run_that_never_stops_is_a_clear_error() {
     let message = format!("{err:#}");
     for word in [
         "RTL run",
-        "no IRQ within 2000 cycles",
+        "did not stop within 2000 cycles",
         "STATUS",
         "QREAD 0x0",
     ] {
@@ -196,7 +197,7 @@ fn npu_sim_runs_a_job_on_the_rtl_with_a_waveform_and_reports_a_run_that_never_st
     for word in [
         "error:",
         "rtl backend (add --vcd FILE for a waveform)",
-        "no IRQ within 5 cycles",
+        "did not stop within 5 cycles",
         "STATUS",
         "QREAD",
     ] {

@@ -19,8 +19,13 @@
 //!   IRQ raised, QREAD at the operation.
 //!
 //! A reserved opcode or format, a stream that ends inside a cmd1, a QSIZE
-//! that is not a multiple of 4, or a DMA command naming a channel other than
-//! 0 sets STATUS.cmd_parse_error, stops and raises IRQ. A stream that ends
+//! that is not a multiple of 4, a value with bits outside its command's
+//! fields, a parameter outside the TRM's range (NPU_OP_DMA_START other than
+//! 0, NPU_OP_DMA_WAIT over 1, NPU_OP_KERNEL_WAIT over 3, NPU_OP_PMU_MASK
+//! over 1), or an NPU_OP_DMA_START whose descriptor the DMA cannot run (an
+//! internal source, a region over 7, stride mode 3, a core mask of 0 or over
+//! 3) sets STATUS.cmd_parse_error, stops and raises IRQ, with QREAD at the
+//! command, as the golden model does. A stream that ends
 //! without NPU_OP_STOP sets STATUS.cmd_end_reached and stops without IRQ
 //! (as the golden model does); writing QBASE or QSIZE while stopped clears
 //! it. A bus error stops the NPU and raises IRQ. Errors are cleared only by
@@ -97,6 +102,10 @@ pub struct CentralControl {
     pub set_key: Signal<Out, Bits<11>>,
     pub set_value: Signal<Out, Bits<48>>,
     pub set_known: Signal<In, Bit>,
+    pub set_reserved: Signal<In, Bit>,
+    /// The NPU_SET_DMA0_SRC/DST_REGION values NPU_OP_DMA_START would queue.
+    pub dma0_src_region: Signal<In, Bits<11>>,
+    pub dma0_dst_region: Signal<In, Bits<11>>,
     /// Kernel-operation dispatch: `op_valid` holds until `op_accept` or
     /// `op_refuse`.
     pub op_valid: Signal<Out, Bit>,
@@ -117,6 +126,17 @@ pub struct CentralControl {
     kernel_wait_key: Constant<Bits<11>>,
     pmu_mask_key: Constant<Bits<11>>,
     pmu_mask_enable: Constant<Bits<16>>,
+    // The largest parameter of NPU_OP_DMA_WAIT, NPU_OP_KERNEL_WAIT and
+    // NPU_OP_PMU_MASK (TRM 4.6.4).
+    dma_wait_max: Constant<Bits<16>>,
+    kernel_wait_max: Constant<Bits<16>>,
+    pmu_mask_max: Constant<Bits<16>>,
+    // NPU_SET_DMA0_*_REGION fields (TRM 4.6.4): region or core mask,
+    // internal bit, stride mode; the largest region and core mask.
+    dma_region_internal: Constant<Bits<11>>,
+    dma_stride_lsb: Constant<Bits<4>>,
+    dma_region_max: Constant<Bits<8>>,
+    dma_core_mask_max: Constant<Bits<8>>,
     // Command-word layout (TRM table 4-107).
     format_shift: Constant<Bits<5>>,
     param_shift: Constant<Bits<5>>,
@@ -148,6 +168,7 @@ pub struct CentralControl {
     word_format: Signal<Local, Bits<6>>,
     first_format: Signal<Local, Bits<6>>,
     kernel_op: Signal<Local, Bit>,
+    dma_descriptor_bad: Signal<Local, Bit>,
     complete: Signal<Local, Bit>,
     fail: Signal<Local, Bit>,
     halt: Signal<Local, Bit>,
@@ -185,6 +206,9 @@ fn lsb(register: &regs::Register, field: &str) -> Constant<Bits<5>> {
 impl Default for CentralControl {
     fn default() -> Self {
         let key = |op: Opcode| Constant::new(command_key(op).into());
+        let constant16 = |v: u64| Constant::new(v.into());
+        // DST_REGION has the layout of SRC_REGION.
+        let dma_region_field = |name| Opcode::NpuSetDma0SrcRegion.field(name);
         let pmu_mask_enable = Opcode::NpuOpPmuMask
             .info()
             .fields
@@ -223,6 +247,9 @@ impl Default for CentralControl {
             set_key: Default::default(),
             set_value: Default::default(),
             set_known: Default::default(),
+            set_reserved: Default::default(),
+            dma0_src_region: Default::default(),
+            dma0_dst_region: Default::default(),
             op_valid: Default::default(),
             op_code: Default::default(),
             op_param: Default::default(),
@@ -257,6 +284,13 @@ impl Default for CentralControl {
             status_irq_raised: mask(&regs::STATUS, "irq_raised"),
             status_state: mask(&regs::STATUS, "state"),
             pmu_mask_enable: Constant::new((1u64 << pmu_mask_enable.lo).into()),
+            dma_wait_max: constant16(u64::from(command::DMA_DESCRIPTORS) - 1),
+            kernel_wait_max: constant16(Opcode::NpuOpKernelWait.field_mask()),
+            pmu_mask_max: constant16(Opcode::NpuOpPmuMask.field_mask()),
+            dma_region_internal: Constant::new((1u64 << dma_region_field("region_mode").lo).into()),
+            dma_stride_lsb: Constant::new(u64::from(dma_region_field("stride_mode").lo).into()),
+            dma_region_max: Constant::new((regs::REGION_COUNT as u64 - 1).into()),
+            dma_core_mask_max: Constant::new(3.into()),
             word_index: Default::default(),
             word: Default::default(),
             word_valid: Default::default(),
@@ -266,6 +300,7 @@ impl Default for CentralControl {
             word_format: Default::default(),
             first_format: Default::default(),
             kernel_op: Default::default(),
+            dma_descriptor_bad: Default::default(),
             complete: Default::default(),
             fail: Default::default(),
             halt: Default::default(),
@@ -366,6 +401,23 @@ impl Logic for CentralControl {
         if self.first_format.val() == self.cmd0_format.val() {
             self.set_value.next = bit_cast::<48, 16>(self.op_param.val());
         }
+        // TRM 4.6.4 NPU_SET_DMA0_*_REGION: the source is external; a region
+        // is 0-7; stride modes are 0-2; an internal destination's core mask
+        // names core 0 or 1 (a configuration's missing core is ignored).
+        self.dma_descriptor_bad.next =
+            ((self.dma0_src_region.val() & self.dma_region_internal.val()) != 0)
+                | (bit_cast::<8, 11>(self.dma0_src_region.val()) > self.dma_region_max.val())
+                | (bit_cast::<2, 11>(self.dma0_src_region.val() >> self.dma_stride_lsb.val()) == 3)
+                | (bit_cast::<2, 11>(self.dma0_dst_region.val() >> self.dma_stride_lsb.val()) == 3);
+        if (self.dma0_dst_region.val() & self.dma_region_internal.val()) != 0 {
+            if (bit_cast::<8, 11>(self.dma0_dst_region.val()) == 0)
+                | (bit_cast::<8, 11>(self.dma0_dst_region.val()) > self.dma_core_mask_max.val())
+            {
+                self.dma_descriptor_bad.next = true;
+            }
+        } else if bit_cast::<8, 11>(self.dma0_dst_region.val()) > self.dma_region_max.val() {
+            self.dma_descriptor_bad.next = true;
+        }
         self.kernel_op.next = (self.key.val() == self.conv_key.val())
             | (self.key.val() == self.depthwise_key.val())
             | (self.key.val() == self.pool_key.val())
@@ -422,15 +474,15 @@ impl Logic for CentralControl {
                     }
                 } else if self.key.val() == self.dma_start_key.val() {
                     // TRM 4.6.4: one user channel, parameter 16 * channel.
-                    if self.op_param.val() != 0 {
+                    if (self.op_param.val() != 0) | self.dma_descriptor_bad.val() {
                         self.fail.next = true;
                     } else if !self.queue_full.val() {
                         self.descriptor_push.next = true;
                         self.complete.next = true;
                     }
                 } else if self.key.val() == self.dma_wait_key.val() {
-                    // TRM 4.6.4: parameter 16 * channel + k.
-                    if self.op_param.val().get_bits::<12>(4) != 0 {
+                    // TRM 4.6.4: parameter 16 * channel + k, channel 0, k 0-1.
+                    if self.op_param.val() > self.dma_wait_max.val() {
                         self.fail.next = true;
                     } else if bit_cast::<16, 2>(self.descriptors_active.val())
                         <= (self.op_param.val() & 0xf)
@@ -438,11 +490,19 @@ impl Logic for CentralControl {
                         self.complete.next = true;
                     }
                 } else if self.key.val() == self.kernel_wait_key.val() {
-                    self.complete.next = true;
+                    if self.op_param.val() > self.kernel_wait_max.val() {
+                        self.fail.next = true;
+                    } else {
+                        self.complete.next = true;
+                    }
                 } else if self.key.val() == self.pmu_mask_key.val() {
-                    self.pmu_enabled.d.next =
-                        (self.op_param.val() & self.pmu_mask_enable.val()) != 0;
-                    self.complete.next = true;
+                    if self.op_param.val() > self.pmu_mask_max.val() {
+                        self.fail.next = true;
+                    } else {
+                        self.pmu_enabled.d.next =
+                            (self.op_param.val() & self.pmu_mask_enable.val()) != 0;
+                        self.complete.next = true;
+                    }
                 } else if self.kernel_op.val() {
                     self.op_valid.next = true;
                     if self.op_refuse.val() {
@@ -451,8 +511,12 @@ impl Logic for CentralControl {
                         self.complete.next = true;
                     }
                 } else if self.set_known.val() {
-                    self.set_write.next = true;
-                    self.complete.next = true;
+                    if self.set_reserved.val() {
+                        self.fail.next = true;
+                    } else {
+                        self.set_write.next = true;
+                        self.complete.next = true;
+                    }
                 } else {
                     // A reserved opcode.
                     self.fail.next = true;

@@ -3,7 +3,7 @@
 //! overwrites it"), built from the command table of `npu_spec::command`.
 
 use crate::widgets::ResetReg;
-use npu_spec::command::{CmdKind, CommandInfo, Opcode, COMMANDS};
+use npu_spec::command::{field_mask, CmdKind, CommandInfo, Opcode, COMMANDS};
 use rust_hdl::prelude::*;
 
 /// The bit a cmd1's key has set above its opcode.
@@ -26,8 +26,9 @@ pub fn is_setting(info: &CommandInfo) -> bool {
 }
 
 /// One NPU_SET_* value: the command's value space (cmd0: the 16-bit
-/// parameter; cmd1: payload in bits 31:0, parameter in 47:32), with the bits
-/// outside every field of the command held at 0.
+/// parameter; cmd1: payload in bits 31:0, parameter in 47:32). A value with
+/// bits outside every field of the command is `reserved`: the central
+/// control refuses it with a parse error instead of writing it.
 #[derive(LogicBlock)]
 pub struct SetRegister {
     pub clock: Signal<In, Clock>,
@@ -35,8 +36,9 @@ pub struct SetRegister {
     pub write: Signal<In, Bit>,
     pub key: Signal<In, Bits<11>>,
     pub value: Signal<In, Bits<48>>,
-    /// `key` is this register's.
+    /// `key` is this register's; and `value` sets reserved bits.
     pub hit: Signal<Out, Bit>,
+    pub reserved: Signal<Out, Bit>,
     pub q: Signal<Out, Bits<48>>,
     register_key: Constant<Bits<11>>,
     mask: Constant<Bits<48>>,
@@ -45,10 +47,7 @@ pub struct SetRegister {
 
 impl SetRegister {
     pub fn new(info: &CommandInfo) -> Self {
-        let mask = info
-            .fields
-            .iter()
-            .fold(0u64, |m, f| m | (((1u64 << f.width) - 1) << f.lo));
+        let mask = field_mask(info.fields);
         Self {
             clock: Default::default(),
             rst_n: Default::default(),
@@ -56,6 +55,7 @@ impl SetRegister {
             key: Default::default(),
             value: Default::default(),
             hit: Default::default(),
+            reserved: Default::default(),
             q: Default::default(),
             register_key: Constant::new(command_key(info.op).into()),
             mask: Constant::new(mask.into()),
@@ -70,6 +70,9 @@ impl Logic for SetRegister {
         dff_setup!(self, clock, stored);
         self.stored.rst_n.next = self.rst_n.val();
         self.hit.next = self.key.val() == self.register_key.val();
+        self.reserved.next = self.hit.val() & ((self.value.val() & !self.mask.val()) != 0);
+        // Masked although reserved values are never written: the bits
+        // outside the fields are then constants that synthesis removes.
         if self.write.val() & self.hit.val() {
             self.stored.d.next = self.value.val() & self.mask.val();
         }
@@ -87,8 +90,9 @@ pub struct OpState {
     pub write: Signal<In, Bit>,
     pub key: Signal<In, Bits<11>>,
     pub value: Signal<In, Bits<48>>,
-    /// `key` names an NPU_SET_* command.
+    /// `key` names an NPU_SET_* command; `value` sets bits outside its fields.
     pub known: Signal<Out, Bit>,
+    pub reserved: Signal<Out, Bit>,
     pub dma0_src: Signal<Out, Bits<40>>,
     pub dma0_dst: Signal<Out, Bits<40>>,
     pub dma0_len: Signal<Out, Bits<32>>,
@@ -123,6 +127,7 @@ impl Default for OpState {
             key: Default::default(),
             value: Default::default(),
             known: Default::default(),
+            reserved: Default::default(),
             dma0_src: Default::default(),
             dma0_dst: Default::default(),
             dma0_len: Default::default(),
@@ -159,6 +164,7 @@ impl Logic for OpState {
     #[hdl_gen]
     fn update(&mut self) {
         self.known.next = false;
+        self.reserved.next = false;
         self.dma0_src.next = 0.into();
         self.dma0_dst.next = 0.into();
         self.dma0_len.next = 0.into();
@@ -176,6 +182,9 @@ impl Logic for OpState {
             self.registers[i].value.next = self.value.val();
             if self.registers[i].hit.val() {
                 self.known.next = true;
+            }
+            if self.registers[i].reserved.val() {
+                self.reserved.next = true;
             }
             // Exports: the register whose key is the named command's.
             if self.keys[i].val() == self.dma0_src_key.val() {

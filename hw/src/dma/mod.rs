@@ -253,12 +253,7 @@ fn limit_lsb(field: &str) -> Constant<Bits<5>> {
 
 /// A field of NPU_SET_DMA0_SRC/DST_REGION (TRM 4.6.4).
 fn region_field(name: &str) -> &'static npu_spec::command::Field {
-    Opcode::NpuSetDma0SrcRegion
-        .info()
-        .fields
-        .iter()
-        .find(|f| f.name == name)
-        .unwrap_or_else(|| panic!("NPU_SET_DMA0_SRC_REGION has no field {name}"))
+    Opcode::NpuSetDma0SrcRegion.field(name)
 }
 
 impl Dma {

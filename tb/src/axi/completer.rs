@@ -29,6 +29,9 @@ pub struct CompleterConfig {
     /// Interleave read beats and reorder responses across IDs (never within one ID).
     pub reorder: bool,
     pub errors: Vec<ErrorRange>,
+    /// Where memory exists, if not everywhere: a burst not inside one of
+    /// these ranges answers DECERR, as an interconnect with nothing there.
+    pub address_map: Option<Vec<Range<u64>>>,
 }
 
 impl CompleterConfig {
@@ -42,6 +45,7 @@ impl CompleterConfig {
             response_probability: rng.gen_range(0.3..=1.0),
             reorder: rng.gen_bool(0.5),
             errors: vec![],
+            address_map: None,
         }
     }
 
@@ -54,6 +58,7 @@ impl CompleterConfig {
             response_probability: 1.0,
             reorder: false,
             errors: vec![],
+            address_map: None,
         }
     }
 
@@ -214,6 +219,11 @@ impl AxiCompleter {
     }
 
     fn resp_for(&self, start: u64, end: u64) -> Resp {
+        if let Some(map) = &self.config.address_map {
+            if !map.iter().any(|r| r.start <= start && end <= r.end) {
+                return Resp::DecErr;
+            }
+        }
         self.config
             .errors
             .iter()

@@ -8,6 +8,7 @@ use npu_model::cmdstream;
 use npu_model::job::{run_job, Backend, GoldenBackend, Job};
 use npu_model::payload::{is_driver_payload, DriverAction, DriverPayload};
 use npu_tb::driver::DEFAULT_MAX_CYCLES;
+use npu_tb::fuzz;
 use npu_tb::npu::Waveform;
 use npu_tb::rtl_backend::RtlBackend;
 use npu_tb::verilator::TraceWindow;
@@ -62,12 +63,30 @@ enum Command {
         #[arg(long, short)]
         quiet: bool,
     },
-    /// Print a command stream (raw little-endian words or a COP1 driver payload) as a listing.
+    /// Print a command stream (raw little-endian words or a COP1 driver payload) as a
+    /// listing; words that are no command print as `.word` lines.
     Disasm {
         /// Stream file.
         file: PathBuf,
     },
-    /// Assemble a listing (as printed by `disasm` or the TRM examples) into a raw stream.
+    /// Run random command streams on the golden model and the RTL and compare
+    /// them; shrink and print every disagreement.
+    Fuzz {
+        /// Streams to run.
+        #[arg(long, default_value_t = 10_000)]
+        count: u64,
+        /// Seed of the run (default: NPU_SEED, else a fresh one; printed).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Folder for the job folders of disagreements (npu-sim run re-runs them).
+        #[arg(long, default_value = "build/fuzz")]
+        save: PathBuf,
+        /// No progress bar.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Assemble a listing (as printed by `disasm` or the TRM examples, `.word` lines
+    /// included) into a raw stream.
     Asm {
         /// Listing file.
         file: PathBuf,
@@ -153,6 +172,12 @@ fn run(cli: Cli) -> Result<bool> {
         Command::Disasm { file } => {
             let bytes =
                 std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
+            if bytes.is_empty() {
+                bail!(
+                    "{} is empty: a command stream has at least one command",
+                    file.display()
+                );
+            }
             if is_driver_payload(&bytes) {
                 let p = DriverPayload::parse(&bytes).context("parsing COP1 driver payload")?;
                 for a in &p.actions {
@@ -162,8 +187,7 @@ fn run(cli: Cli) -> Result<bool> {
                         ),
                         DriverAction::CommandStream(w) => {
                             println!("# COP1 COMMAND_STREAM {} words", w.len());
-                            let cmds = cmdstream::decode_words(w).context("decoding command stream")?;
-                            print!("{}", cmdstream::disassemble(&cmds));
+                            print!("{}", cmdstream::disassemble_words(w));
                         }
                         DriverAction::ReadApbReg { data } => println!("# COP1 READ_APB_REG {data:#06x}"),
                         DriverAction::DumpShram => println!("# COP1 DUMP_SHRAM"),
@@ -171,20 +195,69 @@ fn run(cli: Cli) -> Result<bool> {
                     }
                 }
             } else {
-                let cmds = cmdstream::decode(&bytes).context("decoding command stream")?;
-                print!("{}", cmdstream::disassemble(&cmds));
+                let words = cmdstream::bytes_to_words(&bytes)
+                    .with_context(|| format!("decoding {}", file.display()))?;
+                print!("{}", cmdstream::disassemble_words(&words));
             }
             Ok(true)
+        }
+        Command::Fuzz {
+            count,
+            seed,
+            save,
+            quiet,
+        } => {
+            let seed = match seed {
+                Some(s) => s,
+                None => npu_tb::seed::seed(),
+            };
+            println!("fuzz: {count} streams, seed {seed} (re-run with --seed {seed})");
+            let bar = if quiet {
+                ProgressBar::hidden()
+            } else {
+                ProgressBar::new(count)
+            };
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{elapsed_precise} [{bar:40}] {pos}/{len} streams {msg}",
+                )
+                .context("progress template")?
+                .progress_chars("=> "),
+            );
+            let started = std::time::Instant::now();
+            let tally = fuzz::run(seed, count, Some(&save), &mut |done, t| {
+                bar.set_position(done);
+                bar.set_message(format!("{} disagreements", t.findings.len()));
+            })?;
+            bar.finish_and_clear();
+            for f in &tally.findings {
+                println!("DISAGREEMENT {f}");
+            }
+            println!(
+                "fuzz: {count} streams in {:.0} s: {} agreed, {} refused before running \
+                 (on both models alike), {} disagreements",
+                started.elapsed().as_secs_f64(),
+                tally.agreed.values().sum::<u64>(),
+                tally.refused.values().sum::<u64>(),
+                tally.findings.len()
+            );
+            for (how, n) in &tally.agreed {
+                println!("fuzz: {n} agreed, stopped by {how}");
+            }
+            for (why, n) in &tally.refused {
+                println!("fuzz: {n} refused for {why}");
+            }
+            Ok(tally.findings.is_empty())
         }
         Command::Asm { file, output } => {
             let text = std::fs::read_to_string(&file)
                 .with_context(|| format!("reading {}", file.display()))?;
-            let cmds = cmdstream::assemble(&text)
+            let words = cmdstream::assemble_words(&text)
                 .with_context(|| format!("assembling {}", file.display()))?;
             let out = output.unwrap_or_else(|| file.with_extension("bin"));
-            std::fs::write(&out, cmdstream::encode(&cmds))
-                .with_context(|| format!("writing {}", out.display()))?;
-            println!("{} commands -> {}", cmds.len(), out.display());
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            std::fs::write(&out, bytes).with_context(|| format!("writing {}", out.display()))?;
+            println!("{} words -> {}", words.len(), out.display());
             Ok(true)
         }
     }

@@ -1,0 +1,698 @@
+//! Differential fuzzing: random command streams run on the golden model and
+//! the RTL, which must agree on how the run ends (completed, refused before
+//! running, or stopped on an error), STATUS, QREAD, IRQ, every region's bytes
+//! and the shared buffer.
+//!
+//! A stream is a list of [`Item`]s: every command of the spec's table with
+//! random and boundary values, user DMAs of every shape into memory or the
+//! shared buffer, waits, IRQs, PMU masks, and faults (reserved bits,
+//! parameters out of range, reserved opcodes and formats, garbage words, a
+//! cmd1 cut off by the end, a missing NPU_OP_STOP). A disagreement is shrunk
+//! to a minimal stream by removing items, printed as a listing `npu-sim asm`
+//! accepts, and saved as a job folder `npu-sim run` re-runs. Kernel
+//! operations are not generated until the datapath runs them.
+
+use crate::axi::CompleterConfig;
+use crate::rtl_backend::RtlBackend;
+use anyhow::{Context, Result};
+use npu_model::cmdstream::disassemble_words;
+use npu_model::job::{
+    Backend, BackendRun, GoldenBackend, Job, JobError, JobSpec, OutputSpec, RegionSpec,
+};
+use npu_model::npu::{ModelError, OpError};
+use npu_spec::command::{
+    encode_word, CmdKind, DmaRegionMode, DmaStrideMode, Opcode, COMMANDS, OPCODE_MASK,
+};
+use npu_spec::config::NpuConfig;
+use npu_spec::regs::{REGION_COUNT, STATUS};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+/// One element of a generated stream: the unit the shrinker removes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Item {
+    pub words: Vec<u32>,
+}
+
+/// A generated job: configuration, stream and regions.
+#[derive(Clone, Debug)]
+pub struct Case {
+    pub config: NpuConfig,
+    pub items: Vec<Item>,
+    pub regions: BTreeMap<usize, Vec<u8>>,
+    /// The memory behind the RTL's ports: ideal or random timing.
+    pub axi: [CompleterConfig; 2],
+    pub axi_seed: u64,
+}
+
+impl Case {
+    pub fn words(&self) -> Vec<u32> {
+        self.items.iter().flat_map(|i| i.words.clone()).collect()
+    }
+
+    pub fn job(&self) -> Job {
+        let bytes = self.words().iter().flat_map(|w| w.to_le_bytes()).collect();
+        Job::in_memory(
+            self.config.clone(),
+            bytes,
+            self.regions.clone(),
+            "differential fuzzing case",
+        )
+    }
+
+    /// The stream as a listing (`npu-sim asm` input).
+    pub fn listing(&self) -> String {
+        disassemble_words(&self.words())
+    }
+
+    /// Writes the case as a job folder: `job.json`, `cmd.bin`, `cmd.lst` and
+    /// one image per region, every region an output.
+    pub fn save(&self, dir: &Path) -> Result<()> {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let write = |name: &str, bytes: &[u8]| {
+            std::fs::write(dir.join(name), bytes)
+                .with_context(|| format!("writing {}", dir.join(name).display()))
+        };
+        write("cmd.bin", &self.job().command_stream)?;
+        write("cmd.lst", self.listing().as_bytes())?;
+        let mut regions = Vec::new();
+        let mut outputs = Vec::new();
+        for (&index, bytes) in &self.regions {
+            let file = format!("region{index}.bin");
+            write(&file, bytes)?;
+            regions.push(RegionSpec {
+                index,
+                file,
+                size: bytes.len(),
+            });
+            outputs.push(OutputSpec {
+                name: format!("region{index}"),
+                region: index,
+                offset: 0,
+                size: bytes.len(),
+                expected: None,
+            });
+        }
+        let spec = JobSpec {
+            config: self.config.name.clone(),
+            command_stream: "cmd.bin".into(),
+            regions,
+            outputs,
+            description: Some("a golden model / RTL disagreement found by npu-sim fuzz".into()),
+        };
+        write("job.json", serde_json::to_string_pretty(&spec)?.as_bytes())
+    }
+}
+
+/// Bits of `value` set to `v` in the field `name` of `op`.
+fn with_field(op: Opcode, name: &str, value: u64, v: u64) -> u64 {
+    let f = op.field(name);
+    let mask = ((1u64 << f.width) - 1) << f.lo;
+    (value & !mask) | ((v << f.lo) & mask)
+}
+
+/// A command's words for a value of its value space (see `npu_spec::command`).
+fn command(op: Opcode, value: u64) -> Item {
+    let word = |param: u64| encode_word(op.kind(), op.code(), param as u16);
+    Item {
+        words: match op.kind() {
+            CmdKind::Cmd0 => vec![word(value)],
+            CmdKind::Cmd1 => vec![word(value >> 32), value as u32],
+        },
+    }
+}
+
+/// Width of a command's value space.
+fn value_bits(op: Opcode) -> u32 {
+    match op.kind() {
+        CmdKind::Cmd0 => 16,
+        CmdKind::Cmd1 => 48,
+    }
+}
+
+/// Makes random cases. Each case draws from its own seed, so one case of a
+/// run is re-made from the run's seed and its index.
+pub struct Generator {
+    rng: StdRng,
+    config: NpuConfig,
+    regions: BTreeMap<usize, Vec<u8>>,
+    /// The DMA values the stream has set so far.
+    state: BTreeMap<Opcode, u64>,
+    /// This stream has faults injected (two in five do); the others are
+    /// well-formed, so they run to their end.
+    faulty: bool,
+}
+
+impl Generator {
+    /// The probability of a fault that a faulty stream has with probability `p`.
+    fn fault(&self, p: f64) -> f64 {
+        if self.faulty {
+            p
+        } else {
+            0.0
+        }
+    }
+}
+
+impl Generator {
+    pub fn case(seed: u64, index: u64) -> Case {
+        let mut rng = StdRng::seed_from_u64(seed ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let config = if rng.gen_bool(0.5) {
+            NpuConfig::u65_256()
+        } else {
+            NpuConfig::u65_512()
+        };
+        let mut regions = BTreeMap::new();
+        for _ in 0..rng.gen_range(1..=4) {
+            let size = if rng.gen_bool(0.7) {
+                rng.gen_range(1..=64) * 16
+            } else {
+                rng.gen_range(1..=3000)
+            };
+            let bytes = (0..size).map(|_| rng.gen()).collect();
+            regions.insert(rng.gen_range(0..REGION_COUNT), bytes);
+        }
+        let timed = rng.gen_bool(0.5);
+        let mut axi = || {
+            if timed {
+                CompleterConfig::random(&mut rng)
+            } else {
+                CompleterConfig::ideal()
+            }
+        };
+        let axi = [axi(), axi()];
+        let axi_seed = rng.gen();
+        let faulty = rng.gen_bool(0.4);
+        let mut g = Generator {
+            rng,
+            config,
+            regions,
+            state: BTreeMap::new(),
+            faulty,
+        };
+        let items = g.stream();
+        Case {
+            config: g.config,
+            items,
+            regions: g.regions,
+            axi,
+            axi_seed,
+        }
+    }
+
+    fn stream(&mut self) -> Vec<Item> {
+        let mut items = Vec::new();
+        for _ in 0..self.rng.gen_range(0..24) {
+            let roll = self.rng.gen_range(0..100);
+            match roll {
+                0..=34 => items.extend(self.dma()),
+                35..=44 => items.push(self.op_with_range(Opcode::NpuOpDmaWait, 1)),
+                45..=49 => items.push(self.op_with_range(Opcode::NpuOpKernelWait, 3)),
+                50..=53 => items.push(self.op_with_range(Opcode::NpuOpPmuMask, 1)),
+                54..=57 => items.push(command(Opcode::NpuOpIrq, self.rng.gen::<u16>().into())),
+                58..=96 => items.push(self.setting()),
+                _ if self.faulty => items.push(self.garbage()),
+                _ => items.push(self.setting()),
+            }
+        }
+        let cut_off = self.fault(0.05);
+        match self.rng.gen_range(0..100) {
+            _ if self.rng.gen_bool(cut_off) => {
+                // A cmd1 whose payload the stream does not hold.
+                let op = self.pick_setting(CmdKind::Cmd1);
+                items.push(Item {
+                    words: vec![encode_word(CmdKind::Cmd1, op.code(), self.rng.gen())],
+                });
+            }
+            0..=89 => {
+                items.push(command(Opcode::NpuOpStop, self.rng.gen::<u16>().into()));
+                if self.rng.gen_bool(0.2) {
+                    // Never decoded: the NPU stops first.
+                    items.push(self.garbage());
+                }
+            }
+            // No NPU_OP_STOP (and at least one word: an empty stream is no job).
+            _ => {
+                if items.is_empty() {
+                    items.push(self.setting());
+                }
+            }
+        }
+        items
+    }
+
+    /// An NPU_OP_* whose parameter is 0..=max, or now and then beyond.
+    fn op_with_range(&mut self, op: Opcode, max: u16) -> Item {
+        let param = if !self.rng.gen_bool(self.fault(0.1)) {
+            self.rng.gen_range(0..=max)
+        } else {
+            self.rng.gen_range(max + 1..=u16::MAX)
+        };
+        command(op, param.into())
+    }
+
+    /// A random NPU_SET_* of `kind`; the DMA's only in a faulty stream (a
+    /// random length or offset mostly runs outside the regions).
+    fn pick_setting(&mut self, kind: CmdKind) -> Opcode {
+        loop {
+            let c = &COMMANDS[self.rng.gen_range(0..COMMANDS.len())];
+            let dma = c.name.starts_with("NPU_SET_DMA0_");
+            if c.kind == kind && c.name.starts_with("NPU_SET_") && (self.faulty || !dma) {
+                return c.op;
+            }
+        }
+    }
+
+    /// Any NPU_SET_* with a random, boundary or malformed value.
+    fn setting(&mut self) -> Item {
+        let kind = if self.rng.gen_bool(0.5) {
+            CmdKind::Cmd0
+        } else {
+            CmdKind::Cmd1
+        };
+        let op = self.pick_setting(kind);
+        let mask = op.field_mask();
+        let all = (1u64 << value_bits(op)) - 1;
+        let reserved = self.rng.gen_bool(self.fault(0.1));
+        let value = match self.rng.gen_range(0..10) {
+            // A reserved bit, where the command has one.
+            _ if reserved && mask != all => {
+                let reserved = all & !mask;
+                let bit = loop {
+                    let b = self.rng.gen_range(0..value_bits(op));
+                    if reserved >> b & 1 == 1 {
+                        break b;
+                    }
+                };
+                (self.rng.gen::<u64>() & mask) | 1 << bit
+            }
+            0 => 0,
+            1 => mask,
+            _ => self.rng.gen::<u64>() & mask,
+        };
+        command(op, value)
+    }
+
+    /// A word that is no valid command: a reserved format, a reserved opcode,
+    /// or random bits.
+    fn garbage(&mut self) -> Item {
+        let word = loop {
+            let w: u32 = match self.rng.gen_range(0..3) {
+                0 => (self.rng.gen::<u32>() & !(0x3f << 10)) | (self.rng.gen_range(1..0x3f) << 10),
+                1 => {
+                    self.rng.gen::<u32>() & !(0x3f << 10) & !OPCODE_MASK
+                        | self.rng.gen_range(0..0x400)
+                }
+                _ => self.rng.gen(),
+            };
+            let (format, code, _) = npu_spec::command::split_word(w);
+            let kind = match format {
+                0 => Some(CmdKind::Cmd0),
+                0x10 => Some(CmdKind::Cmd1),
+                _ => None,
+            };
+            if kind.is_none_or(|k| Opcode::from_code(k, code).is_none()) {
+                break w;
+            }
+        };
+        Item { words: vec![word] }
+    }
+
+    /// A region index: mostly one the job defines, sometimes not.
+    fn region(&mut self) -> usize {
+        if !self.rng.gen_bool(self.fault(0.05)) {
+            let keys: Vec<usize> = self.regions.keys().copied().collect();
+            keys[self.rng.gen_range(0..keys.len())]
+        } else {
+            self.rng.gen_range(0..REGION_COUNT)
+        }
+    }
+
+    /// A user DMA: its NPU_SET_DMA0_* values and NPU_OP_DMA_START, sized to
+    /// fit its regions. Mostly in range and well-formed; now and then not.
+    fn dma(&mut self) -> Vec<Item> {
+        let bad_stride = self.fault(0.03);
+        let stride = |rng: &mut StdRng| {
+            if !rng.gen_bool(bad_stride) {
+                rng.gen_range(0..3)
+            } else {
+                3
+            }
+        };
+        let (src_stride, dst_stride) = (stride(&mut self.rng), stride(&mut self.rng));
+        let internal = self.rng.gen_bool(0.2);
+        let src_region = self.region();
+        // Mostly another region: in one region the two sides often overlap,
+        // which the runner refuses (TRM 4.6.3).
+        let mut dst_region = self.region();
+        for _ in 0..3 {
+            if dst_region != src_region {
+                break;
+            }
+            dst_region = self.region();
+        }
+        let shram = self.config.shram_kib as usize * 1024 / self.config.cores.max(1) as usize;
+        let src_size = self.regions.get(&src_region).map_or(0, Vec::len) as u64;
+        let dst_size = if internal {
+            shram
+        } else {
+            self.regions.get(&dst_region).map_or(0, Vec::len)
+        } as u64;
+        let (out_of_range, bad_mask) = (self.fault(0.03), self.fault(0.1));
+        let (internal_src, bad_start) = (self.fault(0.03), self.fault(0.03));
+        let rng = &mut self.rng;
+        let ndim = |m: u64| {
+            DmaStrideMode::from_bits(m as u32).map_or(1, |m| match m {
+                DmaStrideMode::D1 => 1,
+                DmaStrideMode::D2 => 2,
+                DmaStrideMode::D3 => 3,
+            })
+        };
+        let dims = ndim(src_stride).max(ndim(dst_stride));
+        // Shapes drawn until both sides fit their regions (a few tries).
+        let mut shape = [0u64; 5];
+        let mut spans = (0, 0);
+        for _ in 0..8 {
+            let len = rng.gen_range(0..=200u64);
+            let size0 = if dims >= 2 {
+                rng.gen_range(0..=4u64)
+            } else {
+                1
+            };
+            let size1 = if dims >= 3 {
+                rng.gen_range(0..=3u64)
+            } else {
+                1
+            };
+            let (skip0, skip1) = (rng.gen_range(0..=48u64), rng.gen_range(0..=64u64));
+            // The bytes one side spans: the end of its last row.
+            let span = |m: u64| {
+                if len * size0 * size1 == 0 {
+                    return 0;
+                }
+                let (row, plane) = match ndim(m) {
+                    1 => (len, len * size0),
+                    2 => (len + skip0, (len + skip0) * size0),
+                    _ => (len + skip0, len * size0 + skip1),
+                };
+                (size1 - 1) * plane + (size0 - 1) * row + len
+            };
+            shape = [len, size0, size1, skip0, skip1];
+            spans = (span(src_stride), span(dst_stride));
+            if spans.0 <= src_size && spans.1 <= dst_size {
+                break;
+            }
+        }
+        let [len, size0, size1, skip0, skip1] = shape;
+        let offset = |rng: &mut StdRng, size: u64, span: u64| {
+            if !rng.gen_bool(out_of_range) {
+                rng.gen_range(0..=size.saturating_sub(span))
+            } else {
+                rng.gen_range(0..=size + 64)
+            }
+        };
+        let src = offset(rng, src_size, spans.0);
+        let dst = offset(rng, dst_size, spans.1);
+        let dst_value = if internal {
+            match rng.gen_range(0..2) {
+                _ if !rng.gen_bool(bad_mask) => rng.gen_range(1..=3),
+                0 => 0,
+                _ => rng.gen_range(4..256),
+            }
+        } else {
+            dst_region as u64
+        };
+        let src_region_value = {
+            let op = Opcode::NpuSetDma0SrcRegion;
+            let v = with_field(op, "region", 0, src_region as u64);
+            let v = with_field(op, "region_mode", v, u64::from(rng.gen_bool(internal_src)));
+            with_field(op, "stride_mode", v, src_stride)
+        };
+        let dst_region_value = {
+            let op = Opcode::NpuSetDma0DstRegion;
+            let v = with_field(op, "region", 0, dst_value);
+            let mode = if internal {
+                DmaRegionMode::Internal
+            } else {
+                DmaRegionMode::External
+            };
+            let v = with_field(op, "region_mode", v, mode.bits().into());
+            with_field(op, "stride_mode", v, dst_stride)
+        };
+        let settings = [
+            (Opcode::NpuSetDma0SrcRegion, src_region_value),
+            (Opcode::NpuSetDma0DstRegion, dst_region_value),
+            (Opcode::NpuSetDma0Src, src),
+            (Opcode::NpuSetDma0Dst, dst),
+            (Opcode::NpuSetDma0Len, len),
+            (Opcode::NpuSetDma0Size0, size0),
+            (Opcode::NpuSetDma0Size1, size1),
+            (Opcode::NpuSetDma0Skip0, skip0),
+            (Opcode::NpuSetDma0Skip1, skip1),
+        ];
+        let mut items = Vec::new();
+        for (op, value) in settings {
+            // As Vela, skip a value the stream already set; now and then
+            // skip a changed one too, so a stale value is used.
+            let stale = self.rng.gen_bool(0.03);
+            if self.state.get(&op) != Some(&value) && !stale {
+                self.state.insert(op, value);
+                items.push(command(op, value));
+            }
+        }
+        let rng = &mut self.rng;
+        let start = if !rng.gen_bool(bad_start) {
+            0
+        } else {
+            rng.gen_range(1..=u16::MAX)
+        };
+        items.push(command(Opcode::NpuOpDmaStart, start.into()));
+        // As Vela does before anything reads what the DMA writes.
+        if rng.gen_bool(0.6) {
+            items.push(command(Opcode::NpuOpDmaWait, 0));
+        }
+        items
+    }
+}
+
+/// How a case ended on the two models.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Both ran it and agree; how it ended (see [`outcome`]).
+    Agree(&'static str),
+    /// The job runner refused it before running (on both models alike), for
+    /// this kind of reason.
+    Refused(&'static str),
+    Disagree(String),
+}
+
+/// Runs a case on both models and compares.
+pub fn judge(case: &Case) -> Verdict {
+    let job = case.job();
+    if let Err(JobError::Refused(ModelError::Command { error, .. })) = job.check() {
+        return Verdict::Refused(match error {
+            OpError::OutOfRange { .. } => "an access outside the job's regions",
+            OpError::ShramOutOfRange { .. } => "a write past the shared buffer",
+            _ => "UNPREDICTABLE (TRM 4.6.3)",
+        });
+    }
+    let golden = run_caught(&mut GoldenBackend::default(), &job);
+    let mut rtl = RtlBackend {
+        axi_configs: case.axi.clone(),
+        axi_seed: Some(case.axi_seed),
+        ..RtlBackend::default()
+    };
+    let rtl = run_caught(&mut rtl, &job);
+    match (golden, rtl) {
+        (Ok(g), Ok(r)) => compare(&g, &r).map_or(Verdict::Agree(outcome(&g)), Verdict::Disagree),
+        (g, r) => Verdict::Disagree(format!(
+            "golden: {}; rtl: {}",
+            g.map_or_else(|e| e, |r| summary(&r)),
+            r.map_or_else(|e| e, |r| summary(&r))
+        )),
+    }
+}
+
+fn run_caught(backend: &mut dyn Backend, job: &Job) -> Result<BackendRun, String> {
+    let name = backend.name().to_string();
+    match catch_unwind(AssertUnwindSafe(|| backend.run(job, &mut |_, _| {}))) {
+        Ok(Ok(run)) => Ok(run),
+        Ok(Err(e)) => Err(format!("error: {e:#}")),
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            Err(format!("{name} panicked: {message}"))
+        }
+    }
+}
+
+/// How a run ended, by STATUS.
+pub fn outcome(run: &BackendRun) -> &'static str {
+    let field = |name: &str| STATUS.field(name).get(run.status) != 0;
+    if field("bus_status") {
+        "a bus error"
+    } else if field("cmd_parse_error") {
+        "a parse error"
+    } else if field("cmd_end_reached") {
+        "the end of the stream (no NPU_OP_STOP)"
+    } else {
+        "NPU_OP_STOP"
+    }
+}
+
+fn summary(run: &BackendRun) -> String {
+    format!(
+        "STATUS {}, QREAD {:#x}, IRQ {}",
+        npu_model::job::describe_status(run.status),
+        run.qread,
+        u8::from(run.irq)
+    )
+}
+
+/// What differs between two runs, if anything.
+pub fn compare(golden: &BackendRun, rtl: &BackendRun) -> Option<String> {
+    if (golden.status, golden.qread, golden.irq) != (rtl.status, rtl.qread, rtl.irq) {
+        let fault = golden
+            .fault
+            .as_ref()
+            .map_or(String::new(), |f| format!(" ({f})"));
+        return Some(format!(
+            "golden {}{fault}; rtl {}",
+            summary(golden),
+            summary(rtl)
+        ));
+    }
+    for (k, g) in &golden.regions {
+        let r = &rtl.regions[k];
+        if let Some(i) = g.iter().zip(r).position(|(a, b)| a != b) {
+            return Some(format!(
+                "region {k} byte {i:#x}: golden {:#04x}, rtl {:#04x}",
+                g[i], r[i]
+            ));
+        }
+    }
+    for (core, (g, r)) in golden.shram.iter().zip(&rtl.shram).enumerate() {
+        if let Some(i) = g.iter().zip(r).position(|(a, b)| a != b) {
+            return Some(format!(
+                "shared buffer of core {core} byte {i:#x}: golden {:#04x}, rtl {:#04x}",
+                g[i], r[i]
+            ));
+        }
+    }
+    None
+}
+
+/// Removes items while the case still disagrees.
+pub fn shrink(case: &Case) -> Case {
+    shrink_while(case, &mut |c| matches!(judge(c), Verdict::Disagree(_)))
+}
+
+/// Removes items while `fails` holds (delta debugging: chunks of halving
+/// size, then single items); at least one item stays.
+pub fn shrink_while(case: &Case, fails: &mut dyn FnMut(&Case) -> bool) -> Case {
+    let mut best = case.clone();
+    let mut chunk = best.items.len().div_ceil(2).max(1);
+    loop {
+        let mut removed = false;
+        let mut at = 0;
+        while at < best.items.len() && best.items.len() > 1 {
+            let mut candidate = best.clone();
+            let end = (at + chunk).min(candidate.items.len());
+            candidate.items.drain(at..end);
+            if fails(&candidate) {
+                best = candidate;
+                removed = true;
+            } else {
+                at += chunk;
+            }
+        }
+        if chunk == 1 && !removed {
+            return best;
+        }
+        chunk = (chunk / 2).max(1);
+    }
+}
+
+/// A disagreement, shrunk.
+#[derive(Clone, Debug)]
+pub struct Finding {
+    pub index: u64,
+    pub verdict: String,
+    pub case: Case,
+    pub saved: Option<PathBuf>,
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "case {} ({}): {}",
+            self.index, self.case.config.name, self.verdict
+        )?;
+        for (k, bytes) in &self.case.regions {
+            writeln!(f, "  region {k}: {} bytes", bytes.len())?;
+        }
+        if let Some(dir) = &self.saved {
+            writeln!(f, "  saved as {} (npu-sim run it)", dir.display())?;
+        }
+        write!(f, "{}", self.case.listing())
+    }
+}
+
+/// Totals of a run of the fuzzer.
+#[derive(Clone, Debug, Default)]
+pub struct Tally {
+    /// Agreed, by how the runs ended.
+    pub agreed: BTreeMap<&'static str, u64>,
+    /// Refused before running, by kind of reason.
+    pub refused: BTreeMap<&'static str, u64>,
+    pub findings: Vec<Finding>,
+}
+
+/// Runs `count` cases of `seed`; each disagreement is shrunk and, with
+/// `save_to`, saved as a job folder `save_to/<seed>-<index>`.
+pub fn run(
+    seed: u64,
+    count: u64,
+    save_to: Option<&Path>,
+    progress: &mut dyn FnMut(u64, &Tally),
+) -> Result<Tally> {
+    let mut tally = Tally::default();
+    for index in 0..count {
+        let case = Generator::case(seed, index);
+        match judge(&case) {
+            Verdict::Agree(how) => *tally.agreed.entry(how).or_default() += 1,
+            Verdict::Refused(why) => *tally.refused.entry(why).or_default() += 1,
+            Verdict::Disagree(_) => {
+                let small = shrink(&case);
+                let verdict = match judge(&small) {
+                    Verdict::Disagree(v) => v,
+                    other => format!("{other:?}"),
+                };
+                let saved = match save_to {
+                    Some(dir) => {
+                        let dir = dir.join(format!("{seed}-{index}"));
+                        small.save(&dir)?;
+                        Some(dir)
+                    }
+                    None => None,
+                };
+                tally.findings.push(Finding {
+                    index,
+                    verdict,
+                    case: small,
+                    saved,
+                });
+            }
+        }
+        progress(index + 1, &tally);
+    }
+    Ok(tally)
+}

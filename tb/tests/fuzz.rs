@@ -1,0 +1,107 @@
+//! The differential fuzzer (`npu-sim fuzz`): CI's share of random streams,
+//! and the fuzzer's own parts (comparison, shrinking, saved cases).
+
+use npu_model::cmdstream::{assemble_words, bytes_to_words};
+use npu_model::job::{BackendRun, Job};
+use npu_tb::fuzz::{compare, run, shrink_while, Generator, Item};
+use npu_tb::seed::SEED_ENV;
+
+/// Streams CI runs; `make fuzz` runs 10,000.
+const CI_STREAMS: u64 = 300;
+/// CI's fixed seed; NPU_SEED replaces it.
+const CI_SEED: u64 = 2026;
+
+#[test]
+fn random_streams_agree_on_the_golden_model_and_the_rtl() {
+    let seed = std::env::var(SEED_ENV)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(CI_SEED);
+    println!("seed {seed} (re-run with {SEED_ENV}={seed}, or npu-sim fuzz --seed {seed})");
+    let save = std::env::temp_dir().join("npu-fuzz-ci");
+    let tally = run(seed, CI_STREAMS, Some(&save), &mut |_, _| {}).unwrap();
+    println!("agreed {:?}, refused {:?}", tally.agreed, tally.refused);
+    for f in &tally.findings {
+        println!("DISAGREEMENT {f}");
+    }
+    assert!(
+        tally.findings.is_empty(),
+        "{} disagreements",
+        tally.findings.len()
+    );
+    // The streams reach every way a run ends, and most run.
+    for how in [
+        "NPU_OP_STOP",
+        "a parse error",
+        "the end of the stream (no NPU_OP_STOP)",
+    ] {
+        assert!(tally.agreed.contains_key(how), "no run ended by {how}");
+    }
+    let ran: u64 = tally.agreed.values().sum();
+    assert!(
+        ran * 3 > CI_STREAMS * 2,
+        "only {ran} of {CI_STREAMS} streams ran"
+    );
+}
+
+fn run_with(status: u32, region: Vec<u8>) -> BackendRun {
+    BackendRun {
+        status,
+        regions: [(0, region)].into(),
+        shram: vec![vec![0; 16]],
+        ..BackendRun::default()
+    }
+}
+
+#[test]
+fn every_difference_is_reported() {
+    let a = run_with(0, vec![1, 2, 3]);
+    assert_eq!(compare(&a, &a.clone()), None);
+    let status = compare(&a, &run_with(2, vec![1, 2, 3])).unwrap();
+    assert!(status.contains("irq_raised=1"), "{status}");
+    let byte = compare(&a, &run_with(0, vec![1, 9, 3])).unwrap();
+    assert!(
+        byte.contains("region 0 byte 0x1: golden 0x02, rtl 0x09"),
+        "{byte}"
+    );
+    let mut qread = a.clone();
+    qread.qread = 8;
+    assert!(compare(&a, &qread).unwrap().contains("QREAD 0x8"));
+    let mut irq = a.clone();
+    irq.irq = true;
+    assert!(compare(&a, &irq).unwrap().contains("IRQ 1"));
+    let mut shram = a.clone();
+    shram.shram[0][5] = 1;
+    let text = compare(&a, &shram).unwrap();
+    assert!(text.contains("shared buffer of core 0 byte 0x5"), "{text}");
+}
+
+#[test]
+fn shrinking_keeps_only_what_the_failure_needs() {
+    let case = (0..)
+        .map(|i| Generator::case(7, i))
+        .find(|c| c.items.len() >= 8)
+        .unwrap();
+    let culprit: Item = case.items[case.items.len() / 2].clone();
+    let small = shrink_while(&case, &mut |c| c.items.contains(&culprit));
+    assert_eq!(small.items, vec![culprit]);
+}
+
+#[test]
+fn a_saved_case_loads_as_a_job_and_its_listing_assembles_to_its_stream() {
+    let case = (0..)
+        .map(|i| Generator::case(11, i))
+        .find(|c| c.listing().contains(".word"))
+        .expect("a case with a word that is no command");
+    let dir = std::env::temp_dir().join(format!("npu-fuzz-saved-{}", std::process::id()));
+    case.save(&dir).unwrap();
+    let job = Job::load(&dir, None).unwrap();
+    assert_eq!(job.command_stream, case.job().command_stream);
+    assert_eq!(job.regions, case.regions);
+    let listing = std::fs::read_to_string(dir.join("cmd.lst")).unwrap();
+    assert_eq!(
+        assemble_words(&listing).unwrap(),
+        bytes_to_words(&job.command_stream).unwrap()
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

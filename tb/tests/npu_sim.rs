@@ -1,0 +1,65 @@
+//! `npu-sim asm` and `disasm` at their edges: empty input is an error as
+//! `run` makes it one, a bad token is named briefly, and any stream, words
+//! that are no command included, round-trips through a listing.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn npu_sim(args: &[&Path]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_npu-sim"))
+        .args(args)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.success(), text)
+}
+
+fn temp(name: &str, bytes: &[u8]) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("npu-sim-cli-{}-{name}", std::process::id()));
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+#[test]
+fn asm_and_disasm_refuse_empty_input() {
+    for (name, text) in [("empty.lst", ""), ("comments.lst", "# nothing\n; here\n")] {
+        let file = temp(name, text.as_bytes());
+        let (ok, out) = npu_sim(&[Path::new("asm"), &file]);
+        assert!(!ok, "{out}");
+        assert!(out.contains("no commands"), "{out}");
+        assert!(
+            !file.with_extension("bin").exists(),
+            "an empty stream was written"
+        );
+    }
+    let (ok, out) = npu_sim(&[Path::new("disasm"), &temp("empty.bin", b"")]);
+    assert!(!ok, "{out}");
+    assert!(out.contains("is empty"), "{out}");
+}
+
+#[test]
+fn asm_names_a_huge_bad_token_briefly() {
+    let text = format!("NPU_OP_STOP {}\n", "9".repeat(4 << 20));
+    let (ok, out) = npu_sim(&[Path::new("asm"), &temp("huge.lst", text.as_bytes())]);
+    assert!(!ok);
+    assert!(out.len() < 400, "{} bytes of error", out.len());
+    assert!(
+        out.contains("line 1") && out.contains("4194304 bytes"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_stream_with_words_that_are_no_command_round_trips() {
+    // NPU_OP_STOP, a reserved format, a reserved opcode, a cmd1 cut off.
+    let words: [u32; 4] = [0x0000_0000, 0x0000_2c00, 0x0000_0004, 0x0000_4030];
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let (ok, listing) = npu_sim(&[Path::new("disasm"), &temp("words.bin", &bytes)]);
+    assert!(ok, "{listing}");
+    assert_eq!(listing.matches(".word").count(), 3, "{listing}");
+    let lst = temp("words.lst", listing.as_bytes());
+    let (ok, out) = npu_sim(&[Path::new("asm"), &lst]);
+    assert!(ok, "{out}");
+    assert_eq!(std::fs::read(lst.with_extension("bin")).unwrap(), bytes);
+}
