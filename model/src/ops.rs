@@ -577,10 +577,17 @@ impl Op {
             let ph = (self.oh - 1) * self.stride_y + self.dkh;
             let pw = (self.ow - 1) * self.stride_x + self.dkw;
             let c = self.ifm_depth.max(self.oc);
+            // A depthwise kernel holds one weight per tap and channel, not
+            // one per input channel; pooling reads no weights.
+            let weights_in = match self.kind {
+                KernelKind::Conv => self.ifm_depth,
+                KernelKind::Depthwise => 1,
+                _ => 0,
+            };
             vec![
                 ofm,
                 ("padded IFM", ph * pw * c),
-                ("weights", self.oc * self.dkh * self.dkw * self.ifm_depth),
+                ("weights", self.oc * self.dkh * self.dkw * weights_in),
             ]
         };
         for (what, n) in sizes {
