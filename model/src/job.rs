@@ -5,7 +5,7 @@
 //! model here; the RTL backend lives in the testbench crate), and
 //! [`run_job`] writes `out/<name>.bin` and compares with the expected bytes.
 
-use crate::npu::{ModelError, Npu, NUM_REGIONS};
+use crate::npu::{ModelError, Npu, OpRecord, NUM_REGIONS};
 use crate::payload::{is_driver_payload, DriverPayload};
 use npu_spec::config::NpuConfig;
 use serde::{Deserialize, Serialize};
@@ -263,6 +263,9 @@ pub struct BackendRun {
     pub counters: BTreeMap<String, u64>,
     /// Multiply-accumulates (golden model).
     pub macs: u64,
+    /// Every kernel operation and DMA in stream order (golden model; a timed
+    /// backend adds cycles).
+    pub layers: Vec<OpRecord>,
 }
 
 /// Something that can run a job: the golden model or the RTL.
@@ -321,6 +324,7 @@ impl Backend for GoldenBackend {
             pmu: BTreeMap::new(),
             counters: BTreeMap::new(),
             macs: stats.macs,
+            layers: stats.layers,
         };
         self.last = Some(npu);
         Ok(run)

@@ -8,6 +8,7 @@
 //! - [`tensor`]: feature-map element types, layouts and tile addressing.
 //! - [`job`]: job folders (JOBS.md) and the [`job::Backend`] trait.
 //! - [`weights`]: the weight-stream codec (TRM 4.7).
+//! - [`report`]: the per-layer report of a run.
 //!
 //! # Semantics the TRM leaves open, as the model (and so the RTL) implements them
 //!
@@ -92,5 +93,6 @@ pub mod job;
 pub mod npu;
 pub mod ops;
 pub mod payload;
+pub mod report;
 pub mod tensor;
 pub mod weights;

@@ -6,6 +6,8 @@ use crate::ops;
 use npu_spec::command::{CmdKind, DmaRegionMode, DmaStrideMode, Field, Opcode, COMMANDS};
 use npu_spec::config::NpuConfig;
 use npu_spec::regs;
+use serde::Serialize;
+use std::cell::Cell;
 use std::collections::BTreeMap;
 
 /// Number of base-pointer regions a stream can name (TRM 4.3: region fields are 3 bits).
@@ -74,13 +76,35 @@ impl ModelError {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Memory {
     regions: Vec<Vec<u8>>,
+    /// Bytes read and written so far, for the per-operation records.
+    traffic: Cell<Traffic>,
+}
+
+/// Bytes moved between the NPU and memory.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Traffic {
+    pub read: u64,
+    pub written: u64,
 }
 
 impl Memory {
     pub fn new() -> Memory {
         Memory {
             regions: vec![Vec::new(); NUM_REGIONS],
+            traffic: Cell::default(),
         }
+    }
+    /// Bytes read and written since the memory was made.
+    pub fn traffic(&self) -> Traffic {
+        self.traffic.get()
+    }
+    /// Count `len` bytes read by a caller that reads a region's bytes directly.
+    pub(crate) fn count_read(&self, len: usize) {
+        let t = self.traffic.get();
+        self.traffic.set(Traffic {
+            read: t.read + len as u64,
+            ..t
+        });
     }
     /// Replace region `index`'s bytes.
     pub fn set_region(&mut self, index: usize, bytes: Vec<u8>) -> Result<(), OpError> {
@@ -119,6 +143,7 @@ impl Memory {
         len: usize,
     ) -> Result<&[u8], OpError> {
         self.check(what, region, start, len)?;
+        self.count_read(len);
         Ok(&self.regions[region][start as usize..start as usize + len])
     }
     /// Mutable `len` bytes at `start` of `region`.
@@ -130,6 +155,11 @@ impl Memory {
         len: usize,
     ) -> Result<&mut [u8], OpError> {
         self.check(what, region, start, len)?;
+        let t = self.traffic.get();
+        self.traffic.set(Traffic {
+            written: t.written + len as u64,
+            ..t
+        });
         Ok(&mut self.regions[region][start as usize..start as usize + len])
     }
 }
@@ -189,6 +219,35 @@ pub struct RunStats {
     pub irqs: usize,
     /// NPU_OP_STOP was reached.
     pub stopped: bool,
+    /// Every kernel operation and DMA that ran, in stream order.
+    pub layers: Vec<OpRecord>,
+}
+
+/// A feature map's height, width and depth.
+pub type Shape = [usize; 3];
+
+/// One kernel operation or DMA of a run: a row of the per-layer report.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct OpRecord {
+    /// Byte offset of the operation's command in the stream.
+    pub offset: usize,
+    /// TRM name, with the pooling or elementwise mode (`NPU_OP_POOL MAX`).
+    pub kind: String,
+    /// The IFM extent the operation reads (before upscaling).
+    pub ifm: Option<Shape>,
+    /// The IFM2 extent of a binary elementwise operation (after broadcast
+    /// dimensions collapse to 1; none for a scalar).
+    pub ifm2: Option<Shape>,
+    pub ofm: Option<Shape>,
+    /// Kernel height and width (before dilation).
+    pub kernel: Option<[usize; 2]>,
+    pub macs: u64,
+    /// Bytes read from and written to the base-pointer regions (a DMA into
+    /// the shared buffer writes no region but counts as written).
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    /// Clock cycles, from a timed backend (the golden model has none).
+    pub cycles: Option<u64>,
 }
 
 impl RunStats {
@@ -316,7 +375,19 @@ impl Npu {
                 self.stats.irqs += 1;
                 Ok(())
             }
-            Opcode::NpuOpDmaStart => self.dma_start(cmd.param),
+            Opcode::NpuOpDmaStart => {
+                let before = self.memory.traffic();
+                self.dma_start(cmd.param).map(|bytes| {
+                    let after = self.memory.traffic();
+                    self.stats.layers.push(OpRecord {
+                        offset: cmd.offset,
+                        kind: cmd.op.name().to_string(),
+                        bytes_read: after.read - before.read,
+                        bytes_written: bytes,
+                        ..OpRecord::default()
+                    });
+                })
+            }
             // Waits are satisfied at once in an untimed model: every earlier
             // operation has completed. Their parameters are still checked.
             Opcode::NpuOpDmaWait => {
@@ -344,11 +415,16 @@ impl Npu {
             | Opcode::NpuOpDepthwise
             | Opcode::NpuOpPool
             | Opcode::NpuOpElementwise => {
-                let r = ops::run_kernel(self, cmd.op, cmd.param);
-                if r.is_ok() {
+                let (before, macs) = (self.memory.traffic(), self.stats.macs);
+                ops::run_kernel(self, cmd.op, cmd.param).map(|mut record| {
                     *self.stats.ops.entry(cmd.op.name()).or_default() += 1;
-                }
-                r
+                    let after = self.memory.traffic();
+                    record.offset = cmd.offset;
+                    record.macs = self.stats.macs - macs;
+                    record.bytes_read = after.read - before.read;
+                    record.bytes_written = after.written - before.written;
+                    self.stats.layers.push(record);
+                })
             }
             op => {
                 // Bits outside every field of the command are reserved: an
@@ -388,7 +464,8 @@ impl Npu {
     /// plane starts SKIP1 bytes after LEN*SIZE0 (see `row_starts`); the other
     /// side is contiguous. A destination with region bit 8 set
     /// is the shared buffer of each core in the mask (how LUTs are loaded).
-    fn dma_start(&mut self, param: u16) -> Result<(), OpError> {
+    /// Returns the bytes moved.
+    fn dma_start(&mut self, param: u16) -> Result<u64, OpError> {
         if param >> 4 != 0 {
             return Err(OpError::BadParam(format!(
                 "NPU_OP_DMA_START {param}: only channel 0 exists (TRM 4.6.4)"
@@ -434,7 +511,7 @@ impl Npu {
         let skip1 = self.field(Opcode::NpuSetDma0Skip1, "addr");
         let rows = size0 * size1;
         if len == 0 || rows == 0 {
-            return Ok(());
+            return Ok(0);
         }
         // Rows never overlap (skips are unsigned), so a transfer larger than
         // its source region cannot be in range; refuse it before allocating.
@@ -532,6 +609,6 @@ impl Npu {
         }
         self.stats.dma_ops += 1;
         self.stats.dma_bytes += len * rows;
-        Ok(())
+        Ok(len * rows)
     }
 }

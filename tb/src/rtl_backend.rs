@@ -128,6 +128,7 @@ impl Backend for RtlBackend {
             pmu: BTreeMap::new(),
             counters,
             macs: 0,
+            layers: Vec::new(),
         })
     }
 }
