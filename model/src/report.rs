@@ -139,3 +139,75 @@ pub fn write(path: &std::path::Path, layers: &[OpRecord]) -> std::io::Result<()>
     };
     std::fs::write(path, text)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(kind: &str, macs: u64, cycles: Option<u64>) -> OpRecord {
+        OpRecord {
+            offset: 0x40,
+            kind: kind.into(),
+            ifm: Some([4, 4, 8]),
+            ofm: Some([2, 2, 16]),
+            kernel: Some([3, 3]),
+            macs,
+            bytes_read: 128,
+            bytes_written: 64,
+            cycles,
+            ..OpRecord::default()
+        }
+    }
+
+    /// Cycles total only when every row has them (a timed backend).
+    #[test]
+    fn totals_sum_every_row() {
+        let timed = [
+            row("NPU_OP_CONV", 4608, Some(100)),
+            row("NPU_OP_CONV", 1, Some(7)),
+        ];
+        let t = totals(&timed);
+        assert_eq!((t.operations, t.macs, t.cycles), (2, 4609, Some(107)));
+        assert_eq!((t.bytes_read, t.bytes_written), (256, 128));
+        let untimed = [
+            row("NPU_OP_CONV", 4608, Some(100)),
+            row("NPU_OP_DMA_START", 0, None),
+        ];
+        assert_eq!(totals(&untimed).cycles, None);
+    }
+
+    #[test]
+    fn csv_and_json_rows() {
+        let rows = [row("NPU_OP_CONV", 4608, None)];
+        assert_eq!(
+            csv(&rows),
+            "Offset,Operation,IFM,IFM2,OFM,Kernel,MAC Count,Bytes Read,Bytes Written,Op Cycles\n\
+             0x40,NPU_OP_CONV,4x4x8,,2x2x16,3x3,4608,128,64,\n\
+             ,TOTAL (1 operations),,,,,4608,128,64,\n"
+        );
+        let v: serde_json::Value = serde_json::from_str(&json(&rows)).expect("JSON");
+        assert_eq!(v["layers"][0]["macs"], 4608);
+        assert_eq!(v["totals"]["bytes_read"], 128);
+        assert!(v["totals"]["cycles"].is_null());
+        let table = table(&rows);
+        let first: Vec<&str> = table
+            .lines()
+            .nth(1)
+            .expect("a row")
+            .split_whitespace()
+            .collect();
+        assert_eq!(
+            first,
+            [
+                "0x40",
+                "NPU_OP_CONV",
+                "4x4x8",
+                "2x2x16",
+                "3x3",
+                "4608",
+                "128",
+                "64"
+            ]
+        );
+    }
+}

@@ -255,20 +255,7 @@ fn depthwise_7x7_over_1280_channels() {
     let vals = random_vals(&mut rng, k * k * c, DType::I8);
     let mut region1 = vec![0u8; ofm.base as usize + ofm.bytes()];
     ifm.store(&mut region1, &vals);
-    let order = WeightOrder {
-        ofm_depth: c,
-        ifm_depth: 1,
-        kernel_height: k,
-        kernel_width: k,
-        ofm_block_depth: 64,
-        traversal: Traversal::DepthWise,
-        ifm_bits: 8,
-        dilation_x2: false,
-        dilation_y2: false,
-        decomposition: KernelDecomposition::D8x8,
-        ofm_ublock_depth: U65_UBLOCK_DEPTH,
-        ifm_ublock_depth: U65_UBLOCK_DEPTH,
-    };
+    let order = order_8bit(c, 1, k, 64, Traversal::DepthWise);
     let weights = weight_stream(&vec![1; c * k * k], &order);
     let (m, shift) = tfl_quantize_multiplier(1.0 / 49.0);
     let (scale, npu_shift) = npu_scale(m, shift);
@@ -621,20 +608,7 @@ fn upscale_nearest_and_zeros() {
         ifm.store(&mut region, &vals);
         // Identity weights: oc == ic, scale 1.0 (2^30 at shift 30).
         let ohwi: Vec<i16> = (0..c * c).map(|i| (i / c == i % c) as i16).collect();
-        let o = WeightOrder {
-            ofm_depth: c,
-            ifm_depth: c,
-            kernel_height: 1,
-            kernel_width: 1,
-            ofm_block_depth: 16,
-            traversal: Traversal::DepthFirst,
-            ifm_bits: 8,
-            dilation_x2: false,
-            dilation_y2: false,
-            decomposition: KernelDecomposition::D8x8,
-            ofm_ublock_depth: U65_UBLOCK_DEPTH,
-            ifm_ublock_depth: U65_UBLOCK_DEPTH,
-        };
+        let o = order_8bit(c, c, 1, 16, Traversal::DepthFirst);
         let mut r0 = weight_stream(&ohwi, &o);
         let wlen = r0.len();
         let recs = vec![
