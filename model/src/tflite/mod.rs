@@ -112,6 +112,155 @@ fn type_name(t: fb::TensorType) -> &'static str {
     names::TENSOR_TYPES[t as usize]
 }
 
+/// Tensors and buffers of the model's one subgraph, with checked access.
+struct Tensors<'a> {
+    /// The whole file: buffers may lie outside the flatbuffer.
+    file: &'a [u8],
+    tensors: planus::Vector<'a, planus::Result<fb::TensorRef<'a>>>,
+    buffers: Option<planus::Vector<'a, planus::Result<fb::BufferRef<'a>>>>,
+}
+
+impl<'a> Tensors<'a> {
+    fn get(&self, t: i32) -> Result<fb::TensorRef<'a>> {
+        usize::try_from(t)
+            .ok()
+            .and_then(|t| self.tensors.get(t))
+            .ok_or_else(|| anyhow!("tensor index {t} does not exist"))?
+            .map_err(fb_err("tensor"))
+    }
+
+    /// The bytes of buffer `index`.
+    fn buffer(&self, index: u32) -> Result<&'a [u8]> {
+        let buffer = self
+            .buffers
+            .and_then(|b| b.get(index as usize))
+            .ok_or_else(|| anyhow!("buffer {index} does not exist"))?
+            .map_err(fb_err("buffer"))?;
+        let offset = buffer.offset().map_err(fb_err("buffer offset"))?;
+        let size = buffer.size().map_err(fb_err("buffer size"))?;
+        // Offsets 0 and 1 mean the data is inside the flatbuffer (schema.fbs).
+        if offset > 1 {
+            return usize::try_from(offset)
+                .ok()
+                .zip(usize::try_from(size).ok())
+                .and_then(|(o, s)| self.file.get(o..o.checked_add(s)?))
+                .ok_or_else(|| {
+                    anyhow!("buffer {index} [{offset}, +{size}) is outside the file (truncated?)")
+                });
+        }
+        Ok(buffer
+            .data()
+            .map_err(fb_err("buffer data"))?
+            .unwrap_or_default())
+    }
+
+    /// The constant bytes of tensor `t`.
+    fn data(&self, t: i32) -> Result<&'a [u8]> {
+        self.buffer(self.get(t)?.buffer().map_err(fb_err("tensor buffer"))?)
+    }
+
+    /// Name, type, shape, size and zero point of tensor `t` (offset 0).
+    fn describe(&self, t: i32) -> Result<ArenaTensor> {
+        let tr = self.get(t)?;
+        let name = tr
+            .name()
+            .map_err(fb_err("tensor name"))?
+            .unwrap_or_default()
+            .to_string();
+        let ty = tr.type_().map_err(fb_err("tensor type"))?;
+        let shape = indices(tr.shape().map_err(fb_err("tensor shape"))?);
+        let elem = type_size(ty)
+            .ok_or_else(|| anyhow!("tensor {name}: type {} has no fixed size", type_name(ty)))?;
+        let size = shape
+            .iter()
+            .try_fold(elem, |n, &d| {
+                usize::try_from(d).ok().and_then(|d| n.checked_mul(d))
+            })
+            .ok_or_else(|| anyhow!("tensor {name}: shape {shape:?} is not a fixed size"))?;
+        let zero_point = tr
+            .quantization()
+            .map_err(fb_err("quantization"))?
+            .and_then(|q| q.zero_point().ok().flatten())
+            .and_then(|z| z.get(0))
+            .unwrap_or(0);
+        Ok(ArenaTensor {
+            name,
+            shape,
+            dtype: type_name(ty).to_string(),
+            offset: 0,
+            size,
+            zero_point,
+        })
+    }
+}
+
+/// The one `ethos-u` operator; every other operator is named as left on the CPU.
+fn ethos_u_operator<'a>(
+    model: fb::ModelRef<'a>,
+    sg: fb::SubGraphRef<'a>,
+) -> Result<fb::OperatorRef<'a>> {
+    let codes = model.operator_codes().map_err(fb_err("operator codes"))?;
+    let mut ethos_u = Vec::new();
+    let mut on_cpu = Vec::new();
+    let operators = sg.operators().map_err(fb_err("operators"))?;
+    for (i, op) in operators.into_iter().flatten().enumerate() {
+        let op = op.map_err(fb_err("operator"))?;
+        let index = op.opcode_index().map_err(fb_err("operator code index"))?;
+        let code = codes
+            .and_then(|c| c.get(index as usize))
+            .ok_or_else(|| {
+                anyhow!("operator {i} names operator code {index}, which does not exist")
+            })?
+            .map_err(fb_err("operator code"))?;
+        match code.custom_code().map_err(fb_err("custom code"))? {
+            Some(ETHOS_U) => ethos_u.push(op),
+            Some(custom) => on_cpu.push(format!("operator {i}: custom {custom}")),
+            None => on_cpu.push(format!("operator {i}: {}", builtin_name(code))),
+        }
+    }
+    ensure!(
+        on_cpu.is_empty(),
+        "{} operators are left on the CPU, which this NPU cannot run (compile with Vela so the \
+         whole network maps to the NPU): {}",
+        on_cpu.len(),
+        on_cpu.join(", ")
+    );
+    match ethos_u.as_slice() {
+        [op] => Ok(*op),
+        [] => bail!("no {ETHOS_U} operator: this model was not compiled by Vela"),
+        ops => bail!("{} {ETHOS_U} operators; only one is supported", ops.len()),
+    }
+}
+
+/// The arena offset of every tensor from the OfflineMemoryAllocation
+/// metadata: int32 words version, subgraph, tensor count, then one offset
+/// per tensor (-1: not planned).
+fn memory_plan(model: fb::ModelRef<'_>, tensors: &Tensors<'_>) -> Result<Vec<i32>> {
+    let plan = model
+        .metadata()
+        .map_err(fb_err("metadata"))?
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .find(|m| m.name().ok().flatten() == Some(OFFLINE_MEMORY_ALLOCATION))
+        .ok_or_else(|| {
+            anyhow!("no {OFFLINE_MEMORY_ALLOCATION} metadata: the arena layout is unknown")
+        })?;
+    let mut words: Vec<i32> = tensors
+        .buffer(plan.buffer().map_err(fb_err("metadata buffer"))?)
+        .with_context(|| format!("{OFFLINE_MEMORY_ALLOCATION} metadata"))?
+        .chunks_exact(4)
+        .map(|w| i32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect();
+    let n = tensors.tensors.len();
+    ensure!(
+        words.len() == 3 + n && words[2] as i64 == n as i64,
+        "{OFFLINE_MEMORY_ALLOCATION} has {} words for {n} tensors (expected 3 + one per tensor)",
+        words.len()
+    );
+    Ok(words.split_off(3))
+}
+
 impl VelaModel {
     /// Read a Vela-compiled `.tflite` file.
     pub fn load(path: &std::path::Path) -> Result<VelaModel> {
@@ -139,116 +288,14 @@ impl VelaModel {
             .get(0)
             .expect("one subgraph")
             .map_err(fb_err("subgraph 0"))?;
-        let codes = model.operator_codes().map_err(fb_err("operator codes"))?;
-        let tensors = sg
-            .tensors()
-            .map_err(fb_err("tensors"))?
-            .ok_or_else(|| anyhow!("subgraph 0 has no tensors"))?;
-        let buffers = model.buffers().map_err(fb_err("buffers"))?;
-
-        // Every operator must be Vela's: name the ones left on the CPU.
-        let mut ethos_u = Vec::new();
-        let mut on_cpu = Vec::new();
-        for (i, op) in sg
-            .operators()
-            .map_err(fb_err("operators"))?
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
-            let op = op.map_err(fb_err("operator"))?;
-            let index = op.opcode_index().map_err(fb_err("operator code index"))?;
-            let code = codes
-                .and_then(|c| c.get(index as usize))
-                .ok_or_else(|| {
-                    anyhow!("operator {i} names operator code {index}, which does not exist")
-                })?
-                .map_err(fb_err("operator code"))?;
-            match code.custom_code().map_err(fb_err("custom code"))? {
-                Some(ETHOS_U) => ethos_u.push(op),
-                Some(custom) => on_cpu.push(format!("operator {i}: custom {custom}")),
-                None => on_cpu.push(format!("operator {i}: {}", builtin_name(code))),
-            }
-        }
-        ensure!(
-            on_cpu.is_empty(),
-            "{} operators are left on the CPU, which this NPU cannot run (compile with Vela so the \
-             whole network maps to the NPU): {}",
-            on_cpu.len(),
-            on_cpu.join(", ")
-        );
-        let op = match ethos_u.as_slice() {
-            [op] => *op,
-            [] => bail!("no {ETHOS_U} operator: this model was not compiled by Vela"),
-            ops => bail!("{} {ETHOS_U} operators; only one is supported", ops.len()),
-        };
-
-        let tensor = |t: i32| -> Result<fb::TensorRef<'_>> {
-            usize::try_from(t)
-                .ok()
-                .and_then(|t| tensors.get(t))
-                .ok_or_else(|| anyhow!("tensor index {t} does not exist"))?
-                .map_err(fb_err("tensor"))
-        };
-        let buffer_bytes = |t: fb::TensorRef<'_>| -> Result<&[u8]> {
-            let index = t.buffer().map_err(fb_err("tensor buffer"))?;
-            let Some(buffer) = buffers.and_then(|b| b.get(index as usize)) else {
-                bail!("tensor buffer {index} does not exist");
-            };
-            let buffer = buffer.map_err(fb_err("buffer"))?;
-            let (offset, size) = (
-                buffer.offset().map_err(fb_err("buffer"))?,
-                buffer.size().map_err(fb_err("buffer"))?,
-            );
-            // Offsets 0 and 1 mean the data is inside the flatbuffer (schema.fbs).
-            if offset > 1 {
-                return usize::try_from(offset)
-                    .ok()
-                    .zip(usize::try_from(size).ok())
-                    .and_then(|(o, s)| bytes.get(o..o.checked_add(s)?))
-                    .ok_or_else(|| {
-                        anyhow!(
-                            "buffer {index} [{offset}, +{size}) is outside the file (truncated?)"
-                        )
-                    });
-            }
-            Ok(buffer
-                .data()
-                .map_err(fb_err("buffer data"))?
-                .unwrap_or_default())
-        };
-        let describe = |t: i32| -> Result<ArenaTensor> {
-            let tr = tensor(t)?;
-            let name = tr
-                .name()
-                .map_err(fb_err("tensor name"))?
-                .unwrap_or_default()
-                .to_string();
-            let ty = tr.type_().map_err(fb_err("tensor type"))?;
-            let shape = indices(tr.shape().map_err(fb_err("tensor shape"))?);
-            let elem = type_size(ty).ok_or_else(|| {
-                anyhow!("tensor {name}: type {} has no fixed size", type_name(ty))
-            })?;
-            let elements = shape.iter().try_fold(1usize, |n, &d| {
-                usize::try_from(d).ok().and_then(|d| n.checked_mul(d))
-            });
-            let size = elements
-                .and_then(|n| n.checked_mul(elem))
-                .ok_or_else(|| anyhow!("tensor {name}: shape {shape:?} is not a fixed size"))?;
-            let zero_point = tr
-                .quantization()
-                .map_err(fb_err("quantization"))?
-                .and_then(|q| q.zero_point().ok().flatten())
-                .and_then(|z| z.get(0))
-                .unwrap_or(0);
-            Ok(ArenaTensor {
-                name,
-                shape,
-                dtype: type_name(ty).to_string(),
-                offset: 0,
-                size,
-                zero_point,
-            })
+        let op = ethos_u_operator(model, sg)?;
+        let tensors = Tensors {
+            file: bytes,
+            tensors: sg
+                .tensors()
+                .map_err(fb_err("tensors"))?
+                .ok_or_else(|| anyhow!("subgraph 0 has no tensors"))?,
+            buffers: model.buffers().map_err(fb_err("buffers"))?,
         };
 
         let operands = indices(op.inputs().map_err(fb_err("ethos-u inputs"))?);
@@ -258,8 +305,8 @@ impl VelaModel {
              (command stream, read-only, scratch, fast scratch)",
             operands.len()
         );
-        let stream = buffer_bytes(tensor(operands[0])?)?;
-        let payload = DriverPayload::parse(stream).context("the ethos-u command stream")?;
+        let payload = DriverPayload::parse(tensors.data(operands[0])?)
+            .context("the ethos-u command stream")?;
         let config_word = payload
             .actions
             .iter()
@@ -267,60 +314,32 @@ impl VelaModel {
                 DriverAction::OptimizerConfig { config, .. } => Some(*config),
                 _ => None,
             })
-            .ok_or_else(|| anyhow!("the ethos-u driver payload has no OPTIMIZER_CONFIG (the configuration Vela compiled for)"))?;
+            .ok_or_else(|| {
+                anyhow!(
+                    "the ethos-u driver payload has no OPTIMIZER_CONFIG (the configuration Vela \
+                     compiled for)"
+                )
+            })?;
         ensure!(
             !payload.command_stream().is_empty(),
             "the ethos-u driver payload has no command stream"
         );
-        let read_only = buffer_bytes(tensor(operands[1])?)?.to_vec();
-        let scratch = describe(operands[2])?;
-        let fast_scratch = describe(operands[3])?;
+        let read_only = tensors.data(operands[1])?.to_vec();
+        let scratch = tensors.describe(operands[2])?;
+        let fast_scratch = tensors.describe(operands[3])?;
 
-        // OfflineMemoryAllocation: version, subgraph, tensor count, then one
-        // arena offset per tensor (-1: not planned).
-        let plan = model
-            .metadata()
-            .map_err(fb_err("metadata"))?
-            .into_iter()
-            .flatten()
-            .filter_map(Result::ok)
-            .find(|m| m.name().ok().flatten() == Some(OFFLINE_MEMORY_ALLOCATION))
-            .ok_or_else(|| {
-                anyhow!("no {OFFLINE_MEMORY_ALLOCATION} metadata: the arena layout is unknown")
-            })?;
-        let plan_buffer = plan.buffer().map_err(fb_err("metadata buffer"))?;
-        let words: Vec<i32> = buffers
-            .and_then(|b| b.get(plan_buffer as usize))
-            .ok_or_else(|| {
-                anyhow!(
-                    "{OFFLINE_MEMORY_ALLOCATION} names buffer {plan_buffer}, which does not exist"
-                )
-            })?
-            .map_err(fb_err("metadata buffer"))?
-            .data()
-            .map_err(fb_err("metadata buffer"))?
-            .unwrap_or_default()
-            .chunks_exact(4)
-            .map(|w| i32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-            .collect();
-        ensure!(
-            words.len() >= 3
-                && words.len() - 3 == words[2].max(0) as usize
-                && words[2] as usize == tensors.len(),
-            "{OFFLINE_MEMORY_ALLOCATION} has {} words for {} tensors (expected 3 + one per tensor)",
-            words.len(),
-            tensors.len()
-        );
-        let arena_offset = |t: i32| -> Result<i64> {
-            match words[3 + t as usize] {
-                -1 => bail!("tensor {t} has no place in {OFFLINE_MEMORY_ALLOCATION}"),
-                o => Ok(o as i64),
+        // Arena offsets are from the scratch tensor's origin (base pointer 1).
+        let plan = memory_plan(model, &tensors)?;
+        let planned = |t: i32| -> Result<i64> {
+            match usize::try_from(t).ok().and_then(|t| plan.get(t)) {
+                Some(-1) | None => bail!("tensor {t} has no place in {OFFLINE_MEMORY_ALLOCATION}"),
+                Some(&o) => Ok(o as i64),
             }
         };
-        let origin = arena_offset(operands[2])?;
+        let origin = planned(operands[2])?;
         let place = |t: i32| -> Result<ArenaTensor> {
-            let mut a = describe(t)?;
-            let offset = arena_offset(t)? - origin;
+            let mut a = tensors.describe(t)?;
+            let offset = planned(t)? - origin;
             a.offset = usize::try_from(offset).map_err(|_| {
                 anyhow!(
                     "tensor {} lies {} bytes before the scratch tensor",
@@ -334,24 +353,26 @@ impl VelaModel {
         let network_inputs = indices(sg.inputs().map_err(fb_err("subgraph inputs"))?);
         let network_outputs = indices(sg.outputs().map_err(fb_err("subgraph outputs"))?);
         let op_outputs = indices(op.outputs().map_err(fb_err("ethos-u outputs"))?);
+        let extra = &operands[FIXED_OPERANDS..];
         let mut inputs = Vec::new();
         for &t in &network_inputs {
             ensure!(
-                operands[FIXED_OPERANDS..].contains(&t),
+                extra.contains(&t),
                 "network input {} is not an operand of the {ETHOS_U} operator",
-                describe(t)?.name
+                tensors.describe(t)?.name
             );
             inputs.push(place(t)?);
         }
+        // The operator's other operands are variable tensors (LSTM state).
         let mut states = Vec::new();
-        for &t in &operands[FIXED_OPERANDS..] {
-            if network_inputs.contains(&t) {
-                continue;
-            }
+        for &t in extra.iter().filter(|t| !network_inputs.contains(t)) {
             ensure!(
-                tensor(t)?.is_variable().map_err(fb_err("is_variable"))?,
+                tensors
+                    .get(t)?
+                    .is_variable()
+                    .map_err(fb_err("is_variable"))?,
                 "{ETHOS_U} operand {} is neither a network input nor a variable tensor",
-                describe(t)?.name
+                tensors.describe(t)?.name
             );
             states.push(place(t)?);
         }
@@ -360,7 +381,7 @@ impl VelaModel {
             ensure!(
                 op_outputs.contains(&t),
                 "network output {} is not written by the {ETHOS_U} operator",
-                describe(t)?.name
+                tensors.describe(t)?.name
             );
             outputs.push(place(t)?);
         }
