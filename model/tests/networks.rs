@@ -18,29 +18,40 @@ fn read(path: &Path) -> Vec<u8> {
     std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// `KIND.bin`, or `KIND0.bin`, `KIND1.bin`, ... for several tensors.
+fn tensor_files(dir: &Path, kind: &str) -> Vec<Vec<u8>> {
+    let one = dir.join(format!("{kind}.bin"));
+    if one.is_file() {
+        return vec![read(&one)];
+    }
+    (0..)
+        .map(|i| dir.join(format!("{kind}{i}.bin")))
+        .take_while(|p| p.is_file())
+        .map(|p| read(&p))
+        .collect()
+}
+
 /// Run a network folder on the golden model with the configuration Vela
-/// compiled for and check its output byte for byte.
+/// compiled for and check every output byte for byte.
 fn run_network(name: &str) -> tflite::NetworkRun {
     let dir = fixture(name);
     let model = VelaModel::load(&dir.join("model_vela.tflite")).expect("a Vela model loads");
     let config = model.config().expect("a built-in configuration");
     let job = model
-        .job(config, &[read(&dir.join("input.bin"))])
+        .job(config, &tensor_files(&dir, "input"))
         .unwrap_or_else(|e| panic!("{name}: {e:#}"));
     let run = tflite::run(&model, &job, &mut GoldenBackend::default(), &mut |_, _| {})
         .unwrap_or_else(|e| panic!("{name}: {e:#}"));
-    let expected = read(&dir.join("expected.bin"));
-    assert_eq!(run.outputs.len(), 1, "{name}: one output");
-    let differing = expected
-        .iter()
-        .zip(&run.outputs[0])
-        .filter(|(a, b)| a != b)
-        .count();
-    assert_eq!(
-        (run.outputs[0].len(), differing),
-        (expected.len(), 0),
-        "{name}: output length and differing bytes"
-    );
+    let expected = tensor_files(&dir, "expected");
+    assert_eq!(run.outputs.len(), expected.len(), "{name}: outputs");
+    for (i, (got, want)) in run.outputs.iter().zip(&expected).enumerate() {
+        let differing = want.iter().zip(got).filter(|(a, b)| a != b).count();
+        assert_eq!(
+            (got.len(), differing),
+            (want.len(), 0),
+            "{name}: output {i} length and differing bytes"
+        );
+    }
     run
 }
 
@@ -58,7 +69,7 @@ fn every_network_matches_the_interpreter() {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    assert!(names.len() >= 5, "networks found: {names:?}");
+    assert!(names.len() >= 6, "networks found: {names:?}");
     for name in &names {
         let run = run_network(name);
         println!("ok {name}: {} operations", run.run.layers.len());
@@ -107,6 +118,23 @@ fn mobilenet_sized_network_ends_in_a_large_depthwise() {
         .unwrap_or_else(|| panic!("no 7x7 depthwise in {:?}", kinds(&run)));
     assert_eq!(mean.ofm, Some([1, 1, 1280]));
     assert_eq!(mean.macs, 7 * 7 * 1280);
+}
+
+/// Inputs and outputs are matched to the arena by the subgraph's order.
+#[test]
+fn two_inputs_and_two_outputs() {
+    let run = run_network("two_inputs_two_outputs");
+    assert_eq!(run.outputs.len(), 2);
+    assert_eq!(run.outputs[1].len(), 8 * 8 * 12);
+    // The inputs have different quantisations, so swapping them shows.
+    let dir = fixture("two_inputs_two_outputs");
+    let model = VelaModel::load(&dir.join("model_vela.tflite")).expect("loads");
+    let mut inputs = tensor_files(&dir, "input");
+    inputs.swap(0, 1);
+    let job = model.job(NpuConfig::u65_256(), &inputs).expect("job");
+    let swapped =
+        tflite::run(&model, &job, &mut GoldenBackend::default(), &mut |_, _| {}).expect("runs");
+    assert_ne!(swapped.outputs[0], run.outputs[0]);
 }
 
 #[test]

@@ -9,9 +9,10 @@ Usage (after scripts/vela/setup.sh):
 Writes model/tests/fixtures/networks/<name>/ for every network:
   model.tflite       the source network (built without TensorFlow, tflite_ref.py)
   model_vela.tflite  Vela's output: one `ethos-u` custom operator
-  input.bin          the input tensor's bytes
+  input.bin          the input tensor's bytes (input0.bin, input1.bin, ... for several)
   expected.bin       the output tensor's bytes from the TFLite interpreter's
                      reference kernels (ai-edge-litert) on model.tflite
+                     (expected0.bin, ... for several)
 
 Weights are random from a fixed seed with per-channel scales. Each layer's
 quantisation follows from an estimate of its values' spread (root mean square
@@ -172,19 +173,21 @@ def multiply_by_quantized_multiplier(acc, m, shift):
     return (high >> right) + (rem > threshold)
 
 
-def reference(net, x):
-    """The output for input x; a final FULLY_CONNECTED is recomputed with double rounding."""
+def reference(net, xs):
+    """The outputs for inputs xs (network order); a FULLY_CONNECTED output is recomputed with double rounding."""
     it = Interpreter(model_content=net.m.to_bytes(), experimental_op_resolver_type=OpResolverType.BUILTIN_REF,
                      experimental_preserve_all_tensors=True)
     it.allocate_tensors()
-    it.set_tensor(it.get_input_details()[0]["index"], x)
+    for t, x in zip(net.m.inputs, xs):
+        it.set_tensor(t, x)
     it.invoke()
-    out = it.get_tensor(it.get_output_details()[0]["index"])
+    outs = [it.get_tensor(t) for t in net.m.outputs]
     if net.fc is None:
-        return out
+        return outs
     fx, w, bias, fy = net.fc
-    if fy[0] != net.m.outputs[0]:
-        raise RuntimeError("only a FULLY_CONNECTED that gives the network's output is recomputed")
+    if fy[0] not in net.m.outputs:
+        raise RuntimeError("only a FULLY_CONNECTED that gives a network output is recomputed")
+    out = outs[net.m.outputs.index(fy[0])]
     a = it.get_tensor(fx[0]).reshape(-1).astype(np.int64) - fx[2]
     acc = w.astype(np.int64) @ a + bias
     m, shift = quantize_multiplier(float(np.float32(fx[1])) * float(np.float32(0.01)) / float(np.float32(fy[1])))
@@ -193,7 +196,8 @@ def reference(net, x):
     if diff.max() > 1:
         raise RuntimeError(f"FULLY_CONNECTED: double rounding differs from the interpreter by {diff.max()}")
     print(f"  FULLY_CONNECTED: {int((diff > 0).sum())} of {diff.size} outputs differ by 1 from the host interpreter")
-    return fixed.reshape(out.shape)
+    outs[net.m.outputs.index(fy[0])] = fixed.reshape(out.shape)
+    return outs
 
 
 def demo(rng):
@@ -240,6 +244,17 @@ def softmax(rng):
     return n, "u65-256"
 
 
+def two_inputs_two_outputs(rng):
+    """Two inputs added, then convolved: the sum and the convolution are both outputs."""
+    n = Net(rng)
+    a = n.input([1, 8, 8, 8])
+    b = n.input([1, 8, 8, 8], scale=0.03, zp=5)
+    s = n.add(a, b)
+    n.output(s)
+    n.output(n.conv(s, 12, act="relu"))
+    return n, "u65-256"
+
+
 def mobilenet(rng):
     """MobileNetV2-sized feature maps (224x224 input, stride-2 steps down to 7x7)
     ending, as MobileNetV2 does, in a 1x1 convolution to 1280 channels and the
@@ -257,7 +272,14 @@ def mobilenet(rng):
 
 
 NETWORKS = {"demo": demo, "residual_add": residual, "conv_dw_u65_512": u65_512, "tanh_softmax": softmax,
-            "mobilenet_v2_sized": mobilenet}
+            "two_inputs_two_outputs": two_inputs_two_outputs, "mobilenet_v2_sized": mobilenet}
+
+
+def tensor_files(kind, values):
+    """`input.bin` for one tensor, `input0.bin`, `input1.bin`, ... for several."""
+    if len(values) == 1:
+        return {f"{kind}.bin": values[0]}
+    return {f"{kind}{i}.bin": v for i, v in enumerate(values)}
 
 
 def main():
@@ -268,9 +290,8 @@ def main():
     for name, build in NETWORKS.items():
         rng = np.random.default_rng([args.seed, *name.encode()])
         net, config = build(rng)
-        shape = net.m.tensors[net.m.inputs[0]].shape
-        x = rng.integers(-128, 128, shape, dtype=np.int8)
-        expected = reference(net, x)
+        xs = [rng.integers(-128, 128, net.m.tensors[t].shape, dtype=np.int8) for t in net.m.inputs]
+        expected = reference(net, xs)
         source = net.m.to_bytes()
         compiled = compile_bytes(source, config)
         c = S.ModelT.InitFromPackedBuf(compiled, 0)
@@ -281,11 +302,10 @@ def main():
         d.mkdir(parents=True)
         (d / "model.tflite").write_bytes(source)
         (d / "model_vela.tflite").write_bytes(compiled)
-        (d / "input.bin").write_bytes(x.tobytes())
-        (d / "expected.bin").write_bytes(expected.tobytes())
-        print(f"{name}: {config}, input {list(shape)}, output {list(expected.shape)}, "
+        for file, v in {**tensor_files("input", xs), **tensor_files("expected", expected)}.items():
+            (d / file).write_bytes(v.tobytes())
+        print(f"{name}: {config}, inputs {[list(x.shape) for x in xs]}, outputs {[list(e.shape) for e in expected]}, "
               f"{len(compiled)} bytes compiled")
-
 
 if __name__ == "__main__":
     main()

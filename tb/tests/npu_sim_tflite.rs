@@ -17,14 +17,19 @@ fn scratch(test: &str) -> PathBuf {
     dir
 }
 
-/// Run `npu-sim tflite NET/model_vela.tflite --input NET/input.bin ARGS -q`.
+/// Run `npu-sim tflite NET/MODEL --input NET/input.bin ARGS -q`.
 fn npu_sim(net: &str, model: &str, args: &[&str]) -> (bool, String) {
-    let dir = network(net);
+    let input = network(net).join("input.bin");
+    let mut all = vec!["--input", input.to_str().unwrap()];
+    all.extend(args);
+    npu_sim_inputs(net, model, &all)
+}
+
+/// Run `npu-sim tflite NET/MODEL ARGS -q`.
+fn npu_sim_inputs(net: &str, model: &str, args: &[&str]) -> (bool, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_npu-sim"))
         .arg("tflite")
-        .arg(dir.join(model))
-        .arg("--input")
-        .arg(dir.join("input.bin"))
+        .arg(network(net).join(model))
         .args(args)
         .arg("-q")
         .output()
@@ -114,5 +119,38 @@ fn refusals_name_the_problem() {
             assert!(text.contains(word), "{word} missing from: {text}");
         }
     }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `--input`, `--output` and `--expected` repeat in the network's order.
+#[test]
+fn repeated_flags_map_in_network_order() {
+    let dir = scratch("repeat");
+    let net = network("two_inputs_two_outputs");
+    let file = |d: &Path, f: &str| d.join(f).to_str().unwrap().to_string();
+    let args = [
+        "--input".into(),
+        file(&net, "input0.bin"),
+        "--input".into(),
+        file(&net, "input1.bin"),
+        "--output".into(),
+        file(&dir, "sum.bin"),
+        "--output".into(),
+        file(&dir, "conv.bin"),
+        "--expected".into(),
+        file(&net, "expected0.bin"),
+        "--expected".into(),
+        file(&net, "expected1.bin"),
+    ];
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (ok, text) = npu_sim_inputs("two_inputs_two_outputs", "model_vela.tflite", &args);
+    assert!(ok, "{text}");
+    assert_eq!(text.matches("matches").count(), 2, "{text}");
+    assert_eq!(
+        std::fs::read(dir.join("conv.bin")).unwrap(),
+        std::fs::read(net.join("expected1.bin")).unwrap()
+    );
+    let (ok, text) = npu_sim_inputs("two_inputs_two_outputs", "model_vela.tflite", &args[2..]);
+    assert!(!ok && text.contains("2 inputs but 1 were given"), "{text}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
