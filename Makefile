@@ -47,10 +47,18 @@ bench: deps
 	$(CARGO) bench -p npu-tb --bench weight_decoder
 	$(CARGO) bench -p npu-tb --bench dma
 
-# The bundled demo: DMA jobs run on the RTL, outputs compared with the expected bytes.
+# The bundled demo: DMA jobs run on the RTL, outputs compared with the expected bytes; then the
+# demo network (conv, depthwise, residual ADD, pools, LUT activation, fully connected), on the
+# golden model until the RTL's datapath runs kernel operations.
 DEMO_JOBS := $(wildcard model/tests/fixtures/jobs/dma_*)
+DEMO_NET  := model/tests/fixtures/networks/demo
 demo: deps
 	@for j in $(DEMO_JOBS); do $(CARGO) run -q --release -p npu-tb --bin npu-sim -- run $$j --model rtl || exit 1; done
+	@echo "demo network on the golden model (the RTL refuses kernel operations until its datapath exists):"
+	@mkdir -p build
+	@$(CARGO) run -q --release -p npu-tb --bin npu-sim -- tflite $(DEMO_NET)/model_vela.tflite \
+		--input $(DEMO_NET)/input.bin --output build/demo_output.bin --expected $(DEMO_NET)/expected.bin \
+		--model golden --report build/demo_layers.csv
 
 # Differential fuzzing of the golden model against the RTL: make fuzz [COUNT=10000] [SEED=n]
 fuzz: deps

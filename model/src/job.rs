@@ -5,7 +5,7 @@
 //! model here; the RTL backend lives in the testbench crate), and
 //! [`run_job`] writes `out/<name>.bin` and compares with the expected bytes.
 
-use crate::npu::{ModelError, Npu, NUM_REGIONS};
+use crate::npu::{ModelError, Npu, OpRecord, NUM_REGIONS};
 use crate::payload::{is_driver_payload, DriverPayload};
 use npu_spec::config::NpuConfig;
 use npu_spec::regs::STATUS;
@@ -305,6 +305,9 @@ pub struct BackendRun {
     pub counters: BTreeMap<String, u64>,
     /// Multiply-accumulates (golden model).
     pub macs: u64,
+    /// Every kernel operation and DMA in stream order (golden model; a timed
+    /// backend adds cycles).
+    pub layers: Vec<OpRecord>,
 }
 
 impl BackendRun {
@@ -385,6 +388,7 @@ impl Backend for GoldenBackend {
             pmu: BTreeMap::new(),
             counters: BTreeMap::new(),
             macs: stats.macs,
+            layers: stats.layers.clone(),
         };
         self.last = Some(npu);
         Ok(run)

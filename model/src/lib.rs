@@ -8,6 +8,9 @@
 //! - [`tensor`]: feature-map element types, layouts and tile addressing.
 //! - [`job`]: job folders (JOBS.md) and the [`job::Backend`] trait.
 //! - [`weights`]: the weight-stream codec (TRM 4.7).
+//! - [`tflite`]: Vela-compiled TensorFlow Lite networks, laid out as the
+//!   Ethos-U driver does and run on any [`job::Backend`].
+//! - [`report`]: the per-layer report of a run.
 //!
 //! # Semantics the TRM leaves open, as the model (and so the RTL) implements them
 //!
@@ -98,5 +101,7 @@ pub mod job;
 pub mod npu;
 pub mod ops;
 pub mod payload;
+pub mod report;
 pub mod tensor;
+pub mod tflite;
 pub mod weights;

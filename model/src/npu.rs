@@ -7,6 +7,8 @@ use npu_spec::command::{CmdKind, DmaRegionMode, DmaStrideMode, Opcode, COMMANDS}
 use npu_spec::command::{DMA_CHANNELS, DMA_DESCRIPTORS};
 use npu_spec::config::NpuConfig;
 use npu_spec::regs::{self, counter_port, faulting_channel, DRIVER_REGIONCFG};
+use serde::Serialize;
+use std::cell::Cell;
 use std::collections::BTreeMap;
 
 /// Number of base-pointer regions a stream can name (TRM 4.3: region fields are 3 bits).
@@ -125,13 +127,35 @@ impl ModelError {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Memory {
     regions: Vec<Vec<u8>>,
+    /// Bytes read and written so far, for the per-operation records.
+    traffic: Cell<Traffic>,
+}
+
+/// Bytes moved between the NPU and memory.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Traffic {
+    pub read: u64,
+    pub written: u64,
 }
 
 impl Memory {
     pub fn new() -> Memory {
         Memory {
             regions: vec![Vec::new(); NUM_REGIONS],
+            traffic: Cell::default(),
         }
+    }
+    /// Bytes read and written since the memory was made.
+    pub fn traffic(&self) -> Traffic {
+        self.traffic.get()
+    }
+    /// Count `len` bytes read by a caller that reads a region's bytes directly.
+    pub(crate) fn count_read(&self, len: usize) {
+        let t = self.traffic.get();
+        self.traffic.set(Traffic {
+            read: t.read + len as u64,
+            ..t
+        });
     }
     /// Replace region `index`'s bytes.
     pub fn set_region(&mut self, index: usize, bytes: Vec<u8>) -> Result<(), OpError> {
@@ -180,6 +204,7 @@ impl Memory {
         len: usize,
     ) -> Result<&[u8], OpError> {
         self.check(channel, what, region, start, len)?;
+        self.count_read(len);
         Ok(&self.regions[region][start as usize..start as usize + len])
     }
     /// Mutable `len` bytes at `start` of `region`, for channel `channel`.
@@ -192,6 +217,11 @@ impl Memory {
         len: usize,
     ) -> Result<&mut [u8], OpError> {
         self.check(channel, what, region, start, len)?;
+        let t = self.traffic.get();
+        self.traffic.set(Traffic {
+            written: t.written + len as u64,
+            ..t
+        });
         Ok(&mut self.regions[region][start as usize..start as usize + len])
     }
 }
@@ -256,6 +286,35 @@ pub struct RunStats {
     pub irqs: usize,
     /// NPU_OP_STOP was reached.
     pub stopped: bool,
+    /// Every kernel operation and DMA that ran, in stream order.
+    pub layers: Vec<OpRecord>,
+}
+
+/// A feature map's height, width and depth.
+pub type Shape = [usize; 3];
+
+/// One kernel operation or DMA of a run: a row of the per-layer report.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct OpRecord {
+    /// Byte offset of the operation's command in the stream.
+    pub offset: usize,
+    /// TRM name, with the pooling or elementwise mode (`NPU_OP_POOL MAX`).
+    pub kind: String,
+    /// The IFM extent the operation reads (before upscaling).
+    pub ifm: Option<Shape>,
+    /// The IFM2 extent of a binary elementwise operation (after broadcast
+    /// dimensions collapse to 1; none for a scalar).
+    pub ifm2: Option<Shape>,
+    pub ofm: Option<Shape>,
+    /// Kernel height and width (before dilation).
+    pub kernel: Option<[usize; 2]>,
+    pub macs: u64,
+    /// Bytes read from and written to the base-pointer regions (a DMA into
+    /// the shared buffer writes no region but counts as written).
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    /// Clock cycles, from a timed backend (the golden model has none).
+    pub cycles: Option<u64>,
 }
 
 impl RunStats {
@@ -441,7 +500,16 @@ impl Npu {
                         cmd.param
                     )));
                 }
-                self.dma_start()?;
+                let before = self.memory.traffic();
+                let bytes = self.dma_start()?;
+                let after = self.memory.traffic();
+                self.stats.layers.push(OpRecord {
+                    offset: cmd.offset,
+                    kind: cmd.op.name().to_string(),
+                    bytes_read: after.read - before.read,
+                    bytes_written: bytes,
+                    ..OpRecord::default()
+                });
             }
             // Waits are satisfied at once in an untimed model: every earlier
             // operation has completed. Their parameters are still checked.
@@ -458,8 +526,15 @@ impl Npu {
             | Opcode::NpuOpDepthwise
             | Opcode::NpuOpPool
             | Opcode::NpuOpElementwise => {
-                ops::run_kernel(self, cmd.op, cmd.param)?;
+                let (before, macs) = (self.memory.traffic(), self.stats.macs);
+                let mut record = ops::run_kernel(self, cmd.op, cmd.param)?;
                 *self.stats.ops.entry(cmd.op.name()).or_default() += 1;
+                let after = self.memory.traffic();
+                record.offset = cmd.offset;
+                record.macs = self.stats.macs - macs;
+                record.bytes_read = after.read - before.read;
+                record.bytes_written = after.written - before.written;
+                self.stats.layers.push(record);
             }
             op => self.regs[op as usize] = value,
         }
@@ -483,8 +558,8 @@ impl Npu {
     ///
     /// The descriptor is checked first, as the hardware does when it decodes
     /// the command (errors are parse errors): an external source, regions
-    /// 0-7, stride modes 0-2, a core mask of 1-3.
-    fn dma_start(&mut self) -> Result<(), OpError> {
+    /// 0-7, stride modes 0-2, a core mask of 1-3. Returns the bytes moved.
+    fn dma_start(&mut self) -> Result<u64, OpError> {
         let src_region = self.field(Opcode::NpuSetDma0SrcRegion, "region") as usize;
         let src_mode = self.field(Opcode::NpuSetDma0SrcRegion, "region_mode") as u32;
         let src_stride = self.field(Opcode::NpuSetDma0SrcRegion, "stride_mode") as u32;
@@ -541,7 +616,7 @@ impl Npu {
         let skip1 = self.field(Opcode::NpuSetDma0Skip1, "addr");
         let rows = size0 * size1;
         if len == 0 || rows == 0 {
-            return Ok(());
+            return Ok(0);
         }
         // Rows never overlap (skips are unsigned), so a transfer larger than
         // its source region cannot be in range; refuse it before allocating.
@@ -652,7 +727,7 @@ impl Npu {
         }
         self.stats.dma_ops += 1;
         self.stats.dma_bytes += len * rows;
-        Ok(())
+        Ok(len * rows)
     }
 
     /// Every row fits the shared buffer of each core in `mask` (the job

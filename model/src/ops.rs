@@ -6,7 +6,7 @@
 //! regions, computes with exact integer arithmetic and writes the OFM.
 
 use crate::fixed;
-use crate::npu::{Npu, OpError, LUT_BYTES};
+use crate::npu::{Npu, OpError, OpRecord, LUT_BYTES};
 use crate::tensor::{DType, FeatureMap};
 use crate::weights;
 use crate::weights::order::{Traversal, WeightOrder, U65_UBLOCK_DEPTH};
@@ -40,8 +40,9 @@ fn bad(detail: impl Into<String>) -> OpError {
     OpError::BadParam(detail.into())
 }
 
-/// Decode the kernel command and run it.
-pub(crate) fn run_kernel(npu: &mut Npu, op: Opcode, param: u16) -> Result<(), OpError> {
+/// Decode the kernel command and run it. Returns its record with the kind,
+/// shapes and kernel filled in (the caller adds offset, MACs and traffic).
+pub(crate) fn run_kernel(npu: &mut Npu, op: Opcode, param: u16) -> Result<OpRecord, OpError> {
     let kind = match op {
         Opcode::NpuOpConv => KernelKind::Conv,
         Opcode::NpuOpDepthwise => KernelKind::Depthwise,
@@ -54,13 +55,20 @@ pub(crate) fn run_kernel(npu: &mut Npu, op: Opcode, param: u16) -> Result<(), Op
                 .ok_or_else(|| bad(format!("elementwise mode {param} is not 0-9")))?,
         ),
     };
+    let name = match kind {
+        KernelKind::Pool(mode) => format!("{} {mode:?}", op.name()).to_uppercase(),
+        KernelKind::Elementwise(mode) => format!("{} {mode:?}", op.name()).to_uppercase(),
+        _ => op.name().to_string(),
+    };
     let op = Op::decode(npu, kind)?;
     op.validate()?;
+    let record = op.record(npu, name)?;
     match kind {
         KernelKind::Conv | KernelKind::Depthwise => op.run_conv(npu),
         KernelKind::Pool(mode) => op.run_pool(npu, mode),
         KernelKind::Elementwise(mode) => op.run_elementwise(npu, mode),
-    }
+    }?;
+    Ok(record)
 }
 
 // ---------------------------------------------------------------- decoding
@@ -578,10 +586,17 @@ impl Op {
             let ph = (self.oh - 1) * self.stride_y + self.dkh;
             let pw = (self.ow - 1) * self.stride_x + self.dkw;
             let c = self.ifm_depth.max(self.oc);
+            // A depthwise kernel holds one weight per tap and channel, not
+            // one per input channel; pooling reads no weights.
+            let weights_in = match self.kind {
+                KernelKind::Conv => self.ifm_depth,
+                KernelKind::Depthwise => 1,
+                _ => 0,
+            };
             vec![
                 ofm,
                 ("padded IFM", ph * pw * c),
-                ("weights", self.oc * self.dkh * self.dkw * self.ifm_depth),
+                ("weights", self.oc * self.dkh * self.dkw * weights_in),
             ]
         };
         for (what, n) in sizes {
@@ -623,6 +638,49 @@ impl Op {
             (_, ActivationFunction::Sigmoid) => 8,
             _ => 7,
         }
+    }
+
+    /// The IFM depth the operation reads: its own for convolution and
+    /// REDUCE_SUM, the OFM's for depthwise, pooling and elementwise.
+    fn ifm_channels(&self) -> usize {
+        match self.kind {
+            KernelKind::Conv | KernelKind::Pool(PoolingMode::ReduceSum) => self.ifm_depth,
+            _ => self.oc,
+        }
+    }
+
+    /// The operation's row of the per-layer report: kind and shapes.
+    fn record(&self, npu: &Npu, kind: String) -> Result<OpRecord, OpError> {
+        let ofm = [self.oh, self.ow, self.oc];
+        let (ifm, ifm2, kernel) = match self.kind {
+            KernelKind::Elementwise(mode) => {
+                let unary = matches!(
+                    mode,
+                    ElementwiseMode::Abs | ElementwiseMode::Lrelu | ElementwiseMode::Clz
+                );
+                let bc = npu.reg(Opcode::NpuSetIfm2Broadcast) as u16;
+                let ifm2 = (!unary && bc & broadcast::SCALAR == 0)
+                    .then(|| ifm2_extent(bc, self.oh, self.ow, self.oc).into());
+                (ofm, ifm2, None)
+            }
+            _ => {
+                let (h, w) = self.ifm_extent()?;
+                let (h, w) = match self.upscale {
+                    UpscaleMode::None => (h, w),
+                    _ => (h.div_ceil(2), w.div_ceil(2)),
+                };
+                let kernel = [self.kernel_h(), self.kernel_w()];
+                ([h, w, self.ifm_channels()], None, Some(kernel))
+            }
+        };
+        Ok(OpRecord {
+            kind,
+            ifm: Some(ifm),
+            ifm2,
+            ofm: Some(ofm),
+            kernel,
+            ..OpRecord::default()
+        })
     }
 
     fn core_of(&self, channel: usize, cores: usize) -> usize {
@@ -760,6 +818,7 @@ fn load_fm(
 ) -> Result<Vec<i32>, OpError> {
     let e = fm.dtype.bytes();
     let region = npu.memory.region(fm.region);
+    npu.memory.count_read(h * w * c * e);
     let mut out = Vec::with_capacity(h * w * c);
     for y in 0..h {
         for x in 0..w {
@@ -1034,7 +1093,7 @@ impl Op {
     fn run_conv(&self, npu: &mut Npu) -> Result<(), OpError> {
         let depthwise = self.kind == KernelKind::Depthwise;
         let (h, w) = self.ifm_extent()?;
-        let c = if depthwise { self.oc } else { self.ifm_depth };
+        let c = self.ifm_channels();
         let traversal = match (depthwise, self.weight_order) {
             (true, _) => Traversal::DepthWise,
             (false, WeightOrderBit::DepthFirst) => Traversal::DepthFirst,
@@ -1173,7 +1232,7 @@ impl Op {
     fn run_pool(&self, npu: &mut Npu, mode: PoolingMode) -> Result<(), OpError> {
         let (h, w) = self.ifm_extent()?;
         let reduce = mode == PoolingMode::ReduceSum;
-        let c = if reduce { self.ifm_depth } else { self.oc };
+        let c = self.ifm_channels();
         if reduce && self.oc != 1 {
             return Err(bad(format!(
                 "REDUCE_SUM writes one channel but OFM depth is {}",
@@ -1264,6 +1323,17 @@ fn add_input_shift(t: DType) -> u32 {
     }
 }
 
+/// IFM2's height, width and depth under NPU_SET_IFM2_BROADCAST `bc`: a
+/// broadcast dimension is 1.
+fn ifm2_extent(bc: u16, h: usize, w: usize, c: usize) -> (usize, usize, usize) {
+    let dim = |bit: u16, n: usize| if bc & bit != 0 { 1 } else { n };
+    (
+        dim(broadcast::H, h),
+        dim(broadcast::W, w),
+        dim(broadcast::C, c),
+    )
+}
+
 impl Op {
     fn run_elementwise(&self, npu: &mut Npu, mode: ElementwiseMode) -> Result<(), OpError> {
         use ElementwiseMode as E;
@@ -1274,11 +1344,7 @@ impl Op {
         let reversed = bc & broadcast::REVERSE_OPERANDS != 0;
         let mut ifm2 = None;
         let mut scalar = 0i64;
-        let (bh, bw, bcn) = (
-            if bc & broadcast::H != 0 { 1 } else { h },
-            if bc & broadcast::W != 0 { 1 } else { w },
-            if bc & broadcast::C != 0 { 1 } else { c },
-        );
+        let (bh, bw, bcn) = ifm2_extent(bc, h, w, c);
         if !unary {
             let fm2 = feature_map(npu, &IFM2, "IFM2")?;
             if fm2.dtype != self.ifm.dtype {

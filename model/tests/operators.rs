@@ -239,6 +239,55 @@ fn depthwise_random() {
     }
 }
 
+/// Vela lowers MEAN over the 7x7x1280 end of MobileNetV2 to one DEPTHWISE
+/// with a 7x7 kernel of ones over 1280 channels and a global scale of 1/49:
+/// 62720 weights, which the model once counted as a full convolution's
+/// 1280 * 49 * 1280 and refused.
+#[test]
+fn depthwise_7x7_over_1280_channels() {
+    let mut rng = rng("depthwise_7x7_over_1280_channels");
+    let (k, c) = (7, 1280);
+    let mut ifm = Fm::new(1, 0, k, k, c, DType::I8);
+    ifm.zp = -3;
+    let mut ofm = Fm::new(1, 0, 1, 1, c, DType::I8);
+    ofm.base = ifm.bytes() as u32;
+    ofm.zp = 5;
+    let vals = random_vals(&mut rng, k * k * c, DType::I8);
+    let mut region1 = vec![0u8; ofm.base as usize + ofm.bytes()];
+    ifm.store(&mut region1, &vals);
+    let order = order_8bit(c, 1, k, 64, Traversal::DepthWise);
+    let weights = weight_stream(&vec![1; c * k * k], &order);
+    let (m, shift) = tfl_quantize_multiplier(1.0 / 49.0);
+    let (scale, npu_shift) = npu_scale(m, shift);
+    let mut s = Stream::default();
+    s.c0(Opcode::NpuSetWeightRegion, 0)
+        .c1(Opcode::NpuSetWeightBase, 0)
+        .c1(Opcode::NpuSetWeightLength, weights.len() as u64)
+        .c1(
+            Opcode::NpuSetOfmScale,
+            ((npu_shift as u64) << 32) | scale as u64,
+        )
+        .ifm(&ifm)
+        // OFM_PRECISION bit 8: the global OFM_SCALE, no scale/bias stream.
+        .ofm(&ofm, 1 << 8)
+        .kernel(k, k, 1, 1, 1, 1, false)
+        .pad(0, 0, 0, 0)
+        .activation(0, -128, 127)
+        .c0(Opcode::NpuSetOfmBlkDepthM1, 63)
+        .c0(Opcode::NpuOpDepthwise, 0)
+        .c0(Opcode::NpuOpStop, 0xffff);
+    let mut n = npu("u65-256", &[(0, weights), (1, region1)]);
+    n.run(&s.bytes())
+        .expect("a 7x7 depthwise over 1280 channels runs");
+    let got = ofm.load(n.memory.region(1));
+    for ch in 0..c {
+        let sum: i64 = (0..k * k).map(|p| vals[p * c + ch] - ifm.zp).sum();
+        let want = (tfl_mbqm(sum as i32, m, shift) as i64 + ofm.zp).clamp(-128, 127);
+        assert_eq!(got[ch], want, "channel {ch}");
+    }
+    assert_eq!(n.stats.macs, (c * k * k) as u64);
+}
+
 #[test]
 fn parallel_mode_random() {
     let mut rng = rng("parallel_mode_random");
@@ -559,20 +608,7 @@ fn upscale_nearest_and_zeros() {
         ifm.store(&mut region, &vals);
         // Identity weights: oc == ic, scale 1.0 (2^30 at shift 30).
         let ohwi: Vec<i16> = (0..c * c).map(|i| (i / c == i % c) as i16).collect();
-        let o = WeightOrder {
-            ofm_depth: c,
-            ifm_depth: c,
-            kernel_height: 1,
-            kernel_width: 1,
-            ofm_block_depth: 16,
-            traversal: Traversal::DepthFirst,
-            ifm_bits: 8,
-            dilation_x2: false,
-            dilation_y2: false,
-            decomposition: KernelDecomposition::D8x8,
-            ofm_ublock_depth: U65_UBLOCK_DEPTH,
-            ifm_ublock_depth: U65_UBLOCK_DEPTH,
-        };
+        let o = order_8bit(c, c, 1, 16, Traversal::DepthFirst);
         let mut r0 = weight_stream(&ohwi, &o);
         let wlen = r0.len();
         let recs = vec![

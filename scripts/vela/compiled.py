@@ -26,14 +26,19 @@ VELA_OPTIONS = ["--config", "Arm/vela.ini", "--system-config", "Ethos_U65_Client
 ETHOS_U_INPUTS = [b"ethos_u_command_stream", b"read_only", b"scratch", b"scratch_fast"]
 
 
-def compile_model(model_bytes, config):
-    """The Vela-compiled model (flatbuffer object) of `model_bytes` for `config`."""
+def compile_bytes(model_bytes, config):
+    """Vela's output file (model_vela.tflite) for `model_bytes` and `config`."""
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "model.tflite"
         src.write_bytes(model_bytes)
         subprocess.run([sys.executable, "-m", "ethosu.vela", str(src), "--accelerator-config", f"ethos-{config}",
                         "--output-dir", tmp, *VELA_OPTIONS], check=True, capture_output=True)
-        return S.ModelT.InitFromPackedBuf((Path(tmp) / "model_vela.tflite").read_bytes(), 0)
+        return (Path(tmp) / "model_vela.tflite").read_bytes()
+
+
+def compile_model(model_bytes, config):
+    """The Vela-compiled model (flatbuffer object) of `model_bytes` for `config`."""
+    return S.ModelT.InitFromPackedBuf(compile_bytes(model_bytes, config), 0)
 
 
 def write_job(root: Path, name, config, model, inputs, description):

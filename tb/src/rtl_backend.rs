@@ -171,6 +171,7 @@ impl Backend for RtlBackend {
             pmu: BTreeMap::new(),
             counters,
             macs: 0,
+            layers: Vec::new(),
         })
     }
 }

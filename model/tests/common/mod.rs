@@ -297,6 +297,31 @@ impl Stream {
     }
 }
 
+/// The weight order of an 8-bit, undilated `kernel` x `kernel` operation
+/// with 8x8 kernel decomposition.
+pub fn order_8bit(
+    ofm_depth: usize,
+    ifm_depth: usize,
+    kernel: usize,
+    ofm_block_depth: usize,
+    traversal: order::Traversal,
+) -> order::WeightOrder {
+    order::WeightOrder {
+        ofm_depth,
+        ifm_depth,
+        kernel_height: kernel,
+        kernel_width: kernel,
+        ofm_block_depth,
+        traversal,
+        ifm_bits: 8,
+        dilation_x2: false,
+        dilation_y2: false,
+        decomposition: KernelDecomposition::D8x8,
+        ofm_ublock_depth: order::U65_UBLOCK_DEPTH,
+        ifm_ublock_depth: order::U65_UBLOCK_DEPTH,
+    }
+}
+
 /// Encode an OHWI weight tensor as a weight stream for the given order.
 pub fn weight_stream(ohwi: &[i16], o: &order::WeightOrder) -> Vec<u8> {
     let s = order::to_stream(ohwi, o).expect("order");

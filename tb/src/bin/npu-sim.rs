@@ -1,18 +1,21 @@
-//! `npu-sim`: run jobs on the golden model or the RTL, and disassemble or
-//! assemble command streams.
+//! `npu-sim`: run jobs and Vela-compiled TFLite networks on the golden model
+//! or the RTL, and disassemble or assemble command streams.
 
-use anyhow::{bail, Context, Result};
-use clap::{Parser, Subcommand, ValueEnum};
+use anyhow::{bail, ensure, Context, Result};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use npu_model::cmdstream;
-use npu_model::job::{run_job, Backend, GoldenBackend, Job};
+use npu_model::job::{compare, run_job, Backend, GoldenBackend, Job};
 use npu_model::payload::{is_driver_payload, DriverAction, DriverPayload};
+use npu_model::tflite::{self, VelaModel};
+use npu_model::{report, tflite::describe_config};
+use npu_spec::config::NpuConfig;
 use npu_tb::driver::DEFAULT_MAX_CYCLES;
 use npu_tb::fuzz;
 use npu_tb::npu::Waveform;
 use npu_tb::rtl_backend::RtlBackend;
 use npu_tb::verilator::TraceWindow;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -44,25 +47,19 @@ enum Command {
     Run {
         /// Folder holding job.json.
         job_dir: PathBuf,
-        /// Which implementation runs the job.
-        #[arg(long, value_enum, default_value = "golden")]
-        model: Model,
+        #[command(flatten)]
+        backend: BackendArgs,
         /// Configuration (u65-256 or u65-512); default: the job's own.
         #[arg(long)]
         config: Option<String>,
-        /// Write a VCD waveform of the run (RTL only; default: the file NPU_VCD names).
-        #[arg(long)]
-        vcd: Option<PathBuf>,
-        /// Dump only CLK cycles START:END into the VCD (a VCD of every cycle is large).
-        #[arg(long, value_name = "START:END", requires = "vcd", value_parser = parse_window)]
-        vcd_window: Option<TraceWindow>,
-        /// CLK cycles to wait for the NPU to stop (RTL only).
-        #[arg(long, default_value_t = DEFAULT_MAX_CYCLES)]
-        max_cycles: u64,
         /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
     },
+    /// Run a Vela-compiled TFLite network (one `ethos-u` operator), laid out as
+    /// the Ethos-U driver does: base pointer 0 = read-only tensor, 1 = arena
+    /// holding inputs and outputs, 2 = fast scratch.
+    Tflite(TfliteArgs),
     /// Print a command stream (raw little-endian words or a COP1 driver payload) as a
     /// listing; words that are no command print as `.word` lines.
     Disasm {
@@ -96,65 +93,223 @@ enum Command {
     },
 }
 
+/// Which backend runs, and its RTL options.
+#[derive(Args)]
+struct BackendArgs {
+    /// Which implementation runs.
+    #[arg(long, value_enum, default_value = "golden")]
+    model: Model,
+    /// Write a VCD waveform of the run (RTL only; default: the file NPU_VCD names).
+    #[arg(long)]
+    vcd: Option<PathBuf>,
+    /// Dump only CLK cycles START:END into the VCD (a VCD of every cycle is large).
+    #[arg(long, value_name = "START:END", requires = "vcd", value_parser = parse_window)]
+    vcd_window: Option<TraceWindow>,
+    /// CLK cycles to wait for the NPU to stop (RTL only).
+    #[arg(long, default_value_t = DEFAULT_MAX_CYCLES)]
+    max_cycles: u64,
+}
+
+/// `npu-sim tflite`.
+#[derive(Args)]
+struct TfliteArgs {
+    /// The Vela-compiled model (MODEL_vela.tflite).
+    #[arg(value_name = "MODEL_vela.tflite")]
+    network: PathBuf,
+    /// Raw bytes of a network input; repeat in the network's input order.
+    #[arg(long = "input", value_name = "FILE", required = true)]
+    inputs: Vec<PathBuf>,
+    /// Where to write a network output; repeat in the network's output order.
+    #[arg(long = "output", value_name = "FILE", required = true)]
+    outputs: Vec<PathBuf>,
+    /// Expected bytes of an output, in output order: exit non-zero on a mismatch.
+    #[arg(long = "expected", value_name = "FILE")]
+    expected: Vec<PathBuf>,
+    #[command(flatten)]
+    backend: BackendArgs,
+    /// Configuration (u65-256 or u65-512); default: the one Vela compiled for.
+    #[arg(long)]
+    config: Option<String>,
+    /// Write the per-layer report: JSON if FILE ends in .json, CSV otherwise.
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
 fn parse_window(text: &str) -> Result<TraceWindow, String> {
     TraceWindow::parse(text)
+}
+
+/// The backend `args` names; with it, the hint a failed run prints (how to
+/// get a waveform of an RTL run that had none).
+fn make_backend(args: &BackendArgs) -> Result<(Box<dyn Backend>, &'static str)> {
+    Ok(match args.model {
+        Model::Golden => {
+            if args.vcd.is_some() {
+                bail!("--vcd needs --model rtl: the golden model has no waveforms");
+            }
+            (Box::new(GoldenBackend::default()), "")
+        }
+        Model::Rtl => {
+            let waveform = match &args.vcd {
+                Some(path) => Some(Waveform {
+                    path: path.clone(),
+                    window: args.vcd_window.unwrap_or(TraceWindow::ALL),
+                }),
+                None => Waveform::from_env()?,
+            };
+            let hint = if waveform.is_none() {
+                " (add --vcd FILE for a waveform)"
+            } else {
+                ""
+            };
+            let backend = RtlBackend {
+                waveform,
+                max_cycles: args.max_cycles,
+                ..RtlBackend::default()
+            };
+            (Box::new(backend), hint)
+        }
+    })
+}
+
+/// A progress bar over `total` command-stream bytes (hidden when `quiet`).
+fn progress_bar(quiet: bool, total: usize) -> Result<ProgressBar> {
+    let bar = if quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(total as u64)
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {bytes}/{total_bytes} of stream",
+        )
+        .context("progress template")?
+        .progress_chars("=> "),
+    );
+    Ok(bar)
+}
+
+fn read_file(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).with_context(|| format!("reading {}", path.display()))
+}
+
+/// `npu-sim tflite`: true when the run completed and every expected output matched.
+fn run_tflite(args: &TfliteArgs, backend: &mut dyn Backend, waveform_hint: &str) -> Result<bool> {
+    let TfliteArgs {
+        network,
+        inputs,
+        outputs,
+        expected,
+        backend: BackendArgs { model, .. },
+        config,
+        report: report_file,
+        quiet,
+        ..
+    } = args;
+    let vela = VelaModel::load(network)?;
+    let config = match config.as_deref() {
+        Some(name) => NpuConfig::by_name(name).map_err(|_| {
+            anyhow::anyhow!("{name}: unknown configuration (known: u65-256, u65-512)")
+        })?,
+        None => vela.config()?,
+    };
+    let names: Vec<&str> = vela.outputs.iter().map(|t| t.name.as_str()).collect();
+    ensure!(
+        outputs.len() == names.len(),
+        "the network has {} outputs ({}) but {} --output files were given",
+        names.len(),
+        names.join(", "),
+        outputs.len()
+    );
+    ensure!(
+        expected.is_empty() || expected.len() == names.len(),
+        "the network has {} outputs ({}) but {} --expected files were given",
+        names.len(),
+        names.join(", "),
+        expected.len()
+    );
+    let input_bytes = inputs
+        .iter()
+        .map(|p| read_file(p))
+        .collect::<Result<Vec<_>>>()?;
+    let job = vela.job(config, &input_bytes)?;
+    println!(
+        "{}: compiled for {}, {} bytes of command stream, running on {}",
+        network.display(),
+        describe_config(vela.config_word),
+        job.command_stream.len(),
+        job.config.name
+    );
+    let bar = progress_bar(*quiet, job.command_stream.len())?;
+    let result = tflite::run(&vela, &job, backend, &mut |done, _| {
+        bar.set_position(done as u64)
+    });
+    bar.finish_and_clear();
+    let rtl_note = if *model == Model::Rtl {
+        "; the RTL refuses kernel operations (CONV, DEPTHWISE, POOL, ELEMENTWISE) with \
+         cmd_parse_error until its datapath exists"
+    } else {
+        ""
+    };
+    let net = result.with_context(|| {
+        format!(
+            "running {} on the {} backend{waveform_hint}{rtl_note}",
+            network.display(),
+            backend.name()
+        )
+    })?;
+    print!("{}", report::table(&net.run.layers));
+    if let Some(path) = report_file {
+        report::write(path, &net.run.layers)
+            .with_context(|| format!("writing the report {}", path.display()))?;
+        println!("report written to {}", path.display());
+    }
+    if let Some(c) = net.run.cycles {
+        println!("cycles {c}");
+    }
+    let mut passed = true;
+    for (i, (bytes, tensor)) in net.outputs.iter().zip(&vela.outputs).enumerate() {
+        std::fs::write(&outputs[i], bytes)
+            .with_context(|| format!("writing {}", outputs[i].display()))?;
+        println!(
+            "output {} ({} {:?}, {} bytes) -> {}",
+            tensor.name,
+            tensor.dtype,
+            tensor.shape,
+            bytes.len(),
+            outputs[i].display()
+        );
+        if let Some(path) = expected.get(i) {
+            match compare(&tensor.name, &read_file(path)?, bytes) {
+                Some(m) => {
+                    println!("MISMATCH {m}");
+                    passed = false;
+                }
+                None => println!("output {} matches {}", tensor.name, path.display()),
+            }
+        }
+    }
+    Ok(passed)
 }
 
 fn run(cli: Cli) -> Result<bool> {
     match cli.command {
         Command::Run {
             job_dir,
-            model,
+            backend,
             config,
-            vcd,
-            vcd_window,
-            max_cycles,
             quiet,
         } => {
-            // A failed RTL run without a waveform says how to get one.
-            let mut waveform_hint = "";
-            let mut backend: Box<dyn Backend> = match model {
-                Model::Golden => {
-                    if vcd.is_some() {
-                        bail!("--vcd needs --model rtl: the golden model has no waveforms");
-                    }
-                    Box::new(GoldenBackend::default())
-                }
-                Model::Rtl => {
-                    let waveform = match vcd {
-                        Some(path) => Some(Waveform {
-                            path,
-                            window: vcd_window.unwrap_or(TraceWindow::ALL),
-                        }),
-                        None => Waveform::from_env()?,
-                    };
-                    if waveform.is_none() {
-                        waveform_hint = " (add --vcd FILE for a waveform)";
-                    }
-                    Box::new(RtlBackend {
-                        waveform,
-                        max_cycles,
-                        ..RtlBackend::default()
-                    })
-                }
-            };
+            let (mut backend, waveform_hint) = make_backend(&backend)?;
             let job = Job::load(&job_dir, config.as_deref())
                 .with_context(|| format!("loading job {}", job_dir.display()))?;
             if let Some(d) = &job.spec.description {
                 println!("{}: {d}", job_dir.display());
             }
-            let bar = if quiet {
-                ProgressBar::hidden()
-            } else {
-                ProgressBar::new(job.command_stream.len() as u64)
-            };
-            bar.set_style(
-                ProgressStyle::with_template(
-                    "{elapsed_precise} [{bar:40}] {bytes}/{total_bytes} of stream",
-                )
-                .context("progress template")?
-                .progress_chars("=> "),
-            );
+            let bar = progress_bar(quiet, job.command_stream.len())?;
             let report = run_job(&job, backend.as_mut(), &mut |done, _| {
                 bar.set_position(done as u64)
             });
@@ -168,6 +323,10 @@ fn run(cli: Cli) -> Result<bool> {
             })?;
             print!("{}", report.summary());
             Ok(report.passed())
+        }
+        Command::Tflite(args) => {
+            let (mut backend, waveform_hint) = make_backend(&args.backend)?;
+            run_tflite(&args, backend.as_mut(), waveform_hint)
         }
         Command::Disasm { file } => {
             let bytes =

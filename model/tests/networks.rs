@@ -1,0 +1,205 @@
+//! Whole networks compiled by Vela (`tests/fixtures/networks/`, made by
+//! `scripts/vela/networks.py`) run through `npu_model::tflite` on the golden
+//! model, bit-exact with the TensorFlow Lite interpreter's output.
+
+use npu_model::job::GoldenBackend;
+use npu_model::tflite::{self, VelaModel};
+use npu_spec::config::NpuConfig;
+use rand::{Rng, SeedableRng};
+use std::path::{Path, PathBuf};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/networks")
+        .join(name)
+}
+
+fn read(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// `KIND.bin`, or `KIND0.bin`, `KIND1.bin`, ... for several tensors.
+fn tensor_files(dir: &Path, kind: &str) -> Vec<Vec<u8>> {
+    let one = dir.join(format!("{kind}.bin"));
+    if one.is_file() {
+        return vec![read(&one)];
+    }
+    (0..)
+        .map(|i| dir.join(format!("{kind}{i}.bin")))
+        .take_while(|p| p.is_file())
+        .map(|p| read(&p))
+        .collect()
+}
+
+/// Run a network folder on the golden model with the configuration Vela
+/// compiled for and check every output byte for byte.
+fn run_network(name: &str) -> tflite::NetworkRun {
+    let dir = fixture(name);
+    let model = VelaModel::load(&dir.join("model_vela.tflite")).expect("a Vela model loads");
+    let config = model.config().expect("a built-in configuration");
+    let job = model
+        .job(config, &tensor_files(&dir, "input"))
+        .unwrap_or_else(|e| panic!("{name}: {e:#}"));
+    let run = tflite::run(&model, &job, &mut GoldenBackend::default(), &mut |_, _| {})
+        .unwrap_or_else(|e| panic!("{name}: {e:#}"));
+    let expected = tensor_files(&dir, "expected");
+    assert_eq!(run.outputs.len(), expected.len(), "{name}: outputs");
+    for (i, (got, want)) in run.outputs.iter().zip(&expected).enumerate() {
+        let differing = want.iter().zip(got).filter(|(a, b)| a != b).count();
+        assert_eq!(
+            (got.len(), differing),
+            (want.len(), 0),
+            "{name}: output {i} length and differing bytes"
+        );
+    }
+    run
+}
+
+fn kinds(run: &tflite::NetworkRun) -> Vec<&str> {
+    run.run.layers.iter().map(|l| l.kind.as_str()).collect()
+}
+
+#[test]
+fn every_network_matches_the_interpreter() {
+    let root = fixture("");
+    let mut names: Vec<String> = std::fs::read_dir(&root)
+        .expect("fixtures/networks exists")
+        .filter_map(Result::ok)
+        .filter(|e| e.path().join("model_vela.tflite").is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(names.len() >= 6, "networks found: {names:?}");
+    for name in &names {
+        let run = run_network(name);
+        println!("ok {name}: {} operations", run.run.layers.len());
+    }
+}
+
+/// The demo exercises convolution, depthwise, pooling, a residual ADD, a LUT
+/// activation (loaded by DMA) and a fully connected layer; the report rows
+/// account for every MAC and every output byte.
+#[test]
+fn demo_report_covers_every_operation() {
+    let run = run_network("demo");
+    let k = kinds(&run);
+    for want in [
+        "NPU_OP_CONV",
+        "NPU_OP_DEPTHWISE",
+        "NPU_OP_POOL MAX",
+        "NPU_OP_POOL AVERAGE",
+        "NPU_OP_ELEMENTWISE ADD",
+        "NPU_OP_DMA_START",
+    ] {
+        assert!(k.contains(&want), "{want} missing from {k:?}");
+    }
+    let totals = npu_model::report::totals(&run.run.layers);
+    assert_eq!(totals.macs, run.run.macs);
+    assert!(totals.cycles.is_none(), "the golden model has no cycles");
+    let first = &run.run.layers[0];
+    assert!(first.bytes_read > 0 && first.bytes_written > 0, "{first:?}");
+    // Offsets are command-stream byte offsets, increasing.
+    assert!(run.run.layers.windows(2).all(|w| w[0].offset < w[1].offset));
+    let table = npu_model::report::table(&run.run.layers);
+    assert!(table.starts_with("Offset") && table.contains("MAC Count"));
+    let csv = npu_model::report::csv(&run.run.layers);
+    assert_eq!(csv.lines().count(), run.run.layers.len() + 2);
+}
+
+/// Vela lowers MEAN over 7x7x1280 to a 7x7 DEPTHWISE over 1280 channels.
+#[test]
+fn mobilenet_sized_network_ends_in_a_large_depthwise() {
+    let run = run_network("mobilenet_v2_sized");
+    let mean = run
+        .run
+        .layers
+        .iter()
+        .find(|l| l.kind == "NPU_OP_DEPTHWISE" && l.kernel == Some([7, 7]))
+        .unwrap_or_else(|| panic!("no 7x7 depthwise in {:?}", kinds(&run)));
+    assert_eq!(mean.ofm, Some([1, 1, 1280]));
+    assert_eq!(mean.macs, 7 * 7 * 1280);
+}
+
+/// Inputs and outputs are matched to the arena by the subgraph's order.
+#[test]
+fn two_inputs_and_two_outputs() {
+    let run = run_network("two_inputs_two_outputs");
+    assert_eq!(run.outputs.len(), 2);
+    assert_eq!(run.outputs[1].len(), 8 * 8 * 12);
+    // The inputs have different quantisations, so swapping them shows.
+    let dir = fixture("two_inputs_two_outputs");
+    let model = VelaModel::load(&dir.join("model_vela.tflite")).expect("loads");
+    let mut inputs = tensor_files(&dir, "input");
+    inputs.swap(0, 1);
+    let job = model.job(NpuConfig::u65_256(), &inputs).expect("job");
+    let swapped =
+        tflite::run(&model, &job, &mut GoldenBackend::default(), &mut |_, _| {}).expect("runs");
+    assert_ne!(swapped.outputs[0], run.outputs[0]);
+}
+
+#[test]
+fn u65_512_network_refuses_the_other_configuration() {
+    let dir = fixture("conv_dw_u65_512");
+    let model = VelaModel::load(&dir.join("model_vela.tflite")).expect("loads");
+    assert_eq!(model.config().expect("config").name, "u65-512");
+    let err = model
+        .job(NpuConfig::u65_256(), &[read(&dir.join("input.bin"))])
+        .expect_err("compiled for u65-512");
+    let msg = format!("{err:#}");
+    assert!(
+        msg.contains("configuration mismatch") && msg.contains("u65-256"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn uncompiled_model_names_the_cpu_operators() {
+    let err = VelaModel::load(&fixture("demo").join("model.tflite")).expect_err("not compiled");
+    let msg = format!("{err:#}");
+    for op in [
+        "CONV_2D",
+        "DEPTHWISE_CONV_2D",
+        "ADD",
+        "LOGISTIC",
+        "FULLY_CONNECTED",
+    ] {
+        assert!(msg.contains(op), "{op} not named in: {msg}");
+    }
+    assert!(msg.contains("left on the CPU"), "{msg}");
+}
+
+#[test]
+fn wrong_input_size_is_named() {
+    let model = VelaModel::load(&fixture("demo").join("model_vela.tflite")).expect("loads");
+    let err = model
+        .job(NpuConfig::u65_256(), &[vec![0; 5]])
+        .expect_err("too short");
+    let msg = format!("{err:#}");
+    assert!(msg.contains("3072 bytes, but 5 were given"), "{msg}");
+    let err = model.job(NpuConfig::u65_256(), &[]).expect_err("no input");
+    assert!(format!("{err:#}").contains("1 inputs but 0 were given"));
+}
+
+/// Truncated and corrupted files give errors, never a panic.
+#[test]
+fn truncated_or_corrupt_files_are_errors() {
+    let bytes = read(&fixture("residual_add").join("model_vela.tflite"));
+    for len in [0, 7, 8, 64, bytes.len() / 2] {
+        assert!(
+            VelaModel::parse(&bytes[..len]).is_err(),
+            "a file cut to {len} bytes loaded"
+        );
+    }
+    let mut rng = rand::rngs::StdRng::seed_from_u64(14);
+    let mut loaded = 0;
+    for _ in 0..2000 {
+        let mut b = bytes.clone();
+        for _ in 0..rng.gen_range(1..4) {
+            let i = rng.gen_range(0..b.len());
+            b[i] = rng.gen();
+        }
+        // Corruption in weights or padding can still load: only no panic is required.
+        loaded += VelaModel::parse(&b).is_ok() as usize;
+    }
+    println!("{loaded} of 2000 corrupted files still loaded");
+}

@@ -1,0 +1,311 @@
+#!/usr/bin/env python3
+"""Whole int8 networks compiled by Vela, for `npu-sim tflite` and the golden
+model's network tests (model/tests/networks.rs).
+
+Usage (after scripts/vela/setup.sh):
+
+    scripts/.venv/bin/python scripts/vela/networks.py [--seed N]
+
+Writes model/tests/fixtures/networks/<name>/ for every network:
+  model.tflite       the source network (built without TensorFlow, tflite_ref.py)
+  model_vela.tflite  Vela's output: one `ethos-u` custom operator
+  input.bin          the input tensor's bytes (input0.bin, input1.bin, ... for several)
+  expected.bin       the output tensor's bytes from the TFLite interpreter's
+                     reference kernels (ai-edge-litert) on model.tflite
+                     (expected0.bin, ... for several)
+
+Weights are random from a fixed seed with per-channel scales. Each layer's
+quantisation follows from an estimate of its values' spread (root mean square
+in quantisation steps, tracked from the input on), so outputs use the int8
+range without saturating; ReLU6 layers get TFLite's usual [0, 6] range. A FULLY_CONNECTED at the end is checked against
+TFLite's double-rounding requantisation (what TFLite Micro and the NPU do)
+instead of the host interpreter, which rounds once (shared JOBS.md).
+"""
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+from ai_edge_litert import schema_py_generated as S
+from ai_edge_litert.interpreter import Interpreter, OpResolverType
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from compiled import compile_bytes  # noqa: E402
+from tflite_ref import Model, conv_options, depthwise_options, pool_options, binary_options  # noqa: E402
+
+ROOT = HERE.parent.parent
+OUT = ROOT / "model" / "tests" / "fixtures" / "networks"
+O = S.BuiltinOperator
+
+
+class Net:
+    """A network under construction: int8 activations as (tensor, scale, zero
+    point, shape, spread), spread = rms of (value - zero point) in steps."""
+
+    def __init__(self, rng):
+        self.m, self.rng = Model(), rng
+        self.fc = None
+
+    def act(self, shape, scale, zp, spread):
+        return (self.m.tensor(shape, np.int8, scale, zp), scale, zp, list(shape), spread)
+
+    def input(self, shape, scale=0.05, zp=-3):
+        # Uniform int8 values: rms 74 steps.
+        x = self.act(shape, scale, zp, 74.0)
+        self.m.inputs.append(x[0])
+        return x
+
+    def _weighted(self, x, wshape, axis, fan_in, cout, out_shape, act, code, opts_type, opts):
+        # Uniform int8 weights (rms 73 steps): accumulators spread sqrt(fan_in) * x spread * 73 steps.
+        acc_spread = np.sqrt(fan_in) * x[4] * 73
+        if act == "relu6":
+            # Real accumulator spread 3.0 into TFLite's [0, 6] ReLU6 range.
+            w_base, out_scale, zp, spread = 3.0 / (x[1] * acc_spread), 6 / 255, -128, 90.0
+        else:
+            # An output spread of 40 steps (28 after a ReLU, which clips at the zero point).
+            w_base = 0.01
+            out_scale = x[1] * w_base * acc_spread / 40
+            zp = -60 if act == "relu" else int(self.rng.integers(-20, 21))
+            spread = 28.0 if act == "relu" else 40.0
+        w_scale = w_base * self.rng.uniform(0.8, 1.2, cout)
+        w = self.rng.integers(-127, 128, wshape, dtype=np.int8)
+        acc_scale = x[1] * w_scale
+        bias = self.rng.integers(-50 * fan_in, 50 * fan_in + 1, cout, dtype=np.int32)
+        y = self.act(out_shape, out_scale, zp, spread)
+        wt = self.m.tensor(wshape, np.int8, w_scale, np.zeros(cout, int), w, axis)
+        bt = self.m.tensor([cout], np.int32, acc_scale, np.zeros(cout, int), bias)
+        self.m.op(code, [x[0], wt, bt], [y[0]], opts_type, opts)
+        return y
+
+    def conv(self, x, cout, k=3, stride=1, act=None):
+        _, h, w, cin = x[3]
+        shape = [1, -(-h // stride), -(-w // stride), cout]
+        return self._weighted(x, [cout, k, k, cin], 0, k * k * cin, cout, shape, act, O.CONV_2D,
+                              S.BuiltinOptions.Conv2DOptions, conv_options((stride, stride), (1, 1), "SAME", act))
+
+    def depthwise(self, x, k=3, stride=1, act=None):
+        _, h, w, c = x[3]
+        shape = [1, -(-h // stride), -(-w // stride), c]
+        return self._weighted(x, [1, k, k, c], 3, k * k, c, shape, act, O.DEPTHWISE_CONV_2D,
+                              S.BuiltinOptions.DepthwiseConv2DOptions,
+                              depthwise_options((stride, stride), (1, 1), "SAME", act))
+
+    def add(self, a, b, act=None):
+        scale = 2 * max(a[1], b[1])
+        y = self.act(a[3], scale, 0, np.hypot(a[1] * a[4], b[1] * b[4]) / scale)
+        self.m.op(O.ADD, [a[0], b[0]], [y[0]], S.BuiltinOptions.AddOptions, binary_options("ADD", act))
+        return y
+
+    def pool(self, x, code, k=2):
+        _, h, w, c = x[3]
+        # int8 pooling keeps the input's quantisation (TFLite requires it).
+        y = self.act([1, h // k, w // k, c], x[1], x[2], x[4])
+        self.m.op(code, [x[0]], [y[0]], S.BuiltinOptions.Pool2DOptions, pool_options((k, k), (k, k), "VALID", None))
+        return y
+
+    def logistic(self, x):
+        # TFLite fixes int8 LOGISTIC's output to scale 1/256, zero point -128.
+        y = self.act(x[3], 1 / 256, -128, 128.0)
+        self.m.op(O.LOGISTIC, [x[0]], [y[0]])
+        return y
+
+    def tanh(self, x):
+        y = self.act(x[3], 1 / 128, 0, 60.0)
+        self.m.op(O.TANH, [x[0]], [y[0]])
+        return y
+
+    def softmax(self, x, beta=1.0):
+        y = self.act(x[3], 1 / 256, -128, 60.0)
+        o = S.SoftmaxOptionsT()
+        o.beta = beta
+        self.m.op(O.SOFTMAX, [x[0]], [y[0]], S.BuiltinOptions.SoftmaxOptions, o)
+        return y
+
+    def mean(self, x):
+        _, _, _, c = x[3]
+        axes = self.m.tensor([2], np.int32, None, None, np.array([1, 2], np.int32))
+        y = self.act([1, 1, 1, c], x[1], x[2], x[4])
+        o = S.ReducerOptionsT()
+        o.keepDims = True
+        self.m.op(O.MEAN, [x[0], axes], [y[0]], S.BuiltinOptions.ReducerOptions, o)
+        return y
+
+    def fully_connected(self, x, units):
+        n = int(np.prod(x[3]))
+        w_scale = 0.01
+        w = self.rng.integers(-127, 128, [units, n], dtype=np.int8)
+        bias = self.rng.integers(-50 * n, 50 * n + 1, units, dtype=np.int32)
+        out_scale = x[1] * w_scale * np.sqrt(n) * x[4] * 73 / 40
+        y = self.act([1, units], out_scale, 5, 40.0)
+        wt = self.m.tensor([units, n], np.int8, w_scale, 0, w)
+        bt = self.m.tensor([units], np.int32, x[1] * w_scale, 0, bias)
+        self.m.op(O.FULLY_CONNECTED, [x[0], wt, bt], [y[0]], S.BuiltinOptions.FullyConnectedOptions,
+                  S.FullyConnectedOptionsT())
+        self.fc = (x, w, bias, y)
+        return y
+
+    def output(self, y):
+        self.m.outputs.append(y[0])
+
+
+def quantize_multiplier(real):
+    """TFLite QuantizeMultiplier: real = m * 2^(shift - 31)."""
+    q, shift = np.frexp(real)
+    m = int(round(q * (1 << 31)))
+    if m == 1 << 31:
+        m, shift = m // 2, shift + 1
+    return m, int(shift)
+
+
+def multiply_by_quantized_multiplier(acc, m, shift):
+    """TFLite's double rounding: SaturatingRoundingDoublingHighMul, then RoundingDivideByPOT."""
+    x = acc.astype(np.int64) * (1 << max(shift, 0))
+    ab = x * m
+    nudge = np.where(ab >= 0, 1 << 30, 1 - (1 << 30))
+    high = np.trunc((ab + nudge) / (1 << 31)).astype(np.int64)
+    right = max(-shift, 0)
+    mask = (1 << right) - 1
+    rem = high & mask
+    threshold = (mask >> 1) + (high < 0)
+    return (high >> right) + (rem > threshold)
+
+
+def reference(net, xs):
+    """The outputs for inputs xs (network order); a FULLY_CONNECTED output is recomputed with double rounding."""
+    it = Interpreter(model_content=net.m.to_bytes(), experimental_op_resolver_type=OpResolverType.BUILTIN_REF,
+                     experimental_preserve_all_tensors=True)
+    it.allocate_tensors()
+    for t, x in zip(net.m.inputs, xs):
+        it.set_tensor(t, x)
+    it.invoke()
+    outs = [it.get_tensor(t) for t in net.m.outputs]
+    if net.fc is None:
+        return outs
+    fx, w, bias, fy = net.fc
+    if fy[0] not in net.m.outputs:
+        raise RuntimeError("only a FULLY_CONNECTED that gives a network output is recomputed")
+    out = outs[net.m.outputs.index(fy[0])]
+    a = it.get_tensor(fx[0]).reshape(-1).astype(np.int64) - fx[2]
+    acc = w.astype(np.int64) @ a + bias
+    m, shift = quantize_multiplier(float(np.float32(fx[1])) * float(np.float32(0.01)) / float(np.float32(fy[1])))
+    fixed = np.clip(multiply_by_quantized_multiplier(acc, m, shift) + fy[2], -128, 127).astype(np.int8)
+    diff = np.abs(fixed.astype(int) - out.reshape(-1).astype(int))
+    if diff.max() > 1:
+        raise RuntimeError(f"FULLY_CONNECTED: double rounding differs from the interpreter by {diff.max()}")
+    print(f"  FULLY_CONNECTED: {int((diff > 0).sum())} of {diff.size} outputs differ by 1 from the host interpreter")
+    outs[net.m.outputs.index(fy[0])] = fixed.reshape(out.shape)
+    return outs
+
+
+def demo(rng):
+    """The demo: convolution, depthwise, a residual ADD, max and average pooling, LOGISTIC (a LUT), FC."""
+    n = Net(rng)
+    x = n.input([1, 32, 32, 3])
+    a = n.conv(x, 8, stride=2, act="relu")
+    b = n.depthwise(a, act="relu6")
+    b = n.conv(b, 8, k=1)
+    r = n.add(a, b)
+    p = n.pool(r, O.MAX_POOL_2D)
+    p = n.pool(p, O.AVERAGE_POOL_2D)
+    s = n.logistic(p)
+    n.output(n.fully_connected(s, 10))
+    return n, "u65-256"
+
+
+def residual(rng):
+    """Two convolutions and a residual ADD with ReLU."""
+    n = Net(rng)
+    x = n.input([1, 8, 8, 16])
+    a = n.conv(x, 16, act="relu")
+    b = n.conv(a, 16)
+    n.output(n.add(x, b, act="relu"))
+    return n, "u65-256"
+
+
+def u65_512(rng):
+    """Convolution, strided depthwise and pointwise convolution on the two-core configuration."""
+    n = Net(rng)
+    x = n.input([1, 24, 24, 16])
+    a = n.conv(x, 32, act="relu")
+    b = n.depthwise(a, stride=2, act="relu6")
+    n.output(n.conv(b, 48, k=1))
+    return n, "u65-512"
+
+
+def softmax(rng):
+    """A pointwise convolution, TANH (a LUT) and SOFTMAX over the channels."""
+    n = Net(rng)
+    x = n.input([1, 6, 6, 8])
+    a = n.conv(x, 16, k=1)
+    n.output(n.softmax(n.tanh(a)))
+    return n, "u65-256"
+
+
+def two_inputs_two_outputs(rng):
+    """Two inputs added, then convolved: the sum and the convolution are both outputs."""
+    n = Net(rng)
+    a = n.input([1, 8, 8, 8])
+    b = n.input([1, 8, 8, 8], scale=0.03, zp=5)
+    s = n.add(a, b)
+    n.output(s)
+    n.output(n.conv(s, 12, act="relu"))
+    return n, "u65-256"
+
+
+def mobilenet(rng):
+    """MobileNetV2-sized feature maps (224x224 input, stride-2 steps down to 7x7)
+    ending, as MobileNetV2 does, in a 1x1 convolution to 1280 channels and the
+    MEAN over 7x7x1280 that Vela lowers to a 7x7 depthwise."""
+    n = Net(rng)
+    x = n.input([1, 224, 224, 3])
+    y = n.conv(x, 16, stride=2, act="relu6")
+    block = n.conv(n.depthwise(y, act="relu6"), 16, k=1)
+    y = n.add(y, block)
+    for cout in (24, 32, 64, 96):
+        y = n.conv(n.depthwise(y, stride=2, act="relu6"), cout, k=1)
+    y = n.conv(y, 1280, k=1, act="relu6")
+    n.output(n.mean(y))
+    return n, "u65-256"
+
+
+NETWORKS = {"demo": demo, "residual_add": residual, "conv_dw_u65_512": u65_512, "tanh_softmax": softmax,
+            "two_inputs_two_outputs": two_inputs_two_outputs, "mobilenet_v2_sized": mobilenet}
+
+
+def tensor_files(kind, values):
+    """`input.bin` for one tensor, `input0.bin`, `input1.bin`, ... for several."""
+    if len(values) == 1:
+        return {f"{kind}.bin": values[0]}
+    return {f"{kind}{i}.bin": v for i, v in enumerate(values)}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seed", type=int, default=2026, help="random seed (default 2026)")
+    args = ap.parse_args()
+    shutil.rmtree(OUT, ignore_errors=True)
+    for name, build in NETWORKS.items():
+        rng = np.random.default_rng([args.seed, *name.encode()])
+        net, config = build(rng)
+        xs = [rng.integers(-128, 128, net.m.tensors[t].shape, dtype=np.int8) for t in net.m.inputs]
+        expected = reference(net, xs)
+        source = net.m.to_bytes()
+        compiled = compile_bytes(source, config)
+        c = S.ModelT.InitFromPackedBuf(compiled, 0)
+        ops = c.subgraphs[0].operators
+        if len(ops) != 1 or c.operatorCodes[ops[0].opcodeIndex].customCode != b"ethos-u":
+            raise RuntimeError(f"{name}: Vela left operators on the CPU")
+        d = OUT / name
+        d.mkdir(parents=True)
+        (d / "model.tflite").write_bytes(source)
+        (d / "model_vela.tflite").write_bytes(compiled)
+        for file, v in {**tensor_files("input", xs), **tensor_files("expected", expected)}.items():
+            (d / file).write_bytes(v.tobytes())
+        print(f"{name}: {config}, inputs {[list(x.shape) for x in xs]}, outputs {[list(e.shape) for e in expected]}, "
+              f"{len(compiled)} bytes compiled")
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,156 @@
+//! `npu-sim tflite` on the golden model (no Verilator): the bundled
+//! Vela-compiled networks run bit-exact, the per-layer report is written,
+//! and every refusal is an error that names the problem, never a panic.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn network(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../model/tests/fixtures/networks")
+        .join(name)
+}
+
+fn scratch(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("npu-sim-tflite-{test}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Run `npu-sim tflite NET/MODEL --input NET/input.bin ARGS -q`.
+fn npu_sim(net: &str, model: &str, args: &[&str]) -> (bool, String) {
+    let input = network(net).join("input.bin");
+    let mut all = vec!["--input", input.to_str().unwrap()];
+    all.extend(args);
+    npu_sim_inputs(net, model, &all)
+}
+
+/// Run `npu-sim tflite NET/MODEL ARGS -q`.
+fn npu_sim_inputs(net: &str, model: &str, args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_npu-sim"))
+        .arg("tflite")
+        .arg(network(net).join(model))
+        .args(args)
+        .arg("-q")
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(!text.contains("panicked"), "{text}");
+    (out.status.success(), text)
+}
+
+#[test]
+fn the_demo_runs_bit_exact_and_writes_its_report() {
+    let dir = scratch("demo");
+    let (out, report) = (dir.join("out.bin"), dir.join("layers.json"));
+    let expected = network("demo").join("expected.bin");
+    let (ok, text) = npu_sim(
+        "demo",
+        "model_vela.tflite",
+        &[
+            "--output",
+            out.to_str().unwrap(),
+            "--expected",
+            expected.to_str().unwrap(),
+            "--report",
+            report.to_str().unwrap(),
+        ],
+    );
+    assert!(ok, "{text}");
+    for word in [
+        "u65-256",
+        "MAC Count",
+        "NPU_OP_DEPTHWISE",
+        "TOTAL",
+        "matches",
+    ] {
+        assert!(text.contains(word), "{word} missing from: {text}");
+    }
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        std::fs::read(&expected).unwrap()
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let layers = json["layers"].as_array().unwrap();
+    let macs: u64 = layers.iter().map(|l| l["macs"].as_u64().unwrap()).sum();
+    assert!(macs > 0);
+    assert_eq!(json["totals"]["macs"].as_u64(), Some(macs));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn refusals_name_the_problem() {
+    let dir = scratch("refusals");
+    let out = dir.join("out.bin");
+    let out = out.to_str().unwrap();
+    let wrong = network("residual_add").join("expected.bin");
+    let cases: [(&str, &str, Vec<&str>, &[&str]); 4] = [
+        (
+            "demo",
+            "model.tflite",
+            vec!["--output", out],
+            &["left on the CPU", "CONV_2D", "FULLY_CONNECTED"],
+        ),
+        (
+            "conv_dw_u65_512",
+            "model_vela.tflite",
+            vec!["--output", out, "--config", "u65-256"],
+            &["configuration mismatch", "u65-512", "u65-256"],
+        ),
+        (
+            "demo",
+            "model_vela.tflite",
+            vec!["--output", out, "--output", out],
+            &["1 outputs", "2 --output files"],
+        ),
+        (
+            "demo",
+            "model_vela.tflite",
+            vec!["--output", out, "--expected", wrong.to_str().unwrap()],
+            &["MISMATCH"],
+        ),
+    ];
+    for (net, model, args, words) in cases {
+        let (ok, text) = npu_sim(net, model, &args);
+        assert!(!ok, "{net} {model} {args:?} succeeded: {text}");
+        for word in words {
+            assert!(text.contains(word), "{word} missing from: {text}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `--input`, `--output` and `--expected` repeat in the network's order.
+#[test]
+fn repeated_flags_map_in_network_order() {
+    let dir = scratch("repeat");
+    let net = network("two_inputs_two_outputs");
+    let file = |d: &Path, f: &str| d.join(f).to_str().unwrap().to_string();
+    let args = [
+        "--input".into(),
+        file(&net, "input0.bin"),
+        "--input".into(),
+        file(&net, "input1.bin"),
+        "--output".into(),
+        file(&dir, "sum.bin"),
+        "--output".into(),
+        file(&dir, "conv.bin"),
+        "--expected".into(),
+        file(&net, "expected0.bin"),
+        "--expected".into(),
+        file(&net, "expected1.bin"),
+    ];
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (ok, text) = npu_sim_inputs("two_inputs_two_outputs", "model_vela.tflite", &args);
+    assert!(ok, "{text}");
+    assert_eq!(text.matches("matches").count(), 2, "{text}");
+    assert_eq!(
+        std::fs::read(dir.join("conv.bin")).unwrap(),
+        std::fs::read(net.join("expected1.bin")).unwrap()
+    );
+    let (ok, text) = npu_sim_inputs("two_inputs_two_outputs", "model_vela.tflite", &args[2..]);
+    assert!(!ok && text.contains("2 inputs but 1 were given"), "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
