@@ -215,11 +215,9 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     wire  control$pmu_enable;
     wire  control$command_start;
     wire  control$command_cancel;
-    reg  control$command_valid;
-    reg  [127:0] control$command_data;
-    reg  [3:0] control$command_first_lane;
-    reg  [3:0] control$command_last_lane;
-    wire  control$command_ready;
+    reg  control$command$valid;
+    reg  [135:0] control$command$data;
+    wire  control$command$ready;
     reg  control$command_busy;
     wire  control$descriptor_push;
     reg  control$queue_full;
@@ -232,8 +230,7 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     wire  [47:0] control$set_value;
     reg  control$set_known;
     reg  control$set_reserved;
-    reg  [10:0] control$dma0_src_region;
-    reg  [10:0] control$dma0_dst_region;
+    reg  [245:0] control$dma;
     wire  control$op_valid;
     wire  [9:0] control$op_code;
     wire  [15:0] control$op_param;
@@ -246,15 +243,7 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  [47:0] op_state$value;
     wire  op_state$known;
     wire  op_state$reserved;
-    wire  [39:0] op_state$dma0_src;
-    wire  [39:0] op_state$dma0_dst;
-    wire  [31:0] op_state$dma0_len;
-    wire  [10:0] op_state$dma0_src_region;
-    wire  [10:0] op_state$dma0_dst_region;
-    wire  [15:0] op_state$dma0_size0;
-    wire  [15:0] op_state$dma0_size1;
-    wire  [39:0] op_state$dma0_skip0;
-    wire  [39:0] op_state$dma0_skip1;
+    wire  [245:0] op_state$dma;
     reg  datapath$op_valid;
     reg  [9:0] datapath$op_code;
     reg  [15:0] datapath$op_param;
@@ -289,22 +278,12 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  [39:0] dma$command_base;
     reg  [31:0] dma$command_size;
     reg  dma$command_cancel;
-    wire  dma$command_valid;
-    wire  [127:0] dma$command_data;
-    wire  [3:0] dma$command_first_lane;
-    wire  [3:0] dma$command_last_lane;
-    reg  dma$command_ready;
+    wire  dma$command_beats$valid;
+    wire  [135:0] dma$command_beats$data;
+    reg  dma$command_beats$ready;
     wire  dma$command_busy;
     reg  dma$descriptor_push;
-    reg  [39:0] dma$dma0_src;
-    reg  [39:0] dma$dma0_dst;
-    reg  [31:0] dma$dma0_len;
-    reg  [10:0] dma$dma0_src_region;
-    reg  [10:0] dma$dma0_dst_region;
-    reg  [15:0] dma$dma0_size0;
-    reg  [15:0] dma$dma0_size1;
-    reg  [39:0] dma$dma0_skip0;
-    reg  [39:0] dma$dma0_skip1;
+    reg  [245:0] dma$descriptor;
     wire  dma$queue_full;
     wire  [1:0] dma$descriptors_active;
     reg  dma$quiesce;
@@ -546,11 +525,9 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .pmu_enable(control$pmu_enable),
         .command_start(control$command_start),
         .command_cancel(control$command_cancel),
-        .command_valid(control$command_valid),
-        .command_data(control$command_data),
-        .command_first_lane(control$command_first_lane),
-        .command_last_lane(control$command_last_lane),
-        .command_ready(control$command_ready),
+        .command$valid(control$command$valid),
+        .command$data(control$command$data),
+        .command$ready(control$command$ready),
         .command_busy(control$command_busy),
         .descriptor_push(control$descriptor_push),
         .queue_full(control$queue_full),
@@ -563,8 +540,7 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .set_value(control$set_value),
         .set_known(control$set_known),
         .set_reserved(control$set_reserved),
-        .dma0_src_region(control$dma0_src_region),
-        .dma0_dst_region(control$dma0_dst_region),
+        .dma(control$dma),
         .op_valid(control$op_valid),
         .op_code(control$op_code),
         .op_param(control$op_param),
@@ -579,15 +555,7 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .value(op_state$value),
         .known(op_state$known),
         .reserved(op_state$reserved),
-        .dma0_src(op_state$dma0_src),
-        .dma0_dst(op_state$dma0_dst),
-        .dma0_len(op_state$dma0_len),
-        .dma0_src_region(op_state$dma0_src_region),
-        .dma0_dst_region(op_state$dma0_dst_region),
-        .dma0_size0(op_state$dma0_size0),
-        .dma0_size1(op_state$dma0_size1),
-        .dma0_skip0(op_state$dma0_skip0),
-        .dma0_skip1(op_state$dma0_skip1)
+        .dma(op_state$dma)
     );
     npu_u65_512_core$datapath datapath(
         .op_valid(datapath$op_valid),
@@ -626,22 +594,12 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .command_base(dma$command_base),
         .command_size(dma$command_size),
         .command_cancel(dma$command_cancel),
-        .command_valid(dma$command_valid),
-        .command_data(dma$command_data),
-        .command_first_lane(dma$command_first_lane),
-        .command_last_lane(dma$command_last_lane),
-        .command_ready(dma$command_ready),
+        .command_beats$valid(dma$command_beats$valid),
+        .command_beats$data(dma$command_beats$data),
+        .command_beats$ready(dma$command_beats$ready),
         .command_busy(dma$command_busy),
         .descriptor_push(dma$descriptor_push),
-        .dma0_src(dma$dma0_src),
-        .dma0_dst(dma$dma0_dst),
-        .dma0_len(dma$dma0_len),
-        .dma0_src_region(dma$dma0_src_region),
-        .dma0_dst_region(dma$dma0_dst_region),
-        .dma0_size0(dma$dma0_size0),
-        .dma0_size1(dma$dma0_size1),
-        .dma0_skip0(dma$dma0_skip0),
-        .dma0_skip1(dma$dma0_skip1),
+        .descriptor(dma$descriptor),
         .queue_full(dma$queue_full),
         .descriptors_active(dma$descriptors_active),
         .quiesce(dma$quiesce),
@@ -908,8 +866,7 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         op_state$value = control$set_value;
         control$set_known = op_state$known;
         control$set_reserved = op_state$reserved;
-        control$dma0_src_region = op_state$dma0_src_region;
-        control$dma0_dst_region = op_state$dma0_dst_region;
+        control$dma = op_state$dma;
         datapath$op_valid = control$op_valid;
         datapath$op_code = control$op_code;
         datapath$op_param = control$op_param;
@@ -945,22 +902,9 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         dma$command_size = regs$qsize;
         dma$command_start = control$command_start;
         dma$command_cancel = control$command_cancel;
-        control$command_valid = dma$command_valid;
-        control$command_data = dma$command_data;
-        control$command_first_lane = dma$command_first_lane;
-        control$command_last_lane = dma$command_last_lane;
-        dma$command_ready = control$command_ready;
         control$command_busy = dma$command_busy;
         dma$descriptor_push = control$descriptor_push;
-        dma$dma0_src = op_state$dma0_src;
-        dma$dma0_dst = op_state$dma0_dst;
-        dma$dma0_len = op_state$dma0_len;
-        dma$dma0_src_region = op_state$dma0_src_region;
-        dma$dma0_dst_region = op_state$dma0_dst_region;
-        dma$dma0_size0 = op_state$dma0_size0;
-        dma$dma0_size1 = op_state$dma0_size1;
-        dma$dma0_skip0 = op_state$dma0_skip0;
-        dma$dma0_skip1 = op_state$dma0_skip1;
+        dma$descriptor = op_state$dma;
         control$queue_full = dma$queue_full;
         control$descriptors_active = dma$descriptors_active;
         control$bus_error = dma$bus_error;
@@ -987,6 +931,9 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         shram$read_address = 32'h0;
     end
     
+    always @(*) control$command$valid = dma$command_beats$valid;
+    always @(*) control$command$data = dma$command_beats$data;
+    always @(*) dma$command_beats$ready = control$command$ready;
     always @(*) pmu$m0$enabled = dma$m0_events$enabled;
     always @(*) pmu$m0$ar_accepted = dma$m0_events$ar_accepted;
     always @(*) pmu$m0$ar_stalled = dma$m0_events$ar_stalled;
@@ -1189,7 +1136,7 @@ module npu_u65_512_core$apb$ready(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$apb$ready
 
 
-module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,status,qread,irq,running_state,pmu_irq,clear_irq,pmu_enable,command_start,command_cancel,command_valid,command_data,command_first_lane,command_last_lane,command_ready,command_busy,descriptor_push,queue_full,descriptors_active,bus_error,faulting_channel,faulting_interface,set_write,set_key,set_value,set_known,set_reserved,dma0_src_region,dma0_dst_region,op_valid,op_code,op_param,op_accept,op_refuse);
+module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,status,qread,irq,running_state,pmu_irq,clear_irq,pmu_enable,command_start,command_cancel,command$valid,command$data,command$ready,command_busy,descriptor_push,queue_full,descriptors_active,bus_error,faulting_channel,faulting_interface,set_write,set_key,set_value,set_known,set_reserved,dma,op_valid,op_code,op_param,op_accept,op_refuse);
     
     // Module arguments
     input wire  clock;
@@ -1207,11 +1154,9 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     output reg  pmu_enable;
     output reg  command_start;
     output reg  command_cancel;
-    input wire  command_valid;
-    input wire  [127:0] command_data;
-    input wire  [3:0] command_first_lane;
-    input wire  [3:0] command_last_lane;
-    output reg  command_ready;
+    input wire  command$valid;
+    input wire  [135:0] command$data;
+    output reg  command$ready;
     input wire  command_busy;
     output reg  descriptor_push;
     input wire  queue_full;
@@ -1224,8 +1169,7 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     output reg  [47:0] set_value;
     input wire  set_known;
     input wire  set_reserved;
-    input wire  [10:0] dma0_src_region;
-    input wire  [10:0] dma0_dst_region;
+    input wire  [245:0] dma;
     output reg  op_valid;
     output reg  [9:0] op_code;
     output reg  [15:0] op_param;
@@ -1479,12 +1423,12 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         end_reached$rst_n = rst_n;
         bus_error_seen$rst_n = rst_n;
         pmu_enabled$rst_n = rst_n;
-        word_index = command_first_lane[(32'h2)+:(2)] + words_taken$q;
-        word = ((command_data >> (((word_index) & 7'h7f) << 32'h5)) & 32'hffffffff);
-        word_valid = running$q & command_valid;
+        word_index = command$data[(64'h80)+:(4)][(32'h2)+:(2)] + words_taken$q;
+        word = ((command$data[(64'h0)+:(128)] >> (((word_index) & 7'h7f) << 32'h5)) & 32'hffffffff);
+        word_valid = running$q & command$valid;
         stream_done = offset$q == qsize;
         take_word = 1'b0;
-        command_ready = 1'b0;
+        command$ready = 1'b0;
         command_start = 1'b0;
         command_cancel = 1'b0;
         descriptor_push = 1'b0;
@@ -1510,13 +1454,13 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         if (first_format == cmd0_format) begin
             set_value = ((op_param) & 48'hffffffffffff);
         end
-        dma_descriptor_bad = ((dma0_src_region & dma_region_internal) != 32'h0) | (((dma0_src_region) & 8'hff) > dma_region_max) | (((dma0_src_region >> dma_stride_lsb) & 2'h3) == 32'h3) | (((dma0_dst_region >> dma_stride_lsb) & 2'h3) == 32'h3);
-        if ((dma0_dst_region & dma_region_internal) != 32'h0) begin
-            if ((((dma0_dst_region) & 8'hff) == 32'h0) | (((dma0_dst_region) & 8'hff) > dma_core_mask_max)) begin
+        dma_descriptor_bad = ((dma[(64'h70)+:(11)] & dma_region_internal) != 32'h0) | (((dma[(64'h70)+:(11)]) & 8'hff) > dma_region_max) | (((dma[(64'h70)+:(11)] >> dma_stride_lsb) & 2'h3) == 32'h3) | (((dma[(64'h7b)+:(11)] >> dma_stride_lsb) & 2'h3) == 32'h3);
+        if ((dma[(64'h7b)+:(11)] & dma_region_internal) != 32'h0) begin
+            if ((((dma[(64'h7b)+:(11)]) & 8'hff) == 32'h0) | (((dma[(64'h7b)+:(11)]) & 8'hff) > dma_core_mask_max)) begin
                 dma_descriptor_bad = 1'b1;
             end
         end
-        else if (((dma0_dst_region) & 8'hff) > dma_region_max) begin
+        else if (((dma[(64'h7b)+:(11)]) & 8'hff) > dma_region_max) begin
             dma_descriptor_bad = 1'b1;
         end
         kernel_op = (key == conv_key) | (key == depthwise_key) | (key == pool_key) | (key == elementwise_key);
@@ -1636,9 +1580,9 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         if (take_word) begin
             offset$d = offset$q + 32'h4;
             words_taken$d = words_taken$q + 32'h1;
-            if (word_index == command_last_lane[(32'h2)+:(2)]) begin
+            if (word_index == command$data[(64'h84)+:(4)][(32'h2)+:(2)]) begin
                 words_taken$d = 32'h0;
-                command_ready = 1'b1;
+                command$ready = 1'b1;
             end
         end
         if (complete) begin
@@ -2942,7 +2886,7 @@ module npu_u65_512_core$datapath(op_valid,op_code,op_param,op_accept,op_refuse);
 endmodule // npu_u65_512_core$datapath
 
 
-module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,regioncfg,qconfig,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,command_start,command_base,command_size,command_cancel,command_valid,command_data,command_first_lane,command_last_lane,command_ready,command_busy,descriptor_push,dma0_src,dma0_dst,dma0_len,dma0_src_region,dma0_dst_region,dma0_size0,dma0_size1,dma0_skip0,dma0_skip1,queue_full,descriptors_active,quiesce,axi_quiet,bus_error,faulting_channel,faulting_interface,shram_write,shram_cores,shram_line,shram_data,shram_strobe,m0$aclken,m0$awakeup,m0$awvalid,m0$awid,m0$awaddr,m0$awlen,m0$awsize,m0$awburst,m0$awcache,m0$awprot,m0$awready,m0$wvalid,m0$wdata,m0$wstrb,m0$wlast,m0$wready,m0$bvalid,m0$bid,m0$bresp,m0$bready,m0$arvalid,m0$arid,m0$araddr,m0$arlen,m0$arsize,m0$arburst,m0$arcache,m0$arprot,m0$arready,m0$rvalid,m0$rid,m0$rdata,m0$rresp,m0$rlast,m0$rready,m1$aclken,m1$awakeup,m1$awvalid,m1$awid,m1$awaddr,m1$awlen,m1$awsize,m1$awburst,m1$awcache,m1$awprot,m1$awready,m1$wvalid,m1$wdata,m1$wstrb,m1$wlast,m1$wready,m1$bvalid,m1$bid,m1$bresp,m1$bready,m1$arvalid,m1$arid,m1$araddr,m1$arlen,m1$arsize,m1$arburst,m1$arcache,m1$arprot,m1$arready,m1$rvalid,m1$rid,m1$rdata,m1$rresp,m1$rlast,m1$rready,m0_events$enabled,m0_events$ar_accepted,m0_events$ar_stalled,m0_events$ar_channel,m0_events$ar_counter,m0_events$r_beat,m0_events$r_last,m0_events$r_channel,m0_events$r_counter,m0_events$aw_accepted,m0_events$aw_stalled,m0_events$aw_channel,m0_events$aw_counter,m0_events$w_beat,m0_events$w_stalled,m0_events$w_channel,m0_events$b_response,m0_events$b_channel,m0_events$b_counter,m0_events$read_limit_stall,m0_events$write_limit_stall,m1_events$enabled,m1_events$ar_accepted,m1_events$ar_stalled,m1_events$ar_channel,m1_events$ar_counter,m1_events$r_beat,m1_events$r_last,m1_events$r_channel,m1_events$r_counter,m1_events$aw_accepted,m1_events$aw_stalled,m1_events$aw_channel,m1_events$aw_counter,m1_events$w_beat,m1_events$w_stalled,m1_events$w_channel,m1_events$b_response,m1_events$b_channel,m1_events$b_counter,m1_events$read_limit_stall,m1_events$write_limit_stall);
+module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,regioncfg,qconfig,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,command_start,command_base,command_size,command_cancel,command_beats$valid,command_beats$data,command_beats$ready,command_busy,descriptor_push,descriptor,queue_full,descriptors_active,quiesce,axi_quiet,bus_error,faulting_channel,faulting_interface,shram_write,shram_cores,shram_line,shram_data,shram_strobe,m0$aclken,m0$awakeup,m0$awvalid,m0$awid,m0$awaddr,m0$awlen,m0$awsize,m0$awburst,m0$awcache,m0$awprot,m0$awready,m0$wvalid,m0$wdata,m0$wstrb,m0$wlast,m0$wready,m0$bvalid,m0$bid,m0$bresp,m0$bready,m0$arvalid,m0$arid,m0$araddr,m0$arlen,m0$arsize,m0$arburst,m0$arcache,m0$arprot,m0$arready,m0$rvalid,m0$rid,m0$rdata,m0$rresp,m0$rlast,m0$rready,m1$aclken,m1$awakeup,m1$awvalid,m1$awid,m1$awaddr,m1$awlen,m1$awsize,m1$awburst,m1$awcache,m1$awprot,m1$awready,m1$wvalid,m1$wdata,m1$wstrb,m1$wlast,m1$wready,m1$bvalid,m1$bid,m1$bresp,m1$bready,m1$arvalid,m1$arid,m1$araddr,m1$arlen,m1$arsize,m1$arburst,m1$arcache,m1$arprot,m1$arready,m1$rvalid,m1$rid,m1$rdata,m1$rresp,m1$rlast,m1$rready,m0_events$enabled,m0_events$ar_accepted,m0_events$ar_stalled,m0_events$ar_channel,m0_events$ar_counter,m0_events$r_beat,m0_events$r_last,m0_events$r_channel,m0_events$r_counter,m0_events$aw_accepted,m0_events$aw_stalled,m0_events$aw_channel,m0_events$aw_counter,m0_events$w_beat,m0_events$w_stalled,m0_events$w_channel,m0_events$b_response,m0_events$b_channel,m0_events$b_counter,m0_events$read_limit_stall,m0_events$write_limit_stall,m1_events$enabled,m1_events$ar_accepted,m1_events$ar_stalled,m1_events$ar_channel,m1_events$ar_counter,m1_events$r_beat,m1_events$r_last,m1_events$r_channel,m1_events$r_counter,m1_events$aw_accepted,m1_events$aw_stalled,m1_events$aw_channel,m1_events$aw_counter,m1_events$w_beat,m1_events$w_stalled,m1_events$w_channel,m1_events$b_response,m1_events$b_channel,m1_events$b_counter,m1_events$read_limit_stall,m1_events$write_limit_stall);
     
     // Module arguments
     input wire  clock;
@@ -2974,22 +2918,12 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     input wire  [39:0] command_base;
     input wire  [31:0] command_size;
     input wire  command_cancel;
-    output reg  command_valid;
-    output reg  [127:0] command_data;
-    output reg  [3:0] command_first_lane;
-    output reg  [3:0] command_last_lane;
-    input wire  command_ready;
+    output wire  command_beats$valid;
+    output wire  [135:0] command_beats$data;
+    input wire  command_beats$ready;
     output reg  command_busy;
     input wire  descriptor_push;
-    input wire  [39:0] dma0_src;
-    input wire  [39:0] dma0_dst;
-    input wire  [31:0] dma0_len;
-    input wire  [10:0] dma0_src_region;
-    input wire  [10:0] dma0_dst_region;
-    input wire  [15:0] dma0_size0;
-    input wire  [15:0] dma0_size1;
-    input wire  [39:0] dma0_skip0;
-    input wire  [39:0] dma0_skip1;
+    input wire  [245:0] descriptor;
     output reg  queue_full;
     output reg  [1:0] descriptors_active;
     input wire  quiesce;
@@ -3128,15 +3062,6 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     localparam  writes_m1_lsb = 5'b11000;
     localparam  stride_mode_lsb = 4'h9;
     localparam  region_mode_internal = 11'b100000000;
-    localparam  src_at = 8'h0;
-    localparam  dst_at = 8'h28;
-    localparam  len_at = 8'h50;
-    localparam  src_region_at = 8'h70;
-    localparam  dst_region_at = 8'h7b;
-    localparam  size0_at = 8'h86;
-    localparam  size1_at = 8'h96;
-    localparam  skip0_at = 8'ha6;
-    localparam  skip1_at = 8'hce;
     
     // Stub signals
     reg  command$clock;
@@ -3160,11 +3085,6 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     wire  command$limit_stall;
     reg  command$r_valid;
     reg  [127:0] command$r_data;
-    wire  command$out_valid;
-    wire  [127:0] command$out_data;
-    wire  [3:0] command$out_first_lane;
-    wire  [3:0] command$out_last_lane;
-    reg  command$out_ready;
     wire  command$busy;
     reg  mem2mem$clock;
     reg  mem2mem$rst_n;
@@ -3427,11 +3347,9 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .limit_stall(command$limit_stall),
         .r_valid(command$r_valid),
         .r_data(command$r_data),
-        .out_valid(command$out_valid),
-        .out_data(command$out_data),
-        .out_first_lane(command$out_first_lane),
-        .out_last_lane(command$out_last_lane),
-        .out_ready(command$out_ready),
+        .out$valid(command_beats$valid),
+        .out$data(command_beats$data),
+        .out$ready(command_beats$ready),
         .busy(command$busy)
     );
     npu_u65_512_core$dma$mem2mem mem2mem(
@@ -3780,23 +3698,18 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         stop_issue = halted$q | quiesce;
         command$halt = stop_issue;
         command$cancel = command_cancel;
-        command_valid = command$out_valid;
-        command_data = command$out_data;
-        command_first_lane = command$out_first_lane;
-        command_last_lane = command$out_last_lane;
-        command$out_ready = command_ready;
         command_busy = command$busy;
         queue$push = descriptor_push;
-        queue$push_data = ((dma0_src) & 246'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << src_at | ((dma0_dst) & 246'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << dst_at | ((dma0_len) & 246'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << len_at | ((dma0_src_region) & 246'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << src_region_at | ((dma0_dst_region) & 246'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << dst_region_at | ((dma0_size0) & 246'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << size0_at | ((dma0_size1) & 246'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << size1_at | ((dma0_skip0) & 246'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << skip0_at | ((dma0_skip1) & 246'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << skip1_at;
+        queue$push_data = descriptor;
         queue_full = queue$full;
         descriptors_active = queue$count;
-        src_offset = ((queue$head >> src_at) & 40'hffffffffff);
-        dst_offset = ((queue$head >> dst_at) & 40'hffffffffff);
-        len = ((queue$head >> len_at) & 32'hffffffff);
-        src_region_value = ((queue$head >> src_region_at) & 11'h7ff);
-        dst_region_value = ((queue$head >> dst_region_at) & 11'h7ff);
-        skip0 = ((queue$head >> skip0_at) & 40'hffffffffff);
-        skip1 = ((queue$head >> skip1_at) & 40'hffffffffff);
+        src_offset = queue$head[(64'h0)+:(40)];
+        dst_offset = queue$head[(64'h28)+:(40)];
+        len = queue$head[(64'h50)+:(32)];
+        src_region_value = queue$head[(64'h70)+:(11)];
+        dst_region_value = queue$head[(64'h7b)+:(11)];
+        skip0 = queue$head[(64'ha6)+:(40)];
+        skip1 = queue$head[(64'hce)+:(40)];
         src_region = ((src_region_value) & 3'h7);
         src_mode = ((src_region_value >> stride_mode_lsb) & 2'h3);
         dst_region = ((dst_region_value) & 3'h7);
@@ -3804,11 +3717,11 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         dst_mode = ((dst_region_value >> stride_mode_lsb) & 2'h3);
         rows = 32'h1;
         if ((src_mode != 32'h0) | (dst_mode != 32'h0)) begin
-            rows = ((queue$head >> size0_at) & 16'hffff);
+            rows = queue$head[(64'h86)+:(16)];
         end
         planes = 32'h1;
         if ((src_mode >= 32'h2) | (dst_mode >= 32'h2)) begin
-            planes = ((queue$head >> size1_at) & 16'hffff);
+            planes = queue$head[(64'h96)+:(16)];
         end
         empty_transfer = (len == 32'h0) | (rows == 32'h0) | (planes == 32'h0);
         src_counter = ((regioncfg >> (((src_region) & 5'h1f) << 32'h1)) & 2'h3);
@@ -4310,7 +4223,7 @@ module npu_u65_512_core$dma$caches$2(memtype,arcache,awcache);
 endmodule // npu_u65_512_core$dma$caches$2
 
 
-module npu_u65_512_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,may_issue,ar_request,ar_address,ar_len,ar_grant,limit_stall,r_valid,r_data,out_valid,out_data,out_first_lane,out_last_lane,out_ready,busy);
+module npu_u65_512_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,may_issue,ar_request,ar_address,ar_len,ar_grant,limit_stall,r_valid,r_data,out$valid,out$data,out$ready,busy);
     
     // Module arguments
     input wire  clock;
@@ -4334,11 +4247,9 @@ module npu_u65_512_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
     output reg  limit_stall;
     input wire  r_valid;
     input wire  [127:0] r_data;
-    output reg  out_valid;
-    output reg  [127:0] out_data;
-    output reg  [3:0] out_first_lane;
-    output reg  [3:0] out_last_lane;
-    input wire  out_ready;
+    output reg  out$valid;
+    output reg  [135:0] out$data;
+    input wire  out$ready;
     output reg  busy;
     
     // Constant declarations
@@ -4507,12 +4418,12 @@ module npu_u65_512_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
         receive$next_burst = 1'b0;
         receive$next_beat = r_valid;
         buffer$push = r_valid;
-        buffer$push_data = ((r_data) & 136'hffffffffffffffffffffffffffffffffff) | (((receive$beat_first_lane) & 136'hffffffffffffffffffffffffffffffffff) << 32'h80) | (((receive$beat_last_lane) & 136'hffffffffffffffffffffffffffffffffff) << 32'h84);
-        out_valid = ~buffer$empty & ~discarding$q;
-        out_data = buffer$head[(32'h0)+:(128)];
-        out_first_lane = buffer$head[(32'h80)+:(4)];
-        out_last_lane = buffer$head[(32'h84)+:(4)];
-        buffer$pop = (out_ready | discarding$q) & ~buffer$empty;
+        buffer$push_data[(64'h0)+:(128)] = r_data;
+        buffer$push_data[(64'h80)+:(4)] = receive$beat_first_lane;
+        buffer$push_data[(64'h84)+:(4)] = receive$beat_last_lane;
+        out$valid = ~buffer$empty & ~discarding$q;
+        out$data = buffer$head;
+        buffer$pop = (out$ready | discarding$q) & ~buffer$empty;
         if (ar_grant) begin
             reserved$d = reserved$q + burst_beats;
             if (buffer$pop) begin
@@ -6047,19 +5958,15 @@ module npu_u65_512_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
     wire  read$limit_stall;
     reg  read$r_valid;
     reg  [127:0] read$r_data;
-    wire  read$out_valid;
-    wire  [127:0] read$out_data;
-    wire  [3:0] read$out_first_lane;
-    wire  [3:0] read$out_last_lane;
-    reg  read$out_ready;
+    wire  read$out$valid;
+    wire  [135:0] read$out$data;
+    reg  read$out$ready;
     wire  read$busy;
     reg  aligner$clock;
     reg  aligner$rst_n;
-    reg  aligner$in_valid;
-    reg  [127:0] aligner$in_data;
-    reg  [3:0] aligner$in_first_lane;
-    reg  [3:0] aligner$in_last_lane;
-    wire  aligner$in_ready;
+    reg  aligner$source$valid;
+    reg  [135:0] aligner$source$data;
+    wire  aligner$source$ready;
     reg  aligner$out_wanted;
     reg  [3:0] aligner$out_first_lane;
     reg  [3:0] aligner$out_last_lane;
@@ -6142,21 +6049,17 @@ module npu_u65_512_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
         .limit_stall(read$limit_stall),
         .r_valid(read$r_valid),
         .r_data(read$r_data),
-        .out_valid(read$out_valid),
-        .out_data(read$out_data),
-        .out_first_lane(read$out_first_lane),
-        .out_last_lane(read$out_last_lane),
-        .out_ready(read$out_ready),
+        .out$valid(read$out$valid),
+        .out$data(read$out$data),
+        .out$ready(read$out$ready),
         .busy(read$busy)
     );
     npu_u65_512_core$dma$mem2mem$aligner aligner(
         .clock(aligner$clock),
         .rst_n(aligner$rst_n),
-        .in_valid(aligner$in_valid),
-        .in_data(aligner$in_data),
-        .in_first_lane(aligner$in_first_lane),
-        .in_last_lane(aligner$in_last_lane),
-        .in_ready(aligner$in_ready),
+        .source$valid(aligner$source$valid),
+        .source$data(aligner$source$data),
+        .source$ready(aligner$source$ready),
         .out_wanted(aligner$out_wanted),
         .out_first_lane(aligner$out_first_lane),
         .out_last_lane(aligner$out_last_lane),
@@ -6280,11 +6183,6 @@ module npu_u65_512_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
         read_limit_stall = read$limit_stall;
         read$r_valid = r_valid;
         read$r_data = r_data;
-        aligner$in_valid = read$out_valid;
-        aligner$in_data = read$out_data;
-        aligner$in_first_lane = read$out_first_lane;
-        aligner$in_last_lane = read$out_last_lane;
-        read$out_ready = aligner$in_ready;
         aligner$out_wanted = fill$valid;
         aligner$out_first_lane = fill$beat_first_lane;
         aligner$out_last_lane = fill$beat_last_lane;
@@ -6323,19 +6221,20 @@ module npu_u65_512_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
         busy = running$q;
     end
     
+    always @(*) aligner$source$valid = read$out$valid;
+    always @(*) aligner$source$data = read$out$data;
+    always @(*) read$out$ready = aligner$source$ready;
 endmodule // npu_u65_512_core$dma$mem2mem
 
 
-module npu_u65_512_core$dma$mem2mem$aligner(clock,rst_n,in_valid,in_data,in_first_lane,in_last_lane,in_ready,out_wanted,out_first_lane,out_last_lane,out_space,out_fire,out_data,out_strobe);
+module npu_u65_512_core$dma$mem2mem$aligner(clock,rst_n,source$valid,source$data,source$ready,out_wanted,out_first_lane,out_last_lane,out_space,out_fire,out_data,out_strobe);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  in_valid;
-    input wire  [127:0] in_data;
-    input wire  [3:0] in_first_lane;
-    input wire  [3:0] in_last_lane;
-    output reg  in_ready;
+    input wire  source$valid;
+    input wire  [135:0] source$data;
+    output reg  source$ready;
     input wire  out_wanted;
     input wire  [3:0] out_first_lane;
     input wire  [3:0] out_last_lane;
@@ -6389,7 +6288,7 @@ module npu_u65_512_core$dma$mem2mem$aligner(clock,rst_n,in_valid,in_data,in_firs
         count$d = count$q;
         bytes$rst_n = rst_n;
         count$rst_n = rst_n;
-        in_bytes = ((in_last_lane) & 6'h3f) - ((in_first_lane) & 6'h3f) + 32'h1;
+        in_bytes = ((source$data[(64'h84)+:(4)]) & 6'h3f) - ((source$data[(64'h80)+:(4)]) & 6'h3f) + 32'h1;
         out_bytes = ((out_last_lane) & 6'h3f) - ((out_first_lane) & 6'h3f) + 32'h1;
         out_fire = out_wanted & out_space & (count$q >= out_bytes);
         taken = 32'h0;
@@ -6397,9 +6296,9 @@ module npu_u65_512_core$dma$mem2mem$aligner(clock,rst_n,in_valid,in_data,in_firs
             taken = out_bytes;
         end
         remaining = count$q - taken;
-        in_ready = remaining <= 32'h10;
-        in_fire = in_valid & in_ready;
-        compact = (in_data >> (((in_first_lane) & 8'hff) << 32'h3)) & ~(all_ones << (((in_bytes) & 8'hff) << 32'h3));
+        source$ready = remaining <= 32'h10;
+        in_fire = source$valid & source$ready;
+        compact = (source$data[(64'h0)+:(128)] >> (((source$data[(64'h80)+:(4)]) & 8'hff) << 32'h3)) & ~(all_ones << (((in_bytes) & 8'hff) << 32'h3));
         appended = ((compact) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (((remaining) & 9'h1ff) << 32'h3);
         shifted_out = bytes$q >> (((taken) & 9'h1ff) << 32'h3);
         out_data = ((bytes$q << (((out_first_lane) & 9'h1ff) << 32'h3)) & 128'hffffffffffffffffffffffffffffffff);
@@ -7030,7 +6929,7 @@ module npu_u65_512_core$dma$mem2mem$fill$three_d(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$dma$mem2mem$fill$three_d
 
 
-module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,may_issue,ar_request,ar_address,ar_len,ar_grant,limit_stall,r_valid,r_data,out_valid,out_data,out_first_lane,out_last_lane,out_ready,busy);
+module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,may_issue,ar_request,ar_address,ar_len,ar_grant,limit_stall,r_valid,r_data,out$valid,out$data,out$ready,busy);
     
     // Module arguments
     input wire  clock;
@@ -7054,11 +6953,9 @@ module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
     output reg  limit_stall;
     input wire  r_valid;
     input wire  [127:0] r_data;
-    output reg  out_valid;
-    output reg  [127:0] out_data;
-    output reg  [3:0] out_first_lane;
-    output reg  [3:0] out_last_lane;
-    input wire  out_ready;
+    output reg  out$valid;
+    output reg  [135:0] out$data;
+    input wire  out$ready;
     output reg  busy;
     
     // Constant declarations
@@ -7227,12 +7124,12 @@ module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
         receive$next_burst = 1'b0;
         receive$next_beat = r_valid;
         buffer$push = r_valid;
-        buffer$push_data = ((r_data) & 136'hffffffffffffffffffffffffffffffffff) | (((receive$beat_first_lane) & 136'hffffffffffffffffffffffffffffffffff) << 32'h80) | (((receive$beat_last_lane) & 136'hffffffffffffffffffffffffffffffffff) << 32'h84);
-        out_valid = ~buffer$empty & ~discarding$q;
-        out_data = buffer$head[(32'h0)+:(128)];
-        out_first_lane = buffer$head[(32'h80)+:(4)];
-        out_last_lane = buffer$head[(32'h84)+:(4)];
-        buffer$pop = (out_ready | discarding$q) & ~buffer$empty;
+        buffer$push_data[(64'h0)+:(128)] = r_data;
+        buffer$push_data[(64'h80)+:(4)] = receive$beat_first_lane;
+        buffer$push_data[(64'h84)+:(4)] = receive$beat_last_lane;
+        out$valid = ~buffer$empty & ~discarding$q;
+        out$data = buffer$head;
+        buffer$pop = (out$ready | discarding$q) & ~buffer$empty;
         if (ar_grant) begin
             reserved$d = reserved$q + burst_beats;
             if (buffer$pop) begin
@@ -10705,7 +10602,7 @@ module npu_u65_512_core$dma$writes_outstanding$3(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$dma$writes_outstanding$3
 
 
-module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0_src,dma0_dst,dma0_len,dma0_src_region,dma0_dst_region,dma0_size0,dma0_size1,dma0_skip0,dma0_skip1);
+module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma);
     
     // Module arguments
     input wire  clock;
@@ -10715,15 +10612,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
     input wire  [47:0] value;
     output reg  known;
     output reg  reserved;
-    output reg  [39:0] dma0_src;
-    output reg  [39:0] dma0_dst;
-    output reg  [31:0] dma0_len;
-    output reg  [10:0] dma0_src_region;
-    output reg  [10:0] dma0_dst_region;
-    output reg  [15:0] dma0_size0;
-    output reg  [15:0] dma0_size1;
-    output reg  [39:0] dma0_skip0;
-    output reg  [39:0] dma0_skip1;
+    output reg  [245:0] dma;
     
     // Constant declarations
     localparam  keys$0 = 11'b100000000;
@@ -10813,6 +10702,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
     localparam  keys$84 = 11'b10010010001;
     localparam  keys$85 = 11'b10010010010;
     localparam  keys$86 = 11'b10010010011;
+    localparam  no_descriptor = 246'h0;
     localparam  dma0_src_key = 11'b10000110000;
     localparam  dma0_dst_key = 11'b10000110001;
     localparam  dma0_len_key = 11'b10000110010;
@@ -12397,15 +12287,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
     always @(*) begin
         known = 1'b0;
         reserved = 1'b0;
-        dma0_src = 32'h0;
-        dma0_dst = 32'h0;
-        dma0_len = 32'h0;
-        dma0_src_region = 32'h0;
-        dma0_dst_region = 32'h0;
-        dma0_size0 = 32'h0;
-        dma0_size1 = 32'h0;
-        dma0_skip0 = 32'h0;
-        dma0_skip1 = 32'h0;
+        dma = no_descriptor;
         registers$0$clock = clock;
         registers$0$rst_n = rst_n;
         registers$0$write = write;
@@ -12418,31 +12300,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$0 == dma0_src_key) begin
-            dma0_src = registers$0$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$0$q[(32'h0)+:(40)];
         end
         if (keys$0 == dma0_dst_key) begin
-            dma0_dst = registers$0$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$0$q[(32'h0)+:(40)];
         end
         if (keys$0 == dma0_len_key) begin
-            dma0_len = registers$0$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$0$q[(32'h0)+:(32)];
         end
         if (keys$0 == dma0_src_region_key) begin
-            dma0_src_region = registers$0$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$0$q[(32'h0)+:(11)];
         end
         if (keys$0 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$0$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$0$q[(32'h0)+:(11)];
         end
         if (keys$0 == dma0_size0_key) begin
-            dma0_size0 = registers$0$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$0$q[(32'h0)+:(16)];
         end
         if (keys$0 == dma0_size1_key) begin
-            dma0_size1 = registers$0$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$0$q[(32'h0)+:(16)];
         end
         if (keys$0 == dma0_skip0_key) begin
-            dma0_skip0 = registers$0$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$0$q[(32'h0)+:(40)];
         end
         if (keys$0 == dma0_skip1_key) begin
-            dma0_skip1 = registers$0$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$0$q[(32'h0)+:(40)];
         end
         registers$1$clock = clock;
         registers$1$rst_n = rst_n;
@@ -12456,31 +12338,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$1 == dma0_src_key) begin
-            dma0_src = registers$1$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$1$q[(32'h0)+:(40)];
         end
         if (keys$1 == dma0_dst_key) begin
-            dma0_dst = registers$1$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$1$q[(32'h0)+:(40)];
         end
         if (keys$1 == dma0_len_key) begin
-            dma0_len = registers$1$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$1$q[(32'h0)+:(32)];
         end
         if (keys$1 == dma0_src_region_key) begin
-            dma0_src_region = registers$1$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$1$q[(32'h0)+:(11)];
         end
         if (keys$1 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$1$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$1$q[(32'h0)+:(11)];
         end
         if (keys$1 == dma0_size0_key) begin
-            dma0_size0 = registers$1$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$1$q[(32'h0)+:(16)];
         end
         if (keys$1 == dma0_size1_key) begin
-            dma0_size1 = registers$1$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$1$q[(32'h0)+:(16)];
         end
         if (keys$1 == dma0_skip0_key) begin
-            dma0_skip0 = registers$1$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$1$q[(32'h0)+:(40)];
         end
         if (keys$1 == dma0_skip1_key) begin
-            dma0_skip1 = registers$1$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$1$q[(32'h0)+:(40)];
         end
         registers$2$clock = clock;
         registers$2$rst_n = rst_n;
@@ -12494,31 +12376,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$2 == dma0_src_key) begin
-            dma0_src = registers$2$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$2$q[(32'h0)+:(40)];
         end
         if (keys$2 == dma0_dst_key) begin
-            dma0_dst = registers$2$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$2$q[(32'h0)+:(40)];
         end
         if (keys$2 == dma0_len_key) begin
-            dma0_len = registers$2$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$2$q[(32'h0)+:(32)];
         end
         if (keys$2 == dma0_src_region_key) begin
-            dma0_src_region = registers$2$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$2$q[(32'h0)+:(11)];
         end
         if (keys$2 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$2$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$2$q[(32'h0)+:(11)];
         end
         if (keys$2 == dma0_size0_key) begin
-            dma0_size0 = registers$2$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$2$q[(32'h0)+:(16)];
         end
         if (keys$2 == dma0_size1_key) begin
-            dma0_size1 = registers$2$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$2$q[(32'h0)+:(16)];
         end
         if (keys$2 == dma0_skip0_key) begin
-            dma0_skip0 = registers$2$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$2$q[(32'h0)+:(40)];
         end
         if (keys$2 == dma0_skip1_key) begin
-            dma0_skip1 = registers$2$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$2$q[(32'h0)+:(40)];
         end
         registers$3$clock = clock;
         registers$3$rst_n = rst_n;
@@ -12532,31 +12414,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$3 == dma0_src_key) begin
-            dma0_src = registers$3$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$3$q[(32'h0)+:(40)];
         end
         if (keys$3 == dma0_dst_key) begin
-            dma0_dst = registers$3$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$3$q[(32'h0)+:(40)];
         end
         if (keys$3 == dma0_len_key) begin
-            dma0_len = registers$3$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$3$q[(32'h0)+:(32)];
         end
         if (keys$3 == dma0_src_region_key) begin
-            dma0_src_region = registers$3$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$3$q[(32'h0)+:(11)];
         end
         if (keys$3 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$3$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$3$q[(32'h0)+:(11)];
         end
         if (keys$3 == dma0_size0_key) begin
-            dma0_size0 = registers$3$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$3$q[(32'h0)+:(16)];
         end
         if (keys$3 == dma0_size1_key) begin
-            dma0_size1 = registers$3$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$3$q[(32'h0)+:(16)];
         end
         if (keys$3 == dma0_skip0_key) begin
-            dma0_skip0 = registers$3$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$3$q[(32'h0)+:(40)];
         end
         if (keys$3 == dma0_skip1_key) begin
-            dma0_skip1 = registers$3$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$3$q[(32'h0)+:(40)];
         end
         registers$4$clock = clock;
         registers$4$rst_n = rst_n;
@@ -12570,31 +12452,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$4 == dma0_src_key) begin
-            dma0_src = registers$4$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$4$q[(32'h0)+:(40)];
         end
         if (keys$4 == dma0_dst_key) begin
-            dma0_dst = registers$4$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$4$q[(32'h0)+:(40)];
         end
         if (keys$4 == dma0_len_key) begin
-            dma0_len = registers$4$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$4$q[(32'h0)+:(32)];
         end
         if (keys$4 == dma0_src_region_key) begin
-            dma0_src_region = registers$4$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$4$q[(32'h0)+:(11)];
         end
         if (keys$4 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$4$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$4$q[(32'h0)+:(11)];
         end
         if (keys$4 == dma0_size0_key) begin
-            dma0_size0 = registers$4$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$4$q[(32'h0)+:(16)];
         end
         if (keys$4 == dma0_size1_key) begin
-            dma0_size1 = registers$4$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$4$q[(32'h0)+:(16)];
         end
         if (keys$4 == dma0_skip0_key) begin
-            dma0_skip0 = registers$4$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$4$q[(32'h0)+:(40)];
         end
         if (keys$4 == dma0_skip1_key) begin
-            dma0_skip1 = registers$4$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$4$q[(32'h0)+:(40)];
         end
         registers$5$clock = clock;
         registers$5$rst_n = rst_n;
@@ -12608,31 +12490,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$5 == dma0_src_key) begin
-            dma0_src = registers$5$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$5$q[(32'h0)+:(40)];
         end
         if (keys$5 == dma0_dst_key) begin
-            dma0_dst = registers$5$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$5$q[(32'h0)+:(40)];
         end
         if (keys$5 == dma0_len_key) begin
-            dma0_len = registers$5$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$5$q[(32'h0)+:(32)];
         end
         if (keys$5 == dma0_src_region_key) begin
-            dma0_src_region = registers$5$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$5$q[(32'h0)+:(11)];
         end
         if (keys$5 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$5$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$5$q[(32'h0)+:(11)];
         end
         if (keys$5 == dma0_size0_key) begin
-            dma0_size0 = registers$5$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$5$q[(32'h0)+:(16)];
         end
         if (keys$5 == dma0_size1_key) begin
-            dma0_size1 = registers$5$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$5$q[(32'h0)+:(16)];
         end
         if (keys$5 == dma0_skip0_key) begin
-            dma0_skip0 = registers$5$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$5$q[(32'h0)+:(40)];
         end
         if (keys$5 == dma0_skip1_key) begin
-            dma0_skip1 = registers$5$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$5$q[(32'h0)+:(40)];
         end
         registers$6$clock = clock;
         registers$6$rst_n = rst_n;
@@ -12646,31 +12528,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$6 == dma0_src_key) begin
-            dma0_src = registers$6$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$6$q[(32'h0)+:(40)];
         end
         if (keys$6 == dma0_dst_key) begin
-            dma0_dst = registers$6$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$6$q[(32'h0)+:(40)];
         end
         if (keys$6 == dma0_len_key) begin
-            dma0_len = registers$6$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$6$q[(32'h0)+:(32)];
         end
         if (keys$6 == dma0_src_region_key) begin
-            dma0_src_region = registers$6$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$6$q[(32'h0)+:(11)];
         end
         if (keys$6 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$6$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$6$q[(32'h0)+:(11)];
         end
         if (keys$6 == dma0_size0_key) begin
-            dma0_size0 = registers$6$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$6$q[(32'h0)+:(16)];
         end
         if (keys$6 == dma0_size1_key) begin
-            dma0_size1 = registers$6$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$6$q[(32'h0)+:(16)];
         end
         if (keys$6 == dma0_skip0_key) begin
-            dma0_skip0 = registers$6$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$6$q[(32'h0)+:(40)];
         end
         if (keys$6 == dma0_skip1_key) begin
-            dma0_skip1 = registers$6$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$6$q[(32'h0)+:(40)];
         end
         registers$7$clock = clock;
         registers$7$rst_n = rst_n;
@@ -12684,31 +12566,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$7 == dma0_src_key) begin
-            dma0_src = registers$7$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$7$q[(32'h0)+:(40)];
         end
         if (keys$7 == dma0_dst_key) begin
-            dma0_dst = registers$7$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$7$q[(32'h0)+:(40)];
         end
         if (keys$7 == dma0_len_key) begin
-            dma0_len = registers$7$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$7$q[(32'h0)+:(32)];
         end
         if (keys$7 == dma0_src_region_key) begin
-            dma0_src_region = registers$7$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$7$q[(32'h0)+:(11)];
         end
         if (keys$7 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$7$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$7$q[(32'h0)+:(11)];
         end
         if (keys$7 == dma0_size0_key) begin
-            dma0_size0 = registers$7$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$7$q[(32'h0)+:(16)];
         end
         if (keys$7 == dma0_size1_key) begin
-            dma0_size1 = registers$7$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$7$q[(32'h0)+:(16)];
         end
         if (keys$7 == dma0_skip0_key) begin
-            dma0_skip0 = registers$7$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$7$q[(32'h0)+:(40)];
         end
         if (keys$7 == dma0_skip1_key) begin
-            dma0_skip1 = registers$7$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$7$q[(32'h0)+:(40)];
         end
         registers$8$clock = clock;
         registers$8$rst_n = rst_n;
@@ -12722,31 +12604,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$8 == dma0_src_key) begin
-            dma0_src = registers$8$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$8$q[(32'h0)+:(40)];
         end
         if (keys$8 == dma0_dst_key) begin
-            dma0_dst = registers$8$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$8$q[(32'h0)+:(40)];
         end
         if (keys$8 == dma0_len_key) begin
-            dma0_len = registers$8$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$8$q[(32'h0)+:(32)];
         end
         if (keys$8 == dma0_src_region_key) begin
-            dma0_src_region = registers$8$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$8$q[(32'h0)+:(11)];
         end
         if (keys$8 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$8$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$8$q[(32'h0)+:(11)];
         end
         if (keys$8 == dma0_size0_key) begin
-            dma0_size0 = registers$8$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$8$q[(32'h0)+:(16)];
         end
         if (keys$8 == dma0_size1_key) begin
-            dma0_size1 = registers$8$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$8$q[(32'h0)+:(16)];
         end
         if (keys$8 == dma0_skip0_key) begin
-            dma0_skip0 = registers$8$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$8$q[(32'h0)+:(40)];
         end
         if (keys$8 == dma0_skip1_key) begin
-            dma0_skip1 = registers$8$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$8$q[(32'h0)+:(40)];
         end
         registers$9$clock = clock;
         registers$9$rst_n = rst_n;
@@ -12760,31 +12642,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$9 == dma0_src_key) begin
-            dma0_src = registers$9$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$9$q[(32'h0)+:(40)];
         end
         if (keys$9 == dma0_dst_key) begin
-            dma0_dst = registers$9$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$9$q[(32'h0)+:(40)];
         end
         if (keys$9 == dma0_len_key) begin
-            dma0_len = registers$9$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$9$q[(32'h0)+:(32)];
         end
         if (keys$9 == dma0_src_region_key) begin
-            dma0_src_region = registers$9$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$9$q[(32'h0)+:(11)];
         end
         if (keys$9 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$9$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$9$q[(32'h0)+:(11)];
         end
         if (keys$9 == dma0_size0_key) begin
-            dma0_size0 = registers$9$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$9$q[(32'h0)+:(16)];
         end
         if (keys$9 == dma0_size1_key) begin
-            dma0_size1 = registers$9$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$9$q[(32'h0)+:(16)];
         end
         if (keys$9 == dma0_skip0_key) begin
-            dma0_skip0 = registers$9$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$9$q[(32'h0)+:(40)];
         end
         if (keys$9 == dma0_skip1_key) begin
-            dma0_skip1 = registers$9$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$9$q[(32'h0)+:(40)];
         end
         registers$10$clock = clock;
         registers$10$rst_n = rst_n;
@@ -12798,31 +12680,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$10 == dma0_src_key) begin
-            dma0_src = registers$10$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$10$q[(32'h0)+:(40)];
         end
         if (keys$10 == dma0_dst_key) begin
-            dma0_dst = registers$10$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$10$q[(32'h0)+:(40)];
         end
         if (keys$10 == dma0_len_key) begin
-            dma0_len = registers$10$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$10$q[(32'h0)+:(32)];
         end
         if (keys$10 == dma0_src_region_key) begin
-            dma0_src_region = registers$10$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$10$q[(32'h0)+:(11)];
         end
         if (keys$10 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$10$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$10$q[(32'h0)+:(11)];
         end
         if (keys$10 == dma0_size0_key) begin
-            dma0_size0 = registers$10$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$10$q[(32'h0)+:(16)];
         end
         if (keys$10 == dma0_size1_key) begin
-            dma0_size1 = registers$10$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$10$q[(32'h0)+:(16)];
         end
         if (keys$10 == dma0_skip0_key) begin
-            dma0_skip0 = registers$10$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$10$q[(32'h0)+:(40)];
         end
         if (keys$10 == dma0_skip1_key) begin
-            dma0_skip1 = registers$10$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$10$q[(32'h0)+:(40)];
         end
         registers$11$clock = clock;
         registers$11$rst_n = rst_n;
@@ -12836,31 +12718,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$11 == dma0_src_key) begin
-            dma0_src = registers$11$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$11$q[(32'h0)+:(40)];
         end
         if (keys$11 == dma0_dst_key) begin
-            dma0_dst = registers$11$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$11$q[(32'h0)+:(40)];
         end
         if (keys$11 == dma0_len_key) begin
-            dma0_len = registers$11$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$11$q[(32'h0)+:(32)];
         end
         if (keys$11 == dma0_src_region_key) begin
-            dma0_src_region = registers$11$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$11$q[(32'h0)+:(11)];
         end
         if (keys$11 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$11$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$11$q[(32'h0)+:(11)];
         end
         if (keys$11 == dma0_size0_key) begin
-            dma0_size0 = registers$11$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$11$q[(32'h0)+:(16)];
         end
         if (keys$11 == dma0_size1_key) begin
-            dma0_size1 = registers$11$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$11$q[(32'h0)+:(16)];
         end
         if (keys$11 == dma0_skip0_key) begin
-            dma0_skip0 = registers$11$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$11$q[(32'h0)+:(40)];
         end
         if (keys$11 == dma0_skip1_key) begin
-            dma0_skip1 = registers$11$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$11$q[(32'h0)+:(40)];
         end
         registers$12$clock = clock;
         registers$12$rst_n = rst_n;
@@ -12874,31 +12756,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$12 == dma0_src_key) begin
-            dma0_src = registers$12$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$12$q[(32'h0)+:(40)];
         end
         if (keys$12 == dma0_dst_key) begin
-            dma0_dst = registers$12$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$12$q[(32'h0)+:(40)];
         end
         if (keys$12 == dma0_len_key) begin
-            dma0_len = registers$12$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$12$q[(32'h0)+:(32)];
         end
         if (keys$12 == dma0_src_region_key) begin
-            dma0_src_region = registers$12$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$12$q[(32'h0)+:(11)];
         end
         if (keys$12 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$12$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$12$q[(32'h0)+:(11)];
         end
         if (keys$12 == dma0_size0_key) begin
-            dma0_size0 = registers$12$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$12$q[(32'h0)+:(16)];
         end
         if (keys$12 == dma0_size1_key) begin
-            dma0_size1 = registers$12$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$12$q[(32'h0)+:(16)];
         end
         if (keys$12 == dma0_skip0_key) begin
-            dma0_skip0 = registers$12$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$12$q[(32'h0)+:(40)];
         end
         if (keys$12 == dma0_skip1_key) begin
-            dma0_skip1 = registers$12$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$12$q[(32'h0)+:(40)];
         end
         registers$13$clock = clock;
         registers$13$rst_n = rst_n;
@@ -12912,31 +12794,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$13 == dma0_src_key) begin
-            dma0_src = registers$13$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$13$q[(32'h0)+:(40)];
         end
         if (keys$13 == dma0_dst_key) begin
-            dma0_dst = registers$13$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$13$q[(32'h0)+:(40)];
         end
         if (keys$13 == dma0_len_key) begin
-            dma0_len = registers$13$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$13$q[(32'h0)+:(32)];
         end
         if (keys$13 == dma0_src_region_key) begin
-            dma0_src_region = registers$13$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$13$q[(32'h0)+:(11)];
         end
         if (keys$13 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$13$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$13$q[(32'h0)+:(11)];
         end
         if (keys$13 == dma0_size0_key) begin
-            dma0_size0 = registers$13$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$13$q[(32'h0)+:(16)];
         end
         if (keys$13 == dma0_size1_key) begin
-            dma0_size1 = registers$13$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$13$q[(32'h0)+:(16)];
         end
         if (keys$13 == dma0_skip0_key) begin
-            dma0_skip0 = registers$13$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$13$q[(32'h0)+:(40)];
         end
         if (keys$13 == dma0_skip1_key) begin
-            dma0_skip1 = registers$13$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$13$q[(32'h0)+:(40)];
         end
         registers$14$clock = clock;
         registers$14$rst_n = rst_n;
@@ -12950,31 +12832,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$14 == dma0_src_key) begin
-            dma0_src = registers$14$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$14$q[(32'h0)+:(40)];
         end
         if (keys$14 == dma0_dst_key) begin
-            dma0_dst = registers$14$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$14$q[(32'h0)+:(40)];
         end
         if (keys$14 == dma0_len_key) begin
-            dma0_len = registers$14$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$14$q[(32'h0)+:(32)];
         end
         if (keys$14 == dma0_src_region_key) begin
-            dma0_src_region = registers$14$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$14$q[(32'h0)+:(11)];
         end
         if (keys$14 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$14$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$14$q[(32'h0)+:(11)];
         end
         if (keys$14 == dma0_size0_key) begin
-            dma0_size0 = registers$14$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$14$q[(32'h0)+:(16)];
         end
         if (keys$14 == dma0_size1_key) begin
-            dma0_size1 = registers$14$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$14$q[(32'h0)+:(16)];
         end
         if (keys$14 == dma0_skip0_key) begin
-            dma0_skip0 = registers$14$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$14$q[(32'h0)+:(40)];
         end
         if (keys$14 == dma0_skip1_key) begin
-            dma0_skip1 = registers$14$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$14$q[(32'h0)+:(40)];
         end
         registers$15$clock = clock;
         registers$15$rst_n = rst_n;
@@ -12988,31 +12870,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$15 == dma0_src_key) begin
-            dma0_src = registers$15$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$15$q[(32'h0)+:(40)];
         end
         if (keys$15 == dma0_dst_key) begin
-            dma0_dst = registers$15$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$15$q[(32'h0)+:(40)];
         end
         if (keys$15 == dma0_len_key) begin
-            dma0_len = registers$15$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$15$q[(32'h0)+:(32)];
         end
         if (keys$15 == dma0_src_region_key) begin
-            dma0_src_region = registers$15$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$15$q[(32'h0)+:(11)];
         end
         if (keys$15 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$15$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$15$q[(32'h0)+:(11)];
         end
         if (keys$15 == dma0_size0_key) begin
-            dma0_size0 = registers$15$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$15$q[(32'h0)+:(16)];
         end
         if (keys$15 == dma0_size1_key) begin
-            dma0_size1 = registers$15$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$15$q[(32'h0)+:(16)];
         end
         if (keys$15 == dma0_skip0_key) begin
-            dma0_skip0 = registers$15$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$15$q[(32'h0)+:(40)];
         end
         if (keys$15 == dma0_skip1_key) begin
-            dma0_skip1 = registers$15$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$15$q[(32'h0)+:(40)];
         end
         registers$16$clock = clock;
         registers$16$rst_n = rst_n;
@@ -13026,31 +12908,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$16 == dma0_src_key) begin
-            dma0_src = registers$16$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$16$q[(32'h0)+:(40)];
         end
         if (keys$16 == dma0_dst_key) begin
-            dma0_dst = registers$16$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$16$q[(32'h0)+:(40)];
         end
         if (keys$16 == dma0_len_key) begin
-            dma0_len = registers$16$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$16$q[(32'h0)+:(32)];
         end
         if (keys$16 == dma0_src_region_key) begin
-            dma0_src_region = registers$16$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$16$q[(32'h0)+:(11)];
         end
         if (keys$16 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$16$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$16$q[(32'h0)+:(11)];
         end
         if (keys$16 == dma0_size0_key) begin
-            dma0_size0 = registers$16$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$16$q[(32'h0)+:(16)];
         end
         if (keys$16 == dma0_size1_key) begin
-            dma0_size1 = registers$16$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$16$q[(32'h0)+:(16)];
         end
         if (keys$16 == dma0_skip0_key) begin
-            dma0_skip0 = registers$16$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$16$q[(32'h0)+:(40)];
         end
         if (keys$16 == dma0_skip1_key) begin
-            dma0_skip1 = registers$16$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$16$q[(32'h0)+:(40)];
         end
         registers$17$clock = clock;
         registers$17$rst_n = rst_n;
@@ -13064,31 +12946,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$17 == dma0_src_key) begin
-            dma0_src = registers$17$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$17$q[(32'h0)+:(40)];
         end
         if (keys$17 == dma0_dst_key) begin
-            dma0_dst = registers$17$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$17$q[(32'h0)+:(40)];
         end
         if (keys$17 == dma0_len_key) begin
-            dma0_len = registers$17$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$17$q[(32'h0)+:(32)];
         end
         if (keys$17 == dma0_src_region_key) begin
-            dma0_src_region = registers$17$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$17$q[(32'h0)+:(11)];
         end
         if (keys$17 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$17$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$17$q[(32'h0)+:(11)];
         end
         if (keys$17 == dma0_size0_key) begin
-            dma0_size0 = registers$17$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$17$q[(32'h0)+:(16)];
         end
         if (keys$17 == dma0_size1_key) begin
-            dma0_size1 = registers$17$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$17$q[(32'h0)+:(16)];
         end
         if (keys$17 == dma0_skip0_key) begin
-            dma0_skip0 = registers$17$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$17$q[(32'h0)+:(40)];
         end
         if (keys$17 == dma0_skip1_key) begin
-            dma0_skip1 = registers$17$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$17$q[(32'h0)+:(40)];
         end
         registers$18$clock = clock;
         registers$18$rst_n = rst_n;
@@ -13102,31 +12984,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$18 == dma0_src_key) begin
-            dma0_src = registers$18$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$18$q[(32'h0)+:(40)];
         end
         if (keys$18 == dma0_dst_key) begin
-            dma0_dst = registers$18$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$18$q[(32'h0)+:(40)];
         end
         if (keys$18 == dma0_len_key) begin
-            dma0_len = registers$18$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$18$q[(32'h0)+:(32)];
         end
         if (keys$18 == dma0_src_region_key) begin
-            dma0_src_region = registers$18$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$18$q[(32'h0)+:(11)];
         end
         if (keys$18 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$18$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$18$q[(32'h0)+:(11)];
         end
         if (keys$18 == dma0_size0_key) begin
-            dma0_size0 = registers$18$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$18$q[(32'h0)+:(16)];
         end
         if (keys$18 == dma0_size1_key) begin
-            dma0_size1 = registers$18$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$18$q[(32'h0)+:(16)];
         end
         if (keys$18 == dma0_skip0_key) begin
-            dma0_skip0 = registers$18$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$18$q[(32'h0)+:(40)];
         end
         if (keys$18 == dma0_skip1_key) begin
-            dma0_skip1 = registers$18$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$18$q[(32'h0)+:(40)];
         end
         registers$19$clock = clock;
         registers$19$rst_n = rst_n;
@@ -13140,31 +13022,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$19 == dma0_src_key) begin
-            dma0_src = registers$19$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$19$q[(32'h0)+:(40)];
         end
         if (keys$19 == dma0_dst_key) begin
-            dma0_dst = registers$19$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$19$q[(32'h0)+:(40)];
         end
         if (keys$19 == dma0_len_key) begin
-            dma0_len = registers$19$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$19$q[(32'h0)+:(32)];
         end
         if (keys$19 == dma0_src_region_key) begin
-            dma0_src_region = registers$19$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$19$q[(32'h0)+:(11)];
         end
         if (keys$19 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$19$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$19$q[(32'h0)+:(11)];
         end
         if (keys$19 == dma0_size0_key) begin
-            dma0_size0 = registers$19$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$19$q[(32'h0)+:(16)];
         end
         if (keys$19 == dma0_size1_key) begin
-            dma0_size1 = registers$19$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$19$q[(32'h0)+:(16)];
         end
         if (keys$19 == dma0_skip0_key) begin
-            dma0_skip0 = registers$19$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$19$q[(32'h0)+:(40)];
         end
         if (keys$19 == dma0_skip1_key) begin
-            dma0_skip1 = registers$19$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$19$q[(32'h0)+:(40)];
         end
         registers$20$clock = clock;
         registers$20$rst_n = rst_n;
@@ -13178,31 +13060,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$20 == dma0_src_key) begin
-            dma0_src = registers$20$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$20$q[(32'h0)+:(40)];
         end
         if (keys$20 == dma0_dst_key) begin
-            dma0_dst = registers$20$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$20$q[(32'h0)+:(40)];
         end
         if (keys$20 == dma0_len_key) begin
-            dma0_len = registers$20$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$20$q[(32'h0)+:(32)];
         end
         if (keys$20 == dma0_src_region_key) begin
-            dma0_src_region = registers$20$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$20$q[(32'h0)+:(11)];
         end
         if (keys$20 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$20$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$20$q[(32'h0)+:(11)];
         end
         if (keys$20 == dma0_size0_key) begin
-            dma0_size0 = registers$20$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$20$q[(32'h0)+:(16)];
         end
         if (keys$20 == dma0_size1_key) begin
-            dma0_size1 = registers$20$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$20$q[(32'h0)+:(16)];
         end
         if (keys$20 == dma0_skip0_key) begin
-            dma0_skip0 = registers$20$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$20$q[(32'h0)+:(40)];
         end
         if (keys$20 == dma0_skip1_key) begin
-            dma0_skip1 = registers$20$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$20$q[(32'h0)+:(40)];
         end
         registers$21$clock = clock;
         registers$21$rst_n = rst_n;
@@ -13216,31 +13098,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$21 == dma0_src_key) begin
-            dma0_src = registers$21$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$21$q[(32'h0)+:(40)];
         end
         if (keys$21 == dma0_dst_key) begin
-            dma0_dst = registers$21$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$21$q[(32'h0)+:(40)];
         end
         if (keys$21 == dma0_len_key) begin
-            dma0_len = registers$21$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$21$q[(32'h0)+:(32)];
         end
         if (keys$21 == dma0_src_region_key) begin
-            dma0_src_region = registers$21$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$21$q[(32'h0)+:(11)];
         end
         if (keys$21 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$21$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$21$q[(32'h0)+:(11)];
         end
         if (keys$21 == dma0_size0_key) begin
-            dma0_size0 = registers$21$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$21$q[(32'h0)+:(16)];
         end
         if (keys$21 == dma0_size1_key) begin
-            dma0_size1 = registers$21$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$21$q[(32'h0)+:(16)];
         end
         if (keys$21 == dma0_skip0_key) begin
-            dma0_skip0 = registers$21$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$21$q[(32'h0)+:(40)];
         end
         if (keys$21 == dma0_skip1_key) begin
-            dma0_skip1 = registers$21$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$21$q[(32'h0)+:(40)];
         end
         registers$22$clock = clock;
         registers$22$rst_n = rst_n;
@@ -13254,31 +13136,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$22 == dma0_src_key) begin
-            dma0_src = registers$22$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$22$q[(32'h0)+:(40)];
         end
         if (keys$22 == dma0_dst_key) begin
-            dma0_dst = registers$22$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$22$q[(32'h0)+:(40)];
         end
         if (keys$22 == dma0_len_key) begin
-            dma0_len = registers$22$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$22$q[(32'h0)+:(32)];
         end
         if (keys$22 == dma0_src_region_key) begin
-            dma0_src_region = registers$22$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$22$q[(32'h0)+:(11)];
         end
         if (keys$22 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$22$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$22$q[(32'h0)+:(11)];
         end
         if (keys$22 == dma0_size0_key) begin
-            dma0_size0 = registers$22$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$22$q[(32'h0)+:(16)];
         end
         if (keys$22 == dma0_size1_key) begin
-            dma0_size1 = registers$22$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$22$q[(32'h0)+:(16)];
         end
         if (keys$22 == dma0_skip0_key) begin
-            dma0_skip0 = registers$22$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$22$q[(32'h0)+:(40)];
         end
         if (keys$22 == dma0_skip1_key) begin
-            dma0_skip1 = registers$22$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$22$q[(32'h0)+:(40)];
         end
         registers$23$clock = clock;
         registers$23$rst_n = rst_n;
@@ -13292,31 +13174,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$23 == dma0_src_key) begin
-            dma0_src = registers$23$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$23$q[(32'h0)+:(40)];
         end
         if (keys$23 == dma0_dst_key) begin
-            dma0_dst = registers$23$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$23$q[(32'h0)+:(40)];
         end
         if (keys$23 == dma0_len_key) begin
-            dma0_len = registers$23$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$23$q[(32'h0)+:(32)];
         end
         if (keys$23 == dma0_src_region_key) begin
-            dma0_src_region = registers$23$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$23$q[(32'h0)+:(11)];
         end
         if (keys$23 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$23$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$23$q[(32'h0)+:(11)];
         end
         if (keys$23 == dma0_size0_key) begin
-            dma0_size0 = registers$23$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$23$q[(32'h0)+:(16)];
         end
         if (keys$23 == dma0_size1_key) begin
-            dma0_size1 = registers$23$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$23$q[(32'h0)+:(16)];
         end
         if (keys$23 == dma0_skip0_key) begin
-            dma0_skip0 = registers$23$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$23$q[(32'h0)+:(40)];
         end
         if (keys$23 == dma0_skip1_key) begin
-            dma0_skip1 = registers$23$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$23$q[(32'h0)+:(40)];
         end
         registers$24$clock = clock;
         registers$24$rst_n = rst_n;
@@ -13330,31 +13212,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$24 == dma0_src_key) begin
-            dma0_src = registers$24$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$24$q[(32'h0)+:(40)];
         end
         if (keys$24 == dma0_dst_key) begin
-            dma0_dst = registers$24$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$24$q[(32'h0)+:(40)];
         end
         if (keys$24 == dma0_len_key) begin
-            dma0_len = registers$24$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$24$q[(32'h0)+:(32)];
         end
         if (keys$24 == dma0_src_region_key) begin
-            dma0_src_region = registers$24$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$24$q[(32'h0)+:(11)];
         end
         if (keys$24 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$24$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$24$q[(32'h0)+:(11)];
         end
         if (keys$24 == dma0_size0_key) begin
-            dma0_size0 = registers$24$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$24$q[(32'h0)+:(16)];
         end
         if (keys$24 == dma0_size1_key) begin
-            dma0_size1 = registers$24$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$24$q[(32'h0)+:(16)];
         end
         if (keys$24 == dma0_skip0_key) begin
-            dma0_skip0 = registers$24$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$24$q[(32'h0)+:(40)];
         end
         if (keys$24 == dma0_skip1_key) begin
-            dma0_skip1 = registers$24$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$24$q[(32'h0)+:(40)];
         end
         registers$25$clock = clock;
         registers$25$rst_n = rst_n;
@@ -13368,31 +13250,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$25 == dma0_src_key) begin
-            dma0_src = registers$25$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$25$q[(32'h0)+:(40)];
         end
         if (keys$25 == dma0_dst_key) begin
-            dma0_dst = registers$25$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$25$q[(32'h0)+:(40)];
         end
         if (keys$25 == dma0_len_key) begin
-            dma0_len = registers$25$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$25$q[(32'h0)+:(32)];
         end
         if (keys$25 == dma0_src_region_key) begin
-            dma0_src_region = registers$25$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$25$q[(32'h0)+:(11)];
         end
         if (keys$25 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$25$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$25$q[(32'h0)+:(11)];
         end
         if (keys$25 == dma0_size0_key) begin
-            dma0_size0 = registers$25$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$25$q[(32'h0)+:(16)];
         end
         if (keys$25 == dma0_size1_key) begin
-            dma0_size1 = registers$25$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$25$q[(32'h0)+:(16)];
         end
         if (keys$25 == dma0_skip0_key) begin
-            dma0_skip0 = registers$25$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$25$q[(32'h0)+:(40)];
         end
         if (keys$25 == dma0_skip1_key) begin
-            dma0_skip1 = registers$25$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$25$q[(32'h0)+:(40)];
         end
         registers$26$clock = clock;
         registers$26$rst_n = rst_n;
@@ -13406,31 +13288,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$26 == dma0_src_key) begin
-            dma0_src = registers$26$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$26$q[(32'h0)+:(40)];
         end
         if (keys$26 == dma0_dst_key) begin
-            dma0_dst = registers$26$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$26$q[(32'h0)+:(40)];
         end
         if (keys$26 == dma0_len_key) begin
-            dma0_len = registers$26$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$26$q[(32'h0)+:(32)];
         end
         if (keys$26 == dma0_src_region_key) begin
-            dma0_src_region = registers$26$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$26$q[(32'h0)+:(11)];
         end
         if (keys$26 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$26$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$26$q[(32'h0)+:(11)];
         end
         if (keys$26 == dma0_size0_key) begin
-            dma0_size0 = registers$26$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$26$q[(32'h0)+:(16)];
         end
         if (keys$26 == dma0_size1_key) begin
-            dma0_size1 = registers$26$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$26$q[(32'h0)+:(16)];
         end
         if (keys$26 == dma0_skip0_key) begin
-            dma0_skip0 = registers$26$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$26$q[(32'h0)+:(40)];
         end
         if (keys$26 == dma0_skip1_key) begin
-            dma0_skip1 = registers$26$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$26$q[(32'h0)+:(40)];
         end
         registers$27$clock = clock;
         registers$27$rst_n = rst_n;
@@ -13444,31 +13326,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$27 == dma0_src_key) begin
-            dma0_src = registers$27$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$27$q[(32'h0)+:(40)];
         end
         if (keys$27 == dma0_dst_key) begin
-            dma0_dst = registers$27$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$27$q[(32'h0)+:(40)];
         end
         if (keys$27 == dma0_len_key) begin
-            dma0_len = registers$27$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$27$q[(32'h0)+:(32)];
         end
         if (keys$27 == dma0_src_region_key) begin
-            dma0_src_region = registers$27$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$27$q[(32'h0)+:(11)];
         end
         if (keys$27 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$27$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$27$q[(32'h0)+:(11)];
         end
         if (keys$27 == dma0_size0_key) begin
-            dma0_size0 = registers$27$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$27$q[(32'h0)+:(16)];
         end
         if (keys$27 == dma0_size1_key) begin
-            dma0_size1 = registers$27$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$27$q[(32'h0)+:(16)];
         end
         if (keys$27 == dma0_skip0_key) begin
-            dma0_skip0 = registers$27$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$27$q[(32'h0)+:(40)];
         end
         if (keys$27 == dma0_skip1_key) begin
-            dma0_skip1 = registers$27$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$27$q[(32'h0)+:(40)];
         end
         registers$28$clock = clock;
         registers$28$rst_n = rst_n;
@@ -13482,31 +13364,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$28 == dma0_src_key) begin
-            dma0_src = registers$28$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$28$q[(32'h0)+:(40)];
         end
         if (keys$28 == dma0_dst_key) begin
-            dma0_dst = registers$28$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$28$q[(32'h0)+:(40)];
         end
         if (keys$28 == dma0_len_key) begin
-            dma0_len = registers$28$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$28$q[(32'h0)+:(32)];
         end
         if (keys$28 == dma0_src_region_key) begin
-            dma0_src_region = registers$28$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$28$q[(32'h0)+:(11)];
         end
         if (keys$28 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$28$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$28$q[(32'h0)+:(11)];
         end
         if (keys$28 == dma0_size0_key) begin
-            dma0_size0 = registers$28$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$28$q[(32'h0)+:(16)];
         end
         if (keys$28 == dma0_size1_key) begin
-            dma0_size1 = registers$28$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$28$q[(32'h0)+:(16)];
         end
         if (keys$28 == dma0_skip0_key) begin
-            dma0_skip0 = registers$28$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$28$q[(32'h0)+:(40)];
         end
         if (keys$28 == dma0_skip1_key) begin
-            dma0_skip1 = registers$28$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$28$q[(32'h0)+:(40)];
         end
         registers$29$clock = clock;
         registers$29$rst_n = rst_n;
@@ -13520,31 +13402,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$29 == dma0_src_key) begin
-            dma0_src = registers$29$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$29$q[(32'h0)+:(40)];
         end
         if (keys$29 == dma0_dst_key) begin
-            dma0_dst = registers$29$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$29$q[(32'h0)+:(40)];
         end
         if (keys$29 == dma0_len_key) begin
-            dma0_len = registers$29$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$29$q[(32'h0)+:(32)];
         end
         if (keys$29 == dma0_src_region_key) begin
-            dma0_src_region = registers$29$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$29$q[(32'h0)+:(11)];
         end
         if (keys$29 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$29$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$29$q[(32'h0)+:(11)];
         end
         if (keys$29 == dma0_size0_key) begin
-            dma0_size0 = registers$29$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$29$q[(32'h0)+:(16)];
         end
         if (keys$29 == dma0_size1_key) begin
-            dma0_size1 = registers$29$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$29$q[(32'h0)+:(16)];
         end
         if (keys$29 == dma0_skip0_key) begin
-            dma0_skip0 = registers$29$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$29$q[(32'h0)+:(40)];
         end
         if (keys$29 == dma0_skip1_key) begin
-            dma0_skip1 = registers$29$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$29$q[(32'h0)+:(40)];
         end
         registers$30$clock = clock;
         registers$30$rst_n = rst_n;
@@ -13558,31 +13440,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$30 == dma0_src_key) begin
-            dma0_src = registers$30$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$30$q[(32'h0)+:(40)];
         end
         if (keys$30 == dma0_dst_key) begin
-            dma0_dst = registers$30$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$30$q[(32'h0)+:(40)];
         end
         if (keys$30 == dma0_len_key) begin
-            dma0_len = registers$30$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$30$q[(32'h0)+:(32)];
         end
         if (keys$30 == dma0_src_region_key) begin
-            dma0_src_region = registers$30$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$30$q[(32'h0)+:(11)];
         end
         if (keys$30 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$30$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$30$q[(32'h0)+:(11)];
         end
         if (keys$30 == dma0_size0_key) begin
-            dma0_size0 = registers$30$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$30$q[(32'h0)+:(16)];
         end
         if (keys$30 == dma0_size1_key) begin
-            dma0_size1 = registers$30$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$30$q[(32'h0)+:(16)];
         end
         if (keys$30 == dma0_skip0_key) begin
-            dma0_skip0 = registers$30$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$30$q[(32'h0)+:(40)];
         end
         if (keys$30 == dma0_skip1_key) begin
-            dma0_skip1 = registers$30$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$30$q[(32'h0)+:(40)];
         end
         registers$31$clock = clock;
         registers$31$rst_n = rst_n;
@@ -13596,31 +13478,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$31 == dma0_src_key) begin
-            dma0_src = registers$31$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$31$q[(32'h0)+:(40)];
         end
         if (keys$31 == dma0_dst_key) begin
-            dma0_dst = registers$31$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$31$q[(32'h0)+:(40)];
         end
         if (keys$31 == dma0_len_key) begin
-            dma0_len = registers$31$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$31$q[(32'h0)+:(32)];
         end
         if (keys$31 == dma0_src_region_key) begin
-            dma0_src_region = registers$31$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$31$q[(32'h0)+:(11)];
         end
         if (keys$31 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$31$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$31$q[(32'h0)+:(11)];
         end
         if (keys$31 == dma0_size0_key) begin
-            dma0_size0 = registers$31$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$31$q[(32'h0)+:(16)];
         end
         if (keys$31 == dma0_size1_key) begin
-            dma0_size1 = registers$31$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$31$q[(32'h0)+:(16)];
         end
         if (keys$31 == dma0_skip0_key) begin
-            dma0_skip0 = registers$31$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$31$q[(32'h0)+:(40)];
         end
         if (keys$31 == dma0_skip1_key) begin
-            dma0_skip1 = registers$31$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$31$q[(32'h0)+:(40)];
         end
         registers$32$clock = clock;
         registers$32$rst_n = rst_n;
@@ -13634,31 +13516,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$32 == dma0_src_key) begin
-            dma0_src = registers$32$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$32$q[(32'h0)+:(40)];
         end
         if (keys$32 == dma0_dst_key) begin
-            dma0_dst = registers$32$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$32$q[(32'h0)+:(40)];
         end
         if (keys$32 == dma0_len_key) begin
-            dma0_len = registers$32$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$32$q[(32'h0)+:(32)];
         end
         if (keys$32 == dma0_src_region_key) begin
-            dma0_src_region = registers$32$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$32$q[(32'h0)+:(11)];
         end
         if (keys$32 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$32$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$32$q[(32'h0)+:(11)];
         end
         if (keys$32 == dma0_size0_key) begin
-            dma0_size0 = registers$32$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$32$q[(32'h0)+:(16)];
         end
         if (keys$32 == dma0_size1_key) begin
-            dma0_size1 = registers$32$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$32$q[(32'h0)+:(16)];
         end
         if (keys$32 == dma0_skip0_key) begin
-            dma0_skip0 = registers$32$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$32$q[(32'h0)+:(40)];
         end
         if (keys$32 == dma0_skip1_key) begin
-            dma0_skip1 = registers$32$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$32$q[(32'h0)+:(40)];
         end
         registers$33$clock = clock;
         registers$33$rst_n = rst_n;
@@ -13672,31 +13554,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$33 == dma0_src_key) begin
-            dma0_src = registers$33$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$33$q[(32'h0)+:(40)];
         end
         if (keys$33 == dma0_dst_key) begin
-            dma0_dst = registers$33$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$33$q[(32'h0)+:(40)];
         end
         if (keys$33 == dma0_len_key) begin
-            dma0_len = registers$33$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$33$q[(32'h0)+:(32)];
         end
         if (keys$33 == dma0_src_region_key) begin
-            dma0_src_region = registers$33$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$33$q[(32'h0)+:(11)];
         end
         if (keys$33 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$33$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$33$q[(32'h0)+:(11)];
         end
         if (keys$33 == dma0_size0_key) begin
-            dma0_size0 = registers$33$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$33$q[(32'h0)+:(16)];
         end
         if (keys$33 == dma0_size1_key) begin
-            dma0_size1 = registers$33$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$33$q[(32'h0)+:(16)];
         end
         if (keys$33 == dma0_skip0_key) begin
-            dma0_skip0 = registers$33$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$33$q[(32'h0)+:(40)];
         end
         if (keys$33 == dma0_skip1_key) begin
-            dma0_skip1 = registers$33$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$33$q[(32'h0)+:(40)];
         end
         registers$34$clock = clock;
         registers$34$rst_n = rst_n;
@@ -13710,31 +13592,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$34 == dma0_src_key) begin
-            dma0_src = registers$34$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$34$q[(32'h0)+:(40)];
         end
         if (keys$34 == dma0_dst_key) begin
-            dma0_dst = registers$34$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$34$q[(32'h0)+:(40)];
         end
         if (keys$34 == dma0_len_key) begin
-            dma0_len = registers$34$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$34$q[(32'h0)+:(32)];
         end
         if (keys$34 == dma0_src_region_key) begin
-            dma0_src_region = registers$34$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$34$q[(32'h0)+:(11)];
         end
         if (keys$34 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$34$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$34$q[(32'h0)+:(11)];
         end
         if (keys$34 == dma0_size0_key) begin
-            dma0_size0 = registers$34$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$34$q[(32'h0)+:(16)];
         end
         if (keys$34 == dma0_size1_key) begin
-            dma0_size1 = registers$34$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$34$q[(32'h0)+:(16)];
         end
         if (keys$34 == dma0_skip0_key) begin
-            dma0_skip0 = registers$34$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$34$q[(32'h0)+:(40)];
         end
         if (keys$34 == dma0_skip1_key) begin
-            dma0_skip1 = registers$34$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$34$q[(32'h0)+:(40)];
         end
         registers$35$clock = clock;
         registers$35$rst_n = rst_n;
@@ -13748,31 +13630,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$35 == dma0_src_key) begin
-            dma0_src = registers$35$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$35$q[(32'h0)+:(40)];
         end
         if (keys$35 == dma0_dst_key) begin
-            dma0_dst = registers$35$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$35$q[(32'h0)+:(40)];
         end
         if (keys$35 == dma0_len_key) begin
-            dma0_len = registers$35$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$35$q[(32'h0)+:(32)];
         end
         if (keys$35 == dma0_src_region_key) begin
-            dma0_src_region = registers$35$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$35$q[(32'h0)+:(11)];
         end
         if (keys$35 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$35$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$35$q[(32'h0)+:(11)];
         end
         if (keys$35 == dma0_size0_key) begin
-            dma0_size0 = registers$35$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$35$q[(32'h0)+:(16)];
         end
         if (keys$35 == dma0_size1_key) begin
-            dma0_size1 = registers$35$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$35$q[(32'h0)+:(16)];
         end
         if (keys$35 == dma0_skip0_key) begin
-            dma0_skip0 = registers$35$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$35$q[(32'h0)+:(40)];
         end
         if (keys$35 == dma0_skip1_key) begin
-            dma0_skip1 = registers$35$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$35$q[(32'h0)+:(40)];
         end
         registers$36$clock = clock;
         registers$36$rst_n = rst_n;
@@ -13786,31 +13668,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$36 == dma0_src_key) begin
-            dma0_src = registers$36$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$36$q[(32'h0)+:(40)];
         end
         if (keys$36 == dma0_dst_key) begin
-            dma0_dst = registers$36$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$36$q[(32'h0)+:(40)];
         end
         if (keys$36 == dma0_len_key) begin
-            dma0_len = registers$36$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$36$q[(32'h0)+:(32)];
         end
         if (keys$36 == dma0_src_region_key) begin
-            dma0_src_region = registers$36$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$36$q[(32'h0)+:(11)];
         end
         if (keys$36 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$36$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$36$q[(32'h0)+:(11)];
         end
         if (keys$36 == dma0_size0_key) begin
-            dma0_size0 = registers$36$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$36$q[(32'h0)+:(16)];
         end
         if (keys$36 == dma0_size1_key) begin
-            dma0_size1 = registers$36$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$36$q[(32'h0)+:(16)];
         end
         if (keys$36 == dma0_skip0_key) begin
-            dma0_skip0 = registers$36$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$36$q[(32'h0)+:(40)];
         end
         if (keys$36 == dma0_skip1_key) begin
-            dma0_skip1 = registers$36$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$36$q[(32'h0)+:(40)];
         end
         registers$37$clock = clock;
         registers$37$rst_n = rst_n;
@@ -13824,31 +13706,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$37 == dma0_src_key) begin
-            dma0_src = registers$37$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$37$q[(32'h0)+:(40)];
         end
         if (keys$37 == dma0_dst_key) begin
-            dma0_dst = registers$37$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$37$q[(32'h0)+:(40)];
         end
         if (keys$37 == dma0_len_key) begin
-            dma0_len = registers$37$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$37$q[(32'h0)+:(32)];
         end
         if (keys$37 == dma0_src_region_key) begin
-            dma0_src_region = registers$37$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$37$q[(32'h0)+:(11)];
         end
         if (keys$37 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$37$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$37$q[(32'h0)+:(11)];
         end
         if (keys$37 == dma0_size0_key) begin
-            dma0_size0 = registers$37$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$37$q[(32'h0)+:(16)];
         end
         if (keys$37 == dma0_size1_key) begin
-            dma0_size1 = registers$37$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$37$q[(32'h0)+:(16)];
         end
         if (keys$37 == dma0_skip0_key) begin
-            dma0_skip0 = registers$37$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$37$q[(32'h0)+:(40)];
         end
         if (keys$37 == dma0_skip1_key) begin
-            dma0_skip1 = registers$37$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$37$q[(32'h0)+:(40)];
         end
         registers$38$clock = clock;
         registers$38$rst_n = rst_n;
@@ -13862,31 +13744,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$38 == dma0_src_key) begin
-            dma0_src = registers$38$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$38$q[(32'h0)+:(40)];
         end
         if (keys$38 == dma0_dst_key) begin
-            dma0_dst = registers$38$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$38$q[(32'h0)+:(40)];
         end
         if (keys$38 == dma0_len_key) begin
-            dma0_len = registers$38$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$38$q[(32'h0)+:(32)];
         end
         if (keys$38 == dma0_src_region_key) begin
-            dma0_src_region = registers$38$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$38$q[(32'h0)+:(11)];
         end
         if (keys$38 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$38$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$38$q[(32'h0)+:(11)];
         end
         if (keys$38 == dma0_size0_key) begin
-            dma0_size0 = registers$38$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$38$q[(32'h0)+:(16)];
         end
         if (keys$38 == dma0_size1_key) begin
-            dma0_size1 = registers$38$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$38$q[(32'h0)+:(16)];
         end
         if (keys$38 == dma0_skip0_key) begin
-            dma0_skip0 = registers$38$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$38$q[(32'h0)+:(40)];
         end
         if (keys$38 == dma0_skip1_key) begin
-            dma0_skip1 = registers$38$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$38$q[(32'h0)+:(40)];
         end
         registers$39$clock = clock;
         registers$39$rst_n = rst_n;
@@ -13900,31 +13782,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$39 == dma0_src_key) begin
-            dma0_src = registers$39$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$39$q[(32'h0)+:(40)];
         end
         if (keys$39 == dma0_dst_key) begin
-            dma0_dst = registers$39$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$39$q[(32'h0)+:(40)];
         end
         if (keys$39 == dma0_len_key) begin
-            dma0_len = registers$39$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$39$q[(32'h0)+:(32)];
         end
         if (keys$39 == dma0_src_region_key) begin
-            dma0_src_region = registers$39$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$39$q[(32'h0)+:(11)];
         end
         if (keys$39 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$39$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$39$q[(32'h0)+:(11)];
         end
         if (keys$39 == dma0_size0_key) begin
-            dma0_size0 = registers$39$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$39$q[(32'h0)+:(16)];
         end
         if (keys$39 == dma0_size1_key) begin
-            dma0_size1 = registers$39$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$39$q[(32'h0)+:(16)];
         end
         if (keys$39 == dma0_skip0_key) begin
-            dma0_skip0 = registers$39$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$39$q[(32'h0)+:(40)];
         end
         if (keys$39 == dma0_skip1_key) begin
-            dma0_skip1 = registers$39$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$39$q[(32'h0)+:(40)];
         end
         registers$40$clock = clock;
         registers$40$rst_n = rst_n;
@@ -13938,31 +13820,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$40 == dma0_src_key) begin
-            dma0_src = registers$40$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$40$q[(32'h0)+:(40)];
         end
         if (keys$40 == dma0_dst_key) begin
-            dma0_dst = registers$40$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$40$q[(32'h0)+:(40)];
         end
         if (keys$40 == dma0_len_key) begin
-            dma0_len = registers$40$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$40$q[(32'h0)+:(32)];
         end
         if (keys$40 == dma0_src_region_key) begin
-            dma0_src_region = registers$40$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$40$q[(32'h0)+:(11)];
         end
         if (keys$40 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$40$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$40$q[(32'h0)+:(11)];
         end
         if (keys$40 == dma0_size0_key) begin
-            dma0_size0 = registers$40$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$40$q[(32'h0)+:(16)];
         end
         if (keys$40 == dma0_size1_key) begin
-            dma0_size1 = registers$40$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$40$q[(32'h0)+:(16)];
         end
         if (keys$40 == dma0_skip0_key) begin
-            dma0_skip0 = registers$40$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$40$q[(32'h0)+:(40)];
         end
         if (keys$40 == dma0_skip1_key) begin
-            dma0_skip1 = registers$40$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$40$q[(32'h0)+:(40)];
         end
         registers$41$clock = clock;
         registers$41$rst_n = rst_n;
@@ -13976,31 +13858,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$41 == dma0_src_key) begin
-            dma0_src = registers$41$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$41$q[(32'h0)+:(40)];
         end
         if (keys$41 == dma0_dst_key) begin
-            dma0_dst = registers$41$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$41$q[(32'h0)+:(40)];
         end
         if (keys$41 == dma0_len_key) begin
-            dma0_len = registers$41$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$41$q[(32'h0)+:(32)];
         end
         if (keys$41 == dma0_src_region_key) begin
-            dma0_src_region = registers$41$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$41$q[(32'h0)+:(11)];
         end
         if (keys$41 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$41$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$41$q[(32'h0)+:(11)];
         end
         if (keys$41 == dma0_size0_key) begin
-            dma0_size0 = registers$41$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$41$q[(32'h0)+:(16)];
         end
         if (keys$41 == dma0_size1_key) begin
-            dma0_size1 = registers$41$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$41$q[(32'h0)+:(16)];
         end
         if (keys$41 == dma0_skip0_key) begin
-            dma0_skip0 = registers$41$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$41$q[(32'h0)+:(40)];
         end
         if (keys$41 == dma0_skip1_key) begin
-            dma0_skip1 = registers$41$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$41$q[(32'h0)+:(40)];
         end
         registers$42$clock = clock;
         registers$42$rst_n = rst_n;
@@ -14014,31 +13896,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$42 == dma0_src_key) begin
-            dma0_src = registers$42$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$42$q[(32'h0)+:(40)];
         end
         if (keys$42 == dma0_dst_key) begin
-            dma0_dst = registers$42$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$42$q[(32'h0)+:(40)];
         end
         if (keys$42 == dma0_len_key) begin
-            dma0_len = registers$42$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$42$q[(32'h0)+:(32)];
         end
         if (keys$42 == dma0_src_region_key) begin
-            dma0_src_region = registers$42$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$42$q[(32'h0)+:(11)];
         end
         if (keys$42 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$42$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$42$q[(32'h0)+:(11)];
         end
         if (keys$42 == dma0_size0_key) begin
-            dma0_size0 = registers$42$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$42$q[(32'h0)+:(16)];
         end
         if (keys$42 == dma0_size1_key) begin
-            dma0_size1 = registers$42$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$42$q[(32'h0)+:(16)];
         end
         if (keys$42 == dma0_skip0_key) begin
-            dma0_skip0 = registers$42$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$42$q[(32'h0)+:(40)];
         end
         if (keys$42 == dma0_skip1_key) begin
-            dma0_skip1 = registers$42$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$42$q[(32'h0)+:(40)];
         end
         registers$43$clock = clock;
         registers$43$rst_n = rst_n;
@@ -14052,31 +13934,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$43 == dma0_src_key) begin
-            dma0_src = registers$43$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$43$q[(32'h0)+:(40)];
         end
         if (keys$43 == dma0_dst_key) begin
-            dma0_dst = registers$43$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$43$q[(32'h0)+:(40)];
         end
         if (keys$43 == dma0_len_key) begin
-            dma0_len = registers$43$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$43$q[(32'h0)+:(32)];
         end
         if (keys$43 == dma0_src_region_key) begin
-            dma0_src_region = registers$43$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$43$q[(32'h0)+:(11)];
         end
         if (keys$43 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$43$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$43$q[(32'h0)+:(11)];
         end
         if (keys$43 == dma0_size0_key) begin
-            dma0_size0 = registers$43$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$43$q[(32'h0)+:(16)];
         end
         if (keys$43 == dma0_size1_key) begin
-            dma0_size1 = registers$43$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$43$q[(32'h0)+:(16)];
         end
         if (keys$43 == dma0_skip0_key) begin
-            dma0_skip0 = registers$43$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$43$q[(32'h0)+:(40)];
         end
         if (keys$43 == dma0_skip1_key) begin
-            dma0_skip1 = registers$43$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$43$q[(32'h0)+:(40)];
         end
         registers$44$clock = clock;
         registers$44$rst_n = rst_n;
@@ -14090,31 +13972,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$44 == dma0_src_key) begin
-            dma0_src = registers$44$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$44$q[(32'h0)+:(40)];
         end
         if (keys$44 == dma0_dst_key) begin
-            dma0_dst = registers$44$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$44$q[(32'h0)+:(40)];
         end
         if (keys$44 == dma0_len_key) begin
-            dma0_len = registers$44$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$44$q[(32'h0)+:(32)];
         end
         if (keys$44 == dma0_src_region_key) begin
-            dma0_src_region = registers$44$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$44$q[(32'h0)+:(11)];
         end
         if (keys$44 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$44$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$44$q[(32'h0)+:(11)];
         end
         if (keys$44 == dma0_size0_key) begin
-            dma0_size0 = registers$44$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$44$q[(32'h0)+:(16)];
         end
         if (keys$44 == dma0_size1_key) begin
-            dma0_size1 = registers$44$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$44$q[(32'h0)+:(16)];
         end
         if (keys$44 == dma0_skip0_key) begin
-            dma0_skip0 = registers$44$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$44$q[(32'h0)+:(40)];
         end
         if (keys$44 == dma0_skip1_key) begin
-            dma0_skip1 = registers$44$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$44$q[(32'h0)+:(40)];
         end
         registers$45$clock = clock;
         registers$45$rst_n = rst_n;
@@ -14128,31 +14010,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$45 == dma0_src_key) begin
-            dma0_src = registers$45$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$45$q[(32'h0)+:(40)];
         end
         if (keys$45 == dma0_dst_key) begin
-            dma0_dst = registers$45$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$45$q[(32'h0)+:(40)];
         end
         if (keys$45 == dma0_len_key) begin
-            dma0_len = registers$45$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$45$q[(32'h0)+:(32)];
         end
         if (keys$45 == dma0_src_region_key) begin
-            dma0_src_region = registers$45$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$45$q[(32'h0)+:(11)];
         end
         if (keys$45 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$45$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$45$q[(32'h0)+:(11)];
         end
         if (keys$45 == dma0_size0_key) begin
-            dma0_size0 = registers$45$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$45$q[(32'h0)+:(16)];
         end
         if (keys$45 == dma0_size1_key) begin
-            dma0_size1 = registers$45$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$45$q[(32'h0)+:(16)];
         end
         if (keys$45 == dma0_skip0_key) begin
-            dma0_skip0 = registers$45$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$45$q[(32'h0)+:(40)];
         end
         if (keys$45 == dma0_skip1_key) begin
-            dma0_skip1 = registers$45$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$45$q[(32'h0)+:(40)];
         end
         registers$46$clock = clock;
         registers$46$rst_n = rst_n;
@@ -14166,31 +14048,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$46 == dma0_src_key) begin
-            dma0_src = registers$46$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$46$q[(32'h0)+:(40)];
         end
         if (keys$46 == dma0_dst_key) begin
-            dma0_dst = registers$46$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$46$q[(32'h0)+:(40)];
         end
         if (keys$46 == dma0_len_key) begin
-            dma0_len = registers$46$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$46$q[(32'h0)+:(32)];
         end
         if (keys$46 == dma0_src_region_key) begin
-            dma0_src_region = registers$46$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$46$q[(32'h0)+:(11)];
         end
         if (keys$46 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$46$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$46$q[(32'h0)+:(11)];
         end
         if (keys$46 == dma0_size0_key) begin
-            dma0_size0 = registers$46$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$46$q[(32'h0)+:(16)];
         end
         if (keys$46 == dma0_size1_key) begin
-            dma0_size1 = registers$46$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$46$q[(32'h0)+:(16)];
         end
         if (keys$46 == dma0_skip0_key) begin
-            dma0_skip0 = registers$46$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$46$q[(32'h0)+:(40)];
         end
         if (keys$46 == dma0_skip1_key) begin
-            dma0_skip1 = registers$46$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$46$q[(32'h0)+:(40)];
         end
         registers$47$clock = clock;
         registers$47$rst_n = rst_n;
@@ -14204,31 +14086,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$47 == dma0_src_key) begin
-            dma0_src = registers$47$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$47$q[(32'h0)+:(40)];
         end
         if (keys$47 == dma0_dst_key) begin
-            dma0_dst = registers$47$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$47$q[(32'h0)+:(40)];
         end
         if (keys$47 == dma0_len_key) begin
-            dma0_len = registers$47$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$47$q[(32'h0)+:(32)];
         end
         if (keys$47 == dma0_src_region_key) begin
-            dma0_src_region = registers$47$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$47$q[(32'h0)+:(11)];
         end
         if (keys$47 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$47$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$47$q[(32'h0)+:(11)];
         end
         if (keys$47 == dma0_size0_key) begin
-            dma0_size0 = registers$47$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$47$q[(32'h0)+:(16)];
         end
         if (keys$47 == dma0_size1_key) begin
-            dma0_size1 = registers$47$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$47$q[(32'h0)+:(16)];
         end
         if (keys$47 == dma0_skip0_key) begin
-            dma0_skip0 = registers$47$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$47$q[(32'h0)+:(40)];
         end
         if (keys$47 == dma0_skip1_key) begin
-            dma0_skip1 = registers$47$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$47$q[(32'h0)+:(40)];
         end
         registers$48$clock = clock;
         registers$48$rst_n = rst_n;
@@ -14242,31 +14124,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$48 == dma0_src_key) begin
-            dma0_src = registers$48$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$48$q[(32'h0)+:(40)];
         end
         if (keys$48 == dma0_dst_key) begin
-            dma0_dst = registers$48$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$48$q[(32'h0)+:(40)];
         end
         if (keys$48 == dma0_len_key) begin
-            dma0_len = registers$48$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$48$q[(32'h0)+:(32)];
         end
         if (keys$48 == dma0_src_region_key) begin
-            dma0_src_region = registers$48$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$48$q[(32'h0)+:(11)];
         end
         if (keys$48 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$48$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$48$q[(32'h0)+:(11)];
         end
         if (keys$48 == dma0_size0_key) begin
-            dma0_size0 = registers$48$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$48$q[(32'h0)+:(16)];
         end
         if (keys$48 == dma0_size1_key) begin
-            dma0_size1 = registers$48$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$48$q[(32'h0)+:(16)];
         end
         if (keys$48 == dma0_skip0_key) begin
-            dma0_skip0 = registers$48$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$48$q[(32'h0)+:(40)];
         end
         if (keys$48 == dma0_skip1_key) begin
-            dma0_skip1 = registers$48$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$48$q[(32'h0)+:(40)];
         end
         registers$49$clock = clock;
         registers$49$rst_n = rst_n;
@@ -14280,31 +14162,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$49 == dma0_src_key) begin
-            dma0_src = registers$49$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$49$q[(32'h0)+:(40)];
         end
         if (keys$49 == dma0_dst_key) begin
-            dma0_dst = registers$49$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$49$q[(32'h0)+:(40)];
         end
         if (keys$49 == dma0_len_key) begin
-            dma0_len = registers$49$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$49$q[(32'h0)+:(32)];
         end
         if (keys$49 == dma0_src_region_key) begin
-            dma0_src_region = registers$49$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$49$q[(32'h0)+:(11)];
         end
         if (keys$49 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$49$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$49$q[(32'h0)+:(11)];
         end
         if (keys$49 == dma0_size0_key) begin
-            dma0_size0 = registers$49$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$49$q[(32'h0)+:(16)];
         end
         if (keys$49 == dma0_size1_key) begin
-            dma0_size1 = registers$49$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$49$q[(32'h0)+:(16)];
         end
         if (keys$49 == dma0_skip0_key) begin
-            dma0_skip0 = registers$49$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$49$q[(32'h0)+:(40)];
         end
         if (keys$49 == dma0_skip1_key) begin
-            dma0_skip1 = registers$49$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$49$q[(32'h0)+:(40)];
         end
         registers$50$clock = clock;
         registers$50$rst_n = rst_n;
@@ -14318,31 +14200,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$50 == dma0_src_key) begin
-            dma0_src = registers$50$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$50$q[(32'h0)+:(40)];
         end
         if (keys$50 == dma0_dst_key) begin
-            dma0_dst = registers$50$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$50$q[(32'h0)+:(40)];
         end
         if (keys$50 == dma0_len_key) begin
-            dma0_len = registers$50$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$50$q[(32'h0)+:(32)];
         end
         if (keys$50 == dma0_src_region_key) begin
-            dma0_src_region = registers$50$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$50$q[(32'h0)+:(11)];
         end
         if (keys$50 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$50$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$50$q[(32'h0)+:(11)];
         end
         if (keys$50 == dma0_size0_key) begin
-            dma0_size0 = registers$50$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$50$q[(32'h0)+:(16)];
         end
         if (keys$50 == dma0_size1_key) begin
-            dma0_size1 = registers$50$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$50$q[(32'h0)+:(16)];
         end
         if (keys$50 == dma0_skip0_key) begin
-            dma0_skip0 = registers$50$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$50$q[(32'h0)+:(40)];
         end
         if (keys$50 == dma0_skip1_key) begin
-            dma0_skip1 = registers$50$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$50$q[(32'h0)+:(40)];
         end
         registers$51$clock = clock;
         registers$51$rst_n = rst_n;
@@ -14356,31 +14238,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$51 == dma0_src_key) begin
-            dma0_src = registers$51$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$51$q[(32'h0)+:(40)];
         end
         if (keys$51 == dma0_dst_key) begin
-            dma0_dst = registers$51$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$51$q[(32'h0)+:(40)];
         end
         if (keys$51 == dma0_len_key) begin
-            dma0_len = registers$51$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$51$q[(32'h0)+:(32)];
         end
         if (keys$51 == dma0_src_region_key) begin
-            dma0_src_region = registers$51$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$51$q[(32'h0)+:(11)];
         end
         if (keys$51 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$51$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$51$q[(32'h0)+:(11)];
         end
         if (keys$51 == dma0_size0_key) begin
-            dma0_size0 = registers$51$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$51$q[(32'h0)+:(16)];
         end
         if (keys$51 == dma0_size1_key) begin
-            dma0_size1 = registers$51$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$51$q[(32'h0)+:(16)];
         end
         if (keys$51 == dma0_skip0_key) begin
-            dma0_skip0 = registers$51$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$51$q[(32'h0)+:(40)];
         end
         if (keys$51 == dma0_skip1_key) begin
-            dma0_skip1 = registers$51$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$51$q[(32'h0)+:(40)];
         end
         registers$52$clock = clock;
         registers$52$rst_n = rst_n;
@@ -14394,31 +14276,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$52 == dma0_src_key) begin
-            dma0_src = registers$52$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$52$q[(32'h0)+:(40)];
         end
         if (keys$52 == dma0_dst_key) begin
-            dma0_dst = registers$52$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$52$q[(32'h0)+:(40)];
         end
         if (keys$52 == dma0_len_key) begin
-            dma0_len = registers$52$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$52$q[(32'h0)+:(32)];
         end
         if (keys$52 == dma0_src_region_key) begin
-            dma0_src_region = registers$52$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$52$q[(32'h0)+:(11)];
         end
         if (keys$52 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$52$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$52$q[(32'h0)+:(11)];
         end
         if (keys$52 == dma0_size0_key) begin
-            dma0_size0 = registers$52$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$52$q[(32'h0)+:(16)];
         end
         if (keys$52 == dma0_size1_key) begin
-            dma0_size1 = registers$52$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$52$q[(32'h0)+:(16)];
         end
         if (keys$52 == dma0_skip0_key) begin
-            dma0_skip0 = registers$52$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$52$q[(32'h0)+:(40)];
         end
         if (keys$52 == dma0_skip1_key) begin
-            dma0_skip1 = registers$52$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$52$q[(32'h0)+:(40)];
         end
         registers$53$clock = clock;
         registers$53$rst_n = rst_n;
@@ -14432,31 +14314,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$53 == dma0_src_key) begin
-            dma0_src = registers$53$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$53$q[(32'h0)+:(40)];
         end
         if (keys$53 == dma0_dst_key) begin
-            dma0_dst = registers$53$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$53$q[(32'h0)+:(40)];
         end
         if (keys$53 == dma0_len_key) begin
-            dma0_len = registers$53$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$53$q[(32'h0)+:(32)];
         end
         if (keys$53 == dma0_src_region_key) begin
-            dma0_src_region = registers$53$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$53$q[(32'h0)+:(11)];
         end
         if (keys$53 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$53$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$53$q[(32'h0)+:(11)];
         end
         if (keys$53 == dma0_size0_key) begin
-            dma0_size0 = registers$53$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$53$q[(32'h0)+:(16)];
         end
         if (keys$53 == dma0_size1_key) begin
-            dma0_size1 = registers$53$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$53$q[(32'h0)+:(16)];
         end
         if (keys$53 == dma0_skip0_key) begin
-            dma0_skip0 = registers$53$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$53$q[(32'h0)+:(40)];
         end
         if (keys$53 == dma0_skip1_key) begin
-            dma0_skip1 = registers$53$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$53$q[(32'h0)+:(40)];
         end
         registers$54$clock = clock;
         registers$54$rst_n = rst_n;
@@ -14470,31 +14352,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$54 == dma0_src_key) begin
-            dma0_src = registers$54$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$54$q[(32'h0)+:(40)];
         end
         if (keys$54 == dma0_dst_key) begin
-            dma0_dst = registers$54$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$54$q[(32'h0)+:(40)];
         end
         if (keys$54 == dma0_len_key) begin
-            dma0_len = registers$54$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$54$q[(32'h0)+:(32)];
         end
         if (keys$54 == dma0_src_region_key) begin
-            dma0_src_region = registers$54$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$54$q[(32'h0)+:(11)];
         end
         if (keys$54 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$54$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$54$q[(32'h0)+:(11)];
         end
         if (keys$54 == dma0_size0_key) begin
-            dma0_size0 = registers$54$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$54$q[(32'h0)+:(16)];
         end
         if (keys$54 == dma0_size1_key) begin
-            dma0_size1 = registers$54$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$54$q[(32'h0)+:(16)];
         end
         if (keys$54 == dma0_skip0_key) begin
-            dma0_skip0 = registers$54$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$54$q[(32'h0)+:(40)];
         end
         if (keys$54 == dma0_skip1_key) begin
-            dma0_skip1 = registers$54$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$54$q[(32'h0)+:(40)];
         end
         registers$55$clock = clock;
         registers$55$rst_n = rst_n;
@@ -14508,31 +14390,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$55 == dma0_src_key) begin
-            dma0_src = registers$55$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$55$q[(32'h0)+:(40)];
         end
         if (keys$55 == dma0_dst_key) begin
-            dma0_dst = registers$55$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$55$q[(32'h0)+:(40)];
         end
         if (keys$55 == dma0_len_key) begin
-            dma0_len = registers$55$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$55$q[(32'h0)+:(32)];
         end
         if (keys$55 == dma0_src_region_key) begin
-            dma0_src_region = registers$55$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$55$q[(32'h0)+:(11)];
         end
         if (keys$55 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$55$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$55$q[(32'h0)+:(11)];
         end
         if (keys$55 == dma0_size0_key) begin
-            dma0_size0 = registers$55$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$55$q[(32'h0)+:(16)];
         end
         if (keys$55 == dma0_size1_key) begin
-            dma0_size1 = registers$55$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$55$q[(32'h0)+:(16)];
         end
         if (keys$55 == dma0_skip0_key) begin
-            dma0_skip0 = registers$55$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$55$q[(32'h0)+:(40)];
         end
         if (keys$55 == dma0_skip1_key) begin
-            dma0_skip1 = registers$55$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$55$q[(32'h0)+:(40)];
         end
         registers$56$clock = clock;
         registers$56$rst_n = rst_n;
@@ -14546,31 +14428,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$56 == dma0_src_key) begin
-            dma0_src = registers$56$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$56$q[(32'h0)+:(40)];
         end
         if (keys$56 == dma0_dst_key) begin
-            dma0_dst = registers$56$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$56$q[(32'h0)+:(40)];
         end
         if (keys$56 == dma0_len_key) begin
-            dma0_len = registers$56$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$56$q[(32'h0)+:(32)];
         end
         if (keys$56 == dma0_src_region_key) begin
-            dma0_src_region = registers$56$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$56$q[(32'h0)+:(11)];
         end
         if (keys$56 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$56$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$56$q[(32'h0)+:(11)];
         end
         if (keys$56 == dma0_size0_key) begin
-            dma0_size0 = registers$56$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$56$q[(32'h0)+:(16)];
         end
         if (keys$56 == dma0_size1_key) begin
-            dma0_size1 = registers$56$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$56$q[(32'h0)+:(16)];
         end
         if (keys$56 == dma0_skip0_key) begin
-            dma0_skip0 = registers$56$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$56$q[(32'h0)+:(40)];
         end
         if (keys$56 == dma0_skip1_key) begin
-            dma0_skip1 = registers$56$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$56$q[(32'h0)+:(40)];
         end
         registers$57$clock = clock;
         registers$57$rst_n = rst_n;
@@ -14584,31 +14466,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$57 == dma0_src_key) begin
-            dma0_src = registers$57$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$57$q[(32'h0)+:(40)];
         end
         if (keys$57 == dma0_dst_key) begin
-            dma0_dst = registers$57$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$57$q[(32'h0)+:(40)];
         end
         if (keys$57 == dma0_len_key) begin
-            dma0_len = registers$57$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$57$q[(32'h0)+:(32)];
         end
         if (keys$57 == dma0_src_region_key) begin
-            dma0_src_region = registers$57$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$57$q[(32'h0)+:(11)];
         end
         if (keys$57 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$57$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$57$q[(32'h0)+:(11)];
         end
         if (keys$57 == dma0_size0_key) begin
-            dma0_size0 = registers$57$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$57$q[(32'h0)+:(16)];
         end
         if (keys$57 == dma0_size1_key) begin
-            dma0_size1 = registers$57$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$57$q[(32'h0)+:(16)];
         end
         if (keys$57 == dma0_skip0_key) begin
-            dma0_skip0 = registers$57$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$57$q[(32'h0)+:(40)];
         end
         if (keys$57 == dma0_skip1_key) begin
-            dma0_skip1 = registers$57$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$57$q[(32'h0)+:(40)];
         end
         registers$58$clock = clock;
         registers$58$rst_n = rst_n;
@@ -14622,31 +14504,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$58 == dma0_src_key) begin
-            dma0_src = registers$58$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$58$q[(32'h0)+:(40)];
         end
         if (keys$58 == dma0_dst_key) begin
-            dma0_dst = registers$58$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$58$q[(32'h0)+:(40)];
         end
         if (keys$58 == dma0_len_key) begin
-            dma0_len = registers$58$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$58$q[(32'h0)+:(32)];
         end
         if (keys$58 == dma0_src_region_key) begin
-            dma0_src_region = registers$58$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$58$q[(32'h0)+:(11)];
         end
         if (keys$58 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$58$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$58$q[(32'h0)+:(11)];
         end
         if (keys$58 == dma0_size0_key) begin
-            dma0_size0 = registers$58$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$58$q[(32'h0)+:(16)];
         end
         if (keys$58 == dma0_size1_key) begin
-            dma0_size1 = registers$58$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$58$q[(32'h0)+:(16)];
         end
         if (keys$58 == dma0_skip0_key) begin
-            dma0_skip0 = registers$58$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$58$q[(32'h0)+:(40)];
         end
         if (keys$58 == dma0_skip1_key) begin
-            dma0_skip1 = registers$58$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$58$q[(32'h0)+:(40)];
         end
         registers$59$clock = clock;
         registers$59$rst_n = rst_n;
@@ -14660,31 +14542,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$59 == dma0_src_key) begin
-            dma0_src = registers$59$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$59$q[(32'h0)+:(40)];
         end
         if (keys$59 == dma0_dst_key) begin
-            dma0_dst = registers$59$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$59$q[(32'h0)+:(40)];
         end
         if (keys$59 == dma0_len_key) begin
-            dma0_len = registers$59$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$59$q[(32'h0)+:(32)];
         end
         if (keys$59 == dma0_src_region_key) begin
-            dma0_src_region = registers$59$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$59$q[(32'h0)+:(11)];
         end
         if (keys$59 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$59$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$59$q[(32'h0)+:(11)];
         end
         if (keys$59 == dma0_size0_key) begin
-            dma0_size0 = registers$59$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$59$q[(32'h0)+:(16)];
         end
         if (keys$59 == dma0_size1_key) begin
-            dma0_size1 = registers$59$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$59$q[(32'h0)+:(16)];
         end
         if (keys$59 == dma0_skip0_key) begin
-            dma0_skip0 = registers$59$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$59$q[(32'h0)+:(40)];
         end
         if (keys$59 == dma0_skip1_key) begin
-            dma0_skip1 = registers$59$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$59$q[(32'h0)+:(40)];
         end
         registers$60$clock = clock;
         registers$60$rst_n = rst_n;
@@ -14698,31 +14580,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$60 == dma0_src_key) begin
-            dma0_src = registers$60$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$60$q[(32'h0)+:(40)];
         end
         if (keys$60 == dma0_dst_key) begin
-            dma0_dst = registers$60$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$60$q[(32'h0)+:(40)];
         end
         if (keys$60 == dma0_len_key) begin
-            dma0_len = registers$60$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$60$q[(32'h0)+:(32)];
         end
         if (keys$60 == dma0_src_region_key) begin
-            dma0_src_region = registers$60$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$60$q[(32'h0)+:(11)];
         end
         if (keys$60 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$60$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$60$q[(32'h0)+:(11)];
         end
         if (keys$60 == dma0_size0_key) begin
-            dma0_size0 = registers$60$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$60$q[(32'h0)+:(16)];
         end
         if (keys$60 == dma0_size1_key) begin
-            dma0_size1 = registers$60$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$60$q[(32'h0)+:(16)];
         end
         if (keys$60 == dma0_skip0_key) begin
-            dma0_skip0 = registers$60$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$60$q[(32'h0)+:(40)];
         end
         if (keys$60 == dma0_skip1_key) begin
-            dma0_skip1 = registers$60$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$60$q[(32'h0)+:(40)];
         end
         registers$61$clock = clock;
         registers$61$rst_n = rst_n;
@@ -14736,31 +14618,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$61 == dma0_src_key) begin
-            dma0_src = registers$61$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$61$q[(32'h0)+:(40)];
         end
         if (keys$61 == dma0_dst_key) begin
-            dma0_dst = registers$61$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$61$q[(32'h0)+:(40)];
         end
         if (keys$61 == dma0_len_key) begin
-            dma0_len = registers$61$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$61$q[(32'h0)+:(32)];
         end
         if (keys$61 == dma0_src_region_key) begin
-            dma0_src_region = registers$61$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$61$q[(32'h0)+:(11)];
         end
         if (keys$61 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$61$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$61$q[(32'h0)+:(11)];
         end
         if (keys$61 == dma0_size0_key) begin
-            dma0_size0 = registers$61$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$61$q[(32'h0)+:(16)];
         end
         if (keys$61 == dma0_size1_key) begin
-            dma0_size1 = registers$61$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$61$q[(32'h0)+:(16)];
         end
         if (keys$61 == dma0_skip0_key) begin
-            dma0_skip0 = registers$61$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$61$q[(32'h0)+:(40)];
         end
         if (keys$61 == dma0_skip1_key) begin
-            dma0_skip1 = registers$61$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$61$q[(32'h0)+:(40)];
         end
         registers$62$clock = clock;
         registers$62$rst_n = rst_n;
@@ -14774,31 +14656,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$62 == dma0_src_key) begin
-            dma0_src = registers$62$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$62$q[(32'h0)+:(40)];
         end
         if (keys$62 == dma0_dst_key) begin
-            dma0_dst = registers$62$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$62$q[(32'h0)+:(40)];
         end
         if (keys$62 == dma0_len_key) begin
-            dma0_len = registers$62$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$62$q[(32'h0)+:(32)];
         end
         if (keys$62 == dma0_src_region_key) begin
-            dma0_src_region = registers$62$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$62$q[(32'h0)+:(11)];
         end
         if (keys$62 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$62$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$62$q[(32'h0)+:(11)];
         end
         if (keys$62 == dma0_size0_key) begin
-            dma0_size0 = registers$62$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$62$q[(32'h0)+:(16)];
         end
         if (keys$62 == dma0_size1_key) begin
-            dma0_size1 = registers$62$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$62$q[(32'h0)+:(16)];
         end
         if (keys$62 == dma0_skip0_key) begin
-            dma0_skip0 = registers$62$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$62$q[(32'h0)+:(40)];
         end
         if (keys$62 == dma0_skip1_key) begin
-            dma0_skip1 = registers$62$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$62$q[(32'h0)+:(40)];
         end
         registers$63$clock = clock;
         registers$63$rst_n = rst_n;
@@ -14812,31 +14694,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$63 == dma0_src_key) begin
-            dma0_src = registers$63$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$63$q[(32'h0)+:(40)];
         end
         if (keys$63 == dma0_dst_key) begin
-            dma0_dst = registers$63$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$63$q[(32'h0)+:(40)];
         end
         if (keys$63 == dma0_len_key) begin
-            dma0_len = registers$63$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$63$q[(32'h0)+:(32)];
         end
         if (keys$63 == dma0_src_region_key) begin
-            dma0_src_region = registers$63$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$63$q[(32'h0)+:(11)];
         end
         if (keys$63 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$63$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$63$q[(32'h0)+:(11)];
         end
         if (keys$63 == dma0_size0_key) begin
-            dma0_size0 = registers$63$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$63$q[(32'h0)+:(16)];
         end
         if (keys$63 == dma0_size1_key) begin
-            dma0_size1 = registers$63$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$63$q[(32'h0)+:(16)];
         end
         if (keys$63 == dma0_skip0_key) begin
-            dma0_skip0 = registers$63$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$63$q[(32'h0)+:(40)];
         end
         if (keys$63 == dma0_skip1_key) begin
-            dma0_skip1 = registers$63$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$63$q[(32'h0)+:(40)];
         end
         registers$64$clock = clock;
         registers$64$rst_n = rst_n;
@@ -14850,31 +14732,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$64 == dma0_src_key) begin
-            dma0_src = registers$64$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$64$q[(32'h0)+:(40)];
         end
         if (keys$64 == dma0_dst_key) begin
-            dma0_dst = registers$64$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$64$q[(32'h0)+:(40)];
         end
         if (keys$64 == dma0_len_key) begin
-            dma0_len = registers$64$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$64$q[(32'h0)+:(32)];
         end
         if (keys$64 == dma0_src_region_key) begin
-            dma0_src_region = registers$64$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$64$q[(32'h0)+:(11)];
         end
         if (keys$64 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$64$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$64$q[(32'h0)+:(11)];
         end
         if (keys$64 == dma0_size0_key) begin
-            dma0_size0 = registers$64$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$64$q[(32'h0)+:(16)];
         end
         if (keys$64 == dma0_size1_key) begin
-            dma0_size1 = registers$64$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$64$q[(32'h0)+:(16)];
         end
         if (keys$64 == dma0_skip0_key) begin
-            dma0_skip0 = registers$64$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$64$q[(32'h0)+:(40)];
         end
         if (keys$64 == dma0_skip1_key) begin
-            dma0_skip1 = registers$64$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$64$q[(32'h0)+:(40)];
         end
         registers$65$clock = clock;
         registers$65$rst_n = rst_n;
@@ -14888,31 +14770,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$65 == dma0_src_key) begin
-            dma0_src = registers$65$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$65$q[(32'h0)+:(40)];
         end
         if (keys$65 == dma0_dst_key) begin
-            dma0_dst = registers$65$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$65$q[(32'h0)+:(40)];
         end
         if (keys$65 == dma0_len_key) begin
-            dma0_len = registers$65$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$65$q[(32'h0)+:(32)];
         end
         if (keys$65 == dma0_src_region_key) begin
-            dma0_src_region = registers$65$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$65$q[(32'h0)+:(11)];
         end
         if (keys$65 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$65$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$65$q[(32'h0)+:(11)];
         end
         if (keys$65 == dma0_size0_key) begin
-            dma0_size0 = registers$65$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$65$q[(32'h0)+:(16)];
         end
         if (keys$65 == dma0_size1_key) begin
-            dma0_size1 = registers$65$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$65$q[(32'h0)+:(16)];
         end
         if (keys$65 == dma0_skip0_key) begin
-            dma0_skip0 = registers$65$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$65$q[(32'h0)+:(40)];
         end
         if (keys$65 == dma0_skip1_key) begin
-            dma0_skip1 = registers$65$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$65$q[(32'h0)+:(40)];
         end
         registers$66$clock = clock;
         registers$66$rst_n = rst_n;
@@ -14926,31 +14808,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$66 == dma0_src_key) begin
-            dma0_src = registers$66$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$66$q[(32'h0)+:(40)];
         end
         if (keys$66 == dma0_dst_key) begin
-            dma0_dst = registers$66$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$66$q[(32'h0)+:(40)];
         end
         if (keys$66 == dma0_len_key) begin
-            dma0_len = registers$66$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$66$q[(32'h0)+:(32)];
         end
         if (keys$66 == dma0_src_region_key) begin
-            dma0_src_region = registers$66$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$66$q[(32'h0)+:(11)];
         end
         if (keys$66 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$66$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$66$q[(32'h0)+:(11)];
         end
         if (keys$66 == dma0_size0_key) begin
-            dma0_size0 = registers$66$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$66$q[(32'h0)+:(16)];
         end
         if (keys$66 == dma0_size1_key) begin
-            dma0_size1 = registers$66$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$66$q[(32'h0)+:(16)];
         end
         if (keys$66 == dma0_skip0_key) begin
-            dma0_skip0 = registers$66$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$66$q[(32'h0)+:(40)];
         end
         if (keys$66 == dma0_skip1_key) begin
-            dma0_skip1 = registers$66$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$66$q[(32'h0)+:(40)];
         end
         registers$67$clock = clock;
         registers$67$rst_n = rst_n;
@@ -14964,31 +14846,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$67 == dma0_src_key) begin
-            dma0_src = registers$67$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$67$q[(32'h0)+:(40)];
         end
         if (keys$67 == dma0_dst_key) begin
-            dma0_dst = registers$67$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$67$q[(32'h0)+:(40)];
         end
         if (keys$67 == dma0_len_key) begin
-            dma0_len = registers$67$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$67$q[(32'h0)+:(32)];
         end
         if (keys$67 == dma0_src_region_key) begin
-            dma0_src_region = registers$67$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$67$q[(32'h0)+:(11)];
         end
         if (keys$67 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$67$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$67$q[(32'h0)+:(11)];
         end
         if (keys$67 == dma0_size0_key) begin
-            dma0_size0 = registers$67$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$67$q[(32'h0)+:(16)];
         end
         if (keys$67 == dma0_size1_key) begin
-            dma0_size1 = registers$67$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$67$q[(32'h0)+:(16)];
         end
         if (keys$67 == dma0_skip0_key) begin
-            dma0_skip0 = registers$67$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$67$q[(32'h0)+:(40)];
         end
         if (keys$67 == dma0_skip1_key) begin
-            dma0_skip1 = registers$67$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$67$q[(32'h0)+:(40)];
         end
         registers$68$clock = clock;
         registers$68$rst_n = rst_n;
@@ -15002,31 +14884,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$68 == dma0_src_key) begin
-            dma0_src = registers$68$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$68$q[(32'h0)+:(40)];
         end
         if (keys$68 == dma0_dst_key) begin
-            dma0_dst = registers$68$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$68$q[(32'h0)+:(40)];
         end
         if (keys$68 == dma0_len_key) begin
-            dma0_len = registers$68$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$68$q[(32'h0)+:(32)];
         end
         if (keys$68 == dma0_src_region_key) begin
-            dma0_src_region = registers$68$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$68$q[(32'h0)+:(11)];
         end
         if (keys$68 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$68$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$68$q[(32'h0)+:(11)];
         end
         if (keys$68 == dma0_size0_key) begin
-            dma0_size0 = registers$68$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$68$q[(32'h0)+:(16)];
         end
         if (keys$68 == dma0_size1_key) begin
-            dma0_size1 = registers$68$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$68$q[(32'h0)+:(16)];
         end
         if (keys$68 == dma0_skip0_key) begin
-            dma0_skip0 = registers$68$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$68$q[(32'h0)+:(40)];
         end
         if (keys$68 == dma0_skip1_key) begin
-            dma0_skip1 = registers$68$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$68$q[(32'h0)+:(40)];
         end
         registers$69$clock = clock;
         registers$69$rst_n = rst_n;
@@ -15040,31 +14922,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$69 == dma0_src_key) begin
-            dma0_src = registers$69$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$69$q[(32'h0)+:(40)];
         end
         if (keys$69 == dma0_dst_key) begin
-            dma0_dst = registers$69$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$69$q[(32'h0)+:(40)];
         end
         if (keys$69 == dma0_len_key) begin
-            dma0_len = registers$69$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$69$q[(32'h0)+:(32)];
         end
         if (keys$69 == dma0_src_region_key) begin
-            dma0_src_region = registers$69$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$69$q[(32'h0)+:(11)];
         end
         if (keys$69 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$69$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$69$q[(32'h0)+:(11)];
         end
         if (keys$69 == dma0_size0_key) begin
-            dma0_size0 = registers$69$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$69$q[(32'h0)+:(16)];
         end
         if (keys$69 == dma0_size1_key) begin
-            dma0_size1 = registers$69$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$69$q[(32'h0)+:(16)];
         end
         if (keys$69 == dma0_skip0_key) begin
-            dma0_skip0 = registers$69$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$69$q[(32'h0)+:(40)];
         end
         if (keys$69 == dma0_skip1_key) begin
-            dma0_skip1 = registers$69$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$69$q[(32'h0)+:(40)];
         end
         registers$70$clock = clock;
         registers$70$rst_n = rst_n;
@@ -15078,31 +14960,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$70 == dma0_src_key) begin
-            dma0_src = registers$70$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$70$q[(32'h0)+:(40)];
         end
         if (keys$70 == dma0_dst_key) begin
-            dma0_dst = registers$70$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$70$q[(32'h0)+:(40)];
         end
         if (keys$70 == dma0_len_key) begin
-            dma0_len = registers$70$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$70$q[(32'h0)+:(32)];
         end
         if (keys$70 == dma0_src_region_key) begin
-            dma0_src_region = registers$70$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$70$q[(32'h0)+:(11)];
         end
         if (keys$70 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$70$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$70$q[(32'h0)+:(11)];
         end
         if (keys$70 == dma0_size0_key) begin
-            dma0_size0 = registers$70$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$70$q[(32'h0)+:(16)];
         end
         if (keys$70 == dma0_size1_key) begin
-            dma0_size1 = registers$70$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$70$q[(32'h0)+:(16)];
         end
         if (keys$70 == dma0_skip0_key) begin
-            dma0_skip0 = registers$70$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$70$q[(32'h0)+:(40)];
         end
         if (keys$70 == dma0_skip1_key) begin
-            dma0_skip1 = registers$70$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$70$q[(32'h0)+:(40)];
         end
         registers$71$clock = clock;
         registers$71$rst_n = rst_n;
@@ -15116,31 +14998,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$71 == dma0_src_key) begin
-            dma0_src = registers$71$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$71$q[(32'h0)+:(40)];
         end
         if (keys$71 == dma0_dst_key) begin
-            dma0_dst = registers$71$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$71$q[(32'h0)+:(40)];
         end
         if (keys$71 == dma0_len_key) begin
-            dma0_len = registers$71$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$71$q[(32'h0)+:(32)];
         end
         if (keys$71 == dma0_src_region_key) begin
-            dma0_src_region = registers$71$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$71$q[(32'h0)+:(11)];
         end
         if (keys$71 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$71$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$71$q[(32'h0)+:(11)];
         end
         if (keys$71 == dma0_size0_key) begin
-            dma0_size0 = registers$71$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$71$q[(32'h0)+:(16)];
         end
         if (keys$71 == dma0_size1_key) begin
-            dma0_size1 = registers$71$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$71$q[(32'h0)+:(16)];
         end
         if (keys$71 == dma0_skip0_key) begin
-            dma0_skip0 = registers$71$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$71$q[(32'h0)+:(40)];
         end
         if (keys$71 == dma0_skip1_key) begin
-            dma0_skip1 = registers$71$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$71$q[(32'h0)+:(40)];
         end
         registers$72$clock = clock;
         registers$72$rst_n = rst_n;
@@ -15154,31 +15036,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$72 == dma0_src_key) begin
-            dma0_src = registers$72$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$72$q[(32'h0)+:(40)];
         end
         if (keys$72 == dma0_dst_key) begin
-            dma0_dst = registers$72$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$72$q[(32'h0)+:(40)];
         end
         if (keys$72 == dma0_len_key) begin
-            dma0_len = registers$72$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$72$q[(32'h0)+:(32)];
         end
         if (keys$72 == dma0_src_region_key) begin
-            dma0_src_region = registers$72$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$72$q[(32'h0)+:(11)];
         end
         if (keys$72 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$72$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$72$q[(32'h0)+:(11)];
         end
         if (keys$72 == dma0_size0_key) begin
-            dma0_size0 = registers$72$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$72$q[(32'h0)+:(16)];
         end
         if (keys$72 == dma0_size1_key) begin
-            dma0_size1 = registers$72$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$72$q[(32'h0)+:(16)];
         end
         if (keys$72 == dma0_skip0_key) begin
-            dma0_skip0 = registers$72$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$72$q[(32'h0)+:(40)];
         end
         if (keys$72 == dma0_skip1_key) begin
-            dma0_skip1 = registers$72$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$72$q[(32'h0)+:(40)];
         end
         registers$73$clock = clock;
         registers$73$rst_n = rst_n;
@@ -15192,31 +15074,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$73 == dma0_src_key) begin
-            dma0_src = registers$73$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$73$q[(32'h0)+:(40)];
         end
         if (keys$73 == dma0_dst_key) begin
-            dma0_dst = registers$73$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$73$q[(32'h0)+:(40)];
         end
         if (keys$73 == dma0_len_key) begin
-            dma0_len = registers$73$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$73$q[(32'h0)+:(32)];
         end
         if (keys$73 == dma0_src_region_key) begin
-            dma0_src_region = registers$73$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$73$q[(32'h0)+:(11)];
         end
         if (keys$73 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$73$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$73$q[(32'h0)+:(11)];
         end
         if (keys$73 == dma0_size0_key) begin
-            dma0_size0 = registers$73$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$73$q[(32'h0)+:(16)];
         end
         if (keys$73 == dma0_size1_key) begin
-            dma0_size1 = registers$73$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$73$q[(32'h0)+:(16)];
         end
         if (keys$73 == dma0_skip0_key) begin
-            dma0_skip0 = registers$73$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$73$q[(32'h0)+:(40)];
         end
         if (keys$73 == dma0_skip1_key) begin
-            dma0_skip1 = registers$73$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$73$q[(32'h0)+:(40)];
         end
         registers$74$clock = clock;
         registers$74$rst_n = rst_n;
@@ -15230,31 +15112,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$74 == dma0_src_key) begin
-            dma0_src = registers$74$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$74$q[(32'h0)+:(40)];
         end
         if (keys$74 == dma0_dst_key) begin
-            dma0_dst = registers$74$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$74$q[(32'h0)+:(40)];
         end
         if (keys$74 == dma0_len_key) begin
-            dma0_len = registers$74$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$74$q[(32'h0)+:(32)];
         end
         if (keys$74 == dma0_src_region_key) begin
-            dma0_src_region = registers$74$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$74$q[(32'h0)+:(11)];
         end
         if (keys$74 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$74$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$74$q[(32'h0)+:(11)];
         end
         if (keys$74 == dma0_size0_key) begin
-            dma0_size0 = registers$74$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$74$q[(32'h0)+:(16)];
         end
         if (keys$74 == dma0_size1_key) begin
-            dma0_size1 = registers$74$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$74$q[(32'h0)+:(16)];
         end
         if (keys$74 == dma0_skip0_key) begin
-            dma0_skip0 = registers$74$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$74$q[(32'h0)+:(40)];
         end
         if (keys$74 == dma0_skip1_key) begin
-            dma0_skip1 = registers$74$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$74$q[(32'h0)+:(40)];
         end
         registers$75$clock = clock;
         registers$75$rst_n = rst_n;
@@ -15268,31 +15150,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$75 == dma0_src_key) begin
-            dma0_src = registers$75$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$75$q[(32'h0)+:(40)];
         end
         if (keys$75 == dma0_dst_key) begin
-            dma0_dst = registers$75$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$75$q[(32'h0)+:(40)];
         end
         if (keys$75 == dma0_len_key) begin
-            dma0_len = registers$75$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$75$q[(32'h0)+:(32)];
         end
         if (keys$75 == dma0_src_region_key) begin
-            dma0_src_region = registers$75$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$75$q[(32'h0)+:(11)];
         end
         if (keys$75 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$75$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$75$q[(32'h0)+:(11)];
         end
         if (keys$75 == dma0_size0_key) begin
-            dma0_size0 = registers$75$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$75$q[(32'h0)+:(16)];
         end
         if (keys$75 == dma0_size1_key) begin
-            dma0_size1 = registers$75$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$75$q[(32'h0)+:(16)];
         end
         if (keys$75 == dma0_skip0_key) begin
-            dma0_skip0 = registers$75$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$75$q[(32'h0)+:(40)];
         end
         if (keys$75 == dma0_skip1_key) begin
-            dma0_skip1 = registers$75$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$75$q[(32'h0)+:(40)];
         end
         registers$76$clock = clock;
         registers$76$rst_n = rst_n;
@@ -15306,31 +15188,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$76 == dma0_src_key) begin
-            dma0_src = registers$76$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$76$q[(32'h0)+:(40)];
         end
         if (keys$76 == dma0_dst_key) begin
-            dma0_dst = registers$76$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$76$q[(32'h0)+:(40)];
         end
         if (keys$76 == dma0_len_key) begin
-            dma0_len = registers$76$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$76$q[(32'h0)+:(32)];
         end
         if (keys$76 == dma0_src_region_key) begin
-            dma0_src_region = registers$76$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$76$q[(32'h0)+:(11)];
         end
         if (keys$76 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$76$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$76$q[(32'h0)+:(11)];
         end
         if (keys$76 == dma0_size0_key) begin
-            dma0_size0 = registers$76$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$76$q[(32'h0)+:(16)];
         end
         if (keys$76 == dma0_size1_key) begin
-            dma0_size1 = registers$76$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$76$q[(32'h0)+:(16)];
         end
         if (keys$76 == dma0_skip0_key) begin
-            dma0_skip0 = registers$76$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$76$q[(32'h0)+:(40)];
         end
         if (keys$76 == dma0_skip1_key) begin
-            dma0_skip1 = registers$76$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$76$q[(32'h0)+:(40)];
         end
         registers$77$clock = clock;
         registers$77$rst_n = rst_n;
@@ -15344,31 +15226,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$77 == dma0_src_key) begin
-            dma0_src = registers$77$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$77$q[(32'h0)+:(40)];
         end
         if (keys$77 == dma0_dst_key) begin
-            dma0_dst = registers$77$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$77$q[(32'h0)+:(40)];
         end
         if (keys$77 == dma0_len_key) begin
-            dma0_len = registers$77$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$77$q[(32'h0)+:(32)];
         end
         if (keys$77 == dma0_src_region_key) begin
-            dma0_src_region = registers$77$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$77$q[(32'h0)+:(11)];
         end
         if (keys$77 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$77$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$77$q[(32'h0)+:(11)];
         end
         if (keys$77 == dma0_size0_key) begin
-            dma0_size0 = registers$77$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$77$q[(32'h0)+:(16)];
         end
         if (keys$77 == dma0_size1_key) begin
-            dma0_size1 = registers$77$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$77$q[(32'h0)+:(16)];
         end
         if (keys$77 == dma0_skip0_key) begin
-            dma0_skip0 = registers$77$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$77$q[(32'h0)+:(40)];
         end
         if (keys$77 == dma0_skip1_key) begin
-            dma0_skip1 = registers$77$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$77$q[(32'h0)+:(40)];
         end
         registers$78$clock = clock;
         registers$78$rst_n = rst_n;
@@ -15382,31 +15264,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$78 == dma0_src_key) begin
-            dma0_src = registers$78$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$78$q[(32'h0)+:(40)];
         end
         if (keys$78 == dma0_dst_key) begin
-            dma0_dst = registers$78$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$78$q[(32'h0)+:(40)];
         end
         if (keys$78 == dma0_len_key) begin
-            dma0_len = registers$78$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$78$q[(32'h0)+:(32)];
         end
         if (keys$78 == dma0_src_region_key) begin
-            dma0_src_region = registers$78$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$78$q[(32'h0)+:(11)];
         end
         if (keys$78 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$78$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$78$q[(32'h0)+:(11)];
         end
         if (keys$78 == dma0_size0_key) begin
-            dma0_size0 = registers$78$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$78$q[(32'h0)+:(16)];
         end
         if (keys$78 == dma0_size1_key) begin
-            dma0_size1 = registers$78$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$78$q[(32'h0)+:(16)];
         end
         if (keys$78 == dma0_skip0_key) begin
-            dma0_skip0 = registers$78$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$78$q[(32'h0)+:(40)];
         end
         if (keys$78 == dma0_skip1_key) begin
-            dma0_skip1 = registers$78$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$78$q[(32'h0)+:(40)];
         end
         registers$79$clock = clock;
         registers$79$rst_n = rst_n;
@@ -15420,31 +15302,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$79 == dma0_src_key) begin
-            dma0_src = registers$79$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$79$q[(32'h0)+:(40)];
         end
         if (keys$79 == dma0_dst_key) begin
-            dma0_dst = registers$79$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$79$q[(32'h0)+:(40)];
         end
         if (keys$79 == dma0_len_key) begin
-            dma0_len = registers$79$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$79$q[(32'h0)+:(32)];
         end
         if (keys$79 == dma0_src_region_key) begin
-            dma0_src_region = registers$79$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$79$q[(32'h0)+:(11)];
         end
         if (keys$79 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$79$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$79$q[(32'h0)+:(11)];
         end
         if (keys$79 == dma0_size0_key) begin
-            dma0_size0 = registers$79$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$79$q[(32'h0)+:(16)];
         end
         if (keys$79 == dma0_size1_key) begin
-            dma0_size1 = registers$79$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$79$q[(32'h0)+:(16)];
         end
         if (keys$79 == dma0_skip0_key) begin
-            dma0_skip0 = registers$79$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$79$q[(32'h0)+:(40)];
         end
         if (keys$79 == dma0_skip1_key) begin
-            dma0_skip1 = registers$79$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$79$q[(32'h0)+:(40)];
         end
         registers$80$clock = clock;
         registers$80$rst_n = rst_n;
@@ -15458,31 +15340,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$80 == dma0_src_key) begin
-            dma0_src = registers$80$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$80$q[(32'h0)+:(40)];
         end
         if (keys$80 == dma0_dst_key) begin
-            dma0_dst = registers$80$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$80$q[(32'h0)+:(40)];
         end
         if (keys$80 == dma0_len_key) begin
-            dma0_len = registers$80$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$80$q[(32'h0)+:(32)];
         end
         if (keys$80 == dma0_src_region_key) begin
-            dma0_src_region = registers$80$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$80$q[(32'h0)+:(11)];
         end
         if (keys$80 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$80$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$80$q[(32'h0)+:(11)];
         end
         if (keys$80 == dma0_size0_key) begin
-            dma0_size0 = registers$80$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$80$q[(32'h0)+:(16)];
         end
         if (keys$80 == dma0_size1_key) begin
-            dma0_size1 = registers$80$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$80$q[(32'h0)+:(16)];
         end
         if (keys$80 == dma0_skip0_key) begin
-            dma0_skip0 = registers$80$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$80$q[(32'h0)+:(40)];
         end
         if (keys$80 == dma0_skip1_key) begin
-            dma0_skip1 = registers$80$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$80$q[(32'h0)+:(40)];
         end
         registers$81$clock = clock;
         registers$81$rst_n = rst_n;
@@ -15496,31 +15378,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$81 == dma0_src_key) begin
-            dma0_src = registers$81$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$81$q[(32'h0)+:(40)];
         end
         if (keys$81 == dma0_dst_key) begin
-            dma0_dst = registers$81$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$81$q[(32'h0)+:(40)];
         end
         if (keys$81 == dma0_len_key) begin
-            dma0_len = registers$81$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$81$q[(32'h0)+:(32)];
         end
         if (keys$81 == dma0_src_region_key) begin
-            dma0_src_region = registers$81$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$81$q[(32'h0)+:(11)];
         end
         if (keys$81 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$81$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$81$q[(32'h0)+:(11)];
         end
         if (keys$81 == dma0_size0_key) begin
-            dma0_size0 = registers$81$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$81$q[(32'h0)+:(16)];
         end
         if (keys$81 == dma0_size1_key) begin
-            dma0_size1 = registers$81$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$81$q[(32'h0)+:(16)];
         end
         if (keys$81 == dma0_skip0_key) begin
-            dma0_skip0 = registers$81$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$81$q[(32'h0)+:(40)];
         end
         if (keys$81 == dma0_skip1_key) begin
-            dma0_skip1 = registers$81$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$81$q[(32'h0)+:(40)];
         end
         registers$82$clock = clock;
         registers$82$rst_n = rst_n;
@@ -15534,31 +15416,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$82 == dma0_src_key) begin
-            dma0_src = registers$82$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$82$q[(32'h0)+:(40)];
         end
         if (keys$82 == dma0_dst_key) begin
-            dma0_dst = registers$82$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$82$q[(32'h0)+:(40)];
         end
         if (keys$82 == dma0_len_key) begin
-            dma0_len = registers$82$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$82$q[(32'h0)+:(32)];
         end
         if (keys$82 == dma0_src_region_key) begin
-            dma0_src_region = registers$82$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$82$q[(32'h0)+:(11)];
         end
         if (keys$82 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$82$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$82$q[(32'h0)+:(11)];
         end
         if (keys$82 == dma0_size0_key) begin
-            dma0_size0 = registers$82$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$82$q[(32'h0)+:(16)];
         end
         if (keys$82 == dma0_size1_key) begin
-            dma0_size1 = registers$82$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$82$q[(32'h0)+:(16)];
         end
         if (keys$82 == dma0_skip0_key) begin
-            dma0_skip0 = registers$82$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$82$q[(32'h0)+:(40)];
         end
         if (keys$82 == dma0_skip1_key) begin
-            dma0_skip1 = registers$82$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$82$q[(32'h0)+:(40)];
         end
         registers$83$clock = clock;
         registers$83$rst_n = rst_n;
@@ -15572,31 +15454,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$83 == dma0_src_key) begin
-            dma0_src = registers$83$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$83$q[(32'h0)+:(40)];
         end
         if (keys$83 == dma0_dst_key) begin
-            dma0_dst = registers$83$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$83$q[(32'h0)+:(40)];
         end
         if (keys$83 == dma0_len_key) begin
-            dma0_len = registers$83$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$83$q[(32'h0)+:(32)];
         end
         if (keys$83 == dma0_src_region_key) begin
-            dma0_src_region = registers$83$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$83$q[(32'h0)+:(11)];
         end
         if (keys$83 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$83$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$83$q[(32'h0)+:(11)];
         end
         if (keys$83 == dma0_size0_key) begin
-            dma0_size0 = registers$83$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$83$q[(32'h0)+:(16)];
         end
         if (keys$83 == dma0_size1_key) begin
-            dma0_size1 = registers$83$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$83$q[(32'h0)+:(16)];
         end
         if (keys$83 == dma0_skip0_key) begin
-            dma0_skip0 = registers$83$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$83$q[(32'h0)+:(40)];
         end
         if (keys$83 == dma0_skip1_key) begin
-            dma0_skip1 = registers$83$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$83$q[(32'h0)+:(40)];
         end
         registers$84$clock = clock;
         registers$84$rst_n = rst_n;
@@ -15610,31 +15492,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$84 == dma0_src_key) begin
-            dma0_src = registers$84$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$84$q[(32'h0)+:(40)];
         end
         if (keys$84 == dma0_dst_key) begin
-            dma0_dst = registers$84$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$84$q[(32'h0)+:(40)];
         end
         if (keys$84 == dma0_len_key) begin
-            dma0_len = registers$84$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$84$q[(32'h0)+:(32)];
         end
         if (keys$84 == dma0_src_region_key) begin
-            dma0_src_region = registers$84$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$84$q[(32'h0)+:(11)];
         end
         if (keys$84 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$84$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$84$q[(32'h0)+:(11)];
         end
         if (keys$84 == dma0_size0_key) begin
-            dma0_size0 = registers$84$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$84$q[(32'h0)+:(16)];
         end
         if (keys$84 == dma0_size1_key) begin
-            dma0_size1 = registers$84$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$84$q[(32'h0)+:(16)];
         end
         if (keys$84 == dma0_skip0_key) begin
-            dma0_skip0 = registers$84$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$84$q[(32'h0)+:(40)];
         end
         if (keys$84 == dma0_skip1_key) begin
-            dma0_skip1 = registers$84$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$84$q[(32'h0)+:(40)];
         end
         registers$85$clock = clock;
         registers$85$rst_n = rst_n;
@@ -15648,31 +15530,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$85 == dma0_src_key) begin
-            dma0_src = registers$85$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$85$q[(32'h0)+:(40)];
         end
         if (keys$85 == dma0_dst_key) begin
-            dma0_dst = registers$85$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$85$q[(32'h0)+:(40)];
         end
         if (keys$85 == dma0_len_key) begin
-            dma0_len = registers$85$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$85$q[(32'h0)+:(32)];
         end
         if (keys$85 == dma0_src_region_key) begin
-            dma0_src_region = registers$85$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$85$q[(32'h0)+:(11)];
         end
         if (keys$85 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$85$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$85$q[(32'h0)+:(11)];
         end
         if (keys$85 == dma0_size0_key) begin
-            dma0_size0 = registers$85$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$85$q[(32'h0)+:(16)];
         end
         if (keys$85 == dma0_size1_key) begin
-            dma0_size1 = registers$85$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$85$q[(32'h0)+:(16)];
         end
         if (keys$85 == dma0_skip0_key) begin
-            dma0_skip0 = registers$85$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$85$q[(32'h0)+:(40)];
         end
         if (keys$85 == dma0_skip1_key) begin
-            dma0_skip1 = registers$85$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$85$q[(32'h0)+:(40)];
         end
         registers$86$clock = clock;
         registers$86$rst_n = rst_n;
@@ -15686,31 +15568,31 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma0
             reserved = 1'b1;
         end
         if (keys$86 == dma0_src_key) begin
-            dma0_src = registers$86$q[(32'h0)+:(40)];
+            dma[(64'h0)+:(40)] = registers$86$q[(32'h0)+:(40)];
         end
         if (keys$86 == dma0_dst_key) begin
-            dma0_dst = registers$86$q[(32'h0)+:(40)];
+            dma[(64'h28)+:(40)] = registers$86$q[(32'h0)+:(40)];
         end
         if (keys$86 == dma0_len_key) begin
-            dma0_len = registers$86$q[(32'h0)+:(32)];
+            dma[(64'h50)+:(32)] = registers$86$q[(32'h0)+:(32)];
         end
         if (keys$86 == dma0_src_region_key) begin
-            dma0_src_region = registers$86$q[(32'h0)+:(11)];
+            dma[(64'h70)+:(11)] = registers$86$q[(32'h0)+:(11)];
         end
         if (keys$86 == dma0_dst_region_key) begin
-            dma0_dst_region = registers$86$q[(32'h0)+:(11)];
+            dma[(64'h7b)+:(11)] = registers$86$q[(32'h0)+:(11)];
         end
         if (keys$86 == dma0_size0_key) begin
-            dma0_size0 = registers$86$q[(32'h0)+:(16)];
+            dma[(64'h86)+:(16)] = registers$86$q[(32'h0)+:(16)];
         end
         if (keys$86 == dma0_size1_key) begin
-            dma0_size1 = registers$86$q[(32'h0)+:(16)];
+            dma[(64'h96)+:(16)] = registers$86$q[(32'h0)+:(16)];
         end
         if (keys$86 == dma0_skip0_key) begin
-            dma0_skip0 = registers$86$q[(32'h0)+:(40)];
+            dma[(64'ha6)+:(40)] = registers$86$q[(32'h0)+:(40)];
         end
         if (keys$86 == dma0_skip1_key) begin
-            dma0_skip1 = registers$86$q[(32'h0)+:(40)];
+            dma[(64'hce)+:(40)] = registers$86$q[(32'h0)+:(40)];
         end
     end
     

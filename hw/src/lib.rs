@@ -8,6 +8,7 @@ pub mod dma;
 pub mod emit;
 pub mod pmu;
 pub mod shram;
+pub mod stream;
 pub mod top;
 pub mod weight_decoder;
 pub mod widgets;

@@ -8,6 +8,7 @@ use crate::cpm::Cpm;
 use crate::dma::{AxiEvents, Dma};
 use crate::pmu::Pmu;
 use crate::shram::Shram;
+use crate::stream::{LaneBeat, StreamOut};
 use npu_spec::config::NpuConfig;
 use rust_hdl::prelude::*;
 
@@ -198,8 +199,7 @@ impl Logic for Npu {
         self.op_state.value.next = self.control.set_value.val();
         self.control.set_known.next = self.op_state.known.val();
         self.control.set_reserved.next = self.op_state.reserved.val();
-        self.control.dma0_src_region.next = self.op_state.dma0_src_region.val();
-        self.control.dma0_dst_region.next = self.op_state.dma0_dst_region.val();
+        self.control.dma.next = self.op_state.dma.val();
 
         self.datapath.op_valid.next = self.control.op_valid.val();
         self.datapath.op_code.next = self.control.op_code.val();
@@ -224,22 +224,10 @@ impl Logic for Npu {
         self.dma.command_size.next = self.regs.qsize.val();
         self.dma.command_start.next = self.control.command_start.val();
         self.dma.command_cancel.next = self.control.command_cancel.val();
-        self.control.command_valid.next = self.dma.command_valid.val();
-        self.control.command_data.next = self.dma.command_data.val();
-        self.control.command_first_lane.next = self.dma.command_first_lane.val();
-        self.control.command_last_lane.next = self.dma.command_last_lane.val();
-        self.dma.command_ready.next = self.control.command_ready.val();
+        StreamOut::<LaneBeat>::join(&mut self.dma.command_beats, &mut self.control.command);
         self.control.command_busy.next = self.dma.command_busy.val();
         self.dma.descriptor_push.next = self.control.descriptor_push.val();
-        self.dma.dma0_src.next = self.op_state.dma0_src.val();
-        self.dma.dma0_dst.next = self.op_state.dma0_dst.val();
-        self.dma.dma0_len.next = self.op_state.dma0_len.val();
-        self.dma.dma0_src_region.next = self.op_state.dma0_src_region.val();
-        self.dma.dma0_dst_region.next = self.op_state.dma0_dst_region.val();
-        self.dma.dma0_size0.next = self.op_state.dma0_size0.val();
-        self.dma.dma0_size1.next = self.op_state.dma0_size1.val();
-        self.dma.dma0_skip0.next = self.op_state.dma0_skip0.val();
-        self.dma.dma0_skip1.next = self.op_state.dma0_skip1.val();
+        self.dma.descriptor.next = self.op_state.dma.val();
         self.control.queue_full.next = self.dma.queue_full.val();
         self.control.descriptors_active.next = self.dma.descriptors_active.val();
         self.control.bus_error.next = self.dma.bus_error.val();

@@ -43,8 +43,9 @@ mod dispatch;
 mod op_state;
 
 pub use dispatch::NoDatapath;
-pub use op_state::{command_key, is_setting, OpState, SetRegister, CMD1_KEY};
+pub use op_state::{command_key, is_setting, DmaDescriptor, OpState, SetRegister, CMD1_KEY};
 
+use crate::stream::{LaneBeat, StreamIn};
 use crate::widgets::ResetReg;
 use npu_spec::command::{self as command, Opcode};
 use npu_spec::regs;
@@ -84,11 +85,7 @@ pub struct CentralControl {
     /// DMA command channel.
     pub command_start: Signal<Out, Bit>,
     pub command_cancel: Signal<Out, Bit>,
-    pub command_valid: Signal<In, Bit>,
-    pub command_data: Signal<In, Bits<128>>,
-    pub command_first_lane: Signal<In, Bits<4>>,
-    pub command_last_lane: Signal<In, Bits<4>>,
-    pub command_ready: Signal<Out, Bit>,
+    pub command: StreamIn<LaneBeat>,
     pub command_busy: Signal<In, Bit>,
     /// DMA descriptor queue and bus errors.
     pub descriptor_push: Signal<Out, Bit>,
@@ -103,9 +100,8 @@ pub struct CentralControl {
     pub set_value: Signal<Out, Bits<48>>,
     pub set_known: Signal<In, Bit>,
     pub set_reserved: Signal<In, Bit>,
-    /// The NPU_SET_DMA0_SRC/DST_REGION values NPU_OP_DMA_START would queue.
-    pub dma0_src_region: Signal<In, Bits<11>>,
-    pub dma0_dst_region: Signal<In, Bits<11>>,
+    /// The descriptor NPU_OP_DMA_START would queue.
+    pub dma: Signal<In, DmaDescriptor>,
     /// Kernel-operation dispatch: `op_valid` holds until `op_accept` or
     /// `op_refuse`.
     pub op_valid: Signal<Out, Bit>,
@@ -231,11 +227,7 @@ impl Default for CentralControl {
             pmu_enable: Default::default(),
             command_start: Default::default(),
             command_cancel: Default::default(),
-            command_valid: Default::default(),
-            command_data: Default::default(),
-            command_first_lane: Default::default(),
-            command_last_lane: Default::default(),
-            command_ready: Default::default(),
+            command: Default::default(),
             command_busy: Default::default(),
             descriptor_push: Default::default(),
             queue_full: Default::default(),
@@ -248,8 +240,7 @@ impl Default for CentralControl {
             set_value: Default::default(),
             set_known: Default::default(),
             set_reserved: Default::default(),
-            dma0_src_region: Default::default(),
-            dma0_dst_region: Default::default(),
+            dma: Default::default(),
             op_valid: Default::default(),
             op_code: Default::default(),
             op_param: Default::default(),
@@ -361,14 +352,14 @@ impl Logic for CentralControl {
 
         // ---- The next word of the stream: from the head beat of the command channel ----
         self.word_index.next =
-            self.command_first_lane.val().get_bits::<2>(2) + self.words_taken.q.val();
+            self.command.data.val().first_lane.get_bits::<2>(2) + self.words_taken.q.val();
         self.word.next = bit_cast::<32, 128>(
-            self.command_data.val() >> (bit_cast::<7, 2>(self.word_index.val()) << 5),
+            self.command.data.val().data >> (bit_cast::<7, 2>(self.word_index.val()) << 5),
         );
-        self.word_valid.next = self.running.q.val() & self.command_valid.val();
+        self.word_valid.next = self.running.q.val() & self.command.valid.val();
         self.stream_done.next = self.offset.q.val() == self.qsize.val();
         self.take_word.next = false;
-        self.command_ready.next = false;
+        self.command.ready.next = false;
         self.command_start.next = false;
         self.command_cancel.next = false;
         self.descriptor_push.next = false;
@@ -405,17 +396,17 @@ impl Logic for CentralControl {
         // is 0-7; stride modes are 0-2; an internal destination's core mask
         // names core 0 or 1 (a configuration's missing core is ignored).
         self.dma_descriptor_bad.next =
-            ((self.dma0_src_region.val() & self.dma_region_internal.val()) != 0)
-                | (bit_cast::<8, 11>(self.dma0_src_region.val()) > self.dma_region_max.val())
-                | (bit_cast::<2, 11>(self.dma0_src_region.val() >> self.dma_stride_lsb.val()) == 3)
-                | (bit_cast::<2, 11>(self.dma0_dst_region.val() >> self.dma_stride_lsb.val()) == 3);
-        if (self.dma0_dst_region.val() & self.dma_region_internal.val()) != 0 {
-            if (bit_cast::<8, 11>(self.dma0_dst_region.val()) == 0)
-                | (bit_cast::<8, 11>(self.dma0_dst_region.val()) > self.dma_core_mask_max.val())
+            ((self.dma.val().src_region & self.dma_region_internal.val()) != 0)
+                | (bit_cast::<8, 11>(self.dma.val().src_region) > self.dma_region_max.val())
+                | (bit_cast::<2, 11>(self.dma.val().src_region >> self.dma_stride_lsb.val()) == 3)
+                | (bit_cast::<2, 11>(self.dma.val().dst_region >> self.dma_stride_lsb.val()) == 3);
+        if (self.dma.val().dst_region & self.dma_region_internal.val()) != 0 {
+            if (bit_cast::<8, 11>(self.dma.val().dst_region) == 0)
+                | (bit_cast::<8, 11>(self.dma.val().dst_region) > self.dma_core_mask_max.val())
             {
                 self.dma_descriptor_bad.next = true;
             }
-        } else if bit_cast::<8, 11>(self.dma0_dst_region.val()) > self.dma_region_max.val() {
+        } else if bit_cast::<8, 11>(self.dma.val().dst_region) > self.dma_region_max.val() {
             self.dma_descriptor_bad.next = true;
         }
         self.kernel_op.next = (self.key.val() == self.conv_key.val())
@@ -531,9 +522,9 @@ impl Logic for CentralControl {
         if self.take_word.val() {
             self.offset.d.next = self.offset.q.val() + 4;
             self.words_taken.d.next = self.words_taken.q.val() + 1;
-            if self.word_index.val() == self.command_last_lane.val().get_bits::<2>(2) {
+            if self.word_index.val() == self.command.data.val().last_lane.get_bits::<2>(2) {
                 self.words_taken.d.next = 0.into();
-                self.command_ready.next = true;
+                self.command.ready.next = true;
             }
         }
 

@@ -25,6 +25,22 @@ pub fn is_setting(info: &CommandInfo) -> bool {
     info.name.starts_with("NPU_SET_")
 }
 
+/// The NPU_SET_DMA0_* values an NPU_OP_DMA_START queues (TRM 4.6.4-4.6.5),
+/// at their widths: addresses, lengths and skips 40 bits (LEN 32), region
+/// values 11 (region or core mask 7:0, internal 8, stride mode 10:9), sizes 16.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct DmaDescriptor {
+    pub src: Bits<40>,
+    pub dst: Bits<40>,
+    pub len: Bits<32>,
+    pub src_region: Bits<11>,
+    pub dst_region: Bits<11>,
+    pub size0: Bits<16>,
+    pub size1: Bits<16>,
+    pub skip0: Bits<40>,
+    pub skip1: Bits<40>,
+}
+
 /// One NPU_SET_* value: the command's value space (cmd0: the 16-bit
 /// parameter; cmd1: payload in bits 31:0, parameter in 47:32). A value with
 /// bits outside every field of the command is `reserved`: the central
@@ -93,19 +109,14 @@ pub struct OpState {
     /// `key` names an NPU_SET_* command; `value` sets bits outside its fields.
     pub known: Signal<Out, Bit>,
     pub reserved: Signal<Out, Bit>,
-    pub dma0_src: Signal<Out, Bits<40>>,
-    pub dma0_dst: Signal<Out, Bits<40>>,
-    pub dma0_len: Signal<Out, Bits<32>>,
-    pub dma0_src_region: Signal<Out, Bits<11>>,
-    pub dma0_dst_region: Signal<Out, Bits<11>>,
-    pub dma0_size0: Signal<Out, Bits<16>>,
-    pub dma0_size1: Signal<Out, Bits<16>>,
-    pub dma0_skip0: Signal<Out, Bits<40>>,
-    pub dma0_skip1: Signal<Out, Bits<40>>,
+    /// The DMA's view: the NPU_SET_DMA0_* values an NPU_OP_DMA_START queues.
+    pub dma: Signal<Out, DmaDescriptor>,
     registers: Vec<SetRegister>,
     /// `keys[i]` is the key of `registers[i]`, a constant of this module so
     /// that the export selections below reduce to wires.
     keys: Vec<Constant<Bits<11>>>,
+    /// Every field 0, the view's value before the exports below.
+    no_descriptor: Constant<DmaDescriptor>,
     dma0_src_key: Constant<Bits<11>>,
     dma0_dst_key: Constant<Bits<11>>,
     dma0_len_key: Constant<Bits<11>>,
@@ -128,15 +139,7 @@ impl Default for OpState {
             value: Default::default(),
             known: Default::default(),
             reserved: Default::default(),
-            dma0_src: Default::default(),
-            dma0_dst: Default::default(),
-            dma0_len: Default::default(),
-            dma0_src_region: Default::default(),
-            dma0_dst_region: Default::default(),
-            dma0_size0: Default::default(),
-            dma0_size1: Default::default(),
-            dma0_skip0: Default::default(),
-            dma0_skip1: Default::default(),
+            dma: Default::default(),
             registers: COMMANDS
                 .iter()
                 .filter(|info| is_setting(info))
@@ -147,6 +150,7 @@ impl Default for OpState {
                 .filter(|info| is_setting(info))
                 .map(|info| key(info.op))
                 .collect(),
+            no_descriptor: Constant::new(DmaDescriptor::default()),
             dma0_src_key: key(Opcode::NpuSetDma0Src),
             dma0_dst_key: key(Opcode::NpuSetDma0Dst),
             dma0_len_key: key(Opcode::NpuSetDma0Len),
@@ -165,15 +169,7 @@ impl Logic for OpState {
     fn update(&mut self) {
         self.known.next = false;
         self.reserved.next = false;
-        self.dma0_src.next = 0.into();
-        self.dma0_dst.next = 0.into();
-        self.dma0_len.next = 0.into();
-        self.dma0_src_region.next = 0.into();
-        self.dma0_dst_region.next = 0.into();
-        self.dma0_size0.next = 0.into();
-        self.dma0_size1.next = 0.into();
-        self.dma0_skip0.next = 0.into();
-        self.dma0_skip1.next = 0.into();
+        self.dma.next = self.no_descriptor.val();
         for i in 0..self.registers.len() {
             self.registers[i].clock.next = self.clock.val();
             self.registers[i].rst_n.next = self.rst_n.val();
@@ -188,31 +184,31 @@ impl Logic for OpState {
             }
             // Exports: the register whose key is the named command's.
             if self.keys[i].val() == self.dma0_src_key.val() {
-                self.dma0_src.next = self.registers[i].q.val().get_bits::<40>(0);
+                self.dma.next.src = self.registers[i].q.val().get_bits::<40>(0);
             }
             if self.keys[i].val() == self.dma0_dst_key.val() {
-                self.dma0_dst.next = self.registers[i].q.val().get_bits::<40>(0);
+                self.dma.next.dst = self.registers[i].q.val().get_bits::<40>(0);
             }
             if self.keys[i].val() == self.dma0_len_key.val() {
-                self.dma0_len.next = self.registers[i].q.val().get_bits::<32>(0);
+                self.dma.next.len = self.registers[i].q.val().get_bits::<32>(0);
             }
             if self.keys[i].val() == self.dma0_src_region_key.val() {
-                self.dma0_src_region.next = self.registers[i].q.val().get_bits::<11>(0);
+                self.dma.next.src_region = self.registers[i].q.val().get_bits::<11>(0);
             }
             if self.keys[i].val() == self.dma0_dst_region_key.val() {
-                self.dma0_dst_region.next = self.registers[i].q.val().get_bits::<11>(0);
+                self.dma.next.dst_region = self.registers[i].q.val().get_bits::<11>(0);
             }
             if self.keys[i].val() == self.dma0_size0_key.val() {
-                self.dma0_size0.next = self.registers[i].q.val().get_bits::<16>(0);
+                self.dma.next.size0 = self.registers[i].q.val().get_bits::<16>(0);
             }
             if self.keys[i].val() == self.dma0_size1_key.val() {
-                self.dma0_size1.next = self.registers[i].q.val().get_bits::<16>(0);
+                self.dma.next.size1 = self.registers[i].q.val().get_bits::<16>(0);
             }
             if self.keys[i].val() == self.dma0_skip0_key.val() {
-                self.dma0_skip0.next = self.registers[i].q.val().get_bits::<40>(0);
+                self.dma.next.skip0 = self.registers[i].q.val().get_bits::<40>(0);
             }
             if self.keys[i].val() == self.dma0_skip1_key.val() {
-                self.dma0_skip1.next = self.registers[i].q.val().get_bits::<40>(0);
+                self.dma.next.skip1 = self.registers[i].q.val().get_bits::<40>(0);
             }
         }
     }

@@ -6,6 +6,7 @@
 //! valid bytes of one source beat and emit one destination beat, so a long
 //! copy runs at 16 bytes per cycle.
 
+use crate::stream::{LaneBeat, StreamIn};
 use crate::widgets::ResetReg;
 use rust_hdl::prelude::*;
 
@@ -13,13 +14,9 @@ use rust_hdl::prelude::*;
 pub struct Aligner {
     pub clock: Signal<In, Clock>,
     pub rst_n: Signal<In, Bit>,
-    /// Source beats: lanes `in_first_lane..=in_last_lane` of `in_data` are
-    /// the next bytes of the stream.
-    pub in_valid: Signal<In, Bit>,
-    pub in_data: Signal<In, Bits<128>>,
-    pub in_first_lane: Signal<In, Bits<4>>,
-    pub in_last_lane: Signal<In, Bits<4>>,
-    pub in_ready: Signal<Out, Bit>,
+    /// Source beats: their lanes `first_lane..=last_lane` are the next
+    /// bytes of the stream.
+    pub source: StreamIn<LaneBeat>,
     /// The destination beat to fill next: its lanes, and whether the
     /// destination can take it this cycle.
     pub out_wanted: Signal<In, Bit>,
@@ -49,11 +46,7 @@ impl Default for Aligner {
         Self {
             clock: Default::default(),
             rst_n: Default::default(),
-            in_valid: Default::default(),
-            in_data: Default::default(),
-            in_first_lane: Default::default(),
-            in_last_lane: Default::default(),
-            in_ready: Default::default(),
+            source: Default::default(),
             out_wanted: Default::default(),
             out_first_lane: Default::default(),
             out_last_lane: Default::default(),
@@ -83,8 +76,8 @@ impl Logic for Aligner {
         self.bytes.rst_n.next = self.rst_n.val();
         self.count.rst_n.next = self.rst_n.val();
 
-        self.in_bytes.next = bit_cast::<6, 4>(self.in_last_lane.val())
-            - bit_cast::<6, 4>(self.in_first_lane.val())
+        self.in_bytes.next = bit_cast::<6, 4>(self.source.data.val().last_lane)
+            - bit_cast::<6, 4>(self.source.data.val().first_lane)
             + 1;
         self.out_bytes.next = bit_cast::<6, 4>(self.out_last_lane.val())
             - bit_cast::<6, 4>(self.out_first_lane.val())
@@ -97,12 +90,12 @@ impl Logic for Aligner {
             self.taken.next = self.out_bytes.val();
         }
         self.remaining.next = self.count.q.val() - self.taken.val();
-        self.in_ready.next = self.remaining.val() <= 16;
-        self.in_fire.next = self.in_valid.val() & self.in_ready.val();
+        self.source.ready.next = self.remaining.val() <= 16;
+        self.in_fire.next = self.source.valid.val() & self.source.ready.val();
 
         // The source bytes moved down to lane 0, the lanes above them cleared.
-        self.compact.next = (self.in_data.val()
-            >> (bit_cast::<8, 4>(self.in_first_lane.val()) << 3))
+        self.compact.next = (self.source.data.val().data
+            >> (bit_cast::<8, 4>(self.source.data.val().first_lane) << 3))
             & !(self.all_ones.val() << (bit_cast::<8, 6>(self.in_bytes.val()) << 3));
         self.appended.next = bit_cast::<256, 128>(self.compact.val())
             << (bit_cast::<9, 6>(self.remaining.val()) << 3);

@@ -7,6 +7,7 @@ use super::read_channel::ReadChannel;
 use super::walker::{TransferShape, TransferWalker};
 use super::write_channel::WriteChannel;
 use crate::shram::LINE_ADDRESS_BITS;
+use crate::stream::{LaneBeat, StreamOut};
 use crate::widgets::ResetReg;
 use rust_hdl::prelude::*;
 
@@ -108,11 +109,7 @@ impl Logic for Mem2Mem {
         self.read.r_data.next = self.r_data.val();
 
         // Source beats to destination beats.
-        self.aligner.in_valid.next = self.read.out_valid.val();
-        self.aligner.in_data.next = self.read.out_data.val();
-        self.aligner.in_first_lane.next = self.read.out_first_lane.val();
-        self.aligner.in_last_lane.next = self.read.out_last_lane.val();
-        self.read.out_ready.next = self.aligner.in_ready.val();
+        StreamOut::<LaneBeat>::join(&mut self.read.out, &mut self.aligner.source);
         self.aligner.out_wanted.next = self.fill.valid.val();
         self.aligner.out_first_lane.next = self.fill.beat_first_lane.val();
         self.aligner.out_last_lane.next = self.fill.beat_last_lane.val();

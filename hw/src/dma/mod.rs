@@ -39,39 +39,14 @@ pub use walker::{TransferShape, TransferWalker};
 pub use write_channel::WriteChannel;
 
 use crate::axi::AxiManagerPort;
+use crate::central_control::DmaDescriptor;
 use crate::shram::LINE_ADDRESS_BITS;
+use crate::stream::{LaneBeat, StreamOut};
 use crate::widgets::{Fifo, ResetReg};
 use npu_spec::command::Opcode;
 use npu_spec::config::NpuConfig;
 use npu_spec::regs::{self, FaultingChannel};
 use rust_hdl::prelude::*;
-
-/// Bits of a queued NPU_OP_DMA_START descriptor (see [`descriptor`]).
-pub const DESCRIPTOR_BITS: usize = 246;
-
-/// Bit offsets of the fields of a queued descriptor: the NPU_SET_DMA0_*
-/// values at the time of NPU_OP_DMA_START (TRM 4.6.4-4.6.5). Blocks hold
-/// them as `Constant`s (rust-hdl cannot name a Rust constant in logic).
-pub mod descriptor {
-    /// NPU_SET_DMA0_SRC, 40 bits.
-    pub const SRC: u64 = 0;
-    /// NPU_SET_DMA0_DST, 40 bits.
-    pub const DST: u64 = 40;
-    /// NPU_SET_DMA0_LEN, 32 bits.
-    pub const LEN: u64 = 80;
-    /// NPU_SET_DMA0_SRC_REGION, 11 bits: region 7:0, mode 8, stride mode 10:9.
-    pub const SRC_REGION: u64 = 112;
-    /// NPU_SET_DMA0_DST_REGION, 11 bits.
-    pub const DST_REGION: u64 = 123;
-    /// NPU_SET_DMA0_SIZE0, 16 bits.
-    pub const SIZE0: u64 = 134;
-    /// NPU_SET_DMA0_SIZE1, 16 bits.
-    pub const SIZE1: u64 = 150;
-    /// NPU_SET_DMA0_SKIP0, 40 bits.
-    pub const SKIP0: u64 = 166;
-    /// NPU_SET_DMA0_SKIP1, 40 bits.
-    pub const SKIP1: u64 = 206;
-}
 
 /// AWID of mem2mem writes (the TRM assigns no write IDs).
 const MEM2MEM_WRITE_ID: u64 = 1;
@@ -96,25 +71,13 @@ pub struct Dma {
     pub command_size: Signal<In, Bits<32>>,
     /// Stop fetching and drop what is in flight (the stream stopped).
     pub command_cancel: Signal<In, Bit>,
-    pub command_valid: Signal<Out, Bit>,
-    pub command_data: Signal<Out, Bits<128>>,
-    pub command_first_lane: Signal<Out, Bits<4>>,
-    pub command_last_lane: Signal<Out, Bits<4>>,
-    pub command_ready: Signal<In, Bit>,
+    pub command_beats: StreamOut<LaneBeat>,
     pub command_busy: Signal<Out, Bit>,
 
     /// NPU_OP_DMA_START: queue the NPU_SET_DMA0_* values (only while
     /// `queue_full` is low).
     pub descriptor_push: Signal<In, Bit>,
-    pub dma0_src: Signal<In, Bits<40>>,
-    pub dma0_dst: Signal<In, Bits<40>>,
-    pub dma0_len: Signal<In, Bits<32>>,
-    pub dma0_src_region: Signal<In, Bits<11>>,
-    pub dma0_dst_region: Signal<In, Bits<11>>,
-    pub dma0_size0: Signal<In, Bits<16>>,
-    pub dma0_size1: Signal<In, Bits<16>>,
-    pub dma0_skip0: Signal<In, Bits<40>>,
-    pub dma0_skip1: Signal<In, Bits<40>>,
+    pub descriptor: Signal<In, DmaDescriptor>,
     pub queue_full: Signal<Out, Bit>,
     /// Descriptors queued or in progress (NPU_OP_DMA_WAIT).
     pub descriptors_active: Signal<Out, Bits<2>>,
@@ -145,7 +108,7 @@ pub struct Dma {
     mem2mem: Mem2Mem,
     port0: ReadPort,
     port1: ReadPort,
-    queue: Fifo<Bits<DESCRIPTOR_BITS>, 1, 2>,
+    queue: Fifo<DmaDescriptor, 1, 2>,
 
     // Identifiers (TRM tables) and fault codes.
     command_id: Constant<Bits<8>>,
@@ -164,16 +127,6 @@ pub struct Dma {
     writes_m1_lsb: Constant<Bits<5>>,
     stride_mode_lsb: Constant<Bits<4>>,
     region_mode_internal: Constant<Bits<11>>,
-    // Descriptor field offsets (`descriptor`).
-    src_at: Constant<Bits<8>>,
-    dst_at: Constant<Bits<8>>,
-    len_at: Constant<Bits<8>>,
-    src_region_at: Constant<Bits<8>>,
-    dst_region_at: Constant<Bits<8>>,
-    size0_at: Constant<Bits<8>>,
-    size1_at: Constant<Bits<8>>,
-    skip0_at: Constant<Bits<8>>,
-    skip1_at: Constant<Bits<8>>,
 
     // The head descriptor, decoded.
     src_region_value: Signal<Local, Bits<11>>,
@@ -272,22 +225,10 @@ impl Dma {
             command_base: Default::default(),
             command_size: Default::default(),
             command_cancel: Default::default(),
-            command_valid: Default::default(),
-            command_data: Default::default(),
-            command_first_lane: Default::default(),
-            command_last_lane: Default::default(),
-            command_ready: Default::default(),
+            command_beats: Default::default(),
             command_busy: Default::default(),
             descriptor_push: Default::default(),
-            dma0_src: Default::default(),
-            dma0_dst: Default::default(),
-            dma0_len: Default::default(),
-            dma0_src_region: Default::default(),
-            dma0_dst_region: Default::default(),
-            dma0_size0: Default::default(),
-            dma0_size1: Default::default(),
-            dma0_skip0: Default::default(),
-            dma0_skip1: Default::default(),
+            descriptor: Default::default(),
             queue_full: Default::default(),
             descriptors_active: Default::default(),
             quiesce: Default::default(),
@@ -321,15 +262,6 @@ impl Dma {
             writes_m1_lsb: limit_lsb("max_outstanding_write_m1"),
             stride_mode_lsb: Constant::new(u64::from(region_field("stride_mode").lo).into()),
             region_mode_internal: Constant::new((1u64 << region_field("region_mode").lo).into()),
-            src_at: Constant::new(descriptor::SRC.into()),
-            dst_at: Constant::new(descriptor::DST.into()),
-            len_at: Constant::new(descriptor::LEN.into()),
-            src_region_at: Constant::new(descriptor::SRC_REGION.into()),
-            dst_region_at: Constant::new(descriptor::DST_REGION.into()),
-            size0_at: Constant::new(descriptor::SIZE0.into()),
-            size1_at: Constant::new(descriptor::SIZE1.into()),
-            skip0_at: Constant::new(descriptor::SKIP0.into()),
-            skip1_at: Constant::new(descriptor::SKIP1.into()),
             src_region_value: Default::default(),
             dst_region_value: Default::default(),
             src_offset: Default::default(),
@@ -469,27 +401,12 @@ impl Logic for Dma {
         self.stop_issue.next = self.halted.q.val() | self.quiesce.val();
         self.command.halt.next = self.stop_issue.val();
         self.command.cancel.next = self.command_cancel.val();
-        self.command_valid.next = self.command.out_valid.val();
-        self.command_data.next = self.command.out_data.val();
-        self.command_first_lane.next = self.command.out_first_lane.val();
-        self.command_last_lane.next = self.command.out_last_lane.val();
-        self.command.out_ready.next = self.command_ready.val();
+        StreamOut::<LaneBeat>::link(&mut self.command_beats, &mut self.command.out);
         self.command_busy.next = self.command.busy.val();
 
         // ---- Descriptor queue (two descriptors, TRM 4.6.4 NPU_OP_DMA_WAIT) ----
         self.queue.push.next = self.descriptor_push.val();
-        self.queue.push_data.next = bit_cast::<DESCRIPTOR_BITS, 40>(self.dma0_src.val())
-            << self.src_at.val()
-            | bit_cast::<DESCRIPTOR_BITS, 40>(self.dma0_dst.val()) << self.dst_at.val()
-            | bit_cast::<DESCRIPTOR_BITS, 32>(self.dma0_len.val()) << self.len_at.val()
-            | bit_cast::<DESCRIPTOR_BITS, 11>(self.dma0_src_region.val())
-                << self.src_region_at.val()
-            | bit_cast::<DESCRIPTOR_BITS, 11>(self.dma0_dst_region.val())
-                << self.dst_region_at.val()
-            | bit_cast::<DESCRIPTOR_BITS, 16>(self.dma0_size0.val()) << self.size0_at.val()
-            | bit_cast::<DESCRIPTOR_BITS, 16>(self.dma0_size1.val()) << self.size1_at.val()
-            | bit_cast::<DESCRIPTOR_BITS, 40>(self.dma0_skip0.val()) << self.skip0_at.val()
-            | bit_cast::<DESCRIPTOR_BITS, 40>(self.dma0_skip1.val()) << self.skip1_at.val();
+        self.queue.push_data.next = self.descriptor.val();
         self.queue_full.next = self.queue.full.val();
         self.descriptors_active.next = self.queue.count.val();
 
@@ -497,19 +414,13 @@ impl Logic for Dma {
         // dimensions is the larger of the two stride modes; a 1D side is
         // packed, a 2D side skips SKIP0 after each row, a 3D side also
         // starts each plane SKIP1 after the packed plane.
-        self.src_offset.next =
-            bit_cast::<40, DESCRIPTOR_BITS>(self.queue.head.val() >> self.src_at.val());
-        self.dst_offset.next =
-            bit_cast::<40, DESCRIPTOR_BITS>(self.queue.head.val() >> self.dst_at.val());
-        self.len.next = bit_cast::<32, DESCRIPTOR_BITS>(self.queue.head.val() >> self.len_at.val());
-        self.src_region_value.next =
-            bit_cast::<11, DESCRIPTOR_BITS>(self.queue.head.val() >> self.src_region_at.val());
-        self.dst_region_value.next =
-            bit_cast::<11, DESCRIPTOR_BITS>(self.queue.head.val() >> self.dst_region_at.val());
-        self.skip0.next =
-            bit_cast::<40, DESCRIPTOR_BITS>(self.queue.head.val() >> self.skip0_at.val());
-        self.skip1.next =
-            bit_cast::<40, DESCRIPTOR_BITS>(self.queue.head.val() >> self.skip1_at.val());
+        self.src_offset.next = self.queue.head.val().src;
+        self.dst_offset.next = self.queue.head.val().dst;
+        self.len.next = self.queue.head.val().len;
+        self.src_region_value.next = self.queue.head.val().src_region;
+        self.dst_region_value.next = self.queue.head.val().dst_region;
+        self.skip0.next = self.queue.head.val().skip0;
+        self.skip1.next = self.queue.head.val().skip1;
         // Region value: region (or core mask), internal bit, stride mode.
         self.src_region.next = bit_cast::<3, 11>(self.src_region_value.val());
         self.src_mode.next =
@@ -521,13 +432,11 @@ impl Logic for Dma {
             bit_cast::<2, 11>(self.dst_region_value.val() >> self.stride_mode_lsb.val());
         self.rows.next = 1.into();
         if (self.src_mode.val() != 0) | (self.dst_mode.val() != 0) {
-            self.rows.next =
-                bit_cast::<16, DESCRIPTOR_BITS>(self.queue.head.val() >> self.size0_at.val());
+            self.rows.next = self.queue.head.val().size0;
         }
         self.planes.next = 1.into();
         if (self.src_mode.val() >= 2) | (self.dst_mode.val() >= 2) {
-            self.planes.next =
-                bit_cast::<16, DESCRIPTOR_BITS>(self.queue.head.val() >> self.size1_at.val());
+            self.planes.next = self.queue.head.val().size1;
         }
         self.empty_transfer.next =
             (self.len.val() == 0) | (self.rows.val() == 0) | (self.planes.val() == 0);

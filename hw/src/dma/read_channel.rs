@@ -2,11 +2,9 @@
 //! data and hands it on as beats with their valid byte lanes.
 
 use super::walker::{TransferShape, TransferWalker};
+use crate::stream::{LaneBeat, StreamOut};
 use crate::widgets::{Fifo, ResetReg};
 use rust_hdl::prelude::*;
-
-/// A buffered beat: data in bits 127:0, first lane 131:128, last lane 135:132.
-const BEAT_BITS: usize = 136;
 
 /// Reads one transfer at a time. `N` is log2 of the buffer depth in beats,
 /// at least 4 (a 256-byte burst), `C` = `N + 1`.
@@ -39,12 +37,8 @@ pub struct ReadChannel<const N: usize, const C: usize> {
     /// A read beat for this channel was accepted on the port.
     pub r_valid: Signal<In, Bit>,
     pub r_data: Signal<In, Bits<128>>,
-    /// Beats to the consumer, lanes `out_first_lane..=out_last_lane` valid.
-    pub out_valid: Signal<Out, Bit>,
-    pub out_data: Signal<Out, Bits<128>>,
-    pub out_first_lane: Signal<Out, Bits<4>>,
-    pub out_last_lane: Signal<Out, Bits<4>>,
-    pub out_ready: Signal<In, Bit>,
+    /// Beats to the consumer, with the lanes that hold transfer bytes.
+    pub out: StreamOut<LaneBeat>,
     /// Bursts remain to be requested or beats to be delivered.
     pub busy: Signal<Out, Bit>,
     depth: Constant<Bits<C>>,
@@ -53,7 +47,7 @@ pub struct ReadChannel<const N: usize, const C: usize> {
     burst_ready: Signal<Local, Bit>,
     issue: TransferWalker,
     receive: TransferWalker,
-    buffer: Fifo<Bits<BEAT_BITS>, N, C>,
+    buffer: Fifo<LaneBeat, N, C>,
     /// Beats requested and not yet taken by the consumer.
     reserved: ResetReg<Bits<C>>,
     discarding: ResetReg<Bit>,
@@ -77,11 +71,7 @@ impl<const N: usize, const C: usize> Default for ReadChannel<N, C> {
             limit_stall: Default::default(),
             r_valid: Default::default(),
             r_data: Default::default(),
-            out_valid: Default::default(),
-            out_data: Default::default(),
-            out_first_lane: Default::default(),
-            out_last_lane: Default::default(),
-            out_ready: Default::default(),
+            out: Default::default(),
             busy: Default::default(),
             depth: Constant::new((1u64 << N).into()),
             burst_beats: Default::default(),
@@ -135,16 +125,14 @@ impl<const N: usize, const C: usize> Logic for ReadChannel<N, C> {
         self.receive.next_burst.next = false;
         self.receive.next_beat.next = self.r_valid.val();
         self.buffer.push.next = self.r_valid.val();
-        self.buffer.push_data.next = bit_cast::<BEAT_BITS, 128>(self.r_data.val())
-            | (bit_cast::<BEAT_BITS, 4>(self.receive.beat_first_lane.val()) << 128)
-            | (bit_cast::<BEAT_BITS, 4>(self.receive.beat_last_lane.val()) << 132);
+        self.buffer.push_data.next.data = self.r_data.val();
+        self.buffer.push_data.next.first_lane = self.receive.beat_first_lane.val();
+        self.buffer.push_data.next.last_lane = self.receive.beat_last_lane.val();
 
-        self.out_valid.next = !self.buffer.empty.val() & !self.discarding.q.val();
-        self.out_data.next = self.buffer.head.val().get_bits::<128>(0);
-        self.out_first_lane.next = self.buffer.head.val().get_bits::<4>(128);
-        self.out_last_lane.next = self.buffer.head.val().get_bits::<4>(132);
+        self.out.valid.next = !self.buffer.empty.val() & !self.discarding.q.val();
+        self.out.data.next = self.buffer.head.val();
         self.buffer.pop.next =
-            (self.out_ready.val() | self.discarding.q.val()) & !self.buffer.empty.val();
+            (self.out.ready.val() | self.discarding.q.val()) & !self.buffer.empty.val();
 
         if self.ar_grant.val() {
             self.reserved.d.next = self.reserved.q.val() + self.burst_beats.val();

@@ -552,7 +552,9 @@ pub fn run(
         backend.name(),
         describe_status(run.status),
         run.qread,
-        run.fault.as_ref().map_or(String::new(), |f| format!(" ({f})"))
+        run.fault
+            .as_ref()
+            .map_or(String::new(), |f| format!(" ({f})"))
     );
     let outputs = model.read_outputs(&run)?;
     Ok(NetworkRun { run, outputs })
