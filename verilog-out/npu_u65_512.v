@@ -153,25 +153,27 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     wire  apb$pslverr;
     wire  [31:0] apb$prdata;
     reg  [1:0] apb$prot;
-    wire  [11:0] apb$reg_addr;
-    wire  [31:0] apb$reg_wdata;
-    wire  apb$reg_write;
-    reg  [31:0] apb$reg_rdata;
-    reg  apb$reg_defined;
+    wire  [11:0] apb$registers$addr;
+    wire  apb$registers$write;
+    wire  [31:0] apb$registers$wdata;
+    reg  apb$registers$defined;
+    reg  [31:0] apb$registers$rdata;
     reg  regs$clock;
     reg  regs$rst_n;
-    reg  [11:0] regs$addr;
-    reg  regs$write;
-    reg  [31:0] regs$wdata;
-    wire  [31:0] regs$rdata;
-    wire  regs$defined;
+    reg  [11:0] regs$bus$addr;
+    reg  regs$bus$write;
+    reg  [31:0] regs$bus$wdata;
+    wire  regs$bus$defined;
+    wire  [31:0] regs$bus$rdata;
     reg  [31:0] regs$status;
     reg  [31:0] regs$qread;
     reg  [1:0] regs$prot;
     reg  regs$resetting;
-    reg  regs$pmu_hit;
-    reg  [31:0] regs$pmu_rdata;
-    wire  regs$taken_write;
+    wire  [11:0] regs$pmu$addr;
+    wire  regs$pmu$write;
+    wire  [31:0] regs$pmu$wdata;
+    reg  regs$pmu$defined;
+    reg  [31:0] regs$pmu$rdata;
     wire  regs$cmd_write;
     wire  regs$queue_write;
     wire  regs$reset_write;
@@ -340,11 +342,11 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     wire  dma$m1_events$write_limit_stall;
     reg  pmu$clock;
     reg  pmu$rst_n;
-    reg  [11:0] pmu$addr;
-    reg  pmu$write;
-    reg  [31:0] pmu$wdata;
-    wire  pmu$hit;
-    wire  [31:0] pmu$rdata;
+    reg  [11:0] pmu$bus$addr;
+    reg  pmu$bus$write;
+    reg  [31:0] pmu$bus$wdata;
+    wire  pmu$bus$defined;
+    wire  [31:0] pmu$bus$rdata;
     reg  pmu$running;
     reg  pmu$stream_enable;
     reg  pmu$clear_irq;
@@ -459,27 +461,29 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .pslverr(apb$pslverr),
         .prdata(apb$prdata),
         .prot(apb$prot),
-        .reg_addr(apb$reg_addr),
-        .reg_wdata(apb$reg_wdata),
-        .reg_write(apb$reg_write),
-        .reg_rdata(apb$reg_rdata),
-        .reg_defined(apb$reg_defined)
+        .registers$addr(apb$registers$addr),
+        .registers$write(apb$registers$write),
+        .registers$wdata(apb$registers$wdata),
+        .registers$defined(apb$registers$defined),
+        .registers$rdata(apb$registers$rdata)
     );
     npu_u65_512_core$regs regs(
         .clock(regs$clock),
         .rst_n(regs$rst_n),
-        .addr(regs$addr),
-        .write(regs$write),
-        .wdata(regs$wdata),
-        .rdata(regs$rdata),
-        .defined(regs$defined),
+        .bus$addr(regs$bus$addr),
+        .bus$write(regs$bus$write),
+        .bus$wdata(regs$bus$wdata),
+        .bus$defined(regs$bus$defined),
+        .bus$rdata(regs$bus$rdata),
         .status(regs$status),
         .qread(regs$qread),
         .prot(regs$prot),
         .resetting(regs$resetting),
-        .pmu_hit(regs$pmu_hit),
-        .pmu_rdata(regs$pmu_rdata),
-        .taken_write(regs$taken_write),
+        .pmu$addr(regs$pmu$addr),
+        .pmu$write(regs$pmu$write),
+        .pmu$wdata(regs$pmu$wdata),
+        .pmu$defined(regs$pmu$defined),
+        .pmu$rdata(regs$pmu$rdata),
         .cmd_write(regs$cmd_write),
         .queue_write(regs$queue_write),
         .reset_write(regs$reset_write),
@@ -728,11 +732,11 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     npu_u65_512_core$pmu pmu(
         .clock(pmu$clock),
         .rst_n(pmu$rst_n),
-        .addr(pmu$addr),
-        .write(pmu$write),
-        .wdata(pmu$wdata),
-        .hit(pmu$hit),
-        .rdata(pmu$rdata),
+        .bus$addr(pmu$bus$addr),
+        .bus$write(pmu$bus$write),
+        .bus$wdata(pmu$bus$wdata),
+        .bus$defined(pmu$bus$defined),
+        .bus$rdata(pmu$bus$rdata),
         .running(pmu$running),
         .stream_enable(pmu$stream_enable),
         .clear_irq(pmu$clear_irq),
@@ -807,7 +811,7 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         cpm$porpl = PORPL;
         cpm$porsl = PORSL;
         cpm$reset_write = regs$reset_write;
-        cpm$reset_value = apb$reg_wdata;
+        cpm$reset_value = apb$registers$wdata;
         cpm$reset_pprot = PPROT;
         cpm$axi_quiet = dma$axi_quiet;
         cpm$shram_clearing = shram$clearing;
@@ -842,22 +846,15 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         regs$clock = cpm$core_clock;
         regs$rst_n = cpm$core_rst_n;
         regs$resetting = cpm$resetting;
-        regs$addr = apb$reg_addr;
-        regs$write = apb$reg_write;
-        regs$wdata = apb$reg_wdata;
-        apb$reg_rdata = regs$rdata;
-        apb$reg_defined = regs$defined;
         regs$prot = cpm$prot;
         regs$status = control$status;
         regs$qread = control$qread;
-        regs$pmu_hit = pmu$hit;
-        regs$pmu_rdata = pmu$rdata;
         IRQ = control$irq;
         control$clock = cpm$core_clock;
         control$rst_n = cpm$core_rst_n;
         control$cmd_write = regs$cmd_write;
         control$queue_write = regs$queue_write;
-        control$wdata = apb$reg_wdata;
+        control$wdata = apb$registers$wdata;
         control$qsize = regs$qsize;
         op_state$clock = cpm$core_clock;
         op_state$rst_n = cpm$core_rst_n;
@@ -912,9 +909,6 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         control$faulting_interface = dma$faulting_interface;
         pmu$clock = cpm$core_clock;
         pmu$rst_n = cpm$core_rst_n;
-        pmu$addr = apb$reg_addr;
-        pmu$write = regs$taken_write;
-        pmu$wdata = apb$reg_wdata;
         pmu$running = control$running_state;
         pmu$stream_enable = control$pmu_enable;
         pmu$clear_irq = control$clear_irq;
@@ -931,9 +925,19 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         shram$read_address = 32'h0;
     end
     
+    always @(*) regs$bus$addr = apb$registers$addr;
+    always @(*) regs$bus$write = apb$registers$write;
+    always @(*) regs$bus$wdata = apb$registers$wdata;
+    always @(*) apb$registers$defined = regs$bus$defined;
+    always @(*) apb$registers$rdata = regs$bus$rdata;
     always @(*) control$command$valid = dma$command_beats$valid;
     always @(*) control$command$data = dma$command_beats$data;
     always @(*) dma$command_beats$ready = control$command$ready;
+    always @(*) pmu$bus$addr = regs$pmu$addr;
+    always @(*) pmu$bus$write = regs$pmu$write;
+    always @(*) pmu$bus$wdata = regs$pmu$wdata;
+    always @(*) regs$pmu$defined = pmu$bus$defined;
+    always @(*) regs$pmu$rdata = pmu$bus$rdata;
     always @(*) pmu$m0$enabled = dma$m0_events$enabled;
     always @(*) pmu$m0$ar_accepted = dma$m0_events$ar_accepted;
     always @(*) pmu$m0$ar_stalled = dma$m0_events$ar_stalled;
@@ -979,7 +983,7 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
 endmodule // npu_u65_512_core
 
 
-module npu_u65_512_core$apb(clock,rst_n,pclken,psel,penable,pprot,pwrite,paddr,pwdata,pstrb,pready,pslverr,prdata,prot,reg_addr,reg_wdata,reg_write,reg_rdata,reg_defined);
+module npu_u65_512_core$apb(clock,rst_n,pclken,psel,penable,pprot,pwrite,paddr,pwdata,pstrb,pready,pslverr,prdata,prot,registers$addr,registers$write,registers$wdata,registers$defined,registers$rdata);
     
     // Module arguments
     input wire  clock;
@@ -996,11 +1000,11 @@ module npu_u65_512_core$apb(clock,rst_n,pclken,psel,penable,pprot,pwrite,paddr,p
     output reg  pslverr;
     output reg  [31:0] prdata;
     input wire  [1:0] prot;
-    output reg  [11:0] reg_addr;
-    output reg  [31:0] reg_wdata;
-    output reg  reg_write;
-    input wire  [31:0] reg_rdata;
-    input wire  reg_defined;
+    output reg  [11:0] registers$addr;
+    output reg  registers$write;
+    output reg  [31:0] registers$wdata;
+    input wire  registers$defined;
+    input wire  [31:0] registers$rdata;
     
     // Stub signals
     reg  ready$clock;
@@ -1055,15 +1059,15 @@ module npu_u65_512_core$apb(clock,rst_n,pclken,psel,penable,pprot,pwrite,paddr,p
         permitted = (pprot[32'h0] | ~prot[32'h0]) & (~pprot[32'h1] | prot[32'h1]);
         setup = pclken & psel & ~ready$q;
         complete = pclken & psel & penable & ready$q;
-        reg_addr = paddr;
-        reg_wdata = pwdata;
-        reg_write = complete & pwrite & permitted & reg_defined & (pstrb == 32'hf);
+        registers$addr = paddr;
+        registers$wdata = pwdata;
+        registers$write = complete & pwrite & permitted & (pstrb == 32'hf);
         if (setup) begin
             ready$d = 1'b1;
-            error$d = ~reg_defined | (pwrite & (pstrb != 32'hf));
+            error$d = ~registers$defined | (pwrite & (pstrb != 32'hf));
             rdata$d = 32'h0;
             if (~pwrite & permitted) begin
-                rdata$d = reg_rdata;
+                rdata$d = registers$rdata;
             end
         end
         if (complete) begin
@@ -21254,16 +21258,16 @@ module npu_u65_512_core$op_state$registers$9$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$registers$9$stored
 
 
-module npu_u65_512_core$pmu(clock,rst_n,addr,write,wdata,hit,rdata,running,stream_enable,clear_irq,irq,m0$enabled,m0$ar_accepted,m0$ar_stalled,m0$ar_channel,m0$ar_counter,m0$r_beat,m0$r_last,m0$r_channel,m0$r_counter,m0$aw_accepted,m0$aw_stalled,m0$aw_channel,m0$aw_counter,m0$w_beat,m0$w_stalled,m0$w_channel,m0$b_response,m0$b_channel,m0$b_counter,m0$read_limit_stall,m0$write_limit_stall,m1$enabled,m1$ar_accepted,m1$ar_stalled,m1$ar_channel,m1$ar_counter,m1$r_beat,m1$r_last,m1$r_channel,m1$r_counter,m1$aw_accepted,m1$aw_stalled,m1$aw_channel,m1$aw_counter,m1$w_beat,m1$w_stalled,m1$w_channel,m1$b_response,m1$b_channel,m1$b_counter,m1$read_limit_stall,m1$write_limit_stall);
+module npu_u65_512_core$pmu(clock,rst_n,bus$addr,bus$write,bus$wdata,bus$defined,bus$rdata,running,stream_enable,clear_irq,irq,m0$enabled,m0$ar_accepted,m0$ar_stalled,m0$ar_channel,m0$ar_counter,m0$r_beat,m0$r_last,m0$r_channel,m0$r_counter,m0$aw_accepted,m0$aw_stalled,m0$aw_channel,m0$aw_counter,m0$w_beat,m0$w_stalled,m0$w_channel,m0$b_response,m0$b_channel,m0$b_counter,m0$read_limit_stall,m0$write_limit_stall,m1$enabled,m1$ar_accepted,m1$ar_stalled,m1$ar_channel,m1$ar_counter,m1$r_beat,m1$r_last,m1$r_channel,m1$r_counter,m1$aw_accepted,m1$aw_stalled,m1$aw_channel,m1$aw_counter,m1$w_beat,m1$w_stalled,m1$w_channel,m1$b_response,m1$b_channel,m1$b_counter,m1$read_limit_stall,m1$write_limit_stall);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [11:0] addr;
-    input wire  write;
-    input wire  [31:0] wdata;
-    output reg  hit;
-    output reg  [31:0] rdata;
+    input wire  [11:0] bus$addr;
+    input wire  bus$write;
+    input wire  [31:0] bus$wdata;
+    output reg  bus$defined;
+    output reg  [31:0] bus$rdata;
     input wire  running;
     input wire  stream_enable;
     input wire  clear_irq;
@@ -21666,15 +21670,15 @@ module npu_u65_512_core$pmu(clock,rst_n,addr,write,wdata,hit,rdata,running,strea
         latency$clock = clock;
         latency$rst_n = rst_n;
         counting = ((pmcr$q & cnt_en) != 32'h0) & (((pmcr$q & mask_en) == 32'h0) | stream_enable);
-        pmcr_write = write & (addr == pmcr_address);
+        pmcr_write = bus$write & (bus$addr == pmcr_address);
         if (pmcr_write) begin
-            pmcr$d = wdata & pmcr_stored;
+            pmcr$d = bus$wdata & pmcr_stored;
         end
-        event_reset = pmcr_write & ((wdata & event_cnt_rst) != 32'h0);
-        cycle_reset = pmcr_write & ((wdata & cycle_cnt_rst) != 32'h0);
-        axi_channel_write = write & (addr == axi_channel_address);
+        event_reset = pmcr_write & ((bus$wdata & event_cnt_rst) != 32'h0);
+        cycle_reset = pmcr_write & ((bus$wdata & cycle_cnt_rst) != 32'h0);
+        axi_channel_write = bus$write & (bus$addr == axi_channel_address);
         if (axi_channel_write) begin
-            axi_channel$d = wdata & axi_channel_stored;
+            axi_channel$d = bus$wdata & axi_channel_stored;
         end
         bw_filter = (axi_channel$q & bw_ch_sel_en) != 32'h0;
         ch_sel = ((axi_channel$q >> ch_sel_at) & 4'hf);
@@ -21691,9 +21695,9 @@ module npu_u65_512_core$pmu(clock,rst_n,addr,write,wdata,hit,rdata,running,strea
         wraps = 32'h0;
         counters$0$clock = clock;
         counters$0$rst_n = rst_n;
-        counters$0$addr = addr;
-        counters$0$write = write;
-        counters$0$wdata = wdata;
+        counters$0$addr = bus$addr;
+        counters$0$write = bus$write;
+        counters$0$wdata = bus$wdata;
         counters$0$reset = event_reset;
         counters$0$enable = counting & ((enables$q & counter_bit$0) != 32'h0);
         counters$0$events = events;
@@ -21702,9 +21706,9 @@ module npu_u65_512_core$pmu(clock,rst_n,addr,write,wdata,hit,rdata,running,strea
         end
         counters$1$clock = clock;
         counters$1$rst_n = rst_n;
-        counters$1$addr = addr;
-        counters$1$write = write;
-        counters$1$wdata = wdata;
+        counters$1$addr = bus$addr;
+        counters$1$write = bus$write;
+        counters$1$wdata = bus$wdata;
         counters$1$reset = event_reset;
         counters$1$enable = counting & ((enables$q & counter_bit$1) != 32'h0);
         counters$1$events = events;
@@ -21713,9 +21717,9 @@ module npu_u65_512_core$pmu(clock,rst_n,addr,write,wdata,hit,rdata,running,strea
         end
         counters$2$clock = clock;
         counters$2$rst_n = rst_n;
-        counters$2$addr = addr;
-        counters$2$write = write;
-        counters$2$wdata = wdata;
+        counters$2$addr = bus$addr;
+        counters$2$write = bus$write;
+        counters$2$wdata = bus$wdata;
         counters$2$reset = event_reset;
         counters$2$enable = counting & ((enables$q & counter_bit$2) != 32'h0);
         counters$2$events = events;
@@ -21724,9 +21728,9 @@ module npu_u65_512_core$pmu(clock,rst_n,addr,write,wdata,hit,rdata,running,strea
         end
         counters$3$clock = clock;
         counters$3$rst_n = rst_n;
-        counters$3$addr = addr;
-        counters$3$write = write;
-        counters$3$wdata = wdata;
+        counters$3$addr = bus$addr;
+        counters$3$write = bus$write;
+        counters$3$wdata = bus$wdata;
         counters$3$reset = event_reset;
         counters$3$enable = counting & ((enables$q & counter_bit$3) != 32'h0);
         counters$3$events = events;
@@ -21743,36 +21747,36 @@ module npu_u65_512_core$pmu(clock,rst_n,addr,write,wdata,hit,rdata,running,strea
             cycles$d = 32'h0;
             cycle_wrap = 1'b0;
         end
-        if (write & (addr == cycles_low_address)) begin
-            cycles$d = (((cycles$q[(32'h20)+:(16)]) & 48'hffffffffffff) << 32'h20) | ((wdata) & 48'hffffffffffff);
+        if (bus$write & (bus$addr == cycles_low_address)) begin
+            cycles$d = (((cycles$q[(32'h20)+:(16)]) & 48'hffffffffffff) << 32'h20) | ((bus$wdata) & 48'hffffffffffff);
             cycle_wrap = 1'b0;
         end
-        if (write & (addr == cycles_high_address)) begin
-            cycles$d = (((wdata[(32'h0)+:(16)]) & 48'hffffffffffff) << 32'h20) | ((cycles$q[(32'h0)+:(32)]) & 48'hffffffffffff);
+        if (bus$write & (bus$addr == cycles_high_address)) begin
+            cycles$d = (((bus$wdata[(32'h0)+:(16)]) & 48'hffffffffffff) << 32'h20) | ((cycles$q[(32'h0)+:(32)]) & 48'hffffffffffff);
             cycle_wrap = 1'b0;
         end
         if (cycle_wrap) begin
             wraps = wraps | cycle_bit;
         end
-        if (write & (addr == enable_set_address)) begin
-            enables$d = enables$q | (wdata & pair_bits);
+        if (bus$write & (bus$addr == enable_set_address)) begin
+            enables$d = enables$q | (bus$wdata & pair_bits);
         end
-        if (write & (addr == enable_clear_address)) begin
-            enables$d = enables$q & ~(wdata & pair_bits);
+        if (bus$write & (bus$addr == enable_clear_address)) begin
+            enables$d = enables$q & ~(bus$wdata & pair_bits);
         end
-        if (write & (addr == interrupt_set_address)) begin
-            interrupts$d = interrupts$q | (wdata & pair_bits);
+        if (bus$write & (bus$addr == interrupt_set_address)) begin
+            interrupts$d = interrupts$q | (bus$wdata & pair_bits);
         end
-        if (write & (addr == interrupt_clear_address)) begin
-            interrupts$d = interrupts$q & ~(wdata & pair_bits);
+        if (bus$write & (bus$addr == interrupt_clear_address)) begin
+            interrupts$d = interrupts$q & ~(bus$wdata & pair_bits);
         end
         overflow_set = 32'h0;
-        if (write & (addr == overflow_set_address)) begin
-            overflow_set = wdata & pair_bits;
+        if (bus$write & (bus$addr == overflow_set_address)) begin
+            overflow_set = bus$wdata & pair_bits;
         end
         overflow_clear = 32'h0;
-        if (write & (addr == overflow_clear_address)) begin
-            overflow_clear = wdata & pair_bits;
+        if (bus$write & (bus$addr == overflow_clear_address)) begin
+            overflow_clear = bus$wdata & pair_bits;
         end
         overflows$d = ((overflows$q | overflow_set) & ~overflow_clear) | wraps;
         raise = (((wraps | overflow_set) & interrupts$d) != 32'h0) | ((overflows$d & interrupts$d & ~interrupts$q) != 32'h0);
@@ -21783,51 +21787,51 @@ module npu_u65_512_core$pmu(clock,rst_n,addr,write,wdata,hit,rdata,running,strea
             irq_raised$d = 1'b1;
         end
         irq = irq_raised$q;
-        hit = 1'b0;
-        rdata = 32'h0;
+        bus$defined = 1'b0;
+        bus$rdata = 32'h0;
         if (counters$0$hit) begin
-            hit = 1'b1;
-            rdata = counters$0$q;
+            bus$defined = 1'b1;
+            bus$rdata = counters$0$q;
         end
         if (counters$1$hit) begin
-            hit = 1'b1;
-            rdata = counters$1$q;
+            bus$defined = 1'b1;
+            bus$rdata = counters$1$q;
         end
         if (counters$2$hit) begin
-            hit = 1'b1;
-            rdata = counters$2$q;
+            bus$defined = 1'b1;
+            bus$rdata = counters$2$q;
         end
         if (counters$3$hit) begin
-            hit = 1'b1;
-            rdata = counters$3$q;
+            bus$defined = 1'b1;
+            bus$rdata = counters$3$q;
         end
-        if (addr == pmcr_address) begin
-            hit = 1'b1;
-            rdata = pmcr$q | pmcr_fixed;
+        if (bus$addr == pmcr_address) begin
+            bus$defined = 1'b1;
+            bus$rdata = pmcr$q | pmcr_fixed;
         end
-        if ((addr == enable_set_address) | (addr == enable_clear_address)) begin
-            hit = 1'b1;
-            rdata = enables$q;
+        if ((bus$addr == enable_set_address) | (bus$addr == enable_clear_address)) begin
+            bus$defined = 1'b1;
+            bus$rdata = enables$q;
         end
-        if ((addr == overflow_set_address) | (addr == overflow_clear_address)) begin
-            hit = 1'b1;
-            rdata = overflows$q;
+        if ((bus$addr == overflow_set_address) | (bus$addr == overflow_clear_address)) begin
+            bus$defined = 1'b1;
+            bus$rdata = overflows$q;
         end
-        if ((addr == interrupt_set_address) | (addr == interrupt_clear_address)) begin
-            hit = 1'b1;
-            rdata = interrupts$q;
+        if ((bus$addr == interrupt_set_address) | (bus$addr == interrupt_clear_address)) begin
+            bus$defined = 1'b1;
+            bus$rdata = interrupts$q;
         end
-        if (addr == cycles_low_address) begin
-            hit = 1'b1;
-            rdata = ((cycles$q) & 32'hffffffff);
+        if (bus$addr == cycles_low_address) begin
+            bus$defined = 1'b1;
+            bus$rdata = ((cycles$q) & 32'hffffffff);
         end
-        if (addr == cycles_high_address) begin
-            hit = 1'b1;
-            rdata = ((cycles$q[(32'h20)+:(16)]) & 32'hffffffff);
+        if (bus$addr == cycles_high_address) begin
+            bus$defined = 1'b1;
+            bus$rdata = ((cycles$q[(32'h20)+:(16)]) & 32'hffffffff);
         end
-        if (addr == axi_channel_address) begin
-            hit = 1'b1;
-            rdata = axi_channel$q;
+        if (bus$addr == axi_channel_address) begin
+            bus$defined = 1'b1;
+            bus$rdata = axi_channel$q;
         end
     end
     
@@ -23315,23 +23319,25 @@ module npu_u65_512_core$pmu$port1(events$enabled,events$ar_accepted,events$ar_st
 endmodule // npu_u65_512_core$pmu$port1
 
 
-module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,qread,prot,resetting,pmu_hit,pmu_rdata,taken_write,cmd_write,queue_write,reset_write,cmd,qbase,qsize,qconfig,regioncfg,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15);
+module npu_u65_512_core$regs(clock,rst_n,bus$addr,bus$write,bus$wdata,bus$defined,bus$rdata,status,qread,prot,resetting,pmu$addr,pmu$write,pmu$wdata,pmu$defined,pmu$rdata,cmd_write,queue_write,reset_write,cmd,qbase,qsize,qconfig,regioncfg,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [11:0] addr;
-    input wire  write;
-    input wire  [31:0] wdata;
-    output reg  [31:0] rdata;
-    output reg  defined;
+    input wire  [11:0] bus$addr;
+    input wire  bus$write;
+    input wire  [31:0] bus$wdata;
+    output reg  bus$defined;
+    output reg  [31:0] bus$rdata;
     input wire  [31:0] status;
     input wire  [31:0] qread;
     input wire  [1:0] prot;
     input wire  resetting;
-    input wire  pmu_hit;
-    input wire  [31:0] pmu_rdata;
-    output reg  taken_write;
+    output reg  [11:0] pmu$addr;
+    output reg  pmu$write;
+    output reg  [31:0] pmu$wdata;
+    input wire  pmu$defined;
+    input wire  [31:0] pmu$rdata;
     output reg  cmd_write;
     output reg  queue_write;
     output reg  reset_write;
@@ -23938,356 +23944,358 @@ module npu_u65_512_core$regs(clock,rst_n,addr,write,wdata,rdata,defined,status,q
     
     // Update code
     always @(*) begin
-        rdata = 32'h0;
-        defined = 1'b0;
-        taken_write = write & ~resetting;
+        bus$rdata = 32'h0;
+        bus$defined = 1'b0;
+        pmu$addr = bus$addr;
+        pmu$wdata = bus$wdata;
+        pmu$write = bus$write & ~resetting;
         storage$0$clock = clock;
         storage$0$rst_n = rst_n;
-        storage$0$addr = addr;
-        storage$0$write = taken_write;
-        storage$0$wdata = wdata;
+        storage$0$addr = bus$addr;
+        storage$0$write = pmu$write;
+        storage$0$wdata = bus$wdata;
         if (storage$0$hit) begin
-            rdata = storage$0$q;
-            defined = 1'b1;
+            bus$rdata = storage$0$q;
+            bus$defined = 1'b1;
         end
         storage$1$clock = clock;
         storage$1$rst_n = rst_n;
-        storage$1$addr = addr;
-        storage$1$write = taken_write;
-        storage$1$wdata = wdata;
+        storage$1$addr = bus$addr;
+        storage$1$write = pmu$write;
+        storage$1$wdata = bus$wdata;
         if (storage$1$hit) begin
-            rdata = storage$1$q;
-            defined = 1'b1;
+            bus$rdata = storage$1$q;
+            bus$defined = 1'b1;
         end
         storage$2$clock = clock;
         storage$2$rst_n = rst_n;
-        storage$2$addr = addr;
-        storage$2$write = taken_write;
-        storage$2$wdata = wdata;
+        storage$2$addr = bus$addr;
+        storage$2$write = pmu$write;
+        storage$2$wdata = bus$wdata;
         if (storage$2$hit) begin
-            rdata = storage$2$q;
-            defined = 1'b1;
+            bus$rdata = storage$2$q;
+            bus$defined = 1'b1;
         end
         storage$3$clock = clock;
         storage$3$rst_n = rst_n;
-        storage$3$addr = addr;
-        storage$3$write = taken_write;
-        storage$3$wdata = wdata;
+        storage$3$addr = bus$addr;
+        storage$3$write = pmu$write;
+        storage$3$wdata = bus$wdata;
         if (storage$3$hit) begin
-            rdata = storage$3$q;
-            defined = 1'b1;
+            bus$rdata = storage$3$q;
+            bus$defined = 1'b1;
         end
         storage$4$clock = clock;
         storage$4$rst_n = rst_n;
-        storage$4$addr = addr;
-        storage$4$write = taken_write;
-        storage$4$wdata = wdata;
+        storage$4$addr = bus$addr;
+        storage$4$write = pmu$write;
+        storage$4$wdata = bus$wdata;
         if (storage$4$hit) begin
-            rdata = storage$4$q;
-            defined = 1'b1;
+            bus$rdata = storage$4$q;
+            bus$defined = 1'b1;
         end
         storage$5$clock = clock;
         storage$5$rst_n = rst_n;
-        storage$5$addr = addr;
-        storage$5$write = taken_write;
-        storage$5$wdata = wdata;
+        storage$5$addr = bus$addr;
+        storage$5$write = pmu$write;
+        storage$5$wdata = bus$wdata;
         if (storage$5$hit) begin
-            rdata = storage$5$q;
-            defined = 1'b1;
+            bus$rdata = storage$5$q;
+            bus$defined = 1'b1;
         end
         storage$6$clock = clock;
         storage$6$rst_n = rst_n;
-        storage$6$addr = addr;
-        storage$6$write = taken_write;
-        storage$6$wdata = wdata;
+        storage$6$addr = bus$addr;
+        storage$6$write = pmu$write;
+        storage$6$wdata = bus$wdata;
         if (storage$6$hit) begin
-            rdata = storage$6$q;
-            defined = 1'b1;
+            bus$rdata = storage$6$q;
+            bus$defined = 1'b1;
         end
         storage$7$clock = clock;
         storage$7$rst_n = rst_n;
-        storage$7$addr = addr;
-        storage$7$write = taken_write;
-        storage$7$wdata = wdata;
+        storage$7$addr = bus$addr;
+        storage$7$write = pmu$write;
+        storage$7$wdata = bus$wdata;
         if (storage$7$hit) begin
-            rdata = storage$7$q;
-            defined = 1'b1;
+            bus$rdata = storage$7$q;
+            bus$defined = 1'b1;
         end
         storage$8$clock = clock;
         storage$8$rst_n = rst_n;
-        storage$8$addr = addr;
-        storage$8$write = taken_write;
-        storage$8$wdata = wdata;
+        storage$8$addr = bus$addr;
+        storage$8$write = pmu$write;
+        storage$8$wdata = bus$wdata;
         if (storage$8$hit) begin
-            rdata = storage$8$q;
-            defined = 1'b1;
+            bus$rdata = storage$8$q;
+            bus$defined = 1'b1;
         end
         storage$9$clock = clock;
         storage$9$rst_n = rst_n;
-        storage$9$addr = addr;
-        storage$9$write = taken_write;
-        storage$9$wdata = wdata;
+        storage$9$addr = bus$addr;
+        storage$9$write = pmu$write;
+        storage$9$wdata = bus$wdata;
         if (storage$9$hit) begin
-            rdata = storage$9$q;
-            defined = 1'b1;
+            bus$rdata = storage$9$q;
+            bus$defined = 1'b1;
         end
         storage$10$clock = clock;
         storage$10$rst_n = rst_n;
-        storage$10$addr = addr;
-        storage$10$write = taken_write;
-        storage$10$wdata = wdata;
+        storage$10$addr = bus$addr;
+        storage$10$write = pmu$write;
+        storage$10$wdata = bus$wdata;
         if (storage$10$hit) begin
-            rdata = storage$10$q;
-            defined = 1'b1;
+            bus$rdata = storage$10$q;
+            bus$defined = 1'b1;
         end
         storage$11$clock = clock;
         storage$11$rst_n = rst_n;
-        storage$11$addr = addr;
-        storage$11$write = taken_write;
-        storage$11$wdata = wdata;
+        storage$11$addr = bus$addr;
+        storage$11$write = pmu$write;
+        storage$11$wdata = bus$wdata;
         if (storage$11$hit) begin
-            rdata = storage$11$q;
-            defined = 1'b1;
+            bus$rdata = storage$11$q;
+            bus$defined = 1'b1;
         end
         storage$12$clock = clock;
         storage$12$rst_n = rst_n;
-        storage$12$addr = addr;
-        storage$12$write = taken_write;
-        storage$12$wdata = wdata;
+        storage$12$addr = bus$addr;
+        storage$12$write = pmu$write;
+        storage$12$wdata = bus$wdata;
         if (storage$12$hit) begin
-            rdata = storage$12$q;
-            defined = 1'b1;
+            bus$rdata = storage$12$q;
+            bus$defined = 1'b1;
         end
         storage$13$clock = clock;
         storage$13$rst_n = rst_n;
-        storage$13$addr = addr;
-        storage$13$write = taken_write;
-        storage$13$wdata = wdata;
+        storage$13$addr = bus$addr;
+        storage$13$write = pmu$write;
+        storage$13$wdata = bus$wdata;
         if (storage$13$hit) begin
-            rdata = storage$13$q;
-            defined = 1'b1;
+            bus$rdata = storage$13$q;
+            bus$defined = 1'b1;
         end
         storage$14$clock = clock;
         storage$14$rst_n = rst_n;
-        storage$14$addr = addr;
-        storage$14$write = taken_write;
-        storage$14$wdata = wdata;
+        storage$14$addr = bus$addr;
+        storage$14$write = pmu$write;
+        storage$14$wdata = bus$wdata;
         if (storage$14$hit) begin
-            rdata = storage$14$q;
-            defined = 1'b1;
+            bus$rdata = storage$14$q;
+            bus$defined = 1'b1;
         end
         storage$15$clock = clock;
         storage$15$rst_n = rst_n;
-        storage$15$addr = addr;
-        storage$15$write = taken_write;
-        storage$15$wdata = wdata;
+        storage$15$addr = bus$addr;
+        storage$15$write = pmu$write;
+        storage$15$wdata = bus$wdata;
         if (storage$15$hit) begin
-            rdata = storage$15$q;
-            defined = 1'b1;
+            bus$rdata = storage$15$q;
+            bus$defined = 1'b1;
         end
         storage$16$clock = clock;
         storage$16$rst_n = rst_n;
-        storage$16$addr = addr;
-        storage$16$write = taken_write;
-        storage$16$wdata = wdata;
+        storage$16$addr = bus$addr;
+        storage$16$write = pmu$write;
+        storage$16$wdata = bus$wdata;
         if (storage$16$hit) begin
-            rdata = storage$16$q;
-            defined = 1'b1;
+            bus$rdata = storage$16$q;
+            bus$defined = 1'b1;
         end
         storage$17$clock = clock;
         storage$17$rst_n = rst_n;
-        storage$17$addr = addr;
-        storage$17$write = taken_write;
-        storage$17$wdata = wdata;
+        storage$17$addr = bus$addr;
+        storage$17$write = pmu$write;
+        storage$17$wdata = bus$wdata;
         if (storage$17$hit) begin
-            rdata = storage$17$q;
-            defined = 1'b1;
+            bus$rdata = storage$17$q;
+            bus$defined = 1'b1;
         end
         storage$18$clock = clock;
         storage$18$rst_n = rst_n;
-        storage$18$addr = addr;
-        storage$18$write = taken_write;
-        storage$18$wdata = wdata;
+        storage$18$addr = bus$addr;
+        storage$18$write = pmu$write;
+        storage$18$wdata = bus$wdata;
         if (storage$18$hit) begin
-            rdata = storage$18$q;
-            defined = 1'b1;
+            bus$rdata = storage$18$q;
+            bus$defined = 1'b1;
         end
         storage$19$clock = clock;
         storage$19$rst_n = rst_n;
-        storage$19$addr = addr;
-        storage$19$write = taken_write;
-        storage$19$wdata = wdata;
+        storage$19$addr = bus$addr;
+        storage$19$write = pmu$write;
+        storage$19$wdata = bus$wdata;
         if (storage$19$hit) begin
-            rdata = storage$19$q;
-            defined = 1'b1;
+            bus$rdata = storage$19$q;
+            bus$defined = 1'b1;
         end
         storage$20$clock = clock;
         storage$20$rst_n = rst_n;
-        storage$20$addr = addr;
-        storage$20$write = taken_write;
-        storage$20$wdata = wdata;
+        storage$20$addr = bus$addr;
+        storage$20$write = pmu$write;
+        storage$20$wdata = bus$wdata;
         if (storage$20$hit) begin
-            rdata = storage$20$q;
-            defined = 1'b1;
+            bus$rdata = storage$20$q;
+            bus$defined = 1'b1;
         end
         storage$21$clock = clock;
         storage$21$rst_n = rst_n;
-        storage$21$addr = addr;
-        storage$21$write = taken_write;
-        storage$21$wdata = wdata;
+        storage$21$addr = bus$addr;
+        storage$21$write = pmu$write;
+        storage$21$wdata = bus$wdata;
         if (storage$21$hit) begin
-            rdata = storage$21$q;
-            defined = 1'b1;
+            bus$rdata = storage$21$q;
+            bus$defined = 1'b1;
         end
         storage$22$clock = clock;
         storage$22$rst_n = rst_n;
-        storage$22$addr = addr;
-        storage$22$write = taken_write;
-        storage$22$wdata = wdata;
+        storage$22$addr = bus$addr;
+        storage$22$write = pmu$write;
+        storage$22$wdata = bus$wdata;
         if (storage$22$hit) begin
-            rdata = storage$22$q;
-            defined = 1'b1;
+            bus$rdata = storage$22$q;
+            bus$defined = 1'b1;
         end
         storage$23$clock = clock;
         storage$23$rst_n = rst_n;
-        storage$23$addr = addr;
-        storage$23$write = taken_write;
-        storage$23$wdata = wdata;
+        storage$23$addr = bus$addr;
+        storage$23$write = pmu$write;
+        storage$23$wdata = bus$wdata;
         if (storage$23$hit) begin
-            rdata = storage$23$q;
-            defined = 1'b1;
+            bus$rdata = storage$23$q;
+            bus$defined = 1'b1;
         end
         storage$24$clock = clock;
         storage$24$rst_n = rst_n;
-        storage$24$addr = addr;
-        storage$24$write = taken_write;
-        storage$24$wdata = wdata;
+        storage$24$addr = bus$addr;
+        storage$24$write = pmu$write;
+        storage$24$wdata = bus$wdata;
         if (storage$24$hit) begin
-            rdata = storage$24$q;
-            defined = 1'b1;
+            bus$rdata = storage$24$q;
+            bus$defined = 1'b1;
         end
         storage$25$clock = clock;
         storage$25$rst_n = rst_n;
-        storage$25$addr = addr;
-        storage$25$write = taken_write;
-        storage$25$wdata = wdata;
+        storage$25$addr = bus$addr;
+        storage$25$write = pmu$write;
+        storage$25$wdata = bus$wdata;
         if (storage$25$hit) begin
-            rdata = storage$25$q;
-            defined = 1'b1;
+            bus$rdata = storage$25$q;
+            bus$defined = 1'b1;
         end
         storage$26$clock = clock;
         storage$26$rst_n = rst_n;
-        storage$26$addr = addr;
-        storage$26$write = taken_write;
-        storage$26$wdata = wdata;
+        storage$26$addr = bus$addr;
+        storage$26$write = pmu$write;
+        storage$26$wdata = bus$wdata;
         if (storage$26$hit) begin
-            rdata = storage$26$q;
-            defined = 1'b1;
+            bus$rdata = storage$26$q;
+            bus$defined = 1'b1;
         end
         storage$27$clock = clock;
         storage$27$rst_n = rst_n;
-        storage$27$addr = addr;
-        storage$27$write = taken_write;
-        storage$27$wdata = wdata;
+        storage$27$addr = bus$addr;
+        storage$27$write = pmu$write;
+        storage$27$wdata = bus$wdata;
         if (storage$27$hit) begin
-            rdata = storage$27$q;
-            defined = 1'b1;
+            bus$rdata = storage$27$q;
+            bus$defined = 1'b1;
         end
-        constants$0$addr = addr;
+        constants$0$addr = bus$addr;
         if (constants$0$hit) begin
-            rdata = constants$0$q;
-            defined = 1'b1;
+            bus$rdata = constants$0$q;
+            bus$defined = 1'b1;
         end
-        constants$1$addr = addr;
+        constants$1$addr = bus$addr;
         if (constants$1$hit) begin
-            rdata = constants$1$q;
-            defined = 1'b1;
+            bus$rdata = constants$1$q;
+            bus$defined = 1'b1;
         end
-        constants$2$addr = addr;
+        constants$2$addr = bus$addr;
         if (constants$2$hit) begin
-            rdata = constants$2$q;
-            defined = 1'b1;
+            bus$rdata = constants$2$q;
+            bus$defined = 1'b1;
         end
-        constants$3$addr = addr;
+        constants$3$addr = bus$addr;
         if (constants$3$hit) begin
-            rdata = constants$3$q;
-            defined = 1'b1;
+            bus$rdata = constants$3$q;
+            bus$defined = 1'b1;
         end
-        constants$4$addr = addr;
+        constants$4$addr = bus$addr;
         if (constants$4$hit) begin
-            rdata = constants$4$q;
-            defined = 1'b1;
+            bus$rdata = constants$4$q;
+            bus$defined = 1'b1;
         end
-        constants$5$addr = addr;
+        constants$5$addr = bus$addr;
         if (constants$5$hit) begin
-            rdata = constants$5$q;
-            defined = 1'b1;
+            bus$rdata = constants$5$q;
+            bus$defined = 1'b1;
         end
-        constants$6$addr = addr;
+        constants$6$addr = bus$addr;
         if (constants$6$hit) begin
-            rdata = constants$6$q;
-            defined = 1'b1;
+            bus$rdata = constants$6$q;
+            bus$defined = 1'b1;
         end
-        constants$7$addr = addr;
+        constants$7$addr = bus$addr;
         if (constants$7$hit) begin
-            rdata = constants$7$q;
-            defined = 1'b1;
+            bus$rdata = constants$7$q;
+            bus$defined = 1'b1;
         end
-        constants$8$addr = addr;
+        constants$8$addr = bus$addr;
         if (constants$8$hit) begin
-            rdata = constants$8$q;
-            defined = 1'b1;
+            bus$rdata = constants$8$q;
+            bus$defined = 1'b1;
         end
-        constants$9$addr = addr;
+        constants$9$addr = bus$addr;
         if (constants$9$hit) begin
-            rdata = constants$9$q;
-            defined = 1'b1;
+            bus$rdata = constants$9$q;
+            bus$defined = 1'b1;
         end
-        constants$10$addr = addr;
+        constants$10$addr = bus$addr;
         if (constants$10$hit) begin
-            rdata = constants$10$q;
-            defined = 1'b1;
+            bus$rdata = constants$10$q;
+            bus$defined = 1'b1;
         end
-        constants$11$addr = addr;
+        constants$11$addr = bus$addr;
         if (constants$11$hit) begin
-            rdata = constants$11$q;
-            defined = 1'b1;
+            bus$rdata = constants$11$q;
+            bus$defined = 1'b1;
         end
-        constants$12$addr = addr;
+        constants$12$addr = bus$addr;
         if (constants$12$hit) begin
-            rdata = constants$12$q;
-            defined = 1'b1;
+            bus$rdata = constants$12$q;
+            bus$defined = 1'b1;
         end
-        constants$13$addr = addr;
+        constants$13$addr = bus$addr;
         if (constants$13$hit) begin
-            rdata = constants$13$q;
-            defined = 1'b1;
+            bus$rdata = constants$13$q;
+            bus$defined = 1'b1;
         end
-        if (pmu_hit) begin
-            rdata = pmu_rdata;
-            defined = 1'b1;
+        if (pmu$defined) begin
+            bus$rdata = pmu$rdata;
+            bus$defined = 1'b1;
         end
-        if (addr == status_address) begin
-            rdata = status;
-            defined = 1'b1;
+        if (bus$addr == status_address) begin
+            bus$rdata = status;
+            bus$defined = 1'b1;
         end
-        if (addr == qread_address) begin
-            rdata = qread;
-            defined = 1'b1;
+        if (bus$addr == qread_address) begin
+            bus$rdata = qread;
+            bus$defined = 1'b1;
         end
-        if (addr == prot_address) begin
-            rdata = ((prot) & 32'hffffffff);
-            defined = 1'b1;
+        if (bus$addr == prot_address) begin
+            bus$rdata = ((prot) & 32'hffffffff);
+            bus$defined = 1'b1;
         end
         if (resetting) begin
-            rdata = 32'h0;
-            if (addr == status_address) begin
-                rdata = reset_status;
+            bus$rdata = 32'h0;
+            if (bus$addr == status_address) begin
+                bus$rdata = reset_status;
             end
         end
-        cmd_write = taken_write & (addr == cmd_address);
-        reset_write = taken_write & (addr == reset_address);
-        queue_write = taken_write & ((addr == qbase0_address) | (addr == qbase1_address) | (addr == qsize_address));
+        cmd_write = pmu$write & (bus$addr == cmd_address);
+        reset_write = pmu$write & (bus$addr == reset_address);
+        queue_write = pmu$write & ((bus$addr == qbase0_address) | (bus$addr == qbase1_address) | (bus$addr == qsize_address));
         qbase = ((storage$0$q) & 40'hffffffffff) | (((storage$1$q) & 40'hffffffffff) << 32'h20);
         qsize = storage$2$q;
         qconfig = storage$3$q[(32'h0)+:(2)];

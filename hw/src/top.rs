@@ -1,7 +1,7 @@
 //! The NPU top level. Port names are the TRM appendix A signal names; the
 //! AXI managers are bundles that the emitted wrapper flattens to `xxxMn`.
 
-use crate::apb::{ApbCompleter, RegisterFile};
+use crate::apb::{ApbCompleter, RegisterBus, RegisterFile};
 use crate::axi::AxiManagerPort;
 use crate::central_control::{CentralControl, NoDatapath, OpState};
 use crate::cpm::Cpm;
@@ -132,7 +132,7 @@ impl Logic for Npu {
         self.cpm.porpl.next = self.PORPL.val();
         self.cpm.porsl.next = self.PORSL.val();
         self.cpm.reset_write.next = self.regs.reset_write.val();
-        self.cpm.reset_value.next = self.apb.reg_wdata.val();
+        self.cpm.reset_value.next = self.apb.registers.wdata.val();
         self.cpm.reset_pprot.next = self.PPROT.val();
         self.cpm.axi_quiet.next = self.dma.axi_quiet.val();
         self.cpm.shram_clearing.next = self.shram.clearing.val();
@@ -173,23 +173,17 @@ impl Logic for Npu {
         self.regs.clock.next = self.cpm.core_clock.val();
         self.regs.rst_n.next = self.cpm.core_rst_n.val();
         self.regs.resetting.next = self.cpm.resetting.val();
-        self.regs.addr.next = self.apb.reg_addr.val();
-        self.regs.write.next = self.apb.reg_write.val();
-        self.regs.wdata.next = self.apb.reg_wdata.val();
-        self.apb.reg_rdata.next = self.regs.rdata.val();
-        self.apb.reg_defined.next = self.regs.defined.val();
+        RegisterBus::join(&mut self.apb.registers, &mut self.regs.bus);
         self.regs.prot.next = self.cpm.prot.val();
         self.regs.status.next = self.control.status.val();
         self.regs.qread.next = self.control.qread.val();
-        self.regs.pmu_hit.next = self.pmu.hit.val();
-        self.regs.pmu_rdata.next = self.pmu.rdata.val();
         self.IRQ.next = self.control.irq.val();
 
         self.control.clock.next = self.cpm.core_clock.val();
         self.control.rst_n.next = self.cpm.core_rst_n.val();
         self.control.cmd_write.next = self.regs.cmd_write.val();
         self.control.queue_write.next = self.regs.queue_write.val();
-        self.control.wdata.next = self.apb.reg_wdata.val();
+        self.control.wdata.next = self.apb.registers.wdata.val();
         self.control.qsize.next = self.regs.qsize.val();
 
         self.op_state.clock.next = self.cpm.core_clock.val();
@@ -239,9 +233,7 @@ impl Logic for Npu {
         // TRM 4.5: the PMU counts cycles of the gated NPU clock.
         self.pmu.clock.next = self.cpm.core_clock.val();
         self.pmu.rst_n.next = self.cpm.core_rst_n.val();
-        self.pmu.addr.next = self.apb.reg_addr.val();
-        self.pmu.write.next = self.regs.taken_write.val();
-        self.pmu.wdata.next = self.apb.reg_wdata.val();
+        RegisterBus::join(&mut self.regs.pmu, &mut self.pmu.bus);
         self.pmu.running.next = self.control.running_state.val();
         self.pmu.stream_enable.next = self.control.pmu_enable.val();
         self.pmu.clear_irq.next = self.control.clear_irq.val();

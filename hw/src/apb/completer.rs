@@ -1,5 +1,6 @@
 //! The APB4 completer: protocol, PCLKEN sampling and the TRM 4.1 access rule.
 
+use super::bus::RegisterBus;
 use crate::widgets::ResetReg;
 use rust_hdl::prelude::*;
 
@@ -32,12 +33,8 @@ pub struct ApbCompleter {
     pub prdata: Signal<Out, Bits<32>>,
     /// PROT: bit 0 active_CPL, bit 1 active_CSL (CNS).
     pub prot: Signal<In, Bits<2>>,
-    /// Register-file side.
-    pub reg_addr: Signal<Out, Bits<12>>,
-    pub reg_wdata: Signal<Out, Bits<32>>,
-    pub reg_write: Signal<Out, Bit>,
-    pub reg_rdata: Signal<In, Bits<32>>,
-    pub reg_defined: Signal<In, Bit>,
+    /// The register file.
+    pub registers: RegisterBus,
     permitted: Signal<Local, Bit>,
     setup: Signal<Local, Bit>,
     complete: Signal<Local, Bit>,
@@ -64,21 +61,21 @@ impl Logic for ApbCompleter {
         self.complete.next =
             self.pclken.val() & self.psel.val() & self.penable.val() & self.ready.q.val();
 
-        self.reg_addr.next = self.paddr.val();
-        self.reg_wdata.next = self.pwdata.val();
-        self.reg_write.next = self.complete.val()
+        // An undefined address takes no write: no register matches it.
+        self.registers.addr.next = self.paddr.val();
+        self.registers.wdata.next = self.pwdata.val();
+        self.registers.write.next = self.complete.val()
             & self.pwrite.val()
             & self.permitted.val()
-            & self.reg_defined.val()
             & (self.pstrb.val() == 15);
 
         if self.setup.val() {
             self.ready.d.next = true;
             self.error.d.next =
-                !self.reg_defined.val() | (self.pwrite.val() & (self.pstrb.val() != 15));
+                !self.registers.defined.val() | (self.pwrite.val() & (self.pstrb.val() != 15));
             self.rdata.d.next = 0.into();
             if !self.pwrite.val() & self.permitted.val() {
-                self.rdata.d.next = self.reg_rdata.val();
+                self.rdata.d.next = self.registers.rdata.val();
             }
         }
         if self.complete.val() {

@@ -2,6 +2,7 @@
 //! from the byte address and read through one multiplexer. The PMU page's
 //! registers live in the PMU (`crate::pmu`), which answers for them.
 
+use super::bus::{RegisterBus, RegisterTarget};
 use super::registers::{ConstantRegister, StorageRegister};
 use npu_spec::config::NpuConfig;
 use npu_spec::regs::{self, Behaviour, Page, Register};
@@ -11,13 +12,8 @@ use rust_hdl::prelude::*;
 pub struct RegisterFile {
     pub clock: Signal<In, Clock>,
     pub rst_n: Signal<In, Bit>,
-    /// Access from the APB completer: a permitted full-word write strobes `write`.
-    pub addr: Signal<In, Bits<12>>,
-    pub write: Signal<In, Bit>,
-    pub wdata: Signal<In, Bits<32>>,
-    pub rdata: Signal<Out, Bits<32>>,
-    /// Some register lives at `addr`.
-    pub defined: Signal<Out, Bit>,
+    /// Access from the APB completer.
+    pub bus: RegisterTarget,
     /// Live values (TRM 4.2.2, 4.2.7, 4.2.10).
     pub status: Signal<In, Bits<32>>,
     pub qread: Signal<In, Bits<32>>,
@@ -25,12 +21,8 @@ pub struct RegisterFile {
     /// A reset is in progress (TRM 4.2.2 reset_status): every register but
     /// STATUS reads 0, and writes are ignored.
     pub resetting: Signal<In, Bit>,
-    /// The PMU decodes `addr` as one of its registers; its read value.
-    pub pmu_hit: Signal<In, Bit>,
-    pub pmu_rdata: Signal<In, Bits<32>>,
-    /// `write` unless a reset is in progress: the write the registers take,
-    /// the PMU's included.
-    pub taken_write: Signal<Out, Bit>,
+    /// The PMU's page: the same access, its write dropped during a reset.
+    pub pmu: RegisterBus,
     /// A permitted write of CMD; of QBASE0, QBASE1 or QSIZE; of RESET.
     pub cmd_write: Signal<Out, Bit>,
     pub queue_write: Signal<Out, Bit>,
@@ -124,17 +116,11 @@ impl RegisterFile {
         Self {
             clock: Default::default(),
             rst_n: Default::default(),
-            addr: Default::default(),
-            write: Default::default(),
-            wdata: Default::default(),
-            rdata: Default::default(),
-            defined: Default::default(),
+            bus: Default::default(),
+            pmu: Default::default(),
             status: Default::default(),
             qread: Default::default(),
             prot: Default::default(),
-            pmu_hit: Default::default(),
-            pmu_rdata: Default::default(),
-            taken_write: Default::default(),
             qbase: Default::default(),
             qsize: Default::default(),
             qconfig: Default::default(),
@@ -176,59 +162,63 @@ impl RegisterFile {
 impl Logic for RegisterFile {
     #[hdl_gen]
     fn update(&mut self) {
-        self.rdata.next = 0.into();
-        self.defined.next = false;
-        self.taken_write.next = self.write.val() & !self.resetting.val();
+        self.bus.rdata.next = 0.into();
+        self.bus.defined.next = false;
+        // The write the registers take, the PMU's included.
+        self.pmu.addr.next = self.bus.addr.val();
+        self.pmu.wdata.next = self.bus.wdata.val();
+        self.pmu.write.next = self.bus.write.val() & !self.resetting.val();
 
         for i in 0..self.storage.len() {
             self.storage[i].clock.next = self.clock.val();
             self.storage[i].rst_n.next = self.rst_n.val();
-            self.storage[i].addr.next = self.addr.val();
-            self.storage[i].write.next = self.taken_write.val();
-            self.storage[i].wdata.next = self.wdata.val();
+            self.storage[i].addr.next = self.bus.addr.val();
+            self.storage[i].write.next = self.pmu.write.val();
+            self.storage[i].wdata.next = self.bus.wdata.val();
             if self.storage[i].hit.val() {
-                self.rdata.next = self.storage[i].q.val();
-                self.defined.next = true;
+                self.bus.rdata.next = self.storage[i].q.val();
+                self.bus.defined.next = true;
             }
         }
         for i in 0..self.constants.len() {
-            self.constants[i].addr.next = self.addr.val();
+            self.constants[i].addr.next = self.bus.addr.val();
             if self.constants[i].hit.val() {
-                self.rdata.next = self.constants[i].q.val();
-                self.defined.next = true;
+                self.bus.rdata.next = self.constants[i].q.val();
+                self.bus.defined.next = true;
             }
         }
-        if self.pmu_hit.val() {
-            self.rdata.next = self.pmu_rdata.val();
-            self.defined.next = true;
+        if self.pmu.defined.val() {
+            self.bus.rdata.next = self.pmu.rdata.val();
+            self.bus.defined.next = true;
         }
 
-        if self.addr.val() == self.status_address.val() {
-            self.rdata.next = self.status.val();
-            self.defined.next = true;
+        if self.bus.addr.val() == self.status_address.val() {
+            self.bus.rdata.next = self.status.val();
+            self.bus.defined.next = true;
         }
-        if self.addr.val() == self.qread_address.val() {
-            self.rdata.next = self.qread.val();
-            self.defined.next = true;
+        if self.bus.addr.val() == self.qread_address.val() {
+            self.bus.rdata.next = self.qread.val();
+            self.bus.defined.next = true;
         }
-        if self.addr.val() == self.prot_address.val() {
-            self.rdata.next = bit_cast::<32, 2>(self.prot.val());
-            self.defined.next = true;
+        if self.bus.addr.val() == self.prot_address.val() {
+            self.bus.rdata.next = bit_cast::<32, 2>(self.prot.val());
+            self.bus.defined.next = true;
         }
         if self.resetting.val() {
-            self.rdata.next = 0.into();
-            if self.addr.val() == self.status_address.val() {
-                self.rdata.next = self.reset_status.val();
+            self.bus.rdata.next = 0.into();
+            if self.bus.addr.val() == self.status_address.val() {
+                self.bus.rdata.next = self.reset_status.val();
             }
         }
 
-        self.cmd_write.next = self.taken_write.val() & (self.addr.val() == self.cmd_address.val());
+        self.cmd_write.next =
+            self.pmu.write.val() & (self.bus.addr.val() == self.cmd_address.val());
         self.reset_write.next =
-            self.taken_write.val() & (self.addr.val() == self.reset_address.val());
-        self.queue_write.next = self.taken_write.val()
-            & ((self.addr.val() == self.qbase0_address.val())
-                | (self.addr.val() == self.qbase1_address.val())
-                | (self.addr.val() == self.qsize_address.val()));
+            self.pmu.write.val() & (self.bus.addr.val() == self.reset_address.val());
+        self.queue_write.next = self.pmu.write.val()
+            & ((self.bus.addr.val() == self.qbase0_address.val())
+                | (self.bus.addr.val() == self.qbase1_address.val())
+                | (self.bus.addr.val() == self.qsize_address.val()));
         // storage[0..25] are EXPORTED, in its order.
         self.qbase.next = bit_cast::<40, 32>(self.storage[0].q.val())
             | (bit_cast::<40, 32>(self.storage[1].q.val()) << 32);

@@ -30,6 +30,7 @@ pub use bandwidth::PortEvents;
 pub use counter::EventCounter;
 pub use latency::LatencyMonitor;
 
+use crate::apb::RegisterTarget;
 use crate::dma::AxiEventsIn;
 use crate::widgets::ResetReg;
 use npu_spec::pmu::{self, Event, Unit};
@@ -75,14 +76,9 @@ fn word(value: u32) -> Constant<Bits<32>> {
 pub struct Pmu {
     pub clock: Signal<In, Clock>,
     pub rst_n: Signal<In, Bit>,
-    /// APB register access, as the register file sees it: a permitted
-    /// full-word write strobes `write`.
-    pub addr: Signal<In, Bits<12>>,
-    pub write: Signal<In, Bit>,
-    pub wdata: Signal<In, Bits<32>>,
-    /// `addr` is a PMU register; its read value.
-    pub hit: Signal<Out, Bit>,
-    pub rdata: Signal<Out, Bits<32>>,
+    /// APB register access to the PMU page (TRM 4.5), through the register
+    /// file; `defined` when the address is a PMU register.
+    pub bus: RegisterTarget,
     /// STATUS.state: the NPU is running.
     pub running: Signal<In, Bit>,
     /// The enable bit of the last NPU_OP_PMU_MASK.
@@ -201,11 +197,7 @@ impl Default for Pmu {
         Self {
             clock: Default::default(),
             rst_n: Default::default(),
-            addr: Default::default(),
-            write: Default::default(),
-            wdata: Default::default(),
-            hit: Default::default(),
-            rdata: Default::default(),
+            bus: Default::default(),
             running: Default::default(),
             stream_enable: Default::default(),
             clear_irq: Default::default(),
@@ -296,20 +288,21 @@ impl Logic for Pmu {
         // ---- PMCR and NPU_OP_PMU_MASK (TRM 4.5.1) ----
         self.counting.next = ((self.pmcr.q.val() & self.cnt_en.val()) != 0)
             & (((self.pmcr.q.val() & self.mask_en.val()) == 0) | self.stream_enable.val());
-        self.pmcr_write.next = self.write.val() & (self.addr.val() == self.pmcr_address.val());
+        self.pmcr_write.next =
+            self.bus.write.val() & (self.bus.addr.val() == self.pmcr_address.val());
         if self.pmcr_write.val() {
-            self.pmcr.d.next = self.wdata.val() & self.pmcr_stored.val();
+            self.pmcr.d.next = self.bus.wdata.val() & self.pmcr_stored.val();
         }
         self.event_reset.next =
-            self.pmcr_write.val() & ((self.wdata.val() & self.event_cnt_rst.val()) != 0);
+            self.pmcr_write.val() & ((self.bus.wdata.val() & self.event_cnt_rst.val()) != 0);
         self.cycle_reset.next =
-            self.pmcr_write.val() & ((self.wdata.val() & self.cycle_cnt_rst.val()) != 0);
+            self.pmcr_write.val() & ((self.bus.wdata.val() & self.cycle_cnt_rst.val()) != 0);
 
         // ---- PMCAXI_CHAN (TRM 4.5.12) ----
         self.axi_channel_write.next =
-            self.write.val() & (self.addr.val() == self.axi_channel_address.val());
+            self.bus.write.val() & (self.bus.addr.val() == self.axi_channel_address.val());
         if self.axi_channel_write.val() {
-            self.axi_channel.d.next = self.wdata.val() & self.axi_channel_stored.val();
+            self.axi_channel.d.next = self.bus.wdata.val() & self.axi_channel_stored.val();
         }
         self.bw_filter.next = (self.axi_channel.q.val() & self.bw_ch_sel_en.val()) != 0;
         self.ch_sel.next = bit_cast::<4, 32>(self.axi_channel.q.val() >> self.ch_sel_at.val());
@@ -344,9 +337,9 @@ impl Logic for Pmu {
         for k in 0..self.counters.len() {
             self.counters[k].clock.next = self.clock.val();
             self.counters[k].rst_n.next = self.rst_n.val();
-            self.counters[k].addr.next = self.addr.val();
-            self.counters[k].write.next = self.write.val();
-            self.counters[k].wdata.next = self.wdata.val();
+            self.counters[k].addr.next = self.bus.addr.val();
+            self.counters[k].write.next = self.bus.write.val();
+            self.counters[k].wdata.next = self.bus.wdata.val();
             self.counters[k].reset.next = self.event_reset.val();
             self.counters[k].enable.next =
                 self.counting.val() & ((self.enables.q.val() & self.counter_bit[k].val()) != 0);
@@ -367,13 +360,13 @@ impl Logic for Pmu {
             self.cycles.d.next = 0.into();
             self.cycle_wrap.next = false;
         }
-        if self.write.val() & (self.addr.val() == self.cycles_low_address.val()) {
+        if self.bus.write.val() & (self.bus.addr.val() == self.cycles_low_address.val()) {
             self.cycles.d.next = (bit_cast::<48, 16>(self.cycles.q.val().get_bits::<16>(32)) << 32)
-                | bit_cast::<48, 32>(self.wdata.val());
+                | bit_cast::<48, 32>(self.bus.wdata.val());
             self.cycle_wrap.next = false;
         }
-        if self.write.val() & (self.addr.val() == self.cycles_high_address.val()) {
-            self.cycles.d.next = (bit_cast::<48, 16>(self.wdata.val().get_bits::<16>(0)) << 32)
+        if self.bus.write.val() & (self.bus.addr.val() == self.cycles_high_address.val()) {
+            self.cycles.d.next = (bit_cast::<48, 16>(self.bus.wdata.val().get_bits::<16>(0)) << 32)
                 | bit_cast::<48, 32>(self.cycles.q.val().get_bits::<32>(0));
             self.cycle_wrap.next = false;
         }
@@ -382,27 +375,29 @@ impl Logic for Pmu {
         }
 
         // ---- Set/clear pairs (TRM 4.5.2, 4.5.3, 4.5.6-4.5.9) ----
-        if self.write.val() & (self.addr.val() == self.enable_set_address.val()) {
-            self.enables.d.next = self.enables.q.val() | (self.wdata.val() & self.pair_bits.val());
+        if self.bus.write.val() & (self.bus.addr.val() == self.enable_set_address.val()) {
+            self.enables.d.next =
+                self.enables.q.val() | (self.bus.wdata.val() & self.pair_bits.val());
         }
-        if self.write.val() & (self.addr.val() == self.enable_clear_address.val()) {
-            self.enables.d.next = self.enables.q.val() & !(self.wdata.val() & self.pair_bits.val());
+        if self.bus.write.val() & (self.bus.addr.val() == self.enable_clear_address.val()) {
+            self.enables.d.next =
+                self.enables.q.val() & !(self.bus.wdata.val() & self.pair_bits.val());
         }
-        if self.write.val() & (self.addr.val() == self.interrupt_set_address.val()) {
+        if self.bus.write.val() & (self.bus.addr.val() == self.interrupt_set_address.val()) {
             self.interrupts.d.next =
-                self.interrupts.q.val() | (self.wdata.val() & self.pair_bits.val());
+                self.interrupts.q.val() | (self.bus.wdata.val() & self.pair_bits.val());
         }
-        if self.write.val() & (self.addr.val() == self.interrupt_clear_address.val()) {
+        if self.bus.write.val() & (self.bus.addr.val() == self.interrupt_clear_address.val()) {
             self.interrupts.d.next =
-                self.interrupts.q.val() & !(self.wdata.val() & self.pair_bits.val());
+                self.interrupts.q.val() & !(self.bus.wdata.val() & self.pair_bits.val());
         }
         self.overflow_set.next = 0.into();
-        if self.write.val() & (self.addr.val() == self.overflow_set_address.val()) {
-            self.overflow_set.next = self.wdata.val() & self.pair_bits.val();
+        if self.bus.write.val() & (self.bus.addr.val() == self.overflow_set_address.val()) {
+            self.overflow_set.next = self.bus.wdata.val() & self.pair_bits.val();
         }
         self.overflow_clear.next = 0.into();
-        if self.write.val() & (self.addr.val() == self.overflow_clear_address.val()) {
-            self.overflow_clear.next = self.wdata.val() & self.pair_bits.val();
+        if self.bus.write.val() & (self.bus.addr.val() == self.overflow_clear_address.val()) {
+            self.overflow_clear.next = self.bus.wdata.val() & self.pair_bits.val();
         }
         // A wrap in the cycle of a clear still sets its flag.
         self.overflows.d.next = ((self.overflows.q.val() | self.overflow_set.val())
@@ -423,47 +418,47 @@ impl Logic for Pmu {
         self.irq.next = self.irq_raised.q.val();
 
         // ---- Reads ----
-        self.hit.next = false;
-        self.rdata.next = 0.into();
+        self.bus.defined.next = false;
+        self.bus.rdata.next = 0.into();
         for k in 0..self.counters.len() {
             if self.counters[k].hit.val() {
-                self.hit.next = true;
-                self.rdata.next = self.counters[k].q.val();
+                self.bus.defined.next = true;
+                self.bus.rdata.next = self.counters[k].q.val();
             }
         }
-        if self.addr.val() == self.pmcr_address.val() {
-            self.hit.next = true;
-            self.rdata.next = self.pmcr.q.val() | self.pmcr_fixed.val();
+        if self.bus.addr.val() == self.pmcr_address.val() {
+            self.bus.defined.next = true;
+            self.bus.rdata.next = self.pmcr.q.val() | self.pmcr_fixed.val();
         }
-        if (self.addr.val() == self.enable_set_address.val())
-            | (self.addr.val() == self.enable_clear_address.val())
+        if (self.bus.addr.val() == self.enable_set_address.val())
+            | (self.bus.addr.val() == self.enable_clear_address.val())
         {
-            self.hit.next = true;
-            self.rdata.next = self.enables.q.val();
+            self.bus.defined.next = true;
+            self.bus.rdata.next = self.enables.q.val();
         }
-        if (self.addr.val() == self.overflow_set_address.val())
-            | (self.addr.val() == self.overflow_clear_address.val())
+        if (self.bus.addr.val() == self.overflow_set_address.val())
+            | (self.bus.addr.val() == self.overflow_clear_address.val())
         {
-            self.hit.next = true;
-            self.rdata.next = self.overflows.q.val();
+            self.bus.defined.next = true;
+            self.bus.rdata.next = self.overflows.q.val();
         }
-        if (self.addr.val() == self.interrupt_set_address.val())
-            | (self.addr.val() == self.interrupt_clear_address.val())
+        if (self.bus.addr.val() == self.interrupt_set_address.val())
+            | (self.bus.addr.val() == self.interrupt_clear_address.val())
         {
-            self.hit.next = true;
-            self.rdata.next = self.interrupts.q.val();
+            self.bus.defined.next = true;
+            self.bus.rdata.next = self.interrupts.q.val();
         }
-        if self.addr.val() == self.cycles_low_address.val() {
-            self.hit.next = true;
-            self.rdata.next = bit_cast::<32, 48>(self.cycles.q.val());
+        if self.bus.addr.val() == self.cycles_low_address.val() {
+            self.bus.defined.next = true;
+            self.bus.rdata.next = bit_cast::<32, 48>(self.cycles.q.val());
         }
-        if self.addr.val() == self.cycles_high_address.val() {
-            self.hit.next = true;
-            self.rdata.next = bit_cast::<32, 16>(self.cycles.q.val().get_bits::<16>(32));
+        if self.bus.addr.val() == self.cycles_high_address.val() {
+            self.bus.defined.next = true;
+            self.bus.rdata.next = bit_cast::<32, 16>(self.cycles.q.val().get_bits::<16>(32));
         }
-        if self.addr.val() == self.axi_channel_address.val() {
-            self.hit.next = true;
-            self.rdata.next = self.axi_channel.q.val();
+        if self.bus.addr.val() == self.axi_channel_address.val() {
+            self.bus.defined.next = true;
+            self.bus.rdata.next = self.axi_channel.q.val();
         }
     }
 }
