@@ -1282,6 +1282,10 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     wire  pmu_enabled$q;
     
     // Local signals
+    reg  [3:0] beat_first_lane;
+    reg  [3:0] beat_last_lane;
+    reg  [1:0] beat_first_word;
+    reg  [1:0] beat_last_word;
     reg  [1:0] word_index;
     reg  [31:0] word;
     reg  word_valid;
@@ -1427,7 +1431,11 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         end_reached$rst_n = rst_n;
         bus_error_seen$rst_n = rst_n;
         pmu_enabled$rst_n = rst_n;
-        word_index = command$data[(64'h80)+:(4)][(32'h2)+:(2)] + words_taken$q;
+        beat_first_lane = command$data[(64'h80)+:(4)];
+        beat_last_lane = command$data[(64'h84)+:(4)];
+        beat_first_word = beat_first_lane[(32'h2)+:(2)];
+        beat_last_word = beat_last_lane[(32'h2)+:(2)];
+        word_index = beat_first_word + words_taken$q;
         word = ((command$data[(64'h0)+:(128)] >> (((word_index) & 7'h7f) << 32'h5)) & 32'hffffffff);
         word_valid = running$q & command$valid;
         stream_done = offset$q == qsize;
@@ -1584,7 +1592,7 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         if (take_word) begin
             offset$d = offset$q + 32'h4;
             words_taken$d = words_taken$q + 32'h1;
-            if (word_index == command$data[(64'h84)+:(4)][(32'h2)+:(2)]) begin
+            if (word_index == beat_last_word) begin
                 words_taken$d = 32'h0;
                 command$ready = 1'b1;
             end
@@ -3054,15 +3062,10 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     output reg  m1_events$write_limit_stall;
     
     // Constant declarations
-    localparam  command_id = 8'h0;
-    localparam  mem2mem_read_id = 8'h58;
     localparam  mem2mem_write_id = 8'h1;
-    localparam  command_fault = 4'h0;
-    localparam  mem2mem_read_fault = 4'h4;
     localparam  mem2mem_write_fault = 4'h9;
     localparam  max_beats_lsb = 5'b0;
     localparam  memtype_lsb = 5'b100;
-    localparam  reads_m1_lsb = 5'b10000;
     localparam  writes_m1_lsb = 5'b11000;
     localparam  stride_mode_lsb = 4'h9;
     localparam  region_mode_internal = 11'b100000000;
@@ -3081,14 +3084,18 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  [1:0] command$shape$max_beats;
     reg  command$halt;
     reg  command$cancel;
-    reg  command$may_issue;
-    wire  command$ar_request;
-    wire  [39:0] command$ar_address;
-    wire  [7:0] command$ar_len;
-    reg  command$ar_grant;
-    wire  command$limit_stall;
-    reg  command$r_valid;
-    reg  [127:0] command$r_data;
+    reg  [1:0] command$counter;
+    reg  [3:0] command$cache;
+    wire  command$reads$request;
+    wire  [39:0] command$reads$address;
+    wire  [7:0] command$reads$len;
+    reg  command$reads$grant;
+    wire  [1:0] command$reads$counter;
+    wire  [3:0] command$reads$cache;
+    reg  command$reads$may_issue;
+    wire  command$reads$limit_stall;
+    reg  command$reads$beat;
+    reg  [127:0] command$reads$data;
     wire  command$busy;
     reg  mem2mem$clock;
     reg  mem2mem$rst_n;
@@ -3113,14 +3120,19 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  mem2mem$internal;
     reg  [1:0] mem2mem$cores;
     reg  mem2mem$halt;
-    reg  mem2mem$may_read;
+    reg  [1:0] mem2mem$read_counter;
+    reg  [3:0] mem2mem$read_cache;
+    wire  mem2mem$reads$request;
+    wire  [39:0] mem2mem$reads$address;
+    wire  [7:0] mem2mem$reads$len;
+    reg  mem2mem$reads$grant;
+    wire  [1:0] mem2mem$reads$counter;
+    wire  [3:0] mem2mem$reads$cache;
+    reg  mem2mem$reads$may_issue;
+    wire  mem2mem$reads$limit_stall;
+    reg  mem2mem$reads$beat;
+    reg  [127:0] mem2mem$reads$data;
     reg  mem2mem$may_write;
-    wire  mem2mem$ar_request;
-    wire  [39:0] mem2mem$ar_address;
-    wire  [7:0] mem2mem$ar_len;
-    reg  mem2mem$ar_grant;
-    reg  mem2mem$r_valid;
-    reg  [127:0] mem2mem$r_data;
     wire  mem2mem$awvalid;
     wire  [39:0] mem2mem$awaddr;
     wire  [7:0] mem2mem$awlen;
@@ -3132,7 +3144,6 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  mem2mem$wready;
     reg  mem2mem$b_valid;
     wire  mem2mem$burst_issued;
-    wire  mem2mem$read_limit_stall;
     wire  mem2mem$write_limit_stall;
     wire  mem2mem$shram_write;
     wire  [1:0] mem2mem$shram_cores;
@@ -3141,52 +3152,73 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     wire  [15:0] mem2mem$shram_strobe;
     wire  mem2mem$done;
     wire  mem2mem$busy;
-    reg  port0$clock;
-    reg  port0$rst_n;
-    reg  port0$aclken;
-    reg  [2:0] port0$prot;
-    reg  port0$command$valid;
-    reg  [7:0] port0$command$id;
-    reg  [39:0] port0$command$address;
-    reg  [7:0] port0$command$len;
-    reg  [3:0] port0$command$cache;
-    wire  port0$command$grant;
-    reg  port0$mem2mem$valid;
-    reg  [7:0] port0$mem2mem$id;
-    reg  [39:0] port0$mem2mem$address;
-    reg  [7:0] port0$mem2mem$len;
-    reg  [3:0] port0$mem2mem$cache;
-    wire  port0$mem2mem$grant;
-    wire  port0$arvalid;
-    wire  [7:0] port0$arid;
-    wire  [39:0] port0$araddr;
-    wire  [7:0] port0$arlen;
-    wire  [3:0] port0$arcache;
-    wire  [2:0] port0$arprot;
-    reg  port0$arready;
-    reg  port1$clock;
-    reg  port1$rst_n;
-    reg  port1$aclken;
-    reg  [2:0] port1$prot;
-    reg  port1$command$valid;
-    reg  [7:0] port1$command$id;
-    reg  [39:0] port1$command$address;
-    reg  [7:0] port1$command$len;
-    reg  [3:0] port1$command$cache;
-    wire  port1$command$grant;
-    reg  port1$mem2mem$valid;
-    reg  [7:0] port1$mem2mem$id;
-    reg  [39:0] port1$mem2mem$address;
-    reg  [7:0] port1$mem2mem$len;
-    reg  [3:0] port1$mem2mem$cache;
-    wire  port1$mem2mem$grant;
-    wire  port1$arvalid;
-    wire  [7:0] port1$arid;
-    wire  [39:0] port1$araddr;
-    wire  [7:0] port1$arlen;
-    wire  [3:0] port1$arcache;
-    wire  [2:0] port1$arprot;
-    reg  port1$arready;
+    reg  reads$clock;
+    reg  reads$rst_n;
+    reg  [2:0] reads$prot;
+    reg  [31:0] reads$axi_limit$0;
+    reg  [31:0] reads$axi_limit$1;
+    reg  [31:0] reads$axi_limit$2;
+    reg  [31:0] reads$axi_limit$3;
+    reg  reads$clients$0$request;
+    reg  [39:0] reads$clients$0$address;
+    reg  [7:0] reads$clients$0$len;
+    wire  reads$clients$0$grant;
+    reg  [1:0] reads$clients$0$counter;
+    reg  [3:0] reads$clients$0$cache;
+    wire  reads$clients$0$may_issue;
+    reg  reads$clients$0$limit_stall;
+    wire  reads$clients$0$beat;
+    wire  [127:0] reads$clients$0$data;
+    reg  reads$clients$1$request;
+    reg  [39:0] reads$clients$1$address;
+    reg  [7:0] reads$clients$1$len;
+    wire  reads$clients$1$grant;
+    reg  [1:0] reads$clients$1$counter;
+    reg  [3:0] reads$clients$1$cache;
+    wire  reads$clients$1$may_issue;
+    reg  reads$clients$1$limit_stall;
+    wire  reads$clients$1$beat;
+    wire  [127:0] reads$clients$1$data;
+    reg  reads$m0$aclken;
+    wire  reads$m0$arvalid;
+    wire  [7:0] reads$m0$arid;
+    wire  [39:0] reads$m0$araddr;
+    wire  [7:0] reads$m0$arlen;
+    wire  [3:0] reads$m0$arcache;
+    wire  [2:0] reads$m0$arprot;
+    reg  reads$m0$arready;
+    reg  reads$m0$rvalid;
+    reg  [7:0] reads$m0$rid;
+    reg  [127:0] reads$m0$rdata;
+    reg  [1:0] reads$m0$rresp;
+    reg  reads$m0$rlast;
+    wire  [3:0] reads$m0$ar_channel;
+    wire  [1:0] reads$m0$ar_counter;
+    wire  [3:0] reads$m0$r_channel;
+    wire  [1:0] reads$m0$r_counter;
+    wire  reads$m0$limit_stall;
+    reg  reads$m1$aclken;
+    wire  reads$m1$arvalid;
+    wire  [7:0] reads$m1$arid;
+    wire  [39:0] reads$m1$araddr;
+    wire  [7:0] reads$m1$arlen;
+    wire  [3:0] reads$m1$arcache;
+    wire  [2:0] reads$m1$arprot;
+    reg  reads$m1$arready;
+    reg  reads$m1$rvalid;
+    reg  [7:0] reads$m1$rid;
+    reg  [127:0] reads$m1$rdata;
+    reg  [1:0] reads$m1$rresp;
+    reg  reads$m1$rlast;
+    wire  [3:0] reads$m1$ar_channel;
+    wire  [1:0] reads$m1$ar_counter;
+    wire  [3:0] reads$m1$r_channel;
+    wire  [1:0] reads$m1$r_counter;
+    wire  reads$m1$limit_stall;
+    wire  reads$quiet;
+    wire  reads$error;
+    wire  [3:0] reads$error_channel;
+    wire  reads$error_interface;
     reg  queue$clock;
     reg  queue$rst_n;
     reg  queue$push;
@@ -3196,22 +3228,6 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     wire  queue$empty;
     wire  queue$full;
     wire  [1:0] queue$count;
-    reg  reads_outstanding$0$clock;
-    reg  reads_outstanding$0$rst_n;
-    reg  [6:0] reads_outstanding$0$d;
-    wire  [6:0] reads_outstanding$0$q;
-    reg  reads_outstanding$1$clock;
-    reg  reads_outstanding$1$rst_n;
-    reg  [6:0] reads_outstanding$1$d;
-    wire  [6:0] reads_outstanding$1$q;
-    reg  reads_outstanding$2$clock;
-    reg  reads_outstanding$2$rst_n;
-    reg  [6:0] reads_outstanding$2$d;
-    wire  [6:0] reads_outstanding$2$q;
-    reg  reads_outstanding$3$clock;
-    reg  reads_outstanding$3$rst_n;
-    reg  [6:0] reads_outstanding$3$d;
-    wire  [6:0] reads_outstanding$3$q;
     reg  writes_outstanding$0$clock;
     reg  writes_outstanding$0$rst_n;
     reg  [5:0] writes_outstanding$0$d;
@@ -3228,26 +3244,10 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  writes_outstanding$3$rst_n;
     reg  [5:0] writes_outstanding$3$d;
     wire  [5:0] writes_outstanding$3$q;
-    reg  command_counter$clock;
-    reg  command_counter$rst_n;
-    reg  [1:0] command_counter$d;
-    wire  [1:0] command_counter$q;
-    reg  command_cache$clock;
-    reg  command_cache$rst_n;
-    reg  [3:0] command_cache$d;
-    wire  [3:0] command_cache$q;
-    reg  mem2mem_read_counter$clock;
-    reg  mem2mem_read_counter$rst_n;
-    reg  [1:0] mem2mem_read_counter$d;
-    wire  [1:0] mem2mem_read_counter$q;
     reg  mem2mem_write_counter$clock;
     reg  mem2mem_write_counter$rst_n;
     reg  [1:0] mem2mem_write_counter$d;
     wire  [1:0] mem2mem_write_counter$q;
-    reg  mem2mem_read_cache$clock;
-    reg  mem2mem_read_cache$rst_n;
-    reg  [3:0] mem2mem_read_cache$d;
-    wire  [3:0] mem2mem_read_cache$q;
     reg  mem2mem_write_cache$clock;
     reg  mem2mem_write_cache$rst_n;
     reg  [3:0] mem2mem_write_cache$d;
@@ -3313,18 +3313,10 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  [31:0] dst_limit;
     reg  [31:0] command_limit;
     reg  start_mem2mem;
-    reg  [3:0] read_room;
+    reg  [31:0] write_limit;
     reg  [3:0] write_room;
-    reg  [3:0] read_issued;
-    reg  [3:0] read_completed;
     reg  [3:0] write_issued;
     reg  [3:0] write_completed;
-    reg  command_beat;
-    reg  [1:0] command_rresp;
-    reg  command_rlast;
-    reg  mem2mem_beat;
-    reg  [1:0] mem2mem_rresp;
-    reg  mem2mem_rlast;
     reg  mem2mem_response;
     reg  stop_issue;
     
@@ -3343,14 +3335,18 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .shape$max_beats(command$shape$max_beats),
         .halt(command$halt),
         .cancel(command$cancel),
-        .may_issue(command$may_issue),
-        .ar_request(command$ar_request),
-        .ar_address(command$ar_address),
-        .ar_len(command$ar_len),
-        .ar_grant(command$ar_grant),
-        .limit_stall(command$limit_stall),
-        .r_valid(command$r_valid),
-        .r_data(command$r_data),
+        .counter(command$counter),
+        .cache(command$cache),
+        .reads$request(command$reads$request),
+        .reads$address(command$reads$address),
+        .reads$len(command$reads$len),
+        .reads$grant(command$reads$grant),
+        .reads$counter(command$reads$counter),
+        .reads$cache(command$reads$cache),
+        .reads$may_issue(command$reads$may_issue),
+        .reads$limit_stall(command$reads$limit_stall),
+        .reads$beat(command$reads$beat),
+        .reads$data(command$reads$data),
         .out$valid(command_beats$valid),
         .out$data(command_beats$data),
         .out$ready(command_beats$ready),
@@ -3380,14 +3376,19 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .internal(mem2mem$internal),
         .cores(mem2mem$cores),
         .halt(mem2mem$halt),
-        .may_read(mem2mem$may_read),
+        .read_counter(mem2mem$read_counter),
+        .read_cache(mem2mem$read_cache),
+        .reads$request(mem2mem$reads$request),
+        .reads$address(mem2mem$reads$address),
+        .reads$len(mem2mem$reads$len),
+        .reads$grant(mem2mem$reads$grant),
+        .reads$counter(mem2mem$reads$counter),
+        .reads$cache(mem2mem$reads$cache),
+        .reads$may_issue(mem2mem$reads$may_issue),
+        .reads$limit_stall(mem2mem$reads$limit_stall),
+        .reads$beat(mem2mem$reads$beat),
+        .reads$data(mem2mem$reads$data),
         .may_write(mem2mem$may_write),
-        .ar_request(mem2mem$ar_request),
-        .ar_address(mem2mem$ar_address),
-        .ar_len(mem2mem$ar_len),
-        .ar_grant(mem2mem$ar_grant),
-        .r_valid(mem2mem$r_valid),
-        .r_data(mem2mem$r_data),
         .awvalid(mem2mem$awvalid),
         .awaddr(mem2mem$awaddr),
         .awlen(mem2mem$awlen),
@@ -3399,7 +3400,6 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .wready(mem2mem$wready),
         .b_valid(mem2mem$b_valid),
         .burst_issued(mem2mem$burst_issued),
-        .read_limit_stall(mem2mem$read_limit_stall),
         .write_limit_stall(mem2mem$write_limit_stall),
         .shram_write(mem2mem$shram_write),
         .shram_cores(mem2mem$shram_cores),
@@ -3409,55 +3409,74 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .done(mem2mem$done),
         .busy(mem2mem$busy)
     );
-    npu_u65_512_core$dma$port0 port0(
-        .clock(port0$clock),
-        .rst_n(port0$rst_n),
-        .aclken(port0$aclken),
-        .prot(port0$prot),
-        .command$valid(port0$command$valid),
-        .command$id(port0$command$id),
-        .command$address(port0$command$address),
-        .command$len(port0$command$len),
-        .command$cache(port0$command$cache),
-        .command$grant(port0$command$grant),
-        .mem2mem$valid(port0$mem2mem$valid),
-        .mem2mem$id(port0$mem2mem$id),
-        .mem2mem$address(port0$mem2mem$address),
-        .mem2mem$len(port0$mem2mem$len),
-        .mem2mem$cache(port0$mem2mem$cache),
-        .mem2mem$grant(port0$mem2mem$grant),
-        .arvalid(port0$arvalid),
-        .arid(port0$arid),
-        .araddr(port0$araddr),
-        .arlen(port0$arlen),
-        .arcache(port0$arcache),
-        .arprot(port0$arprot),
-        .arready(port0$arready)
-    );
-    npu_u65_512_core$dma$port1 port1(
-        .clock(port1$clock),
-        .rst_n(port1$rst_n),
-        .aclken(port1$aclken),
-        .prot(port1$prot),
-        .command$valid(port1$command$valid),
-        .command$id(port1$command$id),
-        .command$address(port1$command$address),
-        .command$len(port1$command$len),
-        .command$cache(port1$command$cache),
-        .command$grant(port1$command$grant),
-        .mem2mem$valid(port1$mem2mem$valid),
-        .mem2mem$id(port1$mem2mem$id),
-        .mem2mem$address(port1$mem2mem$address),
-        .mem2mem$len(port1$mem2mem$len),
-        .mem2mem$cache(port1$mem2mem$cache),
-        .mem2mem$grant(port1$mem2mem$grant),
-        .arvalid(port1$arvalid),
-        .arid(port1$arid),
-        .araddr(port1$araddr),
-        .arlen(port1$arlen),
-        .arcache(port1$arcache),
-        .arprot(port1$arprot),
-        .arready(port1$arready)
+    npu_u65_512_core$dma$reads reads(
+        .clock(reads$clock),
+        .rst_n(reads$rst_n),
+        .prot(reads$prot),
+        .axi_limit$0(reads$axi_limit$0),
+        .axi_limit$1(reads$axi_limit$1),
+        .axi_limit$2(reads$axi_limit$2),
+        .axi_limit$3(reads$axi_limit$3),
+        .clients$0$request(reads$clients$0$request),
+        .clients$0$address(reads$clients$0$address),
+        .clients$0$len(reads$clients$0$len),
+        .clients$0$grant(reads$clients$0$grant),
+        .clients$0$counter(reads$clients$0$counter),
+        .clients$0$cache(reads$clients$0$cache),
+        .clients$0$may_issue(reads$clients$0$may_issue),
+        .clients$0$limit_stall(reads$clients$0$limit_stall),
+        .clients$0$beat(reads$clients$0$beat),
+        .clients$0$data(reads$clients$0$data),
+        .clients$1$request(reads$clients$1$request),
+        .clients$1$address(reads$clients$1$address),
+        .clients$1$len(reads$clients$1$len),
+        .clients$1$grant(reads$clients$1$grant),
+        .clients$1$counter(reads$clients$1$counter),
+        .clients$1$cache(reads$clients$1$cache),
+        .clients$1$may_issue(reads$clients$1$may_issue),
+        .clients$1$limit_stall(reads$clients$1$limit_stall),
+        .clients$1$beat(reads$clients$1$beat),
+        .clients$1$data(reads$clients$1$data),
+        .m0$aclken(reads$m0$aclken),
+        .m0$arvalid(reads$m0$arvalid),
+        .m0$arid(reads$m0$arid),
+        .m0$araddr(reads$m0$araddr),
+        .m0$arlen(reads$m0$arlen),
+        .m0$arcache(reads$m0$arcache),
+        .m0$arprot(reads$m0$arprot),
+        .m0$arready(reads$m0$arready),
+        .m0$rvalid(reads$m0$rvalid),
+        .m0$rid(reads$m0$rid),
+        .m0$rdata(reads$m0$rdata),
+        .m0$rresp(reads$m0$rresp),
+        .m0$rlast(reads$m0$rlast),
+        .m0$ar_channel(reads$m0$ar_channel),
+        .m0$ar_counter(reads$m0$ar_counter),
+        .m0$r_channel(reads$m0$r_channel),
+        .m0$r_counter(reads$m0$r_counter),
+        .m0$limit_stall(reads$m0$limit_stall),
+        .m1$aclken(reads$m1$aclken),
+        .m1$arvalid(reads$m1$arvalid),
+        .m1$arid(reads$m1$arid),
+        .m1$araddr(reads$m1$araddr),
+        .m1$arlen(reads$m1$arlen),
+        .m1$arcache(reads$m1$arcache),
+        .m1$arprot(reads$m1$arprot),
+        .m1$arready(reads$m1$arready),
+        .m1$rvalid(reads$m1$rvalid),
+        .m1$rid(reads$m1$rid),
+        .m1$rdata(reads$m1$rdata),
+        .m1$rresp(reads$m1$rresp),
+        .m1$rlast(reads$m1$rlast),
+        .m1$ar_channel(reads$m1$ar_channel),
+        .m1$ar_counter(reads$m1$ar_counter),
+        .m1$r_channel(reads$m1$r_channel),
+        .m1$r_counter(reads$m1$r_counter),
+        .m1$limit_stall(reads$m1$limit_stall),
+        .quiet(reads$quiet),
+        .error(reads$error),
+        .error_channel(reads$error_channel),
+        .error_interface(reads$error_interface)
     );
     npu_u65_512_core$dma$queue queue(
         .clock(queue$clock),
@@ -3469,30 +3488,6 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .empty(queue$empty),
         .full(queue$full),
         .count(queue$count)
-    );
-    npu_u65_512_core$dma$reads_outstanding$0 reads_outstanding$0(
-        .clock(reads_outstanding$0$clock),
-        .rst_n(reads_outstanding$0$rst_n),
-        .d(reads_outstanding$0$d),
-        .q(reads_outstanding$0$q)
-    );
-    npu_u65_512_core$dma$reads_outstanding$1 reads_outstanding$1(
-        .clock(reads_outstanding$1$clock),
-        .rst_n(reads_outstanding$1$rst_n),
-        .d(reads_outstanding$1$d),
-        .q(reads_outstanding$1$q)
-    );
-    npu_u65_512_core$dma$reads_outstanding$2 reads_outstanding$2(
-        .clock(reads_outstanding$2$clock),
-        .rst_n(reads_outstanding$2$rst_n),
-        .d(reads_outstanding$2$d),
-        .q(reads_outstanding$2$q)
-    );
-    npu_u65_512_core$dma$reads_outstanding$3 reads_outstanding$3(
-        .clock(reads_outstanding$3$clock),
-        .rst_n(reads_outstanding$3$rst_n),
-        .d(reads_outstanding$3$d),
-        .q(reads_outstanding$3$q)
     );
     npu_u65_512_core$dma$writes_outstanding$0 writes_outstanding$0(
         .clock(writes_outstanding$0$clock),
@@ -3518,35 +3513,11 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .d(writes_outstanding$3$d),
         .q(writes_outstanding$3$q)
     );
-    npu_u65_512_core$dma$command_counter command_counter(
-        .clock(command_counter$clock),
-        .rst_n(command_counter$rst_n),
-        .d(command_counter$d),
-        .q(command_counter$q)
-    );
-    npu_u65_512_core$dma$command_cache command_cache(
-        .clock(command_cache$clock),
-        .rst_n(command_cache$rst_n),
-        .d(command_cache$d),
-        .q(command_cache$q)
-    );
-    npu_u65_512_core$dma$mem2mem_read_counter mem2mem_read_counter(
-        .clock(mem2mem_read_counter$clock),
-        .rst_n(mem2mem_read_counter$rst_n),
-        .d(mem2mem_read_counter$d),
-        .q(mem2mem_read_counter$q)
-    );
     npu_u65_512_core$dma$mem2mem_write_counter mem2mem_write_counter(
         .clock(mem2mem_write_counter$clock),
         .rst_n(mem2mem_write_counter$rst_n),
         .d(mem2mem_write_counter$d),
         .q(mem2mem_write_counter$q)
-    );
-    npu_u65_512_core$dma$mem2mem_read_cache mem2mem_read_cache(
-        .clock(mem2mem_read_cache$clock),
-        .rst_n(mem2mem_read_cache$rst_n),
-        .d(mem2mem_read_cache$d),
-        .q(mem2mem_read_cache$q)
     );
     npu_u65_512_core$dma$mem2mem_write_cache mem2mem_write_cache(
         .clock(mem2mem_write_cache$clock),
@@ -3602,60 +3573,36 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     
     // Update code
     always @(*) begin
-        command_counter$clock = clock;
-        command_cache$clock = clock;
-        mem2mem_read_counter$clock = clock;
         mem2mem_write_counter$clock = clock;
-        mem2mem_read_cache$clock = clock;
         mem2mem_write_cache$clock = clock;
         head_started$clock = clock;
         halted$clock = clock;
         fault_channel$clock = clock;
         fault_interface$clock = clock;
         wakeup$clock = clock;
-        command_counter$d = command_counter$q;
-        command_cache$d = command_cache$q;
-        mem2mem_read_counter$d = mem2mem_read_counter$q;
         mem2mem_write_counter$d = mem2mem_write_counter$q;
-        mem2mem_read_cache$d = mem2mem_read_cache$q;
         mem2mem_write_cache$d = mem2mem_write_cache$q;
         head_started$d = head_started$q;
         halted$d = halted$q;
         fault_channel$d = fault_channel$q;
         fault_interface$d = fault_interface$q;
         wakeup$d = wakeup$q;
-        command_counter$rst_n = rst_n;
-        command_cache$rst_n = rst_n;
-        mem2mem_read_counter$rst_n = rst_n;
         mem2mem_write_counter$rst_n = rst_n;
-        mem2mem_read_cache$rst_n = rst_n;
         mem2mem_write_cache$rst_n = rst_n;
         head_started$rst_n = rst_n;
         halted$rst_n = rst_n;
         fault_channel$rst_n = rst_n;
         fault_interface$rst_n = rst_n;
         wakeup$rst_n = rst_n;
-        reads_outstanding$0$clock = clock;
-        reads_outstanding$0$rst_n = rst_n;
-        reads_outstanding$0$d = reads_outstanding$0$q;
         writes_outstanding$0$clock = clock;
         writes_outstanding$0$rst_n = rst_n;
         writes_outstanding$0$d = writes_outstanding$0$q;
-        reads_outstanding$1$clock = clock;
-        reads_outstanding$1$rst_n = rst_n;
-        reads_outstanding$1$d = reads_outstanding$1$q;
         writes_outstanding$1$clock = clock;
         writes_outstanding$1$rst_n = rst_n;
         writes_outstanding$1$d = writes_outstanding$1$q;
-        reads_outstanding$2$clock = clock;
-        reads_outstanding$2$rst_n = rst_n;
-        reads_outstanding$2$d = reads_outstanding$2$q;
         writes_outstanding$2$clock = clock;
         writes_outstanding$2$rst_n = rst_n;
         writes_outstanding$2$d = writes_outstanding$2$q;
-        reads_outstanding$3$clock = clock;
-        reads_outstanding$3$rst_n = rst_n;
-        reads_outstanding$3$d = reads_outstanding$3$q;
         writes_outstanding$3$clock = clock;
         writes_outstanding$3$rst_n = rst_n;
         writes_outstanding$3$d = writes_outstanding$3$q;
@@ -3663,10 +3610,8 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         command$rst_n = rst_n;
         mem2mem$clock = clock;
         mem2mem$rst_n = rst_n;
-        port0$clock = clock;
-        port0$rst_n = rst_n;
-        port1$clock = clock;
-        port1$rst_n = rst_n;
+        reads$clock = clock;
+        reads$rst_n = rst_n;
         queue$clock = clock;
         queue$rst_n = rst_n;
         qconfig_select = ((32'h1) & 4'hf) << qconfig;
@@ -3683,13 +3628,9 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         if (qconfig_select[3]) begin
             command_limit = axi_limit$3;
         end
-        if (command_start) begin
-            command_counter$d = qconfig;
-        end
+        command$counter = qconfig;
         caches$0$memtype = ((command_limit >> memtype_lsb) & 4'hf);
-        if (command_start) begin
-            command_cache$d = caches$0$arcache;
-        end
+        command$cache = caches$0$arcache;
         command$start = command_start;
         command$shape$base = command_base;
         command$shape$len = command_size;
@@ -3859,121 +3800,73 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         mem2mem$cores = ((dst_region_value) & 2'h3);
         start_mem2mem = ~queue$empty & ~head_started$q & ~stop_issue & ~empty_transfer;
         mem2mem$start = start_mem2mem;
+        mem2mem$read_counter = src_counter;
+        mem2mem$read_cache = caches$1$arcache;
         if (start_mem2mem) begin
             head_started$d = 1'b1;
-            mem2mem_read_counter$d = src_counter;
             mem2mem_write_counter$d = dst_counter;
-            mem2mem_read_cache$d = caches$1$arcache;
             mem2mem_write_cache$d = caches$2$awcache;
         end
         queue$pop = mem2mem$done | (~queue$empty & ~head_started$q & ~halted$q & empty_transfer);
         if (mem2mem$done) begin
             head_started$d = 1'b0;
         end
-        read_room = 32'h0;
         write_room = 32'h0;
-        if (reads_outstanding$0$q <= ((((axi_limit$0 >> reads_m1_lsb) & 6'h3f)) & 7'h7f)) begin
-            read_room = (read_room & ~(1 << (32'h0)) | ((1'b1) << (32'h0)));
+        write_limit = axi_limit$0 >> writes_m1_lsb;
+        if (writes_outstanding$0$q <= ((write_limit[(32'h0)+:(5)]) & 6'h3f)) begin
+            write_room = (write_room & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (writes_outstanding$0$q <= ((((axi_limit$0 >> writes_m1_lsb) & 5'h1f)) & 6'h3f)) begin
-            write_room = (write_room & ~(1 << (32'h0)) | ((1'b1) << (32'h0)));
+        write_limit = axi_limit$1 >> writes_m1_lsb;
+        if (writes_outstanding$1$q <= ((write_limit[(32'h0)+:(5)]) & 6'h3f)) begin
+            write_room = (write_room & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (reads_outstanding$1$q <= ((((axi_limit$1 >> reads_m1_lsb) & 6'h3f)) & 7'h7f)) begin
-            read_room = (read_room & ~(1 << (32'h1)) | ((1'b1) << (32'h1)));
+        write_limit = axi_limit$2 >> writes_m1_lsb;
+        if (writes_outstanding$2$q <= ((write_limit[(32'h0)+:(5)]) & 6'h3f)) begin
+            write_room = (write_room & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (writes_outstanding$1$q <= ((((axi_limit$1 >> writes_m1_lsb) & 5'h1f)) & 6'h3f)) begin
-            write_room = (write_room & ~(1 << (32'h1)) | ((1'b1) << (32'h1)));
+        write_limit = axi_limit$3 >> writes_m1_lsb;
+        if (writes_outstanding$3$q <= ((write_limit[(32'h0)+:(5)]) & 6'h3f)) begin
+            write_room = (write_room & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (reads_outstanding$2$q <= ((((axi_limit$2 >> reads_m1_lsb) & 6'h3f)) & 7'h7f)) begin
-            read_room = (read_room & ~(1 << (32'h2)) | ((1'b1) << (32'h2)));
-        end
-        if (writes_outstanding$2$q <= ((((axi_limit$2 >> writes_m1_lsb) & 5'h1f)) & 6'h3f)) begin
-            write_room = (write_room & ~(1 << (32'h2)) | ((1'b1) << (32'h2)));
-        end
-        if (reads_outstanding$3$q <= ((((axi_limit$3 >> reads_m1_lsb) & 6'h3f)) & 7'h7f)) begin
-            read_room = (read_room & ~(1 << (32'h3)) | ((1'b1) << (32'h3)));
-        end
-        if (writes_outstanding$3$q <= ((((axi_limit$3 >> writes_m1_lsb) & 5'h1f)) & 6'h3f)) begin
-            write_room = (write_room & ~(1 << (32'h3)) | ((1'b1) << (32'h3)));
-        end
-        command$may_issue = (read_room & (((32'h1) & 4'hf) << command_counter$q)) != 32'h0;
-        mem2mem$may_read = (read_room & (((32'h1) & 4'hf) << mem2mem_read_counter$q)) != 32'h0;
         mem2mem$may_write = (write_room & (((32'h1) & 4'hf) << mem2mem_write_counter$q)) != 32'h0;
         mem2mem$halt = stop_issue;
-        port0$aclken = m0$aclken;
-        port1$aclken = m1$aclken;
-        port0$prot = ((prot) & 3'h7);
-        port1$prot = ((prot) & 3'h7);
-        port0$command$valid = command$ar_request & ~command_counter$q[32'h1];
-        port1$command$valid = command$ar_request & command_counter$q[32'h1];
-        port0$command$id = command_id;
-        port1$command$id = command_id;
-        port0$command$address = command$ar_address;
-        port1$command$address = command$ar_address;
-        port0$command$len = command$ar_len;
-        port1$command$len = command$ar_len;
-        port0$command$cache = command_cache$q;
-        port1$command$cache = command_cache$q;
-        command$ar_grant = port0$command$grant | port1$command$grant;
-        port0$mem2mem$valid = mem2mem$ar_request & ~mem2mem_read_counter$q[32'h1];
-        port1$mem2mem$valid = mem2mem$ar_request & mem2mem_read_counter$q[32'h1];
-        port0$mem2mem$id = mem2mem_read_id;
-        port1$mem2mem$id = mem2mem_read_id;
-        port0$mem2mem$address = mem2mem$ar_address;
-        port1$mem2mem$address = mem2mem$ar_address;
-        port0$mem2mem$len = mem2mem$ar_len;
-        port1$mem2mem$len = mem2mem$ar_len;
-        port0$mem2mem$cache = mem2mem_read_cache$q;
-        port1$mem2mem$cache = mem2mem_read_cache$q;
-        mem2mem$ar_grant = port0$mem2mem$grant | port1$mem2mem$grant;
-        port0$arready = m0$arready;
-        port1$arready = m1$arready;
-        m0$arvalid = port0$arvalid;
-        m0$arid = port0$arid;
-        m0$araddr = port0$araddr;
-        m0$arlen = port0$arlen;
+        reads$prot = ((prot) & 3'h7);
+        reads$axi_limit$0 = axi_limit$0;
+        reads$axi_limit$1 = axi_limit$1;
+        reads$axi_limit$2 = axi_limit$2;
+        reads$axi_limit$3 = axi_limit$3;
+        reads$m0$aclken = m0$aclken;
+        reads$m0$arready = m0$arready;
+        reads$m0$rvalid = m0$rvalid;
+        reads$m0$rid = m0$rid;
+        reads$m0$rdata = m0$rdata;
+        reads$m0$rresp = m0$rresp;
+        reads$m0$rlast = m0$rlast;
+        reads$m1$aclken = m1$aclken;
+        reads$m1$arready = m1$arready;
+        reads$m1$rvalid = m1$rvalid;
+        reads$m1$rid = m1$rid;
+        reads$m1$rdata = m1$rdata;
+        reads$m1$rresp = m1$rresp;
+        reads$m1$rlast = m1$rlast;
+        m0$arvalid = reads$m0$arvalid;
+        m0$arid = reads$m0$arid;
+        m0$araddr = reads$m0$araddr;
+        m0$arlen = reads$m0$arlen;
         m0$arsize = 32'h4;
         m0$arburst = 32'h1;
-        m0$arcache = port0$arcache;
-        m0$arprot = port0$arprot;
-        m1$arvalid = port1$arvalid;
-        m1$arid = port1$arid;
-        m1$araddr = port1$araddr;
-        m1$arlen = port1$arlen;
+        m0$arcache = reads$m0$arcache;
+        m0$arprot = reads$m0$arprot;
+        m1$arvalid = reads$m1$arvalid;
+        m1$arid = reads$m1$arid;
+        m1$araddr = reads$m1$araddr;
+        m1$arlen = reads$m1$arlen;
         m1$arsize = 32'h4;
         m1$arburst = 32'h1;
-        m1$arcache = port1$arcache;
-        m1$arprot = port1$arprot;
+        m1$arcache = reads$m1$arcache;
+        m1$arprot = reads$m1$arprot;
         m0$rready = 1'b1;
         m1$rready = 1'b1;
-        command_beat = 1'b0;
-        command_rresp = m0$rresp;
-        command_rlast = m0$rlast;
-        command$r_data = m0$rdata;
-        if (command_counter$q[32'h1]) begin
-            command_beat = m1$rvalid & m1$aclken & (m1$rid == command_id);
-            command_rresp = m1$rresp;
-            command_rlast = m1$rlast;
-            command$r_data = m1$rdata;
-        end
-        else begin
-            command_beat = m0$rvalid & m0$aclken & (m0$rid == command_id);
-        end
-        command$r_valid = command_beat;
-        mem2mem_beat = 1'b0;
-        mem2mem_rresp = m0$rresp;
-        mem2mem_rlast = m0$rlast;
-        mem2mem$r_data = m0$rdata;
-        if (mem2mem_read_counter$q[32'h1]) begin
-            mem2mem_beat = m1$rvalid & m1$aclken & (m1$rid == mem2mem_read_id);
-            mem2mem_rresp = m1$rresp;
-            mem2mem_rlast = m1$rlast;
-            mem2mem$r_data = m1$rdata;
-        end
-        else begin
-            mem2mem_beat = m0$rvalid & m0$aclken & (m0$rid == mem2mem_read_id);
-        end
-        mem2mem$r_valid = mem2mem_beat;
         mem2mem$aclken = m0$aclken;
         m0$awvalid = mem2mem$awvalid;
         m0$awid = mem2mem_write_id;
@@ -4005,33 +3898,13 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         m1$wstrb = 32'h0;
         m1$wlast = 1'b0;
         m1$bready = 1'b1;
-        read_issued = 32'h0;
-        read_completed = 32'h0;
         write_issued = 32'h0;
         write_completed = 32'h0;
-        if (command$ar_grant) begin
-            read_issued = ((32'h1) & 4'hf) << command_counter$q;
-        end
-        if (mem2mem$ar_grant) begin
-            read_issued = read_issued | (((32'h1) & 4'hf) << mem2mem_read_counter$q);
-        end
-        if (command_beat & command_rlast) begin
-            read_completed = ((32'h1) & 4'hf) << command_counter$q;
-        end
-        if (mem2mem_beat & mem2mem_rlast) begin
-            read_completed = read_completed | (((32'h1) & 4'hf) << mem2mem_read_counter$q);
-        end
         if (mem2mem$burst_issued) begin
             write_issued = ((32'h1) & 4'hf) << mem2mem_write_counter$q;
         end
         if (mem2mem_response) begin
             write_completed = ((32'h1) & 4'hf) << mem2mem_write_counter$q;
-        end
-        if (read_issued[0] & ~read_completed[0]) begin
-            reads_outstanding$0$d = reads_outstanding$0$q + 32'h1;
-        end
-        if (~read_issued[0] & read_completed[0]) begin
-            reads_outstanding$0$d = reads_outstanding$0$q - 32'h1;
         end
         if (write_issued[0] & ~write_completed[0]) begin
             writes_outstanding$0$d = writes_outstanding$0$q + 32'h1;
@@ -4039,35 +3912,17 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         if (~write_issued[0] & write_completed[0]) begin
             writes_outstanding$0$d = writes_outstanding$0$q - 32'h1;
         end
-        if (read_issued[1] & ~read_completed[1]) begin
-            reads_outstanding$1$d = reads_outstanding$1$q + 32'h1;
-        end
-        if (~read_issued[1] & read_completed[1]) begin
-            reads_outstanding$1$d = reads_outstanding$1$q - 32'h1;
-        end
         if (write_issued[1] & ~write_completed[1]) begin
             writes_outstanding$1$d = writes_outstanding$1$q + 32'h1;
         end
         if (~write_issued[1] & write_completed[1]) begin
             writes_outstanding$1$d = writes_outstanding$1$q - 32'h1;
         end
-        if (read_issued[2] & ~read_completed[2]) begin
-            reads_outstanding$2$d = reads_outstanding$2$q + 32'h1;
-        end
-        if (~read_issued[2] & read_completed[2]) begin
-            reads_outstanding$2$d = reads_outstanding$2$q - 32'h1;
-        end
         if (write_issued[2] & ~write_completed[2]) begin
             writes_outstanding$2$d = writes_outstanding$2$q + 32'h1;
         end
         if (~write_issued[2] & write_completed[2]) begin
             writes_outstanding$2$d = writes_outstanding$2$q - 32'h1;
-        end
-        if (read_issued[3] & ~read_completed[3]) begin
-            reads_outstanding$3$d = reads_outstanding$3$q + 32'h1;
-        end
-        if (~read_issued[3] & read_completed[3]) begin
-            reads_outstanding$3$d = reads_outstanding$3$q - 32'h1;
         end
         if (write_issued[3] & ~write_completed[3]) begin
             writes_outstanding$3$d = writes_outstanding$3$q + 32'h1;
@@ -4076,22 +3931,14 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
             writes_outstanding$3$d = writes_outstanding$3$q - 32'h1;
         end
         m0_events$enabled = m0$aclken;
-        m0_events$ar_accepted = m0$aclken & port0$arvalid & m0$arready;
-        m0_events$ar_stalled = m0$aclken & port0$arvalid & ~m0$arready;
-        m0_events$ar_channel = mem2mem_read_fault;
-        m0_events$ar_counter = mem2mem_read_counter$q;
-        if (port0$arid == command_id) begin
-            m0_events$ar_channel = command_fault;
-            m0_events$ar_counter = command_counter$q;
-        end
+        m0_events$ar_accepted = m0$aclken & reads$m0$arvalid & m0$arready;
+        m0_events$ar_stalled = m0$aclken & reads$m0$arvalid & ~m0$arready;
+        m0_events$ar_channel = reads$m0$ar_channel;
+        m0_events$ar_counter = reads$m0$ar_counter;
         m0_events$r_beat = m0$aclken & m0$rvalid;
         m0_events$r_last = m0$rlast;
-        m0_events$r_channel = mem2mem_read_fault;
-        m0_events$r_counter = mem2mem_read_counter$q;
-        if (m0$rid == command_id) begin
-            m0_events$r_channel = command_fault;
-            m0_events$r_counter = command_counter$q;
-        end
+        m0_events$r_channel = reads$m0$r_channel;
+        m0_events$r_counter = reads$m0$r_counter;
         m0_events$aw_accepted = m0$aclken & mem2mem$awvalid & m0$awready;
         m0_events$aw_stalled = m0$aclken & mem2mem$awvalid & ~m0$awready;
         m0_events$aw_channel = mem2mem_write_fault;
@@ -4102,25 +3949,17 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         m0_events$b_response = m0$aclken & m0$bvalid;
         m0_events$b_channel = mem2mem_write_fault;
         m0_events$b_counter = mem2mem_write_counter$q;
-        m0_events$read_limit_stall = m0$aclken & ((command$limit_stall & ~command_counter$q[32'h1]) | (mem2mem$read_limit_stall & ~mem2mem_read_counter$q[32'h1]));
+        m0_events$read_limit_stall = m0$aclken & reads$m0$limit_stall;
         m0_events$write_limit_stall = m0$aclken & mem2mem$write_limit_stall;
         m1_events$enabled = m1$aclken;
-        m1_events$ar_accepted = m1$aclken & port1$arvalid & m1$arready;
-        m1_events$ar_stalled = m1$aclken & port1$arvalid & ~m1$arready;
-        m1_events$ar_channel = mem2mem_read_fault;
-        m1_events$ar_counter = mem2mem_read_counter$q;
-        if (port1$arid == command_id) begin
-            m1_events$ar_channel = command_fault;
-            m1_events$ar_counter = command_counter$q;
-        end
+        m1_events$ar_accepted = m1$aclken & reads$m1$arvalid & m1$arready;
+        m1_events$ar_stalled = m1$aclken & reads$m1$arvalid & ~m1$arready;
+        m1_events$ar_channel = reads$m1$ar_channel;
+        m1_events$ar_counter = reads$m1$ar_counter;
         m1_events$r_beat = m1$aclken & m1$rvalid;
         m1_events$r_last = m1$rlast;
-        m1_events$r_channel = mem2mem_read_fault;
-        m1_events$r_counter = mem2mem_read_counter$q;
-        if (m1$rid == command_id) begin
-            m1_events$r_channel = command_fault;
-            m1_events$r_counter = command_counter$q;
-        end
+        m1_events$r_channel = reads$m1$r_channel;
+        m1_events$r_counter = reads$m1$r_counter;
         m1_events$aw_accepted = 1'b0;
         m1_events$aw_stalled = 1'b0;
         m1_events$aw_channel = 32'h0;
@@ -4131,18 +3970,13 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         m1_events$b_response = 1'b0;
         m1_events$b_channel = 32'h0;
         m1_events$b_counter = 32'h0;
-        m1_events$read_limit_stall = m1$aclken & ((command$limit_stall & command_counter$q[32'h1]) | (mem2mem$read_limit_stall & mem2mem_read_counter$q[32'h1]));
+        m1_events$read_limit_stall = m1$aclken & reads$m1$limit_stall;
         m1_events$write_limit_stall = 1'b0;
         if (~halted$q) begin
-            if (command_beat & command_rresp[32'h1]) begin
+            if (reads$error) begin
                 halted$d = 1'b1;
-                fault_channel$d = command_fault;
-                fault_interface$d = command_counter$q[32'h1];
-            end
-            if (mem2mem_beat & mem2mem_rresp[32'h1]) begin
-                halted$d = 1'b1;
-                fault_channel$d = mem2mem_read_fault;
-                fault_interface$d = mem2mem_read_counter$q[32'h1];
+                fault_channel$d = reads$error_channel;
+                fault_interface$d = reads$error_interface;
             end
             if (mem2mem_response & m0$bresp[32'h1]) begin
                 halted$d = 1'b1;
@@ -4153,7 +3987,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         bus_error = halted$q;
         faulting_channel = fault_channel$q;
         faulting_interface = fault_interface$q;
-        axi_quiet = (reads_outstanding$0$q == 32'h0) & (reads_outstanding$1$q == 32'h0) & (reads_outstanding$2$q == 32'h0) & (reads_outstanding$3$q == 32'h0) & (writes_outstanding$0$q == 32'h0) & (writes_outstanding$1$q == 32'h0) & (writes_outstanding$2$q == 32'h0) & (writes_outstanding$3$q == 32'h0);
+        axi_quiet = reads$quiet & (writes_outstanding$0$q == 32'h0) & (writes_outstanding$1$q == 32'h0) & (writes_outstanding$2$q == 32'h0) & (writes_outstanding$3$q == 32'h0);
         wakeup$d = ~axi_quiet | command$busy | mem2mem$busy;
         m0$awakeup = wakeup$q;
         m1$awakeup = wakeup$q;
@@ -4164,6 +3998,26 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         shram_strobe = mem2mem$shram_strobe;
     end
     
+    always @(*) reads$clients$0$request = command$reads$request;
+    always @(*) reads$clients$0$address = command$reads$address;
+    always @(*) reads$clients$0$len = command$reads$len;
+    always @(*) command$reads$grant = reads$clients$0$grant;
+    always @(*) reads$clients$0$counter = command$reads$counter;
+    always @(*) reads$clients$0$cache = command$reads$cache;
+    always @(*) command$reads$may_issue = reads$clients$0$may_issue;
+    always @(*) reads$clients$0$limit_stall = command$reads$limit_stall;
+    always @(*) command$reads$beat = reads$clients$0$beat;
+    always @(*) command$reads$data = reads$clients$0$data;
+    always @(*) reads$clients$1$request = mem2mem$reads$request;
+    always @(*) reads$clients$1$address = mem2mem$reads$address;
+    always @(*) reads$clients$1$len = mem2mem$reads$len;
+    always @(*) mem2mem$reads$grant = reads$clients$1$grant;
+    always @(*) reads$clients$1$counter = mem2mem$reads$counter;
+    always @(*) reads$clients$1$cache = mem2mem$reads$cache;
+    always @(*) mem2mem$reads$may_issue = reads$clients$1$may_issue;
+    always @(*) reads$clients$1$limit_stall = mem2mem$reads$limit_stall;
+    always @(*) mem2mem$reads$beat = reads$clients$1$beat;
+    always @(*) mem2mem$reads$data = reads$clients$1$data;
 endmodule // npu_u65_512_core$dma
 
 
@@ -4227,7 +4081,7 @@ module npu_u65_512_core$dma$caches$2(memtype,arcache,awcache);
 endmodule // npu_u65_512_core$dma$caches$2
 
 
-module npu_u65_512_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,may_issue,ar_request,ar_address,ar_len,ar_grant,limit_stall,r_valid,r_data,out$valid,out$data,out$ready,busy);
+module npu_u65_512_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,busy);
     
     // Module arguments
     input wire  clock;
@@ -4243,14 +4097,18 @@ module npu_u65_512_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
     input wire  [1:0] shape$max_beats;
     input wire  halt;
     input wire  cancel;
-    input wire  may_issue;
-    output reg  ar_request;
-    output reg  [39:0] ar_address;
-    output reg  [7:0] ar_len;
-    input wire  ar_grant;
-    output reg  limit_stall;
-    input wire  r_valid;
-    input wire  [127:0] r_data;
+    input wire  [1:0] counter;
+    input wire  [3:0] cache;
+    output reg  reads$request;
+    output reg  [39:0] reads$address;
+    output reg  [7:0] reads$len;
+    input wire  reads$grant;
+    output reg  [1:0] reads$counter;
+    output reg  [3:0] reads$cache;
+    input wire  reads$may_issue;
+    output reg  reads$limit_stall;
+    input wire  reads$beat;
+    input wire  [127:0] reads$data;
     output reg  out$valid;
     output reg  [135:0] out$data;
     input wire  out$ready;
@@ -4307,6 +4165,14 @@ module npu_u65_512_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
     reg  discarding$rst_n;
     reg  discarding$d;
     wire  discarding$q;
+    reg  counter_q$clock;
+    reg  counter_q$rst_n;
+    reg  [1:0] counter_q$d;
+    wire  [1:0] counter_q$q;
+    reg  cache_q$clock;
+    reg  cache_q$rst_n;
+    reg  [3:0] cache_q$d;
+    wire  [3:0] cache_q$q;
     
     // Local signals
     reg  [4:0] burst_beats;
@@ -4386,15 +4252,39 @@ module npu_u65_512_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
         .d(discarding$d),
         .q(discarding$q)
     );
+    npu_u65_512_core$dma$command$counter_q counter_q(
+        .clock(counter_q$clock),
+        .rst_n(counter_q$rst_n),
+        .d(counter_q$d),
+        .q(counter_q$q)
+    );
+    npu_u65_512_core$dma$command$cache_q cache_q(
+        .clock(cache_q$clock),
+        .rst_n(cache_q$rst_n),
+        .d(cache_q$d),
+        .q(cache_q$q)
+    );
     
     // Update code
     always @(*) begin
         reserved$clock = clock;
         discarding$clock = clock;
+        counter_q$clock = clock;
+        cache_q$clock = clock;
         reserved$d = reserved$q;
         discarding$d = discarding$q;
+        counter_q$d = counter_q$q;
+        cache_q$d = cache_q$q;
         reserved$rst_n = rst_n;
         discarding$rst_n = rst_n;
+        counter_q$rst_n = rst_n;
+        cache_q$rst_n = rst_n;
+        if (start) begin
+            counter_q$d = counter;
+            cache_q$d = cache;
+        end
+        reads$counter = counter_q$q;
+        reads$cache = cache_q$q;
         issue$clock = clock;
         issue$rst_n = rst_n;
         receive$clock = clock;
@@ -4405,11 +4295,11 @@ module npu_u65_512_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
         receive$start = start;
         burst_beats = ((issue$beats_m1) & 5'h1f) + 32'h1;
         burst_ready = issue$valid & ~halt & (reserved$q <= depth - burst_beats);
-        ar_request = burst_ready & may_issue;
-        limit_stall = burst_ready & ~may_issue;
-        ar_address = issue$address;
-        ar_len = ((issue$beats_m1) & 8'hff);
-        issue$next_burst = ar_grant;
+        reads$request = burst_ready & reads$may_issue;
+        reads$limit_stall = burst_ready & ~reads$may_issue;
+        reads$address = issue$address;
+        reads$len = ((issue$beats_m1) & 8'hff);
+        issue$next_burst = reads$grant;
         issue$next_beat = 1'b0;
         issue$cancel = cancel;
         receive$cancel = 1'b0;
@@ -4420,15 +4310,15 @@ module npu_u65_512_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
             discarding$d = 1'b0;
         end
         receive$next_burst = 1'b0;
-        receive$next_beat = r_valid;
-        buffer$push = r_valid;
-        buffer$push_data[(64'h0)+:(128)] = r_data;
+        receive$next_beat = reads$beat;
+        buffer$push = reads$beat;
+        buffer$push_data[(64'h0)+:(128)] = reads$data;
         buffer$push_data[(64'h80)+:(4)] = receive$beat_first_lane;
         buffer$push_data[(64'h84)+:(4)] = receive$beat_last_lane;
         out$valid = ~buffer$empty & ~discarding$q;
         out$data = buffer$head;
         buffer$pop = (out$ready | discarding$q) & ~buffer$empty;
-        if (ar_grant) begin
+        if (reads$grant) begin
             reserved$d = reserved$q + burst_beats;
             if (buffer$pop) begin
                 reserved$d = reserved$q + burst_beats - 32'h1;
@@ -4585,6 +4475,44 @@ module npu_u65_512_core$dma$command$buffer$write_pointer(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // npu_u65_512_core$dma$command$buffer$write_pointer
+
+
+module npu_u65_512_core$dma$command$cache_q(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$cache_q
+
+
+module npu_u65_512_core$dma$command$counter_q(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$counter_q
 
 
 module npu_u65_512_core$dma$command$discarding(clock,rst_n,d,q);
@@ -5779,44 +5707,6 @@ module npu_u65_512_core$dma$command$reserved(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$dma$command$reserved
 
 
-module npu_u65_512_core$dma$command_cache(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_512_core$dma$command_cache
-
-
-module npu_u65_512_core$dma$command_counter(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_512_core$dma$command_counter
-
-
 module npu_u65_512_core$dma$fault_channel(clock,rst_n,d,q);
     
     // Module arguments
@@ -5893,7 +5783,7 @@ module npu_u65_512_core$dma$head_started(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$dma$head_started
 
 
-module npu_u65_512_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$len,source$rows,source$planes,source$row_skip,source$plane_skip,source$three_d,source$max_beats,destination$base,destination$len,destination$rows,destination$planes,destination$row_skip,destination$plane_skip,destination$three_d,destination$max_beats,internal,cores,halt,may_read,may_write,ar_request,ar_address,ar_len,ar_grant,r_valid,r_data,awvalid,awaddr,awlen,awready,wvalid,wdata,wstrb,wlast,wready,b_valid,burst_issued,read_limit_stall,write_limit_stall,shram_write,shram_cores,shram_line,shram_data,shram_strobe,done,busy);
+module npu_u65_512_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$len,source$rows,source$planes,source$row_skip,source$plane_skip,source$three_d,source$max_beats,destination$base,destination$len,destination$rows,destination$planes,destination$row_skip,destination$plane_skip,destination$three_d,destination$max_beats,internal,cores,halt,read_counter,read_cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,may_write,awvalid,awaddr,awlen,awready,wvalid,wdata,wstrb,wlast,wready,b_valid,burst_issued,write_limit_stall,shram_write,shram_cores,shram_line,shram_data,shram_strobe,done,busy);
     
     // Module arguments
     input wire  clock;
@@ -5919,14 +5809,19 @@ module npu_u65_512_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
     input wire  internal;
     input wire  [1:0] cores;
     input wire  halt;
-    input wire  may_read;
+    input wire  [1:0] read_counter;
+    input wire  [3:0] read_cache;
+    output wire  reads$request;
+    output wire  [39:0] reads$address;
+    output wire  [7:0] reads$len;
+    input wire  reads$grant;
+    output wire  [1:0] reads$counter;
+    output wire  [3:0] reads$cache;
+    input wire  reads$may_issue;
+    output wire  reads$limit_stall;
+    input wire  reads$beat;
+    input wire  [127:0] reads$data;
     input wire  may_write;
-    output reg  ar_request;
-    output reg  [39:0] ar_address;
-    output reg  [7:0] ar_len;
-    input wire  ar_grant;
-    input wire  r_valid;
-    input wire  [127:0] r_data;
     output reg  awvalid;
     output reg  [39:0] awaddr;
     output reg  [7:0] awlen;
@@ -5938,7 +5833,6 @@ module npu_u65_512_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
     input wire  wready;
     input wire  b_valid;
     output reg  burst_issued;
-    output reg  read_limit_stall;
     output reg  write_limit_stall;
     output reg  shram_write;
     output reg  [1:0] shram_cores;
@@ -5954,14 +5848,8 @@ module npu_u65_512_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
     reg  read$start;
     reg  read$halt;
     reg  read$cancel;
-    reg  read$may_issue;
-    wire  read$ar_request;
-    wire  [39:0] read$ar_address;
-    wire  [7:0] read$ar_len;
-    reg  read$ar_grant;
-    wire  read$limit_stall;
-    reg  read$r_valid;
-    reg  [127:0] read$r_data;
+    reg  [1:0] read$counter;
+    reg  [3:0] read$cache;
     wire  read$out$valid;
     wire  [135:0] read$out$data;
     reg  read$out$ready;
@@ -6045,14 +5933,18 @@ module npu_u65_512_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
         .shape$max_beats(source$max_beats),
         .halt(read$halt),
         .cancel(read$cancel),
-        .may_issue(read$may_issue),
-        .ar_request(read$ar_request),
-        .ar_address(read$ar_address),
-        .ar_len(read$ar_len),
-        .ar_grant(read$ar_grant),
-        .limit_stall(read$limit_stall),
-        .r_valid(read$r_valid),
-        .r_data(read$r_data),
+        .counter(read$counter),
+        .cache(read$cache),
+        .reads$request(reads$request),
+        .reads$address(reads$address),
+        .reads$len(reads$len),
+        .reads$grant(reads$grant),
+        .reads$counter(reads$counter),
+        .reads$cache(reads$cache),
+        .reads$may_issue(reads$may_issue),
+        .reads$limit_stall(reads$limit_stall),
+        .reads$beat(reads$beat),
+        .reads$data(reads$data),
         .out$valid(read$out$valid),
         .out$data(read$out$data),
         .out$ready(read$out$ready),
@@ -6179,14 +6071,8 @@ module npu_u65_512_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
         end
         read$halt = halt;
         read$cancel = 1'b0;
-        read$may_issue = may_read;
-        ar_request = read$ar_request;
-        ar_address = read$ar_address;
-        ar_len = read$ar_len;
-        read$ar_grant = ar_grant;
-        read_limit_stall = read$limit_stall;
-        read$r_valid = r_valid;
-        read$r_data = r_data;
+        read$counter = read_counter;
+        read$cache = read_cache;
         aligner$out_wanted = fill$valid;
         aligner$out_first_lane = fill$beat_first_lane;
         aligner$out_last_lane = fill$beat_last_lane;
@@ -6933,7 +6819,7 @@ module npu_u65_512_core$dma$mem2mem$fill$three_d(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$dma$mem2mem$fill$three_d
 
 
-module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,may_issue,ar_request,ar_address,ar_len,ar_grant,limit_stall,r_valid,r_data,out$valid,out$data,out$ready,busy);
+module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,busy);
     
     // Module arguments
     input wire  clock;
@@ -6949,14 +6835,18 @@ module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
     input wire  [1:0] shape$max_beats;
     input wire  halt;
     input wire  cancel;
-    input wire  may_issue;
-    output reg  ar_request;
-    output reg  [39:0] ar_address;
-    output reg  [7:0] ar_len;
-    input wire  ar_grant;
-    output reg  limit_stall;
-    input wire  r_valid;
-    input wire  [127:0] r_data;
+    input wire  [1:0] counter;
+    input wire  [3:0] cache;
+    output reg  reads$request;
+    output reg  [39:0] reads$address;
+    output reg  [7:0] reads$len;
+    input wire  reads$grant;
+    output reg  [1:0] reads$counter;
+    output reg  [3:0] reads$cache;
+    input wire  reads$may_issue;
+    output reg  reads$limit_stall;
+    input wire  reads$beat;
+    input wire  [127:0] reads$data;
     output reg  out$valid;
     output reg  [135:0] out$data;
     input wire  out$ready;
@@ -7013,6 +6903,14 @@ module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
     reg  discarding$rst_n;
     reg  discarding$d;
     wire  discarding$q;
+    reg  counter_q$clock;
+    reg  counter_q$rst_n;
+    reg  [1:0] counter_q$d;
+    wire  [1:0] counter_q$q;
+    reg  cache_q$clock;
+    reg  cache_q$rst_n;
+    reg  [3:0] cache_q$d;
+    wire  [3:0] cache_q$q;
     
     // Local signals
     reg  [5:0] burst_beats;
@@ -7092,15 +6990,39 @@ module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
         .d(discarding$d),
         .q(discarding$q)
     );
+    npu_u65_512_core$dma$mem2mem$read$counter_q counter_q(
+        .clock(counter_q$clock),
+        .rst_n(counter_q$rst_n),
+        .d(counter_q$d),
+        .q(counter_q$q)
+    );
+    npu_u65_512_core$dma$mem2mem$read$cache_q cache_q(
+        .clock(cache_q$clock),
+        .rst_n(cache_q$rst_n),
+        .d(cache_q$d),
+        .q(cache_q$q)
+    );
     
     // Update code
     always @(*) begin
         reserved$clock = clock;
         discarding$clock = clock;
+        counter_q$clock = clock;
+        cache_q$clock = clock;
         reserved$d = reserved$q;
         discarding$d = discarding$q;
+        counter_q$d = counter_q$q;
+        cache_q$d = cache_q$q;
         reserved$rst_n = rst_n;
         discarding$rst_n = rst_n;
+        counter_q$rst_n = rst_n;
+        cache_q$rst_n = rst_n;
+        if (start) begin
+            counter_q$d = counter;
+            cache_q$d = cache;
+        end
+        reads$counter = counter_q$q;
+        reads$cache = cache_q$q;
         issue$clock = clock;
         issue$rst_n = rst_n;
         receive$clock = clock;
@@ -7111,11 +7033,11 @@ module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
         receive$start = start;
         burst_beats = ((issue$beats_m1) & 6'h3f) + 32'h1;
         burst_ready = issue$valid & ~halt & (reserved$q <= depth - burst_beats);
-        ar_request = burst_ready & may_issue;
-        limit_stall = burst_ready & ~may_issue;
-        ar_address = issue$address;
-        ar_len = ((issue$beats_m1) & 8'hff);
-        issue$next_burst = ar_grant;
+        reads$request = burst_ready & reads$may_issue;
+        reads$limit_stall = burst_ready & ~reads$may_issue;
+        reads$address = issue$address;
+        reads$len = ((issue$beats_m1) & 8'hff);
+        issue$next_burst = reads$grant;
         issue$next_beat = 1'b0;
         issue$cancel = cancel;
         receive$cancel = 1'b0;
@@ -7126,15 +7048,15 @@ module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
             discarding$d = 1'b0;
         end
         receive$next_burst = 1'b0;
-        receive$next_beat = r_valid;
-        buffer$push = r_valid;
-        buffer$push_data[(64'h0)+:(128)] = r_data;
+        receive$next_beat = reads$beat;
+        buffer$push = reads$beat;
+        buffer$push_data[(64'h0)+:(128)] = reads$data;
         buffer$push_data[(64'h80)+:(4)] = receive$beat_first_lane;
         buffer$push_data[(64'h84)+:(4)] = receive$beat_last_lane;
         out$valid = ~buffer$empty & ~discarding$q;
         out$data = buffer$head;
         buffer$pop = (out$ready | discarding$q) & ~buffer$empty;
-        if (ar_grant) begin
+        if (reads$grant) begin
             reserved$d = reserved$q + burst_beats;
             if (buffer$pop) begin
                 reserved$d = reserved$q + burst_beats - 32'h1;
@@ -7291,6 +7213,44 @@ module npu_u65_512_core$dma$mem2mem$read$buffer$write_pointer(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // npu_u65_512_core$dma$mem2mem$read$buffer$write_pointer
+
+
+module npu_u65_512_core$dma$mem2mem$read$cache_q(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$cache_q
+
+
+module npu_u65_512_core$dma$mem2mem$read$counter_q(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$counter_q
 
 
 module npu_u65_512_core$dma$mem2mem$read$discarding(clock,rst_n,d,q);
@@ -9693,44 +9653,6 @@ module npu_u65_512_core$dma$mem2mem$write$w_valid(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$dma$mem2mem$write$w_valid
 
 
-module npu_u65_512_core$dma$mem2mem_read_cache(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_512_core$dma$mem2mem_read_cache
-
-
-module npu_u65_512_core$dma$mem2mem_read_counter(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_512_core$dma$mem2mem_read_counter
-
-
 module npu_u65_512_core$dma$mem2mem_write_cache(clock,rst_n,d,q);
     
     // Module arguments
@@ -9767,528 +9689,6 @@ module npu_u65_512_core$dma$mem2mem_write_counter(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // npu_u65_512_core$dma$mem2mem_write_counter
-
-
-module npu_u65_512_core$dma$port0(clock,rst_n,aclken,prot,command$valid,command$id,command$address,command$len,command$cache,command$grant,mem2mem$valid,mem2mem$id,mem2mem$address,mem2mem$len,mem2mem$cache,mem2mem$grant,arvalid,arid,araddr,arlen,arcache,arprot,arready);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  aclken;
-    input wire  [2:0] prot;
-    input wire  command$valid;
-    input wire  [7:0] command$id;
-    input wire  [39:0] command$address;
-    input wire  [7:0] command$len;
-    input wire  [3:0] command$cache;
-    output reg  command$grant;
-    input wire  mem2mem$valid;
-    input wire  [7:0] mem2mem$id;
-    input wire  [39:0] mem2mem$address;
-    input wire  [7:0] mem2mem$len;
-    input wire  [3:0] mem2mem$cache;
-    output reg  mem2mem$grant;
-    output reg  arvalid;
-    output reg  [7:0] arid;
-    output reg  [39:0] araddr;
-    output reg  [7:0] arlen;
-    output reg  [3:0] arcache;
-    output reg  [2:0] arprot;
-    input wire  arready;
-    
-    // Stub signals
-    reg  valid$clock;
-    reg  valid$rst_n;
-    reg  valid$d;
-    wire  valid$q;
-    reg  id$clock;
-    reg  id$rst_n;
-    reg  [7:0] id$d;
-    wire  [7:0] id$q;
-    reg  address$clock;
-    reg  address$rst_n;
-    reg  [39:0] address$d;
-    wire  [39:0] address$q;
-    reg  len$clock;
-    reg  len$rst_n;
-    reg  [7:0] len$d;
-    wire  [7:0] len$q;
-    reg  cache$clock;
-    reg  cache$rst_n;
-    reg  [3:0] cache$d;
-    wire  [3:0] cache$q;
-    reg  prot_q$clock;
-    reg  prot_q$rst_n;
-    reg  [2:0] prot_q$d;
-    wire  [2:0] prot_q$q;
-    
-    // Local signals
-    reg  load;
-    
-    // Sub module instances
-    npu_u65_512_core$dma$port0$valid valid(
-        .clock(valid$clock),
-        .rst_n(valid$rst_n),
-        .d(valid$d),
-        .q(valid$q)
-    );
-    npu_u65_512_core$dma$port0$id id(
-        .clock(id$clock),
-        .rst_n(id$rst_n),
-        .d(id$d),
-        .q(id$q)
-    );
-    npu_u65_512_core$dma$port0$address address(
-        .clock(address$clock),
-        .rst_n(address$rst_n),
-        .d(address$d),
-        .q(address$q)
-    );
-    npu_u65_512_core$dma$port0$len len(
-        .clock(len$clock),
-        .rst_n(len$rst_n),
-        .d(len$d),
-        .q(len$q)
-    );
-    npu_u65_512_core$dma$port0$cache cache(
-        .clock(cache$clock),
-        .rst_n(cache$rst_n),
-        .d(cache$d),
-        .q(cache$q)
-    );
-    npu_u65_512_core$dma$port0$prot_q prot_q(
-        .clock(prot_q$clock),
-        .rst_n(prot_q$rst_n),
-        .d(prot_q$d),
-        .q(prot_q$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        valid$clock = clock;
-        id$clock = clock;
-        address$clock = clock;
-        len$clock = clock;
-        cache$clock = clock;
-        prot_q$clock = clock;
-        valid$d = valid$q;
-        id$d = id$q;
-        address$d = address$q;
-        len$d = len$q;
-        cache$d = cache$q;
-        prot_q$d = prot_q$q;
-        valid$rst_n = rst_n;
-        id$rst_n = rst_n;
-        address$rst_n = rst_n;
-        len$rst_n = rst_n;
-        cache$rst_n = rst_n;
-        prot_q$rst_n = rst_n;
-        if (aclken & valid$q & arready) begin
-            valid$d = 1'b0;
-        end
-        load = aclken & (~valid$q | arready);
-        command$grant = load & command$valid;
-        mem2mem$grant = load & ~command$valid & mem2mem$valid;
-        if (command$grant) begin
-            valid$d = 1'b1;
-            id$d = command$id;
-            address$d = command$address;
-            len$d = command$len;
-            cache$d = command$cache;
-            prot_q$d = prot;
-        end
-        if (mem2mem$grant) begin
-            valid$d = 1'b1;
-            id$d = mem2mem$id;
-            address$d = mem2mem$address;
-            len$d = mem2mem$len;
-            cache$d = mem2mem$cache;
-            prot_q$d = prot;
-        end
-        arvalid = valid$q;
-        arid = id$q;
-        araddr = address$q;
-        arlen = len$q;
-        arcache = cache$q;
-        arprot = prot_q$q;
-    end
-    
-endmodule // npu_u65_512_core$dma$port0
-
-
-module npu_u65_512_core$dma$port0$address(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_512_core$dma$port0$address
-
-
-module npu_u65_512_core$dma$port0$cache(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_512_core$dma$port0$cache
-
-
-module npu_u65_512_core$dma$port0$id(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Constant declarations
-    localparam  init = 8'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_512_core$dma$port0$id
-
-
-module npu_u65_512_core$dma$port0$len(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Constant declarations
-    localparam  init = 8'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_512_core$dma$port0$len
-
-
-module npu_u65_512_core$dma$port0$prot_q(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Constant declarations
-    localparam  init = 3'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_512_core$dma$port0$prot_q
-
-
-module npu_u65_512_core$dma$port0$valid(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_512_core$dma$port0$valid
-
-
-module npu_u65_512_core$dma$port1(clock,rst_n,aclken,prot,command$valid,command$id,command$address,command$len,command$cache,command$grant,mem2mem$valid,mem2mem$id,mem2mem$address,mem2mem$len,mem2mem$cache,mem2mem$grant,arvalid,arid,araddr,arlen,arcache,arprot,arready);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  aclken;
-    input wire  [2:0] prot;
-    input wire  command$valid;
-    input wire  [7:0] command$id;
-    input wire  [39:0] command$address;
-    input wire  [7:0] command$len;
-    input wire  [3:0] command$cache;
-    output reg  command$grant;
-    input wire  mem2mem$valid;
-    input wire  [7:0] mem2mem$id;
-    input wire  [39:0] mem2mem$address;
-    input wire  [7:0] mem2mem$len;
-    input wire  [3:0] mem2mem$cache;
-    output reg  mem2mem$grant;
-    output reg  arvalid;
-    output reg  [7:0] arid;
-    output reg  [39:0] araddr;
-    output reg  [7:0] arlen;
-    output reg  [3:0] arcache;
-    output reg  [2:0] arprot;
-    input wire  arready;
-    
-    // Stub signals
-    reg  valid$clock;
-    reg  valid$rst_n;
-    reg  valid$d;
-    wire  valid$q;
-    reg  id$clock;
-    reg  id$rst_n;
-    reg  [7:0] id$d;
-    wire  [7:0] id$q;
-    reg  address$clock;
-    reg  address$rst_n;
-    reg  [39:0] address$d;
-    wire  [39:0] address$q;
-    reg  len$clock;
-    reg  len$rst_n;
-    reg  [7:0] len$d;
-    wire  [7:0] len$q;
-    reg  cache$clock;
-    reg  cache$rst_n;
-    reg  [3:0] cache$d;
-    wire  [3:0] cache$q;
-    reg  prot_q$clock;
-    reg  prot_q$rst_n;
-    reg  [2:0] prot_q$d;
-    wire  [2:0] prot_q$q;
-    
-    // Local signals
-    reg  load;
-    
-    // Sub module instances
-    npu_u65_512_core$dma$port1$valid valid(
-        .clock(valid$clock),
-        .rst_n(valid$rst_n),
-        .d(valid$d),
-        .q(valid$q)
-    );
-    npu_u65_512_core$dma$port1$id id(
-        .clock(id$clock),
-        .rst_n(id$rst_n),
-        .d(id$d),
-        .q(id$q)
-    );
-    npu_u65_512_core$dma$port1$address address(
-        .clock(address$clock),
-        .rst_n(address$rst_n),
-        .d(address$d),
-        .q(address$q)
-    );
-    npu_u65_512_core$dma$port1$len len(
-        .clock(len$clock),
-        .rst_n(len$rst_n),
-        .d(len$d),
-        .q(len$q)
-    );
-    npu_u65_512_core$dma$port1$cache cache(
-        .clock(cache$clock),
-        .rst_n(cache$rst_n),
-        .d(cache$d),
-        .q(cache$q)
-    );
-    npu_u65_512_core$dma$port1$prot_q prot_q(
-        .clock(prot_q$clock),
-        .rst_n(prot_q$rst_n),
-        .d(prot_q$d),
-        .q(prot_q$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        valid$clock = clock;
-        id$clock = clock;
-        address$clock = clock;
-        len$clock = clock;
-        cache$clock = clock;
-        prot_q$clock = clock;
-        valid$d = valid$q;
-        id$d = id$q;
-        address$d = address$q;
-        len$d = len$q;
-        cache$d = cache$q;
-        prot_q$d = prot_q$q;
-        valid$rst_n = rst_n;
-        id$rst_n = rst_n;
-        address$rst_n = rst_n;
-        len$rst_n = rst_n;
-        cache$rst_n = rst_n;
-        prot_q$rst_n = rst_n;
-        if (aclken & valid$q & arready) begin
-            valid$d = 1'b0;
-        end
-        load = aclken & (~valid$q | arready);
-        command$grant = load & command$valid;
-        mem2mem$grant = load & ~command$valid & mem2mem$valid;
-        if (command$grant) begin
-            valid$d = 1'b1;
-            id$d = command$id;
-            address$d = command$address;
-            len$d = command$len;
-            cache$d = command$cache;
-            prot_q$d = prot;
-        end
-        if (mem2mem$grant) begin
-            valid$d = 1'b1;
-            id$d = mem2mem$id;
-            address$d = mem2mem$address;
-            len$d = mem2mem$len;
-            cache$d = mem2mem$cache;
-            prot_q$d = prot;
-        end
-        arvalid = valid$q;
-        arid = id$q;
-        araddr = address$q;
-        arlen = len$q;
-        arcache = cache$q;
-        arprot = prot_q$q;
-    end
-    
-endmodule // npu_u65_512_core$dma$port1
-
-
-module npu_u65_512_core$dma$port1$address(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_512_core$dma$port1$address
-
-
-module npu_u65_512_core$dma$port1$cache(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_512_core$dma$port1$cache
-
-
-module npu_u65_512_core$dma$port1$id(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Constant declarations
-    localparam  init = 8'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_512_core$dma$port1$id
-
-
-module npu_u65_512_core$dma$port1$len(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Constant declarations
-    localparam  init = 8'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_512_core$dma$port1$len
-
-
-module npu_u65_512_core$dma$port1$prot_q(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Constant declarations
-    localparam  init = 3'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_512_core$dma$port1$prot_q
-
-
-module npu_u65_512_core$dma$port1$valid(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_512_core$dma$port1$valid
 
 
 module npu_u65_512_core$dma$queue(clock,rst_n,push,push_data,pop,head,empty,full,count);
@@ -10435,7 +9835,449 @@ module npu_u65_512_core$dma$queue$write_pointer(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$dma$queue$write_pointer
 
 
-module npu_u65_512_core$dma$reads_outstanding$0(clock,rst_n,d,q);
+module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,clients$0$request,clients$0$address,clients$0$len,clients$0$grant,clients$0$counter,clients$0$cache,clients$0$may_issue,clients$0$limit_stall,clients$0$beat,clients$0$data,clients$1$request,clients$1$address,clients$1$len,clients$1$grant,clients$1$counter,clients$1$cache,clients$1$may_issue,clients$1$limit_stall,clients$1$beat,clients$1$data,m0$aclken,m0$arvalid,m0$arid,m0$araddr,m0$arlen,m0$arcache,m0$arprot,m0$arready,m0$rvalid,m0$rid,m0$rdata,m0$rresp,m0$rlast,m0$ar_channel,m0$ar_counter,m0$r_channel,m0$r_counter,m0$limit_stall,m1$aclken,m1$arvalid,m1$arid,m1$araddr,m1$arlen,m1$arcache,m1$arprot,m1$arready,m1$rvalid,m1$rid,m1$rdata,m1$rresp,m1$rlast,m1$ar_channel,m1$ar_counter,m1$r_channel,m1$r_counter,m1$limit_stall,quiet,error,error_channel,error_interface);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [2:0] prot;
+    input wire  [31:0] axi_limit$0;
+    input wire  [31:0] axi_limit$1;
+    input wire  [31:0] axi_limit$2;
+    input wire  [31:0] axi_limit$3;
+    input wire  clients$0$request;
+    input wire  [39:0] clients$0$address;
+    input wire  [7:0] clients$0$len;
+    output reg  clients$0$grant;
+    input wire  [1:0] clients$0$counter;
+    input wire  [3:0] clients$0$cache;
+    output reg  clients$0$may_issue;
+    input wire  clients$0$limit_stall;
+    output reg  clients$0$beat;
+    output reg  [127:0] clients$0$data;
+    input wire  clients$1$request;
+    input wire  [39:0] clients$1$address;
+    input wire  [7:0] clients$1$len;
+    output reg  clients$1$grant;
+    input wire  [1:0] clients$1$counter;
+    input wire  [3:0] clients$1$cache;
+    output reg  clients$1$may_issue;
+    input wire  clients$1$limit_stall;
+    output reg  clients$1$beat;
+    output reg  [127:0] clients$1$data;
+    input wire  m0$aclken;
+    output reg  m0$arvalid;
+    output reg  [7:0] m0$arid;
+    output reg  [39:0] m0$araddr;
+    output reg  [7:0] m0$arlen;
+    output reg  [3:0] m0$arcache;
+    output reg  [2:0] m0$arprot;
+    input wire  m0$arready;
+    input wire  m0$rvalid;
+    input wire  [7:0] m0$rid;
+    input wire  [127:0] m0$rdata;
+    input wire  [1:0] m0$rresp;
+    input wire  m0$rlast;
+    output reg  [3:0] m0$ar_channel;
+    output reg  [1:0] m0$ar_counter;
+    output reg  [3:0] m0$r_channel;
+    output reg  [1:0] m0$r_counter;
+    output reg  m0$limit_stall;
+    input wire  m1$aclken;
+    output reg  m1$arvalid;
+    output reg  [7:0] m1$arid;
+    output reg  [39:0] m1$araddr;
+    output reg  [7:0] m1$arlen;
+    output reg  [3:0] m1$arcache;
+    output reg  [2:0] m1$arprot;
+    input wire  m1$arready;
+    input wire  m1$rvalid;
+    input wire  [7:0] m1$rid;
+    input wire  [127:0] m1$rdata;
+    input wire  [1:0] m1$rresp;
+    input wire  m1$rlast;
+    output reg  [3:0] m1$ar_channel;
+    output reg  [1:0] m1$ar_counter;
+    output reg  [3:0] m1$r_channel;
+    output reg  [1:0] m1$r_counter;
+    output reg  m1$limit_stall;
+    output reg  quiet;
+    output reg  error;
+    output reg  [3:0] error_channel;
+    output reg  error_interface;
+    
+    // Constant declarations
+    localparam  ids$0 = 8'h0;
+    localparam  ids$1 = 8'h58;
+    localparam  channels$0 = 4'h0;
+    localparam  channels$1 = 4'h4;
+    localparam  reads_m1_lsb = 5'b10000;
+    
+    // Stub signals
+    reg  port0$clock;
+    reg  port0$rst_n;
+    reg  port0$aclken;
+    reg  [2:0] port0$prot;
+    reg  port0$requests$0$valid;
+    reg  [7:0] port0$requests$0$id;
+    reg  [39:0] port0$requests$0$address;
+    reg  [7:0] port0$requests$0$len;
+    reg  [3:0] port0$requests$0$cache;
+    wire  port0$requests$0$grant;
+    reg  port0$requests$1$valid;
+    reg  [7:0] port0$requests$1$id;
+    reg  [39:0] port0$requests$1$address;
+    reg  [7:0] port0$requests$1$len;
+    reg  [3:0] port0$requests$1$cache;
+    wire  port0$requests$1$grant;
+    wire  port0$arvalid;
+    wire  [7:0] port0$arid;
+    wire  [39:0] port0$araddr;
+    wire  [7:0] port0$arlen;
+    wire  [3:0] port0$arcache;
+    wire  [2:0] port0$arprot;
+    reg  port0$arready;
+    reg  port1$clock;
+    reg  port1$rst_n;
+    reg  port1$aclken;
+    reg  [2:0] port1$prot;
+    reg  port1$requests$0$valid;
+    reg  [7:0] port1$requests$0$id;
+    reg  [39:0] port1$requests$0$address;
+    reg  [7:0] port1$requests$0$len;
+    reg  [3:0] port1$requests$0$cache;
+    wire  port1$requests$0$grant;
+    reg  port1$requests$1$valid;
+    reg  [7:0] port1$requests$1$id;
+    reg  [39:0] port1$requests$1$address;
+    reg  [7:0] port1$requests$1$len;
+    reg  [3:0] port1$requests$1$cache;
+    wire  port1$requests$1$grant;
+    wire  port1$arvalid;
+    wire  [7:0] port1$arid;
+    wire  [39:0] port1$araddr;
+    wire  [7:0] port1$arlen;
+    wire  [3:0] port1$arcache;
+    wire  [2:0] port1$arprot;
+    reg  port1$arready;
+    reg  outstanding$0$clock;
+    reg  outstanding$0$rst_n;
+    reg  [6:0] outstanding$0$d;
+    wire  [6:0] outstanding$0$q;
+    reg  outstanding$1$clock;
+    reg  outstanding$1$rst_n;
+    reg  [6:0] outstanding$1$d;
+    wire  [6:0] outstanding$1$q;
+    reg  outstanding$2$clock;
+    reg  outstanding$2$rst_n;
+    reg  [6:0] outstanding$2$d;
+    wire  [6:0] outstanding$2$q;
+    reg  outstanding$3$clock;
+    reg  outstanding$3$rst_n;
+    reg  [6:0] outstanding$3$d;
+    wire  [6:0] outstanding$3$q;
+    
+    // Local signals
+    reg  [31:0] limit;
+    reg  [3:0] room;
+    reg  [3:0] issued;
+    reg  [3:0] completed;
+    reg  rlast;
+    reg  [1:0] rresp;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$reads$port0 port0(
+        .clock(port0$clock),
+        .rst_n(port0$rst_n),
+        .aclken(port0$aclken),
+        .prot(port0$prot),
+        .requests$0$valid(port0$requests$0$valid),
+        .requests$0$id(port0$requests$0$id),
+        .requests$0$address(port0$requests$0$address),
+        .requests$0$len(port0$requests$0$len),
+        .requests$0$cache(port0$requests$0$cache),
+        .requests$0$grant(port0$requests$0$grant),
+        .requests$1$valid(port0$requests$1$valid),
+        .requests$1$id(port0$requests$1$id),
+        .requests$1$address(port0$requests$1$address),
+        .requests$1$len(port0$requests$1$len),
+        .requests$1$cache(port0$requests$1$cache),
+        .requests$1$grant(port0$requests$1$grant),
+        .arvalid(port0$arvalid),
+        .arid(port0$arid),
+        .araddr(port0$araddr),
+        .arlen(port0$arlen),
+        .arcache(port0$arcache),
+        .arprot(port0$arprot),
+        .arready(port0$arready)
+    );
+    npu_u65_512_core$dma$reads$port1 port1(
+        .clock(port1$clock),
+        .rst_n(port1$rst_n),
+        .aclken(port1$aclken),
+        .prot(port1$prot),
+        .requests$0$valid(port1$requests$0$valid),
+        .requests$0$id(port1$requests$0$id),
+        .requests$0$address(port1$requests$0$address),
+        .requests$0$len(port1$requests$0$len),
+        .requests$0$cache(port1$requests$0$cache),
+        .requests$0$grant(port1$requests$0$grant),
+        .requests$1$valid(port1$requests$1$valid),
+        .requests$1$id(port1$requests$1$id),
+        .requests$1$address(port1$requests$1$address),
+        .requests$1$len(port1$requests$1$len),
+        .requests$1$cache(port1$requests$1$cache),
+        .requests$1$grant(port1$requests$1$grant),
+        .arvalid(port1$arvalid),
+        .arid(port1$arid),
+        .araddr(port1$araddr),
+        .arlen(port1$arlen),
+        .arcache(port1$arcache),
+        .arprot(port1$arprot),
+        .arready(port1$arready)
+    );
+    npu_u65_512_core$dma$reads$outstanding$0 outstanding$0(
+        .clock(outstanding$0$clock),
+        .rst_n(outstanding$0$rst_n),
+        .d(outstanding$0$d),
+        .q(outstanding$0$q)
+    );
+    npu_u65_512_core$dma$reads$outstanding$1 outstanding$1(
+        .clock(outstanding$1$clock),
+        .rst_n(outstanding$1$rst_n),
+        .d(outstanding$1$d),
+        .q(outstanding$1$q)
+    );
+    npu_u65_512_core$dma$reads$outstanding$2 outstanding$2(
+        .clock(outstanding$2$clock),
+        .rst_n(outstanding$2$rst_n),
+        .d(outstanding$2$d),
+        .q(outstanding$2$q)
+    );
+    npu_u65_512_core$dma$reads$outstanding$3 outstanding$3(
+        .clock(outstanding$3$clock),
+        .rst_n(outstanding$3$rst_n),
+        .d(outstanding$3$d),
+        .q(outstanding$3$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        port0$clock = clock;
+        port0$rst_n = rst_n;
+        port1$clock = clock;
+        port1$rst_n = rst_n;
+        port0$aclken = m0$aclken;
+        port1$aclken = m1$aclken;
+        port0$prot = prot;
+        port1$prot = prot;
+        port0$arready = m0$arready;
+        port1$arready = m1$arready;
+        m0$arvalid = port0$arvalid;
+        m0$arid = port0$arid;
+        m0$araddr = port0$araddr;
+        m0$arlen = port0$arlen;
+        m0$arcache = port0$arcache;
+        m0$arprot = port0$arprot;
+        m1$arvalid = port1$arvalid;
+        m1$arid = port1$arid;
+        m1$araddr = port1$araddr;
+        m1$arlen = port1$arlen;
+        m1$arcache = port1$arcache;
+        m1$arprot = port1$arprot;
+        room = 32'h0;
+        outstanding$0$clock = clock;
+        outstanding$0$rst_n = rst_n;
+        outstanding$0$d = outstanding$0$q;
+        limit = axi_limit$0 >> reads_m1_lsb;
+        if (outstanding$0$q <= ((limit[(32'h0)+:(6)]) & 7'h7f)) begin
+            room = (room & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        outstanding$1$clock = clock;
+        outstanding$1$rst_n = rst_n;
+        outstanding$1$d = outstanding$1$q;
+        limit = axi_limit$1 >> reads_m1_lsb;
+        if (outstanding$1$q <= ((limit[(32'h0)+:(6)]) & 7'h7f)) begin
+            room = (room & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        outstanding$2$clock = clock;
+        outstanding$2$rst_n = rst_n;
+        outstanding$2$d = outstanding$2$q;
+        limit = axi_limit$2 >> reads_m1_lsb;
+        if (outstanding$2$q <= ((limit[(32'h0)+:(6)]) & 7'h7f)) begin
+            room = (room & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        outstanding$3$clock = clock;
+        outstanding$3$rst_n = rst_n;
+        outstanding$3$d = outstanding$3$q;
+        limit = axi_limit$3 >> reads_m1_lsb;
+        if (outstanding$3$q <= ((limit[(32'h0)+:(6)]) & 7'h7f)) begin
+            room = (room & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        issued = 32'h0;
+        completed = 32'h0;
+        error = 1'b0;
+        error_channel = 32'h0;
+        error_interface = 1'b0;
+        m0$ar_channel = 32'h0;
+        m0$ar_counter = 32'h0;
+        m0$r_channel = 32'h0;
+        m0$r_counter = 32'h0;
+        m0$limit_stall = 1'b0;
+        m1$ar_channel = 32'h0;
+        m1$ar_counter = 32'h0;
+        m1$r_channel = 32'h0;
+        m1$r_counter = 32'h0;
+        m1$limit_stall = 1'b0;
+        clients$0$may_issue = (room & (((32'h1) & 4'hf) << clients$0$counter)) != 32'h0;
+        port0$requests$0$valid = clients$0$request & ~clients$0$counter[32'h1];
+        port1$requests$0$valid = clients$0$request & clients$0$counter[32'h1];
+        port0$requests$0$id = ids$0;
+        port1$requests$0$id = ids$0;
+        port0$requests$0$address = clients$0$address;
+        port1$requests$0$address = clients$0$address;
+        port0$requests$0$len = clients$0$len;
+        port1$requests$0$len = clients$0$len;
+        port0$requests$0$cache = clients$0$cache;
+        port1$requests$0$cache = clients$0$cache;
+        clients$0$grant = port0$requests$0$grant | port1$requests$0$grant;
+        if (clients$0$grant) begin
+            issued = issued | (((32'h1) & 4'hf) << clients$0$counter);
+        end
+        if (clients$0$counter[32'h1]) begin
+            clients$0$beat = m1$rvalid & m1$aclken & (m1$rid == ids$0);
+            clients$0$data = m1$rdata;
+            rlast = m1$rlast;
+            rresp = m1$rresp;
+            m1$limit_stall = m1$limit_stall | clients$0$limit_stall;
+        end
+        else begin
+            clients$0$beat = m0$rvalid & m0$aclken & (m0$rid == ids$0);
+            clients$0$data = m0$rdata;
+            rlast = m0$rlast;
+            rresp = m0$rresp;
+            m0$limit_stall = m0$limit_stall | clients$0$limit_stall;
+        end
+        if (clients$0$beat & rlast) begin
+            completed = completed | (((32'h1) & 4'hf) << clients$0$counter);
+        end
+        if (clients$0$beat & rresp[32'h1] & ~error) begin
+            error = 1'b1;
+            error_channel = channels$0;
+            error_interface = clients$0$counter[32'h1];
+        end
+        if (m0$arid == ids$0) begin
+            m0$ar_channel = channels$0;
+            m0$ar_counter = clients$0$counter;
+        end
+        if (m1$arid == ids$0) begin
+            m1$ar_channel = channels$0;
+            m1$ar_counter = clients$0$counter;
+        end
+        if (m0$rid == ids$0) begin
+            m0$r_channel = channels$0;
+            m0$r_counter = clients$0$counter;
+        end
+        if (m1$rid == ids$0) begin
+            m1$r_channel = channels$0;
+            m1$r_counter = clients$0$counter;
+        end
+        clients$1$may_issue = (room & (((32'h1) & 4'hf) << clients$1$counter)) != 32'h0;
+        port0$requests$1$valid = clients$1$request & ~clients$1$counter[32'h1];
+        port1$requests$1$valid = clients$1$request & clients$1$counter[32'h1];
+        port0$requests$1$id = ids$1;
+        port1$requests$1$id = ids$1;
+        port0$requests$1$address = clients$1$address;
+        port1$requests$1$address = clients$1$address;
+        port0$requests$1$len = clients$1$len;
+        port1$requests$1$len = clients$1$len;
+        port0$requests$1$cache = clients$1$cache;
+        port1$requests$1$cache = clients$1$cache;
+        clients$1$grant = port0$requests$1$grant | port1$requests$1$grant;
+        if (clients$1$grant) begin
+            issued = issued | (((32'h1) & 4'hf) << clients$1$counter);
+        end
+        if (clients$1$counter[32'h1]) begin
+            clients$1$beat = m1$rvalid & m1$aclken & (m1$rid == ids$1);
+            clients$1$data = m1$rdata;
+            rlast = m1$rlast;
+            rresp = m1$rresp;
+            m1$limit_stall = m1$limit_stall | clients$1$limit_stall;
+        end
+        else begin
+            clients$1$beat = m0$rvalid & m0$aclken & (m0$rid == ids$1);
+            clients$1$data = m0$rdata;
+            rlast = m0$rlast;
+            rresp = m0$rresp;
+            m0$limit_stall = m0$limit_stall | clients$1$limit_stall;
+        end
+        if (clients$1$beat & rlast) begin
+            completed = completed | (((32'h1) & 4'hf) << clients$1$counter);
+        end
+        if (clients$1$beat & rresp[32'h1] & ~error) begin
+            error = 1'b1;
+            error_channel = channels$1;
+            error_interface = clients$1$counter[32'h1];
+        end
+        if (m0$arid == ids$1) begin
+            m0$ar_channel = channels$1;
+            m0$ar_counter = clients$1$counter;
+        end
+        if (m1$arid == ids$1) begin
+            m1$ar_channel = channels$1;
+            m1$ar_counter = clients$1$counter;
+        end
+        if (m0$rid == ids$1) begin
+            m0$r_channel = channels$1;
+            m0$r_counter = clients$1$counter;
+        end
+        if (m1$rid == ids$1) begin
+            m1$r_channel = channels$1;
+            m1$r_counter = clients$1$counter;
+        end
+        quiet = 1'b1;
+        if (issued[0] & ~completed[0]) begin
+            outstanding$0$d = outstanding$0$q + 32'h1;
+        end
+        if (~issued[0] & completed[0]) begin
+            outstanding$0$d = outstanding$0$q - 32'h1;
+        end
+        if (outstanding$0$q != 32'h0) begin
+            quiet = 1'b0;
+        end
+        if (issued[1] & ~completed[1]) begin
+            outstanding$1$d = outstanding$1$q + 32'h1;
+        end
+        if (~issued[1] & completed[1]) begin
+            outstanding$1$d = outstanding$1$q - 32'h1;
+        end
+        if (outstanding$1$q != 32'h0) begin
+            quiet = 1'b0;
+        end
+        if (issued[2] & ~completed[2]) begin
+            outstanding$2$d = outstanding$2$q + 32'h1;
+        end
+        if (~issued[2] & completed[2]) begin
+            outstanding$2$d = outstanding$2$q - 32'h1;
+        end
+        if (outstanding$2$q != 32'h0) begin
+            quiet = 1'b0;
+        end
+        if (issued[3] & ~completed[3]) begin
+            outstanding$3$d = outstanding$3$q + 32'h1;
+        end
+        if (~issued[3] & completed[3]) begin
+            outstanding$3$d = outstanding$3$q - 32'h1;
+        end
+        if (outstanding$3$q != 32'h0) begin
+            quiet = 1'b0;
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$reads
+
+
+module npu_u65_512_core$dma$reads$outstanding$0(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -10451,10 +10293,10 @@ module npu_u65_512_core$dma$reads_outstanding$0(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_512_core$dma$reads_outstanding$0
+endmodule // npu_u65_512_core$dma$reads$outstanding$0
 
 
-module npu_u65_512_core$dma$reads_outstanding$1(clock,rst_n,d,q);
+module npu_u65_512_core$dma$reads$outstanding$1(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -10470,10 +10312,10 @@ module npu_u65_512_core$dma$reads_outstanding$1(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_512_core$dma$reads_outstanding$1
+endmodule // npu_u65_512_core$dma$reads$outstanding$1
 
 
-module npu_u65_512_core$dma$reads_outstanding$2(clock,rst_n,d,q);
+module npu_u65_512_core$dma$reads$outstanding$2(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -10489,10 +10331,10 @@ module npu_u65_512_core$dma$reads_outstanding$2(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_512_core$dma$reads_outstanding$2
+endmodule // npu_u65_512_core$dma$reads$outstanding$2
 
 
-module npu_u65_512_core$dma$reads_outstanding$3(clock,rst_n,d,q);
+module npu_u65_512_core$dma$reads$outstanding$3(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -10508,7 +10350,537 @@ module npu_u65_512_core$dma$reads_outstanding$3(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_512_core$dma$reads_outstanding$3
+endmodule // npu_u65_512_core$dma$reads$outstanding$3
+
+
+module npu_u65_512_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid,requests$0$id,requests$0$address,requests$0$len,requests$0$cache,requests$0$grant,requests$1$valid,requests$1$id,requests$1$address,requests$1$len,requests$1$cache,requests$1$grant,arvalid,arid,araddr,arlen,arcache,arprot,arready);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  aclken;
+    input wire  [2:0] prot;
+    input wire  requests$0$valid;
+    input wire  [7:0] requests$0$id;
+    input wire  [39:0] requests$0$address;
+    input wire  [7:0] requests$0$len;
+    input wire  [3:0] requests$0$cache;
+    output reg  requests$0$grant;
+    input wire  requests$1$valid;
+    input wire  [7:0] requests$1$id;
+    input wire  [39:0] requests$1$address;
+    input wire  [7:0] requests$1$len;
+    input wire  [3:0] requests$1$cache;
+    output reg  requests$1$grant;
+    output reg  arvalid;
+    output reg  [7:0] arid;
+    output reg  [39:0] araddr;
+    output reg  [7:0] arlen;
+    output reg  [3:0] arcache;
+    output reg  [2:0] arprot;
+    input wire  arready;
+    
+    // Stub signals
+    reg  valid$clock;
+    reg  valid$rst_n;
+    reg  valid$d;
+    wire  valid$q;
+    reg  id$clock;
+    reg  id$rst_n;
+    reg  [7:0] id$d;
+    wire  [7:0] id$q;
+    reg  address$clock;
+    reg  address$rst_n;
+    reg  [39:0] address$d;
+    wire  [39:0] address$q;
+    reg  len$clock;
+    reg  len$rst_n;
+    reg  [7:0] len$d;
+    wire  [7:0] len$q;
+    reg  cache$clock;
+    reg  cache$rst_n;
+    reg  [3:0] cache$d;
+    wire  [3:0] cache$q;
+    reg  prot_q$clock;
+    reg  prot_q$rst_n;
+    reg  [2:0] prot_q$d;
+    wire  [2:0] prot_q$q;
+    
+    // Local signals
+    reg  load;
+    reg  granted;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$reads$port0$valid valid(
+        .clock(valid$clock),
+        .rst_n(valid$rst_n),
+        .d(valid$d),
+        .q(valid$q)
+    );
+    npu_u65_512_core$dma$reads$port0$id id(
+        .clock(id$clock),
+        .rst_n(id$rst_n),
+        .d(id$d),
+        .q(id$q)
+    );
+    npu_u65_512_core$dma$reads$port0$address address(
+        .clock(address$clock),
+        .rst_n(address$rst_n),
+        .d(address$d),
+        .q(address$q)
+    );
+    npu_u65_512_core$dma$reads$port0$len len(
+        .clock(len$clock),
+        .rst_n(len$rst_n),
+        .d(len$d),
+        .q(len$q)
+    );
+    npu_u65_512_core$dma$reads$port0$cache cache(
+        .clock(cache$clock),
+        .rst_n(cache$rst_n),
+        .d(cache$d),
+        .q(cache$q)
+    );
+    npu_u65_512_core$dma$reads$port0$prot_q prot_q(
+        .clock(prot_q$clock),
+        .rst_n(prot_q$rst_n),
+        .d(prot_q$d),
+        .q(prot_q$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        valid$clock = clock;
+        id$clock = clock;
+        address$clock = clock;
+        len$clock = clock;
+        cache$clock = clock;
+        prot_q$clock = clock;
+        valid$d = valid$q;
+        id$d = id$q;
+        address$d = address$q;
+        len$d = len$q;
+        cache$d = cache$q;
+        prot_q$d = prot_q$q;
+        valid$rst_n = rst_n;
+        id$rst_n = rst_n;
+        address$rst_n = rst_n;
+        len$rst_n = rst_n;
+        cache$rst_n = rst_n;
+        prot_q$rst_n = rst_n;
+        if (aclken & valid$q & arready) begin
+            valid$d = 1'b0;
+        end
+        load = aclken & (~valid$q | arready);
+        granted = 1'b0;
+        requests$0$grant = load & requests$0$valid & ~granted;
+        if (requests$0$grant) begin
+            granted = 1'b1;
+            valid$d = 1'b1;
+            id$d = requests$0$id;
+            address$d = requests$0$address;
+            len$d = requests$0$len;
+            cache$d = requests$0$cache;
+            prot_q$d = prot;
+        end
+        requests$1$grant = load & requests$1$valid & ~granted;
+        if (requests$1$grant) begin
+            granted = 1'b1;
+            valid$d = 1'b1;
+            id$d = requests$1$id;
+            address$d = requests$1$address;
+            len$d = requests$1$len;
+            cache$d = requests$1$cache;
+            prot_q$d = prot;
+        end
+        arvalid = valid$q;
+        arid = id$q;
+        araddr = address$q;
+        arlen = len$q;
+        arcache = cache$q;
+        arprot = prot_q$q;
+    end
+    
+endmodule // npu_u65_512_core$dma$reads$port0
+
+
+module npu_u65_512_core$dma$reads$port0$address(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$reads$port0$address
+
+
+module npu_u65_512_core$dma$reads$port0$cache(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$reads$port0$cache
+
+
+module npu_u65_512_core$dma$reads$port0$id(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    
+    // Constant declarations
+    localparam  init = 8'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$reads$port0$id
+
+
+module npu_u65_512_core$dma$reads$port0$len(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    
+    // Constant declarations
+    localparam  init = 8'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$reads$port0$len
+
+
+module npu_u65_512_core$dma$reads$port0$prot_q(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    
+    // Constant declarations
+    localparam  init = 3'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$reads$port0$prot_q
+
+
+module npu_u65_512_core$dma$reads$port0$valid(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$reads$port0$valid
+
+
+module npu_u65_512_core$dma$reads$port1(clock,rst_n,aclken,prot,requests$0$valid,requests$0$id,requests$0$address,requests$0$len,requests$0$cache,requests$0$grant,requests$1$valid,requests$1$id,requests$1$address,requests$1$len,requests$1$cache,requests$1$grant,arvalid,arid,araddr,arlen,arcache,arprot,arready);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  aclken;
+    input wire  [2:0] prot;
+    input wire  requests$0$valid;
+    input wire  [7:0] requests$0$id;
+    input wire  [39:0] requests$0$address;
+    input wire  [7:0] requests$0$len;
+    input wire  [3:0] requests$0$cache;
+    output reg  requests$0$grant;
+    input wire  requests$1$valid;
+    input wire  [7:0] requests$1$id;
+    input wire  [39:0] requests$1$address;
+    input wire  [7:0] requests$1$len;
+    input wire  [3:0] requests$1$cache;
+    output reg  requests$1$grant;
+    output reg  arvalid;
+    output reg  [7:0] arid;
+    output reg  [39:0] araddr;
+    output reg  [7:0] arlen;
+    output reg  [3:0] arcache;
+    output reg  [2:0] arprot;
+    input wire  arready;
+    
+    // Stub signals
+    reg  valid$clock;
+    reg  valid$rst_n;
+    reg  valid$d;
+    wire  valid$q;
+    reg  id$clock;
+    reg  id$rst_n;
+    reg  [7:0] id$d;
+    wire  [7:0] id$q;
+    reg  address$clock;
+    reg  address$rst_n;
+    reg  [39:0] address$d;
+    wire  [39:0] address$q;
+    reg  len$clock;
+    reg  len$rst_n;
+    reg  [7:0] len$d;
+    wire  [7:0] len$q;
+    reg  cache$clock;
+    reg  cache$rst_n;
+    reg  [3:0] cache$d;
+    wire  [3:0] cache$q;
+    reg  prot_q$clock;
+    reg  prot_q$rst_n;
+    reg  [2:0] prot_q$d;
+    wire  [2:0] prot_q$q;
+    
+    // Local signals
+    reg  load;
+    reg  granted;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$reads$port1$valid valid(
+        .clock(valid$clock),
+        .rst_n(valid$rst_n),
+        .d(valid$d),
+        .q(valid$q)
+    );
+    npu_u65_512_core$dma$reads$port1$id id(
+        .clock(id$clock),
+        .rst_n(id$rst_n),
+        .d(id$d),
+        .q(id$q)
+    );
+    npu_u65_512_core$dma$reads$port1$address address(
+        .clock(address$clock),
+        .rst_n(address$rst_n),
+        .d(address$d),
+        .q(address$q)
+    );
+    npu_u65_512_core$dma$reads$port1$len len(
+        .clock(len$clock),
+        .rst_n(len$rst_n),
+        .d(len$d),
+        .q(len$q)
+    );
+    npu_u65_512_core$dma$reads$port1$cache cache(
+        .clock(cache$clock),
+        .rst_n(cache$rst_n),
+        .d(cache$d),
+        .q(cache$q)
+    );
+    npu_u65_512_core$dma$reads$port1$prot_q prot_q(
+        .clock(prot_q$clock),
+        .rst_n(prot_q$rst_n),
+        .d(prot_q$d),
+        .q(prot_q$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        valid$clock = clock;
+        id$clock = clock;
+        address$clock = clock;
+        len$clock = clock;
+        cache$clock = clock;
+        prot_q$clock = clock;
+        valid$d = valid$q;
+        id$d = id$q;
+        address$d = address$q;
+        len$d = len$q;
+        cache$d = cache$q;
+        prot_q$d = prot_q$q;
+        valid$rst_n = rst_n;
+        id$rst_n = rst_n;
+        address$rst_n = rst_n;
+        len$rst_n = rst_n;
+        cache$rst_n = rst_n;
+        prot_q$rst_n = rst_n;
+        if (aclken & valid$q & arready) begin
+            valid$d = 1'b0;
+        end
+        load = aclken & (~valid$q | arready);
+        granted = 1'b0;
+        requests$0$grant = load & requests$0$valid & ~granted;
+        if (requests$0$grant) begin
+            granted = 1'b1;
+            valid$d = 1'b1;
+            id$d = requests$0$id;
+            address$d = requests$0$address;
+            len$d = requests$0$len;
+            cache$d = requests$0$cache;
+            prot_q$d = prot;
+        end
+        requests$1$grant = load & requests$1$valid & ~granted;
+        if (requests$1$grant) begin
+            granted = 1'b1;
+            valid$d = 1'b1;
+            id$d = requests$1$id;
+            address$d = requests$1$address;
+            len$d = requests$1$len;
+            cache$d = requests$1$cache;
+            prot_q$d = prot;
+        end
+        arvalid = valid$q;
+        arid = id$q;
+        araddr = address$q;
+        arlen = len$q;
+        arcache = cache$q;
+        arprot = prot_q$q;
+    end
+    
+endmodule // npu_u65_512_core$dma$reads$port1
+
+
+module npu_u65_512_core$dma$reads$port1$address(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$reads$port1$address
+
+
+module npu_u65_512_core$dma$reads$port1$cache(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$reads$port1$cache
+
+
+module npu_u65_512_core$dma$reads$port1$id(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    
+    // Constant declarations
+    localparam  init = 8'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$reads$port1$id
+
+
+module npu_u65_512_core$dma$reads$port1$len(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    
+    // Constant declarations
+    localparam  init = 8'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$reads$port1$len
+
+
+module npu_u65_512_core$dma$reads$port1$prot_q(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    
+    // Constant declarations
+    localparam  init = 3'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$reads$port1$prot_q
+
+
+module npu_u65_512_core$dma$reads$port1$valid(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$reads$port1$valid
 
 
 module npu_u65_512_core$dma$wakeup(clock,rst_n,d,q);

@@ -155,6 +155,11 @@ pub struct CentralControl {
     status_state: Constant<Bits<32>>,
 
     // Words of the command stream.
+    beat_first_lane: Signal<Local, Bits<4>>,
+    beat_last_lane: Signal<Local, Bits<4>>,
+    /// The words of the head beat that hold stream bytes.
+    beat_first_word: Signal<Local, Bits<2>>,
+    beat_last_word: Signal<Local, Bits<2>>,
     word_index: Signal<Local, Bits<2>>,
     word: Signal<Local, Bits<32>>,
     word_valid: Signal<Local, Bit>,
@@ -282,6 +287,10 @@ impl Default for CentralControl {
             dma_stride_lsb: Constant::new(u64::from(dma_region_field("stride_mode").lo).into()),
             dma_region_max: Constant::new((regs::REGION_COUNT as u64 - 1).into()),
             dma_core_mask_max: Constant::new(3.into()),
+            beat_first_lane: Default::default(),
+            beat_last_lane: Default::default(),
+            beat_first_word: Default::default(),
+            beat_last_word: Default::default(),
             word_index: Default::default(),
             word: Default::default(),
             word_valid: Default::default(),
@@ -351,8 +360,14 @@ impl Logic for CentralControl {
         self.pmu_enabled.rst_n.next = self.rst_n.val();
 
         // ---- The next word of the stream: from the head beat of the command channel ----
+        // (A field is copied before its bits are taken: yosys cannot select
+        // bits of a struct field's part-select.)
+        self.beat_first_lane.next = self.command.data.val().first_lane;
+        self.beat_last_lane.next = self.command.data.val().last_lane;
+        self.beat_first_word.next = self.beat_first_lane.val().get_bits::<2>(2);
+        self.beat_last_word.next = self.beat_last_lane.val().get_bits::<2>(2);
         self.word_index.next =
-            self.command.data.val().first_lane.get_bits::<2>(2) + self.words_taken.q.val();
+            self.beat_first_word.val() + self.words_taken.q.val();
         self.word.next = bit_cast::<32, 128>(
             self.command.data.val().data >> (bit_cast::<7, 2>(self.word_index.val()) << 5),
         );
@@ -522,7 +537,7 @@ impl Logic for CentralControl {
         if self.take_word.val() {
             self.offset.d.next = self.offset.q.val() + 4;
             self.words_taken.d.next = self.words_taken.q.val() + 1;
-            if self.word_index.val() == self.command.data.val().last_lane.get_bits::<2>(2) {
+            if self.word_index.val() == self.beat_last_word.val() {
                 self.words_taken.d.next = 0.into();
                 self.command.ready.next = true;
             }

@@ -4,6 +4,7 @@
 
 use super::aligner::Aligner;
 use super::read_channel::ReadChannel;
+use super::reads::ReadClient;
 use super::walker::{TransferShape, TransferWalker};
 use super::write_channel::WriteChannel;
 use crate::shram::LINE_ADDRESS_BITS;
@@ -27,15 +28,13 @@ pub struct Mem2Mem {
     pub cores: Signal<In, Bits<2>>,
     /// A bus error: issue nothing more.
     pub halt: Signal<In, Bit>,
-    /// The outstanding counters of the source and destination regions have room.
-    pub may_read: Signal<In, Bit>,
+    /// The source's outstanding counter and ARCACHE, taken at `start`.
+    pub read_counter: Signal<In, Bits<2>>,
+    pub read_cache: Signal<In, Bits<4>>,
+    /// The source reads, through the DMA's read router.
+    pub reads: ReadClient,
+    /// The outstanding counter of the destination region has room.
     pub may_write: Signal<In, Bit>,
-    pub ar_request: Signal<Out, Bit>,
-    pub ar_address: Signal<Out, Bits<40>>,
-    pub ar_len: Signal<Out, Bits<8>>,
-    pub ar_grant: Signal<In, Bit>,
-    pub r_valid: Signal<In, Bit>,
-    pub r_data: Signal<In, Bits<128>>,
     pub awvalid: Signal<Out, Bit>,
     pub awaddr: Signal<Out, Bits<40>>,
     pub awlen: Signal<Out, Bits<8>>,
@@ -47,8 +46,7 @@ pub struct Mem2Mem {
     pub wready: Signal<In, Bit>,
     pub b_valid: Signal<In, Bit>,
     pub burst_issued: Signal<Out, Bit>,
-    /// A read or write burst is held back by its outstanding limit (for the PMU).
-    pub read_limit_stall: Signal<Out, Bit>,
+    /// A write burst is held back by its outstanding limit (for the PMU).
     pub write_limit_stall: Signal<Out, Bit>,
     pub shram_write: Signal<Out, Bit>,
     pub shram_cores: Signal<Out, Bits<2>>,
@@ -99,14 +97,9 @@ impl Logic for Mem2Mem {
         // Source.
         self.read.halt.next = self.halt.val();
         self.read.cancel.next = false;
-        self.read.may_issue.next = self.may_read.val();
-        self.ar_request.next = self.read.ar_request.val();
-        self.ar_address.next = self.read.ar_address.val();
-        self.ar_len.next = self.read.ar_len.val();
-        self.read.ar_grant.next = self.ar_grant.val();
-        self.read_limit_stall.next = self.read.limit_stall.val();
-        self.read.r_valid.next = self.r_valid.val();
-        self.read.r_data.next = self.r_data.val();
+        self.read.counter.next = self.read_counter.val();
+        self.read.cache.next = self.read_cache.val();
+        ReadClient::link(&mut self.reads, &mut self.read.reads);
 
         // Source beats to destination beats.
         StreamOut::<LaneBeat>::join(&mut self.read.out, &mut self.aligner.source);

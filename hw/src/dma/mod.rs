@@ -2,11 +2,14 @@
 //! and M1.
 //!
 //! Channels share one mechanism: a [`TransferWalker`] splits a transfer into
-//! bursts, a [`ReadChannel`] or [`WriteChannel`] moves its beats, a
-//! [`ReadPort`] arbitrates the AR channel of each port. Today's channels are
-//! the command stream (read for the central control) and mem2mem (the user
-//! DMA, [`Mem2Mem`]); the IFM, weight, scale/bias and OFM channels of the
-//! datapath plug into the same parts.
+//! bursts, a [`ReadChannel`] or [`WriteChannel`] moves its beats. Every read
+//! channel is a [`ReadClient`] of one [`ReadRouter`], which takes them as a
+//! table (ARID, faulting-channel code, priority) and does the port
+//! arbitration, the routing of read data by RID, the outstanding-read limits
+//! and the read side of the PMU events and bus errors for all of them. Today's
+//! channels are the command stream (read for the central control) and
+//! mem2mem (the user DMA, [`Mem2Mem`]); the IFM, weight and scale/bias
+//! channels of the datapath are further rows of the router's table.
 //!
 //! Per transfer, the region's `REGIONCFG` entry (the command stream's
 //! `QCONFIG`) selects an outstanding counter 0-3 and so the port (counters
@@ -26,6 +29,7 @@ mod mem2mem;
 mod memtype;
 mod port;
 mod read_channel;
+mod reads;
 mod walker;
 mod write_channel;
 
@@ -35,6 +39,7 @@ pub use mem2mem::Mem2Mem;
 pub use memtype::MemtypeCache;
 pub use port::{ReadPort, ReadRequest};
 pub use read_channel::ReadChannel;
+pub use reads::{ReadClient, ReadClientPort, ReadPortSignals, ReadRouter};
 pub use walker::{TransferShape, TransferWalker};
 pub use write_channel::WriteChannel;
 
@@ -106,16 +111,11 @@ pub struct Dma {
 
     command: ReadChannel<4, 5>,
     mem2mem: Mem2Mem,
-    port0: ReadPort,
-    port1: ReadPort,
+    reads: ReadRouter,
     queue: Fifo<DmaDescriptor, 1, 2>,
 
-    // Identifiers (TRM tables) and fault codes.
-    command_id: Constant<Bits<8>>,
-    mem2mem_read_id: Constant<Bits<8>>,
+    // The write identifier and fault code (reads: `ReadRouter::new`).
     mem2mem_write_id: Constant<Bits<8>>,
-    command_fault: Constant<Bits<4>>,
-    mem2mem_read_fault: Constant<Bits<4>>,
     mem2mem_write_fault: Constant<Bits<4>>,
 
     // AXI_LIMITn and DMA region-value fields (npu_spec), and the limit
@@ -123,7 +123,6 @@ pub struct Dma {
     // reserved and ignored.
     max_beats_lsb: Constant<Bits<5>>,
     memtype_lsb: Constant<Bits<5>>,
-    reads_m1_lsb: Constant<Bits<5>>,
     writes_m1_lsb: Constant<Bits<5>>,
     stride_mode_lsb: Constant<Bits<4>>,
     region_mode_internal: Constant<Bits<11>>,
@@ -161,32 +160,19 @@ pub struct Dma {
     command_limit: Signal<Local, Bits<32>>,
     start_mem2mem: Signal<Local, Bit>,
 
-    // Outstanding transactions per counter (TRM 4.2.14-17).
-    read_room: Signal<Local, Bits<4>>,
+    // Outstanding writes per counter (TRM 4.2.14-17); reads: `reads`.
+    write_limit: Signal<Local, Bits<32>>,
     write_room: Signal<Local, Bits<4>>,
-    read_issued: Signal<Local, Bits<4>>,
-    read_completed: Signal<Local, Bits<4>>,
     write_issued: Signal<Local, Bits<4>>,
     write_completed: Signal<Local, Bits<4>>,
-    reads_outstanding: [ResetReg<Bits<7>>; 4],
     writes_outstanding: [ResetReg<Bits<6>>; 4],
 
     // Per-transfer settings, held while it runs.
-    command_counter: ResetReg<Bits<2>>,
-    command_cache: ResetReg<Bits<4>>,
-    mem2mem_read_counter: ResetReg<Bits<2>>,
     mem2mem_write_counter: ResetReg<Bits<2>>,
-    mem2mem_read_cache: ResetReg<Bits<4>>,
     mem2mem_write_cache: ResetReg<Bits<4>>,
     head_started: ResetReg<Bit>,
 
-    // R and B beats by channel.
-    command_beat: Signal<Local, Bit>,
-    command_rresp: Signal<Local, Bits<2>>,
-    command_rlast: Signal<Local, Bit>,
-    mem2mem_beat: Signal<Local, Bit>,
-    mem2mem_rresp: Signal<Local, Bits<2>>,
-    mem2mem_rlast: Signal<Local, Bit>,
+    /// A B response of mem2mem.
     mem2mem_response: Signal<Local, Bit>,
 
     /// Issue nothing new: a bus error or a soft reset.
@@ -211,8 +197,6 @@ fn region_field(name: &str) -> &'static npu_spec::command::Field {
 
 impl Dma {
     pub fn new(config: &NpuConfig) -> Self {
-        let code = |c: FaultingChannel| Constant::new(u64::from(c as u8).into());
-        let id = |v: u8| Constant::new(u64::from(v).into());
         Self {
             clock: Default::default(),
             rst_n: Default::default(),
@@ -247,18 +231,26 @@ impl Dma {
             m1_events: Default::default(),
             command: Default::default(),
             mem2mem: Default::default(),
-            port0: Default::default(),
-            port1: Default::default(),
+            reads: ReadRouter::new(
+                &[
+                    (
+                        *config.read_ids.command.start(),
+                        FaultingChannel::CommandRead as u32,
+                    ),
+                    (
+                        *config.read_ids.mem2mem.start(),
+                        FaultingChannel::Mem2MemRead as u32,
+                    ),
+                ],
+                regs::AXI_LIMIT0.field("max_outstanding_read_m1").lsb,
+            ),
             queue: Default::default(),
-            command_id: id(*config.read_ids.command.start()),
-            mem2mem_read_id: id(*config.read_ids.mem2mem.start()),
             mem2mem_write_id: Constant::new(MEM2MEM_WRITE_ID.into()),
-            command_fault: code(FaultingChannel::CommandRead),
-            mem2mem_read_fault: code(FaultingChannel::Mem2MemRead),
-            mem2mem_write_fault: code(FaultingChannel::Mem2MemWrite),
+            mem2mem_write_fault: Constant::new(
+                u64::from(FaultingChannel::Mem2MemWrite as u8).into(),
+            ),
             max_beats_lsb: limit_lsb("max_beats"),
             memtype_lsb: limit_lsb("memtype"),
-            reads_m1_lsb: limit_lsb("max_outstanding_read_m1"),
             writes_m1_lsb: limit_lsb("max_outstanding_write_m1"),
             stride_mode_lsb: Constant::new(u64::from(region_field("stride_mode").lo).into()),
             region_mode_internal: Constant::new((1u64 << region_field("region_mode").lo).into()),
@@ -292,27 +284,14 @@ impl Dma {
             dst_limit: Default::default(),
             command_limit: Default::default(),
             start_mem2mem: Default::default(),
-            read_room: Default::default(),
+            write_limit: Default::default(),
             write_room: Default::default(),
-            read_issued: Default::default(),
-            read_completed: Default::default(),
             write_issued: Default::default(),
             write_completed: Default::default(),
-            reads_outstanding: Default::default(),
             writes_outstanding: Default::default(),
-            command_counter: Default::default(),
-            command_cache: Default::default(),
-            mem2mem_read_counter: Default::default(),
             mem2mem_write_counter: Default::default(),
-            mem2mem_read_cache: Default::default(),
             mem2mem_write_cache: Default::default(),
             head_started: Default::default(),
-            command_beat: Default::default(),
-            command_rresp: Default::default(),
-            command_rlast: Default::default(),
-            mem2mem_beat: Default::default(),
-            mem2mem_rresp: Default::default(),
-            mem2mem_rlast: Default::default(),
             mem2mem_response: Default::default(),
             stop_issue: Default::default(),
             halted: Default::default(),
@@ -330,11 +309,7 @@ impl Logic for Dma {
         dff_setup!(
             self,
             clock,
-            command_counter,
-            command_cache,
-            mem2mem_read_counter,
             mem2mem_write_counter,
-            mem2mem_read_cache,
             mem2mem_write_cache,
             head_started,
             halted,
@@ -342,11 +317,7 @@ impl Logic for Dma {
             fault_interface,
             wakeup
         );
-        self.command_counter.rst_n.next = self.rst_n.val();
-        self.command_cache.rst_n.next = self.rst_n.val();
-        self.mem2mem_read_counter.rst_n.next = self.rst_n.val();
         self.mem2mem_write_counter.rst_n.next = self.rst_n.val();
-        self.mem2mem_read_cache.rst_n.next = self.rst_n.val();
         self.mem2mem_write_cache.rst_n.next = self.rst_n.val();
         self.head_started.rst_n.next = self.rst_n.val();
         self.halted.rst_n.next = self.rst_n.val();
@@ -354,9 +325,6 @@ impl Logic for Dma {
         self.fault_interface.rst_n.next = self.rst_n.val();
         self.wakeup.rst_n.next = self.rst_n.val();
         for c in 0..4 {
-            self.reads_outstanding[c].clock.next = self.clock.val();
-            self.reads_outstanding[c].rst_n.next = self.rst_n.val();
-            self.reads_outstanding[c].d.next = self.reads_outstanding[c].q.val();
             self.writes_outstanding[c].clock.next = self.clock.val();
             self.writes_outstanding[c].rst_n.next = self.rst_n.val();
             self.writes_outstanding[c].d.next = self.writes_outstanding[c].q.val();
@@ -365,10 +333,8 @@ impl Logic for Dma {
         self.command.rst_n.next = self.rst_n.val();
         self.mem2mem.clock.next = self.clock.val();
         self.mem2mem.rst_n.next = self.rst_n.val();
-        self.port0.clock.next = self.clock.val();
-        self.port0.rst_n.next = self.rst_n.val();
-        self.port1.clock.next = self.clock.val();
-        self.port1.rst_n.next = self.rst_n.val();
+        self.reads.clock.next = self.clock.val();
+        self.reads.rst_n.next = self.rst_n.val();
         self.queue.clock.next = self.clock.val();
         self.queue.rst_n.next = self.rst_n.val();
 
@@ -380,14 +346,10 @@ impl Logic for Dma {
                 self.command_limit.next = self.axi_limit[c].val();
             }
         }
-        if self.command_start.val() {
-            self.command_counter.d.next = self.qconfig.val();
-        }
+        self.command.counter.next = self.qconfig.val();
         self.caches[0].memtype.next =
             bit_cast::<4, 32>(self.command_limit.val() >> self.memtype_lsb.val());
-        if self.command_start.val() {
-            self.command_cache.d.next = self.caches[0].arcache.val();
-        }
+        self.command.cache.next = self.caches[0].arcache.val();
         self.command.start.next = self.command_start.val();
         self.command.shape.base.next = self.command_base.val();
         self.command.shape.len.next = self.command_size.val();
@@ -521,11 +483,11 @@ impl Logic for Dma {
             & !self.stop_issue.val()
             & !self.empty_transfer.val();
         self.mem2mem.start.next = self.start_mem2mem.val();
+        self.mem2mem.read_counter.next = self.src_counter.val();
+        self.mem2mem.read_cache.next = self.caches[1].arcache.val();
         if self.start_mem2mem.val() {
             self.head_started.d.next = true;
-            self.mem2mem_read_counter.d.next = self.src_counter.val();
             self.mem2mem_write_counter.d.next = self.dst_counter.val();
-            self.mem2mem_read_cache.d.next = self.caches[1].arcache.val();
             self.mem2mem_write_cache.d.next = self.caches[2].awcache.val();
         }
         self.queue.pop.next = self.mem2mem.done.val()
@@ -537,164 +499,62 @@ impl Logic for Dma {
             self.head_started.d.next = false;
         }
 
-        // ---- Outstanding limits: room while count <= limit - 1. The
-        // fields' bits above the TRM ranges (reads 0-63, writes 0-31) are
-        // reserved and ignored. ----
-        self.read_room.next = 0.into();
+        // ---- Outstanding writes: room while count <= limit - 1. The
+        // field's bits above the TRM range 0-31 are reserved and ignored. ----
         self.write_room.next = 0.into();
-        if self.reads_outstanding[0].q.val()
-            <= bit_cast::<7, 6>(bit_cast::<6, 32>(
-                self.axi_limit[0].val() >> self.reads_m1_lsb.val(),
-            ))
-        {
-            self.read_room.next = self.read_room.val().replace_bit(0, true);
+        for c in 0..4 {
+            self.write_limit.next = self.axi_limit[c].val() >> self.writes_m1_lsb.val();
+            if self.writes_outstanding[c].q.val()
+                <= bit_cast::<6, 5>(self.write_limit.val().get_bits::<5>(0))
+            {
+                self.write_room.next = self.write_room.val().replace_bit(c, true);
+            }
         }
-        if self.writes_outstanding[0].q.val()
-            <= bit_cast::<6, 5>(bit_cast::<5, 32>(
-                self.axi_limit[0].val() >> self.writes_m1_lsb.val(),
-            ))
-        {
-            self.write_room.next = self.write_room.val().replace_bit(0, true);
-        }
-        if self.reads_outstanding[1].q.val()
-            <= bit_cast::<7, 6>(bit_cast::<6, 32>(
-                self.axi_limit[1].val() >> self.reads_m1_lsb.val(),
-            ))
-        {
-            self.read_room.next = self.read_room.val().replace_bit(1, true);
-        }
-        if self.writes_outstanding[1].q.val()
-            <= bit_cast::<6, 5>(bit_cast::<5, 32>(
-                self.axi_limit[1].val() >> self.writes_m1_lsb.val(),
-            ))
-        {
-            self.write_room.next = self.write_room.val().replace_bit(1, true);
-        }
-        if self.reads_outstanding[2].q.val()
-            <= bit_cast::<7, 6>(bit_cast::<6, 32>(
-                self.axi_limit[2].val() >> self.reads_m1_lsb.val(),
-            ))
-        {
-            self.read_room.next = self.read_room.val().replace_bit(2, true);
-        }
-        if self.writes_outstanding[2].q.val()
-            <= bit_cast::<6, 5>(bit_cast::<5, 32>(
-                self.axi_limit[2].val() >> self.writes_m1_lsb.val(),
-            ))
-        {
-            self.write_room.next = self.write_room.val().replace_bit(2, true);
-        }
-        if self.reads_outstanding[3].q.val()
-            <= bit_cast::<7, 6>(bit_cast::<6, 32>(
-                self.axi_limit[3].val() >> self.reads_m1_lsb.val(),
-            ))
-        {
-            self.read_room.next = self.read_room.val().replace_bit(3, true);
-        }
-        if self.writes_outstanding[3].q.val()
-            <= bit_cast::<6, 5>(bit_cast::<5, 32>(
-                self.axi_limit[3].val() >> self.writes_m1_lsb.val(),
-            ))
-        {
-            self.write_room.next = self.write_room.val().replace_bit(3, true);
-        }
-        self.command.may_issue.next =
-            (self.read_room.val() & (bits::<4>(1) << self.command_counter.q.val())) != 0;
-        self.mem2mem.may_read.next =
-            (self.read_room.val() & (bits::<4>(1) << self.mem2mem_read_counter.q.val())) != 0;
         self.mem2mem.may_write.next =
             (self.write_room.val() & (bits::<4>(1) << self.mem2mem_write_counter.q.val())) != 0;
         self.mem2mem.halt.next = self.stop_issue.val();
 
-        // ---- AR channels: each channel requests on the port of its counter ----
-        self.port0.aclken.next = self.m0.aclken.val();
-        self.port1.aclken.next = self.m1.aclken.val();
-        self.port0.prot.next = bit_cast::<3, 2>(self.prot.val());
-        self.port1.prot.next = bit_cast::<3, 2>(self.prot.val());
-        self.port0.command.valid.next =
-            self.command.ar_request.val() & !self.command_counter.q.val().get_bit(1);
-        self.port1.command.valid.next =
-            self.command.ar_request.val() & self.command_counter.q.val().get_bit(1);
-        self.port0.command.id.next = self.command_id.val();
-        self.port1.command.id.next = self.command_id.val();
-        self.port0.command.address.next = self.command.ar_address.val();
-        self.port1.command.address.next = self.command.ar_address.val();
-        self.port0.command.len.next = self.command.ar_len.val();
-        self.port1.command.len.next = self.command.ar_len.val();
-        self.port0.command.cache.next = self.command_cache.q.val();
-        self.port1.command.cache.next = self.command_cache.q.val();
-        self.command.ar_grant.next =
-            self.port0.command.grant.val() | self.port1.command.grant.val();
-        self.port0.mem2mem.valid.next =
-            self.mem2mem.ar_request.val() & !self.mem2mem_read_counter.q.val().get_bit(1);
-        self.port1.mem2mem.valid.next =
-            self.mem2mem.ar_request.val() & self.mem2mem_read_counter.q.val().get_bit(1);
-        self.port0.mem2mem.id.next = self.mem2mem_read_id.val();
-        self.port1.mem2mem.id.next = self.mem2mem_read_id.val();
-        self.port0.mem2mem.address.next = self.mem2mem.ar_address.val();
-        self.port1.mem2mem.address.next = self.mem2mem.ar_address.val();
-        self.port0.mem2mem.len.next = self.mem2mem.ar_len.val();
-        self.port1.mem2mem.len.next = self.mem2mem.ar_len.val();
-        self.port0.mem2mem.cache.next = self.mem2mem_read_cache.q.val();
-        self.port1.mem2mem.cache.next = self.mem2mem_read_cache.q.val();
-        self.mem2mem.ar_grant.next =
-            self.port0.mem2mem.grant.val() | self.port1.mem2mem.grant.val();
-        self.port0.arready.next = self.m0.arready.val();
-        self.port1.arready.next = self.m1.arready.val();
-        self.m0.arvalid.next = self.port0.arvalid.val();
-        self.m0.arid.next = self.port0.arid.val();
-        self.m0.araddr.next = self.port0.araddr.val();
-        self.m0.arlen.next = self.port0.arlen.val();
+        // ---- Reads: every read client through one router, in priority
+        // order: the command stream, then mem2mem (ReadRouter::new) ----
+        self.reads.prot.next = bit_cast::<3, 2>(self.prot.val());
+        for c in 0..4 {
+            self.reads.axi_limit[c].next = self.axi_limit[c].val();
+        }
+        ReadClient::join(&mut self.command.reads, &mut self.reads.clients[0]);
+        ReadClient::join(&mut self.mem2mem.reads, &mut self.reads.clients[1]);
+        self.reads.m0.aclken.next = self.m0.aclken.val();
+        self.reads.m0.arready.next = self.m0.arready.val();
+        self.reads.m0.rvalid.next = self.m0.rvalid.val();
+        self.reads.m0.rid.next = self.m0.rid.val();
+        self.reads.m0.rdata.next = self.m0.rdata.val();
+        self.reads.m0.rresp.next = self.m0.rresp.val();
+        self.reads.m0.rlast.next = self.m0.rlast.val();
+        self.reads.m1.aclken.next = self.m1.aclken.val();
+        self.reads.m1.arready.next = self.m1.arready.val();
+        self.reads.m1.rvalid.next = self.m1.rvalid.val();
+        self.reads.m1.rid.next = self.m1.rid.val();
+        self.reads.m1.rdata.next = self.m1.rdata.val();
+        self.reads.m1.rresp.next = self.m1.rresp.val();
+        self.reads.m1.rlast.next = self.m1.rlast.val();
+        self.m0.arvalid.next = self.reads.m0.arvalid.val();
+        self.m0.arid.next = self.reads.m0.arid.val();
+        self.m0.araddr.next = self.reads.m0.araddr.val();
+        self.m0.arlen.next = self.reads.m0.arlen.val();
         self.m0.arsize.next = 4.into();
         self.m0.arburst.next = 1.into();
-        self.m0.arcache.next = self.port0.arcache.val();
-        self.m0.arprot.next = self.port0.arprot.val();
-        self.m1.arvalid.next = self.port1.arvalid.val();
-        self.m1.arid.next = self.port1.arid.val();
-        self.m1.araddr.next = self.port1.araddr.val();
-        self.m1.arlen.next = self.port1.arlen.val();
+        self.m0.arcache.next = self.reads.m0.arcache.val();
+        self.m0.arprot.next = self.reads.m0.arprot.val();
+        self.m1.arvalid.next = self.reads.m1.arvalid.val();
+        self.m1.arid.next = self.reads.m1.arid.val();
+        self.m1.araddr.next = self.reads.m1.araddr.val();
+        self.m1.arlen.next = self.reads.m1.arlen.val();
         self.m1.arsize.next = 4.into();
         self.m1.arburst.next = 1.into();
-        self.m1.arcache.next = self.port1.arcache.val();
-        self.m1.arprot.next = self.port1.arprot.val();
-
-        // ---- R channels: RREADY stays high; beats go to a channel by RID ----
+        self.m1.arcache.next = self.reads.m1.arcache.val();
+        self.m1.arprot.next = self.reads.m1.arprot.val();
+        // RREADY stays high: a channel requests a burst only with room for it.
         self.m0.rready.next = true;
         self.m1.rready.next = true;
-        self.command_beat.next = false;
-        self.command_rresp.next = self.m0.rresp.val();
-        self.command_rlast.next = self.m0.rlast.val();
-        self.command.r_data.next = self.m0.rdata.val();
-        if self.command_counter.q.val().get_bit(1) {
-            self.command_beat.next = self.m1.rvalid.val()
-                & self.m1.aclken.val()
-                & (self.m1.rid.val() == self.command_id.val());
-            self.command_rresp.next = self.m1.rresp.val();
-            self.command_rlast.next = self.m1.rlast.val();
-            self.command.r_data.next = self.m1.rdata.val();
-        } else {
-            self.command_beat.next = self.m0.rvalid.val()
-                & self.m0.aclken.val()
-                & (self.m0.rid.val() == self.command_id.val());
-        }
-        self.command.r_valid.next = self.command_beat.val();
-        self.mem2mem_beat.next = false;
-        self.mem2mem_rresp.next = self.m0.rresp.val();
-        self.mem2mem_rlast.next = self.m0.rlast.val();
-        self.mem2mem.r_data.next = self.m0.rdata.val();
-        if self.mem2mem_read_counter.q.val().get_bit(1) {
-            self.mem2mem_beat.next = self.m1.rvalid.val()
-                & self.m1.aclken.val()
-                & (self.m1.rid.val() == self.mem2mem_read_id.val());
-            self.mem2mem_rresp.next = self.m1.rresp.val();
-            self.mem2mem_rlast.next = self.m1.rlast.val();
-            self.mem2mem.r_data.next = self.m1.rdata.val();
-        } else {
-            self.mem2mem_beat.next = self.m0.rvalid.val()
-                & self.m0.aclken.val()
-                & (self.m0.rid.val() == self.mem2mem_read_id.val());
-        }
-        self.mem2mem.r_valid.next = self.mem2mem_beat.val();
 
         // ---- Write channels: M0 only (TRM 3.3.3) ----
         self.mem2mem.aclken.next = self.m0.aclken.val();
@@ -731,25 +591,9 @@ impl Logic for Dma {
         self.m1.wlast.next = false;
         self.m1.bready.next = true;
 
-        // ---- Outstanding counters ----
-        self.read_issued.next = 0.into();
-        self.read_completed.next = 0.into();
+        // ---- Outstanding writes ----
         self.write_issued.next = 0.into();
         self.write_completed.next = 0.into();
-        if self.command.ar_grant.val() {
-            self.read_issued.next = bits::<4>(1) << self.command_counter.q.val();
-        }
-        if self.mem2mem.ar_grant.val() {
-            self.read_issued.next =
-                self.read_issued.val() | (bits::<4>(1) << self.mem2mem_read_counter.q.val());
-        }
-        if self.command_beat.val() & self.command_rlast.val() {
-            self.read_completed.next = bits::<4>(1) << self.command_counter.q.val();
-        }
-        if self.mem2mem_beat.val() & self.mem2mem_rlast.val() {
-            self.read_completed.next =
-                self.read_completed.val() | (bits::<4>(1) << self.mem2mem_read_counter.q.val());
-        }
         if self.mem2mem.burst_issued.val() {
             self.write_issued.next = bits::<4>(1) << self.mem2mem_write_counter.q.val();
         }
@@ -757,12 +601,6 @@ impl Logic for Dma {
             self.write_completed.next = bits::<4>(1) << self.mem2mem_write_counter.q.val();
         }
         for c in 0..4 {
-            if self.read_issued.val().get_bit(c) & !self.read_completed.val().get_bit(c) {
-                self.reads_outstanding[c].d.next = self.reads_outstanding[c].q.val() + 1;
-            }
-            if !self.read_issued.val().get_bit(c) & self.read_completed.val().get_bit(c) {
-                self.reads_outstanding[c].d.next = self.reads_outstanding[c].q.val() - 1;
-            }
             if self.write_issued.val().get_bit(c) & !self.write_completed.val().get_bit(c) {
                 self.writes_outstanding[c].d.next = self.writes_outstanding[c].q.val() + 1;
             }
@@ -774,23 +612,15 @@ impl Logic for Dma {
         // ---- Events for the PMU; the fault codes are the PMCAXI_CHAN.CH_SEL codes ----
         self.m0_events.enabled.next = self.m0.aclken.val();
         self.m0_events.ar_accepted.next =
-            self.m0.aclken.val() & self.port0.arvalid.val() & self.m0.arready.val();
+            self.m0.aclken.val() & self.reads.m0.arvalid.val() & self.m0.arready.val();
         self.m0_events.ar_stalled.next =
-            self.m0.aclken.val() & self.port0.arvalid.val() & !self.m0.arready.val();
-        self.m0_events.ar_channel.next = self.mem2mem_read_fault.val();
-        self.m0_events.ar_counter.next = self.mem2mem_read_counter.q.val();
-        if self.port0.arid.val() == self.command_id.val() {
-            self.m0_events.ar_channel.next = self.command_fault.val();
-            self.m0_events.ar_counter.next = self.command_counter.q.val();
-        }
+            self.m0.aclken.val() & self.reads.m0.arvalid.val() & !self.m0.arready.val();
+        self.m0_events.ar_channel.next = self.reads.m0.ar_channel.val();
+        self.m0_events.ar_counter.next = self.reads.m0.ar_counter.val();
         self.m0_events.r_beat.next = self.m0.aclken.val() & self.m0.rvalid.val();
         self.m0_events.r_last.next = self.m0.rlast.val();
-        self.m0_events.r_channel.next = self.mem2mem_read_fault.val();
-        self.m0_events.r_counter.next = self.mem2mem_read_counter.q.val();
-        if self.m0.rid.val() == self.command_id.val() {
-            self.m0_events.r_channel.next = self.command_fault.val();
-            self.m0_events.r_counter.next = self.command_counter.q.val();
-        }
+        self.m0_events.r_channel.next = self.reads.m0.r_channel.val();
+        self.m0_events.r_counter.next = self.reads.m0.r_counter.val();
         self.m0_events.aw_accepted.next =
             self.m0.aclken.val() & self.mem2mem.awvalid.val() & self.m0.awready.val();
         self.m0_events.aw_stalled.next =
@@ -805,32 +635,22 @@ impl Logic for Dma {
         self.m0_events.b_response.next = self.m0.aclken.val() & self.m0.bvalid.val();
         self.m0_events.b_channel.next = self.mem2mem_write_fault.val();
         self.m0_events.b_counter.next = self.mem2mem_write_counter.q.val();
-        self.m0_events.read_limit_stall.next = self.m0.aclken.val()
-            & ((self.command.limit_stall.val() & !self.command_counter.q.val().get_bit(1))
-                | (self.mem2mem.read_limit_stall.val()
-                    & !self.mem2mem_read_counter.q.val().get_bit(1)));
+        self.m0_events.read_limit_stall.next =
+            self.m0.aclken.val() & self.reads.m0.limit_stall.val();
         self.m0_events.write_limit_stall.next =
             self.m0.aclken.val() & self.mem2mem.write_limit_stall.val();
 
         self.m1_events.enabled.next = self.m1.aclken.val();
         self.m1_events.ar_accepted.next =
-            self.m1.aclken.val() & self.port1.arvalid.val() & self.m1.arready.val();
+            self.m1.aclken.val() & self.reads.m1.arvalid.val() & self.m1.arready.val();
         self.m1_events.ar_stalled.next =
-            self.m1.aclken.val() & self.port1.arvalid.val() & !self.m1.arready.val();
-        self.m1_events.ar_channel.next = self.mem2mem_read_fault.val();
-        self.m1_events.ar_counter.next = self.mem2mem_read_counter.q.val();
-        if self.port1.arid.val() == self.command_id.val() {
-            self.m1_events.ar_channel.next = self.command_fault.val();
-            self.m1_events.ar_counter.next = self.command_counter.q.val();
-        }
+            self.m1.aclken.val() & self.reads.m1.arvalid.val() & !self.m1.arready.val();
+        self.m1_events.ar_channel.next = self.reads.m1.ar_channel.val();
+        self.m1_events.ar_counter.next = self.reads.m1.ar_counter.val();
         self.m1_events.r_beat.next = self.m1.aclken.val() & self.m1.rvalid.val();
         self.m1_events.r_last.next = self.m1.rlast.val();
-        self.m1_events.r_channel.next = self.mem2mem_read_fault.val();
-        self.m1_events.r_counter.next = self.mem2mem_read_counter.q.val();
-        if self.m1.rid.val() == self.command_id.val() {
-            self.m1_events.r_channel.next = self.command_fault.val();
-            self.m1_events.r_counter.next = self.command_counter.q.val();
-        }
+        self.m1_events.r_channel.next = self.reads.m1.r_channel.val();
+        self.m1_events.r_counter.next = self.reads.m1.r_counter.val();
         // Writes use M0 only.
         self.m1_events.aw_accepted.next = false;
         self.m1_events.aw_stalled.next = false;
@@ -842,23 +662,16 @@ impl Logic for Dma {
         self.m1_events.b_response.next = false;
         self.m1_events.b_channel.next = 0.into();
         self.m1_events.b_counter.next = 0.into();
-        self.m1_events.read_limit_stall.next = self.m1.aclken.val()
-            & ((self.command.limit_stall.val() & self.command_counter.q.val().get_bit(1))
-                | (self.mem2mem.read_limit_stall.val()
-                    & self.mem2mem_read_counter.q.val().get_bit(1)));
+        self.m1_events.read_limit_stall.next =
+            self.m1.aclken.val() & self.reads.m1.limit_stall.val();
         self.m1_events.write_limit_stall.next = false;
 
         // ---- Bus errors: the first one is recorded and halts the DMA ----
         if !self.halted.q.val() {
-            if self.command_beat.val() & self.command_rresp.val().get_bit(1) {
+            if self.reads.error.val() {
                 self.halted.d.next = true;
-                self.fault_channel.d.next = self.command_fault.val();
-                self.fault_interface.d.next = self.command_counter.q.val().get_bit(1);
-            }
-            if self.mem2mem_beat.val() & self.mem2mem_rresp.val().get_bit(1) {
-                self.halted.d.next = true;
-                self.fault_channel.d.next = self.mem2mem_read_fault.val();
-                self.fault_interface.d.next = self.mem2mem_read_counter.q.val().get_bit(1);
+                self.fault_channel.d.next = self.reads.error_channel.val();
+                self.fault_interface.d.next = self.reads.error_interface.val();
             }
             if self.mem2mem_response.val() & self.m0.bresp.val().get_bit(1) {
                 self.halted.d.next = true;
@@ -872,10 +685,7 @@ impl Logic for Dma {
 
         // Granted reads and issued writes count from the grant, so zero
         // counters mean nothing is in flight or waiting in an address register.
-        self.axi_quiet.next = (self.reads_outstanding[0].q.val() == 0)
-            & (self.reads_outstanding[1].q.val() == 0)
-            & (self.reads_outstanding[2].q.val() == 0)
-            & (self.reads_outstanding[3].q.val() == 0)
+        self.axi_quiet.next = self.reads.quiet.val()
             & (self.writes_outstanding[0].q.val() == 0)
             & (self.writes_outstanding[1].q.val() == 0)
             & (self.writes_outstanding[2].q.val() == 0)

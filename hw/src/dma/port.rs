@@ -15,19 +15,19 @@ pub struct ReadRequest {
     pub grant: Signal<Out, Bit>,
 }
 
-/// The AR channel of one port. The command channel has priority over the
-/// user DMA (its fetches are few and bounded by its buffer). The AR
-/// register changes only on cycles with ACLKEN high and holds its payload
-/// until ARREADY (AMBA AXI A3.2.1).
-#[derive(LogicBlock, Default)]
+/// The AR channel of one port, shared by `requests` in priority order (the
+/// lowest index first: the command stream, whose fetches are few and bounded
+/// by its buffer, before the user DMA). The AR register changes only on
+/// cycles with ACLKEN high and holds its payload until ARREADY (AMBA AXI
+/// A3.2.1).
+#[derive(LogicBlock)]
 pub struct ReadPort {
     pub clock: Signal<In, Clock>,
     pub rst_n: Signal<In, Bit>,
     pub aclken: Signal<In, Bit>,
     /// AxPROT for every burst.
     pub prot: Signal<In, Bits<3>>,
-    pub command: ReadRequest,
-    pub mem2mem: ReadRequest,
+    pub requests: Vec<ReadRequest>,
     pub arvalid: Signal<Out, Bit>,
     pub arid: Signal<Out, Bits<8>>,
     pub araddr: Signal<Out, Bits<40>>,
@@ -36,12 +36,41 @@ pub struct ReadPort {
     pub arprot: Signal<Out, Bits<3>>,
     pub arready: Signal<In, Bit>,
     load: Signal<Local, Bit>,
+    /// A request of higher priority was granted this cycle.
+    granted: Signal<Local, Bit>,
     valid: ResetReg<Bit>,
     id: ResetReg<Bits<8>>,
     address: ResetReg<Bits<40>>,
     len: ResetReg<Bits<8>>,
     cache: ResetReg<Bits<4>>,
     prot_q: ResetReg<Bits<3>>,
+}
+
+impl ReadPort {
+    pub fn new(requesters: usize) -> Self {
+        Self {
+            clock: Default::default(),
+            rst_n: Default::default(),
+            aclken: Default::default(),
+            prot: Default::default(),
+            requests: (0..requesters).map(|_| Default::default()).collect(),
+            arvalid: Default::default(),
+            arid: Default::default(),
+            araddr: Default::default(),
+            arlen: Default::default(),
+            arcache: Default::default(),
+            arprot: Default::default(),
+            arready: Default::default(),
+            load: Default::default(),
+            granted: Default::default(),
+            valid: Default::default(),
+            id: Default::default(),
+            address: Default::default(),
+            len: Default::default(),
+            cache: Default::default(),
+            prot_q: Default::default(),
+        }
+    }
 }
 
 impl Logic for ReadPort {
@@ -59,24 +88,19 @@ impl Logic for ReadPort {
             self.valid.d.next = false;
         }
         self.load.next = self.aclken.val() & (!self.valid.q.val() | self.arready.val());
-        self.command.grant.next = self.load.val() & self.command.valid.val();
-        self.mem2mem.grant.next =
-            self.load.val() & !self.command.valid.val() & self.mem2mem.valid.val();
-        if self.command.grant.val() {
-            self.valid.d.next = true;
-            self.id.d.next = self.command.id.val();
-            self.address.d.next = self.command.address.val();
-            self.len.d.next = self.command.len.val();
-            self.cache.d.next = self.command.cache.val();
-            self.prot_q.d.next = self.prot.val();
-        }
-        if self.mem2mem.grant.val() {
-            self.valid.d.next = true;
-            self.id.d.next = self.mem2mem.id.val();
-            self.address.d.next = self.mem2mem.address.val();
-            self.len.d.next = self.mem2mem.len.val();
-            self.cache.d.next = self.mem2mem.cache.val();
-            self.prot_q.d.next = self.prot.val();
+        self.granted.next = false;
+        for i in 0..self.requests.len() {
+            self.requests[i].grant.next =
+                self.load.val() & self.requests[i].valid.val() & !self.granted.val();
+            if self.requests[i].grant.val() {
+                self.granted.next = true;
+                self.valid.d.next = true;
+                self.id.d.next = self.requests[i].id.val();
+                self.address.d.next = self.requests[i].address.val();
+                self.len.d.next = self.requests[i].len.val();
+                self.cache.d.next = self.requests[i].cache.val();
+                self.prot_q.d.next = self.prot.val();
+            }
         }
         self.arvalid.next = self.valid.q.val();
         self.arid.next = self.id.q.val();

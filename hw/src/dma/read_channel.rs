@@ -1,6 +1,7 @@
 //! A DMA read channel: issues the bursts of one transfer, buffers the read
 //! data and hands it on as beats with their valid byte lanes.
 
+use super::reads::ReadClient;
 use super::walker::{TransferShape, TransferWalker};
 use crate::stream::{LaneBeat, StreamOut};
 use crate::widgets::{Fifo, ResetReg};
@@ -25,18 +26,11 @@ pub struct ReadChannel<const N: usize, const C: usize> {
     /// Abandon the transfer: request no more bursts and discard the data of
     /// those requested; `busy` falls when the last of it has arrived.
     pub cancel: Signal<In, Bit>,
-    /// The outstanding-read counter of this channel's region has room.
-    pub may_issue: Signal<In, Bit>,
-    /// Burst request towards the port; `ar_grant` takes it.
-    pub ar_request: Signal<Out, Bit>,
-    pub ar_address: Signal<Out, Bits<40>>,
-    pub ar_len: Signal<Out, Bits<8>>,
-    pub ar_grant: Signal<In, Bit>,
-    /// A burst is ready but `may_issue` holds it back (for the PMU).
-    pub limit_stall: Signal<Out, Bit>,
-    /// A read beat for this channel was accepted on the port.
-    pub r_valid: Signal<In, Bit>,
-    pub r_data: Signal<In, Bits<128>>,
+    /// The transfer's outstanding counter and ARCACHE, taken at `start`.
+    pub counter: Signal<In, Bits<2>>,
+    pub cache: Signal<In, Bits<4>>,
+    /// Bursts to the DMA's read router, and their beats back.
+    pub reads: ReadClient,
     /// Beats to the consumer, with the lanes that hold transfer bytes.
     pub out: StreamOut<LaneBeat>,
     /// Bursts remain to be requested or beats to be delivered.
@@ -51,6 +45,8 @@ pub struct ReadChannel<const N: usize, const C: usize> {
     /// Beats requested and not yet taken by the consumer.
     reserved: ResetReg<Bits<C>>,
     discarding: ResetReg<Bit>,
+    counter_q: ResetReg<Bits<2>>,
+    cache_q: ResetReg<Bits<4>>,
 }
 
 impl<const N: usize, const C: usize> Default for ReadChannel<N, C> {
@@ -63,14 +59,9 @@ impl<const N: usize, const C: usize> Default for ReadChannel<N, C> {
             shape: Default::default(),
             halt: Default::default(),
             cancel: Default::default(),
-            may_issue: Default::default(),
-            ar_request: Default::default(),
-            ar_address: Default::default(),
-            ar_len: Default::default(),
-            ar_grant: Default::default(),
-            limit_stall: Default::default(),
-            r_valid: Default::default(),
-            r_data: Default::default(),
+            counter: Default::default(),
+            cache: Default::default(),
+            reads: Default::default(),
             out: Default::default(),
             busy: Default::default(),
             depth: Constant::new((1u64 << N).into()),
@@ -81,6 +72,8 @@ impl<const N: usize, const C: usize> Default for ReadChannel<N, C> {
             buffer: Default::default(),
             reserved: Default::default(),
             discarding: Default::default(),
+            counter_q: Default::default(),
+            cache_q: Default::default(),
         }
     }
 }
@@ -88,9 +81,17 @@ impl<const N: usize, const C: usize> Default for ReadChannel<N, C> {
 impl<const N: usize, const C: usize> Logic for ReadChannel<N, C> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, reserved, discarding);
+        dff_setup!(self, clock, reserved, discarding, counter_q, cache_q);
         self.reserved.rst_n.next = self.rst_n.val();
         self.discarding.rst_n.next = self.rst_n.val();
+        self.counter_q.rst_n.next = self.rst_n.val();
+        self.cache_q.rst_n.next = self.rst_n.val();
+        if self.start.val() {
+            self.counter_q.d.next = self.counter.val();
+            self.cache_q.d.next = self.cache.val();
+        }
+        self.reads.counter.next = self.counter_q.q.val();
+        self.reads.cache.next = self.cache_q.q.val();
         self.issue.clock.next = self.clock.val();
         self.issue.rst_n.next = self.rst_n.val();
         self.receive.clock.next = self.clock.val();
@@ -106,11 +107,11 @@ impl<const N: usize, const C: usize> Logic for ReadChannel<N, C> {
         self.burst_ready.next = self.issue.valid.val()
             & !self.halt.val()
             & (self.reserved.q.val() <= self.depth.val() - self.burst_beats.val());
-        self.ar_request.next = self.burst_ready.val() & self.may_issue.val();
-        self.limit_stall.next = self.burst_ready.val() & !self.may_issue.val();
-        self.ar_address.next = self.issue.address.val();
-        self.ar_len.next = bit_cast::<8, 4>(self.issue.beats_m1.val());
-        self.issue.next_burst.next = self.ar_grant.val();
+        self.reads.request.next = self.burst_ready.val() & self.reads.may_issue.val();
+        self.reads.limit_stall.next = self.burst_ready.val() & !self.reads.may_issue.val();
+        self.reads.address.next = self.issue.address.val();
+        self.reads.len.next = bit_cast::<8, 4>(self.issue.beats_m1.val());
+        self.issue.next_burst.next = self.reads.grant.val();
         self.issue.next_beat.next = false;
         self.issue.cancel.next = self.cancel.val();
         self.receive.cancel.next = false;
@@ -123,9 +124,9 @@ impl<const N: usize, const C: usize> Logic for ReadChannel<N, C> {
 
         // Every beat gets the lanes of its place in the transfer.
         self.receive.next_burst.next = false;
-        self.receive.next_beat.next = self.r_valid.val();
-        self.buffer.push.next = self.r_valid.val();
-        self.buffer.push_data.next.data = self.r_data.val();
+        self.receive.next_beat.next = self.reads.beat.val();
+        self.buffer.push.next = self.reads.beat.val();
+        self.buffer.push_data.next.data = self.reads.data.val();
         self.buffer.push_data.next.first_lane = self.receive.beat_first_lane.val();
         self.buffer.push_data.next.last_lane = self.receive.beat_last_lane.val();
 
@@ -134,7 +135,7 @@ impl<const N: usize, const C: usize> Logic for ReadChannel<N, C> {
         self.buffer.pop.next =
             (self.out.ready.val() | self.discarding.q.val()) & !self.buffer.empty.val();
 
-        if self.ar_grant.val() {
+        if self.reads.grant.val() {
             self.reserved.d.next = self.reserved.q.val() + self.burst_beats.val();
             if self.buffer.pop.val() {
                 self.reserved.d.next = self.reserved.q.val() + self.burst_beats.val() - 1;
