@@ -3,11 +3,10 @@
 #   make test     run the whole test suite (RTL through Verilator, golden model)
 # Targets install Verilator and yosys from Debian when they are missing.
 
-CONFIGS := u65-256 u65-512
-MODULES := $(subst -,_,$(addprefix npu_,$(CONFIGS)))
-# Blocks also emitted on their own for block-level testbenches.
-BLOCKS  := weight_decoder
-GEN_BLOCKS := $(addprefix --block ,$(BLOCKS))
+# Every configuration and block npu-gen emits (`npu-gen --list-configs`,
+# `--list-blocks`): the committed files of verilog-out/, checked fresh by
+# check-verilog.
+MODULES := $(basename $(notdir $(wildcard verilog-out/*.v)))
 CARGO   ?= cargo
 
 .PHONY: all deps verilog check-verilog lint synth test bench sim waves demo fuzz
@@ -18,26 +17,26 @@ deps:
 	@scripts/install-deps.sh
 
 verilog:
-	$(CARGO) run -q -p npu-gen -- --all $(GEN_BLOCKS) --out verilog-out
+	$(CARGO) run -q -p npu-gen -- --all --out verilog-out
 	$(CARGO) run -q -p npu-gen -- --registers docs/registers.md
 
 # Fails when verilog-out/ or docs/registers.md differ from what `make verilog` writes.
 check-verilog:
 	@rm -rf build/fresh && mkdir -p build/fresh
-	@$(CARGO) run -q -p npu-gen -- --all $(GEN_BLOCKS) --out build/fresh > /dev/null
+	@$(CARGO) run -q -p npu-gen -- --all --out build/fresh > /dev/null
 	@$(CARGO) run -q -p npu-gen -- --registers build/fresh/registers.md
 	@diff -r -q -x registers.md build/fresh verilog-out && diff -q build/fresh/registers.md docs/registers.md \
 		|| { echo "verilog-out/ or docs/registers.md is stale: run make verilog and commit"; exit 1; }
 	@echo "verilog-out/ and docs/registers.md are up to date"
 
 lint: deps
-	@for m in $(MODULES) $(BLOCKS); do \
+	@for m in $(MODULES); do \
 		verilator --lint-only -Wall scripts/lint.vlt --top-module $$m verilog-out/$$m.v || exit 1; \
 		echo "lint: $$m clean (waivers with reasons in scripts/lint.vlt)"; \
 	done
 
 synth: deps
-	@for m in $(MODULES) $(BLOCKS); do scripts/synth.sh $$m || exit 1; done
+	@for m in $(MODULES); do scripts/synth.sh $$m || exit 1; done
 
 test: deps
 	$(CARGO) test --workspace

@@ -4,8 +4,7 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Parser;
-use npu_hw::emit::BlockDesign;
-use npu_hw::weight_decoder::WeightDecoder;
+use npu_hw::blocks::{self, BlockEntry, BLOCKS};
 use npu_spec::config::NpuConfig;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -15,7 +14,8 @@ use std::path::{Path, PathBuf};
 /// For each configuration NAME it writes OUT/npu_NAME.v (a core module
 /// emitted by rust-hdl and a top module with the TRM appendix A port names)
 /// and OUT/npu_NAME.ports.json (the port manifest the testbench reads).
-/// `--block NAME` writes OUT/NAME.v and OUT/NAME.ports.json for one block.
+/// Blocks emitted on their own for their benches (`--list-blocks`) go to
+/// OUT/NAME.v and OUT/NAME.ports.json; `--all` emits them too.
 #[derive(Parser)]
 #[command(version, about, long_about)]
 struct Args {
@@ -25,12 +25,15 @@ struct Args {
     /// A configuration described in a JSON file, in the format --list-configs prints.
     #[arg(long, value_name = "FILE")]
     config_file: Vec<PathBuf>,
-    /// Emit every built-in configuration.
+    /// Emit every built-in configuration and every block.
     #[arg(long)]
     all: bool,
-    /// A block to emit on its own (repeatable): weight_decoder.
+    /// A block to emit on its own (repeatable); see --list-blocks.
     #[arg(long = "block", value_name = "NAME")]
     blocks: Vec<String>,
+    /// Print the blocks that can be emitted on their own and exit.
+    #[arg(long)]
+    list_blocks: bool,
     /// Output directory for the Verilog and port manifests.
     #[arg(long, value_name = "DIR", default_value = "verilog-out")]
     out: PathBuf,
@@ -54,6 +57,20 @@ fn run(args: Args) -> Result<()> {
         println!("{}", serde_json::to_string_pretty(&NpuConfig::builtin())?);
         return Ok(());
     }
+    if args.list_blocks {
+        for b in BLOCKS {
+            println!("{}\t{}", b.name, b.about);
+        }
+        return Ok(());
+    }
+    let mut chosen: Vec<&BlockEntry> = if args.all {
+        BLOCKS.iter().collect()
+    } else {
+        vec![]
+    };
+    for name in &args.blocks {
+        chosen.push(blocks::block(name).map_err(anyhow::Error::msg)?);
+    }
     let mut configs = if args.all {
         NpuConfig::builtin()
     } else {
@@ -71,8 +88,8 @@ fn run(args: Args) -> Result<()> {
     }
     if let Some(path) = &args.registers {
         write(path, &npu_spec::reference::markdown())?;
-    } else if configs.is_empty() && args.blocks.is_empty() {
-        bail!("nothing to do: give --config NAME, --config-file FILE, --all, --block NAME, --list-configs or --registers FILE");
+    } else if configs.is_empty() && chosen.is_empty() {
+        bail!("nothing to do: give --config NAME, --config-file FILE, --all, --block NAME, --list-configs, --list-blocks or --registers FILE");
     }
     for config in &configs {
         let design = npu_hw::emit::emit(config).map_err(anyhow::Error::msg)?;
@@ -87,8 +104,9 @@ fn run(args: Args) -> Result<()> {
             design.ports.len()
         );
     }
-    for name in &args.blocks {
-        let design = emit_block(name)?;
+    for block in chosen {
+        let name = block.name;
+        let design = block.emit().map_err(anyhow::Error::msg)?;
         let verilog = args.out.join(format!("{}.v", design.module));
         let manifest = args.out.join(format!("{}.ports.json", design.module));
         write(&verilog, &design.verilog)?;
@@ -100,16 +118,6 @@ fn run(args: Args) -> Result<()> {
         );
     }
     Ok(())
-}
-
-/// Emits a block of the NPU on its own, for its block-level testbench.
-fn emit_block(name: &str) -> Result<BlockDesign> {
-    let origin = format!("block {name}");
-    let design = match name {
-        "weight_decoder" => npu_hw::emit::emit_block(&mut WeightDecoder::default(), name, &origin),
-        _ => bail!("unknown block {name}: the blocks are weight_decoder"),
-    };
-    design.map_err(|e| anyhow::anyhow!("block {name} fails rust-hdl's checks: {e}"))
 }
 
 /// Writes `text` to `path` through a temporary file, so a failure leaves the old file whole.

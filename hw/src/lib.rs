@@ -2,6 +2,7 @@
 
 pub mod apb;
 pub mod axi;
+pub mod blocks;
 pub mod central_control;
 pub mod cpm;
 pub mod dma;

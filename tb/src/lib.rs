@@ -4,6 +4,7 @@
 
 pub mod apb;
 pub mod axi;
+pub mod block;
 pub mod driver;
 pub mod fuzz;
 pub mod npu;

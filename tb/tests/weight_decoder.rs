@@ -321,14 +321,14 @@ fn start_waits_for_idle_and_reset_aborts_a_stream() {
             std::array::from_fn(|i| u32::from_le_bytes(w[4 * i..4 * i + 4].try_into().unwrap()))
         })
         .collect();
-    let m = &mut tb.model;
+    let m = &mut tb.tb.model;
     let [start, length, in_valid, in_data, in_ready, out_ready, busy, error, rst_n] = [
         "start",
         "length",
-        "in_valid",
-        "in_data",
-        "in_ready",
-        "out_ready",
+        "words_valid",
+        "words_data",
+        "words_ready",
+        "weights_ready",
         "busy",
         "error",
         "rst_n",

@@ -366,8 +366,7 @@ impl Logic for CentralControl {
         self.beat_last_lane.next = self.command.data.val().last_lane;
         self.beat_first_word.next = self.beat_first_lane.val().get_bits::<2>(2);
         self.beat_last_word.next = self.beat_last_lane.val().get_bits::<2>(2);
-        self.word_index.next =
-            self.beat_first_word.val() + self.words_taken.q.val();
+        self.word_index.next = self.beat_first_word.val() + self.words_taken.q.val();
         self.word.next = bit_cast::<32, 128>(
             self.command.data.val().data >> (bit_cast::<7, 2>(self.word_index.val()) << 5),
         );

@@ -8,16 +8,16 @@
 //!
 //! - `start` (one cycle, taken only while `busy` is low) begins a stream of
 //!   `length` bytes (NPU_SET_WEIGHT_LENGTH). The decoder then takes exactly
-//!   ceil(`length` / 16) words on `in_data`/`in_valid`/`in_ready`, never more,
-//!   whatever the stream holds.
-//! - `in_data`: 128-bit words, the byte at the lowest address in bits 7:0, so
-//!   bit 0 is the first stream bit (TRM 4.7.1). `in_ready` depends on the
-//!   decoder's state and, within the cycle, on `out_ready` (a group taken
-//!   frees room), never on `in_valid`.
-//! - `out_weights`/`out_count`/`out_valid`/`out_ready`: groups of up to
-//!   [`LANES`] weights, lane i (two's complement, -255..255) in bits 9i+8..9i.
-//!   Every group is full except the last of a stream. The group on the port
-//!   is one half of the double buffer; the decoder fills the other.
+//!   ceil(`length` / 16) words from the `words` stream, never more, whatever
+//!   the stream holds.
+//! - `words` (a [`StreamIn`]): 128-bit words, the byte at the lowest address
+//!   in bits 7:0, so bit 0 is the first stream bit (TRM 4.7.1). Its `ready`
+//!   depends on the decoder's state and, within the cycle, on the `weights`
+//!   stream's `ready` (a group taken frees room), never on `valid`.
+//! - `weights` (a [`StreamOut`] of [`WeightGroup`]s): groups of up to
+//!   [`LANES`] weights, lane i (two's complement, -255..255) in bits
+//!   9i+8..9i. Every group is full except the last of a stream. The group on
+//!   the port is one half of the double buffer; the decoder fills the other.
 //! - `busy`: high from `start` until the last word is taken and the last
 //!   group delivered. `error`/`error_code` ([`ErrorCode`]) hold the first
 //!   error of the stream until the next `start`.
@@ -62,6 +62,7 @@ mod output;
 mod parser;
 mod window;
 
+use crate::stream::{StreamIn, StreamOut};
 use output::PairBuffer;
 use parser::Parser;
 use rust_hdl::prelude::*;
@@ -75,6 +76,14 @@ pub const PALETTE_ENTRIES: usize = 32;
 pub const ITEM_SLOTS: usize = 16;
 /// Stream bits the parser sees at once: two chunks.
 pub const VIEW_BITS: usize = 320;
+
+/// Up to [`LANES`] decoded weights: lane i in bits 9i+8..9i, `count` lanes
+/// valid from lane 0.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct WeightGroup {
+    pub weights: Bits<{ LANES * 9 }>,
+    pub count: Bits<5>,
+}
 
 /// Why a stream was rejected, as `error_code` shows it; names follow
 /// `npu_model::weights::WeightStreamError`.
@@ -117,15 +126,10 @@ pub struct WeightDecoder {
     pub busy: Signal<Out, Bit>,
     pub error: Signal<Out, Bit>,
     pub error_code: Signal<Out, ErrorCode>,
-    /// The weight stream from the DMA weight channel.
-    pub in_data: Signal<In, Bits<128>>,
-    pub in_valid: Signal<In, Bit>,
-    pub in_ready: Signal<Out, Bit>,
+    /// The weight stream's words from the DMA weight channel.
+    pub words: StreamIn<Bits<128>>,
     /// Decoded weights toward the MAC unit.
-    pub out_weights: Signal<Out, Bits<{ LANES * 9 }>>,
-    pub out_count: Signal<Out, Bits<5>>,
-    pub out_valid: Signal<Out, Bit>,
-    pub out_ready: Signal<In, Bit>,
+    pub weights: StreamOut<WeightGroup>,
     window: BitWindow,
     parser: Parser,
     pairs: PairBuffer,
@@ -149,9 +153,9 @@ impl Logic for WeightDecoder {
         self.window.start.next = self.accept.val();
         self.window.words.next = bit_cast::<29, 28>(self.length.val().get_bits::<28>(4))
             + self.length.val().get_bits::<4>(0).any();
-        self.window.in_data.next = self.in_data.val();
-        self.window.in_valid.next = self.in_valid.val();
-        self.in_ready.next = self.window.in_ready.val();
+        self.window.in_data.next = self.words.data.val();
+        self.window.in_valid.next = self.words.valid.val();
+        self.words.ready.next = self.window.in_ready.val();
         self.window.used.next = self.parser.used.val();
 
         self.parser.start.next = self.accept.val();
@@ -174,9 +178,9 @@ impl Logic for WeightDecoder {
         self.pairs.push_b_z.next = self.parser.push_b_z.val();
         self.pairs.push_b_runs.next = self.parser.push_b_runs.val();
         self.pairs.finished.next = self.parser.idle.val();
-        self.pairs.out_ready.next = self.out_ready.val();
-        self.out_weights.next = self.pairs.out_weights.val();
-        self.out_count.next = self.pairs.out_count.val();
-        self.out_valid.next = self.pairs.out_valid.val();
+        self.pairs.out_ready.next = self.weights.ready.val();
+        self.weights.data.next.weights = self.pairs.out_weights.val();
+        self.weights.data.next.count = self.pairs.out_count.val();
+        self.weights.valid.next = self.pairs.out_valid.val();
     }
 }

@@ -1,19 +1,17 @@
-//! The weight decoder on its own bench: its standalone Verilog
-//! (`verilog-out/weight_decoder.v`, from `npu-gen --block weight_decoder`)
-//! driven through its ports, with random valid/ready back-pressure on both
-//! streams, checked against the golden decoder (`npu_model::weights`).
+//! The weight decoder on its own bench (`npu_tb::block::BlockTb`): its
+//! standalone Verilog (`verilog-out/weight_decoder.v`) with its `words` and
+//! `weights` streams under random back-pressure, checked against the golden
+//! decoder (`npu_model::weights`).
 //!
 //! Shared by the weight-decoder tests and benchmark; each uses part of it.
 #![allow(dead_code)]
 
 use npu_hw::weight_decoder::{ErrorCode, LANES};
 use npu_model::weights::{decode, SliceDecoder};
-use npu_tb::npu::{VCD_ENV, VCD_WINDOW_ENV};
-use npu_tb::verilator::build::workspace_root;
-use npu_tb::verilator::{DesignFiles, Model, PortId, TraceWindow};
+use npu_tb::block::BlockTb;
+use npu_tb::verilator::PortId;
 use rand::rngs::StdRng;
 use rand::Rng;
-use std::path::PathBuf;
 
 /// Back-pressure for one run: the probability that a word is offered and
 /// that a group is taken in a cycle.
@@ -50,6 +48,8 @@ pub struct Run {
     pub error_code: u64,
 }
 
+/// The decoder's control ports; its streams are the bench's source
+/// `words` and sink `weights`.
 struct Ports {
     rst_n: PortId,
     start: PortId,
@@ -57,29 +57,21 @@ struct Ports {
     busy: PortId,
     error: PortId,
     error_code: PortId,
-    in_data: PortId,
-    in_valid: PortId,
-    in_ready: PortId,
-    out_weights: PortId,
-    out_count: PortId,
-    out_valid: PortId,
-    out_ready: PortId,
 }
 
 pub struct WeightDecoderTb {
-    pub model: Model,
+    pub tb: BlockTb,
     ports: Ports,
-    vcd: Option<PathBuf>,
 }
+
+/// Words offered past a stream's length, to catch a read past it.
+const POISON_WORDS: usize = 4;
 
 impl WeightDecoderTb {
     /// Builds the committed Verilog of the block and resets it.
     pub fn new() -> Self {
-        let dir = workspace_root().join("verilog-out");
-        let design = DesignFiles::load(&dir, "weight_decoder")
-            .unwrap_or_else(|e| panic!("{e}; run `make verilog`"));
-        let mut model = Model::new(&design, "clock").unwrap_or_else(|e| panic!("{e}"));
-        let p = |n: &str| model.port(n);
+        let mut tb = BlockTb::new("weight_decoder", 0).unwrap_or_else(|e| panic!("{e:#}"));
+        let p = |n: &str| tb.model.port(n);
         let ports = Ports {
             rst_n: p("rst_n"),
             start: p("start"),
@@ -87,40 +79,25 @@ impl WeightDecoderTb {
             busy: p("busy"),
             error: p("error"),
             error_code: p("error_code"),
-            in_data: p("in_data"),
-            in_valid: p("in_valid"),
-            in_ready: p("in_ready"),
-            out_weights: p("out_weights"),
-            out_count: p("out_count"),
-            out_valid: p("out_valid"),
-            out_ready: p("out_ready"),
         };
-        let vcd = std::env::var_os(VCD_ENV).map(PathBuf::from);
-        if let Some(path) = &vcd {
-            let window = match std::env::var(VCD_WINDOW_ENV) {
-                Ok(w) => TraceWindow::parse(&w).unwrap_or_else(|e| panic!("{e}")),
-                Err(_) => TraceWindow::ALL,
-            };
-            model
-                .trace_to(path, window)
-                .unwrap_or_else(|e| panic!("{e}"));
-        }
-        let mut tb = Self { model, ports, vcd };
-        tb.reset();
-        tb
+        tb.source("words", 1.0);
+        tb.sink("weights", 1.0);
+        let mut wd = Self { tb, ports };
+        wd.reset();
+        wd
     }
 
     /// Pulses `rst_n` low with every input idle.
     pub fn reset(&mut self) {
         let p = &self.ports;
-        for id in [p.start, p.length, p.in_valid, p.out_ready] {
-            self.model.set(id, 0);
+        let model = &mut self.tb.model;
+        for id in [p.start, p.length] {
+            model.set(id, 0);
         }
-        self.model.set_wide(p.in_data, &[0; 4]);
-        self.model.set(p.rst_n, 0);
-        self.model.tick();
-        self.model.set(p.rst_n, 1);
-        self.model.tick();
+        model.set(p.rst_n, 0);
+        model.tick();
+        model.set(p.rst_n, 1);
+        model.tick();
     }
 
     /// Decodes `stream` declared `length` bytes long. Words past the length
@@ -135,15 +112,16 @@ impl WeightDecoderTb {
         rng: &mut StdRng,
         max_cycles: u64,
     ) -> Run {
-        let p = &self.ports;
-        let (start, len, busy, error, error_code) =
-            (p.start, p.length, p.busy, p.error, p.error_code);
-        let (in_data, in_valid, in_ready) = (p.in_data, p.in_valid, p.in_ready);
-        let (out_weights, out_count, out_valid, out_ready) =
-            (p.out_weights, p.out_count, p.out_valid, p.out_ready);
+        let (start, len, busy, error, error_code) = (
+            self.ports.start,
+            self.ports.length,
+            self.ports.busy,
+            self.ports.error,
+            self.ports.error_code,
+        );
         let allowed = (length as usize).div_ceil(16);
-        let word = |i: usize| -> [u32; 4] {
-            let mut w = [0x5a5a_5a5a; 4];
+        let word = |i: usize| -> Vec<u32> {
+            let mut w = vec![0x5a5a_5a5a; 4];
             for (j, lane) in w.iter_mut().enumerate() {
                 let at = 16 * i + 4 * j;
                 if i < allowed && at + 4 <= stream.len() {
@@ -152,81 +130,67 @@ impl WeightDecoderTb {
             }
             w
         };
-        if self.model.get(busy) != 0 {
-            self.fail("busy before start");
+        let tb = &mut self.tb;
+        tb.reseed(rng.gen());
+        tb.sources[0].rate = pressure.in_valid;
+        tb.sources[0].taken = 0;
+        tb.sources[0].queue = (0..allowed + POISON_WORDS).map(word).collect();
+        tb.sinks[0].rate = pressure.out_ready;
+        tb.sinks[0].beats.clear();
+        if tb.model.get(busy) != 0 {
+            tb.fail("busy before start");
         }
-        self.model.set(start, 1);
-        self.model.set(len, u64::from(length));
+        tb.model.set(start, 1);
+        tb.model.set(len, u64::from(length));
         let mut run = Run {
             weights: Vec::new(),
             words: 0,
             cycles: 0,
             error_code: 0,
         };
-        let mut offered = false;
-        let mut held: Option<(Vec<u32>, u64)> = None;
-        let mut last_group = false;
         loop {
-            // Offer a word (the same until taken) and maybe take a group.
-            offered = offered || rng.gen_bool(pressure.in_valid);
-            self.model.set(in_valid, u64::from(offered));
-            self.model.set_wide(in_data, &word(run.words));
-            let ready = rng.gen_bool(pressure.out_ready);
-            self.model.set(out_ready, u64::from(ready));
-            self.model.eval();
-            let took_word = offered && self.model.get(in_ready) != 0;
-            let group = self.model.get(out_valid) != 0;
-            let lanes = self.model.get_wide(out_weights);
-            let count = self.model.get(out_count);
-            if let Some(h) = &held {
-                if !group || *h != (lanes.clone(), count) {
-                    self.fail("the output group changed or vanished before it was taken");
-                }
-            }
-            held = (group && !ready).then(|| (lanes.clone(), count));
-            if group && ready {
-                if last_group {
-                    self.fail("a partial group was followed by another group");
-                }
-                if count == 0 || count > LANES as u64 {
-                    self.fail(&format!("group of {count} weights"));
-                }
-                last_group = count < LANES as u64;
-                run.weights
-                    .extend((0..count as usize).map(|i| lane(&lanes, i)));
-            }
-            self.model.tick();
-            self.model.set(start, 0);
+            tb.tick();
+            tb.model.set(start, 0);
             run.cycles += 1;
-            if took_word {
-                run.words += 1;
-                offered = false;
-                if run.words > allowed {
-                    self.fail(&format!(
-                        "took word {} of a {length}-byte stream: read past WEIGHT_LENGTH",
-                        run.words
-                    ));
-                }
+            run.words = tb.sources[0].taken;
+            if run.words > allowed {
+                tb.fail(&format!(
+                    "took word {} of a {length}-byte stream: read past WEIGHT_LENGTH",
+                    run.words
+                ));
             }
-            if self.model.get(busy) == 0 {
+            if tb.model.get(busy) == 0 {
                 break;
             }
             if run.cycles > max_cycles {
-                self.fail(&format!(
-                    "still busy after {max_cycles} cycles: {} of {allowed} words taken, {} weights out",
-                    run.words,
-                    run.weights.len()
+                let out = tb.sinks[0].beats.len();
+                tb.fail(&format!(
+                    "still busy after {max_cycles} cycles: {} of {allowed} words taken, {out} groups out",
+                    run.words
                 ));
             }
         }
-        self.model.set(in_valid, 0);
-        self.model.set(out_ready, 0);
-        run.error_code = self.model.get(error_code);
-        if (self.model.get(error) != 0) != (run.error_code != ErrorCode::None as u64) {
-            self.fail("error and error_code disagree");
+        tb.sources[0].queue.clear();
+        let groups = std::mem::take(&mut tb.sinks[0].beats);
+        for (g, group) in groups.iter().enumerate() {
+            let count = (0..5).fold(0u64, |acc, b| {
+                acc | u64::from(bit(group, COUNT_AT + b)) << b
+            });
+            if count == 0 || count > LANES as u64 {
+                tb.fail(&format!("group of {count} weights"));
+            }
+            if count < LANES as u64 && g + 1 != groups.len() {
+                tb.fail("a partial group was followed by another group");
+            }
+            run.weights
+                .extend((0..count as usize).map(|i| lane(group, i)));
+        }
+        run.error_code = tb.model.get(error_code);
+        if (tb.model.get(error) != 0) != (run.error_code != ErrorCode::None as u64) {
+            tb.fail("error and error_code disagree");
         }
         if run.words != allowed {
-            self.fail(&format!(
+            tb.fail(&format!(
                 "took {} words of a {length}-byte stream ({allowed} words)",
                 run.words
             ));
@@ -290,46 +254,23 @@ impl WeightDecoderTb {
         run
     }
 
-    /// Fails the running test, leaving the waveform hint to `Drop`.
+    /// Fails the running test (the bench prints the waveform hint).
     pub fn fail(&mut self, message: &str) -> ! {
-        self.model.flush_trace();
-        panic!("cycle {}: {message}", self.model.cycle());
-    }
-
-    fn waveform_hint(&self) -> String {
-        match &self.vcd {
-            Some(path) => format!("waveform: {}", path.display()),
-            None => {
-                let test = std::thread::current().name().unwrap_or("TEST").to_string();
-                let binary = std::env::current_exe()
-                    .ok()
-                    .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
-                    .map(|s| s.rsplit_once('-').map_or(s.clone(), |(n, _)| n.to_string()))
-                    .unwrap_or_else(|| "TESTS".into());
-                format!(
-                    "for a waveform: {VCD_ENV}=/tmp/wd.vcd NPU_SEED=<seed above> cargo test -p npu-tb \
-                     --test {binary} -- --exact {test} (limit it with {VCD_WINDOW_ENV}=START:END cycles)"
-                )
-            }
-        }
+        self.tb.fail(message)
     }
 }
 
-impl Drop for WeightDecoderTb {
-    fn drop(&mut self) {
-        self.model.flush_trace();
-        if std::thread::panicking() {
-            eprintln!("{}", self.waveform_hint());
-        }
-    }
+/// Bit `at` of a beat's words.
+fn bit(words: &[u32], at: usize) -> u32 {
+    (words[at / 32] >> (at % 32)) & 1
 }
 
-/// Lane `i` of the output port (9-bit two's complement at bit 9i).
+/// Where a `WeightGroup`'s `count` starts: after its weights.
+const COUNT_AT: usize = 9 * LANES;
+
+/// Lane `i` of a group (9-bit two's complement at bit 9i).
 fn lane(words: &[u32], i: usize) -> i16 {
-    let bits = (0..9).fold(0u16, |acc, b| {
-        let at = 9 * i + b;
-        acc | ((((words[at / 32] >> (at % 32)) & 1) as u16) << b)
-    });
+    let bits = (0..9).fold(0u16, |acc, b| acc | (bit(words, 9 * i + b) as u16) << b);
     ((bits << 7) as i16) >> 7
 }
 

@@ -1,0 +1,46 @@
+//! The blocks emitted on their own for block-level benches: one table that
+//! `npu-gen` (`--all`, `--block NAME`, `--list-blocks`), the Makefile (which
+//! lints and synthesises every emitted file) and the bench harness
+//! (`npu_tb::block`) share, so no list of blocks is kept by hand elsewhere.
+
+use crate::emit::{emit_block, BlockDesign, PortNames};
+use crate::weight_decoder::WeightDecoder;
+use rust_hdl::prelude::*;
+
+/// One block of the table.
+pub struct BlockEntry {
+    /// Module and file name, e.g. `weight_decoder`.
+    pub name: &'static str,
+    /// What it is, for `npu-gen --list-blocks`.
+    pub about: &'static str,
+    build: fn() -> Box<dyn Block>,
+}
+
+/// Every block emitted on its own.
+pub const BLOCKS: &[BlockEntry] = &[BlockEntry {
+    name: "weight_decoder",
+    about: "weight decoder (TRM 3.3.5): weight-stream words in, groups of 16 weights out",
+    build: || Box::new(WeightDecoder::default()),
+}];
+
+impl BlockEntry {
+    /// Its Verilog, ports named in the block style (`words_valid`).
+    pub fn emit(&self) -> Result<BlockDesign, String> {
+        let mut block = (self.build)();
+        emit_block(
+            block.as_mut(),
+            self.name,
+            &format!("block {}", self.name),
+            PortNames::Block,
+        )
+        .map_err(|e| format!("block {} fails rust-hdl's checks: {e}", self.name))
+    }
+}
+
+/// The block called `name`.
+pub fn block(name: &str) -> Result<&'static BlockEntry, String> {
+    BLOCKS.iter().find(|b| b.name == name).ok_or_else(|| {
+        let names: Vec<&str> = BLOCKS.iter().map(|b| b.name).collect();
+        format!("unknown block {name}: the blocks are {}", names.join(", "))
+    })
+}
