@@ -1032,8 +1032,28 @@ fn load_weights(
 
 // ----------------------------------------------------------- convolution
 
-/// Wrap an accumulator to the accumulator width (TRM 4.6.4 NPU_SET_ACC_FORMAT).
-fn wrap_acc(v: i64, acc: AccFormat) -> i64 {
+/// One convolution output before the activation: the accumulator plus the
+/// channel's bias, wrapped to the accumulator width, then the output unit's
+/// per-channel scale with the OFM rounding mode (TRM 3.3.7). Public as the
+/// reference of the accumulator and output-unit block benches.
+pub fn scale_accumulator(
+    acc: i64,
+    record: &ScaleRecord,
+    format: AccFormat,
+    round: RoundMode,
+) -> i64 {
+    fixed::scale(
+        wrap_accumulator(acc + record.bias, format),
+        record.scale,
+        record.shift,
+        round,
+    )
+}
+
+/// The MAC unit's accumulator: `v` wrapped to the accumulator width (TRM
+/// 4.6.4 NPU_SET_ACC_FORMAT: 32 or 40 bits). Public as the reference of the
+/// unit's block bench.
+pub fn wrap_accumulator(v: i64, acc: AccFormat) -> i64 {
     match acc {
         AccFormat::Int32 => v as i32 as i64,
         _ => (v << 24) >> 24,
@@ -1137,9 +1157,8 @@ impl Op {
             .map(|(i, &acc)| {
                 let ch = i % self.oc;
                 let r = scales[ch];
-                let v = wrap_acc(acc + r.bias, self.acc);
                 stage.finish(
-                    fixed::scale(v, r.scale, r.shift, self.round),
+                    scale_accumulator(acc, &r, self.acc, self.round),
                     self.core_of(ch, cores),
                 )
             })
@@ -1299,7 +1318,7 @@ impl Op {
                         (_, None) => fixed::divide_round_away(sum, count.max(1)),
                         (_, Some(s)) => {
                             let r = s[ch];
-                            self.global(wrap_acc(sum + r.bias, self.acc), r)
+                            self.global(wrap_accumulator(sum + r.bias, self.acc), r)
                         }
                     };
                     out.push(stage.finish(v, self.core_of(ch, cores)));
