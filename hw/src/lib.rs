@@ -9,6 +9,7 @@ pub mod dma;
 pub mod emit;
 pub mod pmu;
 pub mod shram;
+pub mod spec_constants;
 pub mod stream;
 pub mod top;
 pub mod weight_decoder;

@@ -4,6 +4,7 @@
 
 use super::bus::{RegisterBus, RegisterTarget};
 use super::registers::{ConstantRegister, StorageRegister};
+use crate::spec_constants::{address, field_mask};
 use npu_spec::config::NpuConfig;
 use npu_spec::regs::{self, Behaviour, Page, Register};
 use rust_hdl::prelude::*;
@@ -144,17 +145,15 @@ impl RegisterFile {
             constants: with_behaviour(Behaviour::Constant)
                 .map(|r| ConstantRegister::new(r, config_word))
                 .collect(),
-            status_address: Constant::new(u64::from(regs::STATUS.address).into()),
-            qread_address: Constant::new(u64::from(regs::QREAD.address).into()),
-            prot_address: Constant::new(u64::from(regs::PROT.address).into()),
-            cmd_address: Constant::new(u64::from(regs::CMD.address).into()),
-            qbase0_address: Constant::new(u64::from(regs::QBASE0.address).into()),
-            qbase1_address: Constant::new(u64::from(regs::QBASE1.address).into()),
-            qsize_address: Constant::new(u64::from(regs::QSIZE.address).into()),
-            reset_address: Constant::new(u64::from(regs::RESET.address).into()),
-            reset_status: Constant::new(
-                u64::from(regs::STATUS.field("reset_status").mask()).into(),
-            ),
+            status_address: address(&regs::STATUS),
+            qread_address: address(&regs::QREAD),
+            prot_address: address(&regs::PROT),
+            cmd_address: address(&regs::CMD),
+            qbase0_address: address(&regs::QBASE0),
+            qbase1_address: address(&regs::QBASE1),
+            qsize_address: address(&regs::QSIZE),
+            reset_address: address(&regs::RESET),
+            reset_status: field_mask(&regs::STATUS, "reset_status"),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Register slots of the register file, each built from its entry in the
 //! register map (`npu_spec::regs`).
 
+use crate::spec_constants::address;
 use crate::widgets::ResetReg;
 use npu_spec::regs::{Behaviour, Register};
 use rust_hdl::prelude::*;
@@ -41,7 +42,7 @@ impl StorageRegister {
             hit: Default::default(),
             q: Default::default(),
             written: Default::default(),
-            address: Constant::new(u64::from(register.address).into()),
+            address: address(register),
             stored_mask: Constant::new(u64::from(stored).into()),
             fixed_bits: Constant::new(u64::from(register.fixed_bits(config_word)).into()),
             lock_rule: Constant::new(register.behaviour == Behaviour::Lock),
@@ -82,7 +83,7 @@ impl ConstantRegister {
             addr: Default::default(),
             hit: Default::default(),
             q: Default::default(),
-            address: Constant::new(u64::from(register.address).into()),
+            address: address(register),
             value: Constant::new(u64::from(register.reset_value(config_word, false, false)).into()),
         }
     }

@@ -45,6 +45,7 @@ mod op_state;
 pub use dispatch::NoDatapath;
 pub use op_state::{command_key, is_setting, DmaDescriptor, OpState, SetRegister, CMD1_KEY};
 
+use crate::spec_constants::{field_lsb as lsb, field_mask as mask};
 use crate::stream::{LaneBeat, StreamIn};
 use crate::widgets::ResetReg;
 use npu_spec::command::{self as command, Opcode};
@@ -192,16 +193,6 @@ pub struct CentralControl {
     end_reached: ResetReg<Bit>,
     bus_error_seen: ResetReg<Bit>,
     pmu_enabled: ResetReg<Bit>,
-}
-
-/// A register field's bits in place, as a constant of a block.
-fn mask(register: &regs::Register, field: &str) -> Constant<Bits<32>> {
-    Constant::new(u64::from(register.field(field).mask()).into())
-}
-
-/// A register field's lowest bit, as a shift amount.
-fn lsb(register: &regs::Register, field: &str) -> Constant<Bits<5>> {
-    Constant::new(u64::from(register.field(field).lsb).into())
 }
 
 impl Default for CentralControl {

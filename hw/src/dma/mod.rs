@@ -46,6 +46,7 @@ pub use write_channel::WriteChannel;
 use crate::axi::AxiManagerPort;
 use crate::central_control::DmaDescriptor;
 use crate::shram::LINE_ADDRESS_BITS;
+use crate::spec_constants::field_lsb;
 use crate::stream::{LaneBeat, StreamOut};
 use crate::widgets::{Fifo, ResetReg};
 use npu_spec::command::Opcode;
@@ -187,7 +188,7 @@ pub struct Dma {
 
 /// The lowest bit of an AXI_LIMITn field (TRM 4.2.14).
 fn limit_lsb(field: &str) -> Constant<Bits<5>> {
-    Constant::new(u64::from(regs::AXI_LIMIT0.field(field).lsb).into())
+    field_lsb(&regs::AXI_LIMIT0, field)
 }
 
 /// A field of NPU_SET_DMA0_SRC/DST_REGION (TRM 4.6.4).

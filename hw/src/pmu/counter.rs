@@ -2,6 +2,7 @@
 //! (TRM 4.5.4, 4.5.5).
 
 use super::{sourced_events, EVENT_BITS};
+use crate::spec_constants::address;
 use crate::widgets::ResetReg;
 use npu_spec::regs::Register;
 use rust_hdl::prelude::*;
@@ -50,8 +51,8 @@ impl EventCounter {
             enable: Default::default(),
             events: Default::default(),
             overflow: Default::default(),
-            count_address: Constant::new(u64::from(count.address).into()),
-            type_address: Constant::new(u64::from(event_type.address).into()),
+            count_address: address(count),
+            type_address: address(event_type),
             type_mask: Constant::new(u64::from(event_type.stored_mask()).into()),
             codes: sourced_events()
                 .iter()

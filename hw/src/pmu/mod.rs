@@ -32,6 +32,7 @@ pub use latency::LatencyMonitor;
 
 use crate::apb::RegisterTarget;
 use crate::dma::AxiEventsIn;
+use crate::spec_constants::{address, word};
 use crate::widgets::ResetReg;
 use npu_spec::pmu::{self, Event, Unit};
 use npu_spec::regs::{self, Page, Register, PMU_EVENT_COUNTERS};
@@ -62,14 +63,6 @@ fn pair_field_mask(register: &Register, counter: Option<usize>) -> u32 {
         })
         .unwrap_or_else(|| panic!("{} has no field for counter {counter:?}", register.name))
         .mask()
-}
-
-fn address(register: &Register) -> Constant<Bits<12>> {
-    Constant::new(u64::from(register.address).into())
-}
-
-fn word(value: u32) -> Constant<Bits<32>> {
-    Constant::new(u64::from(value).into())
 }
 
 #[derive(LogicBlock)]

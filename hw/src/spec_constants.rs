@@ -1,0 +1,25 @@
+//! Values of the register map (`npu_spec::regs`) as constants of a block:
+//! rust-hdl cannot name a Rust constant in logic, so blocks hold these.
+
+use npu_spec::regs::Register;
+use rust_hdl::prelude::*;
+
+/// A register's byte address.
+pub fn address(register: &Register) -> Constant<Bits<12>> {
+    Constant::new(u64::from(register.address).into())
+}
+
+/// A register field's bits in place.
+pub fn field_mask(register: &Register, field: &str) -> Constant<Bits<32>> {
+    word(register.field(field).mask())
+}
+
+/// A register field's lowest bit, as a shift amount.
+pub fn field_lsb(register: &Register, field: &str) -> Constant<Bits<5>> {
+    Constant::new(u64::from(register.field(field).lsb).into())
+}
+
+/// A 32-bit register value.
+pub fn word(value: u32) -> Constant<Bits<32>> {
+    Constant::new(u64::from(value).into())
+}
