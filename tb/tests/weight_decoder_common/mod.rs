@@ -8,9 +8,9 @@
 
 use npu_hw::weight_decoder::{ErrorCode, LANES};
 use npu_model::weights::{decode, SliceDecoder};
-use npu_tb::npu::{VCD_ENV, VCD_WINDOW_ENV};
+use npu_tb::npu::{Waveform, VCD_ENV, VCD_WINDOW_ENV};
 use npu_tb::verilator::build::workspace_root;
-use npu_tb::verilator::{DesignFiles, Model, PortId, TraceWindow};
+use npu_tb::verilator::{DesignFiles, Model, PortId};
 use rand::rngs::StdRng;
 use rand::Rng;
 use std::path::PathBuf;
@@ -78,7 +78,12 @@ impl WeightDecoderTb {
         let dir = workspace_root().join("verilog-out");
         let design = DesignFiles::load(&dir, "weight_decoder")
             .unwrap_or_else(|e| panic!("{e}; run `make verilog`"));
-        let mut model = Model::new(&design, "clock").unwrap_or_else(|e| panic!("{e}"));
+        let waveform = Waveform::from_env().unwrap_or_else(|e| panic!("{e}"));
+        let model = match &waveform {
+            Some(w) => Model::with_vcd(&design, "clock", &w.path, w.window),
+            None => Model::new(&design, "clock"),
+        }
+        .unwrap_or_else(|e| panic!("{e}"));
         let p = |n: &str| model.port(n);
         let ports = Ports {
             rst_n: p("rst_n"),
@@ -95,16 +100,7 @@ impl WeightDecoderTb {
             out_valid: p("out_valid"),
             out_ready: p("out_ready"),
         };
-        let vcd = std::env::var_os(VCD_ENV).map(PathBuf::from);
-        if let Some(path) = &vcd {
-            let window = match std::env::var(VCD_WINDOW_ENV) {
-                Ok(w) => TraceWindow::parse(&w).unwrap_or_else(|e| panic!("{e}")),
-                Err(_) => TraceWindow::ALL,
-            };
-            model
-                .trace_to(path, window)
-                .unwrap_or_else(|e| panic!("{e}"));
-        }
+        let vcd = waveform.map(|w| w.path);
         let mut tb = Self { model, ports, vcd };
         tb.reset();
         tb
