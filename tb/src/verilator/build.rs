@@ -3,12 +3,13 @@
 use super::isolate::{loop_modules, sim_config};
 use serde::Deserialize;
 use std::collections::hash_map::DefaultHasher;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
 use std::fs::{self, File};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::{Mutex, OnceLock};
 
 /// A port as listed in the manifest `npu-gen` writes beside the Verilog.
 #[derive(Clone, Debug, Deserialize)]
@@ -276,7 +277,25 @@ pub fn runtime_objects(obj: &Path, trace: Trace) -> Vec<PathBuf> {
 /// configuration, the lint waivers, the shim, the Verilator version, the
 /// build flags and `trace`, so traced and untraced builds are cached side by
 /// side. A file lock makes concurrent test processes wait for one build.
+///
+/// A process looks each design up once (running `verilator --version` and
+/// reading the Verilog cost more than a short run); later calls return the
+/// library found then.
 pub fn build(design: &DesignFiles, trace: Trace) -> Result<PathBuf, BuildError> {
+    static BUILT: OnceLock<Mutex<HashMap<(PathBuf, Trace), PathBuf>>> = OnceLock::new();
+    let built = || BUILT.get_or_init(Default::default).lock();
+    let key = (design.verilog.clone(), trace);
+    if let Some(lib) = built().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return Ok(lib.clone());
+    }
+    let lib = build_uncached(design, trace)?;
+    built()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key, lib.clone());
+    Ok(lib)
+}
+
+fn build_uncached(design: &DesignFiles, trace: Trace) -> Result<PathBuf, BuildError> {
     let verilator = tool_version("verilator", "verilator")?;
     let verilog = fs::read_to_string(&design.verilog).map_err(io(&design.verilog))?;
     let vlt = workspace_root().join("scripts/lint.vlt");
