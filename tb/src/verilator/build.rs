@@ -270,9 +270,9 @@ pub fn runtime_objects(obj: &Path, trace: Trace) -> Vec<PathBuf> {
 /// up-to-date library is there already, and returns the library's path.
 /// Its Verilated model is in the `obj/` beside it.
 ///
-/// Verilator reads the lint waivers and the configuration [`sim_config`]
+/// Verilator reads the lint waivers and the configuration `isolate::sim_config`
 /// generates from the Verilog (`isolate.vlt` beside the library), less the
-/// modules on a loop that splitting leaves ([`loop_modules`], from a lint run
+/// modules on a loop that splitting leaves (`isolate::loop_modules`, from a lint run
 /// with the whole configuration). The hash covers the Verilog, the whole
 /// configuration, the lint waivers, the shim, the Verilator version, the
 /// build flags and `trace`, so traced and untraced builds are cached side by

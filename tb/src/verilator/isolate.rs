@@ -12,6 +12,8 @@
 //! statement reads only when it reads a variable between two of that
 //! variable's assignments (it would see the final value instead): such a
 //! variable and the one the statement assigns stay in the original block.
+//! The build then lints with the configuration and leaves whole the modules
+//! on any loop that remains ([`loop_modules`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
