@@ -4,8 +4,8 @@
 //! bound to the ports) on idle cycles, against the same C++ rate.
 
 use npu_tb::npu::NpuTb;
-use npu_tb::verilator::build::workspace_root;
-use npu_tb::verilator::{build, DesignFiles, Model};
+use npu_tb::verilator::build::{runtime_objects, workspace_root};
+use npu_tb::verilator::{build, DesignFiles, Model, Trace};
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
@@ -99,9 +99,7 @@ fn cpp_workload(lib: &Path, module: &str) -> (u64, f64, u32) {
         .arg(include.join("vltstd"))
         .arg(&main)
         .arg(obj.join(format!("V{module}__ALL.a")))
-        .arg(obj.join("verilated.o"))
-        .arg(obj.join("verilated_vcd_c.o"))
-        .arg(obj.join("verilated_threads.o"))
+        .args(runtime_objects(&obj, Trace::Off))
         .args(["-lpthread", "-o"])
         .arg(&exe)
         .status()
@@ -122,7 +120,7 @@ fn main() {
     let module = "npu_u65_256";
     let design = DesignFiles::load(&workspace_root().join("verilog-out"), module)
         .expect("make verilog first");
-    let lib = build(&design).expect("Verilator build");
+    let lib = build(&design, Trace::Off).expect("Verilator build");
     let mut model = Model::new(&design, "CLK").expect("model");
 
     let (cpp_cycles, cpp_seconds, cpp_checksum) = cpp_workload(&lib, module);

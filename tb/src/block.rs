@@ -71,13 +71,13 @@ impl BlockTb {
         let dir = workspace_root().join("verilog-out");
         let design = DesignFiles::load(&dir, name)
             .with_context(|| format!("block {name}: run `make verilog`"))?;
-        let mut model = Model::new(&design, "clock")?;
+        // A traced build only when a waveform is asked for: tracing slows
+        // simulation.
         let waveform = Waveform::from_env()?;
-        if let Some(w) = &waveform {
-            model
-                .trace_to(&w.path, w.window)
-                .map_err(anyhow::Error::msg)?;
-        }
+        let model = match &waveform {
+            Some(w) => Model::with_vcd(&design, "clock", &w.path, w.window)?,
+            None => Model::new(&design, "clock")?,
+        };
         Ok(Self {
             model,
             name: name.to_string(),

@@ -167,15 +167,13 @@ impl NpuTb {
         let design = DesignFiles::load(&dir, &config.module_name()).with_context(|| {
             format!("loading the design of {}; run `make verilog`", config.name)
         })?;
-        let mut model = Model::new(&design, "CLK")?;
+        let mut model = match &waveform {
+            Some(w) => Model::with_vcd(&design, "CLK", &w.path, w.window)?,
+            None => Model::new(&design, "CLK")?,
+        };
         for &(name, value) in IDLE_INPUTS {
             let id = model.port(name);
             model.set(id, value);
-        }
-        if let Some(w) = &waveform {
-            model
-                .trace_to(&w.path, w.window)
-                .map_err(anyhow::Error::msg)?;
         }
         let apb = ApbPorts::new(&model);
         let axi = AxiPort::ALL.map(|port| AxiBinding::new(&mut model, port));

@@ -1,7 +1,7 @@
 //! VCD dumping: a window of cycles with the design hierarchy in it.
 
 use npu_spec::regs;
-use npu_tb::npu::NpuTb;
+use npu_tb::npu::{NpuTb, Waveform};
 use npu_tb::verilator::TraceWindow;
 use std::collections::HashSet;
 use std::fs::File;
@@ -26,13 +26,18 @@ fn scopes_and_vars(items: &[vcd::ScopeItem], path: &str, out: &mut HashSet<Strin
 #[test]
 fn vcd_holds_the_apb_signals_and_the_register_file_in_the_window() {
     let path = std::env::temp_dir().join(format!("npu-waveform-test-{}.vcd", std::process::id()));
-    let mut tb = NpuTb::new("u65-256").unwrap();
-    let start = tb.model.cycle() + 2;
+    // A window after the reset, which takes as many cycles on the untraced build.
+    let start = NpuTb::with_waveform("u65-256", None).unwrap().model.cycle() + 2;
     let window = TraceWindow {
         start,
         end: start + 20,
     };
-    tb.model.trace_to(&path, window).unwrap();
+    let waveform = Waveform {
+        path: path.clone(),
+        window,
+    };
+    let mut tb = NpuTb::with_waveform("u65-256", Some(waveform)).unwrap();
+    assert_eq!(tb.model.cycle() + 2, start);
     for _ in 0..20 {
         tb.write(regs::QBASE0.address, 0xCAFE_F00D, 0b001);
         tb.read(regs::QBASE0.address, 0b001);

@@ -5,7 +5,8 @@
 //! raw pointers, so only `eval` crosses the FFI boundary each half cycle.
 
 pub mod build;
+mod isolate;
 mod model;
 
-pub use build::{build, BuildError, DesignFiles};
+pub use build::{build, BuildError, DesignFiles, Trace};
 pub use model::{Model, PortId, PublicArray, TraceWindow};

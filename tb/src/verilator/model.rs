@@ -1,6 +1,6 @@
 //! A loaded Verilated model and its ports.
 
-use super::build::{storage_bytes, BuildError, DesignFiles, ManifestPort};
+use super::build::{storage_bytes, BuildError, DesignFiles, ManifestPort, Trace};
 use libloading::Library;
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
@@ -31,13 +31,18 @@ struct Api {
     free: FreeFn,
     eval: EvalFn,
     port: PortFn,
-    trace_open: TraceOpenFn,
-    trace_dump: TraceDumpFn,
-    trace_flush: TraceFlushFn,
     public_array: PublicArrayFn,
+    /// In a library built with [`Trace::On`].
+    vcd: Option<VcdApi>,
 }
 
-fn load_api(path: &Path) -> Result<Arc<Api>, String> {
+struct VcdApi {
+    open: TraceOpenFn,
+    dump: TraceDumpFn,
+    flush: TraceFlushFn,
+}
+
+fn load_api(path: &Path, trace: Trace) -> Result<Arc<Api>, String> {
     static LOADED: OnceLock<Mutex<HashMap<std::path::PathBuf, Arc<Api>>>> = OnceLock::new();
     let mut loaded = LOADED
         .get_or_init(Default::default)
@@ -56,14 +61,19 @@ fn load_api(path: &Path) -> Result<Arc<Api>, String> {
             free: *lib.get::<FreeFn>(b"npu_sim_free").map_err(err)?,
             eval: *lib.get::<EvalFn>(b"npu_sim_eval").map_err(err)?,
             port: *lib.get::<PortFn>(b"npu_sim_port").map_err(err)?,
-            trace_open: *lib.get::<TraceOpenFn>(b"npu_sim_trace_open").map_err(err)?,
-            trace_dump: *lib.get::<TraceDumpFn>(b"npu_sim_trace_dump").map_err(err)?,
-            trace_flush: *lib
-                .get::<TraceFlushFn>(b"npu_sim_trace_flush")
-                .map_err(err)?,
             public_array: *lib
                 .get::<PublicArrayFn>(b"npu_sim_public_array")
                 .map_err(err)?,
+            vcd: match trace {
+                Trace::Off => None,
+                Trace::On => Some(VcdApi {
+                    open: *lib.get::<TraceOpenFn>(b"npu_sim_trace_open").map_err(err)?,
+                    dump: *lib.get::<TraceDumpFn>(b"npu_sim_trace_dump").map_err(err)?,
+                    flush: *lib
+                        .get::<TraceFlushFn>(b"npu_sim_trace_flush")
+                        .map_err(err)?,
+                }),
+            },
             _lib: lib,
         }
     };
@@ -135,11 +145,39 @@ pub struct Model {
 unsafe impl Send for Model {}
 
 impl Model {
-    /// Builds (or reuses) the library for `design` and instantiates it.
-    /// `clock` names the clock port that [`Model::tick`] toggles.
+    /// Builds (or reuses) the library for `design`, without tracing, and
+    /// instantiates it. `clock` names the clock port that [`Model::tick`] toggles.
     pub fn new(design: &DesignFiles, clock: &str) -> Result<Self, BuildError> {
-        let lib = super::build(design)?;
-        let api = load_api(&lib).map_err(|tail| BuildError::Step {
+        Self::instantiate(design, clock, Trace::Off)
+    }
+
+    /// As [`Model::new`] from the library built with tracing, writing a VCD
+    /// of the cycles in `window` to `path`.
+    pub fn with_vcd(
+        design: &DesignFiles,
+        clock: &str,
+        path: &Path,
+        window: TraceWindow,
+    ) -> Result<Self, BuildError> {
+        let mut model = Self::instantiate(design, clock, Trace::On)?;
+        let vcd = model
+            .api
+            .vcd
+            .as_ref()
+            .expect("a library built with Trace::On");
+        let c_path = CString::new(path.as_os_str().as_encoded_bytes())
+            .map_err(|_| BuildError::Vcd(path.to_path_buf()))?;
+        // SAFETY: sim is live; the path outlives the call.
+        if unsafe { (vcd.open)(model.sim, c_path.as_ptr()) } != 0 {
+            return Err(BuildError::Vcd(path.to_path_buf()));
+        }
+        model.trace = Some(window);
+        Ok(model)
+    }
+
+    fn instantiate(design: &DesignFiles, clock: &str, trace: Trace) -> Result<Self, BuildError> {
+        let lib = super::build(design, trace)?;
+        let api = load_api(&lib, trace).map_err(|tail| BuildError::Step {
             step: "loading the Verilated library".into(),
             log: lib.clone(),
             tail,
@@ -303,10 +341,10 @@ impl Model {
 
     #[inline]
     fn dump(&mut self, time: u64) {
-        if let Some(w) = self.trace {
+        if let (Some(w), Some(vcd)) = (self.trace, &self.api.vcd) {
             if (w.start..w.end).contains(&self.cycle) {
                 // SAFETY: sim is a live model with an open trace.
-                unsafe { (self.api.trace_dump)(self.sim, time) }
+                unsafe { (vcd.dump)(self.sim, time) }
             }
         }
     }
@@ -316,24 +354,11 @@ impl Model {
         self.cycle
     }
 
-    /// Starts writing a VCD of the cycles in `window` to `path`.
-    pub fn trace_to(&mut self, path: &Path, window: TraceWindow) -> Result<(), String> {
-        let c_path = CString::new(path.as_os_str().as_encoded_bytes())
-            .map_err(|_| format!("VCD path {} contains a NUL byte", path.display()))?;
-        // SAFETY: sim is live; the path outlives the call.
-        let rc = unsafe { (self.api.trace_open)(self.sim, c_path.as_ptr()) };
-        if rc != 0 {
-            return Err(format!("cannot open VCD file {}", path.display()));
-        }
-        self.trace = Some(window);
-        Ok(())
-    }
-
     /// Writes buffered VCD data to the file.
     pub fn flush_trace(&mut self) {
-        if self.trace.is_some() {
+        if let Some(vcd) = &self.api.vcd {
             // SAFETY: sim is live.
-            unsafe { (self.api.trace_flush)(self.sim) }
+            unsafe { (vcd.flush)(self.sim) }
         }
     }
 
