@@ -416,7 +416,16 @@ impl Generator {
             }
         };
         let src = offset(rng, src_size, spans.0);
-        let dst = offset(rng, dst_size, spans.1);
+        // In the source's region, a few draws for a destination clear of
+        // the source's span (overlapping sides are refused, TRM 4.6.3).
+        let same_region = !internal && dst_region == src_region;
+        let mut dst = offset(rng, dst_size, spans.1);
+        for _ in 0..8 {
+            if !same_region || dst + spans.1 <= src || src + spans.0 <= dst {
+                break;
+            }
+            dst = offset(rng, dst_size, spans.1);
+        }
         let dst_value = if internal {
             match rng.gen_range(0..2) {
                 _ if !rng.gen_bool(bad_mask) => rng.gen_range(1..=3),
