@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Synthesises one generated configuration with yosys and prints cells and
-# flops per block. Fails on combinational loops and on latches outside the
-# clock-gate cell.
+# flops per block. Fails on combinational loops (in a block or through
+# several) and on latches outside the clock-gate cell.
 # Usage: scripts/synth.sh MODULE   (e.g. npu_u65_256; reads verilog-out/MODULE.v)
 set -euo pipefail
 module=${1:?usage: scripts/synth.sh MODULE}
@@ -25,6 +25,21 @@ if ! yosys -q -l "$out/yosys.log" -p "
 " >/dev/null; then
     echo "synth: yosys failed for $module; see $out/yosys.log" >&2
     grep -E "Warning|ERROR" "$out/yosys.log" | head -20 >&2
+    exit 1
+fi
+# The synthesis above keeps the hierarchy, so `check` sees each module
+# alone; a loop through several modules shows only in the flattened design.
+if ! yosys -q -l "$out/flat_check.log" -p "
+    read_verilog -sv $src
+    $macros
+    hierarchy -check -top $module
+    proc
+    flatten
+    opt_clean
+    check -assert
+" >/dev/null; then
+    echo "synth: $module has a combinational loop through several blocks; see $out/flat_check.log" >&2
+    grep -E "Warning|ERROR" "$out/flat_check.log" | head -20 >&2
     exit 1
 fi
 python3 "$root/scripts/synth_summary.py" "$module" "$out/stat.json"
