@@ -167,6 +167,16 @@ fn run(
     seed: u64,
     n: usize,
 ) -> (Manager, AxiCompleter, SparseMemory, Vec<Txn>) {
+    run_checked(config, seed, n, AxiLimits::UNLIMITED).0
+}
+
+/// As [`run`], with the monitor checking `limits`; also returns the cycles taken.
+fn run_checked(
+    config: CompleterConfig,
+    seed: u64,
+    n: usize,
+    limits: AxiLimits,
+) -> ((Manager, AxiCompleter, SparseMemory, Vec<Txn>), u64) {
     let mut rng = StdRng::seed_from_u64(seed);
     let mut txns = random_txns(&mut rng, n);
     for t in txns.iter_mut() {
@@ -191,9 +201,11 @@ fn run(
     let all: Vec<Txn> = txns.iter().cloned().chain(reads.iter().cloned()).collect();
     let mut manager = Manager::new(all.clone(), 0.7);
     let mut completer = AxiCompleter::new(config, seed);
-    let mut monitor = AxiMonitor::new("M0", AxiLimits::UNLIMITED);
+    let mut monitor = AxiMonitor::new("M0", limits);
     let mut memory = SparseMemory::default();
+    let mut cycles = 0;
     for _ in 0..100_000 {
+        cycles += 1;
         let mut s = AxiSignals::default();
         completer.drive(&mut s);
         manager.drive(&mut s, &mut rng);
@@ -205,7 +217,46 @@ fn run(
         }
     }
     assert!(manager.done(n, n), "transactions did not complete");
-    (manager, completer, memory, all)
+    ((manager, completer, memory, all), cycles)
+}
+
+/// The memory-system limits `npu-sim --mem-outstanding/--mem-bandwidth` set:
+/// the completer never holds more transactions than its limit (the monitor
+/// checks the outstanding counts), and moves no more bytes per cycle than
+/// its bandwidth after the one burst of saved credit.
+#[test]
+fn outstanding_and_bandwidth_limits_hold() {
+    let seed = seed();
+    let limits = AxiLimits {
+        reads: 2,
+        writes: 2,
+        ..AxiLimits::UNLIMITED
+    };
+    let config = CompleterConfig {
+        read_latency: 10,
+        write_latency: 10,
+        max_outstanding: Some(2),
+        ..CompleterConfig::ideal()
+    };
+    run_checked(config, seed, 100, limits);
+
+    for rate in [2.0, 5.5] {
+        let config = CompleterConfig {
+            bytes_per_cycle: Some(rate),
+            ..CompleterConfig::ideal()
+        };
+        let ((_, completer, _, _), cycles) = run_checked(config, seed, 100, AxiLimits::UNLIMITED);
+        let c = completer.counters;
+        let bytes = 16.0 * (c.read_beats + c.write_beats) as f64;
+        assert!(
+            bytes <= rate * cycles as f64 + 256.0,
+            "{bytes} bytes in {cycles} cycles at {rate} bytes per cycle"
+        );
+        assert!(
+            bytes >= 0.8 * rate * cycles as f64,
+            "{bytes} bytes in {cycles} cycles: far below {rate} bytes per cycle"
+        );
+    }
 }
 
 #[test]
@@ -219,6 +270,8 @@ fn data_survives_latency_back_pressure_and_reordering() {
         reorder: true,
         errors: vec![],
         address_map: None,
+        max_outstanding: None,
+        bytes_per_cycle: None,
     };
     let (manager, completer, memory, all) = run(config, seed, 200);
     for (txn, data, resp) in &manager.read_results {

@@ -97,6 +97,8 @@ fn inject(target: Target, port: AxiPort, resp: Resp, rng: &mut StdRng) {
         reorder: true,
         errors: vec![],
         address_map: None,
+        max_outstanding: None,
+        bytes_per_cycle: None,
     };
     let error_port = match target {
         Target::Destination => AxiPort::M0,

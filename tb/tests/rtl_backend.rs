@@ -85,6 +85,8 @@ fn vela_dma_jobs_pass_under_back_pressure_and_a_half_rate_aclken() {
             reorder: true,
             errors: vec![],
             address_map: None,
+            max_outstanding: None,
+            bytes_per_cycle: None,
         };
         let mut backend = RtlBackend {
             axi_configs: [completer(), completer()],
@@ -208,5 +210,38 @@ fn npu_sim_runs_a_job_on_the_rtl_with_a_waveform_and_reports_a_run_that_never_st
         !dir.join("out").exists(),
         "outputs written for a failed run"
     );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The CLI's memory-system knobs: a slower memory makes the same job take
+/// longer and still pass; the golden model, which has no timing, refuses them.
+#[test]
+fn npu_sim_sweeps_the_memory_behind_the_ports() {
+    let dir = job_copy("dma_4000_512", "npu-sim-memory");
+    let cycles = |args: &[&str]| -> u64 {
+        let (ok, text) = npu_sim(&[&["--model", "rtl", "-q"], args].concat(), &dir);
+        assert!(ok, "{args:?}: {text}");
+        text.lines()
+            .find_map(|l| l.strip_prefix("cycles "))
+            .and_then(|c| c.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no cycles in: {text}"))
+    };
+    let ideal = cycles(&[]);
+    let slow = cycles(&["--mem-latency", "30", "--mem-outstanding", "2"]);
+    let narrow = cycles(&["--mem-bandwidth", "4"]);
+    // The job copies 4000 bytes from M1 to M0: at 4 bytes per cycle each
+    // port needs at least 1000 cycles.
+    assert!(
+        slow > 2 * ideal,
+        "latency 30, 2 outstanding: {slow} vs {ideal} cycles"
+    );
+    assert!(
+        narrow >= 1000 - 256 / 4,
+        "4 bytes per cycle: {narrow} cycles"
+    );
+    let (ok, text) = npu_sim(&["--mem-latency", "5"], &dir);
+    assert!(!ok && text.contains("--mem-* need --model rtl"), "{text}");
+    let (ok, text) = npu_sim(&["--model", "rtl", "--mem-bandwidth", "20"], &dir);
+    assert!(!ok && text.contains("at most 16"), "{text}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -32,6 +32,13 @@ pub struct CompleterConfig {
     /// Where memory exists, if not everywhere: a burst not inside one of
     /// these ranges answers DECERR, as an interconnect with nothing there.
     pub address_map: Option<Vec<Range<u64>>>,
+    /// Transactions of each direction the memory holds at once: AWREADY or
+    /// ARREADY stays low while that many are outstanding.
+    pub max_outstanding: Option<usize>,
+    /// Data bytes per cycle the port moves, reads and writes together: a
+    /// beat (16 bytes) moves only on credit earned at this rate, saved up to
+    /// one 256-byte burst.
+    pub bytes_per_cycle: Option<f64>,
 }
 
 impl CompleterConfig {
@@ -46,6 +53,8 @@ impl CompleterConfig {
             reorder: rng.gen_bool(0.5),
             errors: vec![],
             address_map: None,
+            max_outstanding: None,
+            bytes_per_cycle: None,
         }
     }
 
@@ -59,6 +68,8 @@ impl CompleterConfig {
             reorder: false,
             errors: vec![],
             address_map: None,
+            max_outstanding: None,
+            bytes_per_cycle: None,
         }
     }
 
@@ -167,6 +178,11 @@ struct Response {
     ready_at: u64,
 }
 
+/// Bytes of one beat, the credit it takes (`bytes_per_cycle`).
+const BEAT_CREDIT: f64 = BEAT_BYTES as f64;
+/// The most credit saved up: one 256-byte burst.
+const MAX_CREDIT: f64 = 256.0;
+
 /// Serves one AXI port from a [`SparseMemory`].
 pub struct AxiCompleter {
     pub config: CompleterConfig,
@@ -184,6 +200,8 @@ pub struct AxiCompleter {
     presented_data: [u8; BEAT_BYTES],
     presented_write: Option<usize>,
     readies: (bool, bool, bool),
+    /// Bandwidth credit in bytes (`bytes_per_cycle`).
+    credit: f64,
 }
 
 impl AxiCompleter {
@@ -202,6 +220,7 @@ impl AxiCompleter {
             presented_data: [0; BEAT_BYTES],
             presented_write: None,
             readies: (true, true, true),
+            credit: MAX_CREDIT,
         }
     }
 
@@ -277,7 +296,11 @@ impl AxiCompleter {
             });
             self.counters.read_transactions += 1;
         }
+        if let Some(rate) = self.config.bytes_per_cycle {
+            self.credit = (self.credit + rate).min(MAX_CREDIT);
+        }
         if s.r_fire() {
+            self.credit -= BEAT_CREDIT;
             let i = self
                 .presented_read
                 .take()
@@ -312,6 +335,7 @@ impl AxiCompleter {
             self.counters.write_transactions += 1;
         }
         if s.w_fire() {
+            self.credit -= BEAT_CREDIT;
             self.early_beats.push_back((s.wdata, s.wstrb));
             self.counters.write_beats += 1;
         }
@@ -386,8 +410,15 @@ impl AxiCompleter {
             self.rng.gen_bool(p),
             self.rng.gen_bool(p),
         );
+        if let Some(n) = self.config.max_outstanding {
+            self.readies.0 &= self.writes.len() + self.responses.len() < n;
+            self.readies.2 &= self.reads.len() < n;
+        }
+        // Without bandwidth credit no new data beat moves.
+        let credit = self.config.bytes_per_cycle.is_none() || self.credit >= BEAT_CREDIT;
+        self.readies.1 &= credit;
         // A presented beat or response stays until its handshake (AXI VALID rule).
-        if self.presented_read.is_none() {
+        if self.presented_read.is_none() && credit {
             let reads = std::mem::take(&mut self.reads);
             self.presented_read = self.pick(&reads, |b| b.id, |b| b.ready_at);
             self.reads = reads;

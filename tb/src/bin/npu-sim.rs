@@ -10,6 +10,7 @@ use npu_model::payload::{is_driver_payload, DriverAction, DriverPayload};
 use npu_model::tflite::{self, VelaModel};
 use npu_model::{report, tflite::describe_config};
 use npu_spec::config::NpuConfig;
+use npu_tb::axi::CompleterConfig;
 use npu_tb::driver::DEFAULT_MAX_CYCLES;
 use npu_tb::fuzz;
 use npu_tb::npu::Waveform;
@@ -108,6 +109,32 @@ struct BackendArgs {
     /// CLK cycles to wait for the NPU to stop (RTL only).
     #[arg(long, default_value_t = DEFAULT_MAX_CYCLES)]
     max_cycles: u64,
+    /// The memory behind both AXI ports (RTL only): cycles from an accepted
+    /// AR to its first data beat, and from a burst's last write beat to its
+    /// response (default 0).
+    #[arg(long, value_name = "CYCLES")]
+    mem_latency: Option<u64>,
+    /// Transactions of each direction the memory of each port holds at once
+    /// (RTL only; default unlimited).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    mem_outstanding: Option<u64>,
+    /// Data bytes per cycle each port moves, reads and writes together (RTL
+    /// only; default 16, a beat every cycle).
+    #[arg(long, value_name = "BYTES", value_parser = parse_bandwidth)]
+    mem_bandwidth: Option<f64>,
+}
+
+fn parse_bandwidth(text: &str) -> Result<f64, String> {
+    let b: f64 = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of bytes per cycle"))?;
+    if b > 0.0 && b <= 16.0 {
+        Ok(b)
+    } else {
+        Err(format!(
+            "{b} bytes per cycle: a 128-bit port moves more than 0 and at most 16"
+        ))
+    }
 }
 
 /// `npu-sim tflite`.
@@ -150,6 +177,12 @@ fn make_backend(args: &BackendArgs) -> Result<(Box<dyn Backend>, &'static str)> 
             if args.vcd.is_some() {
                 bail!("--vcd needs --model rtl: the golden model has no waveforms");
             }
+            if args.mem_latency.is_some()
+                || args.mem_outstanding.is_some()
+                || args.mem_bandwidth.is_some()
+            {
+                bail!("--mem-* need --model rtl: the golden model has no timing");
+            }
             (Box::new(GoldenBackend::default()), "")
         }
         Model::Rtl => {
@@ -165,9 +198,17 @@ fn make_backend(args: &BackendArgs) -> Result<(Box<dyn Backend>, &'static str)> 
             } else {
                 ""
             };
+            let memory = CompleterConfig {
+                read_latency: args.mem_latency.unwrap_or(0),
+                write_latency: args.mem_latency.unwrap_or(0),
+                max_outstanding: args.mem_outstanding.map(|n| n as usize),
+                bytes_per_cycle: args.mem_bandwidth,
+                ..CompleterConfig::ideal()
+            };
             let backend = RtlBackend {
                 waveform,
                 max_cycles: args.max_cycles,
+                axi_configs: [memory.clone(), memory],
                 ..RtlBackend::default()
             };
             (Box::new(backend), hint)
