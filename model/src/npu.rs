@@ -4,7 +4,7 @@
 use crate::cmdstream::{bytes_to_words, decode_one, Command, StreamError};
 use crate::ops;
 use npu_spec::command::{CmdKind, DmaRegionMode, DmaStrideMode, Opcode, COMMANDS};
-use npu_spec::command::{DMA_CHANNELS, DMA_DESCRIPTORS};
+use npu_spec::command::{DMA_CHANNELS, DMA_CORE_MASK_MAX, DMA_DESCRIPTORS};
 use npu_spec::config::NpuConfig;
 use npu_spec::regs::{self, counter_port, faulting_channel, DRIVER_REGIONCFG};
 use serde::Serialize;
@@ -590,7 +590,7 @@ impl Npu {
         // (TRM 4.6.4 NPU_SET_DMA0_DST_REGION). Vela writes mask 3 for every
         // configuration, so the bit of a core the configuration lacks is
         // ignored; other bits are reserved.
-        if internal && (dst_region == 0 || dst_region >> 2 != 0) {
+        if internal && (dst_region == 0 || dst_region as u64 > DMA_CORE_MASK_MAX) {
             return Err(OpError::BadParam(format!(
                 "DMA destination core mask {dst_region:#x} is not 1-3 (bit k for core k = 0, 1)"
             )));

@@ -519,6 +519,9 @@ pub mod broadcast {
 pub const DMA_CHANNELS: u16 = 1;
 /// Descriptors each DMA channel holds (TRM 4.6.4 NPU_OP_DMA_WAIT: k = 0, 1).
 pub const DMA_DESCRIPTORS: u16 = 2;
+/// The largest core mask of an internal DMA destination (TRM 4.6.4
+/// NPU_SET_DMA0_DST_REGION: bit k for core k = 0, 1).
+pub const DMA_CORE_MASK_MAX: u64 = 3;
 
 /// Size of one record of the scale/bias stream (JOBS.md; 40-bit bias,
 /// 32-bit scale, 6-bit shift).

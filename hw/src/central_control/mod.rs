@@ -277,7 +277,7 @@ impl Default for CentralControl {
             dma_region_internal: Constant::new((1u64 << dma_region_field("region_mode").lo).into()),
             dma_stride_lsb: Constant::new(u64::from(dma_region_field("stride_mode").lo).into()),
             dma_region_max: Constant::new((regs::REGION_COUNT as u64 - 1).into()),
-            dma_core_mask_max: Constant::new(3.into()),
+            dma_core_mask_max: Constant::new(command::DMA_CORE_MASK_MAX.into()),
             beat_first_lane: Default::default(),
             beat_last_lane: Default::default(),
             beat_first_word: Default::default(),
