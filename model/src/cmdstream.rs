@@ -1,7 +1,7 @@
 //! Command-stream codec (TRM 4.6): decode words into commands, encode them
 //! back, print a listing in the TRM's example style and assemble it again.
 
-use npu_spec::command::{encode_word, split_word, CmdKind, Opcode, FORMAT_CMD0, FORMAT_CMD1};
+use npu_spec::command::{encode_word, split_word, CmdKind, Opcode};
 use std::fmt::Write as _;
 
 /// One decoded command.
@@ -103,17 +103,11 @@ pub fn decode_one(words: &[u32], i: usize) -> Result<(Command, usize), StreamErr
     let word = words[i];
     let (format, code, param) = split_word(word);
     // TRM table 4-107: only 000000 (cmd0) and 010000 (cmd1) are defined.
-    let kind = match format {
-        FORMAT_CMD0 => CmdKind::Cmd0,
-        FORMAT_CMD1 => CmdKind::Cmd1,
-        _ => {
-            return Err(StreamError::ReservedFormat {
-                offset,
-                word,
-                format,
-            })
-        }
-    };
+    let kind = CmdKind::from_format(format).ok_or(StreamError::ReservedFormat {
+        offset,
+        word,
+        format,
+    })?;
     let op = Opcode::from_code(kind, code).ok_or(StreamError::UnknownOpcode {
         offset,
         word,

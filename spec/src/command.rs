@@ -34,6 +34,19 @@ pub const FORMAT_SHIFT: u32 = 10;
 pub const FORMAT_CMD0: u32 = 0b00_0000;
 /// Bits 10-15 value for cmd1 (bit 14 set).
 pub const FORMAT_CMD1: u32 = 0b01_0000;
+/// The format's bits, after shifting by [`FORMAT_SHIFT`].
+pub const FORMAT_MASK: u32 = 0x3f;
+
+impl CmdKind {
+    /// The kind of a command word's format bits 10-15; `None` for a reserved format.
+    pub const fn from_format(format: u32) -> Option<CmdKind> {
+        match format {
+            FORMAT_CMD0 => Some(CmdKind::Cmd0),
+            FORMAT_CMD1 => Some(CmdKind::Cmd1),
+            _ => None,
+        }
+    }
+}
 /// Bits 16-31 of a command word: the parameter.
 pub const PARAM_SHIFT: u32 = 16;
 
@@ -49,7 +62,7 @@ pub const fn encode_word(kind: CmdKind, code: u16, param: u16) -> u32 {
 /// Split the first word of a command into (format bits 10-15, opcode, parameter).
 pub const fn split_word(word: u32) -> (u32, u16, u16) {
     (
-        (word >> FORMAT_SHIFT) & 0x3f,
+        (word >> FORMAT_SHIFT) & FORMAT_MASK,
         (word & OPCODE_MASK) as u16,
         (word >> PARAM_SHIFT) as u16,
     )
@@ -89,6 +102,12 @@ impl Field {
             width,
             sign: Sign::Signed,
         }
+    }
+
+    /// `value` with this field replaced by the low bits of `field`.
+    pub const fn set(&self, value: u64, field: u64) -> u64 {
+        let mask = ((1u64 << self.width) - 1) << self.lo;
+        (value & !mask) | ((field << self.lo) & mask)
     }
 
     /// Extract this field from a value space word, sign-extended if signed.

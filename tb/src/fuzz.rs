@@ -21,7 +21,8 @@ use npu_model::job::{
 };
 use npu_model::npu::{ModelError, OpError};
 use npu_spec::command::{
-    encode_word, CmdKind, DmaRegionMode, DmaStrideMode, Opcode, COMMANDS, OPCODE_MASK,
+    encode_word, CmdKind, DmaRegionMode, DmaStrideMode, Opcode, COMMANDS, FORMAT_CMD0, FORMAT_CMD1,
+    FORMAT_MASK, FORMAT_SHIFT, OPCODE_MASK,
 };
 use npu_spec::config::NpuConfig;
 use npu_spec::regs::{REGION_COUNT, STATUS};
@@ -110,9 +111,7 @@ impl Case {
 
 /// Bits of `value` set to `v` in the field `name` of `op`.
 fn with_field(op: Opcode, name: &str, value: u64, v: u64) -> u64 {
-    let f = op.field(name);
-    let mask = ((1u64 << f.width) - 1) << f.lo;
-    (value & !mask) | ((v << f.lo) & mask)
+    op.field(name).set(value, v)
 }
 
 /// A command's words for a value of its value space (see `npu_spec::command`).
@@ -302,19 +301,20 @@ impl Generator {
     fn garbage(&mut self) -> Item {
         let word = loop {
             let w: u32 = match self.rng.gen_range(0..3) {
-                0 => (self.rng.gen::<u32>() & !(0x3f << 10)) | (self.rng.gen_range(1..0x3f) << 10),
+                0 => {
+                    (self.rng.gen::<u32>() & !(FORMAT_MASK << FORMAT_SHIFT))
+                        | (self.rng.gen_range(0..=FORMAT_MASK) << FORMAT_SHIFT)
+                }
                 1 => {
-                    self.rng.gen::<u32>() & !(0x3f << 10) & !OPCODE_MASK
-                        | self.rng.gen_range(0..0x400)
+                    let kind = [FORMAT_CMD0, FORMAT_CMD1][self.rng.gen_range(0..2)];
+                    (self.rng.gen::<u32>() & !(FORMAT_MASK << FORMAT_SHIFT) & !OPCODE_MASK)
+                        | (kind << FORMAT_SHIFT)
+                        | self.rng.gen_range(0..=OPCODE_MASK)
                 }
                 _ => self.rng.gen(),
             };
             let (format, code, _) = npu_spec::command::split_word(w);
-            let kind = match format {
-                0 => Some(CmdKind::Cmd0),
-                0x10 => Some(CmdKind::Cmd1),
-                _ => None,
-            };
+            let kind = CmdKind::from_format(format);
             if kind.is_none_or(|k| Opcode::from_code(k, code).is_none()) {
                 break w;
             }
