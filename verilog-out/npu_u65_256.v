@@ -221,8 +221,9 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  [135:0] control$command$data;
     wire  control$command$ready;
     reg  control$command_busy;
-    wire  control$descriptor_push;
-    reg  control$queue_full;
+    wire  control$descriptors$valid;
+    wire  [293:0] control$descriptors$data;
+    reg  control$descriptors$ready;
     reg  [1:0] control$descriptors_active;
     reg  control$bus_error;
     reg  [3:0] control$faulting_channel;
@@ -232,12 +233,13 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     wire  [47:0] control$set_value;
     reg  control$set_known;
     reg  control$set_reserved;
-    reg  [245:0] control$dma;
-    wire  control$op_valid;
-    wire  [9:0] control$op_code;
-    wire  [15:0] control$op_param;
-    reg  control$op_accept;
-    reg  control$op_refuse;
+    reg  [293:0] control$dma;
+    reg  [1895:0] control$operation;
+    wire  control$kernel_ops$valid;
+    wire  [1921:0] control$kernel_ops$data;
+    reg  control$kernel_ops$ready;
+    reg  [3:0] control$kernels_run;
+    reg  control$kernel_busy;
     reg  op_state$clock;
     reg  op_state$rst_n;
     reg  op_state$write;
@@ -245,12 +247,13 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  [47:0] op_state$value;
     wire  op_state$known;
     wire  op_state$reserved;
-    wire  [245:0] op_state$dma;
-    reg  datapath$op_valid;
-    reg  [9:0] datapath$op_code;
-    reg  [15:0] datapath$op_param;
-    wire  datapath$op_accept;
-    wire  datapath$op_refuse;
+    wire  [293:0] op_state$dma;
+    wire  [1895:0] op_state$operation;
+    reg  datapath$operations$valid;
+    reg  [1921:0] datapath$operations$data;
+    wire  datapath$operations$ready;
+    wire  [3:0] datapath$runs;
+    wire  datapath$busy;
     reg  dma$clock;
     reg  dma$rst_n;
     reg  [1:0] dma$prot;
@@ -284,9 +287,9 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     wire  [135:0] dma$command_beats$data;
     reg  dma$command_beats$ready;
     wire  dma$command_busy;
-    reg  dma$descriptor_push;
-    reg  [245:0] dma$descriptor;
-    wire  dma$queue_full;
+    reg  dma$descriptors$valid;
+    reg  [293:0] dma$descriptors$data;
+    wire  dma$descriptors$ready;
     wire  [1:0] dma$descriptors_active;
     reg  dma$quiesce;
     wire  dma$axi_quiet;
@@ -532,8 +535,9 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .command$data(control$command$data),
         .command$ready(control$command$ready),
         .command_busy(control$command_busy),
-        .descriptor_push(control$descriptor_push),
-        .queue_full(control$queue_full),
+        .descriptors$valid(control$descriptors$valid),
+        .descriptors$data(control$descriptors$data),
+        .descriptors$ready(control$descriptors$ready),
         .descriptors_active(control$descriptors_active),
         .bus_error(control$bus_error),
         .faulting_channel(control$faulting_channel),
@@ -544,11 +548,12 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .set_known(control$set_known),
         .set_reserved(control$set_reserved),
         .dma(control$dma),
-        .op_valid(control$op_valid),
-        .op_code(control$op_code),
-        .op_param(control$op_param),
-        .op_accept(control$op_accept),
-        .op_refuse(control$op_refuse)
+        .operation(control$operation),
+        .kernel_ops$valid(control$kernel_ops$valid),
+        .kernel_ops$data(control$kernel_ops$data),
+        .kernel_ops$ready(control$kernel_ops$ready),
+        .kernels_run(control$kernels_run),
+        .kernel_busy(control$kernel_busy)
     );
     npu_u65_256_core$op_state op_state(
         .clock(op_state$clock),
@@ -558,14 +563,15 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .value(op_state$value),
         .known(op_state$known),
         .reserved(op_state$reserved),
-        .dma(op_state$dma)
+        .dma(op_state$dma),
+        .operation(op_state$operation)
     );
     npu_u65_256_core$datapath datapath(
-        .op_valid(datapath$op_valid),
-        .op_code(datapath$op_code),
-        .op_param(datapath$op_param),
-        .op_accept(datapath$op_accept),
-        .op_refuse(datapath$op_refuse)
+        .operations$valid(datapath$operations$valid),
+        .operations$data(datapath$operations$data),
+        .operations$ready(datapath$operations$ready),
+        .runs(datapath$runs),
+        .busy(datapath$busy)
     );
     npu_u65_256_core$dma dma(
         .clock(dma$clock),
@@ -601,9 +607,9 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .command_beats$data(dma$command_beats$data),
         .command_beats$ready(dma$command_beats$ready),
         .command_busy(dma$command_busy),
-        .descriptor_push(dma$descriptor_push),
-        .descriptor(dma$descriptor),
-        .queue_full(dma$queue_full),
+        .descriptors$valid(dma$descriptors$valid),
+        .descriptors$data(dma$descriptors$data),
+        .descriptors$ready(dma$descriptors$ready),
         .descriptors_active(dma$descriptors_active),
         .quiesce(dma$quiesce),
         .axi_quiet(dma$axi_quiet),
@@ -862,11 +868,9 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         control$set_known = op_state$known;
         control$set_reserved = op_state$reserved;
         control$dma = op_state$dma;
-        datapath$op_valid = control$op_valid;
-        datapath$op_code = control$op_code;
-        datapath$op_param = control$op_param;
-        control$op_accept = datapath$op_accept;
-        control$op_refuse = datapath$op_refuse;
+        control$operation = op_state$operation;
+        control$kernels_run = datapath$runs;
+        control$kernel_busy = datapath$busy;
         dma$clock = cpm$core_clock;
         dma$rst_n = cpm$core_rst_n;
         dma$quiesce = cpm$quiesce;
@@ -898,9 +902,6 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         dma$command_start = control$command_start;
         dma$command_cancel = control$command_cancel;
         control$command_busy = dma$command_busy;
-        dma$descriptor_push = control$descriptor_push;
-        dma$descriptor = op_state$dma;
-        control$queue_full = dma$queue_full;
         control$descriptors_active = dma$descriptors_active;
         control$bus_error = dma$bus_error;
         control$faulting_channel = dma$faulting_channel;
@@ -928,9 +929,15 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     always @(*) regs$bus$wdata = apb$registers$wdata;
     always @(*) apb$registers$defined = regs$bus$defined;
     always @(*) apb$registers$rdata = regs$bus$rdata;
+    always @(*) datapath$operations$valid = control$kernel_ops$valid;
+    always @(*) datapath$operations$data = control$kernel_ops$data;
+    always @(*) control$kernel_ops$ready = datapath$operations$ready;
     always @(*) control$command$valid = dma$command_beats$valid;
     always @(*) control$command$data = dma$command_beats$data;
     always @(*) dma$command_beats$ready = control$command$ready;
+    always @(*) dma$descriptors$valid = control$descriptors$valid;
+    always @(*) dma$descriptors$data = control$descriptors$data;
+    always @(*) control$descriptors$ready = dma$descriptors$ready;
     always @(*) pmu$bus$addr = regs$pmu$addr;
     always @(*) pmu$bus$write = regs$pmu$write;
     always @(*) pmu$bus$wdata = regs$pmu$wdata;
@@ -1138,7 +1145,7 @@ module npu_u65_256_core$apb$ready(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$apb$ready
 
 
-module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,status,qread,irq,running_state,pmu_irq,clear_irq,pmu_enable,command_start,command_cancel,command$valid,command$data,command$ready,command_busy,descriptor_push,queue_full,descriptors_active,bus_error,faulting_channel,faulting_interface,set_write,set_key,set_value,set_known,set_reserved,dma,op_valid,op_code,op_param,op_accept,op_refuse);
+module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,status,qread,irq,running_state,pmu_irq,clear_irq,pmu_enable,command_start,command_cancel,command$valid,command$data,command$ready,command_busy,descriptors$valid,descriptors$data,descriptors$ready,descriptors_active,bus_error,faulting_channel,faulting_interface,set_write,set_key,set_value,set_known,set_reserved,dma,operation,kernel_ops$valid,kernel_ops$data,kernel_ops$ready,kernels_run,kernel_busy);
     
     // Module arguments
     input wire  clock;
@@ -1160,8 +1167,9 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     input wire  [135:0] command$data;
     output reg  command$ready;
     input wire  command_busy;
-    output reg  descriptor_push;
-    input wire  queue_full;
+    output reg  descriptors$valid;
+    output reg  [293:0] descriptors$data;
+    input wire  descriptors$ready;
     input wire  [1:0] descriptors_active;
     input wire  bus_error;
     input wire  [3:0] faulting_channel;
@@ -1171,12 +1179,13 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     output reg  [47:0] set_value;
     input wire  set_known;
     input wire  set_reserved;
-    input wire  [245:0] dma;
-    output reg  op_valid;
-    output reg  [9:0] op_code;
-    output reg  [15:0] op_param;
-    input wire  op_accept;
-    input wire  op_refuse;
+    input wire  [293:0] dma;
+    input wire  [1895:0] operation;
+    output wire  kernel_ops$valid;
+    output wire  [1921:0] kernel_ops$data;
+    input wire  kernel_ops$ready;
+    input wire  [3:0] kernels_run;
+    input wire  kernel_busy;
     
     // Constant declarations
     localparam  stop_key = 11'b0;
@@ -1222,6 +1231,12 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     localparam Step$Execute = 2;
     
     // Stub signals
+    reg  kernel_queue$clock;
+    reg  kernel_queue$rst_n;
+    reg  kernel_queue$tail$valid;
+    reg  [1921:0] kernel_queue$tail$data;
+    wire  kernel_queue$tail$ready;
+    wire  [1:0] kernel_queue$count;
     reg  running$clock;
     reg  running$rst_n;
     reg  running$d;
@@ -1293,6 +1308,10 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     reg  [5:0] word_format;
     reg  [5:0] first_format;
     reg  kernel_op;
+    reg  kernel_supported;
+    reg  [2:0] kernels_outstanding;
+    reg  [9:0] op_code;
+    reg  [15:0] op_param;
     reg  dma_descriptor_bad;
     reg  complete;
     reg  fail;
@@ -1300,6 +1319,17 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     reg  start_run;
     
     // Sub module instances
+    npu_u65_256_core$control$kernel_queue kernel_queue(
+        .clock(kernel_queue$clock),
+        .rst_n(kernel_queue$rst_n),
+        .tail$valid(kernel_queue$tail$valid),
+        .tail$data(kernel_queue$tail$data),
+        .tail$ready(kernel_queue$tail$ready),
+        .head$valid(kernel_ops$valid),
+        .head$data(kernel_ops$data),
+        .head$ready(kernel_ops$ready),
+        .count(kernel_queue$count)
+    );
     npu_u65_256_core$control$running running(
         .clock(running$clock),
         .rst_n(running$rst_n),
@@ -1429,6 +1459,12 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         end_reached$rst_n = rst_n;
         bus_error_seen$rst_n = rst_n;
         pmu_enabled$rst_n = rst_n;
+        kernel_queue$clock = clock;
+        kernel_queue$rst_n = rst_n;
+        kernels_outstanding = ((kernel_queue$count) & 3'h7);
+        if (kernel_busy) begin
+            kernels_outstanding = kernels_outstanding + 32'h1;
+        end
         beat_first_lane = command$data[(64'h80)+:(4)];
         beat_last_lane = command$data[(64'h84)+:(4)];
         beat_first_word = beat_first_lane[(32'h2)+:(2)];
@@ -1441,9 +1477,10 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         command$ready = 1'b0;
         command_start = 1'b0;
         command_cancel = 1'b0;
-        descriptor_push = 1'b0;
+        descriptors$valid = 1'b0;
+        descriptors$data = dma;
+        kernel_queue$tail$valid = 1'b0;
         set_write = 1'b0;
-        op_valid = 1'b0;
         complete = 1'b0;
         fail = 1'b0;
         halt = 1'b0;
@@ -1456,6 +1493,9 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         op_code = ((first_word$q & opcode_mask) & 10'h3ff);
         op_param = ((first_word$q >> param_shift) & 16'hffff);
         key = ((op_code) & 11'h7ff);
+        kernel_queue$tail$data[(64'h0)+:(10)] = op_code;
+        kernel_queue$tail$data[(64'ha)+:(16)] = op_param;
+        kernel_queue$tail$data[(64'h1a)+:(1896)] = operation;
         if (first_format == cmd1_format) begin
             key = key | cmd1_key;
         end
@@ -1464,16 +1504,17 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         if (first_format == cmd0_format) begin
             set_value = ((op_param) & 48'hffffffffffff);
         end
-        dma_descriptor_bad = ((dma[(64'h70)+:(11)] & dma_region_internal) != 32'h0) | (((dma[(64'h70)+:(11)]) & 8'hff) > dma_region_max) | (((dma[(64'h70)+:(11)] >> dma_stride_lsb) & 2'h3) == 32'h3) | (((dma[(64'h7b)+:(11)] >> dma_stride_lsb) & 2'h3) == 32'h3);
-        if ((dma[(64'h7b)+:(11)] & dma_region_internal) != 32'h0) begin
-            if ((((dma[(64'h7b)+:(11)]) & 8'hff) == 32'h0) | (((dma[(64'h7b)+:(11)]) & 8'hff) > dma_core_mask_max)) begin
+        dma_descriptor_bad = ((dma[(64'h0)+:(11)] & dma_region_internal) != 32'h0) | (((dma[(64'h0)+:(11)]) & 8'hff) > dma_region_max) | (((dma[(64'h0)+:(11)] >> dma_stride_lsb) & 2'h3) == 32'h3) | (((dma[(64'hb)+:(11)] >> dma_stride_lsb) & 2'h3) == 32'h3);
+        if ((dma[(64'hb)+:(11)] & dma_region_internal) != 32'h0) begin
+            if ((((dma[(64'hb)+:(11)]) & 8'hff) == 32'h0) | (((dma[(64'hb)+:(11)]) & 8'hff) > dma_core_mask_max)) begin
                 dma_descriptor_bad = 1'b1;
             end
         end
-        else if (((dma[(64'h7b)+:(11)]) & 8'hff) > dma_region_max) begin
+        else if (((dma[(64'hb)+:(11)]) & 8'hff) > dma_region_max) begin
             dma_descriptor_bad = 1'b1;
         end
         kernel_op = (key == conv_key) | (key == depthwise_key) | (key == pool_key) | (key == elementwise_key);
+        kernel_supported = ((key == conv_key) & kernels_run[(64'h0)+:(1)]) | ((key == depthwise_key) & kernels_run[(64'h1)+:(1)]) | ((key == pool_key) & kernels_run[(64'h2)+:(1)]) | ((key == elementwise_key) & kernels_run[(64'h3)+:(1)]);
         case (step$q)
             Step$Decode:
                 begin
@@ -1513,7 +1554,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
             Step$Execute:
                 begin
                     if (key == stop_key) begin
-                        if (descriptors_active == 32'h0) begin
+                        if ((descriptors_active == 32'h0) & (kernels_outstanding == 32'h0)) begin
                             irq_history$d = irq_history$q | op_param;
                             irq_raised$d = 1'b1;
                             complete = 1'b1;
@@ -1521,7 +1562,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
                         end
                     end
                     else if (key == irq_key) begin
-                        if (descriptors_active == 32'h0) begin
+                        if ((descriptors_active == 32'h0) & (kernels_outstanding == 32'h0)) begin
                             irq_history$d = irq_history$q | op_param;
                             irq_raised$d = 1'b1;
                             complete = 1'b1;
@@ -1531,9 +1572,9 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
                         if ((op_param != 32'h0) | dma_descriptor_bad) begin
                             fail = 1'b1;
                         end
-                        else if (~queue_full) begin
-                            descriptor_push = 1'b1;
-                            complete = 1'b1;
+                        else begin
+                            descriptors$valid = 1'b1;
+                            complete = descriptors$ready;
                         end
                     end
                     else if (key == dma_wait_key) begin
@@ -1548,7 +1589,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
                         if (op_param > kernel_wait_max) begin
                             fail = 1'b1;
                         end
-                        else begin
+                        else if (((kernels_outstanding) & 16'hffff) <= op_param) begin
                             complete = 1'b1;
                         end
                     end
@@ -1562,12 +1603,12 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
                         end
                     end
                     else if (kernel_op) begin
-                        op_valid = 1'b1;
-                        if (op_refuse) begin
+                        if (~kernel_supported) begin
                             fail = 1'b1;
                         end
-                        else if (op_accept) begin
-                            complete = 1'b1;
+                        else begin
+                            kernel_queue$tail$valid = 1'b1;
+                            complete = kernel_queue$tail$ready;
                         end
                     end
                     else if (set_known) begin
@@ -1781,6 +1822,156 @@ module npu_u65_256_core$control$irq_raised(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // npu_u65_256_core$control$irq_raised
+
+
+module npu_u65_256_core$control$kernel_queue(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  tail$valid;
+    input wire  [1921:0] tail$data;
+    output reg  tail$ready;
+    output reg  head$valid;
+    output reg  [1921:0] head$data;
+    input wire  head$ready;
+    output reg  [1:0] count;
+    
+    // Constant declarations
+    localparam  depth = 2'b10;
+    
+    // Stub signals
+    reg  write_pointer$clock;
+    reg  write_pointer$rst_n;
+    reg  [1:0] write_pointer$d;
+    wire  [1:0] write_pointer$q;
+    reg  read_pointer$clock;
+    reg  read_pointer$rst_n;
+    reg  [1:0] read_pointer$d;
+    wire  [1:0] read_pointer$q;
+    reg  words$clock;
+    reg  words$rst_n;
+    reg  words$write_enable;
+    reg  words$write_address;
+    reg  [1921:0] words$write_data;
+    reg  words$read_address;
+    wire  [1921:0] words$read_data;
+    
+    // Local signals
+    reg  push;
+    reg  pop;
+    
+    // Sub module instances
+    npu_u65_256_core$control$kernel_queue$write_pointer write_pointer(
+        .clock(write_pointer$clock),
+        .rst_n(write_pointer$rst_n),
+        .d(write_pointer$d),
+        .q(write_pointer$q)
+    );
+    npu_u65_256_core$control$kernel_queue$read_pointer read_pointer(
+        .clock(read_pointer$clock),
+        .rst_n(read_pointer$rst_n),
+        .d(read_pointer$d),
+        .q(read_pointer$q)
+    );
+    npu_u65_256_core$control$kernel_queue$words words(
+        .clock(words$clock),
+        .rst_n(words$rst_n),
+        .write_enable(words$write_enable),
+        .write_address(words$write_address),
+        .write_data(words$write_data),
+        .read_address(words$read_address),
+        .read_data(words$read_data)
+    );
+    
+    // Update code
+    always @(*) begin
+        write_pointer$clock = clock;
+        read_pointer$clock = clock;
+        write_pointer$d = write_pointer$q;
+        read_pointer$d = read_pointer$q;
+        write_pointer$rst_n = rst_n;
+        read_pointer$rst_n = rst_n;
+        words$clock = clock;
+        words$rst_n = rst_n;
+        count = write_pointer$q - read_pointer$q;
+        tail$ready = count != depth;
+        head$valid = count != 32'h0;
+        push = tail$valid & tail$ready;
+        pop = head$valid & head$ready;
+        words$write_enable = push;
+        words$write_address = write_pointer$q[(32'h0)+:(1)];
+        words$write_data = tail$data;
+        words$read_address = read_pointer$q[(32'h0)+:(1)];
+        head$data = words$read_data;
+        if (push) begin
+            write_pointer$d = write_pointer$q + 32'h1;
+        end
+        if (pop) begin
+            read_pointer$d = read_pointer$q + 32'h1;
+        end
+    end
+    
+endmodule // npu_u65_256_core$control$kernel_queue
+
+
+module npu_u65_256_core$control$kernel_queue$read_pointer(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$control$kernel_queue$read_pointer
+
+
+module npu_u65_256_core$control$kernel_queue$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write_enable;
+    input wire  write_address;
+    input wire  [1921:0] write_data;
+    input wire  read_address;
+    output reg  [1921:0] read_data;
+    
+    // Update code (custom)
+    reg [1921:0] cells [0:1];
+    integer i;
+    always @(posedge clock or negedge rst_n)
+       if (!rst_n) for (i = 0; i <= 1; i = i + 1) cells[i] <= 0;
+       else if (write_enable) cells[write_address] <= write_data;
+    always @(*) read_data = cells[read_address];
+endmodule // npu_u65_256_core$control$kernel_queue$words
+
+
+module npu_u65_256_core$control$kernel_queue$write_pointer(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$control$kernel_queue$write_pointer
 
 
 module npu_u65_256_core$control$offset(clock,rst_n,d,q);
@@ -2878,25 +3069,29 @@ module npu_u65_256_core$cpm$soft_reset(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$cpm$soft_reset
 
 
-module npu_u65_256_core$datapath(op_valid,op_code,op_param,op_accept,op_refuse);
+module npu_u65_256_core$datapath(operations$valid,operations$data,operations$ready,runs,busy);
     
     // Module arguments
-    input wire  op_valid;
-    input wire  [9:0] op_code;
-    input wire  [15:0] op_param;
-    output reg  op_accept;
-    output reg  op_refuse;
+    input wire  operations$valid;
+    input wire  [1921:0] operations$data;
+    output reg  operations$ready;
+    output reg  [3:0] runs;
+    output reg  busy;
+    
+    // Constant declarations
+    localparam  runs_nothing = 4'h0;
     
     // Update code
     always @(*) begin
-        op_accept = 1'b0;
-        op_refuse = op_valid;
+        operations$ready = 1'b0;
+        runs = runs_nothing;
+        busy = 1'b0;
     end
     
 endmodule // npu_u65_256_core$datapath
 
 
-module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,regioncfg,qconfig,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,command_start,command_base,command_size,command_cancel,command_beats$valid,command_beats$data,command_beats$ready,command_busy,descriptor_push,descriptor,queue_full,descriptors_active,quiesce,axi_quiet,bus_error,faulting_channel,faulting_interface,shram_write,shram_cores,shram_line,shram_data,shram_strobe,m0$aclken,m0$awakeup,m0$awvalid,m0$awid,m0$awaddr,m0$awlen,m0$awsize,m0$awburst,m0$awcache,m0$awprot,m0$awready,m0$wvalid,m0$wdata,m0$wstrb,m0$wlast,m0$wready,m0$bvalid,m0$bid,m0$bresp,m0$bready,m0$arvalid,m0$arid,m0$araddr,m0$arlen,m0$arsize,m0$arburst,m0$arcache,m0$arprot,m0$arready,m0$rvalid,m0$rid,m0$rdata,m0$rresp,m0$rlast,m0$rready,m1$aclken,m1$awakeup,m1$awvalid,m1$awid,m1$awaddr,m1$awlen,m1$awsize,m1$awburst,m1$awcache,m1$awprot,m1$awready,m1$wvalid,m1$wdata,m1$wstrb,m1$wlast,m1$wready,m1$bvalid,m1$bid,m1$bresp,m1$bready,m1$arvalid,m1$arid,m1$araddr,m1$arlen,m1$arsize,m1$arburst,m1$arcache,m1$arprot,m1$arready,m1$rvalid,m1$rid,m1$rdata,m1$rresp,m1$rlast,m1$rready,m0_events$enabled,m0_events$ar_accepted,m0_events$ar_stalled,m0_events$ar_channel,m0_events$ar_counter,m0_events$r_beat,m0_events$r_last,m0_events$r_channel,m0_events$r_counter,m0_events$aw_accepted,m0_events$aw_stalled,m0_events$aw_channel,m0_events$aw_counter,m0_events$w_beat,m0_events$w_stalled,m0_events$w_channel,m0_events$b_response,m0_events$b_channel,m0_events$b_counter,m0_events$read_limit_stall,m0_events$write_limit_stall,m1_events$enabled,m1_events$ar_accepted,m1_events$ar_stalled,m1_events$ar_channel,m1_events$ar_counter,m1_events$r_beat,m1_events$r_last,m1_events$r_channel,m1_events$r_counter,m1_events$aw_accepted,m1_events$aw_stalled,m1_events$aw_channel,m1_events$aw_counter,m1_events$w_beat,m1_events$w_stalled,m1_events$w_channel,m1_events$b_response,m1_events$b_channel,m1_events$b_counter,m1_events$read_limit_stall,m1_events$write_limit_stall);
+module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,regioncfg,qconfig,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,command_start,command_base,command_size,command_cancel,command_beats$valid,command_beats$data,command_beats$ready,command_busy,descriptors$valid,descriptors$data,descriptors$ready,descriptors_active,quiesce,axi_quiet,bus_error,faulting_channel,faulting_interface,shram_write,shram_cores,shram_line,shram_data,shram_strobe,m0$aclken,m0$awakeup,m0$awvalid,m0$awid,m0$awaddr,m0$awlen,m0$awsize,m0$awburst,m0$awcache,m0$awprot,m0$awready,m0$wvalid,m0$wdata,m0$wstrb,m0$wlast,m0$wready,m0$bvalid,m0$bid,m0$bresp,m0$bready,m0$arvalid,m0$arid,m0$araddr,m0$arlen,m0$arsize,m0$arburst,m0$arcache,m0$arprot,m0$arready,m0$rvalid,m0$rid,m0$rdata,m0$rresp,m0$rlast,m0$rready,m1$aclken,m1$awakeup,m1$awvalid,m1$awid,m1$awaddr,m1$awlen,m1$awsize,m1$awburst,m1$awcache,m1$awprot,m1$awready,m1$wvalid,m1$wdata,m1$wstrb,m1$wlast,m1$wready,m1$bvalid,m1$bid,m1$bresp,m1$bready,m1$arvalid,m1$arid,m1$araddr,m1$arlen,m1$arsize,m1$arburst,m1$arcache,m1$arprot,m1$arready,m1$rvalid,m1$rid,m1$rdata,m1$rresp,m1$rlast,m1$rready,m0_events$enabled,m0_events$ar_accepted,m0_events$ar_stalled,m0_events$ar_channel,m0_events$ar_counter,m0_events$r_beat,m0_events$r_last,m0_events$r_channel,m0_events$r_counter,m0_events$aw_accepted,m0_events$aw_stalled,m0_events$aw_channel,m0_events$aw_counter,m0_events$w_beat,m0_events$w_stalled,m0_events$w_channel,m0_events$b_response,m0_events$b_channel,m0_events$b_counter,m0_events$read_limit_stall,m0_events$write_limit_stall,m1_events$enabled,m1_events$ar_accepted,m1_events$ar_stalled,m1_events$ar_channel,m1_events$ar_counter,m1_events$r_beat,m1_events$r_last,m1_events$r_channel,m1_events$r_counter,m1_events$aw_accepted,m1_events$aw_stalled,m1_events$aw_channel,m1_events$aw_counter,m1_events$w_beat,m1_events$w_stalled,m1_events$w_channel,m1_events$b_response,m1_events$b_channel,m1_events$b_counter,m1_events$read_limit_stall,m1_events$write_limit_stall);
     
     // Module arguments
     input wire  clock;
@@ -2932,9 +3127,9 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     output wire  [135:0] command_beats$data;
     input wire  command_beats$ready;
     output reg  command_busy;
-    input wire  descriptor_push;
-    input wire  [245:0] descriptor;
-    output reg  queue_full;
+    input wire  descriptors$valid;
+    input wire  [293:0] descriptors$data;
+    output wire  descriptors$ready;
     output reg  [1:0] descriptors_active;
     input wire  quiesce;
     output reg  axi_quiet;
@@ -3219,12 +3414,9 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     wire  reads$error_interface;
     reg  queue$clock;
     reg  queue$rst_n;
-    reg  queue$push;
-    reg  [245:0] queue$push_data;
-    reg  queue$pop;
-    wire  [245:0] queue$head;
-    wire  queue$empty;
-    wire  queue$full;
+    wire  queue$head$valid;
+    wire  [293:0] queue$head$data;
+    reg  queue$head$ready;
     wire  [1:0] queue$count;
     reg  writes_outstanding$0$clock;
     reg  writes_outstanding$0$rst_n;
@@ -3281,6 +3473,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     wire  [3:0] caches$2$awcache;
     
     // Local signals
+    reg  [293:0] head;
     reg  [10:0] src_region_value;
     reg  [10:0] dst_region_value;
     reg  [39:0] src_offset;
@@ -3479,12 +3672,12 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     npu_u65_256_core$dma$queue queue(
         .clock(queue$clock),
         .rst_n(queue$rst_n),
-        .push(queue$push),
-        .push_data(queue$push_data),
-        .pop(queue$pop),
-        .head(queue$head),
-        .empty(queue$empty),
-        .full(queue$full),
+        .tail$valid(descriptors$valid),
+        .tail$data(descriptors$data),
+        .tail$ready(descriptors$ready),
+        .head$valid(queue$head$valid),
+        .head$data(queue$head$data),
+        .head$ready(queue$head$ready),
         .count(queue$count)
     );
     npu_u65_256_core$dma$writes_outstanding$0 writes_outstanding$0(
@@ -3642,17 +3835,15 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         command$halt = stop_issue;
         command$cancel = command_cancel;
         command_busy = command$busy;
-        queue$push = descriptor_push;
-        queue$push_data = descriptor;
-        queue_full = queue$full;
         descriptors_active = queue$count;
-        src_offset = queue$head[(64'h0)+:(40)];
-        dst_offset = queue$head[(64'h28)+:(40)];
-        len = queue$head[(64'h50)+:(32)];
-        src_region_value = queue$head[(64'h70)+:(11)];
-        dst_region_value = queue$head[(64'h7b)+:(11)];
-        skip0 = queue$head[(64'ha6)+:(40)];
-        skip1 = queue$head[(64'hce)+:(40)];
+        head = queue$head$data;
+        src_offset = ((head[(64'h36)+:(48)]) & 40'hffffffffff);
+        dst_offset = ((head[(64'h66)+:(48)]) & 40'hffffffffff);
+        len = ((head[(64'h96)+:(48)]) & 32'hffffffff);
+        src_region_value = head[(64'h0)+:(11)];
+        dst_region_value = head[(64'hb)+:(11)];
+        skip0 = ((head[(64'hc6)+:(48)]) & 40'hffffffffff);
+        skip1 = ((head[(64'hf6)+:(48)]) & 40'hffffffffff);
         src_region = ((src_region_value) & 3'h7);
         src_mode = ((src_region_value >> stride_mode_lsb) & 2'h3);
         dst_region = ((dst_region_value) & 3'h7);
@@ -3660,11 +3851,11 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         dst_mode = ((dst_region_value >> stride_mode_lsb) & 2'h3);
         rows = 32'h1;
         if ((src_mode != 32'h0) | (dst_mode != 32'h0)) begin
-            rows = queue$head[(64'h86)+:(16)];
+            rows = head[(64'h16)+:(16)];
         end
         planes = 32'h1;
         if ((src_mode >= 32'h2) | (dst_mode >= 32'h2)) begin
-            planes = queue$head[(64'h96)+:(16)];
+            planes = head[(64'h26)+:(16)];
         end
         empty_transfer = (len == 32'h0) | (rows == 32'h0) | (planes == 32'h0);
         src_counter = ((regioncfg >> (((src_region) & 5'h1f) << 32'h1)) & 2'h3);
@@ -3796,7 +3987,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         mem2mem$destination$max_beats = ((dst_limit >> max_beats_lsb) & 2'h3);
         mem2mem$internal = dst_internal;
         mem2mem$cores = ((dst_region_value) & 2'h3);
-        start_mem2mem = ~queue$empty & ~head_started$q & ~stop_issue & ~empty_transfer;
+        start_mem2mem = queue$head$valid & ~head_started$q & ~stop_issue & ~empty_transfer;
         mem2mem$start = start_mem2mem;
         mem2mem$read_counter = src_counter;
         mem2mem$read_cache = caches$1$arcache;
@@ -3805,7 +3996,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
             mem2mem_write_counter$d = dst_counter;
             mem2mem_write_cache$d = caches$2$awcache;
         end
-        queue$pop = mem2mem$done | (~queue$empty & ~head_started$q & ~halted$q & empty_transfer);
+        queue$head$ready = mem2mem$done | (queue$head$valid & ~head_started$q & ~halted$q & empty_transfer);
         if (mem2mem$done) begin
             head_started$d = 1'b0;
         end
@@ -4148,12 +4339,12 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
     wire  receive$beat_last;
     reg  buffer$clock;
     reg  buffer$rst_n;
-    reg  buffer$push;
-    reg  [135:0] buffer$push_data;
-    reg  buffer$pop;
-    wire  [135:0] buffer$head;
-    wire  buffer$empty;
-    wire  buffer$full;
+    reg  buffer$tail$valid;
+    reg  [135:0] buffer$tail$data;
+    wire  buffer$tail$ready;
+    wire  buffer$head$valid;
+    wire  [135:0] buffer$head$data;
+    reg  buffer$head$ready;
     wire  [4:0] buffer$count;
     reg  reserved$clock;
     reg  reserved$rst_n;
@@ -4175,6 +4366,7 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
     // Local signals
     reg  [4:0] burst_beats;
     reg  burst_ready;
+    reg  popped;
     
     // Sub module instances
     npu_u65_256_core$dma$command$issue issue(
@@ -4230,12 +4422,12 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
     npu_u65_256_core$dma$command$buffer buffer(
         .clock(buffer$clock),
         .rst_n(buffer$rst_n),
-        .push(buffer$push),
-        .push_data(buffer$push_data),
-        .pop(buffer$pop),
-        .head(buffer$head),
-        .empty(buffer$empty),
-        .full(buffer$full),
+        .tail$valid(buffer$tail$valid),
+        .tail$data(buffer$tail$data),
+        .tail$ready(buffer$tail$ready),
+        .head$valid(buffer$head$valid),
+        .head$data(buffer$head$data),
+        .head$ready(buffer$head$ready),
         .count(buffer$count)
     );
     npu_u65_256_core$dma$command$reserved reserved(
@@ -4309,20 +4501,21 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
         end
         receive$next_burst = 1'b0;
         receive$next_beat = reads$beat;
-        buffer$push = reads$beat;
-        buffer$push_data[(64'h0)+:(128)] = reads$data;
-        buffer$push_data[(64'h80)+:(4)] = receive$beat_first_lane;
-        buffer$push_data[(64'h84)+:(4)] = receive$beat_last_lane;
-        out$valid = ~buffer$empty & ~discarding$q;
-        out$data = buffer$head;
-        buffer$pop = (out$ready | discarding$q) & ~buffer$empty;
+        buffer$tail$valid = reads$beat;
+        buffer$tail$data[(64'h0)+:(128)] = reads$data;
+        buffer$tail$data[(64'h80)+:(4)] = receive$beat_first_lane;
+        buffer$tail$data[(64'h84)+:(4)] = receive$beat_last_lane;
+        out$valid = buffer$head$valid & ~discarding$q;
+        out$data = buffer$head$data;
+        buffer$head$ready = out$ready | discarding$q;
+        popped = buffer$head$valid & buffer$head$ready;
         if (reads$grant) begin
             reserved$d = reserved$q + burst_beats;
-            if (buffer$pop) begin
+            if (popped) begin
                 reserved$d = reserved$q + burst_beats - 32'h1;
             end
         end
-        else if (buffer$pop) begin
+        else if (popped) begin
             reserved$d = reserved$q - 32'h1;
         end
         busy = issue$valid | (reserved$q != 32'h0);
@@ -4331,17 +4524,17 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
 endmodule // npu_u65_256_core$dma$command
 
 
-module npu_u65_256_core$dma$command$buffer(clock,rst_n,push,push_data,pop,head,empty,full,count);
+module npu_u65_256_core$dma$command$buffer(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  push;
-    input wire  [135:0] push_data;
-    input wire  pop;
-    output reg  [135:0] head;
-    output reg  empty;
-    output reg  full;
+    input wire  tail$valid;
+    input wire  [135:0] tail$data;
+    output reg  tail$ready;
+    output reg  head$valid;
+    output reg  [135:0] head$data;
+    input wire  head$ready;
     output reg  [4:0] count;
     
     // Constant declarations
@@ -4363,6 +4556,10 @@ module npu_u65_256_core$dma$command$buffer(clock,rst_n,push,push_data,pop,head,e
     reg  [135:0] words$write_data;
     reg  [3:0] words$read_address;
     wire  [135:0] words$read_data;
+    
+    // Local signals
+    reg  push;
+    reg  pop;
     
     // Sub module instances
     npu_u65_256_core$dma$command$buffer$write_pointer write_pointer(
@@ -4397,14 +4594,16 @@ module npu_u65_256_core$dma$command$buffer(clock,rst_n,push,push_data,pop,head,e
         read_pointer$rst_n = rst_n;
         words$clock = clock;
         words$rst_n = rst_n;
+        count = write_pointer$q - read_pointer$q;
+        tail$ready = count != depth;
+        head$valid = count != 32'h0;
+        push = tail$valid & tail$ready;
+        pop = head$valid & head$ready;
         words$write_enable = push;
         words$write_address = write_pointer$q[(32'h0)+:(4)];
-        words$write_data = push_data;
+        words$write_data = tail$data;
         words$read_address = read_pointer$q[(32'h0)+:(4)];
-        head = words$read_data;
-        count = write_pointer$q - read_pointer$q;
-        empty = write_pointer$q == read_pointer$q;
-        full = count == depth;
+        head$data = words$read_data;
         if (push) begin
             write_pointer$d = write_pointer$q + 32'h1;
         end
@@ -5857,13 +6056,12 @@ module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
     reg  aligner$source$valid;
     reg  [135:0] aligner$source$data;
     wire  aligner$source$ready;
-    reg  aligner$out_wanted;
-    reg  [3:0] aligner$out_first_lane;
-    reg  [3:0] aligner$out_last_lane;
-    reg  aligner$out_space;
-    wire  aligner$out_fire;
-    wire  [127:0] aligner$out_data;
-    wire  [15:0] aligner$out_strobe;
+    reg  aligner$wanted;
+    reg  [3:0] aligner$first_lane;
+    reg  [3:0] aligner$last_lane;
+    wire  aligner$out$valid;
+    wire  [143:0] aligner$out$data;
+    reg  aligner$out$ready;
     reg  fill$clock;
     reg  fill$rst_n;
     reg  fill$start;
@@ -5885,11 +6083,9 @@ module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
     reg  write$start;
     reg  write$halt;
     reg  write$may_issue;
-    reg  write$push;
-    reg  [127:0] write$push_data;
-    reg  [15:0] write$push_strobe;
-    reg  write$push_last;
-    wire  write$space;
+    reg  write$beats$valid;
+    reg  [144:0] write$beats$data;
+    wire  write$beats$ready;
     wire  write$awvalid;
     wire  [39:0] write$awaddr;
     wire  [7:0] write$awlen;
@@ -5915,6 +6111,9 @@ module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
     reg  shram_cores_q$rst_n;
     reg  [1:0] shram_cores_q$d;
     wire  [1:0] shram_cores_q$q;
+    
+    // Local signals
+    reg  beat_out;
     
     // Sub module instances
     npu_u65_256_core$dma$mem2mem$read read(
@@ -5954,13 +6153,12 @@ module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
         .source$valid(aligner$source$valid),
         .source$data(aligner$source$data),
         .source$ready(aligner$source$ready),
-        .out_wanted(aligner$out_wanted),
-        .out_first_lane(aligner$out_first_lane),
-        .out_last_lane(aligner$out_last_lane),
-        .out_space(aligner$out_space),
-        .out_fire(aligner$out_fire),
-        .out_data(aligner$out_data),
-        .out_strobe(aligner$out_strobe)
+        .wanted(aligner$wanted),
+        .first_lane(aligner$first_lane),
+        .last_lane(aligner$last_lane),
+        .out$valid(aligner$out$valid),
+        .out$data(aligner$out$data),
+        .out$ready(aligner$out$ready)
     );
     npu_u65_256_core$dma$mem2mem$fill fill(
         .clock(fill$clock),
@@ -6002,11 +6200,9 @@ module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
         .shape$max_beats(destination$max_beats),
         .halt(write$halt),
         .may_issue(write$may_issue),
-        .push(write$push),
-        .push_data(write$push_data),
-        .push_strobe(write$push_strobe),
-        .push_last(write$push_last),
-        .space(write$space),
+        .beats$valid(write$beats$valid),
+        .beats$data(write$beats$data),
+        .beats$ready(write$beats$ready),
         .awvalid(write$awvalid),
         .awaddr(write$awaddr),
         .awlen(write$awlen),
@@ -6071,20 +6267,21 @@ module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
         read$cancel = 1'b0;
         read$counter = read_counter;
         read$cache = read_cache;
-        aligner$out_wanted = fill$valid;
-        aligner$out_first_lane = fill$beat_first_lane;
-        aligner$out_last_lane = fill$beat_last_lane;
-        aligner$out_space = to_shram$q | write$space;
-        fill$next_beat = aligner$out_fire;
+        aligner$wanted = fill$valid;
+        aligner$first_lane = fill$beat_first_lane;
+        aligner$last_lane = fill$beat_last_lane;
+        aligner$out$ready = to_shram$q | write$beats$ready;
+        beat_out = aligner$out$valid & aligner$out$ready;
+        fill$next_beat = beat_out;
         fill$next_burst = 1'b0;
         fill$cancel = 1'b0;
         write$aclken = aclken;
         write$halt = halt;
         write$may_issue = may_write;
-        write$push = aligner$out_fire & ~to_shram$q;
-        write$push_data = aligner$out_data;
-        write$push_strobe = aligner$out_strobe;
-        write$push_last = fill$beat_last_of_burst;
+        write$beats$valid = aligner$out$valid & ~to_shram$q;
+        write$beats$data[(64'h0)+:(128)] = aligner$out$data[(64'h0)+:(128)];
+        write$beats$data[(64'h80)+:(16)] = aligner$out$data[(64'h80)+:(16)];
+        write$beats$data[(64'h90)+:(1)] = fill$beat_last_of_burst;
         awvalid = write$awvalid;
         awaddr = write$awaddr;
         awlen = write$awlen;
@@ -6097,11 +6294,11 @@ module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
         write$b_valid = b_valid;
         burst_issued = write$burst_issued;
         write_limit_stall = write$limit_stall;
-        shram_write = aligner$out_fire & to_shram$q;
+        shram_write = beat_out & to_shram$q;
         shram_cores = shram_cores_q$q;
         shram_line = fill$beat_line[(32'h0)+:(12)];
-        shram_data = aligner$out_data;
-        shram_strobe = aligner$out_strobe;
+        shram_data = aligner$out$data[(64'h0)+:(128)];
+        shram_strobe = aligner$out$data[(64'h80)+:(16)];
         done = running$q & ~read$busy & ~fill$valid & ~write$busy;
         if (done) begin
             running$d = 1'b0;
@@ -6115,7 +6312,7 @@ module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
 endmodule // npu_u65_256_core$dma$mem2mem
 
 
-module npu_u65_256_core$dma$mem2mem$aligner(clock,rst_n,source$valid,source$data,source$ready,out_wanted,out_first_lane,out_last_lane,out_space,out_fire,out_data,out_strobe);
+module npu_u65_256_core$dma$mem2mem$aligner(clock,rst_n,source$valid,source$data,source$ready,wanted,first_lane,last_lane,out$valid,out$data,out$ready);
     
     // Module arguments
     input wire  clock;
@@ -6123,13 +6320,12 @@ module npu_u65_256_core$dma$mem2mem$aligner(clock,rst_n,source$valid,source$data
     input wire  source$valid;
     input wire  [135:0] source$data;
     output reg  source$ready;
-    input wire  out_wanted;
-    input wire  [3:0] out_first_lane;
-    input wire  [3:0] out_last_lane;
-    input wire  out_space;
-    output reg  out_fire;
-    output reg  [127:0] out_data;
-    output reg  [15:0] out_strobe;
+    input wire  wanted;
+    input wire  [3:0] first_lane;
+    input wire  [3:0] last_lane;
+    output reg  out$valid;
+    output reg  [143:0] out$data;
+    input wire  out$ready;
     
     // Constant declarations
     localparam  all_ones = 128'hffffffffffffffffffffffffffffffff;
@@ -6145,6 +6341,7 @@ module npu_u65_256_core$dma$mem2mem$aligner(clock,rst_n,source$valid,source$data
     wire  [5:0] count$q;
     
     // Local signals
+    reg  out_fire;
     reg  [5:0] in_bytes;
     reg  [5:0] out_bytes;
     reg  [5:0] taken;
@@ -6177,8 +6374,9 @@ module npu_u65_256_core$dma$mem2mem$aligner(clock,rst_n,source$valid,source$data
         bytes$rst_n = rst_n;
         count$rst_n = rst_n;
         in_bytes = ((source$data[(64'h84)+:(4)]) & 6'h3f) - ((source$data[(64'h80)+:(4)]) & 6'h3f) + 32'h1;
-        out_bytes = ((out_last_lane) & 6'h3f) - ((out_first_lane) & 6'h3f) + 32'h1;
-        out_fire = out_wanted & out_space & (count$q >= out_bytes);
+        out_bytes = ((last_lane) & 6'h3f) - ((first_lane) & 6'h3f) + 32'h1;
+        out$valid = wanted & (count$q >= out_bytes);
+        out_fire = out$valid & out$ready;
         taken = 32'h0;
         if (out_fire) begin
             taken = out_bytes;
@@ -6189,8 +6387,8 @@ module npu_u65_256_core$dma$mem2mem$aligner(clock,rst_n,source$valid,source$data
         compact = (source$data[(64'h0)+:(128)] >> (((source$data[(64'h80)+:(4)]) & 8'hff) << 32'h3)) & ~(all_ones << (((in_bytes) & 8'hff) << 32'h3));
         appended = ((compact) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (((remaining) & 9'h1ff) << 32'h3);
         shifted_out = bytes$q >> (((taken) & 9'h1ff) << 32'h3);
-        out_data = ((bytes$q << (((out_first_lane) & 9'h1ff) << 32'h3)) & 128'hffffffffffffffffffffffffffffffff);
-        out_strobe = (((32'hffff) & 16'hffff) << out_first_lane) & (((32'hffff) & 16'hffff) >> (((32'hf) & 4'hf) - out_last_lane));
+        out$data[(64'h0)+:(128)] = ((bytes$q << (((first_lane) & 9'h1ff) << 32'h3)) & 128'hffffffffffffffffffffffffffffffff);
+        out$data[(64'h80)+:(16)] = (((32'hffff) & 16'hffff) << first_lane) & (((32'hffff) & 16'hffff) >> (((32'hf) & 4'hf) - last_lane));
         bytes$d = shifted_out;
         count$d = remaining;
         if (in_fire) begin
@@ -6886,12 +7084,12 @@ module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
     wire  receive$beat_last;
     reg  buffer$clock;
     reg  buffer$rst_n;
-    reg  buffer$push;
-    reg  [135:0] buffer$push_data;
-    reg  buffer$pop;
-    wire  [135:0] buffer$head;
-    wire  buffer$empty;
-    wire  buffer$full;
+    reg  buffer$tail$valid;
+    reg  [135:0] buffer$tail$data;
+    wire  buffer$tail$ready;
+    wire  buffer$head$valid;
+    wire  [135:0] buffer$head$data;
+    reg  buffer$head$ready;
     wire  [5:0] buffer$count;
     reg  reserved$clock;
     reg  reserved$rst_n;
@@ -6913,6 +7111,7 @@ module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
     // Local signals
     reg  [5:0] burst_beats;
     reg  burst_ready;
+    reg  popped;
     
     // Sub module instances
     npu_u65_256_core$dma$mem2mem$read$issue issue(
@@ -6968,12 +7167,12 @@ module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
     npu_u65_256_core$dma$mem2mem$read$buffer buffer(
         .clock(buffer$clock),
         .rst_n(buffer$rst_n),
-        .push(buffer$push),
-        .push_data(buffer$push_data),
-        .pop(buffer$pop),
-        .head(buffer$head),
-        .empty(buffer$empty),
-        .full(buffer$full),
+        .tail$valid(buffer$tail$valid),
+        .tail$data(buffer$tail$data),
+        .tail$ready(buffer$tail$ready),
+        .head$valid(buffer$head$valid),
+        .head$data(buffer$head$data),
+        .head$ready(buffer$head$ready),
         .count(buffer$count)
     );
     npu_u65_256_core$dma$mem2mem$read$reserved reserved(
@@ -7047,20 +7246,21 @@ module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
         end
         receive$next_burst = 1'b0;
         receive$next_beat = reads$beat;
-        buffer$push = reads$beat;
-        buffer$push_data[(64'h0)+:(128)] = reads$data;
-        buffer$push_data[(64'h80)+:(4)] = receive$beat_first_lane;
-        buffer$push_data[(64'h84)+:(4)] = receive$beat_last_lane;
-        out$valid = ~buffer$empty & ~discarding$q;
-        out$data = buffer$head;
-        buffer$pop = (out$ready | discarding$q) & ~buffer$empty;
+        buffer$tail$valid = reads$beat;
+        buffer$tail$data[(64'h0)+:(128)] = reads$data;
+        buffer$tail$data[(64'h80)+:(4)] = receive$beat_first_lane;
+        buffer$tail$data[(64'h84)+:(4)] = receive$beat_last_lane;
+        out$valid = buffer$head$valid & ~discarding$q;
+        out$data = buffer$head$data;
+        buffer$head$ready = out$ready | discarding$q;
+        popped = buffer$head$valid & buffer$head$ready;
         if (reads$grant) begin
             reserved$d = reserved$q + burst_beats;
-            if (buffer$pop) begin
+            if (popped) begin
                 reserved$d = reserved$q + burst_beats - 32'h1;
             end
         end
-        else if (buffer$pop) begin
+        else if (popped) begin
             reserved$d = reserved$q - 32'h1;
         end
         busy = issue$valid | (reserved$q != 32'h0);
@@ -7069,17 +7269,17 @@ module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
 endmodule // npu_u65_256_core$dma$mem2mem$read
 
 
-module npu_u65_256_core$dma$mem2mem$read$buffer(clock,rst_n,push,push_data,pop,head,empty,full,count);
+module npu_u65_256_core$dma$mem2mem$read$buffer(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  push;
-    input wire  [135:0] push_data;
-    input wire  pop;
-    output reg  [135:0] head;
-    output reg  empty;
-    output reg  full;
+    input wire  tail$valid;
+    input wire  [135:0] tail$data;
+    output reg  tail$ready;
+    output reg  head$valid;
+    output reg  [135:0] head$data;
+    input wire  head$ready;
     output reg  [5:0] count;
     
     // Constant declarations
@@ -7101,6 +7301,10 @@ module npu_u65_256_core$dma$mem2mem$read$buffer(clock,rst_n,push,push_data,pop,h
     reg  [135:0] words$write_data;
     reg  [4:0] words$read_address;
     wire  [135:0] words$read_data;
+    
+    // Local signals
+    reg  push;
+    reg  pop;
     
     // Sub module instances
     npu_u65_256_core$dma$mem2mem$read$buffer$write_pointer write_pointer(
@@ -7135,14 +7339,16 @@ module npu_u65_256_core$dma$mem2mem$read$buffer(clock,rst_n,push,push_data,pop,h
         read_pointer$rst_n = rst_n;
         words$clock = clock;
         words$rst_n = rst_n;
+        count = write_pointer$q - read_pointer$q;
+        tail$ready = count != depth;
+        head$valid = count != 32'h0;
+        push = tail$valid & tail$ready;
+        pop = head$valid & head$ready;
         words$write_enable = push;
         words$write_address = write_pointer$q[(32'h0)+:(5)];
-        words$write_data = push_data;
+        words$write_data = tail$data;
         words$read_address = read_pointer$q[(32'h0)+:(5)];
-        head = words$read_data;
-        count = write_pointer$q - read_pointer$q;
-        empty = write_pointer$q == read_pointer$q;
-        full = count == depth;
+        head$data = words$read_data;
         if (push) begin
             write_pointer$d = write_pointer$q + 32'h1;
         end
@@ -8500,7 +8706,7 @@ module npu_u65_256_core$dma$mem2mem$to_shram(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$dma$mem2mem$to_shram
 
 
-module npu_u65_256_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,may_issue,push,push_data,push_strobe,push_last,space,awvalid,awaddr,awlen,awready,wvalid,wdata,wstrb,wlast,wready,b_valid,burst_issued,limit_stall,busy);
+module npu_u65_256_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,may_issue,beats$valid,beats$data,beats$ready,awvalid,awaddr,awlen,awready,wvalid,wdata,wstrb,wlast,wready,b_valid,burst_issued,limit_stall,busy);
     
     // Module arguments
     input wire  clock;
@@ -8517,11 +8723,9 @@ module npu_u65_256_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,sh
     input wire  [1:0] shape$max_beats;
     input wire  halt;
     input wire  may_issue;
-    input wire  push;
-    input wire  [127:0] push_data;
-    input wire  [15:0] push_strobe;
-    input wire  push_last;
-    output reg  space;
+    input wire  beats$valid;
+    input wire  [144:0] beats$data;
+    output wire  beats$ready;
     output reg  awvalid;
     output reg  [39:0] awaddr;
     output reg  [7:0] awlen;
@@ -8554,12 +8758,9 @@ module npu_u65_256_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,sh
     wire  issue$beat_last;
     reg  buffer$clock;
     reg  buffer$rst_n;
-    reg  buffer$push;
-    reg  [144:0] buffer$push_data;
-    reg  buffer$pop;
-    wire  [144:0] buffer$head;
-    wire  buffer$empty;
-    wire  buffer$full;
+    wire  buffer$head$valid;
+    wire  [144:0] buffer$head$data;
+    reg  buffer$head$ready;
     wire  [5:0] buffer$count;
     reg  unclaimed$clock;
     reg  unclaimed$rst_n;
@@ -8599,6 +8800,7 @@ module npu_u65_256_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,sh
     reg  burst_ready;
     reg  load_address;
     reg  load_data;
+    reg  pushed;
     
     // Sub module instances
     npu_u65_256_core$dma$mem2mem$write$issue issue(
@@ -8629,12 +8831,12 @@ module npu_u65_256_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,sh
     npu_u65_256_core$dma$mem2mem$write$buffer buffer(
         .clock(buffer$clock),
         .rst_n(buffer$rst_n),
-        .push(buffer$push),
-        .push_data(buffer$push_data),
-        .pop(buffer$pop),
-        .head(buffer$head),
-        .empty(buffer$empty),
-        .full(buffer$full),
+        .tail$valid(beats$valid),
+        .tail$data(beats$data),
+        .tail$ready(beats$ready),
+        .head$valid(buffer$head$valid),
+        .head$data(buffer$head$data),
+        .head$ready(buffer$head$ready),
         .count(buffer$count)
     );
     npu_u65_256_core$dma$mem2mem$write$unclaimed unclaimed(
@@ -8719,9 +8921,7 @@ module npu_u65_256_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,sh
         issue$start = start;
         issue$next_beat = 1'b0;
         issue$cancel = 1'b0;
-        buffer$push = push;
-        buffer$push_data = ((((push_data) & 145'h1ffffffffffffffffffffffffffffffffffff) | (((push_strobe) & 145'h1ffffffffffffffffffffffffffffffffffff) << 32'h80)) & ~(1 << (32'h90)) | ((push_last) << (32'h90)));
-        space = ~buffer$full;
+        pushed = beats$valid & beats$ready;
         burst_beats = ((issue$beats_m1) & 6'h3f) + 32'h1;
         burst_ready = (~aw_valid$q | awready) & issue$valid & ~halt & (unclaimed$q >= burst_beats);
         load_address = aclken & burst_ready & may_issue;
@@ -8742,11 +8942,11 @@ module npu_u65_256_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,sh
         end
         if (load_data) begin
             w_valid$d = 1'b1;
-            w_beat$d = buffer$head;
+            w_beat$d = buffer$head$data;
         end
-        buffer$pop = load_data;
+        buffer$head$ready = load_data;
         unclaimed$d = unclaimed$q;
-        if (push) begin
+        if (pushed) begin
             unclaimed$d = unclaimed$q + 32'h1;
         end
         if (load_address) begin
@@ -8769,10 +8969,10 @@ module npu_u65_256_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,sh
         awaddr = aw_addr$q;
         awlen = aw_len$q;
         wvalid = w_valid$q;
-        wdata = w_beat$q[(32'h0)+:(128)];
-        wstrb = w_beat$q[(32'h80)+:(16)];
-        wlast = w_beat$q[32'h90];
-        busy = issue$valid | ~buffer$empty | aw_valid$q | w_valid$q | (responses_due$q != 32'h0);
+        wdata = w_beat$q[(64'h0)+:(128)];
+        wstrb = w_beat$q[(64'h80)+:(16)];
+        wlast = w_beat$q[(64'h90)+:(1)];
+        busy = issue$valid | buffer$head$valid | aw_valid$q | w_valid$q | (responses_due$q != 32'h0);
     end
     
 endmodule // npu_u65_256_core$dma$mem2mem$write
@@ -8835,17 +9035,17 @@ module npu_u65_256_core$dma$mem2mem$write$aw_valid(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$dma$mem2mem$write$aw_valid
 
 
-module npu_u65_256_core$dma$mem2mem$write$buffer(clock,rst_n,push,push_data,pop,head,empty,full,count);
+module npu_u65_256_core$dma$mem2mem$write$buffer(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  push;
-    input wire  [144:0] push_data;
-    input wire  pop;
-    output reg  [144:0] head;
-    output reg  empty;
-    output reg  full;
+    input wire  tail$valid;
+    input wire  [144:0] tail$data;
+    output reg  tail$ready;
+    output reg  head$valid;
+    output reg  [144:0] head$data;
+    input wire  head$ready;
     output reg  [5:0] count;
     
     // Constant declarations
@@ -8867,6 +9067,10 @@ module npu_u65_256_core$dma$mem2mem$write$buffer(clock,rst_n,push,push_data,pop,
     reg  [144:0] words$write_data;
     reg  [4:0] words$read_address;
     wire  [144:0] words$read_data;
+    
+    // Local signals
+    reg  push;
+    reg  pop;
     
     // Sub module instances
     npu_u65_256_core$dma$mem2mem$write$buffer$write_pointer write_pointer(
@@ -8901,14 +9105,16 @@ module npu_u65_256_core$dma$mem2mem$write$buffer(clock,rst_n,push,push_data,pop,
         read_pointer$rst_n = rst_n;
         words$clock = clock;
         words$rst_n = rst_n;
+        count = write_pointer$q - read_pointer$q;
+        tail$ready = count != depth;
+        head$valid = count != 32'h0;
+        push = tail$valid & tail$ready;
+        pop = head$valid & head$ready;
         words$write_enable = push;
         words$write_address = write_pointer$q[(32'h0)+:(5)];
-        words$write_data = push_data;
+        words$write_data = tail$data;
         words$read_address = read_pointer$q[(32'h0)+:(5)];
-        head = words$read_data;
-        count = write_pointer$q - read_pointer$q;
-        empty = write_pointer$q == read_pointer$q;
-        full = count == depth;
+        head$data = words$read_data;
         if (push) begin
             write_pointer$d = write_pointer$q + 32'h1;
         end
@@ -9689,17 +9895,17 @@ module npu_u65_256_core$dma$mem2mem_write_counter(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$dma$mem2mem_write_counter
 
 
-module npu_u65_256_core$dma$queue(clock,rst_n,push,push_data,pop,head,empty,full,count);
+module npu_u65_256_core$dma$queue(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  push;
-    input wire  [245:0] push_data;
-    input wire  pop;
-    output reg  [245:0] head;
-    output reg  empty;
-    output reg  full;
+    input wire  tail$valid;
+    input wire  [293:0] tail$data;
+    output reg  tail$ready;
+    output reg  head$valid;
+    output reg  [293:0] head$data;
+    input wire  head$ready;
     output reg  [1:0] count;
     
     // Constant declarations
@@ -9718,9 +9924,13 @@ module npu_u65_256_core$dma$queue(clock,rst_n,push,push_data,pop,head,empty,full
     reg  words$rst_n;
     reg  words$write_enable;
     reg  words$write_address;
-    reg  [245:0] words$write_data;
+    reg  [293:0] words$write_data;
     reg  words$read_address;
-    wire  [245:0] words$read_data;
+    wire  [293:0] words$read_data;
+    
+    // Local signals
+    reg  push;
+    reg  pop;
     
     // Sub module instances
     npu_u65_256_core$dma$queue$write_pointer write_pointer(
@@ -9755,14 +9965,16 @@ module npu_u65_256_core$dma$queue(clock,rst_n,push,push_data,pop,head,empty,full
         read_pointer$rst_n = rst_n;
         words$clock = clock;
         words$rst_n = rst_n;
+        count = write_pointer$q - read_pointer$q;
+        tail$ready = count != depth;
+        head$valid = count != 32'h0;
+        push = tail$valid & tail$ready;
+        pop = head$valid & head$ready;
         words$write_enable = push;
         words$write_address = write_pointer$q[(32'h0)+:(1)];
-        words$write_data = push_data;
+        words$write_data = tail$data;
         words$read_address = read_pointer$q[(32'h0)+:(1)];
-        head = words$read_data;
-        count = write_pointer$q - read_pointer$q;
-        empty = write_pointer$q == read_pointer$q;
-        full = count == depth;
+        head$data = words$read_data;
         if (push) begin
             write_pointer$d = write_pointer$q + 32'h1;
         end
@@ -9800,12 +10012,12 @@ module npu_u65_256_core$dma$queue$words(clock,rst_n,write_enable,write_address,w
     input wire  rst_n;
     input wire  write_enable;
     input wire  write_address;
-    input wire  [245:0] write_data;
+    input wire  [293:0] write_data;
     input wire  read_address;
-    output reg  [245:0] read_data;
+    output reg  [293:0] read_data;
     
     // Update code (custom)
-    reg [245:0] cells [0:1];
+    reg [293:0] cells [0:1];
     integer i;
     always @(posedge clock or negedge rst_n)
        if (!rst_n) for (i = 0; i <= 1; i = i + 1) cells[i] <= 0;
@@ -10976,7 +11188,7 @@ module npu_u65_256_core$dma$writes_outstanding$3(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$dma$writes_outstanding$3
 
 
-module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,reserved,dma);
+module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,reserved,dma,operation);
     
     // Module arguments
     input wire  clock;
@@ -10986,6554 +11198,2125 @@ module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,reserved,dma)
     input wire  [47:0] value;
     output reg  known;
     output reg  reserved;
-    output reg  [245:0] dma;
-    
-    // Constant declarations
-    localparam  keys$0 = 11'b100000000;
-    localparam  keys$1 = 11'b100000001;
-    localparam  keys$2 = 11'b100000010;
-    localparam  keys$3 = 11'b100000011;
-    localparam  keys$4 = 11'b100000100;
-    localparam  keys$5 = 11'b100000101;
-    localparam  keys$6 = 11'b100000111;
-    localparam  keys$7 = 11'b100001001;
-    localparam  keys$8 = 11'b100001010;
-    localparam  keys$9 = 11'b100001011;
-    localparam  keys$10 = 11'b100001100;
-    localparam  keys$11 = 11'b100001101;
-    localparam  keys$12 = 11'b100001111;
-    localparam  keys$13 = 11'b100010001;
-    localparam  keys$14 = 11'b100010010;
-    localparam  keys$15 = 11'b100010011;
-    localparam  keys$16 = 11'b100010100;
-    localparam  keys$17 = 11'b100010101;
-    localparam  keys$18 = 11'b100010110;
-    localparam  keys$19 = 11'b100010111;
-    localparam  keys$20 = 11'b100011000;
-    localparam  keys$21 = 11'b100011010;
-    localparam  keys$22 = 11'b100011011;
-    localparam  keys$23 = 11'b100011100;
-    localparam  keys$24 = 11'b100011111;
-    localparam  keys$25 = 11'b100100000;
-    localparam  keys$26 = 11'b100100001;
-    localparam  keys$27 = 11'b100100010;
-    localparam  keys$28 = 11'b100100011;
-    localparam  keys$29 = 11'b100100100;
-    localparam  keys$30 = 11'b100100101;
-    localparam  keys$31 = 11'b100100110;
-    localparam  keys$32 = 11'b100100111;
-    localparam  keys$33 = 11'b100101000;
-    localparam  keys$34 = 11'b100101001;
-    localparam  keys$35 = 11'b100101101;
-    localparam  keys$36 = 11'b100101111;
-    localparam  keys$37 = 11'b100110000;
-    localparam  keys$38 = 11'b100110001;
-    localparam  keys$39 = 11'b100110010;
-    localparam  keys$40 = 11'b100110011;
-    localparam  keys$41 = 11'b110000000;
-    localparam  keys$42 = 11'b110000001;
-    localparam  keys$43 = 11'b110000101;
-    localparam  keys$44 = 11'b110001001;
-    localparam  keys$45 = 11'b110001010;
-    localparam  keys$46 = 11'b110001011;
-    localparam  keys$47 = 11'b110001100;
-    localparam  keys$48 = 11'b110001101;
-    localparam  keys$49 = 11'b110001111;
-    localparam  keys$50 = 11'b10000000000;
-    localparam  keys$51 = 11'b10000000001;
-    localparam  keys$52 = 11'b10000000010;
-    localparam  keys$53 = 11'b10000000011;
-    localparam  keys$54 = 11'b10000000100;
-    localparam  keys$55 = 11'b10000000101;
-    localparam  keys$56 = 11'b10000000110;
-    localparam  keys$57 = 11'b10000010000;
-    localparam  keys$58 = 11'b10000010001;
-    localparam  keys$59 = 11'b10000010010;
-    localparam  keys$60 = 11'b10000010011;
-    localparam  keys$61 = 11'b10000010100;
-    localparam  keys$62 = 11'b10000010101;
-    localparam  keys$63 = 11'b10000010110;
-    localparam  keys$64 = 11'b10000100000;
-    localparam  keys$65 = 11'b10000100001;
-    localparam  keys$66 = 11'b10000100010;
-    localparam  keys$67 = 11'b10000100011;
-    localparam  keys$68 = 11'b10000100100;
-    localparam  keys$69 = 11'b10000100101;
-    localparam  keys$70 = 11'b10000100110;
-    localparam  keys$71 = 11'b10000110000;
-    localparam  keys$72 = 11'b10000110001;
-    localparam  keys$73 = 11'b10000110010;
-    localparam  keys$74 = 11'b10000110011;
-    localparam  keys$75 = 11'b10000110100;
-    localparam  keys$76 = 11'b10010000000;
-    localparam  keys$77 = 11'b10010000001;
-    localparam  keys$78 = 11'b10010000010;
-    localparam  keys$79 = 11'b10010000011;
-    localparam  keys$80 = 11'b10010000100;
-    localparam  keys$81 = 11'b10010000101;
-    localparam  keys$82 = 11'b10010000110;
-    localparam  keys$83 = 11'b10010010000;
-    localparam  keys$84 = 11'b10010010001;
-    localparam  keys$85 = 11'b10010010010;
-    localparam  keys$86 = 11'b10010010011;
-    localparam  no_descriptor = 246'h0;
-    localparam  dma0_src_key = 11'b10000110000;
-    localparam  dma0_dst_key = 11'b10000110001;
-    localparam  dma0_len_key = 11'b10000110010;
-    localparam  dma0_src_region_key = 11'b100110000;
-    localparam  dma0_dst_region_key = 11'b100110001;
-    localparam  dma0_size0_key = 11'b100110010;
-    localparam  dma0_size1_key = 11'b100110011;
-    localparam  dma0_skip0_key = 11'b10000110011;
-    localparam  dma0_skip1_key = 11'b10000110100;
+    output reg  [293:0] dma;
+    output reg  [1895:0] operation;
     
     // Stub signals
-    reg  registers$0$clock;
-    reg  registers$0$rst_n;
-    reg  registers$0$write;
-    reg  [10:0] registers$0$key;
-    reg  [47:0] registers$0$value;
-    wire  registers$0$hit;
-    wire  registers$0$reserved;
-    wire  [47:0] registers$0$q;
-    reg  registers$1$clock;
-    reg  registers$1$rst_n;
-    reg  registers$1$write;
-    reg  [10:0] registers$1$key;
-    reg  [47:0] registers$1$value;
-    wire  registers$1$hit;
-    wire  registers$1$reserved;
-    wire  [47:0] registers$1$q;
-    reg  registers$2$clock;
-    reg  registers$2$rst_n;
-    reg  registers$2$write;
-    reg  [10:0] registers$2$key;
-    reg  [47:0] registers$2$value;
-    wire  registers$2$hit;
-    wire  registers$2$reserved;
-    wire  [47:0] registers$2$q;
-    reg  registers$3$clock;
-    reg  registers$3$rst_n;
-    reg  registers$3$write;
-    reg  [10:0] registers$3$key;
-    reg  [47:0] registers$3$value;
-    wire  registers$3$hit;
-    wire  registers$3$reserved;
-    wire  [47:0] registers$3$q;
-    reg  registers$4$clock;
-    reg  registers$4$rst_n;
-    reg  registers$4$write;
-    reg  [10:0] registers$4$key;
-    reg  [47:0] registers$4$value;
-    wire  registers$4$hit;
-    wire  registers$4$reserved;
-    wire  [47:0] registers$4$q;
-    reg  registers$5$clock;
-    reg  registers$5$rst_n;
-    reg  registers$5$write;
-    reg  [10:0] registers$5$key;
-    reg  [47:0] registers$5$value;
-    wire  registers$5$hit;
-    wire  registers$5$reserved;
-    wire  [47:0] registers$5$q;
-    reg  registers$6$clock;
-    reg  registers$6$rst_n;
-    reg  registers$6$write;
-    reg  [10:0] registers$6$key;
-    reg  [47:0] registers$6$value;
-    wire  registers$6$hit;
-    wire  registers$6$reserved;
-    wire  [47:0] registers$6$q;
-    reg  registers$7$clock;
-    reg  registers$7$rst_n;
-    reg  registers$7$write;
-    reg  [10:0] registers$7$key;
-    reg  [47:0] registers$7$value;
-    wire  registers$7$hit;
-    wire  registers$7$reserved;
-    wire  [47:0] registers$7$q;
-    reg  registers$8$clock;
-    reg  registers$8$rst_n;
-    reg  registers$8$write;
-    reg  [10:0] registers$8$key;
-    reg  [47:0] registers$8$value;
-    wire  registers$8$hit;
-    wire  registers$8$reserved;
-    wire  [47:0] registers$8$q;
-    reg  registers$9$clock;
-    reg  registers$9$rst_n;
-    reg  registers$9$write;
-    reg  [10:0] registers$9$key;
-    reg  [47:0] registers$9$value;
-    wire  registers$9$hit;
-    wire  registers$9$reserved;
-    wire  [47:0] registers$9$q;
-    reg  registers$10$clock;
-    reg  registers$10$rst_n;
-    reg  registers$10$write;
-    reg  [10:0] registers$10$key;
-    reg  [47:0] registers$10$value;
-    wire  registers$10$hit;
-    wire  registers$10$reserved;
-    wire  [47:0] registers$10$q;
-    reg  registers$11$clock;
-    reg  registers$11$rst_n;
-    reg  registers$11$write;
-    reg  [10:0] registers$11$key;
-    reg  [47:0] registers$11$value;
-    wire  registers$11$hit;
-    wire  registers$11$reserved;
-    wire  [47:0] registers$11$q;
-    reg  registers$12$clock;
-    reg  registers$12$rst_n;
-    reg  registers$12$write;
-    reg  [10:0] registers$12$key;
-    reg  [47:0] registers$12$value;
-    wire  registers$12$hit;
-    wire  registers$12$reserved;
-    wire  [47:0] registers$12$q;
-    reg  registers$13$clock;
-    reg  registers$13$rst_n;
-    reg  registers$13$write;
-    reg  [10:0] registers$13$key;
-    reg  [47:0] registers$13$value;
-    wire  registers$13$hit;
-    wire  registers$13$reserved;
-    wire  [47:0] registers$13$q;
-    reg  registers$14$clock;
-    reg  registers$14$rst_n;
-    reg  registers$14$write;
-    reg  [10:0] registers$14$key;
-    reg  [47:0] registers$14$value;
-    wire  registers$14$hit;
-    wire  registers$14$reserved;
-    wire  [47:0] registers$14$q;
-    reg  registers$15$clock;
-    reg  registers$15$rst_n;
-    reg  registers$15$write;
-    reg  [10:0] registers$15$key;
-    reg  [47:0] registers$15$value;
-    wire  registers$15$hit;
-    wire  registers$15$reserved;
-    wire  [47:0] registers$15$q;
-    reg  registers$16$clock;
-    reg  registers$16$rst_n;
-    reg  registers$16$write;
-    reg  [10:0] registers$16$key;
-    reg  [47:0] registers$16$value;
-    wire  registers$16$hit;
-    wire  registers$16$reserved;
-    wire  [47:0] registers$16$q;
-    reg  registers$17$clock;
-    reg  registers$17$rst_n;
-    reg  registers$17$write;
-    reg  [10:0] registers$17$key;
-    reg  [47:0] registers$17$value;
-    wire  registers$17$hit;
-    wire  registers$17$reserved;
-    wire  [47:0] registers$17$q;
-    reg  registers$18$clock;
-    reg  registers$18$rst_n;
-    reg  registers$18$write;
-    reg  [10:0] registers$18$key;
-    reg  [47:0] registers$18$value;
-    wire  registers$18$hit;
-    wire  registers$18$reserved;
-    wire  [47:0] registers$18$q;
-    reg  registers$19$clock;
-    reg  registers$19$rst_n;
-    reg  registers$19$write;
-    reg  [10:0] registers$19$key;
-    reg  [47:0] registers$19$value;
-    wire  registers$19$hit;
-    wire  registers$19$reserved;
-    wire  [47:0] registers$19$q;
-    reg  registers$20$clock;
-    reg  registers$20$rst_n;
-    reg  registers$20$write;
-    reg  [10:0] registers$20$key;
-    reg  [47:0] registers$20$value;
-    wire  registers$20$hit;
-    wire  registers$20$reserved;
-    wire  [47:0] registers$20$q;
-    reg  registers$21$clock;
-    reg  registers$21$rst_n;
-    reg  registers$21$write;
-    reg  [10:0] registers$21$key;
-    reg  [47:0] registers$21$value;
-    wire  registers$21$hit;
-    wire  registers$21$reserved;
-    wire  [47:0] registers$21$q;
-    reg  registers$22$clock;
-    reg  registers$22$rst_n;
-    reg  registers$22$write;
-    reg  [10:0] registers$22$key;
-    reg  [47:0] registers$22$value;
-    wire  registers$22$hit;
-    wire  registers$22$reserved;
-    wire  [47:0] registers$22$q;
-    reg  registers$23$clock;
-    reg  registers$23$rst_n;
-    reg  registers$23$write;
-    reg  [10:0] registers$23$key;
-    reg  [47:0] registers$23$value;
-    wire  registers$23$hit;
-    wire  registers$23$reserved;
-    wire  [47:0] registers$23$q;
-    reg  registers$24$clock;
-    reg  registers$24$rst_n;
-    reg  registers$24$write;
-    reg  [10:0] registers$24$key;
-    reg  [47:0] registers$24$value;
-    wire  registers$24$hit;
-    wire  registers$24$reserved;
-    wire  [47:0] registers$24$q;
-    reg  registers$25$clock;
-    reg  registers$25$rst_n;
-    reg  registers$25$write;
-    reg  [10:0] registers$25$key;
-    reg  [47:0] registers$25$value;
-    wire  registers$25$hit;
-    wire  registers$25$reserved;
-    wire  [47:0] registers$25$q;
-    reg  registers$26$clock;
-    reg  registers$26$rst_n;
-    reg  registers$26$write;
-    reg  [10:0] registers$26$key;
-    reg  [47:0] registers$26$value;
-    wire  registers$26$hit;
-    wire  registers$26$reserved;
-    wire  [47:0] registers$26$q;
-    reg  registers$27$clock;
-    reg  registers$27$rst_n;
-    reg  registers$27$write;
-    reg  [10:0] registers$27$key;
-    reg  [47:0] registers$27$value;
-    wire  registers$27$hit;
-    wire  registers$27$reserved;
-    wire  [47:0] registers$27$q;
-    reg  registers$28$clock;
-    reg  registers$28$rst_n;
-    reg  registers$28$write;
-    reg  [10:0] registers$28$key;
-    reg  [47:0] registers$28$value;
-    wire  registers$28$hit;
-    wire  registers$28$reserved;
-    wire  [47:0] registers$28$q;
-    reg  registers$29$clock;
-    reg  registers$29$rst_n;
-    reg  registers$29$write;
-    reg  [10:0] registers$29$key;
-    reg  [47:0] registers$29$value;
-    wire  registers$29$hit;
-    wire  registers$29$reserved;
-    wire  [47:0] registers$29$q;
-    reg  registers$30$clock;
-    reg  registers$30$rst_n;
-    reg  registers$30$write;
-    reg  [10:0] registers$30$key;
-    reg  [47:0] registers$30$value;
-    wire  registers$30$hit;
-    wire  registers$30$reserved;
-    wire  [47:0] registers$30$q;
-    reg  registers$31$clock;
-    reg  registers$31$rst_n;
-    reg  registers$31$write;
-    reg  [10:0] registers$31$key;
-    reg  [47:0] registers$31$value;
-    wire  registers$31$hit;
-    wire  registers$31$reserved;
-    wire  [47:0] registers$31$q;
-    reg  registers$32$clock;
-    reg  registers$32$rst_n;
-    reg  registers$32$write;
-    reg  [10:0] registers$32$key;
-    reg  [47:0] registers$32$value;
-    wire  registers$32$hit;
-    wire  registers$32$reserved;
-    wire  [47:0] registers$32$q;
-    reg  registers$33$clock;
-    reg  registers$33$rst_n;
-    reg  registers$33$write;
-    reg  [10:0] registers$33$key;
-    reg  [47:0] registers$33$value;
-    wire  registers$33$hit;
-    wire  registers$33$reserved;
-    wire  [47:0] registers$33$q;
-    reg  registers$34$clock;
-    reg  registers$34$rst_n;
-    reg  registers$34$write;
-    reg  [10:0] registers$34$key;
-    reg  [47:0] registers$34$value;
-    wire  registers$34$hit;
-    wire  registers$34$reserved;
-    wire  [47:0] registers$34$q;
-    reg  registers$35$clock;
-    reg  registers$35$rst_n;
-    reg  registers$35$write;
-    reg  [10:0] registers$35$key;
-    reg  [47:0] registers$35$value;
-    wire  registers$35$hit;
-    wire  registers$35$reserved;
-    wire  [47:0] registers$35$q;
-    reg  registers$36$clock;
-    reg  registers$36$rst_n;
-    reg  registers$36$write;
-    reg  [10:0] registers$36$key;
-    reg  [47:0] registers$36$value;
-    wire  registers$36$hit;
-    wire  registers$36$reserved;
-    wire  [47:0] registers$36$q;
-    reg  registers$37$clock;
-    reg  registers$37$rst_n;
-    reg  registers$37$write;
-    reg  [10:0] registers$37$key;
-    reg  [47:0] registers$37$value;
-    wire  registers$37$hit;
-    wire  registers$37$reserved;
-    wire  [47:0] registers$37$q;
-    reg  registers$38$clock;
-    reg  registers$38$rst_n;
-    reg  registers$38$write;
-    reg  [10:0] registers$38$key;
-    reg  [47:0] registers$38$value;
-    wire  registers$38$hit;
-    wire  registers$38$reserved;
-    wire  [47:0] registers$38$q;
-    reg  registers$39$clock;
-    reg  registers$39$rst_n;
-    reg  registers$39$write;
-    reg  [10:0] registers$39$key;
-    reg  [47:0] registers$39$value;
-    wire  registers$39$hit;
-    wire  registers$39$reserved;
-    wire  [47:0] registers$39$q;
-    reg  registers$40$clock;
-    reg  registers$40$rst_n;
-    reg  registers$40$write;
-    reg  [10:0] registers$40$key;
-    reg  [47:0] registers$40$value;
-    wire  registers$40$hit;
-    wire  registers$40$reserved;
-    wire  [47:0] registers$40$q;
-    reg  registers$41$clock;
-    reg  registers$41$rst_n;
-    reg  registers$41$write;
-    reg  [10:0] registers$41$key;
-    reg  [47:0] registers$41$value;
-    wire  registers$41$hit;
-    wire  registers$41$reserved;
-    wire  [47:0] registers$41$q;
-    reg  registers$42$clock;
-    reg  registers$42$rst_n;
-    reg  registers$42$write;
-    reg  [10:0] registers$42$key;
-    reg  [47:0] registers$42$value;
-    wire  registers$42$hit;
-    wire  registers$42$reserved;
-    wire  [47:0] registers$42$q;
-    reg  registers$43$clock;
-    reg  registers$43$rst_n;
-    reg  registers$43$write;
-    reg  [10:0] registers$43$key;
-    reg  [47:0] registers$43$value;
-    wire  registers$43$hit;
-    wire  registers$43$reserved;
-    wire  [47:0] registers$43$q;
-    reg  registers$44$clock;
-    reg  registers$44$rst_n;
-    reg  registers$44$write;
-    reg  [10:0] registers$44$key;
-    reg  [47:0] registers$44$value;
-    wire  registers$44$hit;
-    wire  registers$44$reserved;
-    wire  [47:0] registers$44$q;
-    reg  registers$45$clock;
-    reg  registers$45$rst_n;
-    reg  registers$45$write;
-    reg  [10:0] registers$45$key;
-    reg  [47:0] registers$45$value;
-    wire  registers$45$hit;
-    wire  registers$45$reserved;
-    wire  [47:0] registers$45$q;
-    reg  registers$46$clock;
-    reg  registers$46$rst_n;
-    reg  registers$46$write;
-    reg  [10:0] registers$46$key;
-    reg  [47:0] registers$46$value;
-    wire  registers$46$hit;
-    wire  registers$46$reserved;
-    wire  [47:0] registers$46$q;
-    reg  registers$47$clock;
-    reg  registers$47$rst_n;
-    reg  registers$47$write;
-    reg  [10:0] registers$47$key;
-    reg  [47:0] registers$47$value;
-    wire  registers$47$hit;
-    wire  registers$47$reserved;
-    wire  [47:0] registers$47$q;
-    reg  registers$48$clock;
-    reg  registers$48$rst_n;
-    reg  registers$48$write;
-    reg  [10:0] registers$48$key;
-    reg  [47:0] registers$48$value;
-    wire  registers$48$hit;
-    wire  registers$48$reserved;
-    wire  [47:0] registers$48$q;
-    reg  registers$49$clock;
-    reg  registers$49$rst_n;
-    reg  registers$49$write;
-    reg  [10:0] registers$49$key;
-    reg  [47:0] registers$49$value;
-    wire  registers$49$hit;
-    wire  registers$49$reserved;
-    wire  [47:0] registers$49$q;
-    reg  registers$50$clock;
-    reg  registers$50$rst_n;
-    reg  registers$50$write;
-    reg  [10:0] registers$50$key;
-    reg  [47:0] registers$50$value;
-    wire  registers$50$hit;
-    wire  registers$50$reserved;
-    wire  [47:0] registers$50$q;
-    reg  registers$51$clock;
-    reg  registers$51$rst_n;
-    reg  registers$51$write;
-    reg  [10:0] registers$51$key;
-    reg  [47:0] registers$51$value;
-    wire  registers$51$hit;
-    wire  registers$51$reserved;
-    wire  [47:0] registers$51$q;
-    reg  registers$52$clock;
-    reg  registers$52$rst_n;
-    reg  registers$52$write;
-    reg  [10:0] registers$52$key;
-    reg  [47:0] registers$52$value;
-    wire  registers$52$hit;
-    wire  registers$52$reserved;
-    wire  [47:0] registers$52$q;
-    reg  registers$53$clock;
-    reg  registers$53$rst_n;
-    reg  registers$53$write;
-    reg  [10:0] registers$53$key;
-    reg  [47:0] registers$53$value;
-    wire  registers$53$hit;
-    wire  registers$53$reserved;
-    wire  [47:0] registers$53$q;
-    reg  registers$54$clock;
-    reg  registers$54$rst_n;
-    reg  registers$54$write;
-    reg  [10:0] registers$54$key;
-    reg  [47:0] registers$54$value;
-    wire  registers$54$hit;
-    wire  registers$54$reserved;
-    wire  [47:0] registers$54$q;
-    reg  registers$55$clock;
-    reg  registers$55$rst_n;
-    reg  registers$55$write;
-    reg  [10:0] registers$55$key;
-    reg  [47:0] registers$55$value;
-    wire  registers$55$hit;
-    wire  registers$55$reserved;
-    wire  [47:0] registers$55$q;
-    reg  registers$56$clock;
-    reg  registers$56$rst_n;
-    reg  registers$56$write;
-    reg  [10:0] registers$56$key;
-    reg  [47:0] registers$56$value;
-    wire  registers$56$hit;
-    wire  registers$56$reserved;
-    wire  [47:0] registers$56$q;
-    reg  registers$57$clock;
-    reg  registers$57$rst_n;
-    reg  registers$57$write;
-    reg  [10:0] registers$57$key;
-    reg  [47:0] registers$57$value;
-    wire  registers$57$hit;
-    wire  registers$57$reserved;
-    wire  [47:0] registers$57$q;
-    reg  registers$58$clock;
-    reg  registers$58$rst_n;
-    reg  registers$58$write;
-    reg  [10:0] registers$58$key;
-    reg  [47:0] registers$58$value;
-    wire  registers$58$hit;
-    wire  registers$58$reserved;
-    wire  [47:0] registers$58$q;
-    reg  registers$59$clock;
-    reg  registers$59$rst_n;
-    reg  registers$59$write;
-    reg  [10:0] registers$59$key;
-    reg  [47:0] registers$59$value;
-    wire  registers$59$hit;
-    wire  registers$59$reserved;
-    wire  [47:0] registers$59$q;
-    reg  registers$60$clock;
-    reg  registers$60$rst_n;
-    reg  registers$60$write;
-    reg  [10:0] registers$60$key;
-    reg  [47:0] registers$60$value;
-    wire  registers$60$hit;
-    wire  registers$60$reserved;
-    wire  [47:0] registers$60$q;
-    reg  registers$61$clock;
-    reg  registers$61$rst_n;
-    reg  registers$61$write;
-    reg  [10:0] registers$61$key;
-    reg  [47:0] registers$61$value;
-    wire  registers$61$hit;
-    wire  registers$61$reserved;
-    wire  [47:0] registers$61$q;
-    reg  registers$62$clock;
-    reg  registers$62$rst_n;
-    reg  registers$62$write;
-    reg  [10:0] registers$62$key;
-    reg  [47:0] registers$62$value;
-    wire  registers$62$hit;
-    wire  registers$62$reserved;
-    wire  [47:0] registers$62$q;
-    reg  registers$63$clock;
-    reg  registers$63$rst_n;
-    reg  registers$63$write;
-    reg  [10:0] registers$63$key;
-    reg  [47:0] registers$63$value;
-    wire  registers$63$hit;
-    wire  registers$63$reserved;
-    wire  [47:0] registers$63$q;
-    reg  registers$64$clock;
-    reg  registers$64$rst_n;
-    reg  registers$64$write;
-    reg  [10:0] registers$64$key;
-    reg  [47:0] registers$64$value;
-    wire  registers$64$hit;
-    wire  registers$64$reserved;
-    wire  [47:0] registers$64$q;
-    reg  registers$65$clock;
-    reg  registers$65$rst_n;
-    reg  registers$65$write;
-    reg  [10:0] registers$65$key;
-    reg  [47:0] registers$65$value;
-    wire  registers$65$hit;
-    wire  registers$65$reserved;
-    wire  [47:0] registers$65$q;
-    reg  registers$66$clock;
-    reg  registers$66$rst_n;
-    reg  registers$66$write;
-    reg  [10:0] registers$66$key;
-    reg  [47:0] registers$66$value;
-    wire  registers$66$hit;
-    wire  registers$66$reserved;
-    wire  [47:0] registers$66$q;
-    reg  registers$67$clock;
-    reg  registers$67$rst_n;
-    reg  registers$67$write;
-    reg  [10:0] registers$67$key;
-    reg  [47:0] registers$67$value;
-    wire  registers$67$hit;
-    wire  registers$67$reserved;
-    wire  [47:0] registers$67$q;
-    reg  registers$68$clock;
-    reg  registers$68$rst_n;
-    reg  registers$68$write;
-    reg  [10:0] registers$68$key;
-    reg  [47:0] registers$68$value;
-    wire  registers$68$hit;
-    wire  registers$68$reserved;
-    wire  [47:0] registers$68$q;
-    reg  registers$69$clock;
-    reg  registers$69$rst_n;
-    reg  registers$69$write;
-    reg  [10:0] registers$69$key;
-    reg  [47:0] registers$69$value;
-    wire  registers$69$hit;
-    wire  registers$69$reserved;
-    wire  [47:0] registers$69$q;
-    reg  registers$70$clock;
-    reg  registers$70$rst_n;
-    reg  registers$70$write;
-    reg  [10:0] registers$70$key;
-    reg  [47:0] registers$70$value;
-    wire  registers$70$hit;
-    wire  registers$70$reserved;
-    wire  [47:0] registers$70$q;
-    reg  registers$71$clock;
-    reg  registers$71$rst_n;
-    reg  registers$71$write;
-    reg  [10:0] registers$71$key;
-    reg  [47:0] registers$71$value;
-    wire  registers$71$hit;
-    wire  registers$71$reserved;
-    wire  [47:0] registers$71$q;
-    reg  registers$72$clock;
-    reg  registers$72$rst_n;
-    reg  registers$72$write;
-    reg  [10:0] registers$72$key;
-    reg  [47:0] registers$72$value;
-    wire  registers$72$hit;
-    wire  registers$72$reserved;
-    wire  [47:0] registers$72$q;
-    reg  registers$73$clock;
-    reg  registers$73$rst_n;
-    reg  registers$73$write;
-    reg  [10:0] registers$73$key;
-    reg  [47:0] registers$73$value;
-    wire  registers$73$hit;
-    wire  registers$73$reserved;
-    wire  [47:0] registers$73$q;
-    reg  registers$74$clock;
-    reg  registers$74$rst_n;
-    reg  registers$74$write;
-    reg  [10:0] registers$74$key;
-    reg  [47:0] registers$74$value;
-    wire  registers$74$hit;
-    wire  registers$74$reserved;
-    wire  [47:0] registers$74$q;
-    reg  registers$75$clock;
-    reg  registers$75$rst_n;
-    reg  registers$75$write;
-    reg  [10:0] registers$75$key;
-    reg  [47:0] registers$75$value;
-    wire  registers$75$hit;
-    wire  registers$75$reserved;
-    wire  [47:0] registers$75$q;
-    reg  registers$76$clock;
-    reg  registers$76$rst_n;
-    reg  registers$76$write;
-    reg  [10:0] registers$76$key;
-    reg  [47:0] registers$76$value;
-    wire  registers$76$hit;
-    wire  registers$76$reserved;
-    wire  [47:0] registers$76$q;
-    reg  registers$77$clock;
-    reg  registers$77$rst_n;
-    reg  registers$77$write;
-    reg  [10:0] registers$77$key;
-    reg  [47:0] registers$77$value;
-    wire  registers$77$hit;
-    wire  registers$77$reserved;
-    wire  [47:0] registers$77$q;
-    reg  registers$78$clock;
-    reg  registers$78$rst_n;
-    reg  registers$78$write;
-    reg  [10:0] registers$78$key;
-    reg  [47:0] registers$78$value;
-    wire  registers$78$hit;
-    wire  registers$78$reserved;
-    wire  [47:0] registers$78$q;
-    reg  registers$79$clock;
-    reg  registers$79$rst_n;
-    reg  registers$79$write;
-    reg  [10:0] registers$79$key;
-    reg  [47:0] registers$79$value;
-    wire  registers$79$hit;
-    wire  registers$79$reserved;
-    wire  [47:0] registers$79$q;
-    reg  registers$80$clock;
-    reg  registers$80$rst_n;
-    reg  registers$80$write;
-    reg  [10:0] registers$80$key;
-    reg  [47:0] registers$80$value;
-    wire  registers$80$hit;
-    wire  registers$80$reserved;
-    wire  [47:0] registers$80$q;
-    reg  registers$81$clock;
-    reg  registers$81$rst_n;
-    reg  registers$81$write;
-    reg  [10:0] registers$81$key;
-    reg  [47:0] registers$81$value;
-    wire  registers$81$hit;
-    wire  registers$81$reserved;
-    wire  [47:0] registers$81$q;
-    reg  registers$82$clock;
-    reg  registers$82$rst_n;
-    reg  registers$82$write;
-    reg  [10:0] registers$82$key;
-    reg  [47:0] registers$82$value;
-    wire  registers$82$hit;
-    wire  registers$82$reserved;
-    wire  [47:0] registers$82$q;
-    reg  registers$83$clock;
-    reg  registers$83$rst_n;
-    reg  registers$83$write;
-    reg  [10:0] registers$83$key;
-    reg  [47:0] registers$83$value;
-    wire  registers$83$hit;
-    wire  registers$83$reserved;
-    wire  [47:0] registers$83$q;
-    reg  registers$84$clock;
-    reg  registers$84$rst_n;
-    reg  registers$84$write;
-    reg  [10:0] registers$84$key;
-    reg  [47:0] registers$84$value;
-    wire  registers$84$hit;
-    wire  registers$84$reserved;
-    wire  [47:0] registers$84$q;
-    reg  registers$85$clock;
-    reg  registers$85$rst_n;
-    reg  registers$85$write;
-    reg  [10:0] registers$85$key;
-    reg  [47:0] registers$85$value;
-    wire  registers$85$hit;
-    wire  registers$85$reserved;
-    wire  [47:0] registers$85$q;
-    reg  registers$86$clock;
-    reg  registers$86$rst_n;
-    reg  registers$86$write;
-    reg  [10:0] registers$86$key;
-    reg  [47:0] registers$86$value;
-    wire  registers$86$hit;
-    wire  registers$86$reserved;
-    wire  [47:0] registers$86$q;
+    reg  dma_src_region$clock;
+    reg  dma_src_region$rst_n;
+    reg  dma_src_region$write;
+    reg  [10:0] dma_src_region$key;
+    reg  [47:0] dma_src_region$value;
+    wire  dma_src_region$hit;
+    wire  dma_src_region$reserved;
+    wire  [47:0] dma_src_region$q;
+    reg  dma_dst_region$clock;
+    reg  dma_dst_region$rst_n;
+    reg  dma_dst_region$write;
+    reg  [10:0] dma_dst_region$key;
+    reg  [47:0] dma_dst_region$value;
+    wire  dma_dst_region$hit;
+    wire  dma_dst_region$reserved;
+    wire  [47:0] dma_dst_region$q;
+    reg  dma_size0$clock;
+    reg  dma_size0$rst_n;
+    reg  dma_size0$write;
+    reg  [10:0] dma_size0$key;
+    reg  [47:0] dma_size0$value;
+    wire  dma_size0$hit;
+    wire  dma_size0$reserved;
+    wire  [47:0] dma_size0$q;
+    reg  dma_size1$clock;
+    reg  dma_size1$rst_n;
+    reg  dma_size1$write;
+    reg  [10:0] dma_size1$key;
+    reg  [47:0] dma_size1$value;
+    wire  dma_size1$hit;
+    wire  dma_size1$reserved;
+    wire  [47:0] dma_size1$q;
+    reg  dma_src$clock;
+    reg  dma_src$rst_n;
+    reg  dma_src$write;
+    reg  [10:0] dma_src$key;
+    reg  [47:0] dma_src$value;
+    wire  dma_src$hit;
+    wire  dma_src$reserved;
+    wire  [47:0] dma_src$q;
+    reg  dma_dst$clock;
+    reg  dma_dst$rst_n;
+    reg  dma_dst$write;
+    reg  [10:0] dma_dst$key;
+    reg  [47:0] dma_dst$value;
+    wire  dma_dst$hit;
+    wire  dma_dst$reserved;
+    wire  [47:0] dma_dst$q;
+    reg  dma_len$clock;
+    reg  dma_len$rst_n;
+    reg  dma_len$write;
+    reg  [10:0] dma_len$key;
+    reg  [47:0] dma_len$value;
+    wire  dma_len$hit;
+    wire  dma_len$reserved;
+    wire  [47:0] dma_len$q;
+    reg  dma_skip0$clock;
+    reg  dma_skip0$rst_n;
+    reg  dma_skip0$write;
+    reg  [10:0] dma_skip0$key;
+    reg  [47:0] dma_skip0$value;
+    wire  dma_skip0$hit;
+    wire  dma_skip0$reserved;
+    wire  [47:0] dma_skip0$q;
+    reg  dma_skip1$clock;
+    reg  dma_skip1$rst_n;
+    reg  dma_skip1$write;
+    reg  [10:0] dma_skip1$key;
+    reg  [47:0] dma_skip1$value;
+    wire  dma_skip1$hit;
+    wire  dma_skip1$reserved;
+    wire  [47:0] dma_skip1$q;
+    reg  ifm_pad_top$clock;
+    reg  ifm_pad_top$rst_n;
+    reg  ifm_pad_top$write;
+    reg  [10:0] ifm_pad_top$key;
+    reg  [47:0] ifm_pad_top$value;
+    wire  ifm_pad_top$hit;
+    wire  ifm_pad_top$reserved;
+    wire  [47:0] ifm_pad_top$q;
+    reg  ifm_pad_left$clock;
+    reg  ifm_pad_left$rst_n;
+    reg  ifm_pad_left$write;
+    reg  [10:0] ifm_pad_left$key;
+    reg  [47:0] ifm_pad_left$value;
+    wire  ifm_pad_left$hit;
+    wire  ifm_pad_left$reserved;
+    wire  [47:0] ifm_pad_left$q;
+    reg  ifm_pad_right$clock;
+    reg  ifm_pad_right$rst_n;
+    reg  ifm_pad_right$write;
+    reg  [10:0] ifm_pad_right$key;
+    reg  [47:0] ifm_pad_right$value;
+    wire  ifm_pad_right$hit;
+    wire  ifm_pad_right$reserved;
+    wire  [47:0] ifm_pad_right$q;
+    reg  ifm_pad_bottom$clock;
+    reg  ifm_pad_bottom$rst_n;
+    reg  ifm_pad_bottom$write;
+    reg  [10:0] ifm_pad_bottom$key;
+    reg  [47:0] ifm_pad_bottom$value;
+    wire  ifm_pad_bottom$hit;
+    wire  ifm_pad_bottom$reserved;
+    wire  [47:0] ifm_pad_bottom$q;
+    reg  ifm_depth_m1$clock;
+    reg  ifm_depth_m1$rst_n;
+    reg  ifm_depth_m1$write;
+    reg  [10:0] ifm_depth_m1$key;
+    reg  [47:0] ifm_depth_m1$value;
+    wire  ifm_depth_m1$hit;
+    wire  ifm_depth_m1$reserved;
+    wire  [47:0] ifm_depth_m1$q;
+    reg  ifm_precision$clock;
+    reg  ifm_precision$rst_n;
+    reg  ifm_precision$write;
+    reg  [10:0] ifm_precision$key;
+    reg  [47:0] ifm_precision$value;
+    wire  ifm_precision$hit;
+    wire  ifm_precision$reserved;
+    wire  [47:0] ifm_precision$q;
+    reg  ifm_upscale$clock;
+    reg  ifm_upscale$rst_n;
+    reg  ifm_upscale$write;
+    reg  [10:0] ifm_upscale$key;
+    reg  [47:0] ifm_upscale$value;
+    wire  ifm_upscale$hit;
+    wire  ifm_upscale$reserved;
+    wire  [47:0] ifm_upscale$q;
+    reg  ifm_zero_point$clock;
+    reg  ifm_zero_point$rst_n;
+    reg  ifm_zero_point$write;
+    reg  [10:0] ifm_zero_point$key;
+    reg  [47:0] ifm_zero_point$value;
+    wire  ifm_zero_point$hit;
+    wire  ifm_zero_point$reserved;
+    wire  [47:0] ifm_zero_point$q;
+    reg  ifm_width0_m1$clock;
+    reg  ifm_width0_m1$rst_n;
+    reg  ifm_width0_m1$write;
+    reg  [10:0] ifm_width0_m1$key;
+    reg  [47:0] ifm_width0_m1$value;
+    wire  ifm_width0_m1$hit;
+    wire  ifm_width0_m1$reserved;
+    wire  [47:0] ifm_width0_m1$q;
+    reg  ifm_height0_m1$clock;
+    reg  ifm_height0_m1$rst_n;
+    reg  ifm_height0_m1$write;
+    reg  [10:0] ifm_height0_m1$key;
+    reg  [47:0] ifm_height0_m1$value;
+    wire  ifm_height0_m1$hit;
+    wire  ifm_height0_m1$reserved;
+    wire  [47:0] ifm_height0_m1$q;
+    reg  ifm_height1_m1$clock;
+    reg  ifm_height1_m1$rst_n;
+    reg  ifm_height1_m1$write;
+    reg  [10:0] ifm_height1_m1$key;
+    reg  [47:0] ifm_height1_m1$value;
+    wire  ifm_height1_m1$hit;
+    wire  ifm_height1_m1$reserved;
+    wire  [47:0] ifm_height1_m1$q;
+    reg  ifm_ib_end$clock;
+    reg  ifm_ib_end$rst_n;
+    reg  ifm_ib_end$write;
+    reg  [10:0] ifm_ib_end$key;
+    reg  [47:0] ifm_ib_end$value;
+    wire  ifm_ib_end$hit;
+    wire  ifm_ib_end$reserved;
+    wire  [47:0] ifm_ib_end$q;
+    reg  ifm_region$clock;
+    reg  ifm_region$rst_n;
+    reg  ifm_region$write;
+    reg  [10:0] ifm_region$key;
+    reg  [47:0] ifm_region$value;
+    wire  ifm_region$hit;
+    wire  ifm_region$reserved;
+    wire  [47:0] ifm_region$q;
+    reg  ifm_base0$clock;
+    reg  ifm_base0$rst_n;
+    reg  ifm_base0$write;
+    reg  [10:0] ifm_base0$key;
+    reg  [47:0] ifm_base0$value;
+    wire  ifm_base0$hit;
+    wire  ifm_base0$reserved;
+    wire  [47:0] ifm_base0$q;
+    reg  ifm_base1$clock;
+    reg  ifm_base1$rst_n;
+    reg  ifm_base1$write;
+    reg  [10:0] ifm_base1$key;
+    reg  [47:0] ifm_base1$value;
+    wire  ifm_base1$hit;
+    wire  ifm_base1$reserved;
+    wire  [47:0] ifm_base1$q;
+    reg  ifm_base2$clock;
+    reg  ifm_base2$rst_n;
+    reg  ifm_base2$write;
+    reg  [10:0] ifm_base2$key;
+    reg  [47:0] ifm_base2$value;
+    wire  ifm_base2$hit;
+    wire  ifm_base2$reserved;
+    wire  [47:0] ifm_base2$q;
+    reg  ifm_base3$clock;
+    reg  ifm_base3$rst_n;
+    reg  ifm_base3$write;
+    reg  [10:0] ifm_base3$key;
+    reg  [47:0] ifm_base3$value;
+    wire  ifm_base3$hit;
+    wire  ifm_base3$reserved;
+    wire  [47:0] ifm_base3$q;
+    reg  ifm_stride_x$clock;
+    reg  ifm_stride_x$rst_n;
+    reg  ifm_stride_x$write;
+    reg  [10:0] ifm_stride_x$key;
+    reg  [47:0] ifm_stride_x$value;
+    wire  ifm_stride_x$hit;
+    wire  ifm_stride_x$reserved;
+    wire  [47:0] ifm_stride_x$q;
+    reg  ifm_stride_y$clock;
+    reg  ifm_stride_y$rst_n;
+    reg  ifm_stride_y$write;
+    reg  [10:0] ifm_stride_y$key;
+    reg  [47:0] ifm_stride_y$value;
+    wire  ifm_stride_y$hit;
+    wire  ifm_stride_y$reserved;
+    wire  [47:0] ifm_stride_y$q;
+    reg  ifm_stride_c$clock;
+    reg  ifm_stride_c$rst_n;
+    reg  ifm_stride_c$write;
+    reg  [10:0] ifm_stride_c$key;
+    reg  [47:0] ifm_stride_c$value;
+    wire  ifm_stride_c$hit;
+    wire  ifm_stride_c$reserved;
+    wire  [47:0] ifm_stride_c$q;
+    reg  ifm2_broadcast$clock;
+    reg  ifm2_broadcast$rst_n;
+    reg  ifm2_broadcast$write;
+    reg  [10:0] ifm2_broadcast$key;
+    reg  [47:0] ifm2_broadcast$value;
+    wire  ifm2_broadcast$hit;
+    wire  ifm2_broadcast$reserved;
+    wire  [47:0] ifm2_broadcast$q;
+    reg  ifm2_scalar$clock;
+    reg  ifm2_scalar$rst_n;
+    reg  ifm2_scalar$write;
+    reg  [10:0] ifm2_scalar$key;
+    reg  [47:0] ifm2_scalar$value;
+    wire  ifm2_scalar$hit;
+    wire  ifm2_scalar$reserved;
+    wire  [47:0] ifm2_scalar$q;
+    reg  ifm2_precision$clock;
+    reg  ifm2_precision$rst_n;
+    reg  ifm2_precision$write;
+    reg  [10:0] ifm2_precision$key;
+    reg  [47:0] ifm2_precision$value;
+    wire  ifm2_precision$hit;
+    wire  ifm2_precision$reserved;
+    wire  [47:0] ifm2_precision$q;
+    reg  ifm2_zero_point$clock;
+    reg  ifm2_zero_point$rst_n;
+    reg  ifm2_zero_point$write;
+    reg  [10:0] ifm2_zero_point$key;
+    reg  [47:0] ifm2_zero_point$value;
+    wire  ifm2_zero_point$hit;
+    wire  ifm2_zero_point$reserved;
+    wire  [47:0] ifm2_zero_point$q;
+    reg  ifm2_width0_m1$clock;
+    reg  ifm2_width0_m1$rst_n;
+    reg  ifm2_width0_m1$write;
+    reg  [10:0] ifm2_width0_m1$key;
+    reg  [47:0] ifm2_width0_m1$value;
+    wire  ifm2_width0_m1$hit;
+    wire  ifm2_width0_m1$reserved;
+    wire  [47:0] ifm2_width0_m1$q;
+    reg  ifm2_height0_m1$clock;
+    reg  ifm2_height0_m1$rst_n;
+    reg  ifm2_height0_m1$write;
+    reg  [10:0] ifm2_height0_m1$key;
+    reg  [47:0] ifm2_height0_m1$value;
+    wire  ifm2_height0_m1$hit;
+    wire  ifm2_height0_m1$reserved;
+    wire  [47:0] ifm2_height0_m1$q;
+    reg  ifm2_height1_m1$clock;
+    reg  ifm2_height1_m1$rst_n;
+    reg  ifm2_height1_m1$write;
+    reg  [10:0] ifm2_height1_m1$key;
+    reg  [47:0] ifm2_height1_m1$value;
+    wire  ifm2_height1_m1$hit;
+    wire  ifm2_height1_m1$reserved;
+    wire  [47:0] ifm2_height1_m1$q;
+    reg  ifm2_ib_start$clock;
+    reg  ifm2_ib_start$rst_n;
+    reg  ifm2_ib_start$write;
+    reg  [10:0] ifm2_ib_start$key;
+    reg  [47:0] ifm2_ib_start$value;
+    wire  ifm2_ib_start$hit;
+    wire  ifm2_ib_start$reserved;
+    wire  [47:0] ifm2_ib_start$q;
+    reg  ifm2_region$clock;
+    reg  ifm2_region$rst_n;
+    reg  ifm2_region$write;
+    reg  [10:0] ifm2_region$key;
+    reg  [47:0] ifm2_region$value;
+    wire  ifm2_region$hit;
+    wire  ifm2_region$reserved;
+    wire  [47:0] ifm2_region$q;
+    reg  ifm2_base0$clock;
+    reg  ifm2_base0$rst_n;
+    reg  ifm2_base0$write;
+    reg  [10:0] ifm2_base0$key;
+    reg  [47:0] ifm2_base0$value;
+    wire  ifm2_base0$hit;
+    wire  ifm2_base0$reserved;
+    wire  [47:0] ifm2_base0$q;
+    reg  ifm2_base1$clock;
+    reg  ifm2_base1$rst_n;
+    reg  ifm2_base1$write;
+    reg  [10:0] ifm2_base1$key;
+    reg  [47:0] ifm2_base1$value;
+    wire  ifm2_base1$hit;
+    wire  ifm2_base1$reserved;
+    wire  [47:0] ifm2_base1$q;
+    reg  ifm2_base2$clock;
+    reg  ifm2_base2$rst_n;
+    reg  ifm2_base2$write;
+    reg  [10:0] ifm2_base2$key;
+    reg  [47:0] ifm2_base2$value;
+    wire  ifm2_base2$hit;
+    wire  ifm2_base2$reserved;
+    wire  [47:0] ifm2_base2$q;
+    reg  ifm2_base3$clock;
+    reg  ifm2_base3$rst_n;
+    reg  ifm2_base3$write;
+    reg  [10:0] ifm2_base3$key;
+    reg  [47:0] ifm2_base3$value;
+    wire  ifm2_base3$hit;
+    wire  ifm2_base3$reserved;
+    wire  [47:0] ifm2_base3$q;
+    reg  ifm2_stride_x$clock;
+    reg  ifm2_stride_x$rst_n;
+    reg  ifm2_stride_x$write;
+    reg  [10:0] ifm2_stride_x$key;
+    reg  [47:0] ifm2_stride_x$value;
+    wire  ifm2_stride_x$hit;
+    wire  ifm2_stride_x$reserved;
+    wire  [47:0] ifm2_stride_x$q;
+    reg  ifm2_stride_y$clock;
+    reg  ifm2_stride_y$rst_n;
+    reg  ifm2_stride_y$write;
+    reg  [10:0] ifm2_stride_y$key;
+    reg  [47:0] ifm2_stride_y$value;
+    wire  ifm2_stride_y$hit;
+    wire  ifm2_stride_y$reserved;
+    wire  [47:0] ifm2_stride_y$q;
+    reg  ifm2_stride_c$clock;
+    reg  ifm2_stride_c$rst_n;
+    reg  ifm2_stride_c$write;
+    reg  [10:0] ifm2_stride_c$key;
+    reg  [47:0] ifm2_stride_c$value;
+    wire  ifm2_stride_c$hit;
+    wire  ifm2_stride_c$reserved;
+    wire  [47:0] ifm2_stride_c$q;
+    reg  ofm_width_m1$clock;
+    reg  ofm_width_m1$rst_n;
+    reg  ofm_width_m1$write;
+    reg  [10:0] ofm_width_m1$key;
+    reg  [47:0] ofm_width_m1$value;
+    wire  ofm_width_m1$hit;
+    wire  ofm_width_m1$reserved;
+    wire  [47:0] ofm_width_m1$q;
+    reg  ofm_height_m1$clock;
+    reg  ofm_height_m1$rst_n;
+    reg  ofm_height_m1$write;
+    reg  [10:0] ofm_height_m1$key;
+    reg  [47:0] ofm_height_m1$value;
+    wire  ofm_height_m1$hit;
+    wire  ofm_height_m1$reserved;
+    wire  [47:0] ofm_height_m1$q;
+    reg  ofm_depth_m1$clock;
+    reg  ofm_depth_m1$rst_n;
+    reg  ofm_depth_m1$write;
+    reg  [10:0] ofm_depth_m1$key;
+    reg  [47:0] ofm_depth_m1$value;
+    wire  ofm_depth_m1$hit;
+    wire  ofm_depth_m1$reserved;
+    wire  [47:0] ofm_depth_m1$q;
+    reg  ofm_precision$clock;
+    reg  ofm_precision$rst_n;
+    reg  ofm_precision$write;
+    reg  [10:0] ofm_precision$key;
+    reg  [47:0] ofm_precision$value;
+    wire  ofm_precision$hit;
+    wire  ofm_precision$reserved;
+    wire  [47:0] ofm_precision$q;
+    reg  ofm_blk_width_m1$clock;
+    reg  ofm_blk_width_m1$rst_n;
+    reg  ofm_blk_width_m1$write;
+    reg  [10:0] ofm_blk_width_m1$key;
+    reg  [47:0] ofm_blk_width_m1$value;
+    wire  ofm_blk_width_m1$hit;
+    wire  ofm_blk_width_m1$reserved;
+    wire  [47:0] ofm_blk_width_m1$q;
+    reg  ofm_blk_height_m1$clock;
+    reg  ofm_blk_height_m1$rst_n;
+    reg  ofm_blk_height_m1$write;
+    reg  [10:0] ofm_blk_height_m1$key;
+    reg  [47:0] ofm_blk_height_m1$value;
+    wire  ofm_blk_height_m1$hit;
+    wire  ofm_blk_height_m1$reserved;
+    wire  [47:0] ofm_blk_height_m1$q;
+    reg  ofm_blk_depth_m1$clock;
+    reg  ofm_blk_depth_m1$rst_n;
+    reg  ofm_blk_depth_m1$write;
+    reg  [10:0] ofm_blk_depth_m1$key;
+    reg  [47:0] ofm_blk_depth_m1$value;
+    wire  ofm_blk_depth_m1$hit;
+    wire  ofm_blk_depth_m1$reserved;
+    wire  [47:0] ofm_blk_depth_m1$q;
+    reg  ofm_zero_point$clock;
+    reg  ofm_zero_point$rst_n;
+    reg  ofm_zero_point$write;
+    reg  [10:0] ofm_zero_point$key;
+    reg  [47:0] ofm_zero_point$value;
+    wire  ofm_zero_point$hit;
+    wire  ofm_zero_point$reserved;
+    wire  [47:0] ofm_zero_point$q;
+    reg  ofm_width0_m1$clock;
+    reg  ofm_width0_m1$rst_n;
+    reg  ofm_width0_m1$write;
+    reg  [10:0] ofm_width0_m1$key;
+    reg  [47:0] ofm_width0_m1$value;
+    wire  ofm_width0_m1$hit;
+    wire  ofm_width0_m1$reserved;
+    wire  [47:0] ofm_width0_m1$q;
+    reg  ofm_height0_m1$clock;
+    reg  ofm_height0_m1$rst_n;
+    reg  ofm_height0_m1$write;
+    reg  [10:0] ofm_height0_m1$key;
+    reg  [47:0] ofm_height0_m1$value;
+    wire  ofm_height0_m1$hit;
+    wire  ofm_height0_m1$reserved;
+    wire  [47:0] ofm_height0_m1$q;
+    reg  ofm_height1_m1$clock;
+    reg  ofm_height1_m1$rst_n;
+    reg  ofm_height1_m1$write;
+    reg  [10:0] ofm_height1_m1$key;
+    reg  [47:0] ofm_height1_m1$value;
+    wire  ofm_height1_m1$hit;
+    wire  ofm_height1_m1$reserved;
+    wire  [47:0] ofm_height1_m1$q;
+    reg  ofm_region$clock;
+    reg  ofm_region$rst_n;
+    reg  ofm_region$write;
+    reg  [10:0] ofm_region$key;
+    reg  [47:0] ofm_region$value;
+    wire  ofm_region$hit;
+    wire  ofm_region$reserved;
+    wire  [47:0] ofm_region$q;
+    reg  ofm_base0$clock;
+    reg  ofm_base0$rst_n;
+    reg  ofm_base0$write;
+    reg  [10:0] ofm_base0$key;
+    reg  [47:0] ofm_base0$value;
+    wire  ofm_base0$hit;
+    wire  ofm_base0$reserved;
+    wire  [47:0] ofm_base0$q;
+    reg  ofm_base1$clock;
+    reg  ofm_base1$rst_n;
+    reg  ofm_base1$write;
+    reg  [10:0] ofm_base1$key;
+    reg  [47:0] ofm_base1$value;
+    wire  ofm_base1$hit;
+    wire  ofm_base1$reserved;
+    wire  [47:0] ofm_base1$q;
+    reg  ofm_base2$clock;
+    reg  ofm_base2$rst_n;
+    reg  ofm_base2$write;
+    reg  [10:0] ofm_base2$key;
+    reg  [47:0] ofm_base2$value;
+    wire  ofm_base2$hit;
+    wire  ofm_base2$reserved;
+    wire  [47:0] ofm_base2$q;
+    reg  ofm_base3$clock;
+    reg  ofm_base3$rst_n;
+    reg  ofm_base3$write;
+    reg  [10:0] ofm_base3$key;
+    reg  [47:0] ofm_base3$value;
+    wire  ofm_base3$hit;
+    wire  ofm_base3$reserved;
+    wire  [47:0] ofm_base3$q;
+    reg  ofm_stride_x$clock;
+    reg  ofm_stride_x$rst_n;
+    reg  ofm_stride_x$write;
+    reg  [10:0] ofm_stride_x$key;
+    reg  [47:0] ofm_stride_x$value;
+    wire  ofm_stride_x$hit;
+    wire  ofm_stride_x$reserved;
+    wire  [47:0] ofm_stride_x$q;
+    reg  ofm_stride_y$clock;
+    reg  ofm_stride_y$rst_n;
+    reg  ofm_stride_y$write;
+    reg  [10:0] ofm_stride_y$key;
+    reg  [47:0] ofm_stride_y$value;
+    wire  ofm_stride_y$hit;
+    wire  ofm_stride_y$reserved;
+    wire  [47:0] ofm_stride_y$q;
+    reg  ofm_stride_c$clock;
+    reg  ofm_stride_c$rst_n;
+    reg  ofm_stride_c$write;
+    reg  [10:0] ofm_stride_c$key;
+    reg  [47:0] ofm_stride_c$value;
+    wire  ofm_stride_c$hit;
+    wire  ofm_stride_c$reserved;
+    wire  [47:0] ofm_stride_c$q;
+    reg  kernel_width_m1$clock;
+    reg  kernel_width_m1$rst_n;
+    reg  kernel_width_m1$write;
+    reg  [10:0] kernel_width_m1$key;
+    reg  [47:0] kernel_width_m1$value;
+    wire  kernel_width_m1$hit;
+    wire  kernel_width_m1$reserved;
+    wire  [47:0] kernel_width_m1$q;
+    reg  kernel_height_m1$clock;
+    reg  kernel_height_m1$rst_n;
+    reg  kernel_height_m1$write;
+    reg  [10:0] kernel_height_m1$key;
+    reg  [47:0] kernel_height_m1$value;
+    wire  kernel_height_m1$hit;
+    wire  kernel_height_m1$reserved;
+    wire  [47:0] kernel_height_m1$q;
+    reg  kernel_stride$clock;
+    reg  kernel_stride$rst_n;
+    reg  kernel_stride$write;
+    reg  [10:0] kernel_stride$key;
+    reg  [47:0] kernel_stride$value;
+    wire  kernel_stride$hit;
+    wire  kernel_stride$reserved;
+    wire  [47:0] kernel_stride$q;
+    reg  kernel_parallel_mode$clock;
+    reg  kernel_parallel_mode$rst_n;
+    reg  kernel_parallel_mode$write;
+    reg  [10:0] kernel_parallel_mode$key;
+    reg  [47:0] kernel_parallel_mode$value;
+    wire  kernel_parallel_mode$hit;
+    wire  kernel_parallel_mode$reserved;
+    wire  [47:0] kernel_parallel_mode$q;
+    reg  kernel_acc_format$clock;
+    reg  kernel_acc_format$rst_n;
+    reg  kernel_acc_format$write;
+    reg  [10:0] kernel_acc_format$key;
+    reg  [47:0] kernel_acc_format$value;
+    wire  kernel_acc_format$hit;
+    wire  kernel_acc_format$reserved;
+    wire  [47:0] kernel_acc_format$q;
+    reg  kernel_ab_start$clock;
+    reg  kernel_ab_start$rst_n;
+    reg  kernel_ab_start$write;
+    reg  [10:0] kernel_ab_start$key;
+    reg  [47:0] kernel_ab_start$value;
+    wire  kernel_ab_start$hit;
+    wire  kernel_ab_start$reserved;
+    wire  [47:0] kernel_ab_start$q;
+    reg  kernel_blockdep$clock;
+    reg  kernel_blockdep$rst_n;
+    reg  kernel_blockdep$write;
+    reg  [10:0] kernel_blockdep$key;
+    reg  [47:0] kernel_blockdep$value;
+    wire  kernel_blockdep$hit;
+    wire  kernel_blockdep$reserved;
+    wire  [47:0] kernel_blockdep$q;
+    reg  weights_weight_region$clock;
+    reg  weights_weight_region$rst_n;
+    reg  weights_weight_region$write;
+    reg  [10:0] weights_weight_region$key;
+    reg  [47:0] weights_weight_region$value;
+    wire  weights_weight_region$hit;
+    wire  weights_weight_region$reserved;
+    wire  [47:0] weights_weight_region$q;
+    reg  weights_scale_region$clock;
+    reg  weights_scale_region$rst_n;
+    reg  weights_scale_region$write;
+    reg  [10:0] weights_scale_region$key;
+    reg  [47:0] weights_scale_region$value;
+    wire  weights_scale_region$hit;
+    wire  weights_scale_region$reserved;
+    wire  [47:0] weights_scale_region$q;
+    reg  weights_weight_base$clock;
+    reg  weights_weight_base$rst_n;
+    reg  weights_weight_base$write;
+    reg  [10:0] weights_weight_base$key;
+    reg  [47:0] weights_weight_base$value;
+    wire  weights_weight_base$hit;
+    wire  weights_weight_base$reserved;
+    wire  [47:0] weights_weight_base$q;
+    reg  weights_weight_length$clock;
+    reg  weights_weight_length$rst_n;
+    reg  weights_weight_length$write;
+    reg  [10:0] weights_weight_length$key;
+    reg  [47:0] weights_weight_length$value;
+    wire  weights_weight_length$hit;
+    wire  weights_weight_length$reserved;
+    wire  [47:0] weights_weight_length$q;
+    reg  weights_scale_base$clock;
+    reg  weights_scale_base$rst_n;
+    reg  weights_scale_base$write;
+    reg  [10:0] weights_scale_base$key;
+    reg  [47:0] weights_scale_base$value;
+    wire  weights_scale_base$hit;
+    wire  weights_scale_base$reserved;
+    wire  [47:0] weights_scale_base$q;
+    reg  weights_scale_length$clock;
+    reg  weights_scale_length$rst_n;
+    reg  weights_scale_length$write;
+    reg  [10:0] weights_scale_length$key;
+    reg  [47:0] weights_scale_length$value;
+    wire  weights_scale_length$hit;
+    wire  weights_scale_length$reserved;
+    wire  [47:0] weights_scale_length$q;
+    reg  weights_weight1_base$clock;
+    reg  weights_weight1_base$rst_n;
+    reg  weights_weight1_base$write;
+    reg  [10:0] weights_weight1_base$key;
+    reg  [47:0] weights_weight1_base$value;
+    wire  weights_weight1_base$hit;
+    wire  weights_weight1_base$reserved;
+    wire  [47:0] weights_weight1_base$q;
+    reg  weights_weight1_length$clock;
+    reg  weights_weight1_length$rst_n;
+    reg  weights_weight1_length$write;
+    reg  [10:0] weights_weight1_length$key;
+    reg  [47:0] weights_weight1_length$value;
+    wire  weights_weight1_length$hit;
+    wire  weights_weight1_length$reserved;
+    wire  [47:0] weights_weight1_length$q;
+    reg  weights_scale1_base$clock;
+    reg  weights_scale1_base$rst_n;
+    reg  weights_scale1_base$write;
+    reg  [10:0] weights_scale1_base$key;
+    reg  [47:0] weights_scale1_base$value;
+    wire  weights_scale1_base$hit;
+    wire  weights_scale1_base$reserved;
+    wire  [47:0] weights_scale1_base$q;
+    reg  weights_scale1_length$clock;
+    reg  weights_scale1_length$rst_n;
+    reg  weights_scale1_length$write;
+    reg  [10:0] weights_scale1_length$key;
+    reg  [47:0] weights_scale1_length$value;
+    wire  weights_scale1_length$hit;
+    wire  weights_scale1_length$reserved;
+    wire  [47:0] weights_scale1_length$q;
+    reg  activation_activation$clock;
+    reg  activation_activation$rst_n;
+    reg  activation_activation$write;
+    reg  [10:0] activation_activation$key;
+    reg  [47:0] activation_activation$value;
+    wire  activation_activation$hit;
+    wire  activation_activation$reserved;
+    wire  [47:0] activation_activation$q;
+    reg  activation_activation_min$clock;
+    reg  activation_activation_min$rst_n;
+    reg  activation_activation_min$write;
+    reg  [10:0] activation_activation_min$key;
+    reg  [47:0] activation_activation_min$value;
+    wire  activation_activation_min$hit;
+    wire  activation_activation_min$reserved;
+    wire  [47:0] activation_activation_min$q;
+    reg  activation_activation_max$clock;
+    reg  activation_activation_max$rst_n;
+    reg  activation_activation_max$write;
+    reg  [10:0] activation_activation_max$key;
+    reg  [47:0] activation_activation_max$value;
+    wire  activation_activation_max$hit;
+    wire  activation_activation_max$reserved;
+    wire  [47:0] activation_activation_max$q;
+    reg  activation_ofm_scale$clock;
+    reg  activation_ofm_scale$rst_n;
+    reg  activation_ofm_scale$write;
+    reg  [10:0] activation_ofm_scale$key;
+    reg  [47:0] activation_ofm_scale$value;
+    wire  activation_ofm_scale$hit;
+    wire  activation_ofm_scale$reserved;
+    wire  [47:0] activation_ofm_scale$q;
+    reg  activation_opa_scale$clock;
+    reg  activation_opa_scale$rst_n;
+    reg  activation_opa_scale$write;
+    reg  [10:0] activation_opa_scale$key;
+    reg  [47:0] activation_opa_scale$value;
+    wire  activation_opa_scale$hit;
+    wire  activation_opa_scale$reserved;
+    wire  [47:0] activation_opa_scale$q;
+    reg  activation_opb_scale$clock;
+    reg  activation_opb_scale$rst_n;
+    reg  activation_opb_scale$write;
+    reg  [10:0] activation_opb_scale$key;
+    reg  [47:0] activation_opb_scale$value;
+    wire  activation_opb_scale$hit;
+    wire  activation_opb_scale$reserved;
+    wire  [47:0] activation_opb_scale$q;
+    
+    // Local signals
+    reg  [472:0] ifm;
+    reg  [440:0] ifm2;
+    reg  [484:0] ofm;
+    reg  [54:0] kernel;
+    reg  [301:0] weights;
+    reg  [139:0] activation;
     
     // Sub module instances
-    npu_u65_256_core$op_state$registers$0 registers$0(
-        .clock(registers$0$clock),
-        .rst_n(registers$0$rst_n),
-        .write(registers$0$write),
-        .key(registers$0$key),
-        .value(registers$0$value),
-        .hit(registers$0$hit),
-        .reserved(registers$0$reserved),
-        .q(registers$0$q)
-    );
-    npu_u65_256_core$op_state$registers$1 registers$1(
-        .clock(registers$1$clock),
-        .rst_n(registers$1$rst_n),
-        .write(registers$1$write),
-        .key(registers$1$key),
-        .value(registers$1$value),
-        .hit(registers$1$hit),
-        .reserved(registers$1$reserved),
-        .q(registers$1$q)
-    );
-    npu_u65_256_core$op_state$registers$2 registers$2(
-        .clock(registers$2$clock),
-        .rst_n(registers$2$rst_n),
-        .write(registers$2$write),
-        .key(registers$2$key),
-        .value(registers$2$value),
-        .hit(registers$2$hit),
-        .reserved(registers$2$reserved),
-        .q(registers$2$q)
-    );
-    npu_u65_256_core$op_state$registers$3 registers$3(
-        .clock(registers$3$clock),
-        .rst_n(registers$3$rst_n),
-        .write(registers$3$write),
-        .key(registers$3$key),
-        .value(registers$3$value),
-        .hit(registers$3$hit),
-        .reserved(registers$3$reserved),
-        .q(registers$3$q)
-    );
-    npu_u65_256_core$op_state$registers$4 registers$4(
-        .clock(registers$4$clock),
-        .rst_n(registers$4$rst_n),
-        .write(registers$4$write),
-        .key(registers$4$key),
-        .value(registers$4$value),
-        .hit(registers$4$hit),
-        .reserved(registers$4$reserved),
-        .q(registers$4$q)
-    );
-    npu_u65_256_core$op_state$registers$5 registers$5(
-        .clock(registers$5$clock),
-        .rst_n(registers$5$rst_n),
-        .write(registers$5$write),
-        .key(registers$5$key),
-        .value(registers$5$value),
-        .hit(registers$5$hit),
-        .reserved(registers$5$reserved),
-        .q(registers$5$q)
-    );
-    npu_u65_256_core$op_state$registers$6 registers$6(
-        .clock(registers$6$clock),
-        .rst_n(registers$6$rst_n),
-        .write(registers$6$write),
-        .key(registers$6$key),
-        .value(registers$6$value),
-        .hit(registers$6$hit),
-        .reserved(registers$6$reserved),
-        .q(registers$6$q)
-    );
-    npu_u65_256_core$op_state$registers$7 registers$7(
-        .clock(registers$7$clock),
-        .rst_n(registers$7$rst_n),
-        .write(registers$7$write),
-        .key(registers$7$key),
-        .value(registers$7$value),
-        .hit(registers$7$hit),
-        .reserved(registers$7$reserved),
-        .q(registers$7$q)
-    );
-    npu_u65_256_core$op_state$registers$8 registers$8(
-        .clock(registers$8$clock),
-        .rst_n(registers$8$rst_n),
-        .write(registers$8$write),
-        .key(registers$8$key),
-        .value(registers$8$value),
-        .hit(registers$8$hit),
-        .reserved(registers$8$reserved),
-        .q(registers$8$q)
-    );
-    npu_u65_256_core$op_state$registers$9 registers$9(
-        .clock(registers$9$clock),
-        .rst_n(registers$9$rst_n),
-        .write(registers$9$write),
-        .key(registers$9$key),
-        .value(registers$9$value),
-        .hit(registers$9$hit),
-        .reserved(registers$9$reserved),
-        .q(registers$9$q)
-    );
-    npu_u65_256_core$op_state$registers$10 registers$10(
-        .clock(registers$10$clock),
-        .rst_n(registers$10$rst_n),
-        .write(registers$10$write),
-        .key(registers$10$key),
-        .value(registers$10$value),
-        .hit(registers$10$hit),
-        .reserved(registers$10$reserved),
-        .q(registers$10$q)
-    );
-    npu_u65_256_core$op_state$registers$11 registers$11(
-        .clock(registers$11$clock),
-        .rst_n(registers$11$rst_n),
-        .write(registers$11$write),
-        .key(registers$11$key),
-        .value(registers$11$value),
-        .hit(registers$11$hit),
-        .reserved(registers$11$reserved),
-        .q(registers$11$q)
-    );
-    npu_u65_256_core$op_state$registers$12 registers$12(
-        .clock(registers$12$clock),
-        .rst_n(registers$12$rst_n),
-        .write(registers$12$write),
-        .key(registers$12$key),
-        .value(registers$12$value),
-        .hit(registers$12$hit),
-        .reserved(registers$12$reserved),
-        .q(registers$12$q)
-    );
-    npu_u65_256_core$op_state$registers$13 registers$13(
-        .clock(registers$13$clock),
-        .rst_n(registers$13$rst_n),
-        .write(registers$13$write),
-        .key(registers$13$key),
-        .value(registers$13$value),
-        .hit(registers$13$hit),
-        .reserved(registers$13$reserved),
-        .q(registers$13$q)
-    );
-    npu_u65_256_core$op_state$registers$14 registers$14(
-        .clock(registers$14$clock),
-        .rst_n(registers$14$rst_n),
-        .write(registers$14$write),
-        .key(registers$14$key),
-        .value(registers$14$value),
-        .hit(registers$14$hit),
-        .reserved(registers$14$reserved),
-        .q(registers$14$q)
-    );
-    npu_u65_256_core$op_state$registers$15 registers$15(
-        .clock(registers$15$clock),
-        .rst_n(registers$15$rst_n),
-        .write(registers$15$write),
-        .key(registers$15$key),
-        .value(registers$15$value),
-        .hit(registers$15$hit),
-        .reserved(registers$15$reserved),
-        .q(registers$15$q)
-    );
-    npu_u65_256_core$op_state$registers$16 registers$16(
-        .clock(registers$16$clock),
-        .rst_n(registers$16$rst_n),
-        .write(registers$16$write),
-        .key(registers$16$key),
-        .value(registers$16$value),
-        .hit(registers$16$hit),
-        .reserved(registers$16$reserved),
-        .q(registers$16$q)
-    );
-    npu_u65_256_core$op_state$registers$17 registers$17(
-        .clock(registers$17$clock),
-        .rst_n(registers$17$rst_n),
-        .write(registers$17$write),
-        .key(registers$17$key),
-        .value(registers$17$value),
-        .hit(registers$17$hit),
-        .reserved(registers$17$reserved),
-        .q(registers$17$q)
-    );
-    npu_u65_256_core$op_state$registers$18 registers$18(
-        .clock(registers$18$clock),
-        .rst_n(registers$18$rst_n),
-        .write(registers$18$write),
-        .key(registers$18$key),
-        .value(registers$18$value),
-        .hit(registers$18$hit),
-        .reserved(registers$18$reserved),
-        .q(registers$18$q)
-    );
-    npu_u65_256_core$op_state$registers$19 registers$19(
-        .clock(registers$19$clock),
-        .rst_n(registers$19$rst_n),
-        .write(registers$19$write),
-        .key(registers$19$key),
-        .value(registers$19$value),
-        .hit(registers$19$hit),
-        .reserved(registers$19$reserved),
-        .q(registers$19$q)
-    );
-    npu_u65_256_core$op_state$registers$20 registers$20(
-        .clock(registers$20$clock),
-        .rst_n(registers$20$rst_n),
-        .write(registers$20$write),
-        .key(registers$20$key),
-        .value(registers$20$value),
-        .hit(registers$20$hit),
-        .reserved(registers$20$reserved),
-        .q(registers$20$q)
-    );
-    npu_u65_256_core$op_state$registers$21 registers$21(
-        .clock(registers$21$clock),
-        .rst_n(registers$21$rst_n),
-        .write(registers$21$write),
-        .key(registers$21$key),
-        .value(registers$21$value),
-        .hit(registers$21$hit),
-        .reserved(registers$21$reserved),
-        .q(registers$21$q)
-    );
-    npu_u65_256_core$op_state$registers$22 registers$22(
-        .clock(registers$22$clock),
-        .rst_n(registers$22$rst_n),
-        .write(registers$22$write),
-        .key(registers$22$key),
-        .value(registers$22$value),
-        .hit(registers$22$hit),
-        .reserved(registers$22$reserved),
-        .q(registers$22$q)
-    );
-    npu_u65_256_core$op_state$registers$23 registers$23(
-        .clock(registers$23$clock),
-        .rst_n(registers$23$rst_n),
-        .write(registers$23$write),
-        .key(registers$23$key),
-        .value(registers$23$value),
-        .hit(registers$23$hit),
-        .reserved(registers$23$reserved),
-        .q(registers$23$q)
-    );
-    npu_u65_256_core$op_state$registers$24 registers$24(
-        .clock(registers$24$clock),
-        .rst_n(registers$24$rst_n),
-        .write(registers$24$write),
-        .key(registers$24$key),
-        .value(registers$24$value),
-        .hit(registers$24$hit),
-        .reserved(registers$24$reserved),
-        .q(registers$24$q)
-    );
-    npu_u65_256_core$op_state$registers$25 registers$25(
-        .clock(registers$25$clock),
-        .rst_n(registers$25$rst_n),
-        .write(registers$25$write),
-        .key(registers$25$key),
-        .value(registers$25$value),
-        .hit(registers$25$hit),
-        .reserved(registers$25$reserved),
-        .q(registers$25$q)
-    );
-    npu_u65_256_core$op_state$registers$26 registers$26(
-        .clock(registers$26$clock),
-        .rst_n(registers$26$rst_n),
-        .write(registers$26$write),
-        .key(registers$26$key),
-        .value(registers$26$value),
-        .hit(registers$26$hit),
-        .reserved(registers$26$reserved),
-        .q(registers$26$q)
-    );
-    npu_u65_256_core$op_state$registers$27 registers$27(
-        .clock(registers$27$clock),
-        .rst_n(registers$27$rst_n),
-        .write(registers$27$write),
-        .key(registers$27$key),
-        .value(registers$27$value),
-        .hit(registers$27$hit),
-        .reserved(registers$27$reserved),
-        .q(registers$27$q)
-    );
-    npu_u65_256_core$op_state$registers$28 registers$28(
-        .clock(registers$28$clock),
-        .rst_n(registers$28$rst_n),
-        .write(registers$28$write),
-        .key(registers$28$key),
-        .value(registers$28$value),
-        .hit(registers$28$hit),
-        .reserved(registers$28$reserved),
-        .q(registers$28$q)
-    );
-    npu_u65_256_core$op_state$registers$29 registers$29(
-        .clock(registers$29$clock),
-        .rst_n(registers$29$rst_n),
-        .write(registers$29$write),
-        .key(registers$29$key),
-        .value(registers$29$value),
-        .hit(registers$29$hit),
-        .reserved(registers$29$reserved),
-        .q(registers$29$q)
-    );
-    npu_u65_256_core$op_state$registers$30 registers$30(
-        .clock(registers$30$clock),
-        .rst_n(registers$30$rst_n),
-        .write(registers$30$write),
-        .key(registers$30$key),
-        .value(registers$30$value),
-        .hit(registers$30$hit),
-        .reserved(registers$30$reserved),
-        .q(registers$30$q)
-    );
-    npu_u65_256_core$op_state$registers$31 registers$31(
-        .clock(registers$31$clock),
-        .rst_n(registers$31$rst_n),
-        .write(registers$31$write),
-        .key(registers$31$key),
-        .value(registers$31$value),
-        .hit(registers$31$hit),
-        .reserved(registers$31$reserved),
-        .q(registers$31$q)
-    );
-    npu_u65_256_core$op_state$registers$32 registers$32(
-        .clock(registers$32$clock),
-        .rst_n(registers$32$rst_n),
-        .write(registers$32$write),
-        .key(registers$32$key),
-        .value(registers$32$value),
-        .hit(registers$32$hit),
-        .reserved(registers$32$reserved),
-        .q(registers$32$q)
-    );
-    npu_u65_256_core$op_state$registers$33 registers$33(
-        .clock(registers$33$clock),
-        .rst_n(registers$33$rst_n),
-        .write(registers$33$write),
-        .key(registers$33$key),
-        .value(registers$33$value),
-        .hit(registers$33$hit),
-        .reserved(registers$33$reserved),
-        .q(registers$33$q)
-    );
-    npu_u65_256_core$op_state$registers$34 registers$34(
-        .clock(registers$34$clock),
-        .rst_n(registers$34$rst_n),
-        .write(registers$34$write),
-        .key(registers$34$key),
-        .value(registers$34$value),
-        .hit(registers$34$hit),
-        .reserved(registers$34$reserved),
-        .q(registers$34$q)
-    );
-    npu_u65_256_core$op_state$registers$35 registers$35(
-        .clock(registers$35$clock),
-        .rst_n(registers$35$rst_n),
-        .write(registers$35$write),
-        .key(registers$35$key),
-        .value(registers$35$value),
-        .hit(registers$35$hit),
-        .reserved(registers$35$reserved),
-        .q(registers$35$q)
-    );
-    npu_u65_256_core$op_state$registers$36 registers$36(
-        .clock(registers$36$clock),
-        .rst_n(registers$36$rst_n),
-        .write(registers$36$write),
-        .key(registers$36$key),
-        .value(registers$36$value),
-        .hit(registers$36$hit),
-        .reserved(registers$36$reserved),
-        .q(registers$36$q)
-    );
-    npu_u65_256_core$op_state$registers$37 registers$37(
-        .clock(registers$37$clock),
-        .rst_n(registers$37$rst_n),
-        .write(registers$37$write),
-        .key(registers$37$key),
-        .value(registers$37$value),
-        .hit(registers$37$hit),
-        .reserved(registers$37$reserved),
-        .q(registers$37$q)
-    );
-    npu_u65_256_core$op_state$registers$38 registers$38(
-        .clock(registers$38$clock),
-        .rst_n(registers$38$rst_n),
-        .write(registers$38$write),
-        .key(registers$38$key),
-        .value(registers$38$value),
-        .hit(registers$38$hit),
-        .reserved(registers$38$reserved),
-        .q(registers$38$q)
-    );
-    npu_u65_256_core$op_state$registers$39 registers$39(
-        .clock(registers$39$clock),
-        .rst_n(registers$39$rst_n),
-        .write(registers$39$write),
-        .key(registers$39$key),
-        .value(registers$39$value),
-        .hit(registers$39$hit),
-        .reserved(registers$39$reserved),
-        .q(registers$39$q)
-    );
-    npu_u65_256_core$op_state$registers$40 registers$40(
-        .clock(registers$40$clock),
-        .rst_n(registers$40$rst_n),
-        .write(registers$40$write),
-        .key(registers$40$key),
-        .value(registers$40$value),
-        .hit(registers$40$hit),
-        .reserved(registers$40$reserved),
-        .q(registers$40$q)
-    );
-    npu_u65_256_core$op_state$registers$41 registers$41(
-        .clock(registers$41$clock),
-        .rst_n(registers$41$rst_n),
-        .write(registers$41$write),
-        .key(registers$41$key),
-        .value(registers$41$value),
-        .hit(registers$41$hit),
-        .reserved(registers$41$reserved),
-        .q(registers$41$q)
-    );
-    npu_u65_256_core$op_state$registers$42 registers$42(
-        .clock(registers$42$clock),
-        .rst_n(registers$42$rst_n),
-        .write(registers$42$write),
-        .key(registers$42$key),
-        .value(registers$42$value),
-        .hit(registers$42$hit),
-        .reserved(registers$42$reserved),
-        .q(registers$42$q)
-    );
-    npu_u65_256_core$op_state$registers$43 registers$43(
-        .clock(registers$43$clock),
-        .rst_n(registers$43$rst_n),
-        .write(registers$43$write),
-        .key(registers$43$key),
-        .value(registers$43$value),
-        .hit(registers$43$hit),
-        .reserved(registers$43$reserved),
-        .q(registers$43$q)
-    );
-    npu_u65_256_core$op_state$registers$44 registers$44(
-        .clock(registers$44$clock),
-        .rst_n(registers$44$rst_n),
-        .write(registers$44$write),
-        .key(registers$44$key),
-        .value(registers$44$value),
-        .hit(registers$44$hit),
-        .reserved(registers$44$reserved),
-        .q(registers$44$q)
-    );
-    npu_u65_256_core$op_state$registers$45 registers$45(
-        .clock(registers$45$clock),
-        .rst_n(registers$45$rst_n),
-        .write(registers$45$write),
-        .key(registers$45$key),
-        .value(registers$45$value),
-        .hit(registers$45$hit),
-        .reserved(registers$45$reserved),
-        .q(registers$45$q)
-    );
-    npu_u65_256_core$op_state$registers$46 registers$46(
-        .clock(registers$46$clock),
-        .rst_n(registers$46$rst_n),
-        .write(registers$46$write),
-        .key(registers$46$key),
-        .value(registers$46$value),
-        .hit(registers$46$hit),
-        .reserved(registers$46$reserved),
-        .q(registers$46$q)
-    );
-    npu_u65_256_core$op_state$registers$47 registers$47(
-        .clock(registers$47$clock),
-        .rst_n(registers$47$rst_n),
-        .write(registers$47$write),
-        .key(registers$47$key),
-        .value(registers$47$value),
-        .hit(registers$47$hit),
-        .reserved(registers$47$reserved),
-        .q(registers$47$q)
-    );
-    npu_u65_256_core$op_state$registers$48 registers$48(
-        .clock(registers$48$clock),
-        .rst_n(registers$48$rst_n),
-        .write(registers$48$write),
-        .key(registers$48$key),
-        .value(registers$48$value),
-        .hit(registers$48$hit),
-        .reserved(registers$48$reserved),
-        .q(registers$48$q)
-    );
-    npu_u65_256_core$op_state$registers$49 registers$49(
-        .clock(registers$49$clock),
-        .rst_n(registers$49$rst_n),
-        .write(registers$49$write),
-        .key(registers$49$key),
-        .value(registers$49$value),
-        .hit(registers$49$hit),
-        .reserved(registers$49$reserved),
-        .q(registers$49$q)
-    );
-    npu_u65_256_core$op_state$registers$50 registers$50(
-        .clock(registers$50$clock),
-        .rst_n(registers$50$rst_n),
-        .write(registers$50$write),
-        .key(registers$50$key),
-        .value(registers$50$value),
-        .hit(registers$50$hit),
-        .reserved(registers$50$reserved),
-        .q(registers$50$q)
-    );
-    npu_u65_256_core$op_state$registers$51 registers$51(
-        .clock(registers$51$clock),
-        .rst_n(registers$51$rst_n),
-        .write(registers$51$write),
-        .key(registers$51$key),
-        .value(registers$51$value),
-        .hit(registers$51$hit),
-        .reserved(registers$51$reserved),
-        .q(registers$51$q)
-    );
-    npu_u65_256_core$op_state$registers$52 registers$52(
-        .clock(registers$52$clock),
-        .rst_n(registers$52$rst_n),
-        .write(registers$52$write),
-        .key(registers$52$key),
-        .value(registers$52$value),
-        .hit(registers$52$hit),
-        .reserved(registers$52$reserved),
-        .q(registers$52$q)
-    );
-    npu_u65_256_core$op_state$registers$53 registers$53(
-        .clock(registers$53$clock),
-        .rst_n(registers$53$rst_n),
-        .write(registers$53$write),
-        .key(registers$53$key),
-        .value(registers$53$value),
-        .hit(registers$53$hit),
-        .reserved(registers$53$reserved),
-        .q(registers$53$q)
-    );
-    npu_u65_256_core$op_state$registers$54 registers$54(
-        .clock(registers$54$clock),
-        .rst_n(registers$54$rst_n),
-        .write(registers$54$write),
-        .key(registers$54$key),
-        .value(registers$54$value),
-        .hit(registers$54$hit),
-        .reserved(registers$54$reserved),
-        .q(registers$54$q)
-    );
-    npu_u65_256_core$op_state$registers$55 registers$55(
-        .clock(registers$55$clock),
-        .rst_n(registers$55$rst_n),
-        .write(registers$55$write),
-        .key(registers$55$key),
-        .value(registers$55$value),
-        .hit(registers$55$hit),
-        .reserved(registers$55$reserved),
-        .q(registers$55$q)
-    );
-    npu_u65_256_core$op_state$registers$56 registers$56(
-        .clock(registers$56$clock),
-        .rst_n(registers$56$rst_n),
-        .write(registers$56$write),
-        .key(registers$56$key),
-        .value(registers$56$value),
-        .hit(registers$56$hit),
-        .reserved(registers$56$reserved),
-        .q(registers$56$q)
-    );
-    npu_u65_256_core$op_state$registers$57 registers$57(
-        .clock(registers$57$clock),
-        .rst_n(registers$57$rst_n),
-        .write(registers$57$write),
-        .key(registers$57$key),
-        .value(registers$57$value),
-        .hit(registers$57$hit),
-        .reserved(registers$57$reserved),
-        .q(registers$57$q)
-    );
-    npu_u65_256_core$op_state$registers$58 registers$58(
-        .clock(registers$58$clock),
-        .rst_n(registers$58$rst_n),
-        .write(registers$58$write),
-        .key(registers$58$key),
-        .value(registers$58$value),
-        .hit(registers$58$hit),
-        .reserved(registers$58$reserved),
-        .q(registers$58$q)
-    );
-    npu_u65_256_core$op_state$registers$59 registers$59(
-        .clock(registers$59$clock),
-        .rst_n(registers$59$rst_n),
-        .write(registers$59$write),
-        .key(registers$59$key),
-        .value(registers$59$value),
-        .hit(registers$59$hit),
-        .reserved(registers$59$reserved),
-        .q(registers$59$q)
-    );
-    npu_u65_256_core$op_state$registers$60 registers$60(
-        .clock(registers$60$clock),
-        .rst_n(registers$60$rst_n),
-        .write(registers$60$write),
-        .key(registers$60$key),
-        .value(registers$60$value),
-        .hit(registers$60$hit),
-        .reserved(registers$60$reserved),
-        .q(registers$60$q)
-    );
-    npu_u65_256_core$op_state$registers$61 registers$61(
-        .clock(registers$61$clock),
-        .rst_n(registers$61$rst_n),
-        .write(registers$61$write),
-        .key(registers$61$key),
-        .value(registers$61$value),
-        .hit(registers$61$hit),
-        .reserved(registers$61$reserved),
-        .q(registers$61$q)
-    );
-    npu_u65_256_core$op_state$registers$62 registers$62(
-        .clock(registers$62$clock),
-        .rst_n(registers$62$rst_n),
-        .write(registers$62$write),
-        .key(registers$62$key),
-        .value(registers$62$value),
-        .hit(registers$62$hit),
-        .reserved(registers$62$reserved),
-        .q(registers$62$q)
-    );
-    npu_u65_256_core$op_state$registers$63 registers$63(
-        .clock(registers$63$clock),
-        .rst_n(registers$63$rst_n),
-        .write(registers$63$write),
-        .key(registers$63$key),
-        .value(registers$63$value),
-        .hit(registers$63$hit),
-        .reserved(registers$63$reserved),
-        .q(registers$63$q)
-    );
-    npu_u65_256_core$op_state$registers$64 registers$64(
-        .clock(registers$64$clock),
-        .rst_n(registers$64$rst_n),
-        .write(registers$64$write),
-        .key(registers$64$key),
-        .value(registers$64$value),
-        .hit(registers$64$hit),
-        .reserved(registers$64$reserved),
-        .q(registers$64$q)
-    );
-    npu_u65_256_core$op_state$registers$65 registers$65(
-        .clock(registers$65$clock),
-        .rst_n(registers$65$rst_n),
-        .write(registers$65$write),
-        .key(registers$65$key),
-        .value(registers$65$value),
-        .hit(registers$65$hit),
-        .reserved(registers$65$reserved),
-        .q(registers$65$q)
-    );
-    npu_u65_256_core$op_state$registers$66 registers$66(
-        .clock(registers$66$clock),
-        .rst_n(registers$66$rst_n),
-        .write(registers$66$write),
-        .key(registers$66$key),
-        .value(registers$66$value),
-        .hit(registers$66$hit),
-        .reserved(registers$66$reserved),
-        .q(registers$66$q)
-    );
-    npu_u65_256_core$op_state$registers$67 registers$67(
-        .clock(registers$67$clock),
-        .rst_n(registers$67$rst_n),
-        .write(registers$67$write),
-        .key(registers$67$key),
-        .value(registers$67$value),
-        .hit(registers$67$hit),
-        .reserved(registers$67$reserved),
-        .q(registers$67$q)
-    );
-    npu_u65_256_core$op_state$registers$68 registers$68(
-        .clock(registers$68$clock),
-        .rst_n(registers$68$rst_n),
-        .write(registers$68$write),
-        .key(registers$68$key),
-        .value(registers$68$value),
-        .hit(registers$68$hit),
-        .reserved(registers$68$reserved),
-        .q(registers$68$q)
-    );
-    npu_u65_256_core$op_state$registers$69 registers$69(
-        .clock(registers$69$clock),
-        .rst_n(registers$69$rst_n),
-        .write(registers$69$write),
-        .key(registers$69$key),
-        .value(registers$69$value),
-        .hit(registers$69$hit),
-        .reserved(registers$69$reserved),
-        .q(registers$69$q)
-    );
-    npu_u65_256_core$op_state$registers$70 registers$70(
-        .clock(registers$70$clock),
-        .rst_n(registers$70$rst_n),
-        .write(registers$70$write),
-        .key(registers$70$key),
-        .value(registers$70$value),
-        .hit(registers$70$hit),
-        .reserved(registers$70$reserved),
-        .q(registers$70$q)
-    );
-    npu_u65_256_core$op_state$registers$71 registers$71(
-        .clock(registers$71$clock),
-        .rst_n(registers$71$rst_n),
-        .write(registers$71$write),
-        .key(registers$71$key),
-        .value(registers$71$value),
-        .hit(registers$71$hit),
-        .reserved(registers$71$reserved),
-        .q(registers$71$q)
-    );
-    npu_u65_256_core$op_state$registers$72 registers$72(
-        .clock(registers$72$clock),
-        .rst_n(registers$72$rst_n),
-        .write(registers$72$write),
-        .key(registers$72$key),
-        .value(registers$72$value),
-        .hit(registers$72$hit),
-        .reserved(registers$72$reserved),
-        .q(registers$72$q)
-    );
-    npu_u65_256_core$op_state$registers$73 registers$73(
-        .clock(registers$73$clock),
-        .rst_n(registers$73$rst_n),
-        .write(registers$73$write),
-        .key(registers$73$key),
-        .value(registers$73$value),
-        .hit(registers$73$hit),
-        .reserved(registers$73$reserved),
-        .q(registers$73$q)
-    );
-    npu_u65_256_core$op_state$registers$74 registers$74(
-        .clock(registers$74$clock),
-        .rst_n(registers$74$rst_n),
-        .write(registers$74$write),
-        .key(registers$74$key),
-        .value(registers$74$value),
-        .hit(registers$74$hit),
-        .reserved(registers$74$reserved),
-        .q(registers$74$q)
-    );
-    npu_u65_256_core$op_state$registers$75 registers$75(
-        .clock(registers$75$clock),
-        .rst_n(registers$75$rst_n),
-        .write(registers$75$write),
-        .key(registers$75$key),
-        .value(registers$75$value),
-        .hit(registers$75$hit),
-        .reserved(registers$75$reserved),
-        .q(registers$75$q)
-    );
-    npu_u65_256_core$op_state$registers$76 registers$76(
-        .clock(registers$76$clock),
-        .rst_n(registers$76$rst_n),
-        .write(registers$76$write),
-        .key(registers$76$key),
-        .value(registers$76$value),
-        .hit(registers$76$hit),
-        .reserved(registers$76$reserved),
-        .q(registers$76$q)
-    );
-    npu_u65_256_core$op_state$registers$77 registers$77(
-        .clock(registers$77$clock),
-        .rst_n(registers$77$rst_n),
-        .write(registers$77$write),
-        .key(registers$77$key),
-        .value(registers$77$value),
-        .hit(registers$77$hit),
-        .reserved(registers$77$reserved),
-        .q(registers$77$q)
-    );
-    npu_u65_256_core$op_state$registers$78 registers$78(
-        .clock(registers$78$clock),
-        .rst_n(registers$78$rst_n),
-        .write(registers$78$write),
-        .key(registers$78$key),
-        .value(registers$78$value),
-        .hit(registers$78$hit),
-        .reserved(registers$78$reserved),
-        .q(registers$78$q)
-    );
-    npu_u65_256_core$op_state$registers$79 registers$79(
-        .clock(registers$79$clock),
-        .rst_n(registers$79$rst_n),
-        .write(registers$79$write),
-        .key(registers$79$key),
-        .value(registers$79$value),
-        .hit(registers$79$hit),
-        .reserved(registers$79$reserved),
-        .q(registers$79$q)
-    );
-    npu_u65_256_core$op_state$registers$80 registers$80(
-        .clock(registers$80$clock),
-        .rst_n(registers$80$rst_n),
-        .write(registers$80$write),
-        .key(registers$80$key),
-        .value(registers$80$value),
-        .hit(registers$80$hit),
-        .reserved(registers$80$reserved),
-        .q(registers$80$q)
-    );
-    npu_u65_256_core$op_state$registers$81 registers$81(
-        .clock(registers$81$clock),
-        .rst_n(registers$81$rst_n),
-        .write(registers$81$write),
-        .key(registers$81$key),
-        .value(registers$81$value),
-        .hit(registers$81$hit),
-        .reserved(registers$81$reserved),
-        .q(registers$81$q)
-    );
-    npu_u65_256_core$op_state$registers$82 registers$82(
-        .clock(registers$82$clock),
-        .rst_n(registers$82$rst_n),
-        .write(registers$82$write),
-        .key(registers$82$key),
-        .value(registers$82$value),
-        .hit(registers$82$hit),
-        .reserved(registers$82$reserved),
-        .q(registers$82$q)
-    );
-    npu_u65_256_core$op_state$registers$83 registers$83(
-        .clock(registers$83$clock),
-        .rst_n(registers$83$rst_n),
-        .write(registers$83$write),
-        .key(registers$83$key),
-        .value(registers$83$value),
-        .hit(registers$83$hit),
-        .reserved(registers$83$reserved),
-        .q(registers$83$q)
-    );
-    npu_u65_256_core$op_state$registers$84 registers$84(
-        .clock(registers$84$clock),
-        .rst_n(registers$84$rst_n),
-        .write(registers$84$write),
-        .key(registers$84$key),
-        .value(registers$84$value),
-        .hit(registers$84$hit),
-        .reserved(registers$84$reserved),
-        .q(registers$84$q)
-    );
-    npu_u65_256_core$op_state$registers$85 registers$85(
-        .clock(registers$85$clock),
-        .rst_n(registers$85$rst_n),
-        .write(registers$85$write),
-        .key(registers$85$key),
-        .value(registers$85$value),
-        .hit(registers$85$hit),
-        .reserved(registers$85$reserved),
-        .q(registers$85$q)
-    );
-    npu_u65_256_core$op_state$registers$86 registers$86(
-        .clock(registers$86$clock),
-        .rst_n(registers$86$rst_n),
-        .write(registers$86$write),
-        .key(registers$86$key),
-        .value(registers$86$value),
-        .hit(registers$86$hit),
-        .reserved(registers$86$reserved),
-        .q(registers$86$q)
+    npu_u65_256_core$op_state$dma_src_region dma_src_region(
+        .clock(dma_src_region$clock),
+        .rst_n(dma_src_region$rst_n),
+        .write(dma_src_region$write),
+        .key(dma_src_region$key),
+        .value(dma_src_region$value),
+        .hit(dma_src_region$hit),
+        .reserved(dma_src_region$reserved),
+        .q(dma_src_region$q)
+    );
+    npu_u65_256_core$op_state$dma_dst_region dma_dst_region(
+        .clock(dma_dst_region$clock),
+        .rst_n(dma_dst_region$rst_n),
+        .write(dma_dst_region$write),
+        .key(dma_dst_region$key),
+        .value(dma_dst_region$value),
+        .hit(dma_dst_region$hit),
+        .reserved(dma_dst_region$reserved),
+        .q(dma_dst_region$q)
+    );
+    npu_u65_256_core$op_state$dma_size0 dma_size0(
+        .clock(dma_size0$clock),
+        .rst_n(dma_size0$rst_n),
+        .write(dma_size0$write),
+        .key(dma_size0$key),
+        .value(dma_size0$value),
+        .hit(dma_size0$hit),
+        .reserved(dma_size0$reserved),
+        .q(dma_size0$q)
+    );
+    npu_u65_256_core$op_state$dma_size1 dma_size1(
+        .clock(dma_size1$clock),
+        .rst_n(dma_size1$rst_n),
+        .write(dma_size1$write),
+        .key(dma_size1$key),
+        .value(dma_size1$value),
+        .hit(dma_size1$hit),
+        .reserved(dma_size1$reserved),
+        .q(dma_size1$q)
+    );
+    npu_u65_256_core$op_state$dma_src dma_src(
+        .clock(dma_src$clock),
+        .rst_n(dma_src$rst_n),
+        .write(dma_src$write),
+        .key(dma_src$key),
+        .value(dma_src$value),
+        .hit(dma_src$hit),
+        .reserved(dma_src$reserved),
+        .q(dma_src$q)
+    );
+    npu_u65_256_core$op_state$dma_dst dma_dst(
+        .clock(dma_dst$clock),
+        .rst_n(dma_dst$rst_n),
+        .write(dma_dst$write),
+        .key(dma_dst$key),
+        .value(dma_dst$value),
+        .hit(dma_dst$hit),
+        .reserved(dma_dst$reserved),
+        .q(dma_dst$q)
+    );
+    npu_u65_256_core$op_state$dma_len dma_len(
+        .clock(dma_len$clock),
+        .rst_n(dma_len$rst_n),
+        .write(dma_len$write),
+        .key(dma_len$key),
+        .value(dma_len$value),
+        .hit(dma_len$hit),
+        .reserved(dma_len$reserved),
+        .q(dma_len$q)
+    );
+    npu_u65_256_core$op_state$dma_skip0 dma_skip0(
+        .clock(dma_skip0$clock),
+        .rst_n(dma_skip0$rst_n),
+        .write(dma_skip0$write),
+        .key(dma_skip0$key),
+        .value(dma_skip0$value),
+        .hit(dma_skip0$hit),
+        .reserved(dma_skip0$reserved),
+        .q(dma_skip0$q)
+    );
+    npu_u65_256_core$op_state$dma_skip1 dma_skip1(
+        .clock(dma_skip1$clock),
+        .rst_n(dma_skip1$rst_n),
+        .write(dma_skip1$write),
+        .key(dma_skip1$key),
+        .value(dma_skip1$value),
+        .hit(dma_skip1$hit),
+        .reserved(dma_skip1$reserved),
+        .q(dma_skip1$q)
+    );
+    npu_u65_256_core$op_state$ifm_pad_top ifm_pad_top(
+        .clock(ifm_pad_top$clock),
+        .rst_n(ifm_pad_top$rst_n),
+        .write(ifm_pad_top$write),
+        .key(ifm_pad_top$key),
+        .value(ifm_pad_top$value),
+        .hit(ifm_pad_top$hit),
+        .reserved(ifm_pad_top$reserved),
+        .q(ifm_pad_top$q)
+    );
+    npu_u65_256_core$op_state$ifm_pad_left ifm_pad_left(
+        .clock(ifm_pad_left$clock),
+        .rst_n(ifm_pad_left$rst_n),
+        .write(ifm_pad_left$write),
+        .key(ifm_pad_left$key),
+        .value(ifm_pad_left$value),
+        .hit(ifm_pad_left$hit),
+        .reserved(ifm_pad_left$reserved),
+        .q(ifm_pad_left$q)
+    );
+    npu_u65_256_core$op_state$ifm_pad_right ifm_pad_right(
+        .clock(ifm_pad_right$clock),
+        .rst_n(ifm_pad_right$rst_n),
+        .write(ifm_pad_right$write),
+        .key(ifm_pad_right$key),
+        .value(ifm_pad_right$value),
+        .hit(ifm_pad_right$hit),
+        .reserved(ifm_pad_right$reserved),
+        .q(ifm_pad_right$q)
+    );
+    npu_u65_256_core$op_state$ifm_pad_bottom ifm_pad_bottom(
+        .clock(ifm_pad_bottom$clock),
+        .rst_n(ifm_pad_bottom$rst_n),
+        .write(ifm_pad_bottom$write),
+        .key(ifm_pad_bottom$key),
+        .value(ifm_pad_bottom$value),
+        .hit(ifm_pad_bottom$hit),
+        .reserved(ifm_pad_bottom$reserved),
+        .q(ifm_pad_bottom$q)
+    );
+    npu_u65_256_core$op_state$ifm_depth_m1 ifm_depth_m1(
+        .clock(ifm_depth_m1$clock),
+        .rst_n(ifm_depth_m1$rst_n),
+        .write(ifm_depth_m1$write),
+        .key(ifm_depth_m1$key),
+        .value(ifm_depth_m1$value),
+        .hit(ifm_depth_m1$hit),
+        .reserved(ifm_depth_m1$reserved),
+        .q(ifm_depth_m1$q)
+    );
+    npu_u65_256_core$op_state$ifm_precision ifm_precision(
+        .clock(ifm_precision$clock),
+        .rst_n(ifm_precision$rst_n),
+        .write(ifm_precision$write),
+        .key(ifm_precision$key),
+        .value(ifm_precision$value),
+        .hit(ifm_precision$hit),
+        .reserved(ifm_precision$reserved),
+        .q(ifm_precision$q)
+    );
+    npu_u65_256_core$op_state$ifm_upscale ifm_upscale(
+        .clock(ifm_upscale$clock),
+        .rst_n(ifm_upscale$rst_n),
+        .write(ifm_upscale$write),
+        .key(ifm_upscale$key),
+        .value(ifm_upscale$value),
+        .hit(ifm_upscale$hit),
+        .reserved(ifm_upscale$reserved),
+        .q(ifm_upscale$q)
+    );
+    npu_u65_256_core$op_state$ifm_zero_point ifm_zero_point(
+        .clock(ifm_zero_point$clock),
+        .rst_n(ifm_zero_point$rst_n),
+        .write(ifm_zero_point$write),
+        .key(ifm_zero_point$key),
+        .value(ifm_zero_point$value),
+        .hit(ifm_zero_point$hit),
+        .reserved(ifm_zero_point$reserved),
+        .q(ifm_zero_point$q)
+    );
+    npu_u65_256_core$op_state$ifm_width0_m1 ifm_width0_m1(
+        .clock(ifm_width0_m1$clock),
+        .rst_n(ifm_width0_m1$rst_n),
+        .write(ifm_width0_m1$write),
+        .key(ifm_width0_m1$key),
+        .value(ifm_width0_m1$value),
+        .hit(ifm_width0_m1$hit),
+        .reserved(ifm_width0_m1$reserved),
+        .q(ifm_width0_m1$q)
+    );
+    npu_u65_256_core$op_state$ifm_height0_m1 ifm_height0_m1(
+        .clock(ifm_height0_m1$clock),
+        .rst_n(ifm_height0_m1$rst_n),
+        .write(ifm_height0_m1$write),
+        .key(ifm_height0_m1$key),
+        .value(ifm_height0_m1$value),
+        .hit(ifm_height0_m1$hit),
+        .reserved(ifm_height0_m1$reserved),
+        .q(ifm_height0_m1$q)
+    );
+    npu_u65_256_core$op_state$ifm_height1_m1 ifm_height1_m1(
+        .clock(ifm_height1_m1$clock),
+        .rst_n(ifm_height1_m1$rst_n),
+        .write(ifm_height1_m1$write),
+        .key(ifm_height1_m1$key),
+        .value(ifm_height1_m1$value),
+        .hit(ifm_height1_m1$hit),
+        .reserved(ifm_height1_m1$reserved),
+        .q(ifm_height1_m1$q)
+    );
+    npu_u65_256_core$op_state$ifm_ib_end ifm_ib_end(
+        .clock(ifm_ib_end$clock),
+        .rst_n(ifm_ib_end$rst_n),
+        .write(ifm_ib_end$write),
+        .key(ifm_ib_end$key),
+        .value(ifm_ib_end$value),
+        .hit(ifm_ib_end$hit),
+        .reserved(ifm_ib_end$reserved),
+        .q(ifm_ib_end$q)
+    );
+    npu_u65_256_core$op_state$ifm_region ifm_region(
+        .clock(ifm_region$clock),
+        .rst_n(ifm_region$rst_n),
+        .write(ifm_region$write),
+        .key(ifm_region$key),
+        .value(ifm_region$value),
+        .hit(ifm_region$hit),
+        .reserved(ifm_region$reserved),
+        .q(ifm_region$q)
+    );
+    npu_u65_256_core$op_state$ifm_base0 ifm_base0(
+        .clock(ifm_base0$clock),
+        .rst_n(ifm_base0$rst_n),
+        .write(ifm_base0$write),
+        .key(ifm_base0$key),
+        .value(ifm_base0$value),
+        .hit(ifm_base0$hit),
+        .reserved(ifm_base0$reserved),
+        .q(ifm_base0$q)
+    );
+    npu_u65_256_core$op_state$ifm_base1 ifm_base1(
+        .clock(ifm_base1$clock),
+        .rst_n(ifm_base1$rst_n),
+        .write(ifm_base1$write),
+        .key(ifm_base1$key),
+        .value(ifm_base1$value),
+        .hit(ifm_base1$hit),
+        .reserved(ifm_base1$reserved),
+        .q(ifm_base1$q)
+    );
+    npu_u65_256_core$op_state$ifm_base2 ifm_base2(
+        .clock(ifm_base2$clock),
+        .rst_n(ifm_base2$rst_n),
+        .write(ifm_base2$write),
+        .key(ifm_base2$key),
+        .value(ifm_base2$value),
+        .hit(ifm_base2$hit),
+        .reserved(ifm_base2$reserved),
+        .q(ifm_base2$q)
+    );
+    npu_u65_256_core$op_state$ifm_base3 ifm_base3(
+        .clock(ifm_base3$clock),
+        .rst_n(ifm_base3$rst_n),
+        .write(ifm_base3$write),
+        .key(ifm_base3$key),
+        .value(ifm_base3$value),
+        .hit(ifm_base3$hit),
+        .reserved(ifm_base3$reserved),
+        .q(ifm_base3$q)
+    );
+    npu_u65_256_core$op_state$ifm_stride_x ifm_stride_x(
+        .clock(ifm_stride_x$clock),
+        .rst_n(ifm_stride_x$rst_n),
+        .write(ifm_stride_x$write),
+        .key(ifm_stride_x$key),
+        .value(ifm_stride_x$value),
+        .hit(ifm_stride_x$hit),
+        .reserved(ifm_stride_x$reserved),
+        .q(ifm_stride_x$q)
+    );
+    npu_u65_256_core$op_state$ifm_stride_y ifm_stride_y(
+        .clock(ifm_stride_y$clock),
+        .rst_n(ifm_stride_y$rst_n),
+        .write(ifm_stride_y$write),
+        .key(ifm_stride_y$key),
+        .value(ifm_stride_y$value),
+        .hit(ifm_stride_y$hit),
+        .reserved(ifm_stride_y$reserved),
+        .q(ifm_stride_y$q)
+    );
+    npu_u65_256_core$op_state$ifm_stride_c ifm_stride_c(
+        .clock(ifm_stride_c$clock),
+        .rst_n(ifm_stride_c$rst_n),
+        .write(ifm_stride_c$write),
+        .key(ifm_stride_c$key),
+        .value(ifm_stride_c$value),
+        .hit(ifm_stride_c$hit),
+        .reserved(ifm_stride_c$reserved),
+        .q(ifm_stride_c$q)
+    );
+    npu_u65_256_core$op_state$ifm2_broadcast ifm2_broadcast(
+        .clock(ifm2_broadcast$clock),
+        .rst_n(ifm2_broadcast$rst_n),
+        .write(ifm2_broadcast$write),
+        .key(ifm2_broadcast$key),
+        .value(ifm2_broadcast$value),
+        .hit(ifm2_broadcast$hit),
+        .reserved(ifm2_broadcast$reserved),
+        .q(ifm2_broadcast$q)
+    );
+    npu_u65_256_core$op_state$ifm2_scalar ifm2_scalar(
+        .clock(ifm2_scalar$clock),
+        .rst_n(ifm2_scalar$rst_n),
+        .write(ifm2_scalar$write),
+        .key(ifm2_scalar$key),
+        .value(ifm2_scalar$value),
+        .hit(ifm2_scalar$hit),
+        .reserved(ifm2_scalar$reserved),
+        .q(ifm2_scalar$q)
+    );
+    npu_u65_256_core$op_state$ifm2_precision ifm2_precision(
+        .clock(ifm2_precision$clock),
+        .rst_n(ifm2_precision$rst_n),
+        .write(ifm2_precision$write),
+        .key(ifm2_precision$key),
+        .value(ifm2_precision$value),
+        .hit(ifm2_precision$hit),
+        .reserved(ifm2_precision$reserved),
+        .q(ifm2_precision$q)
+    );
+    npu_u65_256_core$op_state$ifm2_zero_point ifm2_zero_point(
+        .clock(ifm2_zero_point$clock),
+        .rst_n(ifm2_zero_point$rst_n),
+        .write(ifm2_zero_point$write),
+        .key(ifm2_zero_point$key),
+        .value(ifm2_zero_point$value),
+        .hit(ifm2_zero_point$hit),
+        .reserved(ifm2_zero_point$reserved),
+        .q(ifm2_zero_point$q)
+    );
+    npu_u65_256_core$op_state$ifm2_width0_m1 ifm2_width0_m1(
+        .clock(ifm2_width0_m1$clock),
+        .rst_n(ifm2_width0_m1$rst_n),
+        .write(ifm2_width0_m1$write),
+        .key(ifm2_width0_m1$key),
+        .value(ifm2_width0_m1$value),
+        .hit(ifm2_width0_m1$hit),
+        .reserved(ifm2_width0_m1$reserved),
+        .q(ifm2_width0_m1$q)
+    );
+    npu_u65_256_core$op_state$ifm2_height0_m1 ifm2_height0_m1(
+        .clock(ifm2_height0_m1$clock),
+        .rst_n(ifm2_height0_m1$rst_n),
+        .write(ifm2_height0_m1$write),
+        .key(ifm2_height0_m1$key),
+        .value(ifm2_height0_m1$value),
+        .hit(ifm2_height0_m1$hit),
+        .reserved(ifm2_height0_m1$reserved),
+        .q(ifm2_height0_m1$q)
+    );
+    npu_u65_256_core$op_state$ifm2_height1_m1 ifm2_height1_m1(
+        .clock(ifm2_height1_m1$clock),
+        .rst_n(ifm2_height1_m1$rst_n),
+        .write(ifm2_height1_m1$write),
+        .key(ifm2_height1_m1$key),
+        .value(ifm2_height1_m1$value),
+        .hit(ifm2_height1_m1$hit),
+        .reserved(ifm2_height1_m1$reserved),
+        .q(ifm2_height1_m1$q)
+    );
+    npu_u65_256_core$op_state$ifm2_ib_start ifm2_ib_start(
+        .clock(ifm2_ib_start$clock),
+        .rst_n(ifm2_ib_start$rst_n),
+        .write(ifm2_ib_start$write),
+        .key(ifm2_ib_start$key),
+        .value(ifm2_ib_start$value),
+        .hit(ifm2_ib_start$hit),
+        .reserved(ifm2_ib_start$reserved),
+        .q(ifm2_ib_start$q)
+    );
+    npu_u65_256_core$op_state$ifm2_region ifm2_region(
+        .clock(ifm2_region$clock),
+        .rst_n(ifm2_region$rst_n),
+        .write(ifm2_region$write),
+        .key(ifm2_region$key),
+        .value(ifm2_region$value),
+        .hit(ifm2_region$hit),
+        .reserved(ifm2_region$reserved),
+        .q(ifm2_region$q)
+    );
+    npu_u65_256_core$op_state$ifm2_base0 ifm2_base0(
+        .clock(ifm2_base0$clock),
+        .rst_n(ifm2_base0$rst_n),
+        .write(ifm2_base0$write),
+        .key(ifm2_base0$key),
+        .value(ifm2_base0$value),
+        .hit(ifm2_base0$hit),
+        .reserved(ifm2_base0$reserved),
+        .q(ifm2_base0$q)
+    );
+    npu_u65_256_core$op_state$ifm2_base1 ifm2_base1(
+        .clock(ifm2_base1$clock),
+        .rst_n(ifm2_base1$rst_n),
+        .write(ifm2_base1$write),
+        .key(ifm2_base1$key),
+        .value(ifm2_base1$value),
+        .hit(ifm2_base1$hit),
+        .reserved(ifm2_base1$reserved),
+        .q(ifm2_base1$q)
+    );
+    npu_u65_256_core$op_state$ifm2_base2 ifm2_base2(
+        .clock(ifm2_base2$clock),
+        .rst_n(ifm2_base2$rst_n),
+        .write(ifm2_base2$write),
+        .key(ifm2_base2$key),
+        .value(ifm2_base2$value),
+        .hit(ifm2_base2$hit),
+        .reserved(ifm2_base2$reserved),
+        .q(ifm2_base2$q)
+    );
+    npu_u65_256_core$op_state$ifm2_base3 ifm2_base3(
+        .clock(ifm2_base3$clock),
+        .rst_n(ifm2_base3$rst_n),
+        .write(ifm2_base3$write),
+        .key(ifm2_base3$key),
+        .value(ifm2_base3$value),
+        .hit(ifm2_base3$hit),
+        .reserved(ifm2_base3$reserved),
+        .q(ifm2_base3$q)
+    );
+    npu_u65_256_core$op_state$ifm2_stride_x ifm2_stride_x(
+        .clock(ifm2_stride_x$clock),
+        .rst_n(ifm2_stride_x$rst_n),
+        .write(ifm2_stride_x$write),
+        .key(ifm2_stride_x$key),
+        .value(ifm2_stride_x$value),
+        .hit(ifm2_stride_x$hit),
+        .reserved(ifm2_stride_x$reserved),
+        .q(ifm2_stride_x$q)
+    );
+    npu_u65_256_core$op_state$ifm2_stride_y ifm2_stride_y(
+        .clock(ifm2_stride_y$clock),
+        .rst_n(ifm2_stride_y$rst_n),
+        .write(ifm2_stride_y$write),
+        .key(ifm2_stride_y$key),
+        .value(ifm2_stride_y$value),
+        .hit(ifm2_stride_y$hit),
+        .reserved(ifm2_stride_y$reserved),
+        .q(ifm2_stride_y$q)
+    );
+    npu_u65_256_core$op_state$ifm2_stride_c ifm2_stride_c(
+        .clock(ifm2_stride_c$clock),
+        .rst_n(ifm2_stride_c$rst_n),
+        .write(ifm2_stride_c$write),
+        .key(ifm2_stride_c$key),
+        .value(ifm2_stride_c$value),
+        .hit(ifm2_stride_c$hit),
+        .reserved(ifm2_stride_c$reserved),
+        .q(ifm2_stride_c$q)
+    );
+    npu_u65_256_core$op_state$ofm_width_m1 ofm_width_m1(
+        .clock(ofm_width_m1$clock),
+        .rst_n(ofm_width_m1$rst_n),
+        .write(ofm_width_m1$write),
+        .key(ofm_width_m1$key),
+        .value(ofm_width_m1$value),
+        .hit(ofm_width_m1$hit),
+        .reserved(ofm_width_m1$reserved),
+        .q(ofm_width_m1$q)
+    );
+    npu_u65_256_core$op_state$ofm_height_m1 ofm_height_m1(
+        .clock(ofm_height_m1$clock),
+        .rst_n(ofm_height_m1$rst_n),
+        .write(ofm_height_m1$write),
+        .key(ofm_height_m1$key),
+        .value(ofm_height_m1$value),
+        .hit(ofm_height_m1$hit),
+        .reserved(ofm_height_m1$reserved),
+        .q(ofm_height_m1$q)
+    );
+    npu_u65_256_core$op_state$ofm_depth_m1 ofm_depth_m1(
+        .clock(ofm_depth_m1$clock),
+        .rst_n(ofm_depth_m1$rst_n),
+        .write(ofm_depth_m1$write),
+        .key(ofm_depth_m1$key),
+        .value(ofm_depth_m1$value),
+        .hit(ofm_depth_m1$hit),
+        .reserved(ofm_depth_m1$reserved),
+        .q(ofm_depth_m1$q)
+    );
+    npu_u65_256_core$op_state$ofm_precision ofm_precision(
+        .clock(ofm_precision$clock),
+        .rst_n(ofm_precision$rst_n),
+        .write(ofm_precision$write),
+        .key(ofm_precision$key),
+        .value(ofm_precision$value),
+        .hit(ofm_precision$hit),
+        .reserved(ofm_precision$reserved),
+        .q(ofm_precision$q)
+    );
+    npu_u65_256_core$op_state$ofm_blk_width_m1 ofm_blk_width_m1(
+        .clock(ofm_blk_width_m1$clock),
+        .rst_n(ofm_blk_width_m1$rst_n),
+        .write(ofm_blk_width_m1$write),
+        .key(ofm_blk_width_m1$key),
+        .value(ofm_blk_width_m1$value),
+        .hit(ofm_blk_width_m1$hit),
+        .reserved(ofm_blk_width_m1$reserved),
+        .q(ofm_blk_width_m1$q)
+    );
+    npu_u65_256_core$op_state$ofm_blk_height_m1 ofm_blk_height_m1(
+        .clock(ofm_blk_height_m1$clock),
+        .rst_n(ofm_blk_height_m1$rst_n),
+        .write(ofm_blk_height_m1$write),
+        .key(ofm_blk_height_m1$key),
+        .value(ofm_blk_height_m1$value),
+        .hit(ofm_blk_height_m1$hit),
+        .reserved(ofm_blk_height_m1$reserved),
+        .q(ofm_blk_height_m1$q)
+    );
+    npu_u65_256_core$op_state$ofm_blk_depth_m1 ofm_blk_depth_m1(
+        .clock(ofm_blk_depth_m1$clock),
+        .rst_n(ofm_blk_depth_m1$rst_n),
+        .write(ofm_blk_depth_m1$write),
+        .key(ofm_blk_depth_m1$key),
+        .value(ofm_blk_depth_m1$value),
+        .hit(ofm_blk_depth_m1$hit),
+        .reserved(ofm_blk_depth_m1$reserved),
+        .q(ofm_blk_depth_m1$q)
+    );
+    npu_u65_256_core$op_state$ofm_zero_point ofm_zero_point(
+        .clock(ofm_zero_point$clock),
+        .rst_n(ofm_zero_point$rst_n),
+        .write(ofm_zero_point$write),
+        .key(ofm_zero_point$key),
+        .value(ofm_zero_point$value),
+        .hit(ofm_zero_point$hit),
+        .reserved(ofm_zero_point$reserved),
+        .q(ofm_zero_point$q)
+    );
+    npu_u65_256_core$op_state$ofm_width0_m1 ofm_width0_m1(
+        .clock(ofm_width0_m1$clock),
+        .rst_n(ofm_width0_m1$rst_n),
+        .write(ofm_width0_m1$write),
+        .key(ofm_width0_m1$key),
+        .value(ofm_width0_m1$value),
+        .hit(ofm_width0_m1$hit),
+        .reserved(ofm_width0_m1$reserved),
+        .q(ofm_width0_m1$q)
+    );
+    npu_u65_256_core$op_state$ofm_height0_m1 ofm_height0_m1(
+        .clock(ofm_height0_m1$clock),
+        .rst_n(ofm_height0_m1$rst_n),
+        .write(ofm_height0_m1$write),
+        .key(ofm_height0_m1$key),
+        .value(ofm_height0_m1$value),
+        .hit(ofm_height0_m1$hit),
+        .reserved(ofm_height0_m1$reserved),
+        .q(ofm_height0_m1$q)
+    );
+    npu_u65_256_core$op_state$ofm_height1_m1 ofm_height1_m1(
+        .clock(ofm_height1_m1$clock),
+        .rst_n(ofm_height1_m1$rst_n),
+        .write(ofm_height1_m1$write),
+        .key(ofm_height1_m1$key),
+        .value(ofm_height1_m1$value),
+        .hit(ofm_height1_m1$hit),
+        .reserved(ofm_height1_m1$reserved),
+        .q(ofm_height1_m1$q)
+    );
+    npu_u65_256_core$op_state$ofm_region ofm_region(
+        .clock(ofm_region$clock),
+        .rst_n(ofm_region$rst_n),
+        .write(ofm_region$write),
+        .key(ofm_region$key),
+        .value(ofm_region$value),
+        .hit(ofm_region$hit),
+        .reserved(ofm_region$reserved),
+        .q(ofm_region$q)
+    );
+    npu_u65_256_core$op_state$ofm_base0 ofm_base0(
+        .clock(ofm_base0$clock),
+        .rst_n(ofm_base0$rst_n),
+        .write(ofm_base0$write),
+        .key(ofm_base0$key),
+        .value(ofm_base0$value),
+        .hit(ofm_base0$hit),
+        .reserved(ofm_base0$reserved),
+        .q(ofm_base0$q)
+    );
+    npu_u65_256_core$op_state$ofm_base1 ofm_base1(
+        .clock(ofm_base1$clock),
+        .rst_n(ofm_base1$rst_n),
+        .write(ofm_base1$write),
+        .key(ofm_base1$key),
+        .value(ofm_base1$value),
+        .hit(ofm_base1$hit),
+        .reserved(ofm_base1$reserved),
+        .q(ofm_base1$q)
+    );
+    npu_u65_256_core$op_state$ofm_base2 ofm_base2(
+        .clock(ofm_base2$clock),
+        .rst_n(ofm_base2$rst_n),
+        .write(ofm_base2$write),
+        .key(ofm_base2$key),
+        .value(ofm_base2$value),
+        .hit(ofm_base2$hit),
+        .reserved(ofm_base2$reserved),
+        .q(ofm_base2$q)
+    );
+    npu_u65_256_core$op_state$ofm_base3 ofm_base3(
+        .clock(ofm_base3$clock),
+        .rst_n(ofm_base3$rst_n),
+        .write(ofm_base3$write),
+        .key(ofm_base3$key),
+        .value(ofm_base3$value),
+        .hit(ofm_base3$hit),
+        .reserved(ofm_base3$reserved),
+        .q(ofm_base3$q)
+    );
+    npu_u65_256_core$op_state$ofm_stride_x ofm_stride_x(
+        .clock(ofm_stride_x$clock),
+        .rst_n(ofm_stride_x$rst_n),
+        .write(ofm_stride_x$write),
+        .key(ofm_stride_x$key),
+        .value(ofm_stride_x$value),
+        .hit(ofm_stride_x$hit),
+        .reserved(ofm_stride_x$reserved),
+        .q(ofm_stride_x$q)
+    );
+    npu_u65_256_core$op_state$ofm_stride_y ofm_stride_y(
+        .clock(ofm_stride_y$clock),
+        .rst_n(ofm_stride_y$rst_n),
+        .write(ofm_stride_y$write),
+        .key(ofm_stride_y$key),
+        .value(ofm_stride_y$value),
+        .hit(ofm_stride_y$hit),
+        .reserved(ofm_stride_y$reserved),
+        .q(ofm_stride_y$q)
+    );
+    npu_u65_256_core$op_state$ofm_stride_c ofm_stride_c(
+        .clock(ofm_stride_c$clock),
+        .rst_n(ofm_stride_c$rst_n),
+        .write(ofm_stride_c$write),
+        .key(ofm_stride_c$key),
+        .value(ofm_stride_c$value),
+        .hit(ofm_stride_c$hit),
+        .reserved(ofm_stride_c$reserved),
+        .q(ofm_stride_c$q)
+    );
+    npu_u65_256_core$op_state$kernel_width_m1 kernel_width_m1(
+        .clock(kernel_width_m1$clock),
+        .rst_n(kernel_width_m1$rst_n),
+        .write(kernel_width_m1$write),
+        .key(kernel_width_m1$key),
+        .value(kernel_width_m1$value),
+        .hit(kernel_width_m1$hit),
+        .reserved(kernel_width_m1$reserved),
+        .q(kernel_width_m1$q)
+    );
+    npu_u65_256_core$op_state$kernel_height_m1 kernel_height_m1(
+        .clock(kernel_height_m1$clock),
+        .rst_n(kernel_height_m1$rst_n),
+        .write(kernel_height_m1$write),
+        .key(kernel_height_m1$key),
+        .value(kernel_height_m1$value),
+        .hit(kernel_height_m1$hit),
+        .reserved(kernel_height_m1$reserved),
+        .q(kernel_height_m1$q)
+    );
+    npu_u65_256_core$op_state$kernel_stride kernel_stride(
+        .clock(kernel_stride$clock),
+        .rst_n(kernel_stride$rst_n),
+        .write(kernel_stride$write),
+        .key(kernel_stride$key),
+        .value(kernel_stride$value),
+        .hit(kernel_stride$hit),
+        .reserved(kernel_stride$reserved),
+        .q(kernel_stride$q)
+    );
+    npu_u65_256_core$op_state$kernel_parallel_mode kernel_parallel_mode(
+        .clock(kernel_parallel_mode$clock),
+        .rst_n(kernel_parallel_mode$rst_n),
+        .write(kernel_parallel_mode$write),
+        .key(kernel_parallel_mode$key),
+        .value(kernel_parallel_mode$value),
+        .hit(kernel_parallel_mode$hit),
+        .reserved(kernel_parallel_mode$reserved),
+        .q(kernel_parallel_mode$q)
+    );
+    npu_u65_256_core$op_state$kernel_acc_format kernel_acc_format(
+        .clock(kernel_acc_format$clock),
+        .rst_n(kernel_acc_format$rst_n),
+        .write(kernel_acc_format$write),
+        .key(kernel_acc_format$key),
+        .value(kernel_acc_format$value),
+        .hit(kernel_acc_format$hit),
+        .reserved(kernel_acc_format$reserved),
+        .q(kernel_acc_format$q)
+    );
+    npu_u65_256_core$op_state$kernel_ab_start kernel_ab_start(
+        .clock(kernel_ab_start$clock),
+        .rst_n(kernel_ab_start$rst_n),
+        .write(kernel_ab_start$write),
+        .key(kernel_ab_start$key),
+        .value(kernel_ab_start$value),
+        .hit(kernel_ab_start$hit),
+        .reserved(kernel_ab_start$reserved),
+        .q(kernel_ab_start$q)
+    );
+    npu_u65_256_core$op_state$kernel_blockdep kernel_blockdep(
+        .clock(kernel_blockdep$clock),
+        .rst_n(kernel_blockdep$rst_n),
+        .write(kernel_blockdep$write),
+        .key(kernel_blockdep$key),
+        .value(kernel_blockdep$value),
+        .hit(kernel_blockdep$hit),
+        .reserved(kernel_blockdep$reserved),
+        .q(kernel_blockdep$q)
+    );
+    npu_u65_256_core$op_state$weights_weight_region weights_weight_region(
+        .clock(weights_weight_region$clock),
+        .rst_n(weights_weight_region$rst_n),
+        .write(weights_weight_region$write),
+        .key(weights_weight_region$key),
+        .value(weights_weight_region$value),
+        .hit(weights_weight_region$hit),
+        .reserved(weights_weight_region$reserved),
+        .q(weights_weight_region$q)
+    );
+    npu_u65_256_core$op_state$weights_scale_region weights_scale_region(
+        .clock(weights_scale_region$clock),
+        .rst_n(weights_scale_region$rst_n),
+        .write(weights_scale_region$write),
+        .key(weights_scale_region$key),
+        .value(weights_scale_region$value),
+        .hit(weights_scale_region$hit),
+        .reserved(weights_scale_region$reserved),
+        .q(weights_scale_region$q)
+    );
+    npu_u65_256_core$op_state$weights_weight_base weights_weight_base(
+        .clock(weights_weight_base$clock),
+        .rst_n(weights_weight_base$rst_n),
+        .write(weights_weight_base$write),
+        .key(weights_weight_base$key),
+        .value(weights_weight_base$value),
+        .hit(weights_weight_base$hit),
+        .reserved(weights_weight_base$reserved),
+        .q(weights_weight_base$q)
+    );
+    npu_u65_256_core$op_state$weights_weight_length weights_weight_length(
+        .clock(weights_weight_length$clock),
+        .rst_n(weights_weight_length$rst_n),
+        .write(weights_weight_length$write),
+        .key(weights_weight_length$key),
+        .value(weights_weight_length$value),
+        .hit(weights_weight_length$hit),
+        .reserved(weights_weight_length$reserved),
+        .q(weights_weight_length$q)
+    );
+    npu_u65_256_core$op_state$weights_scale_base weights_scale_base(
+        .clock(weights_scale_base$clock),
+        .rst_n(weights_scale_base$rst_n),
+        .write(weights_scale_base$write),
+        .key(weights_scale_base$key),
+        .value(weights_scale_base$value),
+        .hit(weights_scale_base$hit),
+        .reserved(weights_scale_base$reserved),
+        .q(weights_scale_base$q)
+    );
+    npu_u65_256_core$op_state$weights_scale_length weights_scale_length(
+        .clock(weights_scale_length$clock),
+        .rst_n(weights_scale_length$rst_n),
+        .write(weights_scale_length$write),
+        .key(weights_scale_length$key),
+        .value(weights_scale_length$value),
+        .hit(weights_scale_length$hit),
+        .reserved(weights_scale_length$reserved),
+        .q(weights_scale_length$q)
+    );
+    npu_u65_256_core$op_state$weights_weight1_base weights_weight1_base(
+        .clock(weights_weight1_base$clock),
+        .rst_n(weights_weight1_base$rst_n),
+        .write(weights_weight1_base$write),
+        .key(weights_weight1_base$key),
+        .value(weights_weight1_base$value),
+        .hit(weights_weight1_base$hit),
+        .reserved(weights_weight1_base$reserved),
+        .q(weights_weight1_base$q)
+    );
+    npu_u65_256_core$op_state$weights_weight1_length weights_weight1_length(
+        .clock(weights_weight1_length$clock),
+        .rst_n(weights_weight1_length$rst_n),
+        .write(weights_weight1_length$write),
+        .key(weights_weight1_length$key),
+        .value(weights_weight1_length$value),
+        .hit(weights_weight1_length$hit),
+        .reserved(weights_weight1_length$reserved),
+        .q(weights_weight1_length$q)
+    );
+    npu_u65_256_core$op_state$weights_scale1_base weights_scale1_base(
+        .clock(weights_scale1_base$clock),
+        .rst_n(weights_scale1_base$rst_n),
+        .write(weights_scale1_base$write),
+        .key(weights_scale1_base$key),
+        .value(weights_scale1_base$value),
+        .hit(weights_scale1_base$hit),
+        .reserved(weights_scale1_base$reserved),
+        .q(weights_scale1_base$q)
+    );
+    npu_u65_256_core$op_state$weights_scale1_length weights_scale1_length(
+        .clock(weights_scale1_length$clock),
+        .rst_n(weights_scale1_length$rst_n),
+        .write(weights_scale1_length$write),
+        .key(weights_scale1_length$key),
+        .value(weights_scale1_length$value),
+        .hit(weights_scale1_length$hit),
+        .reserved(weights_scale1_length$reserved),
+        .q(weights_scale1_length$q)
+    );
+    npu_u65_256_core$op_state$activation_activation activation_activation(
+        .clock(activation_activation$clock),
+        .rst_n(activation_activation$rst_n),
+        .write(activation_activation$write),
+        .key(activation_activation$key),
+        .value(activation_activation$value),
+        .hit(activation_activation$hit),
+        .reserved(activation_activation$reserved),
+        .q(activation_activation$q)
+    );
+    npu_u65_256_core$op_state$activation_activation_min activation_activation_min(
+        .clock(activation_activation_min$clock),
+        .rst_n(activation_activation_min$rst_n),
+        .write(activation_activation_min$write),
+        .key(activation_activation_min$key),
+        .value(activation_activation_min$value),
+        .hit(activation_activation_min$hit),
+        .reserved(activation_activation_min$reserved),
+        .q(activation_activation_min$q)
+    );
+    npu_u65_256_core$op_state$activation_activation_max activation_activation_max(
+        .clock(activation_activation_max$clock),
+        .rst_n(activation_activation_max$rst_n),
+        .write(activation_activation_max$write),
+        .key(activation_activation_max$key),
+        .value(activation_activation_max$value),
+        .hit(activation_activation_max$hit),
+        .reserved(activation_activation_max$reserved),
+        .q(activation_activation_max$q)
+    );
+    npu_u65_256_core$op_state$activation_ofm_scale activation_ofm_scale(
+        .clock(activation_ofm_scale$clock),
+        .rst_n(activation_ofm_scale$rst_n),
+        .write(activation_ofm_scale$write),
+        .key(activation_ofm_scale$key),
+        .value(activation_ofm_scale$value),
+        .hit(activation_ofm_scale$hit),
+        .reserved(activation_ofm_scale$reserved),
+        .q(activation_ofm_scale$q)
+    );
+    npu_u65_256_core$op_state$activation_opa_scale activation_opa_scale(
+        .clock(activation_opa_scale$clock),
+        .rst_n(activation_opa_scale$rst_n),
+        .write(activation_opa_scale$write),
+        .key(activation_opa_scale$key),
+        .value(activation_opa_scale$value),
+        .hit(activation_opa_scale$hit),
+        .reserved(activation_opa_scale$reserved),
+        .q(activation_opa_scale$q)
+    );
+    npu_u65_256_core$op_state$activation_opb_scale activation_opb_scale(
+        .clock(activation_opb_scale$clock),
+        .rst_n(activation_opb_scale$rst_n),
+        .write(activation_opb_scale$write),
+        .key(activation_opb_scale$key),
+        .value(activation_opb_scale$value),
+        .hit(activation_opb_scale$hit),
+        .reserved(activation_opb_scale$reserved),
+        .q(activation_opb_scale$q)
     );
     
     // Update code
     always @(*) begin
-        known = 1'b0;
-        reserved = 1'b0;
-        dma = no_descriptor;
-        registers$0$clock = clock;
-        registers$0$rst_n = rst_n;
-        registers$0$write = write;
-        registers$0$key = key;
-        registers$0$value = value;
-        if (registers$0$hit) begin
-            known = 1'b1;
-        end
-        if (registers$0$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$0 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$0$q[(32'h0)+:(40)];
-        end
-        if (keys$0 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$0$q[(32'h0)+:(40)];
-        end
-        if (keys$0 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$0$q[(32'h0)+:(32)];
-        end
-        if (keys$0 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$0$q[(32'h0)+:(11)];
-        end
-        if (keys$0 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$0$q[(32'h0)+:(11)];
-        end
-        if (keys$0 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$0$q[(32'h0)+:(16)];
-        end
-        if (keys$0 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$0$q[(32'h0)+:(16)];
-        end
-        if (keys$0 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$0$q[(32'h0)+:(40)];
-        end
-        if (keys$0 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$0$q[(32'h0)+:(40)];
-        end
-        registers$1$clock = clock;
-        registers$1$rst_n = rst_n;
-        registers$1$write = write;
-        registers$1$key = key;
-        registers$1$value = value;
-        if (registers$1$hit) begin
-            known = 1'b1;
-        end
-        if (registers$1$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$1 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$1$q[(32'h0)+:(40)];
-        end
-        if (keys$1 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$1$q[(32'h0)+:(40)];
-        end
-        if (keys$1 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$1$q[(32'h0)+:(32)];
-        end
-        if (keys$1 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$1$q[(32'h0)+:(11)];
-        end
-        if (keys$1 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$1$q[(32'h0)+:(11)];
-        end
-        if (keys$1 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$1$q[(32'h0)+:(16)];
-        end
-        if (keys$1 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$1$q[(32'h0)+:(16)];
-        end
-        if (keys$1 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$1$q[(32'h0)+:(40)];
-        end
-        if (keys$1 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$1$q[(32'h0)+:(40)];
-        end
-        registers$2$clock = clock;
-        registers$2$rst_n = rst_n;
-        registers$2$write = write;
-        registers$2$key = key;
-        registers$2$value = value;
-        if (registers$2$hit) begin
-            known = 1'b1;
-        end
-        if (registers$2$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$2 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$2$q[(32'h0)+:(40)];
-        end
-        if (keys$2 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$2$q[(32'h0)+:(40)];
-        end
-        if (keys$2 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$2$q[(32'h0)+:(32)];
-        end
-        if (keys$2 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$2$q[(32'h0)+:(11)];
-        end
-        if (keys$2 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$2$q[(32'h0)+:(11)];
-        end
-        if (keys$2 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$2$q[(32'h0)+:(16)];
-        end
-        if (keys$2 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$2$q[(32'h0)+:(16)];
-        end
-        if (keys$2 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$2$q[(32'h0)+:(40)];
-        end
-        if (keys$2 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$2$q[(32'h0)+:(40)];
-        end
-        registers$3$clock = clock;
-        registers$3$rst_n = rst_n;
-        registers$3$write = write;
-        registers$3$key = key;
-        registers$3$value = value;
-        if (registers$3$hit) begin
-            known = 1'b1;
-        end
-        if (registers$3$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$3 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$3$q[(32'h0)+:(40)];
-        end
-        if (keys$3 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$3$q[(32'h0)+:(40)];
-        end
-        if (keys$3 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$3$q[(32'h0)+:(32)];
-        end
-        if (keys$3 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$3$q[(32'h0)+:(11)];
-        end
-        if (keys$3 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$3$q[(32'h0)+:(11)];
-        end
-        if (keys$3 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$3$q[(32'h0)+:(16)];
-        end
-        if (keys$3 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$3$q[(32'h0)+:(16)];
-        end
-        if (keys$3 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$3$q[(32'h0)+:(40)];
-        end
-        if (keys$3 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$3$q[(32'h0)+:(40)];
-        end
-        registers$4$clock = clock;
-        registers$4$rst_n = rst_n;
-        registers$4$write = write;
-        registers$4$key = key;
-        registers$4$value = value;
-        if (registers$4$hit) begin
-            known = 1'b1;
-        end
-        if (registers$4$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$4 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$4$q[(32'h0)+:(40)];
-        end
-        if (keys$4 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$4$q[(32'h0)+:(40)];
-        end
-        if (keys$4 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$4$q[(32'h0)+:(32)];
-        end
-        if (keys$4 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$4$q[(32'h0)+:(11)];
-        end
-        if (keys$4 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$4$q[(32'h0)+:(11)];
-        end
-        if (keys$4 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$4$q[(32'h0)+:(16)];
-        end
-        if (keys$4 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$4$q[(32'h0)+:(16)];
-        end
-        if (keys$4 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$4$q[(32'h0)+:(40)];
-        end
-        if (keys$4 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$4$q[(32'h0)+:(40)];
-        end
-        registers$5$clock = clock;
-        registers$5$rst_n = rst_n;
-        registers$5$write = write;
-        registers$5$key = key;
-        registers$5$value = value;
-        if (registers$5$hit) begin
-            known = 1'b1;
-        end
-        if (registers$5$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$5 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$5$q[(32'h0)+:(40)];
-        end
-        if (keys$5 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$5$q[(32'h0)+:(40)];
-        end
-        if (keys$5 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$5$q[(32'h0)+:(32)];
-        end
-        if (keys$5 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$5$q[(32'h0)+:(11)];
-        end
-        if (keys$5 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$5$q[(32'h0)+:(11)];
-        end
-        if (keys$5 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$5$q[(32'h0)+:(16)];
-        end
-        if (keys$5 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$5$q[(32'h0)+:(16)];
-        end
-        if (keys$5 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$5$q[(32'h0)+:(40)];
-        end
-        if (keys$5 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$5$q[(32'h0)+:(40)];
-        end
-        registers$6$clock = clock;
-        registers$6$rst_n = rst_n;
-        registers$6$write = write;
-        registers$6$key = key;
-        registers$6$value = value;
-        if (registers$6$hit) begin
-            known = 1'b1;
-        end
-        if (registers$6$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$6 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$6$q[(32'h0)+:(40)];
-        end
-        if (keys$6 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$6$q[(32'h0)+:(40)];
-        end
-        if (keys$6 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$6$q[(32'h0)+:(32)];
-        end
-        if (keys$6 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$6$q[(32'h0)+:(11)];
-        end
-        if (keys$6 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$6$q[(32'h0)+:(11)];
-        end
-        if (keys$6 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$6$q[(32'h0)+:(16)];
-        end
-        if (keys$6 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$6$q[(32'h0)+:(16)];
-        end
-        if (keys$6 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$6$q[(32'h0)+:(40)];
-        end
-        if (keys$6 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$6$q[(32'h0)+:(40)];
-        end
-        registers$7$clock = clock;
-        registers$7$rst_n = rst_n;
-        registers$7$write = write;
-        registers$7$key = key;
-        registers$7$value = value;
-        if (registers$7$hit) begin
-            known = 1'b1;
-        end
-        if (registers$7$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$7 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$7$q[(32'h0)+:(40)];
-        end
-        if (keys$7 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$7$q[(32'h0)+:(40)];
-        end
-        if (keys$7 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$7$q[(32'h0)+:(32)];
-        end
-        if (keys$7 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$7$q[(32'h0)+:(11)];
-        end
-        if (keys$7 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$7$q[(32'h0)+:(11)];
-        end
-        if (keys$7 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$7$q[(32'h0)+:(16)];
-        end
-        if (keys$7 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$7$q[(32'h0)+:(16)];
-        end
-        if (keys$7 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$7$q[(32'h0)+:(40)];
-        end
-        if (keys$7 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$7$q[(32'h0)+:(40)];
-        end
-        registers$8$clock = clock;
-        registers$8$rst_n = rst_n;
-        registers$8$write = write;
-        registers$8$key = key;
-        registers$8$value = value;
-        if (registers$8$hit) begin
-            known = 1'b1;
-        end
-        if (registers$8$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$8 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$8$q[(32'h0)+:(40)];
-        end
-        if (keys$8 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$8$q[(32'h0)+:(40)];
-        end
-        if (keys$8 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$8$q[(32'h0)+:(32)];
-        end
-        if (keys$8 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$8$q[(32'h0)+:(11)];
-        end
-        if (keys$8 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$8$q[(32'h0)+:(11)];
-        end
-        if (keys$8 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$8$q[(32'h0)+:(16)];
-        end
-        if (keys$8 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$8$q[(32'h0)+:(16)];
-        end
-        if (keys$8 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$8$q[(32'h0)+:(40)];
-        end
-        if (keys$8 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$8$q[(32'h0)+:(40)];
-        end
-        registers$9$clock = clock;
-        registers$9$rst_n = rst_n;
-        registers$9$write = write;
-        registers$9$key = key;
-        registers$9$value = value;
-        if (registers$9$hit) begin
-            known = 1'b1;
-        end
-        if (registers$9$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$9 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$9$q[(32'h0)+:(40)];
-        end
-        if (keys$9 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$9$q[(32'h0)+:(40)];
-        end
-        if (keys$9 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$9$q[(32'h0)+:(32)];
-        end
-        if (keys$9 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$9$q[(32'h0)+:(11)];
-        end
-        if (keys$9 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$9$q[(32'h0)+:(11)];
-        end
-        if (keys$9 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$9$q[(32'h0)+:(16)];
-        end
-        if (keys$9 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$9$q[(32'h0)+:(16)];
-        end
-        if (keys$9 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$9$q[(32'h0)+:(40)];
-        end
-        if (keys$9 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$9$q[(32'h0)+:(40)];
-        end
-        registers$10$clock = clock;
-        registers$10$rst_n = rst_n;
-        registers$10$write = write;
-        registers$10$key = key;
-        registers$10$value = value;
-        if (registers$10$hit) begin
-            known = 1'b1;
-        end
-        if (registers$10$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$10 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$10$q[(32'h0)+:(40)];
-        end
-        if (keys$10 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$10$q[(32'h0)+:(40)];
-        end
-        if (keys$10 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$10$q[(32'h0)+:(32)];
-        end
-        if (keys$10 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$10$q[(32'h0)+:(11)];
-        end
-        if (keys$10 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$10$q[(32'h0)+:(11)];
-        end
-        if (keys$10 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$10$q[(32'h0)+:(16)];
-        end
-        if (keys$10 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$10$q[(32'h0)+:(16)];
-        end
-        if (keys$10 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$10$q[(32'h0)+:(40)];
-        end
-        if (keys$10 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$10$q[(32'h0)+:(40)];
-        end
-        registers$11$clock = clock;
-        registers$11$rst_n = rst_n;
-        registers$11$write = write;
-        registers$11$key = key;
-        registers$11$value = value;
-        if (registers$11$hit) begin
-            known = 1'b1;
-        end
-        if (registers$11$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$11 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$11$q[(32'h0)+:(40)];
-        end
-        if (keys$11 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$11$q[(32'h0)+:(40)];
-        end
-        if (keys$11 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$11$q[(32'h0)+:(32)];
-        end
-        if (keys$11 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$11$q[(32'h0)+:(11)];
-        end
-        if (keys$11 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$11$q[(32'h0)+:(11)];
-        end
-        if (keys$11 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$11$q[(32'h0)+:(16)];
-        end
-        if (keys$11 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$11$q[(32'h0)+:(16)];
-        end
-        if (keys$11 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$11$q[(32'h0)+:(40)];
-        end
-        if (keys$11 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$11$q[(32'h0)+:(40)];
-        end
-        registers$12$clock = clock;
-        registers$12$rst_n = rst_n;
-        registers$12$write = write;
-        registers$12$key = key;
-        registers$12$value = value;
-        if (registers$12$hit) begin
-            known = 1'b1;
-        end
-        if (registers$12$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$12 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$12$q[(32'h0)+:(40)];
-        end
-        if (keys$12 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$12$q[(32'h0)+:(40)];
-        end
-        if (keys$12 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$12$q[(32'h0)+:(32)];
-        end
-        if (keys$12 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$12$q[(32'h0)+:(11)];
-        end
-        if (keys$12 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$12$q[(32'h0)+:(11)];
-        end
-        if (keys$12 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$12$q[(32'h0)+:(16)];
-        end
-        if (keys$12 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$12$q[(32'h0)+:(16)];
-        end
-        if (keys$12 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$12$q[(32'h0)+:(40)];
-        end
-        if (keys$12 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$12$q[(32'h0)+:(40)];
-        end
-        registers$13$clock = clock;
-        registers$13$rst_n = rst_n;
-        registers$13$write = write;
-        registers$13$key = key;
-        registers$13$value = value;
-        if (registers$13$hit) begin
-            known = 1'b1;
-        end
-        if (registers$13$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$13 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$13$q[(32'h0)+:(40)];
-        end
-        if (keys$13 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$13$q[(32'h0)+:(40)];
-        end
-        if (keys$13 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$13$q[(32'h0)+:(32)];
-        end
-        if (keys$13 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$13$q[(32'h0)+:(11)];
-        end
-        if (keys$13 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$13$q[(32'h0)+:(11)];
-        end
-        if (keys$13 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$13$q[(32'h0)+:(16)];
-        end
-        if (keys$13 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$13$q[(32'h0)+:(16)];
-        end
-        if (keys$13 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$13$q[(32'h0)+:(40)];
-        end
-        if (keys$13 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$13$q[(32'h0)+:(40)];
-        end
-        registers$14$clock = clock;
-        registers$14$rst_n = rst_n;
-        registers$14$write = write;
-        registers$14$key = key;
-        registers$14$value = value;
-        if (registers$14$hit) begin
-            known = 1'b1;
-        end
-        if (registers$14$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$14 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$14$q[(32'h0)+:(40)];
-        end
-        if (keys$14 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$14$q[(32'h0)+:(40)];
-        end
-        if (keys$14 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$14$q[(32'h0)+:(32)];
-        end
-        if (keys$14 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$14$q[(32'h0)+:(11)];
-        end
-        if (keys$14 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$14$q[(32'h0)+:(11)];
-        end
-        if (keys$14 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$14$q[(32'h0)+:(16)];
-        end
-        if (keys$14 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$14$q[(32'h0)+:(16)];
-        end
-        if (keys$14 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$14$q[(32'h0)+:(40)];
-        end
-        if (keys$14 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$14$q[(32'h0)+:(40)];
-        end
-        registers$15$clock = clock;
-        registers$15$rst_n = rst_n;
-        registers$15$write = write;
-        registers$15$key = key;
-        registers$15$value = value;
-        if (registers$15$hit) begin
-            known = 1'b1;
-        end
-        if (registers$15$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$15 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$15$q[(32'h0)+:(40)];
-        end
-        if (keys$15 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$15$q[(32'h0)+:(40)];
-        end
-        if (keys$15 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$15$q[(32'h0)+:(32)];
-        end
-        if (keys$15 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$15$q[(32'h0)+:(11)];
-        end
-        if (keys$15 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$15$q[(32'h0)+:(11)];
-        end
-        if (keys$15 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$15$q[(32'h0)+:(16)];
-        end
-        if (keys$15 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$15$q[(32'h0)+:(16)];
-        end
-        if (keys$15 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$15$q[(32'h0)+:(40)];
-        end
-        if (keys$15 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$15$q[(32'h0)+:(40)];
-        end
-        registers$16$clock = clock;
-        registers$16$rst_n = rst_n;
-        registers$16$write = write;
-        registers$16$key = key;
-        registers$16$value = value;
-        if (registers$16$hit) begin
-            known = 1'b1;
-        end
-        if (registers$16$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$16 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$16$q[(32'h0)+:(40)];
-        end
-        if (keys$16 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$16$q[(32'h0)+:(40)];
-        end
-        if (keys$16 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$16$q[(32'h0)+:(32)];
-        end
-        if (keys$16 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$16$q[(32'h0)+:(11)];
-        end
-        if (keys$16 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$16$q[(32'h0)+:(11)];
-        end
-        if (keys$16 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$16$q[(32'h0)+:(16)];
-        end
-        if (keys$16 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$16$q[(32'h0)+:(16)];
-        end
-        if (keys$16 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$16$q[(32'h0)+:(40)];
-        end
-        if (keys$16 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$16$q[(32'h0)+:(40)];
-        end
-        registers$17$clock = clock;
-        registers$17$rst_n = rst_n;
-        registers$17$write = write;
-        registers$17$key = key;
-        registers$17$value = value;
-        if (registers$17$hit) begin
-            known = 1'b1;
-        end
-        if (registers$17$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$17 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$17$q[(32'h0)+:(40)];
-        end
-        if (keys$17 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$17$q[(32'h0)+:(40)];
-        end
-        if (keys$17 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$17$q[(32'h0)+:(32)];
-        end
-        if (keys$17 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$17$q[(32'h0)+:(11)];
-        end
-        if (keys$17 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$17$q[(32'h0)+:(11)];
-        end
-        if (keys$17 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$17$q[(32'h0)+:(16)];
-        end
-        if (keys$17 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$17$q[(32'h0)+:(16)];
-        end
-        if (keys$17 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$17$q[(32'h0)+:(40)];
-        end
-        if (keys$17 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$17$q[(32'h0)+:(40)];
-        end
-        registers$18$clock = clock;
-        registers$18$rst_n = rst_n;
-        registers$18$write = write;
-        registers$18$key = key;
-        registers$18$value = value;
-        if (registers$18$hit) begin
-            known = 1'b1;
-        end
-        if (registers$18$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$18 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$18$q[(32'h0)+:(40)];
-        end
-        if (keys$18 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$18$q[(32'h0)+:(40)];
-        end
-        if (keys$18 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$18$q[(32'h0)+:(32)];
-        end
-        if (keys$18 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$18$q[(32'h0)+:(11)];
-        end
-        if (keys$18 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$18$q[(32'h0)+:(11)];
-        end
-        if (keys$18 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$18$q[(32'h0)+:(16)];
-        end
-        if (keys$18 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$18$q[(32'h0)+:(16)];
-        end
-        if (keys$18 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$18$q[(32'h0)+:(40)];
-        end
-        if (keys$18 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$18$q[(32'h0)+:(40)];
-        end
-        registers$19$clock = clock;
-        registers$19$rst_n = rst_n;
-        registers$19$write = write;
-        registers$19$key = key;
-        registers$19$value = value;
-        if (registers$19$hit) begin
-            known = 1'b1;
-        end
-        if (registers$19$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$19 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$19$q[(32'h0)+:(40)];
-        end
-        if (keys$19 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$19$q[(32'h0)+:(40)];
-        end
-        if (keys$19 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$19$q[(32'h0)+:(32)];
-        end
-        if (keys$19 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$19$q[(32'h0)+:(11)];
-        end
-        if (keys$19 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$19$q[(32'h0)+:(11)];
-        end
-        if (keys$19 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$19$q[(32'h0)+:(16)];
-        end
-        if (keys$19 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$19$q[(32'h0)+:(16)];
-        end
-        if (keys$19 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$19$q[(32'h0)+:(40)];
-        end
-        if (keys$19 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$19$q[(32'h0)+:(40)];
-        end
-        registers$20$clock = clock;
-        registers$20$rst_n = rst_n;
-        registers$20$write = write;
-        registers$20$key = key;
-        registers$20$value = value;
-        if (registers$20$hit) begin
-            known = 1'b1;
-        end
-        if (registers$20$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$20 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$20$q[(32'h0)+:(40)];
-        end
-        if (keys$20 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$20$q[(32'h0)+:(40)];
-        end
-        if (keys$20 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$20$q[(32'h0)+:(32)];
-        end
-        if (keys$20 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$20$q[(32'h0)+:(11)];
-        end
-        if (keys$20 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$20$q[(32'h0)+:(11)];
-        end
-        if (keys$20 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$20$q[(32'h0)+:(16)];
-        end
-        if (keys$20 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$20$q[(32'h0)+:(16)];
-        end
-        if (keys$20 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$20$q[(32'h0)+:(40)];
-        end
-        if (keys$20 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$20$q[(32'h0)+:(40)];
-        end
-        registers$21$clock = clock;
-        registers$21$rst_n = rst_n;
-        registers$21$write = write;
-        registers$21$key = key;
-        registers$21$value = value;
-        if (registers$21$hit) begin
-            known = 1'b1;
-        end
-        if (registers$21$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$21 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$21$q[(32'h0)+:(40)];
-        end
-        if (keys$21 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$21$q[(32'h0)+:(40)];
-        end
-        if (keys$21 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$21$q[(32'h0)+:(32)];
-        end
-        if (keys$21 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$21$q[(32'h0)+:(11)];
-        end
-        if (keys$21 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$21$q[(32'h0)+:(11)];
-        end
-        if (keys$21 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$21$q[(32'h0)+:(16)];
-        end
-        if (keys$21 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$21$q[(32'h0)+:(16)];
-        end
-        if (keys$21 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$21$q[(32'h0)+:(40)];
-        end
-        if (keys$21 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$21$q[(32'h0)+:(40)];
-        end
-        registers$22$clock = clock;
-        registers$22$rst_n = rst_n;
-        registers$22$write = write;
-        registers$22$key = key;
-        registers$22$value = value;
-        if (registers$22$hit) begin
-            known = 1'b1;
-        end
-        if (registers$22$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$22 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$22$q[(32'h0)+:(40)];
-        end
-        if (keys$22 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$22$q[(32'h0)+:(40)];
-        end
-        if (keys$22 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$22$q[(32'h0)+:(32)];
-        end
-        if (keys$22 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$22$q[(32'h0)+:(11)];
-        end
-        if (keys$22 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$22$q[(32'h0)+:(11)];
-        end
-        if (keys$22 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$22$q[(32'h0)+:(16)];
-        end
-        if (keys$22 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$22$q[(32'h0)+:(16)];
-        end
-        if (keys$22 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$22$q[(32'h0)+:(40)];
-        end
-        if (keys$22 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$22$q[(32'h0)+:(40)];
-        end
-        registers$23$clock = clock;
-        registers$23$rst_n = rst_n;
-        registers$23$write = write;
-        registers$23$key = key;
-        registers$23$value = value;
-        if (registers$23$hit) begin
-            known = 1'b1;
-        end
-        if (registers$23$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$23 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$23$q[(32'h0)+:(40)];
-        end
-        if (keys$23 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$23$q[(32'h0)+:(40)];
-        end
-        if (keys$23 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$23$q[(32'h0)+:(32)];
-        end
-        if (keys$23 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$23$q[(32'h0)+:(11)];
-        end
-        if (keys$23 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$23$q[(32'h0)+:(11)];
-        end
-        if (keys$23 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$23$q[(32'h0)+:(16)];
-        end
-        if (keys$23 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$23$q[(32'h0)+:(16)];
-        end
-        if (keys$23 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$23$q[(32'h0)+:(40)];
-        end
-        if (keys$23 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$23$q[(32'h0)+:(40)];
-        end
-        registers$24$clock = clock;
-        registers$24$rst_n = rst_n;
-        registers$24$write = write;
-        registers$24$key = key;
-        registers$24$value = value;
-        if (registers$24$hit) begin
-            known = 1'b1;
-        end
-        if (registers$24$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$24 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$24$q[(32'h0)+:(40)];
-        end
-        if (keys$24 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$24$q[(32'h0)+:(40)];
-        end
-        if (keys$24 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$24$q[(32'h0)+:(32)];
-        end
-        if (keys$24 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$24$q[(32'h0)+:(11)];
-        end
-        if (keys$24 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$24$q[(32'h0)+:(11)];
-        end
-        if (keys$24 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$24$q[(32'h0)+:(16)];
-        end
-        if (keys$24 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$24$q[(32'h0)+:(16)];
-        end
-        if (keys$24 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$24$q[(32'h0)+:(40)];
-        end
-        if (keys$24 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$24$q[(32'h0)+:(40)];
-        end
-        registers$25$clock = clock;
-        registers$25$rst_n = rst_n;
-        registers$25$write = write;
-        registers$25$key = key;
-        registers$25$value = value;
-        if (registers$25$hit) begin
-            known = 1'b1;
-        end
-        if (registers$25$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$25 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$25$q[(32'h0)+:(40)];
-        end
-        if (keys$25 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$25$q[(32'h0)+:(40)];
-        end
-        if (keys$25 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$25$q[(32'h0)+:(32)];
-        end
-        if (keys$25 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$25$q[(32'h0)+:(11)];
-        end
-        if (keys$25 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$25$q[(32'h0)+:(11)];
-        end
-        if (keys$25 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$25$q[(32'h0)+:(16)];
-        end
-        if (keys$25 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$25$q[(32'h0)+:(16)];
-        end
-        if (keys$25 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$25$q[(32'h0)+:(40)];
-        end
-        if (keys$25 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$25$q[(32'h0)+:(40)];
-        end
-        registers$26$clock = clock;
-        registers$26$rst_n = rst_n;
-        registers$26$write = write;
-        registers$26$key = key;
-        registers$26$value = value;
-        if (registers$26$hit) begin
-            known = 1'b1;
-        end
-        if (registers$26$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$26 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$26$q[(32'h0)+:(40)];
-        end
-        if (keys$26 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$26$q[(32'h0)+:(40)];
-        end
-        if (keys$26 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$26$q[(32'h0)+:(32)];
-        end
-        if (keys$26 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$26$q[(32'h0)+:(11)];
-        end
-        if (keys$26 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$26$q[(32'h0)+:(11)];
-        end
-        if (keys$26 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$26$q[(32'h0)+:(16)];
-        end
-        if (keys$26 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$26$q[(32'h0)+:(16)];
-        end
-        if (keys$26 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$26$q[(32'h0)+:(40)];
-        end
-        if (keys$26 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$26$q[(32'h0)+:(40)];
-        end
-        registers$27$clock = clock;
-        registers$27$rst_n = rst_n;
-        registers$27$write = write;
-        registers$27$key = key;
-        registers$27$value = value;
-        if (registers$27$hit) begin
-            known = 1'b1;
-        end
-        if (registers$27$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$27 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$27$q[(32'h0)+:(40)];
-        end
-        if (keys$27 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$27$q[(32'h0)+:(40)];
-        end
-        if (keys$27 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$27$q[(32'h0)+:(32)];
-        end
-        if (keys$27 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$27$q[(32'h0)+:(11)];
-        end
-        if (keys$27 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$27$q[(32'h0)+:(11)];
-        end
-        if (keys$27 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$27$q[(32'h0)+:(16)];
-        end
-        if (keys$27 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$27$q[(32'h0)+:(16)];
-        end
-        if (keys$27 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$27$q[(32'h0)+:(40)];
-        end
-        if (keys$27 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$27$q[(32'h0)+:(40)];
-        end
-        registers$28$clock = clock;
-        registers$28$rst_n = rst_n;
-        registers$28$write = write;
-        registers$28$key = key;
-        registers$28$value = value;
-        if (registers$28$hit) begin
-            known = 1'b1;
-        end
-        if (registers$28$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$28 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$28$q[(32'h0)+:(40)];
-        end
-        if (keys$28 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$28$q[(32'h0)+:(40)];
-        end
-        if (keys$28 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$28$q[(32'h0)+:(32)];
-        end
-        if (keys$28 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$28$q[(32'h0)+:(11)];
-        end
-        if (keys$28 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$28$q[(32'h0)+:(11)];
-        end
-        if (keys$28 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$28$q[(32'h0)+:(16)];
-        end
-        if (keys$28 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$28$q[(32'h0)+:(16)];
-        end
-        if (keys$28 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$28$q[(32'h0)+:(40)];
-        end
-        if (keys$28 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$28$q[(32'h0)+:(40)];
-        end
-        registers$29$clock = clock;
-        registers$29$rst_n = rst_n;
-        registers$29$write = write;
-        registers$29$key = key;
-        registers$29$value = value;
-        if (registers$29$hit) begin
-            known = 1'b1;
-        end
-        if (registers$29$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$29 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$29$q[(32'h0)+:(40)];
-        end
-        if (keys$29 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$29$q[(32'h0)+:(40)];
-        end
-        if (keys$29 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$29$q[(32'h0)+:(32)];
-        end
-        if (keys$29 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$29$q[(32'h0)+:(11)];
-        end
-        if (keys$29 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$29$q[(32'h0)+:(11)];
-        end
-        if (keys$29 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$29$q[(32'h0)+:(16)];
-        end
-        if (keys$29 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$29$q[(32'h0)+:(16)];
-        end
-        if (keys$29 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$29$q[(32'h0)+:(40)];
-        end
-        if (keys$29 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$29$q[(32'h0)+:(40)];
-        end
-        registers$30$clock = clock;
-        registers$30$rst_n = rst_n;
-        registers$30$write = write;
-        registers$30$key = key;
-        registers$30$value = value;
-        if (registers$30$hit) begin
-            known = 1'b1;
-        end
-        if (registers$30$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$30 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$30$q[(32'h0)+:(40)];
-        end
-        if (keys$30 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$30$q[(32'h0)+:(40)];
-        end
-        if (keys$30 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$30$q[(32'h0)+:(32)];
-        end
-        if (keys$30 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$30$q[(32'h0)+:(11)];
-        end
-        if (keys$30 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$30$q[(32'h0)+:(11)];
-        end
-        if (keys$30 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$30$q[(32'h0)+:(16)];
-        end
-        if (keys$30 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$30$q[(32'h0)+:(16)];
-        end
-        if (keys$30 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$30$q[(32'h0)+:(40)];
-        end
-        if (keys$30 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$30$q[(32'h0)+:(40)];
-        end
-        registers$31$clock = clock;
-        registers$31$rst_n = rst_n;
-        registers$31$write = write;
-        registers$31$key = key;
-        registers$31$value = value;
-        if (registers$31$hit) begin
-            known = 1'b1;
-        end
-        if (registers$31$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$31 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$31$q[(32'h0)+:(40)];
-        end
-        if (keys$31 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$31$q[(32'h0)+:(40)];
-        end
-        if (keys$31 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$31$q[(32'h0)+:(32)];
-        end
-        if (keys$31 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$31$q[(32'h0)+:(11)];
-        end
-        if (keys$31 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$31$q[(32'h0)+:(11)];
-        end
-        if (keys$31 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$31$q[(32'h0)+:(16)];
-        end
-        if (keys$31 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$31$q[(32'h0)+:(16)];
-        end
-        if (keys$31 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$31$q[(32'h0)+:(40)];
-        end
-        if (keys$31 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$31$q[(32'h0)+:(40)];
-        end
-        registers$32$clock = clock;
-        registers$32$rst_n = rst_n;
-        registers$32$write = write;
-        registers$32$key = key;
-        registers$32$value = value;
-        if (registers$32$hit) begin
-            known = 1'b1;
-        end
-        if (registers$32$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$32 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$32$q[(32'h0)+:(40)];
-        end
-        if (keys$32 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$32$q[(32'h0)+:(40)];
-        end
-        if (keys$32 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$32$q[(32'h0)+:(32)];
-        end
-        if (keys$32 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$32$q[(32'h0)+:(11)];
-        end
-        if (keys$32 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$32$q[(32'h0)+:(11)];
-        end
-        if (keys$32 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$32$q[(32'h0)+:(16)];
-        end
-        if (keys$32 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$32$q[(32'h0)+:(16)];
-        end
-        if (keys$32 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$32$q[(32'h0)+:(40)];
-        end
-        if (keys$32 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$32$q[(32'h0)+:(40)];
-        end
-        registers$33$clock = clock;
-        registers$33$rst_n = rst_n;
-        registers$33$write = write;
-        registers$33$key = key;
-        registers$33$value = value;
-        if (registers$33$hit) begin
-            known = 1'b1;
-        end
-        if (registers$33$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$33 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$33$q[(32'h0)+:(40)];
-        end
-        if (keys$33 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$33$q[(32'h0)+:(40)];
-        end
-        if (keys$33 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$33$q[(32'h0)+:(32)];
-        end
-        if (keys$33 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$33$q[(32'h0)+:(11)];
-        end
-        if (keys$33 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$33$q[(32'h0)+:(11)];
-        end
-        if (keys$33 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$33$q[(32'h0)+:(16)];
-        end
-        if (keys$33 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$33$q[(32'h0)+:(16)];
-        end
-        if (keys$33 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$33$q[(32'h0)+:(40)];
-        end
-        if (keys$33 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$33$q[(32'h0)+:(40)];
-        end
-        registers$34$clock = clock;
-        registers$34$rst_n = rst_n;
-        registers$34$write = write;
-        registers$34$key = key;
-        registers$34$value = value;
-        if (registers$34$hit) begin
-            known = 1'b1;
-        end
-        if (registers$34$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$34 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$34$q[(32'h0)+:(40)];
-        end
-        if (keys$34 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$34$q[(32'h0)+:(40)];
-        end
-        if (keys$34 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$34$q[(32'h0)+:(32)];
-        end
-        if (keys$34 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$34$q[(32'h0)+:(11)];
-        end
-        if (keys$34 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$34$q[(32'h0)+:(11)];
-        end
-        if (keys$34 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$34$q[(32'h0)+:(16)];
-        end
-        if (keys$34 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$34$q[(32'h0)+:(16)];
-        end
-        if (keys$34 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$34$q[(32'h0)+:(40)];
-        end
-        if (keys$34 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$34$q[(32'h0)+:(40)];
-        end
-        registers$35$clock = clock;
-        registers$35$rst_n = rst_n;
-        registers$35$write = write;
-        registers$35$key = key;
-        registers$35$value = value;
-        if (registers$35$hit) begin
-            known = 1'b1;
-        end
-        if (registers$35$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$35 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$35$q[(32'h0)+:(40)];
-        end
-        if (keys$35 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$35$q[(32'h0)+:(40)];
-        end
-        if (keys$35 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$35$q[(32'h0)+:(32)];
-        end
-        if (keys$35 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$35$q[(32'h0)+:(11)];
-        end
-        if (keys$35 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$35$q[(32'h0)+:(11)];
-        end
-        if (keys$35 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$35$q[(32'h0)+:(16)];
-        end
-        if (keys$35 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$35$q[(32'h0)+:(16)];
-        end
-        if (keys$35 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$35$q[(32'h0)+:(40)];
-        end
-        if (keys$35 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$35$q[(32'h0)+:(40)];
-        end
-        registers$36$clock = clock;
-        registers$36$rst_n = rst_n;
-        registers$36$write = write;
-        registers$36$key = key;
-        registers$36$value = value;
-        if (registers$36$hit) begin
-            known = 1'b1;
-        end
-        if (registers$36$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$36 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$36$q[(32'h0)+:(40)];
-        end
-        if (keys$36 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$36$q[(32'h0)+:(40)];
-        end
-        if (keys$36 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$36$q[(32'h0)+:(32)];
-        end
-        if (keys$36 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$36$q[(32'h0)+:(11)];
-        end
-        if (keys$36 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$36$q[(32'h0)+:(11)];
-        end
-        if (keys$36 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$36$q[(32'h0)+:(16)];
-        end
-        if (keys$36 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$36$q[(32'h0)+:(16)];
-        end
-        if (keys$36 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$36$q[(32'h0)+:(40)];
-        end
-        if (keys$36 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$36$q[(32'h0)+:(40)];
-        end
-        registers$37$clock = clock;
-        registers$37$rst_n = rst_n;
-        registers$37$write = write;
-        registers$37$key = key;
-        registers$37$value = value;
-        if (registers$37$hit) begin
-            known = 1'b1;
-        end
-        if (registers$37$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$37 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$37$q[(32'h0)+:(40)];
-        end
-        if (keys$37 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$37$q[(32'h0)+:(40)];
-        end
-        if (keys$37 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$37$q[(32'h0)+:(32)];
-        end
-        if (keys$37 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$37$q[(32'h0)+:(11)];
-        end
-        if (keys$37 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$37$q[(32'h0)+:(11)];
-        end
-        if (keys$37 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$37$q[(32'h0)+:(16)];
-        end
-        if (keys$37 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$37$q[(32'h0)+:(16)];
-        end
-        if (keys$37 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$37$q[(32'h0)+:(40)];
-        end
-        if (keys$37 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$37$q[(32'h0)+:(40)];
-        end
-        registers$38$clock = clock;
-        registers$38$rst_n = rst_n;
-        registers$38$write = write;
-        registers$38$key = key;
-        registers$38$value = value;
-        if (registers$38$hit) begin
-            known = 1'b1;
-        end
-        if (registers$38$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$38 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$38$q[(32'h0)+:(40)];
-        end
-        if (keys$38 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$38$q[(32'h0)+:(40)];
-        end
-        if (keys$38 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$38$q[(32'h0)+:(32)];
-        end
-        if (keys$38 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$38$q[(32'h0)+:(11)];
-        end
-        if (keys$38 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$38$q[(32'h0)+:(11)];
-        end
-        if (keys$38 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$38$q[(32'h0)+:(16)];
-        end
-        if (keys$38 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$38$q[(32'h0)+:(16)];
-        end
-        if (keys$38 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$38$q[(32'h0)+:(40)];
-        end
-        if (keys$38 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$38$q[(32'h0)+:(40)];
-        end
-        registers$39$clock = clock;
-        registers$39$rst_n = rst_n;
-        registers$39$write = write;
-        registers$39$key = key;
-        registers$39$value = value;
-        if (registers$39$hit) begin
-            known = 1'b1;
-        end
-        if (registers$39$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$39 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$39$q[(32'h0)+:(40)];
-        end
-        if (keys$39 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$39$q[(32'h0)+:(40)];
-        end
-        if (keys$39 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$39$q[(32'h0)+:(32)];
-        end
-        if (keys$39 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$39$q[(32'h0)+:(11)];
-        end
-        if (keys$39 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$39$q[(32'h0)+:(11)];
-        end
-        if (keys$39 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$39$q[(32'h0)+:(16)];
-        end
-        if (keys$39 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$39$q[(32'h0)+:(16)];
-        end
-        if (keys$39 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$39$q[(32'h0)+:(40)];
-        end
-        if (keys$39 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$39$q[(32'h0)+:(40)];
-        end
-        registers$40$clock = clock;
-        registers$40$rst_n = rst_n;
-        registers$40$write = write;
-        registers$40$key = key;
-        registers$40$value = value;
-        if (registers$40$hit) begin
-            known = 1'b1;
-        end
-        if (registers$40$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$40 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$40$q[(32'h0)+:(40)];
-        end
-        if (keys$40 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$40$q[(32'h0)+:(40)];
-        end
-        if (keys$40 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$40$q[(32'h0)+:(32)];
-        end
-        if (keys$40 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$40$q[(32'h0)+:(11)];
-        end
-        if (keys$40 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$40$q[(32'h0)+:(11)];
-        end
-        if (keys$40 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$40$q[(32'h0)+:(16)];
-        end
-        if (keys$40 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$40$q[(32'h0)+:(16)];
-        end
-        if (keys$40 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$40$q[(32'h0)+:(40)];
-        end
-        if (keys$40 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$40$q[(32'h0)+:(40)];
-        end
-        registers$41$clock = clock;
-        registers$41$rst_n = rst_n;
-        registers$41$write = write;
-        registers$41$key = key;
-        registers$41$value = value;
-        if (registers$41$hit) begin
-            known = 1'b1;
-        end
-        if (registers$41$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$41 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$41$q[(32'h0)+:(40)];
-        end
-        if (keys$41 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$41$q[(32'h0)+:(40)];
-        end
-        if (keys$41 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$41$q[(32'h0)+:(32)];
-        end
-        if (keys$41 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$41$q[(32'h0)+:(11)];
-        end
-        if (keys$41 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$41$q[(32'h0)+:(11)];
-        end
-        if (keys$41 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$41$q[(32'h0)+:(16)];
-        end
-        if (keys$41 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$41$q[(32'h0)+:(16)];
-        end
-        if (keys$41 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$41$q[(32'h0)+:(40)];
-        end
-        if (keys$41 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$41$q[(32'h0)+:(40)];
-        end
-        registers$42$clock = clock;
-        registers$42$rst_n = rst_n;
-        registers$42$write = write;
-        registers$42$key = key;
-        registers$42$value = value;
-        if (registers$42$hit) begin
-            known = 1'b1;
-        end
-        if (registers$42$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$42 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$42$q[(32'h0)+:(40)];
-        end
-        if (keys$42 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$42$q[(32'h0)+:(40)];
-        end
-        if (keys$42 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$42$q[(32'h0)+:(32)];
-        end
-        if (keys$42 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$42$q[(32'h0)+:(11)];
-        end
-        if (keys$42 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$42$q[(32'h0)+:(11)];
-        end
-        if (keys$42 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$42$q[(32'h0)+:(16)];
-        end
-        if (keys$42 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$42$q[(32'h0)+:(16)];
-        end
-        if (keys$42 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$42$q[(32'h0)+:(40)];
-        end
-        if (keys$42 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$42$q[(32'h0)+:(40)];
-        end
-        registers$43$clock = clock;
-        registers$43$rst_n = rst_n;
-        registers$43$write = write;
-        registers$43$key = key;
-        registers$43$value = value;
-        if (registers$43$hit) begin
-            known = 1'b1;
-        end
-        if (registers$43$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$43 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$43$q[(32'h0)+:(40)];
-        end
-        if (keys$43 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$43$q[(32'h0)+:(40)];
-        end
-        if (keys$43 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$43$q[(32'h0)+:(32)];
-        end
-        if (keys$43 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$43$q[(32'h0)+:(11)];
-        end
-        if (keys$43 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$43$q[(32'h0)+:(11)];
-        end
-        if (keys$43 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$43$q[(32'h0)+:(16)];
-        end
-        if (keys$43 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$43$q[(32'h0)+:(16)];
-        end
-        if (keys$43 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$43$q[(32'h0)+:(40)];
-        end
-        if (keys$43 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$43$q[(32'h0)+:(40)];
-        end
-        registers$44$clock = clock;
-        registers$44$rst_n = rst_n;
-        registers$44$write = write;
-        registers$44$key = key;
-        registers$44$value = value;
-        if (registers$44$hit) begin
-            known = 1'b1;
-        end
-        if (registers$44$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$44 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$44$q[(32'h0)+:(40)];
-        end
-        if (keys$44 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$44$q[(32'h0)+:(40)];
-        end
-        if (keys$44 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$44$q[(32'h0)+:(32)];
-        end
-        if (keys$44 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$44$q[(32'h0)+:(11)];
-        end
-        if (keys$44 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$44$q[(32'h0)+:(11)];
-        end
-        if (keys$44 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$44$q[(32'h0)+:(16)];
-        end
-        if (keys$44 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$44$q[(32'h0)+:(16)];
-        end
-        if (keys$44 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$44$q[(32'h0)+:(40)];
-        end
-        if (keys$44 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$44$q[(32'h0)+:(40)];
-        end
-        registers$45$clock = clock;
-        registers$45$rst_n = rst_n;
-        registers$45$write = write;
-        registers$45$key = key;
-        registers$45$value = value;
-        if (registers$45$hit) begin
-            known = 1'b1;
-        end
-        if (registers$45$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$45 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$45$q[(32'h0)+:(40)];
-        end
-        if (keys$45 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$45$q[(32'h0)+:(40)];
-        end
-        if (keys$45 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$45$q[(32'h0)+:(32)];
-        end
-        if (keys$45 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$45$q[(32'h0)+:(11)];
-        end
-        if (keys$45 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$45$q[(32'h0)+:(11)];
-        end
-        if (keys$45 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$45$q[(32'h0)+:(16)];
-        end
-        if (keys$45 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$45$q[(32'h0)+:(16)];
-        end
-        if (keys$45 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$45$q[(32'h0)+:(40)];
-        end
-        if (keys$45 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$45$q[(32'h0)+:(40)];
-        end
-        registers$46$clock = clock;
-        registers$46$rst_n = rst_n;
-        registers$46$write = write;
-        registers$46$key = key;
-        registers$46$value = value;
-        if (registers$46$hit) begin
-            known = 1'b1;
-        end
-        if (registers$46$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$46 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$46$q[(32'h0)+:(40)];
-        end
-        if (keys$46 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$46$q[(32'h0)+:(40)];
-        end
-        if (keys$46 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$46$q[(32'h0)+:(32)];
-        end
-        if (keys$46 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$46$q[(32'h0)+:(11)];
-        end
-        if (keys$46 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$46$q[(32'h0)+:(11)];
-        end
-        if (keys$46 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$46$q[(32'h0)+:(16)];
-        end
-        if (keys$46 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$46$q[(32'h0)+:(16)];
-        end
-        if (keys$46 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$46$q[(32'h0)+:(40)];
-        end
-        if (keys$46 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$46$q[(32'h0)+:(40)];
-        end
-        registers$47$clock = clock;
-        registers$47$rst_n = rst_n;
-        registers$47$write = write;
-        registers$47$key = key;
-        registers$47$value = value;
-        if (registers$47$hit) begin
-            known = 1'b1;
-        end
-        if (registers$47$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$47 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$47$q[(32'h0)+:(40)];
-        end
-        if (keys$47 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$47$q[(32'h0)+:(40)];
-        end
-        if (keys$47 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$47$q[(32'h0)+:(32)];
-        end
-        if (keys$47 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$47$q[(32'h0)+:(11)];
-        end
-        if (keys$47 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$47$q[(32'h0)+:(11)];
-        end
-        if (keys$47 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$47$q[(32'h0)+:(16)];
-        end
-        if (keys$47 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$47$q[(32'h0)+:(16)];
-        end
-        if (keys$47 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$47$q[(32'h0)+:(40)];
-        end
-        if (keys$47 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$47$q[(32'h0)+:(40)];
-        end
-        registers$48$clock = clock;
-        registers$48$rst_n = rst_n;
-        registers$48$write = write;
-        registers$48$key = key;
-        registers$48$value = value;
-        if (registers$48$hit) begin
-            known = 1'b1;
-        end
-        if (registers$48$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$48 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$48$q[(32'h0)+:(40)];
-        end
-        if (keys$48 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$48$q[(32'h0)+:(40)];
-        end
-        if (keys$48 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$48$q[(32'h0)+:(32)];
-        end
-        if (keys$48 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$48$q[(32'h0)+:(11)];
-        end
-        if (keys$48 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$48$q[(32'h0)+:(11)];
-        end
-        if (keys$48 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$48$q[(32'h0)+:(16)];
-        end
-        if (keys$48 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$48$q[(32'h0)+:(16)];
-        end
-        if (keys$48 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$48$q[(32'h0)+:(40)];
-        end
-        if (keys$48 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$48$q[(32'h0)+:(40)];
-        end
-        registers$49$clock = clock;
-        registers$49$rst_n = rst_n;
-        registers$49$write = write;
-        registers$49$key = key;
-        registers$49$value = value;
-        if (registers$49$hit) begin
-            known = 1'b1;
-        end
-        if (registers$49$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$49 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$49$q[(32'h0)+:(40)];
-        end
-        if (keys$49 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$49$q[(32'h0)+:(40)];
-        end
-        if (keys$49 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$49$q[(32'h0)+:(32)];
-        end
-        if (keys$49 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$49$q[(32'h0)+:(11)];
-        end
-        if (keys$49 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$49$q[(32'h0)+:(11)];
-        end
-        if (keys$49 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$49$q[(32'h0)+:(16)];
-        end
-        if (keys$49 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$49$q[(32'h0)+:(16)];
-        end
-        if (keys$49 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$49$q[(32'h0)+:(40)];
-        end
-        if (keys$49 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$49$q[(32'h0)+:(40)];
-        end
-        registers$50$clock = clock;
-        registers$50$rst_n = rst_n;
-        registers$50$write = write;
-        registers$50$key = key;
-        registers$50$value = value;
-        if (registers$50$hit) begin
-            known = 1'b1;
-        end
-        if (registers$50$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$50 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$50$q[(32'h0)+:(40)];
-        end
-        if (keys$50 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$50$q[(32'h0)+:(40)];
-        end
-        if (keys$50 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$50$q[(32'h0)+:(32)];
-        end
-        if (keys$50 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$50$q[(32'h0)+:(11)];
-        end
-        if (keys$50 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$50$q[(32'h0)+:(11)];
-        end
-        if (keys$50 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$50$q[(32'h0)+:(16)];
-        end
-        if (keys$50 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$50$q[(32'h0)+:(16)];
-        end
-        if (keys$50 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$50$q[(32'h0)+:(40)];
-        end
-        if (keys$50 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$50$q[(32'h0)+:(40)];
-        end
-        registers$51$clock = clock;
-        registers$51$rst_n = rst_n;
-        registers$51$write = write;
-        registers$51$key = key;
-        registers$51$value = value;
-        if (registers$51$hit) begin
-            known = 1'b1;
-        end
-        if (registers$51$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$51 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$51$q[(32'h0)+:(40)];
-        end
-        if (keys$51 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$51$q[(32'h0)+:(40)];
-        end
-        if (keys$51 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$51$q[(32'h0)+:(32)];
-        end
-        if (keys$51 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$51$q[(32'h0)+:(11)];
-        end
-        if (keys$51 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$51$q[(32'h0)+:(11)];
-        end
-        if (keys$51 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$51$q[(32'h0)+:(16)];
-        end
-        if (keys$51 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$51$q[(32'h0)+:(16)];
-        end
-        if (keys$51 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$51$q[(32'h0)+:(40)];
-        end
-        if (keys$51 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$51$q[(32'h0)+:(40)];
-        end
-        registers$52$clock = clock;
-        registers$52$rst_n = rst_n;
-        registers$52$write = write;
-        registers$52$key = key;
-        registers$52$value = value;
-        if (registers$52$hit) begin
-            known = 1'b1;
-        end
-        if (registers$52$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$52 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$52$q[(32'h0)+:(40)];
-        end
-        if (keys$52 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$52$q[(32'h0)+:(40)];
-        end
-        if (keys$52 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$52$q[(32'h0)+:(32)];
-        end
-        if (keys$52 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$52$q[(32'h0)+:(11)];
-        end
-        if (keys$52 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$52$q[(32'h0)+:(11)];
-        end
-        if (keys$52 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$52$q[(32'h0)+:(16)];
-        end
-        if (keys$52 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$52$q[(32'h0)+:(16)];
-        end
-        if (keys$52 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$52$q[(32'h0)+:(40)];
-        end
-        if (keys$52 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$52$q[(32'h0)+:(40)];
-        end
-        registers$53$clock = clock;
-        registers$53$rst_n = rst_n;
-        registers$53$write = write;
-        registers$53$key = key;
-        registers$53$value = value;
-        if (registers$53$hit) begin
-            known = 1'b1;
-        end
-        if (registers$53$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$53 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$53$q[(32'h0)+:(40)];
-        end
-        if (keys$53 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$53$q[(32'h0)+:(40)];
-        end
-        if (keys$53 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$53$q[(32'h0)+:(32)];
-        end
-        if (keys$53 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$53$q[(32'h0)+:(11)];
-        end
-        if (keys$53 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$53$q[(32'h0)+:(11)];
-        end
-        if (keys$53 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$53$q[(32'h0)+:(16)];
-        end
-        if (keys$53 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$53$q[(32'h0)+:(16)];
-        end
-        if (keys$53 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$53$q[(32'h0)+:(40)];
-        end
-        if (keys$53 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$53$q[(32'h0)+:(40)];
-        end
-        registers$54$clock = clock;
-        registers$54$rst_n = rst_n;
-        registers$54$write = write;
-        registers$54$key = key;
-        registers$54$value = value;
-        if (registers$54$hit) begin
-            known = 1'b1;
-        end
-        if (registers$54$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$54 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$54$q[(32'h0)+:(40)];
-        end
-        if (keys$54 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$54$q[(32'h0)+:(40)];
-        end
-        if (keys$54 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$54$q[(32'h0)+:(32)];
-        end
-        if (keys$54 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$54$q[(32'h0)+:(11)];
-        end
-        if (keys$54 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$54$q[(32'h0)+:(11)];
-        end
-        if (keys$54 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$54$q[(32'h0)+:(16)];
-        end
-        if (keys$54 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$54$q[(32'h0)+:(16)];
-        end
-        if (keys$54 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$54$q[(32'h0)+:(40)];
-        end
-        if (keys$54 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$54$q[(32'h0)+:(40)];
-        end
-        registers$55$clock = clock;
-        registers$55$rst_n = rst_n;
-        registers$55$write = write;
-        registers$55$key = key;
-        registers$55$value = value;
-        if (registers$55$hit) begin
-            known = 1'b1;
-        end
-        if (registers$55$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$55 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$55$q[(32'h0)+:(40)];
-        end
-        if (keys$55 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$55$q[(32'h0)+:(40)];
-        end
-        if (keys$55 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$55$q[(32'h0)+:(32)];
-        end
-        if (keys$55 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$55$q[(32'h0)+:(11)];
-        end
-        if (keys$55 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$55$q[(32'h0)+:(11)];
-        end
-        if (keys$55 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$55$q[(32'h0)+:(16)];
-        end
-        if (keys$55 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$55$q[(32'h0)+:(16)];
-        end
-        if (keys$55 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$55$q[(32'h0)+:(40)];
-        end
-        if (keys$55 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$55$q[(32'h0)+:(40)];
-        end
-        registers$56$clock = clock;
-        registers$56$rst_n = rst_n;
-        registers$56$write = write;
-        registers$56$key = key;
-        registers$56$value = value;
-        if (registers$56$hit) begin
-            known = 1'b1;
-        end
-        if (registers$56$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$56 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$56$q[(32'h0)+:(40)];
-        end
-        if (keys$56 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$56$q[(32'h0)+:(40)];
-        end
-        if (keys$56 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$56$q[(32'h0)+:(32)];
-        end
-        if (keys$56 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$56$q[(32'h0)+:(11)];
-        end
-        if (keys$56 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$56$q[(32'h0)+:(11)];
-        end
-        if (keys$56 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$56$q[(32'h0)+:(16)];
-        end
-        if (keys$56 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$56$q[(32'h0)+:(16)];
-        end
-        if (keys$56 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$56$q[(32'h0)+:(40)];
-        end
-        if (keys$56 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$56$q[(32'h0)+:(40)];
-        end
-        registers$57$clock = clock;
-        registers$57$rst_n = rst_n;
-        registers$57$write = write;
-        registers$57$key = key;
-        registers$57$value = value;
-        if (registers$57$hit) begin
-            known = 1'b1;
-        end
-        if (registers$57$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$57 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$57$q[(32'h0)+:(40)];
-        end
-        if (keys$57 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$57$q[(32'h0)+:(40)];
-        end
-        if (keys$57 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$57$q[(32'h0)+:(32)];
-        end
-        if (keys$57 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$57$q[(32'h0)+:(11)];
-        end
-        if (keys$57 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$57$q[(32'h0)+:(11)];
-        end
-        if (keys$57 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$57$q[(32'h0)+:(16)];
-        end
-        if (keys$57 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$57$q[(32'h0)+:(16)];
-        end
-        if (keys$57 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$57$q[(32'h0)+:(40)];
-        end
-        if (keys$57 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$57$q[(32'h0)+:(40)];
-        end
-        registers$58$clock = clock;
-        registers$58$rst_n = rst_n;
-        registers$58$write = write;
-        registers$58$key = key;
-        registers$58$value = value;
-        if (registers$58$hit) begin
-            known = 1'b1;
-        end
-        if (registers$58$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$58 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$58$q[(32'h0)+:(40)];
-        end
-        if (keys$58 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$58$q[(32'h0)+:(40)];
-        end
-        if (keys$58 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$58$q[(32'h0)+:(32)];
-        end
-        if (keys$58 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$58$q[(32'h0)+:(11)];
-        end
-        if (keys$58 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$58$q[(32'h0)+:(11)];
-        end
-        if (keys$58 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$58$q[(32'h0)+:(16)];
-        end
-        if (keys$58 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$58$q[(32'h0)+:(16)];
-        end
-        if (keys$58 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$58$q[(32'h0)+:(40)];
-        end
-        if (keys$58 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$58$q[(32'h0)+:(40)];
-        end
-        registers$59$clock = clock;
-        registers$59$rst_n = rst_n;
-        registers$59$write = write;
-        registers$59$key = key;
-        registers$59$value = value;
-        if (registers$59$hit) begin
-            known = 1'b1;
-        end
-        if (registers$59$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$59 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$59$q[(32'h0)+:(40)];
-        end
-        if (keys$59 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$59$q[(32'h0)+:(40)];
-        end
-        if (keys$59 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$59$q[(32'h0)+:(32)];
-        end
-        if (keys$59 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$59$q[(32'h0)+:(11)];
-        end
-        if (keys$59 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$59$q[(32'h0)+:(11)];
-        end
-        if (keys$59 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$59$q[(32'h0)+:(16)];
-        end
-        if (keys$59 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$59$q[(32'h0)+:(16)];
-        end
-        if (keys$59 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$59$q[(32'h0)+:(40)];
-        end
-        if (keys$59 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$59$q[(32'h0)+:(40)];
-        end
-        registers$60$clock = clock;
-        registers$60$rst_n = rst_n;
-        registers$60$write = write;
-        registers$60$key = key;
-        registers$60$value = value;
-        if (registers$60$hit) begin
-            known = 1'b1;
-        end
-        if (registers$60$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$60 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$60$q[(32'h0)+:(40)];
-        end
-        if (keys$60 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$60$q[(32'h0)+:(40)];
-        end
-        if (keys$60 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$60$q[(32'h0)+:(32)];
-        end
-        if (keys$60 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$60$q[(32'h0)+:(11)];
-        end
-        if (keys$60 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$60$q[(32'h0)+:(11)];
-        end
-        if (keys$60 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$60$q[(32'h0)+:(16)];
-        end
-        if (keys$60 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$60$q[(32'h0)+:(16)];
-        end
-        if (keys$60 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$60$q[(32'h0)+:(40)];
-        end
-        if (keys$60 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$60$q[(32'h0)+:(40)];
-        end
-        registers$61$clock = clock;
-        registers$61$rst_n = rst_n;
-        registers$61$write = write;
-        registers$61$key = key;
-        registers$61$value = value;
-        if (registers$61$hit) begin
-            known = 1'b1;
-        end
-        if (registers$61$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$61 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$61$q[(32'h0)+:(40)];
-        end
-        if (keys$61 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$61$q[(32'h0)+:(40)];
-        end
-        if (keys$61 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$61$q[(32'h0)+:(32)];
-        end
-        if (keys$61 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$61$q[(32'h0)+:(11)];
-        end
-        if (keys$61 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$61$q[(32'h0)+:(11)];
-        end
-        if (keys$61 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$61$q[(32'h0)+:(16)];
-        end
-        if (keys$61 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$61$q[(32'h0)+:(16)];
-        end
-        if (keys$61 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$61$q[(32'h0)+:(40)];
-        end
-        if (keys$61 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$61$q[(32'h0)+:(40)];
-        end
-        registers$62$clock = clock;
-        registers$62$rst_n = rst_n;
-        registers$62$write = write;
-        registers$62$key = key;
-        registers$62$value = value;
-        if (registers$62$hit) begin
-            known = 1'b1;
-        end
-        if (registers$62$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$62 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$62$q[(32'h0)+:(40)];
-        end
-        if (keys$62 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$62$q[(32'h0)+:(40)];
-        end
-        if (keys$62 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$62$q[(32'h0)+:(32)];
-        end
-        if (keys$62 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$62$q[(32'h0)+:(11)];
-        end
-        if (keys$62 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$62$q[(32'h0)+:(11)];
-        end
-        if (keys$62 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$62$q[(32'h0)+:(16)];
-        end
-        if (keys$62 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$62$q[(32'h0)+:(16)];
-        end
-        if (keys$62 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$62$q[(32'h0)+:(40)];
-        end
-        if (keys$62 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$62$q[(32'h0)+:(40)];
-        end
-        registers$63$clock = clock;
-        registers$63$rst_n = rst_n;
-        registers$63$write = write;
-        registers$63$key = key;
-        registers$63$value = value;
-        if (registers$63$hit) begin
-            known = 1'b1;
-        end
-        if (registers$63$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$63 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$63$q[(32'h0)+:(40)];
-        end
-        if (keys$63 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$63$q[(32'h0)+:(40)];
-        end
-        if (keys$63 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$63$q[(32'h0)+:(32)];
-        end
-        if (keys$63 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$63$q[(32'h0)+:(11)];
-        end
-        if (keys$63 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$63$q[(32'h0)+:(11)];
-        end
-        if (keys$63 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$63$q[(32'h0)+:(16)];
-        end
-        if (keys$63 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$63$q[(32'h0)+:(16)];
-        end
-        if (keys$63 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$63$q[(32'h0)+:(40)];
-        end
-        if (keys$63 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$63$q[(32'h0)+:(40)];
-        end
-        registers$64$clock = clock;
-        registers$64$rst_n = rst_n;
-        registers$64$write = write;
-        registers$64$key = key;
-        registers$64$value = value;
-        if (registers$64$hit) begin
-            known = 1'b1;
-        end
-        if (registers$64$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$64 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$64$q[(32'h0)+:(40)];
-        end
-        if (keys$64 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$64$q[(32'h0)+:(40)];
-        end
-        if (keys$64 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$64$q[(32'h0)+:(32)];
-        end
-        if (keys$64 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$64$q[(32'h0)+:(11)];
-        end
-        if (keys$64 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$64$q[(32'h0)+:(11)];
-        end
-        if (keys$64 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$64$q[(32'h0)+:(16)];
-        end
-        if (keys$64 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$64$q[(32'h0)+:(16)];
-        end
-        if (keys$64 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$64$q[(32'h0)+:(40)];
-        end
-        if (keys$64 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$64$q[(32'h0)+:(40)];
-        end
-        registers$65$clock = clock;
-        registers$65$rst_n = rst_n;
-        registers$65$write = write;
-        registers$65$key = key;
-        registers$65$value = value;
-        if (registers$65$hit) begin
-            known = 1'b1;
-        end
-        if (registers$65$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$65 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$65$q[(32'h0)+:(40)];
-        end
-        if (keys$65 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$65$q[(32'h0)+:(40)];
-        end
-        if (keys$65 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$65$q[(32'h0)+:(32)];
-        end
-        if (keys$65 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$65$q[(32'h0)+:(11)];
-        end
-        if (keys$65 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$65$q[(32'h0)+:(11)];
-        end
-        if (keys$65 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$65$q[(32'h0)+:(16)];
-        end
-        if (keys$65 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$65$q[(32'h0)+:(16)];
-        end
-        if (keys$65 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$65$q[(32'h0)+:(40)];
-        end
-        if (keys$65 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$65$q[(32'h0)+:(40)];
-        end
-        registers$66$clock = clock;
-        registers$66$rst_n = rst_n;
-        registers$66$write = write;
-        registers$66$key = key;
-        registers$66$value = value;
-        if (registers$66$hit) begin
-            known = 1'b1;
-        end
-        if (registers$66$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$66 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$66$q[(32'h0)+:(40)];
-        end
-        if (keys$66 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$66$q[(32'h0)+:(40)];
-        end
-        if (keys$66 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$66$q[(32'h0)+:(32)];
-        end
-        if (keys$66 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$66$q[(32'h0)+:(11)];
-        end
-        if (keys$66 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$66$q[(32'h0)+:(11)];
-        end
-        if (keys$66 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$66$q[(32'h0)+:(16)];
-        end
-        if (keys$66 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$66$q[(32'h0)+:(16)];
-        end
-        if (keys$66 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$66$q[(32'h0)+:(40)];
-        end
-        if (keys$66 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$66$q[(32'h0)+:(40)];
-        end
-        registers$67$clock = clock;
-        registers$67$rst_n = rst_n;
-        registers$67$write = write;
-        registers$67$key = key;
-        registers$67$value = value;
-        if (registers$67$hit) begin
-            known = 1'b1;
-        end
-        if (registers$67$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$67 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$67$q[(32'h0)+:(40)];
-        end
-        if (keys$67 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$67$q[(32'h0)+:(40)];
-        end
-        if (keys$67 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$67$q[(32'h0)+:(32)];
-        end
-        if (keys$67 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$67$q[(32'h0)+:(11)];
-        end
-        if (keys$67 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$67$q[(32'h0)+:(11)];
-        end
-        if (keys$67 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$67$q[(32'h0)+:(16)];
-        end
-        if (keys$67 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$67$q[(32'h0)+:(16)];
-        end
-        if (keys$67 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$67$q[(32'h0)+:(40)];
-        end
-        if (keys$67 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$67$q[(32'h0)+:(40)];
-        end
-        registers$68$clock = clock;
-        registers$68$rst_n = rst_n;
-        registers$68$write = write;
-        registers$68$key = key;
-        registers$68$value = value;
-        if (registers$68$hit) begin
-            known = 1'b1;
-        end
-        if (registers$68$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$68 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$68$q[(32'h0)+:(40)];
-        end
-        if (keys$68 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$68$q[(32'h0)+:(40)];
-        end
-        if (keys$68 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$68$q[(32'h0)+:(32)];
-        end
-        if (keys$68 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$68$q[(32'h0)+:(11)];
-        end
-        if (keys$68 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$68$q[(32'h0)+:(11)];
-        end
-        if (keys$68 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$68$q[(32'h0)+:(16)];
-        end
-        if (keys$68 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$68$q[(32'h0)+:(16)];
-        end
-        if (keys$68 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$68$q[(32'h0)+:(40)];
-        end
-        if (keys$68 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$68$q[(32'h0)+:(40)];
-        end
-        registers$69$clock = clock;
-        registers$69$rst_n = rst_n;
-        registers$69$write = write;
-        registers$69$key = key;
-        registers$69$value = value;
-        if (registers$69$hit) begin
-            known = 1'b1;
-        end
-        if (registers$69$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$69 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$69$q[(32'h0)+:(40)];
-        end
-        if (keys$69 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$69$q[(32'h0)+:(40)];
-        end
-        if (keys$69 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$69$q[(32'h0)+:(32)];
-        end
-        if (keys$69 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$69$q[(32'h0)+:(11)];
-        end
-        if (keys$69 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$69$q[(32'h0)+:(11)];
-        end
-        if (keys$69 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$69$q[(32'h0)+:(16)];
-        end
-        if (keys$69 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$69$q[(32'h0)+:(16)];
-        end
-        if (keys$69 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$69$q[(32'h0)+:(40)];
-        end
-        if (keys$69 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$69$q[(32'h0)+:(40)];
-        end
-        registers$70$clock = clock;
-        registers$70$rst_n = rst_n;
-        registers$70$write = write;
-        registers$70$key = key;
-        registers$70$value = value;
-        if (registers$70$hit) begin
-            known = 1'b1;
-        end
-        if (registers$70$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$70 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$70$q[(32'h0)+:(40)];
-        end
-        if (keys$70 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$70$q[(32'h0)+:(40)];
-        end
-        if (keys$70 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$70$q[(32'h0)+:(32)];
-        end
-        if (keys$70 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$70$q[(32'h0)+:(11)];
-        end
-        if (keys$70 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$70$q[(32'h0)+:(11)];
-        end
-        if (keys$70 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$70$q[(32'h0)+:(16)];
-        end
-        if (keys$70 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$70$q[(32'h0)+:(16)];
-        end
-        if (keys$70 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$70$q[(32'h0)+:(40)];
-        end
-        if (keys$70 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$70$q[(32'h0)+:(40)];
-        end
-        registers$71$clock = clock;
-        registers$71$rst_n = rst_n;
-        registers$71$write = write;
-        registers$71$key = key;
-        registers$71$value = value;
-        if (registers$71$hit) begin
-            known = 1'b1;
-        end
-        if (registers$71$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$71 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$71$q[(32'h0)+:(40)];
-        end
-        if (keys$71 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$71$q[(32'h0)+:(40)];
-        end
-        if (keys$71 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$71$q[(32'h0)+:(32)];
-        end
-        if (keys$71 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$71$q[(32'h0)+:(11)];
-        end
-        if (keys$71 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$71$q[(32'h0)+:(11)];
-        end
-        if (keys$71 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$71$q[(32'h0)+:(16)];
-        end
-        if (keys$71 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$71$q[(32'h0)+:(16)];
-        end
-        if (keys$71 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$71$q[(32'h0)+:(40)];
-        end
-        if (keys$71 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$71$q[(32'h0)+:(40)];
-        end
-        registers$72$clock = clock;
-        registers$72$rst_n = rst_n;
-        registers$72$write = write;
-        registers$72$key = key;
-        registers$72$value = value;
-        if (registers$72$hit) begin
-            known = 1'b1;
-        end
-        if (registers$72$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$72 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$72$q[(32'h0)+:(40)];
-        end
-        if (keys$72 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$72$q[(32'h0)+:(40)];
-        end
-        if (keys$72 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$72$q[(32'h0)+:(32)];
-        end
-        if (keys$72 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$72$q[(32'h0)+:(11)];
-        end
-        if (keys$72 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$72$q[(32'h0)+:(11)];
-        end
-        if (keys$72 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$72$q[(32'h0)+:(16)];
-        end
-        if (keys$72 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$72$q[(32'h0)+:(16)];
-        end
-        if (keys$72 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$72$q[(32'h0)+:(40)];
-        end
-        if (keys$72 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$72$q[(32'h0)+:(40)];
-        end
-        registers$73$clock = clock;
-        registers$73$rst_n = rst_n;
-        registers$73$write = write;
-        registers$73$key = key;
-        registers$73$value = value;
-        if (registers$73$hit) begin
-            known = 1'b1;
-        end
-        if (registers$73$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$73 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$73$q[(32'h0)+:(40)];
-        end
-        if (keys$73 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$73$q[(32'h0)+:(40)];
-        end
-        if (keys$73 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$73$q[(32'h0)+:(32)];
-        end
-        if (keys$73 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$73$q[(32'h0)+:(11)];
-        end
-        if (keys$73 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$73$q[(32'h0)+:(11)];
-        end
-        if (keys$73 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$73$q[(32'h0)+:(16)];
-        end
-        if (keys$73 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$73$q[(32'h0)+:(16)];
-        end
-        if (keys$73 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$73$q[(32'h0)+:(40)];
-        end
-        if (keys$73 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$73$q[(32'h0)+:(40)];
-        end
-        registers$74$clock = clock;
-        registers$74$rst_n = rst_n;
-        registers$74$write = write;
-        registers$74$key = key;
-        registers$74$value = value;
-        if (registers$74$hit) begin
-            known = 1'b1;
-        end
-        if (registers$74$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$74 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$74$q[(32'h0)+:(40)];
-        end
-        if (keys$74 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$74$q[(32'h0)+:(40)];
-        end
-        if (keys$74 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$74$q[(32'h0)+:(32)];
-        end
-        if (keys$74 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$74$q[(32'h0)+:(11)];
-        end
-        if (keys$74 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$74$q[(32'h0)+:(11)];
-        end
-        if (keys$74 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$74$q[(32'h0)+:(16)];
-        end
-        if (keys$74 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$74$q[(32'h0)+:(16)];
-        end
-        if (keys$74 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$74$q[(32'h0)+:(40)];
-        end
-        if (keys$74 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$74$q[(32'h0)+:(40)];
-        end
-        registers$75$clock = clock;
-        registers$75$rst_n = rst_n;
-        registers$75$write = write;
-        registers$75$key = key;
-        registers$75$value = value;
-        if (registers$75$hit) begin
-            known = 1'b1;
-        end
-        if (registers$75$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$75 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$75$q[(32'h0)+:(40)];
-        end
-        if (keys$75 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$75$q[(32'h0)+:(40)];
-        end
-        if (keys$75 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$75$q[(32'h0)+:(32)];
-        end
-        if (keys$75 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$75$q[(32'h0)+:(11)];
-        end
-        if (keys$75 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$75$q[(32'h0)+:(11)];
-        end
-        if (keys$75 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$75$q[(32'h0)+:(16)];
-        end
-        if (keys$75 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$75$q[(32'h0)+:(16)];
-        end
-        if (keys$75 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$75$q[(32'h0)+:(40)];
-        end
-        if (keys$75 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$75$q[(32'h0)+:(40)];
-        end
-        registers$76$clock = clock;
-        registers$76$rst_n = rst_n;
-        registers$76$write = write;
-        registers$76$key = key;
-        registers$76$value = value;
-        if (registers$76$hit) begin
-            known = 1'b1;
-        end
-        if (registers$76$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$76 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$76$q[(32'h0)+:(40)];
-        end
-        if (keys$76 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$76$q[(32'h0)+:(40)];
-        end
-        if (keys$76 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$76$q[(32'h0)+:(32)];
-        end
-        if (keys$76 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$76$q[(32'h0)+:(11)];
-        end
-        if (keys$76 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$76$q[(32'h0)+:(11)];
-        end
-        if (keys$76 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$76$q[(32'h0)+:(16)];
-        end
-        if (keys$76 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$76$q[(32'h0)+:(16)];
-        end
-        if (keys$76 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$76$q[(32'h0)+:(40)];
-        end
-        if (keys$76 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$76$q[(32'h0)+:(40)];
-        end
-        registers$77$clock = clock;
-        registers$77$rst_n = rst_n;
-        registers$77$write = write;
-        registers$77$key = key;
-        registers$77$value = value;
-        if (registers$77$hit) begin
-            known = 1'b1;
-        end
-        if (registers$77$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$77 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$77$q[(32'h0)+:(40)];
-        end
-        if (keys$77 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$77$q[(32'h0)+:(40)];
-        end
-        if (keys$77 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$77$q[(32'h0)+:(32)];
-        end
-        if (keys$77 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$77$q[(32'h0)+:(11)];
-        end
-        if (keys$77 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$77$q[(32'h0)+:(11)];
-        end
-        if (keys$77 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$77$q[(32'h0)+:(16)];
-        end
-        if (keys$77 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$77$q[(32'h0)+:(16)];
-        end
-        if (keys$77 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$77$q[(32'h0)+:(40)];
-        end
-        if (keys$77 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$77$q[(32'h0)+:(40)];
-        end
-        registers$78$clock = clock;
-        registers$78$rst_n = rst_n;
-        registers$78$write = write;
-        registers$78$key = key;
-        registers$78$value = value;
-        if (registers$78$hit) begin
-            known = 1'b1;
-        end
-        if (registers$78$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$78 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$78$q[(32'h0)+:(40)];
-        end
-        if (keys$78 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$78$q[(32'h0)+:(40)];
-        end
-        if (keys$78 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$78$q[(32'h0)+:(32)];
-        end
-        if (keys$78 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$78$q[(32'h0)+:(11)];
-        end
-        if (keys$78 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$78$q[(32'h0)+:(11)];
-        end
-        if (keys$78 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$78$q[(32'h0)+:(16)];
-        end
-        if (keys$78 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$78$q[(32'h0)+:(16)];
-        end
-        if (keys$78 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$78$q[(32'h0)+:(40)];
-        end
-        if (keys$78 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$78$q[(32'h0)+:(40)];
-        end
-        registers$79$clock = clock;
-        registers$79$rst_n = rst_n;
-        registers$79$write = write;
-        registers$79$key = key;
-        registers$79$value = value;
-        if (registers$79$hit) begin
-            known = 1'b1;
-        end
-        if (registers$79$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$79 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$79$q[(32'h0)+:(40)];
-        end
-        if (keys$79 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$79$q[(32'h0)+:(40)];
-        end
-        if (keys$79 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$79$q[(32'h0)+:(32)];
-        end
-        if (keys$79 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$79$q[(32'h0)+:(11)];
-        end
-        if (keys$79 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$79$q[(32'h0)+:(11)];
-        end
-        if (keys$79 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$79$q[(32'h0)+:(16)];
-        end
-        if (keys$79 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$79$q[(32'h0)+:(16)];
-        end
-        if (keys$79 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$79$q[(32'h0)+:(40)];
-        end
-        if (keys$79 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$79$q[(32'h0)+:(40)];
-        end
-        registers$80$clock = clock;
-        registers$80$rst_n = rst_n;
-        registers$80$write = write;
-        registers$80$key = key;
-        registers$80$value = value;
-        if (registers$80$hit) begin
-            known = 1'b1;
-        end
-        if (registers$80$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$80 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$80$q[(32'h0)+:(40)];
-        end
-        if (keys$80 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$80$q[(32'h0)+:(40)];
-        end
-        if (keys$80 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$80$q[(32'h0)+:(32)];
-        end
-        if (keys$80 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$80$q[(32'h0)+:(11)];
-        end
-        if (keys$80 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$80$q[(32'h0)+:(11)];
-        end
-        if (keys$80 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$80$q[(32'h0)+:(16)];
-        end
-        if (keys$80 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$80$q[(32'h0)+:(16)];
-        end
-        if (keys$80 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$80$q[(32'h0)+:(40)];
-        end
-        if (keys$80 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$80$q[(32'h0)+:(40)];
-        end
-        registers$81$clock = clock;
-        registers$81$rst_n = rst_n;
-        registers$81$write = write;
-        registers$81$key = key;
-        registers$81$value = value;
-        if (registers$81$hit) begin
-            known = 1'b1;
-        end
-        if (registers$81$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$81 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$81$q[(32'h0)+:(40)];
-        end
-        if (keys$81 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$81$q[(32'h0)+:(40)];
-        end
-        if (keys$81 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$81$q[(32'h0)+:(32)];
-        end
-        if (keys$81 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$81$q[(32'h0)+:(11)];
-        end
-        if (keys$81 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$81$q[(32'h0)+:(11)];
-        end
-        if (keys$81 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$81$q[(32'h0)+:(16)];
-        end
-        if (keys$81 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$81$q[(32'h0)+:(16)];
-        end
-        if (keys$81 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$81$q[(32'h0)+:(40)];
-        end
-        if (keys$81 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$81$q[(32'h0)+:(40)];
-        end
-        registers$82$clock = clock;
-        registers$82$rst_n = rst_n;
-        registers$82$write = write;
-        registers$82$key = key;
-        registers$82$value = value;
-        if (registers$82$hit) begin
-            known = 1'b1;
-        end
-        if (registers$82$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$82 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$82$q[(32'h0)+:(40)];
-        end
-        if (keys$82 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$82$q[(32'h0)+:(40)];
-        end
-        if (keys$82 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$82$q[(32'h0)+:(32)];
-        end
-        if (keys$82 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$82$q[(32'h0)+:(11)];
-        end
-        if (keys$82 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$82$q[(32'h0)+:(11)];
-        end
-        if (keys$82 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$82$q[(32'h0)+:(16)];
-        end
-        if (keys$82 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$82$q[(32'h0)+:(16)];
-        end
-        if (keys$82 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$82$q[(32'h0)+:(40)];
-        end
-        if (keys$82 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$82$q[(32'h0)+:(40)];
-        end
-        registers$83$clock = clock;
-        registers$83$rst_n = rst_n;
-        registers$83$write = write;
-        registers$83$key = key;
-        registers$83$value = value;
-        if (registers$83$hit) begin
-            known = 1'b1;
-        end
-        if (registers$83$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$83 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$83$q[(32'h0)+:(40)];
-        end
-        if (keys$83 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$83$q[(32'h0)+:(40)];
-        end
-        if (keys$83 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$83$q[(32'h0)+:(32)];
-        end
-        if (keys$83 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$83$q[(32'h0)+:(11)];
-        end
-        if (keys$83 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$83$q[(32'h0)+:(11)];
-        end
-        if (keys$83 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$83$q[(32'h0)+:(16)];
-        end
-        if (keys$83 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$83$q[(32'h0)+:(16)];
-        end
-        if (keys$83 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$83$q[(32'h0)+:(40)];
-        end
-        if (keys$83 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$83$q[(32'h0)+:(40)];
-        end
-        registers$84$clock = clock;
-        registers$84$rst_n = rst_n;
-        registers$84$write = write;
-        registers$84$key = key;
-        registers$84$value = value;
-        if (registers$84$hit) begin
-            known = 1'b1;
-        end
-        if (registers$84$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$84 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$84$q[(32'h0)+:(40)];
-        end
-        if (keys$84 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$84$q[(32'h0)+:(40)];
-        end
-        if (keys$84 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$84$q[(32'h0)+:(32)];
-        end
-        if (keys$84 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$84$q[(32'h0)+:(11)];
-        end
-        if (keys$84 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$84$q[(32'h0)+:(11)];
-        end
-        if (keys$84 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$84$q[(32'h0)+:(16)];
-        end
-        if (keys$84 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$84$q[(32'h0)+:(16)];
-        end
-        if (keys$84 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$84$q[(32'h0)+:(40)];
-        end
-        if (keys$84 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$84$q[(32'h0)+:(40)];
-        end
-        registers$85$clock = clock;
-        registers$85$rst_n = rst_n;
-        registers$85$write = write;
-        registers$85$key = key;
-        registers$85$value = value;
-        if (registers$85$hit) begin
-            known = 1'b1;
-        end
-        if (registers$85$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$85 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$85$q[(32'h0)+:(40)];
-        end
-        if (keys$85 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$85$q[(32'h0)+:(40)];
-        end
-        if (keys$85 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$85$q[(32'h0)+:(32)];
-        end
-        if (keys$85 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$85$q[(32'h0)+:(11)];
-        end
-        if (keys$85 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$85$q[(32'h0)+:(11)];
-        end
-        if (keys$85 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$85$q[(32'h0)+:(16)];
-        end
-        if (keys$85 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$85$q[(32'h0)+:(16)];
-        end
-        if (keys$85 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$85$q[(32'h0)+:(40)];
-        end
-        if (keys$85 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$85$q[(32'h0)+:(40)];
-        end
-        registers$86$clock = clock;
-        registers$86$rst_n = rst_n;
-        registers$86$write = write;
-        registers$86$key = key;
-        registers$86$value = value;
-        if (registers$86$hit) begin
-            known = 1'b1;
-        end
-        if (registers$86$reserved) begin
-            reserved = 1'b1;
-        end
-        if (keys$86 == dma0_src_key) begin
-            dma[(64'h0)+:(40)] = registers$86$q[(32'h0)+:(40)];
-        end
-        if (keys$86 == dma0_dst_key) begin
-            dma[(64'h28)+:(40)] = registers$86$q[(32'h0)+:(40)];
-        end
-        if (keys$86 == dma0_len_key) begin
-            dma[(64'h50)+:(32)] = registers$86$q[(32'h0)+:(32)];
-        end
-        if (keys$86 == dma0_src_region_key) begin
-            dma[(64'h70)+:(11)] = registers$86$q[(32'h0)+:(11)];
-        end
-        if (keys$86 == dma0_dst_region_key) begin
-            dma[(64'h7b)+:(11)] = registers$86$q[(32'h0)+:(11)];
-        end
-        if (keys$86 == dma0_size0_key) begin
-            dma[(64'h86)+:(16)] = registers$86$q[(32'h0)+:(16)];
-        end
-        if (keys$86 == dma0_size1_key) begin
-            dma[(64'h96)+:(16)] = registers$86$q[(32'h0)+:(16)];
-        end
-        if (keys$86 == dma0_skip0_key) begin
-            dma[(64'ha6)+:(40)] = registers$86$q[(32'h0)+:(40)];
-        end
-        if (keys$86 == dma0_skip1_key) begin
-            dma[(64'hce)+:(40)] = registers$86$q[(32'h0)+:(40)];
-        end
+        dma_src_region$clock = clock;
+        dma_src_region$rst_n = rst_n;
+        dma_src_region$write = write;
+        dma_src_region$key = key;
+        dma_src_region$value = value;
+        dma_dst_region$clock = clock;
+        dma_dst_region$rst_n = rst_n;
+        dma_dst_region$write = write;
+        dma_dst_region$key = key;
+        dma_dst_region$value = value;
+        dma_size0$clock = clock;
+        dma_size0$rst_n = rst_n;
+        dma_size0$write = write;
+        dma_size0$key = key;
+        dma_size0$value = value;
+        dma_size1$clock = clock;
+        dma_size1$rst_n = rst_n;
+        dma_size1$write = write;
+        dma_size1$key = key;
+        dma_size1$value = value;
+        dma_src$clock = clock;
+        dma_src$rst_n = rst_n;
+        dma_src$write = write;
+        dma_src$key = key;
+        dma_src$value = value;
+        dma_dst$clock = clock;
+        dma_dst$rst_n = rst_n;
+        dma_dst$write = write;
+        dma_dst$key = key;
+        dma_dst$value = value;
+        dma_len$clock = clock;
+        dma_len$rst_n = rst_n;
+        dma_len$write = write;
+        dma_len$key = key;
+        dma_len$value = value;
+        dma_skip0$clock = clock;
+        dma_skip0$rst_n = rst_n;
+        dma_skip0$write = write;
+        dma_skip0$key = key;
+        dma_skip0$value = value;
+        dma_skip1$clock = clock;
+        dma_skip1$rst_n = rst_n;
+        dma_skip1$write = write;
+        dma_skip1$key = key;
+        dma_skip1$value = value;
+        ifm_pad_top$clock = clock;
+        ifm_pad_top$rst_n = rst_n;
+        ifm_pad_top$write = write;
+        ifm_pad_top$key = key;
+        ifm_pad_top$value = value;
+        ifm_pad_left$clock = clock;
+        ifm_pad_left$rst_n = rst_n;
+        ifm_pad_left$write = write;
+        ifm_pad_left$key = key;
+        ifm_pad_left$value = value;
+        ifm_pad_right$clock = clock;
+        ifm_pad_right$rst_n = rst_n;
+        ifm_pad_right$write = write;
+        ifm_pad_right$key = key;
+        ifm_pad_right$value = value;
+        ifm_pad_bottom$clock = clock;
+        ifm_pad_bottom$rst_n = rst_n;
+        ifm_pad_bottom$write = write;
+        ifm_pad_bottom$key = key;
+        ifm_pad_bottom$value = value;
+        ifm_depth_m1$clock = clock;
+        ifm_depth_m1$rst_n = rst_n;
+        ifm_depth_m1$write = write;
+        ifm_depth_m1$key = key;
+        ifm_depth_m1$value = value;
+        ifm_precision$clock = clock;
+        ifm_precision$rst_n = rst_n;
+        ifm_precision$write = write;
+        ifm_precision$key = key;
+        ifm_precision$value = value;
+        ifm_upscale$clock = clock;
+        ifm_upscale$rst_n = rst_n;
+        ifm_upscale$write = write;
+        ifm_upscale$key = key;
+        ifm_upscale$value = value;
+        ifm_zero_point$clock = clock;
+        ifm_zero_point$rst_n = rst_n;
+        ifm_zero_point$write = write;
+        ifm_zero_point$key = key;
+        ifm_zero_point$value = value;
+        ifm_width0_m1$clock = clock;
+        ifm_width0_m1$rst_n = rst_n;
+        ifm_width0_m1$write = write;
+        ifm_width0_m1$key = key;
+        ifm_width0_m1$value = value;
+        ifm_height0_m1$clock = clock;
+        ifm_height0_m1$rst_n = rst_n;
+        ifm_height0_m1$write = write;
+        ifm_height0_m1$key = key;
+        ifm_height0_m1$value = value;
+        ifm_height1_m1$clock = clock;
+        ifm_height1_m1$rst_n = rst_n;
+        ifm_height1_m1$write = write;
+        ifm_height1_m1$key = key;
+        ifm_height1_m1$value = value;
+        ifm_ib_end$clock = clock;
+        ifm_ib_end$rst_n = rst_n;
+        ifm_ib_end$write = write;
+        ifm_ib_end$key = key;
+        ifm_ib_end$value = value;
+        ifm_region$clock = clock;
+        ifm_region$rst_n = rst_n;
+        ifm_region$write = write;
+        ifm_region$key = key;
+        ifm_region$value = value;
+        ifm_base0$clock = clock;
+        ifm_base0$rst_n = rst_n;
+        ifm_base0$write = write;
+        ifm_base0$key = key;
+        ifm_base0$value = value;
+        ifm_base1$clock = clock;
+        ifm_base1$rst_n = rst_n;
+        ifm_base1$write = write;
+        ifm_base1$key = key;
+        ifm_base1$value = value;
+        ifm_base2$clock = clock;
+        ifm_base2$rst_n = rst_n;
+        ifm_base2$write = write;
+        ifm_base2$key = key;
+        ifm_base2$value = value;
+        ifm_base3$clock = clock;
+        ifm_base3$rst_n = rst_n;
+        ifm_base3$write = write;
+        ifm_base3$key = key;
+        ifm_base3$value = value;
+        ifm_stride_x$clock = clock;
+        ifm_stride_x$rst_n = rst_n;
+        ifm_stride_x$write = write;
+        ifm_stride_x$key = key;
+        ifm_stride_x$value = value;
+        ifm_stride_y$clock = clock;
+        ifm_stride_y$rst_n = rst_n;
+        ifm_stride_y$write = write;
+        ifm_stride_y$key = key;
+        ifm_stride_y$value = value;
+        ifm_stride_c$clock = clock;
+        ifm_stride_c$rst_n = rst_n;
+        ifm_stride_c$write = write;
+        ifm_stride_c$key = key;
+        ifm_stride_c$value = value;
+        ifm2_broadcast$clock = clock;
+        ifm2_broadcast$rst_n = rst_n;
+        ifm2_broadcast$write = write;
+        ifm2_broadcast$key = key;
+        ifm2_broadcast$value = value;
+        ifm2_scalar$clock = clock;
+        ifm2_scalar$rst_n = rst_n;
+        ifm2_scalar$write = write;
+        ifm2_scalar$key = key;
+        ifm2_scalar$value = value;
+        ifm2_precision$clock = clock;
+        ifm2_precision$rst_n = rst_n;
+        ifm2_precision$write = write;
+        ifm2_precision$key = key;
+        ifm2_precision$value = value;
+        ifm2_zero_point$clock = clock;
+        ifm2_zero_point$rst_n = rst_n;
+        ifm2_zero_point$write = write;
+        ifm2_zero_point$key = key;
+        ifm2_zero_point$value = value;
+        ifm2_width0_m1$clock = clock;
+        ifm2_width0_m1$rst_n = rst_n;
+        ifm2_width0_m1$write = write;
+        ifm2_width0_m1$key = key;
+        ifm2_width0_m1$value = value;
+        ifm2_height0_m1$clock = clock;
+        ifm2_height0_m1$rst_n = rst_n;
+        ifm2_height0_m1$write = write;
+        ifm2_height0_m1$key = key;
+        ifm2_height0_m1$value = value;
+        ifm2_height1_m1$clock = clock;
+        ifm2_height1_m1$rst_n = rst_n;
+        ifm2_height1_m1$write = write;
+        ifm2_height1_m1$key = key;
+        ifm2_height1_m1$value = value;
+        ifm2_ib_start$clock = clock;
+        ifm2_ib_start$rst_n = rst_n;
+        ifm2_ib_start$write = write;
+        ifm2_ib_start$key = key;
+        ifm2_ib_start$value = value;
+        ifm2_region$clock = clock;
+        ifm2_region$rst_n = rst_n;
+        ifm2_region$write = write;
+        ifm2_region$key = key;
+        ifm2_region$value = value;
+        ifm2_base0$clock = clock;
+        ifm2_base0$rst_n = rst_n;
+        ifm2_base0$write = write;
+        ifm2_base0$key = key;
+        ifm2_base0$value = value;
+        ifm2_base1$clock = clock;
+        ifm2_base1$rst_n = rst_n;
+        ifm2_base1$write = write;
+        ifm2_base1$key = key;
+        ifm2_base1$value = value;
+        ifm2_base2$clock = clock;
+        ifm2_base2$rst_n = rst_n;
+        ifm2_base2$write = write;
+        ifm2_base2$key = key;
+        ifm2_base2$value = value;
+        ifm2_base3$clock = clock;
+        ifm2_base3$rst_n = rst_n;
+        ifm2_base3$write = write;
+        ifm2_base3$key = key;
+        ifm2_base3$value = value;
+        ifm2_stride_x$clock = clock;
+        ifm2_stride_x$rst_n = rst_n;
+        ifm2_stride_x$write = write;
+        ifm2_stride_x$key = key;
+        ifm2_stride_x$value = value;
+        ifm2_stride_y$clock = clock;
+        ifm2_stride_y$rst_n = rst_n;
+        ifm2_stride_y$write = write;
+        ifm2_stride_y$key = key;
+        ifm2_stride_y$value = value;
+        ifm2_stride_c$clock = clock;
+        ifm2_stride_c$rst_n = rst_n;
+        ifm2_stride_c$write = write;
+        ifm2_stride_c$key = key;
+        ifm2_stride_c$value = value;
+        ofm_width_m1$clock = clock;
+        ofm_width_m1$rst_n = rst_n;
+        ofm_width_m1$write = write;
+        ofm_width_m1$key = key;
+        ofm_width_m1$value = value;
+        ofm_height_m1$clock = clock;
+        ofm_height_m1$rst_n = rst_n;
+        ofm_height_m1$write = write;
+        ofm_height_m1$key = key;
+        ofm_height_m1$value = value;
+        ofm_depth_m1$clock = clock;
+        ofm_depth_m1$rst_n = rst_n;
+        ofm_depth_m1$write = write;
+        ofm_depth_m1$key = key;
+        ofm_depth_m1$value = value;
+        ofm_precision$clock = clock;
+        ofm_precision$rst_n = rst_n;
+        ofm_precision$write = write;
+        ofm_precision$key = key;
+        ofm_precision$value = value;
+        ofm_blk_width_m1$clock = clock;
+        ofm_blk_width_m1$rst_n = rst_n;
+        ofm_blk_width_m1$write = write;
+        ofm_blk_width_m1$key = key;
+        ofm_blk_width_m1$value = value;
+        ofm_blk_height_m1$clock = clock;
+        ofm_blk_height_m1$rst_n = rst_n;
+        ofm_blk_height_m1$write = write;
+        ofm_blk_height_m1$key = key;
+        ofm_blk_height_m1$value = value;
+        ofm_blk_depth_m1$clock = clock;
+        ofm_blk_depth_m1$rst_n = rst_n;
+        ofm_blk_depth_m1$write = write;
+        ofm_blk_depth_m1$key = key;
+        ofm_blk_depth_m1$value = value;
+        ofm_zero_point$clock = clock;
+        ofm_zero_point$rst_n = rst_n;
+        ofm_zero_point$write = write;
+        ofm_zero_point$key = key;
+        ofm_zero_point$value = value;
+        ofm_width0_m1$clock = clock;
+        ofm_width0_m1$rst_n = rst_n;
+        ofm_width0_m1$write = write;
+        ofm_width0_m1$key = key;
+        ofm_width0_m1$value = value;
+        ofm_height0_m1$clock = clock;
+        ofm_height0_m1$rst_n = rst_n;
+        ofm_height0_m1$write = write;
+        ofm_height0_m1$key = key;
+        ofm_height0_m1$value = value;
+        ofm_height1_m1$clock = clock;
+        ofm_height1_m1$rst_n = rst_n;
+        ofm_height1_m1$write = write;
+        ofm_height1_m1$key = key;
+        ofm_height1_m1$value = value;
+        ofm_region$clock = clock;
+        ofm_region$rst_n = rst_n;
+        ofm_region$write = write;
+        ofm_region$key = key;
+        ofm_region$value = value;
+        ofm_base0$clock = clock;
+        ofm_base0$rst_n = rst_n;
+        ofm_base0$write = write;
+        ofm_base0$key = key;
+        ofm_base0$value = value;
+        ofm_base1$clock = clock;
+        ofm_base1$rst_n = rst_n;
+        ofm_base1$write = write;
+        ofm_base1$key = key;
+        ofm_base1$value = value;
+        ofm_base2$clock = clock;
+        ofm_base2$rst_n = rst_n;
+        ofm_base2$write = write;
+        ofm_base2$key = key;
+        ofm_base2$value = value;
+        ofm_base3$clock = clock;
+        ofm_base3$rst_n = rst_n;
+        ofm_base3$write = write;
+        ofm_base3$key = key;
+        ofm_base3$value = value;
+        ofm_stride_x$clock = clock;
+        ofm_stride_x$rst_n = rst_n;
+        ofm_stride_x$write = write;
+        ofm_stride_x$key = key;
+        ofm_stride_x$value = value;
+        ofm_stride_y$clock = clock;
+        ofm_stride_y$rst_n = rst_n;
+        ofm_stride_y$write = write;
+        ofm_stride_y$key = key;
+        ofm_stride_y$value = value;
+        ofm_stride_c$clock = clock;
+        ofm_stride_c$rst_n = rst_n;
+        ofm_stride_c$write = write;
+        ofm_stride_c$key = key;
+        ofm_stride_c$value = value;
+        kernel_width_m1$clock = clock;
+        kernel_width_m1$rst_n = rst_n;
+        kernel_width_m1$write = write;
+        kernel_width_m1$key = key;
+        kernel_width_m1$value = value;
+        kernel_height_m1$clock = clock;
+        kernel_height_m1$rst_n = rst_n;
+        kernel_height_m1$write = write;
+        kernel_height_m1$key = key;
+        kernel_height_m1$value = value;
+        kernel_stride$clock = clock;
+        kernel_stride$rst_n = rst_n;
+        kernel_stride$write = write;
+        kernel_stride$key = key;
+        kernel_stride$value = value;
+        kernel_parallel_mode$clock = clock;
+        kernel_parallel_mode$rst_n = rst_n;
+        kernel_parallel_mode$write = write;
+        kernel_parallel_mode$key = key;
+        kernel_parallel_mode$value = value;
+        kernel_acc_format$clock = clock;
+        kernel_acc_format$rst_n = rst_n;
+        kernel_acc_format$write = write;
+        kernel_acc_format$key = key;
+        kernel_acc_format$value = value;
+        kernel_ab_start$clock = clock;
+        kernel_ab_start$rst_n = rst_n;
+        kernel_ab_start$write = write;
+        kernel_ab_start$key = key;
+        kernel_ab_start$value = value;
+        kernel_blockdep$clock = clock;
+        kernel_blockdep$rst_n = rst_n;
+        kernel_blockdep$write = write;
+        kernel_blockdep$key = key;
+        kernel_blockdep$value = value;
+        weights_weight_region$clock = clock;
+        weights_weight_region$rst_n = rst_n;
+        weights_weight_region$write = write;
+        weights_weight_region$key = key;
+        weights_weight_region$value = value;
+        weights_scale_region$clock = clock;
+        weights_scale_region$rst_n = rst_n;
+        weights_scale_region$write = write;
+        weights_scale_region$key = key;
+        weights_scale_region$value = value;
+        weights_weight_base$clock = clock;
+        weights_weight_base$rst_n = rst_n;
+        weights_weight_base$write = write;
+        weights_weight_base$key = key;
+        weights_weight_base$value = value;
+        weights_weight_length$clock = clock;
+        weights_weight_length$rst_n = rst_n;
+        weights_weight_length$write = write;
+        weights_weight_length$key = key;
+        weights_weight_length$value = value;
+        weights_scale_base$clock = clock;
+        weights_scale_base$rst_n = rst_n;
+        weights_scale_base$write = write;
+        weights_scale_base$key = key;
+        weights_scale_base$value = value;
+        weights_scale_length$clock = clock;
+        weights_scale_length$rst_n = rst_n;
+        weights_scale_length$write = write;
+        weights_scale_length$key = key;
+        weights_scale_length$value = value;
+        weights_weight1_base$clock = clock;
+        weights_weight1_base$rst_n = rst_n;
+        weights_weight1_base$write = write;
+        weights_weight1_base$key = key;
+        weights_weight1_base$value = value;
+        weights_weight1_length$clock = clock;
+        weights_weight1_length$rst_n = rst_n;
+        weights_weight1_length$write = write;
+        weights_weight1_length$key = key;
+        weights_weight1_length$value = value;
+        weights_scale1_base$clock = clock;
+        weights_scale1_base$rst_n = rst_n;
+        weights_scale1_base$write = write;
+        weights_scale1_base$key = key;
+        weights_scale1_base$value = value;
+        weights_scale1_length$clock = clock;
+        weights_scale1_length$rst_n = rst_n;
+        weights_scale1_length$write = write;
+        weights_scale1_length$key = key;
+        weights_scale1_length$value = value;
+        activation_activation$clock = clock;
+        activation_activation$rst_n = rst_n;
+        activation_activation$write = write;
+        activation_activation$key = key;
+        activation_activation$value = value;
+        activation_activation_min$clock = clock;
+        activation_activation_min$rst_n = rst_n;
+        activation_activation_min$write = write;
+        activation_activation_min$key = key;
+        activation_activation_min$value = value;
+        activation_activation_max$clock = clock;
+        activation_activation_max$rst_n = rst_n;
+        activation_activation_max$write = write;
+        activation_activation_max$key = key;
+        activation_activation_max$value = value;
+        activation_ofm_scale$clock = clock;
+        activation_ofm_scale$rst_n = rst_n;
+        activation_ofm_scale$write = write;
+        activation_ofm_scale$key = key;
+        activation_ofm_scale$value = value;
+        activation_opa_scale$clock = clock;
+        activation_opa_scale$rst_n = rst_n;
+        activation_opa_scale$write = write;
+        activation_opa_scale$key = key;
+        activation_opa_scale$value = value;
+        activation_opb_scale$clock = clock;
+        activation_opb_scale$rst_n = rst_n;
+        activation_opb_scale$write = write;
+        activation_opb_scale$key = key;
+        activation_opb_scale$value = value;
+        known = dma_src_region$hit | dma_dst_region$hit | dma_size0$hit | dma_size1$hit | dma_src$hit | dma_dst$hit | dma_len$hit | dma_skip0$hit | dma_skip1$hit | ifm_pad_top$hit | ifm_pad_left$hit | ifm_pad_right$hit | ifm_pad_bottom$hit | ifm_depth_m1$hit | ifm_precision$hit | ifm_upscale$hit | ifm_zero_point$hit | ifm_width0_m1$hit | ifm_height0_m1$hit | ifm_height1_m1$hit | ifm_ib_end$hit | ifm_region$hit | ifm_base0$hit | ifm_base1$hit | ifm_base2$hit | ifm_base3$hit | ifm_stride_x$hit | ifm_stride_y$hit | ifm_stride_c$hit | ifm2_broadcast$hit | ifm2_scalar$hit | ifm2_precision$hit | ifm2_zero_point$hit | ifm2_width0_m1$hit | ifm2_height0_m1$hit | ifm2_height1_m1$hit | ifm2_ib_start$hit | ifm2_region$hit | ifm2_base0$hit | ifm2_base1$hit | ifm2_base2$hit | ifm2_base3$hit | ifm2_stride_x$hit | ifm2_stride_y$hit | ifm2_stride_c$hit | ofm_width_m1$hit | ofm_height_m1$hit | ofm_depth_m1$hit | ofm_precision$hit | ofm_blk_width_m1$hit | ofm_blk_height_m1$hit | ofm_blk_depth_m1$hit | ofm_zero_point$hit | ofm_width0_m1$hit | ofm_height0_m1$hit | ofm_height1_m1$hit | ofm_region$hit | ofm_base0$hit | ofm_base1$hit | ofm_base2$hit | ofm_base3$hit | ofm_stride_x$hit | ofm_stride_y$hit | ofm_stride_c$hit | kernel_width_m1$hit | kernel_height_m1$hit | kernel_stride$hit | kernel_parallel_mode$hit | kernel_acc_format$hit | kernel_ab_start$hit | kernel_blockdep$hit | weights_weight_region$hit | weights_scale_region$hit | weights_weight_base$hit | weights_weight_length$hit | weights_scale_base$hit | weights_scale_length$hit | weights_weight1_base$hit | weights_weight1_length$hit | weights_scale1_base$hit | weights_scale1_length$hit | activation_activation$hit | activation_activation_min$hit | activation_activation_max$hit | activation_ofm_scale$hit | activation_opa_scale$hit | activation_opb_scale$hit;
+        reserved = dma_src_region$reserved | dma_dst_region$reserved | dma_size0$reserved | dma_size1$reserved | dma_src$reserved | dma_dst$reserved | dma_len$reserved | dma_skip0$reserved | dma_skip1$reserved | ifm_pad_top$reserved | ifm_pad_left$reserved | ifm_pad_right$reserved | ifm_pad_bottom$reserved | ifm_depth_m1$reserved | ifm_precision$reserved | ifm_upscale$reserved | ifm_zero_point$reserved | ifm_width0_m1$reserved | ifm_height0_m1$reserved | ifm_height1_m1$reserved | ifm_ib_end$reserved | ifm_region$reserved | ifm_base0$reserved | ifm_base1$reserved | ifm_base2$reserved | ifm_base3$reserved | ifm_stride_x$reserved | ifm_stride_y$reserved | ifm_stride_c$reserved | ifm2_broadcast$reserved | ifm2_scalar$reserved | ifm2_precision$reserved | ifm2_zero_point$reserved | ifm2_width0_m1$reserved | ifm2_height0_m1$reserved | ifm2_height1_m1$reserved | ifm2_ib_start$reserved | ifm2_region$reserved | ifm2_base0$reserved | ifm2_base1$reserved | ifm2_base2$reserved | ifm2_base3$reserved | ifm2_stride_x$reserved | ifm2_stride_y$reserved | ifm2_stride_c$reserved | ofm_width_m1$reserved | ofm_height_m1$reserved | ofm_depth_m1$reserved | ofm_precision$reserved | ofm_blk_width_m1$reserved | ofm_blk_height_m1$reserved | ofm_blk_depth_m1$reserved | ofm_zero_point$reserved | ofm_width0_m1$reserved | ofm_height0_m1$reserved | ofm_height1_m1$reserved | ofm_region$reserved | ofm_base0$reserved | ofm_base1$reserved | ofm_base2$reserved | ofm_base3$reserved | ofm_stride_x$reserved | ofm_stride_y$reserved | ofm_stride_c$reserved | kernel_width_m1$reserved | kernel_height_m1$reserved | kernel_stride$reserved | kernel_parallel_mode$reserved | kernel_acc_format$reserved | kernel_ab_start$reserved | kernel_blockdep$reserved | weights_weight_region$reserved | weights_scale_region$reserved | weights_weight_base$reserved | weights_weight_length$reserved | weights_scale_base$reserved | weights_scale_length$reserved | weights_weight1_base$reserved | weights_weight1_length$reserved | weights_scale1_base$reserved | weights_scale1_length$reserved | activation_activation$reserved | activation_activation_min$reserved | activation_activation_max$reserved | activation_ofm_scale$reserved | activation_opa_scale$reserved | activation_opb_scale$reserved;
+        dma[(64'h0)+:(11)] = dma_src_region$q[(32'h0)+:(11)];
+        dma[(64'hb)+:(11)] = dma_dst_region$q[(32'h0)+:(11)];
+        dma[(64'h16)+:(16)] = dma_size0$q[(32'h0)+:(16)];
+        dma[(64'h26)+:(16)] = dma_size1$q[(32'h0)+:(16)];
+        dma[(64'h36)+:(48)] = dma_src$q[(32'h0)+:(48)];
+        dma[(64'h66)+:(48)] = dma_dst$q[(32'h0)+:(48)];
+        dma[(64'h96)+:(48)] = dma_len$q[(32'h0)+:(48)];
+        dma[(64'hc6)+:(48)] = dma_skip0$q[(32'h0)+:(48)];
+        dma[(64'hf6)+:(48)] = dma_skip1$q[(32'h0)+:(48)];
+        ifm[(64'h0)+:(7)] = ifm_pad_top$q[(32'h0)+:(7)];
+        ifm[(64'h7)+:(7)] = ifm_pad_left$q[(32'h0)+:(7)];
+        ifm[(64'he)+:(8)] = ifm_pad_right$q[(32'h0)+:(8)];
+        ifm[(64'h16)+:(8)] = ifm_pad_bottom$q[(32'h0)+:(8)];
+        ifm[(64'h1e)+:(16)] = ifm_depth_m1$q[(32'h0)+:(16)];
+        ifm[(64'h2e)+:(16)] = ifm_precision$q[(32'h0)+:(16)];
+        ifm[(64'h3e)+:(2)] = ifm_upscale$q[(32'h0)+:(2)];
+        ifm[(64'h40)+:(16)] = ifm_zero_point$q[(32'h0)+:(16)];
+        ifm[(64'h50)+:(16)] = ifm_width0_m1$q[(32'h0)+:(16)];
+        ifm[(64'h60)+:(16)] = ifm_height0_m1$q[(32'h0)+:(16)];
+        ifm[(64'h70)+:(16)] = ifm_height1_m1$q[(32'h0)+:(16)];
+        ifm[(64'h80)+:(6)] = ifm_ib_end$q[(32'h0)+:(6)];
+        ifm[(64'h86)+:(3)] = ifm_region$q[(32'h0)+:(3)];
+        ifm[(64'h89)+:(48)] = ifm_base0$q[(32'h0)+:(48)];
+        ifm[(64'hb9)+:(48)] = ifm_base1$q[(32'h0)+:(48)];
+        ifm[(64'he9)+:(48)] = ifm_base2$q[(32'h0)+:(48)];
+        ifm[(64'h119)+:(48)] = ifm_base3$q[(32'h0)+:(48)];
+        ifm[(64'h149)+:(48)] = ifm_stride_x$q[(32'h0)+:(48)];
+        ifm[(64'h179)+:(48)] = ifm_stride_y$q[(32'h0)+:(48)];
+        ifm[(64'h1a9)+:(48)] = ifm_stride_c$q[(32'h0)+:(48)];
+        ifm2[(64'h0)+:(8)] = ifm2_broadcast$q[(32'h0)+:(8)];
+        ifm2[(64'h8)+:(16)] = ifm2_scalar$q[(32'h0)+:(16)];
+        ifm2[(64'h18)+:(8)] = ifm2_precision$q[(32'h0)+:(8)];
+        ifm2[(64'h20)+:(16)] = ifm2_zero_point$q[(32'h0)+:(16)];
+        ifm2[(64'h30)+:(16)] = ifm2_width0_m1$q[(32'h0)+:(16)];
+        ifm2[(64'h40)+:(16)] = ifm2_height0_m1$q[(32'h0)+:(16)];
+        ifm2[(64'h50)+:(16)] = ifm2_height1_m1$q[(32'h0)+:(16)];
+        ifm2[(64'h60)+:(6)] = ifm2_ib_start$q[(32'h0)+:(6)];
+        ifm2[(64'h66)+:(3)] = ifm2_region$q[(32'h0)+:(3)];
+        ifm2[(64'h69)+:(48)] = ifm2_base0$q[(32'h0)+:(48)];
+        ifm2[(64'h99)+:(48)] = ifm2_base1$q[(32'h0)+:(48)];
+        ifm2[(64'hc9)+:(48)] = ifm2_base2$q[(32'h0)+:(48)];
+        ifm2[(64'hf9)+:(48)] = ifm2_base3$q[(32'h0)+:(48)];
+        ifm2[(64'h129)+:(48)] = ifm2_stride_x$q[(32'h0)+:(48)];
+        ifm2[(64'h159)+:(48)] = ifm2_stride_y$q[(32'h0)+:(48)];
+        ifm2[(64'h189)+:(48)] = ifm2_stride_c$q[(32'h0)+:(48)];
+        ofm[(64'h0)+:(16)] = ofm_width_m1$q[(32'h0)+:(16)];
+        ofm[(64'h10)+:(16)] = ofm_height_m1$q[(32'h0)+:(16)];
+        ofm[(64'h20)+:(16)] = ofm_depth_m1$q[(32'h0)+:(16)];
+        ofm[(64'h30)+:(16)] = ofm_precision$q[(32'h0)+:(16)];
+        ofm[(64'h40)+:(6)] = ofm_blk_width_m1$q[(32'h0)+:(6)];
+        ofm[(64'h46)+:(5)] = ofm_blk_height_m1$q[(32'h0)+:(5)];
+        ofm[(64'h4b)+:(7)] = ofm_blk_depth_m1$q[(32'h0)+:(7)];
+        ofm[(64'h52)+:(16)] = ofm_zero_point$q[(32'h0)+:(16)];
+        ofm[(64'h62)+:(16)] = ofm_width0_m1$q[(32'h0)+:(16)];
+        ofm[(64'h72)+:(16)] = ofm_height0_m1$q[(32'h0)+:(16)];
+        ofm[(64'h82)+:(16)] = ofm_height1_m1$q[(32'h0)+:(16)];
+        ofm[(64'h92)+:(3)] = ofm_region$q[(32'h0)+:(3)];
+        ofm[(64'h95)+:(48)] = ofm_base0$q[(32'h0)+:(48)];
+        ofm[(64'hc5)+:(48)] = ofm_base1$q[(32'h0)+:(48)];
+        ofm[(64'hf5)+:(48)] = ofm_base2$q[(32'h0)+:(48)];
+        ofm[(64'h125)+:(48)] = ofm_base3$q[(32'h0)+:(48)];
+        ofm[(64'h155)+:(48)] = ofm_stride_x$q[(32'h0)+:(48)];
+        ofm[(64'h185)+:(48)] = ofm_stride_y$q[(32'h0)+:(48)];
+        ofm[(64'h1b5)+:(48)] = ofm_stride_c$q[(32'h0)+:(48)];
+        kernel[(64'h0)+:(16)] = kernel_width_m1$q[(32'h0)+:(16)];
+        kernel[(64'h10)+:(16)] = kernel_height_m1$q[(32'h0)+:(16)];
+        kernel[(64'h20)+:(12)] = kernel_stride$q[(32'h0)+:(12)];
+        kernel[(64'h2c)+:(1)] = kernel_parallel_mode$q[(32'h0)+:(1)];
+        kernel[(64'h2d)+:(2)] = kernel_acc_format$q[(32'h0)+:(2)];
+        kernel[(64'h2f)+:(6)] = kernel_ab_start$q[(32'h0)+:(6)];
+        kernel[(64'h35)+:(2)] = kernel_blockdep$q[(32'h0)+:(2)];
+        weights[(64'h0)+:(3)] = weights_weight_region$q[(32'h0)+:(3)];
+        weights[(64'h3)+:(3)] = weights_scale_region$q[(32'h0)+:(3)];
+        weights[(64'h6)+:(48)] = weights_weight_base$q[(32'h0)+:(48)];
+        weights[(64'h36)+:(32)] = weights_weight_length$q[(32'h0)+:(32)];
+        weights[(64'h56)+:(48)] = weights_scale_base$q[(32'h0)+:(48)];
+        weights[(64'h86)+:(20)] = weights_scale_length$q[(32'h0)+:(20)];
+        weights[(64'h9a)+:(48)] = weights_weight1_base$q[(32'h0)+:(48)];
+        weights[(64'hca)+:(32)] = weights_weight1_length$q[(32'h0)+:(32)];
+        weights[(64'hea)+:(48)] = weights_scale1_base$q[(32'h0)+:(48)];
+        weights[(64'h11a)+:(20)] = weights_scale1_length$q[(32'h0)+:(20)];
+        activation[(64'h0)+:(16)] = activation_activation$q[(32'h0)+:(16)];
+        activation[(64'h10)+:(16)] = activation_activation_min$q[(32'h0)+:(16)];
+        activation[(64'h20)+:(16)] = activation_activation_max$q[(32'h0)+:(16)];
+        activation[(64'h30)+:(38)] = activation_ofm_scale$q[(32'h0)+:(38)];
+        activation[(64'h56)+:(38)] = activation_opa_scale$q[(32'h0)+:(38)];
+        activation[(64'h7c)+:(16)] = activation_opb_scale$q[(32'h0)+:(16)];
+        operation[(64'h0)+:(473)] = ifm;
+        operation[(64'h1d9)+:(441)] = ifm2;
+        operation[(64'h392)+:(485)] = ofm;
+        operation[(64'h577)+:(55)] = kernel;
+        operation[(64'h5ae)+:(302)] = weights;
+        operation[(64'h6dc)+:(140)] = activation;
     end
     
 endmodule // npu_u65_256_core$op_state
 
 
-module npu_u65_256_core$op_state$registers$0(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100000000;
-    localparam  mask = 48'h7f;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$0$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$0
-
-
-module npu_u65_256_core$op_state$registers$0$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$0$stored
-
-
-module npu_u65_256_core$op_state$registers$1(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100000001;
-    localparam  mask = 48'h7f;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$1$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$1
-
-
-module npu_u65_256_core$op_state$registers$1$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$1$stored
-
-
-module npu_u65_256_core$op_state$registers$10(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100001100;
-    localparam  mask = 48'hffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$10$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$10
-
-
-module npu_u65_256_core$op_state$registers$10$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$10$stored
-
-
-module npu_u65_256_core$op_state$registers$11(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100001101;
-    localparam  mask = 48'h3f;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$11$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$11
-
-
-module npu_u65_256_core$op_state$registers$11$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$11$stored
-
-
-module npu_u65_256_core$op_state$registers$12(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100001111;
-    localparam  mask = 48'h7;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$12$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$12
-
-
-module npu_u65_256_core$op_state$registers$12$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$12$stored
-
-
-module npu_u65_256_core$op_state$registers$13(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100010001;
-    localparam  mask = 48'hffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$13$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$13
-
-
-module npu_u65_256_core$op_state$registers$13$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$13$stored
-
-
-module npu_u65_256_core$op_state$registers$14(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100010010;
-    localparam  mask = 48'hffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$14$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$14
-
-
-module npu_u65_256_core$op_state$registers$14$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$14$stored
-
-
-module npu_u65_256_core$op_state$registers$15(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100010011;
-    localparam  mask = 48'hffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$15$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$15
-
-
-module npu_u65_256_core$op_state$registers$15$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$15$stored
-
-
-module npu_u65_256_core$op_state$registers$16(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100010100;
-    localparam  mask = 48'hc1c7;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$16$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$16
-
-
-module npu_u65_256_core$op_state$registers$16$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$16$stored
-
-
-module npu_u65_256_core$op_state$registers$17(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100010101;
-    localparam  mask = 48'h3f;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$17$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$17
-
-
-module npu_u65_256_core$op_state$registers$17$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$17$stored
-
-
-module npu_u65_256_core$op_state$registers$18(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100010110;
-    localparam  mask = 48'h1f;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$18$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$18
-
-
-module npu_u65_256_core$op_state$registers$18$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$18$stored
-
-
-module npu_u65_256_core$op_state$registers$19(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100010111;
-    localparam  mask = 48'h7f;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$19$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$19
-
-
-module npu_u65_256_core$op_state$registers$19$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$19$stored
-
-
-module npu_u65_256_core$op_state$registers$2(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100000010;
-    localparam  mask = 48'hff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$2$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$2
-
-
-module npu_u65_256_core$op_state$registers$2$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$2$stored
-
-
-module npu_u65_256_core$op_state$registers$20(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100011000;
-    localparam  mask = 48'hffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$20$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$20
-
-
-module npu_u65_256_core$op_state$registers$20$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$20$stored
-
-
-module npu_u65_256_core$op_state$registers$21(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100011010;
-    localparam  mask = 48'hffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$21$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$21
-
-
-module npu_u65_256_core$op_state$registers$21$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$21$stored
-
-
-module npu_u65_256_core$op_state$registers$22(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100011011;
-    localparam  mask = 48'hffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$22$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$22
-
-
-module npu_u65_256_core$op_state$registers$22$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$22$stored
-
-
-module npu_u65_256_core$op_state$registers$23(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100011100;
-    localparam  mask = 48'hffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$23$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$23
-
-
-module npu_u65_256_core$op_state$registers$23$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$23$stored
-
-
-module npu_u65_256_core$op_state$registers$24(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100011111;
-    localparam  mask = 48'h7;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$24$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$24
-
-
-module npu_u65_256_core$op_state$registers$24$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$24$stored
-
-
-module npu_u65_256_core$op_state$registers$25(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100100000;
-    localparam  mask = 48'hffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$25$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$25
-
-
-module npu_u65_256_core$op_state$registers$25$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$25$stored
-
-
-module npu_u65_256_core$op_state$registers$26(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100100001;
-    localparam  mask = 48'hffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$26$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$26
-
-
-module npu_u65_256_core$op_state$registers$26$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$26$stored
-
-
-module npu_u65_256_core$op_state$registers$27(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100100010;
-    localparam  mask = 48'hfff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$27$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$27
-
-
-module npu_u65_256_core$op_state$registers$27$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$27$stored
-
-
-module npu_u65_256_core$op_state$registers$28(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100100011;
-    localparam  mask = 48'h1;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$28$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$28
-
-
-module npu_u65_256_core$op_state$registers$28$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$28$stored
-
-
-module npu_u65_256_core$op_state$registers$29(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100100100;
-    localparam  mask = 48'h3;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$29$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$29
-
-
-module npu_u65_256_core$op_state$registers$29$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$29$stored
-
-
-module npu_u65_256_core$op_state$registers$3(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100000011;
-    localparam  mask = 48'hff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$3$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$3
-
-
-module npu_u65_256_core$op_state$registers$3$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$3$stored
-
-
-module npu_u65_256_core$op_state$registers$30(clock,rst_n,write,key,value,hit,reserved,q);
+module npu_u65_256_core$op_state$activation_activation(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17556,7 +13339,7 @@ module npu_u65_256_core$op_state$registers$30(clock,rst_n,write,key,value,hit,re
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$registers$30$stored stored(
+    npu_u65_256_core$op_state$activation_activation$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -17576,10 +13359,10 @@ module npu_u65_256_core$op_state$registers$30(clock,rst_n,write,key,value,hit,re
         q = stored$q;
     end
     
-endmodule // npu_u65_256_core$op_state$registers$30
+endmodule // npu_u65_256_core$op_state$activation_activation
 
 
-module npu_u65_256_core$op_state$registers$30$stored(clock,rst_n,d,q);
+module npu_u65_256_core$op_state$activation_activation$stored(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -17595,75 +13378,10 @@ module npu_u65_256_core$op_state$registers$30$stored(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$op_state$registers$30$stored
+endmodule // npu_u65_256_core$op_state$activation_activation$stored
 
 
-module npu_u65_256_core$op_state$registers$31(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100100110;
-    localparam  mask = 48'hffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$31$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$31
-
-
-module npu_u65_256_core$op_state$registers$31$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$31$stored
-
-
-module npu_u65_256_core$op_state$registers$32(clock,rst_n,write,key,value,hit,reserved,q);
+module npu_u65_256_core$op_state$activation_activation_max(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17686,7 +13404,7 @@ module npu_u65_256_core$op_state$registers$32(clock,rst_n,write,key,value,hit,re
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$registers$32$stored stored(
+    npu_u65_256_core$op_state$activation_activation_max$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -17706,10 +13424,10 @@ module npu_u65_256_core$op_state$registers$32(clock,rst_n,write,key,value,hit,re
         q = stored$q;
     end
     
-endmodule // npu_u65_256_core$op_state$registers$32
+endmodule // npu_u65_256_core$op_state$activation_activation_max
 
 
-module npu_u65_256_core$op_state$registers$32$stored(clock,rst_n,d,q);
+module npu_u65_256_core$op_state$activation_activation_max$stored(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -17725,10 +13443,10 @@ module npu_u65_256_core$op_state$registers$32$stored(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$op_state$registers$32$stored
+endmodule // npu_u65_256_core$op_state$activation_activation_max$stored
 
 
-module npu_u65_256_core$op_state$registers$33(clock,rst_n,write,key,value,hit,reserved,q);
+module npu_u65_256_core$op_state$activation_activation_min(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -17741,397 +13459,7 @@ module npu_u65_256_core$op_state$registers$33(clock,rst_n,write,key,value,hit,re
     output reg  [47:0] q;
     
     // Constant declarations
-    localparam  register_key = 11'b100101000;
-    localparam  mask = 48'h7;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$33$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$33
-
-
-module npu_u65_256_core$op_state$registers$33$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$33$stored
-
-
-module npu_u65_256_core$op_state$registers$34(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100101001;
-    localparam  mask = 48'h7;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$34$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$34
-
-
-module npu_u65_256_core$op_state$registers$34$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$34$stored
-
-
-module npu_u65_256_core$op_state$registers$35(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100101101;
-    localparam  mask = 48'h3f;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$35$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$35
-
-
-module npu_u65_256_core$op_state$registers$35$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$35$stored
-
-
-module npu_u65_256_core$op_state$registers$36(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100101111;
-    localparam  mask = 48'h3;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$36$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$36
-
-
-module npu_u65_256_core$op_state$registers$36$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$36$stored
-
-
-module npu_u65_256_core$op_state$registers$37(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100110000;
-    localparam  mask = 48'h7ff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$37$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$37
-
-
-module npu_u65_256_core$op_state$registers$37$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$37$stored
-
-
-module npu_u65_256_core$op_state$registers$38(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100110001;
-    localparam  mask = 48'h7ff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$38$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$38
-
-
-module npu_u65_256_core$op_state$registers$38$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$38$stored
-
-
-module npu_u65_256_core$op_state$registers$39(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100110010;
+    localparam  register_key = 11'b100100110;
     localparam  mask = 48'hffff;
     
     // Stub signals
@@ -18141,7 +13469,7 @@ module npu_u65_256_core$op_state$registers$39(clock,rst_n,write,key,value,hit,re
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$registers$39$stored stored(
+    npu_u65_256_core$op_state$activation_activation_min$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -18161,10 +13489,10 @@ module npu_u65_256_core$op_state$registers$39(clock,rst_n,write,key,value,hit,re
         q = stored$q;
     end
     
-endmodule // npu_u65_256_core$op_state$registers$39
+endmodule // npu_u65_256_core$op_state$activation_activation_min
 
 
-module npu_u65_256_core$op_state$registers$39$stored(clock,rst_n,d,q);
+module npu_u65_256_core$op_state$activation_activation_min$stored(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -18180,2025 +13508,10 @@ module npu_u65_256_core$op_state$registers$39$stored(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$op_state$registers$39$stored
+endmodule // npu_u65_256_core$op_state$activation_activation_min$stored
 
 
-module npu_u65_256_core$op_state$registers$4(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100000100;
-    localparam  mask = 48'hffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$4$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$4
-
-
-module npu_u65_256_core$op_state$registers$4$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$4$stored
-
-
-module npu_u65_256_core$op_state$registers$40(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100110011;
-    localparam  mask = 48'hffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$40$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$40
-
-
-module npu_u65_256_core$op_state$registers$40$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$40$stored
-
-
-module npu_u65_256_core$op_state$registers$41(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b110000000;
-    localparam  mask = 48'hc7;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$41$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$41
-
-
-module npu_u65_256_core$op_state$registers$41$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$41$stored
-
-
-module npu_u65_256_core$op_state$registers$42(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b110000001;
-    localparam  mask = 48'hffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$42$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$42
-
-
-module npu_u65_256_core$op_state$registers$42$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$42$stored
-
-
-module npu_u65_256_core$op_state$registers$43(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b110000101;
-    localparam  mask = 48'hcd;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$43$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$43
-
-
-module npu_u65_256_core$op_state$registers$43$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$43$stored
-
-
-module npu_u65_256_core$op_state$registers$44(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b110001001;
-    localparam  mask = 48'hffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$44$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$44
-
-
-module npu_u65_256_core$op_state$registers$44$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$44$stored
-
-
-module npu_u65_256_core$op_state$registers$45(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b110001010;
-    localparam  mask = 48'hffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$45$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$45
-
-
-module npu_u65_256_core$op_state$registers$45$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$45$stored
-
-
-module npu_u65_256_core$op_state$registers$46(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b110001011;
-    localparam  mask = 48'hffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$46$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$46
-
-
-module npu_u65_256_core$op_state$registers$46$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$46$stored
-
-
-module npu_u65_256_core$op_state$registers$47(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b110001100;
-    localparam  mask = 48'hffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$47$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$47
-
-
-module npu_u65_256_core$op_state$registers$47$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$47$stored
-
-
-module npu_u65_256_core$op_state$registers$48(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b110001101;
-    localparam  mask = 48'h3f;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$48$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$48
-
-
-module npu_u65_256_core$op_state$registers$48$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$48$stored
-
-
-module npu_u65_256_core$op_state$registers$49(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b110001111;
-    localparam  mask = 48'h7;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$49$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$49
-
-
-module npu_u65_256_core$op_state$registers$49$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$49$stored
-
-
-module npu_u65_256_core$op_state$registers$5(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100000101;
-    localparam  mask = 48'hc3cd;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$5$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$5
-
-
-module npu_u65_256_core$op_state$registers$5$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$5$stored
-
-
-module npu_u65_256_core$op_state$registers$50(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b10000000000;
-    localparam  mask = 48'hffffffffffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$50$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$50
-
-
-module npu_u65_256_core$op_state$registers$50$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$50$stored
-
-
-module npu_u65_256_core$op_state$registers$51(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b10000000001;
-    localparam  mask = 48'hffffffffffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$51$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$51
-
-
-module npu_u65_256_core$op_state$registers$51$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$51$stored
-
-
-module npu_u65_256_core$op_state$registers$52(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b10000000010;
-    localparam  mask = 48'hffffffffffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$52$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$52
-
-
-module npu_u65_256_core$op_state$registers$52$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$52$stored
-
-
-module npu_u65_256_core$op_state$registers$53(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b10000000011;
-    localparam  mask = 48'hffffffffffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$53$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$53
-
-
-module npu_u65_256_core$op_state$registers$53$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$53$stored
-
-
-module npu_u65_256_core$op_state$registers$54(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b10000000100;
-    localparam  mask = 48'hffffffffffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$54$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$54
-
-
-module npu_u65_256_core$op_state$registers$54$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$54$stored
-
-
-module npu_u65_256_core$op_state$registers$55(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b10000000101;
-    localparam  mask = 48'hffffffffffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$55$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$55
-
-
-module npu_u65_256_core$op_state$registers$55$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$55$stored
-
-
-module npu_u65_256_core$op_state$registers$56(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b10000000110;
-    localparam  mask = 48'hffffffffffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$56$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$56
-
-
-module npu_u65_256_core$op_state$registers$56$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$56$stored
-
-
-module npu_u65_256_core$op_state$registers$57(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b10000010000;
-    localparam  mask = 48'hffffffffffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$57$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$57
-
-
-module npu_u65_256_core$op_state$registers$57$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$57$stored
-
-
-module npu_u65_256_core$op_state$registers$58(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b10000010001;
-    localparam  mask = 48'hffffffffffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$58$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$58
-
-
-module npu_u65_256_core$op_state$registers$58$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$58$stored
-
-
-module npu_u65_256_core$op_state$registers$59(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b10000010010;
-    localparam  mask = 48'hffffffffffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$59$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$59
-
-
-module npu_u65_256_core$op_state$registers$59$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$59$stored
-
-
-module npu_u65_256_core$op_state$registers$6(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100000111;
-    localparam  mask = 48'h3;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$6$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$6
-
-
-module npu_u65_256_core$op_state$registers$6$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$6$stored
-
-
-module npu_u65_256_core$op_state$registers$60(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b10000010011;
-    localparam  mask = 48'hffffffffffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$60$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$60
-
-
-module npu_u65_256_core$op_state$registers$60$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$60$stored
-
-
-module npu_u65_256_core$op_state$registers$61(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b10000010100;
-    localparam  mask = 48'hffffffffffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$61$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$61
-
-
-module npu_u65_256_core$op_state$registers$61$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$61$stored
-
-
-module npu_u65_256_core$op_state$registers$62(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b10000010101;
-    localparam  mask = 48'hffffffffffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$62$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$62
-
-
-module npu_u65_256_core$op_state$registers$62$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$62$stored
-
-
-module npu_u65_256_core$op_state$registers$63(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b10000010110;
-    localparam  mask = 48'hffffffffffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$63$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$63
-
-
-module npu_u65_256_core$op_state$registers$63$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$63$stored
-
-
-module npu_u65_256_core$op_state$registers$64(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b10000100000;
-    localparam  mask = 48'hffffffffffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$64$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$64
-
-
-module npu_u65_256_core$op_state$registers$64$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$64$stored
-
-
-module npu_u65_256_core$op_state$registers$65(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b10000100001;
-    localparam  mask = 48'hffffffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$65$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$65
-
-
-module npu_u65_256_core$op_state$registers$65$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$65$stored
-
-
-module npu_u65_256_core$op_state$registers$66(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b10000100010;
-    localparam  mask = 48'hffffffffffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$66$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$66
-
-
-module npu_u65_256_core$op_state$registers$66$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$66$stored
-
-
-module npu_u65_256_core$op_state$registers$67(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b10000100011;
-    localparam  mask = 48'hfffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$67$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$67
-
-
-module npu_u65_256_core$op_state$registers$67$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$67$stored
-
-
-module npu_u65_256_core$op_state$registers$68(clock,rst_n,write,key,value,hit,reserved,q);
+module npu_u65_256_core$op_state$activation_ofm_scale(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -20221,7 +13534,7 @@ module npu_u65_256_core$op_state$registers$68(clock,rst_n,write,key,value,hit,re
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$registers$68$stored stored(
+    npu_u65_256_core$op_state$activation_ofm_scale$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -20241,10 +13554,10 @@ module npu_u65_256_core$op_state$registers$68(clock,rst_n,write,key,value,hit,re
         q = stored$q;
     end
     
-endmodule // npu_u65_256_core$op_state$registers$68
+endmodule // npu_u65_256_core$op_state$activation_ofm_scale
 
 
-module npu_u65_256_core$op_state$registers$68$stored(clock,rst_n,d,q);
+module npu_u65_256_core$op_state$activation_ofm_scale$stored(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -20260,10 +13573,10 @@ module npu_u65_256_core$op_state$registers$68$stored(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$op_state$registers$68$stored
+endmodule // npu_u65_256_core$op_state$activation_ofm_scale$stored
 
 
-module npu_u65_256_core$op_state$registers$69(clock,rst_n,write,key,value,hit,reserved,q);
+module npu_u65_256_core$op_state$activation_opa_scale(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -20286,7 +13599,7 @@ module npu_u65_256_core$op_state$registers$69(clock,rst_n,write,key,value,hit,re
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$registers$69$stored stored(
+    npu_u65_256_core$op_state$activation_opa_scale$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -20306,10 +13619,10 @@ module npu_u65_256_core$op_state$registers$69(clock,rst_n,write,key,value,hit,re
         q = stored$q;
     end
     
-endmodule // npu_u65_256_core$op_state$registers$69
+endmodule // npu_u65_256_core$op_state$activation_opa_scale
 
 
-module npu_u65_256_core$op_state$registers$69$stored(clock,rst_n,d,q);
+module npu_u65_256_core$op_state$activation_opa_scale$stored(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -20325,75 +13638,10 @@ module npu_u65_256_core$op_state$registers$69$stored(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$op_state$registers$69$stored
+endmodule // npu_u65_256_core$op_state$activation_opa_scale$stored
 
 
-module npu_u65_256_core$op_state$registers$7(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b100001001;
-    localparam  mask = 48'hffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$7$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$7
-
-
-module npu_u65_256_core$op_state$registers$7$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$7$stored
-
-
-module npu_u65_256_core$op_state$registers$70(clock,rst_n,write,key,value,hit,reserved,q);
+module npu_u65_256_core$op_state$activation_opb_scale(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -20416,7 +13664,7 @@ module npu_u65_256_core$op_state$registers$70(clock,rst_n,write,key,value,hit,re
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$registers$70$stored stored(
+    npu_u65_256_core$op_state$activation_opb_scale$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -20436,10 +13684,10 @@ module npu_u65_256_core$op_state$registers$70(clock,rst_n,write,key,value,hit,re
         q = stored$q;
     end
     
-endmodule // npu_u65_256_core$op_state$registers$70
+endmodule // npu_u65_256_core$op_state$activation_opb_scale
 
 
-module npu_u65_256_core$op_state$registers$70$stored(clock,rst_n,d,q);
+module npu_u65_256_core$op_state$activation_opb_scale$stored(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -20455,75 +13703,10 @@ module npu_u65_256_core$op_state$registers$70$stored(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$op_state$registers$70$stored
+endmodule // npu_u65_256_core$op_state$activation_opb_scale$stored
 
 
-module npu_u65_256_core$op_state$registers$71(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b10000110000;
-    localparam  mask = 48'hffffffffffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$71$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$71
-
-
-module npu_u65_256_core$op_state$registers$71$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$71$stored
-
-
-module npu_u65_256_core$op_state$registers$72(clock,rst_n,write,key,value,hit,reserved,q);
+module npu_u65_256_core$op_state$dma_dst(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -20546,7 +13729,7 @@ module npu_u65_256_core$op_state$registers$72(clock,rst_n,write,key,value,hit,re
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$registers$72$stored stored(
+    npu_u65_256_core$op_state$dma_dst$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -20566,10 +13749,10 @@ module npu_u65_256_core$op_state$registers$72(clock,rst_n,write,key,value,hit,re
         q = stored$q;
     end
     
-endmodule // npu_u65_256_core$op_state$registers$72
+endmodule // npu_u65_256_core$op_state$dma_dst
 
 
-module npu_u65_256_core$op_state$registers$72$stored(clock,rst_n,d,q);
+module npu_u65_256_core$op_state$dma_dst$stored(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -20585,10 +13768,75 @@ module npu_u65_256_core$op_state$registers$72$stored(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$op_state$registers$72$stored
+endmodule // npu_u65_256_core$op_state$dma_dst$stored
 
 
-module npu_u65_256_core$op_state$registers$73(clock,rst_n,write,key,value,hit,reserved,q);
+module npu_u65_256_core$op_state$dma_dst_region(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100110001;
+    localparam  mask = 48'h7ff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$dma_dst_region$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$dma_dst_region
+
+
+module npu_u65_256_core$op_state$dma_dst_region$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$dma_dst_region$stored
+
+
+module npu_u65_256_core$op_state$dma_len(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -20611,7 +13859,7 @@ module npu_u65_256_core$op_state$registers$73(clock,rst_n,write,key,value,hit,re
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$registers$73$stored stored(
+    npu_u65_256_core$op_state$dma_len$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -20631,10 +13879,10 @@ module npu_u65_256_core$op_state$registers$73(clock,rst_n,write,key,value,hit,re
         q = stored$q;
     end
     
-endmodule // npu_u65_256_core$op_state$registers$73
+endmodule // npu_u65_256_core$op_state$dma_len
 
 
-module npu_u65_256_core$op_state$registers$73$stored(clock,rst_n,d,q);
+module npu_u65_256_core$op_state$dma_len$stored(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -20650,10 +13898,140 @@ module npu_u65_256_core$op_state$registers$73$stored(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$op_state$registers$73$stored
+endmodule // npu_u65_256_core$op_state$dma_len$stored
 
 
-module npu_u65_256_core$op_state$registers$74(clock,rst_n,write,key,value,hit,reserved,q);
+module npu_u65_256_core$op_state$dma_size0(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100110010;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$dma_size0$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$dma_size0
+
+
+module npu_u65_256_core$op_state$dma_size0$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$dma_size0$stored
+
+
+module npu_u65_256_core$op_state$dma_size1(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100110011;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$dma_size1$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$dma_size1
+
+
+module npu_u65_256_core$op_state$dma_size1$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$dma_size1$stored
+
+
+module npu_u65_256_core$op_state$dma_skip0(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -20676,7 +14054,7 @@ module npu_u65_256_core$op_state$registers$74(clock,rst_n,write,key,value,hit,re
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$registers$74$stored stored(
+    npu_u65_256_core$op_state$dma_skip0$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -20696,10 +14074,10 @@ module npu_u65_256_core$op_state$registers$74(clock,rst_n,write,key,value,hit,re
         q = stored$q;
     end
     
-endmodule // npu_u65_256_core$op_state$registers$74
+endmodule // npu_u65_256_core$op_state$dma_skip0
 
 
-module npu_u65_256_core$op_state$registers$74$stored(clock,rst_n,d,q);
+module npu_u65_256_core$op_state$dma_skip0$stored(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -20715,10 +14093,10 @@ module npu_u65_256_core$op_state$registers$74$stored(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$op_state$registers$74$stored
+endmodule // npu_u65_256_core$op_state$dma_skip0$stored
 
 
-module npu_u65_256_core$op_state$registers$75(clock,rst_n,write,key,value,hit,reserved,q);
+module npu_u65_256_core$op_state$dma_skip1(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -20741,7 +14119,7 @@ module npu_u65_256_core$op_state$registers$75(clock,rst_n,write,key,value,hit,re
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$registers$75$stored stored(
+    npu_u65_256_core$op_state$dma_skip1$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -20761,10 +14139,10 @@ module npu_u65_256_core$op_state$registers$75(clock,rst_n,write,key,value,hit,re
         q = stored$q;
     end
     
-endmodule // npu_u65_256_core$op_state$registers$75
+endmodule // npu_u65_256_core$op_state$dma_skip1
 
 
-module npu_u65_256_core$op_state$registers$75$stored(clock,rst_n,d,q);
+module npu_u65_256_core$op_state$dma_skip1$stored(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -20780,10 +14158,140 @@ module npu_u65_256_core$op_state$registers$75$stored(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$op_state$registers$75$stored
+endmodule // npu_u65_256_core$op_state$dma_skip1$stored
 
 
-module npu_u65_256_core$op_state$registers$76(clock,rst_n,write,key,value,hit,reserved,q);
+module npu_u65_256_core$op_state$dma_src(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000110000;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$dma_src$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$dma_src
+
+
+module npu_u65_256_core$op_state$dma_src$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$dma_src$stored
+
+
+module npu_u65_256_core$op_state$dma_src_region(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100110000;
+    localparam  mask = 48'h7ff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$dma_src_region
+
+
+module npu_u65_256_core$op_state$dma_src_region$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$dma_src_region$stored
+
+
+module npu_u65_256_core$op_state$ifm2_base0(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -20806,7 +14314,7 @@ module npu_u65_256_core$op_state$registers$76(clock,rst_n,write,key,value,hit,re
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$registers$76$stored stored(
+    npu_u65_256_core$op_state$ifm2_base0$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -20826,10 +14334,10 @@ module npu_u65_256_core$op_state$registers$76(clock,rst_n,write,key,value,hit,re
         q = stored$q;
     end
     
-endmodule // npu_u65_256_core$op_state$registers$76
+endmodule // npu_u65_256_core$op_state$ifm2_base0
 
 
-module npu_u65_256_core$op_state$registers$76$stored(clock,rst_n,d,q);
+module npu_u65_256_core$op_state$ifm2_base0$stored(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -20845,10 +14353,10 @@ module npu_u65_256_core$op_state$registers$76$stored(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$op_state$registers$76$stored
+endmodule // npu_u65_256_core$op_state$ifm2_base0$stored
 
 
-module npu_u65_256_core$op_state$registers$77(clock,rst_n,write,key,value,hit,reserved,q);
+module npu_u65_256_core$op_state$ifm2_base1(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -20871,7 +14379,7 @@ module npu_u65_256_core$op_state$registers$77(clock,rst_n,write,key,value,hit,re
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$registers$77$stored stored(
+    npu_u65_256_core$op_state$ifm2_base1$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -20891,10 +14399,10 @@ module npu_u65_256_core$op_state$registers$77(clock,rst_n,write,key,value,hit,re
         q = stored$q;
     end
     
-endmodule // npu_u65_256_core$op_state$registers$77
+endmodule // npu_u65_256_core$op_state$ifm2_base1
 
 
-module npu_u65_256_core$op_state$registers$77$stored(clock,rst_n,d,q);
+module npu_u65_256_core$op_state$ifm2_base1$stored(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -20910,10 +14418,10 @@ module npu_u65_256_core$op_state$registers$77$stored(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$op_state$registers$77$stored
+endmodule // npu_u65_256_core$op_state$ifm2_base1$stored
 
 
-module npu_u65_256_core$op_state$registers$78(clock,rst_n,write,key,value,hit,reserved,q);
+module npu_u65_256_core$op_state$ifm2_base2(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -20936,7 +14444,7 @@ module npu_u65_256_core$op_state$registers$78(clock,rst_n,write,key,value,hit,re
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$registers$78$stored stored(
+    npu_u65_256_core$op_state$ifm2_base2$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -20956,10 +14464,10 @@ module npu_u65_256_core$op_state$registers$78(clock,rst_n,write,key,value,hit,re
         q = stored$q;
     end
     
-endmodule // npu_u65_256_core$op_state$registers$78
+endmodule // npu_u65_256_core$op_state$ifm2_base2
 
 
-module npu_u65_256_core$op_state$registers$78$stored(clock,rst_n,d,q);
+module npu_u65_256_core$op_state$ifm2_base2$stored(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -20975,10 +14483,10 @@ module npu_u65_256_core$op_state$registers$78$stored(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$op_state$registers$78$stored
+endmodule // npu_u65_256_core$op_state$ifm2_base2$stored
 
 
-module npu_u65_256_core$op_state$registers$79(clock,rst_n,write,key,value,hit,reserved,q);
+module npu_u65_256_core$op_state$ifm2_base3(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -21001,7 +14509,7 @@ module npu_u65_256_core$op_state$registers$79(clock,rst_n,write,key,value,hit,re
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$registers$79$stored stored(
+    npu_u65_256_core$op_state$ifm2_base3$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -21021,10 +14529,10 @@ module npu_u65_256_core$op_state$registers$79(clock,rst_n,write,key,value,hit,re
         q = stored$q;
     end
     
-endmodule // npu_u65_256_core$op_state$registers$79
+endmodule // npu_u65_256_core$op_state$ifm2_base3
 
 
-module npu_u65_256_core$op_state$registers$79$stored(clock,rst_n,d,q);
+module npu_u65_256_core$op_state$ifm2_base3$stored(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -21040,10 +14548,10 @@ module npu_u65_256_core$op_state$registers$79$stored(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$op_state$registers$79$stored
+endmodule // npu_u65_256_core$op_state$ifm2_base3$stored
 
 
-module npu_u65_256_core$op_state$registers$8(clock,rst_n,write,key,value,hit,reserved,q);
+module npu_u65_256_core$op_state$ifm2_broadcast(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -21056,7 +14564,72 @@ module npu_u65_256_core$op_state$registers$8(clock,rst_n,write,key,value,hit,res
     output reg  [47:0] q;
     
     // Constant declarations
-    localparam  register_key = 11'b100001010;
+    localparam  register_key = 11'b110000000;
+    localparam  mask = 48'hc7;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ifm2_broadcast$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ifm2_broadcast
+
+
+module npu_u65_256_core$op_state$ifm2_broadcast$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ifm2_broadcast$stored
+
+
+module npu_u65_256_core$op_state$ifm2_height0_m1(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b110001011;
     localparam  mask = 48'hffff;
     
     // Stub signals
@@ -21066,7 +14639,7 @@ module npu_u65_256_core$op_state$registers$8(clock,rst_n,write,key,value,hit,res
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$registers$8$stored stored(
+    npu_u65_256_core$op_state$ifm2_height0_m1$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -21086,10 +14659,10 @@ module npu_u65_256_core$op_state$registers$8(clock,rst_n,write,key,value,hit,res
         q = stored$q;
     end
     
-endmodule // npu_u65_256_core$op_state$registers$8
+endmodule // npu_u65_256_core$op_state$ifm2_height0_m1
 
 
-module npu_u65_256_core$op_state$registers$8$stored(clock,rst_n,d,q);
+module npu_u65_256_core$op_state$ifm2_height0_m1$stored(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -21105,10 +14678,10 @@ module npu_u65_256_core$op_state$registers$8$stored(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$op_state$registers$8$stored
+endmodule // npu_u65_256_core$op_state$ifm2_height0_m1$stored
 
 
-module npu_u65_256_core$op_state$registers$80(clock,rst_n,write,key,value,hit,reserved,q);
+module npu_u65_256_core$op_state$ifm2_height1_m1(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -21121,8 +14694,8 @@ module npu_u65_256_core$op_state$registers$80(clock,rst_n,write,key,value,hit,re
     output reg  [47:0] q;
     
     // Constant declarations
-    localparam  register_key = 11'b10010000100;
-    localparam  mask = 48'hffffffffffff;
+    localparam  register_key = 11'b110001100;
+    localparam  mask = 48'hffff;
     
     // Stub signals
     reg  stored$clock;
@@ -21131,7 +14704,7 @@ module npu_u65_256_core$op_state$registers$80(clock,rst_n,write,key,value,hit,re
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$registers$80$stored stored(
+    npu_u65_256_core$op_state$ifm2_height1_m1$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -21151,10 +14724,10 @@ module npu_u65_256_core$op_state$registers$80(clock,rst_n,write,key,value,hit,re
         q = stored$q;
     end
     
-endmodule // npu_u65_256_core$op_state$registers$80
+endmodule // npu_u65_256_core$op_state$ifm2_height1_m1
 
 
-module npu_u65_256_core$op_state$registers$80$stored(clock,rst_n,d,q);
+module npu_u65_256_core$op_state$ifm2_height1_m1$stored(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -21170,10 +14743,10 @@ module npu_u65_256_core$op_state$registers$80$stored(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$op_state$registers$80$stored
+endmodule // npu_u65_256_core$op_state$ifm2_height1_m1$stored
 
 
-module npu_u65_256_core$op_state$registers$81(clock,rst_n,write,key,value,hit,reserved,q);
+module npu_u65_256_core$op_state$ifm2_ib_start(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -21186,8 +14759,8 @@ module npu_u65_256_core$op_state$registers$81(clock,rst_n,write,key,value,hit,re
     output reg  [47:0] q;
     
     // Constant declarations
-    localparam  register_key = 11'b10010000101;
-    localparam  mask = 48'hffffffffffff;
+    localparam  register_key = 11'b110001101;
+    localparam  mask = 48'h3f;
     
     // Stub signals
     reg  stored$clock;
@@ -21196,7 +14769,7 @@ module npu_u65_256_core$op_state$registers$81(clock,rst_n,write,key,value,hit,re
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$registers$81$stored stored(
+    npu_u65_256_core$op_state$ifm2_ib_start$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -21216,10 +14789,10 @@ module npu_u65_256_core$op_state$registers$81(clock,rst_n,write,key,value,hit,re
         q = stored$q;
     end
     
-endmodule // npu_u65_256_core$op_state$registers$81
+endmodule // npu_u65_256_core$op_state$ifm2_ib_start
 
 
-module npu_u65_256_core$op_state$registers$81$stored(clock,rst_n,d,q);
+module npu_u65_256_core$op_state$ifm2_ib_start$stored(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -21235,10 +14808,205 @@ module npu_u65_256_core$op_state$registers$81$stored(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$op_state$registers$81$stored
+endmodule // npu_u65_256_core$op_state$ifm2_ib_start$stored
 
 
-module npu_u65_256_core$op_state$registers$82(clock,rst_n,write,key,value,hit,reserved,q);
+module npu_u65_256_core$op_state$ifm2_precision(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b110000101;
+    localparam  mask = 48'hcd;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ifm2_precision$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ifm2_precision
+
+
+module npu_u65_256_core$op_state$ifm2_precision$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ifm2_precision$stored
+
+
+module npu_u65_256_core$op_state$ifm2_region(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b110001111;
+    localparam  mask = 48'h7;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ifm2_region$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ifm2_region
+
+
+module npu_u65_256_core$op_state$ifm2_region$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ifm2_region$stored
+
+
+module npu_u65_256_core$op_state$ifm2_scalar(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b110000001;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ifm2_scalar$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ifm2_scalar
+
+
+module npu_u65_256_core$op_state$ifm2_scalar$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ifm2_scalar$stored
+
+
+module npu_u65_256_core$op_state$ifm2_stride_c(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -21261,7 +15029,7 @@ module npu_u65_256_core$op_state$registers$82(clock,rst_n,write,key,value,hit,re
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$registers$82$stored stored(
+    npu_u65_256_core$op_state$ifm2_stride_c$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -21281,10 +15049,10 @@ module npu_u65_256_core$op_state$registers$82(clock,rst_n,write,key,value,hit,re
         q = stored$q;
     end
     
-endmodule // npu_u65_256_core$op_state$registers$82
+endmodule // npu_u65_256_core$op_state$ifm2_stride_c
 
 
-module npu_u65_256_core$op_state$registers$82$stored(clock,rst_n,d,q);
+module npu_u65_256_core$op_state$ifm2_stride_c$stored(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -21300,10 +15068,10 @@ module npu_u65_256_core$op_state$registers$82$stored(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$op_state$registers$82$stored
+endmodule // npu_u65_256_core$op_state$ifm2_stride_c$stored
 
 
-module npu_u65_256_core$op_state$registers$83(clock,rst_n,write,key,value,hit,reserved,q);
+module npu_u65_256_core$op_state$ifm2_stride_x(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -21316,7 +15084,7 @@ module npu_u65_256_core$op_state$registers$83(clock,rst_n,write,key,value,hit,re
     output reg  [47:0] q;
     
     // Constant declarations
-    localparam  register_key = 11'b10010010000;
+    localparam  register_key = 11'b10010000100;
     localparam  mask = 48'hffffffffffff;
     
     // Stub signals
@@ -21326,7 +15094,7 @@ module npu_u65_256_core$op_state$registers$83(clock,rst_n,write,key,value,hit,re
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$registers$83$stored stored(
+    npu_u65_256_core$op_state$ifm2_stride_x$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -21346,10 +15114,10 @@ module npu_u65_256_core$op_state$registers$83(clock,rst_n,write,key,value,hit,re
         q = stored$q;
     end
     
-endmodule // npu_u65_256_core$op_state$registers$83
+endmodule // npu_u65_256_core$op_state$ifm2_stride_x
 
 
-module npu_u65_256_core$op_state$registers$83$stored(clock,rst_n,d,q);
+module npu_u65_256_core$op_state$ifm2_stride_x$stored(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -21365,10 +15133,10 @@ module npu_u65_256_core$op_state$registers$83$stored(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$op_state$registers$83$stored
+endmodule // npu_u65_256_core$op_state$ifm2_stride_x$stored
 
 
-module npu_u65_256_core$op_state$registers$84(clock,rst_n,write,key,value,hit,reserved,q);
+module npu_u65_256_core$op_state$ifm2_stride_y(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -21381,72 +15149,7 @@ module npu_u65_256_core$op_state$registers$84(clock,rst_n,write,key,value,hit,re
     output reg  [47:0] q;
     
     // Constant declarations
-    localparam  register_key = 11'b10010010001;
-    localparam  mask = 48'hffffffff;
-    
-    // Stub signals
-    reg  stored$clock;
-    reg  stored$rst_n;
-    reg  [47:0] stored$d;
-    wire  [47:0] stored$q;
-    
-    // Sub module instances
-    npu_u65_256_core$op_state$registers$84$stored stored(
-        .clock(stored$clock),
-        .rst_n(stored$rst_n),
-        .d(stored$d),
-        .q(stored$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stored$clock = clock;
-        stored$d = stored$q;
-        stored$rst_n = rst_n;
-        hit = key == register_key;
-        reserved = hit & ((value & ~mask) != 32'h0);
-        if (write & hit) begin
-            stored$d = value & mask;
-        end
-        q = stored$q;
-    end
-    
-endmodule // npu_u65_256_core$op_state$registers$84
-
-
-module npu_u65_256_core$op_state$registers$84$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$registers$84$stored
-
-
-module npu_u65_256_core$op_state$registers$85(clock,rst_n,write,key,value,hit,reserved,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write;
-    input wire  [10:0] key;
-    input wire  [47:0] value;
-    output reg  hit;
-    output reg  reserved;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  register_key = 11'b10010010010;
+    localparam  register_key = 11'b10010000101;
     localparam  mask = 48'hffffffffffff;
     
     // Stub signals
@@ -21456,7 +15159,7 @@ module npu_u65_256_core$op_state$registers$85(clock,rst_n,write,key,value,hit,re
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$registers$85$stored stored(
+    npu_u65_256_core$op_state$ifm2_stride_y$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -21476,10 +15179,10 @@ module npu_u65_256_core$op_state$registers$85(clock,rst_n,write,key,value,hit,re
         q = stored$q;
     end
     
-endmodule // npu_u65_256_core$op_state$registers$85
+endmodule // npu_u65_256_core$op_state$ifm2_stride_y
 
 
-module npu_u65_256_core$op_state$registers$85$stored(clock,rst_n,d,q);
+module npu_u65_256_core$op_state$ifm2_stride_y$stored(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -21495,10 +15198,10 @@ module npu_u65_256_core$op_state$registers$85$stored(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$op_state$registers$85$stored
+endmodule // npu_u65_256_core$op_state$ifm2_stride_y$stored
 
 
-module npu_u65_256_core$op_state$registers$86(clock,rst_n,write,key,value,hit,reserved,q);
+module npu_u65_256_core$op_state$ifm2_width0_m1(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -21511,8 +15214,8 @@ module npu_u65_256_core$op_state$registers$86(clock,rst_n,write,key,value,hit,re
     output reg  [47:0] q;
     
     // Constant declarations
-    localparam  register_key = 11'b10010010011;
-    localparam  mask = 48'hfffff;
+    localparam  register_key = 11'b110001010;
+    localparam  mask = 48'hffff;
     
     // Stub signals
     reg  stored$clock;
@@ -21521,7 +15224,7 @@ module npu_u65_256_core$op_state$registers$86(clock,rst_n,write,key,value,hit,re
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$registers$86$stored stored(
+    npu_u65_256_core$op_state$ifm2_width0_m1$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -21541,10 +15244,10 @@ module npu_u65_256_core$op_state$registers$86(clock,rst_n,write,key,value,hit,re
         q = stored$q;
     end
     
-endmodule // npu_u65_256_core$op_state$registers$86
+endmodule // npu_u65_256_core$op_state$ifm2_width0_m1
 
 
-module npu_u65_256_core$op_state$registers$86$stored(clock,rst_n,d,q);
+module npu_u65_256_core$op_state$ifm2_width0_m1$stored(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -21560,10 +15263,400 @@ module npu_u65_256_core$op_state$registers$86$stored(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$op_state$registers$86$stored
+endmodule // npu_u65_256_core$op_state$ifm2_width0_m1$stored
 
 
-module npu_u65_256_core$op_state$registers$9(clock,rst_n,write,key,value,hit,reserved,q);
+module npu_u65_256_core$op_state$ifm2_zero_point(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b110001001;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ifm2_zero_point$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ifm2_zero_point
+
+
+module npu_u65_256_core$op_state$ifm2_zero_point$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ifm2_zero_point$stored
+
+
+module npu_u65_256_core$op_state$ifm_base0(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000000000;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ifm_base0$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ifm_base0
+
+
+module npu_u65_256_core$op_state$ifm_base0$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ifm_base0$stored
+
+
+module npu_u65_256_core$op_state$ifm_base1(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000000001;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ifm_base1$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ifm_base1
+
+
+module npu_u65_256_core$op_state$ifm_base1$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ifm_base1$stored
+
+
+module npu_u65_256_core$op_state$ifm_base2(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000000010;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ifm_base2$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ifm_base2
+
+
+module npu_u65_256_core$op_state$ifm_base2$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ifm_base2$stored
+
+
+module npu_u65_256_core$op_state$ifm_base3(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000000011;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ifm_base3$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ifm_base3
+
+
+module npu_u65_256_core$op_state$ifm_base3$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ifm_base3$stored
+
+
+module npu_u65_256_core$op_state$ifm_depth_m1(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100000100;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ifm_depth_m1$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ifm_depth_m1
+
+
+module npu_u65_256_core$op_state$ifm_depth_m1$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ifm_depth_m1$stored
+
+
+module npu_u65_256_core$op_state$ifm_height0_m1(clock,rst_n,write,key,value,hit,reserved,q);
     
     // Module arguments
     input wire  clock;
@@ -21586,7 +15679,7 @@ module npu_u65_256_core$op_state$registers$9(clock,rst_n,write,key,value,hit,res
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$registers$9$stored stored(
+    npu_u65_256_core$op_state$ifm_height0_m1$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -21606,10 +15699,10 @@ module npu_u65_256_core$op_state$registers$9(clock,rst_n,write,key,value,hit,res
         q = stored$q;
     end
     
-endmodule // npu_u65_256_core$op_state$registers$9
+endmodule // npu_u65_256_core$op_state$ifm_height0_m1
 
 
-module npu_u65_256_core$op_state$registers$9$stored(clock,rst_n,d,q);
+module npu_u65_256_core$op_state$ifm_height0_m1$stored(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -21625,7 +15718,3257 @@ module npu_u65_256_core$op_state$registers$9$stored(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$op_state$registers$9$stored
+endmodule // npu_u65_256_core$op_state$ifm_height0_m1$stored
+
+
+module npu_u65_256_core$op_state$ifm_height1_m1(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100001100;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ifm_height1_m1$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ifm_height1_m1
+
+
+module npu_u65_256_core$op_state$ifm_height1_m1$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ifm_height1_m1$stored
+
+
+module npu_u65_256_core$op_state$ifm_ib_end(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100001101;
+    localparam  mask = 48'h3f;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ifm_ib_end$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ifm_ib_end
+
+
+module npu_u65_256_core$op_state$ifm_ib_end$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ifm_ib_end$stored
+
+
+module npu_u65_256_core$op_state$ifm_pad_bottom(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100000011;
+    localparam  mask = 48'hff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ifm_pad_bottom$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ifm_pad_bottom
+
+
+module npu_u65_256_core$op_state$ifm_pad_bottom$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ifm_pad_bottom$stored
+
+
+module npu_u65_256_core$op_state$ifm_pad_left(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100000001;
+    localparam  mask = 48'h7f;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ifm_pad_left$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ifm_pad_left
+
+
+module npu_u65_256_core$op_state$ifm_pad_left$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ifm_pad_left$stored
+
+
+module npu_u65_256_core$op_state$ifm_pad_right(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100000010;
+    localparam  mask = 48'hff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ifm_pad_right$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ifm_pad_right
+
+
+module npu_u65_256_core$op_state$ifm_pad_right$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ifm_pad_right$stored
+
+
+module npu_u65_256_core$op_state$ifm_pad_top(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100000000;
+    localparam  mask = 48'h7f;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ifm_pad_top$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ifm_pad_top
+
+
+module npu_u65_256_core$op_state$ifm_pad_top$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ifm_pad_top$stored
+
+
+module npu_u65_256_core$op_state$ifm_precision(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100000101;
+    localparam  mask = 48'hc3cd;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ifm_precision$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ifm_precision
+
+
+module npu_u65_256_core$op_state$ifm_precision$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ifm_precision$stored
+
+
+module npu_u65_256_core$op_state$ifm_region(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100001111;
+    localparam  mask = 48'h7;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ifm_region$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ifm_region
+
+
+module npu_u65_256_core$op_state$ifm_region$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ifm_region$stored
+
+
+module npu_u65_256_core$op_state$ifm_stride_c(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000000110;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ifm_stride_c$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ifm_stride_c
+
+
+module npu_u65_256_core$op_state$ifm_stride_c$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ifm_stride_c$stored
+
+
+module npu_u65_256_core$op_state$ifm_stride_x(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000000100;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ifm_stride_x$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ifm_stride_x
+
+
+module npu_u65_256_core$op_state$ifm_stride_x$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ifm_stride_x$stored
+
+
+module npu_u65_256_core$op_state$ifm_stride_y(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000000101;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ifm_stride_y$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ifm_stride_y
+
+
+module npu_u65_256_core$op_state$ifm_stride_y$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ifm_stride_y$stored
+
+
+module npu_u65_256_core$op_state$ifm_upscale(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100000111;
+    localparam  mask = 48'h3;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ifm_upscale$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ifm_upscale
+
+
+module npu_u65_256_core$op_state$ifm_upscale$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ifm_upscale$stored
+
+
+module npu_u65_256_core$op_state$ifm_width0_m1(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100001010;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ifm_width0_m1$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ifm_width0_m1
+
+
+module npu_u65_256_core$op_state$ifm_width0_m1$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ifm_width0_m1$stored
+
+
+module npu_u65_256_core$op_state$ifm_zero_point(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100001001;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ifm_zero_point$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ifm_zero_point
+
+
+module npu_u65_256_core$op_state$ifm_zero_point$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ifm_zero_point$stored
+
+
+module npu_u65_256_core$op_state$kernel_ab_start(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100101101;
+    localparam  mask = 48'h3f;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$kernel_ab_start$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$kernel_ab_start
+
+
+module npu_u65_256_core$op_state$kernel_ab_start$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$kernel_ab_start$stored
+
+
+module npu_u65_256_core$op_state$kernel_acc_format(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100100100;
+    localparam  mask = 48'h3;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$kernel_acc_format$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$kernel_acc_format
+
+
+module npu_u65_256_core$op_state$kernel_acc_format$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$kernel_acc_format$stored
+
+
+module npu_u65_256_core$op_state$kernel_blockdep(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100101111;
+    localparam  mask = 48'h3;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$kernel_blockdep$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$kernel_blockdep
+
+
+module npu_u65_256_core$op_state$kernel_blockdep$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$kernel_blockdep$stored
+
+
+module npu_u65_256_core$op_state$kernel_height_m1(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100100001;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$kernel_height_m1$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$kernel_height_m1
+
+
+module npu_u65_256_core$op_state$kernel_height_m1$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$kernel_height_m1$stored
+
+
+module npu_u65_256_core$op_state$kernel_parallel_mode(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100100011;
+    localparam  mask = 48'h1;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$kernel_parallel_mode$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$kernel_parallel_mode
+
+
+module npu_u65_256_core$op_state$kernel_parallel_mode$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$kernel_parallel_mode$stored
+
+
+module npu_u65_256_core$op_state$kernel_stride(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100100010;
+    localparam  mask = 48'hfff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$kernel_stride$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$kernel_stride
+
+
+module npu_u65_256_core$op_state$kernel_stride$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$kernel_stride$stored
+
+
+module npu_u65_256_core$op_state$kernel_width_m1(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100100000;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$kernel_width_m1$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$kernel_width_m1
+
+
+module npu_u65_256_core$op_state$kernel_width_m1$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$kernel_width_m1$stored
+
+
+module npu_u65_256_core$op_state$ofm_base0(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000010000;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ofm_base0$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ofm_base0
+
+
+module npu_u65_256_core$op_state$ofm_base0$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ofm_base0$stored
+
+
+module npu_u65_256_core$op_state$ofm_base1(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000010001;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ofm_base1$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ofm_base1
+
+
+module npu_u65_256_core$op_state$ofm_base1$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ofm_base1$stored
+
+
+module npu_u65_256_core$op_state$ofm_base2(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000010010;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ofm_base2$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ofm_base2
+
+
+module npu_u65_256_core$op_state$ofm_base2$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ofm_base2$stored
+
+
+module npu_u65_256_core$op_state$ofm_base3(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000010011;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ofm_base3$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ofm_base3
+
+
+module npu_u65_256_core$op_state$ofm_base3$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ofm_base3$stored
+
+
+module npu_u65_256_core$op_state$ofm_blk_depth_m1(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100010111;
+    localparam  mask = 48'h7f;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ofm_blk_depth_m1$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ofm_blk_depth_m1
+
+
+module npu_u65_256_core$op_state$ofm_blk_depth_m1$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ofm_blk_depth_m1$stored
+
+
+module npu_u65_256_core$op_state$ofm_blk_height_m1(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100010110;
+    localparam  mask = 48'h1f;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ofm_blk_height_m1$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ofm_blk_height_m1
+
+
+module npu_u65_256_core$op_state$ofm_blk_height_m1$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ofm_blk_height_m1$stored
+
+
+module npu_u65_256_core$op_state$ofm_blk_width_m1(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100010101;
+    localparam  mask = 48'h3f;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ofm_blk_width_m1$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ofm_blk_width_m1
+
+
+module npu_u65_256_core$op_state$ofm_blk_width_m1$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ofm_blk_width_m1$stored
+
+
+module npu_u65_256_core$op_state$ofm_depth_m1(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100010011;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ofm_depth_m1$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ofm_depth_m1
+
+
+module npu_u65_256_core$op_state$ofm_depth_m1$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ofm_depth_m1$stored
+
+
+module npu_u65_256_core$op_state$ofm_height0_m1(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100011011;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ofm_height0_m1$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ofm_height0_m1
+
+
+module npu_u65_256_core$op_state$ofm_height0_m1$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ofm_height0_m1$stored
+
+
+module npu_u65_256_core$op_state$ofm_height1_m1(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100011100;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ofm_height1_m1$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ofm_height1_m1
+
+
+module npu_u65_256_core$op_state$ofm_height1_m1$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ofm_height1_m1$stored
+
+
+module npu_u65_256_core$op_state$ofm_height_m1(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100010010;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ofm_height_m1$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ofm_height_m1
+
+
+module npu_u65_256_core$op_state$ofm_height_m1$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ofm_height_m1$stored
+
+
+module npu_u65_256_core$op_state$ofm_precision(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100010100;
+    localparam  mask = 48'hc1c7;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ofm_precision$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ofm_precision
+
+
+module npu_u65_256_core$op_state$ofm_precision$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ofm_precision$stored
+
+
+module npu_u65_256_core$op_state$ofm_region(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100011111;
+    localparam  mask = 48'h7;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ofm_region$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ofm_region
+
+
+module npu_u65_256_core$op_state$ofm_region$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ofm_region$stored
+
+
+module npu_u65_256_core$op_state$ofm_stride_c(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000010110;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ofm_stride_c$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ofm_stride_c
+
+
+module npu_u65_256_core$op_state$ofm_stride_c$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ofm_stride_c$stored
+
+
+module npu_u65_256_core$op_state$ofm_stride_x(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000010100;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ofm_stride_x$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ofm_stride_x
+
+
+module npu_u65_256_core$op_state$ofm_stride_x$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ofm_stride_x$stored
+
+
+module npu_u65_256_core$op_state$ofm_stride_y(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000010101;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ofm_stride_y$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ofm_stride_y
+
+
+module npu_u65_256_core$op_state$ofm_stride_y$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ofm_stride_y$stored
+
+
+module npu_u65_256_core$op_state$ofm_width0_m1(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100011010;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ofm_width0_m1$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ofm_width0_m1
+
+
+module npu_u65_256_core$op_state$ofm_width0_m1$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ofm_width0_m1$stored
+
+
+module npu_u65_256_core$op_state$ofm_width_m1(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100010001;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ofm_width_m1$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ofm_width_m1
+
+
+module npu_u65_256_core$op_state$ofm_width_m1$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ofm_width_m1$stored
+
+
+module npu_u65_256_core$op_state$ofm_zero_point(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100011000;
+    localparam  mask = 48'hffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$ofm_zero_point$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$ofm_zero_point
+
+
+module npu_u65_256_core$op_state$ofm_zero_point$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$ofm_zero_point$stored
+
+
+module npu_u65_256_core$op_state$weights_scale1_base(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10010010010;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$weights_scale1_base$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$weights_scale1_base
+
+
+module npu_u65_256_core$op_state$weights_scale1_base$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$weights_scale1_base$stored
+
+
+module npu_u65_256_core$op_state$weights_scale1_length(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10010010011;
+    localparam  mask = 48'hfffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$weights_scale1_length$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$weights_scale1_length
+
+
+module npu_u65_256_core$op_state$weights_scale1_length$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$weights_scale1_length$stored
+
+
+module npu_u65_256_core$op_state$weights_scale_base(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000100010;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$weights_scale_base$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$weights_scale_base
+
+
+module npu_u65_256_core$op_state$weights_scale_base$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$weights_scale_base$stored
+
+
+module npu_u65_256_core$op_state$weights_scale_length(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000100011;
+    localparam  mask = 48'hfffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$weights_scale_length$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$weights_scale_length
+
+
+module npu_u65_256_core$op_state$weights_scale_length$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$weights_scale_length$stored
+
+
+module npu_u65_256_core$op_state$weights_scale_region(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100101001;
+    localparam  mask = 48'h7;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$weights_scale_region$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$weights_scale_region
+
+
+module npu_u65_256_core$op_state$weights_scale_region$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$weights_scale_region$stored
+
+
+module npu_u65_256_core$op_state$weights_weight1_base(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10010010000;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$weights_weight1_base$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$weights_weight1_base
+
+
+module npu_u65_256_core$op_state$weights_weight1_base$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$weights_weight1_base$stored
+
+
+module npu_u65_256_core$op_state$weights_weight1_length(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10010010001;
+    localparam  mask = 48'hffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$weights_weight1_length$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$weights_weight1_length
+
+
+module npu_u65_256_core$op_state$weights_weight1_length$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$weights_weight1_length$stored
+
+
+module npu_u65_256_core$op_state$weights_weight_base(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000100000;
+    localparam  mask = 48'hffffffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$weights_weight_base$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$weights_weight_base
+
+
+module npu_u65_256_core$op_state$weights_weight_base$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$weights_weight_base$stored
+
+
+module npu_u65_256_core$op_state$weights_weight_length(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b10000100001;
+    localparam  mask = 48'hffffffff;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$weights_weight_length$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$weights_weight_length
+
+
+module npu_u65_256_core$op_state$weights_weight_length$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$weights_weight_length$stored
+
+
+module npu_u65_256_core$op_state$weights_weight_region(clock,rst_n,write,key,value,hit,reserved,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write;
+    input wire  [10:0] key;
+    input wire  [47:0] value;
+    output reg  hit;
+    output reg  reserved;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  register_key = 11'b100101000;
+    localparam  mask = 48'h7;
+    
+    // Stub signals
+    reg  stored$clock;
+    reg  stored$rst_n;
+    reg  [47:0] stored$d;
+    wire  [47:0] stored$q;
+    
+    // Sub module instances
+    npu_u65_256_core$op_state$weights_weight_region$stored stored(
+        .clock(stored$clock),
+        .rst_n(stored$rst_n),
+        .d(stored$d),
+        .q(stored$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        stored$clock = clock;
+        stored$d = stored$q;
+        stored$rst_n = rst_n;
+        hit = key == register_key;
+        reserved = hit & ((value & ~mask) != 32'h0);
+        if (write & hit) begin
+            stored$d = value & mask;
+        end
+        q = stored$q;
+    end
+    
+endmodule // npu_u65_256_core$op_state$weights_weight_region
+
+
+module npu_u65_256_core$op_state$weights_weight_region$stored(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$op_state$weights_weight_region$stored
 
 
 module npu_u65_256_core$pmu(clock,rst_n,bus$addr,bus$write,bus$wdata,bus$defined,bus$rdata,running,stream_enable,clear_irq,irq,m0$enabled,m0$ar_accepted,m0$ar_stalled,m0$ar_channel,m0$ar_counter,m0$r_beat,m0$r_last,m0$r_channel,m0$r_counter,m0$aw_accepted,m0$aw_stalled,m0$aw_channel,m0$aw_counter,m0$w_beat,m0$w_stalled,m0$w_channel,m0$b_response,m0$b_channel,m0$b_counter,m0$read_limit_stall,m0$write_limit_stall,m1$enabled,m1$ar_accepted,m1$ar_stalled,m1$ar_channel,m1$ar_counter,m1$r_beat,m1$r_last,m1$r_channel,m1$r_counter,m1$aw_accepted,m1$aw_stalled,m1$aw_channel,m1$aw_counter,m1$w_beat,m1$w_stalled,m1$w_channel,m1$b_response,m1$b_channel,m1$b_counter,m1$read_limit_stall,m1$write_limit_stall);

@@ -37,3 +37,19 @@ pub struct LaneBeat {
     pub first_lane: Bits<4>,
     pub last_lane: Bits<4>,
 }
+
+/// A 128-bit beat and its byte strobes: what the aligner emits toward a
+/// destination (memory or the shared buffer).
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct StrobedBeat {
+    pub data: Bits<128>,
+    pub strobe: Bits<16>,
+}
+
+/// A beat of an AXI write burst: data, strobes and WLAST.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct WriteBeat {
+    pub data: Bits<128>,
+    pub strobe: Bits<16>,
+    pub last: Bit,
+}

@@ -3,7 +3,7 @@
 
 use crate::apb::{ApbCompleter, RegisterBus, RegisterFile};
 use crate::axi::AxiManagerPort;
-use crate::central_control::{CentralControl, NoDatapath, OpState};
+use crate::central_control::{CentralControl, DmaDescriptor, KernelOperation, NoDatapath, OpState};
 use crate::cpm::Cpm;
 use crate::dma::{AxiEvents, Dma};
 use crate::pmu::Pmu;
@@ -194,12 +194,14 @@ impl Logic for Npu {
         self.control.set_known.next = self.op_state.known.val();
         self.control.set_reserved.next = self.op_state.reserved.val();
         self.control.dma.next = self.op_state.dma.val();
+        self.control.operation.next = self.op_state.operation.val();
 
-        self.datapath.op_valid.next = self.control.op_valid.val();
-        self.datapath.op_code.next = self.control.op_code.val();
-        self.datapath.op_param.next = self.control.op_param.val();
-        self.control.op_accept.next = self.datapath.op_accept.val();
-        self.control.op_refuse.next = self.datapath.op_refuse.val();
+        StreamOut::<KernelOperation>::join(
+            &mut self.control.kernel_ops,
+            &mut self.datapath.operations,
+        );
+        self.control.kernels_run.next = self.datapath.runs.val();
+        self.control.kernel_busy.next = self.datapath.busy.val();
 
         self.dma.clock.next = self.cpm.core_clock.val();
         self.dma.rst_n.next = self.cpm.core_rst_n.val();
@@ -220,9 +222,7 @@ impl Logic for Npu {
         self.dma.command_cancel.next = self.control.command_cancel.val();
         StreamOut::<LaneBeat>::join(&mut self.dma.command_beats, &mut self.control.command);
         self.control.command_busy.next = self.dma.command_busy.val();
-        self.dma.descriptor_push.next = self.control.descriptor_push.val();
-        self.dma.descriptor.next = self.op_state.dma.val();
-        self.control.queue_full.next = self.dma.queue_full.val();
+        StreamOut::<DmaDescriptor>::join(&mut self.control.descriptors, &mut self.dma.descriptors);
         self.control.descriptors_active.next = self.dma.descriptors_active.val();
         self.control.bus_error.next = self.dma.bus_error.val();
         self.control.faulting_channel.next = self.dma.faulting_channel.val();

@@ -8,3 +8,4 @@ pub mod config;
 pub mod pmu;
 pub mod reference;
 pub mod regs;
+pub mod views;

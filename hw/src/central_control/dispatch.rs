@@ -1,23 +1,65 @@
-//! The kernel-operation dispatch interface and its placeholder.
+//! Kernel-operation dispatch: what central control hands the datapath, and
+//! the placeholder datapath that runs nothing.
+//!
+//! TRM 4.6.1: kernel operations are non-blocking. Central control captures
+//! the kernel units' NPU_SET_* values with the operation ([`KernelOperation`])
+//! into a queue and parses on; the datapath takes operations from the queue
+//! in order, so values set after a dispatch never reach an operation already
+//! dispatched (TRM 4.6.2).
 
+use super::op_state::OperationState;
+use crate::stream::StreamIn;
 use rust_hdl::prelude::*;
 
-/// Stands in for the datapath (MAC unit, output unit) until it exists:
-/// refuses every kernel operation, so a stream with one stops with
-/// STATUS.cmd_parse_error instead of silently skipping it.
-#[derive(LogicBlock, Default)]
+/// A dispatched kernel operation: its opcode and parameter (TRM 4.6.4:
+/// NPU_OP_CONV, _DEPTHWISE, _POOL, _ELEMENTWISE) and the operation state at
+/// dispatch.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct KernelOperation {
+    pub code: Bits<10>,
+    pub param: Bits<16>,
+    pub state: OperationState,
+}
+
+/// The kernel operations a datapath runs, one bit per NPU_OP_*. Central
+/// control refuses any other with STATUS.cmd_parse_error, so an operation
+/// the datapath cannot run is never skipped silently.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct KernelKinds {
+    pub conv: Bit,
+    pub depthwise: Bit,
+    pub pool: Bit,
+    pub elementwise: Bit,
+}
+
+/// Stands in for the datapath (MAC unit, output unit) until it exists: it
+/// runs no kind of operation, so a stream with one stops with
+/// STATUS.cmd_parse_error at the operation.
+#[derive(LogicBlock)]
 pub struct NoDatapath {
-    pub op_valid: Signal<In, Bit>,
-    pub op_code: Signal<In, Bits<10>>,
-    pub op_param: Signal<In, Bits<16>>,
-    pub op_accept: Signal<Out, Bit>,
-    pub op_refuse: Signal<Out, Bit>,
+    pub operations: StreamIn<KernelOperation>,
+    pub runs: Signal<Out, KernelKinds>,
+    /// An operation taken from the queue is still running.
+    pub busy: Signal<Out, Bit>,
+    runs_nothing: Constant<KernelKinds>,
+}
+
+impl Default for NoDatapath {
+    fn default() -> Self {
+        Self {
+            operations: Default::default(),
+            runs: Default::default(),
+            busy: Default::default(),
+            runs_nothing: Constant::new(KernelKinds::default()),
+        }
+    }
 }
 
 impl Logic for NoDatapath {
     #[hdl_gen]
     fn update(&mut self) {
-        self.op_accept.next = false;
-        self.op_refuse.next = self.op_valid.val();
+        self.operations.ready.next = false;
+        self.runs.next = self.runs_nothing.val();
+        self.busy.next = false;
     }
 }

@@ -6,17 +6,21 @@
 //! (TRM 4.6):
 //!
 //! - NPU_SET_*: written to the [`OpState`];
-//! - NPU_OP_DMA_START: queues the NPU_SET_DMA0_* values in the DMA (blocks
-//!   while both descriptors are busy); NPU_OP_DMA_WAIT k: waits until k or
-//!   fewer are; NPU_OP_KERNEL_WAIT completes at once (no kernel operation
-//!   is ever outstanding); NPU_OP_PMU_MASK sets `pmu_enable` to its enable
-//!   bit (the PMU counts only while it is 1 if PMCR.mask_en is set);
-//! - NPU_OP_STOP and NPU_OP_IRQ: once every DMA descriptor has completed,
-//!   OR the mask into STATUS.irq_history_mask and raise IRQ; STOP stops;
-//! - kernel operations (CONV, DEPTHWISE, POOL, ELEMENTWISE) go to the
-//!   dispatch interface. Until a datapath implements it, [`NoDatapath`]
-//!   refuses every operation: the NPU stops with STATUS.cmd_parse_error and
-//!   IRQ raised, QREAD at the operation.
+//! - NPU_OP_DMA_START: sends the NPU_SET_DMA0_* values to the DMA's
+//!   descriptor queue (blocks while both descriptors are busy);
+//!   NPU_OP_DMA_WAIT k: waits until k or fewer are; NPU_OP_PMU_MASK sets
+//!   `pmu_enable` to its enable bit (the PMU counts only while it is 1 if
+//!   PMCR.mask_en is set);
+//! - kernel operations (CONV, DEPTHWISE, POOL, ELEMENTWISE): captured with
+//!   the kernel units' operation state into the kernel queue for the
+//!   datapath ([`KernelOperation`]; blocks while the queue is full), and
+//!   parsing goes on (TRM 4.6.1). A kind the datapath does not run
+//!   (`kernels_run`) is refused: the NPU stops with STATUS.cmd_parse_error
+//!   and IRQ raised, QREAD at the operation. NPU_OP_KERNEL_WAIT n waits
+//!   until n or fewer operations are queued or running;
+//! - NPU_OP_STOP and NPU_OP_IRQ: once every DMA descriptor and kernel
+//!   operation has completed, OR the mask into STATUS.irq_history_mask and
+//!   raise IRQ; STOP stops.
 //!
 //! A reserved opcode or format, a stream that ends inside a cmd1, a QSIZE
 //! that is not a multiple of 4, a value with bits outside its command's
@@ -42,12 +46,15 @@
 mod dispatch;
 mod op_state;
 
-pub use dispatch::NoDatapath;
-pub use op_state::{command_key, is_setting, DmaDescriptor, OpState, SetRegister, CMD1_KEY};
+pub use dispatch::{KernelKinds, KernelOperation, NoDatapath};
+pub use op_state::{
+    command_key, ActivationView, DmaDescriptor, Ifm2View, IfmView, KernelView, OfmView, OpState,
+    OperationState, SetRegister, WeightsView, CMD1_KEY,
+};
 
 use crate::spec_constants::{field_lsb as lsb, field_mask as mask};
-use crate::stream::{LaneBeat, StreamIn};
-use crate::widgets::ResetReg;
+use crate::stream::{LaneBeat, StreamIn, StreamOut};
+use crate::widgets::{Fifo, ResetReg};
 use npu_spec::command::{self as command, Opcode};
 use npu_spec::regs;
 use rust_hdl::prelude::*;
@@ -88,9 +95,8 @@ pub struct CentralControl {
     pub command_cancel: Signal<Out, Bit>,
     pub command: StreamIn<LaneBeat>,
     pub command_busy: Signal<In, Bit>,
-    /// DMA descriptor queue and bus errors.
-    pub descriptor_push: Signal<Out, Bit>,
-    pub queue_full: Signal<In, Bit>,
+    /// DMA descriptors (NPU_OP_DMA_START), those queued or running, bus errors.
+    pub descriptors: StreamOut<DmaDescriptor>,
     pub descriptors_active: Signal<In, Bits<2>>,
     pub bus_error: Signal<In, Bit>,
     pub faulting_channel: Signal<In, Bits<4>>,
@@ -101,15 +107,15 @@ pub struct CentralControl {
     pub set_value: Signal<Out, Bits<48>>,
     pub set_known: Signal<In, Bit>,
     pub set_reserved: Signal<In, Bit>,
-    /// The descriptor NPU_OP_DMA_START would queue.
+    /// The op state's views: the descriptor NPU_OP_DMA_START would queue,
+    /// the state a kernel operation would capture.
     pub dma: Signal<In, DmaDescriptor>,
-    /// Kernel-operation dispatch: `op_valid` holds until `op_accept` or
-    /// `op_refuse`.
-    pub op_valid: Signal<Out, Bit>,
-    pub op_code: Signal<Out, Bits<10>>,
-    pub op_param: Signal<Out, Bits<16>>,
-    pub op_accept: Signal<In, Bit>,
-    pub op_refuse: Signal<In, Bit>,
+    pub operation: Signal<In, OperationState>,
+    /// Kernel operations for the datapath, the kinds it runs, and whether it
+    /// is running one it took.
+    pub kernel_ops: StreamOut<KernelOperation>,
+    pub kernels_run: Signal<In, KernelKinds>,
+    pub kernel_busy: Signal<In, Bit>,
 
     // Opcode keys (TRM tables 4-110/4-111).
     stop_key: Constant<Bits<11>>,
@@ -170,6 +176,14 @@ pub struct CentralControl {
     word_format: Signal<Local, Bits<6>>,
     first_format: Signal<Local, Bits<6>>,
     kernel_op: Signal<Local, Bit>,
+    /// The datapath runs the kind of the decoded kernel operation.
+    kernel_supported: Signal<Local, Bit>,
+    /// Kernel operations queued or running.
+    kernels_outstanding: Signal<Local, Bits<3>>,
+    op_code: Signal<Local, Bits<10>>,
+    op_param: Signal<Local, Bits<16>>,
+    /// Dispatched operations not yet taken by the datapath.
+    kernel_queue: Fifo<KernelOperation, 1, 2>,
     dma_descriptor_bad: Signal<Local, Bit>,
     complete: Signal<Local, Bit>,
     fail: Signal<Local, Bit>,
@@ -225,8 +239,7 @@ impl Default for CentralControl {
             command_cancel: Default::default(),
             command: Default::default(),
             command_busy: Default::default(),
-            descriptor_push: Default::default(),
-            queue_full: Default::default(),
+            descriptors: Default::default(),
             descriptors_active: Default::default(),
             bus_error: Default::default(),
             faulting_channel: Default::default(),
@@ -237,11 +250,10 @@ impl Default for CentralControl {
             set_known: Default::default(),
             set_reserved: Default::default(),
             dma: Default::default(),
-            op_valid: Default::default(),
-            op_code: Default::default(),
-            op_param: Default::default(),
-            op_accept: Default::default(),
-            op_refuse: Default::default(),
+            operation: Default::default(),
+            kernel_ops: Default::default(),
+            kernels_run: Default::default(),
+            kernel_busy: Default::default(),
             stop_key: key(Opcode::NpuOpStop),
             irq_key: key(Opcode::NpuOpIrq),
             conv_key: key(Opcode::NpuOpConv),
@@ -291,6 +303,11 @@ impl Default for CentralControl {
             word_format: Default::default(),
             first_format: Default::default(),
             kernel_op: Default::default(),
+            kernel_supported: Default::default(),
+            kernels_outstanding: Default::default(),
+            op_code: Default::default(),
+            op_param: Default::default(),
+            kernel_queue: Default::default(),
             dma_descriptor_bad: Default::default(),
             complete: Default::default(),
             fail: Default::default(),
@@ -349,6 +366,13 @@ impl Logic for CentralControl {
         self.end_reached.rst_n.next = self.rst_n.val();
         self.bus_error_seen.rst_n.next = self.rst_n.val();
         self.pmu_enabled.rst_n.next = self.rst_n.val();
+        self.kernel_queue.clock.next = self.clock.val();
+        self.kernel_queue.rst_n.next = self.rst_n.val();
+        StreamOut::<KernelOperation>::link(&mut self.kernel_ops, &mut self.kernel_queue.head);
+        self.kernels_outstanding.next = bit_cast::<3, 2>(self.kernel_queue.count.val());
+        if self.kernel_busy.val() {
+            self.kernels_outstanding.next = self.kernels_outstanding.val() + 1;
+        }
 
         // ---- The next word of the stream: from the head beat of the command channel ----
         // (A field is copied before its bits are taken: yosys cannot select
@@ -367,9 +391,10 @@ impl Logic for CentralControl {
         self.command.ready.next = false;
         self.command_start.next = false;
         self.command_cancel.next = false;
-        self.descriptor_push.next = false;
+        self.descriptors.valid.next = false;
+        self.descriptors.data.next = self.dma.val();
+        self.kernel_queue.tail.valid.next = false;
         self.set_write.next = false;
-        self.op_valid.next = false;
         self.complete.next = false;
         self.fail.next = false;
         self.halt.next = false;
@@ -388,6 +413,9 @@ impl Logic for CentralControl {
         self.op_code.next = bit_cast::<10, 32>(self.first_word.q.val() & self.opcode_mask.val());
         self.op_param.next = bit_cast::<16, 32>(self.first_word.q.val() >> self.param_shift.val());
         self.key.next = bit_cast::<11, 10>(self.op_code.val());
+        self.kernel_queue.tail.data.next.code = self.op_code.val();
+        self.kernel_queue.tail.data.next.param = self.op_param.val();
+        self.kernel_queue.tail.data.next.state = self.operation.val();
         if self.first_format.val() == self.cmd1_format.val() {
             self.key.next = self.key.val() | self.cmd1_key.val();
         }
@@ -418,6 +446,11 @@ impl Logic for CentralControl {
             | (self.key.val() == self.depthwise_key.val())
             | (self.key.val() == self.pool_key.val())
             | (self.key.val() == self.elementwise_key.val());
+        self.kernel_supported.next = ((self.key.val() == self.conv_key.val())
+            & self.kernels_run.val().conv)
+            | ((self.key.val() == self.depthwise_key.val()) & self.kernels_run.val().depthwise)
+            | ((self.key.val() == self.pool_key.val()) & self.kernels_run.val().pool)
+            | ((self.key.val() == self.elementwise_key.val()) & self.kernels_run.val().elementwise);
 
         match self.step.q.val() {
             Step::Decode => {
@@ -455,7 +488,8 @@ impl Logic for CentralControl {
             Step::Execute => {
                 if self.key.val() == self.stop_key.val() {
                     // TRM 4.6.4 NPU_OP_STOP: all operations up to it complete first.
-                    if self.descriptors_active.val() == 0 {
+                    if (self.descriptors_active.val() == 0) & (self.kernels_outstanding.val() == 0)
+                    {
                         self.irq_history.d.next = self.irq_history.q.val() | self.op_param.val();
                         self.irq_raised.d.next = true;
                         self.complete.next = true;
@@ -463,7 +497,8 @@ impl Logic for CentralControl {
                     }
                 } else if self.key.val() == self.irq_key.val() {
                     // TRM 4.6.4 NPU_OP_IRQ: as STOP, but the NPU keeps running.
-                    if self.descriptors_active.val() == 0 {
+                    if (self.descriptors_active.val() == 0) & (self.kernels_outstanding.val() == 0)
+                    {
                         self.irq_history.d.next = self.irq_history.q.val() | self.op_param.val();
                         self.irq_raised.d.next = true;
                         self.complete.next = true;
@@ -472,9 +507,9 @@ impl Logic for CentralControl {
                     // TRM 4.6.4: one user channel, parameter 16 * channel.
                     if (self.op_param.val() != 0) | self.dma_descriptor_bad.val() {
                         self.fail.next = true;
-                    } else if !self.queue_full.val() {
-                        self.descriptor_push.next = true;
-                        self.complete.next = true;
+                    } else {
+                        self.descriptors.valid.next = true;
+                        self.complete.next = self.descriptors.ready.val();
                     }
                 } else if self.key.val() == self.dma_wait_key.val() {
                     // TRM 4.6.4: parameter 16 * channel + k, channel 0, k 0-1.
@@ -488,7 +523,9 @@ impl Logic for CentralControl {
                 } else if self.key.val() == self.kernel_wait_key.val() {
                     if self.op_param.val() > self.kernel_wait_max.val() {
                         self.fail.next = true;
-                    } else {
+                    } else if bit_cast::<16, 3>(self.kernels_outstanding.val())
+                        <= self.op_param.val()
+                    {
                         self.complete.next = true;
                     }
                 } else if self.key.val() == self.pmu_mask_key.val() {
@@ -500,11 +537,11 @@ impl Logic for CentralControl {
                         self.complete.next = true;
                     }
                 } else if self.kernel_op.val() {
-                    self.op_valid.next = true;
-                    if self.op_refuse.val() {
+                    if !self.kernel_supported.val() {
                         self.fail.next = true;
-                    } else if self.op_accept.val() {
-                        self.complete.next = true;
+                    } else {
+                        self.kernel_queue.tail.valid.next = true;
+                        self.complete.next = self.kernel_queue.tail.ready.val();
                     }
                 } else if self.set_known.val() {
                     if self.set_reserved.val() {

@@ -6,7 +6,7 @@
 //! valid bytes of one source beat and emit one destination beat, so a long
 //! copy runs at 16 bytes per cycle.
 
-use crate::stream::{LaneBeat, StreamIn};
+use crate::stream::{LaneBeat, StreamIn, StreamOut, StrobedBeat};
 use crate::widgets::ResetReg;
 use rust_hdl::prelude::*;
 
@@ -17,16 +17,13 @@ pub struct Aligner {
     /// Source beats: their lanes `first_lane..=last_lane` are the next
     /// bytes of the stream.
     pub source: StreamIn<LaneBeat>,
-    /// The destination beat to fill next: its lanes, and whether the
-    /// destination can take it this cycle.
-    pub out_wanted: Signal<In, Bit>,
-    pub out_first_lane: Signal<In, Bits<4>>,
-    pub out_last_lane: Signal<In, Bits<4>>,
-    pub out_space: Signal<In, Bit>,
-    /// The beat is emitted this cycle with these data and strobes.
-    pub out_fire: Signal<Out, Bit>,
-    pub out_data: Signal<Out, Bits<128>>,
-    pub out_strobe: Signal<Out, Bits<16>>,
+    /// The destination beat to fill next, if `wanted`: its lanes.
+    pub wanted: Signal<In, Bit>,
+    pub first_lane: Signal<In, Bits<4>>,
+    pub last_lane: Signal<In, Bits<4>>,
+    /// That beat, offered once enough bytes are in.
+    pub out: StreamOut<StrobedBeat>,
+    out_fire: Signal<Local, Bit>,
     in_bytes: Signal<Local, Bits<6>>,
     out_bytes: Signal<Local, Bits<6>>,
     taken: Signal<Local, Bits<6>>,
@@ -47,13 +44,11 @@ impl Default for Aligner {
             clock: Default::default(),
             rst_n: Default::default(),
             source: Default::default(),
-            out_wanted: Default::default(),
-            out_first_lane: Default::default(),
-            out_last_lane: Default::default(),
-            out_space: Default::default(),
+            wanted: Default::default(),
+            first_lane: Default::default(),
+            last_lane: Default::default(),
+            out: Default::default(),
             out_fire: Default::default(),
-            out_data: Default::default(),
-            out_strobe: Default::default(),
             in_bytes: Default::default(),
             out_bytes: Default::default(),
             taken: Default::default(),
@@ -79,12 +74,10 @@ impl Logic for Aligner {
         self.in_bytes.next = bit_cast::<6, 4>(self.source.data.val().last_lane)
             - bit_cast::<6, 4>(self.source.data.val().first_lane)
             + 1;
-        self.out_bytes.next = bit_cast::<6, 4>(self.out_last_lane.val())
-            - bit_cast::<6, 4>(self.out_first_lane.val())
-            + 1;
-        self.out_fire.next = self.out_wanted.val()
-            & self.out_space.val()
-            & (self.count.q.val() >= self.out_bytes.val());
+        self.out_bytes.next =
+            bit_cast::<6, 4>(self.last_lane.val()) - bit_cast::<6, 4>(self.first_lane.val()) + 1;
+        self.out.valid.next = self.wanted.val() & (self.count.q.val() >= self.out_bytes.val());
+        self.out_fire.next = self.out.valid.val() & self.out.ready.val();
         self.taken.next = 0.into();
         if self.out_fire.val() {
             self.taken.next = self.out_bytes.val();
@@ -101,11 +94,11 @@ impl Logic for Aligner {
             << (bit_cast::<9, 6>(self.remaining.val()) << 3);
         self.shifted_out.next = self.bytes.q.val() >> (bit_cast::<9, 6>(self.taken.val()) << 3);
 
-        self.out_data.next = bit_cast::<128, 256>(
-            self.bytes.q.val() << (bit_cast::<9, 4>(self.out_first_lane.val()) << 3),
+        self.out.data.next.data = bit_cast::<128, 256>(
+            self.bytes.q.val() << (bit_cast::<9, 4>(self.first_lane.val()) << 3),
         );
-        self.out_strobe.next = (bits::<16>(0xffff) << self.out_first_lane.val())
-            & (bits::<16>(0xffff) >> (bits::<4>(15) - self.out_last_lane.val()));
+        self.out.data.next.strobe = (bits::<16>(0xffff) << self.first_lane.val())
+            & (bits::<16>(0xffff) >> (bits::<4>(15) - self.last_lane.val()));
 
         self.bytes.d.next = self.shifted_out.val();
         self.count.d.next = self.remaining.val();

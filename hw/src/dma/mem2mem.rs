@@ -61,6 +61,8 @@ pub struct Mem2Mem {
     aligner: Aligner,
     fill: TransferWalker,
     write: WriteChannel<5, 6>,
+    /// The aligner's beat leaves for its destination.
+    beat_out: Signal<Local, Bit>,
     running: ResetReg<Bit>,
     to_shram: ResetReg<Bit>,
     shram_cores_q: ResetReg<Bits<2>>,
@@ -103,11 +105,12 @@ impl Logic for Mem2Mem {
 
         // Source beats to destination beats.
         StreamOut::<LaneBeat>::join(&mut self.read.out, &mut self.aligner.source);
-        self.aligner.out_wanted.next = self.fill.valid.val();
-        self.aligner.out_first_lane.next = self.fill.beat_first_lane.val();
-        self.aligner.out_last_lane.next = self.fill.beat_last_lane.val();
-        self.aligner.out_space.next = self.to_shram.q.val() | self.write.space.val();
-        self.fill.next_beat.next = self.aligner.out_fire.val();
+        self.aligner.wanted.next = self.fill.valid.val();
+        self.aligner.first_lane.next = self.fill.beat_first_lane.val();
+        self.aligner.last_lane.next = self.fill.beat_last_lane.val();
+        self.aligner.out.ready.next = self.to_shram.q.val() | self.write.beats.ready.val();
+        self.beat_out.next = self.aligner.out.valid.val() & self.aligner.out.ready.val();
+        self.fill.next_beat.next = self.beat_out.val();
         self.fill.next_burst.next = false;
         self.fill.cancel.next = false;
 
@@ -115,10 +118,10 @@ impl Logic for Mem2Mem {
         self.write.aclken.next = self.aclken.val();
         self.write.halt.next = self.halt.val();
         self.write.may_issue.next = self.may_write.val();
-        self.write.push.next = self.aligner.out_fire.val() & !self.to_shram.q.val();
-        self.write.push_data.next = self.aligner.out_data.val();
-        self.write.push_strobe.next = self.aligner.out_strobe.val();
-        self.write.push_last.next = self.fill.beat_last_of_burst.val();
+        self.write.beats.valid.next = self.aligner.out.valid.val() & !self.to_shram.q.val();
+        self.write.beats.data.next.data = self.aligner.out.data.val().data;
+        self.write.beats.data.next.strobe = self.aligner.out.data.val().strobe;
+        self.write.beats.data.next.last = self.fill.beat_last_of_burst.val();
         self.awvalid.next = self.write.awvalid.val();
         self.awaddr.next = self.write.awaddr.val();
         self.awlen.next = self.write.awlen.val();
@@ -133,11 +136,11 @@ impl Logic for Mem2Mem {
         self.write_limit_stall.next = self.write.limit_stall.val();
 
         // ... or the shared buffer.
-        self.shram_write.next = self.aligner.out_fire.val() & self.to_shram.q.val();
+        self.shram_write.next = self.beat_out.val() & self.to_shram.q.val();
         self.shram_cores.next = self.shram_cores_q.q.val();
         self.shram_line.next = self.fill.beat_line.val().get_bits::<LINE_ADDRESS_BITS>(0);
-        self.shram_data.next = self.aligner.out_data.val();
-        self.shram_strobe.next = self.aligner.out_strobe.val();
+        self.shram_data.next = self.aligner.out.data.val().data;
+        self.shram_strobe.next = self.aligner.out.data.val().strobe;
 
         self.done.next = self.running.q.val()
             & !self.read.busy.val()

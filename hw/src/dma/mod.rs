@@ -47,7 +47,7 @@ use crate::axi::AxiManagerPort;
 use crate::central_control::DmaDescriptor;
 use crate::shram::LINE_ADDRESS_BITS;
 use crate::spec_constants::field_lsb;
-use crate::stream::{LaneBeat, StreamOut};
+use crate::stream::{LaneBeat, StreamIn, StreamOut};
 use crate::widgets::{Fifo, ResetReg};
 use npu_spec::command::Opcode;
 use npu_spec::config::NpuConfig;
@@ -80,11 +80,8 @@ pub struct Dma {
     pub command_beats: StreamOut<LaneBeat>,
     pub command_busy: Signal<Out, Bit>,
 
-    /// NPU_OP_DMA_START: queue the NPU_SET_DMA0_* values (only while
-    /// `queue_full` is low).
-    pub descriptor_push: Signal<In, Bit>,
-    pub descriptor: Signal<In, DmaDescriptor>,
-    pub queue_full: Signal<Out, Bit>,
+    /// NPU_OP_DMA_START's NPU_SET_DMA0_* values, into the descriptor queue.
+    pub descriptors: StreamIn<DmaDescriptor>,
     /// Descriptors queued or in progress (NPU_OP_DMA_WAIT).
     pub descriptors_active: Signal<Out, Bits<2>>,
 
@@ -129,6 +126,7 @@ pub struct Dma {
     region_mode_internal: Constant<Bits<11>>,
 
     // The head descriptor, decoded.
+    head: Signal<Local, DmaDescriptor>,
     src_region_value: Signal<Local, Bits<11>>,
     dst_region_value: Signal<Local, Bits<11>>,
     src_offset: Signal<Local, Bits<40>>,
@@ -212,9 +210,7 @@ impl Dma {
             command_cancel: Default::default(),
             command_beats: Default::default(),
             command_busy: Default::default(),
-            descriptor_push: Default::default(),
-            descriptor: Default::default(),
-            queue_full: Default::default(),
+            descriptors: Default::default(),
             descriptors_active: Default::default(),
             quiesce: Default::default(),
             axi_quiet: Default::default(),
@@ -257,6 +253,7 @@ impl Dma {
             region_mode_internal: Constant::new((1u64 << region_field("region_mode").lo).into()),
             src_region_value: Default::default(),
             dst_region_value: Default::default(),
+            head: Default::default(),
             src_offset: Default::default(),
             dst_offset: Default::default(),
             skip0: Default::default(),
@@ -368,22 +365,23 @@ impl Logic for Dma {
         self.command_busy.next = self.command.busy.val();
 
         // ---- Descriptor queue (two descriptors, TRM 4.6.4 NPU_OP_DMA_WAIT) ----
-        self.queue.push.next = self.descriptor_push.val();
-        self.queue.push_data.next = self.descriptor.val();
-        self.queue_full.next = self.queue.full.val();
+        StreamIn::<DmaDescriptor>::link(&mut self.descriptors, &mut self.queue.tail);
         self.descriptors_active.next = self.queue.count.val();
 
         // The head descriptor (TRM 4.6.4-4.6.5 NPU_SET_DMA0_*). The number of
         // dimensions is the larger of the two stride modes; a 1D side is
         // packed, a 2D side skips SKIP0 after each row, a 3D side also
-        // starts each plane SKIP1 after the packed plane.
-        self.src_offset.next = self.queue.head.val().src;
-        self.dst_offset.next = self.queue.head.val().dst;
-        self.len.next = self.queue.head.val().len;
-        self.src_region_value.next = self.queue.head.val().src_region;
-        self.dst_region_value.next = self.queue.head.val().dst_region;
-        self.skip0.next = self.queue.head.val().skip0;
-        self.skip1.next = self.queue.head.val().skip1;
+        // starts each plane SKIP1 after the packed plane. Offsets and skips
+        // are 40-bit AXI addresses, LEN 32 bits (TRM 4.6.5): the values'
+        // higher bits are not used.
+        self.head.next = self.queue.head.data.val();
+        self.src_offset.next = bit_cast::<40, 48>(self.head.val().src);
+        self.dst_offset.next = bit_cast::<40, 48>(self.head.val().dst);
+        self.len.next = bit_cast::<32, 48>(self.head.val().len);
+        self.src_region_value.next = self.head.val().src_region;
+        self.dst_region_value.next = self.head.val().dst_region;
+        self.skip0.next = bit_cast::<40, 48>(self.head.val().skip0);
+        self.skip1.next = bit_cast::<40, 48>(self.head.val().skip1);
         // Region value: region (or core mask), internal bit, stride mode.
         self.src_region.next = bit_cast::<3, 11>(self.src_region_value.val());
         self.src_mode.next =
@@ -395,11 +393,11 @@ impl Logic for Dma {
             bit_cast::<2, 11>(self.dst_region_value.val() >> self.stride_mode_lsb.val());
         self.rows.next = 1.into();
         if (self.src_mode.val() != 0) | (self.dst_mode.val() != 0) {
-            self.rows.next = self.queue.head.val().size0;
+            self.rows.next = self.head.val().size0;
         }
         self.planes.next = 1.into();
         if (self.src_mode.val() >= 2) | (self.dst_mode.val() >= 2) {
-            self.planes.next = self.queue.head.val().size1;
+            self.planes.next = self.head.val().size1;
         }
         self.empty_transfer.next =
             (self.len.val() == 0) | (self.rows.val() == 0) | (self.planes.val() == 0);
@@ -479,7 +477,7 @@ impl Logic for Dma {
 
         // Start the head descriptor; retire it when its transfer completes
         // (an empty one at once).
-        self.start_mem2mem.next = !self.queue.empty.val()
+        self.start_mem2mem.next = self.queue.head.valid.val()
             & !self.head_started.q.val()
             & !self.stop_issue.val()
             & !self.empty_transfer.val();
@@ -491,8 +489,8 @@ impl Logic for Dma {
             self.mem2mem_write_counter.d.next = self.dst_counter.val();
             self.mem2mem_write_cache.d.next = self.caches[2].awcache.val();
         }
-        self.queue.pop.next = self.mem2mem.done.val()
-            | (!self.queue.empty.val()
+        self.queue.head.ready.next = self.mem2mem.done.val()
+            | (self.queue.head.valid.val()
                 & !self.head_started.q.val()
                 & !self.halted.q.val()
                 & self.empty_transfer.val());

@@ -42,6 +42,8 @@ pub struct ReadChannel<const N: usize, const C: usize> {
     issue: TransferWalker,
     receive: TransferWalker,
     buffer: Fifo<LaneBeat, N, C>,
+    /// The buffer's head beat leaves (delivered or discarded).
+    popped: Signal<Local, Bit>,
     /// Beats requested and not yet taken by the consumer.
     reserved: ResetReg<Bits<C>>,
     discarding: ResetReg<Bit>,
@@ -70,6 +72,7 @@ impl<const N: usize, const C: usize> Default for ReadChannel<N, C> {
             issue: Default::default(),
             receive: Default::default(),
             buffer: Default::default(),
+            popped: Default::default(),
             reserved: Default::default(),
             discarding: Default::default(),
             counter_q: Default::default(),
@@ -125,22 +128,23 @@ impl<const N: usize, const C: usize> Logic for ReadChannel<N, C> {
         // Every beat gets the lanes of its place in the transfer.
         self.receive.next_burst.next = false;
         self.receive.next_beat.next = self.reads.beat.val();
-        self.buffer.push.next = self.reads.beat.val();
-        self.buffer.push_data.next.data = self.reads.data.val();
-        self.buffer.push_data.next.first_lane = self.receive.beat_first_lane.val();
-        self.buffer.push_data.next.last_lane = self.receive.beat_last_lane.val();
+        // The buffer has room: every burst reserved its beats when issued.
+        self.buffer.tail.valid.next = self.reads.beat.val();
+        self.buffer.tail.data.next.data = self.reads.data.val();
+        self.buffer.tail.data.next.first_lane = self.receive.beat_first_lane.val();
+        self.buffer.tail.data.next.last_lane = self.receive.beat_last_lane.val();
 
-        self.out.valid.next = !self.buffer.empty.val() & !self.discarding.q.val();
-        self.out.data.next = self.buffer.head.val();
-        self.buffer.pop.next =
-            (self.out.ready.val() | self.discarding.q.val()) & !self.buffer.empty.val();
+        self.out.valid.next = self.buffer.head.valid.val() & !self.discarding.q.val();
+        self.out.data.next = self.buffer.head.data.val();
+        self.buffer.head.ready.next = self.out.ready.val() | self.discarding.q.val();
+        self.popped.next = self.buffer.head.valid.val() & self.buffer.head.ready.val();
 
         if self.reads.grant.val() {
             self.reserved.d.next = self.reserved.q.val() + self.burst_beats.val();
-            if self.buffer.pop.val() {
+            if self.popped.val() {
                 self.reserved.d.next = self.reserved.q.val() + self.burst_beats.val() - 1;
             }
-        } else if self.buffer.pop.val() {
+        } else if self.popped.val() {
             self.reserved.d.next = self.reserved.q.val() - 1;
         }
         self.busy.next = self.issue.valid.val() | (self.reserved.q.val() != 0);

@@ -2,11 +2,9 @@
 //! address once all its data is buffered, then streams the data.
 
 use super::walker::{TransferShape, TransferWalker};
+use crate::stream::{StreamIn, WriteBeat};
 use crate::widgets::{Fifo, ResetReg};
 use rust_hdl::prelude::*;
-
-/// A buffered beat: data in bits 127:0, strobes 143:128, WLAST in bit 144.
-const BEAT_BITS: usize = 145;
 
 /// Writes one transfer at a time. `N` is log2 of the buffer depth in beats
 /// (at least one 16-beat burst), `C` = `N + 1`.
@@ -27,13 +25,8 @@ pub struct WriteChannel<const N: usize, const C: usize> {
     pub halt: Signal<In, Bit>,
     /// The outstanding-write counter of this channel's region has room.
     pub may_issue: Signal<In, Bit>,
-    /// A destination beat, its WLAST computed by the producer.
-    pub push: Signal<In, Bit>,
-    pub push_data: Signal<In, Bits<128>>,
-    pub push_strobe: Signal<In, Bits<16>>,
-    pub push_last: Signal<In, Bit>,
-    /// The buffer can take a beat.
-    pub space: Signal<Out, Bit>,
+    /// Destination beats, their WLAST computed by the producer.
+    pub beats: StreamIn<WriteBeat>,
     /// Write address and data channels; `awid`, `awcache`, `awprot` are
     /// passed through from the inputs of the same name.
     pub awvalid: Signal<Out, Bit>,
@@ -60,7 +53,9 @@ pub struct WriteChannel<const N: usize, const C: usize> {
     load_address: Signal<Local, Bit>,
     load_data: Signal<Local, Bit>,
     issue: TransferWalker,
-    buffer: Fifo<Bits<BEAT_BITS>, N, C>,
+    buffer: Fifo<WriteBeat, N, C>,
+    /// A beat enters the buffer.
+    pushed: Signal<Local, Bit>,
     /// Buffered beats no issued burst covers yet.
     unclaimed: ResetReg<Bits<C>>,
     /// Buffered beats of issued bursts.
@@ -71,7 +66,7 @@ pub struct WriteChannel<const N: usize, const C: usize> {
     aw_addr: ResetReg<Bits<40>>,
     aw_len: ResetReg<Bits<8>>,
     w_valid: ResetReg<Bit>,
-    w_beat: ResetReg<Bits<BEAT_BITS>>,
+    w_beat: ResetReg<WriteBeat>,
 }
 
 impl<const N: usize, const C: usize> Default for WriteChannel<N, C> {
@@ -85,11 +80,7 @@ impl<const N: usize, const C: usize> Default for WriteChannel<N, C> {
             shape: Default::default(),
             halt: Default::default(),
             may_issue: Default::default(),
-            push: Default::default(),
-            push_data: Default::default(),
-            push_strobe: Default::default(),
-            push_last: Default::default(),
-            space: Default::default(),
+            beats: Default::default(),
             awvalid: Default::default(),
             awaddr: Default::default(),
             awlen: Default::default(),
@@ -109,6 +100,7 @@ impl<const N: usize, const C: usize> Default for WriteChannel<N, C> {
             load_data: Default::default(),
             issue: Default::default(),
             buffer: Default::default(),
+            pushed: Default::default(),
             unclaimed: Default::default(),
             claimed: Default::default(),
             responses_due: Default::default(),
@@ -153,11 +145,8 @@ impl<const N: usize, const C: usize> Logic for WriteChannel<N, C> {
         self.issue.next_beat.next = false;
         self.issue.cancel.next = false;
 
-        self.buffer.push.next = self.push.val();
-        self.buffer.push_data.next = (bit_cast::<BEAT_BITS, 128>(self.push_data.val())
-            | (bit_cast::<BEAT_BITS, 16>(self.push_strobe.val()) << 128))
-            .replace_bit(144, self.push_last.val());
-        self.space.next = !self.buffer.full.val();
+        StreamIn::<WriteBeat>::link(&mut self.beats, &mut self.buffer.tail);
+        self.pushed.next = self.beats.valid.val() & self.beats.ready.val();
 
         // Address: when the slot is free (or being taken) and the burst's data is in.
         self.burst_beats.next = bit_cast::<C, 4>(self.issue.beats_m1.val()) + 1;
@@ -187,12 +176,12 @@ impl<const N: usize, const C: usize> Logic for WriteChannel<N, C> {
         }
         if self.load_data.val() {
             self.w_valid.d.next = true;
-            self.w_beat.d.next = self.buffer.head.val();
+            self.w_beat.d.next = self.buffer.head.data.val();
         }
-        self.buffer.pop.next = self.load_data.val();
+        self.buffer.head.ready.next = self.load_data.val();
 
         self.unclaimed.d.next = self.unclaimed.q.val();
-        if self.push.val() {
+        if self.pushed.val() {
             self.unclaimed.d.next = self.unclaimed.q.val() + 1;
         }
         if self.load_address.val() {
@@ -216,11 +205,11 @@ impl<const N: usize, const C: usize> Logic for WriteChannel<N, C> {
         self.awaddr.next = self.aw_addr.q.val();
         self.awlen.next = self.aw_len.q.val();
         self.wvalid.next = self.w_valid.q.val();
-        self.wdata.next = self.w_beat.q.val().get_bits::<128>(0);
-        self.wstrb.next = self.w_beat.q.val().get_bits::<16>(128);
-        self.wlast.next = self.w_beat.q.val().get_bit(144);
+        self.wdata.next = self.w_beat.q.val().data;
+        self.wstrb.next = self.w_beat.q.val().strobe;
+        self.wlast.next = self.w_beat.q.val().last;
         self.busy.next = self.issue.valid.val()
-            | !self.buffer.empty.val()
+            | self.buffer.head.valid.val()
             | self.aw_valid.q.val()
             | self.w_valid.q.val()
             | (self.responses_due.q.val() != 0);

@@ -1,6 +1,7 @@
 //! A first-in first-out queue with reset pointers and flop storage.
 
 use super::ResetReg;
+use crate::stream::{StreamIn, StreamOut};
 use rust_hdl::prelude::*;
 
 /// `2^N` words written on the clock edge and read combinationally: the
@@ -64,26 +65,23 @@ always @(*) read_data = cells[read_address];",
 /// A FIFO of `2^N` words. `C` = `N + 1` is the width of the pointers and of
 /// `count` (stable Rust cannot write `N + 1` as a type parameter).
 ///
-/// `head` is the oldest word while `empty` is low; `pop` takes it. `push`
-/// stores `push_data`; pushing while full or popping while empty is a
-/// caller's error that this block does not guard against (the DMA keeps
-/// credits so it never happens).
+/// `tail` takes a word while the FIFO is not full; `head` offers the
+/// oldest word while it is not empty (a consumer may read it for as long as
+/// it needs before taking it, as the DMA does with its head descriptor).
 #[derive(LogicBlock)]
 pub struct Fifo<D: Synth, const N: usize, const C: usize> {
     pub clock: Signal<In, Clock>,
     pub rst_n: Signal<In, Bit>,
-    pub push: Signal<In, Bit>,
-    pub push_data: Signal<In, D>,
-    pub pop: Signal<In, Bit>,
-    pub head: Signal<Out, D>,
-    pub empty: Signal<Out, Bit>,
-    pub full: Signal<Out, Bit>,
+    pub tail: StreamIn<D>,
+    pub head: StreamOut<D>,
     /// Words held, 0 to 2^N.
     pub count: Signal<Out, Bits<C>>,
     depth: Constant<Bits<C>>,
     write_pointer: ResetReg<Bits<C>>,
     read_pointer: ResetReg<Bits<C>>,
     words: RegisterArray<D, N>,
+    push: Signal<Local, Bit>,
+    pop: Signal<Local, Bit>,
 }
 
 impl<D: Synth, const N: usize, const C: usize> Default for Fifo<D, N, C> {
@@ -92,17 +90,15 @@ impl<D: Synth, const N: usize, const C: usize> Default for Fifo<D, N, C> {
         Self {
             clock: Default::default(),
             rst_n: Default::default(),
-            push: Default::default(),
-            push_data: Default::default(),
-            pop: Default::default(),
+            tail: Default::default(),
             head: Default::default(),
-            empty: Default::default(),
-            full: Default::default(),
             count: Default::default(),
             depth: Constant::new((1u64 << N).into()),
             write_pointer: Default::default(),
             read_pointer: Default::default(),
             words: Default::default(),
+            push: Default::default(),
+            pop: Default::default(),
         }
     }
 }
@@ -115,14 +111,16 @@ impl<D: Synth, const N: usize, const C: usize> Logic for Fifo<D, N, C> {
         self.read_pointer.rst_n.next = self.rst_n.val();
         self.words.clock.next = self.clock.val();
         self.words.rst_n.next = self.rst_n.val();
+        self.count.next = self.write_pointer.q.val() - self.read_pointer.q.val();
+        self.tail.ready.next = self.count.val() != self.depth.val();
+        self.head.valid.next = self.count.val() != 0;
+        self.push.next = self.tail.valid.val() & self.tail.ready.val();
+        self.pop.next = self.head.valid.val() & self.head.ready.val();
         self.words.write_enable.next = self.push.val();
         self.words.write_address.next = self.write_pointer.q.val().get_bits::<N>(0);
-        self.words.write_data.next = self.push_data.val();
+        self.words.write_data.next = self.tail.data.val();
         self.words.read_address.next = self.read_pointer.q.val().get_bits::<N>(0);
-        self.head.next = self.words.read_data.val();
-        self.count.next = self.write_pointer.q.val() - self.read_pointer.q.val();
-        self.empty.next = self.write_pointer.q.val() == self.read_pointer.q.val();
-        self.full.next = self.count.val() == self.depth.val();
+        self.head.data.next = self.words.read_data.val();
         if self.push.val() {
             self.write_pointer.d.next = self.write_pointer.q.val() + 1;
         }
