@@ -4,6 +4,7 @@
 //! (`npu_tb::block`) share, so no list of blocks is kept by hand elsewhere.
 
 use crate::emit::{emit_block, BlockDesign, PortNames};
+use crate::mac_unit::MacUnit;
 use crate::weight_decoder::WeightDecoder;
 use rust_hdl::prelude::*;
 
@@ -17,11 +18,19 @@ pub struct BlockEntry {
 }
 
 /// Every block emitted on its own.
-pub const BLOCKS: &[BlockEntry] = &[BlockEntry {
-    name: "weight_decoder",
-    about: "weight decoder (TRM 3.3.5): weight-stream words in, groups of 16 weights out",
-    build: || Box::new(WeightDecoder::default()),
-}];
+pub const BLOCKS: &[BlockEntry] = &[
+    BlockEntry {
+        name: "weight_decoder",
+        about: "weight decoder (TRM 3.3.5): weight-stream words in, groups of 16 weights out",
+        build: || Box::new(WeightDecoder::default()),
+    },
+    BlockEntry {
+        name: "mac_unit",
+        about: "MAC unit dot products and adder array (TRM 3.3.6): 2x2x8 operand beats in, \
+                32 accumulators out",
+        build: || Box::new(MacUnit::default()),
+    },
+];
 
 impl BlockEntry {
     /// Its Verilog, ports named in the block style (`words_valid`).
