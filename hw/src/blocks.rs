@@ -4,6 +4,7 @@
 //! (`npu_tb::block`) share, so no list of blocks is kept by hand elsewhere.
 
 use crate::emit::{emit_block, BlockDesign, PortNames};
+use crate::output_unit::OutputUnit;
 use crate::weight_decoder::WeightDecoder;
 use rust_hdl::prelude::*;
 
@@ -17,11 +18,18 @@ pub struct BlockEntry {
 }
 
 /// Every block emitted on its own.
-pub const BLOCKS: &[BlockEntry] = &[BlockEntry {
-    name: "weight_decoder",
-    about: "weight decoder (TRM 3.3.5): weight-stream words in, groups of 16 weights out",
-    build: || Box::new(WeightDecoder::default()),
-}];
+pub const BLOCKS: &[BlockEntry] = &[
+    BlockEntry {
+        name: "weight_decoder",
+        about: "weight decoder (TRM 3.3.5): weight-stream words in, groups of 16 weights out",
+        build: || Box::new(WeightDecoder::default()),
+    },
+    BlockEntry {
+        name: "output_unit",
+        about: "output unit (TRM 3.3.7), convolution part: 8 accumulators and scale records in, 8 OFM values out",
+        build: || Box::new(OutputUnit::default()),
+    },
+];
 
 impl BlockEntry {
     /// Its Verilog, ports named in the block style (`words_valid`).

@@ -7,6 +7,7 @@ pub mod central_control;
 pub mod cpm;
 pub mod dma;
 pub mod emit;
+pub mod output_unit;
 pub mod pmu;
 pub mod shram;
 pub mod spec_constants;
