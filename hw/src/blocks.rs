@@ -5,6 +5,7 @@
 
 use crate::emit::{emit_block, BlockDesign, PortNames};
 use crate::mac_unit::MacUnit;
+use crate::output_unit::OutputUnit;
 use crate::weight_decoder::WeightDecoder;
 use rust_hdl::prelude::*;
 
@@ -29,6 +30,12 @@ pub const BLOCKS: &[BlockEntry] = &[
         about: "MAC unit dot products and adder array (TRM 3.3.6): 2x2x8 operand beats in, \
                 32 accumulators out",
         build: || Box::new(MacUnit::default()),
+    },
+    BlockEntry {
+        name: "output_unit",
+        about: "output unit (TRM 3.3.7), convolution part: 8 accumulators and scale records in, \
+                8 OFM values out",
+        build: || Box::new(OutputUnit::default()),
     },
 ];
 

@@ -8,6 +8,7 @@ pub mod cpm;
 pub mod dma;
 pub mod emit;
 pub mod mac_unit;
+pub mod output_unit;
 pub mod pmu;
 pub mod shram;
 pub mod spec_constants;

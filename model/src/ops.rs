@@ -696,7 +696,9 @@ impl Op {
 
 /// The output unit after scaling (TRM 3.3.7): zero point, activation
 /// function, clip range, LUT, ACTIVATION_MIN/MAX and saturation to the OFM type.
-struct OutStage {
+/// Public, built by [`OutStage::linear`], as the reference of the output
+/// unit's block bench.
+pub struct OutStage {
     ofm: DType,
     zp: i64,
     activation: ActivationFunction,
@@ -711,21 +713,7 @@ struct OutStage {
 
 impl OutStage {
     fn new(op: &Op, npu: &Npu) -> OutStage {
-        let clip = op.lut_dtype();
         let lut = op.lut_slot();
-        // ACTIVATION_MIN/MAX are in the OFM type's range; for 32-bit OFMs
-        // (linear output only) they apply only with a forced clip range.
-        let bound_type = if op.ofm.dtype.bits == 32 {
-            clip
-        } else {
-            op.ofm.dtype
-        };
-        let clamp = (op.ofm.dtype.bits < 32 || op.clip_dtype().is_some()).then(|| {
-            (
-                bound_type.param16(op.act_min),
-                bound_type.param16(op.act_max),
-            )
-        });
         let luts = match lut {
             Some(_) => npu
                 .shram
@@ -735,24 +723,59 @@ impl OutStage {
             None => Vec::new(),
         };
         OutStage {
-            ofm: op.ofm.dtype,
-            zp: op.ofm.zero_point,
             activation: op.activation,
             frac_bits: op.tanh_sigmoid_frac_bits(),
-            clip,
-            clamp,
             luts,
             slot: lut.unwrap_or(0),
+            ..OutStage::linear(
+                op.ofm.dtype,
+                op.ofm.zero_point,
+                op.clip_dtype(),
+                op.act_min,
+                op.act_max,
+            )
         }
     }
 
-    /// `scaled` is the scaled result before the OFM zero point is added.
-    fn finish(&self, scaled: i64, core: usize) -> i64 {
+    /// The stage for no activation function (NPU_SET_ACTIVATION 0): OFM type
+    /// `ofm`, OFM zero point `zero_point`, the type the clip range forces
+    /// (`None` for the OFM precision), ACTIVATION_MIN/MAX as programmed.
+    pub fn linear(
+        ofm: DType,
+        zero_point: i64,
+        clip: Option<DType>,
+        act_min: u16,
+        act_max: u16,
+    ) -> OutStage {
+        let forced = clip.is_some();
+        let clip = clip.unwrap_or(ofm);
+        // ACTIVATION_MIN/MAX are in the OFM type's range; for 32-bit OFMs
+        // (linear output only) they apply only with a forced clip range.
+        let bound_type = if ofm.bits == 32 { clip } else { ofm };
+        let clamp = (ofm.bits < 32 || forced)
+            .then(|| (bound_type.param16(act_min), bound_type.param16(act_max)));
+        OutStage {
+            ofm,
+            zp: zero_point,
+            activation: ActivationFunction::None,
+            frac_bits: 0,
+            clip,
+            clamp,
+            luts: Vec::new(),
+            slot: 0,
+        }
+    }
+
+    /// `scaled` is the scaled result before the OFM zero point is added;
+    /// `core` picks the LUT. The zero point is added without overflow (a
+    /// scaled value near the i64 limits stays beyond every OFM type).
+    pub fn finish(&self, scaled: i64, core: usize) -> i64 {
         let mut v = match self.activation {
             ActivationFunction::Tanh => fixed::tanh_fixed(scaled, self.frac_bits),
             ActivationFunction::Sigmoid => fixed::sigmoid_fixed(scaled, self.frac_bits),
             _ => scaled,
-        } + self.zp;
+        }
+        .saturating_add(self.zp);
         if !self.luts.is_empty() {
             // The clip range and ACTIVATION_MIN/MAX bound the table index
             // (TRM 4.6.4: the clip range applies "before table lookup"; Vela

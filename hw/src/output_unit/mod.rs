@@ -1,0 +1,180 @@
+//! The output unit (TRM 3.3.7), its convolution part: finished accumulators
+//! in, OFM values out, [`LANES`] channels of one OFM position per cycle.
+//!
+//! Per lane, bit for bit as the golden model's convolution
+//! (`npu_model::ops::scale_accumulator`, then `OutStage::finish` for the
+//! linear activation):
+//! 1. accumulator (40-bit two's complement) + bias, wrapped to the
+//!    accumulator format (NPU_SET_ACC_FORMAT: 32 or 40 bits);
+//! 2. times the scale and shifted right with the rounding of
+//!    OFM_PRECISION.round_mode (`npu_model::fixed::scale`), with the lane's
+//!    scale record or, with OFM_PRECISION.scale_mode global, NPU_SET_OFM_SCALE
+//!    and no bias ([`scale`]);
+//! 3. plus the OFM zero point, clipped to the clip range of
+//!    NPU_SET_ACTIVATION, bounded by ACTIVATION_MIN/MAX and saturated to the
+//!    OFM type (int8, uint8, int16, uint16, int32) ([`finish`]).
+//!
+//! tanh, sigmoid and the LUT (TRM 3.3.7.3) belong between the scaling and
+//! the last stage: [`Scaler`]'s `scaled` (34 bits, saturated) is their input.
+//!
+//! # Ports
+//!
+//! - `settings` ([`OutputSettings`], the fields of the NPU_SET_* values,
+//!   [`OutputSettings::from_commands`]) is sampled with every beat taken, so consecutive
+//!   operations may follow each other beat to beat; it must hold its
+//!   operation's values while that operation's beats are offered.
+//! - `accumulators` (a [`StreamIn`] of [`AccumulatorBeat`]s): lane i's
+//!   accumulator and its channel's scale record. Its `ready` depends on
+//!   `results.ready` within the cycle, never on its `valid`.
+//! - `results` (a [`StreamOut`] of [`ResultBeat`]s): one beat per beat
+//!   taken, in order, [`LATENCY`] cycles later when never stalled.
+//!
+//! # Throughput
+//!
+//! A pipeline of [`LATENCY`] stages, each taking a new beat when it is
+//! empty or passes its beat on: one beat per cycle while `results` is
+//! ready, and a stalled pipeline fills its bubbles.
+
+mod finish;
+mod scale;
+mod settings;
+
+pub use finish::Finisher;
+pub use scale::Scaler;
+pub use settings::{BeatControl, ControlDecoder, OutputSettings};
+
+use crate::stream::{StreamIn, StreamOut};
+use crate::widgets::ResetReg;
+use rust_hdl::prelude::*;
+
+/// Channels per beat: one OFM position times 8 OFM channels (TRM 4.8.3's
+/// microblock depth).
+pub const LANES: usize = 8;
+/// Pipeline stages from a beat taken to its result offered.
+pub const LATENCY: usize = 4;
+
+/// One OFM position's accumulators for up to [`LANES`] channels, with each
+/// channel's scale record (`npu_model::ops::ScaleRecord`). Lane i is in
+/// bits 40i+39..40i of `values` and `biases`, 32i+31..32i of `scales`,
+/// 6i+5..6i of `shifts`; bit i of `lanes` says it holds a channel.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct AccumulatorBeat {
+    /// Accumulators, 40-bit two's complement (a 32-bit accumulator
+    /// sign-extended, or not: only its low 32 bits count then).
+    pub values: Bits<{ LANES * 40 }>,
+    /// Biases, 40-bit two's complement.
+    pub biases: Bits<{ LANES * 40 }>,
+    /// Scales, unsigned.
+    pub scales: Bits<{ LANES * 32 }>,
+    /// Right shifts, 0-63.
+    pub shifts: Bits<{ LANES * 6 }>,
+    pub lanes: Bits<LANES>,
+}
+
+/// The OFM values of an [`AccumulatorBeat`]: lane i in bits 32i+31..32i,
+/// two's complement in the OFM type's range (an 8- or 16-bit value
+/// sign- or zero-extended), 0 for a lane off in `lanes`.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct ResultBeat {
+    pub values: Bits<{ LANES * 32 }>,
+    pub lanes: Bits<LANES>,
+}
+
+#[derive(LogicBlock, Default)]
+pub struct OutputUnit {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    /// The operation of the beat offered on `accumulators`.
+    pub settings: Signal<In, OutputSettings>,
+    /// Accumulators and scale records from the accumulator buffer.
+    pub accumulators: StreamIn<AccumulatorBeat>,
+    /// OFM values toward the output buffer.
+    pub results: StreamOut<ResultBeat>,
+    decoder: ControlDecoder,
+    scaler: Scaler,
+    finisher: Finisher,
+    /// A beat in stage 1..4.
+    full_1: ResetReg<Bit>,
+    full_2: ResetReg<Bit>,
+    full_3: ResetReg<Bit>,
+    full_4: ResetReg<Bit>,
+    /// Stage k takes a beat this cycle (it is empty or its beat moves on).
+    take_1: Signal<Local, Bit>,
+    take_2: Signal<Local, Bit>,
+    take_3: Signal<Local, Bit>,
+    take_4: Signal<Local, Bit>,
+    biases: Signal<Local, Bits<{ LANES * 40 }>>,
+    scales: Signal<Local, Bits<{ LANES * 32 }>>,
+    shifts: Signal<Local, Bits<{ LANES * 6 }>>,
+}
+
+impl Logic for OutputUnit {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, full_1, full_2, full_3, full_4);
+        self.full_1.rst_n.next = self.rst_n.val();
+        self.full_2.rst_n.next = self.rst_n.val();
+        self.full_3.rst_n.next = self.rst_n.val();
+        self.full_4.rst_n.next = self.rst_n.val();
+        self.scaler.clock.next = self.clock.val();
+        self.scaler.rst_n.next = self.rst_n.val();
+        self.finisher.clock.next = self.clock.val();
+        self.finisher.rst_n.next = self.rst_n.val();
+
+        // Handshake: each stage moves when the next can take its beat.
+        self.take_4.next = !self.full_4.q.val() | self.results.ready.val();
+        self.take_3.next = !self.full_3.q.val() | self.take_4.val();
+        self.take_2.next = !self.full_2.q.val() | self.take_3.val();
+        self.take_1.next = !self.full_1.q.val() | self.take_2.val();
+        self.accumulators.ready.next = self.take_1.val();
+        if self.take_1.val() {
+            self.full_1.d.next = self.accumulators.valid.val();
+        }
+        if self.take_2.val() {
+            self.full_2.d.next = self.full_1.q.val();
+        }
+        if self.take_3.val() {
+            self.full_3.d.next = self.full_2.q.val();
+        }
+        if self.take_4.val() {
+            self.full_4.d.next = self.full_3.q.val();
+        }
+        self.results.valid.next = self.full_4.q.val();
+
+        // The beat's scale records, or the global scale and no bias.
+        self.biases.next = self.accumulators.data.val().biases;
+        self.scales.next = self.accumulators.data.val().scales;
+        self.shifts.next = self.accumulators.data.val().shifts;
+        if self.settings.val().global_scale {
+            self.biases.next = 0.into();
+            self.scales.next = 0.into();
+            self.shifts.next = 0.into();
+            for i in 0..LANES {
+                self.scales.next = self.scales.val()
+                    | (bit_cast::<{ LANES * 32 }, 32>(self.settings.val().scale)
+                        << (i * 32).to_bits::<8>());
+                self.shifts.next = self.shifts.val()
+                    | (bit_cast::<{ LANES * 6 }, 6>(self.settings.val().shift)
+                        << (i * 6).to_bits::<6>());
+            }
+        }
+        self.decoder.settings.next = self.settings.val();
+        self.decoder.lanes.next = self.accumulators.data.val().lanes;
+
+        self.scaler.accumulators.next = self.accumulators.data.val().values;
+        self.scaler.biases.next = self.biases.val();
+        self.scaler.scales.next = self.scales.val();
+        self.scaler.shifts.next = self.shifts.val();
+        self.scaler.acc_int32.next = self.decoder.acc_int32.val();
+        self.scaler.control.next = self.decoder.control.val();
+        self.scaler.load_1.next = self.take_1.val() & self.accumulators.valid.val();
+        self.scaler.load_2.next = self.take_2.val() & self.full_1.q.val();
+        self.scaler.load_3.next = self.take_3.val() & self.full_2.q.val();
+
+        self.finisher.scaled.next = self.scaler.scaled.val();
+        self.finisher.control.next = self.scaler.scaled_control.val();
+        self.finisher.load.next = self.take_4.val() & self.full_3.q.val();
+        self.results.data.next.values = self.finisher.results.val();
+        self.results.data.next.lanes = self.finisher.lanes.val();
+    }
+}

@@ -1,0 +1,250 @@
+//! The output unit's per-operation settings: the fields of the NPU_SET_*
+//! values it reads, by name ([`OutputSettings`], taken apart at the
+//! positions of `npu_spec::command`), and what the pipeline carries of them
+//! with each beat ([`BeatControl`], from [`ControlDecoder`]).
+
+use super::LANES;
+use npu_spec::command::Opcode;
+use rust_hdl::prelude::*;
+
+/// What the output unit needs of an operation, by name. Enumerated fields
+/// hold the TRM encoding (`npu_spec::command`'s enums give the values).
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct OutputSettings {
+    /// OFM_PRECISION.round_mode ([`npu_spec::command::RoundMode`]).
+    pub round_mode: Bits<2>,
+    /// OFM_PRECISION.activation_type: the OFM is signed.
+    pub ofm_signed: Bit,
+    /// OFM_PRECISION.activation_precision
+    /// ([`npu_spec::command::ActivationPrecision`]: 8, 16 or 32 bits).
+    pub ofm_precision: Bits<2>,
+    /// OFM_PRECISION.scale_mode: 1 = every channel uses `scale` and `shift`
+    /// and no bias ([`npu_spec::command::OfmScaleMode::Global`]).
+    pub global_scale: Bit,
+    /// NPU_SET_OFM_SCALE scale and shift.
+    pub scale: Bits<32>,
+    pub shift: Bits<6>,
+    /// NPU_SET_OFM_ZERO_POINT, int16 or uint16 by `ofm_signed`.
+    pub zero_point: Bits<16>,
+    /// NPU_SET_ACC_FORMAT ([`npu_spec::command::AccFormat`]).
+    pub acc_format: Bits<2>,
+    /// NPU_SET_ACTIVATION.activation_clip_range
+    /// ([`npu_spec::command::ActivationClipRange`]).
+    pub clip_range: Bits<4>,
+    /// NPU_SET_ACTIVATION_MIN/MAX, int16 or uint16 by the bound's type.
+    pub activation_min: Bits<16>,
+    pub activation_max: Bits<16>,
+}
+
+impl OutputSettings {
+    /// The settings of the NPU_SET_* values `value(opcode)` returns (each in
+    /// its command's value space, `npu_spec::command`), field by field at the
+    /// spec's positions: what the op state hands over with an operation.
+    pub fn from_commands(value: impl Fn(Opcode) -> u64) -> OutputSettings {
+        let get = |op: Opcode, name: &str, width: usize| -> u64 {
+            let f = op.field(name);
+            assert_eq!(
+                usize::from(f.width),
+                width,
+                "{} {name}: OutputSettings declares {width} bits",
+                op.name()
+            );
+            f.get(value(op)) as u64
+        };
+        let precision = Opcode::NpuSetOfmPrecision;
+        let scale = Opcode::NpuSetOfmScale;
+        OutputSettings {
+            round_mode: get(precision, "round_mode", 2).into(),
+            ofm_signed: get(precision, "activation_type", 1) == 1,
+            ofm_precision: get(precision, "activation_precision", 2).into(),
+            global_scale: get(precision, "scale_mode", 1) == 1,
+            scale: get(scale, "scale", 32).into(),
+            shift: get(scale, "shift", 6).into(),
+            zero_point: get(Opcode::NpuSetOfmZeroPoint, "zero_point", 16).into(),
+            acc_format: get(Opcode::NpuSetAccFormat, "acc_format", 2).into(),
+            clip_range: get(Opcode::NpuSetActivation, "activation_clip_range", 4).into(),
+            activation_min: get(Opcode::NpuSetActivationMin, "clip_min", 16).into(),
+            activation_max: get(Opcode::NpuSetActivationMax, "clip_max", 16).into(),
+        }
+    }
+}
+
+/// What travels with a beat through the pipeline: its lane mask and what
+/// the later stages need of its operation.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct BeatControl {
+    /// Lanes holding a channel (bit i for lane i).
+    pub lanes: Bits<LANES>,
+    /// OFM_PRECISION.round_mode.
+    pub round_mode: Bits<2>,
+    /// The OFM zero point and the bounds of the final clamp, 35-bit two's
+    /// complement.
+    pub zero_point: Bits<35>,
+    pub low: Bits<35>,
+    pub high: Bits<35>,
+}
+
+/// [`OutputSettings`] (and a beat's lanes) in, [`BeatControl`] out: the
+/// zero point by the OFM's signedness, and the clip range (NPU_SET_ACTIVATION
+/// clip range, if it forces a type), ACTIVATION_MIN/MAX (with an 8- or
+/// 16-bit OFM, or a forced clip range; in the OFM type's signedness, or the
+/// forced type's for a 32-bit OFM) and the OFM type's saturation, applied in
+/// that order, as one clamp: a clamp of a clamp is the clamp to the outer
+/// clamp of the inner bounds. That is `npu_model::ops::OutStage` for the
+/// linear activation.
+#[derive(LogicBlock)]
+pub struct ControlDecoder {
+    pub settings: Signal<In, OutputSettings>,
+    pub lanes: Signal<In, Bits<LANES>>,
+    pub control: Signal<Out, BeatControl>,
+    /// NPU_SET_ACC_FORMAT is int32.
+    pub acc_int32: Signal<Out, Bit>,
+    // Encodings (npu_spec::command).
+    bits_8: Constant<Bits<2>>,
+    bits_16: Constant<Bits<2>>,
+    force_uint8: Constant<Bits<4>>,
+    force_int8: Constant<Bits<4>>,
+    force_int16: Constant<Bits<4>>,
+    int32: Constant<Bits<2>>,
+    sign_35: Constant<Bits<35>>,
+    zero_point: Signal<Local, Bits<35>>,
+    ofm_low: Signal<Local, Bits<35>>,
+    ofm_high: Signal<Local, Bits<35>>,
+    clamp_enable: Signal<Local, Bit>,
+    bound_signed: Signal<Local, Bit>,
+    min: Signal<Local, Bits<35>>,
+    max: Signal<Local, Bits<35>>,
+    low: Signal<Local, Bits<35>>,
+    high: Signal<Local, Bits<35>>,
+}
+
+impl Default for ControlDecoder {
+    fn default() -> Self {
+        use npu_spec::command::{AccFormat, ActivationClipRange as Clip, ActivationPrecision};
+        let c2 = |v: u32| Constant::new(u64::from(v).into());
+        let c4 = |v: u32| Constant::new(u64::from(v).into());
+        Self {
+            settings: Default::default(),
+            lanes: Default::default(),
+            control: Default::default(),
+            acc_int32: Default::default(),
+            bits_8: c2(ActivationPrecision::Bits8.bits()),
+            bits_16: c2(ActivationPrecision::Bits16.bits()),
+            force_uint8: c4(Clip::ForceUint8.bits()),
+            force_int8: c4(Clip::ForceInt8.bits()),
+            force_int16: c4(Clip::ForceInt16.bits()),
+            int32: c2(AccFormat::Int32.bits()),
+            sign_35: Constant::new((1u64 << 34).into()),
+            zero_point: Default::default(),
+            ofm_low: Default::default(),
+            ofm_high: Default::default(),
+            clamp_enable: Default::default(),
+            bound_signed: Default::default(),
+            min: Default::default(),
+            max: Default::default(),
+            low: Default::default(),
+            high: Default::default(),
+        }
+    }
+}
+
+impl Logic for ControlDecoder {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.acc_int32.next = self.settings.val().acc_format == self.int32.val();
+        self.control.next.lanes = self.lanes.val();
+        self.control.next.round_mode = self.settings.val().round_mode;
+        // (Bits are read from locals: yosys cannot index a slice.)
+        self.zero_point.next = bit_cast::<35, 16>(self.settings.val().zero_point);
+        if self.settings.val().ofm_signed & self.zero_point.val().get_bit(15) {
+            self.zero_point.next = self.zero_point.val() | 0x7_ffff_0000_u64;
+        }
+        self.control.next.zero_point = self.zero_point.val();
+        // The OFM type's range (35-bit two's complement: 0x7_ffff_ff80 is
+        // -128, 0x7_ffff_8000 -32768, 0x7_8000_0000 -2^31).
+        if self.settings.val().ofm_precision == self.bits_8.val() {
+            self.ofm_low.next = 0.into();
+            self.ofm_high.next = 255.into();
+            if self.settings.val().ofm_signed {
+                self.ofm_low.next = 0x7_ffff_ff80_u64.into();
+                self.ofm_high.next = 127.into();
+            }
+        } else if self.settings.val().ofm_precision == self.bits_16.val() {
+            self.ofm_low.next = 0.into();
+            self.ofm_high.next = 65535.into();
+            if self.settings.val().ofm_signed {
+                self.ofm_low.next = 0x7_ffff_8000_u64.into();
+                self.ofm_high.next = 32767.into();
+            }
+        } else {
+            self.ofm_low.next = 0x7_8000_0000_u64.into();
+            self.ofm_high.next = 0x7fff_ffff_u64.into();
+        }
+        // The clip range: a forced type's, else the OFM's; ACTIVATION_MIN/MAX
+        // apply with a forced type.
+        self.clamp_enable.next = true;
+        self.bound_signed.next = true;
+        if self.settings.val().clip_range == self.force_uint8.val() {
+            self.low.next = 0.into();
+            self.high.next = 255.into();
+            self.bound_signed.next = false;
+        } else if self.settings.val().clip_range == self.force_int8.val() {
+            self.low.next = 0x7_ffff_ff80_u64.into();
+            self.high.next = 127.into();
+        } else if self.settings.val().clip_range == self.force_int16.val() {
+            self.low.next = 0x7_ffff_8000_u64.into();
+            self.high.next = 32767.into();
+        } else {
+            self.clamp_enable.next = false;
+            self.low.next = self.ofm_low.val();
+            self.high.next = self.ofm_high.val();
+        }
+        // ACTIVATION_MIN/MAX: with an 8- or 16-bit OFM in its signedness;
+        // with a 32-bit OFM only when the clip range forces a type, in that
+        // type's signedness.
+        if (self.settings.val().ofm_precision == self.bits_8.val())
+            | (self.settings.val().ofm_precision == self.bits_16.val())
+        {
+            self.bound_signed.next = self.settings.val().ofm_signed;
+            self.clamp_enable.next = true;
+        }
+        self.min.next = bit_cast::<35, 16>(self.settings.val().activation_min);
+        self.max.next = bit_cast::<35, 16>(self.settings.val().activation_max);
+        if self.bound_signed.val() & self.min.val().get_bit(15) {
+            self.min.next = self.min.val() | 0x7_ffff_0000_u64;
+        }
+        if self.bound_signed.val() & self.max.val().get_bit(15) {
+            self.max.next = self.max.val() | 0x7_ffff_0000_u64;
+        }
+        if self.clamp_enable.val() {
+            // low = min(max(low, min), max), high likewise.
+            if (self.low.val() ^ self.sign_35.val()) < (self.min.val() ^ self.sign_35.val()) {
+                self.low.next = self.min.val();
+            }
+            if (self.low.val() ^ self.sign_35.val()) > (self.max.val() ^ self.sign_35.val()) {
+                self.low.next = self.max.val();
+            }
+            if (self.high.val() ^ self.sign_35.val()) < (self.min.val() ^ self.sign_35.val()) {
+                self.high.next = self.min.val();
+            }
+            if (self.high.val() ^ self.sign_35.val()) > (self.max.val() ^ self.sign_35.val()) {
+                self.high.next = self.max.val();
+            }
+        }
+        // The OFM type's saturation.
+        if (self.low.val() ^ self.sign_35.val()) < (self.ofm_low.val() ^ self.sign_35.val()) {
+            self.low.next = self.ofm_low.val();
+        }
+        if (self.low.val() ^ self.sign_35.val()) > (self.ofm_high.val() ^ self.sign_35.val()) {
+            self.low.next = self.ofm_high.val();
+        }
+        if (self.high.val() ^ self.sign_35.val()) < (self.ofm_low.val() ^ self.sign_35.val()) {
+            self.high.next = self.ofm_low.val();
+        }
+        if (self.high.val() ^ self.sign_35.val()) > (self.ofm_high.val() ^ self.sign_35.val()) {
+            self.high.next = self.ofm_high.val();
+        }
+        self.control.next.low = self.low.val();
+        self.control.next.high = self.high.val();
+    }
+}

@@ -1,0 +1,352 @@
+//! The output unit block (TRM 3.3.7, convolution part) against the golden
+//! model, lane by lane: random accumulators and scale records (extremes
+//! included) under random operations (every rounding mode, OFM type,
+//! accumulator format, clip range, per-channel and global scale, zero
+//! points, ACTIVATION_MIN/MAX), with random back-pressure on both streams
+//! and the operation changing while the previous one's beats are in flight.
+//! Each result is `OutStage::linear(..).finish(scale_accumulator(..))`, the
+//! functions the golden model's convolution uses.
+
+use npu_hw::output_unit::{AccumulatorBeat, OutputSettings, ResultBeat, LANES, LATENCY};
+use npu_model::ops::{scale_accumulator, OutStage, ScaleRecord};
+use npu_model::tensor::DType;
+use npu_spec::command::{
+    AccFormat, ActivationClipRange, ActivationPrecision, OfmScaleMode, Opcode, RoundMode,
+};
+use npu_tb::block::BlockTb;
+use npu_tb::seed::seed;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use rust_hdl::prelude::{Bits, Synth};
+use std::collections::{HashMap, VecDeque};
+
+/// A value's words, bit 0 first, as the bench's wide ports take them.
+fn words<const N: usize>(b: Bits<N>) -> Vec<u32> {
+    let mut w = vec![0u32; N.div_ceil(32)];
+    for bit in 0..N {
+        if b.get_bit(bit) {
+            w[bit / 32] |= 1 << (bit % 32);
+        }
+    }
+    w
+}
+
+/// Bits `at..at + width` of `words` (width <= 32).
+fn field(words: &[u32], at: usize, width: usize) -> u64 {
+    (0..width).fold(0, |v, b| {
+        let bit = at + b;
+        v | (u64::from(words[bit / 32] >> (bit % 32) & 1) << b)
+    })
+}
+
+/// One operation: the NPU_SET_* values the output unit reads.
+#[derive(Clone, Debug)]
+struct Operation {
+    values: HashMap<Opcode, u64>,
+}
+
+impl Operation {
+    fn value(&self, op: Opcode) -> u64 {
+        self.values.get(&op).copied().unwrap_or(0)
+    }
+    fn get(&self, op: Opcode, name: &str) -> u64 {
+        op.field(name).get(self.value(op)) as u64
+    }
+    fn set(&mut self, op: Opcode, name: &str, v: u64) {
+        let old = self.value(op);
+        self.values.insert(op, op.field(name).set(old, v));
+    }
+
+    fn random(rng: &mut StdRng) -> Self {
+        let mut o = Operation {
+            values: HashMap::new(),
+        };
+        let p = Opcode::NpuSetOfmPrecision;
+        let (signed, precision) = [
+            (0, ActivationPrecision::Bits8),
+            (1, ActivationPrecision::Bits8),
+            (0, ActivationPrecision::Bits16),
+            (1, ActivationPrecision::Bits16),
+            (1, ActivationPrecision::Bits32),
+        ][rng.gen_range(0..5)];
+        o.set(p, "activation_type", signed);
+        o.set(p, "activation_precision", precision.bits().into());
+        let round = RoundMode::ALL[rng.gen_range(0..RoundMode::ALL.len())];
+        o.set(p, "round_mode", round.bits().into());
+        let global = rng.gen_bool(0.3);
+        o.set(p, "scale_mode", u64::from(global));
+        o.set(Opcode::NpuSetOfmScale, "scale", random_scale(rng).into());
+        o.set(Opcode::NpuSetOfmScale, "shift", rng.gen_range(0..64));
+        let acc = [AccFormat::Int32, AccFormat::Int40][rng.gen_range(0..2)];
+        o.set(Opcode::NpuSetAccFormat, "acc_format", acc.bits().into());
+        let zp: u64 = match rng.gen_range(0..3) {
+            0 => 0,
+            1 => rng.gen_range(0..256),
+            _ => rng.gen_range(0..65536),
+        };
+        o.set(Opcode::NpuSetOfmZeroPoint, "zero_point", zp);
+        let clip = ActivationClipRange::ALL[rng.gen_range(0..ActivationClipRange::ALL.len())];
+        o.set(
+            Opcode::NpuSetActivation,
+            "activation_clip_range",
+            clip.bits().into(),
+        );
+        // ACTIVATION_MIN/MAX: the type's full range (as Vela writes them
+        // without a fused ReLU), a narrower range, or anything.
+        let ofm = o.ofm();
+        let (lo, hi) = match rng.gen_range(0..3) {
+            0 => (ofm.min().max(-32768), ofm.max().min(65535)),
+            1 => {
+                let a = rng.gen_range(ofm.min().max(-32768)..=ofm.max().min(65535));
+                let b = rng.gen_range(ofm.min().max(-32768)..=ofm.max().min(65535));
+                (a.min(b), a.max(b))
+            }
+            _ => (rng.gen_range(-32768..65536), rng.gen_range(-32768..65536)),
+        };
+        o.set(Opcode::NpuSetActivationMin, "clip_min", lo as u64 & 0xffff);
+        o.set(Opcode::NpuSetActivationMax, "clip_max", hi as u64 & 0xffff);
+        o
+    }
+
+    /// The OFM type, decoded as the golden model's `ops::dtype` does.
+    fn ofm(&self) -> DType {
+        let p = Opcode::NpuSetOfmPrecision;
+        DType {
+            signed: self.get(p, "activation_type") == 1,
+            bits: 8 << self.get(p, "activation_precision"),
+        }
+    }
+    fn round(&self) -> RoundMode {
+        RoundMode::from_bits(self.get(Opcode::NpuSetOfmPrecision, "round_mode") as u32).unwrap()
+    }
+    fn acc(&self) -> AccFormat {
+        AccFormat::from_bits(self.get(Opcode::NpuSetAccFormat, "acc_format") as u32).unwrap()
+    }
+    fn global(&self) -> Option<ScaleRecord> {
+        let mode = self.get(Opcode::NpuSetOfmPrecision, "scale_mode") as u32;
+        (OfmScaleMode::from_bits(mode) == Some(OfmScaleMode::Global)).then(|| ScaleRecord {
+            bias: 0,
+            scale: self.get(Opcode::NpuSetOfmScale, "scale") as u32,
+            shift: self.get(Opcode::NpuSetOfmScale, "shift") as u32,
+        })
+    }
+    fn stage(&self) -> OutStage {
+        let clip = ActivationClipRange::from_bits(
+            self.get(Opcode::NpuSetActivation, "activation_clip_range") as u32,
+        )
+        .unwrap();
+        let clip = match clip {
+            ActivationClipRange::OfmPrecision => None,
+            ActivationClipRange::ForceUint8 => Some(DType::U8),
+            ActivationClipRange::ForceInt8 => Some(DType::I8),
+            ActivationClipRange::ForceInt16 => Some(DType::I16),
+        };
+        let ofm = self.ofm();
+        OutStage::linear(
+            ofm,
+            ofm.param16(self.get(Opcode::NpuSetOfmZeroPoint, "zero_point") as u16),
+            clip,
+            self.get(Opcode::NpuSetActivationMin, "clip_min") as u16,
+            self.get(Opcode::NpuSetActivationMax, "clip_max") as u16,
+        )
+    }
+
+    /// The golden model's OFM value of one channel.
+    fn expected(&self, stage: &OutStage, acc: i64, record: &ScaleRecord) -> i64 {
+        let r = self.global().unwrap_or(*record);
+        stage.finish(scale_accumulator(acc, &r, self.acc(), self.round()), 0)
+    }
+}
+
+/// Scales with the edges of the arithmetic: 0, all ones, bit 31 set, the
+/// thresholds of the saturated TFL rounding (2^30, 2^31, 3 * 2^30), and any.
+fn random_scale(rng: &mut StdRng) -> u32 {
+    match rng.gen_range(0..10) {
+        0 => 0,
+        1 => u32::MAX,
+        2 => (1u32 << 31)
+            .wrapping_add(rng.gen_range(0..3))
+            .wrapping_sub(1),
+        3 => (1u32 << 30)
+            .wrapping_add(rng.gen_range(0..3))
+            .wrapping_sub(1),
+        4 => (3u32 << 30)
+            .wrapping_add(rng.gen_range(0..3))
+            .wrapping_sub(1),
+        5 => rng.gen_range(1 << 30..1 << 31),
+        6 => rng.gen::<u32>() | 1 << 31,
+        7 => rng.gen_range(0..1 << 16),
+        _ => rng.gen(),
+    }
+}
+
+/// 40-bit two's complement values: the extremes, the int32 edges, small,
+/// and any.
+fn random_40(rng: &mut StdRng) -> i64 {
+    let max = (1i64 << 39) - 1;
+    match rng.gen_range(0..12) {
+        0 => max,
+        1 => -max - 1,
+        2 => rng.gen_range(-2..=2),
+        3 => i32::MAX as i64 + rng.gen_range(-2..=2),
+        4 => i32::MIN as i64 + rng.gen_range(-2..=2),
+        5 => rng.gen_range(-100_000..100_000),
+        6 => rng.gen_range(-(1i64 << 24)..1 << 24),
+        7 => rng.gen_range(i32::MIN as i64..=i32::MAX as i64),
+        _ => rng.gen_range(-max - 1..=max),
+    }
+}
+
+struct Lane {
+    acc: i64,
+    record: ScaleRecord,
+    on: bool,
+}
+
+fn random_beat(rng: &mut StdRng) -> Vec<Lane> {
+    let partial = rng.gen_bool(0.2);
+    (0..LANES)
+        .map(|_| Lane {
+            acc: random_40(rng),
+            record: ScaleRecord {
+                bias: random_40(rng),
+                scale: random_scale(rng),
+                shift: rng.gen_range(0..64),
+            },
+            on: !partial || rng.gen_bool(0.5),
+        })
+        .collect()
+}
+
+fn pack(lanes: &[Lane]) -> Vec<u32> {
+    let mut beat = AccumulatorBeat::default();
+    let mask40 = (1u64 << 40) - 1;
+    for (i, l) in lanes.iter().enumerate() {
+        beat.values
+            .set_bits::<40>(40 * i, (l.acc as u64 & mask40).into());
+        beat.biases
+            .set_bits::<40>(40 * i, (l.record.bias as u64 & mask40).into());
+        beat.scales
+            .set_bits::<32>(32 * i, u64::from(l.record.scale).into());
+        beat.shifts
+            .set_bits::<6>(6 * i, u64::from(l.record.shift).into());
+        if l.on {
+            beat.lanes = beat.lanes | Bits::<LANES>::from(1u64 << i);
+        }
+    }
+    words::<{ <AccumulatorBeat as Synth>::BITS }>(beat.into())
+}
+
+#[test]
+fn every_lane_matches_the_golden_model() {
+    let seed = seed();
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut tb = BlockTb::new("output_unit", rng.gen()).unwrap_or_else(|e| panic!("{e:#}"));
+    let rst_n = tb.model.port("rst_n");
+    let settings_port = tb.model.port("settings");
+    let source = tb.source("accumulators", 1.0);
+    let sink = tb.sink("results", 1.0);
+    tb.model.set(rst_n, 0);
+    tb.model.tick();
+    tb.model.set(rst_n, 1);
+    tb.model.tick();
+
+    let mut checker = Checker::default();
+    let operations = 4000;
+    for n in 0..operations {
+        let op = Operation::random(&mut rng);
+        let stage = op.stage();
+        let settings = OutputSettings::from_commands(|code| op.value(code));
+        tb.model.set_wide(
+            settings_port,
+            &words::<{ <OutputSettings as Synth>::BITS }>(settings.into()),
+        );
+        // Both streams stall 0-75 % of the time, sometimes not at all.
+        let (valid, ready) = if rng.gen_bool(0.2) {
+            (1.0, 1.0)
+        } else {
+            (rng.gen_range(0.25..=1.0), rng.gen_range(0.25..=1.0))
+        };
+        tb.sources[source].rate = valid;
+        tb.sinks[sink].rate = ready;
+        for _ in 0..rng.gen_range(1..12) {
+            let lanes = random_beat(&mut rng);
+            let want = lanes
+                .iter()
+                .map(|l| l.on.then(|| op.expected(&stage, l.acc, &l.record)))
+                .collect();
+            let what = format!(
+                "operation {n} {op:?}, lanes {:?}",
+                lanes
+                    .iter()
+                    .map(|l| (l.acc, l.record, l.on))
+                    .collect::<Vec<_>>()
+            );
+            tb.sources[source].queue.push_back(pack(&lanes));
+            checker.expected.push_back((want, what));
+        }
+        // The next operation's settings go on as soon as this one's beats
+        // are taken; its results may still be in the pipeline.
+        let mut cycles = 0;
+        while !tb.sources[source].queue.is_empty() {
+            tb.tick();
+            cycles += 1;
+            if cycles > 10_000 {
+                tb.fail("the accumulator stream stalls");
+            }
+        }
+        checker.drain(&mut tb, sink);
+    }
+    // The last results.
+    tb.sinks[sink].rate = 1.0;
+    for _ in 0..LATENCY + 2 {
+        tb.tick();
+    }
+    checker.drain(&mut tb, sink);
+    let c = &checker;
+    assert!(
+        c.expected.is_empty(),
+        "{} results never came",
+        c.expected.len()
+    );
+    println!(
+        "{} beats, {} lanes checked over {operations} operations",
+        c.checked, c.lanes_checked
+    );
+}
+
+/// The results still to come and what has been checked.
+#[derive(Default)]
+struct Checker {
+    /// Expected beats, in order, each with what it was made of for a report.
+    expected: VecDeque<(Vec<Option<i64>>, String)>,
+    checked: usize,
+    lanes_checked: usize,
+}
+
+impl Checker {
+    /// Checks the beats the sink took against the expected ones.
+    fn drain(&mut self, tb: &mut BlockTb, sink: usize) {
+        let result = ResultBeat::default();
+        let (values_at, lanes_at) = (result.get_my_offset_values(), result.get_my_offset_lanes());
+        let beats: Vec<Vec<u32>> = tb.sinks[sink].beats.drain(..).collect();
+        for beat in beats {
+            let Some((want, what)) = self.expected.pop_front() else {
+                tb.fail("a result beat that no accumulator beat asked for");
+            };
+            for (i, w) in want.iter().enumerate() {
+                let on = field(&beat, lanes_at + i, 1) == 1;
+                let got = field(&beat, values_at + 32 * i, 32) as u32 as i32 as i64;
+                if on != w.is_some() || got != w.unwrap_or(0) {
+                    tb.fail(&format!(
+                        "beat {}, lane {i}: got {got} (lane on: {on}), the golden model gives \
+                         {w:?}; {what}",
+                        self.checked
+                    ));
+                }
+                self.lanes_checked += usize::from(on);
+            }
+            self.checked += 1;
+        }
+    }
+}
