@@ -147,11 +147,7 @@ fn main() {
     )
     .unwrap();
     for (unit, fields) in &units {
-        let target = if *unit == Unit::Dma {
-            "dma".to_string()
-        } else {
-            unit.name().to_string()
-        };
+        let target = unit.name();
         for f in fields {
             writeln!(
                 out,
