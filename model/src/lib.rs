@@ -102,6 +102,7 @@ pub mod npu;
 pub mod ops;
 pub mod payload;
 pub mod report;
+pub mod schedule;
 pub mod tensor;
 pub mod tflite;
 pub mod weights;

@@ -1,0 +1,667 @@
+//! The block traversal of a convolution as the hardware runs it (TRM 4.9,
+//! 4.7.5): OFM blocks in z, x, y order; per OFM block its IFM blocks (IFM
+//! depth chunks times sub-kernels), each fetched into the shared buffer; per
+//! IFM block the weight groups of the decoded weight stream, in stream order;
+//! per weight group one MAC beat for every 2x2 microblock of the OFM block.
+//!
+//! This is the reference of the RTL's traversal and of the units it drives
+//! (IFM unit, MAC unit and its accumulator buffer): [`accumulate`] runs a
+//! convolution through exactly these steps, reading activations the way the
+//! IFM unit reads them from a packed IFM block, and must give the
+//! accumulators of a plain convolution (tested below against a direct one).
+
+use crate::weights::order::{Traversal, U65_UBLOCK_DEPTH};
+use npu_spec::command::{KernelDecomposition, UpscaleMode};
+
+/// Microblock height and width (TRM table 4-126: 2x2x8).
+pub const UBLOCK_SIDE: usize = 2;
+
+/// Everything that fixes a convolution's traversal (the decoded NPU_SET_*
+/// values of one operation, one core).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConvShape {
+    /// OFM height, width, depth.
+    pub ofm_height: usize,
+    pub ofm_width: usize,
+    pub ofm_depth: usize,
+    /// IFM depth (for depthwise equal to `ofm_depth`).
+    pub ifm_depth: usize,
+    /// Extent of the upscaled IFM the kernel windows read (the golden
+    /// model's `ifm_extent`); the source IFM is half of it when upscaling.
+    pub ifm_height: usize,
+    pub ifm_width: usize,
+    /// Kernel size before dilation.
+    pub kernel_height: usize,
+    pub kernel_width: usize,
+    pub stride_x: usize,
+    pub stride_y: usize,
+    pub dilation_x: usize,
+    pub dilation_y: usize,
+    pub pad_top: usize,
+    pub pad_left: usize,
+    pub upscale: UpscaleMode,
+    pub traversal: Traversal,
+    pub decomposition: KernelDecomposition,
+    /// IFM element width in bits, 8 or 16.
+    pub ifm_bits: u32,
+    /// NPU_SET_OFM_BLK_HEIGHT/WIDTH/DEPTH_M1 + 1.
+    pub block_height: usize,
+    pub block_width: usize,
+    pub block_depth: usize,
+}
+
+/// A rectangle of OFM positions and channels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OfmBlock {
+    pub y: usize,
+    pub x: usize,
+    pub z: usize,
+    pub height: usize,
+    pub width: usize,
+    pub depth: usize,
+}
+
+impl OfmBlock {
+    /// Microblocks of the block (partial ones at its edges included), in
+    /// raster order: the top-left OFM position of each.
+    pub fn microblocks(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        (0..self.height.div_ceil(UBLOCK_SIDE)).flat_map(move |my| {
+            (0..self.width.div_ceil(UBLOCK_SIDE))
+                .map(move |mx| (self.y + UBLOCK_SIDE * my, self.x + UBLOCK_SIDE * mx))
+        })
+    }
+
+    pub fn microblock_count(&self) -> usize {
+        self.height.div_ceil(UBLOCK_SIDE) * self.width.div_ceil(UBLOCK_SIDE)
+    }
+}
+
+/// The source-IFM rectangle an IFM block holds, as fetched into the shared
+/// buffer: rows `y0..y0 + height`, columns `x0..x0 + width`, channels
+/// `channel0..channel0 + channels`. Empty (height or width 0) when the
+/// sub-kernel sees only padding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IfmRect {
+    pub y0: usize,
+    pub x0: usize,
+    pub height: usize,
+    pub width: usize,
+    pub channel0: usize,
+    pub channels: usize,
+}
+
+impl IfmRect {
+    /// Bytes per position in the shared buffer: the block's channels padded
+    /// to 8 bytes (TRM table 4-135: ALIGN(IFM_MEMBLK_DEPTH * bytes, 8)), so
+    /// an 8-channel group is an aligned half line (int8) or line (int16).
+    pub fn position_bytes(&self, ifm_bits: u32) -> usize {
+        (self.channels * ifm_bits as usize / 8).next_multiple_of(8)
+    }
+}
+
+/// A sub-kernel: kernel rows `y..y + height`, columns `x..x + width`
+/// (undilated indices).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SubKernel {
+    pub y: usize,
+    pub x: usize,
+    pub height: usize,
+    pub width: usize,
+}
+
+/// One weight group of the decoded stream: 64 weights (8 OFM x 8 IFM
+/// channels, OFM channel outer) or, depthwise, 8 (one per channel).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WeightGroup {
+    /// First OFM channel, relative to the OFM block.
+    pub ofm_channel: usize,
+    /// Kernel element (undilated, absolute).
+    pub ky: usize,
+    pub kx: usize,
+    /// First IFM channel, relative to the IFM block (depthwise: equal to
+    /// `ofm_channel`).
+    pub ifm_channel: usize,
+    /// Weights the decoder delivers for it.
+    pub weights: usize,
+    /// Every weight is padding (a kernel element past the sub-kernel or
+    /// IFM channels past the IFM): the group is decoded and dropped, no
+    /// MAC beat runs for it.
+    pub padding: bool,
+}
+
+/// One IFM block operation (TRM 4.9, BLOCKDEP counts these).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IfmBlockOp {
+    pub ofm: OfmBlock,
+    pub rect: IfmRect,
+    pub sub_kernel: SubKernel,
+    /// The first IFM block of its OFM block: its first beat of each
+    /// accumulator starts from zero.
+    pub first: bool,
+    /// The last: after it the OFM block's accumulators are complete.
+    pub last: bool,
+    pub groups: Vec<WeightGroup>,
+}
+
+impl ConvShape {
+    fn depthwise(&self) -> bool {
+        self.traversal == Traversal::DepthWise
+    }
+
+    /// IFM channels per IFM block (TRM table 4-134, as Vela's weight order
+    /// uses them).
+    pub fn ifm_block_depth(&self) -> usize {
+        if self.depthwise() {
+            self.block_depth
+        } else if self.traversal == Traversal::PartKernelFirst || self.ifm_bits == 16 {
+            16
+        } else {
+            32
+        }
+    }
+
+    /// OFM blocks in z, x, y order (TRM 4.9), partial at the edges.
+    pub fn ofm_blocks(&self) -> Vec<OfmBlock> {
+        let mut out = Vec::new();
+        for y in (0..self.ofm_height).step_by(self.block_height) {
+            for x in (0..self.ofm_width).step_by(self.block_width) {
+                for z in (0..self.ofm_depth).step_by(self.block_depth) {
+                    out.push(OfmBlock {
+                        y,
+                        x,
+                        z,
+                        height: self.block_height.min(self.ofm_height - y),
+                        width: self.block_width.min(self.ofm_width - x),
+                        depth: self.block_depth.min(self.ofm_depth - z),
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// Sub-kernels in stream order (TRM 4.7.5: rows of sub-kernels, x inner).
+    pub fn sub_kernels(&self) -> Vec<SubKernel> {
+        let split = match self.decomposition {
+            KernelDecomposition::D8x8 => 8,
+            KernelDecomposition::D4x4 => 4,
+        };
+        let split_h = split / self.dilation_y;
+        let split_w = split / self.dilation_x;
+        let mut out = Vec::new();
+        for y in (0..self.kernel_height).step_by(split_h) {
+            for x in (0..self.kernel_width).step_by(split_w) {
+                out.push(SubKernel {
+                    y,
+                    x,
+                    height: split_h.min(self.kernel_height - y),
+                    width: split_w.min(self.kernel_width - x),
+                });
+            }
+        }
+        out
+    }
+
+    /// The IFM blocks of an OFM block, in order.
+    pub fn ifm_blocks(&self, ofm: &OfmBlock) -> Vec<IfmBlockOp> {
+        let ibd = self.ifm_block_depth();
+        let (c_start, c_end) = if self.depthwise() {
+            (ofm.z, ofm.z + ofm.depth)
+        } else {
+            (0, self.ifm_depth)
+        };
+        let subs = self.sub_kernels();
+        let mut out = Vec::new();
+        for channel0 in (c_start..c_end).step_by(ibd) {
+            let channels = ibd.min(c_end - channel0);
+            for sub in &subs {
+                out.push(IfmBlockOp {
+                    ofm: *ofm,
+                    rect: self.rect(ofm, sub, channel0, channels),
+                    sub_kernel: *sub,
+                    first: false,
+                    last: false,
+                    groups: self.groups(ofm, sub, channels),
+                });
+            }
+        }
+        if let Some(b) = out.first_mut() {
+            b.first = true;
+        }
+        if let Some(b) = out.last_mut() {
+            b.last = true;
+        }
+        out
+    }
+
+    /// Source rows (or columns) `lo..hi` that OFM positions `o0..o0 + n`
+    /// read through kernel rows `k0..k0 + kn`, clipped to the IFM.
+    #[allow(clippy::too_many_arguments)]
+    fn source_range(
+        &self,
+        o0: usize,
+        n: usize,
+        stride: usize,
+        k0: usize,
+        kn: usize,
+        dilation: usize,
+        pad: usize,
+        extent: usize,
+    ) -> (usize, usize) {
+        let first = (o0 * stride + k0 * dilation) as i64 - pad as i64;
+        let last = ((o0 + n - 1) * stride + (k0 + kn - 1) * dilation) as i64 - pad as i64;
+        let first = first.max(0);
+        let last = last.min(extent as i64 - 1);
+        if last < first {
+            return (0, 0);
+        }
+        let to_source = |u: i64| {
+            if self.upscale == UpscaleMode::None {
+                u as usize
+            } else {
+                u as usize / 2
+            }
+        };
+        (to_source(first), to_source(last) + 1)
+    }
+
+    fn rect(&self, ofm: &OfmBlock, sub: &SubKernel, channel0: usize, channels: usize) -> IfmRect {
+        let (y0, y1) = self.source_range(
+            ofm.y,
+            ofm.height,
+            self.stride_y,
+            sub.y,
+            sub.height,
+            self.dilation_y,
+            self.pad_top,
+            self.ifm_height,
+        );
+        let (x0, x1) = self.source_range(
+            ofm.x,
+            ofm.width,
+            self.stride_x,
+            sub.x,
+            sub.width,
+            self.dilation_x,
+            self.pad_left,
+            self.ifm_width,
+        );
+        let empty = y1 == y0 || x1 == x0;
+        IfmRect {
+            y0,
+            x0,
+            height: if empty { 0 } else { y1 - y0 },
+            width: if empty { 0 } else { x1 - x0 },
+            channel0,
+            channels,
+        }
+    }
+
+    /// The weight groups of one IFM block: the loops of
+    /// `weights::order::stream_order` inside one (OFM block, IFM block,
+    /// sub-kernel).
+    fn groups(&self, ofm: &OfmBlock, sub: &SubKernel, channels: usize) -> Vec<WeightGroup> {
+        let ub = U65_UBLOCK_DEPTH;
+        let pk = self.traversal == Traversal::PartKernelFirst;
+        let dw = self.depthwise();
+        let pad_to = match (self.traversal, self.ifm_bits) {
+            (Traversal::PartKernelFirst, 16) => 2,
+            (Traversal::PartKernelFirst, _) | (Traversal::DepthWise, _) => 4,
+            (Traversal::DepthFirst, _) => 1,
+        };
+        let elements = (sub.width * sub.height).div_ceil(pad_to) * pad_to;
+        let block_channels = match self.traversal {
+            Traversal::DepthWise => ub,
+            Traversal::PartKernelFirst => channels,
+            Traversal::DepthFirst => self.ifm_block_depth(),
+        };
+        let (outer_d, inner_d) = if pk {
+            (block_channels, 1)
+        } else {
+            (1, block_channels)
+        };
+        let mut out = Vec::new();
+        for outer in (0..outer_d).step_by(ub) {
+            for ofm_channel in (0..ofm.depth).step_by(ub) {
+                for element in 0..elements {
+                    let (kx, ky) = (element % sub.width, element / sub.width);
+                    for inner in (0..inner_d).step_by(ub) {
+                        let ifm_channel = if dw { ofm_channel } else { outer + inner };
+                        let padding = ky >= sub.height || (!dw && ifm_channel >= channels);
+                        out.push(WeightGroup {
+                            ofm_channel,
+                            ky: sub.y + ky,
+                            kx: sub.x + kx,
+                            ifm_channel,
+                            weights: if dw { ub } else { ub * ub },
+                            padding,
+                        });
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Every IFM block operation of the convolution, in order.
+    pub fn block_ops(&self) -> Vec<IfmBlockOp> {
+        self.ofm_blocks()
+            .iter()
+            .flat_map(|b| self.ifm_blocks(b))
+            .collect()
+    }
+}
+
+/// The activation the IFM unit gives for OFM position (oy, ox) at kernel
+/// element (ky, kx) and channel `c` of the IFM block, from the block as
+/// fetched (`ib`: `rect.height x rect.width` positions of
+/// `rect.channels` values, IFM value minus zero point, row-major): 0 for
+/// padding and for the zeros of a zero-inserting upscale.
+pub fn activation(
+    s: &ConvShape,
+    rect: &IfmRect,
+    ib: &[i32],
+    (oy, ox): (usize, usize),
+    (ky, kx): (usize, usize),
+    c: usize,
+) -> i32 {
+    let uy = (oy * s.stride_y + ky * s.dilation_y) as i64 - s.pad_top as i64;
+    let ux = (ox * s.stride_x + kx * s.dilation_x) as i64 - s.pad_left as i64;
+    if uy < 0 || ux < 0 || uy >= s.ifm_height as i64 || ux >= s.ifm_width as i64 {
+        return 0;
+    }
+    let (sy, sx) = match s.upscale {
+        UpscaleMode::None => (uy as usize, ux as usize),
+        UpscaleMode::Zeros if uy % 2 == 1 || ux % 2 == 1 => return 0,
+        _ => (uy as usize / 2, ux as usize / 2),
+    };
+    let (r, q) = (sy - rect.y0, sx - rect.x0);
+    assert!(
+        r < rect.height && q < rect.width && c < rect.channels,
+        "the IFM block {rect:?} lacks source ({sy}, {sx}) channel {c}"
+    );
+    ib[(r * rect.width + q) * rect.channels + c]
+}
+
+/// Runs a convolution through the traversal: `ifm` is the source IFM
+/// (height, width, depth; IFM value minus zero point), `stream` the decoded
+/// weight stream (stream order, as `weights::decode` gives it). Returns the
+/// accumulators in (y, x, oc) order, whole (not wrapped).
+pub fn accumulate(s: &ConvShape, ifm: &[i32], stream: &[i16]) -> Vec<i64> {
+    let (src_h, src_w) = match s.upscale {
+        UpscaleMode::None => (s.ifm_height, s.ifm_width),
+        _ => (s.ifm_height.div_ceil(2), s.ifm_width.div_ceil(2)),
+    };
+    assert_eq!(ifm.len(), src_h * src_w * s.ifm_depth, "IFM size");
+    let mut out = vec![0i64; s.ofm_height * s.ofm_width * s.ofm_depth];
+    let mut next_weight = 0;
+    let dw = s.traversal == Traversal::DepthWise;
+    let ub = U65_UBLOCK_DEPTH;
+    for op in s.block_ops() {
+        // The weight stream holds each OFM depth slice once: every spatial
+        // OFM block reads it again from the start.
+        if op.first && op.ofm.z == 0 {
+            next_weight = 0;
+        }
+        let rect = op.rect;
+        let ib: Vec<i32> = (0..rect.height)
+            .flat_map(|r| (0..rect.width).map(move |q| (r, q)))
+            .flat_map(|(r, q)| {
+                let base = ((rect.y0 + r) * src_w + rect.x0 + q) * s.ifm_depth + rect.channel0;
+                ifm[base..base + rect.channels].to_vec()
+            })
+            .collect();
+        let mut accs = vec![0i64; op.ofm.height * op.ofm.width * op.ofm.depth];
+        for g in &op.groups {
+            let w = &stream[next_weight..next_weight + g.weights];
+            next_weight += g.weights;
+            if g.padding {
+                continue;
+            }
+            for (my, mx) in op.ofm.microblocks() {
+                for p in 0..UBLOCK_SIDE * UBLOCK_SIDE {
+                    let (oy, ox) = (my + p / 2, mx + p % 2);
+                    if oy >= op.ofm.y + op.ofm.height || ox >= op.ofm.x + op.ofm.width {
+                        continue;
+                    }
+                    let at = ((oy - op.ofm.y) * op.ofm.width + ox - op.ofm.x) * op.ofm.depth;
+                    for o in 0..ub {
+                        if g.ofm_channel + o >= op.ofm.depth {
+                            continue;
+                        }
+                        let sum: i64 = if dw {
+                            let a = activation(
+                                s,
+                                &rect,
+                                &ib,
+                                (oy, ox),
+                                (g.ky, g.kx),
+                                g.ifm_channel + o,
+                            );
+                            i64::from(a) * i64::from(w[o])
+                        } else {
+                            (0..ub)
+                                .filter(|k| g.ifm_channel + k < rect.channels)
+                                .map(|k| {
+                                    let a = activation(
+                                        s,
+                                        &rect,
+                                        &ib,
+                                        (oy, ox),
+                                        (g.ky, g.kx),
+                                        g.ifm_channel + k,
+                                    );
+                                    i64::from(a) * i64::from(w[o * ub + k])
+                                })
+                                .sum()
+                        };
+                        accs[at + g.ofm_channel + o] += sum;
+                    }
+                }
+            }
+        }
+        // The block's accumulators carry over its IFM blocks; `first`
+        // starts them, `last` reads them out.
+        if op.first {
+            clear_block(&mut out, s, &op.ofm);
+        }
+        add_block(&mut out, s, &op.ofm, &accs);
+    }
+    assert_eq!(
+        next_weight,
+        stream.len(),
+        "the traversal consumes the whole stream"
+    );
+    out
+}
+
+fn block_index(s: &ConvShape, b: &OfmBlock, i: usize) -> usize {
+    let c = i % b.depth;
+    let x = (i / b.depth) % b.width;
+    let y = i / b.depth / b.width;
+    ((b.y + y) * s.ofm_width + b.x + x) * s.ofm_depth + b.z + c
+}
+
+fn clear_block(out: &mut [i64], s: &ConvShape, b: &OfmBlock) {
+    for i in 0..b.height * b.width * b.depth {
+        out[block_index(s, b, i)] = 0;
+    }
+}
+
+fn add_block(out: &mut [i64], s: &ConvShape, b: &OfmBlock, accs: &[i64]) {
+    for (i, a) in accs.iter().enumerate() {
+        out[block_index(s, b, i)] += a;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::weights::order::{self, WeightOrder};
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+
+    /// A direct convolution of the padded, upscaled IFM (the golden model's
+    /// arithmetic, written out plainly).
+    fn direct(s: &ConvShape, ifm: &[i32], ohwi: &[i16]) -> Vec<i64> {
+        let dw = s.traversal == Traversal::DepthWise;
+        let (src_w, d) = (
+            match s.upscale {
+                UpscaleMode::None => s.ifm_width,
+                _ => s.ifm_width.div_ceil(2),
+            },
+            s.ifm_depth,
+        );
+        let up = |y: i64, x: i64, c: usize| -> i64 {
+            if y < 0 || x < 0 || y >= s.ifm_height as i64 || x >= s.ifm_width as i64 {
+                return 0;
+            }
+            let (y, x) = (y as usize, x as usize);
+            let (sy, sx) = match s.upscale {
+                UpscaleMode::None => (y, x),
+                UpscaleMode::Zeros if y % 2 == 1 || x % 2 == 1 => return 0,
+                _ => (y / 2, x / 2),
+            };
+            i64::from(ifm[(sy * src_w + sx) * d + c])
+        };
+        let (kh, kw) = (s.kernel_height, s.kernel_width);
+        let per_oc = if dw { kh * kw } else { kh * kw * d };
+        let mut out = Vec::new();
+        for oy in 0..s.ofm_height {
+            for ox in 0..s.ofm_width {
+                for oc in 0..s.ofm_depth {
+                    let mut acc = 0i64;
+                    for ky in 0..kh {
+                        for kx in 0..kw {
+                            let y = (oy * s.stride_y + ky * s.dilation_y) as i64 - s.pad_top as i64;
+                            let x =
+                                (ox * s.stride_x + kx * s.dilation_x) as i64 - s.pad_left as i64;
+                            if dw {
+                                let w = ohwi[oc * per_oc + ky * kw + kx];
+                                acc += up(y, x, oc) * i64::from(w);
+                            } else {
+                                for ic in 0..d {
+                                    let w = ohwi[oc * per_oc + (ky * kw + kx) * d + ic];
+                                    acc += up(y, x, ic) * i64::from(w);
+                                }
+                            }
+                        }
+                    }
+                    out.push(acc);
+                }
+            }
+        }
+        out
+    }
+
+    fn random_shape(rng: &mut StdRng) -> ConvShape {
+        let traversal = [
+            Traversal::DepthFirst,
+            Traversal::PartKernelFirst,
+            Traversal::DepthWise,
+        ][rng.gen_range(0..3)];
+        let ifm_bits = if traversal == Traversal::PartKernelFirst || rng.gen_bool(0.7) {
+            8
+        } else {
+            16
+        };
+        let kernel_height = rng.gen_range(1..=9);
+        let kernel_width = rng.gen_range(1..=9);
+        let dilation_y = rng.gen_range(1..=2);
+        let dilation_x = rng.gen_range(1..=2);
+        let stride_y = rng.gen_range(1..=3);
+        let stride_x = rng.gen_range(1..=3);
+        let ofm_height = rng.gen_range(1..=7);
+        let ofm_width = rng.gen_range(1..=7);
+        let ofm_depth = rng.gen_range(1..=20);
+        let ifm_depth = if traversal == Traversal::DepthWise {
+            ofm_depth
+        } else {
+            rng.gen_range(1..=40)
+        };
+        let dkh = (kernel_height - 1) * dilation_y + 1;
+        let dkw = (kernel_width - 1) * dilation_x + 1;
+        let pad_top = rng.gen_range(0..dkh);
+        let pad_left = rng.gen_range(0..dkw);
+        let pad_bottom = rng.gen_range(0..dkh);
+        let pad_right = rng.gen_range(0..dkw);
+        let h = ((ofm_height - 1) * stride_y + dkh) as i64 - (pad_top + pad_bottom) as i64;
+        let w = ((ofm_width - 1) * stride_x + dkw) as i64 - (pad_left + pad_right) as i64;
+        let upscale =
+            [UpscaleMode::None, UpscaleMode::Nearest, UpscaleMode::Zeros][rng.gen_range(0..3)];
+        ConvShape {
+            ofm_height,
+            ofm_width,
+            ofm_depth,
+            ifm_depth,
+            ifm_height: h.max(1) as usize,
+            ifm_width: w.max(1) as usize,
+            kernel_height,
+            kernel_width,
+            stride_x,
+            stride_y,
+            dilation_x,
+            dilation_y,
+            pad_top,
+            pad_left,
+            upscale,
+            traversal,
+            decomposition: if rng.gen_bool(0.3) {
+                KernelDecomposition::D4x4
+            } else {
+                KernelDecomposition::D8x8
+            },
+            ifm_bits,
+            block_height: 2 * rng.gen_range(1..=3),
+            block_width: 2 * rng.gen_range(1..=3),
+            block_depth: 8 * rng.gen_range(1..=3),
+        }
+    }
+
+    #[test]
+    fn the_traversal_computes_the_convolution() {
+        let seed = std::env::var("SCHEDULE_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(2026);
+        println!("schedule test seed {seed} (set SCHEDULE_SEED to change)");
+        let mut rng = StdRng::seed_from_u64(seed);
+        for case in 0..300 {
+            let s = random_shape(&mut rng);
+            let src_h = s
+                .ifm_height
+                .div_ceil(if s.upscale == UpscaleMode::None { 1 } else { 2 });
+            let src_w = s
+                .ifm_width
+                .div_ceil(if s.upscale == UpscaleMode::None { 1 } else { 2 });
+            let range = if s.ifm_bits == 8 { 255 } else { 65535 };
+            let ifm: Vec<i32> = (0..src_h * src_w * s.ifm_depth)
+                .map(|_| rng.gen_range(-range..=range))
+                .collect();
+            let dw = s.traversal == Traversal::DepthWise;
+            let order = WeightOrder {
+                ofm_depth: s.ofm_depth,
+                ifm_depth: if dw { 1 } else { s.ifm_depth },
+                kernel_height: s.kernel_height,
+                kernel_width: s.kernel_width,
+                ofm_block_depth: s.block_depth,
+                traversal: s.traversal,
+                ifm_bits: s.ifm_bits,
+                dilation_x2: s.dilation_x == 2,
+                dilation_y2: s.dilation_y == 2,
+                decomposition: s.decomposition,
+                ofm_ublock_depth: U65_UBLOCK_DEPTH,
+                ifm_ublock_depth: U65_UBLOCK_DEPTH,
+            };
+            let ohwi: Vec<i16> = (0..order.tensor_len())
+                .map(|_| rng.gen_range(-255..=255))
+                .collect();
+            let stream = order::to_stream(&ohwi, &order).expect("a valid order");
+            assert_eq!(
+                accumulate(&s, &ifm, &stream),
+                direct(&s, &ifm, &ohwi),
+                "case {case} (seed {seed}): {s:?}"
+            );
+        }
+    }
+}
