@@ -3,6 +3,7 @@
 //! lints and synthesises every emitted file) and the bench harness
 //! (`npu_tb::block`) share, so no list of blocks is kept by hand elsewhere.
 
+use crate::central_control::traversal::Traversal;
 use crate::emit::{emit_block, BlockDesign, PortNames};
 use crate::mac_unit::MacUnit;
 use crate::output_unit::OutputUnit;
@@ -36,6 +37,12 @@ pub const BLOCKS: &[BlockEntry] = &[
         about: "output unit (TRM 3.3.7), convolution part: 8 accumulators and scale records in, \
                 8 OFM values out",
         build: || Box::new(OutputUnit::default()),
+    },
+    BlockEntry {
+        name: "traversal",
+        about: "convolution block traversal (TRM 4.9): IFM block jobs, MAC beats in weight-stream \
+                order, accumulator readouts",
+        build: || Box::new(Traversal::default()),
     },
 ];
 

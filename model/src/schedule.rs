@@ -12,6 +12,7 @@
 
 use crate::weights::order::{Traversal, U65_UBLOCK_DEPTH};
 use npu_spec::command::{KernelDecomposition, UpscaleMode};
+use rand::Rng;
 
 /// Microblock height and width (TRM table 4-126: 2x2x8).
 pub const UBLOCK_SIDE: usize = 2;
@@ -288,8 +289,8 @@ impl ConvShape {
         );
         let empty = y1 == y0 || x1 == x0;
         IfmRect {
-            y0,
-            x0,
+            y0: if empty { 0 } else { y0 },
+            x0: if empty { 0 } else { x0 },
             height: if empty { 0 } else { y1 - y0 },
             width: if empty { 0 } else { x1 - x0 },
             channel0,
@@ -343,12 +344,201 @@ impl ConvShape {
         out
     }
 
+    /// A random convolution within the traversal's limits: kernels up to
+    /// 9x9, strides 1-3, dilation 1-2, any padding and upscaling, both
+    /// weight orders and depthwise, small OFM and blocks.
+    pub fn random(rng: &mut impl Rng) -> ConvShape {
+        let traversal = [
+            Traversal::DepthFirst,
+            Traversal::PartKernelFirst,
+            Traversal::DepthWise,
+        ][rng.gen_range(0..3)];
+        let ifm_bits = if traversal == Traversal::PartKernelFirst || rng.gen_bool(0.7) {
+            8
+        } else {
+            16
+        };
+        let kernel_height = rng.gen_range(1..=9);
+        let kernel_width = rng.gen_range(1..=9);
+        let dilation_y = rng.gen_range(1..=2);
+        let dilation_x = rng.gen_range(1..=2);
+        let stride_y = rng.gen_range(1..=3);
+        let stride_x = rng.gen_range(1..=3);
+        let ofm_height = rng.gen_range(1..=7);
+        let ofm_width = rng.gen_range(1..=7);
+        let ofm_depth = rng.gen_range(1..=20);
+        let ifm_depth = if traversal == Traversal::DepthWise {
+            ofm_depth
+        } else {
+            rng.gen_range(1..=40)
+        };
+        let dkh = (kernel_height - 1) * dilation_y + 1;
+        let dkw = (kernel_width - 1) * dilation_x + 1;
+        let pad_top = rng.gen_range(0..dkh);
+        let pad_left = rng.gen_range(0..dkw);
+        let pad_bottom = rng.gen_range(0..dkh);
+        let pad_right = rng.gen_range(0..dkw);
+        let h = ((ofm_height - 1) * stride_y + dkh) as i64 - (pad_top + pad_bottom) as i64;
+        let w = ((ofm_width - 1) * stride_x + dkw) as i64 - (pad_left + pad_right) as i64;
+        let upscale =
+            [UpscaleMode::None, UpscaleMode::Nearest, UpscaleMode::Zeros][rng.gen_range(0..3)];
+        ConvShape {
+            ofm_height,
+            ofm_width,
+            ofm_depth,
+            ifm_depth,
+            ifm_height: h.max(1) as usize,
+            ifm_width: w.max(1) as usize,
+            kernel_height,
+            kernel_width,
+            stride_x,
+            stride_y,
+            dilation_x,
+            dilation_y,
+            pad_top,
+            pad_left,
+            upscale,
+            traversal,
+            decomposition: if rng.gen_bool(0.3) {
+                KernelDecomposition::D4x4
+            } else {
+                KernelDecomposition::D8x8
+            },
+            ifm_bits,
+            block_height: 2 * rng.gen_range(1..=3),
+            block_width: 2 * rng.gen_range(1..=3),
+            block_depth: 8 * rng.gen_range(1..=3),
+        }
+    }
+
     /// Every IFM block operation of the convolution, in order.
     pub fn block_ops(&self) -> Vec<IfmBlockOp> {
         self.ofm_blocks()
             .iter()
             .flat_map(|b| self.ifm_blocks(b))
             .collect()
+    }
+}
+
+/// One MAC beat (the RTL traversal's `MacBeat`): microblock at OFM
+/// (`oy`, `ox`), kernel element (`ky`, `kx`), IFM channels from
+/// `ifm_channel` of the IFM block, accumulator word `acc_address`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Beat {
+    pub oy: usize,
+    pub ox: usize,
+    pub ky: usize,
+    pub kx: usize,
+    pub ifm_channel: usize,
+    pub acc_address: usize,
+    /// The accumulators start from zero.
+    pub first: bool,
+    /// The high byte of 16-bit activations.
+    pub high: bool,
+    /// A weight group of padding: consumed, nothing multiplied.
+    pub skip: bool,
+    pub group_end: bool,
+    pub block_end: bool,
+}
+
+/// One accumulator word read out: microblock at OFM (`oy`, `ox`), OFM
+/// channels `oz..oz + channels`, bit p of `positions` set when microblock
+/// position p (raster order) is in the OFM block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Readout {
+    pub acc_address: usize,
+    pub oy: usize,
+    pub ox: usize,
+    pub oz: usize,
+    pub positions: u8,
+    pub channels: usize,
+    pub block_end: bool,
+}
+
+/// Accumulator words per half of the accumulator buffer: OFM blocks
+/// alternate between the halves (ACC0/ACC1, TRM table 4-135).
+pub const AB_HALF_WORDS: usize = 256;
+
+impl ConvShape {
+    /// Every MAC beat of the convolution, in order, its first OFM block
+    /// in accumulator half `first_half` (the halves alternate from one
+    /// operation to the next too).
+    pub fn beats(&self, first_half: usize) -> Vec<Beat> {
+        let mut out = Vec::new();
+        let mut ofm_blocks = first_half;
+        for op in self.block_ops() {
+            let half = ofm_blocks % 2;
+            let m_count = op.ofm.microblock_count();
+            let group_count = op.groups.len();
+            for (gi, g) in op.groups.iter().enumerate() {
+                let first = op.first
+                    && (g.ky, g.kx) == (op.sub_kernel.y, op.sub_kernel.x)
+                    && (self.depthwise() || g.ifm_channel == 0);
+                let block_end = op.last && gi + 1 == group_count;
+                let word = half * AB_HALF_WORDS + g.ofm_channel / U65_UBLOCK_DEPTH * m_count;
+                let beat = |(oy, ox): (usize, usize), m: usize, high: bool, end: bool| Beat {
+                    oy,
+                    ox,
+                    ky: g.ky,
+                    kx: g.kx,
+                    ifm_channel: g.ifm_channel,
+                    acc_address: word + m,
+                    first,
+                    high,
+                    skip: g.padding,
+                    group_end: end,
+                    block_end: block_end && end,
+                };
+                if g.padding {
+                    out.push(beat((op.ofm.y, op.ofm.x), 0, false, true));
+                    continue;
+                }
+                let halves = if self.ifm_bits == 16 { 2 } else { 1 };
+                for (m, at) in op.ofm.microblocks().enumerate() {
+                    for h in 0..halves {
+                        let end = m + 1 == m_count && h + 1 == halves;
+                        out.push(beat(at, m, h == 1, end));
+                    }
+                }
+            }
+            if op.last {
+                ofm_blocks += 1;
+            }
+        }
+        out
+    }
+
+    /// Every accumulator word read out, in order: per OFM block, per 8 OFM
+    /// channels, every microblock; the first OFM block in half `first_half`.
+    pub fn readouts(&self, first_half: usize) -> Vec<Readout> {
+        let mut out = Vec::new();
+        for (n, b) in self.ofm_blocks().iter().enumerate() {
+            let mut word = (first_half + n) % 2 * AB_HALF_WORDS;
+            for oz in (0..b.depth).step_by(U65_UBLOCK_DEPTH) {
+                for (oy, ox) in b.microblocks() {
+                    let down = oy + 1 < b.y + b.height;
+                    let right = ox + 1 < b.x + b.width;
+                    let positions = 1
+                        | u8::from(right) << 1
+                        | u8::from(down) << 2
+                        | u8::from(down && right) << 3;
+                    out.push(Readout {
+                        acc_address: word,
+                        oy,
+                        ox,
+                        oz: b.z + oz,
+                        positions,
+                        channels: U65_UBLOCK_DEPTH.min(b.depth - oz),
+                        block_end: false,
+                    });
+                    word += 1;
+                }
+            }
+            if let Some(last) = out.last_mut() {
+                last.block_end = true;
+            }
+        }
+        out
     }
 }
 
@@ -499,7 +689,7 @@ mod tests {
     use super::*;
     use crate::weights::order::{self, WeightOrder};
     use rand::rngs::StdRng;
-    use rand::{Rng, SeedableRng};
+    use rand::SeedableRng;
 
     /// A direct convolution of the padded, upscaled IFM (the golden model's
     /// arithmetic, written out plainly).
@@ -554,70 +744,6 @@ mod tests {
         out
     }
 
-    fn random_shape(rng: &mut StdRng) -> ConvShape {
-        let traversal = [
-            Traversal::DepthFirst,
-            Traversal::PartKernelFirst,
-            Traversal::DepthWise,
-        ][rng.gen_range(0..3)];
-        let ifm_bits = if traversal == Traversal::PartKernelFirst || rng.gen_bool(0.7) {
-            8
-        } else {
-            16
-        };
-        let kernel_height = rng.gen_range(1..=9);
-        let kernel_width = rng.gen_range(1..=9);
-        let dilation_y = rng.gen_range(1..=2);
-        let dilation_x = rng.gen_range(1..=2);
-        let stride_y = rng.gen_range(1..=3);
-        let stride_x = rng.gen_range(1..=3);
-        let ofm_height = rng.gen_range(1..=7);
-        let ofm_width = rng.gen_range(1..=7);
-        let ofm_depth = rng.gen_range(1..=20);
-        let ifm_depth = if traversal == Traversal::DepthWise {
-            ofm_depth
-        } else {
-            rng.gen_range(1..=40)
-        };
-        let dkh = (kernel_height - 1) * dilation_y + 1;
-        let dkw = (kernel_width - 1) * dilation_x + 1;
-        let pad_top = rng.gen_range(0..dkh);
-        let pad_left = rng.gen_range(0..dkw);
-        let pad_bottom = rng.gen_range(0..dkh);
-        let pad_right = rng.gen_range(0..dkw);
-        let h = ((ofm_height - 1) * stride_y + dkh) as i64 - (pad_top + pad_bottom) as i64;
-        let w = ((ofm_width - 1) * stride_x + dkw) as i64 - (pad_left + pad_right) as i64;
-        let upscale =
-            [UpscaleMode::None, UpscaleMode::Nearest, UpscaleMode::Zeros][rng.gen_range(0..3)];
-        ConvShape {
-            ofm_height,
-            ofm_width,
-            ofm_depth,
-            ifm_depth,
-            ifm_height: h.max(1) as usize,
-            ifm_width: w.max(1) as usize,
-            kernel_height,
-            kernel_width,
-            stride_x,
-            stride_y,
-            dilation_x,
-            dilation_y,
-            pad_top,
-            pad_left,
-            upscale,
-            traversal,
-            decomposition: if rng.gen_bool(0.3) {
-                KernelDecomposition::D4x4
-            } else {
-                KernelDecomposition::D8x8
-            },
-            ifm_bits,
-            block_height: 2 * rng.gen_range(1..=3),
-            block_width: 2 * rng.gen_range(1..=3),
-            block_depth: 8 * rng.gen_range(1..=3),
-        }
-    }
-
     #[test]
     fn the_traversal_computes_the_convolution() {
         let seed = std::env::var("SCHEDULE_SEED")
@@ -627,7 +753,7 @@ mod tests {
         println!("schedule test seed {seed} (set SCHEDULE_SEED to change)");
         let mut rng = StdRng::seed_from_u64(seed);
         for case in 0..300 {
-            let s = random_shape(&mut rng);
+            let s = ConvShape::random(&mut rng);
             let src_h = s
                 .ifm_height
                 .div_ceil(if s.upscale == UpscaleMode::None { 1 } else { 2 });

@@ -13,6 +13,25 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::VecDeque;
 
+/// `b` as the 32-bit words a wide port takes, bit 0 first.
+pub fn words<const N: usize>(b: rust_hdl::prelude::Bits<N>) -> Vec<u32> {
+    let mut w = vec![0u32; N.div_ceil(32)];
+    for bit in 0..N {
+        if b.get_bit(bit) {
+            w[bit / 32] |= 1 << (bit % 32);
+        }
+    }
+    w
+}
+
+/// Bits `at..at + width` (at most 64) of a wide port's words.
+pub fn field(words: &[u32], at: usize, width: usize) -> u64 {
+    (0..width).fold(0, |v, b| {
+        let bit = at + b;
+        v | (u64::from(words[bit / 32] >> (bit % 32) & 1) << b)
+    })
+}
+
 /// A stream's three ports.
 struct StreamPorts {
     name: String,

@@ -13,31 +13,12 @@ use npu_model::tensor::DType;
 use npu_spec::command::{
     AccFormat, ActivationClipRange, ActivationPrecision, OfmScaleMode, Opcode, RoundMode,
 };
-use npu_tb::block::BlockTb;
+use npu_tb::block::{field, words, BlockTb};
 use npu_tb::seed::seed;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rust_hdl::prelude::{Bits, Synth};
 use std::collections::{HashMap, VecDeque};
-
-/// A value's words, bit 0 first, as the bench's wide ports take them.
-fn words<const N: usize>(b: Bits<N>) -> Vec<u32> {
-    let mut w = vec![0u32; N.div_ceil(32)];
-    for bit in 0..N {
-        if b.get_bit(bit) {
-            w[bit / 32] |= 1 << (bit % 32);
-        }
-    }
-    w
-}
-
-/// Bits `at..at + width` of `words` (width <= 32).
-fn field(words: &[u32], at: usize, width: usize) -> u64 {
-    (0..width).fold(0, |v, b| {
-        let bit = at + b;
-        v | (u64::from(words[bit / 32] >> (bit % 32) & 1) << b)
-    })
-}
 
 /// One operation: the NPU_SET_* values the output unit reads.
 #[derive(Clone, Debug)]

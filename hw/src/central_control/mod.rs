@@ -45,6 +45,7 @@
 
 mod dispatch;
 mod op_state;
+pub mod traversal;
 
 pub use dispatch::{KernelKinds, KernelOperation, NoDatapath};
 pub use op_state::{

@@ -1,0 +1,290 @@
+//! Walks the OFM blocks of a convolution in z, x, y order and, per OFM
+//! block, its IFM blocks: IFM depth chunks (TRM table 4-134), sub-kernels
+//! inside (TRM 4.7.5), each with the source rectangle it needs.
+
+use super::{IfmBlockJob, TraversalShape};
+use crate::stream::StreamOut;
+use crate::widgets::ResetReg;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock, Default)]
+pub struct BlockWalker {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    pub start: Signal<In, Bit>,
+    pub shape: Signal<In, TraversalShape>,
+    pub jobs: StreamOut<IfmBlockJob>,
+    /// The beats of a job are done: its IFM buffer is free.
+    pub ib_release: Signal<In, Bit>,
+    /// Jobs remain to be offered, or offered jobs hold an IFM buffer.
+    pub busy: Signal<Out, Bit>,
+    s: Signal<Local, TraversalShape>,
+    block_height: Signal<Local, Bits<16>>,
+    block_width: Signal<Local, Bits<16>>,
+    block_depth: Signal<Local, Bits<16>>,
+    channel_start: Signal<Local, Bits<16>>,
+    channel_end: Signal<Local, Bits<16>>,
+    ifm_block_depth: Signal<Local, Bits<16>>,
+    split_height: Signal<Local, Bits<16>>,
+    split_width: Signal<Local, Bits<16>>,
+    sub_height: Signal<Local, Bits<16>>,
+    sub_width: Signal<Local, Bits<16>>,
+    // Per dimension: OFM first and last position times the stride, kernel
+    // first and last row times the dilation.
+    oy_first: Signal<Local, Bits<16>>,
+    oy_last: Signal<Local, Bits<16>>,
+    ky_first: Signal<Local, Bits<16>>,
+    ky_last: Signal<Local, Bits<16>>,
+    ox_first: Signal<Local, Bits<16>>,
+    ox_last: Signal<Local, Bits<16>>,
+    kx_first: Signal<Local, Bits<16>>,
+    kx_last: Signal<Local, Bits<16>>,
+    uy_first: Signal<Local, Bits<16>>,
+    uy_last: Signal<Local, Bits<16>>,
+    ux_first: Signal<Local, Bits<16>>,
+    ux_last: Signal<Local, Bits<16>>,
+    rows_empty: Signal<Local, Bit>,
+    columns_empty: Signal<Local, Bit>,
+    last_sub_x: Signal<Local, Bit>,
+    last_sub_y: Signal<Local, Bit>,
+    last_chunk: Signal<Local, Bit>,
+    take: Signal<Local, Bit>,
+    running: ResetReg<Bit>,
+    y: ResetReg<Bits<16>>,
+    x: ResetReg<Bits<16>>,
+    z: ResetReg<Bits<16>>,
+    channel0: ResetReg<Bits<16>>,
+    sub_y: ResetReg<Bits<16>>,
+    sub_x: ResetReg<Bits<16>>,
+    ib_half: ResetReg<Bit>,
+    /// IFM buffers held by offered jobs.
+    held: ResetReg<Bits<2>>,
+}
+
+impl Logic for BlockWalker {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, running, y, x, z, channel0, sub_y, sub_x, ib_half, held);
+        self.running.rst_n.next = self.rst_n.val();
+        self.y.rst_n.next = self.rst_n.val();
+        self.x.rst_n.next = self.rst_n.val();
+        self.z.rst_n.next = self.rst_n.val();
+        self.channel0.rst_n.next = self.rst_n.val();
+        self.sub_y.rst_n.next = self.rst_n.val();
+        self.sub_x.rst_n.next = self.rst_n.val();
+        self.ib_half.rst_n.next = self.rst_n.val();
+        self.held.rst_n.next = self.rst_n.val();
+        self.s.next = self.shape.val();
+
+        // The OFM block, partial at the edges.
+        self.block_height.next = self.s.val().block_height;
+        if self.s.val().ofm_height - self.y.q.val() < self.s.val().block_height {
+            self.block_height.next = self.s.val().ofm_height - self.y.q.val();
+        }
+        self.block_width.next = self.s.val().block_width;
+        if self.s.val().ofm_width - self.x.q.val() < self.s.val().block_width {
+            self.block_width.next = self.s.val().ofm_width - self.x.q.val();
+        }
+        self.block_depth.next = self.s.val().block_depth;
+        if self.s.val().ofm_depth - self.z.q.val() < self.s.val().block_depth {
+            self.block_depth.next = self.s.val().ofm_depth - self.z.q.val();
+        }
+
+        // IFM channels of the block (TRM table 4-134): depthwise the OFM
+        // block's, else the IFM in chunks of 32 (16 part-kernel-first or
+        // 16-bit).
+        self.channel_start.next = 0.into();
+        self.channel_end.next = self.s.val().ifm_depth;
+        self.ifm_block_depth.next = 32.into();
+        if self.s.val().part_kernel_first | self.s.val().wide {
+            self.ifm_block_depth.next = 16.into();
+        }
+        if self.s.val().depthwise {
+            self.channel_start.next = self.z.q.val();
+            self.channel_end.next = self.z.q.val() + self.block_depth.val();
+            self.ifm_block_depth.next = self.s.val().block_depth;
+        }
+
+        // Sub-kernels of at most 8x8 (4x4), halved where dilated.
+        self.split_height.next = 8.into();
+        self.split_width.next = 8.into();
+        if self.s.val().decomposition_4x4 {
+            self.split_height.next = 4.into();
+            self.split_width.next = 4.into();
+        }
+        if self.s.val().dilation_y == 2 {
+            self.split_height.next = self.split_height.val() >> 1;
+        }
+        if self.s.val().dilation_x == 2 {
+            self.split_width.next = self.split_width.val() >> 1;
+        }
+        self.sub_height.next = self.split_height.val();
+        if self.s.val().kernel_height - self.sub_y.q.val() < self.split_height.val() {
+            self.sub_height.next = self.s.val().kernel_height - self.sub_y.q.val();
+        }
+        self.sub_width.next = self.split_width.val();
+        if self.s.val().kernel_width - self.sub_x.q.val() < self.split_width.val() {
+            self.sub_width.next = self.s.val().kernel_width - self.sub_x.q.val();
+        }
+
+        // Source rows: (o * stride + k * dilation - pad), clipped to the
+        // IFM, halved when upscaling (`npu_model::schedule`'s
+        // `source_range`). Strides are 1-3 and dilations 1-2: adds, no
+        // multipliers.
+        self.oy_first.next = self.y.q.val();
+        self.oy_last.next = self.y.q.val() + self.block_height.val() - 1;
+        if self.s.val().stride_y == 2 {
+            self.oy_first.next = self.y.q.val() << 1;
+            self.oy_last.next = (self.y.q.val() + self.block_height.val() - 1) << 1;
+        }
+        if self.s.val().stride_y == 3 {
+            self.oy_first.next = (self.y.q.val() << 1) + self.y.q.val();
+            self.oy_last.next = ((self.y.q.val() + self.block_height.val() - 1) << 1)
+                + self.y.q.val()
+                + self.block_height.val()
+                - 1;
+        }
+        self.ky_first.next = self.sub_y.q.val();
+        self.ky_last.next = self.sub_y.q.val() + self.sub_height.val() - 1;
+        if self.s.val().dilation_y == 2 {
+            self.ky_first.next = self.sub_y.q.val() << 1;
+            self.ky_last.next = (self.sub_y.q.val() + self.sub_height.val() - 1) << 1;
+        }
+        self.ox_first.next = self.x.q.val();
+        self.ox_last.next = self.x.q.val() + self.block_width.val() - 1;
+        if self.s.val().stride_x == 2 {
+            self.ox_first.next = self.x.q.val() << 1;
+            self.ox_last.next = (self.x.q.val() + self.block_width.val() - 1) << 1;
+        }
+        if self.s.val().stride_x == 3 {
+            self.ox_first.next = (self.x.q.val() << 1) + self.x.q.val();
+            self.ox_last.next = ((self.x.q.val() + self.block_width.val() - 1) << 1)
+                + self.x.q.val()
+                + self.block_width.val()
+                - 1;
+        }
+        self.kx_first.next = self.sub_x.q.val();
+        self.kx_last.next = self.sub_x.q.val() + self.sub_width.val() - 1;
+        if self.s.val().dilation_x == 2 {
+            self.kx_first.next = self.sub_x.q.val() << 1;
+            self.kx_last.next = (self.sub_x.q.val() + self.sub_width.val() - 1) << 1;
+        }
+
+        self.uy_first.next = 0.into();
+        if self.oy_first.val() + self.ky_first.val() > self.s.val().pad_top {
+            self.uy_first.next = self.oy_first.val() + self.ky_first.val() - self.s.val().pad_top;
+        }
+        self.uy_last.next = self.oy_last.val() + self.ky_last.val() - self.s.val().pad_top;
+        if self.uy_last.val() >= self.s.val().ifm_height {
+            self.uy_last.next = self.s.val().ifm_height - 1;
+        }
+        self.rows_empty.next = (self.oy_last.val() + self.ky_last.val() < self.s.val().pad_top)
+            | (self.uy_first.val() >= self.s.val().ifm_height);
+        self.ux_first.next = 0.into();
+        if self.ox_first.val() + self.kx_first.val() > self.s.val().pad_left {
+            self.ux_first.next = self.ox_first.val() + self.kx_first.val() - self.s.val().pad_left;
+        }
+        self.ux_last.next = self.ox_last.val() + self.kx_last.val() - self.s.val().pad_left;
+        if self.ux_last.val() >= self.s.val().ifm_width {
+            self.ux_last.next = self.s.val().ifm_width - 1;
+        }
+        self.columns_empty.next = (self.ox_last.val() + self.kx_last.val() < self.s.val().pad_left)
+            | (self.ux_first.val() >= self.s.val().ifm_width);
+        if self.s.val().upscale {
+            self.uy_first.next = self.uy_first.val() >> 1;
+            self.uy_last.next = self.uy_last.val() >> 1;
+            self.ux_first.next = self.ux_first.val() >> 1;
+            self.ux_last.next = self.ux_last.val() >> 1;
+        }
+
+        self.jobs.data.next.ofm_y = self.y.q.val();
+        self.jobs.data.next.ofm_x = self.x.q.val();
+        self.jobs.data.next.ofm_z = self.z.q.val();
+        self.jobs.data.next.ofm_height = self.block_height.val();
+        self.jobs.data.next.ofm_width = self.block_width.val();
+        self.jobs.data.next.ofm_depth = self.block_depth.val();
+        self.jobs.data.next.y0 = self.uy_first.val();
+        self.jobs.data.next.x0 = self.ux_first.val();
+        self.jobs.data.next.height = self.uy_last.val() - self.uy_first.val() + 1;
+        self.jobs.data.next.width = self.ux_last.val() - self.ux_first.val() + 1;
+        if self.rows_empty.val() | self.columns_empty.val() {
+            self.jobs.data.next.y0 = 0.into();
+            self.jobs.data.next.x0 = 0.into();
+            self.jobs.data.next.height = 0.into();
+            self.jobs.data.next.width = 0.into();
+        }
+        self.jobs.data.next.channel0 = self.channel0.q.val();
+        self.jobs.data.next.channels = self.ifm_block_depth.val();
+        if self.channel_end.val() - self.channel0.q.val() < self.ifm_block_depth.val() {
+            self.jobs.data.next.channels = self.channel_end.val() - self.channel0.q.val();
+        }
+        self.jobs.data.next.sub_y = self.sub_y.q.val();
+        self.jobs.data.next.sub_x = self.sub_x.q.val();
+        self.jobs.data.next.sub_height = self.sub_height.val();
+        self.jobs.data.next.sub_width = self.sub_width.val();
+        self.last_sub_x.next =
+            self.sub_x.q.val() + self.split_width.val() >= self.s.val().kernel_width;
+        self.last_sub_y.next =
+            self.sub_y.q.val() + self.split_height.val() >= self.s.val().kernel_height;
+        self.last_chunk.next =
+            self.channel0.q.val() + self.ifm_block_depth.val() >= self.channel_end.val();
+        self.jobs.data.next.first = (self.channel0.q.val() == self.channel_start.val())
+            & (self.sub_y.q.val() == 0)
+            & (self.sub_x.q.val() == 0);
+        self.jobs.data.next.last =
+            self.last_sub_x.val() & self.last_sub_y.val() & self.last_chunk.val();
+        self.jobs.data.next.ib_half = self.ib_half.q.val();
+
+        // Two IFM buffers: a job is offered while one is free.
+        self.jobs.valid.next = self.running.q.val() & (self.held.q.val() != 2);
+        self.take.next = self.jobs.valid.val() & self.jobs.ready.val();
+        if self.take.val() & !self.ib_release.val() {
+            self.held.d.next = self.held.q.val() + 1;
+        }
+        if !self.take.val() & self.ib_release.val() {
+            self.held.d.next = self.held.q.val() - 1;
+        }
+        if self.take.val() {
+            self.ib_half.d.next = !self.ib_half.q.val();
+            self.sub_x.d.next = self.sub_x.q.val() + self.split_width.val();
+            if self.last_sub_x.val() {
+                self.sub_x.d.next = 0.into();
+                self.sub_y.d.next = self.sub_y.q.val() + self.split_height.val();
+                if self.last_sub_y.val() {
+                    self.sub_y.d.next = 0.into();
+                    self.channel0.d.next = self.channel0.q.val() + self.ifm_block_depth.val();
+                    if self.last_chunk.val() {
+                        // The next OFM block: z, then x, then y.
+                        self.channel0.d.next = 0.into();
+                        self.z.d.next = self.z.q.val() + self.s.val().block_depth;
+                        if self.z.q.val() + self.s.val().block_depth >= self.s.val().ofm_depth {
+                            self.z.d.next = 0.into();
+                            self.x.d.next = self.x.q.val() + self.s.val().block_width;
+                            if self.x.q.val() + self.s.val().block_width >= self.s.val().ofm_width {
+                                self.x.d.next = 0.into();
+                                self.y.d.next = self.y.q.val() + self.s.val().block_height;
+                                if self.y.q.val() + self.s.val().block_height
+                                    >= self.s.val().ofm_height
+                                {
+                                    self.running.d.next = false;
+                                }
+                            }
+                        } else if self.s.val().depthwise {
+                            self.channel0.d.next = self.z.q.val() + self.s.val().block_depth;
+                        }
+                    }
+                }
+            }
+        }
+        if self.start.val() & !self.running.q.val() {
+            self.running.d.next = true;
+            self.y.d.next = 0.into();
+            self.x.d.next = 0.into();
+            self.z.d.next = 0.into();
+            self.channel0.d.next = 0.into();
+            self.sub_y.d.next = 0.into();
+            self.sub_x.d.next = 0.into();
+        }
+        self.busy.next = self.running.q.val() | (self.held.q.val() != 0);
+    }
+}

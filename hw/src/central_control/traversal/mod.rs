@@ -1,0 +1,206 @@
+//! The block traversal of a convolution (TRM 4.9, 4.7.5): the RTL of
+//! `npu_model::schedule`, step for step.
+//!
+//! Three walkers run at once, joined by streams and credits, so fetching,
+//! multiplying and reading out overlap:
+//! - [`BlockWalker`] walks the OFM blocks (z, x, y order) and, per OFM
+//!   block, its IFM blocks (IFM depth chunks times sub-kernels), and offers
+//!   each as an [`IfmBlockJob`] on `ifm_blocks` for the IFM fetch. Two jobs
+//!   at most are between that port and the end of their beats: the two IFM
+//!   buffers IB0/IB1 (TRM table 4-135), named by `ib_half`.
+//! - [`BeatWalker`] takes a job back on `filled` once its IFM block is in
+//!   the shared buffer, and offers one [`MacBeat`] per weight group and
+//!   microblock (two for 16-bit IFMs, low and high), in weight-stream order,
+//!   on `beats`; a group that is all padding is one `skip` beat, so the
+//!   weights are consumed but nothing is multiplied. OFM blocks alternate
+//!   between the accumulator halves ACC0/ACC1.
+//! - [`ReadoutWalker`] reads an OFM block's accumulators out, one
+//!   [`Readout`] per microblock and 8 OFM channels, once the MAC unit has
+//!   written its last beat (`block_done`), and frees its half.
+//!
+//! # Ports
+//!
+//! - `start` (while `busy` is low) with `shape` ([`TraversalShape`], held
+//!   until `busy` falls).
+//! - `ifm_blocks`, `filled`, `beats`, `readouts`: streams as above;
+//!   `current` is the job whose beats `beats` offers.
+//! - `block_done`: a pulse per OFM block whose last beat has reached the
+//!   accumulators (the MAC unit's output of the same name).
+//! - `busy`: from `start` until the last readout is taken.
+
+mod beats;
+mod blocks;
+mod readout;
+
+pub use beats::BeatWalker;
+pub use blocks::BlockWalker;
+pub use readout::ReadoutWalker;
+
+use crate::stream::{StreamIn, StreamOut};
+use crate::widgets::Fifo;
+use rust_hdl::prelude::*;
+
+/// Accumulator words per half of the accumulator buffer.
+pub const AB_HALF_WORDS: usize = 256;
+
+/// A convolution's traversal parameters (`npu_model::schedule::ConvShape`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct TraversalShape {
+    pub ofm_height: Bits<16>,
+    pub ofm_width: Bits<16>,
+    pub ofm_depth: Bits<16>,
+    pub ifm_depth: Bits<16>,
+    /// The upscaled IFM extent the kernel windows read.
+    pub ifm_height: Bits<16>,
+    pub ifm_width: Bits<16>,
+    /// Kernel size before dilation.
+    pub kernel_height: Bits<16>,
+    pub kernel_width: Bits<16>,
+    /// 1 to 3.
+    pub stride_x: Bits<2>,
+    pub stride_y: Bits<2>,
+    /// 1 or 2.
+    pub dilation_x: Bits<2>,
+    pub dilation_y: Bits<2>,
+    pub pad_top: Bits<16>,
+    pub pad_left: Bits<16>,
+    /// 2x2 upscaling (either mode): source coordinates are halved.
+    pub upscale: Bit,
+    pub depthwise: Bit,
+    pub part_kernel_first: Bit,
+    /// NPU_SET_KERNEL_STRIDE bit 5: sub-kernels of at most 4x4.
+    pub decomposition_4x4: Bit,
+    /// 16-bit IFM.
+    pub wide: Bit,
+    pub block_height: Bits<16>,
+    pub block_width: Bits<16>,
+    pub block_depth: Bits<16>,
+}
+
+/// One IFM block operation (`npu_model::schedule::IfmBlockOp`): its OFM
+/// block, the source-IFM rectangle to fetch (empty when `height` or `width`
+/// is 0) and the sub-kernel.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct IfmBlockJob {
+    pub ofm_y: Bits<16>,
+    pub ofm_x: Bits<16>,
+    pub ofm_z: Bits<16>,
+    pub ofm_height: Bits<16>,
+    pub ofm_width: Bits<16>,
+    pub ofm_depth: Bits<16>,
+    pub y0: Bits<16>,
+    pub x0: Bits<16>,
+    pub height: Bits<16>,
+    pub width: Bits<16>,
+    pub channel0: Bits<16>,
+    pub channels: Bits<16>,
+    pub sub_y: Bits<16>,
+    pub sub_x: Bits<16>,
+    pub sub_height: Bits<16>,
+    pub sub_width: Bits<16>,
+    pub first: Bit,
+    pub last: Bit,
+    /// The IFM buffer (IB0/IB1) it goes to.
+    pub ib_half: Bit,
+}
+
+/// One MAC beat: the microblock at OFM (`oy`, `ox`) (top-left position),
+/// kernel element (`ky`, `kx`), the 8 IFM channels from `ifm_channel` of
+/// the IFM block and accumulator word `acc_address`.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct MacBeat {
+    pub oy: Bits<16>,
+    pub ox: Bits<16>,
+    pub ky: Bits<16>,
+    pub kx: Bits<16>,
+    pub ifm_channel: Bits<16>,
+    pub acc_address: Bits<9>,
+    /// The accumulators start from zero.
+    pub first: Bit,
+    /// The high byte of 16-bit activations.
+    pub high: Bit,
+    /// The weight group is all padding: consume it, multiply nothing.
+    pub skip: Bit,
+    /// The weight group's last beat: the next beat takes the next group.
+    pub group_end: Bit,
+    /// The OFM block's last beat.
+    pub block_end: Bit,
+}
+
+/// One accumulator word to read out: the microblock at OFM (`oy`, `ox`),
+/// channels `oz..oz + channels`; bit p of `positions` says position p of
+/// the microblock (raster order) lies in the OFM block.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct Readout {
+    pub acc_address: Bits<9>,
+    pub oy: Bits<16>,
+    pub ox: Bits<16>,
+    pub oz: Bits<16>,
+    pub positions: Bits<4>,
+    pub channels: Bits<4>,
+    /// The OFM block's last word.
+    pub block_end: Bit,
+}
+
+/// An OFM block whose beats are all issued, waiting to be read out.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct FinishedBlock {
+    pub ofm_y: Bits<16>,
+    pub ofm_x: Bits<16>,
+    pub ofm_z: Bits<16>,
+    pub ofm_height: Bits<16>,
+    pub ofm_width: Bits<16>,
+    pub ofm_depth: Bits<16>,
+    pub ab_half: Bit,
+}
+
+#[derive(LogicBlock, Default)]
+pub struct Traversal {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    pub start: Signal<In, Bit>,
+    pub shape: Signal<In, TraversalShape>,
+    pub ifm_blocks: StreamOut<IfmBlockJob>,
+    pub filled: StreamIn<IfmBlockJob>,
+    pub current: Signal<Out, IfmBlockJob>,
+    pub beats: StreamOut<MacBeat>,
+    pub block_done: Signal<In, Bit>,
+    pub readouts: StreamOut<Readout>,
+    pub busy: Signal<Out, Bit>,
+    block_walker: BlockWalker,
+    beat_walker: BeatWalker,
+    readout_walker: ReadoutWalker,
+    finished: Fifo<FinishedBlock, 1, 2>,
+}
+
+impl Logic for Traversal {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.block_walker.clock.next = self.clock.val();
+        self.block_walker.rst_n.next = self.rst_n.val();
+        self.beat_walker.clock.next = self.clock.val();
+        self.beat_walker.rst_n.next = self.rst_n.val();
+        self.readout_walker.clock.next = self.clock.val();
+        self.readout_walker.rst_n.next = self.rst_n.val();
+        self.finished.clock.next = self.clock.val();
+        self.finished.rst_n.next = self.rst_n.val();
+
+        self.block_walker.start.next = self.start.val();
+        self.block_walker.shape.next = self.shape.val();
+        self.beat_walker.shape.next = self.shape.val();
+        self.block_walker.ib_release.next = self.beat_walker.ib_release.val();
+        self.beat_walker.ab_release.next = self.readout_walker.ab_release.val();
+        self.readout_walker.block_done.next = self.block_done.val();
+        StreamOut::<IfmBlockJob>::link(&mut self.ifm_blocks, &mut self.block_walker.jobs);
+        StreamIn::<IfmBlockJob>::link(&mut self.filled, &mut self.beat_walker.jobs);
+        StreamOut::<MacBeat>::link(&mut self.beats, &mut self.beat_walker.beats);
+        StreamOut::<FinishedBlock>::join(&mut self.beat_walker.finished, &mut self.finished.tail);
+        StreamOut::<FinishedBlock>::join(&mut self.finished.head, &mut self.readout_walker.blocks);
+        StreamOut::<Readout>::link(&mut self.readouts, &mut self.readout_walker.readouts);
+        self.current.next = self.beat_walker.current.val();
+        self.busy.next = self.block_walker.busy.val()
+            | self.beat_walker.busy.val()
+            | (self.finished.count.val() != 0)
+            | self.readout_walker.busy.val();
+    }
+}

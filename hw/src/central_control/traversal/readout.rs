@@ -1,0 +1,127 @@
+//! Reads a finished OFM block's accumulators out: per 8 OFM channels, every
+//! microblock, once the MAC unit reports the block's last beat written.
+
+use super::{FinishedBlock, Readout};
+use crate::stream::{StreamIn, StreamOut};
+use crate::widgets::ResetReg;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock, Default)]
+pub struct ReadoutWalker {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    pub blocks: StreamIn<FinishedBlock>,
+    /// A pulse per OFM block whose last beat is in the accumulators.
+    pub block_done: Signal<In, Bit>,
+    pub readouts: StreamOut<Readout>,
+    /// The last word of a block is taken: its accumulator half is free.
+    pub ab_release: Signal<Out, Bit>,
+    pub busy: Signal<Out, Bit>,
+    b: Signal<Local, FinishedBlock>,
+    across: Signal<Local, Bits<16>>,
+    down: Signal<Local, Bits<16>>,
+    channels_left: Signal<Local, Bits<16>>,
+    rows_left: Signal<Local, Bits<16>>,
+    columns_left: Signal<Local, Bits<16>>,
+    last_microblock: Signal<Local, Bit>,
+    last_word: Signal<Local, Bit>,
+    take: Signal<Local, Bit>,
+    start_block: Signal<Local, Bit>,
+    active: ResetReg<Bit>,
+    block: ResetReg<FinishedBlock>,
+    ublock: ResetReg<Bits<16>>,
+    my: ResetReg<Bits<16>>,
+    mx: ResetReg<Bits<16>>,
+    word: ResetReg<Bits<9>>,
+    /// `block_done` pulses not yet matched with a block.
+    done: ResetReg<Bits<2>>,
+}
+
+impl Logic for ReadoutWalker {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, active, block, ublock, my, mx, word, done);
+        self.active.rst_n.next = self.rst_n.val();
+        self.block.rst_n.next = self.rst_n.val();
+        self.ublock.rst_n.next = self.rst_n.val();
+        self.my.rst_n.next = self.rst_n.val();
+        self.mx.rst_n.next = self.rst_n.val();
+        self.word.rst_n.next = self.rst_n.val();
+        self.done.rst_n.next = self.rst_n.val();
+        self.b.next = self.block.q.val();
+
+        self.across.next = (self.b.val().ofm_width + 1) >> 1;
+        self.down.next = (self.b.val().ofm_height + 1) >> 1;
+        self.channels_left.next = self.b.val().ofm_depth - self.ublock.q.val();
+        self.rows_left.next = self.b.val().ofm_height - (self.my.q.val() << 1);
+        self.columns_left.next = self.b.val().ofm_width - (self.mx.q.val() << 1);
+        self.last_microblock.next =
+            (self.mx.q.val() + 1 == self.across.val()) & (self.my.q.val() + 1 == self.down.val());
+        self.last_word.next =
+            self.last_microblock.val() & (self.ublock.q.val() + 8 >= self.b.val().ofm_depth);
+
+        self.readouts.data.next.acc_address = self.word.q.val();
+        if self.b.val().ab_half {
+            self.readouts.data.next.acc_address = self.word.q.val() | 0x100;
+        }
+        self.readouts.data.next.oy = self.b.val().ofm_y + (self.my.q.val() << 1);
+        self.readouts.data.next.ox = self.b.val().ofm_x + (self.mx.q.val() << 1);
+        self.readouts.data.next.oz = self.b.val().ofm_z + self.ublock.q.val();
+        self.readouts.data.next.channels = 8.into();
+        if self.channels_left.val() < 8 {
+            self.readouts.data.next.channels = self.channels_left.val().get_bits::<4>(0);
+        }
+        // Positions in raster order: the right column and the lower row
+        // exist when the block has them.
+        self.readouts.data.next.positions = 1.into();
+        if self.columns_left.val() > 1 {
+            self.readouts.data.next.positions = 3.into();
+        }
+        if self.rows_left.val() > 1 {
+            self.readouts.data.next.positions = 5.into();
+            if self.columns_left.val() > 1 {
+                self.readouts.data.next.positions = 15.into();
+            }
+        }
+        self.readouts.data.next.block_end = self.last_word.val();
+        self.readouts.valid.next = self.active.q.val();
+        self.take.next = self.readouts.valid.val() & self.readouts.ready.val();
+
+        self.ab_release.next = false;
+        if self.take.val() {
+            self.word.d.next = self.word.q.val() + 1;
+            self.mx.d.next = self.mx.q.val() + 1;
+            if self.mx.q.val() + 1 == self.across.val() {
+                self.mx.d.next = 0.into();
+                self.my.d.next = self.my.q.val() + 1;
+                if self.last_microblock.val() {
+                    self.my.d.next = 0.into();
+                    self.ublock.d.next = self.ublock.q.val() + 8;
+                }
+            }
+            if self.last_word.val() {
+                self.active.d.next = false;
+                self.ab_release.next = true;
+            }
+        }
+
+        // A block is read out once the MAC unit has written all of it.
+        self.blocks.ready.next = !self.active.q.val() & (self.done.q.val() != 0);
+        self.start_block.next = self.blocks.valid.val() & self.blocks.ready.val();
+        if self.start_block.val() {
+            self.active.d.next = true;
+            self.block.d.next = self.blocks.data.val();
+            self.ublock.d.next = 0.into();
+            self.my.d.next = 0.into();
+            self.mx.d.next = 0.into();
+            self.word.d.next = 0.into();
+        }
+        if self.block_done.val() & !self.start_block.val() {
+            self.done.d.next = self.done.q.val() + 1;
+        }
+        if !self.block_done.val() & self.start_block.val() {
+            self.done.d.next = self.done.q.val() - 1;
+        }
+        self.busy.next = self.active.q.val();
+    }
+}

@@ -1,0 +1,368 @@
+//! The convolution block traversal (`hw/src/central_control/traversal`,
+//! TRM 4.9) on its own bench: random convolutions (both weight orders,
+//! depthwise, 8- and 16-bit IFMs, kernels up to 9x9 with both
+//! decompositions, strides, dilation, padding, upscaling, partial blocks);
+//! every IFM block job, MAC beat and readout compared field by field with
+//! `npu_model::schedule`, whose traversal is checked against a direct
+//! convolution. The IFM fetch and the MAC unit are played by the bench:
+//! jobs come back on `filled` after a random delay, `block_done` follows
+//! an OFM block's last beat after a random delay, and every stream sees
+//! random back-pressure.
+
+use npu_hw::central_control::traversal::{IfmBlockJob, MacBeat, Readout, TraversalShape};
+use npu_model::schedule::{self, ConvShape};
+use npu_model::weights::order::Traversal;
+use npu_spec::command::{KernelDecomposition, UpscaleMode};
+use npu_tb::block::{field, words, BlockTb};
+use npu_tb::seed::seed;
+use npu_tb::verilator::PortId;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use rust_hdl::prelude::{Bits, Synth};
+use std::collections::VecDeque;
+
+fn hardware_shape(s: &ConvShape) -> TraversalShape {
+    let b = |v: usize| Bits::<16>::from(v as u64);
+    TraversalShape {
+        ofm_height: b(s.ofm_height),
+        ofm_width: b(s.ofm_width),
+        ofm_depth: b(s.ofm_depth),
+        ifm_depth: b(s.ifm_depth),
+        ifm_height: b(s.ifm_height),
+        ifm_width: b(s.ifm_width),
+        kernel_height: b(s.kernel_height),
+        kernel_width: b(s.kernel_width),
+        stride_x: (s.stride_x as u64).into(),
+        stride_y: (s.stride_y as u64).into(),
+        dilation_x: (s.dilation_x as u64).into(),
+        dilation_y: (s.dilation_y as u64).into(),
+        pad_top: b(s.pad_top),
+        pad_left: b(s.pad_left),
+        upscale: s.upscale != UpscaleMode::None,
+        depthwise: s.traversal == Traversal::DepthWise,
+        part_kernel_first: s.traversal == Traversal::PartKernelFirst,
+        decomposition_4x4: s.decomposition == KernelDecomposition::D4x4,
+        wide: s.ifm_bits == 16,
+        block_height: b(s.block_height),
+        block_width: b(s.block_width),
+        block_depth: b(s.block_depth),
+    }
+}
+
+/// A job as the bench sees it: the fields `npu_model::schedule` also has.
+#[derive(Debug, PartialEq)]
+struct Job {
+    ofm: [u64; 6],
+    rect: [u64; 6],
+    sub: [u64; 4],
+    first: bool,
+    last: bool,
+}
+
+fn job_from_words(w: &[u32]) -> (Job, bool) {
+    let j = IfmBlockJob::default();
+    let f = |at: usize| field(w, at, 16);
+    let bit = |at: usize| field(w, at, 1) == 1;
+    let job = Job {
+        ofm: [
+            f(j.get_my_offset_ofm_y()),
+            f(j.get_my_offset_ofm_x()),
+            f(j.get_my_offset_ofm_z()),
+            f(j.get_my_offset_ofm_height()),
+            f(j.get_my_offset_ofm_width()),
+            f(j.get_my_offset_ofm_depth()),
+        ],
+        rect: [
+            f(j.get_my_offset_y0()),
+            f(j.get_my_offset_x0()),
+            f(j.get_my_offset_height()),
+            f(j.get_my_offset_width()),
+            f(j.get_my_offset_channel0()),
+            f(j.get_my_offset_channels()),
+        ],
+        sub: [
+            f(j.get_my_offset_sub_y()),
+            f(j.get_my_offset_sub_x()),
+            f(j.get_my_offset_sub_height()),
+            f(j.get_my_offset_sub_width()),
+        ],
+        first: bit(j.get_my_offset_first()),
+        last: bit(j.get_my_offset_last()),
+    };
+    (job, bit(j.get_my_offset_ib_half()))
+}
+
+fn expected_job(op: &schedule::IfmBlockOp) -> Job {
+    let u = |v: usize| v as u64;
+    Job {
+        ofm: [
+            op.ofm.y,
+            op.ofm.x,
+            op.ofm.z,
+            op.ofm.height,
+            op.ofm.width,
+            op.ofm.depth,
+        ]
+        .map(u),
+        rect: [
+            op.rect.y0,
+            op.rect.x0,
+            op.rect.height,
+            op.rect.width,
+            op.rect.channel0,
+            op.rect.channels,
+        ]
+        .map(u),
+        sub: [
+            op.sub_kernel.y,
+            op.sub_kernel.x,
+            op.sub_kernel.height,
+            op.sub_kernel.width,
+        ]
+        .map(u),
+        first: op.first,
+        last: op.last,
+    }
+}
+
+fn beat_from_words(w: &[u32]) -> schedule::Beat {
+    let b = MacBeat::default();
+    let f = |at: usize| field(w, at, 16) as usize;
+    let bit = |at: usize| field(w, at, 1) == 1;
+    schedule::Beat {
+        oy: f(b.get_my_offset_oy()),
+        ox: f(b.get_my_offset_ox()),
+        ky: f(b.get_my_offset_ky()),
+        kx: f(b.get_my_offset_kx()),
+        ifm_channel: f(b.get_my_offset_ifm_channel()),
+        acc_address: field(w, b.get_my_offset_acc_address(), 9) as usize,
+        first: bit(b.get_my_offset_first()),
+        high: bit(b.get_my_offset_high()),
+        skip: bit(b.get_my_offset_skip()),
+        group_end: bit(b.get_my_offset_group_end()),
+        block_end: bit(b.get_my_offset_block_end()),
+    }
+}
+
+fn readout_from_words(w: &[u32]) -> schedule::Readout {
+    let r = Readout::default();
+    let f = |at: usize| field(w, at, 16) as usize;
+    schedule::Readout {
+        acc_address: field(w, r.get_my_offset_acc_address(), 9) as usize,
+        oy: f(r.get_my_offset_oy()),
+        ox: f(r.get_my_offset_ox()),
+        oz: f(r.get_my_offset_oz()),
+        positions: field(w, r.get_my_offset_positions(), 4) as u8,
+        channels: field(w, r.get_my_offset_channels(), 4) as usize,
+        block_end: field(w, r.get_my_offset_block_end(), 1) == 1,
+    }
+}
+
+/// The traversal out of reset, its ports and streams bound.
+struct Bench {
+    tb: BlockTb,
+    start: PortId,
+    shape_port: PortId,
+    block_done: PortId,
+    busy: PortId,
+    filled: usize,
+    jobs: usize,
+    beats: usize,
+    readouts: usize,
+}
+
+impl Bench {
+    /// `rates`: how often `filled` offers and `ifm_blocks`, `beats` and
+    /// `readouts` take.
+    fn new(seed: u64, rates: [f64; 4]) -> Bench {
+        let mut tb = BlockTb::new("traversal", seed).unwrap_or_else(|e| panic!("{e:#}"));
+        let rst_n = tb.model.port("rst_n");
+        let mut bench = Bench {
+            start: tb.model.port("start"),
+            shape_port: tb.model.port("shape"),
+            block_done: tb.model.port("block_done"),
+            busy: tb.model.port("busy"),
+            filled: tb.source("filled", rates[0]),
+            jobs: tb.sink("ifm_blocks", rates[1]),
+            beats: tb.sink("beats", rates[2]),
+            readouts: tb.sink("readouts", rates[3]),
+            tb,
+        };
+        bench.tb.model.set(rst_n, 0);
+        bench.tb.model.tick();
+        bench.tb.model.set(rst_n, 1);
+        bench.tb.model.tick();
+        bench
+    }
+}
+
+#[test]
+fn every_job_beat_and_readout_matches_the_schedule() {
+    let seed = seed();
+    let mut rng = StdRng::seed_from_u64(seed);
+    let Bench {
+        mut tb,
+        start,
+        shape_port,
+        block_done,
+        busy,
+        filled,
+        jobs,
+        beats,
+        readouts,
+    } = Bench::new(rng.gen(), [0.7, 0.6, 0.9, 0.8]);
+
+    let (mut total_beats, mut total_cycles) = (0, 0);
+    // Accumulator halves and IFM buffers alternate across operations too.
+    let (mut ab_half, mut expected_half) = (0, false);
+    for case in 0..60 {
+        let shape = ConvShape::random(&mut rng);
+        let what = format!("case {case} (seed {seed}): {shape:?}");
+        let ops = shape.block_ops();
+        let want_beats = shape.beats(ab_half);
+        let want_readouts = shape.readouts(ab_half);
+        ab_half = (ab_half + shape.ofm_blocks().len()) % 2;
+        tb.model.set_wide(
+            shape_port,
+            &words::<{ <TraversalShape as Synth>::BITS }>(hardware_shape(&shape).into()),
+        );
+        tb.model.set(start, 1);
+        tb.tick();
+        tb.model.set(start, 0);
+
+        // Jobs the bench is "fetching": returned after a random delay.
+        let mut fetching: VecDeque<(u64, Vec<u32>)> = VecDeque::new();
+        let mut done_pulses: VecDeque<u64> = VecDeque::new();
+        let (mut n_jobs, mut n_beats, mut n_readouts) = (0, 0, 0);
+        let mut cycles = 0u64;
+        loop {
+            cycles += 1;
+            if cycles > 2_000_000 {
+                tb.fail(&format!("no progress: {what}"));
+            }
+            for w in std::mem::take(&mut tb.sinks[jobs].beats) {
+                let (job, half) = job_from_words(&w);
+                let Some(op) = ops.get(n_jobs) else {
+                    tb.fail(&format!("a job beyond the {} of {what}", ops.len()));
+                };
+                assert_eq!(job, expected_job(op), "job {n_jobs} of {what}");
+                assert_eq!(half, expected_half, "IB half of job {n_jobs} of {what}");
+                expected_half = !expected_half;
+                n_jobs += 1;
+                fetching.push_back((cycles + rng.gen_range(0..40), w));
+            }
+            while fetching.front().is_some_and(|(at, _)| *at <= cycles) {
+                let (_, w) = fetching.pop_front().expect("a job");
+                tb.sources[filled].queue.push_back(w);
+            }
+            for w in std::mem::take(&mut tb.sinks[beats].beats) {
+                let got = beat_from_words(&w);
+                let Some(want) = want_beats.get(n_beats) else {
+                    tb.fail(&format!("a beat beyond the {} of {what}", want_beats.len()));
+                };
+                assert_eq!(&got, want, "beat {n_beats} of {what}");
+                if got.block_end {
+                    done_pulses.push_back(cycles + rng.gen_range(1..30));
+                }
+                n_beats += 1;
+            }
+            for w in std::mem::take(&mut tb.sinks[readouts].beats) {
+                let got = readout_from_words(&w);
+                let Some(want) = want_readouts.get(n_readouts) else {
+                    tb.fail(&format!(
+                        "a readout beyond the {} of {what}",
+                        want_readouts.len()
+                    ));
+                };
+                assert_eq!(&got, want, "readout {n_readouts} of {what}");
+                n_readouts += 1;
+            }
+            let pulse = done_pulses.front().is_some_and(|&at| at <= cycles);
+            if pulse {
+                done_pulses.pop_front();
+            }
+            tb.model.set(block_done, u64::from(pulse));
+            let idle = tb.model.get(busy) == 0;
+            if idle && fetching.is_empty() && tb.sources[filled].queue.is_empty() {
+                break;
+            }
+            tb.tick();
+        }
+        assert_eq!(n_jobs, ops.len(), "jobs of {what}");
+        assert_eq!(n_beats, want_beats.len(), "beats of {what}");
+        assert_eq!(n_readouts, want_readouts.len(), "readouts of {what}");
+        total_beats += n_beats;
+        total_cycles += cycles;
+    }
+    println!("{total_beats} beats in {total_cycles} cycles under back-pressure");
+}
+
+#[test]
+fn beats_flow_one_a_cycle() {
+    let Bench {
+        mut tb,
+        start,
+        shape_port,
+        block_done,
+        busy,
+        filled,
+        jobs,
+        beats,
+        readouts,
+    } = Bench::new(1, [1.0; 4]);
+    // A 3x3 convolution, 64 -> 32 channels, 8x8 OFM in 4x4x16 blocks.
+    let shape = ConvShape {
+        ofm_height: 8,
+        ofm_width: 8,
+        ofm_depth: 32,
+        ifm_depth: 64,
+        ifm_height: 8,
+        ifm_width: 8,
+        kernel_height: 3,
+        kernel_width: 3,
+        stride_x: 1,
+        stride_y: 1,
+        dilation_x: 1,
+        dilation_y: 1,
+        pad_top: 1,
+        pad_left: 1,
+        upscale: UpscaleMode::None,
+        traversal: Traversal::DepthFirst,
+        decomposition: KernelDecomposition::D8x8,
+        ifm_bits: 8,
+        block_height: 4,
+        block_width: 4,
+        block_depth: 16,
+    };
+    tb.model.set_wide(
+        shape_port,
+        &words::<{ <TraversalShape as Synth>::BITS }>(hardware_shape(&shape).into()),
+    );
+    tb.model.set(start, 1);
+    tb.tick();
+    tb.model.set(start, 0);
+    let mut cycles = 0u64;
+    while tb.model.get(busy) != 0 {
+        for w in std::mem::take(&mut tb.sinks[jobs].beats) {
+            tb.sources[filled].queue.push_back(w);
+        }
+        let ends = tb.sinks[beats]
+            .beats
+            .iter()
+            .any(|w| beat_from_words(w).block_end);
+        tb.sinks[beats].beats.clear();
+        tb.sinks[readouts].beats.clear();
+        tb.model.set(block_done, u64::from(ends));
+        tb.tick();
+        cycles += 1;
+        assert!(cycles < 100_000, "the traversal does not finish");
+    }
+    let expected = shape.beats(0).len() as u64;
+    println!("{expected} beats in {cycles} cycles");
+    // Beats flow at one a cycle: only the start of each IFM block (a
+    // fetch round trip through the bench) and the last readouts add cycles.
+    assert!(
+        cycles < expected + expected / 10,
+        "{expected} beats took {cycles} cycles"
+    );
+}
