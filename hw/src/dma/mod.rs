@@ -30,6 +30,7 @@ mod memtype;
 mod port;
 mod read_channel;
 mod reads;
+mod requests;
 mod walker;
 mod write_channel;
 
@@ -40,6 +41,7 @@ pub use memtype::MemtypeCache;
 pub use port::{ReadPort, ReadRequest};
 pub use read_channel::ReadChannel;
 pub use reads::{ReadClient, ReadClientPort, ReadPortSignals, ReadRouter};
+pub use requests::{OfmWrite, ShramFill, StreamRead};
 pub use walker::{TransferShape, TransferWalker};
 pub use write_channel::WriteChannel;
 

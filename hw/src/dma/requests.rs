@@ -1,0 +1,43 @@
+//! What the datapath asks of the DMA: one payload per datapath channel
+//! (TRM 3.3.3: IFM, weight, scale/bias and OFM channels). Offsets are byte
+//! offsets in the request's region (NPU_SET_*_REGION), whose base, outstanding
+//! counter and AXI limits the DMA applies as for every channel.
+
+use rust_hdl::prelude::*;
+
+/// A two-dimensional copy from memory into the shared buffer (the IFM
+/// channel): `rows` rows of `len` bytes; row r starts at `source + r *
+/// (len + source_skip)` in the region and lands at `destination + r * (len +
+/// destination_skip)` in the shared buffer of the core(s).
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct ShramFill {
+    pub region: Bits<3>,
+    pub source: Bits<40>,
+    pub source_skip: Bits<40>,
+    pub len: Bits<16>,
+    pub rows: Bits<16>,
+    pub destination: Bits<16>,
+    pub destination_skip: Bits<16>,
+    /// The last copy of an IFM block: the block is in the shared buffer
+    /// once it completes.
+    pub block_end: Bit,
+}
+
+/// A byte stream read (the weight and scale/bias channels): `length` bytes
+/// from `offset`, delivered in order.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct StreamRead {
+    pub region: Bits<3>,
+    pub offset: Bits<40>,
+    pub length: Bits<32>,
+}
+
+/// An OFM write (the OFM channel): `count` (1 to 32) contiguous bytes from
+/// `offset`, byte i in bits 8i+7..8i of `data`.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct OfmWrite {
+    pub region: Bits<3>,
+    pub offset: Bits<40>,
+    pub data: Bits<256>,
+    pub count: Bits<6>,
+}
