@@ -291,6 +291,26 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  [293:0] dma$descriptors$data;
     wire  dma$descriptors$ready;
     wire  [1:0] dma$descriptors_active;
+    reg  dma$ifm_fills$valid;
+    reg  [147:0] dma$ifm_fills$data;
+    wire  dma$ifm_fills$ready;
+    wire  dma$ifm_filled;
+    reg  dma$weight_reads$valid;
+    reg  [74:0] dma$weight_reads$data;
+    wire  dma$weight_reads$ready;
+    wire  dma$weight_beats$valid;
+    wire  [135:0] dma$weight_beats$data;
+    reg  dma$weight_beats$ready;
+    reg  dma$scale_reads$valid;
+    reg  [74:0] dma$scale_reads$data;
+    wire  dma$scale_reads$ready;
+    wire  dma$scale_beats$valid;
+    wire  [135:0] dma$scale_beats$data;
+    reg  dma$scale_beats$ready;
+    reg  dma$ofm_writes$valid;
+    reg  [304:0] dma$ofm_writes$data;
+    wire  dma$ofm_writes$ready;
+    wire  dma$datapath_busy;
     reg  dma$quiesce;
     wire  dma$axi_quiet;
     wire  dma$bus_error;
@@ -405,10 +425,15 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  [11:0] shram$write_address;
     reg  [127:0] shram$write_data;
     reg  [15:0] shram$write_strobe;
-    reg  [1:0] shram$read_enable;
-    reg  [11:0] shram$read_address;
+    reg  [3:0] shram$read_enable;
+    reg  [11:0] shram$read_address$0;
+    reg  [11:0] shram$read_address$1;
+    reg  [11:0] shram$read_address$2;
+    reg  [11:0] shram$read_address$3;
     wire  [127:0] shram$read_data$0;
     wire  [127:0] shram$read_data$1;
+    wire  [127:0] shram$read_data$2;
+    wire  [127:0] shram$read_data$3;
     
     // Local signals
     reg  busy;
@@ -612,6 +637,26 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .descriptors$data(dma$descriptors$data),
         .descriptors$ready(dma$descriptors$ready),
         .descriptors_active(dma$descriptors_active),
+        .ifm_fills$valid(dma$ifm_fills$valid),
+        .ifm_fills$data(dma$ifm_fills$data),
+        .ifm_fills$ready(dma$ifm_fills$ready),
+        .ifm_filled(dma$ifm_filled),
+        .weight_reads$valid(dma$weight_reads$valid),
+        .weight_reads$data(dma$weight_reads$data),
+        .weight_reads$ready(dma$weight_reads$ready),
+        .weight_beats$valid(dma$weight_beats$valid),
+        .weight_beats$data(dma$weight_beats$data),
+        .weight_beats$ready(dma$weight_beats$ready),
+        .scale_reads$valid(dma$scale_reads$valid),
+        .scale_reads$data(dma$scale_reads$data),
+        .scale_reads$ready(dma$scale_reads$ready),
+        .scale_beats$valid(dma$scale_beats$valid),
+        .scale_beats$data(dma$scale_beats$data),
+        .scale_beats$ready(dma$scale_beats$ready),
+        .ofm_writes$valid(dma$ofm_writes$valid),
+        .ofm_writes$data(dma$ofm_writes$data),
+        .ofm_writes$ready(dma$ofm_writes$ready),
+        .datapath_busy(dma$datapath_busy),
         .quiesce(dma$quiesce),
         .axi_quiet(dma$axi_quiet),
         .bus_error(dma$bus_error),
@@ -801,9 +846,14 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .write_data(shram$write_data),
         .write_strobe(shram$write_strobe),
         .read_enable(shram$read_enable),
-        .read_address(shram$read_address),
+        .read_address$0(shram$read_address$0),
+        .read_address$1(shram$read_address$1),
+        .read_address$2(shram$read_address$2),
+        .read_address$3(shram$read_address$3),
         .read_data$0(shram$read_data$0),
-        .read_data$1(shram$read_data$1)
+        .read_data$1(shram$read_data$1),
+        .read_data$2(shram$read_data$2),
+        .read_data$3(shram$read_data$3)
     );
     
     // Update code
@@ -922,8 +972,21 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         shram$write_address = dma$shram_line;
         shram$write_data = dma$shram_data;
         shram$write_strobe = dma$shram_strobe;
+        dma$ifm_fills$valid = 1'b0;
+        dma$ifm_fills$data[(64'h63)+:(16)] = 32'h0;
+        dma$weight_reads$data[(64'h2b)+:(32)] = 32'h0;
+        dma$scale_reads$data[(64'h2b)+:(32)] = 32'h0;
+        dma$ofm_writes$data[(64'h12b)+:(6)] = 32'h0;
+        dma$weight_reads$valid = 1'b0;
+        dma$scale_reads$valid = 1'b0;
+        dma$ofm_writes$valid = 1'b0;
+        dma$weight_beats$ready = 1'b0;
+        dma$scale_beats$ready = 1'b0;
         shram$read_enable = 32'h0;
-        shram$read_address = 32'h0;
+        shram$read_address$0 = 32'h0;
+        shram$read_address$1 = 32'h0;
+        shram$read_address$2 = 32'h0;
+        shram$read_address$3 = 32'h0;
     end
     
     always @(*) regs$bus$addr = apb$registers$addr;
@@ -3093,7 +3156,7 @@ module npu_u65_512_core$datapath(operations$valid,operations$data,operations$rea
 endmodule // npu_u65_512_core$datapath
 
 
-module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,regioncfg,qconfig,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,command_start,command_base,command_size,command_cancel,command_beats$valid,command_beats$data,command_beats$ready,command_busy,descriptors$valid,descriptors$data,descriptors$ready,descriptors_active,quiesce,axi_quiet,bus_error,faulting_channel,faulting_interface,shram_write,shram_cores,shram_line,shram_data,shram_strobe,m0$aclken,m0$awakeup,m0$awvalid,m0$awid,m0$awaddr,m0$awlen,m0$awsize,m0$awburst,m0$awcache,m0$awprot,m0$awready,m0$wvalid,m0$wdata,m0$wstrb,m0$wlast,m0$wready,m0$bvalid,m0$bid,m0$bresp,m0$bready,m0$arvalid,m0$arid,m0$araddr,m0$arlen,m0$arsize,m0$arburst,m0$arcache,m0$arprot,m0$arready,m0$rvalid,m0$rid,m0$rdata,m0$rresp,m0$rlast,m0$rready,m1$aclken,m1$awakeup,m1$awvalid,m1$awid,m1$awaddr,m1$awlen,m1$awsize,m1$awburst,m1$awcache,m1$awprot,m1$awready,m1$wvalid,m1$wdata,m1$wstrb,m1$wlast,m1$wready,m1$bvalid,m1$bid,m1$bresp,m1$bready,m1$arvalid,m1$arid,m1$araddr,m1$arlen,m1$arsize,m1$arburst,m1$arcache,m1$arprot,m1$arready,m1$rvalid,m1$rid,m1$rdata,m1$rresp,m1$rlast,m1$rready,m0_events$enabled,m0_events$ar_accepted,m0_events$ar_stalled,m0_events$ar_channel,m0_events$ar_counter,m0_events$r_beat,m0_events$r_last,m0_events$r_channel,m0_events$r_counter,m0_events$aw_accepted,m0_events$aw_stalled,m0_events$aw_channel,m0_events$aw_counter,m0_events$w_beat,m0_events$w_stalled,m0_events$w_channel,m0_events$b_response,m0_events$b_channel,m0_events$b_counter,m0_events$read_limit_stall,m0_events$write_limit_stall,m1_events$enabled,m1_events$ar_accepted,m1_events$ar_stalled,m1_events$ar_channel,m1_events$ar_counter,m1_events$r_beat,m1_events$r_last,m1_events$r_channel,m1_events$r_counter,m1_events$aw_accepted,m1_events$aw_stalled,m1_events$aw_channel,m1_events$aw_counter,m1_events$w_beat,m1_events$w_stalled,m1_events$w_channel,m1_events$b_response,m1_events$b_channel,m1_events$b_counter,m1_events$read_limit_stall,m1_events$write_limit_stall);
+module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,regioncfg,qconfig,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,command_start,command_base,command_size,command_cancel,command_beats$valid,command_beats$data,command_beats$ready,command_busy,descriptors$valid,descriptors$data,descriptors$ready,descriptors_active,ifm_fills$valid,ifm_fills$data,ifm_fills$ready,ifm_filled,weight_reads$valid,weight_reads$data,weight_reads$ready,weight_beats$valid,weight_beats$data,weight_beats$ready,scale_reads$valid,scale_reads$data,scale_reads$ready,scale_beats$valid,scale_beats$data,scale_beats$ready,ofm_writes$valid,ofm_writes$data,ofm_writes$ready,datapath_busy,quiesce,axi_quiet,bus_error,faulting_channel,faulting_interface,shram_write,shram_cores,shram_line,shram_data,shram_strobe,m0$aclken,m0$awakeup,m0$awvalid,m0$awid,m0$awaddr,m0$awlen,m0$awsize,m0$awburst,m0$awcache,m0$awprot,m0$awready,m0$wvalid,m0$wdata,m0$wstrb,m0$wlast,m0$wready,m0$bvalid,m0$bid,m0$bresp,m0$bready,m0$arvalid,m0$arid,m0$araddr,m0$arlen,m0$arsize,m0$arburst,m0$arcache,m0$arprot,m0$arready,m0$rvalid,m0$rid,m0$rdata,m0$rresp,m0$rlast,m0$rready,m1$aclken,m1$awakeup,m1$awvalid,m1$awid,m1$awaddr,m1$awlen,m1$awsize,m1$awburst,m1$awcache,m1$awprot,m1$awready,m1$wvalid,m1$wdata,m1$wstrb,m1$wlast,m1$wready,m1$bvalid,m1$bid,m1$bresp,m1$bready,m1$arvalid,m1$arid,m1$araddr,m1$arlen,m1$arsize,m1$arburst,m1$arcache,m1$arprot,m1$arready,m1$rvalid,m1$rid,m1$rdata,m1$rresp,m1$rlast,m1$rready,m0_events$enabled,m0_events$ar_accepted,m0_events$ar_stalled,m0_events$ar_channel,m0_events$ar_counter,m0_events$r_beat,m0_events$r_last,m0_events$r_channel,m0_events$r_counter,m0_events$aw_accepted,m0_events$aw_stalled,m0_events$aw_channel,m0_events$aw_counter,m0_events$w_beat,m0_events$w_stalled,m0_events$w_channel,m0_events$b_response,m0_events$b_channel,m0_events$b_counter,m0_events$read_limit_stall,m0_events$write_limit_stall,m1_events$enabled,m1_events$ar_accepted,m1_events$ar_stalled,m1_events$ar_channel,m1_events$ar_counter,m1_events$r_beat,m1_events$r_last,m1_events$r_channel,m1_events$r_counter,m1_events$aw_accepted,m1_events$aw_stalled,m1_events$aw_channel,m1_events$aw_counter,m1_events$w_beat,m1_events$w_stalled,m1_events$w_channel,m1_events$b_response,m1_events$b_channel,m1_events$b_counter,m1_events$read_limit_stall,m1_events$write_limit_stall);
     
     // Module arguments
     input wire  clock;
@@ -3133,6 +3196,26 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     input wire  [293:0] descriptors$data;
     output wire  descriptors$ready;
     output reg  [1:0] descriptors_active;
+    input wire  ifm_fills$valid;
+    input wire  [147:0] ifm_fills$data;
+    output reg  ifm_fills$ready;
+    output reg  ifm_filled;
+    input wire  weight_reads$valid;
+    input wire  [74:0] weight_reads$data;
+    output wire  weight_reads$ready;
+    output wire  weight_beats$valid;
+    output wire  [135:0] weight_beats$data;
+    input wire  weight_beats$ready;
+    input wire  scale_reads$valid;
+    input wire  [74:0] scale_reads$data;
+    output wire  scale_reads$ready;
+    output wire  scale_beats$valid;
+    output wire  [135:0] scale_beats$data;
+    input wire  scale_beats$ready;
+    input wire  ofm_writes$valid;
+    input wire  [304:0] ofm_writes$data;
+    output wire  ofm_writes$ready;
+    output reg  datapath_busy;
     input wire  quiesce;
     output reg  axi_quiet;
     output reg  bus_error;
@@ -3257,11 +3340,8 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     output reg  m1_events$write_limit_stall;
     
     // Constant declarations
-    localparam  mem2mem_write_id = 8'h1;
-    localparam  mem2mem_write_fault = 4'h9;
     localparam  max_beats_lsb = 5'b0;
     localparam  memtype_lsb = 5'b100;
-    localparam  writes_m1_lsb = 5'b11000;
     localparam  stride_mode_lsb = 4'h9;
     localparam  region_mode_internal = 11'b100000000;
     
@@ -3340,6 +3420,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  mem2mem$b_valid;
     wire  mem2mem$burst_issued;
     wire  mem2mem$write_limit_stall;
+    reg  mem2mem$shram_ready;
     wire  mem2mem$shram_write;
     wire  [1:0] mem2mem$shram_cores;
     wire  [11:0] mem2mem$shram_line;
@@ -3347,6 +3428,203 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     wire  [15:0] mem2mem$shram_strobe;
     wire  mem2mem$done;
     wire  mem2mem$busy;
+    reg  ifm$clock;
+    reg  ifm$rst_n;
+    reg  ifm$aclken;
+    reg  ifm$start;
+    reg  [39:0] ifm$source$base;
+    reg  [31:0] ifm$source$len;
+    reg  [15:0] ifm$source$rows;
+    reg  [15:0] ifm$source$planes;
+    reg  [39:0] ifm$source$row_skip;
+    reg  [39:0] ifm$source$plane_skip;
+    reg  ifm$source$three_d;
+    reg  [1:0] ifm$source$max_beats;
+    reg  [39:0] ifm$destination$base;
+    reg  [31:0] ifm$destination$len;
+    reg  [15:0] ifm$destination$rows;
+    reg  [15:0] ifm$destination$planes;
+    reg  [39:0] ifm$destination$row_skip;
+    reg  [39:0] ifm$destination$plane_skip;
+    reg  ifm$destination$three_d;
+    reg  [1:0] ifm$destination$max_beats;
+    reg  ifm$internal;
+    reg  [1:0] ifm$cores;
+    reg  ifm$halt;
+    reg  [1:0] ifm$read_counter;
+    reg  [3:0] ifm$read_cache;
+    wire  ifm$reads$request;
+    wire  [39:0] ifm$reads$address;
+    wire  [7:0] ifm$reads$len;
+    reg  ifm$reads$grant;
+    wire  [1:0] ifm$reads$counter;
+    wire  [3:0] ifm$reads$cache;
+    reg  ifm$reads$may_issue;
+    wire  ifm$reads$limit_stall;
+    reg  ifm$reads$beat;
+    reg  [127:0] ifm$reads$data;
+    reg  ifm$may_write;
+    wire  ifm$awvalid;
+    wire  [39:0] ifm$awaddr;
+    wire  [7:0] ifm$awlen;
+    reg  ifm$awready;
+    wire  ifm$wvalid;
+    wire  [127:0] ifm$wdata;
+    wire  [15:0] ifm$wstrb;
+    wire  ifm$wlast;
+    reg  ifm$wready;
+    reg  ifm$b_valid;
+    wire  ifm$burst_issued;
+    wire  ifm$write_limit_stall;
+    reg  ifm$shram_ready;
+    wire  ifm$shram_write;
+    wire  [1:0] ifm$shram_cores;
+    wire  [11:0] ifm$shram_line;
+    wire  [127:0] ifm$shram_data;
+    wire  [15:0] ifm$shram_strobe;
+    wire  ifm$done;
+    wire  ifm$busy;
+    reg  [2:0] ifm_region$region;
+    reg  [15:0] ifm_region$regioncfg;
+    reg  [31:0] ifm_region$basep$0;
+    reg  [31:0] ifm_region$basep$1;
+    reg  [31:0] ifm_region$basep$2;
+    reg  [31:0] ifm_region$basep$3;
+    reg  [31:0] ifm_region$basep$4;
+    reg  [31:0] ifm_region$basep$5;
+    reg  [31:0] ifm_region$basep$6;
+    reg  [31:0] ifm_region$basep$7;
+    reg  [31:0] ifm_region$basep$8;
+    reg  [31:0] ifm_region$basep$9;
+    reg  [31:0] ifm_region$basep$10;
+    reg  [31:0] ifm_region$basep$11;
+    reg  [31:0] ifm_region$basep$12;
+    reg  [31:0] ifm_region$basep$13;
+    reg  [31:0] ifm_region$basep$14;
+    reg  [31:0] ifm_region$basep$15;
+    reg  [31:0] ifm_region$axi_limit$0;
+    reg  [31:0] ifm_region$axi_limit$1;
+    reg  [31:0] ifm_region$axi_limit$2;
+    reg  [31:0] ifm_region$axi_limit$3;
+    wire  [39:0] ifm_region$base;
+    wire  [1:0] ifm_region$counter;
+    wire  [1:0] ifm_region$max_beats;
+    wire  [3:0] ifm_region$arcache;
+    wire  [3:0] ifm_region$awcache;
+    reg  ifm_block_end$clock;
+    reg  ifm_block_end$rst_n;
+    reg  ifm_block_end$d;
+    wire  ifm_block_end$q;
+    reg  weights$clock;
+    reg  weights$rst_n;
+    reg  [15:0] weights$regioncfg;
+    reg  [31:0] weights$basep$0;
+    reg  [31:0] weights$basep$1;
+    reg  [31:0] weights$basep$2;
+    reg  [31:0] weights$basep$3;
+    reg  [31:0] weights$basep$4;
+    reg  [31:0] weights$basep$5;
+    reg  [31:0] weights$basep$6;
+    reg  [31:0] weights$basep$7;
+    reg  [31:0] weights$basep$8;
+    reg  [31:0] weights$basep$9;
+    reg  [31:0] weights$basep$10;
+    reg  [31:0] weights$basep$11;
+    reg  [31:0] weights$basep$12;
+    reg  [31:0] weights$basep$13;
+    reg  [31:0] weights$basep$14;
+    reg  [31:0] weights$basep$15;
+    reg  [31:0] weights$axi_limit$0;
+    reg  [31:0] weights$axi_limit$1;
+    reg  [31:0] weights$axi_limit$2;
+    reg  [31:0] weights$axi_limit$3;
+    reg  weights$halt;
+    wire  weights$reads$request;
+    wire  [39:0] weights$reads$address;
+    wire  [7:0] weights$reads$len;
+    reg  weights$reads$grant;
+    wire  [1:0] weights$reads$counter;
+    wire  [3:0] weights$reads$cache;
+    reg  weights$reads$may_issue;
+    wire  weights$reads$limit_stall;
+    reg  weights$reads$beat;
+    reg  [127:0] weights$reads$data;
+    wire  weights$busy;
+    reg  scales$clock;
+    reg  scales$rst_n;
+    reg  [15:0] scales$regioncfg;
+    reg  [31:0] scales$basep$0;
+    reg  [31:0] scales$basep$1;
+    reg  [31:0] scales$basep$2;
+    reg  [31:0] scales$basep$3;
+    reg  [31:0] scales$basep$4;
+    reg  [31:0] scales$basep$5;
+    reg  [31:0] scales$basep$6;
+    reg  [31:0] scales$basep$7;
+    reg  [31:0] scales$basep$8;
+    reg  [31:0] scales$basep$9;
+    reg  [31:0] scales$basep$10;
+    reg  [31:0] scales$basep$11;
+    reg  [31:0] scales$basep$12;
+    reg  [31:0] scales$basep$13;
+    reg  [31:0] scales$basep$14;
+    reg  [31:0] scales$basep$15;
+    reg  [31:0] scales$axi_limit$0;
+    reg  [31:0] scales$axi_limit$1;
+    reg  [31:0] scales$axi_limit$2;
+    reg  [31:0] scales$axi_limit$3;
+    reg  scales$halt;
+    wire  scales$reads$request;
+    wire  [39:0] scales$reads$address;
+    wire  [7:0] scales$reads$len;
+    reg  scales$reads$grant;
+    wire  [1:0] scales$reads$counter;
+    wire  [3:0] scales$reads$cache;
+    reg  scales$reads$may_issue;
+    wire  scales$reads$limit_stall;
+    reg  scales$reads$beat;
+    reg  [127:0] scales$reads$data;
+    wire  scales$busy;
+    reg  ofm$clock;
+    reg  ofm$rst_n;
+    reg  ofm$aclken;
+    reg  [15:0] ofm$regioncfg;
+    reg  [31:0] ofm$basep$0;
+    reg  [31:0] ofm$basep$1;
+    reg  [31:0] ofm$basep$2;
+    reg  [31:0] ofm$basep$3;
+    reg  [31:0] ofm$basep$4;
+    reg  [31:0] ofm$basep$5;
+    reg  [31:0] ofm$basep$6;
+    reg  [31:0] ofm$basep$7;
+    reg  [31:0] ofm$basep$8;
+    reg  [31:0] ofm$basep$9;
+    reg  [31:0] ofm$basep$10;
+    reg  [31:0] ofm$basep$11;
+    reg  [31:0] ofm$basep$12;
+    reg  [31:0] ofm$basep$13;
+    reg  [31:0] ofm$basep$14;
+    reg  [31:0] ofm$basep$15;
+    reg  [31:0] ofm$axi_limit$0;
+    reg  [31:0] ofm$axi_limit$1;
+    reg  [31:0] ofm$axi_limit$2;
+    reg  [31:0] ofm$axi_limit$3;
+    reg  ofm$halt;
+    wire  [1:0] ofm$issue_counter;
+    reg  ofm$may_issue;
+    wire  [1:0] ofm$response_counter;
+    wire  [3:0] ofm$cache;
+    wire  ofm$awvalid;
+    wire  [39:0] ofm$awaddr;
+    reg  ofm$awready;
+    wire  ofm$wvalid;
+    wire  [127:0] ofm$wdata;
+    wire  [15:0] ofm$wstrb;
+    reg  ofm$wready;
+    reg  ofm$b_valid;
+    wire  ofm$burst_issued;
+    wire  ofm$limit_stall;
+    wire  ofm$busy;
     reg  reads$clock;
     reg  reads$rst_n;
     reg  [2:0] reads$prot;
@@ -3374,6 +3652,36 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  reads$clients$1$limit_stall;
     wire  reads$clients$1$beat;
     wire  [127:0] reads$clients$1$data;
+    reg  reads$clients$2$request;
+    reg  [39:0] reads$clients$2$address;
+    reg  [7:0] reads$clients$2$len;
+    wire  reads$clients$2$grant;
+    reg  [1:0] reads$clients$2$counter;
+    reg  [3:0] reads$clients$2$cache;
+    wire  reads$clients$2$may_issue;
+    reg  reads$clients$2$limit_stall;
+    wire  reads$clients$2$beat;
+    wire  [127:0] reads$clients$2$data;
+    reg  reads$clients$3$request;
+    reg  [39:0] reads$clients$3$address;
+    reg  [7:0] reads$clients$3$len;
+    wire  reads$clients$3$grant;
+    reg  [1:0] reads$clients$3$counter;
+    reg  [3:0] reads$clients$3$cache;
+    wire  reads$clients$3$may_issue;
+    reg  reads$clients$3$limit_stall;
+    wire  reads$clients$3$beat;
+    wire  [127:0] reads$clients$3$data;
+    reg  reads$clients$4$request;
+    reg  [39:0] reads$clients$4$address;
+    reg  [7:0] reads$clients$4$len;
+    wire  reads$clients$4$grant;
+    reg  [1:0] reads$clients$4$counter;
+    reg  [3:0] reads$clients$4$cache;
+    wire  reads$clients$4$may_issue;
+    reg  reads$clients$4$limit_stall;
+    wire  reads$clients$4$beat;
+    wire  [127:0] reads$clients$4$data;
     reg  reads$m0$aclken;
     wire  reads$m0$arvalid;
     wire  [7:0] reads$m0$arid;
@@ -3414,28 +3722,74 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     wire  reads$error;
     wire  [3:0] reads$error_channel;
     wire  reads$error_interface;
+    reg  writes$clock;
+    reg  writes$rst_n;
+    reg  [31:0] writes$axi_limit$0;
+    reg  [31:0] writes$axi_limit$1;
+    reg  [31:0] writes$axi_limit$2;
+    reg  [31:0] writes$axi_limit$3;
+    reg  writes$clients$0$awvalid;
+    reg  [39:0] writes$clients$0$awaddr;
+    reg  [7:0] writes$clients$0$awlen;
+    reg  [3:0] writes$clients$0$awcache;
+    wire  writes$clients$0$awready;
+    reg  writes$clients$0$wvalid;
+    reg  [127:0] writes$clients$0$wdata;
+    reg  [15:0] writes$clients$0$wstrb;
+    reg  writes$clients$0$wlast;
+    wire  writes$clients$0$wready;
+    reg  [1:0] writes$clients$0$issue_counter;
+    wire  writes$clients$0$may_issue;
+    reg  writes$clients$0$burst_issued;
+    reg  [1:0] writes$clients$0$response_counter;
+    wire  writes$clients$0$b_valid;
+    reg  writes$clients$0$limit_stall;
+    reg  writes$clients$1$awvalid;
+    reg  [39:0] writes$clients$1$awaddr;
+    reg  [7:0] writes$clients$1$awlen;
+    reg  [3:0] writes$clients$1$awcache;
+    wire  writes$clients$1$awready;
+    reg  writes$clients$1$wvalid;
+    reg  [127:0] writes$clients$1$wdata;
+    reg  [15:0] writes$clients$1$wstrb;
+    reg  writes$clients$1$wlast;
+    wire  writes$clients$1$wready;
+    reg  [1:0] writes$clients$1$issue_counter;
+    wire  writes$clients$1$may_issue;
+    reg  writes$clients$1$burst_issued;
+    reg  [1:0] writes$clients$1$response_counter;
+    wire  writes$clients$1$b_valid;
+    reg  writes$clients$1$limit_stall;
+    reg  writes$m0$aclken;
+    wire  writes$m0$awvalid;
+    wire  [7:0] writes$m0$awid;
+    wire  [39:0] writes$m0$awaddr;
+    wire  [7:0] writes$m0$awlen;
+    wire  [3:0] writes$m0$awcache;
+    reg  writes$m0$awready;
+    wire  writes$m0$wvalid;
+    wire  [127:0] writes$m0$wdata;
+    wire  [15:0] writes$m0$wstrb;
+    wire  writes$m0$wlast;
+    reg  writes$m0$wready;
+    reg  writes$m0$bvalid;
+    reg  [7:0] writes$m0$bid;
+    reg  [1:0] writes$m0$bresp;
+    wire  [3:0] writes$m0$aw_channel;
+    wire  [1:0] writes$m0$aw_counter;
+    wire  [3:0] writes$m0$w_channel;
+    wire  [3:0] writes$m0$b_channel;
+    wire  [1:0] writes$m0$b_counter;
+    wire  writes$m0$limit_stall;
+    wire  writes$quiet;
+    wire  writes$error;
+    wire  [3:0] writes$error_channel;
     reg  queue$clock;
     reg  queue$rst_n;
     wire  queue$head$valid;
     wire  [293:0] queue$head$data;
     reg  queue$head$ready;
     wire  [1:0] queue$count;
-    reg  writes_outstanding$0$clock;
-    reg  writes_outstanding$0$rst_n;
-    reg  [5:0] writes_outstanding$0$d;
-    wire  [5:0] writes_outstanding$0$q;
-    reg  writes_outstanding$1$clock;
-    reg  writes_outstanding$1$rst_n;
-    reg  [5:0] writes_outstanding$1$d;
-    wire  [5:0] writes_outstanding$1$q;
-    reg  writes_outstanding$2$clock;
-    reg  writes_outstanding$2$rst_n;
-    reg  [5:0] writes_outstanding$2$d;
-    wire  [5:0] writes_outstanding$2$q;
-    reg  writes_outstanding$3$clock;
-    reg  writes_outstanding$3$rst_n;
-    reg  [5:0] writes_outstanding$3$d;
-    wire  [5:0] writes_outstanding$3$q;
     reg  mem2mem_write_counter$clock;
     reg  mem2mem_write_counter$rst_n;
     reg  [1:0] mem2mem_write_counter$d;
@@ -3506,11 +3860,6 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  [31:0] dst_limit;
     reg  [31:0] command_limit;
     reg  start_mem2mem;
-    reg  [31:0] write_limit;
-    reg  [3:0] write_room;
-    reg  [3:0] write_issued;
-    reg  [3:0] write_completed;
-    reg  mem2mem_response;
     reg  stop_issue;
     
     // Sub module instances
@@ -3594,6 +3943,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .b_valid(mem2mem$b_valid),
         .burst_issued(mem2mem$burst_issued),
         .write_limit_stall(mem2mem$write_limit_stall),
+        .shram_ready(mem2mem$shram_ready),
         .shram_write(mem2mem$shram_write),
         .shram_cores(mem2mem$shram_cores),
         .shram_line(mem2mem$shram_line),
@@ -3601,6 +3951,230 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .shram_strobe(mem2mem$shram_strobe),
         .done(mem2mem$done),
         .busy(mem2mem$busy)
+    );
+    npu_u65_512_core$dma$ifm ifm(
+        .clock(ifm$clock),
+        .rst_n(ifm$rst_n),
+        .aclken(ifm$aclken),
+        .start(ifm$start),
+        .source$base(ifm$source$base),
+        .source$len(ifm$source$len),
+        .source$rows(ifm$source$rows),
+        .source$planes(ifm$source$planes),
+        .source$row_skip(ifm$source$row_skip),
+        .source$plane_skip(ifm$source$plane_skip),
+        .source$three_d(ifm$source$three_d),
+        .source$max_beats(ifm$source$max_beats),
+        .destination$base(ifm$destination$base),
+        .destination$len(ifm$destination$len),
+        .destination$rows(ifm$destination$rows),
+        .destination$planes(ifm$destination$planes),
+        .destination$row_skip(ifm$destination$row_skip),
+        .destination$plane_skip(ifm$destination$plane_skip),
+        .destination$three_d(ifm$destination$three_d),
+        .destination$max_beats(ifm$destination$max_beats),
+        .internal(ifm$internal),
+        .cores(ifm$cores),
+        .halt(ifm$halt),
+        .read_counter(ifm$read_counter),
+        .read_cache(ifm$read_cache),
+        .reads$request(ifm$reads$request),
+        .reads$address(ifm$reads$address),
+        .reads$len(ifm$reads$len),
+        .reads$grant(ifm$reads$grant),
+        .reads$counter(ifm$reads$counter),
+        .reads$cache(ifm$reads$cache),
+        .reads$may_issue(ifm$reads$may_issue),
+        .reads$limit_stall(ifm$reads$limit_stall),
+        .reads$beat(ifm$reads$beat),
+        .reads$data(ifm$reads$data),
+        .may_write(ifm$may_write),
+        .awvalid(ifm$awvalid),
+        .awaddr(ifm$awaddr),
+        .awlen(ifm$awlen),
+        .awready(ifm$awready),
+        .wvalid(ifm$wvalid),
+        .wdata(ifm$wdata),
+        .wstrb(ifm$wstrb),
+        .wlast(ifm$wlast),
+        .wready(ifm$wready),
+        .b_valid(ifm$b_valid),
+        .burst_issued(ifm$burst_issued),
+        .write_limit_stall(ifm$write_limit_stall),
+        .shram_ready(ifm$shram_ready),
+        .shram_write(ifm$shram_write),
+        .shram_cores(ifm$shram_cores),
+        .shram_line(ifm$shram_line),
+        .shram_data(ifm$shram_data),
+        .shram_strobe(ifm$shram_strobe),
+        .done(ifm$done),
+        .busy(ifm$busy)
+    );
+    npu_u65_512_core$dma$ifm_region ifm_region(
+        .region(ifm_region$region),
+        .regioncfg(ifm_region$regioncfg),
+        .basep$0(ifm_region$basep$0),
+        .basep$1(ifm_region$basep$1),
+        .basep$2(ifm_region$basep$2),
+        .basep$3(ifm_region$basep$3),
+        .basep$4(ifm_region$basep$4),
+        .basep$5(ifm_region$basep$5),
+        .basep$6(ifm_region$basep$6),
+        .basep$7(ifm_region$basep$7),
+        .basep$8(ifm_region$basep$8),
+        .basep$9(ifm_region$basep$9),
+        .basep$10(ifm_region$basep$10),
+        .basep$11(ifm_region$basep$11),
+        .basep$12(ifm_region$basep$12),
+        .basep$13(ifm_region$basep$13),
+        .basep$14(ifm_region$basep$14),
+        .basep$15(ifm_region$basep$15),
+        .axi_limit$0(ifm_region$axi_limit$0),
+        .axi_limit$1(ifm_region$axi_limit$1),
+        .axi_limit$2(ifm_region$axi_limit$2),
+        .axi_limit$3(ifm_region$axi_limit$3),
+        .base(ifm_region$base),
+        .counter(ifm_region$counter),
+        .max_beats(ifm_region$max_beats),
+        .arcache(ifm_region$arcache),
+        .awcache(ifm_region$awcache)
+    );
+    npu_u65_512_core$dma$ifm_block_end ifm_block_end(
+        .clock(ifm_block_end$clock),
+        .rst_n(ifm_block_end$rst_n),
+        .d(ifm_block_end$d),
+        .q(ifm_block_end$q)
+    );
+    npu_u65_512_core$dma$weights weights(
+        .clock(weights$clock),
+        .rst_n(weights$rst_n),
+        .regioncfg(weights$regioncfg),
+        .basep$0(weights$basep$0),
+        .basep$1(weights$basep$1),
+        .basep$2(weights$basep$2),
+        .basep$3(weights$basep$3),
+        .basep$4(weights$basep$4),
+        .basep$5(weights$basep$5),
+        .basep$6(weights$basep$6),
+        .basep$7(weights$basep$7),
+        .basep$8(weights$basep$8),
+        .basep$9(weights$basep$9),
+        .basep$10(weights$basep$10),
+        .basep$11(weights$basep$11),
+        .basep$12(weights$basep$12),
+        .basep$13(weights$basep$13),
+        .basep$14(weights$basep$14),
+        .basep$15(weights$basep$15),
+        .axi_limit$0(weights$axi_limit$0),
+        .axi_limit$1(weights$axi_limit$1),
+        .axi_limit$2(weights$axi_limit$2),
+        .axi_limit$3(weights$axi_limit$3),
+        .halt(weights$halt),
+        .requests$valid(weight_reads$valid),
+        .requests$data(weight_reads$data),
+        .requests$ready(weight_reads$ready),
+        .reads$request(weights$reads$request),
+        .reads$address(weights$reads$address),
+        .reads$len(weights$reads$len),
+        .reads$grant(weights$reads$grant),
+        .reads$counter(weights$reads$counter),
+        .reads$cache(weights$reads$cache),
+        .reads$may_issue(weights$reads$may_issue),
+        .reads$limit_stall(weights$reads$limit_stall),
+        .reads$beat(weights$reads$beat),
+        .reads$data(weights$reads$data),
+        .out$valid(weight_beats$valid),
+        .out$data(weight_beats$data),
+        .out$ready(weight_beats$ready),
+        .busy(weights$busy)
+    );
+    npu_u65_512_core$dma$scales scales(
+        .clock(scales$clock),
+        .rst_n(scales$rst_n),
+        .regioncfg(scales$regioncfg),
+        .basep$0(scales$basep$0),
+        .basep$1(scales$basep$1),
+        .basep$2(scales$basep$2),
+        .basep$3(scales$basep$3),
+        .basep$4(scales$basep$4),
+        .basep$5(scales$basep$5),
+        .basep$6(scales$basep$6),
+        .basep$7(scales$basep$7),
+        .basep$8(scales$basep$8),
+        .basep$9(scales$basep$9),
+        .basep$10(scales$basep$10),
+        .basep$11(scales$basep$11),
+        .basep$12(scales$basep$12),
+        .basep$13(scales$basep$13),
+        .basep$14(scales$basep$14),
+        .basep$15(scales$basep$15),
+        .axi_limit$0(scales$axi_limit$0),
+        .axi_limit$1(scales$axi_limit$1),
+        .axi_limit$2(scales$axi_limit$2),
+        .axi_limit$3(scales$axi_limit$3),
+        .halt(scales$halt),
+        .requests$valid(scale_reads$valid),
+        .requests$data(scale_reads$data),
+        .requests$ready(scale_reads$ready),
+        .reads$request(scales$reads$request),
+        .reads$address(scales$reads$address),
+        .reads$len(scales$reads$len),
+        .reads$grant(scales$reads$grant),
+        .reads$counter(scales$reads$counter),
+        .reads$cache(scales$reads$cache),
+        .reads$may_issue(scales$reads$may_issue),
+        .reads$limit_stall(scales$reads$limit_stall),
+        .reads$beat(scales$reads$beat),
+        .reads$data(scales$reads$data),
+        .out$valid(scale_beats$valid),
+        .out$data(scale_beats$data),
+        .out$ready(scale_beats$ready),
+        .busy(scales$busy)
+    );
+    npu_u65_512_core$dma$ofm ofm(
+        .clock(ofm$clock),
+        .rst_n(ofm$rst_n),
+        .aclken(ofm$aclken),
+        .regioncfg(ofm$regioncfg),
+        .basep$0(ofm$basep$0),
+        .basep$1(ofm$basep$1),
+        .basep$2(ofm$basep$2),
+        .basep$3(ofm$basep$3),
+        .basep$4(ofm$basep$4),
+        .basep$5(ofm$basep$5),
+        .basep$6(ofm$basep$6),
+        .basep$7(ofm$basep$7),
+        .basep$8(ofm$basep$8),
+        .basep$9(ofm$basep$9),
+        .basep$10(ofm$basep$10),
+        .basep$11(ofm$basep$11),
+        .basep$12(ofm$basep$12),
+        .basep$13(ofm$basep$13),
+        .basep$14(ofm$basep$14),
+        .basep$15(ofm$basep$15),
+        .axi_limit$0(ofm$axi_limit$0),
+        .axi_limit$1(ofm$axi_limit$1),
+        .axi_limit$2(ofm$axi_limit$2),
+        .axi_limit$3(ofm$axi_limit$3),
+        .halt(ofm$halt),
+        .writes$valid(ofm_writes$valid),
+        .writes$data(ofm_writes$data),
+        .writes$ready(ofm_writes$ready),
+        .issue_counter(ofm$issue_counter),
+        .may_issue(ofm$may_issue),
+        .response_counter(ofm$response_counter),
+        .cache(ofm$cache),
+        .awvalid(ofm$awvalid),
+        .awaddr(ofm$awaddr),
+        .awready(ofm$awready),
+        .wvalid(ofm$wvalid),
+        .wdata(ofm$wdata),
+        .wstrb(ofm$wstrb),
+        .wready(ofm$wready),
+        .b_valid(ofm$b_valid),
+        .burst_issued(ofm$burst_issued),
+        .limit_stall(ofm$limit_stall),
+        .busy(ofm$busy)
     );
     npu_u65_512_core$dma$reads reads(
         .clock(reads$clock),
@@ -3630,6 +4204,36 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .clients$1$limit_stall(reads$clients$1$limit_stall),
         .clients$1$beat(reads$clients$1$beat),
         .clients$1$data(reads$clients$1$data),
+        .clients$2$request(reads$clients$2$request),
+        .clients$2$address(reads$clients$2$address),
+        .clients$2$len(reads$clients$2$len),
+        .clients$2$grant(reads$clients$2$grant),
+        .clients$2$counter(reads$clients$2$counter),
+        .clients$2$cache(reads$clients$2$cache),
+        .clients$2$may_issue(reads$clients$2$may_issue),
+        .clients$2$limit_stall(reads$clients$2$limit_stall),
+        .clients$2$beat(reads$clients$2$beat),
+        .clients$2$data(reads$clients$2$data),
+        .clients$3$request(reads$clients$3$request),
+        .clients$3$address(reads$clients$3$address),
+        .clients$3$len(reads$clients$3$len),
+        .clients$3$grant(reads$clients$3$grant),
+        .clients$3$counter(reads$clients$3$counter),
+        .clients$3$cache(reads$clients$3$cache),
+        .clients$3$may_issue(reads$clients$3$may_issue),
+        .clients$3$limit_stall(reads$clients$3$limit_stall),
+        .clients$3$beat(reads$clients$3$beat),
+        .clients$3$data(reads$clients$3$data),
+        .clients$4$request(reads$clients$4$request),
+        .clients$4$address(reads$clients$4$address),
+        .clients$4$len(reads$clients$4$len),
+        .clients$4$grant(reads$clients$4$grant),
+        .clients$4$counter(reads$clients$4$counter),
+        .clients$4$cache(reads$clients$4$cache),
+        .clients$4$may_issue(reads$clients$4$may_issue),
+        .clients$4$limit_stall(reads$clients$4$limit_stall),
+        .clients$4$beat(reads$clients$4$beat),
+        .clients$4$data(reads$clients$4$data),
         .m0$aclken(reads$m0$aclken),
         .m0$arvalid(reads$m0$arvalid),
         .m0$arid(reads$m0$arid),
@@ -3671,6 +4275,70 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .error_channel(reads$error_channel),
         .error_interface(reads$error_interface)
     );
+    npu_u65_512_core$dma$writes writes(
+        .clock(writes$clock),
+        .rst_n(writes$rst_n),
+        .axi_limit$0(writes$axi_limit$0),
+        .axi_limit$1(writes$axi_limit$1),
+        .axi_limit$2(writes$axi_limit$2),
+        .axi_limit$3(writes$axi_limit$3),
+        .clients$0$awvalid(writes$clients$0$awvalid),
+        .clients$0$awaddr(writes$clients$0$awaddr),
+        .clients$0$awlen(writes$clients$0$awlen),
+        .clients$0$awcache(writes$clients$0$awcache),
+        .clients$0$awready(writes$clients$0$awready),
+        .clients$0$wvalid(writes$clients$0$wvalid),
+        .clients$0$wdata(writes$clients$0$wdata),
+        .clients$0$wstrb(writes$clients$0$wstrb),
+        .clients$0$wlast(writes$clients$0$wlast),
+        .clients$0$wready(writes$clients$0$wready),
+        .clients$0$issue_counter(writes$clients$0$issue_counter),
+        .clients$0$may_issue(writes$clients$0$may_issue),
+        .clients$0$burst_issued(writes$clients$0$burst_issued),
+        .clients$0$response_counter(writes$clients$0$response_counter),
+        .clients$0$b_valid(writes$clients$0$b_valid),
+        .clients$0$limit_stall(writes$clients$0$limit_stall),
+        .clients$1$awvalid(writes$clients$1$awvalid),
+        .clients$1$awaddr(writes$clients$1$awaddr),
+        .clients$1$awlen(writes$clients$1$awlen),
+        .clients$1$awcache(writes$clients$1$awcache),
+        .clients$1$awready(writes$clients$1$awready),
+        .clients$1$wvalid(writes$clients$1$wvalid),
+        .clients$1$wdata(writes$clients$1$wdata),
+        .clients$1$wstrb(writes$clients$1$wstrb),
+        .clients$1$wlast(writes$clients$1$wlast),
+        .clients$1$wready(writes$clients$1$wready),
+        .clients$1$issue_counter(writes$clients$1$issue_counter),
+        .clients$1$may_issue(writes$clients$1$may_issue),
+        .clients$1$burst_issued(writes$clients$1$burst_issued),
+        .clients$1$response_counter(writes$clients$1$response_counter),
+        .clients$1$b_valid(writes$clients$1$b_valid),
+        .clients$1$limit_stall(writes$clients$1$limit_stall),
+        .m0$aclken(writes$m0$aclken),
+        .m0$awvalid(writes$m0$awvalid),
+        .m0$awid(writes$m0$awid),
+        .m0$awaddr(writes$m0$awaddr),
+        .m0$awlen(writes$m0$awlen),
+        .m0$awcache(writes$m0$awcache),
+        .m0$awready(writes$m0$awready),
+        .m0$wvalid(writes$m0$wvalid),
+        .m0$wdata(writes$m0$wdata),
+        .m0$wstrb(writes$m0$wstrb),
+        .m0$wlast(writes$m0$wlast),
+        .m0$wready(writes$m0$wready),
+        .m0$bvalid(writes$m0$bvalid),
+        .m0$bid(writes$m0$bid),
+        .m0$bresp(writes$m0$bresp),
+        .m0$aw_channel(writes$m0$aw_channel),
+        .m0$aw_counter(writes$m0$aw_counter),
+        .m0$w_channel(writes$m0$w_channel),
+        .m0$b_channel(writes$m0$b_channel),
+        .m0$b_counter(writes$m0$b_counter),
+        .m0$limit_stall(writes$m0$limit_stall),
+        .quiet(writes$quiet),
+        .error(writes$error),
+        .error_channel(writes$error_channel)
+    );
     npu_u65_512_core$dma$queue queue(
         .clock(queue$clock),
         .rst_n(queue$rst_n),
@@ -3681,30 +4349,6 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .head$data(queue$head$data),
         .head$ready(queue$head$ready),
         .count(queue$count)
-    );
-    npu_u65_512_core$dma$writes_outstanding$0 writes_outstanding$0(
-        .clock(writes_outstanding$0$clock),
-        .rst_n(writes_outstanding$0$rst_n),
-        .d(writes_outstanding$0$d),
-        .q(writes_outstanding$0$q)
-    );
-    npu_u65_512_core$dma$writes_outstanding$1 writes_outstanding$1(
-        .clock(writes_outstanding$1$clock),
-        .rst_n(writes_outstanding$1$rst_n),
-        .d(writes_outstanding$1$d),
-        .q(writes_outstanding$1$q)
-    );
-    npu_u65_512_core$dma$writes_outstanding$2 writes_outstanding$2(
-        .clock(writes_outstanding$2$clock),
-        .rst_n(writes_outstanding$2$rst_n),
-        .d(writes_outstanding$2$d),
-        .q(writes_outstanding$2$q)
-    );
-    npu_u65_512_core$dma$writes_outstanding$3 writes_outstanding$3(
-        .clock(writes_outstanding$3$clock),
-        .rst_n(writes_outstanding$3$rst_n),
-        .d(writes_outstanding$3$d),
-        .q(writes_outstanding$3$q)
     );
     npu_u65_512_core$dma$mem2mem_write_counter mem2mem_write_counter(
         .clock(mem2mem_write_counter$clock),
@@ -3773,6 +4417,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         fault_channel$clock = clock;
         fault_interface$clock = clock;
         wakeup$clock = clock;
+        ifm_block_end$clock = clock;
         mem2mem_write_counter$d = mem2mem_write_counter$q;
         mem2mem_write_cache$d = mem2mem_write_cache$q;
         head_started$d = head_started$q;
@@ -3780,6 +4425,8 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         fault_channel$d = fault_channel$q;
         fault_interface$d = fault_interface$q;
         wakeup$d = wakeup$q;
+        ifm_block_end$d = ifm_block_end$q;
+        ifm_block_end$rst_n = rst_n;
         mem2mem_write_counter$rst_n = rst_n;
         mem2mem_write_cache$rst_n = rst_n;
         head_started$rst_n = rst_n;
@@ -3787,24 +4434,22 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         fault_channel$rst_n = rst_n;
         fault_interface$rst_n = rst_n;
         wakeup$rst_n = rst_n;
-        writes_outstanding$0$clock = clock;
-        writes_outstanding$0$rst_n = rst_n;
-        writes_outstanding$0$d = writes_outstanding$0$q;
-        writes_outstanding$1$clock = clock;
-        writes_outstanding$1$rst_n = rst_n;
-        writes_outstanding$1$d = writes_outstanding$1$q;
-        writes_outstanding$2$clock = clock;
-        writes_outstanding$2$rst_n = rst_n;
-        writes_outstanding$2$d = writes_outstanding$2$q;
-        writes_outstanding$3$clock = clock;
-        writes_outstanding$3$rst_n = rst_n;
-        writes_outstanding$3$d = writes_outstanding$3$q;
         command$clock = clock;
         command$rst_n = rst_n;
         mem2mem$clock = clock;
         mem2mem$rst_n = rst_n;
+        ifm$clock = clock;
+        ifm$rst_n = rst_n;
+        weights$clock = clock;
+        weights$rst_n = rst_n;
+        scales$clock = clock;
+        scales$rst_n = rst_n;
+        ofm$clock = clock;
+        ofm$rst_n = rst_n;
         reads$clock = clock;
         reads$rst_n = rst_n;
+        writes$clock = clock;
+        writes$rst_n = rst_n;
         queue$clock = clock;
         queue$rst_n = rst_n;
         qconfig_select = ((32'h1) & 4'hf) << qconfig;
@@ -4002,25 +4647,129 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         if (mem2mem$done) begin
             head_started$d = 1'b0;
         end
-        write_room = 32'h0;
-        write_limit = axi_limit$0 >> writes_m1_lsb;
-        if (writes_outstanding$0$q <= ((write_limit[(32'h0)+:(5)]) & 6'h3f)) begin
-            write_room = (write_room & ~(1 << (0)) | ((1'b1) << (0)));
-        end
-        write_limit = axi_limit$1 >> writes_m1_lsb;
-        if (writes_outstanding$1$q <= ((write_limit[(32'h0)+:(5)]) & 6'h3f)) begin
-            write_room = (write_room & ~(1 << (1)) | ((1'b1) << (1)));
-        end
-        write_limit = axi_limit$2 >> writes_m1_lsb;
-        if (writes_outstanding$2$q <= ((write_limit[(32'h0)+:(5)]) & 6'h3f)) begin
-            write_room = (write_room & ~(1 << (2)) | ((1'b1) << (2)));
-        end
-        write_limit = axi_limit$3 >> writes_m1_lsb;
-        if (writes_outstanding$3$q <= ((write_limit[(32'h0)+:(5)]) & 6'h3f)) begin
-            write_room = (write_room & ~(1 << (3)) | ((1'b1) << (3)));
-        end
-        mem2mem$may_write = (write_room & (((32'h1) & 4'hf) << mem2mem_write_counter$q)) != 32'h0;
         mem2mem$halt = stop_issue;
+        ifm_region$region = ifm_fills$data[(64'h0)+:(3)];
+        ifm_region$regioncfg = regioncfg;
+        weights$regioncfg = regioncfg;
+        scales$regioncfg = regioncfg;
+        ofm$regioncfg = regioncfg;
+        ifm_region$basep$0 = basep$0;
+        weights$basep$0 = basep$0;
+        scales$basep$0 = basep$0;
+        ofm$basep$0 = basep$0;
+        ifm_region$basep$1 = basep$1;
+        weights$basep$1 = basep$1;
+        scales$basep$1 = basep$1;
+        ofm$basep$1 = basep$1;
+        ifm_region$basep$2 = basep$2;
+        weights$basep$2 = basep$2;
+        scales$basep$2 = basep$2;
+        ofm$basep$2 = basep$2;
+        ifm_region$basep$3 = basep$3;
+        weights$basep$3 = basep$3;
+        scales$basep$3 = basep$3;
+        ofm$basep$3 = basep$3;
+        ifm_region$basep$4 = basep$4;
+        weights$basep$4 = basep$4;
+        scales$basep$4 = basep$4;
+        ofm$basep$4 = basep$4;
+        ifm_region$basep$5 = basep$5;
+        weights$basep$5 = basep$5;
+        scales$basep$5 = basep$5;
+        ofm$basep$5 = basep$5;
+        ifm_region$basep$6 = basep$6;
+        weights$basep$6 = basep$6;
+        scales$basep$6 = basep$6;
+        ofm$basep$6 = basep$6;
+        ifm_region$basep$7 = basep$7;
+        weights$basep$7 = basep$7;
+        scales$basep$7 = basep$7;
+        ofm$basep$7 = basep$7;
+        ifm_region$basep$8 = basep$8;
+        weights$basep$8 = basep$8;
+        scales$basep$8 = basep$8;
+        ofm$basep$8 = basep$8;
+        ifm_region$basep$9 = basep$9;
+        weights$basep$9 = basep$9;
+        scales$basep$9 = basep$9;
+        ofm$basep$9 = basep$9;
+        ifm_region$basep$10 = basep$10;
+        weights$basep$10 = basep$10;
+        scales$basep$10 = basep$10;
+        ofm$basep$10 = basep$10;
+        ifm_region$basep$11 = basep$11;
+        weights$basep$11 = basep$11;
+        scales$basep$11 = basep$11;
+        ofm$basep$11 = basep$11;
+        ifm_region$basep$12 = basep$12;
+        weights$basep$12 = basep$12;
+        scales$basep$12 = basep$12;
+        ofm$basep$12 = basep$12;
+        ifm_region$basep$13 = basep$13;
+        weights$basep$13 = basep$13;
+        scales$basep$13 = basep$13;
+        ofm$basep$13 = basep$13;
+        ifm_region$basep$14 = basep$14;
+        weights$basep$14 = basep$14;
+        scales$basep$14 = basep$14;
+        ofm$basep$14 = basep$14;
+        ifm_region$basep$15 = basep$15;
+        weights$basep$15 = basep$15;
+        scales$basep$15 = basep$15;
+        ofm$basep$15 = basep$15;
+        ifm_region$axi_limit$0 = axi_limit$0;
+        weights$axi_limit$0 = axi_limit$0;
+        scales$axi_limit$0 = axi_limit$0;
+        ofm$axi_limit$0 = axi_limit$0;
+        ifm_region$axi_limit$1 = axi_limit$1;
+        weights$axi_limit$1 = axi_limit$1;
+        scales$axi_limit$1 = axi_limit$1;
+        ofm$axi_limit$1 = axi_limit$1;
+        ifm_region$axi_limit$2 = axi_limit$2;
+        weights$axi_limit$2 = axi_limit$2;
+        scales$axi_limit$2 = axi_limit$2;
+        ofm$axi_limit$2 = axi_limit$2;
+        ifm_region$axi_limit$3 = axi_limit$3;
+        weights$axi_limit$3 = axi_limit$3;
+        scales$axi_limit$3 = axi_limit$3;
+        ofm$axi_limit$3 = axi_limit$3;
+        ifm$source$base = ifm_region$base + ifm_fills$data[(64'h3)+:(40)];
+        ifm$source$len = ((ifm_fills$data[(64'h53)+:(16)]) & 32'hffffffff);
+        ifm$source$rows = ifm_fills$data[(64'h63)+:(16)];
+        ifm$source$planes = 32'h1;
+        ifm$source$row_skip = ifm_fills$data[(64'h2b)+:(40)];
+        ifm$source$plane_skip = 32'h0;
+        ifm$source$three_d = 1'b0;
+        ifm$source$max_beats = ifm_region$max_beats;
+        ifm$destination$base = ((ifm_fills$data[(64'h73)+:(16)]) & 40'hffffffffff);
+        ifm$destination$len = ((ifm_fills$data[(64'h53)+:(16)]) & 32'hffffffff);
+        ifm$destination$rows = ifm_fills$data[(64'h63)+:(16)];
+        ifm$destination$planes = 32'h1;
+        ifm$destination$row_skip = ((ifm_fills$data[(64'h83)+:(16)]) & 40'hffffffffff);
+        ifm$destination$plane_skip = 32'h0;
+        ifm$destination$three_d = 1'b0;
+        ifm$destination$max_beats = 32'h0;
+        ifm$internal = 1'b1;
+        ifm$cores = 32'h3;
+        ifm$read_counter = ifm_region$counter;
+        ifm$read_cache = ifm_region$arcache;
+        ifm$halt = stop_issue;
+        ifm$aclken = m0$aclken;
+        ifm$may_write = 1'b0;
+        ifm$awready = 1'b0;
+        ifm$wready = 1'b0;
+        ifm$b_valid = 1'b0;
+        ifm_fills$ready = ~ifm$busy & ~stop_issue;
+        ifm$start = ifm_fills$valid & ifm_fills$ready & (ifm_fills$data[(64'h63)+:(16)] != 32'h0) & (ifm_fills$data[(64'h53)+:(16)] != 32'h0);
+        if (ifm$start) begin
+            ifm_block_end$d = ifm_fills$data[(64'h93)+:(1)];
+        end
+        ifm_filled = (ifm$done & ifm_block_end$q) | (ifm_fills$valid & ifm_fills$ready & ~ifm$start & ifm_fills$data[(64'h93)+:(1)]);
+        weights$halt = stop_issue;
+        scales$halt = stop_issue;
+        ofm$aclken = m0$aclken;
+        ofm$halt = stop_issue;
+        datapath_busy = ifm$busy | weights$busy | scales$busy | ofm$busy;
         reads$prot = ((prot) & 3'h7);
         reads$axi_limit$0 = axi_limit$0;
         reads$axi_limit$1 = axi_limit$1;
@@ -4058,24 +4807,62 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         m1$arprot = reads$m1$arprot;
         m0$rready = 1'b1;
         m1$rready = 1'b1;
+        writes$axi_limit$0 = axi_limit$0;
+        writes$axi_limit$1 = axi_limit$1;
+        writes$axi_limit$2 = axi_limit$2;
+        writes$axi_limit$3 = axi_limit$3;
         mem2mem$aclken = m0$aclken;
-        m0$awvalid = mem2mem$awvalid;
-        m0$awid = mem2mem_write_id;
-        m0$awaddr = mem2mem$awaddr;
-        m0$awlen = mem2mem$awlen;
+        writes$clients$0$awvalid = mem2mem$awvalid;
+        writes$clients$0$awaddr = mem2mem$awaddr;
+        writes$clients$0$awlen = mem2mem$awlen;
+        writes$clients$0$awcache = mem2mem_write_cache$q;
+        mem2mem$awready = writes$clients$0$awready;
+        writes$clients$0$wvalid = mem2mem$wvalid;
+        writes$clients$0$wdata = mem2mem$wdata;
+        writes$clients$0$wstrb = mem2mem$wstrb;
+        writes$clients$0$wlast = mem2mem$wlast;
+        mem2mem$wready = writes$clients$0$wready;
+        writes$clients$0$issue_counter = mem2mem_write_counter$q;
+        mem2mem$may_write = writes$clients$0$may_issue;
+        writes$clients$0$burst_issued = mem2mem$burst_issued;
+        writes$clients$0$response_counter = mem2mem_write_counter$q;
+        mem2mem$b_valid = writes$clients$0$b_valid;
+        writes$clients$0$limit_stall = mem2mem$write_limit_stall;
+        writes$clients$1$awvalid = ofm$awvalid;
+        writes$clients$1$awaddr = ofm$awaddr;
+        writes$clients$1$awlen = 32'h0;
+        writes$clients$1$awcache = ofm$cache;
+        ofm$awready = writes$clients$1$awready;
+        writes$clients$1$wvalid = ofm$wvalid;
+        writes$clients$1$wdata = ofm$wdata;
+        writes$clients$1$wstrb = ofm$wstrb;
+        writes$clients$1$wlast = 1'b1;
+        ofm$wready = writes$clients$1$wready;
+        writes$clients$1$issue_counter = ofm$issue_counter;
+        ofm$may_issue = writes$clients$1$may_issue;
+        writes$clients$1$burst_issued = ofm$burst_issued;
+        writes$clients$1$response_counter = ofm$response_counter;
+        ofm$b_valid = writes$clients$1$b_valid;
+        writes$clients$1$limit_stall = ofm$limit_stall;
+        writes$m0$aclken = m0$aclken;
+        writes$m0$awready = m0$awready;
+        writes$m0$wready = m0$wready;
+        writes$m0$bvalid = m0$bvalid;
+        writes$m0$bid = m0$bid;
+        writes$m0$bresp = m0$bresp;
+        m0$awvalid = writes$m0$awvalid;
+        m0$awid = writes$m0$awid;
+        m0$awaddr = writes$m0$awaddr;
+        m0$awlen = writes$m0$awlen;
         m0$awsize = 32'h4;
         m0$awburst = 32'h1;
-        m0$awcache = mem2mem_write_cache$q;
+        m0$awcache = writes$m0$awcache;
         m0$awprot = ((prot) & 3'h7);
-        mem2mem$awready = m0$awready;
-        m0$wvalid = mem2mem$wvalid;
-        m0$wdata = mem2mem$wdata;
-        m0$wstrb = mem2mem$wstrb;
-        m0$wlast = mem2mem$wlast;
-        mem2mem$wready = m0$wready;
+        m0$wvalid = writes$m0$wvalid;
+        m0$wdata = writes$m0$wdata;
+        m0$wstrb = writes$m0$wstrb;
+        m0$wlast = writes$m0$wlast;
         m0$bready = 1'b1;
-        mem2mem_response = m0$bvalid & m0$aclken & (m0$bid == mem2mem_write_id);
-        mem2mem$b_valid = mem2mem_response;
         m1$awvalid = 1'b0;
         m1$awid = 32'h0;
         m1$awaddr = 32'h0;
@@ -4089,38 +4876,6 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         m1$wstrb = 32'h0;
         m1$wlast = 1'b0;
         m1$bready = 1'b1;
-        write_issued = 32'h0;
-        write_completed = 32'h0;
-        if (mem2mem$burst_issued) begin
-            write_issued = ((32'h1) & 4'hf) << mem2mem_write_counter$q;
-        end
-        if (mem2mem_response) begin
-            write_completed = ((32'h1) & 4'hf) << mem2mem_write_counter$q;
-        end
-        if (write_issued[0] & ~write_completed[0]) begin
-            writes_outstanding$0$d = writes_outstanding$0$q + 32'h1;
-        end
-        if (~write_issued[0] & write_completed[0]) begin
-            writes_outstanding$0$d = writes_outstanding$0$q - 32'h1;
-        end
-        if (write_issued[1] & ~write_completed[1]) begin
-            writes_outstanding$1$d = writes_outstanding$1$q + 32'h1;
-        end
-        if (~write_issued[1] & write_completed[1]) begin
-            writes_outstanding$1$d = writes_outstanding$1$q - 32'h1;
-        end
-        if (write_issued[2] & ~write_completed[2]) begin
-            writes_outstanding$2$d = writes_outstanding$2$q + 32'h1;
-        end
-        if (~write_issued[2] & write_completed[2]) begin
-            writes_outstanding$2$d = writes_outstanding$2$q - 32'h1;
-        end
-        if (write_issued[3] & ~write_completed[3]) begin
-            writes_outstanding$3$d = writes_outstanding$3$q + 32'h1;
-        end
-        if (~write_issued[3] & write_completed[3]) begin
-            writes_outstanding$3$d = writes_outstanding$3$q - 32'h1;
-        end
         m0_events$enabled = m0$aclken;
         m0_events$ar_accepted = m0$aclken & reads$m0$arvalid & m0$arready;
         m0_events$ar_stalled = m0$aclken & reads$m0$arvalid & ~m0$arready;
@@ -4130,18 +4885,18 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         m0_events$r_last = m0$rlast;
         m0_events$r_channel = reads$m0$r_channel;
         m0_events$r_counter = reads$m0$r_counter;
-        m0_events$aw_accepted = m0$aclken & mem2mem$awvalid & m0$awready;
-        m0_events$aw_stalled = m0$aclken & mem2mem$awvalid & ~m0$awready;
-        m0_events$aw_channel = mem2mem_write_fault;
-        m0_events$aw_counter = mem2mem_write_counter$q;
-        m0_events$w_beat = m0$aclken & mem2mem$wvalid & m0$wready;
-        m0_events$w_stalled = m0$aclken & mem2mem$wvalid & ~m0$wready;
-        m0_events$w_channel = mem2mem_write_fault;
+        m0_events$aw_accepted = m0$aclken & writes$m0$awvalid & m0$awready;
+        m0_events$aw_stalled = m0$aclken & writes$m0$awvalid & ~m0$awready;
+        m0_events$aw_channel = writes$m0$aw_channel;
+        m0_events$aw_counter = writes$m0$aw_counter;
+        m0_events$w_beat = m0$aclken & writes$m0$wvalid & m0$wready;
+        m0_events$w_stalled = m0$aclken & writes$m0$wvalid & ~m0$wready;
+        m0_events$w_channel = writes$m0$w_channel;
         m0_events$b_response = m0$aclken & m0$bvalid;
-        m0_events$b_channel = mem2mem_write_fault;
-        m0_events$b_counter = mem2mem_write_counter$q;
+        m0_events$b_channel = writes$m0$b_channel;
+        m0_events$b_counter = writes$m0$b_counter;
         m0_events$read_limit_stall = m0$aclken & reads$m0$limit_stall;
-        m0_events$write_limit_stall = m0$aclken & mem2mem$write_limit_stall;
+        m0_events$write_limit_stall = m0$aclken & writes$m0$limit_stall;
         m1_events$enabled = m1$aclken;
         m1_events$ar_accepted = m1$aclken & reads$m1$arvalid & m1$arready;
         m1_events$ar_stalled = m1$aclken & reads$m1$arvalid & ~m1$arready;
@@ -4169,24 +4924,32 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
                 fault_channel$d = reads$error_channel;
                 fault_interface$d = reads$error_interface;
             end
-            if (mem2mem_response & m0$bresp[32'h1]) begin
+            if (writes$error) begin
                 halted$d = 1'b1;
-                fault_channel$d = mem2mem_write_fault;
+                fault_channel$d = writes$error_channel;
                 fault_interface$d = 1'b0;
             end
         end
         bus_error = halted$q;
         faulting_channel = fault_channel$q;
         faulting_interface = fault_interface$q;
-        axi_quiet = reads$quiet & (writes_outstanding$0$q == 32'h0) & (writes_outstanding$1$q == 32'h0) & (writes_outstanding$2$q == 32'h0) & (writes_outstanding$3$q == 32'h0);
-        wakeup$d = ~axi_quiet | command$busy | mem2mem$busy;
+        axi_quiet = reads$quiet & writes$quiet;
+        wakeup$d = ~axi_quiet | command$busy | mem2mem$busy | datapath_busy;
         m0$awakeup = wakeup$q;
         m1$awakeup = wakeup$q;
-        shram_write = mem2mem$shram_write;
+        mem2mem$shram_ready = 1'b1;
+        ifm$shram_ready = ~mem2mem$shram_write;
+        shram_write = mem2mem$shram_write | ifm$shram_write;
         shram_cores = mem2mem$shram_cores;
         shram_line = mem2mem$shram_line;
         shram_data = mem2mem$shram_data;
         shram_strobe = mem2mem$shram_strobe;
+        if (~mem2mem$shram_write) begin
+            shram_cores = ifm$shram_cores;
+            shram_line = ifm$shram_line;
+            shram_data = ifm$shram_data;
+            shram_strobe = ifm$shram_strobe;
+        end
     end
     
     always @(*) reads$clients$0$request = command$reads$request;
@@ -4199,16 +4962,46 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     always @(*) reads$clients$0$limit_stall = command$reads$limit_stall;
     always @(*) command$reads$beat = reads$clients$0$beat;
     always @(*) command$reads$data = reads$clients$0$data;
-    always @(*) reads$clients$1$request = mem2mem$reads$request;
-    always @(*) reads$clients$1$address = mem2mem$reads$address;
-    always @(*) reads$clients$1$len = mem2mem$reads$len;
-    always @(*) mem2mem$reads$grant = reads$clients$1$grant;
-    always @(*) reads$clients$1$counter = mem2mem$reads$counter;
-    always @(*) reads$clients$1$cache = mem2mem$reads$cache;
-    always @(*) mem2mem$reads$may_issue = reads$clients$1$may_issue;
-    always @(*) reads$clients$1$limit_stall = mem2mem$reads$limit_stall;
-    always @(*) mem2mem$reads$beat = reads$clients$1$beat;
-    always @(*) mem2mem$reads$data = reads$clients$1$data;
+    always @(*) reads$clients$1$request = ifm$reads$request;
+    always @(*) reads$clients$1$address = ifm$reads$address;
+    always @(*) reads$clients$1$len = ifm$reads$len;
+    always @(*) ifm$reads$grant = reads$clients$1$grant;
+    always @(*) reads$clients$1$counter = ifm$reads$counter;
+    always @(*) reads$clients$1$cache = ifm$reads$cache;
+    always @(*) ifm$reads$may_issue = reads$clients$1$may_issue;
+    always @(*) reads$clients$1$limit_stall = ifm$reads$limit_stall;
+    always @(*) ifm$reads$beat = reads$clients$1$beat;
+    always @(*) ifm$reads$data = reads$clients$1$data;
+    always @(*) reads$clients$2$request = weights$reads$request;
+    always @(*) reads$clients$2$address = weights$reads$address;
+    always @(*) reads$clients$2$len = weights$reads$len;
+    always @(*) weights$reads$grant = reads$clients$2$grant;
+    always @(*) reads$clients$2$counter = weights$reads$counter;
+    always @(*) reads$clients$2$cache = weights$reads$cache;
+    always @(*) weights$reads$may_issue = reads$clients$2$may_issue;
+    always @(*) reads$clients$2$limit_stall = weights$reads$limit_stall;
+    always @(*) weights$reads$beat = reads$clients$2$beat;
+    always @(*) weights$reads$data = reads$clients$2$data;
+    always @(*) reads$clients$3$request = scales$reads$request;
+    always @(*) reads$clients$3$address = scales$reads$address;
+    always @(*) reads$clients$3$len = scales$reads$len;
+    always @(*) scales$reads$grant = reads$clients$3$grant;
+    always @(*) reads$clients$3$counter = scales$reads$counter;
+    always @(*) reads$clients$3$cache = scales$reads$cache;
+    always @(*) scales$reads$may_issue = reads$clients$3$may_issue;
+    always @(*) reads$clients$3$limit_stall = scales$reads$limit_stall;
+    always @(*) scales$reads$beat = reads$clients$3$beat;
+    always @(*) scales$reads$data = reads$clients$3$data;
+    always @(*) reads$clients$4$request = mem2mem$reads$request;
+    always @(*) reads$clients$4$address = mem2mem$reads$address;
+    always @(*) reads$clients$4$len = mem2mem$reads$len;
+    always @(*) mem2mem$reads$grant = reads$clients$4$grant;
+    always @(*) reads$clients$4$counter = mem2mem$reads$counter;
+    always @(*) reads$clients$4$cache = mem2mem$reads$cache;
+    always @(*) mem2mem$reads$may_issue = reads$clients$4$may_issue;
+    always @(*) reads$clients$4$limit_stall = mem2mem$reads$limit_stall;
+    always @(*) mem2mem$reads$beat = reads$clients$4$beat;
+    always @(*) mem2mem$reads$data = reads$clients$4$data;
 endmodule // npu_u65_512_core$dma
 
 
@@ -5982,7 +6775,7 @@ module npu_u65_512_core$dma$head_started(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$dma$head_started
 
 
-module npu_u65_512_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$len,source$rows,source$planes,source$row_skip,source$plane_skip,source$three_d,source$max_beats,destination$base,destination$len,destination$rows,destination$planes,destination$row_skip,destination$plane_skip,destination$three_d,destination$max_beats,internal,cores,halt,read_counter,read_cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,may_write,awvalid,awaddr,awlen,awready,wvalid,wdata,wstrb,wlast,wready,b_valid,burst_issued,write_limit_stall,shram_write,shram_cores,shram_line,shram_data,shram_strobe,done,busy);
+module npu_u65_512_core$dma$ifm(clock,rst_n,aclken,start,source$base,source$len,source$rows,source$planes,source$row_skip,source$plane_skip,source$three_d,source$max_beats,destination$base,destination$len,destination$rows,destination$planes,destination$row_skip,destination$plane_skip,destination$three_d,destination$max_beats,internal,cores,halt,read_counter,read_cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,may_write,awvalid,awaddr,awlen,awready,wvalid,wdata,wstrb,wlast,wready,b_valid,burst_issued,write_limit_stall,shram_ready,shram_write,shram_cores,shram_line,shram_data,shram_strobe,done,busy);
     
     // Module arguments
     input wire  clock;
@@ -6033,6 +6826,4040 @@ module npu_u65_512_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
     input wire  b_valid;
     output reg  burst_issued;
     output reg  write_limit_stall;
+    input wire  shram_ready;
+    output reg  shram_write;
+    output reg  [1:0] shram_cores;
+    output reg  [11:0] shram_line;
+    output reg  [127:0] shram_data;
+    output reg  [15:0] shram_strobe;
+    output reg  done;
+    output reg  busy;
+    
+    // Stub signals
+    reg  read$clock;
+    reg  read$rst_n;
+    reg  read$start;
+    reg  read$halt;
+    reg  read$cancel;
+    reg  [1:0] read$counter;
+    reg  [3:0] read$cache;
+    wire  read$out$valid;
+    wire  [135:0] read$out$data;
+    reg  read$out$ready;
+    wire  read$busy;
+    reg  aligner$clock;
+    reg  aligner$rst_n;
+    reg  aligner$source$valid;
+    reg  [135:0] aligner$source$data;
+    wire  aligner$source$ready;
+    reg  aligner$wanted;
+    reg  [3:0] aligner$first_lane;
+    reg  [3:0] aligner$last_lane;
+    wire  aligner$out$valid;
+    wire  [143:0] aligner$out$data;
+    reg  aligner$out$ready;
+    reg  fill$clock;
+    reg  fill$rst_n;
+    reg  fill$start;
+    reg  fill$next_burst;
+    reg  fill$next_beat;
+    reg  fill$cancel;
+    wire  fill$valid;
+    wire  [39:0] fill$address;
+    wire  [3:0] fill$beats_m1;
+    wire  fill$last_burst;
+    wire  [3:0] fill$beat_first_lane;
+    wire  [3:0] fill$beat_last_lane;
+    wire  [35:0] fill$beat_line;
+    wire  fill$beat_last_of_burst;
+    wire  fill$beat_last;
+    reg  write$clock;
+    reg  write$rst_n;
+    reg  write$aclken;
+    reg  write$start;
+    reg  write$halt;
+    reg  write$may_issue;
+    reg  write$beats$valid;
+    reg  [144:0] write$beats$data;
+    wire  write$beats$ready;
+    wire  write$awvalid;
+    wire  [39:0] write$awaddr;
+    wire  [7:0] write$awlen;
+    reg  write$awready;
+    wire  write$wvalid;
+    wire  [127:0] write$wdata;
+    wire  [15:0] write$wstrb;
+    wire  write$wlast;
+    reg  write$wready;
+    reg  write$b_valid;
+    wire  write$burst_issued;
+    wire  write$limit_stall;
+    wire  write$busy;
+    reg  running$clock;
+    reg  running$rst_n;
+    reg  running$d;
+    wire  running$q;
+    reg  to_shram$clock;
+    reg  to_shram$rst_n;
+    reg  to_shram$d;
+    wire  to_shram$q;
+    reg  shram_cores_q$clock;
+    reg  shram_cores_q$rst_n;
+    reg  [1:0] shram_cores_q$d;
+    wire  [1:0] shram_cores_q$q;
+    
+    // Local signals
+    reg  beat_out;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$ifm$read read(
+        .clock(read$clock),
+        .rst_n(read$rst_n),
+        .start(read$start),
+        .shape$base(source$base),
+        .shape$len(source$len),
+        .shape$rows(source$rows),
+        .shape$planes(source$planes),
+        .shape$row_skip(source$row_skip),
+        .shape$plane_skip(source$plane_skip),
+        .shape$three_d(source$three_d),
+        .shape$max_beats(source$max_beats),
+        .halt(read$halt),
+        .cancel(read$cancel),
+        .counter(read$counter),
+        .cache(read$cache),
+        .reads$request(reads$request),
+        .reads$address(reads$address),
+        .reads$len(reads$len),
+        .reads$grant(reads$grant),
+        .reads$counter(reads$counter),
+        .reads$cache(reads$cache),
+        .reads$may_issue(reads$may_issue),
+        .reads$limit_stall(reads$limit_stall),
+        .reads$beat(reads$beat),
+        .reads$data(reads$data),
+        .out$valid(read$out$valid),
+        .out$data(read$out$data),
+        .out$ready(read$out$ready),
+        .busy(read$busy)
+    );
+    npu_u65_512_core$dma$ifm$aligner aligner(
+        .clock(aligner$clock),
+        .rst_n(aligner$rst_n),
+        .source$valid(aligner$source$valid),
+        .source$data(aligner$source$data),
+        .source$ready(aligner$source$ready),
+        .wanted(aligner$wanted),
+        .first_lane(aligner$first_lane),
+        .last_lane(aligner$last_lane),
+        .out$valid(aligner$out$valid),
+        .out$data(aligner$out$data),
+        .out$ready(aligner$out$ready)
+    );
+    npu_u65_512_core$dma$ifm$fill fill(
+        .clock(fill$clock),
+        .rst_n(fill$rst_n),
+        .start(fill$start),
+        .shape$base(destination$base),
+        .shape$len(destination$len),
+        .shape$rows(destination$rows),
+        .shape$planes(destination$planes),
+        .shape$row_skip(destination$row_skip),
+        .shape$plane_skip(destination$plane_skip),
+        .shape$three_d(destination$three_d),
+        .shape$max_beats(destination$max_beats),
+        .next_burst(fill$next_burst),
+        .next_beat(fill$next_beat),
+        .cancel(fill$cancel),
+        .valid(fill$valid),
+        .address(fill$address),
+        .beats_m1(fill$beats_m1),
+        .last_burst(fill$last_burst),
+        .beat_first_lane(fill$beat_first_lane),
+        .beat_last_lane(fill$beat_last_lane),
+        .beat_line(fill$beat_line),
+        .beat_last_of_burst(fill$beat_last_of_burst),
+        .beat_last(fill$beat_last)
+    );
+    npu_u65_512_core$dma$ifm$write write(
+        .clock(write$clock),
+        .rst_n(write$rst_n),
+        .aclken(write$aclken),
+        .start(write$start),
+        .shape$base(destination$base),
+        .shape$len(destination$len),
+        .shape$rows(destination$rows),
+        .shape$planes(destination$planes),
+        .shape$row_skip(destination$row_skip),
+        .shape$plane_skip(destination$plane_skip),
+        .shape$three_d(destination$three_d),
+        .shape$max_beats(destination$max_beats),
+        .halt(write$halt),
+        .may_issue(write$may_issue),
+        .beats$valid(write$beats$valid),
+        .beats$data(write$beats$data),
+        .beats$ready(write$beats$ready),
+        .awvalid(write$awvalid),
+        .awaddr(write$awaddr),
+        .awlen(write$awlen),
+        .awready(write$awready),
+        .wvalid(write$wvalid),
+        .wdata(write$wdata),
+        .wstrb(write$wstrb),
+        .wlast(write$wlast),
+        .wready(write$wready),
+        .b_valid(write$b_valid),
+        .burst_issued(write$burst_issued),
+        .limit_stall(write$limit_stall),
+        .busy(write$busy)
+    );
+    npu_u65_512_core$dma$ifm$running running(
+        .clock(running$clock),
+        .rst_n(running$rst_n),
+        .d(running$d),
+        .q(running$q)
+    );
+    npu_u65_512_core$dma$ifm$to_shram to_shram(
+        .clock(to_shram$clock),
+        .rst_n(to_shram$rst_n),
+        .d(to_shram$d),
+        .q(to_shram$q)
+    );
+    npu_u65_512_core$dma$ifm$shram_cores_q shram_cores_q(
+        .clock(shram_cores_q$clock),
+        .rst_n(shram_cores_q$rst_n),
+        .d(shram_cores_q$d),
+        .q(shram_cores_q$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        running$clock = clock;
+        to_shram$clock = clock;
+        shram_cores_q$clock = clock;
+        running$d = running$q;
+        to_shram$d = to_shram$q;
+        shram_cores_q$d = shram_cores_q$q;
+        running$rst_n = rst_n;
+        to_shram$rst_n = rst_n;
+        shram_cores_q$rst_n = rst_n;
+        read$clock = clock;
+        read$rst_n = rst_n;
+        aligner$clock = clock;
+        aligner$rst_n = rst_n;
+        fill$clock = clock;
+        fill$rst_n = rst_n;
+        write$clock = clock;
+        write$rst_n = rst_n;
+        read$start = start;
+        fill$start = start;
+        write$start = start & ~internal;
+        if (start) begin
+            running$d = 1'b1;
+            to_shram$d = internal;
+            shram_cores_q$d = cores;
+        end
+        read$halt = halt;
+        read$cancel = 1'b0;
+        read$counter = read_counter;
+        read$cache = read_cache;
+        aligner$wanted = fill$valid;
+        aligner$first_lane = fill$beat_first_lane;
+        aligner$last_lane = fill$beat_last_lane;
+        aligner$out$ready = (to_shram$q & shram_ready) | (~to_shram$q & write$beats$ready);
+        beat_out = aligner$out$valid & aligner$out$ready;
+        fill$next_beat = beat_out;
+        fill$next_burst = 1'b0;
+        fill$cancel = 1'b0;
+        write$aclken = aclken;
+        write$halt = halt;
+        write$may_issue = may_write;
+        write$beats$valid = aligner$out$valid & ~to_shram$q;
+        write$beats$data[(64'h0)+:(128)] = aligner$out$data[(64'h0)+:(128)];
+        write$beats$data[(64'h80)+:(16)] = aligner$out$data[(64'h80)+:(16)];
+        write$beats$data[(64'h90)+:(1)] = fill$beat_last_of_burst;
+        awvalid = write$awvalid;
+        awaddr = write$awaddr;
+        awlen = write$awlen;
+        write$awready = awready;
+        wvalid = write$wvalid;
+        wdata = write$wdata;
+        wstrb = write$wstrb;
+        wlast = write$wlast;
+        write$wready = wready;
+        write$b_valid = b_valid;
+        burst_issued = write$burst_issued;
+        write_limit_stall = write$limit_stall;
+        shram_write = beat_out & to_shram$q;
+        shram_cores = shram_cores_q$q;
+        shram_line = fill$beat_line[(32'h0)+:(12)];
+        shram_data = aligner$out$data[(64'h0)+:(128)];
+        shram_strobe = aligner$out$data[(64'h80)+:(16)];
+        done = running$q & ~read$busy & ~fill$valid & ~write$busy;
+        if (done) begin
+            running$d = 1'b0;
+        end
+        busy = running$q;
+    end
+    
+    always @(*) aligner$source$valid = read$out$valid;
+    always @(*) aligner$source$data = read$out$data;
+    always @(*) read$out$ready = aligner$source$ready;
+endmodule // npu_u65_512_core$dma$ifm
+
+
+module npu_u65_512_core$dma$ifm$aligner(clock,rst_n,source$valid,source$data,source$ready,wanted,first_lane,last_lane,out$valid,out$data,out$ready);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  source$valid;
+    input wire  [135:0] source$data;
+    output reg  source$ready;
+    input wire  wanted;
+    input wire  [3:0] first_lane;
+    input wire  [3:0] last_lane;
+    output reg  out$valid;
+    output reg  [143:0] out$data;
+    input wire  out$ready;
+    
+    // Constant declarations
+    localparam  all_ones = 128'hffffffffffffffffffffffffffffffff;
+    
+    // Stub signals
+    reg  bytes$clock;
+    reg  bytes$rst_n;
+    reg  [255:0] bytes$d;
+    wire  [255:0] bytes$q;
+    reg  count$clock;
+    reg  count$rst_n;
+    reg  [5:0] count$d;
+    wire  [5:0] count$q;
+    
+    // Local signals
+    reg  out_fire;
+    reg  [5:0] in_bytes;
+    reg  [5:0] out_bytes;
+    reg  [5:0] taken;
+    reg  [5:0] remaining;
+    reg  in_fire;
+    reg  [127:0] compact;
+    reg  [255:0] appended;
+    reg  [255:0] shifted_out;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$ifm$aligner$bytes bytes(
+        .clock(bytes$clock),
+        .rst_n(bytes$rst_n),
+        .d(bytes$d),
+        .q(bytes$q)
+    );
+    npu_u65_512_core$dma$ifm$aligner$count count(
+        .clock(count$clock),
+        .rst_n(count$rst_n),
+        .d(count$d),
+        .q(count$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        bytes$clock = clock;
+        count$clock = clock;
+        bytes$d = bytes$q;
+        count$d = count$q;
+        bytes$rst_n = rst_n;
+        count$rst_n = rst_n;
+        in_bytes = ((source$data[(64'h84)+:(4)]) & 6'h3f) - ((source$data[(64'h80)+:(4)]) & 6'h3f) + 32'h1;
+        out_bytes = ((last_lane) & 6'h3f) - ((first_lane) & 6'h3f) + 32'h1;
+        out$valid = wanted & (count$q >= out_bytes);
+        out_fire = out$valid & out$ready;
+        taken = 32'h0;
+        if (out_fire) begin
+            taken = out_bytes;
+        end
+        remaining = count$q - taken;
+        source$ready = remaining <= 32'h10;
+        in_fire = source$valid & source$ready;
+        compact = (source$data[(64'h0)+:(128)] >> (((source$data[(64'h80)+:(4)]) & 8'hff) << 32'h3)) & ~(all_ones << (((in_bytes) & 8'hff) << 32'h3));
+        appended = ((compact) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (((remaining) & 9'h1ff) << 32'h3);
+        shifted_out = bytes$q >> (((taken) & 9'h1ff) << 32'h3);
+        out$data[(64'h0)+:(128)] = ((bytes$q << (((first_lane) & 9'h1ff) << 32'h3)) & 128'hffffffffffffffffffffffffffffffff);
+        out$data[(64'h80)+:(16)] = (((32'hffff) & 16'hffff) << first_lane) & (((32'hffff) & 16'hffff) >> (((32'hf) & 4'hf) - last_lane));
+        bytes$d = shifted_out;
+        count$d = remaining;
+        if (in_fire) begin
+            bytes$d = shifted_out | appended;
+            count$d = remaining + in_bytes;
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$ifm$aligner
+
+
+module npu_u65_512_core$dma$ifm$aligner$bytes(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    
+    // Constant declarations
+    localparam  init = 256'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$aligner$bytes
+
+
+module npu_u65_512_core$dma$ifm$aligner$count(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [5:0] d;
+    output reg  [5:0] q;
+    
+    // Constant declarations
+    localparam  init = 6'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$aligner$count
+
+
+module npu_u65_512_core$dma$ifm$fill(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,address,beats_m1,last_burst,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  start;
+    input wire  [39:0] shape$base;
+    input wire  [31:0] shape$len;
+    input wire  [15:0] shape$rows;
+    input wire  [15:0] shape$planes;
+    input wire  [39:0] shape$row_skip;
+    input wire  [39:0] shape$plane_skip;
+    input wire  shape$three_d;
+    input wire  [1:0] shape$max_beats;
+    input wire  next_burst;
+    input wire  next_beat;
+    input wire  cancel;
+    output reg  valid;
+    output reg  [39:0] address;
+    output reg  [3:0] beats_m1;
+    output reg  last_burst;
+    output reg  [3:0] beat_first_lane;
+    output reg  [3:0] beat_last_lane;
+    output reg  [35:0] beat_line;
+    output reg  beat_last_of_burst;
+    output reg  beat_last;
+    
+    // Stub signals
+    reg  active$clock;
+    reg  active$rst_n;
+    reg  active$d;
+    wire  active$q;
+    reg  current$clock;
+    reg  current$rst_n;
+    reg  [39:0] current$d;
+    wire  [39:0] current$q;
+    reg  row_left$clock;
+    reg  row_left$rst_n;
+    reg  [31:0] row_left$d;
+    wire  [31:0] row_left$q;
+    reg  row_start$clock;
+    reg  row_start$rst_n;
+    reg  [39:0] row_start$d;
+    wire  [39:0] row_start$q;
+    reg  packed_row_start$clock;
+    reg  packed_row_start$rst_n;
+    reg  [39:0] packed_row_start$d;
+    wire  [39:0] packed_row_start$q;
+    reg  rows_left$clock;
+    reg  rows_left$rst_n;
+    reg  [15:0] rows_left$d;
+    wire  [15:0] rows_left$q;
+    reg  planes_left$clock;
+    reg  planes_left$rst_n;
+    reg  [15:0] planes_left$d;
+    wire  [15:0] planes_left$q;
+    reg  beat$clock;
+    reg  beat$rst_n;
+    reg  [3:0] beat$d;
+    wire  [3:0] beat$q;
+    reg  len$clock;
+    reg  len$rst_n;
+    reg  [31:0] len$d;
+    wire  [31:0] len$q;
+    reg  rows$clock;
+    reg  rows$rst_n;
+    reg  [15:0] rows$d;
+    wire  [15:0] rows$q;
+    reg  row_stride$clock;
+    reg  row_stride$rst_n;
+    reg  [39:0] row_stride$d;
+    wire  [39:0] row_stride$q;
+    reg  plane_gap$clock;
+    reg  plane_gap$rst_n;
+    reg  [39:0] plane_gap$d;
+    wire  [39:0] plane_gap$q;
+    reg  three_d$clock;
+    reg  three_d$rst_n;
+    reg  three_d$d;
+    wire  three_d$q;
+    reg  max_beats$clock;
+    reg  max_beats$rst_n;
+    reg  [1:0] max_beats$d;
+    wire  [1:0] max_beats$q;
+    
+    // Local signals
+    reg  [8:0] boundary_bytes;
+    reg  [8:0] burst_bytes;
+    reg  row_ends;
+    reg  [8:0] burst_end_offset;
+    reg  advance_burst;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$ifm$fill$active active(
+        .clock(active$clock),
+        .rst_n(active$rst_n),
+        .d(active$d),
+        .q(active$q)
+    );
+    npu_u65_512_core$dma$ifm$fill$current current(
+        .clock(current$clock),
+        .rst_n(current$rst_n),
+        .d(current$d),
+        .q(current$q)
+    );
+    npu_u65_512_core$dma$ifm$fill$row_left row_left(
+        .clock(row_left$clock),
+        .rst_n(row_left$rst_n),
+        .d(row_left$d),
+        .q(row_left$q)
+    );
+    npu_u65_512_core$dma$ifm$fill$row_start row_start(
+        .clock(row_start$clock),
+        .rst_n(row_start$rst_n),
+        .d(row_start$d),
+        .q(row_start$q)
+    );
+    npu_u65_512_core$dma$ifm$fill$packed_row_start packed_row_start(
+        .clock(packed_row_start$clock),
+        .rst_n(packed_row_start$rst_n),
+        .d(packed_row_start$d),
+        .q(packed_row_start$q)
+    );
+    npu_u65_512_core$dma$ifm$fill$rows_left rows_left(
+        .clock(rows_left$clock),
+        .rst_n(rows_left$rst_n),
+        .d(rows_left$d),
+        .q(rows_left$q)
+    );
+    npu_u65_512_core$dma$ifm$fill$planes_left planes_left(
+        .clock(planes_left$clock),
+        .rst_n(planes_left$rst_n),
+        .d(planes_left$d),
+        .q(planes_left$q)
+    );
+    npu_u65_512_core$dma$ifm$fill$beat beat(
+        .clock(beat$clock),
+        .rst_n(beat$rst_n),
+        .d(beat$d),
+        .q(beat$q)
+    );
+    npu_u65_512_core$dma$ifm$fill$len len(
+        .clock(len$clock),
+        .rst_n(len$rst_n),
+        .d(len$d),
+        .q(len$q)
+    );
+    npu_u65_512_core$dma$ifm$fill$rows rows(
+        .clock(rows$clock),
+        .rst_n(rows$rst_n),
+        .d(rows$d),
+        .q(rows$q)
+    );
+    npu_u65_512_core$dma$ifm$fill$row_stride row_stride(
+        .clock(row_stride$clock),
+        .rst_n(row_stride$rst_n),
+        .d(row_stride$d),
+        .q(row_stride$q)
+    );
+    npu_u65_512_core$dma$ifm$fill$plane_gap plane_gap(
+        .clock(plane_gap$clock),
+        .rst_n(plane_gap$rst_n),
+        .d(plane_gap$d),
+        .q(plane_gap$q)
+    );
+    npu_u65_512_core$dma$ifm$fill$three_d three_d(
+        .clock(three_d$clock),
+        .rst_n(three_d$rst_n),
+        .d(three_d$d),
+        .q(three_d$q)
+    );
+    npu_u65_512_core$dma$ifm$fill$max_beats max_beats(
+        .clock(max_beats$clock),
+        .rst_n(max_beats$rst_n),
+        .d(max_beats$d),
+        .q(max_beats$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        active$clock = clock;
+        current$clock = clock;
+        row_left$clock = clock;
+        row_start$clock = clock;
+        packed_row_start$clock = clock;
+        rows_left$clock = clock;
+        planes_left$clock = clock;
+        beat$clock = clock;
+        len$clock = clock;
+        rows$clock = clock;
+        row_stride$clock = clock;
+        plane_gap$clock = clock;
+        three_d$clock = clock;
+        max_beats$clock = clock;
+        active$d = active$q;
+        current$d = current$q;
+        row_left$d = row_left$q;
+        row_start$d = row_start$q;
+        packed_row_start$d = packed_row_start$q;
+        rows_left$d = rows_left$q;
+        planes_left$d = planes_left$q;
+        beat$d = beat$q;
+        len$d = len$q;
+        rows$d = rows$q;
+        row_stride$d = row_stride$q;
+        plane_gap$d = plane_gap$q;
+        three_d$d = three_d$q;
+        max_beats$d = max_beats$q;
+        active$rst_n = rst_n;
+        current$rst_n = rst_n;
+        row_left$rst_n = rst_n;
+        row_start$rst_n = rst_n;
+        packed_row_start$rst_n = rst_n;
+        rows_left$rst_n = rst_n;
+        planes_left$rst_n = rst_n;
+        beat$rst_n = rst_n;
+        len$rst_n = rst_n;
+        rows$rst_n = rst_n;
+        row_stride$rst_n = rst_n;
+        plane_gap$rst_n = rst_n;
+        three_d$rst_n = rst_n;
+        max_beats$rst_n = rst_n;
+        if (max_beats$q == 32'h1) begin
+            boundary_bytes = ((32'h80) & 9'h1ff) - ((current$q & 32'h7f) & 9'h1ff);
+        end
+        else if (max_beats$q == 32'h2) begin
+            boundary_bytes = ((32'h100) & 9'h1ff) - ((current$q & 32'hff) & 9'h1ff);
+        end
+        else begin
+            boundary_bytes = ((32'h40) & 9'h1ff) - ((current$q & 32'h3f) & 9'h1ff);
+        end
+        row_ends = row_left$q <= ((boundary_bytes) & 32'hffffffff);
+        burst_bytes = boundary_bytes;
+        if (row_ends) begin
+            burst_bytes = ((row_left$q) & 9'h1ff);
+        end
+        burst_end_offset = ((current$q & 32'hff) & 9'h1ff) + burst_bytes - 32'h1;
+        valid = active$q;
+        address = current$q;
+        beats_m1 = (((burst_end_offset >> 32'h4) - (((current$q & 32'hff) >> 32'h4) & 9'h1ff)) & 4'hf);
+        last_burst = row_ends & (rows_left$q == 32'h1) & (planes_left$q == 32'h1);
+        beat_first_lane = 32'h0;
+        if (beat$q == 32'h0) begin
+            beat_first_lane = ((current$q) & 4'hf);
+        end
+        beat_last_of_burst = beat$q == beats_m1;
+        beat_last_lane = 32'hf;
+        if (beat_last_of_burst) begin
+            beat_last_lane = ((burst_end_offset) & 4'hf);
+        end
+        beat_line = ((current$q >> 32'h4) & 36'hfffffffff) + ((beat$q) & 36'hfffffffff);
+        beat_last = beat_last_of_burst & last_burst;
+        advance_burst = active$q & next_burst;
+        if (active$q & next_beat) begin
+            beat$d = beat$q + 32'h1;
+            if (beat_last_of_burst) begin
+                beat$d = 32'h0;
+                advance_burst = 1'b1;
+            end
+        end
+        if (advance_burst) begin
+            if (~row_ends) begin
+                current$d = current$q + ((burst_bytes) & 40'hffffffffff);
+                row_left$d = row_left$q - ((burst_bytes) & 32'hffffffff);
+            end
+            else if (rows_left$q != 32'h1) begin
+                current$d = row_start$q + row_stride$q;
+                row_start$d = row_start$q + row_stride$q;
+                packed_row_start$d = packed_row_start$q + ((len$q) & 40'hffffffffff);
+                row_left$d = len$q;
+                rows_left$d = rows_left$q - 32'h1;
+            end
+            else if (planes_left$q != 32'h1) begin
+                current$d = row_start$q + row_stride$q;
+                if (three_d$q) begin
+                    current$d = packed_row_start$q + plane_gap$q;
+                end
+                row_start$d = current$d;
+                packed_row_start$d = current$d;
+                row_left$d = len$q;
+                rows_left$d = rows$q;
+                planes_left$d = planes_left$q - 32'h1;
+            end
+            else begin
+                active$d = 1'b0;
+            end
+        end
+        if (cancel) begin
+            active$d = 1'b0;
+        end
+        if (start) begin
+            active$d = 1'b1;
+            current$d = shape$base;
+            row_start$d = shape$base;
+            packed_row_start$d = shape$base;
+            row_left$d = shape$len;
+            rows_left$d = shape$rows;
+            planes_left$d = shape$planes;
+            beat$d = 32'h0;
+            len$d = shape$len;
+            rows$d = shape$rows;
+            row_stride$d = ((shape$len) & 40'hffffffffff) + shape$row_skip;
+            plane_gap$d = ((shape$len) & 40'hffffffffff) + shape$plane_skip;
+            three_d$d = shape$three_d;
+            max_beats$d = shape$max_beats;
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$ifm$fill
+
+
+module npu_u65_512_core$dma$ifm$fill$active(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$fill$active
+
+
+module npu_u65_512_core$dma$ifm$fill$beat(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$fill$beat
+
+
+module npu_u65_512_core$dma$ifm$fill$current(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$fill$current
+
+
+module npu_u65_512_core$dma$ifm$fill$len(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$fill$len
+
+
+module npu_u65_512_core$dma$ifm$fill$max_beats(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$fill$max_beats
+
+
+module npu_u65_512_core$dma$ifm$fill$packed_row_start(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$fill$packed_row_start
+
+
+module npu_u65_512_core$dma$ifm$fill$plane_gap(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$fill$plane_gap
+
+
+module npu_u65_512_core$dma$ifm$fill$planes_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$fill$planes_left
+
+
+module npu_u65_512_core$dma$ifm$fill$row_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$fill$row_left
+
+
+module npu_u65_512_core$dma$ifm$fill$row_start(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$fill$row_start
+
+
+module npu_u65_512_core$dma$ifm$fill$row_stride(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$fill$row_stride
+
+
+module npu_u65_512_core$dma$ifm$fill$rows(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$fill$rows
+
+
+module npu_u65_512_core$dma$ifm$fill$rows_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$fill$rows_left
+
+
+module npu_u65_512_core$dma$ifm$fill$three_d(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$fill$three_d
+
+
+module npu_u65_512_core$dma$ifm$read(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,busy);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  start;
+    input wire  [39:0] shape$base;
+    input wire  [31:0] shape$len;
+    input wire  [15:0] shape$rows;
+    input wire  [15:0] shape$planes;
+    input wire  [39:0] shape$row_skip;
+    input wire  [39:0] shape$plane_skip;
+    input wire  shape$three_d;
+    input wire  [1:0] shape$max_beats;
+    input wire  halt;
+    input wire  cancel;
+    input wire  [1:0] counter;
+    input wire  [3:0] cache;
+    output reg  reads$request;
+    output reg  [39:0] reads$address;
+    output reg  [7:0] reads$len;
+    input wire  reads$grant;
+    output reg  [1:0] reads$counter;
+    output reg  [3:0] reads$cache;
+    input wire  reads$may_issue;
+    output reg  reads$limit_stall;
+    input wire  reads$beat;
+    input wire  [127:0] reads$data;
+    output reg  out$valid;
+    output reg  [135:0] out$data;
+    input wire  out$ready;
+    output reg  busy;
+    
+    // Constant declarations
+    localparam  depth = 6'b100000;
+    
+    // Stub signals
+    reg  issue$clock;
+    reg  issue$rst_n;
+    reg  issue$start;
+    reg  issue$next_burst;
+    reg  issue$next_beat;
+    reg  issue$cancel;
+    wire  issue$valid;
+    wire  [39:0] issue$address;
+    wire  [3:0] issue$beats_m1;
+    wire  issue$last_burst;
+    wire  [3:0] issue$beat_first_lane;
+    wire  [3:0] issue$beat_last_lane;
+    wire  [35:0] issue$beat_line;
+    wire  issue$beat_last_of_burst;
+    wire  issue$beat_last;
+    reg  receive$clock;
+    reg  receive$rst_n;
+    reg  receive$start;
+    reg  receive$next_burst;
+    reg  receive$next_beat;
+    reg  receive$cancel;
+    wire  receive$valid;
+    wire  [39:0] receive$address;
+    wire  [3:0] receive$beats_m1;
+    wire  receive$last_burst;
+    wire  [3:0] receive$beat_first_lane;
+    wire  [3:0] receive$beat_last_lane;
+    wire  [35:0] receive$beat_line;
+    wire  receive$beat_last_of_burst;
+    wire  receive$beat_last;
+    reg  buffer$clock;
+    reg  buffer$rst_n;
+    reg  buffer$tail$valid;
+    reg  [135:0] buffer$tail$data;
+    wire  buffer$tail$ready;
+    wire  buffer$head$valid;
+    wire  [135:0] buffer$head$data;
+    reg  buffer$head$ready;
+    wire  [5:0] buffer$count;
+    reg  reserved$clock;
+    reg  reserved$rst_n;
+    reg  [5:0] reserved$d;
+    wire  [5:0] reserved$q;
+    reg  discarding$clock;
+    reg  discarding$rst_n;
+    reg  discarding$d;
+    wire  discarding$q;
+    reg  counter_q$clock;
+    reg  counter_q$rst_n;
+    reg  [1:0] counter_q$d;
+    wire  [1:0] counter_q$q;
+    reg  cache_q$clock;
+    reg  cache_q$rst_n;
+    reg  [3:0] cache_q$d;
+    wire  [3:0] cache_q$q;
+    
+    // Local signals
+    reg  [5:0] burst_beats;
+    reg  burst_ready;
+    reg  popped;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$ifm$read$issue issue(
+        .clock(issue$clock),
+        .rst_n(issue$rst_n),
+        .start(issue$start),
+        .shape$base(shape$base),
+        .shape$len(shape$len),
+        .shape$rows(shape$rows),
+        .shape$planes(shape$planes),
+        .shape$row_skip(shape$row_skip),
+        .shape$plane_skip(shape$plane_skip),
+        .shape$three_d(shape$three_d),
+        .shape$max_beats(shape$max_beats),
+        .next_burst(issue$next_burst),
+        .next_beat(issue$next_beat),
+        .cancel(issue$cancel),
+        .valid(issue$valid),
+        .address(issue$address),
+        .beats_m1(issue$beats_m1),
+        .last_burst(issue$last_burst),
+        .beat_first_lane(issue$beat_first_lane),
+        .beat_last_lane(issue$beat_last_lane),
+        .beat_line(issue$beat_line),
+        .beat_last_of_burst(issue$beat_last_of_burst),
+        .beat_last(issue$beat_last)
+    );
+    npu_u65_512_core$dma$ifm$read$receive receive(
+        .clock(receive$clock),
+        .rst_n(receive$rst_n),
+        .start(receive$start),
+        .shape$base(shape$base),
+        .shape$len(shape$len),
+        .shape$rows(shape$rows),
+        .shape$planes(shape$planes),
+        .shape$row_skip(shape$row_skip),
+        .shape$plane_skip(shape$plane_skip),
+        .shape$three_d(shape$three_d),
+        .shape$max_beats(shape$max_beats),
+        .next_burst(receive$next_burst),
+        .next_beat(receive$next_beat),
+        .cancel(receive$cancel),
+        .valid(receive$valid),
+        .address(receive$address),
+        .beats_m1(receive$beats_m1),
+        .last_burst(receive$last_burst),
+        .beat_first_lane(receive$beat_first_lane),
+        .beat_last_lane(receive$beat_last_lane),
+        .beat_line(receive$beat_line),
+        .beat_last_of_burst(receive$beat_last_of_burst),
+        .beat_last(receive$beat_last)
+    );
+    npu_u65_512_core$dma$ifm$read$buffer buffer(
+        .clock(buffer$clock),
+        .rst_n(buffer$rst_n),
+        .tail$valid(buffer$tail$valid),
+        .tail$data(buffer$tail$data),
+        .tail$ready(buffer$tail$ready),
+        .head$valid(buffer$head$valid),
+        .head$data(buffer$head$data),
+        .head$ready(buffer$head$ready),
+        .count(buffer$count)
+    );
+    npu_u65_512_core$dma$ifm$read$reserved reserved(
+        .clock(reserved$clock),
+        .rst_n(reserved$rst_n),
+        .d(reserved$d),
+        .q(reserved$q)
+    );
+    npu_u65_512_core$dma$ifm$read$discarding discarding(
+        .clock(discarding$clock),
+        .rst_n(discarding$rst_n),
+        .d(discarding$d),
+        .q(discarding$q)
+    );
+    npu_u65_512_core$dma$ifm$read$counter_q counter_q(
+        .clock(counter_q$clock),
+        .rst_n(counter_q$rst_n),
+        .d(counter_q$d),
+        .q(counter_q$q)
+    );
+    npu_u65_512_core$dma$ifm$read$cache_q cache_q(
+        .clock(cache_q$clock),
+        .rst_n(cache_q$rst_n),
+        .d(cache_q$d),
+        .q(cache_q$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        reserved$clock = clock;
+        discarding$clock = clock;
+        counter_q$clock = clock;
+        cache_q$clock = clock;
+        reserved$d = reserved$q;
+        discarding$d = discarding$q;
+        counter_q$d = counter_q$q;
+        cache_q$d = cache_q$q;
+        reserved$rst_n = rst_n;
+        discarding$rst_n = rst_n;
+        counter_q$rst_n = rst_n;
+        cache_q$rst_n = rst_n;
+        if (start) begin
+            counter_q$d = counter;
+            cache_q$d = cache;
+        end
+        reads$counter = counter_q$q;
+        reads$cache = cache_q$q;
+        issue$clock = clock;
+        issue$rst_n = rst_n;
+        receive$clock = clock;
+        receive$rst_n = rst_n;
+        buffer$clock = clock;
+        buffer$rst_n = rst_n;
+        issue$start = start;
+        receive$start = start;
+        burst_beats = ((issue$beats_m1) & 6'h3f) + 32'h1;
+        burst_ready = issue$valid & ~halt & (reserved$q <= depth - burst_beats);
+        reads$request = burst_ready & reads$may_issue;
+        reads$limit_stall = burst_ready & ~reads$may_issue;
+        reads$address = issue$address;
+        reads$len = ((issue$beats_m1) & 8'hff);
+        issue$next_burst = reads$grant;
+        issue$next_beat = 1'b0;
+        issue$cancel = cancel;
+        receive$cancel = 1'b0;
+        if (cancel) begin
+            discarding$d = 1'b1;
+        end
+        if (start) begin
+            discarding$d = 1'b0;
+        end
+        receive$next_burst = 1'b0;
+        receive$next_beat = reads$beat;
+        buffer$tail$valid = reads$beat;
+        buffer$tail$data[(64'h0)+:(128)] = reads$data;
+        buffer$tail$data[(64'h80)+:(4)] = receive$beat_first_lane;
+        buffer$tail$data[(64'h84)+:(4)] = receive$beat_last_lane;
+        out$valid = buffer$head$valid & ~discarding$q;
+        out$data = buffer$head$data;
+        buffer$head$ready = out$ready | discarding$q;
+        popped = buffer$head$valid & buffer$head$ready;
+        if (reads$grant) begin
+            reserved$d = reserved$q + burst_beats;
+            if (popped) begin
+                reserved$d = reserved$q + burst_beats - 32'h1;
+            end
+        end
+        else if (popped) begin
+            reserved$d = reserved$q - 32'h1;
+        end
+        busy = issue$valid | (reserved$q != 32'h0);
+    end
+    
+endmodule // npu_u65_512_core$dma$ifm$read
+
+
+module npu_u65_512_core$dma$ifm$read$buffer(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  tail$valid;
+    input wire  [135:0] tail$data;
+    output reg  tail$ready;
+    output reg  head$valid;
+    output reg  [135:0] head$data;
+    input wire  head$ready;
+    output reg  [5:0] count;
+    
+    // Constant declarations
+    localparam  depth = 6'b100000;
+    
+    // Stub signals
+    reg  write_pointer$clock;
+    reg  write_pointer$rst_n;
+    reg  [5:0] write_pointer$d;
+    wire  [5:0] write_pointer$q;
+    reg  read_pointer$clock;
+    reg  read_pointer$rst_n;
+    reg  [5:0] read_pointer$d;
+    wire  [5:0] read_pointer$q;
+    reg  words$clock;
+    reg  words$rst_n;
+    reg  words$write_enable;
+    reg  [4:0] words$write_address;
+    reg  [135:0] words$write_data;
+    reg  [4:0] words$read_address;
+    wire  [135:0] words$read_data;
+    
+    // Local signals
+    reg  push;
+    reg  pop;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$ifm$read$buffer$write_pointer write_pointer(
+        .clock(write_pointer$clock),
+        .rst_n(write_pointer$rst_n),
+        .d(write_pointer$d),
+        .q(write_pointer$q)
+    );
+    npu_u65_512_core$dma$ifm$read$buffer$read_pointer read_pointer(
+        .clock(read_pointer$clock),
+        .rst_n(read_pointer$rst_n),
+        .d(read_pointer$d),
+        .q(read_pointer$q)
+    );
+    npu_u65_512_core$dma$ifm$read$buffer$words words(
+        .clock(words$clock),
+        .rst_n(words$rst_n),
+        .write_enable(words$write_enable),
+        .write_address(words$write_address),
+        .write_data(words$write_data),
+        .read_address(words$read_address),
+        .read_data(words$read_data)
+    );
+    
+    // Update code
+    always @(*) begin
+        write_pointer$clock = clock;
+        read_pointer$clock = clock;
+        write_pointer$d = write_pointer$q;
+        read_pointer$d = read_pointer$q;
+        write_pointer$rst_n = rst_n;
+        read_pointer$rst_n = rst_n;
+        words$clock = clock;
+        words$rst_n = rst_n;
+        count = write_pointer$q - read_pointer$q;
+        tail$ready = count != depth;
+        head$valid = count != 32'h0;
+        push = tail$valid & tail$ready;
+        pop = head$valid & head$ready;
+        words$write_enable = push;
+        words$write_address = write_pointer$q[(32'h0)+:(5)];
+        words$write_data = tail$data;
+        words$read_address = read_pointer$q[(32'h0)+:(5)];
+        head$data = words$read_data;
+        if (push) begin
+            write_pointer$d = write_pointer$q + 32'h1;
+        end
+        if (pop) begin
+            read_pointer$d = read_pointer$q + 32'h1;
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$ifm$read$buffer
+
+
+module npu_u65_512_core$dma$ifm$read$buffer$read_pointer(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [5:0] d;
+    output reg  [5:0] q;
+    
+    // Constant declarations
+    localparam  init = 6'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$buffer$read_pointer
+
+
+module npu_u65_512_core$dma$ifm$read$buffer$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write_enable;
+    input wire  [4:0] write_address;
+    input wire  [135:0] write_data;
+    input wire  [4:0] read_address;
+    output reg  [135:0] read_data;
+    
+    // Update code (custom)
+    reg [135:0] cells [0:31];
+    integer i;
+    always @(posedge clock or negedge rst_n)
+       if (!rst_n) for (i = 0; i <= 31; i = i + 1) cells[i] <= 0;
+       else if (write_enable) cells[write_address] <= write_data;
+    always @(*) read_data = cells[read_address];
+endmodule // npu_u65_512_core$dma$ifm$read$buffer$words
+
+
+module npu_u65_512_core$dma$ifm$read$buffer$write_pointer(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [5:0] d;
+    output reg  [5:0] q;
+    
+    // Constant declarations
+    localparam  init = 6'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$buffer$write_pointer
+
+
+module npu_u65_512_core$dma$ifm$read$cache_q(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$cache_q
+
+
+module npu_u65_512_core$dma$ifm$read$counter_q(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$counter_q
+
+
+module npu_u65_512_core$dma$ifm$read$discarding(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$discarding
+
+
+module npu_u65_512_core$dma$ifm$read$issue(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,address,beats_m1,last_burst,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  start;
+    input wire  [39:0] shape$base;
+    input wire  [31:0] shape$len;
+    input wire  [15:0] shape$rows;
+    input wire  [15:0] shape$planes;
+    input wire  [39:0] shape$row_skip;
+    input wire  [39:0] shape$plane_skip;
+    input wire  shape$three_d;
+    input wire  [1:0] shape$max_beats;
+    input wire  next_burst;
+    input wire  next_beat;
+    input wire  cancel;
+    output reg  valid;
+    output reg  [39:0] address;
+    output reg  [3:0] beats_m1;
+    output reg  last_burst;
+    output reg  [3:0] beat_first_lane;
+    output reg  [3:0] beat_last_lane;
+    output reg  [35:0] beat_line;
+    output reg  beat_last_of_burst;
+    output reg  beat_last;
+    
+    // Stub signals
+    reg  active$clock;
+    reg  active$rst_n;
+    reg  active$d;
+    wire  active$q;
+    reg  current$clock;
+    reg  current$rst_n;
+    reg  [39:0] current$d;
+    wire  [39:0] current$q;
+    reg  row_left$clock;
+    reg  row_left$rst_n;
+    reg  [31:0] row_left$d;
+    wire  [31:0] row_left$q;
+    reg  row_start$clock;
+    reg  row_start$rst_n;
+    reg  [39:0] row_start$d;
+    wire  [39:0] row_start$q;
+    reg  packed_row_start$clock;
+    reg  packed_row_start$rst_n;
+    reg  [39:0] packed_row_start$d;
+    wire  [39:0] packed_row_start$q;
+    reg  rows_left$clock;
+    reg  rows_left$rst_n;
+    reg  [15:0] rows_left$d;
+    wire  [15:0] rows_left$q;
+    reg  planes_left$clock;
+    reg  planes_left$rst_n;
+    reg  [15:0] planes_left$d;
+    wire  [15:0] planes_left$q;
+    reg  beat$clock;
+    reg  beat$rst_n;
+    reg  [3:0] beat$d;
+    wire  [3:0] beat$q;
+    reg  len$clock;
+    reg  len$rst_n;
+    reg  [31:0] len$d;
+    wire  [31:0] len$q;
+    reg  rows$clock;
+    reg  rows$rst_n;
+    reg  [15:0] rows$d;
+    wire  [15:0] rows$q;
+    reg  row_stride$clock;
+    reg  row_stride$rst_n;
+    reg  [39:0] row_stride$d;
+    wire  [39:0] row_stride$q;
+    reg  plane_gap$clock;
+    reg  plane_gap$rst_n;
+    reg  [39:0] plane_gap$d;
+    wire  [39:0] plane_gap$q;
+    reg  three_d$clock;
+    reg  three_d$rst_n;
+    reg  three_d$d;
+    wire  three_d$q;
+    reg  max_beats$clock;
+    reg  max_beats$rst_n;
+    reg  [1:0] max_beats$d;
+    wire  [1:0] max_beats$q;
+    
+    // Local signals
+    reg  [8:0] boundary_bytes;
+    reg  [8:0] burst_bytes;
+    reg  row_ends;
+    reg  [8:0] burst_end_offset;
+    reg  advance_burst;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$ifm$read$issue$active active(
+        .clock(active$clock),
+        .rst_n(active$rst_n),
+        .d(active$d),
+        .q(active$q)
+    );
+    npu_u65_512_core$dma$ifm$read$issue$current current(
+        .clock(current$clock),
+        .rst_n(current$rst_n),
+        .d(current$d),
+        .q(current$q)
+    );
+    npu_u65_512_core$dma$ifm$read$issue$row_left row_left(
+        .clock(row_left$clock),
+        .rst_n(row_left$rst_n),
+        .d(row_left$d),
+        .q(row_left$q)
+    );
+    npu_u65_512_core$dma$ifm$read$issue$row_start row_start(
+        .clock(row_start$clock),
+        .rst_n(row_start$rst_n),
+        .d(row_start$d),
+        .q(row_start$q)
+    );
+    npu_u65_512_core$dma$ifm$read$issue$packed_row_start packed_row_start(
+        .clock(packed_row_start$clock),
+        .rst_n(packed_row_start$rst_n),
+        .d(packed_row_start$d),
+        .q(packed_row_start$q)
+    );
+    npu_u65_512_core$dma$ifm$read$issue$rows_left rows_left(
+        .clock(rows_left$clock),
+        .rst_n(rows_left$rst_n),
+        .d(rows_left$d),
+        .q(rows_left$q)
+    );
+    npu_u65_512_core$dma$ifm$read$issue$planes_left planes_left(
+        .clock(planes_left$clock),
+        .rst_n(planes_left$rst_n),
+        .d(planes_left$d),
+        .q(planes_left$q)
+    );
+    npu_u65_512_core$dma$ifm$read$issue$beat beat(
+        .clock(beat$clock),
+        .rst_n(beat$rst_n),
+        .d(beat$d),
+        .q(beat$q)
+    );
+    npu_u65_512_core$dma$ifm$read$issue$len len(
+        .clock(len$clock),
+        .rst_n(len$rst_n),
+        .d(len$d),
+        .q(len$q)
+    );
+    npu_u65_512_core$dma$ifm$read$issue$rows rows(
+        .clock(rows$clock),
+        .rst_n(rows$rst_n),
+        .d(rows$d),
+        .q(rows$q)
+    );
+    npu_u65_512_core$dma$ifm$read$issue$row_stride row_stride(
+        .clock(row_stride$clock),
+        .rst_n(row_stride$rst_n),
+        .d(row_stride$d),
+        .q(row_stride$q)
+    );
+    npu_u65_512_core$dma$ifm$read$issue$plane_gap plane_gap(
+        .clock(plane_gap$clock),
+        .rst_n(plane_gap$rst_n),
+        .d(plane_gap$d),
+        .q(plane_gap$q)
+    );
+    npu_u65_512_core$dma$ifm$read$issue$three_d three_d(
+        .clock(three_d$clock),
+        .rst_n(three_d$rst_n),
+        .d(three_d$d),
+        .q(three_d$q)
+    );
+    npu_u65_512_core$dma$ifm$read$issue$max_beats max_beats(
+        .clock(max_beats$clock),
+        .rst_n(max_beats$rst_n),
+        .d(max_beats$d),
+        .q(max_beats$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        active$clock = clock;
+        current$clock = clock;
+        row_left$clock = clock;
+        row_start$clock = clock;
+        packed_row_start$clock = clock;
+        rows_left$clock = clock;
+        planes_left$clock = clock;
+        beat$clock = clock;
+        len$clock = clock;
+        rows$clock = clock;
+        row_stride$clock = clock;
+        plane_gap$clock = clock;
+        three_d$clock = clock;
+        max_beats$clock = clock;
+        active$d = active$q;
+        current$d = current$q;
+        row_left$d = row_left$q;
+        row_start$d = row_start$q;
+        packed_row_start$d = packed_row_start$q;
+        rows_left$d = rows_left$q;
+        planes_left$d = planes_left$q;
+        beat$d = beat$q;
+        len$d = len$q;
+        rows$d = rows$q;
+        row_stride$d = row_stride$q;
+        plane_gap$d = plane_gap$q;
+        three_d$d = three_d$q;
+        max_beats$d = max_beats$q;
+        active$rst_n = rst_n;
+        current$rst_n = rst_n;
+        row_left$rst_n = rst_n;
+        row_start$rst_n = rst_n;
+        packed_row_start$rst_n = rst_n;
+        rows_left$rst_n = rst_n;
+        planes_left$rst_n = rst_n;
+        beat$rst_n = rst_n;
+        len$rst_n = rst_n;
+        rows$rst_n = rst_n;
+        row_stride$rst_n = rst_n;
+        plane_gap$rst_n = rst_n;
+        three_d$rst_n = rst_n;
+        max_beats$rst_n = rst_n;
+        if (max_beats$q == 32'h1) begin
+            boundary_bytes = ((32'h80) & 9'h1ff) - ((current$q & 32'h7f) & 9'h1ff);
+        end
+        else if (max_beats$q == 32'h2) begin
+            boundary_bytes = ((32'h100) & 9'h1ff) - ((current$q & 32'hff) & 9'h1ff);
+        end
+        else begin
+            boundary_bytes = ((32'h40) & 9'h1ff) - ((current$q & 32'h3f) & 9'h1ff);
+        end
+        row_ends = row_left$q <= ((boundary_bytes) & 32'hffffffff);
+        burst_bytes = boundary_bytes;
+        if (row_ends) begin
+            burst_bytes = ((row_left$q) & 9'h1ff);
+        end
+        burst_end_offset = ((current$q & 32'hff) & 9'h1ff) + burst_bytes - 32'h1;
+        valid = active$q;
+        address = current$q;
+        beats_m1 = (((burst_end_offset >> 32'h4) - (((current$q & 32'hff) >> 32'h4) & 9'h1ff)) & 4'hf);
+        last_burst = row_ends & (rows_left$q == 32'h1) & (planes_left$q == 32'h1);
+        beat_first_lane = 32'h0;
+        if (beat$q == 32'h0) begin
+            beat_first_lane = ((current$q) & 4'hf);
+        end
+        beat_last_of_burst = beat$q == beats_m1;
+        beat_last_lane = 32'hf;
+        if (beat_last_of_burst) begin
+            beat_last_lane = ((burst_end_offset) & 4'hf);
+        end
+        beat_line = ((current$q >> 32'h4) & 36'hfffffffff) + ((beat$q) & 36'hfffffffff);
+        beat_last = beat_last_of_burst & last_burst;
+        advance_burst = active$q & next_burst;
+        if (active$q & next_beat) begin
+            beat$d = beat$q + 32'h1;
+            if (beat_last_of_burst) begin
+                beat$d = 32'h0;
+                advance_burst = 1'b1;
+            end
+        end
+        if (advance_burst) begin
+            if (~row_ends) begin
+                current$d = current$q + ((burst_bytes) & 40'hffffffffff);
+                row_left$d = row_left$q - ((burst_bytes) & 32'hffffffff);
+            end
+            else if (rows_left$q != 32'h1) begin
+                current$d = row_start$q + row_stride$q;
+                row_start$d = row_start$q + row_stride$q;
+                packed_row_start$d = packed_row_start$q + ((len$q) & 40'hffffffffff);
+                row_left$d = len$q;
+                rows_left$d = rows_left$q - 32'h1;
+            end
+            else if (planes_left$q != 32'h1) begin
+                current$d = row_start$q + row_stride$q;
+                if (three_d$q) begin
+                    current$d = packed_row_start$q + plane_gap$q;
+                end
+                row_start$d = current$d;
+                packed_row_start$d = current$d;
+                row_left$d = len$q;
+                rows_left$d = rows$q;
+                planes_left$d = planes_left$q - 32'h1;
+            end
+            else begin
+                active$d = 1'b0;
+            end
+        end
+        if (cancel) begin
+            active$d = 1'b0;
+        end
+        if (start) begin
+            active$d = 1'b1;
+            current$d = shape$base;
+            row_start$d = shape$base;
+            packed_row_start$d = shape$base;
+            row_left$d = shape$len;
+            rows_left$d = shape$rows;
+            planes_left$d = shape$planes;
+            beat$d = 32'h0;
+            len$d = shape$len;
+            rows$d = shape$rows;
+            row_stride$d = ((shape$len) & 40'hffffffffff) + shape$row_skip;
+            plane_gap$d = ((shape$len) & 40'hffffffffff) + shape$plane_skip;
+            three_d$d = shape$three_d;
+            max_beats$d = shape$max_beats;
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$ifm$read$issue
+
+
+module npu_u65_512_core$dma$ifm$read$issue$active(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$issue$active
+
+
+module npu_u65_512_core$dma$ifm$read$issue$beat(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$issue$beat
+
+
+module npu_u65_512_core$dma$ifm$read$issue$current(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$issue$current
+
+
+module npu_u65_512_core$dma$ifm$read$issue$len(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$issue$len
+
+
+module npu_u65_512_core$dma$ifm$read$issue$max_beats(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$issue$max_beats
+
+
+module npu_u65_512_core$dma$ifm$read$issue$packed_row_start(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$issue$packed_row_start
+
+
+module npu_u65_512_core$dma$ifm$read$issue$plane_gap(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$issue$plane_gap
+
+
+module npu_u65_512_core$dma$ifm$read$issue$planes_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$issue$planes_left
+
+
+module npu_u65_512_core$dma$ifm$read$issue$row_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$issue$row_left
+
+
+module npu_u65_512_core$dma$ifm$read$issue$row_start(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$issue$row_start
+
+
+module npu_u65_512_core$dma$ifm$read$issue$row_stride(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$issue$row_stride
+
+
+module npu_u65_512_core$dma$ifm$read$issue$rows(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$issue$rows
+
+
+module npu_u65_512_core$dma$ifm$read$issue$rows_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$issue$rows_left
+
+
+module npu_u65_512_core$dma$ifm$read$issue$three_d(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$issue$three_d
+
+
+module npu_u65_512_core$dma$ifm$read$receive(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,address,beats_m1,last_burst,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  start;
+    input wire  [39:0] shape$base;
+    input wire  [31:0] shape$len;
+    input wire  [15:0] shape$rows;
+    input wire  [15:0] shape$planes;
+    input wire  [39:0] shape$row_skip;
+    input wire  [39:0] shape$plane_skip;
+    input wire  shape$three_d;
+    input wire  [1:0] shape$max_beats;
+    input wire  next_burst;
+    input wire  next_beat;
+    input wire  cancel;
+    output reg  valid;
+    output reg  [39:0] address;
+    output reg  [3:0] beats_m1;
+    output reg  last_burst;
+    output reg  [3:0] beat_first_lane;
+    output reg  [3:0] beat_last_lane;
+    output reg  [35:0] beat_line;
+    output reg  beat_last_of_burst;
+    output reg  beat_last;
+    
+    // Stub signals
+    reg  active$clock;
+    reg  active$rst_n;
+    reg  active$d;
+    wire  active$q;
+    reg  current$clock;
+    reg  current$rst_n;
+    reg  [39:0] current$d;
+    wire  [39:0] current$q;
+    reg  row_left$clock;
+    reg  row_left$rst_n;
+    reg  [31:0] row_left$d;
+    wire  [31:0] row_left$q;
+    reg  row_start$clock;
+    reg  row_start$rst_n;
+    reg  [39:0] row_start$d;
+    wire  [39:0] row_start$q;
+    reg  packed_row_start$clock;
+    reg  packed_row_start$rst_n;
+    reg  [39:0] packed_row_start$d;
+    wire  [39:0] packed_row_start$q;
+    reg  rows_left$clock;
+    reg  rows_left$rst_n;
+    reg  [15:0] rows_left$d;
+    wire  [15:0] rows_left$q;
+    reg  planes_left$clock;
+    reg  planes_left$rst_n;
+    reg  [15:0] planes_left$d;
+    wire  [15:0] planes_left$q;
+    reg  beat$clock;
+    reg  beat$rst_n;
+    reg  [3:0] beat$d;
+    wire  [3:0] beat$q;
+    reg  len$clock;
+    reg  len$rst_n;
+    reg  [31:0] len$d;
+    wire  [31:0] len$q;
+    reg  rows$clock;
+    reg  rows$rst_n;
+    reg  [15:0] rows$d;
+    wire  [15:0] rows$q;
+    reg  row_stride$clock;
+    reg  row_stride$rst_n;
+    reg  [39:0] row_stride$d;
+    wire  [39:0] row_stride$q;
+    reg  plane_gap$clock;
+    reg  plane_gap$rst_n;
+    reg  [39:0] plane_gap$d;
+    wire  [39:0] plane_gap$q;
+    reg  three_d$clock;
+    reg  three_d$rst_n;
+    reg  three_d$d;
+    wire  three_d$q;
+    reg  max_beats$clock;
+    reg  max_beats$rst_n;
+    reg  [1:0] max_beats$d;
+    wire  [1:0] max_beats$q;
+    
+    // Local signals
+    reg  [8:0] boundary_bytes;
+    reg  [8:0] burst_bytes;
+    reg  row_ends;
+    reg  [8:0] burst_end_offset;
+    reg  advance_burst;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$ifm$read$receive$active active(
+        .clock(active$clock),
+        .rst_n(active$rst_n),
+        .d(active$d),
+        .q(active$q)
+    );
+    npu_u65_512_core$dma$ifm$read$receive$current current(
+        .clock(current$clock),
+        .rst_n(current$rst_n),
+        .d(current$d),
+        .q(current$q)
+    );
+    npu_u65_512_core$dma$ifm$read$receive$row_left row_left(
+        .clock(row_left$clock),
+        .rst_n(row_left$rst_n),
+        .d(row_left$d),
+        .q(row_left$q)
+    );
+    npu_u65_512_core$dma$ifm$read$receive$row_start row_start(
+        .clock(row_start$clock),
+        .rst_n(row_start$rst_n),
+        .d(row_start$d),
+        .q(row_start$q)
+    );
+    npu_u65_512_core$dma$ifm$read$receive$packed_row_start packed_row_start(
+        .clock(packed_row_start$clock),
+        .rst_n(packed_row_start$rst_n),
+        .d(packed_row_start$d),
+        .q(packed_row_start$q)
+    );
+    npu_u65_512_core$dma$ifm$read$receive$rows_left rows_left(
+        .clock(rows_left$clock),
+        .rst_n(rows_left$rst_n),
+        .d(rows_left$d),
+        .q(rows_left$q)
+    );
+    npu_u65_512_core$dma$ifm$read$receive$planes_left planes_left(
+        .clock(planes_left$clock),
+        .rst_n(planes_left$rst_n),
+        .d(planes_left$d),
+        .q(planes_left$q)
+    );
+    npu_u65_512_core$dma$ifm$read$receive$beat beat(
+        .clock(beat$clock),
+        .rst_n(beat$rst_n),
+        .d(beat$d),
+        .q(beat$q)
+    );
+    npu_u65_512_core$dma$ifm$read$receive$len len(
+        .clock(len$clock),
+        .rst_n(len$rst_n),
+        .d(len$d),
+        .q(len$q)
+    );
+    npu_u65_512_core$dma$ifm$read$receive$rows rows(
+        .clock(rows$clock),
+        .rst_n(rows$rst_n),
+        .d(rows$d),
+        .q(rows$q)
+    );
+    npu_u65_512_core$dma$ifm$read$receive$row_stride row_stride(
+        .clock(row_stride$clock),
+        .rst_n(row_stride$rst_n),
+        .d(row_stride$d),
+        .q(row_stride$q)
+    );
+    npu_u65_512_core$dma$ifm$read$receive$plane_gap plane_gap(
+        .clock(plane_gap$clock),
+        .rst_n(plane_gap$rst_n),
+        .d(plane_gap$d),
+        .q(plane_gap$q)
+    );
+    npu_u65_512_core$dma$ifm$read$receive$three_d three_d(
+        .clock(three_d$clock),
+        .rst_n(three_d$rst_n),
+        .d(three_d$d),
+        .q(three_d$q)
+    );
+    npu_u65_512_core$dma$ifm$read$receive$max_beats max_beats(
+        .clock(max_beats$clock),
+        .rst_n(max_beats$rst_n),
+        .d(max_beats$d),
+        .q(max_beats$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        active$clock = clock;
+        current$clock = clock;
+        row_left$clock = clock;
+        row_start$clock = clock;
+        packed_row_start$clock = clock;
+        rows_left$clock = clock;
+        planes_left$clock = clock;
+        beat$clock = clock;
+        len$clock = clock;
+        rows$clock = clock;
+        row_stride$clock = clock;
+        plane_gap$clock = clock;
+        three_d$clock = clock;
+        max_beats$clock = clock;
+        active$d = active$q;
+        current$d = current$q;
+        row_left$d = row_left$q;
+        row_start$d = row_start$q;
+        packed_row_start$d = packed_row_start$q;
+        rows_left$d = rows_left$q;
+        planes_left$d = planes_left$q;
+        beat$d = beat$q;
+        len$d = len$q;
+        rows$d = rows$q;
+        row_stride$d = row_stride$q;
+        plane_gap$d = plane_gap$q;
+        three_d$d = three_d$q;
+        max_beats$d = max_beats$q;
+        active$rst_n = rst_n;
+        current$rst_n = rst_n;
+        row_left$rst_n = rst_n;
+        row_start$rst_n = rst_n;
+        packed_row_start$rst_n = rst_n;
+        rows_left$rst_n = rst_n;
+        planes_left$rst_n = rst_n;
+        beat$rst_n = rst_n;
+        len$rst_n = rst_n;
+        rows$rst_n = rst_n;
+        row_stride$rst_n = rst_n;
+        plane_gap$rst_n = rst_n;
+        three_d$rst_n = rst_n;
+        max_beats$rst_n = rst_n;
+        if (max_beats$q == 32'h1) begin
+            boundary_bytes = ((32'h80) & 9'h1ff) - ((current$q & 32'h7f) & 9'h1ff);
+        end
+        else if (max_beats$q == 32'h2) begin
+            boundary_bytes = ((32'h100) & 9'h1ff) - ((current$q & 32'hff) & 9'h1ff);
+        end
+        else begin
+            boundary_bytes = ((32'h40) & 9'h1ff) - ((current$q & 32'h3f) & 9'h1ff);
+        end
+        row_ends = row_left$q <= ((boundary_bytes) & 32'hffffffff);
+        burst_bytes = boundary_bytes;
+        if (row_ends) begin
+            burst_bytes = ((row_left$q) & 9'h1ff);
+        end
+        burst_end_offset = ((current$q & 32'hff) & 9'h1ff) + burst_bytes - 32'h1;
+        valid = active$q;
+        address = current$q;
+        beats_m1 = (((burst_end_offset >> 32'h4) - (((current$q & 32'hff) >> 32'h4) & 9'h1ff)) & 4'hf);
+        last_burst = row_ends & (rows_left$q == 32'h1) & (planes_left$q == 32'h1);
+        beat_first_lane = 32'h0;
+        if (beat$q == 32'h0) begin
+            beat_first_lane = ((current$q) & 4'hf);
+        end
+        beat_last_of_burst = beat$q == beats_m1;
+        beat_last_lane = 32'hf;
+        if (beat_last_of_burst) begin
+            beat_last_lane = ((burst_end_offset) & 4'hf);
+        end
+        beat_line = ((current$q >> 32'h4) & 36'hfffffffff) + ((beat$q) & 36'hfffffffff);
+        beat_last = beat_last_of_burst & last_burst;
+        advance_burst = active$q & next_burst;
+        if (active$q & next_beat) begin
+            beat$d = beat$q + 32'h1;
+            if (beat_last_of_burst) begin
+                beat$d = 32'h0;
+                advance_burst = 1'b1;
+            end
+        end
+        if (advance_burst) begin
+            if (~row_ends) begin
+                current$d = current$q + ((burst_bytes) & 40'hffffffffff);
+                row_left$d = row_left$q - ((burst_bytes) & 32'hffffffff);
+            end
+            else if (rows_left$q != 32'h1) begin
+                current$d = row_start$q + row_stride$q;
+                row_start$d = row_start$q + row_stride$q;
+                packed_row_start$d = packed_row_start$q + ((len$q) & 40'hffffffffff);
+                row_left$d = len$q;
+                rows_left$d = rows_left$q - 32'h1;
+            end
+            else if (planes_left$q != 32'h1) begin
+                current$d = row_start$q + row_stride$q;
+                if (three_d$q) begin
+                    current$d = packed_row_start$q + plane_gap$q;
+                end
+                row_start$d = current$d;
+                packed_row_start$d = current$d;
+                row_left$d = len$q;
+                rows_left$d = rows$q;
+                planes_left$d = planes_left$q - 32'h1;
+            end
+            else begin
+                active$d = 1'b0;
+            end
+        end
+        if (cancel) begin
+            active$d = 1'b0;
+        end
+        if (start) begin
+            active$d = 1'b1;
+            current$d = shape$base;
+            row_start$d = shape$base;
+            packed_row_start$d = shape$base;
+            row_left$d = shape$len;
+            rows_left$d = shape$rows;
+            planes_left$d = shape$planes;
+            beat$d = 32'h0;
+            len$d = shape$len;
+            rows$d = shape$rows;
+            row_stride$d = ((shape$len) & 40'hffffffffff) + shape$row_skip;
+            plane_gap$d = ((shape$len) & 40'hffffffffff) + shape$plane_skip;
+            three_d$d = shape$three_d;
+            max_beats$d = shape$max_beats;
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$ifm$read$receive
+
+
+module npu_u65_512_core$dma$ifm$read$receive$active(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$receive$active
+
+
+module npu_u65_512_core$dma$ifm$read$receive$beat(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$receive$beat
+
+
+module npu_u65_512_core$dma$ifm$read$receive$current(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$receive$current
+
+
+module npu_u65_512_core$dma$ifm$read$receive$len(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$receive$len
+
+
+module npu_u65_512_core$dma$ifm$read$receive$max_beats(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$receive$max_beats
+
+
+module npu_u65_512_core$dma$ifm$read$receive$packed_row_start(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$receive$packed_row_start
+
+
+module npu_u65_512_core$dma$ifm$read$receive$plane_gap(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$receive$plane_gap
+
+
+module npu_u65_512_core$dma$ifm$read$receive$planes_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$receive$planes_left
+
+
+module npu_u65_512_core$dma$ifm$read$receive$row_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$receive$row_left
+
+
+module npu_u65_512_core$dma$ifm$read$receive$row_start(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$receive$row_start
+
+
+module npu_u65_512_core$dma$ifm$read$receive$row_stride(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$receive$row_stride
+
+
+module npu_u65_512_core$dma$ifm$read$receive$rows(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$receive$rows
+
+
+module npu_u65_512_core$dma$ifm$read$receive$rows_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$receive$rows_left
+
+
+module npu_u65_512_core$dma$ifm$read$receive$three_d(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$receive$three_d
+
+
+module npu_u65_512_core$dma$ifm$read$reserved(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [5:0] d;
+    output reg  [5:0] q;
+    
+    // Constant declarations
+    localparam  init = 6'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$read$reserved
+
+
+module npu_u65_512_core$dma$ifm$running(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$running
+
+
+module npu_u65_512_core$dma$ifm$shram_cores_q(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$shram_cores_q
+
+
+module npu_u65_512_core$dma$ifm$to_shram(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$to_shram
+
+
+module npu_u65_512_core$dma$ifm$write(clock,rst_n,aclken,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,may_issue,beats$valid,beats$data,beats$ready,awvalid,awaddr,awlen,awready,wvalid,wdata,wstrb,wlast,wready,b_valid,burst_issued,limit_stall,busy);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  aclken;
+    input wire  start;
+    input wire  [39:0] shape$base;
+    input wire  [31:0] shape$len;
+    input wire  [15:0] shape$rows;
+    input wire  [15:0] shape$planes;
+    input wire  [39:0] shape$row_skip;
+    input wire  [39:0] shape$plane_skip;
+    input wire  shape$three_d;
+    input wire  [1:0] shape$max_beats;
+    input wire  halt;
+    input wire  may_issue;
+    input wire  beats$valid;
+    input wire  [144:0] beats$data;
+    output wire  beats$ready;
+    output reg  awvalid;
+    output reg  [39:0] awaddr;
+    output reg  [7:0] awlen;
+    input wire  awready;
+    output reg  wvalid;
+    output reg  [127:0] wdata;
+    output reg  [15:0] wstrb;
+    output reg  wlast;
+    input wire  wready;
+    input wire  b_valid;
+    output reg  burst_issued;
+    output reg  limit_stall;
+    output reg  busy;
+    
+    // Stub signals
+    reg  issue$clock;
+    reg  issue$rst_n;
+    reg  issue$start;
+    reg  issue$next_burst;
+    reg  issue$next_beat;
+    reg  issue$cancel;
+    wire  issue$valid;
+    wire  [39:0] issue$address;
+    wire  [3:0] issue$beats_m1;
+    wire  issue$last_burst;
+    wire  [3:0] issue$beat_first_lane;
+    wire  [3:0] issue$beat_last_lane;
+    wire  [35:0] issue$beat_line;
+    wire  issue$beat_last_of_burst;
+    wire  issue$beat_last;
+    reg  buffer$clock;
+    reg  buffer$rst_n;
+    wire  buffer$head$valid;
+    wire  [144:0] buffer$head$data;
+    reg  buffer$head$ready;
+    wire  [5:0] buffer$count;
+    reg  unclaimed$clock;
+    reg  unclaimed$rst_n;
+    reg  [5:0] unclaimed$d;
+    wire  [5:0] unclaimed$q;
+    reg  claimed$clock;
+    reg  claimed$rst_n;
+    reg  [5:0] claimed$d;
+    wire  [5:0] claimed$q;
+    reg  responses_due$clock;
+    reg  responses_due$rst_n;
+    reg  [5:0] responses_due$d;
+    wire  [5:0] responses_due$q;
+    reg  aw_valid$clock;
+    reg  aw_valid$rst_n;
+    reg  aw_valid$d;
+    wire  aw_valid$q;
+    reg  aw_addr$clock;
+    reg  aw_addr$rst_n;
+    reg  [39:0] aw_addr$d;
+    wire  [39:0] aw_addr$q;
+    reg  aw_len$clock;
+    reg  aw_len$rst_n;
+    reg  [7:0] aw_len$d;
+    wire  [7:0] aw_len$q;
+    reg  w_valid$clock;
+    reg  w_valid$rst_n;
+    reg  w_valid$d;
+    wire  w_valid$q;
+    reg  w_beat$clock;
+    reg  w_beat$rst_n;
+    reg  [144:0] w_beat$d;
+    wire  [144:0] w_beat$q;
+    
+    // Local signals
+    reg  [5:0] burst_beats;
+    reg  burst_ready;
+    reg  load_address;
+    reg  load_data;
+    reg  pushed;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$ifm$write$issue issue(
+        .clock(issue$clock),
+        .rst_n(issue$rst_n),
+        .start(issue$start),
+        .shape$base(shape$base),
+        .shape$len(shape$len),
+        .shape$rows(shape$rows),
+        .shape$planes(shape$planes),
+        .shape$row_skip(shape$row_skip),
+        .shape$plane_skip(shape$plane_skip),
+        .shape$three_d(shape$three_d),
+        .shape$max_beats(shape$max_beats),
+        .next_burst(issue$next_burst),
+        .next_beat(issue$next_beat),
+        .cancel(issue$cancel),
+        .valid(issue$valid),
+        .address(issue$address),
+        .beats_m1(issue$beats_m1),
+        .last_burst(issue$last_burst),
+        .beat_first_lane(issue$beat_first_lane),
+        .beat_last_lane(issue$beat_last_lane),
+        .beat_line(issue$beat_line),
+        .beat_last_of_burst(issue$beat_last_of_burst),
+        .beat_last(issue$beat_last)
+    );
+    npu_u65_512_core$dma$ifm$write$buffer buffer(
+        .clock(buffer$clock),
+        .rst_n(buffer$rst_n),
+        .tail$valid(beats$valid),
+        .tail$data(beats$data),
+        .tail$ready(beats$ready),
+        .head$valid(buffer$head$valid),
+        .head$data(buffer$head$data),
+        .head$ready(buffer$head$ready),
+        .count(buffer$count)
+    );
+    npu_u65_512_core$dma$ifm$write$unclaimed unclaimed(
+        .clock(unclaimed$clock),
+        .rst_n(unclaimed$rst_n),
+        .d(unclaimed$d),
+        .q(unclaimed$q)
+    );
+    npu_u65_512_core$dma$ifm$write$claimed claimed(
+        .clock(claimed$clock),
+        .rst_n(claimed$rst_n),
+        .d(claimed$d),
+        .q(claimed$q)
+    );
+    npu_u65_512_core$dma$ifm$write$responses_due responses_due(
+        .clock(responses_due$clock),
+        .rst_n(responses_due$rst_n),
+        .d(responses_due$d),
+        .q(responses_due$q)
+    );
+    npu_u65_512_core$dma$ifm$write$aw_valid aw_valid(
+        .clock(aw_valid$clock),
+        .rst_n(aw_valid$rst_n),
+        .d(aw_valid$d),
+        .q(aw_valid$q)
+    );
+    npu_u65_512_core$dma$ifm$write$aw_addr aw_addr(
+        .clock(aw_addr$clock),
+        .rst_n(aw_addr$rst_n),
+        .d(aw_addr$d),
+        .q(aw_addr$q)
+    );
+    npu_u65_512_core$dma$ifm$write$aw_len aw_len(
+        .clock(aw_len$clock),
+        .rst_n(aw_len$rst_n),
+        .d(aw_len$d),
+        .q(aw_len$q)
+    );
+    npu_u65_512_core$dma$ifm$write$w_valid w_valid(
+        .clock(w_valid$clock),
+        .rst_n(w_valid$rst_n),
+        .d(w_valid$d),
+        .q(w_valid$q)
+    );
+    npu_u65_512_core$dma$ifm$write$w_beat w_beat(
+        .clock(w_beat$clock),
+        .rst_n(w_beat$rst_n),
+        .d(w_beat$d),
+        .q(w_beat$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        unclaimed$clock = clock;
+        claimed$clock = clock;
+        responses_due$clock = clock;
+        aw_valid$clock = clock;
+        aw_addr$clock = clock;
+        aw_len$clock = clock;
+        w_valid$clock = clock;
+        w_beat$clock = clock;
+        unclaimed$d = unclaimed$q;
+        claimed$d = claimed$q;
+        responses_due$d = responses_due$q;
+        aw_valid$d = aw_valid$q;
+        aw_addr$d = aw_addr$q;
+        aw_len$d = aw_len$q;
+        w_valid$d = w_valid$q;
+        w_beat$d = w_beat$q;
+        unclaimed$rst_n = rst_n;
+        claimed$rst_n = rst_n;
+        responses_due$rst_n = rst_n;
+        aw_valid$rst_n = rst_n;
+        aw_addr$rst_n = rst_n;
+        aw_len$rst_n = rst_n;
+        w_valid$rst_n = rst_n;
+        w_beat$rst_n = rst_n;
+        issue$clock = clock;
+        issue$rst_n = rst_n;
+        buffer$clock = clock;
+        buffer$rst_n = rst_n;
+        issue$start = start;
+        issue$next_beat = 1'b0;
+        issue$cancel = 1'b0;
+        pushed = beats$valid & beats$ready;
+        burst_beats = ((issue$beats_m1) & 6'h3f) + 32'h1;
+        burst_ready = (~aw_valid$q | awready) & issue$valid & ~halt & (unclaimed$q >= burst_beats);
+        load_address = aclken & burst_ready & may_issue;
+        limit_stall = burst_ready & ~may_issue;
+        if (aclken & aw_valid$q & awready) begin
+            aw_valid$d = 1'b0;
+        end
+        if (load_address) begin
+            aw_valid$d = 1'b1;
+            aw_addr$d = issue$address;
+            aw_len$d = ((issue$beats_m1) & 8'hff);
+        end
+        issue$next_burst = load_address;
+        burst_issued = load_address;
+        load_data = aclken & (~w_valid$q | wready) & (claimed$q != 32'h0);
+        if (aclken & w_valid$q & wready) begin
+            w_valid$d = 1'b0;
+        end
+        if (load_data) begin
+            w_valid$d = 1'b1;
+            w_beat$d = buffer$head$data;
+        end
+        buffer$head$ready = load_data;
+        unclaimed$d = unclaimed$q;
+        if (pushed) begin
+            unclaimed$d = unclaimed$q + 32'h1;
+        end
+        if (load_address) begin
+            unclaimed$d = unclaimed$d - burst_beats;
+        end
+        claimed$d = claimed$q;
+        if (load_address) begin
+            claimed$d = claimed$q + burst_beats;
+        end
+        if (load_data) begin
+            claimed$d = claimed$d - 32'h1;
+        end
+        if (load_address & ~b_valid) begin
+            responses_due$d = responses_due$q + 32'h1;
+        end
+        if (~load_address & b_valid) begin
+            responses_due$d = responses_due$q - 32'h1;
+        end
+        awvalid = aw_valid$q;
+        awaddr = aw_addr$q;
+        awlen = aw_len$q;
+        wvalid = w_valid$q;
+        wdata = w_beat$q[(64'h0)+:(128)];
+        wstrb = w_beat$q[(64'h80)+:(16)];
+        wlast = w_beat$q[(64'h90)+:(1)];
+        busy = issue$valid | buffer$head$valid | aw_valid$q | w_valid$q | (responses_due$q != 32'h0);
+    end
+    
+endmodule // npu_u65_512_core$dma$ifm$write
+
+
+module npu_u65_512_core$dma$ifm$write$aw_addr(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$write$aw_addr
+
+
+module npu_u65_512_core$dma$ifm$write$aw_len(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    
+    // Constant declarations
+    localparam  init = 8'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$write$aw_len
+
+
+module npu_u65_512_core$dma$ifm$write$aw_valid(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$write$aw_valid
+
+
+module npu_u65_512_core$dma$ifm$write$buffer(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  tail$valid;
+    input wire  [144:0] tail$data;
+    output reg  tail$ready;
+    output reg  head$valid;
+    output reg  [144:0] head$data;
+    input wire  head$ready;
+    output reg  [5:0] count;
+    
+    // Constant declarations
+    localparam  depth = 6'b100000;
+    
+    // Stub signals
+    reg  write_pointer$clock;
+    reg  write_pointer$rst_n;
+    reg  [5:0] write_pointer$d;
+    wire  [5:0] write_pointer$q;
+    reg  read_pointer$clock;
+    reg  read_pointer$rst_n;
+    reg  [5:0] read_pointer$d;
+    wire  [5:0] read_pointer$q;
+    reg  words$clock;
+    reg  words$rst_n;
+    reg  words$write_enable;
+    reg  [4:0] words$write_address;
+    reg  [144:0] words$write_data;
+    reg  [4:0] words$read_address;
+    wire  [144:0] words$read_data;
+    
+    // Local signals
+    reg  push;
+    reg  pop;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$ifm$write$buffer$write_pointer write_pointer(
+        .clock(write_pointer$clock),
+        .rst_n(write_pointer$rst_n),
+        .d(write_pointer$d),
+        .q(write_pointer$q)
+    );
+    npu_u65_512_core$dma$ifm$write$buffer$read_pointer read_pointer(
+        .clock(read_pointer$clock),
+        .rst_n(read_pointer$rst_n),
+        .d(read_pointer$d),
+        .q(read_pointer$q)
+    );
+    npu_u65_512_core$dma$ifm$write$buffer$words words(
+        .clock(words$clock),
+        .rst_n(words$rst_n),
+        .write_enable(words$write_enable),
+        .write_address(words$write_address),
+        .write_data(words$write_data),
+        .read_address(words$read_address),
+        .read_data(words$read_data)
+    );
+    
+    // Update code
+    always @(*) begin
+        write_pointer$clock = clock;
+        read_pointer$clock = clock;
+        write_pointer$d = write_pointer$q;
+        read_pointer$d = read_pointer$q;
+        write_pointer$rst_n = rst_n;
+        read_pointer$rst_n = rst_n;
+        words$clock = clock;
+        words$rst_n = rst_n;
+        count = write_pointer$q - read_pointer$q;
+        tail$ready = count != depth;
+        head$valid = count != 32'h0;
+        push = tail$valid & tail$ready;
+        pop = head$valid & head$ready;
+        words$write_enable = push;
+        words$write_address = write_pointer$q[(32'h0)+:(5)];
+        words$write_data = tail$data;
+        words$read_address = read_pointer$q[(32'h0)+:(5)];
+        head$data = words$read_data;
+        if (push) begin
+            write_pointer$d = write_pointer$q + 32'h1;
+        end
+        if (pop) begin
+            read_pointer$d = read_pointer$q + 32'h1;
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$ifm$write$buffer
+
+
+module npu_u65_512_core$dma$ifm$write$buffer$read_pointer(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [5:0] d;
+    output reg  [5:0] q;
+    
+    // Constant declarations
+    localparam  init = 6'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$write$buffer$read_pointer
+
+
+module npu_u65_512_core$dma$ifm$write$buffer$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write_enable;
+    input wire  [4:0] write_address;
+    input wire  [144:0] write_data;
+    input wire  [4:0] read_address;
+    output reg  [144:0] read_data;
+    
+    // Update code (custom)
+    reg [144:0] cells [0:31];
+    integer i;
+    always @(posedge clock or negedge rst_n)
+       if (!rst_n) for (i = 0; i <= 31; i = i + 1) cells[i] <= 0;
+       else if (write_enable) cells[write_address] <= write_data;
+    always @(*) read_data = cells[read_address];
+endmodule // npu_u65_512_core$dma$ifm$write$buffer$words
+
+
+module npu_u65_512_core$dma$ifm$write$buffer$write_pointer(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [5:0] d;
+    output reg  [5:0] q;
+    
+    // Constant declarations
+    localparam  init = 6'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$write$buffer$write_pointer
+
+
+module npu_u65_512_core$dma$ifm$write$claimed(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [5:0] d;
+    output reg  [5:0] q;
+    
+    // Constant declarations
+    localparam  init = 6'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$write$claimed
+
+
+module npu_u65_512_core$dma$ifm$write$issue(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,address,beats_m1,last_burst,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  start;
+    input wire  [39:0] shape$base;
+    input wire  [31:0] shape$len;
+    input wire  [15:0] shape$rows;
+    input wire  [15:0] shape$planes;
+    input wire  [39:0] shape$row_skip;
+    input wire  [39:0] shape$plane_skip;
+    input wire  shape$three_d;
+    input wire  [1:0] shape$max_beats;
+    input wire  next_burst;
+    input wire  next_beat;
+    input wire  cancel;
+    output reg  valid;
+    output reg  [39:0] address;
+    output reg  [3:0] beats_m1;
+    output reg  last_burst;
+    output reg  [3:0] beat_first_lane;
+    output reg  [3:0] beat_last_lane;
+    output reg  [35:0] beat_line;
+    output reg  beat_last_of_burst;
+    output reg  beat_last;
+    
+    // Stub signals
+    reg  active$clock;
+    reg  active$rst_n;
+    reg  active$d;
+    wire  active$q;
+    reg  current$clock;
+    reg  current$rst_n;
+    reg  [39:0] current$d;
+    wire  [39:0] current$q;
+    reg  row_left$clock;
+    reg  row_left$rst_n;
+    reg  [31:0] row_left$d;
+    wire  [31:0] row_left$q;
+    reg  row_start$clock;
+    reg  row_start$rst_n;
+    reg  [39:0] row_start$d;
+    wire  [39:0] row_start$q;
+    reg  packed_row_start$clock;
+    reg  packed_row_start$rst_n;
+    reg  [39:0] packed_row_start$d;
+    wire  [39:0] packed_row_start$q;
+    reg  rows_left$clock;
+    reg  rows_left$rst_n;
+    reg  [15:0] rows_left$d;
+    wire  [15:0] rows_left$q;
+    reg  planes_left$clock;
+    reg  planes_left$rst_n;
+    reg  [15:0] planes_left$d;
+    wire  [15:0] planes_left$q;
+    reg  beat$clock;
+    reg  beat$rst_n;
+    reg  [3:0] beat$d;
+    wire  [3:0] beat$q;
+    reg  len$clock;
+    reg  len$rst_n;
+    reg  [31:0] len$d;
+    wire  [31:0] len$q;
+    reg  rows$clock;
+    reg  rows$rst_n;
+    reg  [15:0] rows$d;
+    wire  [15:0] rows$q;
+    reg  row_stride$clock;
+    reg  row_stride$rst_n;
+    reg  [39:0] row_stride$d;
+    wire  [39:0] row_stride$q;
+    reg  plane_gap$clock;
+    reg  plane_gap$rst_n;
+    reg  [39:0] plane_gap$d;
+    wire  [39:0] plane_gap$q;
+    reg  three_d$clock;
+    reg  three_d$rst_n;
+    reg  three_d$d;
+    wire  three_d$q;
+    reg  max_beats$clock;
+    reg  max_beats$rst_n;
+    reg  [1:0] max_beats$d;
+    wire  [1:0] max_beats$q;
+    
+    // Local signals
+    reg  [8:0] boundary_bytes;
+    reg  [8:0] burst_bytes;
+    reg  row_ends;
+    reg  [8:0] burst_end_offset;
+    reg  advance_burst;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$ifm$write$issue$active active(
+        .clock(active$clock),
+        .rst_n(active$rst_n),
+        .d(active$d),
+        .q(active$q)
+    );
+    npu_u65_512_core$dma$ifm$write$issue$current current(
+        .clock(current$clock),
+        .rst_n(current$rst_n),
+        .d(current$d),
+        .q(current$q)
+    );
+    npu_u65_512_core$dma$ifm$write$issue$row_left row_left(
+        .clock(row_left$clock),
+        .rst_n(row_left$rst_n),
+        .d(row_left$d),
+        .q(row_left$q)
+    );
+    npu_u65_512_core$dma$ifm$write$issue$row_start row_start(
+        .clock(row_start$clock),
+        .rst_n(row_start$rst_n),
+        .d(row_start$d),
+        .q(row_start$q)
+    );
+    npu_u65_512_core$dma$ifm$write$issue$packed_row_start packed_row_start(
+        .clock(packed_row_start$clock),
+        .rst_n(packed_row_start$rst_n),
+        .d(packed_row_start$d),
+        .q(packed_row_start$q)
+    );
+    npu_u65_512_core$dma$ifm$write$issue$rows_left rows_left(
+        .clock(rows_left$clock),
+        .rst_n(rows_left$rst_n),
+        .d(rows_left$d),
+        .q(rows_left$q)
+    );
+    npu_u65_512_core$dma$ifm$write$issue$planes_left planes_left(
+        .clock(planes_left$clock),
+        .rst_n(planes_left$rst_n),
+        .d(planes_left$d),
+        .q(planes_left$q)
+    );
+    npu_u65_512_core$dma$ifm$write$issue$beat beat(
+        .clock(beat$clock),
+        .rst_n(beat$rst_n),
+        .d(beat$d),
+        .q(beat$q)
+    );
+    npu_u65_512_core$dma$ifm$write$issue$len len(
+        .clock(len$clock),
+        .rst_n(len$rst_n),
+        .d(len$d),
+        .q(len$q)
+    );
+    npu_u65_512_core$dma$ifm$write$issue$rows rows(
+        .clock(rows$clock),
+        .rst_n(rows$rst_n),
+        .d(rows$d),
+        .q(rows$q)
+    );
+    npu_u65_512_core$dma$ifm$write$issue$row_stride row_stride(
+        .clock(row_stride$clock),
+        .rst_n(row_stride$rst_n),
+        .d(row_stride$d),
+        .q(row_stride$q)
+    );
+    npu_u65_512_core$dma$ifm$write$issue$plane_gap plane_gap(
+        .clock(plane_gap$clock),
+        .rst_n(plane_gap$rst_n),
+        .d(plane_gap$d),
+        .q(plane_gap$q)
+    );
+    npu_u65_512_core$dma$ifm$write$issue$three_d three_d(
+        .clock(three_d$clock),
+        .rst_n(three_d$rst_n),
+        .d(three_d$d),
+        .q(three_d$q)
+    );
+    npu_u65_512_core$dma$ifm$write$issue$max_beats max_beats(
+        .clock(max_beats$clock),
+        .rst_n(max_beats$rst_n),
+        .d(max_beats$d),
+        .q(max_beats$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        active$clock = clock;
+        current$clock = clock;
+        row_left$clock = clock;
+        row_start$clock = clock;
+        packed_row_start$clock = clock;
+        rows_left$clock = clock;
+        planes_left$clock = clock;
+        beat$clock = clock;
+        len$clock = clock;
+        rows$clock = clock;
+        row_stride$clock = clock;
+        plane_gap$clock = clock;
+        three_d$clock = clock;
+        max_beats$clock = clock;
+        active$d = active$q;
+        current$d = current$q;
+        row_left$d = row_left$q;
+        row_start$d = row_start$q;
+        packed_row_start$d = packed_row_start$q;
+        rows_left$d = rows_left$q;
+        planes_left$d = planes_left$q;
+        beat$d = beat$q;
+        len$d = len$q;
+        rows$d = rows$q;
+        row_stride$d = row_stride$q;
+        plane_gap$d = plane_gap$q;
+        three_d$d = three_d$q;
+        max_beats$d = max_beats$q;
+        active$rst_n = rst_n;
+        current$rst_n = rst_n;
+        row_left$rst_n = rst_n;
+        row_start$rst_n = rst_n;
+        packed_row_start$rst_n = rst_n;
+        rows_left$rst_n = rst_n;
+        planes_left$rst_n = rst_n;
+        beat$rst_n = rst_n;
+        len$rst_n = rst_n;
+        rows$rst_n = rst_n;
+        row_stride$rst_n = rst_n;
+        plane_gap$rst_n = rst_n;
+        three_d$rst_n = rst_n;
+        max_beats$rst_n = rst_n;
+        if (max_beats$q == 32'h1) begin
+            boundary_bytes = ((32'h80) & 9'h1ff) - ((current$q & 32'h7f) & 9'h1ff);
+        end
+        else if (max_beats$q == 32'h2) begin
+            boundary_bytes = ((32'h100) & 9'h1ff) - ((current$q & 32'hff) & 9'h1ff);
+        end
+        else begin
+            boundary_bytes = ((32'h40) & 9'h1ff) - ((current$q & 32'h3f) & 9'h1ff);
+        end
+        row_ends = row_left$q <= ((boundary_bytes) & 32'hffffffff);
+        burst_bytes = boundary_bytes;
+        if (row_ends) begin
+            burst_bytes = ((row_left$q) & 9'h1ff);
+        end
+        burst_end_offset = ((current$q & 32'hff) & 9'h1ff) + burst_bytes - 32'h1;
+        valid = active$q;
+        address = current$q;
+        beats_m1 = (((burst_end_offset >> 32'h4) - (((current$q & 32'hff) >> 32'h4) & 9'h1ff)) & 4'hf);
+        last_burst = row_ends & (rows_left$q == 32'h1) & (planes_left$q == 32'h1);
+        beat_first_lane = 32'h0;
+        if (beat$q == 32'h0) begin
+            beat_first_lane = ((current$q) & 4'hf);
+        end
+        beat_last_of_burst = beat$q == beats_m1;
+        beat_last_lane = 32'hf;
+        if (beat_last_of_burst) begin
+            beat_last_lane = ((burst_end_offset) & 4'hf);
+        end
+        beat_line = ((current$q >> 32'h4) & 36'hfffffffff) + ((beat$q) & 36'hfffffffff);
+        beat_last = beat_last_of_burst & last_burst;
+        advance_burst = active$q & next_burst;
+        if (active$q & next_beat) begin
+            beat$d = beat$q + 32'h1;
+            if (beat_last_of_burst) begin
+                beat$d = 32'h0;
+                advance_burst = 1'b1;
+            end
+        end
+        if (advance_burst) begin
+            if (~row_ends) begin
+                current$d = current$q + ((burst_bytes) & 40'hffffffffff);
+                row_left$d = row_left$q - ((burst_bytes) & 32'hffffffff);
+            end
+            else if (rows_left$q != 32'h1) begin
+                current$d = row_start$q + row_stride$q;
+                row_start$d = row_start$q + row_stride$q;
+                packed_row_start$d = packed_row_start$q + ((len$q) & 40'hffffffffff);
+                row_left$d = len$q;
+                rows_left$d = rows_left$q - 32'h1;
+            end
+            else if (planes_left$q != 32'h1) begin
+                current$d = row_start$q + row_stride$q;
+                if (three_d$q) begin
+                    current$d = packed_row_start$q + plane_gap$q;
+                end
+                row_start$d = current$d;
+                packed_row_start$d = current$d;
+                row_left$d = len$q;
+                rows_left$d = rows$q;
+                planes_left$d = planes_left$q - 32'h1;
+            end
+            else begin
+                active$d = 1'b0;
+            end
+        end
+        if (cancel) begin
+            active$d = 1'b0;
+        end
+        if (start) begin
+            active$d = 1'b1;
+            current$d = shape$base;
+            row_start$d = shape$base;
+            packed_row_start$d = shape$base;
+            row_left$d = shape$len;
+            rows_left$d = shape$rows;
+            planes_left$d = shape$planes;
+            beat$d = 32'h0;
+            len$d = shape$len;
+            rows$d = shape$rows;
+            row_stride$d = ((shape$len) & 40'hffffffffff) + shape$row_skip;
+            plane_gap$d = ((shape$len) & 40'hffffffffff) + shape$plane_skip;
+            three_d$d = shape$three_d;
+            max_beats$d = shape$max_beats;
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$ifm$write$issue
+
+
+module npu_u65_512_core$dma$ifm$write$issue$active(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$write$issue$active
+
+
+module npu_u65_512_core$dma$ifm$write$issue$beat(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$write$issue$beat
+
+
+module npu_u65_512_core$dma$ifm$write$issue$current(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$write$issue$current
+
+
+module npu_u65_512_core$dma$ifm$write$issue$len(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$write$issue$len
+
+
+module npu_u65_512_core$dma$ifm$write$issue$max_beats(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$write$issue$max_beats
+
+
+module npu_u65_512_core$dma$ifm$write$issue$packed_row_start(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$write$issue$packed_row_start
+
+
+module npu_u65_512_core$dma$ifm$write$issue$plane_gap(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$write$issue$plane_gap
+
+
+module npu_u65_512_core$dma$ifm$write$issue$planes_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$write$issue$planes_left
+
+
+module npu_u65_512_core$dma$ifm$write$issue$row_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$write$issue$row_left
+
+
+module npu_u65_512_core$dma$ifm$write$issue$row_start(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$write$issue$row_start
+
+
+module npu_u65_512_core$dma$ifm$write$issue$row_stride(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$write$issue$row_stride
+
+
+module npu_u65_512_core$dma$ifm$write$issue$rows(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$write$issue$rows
+
+
+module npu_u65_512_core$dma$ifm$write$issue$rows_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$write$issue$rows_left
+
+
+module npu_u65_512_core$dma$ifm$write$issue$three_d(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$write$issue$three_d
+
+
+module npu_u65_512_core$dma$ifm$write$responses_due(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [5:0] d;
+    output reg  [5:0] q;
+    
+    // Constant declarations
+    localparam  init = 6'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$write$responses_due
+
+
+module npu_u65_512_core$dma$ifm$write$unclaimed(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [5:0] d;
+    output reg  [5:0] q;
+    
+    // Constant declarations
+    localparam  init = 6'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$write$unclaimed
+
+
+module npu_u65_512_core$dma$ifm$write$w_beat(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [144:0] d;
+    output reg  [144:0] q;
+    
+    // Constant declarations
+    localparam  init = 145'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$write$w_beat
+
+
+module npu_u65_512_core$dma$ifm$write$w_valid(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm$write$w_valid
+
+
+module npu_u65_512_core$dma$ifm_block_end(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ifm_block_end
+
+
+module npu_u65_512_core$dma$ifm_region(region,regioncfg,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,base,counter,max_beats,arcache,awcache);
+    
+    // Module arguments
+    input wire  [2:0] region;
+    input wire  [15:0] regioncfg;
+    input wire  [31:0] basep$0;
+    input wire  [31:0] basep$1;
+    input wire  [31:0] basep$2;
+    input wire  [31:0] basep$3;
+    input wire  [31:0] basep$4;
+    input wire  [31:0] basep$5;
+    input wire  [31:0] basep$6;
+    input wire  [31:0] basep$7;
+    input wire  [31:0] basep$8;
+    input wire  [31:0] basep$9;
+    input wire  [31:0] basep$10;
+    input wire  [31:0] basep$11;
+    input wire  [31:0] basep$12;
+    input wire  [31:0] basep$13;
+    input wire  [31:0] basep$14;
+    input wire  [31:0] basep$15;
+    input wire  [31:0] axi_limit$0;
+    input wire  [31:0] axi_limit$1;
+    input wire  [31:0] axi_limit$2;
+    input wire  [31:0] axi_limit$3;
+    output reg  [39:0] base;
+    output reg  [1:0] counter;
+    output reg  [1:0] max_beats;
+    output reg  [3:0] arcache;
+    output reg  [3:0] awcache;
+    
+    // Constant declarations
+    localparam  max_beats_lsb = 5'b0;
+    localparam  memtype_lsb = 5'b100;
+    
+    // Stub signals
+    reg  [3:0] cache$memtype;
+    wire  [3:0] cache$arcache;
+    wire  [3:0] cache$awcache;
+    
+    // Local signals
+    reg  [3:0] counter_select;
+    reg  [7:0] region_select;
+    reg  [31:0] limit;
+    reg  [31:0] base_low;
+    reg  [31:0] base_high;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$ifm_region$cache cache(
+        .memtype(cache$memtype),
+        .arcache(cache$arcache),
+        .awcache(cache$awcache)
+    );
+    
+    // Update code
+    always @(*) begin
+        counter = ((regioncfg >> (((region) & 5'h1f) << 32'h1)) & 2'h3);
+        counter_select = ((32'h1) & 4'hf) << counter;
+        region_select = ((32'h1) & 8'hff) << region;
+        limit = 32'h0;
+        if (counter_select[0]) begin
+            limit = axi_limit$0;
+        end
+        if (counter_select[1]) begin
+            limit = axi_limit$1;
+        end
+        if (counter_select[2]) begin
+            limit = axi_limit$2;
+        end
+        if (counter_select[3]) begin
+            limit = axi_limit$3;
+        end
+        base_low = 32'h0;
+        base_high = 32'h0;
+        if (region_select[0]) begin
+            base_low = basep$0;
+            base_high = basep$1;
+        end
+        if (region_select[1]) begin
+            base_low = basep$2;
+            base_high = basep$3;
+        end
+        if (region_select[2]) begin
+            base_low = basep$4;
+            base_high = basep$5;
+        end
+        if (region_select[3]) begin
+            base_low = basep$6;
+            base_high = basep$7;
+        end
+        if (region_select[4]) begin
+            base_low = basep$8;
+            base_high = basep$9;
+        end
+        if (region_select[5]) begin
+            base_low = basep$10;
+            base_high = basep$11;
+        end
+        if (region_select[6]) begin
+            base_low = basep$12;
+            base_high = basep$13;
+        end
+        if (region_select[7]) begin
+            base_low = basep$14;
+            base_high = basep$15;
+        end
+        base = ((base_low) & 40'hffffffffff) | (((base_high) & 40'hffffffffff) << 32'h20);
+        max_beats = ((limit >> max_beats_lsb) & 2'h3);
+        cache$memtype = ((limit >> memtype_lsb) & 4'hf);
+        arcache = cache$arcache;
+        awcache = cache$awcache;
+    end
+    
+endmodule // npu_u65_512_core$dma$ifm_region
+
+
+module npu_u65_512_core$dma$ifm_region$cache(memtype,arcache,awcache);
+    
+    // Module arguments
+    input wire  [3:0] memtype;
+    output reg  [3:0] arcache;
+    output reg  [3:0] awcache;
+    
+    // Update code
+    always @(*) begin
+        arcache = memtype;
+        awcache = memtype;
+        if (memtype >= 32'h4) begin
+            arcache = ((((32'ha) & 4'hf) & ~(1 << (32'h2)) | ((memtype[32'h0]) << (32'h2))) & ~(1 << (32'h0)) | ((memtype[32'h3]) << (32'h0)));
+            awcache = ((((32'h6) & 4'hf) & ~(1 << (32'h3)) | ((memtype[32'h1]) << (32'h3))) & ~(1 << (32'h0)) | ((memtype[32'h3]) << (32'h0)));
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$ifm_region$cache
+
+
+module npu_u65_512_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$len,source$rows,source$planes,source$row_skip,source$plane_skip,source$three_d,source$max_beats,destination$base,destination$len,destination$rows,destination$planes,destination$row_skip,destination$plane_skip,destination$three_d,destination$max_beats,internal,cores,halt,read_counter,read_cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,may_write,awvalid,awaddr,awlen,awready,wvalid,wdata,wstrb,wlast,wready,b_valid,burst_issued,write_limit_stall,shram_ready,shram_write,shram_cores,shram_line,shram_data,shram_strobe,done,busy);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  aclken;
+    input wire  start;
+    input wire  [39:0] source$base;
+    input wire  [31:0] source$len;
+    input wire  [15:0] source$rows;
+    input wire  [15:0] source$planes;
+    input wire  [39:0] source$row_skip;
+    input wire  [39:0] source$plane_skip;
+    input wire  source$three_d;
+    input wire  [1:0] source$max_beats;
+    input wire  [39:0] destination$base;
+    input wire  [31:0] destination$len;
+    input wire  [15:0] destination$rows;
+    input wire  [15:0] destination$planes;
+    input wire  [39:0] destination$row_skip;
+    input wire  [39:0] destination$plane_skip;
+    input wire  destination$three_d;
+    input wire  [1:0] destination$max_beats;
+    input wire  internal;
+    input wire  [1:0] cores;
+    input wire  halt;
+    input wire  [1:0] read_counter;
+    input wire  [3:0] read_cache;
+    output wire  reads$request;
+    output wire  [39:0] reads$address;
+    output wire  [7:0] reads$len;
+    input wire  reads$grant;
+    output wire  [1:0] reads$counter;
+    output wire  [3:0] reads$cache;
+    input wire  reads$may_issue;
+    output wire  reads$limit_stall;
+    input wire  reads$beat;
+    input wire  [127:0] reads$data;
+    input wire  may_write;
+    output reg  awvalid;
+    output reg  [39:0] awaddr;
+    output reg  [7:0] awlen;
+    input wire  awready;
+    output reg  wvalid;
+    output reg  [127:0] wdata;
+    output reg  [15:0] wstrb;
+    output reg  wlast;
+    input wire  wready;
+    input wire  b_valid;
+    output reg  burst_issued;
+    output reg  write_limit_stall;
+    input wire  shram_ready;
     output reg  shram_write;
     output reg  [1:0] shram_cores;
     output reg  [11:0] shram_line;
@@ -6272,7 +11099,7 @@ module npu_u65_512_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
         aligner$wanted = fill$valid;
         aligner$first_lane = fill$beat_first_lane;
         aligner$last_lane = fill$beat_last_lane;
-        aligner$out$ready = to_shram$q | write$beats$ready;
+        aligner$out$ready = (to_shram$q & shram_ready) | (~to_shram$q & write$beats$ready);
         beat_out = aligner$out$valid & aligner$out$ready;
         fill$next_beat = beat_out;
         fill$next_burst = 1'b0;
@@ -9897,6 +14724,707 @@ module npu_u65_512_core$dma$mem2mem_write_counter(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$dma$mem2mem_write_counter
 
 
+module npu_u65_512_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,halt,writes$valid,writes$data,writes$ready,issue_counter,may_issue,response_counter,cache,awvalid,awaddr,awready,wvalid,wdata,wstrb,wready,b_valid,burst_issued,limit_stall,busy);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  aclken;
+    input wire  [15:0] regioncfg;
+    input wire  [31:0] basep$0;
+    input wire  [31:0] basep$1;
+    input wire  [31:0] basep$2;
+    input wire  [31:0] basep$3;
+    input wire  [31:0] basep$4;
+    input wire  [31:0] basep$5;
+    input wire  [31:0] basep$6;
+    input wire  [31:0] basep$7;
+    input wire  [31:0] basep$8;
+    input wire  [31:0] basep$9;
+    input wire  [31:0] basep$10;
+    input wire  [31:0] basep$11;
+    input wire  [31:0] basep$12;
+    input wire  [31:0] basep$13;
+    input wire  [31:0] basep$14;
+    input wire  [31:0] basep$15;
+    input wire  [31:0] axi_limit$0;
+    input wire  [31:0] axi_limit$1;
+    input wire  [31:0] axi_limit$2;
+    input wire  [31:0] axi_limit$3;
+    input wire  halt;
+    input wire  writes$valid;
+    input wire  [304:0] writes$data;
+    output reg  writes$ready;
+    output reg  [1:0] issue_counter;
+    input wire  may_issue;
+    output reg  [1:0] response_counter;
+    output reg  [3:0] cache;
+    output reg  awvalid;
+    output reg  [39:0] awaddr;
+    input wire  awready;
+    output reg  wvalid;
+    output reg  [127:0] wdata;
+    output reg  [15:0] wstrb;
+    input wire  wready;
+    input wire  b_valid;
+    output reg  burst_issued;
+    output reg  limit_stall;
+    output reg  busy;
+    
+    // Stub signals
+    reg  [2:0] region_lookup$region;
+    reg  [15:0] region_lookup$regioncfg;
+    reg  [31:0] region_lookup$basep$0;
+    reg  [31:0] region_lookup$basep$1;
+    reg  [31:0] region_lookup$basep$2;
+    reg  [31:0] region_lookup$basep$3;
+    reg  [31:0] region_lookup$basep$4;
+    reg  [31:0] region_lookup$basep$5;
+    reg  [31:0] region_lookup$basep$6;
+    reg  [31:0] region_lookup$basep$7;
+    reg  [31:0] region_lookup$basep$8;
+    reg  [31:0] region_lookup$basep$9;
+    reg  [31:0] region_lookup$basep$10;
+    reg  [31:0] region_lookup$basep$11;
+    reg  [31:0] region_lookup$basep$12;
+    reg  [31:0] region_lookup$basep$13;
+    reg  [31:0] region_lookup$basep$14;
+    reg  [31:0] region_lookup$basep$15;
+    reg  [31:0] region_lookup$axi_limit$0;
+    reg  [31:0] region_lookup$axi_limit$1;
+    reg  [31:0] region_lookup$axi_limit$2;
+    reg  [31:0] region_lookup$axi_limit$3;
+    wire  [39:0] region_lookup$base;
+    wire  [1:0] region_lookup$counter;
+    wire  [1:0] region_lookup$max_beats;
+    wire  [3:0] region_lookup$arcache;
+    wire  [3:0] region_lookup$awcache;
+    reg  held_counter$clock;
+    reg  held_counter$rst_n;
+    reg  [1:0] held_counter$d;
+    wire  [1:0] held_counter$q;
+    reg  aw_cache$clock;
+    reg  aw_cache$rst_n;
+    reg  [3:0] aw_cache$d;
+    wire  [3:0] aw_cache$q;
+    reg  line$clock;
+    reg  line$rst_n;
+    reg  [1:0] line$d;
+    wire  [1:0] line$q;
+    reg  aw_valid$clock;
+    reg  aw_valid$rst_n;
+    reg  aw_valid$d;
+    wire  aw_valid$q;
+    reg  aw_address$clock;
+    reg  aw_address$rst_n;
+    reg  [39:0] aw_address$d;
+    wire  [39:0] aw_address$q;
+    reg  w_valid$clock;
+    reg  w_valid$rst_n;
+    reg  w_valid$d;
+    wire  w_valid$q;
+    reg  w_data$clock;
+    reg  w_data$rst_n;
+    reg  [127:0] w_data$d;
+    wire  [127:0] w_data$q;
+    reg  w_strobe$clock;
+    reg  w_strobe$rst_n;
+    reg  [15:0] w_strobe$d;
+    wire  [15:0] w_strobe$q;
+    reg  outstanding$clock;
+    reg  outstanding$rst_n;
+    reg  [6:0] outstanding$d;
+    wire  [6:0] outstanding$q;
+    
+    // Local signals
+    reg  [39:0] address;
+    reg  [3:0] lane;
+    reg  [383:0] window;
+    reg  [47:0] strobes;
+    reg  [47:0] count_mask;
+    reg  [127:0] line_data;
+    reg  [15:0] line_strobe;
+    reg  last_line;
+    reg  aw_free;
+    reg  w_free;
+    reg  issue;
+    reg  same_counter;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$ofm$region_lookup region_lookup(
+        .region(region_lookup$region),
+        .regioncfg(region_lookup$regioncfg),
+        .basep$0(region_lookup$basep$0),
+        .basep$1(region_lookup$basep$1),
+        .basep$2(region_lookup$basep$2),
+        .basep$3(region_lookup$basep$3),
+        .basep$4(region_lookup$basep$4),
+        .basep$5(region_lookup$basep$5),
+        .basep$6(region_lookup$basep$6),
+        .basep$7(region_lookup$basep$7),
+        .basep$8(region_lookup$basep$8),
+        .basep$9(region_lookup$basep$9),
+        .basep$10(region_lookup$basep$10),
+        .basep$11(region_lookup$basep$11),
+        .basep$12(region_lookup$basep$12),
+        .basep$13(region_lookup$basep$13),
+        .basep$14(region_lookup$basep$14),
+        .basep$15(region_lookup$basep$15),
+        .axi_limit$0(region_lookup$axi_limit$0),
+        .axi_limit$1(region_lookup$axi_limit$1),
+        .axi_limit$2(region_lookup$axi_limit$2),
+        .axi_limit$3(region_lookup$axi_limit$3),
+        .base(region_lookup$base),
+        .counter(region_lookup$counter),
+        .max_beats(region_lookup$max_beats),
+        .arcache(region_lookup$arcache),
+        .awcache(region_lookup$awcache)
+    );
+    npu_u65_512_core$dma$ofm$held_counter held_counter(
+        .clock(held_counter$clock),
+        .rst_n(held_counter$rst_n),
+        .d(held_counter$d),
+        .q(held_counter$q)
+    );
+    npu_u65_512_core$dma$ofm$aw_cache aw_cache(
+        .clock(aw_cache$clock),
+        .rst_n(aw_cache$rst_n),
+        .d(aw_cache$d),
+        .q(aw_cache$q)
+    );
+    npu_u65_512_core$dma$ofm$line line(
+        .clock(line$clock),
+        .rst_n(line$rst_n),
+        .d(line$d),
+        .q(line$q)
+    );
+    npu_u65_512_core$dma$ofm$aw_valid aw_valid(
+        .clock(aw_valid$clock),
+        .rst_n(aw_valid$rst_n),
+        .d(aw_valid$d),
+        .q(aw_valid$q)
+    );
+    npu_u65_512_core$dma$ofm$aw_address aw_address(
+        .clock(aw_address$clock),
+        .rst_n(aw_address$rst_n),
+        .d(aw_address$d),
+        .q(aw_address$q)
+    );
+    npu_u65_512_core$dma$ofm$w_valid w_valid(
+        .clock(w_valid$clock),
+        .rst_n(w_valid$rst_n),
+        .d(w_valid$d),
+        .q(w_valid$q)
+    );
+    npu_u65_512_core$dma$ofm$w_data w_data(
+        .clock(w_data$clock),
+        .rst_n(w_data$rst_n),
+        .d(w_data$d),
+        .q(w_data$q)
+    );
+    npu_u65_512_core$dma$ofm$w_strobe w_strobe(
+        .clock(w_strobe$clock),
+        .rst_n(w_strobe$rst_n),
+        .d(w_strobe$d),
+        .q(w_strobe$q)
+    );
+    npu_u65_512_core$dma$ofm$outstanding outstanding(
+        .clock(outstanding$clock),
+        .rst_n(outstanding$rst_n),
+        .d(outstanding$d),
+        .q(outstanding$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        line$clock = clock;
+        aw_valid$clock = clock;
+        aw_address$clock = clock;
+        w_valid$clock = clock;
+        w_data$clock = clock;
+        w_strobe$clock = clock;
+        outstanding$clock = clock;
+        held_counter$clock = clock;
+        aw_cache$clock = clock;
+        line$d = line$q;
+        aw_valid$d = aw_valid$q;
+        aw_address$d = aw_address$q;
+        w_valid$d = w_valid$q;
+        w_data$d = w_data$q;
+        w_strobe$d = w_strobe$q;
+        outstanding$d = outstanding$q;
+        held_counter$d = held_counter$q;
+        aw_cache$d = aw_cache$q;
+        held_counter$rst_n = rst_n;
+        aw_cache$rst_n = rst_n;
+        line$rst_n = rst_n;
+        aw_valid$rst_n = rst_n;
+        aw_address$rst_n = rst_n;
+        w_valid$rst_n = rst_n;
+        w_data$rst_n = rst_n;
+        w_strobe$rst_n = rst_n;
+        outstanding$rst_n = rst_n;
+        region_lookup$region = writes$data[(64'h0)+:(3)];
+        region_lookup$regioncfg = regioncfg;
+        region_lookup$basep$0 = basep$0;
+        region_lookup$basep$1 = basep$1;
+        region_lookup$basep$2 = basep$2;
+        region_lookup$basep$3 = basep$3;
+        region_lookup$basep$4 = basep$4;
+        region_lookup$basep$5 = basep$5;
+        region_lookup$basep$6 = basep$6;
+        region_lookup$basep$7 = basep$7;
+        region_lookup$basep$8 = basep$8;
+        region_lookup$basep$9 = basep$9;
+        region_lookup$basep$10 = basep$10;
+        region_lookup$basep$11 = basep$11;
+        region_lookup$basep$12 = basep$12;
+        region_lookup$basep$13 = basep$13;
+        region_lookup$basep$14 = basep$14;
+        region_lookup$basep$15 = basep$15;
+        region_lookup$axi_limit$0 = axi_limit$0;
+        region_lookup$axi_limit$1 = axi_limit$1;
+        region_lookup$axi_limit$2 = axi_limit$2;
+        region_lookup$axi_limit$3 = axi_limit$3;
+        issue_counter = region_lookup$counter;
+        response_counter = held_counter$q;
+        cache = aw_cache$q;
+        same_counter = (outstanding$q == 32'h0) | (region_lookup$counter == held_counter$q);
+        address = region_lookup$base + writes$data[(64'h3)+:(40)];
+        lane = address[(32'h0)+:(4)];
+        count_mask = (((32'h1) & 48'hffffffffffff) << ((writes$data[(64'h12b)+:(6)]) & 48'hffffffffffff)) - 32'h1;
+        window = 32'h0;
+        strobes = 32'h0;
+        if (lane == 0) begin
+            window = ((writes$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 0);
+            strobes = count_mask << 0;
+        end
+        if (lane == 1) begin
+            window = ((writes$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 1);
+            strobes = count_mask << 1;
+        end
+        if (lane == 2) begin
+            window = ((writes$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 2);
+            strobes = count_mask << 2;
+        end
+        if (lane == 3) begin
+            window = ((writes$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 3);
+            strobes = count_mask << 3;
+        end
+        if (lane == 4) begin
+            window = ((writes$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 4);
+            strobes = count_mask << 4;
+        end
+        if (lane == 5) begin
+            window = ((writes$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 5);
+            strobes = count_mask << 5;
+        end
+        if (lane == 6) begin
+            window = ((writes$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 6);
+            strobes = count_mask << 6;
+        end
+        if (lane == 7) begin
+            window = ((writes$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 7);
+            strobes = count_mask << 7;
+        end
+        if (lane == 8) begin
+            window = ((writes$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 8);
+            strobes = count_mask << 8;
+        end
+        if (lane == 9) begin
+            window = ((writes$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 9);
+            strobes = count_mask << 9;
+        end
+        if (lane == 10) begin
+            window = ((writes$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 10);
+            strobes = count_mask << 10;
+        end
+        if (lane == 11) begin
+            window = ((writes$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 11);
+            strobes = count_mask << 11;
+        end
+        if (lane == 12) begin
+            window = ((writes$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 12);
+            strobes = count_mask << 12;
+        end
+        if (lane == 13) begin
+            window = ((writes$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 13);
+            strobes = count_mask << 13;
+        end
+        if (lane == 14) begin
+            window = ((writes$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 14);
+            strobes = count_mask << 14;
+        end
+        if (lane == 15) begin
+            window = ((writes$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 15);
+            strobes = count_mask << 15;
+        end
+        line_data = window[(32'h0)+:(128)];
+        line_strobe = strobes[(32'h0)+:(16)];
+        if (line$q == 32'h1) begin
+            line_data = window[(32'h80)+:(128)];
+            line_strobe = strobes[(32'h10)+:(16)];
+        end
+        if (line$q == 32'h2) begin
+            line_data = window[(32'h100)+:(128)];
+            line_strobe = strobes[(32'h20)+:(16)];
+        end
+        last_line = 1'b1;
+        if ((line$q == 32'h0) & (strobes[(32'h10)+:(16)] != 32'h0)) begin
+            last_line = 1'b0;
+        end
+        if ((line$q == 32'h1) & (strobes[(32'h20)+:(16)] != 32'h0)) begin
+            last_line = 1'b0;
+        end
+        aw_free = ~aw_valid$q | awready;
+        w_free = ~w_valid$q | wready;
+        issue = aclken & writes$valid & aw_free & w_free & same_counter & may_issue & ~halt;
+        limit_stall = writes$valid & ~may_issue & ~halt;
+        if (aclken & awready) begin
+            aw_valid$d = 1'b0;
+        end
+        if (aclken & wready) begin
+            w_valid$d = 1'b0;
+        end
+        writes$ready = issue & last_line;
+        if (issue) begin
+            aw_valid$d = 1'b1;
+            aw_cache$d = region_lookup$awcache;
+            held_counter$d = region_lookup$counter;
+            aw_address$d = ((address >> 32'h4) << 32'h4) + (((line$q) & 40'hffffffffff) << 32'h4);
+            w_valid$d = 1'b1;
+            w_data$d = line_data;
+            w_strobe$d = line_strobe;
+            line$d = line$q + 32'h1;
+            if (last_line) begin
+                line$d = 32'h0;
+            end
+        end
+        burst_issued = issue;
+        if (issue & ~b_valid) begin
+            outstanding$d = outstanding$q + 32'h1;
+        end
+        if (~issue & b_valid) begin
+            outstanding$d = outstanding$q - 32'h1;
+        end
+        awvalid = aw_valid$q;
+        awaddr = aw_address$q;
+        wvalid = w_valid$q;
+        wdata = w_data$q;
+        wstrb = w_strobe$q;
+        busy = writes$valid | aw_valid$q | w_valid$q | (outstanding$q != 32'h0);
+    end
+    
+endmodule // npu_u65_512_core$dma$ofm
+
+
+module npu_u65_512_core$dma$ofm$aw_address(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ofm$aw_address
+
+
+module npu_u65_512_core$dma$ofm$aw_cache(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ofm$aw_cache
+
+
+module npu_u65_512_core$dma$ofm$aw_valid(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ofm$aw_valid
+
+
+module npu_u65_512_core$dma$ofm$held_counter(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ofm$held_counter
+
+
+module npu_u65_512_core$dma$ofm$line(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ofm$line
+
+
+module npu_u65_512_core$dma$ofm$outstanding(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [6:0] d;
+    output reg  [6:0] q;
+    
+    // Constant declarations
+    localparam  init = 7'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ofm$outstanding
+
+
+module npu_u65_512_core$dma$ofm$region_lookup(region,regioncfg,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,base,counter,max_beats,arcache,awcache);
+    
+    // Module arguments
+    input wire  [2:0] region;
+    input wire  [15:0] regioncfg;
+    input wire  [31:0] basep$0;
+    input wire  [31:0] basep$1;
+    input wire  [31:0] basep$2;
+    input wire  [31:0] basep$3;
+    input wire  [31:0] basep$4;
+    input wire  [31:0] basep$5;
+    input wire  [31:0] basep$6;
+    input wire  [31:0] basep$7;
+    input wire  [31:0] basep$8;
+    input wire  [31:0] basep$9;
+    input wire  [31:0] basep$10;
+    input wire  [31:0] basep$11;
+    input wire  [31:0] basep$12;
+    input wire  [31:0] basep$13;
+    input wire  [31:0] basep$14;
+    input wire  [31:0] basep$15;
+    input wire  [31:0] axi_limit$0;
+    input wire  [31:0] axi_limit$1;
+    input wire  [31:0] axi_limit$2;
+    input wire  [31:0] axi_limit$3;
+    output reg  [39:0] base;
+    output reg  [1:0] counter;
+    output reg  [1:0] max_beats;
+    output reg  [3:0] arcache;
+    output reg  [3:0] awcache;
+    
+    // Constant declarations
+    localparam  max_beats_lsb = 5'b0;
+    localparam  memtype_lsb = 5'b100;
+    
+    // Stub signals
+    reg  [3:0] cache$memtype;
+    wire  [3:0] cache$arcache;
+    wire  [3:0] cache$awcache;
+    
+    // Local signals
+    reg  [3:0] counter_select;
+    reg  [7:0] region_select;
+    reg  [31:0] limit;
+    reg  [31:0] base_low;
+    reg  [31:0] base_high;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$ofm$region_lookup$cache cache(
+        .memtype(cache$memtype),
+        .arcache(cache$arcache),
+        .awcache(cache$awcache)
+    );
+    
+    // Update code
+    always @(*) begin
+        counter = ((regioncfg >> (((region) & 5'h1f) << 32'h1)) & 2'h3);
+        counter_select = ((32'h1) & 4'hf) << counter;
+        region_select = ((32'h1) & 8'hff) << region;
+        limit = 32'h0;
+        if (counter_select[0]) begin
+            limit = axi_limit$0;
+        end
+        if (counter_select[1]) begin
+            limit = axi_limit$1;
+        end
+        if (counter_select[2]) begin
+            limit = axi_limit$2;
+        end
+        if (counter_select[3]) begin
+            limit = axi_limit$3;
+        end
+        base_low = 32'h0;
+        base_high = 32'h0;
+        if (region_select[0]) begin
+            base_low = basep$0;
+            base_high = basep$1;
+        end
+        if (region_select[1]) begin
+            base_low = basep$2;
+            base_high = basep$3;
+        end
+        if (region_select[2]) begin
+            base_low = basep$4;
+            base_high = basep$5;
+        end
+        if (region_select[3]) begin
+            base_low = basep$6;
+            base_high = basep$7;
+        end
+        if (region_select[4]) begin
+            base_low = basep$8;
+            base_high = basep$9;
+        end
+        if (region_select[5]) begin
+            base_low = basep$10;
+            base_high = basep$11;
+        end
+        if (region_select[6]) begin
+            base_low = basep$12;
+            base_high = basep$13;
+        end
+        if (region_select[7]) begin
+            base_low = basep$14;
+            base_high = basep$15;
+        end
+        base = ((base_low) & 40'hffffffffff) | (((base_high) & 40'hffffffffff) << 32'h20);
+        max_beats = ((limit >> max_beats_lsb) & 2'h3);
+        cache$memtype = ((limit >> memtype_lsb) & 4'hf);
+        arcache = cache$arcache;
+        awcache = cache$awcache;
+    end
+    
+endmodule // npu_u65_512_core$dma$ofm$region_lookup
+
+
+module npu_u65_512_core$dma$ofm$region_lookup$cache(memtype,arcache,awcache);
+    
+    // Module arguments
+    input wire  [3:0] memtype;
+    output reg  [3:0] arcache;
+    output reg  [3:0] awcache;
+    
+    // Update code
+    always @(*) begin
+        arcache = memtype;
+        awcache = memtype;
+        if (memtype >= 32'h4) begin
+            arcache = ((((32'ha) & 4'hf) & ~(1 << (32'h2)) | ((memtype[32'h0]) << (32'h2))) & ~(1 << (32'h0)) | ((memtype[32'h3]) << (32'h0)));
+            awcache = ((((32'h6) & 4'hf) & ~(1 << (32'h3)) | ((memtype[32'h1]) << (32'h3))) & ~(1 << (32'h0)) | ((memtype[32'h3]) << (32'h0)));
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$ofm$region_lookup$cache
+
+
+module npu_u65_512_core$dma$ofm$w_data(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [127:0] d;
+    output reg  [127:0] q;
+    
+    // Constant declarations
+    localparam  init = 128'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ofm$w_data
+
+
+module npu_u65_512_core$dma$ofm$w_strobe(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ofm$w_strobe
+
+
+module npu_u65_512_core$dma$ofm$w_valid(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$ofm$w_valid
+
+
 module npu_u65_512_core$dma$queue(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
     
     // Module arguments
@@ -10047,7 +15575,7 @@ module npu_u65_512_core$dma$queue$write_pointer(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$dma$queue$write_pointer
 
 
-module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,clients$0$request,clients$0$address,clients$0$len,clients$0$grant,clients$0$counter,clients$0$cache,clients$0$may_issue,clients$0$limit_stall,clients$0$beat,clients$0$data,clients$1$request,clients$1$address,clients$1$len,clients$1$grant,clients$1$counter,clients$1$cache,clients$1$may_issue,clients$1$limit_stall,clients$1$beat,clients$1$data,m0$aclken,m0$arvalid,m0$arid,m0$araddr,m0$arlen,m0$arcache,m0$arprot,m0$arready,m0$rvalid,m0$rid,m0$rdata,m0$rresp,m0$rlast,m0$ar_channel,m0$ar_counter,m0$r_channel,m0$r_counter,m0$limit_stall,m1$aclken,m1$arvalid,m1$arid,m1$araddr,m1$arlen,m1$arcache,m1$arprot,m1$arready,m1$rvalid,m1$rid,m1$rdata,m1$rresp,m1$rlast,m1$ar_channel,m1$ar_counter,m1$r_channel,m1$r_counter,m1$limit_stall,quiet,error,error_channel,error_interface);
+module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,clients$0$request,clients$0$address,clients$0$len,clients$0$grant,clients$0$counter,clients$0$cache,clients$0$may_issue,clients$0$limit_stall,clients$0$beat,clients$0$data,clients$1$request,clients$1$address,clients$1$len,clients$1$grant,clients$1$counter,clients$1$cache,clients$1$may_issue,clients$1$limit_stall,clients$1$beat,clients$1$data,clients$2$request,clients$2$address,clients$2$len,clients$2$grant,clients$2$counter,clients$2$cache,clients$2$may_issue,clients$2$limit_stall,clients$2$beat,clients$2$data,clients$3$request,clients$3$address,clients$3$len,clients$3$grant,clients$3$counter,clients$3$cache,clients$3$may_issue,clients$3$limit_stall,clients$3$beat,clients$3$data,clients$4$request,clients$4$address,clients$4$len,clients$4$grant,clients$4$counter,clients$4$cache,clients$4$may_issue,clients$4$limit_stall,clients$4$beat,clients$4$data,m0$aclken,m0$arvalid,m0$arid,m0$araddr,m0$arlen,m0$arcache,m0$arprot,m0$arready,m0$rvalid,m0$rid,m0$rdata,m0$rresp,m0$rlast,m0$ar_channel,m0$ar_counter,m0$r_channel,m0$r_counter,m0$limit_stall,m1$aclken,m1$arvalid,m1$arid,m1$araddr,m1$arlen,m1$arcache,m1$arprot,m1$arready,m1$rvalid,m1$rid,m1$rdata,m1$rresp,m1$rlast,m1$ar_channel,m1$ar_counter,m1$r_channel,m1$r_counter,m1$limit_stall,quiet,error,error_channel,error_interface);
     
     // Module arguments
     input wire  clock;
@@ -10077,6 +15605,36 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
     input wire  clients$1$limit_stall;
     output reg  clients$1$beat;
     output reg  [127:0] clients$1$data;
+    input wire  clients$2$request;
+    input wire  [39:0] clients$2$address;
+    input wire  [7:0] clients$2$len;
+    output reg  clients$2$grant;
+    input wire  [1:0] clients$2$counter;
+    input wire  [3:0] clients$2$cache;
+    output reg  clients$2$may_issue;
+    input wire  clients$2$limit_stall;
+    output reg  clients$2$beat;
+    output reg  [127:0] clients$2$data;
+    input wire  clients$3$request;
+    input wire  [39:0] clients$3$address;
+    input wire  [7:0] clients$3$len;
+    output reg  clients$3$grant;
+    input wire  [1:0] clients$3$counter;
+    input wire  [3:0] clients$3$cache;
+    output reg  clients$3$may_issue;
+    input wire  clients$3$limit_stall;
+    output reg  clients$3$beat;
+    output reg  [127:0] clients$3$data;
+    input wire  clients$4$request;
+    input wire  [39:0] clients$4$address;
+    input wire  [7:0] clients$4$len;
+    output reg  clients$4$grant;
+    input wire  [1:0] clients$4$counter;
+    input wire  [3:0] clients$4$cache;
+    output reg  clients$4$may_issue;
+    input wire  clients$4$limit_stall;
+    output reg  clients$4$beat;
+    output reg  [127:0] clients$4$data;
     input wire  m0$aclken;
     output reg  m0$arvalid;
     output reg  [7:0] m0$arid;
@@ -10120,9 +15678,15 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
     
     // Constant declarations
     localparam  ids$0 = 8'h0;
-    localparam  ids$1 = 8'h58;
+    localparam  ids$1 = 8'h4;
+    localparam  ids$2 = 8'h38;
+    localparam  ids$3 = 8'h54;
+    localparam  ids$4 = 8'h58;
     localparam  channels$0 = 4'h0;
-    localparam  channels$1 = 4'h4;
+    localparam  channels$1 = 4'h1;
+    localparam  channels$2 = 4'h2;
+    localparam  channels$3 = 4'h3;
+    localparam  channels$4 = 4'h4;
     localparam  reads_m1_lsb = 5'b10000;
     
     // Stub signals
@@ -10142,6 +15706,24 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
     reg  [7:0] port0$requests$1$len;
     reg  [3:0] port0$requests$1$cache;
     wire  port0$requests$1$grant;
+    reg  port0$requests$2$valid;
+    reg  [7:0] port0$requests$2$id;
+    reg  [39:0] port0$requests$2$address;
+    reg  [7:0] port0$requests$2$len;
+    reg  [3:0] port0$requests$2$cache;
+    wire  port0$requests$2$grant;
+    reg  port0$requests$3$valid;
+    reg  [7:0] port0$requests$3$id;
+    reg  [39:0] port0$requests$3$address;
+    reg  [7:0] port0$requests$3$len;
+    reg  [3:0] port0$requests$3$cache;
+    wire  port0$requests$3$grant;
+    reg  port0$requests$4$valid;
+    reg  [7:0] port0$requests$4$id;
+    reg  [39:0] port0$requests$4$address;
+    reg  [7:0] port0$requests$4$len;
+    reg  [3:0] port0$requests$4$cache;
+    wire  port0$requests$4$grant;
     wire  port0$arvalid;
     wire  [7:0] port0$arid;
     wire  [39:0] port0$araddr;
@@ -10165,6 +15747,24 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
     reg  [7:0] port1$requests$1$len;
     reg  [3:0] port1$requests$1$cache;
     wire  port1$requests$1$grant;
+    reg  port1$requests$2$valid;
+    reg  [7:0] port1$requests$2$id;
+    reg  [39:0] port1$requests$2$address;
+    reg  [7:0] port1$requests$2$len;
+    reg  [3:0] port1$requests$2$cache;
+    wire  port1$requests$2$grant;
+    reg  port1$requests$3$valid;
+    reg  [7:0] port1$requests$3$id;
+    reg  [39:0] port1$requests$3$address;
+    reg  [7:0] port1$requests$3$len;
+    reg  [3:0] port1$requests$3$cache;
+    wire  port1$requests$3$grant;
+    reg  port1$requests$4$valid;
+    reg  [7:0] port1$requests$4$id;
+    reg  [39:0] port1$requests$4$address;
+    reg  [7:0] port1$requests$4$len;
+    reg  [3:0] port1$requests$4$cache;
+    wire  port1$requests$4$grant;
     wire  port1$arvalid;
     wire  [7:0] port1$arid;
     wire  [39:0] port1$araddr;
@@ -10215,6 +15815,24 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
         .requests$1$len(port0$requests$1$len),
         .requests$1$cache(port0$requests$1$cache),
         .requests$1$grant(port0$requests$1$grant),
+        .requests$2$valid(port0$requests$2$valid),
+        .requests$2$id(port0$requests$2$id),
+        .requests$2$address(port0$requests$2$address),
+        .requests$2$len(port0$requests$2$len),
+        .requests$2$cache(port0$requests$2$cache),
+        .requests$2$grant(port0$requests$2$grant),
+        .requests$3$valid(port0$requests$3$valid),
+        .requests$3$id(port0$requests$3$id),
+        .requests$3$address(port0$requests$3$address),
+        .requests$3$len(port0$requests$3$len),
+        .requests$3$cache(port0$requests$3$cache),
+        .requests$3$grant(port0$requests$3$grant),
+        .requests$4$valid(port0$requests$4$valid),
+        .requests$4$id(port0$requests$4$id),
+        .requests$4$address(port0$requests$4$address),
+        .requests$4$len(port0$requests$4$len),
+        .requests$4$cache(port0$requests$4$cache),
+        .requests$4$grant(port0$requests$4$grant),
         .arvalid(port0$arvalid),
         .arid(port0$arid),
         .araddr(port0$araddr),
@@ -10240,6 +15858,24 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
         .requests$1$len(port1$requests$1$len),
         .requests$1$cache(port1$requests$1$cache),
         .requests$1$grant(port1$requests$1$grant),
+        .requests$2$valid(port1$requests$2$valid),
+        .requests$2$id(port1$requests$2$id),
+        .requests$2$address(port1$requests$2$address),
+        .requests$2$len(port1$requests$2$len),
+        .requests$2$cache(port1$requests$2$cache),
+        .requests$2$grant(port1$requests$2$grant),
+        .requests$3$valid(port1$requests$3$valid),
+        .requests$3$id(port1$requests$3$id),
+        .requests$3$address(port1$requests$3$address),
+        .requests$3$len(port1$requests$3$len),
+        .requests$3$cache(port1$requests$3$cache),
+        .requests$3$grant(port1$requests$3$grant),
+        .requests$4$valid(port1$requests$4$valid),
+        .requests$4$id(port1$requests$4$id),
+        .requests$4$address(port1$requests$4$address),
+        .requests$4$len(port1$requests$4$len),
+        .requests$4$cache(port1$requests$4$cache),
+        .requests$4$grant(port1$requests$4$grant),
         .arvalid(port1$arvalid),
         .arid(port1$arid),
         .araddr(port1$araddr),
@@ -10447,6 +16083,165 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
             m1$r_channel = channels$1;
             m1$r_counter = clients$1$counter;
         end
+        clients$2$may_issue = (room & (((32'h1) & 4'hf) << clients$2$counter)) != 32'h0;
+        port0$requests$2$valid = clients$2$request & ~clients$2$counter[32'h1];
+        port1$requests$2$valid = clients$2$request & clients$2$counter[32'h1];
+        port0$requests$2$id = ids$2;
+        port1$requests$2$id = ids$2;
+        port0$requests$2$address = clients$2$address;
+        port1$requests$2$address = clients$2$address;
+        port0$requests$2$len = clients$2$len;
+        port1$requests$2$len = clients$2$len;
+        port0$requests$2$cache = clients$2$cache;
+        port1$requests$2$cache = clients$2$cache;
+        clients$2$grant = port0$requests$2$grant | port1$requests$2$grant;
+        if (clients$2$grant) begin
+            issued = issued | (((32'h1) & 4'hf) << clients$2$counter);
+        end
+        if (clients$2$counter[32'h1]) begin
+            clients$2$beat = m1$rvalid & m1$aclken & (m1$rid == ids$2);
+            clients$2$data = m1$rdata;
+            rlast = m1$rlast;
+            rresp = m1$rresp;
+            m1$limit_stall = m1$limit_stall | clients$2$limit_stall;
+        end
+        else begin
+            clients$2$beat = m0$rvalid & m0$aclken & (m0$rid == ids$2);
+            clients$2$data = m0$rdata;
+            rlast = m0$rlast;
+            rresp = m0$rresp;
+            m0$limit_stall = m0$limit_stall | clients$2$limit_stall;
+        end
+        if (clients$2$beat & rlast) begin
+            completed = completed | (((32'h1) & 4'hf) << clients$2$counter);
+        end
+        if (clients$2$beat & rresp[32'h1] & ~error) begin
+            error = 1'b1;
+            error_channel = channels$2;
+            error_interface = clients$2$counter[32'h1];
+        end
+        if (m0$arid == ids$2) begin
+            m0$ar_channel = channels$2;
+            m0$ar_counter = clients$2$counter;
+        end
+        if (m1$arid == ids$2) begin
+            m1$ar_channel = channels$2;
+            m1$ar_counter = clients$2$counter;
+        end
+        if (m0$rid == ids$2) begin
+            m0$r_channel = channels$2;
+            m0$r_counter = clients$2$counter;
+        end
+        if (m1$rid == ids$2) begin
+            m1$r_channel = channels$2;
+            m1$r_counter = clients$2$counter;
+        end
+        clients$3$may_issue = (room & (((32'h1) & 4'hf) << clients$3$counter)) != 32'h0;
+        port0$requests$3$valid = clients$3$request & ~clients$3$counter[32'h1];
+        port1$requests$3$valid = clients$3$request & clients$3$counter[32'h1];
+        port0$requests$3$id = ids$3;
+        port1$requests$3$id = ids$3;
+        port0$requests$3$address = clients$3$address;
+        port1$requests$3$address = clients$3$address;
+        port0$requests$3$len = clients$3$len;
+        port1$requests$3$len = clients$3$len;
+        port0$requests$3$cache = clients$3$cache;
+        port1$requests$3$cache = clients$3$cache;
+        clients$3$grant = port0$requests$3$grant | port1$requests$3$grant;
+        if (clients$3$grant) begin
+            issued = issued | (((32'h1) & 4'hf) << clients$3$counter);
+        end
+        if (clients$3$counter[32'h1]) begin
+            clients$3$beat = m1$rvalid & m1$aclken & (m1$rid == ids$3);
+            clients$3$data = m1$rdata;
+            rlast = m1$rlast;
+            rresp = m1$rresp;
+            m1$limit_stall = m1$limit_stall | clients$3$limit_stall;
+        end
+        else begin
+            clients$3$beat = m0$rvalid & m0$aclken & (m0$rid == ids$3);
+            clients$3$data = m0$rdata;
+            rlast = m0$rlast;
+            rresp = m0$rresp;
+            m0$limit_stall = m0$limit_stall | clients$3$limit_stall;
+        end
+        if (clients$3$beat & rlast) begin
+            completed = completed | (((32'h1) & 4'hf) << clients$3$counter);
+        end
+        if (clients$3$beat & rresp[32'h1] & ~error) begin
+            error = 1'b1;
+            error_channel = channels$3;
+            error_interface = clients$3$counter[32'h1];
+        end
+        if (m0$arid == ids$3) begin
+            m0$ar_channel = channels$3;
+            m0$ar_counter = clients$3$counter;
+        end
+        if (m1$arid == ids$3) begin
+            m1$ar_channel = channels$3;
+            m1$ar_counter = clients$3$counter;
+        end
+        if (m0$rid == ids$3) begin
+            m0$r_channel = channels$3;
+            m0$r_counter = clients$3$counter;
+        end
+        if (m1$rid == ids$3) begin
+            m1$r_channel = channels$3;
+            m1$r_counter = clients$3$counter;
+        end
+        clients$4$may_issue = (room & (((32'h1) & 4'hf) << clients$4$counter)) != 32'h0;
+        port0$requests$4$valid = clients$4$request & ~clients$4$counter[32'h1];
+        port1$requests$4$valid = clients$4$request & clients$4$counter[32'h1];
+        port0$requests$4$id = ids$4;
+        port1$requests$4$id = ids$4;
+        port0$requests$4$address = clients$4$address;
+        port1$requests$4$address = clients$4$address;
+        port0$requests$4$len = clients$4$len;
+        port1$requests$4$len = clients$4$len;
+        port0$requests$4$cache = clients$4$cache;
+        port1$requests$4$cache = clients$4$cache;
+        clients$4$grant = port0$requests$4$grant | port1$requests$4$grant;
+        if (clients$4$grant) begin
+            issued = issued | (((32'h1) & 4'hf) << clients$4$counter);
+        end
+        if (clients$4$counter[32'h1]) begin
+            clients$4$beat = m1$rvalid & m1$aclken & (m1$rid == ids$4);
+            clients$4$data = m1$rdata;
+            rlast = m1$rlast;
+            rresp = m1$rresp;
+            m1$limit_stall = m1$limit_stall | clients$4$limit_stall;
+        end
+        else begin
+            clients$4$beat = m0$rvalid & m0$aclken & (m0$rid == ids$4);
+            clients$4$data = m0$rdata;
+            rlast = m0$rlast;
+            rresp = m0$rresp;
+            m0$limit_stall = m0$limit_stall | clients$4$limit_stall;
+        end
+        if (clients$4$beat & rlast) begin
+            completed = completed | (((32'h1) & 4'hf) << clients$4$counter);
+        end
+        if (clients$4$beat & rresp[32'h1] & ~error) begin
+            error = 1'b1;
+            error_channel = channels$4;
+            error_interface = clients$4$counter[32'h1];
+        end
+        if (m0$arid == ids$4) begin
+            m0$ar_channel = channels$4;
+            m0$ar_counter = clients$4$counter;
+        end
+        if (m1$arid == ids$4) begin
+            m1$ar_channel = channels$4;
+            m1$ar_counter = clients$4$counter;
+        end
+        if (m0$rid == ids$4) begin
+            m0$r_channel = channels$4;
+            m0$r_counter = clients$4$counter;
+        end
+        if (m1$rid == ids$4) begin
+            m1$r_channel = channels$4;
+            m1$r_counter = clients$4$counter;
+        end
         quiet = 1'b1;
         if (issued[0] & ~completed[0]) begin
             outstanding$0$d = outstanding$0$q + 32'h1;
@@ -10565,7 +16360,7 @@ module npu_u65_512_core$dma$reads$outstanding$3(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$dma$reads$outstanding$3
 
 
-module npu_u65_512_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid,requests$0$id,requests$0$address,requests$0$len,requests$0$cache,requests$0$grant,requests$1$valid,requests$1$id,requests$1$address,requests$1$len,requests$1$cache,requests$1$grant,arvalid,arid,araddr,arlen,arcache,arprot,arready);
+module npu_u65_512_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid,requests$0$id,requests$0$address,requests$0$len,requests$0$cache,requests$0$grant,requests$1$valid,requests$1$id,requests$1$address,requests$1$len,requests$1$cache,requests$1$grant,requests$2$valid,requests$2$id,requests$2$address,requests$2$len,requests$2$cache,requests$2$grant,requests$3$valid,requests$3$id,requests$3$address,requests$3$len,requests$3$cache,requests$3$grant,requests$4$valid,requests$4$id,requests$4$address,requests$4$len,requests$4$cache,requests$4$grant,arvalid,arid,araddr,arlen,arcache,arprot,arready);
     
     // Module arguments
     input wire  clock;
@@ -10584,6 +16379,24 @@ module npu_u65_512_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid
     input wire  [7:0] requests$1$len;
     input wire  [3:0] requests$1$cache;
     output reg  requests$1$grant;
+    input wire  requests$2$valid;
+    input wire  [7:0] requests$2$id;
+    input wire  [39:0] requests$2$address;
+    input wire  [7:0] requests$2$len;
+    input wire  [3:0] requests$2$cache;
+    output reg  requests$2$grant;
+    input wire  requests$3$valid;
+    input wire  [7:0] requests$3$id;
+    input wire  [39:0] requests$3$address;
+    input wire  [7:0] requests$3$len;
+    input wire  [3:0] requests$3$cache;
+    output reg  requests$3$grant;
+    input wire  requests$4$valid;
+    input wire  [7:0] requests$4$id;
+    input wire  [39:0] requests$4$address;
+    input wire  [7:0] requests$4$len;
+    input wire  [3:0] requests$4$cache;
+    output reg  requests$4$grant;
     output reg  arvalid;
     output reg  [7:0] arid;
     output reg  [39:0] araddr;
@@ -10703,6 +16516,36 @@ module npu_u65_512_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid
             address$d = requests$1$address;
             len$d = requests$1$len;
             cache$d = requests$1$cache;
+            prot_q$d = prot;
+        end
+        requests$2$grant = load & requests$2$valid & ~granted;
+        if (requests$2$grant) begin
+            granted = 1'b1;
+            valid$d = 1'b1;
+            id$d = requests$2$id;
+            address$d = requests$2$address;
+            len$d = requests$2$len;
+            cache$d = requests$2$cache;
+            prot_q$d = prot;
+        end
+        requests$3$grant = load & requests$3$valid & ~granted;
+        if (requests$3$grant) begin
+            granted = 1'b1;
+            valid$d = 1'b1;
+            id$d = requests$3$id;
+            address$d = requests$3$address;
+            len$d = requests$3$len;
+            cache$d = requests$3$cache;
+            prot_q$d = prot;
+        end
+        requests$4$grant = load & requests$4$valid & ~granted;
+        if (requests$4$grant) begin
+            granted = 1'b1;
+            valid$d = 1'b1;
+            id$d = requests$4$id;
+            address$d = requests$4$address;
+            len$d = requests$4$len;
+            cache$d = requests$4$cache;
             prot_q$d = prot;
         end
         arvalid = valid$q;
@@ -10830,7 +16673,7 @@ module npu_u65_512_core$dma$reads$port0$valid(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$dma$reads$port0$valid
 
 
-module npu_u65_512_core$dma$reads$port1(clock,rst_n,aclken,prot,requests$0$valid,requests$0$id,requests$0$address,requests$0$len,requests$0$cache,requests$0$grant,requests$1$valid,requests$1$id,requests$1$address,requests$1$len,requests$1$cache,requests$1$grant,arvalid,arid,araddr,arlen,arcache,arprot,arready);
+module npu_u65_512_core$dma$reads$port1(clock,rst_n,aclken,prot,requests$0$valid,requests$0$id,requests$0$address,requests$0$len,requests$0$cache,requests$0$grant,requests$1$valid,requests$1$id,requests$1$address,requests$1$len,requests$1$cache,requests$1$grant,requests$2$valid,requests$2$id,requests$2$address,requests$2$len,requests$2$cache,requests$2$grant,requests$3$valid,requests$3$id,requests$3$address,requests$3$len,requests$3$cache,requests$3$grant,requests$4$valid,requests$4$id,requests$4$address,requests$4$len,requests$4$cache,requests$4$grant,arvalid,arid,araddr,arlen,arcache,arprot,arready);
     
     // Module arguments
     input wire  clock;
@@ -10849,6 +16692,24 @@ module npu_u65_512_core$dma$reads$port1(clock,rst_n,aclken,prot,requests$0$valid
     input wire  [7:0] requests$1$len;
     input wire  [3:0] requests$1$cache;
     output reg  requests$1$grant;
+    input wire  requests$2$valid;
+    input wire  [7:0] requests$2$id;
+    input wire  [39:0] requests$2$address;
+    input wire  [7:0] requests$2$len;
+    input wire  [3:0] requests$2$cache;
+    output reg  requests$2$grant;
+    input wire  requests$3$valid;
+    input wire  [7:0] requests$3$id;
+    input wire  [39:0] requests$3$address;
+    input wire  [7:0] requests$3$len;
+    input wire  [3:0] requests$3$cache;
+    output reg  requests$3$grant;
+    input wire  requests$4$valid;
+    input wire  [7:0] requests$4$id;
+    input wire  [39:0] requests$4$address;
+    input wire  [7:0] requests$4$len;
+    input wire  [3:0] requests$4$cache;
+    output reg  requests$4$grant;
     output reg  arvalid;
     output reg  [7:0] arid;
     output reg  [39:0] araddr;
@@ -10968,6 +16829,36 @@ module npu_u65_512_core$dma$reads$port1(clock,rst_n,aclken,prot,requests$0$valid
             address$d = requests$1$address;
             len$d = requests$1$len;
             cache$d = requests$1$cache;
+            prot_q$d = prot;
+        end
+        requests$2$grant = load & requests$2$valid & ~granted;
+        if (requests$2$grant) begin
+            granted = 1'b1;
+            valid$d = 1'b1;
+            id$d = requests$2$id;
+            address$d = requests$2$address;
+            len$d = requests$2$len;
+            cache$d = requests$2$cache;
+            prot_q$d = prot;
+        end
+        requests$3$grant = load & requests$3$valid & ~granted;
+        if (requests$3$grant) begin
+            granted = 1'b1;
+            valid$d = 1'b1;
+            id$d = requests$3$id;
+            address$d = requests$3$address;
+            len$d = requests$3$len;
+            cache$d = requests$3$cache;
+            prot_q$d = prot;
+        end
+        requests$4$grant = load & requests$4$valid & ~granted;
+        if (requests$4$grant) begin
+            granted = 1'b1;
+            valid$d = 1'b1;
+            id$d = requests$4$id;
+            address$d = requests$4$address;
+            len$d = requests$4$len;
+            cache$d = requests$4$cache;
             prot_q$d = prot;
         end
         arvalid = valid$q;
@@ -11095,6 +16986,1974 @@ module npu_u65_512_core$dma$reads$port1$valid(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$dma$reads$port1$valid
 
 
+module npu_u65_512_core$dma$scales(clock,rst_n,regioncfg,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,halt,requests$valid,requests$data,requests$ready,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,busy);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] regioncfg;
+    input wire  [31:0] basep$0;
+    input wire  [31:0] basep$1;
+    input wire  [31:0] basep$2;
+    input wire  [31:0] basep$3;
+    input wire  [31:0] basep$4;
+    input wire  [31:0] basep$5;
+    input wire  [31:0] basep$6;
+    input wire  [31:0] basep$7;
+    input wire  [31:0] basep$8;
+    input wire  [31:0] basep$9;
+    input wire  [31:0] basep$10;
+    input wire  [31:0] basep$11;
+    input wire  [31:0] basep$12;
+    input wire  [31:0] basep$13;
+    input wire  [31:0] basep$14;
+    input wire  [31:0] basep$15;
+    input wire  [31:0] axi_limit$0;
+    input wire  [31:0] axi_limit$1;
+    input wire  [31:0] axi_limit$2;
+    input wire  [31:0] axi_limit$3;
+    input wire  halt;
+    input wire  requests$valid;
+    input wire  [74:0] requests$data;
+    output reg  requests$ready;
+    output wire  reads$request;
+    output wire  [39:0] reads$address;
+    output wire  [7:0] reads$len;
+    input wire  reads$grant;
+    output wire  [1:0] reads$counter;
+    output wire  [3:0] reads$cache;
+    input wire  reads$may_issue;
+    output wire  reads$limit_stall;
+    input wire  reads$beat;
+    input wire  [127:0] reads$data;
+    output wire  out$valid;
+    output wire  [135:0] out$data;
+    input wire  out$ready;
+    output reg  busy;
+    
+    // Stub signals
+    reg  [2:0] region_lookup$region;
+    reg  [15:0] region_lookup$regioncfg;
+    reg  [31:0] region_lookup$basep$0;
+    reg  [31:0] region_lookup$basep$1;
+    reg  [31:0] region_lookup$basep$2;
+    reg  [31:0] region_lookup$basep$3;
+    reg  [31:0] region_lookup$basep$4;
+    reg  [31:0] region_lookup$basep$5;
+    reg  [31:0] region_lookup$basep$6;
+    reg  [31:0] region_lookup$basep$7;
+    reg  [31:0] region_lookup$basep$8;
+    reg  [31:0] region_lookup$basep$9;
+    reg  [31:0] region_lookup$basep$10;
+    reg  [31:0] region_lookup$basep$11;
+    reg  [31:0] region_lookup$basep$12;
+    reg  [31:0] region_lookup$basep$13;
+    reg  [31:0] region_lookup$basep$14;
+    reg  [31:0] region_lookup$basep$15;
+    reg  [31:0] region_lookup$axi_limit$0;
+    reg  [31:0] region_lookup$axi_limit$1;
+    reg  [31:0] region_lookup$axi_limit$2;
+    reg  [31:0] region_lookup$axi_limit$3;
+    wire  [39:0] region_lookup$base;
+    wire  [1:0] region_lookup$counter;
+    wire  [1:0] region_lookup$max_beats;
+    wire  [3:0] region_lookup$arcache;
+    wire  [3:0] region_lookup$awcache;
+    reg  channel$clock;
+    reg  channel$rst_n;
+    reg  channel$start;
+    reg  [39:0] channel$shape$base;
+    reg  [31:0] channel$shape$len;
+    reg  [15:0] channel$shape$rows;
+    reg  [15:0] channel$shape$planes;
+    reg  [39:0] channel$shape$row_skip;
+    reg  [39:0] channel$shape$plane_skip;
+    reg  channel$shape$three_d;
+    reg  [1:0] channel$shape$max_beats;
+    reg  channel$halt;
+    reg  channel$cancel;
+    reg  [1:0] channel$counter;
+    reg  [3:0] channel$cache;
+    wire  channel$busy;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$scales$region_lookup region_lookup(
+        .region(region_lookup$region),
+        .regioncfg(region_lookup$regioncfg),
+        .basep$0(region_lookup$basep$0),
+        .basep$1(region_lookup$basep$1),
+        .basep$2(region_lookup$basep$2),
+        .basep$3(region_lookup$basep$3),
+        .basep$4(region_lookup$basep$4),
+        .basep$5(region_lookup$basep$5),
+        .basep$6(region_lookup$basep$6),
+        .basep$7(region_lookup$basep$7),
+        .basep$8(region_lookup$basep$8),
+        .basep$9(region_lookup$basep$9),
+        .basep$10(region_lookup$basep$10),
+        .basep$11(region_lookup$basep$11),
+        .basep$12(region_lookup$basep$12),
+        .basep$13(region_lookup$basep$13),
+        .basep$14(region_lookup$basep$14),
+        .basep$15(region_lookup$basep$15),
+        .axi_limit$0(region_lookup$axi_limit$0),
+        .axi_limit$1(region_lookup$axi_limit$1),
+        .axi_limit$2(region_lookup$axi_limit$2),
+        .axi_limit$3(region_lookup$axi_limit$3),
+        .base(region_lookup$base),
+        .counter(region_lookup$counter),
+        .max_beats(region_lookup$max_beats),
+        .arcache(region_lookup$arcache),
+        .awcache(region_lookup$awcache)
+    );
+    npu_u65_512_core$dma$scales$channel channel(
+        .clock(channel$clock),
+        .rst_n(channel$rst_n),
+        .start(channel$start),
+        .shape$base(channel$shape$base),
+        .shape$len(channel$shape$len),
+        .shape$rows(channel$shape$rows),
+        .shape$planes(channel$shape$planes),
+        .shape$row_skip(channel$shape$row_skip),
+        .shape$plane_skip(channel$shape$plane_skip),
+        .shape$three_d(channel$shape$three_d),
+        .shape$max_beats(channel$shape$max_beats),
+        .halt(channel$halt),
+        .cancel(channel$cancel),
+        .counter(channel$counter),
+        .cache(channel$cache),
+        .reads$request(reads$request),
+        .reads$address(reads$address),
+        .reads$len(reads$len),
+        .reads$grant(reads$grant),
+        .reads$counter(reads$counter),
+        .reads$cache(reads$cache),
+        .reads$may_issue(reads$may_issue),
+        .reads$limit_stall(reads$limit_stall),
+        .reads$beat(reads$beat),
+        .reads$data(reads$data),
+        .out$valid(out$valid),
+        .out$data(out$data),
+        .out$ready(out$ready),
+        .busy(channel$busy)
+    );
+    
+    // Update code
+    always @(*) begin
+        channel$clock = clock;
+        channel$rst_n = rst_n;
+        region_lookup$region = requests$data[(64'h0)+:(3)];
+        region_lookup$regioncfg = regioncfg;
+        region_lookup$basep$0 = basep$0;
+        region_lookup$basep$1 = basep$1;
+        region_lookup$basep$2 = basep$2;
+        region_lookup$basep$3 = basep$3;
+        region_lookup$basep$4 = basep$4;
+        region_lookup$basep$5 = basep$5;
+        region_lookup$basep$6 = basep$6;
+        region_lookup$basep$7 = basep$7;
+        region_lookup$basep$8 = basep$8;
+        region_lookup$basep$9 = basep$9;
+        region_lookup$basep$10 = basep$10;
+        region_lookup$basep$11 = basep$11;
+        region_lookup$basep$12 = basep$12;
+        region_lookup$basep$13 = basep$13;
+        region_lookup$basep$14 = basep$14;
+        region_lookup$basep$15 = basep$15;
+        region_lookup$axi_limit$0 = axi_limit$0;
+        region_lookup$axi_limit$1 = axi_limit$1;
+        region_lookup$axi_limit$2 = axi_limit$2;
+        region_lookup$axi_limit$3 = axi_limit$3;
+        channel$shape$base = region_lookup$base + requests$data[(64'h3)+:(40)];
+        channel$shape$len = requests$data[(64'h2b)+:(32)];
+        channel$shape$rows = 32'h1;
+        channel$shape$planes = 32'h1;
+        channel$shape$row_skip = 32'h0;
+        channel$shape$plane_skip = 32'h0;
+        channel$shape$three_d = 1'b0;
+        channel$shape$max_beats = region_lookup$max_beats;
+        channel$counter = region_lookup$counter;
+        channel$cache = region_lookup$arcache;
+        channel$halt = halt;
+        channel$cancel = 1'b0;
+        requests$ready = ~channel$busy & ~halt;
+        channel$start = requests$valid & requests$ready & (requests$data[(64'h2b)+:(32)] != 32'h0);
+        busy = channel$busy;
+    end
+    
+endmodule // npu_u65_512_core$dma$scales
+
+
+module npu_u65_512_core$dma$scales$channel(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,busy);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  start;
+    input wire  [39:0] shape$base;
+    input wire  [31:0] shape$len;
+    input wire  [15:0] shape$rows;
+    input wire  [15:0] shape$planes;
+    input wire  [39:0] shape$row_skip;
+    input wire  [39:0] shape$plane_skip;
+    input wire  shape$three_d;
+    input wire  [1:0] shape$max_beats;
+    input wire  halt;
+    input wire  cancel;
+    input wire  [1:0] counter;
+    input wire  [3:0] cache;
+    output reg  reads$request;
+    output reg  [39:0] reads$address;
+    output reg  [7:0] reads$len;
+    input wire  reads$grant;
+    output reg  [1:0] reads$counter;
+    output reg  [3:0] reads$cache;
+    input wire  reads$may_issue;
+    output reg  reads$limit_stall;
+    input wire  reads$beat;
+    input wire  [127:0] reads$data;
+    output reg  out$valid;
+    output reg  [135:0] out$data;
+    input wire  out$ready;
+    output reg  busy;
+    
+    // Constant declarations
+    localparam  depth = 5'b10000;
+    
+    // Stub signals
+    reg  issue$clock;
+    reg  issue$rst_n;
+    reg  issue$start;
+    reg  issue$next_burst;
+    reg  issue$next_beat;
+    reg  issue$cancel;
+    wire  issue$valid;
+    wire  [39:0] issue$address;
+    wire  [3:0] issue$beats_m1;
+    wire  issue$last_burst;
+    wire  [3:0] issue$beat_first_lane;
+    wire  [3:0] issue$beat_last_lane;
+    wire  [35:0] issue$beat_line;
+    wire  issue$beat_last_of_burst;
+    wire  issue$beat_last;
+    reg  receive$clock;
+    reg  receive$rst_n;
+    reg  receive$start;
+    reg  receive$next_burst;
+    reg  receive$next_beat;
+    reg  receive$cancel;
+    wire  receive$valid;
+    wire  [39:0] receive$address;
+    wire  [3:0] receive$beats_m1;
+    wire  receive$last_burst;
+    wire  [3:0] receive$beat_first_lane;
+    wire  [3:0] receive$beat_last_lane;
+    wire  [35:0] receive$beat_line;
+    wire  receive$beat_last_of_burst;
+    wire  receive$beat_last;
+    reg  buffer$clock;
+    reg  buffer$rst_n;
+    reg  buffer$tail$valid;
+    reg  [135:0] buffer$tail$data;
+    wire  buffer$tail$ready;
+    wire  buffer$head$valid;
+    wire  [135:0] buffer$head$data;
+    reg  buffer$head$ready;
+    wire  [4:0] buffer$count;
+    reg  reserved$clock;
+    reg  reserved$rst_n;
+    reg  [4:0] reserved$d;
+    wire  [4:0] reserved$q;
+    reg  discarding$clock;
+    reg  discarding$rst_n;
+    reg  discarding$d;
+    wire  discarding$q;
+    reg  counter_q$clock;
+    reg  counter_q$rst_n;
+    reg  [1:0] counter_q$d;
+    wire  [1:0] counter_q$q;
+    reg  cache_q$clock;
+    reg  cache_q$rst_n;
+    reg  [3:0] cache_q$d;
+    wire  [3:0] cache_q$q;
+    
+    // Local signals
+    reg  [4:0] burst_beats;
+    reg  burst_ready;
+    reg  popped;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$scales$channel$issue issue(
+        .clock(issue$clock),
+        .rst_n(issue$rst_n),
+        .start(issue$start),
+        .shape$base(shape$base),
+        .shape$len(shape$len),
+        .shape$rows(shape$rows),
+        .shape$planes(shape$planes),
+        .shape$row_skip(shape$row_skip),
+        .shape$plane_skip(shape$plane_skip),
+        .shape$three_d(shape$three_d),
+        .shape$max_beats(shape$max_beats),
+        .next_burst(issue$next_burst),
+        .next_beat(issue$next_beat),
+        .cancel(issue$cancel),
+        .valid(issue$valid),
+        .address(issue$address),
+        .beats_m1(issue$beats_m1),
+        .last_burst(issue$last_burst),
+        .beat_first_lane(issue$beat_first_lane),
+        .beat_last_lane(issue$beat_last_lane),
+        .beat_line(issue$beat_line),
+        .beat_last_of_burst(issue$beat_last_of_burst),
+        .beat_last(issue$beat_last)
+    );
+    npu_u65_512_core$dma$scales$channel$receive receive(
+        .clock(receive$clock),
+        .rst_n(receive$rst_n),
+        .start(receive$start),
+        .shape$base(shape$base),
+        .shape$len(shape$len),
+        .shape$rows(shape$rows),
+        .shape$planes(shape$planes),
+        .shape$row_skip(shape$row_skip),
+        .shape$plane_skip(shape$plane_skip),
+        .shape$three_d(shape$three_d),
+        .shape$max_beats(shape$max_beats),
+        .next_burst(receive$next_burst),
+        .next_beat(receive$next_beat),
+        .cancel(receive$cancel),
+        .valid(receive$valid),
+        .address(receive$address),
+        .beats_m1(receive$beats_m1),
+        .last_burst(receive$last_burst),
+        .beat_first_lane(receive$beat_first_lane),
+        .beat_last_lane(receive$beat_last_lane),
+        .beat_line(receive$beat_line),
+        .beat_last_of_burst(receive$beat_last_of_burst),
+        .beat_last(receive$beat_last)
+    );
+    npu_u65_512_core$dma$scales$channel$buffer buffer(
+        .clock(buffer$clock),
+        .rst_n(buffer$rst_n),
+        .tail$valid(buffer$tail$valid),
+        .tail$data(buffer$tail$data),
+        .tail$ready(buffer$tail$ready),
+        .head$valid(buffer$head$valid),
+        .head$data(buffer$head$data),
+        .head$ready(buffer$head$ready),
+        .count(buffer$count)
+    );
+    npu_u65_512_core$dma$scales$channel$reserved reserved(
+        .clock(reserved$clock),
+        .rst_n(reserved$rst_n),
+        .d(reserved$d),
+        .q(reserved$q)
+    );
+    npu_u65_512_core$dma$scales$channel$discarding discarding(
+        .clock(discarding$clock),
+        .rst_n(discarding$rst_n),
+        .d(discarding$d),
+        .q(discarding$q)
+    );
+    npu_u65_512_core$dma$scales$channel$counter_q counter_q(
+        .clock(counter_q$clock),
+        .rst_n(counter_q$rst_n),
+        .d(counter_q$d),
+        .q(counter_q$q)
+    );
+    npu_u65_512_core$dma$scales$channel$cache_q cache_q(
+        .clock(cache_q$clock),
+        .rst_n(cache_q$rst_n),
+        .d(cache_q$d),
+        .q(cache_q$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        reserved$clock = clock;
+        discarding$clock = clock;
+        counter_q$clock = clock;
+        cache_q$clock = clock;
+        reserved$d = reserved$q;
+        discarding$d = discarding$q;
+        counter_q$d = counter_q$q;
+        cache_q$d = cache_q$q;
+        reserved$rst_n = rst_n;
+        discarding$rst_n = rst_n;
+        counter_q$rst_n = rst_n;
+        cache_q$rst_n = rst_n;
+        if (start) begin
+            counter_q$d = counter;
+            cache_q$d = cache;
+        end
+        reads$counter = counter_q$q;
+        reads$cache = cache_q$q;
+        issue$clock = clock;
+        issue$rst_n = rst_n;
+        receive$clock = clock;
+        receive$rst_n = rst_n;
+        buffer$clock = clock;
+        buffer$rst_n = rst_n;
+        issue$start = start;
+        receive$start = start;
+        burst_beats = ((issue$beats_m1) & 5'h1f) + 32'h1;
+        burst_ready = issue$valid & ~halt & (reserved$q <= depth - burst_beats);
+        reads$request = burst_ready & reads$may_issue;
+        reads$limit_stall = burst_ready & ~reads$may_issue;
+        reads$address = issue$address;
+        reads$len = ((issue$beats_m1) & 8'hff);
+        issue$next_burst = reads$grant;
+        issue$next_beat = 1'b0;
+        issue$cancel = cancel;
+        receive$cancel = 1'b0;
+        if (cancel) begin
+            discarding$d = 1'b1;
+        end
+        if (start) begin
+            discarding$d = 1'b0;
+        end
+        receive$next_burst = 1'b0;
+        receive$next_beat = reads$beat;
+        buffer$tail$valid = reads$beat;
+        buffer$tail$data[(64'h0)+:(128)] = reads$data;
+        buffer$tail$data[(64'h80)+:(4)] = receive$beat_first_lane;
+        buffer$tail$data[(64'h84)+:(4)] = receive$beat_last_lane;
+        out$valid = buffer$head$valid & ~discarding$q;
+        out$data = buffer$head$data;
+        buffer$head$ready = out$ready | discarding$q;
+        popped = buffer$head$valid & buffer$head$ready;
+        if (reads$grant) begin
+            reserved$d = reserved$q + burst_beats;
+            if (popped) begin
+                reserved$d = reserved$q + burst_beats - 32'h1;
+            end
+        end
+        else if (popped) begin
+            reserved$d = reserved$q - 32'h1;
+        end
+        busy = issue$valid | (reserved$q != 32'h0);
+    end
+    
+endmodule // npu_u65_512_core$dma$scales$channel
+
+
+module npu_u65_512_core$dma$scales$channel$buffer(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  tail$valid;
+    input wire  [135:0] tail$data;
+    output reg  tail$ready;
+    output reg  head$valid;
+    output reg  [135:0] head$data;
+    input wire  head$ready;
+    output reg  [4:0] count;
+    
+    // Constant declarations
+    localparam  depth = 5'b10000;
+    
+    // Stub signals
+    reg  write_pointer$clock;
+    reg  write_pointer$rst_n;
+    reg  [4:0] write_pointer$d;
+    wire  [4:0] write_pointer$q;
+    reg  read_pointer$clock;
+    reg  read_pointer$rst_n;
+    reg  [4:0] read_pointer$d;
+    wire  [4:0] read_pointer$q;
+    reg  words$clock;
+    reg  words$rst_n;
+    reg  words$write_enable;
+    reg  [3:0] words$write_address;
+    reg  [135:0] words$write_data;
+    reg  [3:0] words$read_address;
+    wire  [135:0] words$read_data;
+    
+    // Local signals
+    reg  push;
+    reg  pop;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$scales$channel$buffer$write_pointer write_pointer(
+        .clock(write_pointer$clock),
+        .rst_n(write_pointer$rst_n),
+        .d(write_pointer$d),
+        .q(write_pointer$q)
+    );
+    npu_u65_512_core$dma$scales$channel$buffer$read_pointer read_pointer(
+        .clock(read_pointer$clock),
+        .rst_n(read_pointer$rst_n),
+        .d(read_pointer$d),
+        .q(read_pointer$q)
+    );
+    npu_u65_512_core$dma$scales$channel$buffer$words words(
+        .clock(words$clock),
+        .rst_n(words$rst_n),
+        .write_enable(words$write_enable),
+        .write_address(words$write_address),
+        .write_data(words$write_data),
+        .read_address(words$read_address),
+        .read_data(words$read_data)
+    );
+    
+    // Update code
+    always @(*) begin
+        write_pointer$clock = clock;
+        read_pointer$clock = clock;
+        write_pointer$d = write_pointer$q;
+        read_pointer$d = read_pointer$q;
+        write_pointer$rst_n = rst_n;
+        read_pointer$rst_n = rst_n;
+        words$clock = clock;
+        words$rst_n = rst_n;
+        count = write_pointer$q - read_pointer$q;
+        tail$ready = count != depth;
+        head$valid = count != 32'h0;
+        push = tail$valid & tail$ready;
+        pop = head$valid & head$ready;
+        words$write_enable = push;
+        words$write_address = write_pointer$q[(32'h0)+:(4)];
+        words$write_data = tail$data;
+        words$read_address = read_pointer$q[(32'h0)+:(4)];
+        head$data = words$read_data;
+        if (push) begin
+            write_pointer$d = write_pointer$q + 32'h1;
+        end
+        if (pop) begin
+            read_pointer$d = read_pointer$q + 32'h1;
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$scales$channel$buffer
+
+
+module npu_u65_512_core$dma$scales$channel$buffer$read_pointer(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    
+    // Constant declarations
+    localparam  init = 5'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$buffer$read_pointer
+
+
+module npu_u65_512_core$dma$scales$channel$buffer$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write_enable;
+    input wire  [3:0] write_address;
+    input wire  [135:0] write_data;
+    input wire  [3:0] read_address;
+    output reg  [135:0] read_data;
+    
+    // Update code (custom)
+    reg [135:0] cells [0:15];
+    integer i;
+    always @(posedge clock or negedge rst_n)
+       if (!rst_n) for (i = 0; i <= 15; i = i + 1) cells[i] <= 0;
+       else if (write_enable) cells[write_address] <= write_data;
+    always @(*) read_data = cells[read_address];
+endmodule // npu_u65_512_core$dma$scales$channel$buffer$words
+
+
+module npu_u65_512_core$dma$scales$channel$buffer$write_pointer(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    
+    // Constant declarations
+    localparam  init = 5'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$buffer$write_pointer
+
+
+module npu_u65_512_core$dma$scales$channel$cache_q(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$cache_q
+
+
+module npu_u65_512_core$dma$scales$channel$counter_q(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$counter_q
+
+
+module npu_u65_512_core$dma$scales$channel$discarding(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$discarding
+
+
+module npu_u65_512_core$dma$scales$channel$issue(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,address,beats_m1,last_burst,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  start;
+    input wire  [39:0] shape$base;
+    input wire  [31:0] shape$len;
+    input wire  [15:0] shape$rows;
+    input wire  [15:0] shape$planes;
+    input wire  [39:0] shape$row_skip;
+    input wire  [39:0] shape$plane_skip;
+    input wire  shape$three_d;
+    input wire  [1:0] shape$max_beats;
+    input wire  next_burst;
+    input wire  next_beat;
+    input wire  cancel;
+    output reg  valid;
+    output reg  [39:0] address;
+    output reg  [3:0] beats_m1;
+    output reg  last_burst;
+    output reg  [3:0] beat_first_lane;
+    output reg  [3:0] beat_last_lane;
+    output reg  [35:0] beat_line;
+    output reg  beat_last_of_burst;
+    output reg  beat_last;
+    
+    // Stub signals
+    reg  active$clock;
+    reg  active$rst_n;
+    reg  active$d;
+    wire  active$q;
+    reg  current$clock;
+    reg  current$rst_n;
+    reg  [39:0] current$d;
+    wire  [39:0] current$q;
+    reg  row_left$clock;
+    reg  row_left$rst_n;
+    reg  [31:0] row_left$d;
+    wire  [31:0] row_left$q;
+    reg  row_start$clock;
+    reg  row_start$rst_n;
+    reg  [39:0] row_start$d;
+    wire  [39:0] row_start$q;
+    reg  packed_row_start$clock;
+    reg  packed_row_start$rst_n;
+    reg  [39:0] packed_row_start$d;
+    wire  [39:0] packed_row_start$q;
+    reg  rows_left$clock;
+    reg  rows_left$rst_n;
+    reg  [15:0] rows_left$d;
+    wire  [15:0] rows_left$q;
+    reg  planes_left$clock;
+    reg  planes_left$rst_n;
+    reg  [15:0] planes_left$d;
+    wire  [15:0] planes_left$q;
+    reg  beat$clock;
+    reg  beat$rst_n;
+    reg  [3:0] beat$d;
+    wire  [3:0] beat$q;
+    reg  len$clock;
+    reg  len$rst_n;
+    reg  [31:0] len$d;
+    wire  [31:0] len$q;
+    reg  rows$clock;
+    reg  rows$rst_n;
+    reg  [15:0] rows$d;
+    wire  [15:0] rows$q;
+    reg  row_stride$clock;
+    reg  row_stride$rst_n;
+    reg  [39:0] row_stride$d;
+    wire  [39:0] row_stride$q;
+    reg  plane_gap$clock;
+    reg  plane_gap$rst_n;
+    reg  [39:0] plane_gap$d;
+    wire  [39:0] plane_gap$q;
+    reg  three_d$clock;
+    reg  three_d$rst_n;
+    reg  three_d$d;
+    wire  three_d$q;
+    reg  max_beats$clock;
+    reg  max_beats$rst_n;
+    reg  [1:0] max_beats$d;
+    wire  [1:0] max_beats$q;
+    
+    // Local signals
+    reg  [8:0] boundary_bytes;
+    reg  [8:0] burst_bytes;
+    reg  row_ends;
+    reg  [8:0] burst_end_offset;
+    reg  advance_burst;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$scales$channel$issue$active active(
+        .clock(active$clock),
+        .rst_n(active$rst_n),
+        .d(active$d),
+        .q(active$q)
+    );
+    npu_u65_512_core$dma$scales$channel$issue$current current(
+        .clock(current$clock),
+        .rst_n(current$rst_n),
+        .d(current$d),
+        .q(current$q)
+    );
+    npu_u65_512_core$dma$scales$channel$issue$row_left row_left(
+        .clock(row_left$clock),
+        .rst_n(row_left$rst_n),
+        .d(row_left$d),
+        .q(row_left$q)
+    );
+    npu_u65_512_core$dma$scales$channel$issue$row_start row_start(
+        .clock(row_start$clock),
+        .rst_n(row_start$rst_n),
+        .d(row_start$d),
+        .q(row_start$q)
+    );
+    npu_u65_512_core$dma$scales$channel$issue$packed_row_start packed_row_start(
+        .clock(packed_row_start$clock),
+        .rst_n(packed_row_start$rst_n),
+        .d(packed_row_start$d),
+        .q(packed_row_start$q)
+    );
+    npu_u65_512_core$dma$scales$channel$issue$rows_left rows_left(
+        .clock(rows_left$clock),
+        .rst_n(rows_left$rst_n),
+        .d(rows_left$d),
+        .q(rows_left$q)
+    );
+    npu_u65_512_core$dma$scales$channel$issue$planes_left planes_left(
+        .clock(planes_left$clock),
+        .rst_n(planes_left$rst_n),
+        .d(planes_left$d),
+        .q(planes_left$q)
+    );
+    npu_u65_512_core$dma$scales$channel$issue$beat beat(
+        .clock(beat$clock),
+        .rst_n(beat$rst_n),
+        .d(beat$d),
+        .q(beat$q)
+    );
+    npu_u65_512_core$dma$scales$channel$issue$len len(
+        .clock(len$clock),
+        .rst_n(len$rst_n),
+        .d(len$d),
+        .q(len$q)
+    );
+    npu_u65_512_core$dma$scales$channel$issue$rows rows(
+        .clock(rows$clock),
+        .rst_n(rows$rst_n),
+        .d(rows$d),
+        .q(rows$q)
+    );
+    npu_u65_512_core$dma$scales$channel$issue$row_stride row_stride(
+        .clock(row_stride$clock),
+        .rst_n(row_stride$rst_n),
+        .d(row_stride$d),
+        .q(row_stride$q)
+    );
+    npu_u65_512_core$dma$scales$channel$issue$plane_gap plane_gap(
+        .clock(plane_gap$clock),
+        .rst_n(plane_gap$rst_n),
+        .d(plane_gap$d),
+        .q(plane_gap$q)
+    );
+    npu_u65_512_core$dma$scales$channel$issue$three_d three_d(
+        .clock(three_d$clock),
+        .rst_n(three_d$rst_n),
+        .d(three_d$d),
+        .q(three_d$q)
+    );
+    npu_u65_512_core$dma$scales$channel$issue$max_beats max_beats(
+        .clock(max_beats$clock),
+        .rst_n(max_beats$rst_n),
+        .d(max_beats$d),
+        .q(max_beats$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        active$clock = clock;
+        current$clock = clock;
+        row_left$clock = clock;
+        row_start$clock = clock;
+        packed_row_start$clock = clock;
+        rows_left$clock = clock;
+        planes_left$clock = clock;
+        beat$clock = clock;
+        len$clock = clock;
+        rows$clock = clock;
+        row_stride$clock = clock;
+        plane_gap$clock = clock;
+        three_d$clock = clock;
+        max_beats$clock = clock;
+        active$d = active$q;
+        current$d = current$q;
+        row_left$d = row_left$q;
+        row_start$d = row_start$q;
+        packed_row_start$d = packed_row_start$q;
+        rows_left$d = rows_left$q;
+        planes_left$d = planes_left$q;
+        beat$d = beat$q;
+        len$d = len$q;
+        rows$d = rows$q;
+        row_stride$d = row_stride$q;
+        plane_gap$d = plane_gap$q;
+        three_d$d = three_d$q;
+        max_beats$d = max_beats$q;
+        active$rst_n = rst_n;
+        current$rst_n = rst_n;
+        row_left$rst_n = rst_n;
+        row_start$rst_n = rst_n;
+        packed_row_start$rst_n = rst_n;
+        rows_left$rst_n = rst_n;
+        planes_left$rst_n = rst_n;
+        beat$rst_n = rst_n;
+        len$rst_n = rst_n;
+        rows$rst_n = rst_n;
+        row_stride$rst_n = rst_n;
+        plane_gap$rst_n = rst_n;
+        three_d$rst_n = rst_n;
+        max_beats$rst_n = rst_n;
+        if (max_beats$q == 32'h1) begin
+            boundary_bytes = ((32'h80) & 9'h1ff) - ((current$q & 32'h7f) & 9'h1ff);
+        end
+        else if (max_beats$q == 32'h2) begin
+            boundary_bytes = ((32'h100) & 9'h1ff) - ((current$q & 32'hff) & 9'h1ff);
+        end
+        else begin
+            boundary_bytes = ((32'h40) & 9'h1ff) - ((current$q & 32'h3f) & 9'h1ff);
+        end
+        row_ends = row_left$q <= ((boundary_bytes) & 32'hffffffff);
+        burst_bytes = boundary_bytes;
+        if (row_ends) begin
+            burst_bytes = ((row_left$q) & 9'h1ff);
+        end
+        burst_end_offset = ((current$q & 32'hff) & 9'h1ff) + burst_bytes - 32'h1;
+        valid = active$q;
+        address = current$q;
+        beats_m1 = (((burst_end_offset >> 32'h4) - (((current$q & 32'hff) >> 32'h4) & 9'h1ff)) & 4'hf);
+        last_burst = row_ends & (rows_left$q == 32'h1) & (planes_left$q == 32'h1);
+        beat_first_lane = 32'h0;
+        if (beat$q == 32'h0) begin
+            beat_first_lane = ((current$q) & 4'hf);
+        end
+        beat_last_of_burst = beat$q == beats_m1;
+        beat_last_lane = 32'hf;
+        if (beat_last_of_burst) begin
+            beat_last_lane = ((burst_end_offset) & 4'hf);
+        end
+        beat_line = ((current$q >> 32'h4) & 36'hfffffffff) + ((beat$q) & 36'hfffffffff);
+        beat_last = beat_last_of_burst & last_burst;
+        advance_burst = active$q & next_burst;
+        if (active$q & next_beat) begin
+            beat$d = beat$q + 32'h1;
+            if (beat_last_of_burst) begin
+                beat$d = 32'h0;
+                advance_burst = 1'b1;
+            end
+        end
+        if (advance_burst) begin
+            if (~row_ends) begin
+                current$d = current$q + ((burst_bytes) & 40'hffffffffff);
+                row_left$d = row_left$q - ((burst_bytes) & 32'hffffffff);
+            end
+            else if (rows_left$q != 32'h1) begin
+                current$d = row_start$q + row_stride$q;
+                row_start$d = row_start$q + row_stride$q;
+                packed_row_start$d = packed_row_start$q + ((len$q) & 40'hffffffffff);
+                row_left$d = len$q;
+                rows_left$d = rows_left$q - 32'h1;
+            end
+            else if (planes_left$q != 32'h1) begin
+                current$d = row_start$q + row_stride$q;
+                if (three_d$q) begin
+                    current$d = packed_row_start$q + plane_gap$q;
+                end
+                row_start$d = current$d;
+                packed_row_start$d = current$d;
+                row_left$d = len$q;
+                rows_left$d = rows$q;
+                planes_left$d = planes_left$q - 32'h1;
+            end
+            else begin
+                active$d = 1'b0;
+            end
+        end
+        if (cancel) begin
+            active$d = 1'b0;
+        end
+        if (start) begin
+            active$d = 1'b1;
+            current$d = shape$base;
+            row_start$d = shape$base;
+            packed_row_start$d = shape$base;
+            row_left$d = shape$len;
+            rows_left$d = shape$rows;
+            planes_left$d = shape$planes;
+            beat$d = 32'h0;
+            len$d = shape$len;
+            rows$d = shape$rows;
+            row_stride$d = ((shape$len) & 40'hffffffffff) + shape$row_skip;
+            plane_gap$d = ((shape$len) & 40'hffffffffff) + shape$plane_skip;
+            three_d$d = shape$three_d;
+            max_beats$d = shape$max_beats;
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$scales$channel$issue
+
+
+module npu_u65_512_core$dma$scales$channel$issue$active(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$issue$active
+
+
+module npu_u65_512_core$dma$scales$channel$issue$beat(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$issue$beat
+
+
+module npu_u65_512_core$dma$scales$channel$issue$current(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$issue$current
+
+
+module npu_u65_512_core$dma$scales$channel$issue$len(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$issue$len
+
+
+module npu_u65_512_core$dma$scales$channel$issue$max_beats(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$issue$max_beats
+
+
+module npu_u65_512_core$dma$scales$channel$issue$packed_row_start(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$issue$packed_row_start
+
+
+module npu_u65_512_core$dma$scales$channel$issue$plane_gap(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$issue$plane_gap
+
+
+module npu_u65_512_core$dma$scales$channel$issue$planes_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$issue$planes_left
+
+
+module npu_u65_512_core$dma$scales$channel$issue$row_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$issue$row_left
+
+
+module npu_u65_512_core$dma$scales$channel$issue$row_start(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$issue$row_start
+
+
+module npu_u65_512_core$dma$scales$channel$issue$row_stride(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$issue$row_stride
+
+
+module npu_u65_512_core$dma$scales$channel$issue$rows(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$issue$rows
+
+
+module npu_u65_512_core$dma$scales$channel$issue$rows_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$issue$rows_left
+
+
+module npu_u65_512_core$dma$scales$channel$issue$three_d(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$issue$three_d
+
+
+module npu_u65_512_core$dma$scales$channel$receive(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,address,beats_m1,last_burst,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  start;
+    input wire  [39:0] shape$base;
+    input wire  [31:0] shape$len;
+    input wire  [15:0] shape$rows;
+    input wire  [15:0] shape$planes;
+    input wire  [39:0] shape$row_skip;
+    input wire  [39:0] shape$plane_skip;
+    input wire  shape$three_d;
+    input wire  [1:0] shape$max_beats;
+    input wire  next_burst;
+    input wire  next_beat;
+    input wire  cancel;
+    output reg  valid;
+    output reg  [39:0] address;
+    output reg  [3:0] beats_m1;
+    output reg  last_burst;
+    output reg  [3:0] beat_first_lane;
+    output reg  [3:0] beat_last_lane;
+    output reg  [35:0] beat_line;
+    output reg  beat_last_of_burst;
+    output reg  beat_last;
+    
+    // Stub signals
+    reg  active$clock;
+    reg  active$rst_n;
+    reg  active$d;
+    wire  active$q;
+    reg  current$clock;
+    reg  current$rst_n;
+    reg  [39:0] current$d;
+    wire  [39:0] current$q;
+    reg  row_left$clock;
+    reg  row_left$rst_n;
+    reg  [31:0] row_left$d;
+    wire  [31:0] row_left$q;
+    reg  row_start$clock;
+    reg  row_start$rst_n;
+    reg  [39:0] row_start$d;
+    wire  [39:0] row_start$q;
+    reg  packed_row_start$clock;
+    reg  packed_row_start$rst_n;
+    reg  [39:0] packed_row_start$d;
+    wire  [39:0] packed_row_start$q;
+    reg  rows_left$clock;
+    reg  rows_left$rst_n;
+    reg  [15:0] rows_left$d;
+    wire  [15:0] rows_left$q;
+    reg  planes_left$clock;
+    reg  planes_left$rst_n;
+    reg  [15:0] planes_left$d;
+    wire  [15:0] planes_left$q;
+    reg  beat$clock;
+    reg  beat$rst_n;
+    reg  [3:0] beat$d;
+    wire  [3:0] beat$q;
+    reg  len$clock;
+    reg  len$rst_n;
+    reg  [31:0] len$d;
+    wire  [31:0] len$q;
+    reg  rows$clock;
+    reg  rows$rst_n;
+    reg  [15:0] rows$d;
+    wire  [15:0] rows$q;
+    reg  row_stride$clock;
+    reg  row_stride$rst_n;
+    reg  [39:0] row_stride$d;
+    wire  [39:0] row_stride$q;
+    reg  plane_gap$clock;
+    reg  plane_gap$rst_n;
+    reg  [39:0] plane_gap$d;
+    wire  [39:0] plane_gap$q;
+    reg  three_d$clock;
+    reg  three_d$rst_n;
+    reg  three_d$d;
+    wire  three_d$q;
+    reg  max_beats$clock;
+    reg  max_beats$rst_n;
+    reg  [1:0] max_beats$d;
+    wire  [1:0] max_beats$q;
+    
+    // Local signals
+    reg  [8:0] boundary_bytes;
+    reg  [8:0] burst_bytes;
+    reg  row_ends;
+    reg  [8:0] burst_end_offset;
+    reg  advance_burst;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$scales$channel$receive$active active(
+        .clock(active$clock),
+        .rst_n(active$rst_n),
+        .d(active$d),
+        .q(active$q)
+    );
+    npu_u65_512_core$dma$scales$channel$receive$current current(
+        .clock(current$clock),
+        .rst_n(current$rst_n),
+        .d(current$d),
+        .q(current$q)
+    );
+    npu_u65_512_core$dma$scales$channel$receive$row_left row_left(
+        .clock(row_left$clock),
+        .rst_n(row_left$rst_n),
+        .d(row_left$d),
+        .q(row_left$q)
+    );
+    npu_u65_512_core$dma$scales$channel$receive$row_start row_start(
+        .clock(row_start$clock),
+        .rst_n(row_start$rst_n),
+        .d(row_start$d),
+        .q(row_start$q)
+    );
+    npu_u65_512_core$dma$scales$channel$receive$packed_row_start packed_row_start(
+        .clock(packed_row_start$clock),
+        .rst_n(packed_row_start$rst_n),
+        .d(packed_row_start$d),
+        .q(packed_row_start$q)
+    );
+    npu_u65_512_core$dma$scales$channel$receive$rows_left rows_left(
+        .clock(rows_left$clock),
+        .rst_n(rows_left$rst_n),
+        .d(rows_left$d),
+        .q(rows_left$q)
+    );
+    npu_u65_512_core$dma$scales$channel$receive$planes_left planes_left(
+        .clock(planes_left$clock),
+        .rst_n(planes_left$rst_n),
+        .d(planes_left$d),
+        .q(planes_left$q)
+    );
+    npu_u65_512_core$dma$scales$channel$receive$beat beat(
+        .clock(beat$clock),
+        .rst_n(beat$rst_n),
+        .d(beat$d),
+        .q(beat$q)
+    );
+    npu_u65_512_core$dma$scales$channel$receive$len len(
+        .clock(len$clock),
+        .rst_n(len$rst_n),
+        .d(len$d),
+        .q(len$q)
+    );
+    npu_u65_512_core$dma$scales$channel$receive$rows rows(
+        .clock(rows$clock),
+        .rst_n(rows$rst_n),
+        .d(rows$d),
+        .q(rows$q)
+    );
+    npu_u65_512_core$dma$scales$channel$receive$row_stride row_stride(
+        .clock(row_stride$clock),
+        .rst_n(row_stride$rst_n),
+        .d(row_stride$d),
+        .q(row_stride$q)
+    );
+    npu_u65_512_core$dma$scales$channel$receive$plane_gap plane_gap(
+        .clock(plane_gap$clock),
+        .rst_n(plane_gap$rst_n),
+        .d(plane_gap$d),
+        .q(plane_gap$q)
+    );
+    npu_u65_512_core$dma$scales$channel$receive$three_d three_d(
+        .clock(three_d$clock),
+        .rst_n(three_d$rst_n),
+        .d(three_d$d),
+        .q(three_d$q)
+    );
+    npu_u65_512_core$dma$scales$channel$receive$max_beats max_beats(
+        .clock(max_beats$clock),
+        .rst_n(max_beats$rst_n),
+        .d(max_beats$d),
+        .q(max_beats$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        active$clock = clock;
+        current$clock = clock;
+        row_left$clock = clock;
+        row_start$clock = clock;
+        packed_row_start$clock = clock;
+        rows_left$clock = clock;
+        planes_left$clock = clock;
+        beat$clock = clock;
+        len$clock = clock;
+        rows$clock = clock;
+        row_stride$clock = clock;
+        plane_gap$clock = clock;
+        three_d$clock = clock;
+        max_beats$clock = clock;
+        active$d = active$q;
+        current$d = current$q;
+        row_left$d = row_left$q;
+        row_start$d = row_start$q;
+        packed_row_start$d = packed_row_start$q;
+        rows_left$d = rows_left$q;
+        planes_left$d = planes_left$q;
+        beat$d = beat$q;
+        len$d = len$q;
+        rows$d = rows$q;
+        row_stride$d = row_stride$q;
+        plane_gap$d = plane_gap$q;
+        three_d$d = three_d$q;
+        max_beats$d = max_beats$q;
+        active$rst_n = rst_n;
+        current$rst_n = rst_n;
+        row_left$rst_n = rst_n;
+        row_start$rst_n = rst_n;
+        packed_row_start$rst_n = rst_n;
+        rows_left$rst_n = rst_n;
+        planes_left$rst_n = rst_n;
+        beat$rst_n = rst_n;
+        len$rst_n = rst_n;
+        rows$rst_n = rst_n;
+        row_stride$rst_n = rst_n;
+        plane_gap$rst_n = rst_n;
+        three_d$rst_n = rst_n;
+        max_beats$rst_n = rst_n;
+        if (max_beats$q == 32'h1) begin
+            boundary_bytes = ((32'h80) & 9'h1ff) - ((current$q & 32'h7f) & 9'h1ff);
+        end
+        else if (max_beats$q == 32'h2) begin
+            boundary_bytes = ((32'h100) & 9'h1ff) - ((current$q & 32'hff) & 9'h1ff);
+        end
+        else begin
+            boundary_bytes = ((32'h40) & 9'h1ff) - ((current$q & 32'h3f) & 9'h1ff);
+        end
+        row_ends = row_left$q <= ((boundary_bytes) & 32'hffffffff);
+        burst_bytes = boundary_bytes;
+        if (row_ends) begin
+            burst_bytes = ((row_left$q) & 9'h1ff);
+        end
+        burst_end_offset = ((current$q & 32'hff) & 9'h1ff) + burst_bytes - 32'h1;
+        valid = active$q;
+        address = current$q;
+        beats_m1 = (((burst_end_offset >> 32'h4) - (((current$q & 32'hff) >> 32'h4) & 9'h1ff)) & 4'hf);
+        last_burst = row_ends & (rows_left$q == 32'h1) & (planes_left$q == 32'h1);
+        beat_first_lane = 32'h0;
+        if (beat$q == 32'h0) begin
+            beat_first_lane = ((current$q) & 4'hf);
+        end
+        beat_last_of_burst = beat$q == beats_m1;
+        beat_last_lane = 32'hf;
+        if (beat_last_of_burst) begin
+            beat_last_lane = ((burst_end_offset) & 4'hf);
+        end
+        beat_line = ((current$q >> 32'h4) & 36'hfffffffff) + ((beat$q) & 36'hfffffffff);
+        beat_last = beat_last_of_burst & last_burst;
+        advance_burst = active$q & next_burst;
+        if (active$q & next_beat) begin
+            beat$d = beat$q + 32'h1;
+            if (beat_last_of_burst) begin
+                beat$d = 32'h0;
+                advance_burst = 1'b1;
+            end
+        end
+        if (advance_burst) begin
+            if (~row_ends) begin
+                current$d = current$q + ((burst_bytes) & 40'hffffffffff);
+                row_left$d = row_left$q - ((burst_bytes) & 32'hffffffff);
+            end
+            else if (rows_left$q != 32'h1) begin
+                current$d = row_start$q + row_stride$q;
+                row_start$d = row_start$q + row_stride$q;
+                packed_row_start$d = packed_row_start$q + ((len$q) & 40'hffffffffff);
+                row_left$d = len$q;
+                rows_left$d = rows_left$q - 32'h1;
+            end
+            else if (planes_left$q != 32'h1) begin
+                current$d = row_start$q + row_stride$q;
+                if (three_d$q) begin
+                    current$d = packed_row_start$q + plane_gap$q;
+                end
+                row_start$d = current$d;
+                packed_row_start$d = current$d;
+                row_left$d = len$q;
+                rows_left$d = rows$q;
+                planes_left$d = planes_left$q - 32'h1;
+            end
+            else begin
+                active$d = 1'b0;
+            end
+        end
+        if (cancel) begin
+            active$d = 1'b0;
+        end
+        if (start) begin
+            active$d = 1'b1;
+            current$d = shape$base;
+            row_start$d = shape$base;
+            packed_row_start$d = shape$base;
+            row_left$d = shape$len;
+            rows_left$d = shape$rows;
+            planes_left$d = shape$planes;
+            beat$d = 32'h0;
+            len$d = shape$len;
+            rows$d = shape$rows;
+            row_stride$d = ((shape$len) & 40'hffffffffff) + shape$row_skip;
+            plane_gap$d = ((shape$len) & 40'hffffffffff) + shape$plane_skip;
+            three_d$d = shape$three_d;
+            max_beats$d = shape$max_beats;
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$scales$channel$receive
+
+
+module npu_u65_512_core$dma$scales$channel$receive$active(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$receive$active
+
+
+module npu_u65_512_core$dma$scales$channel$receive$beat(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$receive$beat
+
+
+module npu_u65_512_core$dma$scales$channel$receive$current(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$receive$current
+
+
+module npu_u65_512_core$dma$scales$channel$receive$len(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$receive$len
+
+
+module npu_u65_512_core$dma$scales$channel$receive$max_beats(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$receive$max_beats
+
+
+module npu_u65_512_core$dma$scales$channel$receive$packed_row_start(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$receive$packed_row_start
+
+
+module npu_u65_512_core$dma$scales$channel$receive$plane_gap(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$receive$plane_gap
+
+
+module npu_u65_512_core$dma$scales$channel$receive$planes_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$receive$planes_left
+
+
+module npu_u65_512_core$dma$scales$channel$receive$row_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$receive$row_left
+
+
+module npu_u65_512_core$dma$scales$channel$receive$row_start(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$receive$row_start
+
+
+module npu_u65_512_core$dma$scales$channel$receive$row_stride(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$receive$row_stride
+
+
+module npu_u65_512_core$dma$scales$channel$receive$rows(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$receive$rows
+
+
+module npu_u65_512_core$dma$scales$channel$receive$rows_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$receive$rows_left
+
+
+module npu_u65_512_core$dma$scales$channel$receive$three_d(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$receive$three_d
+
+
+module npu_u65_512_core$dma$scales$channel$reserved(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    
+    // Constant declarations
+    localparam  init = 5'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$scales$channel$reserved
+
+
+module npu_u65_512_core$dma$scales$region_lookup(region,regioncfg,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,base,counter,max_beats,arcache,awcache);
+    
+    // Module arguments
+    input wire  [2:0] region;
+    input wire  [15:0] regioncfg;
+    input wire  [31:0] basep$0;
+    input wire  [31:0] basep$1;
+    input wire  [31:0] basep$2;
+    input wire  [31:0] basep$3;
+    input wire  [31:0] basep$4;
+    input wire  [31:0] basep$5;
+    input wire  [31:0] basep$6;
+    input wire  [31:0] basep$7;
+    input wire  [31:0] basep$8;
+    input wire  [31:0] basep$9;
+    input wire  [31:0] basep$10;
+    input wire  [31:0] basep$11;
+    input wire  [31:0] basep$12;
+    input wire  [31:0] basep$13;
+    input wire  [31:0] basep$14;
+    input wire  [31:0] basep$15;
+    input wire  [31:0] axi_limit$0;
+    input wire  [31:0] axi_limit$1;
+    input wire  [31:0] axi_limit$2;
+    input wire  [31:0] axi_limit$3;
+    output reg  [39:0] base;
+    output reg  [1:0] counter;
+    output reg  [1:0] max_beats;
+    output reg  [3:0] arcache;
+    output reg  [3:0] awcache;
+    
+    // Constant declarations
+    localparam  max_beats_lsb = 5'b0;
+    localparam  memtype_lsb = 5'b100;
+    
+    // Stub signals
+    reg  [3:0] cache$memtype;
+    wire  [3:0] cache$arcache;
+    wire  [3:0] cache$awcache;
+    
+    // Local signals
+    reg  [3:0] counter_select;
+    reg  [7:0] region_select;
+    reg  [31:0] limit;
+    reg  [31:0] base_low;
+    reg  [31:0] base_high;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$scales$region_lookup$cache cache(
+        .memtype(cache$memtype),
+        .arcache(cache$arcache),
+        .awcache(cache$awcache)
+    );
+    
+    // Update code
+    always @(*) begin
+        counter = ((regioncfg >> (((region) & 5'h1f) << 32'h1)) & 2'h3);
+        counter_select = ((32'h1) & 4'hf) << counter;
+        region_select = ((32'h1) & 8'hff) << region;
+        limit = 32'h0;
+        if (counter_select[0]) begin
+            limit = axi_limit$0;
+        end
+        if (counter_select[1]) begin
+            limit = axi_limit$1;
+        end
+        if (counter_select[2]) begin
+            limit = axi_limit$2;
+        end
+        if (counter_select[3]) begin
+            limit = axi_limit$3;
+        end
+        base_low = 32'h0;
+        base_high = 32'h0;
+        if (region_select[0]) begin
+            base_low = basep$0;
+            base_high = basep$1;
+        end
+        if (region_select[1]) begin
+            base_low = basep$2;
+            base_high = basep$3;
+        end
+        if (region_select[2]) begin
+            base_low = basep$4;
+            base_high = basep$5;
+        end
+        if (region_select[3]) begin
+            base_low = basep$6;
+            base_high = basep$7;
+        end
+        if (region_select[4]) begin
+            base_low = basep$8;
+            base_high = basep$9;
+        end
+        if (region_select[5]) begin
+            base_low = basep$10;
+            base_high = basep$11;
+        end
+        if (region_select[6]) begin
+            base_low = basep$12;
+            base_high = basep$13;
+        end
+        if (region_select[7]) begin
+            base_low = basep$14;
+            base_high = basep$15;
+        end
+        base = ((base_low) & 40'hffffffffff) | (((base_high) & 40'hffffffffff) << 32'h20);
+        max_beats = ((limit >> max_beats_lsb) & 2'h3);
+        cache$memtype = ((limit >> memtype_lsb) & 4'hf);
+        arcache = cache$arcache;
+        awcache = cache$awcache;
+    end
+    
+endmodule // npu_u65_512_core$dma$scales$region_lookup
+
+
+module npu_u65_512_core$dma$scales$region_lookup$cache(memtype,arcache,awcache);
+    
+    // Module arguments
+    input wire  [3:0] memtype;
+    output reg  [3:0] arcache;
+    output reg  [3:0] awcache;
+    
+    // Update code
+    always @(*) begin
+        arcache = memtype;
+        awcache = memtype;
+        if (memtype >= 32'h4) begin
+            arcache = ((((32'ha) & 4'hf) & ~(1 << (32'h2)) | ((memtype[32'h0]) << (32'h2))) & ~(1 << (32'h0)) | ((memtype[32'h3]) << (32'h0)));
+            awcache = ((((32'h6) & 4'hf) & ~(1 << (32'h3)) | ((memtype[32'h1]) << (32'h3))) & ~(1 << (32'h0)) | ((memtype[32'h3]) << (32'h0)));
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$scales$region_lookup$cache
+
+
 module npu_u65_512_core$dma$wakeup(clock,rst_n,d,q);
     
     // Module arguments
@@ -11114,80 +18973,2583 @@ module npu_u65_512_core$dma$wakeup(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$dma$wakeup
 
 
-module npu_u65_512_core$dma$writes_outstanding$0(clock,rst_n,d,q);
+module npu_u65_512_core$dma$weights(clock,rst_n,regioncfg,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,halt,requests$valid,requests$data,requests$ready,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,busy);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [5:0] d;
-    output reg  [5:0] q;
+    input wire  [15:0] regioncfg;
+    input wire  [31:0] basep$0;
+    input wire  [31:0] basep$1;
+    input wire  [31:0] basep$2;
+    input wire  [31:0] basep$3;
+    input wire  [31:0] basep$4;
+    input wire  [31:0] basep$5;
+    input wire  [31:0] basep$6;
+    input wire  [31:0] basep$7;
+    input wire  [31:0] basep$8;
+    input wire  [31:0] basep$9;
+    input wire  [31:0] basep$10;
+    input wire  [31:0] basep$11;
+    input wire  [31:0] basep$12;
+    input wire  [31:0] basep$13;
+    input wire  [31:0] basep$14;
+    input wire  [31:0] basep$15;
+    input wire  [31:0] axi_limit$0;
+    input wire  [31:0] axi_limit$1;
+    input wire  [31:0] axi_limit$2;
+    input wire  [31:0] axi_limit$3;
+    input wire  halt;
+    input wire  requests$valid;
+    input wire  [74:0] requests$data;
+    output reg  requests$ready;
+    output wire  reads$request;
+    output wire  [39:0] reads$address;
+    output wire  [7:0] reads$len;
+    input wire  reads$grant;
+    output wire  [1:0] reads$counter;
+    output wire  [3:0] reads$cache;
+    input wire  reads$may_issue;
+    output wire  reads$limit_stall;
+    input wire  reads$beat;
+    input wire  [127:0] reads$data;
+    output wire  out$valid;
+    output wire  [135:0] out$data;
+    input wire  out$ready;
+    output reg  busy;
+    
+    // Stub signals
+    reg  [2:0] region_lookup$region;
+    reg  [15:0] region_lookup$regioncfg;
+    reg  [31:0] region_lookup$basep$0;
+    reg  [31:0] region_lookup$basep$1;
+    reg  [31:0] region_lookup$basep$2;
+    reg  [31:0] region_lookup$basep$3;
+    reg  [31:0] region_lookup$basep$4;
+    reg  [31:0] region_lookup$basep$5;
+    reg  [31:0] region_lookup$basep$6;
+    reg  [31:0] region_lookup$basep$7;
+    reg  [31:0] region_lookup$basep$8;
+    reg  [31:0] region_lookup$basep$9;
+    reg  [31:0] region_lookup$basep$10;
+    reg  [31:0] region_lookup$basep$11;
+    reg  [31:0] region_lookup$basep$12;
+    reg  [31:0] region_lookup$basep$13;
+    reg  [31:0] region_lookup$basep$14;
+    reg  [31:0] region_lookup$basep$15;
+    reg  [31:0] region_lookup$axi_limit$0;
+    reg  [31:0] region_lookup$axi_limit$1;
+    reg  [31:0] region_lookup$axi_limit$2;
+    reg  [31:0] region_lookup$axi_limit$3;
+    wire  [39:0] region_lookup$base;
+    wire  [1:0] region_lookup$counter;
+    wire  [1:0] region_lookup$max_beats;
+    wire  [3:0] region_lookup$arcache;
+    wire  [3:0] region_lookup$awcache;
+    reg  channel$clock;
+    reg  channel$rst_n;
+    reg  channel$start;
+    reg  [39:0] channel$shape$base;
+    reg  [31:0] channel$shape$len;
+    reg  [15:0] channel$shape$rows;
+    reg  [15:0] channel$shape$planes;
+    reg  [39:0] channel$shape$row_skip;
+    reg  [39:0] channel$shape$plane_skip;
+    reg  channel$shape$three_d;
+    reg  [1:0] channel$shape$max_beats;
+    reg  channel$halt;
+    reg  channel$cancel;
+    reg  [1:0] channel$counter;
+    reg  [3:0] channel$cache;
+    wire  channel$busy;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$weights$region_lookup region_lookup(
+        .region(region_lookup$region),
+        .regioncfg(region_lookup$regioncfg),
+        .basep$0(region_lookup$basep$0),
+        .basep$1(region_lookup$basep$1),
+        .basep$2(region_lookup$basep$2),
+        .basep$3(region_lookup$basep$3),
+        .basep$4(region_lookup$basep$4),
+        .basep$5(region_lookup$basep$5),
+        .basep$6(region_lookup$basep$6),
+        .basep$7(region_lookup$basep$7),
+        .basep$8(region_lookup$basep$8),
+        .basep$9(region_lookup$basep$9),
+        .basep$10(region_lookup$basep$10),
+        .basep$11(region_lookup$basep$11),
+        .basep$12(region_lookup$basep$12),
+        .basep$13(region_lookup$basep$13),
+        .basep$14(region_lookup$basep$14),
+        .basep$15(region_lookup$basep$15),
+        .axi_limit$0(region_lookup$axi_limit$0),
+        .axi_limit$1(region_lookup$axi_limit$1),
+        .axi_limit$2(region_lookup$axi_limit$2),
+        .axi_limit$3(region_lookup$axi_limit$3),
+        .base(region_lookup$base),
+        .counter(region_lookup$counter),
+        .max_beats(region_lookup$max_beats),
+        .arcache(region_lookup$arcache),
+        .awcache(region_lookup$awcache)
+    );
+    npu_u65_512_core$dma$weights$channel channel(
+        .clock(channel$clock),
+        .rst_n(channel$rst_n),
+        .start(channel$start),
+        .shape$base(channel$shape$base),
+        .shape$len(channel$shape$len),
+        .shape$rows(channel$shape$rows),
+        .shape$planes(channel$shape$planes),
+        .shape$row_skip(channel$shape$row_skip),
+        .shape$plane_skip(channel$shape$plane_skip),
+        .shape$three_d(channel$shape$three_d),
+        .shape$max_beats(channel$shape$max_beats),
+        .halt(channel$halt),
+        .cancel(channel$cancel),
+        .counter(channel$counter),
+        .cache(channel$cache),
+        .reads$request(reads$request),
+        .reads$address(reads$address),
+        .reads$len(reads$len),
+        .reads$grant(reads$grant),
+        .reads$counter(reads$counter),
+        .reads$cache(reads$cache),
+        .reads$may_issue(reads$may_issue),
+        .reads$limit_stall(reads$limit_stall),
+        .reads$beat(reads$beat),
+        .reads$data(reads$data),
+        .out$valid(out$valid),
+        .out$data(out$data),
+        .out$ready(out$ready),
+        .busy(channel$busy)
+    );
+    
+    // Update code
+    always @(*) begin
+        channel$clock = clock;
+        channel$rst_n = rst_n;
+        region_lookup$region = requests$data[(64'h0)+:(3)];
+        region_lookup$regioncfg = regioncfg;
+        region_lookup$basep$0 = basep$0;
+        region_lookup$basep$1 = basep$1;
+        region_lookup$basep$2 = basep$2;
+        region_lookup$basep$3 = basep$3;
+        region_lookup$basep$4 = basep$4;
+        region_lookup$basep$5 = basep$5;
+        region_lookup$basep$6 = basep$6;
+        region_lookup$basep$7 = basep$7;
+        region_lookup$basep$8 = basep$8;
+        region_lookup$basep$9 = basep$9;
+        region_lookup$basep$10 = basep$10;
+        region_lookup$basep$11 = basep$11;
+        region_lookup$basep$12 = basep$12;
+        region_lookup$basep$13 = basep$13;
+        region_lookup$basep$14 = basep$14;
+        region_lookup$basep$15 = basep$15;
+        region_lookup$axi_limit$0 = axi_limit$0;
+        region_lookup$axi_limit$1 = axi_limit$1;
+        region_lookup$axi_limit$2 = axi_limit$2;
+        region_lookup$axi_limit$3 = axi_limit$3;
+        channel$shape$base = region_lookup$base + requests$data[(64'h3)+:(40)];
+        channel$shape$len = requests$data[(64'h2b)+:(32)];
+        channel$shape$rows = 32'h1;
+        channel$shape$planes = 32'h1;
+        channel$shape$row_skip = 32'h0;
+        channel$shape$plane_skip = 32'h0;
+        channel$shape$three_d = 1'b0;
+        channel$shape$max_beats = region_lookup$max_beats;
+        channel$counter = region_lookup$counter;
+        channel$cache = region_lookup$arcache;
+        channel$halt = halt;
+        channel$cancel = 1'b0;
+        requests$ready = ~channel$busy & ~halt;
+        channel$start = requests$valid & requests$ready & (requests$data[(64'h2b)+:(32)] != 32'h0);
+        busy = channel$busy;
+    end
+    
+endmodule // npu_u65_512_core$dma$weights
+
+
+module npu_u65_512_core$dma$weights$channel(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,busy);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  start;
+    input wire  [39:0] shape$base;
+    input wire  [31:0] shape$len;
+    input wire  [15:0] shape$rows;
+    input wire  [15:0] shape$planes;
+    input wire  [39:0] shape$row_skip;
+    input wire  [39:0] shape$plane_skip;
+    input wire  shape$three_d;
+    input wire  [1:0] shape$max_beats;
+    input wire  halt;
+    input wire  cancel;
+    input wire  [1:0] counter;
+    input wire  [3:0] cache;
+    output reg  reads$request;
+    output reg  [39:0] reads$address;
+    output reg  [7:0] reads$len;
+    input wire  reads$grant;
+    output reg  [1:0] reads$counter;
+    output reg  [3:0] reads$cache;
+    input wire  reads$may_issue;
+    output reg  reads$limit_stall;
+    input wire  reads$beat;
+    input wire  [127:0] reads$data;
+    output reg  out$valid;
+    output reg  [135:0] out$data;
+    input wire  out$ready;
+    output reg  busy;
     
     // Constant declarations
-    localparam  init = 6'b0;
+    localparam  depth = 5'b10000;
+    
+    // Stub signals
+    reg  issue$clock;
+    reg  issue$rst_n;
+    reg  issue$start;
+    reg  issue$next_burst;
+    reg  issue$next_beat;
+    reg  issue$cancel;
+    wire  issue$valid;
+    wire  [39:0] issue$address;
+    wire  [3:0] issue$beats_m1;
+    wire  issue$last_burst;
+    wire  [3:0] issue$beat_first_lane;
+    wire  [3:0] issue$beat_last_lane;
+    wire  [35:0] issue$beat_line;
+    wire  issue$beat_last_of_burst;
+    wire  issue$beat_last;
+    reg  receive$clock;
+    reg  receive$rst_n;
+    reg  receive$start;
+    reg  receive$next_burst;
+    reg  receive$next_beat;
+    reg  receive$cancel;
+    wire  receive$valid;
+    wire  [39:0] receive$address;
+    wire  [3:0] receive$beats_m1;
+    wire  receive$last_burst;
+    wire  [3:0] receive$beat_first_lane;
+    wire  [3:0] receive$beat_last_lane;
+    wire  [35:0] receive$beat_line;
+    wire  receive$beat_last_of_burst;
+    wire  receive$beat_last;
+    reg  buffer$clock;
+    reg  buffer$rst_n;
+    reg  buffer$tail$valid;
+    reg  [135:0] buffer$tail$data;
+    wire  buffer$tail$ready;
+    wire  buffer$head$valid;
+    wire  [135:0] buffer$head$data;
+    reg  buffer$head$ready;
+    wire  [4:0] buffer$count;
+    reg  reserved$clock;
+    reg  reserved$rst_n;
+    reg  [4:0] reserved$d;
+    wire  [4:0] reserved$q;
+    reg  discarding$clock;
+    reg  discarding$rst_n;
+    reg  discarding$d;
+    wire  discarding$q;
+    reg  counter_q$clock;
+    reg  counter_q$rst_n;
+    reg  [1:0] counter_q$d;
+    wire  [1:0] counter_q$q;
+    reg  cache_q$clock;
+    reg  cache_q$rst_n;
+    reg  [3:0] cache_q$d;
+    wire  [3:0] cache_q$q;
+    
+    // Local signals
+    reg  [4:0] burst_beats;
+    reg  burst_ready;
+    reg  popped;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$weights$channel$issue issue(
+        .clock(issue$clock),
+        .rst_n(issue$rst_n),
+        .start(issue$start),
+        .shape$base(shape$base),
+        .shape$len(shape$len),
+        .shape$rows(shape$rows),
+        .shape$planes(shape$planes),
+        .shape$row_skip(shape$row_skip),
+        .shape$plane_skip(shape$plane_skip),
+        .shape$three_d(shape$three_d),
+        .shape$max_beats(shape$max_beats),
+        .next_burst(issue$next_burst),
+        .next_beat(issue$next_beat),
+        .cancel(issue$cancel),
+        .valid(issue$valid),
+        .address(issue$address),
+        .beats_m1(issue$beats_m1),
+        .last_burst(issue$last_burst),
+        .beat_first_lane(issue$beat_first_lane),
+        .beat_last_lane(issue$beat_last_lane),
+        .beat_line(issue$beat_line),
+        .beat_last_of_burst(issue$beat_last_of_burst),
+        .beat_last(issue$beat_last)
+    );
+    npu_u65_512_core$dma$weights$channel$receive receive(
+        .clock(receive$clock),
+        .rst_n(receive$rst_n),
+        .start(receive$start),
+        .shape$base(shape$base),
+        .shape$len(shape$len),
+        .shape$rows(shape$rows),
+        .shape$planes(shape$planes),
+        .shape$row_skip(shape$row_skip),
+        .shape$plane_skip(shape$plane_skip),
+        .shape$three_d(shape$three_d),
+        .shape$max_beats(shape$max_beats),
+        .next_burst(receive$next_burst),
+        .next_beat(receive$next_beat),
+        .cancel(receive$cancel),
+        .valid(receive$valid),
+        .address(receive$address),
+        .beats_m1(receive$beats_m1),
+        .last_burst(receive$last_burst),
+        .beat_first_lane(receive$beat_first_lane),
+        .beat_last_lane(receive$beat_last_lane),
+        .beat_line(receive$beat_line),
+        .beat_last_of_burst(receive$beat_last_of_burst),
+        .beat_last(receive$beat_last)
+    );
+    npu_u65_512_core$dma$weights$channel$buffer buffer(
+        .clock(buffer$clock),
+        .rst_n(buffer$rst_n),
+        .tail$valid(buffer$tail$valid),
+        .tail$data(buffer$tail$data),
+        .tail$ready(buffer$tail$ready),
+        .head$valid(buffer$head$valid),
+        .head$data(buffer$head$data),
+        .head$ready(buffer$head$ready),
+        .count(buffer$count)
+    );
+    npu_u65_512_core$dma$weights$channel$reserved reserved(
+        .clock(reserved$clock),
+        .rst_n(reserved$rst_n),
+        .d(reserved$d),
+        .q(reserved$q)
+    );
+    npu_u65_512_core$dma$weights$channel$discarding discarding(
+        .clock(discarding$clock),
+        .rst_n(discarding$rst_n),
+        .d(discarding$d),
+        .q(discarding$q)
+    );
+    npu_u65_512_core$dma$weights$channel$counter_q counter_q(
+        .clock(counter_q$clock),
+        .rst_n(counter_q$rst_n),
+        .d(counter_q$d),
+        .q(counter_q$q)
+    );
+    npu_u65_512_core$dma$weights$channel$cache_q cache_q(
+        .clock(cache_q$clock),
+        .rst_n(cache_q$rst_n),
+        .d(cache_q$d),
+        .q(cache_q$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        reserved$clock = clock;
+        discarding$clock = clock;
+        counter_q$clock = clock;
+        cache_q$clock = clock;
+        reserved$d = reserved$q;
+        discarding$d = discarding$q;
+        counter_q$d = counter_q$q;
+        cache_q$d = cache_q$q;
+        reserved$rst_n = rst_n;
+        discarding$rst_n = rst_n;
+        counter_q$rst_n = rst_n;
+        cache_q$rst_n = rst_n;
+        if (start) begin
+            counter_q$d = counter;
+            cache_q$d = cache;
+        end
+        reads$counter = counter_q$q;
+        reads$cache = cache_q$q;
+        issue$clock = clock;
+        issue$rst_n = rst_n;
+        receive$clock = clock;
+        receive$rst_n = rst_n;
+        buffer$clock = clock;
+        buffer$rst_n = rst_n;
+        issue$start = start;
+        receive$start = start;
+        burst_beats = ((issue$beats_m1) & 5'h1f) + 32'h1;
+        burst_ready = issue$valid & ~halt & (reserved$q <= depth - burst_beats);
+        reads$request = burst_ready & reads$may_issue;
+        reads$limit_stall = burst_ready & ~reads$may_issue;
+        reads$address = issue$address;
+        reads$len = ((issue$beats_m1) & 8'hff);
+        issue$next_burst = reads$grant;
+        issue$next_beat = 1'b0;
+        issue$cancel = cancel;
+        receive$cancel = 1'b0;
+        if (cancel) begin
+            discarding$d = 1'b1;
+        end
+        if (start) begin
+            discarding$d = 1'b0;
+        end
+        receive$next_burst = 1'b0;
+        receive$next_beat = reads$beat;
+        buffer$tail$valid = reads$beat;
+        buffer$tail$data[(64'h0)+:(128)] = reads$data;
+        buffer$tail$data[(64'h80)+:(4)] = receive$beat_first_lane;
+        buffer$tail$data[(64'h84)+:(4)] = receive$beat_last_lane;
+        out$valid = buffer$head$valid & ~discarding$q;
+        out$data = buffer$head$data;
+        buffer$head$ready = out$ready | discarding$q;
+        popped = buffer$head$valid & buffer$head$ready;
+        if (reads$grant) begin
+            reserved$d = reserved$q + burst_beats;
+            if (popped) begin
+                reserved$d = reserved$q + burst_beats - 32'h1;
+            end
+        end
+        else if (popped) begin
+            reserved$d = reserved$q - 32'h1;
+        end
+        busy = issue$valid | (reserved$q != 32'h0);
+    end
+    
+endmodule // npu_u65_512_core$dma$weights$channel
+
+
+module npu_u65_512_core$dma$weights$channel$buffer(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  tail$valid;
+    input wire  [135:0] tail$data;
+    output reg  tail$ready;
+    output reg  head$valid;
+    output reg  [135:0] head$data;
+    input wire  head$ready;
+    output reg  [4:0] count;
+    
+    // Constant declarations
+    localparam  depth = 5'b10000;
+    
+    // Stub signals
+    reg  write_pointer$clock;
+    reg  write_pointer$rst_n;
+    reg  [4:0] write_pointer$d;
+    wire  [4:0] write_pointer$q;
+    reg  read_pointer$clock;
+    reg  read_pointer$rst_n;
+    reg  [4:0] read_pointer$d;
+    wire  [4:0] read_pointer$q;
+    reg  words$clock;
+    reg  words$rst_n;
+    reg  words$write_enable;
+    reg  [3:0] words$write_address;
+    reg  [135:0] words$write_data;
+    reg  [3:0] words$read_address;
+    wire  [135:0] words$read_data;
+    
+    // Local signals
+    reg  push;
+    reg  pop;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$weights$channel$buffer$write_pointer write_pointer(
+        .clock(write_pointer$clock),
+        .rst_n(write_pointer$rst_n),
+        .d(write_pointer$d),
+        .q(write_pointer$q)
+    );
+    npu_u65_512_core$dma$weights$channel$buffer$read_pointer read_pointer(
+        .clock(read_pointer$clock),
+        .rst_n(read_pointer$rst_n),
+        .d(read_pointer$d),
+        .q(read_pointer$q)
+    );
+    npu_u65_512_core$dma$weights$channel$buffer$words words(
+        .clock(words$clock),
+        .rst_n(words$rst_n),
+        .write_enable(words$write_enable),
+        .write_address(words$write_address),
+        .write_data(words$write_data),
+        .read_address(words$read_address),
+        .read_data(words$read_data)
+    );
+    
+    // Update code
+    always @(*) begin
+        write_pointer$clock = clock;
+        read_pointer$clock = clock;
+        write_pointer$d = write_pointer$q;
+        read_pointer$d = read_pointer$q;
+        write_pointer$rst_n = rst_n;
+        read_pointer$rst_n = rst_n;
+        words$clock = clock;
+        words$rst_n = rst_n;
+        count = write_pointer$q - read_pointer$q;
+        tail$ready = count != depth;
+        head$valid = count != 32'h0;
+        push = tail$valid & tail$ready;
+        pop = head$valid & head$ready;
+        words$write_enable = push;
+        words$write_address = write_pointer$q[(32'h0)+:(4)];
+        words$write_data = tail$data;
+        words$read_address = read_pointer$q[(32'h0)+:(4)];
+        head$data = words$read_data;
+        if (push) begin
+            write_pointer$d = write_pointer$q + 32'h1;
+        end
+        if (pop) begin
+            read_pointer$d = read_pointer$q + 32'h1;
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$weights$channel$buffer
+
+
+module npu_u65_512_core$dma$weights$channel$buffer$read_pointer(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    
+    // Constant declarations
+    localparam  init = 5'b0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_512_core$dma$writes_outstanding$0
+endmodule // npu_u65_512_core$dma$weights$channel$buffer$read_pointer
 
 
-module npu_u65_512_core$dma$writes_outstanding$1(clock,rst_n,d,q);
+module npu_u65_512_core$dma$weights$channel$buffer$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [5:0] d;
-    output reg  [5:0] q;
+    input wire  write_enable;
+    input wire  [3:0] write_address;
+    input wire  [135:0] write_data;
+    input wire  [3:0] read_address;
+    output reg  [135:0] read_data;
+    
+    // Update code (custom)
+    reg [135:0] cells [0:15];
+    integer i;
+    always @(posedge clock or negedge rst_n)
+       if (!rst_n) for (i = 0; i <= 15; i = i + 1) cells[i] <= 0;
+       else if (write_enable) cells[write_address] <= write_data;
+    always @(*) read_data = cells[read_address];
+endmodule // npu_u65_512_core$dma$weights$channel$buffer$words
+
+
+module npu_u65_512_core$dma$weights$channel$buffer$write_pointer(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [4:0] d;
+    output reg  [4:0] q;
     
     // Constant declarations
-    localparam  init = 6'b0;
+    localparam  init = 5'b0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_512_core$dma$writes_outstanding$1
+endmodule // npu_u65_512_core$dma$weights$channel$buffer$write_pointer
 
 
-module npu_u65_512_core$dma$writes_outstanding$2(clock,rst_n,d,q);
+module npu_u65_512_core$dma$weights$channel$cache_q(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [5:0] d;
-    output reg  [5:0] q;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
     
     // Constant declarations
-    localparam  init = 6'b0;
+    localparam  init = 4'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_512_core$dma$writes_outstanding$2
+endmodule // npu_u65_512_core$dma$weights$channel$cache_q
 
 
-module npu_u65_512_core$dma$writes_outstanding$3(clock,rst_n,d,q);
+module npu_u65_512_core$dma$weights$channel$counter_q(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [5:0] d;
-    output reg  [5:0] q;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
     
     // Constant declarations
-    localparam  init = 6'b0;
+    localparam  init = 2'b0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_512_core$dma$writes_outstanding$3
+endmodule // npu_u65_512_core$dma$weights$channel$counter_q
+
+
+module npu_u65_512_core$dma$weights$channel$discarding(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$weights$channel$discarding
+
+
+module npu_u65_512_core$dma$weights$channel$issue(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,address,beats_m1,last_burst,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  start;
+    input wire  [39:0] shape$base;
+    input wire  [31:0] shape$len;
+    input wire  [15:0] shape$rows;
+    input wire  [15:0] shape$planes;
+    input wire  [39:0] shape$row_skip;
+    input wire  [39:0] shape$plane_skip;
+    input wire  shape$three_d;
+    input wire  [1:0] shape$max_beats;
+    input wire  next_burst;
+    input wire  next_beat;
+    input wire  cancel;
+    output reg  valid;
+    output reg  [39:0] address;
+    output reg  [3:0] beats_m1;
+    output reg  last_burst;
+    output reg  [3:0] beat_first_lane;
+    output reg  [3:0] beat_last_lane;
+    output reg  [35:0] beat_line;
+    output reg  beat_last_of_burst;
+    output reg  beat_last;
+    
+    // Stub signals
+    reg  active$clock;
+    reg  active$rst_n;
+    reg  active$d;
+    wire  active$q;
+    reg  current$clock;
+    reg  current$rst_n;
+    reg  [39:0] current$d;
+    wire  [39:0] current$q;
+    reg  row_left$clock;
+    reg  row_left$rst_n;
+    reg  [31:0] row_left$d;
+    wire  [31:0] row_left$q;
+    reg  row_start$clock;
+    reg  row_start$rst_n;
+    reg  [39:0] row_start$d;
+    wire  [39:0] row_start$q;
+    reg  packed_row_start$clock;
+    reg  packed_row_start$rst_n;
+    reg  [39:0] packed_row_start$d;
+    wire  [39:0] packed_row_start$q;
+    reg  rows_left$clock;
+    reg  rows_left$rst_n;
+    reg  [15:0] rows_left$d;
+    wire  [15:0] rows_left$q;
+    reg  planes_left$clock;
+    reg  planes_left$rst_n;
+    reg  [15:0] planes_left$d;
+    wire  [15:0] planes_left$q;
+    reg  beat$clock;
+    reg  beat$rst_n;
+    reg  [3:0] beat$d;
+    wire  [3:0] beat$q;
+    reg  len$clock;
+    reg  len$rst_n;
+    reg  [31:0] len$d;
+    wire  [31:0] len$q;
+    reg  rows$clock;
+    reg  rows$rst_n;
+    reg  [15:0] rows$d;
+    wire  [15:0] rows$q;
+    reg  row_stride$clock;
+    reg  row_stride$rst_n;
+    reg  [39:0] row_stride$d;
+    wire  [39:0] row_stride$q;
+    reg  plane_gap$clock;
+    reg  plane_gap$rst_n;
+    reg  [39:0] plane_gap$d;
+    wire  [39:0] plane_gap$q;
+    reg  three_d$clock;
+    reg  three_d$rst_n;
+    reg  three_d$d;
+    wire  three_d$q;
+    reg  max_beats$clock;
+    reg  max_beats$rst_n;
+    reg  [1:0] max_beats$d;
+    wire  [1:0] max_beats$q;
+    
+    // Local signals
+    reg  [8:0] boundary_bytes;
+    reg  [8:0] burst_bytes;
+    reg  row_ends;
+    reg  [8:0] burst_end_offset;
+    reg  advance_burst;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$weights$channel$issue$active active(
+        .clock(active$clock),
+        .rst_n(active$rst_n),
+        .d(active$d),
+        .q(active$q)
+    );
+    npu_u65_512_core$dma$weights$channel$issue$current current(
+        .clock(current$clock),
+        .rst_n(current$rst_n),
+        .d(current$d),
+        .q(current$q)
+    );
+    npu_u65_512_core$dma$weights$channel$issue$row_left row_left(
+        .clock(row_left$clock),
+        .rst_n(row_left$rst_n),
+        .d(row_left$d),
+        .q(row_left$q)
+    );
+    npu_u65_512_core$dma$weights$channel$issue$row_start row_start(
+        .clock(row_start$clock),
+        .rst_n(row_start$rst_n),
+        .d(row_start$d),
+        .q(row_start$q)
+    );
+    npu_u65_512_core$dma$weights$channel$issue$packed_row_start packed_row_start(
+        .clock(packed_row_start$clock),
+        .rst_n(packed_row_start$rst_n),
+        .d(packed_row_start$d),
+        .q(packed_row_start$q)
+    );
+    npu_u65_512_core$dma$weights$channel$issue$rows_left rows_left(
+        .clock(rows_left$clock),
+        .rst_n(rows_left$rst_n),
+        .d(rows_left$d),
+        .q(rows_left$q)
+    );
+    npu_u65_512_core$dma$weights$channel$issue$planes_left planes_left(
+        .clock(planes_left$clock),
+        .rst_n(planes_left$rst_n),
+        .d(planes_left$d),
+        .q(planes_left$q)
+    );
+    npu_u65_512_core$dma$weights$channel$issue$beat beat(
+        .clock(beat$clock),
+        .rst_n(beat$rst_n),
+        .d(beat$d),
+        .q(beat$q)
+    );
+    npu_u65_512_core$dma$weights$channel$issue$len len(
+        .clock(len$clock),
+        .rst_n(len$rst_n),
+        .d(len$d),
+        .q(len$q)
+    );
+    npu_u65_512_core$dma$weights$channel$issue$rows rows(
+        .clock(rows$clock),
+        .rst_n(rows$rst_n),
+        .d(rows$d),
+        .q(rows$q)
+    );
+    npu_u65_512_core$dma$weights$channel$issue$row_stride row_stride(
+        .clock(row_stride$clock),
+        .rst_n(row_stride$rst_n),
+        .d(row_stride$d),
+        .q(row_stride$q)
+    );
+    npu_u65_512_core$dma$weights$channel$issue$plane_gap plane_gap(
+        .clock(plane_gap$clock),
+        .rst_n(plane_gap$rst_n),
+        .d(plane_gap$d),
+        .q(plane_gap$q)
+    );
+    npu_u65_512_core$dma$weights$channel$issue$three_d three_d(
+        .clock(three_d$clock),
+        .rst_n(three_d$rst_n),
+        .d(three_d$d),
+        .q(three_d$q)
+    );
+    npu_u65_512_core$dma$weights$channel$issue$max_beats max_beats(
+        .clock(max_beats$clock),
+        .rst_n(max_beats$rst_n),
+        .d(max_beats$d),
+        .q(max_beats$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        active$clock = clock;
+        current$clock = clock;
+        row_left$clock = clock;
+        row_start$clock = clock;
+        packed_row_start$clock = clock;
+        rows_left$clock = clock;
+        planes_left$clock = clock;
+        beat$clock = clock;
+        len$clock = clock;
+        rows$clock = clock;
+        row_stride$clock = clock;
+        plane_gap$clock = clock;
+        three_d$clock = clock;
+        max_beats$clock = clock;
+        active$d = active$q;
+        current$d = current$q;
+        row_left$d = row_left$q;
+        row_start$d = row_start$q;
+        packed_row_start$d = packed_row_start$q;
+        rows_left$d = rows_left$q;
+        planes_left$d = planes_left$q;
+        beat$d = beat$q;
+        len$d = len$q;
+        rows$d = rows$q;
+        row_stride$d = row_stride$q;
+        plane_gap$d = plane_gap$q;
+        three_d$d = three_d$q;
+        max_beats$d = max_beats$q;
+        active$rst_n = rst_n;
+        current$rst_n = rst_n;
+        row_left$rst_n = rst_n;
+        row_start$rst_n = rst_n;
+        packed_row_start$rst_n = rst_n;
+        rows_left$rst_n = rst_n;
+        planes_left$rst_n = rst_n;
+        beat$rst_n = rst_n;
+        len$rst_n = rst_n;
+        rows$rst_n = rst_n;
+        row_stride$rst_n = rst_n;
+        plane_gap$rst_n = rst_n;
+        three_d$rst_n = rst_n;
+        max_beats$rst_n = rst_n;
+        if (max_beats$q == 32'h1) begin
+            boundary_bytes = ((32'h80) & 9'h1ff) - ((current$q & 32'h7f) & 9'h1ff);
+        end
+        else if (max_beats$q == 32'h2) begin
+            boundary_bytes = ((32'h100) & 9'h1ff) - ((current$q & 32'hff) & 9'h1ff);
+        end
+        else begin
+            boundary_bytes = ((32'h40) & 9'h1ff) - ((current$q & 32'h3f) & 9'h1ff);
+        end
+        row_ends = row_left$q <= ((boundary_bytes) & 32'hffffffff);
+        burst_bytes = boundary_bytes;
+        if (row_ends) begin
+            burst_bytes = ((row_left$q) & 9'h1ff);
+        end
+        burst_end_offset = ((current$q & 32'hff) & 9'h1ff) + burst_bytes - 32'h1;
+        valid = active$q;
+        address = current$q;
+        beats_m1 = (((burst_end_offset >> 32'h4) - (((current$q & 32'hff) >> 32'h4) & 9'h1ff)) & 4'hf);
+        last_burst = row_ends & (rows_left$q == 32'h1) & (planes_left$q == 32'h1);
+        beat_first_lane = 32'h0;
+        if (beat$q == 32'h0) begin
+            beat_first_lane = ((current$q) & 4'hf);
+        end
+        beat_last_of_burst = beat$q == beats_m1;
+        beat_last_lane = 32'hf;
+        if (beat_last_of_burst) begin
+            beat_last_lane = ((burst_end_offset) & 4'hf);
+        end
+        beat_line = ((current$q >> 32'h4) & 36'hfffffffff) + ((beat$q) & 36'hfffffffff);
+        beat_last = beat_last_of_burst & last_burst;
+        advance_burst = active$q & next_burst;
+        if (active$q & next_beat) begin
+            beat$d = beat$q + 32'h1;
+            if (beat_last_of_burst) begin
+                beat$d = 32'h0;
+                advance_burst = 1'b1;
+            end
+        end
+        if (advance_burst) begin
+            if (~row_ends) begin
+                current$d = current$q + ((burst_bytes) & 40'hffffffffff);
+                row_left$d = row_left$q - ((burst_bytes) & 32'hffffffff);
+            end
+            else if (rows_left$q != 32'h1) begin
+                current$d = row_start$q + row_stride$q;
+                row_start$d = row_start$q + row_stride$q;
+                packed_row_start$d = packed_row_start$q + ((len$q) & 40'hffffffffff);
+                row_left$d = len$q;
+                rows_left$d = rows_left$q - 32'h1;
+            end
+            else if (planes_left$q != 32'h1) begin
+                current$d = row_start$q + row_stride$q;
+                if (three_d$q) begin
+                    current$d = packed_row_start$q + plane_gap$q;
+                end
+                row_start$d = current$d;
+                packed_row_start$d = current$d;
+                row_left$d = len$q;
+                rows_left$d = rows$q;
+                planes_left$d = planes_left$q - 32'h1;
+            end
+            else begin
+                active$d = 1'b0;
+            end
+        end
+        if (cancel) begin
+            active$d = 1'b0;
+        end
+        if (start) begin
+            active$d = 1'b1;
+            current$d = shape$base;
+            row_start$d = shape$base;
+            packed_row_start$d = shape$base;
+            row_left$d = shape$len;
+            rows_left$d = shape$rows;
+            planes_left$d = shape$planes;
+            beat$d = 32'h0;
+            len$d = shape$len;
+            rows$d = shape$rows;
+            row_stride$d = ((shape$len) & 40'hffffffffff) + shape$row_skip;
+            plane_gap$d = ((shape$len) & 40'hffffffffff) + shape$plane_skip;
+            three_d$d = shape$three_d;
+            max_beats$d = shape$max_beats;
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$weights$channel$issue
+
+
+module npu_u65_512_core$dma$weights$channel$issue$active(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$weights$channel$issue$active
+
+
+module npu_u65_512_core$dma$weights$channel$issue$beat(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$weights$channel$issue$beat
+
+
+module npu_u65_512_core$dma$weights$channel$issue$current(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$weights$channel$issue$current
+
+
+module npu_u65_512_core$dma$weights$channel$issue$len(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$weights$channel$issue$len
+
+
+module npu_u65_512_core$dma$weights$channel$issue$max_beats(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$weights$channel$issue$max_beats
+
+
+module npu_u65_512_core$dma$weights$channel$issue$packed_row_start(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$weights$channel$issue$packed_row_start
+
+
+module npu_u65_512_core$dma$weights$channel$issue$plane_gap(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$weights$channel$issue$plane_gap
+
+
+module npu_u65_512_core$dma$weights$channel$issue$planes_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$weights$channel$issue$planes_left
+
+
+module npu_u65_512_core$dma$weights$channel$issue$row_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$weights$channel$issue$row_left
+
+
+module npu_u65_512_core$dma$weights$channel$issue$row_start(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$weights$channel$issue$row_start
+
+
+module npu_u65_512_core$dma$weights$channel$issue$row_stride(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$weights$channel$issue$row_stride
+
+
+module npu_u65_512_core$dma$weights$channel$issue$rows(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$weights$channel$issue$rows
+
+
+module npu_u65_512_core$dma$weights$channel$issue$rows_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$weights$channel$issue$rows_left
+
+
+module npu_u65_512_core$dma$weights$channel$issue$three_d(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$weights$channel$issue$three_d
+
+
+module npu_u65_512_core$dma$weights$channel$receive(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,address,beats_m1,last_burst,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  start;
+    input wire  [39:0] shape$base;
+    input wire  [31:0] shape$len;
+    input wire  [15:0] shape$rows;
+    input wire  [15:0] shape$planes;
+    input wire  [39:0] shape$row_skip;
+    input wire  [39:0] shape$plane_skip;
+    input wire  shape$three_d;
+    input wire  [1:0] shape$max_beats;
+    input wire  next_burst;
+    input wire  next_beat;
+    input wire  cancel;
+    output reg  valid;
+    output reg  [39:0] address;
+    output reg  [3:0] beats_m1;
+    output reg  last_burst;
+    output reg  [3:0] beat_first_lane;
+    output reg  [3:0] beat_last_lane;
+    output reg  [35:0] beat_line;
+    output reg  beat_last_of_burst;
+    output reg  beat_last;
+    
+    // Stub signals
+    reg  active$clock;
+    reg  active$rst_n;
+    reg  active$d;
+    wire  active$q;
+    reg  current$clock;
+    reg  current$rst_n;
+    reg  [39:0] current$d;
+    wire  [39:0] current$q;
+    reg  row_left$clock;
+    reg  row_left$rst_n;
+    reg  [31:0] row_left$d;
+    wire  [31:0] row_left$q;
+    reg  row_start$clock;
+    reg  row_start$rst_n;
+    reg  [39:0] row_start$d;
+    wire  [39:0] row_start$q;
+    reg  packed_row_start$clock;
+    reg  packed_row_start$rst_n;
+    reg  [39:0] packed_row_start$d;
+    wire  [39:0] packed_row_start$q;
+    reg  rows_left$clock;
+    reg  rows_left$rst_n;
+    reg  [15:0] rows_left$d;
+    wire  [15:0] rows_left$q;
+    reg  planes_left$clock;
+    reg  planes_left$rst_n;
+    reg  [15:0] planes_left$d;
+    wire  [15:0] planes_left$q;
+    reg  beat$clock;
+    reg  beat$rst_n;
+    reg  [3:0] beat$d;
+    wire  [3:0] beat$q;
+    reg  len$clock;
+    reg  len$rst_n;
+    reg  [31:0] len$d;
+    wire  [31:0] len$q;
+    reg  rows$clock;
+    reg  rows$rst_n;
+    reg  [15:0] rows$d;
+    wire  [15:0] rows$q;
+    reg  row_stride$clock;
+    reg  row_stride$rst_n;
+    reg  [39:0] row_stride$d;
+    wire  [39:0] row_stride$q;
+    reg  plane_gap$clock;
+    reg  plane_gap$rst_n;
+    reg  [39:0] plane_gap$d;
+    wire  [39:0] plane_gap$q;
+    reg  three_d$clock;
+    reg  three_d$rst_n;
+    reg  three_d$d;
+    wire  three_d$q;
+    reg  max_beats$clock;
+    reg  max_beats$rst_n;
+    reg  [1:0] max_beats$d;
+    wire  [1:0] max_beats$q;
+    
+    // Local signals
+    reg  [8:0] boundary_bytes;
+    reg  [8:0] burst_bytes;
+    reg  row_ends;
+    reg  [8:0] burst_end_offset;
+    reg  advance_burst;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$weights$channel$receive$active active(
+        .clock(active$clock),
+        .rst_n(active$rst_n),
+        .d(active$d),
+        .q(active$q)
+    );
+    npu_u65_512_core$dma$weights$channel$receive$current current(
+        .clock(current$clock),
+        .rst_n(current$rst_n),
+        .d(current$d),
+        .q(current$q)
+    );
+    npu_u65_512_core$dma$weights$channel$receive$row_left row_left(
+        .clock(row_left$clock),
+        .rst_n(row_left$rst_n),
+        .d(row_left$d),
+        .q(row_left$q)
+    );
+    npu_u65_512_core$dma$weights$channel$receive$row_start row_start(
+        .clock(row_start$clock),
+        .rst_n(row_start$rst_n),
+        .d(row_start$d),
+        .q(row_start$q)
+    );
+    npu_u65_512_core$dma$weights$channel$receive$packed_row_start packed_row_start(
+        .clock(packed_row_start$clock),
+        .rst_n(packed_row_start$rst_n),
+        .d(packed_row_start$d),
+        .q(packed_row_start$q)
+    );
+    npu_u65_512_core$dma$weights$channel$receive$rows_left rows_left(
+        .clock(rows_left$clock),
+        .rst_n(rows_left$rst_n),
+        .d(rows_left$d),
+        .q(rows_left$q)
+    );
+    npu_u65_512_core$dma$weights$channel$receive$planes_left planes_left(
+        .clock(planes_left$clock),
+        .rst_n(planes_left$rst_n),
+        .d(planes_left$d),
+        .q(planes_left$q)
+    );
+    npu_u65_512_core$dma$weights$channel$receive$beat beat(
+        .clock(beat$clock),
+        .rst_n(beat$rst_n),
+        .d(beat$d),
+        .q(beat$q)
+    );
+    npu_u65_512_core$dma$weights$channel$receive$len len(
+        .clock(len$clock),
+        .rst_n(len$rst_n),
+        .d(len$d),
+        .q(len$q)
+    );
+    npu_u65_512_core$dma$weights$channel$receive$rows rows(
+        .clock(rows$clock),
+        .rst_n(rows$rst_n),
+        .d(rows$d),
+        .q(rows$q)
+    );
+    npu_u65_512_core$dma$weights$channel$receive$row_stride row_stride(
+        .clock(row_stride$clock),
+        .rst_n(row_stride$rst_n),
+        .d(row_stride$d),
+        .q(row_stride$q)
+    );
+    npu_u65_512_core$dma$weights$channel$receive$plane_gap plane_gap(
+        .clock(plane_gap$clock),
+        .rst_n(plane_gap$rst_n),
+        .d(plane_gap$d),
+        .q(plane_gap$q)
+    );
+    npu_u65_512_core$dma$weights$channel$receive$three_d three_d(
+        .clock(three_d$clock),
+        .rst_n(three_d$rst_n),
+        .d(three_d$d),
+        .q(three_d$q)
+    );
+    npu_u65_512_core$dma$weights$channel$receive$max_beats max_beats(
+        .clock(max_beats$clock),
+        .rst_n(max_beats$rst_n),
+        .d(max_beats$d),
+        .q(max_beats$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        active$clock = clock;
+        current$clock = clock;
+        row_left$clock = clock;
+        row_start$clock = clock;
+        packed_row_start$clock = clock;
+        rows_left$clock = clock;
+        planes_left$clock = clock;
+        beat$clock = clock;
+        len$clock = clock;
+        rows$clock = clock;
+        row_stride$clock = clock;
+        plane_gap$clock = clock;
+        three_d$clock = clock;
+        max_beats$clock = clock;
+        active$d = active$q;
+        current$d = current$q;
+        row_left$d = row_left$q;
+        row_start$d = row_start$q;
+        packed_row_start$d = packed_row_start$q;
+        rows_left$d = rows_left$q;
+        planes_left$d = planes_left$q;
+        beat$d = beat$q;
+        len$d = len$q;
+        rows$d = rows$q;
+        row_stride$d = row_stride$q;
+        plane_gap$d = plane_gap$q;
+        three_d$d = three_d$q;
+        max_beats$d = max_beats$q;
+        active$rst_n = rst_n;
+        current$rst_n = rst_n;
+        row_left$rst_n = rst_n;
+        row_start$rst_n = rst_n;
+        packed_row_start$rst_n = rst_n;
+        rows_left$rst_n = rst_n;
+        planes_left$rst_n = rst_n;
+        beat$rst_n = rst_n;
+        len$rst_n = rst_n;
+        rows$rst_n = rst_n;
+        row_stride$rst_n = rst_n;
+        plane_gap$rst_n = rst_n;
+        three_d$rst_n = rst_n;
+        max_beats$rst_n = rst_n;
+        if (max_beats$q == 32'h1) begin
+            boundary_bytes = ((32'h80) & 9'h1ff) - ((current$q & 32'h7f) & 9'h1ff);
+        end
+        else if (max_beats$q == 32'h2) begin
+            boundary_bytes = ((32'h100) & 9'h1ff) - ((current$q & 32'hff) & 9'h1ff);
+        end
+        else begin
+            boundary_bytes = ((32'h40) & 9'h1ff) - ((current$q & 32'h3f) & 9'h1ff);
+        end
+        row_ends = row_left$q <= ((boundary_bytes) & 32'hffffffff);
+        burst_bytes = boundary_bytes;
+        if (row_ends) begin
+            burst_bytes = ((row_left$q) & 9'h1ff);
+        end
+        burst_end_offset = ((current$q & 32'hff) & 9'h1ff) + burst_bytes - 32'h1;
+        valid = active$q;
+        address = current$q;
+        beats_m1 = (((burst_end_offset >> 32'h4) - (((current$q & 32'hff) >> 32'h4) & 9'h1ff)) & 4'hf);
+        last_burst = row_ends & (rows_left$q == 32'h1) & (planes_left$q == 32'h1);
+        beat_first_lane = 32'h0;
+        if (beat$q == 32'h0) begin
+            beat_first_lane = ((current$q) & 4'hf);
+        end
+        beat_last_of_burst = beat$q == beats_m1;
+        beat_last_lane = 32'hf;
+        if (beat_last_of_burst) begin
+            beat_last_lane = ((burst_end_offset) & 4'hf);
+        end
+        beat_line = ((current$q >> 32'h4) & 36'hfffffffff) + ((beat$q) & 36'hfffffffff);
+        beat_last = beat_last_of_burst & last_burst;
+        advance_burst = active$q & next_burst;
+        if (active$q & next_beat) begin
+            beat$d = beat$q + 32'h1;
+            if (beat_last_of_burst) begin
+                beat$d = 32'h0;
+                advance_burst = 1'b1;
+            end
+        end
+        if (advance_burst) begin
+            if (~row_ends) begin
+                current$d = current$q + ((burst_bytes) & 40'hffffffffff);
+                row_left$d = row_left$q - ((burst_bytes) & 32'hffffffff);
+            end
+            else if (rows_left$q != 32'h1) begin
+                current$d = row_start$q + row_stride$q;
+                row_start$d = row_start$q + row_stride$q;
+                packed_row_start$d = packed_row_start$q + ((len$q) & 40'hffffffffff);
+                row_left$d = len$q;
+                rows_left$d = rows_left$q - 32'h1;
+            end
+            else if (planes_left$q != 32'h1) begin
+                current$d = row_start$q + row_stride$q;
+                if (three_d$q) begin
+                    current$d = packed_row_start$q + plane_gap$q;
+                end
+                row_start$d = current$d;
+                packed_row_start$d = current$d;
+                row_left$d = len$q;
+                rows_left$d = rows$q;
+                planes_left$d = planes_left$q - 32'h1;
+            end
+            else begin
+                active$d = 1'b0;
+            end
+        end
+        if (cancel) begin
+            active$d = 1'b0;
+        end
+        if (start) begin
+            active$d = 1'b1;
+            current$d = shape$base;
+            row_start$d = shape$base;
+            packed_row_start$d = shape$base;
+            row_left$d = shape$len;
+            rows_left$d = shape$rows;
+            planes_left$d = shape$planes;
+            beat$d = 32'h0;
+            len$d = shape$len;
+            rows$d = shape$rows;
+            row_stride$d = ((shape$len) & 40'hffffffffff) + shape$row_skip;
+            plane_gap$d = ((shape$len) & 40'hffffffffff) + shape$plane_skip;
+            three_d$d = shape$three_d;
+            max_beats$d = shape$max_beats;
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$weights$channel$receive
+
+
+module npu_u65_512_core$dma$weights$channel$receive$active(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$weights$channel$receive$active
+
+
+module npu_u65_512_core$dma$weights$channel$receive$beat(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$weights$channel$receive$beat
+
+
+module npu_u65_512_core$dma$weights$channel$receive$current(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$weights$channel$receive$current
+
+
+module npu_u65_512_core$dma$weights$channel$receive$len(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$weights$channel$receive$len
+
+
+module npu_u65_512_core$dma$weights$channel$receive$max_beats(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$weights$channel$receive$max_beats
+
+
+module npu_u65_512_core$dma$weights$channel$receive$packed_row_start(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$weights$channel$receive$packed_row_start
+
+
+module npu_u65_512_core$dma$weights$channel$receive$plane_gap(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$weights$channel$receive$plane_gap
+
+
+module npu_u65_512_core$dma$weights$channel$receive$planes_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$weights$channel$receive$planes_left
+
+
+module npu_u65_512_core$dma$weights$channel$receive$row_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$weights$channel$receive$row_left
+
+
+module npu_u65_512_core$dma$weights$channel$receive$row_start(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$weights$channel$receive$row_start
+
+
+module npu_u65_512_core$dma$weights$channel$receive$row_stride(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$weights$channel$receive$row_stride
+
+
+module npu_u65_512_core$dma$weights$channel$receive$rows(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$weights$channel$receive$rows
+
+
+module npu_u65_512_core$dma$weights$channel$receive$rows_left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$weights$channel$receive$rows_left
+
+
+module npu_u65_512_core$dma$weights$channel$receive$three_d(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$weights$channel$receive$three_d
+
+
+module npu_u65_512_core$dma$weights$channel$reserved(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    
+    // Constant declarations
+    localparam  init = 5'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$weights$channel$reserved
+
+
+module npu_u65_512_core$dma$weights$region_lookup(region,regioncfg,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,base,counter,max_beats,arcache,awcache);
+    
+    // Module arguments
+    input wire  [2:0] region;
+    input wire  [15:0] regioncfg;
+    input wire  [31:0] basep$0;
+    input wire  [31:0] basep$1;
+    input wire  [31:0] basep$2;
+    input wire  [31:0] basep$3;
+    input wire  [31:0] basep$4;
+    input wire  [31:0] basep$5;
+    input wire  [31:0] basep$6;
+    input wire  [31:0] basep$7;
+    input wire  [31:0] basep$8;
+    input wire  [31:0] basep$9;
+    input wire  [31:0] basep$10;
+    input wire  [31:0] basep$11;
+    input wire  [31:0] basep$12;
+    input wire  [31:0] basep$13;
+    input wire  [31:0] basep$14;
+    input wire  [31:0] basep$15;
+    input wire  [31:0] axi_limit$0;
+    input wire  [31:0] axi_limit$1;
+    input wire  [31:0] axi_limit$2;
+    input wire  [31:0] axi_limit$3;
+    output reg  [39:0] base;
+    output reg  [1:0] counter;
+    output reg  [1:0] max_beats;
+    output reg  [3:0] arcache;
+    output reg  [3:0] awcache;
+    
+    // Constant declarations
+    localparam  max_beats_lsb = 5'b0;
+    localparam  memtype_lsb = 5'b100;
+    
+    // Stub signals
+    reg  [3:0] cache$memtype;
+    wire  [3:0] cache$arcache;
+    wire  [3:0] cache$awcache;
+    
+    // Local signals
+    reg  [3:0] counter_select;
+    reg  [7:0] region_select;
+    reg  [31:0] limit;
+    reg  [31:0] base_low;
+    reg  [31:0] base_high;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$weights$region_lookup$cache cache(
+        .memtype(cache$memtype),
+        .arcache(cache$arcache),
+        .awcache(cache$awcache)
+    );
+    
+    // Update code
+    always @(*) begin
+        counter = ((regioncfg >> (((region) & 5'h1f) << 32'h1)) & 2'h3);
+        counter_select = ((32'h1) & 4'hf) << counter;
+        region_select = ((32'h1) & 8'hff) << region;
+        limit = 32'h0;
+        if (counter_select[0]) begin
+            limit = axi_limit$0;
+        end
+        if (counter_select[1]) begin
+            limit = axi_limit$1;
+        end
+        if (counter_select[2]) begin
+            limit = axi_limit$2;
+        end
+        if (counter_select[3]) begin
+            limit = axi_limit$3;
+        end
+        base_low = 32'h0;
+        base_high = 32'h0;
+        if (region_select[0]) begin
+            base_low = basep$0;
+            base_high = basep$1;
+        end
+        if (region_select[1]) begin
+            base_low = basep$2;
+            base_high = basep$3;
+        end
+        if (region_select[2]) begin
+            base_low = basep$4;
+            base_high = basep$5;
+        end
+        if (region_select[3]) begin
+            base_low = basep$6;
+            base_high = basep$7;
+        end
+        if (region_select[4]) begin
+            base_low = basep$8;
+            base_high = basep$9;
+        end
+        if (region_select[5]) begin
+            base_low = basep$10;
+            base_high = basep$11;
+        end
+        if (region_select[6]) begin
+            base_low = basep$12;
+            base_high = basep$13;
+        end
+        if (region_select[7]) begin
+            base_low = basep$14;
+            base_high = basep$15;
+        end
+        base = ((base_low) & 40'hffffffffff) | (((base_high) & 40'hffffffffff) << 32'h20);
+        max_beats = ((limit >> max_beats_lsb) & 2'h3);
+        cache$memtype = ((limit >> memtype_lsb) & 4'hf);
+        arcache = cache$arcache;
+        awcache = cache$awcache;
+    end
+    
+endmodule // npu_u65_512_core$dma$weights$region_lookup
+
+
+module npu_u65_512_core$dma$weights$region_lookup$cache(memtype,arcache,awcache);
+    
+    // Module arguments
+    input wire  [3:0] memtype;
+    output reg  [3:0] arcache;
+    output reg  [3:0] awcache;
+    
+    // Update code
+    always @(*) begin
+        arcache = memtype;
+        awcache = memtype;
+        if (memtype >= 32'h4) begin
+            arcache = ((((32'ha) & 4'hf) & ~(1 << (32'h2)) | ((memtype[32'h0]) << (32'h2))) & ~(1 << (32'h0)) | ((memtype[32'h3]) << (32'h0)));
+            awcache = ((((32'h6) & 4'hf) & ~(1 << (32'h3)) | ((memtype[32'h1]) << (32'h3))) & ~(1 << (32'h0)) | ((memtype[32'h3]) << (32'h0)));
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$weights$region_lookup$cache
+
+
+module npu_u65_512_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,clients$0$awvalid,clients$0$awaddr,clients$0$awlen,clients$0$awcache,clients$0$awready,clients$0$wvalid,clients$0$wdata,clients$0$wstrb,clients$0$wlast,clients$0$wready,clients$0$issue_counter,clients$0$may_issue,clients$0$burst_issued,clients$0$response_counter,clients$0$b_valid,clients$0$limit_stall,clients$1$awvalid,clients$1$awaddr,clients$1$awlen,clients$1$awcache,clients$1$awready,clients$1$wvalid,clients$1$wdata,clients$1$wstrb,clients$1$wlast,clients$1$wready,clients$1$issue_counter,clients$1$may_issue,clients$1$burst_issued,clients$1$response_counter,clients$1$b_valid,clients$1$limit_stall,m0$aclken,m0$awvalid,m0$awid,m0$awaddr,m0$awlen,m0$awcache,m0$awready,m0$wvalid,m0$wdata,m0$wstrb,m0$wlast,m0$wready,m0$bvalid,m0$bid,m0$bresp,m0$aw_channel,m0$aw_counter,m0$w_channel,m0$b_channel,m0$b_counter,m0$limit_stall,quiet,error,error_channel);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] axi_limit$0;
+    input wire  [31:0] axi_limit$1;
+    input wire  [31:0] axi_limit$2;
+    input wire  [31:0] axi_limit$3;
+    input wire  clients$0$awvalid;
+    input wire  [39:0] clients$0$awaddr;
+    input wire  [7:0] clients$0$awlen;
+    input wire  [3:0] clients$0$awcache;
+    output reg  clients$0$awready;
+    input wire  clients$0$wvalid;
+    input wire  [127:0] clients$0$wdata;
+    input wire  [15:0] clients$0$wstrb;
+    input wire  clients$0$wlast;
+    output reg  clients$0$wready;
+    input wire  [1:0] clients$0$issue_counter;
+    output reg  clients$0$may_issue;
+    input wire  clients$0$burst_issued;
+    input wire  [1:0] clients$0$response_counter;
+    output reg  clients$0$b_valid;
+    input wire  clients$0$limit_stall;
+    input wire  clients$1$awvalid;
+    input wire  [39:0] clients$1$awaddr;
+    input wire  [7:0] clients$1$awlen;
+    input wire  [3:0] clients$1$awcache;
+    output reg  clients$1$awready;
+    input wire  clients$1$wvalid;
+    input wire  [127:0] clients$1$wdata;
+    input wire  [15:0] clients$1$wstrb;
+    input wire  clients$1$wlast;
+    output reg  clients$1$wready;
+    input wire  [1:0] clients$1$issue_counter;
+    output reg  clients$1$may_issue;
+    input wire  clients$1$burst_issued;
+    input wire  [1:0] clients$1$response_counter;
+    output reg  clients$1$b_valid;
+    input wire  clients$1$limit_stall;
+    input wire  m0$aclken;
+    output reg  m0$awvalid;
+    output reg  [7:0] m0$awid;
+    output reg  [39:0] m0$awaddr;
+    output reg  [7:0] m0$awlen;
+    output reg  [3:0] m0$awcache;
+    input wire  m0$awready;
+    output reg  m0$wvalid;
+    output reg  [127:0] m0$wdata;
+    output reg  [15:0] m0$wstrb;
+    output reg  m0$wlast;
+    input wire  m0$wready;
+    input wire  m0$bvalid;
+    input wire  [7:0] m0$bid;
+    input wire  [1:0] m0$bresp;
+    output reg  [3:0] m0$aw_channel;
+    output reg  [1:0] m0$aw_counter;
+    output reg  [3:0] m0$w_channel;
+    output reg  [3:0] m0$b_channel;
+    output reg  [1:0] m0$b_counter;
+    output reg  m0$limit_stall;
+    output reg  quiet;
+    output reg  error;
+    output reg  [3:0] error_channel;
+    
+    // Constant declarations
+    localparam  ids$0 = 8'h1;
+    localparam  ids$1 = 8'h0;
+    localparam  channels$0 = 4'h9;
+    localparam  channels$1 = 4'h8;
+    localparam  writes_m1_lsb = 5'b11000;
+    
+    // Stub signals
+    reg  order$clock;
+    reg  order$rst_n;
+    reg  order$tail$valid;
+    reg  order$tail$data;
+    wire  order$tail$ready;
+    wire  order$head$valid;
+    wire  order$head$data;
+    reg  order$head$ready;
+    wire  [2:0] order$count;
+    reg  held$clock;
+    reg  held$rst_n;
+    reg  held$d;
+    wire  held$q;
+    reg  held_client$clock;
+    reg  held_client$rst_n;
+    reg  held_client$d;
+    wire  held_client$q;
+    reg  outstanding$0$clock;
+    reg  outstanding$0$rst_n;
+    reg  [6:0] outstanding$0$d;
+    wire  [6:0] outstanding$0$q;
+    reg  outstanding$1$clock;
+    reg  outstanding$1$rst_n;
+    reg  [6:0] outstanding$1$d;
+    wire  [6:0] outstanding$1$q;
+    reg  outstanding$2$clock;
+    reg  outstanding$2$rst_n;
+    reg  [6:0] outstanding$2$d;
+    wire  [6:0] outstanding$2$q;
+    reg  outstanding$3$clock;
+    reg  outstanding$3$rst_n;
+    reg  [6:0] outstanding$3$d;
+    wire  [6:0] outstanding$3$q;
+    
+    // Local signals
+    reg  pick;
+    reg  w_client;
+    reg  b_client;
+    reg  b_ours;
+    reg  aw_fire;
+    reg  [31:0] limit;
+    reg  [3:0] room;
+    reg  [3:0] completed;
+    reg  [3:0] issued_first;
+    reg  [3:0] issued_second;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$writes$order order(
+        .clock(order$clock),
+        .rst_n(order$rst_n),
+        .tail$valid(order$tail$valid),
+        .tail$data(order$tail$data),
+        .tail$ready(order$tail$ready),
+        .head$valid(order$head$valid),
+        .head$data(order$head$data),
+        .head$ready(order$head$ready),
+        .count(order$count)
+    );
+    npu_u65_512_core$dma$writes$held held(
+        .clock(held$clock),
+        .rst_n(held$rst_n),
+        .d(held$d),
+        .q(held$q)
+    );
+    npu_u65_512_core$dma$writes$held_client held_client(
+        .clock(held_client$clock),
+        .rst_n(held_client$rst_n),
+        .d(held_client$d),
+        .q(held_client$q)
+    );
+    npu_u65_512_core$dma$writes$outstanding$0 outstanding$0(
+        .clock(outstanding$0$clock),
+        .rst_n(outstanding$0$rst_n),
+        .d(outstanding$0$d),
+        .q(outstanding$0$q)
+    );
+    npu_u65_512_core$dma$writes$outstanding$1 outstanding$1(
+        .clock(outstanding$1$clock),
+        .rst_n(outstanding$1$rst_n),
+        .d(outstanding$1$d),
+        .q(outstanding$1$q)
+    );
+    npu_u65_512_core$dma$writes$outstanding$2 outstanding$2(
+        .clock(outstanding$2$clock),
+        .rst_n(outstanding$2$rst_n),
+        .d(outstanding$2$d),
+        .q(outstanding$2$q)
+    );
+    npu_u65_512_core$dma$writes$outstanding$3 outstanding$3(
+        .clock(outstanding$3$clock),
+        .rst_n(outstanding$3$rst_n),
+        .d(outstanding$3$d),
+        .q(outstanding$3$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        held$clock = clock;
+        held_client$clock = clock;
+        held$d = held$q;
+        held_client$d = held_client$q;
+        held$rst_n = rst_n;
+        held_client$rst_n = rst_n;
+        order$clock = clock;
+        order$rst_n = rst_n;
+        outstanding$0$clock = clock;
+        outstanding$0$rst_n = rst_n;
+        outstanding$0$d = outstanding$0$q;
+        outstanding$1$clock = clock;
+        outstanding$1$rst_n = rst_n;
+        outstanding$1$d = outstanding$1$q;
+        outstanding$2$clock = clock;
+        outstanding$2$rst_n = rst_n;
+        outstanding$2$d = outstanding$2$q;
+        outstanding$3$clock = clock;
+        outstanding$3$rst_n = rst_n;
+        outstanding$3$d = outstanding$3$q;
+        pick = ~clients$0$awvalid;
+        if (held$q) begin
+            pick = held_client$q;
+        end
+        m0$awvalid = 1'b0;
+        m0$awid = 32'h0;
+        m0$awaddr = 32'h0;
+        m0$awlen = 32'h0;
+        m0$awcache = 32'h0;
+        m0$aw_channel = 32'h0;
+        m0$aw_counter = 32'h0;
+        clients$0$awready = 1'b0;
+        if (pick == (0 == 32'h1)) begin
+            m0$awvalid = clients$0$awvalid & order$tail$ready;
+            m0$awid = ids$0;
+            m0$awaddr = clients$0$awaddr;
+            m0$awlen = clients$0$awlen;
+            m0$awcache = clients$0$awcache;
+            m0$aw_channel = channels$0;
+            m0$aw_counter = clients$0$response_counter;
+            clients$0$awready = m0$awready & order$tail$ready;
+        end
+        clients$1$awready = 1'b0;
+        if (pick == (1 == 32'h1)) begin
+            m0$awvalid = clients$1$awvalid & order$tail$ready;
+            m0$awid = ids$1;
+            m0$awaddr = clients$1$awaddr;
+            m0$awlen = clients$1$awlen;
+            m0$awcache = clients$1$awcache;
+            m0$aw_channel = channels$1;
+            m0$aw_counter = clients$1$response_counter;
+            clients$1$awready = m0$awready & order$tail$ready;
+        end
+        aw_fire = m0$aclken & m0$awvalid & m0$awready;
+        if (m0$aclken) begin
+            held$d = m0$awvalid & ~m0$awready;
+            held_client$d = pick;
+        end
+        order$tail$valid = aw_fire;
+        order$tail$data = pick;
+        w_client = order$head$data;
+        m0$wvalid = 1'b0;
+        m0$wdata = 32'h0;
+        m0$wstrb = 32'h0;
+        m0$wlast = 1'b0;
+        m0$w_channel = 32'h0;
+        clients$0$wready = 1'b0;
+        if (order$head$valid & (w_client == (0 == 32'h1))) begin
+            m0$wvalid = clients$0$wvalid;
+            m0$wdata = clients$0$wdata;
+            m0$wstrb = clients$0$wstrb;
+            m0$wlast = clients$0$wlast;
+            m0$w_channel = channels$0;
+            clients$0$wready = m0$wready;
+        end
+        clients$1$wready = 1'b0;
+        if (order$head$valid & (w_client == (1 == 32'h1))) begin
+            m0$wvalid = clients$1$wvalid;
+            m0$wdata = clients$1$wdata;
+            m0$wstrb = clients$1$wstrb;
+            m0$wlast = clients$1$wlast;
+            m0$w_channel = channels$1;
+            clients$1$wready = m0$wready;
+        end
+        order$head$ready = m0$aclken & m0$wvalid & m0$wready & m0$wlast;
+        b_client = m0$bid == ids$1;
+        b_ours = m0$bvalid & m0$aclken;
+        m0$b_channel = channels$0;
+        m0$b_counter = clients$0$response_counter;
+        if (b_client) begin
+            m0$b_channel = channels$1;
+            m0$b_counter = clients$1$response_counter;
+        end
+        completed = 32'h0;
+        clients$0$b_valid = b_ours & (b_client == (0 == 32'h1));
+        if (clients$0$b_valid) begin
+            completed = ((32'h1) & 4'hf) << clients$0$response_counter;
+        end
+        clients$1$b_valid = b_ours & (b_client == (1 == 32'h1));
+        if (clients$1$b_valid) begin
+            completed = ((32'h1) & 4'hf) << clients$1$response_counter;
+        end
+        error = b_ours & m0$bresp[32'h1];
+        error_channel = m0$b_channel;
+        room = 32'h0;
+        limit = axi_limit$0 >> writes_m1_lsb;
+        if (outstanding$0$q <= ((limit[(32'h0)+:(5)]) & 7'h7f)) begin
+            room = (room & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        limit = axi_limit$1 >> writes_m1_lsb;
+        if (outstanding$1$q <= ((limit[(32'h0)+:(5)]) & 7'h7f)) begin
+            room = (room & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        limit = axi_limit$2 >> writes_m1_lsb;
+        if (outstanding$2$q <= ((limit[(32'h0)+:(5)]) & 7'h7f)) begin
+            room = (room & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        limit = axi_limit$3 >> writes_m1_lsb;
+        if (outstanding$3$q <= ((limit[(32'h0)+:(5)]) & 7'h7f)) begin
+            room = (room & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        m0$limit_stall = 1'b0;
+        clients$0$may_issue = (room & (((32'h1) & 4'hf) << clients$0$issue_counter)) != 32'h0;
+        m0$limit_stall = m0$limit_stall | clients$0$limit_stall;
+        clients$1$may_issue = (room & (((32'h1) & 4'hf) << clients$1$issue_counter)) != 32'h0;
+        m0$limit_stall = m0$limit_stall | clients$1$limit_stall;
+        issued_first = 32'h0;
+        if (clients$0$burst_issued) begin
+            issued_first = ((32'h1) & 4'hf) << clients$0$issue_counter;
+        end
+        issued_second = 32'h0;
+        if (clients$1$burst_issued) begin
+            issued_second = ((32'h1) & 4'hf) << clients$1$issue_counter;
+        end
+        if (completed[0]) begin
+            outstanding$0$d = outstanding$0$q - 32'h1;
+        end
+        if (issued_first[0]) begin
+            outstanding$0$d = outstanding$0$d + 32'h1;
+        end
+        if (issued_second[0]) begin
+            outstanding$0$d = outstanding$0$d + 32'h1;
+        end
+        if (completed[1]) begin
+            outstanding$1$d = outstanding$1$q - 32'h1;
+        end
+        if (issued_first[1]) begin
+            outstanding$1$d = outstanding$1$d + 32'h1;
+        end
+        if (issued_second[1]) begin
+            outstanding$1$d = outstanding$1$d + 32'h1;
+        end
+        if (completed[2]) begin
+            outstanding$2$d = outstanding$2$q - 32'h1;
+        end
+        if (issued_first[2]) begin
+            outstanding$2$d = outstanding$2$d + 32'h1;
+        end
+        if (issued_second[2]) begin
+            outstanding$2$d = outstanding$2$d + 32'h1;
+        end
+        if (completed[3]) begin
+            outstanding$3$d = outstanding$3$q - 32'h1;
+        end
+        if (issued_first[3]) begin
+            outstanding$3$d = outstanding$3$d + 32'h1;
+        end
+        if (issued_second[3]) begin
+            outstanding$3$d = outstanding$3$d + 32'h1;
+        end
+        quiet = (outstanding$0$q == 32'h0) & (outstanding$1$q == 32'h0) & (outstanding$2$q == 32'h0) & (outstanding$3$q == 32'h0);
+    end
+    
+endmodule // npu_u65_512_core$dma$writes
+
+
+module npu_u65_512_core$dma$writes$held(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$writes$held
+
+
+module npu_u65_512_core$dma$writes$held_client(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$writes$held_client
+
+
+module npu_u65_512_core$dma$writes$order(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  tail$valid;
+    input wire  tail$data;
+    output reg  tail$ready;
+    output reg  head$valid;
+    output reg  head$data;
+    input wire  head$ready;
+    output reg  [2:0] count;
+    
+    // Constant declarations
+    localparam  depth = 3'b100;
+    
+    // Stub signals
+    reg  write_pointer$clock;
+    reg  write_pointer$rst_n;
+    reg  [2:0] write_pointer$d;
+    wire  [2:0] write_pointer$q;
+    reg  read_pointer$clock;
+    reg  read_pointer$rst_n;
+    reg  [2:0] read_pointer$d;
+    wire  [2:0] read_pointer$q;
+    reg  words$clock;
+    reg  words$rst_n;
+    reg  words$write_enable;
+    reg  [1:0] words$write_address;
+    reg  words$write_data;
+    reg  [1:0] words$read_address;
+    wire  words$read_data;
+    
+    // Local signals
+    reg  push;
+    reg  pop;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$writes$order$write_pointer write_pointer(
+        .clock(write_pointer$clock),
+        .rst_n(write_pointer$rst_n),
+        .d(write_pointer$d),
+        .q(write_pointer$q)
+    );
+    npu_u65_512_core$dma$writes$order$read_pointer read_pointer(
+        .clock(read_pointer$clock),
+        .rst_n(read_pointer$rst_n),
+        .d(read_pointer$d),
+        .q(read_pointer$q)
+    );
+    npu_u65_512_core$dma$writes$order$words words(
+        .clock(words$clock),
+        .rst_n(words$rst_n),
+        .write_enable(words$write_enable),
+        .write_address(words$write_address),
+        .write_data(words$write_data),
+        .read_address(words$read_address),
+        .read_data(words$read_data)
+    );
+    
+    // Update code
+    always @(*) begin
+        write_pointer$clock = clock;
+        read_pointer$clock = clock;
+        write_pointer$d = write_pointer$q;
+        read_pointer$d = read_pointer$q;
+        write_pointer$rst_n = rst_n;
+        read_pointer$rst_n = rst_n;
+        words$clock = clock;
+        words$rst_n = rst_n;
+        count = write_pointer$q - read_pointer$q;
+        tail$ready = count != depth;
+        head$valid = count != 32'h0;
+        push = tail$valid & tail$ready;
+        pop = head$valid & head$ready;
+        words$write_enable = push;
+        words$write_address = write_pointer$q[(32'h0)+:(2)];
+        words$write_data = tail$data;
+        words$read_address = read_pointer$q[(32'h0)+:(2)];
+        head$data = words$read_data;
+        if (push) begin
+            write_pointer$d = write_pointer$q + 32'h1;
+        end
+        if (pop) begin
+            read_pointer$d = read_pointer$q + 32'h1;
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$writes$order
+
+
+module npu_u65_512_core$dma$writes$order$read_pointer(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    
+    // Constant declarations
+    localparam  init = 3'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$writes$order$read_pointer
+
+
+module npu_u65_512_core$dma$writes$order$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write_enable;
+    input wire  [1:0] write_address;
+    input wire  write_data;
+    input wire  [1:0] read_address;
+    output reg  read_data;
+    
+    // Update code (custom)
+    reg [0:0] cells [0:3];
+    integer i;
+    always @(posedge clock or negedge rst_n)
+       if (!rst_n) for (i = 0; i <= 3; i = i + 1) cells[i] <= 0;
+       else if (write_enable) cells[write_address] <= write_data;
+    always @(*) read_data = cells[read_address];
+endmodule // npu_u65_512_core$dma$writes$order$words
+
+
+module npu_u65_512_core$dma$writes$order$write_pointer(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    
+    // Constant declarations
+    localparam  init = 3'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$writes$order$write_pointer
+
+
+module npu_u65_512_core$dma$writes$outstanding$0(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [6:0] d;
+    output reg  [6:0] q;
+    
+    // Constant declarations
+    localparam  init = 7'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$writes$outstanding$0
+
+
+module npu_u65_512_core$dma$writes$outstanding$1(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [6:0] d;
+    output reg  [6:0] q;
+    
+    // Constant declarations
+    localparam  init = 7'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$writes$outstanding$1
+
+
+module npu_u65_512_core$dma$writes$outstanding$2(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [6:0] d;
+    output reg  [6:0] q;
+    
+    // Constant declarations
+    localparam  init = 7'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$writes$outstanding$2
+
+
+module npu_u65_512_core$dma$writes$outstanding$3(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [6:0] d;
+    output reg  [6:0] q;
+    
+    // Constant declarations
+    localparam  init = 7'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$writes$outstanding$3
 
 
 module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma,operation);
@@ -24253,7 +34615,7 @@ module npu_u65_512_core$regs$storage$9$value(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$regs$storage$9$value
 
 
-module npu_u65_512_core$shram(clock,rst_n,clear,clearing,write_enable,write_cores,write_address,write_data,write_strobe,read_enable,read_address,read_data$0,read_data$1);
+module npu_u65_512_core$shram(clock,rst_n,clear,clearing,write_enable,write_cores,write_address,write_data,write_strobe,read_enable,read_address$0,read_address$1,read_address$2,read_address$3,read_data$0,read_data$1,read_data$2,read_data$3);
     
     // Module arguments
     input wire  clock;
@@ -24265,10 +34627,15 @@ module npu_u65_512_core$shram(clock,rst_n,clear,clearing,write_enable,write_core
     input wire  [11:0] write_address;
     input wire  [127:0] write_data;
     input wire  [15:0] write_strobe;
-    input wire  [1:0] read_enable;
-    input wire  [11:0] read_address;
+    input wire  [3:0] read_enable;
+    input wire  [11:0] read_address$0;
+    input wire  [11:0] read_address$1;
+    input wire  [11:0] read_address$2;
+    input wire  [11:0] read_address$3;
     output reg  [127:0] read_data$0;
     output reg  [127:0] read_data$1;
+    output reg  [127:0] read_data$2;
+    output reg  [127:0] read_data$3;
     
     // Constant declarations
     localparam  last_line = 12'hbff;
@@ -24279,17 +34646,29 @@ module npu_u65_512_core$shram(clock,rst_n,clear,clearing,write_enable,write_core
     reg  [11:0] banks$0$write_address;
     reg  [127:0] banks$0$write_data;
     reg  [15:0] banks$0$write_strobe;
-    reg  banks$0$read_enable;
-    reg  [11:0] banks$0$read_address;
-    wire  [127:0] banks$0$read_data;
+    reg  [3:0] banks$0$read_enable;
+    reg  [11:0] banks$0$read_address$0;
+    reg  [11:0] banks$0$read_address$1;
+    reg  [11:0] banks$0$read_address$2;
+    reg  [11:0] banks$0$read_address$3;
+    wire  [127:0] banks$0$read_data$0;
+    wire  [127:0] banks$0$read_data$1;
+    wire  [127:0] banks$0$read_data$2;
+    wire  [127:0] banks$0$read_data$3;
     reg  banks$1$clock;
     reg  banks$1$write_enable;
     reg  [11:0] banks$1$write_address;
     reg  [127:0] banks$1$write_data;
     reg  [15:0] banks$1$write_strobe;
-    reg  banks$1$read_enable;
-    reg  [11:0] banks$1$read_address;
-    wire  [127:0] banks$1$read_data;
+    reg  [3:0] banks$1$read_enable;
+    reg  [11:0] banks$1$read_address$0;
+    reg  [11:0] banks$1$read_address$1;
+    reg  [11:0] banks$1$read_address$2;
+    reg  [11:0] banks$1$read_address$3;
+    wire  [127:0] banks$1$read_data$0;
+    wire  [127:0] banks$1$read_data$1;
+    wire  [127:0] banks$1$read_data$2;
+    wire  [127:0] banks$1$read_data$3;
     reg  clear_active$clock;
     reg  clear_active$rst_n;
     reg  clear_active$d;
@@ -24307,8 +34686,14 @@ module npu_u65_512_core$shram(clock,rst_n,clear,clearing,write_enable,write_core
         .write_data(banks$0$write_data),
         .write_strobe(banks$0$write_strobe),
         .read_enable(banks$0$read_enable),
-        .read_address(banks$0$read_address),
-        .read_data(banks$0$read_data)
+        .read_address$0(banks$0$read_address$0),
+        .read_address$1(banks$0$read_address$1),
+        .read_address$2(banks$0$read_address$2),
+        .read_address$3(banks$0$read_address$3),
+        .read_data$0(banks$0$read_data$0),
+        .read_data$1(banks$0$read_data$1),
+        .read_data$2(banks$0$read_data$2),
+        .read_data$3(banks$0$read_data$3)
     );
     npu_u65_512_core$shram$banks$1 banks$1(
         .clock(banks$1$clock),
@@ -24317,8 +34702,14 @@ module npu_u65_512_core$shram(clock,rst_n,clear,clearing,write_enable,write_core
         .write_data(banks$1$write_data),
         .write_strobe(banks$1$write_strobe),
         .read_enable(banks$1$read_enable),
-        .read_address(banks$1$read_address),
-        .read_data(banks$1$read_data)
+        .read_address$0(banks$1$read_address$0),
+        .read_address$1(banks$1$read_address$1),
+        .read_address$2(banks$1$read_address$2),
+        .read_address$3(banks$1$read_address$3),
+        .read_data$0(banks$1$read_data$0),
+        .read_data$1(banks$1$read_data$1),
+        .read_data$2(banks$1$read_data$2),
+        .read_data$3(banks$1$read_data$3)
     );
     npu_u65_512_core$shram$clear_active clear_active(
         .clock(clear_active$clock),
@@ -24363,9 +34754,11 @@ module npu_u65_512_core$shram(clock,rst_n,clear,clearing,write_enable,write_core
             banks$0$write_data = 32'h0;
             banks$0$write_strobe = ((32'hffff) & 16'hffff);
         end
-        banks$0$read_enable = read_enable[0];
-        banks$0$read_address = read_address;
-        read_data$0 = banks$0$read_data;
+        banks$0$read_enable = 32'h0;
+        banks$0$read_address[port] = read_address$0;
+        banks$0$read_address[port] = read_address$1;
+        banks$0$read_address[port] = read_address$2;
+        banks$0$read_address[port] = read_address$3;
         banks$1$clock = clock;
         banks$1$write_enable = write_enable & write_cores[1];
         banks$1$write_address = write_address;
@@ -24377,15 +34770,22 @@ module npu_u65_512_core$shram(clock,rst_n,clear,clearing,write_enable,write_core
             banks$1$write_data = 32'h0;
             banks$1$write_strobe = ((32'hffff) & 16'hffff);
         end
-        banks$1$read_enable = read_enable[1];
-        banks$1$read_address = read_address;
-        read_data$1 = banks$1$read_data;
+        banks$1$read_enable = 32'h0;
+        banks$1$read_address[port] = read_address$0;
+        banks$1$read_address[port] = read_address$1;
+        banks$1$read_address[port] = read_address$2;
+        banks$1$read_address[port] = read_address$3;
+        banks$0$read_enable = read_enable;
+        read_data$0 = banks$0$read_data[port];
+        read_data$1 = banks$0$read_data[port];
+        read_data$2 = banks$0$read_data[port];
+        read_data$3 = banks$0$read_data[port];
     end
     
 endmodule // npu_u65_512_core$shram
 
 
-module npu_u65_512_core$shram$banks$0(clock,write_enable,write_address,write_data,write_strobe,read_enable,read_address,read_data);
+module npu_u65_512_core$shram$banks$0(clock,write_enable,write_address,write_data,write_strobe,read_enable,read_address$0,read_address$1,read_address$2,read_address$3,read_data$0,read_data$1,read_data$2,read_data$3);
     
     // Module arguments
     input wire  clock;
@@ -24393,9 +34793,15 @@ module npu_u65_512_core$shram$banks$0(clock,write_enable,write_address,write_dat
     input wire  [11:0] write_address;
     input wire  [127:0] write_data;
     input wire  [15:0] write_strobe;
-    input wire  read_enable;
-    input wire  [11:0] read_address;
-    output reg  [127:0] read_data;
+    input wire  [3:0] read_enable;
+    input wire  [11:0] read_address$0;
+    input wire  [11:0] read_address$1;
+    input wire  [11:0] read_address$2;
+    input wire  [11:0] read_address$3;
+    output reg  [127:0] read_data$0;
+    output reg  [127:0] read_data$1;
+    output reg  [127:0] read_data$2;
+    output reg  [127:0] read_data$3;
     
     // Update code (custom)
     reg [127:0] lines [0:3071] /*verilator public_flat_rw*/;
@@ -24403,12 +34809,15 @@ module npu_u65_512_core$shram$banks$0(clock,write_enable,write_address,write_dat
     always @(posedge clock) begin
        if (write_enable)
           lines[write_address] <= (lines[write_address] & ~strobe_mask) | (write_data & strobe_mask);
-       if (read_enable) read_data <= lines[read_address];
+       if (read_enable[0]) read_data$0 <= lines[read_address$0];
+       if (read_enable[1]) read_data$1 <= lines[read_address$1];
+       if (read_enable[2]) read_data$2 <= lines[read_address$2];
+       if (read_enable[3]) read_data$3 <= lines[read_address$3];
     end
 endmodule // npu_u65_512_core$shram$banks$0
 
 
-module npu_u65_512_core$shram$banks$1(clock,write_enable,write_address,write_data,write_strobe,read_enable,read_address,read_data);
+module npu_u65_512_core$shram$banks$1(clock,write_enable,write_address,write_data,write_strobe,read_enable,read_address$0,read_address$1,read_address$2,read_address$3,read_data$0,read_data$1,read_data$2,read_data$3);
     
     // Module arguments
     input wire  clock;
@@ -24416,9 +34825,15 @@ module npu_u65_512_core$shram$banks$1(clock,write_enable,write_address,write_dat
     input wire  [11:0] write_address;
     input wire  [127:0] write_data;
     input wire  [15:0] write_strobe;
-    input wire  read_enable;
-    input wire  [11:0] read_address;
-    output reg  [127:0] read_data;
+    input wire  [3:0] read_enable;
+    input wire  [11:0] read_address$0;
+    input wire  [11:0] read_address$1;
+    input wire  [11:0] read_address$2;
+    input wire  [11:0] read_address$3;
+    output reg  [127:0] read_data$0;
+    output reg  [127:0] read_data$1;
+    output reg  [127:0] read_data$2;
+    output reg  [127:0] read_data$3;
     
     // Update code (custom)
     reg [127:0] lines [0:3071] /*verilator public_flat_rw*/;
@@ -24426,7 +34841,10 @@ module npu_u65_512_core$shram$banks$1(clock,write_enable,write_address,write_dat
     always @(posedge clock) begin
        if (write_enable)
           lines[write_address] <= (lines[write_address] & ~strobe_mask) | (write_data & strobe_mask);
-       if (read_enable) read_data <= lines[read_address];
+       if (read_enable[0]) read_data$0 <= lines[read_address$0];
+       if (read_enable[1]) read_data$1 <= lines[read_address$1];
+       if (read_enable[2]) read_data$2 <= lines[read_address$2];
+       if (read_enable[3]) read_data$3 <= lines[read_address$3];
     end
 endmodule // npu_u65_512_core$shram$banks$1
 

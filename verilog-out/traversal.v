@@ -20,7 +20,7 @@ module traversal_core(clock,rst_n,start,shape,ifm_blocks$valid,ifm_blocks$data,i
     input wire  beats$ready;
     input wire  block_done;
     output wire  readouts$valid;
-    output wire  [65:0] readouts$data;
+    output wire  [66:0] readouts$data;
     input wire  readouts$ready;
     output reg  busy;
     
@@ -1492,7 +1492,7 @@ module traversal_core$readout_walker(clock,rst_n,blocks$valid,blocks$data,blocks
     output reg  blocks$ready;
     input wire  block_done;
     output reg  readouts$valid;
-    output reg  [65:0] readouts$data;
+    output reg  [66:0] readouts$data;
     input wire  readouts$ready;
     output reg  ab_release;
     output reg  busy;
@@ -1635,7 +1635,8 @@ module traversal_core$readout_walker(clock,rst_n,blocks$valid,blocks$data,blocks
                 readouts$data[(64'h39)+:(4)] = 32'hf;
             end
         end
-        readouts$data[(64'h41)+:(1)] = last_word;
+        readouts$data[(64'h41)+:(1)] = last_microblock;
+        readouts$data[(64'h42)+:(1)] = last_word;
         readouts$valid = active$q;
         take = readouts$valid & readouts$ready;
         ab_release = 1'b0;
@@ -1848,7 +1849,7 @@ module traversal(
     input wire beats_ready;
     input wire block_done;
     output wire readouts_valid;
-    output wire [65:0] readouts_data;
+    output wire [66:0] readouts_data;
     input wire readouts_ready;
     output wire busy;
 

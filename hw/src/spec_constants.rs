@@ -23,3 +23,18 @@ pub fn field_lsb(register: &Register, field: &str) -> Constant<Bits<5>> {
 pub fn word(value: u32) -> Constant<Bits<32>> {
     Constant::new(u64::from(value).into())
 }
+
+/// The lowest bit of a command's field (`npu_spec::command`), for a shift.
+pub fn command_field_lsb(opcode: npu_spec::command::Opcode, field: &str) -> Constant<Bits<5>> {
+    Constant::new(u64::from(opcode.field(field).lo).into())
+}
+
+/// A command's field as a mask of its `N`-bit value, for a test of a one-bit
+/// field or a masked compare.
+pub fn command_field_mask<const N: usize>(
+    opcode: npu_spec::command::Opcode,
+    field: &str,
+) -> Constant<Bits<N>> {
+    let f = opcode.field(field);
+    Constant::new((((1u64 << f.width) - 1) << f.lo).into())
+}

@@ -7,7 +7,7 @@ use crate::central_control::{CentralControl, DmaDescriptor, KernelOperation, NoD
 use crate::cpm::Cpm;
 use crate::dma::{AxiEvents, Dma};
 use crate::pmu::Pmu;
-use crate::shram::Shram;
+use crate::shram::{Shram, READ_PORTS};
 use crate::stream::{LaneBeat, StreamOut};
 use npu_spec::config::NpuConfig;
 use rust_hdl::prelude::*;
@@ -249,8 +249,21 @@ impl Logic for Npu {
         self.shram.write_address.next = self.dma.shram_line.val();
         self.shram.write_data.next = self.dma.shram_data.val();
         self.shram.write_strobe.next = self.dma.shram_strobe.val();
+        // The datapath's DMA channels, until the datapath is connected.
+        self.dma.ifm_fills.valid.next = false;
+        self.dma.ifm_fills.data.next.rows = 0.into();
+        self.dma.weight_reads.data.next.length = 0.into();
+        self.dma.scale_reads.data.next.length = 0.into();
+        self.dma.ofm_writes.data.next.count = 0.into();
+        self.dma.weight_reads.valid.next = false;
+        self.dma.scale_reads.valid.next = false;
+        self.dma.ofm_writes.valid.next = false;
+        self.dma.weight_beats.ready.next = false;
+        self.dma.scale_beats.ready.next = false;
         // The datapath will read the shared buffer.
         self.shram.read_enable.next = 0.into();
-        self.shram.read_address.next = 0.into();
+        for port in 0..READ_PORTS {
+            self.shram.read_address[port].next = 0.into();
+        }
     }
 }

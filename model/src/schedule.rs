@@ -452,6 +452,8 @@ pub struct Readout {
     pub oz: usize,
     pub positions: u8,
     pub channels: usize,
+    /// The last word of these OFM channels.
+    pub group_end: bool,
     pub block_end: bool,
 }
 
@@ -515,7 +517,8 @@ impl ConvShape {
         for (n, b) in self.ofm_blocks().iter().enumerate() {
             let mut word = (first_half + n) % 2 * AB_HALF_WORDS;
             for oz in (0..b.depth).step_by(U65_UBLOCK_DEPTH) {
-                for (oy, ox) in b.microblocks() {
+                let m_count = b.microblock_count();
+                for (m, (oy, ox)) in b.microblocks().enumerate() {
                     let down = oy + 1 < b.y + b.height;
                     let right = ox + 1 < b.x + b.width;
                     let positions = 1
@@ -529,6 +532,7 @@ impl ConvShape {
                         oz: b.z + oz,
                         positions,
                         channels: U65_UBLOCK_DEPTH.min(b.depth - oz),
+                        group_end: m + 1 == m_count,
                         block_end: false,
                     });
                     word += 1;

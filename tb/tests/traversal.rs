@@ -154,6 +154,7 @@ fn readout_from_words(w: &[u32]) -> schedule::Readout {
         oz: f(r.get_my_offset_oz()),
         positions: field(w, r.get_my_offset_positions(), 4) as u8,
         channels: field(w, r.get_my_offset_channels(), 4) as usize,
+        group_end: field(w, r.get_my_offset_group_end(), 1) == 1,
         block_end: field(w, r.get_my_offset_block_end(), 1) == 1,
     }
 }

@@ -48,6 +48,8 @@ pub struct Mem2Mem {
     pub burst_issued: Signal<Out, Bit>,
     /// A write burst is held back by its outstanding limit (for the PMU).
     pub write_limit_stall: Signal<Out, Bit>,
+    /// The shared buffer takes a write this cycle (its port is shared).
+    pub shram_ready: Signal<In, Bit>,
     pub shram_write: Signal<Out, Bit>,
     pub shram_cores: Signal<Out, Bits<2>>,
     pub shram_line: Signal<Out, Bits<LINE_ADDRESS_BITS>>,
@@ -108,7 +110,8 @@ impl Logic for Mem2Mem {
         self.aligner.wanted.next = self.fill.valid.val();
         self.aligner.first_lane.next = self.fill.beat_first_lane.val();
         self.aligner.last_lane.next = self.fill.beat_last_lane.val();
-        self.aligner.out.ready.next = self.to_shram.q.val() | self.write.beats.ready.val();
+        self.aligner.out.ready.next = (self.to_shram.q.val() & self.shram_ready.val())
+            | (!self.to_shram.q.val() & self.write.beats.ready.val());
         self.beat_out.next = self.aligner.out.valid.val() & self.aligner.out.ready.val();
         self.fill.next_beat.next = self.beat_out.val();
         self.fill.next_burst.next = false;

@@ -27,23 +27,31 @@ mod aligner;
 mod events;
 mod mem2mem;
 mod memtype;
+mod ofm_channel;
 mod port;
 mod read_channel;
 mod reads;
+mod region;
 mod requests;
+mod stream_reader;
 mod walker;
 mod write_channel;
+mod writes;
 
 pub use aligner::Aligner;
 pub use events::{AxiEvents, AxiEventsIn};
 pub use mem2mem::Mem2Mem;
 pub use memtype::MemtypeCache;
+pub use ofm_channel::OfmChannel;
 pub use port::{ReadPort, ReadRequest};
 pub use read_channel::ReadChannel;
 pub use reads::{ReadClient, ReadClientPort, ReadPortSignals, ReadRouter};
+pub use region::RegionSelect;
 pub use requests::{OfmWrite, ShramFill, StreamRead};
+pub use stream_reader::StreamReader;
 pub use walker::{TransferShape, TransferWalker};
 pub use write_channel::WriteChannel;
+pub use writes::{WriteClient, WriteClientPort, WritePortSignals, WriteRouter};
 
 use crate::axi::AxiManagerPort;
 use crate::central_control::DmaDescriptor;
@@ -56,8 +64,9 @@ use npu_spec::config::NpuConfig;
 use npu_spec::regs::{self, FaultingChannel};
 use rust_hdl::prelude::*;
 
-/// AWID of mem2mem writes (the TRM assigns no write IDs).
-const MEM2MEM_WRITE_ID: u64 = 1;
+/// AWIDs of the mem2mem and OFM writes (the TRM assigns no write IDs).
+const MEM2MEM_WRITE_ID: u8 = 1;
+const OFM_WRITE_ID: u8 = 0;
 
 #[derive(LogicBlock)]
 pub struct Dma {
@@ -87,6 +96,20 @@ pub struct Dma {
     /// Descriptors queued or in progress (NPU_OP_DMA_WAIT).
     pub descriptors_active: Signal<Out, Bits<2>>,
 
+    /// The datapath's channels (TRM 3.3.3): IFM blocks into the shared
+    /// buffer, the weight and scale/bias streams, OFM writes.
+    pub ifm_fills: StreamIn<ShramFill>,
+    /// The last copy of an IFM block (`block_end`) has reached the shared buffer.
+    pub ifm_filled: Signal<Out, Bit>,
+    pub weight_reads: StreamIn<StreamRead>,
+    pub weight_beats: StreamOut<LaneBeat>,
+    pub scale_reads: StreamIn<StreamRead>,
+    pub scale_beats: StreamOut<LaneBeat>,
+    pub ofm_writes: StreamIn<OfmWrite>,
+    /// A datapath channel has work in flight (an OFM write is complete
+    /// only once answered).
+    pub datapath_busy: Signal<Out, Bit>,
+
     /// Issue no new burst or transfer (a soft reset drains the DMA, TRM 3.3.4.1).
     pub quiesce: Signal<In, Bit>,
     /// No AXI transaction is outstanding.
@@ -111,19 +134,22 @@ pub struct Dma {
 
     command: ReadChannel<4, 5>,
     mem2mem: Mem2Mem,
+    ifm: Mem2Mem,
+    ifm_region: RegionSelect,
+    /// The IFM copy in progress ends an IFM block.
+    ifm_block_end: ResetReg<Bit>,
+    weights: StreamReader,
+    scales: StreamReader,
+    ofm: OfmChannel,
     reads: ReadRouter,
+    writes: WriteRouter,
     queue: Fifo<DmaDescriptor, 1, 2>,
-
-    // The write identifier and fault code (reads: `ReadRouter::new`).
-    mem2mem_write_id: Constant<Bits<8>>,
-    mem2mem_write_fault: Constant<Bits<4>>,
 
     // AXI_LIMITn and DMA region-value fields (npu_spec), and the limit
     // fields' widths: TRM ranges 0-63 reads and 0-31 writes, higher bits
     // reserved and ignored.
     max_beats_lsb: Constant<Bits<5>>,
     memtype_lsb: Constant<Bits<5>>,
-    writes_m1_lsb: Constant<Bits<5>>,
     stride_mode_lsb: Constant<Bits<4>>,
     region_mode_internal: Constant<Bits<11>>,
 
@@ -161,20 +187,10 @@ pub struct Dma {
     command_limit: Signal<Local, Bits<32>>,
     start_mem2mem: Signal<Local, Bit>,
 
-    // Outstanding writes per counter (TRM 4.2.14-17); reads: `reads`.
-    write_limit: Signal<Local, Bits<32>>,
-    write_room: Signal<Local, Bits<4>>,
-    write_issued: Signal<Local, Bits<4>>,
-    write_completed: Signal<Local, Bits<4>>,
-    writes_outstanding: [ResetReg<Bits<6>>; 4],
-
     // Per-transfer settings, held while it runs.
     mem2mem_write_counter: ResetReg<Bits<2>>,
     mem2mem_write_cache: ResetReg<Bits<4>>,
     head_started: ResetReg<Bit>,
-
-    /// A B response of mem2mem.
-    mem2mem_response: Signal<Local, Bit>,
 
     /// Issue nothing new: a bus error or a soft reset.
     stop_issue: Signal<Local, Bit>,
@@ -228,13 +244,41 @@ impl Dma {
             m1: Default::default(),
             m0_events: Default::default(),
             m1_events: Default::default(),
+            ifm_fills: Default::default(),
+            ifm_filled: Default::default(),
+            weight_reads: Default::default(),
+            weight_beats: Default::default(),
+            scale_reads: Default::default(),
+            scale_beats: Default::default(),
+            ofm_writes: Default::default(),
+            datapath_busy: Default::default(),
             command: Default::default(),
             mem2mem: Default::default(),
+            ifm: Default::default(),
+            ifm_region: Default::default(),
+            ifm_block_end: Default::default(),
+            weights: StreamReader::new(),
+            scales: StreamReader::new(),
+            ofm: OfmChannel::new(),
+            // Priority order: the command stream, the datapath's channels,
+            // the user DMA.
             reads: ReadRouter::new(
                 &[
                     (
                         *config.read_ids.command.start(),
                         FaultingChannel::CommandRead as u32,
+                    ),
+                    (
+                        *config.read_ids.ifm.start(),
+                        FaultingChannel::IfmRead as u32,
+                    ),
+                    (
+                        *config.read_ids.weight[0].start(),
+                        FaultingChannel::WeightRead as u32,
+                    ),
+                    (
+                        *config.read_ids.scale[0].start(),
+                        FaultingChannel::ScaleBiasRead as u32,
                     ),
                     (
                         *config.read_ids.mem2mem.start(),
@@ -243,14 +287,16 @@ impl Dma {
                 ],
                 regs::AXI_LIMIT0.field("max_outstanding_read_m1").lsb,
             ),
-            queue: Default::default(),
-            mem2mem_write_id: Constant::new(MEM2MEM_WRITE_ID.into()),
-            mem2mem_write_fault: Constant::new(
-                u64::from(FaultingChannel::Mem2MemWrite as u8).into(),
+            writes: WriteRouter::new(
+                &[
+                    (MEM2MEM_WRITE_ID, FaultingChannel::Mem2MemWrite as u32),
+                    (OFM_WRITE_ID, FaultingChannel::OfmWrite as u32),
+                ],
+                regs::AXI_LIMIT0.field("max_outstanding_write_m1").lsb,
             ),
+            queue: Default::default(),
             max_beats_lsb: limit_lsb("max_beats"),
             memtype_lsb: limit_lsb("memtype"),
-            writes_m1_lsb: limit_lsb("max_outstanding_write_m1"),
             stride_mode_lsb: Constant::new(u64::from(region_field("stride_mode").lo).into()),
             region_mode_internal: Constant::new((1u64 << region_field("region_mode").lo).into()),
             src_region_value: Default::default(),
@@ -284,15 +330,9 @@ impl Dma {
             dst_limit: Default::default(),
             command_limit: Default::default(),
             start_mem2mem: Default::default(),
-            write_limit: Default::default(),
-            write_room: Default::default(),
-            write_issued: Default::default(),
-            write_completed: Default::default(),
-            writes_outstanding: Default::default(),
             mem2mem_write_counter: Default::default(),
             mem2mem_write_cache: Default::default(),
             head_started: Default::default(),
-            mem2mem_response: Default::default(),
             stop_issue: Default::default(),
             halted: Default::default(),
             fault_channel: Default::default(),
@@ -315,8 +355,10 @@ impl Logic for Dma {
             halted,
             fault_channel,
             fault_interface,
-            wakeup
+            wakeup,
+            ifm_block_end
         );
+        self.ifm_block_end.rst_n.next = self.rst_n.val();
         self.mem2mem_write_counter.rst_n.next = self.rst_n.val();
         self.mem2mem_write_cache.rst_n.next = self.rst_n.val();
         self.head_started.rst_n.next = self.rst_n.val();
@@ -324,17 +366,22 @@ impl Logic for Dma {
         self.fault_channel.rst_n.next = self.rst_n.val();
         self.fault_interface.rst_n.next = self.rst_n.val();
         self.wakeup.rst_n.next = self.rst_n.val();
-        for c in 0..4 {
-            self.writes_outstanding[c].clock.next = self.clock.val();
-            self.writes_outstanding[c].rst_n.next = self.rst_n.val();
-            self.writes_outstanding[c].d.next = self.writes_outstanding[c].q.val();
-        }
         self.command.clock.next = self.clock.val();
         self.command.rst_n.next = self.rst_n.val();
         self.mem2mem.clock.next = self.clock.val();
         self.mem2mem.rst_n.next = self.rst_n.val();
+        self.ifm.clock.next = self.clock.val();
+        self.ifm.rst_n.next = self.rst_n.val();
+        self.weights.clock.next = self.clock.val();
+        self.weights.rst_n.next = self.rst_n.val();
+        self.scales.clock.next = self.clock.val();
+        self.scales.rst_n.next = self.rst_n.val();
+        self.ofm.clock.next = self.clock.val();
+        self.ofm.rst_n.next = self.rst_n.val();
         self.reads.clock.next = self.clock.val();
         self.reads.rst_n.next = self.rst_n.val();
+        self.writes.clock.next = self.clock.val();
+        self.writes.rst_n.next = self.rst_n.val();
         self.queue.clock.next = self.clock.val();
         self.queue.rst_n.next = self.rst_n.val();
 
@@ -500,20 +547,84 @@ impl Logic for Dma {
             self.head_started.d.next = false;
         }
 
-        // ---- Outstanding writes: room while count <= limit - 1. The
-        // field's bits above the TRM range 0-31 are reserved and ignored. ----
-        self.write_room.next = 0.into();
-        for c in 0..4 {
-            self.write_limit.next = self.axi_limit[c].val() >> self.writes_m1_lsb.val();
-            if self.writes_outstanding[c].q.val()
-                <= bit_cast::<6, 5>(self.write_limit.val().get_bits::<5>(0))
-            {
-                self.write_room.next = self.write_room.val().replace_bit(c, true);
-            }
-        }
-        self.mem2mem.may_write.next =
-            (self.write_room.val() & (bits::<4>(1) << self.mem2mem_write_counter.q.val())) != 0;
         self.mem2mem.halt.next = self.stop_issue.val();
+
+        // ---- The datapath's channels ----
+        // IFM: 2D copies into the shared buffer, through a mem2mem whose
+        // destination is always internal (every core's buffer).
+        self.ifm_region.region.next = self.ifm_fills.data.val().region;
+        self.ifm_region.regioncfg.next = self.regioncfg.val();
+        self.weights.regioncfg.next = self.regioncfg.val();
+        self.scales.regioncfg.next = self.regioncfg.val();
+        self.ofm.regioncfg.next = self.regioncfg.val();
+        for k in 0..16 {
+            self.ifm_region.basep[k].next = self.basep[k].val();
+            self.weights.basep[k].next = self.basep[k].val();
+            self.scales.basep[k].next = self.basep[k].val();
+            self.ofm.basep[k].next = self.basep[k].val();
+        }
+        for c in 0..4 {
+            self.ifm_region.axi_limit[c].next = self.axi_limit[c].val();
+            self.weights.axi_limit[c].next = self.axi_limit[c].val();
+            self.scales.axi_limit[c].next = self.axi_limit[c].val();
+            self.ofm.axi_limit[c].next = self.axi_limit[c].val();
+        }
+        self.ifm.source.base.next = self.ifm_region.base.val() + self.ifm_fills.data.val().source;
+        self.ifm.source.len.next = bit_cast::<32, 16>(self.ifm_fills.data.val().len);
+        self.ifm.source.rows.next = self.ifm_fills.data.val().rows;
+        self.ifm.source.planes.next = 1.into();
+        self.ifm.source.row_skip.next = self.ifm_fills.data.val().source_skip;
+        self.ifm.source.plane_skip.next = 0.into();
+        self.ifm.source.three_d.next = false;
+        self.ifm.source.max_beats.next = self.ifm_region.max_beats.val();
+        self.ifm.destination.base.next = bit_cast::<40, 16>(self.ifm_fills.data.val().destination);
+        self.ifm.destination.len.next = bit_cast::<32, 16>(self.ifm_fills.data.val().len);
+        self.ifm.destination.rows.next = self.ifm_fills.data.val().rows;
+        self.ifm.destination.planes.next = 1.into();
+        self.ifm.destination.row_skip.next =
+            bit_cast::<40, 16>(self.ifm_fills.data.val().destination_skip);
+        self.ifm.destination.plane_skip.next = 0.into();
+        self.ifm.destination.three_d.next = false;
+        self.ifm.destination.max_beats.next = 0.into();
+        self.ifm.internal.next = true;
+        self.ifm.cores.next = 3.into();
+        self.ifm.read_counter.next = self.ifm_region.counter.val();
+        self.ifm.read_cache.next = self.ifm_region.arcache.val();
+        self.ifm.halt.next = self.stop_issue.val();
+        self.ifm.aclken.next = self.m0.aclken.val();
+        self.ifm.may_write.next = false;
+        self.ifm.awready.next = false;
+        self.ifm.wready.next = false;
+        self.ifm.b_valid.next = false;
+        // One copy at a time; an empty one (no rows) completes at once.
+        self.ifm_fills.ready.next = !self.ifm.busy.val() & !self.stop_issue.val();
+        self.ifm.start.next = self.ifm_fills.valid.val()
+            & self.ifm_fills.ready.val()
+            & (self.ifm_fills.data.val().rows != 0)
+            & (self.ifm_fills.data.val().len != 0);
+        if self.ifm.start.val() {
+            self.ifm_block_end.d.next = self.ifm_fills.data.val().block_end;
+        }
+        self.ifm_filled.next = (self.ifm.done.val() & self.ifm_block_end.q.val())
+            | (self.ifm_fills.valid.val()
+                & self.ifm_fills.ready.val()
+                & !self.ifm.start.val()
+                & self.ifm_fills.data.val().block_end);
+        // Weights and scale/bias: byte streams.
+        self.weights.halt.next = self.stop_issue.val();
+        self.scales.halt.next = self.stop_issue.val();
+        StreamIn::<StreamRead>::link(&mut self.weight_reads, &mut self.weights.requests);
+        StreamOut::<LaneBeat>::link(&mut self.weight_beats, &mut self.weights.out);
+        StreamIn::<StreamRead>::link(&mut self.scale_reads, &mut self.scales.requests);
+        StreamOut::<LaneBeat>::link(&mut self.scale_beats, &mut self.scales.out);
+        // OFM: writes on M0.
+        self.ofm.aclken.next = self.m0.aclken.val();
+        self.ofm.halt.next = self.stop_issue.val();
+        StreamIn::<OfmWrite>::link(&mut self.ofm_writes, &mut self.ofm.writes);
+        self.datapath_busy.next = self.ifm.busy.val()
+            | self.weights.busy.val()
+            | self.scales.busy.val()
+            | self.ofm.busy.val();
 
         // ---- Reads: every read client through one router, in priority
         // order: the command stream, then mem2mem (ReadRouter::new) ----
@@ -522,7 +633,10 @@ impl Logic for Dma {
             self.reads.axi_limit[c].next = self.axi_limit[c].val();
         }
         ReadClient::join(&mut self.command.reads, &mut self.reads.clients[0]);
-        ReadClient::join(&mut self.mem2mem.reads, &mut self.reads.clients[1]);
+        ReadClient::join(&mut self.ifm.reads, &mut self.reads.clients[1]);
+        ReadClient::join(&mut self.weights.reads, &mut self.reads.clients[2]);
+        ReadClient::join(&mut self.scales.reads, &mut self.reads.clients[3]);
+        ReadClient::join(&mut self.mem2mem.reads, &mut self.reads.clients[4]);
         self.reads.m0.aclken.next = self.m0.aclken.val();
         self.reads.m0.arready.next = self.m0.arready.val();
         self.reads.m0.rvalid.next = self.m0.rvalid.val();
@@ -557,27 +671,62 @@ impl Logic for Dma {
         self.m0.rready.next = true;
         self.m1.rready.next = true;
 
-        // ---- Write channels: M0 only (TRM 3.3.3) ----
+        // ---- Writes: every write client through one router on M0 (TRM 3.3.3) ----
+        for c in 0..4 {
+            self.writes.axi_limit[c].next = self.axi_limit[c].val();
+        }
         self.mem2mem.aclken.next = self.m0.aclken.val();
-        self.m0.awvalid.next = self.mem2mem.awvalid.val();
-        self.m0.awid.next = self.mem2mem_write_id.val();
-        self.m0.awaddr.next = self.mem2mem.awaddr.val();
-        self.m0.awlen.next = self.mem2mem.awlen.val();
+        self.writes.clients[0].awvalid.next = self.mem2mem.awvalid.val();
+        self.writes.clients[0].awaddr.next = self.mem2mem.awaddr.val();
+        self.writes.clients[0].awlen.next = self.mem2mem.awlen.val();
+        self.writes.clients[0].awcache.next = self.mem2mem_write_cache.q.val();
+        self.mem2mem.awready.next = self.writes.clients[0].awready.val();
+        self.writes.clients[0].wvalid.next = self.mem2mem.wvalid.val();
+        self.writes.clients[0].wdata.next = self.mem2mem.wdata.val();
+        self.writes.clients[0].wstrb.next = self.mem2mem.wstrb.val();
+        self.writes.clients[0].wlast.next = self.mem2mem.wlast.val();
+        self.mem2mem.wready.next = self.writes.clients[0].wready.val();
+        self.writes.clients[0].issue_counter.next = self.mem2mem_write_counter.q.val();
+        self.mem2mem.may_write.next = self.writes.clients[0].may_issue.val();
+        self.writes.clients[0].burst_issued.next = self.mem2mem.burst_issued.val();
+        self.writes.clients[0].response_counter.next = self.mem2mem_write_counter.q.val();
+        self.mem2mem.b_valid.next = self.writes.clients[0].b_valid.val();
+        self.writes.clients[0].limit_stall.next = self.mem2mem.write_limit_stall.val();
+        self.writes.clients[1].awvalid.next = self.ofm.awvalid.val();
+        self.writes.clients[1].awaddr.next = self.ofm.awaddr.val();
+        self.writes.clients[1].awlen.next = 0.into();
+        self.writes.clients[1].awcache.next = self.ofm.cache.val();
+        self.ofm.awready.next = self.writes.clients[1].awready.val();
+        self.writes.clients[1].wvalid.next = self.ofm.wvalid.val();
+        self.writes.clients[1].wdata.next = self.ofm.wdata.val();
+        self.writes.clients[1].wstrb.next = self.ofm.wstrb.val();
+        self.writes.clients[1].wlast.next = true;
+        self.ofm.wready.next = self.writes.clients[1].wready.val();
+        self.writes.clients[1].issue_counter.next = self.ofm.issue_counter.val();
+        self.ofm.may_issue.next = self.writes.clients[1].may_issue.val();
+        self.writes.clients[1].burst_issued.next = self.ofm.burst_issued.val();
+        self.writes.clients[1].response_counter.next = self.ofm.response_counter.val();
+        self.ofm.b_valid.next = self.writes.clients[1].b_valid.val();
+        self.writes.clients[1].limit_stall.next = self.ofm.limit_stall.val();
+        self.writes.m0.aclken.next = self.m0.aclken.val();
+        self.writes.m0.awready.next = self.m0.awready.val();
+        self.writes.m0.wready.next = self.m0.wready.val();
+        self.writes.m0.bvalid.next = self.m0.bvalid.val();
+        self.writes.m0.bid.next = self.m0.bid.val();
+        self.writes.m0.bresp.next = self.m0.bresp.val();
+        self.m0.awvalid.next = self.writes.m0.awvalid.val();
+        self.m0.awid.next = self.writes.m0.awid.val();
+        self.m0.awaddr.next = self.writes.m0.awaddr.val();
+        self.m0.awlen.next = self.writes.m0.awlen.val();
         self.m0.awsize.next = 4.into();
         self.m0.awburst.next = 1.into();
-        self.m0.awcache.next = self.mem2mem_write_cache.q.val();
+        self.m0.awcache.next = self.writes.m0.awcache.val();
         self.m0.awprot.next = bit_cast::<3, 2>(self.prot.val());
-        self.mem2mem.awready.next = self.m0.awready.val();
-        self.m0.wvalid.next = self.mem2mem.wvalid.val();
-        self.m0.wdata.next = self.mem2mem.wdata.val();
-        self.m0.wstrb.next = self.mem2mem.wstrb.val();
-        self.m0.wlast.next = self.mem2mem.wlast.val();
-        self.mem2mem.wready.next = self.m0.wready.val();
+        self.m0.wvalid.next = self.writes.m0.wvalid.val();
+        self.m0.wdata.next = self.writes.m0.wdata.val();
+        self.m0.wstrb.next = self.writes.m0.wstrb.val();
+        self.m0.wlast.next = self.writes.m0.wlast.val();
         self.m0.bready.next = true;
-        self.mem2mem_response.next = self.m0.bvalid.val()
-            & self.m0.aclken.val()
-            & (self.m0.bid.val() == self.mem2mem_write_id.val());
-        self.mem2mem.b_valid.next = self.mem2mem_response.val();
         self.m1.awvalid.next = false;
         self.m1.awid.next = 0.into();
         self.m1.awaddr.next = 0.into();
@@ -592,24 +741,6 @@ impl Logic for Dma {
         self.m1.wlast.next = false;
         self.m1.bready.next = true;
 
-        // ---- Outstanding writes ----
-        self.write_issued.next = 0.into();
-        self.write_completed.next = 0.into();
-        if self.mem2mem.burst_issued.val() {
-            self.write_issued.next = bits::<4>(1) << self.mem2mem_write_counter.q.val();
-        }
-        if self.mem2mem_response.val() {
-            self.write_completed.next = bits::<4>(1) << self.mem2mem_write_counter.q.val();
-        }
-        for c in 0..4 {
-            if self.write_issued.val().get_bit(c) & !self.write_completed.val().get_bit(c) {
-                self.writes_outstanding[c].d.next = self.writes_outstanding[c].q.val() + 1;
-            }
-            if !self.write_issued.val().get_bit(c) & self.write_completed.val().get_bit(c) {
-                self.writes_outstanding[c].d.next = self.writes_outstanding[c].q.val() - 1;
-            }
-        }
-
         // ---- Events for the PMU; the fault codes are the PMCAXI_CHAN.CH_SEL codes ----
         self.m0_events.enabled.next = self.m0.aclken.val();
         self.m0_events.ar_accepted.next =
@@ -623,23 +754,23 @@ impl Logic for Dma {
         self.m0_events.r_channel.next = self.reads.m0.r_channel.val();
         self.m0_events.r_counter.next = self.reads.m0.r_counter.val();
         self.m0_events.aw_accepted.next =
-            self.m0.aclken.val() & self.mem2mem.awvalid.val() & self.m0.awready.val();
+            self.m0.aclken.val() & self.writes.m0.awvalid.val() & self.m0.awready.val();
         self.m0_events.aw_stalled.next =
-            self.m0.aclken.val() & self.mem2mem.awvalid.val() & !self.m0.awready.val();
-        self.m0_events.aw_channel.next = self.mem2mem_write_fault.val();
-        self.m0_events.aw_counter.next = self.mem2mem_write_counter.q.val();
+            self.m0.aclken.val() & self.writes.m0.awvalid.val() & !self.m0.awready.val();
+        self.m0_events.aw_channel.next = self.writes.m0.aw_channel.val();
+        self.m0_events.aw_counter.next = self.writes.m0.aw_counter.val();
         self.m0_events.w_beat.next =
-            self.m0.aclken.val() & self.mem2mem.wvalid.val() & self.m0.wready.val();
+            self.m0.aclken.val() & self.writes.m0.wvalid.val() & self.m0.wready.val();
         self.m0_events.w_stalled.next =
-            self.m0.aclken.val() & self.mem2mem.wvalid.val() & !self.m0.wready.val();
-        self.m0_events.w_channel.next = self.mem2mem_write_fault.val();
+            self.m0.aclken.val() & self.writes.m0.wvalid.val() & !self.m0.wready.val();
+        self.m0_events.w_channel.next = self.writes.m0.w_channel.val();
         self.m0_events.b_response.next = self.m0.aclken.val() & self.m0.bvalid.val();
-        self.m0_events.b_channel.next = self.mem2mem_write_fault.val();
-        self.m0_events.b_counter.next = self.mem2mem_write_counter.q.val();
+        self.m0_events.b_channel.next = self.writes.m0.b_channel.val();
+        self.m0_events.b_counter.next = self.writes.m0.b_counter.val();
         self.m0_events.read_limit_stall.next =
             self.m0.aclken.val() & self.reads.m0.limit_stall.val();
         self.m0_events.write_limit_stall.next =
-            self.m0.aclken.val() & self.mem2mem.write_limit_stall.val();
+            self.m0.aclken.val() & self.writes.m0.limit_stall.val();
 
         self.m1_events.enabled.next = self.m1.aclken.val();
         self.m1_events.ar_accepted.next =
@@ -674,9 +805,9 @@ impl Logic for Dma {
                 self.fault_channel.d.next = self.reads.error_channel.val();
                 self.fault_interface.d.next = self.reads.error_interface.val();
             }
-            if self.mem2mem_response.val() & self.m0.bresp.val().get_bit(1) {
+            if self.writes.error.val() {
                 self.halted.d.next = true;
-                self.fault_channel.d.next = self.mem2mem_write_fault.val();
+                self.fault_channel.d.next = self.writes.error_channel.val();
                 self.fault_interface.d.next = false;
             }
         }
@@ -686,22 +817,28 @@ impl Logic for Dma {
 
         // Granted reads and issued writes count from the grant, so zero
         // counters mean nothing is in flight or waiting in an address register.
-        self.axi_quiet.next = self.reads.quiet.val()
-            & (self.writes_outstanding[0].q.val() == 0)
-            & (self.writes_outstanding[1].q.val() == 0)
-            & (self.writes_outstanding[2].q.val() == 0)
-            & (self.writes_outstanding[3].q.val() == 0);
+        self.axi_quiet.next = self.reads.quiet.val() & self.writes.quiet.val();
         // AWAKEUP: pending activity on the ports (TRM table A-5).
-        self.wakeup.d.next =
-            !self.axi_quiet.val() | self.command.busy.val() | self.mem2mem.busy.val();
+        self.wakeup.d.next = !self.axi_quiet.val()
+            | self.command.busy.val()
+            | self.mem2mem.busy.val()
+            | self.datapath_busy.val();
         self.m0.awakeup.next = self.wakeup.q.val();
         self.m1.awakeup.next = self.wakeup.q.val();
 
-        // ---- Shared buffer ----
-        self.shram_write.next = self.mem2mem.shram_write.val();
+        // ---- Shared buffer: one write port, the user DMA first ----
+        self.mem2mem.shram_ready.next = true;
+        self.ifm.shram_ready.next = !self.mem2mem.shram_write.val();
+        self.shram_write.next = self.mem2mem.shram_write.val() | self.ifm.shram_write.val();
         self.shram_cores.next = self.mem2mem.shram_cores.val();
         self.shram_line.next = self.mem2mem.shram_line.val();
         self.shram_data.next = self.mem2mem.shram_data.val();
         self.shram_strobe.next = self.mem2mem.shram_strobe.val();
+        if !self.mem2mem.shram_write.val() {
+            self.shram_cores.next = self.ifm.shram_cores.val();
+            self.shram_line.next = self.ifm.shram_line.val();
+            self.shram_data.next = self.ifm.shram_data.val();
+            self.shram_strobe.next = self.ifm.shram_strobe.val();
+        }
     }
 }

@@ -10,7 +10,12 @@ pub const LINE_BYTES: usize = 16;
 /// Bits of a line address: 4096 lines, enough for one core's 48 KB.
 pub const LINE_ADDRESS_BITS: usize = 12;
 
-/// One core's buffer: a single-port-per-direction SRAM with byte strobes.
+/// Read ports of a bank: the IFM unit reads the four positions of a
+/// microblock at once (a real flow replicates a 1R1W macro).
+pub const READ_PORTS: usize = 4;
+
+/// One core's buffer: an SRAM with one write port with byte strobes and
+/// [`READ_PORTS`] read ports.
 ///
 /// In the emitted Verilog it is a behavioural RAM, black-boxed by the
 /// synthesis script as a RAM macro would be; its `lines` array is marked
@@ -22,10 +27,11 @@ pub struct SramBank {
     pub write_address: Signal<In, Bits<LINE_ADDRESS_BITS>>,
     pub write_data: Signal<In, Bits<128>>,
     pub write_strobe: Signal<In, Bits<LINE_BYTES>>,
-    pub read_enable: Signal<In, Bit>,
-    pub read_address: Signal<In, Bits<LINE_ADDRESS_BITS>>,
-    /// The line at `read_address`, one cycle after `read_enable`.
-    pub read_data: Signal<Out, Bits<128>>,
+    /// [`READ_PORTS`] read ports: port i's line at `read_address[i]`, one
+    /// cycle after bit i of `read_enable`.
+    pub read_enable: Signal<In, Bits<READ_PORTS>>,
+    pub read_address: Vec<Signal<In, Bits<LINE_ADDRESS_BITS>>>,
+    pub read_data: Vec<Signal<Out, Bits<128>>>,
     _lines: Vec<Bits<128>>,
 }
 
@@ -42,8 +48,8 @@ impl SramBank {
             write_data: Default::default(),
             write_strobe: Default::default(),
             read_enable: Default::default(),
-            read_address: Default::default(),
-            read_data: Default::default(),
+            read_address: (0..READ_PORTS).map(|_| Default::default()).collect(),
+            read_data: (0..READ_PORTS).map(|_| Default::default()).collect(),
             _lines: vec![Bits::default(); bytes / LINE_BYTES],
         }
     }
@@ -52,9 +58,11 @@ impl SramBank {
 impl Logic for SramBank {
     fn update(&mut self) {
         if self.clock.pos_edge() {
-            let read = self.read_address.val().index();
-            if self.read_enable.val() {
-                self.read_data.next = self._lines.get(read).copied().unwrap_or_default();
+            for port in 0..READ_PORTS {
+                let read = self.read_address[port].val().index();
+                if self.read_enable.val().get_bit(port) {
+                    self.read_data[port].next = self._lines.get(read).copied().unwrap_or_default();
+                }
             }
             let write = self.write_address.val().index();
             if self.write_enable.val() && write < self._lines.len() {
@@ -70,7 +78,9 @@ impl Logic for SramBank {
     }
 
     fn connect(&mut self) {
-        self.read_data.connect();
+        for port in &mut self.read_data {
+            port.connect();
+        }
     }
 
     fn hdl(&self) -> Verilog {
@@ -86,9 +96,13 @@ wire [127:0] strobe_mask = {{{strobe_mask}}};
 always @(posedge clock) begin
    if (write_enable)
       lines[write_address] <= (lines[write_address] & ~strobe_mask) | (write_data & strobe_mask);
-   if (read_enable) read_data <= lines[read_address];
-end",
+{reads}end",
             last = self._lines.len() - 1,
+            reads = (0..READ_PORTS)
+                .map(|p| format!(
+                    "   if (read_enable[{p}]) read_data${p} <= lines[read_address${p}];\n"
+                ))
+                .collect::<String>(),
         ))
     }
 
@@ -102,9 +116,11 @@ end",
                 "write_data".into(),
                 "write_strobe".into(),
                 "read_enable".into(),
-                "read_address".into(),
-            ],
-            outputs: vec!["read_data".into()],
+            ]
+            .into_iter()
+            .chain((0..READ_PORTS).map(|p| format!("read_address${p}")))
+            .collect(),
+            outputs: (0..READ_PORTS).map(|p| format!("read_data${p}")).collect(),
         }]
     }
 }
@@ -128,9 +144,10 @@ pub struct Shram {
     pub write_address: Signal<In, Bits<LINE_ADDRESS_BITS>>,
     pub write_data: Signal<In, Bits<128>>,
     pub write_strobe: Signal<In, Bits<LINE_BYTES>>,
-    /// Read ports, one per core, for the datapath.
-    pub read_enable: Signal<In, Bits<2>>,
-    pub read_address: Signal<In, Bits<LINE_ADDRESS_BITS>>,
+    /// The IFM unit's read ports, of core 0's bank (the datapath runs on
+    /// core 0).
+    pub read_enable: Signal<In, Bits<READ_PORTS>>,
+    pub read_address: Vec<Signal<In, Bits<LINE_ADDRESS_BITS>>>,
     pub read_data: Vec<Signal<Out, Bits<128>>>,
     banks: Vec<SramBank>,
     last_line: Constant<Bits<LINE_ADDRESS_BITS>>,
@@ -156,8 +173,8 @@ impl Shram {
             write_data: Default::default(),
             write_strobe: Default::default(),
             read_enable: Default::default(),
-            read_address: Default::default(),
-            read_data: (0..cores).map(|_| Default::default()).collect(),
+            read_address: (0..READ_PORTS).map(|_| Default::default()).collect(),
+            read_data: (0..READ_PORTS).map(|_| Default::default()).collect(),
             banks: (0..cores).map(|_| SramBank::new(bytes_per_core)).collect(),
             last_line: Constant::new(((bytes_per_core / LINE_BYTES - 1) as u64).into()),
             clear_active: Default::default(),
@@ -196,9 +213,14 @@ impl Logic for Shram {
                 self.banks[core].write_data.next = 0.into();
                 self.banks[core].write_strobe.next = bits::<LINE_BYTES>(0xffff);
             }
-            self.banks[core].read_enable.next = self.read_enable.val().get_bit(core);
-            self.banks[core].read_address.next = self.read_address.val();
-            self.read_data[core].next = self.banks[core].read_data.val();
+            self.banks[core].read_enable.next = 0.into();
+            for port in 0..READ_PORTS {
+                self.banks[core].read_address[port].next = self.read_address[port].val();
+            }
+        }
+        self.banks[0].read_enable.next = self.read_enable.val();
+        for port in 0..READ_PORTS {
+            self.read_data[port].next = self.banks[0].read_data[port].val();
         }
     }
 }

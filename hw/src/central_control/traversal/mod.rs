@@ -138,6 +138,8 @@ pub struct Readout {
     pub oz: Bits<16>,
     pub positions: Bits<4>,
     pub channels: Bits<4>,
+    /// The last word of these OFM channels (their scale records are used up).
+    pub group_end: Bit,
     /// The OFM block's last word.
     pub block_end: Bit,
 }

@@ -83,6 +83,7 @@ impl Logic for ReadoutWalker {
                 self.readouts.data.next.positions = 15.into();
             }
         }
+        self.readouts.data.next.group_end = self.last_microblock.val();
         self.readouts.data.next.block_end = self.last_word.val();
         self.readouts.valid.next = self.active.q.val();
         self.take.next = self.readouts.valid.val() & self.readouts.ready.val();

@@ -1,0 +1,87 @@
+//! A transfer's region (TRM 4.2.13-17, 4.3): its base pointer (BASEP), its
+//! outstanding counter (REGIONCFG), and from that counter's AXI_LIMITn the
+//! burst boundary and the AxCACHE values. One per channel side.
+
+use super::memtype::MemtypeCache;
+use crate::spec_constants::field_lsb;
+use npu_spec::regs;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct RegionSelect {
+    pub region: Signal<In, Bits<3>>,
+    pub regioncfg: Signal<In, Bits<16>>,
+    /// BASEP0-15: region k's base address in words 2k (low) and 2k+1 (TRM 4.3).
+    pub basep: Vec<Signal<In, Bits<32>>>,
+    pub axi_limit: Vec<Signal<In, Bits<32>>>,
+    /// The region's 40-bit AXI base address.
+    pub base: Signal<Out, Bits<40>>,
+    /// Outstanding counter 0-3: 0 and 1 on M0, 2 and 3 on M1.
+    pub counter: Signal<Out, Bits<2>>,
+    /// AXI_LIMITn.max_beats of the counter.
+    pub max_beats: Signal<Out, Bits<2>>,
+    pub arcache: Signal<Out, Bits<4>>,
+    pub awcache: Signal<Out, Bits<4>>,
+    max_beats_lsb: Constant<Bits<5>>,
+    memtype_lsb: Constant<Bits<5>>,
+    counter_select: Signal<Local, Bits<4>>,
+    region_select: Signal<Local, Bits<8>>,
+    limit: Signal<Local, Bits<32>>,
+    base_low: Signal<Local, Bits<32>>,
+    base_high: Signal<Local, Bits<32>>,
+    cache: MemtypeCache,
+}
+
+impl Default for RegionSelect {
+    fn default() -> Self {
+        Self {
+            region: Default::default(),
+            regioncfg: Default::default(),
+            basep: (0..16).map(|_| Default::default()).collect(),
+            axi_limit: (0..4).map(|_| Default::default()).collect(),
+            base: Default::default(),
+            counter: Default::default(),
+            max_beats: Default::default(),
+            arcache: Default::default(),
+            awcache: Default::default(),
+            max_beats_lsb: field_lsb(&regs::AXI_LIMIT0, "max_beats"),
+            memtype_lsb: field_lsb(&regs::AXI_LIMIT0, "memtype"),
+            counter_select: Default::default(),
+            region_select: Default::default(),
+            limit: Default::default(),
+            base_low: Default::default(),
+            base_high: Default::default(),
+            cache: Default::default(),
+        }
+    }
+}
+
+impl Logic for RegionSelect {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.counter.next =
+            bit_cast::<2, 16>(self.regioncfg.val() >> (bit_cast::<5, 3>(self.region.val()) << 1));
+        self.counter_select.next = bits::<4>(1) << self.counter.val();
+        self.region_select.next = bits::<8>(1) << self.region.val();
+        self.limit.next = 0.into();
+        for c in 0..4 {
+            if self.counter_select.val().get_bit(c) {
+                self.limit.next = self.axi_limit[c].val();
+            }
+        }
+        self.base_low.next = 0.into();
+        self.base_high.next = 0.into();
+        for k in 0..8 {
+            if self.region_select.val().get_bit(k) {
+                self.base_low.next = self.basep[2 * k].val();
+                self.base_high.next = self.basep[2 * k + 1].val();
+            }
+        }
+        self.base.next = bit_cast::<40, 32>(self.base_low.val())
+            | (bit_cast::<40, 32>(self.base_high.val()) << 32);
+        self.max_beats.next = bit_cast::<2, 32>(self.limit.val() >> self.max_beats_lsb.val());
+        self.cache.memtype.next = bit_cast::<4, 32>(self.limit.val() >> self.memtype_lsb.val());
+        self.arcache.next = self.cache.arcache.val();
+        self.awcache.next = self.cache.awcache.val();
+    }
+}

@@ -1,0 +1,75 @@
+//! A read channel for a byte stream of the datapath (TRM 3.3.3: the weight
+//! and scale/bias channels): each [`StreamRead`] is read in order, through
+//! the region's port and limits, and delivered as lane beats.
+
+use super::read_channel::ReadChannel;
+use super::reads::ReadClient;
+use super::region::RegionSelect;
+use super::requests::StreamRead;
+use crate::stream::{LaneBeat, StreamIn, StreamOut};
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock, Default)]
+pub struct StreamReader {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    pub regioncfg: Signal<In, Bits<16>>,
+    pub basep: Vec<Signal<In, Bits<32>>>,
+    pub axi_limit: Vec<Signal<In, Bits<32>>>,
+    /// Request no more bursts (a bus error or a soft reset).
+    pub halt: Signal<In, Bit>,
+    pub requests: StreamIn<StreamRead>,
+    pub reads: ReadClient,
+    pub out: StreamOut<LaneBeat>,
+    /// A stream is being read or delivered.
+    pub busy: Signal<Out, Bit>,
+    region_lookup: RegionSelect,
+    channel: ReadChannel<4, 5>,
+}
+
+impl StreamReader {
+    pub fn new() -> Self {
+        Self {
+            basep: (0..16).map(|_| Default::default()).collect(),
+            axi_limit: (0..4).map(|_| Default::default()).collect(),
+            ..Default::default()
+        }
+    }
+}
+
+impl Logic for StreamReader {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.channel.clock.next = self.clock.val();
+        self.channel.rst_n.next = self.rst_n.val();
+        self.region_lookup.region.next = self.requests.data.val().region;
+        self.region_lookup.regioncfg.next = self.regioncfg.val();
+        for k in 0..16 {
+            self.region_lookup.basep[k].next = self.basep[k].val();
+        }
+        for c in 0..4 {
+            self.region_lookup.axi_limit[c].next = self.axi_limit[c].val();
+        }
+        self.channel.shape.base.next =
+            self.region_lookup.base.val() + self.requests.data.val().offset;
+        self.channel.shape.len.next = self.requests.data.val().length;
+        self.channel.shape.rows.next = 1.into();
+        self.channel.shape.planes.next = 1.into();
+        self.channel.shape.row_skip.next = 0.into();
+        self.channel.shape.plane_skip.next = 0.into();
+        self.channel.shape.three_d.next = false;
+        self.channel.shape.max_beats.next = self.region_lookup.max_beats.val();
+        self.channel.counter.next = self.region_lookup.counter.val();
+        self.channel.cache.next = self.region_lookup.arcache.val();
+        self.channel.halt.next = self.halt.val();
+        self.channel.cancel.next = false;
+        // One stream at a time; an empty one is taken and reads nothing.
+        self.requests.ready.next = !self.channel.busy.val() & !self.halt.val();
+        self.channel.start.next = self.requests.valid.val()
+            & self.requests.ready.val()
+            & (self.requests.data.val().length != 0);
+        ReadClient::link(&mut self.reads, &mut self.channel.reads);
+        StreamOut::<LaneBeat>::link(&mut self.out, &mut self.channel.out);
+        self.busy.next = self.channel.busy.val();
+    }
+}
