@@ -15,7 +15,9 @@
 //! its `block_done` pulse is seen, while the next block accumulates, under
 //! random rates on `operands`, `readout` and `results`. Each pulse must
 //! come exactly [`LATENCY`] cycles after its `block_end` beat was taken,
-//! and `operands_ready` must be high in every cycle. Then the throughput:
+//! and `operands_ready` must be high in every cycle but those of a clear
+//! (every word written, then cleared while a block waits: all read 0 but
+//! the block's, the clear one cycle a word). Then the throughput:
 //! N beats accumulated in N + LATENCY cycles whatever their addresses, and
 //! one readout result a cycle; and a one-word block long enough to wrap
 //! 40 bits.
@@ -394,6 +396,22 @@ fn wrapping_block(address: usize) -> Block {
     }
 }
 
+/// A block that writes every word of AB half `half` with random values.
+fn filling_block(half: usize, rng: &mut StdRng) -> Block {
+    Block {
+        depthwise: false,
+        wide: false,
+        steps: (half * HALF..(half + 1) * HALF)
+            .map(|address| Step {
+                address,
+                acts: acts(ActKind::Full, 0, rng),
+                weights: weights(WeightKind::Full, rng),
+                first: true,
+            })
+            .collect(),
+    }
+}
+
 /// A readout in flight: the word asked for and what it must hold.
 struct Expected {
     address: usize,
@@ -407,6 +425,8 @@ struct Bench {
     rng: StdRng,
     operands_ready: PortId,
     block_done: PortId,
+    clear: PortId,
+    clearing: PortId,
     /// The reference AB.
     words: HashMap<usize, Word>,
     /// Operand beats queued so far, and the beat index of each queued
@@ -443,6 +463,8 @@ impl Bench {
         Self {
             operands_ready: tb.model.port("operands_ready"),
             block_done: tb.model.port("block_done"),
+            clear: tb.model.port("clear"),
+            clearing: tb.model.port("clearing"),
             tb,
             layout,
             rng: StdRng::seed_from_u64(seed ^ 0x6d61_6375),
@@ -501,8 +523,9 @@ impl Bench {
             self.block_ends.pop_front();
             self.ends_taken.push_back(cycle);
         }
-        if self.tb.model.get(self.operands_ready) != 1 {
-            self.tb.fail("operands_ready is low");
+        if self.tb.model.get(self.operands_ready) == self.tb.model.get(self.clearing) {
+            self.tb
+                .fail("operands_ready is not high exactly when the AB is not clearing");
         }
         // The outputs now show the cycle after `cycle`.
         let pulse = self.tb.model.get(self.block_done) == 1;
@@ -543,6 +566,30 @@ impl Bench {
             }
         }
         pulse
+    }
+
+    /// Clears the AB (no beat in flight) and queues `block` while it
+    /// clears; checks that the clear takes a cycle a word.
+    fn clear_then(&mut self, block: &Block) {
+        self.tb.model.set(self.clear, 1);
+        self.tick();
+        self.tb.model.set(self.clear, 0);
+        for address in 0..1 << ACC_ADDRESS_BITS {
+            self.words.insert(address, [0; ACCUMULATORS]);
+        }
+        self.queue_block(block);
+        let taken = self.tb.sources[OPERANDS].taken;
+        let mut cycles = 0;
+        while self.tb.model.get(self.clearing) == 1 {
+            if self.tb.sources[OPERANDS].taken > taken {
+                self.tb.fail("an operand beat taken while clearing");
+            }
+            self.tick();
+            cycles += 1;
+        }
+        if cycles != 1 << ACC_ADDRESS_BITS {
+            self.tb.fail(&format!("clearing for {cycles} cycles"));
+        }
     }
 
     /// Runs until every beat and readout queued has gone through, at most
@@ -612,8 +659,17 @@ fn accumulators_match_the_reference() {
     let mut rng = StdRng::seed_from_u64(seed);
     let mut bench = Bench::new(seed);
 
-    // Random blocks under random rates on all three streams.
-    let mut block_count = 0;
+    // Every word written, then the AB cleared while a block waits: every
+    // word reads 0 but the block's.
+    bench.run_blocks(&[filling_block(0, &mut rng), filling_block(1, &mut rng)]);
+    let block = random_block(1, &mut rng);
+    bench.clear_then(&block);
+    bench.drain(10 * block.beats().len() as u64);
+    let mut addresses: Vec<usize> = (0..1 << ACC_ADDRESS_BITS).collect();
+    addresses.shuffle(&mut rng);
+    bench.queue_readouts(&addresses, 0);
+    bench.drain(4 * addresses.len() as u64);
+    let mut block_count = 3;
     for _ in 0..12 {
         let blocks: Vec<Block> = (0..rng.gen_range(5..40))
             .map(|b| random_block(b % 2, &mut rng))

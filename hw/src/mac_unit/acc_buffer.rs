@@ -14,8 +14,8 @@
 //! shared-buffer bank moves 128 bits a cycle through one read and one write
 //! port shared with the DMA and the IFM unit. The accumulators are therefore a
 //! macro of their own, sized for two OFM blocks of 256 microblocks (2x2
-//! positions x 8 channels each). Its contents are not cleared by reset: the
-//! traversal writes every word with a `first` beat before it is read out.
+//! positions x 8 channels each). Like a RAM macro it has no reset: the MAC
+//! unit's `clear` writes zeros to every word after a reset (TRM 3.3.4.1).
 //!
 //! In the emitted Verilog it is a behavioural RAM, black-boxed by the
 //! synthesis script as a RAM macro would be (like the shared buffer's banks).

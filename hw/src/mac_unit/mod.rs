@@ -13,9 +13,9 @@
 //! # Ports
 //!
 //! - `operands` (a [`StreamIn`] of [`OperandBeat`]s): one beat every cycle.
-//!   `ready` is high whenever the unit is out of reset: nothing downstream
-//!   of the accumulation can push back, since the accumulators stay in the
-//!   AB and leave only through `readout`.
+//!   `ready` is high except while `clearing`: nothing downstream of the
+//!   accumulation can push back, since the accumulators stay in the AB and
+//!   leave only through `readout`.
 //! - `block_done`: a one-cycle pulse [`LATENCY`] cycles after a beat flagged
 //!   `block_end` was taken, in the first cycle in which its write has
 //!   reached the AB, so a `readout` request taken in or after that cycle
@@ -28,6 +28,11 @@
 //!   readout has an AB read port of its own, so it never disturbs the
 //!   accumulation; it must not read a word that beats in flight still write
 //!   (wait for `block_done`).
+//! - `clear` and `clearing`: a `clear` pulse writes zeros to every AB word,
+//!   one a cycle, while `clearing` is high, and `operands` waits meanwhile
+//!   (TRM 3.3.4.1: at any reset all memories are cleared). It is meant for
+//!   the clock and power module's clear after a reset, beside the shared
+//!   buffer's, when no beat is in flight: a write in flight is lost.
 //!
 //! # Pipeline
 //!
@@ -156,19 +161,26 @@ pub struct MacUnit {
     pub readout: StreamIn<AccRead>,
     /// The words `readout` asked for, in order.
     pub results: StreamOut<Accumulators>,
+    /// Zeroes the AB; `clearing` until the last word is written.
+    pub clear: Signal<In, Bit>,
+    pub clearing: Signal<Out, Bit>,
     dot_units: DotProducts,
     adder_array: AdderArray,
     acc_buffer: AccBuffer,
     /// The AB's readout port holds a result not yet taken.
     result_held: ResetReg<Bit>,
+    clear_active: ResetReg<Bit>,
+    clear_address: ResetReg<Bits<ACC_ADDRESS_BITS>>,
     readout_take: Signal<Local, Bit>,
 }
 
 impl Logic for MacUnit {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, result_held);
+        dff_setup!(self, clock, result_held, clear_active, clear_address);
         self.result_held.rst_n.next = self.rst_n.val();
+        self.clear_active.rst_n.next = self.rst_n.val();
+        self.clear_address.rst_n.next = self.rst_n.val();
         self.dot_units.clock.next = self.clock.val();
         self.dot_units.rst_n.next = self.rst_n.val();
         self.adder_array.clock.next = self.clock.val();
@@ -177,7 +189,10 @@ impl Logic for MacUnit {
 
         // Accumulation: the word is read as the beat enters the dot-product
         // stage (a `first` beat needs none), added and written a cycle later.
-        StreamIn::<OperandBeat>::link(&mut self.operands, &mut self.dot_units.operands);
+        // Beats wait while the AB is cleared.
+        self.dot_units.operands.valid.next = self.operands.valid.val() & !self.clear_active.q.val();
+        self.dot_units.operands.data.next = self.operands.data.val();
+        self.operands.ready.next = self.dot_units.operands.ready.val() & !self.clear_active.q.val();
         StreamOut::<DotBeat>::join(&mut self.dot_units.sums, &mut self.adder_array.sums);
         self.acc_buffer.rmw_read_enable.next =
             self.operands.valid.val() & self.operands.ready.val() & !self.operands.data.val().first;
@@ -187,6 +202,22 @@ impl Logic for MacUnit {
         self.acc_buffer.write_address.next = self.adder_array.write_address.val();
         self.acc_buffer.write_data.next = self.adder_array.write_data.val();
         self.block_done.next = self.adder_array.block_done.val();
+
+        // Clearing: word after word, from 0 to the last.
+        if self.clear_active.q.val() {
+            self.acc_buffer.write_enable.next = true;
+            self.acc_buffer.write_address.next = self.clear_address.q.val();
+            self.acc_buffer.write_data.next = 0.into();
+            self.clear_address.d.next = self.clear_address.q.val() + 1;
+            if self.clear_address.q.val().all() {
+                self.clear_active.d.next = false;
+            }
+        }
+        if self.clear.val() {
+            self.clear_active.d.next = true;
+            self.clear_address.d.next = 0.into();
+        }
+        self.clearing.next = self.clear_active.q.val();
 
         // Readout: the AB's read register holds a result until it is taken
         // (the port reads nothing meanwhile).
