@@ -670,7 +670,7 @@ fn accumulators_match_the_reference() {
     bench.queue_readouts(&addresses, 0);
     bench.drain(4 * addresses.len() as u64);
     let mut block_count = 3;
-    for _ in 0..12 {
+    for _ in 0..60 {
         let blocks: Vec<Block> = (0..rng.gen_range(5..40))
             .map(|b| random_block(b % 2, &mut rng))
             .collect();
