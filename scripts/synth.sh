@@ -11,10 +11,12 @@ out="$root/build/synth/$module"
 [ -f "$src" ] || { echo "synth: $src not found (run make verilog)" >&2; exit 1; }
 command -v yosys >/dev/null || { echo "synth: yosys not found (run make deps)" >&2; exit 1; }
 mkdir -p "$out"
-# The shared-buffer banks are SRAM macros in a real flow: their behavioural
-# model is black-boxed. `check -assert` fails on logic loops and multiple drivers.
+# The shared-buffer banks and the MAC unit's accumulator buffer are SRAM
+# macros in a real flow: their behavioural models are black-boxed.
+# `check -assert` fails on logic loops and multiple drivers.
 macros=""
-if grep -q 'shram\$banks\$' "$src"; then macros='blackbox *$shram$banks$*'; fi
+if grep -q 'shram\$banks\$' "$src"; then macros+='blackbox *$shram$banks$*; '; fi
+if grep -q '\$acc_buffer(' "$src"; then macros+='blackbox *$acc_buffer; '; fi
 if ! yosys -q -l "$out/yosys.log" -p "
     read_verilog -sv $src
     $macros

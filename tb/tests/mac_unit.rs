@@ -1,22 +1,40 @@
-//! The MAC unit's dot products and adder array (`hw/src/mac_unit`, TRM
-//! 3.3.6) on its own bench: runs of random operand beats (conv and
-//! depthwise, 8-bit activations of the int8 and uint8 ranges, 16-bit
-//! activations split into a low and a high beat, full 9-bit weights and
-//! extremes) under random back-pressure, every accumulator compared with a
-//! reference that accumulates the whole values in i64 and wraps them as
-//! the golden model does (`npu_model::ops::wrap_accumulator`); then the
-//! throughput: one beat a cycle with every beat `last`.
+//! The MAC unit (`hw/src/mac_unit`, TRM 3.3.6) on its own bench: OFM blocks
+//! of random operand beats accumulated into accumulator-buffer words, then
+//! read out and compared, every accumulator, with a reference that keeps the
+//! whole sums in i64 and wraps them as the golden model does
+//! (`npu_model::ops::wrap_accumulator`, int40 and int32).
+//!
+//! Blocks are conv or depthwise, with 8-bit activations (int8, uint8, full
+//! 9-bit and extremes) or 16-bit ones (a low and a high beat on the same
+//! word, back to back), full, sparse or extreme weights. Their beats either
+//! sweep a set of words once per weight group, as the weight-stationary
+//! traversal does (one-word sets included: every beat on the word of the
+//! beat before), or hit the set's words in random order with repeats and
+//! `first` beats restarting a word in the middle of the block. Blocks
+//! alternate between the two halves of the AB; each is read out as soon as
+//! its `block_done` pulse is seen, while the next block accumulates, under
+//! random rates on `operands`, `readout` and `results`. Each pulse must
+//! come exactly [`LATENCY`] cycles after its `block_end` beat was taken,
+//! and `operands_ready` must be high in every cycle but those of a clear
+//! (every word written, then cleared while a block waits: all read 0 but
+//! the block's, the clear one cycle a word). Then the throughput:
+//! N beats accumulated in N + LATENCY cycles whatever their addresses, and
+//! one readout result a cycle; and a one-word block long enough to wrap
+//! 40 bits.
 
 use npu_hw::mac_unit::{
-    OperandBeat, ACCUMULATORS, ACC_BITS, IFM_CHANNELS, OFM_CHANNELS, OPERAND_BITS, POSITIONS,
+    AccRead, OperandBeat, ACCUMULATORS, ACC_ADDRESS_BITS, ACC_BITS, IFM_CHANNELS, LATENCY,
+    OFM_CHANNELS, OPERAND_BITS, POSITIONS,
 };
 use npu_model::ops::wrap_accumulator;
 use npu_spec::command::AccFormat;
 use npu_tb::block::BlockTb;
 use npu_tb::seed::seed;
+use npu_tb::verilator::PortId;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
+use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
 /// Activations of one step: (position, IFM channel), the IFM value minus
@@ -25,38 +43,74 @@ type Acts = [[i64; IFM_CHANNELS]; POSITIONS];
 /// Weights of one step: (OFM channel, IFM channel); a depthwise step uses
 /// entry (c, 0) for channel c and the rest must be ignored.
 type Weights = [[i64; IFM_CHANNELS]; OFM_CHANNELS];
+/// The 32 accumulators of a word, whole: (position, OFM channel).
+type Word = [i64; ACCUMULATORS];
 
-/// A run from a `first` beat to a `last` beat.
-struct Run {
+/// Words of one half of the AB.
+const HALF: usize = 1 << (ACC_ADDRESS_BITS - 1);
+
+/// One step of a block: one beat, or two for 16-bit activations.
+#[derive(Clone)]
+struct Step {
+    address: usize,
+    acts: Acts,
+    weights: Weights,
+    /// The word starts from 0.
+    first: bool,
+}
+
+/// An OFM block's beats, ending with `block_end`.
+#[derive(Clone)]
+struct Block {
     depthwise: bool,
     /// 16-bit activations: each step is a low and a high beat.
     wide: bool,
-    steps: Vec<(Acts, Weights)>,
+    steps: Vec<Step>,
 }
 
-impl Run {
-    /// The accumulators, whole: (position, OFM channel).
-    fn reference(&self) -> Vec<i64> {
-        let mut acc = vec![0i64; ACCUMULATORS];
-        for (acts, weights) in &self.steps {
-            for p in 0..POSITIONS {
-                for o in 0..OFM_CHANNELS {
-                    acc[p * OFM_CHANNELS + o] += if self.depthwise {
-                        acts[p][o] * weights[o][0]
-                    } else {
-                        (0..IFM_CHANNELS).map(|k| acts[p][k] * weights[o][k]).sum()
-                    };
-                }
+impl Block {
+    /// What a step adds to its word.
+    fn contribution(&self, step: &Step) -> Word {
+        std::array::from_fn(|i| {
+            let (p, o) = (i / OFM_CHANNELS, i % OFM_CHANNELS);
+            if self.depthwise {
+                step.acts[p][o] * step.weights[o][0]
+            } else {
+                (0..IFM_CHANNELS)
+                    .map(|k| step.acts[p][k] * step.weights[o][k])
+                    .sum()
+            }
+        })
+    }
+
+    /// Applies the block to the reference words.
+    fn apply(&self, words: &mut HashMap<usize, Word>) {
+        for step in &self.steps {
+            let add = self.contribution(step);
+            let word = words.entry(step.address).or_insert([0; ACCUMULATORS]);
+            for (acc, a) in word.iter_mut().zip(add) {
+                *acc = if step.first { a } else { *acc + a };
             }
         }
-        acc
+    }
+
+    /// The words it writes, in order of their last write.
+    fn addresses(&self) -> Vec<usize> {
+        let mut seen = Vec::new();
+        for step in self.steps.iter().rev() {
+            if !seen.contains(&step.address) {
+                seen.push(step.address);
+            }
+        }
+        seen.reverse();
+        seen
     }
 
     /// Its operand beats: a 16-bit activation v as `v & 0xff`, then
     /// `v >> 8` flagged `high`.
     fn beats(&self) -> Vec<Beat> {
         let mut beats = Vec::new();
-        for (acts, weights) in &self.steps {
+        for step in &self.steps {
             // The whole value, or the 16-bit value's low or high part.
             let halves: &[Option<bool>] = if self.wide {
                 &[Some(false), Some(true)]
@@ -69,19 +123,20 @@ impl Run {
                     Some(false) => v & 0xff,
                     Some(true) => v >> 8,
                 };
-                let mut a = *acts;
-                a.iter_mut().flatten().for_each(|v| *v = part(*v));
+                let mut acts = step.acts;
+                acts.iter_mut().flatten().for_each(|v| *v = part(*v));
                 beats.push(Beat {
-                    acts: a,
-                    weights: *weights,
-                    first: beats.is_empty(),
-                    last: false,
+                    acts,
+                    weights: step.weights,
+                    address: step.address,
+                    first: step.first && half != Some(true),
+                    block_end: false,
                     depthwise: self.depthwise,
                     high: half == Some(true),
                 });
             }
         }
-        beats.last_mut().expect("a run has a step").last = true;
+        beats.last_mut().expect("a block has a step").block_end = true;
         beats
     }
 }
@@ -89,18 +144,29 @@ impl Run {
 struct Beat {
     acts: Acts,
     weights: Weights,
+    address: usize,
     first: bool,
-    last: bool,
+    block_end: bool,
     depthwise: bool,
     high: bool,
+}
+
+/// Sets bits `at..at + width` of `words` to the low bits of `value`.
+fn put(words: &mut [u32], at: usize, width: usize, value: i64) {
+    for b in 0..width {
+        if (value >> b) & 1 != 0 {
+            words[(at + b) / 32] |= 1 << ((at + b) % 32);
+        }
+    }
 }
 
 /// Where each field of an [`OperandBeat`] starts on the `operands_data` port.
 struct Layout {
     acts: usize,
     weights: usize,
+    address: usize,
     first: usize,
-    last: usize,
+    block_end: usize,
     depthwise: usize,
     high: usize,
     words: usize,
@@ -112,8 +178,9 @@ impl Layout {
         Self {
             acts: b.get_my_offset_acts(),
             weights: b.get_my_offset_weights(),
+            address: b.get_my_offset_acc_address(),
             first: b.get_my_offset_first(),
-            last: b.get_my_offset_last(),
+            block_end: b.get_my_offset_block_end(),
             depthwise: b.get_my_offset_depthwise(),
             high: b.get_my_offset_high(),
             words: bits.div_ceil(32),
@@ -122,25 +189,18 @@ impl Layout {
 
     fn pack(&self, beat: &Beat, rng: &mut StdRng) -> Vec<u32> {
         let mut words = vec![0u32; self.words];
-        let mut put = |at: usize, width: usize, value: i64| {
-            for b in 0..width {
-                if (value >> b) & 1 != 0 {
-                    words[(at + b) / 32] |= 1 << ((at + b) % 32);
-                }
-            }
-        };
         for (p, row) in beat.acts.iter().enumerate() {
             for (k, &a) in row.iter().enumerate() {
                 assert!((-256..256).contains(&a), "activation {a} is not 9-bit");
-                put(self.acts + 9 * (8 * p + k), OPERAND_BITS, a);
+                put(&mut words, self.acts + 9 * (8 * p + k), OPERAND_BITS, a);
             }
         }
         for (o, row) in beat.weights.iter().enumerate() {
             for (k, &w) in row.iter().enumerate() {
                 match (beat.depthwise, k) {
-                    (false, _) => put(self.weights + 9 * (8 * o + k), OPERAND_BITS, w),
+                    (false, _) => put(&mut words, self.weights + 9 * (8 * o + k), OPERAND_BITS, w),
                     // Channel o's weight in lane o.
-                    (true, 0) => put(self.weights + 9 * o, OPERAND_BITS, w),
+                    (true, 0) => put(&mut words, self.weights + 9 * o, OPERAND_BITS, w),
                     (true, _) => {}
                 }
             }
@@ -149,19 +209,33 @@ impl Layout {
             // Lanes 8.. of a depthwise beat are ignored: fill them.
             for lane in OFM_CHANNELS..OFM_CHANNELS * IFM_CHANNELS {
                 let junk = rng.gen_range(-256..256);
-                put(self.weights + 9 * lane, OPERAND_BITS, junk);
+                put(&mut words, self.weights + 9 * lane, OPERAND_BITS, junk);
             }
         }
+        put(
+            &mut words,
+            self.address,
+            ACC_ADDRESS_BITS,
+            beat.address as i64,
+        );
         for (at, flag) in [
             (self.first, beat.first),
-            (self.last, beat.last),
+            (self.block_end, beat.block_end),
             (self.depthwise, beat.depthwise),
             (self.high, beat.high),
         ] {
-            put(at, 1, i64::from(flag));
+            put(&mut words, at, 1, i64::from(flag));
         }
         words
     }
+}
+
+/// A readout request for word `address`.
+fn read_request(address: usize) -> Vec<u32> {
+    let mut words = vec![0u32; ACC_ADDRESS_BITS.div_ceil(32)];
+    let at = AccRead::default().get_my_offset_address();
+    put(&mut words, at, ACC_ADDRESS_BITS, address as i64);
+    words
 }
 
 /// Accumulator i of a result, sign-extended.
@@ -173,7 +247,7 @@ fn accumulator(words: &[u32], i: usize) -> i64 {
     (raw << (64 - ACC_BITS)) >> (64 - ACC_BITS)
 }
 
-/// Value distributions of a run's activations.
+/// Value distributions of a block's activations.
 #[derive(Clone, Copy, Debug)]
 enum ActKind {
     /// int8 minus an int8 zero point: -255..=255.
@@ -184,9 +258,9 @@ enum ActKind {
     Full,
     /// The ends of the 9-bit range and small values.
     Extreme,
-    /// int16 minus an int16 zero point (16-bit runs): -65535..=65535.
+    /// int16 minus an int16 zero point (16-bit blocks): -65535..=65535.
     Int16,
-    /// The ends of the 17-bit range a high beat can carry (16-bit runs).
+    /// The ends of the 17-bit range a high beat can carry (16-bit blocks).
     Extreme16,
 }
 
@@ -209,6 +283,14 @@ fn act(kind: ActKind, zero_point: i64, rng: &mut StdRng) -> i64 {
     }
 }
 
+fn acts(kind: ActKind, zero_point: i64, rng: &mut StdRng) -> Acts {
+    std::array::from_fn(|_| std::array::from_fn(|_| act(kind, zero_point, rng)))
+}
+
+fn weights(kind: WeightKind, rng: &mut StdRng) -> Weights {
+    std::array::from_fn(|_| std::array::from_fn(|_| weight(kind, rng)))
+}
+
 fn weight(kind: WeightKind, rng: &mut StdRng) -> i64 {
     match kind {
         WeightKind::Full => rng.gen_range(-256..=255),
@@ -218,7 +300,8 @@ fn weight(kind: WeightKind, rng: &mut StdRng) -> i64 {
     }
 }
 
-fn random_run(rng: &mut StdRng) -> Run {
+/// A random block on words of AB half `half`.
+fn random_block(half: usize, rng: &mut StdRng) -> Block {
     let depthwise = rng.gen_bool(0.3);
     let wide = rng.gen_bool(0.3);
     let kinds: &[ActKind] = if wide {
@@ -238,57 +321,138 @@ fn random_run(rng: &mut StdRng) -> Run {
         ActKind::Int16 => rng.gen_range(-32768..=32767),
         _ => 0,
     };
-    let weights = *[WeightKind::Full, WeightKind::Sparse, WeightKind::Extreme]
+    let weight_kind = *[WeightKind::Full, WeightKind::Sparse, WeightKind::Extreme]
         .choose(rng)
         .unwrap();
-    let steps = match rng.gen_range(0..10) {
-        0 => rng.gen_range(17..=200),
-        _ => rng.gen_range(1..=16),
+    let word_count = match rng.gen_range(0..10) {
+        0..=2 => 1,
+        3..=7 => rng.gen_range(2..=8),
+        8 => rng.gen_range(9..=64),
+        _ => HALF,
     };
-    let steps = (0..steps)
-        .map(|_| {
-            let acts: Acts =
-                std::array::from_fn(|_| std::array::from_fn(|_| act(kind, zero_point, rng)));
-            let w: Weights = std::array::from_fn(|_| std::array::from_fn(|_| weight(weights, rng)));
-            (acts, w)
-        })
-        .collect();
-    Run {
+    let mut addresses: Vec<usize> = (half * HALF..(half + 1) * HALF).collect();
+    addresses.shuffle(rng);
+    addresses.truncate(word_count);
+    let mut steps = Vec::new();
+    if rng.gen_bool(0.6) {
+        // The traversal's sweep: each weight group over every word.
+        let groups = match word_count {
+            1 => rng.gen_range(1..=24),
+            2..=8 => rng.gen_range(1..=6),
+            _ => rng.gen_range(1..=2),
+        };
+        for group in 0..groups {
+            let weights = weights(weight_kind, rng);
+            for &address in &addresses {
+                steps.push(Step {
+                    address,
+                    acts: acts(kind, zero_point, rng),
+                    weights,
+                    first: group == 0,
+                });
+            }
+        }
+    } else {
+        // Any order: repeats, and words restarted in the middle.
+        let len = rng.gen_range(1..=3 * word_count.min(40));
+        let mut started = Vec::new();
+        for _ in 0..len {
+            let address = match steps.last() {
+                Some(Step { address, .. }) if rng.gen_bool(0.3) => *address,
+                _ => *addresses.choose(rng).unwrap(),
+            };
+            let first = !started.contains(&address) || rng.gen_bool(0.1);
+            started.push(address);
+            steps.push(Step {
+                address,
+                acts: acts(kind, zero_point, rng),
+                weights: weights(weight_kind, rng),
+                first,
+            });
+        }
+    }
+    Block {
         depthwise,
         wide,
         steps,
     }
 }
 
-/// A 16-bit conv run of extremes long enough to wrap 40 bits.
-fn wrapping_run() -> Run {
-    let step = (
-        [[-65536; IFM_CHANNELS]; POSITIONS],
-        [[-256; IFM_CHANNELS]; OFM_CHANNELS],
-    );
+/// A 16-bit conv block of extremes on one word, long enough to wrap 40 bits.
+fn wrapping_block(address: usize) -> Block {
     // Each step adds 2^16 * 2^8 * 8 = 2^27.
     let steps = (1usize << (ACC_BITS - 27)) + 100;
-    Run {
+    Block {
         depthwise: false,
         wide: true,
-        steps: vec![step; steps],
+        steps: (0..steps)
+            .map(|s| Step {
+                address,
+                acts: [[-65536; IFM_CHANNELS]; POSITIONS],
+                weights: [[-256; IFM_CHANNELS]; OFM_CHANNELS],
+                first: s == 0,
+            })
+            .collect(),
     }
+}
+
+/// A block that writes every word of AB half `half` with random values.
+fn filling_block(half: usize, rng: &mut StdRng) -> Block {
+    Block {
+        depthwise: false,
+        wide: false,
+        steps: (half * HALF..(half + 1) * HALF)
+            .map(|address| Step {
+                address,
+                acts: acts(ActKind::Full, 0, rng),
+                weights: weights(WeightKind::Full, rng),
+                first: true,
+            })
+            .collect(),
+    }
+}
+
+/// A readout in flight: the word asked for and what it must hold.
+struct Expected {
+    address: usize,
+    word: Word,
+    block: usize,
 }
 
 struct Bench {
     tb: BlockTb,
     layout: Layout,
     rng: StdRng,
+    operands_ready: PortId,
+    block_done: PortId,
+    clear: PortId,
+    clearing: PortId,
+    /// The reference AB.
+    words: HashMap<usize, Word>,
+    /// Operand beats queued so far, and the beat index of each queued
+    /// block's `block_end` beat.
+    beats_queued: usize,
+    block_ends: VecDeque<usize>,
+    /// Cycles in which the `block_end` beats of the blocks queued were
+    /// taken, whose `block_done` pulses have not been seen.
+    ends_taken: VecDeque<u64>,
+    pulses: usize,
+    expected: VecDeque<Expected>,
     /// Cycles simulated and the wall time spent in them.
     cycles: u64,
     ticking: Duration,
 }
 
+const OPERANDS: usize = 0;
+const READOUT: usize = 1;
+const RESULTS: usize = 0;
+
 impl Bench {
     fn new(seed: u64) -> Self {
         let mut tb = BlockTb::new("mac_unit", seed).unwrap_or_else(|e| panic!("{e:#}"));
-        tb.source("operands", 1.0);
-        tb.sink("results", 1.0);
+        assert_eq!(tb.source("operands", 1.0), OPERANDS);
+        assert_eq!(tb.source("readout", 1.0), READOUT);
+        assert_eq!(tb.sink("results", 1.0), RESULTS);
         let data = tb.model.port("operands_data");
         let layout = Layout::new(tb.model.width(data));
         let rst_n = tb.model.port("rst_n");
@@ -297,76 +461,195 @@ impl Bench {
         tb.model.set(rst_n, 1);
         tb.model.tick();
         Self {
+            operands_ready: tb.model.port("operands_ready"),
+            block_done: tb.model.port("block_done"),
+            clear: tb.model.port("clear"),
+            clearing: tb.model.port("clearing"),
             tb,
             layout,
             rng: StdRng::seed_from_u64(seed ^ 0x6d61_6375),
+            words: HashMap::new(),
+            beats_queued: 0,
+            block_ends: VecDeque::new(),
+            ends_taken: VecDeque::new(),
+            pulses: 0,
+            expected: VecDeque::new(),
             cycles: 0,
             ticking: Duration::ZERO,
         }
     }
 
-    /// Feeds `runs` with the given rates, checks every result, and returns
-    /// the cycles taken.
-    fn check(&mut self, runs: &[Run], in_rate: f64, out_rate: f64) -> u64 {
-        self.tb.sources[0].rate = in_rate;
-        self.tb.sinks[0].rate = out_rate;
-        self.tb.sinks[0].beats.clear();
-        let mut beats = 0;
-        for run in runs {
-            for beat in run.beats() {
-                let words = self.layout.pack(&beat, &mut self.rng);
-                self.tb.sources[0].queue.push_back(words);
-                beats += 1;
+    fn set_rates(&mut self, operands: f64, readout: f64, results: f64) {
+        self.tb.sources[OPERANDS].rate = operands;
+        self.tb.sources[READOUT].rate = readout;
+        self.tb.sinks[RESULTS].rate = results;
+    }
+
+    /// Queues a block's beats and applies it to the reference.
+    fn queue_block(&mut self, block: &Block) {
+        for beat in block.beats() {
+            let words = self.layout.pack(&beat, &mut self.rng);
+            self.tb.sources[OPERANDS].queue.push_back(words);
+            self.beats_queued += 1;
+        }
+        self.block_ends.push_back(self.beats_queued - 1);
+        block.apply(&mut self.words);
+    }
+
+    /// Queues readouts of `addresses`, tagged with block `block`.
+    fn queue_readouts(&mut self, addresses: &[usize], block: usize) {
+        for &address in addresses {
+            self.tb.sources[READOUT]
+                .queue
+                .push_back(read_request(address));
+            self.expected.push_back(Expected {
+                address,
+                word: self.words[&address],
+                block,
+            });
+        }
+    }
+
+    /// One cycle: checks `operands_ready`, times the `block_done` pulses
+    /// and checks the results taken. Returns whether a pulse was seen.
+    fn tick(&mut self) -> bool {
+        let cycle = self.tb.model.cycle();
+        let taken = self.tb.sources[OPERANDS].taken;
+        let start = Instant::now();
+        self.tb.tick();
+        self.ticking += start.elapsed();
+        self.cycles += 1;
+        if self.tb.sources[OPERANDS].taken > taken && self.block_ends.front() == Some(&taken) {
+            self.block_ends.pop_front();
+            self.ends_taken.push_back(cycle);
+        }
+        if self.tb.model.get(self.operands_ready) == self.tb.model.get(self.clearing) {
+            self.tb
+                .fail("operands_ready is not high exactly when the AB is not clearing");
+        }
+        // The outputs now show the cycle after `cycle`.
+        let pulse = self.tb.model.get(self.block_done) == 1;
+        if pulse {
+            match self.ends_taken.pop_front() {
+                Some(end) if end + LATENCY as u64 == cycle + 1 => self.pulses += 1,
+                Some(end) => self.tb.fail(&format!(
+                    "block_done {} cycles after its block_end beat was taken, not {LATENCY}",
+                    cycle + 1 - end
+                )),
+                None => self.tb.fail("block_done with no block_end beat taken"),
             }
         }
-        let limit = 10 + (beats as f64 / in_rate.min(out_rate) * 4.0) as u64;
-        let mut cycles = 0;
-        let start = Instant::now();
-        while self.tb.sinks[0].beats.len() < runs.len() {
-            self.tb.tick();
-            cycles += 1;
-            if cycles > limit {
-                let got = self.tb.sinks[0].beats.len();
+        if let Some(&end) = self.ends_taken.front() {
+            if cycle + 1 > end + LATENCY as u64 {
                 self.tb.fail(&format!(
-                    "{got} of {} results after {cycles} cycles",
-                    runs.len()
+                    "no block_done {LATENCY} cycles after the block_end beat taken in cycle {end}"
                 ));
             }
         }
-        // Nothing more comes out.
-        for _ in 0..4 {
-            self.tb.tick();
-        }
-        cycles += 4;
-        self.cycles += cycles;
-        self.ticking += start.elapsed();
-        let results = std::mem::take(&mut self.tb.sinks[0].beats);
-        if results.len() != runs.len() {
-            self.tb.fail(&format!(
-                "{} results for {} runs",
-                results.len(),
-                runs.len()
-            ));
-        }
-        for (r, (run, result)) in runs.iter().zip(&results).enumerate() {
-            for (i, &whole) in run.reference().iter().enumerate() {
-                let got = accumulator(result, i);
+        for result in std::mem::take(&mut self.tb.sinks[RESULTS].beats) {
+            let Some(want) = self.expected.pop_front() else {
+                self.tb.fail("a result no readout asked for");
+            };
+            for (i, &whole) in want.word.iter().enumerate() {
+                let got = accumulator(&result, i);
                 let (p, o) = (i / OFM_CHANNELS, i % OFM_CHANNELS);
                 for format in [AccFormat::Int40, AccFormat::Int32] {
-                    let want = wrap_accumulator(whole, format);
-                    if wrap_accumulator(got, format) != want {
+                    let wrapped = wrap_accumulator(whole, format);
+                    if wrap_accumulator(got, format) != wrapped {
                         self.tb.fail(&format!(
-                            "run {r} ({} steps, depthwise {}, 16-bit {}): accumulator \
-                             (position {p}, channel {o}) is {got}, {format:?} wants {want}",
-                            run.steps.len(),
-                            run.depthwise,
-                            run.wide
+                            "block {}, word {}: accumulator (position {p}, channel {o}) is \
+                             {got}, {format:?} wants {wrapped}",
+                            want.block, want.address
                         ));
                     }
                 }
             }
         }
+        pulse
+    }
+
+    /// Clears the AB (no beat in flight) and queues `block` while it
+    /// clears; checks that the clear takes a cycle a word.
+    fn clear_then(&mut self, block: &Block) {
+        self.tb.model.set(self.clear, 1);
+        self.tick();
+        self.tb.model.set(self.clear, 0);
+        for address in 0..1 << ACC_ADDRESS_BITS {
+            self.words.insert(address, [0; ACCUMULATORS]);
+        }
+        self.queue_block(block);
+        let taken = self.tb.sources[OPERANDS].taken;
+        let mut cycles = 0;
+        while self.tb.model.get(self.clearing) == 1 {
+            if self.tb.sources[OPERANDS].taken > taken {
+                self.tb.fail("an operand beat taken while clearing");
+            }
+            self.tick();
+            cycles += 1;
+        }
+        if cycles != 1 << ACC_ADDRESS_BITS {
+            self.tb.fail(&format!("clearing for {cycles} cycles"));
+        }
+    }
+
+    /// Runs until every beat and readout queued has gone through, at most
+    /// `limit` cycles; returns the cycles taken.
+    fn drain(&mut self, limit: u64) -> u64 {
+        let mut cycles = 0;
+        while !(self.tb.sources[OPERANDS].queue.is_empty()
+            && self.tb.sources[READOUT].queue.is_empty()
+            && self.ends_taken.is_empty()
+            && self.expected.is_empty())
+        {
+            self.tick();
+            cycles += 1;
+            if cycles > limit {
+                self.tb.fail(&format!("not drained after {cycles} cycles"));
+            }
+        }
         cycles
+    }
+
+    /// Runs `blocks` alternating AB halves, each read out (all its words,
+    /// the last written first or in random order, some twice) as soon as
+    /// its `block_done` pulse is seen; a block is queued once the block
+    /// before the last in its half has been read out.
+    fn run_blocks(&mut self, blocks: &[Block]) {
+        let mut queued = 0;
+        let mut done = 0;
+        let mut waiting = 0;
+        loop {
+            // Blocks whose readouts have all come back.
+            let read = self.expected.front().map_or(done, |e| e.block);
+            while queued < blocks.len() && queued < read + 2 {
+                self.queue_block(&blocks[queued]);
+                queued += 1;
+            }
+            if done == blocks.len() && self.expected.is_empty() {
+                break;
+            }
+            if self.tick() {
+                let mut addresses = blocks[done].addresses();
+                let last = addresses.len() - 1;
+                if self.rng.gen_bool(0.5) {
+                    addresses[..last].shuffle(&mut self.rng);
+                    addresses.rotate_right(1);
+                } else {
+                    addresses.shuffle(&mut self.rng);
+                }
+                if self.rng.gen_bool(0.2) {
+                    let again = *addresses.choose(&mut self.rng).unwrap();
+                    addresses.push(again);
+                }
+                self.queue_readouts(&addresses, done);
+                done += 1;
+                waiting = 0;
+            }
+            waiting += 1;
+            if waiting > 100_000 {
+                self.tb.fail(&format!("block {done} never done"));
+            }
+        }
     }
 }
 
@@ -376,42 +659,73 @@ fn accumulators_match_the_reference() {
     let mut rng = StdRng::seed_from_u64(seed);
     let mut bench = Bench::new(seed);
 
-    // Random runs under random back-pressure on both streams.
+    // Every word written, then the AB cleared while a block waits: every
+    // word reads 0 but the block's.
+    bench.run_blocks(&[filling_block(0, &mut rng), filling_block(1, &mut rng)]);
+    let block = random_block(1, &mut rng);
+    bench.clear_then(&block);
+    bench.drain(10 * block.beats().len() as u64);
+    let mut addresses: Vec<usize> = (0..1 << ACC_ADDRESS_BITS).collect();
+    addresses.shuffle(&mut rng);
+    bench.queue_readouts(&addresses, 0);
+    bench.drain(4 * addresses.len() as u64);
+    let mut block_count = 3;
     for _ in 0..60 {
-        let runs: Vec<Run> = (0..rng.gen_range(5..40))
-            .map(|_| random_run(&mut rng))
+        let blocks: Vec<Block> = (0..rng.gen_range(5..40))
+            .map(|b| random_block(b % 2, &mut rng))
             .collect();
-        let (in_rate, out_rate) = (rng.gen_range(0.3..=1.0), rng.gen_range(0.1..=1.0));
-        bench.check(&runs, in_rate, out_rate);
-    }
-    // 40-bit wrap, and 32-bit wrap seen through the int32 format.
-    bench.check(&[wrapping_run()], 1.0, 1.0);
-
-    // Throughput: one beat a cycle while the output is always ready, with
-    // two cycles of latency: back-to-back `last` beats (one-step runs), then
-    // runs of every length.
-    let short: Vec<Run> = (0..2000)
-        .map(|_| {
-            let mut run = random_run(&mut rng);
-            run.steps.truncate(1);
-            run
-        })
-        .collect();
-    let longer: Vec<Run> = (0..300).map(|_| random_run(&mut rng)).collect();
-    for runs in [short, longer] {
-        let beats: u64 = runs.iter().map(|r| r.beats().len() as u64).sum();
-        let cycles = bench.check(&runs, 1.0, 1.0);
-        // `check` ticks 4 more cycles after the last result.
-        assert!(
-            cycles <= beats + 2 + 4,
-            "{beats} beats took {cycles} cycles"
+        block_count += blocks.len();
+        bench.set_rates(
+            rng.gen_range(0.3..=1.0),
+            rng.gen_range(0.2..=1.0),
+            rng.gen_range(0.1..=1.0),
         );
+        bench.run_blocks(&blocks);
     }
+    assert_eq!(bench.pulses, block_count, "one block_done pulse per block");
+
+    // 40-bit wrap, and 32-bit wrap seen through the int32 format.
+    bench.set_rates(1.0, 1.0, 1.0);
+    bench.run_blocks(&[wrapping_block(HALF - 1)]);
+
+    // Throughput: blocks of every shape back to back, one beat a cycle
+    // (any address sequence), done LATENCY cycles after the last beat; then
+    // every word read out at one a cycle.
+    let blocks: Vec<Block> = (0..400)
+        .map(|_| random_block(rng.gen_range(0..2), &mut rng))
+        .collect();
+    let pulses = bench.pulses;
+    let beats: usize = blocks.iter().map(|b| b.beats().len()).sum();
+    for block in &blocks {
+        bench.queue_block(block);
+    }
+    // Beat i is taken in cycle i; the outputs now show cycle `cycles`, the
+    // last block's pulse: beats + LATENCY cycles counting that one.
+    let cycles = bench.drain(2 * beats as u64) + 1;
+    assert_eq!(
+        cycles,
+        (beats + LATENCY) as u64,
+        "{beats} beats took {cycles} cycles"
+    );
+    assert_eq!(bench.pulses - pulses, blocks.len());
+    let mut addresses: Vec<usize> = bench.words.keys().copied().collect();
+    addresses.shuffle(&mut rng);
+    bench.queue_readouts(&addresses, blocks.len());
+    let cycles = bench.drain(2 * addresses.len() as u64);
+    // The request is taken in the first cycle, its result in the next.
+    assert_eq!(
+        cycles,
+        addresses.len() as u64 + 1,
+        "{} readouts took {cycles} cycles",
+        addresses.len()
+    );
 
     let seconds = bench.ticking.as_secs_f64();
     println!(
-        "{} cycles in {seconds:.2} s: {:.0} cycles/s (the bench's stream models included)",
+        "{} cycles in {seconds:.2} s: {:.0} cycles/s (the bench's stream models included); \
+         {} block_done pulses",
         bench.cycles,
-        bench.cycles as f64 / seconds
+        bench.cycles as f64 / seconds,
+        bench.pulses
     );
 }

@@ -1,11 +1,17 @@
-//! The adder array (TRM 3.3.6.3): adds each beat's dot products into the
-//! 32 accumulators and, after a `last` beat, moves them to the result
-//! register that the `results` stream offers, so the next run accumulates
-//! while the result waits (a double buffer).
+//! The adder array (TRM 3.3.6.3): adds each beat's dot products to the 32
+//! accumulators of its accumulator-buffer word and writes the sums back, one
+//! beat a cycle.
+//!
+//! The word was read at the edge that registered the beat's dot products;
+//! the sums go to the AB's write port in the cycle the beat is here. The
+//! sums of the previous cycle's beat are kept in a forwarding register: they
+//! were written at the edge this beat's word was read, so when both beats
+//! name the same word the AB returned the word before that write and the
+//! forwarding register has the current one.
 
 use super::dot_products::DotBeat;
-use super::Accumulators;
-use crate::stream::{StreamIn, StreamOut};
+use super::{ACCUMULATORS, ACC_ADDRESS_BITS, ACC_BITS};
+use crate::stream::StreamIn;
 use crate::widgets::ResetReg;
 use rust_hdl::prelude::*;
 
@@ -13,37 +19,57 @@ use rust_hdl::prelude::*;
 pub struct AdderArray {
     pub clock: Signal<In, Clock>,
     pub rst_n: Signal<In, Bit>,
-    /// Dot products from the dot-product units; a `last` beat waits while
-    /// the result register holds a result not taken.
+    /// Dot products from the dot-product units: always ready, one beat a
+    /// cycle (the AB read for a beat is issued a cycle ahead, assuming it).
     pub sums: StreamIn<DotBeat>,
-    /// The accumulators after each `last` beat.
-    pub results: StreamOut<Accumulators>,
-    acc: ResetReg<Bits<{ super::ACCUMULATORS * super::ACC_BITS }>>,
-    result: ResetReg<Bits<{ super::ACCUMULATORS * super::ACC_BITS }>>,
-    result_full: ResetReg<Bit>,
-    /// The beat's dot products: a part-select of a struct field cannot be
+    /// The beat's AB word, read at the edge that registered the beat.
+    pub stored: Signal<In, Bits<{ ACCUMULATORS * ACC_BITS }>>,
+    /// The AB write of the beat's sums.
+    pub write_enable: Signal<Out, Bit>,
+    pub write_address: Signal<Out, Bits<ACC_ADDRESS_BITS>>,
+    pub write_data: Signal<Out, Bits<{ ACCUMULATORS * ACC_BITS }>>,
+    /// High for the cycle after a `block_end` beat's write.
+    pub block_done: Signal<Out, Bit>,
+    /// The previous cycle's write: its sums, word and whether there was one.
+    forward: ResetReg<Bits<{ ACCUMULATORS * ACC_BITS }>>,
+    forward_address: ResetReg<Bits<ACC_ADDRESS_BITS>>,
+    forward_valid: ResetReg<Bit>,
+    done: ResetReg<Bit>,
+    /// The beat's fields: a part-select of a struct field cannot be
     /// part-selected again in the Verilog rust-hdl writes.
-    dots: Signal<Local, Bits<{ super::ACCUMULATORS * super::DOT_BITS }>>,
+    dots: Signal<Local, Bits<{ ACCUMULATORS * super::DOT_BITS }>>,
+    address: Signal<Local, Bits<ACC_ADDRESS_BITS>>,
+    /// The word's accumulators before this beat.
+    current: Signal<Local, Bits<{ ACCUMULATORS * ACC_BITS }>>,
     dot: Signal<Local, Bits<21>>,
     wide: Signal<Local, Signed<40>>,
     addend: Signal<Local, Bits<40>>,
-    base: Signal<Local, Bits<40>>,
     sum: Signal<Local, Bits<40>>,
-    next: Signal<Local, Bits<{ super::ACCUMULATORS * super::ACC_BITS }>>,
-    result_free: Signal<Local, Bit>,
-    take: Signal<Local, Bit>,
+    sums_word: Signal<Local, Bits<{ ACCUMULATORS * ACC_BITS }>>,
 }
 
 impl Logic for AdderArray {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, acc, result, result_full);
-        self.acc.rst_n.next = self.rst_n.val();
-        self.result.rst_n.next = self.rst_n.val();
-        self.result_full.rst_n.next = self.rst_n.val();
+        dff_setup!(self, clock, forward, forward_address, forward_valid, done);
+        self.forward.rst_n.next = self.rst_n.val();
+        self.forward_address.rst_n.next = self.rst_n.val();
+        self.forward_valid.rst_n.next = self.rst_n.val();
+        self.done.rst_n.next = self.rst_n.val();
 
+        self.sums.ready.next = true;
         self.dots.next = self.sums.data.val().sums;
-        self.next.next = 0.into();
+        self.address.next = self.sums.data.val().acc_address;
+
+        self.current.next = self.stored.val();
+        if self.forward_valid.q.val() & (self.forward_address.q.val() == self.address.val()) {
+            self.current.next = self.forward.q.val();
+        }
+        if self.sums.data.val().first {
+            self.current.next = 0.into();
+        }
+
+        self.sums_word.next = 0.into();
         for i in 0..32 {
             // The dot product sign-extended to 40 bits, times 2^8 for the
             // high part of a 16-bit activation; accumulators wrap mod 2^40.
@@ -53,29 +79,18 @@ impl Logic for AdderArray {
             if self.sums.data.val().high {
                 self.addend.next = self.addend.val() << 8;
             }
-            self.base.next = self.acc.q.val().get_bits::<40>(i * 40);
-            if self.sums.data.val().first {
-                self.base.next = 0.into();
-            }
-            self.sum.next = self.base.val() + self.addend.val();
-            self.next.next = self.next.val()
+            self.sum.next = self.current.val().get_bits::<40>(i * 40) + self.addend.val();
+            self.sums_word.next = self.sums_word.val()
                 | (bit_cast::<1280, 40>(self.sum.val()) << (i * 40).to_bits::<11>());
         }
 
-        self.result_free.next = !self.result_full.q.val() | self.results.ready.val();
-        self.sums.ready.next = !self.sums.data.val().last | self.result_free.val();
-        self.take.next = self.sums.valid.val() & self.sums.ready.val();
-        if self.result_full.q.val() & self.results.ready.val() {
-            self.result_full.d.next = false;
-        }
-        if self.take.val() {
-            self.acc.d.next = self.next.val();
-            if self.sums.data.val().last {
-                self.result.d.next = self.next.val();
-                self.result_full.d.next = true;
-            }
-        }
-        self.results.data.next.values = self.result.q.val();
-        self.results.valid.next = self.result_full.q.val();
+        self.write_enable.next = self.sums.valid.val();
+        self.write_address.next = self.address.val();
+        self.write_data.next = self.sums_word.val();
+        self.forward.d.next = self.sums_word.val();
+        self.forward_address.d.next = self.address.val();
+        self.forward_valid.d.next = self.sums.valid.val();
+        self.done.d.next = self.sums.valid.val() & self.sums.data.val().block_end;
+        self.block_done.next = self.done.q.val();
     }
 }

@@ -19,14 +19,15 @@ use crate::stream::{StreamIn, StreamOut};
 use crate::widgets::ResetReg;
 use rust_hdl::prelude::*;
 
-/// A beat's dot products and the flags the adder array needs: dot (p, o) of
-/// position p and OFM channel o, 21-bit two's complement, in bits
-/// 21(8p+o)+20..21(8p+o).
+/// A beat's dot products and what the adder array needs of the rest of it:
+/// dot (p, o) of position p and OFM channel o, 21-bit two's complement, in
+/// bits 21(8p+o)+20..21(8p+o).
 #[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
 pub struct DotBeat {
     pub sums: Bits<{ super::ACCUMULATORS * super::DOT_BITS }>,
+    pub acc_address: Bits<{ super::ACC_ADDRESS_BITS }>,
     pub first: Bit,
-    pub last: Bit,
+    pub block_end: Bit,
     pub high: Bit,
 }
 
@@ -99,8 +100,9 @@ impl Logic for DotProducts {
         }
         if self.take.val() {
             self.stage.d.next.sums = self.dots.val();
+            self.stage.d.next.acc_address = self.operands.data.val().acc_address;
             self.stage.d.next.first = self.operands.data.val().first;
-            self.stage.d.next.last = self.operands.data.val().last;
+            self.stage.d.next.block_end = self.operands.data.val().block_end;
             self.stage.d.next.high = self.operands.data.val().high;
             self.full.d.next = true;
         }

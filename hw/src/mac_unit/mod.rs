@@ -1,24 +1,53 @@
-//! The MAC unit's dot-product units and adder array (TRM 3.3.6.2, 3.3.6.3)
-//! for one 2x2x8 microblock: per cycle one operand beat of 4 OFM positions
-//! x 8 IFM channels of activations and 8 OFM channels x 8 IFM channels of
-//! weights, 256 9-bit x 9-bit products (TRM table 4-126: 256 8x8 MACs per
-//! cycle on u65-256) summed into 32 accumulators. The IFM unit that makes
-//! the activations and the weight buffer that reuses weights across the
-//! positions of an OFM block come later; this block holds only the
-//! accumulators of the microblock being computed.
+//! The MAC unit's dot-product units, adder array and accumulator buffer
+//! (TRM 3.3.6.2, 3.3.6.3) for the weight-stationary schedule: per cycle one
+//! operand beat of 4 OFM positions x 8 IFM channels of activations and
+//! 8 OFM channels x 8 IFM channels of weights, 256 9-bit x 9-bit products
+//! (TRM table 4-126: 256 8x8 MACs per cycle on u65-256) summed into the 32
+//! accumulators of one microblock, read from and written back to accumulator
+//! word `acc_address` of the accumulator buffer (AB). A weight group is held
+//! while the traversal sweeps every microblock of the OFM block, one word
+//! per microblock; after the OFM block's last beat its words are read out
+//! toward the output unit while the next OFM block accumulates in the other
+//! half of the AB (the traversal double-buffers by address).
 //!
 //! # Ports
 //!
-//! - `operands` (a [`StreamIn`] of [`OperandBeat`]s): one beat a cycle is
-//!   taken while the result can move on; `ready` depends on the `results`
-//!   stream's `ready` (and on the staged beat's `last`), never on `valid`.
-//! - `results` (a [`StreamOut`] of [`Accumulators`]): the 32 accumulators
-//!   after a beat flagged `last`, offered from the second clock edge after
-//!   that beat was taken (the dot products are registered on the first). The
-//!   accumulators of the next run are built while a result waits, so
-//!   back-to-back `last` beats run at one beat a cycle while `results` is
-//!   ready; a waiting result stalls `operands` only when the next `last`
-//!   beat needs its place.
+//! - `operands` (a [`StreamIn`] of [`OperandBeat`]s): one beat every cycle.
+//!   `ready` is high except while `clearing`: nothing downstream of the
+//!   accumulation can push back, since the accumulators stay in the AB and
+//!   leave only through `readout`.
+//! - `block_done`: a one-cycle pulse [`LATENCY`] cycles after a beat flagged
+//!   `block_end` was taken, in the first cycle in which its write has
+//!   reached the AB, so a `readout` request taken in or after that cycle
+//!   sees every write of the OFM block.
+//! - `readout` (a [`StreamIn`] of [`AccRead`]s) and `results` (a
+//!   [`StreamOut`] of [`Accumulators`]): word `address` as it is when the
+//!   request is taken, in request order, offered from the clock edge after
+//!   the request was taken; one a cycle while `results` is ready (`readout`
+//!   is ready when no result waits or the waiting one is being taken). The
+//!   readout has an AB read port of its own, so it never disturbs the
+//!   accumulation; it must not read a word that beats in flight still write
+//!   (wait for `block_done`).
+//! - `clear` and `clearing`: a `clear` pulse writes zeros to every AB word,
+//!   one a cycle, while `clearing` is high, and `operands` waits meanwhile
+//!   (TRM 3.3.4.1: at any reset all memories are cleared). It is meant for
+//!   the clock and power module's clear after a reset, beside the shared
+//!   buffer's, when no beat is in flight: a write in flight is lost.
+//!
+//! # Pipeline
+//!
+//! Cycle t: the beat is taken, its dot products are computed and
+//! registered, and the AB's read-modify-write port reads word
+//! `acc_address` (not for a `first` beat). Cycle t+1: the adder array adds
+//! the registered dot products to the word read (0 for a `first` beat) and
+//! writes the sums back on the AB's write port at the edge ending t+1. The
+//! beat taken at t+1 read its word at that same edge, before the write: when
+//! it names the same word (a one-microblock OFM block, or the high beat of
+//! a 16-bit activation following its low beat), the adder array takes the
+//! sums it wrote the cycle before from its forwarding register instead of
+//! the stale word it read. A beat two or more cycles later reads the AB
+//! after the write. So any address sequence runs at one beat a cycle with
+//! no stall.
 //!
 //! # Arithmetic
 //!
@@ -43,10 +72,13 @@
 //! arithmetic makes the same), which keeps the 32 x 40 bits of an initial
 //! value out of every operand beat.
 
+mod acc_buffer;
 mod adder_array;
 mod dot_products;
 
 use crate::stream::{StreamIn, StreamOut};
+use crate::widgets::ResetReg;
+use acc_buffer::AccBuffer;
 use adder_array::AdderArray;
 use dot_products::{DotBeat, DotProducts};
 use rust_hdl::prelude::*;
@@ -67,6 +99,13 @@ pub const ACCUMULATORS: usize = POSITIONS * OFM_CHANNELS;
 /// -65280..=65536, sum in -522240..=524288.
 pub const DOT_BITS: usize = 21;
 
+/// Bits of an accumulator-buffer word address: 512 words, two halves of 256
+/// that the traversal alternates between OFM blocks.
+pub const ACC_ADDRESS_BITS: usize = 9;
+/// Cycles from a beat taken to the cycle its write has reached the AB (the
+/// `block_done` pulse of a `block_end` beat).
+pub const LATENCY: usize = 2;
+
 // `update` functions write these as literals: rust-hdl turns a Rust const in
 // an expression into an undeclared Verilog name.
 const _: () = assert!(POSITIONS == 4 && IFM_CHANNELS == 8 && OFM_CHANNELS == 8);
@@ -79,9 +118,10 @@ const _: () = assert!(OPERAND_BITS == 9 && ACC_BITS == 40 && DOT_BITS == 21);
 /// - `weights`: weight (o, k) of OFM channel o and IFM channel k in bits
 ///   9(8o+k)+8..9(8o+k). In a `depthwise` beat, the weight of channel c is
 ///   in bits 9c+8..9c and the rest is ignored.
-/// - `first`: the accumulators start from 0 before this beat.
-/// - `last`: after this beat the accumulators go out on `results`; the
-///   next beat must be `first`.
+/// - `acc_address`: the AB word of the microblock's 32 accumulators.
+/// - `first`: the word's accumulators start from 0 before this beat.
+/// - `block_end`: the OFM block's last beat: `block_done` pulses when its
+///   write has reached the AB.
 /// - `depthwise`: accumulator (p, c) takes act(p, c) * w(c) only.
 /// - `high`: the products count 2^8 times (the high part of a 16-bit
 ///   activation).
@@ -89,10 +129,17 @@ const _: () = assert!(OPERAND_BITS == 9 && ACC_BITS == 40 && DOT_BITS == 21);
 pub struct OperandBeat {
     pub acts: Bits<{ POSITIONS * IFM_CHANNELS * OPERAND_BITS }>,
     pub weights: Bits<{ OFM_CHANNELS * IFM_CHANNELS * OPERAND_BITS }>,
+    pub acc_address: Bits<ACC_ADDRESS_BITS>,
     pub first: Bit,
-    pub last: Bit,
+    pub block_end: Bit,
     pub depthwise: Bit,
     pub high: Bit,
+}
+
+/// A readout request: the AB word to send out on `results`.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct AccRead {
+    pub address: Bits<ACC_ADDRESS_BITS>,
 }
 
 /// The 32 accumulators of a microblock: accumulator (p, o) of OFM position
@@ -108,21 +155,83 @@ pub struct MacUnit {
     pub rst_n: Signal<In, Bit>,
     /// Operand beats from the IFM unit and the weight buffer.
     pub operands: StreamIn<OperandBeat>,
-    /// A microblock's accumulators toward the output unit.
+    /// Pulses when the writes of an OFM block's beats have all reached the AB.
+    pub block_done: Signal<Out, Bit>,
+    /// AB words to read out, toward the output unit.
+    pub readout: StreamIn<AccRead>,
+    /// The words `readout` asked for, in order.
     pub results: StreamOut<Accumulators>,
+    /// Zeroes the AB; `clearing` until the last word is written.
+    pub clear: Signal<In, Bit>,
+    pub clearing: Signal<Out, Bit>,
     dot_units: DotProducts,
     adder_array: AdderArray,
+    acc_buffer: AccBuffer,
+    /// The AB's readout port holds a result not yet taken.
+    result_held: ResetReg<Bit>,
+    clear_active: ResetReg<Bit>,
+    clear_address: ResetReg<Bits<ACC_ADDRESS_BITS>>,
+    readout_take: Signal<Local, Bit>,
 }
 
 impl Logic for MacUnit {
     #[hdl_gen]
     fn update(&mut self) {
+        dff_setup!(self, clock, result_held, clear_active, clear_address);
+        self.result_held.rst_n.next = self.rst_n.val();
+        self.clear_active.rst_n.next = self.rst_n.val();
+        self.clear_address.rst_n.next = self.rst_n.val();
         self.dot_units.clock.next = self.clock.val();
         self.dot_units.rst_n.next = self.rst_n.val();
         self.adder_array.clock.next = self.clock.val();
         self.adder_array.rst_n.next = self.rst_n.val();
-        StreamIn::<OperandBeat>::link(&mut self.operands, &mut self.dot_units.operands);
+        self.acc_buffer.clock.next = self.clock.val();
+
+        // Accumulation: the word is read as the beat enters the dot-product
+        // stage (a `first` beat needs none), added and written a cycle later.
+        // Beats wait while the AB is cleared.
+        self.dot_units.operands.valid.next = self.operands.valid.val() & !self.clear_active.q.val();
+        self.dot_units.operands.data.next = self.operands.data.val();
+        self.operands.ready.next = self.dot_units.operands.ready.val() & !self.clear_active.q.val();
         StreamOut::<DotBeat>::join(&mut self.dot_units.sums, &mut self.adder_array.sums);
-        StreamOut::<Accumulators>::link(&mut self.results, &mut self.adder_array.results);
+        self.acc_buffer.rmw_read_enable.next =
+            self.operands.valid.val() & self.operands.ready.val() & !self.operands.data.val().first;
+        self.acc_buffer.rmw_read_address.next = self.operands.data.val().acc_address;
+        self.adder_array.stored.next = self.acc_buffer.rmw_read_data.val();
+        self.acc_buffer.write_enable.next = self.adder_array.write_enable.val();
+        self.acc_buffer.write_address.next = self.adder_array.write_address.val();
+        self.acc_buffer.write_data.next = self.adder_array.write_data.val();
+        self.block_done.next = self.adder_array.block_done.val();
+
+        // Clearing: word after word, from 0 to the last.
+        if self.clear_active.q.val() {
+            self.acc_buffer.write_enable.next = true;
+            self.acc_buffer.write_address.next = self.clear_address.q.val();
+            self.acc_buffer.write_data.next = 0.into();
+            self.clear_address.d.next = self.clear_address.q.val() + 1;
+            if self.clear_address.q.val().all() {
+                self.clear_active.d.next = false;
+            }
+        }
+        if self.clear.val() {
+            self.clear_active.d.next = true;
+            self.clear_address.d.next = 0.into();
+        }
+        self.clearing.next = self.clear_active.q.val();
+
+        // Readout: the AB's read register holds a result until it is taken
+        // (the port reads nothing meanwhile).
+        self.readout.ready.next = !self.result_held.q.val() | self.results.ready.val();
+        self.readout_take.next = self.readout.valid.val() & self.readout.ready.val();
+        self.acc_buffer.readout_read_enable.next = self.readout_take.val();
+        self.acc_buffer.readout_read_address.next = self.readout.data.val().address;
+        if self.results.ready.val() {
+            self.result_held.d.next = false;
+        }
+        if self.readout_take.val() {
+            self.result_held.d.next = true;
+        }
+        self.results.valid.next = self.result_held.q.val();
+        self.results.data.next.values = self.acc_buffer.readout_read_data.val();
     }
 }
