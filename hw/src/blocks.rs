@@ -4,7 +4,7 @@
 //! (`npu_tb::block`) share, so no list of blocks is kept by hand elsewhere.
 
 use crate::emit::{emit_block, BlockDesign, PortNames};
-use crate::mac_unit::MacUnit;
+use crate::mac_unit::{IfmUnitBench, MacUnit};
 use crate::output_unit::OutputUnit;
 use crate::weight_decoder::WeightDecoder;
 use rust_hdl::prelude::*;
@@ -30,6 +30,12 @@ pub const BLOCKS: &[BlockEntry] = &[
         about: "MAC unit dot products and adder array (TRM 3.3.6): 2x2x8 operand beats in, \
                 32 accumulators out",
         build: || Box::new(MacUnit::default()),
+    },
+    BlockEntry {
+        name: "ifm_unit",
+        about: "IFM unit (TRM 3.3.6.1) on a 48 KB shared buffer with four read ports: requests \
+                in, 2x2x8 activations out (padding, upscaling, zero point)",
+        build: || Box::new(IfmUnitBench::default()),
     },
     BlockEntry {
         name: "output_unit",
