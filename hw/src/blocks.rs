@@ -5,7 +5,7 @@
 
 use crate::central_control::traversal::Traversal;
 use crate::emit::{emit_block, BlockDesign, PortNames};
-use crate::mac_unit::MacUnit;
+use crate::mac_unit::{IfmUnitBench, MacUnit};
 use crate::output_unit::OutputUnit;
 use crate::weight_decoder::WeightDecoder;
 use rust_hdl::prelude::*;
@@ -31,6 +31,12 @@ pub const BLOCKS: &[BlockEntry] = &[
         about: "MAC unit dot products, adder array and accumulator buffer (TRM 3.3.6): 2x2x8 \
                 operand beats accumulated into AB words, words read out as 32 accumulators",
         build: || Box::new(MacUnit::default()),
+    },
+    BlockEntry {
+        name: "ifm_unit",
+        about: "IFM unit (TRM 3.3.6.1) on a 48 KB shared buffer with four read ports: requests \
+                in, 2x2x8 activations out (padding, upscaling, zero point)",
+        build: || Box::new(IfmUnitBench::default()),
     },
     BlockEntry {
         name: "output_unit",

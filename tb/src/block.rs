@@ -107,6 +107,15 @@ impl BlockTb {
         })
     }
 
+    /// Resets the block: `rst_n` low for one clock edge, then high for one.
+    pub fn reset(&mut self) {
+        let rst_n = self.model.port("rst_n");
+        self.model.set(rst_n, 0);
+        self.model.tick();
+        self.model.set(rst_n, 1);
+        self.model.tick();
+    }
+
     /// Draws the back-pressure from `seed` from now on.
     pub fn reseed(&mut self, seed: u64) {
         self.rng = StdRng::seed_from_u64(seed);

@@ -75,12 +75,14 @@
 mod acc_buffer;
 mod adder_array;
 mod dot_products;
+mod ifm_unit;
 
 use crate::stream::{StreamIn, StreamOut};
 use crate::widgets::ResetReg;
 use acc_buffer::AccBuffer;
 use adder_array::AdderArray;
 use dot_products::{DotBeat, DotProducts};
+pub use ifm_unit::{IfmActs, IfmRequest, IfmSettings, IfmUnit, IfmUnitBench, LineWrite};
 use rust_hdl::prelude::*;
 
 /// OFM positions of a microblock (2x2).

@@ -1,0 +1,618 @@
+//! The IFM unit (TRM 3.3.6.1): per request, the activations of one MAC beat
+//! ([`super::OperandBeat::acts`]) read from the IFM block in the shared
+//! buffer, with the padding around the IFM, the 2x2 upscaling of transpose
+//! convolution and the IFM zero point applied.
+//!
+//! # Arithmetic
+//!
+//! A request names the 2x2 microblock whose top-left OFM position is
+//! (`oy`, `ox`), a kernel element (`ky`, `kx`, undilated) and an 8-channel
+//! group. Position p (0..4: (oy, ox), (oy, ox + 1), (oy + 1, ox),
+//! (oy + 1, ox + 1)) reads the upscaled-IFM coordinate
+//!
+//! ```text
+//! uy = (oy + p / 2) * stride_y + ky * dilation_y - pad_top
+//! ux = (ox + p % 2) * stride_x + kx * dilation_x - pad_left
+//! ```
+//!
+//! Outside the upscaled IFM (`ifm_height` x `ifm_width`) it is padding:
+//! activation 0, the zero point minus itself (TRM 3.3.6.1). With 2x2
+//! upscaling (NPU_SET_IFM_UPSCALE, TRM 4.6.4) the source element is
+//! (uy / 2, ux / 2); with insert-zeros only even (uy, ux) carry data and
+//! the rest are 0. The source element sits in the IFM block (IB) at row
+//! `sy - origin_y`, column `sx - origin_x`, byte
+//! `ib_base + (row * ib_width + column) * position_bytes + channel_offset`.
+//! This is the golden model's `pad` of its `load_upscaled` IFM, as
+//! `conv_accumulate` indexes it.
+//!
+//! Activation (p, k) is the IFM value minus the zero point as 9-bit two's
+//! complement: for an 8-bit IFM the difference itself (-255..255, the zero
+//! point being a valid activation value, TRM 4.6.4 NPU_SET_IFM_ZERO_POINT),
+//! for a 16-bit IFM its low byte `d & 0xff` or, for a `high` request, its
+//! arithmetic upper part `d >> 8` (see [`super`]).
+//!
+//! # Shared-buffer layout
+//!
+//! The byte address of an 8-channel group must be a multiple of 8 for an
+//! 8-bit IFM (one half line) and of 16 for a 16-bit IFM (one line): so
+//! `ib_base` and `position_bytes` are multiples of 8, and of 16 for a
+//! 16-bit IFM, and `channel_offset` is 8 x the group (16 x for 16 bits).
+//! Channels of a group beyond the IB's depth read whatever bytes follow
+//! (the next position's); the weight stream holds zeros for them (TRM
+//! 4.7.5).
+//!
+//! # Ports
+//!
+//! - `settings` ([`IfmSettings`]): sampled with each request taken, so it
+//!   must hold while an IFM block's requests are offered and may change as
+//!   soon as its last request is taken.
+//! - `requests` (a [`StreamIn`] of [`IfmRequest`]s): `ready` depends on
+//!   `acts.ready` within the cycle, never on `requests.valid`.
+//! - `acts` (a [`StreamOut`] of [`IfmActs`]): one beat per request, in
+//!   order, [`IfmUnit::LATENCY`] cycles after its request was taken when not stalled.
+//! - `shram_read_enable`, `shram_read_address`, `shram_read_data`: one
+//!   shared-buffer read port per position, [`SramBank`](crate::shram::SramBank)
+//!   timing (line address and enable in, the line on the next cycle); the
+//!   data is used only on that cycle. A position that is padding or an
+//!   inserted zero is not read; an address past the buffer (a position
+//!   outside the OFM, whose activations may be anything) reads line 0.
+//!
+//! # Throughput
+//!
+//! One request per cycle while `acts` is ready. A request is located
+//! (coordinates, padding, IB row and column) on the edge it is taken, its
+//! lines are read on the next edge once the output has room for them, and
+//! the converted activations are registered on the edge after: the output
+//! register and a skid register hold the beats whose reads were issued
+//! before a stall was seen, so a stall neither loses nor repeats a beat.
+
+mod bench;
+
+pub use bench::{IfmUnitBench, LineWrite};
+
+use crate::shram::LINE_ADDRESS_BITS;
+use crate::stream::{StreamIn, StreamOut};
+use crate::widgets::ResetReg;
+use rust_hdl::prelude::*;
+
+/// What the IFM unit needs of an operation and its IFM block, by name.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct IfmSettings {
+    /// Byte address of IB position (0, 0) in the shared buffer.
+    pub ib_base: Bits<16>,
+    /// Positions in an IB row.
+    pub ib_width: Bits<8>,
+    /// Bytes of an IB position, a multiple of 8.
+    pub position_bytes: Bits<8>,
+    /// Source-IFM row and column of IB position (0, 0).
+    pub origin_y: Bits<16>,
+    pub origin_x: Bits<16>,
+    /// The upscaled IFM's height and width (the golden model's
+    /// `Op::ifm_extent`).
+    pub ifm_height: Bits<16>,
+    pub ifm_width: Bits<16>,
+    /// NPU_SET_IFM_PAD_TOP and NPU_SET_IFM_PAD_LEFT.
+    pub pad_top: Bits<8>,
+    pub pad_left: Bits<8>,
+    /// Kernel strides, 1 to 3, and dilations, 1 or 2 (NPU_SET_KERNEL_STRIDE).
+    pub stride_y: Bits<2>,
+    pub stride_x: Bits<2>,
+    pub dilation_y: Bits<2>,
+    pub dilation_x: Bits<2>,
+    /// NPU_SET_IFM_UPSCALE ([`npu_spec::command::UpscaleMode`]).
+    pub upscale: Bits<2>,
+    /// A 16-bit IFM.
+    pub wide: Bit,
+    /// A signed IFM (int8, int16).
+    pub signed: Bit,
+    /// NPU_SET_IFM_ZERO_POINT, in the IFM's type.
+    pub zero_point: Bits<16>,
+}
+
+/// One MAC beat's activations to make.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct IfmRequest {
+    /// OFM row and column of the microblock's top-left position.
+    pub oy: Bits<16>,
+    pub ox: Bits<16>,
+    /// Kernel element, undilated.
+    pub ky: Bits<3>,
+    pub kx: Bits<3>,
+    /// Byte offset of the 8-channel group in an IB position.
+    pub channel_offset: Bits<8>,
+    /// The upper part of 16-bit activations.
+    pub high: Bit,
+}
+
+/// Activation (p, k) of position p and channel k in bits 9(8p+k)+8..9(8p+k),
+/// as [`super::OperandBeat::acts`].
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct IfmActs {
+    pub acts: Bits<{ super::POSITIONS * super::IFM_CHANNELS * super::OPERAND_BITS }>,
+}
+
+/// How a beat's lines become activations.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct Conversion {
+    pub wide: Bit,
+    pub signed: Bit,
+    pub high: Bit,
+    pub zero_point: Bits<16>,
+}
+
+/// A request located in the IB: stage 1.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct Located {
+    /// Bit p: position p reads IFM data (not padding, not an inserted zero).
+    pub present: Bits<4>,
+    /// IB rows of positions 0-1 and 2-3, IB columns of positions 0, 2 and 1, 3.
+    pub row_top: Bits<16>,
+    pub row_bottom: Bits<16>,
+    pub column_left: Bits<16>,
+    pub column_right: Bits<16>,
+    /// In 8-byte units: an IB row, a position, and `ib_base` plus the
+    /// channel offset.
+    pub row_units: Bits<13>,
+    pub position_units: Bits<5>,
+    pub base_units: Bits<14>,
+    pub conversion: Conversion,
+}
+
+/// A beat whose lines are being read: stage 2.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct Reading {
+    pub present: Bits<4>,
+    /// Bit p: position p's 8 bytes are the line's upper half (8-bit IFM).
+    pub upper_half: Bits<4>,
+    pub conversion: Conversion,
+}
+
+#[derive(LogicBlock)]
+pub struct IfmUnit {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    /// The operation and IB of the request offered.
+    pub settings: Signal<In, IfmSettings>,
+    /// Beats to make, from the traversal.
+    pub requests: StreamIn<IfmRequest>,
+    /// Activations toward the MAC unit's dot products.
+    pub acts: StreamOut<IfmActs>,
+    /// Shared-buffer read ports, one per position.
+    pub shram_read_enable: Signal<Out, Bits<4>>,
+    pub shram_read_address: Vec<Signal<Out, Bits<LINE_ADDRESS_BITS>>>,
+    pub shram_read_data: Vec<Signal<In, Bits<128>>>,
+    /// 8-byte units in the shared buffer.
+    buffer_units: Constant<Bits<32>>,
+    located: ResetReg<Located>,
+    located_full: ResetReg<Bit>,
+    reading: ResetReg<Reading>,
+    reading_full: ResetReg<Bit>,
+    out: ResetReg<Bits<288>>,
+    out_full: ResetReg<Bit>,
+    skid: ResetReg<Bits<288>>,
+    skid_full: ResetReg<Bit>,
+    // Handshake.
+    take_out: Signal<Local, Bit>,
+    issue: Signal<Local, Bit>,
+    take_request: Signal<Local, Bit>,
+    // Stage 0: locating a request.
+    oy: Signal<Local, Bits<20>>,
+    ox: Signal<Local, Bits<20>>,
+    stride_y: Signal<Local, Bits<20>>,
+    stride_x: Signal<Local, Bits<20>>,
+    tap_y: Signal<Local, Bits<20>>,
+    tap_x: Signal<Local, Bits<20>>,
+    uy_top: Signal<Local, Bits<20>>,
+    uy_bottom: Signal<Local, Bits<20>>,
+    ux_left: Signal<Local, Bits<20>>,
+    ux_right: Signal<Local, Bits<20>>,
+    data_top: Signal<Local, Bit>,
+    data_bottom: Signal<Local, Bit>,
+    data_left: Signal<Local, Bit>,
+    data_right: Signal<Local, Bit>,
+    present_now: Signal<Local, Bits<4>>,
+    source: Signal<Local, Bits<20>>,
+    row_top: Signal<Local, Bits<16>>,
+    row_bottom: Signal<Local, Bits<16>>,
+    column_left: Signal<Local, Bits<16>>,
+    column_right: Signal<Local, Bits<16>>,
+    position_bytes: Signal<Local, Bits<8>>,
+    position_units: Signal<Local, Bits<5>>,
+    row_units: Signal<Local, Bits<32>>,
+    ib_base: Signal<Local, Bits<16>>,
+    channel_offset: Signal<Local, Bits<8>>,
+    base_units: Signal<Local, Bits<14>>,
+    conversion_now: Signal<Local, Conversion>,
+    // Stage 1: addresses.
+    row_pitch: Signal<Local, Bits<16>>,
+    column_pitch: Signal<Local, Bits<16>>,
+    row_top_q: Signal<Local, Bits<16>>,
+    row_bottom_q: Signal<Local, Bits<16>>,
+    column_left_q: Signal<Local, Bits<16>>,
+    column_right_q: Signal<Local, Bits<16>>,
+    offset_top: Signal<Local, Bits<32>>,
+    offset_bottom: Signal<Local, Bits<32>>,
+    offset_left: Signal<Local, Bits<32>>,
+    offset_right: Signal<Local, Bits<32>>,
+    units: Signal<Local, Bits<32>>,
+    upper_half: Signal<Local, Bits<4>>,
+    // Stage 2: conversion.
+    present: Signal<Local, Bits<4>>,
+    halves: Signal<Local, Bits<4>>,
+    conversion: Signal<Local, Conversion>,
+    zero_point16: Signal<Local, Bits<16>>,
+    zero_point: Signal<Local, Bits<17>>,
+    line: Signal<Local, Bits<128>>,
+    half: Signal<Local, Bits<64>>,
+    value_8: Signal<Local, Bits<8>>,
+    value_16: Signal<Local, Bits<16>>,
+    value: Signal<Local, Bits<17>>,
+    difference: Signal<Local, Bits<17>>,
+    act: Signal<Local, Bits<9>>,
+    converted: Signal<Local, Bits<288>>,
+}
+
+impl IfmUnit {
+    /// Cycles from a request taken to its activations offered.
+    pub const LATENCY: usize = 3;
+
+    /// An IFM unit reading a shared buffer of `shram_bytes` bytes.
+    pub fn new(shram_bytes: usize) -> Self {
+        assert!(
+            shram_bytes.is_multiple_of(crate::shram::LINE_BYTES)
+                && shram_bytes / crate::shram::LINE_BYTES <= 1 << LINE_ADDRESS_BITS,
+            "a shared buffer of {shram_bytes} bytes does not fit {LINE_ADDRESS_BITS}-bit line addresses"
+        );
+        Self {
+            clock: Default::default(),
+            rst_n: Default::default(),
+            settings: Default::default(),
+            requests: Default::default(),
+            acts: Default::default(),
+            shram_read_enable: Default::default(),
+            shram_read_address: (0..4).map(|_| Default::default()).collect(),
+            shram_read_data: (0..4).map(|_| Default::default()).collect(),
+            buffer_units: Constant::new(((shram_bytes / 8) as u64).into()),
+            located: Default::default(),
+            located_full: Default::default(),
+            reading: Default::default(),
+            reading_full: Default::default(),
+            out: Default::default(),
+            out_full: Default::default(),
+            skid: Default::default(),
+            skid_full: Default::default(),
+            take_out: Default::default(),
+            issue: Default::default(),
+            take_request: Default::default(),
+            oy: Default::default(),
+            ox: Default::default(),
+            stride_y: Default::default(),
+            stride_x: Default::default(),
+            tap_y: Default::default(),
+            tap_x: Default::default(),
+            uy_top: Default::default(),
+            uy_bottom: Default::default(),
+            ux_left: Default::default(),
+            ux_right: Default::default(),
+            data_top: Default::default(),
+            data_bottom: Default::default(),
+            data_left: Default::default(),
+            data_right: Default::default(),
+            present_now: Default::default(),
+            source: Default::default(),
+            row_top: Default::default(),
+            row_bottom: Default::default(),
+            column_left: Default::default(),
+            column_right: Default::default(),
+            position_bytes: Default::default(),
+            position_units: Default::default(),
+            row_units: Default::default(),
+            ib_base: Default::default(),
+            channel_offset: Default::default(),
+            base_units: Default::default(),
+            conversion_now: Default::default(),
+            row_pitch: Default::default(),
+            column_pitch: Default::default(),
+            row_top_q: Default::default(),
+            row_bottom_q: Default::default(),
+            column_left_q: Default::default(),
+            column_right_q: Default::default(),
+            offset_top: Default::default(),
+            offset_bottom: Default::default(),
+            offset_left: Default::default(),
+            offset_right: Default::default(),
+            units: Default::default(),
+            upper_half: Default::default(),
+            present: Default::default(),
+            halves: Default::default(),
+            conversion: Default::default(),
+            zero_point16: Default::default(),
+            zero_point: Default::default(),
+            line: Default::default(),
+            half: Default::default(),
+            value_8: Default::default(),
+            value_16: Default::default(),
+            value: Default::default(),
+            difference: Default::default(),
+            act: Default::default(),
+            converted: Default::default(),
+        }
+    }
+}
+
+impl Logic for IfmUnit {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            located,
+            located_full,
+            reading,
+            reading_full,
+            out,
+            out_full,
+            skid,
+            skid_full
+        );
+        self.located.rst_n.next = self.rst_n.val();
+        self.located_full.rst_n.next = self.rst_n.val();
+        self.reading.rst_n.next = self.rst_n.val();
+        self.reading_full.rst_n.next = self.rst_n.val();
+        self.out.rst_n.next = self.rst_n.val();
+        self.out_full.rst_n.next = self.rst_n.val();
+        self.skid.rst_n.next = self.rst_n.val();
+        self.skid_full.rst_n.next = self.rst_n.val();
+
+        // Handshake. A read is issued only when the output and skid
+        // registers can take its beat on the edge after next whatever
+        // `acts.ready` does then: at most one of them full after this edge.
+        self.take_out.next = self.out_full.q.val() & self.acts.ready.val();
+        self.issue.next = self.located_full.q.val()
+            & (self.take_out.val()
+                | !((self.out_full.q.val() & self.skid_full.q.val())
+                    | (self.out_full.q.val() & self.reading_full.q.val())
+                    | (self.skid_full.q.val() & self.reading_full.q.val())));
+        self.take_request.next = !self.located_full.q.val() | self.issue.val();
+        self.requests.ready.next = self.take_request.val();
+
+        // Stage 0: the request's upscaled-IFM rows and columns. Strides and
+        // dilations are 1-3 and 1-2: shifts and adds.
+        self.oy.next = bit_cast::<20, 16>(self.requests.data.val().oy);
+        self.ox.next = bit_cast::<20, 16>(self.requests.data.val().ox);
+        self.stride_y.next = bit_cast::<20, 2>(self.settings.val().stride_y);
+        self.stride_x.next = bit_cast::<20, 2>(self.settings.val().stride_x);
+        self.tap_y.next = bit_cast::<20, 3>(self.requests.data.val().ky);
+        if self.settings.val().dilation_y == 2 {
+            self.tap_y.next = self.tap_y.val() << 1;
+        }
+        self.tap_x.next = bit_cast::<20, 3>(self.requests.data.val().kx);
+        if self.settings.val().dilation_x == 2 {
+            self.tap_x.next = self.tap_x.val() << 1;
+        }
+        self.uy_top.next = self.oy.val();
+        if self.settings.val().stride_y == 2 {
+            self.uy_top.next = self.oy.val() << 1;
+        }
+        if self.settings.val().stride_y == 3 {
+            self.uy_top.next = self.oy.val() + (self.oy.val() << 1);
+        }
+        self.uy_top.next =
+            self.uy_top.val() + self.tap_y.val() - bit_cast::<20, 8>(self.settings.val().pad_top);
+        self.uy_bottom.next = self.uy_top.val() + self.stride_y.val();
+        self.ux_left.next = self.ox.val();
+        if self.settings.val().stride_x == 2 {
+            self.ux_left.next = self.ox.val() << 1;
+        }
+        if self.settings.val().stride_x == 3 {
+            self.ux_left.next = self.ox.val() + (self.ox.val() << 1);
+        }
+        self.ux_left.next =
+            self.ux_left.val() + self.tap_x.val() - bit_cast::<20, 8>(self.settings.val().pad_left);
+        self.ux_right.next = self.ux_left.val() + self.stride_x.val();
+
+        // Inside the upscaled IFM (bit 19: negative), and not an inserted
+        // zero (TRM 4.6.4 NPU_SET_IFM_UPSCALE mode 2: odd rows and columns).
+        self.data_top.next = !self.uy_top.val().get_bit(19)
+            & (self.uy_top.val() < bit_cast::<20, 16>(self.settings.val().ifm_height))
+            & !((self.settings.val().upscale == 2) & self.uy_top.val().get_bit(0));
+        self.data_bottom.next = !self.uy_bottom.val().get_bit(19)
+            & (self.uy_bottom.val() < bit_cast::<20, 16>(self.settings.val().ifm_height))
+            & !((self.settings.val().upscale == 2) & self.uy_bottom.val().get_bit(0));
+        self.data_left.next = !self.ux_left.val().get_bit(19)
+            & (self.ux_left.val() < bit_cast::<20, 16>(self.settings.val().ifm_width))
+            & !((self.settings.val().upscale == 2) & self.ux_left.val().get_bit(0));
+        self.data_right.next = !self.ux_right.val().get_bit(19)
+            & (self.ux_right.val() < bit_cast::<20, 16>(self.settings.val().ifm_width))
+            & !((self.settings.val().upscale == 2) & self.ux_right.val().get_bit(0));
+
+        // IB rows and columns: the source coordinate (halved when
+        // upscaling) minus the IB origin, modulo 2^16.
+        self.source.next = self.uy_top.val();
+        if self.settings.val().upscale != 0 {
+            self.source.next = self.uy_top.val() >> 1;
+        }
+        self.source.next = self.source.val() - bit_cast::<20, 16>(self.settings.val().origin_y);
+        self.row_top.next = self.source.val().get_bits::<16>(0);
+        self.source.next = self.uy_bottom.val();
+        if self.settings.val().upscale != 0 {
+            self.source.next = self.uy_bottom.val() >> 1;
+        }
+        self.source.next = self.source.val() - bit_cast::<20, 16>(self.settings.val().origin_y);
+        self.row_bottom.next = self.source.val().get_bits::<16>(0);
+        self.source.next = self.ux_left.val();
+        if self.settings.val().upscale != 0 {
+            self.source.next = self.ux_left.val() >> 1;
+        }
+        self.source.next = self.source.val() - bit_cast::<20, 16>(self.settings.val().origin_x);
+        self.column_left.next = self.source.val().get_bits::<16>(0);
+        self.source.next = self.ux_right.val();
+        if self.settings.val().upscale != 0 {
+            self.source.next = self.ux_right.val() >> 1;
+        }
+        self.source.next = self.source.val() - bit_cast::<20, 16>(self.settings.val().origin_x);
+        self.column_right.next = self.source.val().get_bits::<16>(0);
+
+        // Pitches in 8-byte units: a position, an IB row; the IB base plus
+        // the channel group.
+        self.position_bytes.next = self.settings.val().position_bytes;
+        self.position_units.next = self.position_bytes.val().get_bits::<5>(3);
+        self.row_units.next = bit_cast::<16, 8>(self.settings.val().ib_width)
+            * bit_cast::<16, 5>(self.position_units.val());
+        self.ib_base.next = self.settings.val().ib_base;
+        self.channel_offset.next = self.requests.data.val().channel_offset;
+        self.base_units.next = bit_cast::<14, 13>(self.ib_base.val().get_bits::<13>(3))
+            + bit_cast::<14, 5>(self.channel_offset.val().get_bits::<5>(3));
+
+        // Bit p: position p reads data (rows: p / 2, columns: p % 2).
+        self.present_now.next = 0.into();
+        if self.data_top.val() & self.data_left.val() {
+            self.present_now.next = self.present_now.val() | bits::<4>(1);
+        }
+        if self.data_top.val() & self.data_right.val() {
+            self.present_now.next = self.present_now.val() | bits::<4>(2);
+        }
+        if self.data_bottom.val() & self.data_left.val() {
+            self.present_now.next = self.present_now.val() | bits::<4>(4);
+        }
+        if self.data_bottom.val() & self.data_right.val() {
+            self.present_now.next = self.present_now.val() | bits::<4>(8);
+        }
+
+        self.conversion_now.next.wide = self.settings.val().wide;
+        self.conversion_now.next.signed = self.settings.val().signed;
+        self.conversion_now.next.high = self.requests.data.val().high;
+        self.conversion_now.next.zero_point = self.settings.val().zero_point;
+
+        if self.take_request.val() {
+            self.located_full.d.next = self.requests.valid.val();
+            self.located.d.next.present = self.present_now.val();
+            self.located.d.next.row_top = self.row_top.val();
+            self.located.d.next.row_bottom = self.row_bottom.val();
+            self.located.d.next.column_left = self.column_left.val();
+            self.located.d.next.column_right = self.column_right.val();
+            self.located.d.next.row_units = self.row_units.val().get_bits::<13>(0);
+            self.located.d.next.position_units = self.position_units.val();
+            self.located.d.next.base_units = self.base_units.val();
+            self.located.d.next.conversion = self.conversion_now.val();
+        }
+
+        // Stage 1: each position's byte address in 8-byte units,
+        // row * row pitch + column * position pitch + base; past the buffer
+        // (only a position outside the OFM) it reads unit 0.
+        self.row_pitch.next = bit_cast::<16, 13>(self.located.q.val().row_units);
+        self.column_pitch.next = bit_cast::<16, 5>(self.located.q.val().position_units);
+        self.row_top_q.next = self.located.q.val().row_top;
+        self.row_bottom_q.next = self.located.q.val().row_bottom;
+        self.column_left_q.next = self.located.q.val().column_left;
+        self.column_right_q.next = self.located.q.val().column_right;
+        self.offset_top.next = self.row_top_q.val() * self.row_pitch.val();
+        self.offset_bottom.next = self.row_bottom_q.val() * self.row_pitch.val();
+        self.offset_left.next = self.column_left_q.val() * self.column_pitch.val()
+            + bit_cast::<32, 14>(self.located.q.val().base_units);
+        self.offset_right.next = self.column_right_q.val() * self.column_pitch.val()
+            + bit_cast::<32, 14>(self.located.q.val().base_units);
+        self.upper_half.next = 0.into();
+        for row in 0..2 {
+            for column in 0..2 {
+                if row == 0 {
+                    self.units.next = self.offset_top.val();
+                } else {
+                    self.units.next = self.offset_bottom.val();
+                }
+                if column == 0 {
+                    self.units.next = self.units.val() + self.offset_left.val();
+                } else {
+                    self.units.next = self.units.val() + self.offset_right.val();
+                }
+                if self.units.val() >= self.buffer_units.val() {
+                    self.units.next = 0.into();
+                }
+                self.shram_read_address[row * 2 + column].next = self.units.val().get_bits::<12>(1);
+                self.upper_half.next = self.upper_half.val()
+                    | (bit_cast::<4, 1>(self.units.val().get_bits::<1>(0))
+                        << (row * 2 + column).to_bits::<2>());
+            }
+        }
+        self.shram_read_enable.next = 0.into();
+        if self.issue.val() {
+            self.shram_read_enable.next = self.located.q.val().present;
+        }
+        self.reading_full.d.next = self.issue.val();
+        if self.issue.val() {
+            self.reading.d.next.present = self.located.q.val().present;
+            self.reading.d.next.upper_half = self.upper_half.val();
+            self.reading.d.next.conversion = self.located.q.val().conversion;
+        }
+
+        // Stage 2: the lines read, converted: the value (sign- or
+        // zero-extended to 17 bits) minus the zero point, its 9 bits or
+        // the low byte or upper part of a 16-bit difference.
+        self.present.next = self.reading.q.val().present;
+        self.halves.next = self.reading.q.val().upper_half;
+        self.conversion.next = self.reading.q.val().conversion;
+        self.zero_point16.next = self.conversion.val().zero_point;
+        self.zero_point.next = bit_cast::<17, 16>(self.zero_point16.val());
+        if self.conversion.val().signed & self.zero_point16.val().get_bit(15) {
+            self.zero_point.next = self.zero_point.val() | bits::<17>(0x10000);
+        }
+        self.converted.next = 0.into();
+        for p in 0..4 {
+            self.line.next = self.shram_read_data[p].val();
+            self.half.next = self.line.val().get_bits::<64>(0);
+            if self.halves.val().get_bit(p) {
+                self.half.next = self.line.val().get_bits::<64>(64);
+            }
+            for k in 0..8 {
+                self.value_8.next = self.half.val().get_bits::<8>(8 * k);
+                self.value_16.next = self.line.val().get_bits::<16>(16 * k);
+                if self.conversion.val().wide {
+                    self.value.next = bit_cast::<17, 16>(self.value_16.val());
+                    if self.conversion.val().signed & self.value_16.val().get_bit(15) {
+                        self.value.next = self.value.val() | bits::<17>(0x10000);
+                    }
+                } else {
+                    self.value.next = bit_cast::<17, 8>(self.value_8.val());
+                    if self.conversion.val().signed & self.value_8.val().get_bit(7) {
+                        self.value.next = self.value.val() | bits::<17>(0x1ff00);
+                    }
+                }
+                self.difference.next = self.value.val() - self.zero_point.val();
+                self.act.next = self.difference.val().get_bits::<9>(0);
+                if self.conversion.val().wide {
+                    self.act.next = bit_cast::<9, 8>(self.difference.val().get_bits::<8>(0));
+                    if self.conversion.val().high {
+                        self.act.next = self.difference.val().get_bits::<9>(8);
+                    }
+                }
+                if !self.present.val().get_bit(p) {
+                    self.act.next = 0.into();
+                }
+                self.converted.next = self.converted.val()
+                    | (bit_cast::<288, 9>(self.act.val()) << ((p * 8 + k) * 9).to_bits::<9>());
+            }
+        }
+
+        // Output and skid registers: a beat taken makes room (the skid's
+        // beat moves up), and the beat read lands in the first free one.
+        if self.take_out.val() {
+            if self.skid_full.q.val() {
+                self.out.d.next = self.skid.q.val();
+                self.skid_full.d.next = false;
+            } else {
+                self.out_full.d.next = false;
+            }
+        }
+        if self.reading_full.q.val() {
+            if (!self.out_full.q.val() | self.take_out.val()) & !self.skid_full.q.val() {
+                self.out.d.next = self.converted.val();
+                self.out_full.d.next = true;
+            } else {
+                self.skid.d.next = self.converted.val();
+                self.skid_full.d.next = true;
+            }
+        }
+        self.acts.valid.next = self.out_full.q.val();
+        self.acts.data.next.acts = self.out.q.val();
+    }
+}
