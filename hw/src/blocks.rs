@@ -7,7 +7,7 @@ use crate::central_control::traversal::Traversal;
 use crate::emit::{emit_block, BlockDesign, PortNames};
 use crate::mac_unit::{IfmUnitBench, MacUnit};
 use crate::output_unit::OutputUnit;
-use crate::weight_decoder::WeightDecoder;
+use crate::weight_decoder::{WeightDecoder, WeightGroups};
 use rust_hdl::prelude::*;
 
 /// One block of the table.
@@ -49,6 +49,12 @@ pub const BLOCKS: &[BlockEntry] = &[
         about: "convolution block traversal (TRM 4.9): IFM block jobs, MAC beats in weight-stream \
                 order, accumulator readouts",
         build: || Box::new(Traversal::default()),
+    },
+    BlockEntry {
+        name: "weight_groups",
+        about: "weight decoder groups of 16 weights regrouped as MAC groups: 64 weights \
+                (8 OFM x 8 IFM channels), or 8 for depthwise",
+        build: || Box::new(WeightGroups::default()),
     },
 ];
 

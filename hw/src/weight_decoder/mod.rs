@@ -58,9 +58,12 @@
 //! 14 over Vela's streams, which start many short slices.
 
 mod chunk;
+mod mac_groups;
 mod output;
 mod parser;
 mod window;
+
+pub use mac_groups::{MacWeights, WeightGroups, MAC_WEIGHTS};
 
 use crate::stream::{StreamIn, StreamOut};
 use output::PairBuffer;

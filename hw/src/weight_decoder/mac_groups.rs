@@ -1,0 +1,130 @@
+//! The weight decoder's groups of [`LANES`] weights regrouped as the MAC
+//! unit takes them (TRM 4.7.5 stream order, TRM table 4-126 shape): 64
+//! consecutive stream weights, 8 OFM channels x 8 IFM channels, or for a
+//! depthwise operation 8 consecutive weights, one per channel.
+//!
+//! # Ports
+//!
+//! - `depthwise`: high makes MAC groups of 8 weights; it must hold while a
+//!   stream's groups are offered and may change once its last group is
+//!   taken (a held depthwise upper half still goes out as such).
+//! - `weights` (a [`StreamIn`] of [`WeightGroup`]s, the decoder's output):
+//!   every group is full except possibly the last of a stream. A stream
+//!   holds a whole number of MAC groups (a multiple of 64 weights, or of 8
+//!   for depthwise), so no MAC group spans two streams and no flush is
+//!   needed; a last group of 8 or fewer weights gives one depthwise MAC
+//!   group, of more two. Its `ready` depends on the buffer's room and on
+//!   `depthwise`, never on `valid`.
+//! - `groups` (a [`StreamOut`] of [`MacWeights`]): from a 2-entry buffer, so
+//!   the MAC side holds one group while the next one is completed.
+//!
+//! # Throughput
+//!
+//! One input group a cycle: a MAC group every 4 cycles for convolution (the
+//! decoder's 16 weights a cycle); depthwise, one MAC group a cycle, taking
+//! an input group every other cycle.
+
+use super::{WeightGroup, LANES};
+use crate::stream::{StreamIn, StreamOut};
+use crate::widgets::{Fifo, ResetReg};
+use rust_hdl::prelude::*;
+
+/// Weights in a MAC group (8 OFM channels x 8 IFM channels).
+pub const MAC_WEIGHTS: usize = 64;
+
+// `update` writes these as literals (a Rust const in an `update` expression
+// becomes an undeclared Verilog name).
+const _: () = assert!(LANES == 16 && MAC_WEIGHTS == 64);
+
+/// The weights of one MAC beat: weight i of the group in bits 9i+8..9i,
+/// which is weight (o, k) = (i / 8, i % 8) of the MAC unit's
+/// `OperandBeat::weights`. A depthwise group has its 8 weights in lanes
+/// 0..8 and zeros above.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct MacWeights {
+    pub weights: Bits<{ MAC_WEIGHTS * 9 }>,
+}
+
+#[derive(LogicBlock, Default)]
+pub struct WeightGroups {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    /// The operation is depthwise: MAC groups of 8 weights.
+    pub depthwise: Signal<In, Bit>,
+    /// Decoded weights from the weight decoder.
+    pub weights: StreamIn<WeightGroup>,
+    /// MAC groups toward the MAC unit's weight register.
+    pub groups: StreamOut<MacWeights>,
+    buffer: Fifo<MacWeights, 1, 2>,
+    /// Convolution: the first `quarters` input groups of the MAC group being
+    /// assembled, quarter j in bits 144j+143..144j. Depthwise with
+    /// `upper_pending`: the upper 8 weights of the last input group in bits
+    /// 71..0.
+    assembled: ResetReg<Bits<{ 3 * LANES * 9 }>>,
+    quarters: ResetReg<Bits<2>>,
+    upper_pending: ResetReg<Bit>,
+    incoming: Signal<Local, Bits<{ LANES * 9 }>>,
+    incoming_count: Signal<Local, Bits<5>>,
+    taken: Signal<Local, Bit>,
+}
+
+impl Logic for WeightGroups {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, assembled, quarters, upper_pending);
+        self.assembled.rst_n.next = self.rst_n.val();
+        self.quarters.rst_n.next = self.rst_n.val();
+        self.upper_pending.rst_n.next = self.rst_n.val();
+        self.buffer.clock.next = self.clock.val();
+        self.buffer.rst_n.next = self.rst_n.val();
+        StreamOut::<MacWeights>::link(&mut self.groups, &mut self.buffer.head);
+
+        self.incoming.next = self.weights.data.val().weights;
+        self.incoming_count.next = self.weights.data.val().count;
+        self.weights.ready.next = false;
+        self.buffer.tail.valid.next = false;
+        self.buffer.tail.data.next.weights = 0.into();
+        if self.upper_pending.q.val() {
+            // Depthwise: the held upper half goes out before the next input.
+            self.buffer.tail.valid.next = true;
+            self.buffer.tail.data.next.weights =
+                bit_cast::<576, 72>(self.assembled.q.val().get_bits::<72>(0));
+            if self.buffer.tail.ready.val() {
+                self.upper_pending.d.next = false;
+            }
+        } else if self.depthwise.val() {
+            self.weights.ready.next = self.buffer.tail.ready.val();
+            self.buffer.tail.valid.next = self.weights.valid.val();
+            self.buffer.tail.data.next.weights =
+                bit_cast::<576, 72>(self.incoming.val().get_bits::<72>(0));
+        } else if self.quarters.q.val() == 3 {
+            // Convolution: the fourth quarter completes the MAC group.
+            self.weights.ready.next = self.buffer.tail.ready.val();
+            self.buffer.tail.valid.next = self.weights.valid.val();
+            self.buffer.tail.data.next.weights = bit_cast::<576, 432>(self.assembled.q.val())
+                | (bit_cast::<576, 144>(self.incoming.val()) << 432);
+        } else {
+            self.weights.ready.next = true;
+        }
+
+        self.taken.next = self.weights.valid.val() & self.weights.ready.val();
+        if self.taken.val() & self.depthwise.val() & (self.incoming_count.val() > 8) {
+            self.upper_pending.d.next = true;
+            self.assembled.d.next = bit_cast::<432, 72>(self.incoming.val().get_bits::<72>(72));
+        }
+        if self.taken.val() & !self.depthwise.val() {
+            self.quarters.d.next = self.quarters.q.val() + 1;
+            if self.quarters.q.val() == 0 {
+                self.assembled.d.next = bit_cast::<432, 144>(self.incoming.val());
+            }
+            if self.quarters.q.val() == 1 {
+                self.assembled.d.next =
+                    self.assembled.q.val() | (bit_cast::<432, 144>(self.incoming.val()) << 144);
+            }
+            if self.quarters.q.val() == 2 {
+                self.assembled.d.next =
+                    self.assembled.q.val() | (bit_cast::<432, 144>(self.incoming.val()) << 288);
+            }
+        }
+    }
+}
