@@ -6,7 +6,7 @@
 use crate::central_control::traversal::Traversal;
 use crate::emit::{emit_block, BlockDesign, PortNames};
 use crate::mac_unit::{IfmUnitBench, MacUnit};
-use crate::output_unit::OutputUnit;
+use crate::output_unit::{OutputUnit, ScaleRecords};
 use crate::weight_decoder::{WeightDecoder, WeightGroups};
 use rust_hdl::prelude::*;
 
@@ -55,6 +55,11 @@ pub const BLOCKS: &[BlockEntry] = &[
         about: "weight decoder groups of 16 weights regrouped as MAC groups: 64 weights \
                 (8 OFM x 8 IFM channels), or 8 for depthwise",
         build: || Box::new(WeightGroups::default()),
+    },
+    BlockEntry {
+        name: "scale_records",
+        about: "scale/bias stream bytes in, 10-byte scale records (bias, scale, shift) out",
+        build: || Box::new(ScaleRecords::default()),
     },
 ];
 

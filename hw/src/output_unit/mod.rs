@@ -37,10 +37,12 @@
 
 mod finish;
 mod scale;
+mod scale_records;
 mod settings;
 
 pub use finish::Finisher;
 pub use scale::Scaler;
+pub use scale_records::{ScaleRecordBeat, ScaleRecords};
 pub use settings::{BeatControl, ControlDecoder, OutputSettings};
 
 use crate::stream::{StreamIn, StreamOut};
