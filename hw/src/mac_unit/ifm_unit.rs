@@ -49,7 +49,8 @@
 //! - `requests` (a [`StreamIn`] of [`IfmRequest`]s): `ready` depends on
 //!   `acts.ready` within the cycle, never on `requests.valid`.
 //! - `acts` (a [`StreamOut`] of [`IfmActs`]): one beat per request, in
-//!   order, [`IfmUnit::LATENCY`] cycles after its request was taken when not stalled.
+//!   order; a request taken on clock edge t is offered from edge
+//!   t + [`IfmUnit::LATENCY`] (3) when nothing stalls.
 //! - `shram_read_enable`, `shram_read_address`, `shram_read_data`: one
 //!   shared-buffer read port per position, [`SramBank`](crate::shram::SramBank)
 //!   timing (line address and enable in, the line on the next cycle); the
@@ -65,6 +66,13 @@
 //! the converted activations are registered on the edge after: the output
 //! register and a skid register hold the beats whose reads were issued
 //! before a stall was seen, so a stall neither loses nor repeats a beat.
+//! The read ports' data need not hold after its cycle.
+//!
+//! Strides and dilations are shifts and adds. The byte address takes five
+//! small multipliers (rust-hdl's 16 x 16, narrowed by synthesis): the row
+//! pitch `ib_width * position_bytes / 8` (8 x 5 bits), the two IB rows of
+//! the microblock times it (16 x 13) and its two IB columns times
+//! `position_bytes / 8` (16 x 5), all in 8-byte units.
 
 mod bench;
 
@@ -78,11 +86,12 @@ use rust_hdl::prelude::*;
 /// What the IFM unit needs of an operation and its IFM block, by name.
 #[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
 pub struct IfmSettings {
-    /// Byte address of IB position (0, 0) in the shared buffer.
+    /// Byte address of IB position (0, 0) in the shared buffer, a multiple
+    /// of 8 (of 16 for a 16-bit IFM).
     pub ib_base: Bits<16>,
     /// Positions in an IB row.
     pub ib_width: Bits<8>,
-    /// Bytes of an IB position, a multiple of 8.
+    /// Bytes of an IB position, a multiple of 8 (of 16 for a 16-bit IFM).
     pub position_bytes: Bits<8>,
     /// Source-IFM row and column of IB position (0, 0).
     pub origin_y: Bits<16>,
@@ -167,6 +176,8 @@ pub struct Reading {
     pub conversion: Conversion,
 }
 
+/// The IFM unit: requests in, activations out, four shared-buffer read
+/// ports (see the module doc).
 #[derive(LogicBlock)]
 pub struct IfmUnit {
     pub clock: Signal<In, Clock>,
