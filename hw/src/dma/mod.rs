@@ -25,6 +25,7 @@
 
 mod aligner;
 mod events;
+mod ifm_fetch;
 mod mem2mem;
 mod memtype;
 mod port;
@@ -36,6 +37,7 @@ mod write_channel;
 
 pub use aligner::Aligner;
 pub use events::{AxiEvents, AxiEventsIn};
+pub use ifm_fetch::IfmFetch;
 pub use mem2mem::Mem2Mem;
 pub use memtype::MemtypeCache;
 pub use port::{ReadPort, ReadRequest};
