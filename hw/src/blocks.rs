@@ -4,6 +4,7 @@
 //! (`npu_tb::block`) share, so no list of blocks is kept by hand elsewhere.
 
 use crate::central_control::traversal::Traversal;
+use crate::dma::IfmFetch;
 use crate::emit::{emit_block, BlockDesign, PortNames};
 use crate::mac_unit::{IfmUnitBench, MacUnit};
 use crate::output_unit::{OutputUnit, ScaleRecords};
@@ -60,6 +61,12 @@ pub const BLOCKS: &[BlockEntry] = &[
         name: "scale_records",
         about: "scale/bias stream bytes in, 10-byte scale records (bias, scale, shift) out",
         build: || Box::new(ScaleRecords::default()),
+    },
+    BlockEntry {
+        name: "ifm_fetch",
+        about: "IFM channel address generator (TRM 3.3.3): IFM block jobs in, 2D copies of \
+                their rectangles into the shared buffer out",
+        build: || Box::new(IfmFetch::default()),
     },
 ];
 

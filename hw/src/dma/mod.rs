@@ -25,6 +25,7 @@
 
 mod aligner;
 mod events;
+mod ifm_fetch;
 mod mem2mem;
 mod memtype;
 mod ofm_channel;
@@ -40,6 +41,7 @@ mod writes;
 
 pub use aligner::Aligner;
 pub use events::{AxiEvents, AxiEventsIn};
+pub use ifm_fetch::IfmFetch;
 pub use mem2mem::Mem2Mem;
 pub use memtype::MemtypeCache;
 pub use ofm_channel::OfmChannel;

@@ -2,10 +2,12 @@
 
 mod clock_gate;
 mod fifo;
+mod multiply;
 mod reset_reg;
 mod synchronizer;
 
 pub use clock_gate::ClockGate;
 pub use fifo::{Fifo, RegisterArray};
+pub use multiply::Multiply16x40;
 pub use reset_reg::ResetReg;
 pub use synchronizer::Synchronizer;

@@ -1,0 +1,385 @@
+//! The IFM channel's address generator (TRM 3.3.3 IFM channel, 4.9.1 shared
+//! buffer): each IFM block job becomes the 2D copies ([`ShramFill`]s) that
+//! put its source rectangle into the job's IFM buffer.
+//!
+//! The rectangle is source rows `y0..y0+height`, columns `x0..x0+width`,
+//! channels `channel0..channel0+channels` (elements of e = 1 or 2 bytes, by
+//! NPU_SET_IFM_PRECISION). In the shared buffer it is packed: IB0 is
+//! [2 KB, 2 KB + H KB) and IB1 the next H KB, H = (NPU_SET_IFM_IB_END - 2)
+//! / 2 (TRM table 4-136); position (r, q) of the rectangle at `ib_base +
+//! (r * width + q) * position_bytes`, position_bytes = channels * e rounded
+//! up to 8, channel k of the block at byte k * e of its position.
+//!
+//! Per rectangle row, per piece of the row in one tile (columns left of
+//! WIDTH0 in tile 0, or tile 2 from row HEIGHT0 on; the others in tile 1, or
+//! tile 3 from row HEIGHT1 on: `npu_model::tensor::FeatureMap::offset`), one
+//! fill of `rows` = the piece's positions, each `len` = channels * e bytes;
+//! for NHCWB16 one per 16-channel group the channels overlap, its x step
+//! 16 * e bytes (TRM 4.6.5). `block_end` marks the job's last fill; an empty
+//! rectangle (height or width 0) gives one fill of 0 rows with `block_end`.
+//! Offsets are modulo 2^40 (the region offset width), so strides may be
+//! negative as two's complement; elements of 32 bits are not supported
+//! (treated as 8-bit).
+//!
+//! # Ports
+//!
+//! - `jobs` (a [`StreamIn`] of [`IfmBlockJob`]s): a job is read where it
+//!   stands and taken with its last fill; `ready` depends on `fills.ready`,
+//!   never on `valid`.
+//! - `view` ([`IfmView`]): held while the operation's jobs are offered.
+//! - `fills` (a [`StreamOut`] of [`ShramFill`]s) toward the IFM channel,
+//!   `region` = NPU_SET_IFM_REGION.
+//!
+//! # Throughput
+//!
+//! Seven cycles of set-up per job (the products of its start coordinates
+//! and the strides, through one shared multiplier; rows and groups then
+//! move by additions only), then one fill a cycle while `fills` is ready.
+
+use super::ShramFill;
+use crate::central_control::traversal::IfmBlockJob;
+use crate::central_control::IfmView;
+use crate::stream::{StreamIn, StreamOut};
+use crate::widgets::{Multiply16x40, ResetReg};
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock, Default)]
+pub struct IfmFetch {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    /// IFM block jobs from the traversal.
+    pub jobs: StreamIn<IfmBlockJob>,
+    /// The operation's IFM registers.
+    pub view: Signal<In, IfmView>,
+    /// 2D copies toward the IFM channel.
+    pub fills: StreamOut<ShramFill>,
+    multiply: Multiply16x40,
+    /// A job is being set up (steps 0-6) or emitted (step 7).
+    active: ResetReg<Bit>,
+    step: ResetReg<Bits<3>>,
+    /// Channel term of a source address: channel0 * e (NHWC) or
+    /// (channel0 / 16) * STRIDE_C (NHCWB16).
+    channel_term: ResetReg<Bits<40>>,
+    /// Column and channel terms of the left (a) and right (b) pieces.
+    inner_a: ResetReg<Bits<40>>,
+    inner_b: ResetReg<Bits<40>>,
+    /// Source of the current row's left and right pieces (first group).
+    row_a: ResetReg<Bits<40>>,
+    row_b: ResetReg<Bits<40>>,
+    /// Shared-buffer address of the current row's first position, the step
+    /// to the next row and the offset of the right piece.
+    dest_row: ResetReg<Bits<16>>,
+    dest_row_step: ResetReg<Bits<16>>,
+    dest_b_offset: ResetReg<Bits<16>>,
+    /// Current row (source y and rectangle row) and piece.
+    y: ResetReg<Bits<16>>,
+    row: ResetReg<Bits<16>>,
+    piece_b: ResetReg<Bit>,
+    /// NHCWB16: (group - first group) * STRIDE_C and the group's first
+    /// channel (16g; NHWC: channel0).
+    group_offset: ResetReg<Bits<40>>,
+    group_base: ResetReg<Bits<16>>,
+    // The job and view, decoded.
+    job: Signal<Local, IfmBlockJob>,
+    precision: Signal<Local, Bits<16>>,
+    wide: Signal<Local, Bit>,
+    /// log2 of the element bytes.
+    element_shift: Signal<Local, Bits<4>>,
+    nhcwb16: Signal<Local, Bit>,
+    stride_x: Signal<Local, Bits<40>>,
+    stride_y: Signal<Local, Bits<40>>,
+    stride_c: Signal<Local, Bits<40>>,
+    base_0: Signal<Local, Bits<40>>,
+    base_1: Signal<Local, Bits<40>>,
+    base_2: Signal<Local, Bits<40>>,
+    base_3: Signal<Local, Bits<40>>,
+    width0: Signal<Local, Bits<17>>,
+    height0: Signal<Local, Bits<17>>,
+    height1: Signal<Local, Bits<17>>,
+    x0: Signal<Local, Bits<17>>,
+    y0: Signal<Local, Bits<17>>,
+    x_end: Signal<Local, Bits<17>>,
+    has_a: Signal<Local, Bit>,
+    has_b: Signal<Local, Bit>,
+    a_end: Signal<Local, Bits<17>>,
+    width_a: Signal<Local, Bits<16>>,
+    width_b: Signal<Local, Bits<16>>,
+    x_b: Signal<Local, Bits<17>>,
+    y_a: Signal<Local, Bits<17>>,
+    y_b: Signal<Local, Bits<17>>,
+    base_a: Signal<Local, Bits<40>>,
+    base_b: Signal<Local, Bits<40>>,
+    x_step: Signal<Local, Bits<40>>,
+    block_bytes: Signal<Local, Bits<16>>,
+    position_bytes: Signal<Local, Bits<16>>,
+    ib_kb: Signal<Local, Bits<16>>,
+    ib_base: Signal<Local, Bits<16>>,
+    first_group: Signal<Local, Bits<16>>,
+    channel_end: Signal<Local, Bits<16>>,
+    empty: Signal<Local, Bit>,
+    // The fill being offered.
+    group_low: Signal<Local, Bits<16>>,
+    group_end: Signal<Local, Bits<16>>,
+    last_group: Signal<Local, Bit>,
+    last_piece: Signal<Local, Bit>,
+    last_row: Signal<Local, Bit>,
+    block_end: Signal<Local, Bit>,
+    fill_len: Signal<Local, Bits<16>>,
+    channel_skip: Signal<Local, Bits<16>>,
+    block_skip: Signal<Local, Bits<16>>,
+    next_y: Signal<Local, Bits<17>>,
+    taken: Signal<Local, Bit>,
+}
+
+impl Logic for IfmFetch {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            active,
+            step,
+            channel_term,
+            inner_a,
+            inner_b,
+            row_a,
+            row_b,
+            dest_row,
+            dest_row_step,
+            dest_b_offset,
+            y,
+            row,
+            piece_b,
+            group_offset,
+            group_base
+        );
+        self.active.rst_n.next = self.rst_n.val();
+        self.step.rst_n.next = self.rst_n.val();
+        self.channel_term.rst_n.next = self.rst_n.val();
+        self.inner_a.rst_n.next = self.rst_n.val();
+        self.inner_b.rst_n.next = self.rst_n.val();
+        self.row_a.rst_n.next = self.rst_n.val();
+        self.row_b.rst_n.next = self.rst_n.val();
+        self.dest_row.rst_n.next = self.rst_n.val();
+        self.dest_row_step.rst_n.next = self.rst_n.val();
+        self.dest_b_offset.rst_n.next = self.rst_n.val();
+        self.y.rst_n.next = self.rst_n.val();
+        self.row.rst_n.next = self.rst_n.val();
+        self.piece_b.rst_n.next = self.rst_n.val();
+        self.group_offset.rst_n.next = self.rst_n.val();
+        self.group_base.rst_n.next = self.rst_n.val();
+
+        // The view: NPU_SET_IFM_PRECISION activation_precision bit 2 (16-bit)
+        // and activation_format bit 6 (NHCWB16); 40-bit offsets.
+        self.job.next = self.jobs.data.val();
+        self.precision.next = self.view.val().precision;
+        self.wide.next = self.precision.val().get_bit(2);
+        self.nhcwb16.next = self.precision.val().get_bit(6);
+        self.stride_x.next = bit_cast::<40, 48>(self.view.val().stride_x);
+        self.stride_y.next = bit_cast::<40, 48>(self.view.val().stride_y);
+        self.stride_c.next = bit_cast::<40, 48>(self.view.val().stride_c);
+        self.base_0.next = bit_cast::<40, 48>(self.view.val().base0);
+        self.base_1.next = bit_cast::<40, 48>(self.view.val().base1);
+        self.base_2.next = bit_cast::<40, 48>(self.view.val().base2);
+        self.base_3.next = bit_cast::<40, 48>(self.view.val().base3);
+        self.width0.next = bit_cast::<17, 16>(self.view.val().width0_m1) + 1;
+        self.height0.next = bit_cast::<17, 16>(self.view.val().height0_m1) + 1;
+        self.height1.next = bit_cast::<17, 16>(self.view.val().height1_m1) + 1;
+
+        // The rectangle's pieces left (a) and right (b) of WIDTH0, and the
+        // tile and tile-relative row of its first row in each.
+        self.x0.next = bit_cast::<17, 16>(self.job.val().x0);
+        self.y0.next = bit_cast::<17, 16>(self.job.val().y0);
+        self.x_end.next = self.x0.val() + bit_cast::<17, 16>(self.job.val().width);
+        self.has_a.next = self.x0.val() < self.width0.val();
+        self.has_b.next = self.x_end.val() > self.width0.val();
+        self.a_end.next = self.x_end.val();
+        if self.has_b.val() {
+            self.a_end.next = self.width0.val();
+        }
+        self.width_a.next = 0.into();
+        self.x_b.next = self.x0.val() - self.width0.val();
+        if self.has_a.val() {
+            self.width_a.next = bit_cast::<16, 17>(self.a_end.val() - self.x0.val());
+            self.x_b.next = 0.into();
+        }
+        self.width_b.next = self.job.val().width - self.width_a.val();
+        self.y_a.next = self.y0.val();
+        self.base_a.next = self.base_0.val();
+        if self.y0.val() >= self.height0.val() {
+            self.y_a.next = self.y0.val() - self.height0.val();
+            self.base_a.next = self.base_2.val();
+        }
+        self.y_b.next = self.y0.val();
+        self.base_b.next = self.base_1.val();
+        if self.y0.val() >= self.height1.val() {
+            self.y_b.next = self.y0.val() - self.height1.val();
+            self.base_b.next = self.base_3.val();
+        }
+        self.element_shift.next = 0.into();
+        if self.wide.val() {
+            self.element_shift.next = 1.into();
+        }
+        self.x_step.next = self.stride_x.val();
+        if self.nhcwb16.val() {
+            self.x_step.next = 16.into();
+            if self.wide.val() {
+                self.x_step.next = 32.into();
+            }
+        }
+
+        // Shared-buffer layout.
+        self.block_bytes.next = self.job.val().channels << self.element_shift.val();
+        self.position_bytes.next = (self.block_bytes.val() + 7) & 0xfff8;
+        self.ib_kb.next = (bit_cast::<16, 6>(self.view.val().ib_end) - 2) >> 1;
+        self.ib_base.next = 2048.into();
+        if self.job.val().ib_half {
+            self.ib_base.next = (self.ib_kb.val() << 10) + 2048;
+        }
+        self.first_group.next = self.job.val().channel0;
+        if self.nhcwb16.val() {
+            self.first_group.next = self.job.val().channel0 & 0xfff0;
+        }
+        self.channel_end.next = self.job.val().channel0 + self.job.val().channels;
+        self.empty.next = (self.job.val().height == 0) | (self.job.val().width == 0);
+
+        // Set-up: one product a step.
+        self.multiply.a.next = 0.into();
+        self.multiply.b.next = 0.into();
+        match self.step.q.val().index() {
+            0 => {
+                self.multiply.a.next = self.job.val().channel0;
+                self.multiply.b.next = bit_cast::<40, 4>(self.element_shift.val()) + 1;
+                if self.nhcwb16.val() {
+                    self.multiply.a.next = self.job.val().channel0 >> 4;
+                    self.multiply.b.next = self.stride_c.val();
+                }
+                self.channel_term.d.next = self.multiply.product.val();
+            }
+            1 => {
+                self.multiply.a.next = bit_cast::<16, 17>(self.x0.val());
+                self.multiply.b.next = self.x_step.val();
+                self.inner_a.d.next = self.multiply.product.val() + self.channel_term.q.val();
+            }
+            2 => {
+                self.multiply.a.next = bit_cast::<16, 17>(self.x_b.val());
+                self.multiply.b.next = self.x_step.val();
+                self.inner_b.d.next = self.multiply.product.val() + self.channel_term.q.val();
+            }
+            3 => {
+                self.multiply.a.next = bit_cast::<16, 17>(self.y_a.val());
+                self.multiply.b.next = self.stride_y.val();
+                self.row_a.d.next =
+                    self.multiply.product.val() + self.base_a.val() + self.inner_a.q.val();
+            }
+            4 => {
+                self.multiply.a.next = bit_cast::<16, 17>(self.y_b.val());
+                self.multiply.b.next = self.stride_y.val();
+                self.row_b.d.next =
+                    self.multiply.product.val() + self.base_b.val() + self.inner_b.q.val();
+            }
+            5 => {
+                self.multiply.a.next = self.job.val().width;
+                self.multiply.b.next = bit_cast::<40, 16>(self.position_bytes.val());
+                self.dest_row_step.d.next = self.multiply.product.val().get_bits::<16>(0);
+                self.dest_row.d.next = self.ib_base.val();
+            }
+            6 => {
+                self.multiply.a.next = self.width_a.val();
+                self.multiply.b.next = bit_cast::<40, 16>(self.position_bytes.val());
+                self.dest_b_offset.d.next = self.multiply.product.val().get_bits::<16>(0);
+                self.y.d.next = self.job.val().y0;
+                self.row.d.next = 0.into();
+                self.piece_b.d.next = !self.has_a.val();
+                self.group_offset.d.next = 0.into();
+                self.group_base.d.next = self.first_group.val();
+            }
+            _ => {}
+        }
+        if self.active.q.val() & (self.step.q.val() != 7) {
+            self.step.d.next = self.step.q.val() + 1;
+        }
+        if !self.active.q.val() & self.jobs.valid.val() {
+            self.active.d.next = true;
+            self.step.d.next = 0.into();
+        }
+
+        // The fill: the current row, piece and channel group.
+        self.group_low.next = self.group_base.q.val();
+        if self.group_base.q.val() < self.job.val().channel0 {
+            self.group_low.next = self.job.val().channel0;
+        }
+        self.last_group.next = true;
+        self.group_end.next = self.channel_end.val();
+        if self.nhcwb16.val() & ((self.group_base.q.val() + 16) < self.channel_end.val()) {
+            self.last_group.next = false;
+            self.group_end.next = self.group_base.q.val() + 16;
+        }
+        self.last_piece.next = self.piece_b.q.val() | !self.has_b.val();
+        self.last_row.next = (self.row.q.val() + 1) == self.job.val().height;
+        self.fill_len.next =
+            (self.group_end.val() - self.group_low.val()) << self.element_shift.val();
+        self.channel_skip.next =
+            (self.group_low.val() - self.group_base.q.val()) << self.element_shift.val();
+        self.block_skip.next =
+            (self.group_low.val() - self.job.val().channel0) << self.element_shift.val();
+
+        self.fills.valid.next = self.active.q.val() & (self.step.q.val() == 7);
+        self.fills.data.next.region = self.view.val().region;
+        self.fills.data.next.len = self.fill_len.val();
+        self.fills.data.next.source_skip =
+            self.x_step.val() - bit_cast::<40, 16>(self.fill_len.val());
+        self.fills.data.next.destination_skip = self.position_bytes.val() - self.fill_len.val();
+        self.fills.data.next.source = self.row_a.q.val()
+            + self.group_offset.q.val()
+            + bit_cast::<40, 16>(self.channel_skip.val());
+        self.fills.data.next.destination = self.dest_row.q.val() + self.block_skip.val();
+        self.fills.data.next.rows = self.width_a.val();
+        if self.piece_b.q.val() {
+            self.fills.data.next.source = self.row_b.q.val()
+                + self.group_offset.q.val()
+                + bit_cast::<40, 16>(self.channel_skip.val());
+            self.fills.data.next.destination =
+                self.dest_row.q.val() + self.dest_b_offset.q.val() + self.block_skip.val();
+            self.fills.data.next.rows = self.width_b.val();
+        }
+        self.block_end.next = self.last_group.val() & self.last_piece.val() & self.last_row.val();
+        if self.empty.val() {
+            self.fills.data.next.rows = 0.into();
+            self.block_end.next = true;
+        }
+        self.fills.data.next.block_end = self.block_end.val();
+        self.taken.next = self.fills.valid.val() & self.fills.ready.val();
+        self.jobs.ready.next = self.taken.val() & self.block_end.val();
+
+        // Next group, piece or row: additions only.
+        self.next_y.next = bit_cast::<17, 16>(self.y.q.val()) + 1;
+        if self.taken.val() {
+            if self.block_end.val() {
+                self.active.d.next = false;
+            } else if !self.last_group.val() {
+                self.group_offset.d.next = self.group_offset.q.val() + self.stride_c.val();
+                self.group_base.d.next = self.group_base.q.val() + 16;
+            } else {
+                self.group_offset.d.next = 0.into();
+                self.group_base.d.next = self.first_group.val();
+                if !self.last_piece.val() {
+                    self.piece_b.d.next = true;
+                } else {
+                    self.piece_b.d.next = !self.has_a.val();
+                    self.y.d.next = self.y.q.val() + 1;
+                    self.row.d.next = self.row.q.val() + 1;
+                    self.dest_row.d.next = self.dest_row.q.val() + self.dest_row_step.q.val();
+                    self.row_a.d.next = self.row_a.q.val() + self.stride_y.val();
+                    if self.next_y.val() == self.height0.val() {
+                        self.row_a.d.next = self.base_2.val() + self.inner_a.q.val();
+                    }
+                    self.row_b.d.next = self.row_b.q.val() + self.stride_y.val();
+                    if self.next_y.val() == self.height1.val() {
+                        self.row_b.d.next = self.base_3.val() + self.inner_b.q.val();
+                    }
+                }
+            }
+        }
+    }
+}
