@@ -7,7 +7,7 @@ use crate::central_control::traversal::Traversal;
 use crate::dma::IfmFetch;
 use crate::emit::{emit_block, BlockDesign, PortNames};
 use crate::mac_unit::{IfmUnitBench, MacUnit};
-use crate::output_unit::{OutputUnit, ScaleRecords};
+use crate::output_unit::{OfmWriter, OutputUnit, ScaleRecords};
 use crate::weight_decoder::{WeightDecoder, WeightGroups};
 use rust_hdl::prelude::*;
 
@@ -67,6 +67,12 @@ pub const BLOCKS: &[BlockEntry] = &[
         about: "IFM channel address generator (TRM 3.3.3): IFM block jobs in, 2D copies of \
                 their rectangles into the shared buffer out",
         build: || Box::new(IfmFetch::default()),
+    },
+    BlockEntry {
+        name: "ofm_writer",
+        about: "OFM writer: output-unit results of one position and up to 8 channels in, \
+                OFM writes at their feature-map addresses out",
+        build: || Box::new(OfmWriter::default()),
     },
 ];
 

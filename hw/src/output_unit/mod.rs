@@ -36,11 +36,13 @@
 //! ready, and a stalled pipeline fills its bubbles.
 
 mod finish;
+mod ofm_writer;
 mod scale;
 mod scale_records;
 mod settings;
 
 pub use finish::Finisher;
+pub use ofm_writer::{OfmResult, OfmWriter};
 pub use scale::Scaler;
 pub use scale_records::{ScaleRecordBeat, ScaleRecords};
 pub use settings::{BeatControl, ControlDecoder, OutputSettings};

@@ -1,0 +1,166 @@
+//! The OFM writer: the output unit's results of one OFM position and up to
+//! 8 channels become one OFM write at the feature map's byte address,
+//! `npu_model::tensor::FeatureMap::offset` of the OFM registers (tiles 0-3
+//! split at WIDTH0, HEIGHT0 and HEIGHT1; NHWC `y * STRIDE_Y + x * STRIDE_X +
+//! c * e`, NHCWB16 `y * STRIDE_Y + (c / 16) * STRIDE_C + (x * 16 + c % 16)
+//! * e`, TRM 4.6.5), the values stored little-endian in e = 1, 2 or 4 bytes
+//! (OFM_PRECISION activation_precision), as `DType::store` does.
+//!
+//! # Ports
+//!
+//! - `results` (a [`StreamIn`] of [`OfmResult`]s): `c` is a multiple of 8,
+//!   so the channels of an NHCWB16 write stay in one 16-channel group.
+//!   `ready` depends on `writes.ready`, never on `valid`.
+//! - `view` ([`OfmView`]): held while the operation's results are offered.
+//! - `writes` (a [`StreamOut`] of [`OfmWrite`]s): `count` = lanes * e bytes
+//!   from `offset`; the bytes of `data` past `count` are unspecified.
+//!
+//! Offsets are computed modulo 2^40 (the region offset width), with two
+//! 16 x 40-bit multipliers ([`Multiply16x40`]): exact for any stride whose
+//! offsets stay below 2^40, negative strides included as two's complement.
+//!
+//! # Throughput
+//!
+//! One write a cycle, one register stage after the result.
+
+use crate::central_control::OfmView;
+use crate::dma::OfmWrite;
+use crate::stream::{StreamIn, StreamOut};
+use crate::widgets::{Multiply16x40, ResetReg};
+use rust_hdl::prelude::*;
+
+/// One OFM position's results: lane i (channel c + i) in bits 32i+31..32i,
+/// two's complement, already saturated to the OFM type; `lanes` a
+/// contiguous prefix of lanes (channels c..c+n).
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct OfmResult {
+    pub values: Bits<256>,
+    pub lanes: Bits<8>,
+    pub y: Bits<16>,
+    pub x: Bits<16>,
+    pub c: Bits<16>,
+}
+
+#[derive(LogicBlock, Default)]
+pub struct OfmWriter {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    /// Results from the output unit, with their OFM coordinates.
+    pub results: StreamIn<OfmResult>,
+    /// The operation's OFM registers.
+    pub view: Signal<In, OfmView>,
+    /// Writes toward the DMA OFM channel.
+    pub writes: StreamOut<OfmWrite>,
+    row_product: Multiply16x40,
+    column_product: Multiply16x40,
+    full: ResetReg<Bit>,
+    write: ResetReg<OfmWrite>,
+    take: Signal<Local, Bit>,
+    result: Signal<Local, OfmResult>,
+    values: Signal<Local, Bits<256>>,
+    lanes: Signal<Local, Bits<8>>,
+    precision: Signal<Local, Bits<16>>,
+    /// log2 of the element bytes.
+    element_shift: Signal<Local, Bits<2>>,
+    nhcwb16: Signal<Local, Bit>,
+    width0: Signal<Local, Bits<17>>,
+    height0: Signal<Local, Bits<17>>,
+    height1: Signal<Local, Bits<17>>,
+    y: Signal<Local, Bits<17>>,
+    x: Signal<Local, Bits<17>>,
+    base: Signal<Local, Bits<48>>,
+    /// Offset of the element in its row: c * e (NHWC) or (x * 16 + c % 16)
+    /// * e (NHCWB16).
+    in_row: Signal<Local, Bits<40>>,
+    lane_count: Signal<Local, Bits<6>>,
+    /// Lane i of the loop: on, and its low byte and half word.
+    lane_on: Signal<Local, Bits<1>>,
+    lane_low_8: Signal<Local, Bits<8>>,
+    lane_low_16: Signal<Local, Bits<16>>,
+    packed_8: Signal<Local, Bits<256>>,
+    packed_16: Signal<Local, Bits<256>>,
+}
+
+impl Logic for OfmWriter {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, full, write);
+        self.full.rst_n.next = self.rst_n.val();
+        self.write.rst_n.next = self.rst_n.val();
+        self.take.next = !self.full.q.val() | self.writes.ready.val();
+        self.results.ready.next = self.take.val();
+        self.writes.valid.next = self.full.q.val();
+        self.writes.data.next = self.write.q.val();
+
+        self.result.next = self.results.data.val();
+        self.values.next = self.result.val().values;
+        self.lanes.next = self.result.val().lanes;
+        self.precision.next = self.view.val().precision;
+        self.element_shift.next = self.precision.val().get_bits::<2>(2);
+        self.nhcwb16.next = self.precision.val().get_bit(6);
+
+        // The tile and the tile-relative position (FeatureMap::offset).
+        self.width0.next = bit_cast::<17, 16>(self.view.val().width0_m1) + 1;
+        self.height0.next = bit_cast::<17, 16>(self.view.val().height0_m1) + 1;
+        self.height1.next = bit_cast::<17, 16>(self.view.val().height1_m1) + 1;
+        self.y.next = bit_cast::<17, 16>(self.result.val().y);
+        self.x.next = bit_cast::<17, 16>(self.result.val().x);
+        self.base.next = self.view.val().base0;
+        if self.x.val() >= self.width0.val() {
+            self.x.next = bit_cast::<17, 16>(self.result.val().x) - self.width0.val();
+            self.base.next = self.view.val().base1;
+            if self.y.val() >= self.height1.val() {
+                self.y.next = bit_cast::<17, 16>(self.result.val().y) - self.height1.val();
+                self.base.next = self.view.val().base3;
+            }
+        } else if self.y.val() >= self.height0.val() {
+            self.y.next = bit_cast::<17, 16>(self.result.val().y) - self.height0.val();
+            self.base.next = self.view.val().base2;
+        }
+
+        self.row_product.a.next = bit_cast::<16, 17>(self.y.val());
+        self.row_product.b.next = bit_cast::<40, 48>(self.view.val().stride_y);
+        self.column_product.a.next = bit_cast::<16, 17>(self.x.val());
+        self.column_product.b.next = bit_cast::<40, 48>(self.view.val().stride_x);
+        self.in_row.next = bit_cast::<40, 16>(self.result.val().c) << self.element_shift.val();
+        if self.nhcwb16.val() {
+            self.column_product.a.next = self.result.val().c >> 4;
+            self.column_product.b.next = bit_cast::<40, 48>(self.view.val().stride_c);
+            self.in_row.next = ((bit_cast::<40, 17>(self.x.val()) << 4)
+                + bit_cast::<40, 16>(self.result.val().c & 15))
+                << self.element_shift.val();
+        }
+
+        // The lanes' low bytes, packed.
+        self.lane_count.next = 0.into();
+        self.packed_8.next = 0.into();
+        self.packed_16.next = 0.into();
+        for i in 0..8 {
+            self.lane_on.next = self.lanes.val().get_bits::<1>(i);
+            self.lane_low_8.next = self.values.val().get_bits::<8>(i * 32);
+            self.lane_low_16.next = self.values.val().get_bits::<16>(i * 32);
+            self.lane_count.next = self.lane_count.val() + bit_cast::<6, 1>(self.lane_on.val());
+            self.packed_8.next = self.packed_8.val()
+                | (bit_cast::<256, 8>(self.lane_low_8.val()) << (i * 8).to_bits::<8>());
+            self.packed_16.next = self.packed_16.val()
+                | (bit_cast::<256, 16>(self.lane_low_16.val()) << (i * 16).to_bits::<8>());
+        }
+
+        if self.take.val() {
+            self.full.d.next = self.results.valid.val();
+            self.write.d.next.region = self.view.val().region;
+            self.write.d.next.offset = bit_cast::<40, 48>(self.base.val())
+                + self.row_product.product.val()
+                + self.column_product.product.val()
+                + self.in_row.val();
+            self.write.d.next.count = self.lane_count.val() << self.element_shift.val();
+            self.write.d.next.data = self.values.val();
+            if self.element_shift.val() == 0 {
+                self.write.d.next.data = self.packed_8.val();
+            }
+            if self.element_shift.val() == 1 {
+                self.write.d.next.data = self.packed_16.val();
+            }
+        }
+    }
+}
