@@ -327,6 +327,9 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,fills$val
         end
         block_bytes = job[(64'hb0)+:(16)] << element_shift;
         position_bytes = (block_bytes + 32'h7) & 32'hfff8;
+        if (wide) begin
+            position_bytes = (block_bytes + 32'hf) & 32'hfff0;
+        end
         ib_kb = (((view[(64'h80)+:(6)]) & 16'hffff) - 32'h2) >> 32'h1;
         ib_base = 32'h800;
         if (job[(64'h102)+:(1)]) begin

@@ -32,16 +32,12 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
     reg  [127:0] unit$shram_read_data$3;
     reg  shram$clock;
     reg  shram$write_enable;
-    reg  [139:0] shram$write;
+    reg  [11:0] shram$write_address;
+    reg  [127:0] shram$write_data;
+    reg  [15:0] shram$write_strobe;
     reg  [3:0] shram$read_enable;
-    reg  [11:0] shram$read_address$0;
-    reg  [11:0] shram$read_address$1;
-    reg  [11:0] shram$read_address$2;
-    reg  [11:0] shram$read_address$3;
-    wire  [127:0] shram$read_data$0;
-    wire  [127:0] shram$read_data$1;
-    wire  [127:0] shram$read_data$2;
-    wire  [127:0] shram$read_data$3;
+    reg  [47:0] shram$read_address;
+    wire  [511:0] shram$read_data;
     
     // Sub module instances
     ifm_unit_core$unit unit(
@@ -67,16 +63,12 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
     ifm_unit_core$shram shram(
         .clock(shram$clock),
         .write_enable(shram$write_enable),
-        .write(shram$write),
+        .write_address(shram$write_address),
+        .write_data(shram$write_data),
+        .write_strobe(shram$write_strobe),
         .read_enable(shram$read_enable),
-        .read_address$0(shram$read_address$0),
-        .read_address$1(shram$read_address$1),
-        .read_address$2(shram$read_address$2),
-        .read_address$3(shram$read_address$3),
-        .read_data$0(shram$read_data$0),
-        .read_data$1(shram$read_data$1),
-        .read_data$2(shram$read_data$2),
-        .read_data$3(shram$read_data$3)
+        .read_address(shram$read_address),
+        .read_data(shram$read_data)
     );
     
     // Update code
@@ -87,242 +79,44 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
         shram$clock = clock;
         writes$ready = 1'b1;
         shram$write_enable = writes$valid;
-        shram$write = writes$data;
+        shram$write_address = writes$data[(64'h0)+:(12)];
+        shram$write_data = writes$data[(64'hc)+:(128)];
+        shram$write_strobe = ((32'hffff) & 16'hffff);
         shram$read_enable = unit$shram_read_enable;
-        shram$read_address$0 = unit$shram_read_address$0;
-        unit$shram_read_data$0 = shram$read_data$0;
-        shram$read_address$1 = unit$shram_read_address$1;
-        unit$shram_read_data$1 = shram$read_data$1;
-        shram$read_address$2 = unit$shram_read_address$2;
-        unit$shram_read_data$2 = shram$read_data$2;
-        shram$read_address$3 = unit$shram_read_address$3;
-        unit$shram_read_data$3 = shram$read_data$3;
+        shram$read_address = ((unit$shram_read_address$0) & 48'hffffffffffff) | (((unit$shram_read_address$1) & 48'hffffffffffff) << 32'hc) | (((unit$shram_read_address$2) & 48'hffffffffffff) << 32'h18) | (((unit$shram_read_address$3) & 48'hffffffffffff) << 32'h24);
+        unit$shram_read_data$0 = shram$read_data[(32'h0)+:(128)];
+        unit$shram_read_data$1 = shram$read_data[(32'h80)+:(128)];
+        unit$shram_read_data$2 = shram$read_data[(32'h100)+:(128)];
+        unit$shram_read_data$3 = shram$read_data[(32'h180)+:(128)];
     end
     
 endmodule // ifm_unit_core
 
 
-module ifm_unit_core$shram(clock,write_enable,write,read_enable,read_address$0,read_address$1,read_address$2,read_address$3,read_data$0,read_data$1,read_data$2,read_data$3);
+module ifm_unit_core$shram(clock,write_enable,write_address,write_data,write_strobe,read_enable,read_address,read_data);
     
     // Module arguments
     input wire  clock;
     input wire  write_enable;
-    input wire  [139:0] write;
+    input wire  [11:0] write_address;
+    input wire  [127:0] write_data;
+    input wire  [15:0] write_strobe;
     input wire  [3:0] read_enable;
-    input wire  [11:0] read_address$0;
-    input wire  [11:0] read_address$1;
-    input wire  [11:0] read_address$2;
-    input wire  [11:0] read_address$3;
-    output reg  [127:0] read_data$0;
-    output reg  [127:0] read_data$1;
-    output reg  [127:0] read_data$2;
-    output reg  [127:0] read_data$3;
+    input wire  [47:0] read_address;
+    output reg  [511:0] read_data;
     
-    // Stub signals
-    reg  banks$0$clock;
-    reg  banks$0$write_enable;
-    reg  [11:0] banks$0$write_address;
-    reg  [127:0] banks$0$write_data;
-    reg  [15:0] banks$0$write_strobe;
-    reg  banks$0$read_enable;
-    reg  [11:0] banks$0$read_address;
-    wire  [127:0] banks$0$read_data;
-    reg  banks$1$clock;
-    reg  banks$1$write_enable;
-    reg  [11:0] banks$1$write_address;
-    reg  [127:0] banks$1$write_data;
-    reg  [15:0] banks$1$write_strobe;
-    reg  banks$1$read_enable;
-    reg  [11:0] banks$1$read_address;
-    wire  [127:0] banks$1$read_data;
-    reg  banks$2$clock;
-    reg  banks$2$write_enable;
-    reg  [11:0] banks$2$write_address;
-    reg  [127:0] banks$2$write_data;
-    reg  [15:0] banks$2$write_strobe;
-    reg  banks$2$read_enable;
-    reg  [11:0] banks$2$read_address;
-    wire  [127:0] banks$2$read_data;
-    reg  banks$3$clock;
-    reg  banks$3$write_enable;
-    reg  [11:0] banks$3$write_address;
-    reg  [127:0] banks$3$write_data;
-    reg  [15:0] banks$3$write_strobe;
-    reg  banks$3$read_enable;
-    reg  [11:0] banks$3$read_address;
-    wire  [127:0] banks$3$read_data;
-    
-    // Sub module instances
-    ifm_unit_core$shram$banks$0 banks$0(
-        .clock(banks$0$clock),
-        .write_enable(banks$0$write_enable),
-        .write_address(banks$0$write_address),
-        .write_data(banks$0$write_data),
-        .write_strobe(banks$0$write_strobe),
-        .read_enable(banks$0$read_enable),
-        .read_address(banks$0$read_address),
-        .read_data(banks$0$read_data)
-    );
-    ifm_unit_core$shram$banks$1 banks$1(
-        .clock(banks$1$clock),
-        .write_enable(banks$1$write_enable),
-        .write_address(banks$1$write_address),
-        .write_data(banks$1$write_data),
-        .write_strobe(banks$1$write_strobe),
-        .read_enable(banks$1$read_enable),
-        .read_address(banks$1$read_address),
-        .read_data(banks$1$read_data)
-    );
-    ifm_unit_core$shram$banks$2 banks$2(
-        .clock(banks$2$clock),
-        .write_enable(banks$2$write_enable),
-        .write_address(banks$2$write_address),
-        .write_data(banks$2$write_data),
-        .write_strobe(banks$2$write_strobe),
-        .read_enable(banks$2$read_enable),
-        .read_address(banks$2$read_address),
-        .read_data(banks$2$read_data)
-    );
-    ifm_unit_core$shram$banks$3 banks$3(
-        .clock(banks$3$clock),
-        .write_enable(banks$3$write_enable),
-        .write_address(banks$3$write_address),
-        .write_data(banks$3$write_data),
-        .write_strobe(banks$3$write_strobe),
-        .read_enable(banks$3$read_enable),
-        .read_address(banks$3$read_address),
-        .read_data(banks$3$read_data)
-    );
-    
-    // Update code
-    always @(*) begin
-        banks$0$clock = clock;
-        banks$0$write_enable = write_enable;
-        banks$0$write_address = write[(64'h0)+:(12)];
-        banks$0$write_data = write[(64'hc)+:(128)];
-        banks$0$write_strobe = ((32'hffff) & 16'hffff);
-        banks$0$read_enable = read_enable[0];
-        banks$0$read_address = read_address$0;
-        read_data$0 = banks$0$read_data;
-        banks$1$clock = clock;
-        banks$1$write_enable = write_enable;
-        banks$1$write_address = write[(64'h0)+:(12)];
-        banks$1$write_data = write[(64'hc)+:(128)];
-        banks$1$write_strobe = ((32'hffff) & 16'hffff);
-        banks$1$read_enable = read_enable[1];
-        banks$1$read_address = read_address$1;
-        read_data$1 = banks$1$read_data;
-        banks$2$clock = clock;
-        banks$2$write_enable = write_enable;
-        banks$2$write_address = write[(64'h0)+:(12)];
-        banks$2$write_data = write[(64'hc)+:(128)];
-        banks$2$write_strobe = ((32'hffff) & 16'hffff);
-        banks$2$read_enable = read_enable[2];
-        banks$2$read_address = read_address$2;
-        read_data$2 = banks$2$read_data;
-        banks$3$clock = clock;
-        banks$3$write_enable = write_enable;
-        banks$3$write_address = write[(64'h0)+:(12)];
-        banks$3$write_data = write[(64'hc)+:(128)];
-        banks$3$write_strobe = ((32'hffff) & 16'hffff);
-        banks$3$read_enable = read_enable[3];
-        banks$3$read_address = read_address$3;
-        read_data$3 = banks$3$read_data;
+    // Update code (custom)
+    reg [127:0] lines [0:3071] /*verilator public_flat_rw*/;
+    wire [127:0] strobe_mask = {{8{write_strobe[15]}}, {8{write_strobe[14]}}, {8{write_strobe[13]}}, {8{write_strobe[12]}}, {8{write_strobe[11]}}, {8{write_strobe[10]}}, {8{write_strobe[9]}}, {8{write_strobe[8]}}, {8{write_strobe[7]}}, {8{write_strobe[6]}}, {8{write_strobe[5]}}, {8{write_strobe[4]}}, {8{write_strobe[3]}}, {8{write_strobe[2]}}, {8{write_strobe[1]}}, {8{write_strobe[0]}}};
+    always @(posedge clock) begin
+       if (write_enable)
+          lines[write_address] <= (lines[write_address] & ~strobe_mask) | (write_data & strobe_mask);
+       if (read_enable[0]) read_data[0 +: 128] <= lines[read_address[0 +: 12]];
+       if (read_enable[1]) read_data[128 +: 128] <= lines[read_address[12 +: 12]];
+       if (read_enable[2]) read_data[256 +: 128] <= lines[read_address[24 +: 12]];
+       if (read_enable[3]) read_data[384 +: 128] <= lines[read_address[36 +: 12]];
     end
-    
 endmodule // ifm_unit_core$shram
-
-
-module ifm_unit_core$shram$banks$0(clock,write_enable,write_address,write_data,write_strobe,read_enable,read_address,read_data);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  write_enable;
-    input wire  [11:0] write_address;
-    input wire  [127:0] write_data;
-    input wire  [15:0] write_strobe;
-    input wire  read_enable;
-    input wire  [11:0] read_address;
-    output reg  [127:0] read_data;
-    
-    // Update code (custom)
-    reg [127:0] lines [0:3071] /*verilator public_flat_rw*/;
-    wire [127:0] strobe_mask = {{8{write_strobe[15]}}, {8{write_strobe[14]}}, {8{write_strobe[13]}}, {8{write_strobe[12]}}, {8{write_strobe[11]}}, {8{write_strobe[10]}}, {8{write_strobe[9]}}, {8{write_strobe[8]}}, {8{write_strobe[7]}}, {8{write_strobe[6]}}, {8{write_strobe[5]}}, {8{write_strobe[4]}}, {8{write_strobe[3]}}, {8{write_strobe[2]}}, {8{write_strobe[1]}}, {8{write_strobe[0]}}};
-    always @(posedge clock) begin
-       if (write_enable)
-          lines[write_address] <= (lines[write_address] & ~strobe_mask) | (write_data & strobe_mask);
-       if (read_enable) read_data <= lines[read_address];
-    end
-endmodule // ifm_unit_core$shram$banks$0
-
-
-module ifm_unit_core$shram$banks$1(clock,write_enable,write_address,write_data,write_strobe,read_enable,read_address,read_data);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  write_enable;
-    input wire  [11:0] write_address;
-    input wire  [127:0] write_data;
-    input wire  [15:0] write_strobe;
-    input wire  read_enable;
-    input wire  [11:0] read_address;
-    output reg  [127:0] read_data;
-    
-    // Update code (custom)
-    reg [127:0] lines [0:3071] /*verilator public_flat_rw*/;
-    wire [127:0] strobe_mask = {{8{write_strobe[15]}}, {8{write_strobe[14]}}, {8{write_strobe[13]}}, {8{write_strobe[12]}}, {8{write_strobe[11]}}, {8{write_strobe[10]}}, {8{write_strobe[9]}}, {8{write_strobe[8]}}, {8{write_strobe[7]}}, {8{write_strobe[6]}}, {8{write_strobe[5]}}, {8{write_strobe[4]}}, {8{write_strobe[3]}}, {8{write_strobe[2]}}, {8{write_strobe[1]}}, {8{write_strobe[0]}}};
-    always @(posedge clock) begin
-       if (write_enable)
-          lines[write_address] <= (lines[write_address] & ~strobe_mask) | (write_data & strobe_mask);
-       if (read_enable) read_data <= lines[read_address];
-    end
-endmodule // ifm_unit_core$shram$banks$1
-
-
-module ifm_unit_core$shram$banks$2(clock,write_enable,write_address,write_data,write_strobe,read_enable,read_address,read_data);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  write_enable;
-    input wire  [11:0] write_address;
-    input wire  [127:0] write_data;
-    input wire  [15:0] write_strobe;
-    input wire  read_enable;
-    input wire  [11:0] read_address;
-    output reg  [127:0] read_data;
-    
-    // Update code (custom)
-    reg [127:0] lines [0:3071] /*verilator public_flat_rw*/;
-    wire [127:0] strobe_mask = {{8{write_strobe[15]}}, {8{write_strobe[14]}}, {8{write_strobe[13]}}, {8{write_strobe[12]}}, {8{write_strobe[11]}}, {8{write_strobe[10]}}, {8{write_strobe[9]}}, {8{write_strobe[8]}}, {8{write_strobe[7]}}, {8{write_strobe[6]}}, {8{write_strobe[5]}}, {8{write_strobe[4]}}, {8{write_strobe[3]}}, {8{write_strobe[2]}}, {8{write_strobe[1]}}, {8{write_strobe[0]}}};
-    always @(posedge clock) begin
-       if (write_enable)
-          lines[write_address] <= (lines[write_address] & ~strobe_mask) | (write_data & strobe_mask);
-       if (read_enable) read_data <= lines[read_address];
-    end
-endmodule // ifm_unit_core$shram$banks$2
-
-
-module ifm_unit_core$shram$banks$3(clock,write_enable,write_address,write_data,write_strobe,read_enable,read_address,read_data);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  write_enable;
-    input wire  [11:0] write_address;
-    input wire  [127:0] write_data;
-    input wire  [15:0] write_strobe;
-    input wire  read_enable;
-    input wire  [11:0] read_address;
-    output reg  [127:0] read_data;
-    
-    // Update code (custom)
-    reg [127:0] lines [0:3071] /*verilator public_flat_rw*/;
-    wire [127:0] strobe_mask = {{8{write_strobe[15]}}, {8{write_strobe[14]}}, {8{write_strobe[13]}}, {8{write_strobe[12]}}, {8{write_strobe[11]}}, {8{write_strobe[10]}}, {8{write_strobe[9]}}, {8{write_strobe[8]}}, {8{write_strobe[7]}}, {8{write_strobe[6]}}, {8{write_strobe[5]}}, {8{write_strobe[4]}}, {8{write_strobe[3]}}, {8{write_strobe[2]}}, {8{write_strobe[1]}}, {8{write_strobe[0]}}};
-    always @(posedge clock) begin
-       if (write_enable)
-          lines[write_address] <= (lines[write_address] & ~strobe_mask) | (write_data & strobe_mask);
-       if (read_enable) read_data <= lines[read_address];
-    end
-endmodule // ifm_unit_core$shram$banks$3
 
 
 module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requests$ready,acts$valid,acts$data,acts$ready,shram_read_enable,shram_read_address$0,shram_read_address$1,shram_read_address$2,shram_read_address$3,shram_read_data$0,shram_read_data$1,shram_read_data$2,shram_read_data$3);

@@ -5,6 +5,7 @@ pub mod axi;
 pub mod blocks;
 pub mod central_control;
 pub mod cpm;
+pub mod datapath;
 pub mod dma;
 pub mod emit;
 pub mod mac_unit;

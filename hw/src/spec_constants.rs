@@ -25,7 +25,7 @@ pub fn word(value: u32) -> Constant<Bits<32>> {
 }
 
 /// The lowest bit of a command's field (`npu_spec::command`), for a shift.
-pub fn command_field_lsb(opcode: npu_spec::command::Opcode, field: &str) -> Constant<Bits<5>> {
+pub fn command_field_lsb(opcode: npu_spec::command::Opcode, field: &str) -> Constant<Bits<6>> {
     Constant::new(u64::from(opcode.field(field).lo).into())
 }
 

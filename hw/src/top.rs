@@ -3,11 +3,12 @@
 
 use crate::apb::{ApbCompleter, RegisterBus, RegisterFile};
 use crate::axi::AxiManagerPort;
-use crate::central_control::{CentralControl, DmaDescriptor, KernelOperation, NoDatapath, OpState};
+use crate::central_control::{CentralControl, DmaDescriptor, KernelOperation, OpState};
 use crate::cpm::Cpm;
-use crate::dma::{AxiEvents, Dma};
+use crate::datapath::Datapath;
+use crate::dma::{AxiEvents, Dma, OfmWrite, ShramFill, StreamRead};
 use crate::pmu::Pmu;
-use crate::shram::{Shram, READ_PORTS};
+use crate::shram::Shram;
 use crate::stream::{LaneBeat, StreamOut};
 use npu_spec::config::NpuConfig;
 use rust_hdl::prelude::*;
@@ -58,7 +59,7 @@ pub struct Npu {
     regs: RegisterFile,
     control: CentralControl,
     op_state: OpState,
-    datapath: NoDatapath,
+    datapath: Datapath,
     dma: Dma,
     pmu: Pmu,
     shram: Shram,
@@ -106,7 +107,7 @@ impl Npu {
             regs: RegisterFile::new(config),
             control: Default::default(),
             op_state: Default::default(),
-            datapath: Default::default(),
+            datapath: Datapath::new(config),
             dma: Dma::new(config),
             pmu: Default::default(),
             shram: Shram::new(
@@ -135,7 +136,7 @@ impl Logic for Npu {
         self.cpm.reset_value.next = self.apb.registers.wdata.val();
         self.cpm.reset_pprot.next = self.PPROT.val();
         self.cpm.axi_quiet.next = self.dma.axi_quiet.val();
-        self.cpm.shram_clearing.next = self.shram.clearing.val();
+        self.cpm.shram_clearing.next = self.shram.clearing.val() | self.datapath.clearing.val();
         self.busy.next = self.control.status.val().get_bit(0)
             | (self.dma.descriptors_active.val() != 0)
             | !self.dma.axi_quiet.val()
@@ -249,21 +250,21 @@ impl Logic for Npu {
         self.shram.write_address.next = self.dma.shram_line.val();
         self.shram.write_data.next = self.dma.shram_data.val();
         self.shram.write_strobe.next = self.dma.shram_strobe.val();
-        // The datapath's DMA channels, until the datapath is connected.
-        self.dma.ifm_fills.valid.next = false;
-        self.dma.ifm_fills.data.next.rows = 0.into();
-        self.dma.weight_reads.data.next.length = 0.into();
-        self.dma.scale_reads.data.next.length = 0.into();
-        self.dma.ofm_writes.data.next.count = 0.into();
-        self.dma.weight_reads.valid.next = false;
-        self.dma.scale_reads.valid.next = false;
-        self.dma.ofm_writes.valid.next = false;
-        self.dma.weight_beats.ready.next = false;
-        self.dma.scale_beats.ready.next = false;
-        // The datapath will read the shared buffer.
-        self.shram.read_enable.next = 0.into();
-        for port in 0..READ_PORTS {
-            self.shram.read_address[port].next = 0.into();
-        }
+        // The datapath: its DMA channels, the shared buffer it reads, the
+        // accumulators cleared with the shared buffer.
+        self.datapath.clock.next = self.cpm.core_clock.val();
+        self.datapath.rst_n.next = self.cpm.core_rst_n.val();
+        self.datapath.clear.next = self.cpm.shram_clear.val();
+        StreamOut::<ShramFill>::join(&mut self.datapath.ifm_fills, &mut self.dma.ifm_fills);
+        self.datapath.ifm_filled.next = self.dma.ifm_filled.val();
+        StreamOut::<StreamRead>::join(&mut self.datapath.weight_reads, &mut self.dma.weight_reads);
+        StreamOut::<LaneBeat>::join(&mut self.dma.weight_beats, &mut self.datapath.weight_beats);
+        StreamOut::<StreamRead>::join(&mut self.datapath.scale_reads, &mut self.dma.scale_reads);
+        StreamOut::<LaneBeat>::join(&mut self.dma.scale_beats, &mut self.datapath.scale_beats);
+        StreamOut::<OfmWrite>::join(&mut self.datapath.ofm_writes, &mut self.dma.ofm_writes);
+        self.datapath.dma_busy.next = self.dma.datapath_busy.val();
+        self.shram.read_enable.next = self.datapath.shram_read_enable.val();
+        self.shram.read_address.next = self.datapath.shram_read_address.val();
+        self.datapath.shram_read_data.next = self.shram.read_data.val();
     }
 }

@@ -286,6 +286,9 @@ pub struct BackendRun {
     pub regions: BTreeMap<usize, Vec<u8>>,
     /// Each core's shared buffer at the end.
     pub shram: Vec<Vec<u8>>,
+    /// Its ranges that kernel operations used as working memory (golden
+    /// model, `RunStats::shram_scratch`): not compared.
+    pub shram_scratch: Vec<std::ops::Range<usize>>,
     /// STATUS (TRM 4.2.2) as the NPU stopped, before a host clears the IRQ.
     pub status: u32,
     /// QREAD (TRM 4.2.7) as the NPU stopped.
@@ -379,6 +382,7 @@ impl Backend for GoldenBackend {
                 .map(|&i| (i, npu.memory.region(i).to_vec()))
                 .collect(),
             shram: npu.shram.clone(),
+            shram_scratch: stats.shram_scratch.clone(),
             status: npu.status.register(),
             qread: npu.qread as u32,
             irq: npu.status.irq_raised,

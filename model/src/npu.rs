@@ -286,6 +286,11 @@ pub struct RunStats {
     pub irqs: usize,
     /// NPU_OP_STOP was reached.
     pub stopped: bool,
+    /// Byte ranges of every core's shared buffer that kernel operations
+    /// used as working memory (TRM 4.9.1 table 4-136: the output and IFM
+    /// buffers below IFM_IB_END). What they hold after a run is the
+    /// hardware's business, so they are not compared.
+    pub shram_scratch: Vec<std::ops::Range<usize>>,
     /// Every kernel operation and DMA that ran, in stream order.
     pub layers: Vec<OpRecord>,
 }
@@ -527,6 +532,8 @@ impl Npu {
             | Opcode::NpuOpPool
             | Opcode::NpuOpElementwise => {
                 let (before, macs) = (self.memory.traffic(), self.stats.macs);
+                let ib_end = self.field(Opcode::NpuSetIfmIbEnd, "ib_end_kb") as usize * 1024;
+                self.stats.shram_scratch.push(0..ib_end);
                 let mut record = ops::run_kernel(self, cmd.op, cmd.param)?;
                 *self.stats.ops.entry(cmd.op.name()).or_default() += 1;
                 let after = self.memory.traffic();

@@ -162,6 +162,7 @@ impl Backend for RtlBackend {
                 .map(|(&k, bytes)| (k, run.memory().read_vec(region_base(k), bytes.len())))
                 .collect(),
             shram: shram_contents(run),
+            shram_scratch: Vec::new(),
             status: state.status,
             qread: state.qread,
             irq: state.irq,

@@ -173,7 +173,7 @@ impl Job {
                 (c0, rng.gen_range(1..=ifm.depth - c0))
             }
         };
-        let position_bytes = (channels * e).div_ceil(8) * 8;
+        let position_bytes = (channels * e).div_ceil(8 * e) * 8 * e;
         let ib_bytes = (ifm.ib_end - 2) / 2 * 1024;
         let y0 = rng.gen_range(0..ifm.height);
         let x0 = rng.gen_range(0..ifm.width);
@@ -275,7 +275,7 @@ impl Fill {
 /// Checks the shared buffer after `job`'s fills.
 fn check_block(ifm: &Ifm, job: &Job, shram: &[u8]) -> Result<usize, String> {
     let e = ifm.element_bytes();
-    let position_bytes = (job.channels * e).div_ceil(8) * 8;
+    let position_bytes = (job.channels * e).div_ceil(8 * e) * 8 * e;
     let base = ifm.ib_base(job.ib_half);
     let mut written = vec![false; shram.len()];
     for r in 0..job.height {

@@ -8,7 +8,8 @@
 //! [2 KB, 2 KB + H KB) and IB1 the next H KB, H = (NPU_SET_IFM_IB_END - 2)
 //! / 2 (TRM table 4-136); position (r, q) of the rectangle at `ib_base +
 //! (r * width + q) * position_bytes`, position_bytes = channels * e rounded
-//! up to 8, channel k of the block at byte k * e of its position.
+//! up to 8 (16 for 16-bit elements: the IFM unit reads an 8-channel group of
+//! them as one aligned line), channel k of the block at byte k * e of its position.
 //!
 //! Per rectangle row, per piece of the row in one tile (columns left of
 //! WIDTH0 in tile 0, or tile 2 from row HEIGHT0 on; the others in tile 1, or
@@ -231,6 +232,9 @@ impl Logic for IfmFetch {
         // Shared-buffer layout.
         self.block_bytes.next = self.job.val().channels << self.element_shift.val();
         self.position_bytes.next = (self.block_bytes.val() + 7) & 0xfff8;
+        if self.wide.val() {
+            self.position_bytes.next = (self.block_bytes.val() + 15) & 0xfff0;
+        }
         self.ib_kb.next = (bit_cast::<16, 6>(self.view.val().ib_end) - 2) >> 1;
         self.ib_base.next = 2048.into();
         if self.job.val().ib_half {

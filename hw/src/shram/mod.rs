@@ -27,11 +27,12 @@ pub struct SramBank {
     pub write_address: Signal<In, Bits<LINE_ADDRESS_BITS>>,
     pub write_data: Signal<In, Bits<128>>,
     pub write_strobe: Signal<In, Bits<LINE_BYTES>>,
-    /// [`READ_PORTS`] read ports: port i's line at `read_address[i]`, one
-    /// cycle after bit i of `read_enable`.
+    /// [`READ_PORTS`] read ports, packed: port i's line address in bits
+    /// 12i+11..12i of `read_address`, its line in bits 128i+127..128i of
+    /// `read_data` one cycle after bit i of `read_enable`.
     pub read_enable: Signal<In, Bits<READ_PORTS>>,
-    pub read_address: Vec<Signal<In, Bits<LINE_ADDRESS_BITS>>>,
-    pub read_data: Vec<Signal<Out, Bits<128>>>,
+    pub read_address: Signal<In, Bits<{ READ_PORTS * LINE_ADDRESS_BITS }>>,
+    pub read_data: Signal<Out, Bits<{ READ_PORTS * 128 }>>,
     _lines: Vec<Bits<128>>,
 }
 
@@ -48,8 +49,8 @@ impl SramBank {
             write_data: Default::default(),
             write_strobe: Default::default(),
             read_enable: Default::default(),
-            read_address: (0..READ_PORTS).map(|_| Default::default()).collect(),
-            read_data: (0..READ_PORTS).map(|_| Default::default()).collect(),
+            read_address: Default::default(),
+            read_data: Default::default(),
             _lines: vec![Bits::default(); bytes / LINE_BYTES],
         }
     }
@@ -58,12 +59,21 @@ impl SramBank {
 impl Logic for SramBank {
     fn update(&mut self) {
         if self.clock.pos_edge() {
+            let mut data = self.read_data.val();
             for port in 0..READ_PORTS {
-                let read = self.read_address[port].val().index();
+                let read = self
+                    .read_address
+                    .val()
+                    .get_bits::<LINE_ADDRESS_BITS>(port * LINE_ADDRESS_BITS)
+                    .index();
                 if self.read_enable.val().get_bit(port) {
-                    self.read_data[port].next = self._lines.get(read).copied().unwrap_or_default();
+                    data.set_bits::<128>(
+                        port * 128,
+                        self._lines.get(read).copied().unwrap_or_default(),
+                    );
                 }
             }
+            self.read_data.next = data;
             let write = self.write_address.val().index();
             if self.write_enable.val() && write < self._lines.len() {
                 let mut line = self._lines[write];
@@ -78,9 +88,7 @@ impl Logic for SramBank {
     }
 
     fn connect(&mut self) {
-        for port in &mut self.read_data {
-            port.connect();
-        }
+        self.read_data.connect();
     }
 
     fn hdl(&self) -> Verilog {
@@ -100,7 +108,10 @@ always @(posedge clock) begin
             last = self._lines.len() - 1,
             reads = (0..READ_PORTS)
                 .map(|p| format!(
-                    "   if (read_enable[{p}]) read_data${p} <= lines[read_address${p}];\n"
+                    "   if (read_enable[{p}]) read_data[{d} +: 128] <= lines[read_address[{a} +: {w}]];\n",
+                    d = 128 * p,
+                    a = LINE_ADDRESS_BITS * p,
+                    w = LINE_ADDRESS_BITS
                 ))
                 .collect::<String>(),
         ))
@@ -116,11 +127,9 @@ always @(posedge clock) begin
                 "write_data".into(),
                 "write_strobe".into(),
                 "read_enable".into(),
-            ]
-            .into_iter()
-            .chain((0..READ_PORTS).map(|p| format!("read_address${p}")))
-            .collect(),
-            outputs: (0..READ_PORTS).map(|p| format!("read_data${p}")).collect(),
+                "read_address".into(),
+            ],
+            outputs: vec!["read_data".into()],
         }]
     }
 }
@@ -147,8 +156,8 @@ pub struct Shram {
     /// The IFM unit's read ports, of core 0's bank (the datapath runs on
     /// core 0).
     pub read_enable: Signal<In, Bits<READ_PORTS>>,
-    pub read_address: Vec<Signal<In, Bits<LINE_ADDRESS_BITS>>>,
-    pub read_data: Vec<Signal<Out, Bits<128>>>,
+    pub read_address: Signal<In, Bits<{ READ_PORTS * LINE_ADDRESS_BITS }>>,
+    pub read_data: Signal<Out, Bits<{ READ_PORTS * 128 }>>,
     banks: Vec<SramBank>,
     last_line: Constant<Bits<LINE_ADDRESS_BITS>>,
     clear_active: ResetReg<Bit>,
@@ -173,8 +182,8 @@ impl Shram {
             write_data: Default::default(),
             write_strobe: Default::default(),
             read_enable: Default::default(),
-            read_address: (0..READ_PORTS).map(|_| Default::default()).collect(),
-            read_data: (0..READ_PORTS).map(|_| Default::default()).collect(),
+            read_address: Default::default(),
+            read_data: Default::default(),
             banks: (0..cores).map(|_| SramBank::new(bytes_per_core)).collect(),
             last_line: Constant::new(((bytes_per_core / LINE_BYTES - 1) as u64).into()),
             clear_active: Default::default(),
@@ -214,13 +223,9 @@ impl Logic for Shram {
                 self.banks[core].write_strobe.next = bits::<LINE_BYTES>(0xffff);
             }
             self.banks[core].read_enable.next = 0.into();
-            for port in 0..READ_PORTS {
-                self.banks[core].read_address[port].next = self.read_address[port].val();
-            }
+            self.banks[core].read_address.next = self.read_address.val();
         }
         self.banks[0].read_enable.next = self.read_enable.val();
-        for port in 0..READ_PORTS {
-            self.read_data[port].next = self.banks[0].read_data[port].val();
-        }
+        self.read_data.next = self.banks[0].read_data.val();
     }
 }

@@ -1,5 +1,5 @@
 //! The IFM unit on a bench of its own: an [`IfmUnit`] reading a 48 KB
-//! shared buffer through four read ports, the buffer loaded line by line
+//! shared-buffer bank through its four read ports, the buffer loaded line by line
 //! through a stream, so a block-level test can put an IFM block in it and
 //! then stream requests.
 
@@ -18,50 +18,6 @@ pub struct LineWrite {
     pub data: Bits<128>,
 }
 
-/// One core's shared buffer with four read ports: four copies of the
-/// one-read-one-write bank, each written with every line (how a macro flow
-/// adds read ports).
-#[derive(LogicBlock)]
-pub struct ReadPortCopies {
-    pub clock: Signal<In, Clock>,
-    pub write_enable: Signal<In, Bit>,
-    pub write: Signal<In, LineWrite>,
-    pub read_enable: Signal<In, Bits<4>>,
-    pub read_address: Vec<Signal<In, Bits<LINE_ADDRESS_BITS>>>,
-    pub read_data: Vec<Signal<Out, Bits<128>>>,
-    banks: Vec<SramBank>,
-}
-
-impl ReadPortCopies {
-    pub fn new(bytes: usize) -> Self {
-        Self {
-            clock: Default::default(),
-            write_enable: Default::default(),
-            write: Default::default(),
-            read_enable: Default::default(),
-            read_address: (0..4).map(|_| Default::default()).collect(),
-            read_data: (0..4).map(|_| Default::default()).collect(),
-            banks: (0..4).map(|_| SramBank::new(bytes)).collect(),
-        }
-    }
-}
-
-impl Logic for ReadPortCopies {
-    #[hdl_gen]
-    fn update(&mut self) {
-        for port in 0..4 {
-            self.banks[port].clock.next = self.clock.val();
-            self.banks[port].write_enable.next = self.write_enable.val();
-            self.banks[port].write_address.next = self.write.val().line;
-            self.banks[port].write_data.next = self.write.val().data;
-            self.banks[port].write_strobe.next = bits::<16>(0xffff);
-            self.banks[port].read_enable.next = self.read_enable.val().get_bit(port);
-            self.banks[port].read_address.next = self.read_address[port].val();
-            self.read_data[port].next = self.banks[port].read_data.val();
-        }
-    }
-}
-
 /// The bench: `settings`, `requests` and `acts` are the [`IfmUnit`]'s;
 /// `writes` loads the buffer, one line a cycle, always ready.
 #[derive(LogicBlock)]
@@ -73,7 +29,7 @@ pub struct IfmUnitBench {
     pub acts: StreamOut<IfmActs>,
     pub writes: StreamIn<LineWrite>,
     unit: IfmUnit,
-    shram: ReadPortCopies,
+    shram: SramBank,
 }
 
 impl Default for IfmUnitBench {
@@ -86,7 +42,7 @@ impl Default for IfmUnitBench {
             acts: Default::default(),
             writes: Default::default(),
             unit: IfmUnit::new(BENCH_SHRAM_BYTES),
-            shram: ReadPortCopies::new(BENCH_SHRAM_BYTES),
+            shram: SramBank::new(BENCH_SHRAM_BYTES),
         }
     }
 }
@@ -102,11 +58,17 @@ impl Logic for IfmUnitBench {
         self.shram.clock.next = self.clock.val();
         self.writes.ready.next = true;
         self.shram.write_enable.next = self.writes.valid.val();
-        self.shram.write.next = self.writes.data.val();
+        self.shram.write_address.next = self.writes.data.val().line;
+        self.shram.write_data.next = self.writes.data.val().data;
+        self.shram.write_strobe.next = bits::<16>(0xffff);
         self.shram.read_enable.next = self.unit.shram_read_enable.val();
-        for port in 0..4 {
-            self.shram.read_address[port].next = self.unit.shram_read_address[port].val();
-            self.unit.shram_read_data[port].next = self.shram.read_data[port].val();
-        }
+        self.shram.read_address.next = bit_cast::<48, 12>(self.unit.shram_read_address[0].val())
+            | (bit_cast::<48, 12>(self.unit.shram_read_address[1].val()) << 12)
+            | (bit_cast::<48, 12>(self.unit.shram_read_address[2].val()) << 24)
+            | (bit_cast::<48, 12>(self.unit.shram_read_address[3].val()) << 36);
+        self.unit.shram_read_data[0].next = self.shram.read_data.val().get_bits::<128>(0);
+        self.unit.shram_read_data[1].next = self.shram.read_data.val().get_bits::<128>(128);
+        self.unit.shram_read_data[2].next = self.shram.read_data.val().get_bits::<128>(256);
+        self.unit.shram_read_data[3].next = self.shram.read_data.val().get_bits::<128>(384);
     }
 }

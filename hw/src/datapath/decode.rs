@@ -1,0 +1,240 @@
+//! A kernel operation's NPU_SET_* values (the op-state views captured at
+//! dispatch) taken apart for the units that run it: the traversal's shape
+//! and the output unit's settings, field by field at the positions of
+//! `npu_spec::command` (the golden model's `Op::decode`).
+
+use crate::central_control::traversal::TraversalShape;
+use crate::central_control::{
+    ActivationView, IfmView, KernelOperation, KernelView, OfmView, OperationState, WeightsView,
+};
+use crate::output_unit::OutputSettings;
+use crate::spec_constants::{command_field_lsb, command_field_mask};
+use npu_spec::command::Opcode;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct OperationDecoder {
+    pub operation: Signal<In, KernelOperation>,
+    pub shape: Signal<Out, TraversalShape>,
+    pub output_settings: Signal<Out, OutputSettings>,
+    /// 16-bit IFM elements; a signed IFM.
+    pub ifm_wide: Signal<Out, Bit>,
+    pub ifm_signed: Signal<Out, Bit>,
+    /// OFM element bytes: 1, 2 or 4.
+    pub ofm_bytes: Signal<Out, Bits<3>>,
+    /// The views the datapath's other units read.
+    pub ifm_view: Signal<Out, IfmView>,
+    pub ofm_view: Signal<Out, OfmView>,
+    pub weights_view: Signal<Out, WeightsView>,
+    code: Signal<Local, Bits<10>>,
+    state: Signal<Local, OperationState>,
+    ifm: Signal<Local, IfmView>,
+    ofm: Signal<Local, OfmView>,
+    kernel: Signal<Local, KernelView>,
+    activation: Signal<Local, ActivationView>,
+    kernel_stride: Signal<Local, Bits<12>>,
+    stride_x: Signal<Local, Bits<4>>,
+    stride_y: Signal<Local, Bits<4>>,
+    dilated_height: Signal<Local, Bits<16>>,
+    dilated_width: Signal<Local, Bits<16>>,
+    rows_before: Signal<Local, Bits<16>>,
+    columns_before: Signal<Local, Bits<16>>,
+    ifm_precision: Signal<Local, Bits<16>>,
+    ofm_precision: Signal<Local, Bits<16>>,
+    ofm_precision_code: Signal<Local, Bits<2>>,
+    activation_word: Signal<Local, Bits<16>>,
+    ofm_scale: Signal<Local, Bits<38>>,
+    stride_x_lsb: Constant<Bits<6>>,
+    stride_x_msb: Constant<Bits<6>>,
+    stride_y_lsb: Constant<Bits<6>>,
+    stride_y_msb: Constant<Bits<6>>,
+    weight_order: Constant<Bits<12>>,
+    dilation_x: Constant<Bits<12>>,
+    dilation_y: Constant<Bits<12>>,
+    decomposition: Constant<Bits<12>>,
+    ifm_type: Constant<Bits<16>>,
+    ifm_width: Constant<Bits<6>>,
+    ofm_type: Constant<Bits<16>>,
+    ofm_width: Constant<Bits<6>>,
+    ofm_scale_mode: Constant<Bits<16>>,
+    ofm_round_mode: Constant<Bits<6>>,
+    clip_range: Constant<Bits<6>>,
+    scale_shift: Constant<Bits<6>>,
+    depthwise_code: Constant<Bits<10>>,
+}
+
+impl Default for OperationDecoder {
+    fn default() -> Self {
+        let stride = Opcode::NpuSetKernelStride;
+        let ifm = Opcode::NpuSetIfmPrecision;
+        let ofm = Opcode::NpuSetOfmPrecision;
+        Self {
+            operation: Default::default(),
+            shape: Default::default(),
+            output_settings: Default::default(),
+            ifm_wide: Default::default(),
+            ifm_signed: Default::default(),
+            ofm_bytes: Default::default(),
+            code: Default::default(),
+            state: Default::default(),
+            ifm: Default::default(),
+            ofm: Default::default(),
+            kernel: Default::default(),
+            activation: Default::default(),
+            ifm_view: Default::default(),
+            ofm_view: Default::default(),
+            weights_view: Default::default(),
+            kernel_stride: Default::default(),
+            stride_x: Default::default(),
+            stride_y: Default::default(),
+            dilated_height: Default::default(),
+            dilated_width: Default::default(),
+            rows_before: Default::default(),
+            columns_before: Default::default(),
+            ifm_precision: Default::default(),
+            ofm_precision: Default::default(),
+            ofm_precision_code: Default::default(),
+            activation_word: Default::default(),
+            ofm_scale: Default::default(),
+            stride_x_lsb: command_field_lsb(stride, "stride_x_lsb"),
+            stride_x_msb: command_field_lsb(stride, "stride_x_msb"),
+            stride_y_lsb: command_field_lsb(stride, "stride_y_lsb"),
+            stride_y_msb: command_field_lsb(stride, "stride_y_msb"),
+            weight_order: command_field_mask(stride, "weight_order"),
+            dilation_x: command_field_mask(stride, "dilation_x"),
+            dilation_y: command_field_mask(stride, "dilation_y"),
+            decomposition: command_field_mask(stride, "decomposition"),
+            ifm_type: command_field_mask(ifm, "activation_type"),
+            ifm_width: command_field_lsb(ifm, "activation_precision"),
+            ofm_type: command_field_mask(ofm, "activation_type"),
+            ofm_width: command_field_lsb(ofm, "activation_precision"),
+            ofm_scale_mode: command_field_mask(ofm, "scale_mode"),
+            ofm_round_mode: command_field_lsb(ofm, "round_mode"),
+            clip_range: command_field_lsb(Opcode::NpuSetActivation, "activation_clip_range"),
+            scale_shift: command_field_lsb(Opcode::NpuSetOfmScale, "shift"),
+            depthwise_code: Constant::new((Opcode::NpuOpDepthwise.code() as u64).into()),
+        }
+    }
+}
+
+impl Logic for OperationDecoder {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.code.next = self.operation.val().code;
+        self.state.next = self.operation.val().state;
+        self.ifm.next = self.state.val().ifm;
+        self.ofm.next = self.state.val().ofm;
+        self.kernel.next = self.state.val().kernel;
+        self.activation.next = self.state.val().activation;
+        self.ifm_view.next = self.ifm.val();
+        self.ofm_view.next = self.ofm.val();
+        self.weights_view.next = self.state.val().weights;
+        self.kernel_stride.next = self.kernel.val().stride;
+        // TRM 4.6.4 NPU_SET_KERNEL_STRIDE: stride = (msb << 1 | lsb) + 1.
+        self.stride_x.next =
+            ((bit_cast::<4, 12>(self.kernel_stride.val() >> self.stride_x_msb.val()) & 7) << 1)
+                + (bit_cast::<4, 12>(self.kernel_stride.val() >> self.stride_x_lsb.val()) & 1)
+                + 1;
+        self.stride_y.next =
+            ((bit_cast::<4, 12>(self.kernel_stride.val() >> self.stride_y_msb.val()) & 7) << 1)
+                + (bit_cast::<4, 12>(self.kernel_stride.val() >> self.stride_y_lsb.val()) & 1)
+                + 1;
+        self.shape.next.stride_x = self.stride_x.val().get_bits::<2>(0);
+        self.shape.next.stride_y = self.stride_y.val().get_bits::<2>(0);
+        self.shape.next.dilation_x = 1.into();
+        if (self.kernel_stride.val() & self.dilation_x.val()) != 0 {
+            self.shape.next.dilation_x = 2.into();
+        }
+        self.shape.next.dilation_y = 1.into();
+        if (self.kernel_stride.val() & self.dilation_y.val()) != 0 {
+            self.shape.next.dilation_y = 2.into();
+        }
+        self.shape.next.part_kernel_first =
+            (self.kernel_stride.val() & self.weight_order.val()) != 0;
+        self.shape.next.decomposition_4x4 =
+            (self.kernel_stride.val() & self.decomposition.val()) != 0;
+
+        // NPU_SET_KERNEL_HEIGHT/WIDTH_M1 give the dilated kernel.
+        self.dilated_height.next = self.kernel.val().height_m1 + 1;
+        self.dilated_width.next = self.kernel.val().width_m1 + 1;
+        self.shape.next.kernel_height = self.dilated_height.val();
+        if (self.kernel_stride.val() & self.dilation_y.val()) != 0 {
+            self.shape.next.kernel_height = ((self.dilated_height.val() - 1) >> 1) + 1;
+        }
+        self.shape.next.kernel_width = self.dilated_width.val();
+        if (self.kernel_stride.val() & self.dilation_x.val()) != 0 {
+            self.shape.next.kernel_width = ((self.dilated_width.val() - 1) >> 1) + 1;
+        }
+
+        self.shape.next.ofm_height = self.ofm.val().height_m1 + 1;
+        self.shape.next.ofm_width = self.ofm.val().width_m1 + 1;
+        self.shape.next.ofm_depth = self.ofm.val().depth_m1 + 1;
+        self.shape.next.ifm_depth = self.ifm.val().depth_m1 + 1;
+        self.shape.next.block_height = bit_cast::<16, 5>(self.ofm.val().blk_height_m1) + 1;
+        self.shape.next.block_width = bit_cast::<16, 6>(self.ofm.val().blk_width_m1) + 1;
+        self.shape.next.block_depth = bit_cast::<16, 7>(self.ofm.val().blk_depth_m1) + 1;
+        self.shape.next.pad_top = bit_cast::<16, 7>(self.ifm.val().pad_top);
+        self.shape.next.pad_left = bit_cast::<16, 7>(self.ifm.val().pad_left);
+        self.shape.next.upscale = self.ifm.val().upscale != 0;
+        self.shape.next.depthwise = self.code.val() == self.depthwise_code.val();
+
+        // The IFM the kernel windows read (the golden model's `ifm_extent`):
+        // (OFM - 1) * stride + dilated kernel - padding.
+        self.rows_before.next = self.ofm.val().height_m1;
+        if self.stride_y.val() == 2 {
+            self.rows_before.next = self.ofm.val().height_m1 << 1;
+        }
+        if self.stride_y.val() == 3 {
+            self.rows_before.next = (self.ofm.val().height_m1 << 1) + self.ofm.val().height_m1;
+        }
+        self.columns_before.next = self.ofm.val().width_m1;
+        if self.stride_x.val() == 2 {
+            self.columns_before.next = self.ofm.val().width_m1 << 1;
+        }
+        if self.stride_x.val() == 3 {
+            self.columns_before.next = (self.ofm.val().width_m1 << 1) + self.ofm.val().width_m1;
+        }
+        self.shape.next.ifm_height = self.rows_before.val() + self.dilated_height.val()
+            - bit_cast::<16, 7>(self.ifm.val().pad_top)
+            - bit_cast::<16, 8>(self.ifm.val().pad_bottom);
+        self.shape.next.ifm_width = self.columns_before.val() + self.dilated_width.val()
+            - bit_cast::<16, 7>(self.ifm.val().pad_left)
+            - bit_cast::<16, 8>(self.ifm.val().pad_right);
+
+        self.ifm_precision.next = self.ifm.val().precision;
+        self.ifm_wide.next =
+            bit_cast::<2, 16>(self.ifm_precision.val() >> self.ifm_width.val()) == 1;
+        self.ifm_signed.next = (self.ifm_precision.val() & self.ifm_type.val()) != 0;
+        self.shape.next.wide = self.ifm_wide.val();
+
+        // The output unit (TRM 3.3.7).
+        self.ofm_precision.next = self.ofm.val().precision;
+        self.ofm_precision_code.next =
+            bit_cast::<2, 16>(self.ofm_precision.val() >> self.ofm_width.val());
+        self.ofm_bytes.next = 1.into();
+        if self.ofm_precision_code.val() == 1 {
+            self.ofm_bytes.next = 2.into();
+        }
+        if self.ofm_precision_code.val() == 2 {
+            self.ofm_bytes.next = 4.into();
+        }
+        self.activation_word.next = self.activation.val().activation;
+        self.ofm_scale.next = self.activation.val().ofm_scale;
+        self.output_settings.next.round_mode =
+            bit_cast::<2, 16>(self.ofm_precision.val() >> self.ofm_round_mode.val());
+        self.output_settings.next.ofm_signed =
+            (self.ofm_precision.val() & self.ofm_type.val()) != 0;
+        self.output_settings.next.ofm_precision = self.ofm_precision_code.val();
+        self.output_settings.next.global_scale =
+            (self.ofm_precision.val() & self.ofm_scale_mode.val()) != 0;
+        self.output_settings.next.scale = self.ofm_scale.val().get_bits::<32>(0);
+        self.output_settings.next.shift =
+            bit_cast::<6, 38>(self.ofm_scale.val() >> self.scale_shift.val());
+        self.output_settings.next.zero_point = self.ofm.val().zero_point;
+        self.output_settings.next.acc_format = self.kernel.val().acc_format;
+        self.output_settings.next.clip_range =
+            bit_cast::<4, 16>(self.activation_word.val() >> self.clip_range.val());
+        self.output_settings.next.activation_min = self.activation.val().activation_min;
+        self.output_settings.next.activation_max = self.activation.val().activation_max;
+    }
+}

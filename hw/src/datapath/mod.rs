@@ -1,0 +1,602 @@
+//! The datapath: the units that run a convolution-type kernel operation
+//! (NPU_OP_CONV, NPU_OP_DEPTHWISE), wired as the TRM's block diagram (TRM
+//! 3.3): the traversal (central control, TRM 4.9) drives the IFM fetch into
+//! the shared buffer, the IFM unit and the MAC unit; the weight decoder
+//! feeds the MAC unit through its weight groups; the accumulators go
+//! through the output unit, with the scale/bias records, to the OFM
+//! channel.
+//!
+//! One operation runs at a time: the next is taken when every OFM byte of
+//! this one is written and answered (TRM 4.6.1 lets them overlap; BLOCKDEP
+//! is then always met).
+//!
+//! Streams per operation:
+//! - IFM blocks: each traversal job goes to the IFM fetch (its copies to
+//!   the DMA's IFM channel) and waits in `fetched` until the DMA reports its
+//!   last copy in the shared buffer; then the traversal walks its beats.
+//! - Weights: every spatial OFM block reads the whole weight stream again
+//!   (its z slices in order, as the traversal consumes them), decoded and
+//!   regrouped into MAC weight groups; a group is used by the beats up to
+//!   one marked `group_end`.
+//! - Scale/bias: every OFM block reads its channels' 10-byte records.
+//! - Beats: each traversal beat is an IFM unit request and a tag; the
+//!   tag, the activations and the current weight group make a MAC beat (a
+//!   `skip` beat only drops its weight group).
+//! - Readouts: each accumulator word gives an output-unit beat per OFM
+//!   position it holds, with the records of its 8 channels; results go to
+//!   the OFM writer with their position.
+
+mod decode;
+
+pub use decode::OperationDecoder;
+
+use crate::central_control::traversal::{IfmBlockJob, MacBeat, Readout, Traversal};
+use crate::central_control::{KernelKinds, KernelOperation};
+use crate::dma::{IfmFetch, OfmWrite, ShramFill, StreamRead};
+use crate::mac_unit::{IfmUnit, MacUnit};
+use crate::output_unit::{OfmWriter, OutputUnit, ScaleRecordBeat, ScaleRecords};
+use crate::shram::{LINE_ADDRESS_BITS, READ_PORTS};
+
+const _: () = assert!(READ_PORTS == 4 && LINE_ADDRESS_BITS == 12);
+use crate::stream::{LaneBeat, StreamIn, StreamOut};
+use crate::weight_decoder::{WeightDecoder, WeightGroups};
+use crate::widgets::{Fifo, ResetReg};
+use npu_spec::config::NpuConfig;
+use rust_hdl::prelude::*;
+
+/// What a MAC beat carries past the IFM unit.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct BeatTag {
+    pub acc_address: Bits<9>,
+    pub first: Bit,
+    pub high: Bit,
+    pub skip: Bit,
+    pub group_end: Bit,
+    pub block_end: Bit,
+}
+
+/// An output-unit beat's OFM position and channels.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct OfmPosition {
+    pub y: Bits<16>,
+    pub x: Bits<16>,
+    pub c: Bits<16>,
+}
+
+#[derive(LogicBlock)]
+pub struct Datapath {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    pub operations: StreamIn<KernelOperation>,
+    pub runs: Signal<Out, KernelKinds>,
+    /// An operation taken is still running.
+    pub busy: Signal<Out, Bit>,
+    /// The DMA's datapath channels.
+    pub ifm_fills: StreamOut<ShramFill>,
+    pub ifm_filled: Signal<In, Bit>,
+    pub weight_reads: StreamOut<StreamRead>,
+    pub weight_beats: StreamIn<LaneBeat>,
+    pub scale_reads: StreamOut<StreamRead>,
+    pub scale_beats: StreamIn<LaneBeat>,
+    pub ofm_writes: StreamOut<OfmWrite>,
+    pub dma_busy: Signal<In, Bit>,
+    /// Core 0's shared buffer, read by the IFM unit.
+    pub shram_read_enable: Signal<Out, Bits<READ_PORTS>>,
+    pub shram_read_address: Signal<Out, Bits<{ READ_PORTS * LINE_ADDRESS_BITS }>>,
+    pub shram_read_data: Signal<In, Bits<{ READ_PORTS * 128 }>>,
+    /// Clear the accumulators (TRM 3.3.4.1, with the shared buffer).
+    pub clear: Signal<In, Bit>,
+    pub clearing: Signal<Out, Bit>,
+
+    kinds: Constant<KernelKinds>,
+    decoder: OperationDecoder,
+    traversal: Traversal,
+    ifm_fetch: IfmFetch,
+    fetched: Fifo<IfmBlockJob, 1, 2>,
+    weight_streams: Fifo<StreamRead, 1, 2>,
+    scale_streams: Fifo<StreamRead, 1, 2>,
+    ifm_unit: IfmUnit,
+    beat_tags: Fifo<BeatTag, 3, 4>,
+    weight_decoder: WeightDecoder,
+    weight_groups: WeightGroups,
+    mac: MacUnit,
+    readout_tags: Fifo<Readout, 2, 3>,
+    scale_records: ScaleRecords,
+    output_unit: OutputUnit,
+    output_tags: Fifo<OfmPosition, 3, 4>,
+    ofm_writer: OfmWriter,
+
+    operation: ResetReg<KernelOperation>,
+    active: ResetReg<Bit>,
+    starting: ResetReg<Bit>,
+    /// IFM blocks whose last copy is in the shared buffer, not yet walked.
+    filled: ResetReg<Bits<2>>,
+    /// The current readout word's next position, and the record group.
+    position: ResetReg<Bits<2>>,
+    records_held: ResetReg<Bits<4>>,
+    biases: ResetReg<Bits<320>>,
+    scales: ResetReg<Bits<256>>,
+    shifts: ResetReg<Bits<48>>,
+
+    job: Signal<Local, IfmBlockJob>,
+    walked: Signal<Local, IfmBlockJob>,
+    held_lane: Signal<Local, Bits<9>>,
+    positions_left: Signal<Local, Bits<4>>,
+    positions_after: Signal<Local, Bits<4>>,
+    lane_mask: Signal<Local, Bits<9>>,
+    accumulators: Signal<Local, Bits<1280>>,
+    beat: Signal<Local, MacBeat>,
+    word: Signal<Local, Readout>,
+    record: Signal<Local, ScaleRecordBeat>,
+    element_shift: Signal<Local, Bits<8>>,
+    ib_half_kb: Signal<Local, Bits<16>>,
+    new_spatial_block: Signal<Local, Bit>,
+    per_channel: Signal<Local, Bit>,
+    tee_ready: Signal<Local, Bit>,
+    job_taken: Signal<Local, Bit>,
+    beat_ready: Signal<Local, Bit>,
+    joined: Signal<Local, Bit>,
+    tag: Signal<Local, BeatTag>,
+    to_mac: Signal<Local, Bit>,
+    join_fire: Signal<Local, Bit>,
+    filled_taken: Signal<Local, Bit>,
+    group_ready: Signal<Local, Bit>,
+    position_present: Signal<Local, Bit>,
+    last_position: Signal<Local, Bit>,
+    stage_fire: Signal<Local, Bit>,
+    word_done: Signal<Local, Bit>,
+    record_taken: Signal<Local, Bit>,
+    idle: Signal<Local, Bit>,
+}
+
+impl Datapath {
+    pub fn new(config: &NpuConfig) -> Self {
+        // Convolution and depthwise on one core; the u65-512's two cores
+        // (TRM 4.7.5.1) are not there yet, so it refuses them visibly.
+        let one_core = config.cores == 1;
+        Self {
+            clock: Default::default(),
+            rst_n: Default::default(),
+            operations: Default::default(),
+            runs: Default::default(),
+            busy: Default::default(),
+            ifm_fills: Default::default(),
+            ifm_filled: Default::default(),
+            weight_reads: Default::default(),
+            weight_beats: Default::default(),
+            scale_reads: Default::default(),
+            scale_beats: Default::default(),
+            ofm_writes: Default::default(),
+            dma_busy: Default::default(),
+            shram_read_enable: Default::default(),
+            shram_read_address: Default::default(),
+            shram_read_data: Default::default(),
+            clear: Default::default(),
+            clearing: Default::default(),
+            kinds: Constant::new(KernelKinds {
+                conv: one_core,
+                depthwise: one_core,
+                pool: false,
+                elementwise: false,
+            }),
+            decoder: Default::default(),
+            traversal: Default::default(),
+            ifm_fetch: Default::default(),
+            fetched: Default::default(),
+            weight_streams: Default::default(),
+            scale_streams: Default::default(),
+            ifm_unit: IfmUnit::new(config.shram_kib as usize * 1024 / config.cores as usize),
+            beat_tags: Default::default(),
+            weight_decoder: Default::default(),
+            weight_groups: Default::default(),
+            mac: Default::default(),
+            readout_tags: Default::default(),
+            scale_records: Default::default(),
+            output_unit: Default::default(),
+            output_tags: Default::default(),
+            ofm_writer: Default::default(),
+            operation: Default::default(),
+            active: Default::default(),
+            starting: Default::default(),
+            filled: Default::default(),
+            position: Default::default(),
+            records_held: Default::default(),
+            biases: Default::default(),
+            scales: Default::default(),
+            shifts: Default::default(),
+            job: Default::default(),
+            walked: Default::default(),
+            held_lane: Default::default(),
+            positions_left: Default::default(),
+            positions_after: Default::default(),
+            lane_mask: Default::default(),
+            accumulators: Default::default(),
+            beat: Default::default(),
+            word: Default::default(),
+            record: Default::default(),
+            element_shift: Default::default(),
+            ib_half_kb: Default::default(),
+            new_spatial_block: Default::default(),
+            per_channel: Default::default(),
+            tee_ready: Default::default(),
+            job_taken: Default::default(),
+            beat_ready: Default::default(),
+            joined: Default::default(),
+            tag: Default::default(),
+            to_mac: Default::default(),
+            join_fire: Default::default(),
+            filled_taken: Default::default(),
+            group_ready: Default::default(),
+            position_present: Default::default(),
+            last_position: Default::default(),
+            stage_fire: Default::default(),
+            word_done: Default::default(),
+            record_taken: Default::default(),
+            idle: Default::default(),
+        }
+    }
+}
+
+impl Logic for Datapath {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            operation,
+            active,
+            starting,
+            filled,
+            position,
+            records_held,
+            biases,
+            scales,
+            shifts
+        );
+        self.biases.rst_n.next = self.rst_n.val();
+        self.scales.rst_n.next = self.rst_n.val();
+        self.shifts.rst_n.next = self.rst_n.val();
+        self.operation.rst_n.next = self.rst_n.val();
+        self.active.rst_n.next = self.rst_n.val();
+        self.starting.rst_n.next = self.rst_n.val();
+        self.filled.rst_n.next = self.rst_n.val();
+        self.position.rst_n.next = self.rst_n.val();
+        self.records_held.rst_n.next = self.rst_n.val();
+        self.traversal.clock.next = self.clock.val();
+        self.traversal.rst_n.next = self.rst_n.val();
+        self.ifm_fetch.clock.next = self.clock.val();
+        self.ifm_fetch.rst_n.next = self.rst_n.val();
+        self.fetched.clock.next = self.clock.val();
+        self.fetched.rst_n.next = self.rst_n.val();
+        self.weight_streams.clock.next = self.clock.val();
+        self.weight_streams.rst_n.next = self.rst_n.val();
+        self.scale_streams.clock.next = self.clock.val();
+        self.scale_streams.rst_n.next = self.rst_n.val();
+        self.ifm_unit.clock.next = self.clock.val();
+        self.ifm_unit.rst_n.next = self.rst_n.val();
+        self.beat_tags.clock.next = self.clock.val();
+        self.beat_tags.rst_n.next = self.rst_n.val();
+        self.weight_decoder.clock.next = self.clock.val();
+        self.weight_decoder.rst_n.next = self.rst_n.val();
+        self.weight_groups.clock.next = self.clock.val();
+        self.weight_groups.rst_n.next = self.rst_n.val();
+        self.mac.clock.next = self.clock.val();
+        self.mac.rst_n.next = self.rst_n.val();
+        self.readout_tags.clock.next = self.clock.val();
+        self.readout_tags.rst_n.next = self.rst_n.val();
+        self.scale_records.clock.next = self.clock.val();
+        self.scale_records.rst_n.next = self.rst_n.val();
+        self.output_unit.clock.next = self.clock.val();
+        self.output_unit.rst_n.next = self.rst_n.val();
+        self.output_tags.clock.next = self.clock.val();
+        self.output_tags.rst_n.next = self.rst_n.val();
+        self.ofm_writer.clock.next = self.clock.val();
+        self.ofm_writer.rst_n.next = self.rst_n.val();
+
+        // ---- The operation: taken when idle, held while it runs ----
+        self.runs.next = self.kinds.val();
+        self.operations.ready.next = !self.active.q.val();
+        if self.operations.valid.val() & !self.active.q.val() {
+            self.active.d.next = true;
+            self.operation.d.next = self.operations.data.val();
+        }
+        self.starting.d.next = self.operations.valid.val() & !self.active.q.val();
+        self.decoder.operation.next = self.operation.q.val();
+        self.traversal.shape.next = self.decoder.shape.val();
+        self.traversal.start.next = self.starting.q.val();
+        self.per_channel.next = !self.decoder.output_settings.val().global_scale;
+
+        // ---- IFM blocks: to the fetch, the weight and scale streams ----
+        self.job.next = self.traversal.ifm_blocks.data.val();
+        // A spatial OFM block starts the weight stream again (TRM 4.7.5:
+        // its OFM depth slices in order).
+        self.new_spatial_block.next = self.job.val().first & (self.job.val().ofm_z == 0);
+        // The fetch takes a job with its last copy, so it sees the job
+        // while the queues beside it have room (which only a taken job
+        // uses up).
+        self.tee_ready.next = self.fetched.tail.ready.val()
+            & self.weight_streams.tail.ready.val()
+            & self.scale_streams.tail.ready.val();
+        self.ifm_fetch.jobs.valid.next =
+            self.traversal.ifm_blocks.valid.val() & self.tee_ready.val();
+        self.traversal.ifm_blocks.ready.next =
+            self.ifm_fetch.jobs.ready.val() & self.tee_ready.val();
+        self.job_taken.next =
+            self.traversal.ifm_blocks.valid.val() & self.traversal.ifm_blocks.ready.val();
+        self.ifm_fetch.jobs.data.next = self.job.val();
+        self.ifm_fetch.view.next = self.decoder.ifm_view.val();
+        StreamOut::<ShramFill>::link(&mut self.ifm_fills, &mut self.ifm_fetch.fills);
+        self.fetched.tail.valid.next = self.job_taken.val();
+        self.fetched.tail.data.next = self.job.val();
+        self.weight_streams.tail.valid.next = self.job_taken.val() & self.new_spatial_block.val();
+        self.weight_streams.tail.data.next.region = self.decoder.weights_view.val().weight_region;
+        self.weight_streams.tail.data.next.offset =
+            bit_cast::<40, 48>(self.decoder.weights_view.val().weight_base);
+        self.weight_streams.tail.data.next.length = self.decoder.weights_view.val().weight_length;
+        // Scale/bias: the block's channels, 10 bytes each.
+        self.scale_streams.tail.valid.next =
+            self.job_taken.val() & self.job.val().first & self.per_channel.val();
+        self.scale_streams.tail.data.next.region = self.decoder.weights_view.val().scale_region;
+        self.scale_streams.tail.data.next.offset =
+            bit_cast::<40, 48>(self.decoder.weights_view.val().scale_base)
+                + (bit_cast::<40, 16>(self.job.val().ofm_z) << 3)
+                + (bit_cast::<40, 16>(self.job.val().ofm_z) << 1);
+        self.scale_streams.tail.data.next.length = (bit_cast::<32, 16>(self.job.val().ofm_depth)
+            << 3)
+            + (bit_cast::<32, 16>(self.job.val().ofm_depth) << 1);
+        StreamOut::<StreamRead>::link(&mut self.scale_reads, &mut self.scale_streams.head);
+
+        // An IFM block is walked once its last copy is in the shared buffer.
+        self.traversal.filled.valid.next =
+            self.fetched.head.valid.val() & (self.filled.q.val() != 0);
+        self.traversal.filled.data.next = self.fetched.head.data.val();
+        self.filled_taken.next =
+            self.traversal.filled.valid.val() & self.traversal.filled.ready.val();
+        self.fetched.head.ready.next = self.filled_taken.val();
+        if self.ifm_filled.val() & !self.filled_taken.val() {
+            self.filled.d.next = self.filled.q.val() + 1;
+        }
+        if !self.ifm_filled.val() & self.filled_taken.val() {
+            self.filled.d.next = self.filled.q.val() - 1;
+        }
+
+        // ---- Weights: a stream per spatial block, decoded, regrouped ----
+        self.weight_decoder.start.next = self.weight_streams.head.valid.val()
+            & !self.weight_decoder.busy.val()
+            & self.weight_reads.ready.val();
+        self.weight_decoder.length.next = self.weight_streams.head.data.val().length;
+        self.weight_reads.valid.next = self.weight_decoder.start.val();
+        self.weight_reads.data.next = self.weight_streams.head.data.val();
+        self.weight_streams.head.ready.next = self.weight_decoder.start.val();
+        self.weight_decoder.words.valid.next = self.weight_beats.valid.val();
+        self.weight_decoder.words.data.next = self.weight_beats.data.val().data;
+        self.weight_beats.ready.next = self.weight_decoder.words.ready.val();
+        self.weight_groups.depthwise.next = self.decoder.shape.val().depthwise;
+        StreamOut::<crate::weight_decoder::WeightGroup>::join(
+            &mut self.weight_decoder.weights,
+            &mut self.weight_groups.weights,
+        );
+
+        // ---- Beats: an IFM unit request and a tag each ----
+        self.beat.next = self.traversal.beats.data.val();
+        self.element_shift.next = bit_cast::<8, 16>(self.beat.val().ifm_channel);
+        if self.decoder.ifm_wide.val() {
+            self.element_shift.next = bit_cast::<8, 16>(self.beat.val().ifm_channel) << 1;
+        }
+        self.beat_ready.next = self.ifm_unit.requests.ready.val() & self.beat_tags.tail.ready.val();
+        self.traversal.beats.ready.next = self.beat_ready.val();
+        self.ifm_unit.requests.valid.next =
+            self.traversal.beats.valid.val() & self.beat_ready.val();
+        self.ifm_unit.requests.data.next.oy = self.beat.val().oy;
+        self.ifm_unit.requests.data.next.ox = self.beat.val().ox;
+        self.ifm_unit.requests.data.next.ky = bit_cast::<3, 16>(self.beat.val().ky);
+        self.ifm_unit.requests.data.next.kx = bit_cast::<3, 16>(self.beat.val().kx);
+        self.ifm_unit.requests.data.next.channel_offset = self.element_shift.val();
+        self.ifm_unit.requests.data.next.high = self.beat.val().high;
+        self.beat_tags.tail.valid.next = self.traversal.beats.valid.val() & self.beat_ready.val();
+        self.beat_tags.tail.data.next.acc_address = self.beat.val().acc_address;
+        self.beat_tags.tail.data.next.first = self.beat.val().first;
+        self.beat_tags.tail.data.next.high = self.beat.val().high;
+        self.beat_tags.tail.data.next.skip = self.beat.val().skip;
+        self.beat_tags.tail.data.next.group_end = self.beat.val().group_end;
+        self.beat_tags.tail.data.next.block_end = self.beat.val().block_end;
+
+        // The IFM unit reads the job being walked (TRM table 4-136: IB0
+        // from 2 KB, IB1 after it; each half of the IFM buffers).
+        self.walked.next = self.traversal.current.val();
+        self.ib_half_kb.next =
+            ((bit_cast::<16, 6>(self.decoder.ifm_view.val().ib_end) - 2) >> 1) << 10;
+        self.ifm_unit.settings.next.ib_base = 2048.into();
+        if self.walked.val().ib_half {
+            self.ifm_unit.settings.next.ib_base = self.ib_half_kb.val() + 2048;
+        }
+        self.ifm_unit.settings.next.ib_width = bit_cast::<8, 16>(self.walked.val().width);
+        self.ifm_unit.settings.next.position_bytes =
+            ((bit_cast::<8, 16>(self.walked.val().channels) + 7) >> 3) << 3;
+        // 16-bit: whole lines, so an 8-channel group is one aligned line.
+        if self.decoder.ifm_wide.val() {
+            self.ifm_unit.settings.next.position_bytes =
+                ((bit_cast::<8, 16>(self.walked.val().channels) + 7) >> 3) << 4;
+        }
+        self.ifm_unit.settings.next.origin_y = self.walked.val().y0;
+        self.ifm_unit.settings.next.origin_x = self.walked.val().x0;
+        self.ifm_unit.settings.next.ifm_height = self.decoder.shape.val().ifm_height;
+        self.ifm_unit.settings.next.ifm_width = self.decoder.shape.val().ifm_width;
+        self.ifm_unit.settings.next.pad_top = bit_cast::<8, 16>(self.decoder.shape.val().pad_top);
+        self.ifm_unit.settings.next.pad_left = bit_cast::<8, 16>(self.decoder.shape.val().pad_left);
+        self.ifm_unit.settings.next.stride_y = self.decoder.shape.val().stride_y;
+        self.ifm_unit.settings.next.stride_x = self.decoder.shape.val().stride_x;
+        self.ifm_unit.settings.next.dilation_y = self.decoder.shape.val().dilation_y;
+        self.ifm_unit.settings.next.dilation_x = self.decoder.shape.val().dilation_x;
+        self.ifm_unit.settings.next.upscale = self.decoder.ifm_view.val().upscale;
+        self.ifm_unit.settings.next.wide = self.decoder.ifm_wide.val();
+        self.ifm_unit.settings.next.signed = self.decoder.ifm_signed.val();
+        self.ifm_unit.settings.next.zero_point = self.decoder.ifm_view.val().zero_point;
+        self.shram_read_enable.next = self.ifm_unit.shram_read_enable.val();
+        // The four positions' ports, packed as the shared buffer takes them.
+        self.shram_read_address.next =
+            bit_cast::<48, 12>(self.ifm_unit.shram_read_address[0].val())
+                | (bit_cast::<48, 12>(self.ifm_unit.shram_read_address[1].val()) << 12)
+                | (bit_cast::<48, 12>(self.ifm_unit.shram_read_address[2].val()) << 24)
+                | (bit_cast::<48, 12>(self.ifm_unit.shram_read_address[3].val()) << 36);
+        self.ifm_unit.shram_read_data[0].next = self.shram_read_data.val().get_bits::<128>(0);
+        self.ifm_unit.shram_read_data[1].next = self.shram_read_data.val().get_bits::<128>(128);
+        self.ifm_unit.shram_read_data[2].next = self.shram_read_data.val().get_bits::<128>(256);
+        self.ifm_unit.shram_read_data[3].next = self.shram_read_data.val().get_bits::<128>(384);
+
+        // ---- MAC beats: activations + tag + the current weight group ----
+        self.joined.next = self.ifm_unit.acts.valid.val()
+            & self.beat_tags.head.valid.val()
+            & self.weight_groups.groups.valid.val();
+        // A skip beat multiplies nothing, except that the block's last beat
+        // always reaches the MAC unit (with zero weights) for `block_done`.
+        self.tag.next = self.beat_tags.head.data.val();
+        self.to_mac.next = !self.tag.val().skip | self.tag.val().block_end;
+        self.mac.operands.valid.next = self.joined.val() & self.to_mac.val();
+        self.mac.operands.data.next.acts = self.ifm_unit.acts.data.val().acts;
+        self.mac.operands.data.next.weights = self.weight_groups.groups.data.val().weights;
+        if self.tag.val().skip {
+            self.mac.operands.data.next.weights = 0.into();
+        }
+        self.mac.operands.data.next.acc_address = self.beat_tags.head.data.val().acc_address;
+        self.mac.operands.data.next.first = self.beat_tags.head.data.val().first;
+        self.mac.operands.data.next.block_end = self.beat_tags.head.data.val().block_end;
+        self.mac.operands.data.next.depthwise = self.decoder.shape.val().depthwise;
+        self.mac.operands.data.next.high = self.beat_tags.head.data.val().high;
+        self.join_fire.next =
+            self.joined.val() & (!self.to_mac.val() | self.mac.operands.ready.val());
+        self.ifm_unit.acts.ready.next = self.join_fire.val();
+        self.beat_tags.head.ready.next = self.join_fire.val();
+        self.weight_groups.groups.ready.next =
+            self.join_fire.val() & self.beat_tags.head.data.val().group_end;
+        self.traversal.block_done.next = self.mac.block_done.val();
+        self.mac.clear.next = self.clear.val();
+        self.clearing.next = self.mac.clearing.val();
+
+        // ---- Readout: accumulator words to the output unit ----
+        self.traversal.readouts.ready.next =
+            self.mac.readout.ready.val() & self.readout_tags.tail.ready.val();
+        self.mac.readout.valid.next =
+            self.traversal.readouts.valid.val() & self.readout_tags.tail.ready.val();
+        self.mac.readout.data.next.address = self.traversal.readouts.data.val().acc_address;
+        self.readout_tags.tail.valid.next =
+            self.traversal.readouts.valid.val() & self.mac.readout.ready.val();
+        self.readout_tags.tail.data.next = self.traversal.readouts.data.val();
+
+        // The records of the word's channels (per-channel scaling), in
+        // channel order.
+        self.word.next = self.readout_tags.head.data.val();
+        StreamIn::<LaneBeat>::link(&mut self.scale_beats, &mut self.scale_records.bytes);
+        self.record.next = self.scale_records.records.data.val();
+        self.record_taken.next = self.scale_records.records.valid.val()
+            & self.readout_tags.head.valid.val()
+            & (bit_cast::<4, 4>(self.records_held.q.val()) != self.word.val().channels);
+        self.scale_records.records.ready.next = self.record_taken.val();
+        // Record i of the group goes to lane i (bias 40, scale 32, shift 6 bits).
+        self.held_lane.next = bit_cast::<9, 4>(self.records_held.q.val());
+        if self.record_taken.val() {
+            self.biases.d.next = self.biases.q.val()
+                | (bit_cast::<320, 40>(self.record.val().bias)
+                    << ((self.held_lane.val() << 5) + (self.held_lane.val() << 3)));
+            self.scales.d.next = self.scales.q.val()
+                | (bit_cast::<256, 32>(self.record.val().scale) << (self.held_lane.val() << 5));
+            self.shifts.d.next = self.shifts.q.val()
+                | (bit_cast::<48, 6>(self.record.val().shift)
+                    << ((self.held_lane.val() << 2) + (self.held_lane.val() << 1)));
+        }
+        if self.record_taken.val() {
+            self.records_held.d.next = self.records_held.q.val() + 1;
+        }
+        self.group_ready.next =
+            !self.per_channel.val() | (self.records_held.q.val() == self.word.val().channels);
+
+        // One output-unit beat per position of the word that is in the block.
+        self.positions_left.next =
+            self.word.val().positions >> bit_cast::<4, 2>(self.position.q.val());
+        self.positions_after.next = self.positions_left.val() >> 1;
+        self.position_present.next = self.positions_left.val().get_bit(0);
+        self.last_position.next = self.positions_after.val() == 0;
+        self.output_unit.settings.next = self.decoder.output_settings.val();
+        self.output_unit.accumulators.valid.next = self.mac.results.valid.val()
+            & self.readout_tags.head.valid.val()
+            & self.group_ready.val()
+            & self.position_present.val()
+            & self.output_tags.tail.ready.val();
+        self.accumulators.next = self.mac.results.data.val().values;
+        // Position p's 8 accumulators are bits 320p..320p+320 (MAC unit layout).
+        self.output_unit.accumulators.data.next.values = self.accumulators.val().get_bits::<320>(0);
+        if self.position.q.val() == 1 {
+            self.output_unit.accumulators.data.next.values =
+                self.accumulators.val().get_bits::<320>(320);
+        }
+        if self.position.q.val() == 2 {
+            self.output_unit.accumulators.data.next.values =
+                self.accumulators.val().get_bits::<320>(640);
+        }
+        if self.position.q.val() == 3 {
+            self.output_unit.accumulators.data.next.values =
+                self.accumulators.val().get_bits::<320>(960);
+        }
+        self.output_unit.accumulators.data.next.biases = self.biases.q.val();
+        self.output_unit.accumulators.data.next.scales = self.scales.q.val();
+        self.output_unit.accumulators.data.next.shifts = self.shifts.q.val();
+        self.lane_mask.next = (bits::<9>(1) << bit_cast::<9, 4>(self.word.val().channels)) - 1;
+        self.output_unit.accumulators.data.next.lanes = self.lane_mask.val().get_bits::<8>(0);
+        self.stage_fire.next = self.mac.results.valid.val()
+            & self.readout_tags.head.valid.val()
+            & self.group_ready.val()
+            & (!self.position_present.val()
+                | (self.output_unit.accumulators.ready.val() & self.output_tags.tail.ready.val()));
+        self.output_tags.tail.valid.next =
+            self.output_unit.accumulators.valid.val() & self.output_unit.accumulators.ready.val();
+        self.output_tags.tail.data.next.y =
+            self.word.val().oy + bit_cast::<16, 2>(self.position.q.val() >> 1);
+        self.output_tags.tail.data.next.x =
+            self.word.val().ox + bit_cast::<16, 2>(self.position.q.val() & 1);
+        self.output_tags.tail.data.next.c = self.word.val().oz;
+        self.word_done.next = self.stage_fire.val() & self.last_position.val();
+        if self.stage_fire.val() {
+            self.position.d.next = self.position.q.val() + 1;
+        }
+        if self.word_done.val() {
+            self.position.d.next = 0.into();
+            if self.word.val().group_end {
+                self.records_held.d.next = 0.into();
+                self.biases.d.next = 0.into();
+                self.scales.d.next = 0.into();
+                self.shifts.d.next = 0.into();
+            }
+        }
+        self.mac.results.ready.next = self.word_done.val();
+        self.readout_tags.head.ready.next = self.word_done.val();
+
+        // ---- OFM: results with their positions to the OFM writer ----
+        self.ofm_writer.view.next = self.decoder.ofm_view.val();
+        self.ofm_writer.results.valid.next =
+            self.output_unit.results.valid.val() & self.output_tags.head.valid.val();
+        self.ofm_writer.results.data.next.values = self.output_unit.results.data.val().values;
+        self.ofm_writer.results.data.next.lanes = self.output_unit.results.data.val().lanes;
+        self.ofm_writer.results.data.next.y = self.output_tags.head.data.val().y;
+        self.ofm_writer.results.data.next.x = self.output_tags.head.data.val().x;
+        self.ofm_writer.results.data.next.c = self.output_tags.head.data.val().c;
+        self.output_unit.results.ready.next =
+            self.ofm_writer.results.ready.val() & self.output_tags.head.valid.val();
+        self.output_tags.head.ready.next =
+            self.output_unit.results.valid.val() & self.ofm_writer.results.ready.val();
+        StreamOut::<OfmWrite>::link(&mut self.ofm_writes, &mut self.ofm_writer.writes);
+
+        // ---- Done: nothing of the operation is left anywhere ----
+        self.idle.next = !self.starting.q.val()
+            & !self.traversal.busy.val()
+            & (self.fetched.count.val() == 0)
+            & (self.beat_tags.count.val() == 0)
+            & (self.readout_tags.count.val() == 0)
+            & (self.output_tags.count.val() == 0)
+            & !self.ofm_writes.valid.val()
+            & !self.dma_busy.val();
+        if self.active.q.val() & self.idle.val() {
+            self.active.d.next = false;
+        }
+        self.busy.next = self.active.q.val();
+    }
+}
