@@ -416,13 +416,30 @@ fn table_shapes_build_with_the_largest_block_that_fits() {
     };
     for spec in [conv, dw, pkf] {
         let cj = spec.build(&mut rng).expect("valid");
-        let [h, w, d] = cj.spec.block.expect("resolved");
-        assert!(
-            h.div_ceil(2) * w.div_ceil(2) * d.div_ceil(8) * 4 > 256,
-            "block {:?} of {} could be larger",
-            cj.spec.block,
-            spec.describe()
-        );
+        let block = cj.spec.block.expect("resolved");
+        // No block one step larger in one dimension (and still within the
+        // OFM) is valid: the chosen one is the largest.
+        let [oh, ow, oc] = spec.ofm;
+        let needed = [
+            oh.next_multiple_of(2),
+            ow.next_multiple_of(2),
+            oc.next_multiple_of(8),
+        ];
+        for (axis, step) in [2, 2, 8].into_iter().enumerate() {
+            let mut larger = block;
+            larger[axis] += step;
+            if larger[axis] <= needed[axis] {
+                let spec = ConvSpec {
+                    block: Some(larger),
+                    ..spec.clone()
+                };
+                assert!(
+                    spec.check().is_err(),
+                    "block {larger:?} is larger than {block:?} and valid: {}",
+                    spec.describe()
+                );
+            }
+        }
         golden_run(&cj.job).expect("runs");
         check_memory(&cj);
     }
