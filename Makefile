@@ -45,6 +45,7 @@ bench: deps
 	$(CARGO) bench -p npu-tb --bench harness
 	$(CARGO) bench -p npu-tb --bench weight_decoder
 	$(CARGO) bench -p npu-tb --bench dma
+	$(CARGO) bench -p npu-tb --bench conv
 
 # The bundled demo: DMA jobs run on the RTL, outputs compared with the expected bytes; then the
 # demo network (conv, depthwise, residual ADD, pools, LUT activation, fully connected), on the

@@ -1,0 +1,160 @@
+//! Convolution throughput on the RTL against TRM 4.8.3 tables 4-126 (8-bit
+//! activations) and 4-127 (16-bit) for u65-256: one representative shape
+//! per row, chosen so that the row's integer conditions hold (OFM height and
+//! width multiples of 2, depth of 8, IFM depth of 32 or 16 depth-first and
+//! 8 kernel-first, kernel elements as the row asks), the largest OFM block
+//! and smallest IFM buffer that fit (`npu_tb::conv_jobs`).
+//!
+//! Per row: MACs (the golden model's count), the job's NPU cycles (command
+//! fetch, weight and IFM fetch and OFM writes included), the operation's
+//! cycles (the job's minus those of the same stream without the kernel
+//! operation), MACs per operation cycle, the table's figure and the ratio,
+//! and the simulated cycles per second. The RTL's result is compared with
+//! the golden model's; a row the RTL cannot run (it refuses kernel
+//! operations until the datapath is connected) says so and the bench goes on.
+
+use npu_model::job::{Backend, Job};
+use npu_model::tensor::DType;
+use npu_spec::command::WeightOrder;
+use npu_tb::conv_jobs::{golden_run, ConvKind, ConvSpec};
+use npu_tb::fuzz::{compare, outcome};
+use npu_tb::rtl_backend::RtlBackend;
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+use std::time::Instant;
+
+/// One row of table 4-126 or 4-127.
+struct Row {
+    name: String,
+    spec: ConvSpec,
+    /// MACs per cycle; `None` for weight-bound rows ("WB").
+    table: Option<f64>,
+}
+
+/// The rows of one table: `bits`-bit activations, table figures for CONV
+/// and depthwise, the IFM depth of a depth-first row.
+fn table(bits: u32) -> Vec<Row> {
+    let t = if bits == 8 { DType::I8 } else { DType::I16 };
+    let (conv, depthwise) = if bits == 8 {
+        (256.0, 32.0)
+    } else {
+        (128.0, 16.0)
+    };
+    // Kernel-first rows: kh*kw = 4k for 8 bits, 2k for 16 bits.
+    let kernel_first = |ofm, kernel| ConvSpec {
+        weight_order: WeightOrder::PartKernelFirst,
+        ..ConvSpec::new(ConvKind::Conv, t, ofm, 16, kernel)
+    };
+    let row = |name: &str, spec, table| Row {
+        name: name.into(),
+        spec,
+        table,
+    };
+    let conv1d_kf = if bits == 8 { 4 } else { 2 };
+    vec![
+        row(
+            "CONV2D depth-first 3x3, OFM 16x16x64, IFM depth 64",
+            ConvSpec::new(ConvKind::Conv, t, [16, 16, 64], 64, [3, 3]),
+            Some(conv),
+        ),
+        row(
+            "CONV2D kernel-first 2x2, OFM 16x16x64, IFM depth 16",
+            kernel_first([16, 16, 64], [2, 2]),
+            Some(conv),
+        ),
+        row(
+            "CONV1D depth-first 1x3, OFM 1x64x64, IFM depth 64",
+            ConvSpec::new(ConvKind::Conv, t, [1, 64, 64], 64, [1, 3]),
+            Some(conv),
+        ),
+        row(
+            &format!("CONV1D kernel-first 1x{conv1d_kf}, OFM 1x64x64, IFM depth 16"),
+            kernel_first([1, 64, 64], [1, conv1d_kf]),
+            Some(conv),
+        ),
+        row(
+            "Fully connected, OFM 1x1x128, IFM depth 256",
+            ConvSpec::new(ConvKind::Conv, t, [1, 1, 128], 256, [1, 1]),
+            None,
+        ),
+        row(
+            "DepthwiseConv2D 4x4, OFM 16x16x64",
+            ConvSpec::new(ConvKind::Depthwise, t, [16, 16, 64], 64, [4, 4]),
+            Some(depthwise),
+        ),
+        row(
+            "DepthwiseConv1D 1x4, OFM 1x64x64",
+            ConvSpec::new(ConvKind::Depthwise, t, [1, 64, 64], 64, [1, 4]),
+            Some(depthwise),
+        ),
+    ]
+}
+
+/// Cycles of `job` on the RTL and the wall time they took.
+fn rtl_cycles(job: &Job) -> Result<(npu_model::job::BackendRun, f64), String> {
+    let start = Instant::now();
+    let run = RtlBackend::default()
+        .run(job, &mut |_, _| {})
+        .map_err(|e| format!("{e:#}").lines().next().unwrap_or("").to_string())?;
+    Ok((run, start.elapsed().as_secs_f64()))
+}
+
+fn measure(row: &Row) -> String {
+    let cj = match row.spec.build(&mut StdRng::seed_from_u64(1)) {
+        Ok(cj) => cj,
+        Err(e) => return format!("the shape is invalid: {e}"),
+    };
+    let golden = match golden_run(&cj.job) {
+        Ok(run) => run,
+        Err(e) => return format!("the golden model does not run it: {e}"),
+    };
+    let block = cj.spec.block.expect("resolved");
+    let shape = format!(
+        "block {}x{}x{}, IFM_IB_END {}",
+        block[0],
+        block[1],
+        block[2],
+        cj.spec.ib_end.expect("resolved")
+    );
+    let (run, seconds) = match rtl_cycles(&cj.job) {
+        Ok(r) => r,
+        Err(e) => return format!("{shape}: not run on the RTL: {e}"),
+    };
+    if !run.completed() {
+        return format!(
+            "{shape}: the RTL stopped on {} at QREAD {:#x} (it refuses kernel operations until the datapath runs them)",
+            outcome(&run),
+            run.qread
+        );
+    }
+    let cycles = run.cycles.unwrap_or(0);
+    let overhead = rtl_cycles(&cj.without_kernel_op())
+        .ok()
+        .and_then(|(r, _)| r.cycles)
+        .unwrap_or(0);
+    let op_cycles = cycles.saturating_sub(overhead).max(1);
+    let rate = golden.macs as f64 / op_cycles as f64;
+    let versus = match row.table {
+        Some(t) => format!("table {t:>4.0}, ratio {:.2}", rate / t),
+        None => "table WB".into(),
+    };
+    let agree = match compare(&golden, &run) {
+        None => "agrees with the golden model".to_string(),
+        Some(d) => format!("DIFFERS from the golden model: {d}"),
+    };
+    format!(
+        "{shape}: {} MACs, job {cycles} cycles, operation {op_cycles} cycles, {rate:.1} MACs/cycle, {versus}; \
+         {:.0} simulated cycles/s; {agree}",
+        golden.macs,
+        cycles as f64 / seconds
+    )
+}
+
+fn main() {
+    for (bits, name) in [(8, "Table 4-126"), (16, "Table 4-127")] {
+        println!("{name}: convolution performance, {bits}-bit activations, u65-256");
+        for row in table(bits) {
+            println!("  {}: {}", row.name, measure(&row));
+        }
+    }
+}

@@ -1,0 +1,1248 @@
+//! Random convolution jobs: valid NPU_OP_CONV and NPU_OP_DEPTHWISE
+//! operations as complete jobs (command stream, IFM, weight stream,
+//! scale/bias stream and OFM regions), for the random datapath suite and the
+//! convolution benchmark.
+//!
+//! A [`ConvSpec`] holds every knob: kind, IFM and OFM types, sizes, kernel,
+//! strides, dilation, padding, upscaling, weight order, kernel
+//! decomposition, NHWC/NHCWB16 layouts and tiles, accumulator format,
+//! per-channel or global scale, rounding, clip range and bounds, OFM block
+//! and IFM buffer size. [`ConvSpec::random`] draws one from a seed,
+//! [`ConvSpec::build`] makes the job with random data; [`random_job`] does
+//! both. Every generated job passes `Job::check` and runs to NPU_OP_STOP on
+//! the golden model (`tb/tests/conv_jobs.rs` checks that and the OFM against
+//! a direct convolution); [`rtl_agrees`] runs one on the golden model and
+//! the RTL and compares them.
+//!
+//! # What the command stream promises the RTL (TRM 4.9)
+//!
+//! - OFM blocks: height a multiple of 2 up to 32, width a multiple of 2 up
+//!   to 64, depth a multiple of 8 up to 128; a depth that is not a multiple
+//!   of 16 is at least the OFM depth (TRM 4.9, table 4-133).
+//! - Accumulators: an OFM block needs `ceil(h / 2) * ceil(w / 2) * ceil(d /
+//!   8)` words of the accumulator buffer (one word per 2x2x8 microblock),
+//!   at most [`AB_HALF_WORDS`], half the buffer (ACC0/ACC1).
+//! - Shared-buffer layout of the IFM blocks: IB0 = [2 KB, 2 KB + H KB) and
+//!   IB1 the next H KB, H = (IFM_IB_END - 2) / 2, IFM_IB_END even and at
+//!   most 46 (the LUT keeps the last 2 KB of the 48 KB per core). One IFM
+//!   block fits in H KB: rows times columns times bytes per position. Rows
+//!   and columns are those of TRM table 4-134 (one OFM block through one
+//!   sub-kernel of at most 8x8, 4x4 with decomposition, upscaled sources
+//!   halved, aligned to 2), one more with upscaling (an odd first upscaled
+//!   row starts a source row early), and never fewer than the traversal's
+//!   own IFM blocks (`npu_model::schedule`). A position holds `ALIGN(channels,
+//!   8) * element bytes`: so a multiple of 8 bytes, and of 16 for int16;
+//!   channels are min(32, IFM depth) depth-first int8, min(16, IFM depth)
+//!   part-kernel-first or int16, the OFM block depth for depthwise.
+//!   IFM_IB_END is the smallest that fits (as Vela chooses it) or larger;
+//!   NPU_SET_AB_START follows it.
+//! - Feature maps: bases 16-byte aligned; NHWC strides multiples of the
+//!   element size, NHCWB16 STRIDE_Y/STRIDE_C multiples of 16; tiles only
+//!   with NHCWB16 (TRM 3.1.1). The OFM region starts with random bytes: only
+//!   OFM elements may change.
+//! - One core (u65-256), no parallel mode, no activation function (tanh,
+//!   sigmoid and LUTs come with issue 13).
+
+use crate::fuzz::{compare, save_job};
+use crate::rtl_backend::RtlBackend;
+use npu_model::cmdstream::{bytes_to_words, encode, Command};
+use npu_model::job::{Backend, BackendRun, GoldenBackend, Job};
+use npu_model::ops::ScaleRecord;
+use npu_model::schedule::{ConvShape, AB_HALF_WORDS};
+use npu_model::tensor::{DType, FeatureMap};
+use npu_model::weights::order::{self, Traversal, WeightOrder, U65_UBLOCK_DEPTH};
+use npu_model::weights::{self, EncodeOptions, IndexCoding, PaletteChoice, ZeroRuns};
+use npu_spec::command::{
+    AccFormat, ActivationClipRange, CmdKind, KernelDecomposition, Layout, OfmScaleMode, Opcode,
+    RoundMode, UpscaleMode, WeightOrder as WeightOrderBit,
+};
+use npu_spec::config::NpuConfig;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Base-pointer regions a job may use.
+const REGIONS: usize = 8;
+/// The shared buffer below IB0 (TRM 4.9.1: OB0/OB1), KB.
+const IB_START_KB: usize = 2;
+/// The largest IFM_IB_END: the LUT keeps the last 2 KB of 48 KB.
+pub const MAX_IB_END_KB: usize = 46;
+
+/// Convolution or depthwise convolution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConvKind {
+    Conv,
+    Depthwise,
+}
+
+/// Where tiles split a feature map (TRM 4.6.5 NPU_SET_*_WIDTH0_M1,
+/// HEIGHT0_M1, HEIGHT1_M1): tiles 0/2 are the first `width0` columns,
+/// tile 0 their first `height0` rows, tile 1 the first `height1` rows of
+/// the other columns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tiles {
+    pub width0: usize,
+    pub height0: usize,
+    pub height1: usize,
+}
+
+/// Every parameter of one convolution job.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConvSpec {
+    pub kind: ConvKind,
+    /// int8, uint8 or int16.
+    pub ifm_type: DType,
+    /// int8, uint8, int16 or int32.
+    pub ofm_type: DType,
+    /// OFM height, width, depth.
+    pub ofm: [usize; 3],
+    /// IFM depth of a convolution (a depthwise one reads the OFM depth).
+    pub ifm_depth: usize,
+    /// Kernel height and width before dilation.
+    pub kernel: [usize; 2],
+    /// Stride y and x, 1-3.
+    pub stride: [usize; 2],
+    /// Dilation y and x, 1-2.
+    pub dilation: [usize; 2],
+    /// Padding top, left, bottom, right.
+    pub pad: [usize; 4],
+    pub upscale: UpscaleMode,
+    /// Convolutions only; depthwise uses its own order.
+    pub weight_order: WeightOrderBit,
+    pub decomposition: KernelDecomposition,
+    pub ifm_layout: Layout,
+    pub ofm_layout: Layout,
+    /// Tiles of the source IFM and of the OFM (NHCWB16 only); `None` is one tile.
+    pub ifm_tiles: Option<Tiles>,
+    pub ofm_tiles: Option<Tiles>,
+    /// Strides with unused bytes between elements, rows and channel blocks.
+    pub padded_strides: bool,
+    pub acc: AccFormat,
+    pub scale_mode: OfmScaleMode,
+    pub round: RoundMode,
+    /// OFM block height, width, depth; `None` is the largest that fits.
+    pub block: Option<[usize; 3]>,
+    /// NPU_SET_IFM_IB_END in KB; `None` is the smallest that fits.
+    pub ib_end: Option<usize>,
+    /// The clip range names the OFM type instead of "OFM precision".
+    pub force_clip: bool,
+    /// ACTIVATION_MIN/MAX in the OFM type; `None` is the type's range.
+    pub clamp: Option<(i64, i64)>,
+    pub ifm_zero_point: i64,
+    pub ofm_zero_point: i64,
+    /// Regions of the IFM, the OFM, the weight stream and the scale stream.
+    pub regions: [usize; 4],
+}
+
+/// A built job and the parameters it was made from.
+#[derive(Clone, Debug)]
+pub struct ConvJob {
+    /// The spec with the block and IFM_IB_END resolved.
+    pub spec: ConvSpec,
+    pub job: Job,
+    /// The command stream.
+    pub commands: Vec<Command>,
+    /// Source IFM values (before upscaling), height x width x channels.
+    pub ifm: Vec<i64>,
+    pub ifm_shape: [usize; 3],
+    /// Where the IFM and OFM are (strides, tile bases, types, zero points).
+    pub ifm_map: FeatureMap,
+    pub ofm_map: FeatureMap,
+    /// OHWI weights (I = 1 for depthwise), zero point removed.
+    pub weights: Vec<i16>,
+    /// One record per OFM channel (global scale: the same, bias 0).
+    pub scales: Vec<ScaleRecord>,
+    /// ACTIVATION_MIN/MAX as programmed.
+    pub activation_min: u16,
+    pub activation_max: u16,
+}
+
+impl ConvJob {
+    /// MACs of the operation, as the golden model counts them.
+    pub fn macs(&self) -> u64 {
+        let [oh, ow, oc] = self.spec.ofm;
+        let [kh, kw] = self.spec.kernel;
+        (oh * ow * oc * kh * kw * self.spec.weights_per_tap()) as u64
+    }
+
+    /// The job with the kernel operation left out: the same settings and
+    /// memory, to time what is not the operation.
+    pub fn without_kernel_op(&self) -> Job {
+        let commands: Vec<Command> = self
+            .commands
+            .iter()
+            .filter(|c| !c.op.is_kernel_op())
+            .copied()
+            .collect();
+        Job {
+            command_stream: encode(&commands),
+            ..self.job.clone()
+        }
+    }
+}
+
+fn dilated(k: usize, d: usize) -> usize {
+    (k - 1) * d + 1
+}
+
+impl ConvSpec {
+    /// A convolution of `kind` with the given OFM (height, width, depth),
+    /// IFM depth and kernel (height, width): stride 1, no dilation, padding
+    /// or upscaling, depth-first, NHWC, int32 accumulators, per-channel TFL
+    /// scaling, the largest OFM block and smallest IFM buffer that fit.
+    pub fn new(
+        kind: ConvKind,
+        ifm_type: DType,
+        ofm: [usize; 3],
+        ifm_depth: usize,
+        kernel: [usize; 2],
+    ) -> ConvSpec {
+        ConvSpec {
+            kind,
+            ifm_type,
+            ofm_type: ifm_type,
+            ofm,
+            ifm_depth: if kind == ConvKind::Depthwise {
+                ofm[2]
+            } else {
+                ifm_depth
+            },
+            kernel,
+            stride: [1, 1],
+            dilation: [1, 1],
+            pad: [0; 4],
+            upscale: UpscaleMode::None,
+            weight_order: WeightOrderBit::DepthFirst,
+            decomposition: KernelDecomposition::D8x8,
+            ifm_layout: Layout::Nhwc,
+            ofm_layout: Layout::Nhwc,
+            ifm_tiles: None,
+            ofm_tiles: None,
+            padded_strides: false,
+            acc: AccFormat::Int32,
+            scale_mode: OfmScaleMode::PerChannel,
+            round: RoundMode::Tfl,
+            block: None,
+            ib_end: None,
+            force_clip: false,
+            clamp: None,
+            ifm_zero_point: 0,
+            ofm_zero_point: 0,
+            regions: [1, 1, 0, 0],
+        }
+    }
+
+    /// A random valid spec: OFM up to 12x12x40, IFM depth up to 48,
+    /// kernels up to 8x8, every knob drawn.
+    pub fn random(rng: &mut StdRng) -> ConvSpec {
+        let kind = either(rng, 0.7, ConvKind::Conv, ConvKind::Depthwise);
+        let ifm_type = [DType::I8, DType::I8, DType::U8, DType::I16][rng.gen_range(0..4)];
+        let ofm_type = [DType::I8, DType::U8, DType::I16, DType::I32][rng.gen_range(0..4)];
+        let ofm = [
+            rng.gen_range(1..=12),
+            rng.gen_range(1..=12),
+            rng.gen_range(1..=40),
+        ];
+        let small_kernel = |rng: &mut StdRng| {
+            if rng.gen_bool(0.5) {
+                [1, 3][rng.gen_range(0..2)]
+            } else {
+                rng.gen_range(1..=8)
+            }
+        };
+        let kernel = [small_kernel(rng), small_kernel(rng)];
+        let upscale = match rng.gen_range(0..20) {
+            0..=2 => UpscaleMode::Nearest,
+            3..=4 => UpscaleMode::Zeros,
+            _ => UpscaleMode::None,
+        };
+        // TRM 4.8.2: a 2x2 upscale uses a 1x1 stride.
+        let stride = if upscale == UpscaleMode::None {
+            [rng.gen_range(1..=3), rng.gen_range(1..=3)]
+        } else {
+            [1, 1]
+        };
+        let dilation = [
+            1 + usize::from(rng.gen_bool(0.2)),
+            1 + usize::from(rng.gen_bool(0.2)),
+        ];
+        let (dkh, dkw) = (
+            dilated(kernel[0], dilation[0]),
+            dilated(kernel[1], dilation[1]),
+        );
+        let mut pad = if rng.gen_bool(0.6) {
+            [
+                rng.gen_range(0..dkh),
+                rng.gen_range(0..dkw),
+                rng.gen_range(0..dkh),
+                rng.gen_range(0..dkw),
+            ]
+        } else {
+            [0; 4]
+        };
+        // The padding leaves at least one IFM row and column.
+        while (ofm[0] - 1) * stride[0] + dkh <= pad[0] + pad[2] {
+            pad[if pad[0] > 0 { 0 } else { 2 }] -= 1;
+        }
+        while (ofm[1] - 1) * stride[1] + dkw <= pad[1] + pad[3] {
+            pad[if pad[1] > 0 { 1 } else { 3 }] -= 1;
+        }
+        let layout = |rng: &mut StdRng| either(rng, 0.5, Layout::Nhwc, Layout::Nhcwb16);
+        let mut spec = ConvSpec {
+            ofm_type,
+            stride,
+            dilation,
+            pad,
+            upscale,
+            weight_order: if kind == ConvKind::Conv && rng.gen_bool(0.5) {
+                WeightOrderBit::PartKernelFirst
+            } else {
+                WeightOrderBit::DepthFirst
+            },
+            decomposition: either(
+                rng,
+                0.3,
+                KernelDecomposition::D4x4,
+                KernelDecomposition::D8x8,
+            ),
+            ifm_layout: layout(rng),
+            ofm_layout: layout(rng),
+            padded_strides: rng.gen_bool(0.3),
+            acc: either(rng, 0.5, AccFormat::Int32, AccFormat::Int40),
+            scale_mode: either(rng, 0.8, OfmScaleMode::PerChannel, OfmScaleMode::Global),
+            round: match rng.gen_range(0..10) {
+                0..=6 => RoundMode::Tfl,
+                7..=8 => RoundMode::Natural,
+                _ => RoundMode::Truncate,
+            },
+            regions: [
+                rng.gen_range(0..REGIONS),
+                rng.gen_range(0..REGIONS),
+                rng.gen_range(0..REGIONS),
+                rng.gen_range(0..REGIONS),
+            ],
+            ..ConvSpec::new(kind, ifm_type, ofm, rng.gen_range(1..=48), kernel)
+        };
+        let [sh, sw, _] = spec.ifm_shape();
+        if spec.ifm_layout == Layout::Nhcwb16 && rng.gen_bool(0.5) {
+            spec.ifm_tiles = Some(random_tiles(rng, sh, sw));
+        }
+        if spec.ofm_layout == Layout::Nhcwb16 && rng.gen_bool(0.5) {
+            spec.ofm_tiles = Some(random_tiles(rng, ofm[0], ofm[1]));
+        }
+        spec.ifm_zero_point = match (ifm_type.bits, rng.gen_range(0..5)) {
+            (16, 0) => rng.gen_range(-100..=100),
+            (16, _) => 0,
+            (_, 0) => 0,
+            _ => rng.gen_range(ifm_type.min()..=ifm_type.max()),
+        };
+        spec.ofm_zero_point = match ofm_type.bits {
+            32 => 0,
+            16 => rng.gen_range(-1000..=1000),
+            _ => {
+                let middle = (ofm_type.min() + ofm_type.max()) / 2;
+                rng.gen_range(middle - 64..=middle + 64)
+            }
+        };
+        if ofm_type.bits < 32 {
+            spec.force_clip = rng.gen_bool(0.2);
+            if rng.gen_bool(0.3) {
+                let lo = rng.gen_range(ofm_type.min()..=ofm_type.max());
+                let hi = rng.gen_range(lo..=ofm_type.max());
+                spec.clamp = Some((lo, hi));
+            }
+        }
+        if rng.gen_bool(0.6) {
+            spec.block = Some(spec.random_block(rng));
+        }
+        let least = spec.least_ib_end(spec.resolved_block());
+        if least <= MAX_IB_END_KB && rng.gen_bool(0.3) {
+            spec.ib_end = Some(rng.gen_range(least / 2..=MAX_IB_END_KB / 2) * 2);
+        }
+        spec
+    }
+
+    /// IFM channels the operation reads.
+    pub fn ifm_channels(&self) -> usize {
+        match self.kind {
+            ConvKind::Conv => self.ifm_depth,
+            ConvKind::Depthwise => self.ofm[2],
+        }
+    }
+
+    /// Weights per kernel tap and OFM channel: the IFM depth, 1 for depthwise.
+    pub fn weights_per_tap(&self) -> usize {
+        match self.kind {
+            ConvKind::Conv => self.ifm_depth,
+            ConvKind::Depthwise => 1,
+        }
+    }
+
+    /// Dilated kernel height and width.
+    pub fn dilated_kernel(&self) -> [usize; 2] {
+        [
+            dilated(self.kernel[0], self.dilation[0]),
+            dilated(self.kernel[1], self.dilation[1]),
+        ]
+    }
+
+    /// Height and width of the upscaled IFM the kernel windows read (the
+    /// golden model's `ifm_extent`); 0 when the padding covers it.
+    pub fn upscaled_extent(&self) -> [usize; 2] {
+        let [dkh, dkw] = self.dilated_kernel();
+        let h = (self.ofm[0] - 1) * self.stride[0] + dkh;
+        let w = (self.ofm[1] - 1) * self.stride[1] + dkw;
+        [
+            h.saturating_sub(self.pad[0] + self.pad[2]),
+            w.saturating_sub(self.pad[1] + self.pad[3]),
+        ]
+    }
+
+    fn upscale_factor(&self) -> usize {
+        if self.upscale == UpscaleMode::None {
+            1
+        } else {
+            2
+        }
+    }
+
+    /// The source IFM in memory: height, width, channels.
+    pub fn ifm_shape(&self) -> [usize; 3] {
+        let [h, w] = self.upscaled_extent();
+        let up = self.upscale_factor();
+        [h.div_ceil(up), w.div_ceil(up), self.ifm_channels()]
+    }
+
+    fn traversal(&self) -> Traversal {
+        match (self.kind, self.weight_order) {
+            (ConvKind::Depthwise, _) => Traversal::DepthWise,
+            (_, WeightOrderBit::DepthFirst) => Traversal::DepthFirst,
+            (_, WeightOrderBit::PartKernelFirst) => Traversal::PartKernelFirst,
+        }
+    }
+
+    fn split(&self) -> usize {
+        match self.decomposition {
+            KernelDecomposition::D8x8 => 8,
+            KernelDecomposition::D4x4 => 4,
+        }
+    }
+
+    /// The traversal of this operation with OFM block `block`.
+    pub fn conv_shape(&self, block: [usize; 3]) -> ConvShape {
+        let [ifm_height, ifm_width] = self.upscaled_extent();
+        ConvShape {
+            ofm_height: self.ofm[0],
+            ofm_width: self.ofm[1],
+            ofm_depth: self.ofm[2],
+            ifm_depth: self.ifm_channels(),
+            ifm_height,
+            ifm_width,
+            kernel_height: self.kernel[0],
+            kernel_width: self.kernel[1],
+            stride_x: self.stride[1],
+            stride_y: self.stride[0],
+            dilation_x: self.dilation[1],
+            dilation_y: self.dilation[0],
+            pad_top: self.pad[0],
+            pad_left: self.pad[1],
+            upscale: self.upscale,
+            traversal: self.traversal(),
+            decomposition: self.decomposition,
+            ifm_bits: self.ifm_type.bits,
+            block_height: block[0],
+            block_width: block[1],
+            block_depth: block[2],
+        }
+    }
+
+    /// Bytes of one position of an IFM block in the shared buffer.
+    fn position_bytes(&self, block_depth: usize) -> usize {
+        let channels = match self.traversal() {
+            Traversal::DepthWise => block_depth,
+            Traversal::DepthFirst if self.ifm_type.bits == 8 => self.ifm_depth.min(32),
+            _ => self.ifm_depth.min(16),
+        };
+        channels.next_multiple_of(U65_UBLOCK_DEPTH) * self.ifm_type.bytes()
+    }
+
+    /// Source rows (or columns) one OFM block of `block` rows reads through
+    /// one sub-kernel (TRM table 4-134, plus one for upscaling).
+    fn ib_side(&self, block: usize, axis: usize) -> usize {
+        let up = self.upscale_factor();
+        let [dkh, dkw] = self.dilated_kernel();
+        let dk = [dkh, dkw][axis];
+        let sub = (block - 1) * self.stride[axis] + self.split().min(dk);
+        let whole = self.ifm_shape()[axis];
+        (sub.div_ceil(up) + up - 1).min(whole).next_multiple_of(2)
+    }
+
+    /// The TRM-style size of an IFM block of OFM block `block`, bytes.
+    fn ib_bound(&self, block: [usize; 3]) -> usize {
+        self.ib_side(block[0], 0) * self.ib_side(block[1], 1) * self.position_bytes(block[2])
+    }
+
+    /// The largest IFM block the traversal fetches with OFM block `block`.
+    fn ib_actual(&self, block: [usize; 3]) -> usize {
+        self.conv_shape(block)
+            .block_ops()
+            .iter()
+            .map(|op| op.rect.height * op.rect.width * self.position_bytes(block[2]))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The smallest IFM_IB_END (even, KB) whose IB0/IB1 hold the IFM blocks
+    /// of OFM block `block`.
+    pub fn least_ib_end(&self, block: [usize; 3]) -> usize {
+        let bytes = self.ib_bound(block).max(self.ib_actual(block));
+        IB_START_KB + 2 * bytes.div_ceil(1024).max(1)
+    }
+
+    /// The OFM block limits of TRM 4.9 and the accumulator buffer.
+    fn block_ok(&self, [h, w, d]: [usize; 3]) -> bool {
+        let shape_ok = (2..=32).contains(&h)
+            && h % 2 == 0
+            && (2..=64).contains(&w)
+            && w % 2 == 0
+            && (8..=128).contains(&d)
+            && d % 8 == 0
+            && (d % 16 == 0 || self.ofm[2] <= d);
+        shape_ok
+            && h.div_ceil(2) * w.div_ceil(2) * d.div_ceil(8) <= AB_HALF_WORDS
+            && self.ib_bound([h, w, d]) <= (MAX_IB_END_KB - IB_START_KB) / 2 * 1024
+    }
+
+    /// The OFM block: the given one, or the largest (by volume, then the
+    /// deepest) that fits and is no larger than the OFM needs.
+    pub fn resolved_block(&self) -> [usize; 3] {
+        if let Some(b) = self.block {
+            return b;
+        }
+        let max_h = self.ofm[0].next_multiple_of(2).min(32);
+        let max_w = self.ofm[1].next_multiple_of(2).min(64);
+        let max_d = self.ofm[2].next_multiple_of(8).min(128);
+        let mut best = [2, 2, 8];
+        for d in (8..=max_d).step_by(8) {
+            for h in (2..=max_h).step_by(2) {
+                for w in (2..=max_w).step_by(2) {
+                    let volume = |[h, w, d]: [usize; 3]| (h * w * d, d);
+                    if self.block_ok([h, w, d]) && volume([h, w, d]) > volume(best) {
+                        best = [h, w, d];
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    /// A random OFM block within the limits, at most a little beyond the OFM.
+    fn random_block(&self, rng: &mut StdRng) -> [usize; 3] {
+        for _ in 0..20 {
+            let block = [
+                2 * rng.gen_range(1..=(self.ofm[0].div_ceil(2) + 1).min(16)),
+                2 * rng.gen_range(1..=(self.ofm[1].div_ceil(2) + 1).min(32)),
+                8 * rng.gen_range(1..=(self.ofm[2].div_ceil(8) + 1).min(16)),
+            ];
+            if self.block_ok(block) {
+                return block;
+            }
+        }
+        [2, 2, 8 * self.ofm[2].div_ceil(8).min(2)]
+    }
+
+    /// Every rule the generator promises (module doc) and the golden model
+    /// enforces for these knobs; `Err` names the first one broken.
+    pub fn check(&self) -> Result<(), String> {
+        let [oh, ow, oc] = self.ofm;
+        let [kh, kw] = self.kernel;
+        if oh * ow * oc * kh * kw * self.ifm_channels() == 0 {
+            return Err("sizes must be positive".into());
+        }
+        if !matches!(self.ifm_type, DType::I8 | DType::U8 | DType::I16) {
+            return Err(format!("IFM type {} (int8, uint8, int16)", self.ifm_type));
+        }
+        if !matches!(
+            self.ofm_type,
+            DType::I8 | DType::U8 | DType::I16 | DType::I32
+        ) {
+            return Err(format!("OFM type {}", self.ofm_type));
+        }
+        if self.stride.iter().any(|s| !(1..=3).contains(s)) {
+            return Err(format!("stride {:?} (1-3)", self.stride));
+        }
+        if self.dilation.iter().any(|d| !(1..=2).contains(d)) {
+            return Err(format!("dilation {:?} (1-2)", self.dilation));
+        }
+        if self.upscale != UpscaleMode::None && self.stride != [1, 1] {
+            return Err("a 2x2 upscale needs a 1x1 stride (TRM 4.8.2)".into());
+        }
+        if self.pad[0] > 31 || self.pad[1] > 31 || self.pad[2] > 32 || self.pad[3] > 32 {
+            return Err(format!("padding {:?} (TRM 4.8.2 table 4-120)", self.pad));
+        }
+        if self.upscaled_extent().contains(&0) {
+            return Err("the padding covers the whole IFM window".into());
+        }
+        if self.kind == ConvKind::Depthwise && self.weight_order != WeightOrderBit::DepthFirst {
+            return Err("depthwise weights have no part-kernel-first order".into());
+        }
+        let [sh, sw, _] = self.ifm_shape();
+        for (tiles, layout, (h, w), what) in [
+            (self.ifm_tiles, self.ifm_layout, (sh, sw), "IFM"),
+            (self.ofm_tiles, self.ofm_layout, (oh, ow), "OFM"),
+        ] {
+            if let Some(t) = tiles {
+                if layout != Layout::Nhcwb16 {
+                    return Err(format!("{what} tiles need NHCWB16 (TRM 3.1.1)"));
+                }
+                let ok = (1..=w).contains(&t.width0)
+                    && (1..=h).contains(&t.height0)
+                    && (1..=h).contains(&t.height1);
+                if !ok {
+                    return Err(format!("{what} tiles {t:?} outside {h}x{w}"));
+                }
+            }
+        }
+        let zp_ok = |t: DType, zp: i64| (t.min()..=t.max()).contains(&zp);
+        if !zp_ok(self.ifm_type, self.ifm_zero_point) {
+            return Err(format!("IFM zero point {}", self.ifm_zero_point));
+        }
+        if (self.ofm_type.bits == 32 && self.ofm_zero_point != 0)
+            || (self.ofm_type.bits < 32 && !zp_ok(self.ofm_type, self.ofm_zero_point))
+        {
+            return Err(format!("OFM zero point {}", self.ofm_zero_point));
+        }
+        if self.ofm_type.bits == 32 && (self.force_clip || self.clamp.is_some()) {
+            return Err("an int32 OFM has no clip range or bounds".into());
+        }
+        if let Some((lo, hi)) = self.clamp {
+            if lo > hi || !zp_ok(self.ofm_type, lo) || !zp_ok(self.ofm_type, hi) {
+                return Err(format!("activation bounds {lo}..{hi}"));
+            }
+        }
+        let block = self.resolved_block();
+        if !self.block_ok(block) {
+            return Err(format!(
+                "OFM block {block:?}: TRM 4.9 limits, at most {AB_HALF_WORDS} accumulator words"
+            ));
+        }
+        let ib_end = self.ib_end.unwrap_or_else(|| self.least_ib_end(block));
+        if !ib_end.is_multiple_of(2) || ib_end > MAX_IB_END_KB || ib_end < self.least_ib_end(block)
+        {
+            return Err(format!(
+                "IFM_IB_END {ib_end}: even, at most {MAX_IB_END_KB}, at least {}",
+                self.least_ib_end(block)
+            ));
+        }
+        if self.regions.iter().any(|&r| r >= REGIONS) {
+            return Err(format!("regions {:?}", self.regions));
+        }
+        Ok(())
+    }
+
+    /// The job with random data from `rng`.
+    pub fn build(&self, rng: &mut StdRng) -> Result<ConvJob, String> {
+        self.check()?;
+        let block = self.resolved_block();
+        let spec = ConvSpec {
+            block: Some(block),
+            ib_end: Some(self.ib_end.unwrap_or_else(|| self.least_ib_end(block))),
+            ..self.clone()
+        };
+        let ifm_shape = spec.ifm_shape();
+        let ifm = random_ifm(rng, &spec, ifm_shape);
+        let oc = spec.ofm[2];
+        let [kh, kw] = spec.kernel;
+        let weights = random_weights(rng, oc * kh * kw * spec.weights_per_tap());
+        let scales = random_scales(rng, &spec, &ifm, &weights);
+        let weight_order = WeightOrder {
+            ofm_depth: oc,
+            ifm_depth: spec.weights_per_tap(),
+            kernel_height: kh,
+            kernel_width: kw,
+            ofm_block_depth: block[2],
+            traversal: spec.traversal(),
+            ifm_bits: spec.ifm_type.bits,
+            dilation_x2: spec.dilation[1] == 2,
+            dilation_y2: spec.dilation[0] == 2,
+            decomposition: spec.decomposition,
+            ofm_ublock_depth: U65_UBLOCK_DEPTH,
+            ifm_ublock_depth: U65_UBLOCK_DEPTH,
+        };
+        let stream = order::to_stream(&weights, &weight_order).map_err(|e| e.to_string())?;
+        let encoded = weights::encode(&stream, &encode_options(rng)).map_err(|e| e.to_string())?;
+
+        let mut memory = Memory::default();
+        let ifm_map = memory.place(rng, &spec, FmRole::Ifm);
+        for y in 0..ifm_shape[0] {
+            for x in 0..ifm_shape[1] {
+                for c in 0..ifm_shape[2] {
+                    let v = ifm[(y * ifm_shape[1] + x) * ifm_shape[2] + c];
+                    memory.store(&ifm_map, y, x, c, v);
+                }
+            }
+        }
+        let ofm_map = memory.place(rng, &spec, FmRole::Ofm);
+        let weight_base = memory.alloc(rng, spec.regions[2], &encoded);
+        let scale_bytes: Vec<u8> = scales.iter().flat_map(|r| r.to_bytes()).collect();
+        let scale_base = match spec.scale_mode {
+            OfmScaleMode::PerChannel => Some(memory.alloc(rng, spec.regions[3], &scale_bytes)),
+            OfmScaleMode::Global => None,
+        };
+        let (activation_min, activation_max) = spec.activation_bounds();
+        let commands = commands(
+            &spec,
+            &ifm_map,
+            &ofm_map,
+            (weight_base, encoded.len()),
+            scale_base.map(|b| (b, scale_bytes.len())),
+            scales[0],
+            (activation_min, activation_max),
+        );
+        let job = Job::in_memory(
+            NpuConfig::u65_256(),
+            encode(&commands),
+            memory.regions,
+            &spec.describe(),
+        );
+        Ok(ConvJob {
+            spec,
+            job,
+            commands,
+            ifm,
+            ifm_shape,
+            ifm_map,
+            ofm_map,
+            weights,
+            scales,
+            activation_min,
+            activation_max,
+        })
+    }
+
+    /// ACTIVATION_MIN/MAX as raw 16-bit fields.
+    fn activation_bounds(&self) -> (u16, u16) {
+        let t = self.ofm_type;
+        match (self.clamp, t.bits) {
+            (Some((lo, hi)), _) => (lo as u16, hi as u16),
+            (None, 32) => (i16::MIN as u16, i16::MAX as u16),
+            (None, _) => (t.min() as u16, t.max() as u16),
+        }
+    }
+
+    /// One line naming the operation and its knobs.
+    pub fn describe(&self) -> String {
+        let [oh, ow, oc] = self.ofm;
+        let [sh, sw, c] = self.ifm_shape();
+        format!(
+            "{:?} {}->{} IFM {sh}x{sw}x{c} OFM {oh}x{ow}x{oc} kernel {}x{} stride {}x{} dilation {}x{} \
+             pad {:?} upscale {:?} {:?} {:?} {:?}/{:?} tiles {}/{} {:?} {:?} {:?} block {:?} IB_END {:?}",
+            self.kind,
+            self.ifm_type,
+            self.ofm_type,
+            self.kernel[0],
+            self.kernel[1],
+            self.stride[0],
+            self.stride[1],
+            self.dilation[0],
+            self.dilation[1],
+            self.pad,
+            self.upscale,
+            self.weight_order,
+            self.decomposition,
+            self.ifm_layout,
+            self.ofm_layout,
+            self.ifm_tiles.is_some(),
+            self.ofm_tiles.is_some(),
+            self.acc,
+            self.scale_mode,
+            self.round,
+            self.block,
+            self.ib_end,
+        )
+    }
+}
+
+/// `yes` with probability `p`, else `no`.
+fn either<T>(rng: &mut StdRng, p: f64, yes: T, no: T) -> T {
+    if rng.gen_bool(p) {
+        yes
+    } else {
+        no
+    }
+}
+
+fn random_tiles(rng: &mut StdRng, h: usize, w: usize) -> Tiles {
+    Tiles {
+        width0: rng.gen_range(1..=w),
+        height0: rng.gen_range(1..=h),
+        height1: rng.gen_range(1..=h),
+    }
+}
+
+/// Source IFM values: 8-bit over the whole type, 16-bit over a random
+/// power-of-two range (so accumulators of every size occur).
+fn random_ifm(rng: &mut StdRng, spec: &ConvSpec, [h, w, c]: [usize; 3]) -> Vec<i64> {
+    let t = spec.ifm_type;
+    let (lo, hi) = if t.bits == 16 {
+        let amplitude = 1i64 << rng.gen_range(4..=15);
+        (-amplitude, amplitude - 1)
+    } else {
+        (t.min(), t.max())
+    };
+    (0..h * w * c).map(|_| rng.gen_range(lo..=hi)).collect()
+}
+
+/// OHWI weights: mostly int8-sized, sometimes the full 9 bits or tiny, with
+/// a random share of zeros.
+fn random_weights(rng: &mut StdRng, n: usize) -> Vec<i16> {
+    let max = [127, 127, 127, 255, 7][rng.gen_range(0..5)];
+    let zeros = rng.gen_range(0.0..0.6);
+    (0..n)
+        .map(|_| {
+            if rng.gen_bool(zeros) {
+                0
+            } else {
+                rng.gen_range(-max..=max)
+            }
+        })
+        .collect()
+}
+
+/// Mostly the encoder's best choices, sometimes a fixed coding.
+fn encode_options(rng: &mut StdRng) -> EncodeOptions {
+    EncodeOptions {
+        zero_runs: match rng.gen_range(0..3) {
+            0 => ZeroRuns::Auto,
+            1 => ZeroRuns::Off,
+            _ => ZeroRuns::AutoZdiv,
+        },
+        index: either(rng, 0.2, IndexCoding::Uncompressed, IndexCoding::Auto),
+        palette: either(rng, 0.2, PaletteChoice::Direct, PaletteChoice::Auto),
+        max_slice_len: if rng.gen_bool(0.2) {
+            rng.gen_range(1..=64)
+        } else {
+            EncodeOptions::default().max_slice_len
+        },
+        newpal_every_slice: rng.gen_bool(0.1),
+    }
+}
+
+/// Scales that put the typical accumulator at a sixth of the OFM type's
+/// range (so outputs spread and few saturate) and biases of the size of an
+/// accumulator. The typical accumulator is `sqrt(taps * E[w^2] * E[x^2])`.
+fn random_scales(
+    rng: &mut StdRng,
+    spec: &ConvSpec,
+    ifm: &[i64],
+    weights: &[i16],
+) -> Vec<ScaleRecord> {
+    let mean_square = |v: &mut dyn Iterator<Item = f64>| {
+        let (sum, n) = v.fold((0.0, 0usize), |(s, n), x| (s + x * x, n + 1));
+        (sum / n.max(1) as f64).max(1.0)
+    };
+    let x2 = mean_square(&mut ifm.iter().map(|&v| (v - spec.ifm_zero_point) as f64));
+    let w2 = mean_square(&mut weights.iter().map(|&w| w as f64));
+    let taps = (spec.kernel[0] * spec.kernel[1] * spec.weights_per_tap()) as f64;
+    let typical = (taps * w2 * x2).sqrt();
+    let target = match spec.ofm_type.bits {
+        32 => 1e6,
+        t => 2f64.powi(t as i32) / 6.0,
+    };
+    let record = |rng: &mut StdRng, bias: i64| {
+        let multiplier = target / typical * rng.gen_range(0.5..2.0);
+        let (scale, shift) = quantized_multiplier(multiplier);
+        ScaleRecord { bias, scale, shift }
+    };
+    match spec.scale_mode {
+        OfmScaleMode::Global => vec![record(rng, 0); spec.ofm[2]],
+        OfmScaleMode::PerChannel => (0..spec.ofm[2])
+            .map(|_| {
+                let bias = rng.gen_range(-typical..=typical) as i64;
+                record(rng, bias)
+            })
+            .collect(),
+    }
+}
+
+/// `m` as `scale * 2^-shift`, TFLite's quantized multiplier: scale in
+/// [2^30, 2^31), shift 0-63.
+fn quantized_multiplier(m: f64) -> (u32, u32) {
+    let exponent = m.log2().floor() as i32 + 1;
+    let shift = (31 - exponent).clamp(0, 63) as u32;
+    let scale = (m * 2f64.powi(shift as i32)).round();
+    (scale.clamp(1.0, (u32::MAX >> 1) as f64) as u32, shift)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FmRole {
+    Ifm,
+    Ofm,
+}
+
+/// The regions being laid out: buffers one after another, 16-byte aligned,
+/// with random bytes in between.
+#[derive(Default)]
+struct Memory {
+    regions: BTreeMap<usize, Vec<u8>>,
+}
+
+impl Memory {
+    /// Appends `bytes` to `region` after a random gap; returns its offset.
+    fn alloc(&mut self, rng: &mut StdRng, region: usize, bytes: &[u8]) -> u64 {
+        let r = self.regions.entry(region).or_default();
+        let gap = 16 * rng.gen_range(0..=2);
+        let base = r.len().next_multiple_of(16) + gap;
+        r.extend((r.len()..base).map(|_| rng.gen::<u8>()));
+        r.extend_from_slice(bytes);
+        let end = r.len().next_multiple_of(16);
+        r.extend((r.len()..end).map(|_| rng.gen::<u8>()));
+        base as u64
+    }
+
+    /// Lays out the IFM or OFM: strides, then each tile's rows as a buffer
+    /// of random bytes. Returns the feature map the registers describe.
+    fn place(&mut self, rng: &mut StdRng, spec: &ConvSpec, role: FmRole) -> FeatureMap {
+        let (region, [h, w, c], dtype, layout, tiles, zero_point) = match role {
+            FmRole::Ifm => (
+                spec.regions[0],
+                spec.ifm_shape(),
+                spec.ifm_type,
+                spec.ifm_layout,
+                spec.ifm_tiles,
+                spec.ifm_zero_point,
+            ),
+            FmRole::Ofm => (
+                spec.regions[1],
+                spec.ofm,
+                spec.ofm_type,
+                spec.ofm_layout,
+                spec.ofm_tiles,
+                spec.ofm_zero_point,
+            ),
+        };
+        let t = tiles.unwrap_or(Tiles {
+            width0: w,
+            height0: h,
+            height1: h,
+        });
+        let e = dtype.bytes();
+        let extra = |rng: &mut StdRng, unit: usize, most: usize| {
+            if spec.padded_strides {
+                unit * rng.gen_range(0..=most)
+            } else {
+                0
+            }
+        };
+        let widest = t.width0.max(w - t.width0);
+        let (stride_x, stride_y, stride_c) = match layout {
+            Layout::Nhwc => {
+                let x = c * e + extra(rng, e, 3);
+                (x, widest * x + extra(rng, e, 9), e)
+            }
+            Layout::Nhcwb16 => {
+                let sc = widest * 16 * e + extra(rng, 16, 2);
+                (16 * e, c.div_ceil(16) * sc + extra(rng, 16, 2), sc)
+            }
+        };
+        // Tile k's rows: 0 and 2 split the first width0 columns at height0,
+        // 1 and 3 the others at height1.
+        let rows = [
+            t.height0,
+            if t.width0 < w { t.height1 } else { 0 },
+            h - t.height0,
+            if t.width0 < w { h - t.height1 } else { 0 },
+        ];
+        let mut base = [0u64; 4];
+        for (k, &n) in rows.iter().enumerate() {
+            if n > 0 {
+                let bytes: Vec<u8> = (0..n * stride_y).map(|_| rng.gen()).collect();
+                base[k] = self.alloc(rng, region, &bytes);
+            } else {
+                base[k] = base[0];
+            }
+        }
+        FeatureMap {
+            region,
+            base,
+            stride_x: stride_x as i64,
+            stride_y: stride_y as i64,
+            stride_c: stride_c as i64,
+            width0: t.width0,
+            height0: t.height0,
+            height1: t.height1,
+            dtype,
+            layout,
+            zero_point,
+        }
+    }
+
+    fn store(&mut self, fm: &FeatureMap, y: usize, x: usize, c: usize, v: i64) {
+        let at = fm.offset(y, x, c) as usize;
+        let region = self.regions.get_mut(&fm.region).expect("placed region");
+        fm.dtype.store(v, &mut region[at..]);
+    }
+}
+
+/// A command with the given fields of its value space (`npu_spec::command`).
+fn cmd(op: Opcode, fields: &[(&str, u64)]) -> Command {
+    let value = fields
+        .iter()
+        .fold(0, |v, &(name, x)| op.field(name).set(v, x));
+    match op.kind() {
+        CmdKind::Cmd0 => Command::cmd0(op, value as u16),
+        CmdKind::Cmd1 => Command::cmd1(op, (value >> 32) as u16, value as u32),
+    }
+}
+
+/// Precision fields: signedness, 8/16/32 bits, layout.
+fn precision(t: DType, layout: Layout) -> [(&'static str, u64); 3] {
+    [
+        ("activation_type", u64::from(t.signed)),
+        ("activation_precision", u64::from(t.bits / 16)),
+        ("activation_format", u64::from(layout.bits())),
+    ]
+}
+
+/// The feature-map settings of the IFM or OFM.
+fn fm_commands(fm: &FeatureMap, ops: [Opcode; 11]) -> Vec<Command> {
+    let [region, b0, b1, b2, b3, sx, sy, sc, w0, h0, h1] = ops;
+    vec![
+        cmd(region, &[("region", fm.region as u64)]),
+        cmd(b0, &[("addr", fm.base[0])]),
+        cmd(b1, &[("addr", fm.base[1])]),
+        cmd(b2, &[("addr", fm.base[2])]),
+        cmd(b3, &[("addr", fm.base[3])]),
+        cmd(sx, &[("stride", fm.stride_x as u64)]),
+        cmd(sy, &[("stride", fm.stride_y as u64)]),
+        cmd(sc, &[("stride", fm.stride_c as u64)]),
+        cmd(w0, &[("width_m1", fm.width0 as u64 - 1)]),
+        cmd(h0, &[("height_m1", fm.height0 as u64 - 1)]),
+        cmd(h1, &[("height_m1", fm.height1 as u64 - 1)]),
+    ]
+}
+
+/// Every NPU_SET_* the operation reads, then the operation and NPU_OP_STOP.
+fn commands(
+    spec: &ConvSpec,
+    ifm: &FeatureMap,
+    ofm: &FeatureMap,
+    (weight_base, weight_length): (u64, usize),
+    scale_stream: Option<(u64, usize)>,
+    global_scale: ScaleRecord,
+    (activation_min, activation_max): (u16, u16),
+) -> Vec<Command> {
+    use Opcode as O;
+    let block = spec.block.expect("resolved block");
+    let ib_end = spec.ib_end.expect("resolved IFM_IB_END") as u64;
+    let [oh, ow, oc] = spec.ofm;
+    let [dkh, dkw] = spec.dilated_kernel();
+    let [sy, sx] = spec.stride.map(|s| s as u64 - 1);
+    let mut out = fm_commands(
+        ifm,
+        [
+            O::NpuSetIfmRegion,
+            O::NpuSetIfmBase0,
+            O::NpuSetIfmBase1,
+            O::NpuSetIfmBase2,
+            O::NpuSetIfmBase3,
+            O::NpuSetIfmStrideX,
+            O::NpuSetIfmStrideY,
+            O::NpuSetIfmStrideC,
+            O::NpuSetIfmWidth0M1,
+            O::NpuSetIfmHeight0M1,
+            O::NpuSetIfmHeight1M1,
+        ],
+    );
+    out.extend([
+        cmd(
+            O::NpuSetIfmPrecision,
+            &precision(spec.ifm_type, spec.ifm_layout),
+        ),
+        cmd(
+            O::NpuSetIfmZeroPoint,
+            &[("zero_point", spec.ifm_zero_point as u16 as u64)],
+        ),
+        cmd(
+            O::NpuSetIfmDepthM1,
+            &[("depth_m1", spec.ifm_channels() as u64 - 1)],
+        ),
+        cmd(O::NpuSetIfmPadTop, &[("pad", spec.pad[0] as u64)]),
+        cmd(O::NpuSetIfmPadLeft, &[("pad", spec.pad[1] as u64)]),
+        cmd(O::NpuSetIfmPadBottom, &[("pad", spec.pad[2] as u64)]),
+        cmd(O::NpuSetIfmPadRight, &[("pad", spec.pad[3] as u64)]),
+        cmd(
+            O::NpuSetIfmUpscale,
+            &[("mode", u64::from(spec.upscale.bits()))],
+        ),
+        cmd(O::NpuSetIfmIbEnd, &[("ib_end_kb", ib_end)]),
+    ]);
+    out.extend(fm_commands(
+        ofm,
+        [
+            O::NpuSetOfmRegion,
+            O::NpuSetOfmBase0,
+            O::NpuSetOfmBase1,
+            O::NpuSetOfmBase2,
+            O::NpuSetOfmBase3,
+            O::NpuSetOfmStrideX,
+            O::NpuSetOfmStrideY,
+            O::NpuSetOfmStrideC,
+            O::NpuSetOfmWidth0M1,
+            O::NpuSetOfmHeight0M1,
+            O::NpuSetOfmHeight1M1,
+        ],
+    ));
+    let [signed, bits, layout] = precision(spec.ofm_type, spec.ofm_layout);
+    out.extend([
+        cmd(
+            O::NpuSetOfmPrecision,
+            &[
+                signed,
+                bits,
+                layout,
+                ("scale_mode", u64::from(spec.scale_mode.bits())),
+                ("round_mode", u64::from(spec.round.bits())),
+            ],
+        ),
+        cmd(
+            O::NpuSetOfmZeroPoint,
+            &[("zero_point", spec.ofm_zero_point as u16 as u64)],
+        ),
+        cmd(O::NpuSetOfmHeightM1, &[("height_m1", oh as u64 - 1)]),
+        cmd(O::NpuSetOfmWidthM1, &[("width_m1", ow as u64 - 1)]),
+        cmd(O::NpuSetOfmDepthM1, &[("depth_m1", oc as u64 - 1)]),
+        cmd(
+            O::NpuSetOfmBlkHeightM1,
+            &[("height_m1", block[0] as u64 - 1)],
+        ),
+        cmd(O::NpuSetOfmBlkWidthM1, &[("width_m1", block[1] as u64 - 1)]),
+        cmd(O::NpuSetOfmBlkDepthM1, &[("depth_m1", block[2] as u64 - 1)]),
+        cmd(O::NpuSetKernelHeightM1, &[("height_m1", dkh as u64 - 1)]),
+        cmd(O::NpuSetKernelWidthM1, &[("width_m1", dkw as u64 - 1)]),
+        // TRM 4.6.4 NPU_SET_KERNEL_STRIDE: stride - 1 split into lsb and msb.
+        cmd(
+            O::NpuSetKernelStride,
+            &[
+                ("stride_x_lsb", sx & 1),
+                ("stride_y_lsb", sy & 1),
+                ("stride_x_msb", sx >> 1),
+                ("stride_y_msb", sy >> 1),
+                ("weight_order", u64::from(spec.weight_order.bits())),
+                ("dilation_x", spec.dilation[1] as u64 - 1),
+                ("dilation_y", spec.dilation[0] as u64 - 1),
+                ("decomposition", u64::from(spec.decomposition.bits())),
+            ],
+        ),
+        cmd(O::NpuSetParallelMode, &[("parallel_mode", 0)]),
+        cmd(
+            O::NpuSetAccFormat,
+            &[("acc_format", u64::from(spec.acc.bits()))],
+        ),
+        cmd(
+            O::NpuSetActivation,
+            &[
+                ("activation_function", 0),
+                ("activation_clip_range", u64::from(clip_range(spec).bits())),
+            ],
+        ),
+        cmd(
+            O::NpuSetActivationMin,
+            &[("clip_min", activation_min.into())],
+        ),
+        cmd(
+            O::NpuSetActivationMax,
+            &[("clip_max", activation_max.into())],
+        ),
+        cmd(O::NpuSetWeightRegion, &[("region", spec.regions[2] as u64)]),
+        cmd(O::NpuSetWeightBase, &[("addr", weight_base)]),
+        cmd(O::NpuSetWeightLength, &[("length", weight_length as u64)]),
+    ]);
+    match scale_stream {
+        Some((base, length)) => out.extend([
+            cmd(O::NpuSetScaleRegion, &[("region", spec.regions[3] as u64)]),
+            cmd(O::NpuSetScaleBase, &[("addr", base)]),
+            cmd(O::NpuSetScaleLength, &[("length", length as u64)]),
+        ]),
+        None => out.push(cmd(
+            O::NpuSetOfmScale,
+            &[
+                ("scale", global_scale.scale.into()),
+                ("shift", global_scale.shift.into()),
+            ],
+        )),
+    }
+    // TRM 4.9.1: the accumulators follow the IFM buffers, as Vela places them.
+    out.push(cmd(O::NpuSetAbStart, &[("ab_start_kb", ib_end)]));
+    out.push(cmd(O::NpuSetBlockdep, &[("blockdep", 0)]));
+    out.push(match spec.kind {
+        ConvKind::Conv => cmd(O::NpuOpConv, &[]),
+        ConvKind::Depthwise => cmd(O::NpuOpDepthwise, &[]),
+    });
+    out.push(cmd(O::NpuOpStop, &[("mask", 1)]));
+    out
+}
+
+/// NPU_SET_ACTIVATION bits 12-15: the OFM precision, or the OFM type named.
+fn clip_range(spec: &ConvSpec) -> ActivationClipRange {
+    match (spec.force_clip, spec.ofm_type) {
+        (true, DType::U8) => ActivationClipRange::ForceUint8,
+        (true, DType::I8) => ActivationClipRange::ForceInt8,
+        (true, DType::I16) => ActivationClipRange::ForceInt16,
+        _ => ActivationClipRange::OfmPrecision,
+    }
+}
+
+/// Job `index` of a run with `seed`: its own generator, so one job of a run
+/// is re-made from the run's seed and its index.
+pub fn random_job(seed: u64, index: u64) -> ConvJob {
+    let mut rng = StdRng::seed_from_u64(seed ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let spec = ConvSpec::random(&mut rng);
+    spec.build(&mut rng)
+        .unwrap_or_else(|e| panic!("the generator made an invalid spec ({e}): {spec:?}"))
+}
+
+/// Runs `job` on the golden model, which must run it to NPU_OP_STOP.
+pub fn golden_run(job: &Job) -> Result<BackendRun, String> {
+    job.check()
+        .map_err(|e| format!("the runner refuses the job: {e}"))?;
+    let run = GoldenBackend::default()
+        .run(job, &mut |_, _| {})
+        .map_err(|e| format!("golden model: {e:#}"))?;
+    if !run.completed() {
+        return Err(format!(
+            "the golden model did not reach NPU_OP_STOP: STATUS {}{}",
+            npu_model::job::describe_status(run.status),
+            run.fault
+                .as_ref()
+                .map_or(String::new(), |f| format!(" ({f})"))
+        ));
+    }
+    Ok(run)
+}
+
+/// Runs `job` on the golden model and the RTL; `Err` says what differs
+/// (STATUS, QREAD, IRQ, a region's byte or the shared buffer).
+pub fn rtl_agrees(job: &Job) -> Result<(), String> {
+    let golden = golden_run(job)?;
+    let rtl = RtlBackend::default()
+        .run(job, &mut |_, _| {})
+        .map_err(|e| format!("RTL: {e:#}"))?;
+    compare(&golden, &rtl).map_or(Ok(()), Err)
+}
+
+/// Writes `job` as a job folder (`npu-sim run DIR --model rtl --vcd F`
+/// re-runs it), every region an output.
+pub fn save(job: &Job, dir: &Path) -> anyhow::Result<()> {
+    save_job(
+        dir,
+        &job.config,
+        &bytes_to_words(&job.command_stream)?,
+        &job.regions,
+        job.spec
+            .description
+            .as_deref()
+            .unwrap_or("a random convolution job"),
+    )
+}

@@ -1,0 +1,40 @@
+//! The datapath on random convolutions (`npu_tb::conv_jobs`): each job runs
+//! on the RTL and on the golden model, which must agree on how the run ends
+//! (STATUS, QREAD, IRQ), every region's bytes and the shared buffer.
+//! `CONV_JOBS` sets the number of jobs (default 40). A failing job is saved
+//! as a job folder, with the command that gives its waveform.
+
+use npu_tb::conv_jobs::{random_job, rtl_agrees, save};
+use npu_tb::seed::seed;
+use std::path::Path;
+
+/// Jobs per run unless `CONV_JOBS` says otherwise.
+const DEFAULT_JOBS: u64 = 40;
+
+// The lead un-ignores this test when the datapath runs kernel operations.
+#[test]
+#[ignore = "the RTL refuses kernel operations until the datapath is connected"]
+fn random_convolutions_agree_with_the_golden_model() {
+    let seed = seed();
+    let count = std::env::var("CONV_JOBS").map_or(DEFAULT_JOBS, |s| {
+        s.parse()
+            .unwrap_or_else(|_| panic!("CONV_JOBS={s} is not a number"))
+    });
+    for index in 0..count {
+        let cj = random_job(seed, index);
+        if let Err(e) = rtl_agrees(&cj.job) {
+            let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("conv-{seed}-{index}"));
+            let saved = match save(&cj.job, &dir) {
+                Ok(()) => format!(
+                    "saved as {0}; its waveform: npu-sim run {0} --model rtl --vcd conv.vcd",
+                    dir.display()
+                ),
+                Err(e) => format!("not saved: {e:#}"),
+            };
+            panic!(
+                "job {index} of seed {seed} ({}): {e}\n{saved}",
+                cj.spec.describe()
+            );
+        }
+    }
+}
