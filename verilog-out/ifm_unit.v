@@ -8,7 +8,7 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
     input wire  rst_n;
     input wire  [139:0] settings;
     input wire  requests$valid;
-    input wire  [46:0] requests$data;
+    input wire  [52:0] requests$data;
     output wire  requests$ready;
     output wire  acts$valid;
     output wire  [287:0] acts$data;
@@ -126,7 +126,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     input wire  rst_n;
     input wire  [139:0] settings;
     input wire  requests$valid;
-    input wire  [46:0] requests$data;
+    input wire  [52:0] requests$data;
     output reg  requests$ready;
     output reg  acts$valid;
     output reg  [287:0] acts$data;
@@ -319,11 +319,11 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         ox = ((requests$data[(64'h10)+:(16)]) & 20'hfffff);
         stride_y = ((settings[(64'h70)+:(2)]) & 20'hfffff);
         stride_x = ((settings[(64'h72)+:(2)]) & 20'hfffff);
-        tap_y = ((requests$data[(64'h20)+:(3)]) & 20'hfffff);
+        tap_y = ((requests$data[(64'h20)+:(6)]) & 20'hfffff);
         if (settings[(64'h74)+:(2)] == 32'h2) begin
             tap_y = tap_y << 32'h1;
         end
-        tap_x = ((requests$data[(64'h23)+:(3)]) & 20'hfffff);
+        tap_x = ((requests$data[(64'h26)+:(6)]) & 20'hfffff);
         if (settings[(64'h76)+:(2)] == 32'h2) begin
             tap_x = tap_x << 32'h1;
         end
@@ -377,7 +377,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         position_units = position_bytes[(32'h3)+:(5)];
         row_units = ((settings[(64'h10)+:(8)]) & 16'hffff) * ((position_units) & 16'hffff);
         ib_base = settings[(64'h0)+:(16)];
-        channel_offset = requests$data[(64'h26)+:(8)];
+        channel_offset = requests$data[(64'h2c)+:(8)];
         base_units = ((ib_base[(32'h3)+:(13)]) & 14'h3fff) + ((channel_offset[(32'h3)+:(5)]) & 14'h3fff);
         present_now = 32'h0;
         if (data_top & data_left) begin
@@ -394,7 +394,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         conversion_now[(64'h0)+:(1)] = settings[(64'h7a)+:(1)];
         conversion_now[(64'h1)+:(1)] = settings[(64'h7b)+:(1)];
-        conversion_now[(64'h2)+:(1)] = requests$data[(64'h2e)+:(1)];
+        conversion_now[(64'h2)+:(1)] = requests$data[(64'h34)+:(1)];
         conversion_now[(64'h3)+:(16)] = settings[(64'h7c)+:(16)];
         if (take_request) begin
             located_full$d = requests$valid;
@@ -1555,7 +1555,7 @@ module ifm_unit(
     input wire rst_n;
     input wire [139:0] settings;
     input wire requests_valid;
-    input wire [46:0] requests_data;
+    input wire [52:0] requests_data;
     output wire requests_ready;
     output wire acts_valid;
     output wire [287:0] acts_data;

@@ -3246,7 +3246,6 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  [97:0] decoder$output_settings;
     wire  decoder$ifm_wide;
     wire  decoder$ifm_signed;
-    wire  [2:0] decoder$ofm_bytes;
     wire  [472:0] decoder$ifm_view;
     wire  [484:0] decoder$ofm_view;
     wire  [301:0] decoder$weights_view;
@@ -3303,7 +3302,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  ifm_unit$rst_n;
     reg  [139:0] ifm_unit$settings;
     reg  ifm_unit$requests$valid;
-    reg  [46:0] ifm_unit$requests$data;
+    reg  [52:0] ifm_unit$requests$data;
     wire  ifm_unit$requests$ready;
     wire  ifm_unit$acts$valid;
     wire  [287:0] ifm_unit$acts$data;
@@ -3475,7 +3474,6 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .output_settings(decoder$output_settings),
         .ifm_wide(decoder$ifm_wide),
         .ifm_signed(decoder$ifm_signed),
-        .ofm_bytes(decoder$ofm_bytes),
         .ifm_view(decoder$ifm_view),
         .ofm_view(decoder$ofm_view),
         .weights_view(decoder$weights_view)
@@ -3844,10 +3842,10 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         ifm_unit$requests$valid = traversal$beats$valid & beat_ready;
         ifm_unit$requests$data[(64'h0)+:(16)] = beat[(64'h0)+:(16)];
         ifm_unit$requests$data[(64'h10)+:(16)] = beat[(64'h10)+:(16)];
-        ifm_unit$requests$data[(64'h20)+:(3)] = ((beat[(64'h20)+:(16)]) & 3'h7);
-        ifm_unit$requests$data[(64'h23)+:(3)] = ((beat[(64'h30)+:(16)]) & 3'h7);
-        ifm_unit$requests$data[(64'h26)+:(8)] = element_shift;
-        ifm_unit$requests$data[(64'h2e)+:(1)] = beat[(64'h5a)+:(1)];
+        ifm_unit$requests$data[(64'h20)+:(6)] = ((beat[(64'h20)+:(16)]) & 6'h3f);
+        ifm_unit$requests$data[(64'h26)+:(6)] = ((beat[(64'h30)+:(16)]) & 6'h3f);
+        ifm_unit$requests$data[(64'h2c)+:(8)] = element_shift;
+        ifm_unit$requests$data[(64'h34)+:(1)] = beat[(64'h5a)+:(1)];
         beat_tags$tail$valid = traversal$beats$valid & beat_ready;
         beat_tags$tail$data[(64'h0)+:(9)] = beat[(64'h50)+:(9)];
         beat_tags$tail$data[(64'h9)+:(1)] = beat[(64'h59)+:(1)];
@@ -4178,7 +4176,7 @@ module npu_u65_512_core$datapath$biases(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$datapath$biases
 
 
-module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,ifm_wide,ifm_signed,ofm_bytes,ifm_view,ofm_view,weights_view);
+module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,ifm_wide,ifm_signed,ifm_view,ofm_view,weights_view);
     
     // Module arguments
     input wire  [1921:0] operation;
@@ -4186,7 +4184,6 @@ module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,ifm_wid
     output reg  [97:0] output_settings;
     output reg  ifm_wide;
     output reg  ifm_signed;
-    output reg  [2:0] ofm_bytes;
     output reg  [472:0] ifm_view;
     output reg  [484:0] ofm_view;
     output reg  [301:0] weights_view;
@@ -4299,13 +4296,6 @@ module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,ifm_wid
         shape[(64'hac)+:(1)] = ifm_wide;
         ofm_precision = ofm[(64'h30)+:(16)];
         ofm_precision_code = ((ofm_precision >> ofm_width) & 2'h3);
-        ofm_bytes = 32'h1;
-        if (ofm_precision_code == 32'h1) begin
-            ofm_bytes = 32'h2;
-        end
-        if (ofm_precision_code == 32'h2) begin
-            ofm_bytes = 32'h4;
-        end
         activation_word = activation[(64'h0)+:(16)];
         ofm_scale = activation[(64'h30)+:(38)];
         output_settings[(64'h0)+:(2)] = ((ofm_precision >> ofm_round_mode) & 2'h3);
@@ -5292,7 +5282,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
     input wire  rst_n;
     input wire  [139:0] settings;
     input wire  requests$valid;
-    input wire  [46:0] requests$data;
+    input wire  [52:0] requests$data;
     output reg  requests$ready;
     output reg  acts$valid;
     output reg  [287:0] acts$data;
@@ -5485,11 +5475,11 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         ox = ((requests$data[(64'h10)+:(16)]) & 20'hfffff);
         stride_y = ((settings[(64'h70)+:(2)]) & 20'hfffff);
         stride_x = ((settings[(64'h72)+:(2)]) & 20'hfffff);
-        tap_y = ((requests$data[(64'h20)+:(3)]) & 20'hfffff);
+        tap_y = ((requests$data[(64'h20)+:(6)]) & 20'hfffff);
         if (settings[(64'h74)+:(2)] == 32'h2) begin
             tap_y = tap_y << 32'h1;
         end
-        tap_x = ((requests$data[(64'h23)+:(3)]) & 20'hfffff);
+        tap_x = ((requests$data[(64'h26)+:(6)]) & 20'hfffff);
         if (settings[(64'h76)+:(2)] == 32'h2) begin
             tap_x = tap_x << 32'h1;
         end
@@ -5543,7 +5533,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         position_units = position_bytes[(32'h3)+:(5)];
         row_units = ((settings[(64'h10)+:(8)]) & 16'hffff) * ((position_units) & 16'hffff);
         ib_base = settings[(64'h0)+:(16)];
-        channel_offset = requests$data[(64'h26)+:(8)];
+        channel_offset = requests$data[(64'h2c)+:(8)];
         base_units = ((ib_base[(32'h3)+:(13)]) & 14'h3fff) + ((channel_offset[(32'h3)+:(5)]) & 14'h3fff);
         present_now = 32'h0;
         if (data_top & data_left) begin
@@ -5560,7 +5550,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         conversion_now[(64'h0)+:(1)] = settings[(64'h7a)+:(1)];
         conversion_now[(64'h1)+:(1)] = settings[(64'h7b)+:(1)];
-        conversion_now[(64'h2)+:(1)] = requests$data[(64'h2e)+:(1)];
+        conversion_now[(64'h2)+:(1)] = requests$data[(64'h34)+:(1)];
         conversion_now[(64'h3)+:(16)] = settings[(64'h7c)+:(16)];
         if (take_request) begin
             located_full$d = requests$valid;
@@ -10185,6 +10175,10 @@ module npu_u65_512_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
     output reg  [304:0] writes$data;
     input wire  writes$ready;
     
+    // Constant declarations
+    localparam  precision_lsb = 6'b1;
+    localparam  format_mask = 16'hc0;
+    
     // Stub signals
     reg  [15:0] row_product$a;
     reg  [39:0] row_product$b;
@@ -10263,8 +10257,8 @@ module npu_u65_512_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
         values = result[(64'h0)+:(256)];
         lanes = result[(64'h100)+:(8)];
         precision = view[(64'h30)+:(16)];
-        element_shift = precision[(32'h2)+:(2)];
-        nhcwb16 = precision[32'h6];
+        element_shift = ((precision >> precision_lsb) & 2'h3);
+        nhcwb16 = (precision & format_mask) != 32'h0;
         width0 = ((view[(64'h62)+:(16)]) & 17'h1ffff) + 32'h1;
         height0 = ((view[(64'h72)+:(16)]) & 17'h1ffff) + 32'h1;
         height1 = ((view[(64'h82)+:(16)]) & 17'h1ffff) + 32'h1;
@@ -13392,7 +13386,7 @@ module npu_u65_512_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         if (ab_half$q) begin
             beats$data[(64'h50)+:(9)] = word$q | 32'h100;
         end
-        beats$data[(64'h59)+:(1)] = j[(64'h100)+:(1)] & (outer$q == 32'h0) & (element$q == 32'h0) & (inner$q == 32'h0);
+        beats$data[(64'h59)+:(1)] = j[(64'h100)+:(1)] & (outer$q == 32'h0) & (element$q == 32'h0) & (inner$q == 32'h0) & ~high$q;
         beats$data[(64'h5a)+:(1)] = high$q;
         beats$data[(64'h5b)+:(1)] = padding;
         beats$data[(64'h5c)+:(1)] = group_end;

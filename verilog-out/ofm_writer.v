@@ -14,6 +14,10 @@ module ofm_writer_core(clock,rst_n,results$valid,results$data,results$ready,view
     output reg  [304:0] writes$data;
     input wire  writes$ready;
     
+    // Constant declarations
+    localparam  precision_lsb = 6'b1;
+    localparam  format_mask = 16'hc0;
+    
     // Stub signals
     reg  [15:0] row_product$a;
     reg  [39:0] row_product$b;
@@ -92,8 +96,8 @@ module ofm_writer_core(clock,rst_n,results$valid,results$data,results$ready,view
         values = result[(64'h0)+:(256)];
         lanes = result[(64'h100)+:(8)];
         precision = view[(64'h30)+:(16)];
-        element_shift = precision[(32'h2)+:(2)];
-        nhcwb16 = precision[32'h6];
+        element_shift = ((precision >> precision_lsb) & 2'h3);
+        nhcwb16 = (precision & format_mask) != 32'h0;
         width0 = ((view[(64'h62)+:(16)]) & 17'h1ffff) + 32'h1;
         height0 = ((view[(64'h72)+:(16)]) & 17'h1ffff) + 32'h1;
         height1 = ((view[(64'h82)+:(16)]) & 17'h1ffff) + 32'h1;

@@ -438,7 +438,7 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
         if (ab_half$q) begin
             beats$data[(64'h50)+:(9)] = word$q | 32'h100;
         end
-        beats$data[(64'h59)+:(1)] = j[(64'h100)+:(1)] & (outer$q == 32'h0) & (element$q == 32'h0) & (inner$q == 32'h0);
+        beats$data[(64'h59)+:(1)] = j[(64'h100)+:(1)] & (outer$q == 32'h0) & (element$q == 32'h0) & (inner$q == 32'h0) & ~high$q;
         beats$data[(64'h5a)+:(1)] = high$q;
         beats$data[(64'h5b)+:(1)] = padding;
         beats$data[(64'h5c)+:(1)] = group_end;

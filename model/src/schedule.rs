@@ -485,7 +485,7 @@ impl ConvShape {
                     kx: g.kx,
                     ifm_channel: g.ifm_channel,
                     acc_address: word + m,
-                    first,
+                    first: first && !high,
                     high,
                     skip: g.padding,
                     group_end: end,

@@ -11,9 +11,7 @@ use std::path::Path;
 /// Jobs per run unless `CONV_JOBS` says otherwise.
 const DEFAULT_JOBS: u64 = 40;
 
-// The lead un-ignores this test when the datapath runs kernel operations.
 #[test]
-#[ignore = "the RTL refuses kernel operations until the datapath is connected"]
 fn random_convolutions_agree_with_the_golden_model() {
     let seed = seed();
     let count = std::env::var("CONV_JOBS").map_or(DEFAULT_JOBS, |s| {

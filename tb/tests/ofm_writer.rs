@@ -11,6 +11,7 @@ use npu_hw::dma::OfmWrite;
 use npu_hw::output_unit::OfmResult;
 use npu_model::tensor::{DType, FeatureMap};
 use npu_spec::command::Layout;
+use npu_spec::command::Opcode;
 use npu_tb::block::{field, words, BlockTb};
 use npu_tb::seed::seed;
 use rand::rngs::StdRng;
@@ -83,9 +84,10 @@ impl Ofm {
     fn view(&self) -> Vec<u32> {
         let m = &self.map;
         let b48 = |v: u64| Bits::<48>::from(v & ((1 << 48) - 1));
-        let precision = u64::from(m.dtype.signed)
-            | u64::from(m.dtype.bits.trailing_zeros() - 3) << 2
-            | u64::from(m.layout == Layout::Nhcwb16) << 6;
+        let field = |name: &str| Opcode::NpuSetOfmPrecision.field(name).lo;
+        let precision = u64::from(m.dtype.signed) << field("activation_type")
+            | u64::from(m.dtype.bits.trailing_zeros() - 3) << field("activation_precision")
+            | u64::from(m.layout == Layout::Nhcwb16) << field("activation_format");
         let view = OfmView {
             precision: Bits::<16>::from(precision),
             width_m1: Bits::<16>::from(self.width as u64 - 1),

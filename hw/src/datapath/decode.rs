@@ -20,8 +20,6 @@ pub struct OperationDecoder {
     /// 16-bit IFM elements; a signed IFM.
     pub ifm_wide: Signal<Out, Bit>,
     pub ifm_signed: Signal<Out, Bit>,
-    /// OFM element bytes: 1, 2 or 4.
-    pub ofm_bytes: Signal<Out, Bits<3>>,
     /// The views the datapath's other units read.
     pub ifm_view: Signal<Out, IfmView>,
     pub ofm_view: Signal<Out, OfmView>,
@@ -74,7 +72,6 @@ impl Default for OperationDecoder {
             output_settings: Default::default(),
             ifm_wide: Default::default(),
             ifm_signed: Default::default(),
-            ofm_bytes: Default::default(),
             code: Default::default(),
             state: Default::default(),
             ifm: Default::default(),
@@ -211,13 +208,6 @@ impl Logic for OperationDecoder {
         self.ofm_precision.next = self.ofm.val().precision;
         self.ofm_precision_code.next =
             bit_cast::<2, 16>(self.ofm_precision.val() >> self.ofm_width.val());
-        self.ofm_bytes.next = 1.into();
-        if self.ofm_precision_code.val() == 1 {
-            self.ofm_bytes.next = 2.into();
-        }
-        if self.ofm_precision_code.val() == 2 {
-            self.ofm_bytes.next = 4.into();
-        }
         self.activation_word.next = self.activation.val().activation;
         self.ofm_scale.next = self.activation.val().ofm_scale;
         self.output_settings.next.round_mode =

@@ -125,8 +125,8 @@ pub struct IfmRequest {
     pub oy: Bits<16>,
     pub ox: Bits<16>,
     /// Kernel element, undilated.
-    pub ky: Bits<3>,
-    pub kx: Bits<3>,
+    pub ky: Bits<6>,
+    pub kx: Bits<6>,
     /// Byte offset of the 8-channel group in an IB position.
     pub channel_offset: Bits<8>,
     /// The upper part of 16-bit activations.
@@ -393,11 +393,11 @@ impl Logic for IfmUnit {
         self.ox.next = bit_cast::<20, 16>(self.requests.data.val().ox);
         self.stride_y.next = bit_cast::<20, 2>(self.settings.val().stride_y);
         self.stride_x.next = bit_cast::<20, 2>(self.settings.val().stride_x);
-        self.tap_y.next = bit_cast::<20, 3>(self.requests.data.val().ky);
+        self.tap_y.next = bit_cast::<20, 6>(self.requests.data.val().ky);
         if self.settings.val().dilation_y == 2 {
             self.tap_y.next = self.tap_y.val() << 1;
         }
-        self.tap_x.next = bit_cast::<20, 3>(self.requests.data.val().kx);
+        self.tap_x.next = bit_cast::<20, 6>(self.requests.data.val().kx);
         if self.settings.val().dilation_x == 2 {
             self.tap_x.next = self.tap_x.val() << 1;
         }

@@ -25,8 +25,10 @@
 
 use crate::central_control::OfmView;
 use crate::dma::OfmWrite;
+use crate::spec_constants::{command_field_lsb, command_field_mask};
 use crate::stream::{StreamIn, StreamOut};
 use crate::widgets::{Multiply16x40, ResetReg};
+use npu_spec::command::Opcode;
 use rust_hdl::prelude::*;
 
 /// One OFM position's results: lane i (channel c + i) in bits 32i+31..32i,
@@ -41,7 +43,7 @@ pub struct OfmResult {
     pub c: Bits<16>,
 }
 
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock)]
 pub struct OfmWriter {
     pub clock: Signal<In, Clock>,
     pub rst_n: Signal<In, Bit>,
@@ -60,6 +62,10 @@ pub struct OfmWriter {
     values: Signal<Local, Bits<256>>,
     lanes: Signal<Local, Bits<8>>,
     precision: Signal<Local, Bits<16>>,
+    /// NPU_SET_OFM_PRECISION's activation_precision and activation_format
+    /// positions (`npu_spec::command`).
+    precision_lsb: Constant<Bits<6>>,
+    format_mask: Constant<Bits<16>>,
     /// log2 of the element bytes.
     element_shift: Signal<Local, Bits<2>>,
     nhcwb16: Signal<Local, Bit>,
@@ -81,6 +87,45 @@ pub struct OfmWriter {
     packed_16: Signal<Local, Bits<256>>,
 }
 
+impl Default for OfmWriter {
+    fn default() -> Self {
+        let precision = Opcode::NpuSetOfmPrecision;
+        Self {
+            clock: Default::default(),
+            rst_n: Default::default(),
+            results: Default::default(),
+            view: Default::default(),
+            writes: Default::default(),
+            row_product: Default::default(),
+            column_product: Default::default(),
+            full: Default::default(),
+            write: Default::default(),
+            take: Default::default(),
+            result: Default::default(),
+            values: Default::default(),
+            lanes: Default::default(),
+            precision: Default::default(),
+            precision_lsb: command_field_lsb(precision, "activation_precision"),
+            format_mask: command_field_mask(precision, "activation_format"),
+            element_shift: Default::default(),
+            nhcwb16: Default::default(),
+            width0: Default::default(),
+            height0: Default::default(),
+            height1: Default::default(),
+            y: Default::default(),
+            x: Default::default(),
+            base: Default::default(),
+            in_row: Default::default(),
+            lane_count: Default::default(),
+            lane_on: Default::default(),
+            lane_low_8: Default::default(),
+            lane_low_16: Default::default(),
+            packed_8: Default::default(),
+            packed_16: Default::default(),
+        }
+    }
+}
+
 impl Logic for OfmWriter {
     #[hdl_gen]
     fn update(&mut self) {
@@ -96,8 +141,9 @@ impl Logic for OfmWriter {
         self.values.next = self.result.val().values;
         self.lanes.next = self.result.val().lanes;
         self.precision.next = self.view.val().precision;
-        self.element_shift.next = self.precision.val().get_bits::<2>(2);
-        self.nhcwb16.next = self.precision.val().get_bit(6);
+        self.element_shift.next =
+            bit_cast::<2, 16>(self.precision.val() >> self.precision_lsb.val());
+        self.nhcwb16.next = (self.precision.val() & self.format_mask.val()) != 0;
 
         // The tile and the tile-relative position (FeatureMap::offset).
         self.width0.next = bit_cast::<17, 16>(self.view.val().width0_m1) + 1;

@@ -158,10 +158,12 @@ impl Logic for BeatWalker {
         if self.ab_half.q.val() {
             self.beats.data.next.acc_address = self.word.q.val() | 0x100;
         }
+        // The high beat of a 16-bit microblock adds to its low beat's sums.
         self.beats.data.next.first = self.j.val().first
             & (self.outer.q.val() == 0)
             & (self.element.q.val() == 0)
-            & (self.inner.q.val() == 0);
+            & (self.inner.q.val() == 0)
+            & !self.high.q.val();
         self.beats.data.next.high = self.high.q.val();
         self.beats.data.next.skip = self.padding.val();
         self.beats.data.next.group_end = self.group_end.val();
