@@ -17,6 +17,7 @@ mkdir -p "$out"
 macros=""
 if grep -q 'shram\$banks\$' "$src"; then macros+='blackbox *$shram$banks$*; '; fi
 if grep -q '\$acc_buffer(' "$src"; then macros+='blackbox *$acc_buffer; '; fi
+if grep -q '\$shram_bank(' "$src"; then macros+='blackbox *$shram_bank; '; fi
 if ! yosys -q -l "$out/yosys.log" -p "
     read_verilog -sv $src
     $macros

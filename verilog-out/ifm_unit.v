@@ -30,14 +30,14 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
     reg  [127:0] unit$shram_read_data$1;
     reg  [127:0] unit$shram_read_data$2;
     reg  [127:0] unit$shram_read_data$3;
-    reg  shram$clock;
-    reg  shram$write_enable;
-    reg  [11:0] shram$write_address;
-    reg  [127:0] shram$write_data;
-    reg  [15:0] shram$write_strobe;
-    reg  [3:0] shram$read_enable;
-    reg  [47:0] shram$read_address;
-    wire  [511:0] shram$read_data;
+    reg  shram_bank$clock;
+    reg  shram_bank$write_enable;
+    reg  [11:0] shram_bank$write_address;
+    reg  [127:0] shram_bank$write_data;
+    reg  [15:0] shram_bank$write_strobe;
+    reg  [3:0] shram_bank$read_enable;
+    reg  [47:0] shram_bank$read_address;
+    wire  [511:0] shram_bank$read_data;
     
     // Sub module instances
     ifm_unit_core$unit unit(
@@ -60,15 +60,15 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
         .shram_read_data$2(unit$shram_read_data$2),
         .shram_read_data$3(unit$shram_read_data$3)
     );
-    ifm_unit_core$shram shram(
-        .clock(shram$clock),
-        .write_enable(shram$write_enable),
-        .write_address(shram$write_address),
-        .write_data(shram$write_data),
-        .write_strobe(shram$write_strobe),
-        .read_enable(shram$read_enable),
-        .read_address(shram$read_address),
-        .read_data(shram$read_data)
+    ifm_unit_core$shram_bank shram_bank(
+        .clock(shram_bank$clock),
+        .write_enable(shram_bank$write_enable),
+        .write_address(shram_bank$write_address),
+        .write_data(shram_bank$write_data),
+        .write_strobe(shram_bank$write_strobe),
+        .read_enable(shram_bank$read_enable),
+        .read_address(shram_bank$read_address),
+        .read_data(shram_bank$read_data)
     );
     
     // Update code
@@ -76,24 +76,24 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
         unit$clock = clock;
         unit$rst_n = rst_n;
         unit$settings = settings;
-        shram$clock = clock;
+        shram_bank$clock = clock;
         writes$ready = 1'b1;
-        shram$write_enable = writes$valid;
-        shram$write_address = writes$data[(64'h0)+:(12)];
-        shram$write_data = writes$data[(64'hc)+:(128)];
-        shram$write_strobe = ((32'hffff) & 16'hffff);
-        shram$read_enable = unit$shram_read_enable;
-        shram$read_address = ((unit$shram_read_address$0) & 48'hffffffffffff) | (((unit$shram_read_address$1) & 48'hffffffffffff) << 32'hc) | (((unit$shram_read_address$2) & 48'hffffffffffff) << 32'h18) | (((unit$shram_read_address$3) & 48'hffffffffffff) << 32'h24);
-        unit$shram_read_data$0 = shram$read_data[(32'h0)+:(128)];
-        unit$shram_read_data$1 = shram$read_data[(32'h80)+:(128)];
-        unit$shram_read_data$2 = shram$read_data[(32'h100)+:(128)];
-        unit$shram_read_data$3 = shram$read_data[(32'h180)+:(128)];
+        shram_bank$write_enable = writes$valid;
+        shram_bank$write_address = writes$data[(64'h0)+:(12)];
+        shram_bank$write_data = writes$data[(64'hc)+:(128)];
+        shram_bank$write_strobe = ((32'hffff) & 16'hffff);
+        shram_bank$read_enable = unit$shram_read_enable;
+        shram_bank$read_address = ((unit$shram_read_address$0) & 48'hffffffffffff) | (((unit$shram_read_address$1) & 48'hffffffffffff) << 32'hc) | (((unit$shram_read_address$2) & 48'hffffffffffff) << 32'h18) | (((unit$shram_read_address$3) & 48'hffffffffffff) << 32'h24);
+        unit$shram_read_data$0 = shram_bank$read_data[(32'h0)+:(128)];
+        unit$shram_read_data$1 = shram_bank$read_data[(32'h80)+:(128)];
+        unit$shram_read_data$2 = shram_bank$read_data[(32'h100)+:(128)];
+        unit$shram_read_data$3 = shram_bank$read_data[(32'h180)+:(128)];
     end
     
 endmodule // ifm_unit_core
 
 
-module ifm_unit_core$shram(clock,write_enable,write_address,write_data,write_strobe,read_enable,read_address,read_data);
+module ifm_unit_core$shram_bank(clock,write_enable,write_address,write_data,write_strobe,read_enable,read_address,read_data);
     
     // Module arguments
     input wire  clock;
@@ -116,7 +116,7 @@ module ifm_unit_core$shram(clock,write_enable,write_address,write_data,write_str
        if (read_enable[2]) read_data[256 +: 128] <= lines[read_address[24 +: 12]];
        if (read_enable[3]) read_data[384 +: 128] <= lines[read_address[36 +: 12]];
     end
-endmodule // ifm_unit_core$shram
+endmodule // ifm_unit_core$shram_bank
 
 
 module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requests$ready,acts$valid,acts$data,acts$ready,shram_read_enable,shram_read_address$0,shram_read_address$1,shram_read_address$2,shram_read_address$3,shram_read_data$0,shram_read_data$1,shram_read_data$2,shram_read_data$3);

@@ -29,7 +29,7 @@ pub struct IfmUnitBench {
     pub acts: StreamOut<IfmActs>,
     pub writes: StreamIn<LineWrite>,
     unit: IfmUnit,
-    shram: SramBank,
+    shram_bank: SramBank,
 }
 
 impl Default for IfmUnitBench {
@@ -42,7 +42,7 @@ impl Default for IfmUnitBench {
             acts: Default::default(),
             writes: Default::default(),
             unit: IfmUnit::new(BENCH_SHRAM_BYTES),
-            shram: SramBank::new(BENCH_SHRAM_BYTES),
+            shram_bank: SramBank::new(BENCH_SHRAM_BYTES),
         }
     }
 }
@@ -55,20 +55,21 @@ impl Logic for IfmUnitBench {
         self.unit.settings.next = self.settings.val();
         StreamIn::<IfmRequest>::link(&mut self.requests, &mut self.unit.requests);
         StreamOut::<IfmActs>::link(&mut self.acts, &mut self.unit.acts);
-        self.shram.clock.next = self.clock.val();
+        self.shram_bank.clock.next = self.clock.val();
         self.writes.ready.next = true;
-        self.shram.write_enable.next = self.writes.valid.val();
-        self.shram.write_address.next = self.writes.data.val().line;
-        self.shram.write_data.next = self.writes.data.val().data;
-        self.shram.write_strobe.next = bits::<16>(0xffff);
-        self.shram.read_enable.next = self.unit.shram_read_enable.val();
-        self.shram.read_address.next = bit_cast::<48, 12>(self.unit.shram_read_address[0].val())
-            | (bit_cast::<48, 12>(self.unit.shram_read_address[1].val()) << 12)
-            | (bit_cast::<48, 12>(self.unit.shram_read_address[2].val()) << 24)
-            | (bit_cast::<48, 12>(self.unit.shram_read_address[3].val()) << 36);
-        self.unit.shram_read_data[0].next = self.shram.read_data.val().get_bits::<128>(0);
-        self.unit.shram_read_data[1].next = self.shram.read_data.val().get_bits::<128>(128);
-        self.unit.shram_read_data[2].next = self.shram.read_data.val().get_bits::<128>(256);
-        self.unit.shram_read_data[3].next = self.shram.read_data.val().get_bits::<128>(384);
+        self.shram_bank.write_enable.next = self.writes.valid.val();
+        self.shram_bank.write_address.next = self.writes.data.val().line;
+        self.shram_bank.write_data.next = self.writes.data.val().data;
+        self.shram_bank.write_strobe.next = bits::<16>(0xffff);
+        self.shram_bank.read_enable.next = self.unit.shram_read_enable.val();
+        self.shram_bank.read_address.next =
+            bit_cast::<48, 12>(self.unit.shram_read_address[0].val())
+                | (bit_cast::<48, 12>(self.unit.shram_read_address[1].val()) << 12)
+                | (bit_cast::<48, 12>(self.unit.shram_read_address[2].val()) << 24)
+                | (bit_cast::<48, 12>(self.unit.shram_read_address[3].val()) << 36);
+        self.unit.shram_read_data[0].next = self.shram_bank.read_data.val().get_bits::<128>(0);
+        self.unit.shram_read_data[1].next = self.shram_bank.read_data.val().get_bits::<128>(128);
+        self.unit.shram_read_data[2].next = self.shram_bank.read_data.val().get_bits::<128>(256);
+        self.unit.shram_read_data[3].next = self.shram_bank.read_data.val().get_bits::<128>(384);
     }
 }
