@@ -7,9 +7,13 @@
 # `--list-blocks`): the committed files of verilog-out/, checked fresh by
 # check-verilog.
 MODULES := $(basename $(notdir $(wildcard verilog-out/*.v)))
+# The configurations (their blocks are inside them); `synth-blocks` also
+# synthesises every block on its own, for its own figures.
+CONFIGS := $(filter npu_%,$(MODULES))
+BLOCKS  := $(filter-out npu_%,$(MODULES))
 CARGO   ?= cargo
 
-.PHONY: all deps verilog check-verilog lint synth test bench sim waves demo fuzz
+.PHONY: all deps verilog check-verilog lint synth synth-blocks test bench sim waves demo fuzz
 
 all: deps verilog lint synth demo
 
@@ -36,7 +40,10 @@ lint: deps
 	done
 
 synth: deps
-	@for m in $(MODULES); do scripts/synth.sh $$m || exit 1; done
+	@for m in $(CONFIGS); do scripts/synth.sh $$m || exit 1; done
+
+synth-blocks: deps
+	@for m in $(BLOCKS); do scripts/synth.sh $$m || exit 1; done
 
 test: deps
 	$(CARGO) test --workspace

@@ -1,5 +1,5 @@
-//! Kernel-operation dispatch: what central control hands the datapath, and
-//! the placeholder datapath that runs nothing.
+//! Kernel-operation dispatch: what central control hands the datapath
+//! (`crate::datapath`).
 //!
 //! TRM 4.6.1: kernel operations are non-blocking. Central control captures
 //! the kernel units' NPU_SET_* values with the operation ([`KernelOperation`])
@@ -8,7 +8,6 @@
 //! dispatched (TRM 4.6.2).
 
 use super::op_state::OperationState;
-use crate::stream::StreamIn;
 use rust_hdl::prelude::*;
 
 /// A dispatched kernel operation: its opcode and parameter (TRM 4.6.4:
@@ -30,36 +29,4 @@ pub struct KernelKinds {
     pub depthwise: Bit,
     pub pool: Bit,
     pub elementwise: Bit,
-}
-
-/// Stands in for the datapath (MAC unit, output unit) until it exists: it
-/// runs no kind of operation, so a stream with one stops with
-/// STATUS.cmd_parse_error at the operation.
-#[derive(LogicBlock)]
-pub struct NoDatapath {
-    pub operations: StreamIn<KernelOperation>,
-    pub runs: Signal<Out, KernelKinds>,
-    /// An operation taken from the queue is still running.
-    pub busy: Signal<Out, Bit>,
-    runs_nothing: Constant<KernelKinds>,
-}
-
-impl Default for NoDatapath {
-    fn default() -> Self {
-        Self {
-            operations: Default::default(),
-            runs: Default::default(),
-            busy: Default::default(),
-            runs_nothing: Constant::new(KernelKinds::default()),
-        }
-    }
-}
-
-impl Logic for NoDatapath {
-    #[hdl_gen]
-    fn update(&mut self) {
-        self.operations.ready.next = false;
-        self.runs.next = self.runs_nothing.val();
-        self.busy.next = false;
-    }
 }

@@ -47,7 +47,7 @@ mod dispatch;
 mod op_state;
 pub mod traversal;
 
-pub use dispatch::{KernelKinds, KernelOperation, NoDatapath};
+pub use dispatch::{KernelKinds, KernelOperation};
 pub use op_state::{
     command_key, ActivationView, DmaDescriptor, Ifm2View, IfmView, KernelView, OfmView, OpState,
     OperationState, SetRegister, WeightsView, CMD1_KEY,
