@@ -14,6 +14,10 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,fills$val
     output reg  [147:0] fills$data;
     input wire  fills$ready;
     
+    // Constant declarations
+    localparam  precision_lsb = 6'b10;
+    localparam  format_mask = 16'hc0;
+    
     // Stub signals
     reg  [15:0] multiply$a;
     reg  [39:0] multiply$b;
@@ -274,8 +278,8 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,fills$val
         group_base$rst_n = rst_n;
         job = jobs$data;
         precision = view[(64'h2e)+:(16)];
-        wide = precision[32'h2];
-        nhcwb16 = precision[32'h6];
+        wide = ((precision >> precision_lsb) & 2'h3) == 32'h1;
+        nhcwb16 = (precision & format_mask) != 32'h0;
         stride_x = ((view[(64'h149)+:(48)]) & 40'hffffffffff);
         stride_y = ((view[(64'h179)+:(48)]) & 40'hffffffffff);
         stride_c = ((view[(64'h1a9)+:(48)]) & 40'hffffffffff);

@@ -4496,6 +4496,10 @@ module npu_u65_256_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
     output reg  [147:0] fills$data;
     input wire  fills$ready;
     
+    // Constant declarations
+    localparam  precision_lsb = 6'b10;
+    localparam  format_mask = 16'hc0;
+    
     // Stub signals
     reg  [15:0] multiply$a;
     reg  [39:0] multiply$b;
@@ -4756,8 +4760,8 @@ module npu_u65_256_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
         group_base$rst_n = rst_n;
         job = jobs$data;
         precision = view[(64'h2e)+:(16)];
-        wide = precision[32'h2];
-        nhcwb16 = precision[32'h6];
+        wide = ((precision >> precision_lsb) & 2'h3) == 32'h1;
+        nhcwb16 = (precision & format_mask) != 32'h0;
         stride_x = ((view[(64'h149)+:(48)]) & 40'hffffffffff);
         stride_y = ((view[(64'h179)+:(48)]) & 40'hffffffffff);
         stride_c = ((view[(64'h1a9)+:(48)]) & 40'hffffffffff);

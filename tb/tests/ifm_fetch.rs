@@ -14,6 +14,7 @@ use npu_hw::central_control::IfmView;
 use npu_hw::dma::ShramFill;
 use npu_model::tensor::{DType, FeatureMap};
 use npu_spec::command::Layout;
+use npu_spec::command::Opcode;
 use npu_tb::block::{field, words, BlockTb};
 use npu_tb::seed::seed;
 use rand::rngs::StdRng;
@@ -118,7 +119,14 @@ impl Ifm {
         let nhcwb16 = m.layout == Layout::Nhcwb16;
         let b48 = |v: u64| Bits::<48>::from(v & ((1 << 48) - 1));
         let view = IfmView {
-            precision: Bits::<16>::from(1 | u64::from(wide) << 2 | u64::from(nhcwb16) << 6),
+            precision: {
+                let lo = |name: &str| Opcode::NpuSetIfmPrecision.field(name).lo;
+                Bits::<16>::from(
+                    1 << lo("activation_type")
+                        | u64::from(wide) << lo("activation_precision")
+                        | u64::from(nhcwb16) << lo("activation_format"),
+                )
+            },
             depth_m1: Bits::<16>::from(self.depth as u64 - 1),
             width0_m1: Bits::<16>::from(m.width0 as u64 - 1),
             height0_m1: Bits::<16>::from(m.height0 as u64 - 1),

@@ -40,11 +40,13 @@
 use super::ShramFill;
 use crate::central_control::traversal::IfmBlockJob;
 use crate::central_control::IfmView;
+use crate::spec_constants::{command_field_lsb, command_field_mask};
 use crate::stream::{StreamIn, StreamOut};
 use crate::widgets::{Multiply16x40, ResetReg};
+use npu_spec::command::Opcode;
 use rust_hdl::prelude::*;
 
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock)]
 pub struct IfmFetch {
     pub clock: Signal<In, Clock>,
     pub rst_n: Signal<In, Bit>,
@@ -83,6 +85,8 @@ pub struct IfmFetch {
     // The job and view, decoded.
     job: Signal<Local, IfmBlockJob>,
     precision: Signal<Local, Bits<16>>,
+    precision_lsb: Constant<Bits<6>>,
+    format_mask: Constant<Bits<16>>,
     wide: Signal<Local, Bit>,
     /// log2 of the element bytes.
     element_shift: Signal<Local, Bits<4>>,
@@ -132,6 +136,84 @@ pub struct IfmFetch {
     taken: Signal<Local, Bit>,
 }
 
+impl Default for IfmFetch {
+    fn default() -> Self {
+        let precision = Opcode::NpuSetIfmPrecision;
+        Self {
+            clock: Default::default(),
+            rst_n: Default::default(),
+            jobs: Default::default(),
+            view: Default::default(),
+            fills: Default::default(),
+            multiply: Default::default(),
+            active: Default::default(),
+            step: Default::default(),
+            channel_term: Default::default(),
+            inner_a: Default::default(),
+            inner_b: Default::default(),
+            row_a: Default::default(),
+            row_b: Default::default(),
+            dest_row: Default::default(),
+            dest_row_step: Default::default(),
+            dest_b_offset: Default::default(),
+            y: Default::default(),
+            row: Default::default(),
+            piece_b: Default::default(),
+            group_offset: Default::default(),
+            group_base: Default::default(),
+            job: Default::default(),
+            precision: Default::default(),
+            precision_lsb: command_field_lsb(precision, "activation_precision"),
+            format_mask: command_field_mask(precision, "activation_format"),
+            wide: Default::default(),
+            element_shift: Default::default(),
+            nhcwb16: Default::default(),
+            stride_x: Default::default(),
+            stride_y: Default::default(),
+            stride_c: Default::default(),
+            base_0: Default::default(),
+            base_1: Default::default(),
+            base_2: Default::default(),
+            base_3: Default::default(),
+            width0: Default::default(),
+            height0: Default::default(),
+            height1: Default::default(),
+            x0: Default::default(),
+            y0: Default::default(),
+            x_end: Default::default(),
+            has_a: Default::default(),
+            has_b: Default::default(),
+            a_end: Default::default(),
+            width_a: Default::default(),
+            width_b: Default::default(),
+            x_b: Default::default(),
+            y_a: Default::default(),
+            y_b: Default::default(),
+            base_a: Default::default(),
+            base_b: Default::default(),
+            x_step: Default::default(),
+            block_bytes: Default::default(),
+            position_bytes: Default::default(),
+            ib_kb: Default::default(),
+            ib_base: Default::default(),
+            first_group: Default::default(),
+            channel_end: Default::default(),
+            empty: Default::default(),
+            group_low: Default::default(),
+            group_end: Default::default(),
+            last_group: Default::default(),
+            last_piece: Default::default(),
+            last_row: Default::default(),
+            block_end: Default::default(),
+            fill_len: Default::default(),
+            channel_skip: Default::default(),
+            block_skip: Default::default(),
+            next_y: Default::default(),
+            taken: Default::default(),
+        }
+    }
+}
+
 impl Logic for IfmFetch {
     #[hdl_gen]
     fn update(&mut self) {
@@ -170,12 +252,12 @@ impl Logic for IfmFetch {
         self.group_offset.rst_n.next = self.rst_n.val();
         self.group_base.rst_n.next = self.rst_n.val();
 
-        // The view: NPU_SET_IFM_PRECISION activation_precision bit 2 (16-bit)
-        // and activation_format bit 6 (NHCWB16); 40-bit offsets.
+        // The view: NPU_SET_IFM_PRECISION activation_precision 1 (16-bit) and
+        // activation_format 1 (NHCWB16), at the spec's positions; 40-bit offsets.
         self.job.next = self.jobs.data.val();
         self.precision.next = self.view.val().precision;
-        self.wide.next = self.precision.val().get_bit(2);
-        self.nhcwb16.next = self.precision.val().get_bit(6);
+        self.wide.next = bit_cast::<2, 16>(self.precision.val() >> self.precision_lsb.val()) == 1;
+        self.nhcwb16.next = (self.precision.val() & self.format_mask.val()) != 0;
         self.stride_x.next = bit_cast::<40, 48>(self.view.val().stride_x);
         self.stride_y.next = bit_cast::<40, 48>(self.view.val().stride_y);
         self.stride_c.next = bit_cast::<40, 48>(self.view.val().stride_c);
