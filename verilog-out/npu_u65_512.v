@@ -236,10 +236,12 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  [293:0] control$dma;
     reg  [1895:0] control$operation;
     wire  control$kernel_ops$valid;
-    wire  [1921:0] control$kernel_ops$data;
+    wire  [1953:0] control$kernel_ops$data;
     reg  control$kernel_ops$ready;
     reg  [3:0] control$kernels_run;
     reg  control$kernel_busy;
+    reg  control$kernel_fault;
+    reg  [31:0] control$kernel_fault_offset;
     reg  op_state$clock;
     reg  op_state$rst_n;
     reg  op_state$write;
@@ -252,7 +254,7 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  datapath$clock;
     reg  datapath$rst_n;
     reg  datapath$operations$valid;
-    reg  [1921:0] datapath$operations$data;
+    reg  [1953:0] datapath$operations$data;
     wire  datapath$operations$ready;
     wire  [3:0] datapath$runs;
     wire  datapath$busy;
@@ -281,6 +283,8 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  [511:0] datapath$shram_read_data;
     reg  datapath$clear;
     wire  datapath$clearing;
+    wire  datapath$fault;
+    wire  [31:0] datapath$fault_offset;
     reg  dma$clock;
     reg  dma$rst_n;
     reg  [1:0] dma$prot;
@@ -600,7 +604,9 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .kernel_ops$data(control$kernel_ops$data),
         .kernel_ops$ready(control$kernel_ops$ready),
         .kernels_run(control$kernels_run),
-        .kernel_busy(control$kernel_busy)
+        .kernel_busy(control$kernel_busy),
+        .kernel_fault(control$kernel_fault),
+        .kernel_fault_offset(control$kernel_fault_offset)
     );
     npu_u65_512_core$op_state op_state(
         .clock(op_state$clock),
@@ -645,7 +651,9 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .shram_read_address(datapath$shram_read_address),
         .shram_read_data(datapath$shram_read_data),
         .clear(datapath$clear),
-        .clearing(datapath$clearing)
+        .clearing(datapath$clearing),
+        .fault(datapath$fault),
+        .fault_offset(datapath$fault_offset)
     );
     npu_u65_512_core$dma dma(
         .clock(dma$clock),
@@ -965,6 +973,8 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         control$operation = op_state$operation;
         control$kernels_run = datapath$runs;
         control$kernel_busy = datapath$busy;
+        control$kernel_fault = datapath$fault;
+        control$kernel_fault_offset = datapath$fault_offset;
         dma$clock = cpm$core_clock;
         dma$rst_n = cpm$core_rst_n;
         dma$quiesce = cpm$quiesce;
@@ -1263,7 +1273,7 @@ module npu_u65_512_core$apb$ready(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$apb$ready
 
 
-module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,status,qread,irq,running_state,pmu_irq,clear_irq,pmu_enable,command_start,command_cancel,command$valid,command$data,command$ready,command_busy,descriptors$valid,descriptors$data,descriptors$ready,descriptors_active,bus_error,faulting_channel,faulting_interface,set_write,set_key,set_value,set_known,set_reserved,dma,operation,kernel_ops$valid,kernel_ops$data,kernel_ops$ready,kernels_run,kernel_busy);
+module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,status,qread,irq,running_state,pmu_irq,clear_irq,pmu_enable,command_start,command_cancel,command$valid,command$data,command$ready,command_busy,descriptors$valid,descriptors$data,descriptors$ready,descriptors_active,bus_error,faulting_channel,faulting_interface,set_write,set_key,set_value,set_known,set_reserved,dma,operation,kernel_ops$valid,kernel_ops$data,kernel_ops$ready,kernels_run,kernel_busy,kernel_fault,kernel_fault_offset);
     
     // Module arguments
     input wire  clock;
@@ -1300,10 +1310,12 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     input wire  [293:0] dma;
     input wire  [1895:0] operation;
     output wire  kernel_ops$valid;
-    output wire  [1921:0] kernel_ops$data;
+    output wire  [1953:0] kernel_ops$data;
     input wire  kernel_ops$ready;
     input wire  [3:0] kernels_run;
     input wire  kernel_busy;
+    input wire  kernel_fault;
+    input wire  [31:0] kernel_fault_offset;
     
     // Constant declarations
     localparam  stop_key = 11'b0;
@@ -1352,7 +1364,7 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     reg  kernel_queue$clock;
     reg  kernel_queue$rst_n;
     reg  kernel_queue$tail$valid;
-    reg  [1921:0] kernel_queue$tail$data;
+    reg  [1953:0] kernel_queue$tail$data;
     wire  kernel_queue$tail$ready;
     wire  [1:0] kernel_queue$count;
     reg  running$clock;
@@ -1407,6 +1419,10 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     reg  bus_error_seen$rst_n;
     reg  bus_error_seen$d;
     wire  bus_error_seen$q;
+    reg  kernel_fault_seen$clock;
+    reg  kernel_fault_seen$rst_n;
+    reg  kernel_fault_seen$d;
+    wire  kernel_fault_seen$q;
     reg  pmu_enabled$clock;
     reg  pmu_enabled$rst_n;
     reg  pmu_enabled$d;
@@ -1526,6 +1542,12 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         .d(bus_error_seen$d),
         .q(bus_error_seen$q)
     );
+    npu_u65_512_core$control$kernel_fault_seen kernel_fault_seen(
+        .clock(kernel_fault_seen$clock),
+        .rst_n(kernel_fault_seen$rst_n),
+        .d(kernel_fault_seen$d),
+        .q(kernel_fault_seen$q)
+    );
     npu_u65_512_core$control$pmu_enabled pmu_enabled(
         .clock(pmu_enabled$clock),
         .rst_n(pmu_enabled$rst_n),
@@ -1548,6 +1570,7 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         parse_error$clock = clock;
         end_reached$clock = clock;
         bus_error_seen$clock = clock;
+        kernel_fault_seen$clock = clock;
         pmu_enabled$clock = clock;
         running$d = running$q;
         fetching$d = fetching$q;
@@ -1562,6 +1585,7 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         parse_error$d = parse_error$q;
         end_reached$d = end_reached$q;
         bus_error_seen$d = bus_error_seen$q;
+        kernel_fault_seen$d = kernel_fault_seen$q;
         pmu_enabled$d = pmu_enabled$q;
         running$rst_n = rst_n;
         fetching$rst_n = rst_n;
@@ -1576,6 +1600,7 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         parse_error$rst_n = rst_n;
         end_reached$rst_n = rst_n;
         bus_error_seen$rst_n = rst_n;
+        kernel_fault_seen$rst_n = rst_n;
         pmu_enabled$rst_n = rst_n;
         kernel_queue$clock = clock;
         kernel_queue$rst_n = rst_n;
@@ -1614,6 +1639,7 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         kernel_queue$tail$data[(64'h0)+:(10)] = op_code;
         kernel_queue$tail$data[(64'ha)+:(16)] = op_param;
         kernel_queue$tail$data[(64'h1a)+:(1896)] = operation;
+        kernel_queue$tail$data[(64'h782)+:(32)] = offset$q - 32'h4;
         if (first_format == cmd1_format) begin
             key = key | cmd1_key;
         end
@@ -1765,6 +1791,13 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         if (bus_error & ~bus_error_seen$q) begin
             bus_error_seen$d = 1'b1;
             irq_raised$d = 1'b1;
+            halt = 1'b1;
+        end
+        if (kernel_fault & ~kernel_fault_seen$q) begin
+            kernel_fault_seen$d = 1'b1;
+            parse_error$d = 1'b1;
+            irq_raised$d = 1'b1;
+            qread_offset$d = kernel_fault_offset;
             halt = 1'b1;
         end
         if (halt) begin
@@ -1942,16 +1975,35 @@ module npu_u65_512_core$control$irq_raised(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$control$irq_raised
 
 
+module npu_u65_512_core$control$kernel_fault_seen(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$control$kernel_fault_seen
+
+
 module npu_u65_512_core$control$kernel_queue(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
     input wire  tail$valid;
-    input wire  [1921:0] tail$data;
+    input wire  [1953:0] tail$data;
     output reg  tail$ready;
     output reg  head$valid;
-    output reg  [1921:0] head$data;
+    output reg  [1953:0] head$data;
     input wire  head$ready;
     output reg  [1:0] count;
     
@@ -1971,9 +2023,9 @@ module npu_u65_512_core$control$kernel_queue(clock,rst_n,tail$valid,tail$data,ta
     reg  words$rst_n;
     reg  words$write_enable;
     reg  words$write_address;
-    reg  [1921:0] words$write_data;
+    reg  [1953:0] words$write_data;
     reg  words$read_address;
-    wire  [1921:0] words$read_data;
+    wire  [1953:0] words$read_data;
     
     // Local signals
     reg  push;
@@ -2059,12 +2111,12 @@ module npu_u65_512_core$control$kernel_queue$words(clock,rst_n,write_enable,writ
     input wire  rst_n;
     input wire  write_enable;
     input wire  write_address;
-    input wire  [1921:0] write_data;
+    input wire  [1953:0] write_data;
     input wire  read_address;
-    output reg  [1921:0] read_data;
+    output reg  [1953:0] read_data;
     
     // Update code (custom)
-    reg [1921:0] cells [0:1];
+    reg [1953:0] cells [0:1];
     integer i;
     always @(posedge clock or negedge rst_n)
        if (!rst_n) for (i = 0; i <= 1; i = i + 1) cells[i] <= 0;
@@ -3187,13 +3239,13 @@ module npu_u65_512_core$cpm$soft_reset(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$cpm$soft_reset
 
 
-module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,operations$ready,runs,busy,ifm_fills$valid,ifm_fills$data,ifm_fills$ready,ifm_filled,weight_reads$valid,weight_reads$data,weight_reads$ready,weight_beats$valid,weight_beats$data,weight_beats$ready,scale_reads$valid,scale_reads$data,scale_reads$ready,scale_beats$valid,scale_beats$data,scale_beats$ready,ofm_writes$valid,ofm_writes$data,ofm_writes$ready,dma_busy,shram_read_enable,shram_read_address,shram_read_data,clear,clearing);
+module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,operations$ready,runs,busy,ifm_fills$valid,ifm_fills$data,ifm_fills$ready,ifm_filled,weight_reads$valid,weight_reads$data,weight_reads$ready,weight_beats$valid,weight_beats$data,weight_beats$ready,scale_reads$valid,scale_reads$data,scale_reads$ready,scale_beats$valid,scale_beats$data,scale_beats$ready,ofm_writes$valid,ofm_writes$data,ofm_writes$ready,dma_busy,shram_read_enable,shram_read_address,shram_read_data,clear,clearing,fault,fault_offset);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
     input wire  operations$valid;
-    input wire  [1921:0] operations$data;
+    input wire  [1953:0] operations$data;
     output reg  operations$ready;
     output reg  [3:0] runs;
     output reg  busy;
@@ -3222,6 +3274,8 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     input wire  [511:0] shram_read_data;
     input wire  clear;
     output reg  clearing;
+    output reg  fault;
+    output reg  [31:0] fault_offset;
     
     // Constant declarations
     localparam  kinds = 4'h0;
@@ -3239,9 +3293,12 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     localparam ErrorCode$IndexOutOfRange = 9;
     localparam ErrorCode$ValueOutOfRange = 10;
     localparam ErrorCode$ZeroRunTooLong = 11;
+    localparam WeightStream$Idle = 0;
+    localparam WeightStream$Decoding = 1;
+    localparam WeightStream$Draining = 2;
     
     // Stub signals
-    reg  [1921:0] decoder$operation;
+    reg  [1953:0] decoder$operation;
     wire  [220:0] decoder$shape;
     wire  [97:0] decoder$output_settings;
     wire  decoder$ifm_wide;
@@ -3292,6 +3349,15 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  [74:0] weight_streams$head$data;
     reg  weight_streams$head$ready;
     wire  [1:0] weight_streams$count;
+    reg  weight_lengths$clock;
+    reg  weight_lengths$rst_n;
+    reg  weight_lengths$tail$valid;
+    reg  [31:0] weight_lengths$tail$data;
+    wire  weight_lengths$tail$ready;
+    wire  weight_lengths$head$valid;
+    wire  [31:0] weight_lengths$head$data;
+    reg  weight_lengths$head$ready;
+    wire  [1:0] weight_lengths$count;
     reg  scale_streams$clock;
     reg  scale_streams$rst_n;
     reg  scale_streams$tail$valid;
@@ -3319,10 +3385,10 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  beat_tags$clock;
     reg  beat_tags$rst_n;
     reg  beat_tags$tail$valid;
-    reg  [13:0] beat_tags$tail$data;
+    reg  [14:0] beat_tags$tail$data;
     wire  beat_tags$tail$ready;
     wire  beat_tags$head$valid;
-    wire  [13:0] beat_tags$head$data;
+    wire  [14:0] beat_tags$head$data;
     reg  beat_tags$head$ready;
     wire  [3:0] beat_tags$count;
     reg  weight_decoder$clock;
@@ -3347,6 +3413,8 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  weight_groups$groups$valid;
     wire  [575:0] weight_groups$groups$data;
     reg  weight_groups$groups$ready;
+    wire  weight_groups$empty;
+    wire  weight_groups$ragged;
     reg  mac$clock;
     reg  mac$rst_n;
     reg  mac$operands$valid;
@@ -3401,8 +3469,8 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  [484:0] ofm_writer$view;
     reg  operation$clock;
     reg  operation$rst_n;
-    reg  [1921:0] operation$d;
-    wire  [1921:0] operation$q;
+    reg  [1953:0] operation$d;
+    wire  [1953:0] operation$q;
     reg  active$clock;
     reg  active$rst_n;
     reg  active$d;
@@ -3435,6 +3503,18 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  shifts$rst_n;
     reg  [47:0] shifts$d;
     wire  [47:0] shifts$q;
+    reg  weight_stream$clock;
+    reg  weight_stream$rst_n;
+    reg  [1:0] weight_stream$d;
+    wire  [1:0] weight_stream$q;
+    reg  decoder_quiet$clock;
+    reg  decoder_quiet$rst_n;
+    reg  [1:0] decoder_quiet$d;
+    wire  [1:0] decoder_quiet$q;
+    reg  faulted$clock;
+    reg  faulted$rst_n;
+    reg  faulted$d;
+    wire  faulted$q;
     
     // Local signals
     reg  [258:0] job;
@@ -3455,7 +3535,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  job_taken;
     reg  beat_ready;
     reg  joined;
-    reg  [13:0] tag;
+    reg  [14:0] tag;
     reg  to_mac;
     reg  join_fire;
     reg  filled_taken;
@@ -3466,6 +3546,11 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  word_done;
     reg  record_taken;
     reg  idle;
+    reg  last_depth_block;
+    reg  decoder_settled;
+    reg  stream_used;
+    reg  too_few_weights;
+    reg  too_many_weights;
     
     // Sub module instances
     npu_u65_512_core$datapath$decoder decoder(
@@ -3531,6 +3616,17 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .head$data(weight_streams$head$data),
         .head$ready(weight_streams$head$ready),
         .count(weight_streams$count)
+    );
+    npu_u65_512_core$datapath$weight_lengths weight_lengths(
+        .clock(weight_lengths$clock),
+        .rst_n(weight_lengths$rst_n),
+        .tail$valid(weight_lengths$tail$valid),
+        .tail$data(weight_lengths$tail$data),
+        .tail$ready(weight_lengths$tail$ready),
+        .head$valid(weight_lengths$head$valid),
+        .head$data(weight_lengths$head$data),
+        .head$ready(weight_lengths$head$ready),
+        .count(weight_lengths$count)
     );
     npu_u65_512_core$datapath$scale_streams scale_streams(
         .clock(scale_streams$clock),
@@ -3598,7 +3694,9 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .weights$ready(weight_groups$weights$ready),
         .groups$valid(weight_groups$groups$valid),
         .groups$data(weight_groups$groups$data),
-        .groups$ready(weight_groups$groups$ready)
+        .groups$ready(weight_groups$groups$ready),
+        .empty(weight_groups$empty),
+        .ragged(weight_groups$ragged)
     );
     npu_u65_512_core$datapath$mac mac(
         .clock(mac$clock),
@@ -3724,6 +3822,24 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .d(shifts$d),
         .q(shifts$q)
     );
+    npu_u65_512_core$datapath$weight_stream weight_stream(
+        .clock(weight_stream$clock),
+        .rst_n(weight_stream$rst_n),
+        .d(weight_stream$d),
+        .q(weight_stream$q)
+    );
+    npu_u65_512_core$datapath$decoder_quiet decoder_quiet(
+        .clock(decoder_quiet$clock),
+        .rst_n(decoder_quiet$rst_n),
+        .d(decoder_quiet$d),
+        .q(decoder_quiet$q)
+    );
+    npu_u65_512_core$datapath$faulted faulted(
+        .clock(faulted$clock),
+        .rst_n(faulted$rst_n),
+        .d(faulted$d),
+        .q(faulted$q)
+    );
     
     // Update code
     always @(*) begin
@@ -3736,6 +3852,9 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         biases$clock = clock;
         scales$clock = clock;
         shifts$clock = clock;
+        weight_stream$clock = clock;
+        decoder_quiet$clock = clock;
+        faulted$clock = clock;
         operation$d = operation$q;
         active$d = active$q;
         starting$d = starting$q;
@@ -3745,6 +3864,12 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         biases$d = biases$q;
         scales$d = scales$q;
         shifts$d = shifts$q;
+        weight_stream$d = weight_stream$q;
+        decoder_quiet$d = decoder_quiet$q;
+        faulted$d = faulted$q;
+        weight_stream$rst_n = rst_n;
+        decoder_quiet$rst_n = rst_n;
+        faulted$rst_n = rst_n;
         biases$rst_n = rst_n;
         scales$rst_n = rst_n;
         shifts$rst_n = rst_n;
@@ -3762,6 +3887,8 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         fetched$rst_n = rst_n;
         weight_streams$clock = clock;
         weight_streams$rst_n = rst_n;
+        weight_lengths$clock = clock;
+        weight_lengths$rst_n = rst_n;
         scale_streams$clock = clock;
         scale_streams$rst_n = rst_n;
         ifm_unit$clock = clock;
@@ -3823,11 +3950,21 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         if (~ifm_filled & filled_taken) begin
             filled$d = filled$q - 32'h1;
         end
-        weight_decoder$start = weight_streams$head$valid & ~weight_decoder$busy & weight_reads$ready;
-        weight_decoder$length = weight_streams$head$data[(64'h2b)+:(32)];
-        weight_reads$valid = weight_decoder$start;
+        weight_reads$valid = weight_streams$head$valid & weight_lengths$tail$ready;
         weight_reads$data = weight_streams$head$data;
-        weight_streams$head$ready = weight_decoder$start;
+        weight_streams$head$ready = weight_reads$ready & weight_lengths$tail$ready;
+        weight_lengths$tail$valid = weight_streams$head$valid & weight_reads$ready;
+        weight_lengths$tail$data = weight_streams$head$data[(64'h2b)+:(32)];
+        weight_decoder$start = weight_lengths$head$valid & ~weight_decoder$busy & (weight_stream$q == WeightStream$Idle) & ~faulted$q;
+        weight_decoder$length = weight_lengths$head$data;
+        weight_lengths$head$ready = weight_decoder$start;
+        if (weight_decoder$start | weight_decoder$busy) begin
+            decoder_quiet$d = 32'h0;
+        end
+        else if (decoder_quiet$q != 32'h3) begin
+            decoder_quiet$d = decoder_quiet$q + 32'h1;
+        end
+        decoder_settled = decoder_quiet$q == 32'h3;
         weight_decoder$words$valid = weight_beats$valid;
         weight_decoder$words$data = weight_beats$data[(64'h0)+:(128)];
         weight_beats$ready = weight_decoder$words$ready;
@@ -3853,6 +3990,8 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         beat_tags$tail$data[(64'hb)+:(1)] = beat[(64'h5b)+:(1)];
         beat_tags$tail$data[(64'hc)+:(1)] = beat[(64'h5c)+:(1)];
         beat_tags$tail$data[(64'hd)+:(1)] = beat[(64'h5d)+:(1)];
+        last_depth_block = (traversal$current[(64'h20)+:(16)] + traversal$current[(64'h50)+:(16)]) == decoder$shape[(64'h20)+:(16)];
+        beat_tags$tail$data[(64'he)+:(1)] = beat[(64'h5d)+:(1)] & last_depth_block;
         walked = traversal$current;
         ib_half_kb = ((((decoder$ifm_view[(64'h80)+:(6)]) & 16'hffff) - 32'h2) >> 32'h1) << 32'ha;
         ifm_unit$settings[(64'h0)+:(16)] = 32'h800;
@@ -3884,7 +4023,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         ifm_unit$shram_read_data$1 = shram_read_data[(32'h80)+:(128)];
         ifm_unit$shram_read_data$2 = shram_read_data[(32'h100)+:(128)];
         ifm_unit$shram_read_data$3 = shram_read_data[(32'h180)+:(128)];
-        joined = ifm_unit$acts$valid & beat_tags$head$valid & weight_groups$groups$valid;
+        joined = ifm_unit$acts$valid & beat_tags$head$valid & weight_groups$groups$valid & (weight_stream$q == WeightStream$Decoding) & ~faulted$q;
         tag = beat_tags$head$data;
         to_mac = ~tag[(64'hb)+:(1)] | tag[(64'hd)+:(1)];
         mac$operands$valid = joined & to_mac;
@@ -3903,6 +4042,34 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         beat_tags$head$ready = join_fire;
         weight_groups$groups$ready = join_fire & beat_tags$head$data[(64'hc)+:(1)];
         traversal$block_done = mac$block_done;
+        stream_used = join_fire & tag[(64'hc)+:(1)] & tag[(64'he)+:(1)];
+        too_few_weights = (weight_stream$q == WeightStream$Decoding) & decoder_settled & ~weight_groups$groups$valid & beat_tags$head$valid;
+        too_many_weights = (weight_stream$q == WeightStream$Draining) & (weight_groups$groups$valid | (decoder_settled & ~weight_groups$empty));
+        case (weight_stream$q)
+            WeightStream$Idle:
+                begin
+                    if (weight_decoder$start) begin
+                        weight_stream$d = WeightStream$Decoding;
+                    end
+                end
+            WeightStream$Decoding:
+                begin
+                    if (stream_used) begin
+                        weight_stream$d = WeightStream$Draining;
+                    end
+                end
+            WeightStream$Draining:
+                begin
+                    if (decoder_settled & ~too_many_weights) begin
+                        weight_stream$d = WeightStream$Idle;
+                    end
+                end
+        endcase
+        if (weight_decoder$error | weight_groups$ragged | too_few_weights | too_many_weights) begin
+            faulted$d = 1'b1;
+        end
+        fault = faulted$q;
+        fault_offset = operation$q[(64'h782)+:(32)];
         mac$clear = clear;
         clearing = mac$clearing;
         traversal$readouts$ready = mac$readout$ready & readout_tags$tail$ready;
@@ -3975,7 +4142,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         ofm_writer$results$data[(64'h128)+:(16)] = output_tags$head$data[(64'h20)+:(16)];
         output_unit$results$ready = ofm_writer$results$ready & output_tags$head$valid;
         output_tags$head$ready = output_unit$results$valid & ofm_writer$results$ready;
-        idle = ~starting$q & ~traversal$busy & (fetched$count == 32'h0) & (beat_tags$count == 32'h0) & (readout_tags$count == 32'h0) & (output_tags$count == 32'h0) & ~ofm_writes$valid & ~dma_busy;
+        idle = ~starting$q & ~traversal$busy & (fetched$count == 32'h0) & (weight_streams$count == 32'h0) & (weight_lengths$count == 32'h0) & (weight_stream$q == WeightStream$Idle) & (beat_tags$count == 32'h0) & (readout_tags$count == 32'h0) & (output_tags$count == 32'h0) & ~ofm_writes$valid & ~dma_busy;
         if (active$q & idle) begin
             active$d = 1'b0;
         end
@@ -4013,10 +4180,10 @@ module npu_u65_512_core$datapath$beat_tags(clock,rst_n,tail$valid,tail$data,tail
     input wire  clock;
     input wire  rst_n;
     input wire  tail$valid;
-    input wire  [13:0] tail$data;
+    input wire  [14:0] tail$data;
     output reg  tail$ready;
     output reg  head$valid;
-    output reg  [13:0] head$data;
+    output reg  [14:0] head$data;
     input wire  head$ready;
     output reg  [3:0] count;
     
@@ -4036,9 +4203,9 @@ module npu_u65_512_core$datapath$beat_tags(clock,rst_n,tail$valid,tail$data,tail
     reg  words$rst_n;
     reg  words$write_enable;
     reg  [2:0] words$write_address;
-    reg  [13:0] words$write_data;
+    reg  [14:0] words$write_data;
     reg  [2:0] words$read_address;
-    wire  [13:0] words$read_data;
+    wire  [14:0] words$read_data;
     
     // Local signals
     reg  push;
@@ -4124,12 +4291,12 @@ module npu_u65_512_core$datapath$beat_tags$words(clock,rst_n,write_enable,write_
     input wire  rst_n;
     input wire  write_enable;
     input wire  [2:0] write_address;
-    input wire  [13:0] write_data;
+    input wire  [14:0] write_data;
     input wire  [2:0] read_address;
-    output reg  [13:0] read_data;
+    output reg  [14:0] read_data;
     
     // Update code (custom)
-    reg [13:0] cells [0:7];
+    reg [14:0] cells [0:7];
     integer i;
     always @(posedge clock or negedge rst_n)
        if (!rst_n) for (i = 0; i <= 7; i = i + 1) cells[i] <= 0;
@@ -4179,7 +4346,7 @@ endmodule // npu_u65_512_core$datapath$biases
 module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,ifm_wide,ifm_signed,ifm_view,ofm_view,weights_view);
     
     // Module arguments
-    input wire  [1921:0] operation;
+    input wire  [1953:0] operation;
     output reg  [220:0] shape;
     output reg  [97:0] output_settings;
     output reg  ifm_wide;
@@ -4312,6 +4479,44 @@ module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,ifm_wid
     end
     
 endmodule // npu_u65_512_core$datapath$decoder
+
+
+module npu_u65_512_core$datapath$decoder_quiet(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$decoder_quiet
+
+
+module npu_u65_512_core$datapath$faulted(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$faulted
 
 
 module npu_u65_512_core$datapath$fetched(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
@@ -10461,11 +10666,11 @@ module npu_u65_512_core$datapath$operation(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [1921:0] d;
-    output reg  [1921:0] q;
+    input wire  [1953:0] d;
+    output reg  [1953:0] q;
     
     // Constant declarations
-    localparam  init = 1922'h0;
+    localparam  init = 1954'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -29645,7 +29850,7 @@ module npu_u65_512_core$datapath$weight_decoder$window$left(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$datapath$weight_decoder$window$left
 
 
-module npu_u65_512_core$datapath$weight_groups(clock,rst_n,depthwise,weights$valid,weights$data,weights$ready,groups$valid,groups$data,groups$ready);
+module npu_u65_512_core$datapath$weight_groups(clock,rst_n,depthwise,weights$valid,weights$data,weights$ready,groups$valid,groups$data,groups$ready,empty,ragged);
     
     // Module arguments
     input wire  clock;
@@ -29657,6 +29862,8 @@ module npu_u65_512_core$datapath$weight_groups(clock,rst_n,depthwise,weights$val
     output wire  groups$valid;
     output wire  [575:0] groups$data;
     input wire  groups$ready;
+    output reg  empty;
+    output reg  ragged;
     
     // Stub signals
     reg  buffer$clock;
@@ -29753,6 +29960,16 @@ module npu_u65_512_core$datapath$weight_groups(clock,rst_n,depthwise,weights$val
             weights$ready = 1'b1;
         end
         taken = weights$valid & weights$ready;
+        empty = (buffer$count == 32'h0) & (quarters$q == 32'h0) & ~upper_pending$q;
+        ragged = 1'b0;
+        if (taken) begin
+            if (depthwise) begin
+                ragged = (incoming_count != 32'h8) & (incoming_count != 32'h10);
+            end
+            else begin
+                ragged = incoming_count != 32'h10;
+            end
+        end
         if (taken & depthwise & (incoming_count > 32'h8)) begin
             upper_pending$d = 1'b1;
             assembled$d = ((incoming[(32'h48)+:(72)]) & 432'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
@@ -29979,6 +30196,180 @@ module npu_u65_512_core$datapath$weight_groups$upper_pending(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // npu_u65_512_core$datapath$weight_groups$upper_pending
+
+
+module npu_u65_512_core$datapath$weight_lengths(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  tail$valid;
+    input wire  [31:0] tail$data;
+    output reg  tail$ready;
+    output reg  head$valid;
+    output reg  [31:0] head$data;
+    input wire  head$ready;
+    output reg  [1:0] count;
+    
+    // Constant declarations
+    localparam  depth = 2'b10;
+    
+    // Stub signals
+    reg  write_pointer$clock;
+    reg  write_pointer$rst_n;
+    reg  [1:0] write_pointer$d;
+    wire  [1:0] write_pointer$q;
+    reg  read_pointer$clock;
+    reg  read_pointer$rst_n;
+    reg  [1:0] read_pointer$d;
+    wire  [1:0] read_pointer$q;
+    reg  words$clock;
+    reg  words$rst_n;
+    reg  words$write_enable;
+    reg  words$write_address;
+    reg  [31:0] words$write_data;
+    reg  words$read_address;
+    wire  [31:0] words$read_data;
+    
+    // Local signals
+    reg  push;
+    reg  pop;
+    
+    // Sub module instances
+    npu_u65_512_core$datapath$weight_lengths$write_pointer write_pointer(
+        .clock(write_pointer$clock),
+        .rst_n(write_pointer$rst_n),
+        .d(write_pointer$d),
+        .q(write_pointer$q)
+    );
+    npu_u65_512_core$datapath$weight_lengths$read_pointer read_pointer(
+        .clock(read_pointer$clock),
+        .rst_n(read_pointer$rst_n),
+        .d(read_pointer$d),
+        .q(read_pointer$q)
+    );
+    npu_u65_512_core$datapath$weight_lengths$words words(
+        .clock(words$clock),
+        .rst_n(words$rst_n),
+        .write_enable(words$write_enable),
+        .write_address(words$write_address),
+        .write_data(words$write_data),
+        .read_address(words$read_address),
+        .read_data(words$read_data)
+    );
+    
+    // Update code
+    always @(*) begin
+        write_pointer$clock = clock;
+        read_pointer$clock = clock;
+        write_pointer$d = write_pointer$q;
+        read_pointer$d = read_pointer$q;
+        write_pointer$rst_n = rst_n;
+        read_pointer$rst_n = rst_n;
+        words$clock = clock;
+        words$rst_n = rst_n;
+        count = write_pointer$q - read_pointer$q;
+        tail$ready = count != depth;
+        head$valid = count != 32'h0;
+        push = tail$valid & tail$ready;
+        pop = head$valid & head$ready;
+        words$write_enable = push;
+        words$write_address = write_pointer$q[(32'h0)+:(1)];
+        words$write_data = tail$data;
+        words$read_address = read_pointer$q[(32'h0)+:(1)];
+        head$data = words$read_data;
+        if (push) begin
+            write_pointer$d = write_pointer$q + 32'h1;
+        end
+        if (pop) begin
+            read_pointer$d = read_pointer$q + 32'h1;
+        end
+    end
+    
+endmodule // npu_u65_512_core$datapath$weight_lengths
+
+
+module npu_u65_512_core$datapath$weight_lengths$read_pointer(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$weight_lengths$read_pointer
+
+
+module npu_u65_512_core$datapath$weight_lengths$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write_enable;
+    input wire  write_address;
+    input wire  [31:0] write_data;
+    input wire  read_address;
+    output reg  [31:0] read_data;
+    
+    // Update code (custom)
+    reg [31:0] cells [0:1];
+    integer i;
+    always @(posedge clock or negedge rst_n)
+       if (!rst_n) for (i = 0; i <= 1; i = i + 1) cells[i] <= 0;
+       else if (write_enable) cells[write_address] <= write_data;
+    always @(*) read_data = cells[read_address];
+endmodule // npu_u65_512_core$datapath$weight_lengths$words
+
+
+module npu_u65_512_core$datapath$weight_lengths$write_pointer(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$weight_lengths$write_pointer
+
+
+module npu_u65_512_core$datapath$weight_stream(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 64'h0;
+    
+    // Enums
+    localparam WeightStream$Idle = 0;
+    localparam WeightStream$Decoding = 1;
+    localparam WeightStream$Draining = 2;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$weight_stream
 
 
 module npu_u65_512_core$datapath$weight_streams(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);

@@ -203,6 +203,8 @@ impl Logic for Npu {
         );
         self.control.kernels_run.next = self.datapath.runs.val();
         self.control.kernel_busy.next = self.datapath.busy.val();
+        self.control.kernel_fault.next = self.datapath.fault.val();
+        self.control.kernel_fault_offset.next = self.datapath.fault_offset.val();
 
         self.dma.clock.next = self.cpm.core_clock.val();
         self.dma.rst_n.next = self.cpm.core_rst_n.val();

@@ -6,7 +6,8 @@
 //! garbage, random back-pressure on both sides; every MAC group compared
 //! weight for weight with the stream cut into 64s or 8s. Then the
 //! throughput: 16 weights a cycle in for convolution, one MAC group a cycle
-//! out for depthwise.
+//! out for depthwise. Last, `empty` and `ragged`: a stream that does not
+//! hold whole MAC groups is flagged, and weights left behind show.
 
 use npu_hw::weight_decoder::{WeightGroup, LANES, MAC_WEIGHTS};
 use npu_tb::block::{field, words, BlockTb};
@@ -86,6 +87,10 @@ fn mac_group(beat: &[u32]) -> Vec<i64> {
 struct Bench {
     tb: BlockTb,
     depthwise: npu_tb::verilator::PortId,
+    empty: npu_tb::verilator::PortId,
+    ragged: npu_tb::verilator::PortId,
+    /// `ragged` was high in a cycle since the bench was made.
+    ragged_seen: bool,
 }
 
 impl Bench {
@@ -93,13 +98,26 @@ impl Bench {
         let mut tb = BlockTb::new("weight_groups", seed).unwrap_or_else(|e| panic!("{e:#}"));
         let rst_n = tb.model.port("rst_n");
         let depthwise = tb.model.port("depthwise");
+        let empty = tb.model.port("empty");
+        let ragged = tb.model.port("ragged");
         tb.source("weights", 1.0);
         tb.sink("groups", 1.0);
         tb.model.set(rst_n, 0);
         tb.model.tick();
         tb.model.set(rst_n, 1);
         tb.model.tick();
-        Bench { tb, depthwise }
+        Bench {
+            tb,
+            depthwise,
+            empty,
+            ragged,
+            ragged_seen: false,
+        }
+    }
+
+    fn tick(&mut self) {
+        self.ragged_seen |= self.tb.model.get(self.ragged) == 1;
+        self.tb.tick();
     }
 
     /// Feeds the streams one after the other, then waits for every MAC
@@ -118,7 +136,7 @@ impl Bench {
                 if self.tb.sources[0].queue.is_empty() {
                     break;
                 }
-                self.tb.tick();
+                self.tick();
             }
             if !self.tb.sources[0].queue.is_empty() {
                 self.tb.fail("the weight groups stall");
@@ -128,7 +146,7 @@ impl Bench {
             if self.tb.sinks[0].beats.len() >= expected {
                 break;
             }
-            self.tb.tick();
+            self.tick();
         }
         let cycles = self.tb.model.cycle() - start;
         let taken: Vec<Vec<i64>> = self.tb.sinks[0]
@@ -176,6 +194,14 @@ fn mac_groups_are_the_stream_cut_in_64s_or_8s() {
             }
         }
         groups_checked += taken.len();
+        if bench.tb.model.get(bench.empty) != 1 {
+            bench.tb.fail(&format!(
+                "round {round}: every group is taken, yet not `empty`"
+            ));
+        }
+    }
+    if bench.ragged_seen {
+        bench.tb.fail("`ragged` rose on well-formed streams");
     }
     println!("{groups_checked} MAC groups checked");
 }
@@ -203,5 +229,36 @@ fn convolution_takes_16_weights_and_depthwise_gives_a_group_every_cycle() {
             cycles <= bound,
             "depthwise {depthwise}: {cycles} cycles, at most {bound} expected"
         );
+    }
+}
+
+#[test]
+fn a_stream_of_part_groups_is_ragged_and_leaves_weights_behind() {
+    let seed = seed();
+    let mut rng = StdRng::seed_from_u64(seed);
+    // Convolution: 64 + 24 weights, the last input group of 8; depthwise: a
+    // last input group of 5.
+    for (depthwise, len) in [(false, 88), (true, 16 * 3 + 5)] {
+        let mut bench = Bench::new(rng.gen());
+        let stream = Stream {
+            depthwise,
+            weights: (0..len).map(|_| rng.gen_range(-255..=255)).collect(),
+        };
+        bench.tb.model.set(bench.depthwise, u64::from(depthwise));
+        bench.tb.sources[0]
+            .queue
+            .extend(stream.input_groups(&mut rng));
+        for _ in 0..200 {
+            bench.tick();
+        }
+        assert!(
+            bench.ragged_seen,
+            "depthwise {depthwise}: `ragged` never rose"
+        );
+        if !depthwise {
+            // One MAC group out, the other 24 weights still held.
+            assert_eq!(bench.tb.sinks[0].beats.len(), 1);
+            assert_eq!(bench.tb.model.get(bench.empty), 0, "24 weights are held");
+        }
     }
 }

@@ -11,13 +11,15 @@ use super::op_state::OperationState;
 use rust_hdl::prelude::*;
 
 /// A dispatched kernel operation: its opcode and parameter (TRM 4.6.4:
-/// NPU_OP_CONV, _DEPTHWISE, _POOL, _ELEMENTWISE) and the operation state at
-/// dispatch.
+/// NPU_OP_CONV, _DEPTHWISE, _POOL, _ELEMENTWISE), the operation state at
+/// dispatch, and the command's byte offset in the stream (QREAD if the
+/// operation fails).
 #[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
 pub struct KernelOperation {
     pub code: Bits<10>,
     pub param: Bits<16>,
     pub state: OperationState,
+    pub offset: Bits<32>,
 }
 
 /// The kernel operations a datapath runs, one bit per NPU_OP_*. Central

@@ -32,7 +32,10 @@
 //! command, as the golden model does. A stream that ends
 //! without NPU_OP_STOP sets STATUS.cmd_end_reached and stops without IRQ
 //! (as the golden model does); writing QBASE or QSIZE while stopped clears
-//! it. A bus error stops the NPU and raises IRQ. Errors are cleared only by
+//! it. A bus error stops the NPU and raises IRQ. A kernel operation the
+//! datapath stops (`kernel_fault`: a malformed weight stream) sets
+//! STATUS.cmd_parse_error, stops and raises IRQ with QREAD at that
+//! operation, however far parsing went on. Errors are cleared only by
 //! reset; while one is set, transition_to_running_state is ignored.
 //!
 //! STATUS.pmu_irq_raised is the PMU's `pmu_irq`, and IRQ is raised while it
@@ -117,6 +120,10 @@ pub struct CentralControl {
     pub kernel_ops: StreamOut<KernelOperation>,
     pub kernels_run: Signal<In, KernelKinds>,
     pub kernel_busy: Signal<In, Bit>,
+    /// The datapath stopped an operation it cannot run (a malformed weight
+    /// stream), and that operation's command offset.
+    pub kernel_fault: Signal<In, Bit>,
+    pub kernel_fault_offset: Signal<In, Bits<32>>,
 
     // Opcode keys (TRM tables 4-110/4-111).
     stop_key: Constant<Bits<11>>,
@@ -207,6 +214,7 @@ pub struct CentralControl {
     parse_error: ResetReg<Bit>,
     end_reached: ResetReg<Bit>,
     bus_error_seen: ResetReg<Bit>,
+    kernel_fault_seen: ResetReg<Bit>,
     pmu_enabled: ResetReg<Bit>,
 }
 
@@ -255,6 +263,8 @@ impl Default for CentralControl {
             kernel_ops: Default::default(),
             kernels_run: Default::default(),
             kernel_busy: Default::default(),
+            kernel_fault: Default::default(),
+            kernel_fault_offset: Default::default(),
             stop_key: key(Opcode::NpuOpStop),
             irq_key: key(Opcode::NpuOpIrq),
             conv_key: key(Opcode::NpuOpConv),
@@ -327,6 +337,7 @@ impl Default for CentralControl {
             parse_error: Default::default(),
             end_reached: Default::default(),
             bus_error_seen: Default::default(),
+            kernel_fault_seen: Default::default(),
             pmu_enabled: Default::default(),
         }
     }
@@ -351,6 +362,7 @@ impl Logic for CentralControl {
             parse_error,
             end_reached,
             bus_error_seen,
+            kernel_fault_seen,
             pmu_enabled
         );
         self.running.rst_n.next = self.rst_n.val();
@@ -366,6 +378,7 @@ impl Logic for CentralControl {
         self.parse_error.rst_n.next = self.rst_n.val();
         self.end_reached.rst_n.next = self.rst_n.val();
         self.bus_error_seen.rst_n.next = self.rst_n.val();
+        self.kernel_fault_seen.rst_n.next = self.rst_n.val();
         self.pmu_enabled.rst_n.next = self.rst_n.val();
         self.kernel_queue.clock.next = self.clock.val();
         self.kernel_queue.rst_n.next = self.rst_n.val();
@@ -417,6 +430,8 @@ impl Logic for CentralControl {
         self.kernel_queue.tail.data.next.code = self.op_code.val();
         self.kernel_queue.tail.data.next.param = self.op_param.val();
         self.kernel_queue.tail.data.next.state = self.operation.val();
+        // Kernel operations are cmd0 words: the command is the word before.
+        self.kernel_queue.tail.data.next.offset = self.offset.q.val() - 4;
         if self.first_format.val() == self.cmd1_format.val() {
             self.key.next = self.key.val() | self.cmd1_key.val();
         }
@@ -583,6 +598,15 @@ impl Logic for CentralControl {
         if self.bus_error.val() & !self.bus_error_seen.q.val() {
             self.bus_error_seen.d.next = true;
             self.irq_raised.d.next = true;
+            self.halt.next = true;
+        }
+        // A kernel operation fails as a refused command does (the golden
+        // model's STATUS), QREAD at the operation though parsing went on.
+        if self.kernel_fault.val() & !self.kernel_fault_seen.q.val() {
+            self.kernel_fault_seen.d.next = true;
+            self.parse_error.d.next = true;
+            self.irq_raised.d.next = true;
+            self.qread_offset.d.next = self.kernel_fault_offset.val();
             self.halt.next = true;
         }
         if self.halt.val() {

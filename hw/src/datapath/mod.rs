@@ -17,7 +17,15 @@
 //! - Weights: every spatial OFM block reads the whole weight stream again
 //!   (its z slices in order, as the traversal consumes them), decoded and
 //!   regrouped into MAC weight groups; a group is used by the beats up to
-//!   one marked `group_end`.
+//!   one marked `group_end`. The DMA reads the next stream ahead; the
+//!   decoder starts it once this one's last group is used and nothing of it
+//!   is left.
+//! - Faults: a weight stream the decoder rejects, one that does not hold
+//!   whole MAC groups, or one with fewer or more groups than the beats use
+//!   (the golden model's count check) stops the operation: `fault` rises
+//!   with the operation's command offset, no further beat is multiplied and
+//!   no further stream decoded; OFM blocks finished before stay written. The
+//!   channels drain, so the NPU's AXI ports go idle; a reset ends it.
 //! - Scale/bias: every OFM block reads its channels' 10-byte records.
 //! - Beats: each traversal beat is an IFM unit request and a tag; the
 //!   tag, the activations and the current weight group make a MAC beat (a
@@ -53,6 +61,19 @@ pub struct BeatTag {
     pub skip: Bit,
     pub group_end: Bit,
     pub block_end: Bit,
+    /// The last beat of the spatial block's weight stream.
+    pub stream_end: Bit,
+}
+
+/// Where the current weight stream is.
+#[derive(Copy, Clone, Debug, PartialEq, LogicState)]
+pub enum WeightStream {
+    /// Not started (none queued, or waiting for the decoder).
+    Idle,
+    /// Being decoded; its groups are used by the beats.
+    Decoding,
+    /// Its last group is used: whatever the decoder still gives is surplus.
+    Draining,
 }
 
 /// An output-unit beat's OFM position and channels.
@@ -87,6 +108,10 @@ pub struct Datapath {
     /// Clear the accumulators (TRM 3.3.4.1, with the shared buffer).
     pub clear: Signal<In, Bit>,
     pub clearing: Signal<Out, Bit>,
+    /// The operation stopped on a malformed weight stream, and its command
+    /// offset (held until reset).
+    pub fault: Signal<Out, Bit>,
+    pub fault_offset: Signal<Out, Bits<32>>,
 
     kinds: Constant<KernelKinds>,
     decoder: OperationDecoder,
@@ -94,6 +119,8 @@ pub struct Datapath {
     ifm_fetch: IfmFetch,
     fetched: Fifo<IfmBlockJob, 1, 2>,
     weight_streams: Fifo<StreamRead, 1, 2>,
+    /// Lengths of the streams the DMA reads, for the decoder's starts.
+    weight_lengths: Fifo<Bits<32>, 1, 2>,
     scale_streams: Fifo<StreamRead, 1, 2>,
     ifm_unit: IfmUnit,
     beat_tags: Fifo<BeatTag, 3, 4>,
@@ -117,6 +144,10 @@ pub struct Datapath {
     biases: ResetReg<Bits<320>>,
     scales: ResetReg<Bits<256>>,
     shifts: ResetReg<Bits<48>>,
+    weight_stream: ResetReg<WeightStream>,
+    /// Cycles (up to 3) the decoder has been idle since it last worked.
+    decoder_quiet: ResetReg<Bits<2>>,
+    faulted: ResetReg<Bit>,
 
     job: Signal<Local, IfmBlockJob>,
     walked: Signal<Local, IfmBlockJob>,
@@ -147,6 +178,11 @@ pub struct Datapath {
     word_done: Signal<Local, Bit>,
     record_taken: Signal<Local, Bit>,
     idle: Signal<Local, Bit>,
+    last_depth_block: Signal<Local, Bit>,
+    decoder_settled: Signal<Local, Bit>,
+    stream_used: Signal<Local, Bit>,
+    too_few_weights: Signal<Local, Bit>,
+    too_many_weights: Signal<Local, Bit>,
 }
 
 impl Datapath {
@@ -173,6 +209,8 @@ impl Datapath {
             shram_read_data: Default::default(),
             clear: Default::default(),
             clearing: Default::default(),
+            fault: Default::default(),
+            fault_offset: Default::default(),
             kinds: Constant::new(KernelKinds {
                 conv: one_core,
                 depthwise: one_core,
@@ -184,6 +222,7 @@ impl Datapath {
             ifm_fetch: Default::default(),
             fetched: Default::default(),
             weight_streams: Default::default(),
+            weight_lengths: Default::default(),
             scale_streams: Default::default(),
             ifm_unit: IfmUnit::new(config.shram_kib as usize * 1024 / config.cores as usize),
             beat_tags: Default::default(),
@@ -204,6 +243,9 @@ impl Datapath {
             biases: Default::default(),
             scales: Default::default(),
             shifts: Default::default(),
+            weight_stream: Default::default(),
+            decoder_quiet: Default::default(),
+            faulted: Default::default(),
             job: Default::default(),
             walked: Default::default(),
             held_lane: Default::default(),
@@ -233,6 +275,11 @@ impl Datapath {
             word_done: Default::default(),
             record_taken: Default::default(),
             idle: Default::default(),
+            last_depth_block: Default::default(),
+            decoder_settled: Default::default(),
+            stream_used: Default::default(),
+            too_few_weights: Default::default(),
+            too_many_weights: Default::default(),
         }
     }
 }
@@ -251,8 +298,14 @@ impl Logic for Datapath {
             records_held,
             biases,
             scales,
-            shifts
+            shifts,
+            weight_stream,
+            decoder_quiet,
+            faulted
         );
+        self.weight_stream.rst_n.next = self.rst_n.val();
+        self.decoder_quiet.rst_n.next = self.rst_n.val();
+        self.faulted.rst_n.next = self.rst_n.val();
         self.biases.rst_n.next = self.rst_n.val();
         self.scales.rst_n.next = self.rst_n.val();
         self.shifts.rst_n.next = self.rst_n.val();
@@ -270,6 +323,8 @@ impl Logic for Datapath {
         self.fetched.rst_n.next = self.rst_n.val();
         self.weight_streams.clock.next = self.clock.val();
         self.weight_streams.rst_n.next = self.rst_n.val();
+        self.weight_lengths.clock.next = self.clock.val();
+        self.weight_lengths.rst_n.next = self.rst_n.val();
         self.scale_streams.clock.next = self.clock.val();
         self.scale_streams.rst_n.next = self.rst_n.val();
         self.ifm_unit.clock.next = self.clock.val();
@@ -361,13 +416,29 @@ impl Logic for Datapath {
         }
 
         // ---- Weights: a stream per spatial block, decoded, regrouped ----
-        self.weight_decoder.start.next = self.weight_streams.head.valid.val()
-            & !self.weight_decoder.busy.val()
-            & self.weight_reads.ready.val();
-        self.weight_decoder.length.next = self.weight_streams.head.data.val().length;
-        self.weight_reads.valid.next = self.weight_decoder.start.val();
+        self.weight_reads.valid.next =
+            self.weight_streams.head.valid.val() & self.weight_lengths.tail.ready.val();
         self.weight_reads.data.next = self.weight_streams.head.data.val();
-        self.weight_streams.head.ready.next = self.weight_decoder.start.val();
+        self.weight_streams.head.ready.next =
+            self.weight_reads.ready.val() & self.weight_lengths.tail.ready.val();
+        self.weight_lengths.tail.valid.next =
+            self.weight_streams.head.valid.val() & self.weight_reads.ready.val();
+        self.weight_lengths.tail.data.next = self.weight_streams.head.data.val().length;
+        // One stream in the decoder and the groups at a time, so the
+        // surplus of a stream is never used by the next block's beats.
+        self.weight_decoder.start.next = self.weight_lengths.head.valid.val()
+            & !self.weight_decoder.busy.val()
+            & (self.weight_stream.q.val() == WeightStream::Idle)
+            & !self.faulted.q.val();
+        self.weight_decoder.length.next = self.weight_lengths.head.data.val();
+        self.weight_lengths.head.ready.next = self.weight_decoder.start.val();
+        if self.weight_decoder.start.val() | self.weight_decoder.busy.val() {
+            self.decoder_quiet.d.next = 0.into();
+        } else if self.decoder_quiet.q.val() != 3 {
+            self.decoder_quiet.d.next = self.decoder_quiet.q.val() + 1;
+        }
+        // Its last group has reached the groups' buffer.
+        self.decoder_settled.next = self.decoder_quiet.q.val() == 3;
         self.weight_decoder.words.valid.next = self.weight_beats.valid.val();
         self.weight_decoder.words.data.next = self.weight_beats.data.val().data;
         self.weight_beats.ready.next = self.weight_decoder.words.ready.val();
@@ -400,6 +471,11 @@ impl Logic for Datapath {
         self.beat_tags.tail.data.next.skip = self.beat.val().skip;
         self.beat_tags.tail.data.next.group_end = self.beat.val().group_end;
         self.beat_tags.tail.data.next.block_end = self.beat.val().block_end;
+        self.last_depth_block.next = (self.traversal.current.val().ofm_z
+            + self.traversal.current.val().ofm_depth)
+            == self.decoder.shape.val().ofm_depth;
+        self.beat_tags.tail.data.next.stream_end =
+            self.beat.val().block_end & self.last_depth_block.val();
 
         // The IFM unit reads the job being walked (TRM table 4-136: IB0
         // from 2 KB, IB1 after it; each half of the IFM buffers).
@@ -447,7 +523,9 @@ impl Logic for Datapath {
         // ---- MAC beats: activations + tag + the current weight group ----
         self.joined.next = self.ifm_unit.acts.valid.val()
             & self.beat_tags.head.valid.val()
-            & self.weight_groups.groups.valid.val();
+            & self.weight_groups.groups.valid.val()
+            & (self.weight_stream.q.val() == WeightStream::Decoding)
+            & !self.faulted.q.val();
         // A skip beat multiplies nothing, except that the block's last beat
         // always reaches the MAC unit (with zero weights) for `block_done`.
         self.tag.next = self.beat_tags.head.data.val();
@@ -470,6 +548,44 @@ impl Logic for Datapath {
         self.weight_groups.groups.ready.next =
             self.join_fire.val() & self.beat_tags.head.data.val().group_end;
         self.traversal.block_done.next = self.mac.block_done.val();
+
+        // ---- The weight stream's state, and faults (golden: OpError::Weights) ----
+        self.stream_used.next =
+            self.join_fire.val() & self.tag.val().group_end & self.tag.val().stream_end;
+        // Every group is decoded, none is left, and a beat still needs one.
+        self.too_few_weights.next = (self.weight_stream.q.val() == WeightStream::Decoding)
+            & self.decoder_settled.val()
+            & !self.weight_groups.groups.valid.val()
+            & self.beat_tags.head.valid.val();
+        self.too_many_weights.next = (self.weight_stream.q.val() == WeightStream::Draining)
+            & (self.weight_groups.groups.valid.val()
+                | (self.decoder_settled.val() & !self.weight_groups.empty.val()));
+        match self.weight_stream.q.val() {
+            WeightStream::Idle => {
+                if self.weight_decoder.start.val() {
+                    self.weight_stream.d.next = WeightStream::Decoding;
+                }
+            }
+            WeightStream::Decoding => {
+                if self.stream_used.val() {
+                    self.weight_stream.d.next = WeightStream::Draining;
+                }
+            }
+            WeightStream::Draining => {
+                if self.decoder_settled.val() & !self.too_many_weights.val() {
+                    self.weight_stream.d.next = WeightStream::Idle;
+                }
+            }
+        }
+        if self.weight_decoder.error.val()
+            | self.weight_groups.ragged.val()
+            | self.too_few_weights.val()
+            | self.too_many_weights.val()
+        {
+            self.faulted.d.next = true;
+        }
+        self.fault.next = self.faulted.q.val();
+        self.fault_offset.next = self.operation.q.val().offset;
         self.mac.clear.next = self.clear.val();
         self.clearing.next = self.mac.clearing.val();
 
@@ -589,6 +705,9 @@ impl Logic for Datapath {
         self.idle.next = !self.starting.q.val()
             & !self.traversal.busy.val()
             & (self.fetched.count.val() == 0)
+            & (self.weight_streams.count.val() == 0)
+            & (self.weight_lengths.count.val() == 0)
+            & (self.weight_stream.q.val() == WeightStream::Idle)
             & (self.beat_tags.count.val() == 0)
             & (self.readout_tags.count.val() == 0)
             & (self.output_tags.count.val() == 0)

@@ -17,6 +17,12 @@
 //!   `depthwise`, never on `valid`.
 //! - `groups` (a [`StreamOut`] of [`MacWeights`]): from a 2-entry buffer, so
 //!   the MAC side holds one group while the next one is completed.
+//! - `empty`: no weight is held (buffer, assembly or depthwise upper half).
+//! - `ragged`: high in a cycle that takes an input group no well-formed
+//!   stream ends with (convolution: fewer than 16 weights; depthwise: other
+//!   than 8 or 16), so the stream does not hold whole MAC groups. The weight
+//!   stream is then malformed (TRM 4.7.5 pads every stream to whole
+//!   microblocks); the groups made from it are not to be used.
 //!
 //! # Throughput
 //!
@@ -55,6 +61,8 @@ pub struct WeightGroups {
     pub weights: StreamIn<WeightGroup>,
     /// MAC groups toward the MAC unit's weight register.
     pub groups: StreamOut<MacWeights>,
+    pub empty: Signal<Out, Bit>,
+    pub ragged: Signal<Out, Bit>,
     buffer: Fifo<MacWeights, 1, 2>,
     /// Convolution: the first `quarters` input groups of the MAC group being
     /// assembled, quarter j in bits 144j+143..144j. Depthwise with
@@ -108,6 +116,18 @@ impl Logic for WeightGroups {
         }
 
         self.taken.next = self.weights.valid.val() & self.weights.ready.val();
+        self.empty.next = (self.buffer.count.val() == 0)
+            & (self.quarters.q.val() == 0)
+            & !self.upper_pending.q.val();
+        self.ragged.next = false;
+        if self.taken.val() {
+            if self.depthwise.val() {
+                self.ragged.next =
+                    (self.incoming_count.val() != 8) & (self.incoming_count.val() != 16);
+            } else {
+                self.ragged.next = self.incoming_count.val() != 16;
+            }
+        }
         if self.taken.val() & self.depthwise.val() & (self.incoming_count.val() > 8) {
             self.upper_pending.d.next = true;
             self.assembled.d.next = bit_cast::<432, 72>(self.incoming.val().get_bits::<72>(72));
