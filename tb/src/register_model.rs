@@ -2,7 +2,7 @@
 //! what every APB access must return and how it changes the registers.
 
 use crate::npu::NpuTb;
-use crate::shram::shram_contents;
+use crate::shram::{acc_buffer_contents, shram_contents};
 use npu_spec::config::NpuConfig;
 use npu_spec::regs::{self, Behaviour, Register, SharedBits};
 use std::collections::HashMap;
@@ -190,7 +190,8 @@ pub fn assert_reset_values(tb: &mut NpuTb, porpl: bool, porsl: bool, what: &str)
 /// = 0, STATUS polled until reset_status is 0. Then every AXI transaction
 /// has completed (the protocol monitors watched them), every register reads
 /// its reset value (the levels equal a hard reset's with PORPL = PORSL = 0)
-/// and every shared-buffer byte is zero (TRM 3.3.4.1).
+/// and every byte of the shared buffer and the accumulator buffer is zero
+/// (TRM 3.3.4.1: a reset clears the memories).
 pub fn soft_reset_and_check(tb: &mut NpuTb, what: &str) {
     tb.write(regs::RESET.address, 0, HOST_PPROT);
     assert_reset_values(tb, false, false, &format!("{what}, after a soft reset"));
@@ -203,6 +204,11 @@ pub fn soft_reset_and_check(tb: &mut NpuTb, what: &str) {
             panic!(
                 "{what}: core {core}'s shared buffer byte {i:#x} is not cleared by a soft reset"
             );
+        }
+    }
+    for (n, words) in acc_buffer_contents(tb).iter().enumerate() {
+        if let Some(i) = words.iter().position(|&b| b != 0) {
+            panic!("{what}: accumulator buffer {n} byte {i:#x} is not cleared by a soft reset");
         }
     }
 }

@@ -1,9 +1,10 @@
 //! A soft reset in the middle of a convolution (TRM 3.3.4.1): the RESET
 //! write comes at a random cycle (seeded, printed; then the next with an
 //! AXI transaction in flight) while the datapath runs behind a random
-//! memory system and the shared buffer holds its data. Every outstanding AXI transaction
-//! completes (the protocol monitors stay on), every register reads its reset
-//! value, the shared buffer is cleared, and the same bench then runs the job
+//! memory system and the shared and accumulator buffers hold its data.
+//! Every outstanding AXI transaction completes (the protocol monitors stay
+//! on), every register reads its reset value, the shared buffer and the
+//! accumulator buffer are cleared, and the same bench then runs the job
 //! again bit-exact with the golden model.
 
 use npu_model::job::Backend;
@@ -14,7 +15,7 @@ use npu_tb::driver;
 use npu_tb::fuzz::compare;
 use npu_tb::register_model::soft_reset_and_check;
 use npu_tb::seed::seed;
-use npu_tb::shram::shram_contents;
+use npu_tb::shram::{acc_buffer_contents, shram_contents};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -68,6 +69,10 @@ fn a_soft_reset_during_a_convolution_drains_and_clears_and_the_job_runs_again() 
         assert!(
             shram_contents(&tb)[0].iter().any(|&b| b != 0),
             "{what}: the shared buffer holds data"
+        );
+        assert!(
+            acc_buffer_contents(&tb)[0].iter().any(|&b| b != 0),
+            "{what}: the accumulator buffer holds data"
         );
         let status = tb.read(regs::STATUS.address, HOST_PPROT).rdata;
         assert_eq!(
