@@ -193,7 +193,7 @@ module mac_unit_core$acc_buffer(clock,write_enable,write_address,write_data,rmw_
     output reg  [1279:0] readout_read_data;
     
     // Update code (custom)
-    reg [1279:0] words [0:511];
+    reg [1279:0] words [0:511] /*verilator public_flat_rw*/;
     always @(posedge clock) begin
        if (write_enable) words[write_address] <= write_data;
        if (rmw_read_enable) rmw_read_data <= words[rmw_read_address];

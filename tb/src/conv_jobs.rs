@@ -12,7 +12,8 @@
 //! both. Every generated job passes `Job::check` and runs to NPU_OP_STOP on
 //! the golden model (`tb/tests/conv_jobs.rs` checks that and the OFM against
 //! a direct convolution); [`rtl_agrees`] runs one on the golden model and
-//! the RTL and compares them.
+//! the RTL and compares them, [`rtl_agrees_under`] with the RTL behind a
+//! [`MemorySystem`], such as a random one ([`MemorySystem::random`]).
 //!
 //! # What the command stream promises the RTL (TRM 4.9)
 //!
@@ -43,6 +44,8 @@
 //! - One core (u65-256), no parallel mode, no activation function (tanh,
 //!   sigmoid and LUTs come with issue 13).
 
+use crate::axi::{random_aclken_pattern, CompleterConfig};
+use crate::driver::AxiSettings;
 use crate::fuzz::{compare, save_job};
 use crate::rtl_backend::RtlBackend;
 use npu_model::cmdstream::{bytes_to_words, encode, Command};
@@ -1225,11 +1228,75 @@ pub fn golden_run(job: &Job) -> Result<BackendRun, String> {
 /// Runs `job` on the golden model and the RTL; `Err` says what differs
 /// (STATUS, QREAD, IRQ, a region's byte or the shared buffer).
 pub fn rtl_agrees(job: &Job) -> Result<(), String> {
+    rtl_agrees_on(job, &mut RtlBackend::default())
+}
+
+/// As [`rtl_agrees`], with the RTL behind `memory`.
+pub fn rtl_agrees_under(job: &Job, memory: &MemorySystem) -> Result<(), String> {
+    rtl_agrees_on(job, &mut memory.backend())
+}
+
+fn rtl_agrees_on(job: &Job, rtl: &mut RtlBackend) -> Result<(), String> {
     let golden = golden_run(job)?;
-    let rtl = RtlBackend::default()
+    let run = rtl
         .run(job, &mut |_, _| {})
         .map_err(|e| format!("RTL: {e:#}"))?;
-    compare(&golden, &rtl).map_or(Ok(()), Err)
+    compare(&golden, &run).map_or(Ok(()), Err)
+}
+
+/// What the RTL's AXI managers see: the settings the driver programs
+/// (REGIONCFG, QCONFIG, AXI_LIMIT0-3, which put each channel on a port and
+/// bound its bursts and outstanding transactions) and the memory behind M0
+/// and M1 (latency, back-pressure, reordering, bandwidth, ACLKEN).
+#[derive(Clone, Debug)]
+pub struct MemorySystem {
+    pub settings: AxiSettings,
+    pub axi_configs: [CompleterConfig; 2],
+    pub aclken_patterns: [Vec<bool>; 2],
+    /// Seed of the completers' own randomness.
+    pub axi_seed: u64,
+}
+
+impl MemorySystem {
+    /// Random settings ([`AxiSettings::random`]) and, per port, random
+    /// latency, back-pressure and response delays with reordering, at times
+    /// a bandwidth or outstanding-transaction limit, and an ACLKEN pattern.
+    pub fn random(rng: &mut StdRng) -> MemorySystem {
+        let settings = AxiSettings::random(rng);
+        let port = |rng: &mut StdRng| CompleterConfig {
+            reorder: true,
+            max_outstanding: rng.gen_bool(0.25).then(|| rng.gen_range(1..=8)),
+            bytes_per_cycle: rng.gen_bool(0.25).then(|| rng.gen_range(2.0..=16.0)),
+            ..CompleterConfig::random(rng)
+        };
+        let axi_configs = [port(rng), port(rng)];
+        MemorySystem {
+            settings,
+            axi_configs,
+            aclken_patterns: [random_aclken_pattern(rng), random_aclken_pattern(rng)],
+            axi_seed: rng.gen(),
+        }
+    }
+
+    /// The random memory system of job `index` of a run with `seed`, drawn
+    /// apart from the job itself ([`random_job`]).
+    pub fn for_job(seed: u64, index: u64) -> MemorySystem {
+        let salt = 0x6d65_6d6f_7279_0000;
+        MemorySystem::random(&mut StdRng::seed_from_u64(
+            seed ^ salt ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+        ))
+    }
+
+    /// An RTL backend behind this memory system.
+    pub fn backend(&self) -> RtlBackend {
+        RtlBackend {
+            settings: self.settings.clone(),
+            axi_configs: self.axi_configs.clone(),
+            aclken_patterns: self.aclken_patterns.clone(),
+            axi_seed: Some(self.axi_seed),
+            ..RtlBackend::default()
+        }
+    }
 }
 
 /// Writes `job` as a job folder (`npu-sim run DIR --model rtl --vcd F`

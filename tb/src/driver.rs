@@ -27,6 +27,7 @@ use crate::axi::{AxiLimits, AxiPort};
 use crate::npu::NpuTb;
 use npu_model::job::describe_status;
 use npu_spec::regs::{self, Register, DRIVER_REGIONCFG, REGION_COUNT};
+use rand::Rng;
 use std::fmt;
 
 /// The host's APB accesses are privileged and secure (PPROT = 0b001), which
@@ -142,6 +143,22 @@ impl Default for AxiSettings {
 }
 
 impl AxiSettings {
+    /// Any valid settings: each region and the command stream on a random
+    /// counter (so port), each AXI_LIMITn with a random burst split, memory
+    /// type and outstanding limits. For randomized tests.
+    pub fn random(rng: &mut impl Rng) -> Self {
+        Self {
+            regioncfg: std::array::from_fn(|_| rng.gen_range(0..4)),
+            qconfig: rng.gen_range(0..4),
+            axi_limits: std::array::from_fn(|_| AxiLimit {
+                max_beats: rng.gen_range(0..3),
+                memtype: rng.gen_range(0..12),
+                max_outstanding_reads: rng.gen_range(1..=64),
+                max_outstanding_writes: rng.gen_range(1..=32),
+            }),
+        }
+    }
+
     /// The REGIONCFG register value.
     pub fn regioncfg_value(&self) -> u32 {
         self.regioncfg.iter().enumerate().fold(0, |v, (k, &x)| {

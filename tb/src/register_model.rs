@@ -2,6 +2,7 @@
 //! what every APB access must return and how it changes the registers.
 
 use crate::npu::NpuTb;
+use crate::shram::{acc_buffer_contents, shram_contents};
 use npu_spec::config::NpuConfig;
 use npu_spec::regs::{self, Behaviour, Register, SharedBits};
 use std::collections::HashMap;
@@ -181,5 +182,33 @@ pub fn assert_reset_values(tb: &mut NpuTb, porpl: bool, porsl: bool, what: &str)
             "{what}: {}",
             r.name
         );
+    }
+}
+
+/// A soft reset as the host does it (TRM C.1), whatever the NPU is doing:
+/// RESET written by a secure privileged host with pending_CSL = pending_CPL
+/// = 0, STATUS polled until reset_status is 0. Then every AXI transaction
+/// has completed (the protocol monitors watched them), every register reads
+/// its reset value (the levels equal a hard reset's with PORPL = PORSL = 0)
+/// and every byte of the shared buffer and the accumulator buffer is zero
+/// (TRM 3.3.4.1: a reset clears the memories).
+pub fn soft_reset_and_check(tb: &mut NpuTb, what: &str) {
+    tb.write(regs::RESET.address, 0, HOST_PPROT);
+    assert_reset_values(tb, false, false, &format!("{what}, after a soft reset"));
+    assert!(
+        tb.axi_idle(),
+        "{what}: AXI transactions in flight after a soft reset"
+    );
+    for (core, bank) in shram_contents(tb).iter().enumerate() {
+        if let Some(i) = bank.iter().position(|&b| b != 0) {
+            panic!(
+                "{what}: core {core}'s shared buffer byte {i:#x} is not cleared by a soft reset"
+            );
+        }
+    }
+    for (n, words) in acc_buffer_contents(tb).iter().enumerate() {
+        if let Some(i) = words.iter().position(|&b| b != 0) {
+            panic!("{what}: accumulator buffer {n} byte {i:#x} is not cleared by a soft reset");
+        }
     }
 }

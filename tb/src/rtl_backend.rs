@@ -83,7 +83,19 @@ impl Backend for RtlBackend {
     fn run(&mut self, job: &Job, progress: &mut dyn FnMut(usize, usize)) -> Result<BackendRun> {
         // Close the previous bench (and its VCD) before opening another.
         self.last = None;
-        let mut tb = NpuTb::with_waveform(&job.config.name, self.waveform.clone())?;
+        let tb = NpuTb::with_waveform(&job.config.name, self.waveform.clone())?;
+        self.run_on(tb, job, progress)
+    }
+}
+
+impl RtlBackend {
+    /// Puts `job` into the memory of `tb` (its regions and command stream,
+    /// over whatever an earlier run left there) and this backend's memory
+    /// system behind the AXI ports; returns the invocation that runs it.
+    ///
+    /// # Panics
+    /// When an AXI transaction is in flight.
+    pub fn prepare(&self, tb: &mut NpuTb, job: &Job) -> Result<Inference> {
         if let Some(seed) = self.axi_seed {
             tb.set_axi_seed(seed);
         }
@@ -111,7 +123,7 @@ impl Backend for RtlBackend {
         let size = u32::try_from(job.command_stream.len())
             .context("the command stream is larger than QSIZE can describe")?;
         let regions = job.regions.keys().max().map_or(0, |&k| k + 1);
-        let inference = Inference {
+        Ok(Inference {
             max_cycles: self.max_cycles,
             axi: self.settings.clone(),
             secure: self.secure,
@@ -121,7 +133,20 @@ impl Backend for RtlBackend {
                 size,
                 (0..regions).map(region_base).collect(),
             )
-        };
+        })
+    }
+
+    /// Runs `job` as [`Backend::run`] does, on `tb` as an earlier run, a
+    /// fault or a reset left it rather than on a fresh bench: the driver
+    /// starts with its soft reset as always. `tb` is kept in `last`.
+    pub fn run_on(
+        &mut self,
+        mut tb: NpuTb,
+        job: &Job,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<BackendRun> {
+        self.last = None;
+        let inference = self.prepare(&mut tb, job)?;
         let result = driver::invoke_async(&mut tb, &inference)
             .and_then(|running| driver::wait_with_progress(&mut tb, running, progress));
         // A stop on an error cancels neither the DMA descriptors already
@@ -174,5 +199,21 @@ impl Backend for RtlBackend {
             macs: 0,
             layers: Vec::new(),
         })
+    }
+}
+
+/// After a run that stopped early (a bus error, a reset): each byte of each
+/// of `job`'s regions in the memory of `tb` is its initial value or the one
+/// `result` (a complete run's) holds. `what` names the case in a failure.
+pub fn assert_initial_or_result(job: &Job, result: &BackendRun, tb: &NpuTb, what: &str) {
+    for (&k, initial) in &job.regions {
+        let got = tb.memory().read_vec(region_base(k), initial.len());
+        let end = &result.regions[&k];
+        if let Some(i) = (0..initial.len()).find(|&i| got[i] != initial[i] && got[i] != end[i]) {
+            panic!(
+                "{what}: region {k} byte {i:#x} is {:#04x}, neither its initial {:#04x} nor the result {:#04x}",
+                got[i], initial[i], end[i]
+            );
+        }
     }
 }

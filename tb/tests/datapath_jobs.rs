@@ -6,13 +6,33 @@
 //! the operations' working buffers, STATUS, QREAD and IRQ. The fixtures'
 //! expected outputs are the TFLite interpreter's, so the RTL is checked
 //! against them transitively (`model/tests` holds the golden model to them).
+//! A few of them run again behind random memory systems (latency,
+//! back-pressure, reordering, channels on both ports, burst limits).
 
 use npu_model::cmdstream::decode;
 use npu_model::job::{Backend, GoldenBackend, Job};
 use npu_spec::command::Opcode;
+use npu_tb::conv_jobs::{rtl_agrees_under, MemorySystem};
 use npu_tb::fuzz::compare;
 use npu_tb::rtl_backend::RtlBackend;
-use std::path::Path;
+use npu_tb::seed::seed;
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+use std::path::{Path, PathBuf};
+
+/// Fixtures that run behind random memory systems: NHCWB16 tiles, depthwise,
+/// 16-bit activations, kernel decomposition, part-kernel-first.
+const UNDER_RANDOM_MEMORY: [&str; 5] = [
+    "conv_3x3_i8_tiles",
+    "dw_3x3_i8_nhcwb16",
+    "conv_1x1_i16_df",
+    "conv_5x5_i8_split4",
+    "conv_3x3_i8_pkf",
+];
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../model/tests/fixtures/jobs")
+}
 
 /// Why the RTL cannot run `job` yet, or `None`.
 fn not_yet(job: &Job) -> Option<String> {
@@ -46,8 +66,7 @@ fn not_yet(job: &Job) -> Option<String> {
 
 #[test]
 fn every_convolution_fixture_runs_bit_exact_on_the_rtl() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../model/tests/fixtures/jobs");
-    let mut dirs: Vec<_> = std::fs::read_dir(&root)
+    let mut dirs: Vec<_> = std::fs::read_dir(fixtures())
         .expect("fixture jobs")
         .map(|e| e.expect("dir entry").path())
         .collect();
@@ -90,4 +109,20 @@ fn every_convolution_fixture_runs_bit_exact_on_the_rtl() {
         failed.join("\n")
     );
     assert!(!ran.is_empty(), "no fixture job ran on the RTL");
+}
+
+#[test]
+fn some_convolution_fixtures_run_bit_exact_behind_random_memory_systems() {
+    let seed = seed();
+    let mut rng = StdRng::seed_from_u64(seed);
+    for name in UNDER_RANDOM_MEMORY {
+        let job = Job::load(&fixtures().join(name), None).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(not_yet(&job), None, "{name} runs on the RTL");
+        for _ in 0..2 {
+            let memory = MemorySystem::random(&mut rng);
+            if let Err(e) = rtl_agrees_under(&job, &memory) {
+                panic!("{name} behind {memory:?} (seed {seed}): {e}");
+            }
+        }
+    }
 }

@@ -11,8 +11,8 @@ use npu_model::npu::Npu;
 use npu_spec::command::{DmaRegionMode, DmaStrideMode, Opcode};
 use npu_spec::config::NpuConfig;
 use npu_spec::regs;
-use npu_tb::axi::{AxiPort, CompleterConfig};
-use npu_tb::driver::{AxiLimit, AxiSettings};
+use npu_tb::axi::{random_aclken_pattern, AxiPort, CompleterConfig};
+use npu_tb::driver::AxiSettings;
 use npu_tb::rtl_backend::RtlBackend;
 use npu_tb::seed::seed;
 use npu_tb::shram::shram_contents;
@@ -197,31 +197,6 @@ fn random_job(rng: &mut StdRng, config: &NpuConfig) -> (Job, Vec<Transfer>) {
     (job, transfers)
 }
 
-fn random_axi_settings(rng: &mut StdRng) -> AxiSettings {
-    let mut settings = AxiSettings::default();
-    for r in settings.regioncfg.iter_mut() {
-        *r = rng.gen_range(0..4);
-    }
-    settings.qconfig = rng.gen_range(0..4);
-    for limit in settings.axi_limits.iter_mut() {
-        *limit = AxiLimit {
-            max_beats: rng.gen_range(0..3),
-            memtype: rng.gen_range(0..12),
-            max_outstanding_reads: rng.gen_range(1..=64),
-            max_outstanding_writes: rng.gen_range(1..=32),
-        };
-    }
-    settings
-}
-
-fn random_aclken(rng: &mut StdRng) -> Vec<bool> {
-    match rng.gen_range(0..4) {
-        0 => vec![false, true],
-        1 => vec![true, false, true],
-        _ => vec![true],
-    }
-}
-
 /// STATUS without irq_raised, which the driver clears after the IRQ.
 fn status_without_irq(status: u32) -> u32 {
     status & !regs::STATUS.field("irq_raised").mask()
@@ -314,12 +289,15 @@ fn random_jobs(config: &NpuConfig, jobs: usize) {
     for n in 0..jobs {
         let (job, transfers) = random_job(&mut rng, config);
         let mut rtl = RtlBackend {
-            settings: random_axi_settings(&mut rng),
+            settings: AxiSettings::random(&mut rng),
             axi_configs: [
                 CompleterConfig::random(&mut rng),
                 CompleterConfig::random(&mut rng),
             ],
-            aclken_patterns: [random_aclken(&mut rng), random_aclken(&mut rng)],
+            aclken_patterns: [
+                random_aclken_pattern(&mut rng),
+                random_aclken_pattern(&mut rng),
+            ],
             axi_seed: Some(rng.gen()),
             secure: rng.gen(),
             privileged: rng.gen(),

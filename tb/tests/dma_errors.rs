@@ -12,7 +12,7 @@ use npu_spec::config::NpuConfig;
 use npu_spec::regs::{self, FaultingChannel};
 use npu_tb::axi::{AxiPort, CompleterConfig, ErrorRange, Resp};
 use npu_tb::driver::AxiSettings;
-use npu_tb::rtl_backend::{region_base, RtlBackend, COMMAND_STREAM_BASE};
+use npu_tb::rtl_backend::{assert_initial_or_result, region_base, RtlBackend, COMMAND_STREAM_BASE};
 use npu_tb::seed::seed;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -158,19 +158,8 @@ fn inject(target: Target, port: AxiPort, resp: Resp, rng: &mut StdRng) {
     let status_after = tb.read(regs::STATUS.address, HOST_PPROT).rdata;
     assert_eq!(regs::STATUS.field("state").get(status_after), 0, "{what}");
 
-    // Each destination byte is its initial value or the golden model's.
-    let initial = &job().regions[&1];
-    let golden = &golden_run.regions[&1];
-    let got = tb.memory().read_vec(region_base(1), initial.len());
-    for i in 0..initial.len() {
-        assert!(
-            got[i] == initial[i] || got[i] == golden[i],
-            "{what}: destination byte {i:#x} is {:#04x}, neither its initial {:#04x} nor the result {:#04x}",
-            got[i],
-            initial[i],
-            golden[i]
-        );
-    }
+    // Each byte is its initial value or the golden model's.
+    assert_initial_or_result(&job(), &golden_run, tb, &what);
 }
 
 #[test]

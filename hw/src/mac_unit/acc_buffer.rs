@@ -18,7 +18,9 @@
 //! unit's `clear` writes zeros to every word after a reset (TRM 3.3.4.1).
 //!
 //! In the emitted Verilog it is a behavioural RAM, black-boxed by the
-//! synthesis script as a RAM macro would be (like the shared buffer's banks).
+//! synthesis script as a RAM macro would be (like the shared buffer's banks),
+//! and public to Verilator so a testbench reads it behind the ports
+//! (`npu_tb::shram::acc_buffer_contents`).
 
 use super::{ACCUMULATORS, ACC_ADDRESS_BITS, ACC_BITS};
 use rust_hdl::prelude::*;
@@ -84,7 +86,7 @@ impl Logic for AccBuffer {
     fn hdl(&self) -> Verilog {
         Verilog::Custom(format!(
             "\
-reg [{msb}:0] words [0:{last}];
+reg [{msb}:0] words [0:{last}] /*verilator public_flat_rw*/;
 always @(posedge clock) begin
    if (write_enable) words[write_address] <= write_data;
    if (rmw_read_enable) rmw_read_data <= words[rmw_read_address];

@@ -12,5 +12,5 @@ mod signals;
 pub use completer::{Attributes, AxiCompleter, CompleterConfig, Counters, ErrorRange};
 pub use memory::SparseMemory;
 pub use monitor::{AxiLimits, AxiMonitor};
-pub use ports::{beat_to_words, words_to_beat, AxiPort, AxiPorts};
+pub use ports::{beat_to_words, random_aclken_pattern, words_to_beat, AxiPort, AxiPorts};
 pub use signals::{AxiSignals, Resp, BEAT_BYTES};

@@ -3,6 +3,7 @@
 
 use super::signals::{AxiSignals, BEAT_BYTES};
 use crate::verilator::{Model, PortId};
+use rand::Rng;
 use std::fmt;
 
 /// The NPU's two AXI managers.
@@ -17,6 +18,17 @@ impl AxiPort {
 
     pub fn index(self) -> usize {
         self as usize
+    }
+}
+
+/// A random ACLKEN pattern for [`crate::npu::NpuTb::set_aclken_pattern`]:
+/// always high half the time, else high every other cycle or two cycles of
+/// three.
+pub fn random_aclken_pattern(rng: &mut impl Rng) -> Vec<bool> {
+    match rng.gen_range(0..4) {
+        0 => vec![false, true],
+        1 => vec![true, false, true],
+        _ => vec![true],
     }
 }
 

@@ -1,0 +1,220 @@
+//! Bus errors on the datapath's channels (TRM 4.2.2 STATUS.bus_status,
+//! faulting_channel, faulting_interface): a SLVERR or DECERR on the IFM,
+//! weight or scale/bias read, on either port, or on the OFM write (M0),
+//! under random latency, back-pressure and reordering, in the middle of a
+//! convolution whose IFM, OFM, weight stream and scale stream each have a
+//! region of their own. The NPU stops with IRQ and the channel and port in
+//! STATUS, completes every outstanding transaction (the protocol monitors
+//! stay on), issues nothing more even on a new start, and leaves each byte
+//! at its initial value or the golden model's. After a soft reset the same
+//! bench runs the job again, fault-free, bit-exact with the golden model.
+
+use npu_model::job::Backend;
+use npu_model::tensor::DType;
+use npu_spec::command::Opcode;
+use npu_spec::regs::{self, FaultingChannel};
+use npu_tb::axi::{AxiPort, CompleterConfig, ErrorRange, Resp};
+use npu_tb::conv_jobs::{golden_run, ConvJob, ConvKind, ConvSpec};
+use npu_tb::driver::AxiSettings;
+use npu_tb::fuzz::compare;
+use npu_tb::register_model::soft_reset_and_check;
+use npu_tb::rtl_backend::{assert_initial_or_result, region_base, RtlBackend};
+use npu_tb::seed::seed;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::ops::Range;
+
+const HOST_PPROT: u8 = 0b001;
+
+/// The datapath's AXI channels.
+#[derive(Clone, Copy, Debug)]
+enum Channel {
+    Ifm,
+    Weights,
+    ScaleBias,
+    Ofm,
+}
+
+impl Channel {
+    const ALL: [Channel; 4] = [
+        Channel::Ifm,
+        Channel::Weights,
+        Channel::ScaleBias,
+        Channel::Ofm,
+    ];
+
+    fn code(self) -> FaultingChannel {
+        match self {
+            Channel::Ifm => FaultingChannel::IfmRead,
+            Channel::Weights => FaultingChannel::WeightRead,
+            Channel::ScaleBias => FaultingChannel::ScaleBiasRead,
+            Channel::Ofm => FaultingChannel::OfmWrite,
+        }
+    }
+
+    /// Its index in `ConvSpec::regions`.
+    fn spec_index(self) -> usize {
+        match self {
+            Channel::Ifm => 0,
+            Channel::Ofm => 1,
+            Channel::Weights => 2,
+            Channel::ScaleBias => 3,
+        }
+    }
+
+    /// The ports it may use: writes always go out on M0 (TRM 3.3.3).
+    fn ports(self) -> &'static [AxiPort] {
+        match self {
+            Channel::Ofm => &[AxiPort::M0],
+            _ => &AxiPort::ALL,
+        }
+    }
+}
+
+/// An 8x8x32 convolution of a 10x10x32 int8 IFM with a 3x3 kernel in OFM
+/// blocks of 4x4x16, so each channel moves bytes block after block, and
+/// every IFM, weight, scale and OFM byte is read or written (no padding,
+/// stride 1). IFM, OFM, weights and scales are in regions 1-4.
+fn conv_job(rng: &mut StdRng) -> ConvJob {
+    let mut spec = ConvSpec::new(ConvKind::Conv, DType::I8, [8, 8, 32], 32, [3, 3]);
+    spec.block = Some([4, 4, 16]);
+    spec.regions = [1, 2, 3, 4];
+    spec.build(rng).expect("a valid convolution")
+}
+
+/// The argument of the command with `op`, by field name.
+fn setting(cj: &ConvJob, op: Opcode, field: &str) -> u64 {
+    let c = cj
+        .commands
+        .iter()
+        .find(|c| c.op == op)
+        .unwrap_or_else(|| panic!("{} in the stream", op.name()));
+    op.field(field).get(c.value()) as u64
+}
+
+/// The bytes of the channel's buffer in its region.
+fn channel_bytes(cj: &ConvJob, channel: Channel) -> Range<u64> {
+    let rows = |fm: &npu_model::tensor::FeatureMap, h: usize| {
+        fm.base[0]..fm.base[0] + h as u64 * fm.stride_y as u64
+    };
+    match channel {
+        Channel::Ifm => rows(&cj.ifm_map, cj.ifm_shape[0]),
+        Channel::Ofm => rows(&cj.ofm_map, cj.spec.ofm[0]),
+        Channel::Weights => {
+            let base = setting(cj, Opcode::NpuSetWeightBase, "addr");
+            base..base + setting(cj, Opcode::NpuSetWeightLength, "length")
+        }
+        Channel::ScaleBias => {
+            let base = setting(cj, Opcode::NpuSetScaleBase, "addr");
+            base..base + setting(cj, Opcode::NpuSetScaleLength, "length")
+        }
+    }
+}
+
+/// From a random 16-byte boundary a quarter to three quarters into the
+/// channel's bytes to their end, as addresses.
+fn error_range(cj: &ConvJob, channel: Channel, rng: &mut StdRng) -> Range<u64> {
+    let bytes = channel_bytes(cj, channel);
+    let len = bytes.end - bytes.start;
+    let from = rng.gen_range(len / 4..=3 * len / 4) & !15;
+    let base = region_base(cj.spec.regions[channel.spec_index()]);
+    base + bytes.start + from..base + bytes.end
+}
+
+fn inject(channel: Channel, port: AxiPort, resp: Resp, rng: &mut StdRng) {
+    let cj = conv_job(rng);
+    let golden = golden_run(&cj.job).expect("the golden model runs the job");
+    let region = cj.spec.regions[channel.spec_index()];
+    // The counter of the channel's region puts its reads on `port`
+    // (REGIONCFG: counters 0, 1 on M0, 2, 3 on M1).
+    let mut settings = AxiSettings::random(rng);
+    settings.regioncfg[region] = 2 * port.index() as u32 + rng.gen_range(0..2);
+    let latency = CompleterConfig {
+        reorder: true,
+        ..CompleterConfig::random(rng)
+    };
+    let mut configs = [latency.clone(), latency.clone()];
+    configs[port.index()].errors = vec![ErrorRange {
+        range: error_range(&cj, channel, rng),
+        resp,
+    }];
+    let mut rtl = RtlBackend {
+        settings,
+        axi_configs: configs,
+        axi_seed: Some(rng.gen()),
+        max_cycles: 1_000_000,
+        ..RtlBackend::default()
+    };
+    let what = format!(
+        "{channel:?} error ({resp:?}) on {port}, {:?}, {:?}",
+        rtl.settings,
+        rtl.axi_configs[port.index()]
+    );
+
+    // The run ends with the NPU's STATUS, not a harness error; the driver
+    // read it with IRQ high, then cleared the IRQ.
+    let run = rtl
+        .run(&cj.job, &mut |_, _| {})
+        .unwrap_or_else(|e| panic!("{what}: {e:#}"));
+    let field = |status: u32, name: &str| regs::STATUS.field(name).get(status);
+    assert!(run.irq, "{what}: IRQ high as the NPU stops");
+    for status in [run.status, {
+        let tb = rtl.last.as_mut().unwrap();
+        tb.read(regs::STATUS.address, HOST_PPROT).rdata
+    }] {
+        assert_eq!(field(status, "bus_status"), 1, "{what}: STATUS {status:#x}");
+        assert_eq!(field(status, "state"), 0, "{what}: STATUS {status:#x}");
+        assert_eq!(
+            field(status, "faulting_channel"),
+            channel.code() as u32,
+            "{what}: STATUS {status:#x}"
+        );
+        assert_eq!(
+            field(status, "faulting_interface"),
+            port.index() as u32,
+            "{what}: STATUS {status:#x}"
+        );
+    }
+
+    // Every issued transaction completes; nothing new starts, not even on
+    // a new CMD write.
+    let mut tb = rtl.last.take().unwrap();
+    tb.cycles(2_000);
+    assert!(tb.axi_idle(), "{what}: transactions still outstanding");
+    let counters = AxiPort::ALL.map(|p| tb.axi_counters(p));
+    let start = regs::CMD.field("transition_to_running_state").set(0, 1);
+    tb.write(regs::CMD.address, start, HOST_PPROT);
+    tb.cycles(1_000);
+    assert_eq!(
+        AxiPort::ALL.map(|p| tb.axi_counters(p)),
+        counters,
+        "{what}: AXI traffic after the fault"
+    );
+    let status = tb.read(regs::STATUS.address, HOST_PPROT).rdata;
+    assert_eq!(field(status, "state"), 0, "{what}: STATUS {status:#x}");
+    assert_initial_or_result(&cj.job, &golden, &tb, &what);
+
+    // The soft reset recovers the datapath: the job again, without the
+    // error, on the same bench.
+    soft_reset_and_check(&mut tb, &what);
+    rtl.axi_configs = [latency.clone(), latency];
+    let again = rtl
+        .run_on(tb, &cj.job, &mut |_, _| {})
+        .unwrap_or_else(|e| panic!("{what}, the run after the reset: {e:#}"));
+    if let Some(d) = compare(&golden, &again) {
+        panic!("{what}, the run after the reset: {d}");
+    }
+}
+
+#[test]
+fn bus_errors_on_every_datapath_channel_stop_the_npu_and_a_soft_reset_recovers() {
+    let seed = seed();
+    let mut rng = StdRng::seed_from_u64(seed);
+    for channel in Channel::ALL {
+        for &port in channel.ports() {
+            for resp in [Resp::SlvErr, Resp::DecErr] {
+                inject(channel, port, resp, &mut rng);
+            }
+        }
+    }
+}
