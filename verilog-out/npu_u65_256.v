@@ -285,6 +285,7 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     wire  datapath$clearing;
     wire  datapath$fault;
     wire  [31:0] datapath$fault_offset;
+    wire  [3:0] datapath$events;
     reg  dma$clock;
     reg  dma$rst_n;
     reg  [1:0] dma$prot;
@@ -447,6 +448,7 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  [1:0] pmu$m1$b_counter;
     reg  pmu$m1$read_limit_stall;
     reg  pmu$m1$write_limit_stall;
+    reg  [3:0] pmu$datapath;
     reg  shram$clock;
     reg  shram$rst_n;
     reg  shram$clear;
@@ -653,7 +655,8 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .clear(datapath$clear),
         .clearing(datapath$clearing),
         .fault(datapath$fault),
-        .fault_offset(datapath$fault_offset)
+        .fault_offset(datapath$fault_offset),
+        .events(datapath$events)
     );
     npu_u65_256_core$dma dma(
         .clock(dma$clock),
@@ -889,7 +892,8 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .m1$b_channel(pmu$m1$b_channel),
         .m1$b_counter(pmu$m1$b_counter),
         .m1$read_limit_stall(pmu$m1$read_limit_stall),
-        .m1$write_limit_stall(pmu$m1$write_limit_stall)
+        .m1$write_limit_stall(pmu$m1$write_limit_stall),
+        .datapath(pmu$datapath)
     );
     npu_u65_256_core$shram shram(
         .clock(shram$clock),
@@ -1016,6 +1020,7 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         pmu$stream_enable = control$pmu_enable;
         pmu$clear_irq = control$clear_irq;
         control$pmu_irq = pmu$irq;
+        pmu$datapath = datapath$events;
         shram$clock = cpm$core_clock;
         shram$rst_n = cpm$core_rst_n;
         shram$clear = cpm$shram_clear;
@@ -3239,7 +3244,7 @@ module npu_u65_256_core$cpm$soft_reset(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$cpm$soft_reset
 
 
-module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,operations$ready,runs,busy,ifm_fills$valid,ifm_fills$data,ifm_fills$ready,ifm_filled,weight_reads$valid,weight_reads$data,weight_reads$ready,weight_beats$valid,weight_beats$data,weight_beats$ready,scale_reads$valid,scale_reads$data,scale_reads$ready,scale_beats$valid,scale_beats$data,scale_beats$ready,ofm_writes$valid,ofm_writes$data,ofm_writes$ready,dma_busy,shram_read_enable,shram_read_address,shram_read_data,clear,clearing,fault,fault_offset);
+module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,operations$ready,runs,busy,ifm_fills$valid,ifm_fills$data,ifm_fills$ready,ifm_filled,weight_reads$valid,weight_reads$data,weight_reads$ready,weight_beats$valid,weight_beats$data,weight_beats$ready,scale_reads$valid,scale_reads$data,scale_reads$ready,scale_beats$valid,scale_beats$data,scale_beats$ready,ofm_writes$valid,ofm_writes$data,ofm_writes$ready,dma_busy,shram_read_enable,shram_read_address,shram_read_data,clear,clearing,fault,fault_offset,events);
     
     // Module arguments
     input wire  clock;
@@ -3276,6 +3281,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     output reg  clearing;
     output reg  fault;
     output reg  [31:0] fault_offset;
+    output reg  [3:0] events;
     
     // Constant declarations
     localparam  kinds = 4'h3;
@@ -4147,6 +4153,10 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
             active$d = 1'b0;
         end
         busy = active$q;
+        events[(64'h0)+:(1)] = mac$operands$valid & mac$operands$ready;
+        events[(64'h1)+:(1)] = output_unit$accumulators$valid & output_unit$accumulators$ready;
+        events[(64'h2)+:(1)] = weight_decoder$busy & ((weight_decoder$words$valid & weight_decoder$words$ready) | (weight_decoder$weights$valid & weight_groups$weights$ready));
+        events[(64'h3)+:(1)] = decoder$ifm_wide;
     end
     
     always @(*) weight_groups$weights$valid = weight_decoder$weights$valid;
@@ -56701,7 +56711,7 @@ module npu_u65_256_core$op_state$weights_weight_region$stored(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$op_state$weights_weight_region$stored
 
 
-module npu_u65_256_core$pmu(clock,rst_n,bus$addr,bus$write,bus$wdata,bus$defined,bus$rdata,running,stream_enable,clear_irq,irq,m0$enabled,m0$ar_accepted,m0$ar_stalled,m0$ar_channel,m0$ar_counter,m0$r_beat,m0$r_last,m0$r_channel,m0$r_counter,m0$aw_accepted,m0$aw_stalled,m0$aw_channel,m0$aw_counter,m0$w_beat,m0$w_stalled,m0$w_channel,m0$b_response,m0$b_channel,m0$b_counter,m0$read_limit_stall,m0$write_limit_stall,m1$enabled,m1$ar_accepted,m1$ar_stalled,m1$ar_channel,m1$ar_counter,m1$r_beat,m1$r_last,m1$r_channel,m1$r_counter,m1$aw_accepted,m1$aw_stalled,m1$aw_channel,m1$aw_counter,m1$w_beat,m1$w_stalled,m1$w_channel,m1$b_response,m1$b_channel,m1$b_counter,m1$read_limit_stall,m1$write_limit_stall);
+module npu_u65_256_core$pmu(clock,rst_n,bus$addr,bus$write,bus$wdata,bus$defined,bus$rdata,running,stream_enable,clear_irq,irq,m0$enabled,m0$ar_accepted,m0$ar_stalled,m0$ar_channel,m0$ar_counter,m0$r_beat,m0$r_last,m0$r_channel,m0$r_counter,m0$aw_accepted,m0$aw_stalled,m0$aw_channel,m0$aw_counter,m0$w_beat,m0$w_stalled,m0$w_channel,m0$b_response,m0$b_channel,m0$b_counter,m0$read_limit_stall,m0$write_limit_stall,m1$enabled,m1$ar_accepted,m1$ar_stalled,m1$ar_channel,m1$ar_counter,m1$r_beat,m1$r_last,m1$r_channel,m1$r_counter,m1$aw_accepted,m1$aw_stalled,m1$aw_channel,m1$aw_counter,m1$w_beat,m1$w_stalled,m1$w_channel,m1$b_response,m1$b_channel,m1$b_counter,m1$read_limit_stall,m1$write_limit_stall,datapath);
     
     // Module arguments
     input wire  clock;
@@ -56757,6 +56767,7 @@ module npu_u65_256_core$pmu(clock,rst_n,bus$addr,bus$write,bus$wdata,bus$defined
     input wire  [1:0] m1$b_counter;
     input wire  m1$read_limit_stall;
     input wire  m1$write_limit_stall;
+    input wire  [3:0] datapath;
     
     // Constant declarations
     localparam  pmcr_address = 12'h180;
@@ -56796,7 +56807,7 @@ module npu_u65_256_core$pmu(clock,rst_n,bus$addr,bus$write,bus$wdata,bus$defined
     wire  [31:0] counters$0$q;
     reg  counters$0$reset;
     reg  counters$0$enable;
-    reg  [29:0] counters$0$events;
+    reg  [36:0] counters$0$events;
     wire  counters$0$overflow;
     reg  counters$1$clock;
     reg  counters$1$rst_n;
@@ -56807,7 +56818,7 @@ module npu_u65_256_core$pmu(clock,rst_n,bus$addr,bus$write,bus$wdata,bus$defined
     wire  [31:0] counters$1$q;
     reg  counters$1$reset;
     reg  counters$1$enable;
-    reg  [29:0] counters$1$events;
+    reg  [36:0] counters$1$events;
     wire  counters$1$overflow;
     reg  counters$2$clock;
     reg  counters$2$rst_n;
@@ -56818,7 +56829,7 @@ module npu_u65_256_core$pmu(clock,rst_n,bus$addr,bus$write,bus$wdata,bus$defined
     wire  [31:0] counters$2$q;
     reg  counters$2$reset;
     reg  counters$2$enable;
-    reg  [29:0] counters$2$events;
+    reg  [36:0] counters$2$events;
     wire  counters$2$overflow;
     reg  counters$3$clock;
     reg  counters$3$rst_n;
@@ -56829,7 +56840,7 @@ module npu_u65_256_core$pmu(clock,rst_n,bus$addr,bus$write,bus$wdata,bus$defined
     wire  [31:0] counters$3$q;
     reg  counters$3$reset;
     reg  counters$3$enable;
-    reg  [29:0] counters$3$events;
+    reg  [36:0] counters$3$events;
     wire  counters$3$overflow;
     reg  port0$filter;
     reg  [3:0] port0$channel;
@@ -56887,7 +56898,8 @@ module npu_u65_256_core$pmu(clock,rst_n,bus$addr,bus$write,bus$wdata,bus$defined
     reg  [3:0] ch_sel;
     reg  bw_filter;
     reg  [2:0] npu_events;
-    reg  [29:0] events;
+    reg  [6:0] datapath_events;
+    reg  [36:0] events;
     
     // Sub module instances
     npu_u65_256_core$pmu$counters$0 counters$0(
@@ -57134,7 +57146,9 @@ module npu_u65_256_core$pmu(clock,rst_n,bus$addr,bus$write,bus$wdata,bus$defined
         latency$restart = axi_channel_write;
         npu_events = 32'h1;
         npu_events = ((npu_events & ~(1 << (32'h1)) | ((~running) << (32'h1))) & ~(1 << (32'h2)) | ((running) << (32'h2)));
-        events = ((npu_events) & 30'h3fffffff) | (((port0$occurred) & 30'h3fffffff) << 32'h3) | (((port1$occurred) & 30'h3fffffff) << 32'hd) | (((latency$occurred) & 30'h3fffffff) << 32'h17);
+        datapath_events = 32'h0;
+        datapath_events = (((((((datapath_events & ~(1 << (32'h0)) | ((datapath[(64'h0)+:(1)]) << (32'h0))) & ~(1 << (32'h1)) | ((datapath[(64'h0)+:(1)] & ~datapath[(64'h3)+:(1)]) << (32'h1))) & ~(1 << (32'h2)) | ((datapath[(64'h0)+:(1)] & datapath[(64'h3)+:(1)]) << (32'h2))) & ~(1 << (32'h3)) | ((datapath[(64'h1)+:(1)]) << (32'h3))) & ~(1 << (32'h4)) | ((datapath[(64'h1)+:(1)] & ~datapath[(64'h3)+:(1)]) << (32'h4))) & ~(1 << (32'h5)) | ((datapath[(64'h1)+:(1)] & datapath[(64'h3)+:(1)]) << (32'h5))) & ~(1 << (32'h6)) | ((datapath[(64'h2)+:(1)]) << (32'h6)));
+        events = ((npu_events) & 37'h1fffffffff) | (((port0$occurred) & 37'h1fffffffff) << 32'h3) | (((port1$occurred) & 37'h1fffffffff) << 32'hd) | (((latency$occurred) & 37'h1fffffffff) << 32'h17) | (((datapath_events) & 37'h1fffffffff) << 32'h1e);
         wraps = 32'h0;
         counters$0$clock = clock;
         counters$0$rst_n = rst_n;
@@ -57312,7 +57326,7 @@ module npu_u65_256_core$pmu$counters$0(clock,rst_n,addr,write,wdata,hit,q,reset,
     output reg  [31:0] q;
     input wire  reset;
     input wire  enable;
-    input wire  [29:0] events;
+    input wire  [36:0] events;
     output reg  overflow;
     
     // Constant declarations
@@ -57349,6 +57363,13 @@ module npu_u65_256_core$pmu$counters$0(clock,rst_n,addr,write,wdata,hit,q,reset,
     localparam  codes$27 = 10'b10100100;
     localparam  codes$28 = 10'b10100101;
     localparam  codes$29 = 10'b10100110;
+    localparam  codes$30 = 10'b110000;
+    localparam  codes$31 = 10'b110001;
+    localparam  codes$32 = 10'b110010;
+    localparam  codes$33 = 10'b1000000;
+    localparam  codes$34 = 10'b1000001;
+    localparam  codes$35 = 10'b1000010;
+    localparam  codes$36 = 10'b1010000;
     
     // Stub signals
     reg  event_type$clock;
@@ -57477,6 +57498,27 @@ module npu_u65_256_core$pmu$counters$0(clock,rst_n,addr,write,wdata,hit,q,reset,
         if (event_type$q == codes$29) begin
             selected = events[29];
         end
+        if (event_type$q == codes$30) begin
+            selected = events[30];
+        end
+        if (event_type$q == codes$31) begin
+            selected = events[31];
+        end
+        if (event_type$q == codes$32) begin
+            selected = events[32];
+        end
+        if (event_type$q == codes$33) begin
+            selected = events[33];
+        end
+        if (event_type$q == codes$34) begin
+            selected = events[34];
+        end
+        if (event_type$q == codes$35) begin
+            selected = events[35];
+        end
+        if (event_type$q == codes$36) begin
+            selected = events[36];
+        end
         incremented = count$q + 32'h1;
         overflow = 1'b0;
         if (enable & selected) begin
@@ -57559,7 +57601,7 @@ module npu_u65_256_core$pmu$counters$1(clock,rst_n,addr,write,wdata,hit,q,reset,
     output reg  [31:0] q;
     input wire  reset;
     input wire  enable;
-    input wire  [29:0] events;
+    input wire  [36:0] events;
     output reg  overflow;
     
     // Constant declarations
@@ -57596,6 +57638,13 @@ module npu_u65_256_core$pmu$counters$1(clock,rst_n,addr,write,wdata,hit,q,reset,
     localparam  codes$27 = 10'b10100100;
     localparam  codes$28 = 10'b10100101;
     localparam  codes$29 = 10'b10100110;
+    localparam  codes$30 = 10'b110000;
+    localparam  codes$31 = 10'b110001;
+    localparam  codes$32 = 10'b110010;
+    localparam  codes$33 = 10'b1000000;
+    localparam  codes$34 = 10'b1000001;
+    localparam  codes$35 = 10'b1000010;
+    localparam  codes$36 = 10'b1010000;
     
     // Stub signals
     reg  event_type$clock;
@@ -57724,6 +57773,27 @@ module npu_u65_256_core$pmu$counters$1(clock,rst_n,addr,write,wdata,hit,q,reset,
         if (event_type$q == codes$29) begin
             selected = events[29];
         end
+        if (event_type$q == codes$30) begin
+            selected = events[30];
+        end
+        if (event_type$q == codes$31) begin
+            selected = events[31];
+        end
+        if (event_type$q == codes$32) begin
+            selected = events[32];
+        end
+        if (event_type$q == codes$33) begin
+            selected = events[33];
+        end
+        if (event_type$q == codes$34) begin
+            selected = events[34];
+        end
+        if (event_type$q == codes$35) begin
+            selected = events[35];
+        end
+        if (event_type$q == codes$36) begin
+            selected = events[36];
+        end
         incremented = count$q + 32'h1;
         overflow = 1'b0;
         if (enable & selected) begin
@@ -57806,7 +57876,7 @@ module npu_u65_256_core$pmu$counters$2(clock,rst_n,addr,write,wdata,hit,q,reset,
     output reg  [31:0] q;
     input wire  reset;
     input wire  enable;
-    input wire  [29:0] events;
+    input wire  [36:0] events;
     output reg  overflow;
     
     // Constant declarations
@@ -57843,6 +57913,13 @@ module npu_u65_256_core$pmu$counters$2(clock,rst_n,addr,write,wdata,hit,q,reset,
     localparam  codes$27 = 10'b10100100;
     localparam  codes$28 = 10'b10100101;
     localparam  codes$29 = 10'b10100110;
+    localparam  codes$30 = 10'b110000;
+    localparam  codes$31 = 10'b110001;
+    localparam  codes$32 = 10'b110010;
+    localparam  codes$33 = 10'b1000000;
+    localparam  codes$34 = 10'b1000001;
+    localparam  codes$35 = 10'b1000010;
+    localparam  codes$36 = 10'b1010000;
     
     // Stub signals
     reg  event_type$clock;
@@ -57971,6 +58048,27 @@ module npu_u65_256_core$pmu$counters$2(clock,rst_n,addr,write,wdata,hit,q,reset,
         if (event_type$q == codes$29) begin
             selected = events[29];
         end
+        if (event_type$q == codes$30) begin
+            selected = events[30];
+        end
+        if (event_type$q == codes$31) begin
+            selected = events[31];
+        end
+        if (event_type$q == codes$32) begin
+            selected = events[32];
+        end
+        if (event_type$q == codes$33) begin
+            selected = events[33];
+        end
+        if (event_type$q == codes$34) begin
+            selected = events[34];
+        end
+        if (event_type$q == codes$35) begin
+            selected = events[35];
+        end
+        if (event_type$q == codes$36) begin
+            selected = events[36];
+        end
         incremented = count$q + 32'h1;
         overflow = 1'b0;
         if (enable & selected) begin
@@ -58053,7 +58151,7 @@ module npu_u65_256_core$pmu$counters$3(clock,rst_n,addr,write,wdata,hit,q,reset,
     output reg  [31:0] q;
     input wire  reset;
     input wire  enable;
-    input wire  [29:0] events;
+    input wire  [36:0] events;
     output reg  overflow;
     
     // Constant declarations
@@ -58090,6 +58188,13 @@ module npu_u65_256_core$pmu$counters$3(clock,rst_n,addr,write,wdata,hit,q,reset,
     localparam  codes$27 = 10'b10100100;
     localparam  codes$28 = 10'b10100101;
     localparam  codes$29 = 10'b10100110;
+    localparam  codes$30 = 10'b110000;
+    localparam  codes$31 = 10'b110001;
+    localparam  codes$32 = 10'b110010;
+    localparam  codes$33 = 10'b1000000;
+    localparam  codes$34 = 10'b1000001;
+    localparam  codes$35 = 10'b1000010;
+    localparam  codes$36 = 10'b1010000;
     
     // Stub signals
     reg  event_type$clock;
@@ -58217,6 +58322,27 @@ module npu_u65_256_core$pmu$counters$3(clock,rst_n,addr,write,wdata,hit,q,reset,
         end
         if (event_type$q == codes$29) begin
             selected = events[29];
+        end
+        if (event_type$q == codes$30) begin
+            selected = events[30];
+        end
+        if (event_type$q == codes$31) begin
+            selected = events[31];
+        end
+        if (event_type$q == codes$32) begin
+            selected = events[32];
+        end
+        if (event_type$q == codes$33) begin
+            selected = events[33];
+        end
+        if (event_type$q == codes$34) begin
+            selected = events[34];
+        end
+        if (event_type$q == codes$35) begin
+            selected = events[35];
+        end
+        if (event_type$q == codes$36) begin
+            selected = events[36];
         end
         incremented = count$q + 32'h1;
         overflow = 1'b0;

@@ -243,6 +243,7 @@ impl Logic for Npu {
         self.control.pmu_irq.next = self.pmu.irq.val();
         AxiEvents::join(&mut self.dma.m0_events, &mut self.pmu.m0);
         AxiEvents::join(&mut self.dma.m1_events, &mut self.pmu.m1);
+        self.pmu.datapath.next = self.datapath.events.val();
 
         self.shram.clock.next = self.cpm.core_clock.val();
         self.shram.rst_n.next = self.cpm.core_rst_n.val();

@@ -1,25 +1,29 @@
 //! The PMU (TRM 4.5) through the APB and AXI ports: its registers, the cycle
 //! and event counters with their enables and reset bits, overflow flags and
 //! the PMU interrupt (STATUS.pmu_irq_raised, IRQ, CMD.clear_irq),
-//! NPU_OP_PMU_MASK, and the AXI events, which must equal what the AXI memory
-//! models served in the same window.
+//! NPU_OP_PMU_MASK, the AXI events, which must equal what the AXI memory
+//! models served in the same window, and the datapath events of
+//! convolutions, which must equal the beats their schedule fixes.
 //!
 //! Counting windows are exact: two APB writes take the same number of
 //! cycles, so the cycles between their starts are the edges between the
 //! ones at which they act.
 
 use npu_model::cmdstream::{encode, Command};
+use npu_model::tensor::DType;
 use npu_spec::command::Opcode;
 use npu_spec::config::NpuConfig;
 use npu_spec::pmu::{self, Event, Unit};
 use npu_spec::regs::{self, Register, PMU_EVENT_COUNTERS};
 use npu_tb::axi::{AxiPort, CompleterConfig, Counters};
+use npu_tb::conv_jobs::{golden_run, random_job, ConvJob, ConvKind, ConvSpec};
 use npu_tb::driver::{self, AxiLimit, AxiSettings, Inference, InvokeResult};
 use npu_tb::npu::NpuTb;
 use npu_tb::rtl_backend::{region_base, COMMAND_STREAM_BASE};
 use npu_tb::seed::seed;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use std::collections::BTreeMap;
 
 /// Secure privileged APB accesses, permitted whatever PROT is (TRM 4.1).
 const HOST: u8 = 0b001;
@@ -420,8 +424,15 @@ fn run(tb: &mut NpuTb, commands: &[Command], axi: AxiSettings, setup: &Setup) ->
             vec![region_base(0), region_base(1)],
         )
     };
+    run_inference(tb, &inference, setup)
+}
+
+/// Runs `inference` (its command stream and regions already in memory),
+/// counting as `setup` from the driver's begin hook until no AXI
+/// transaction is left.
+fn run_inference(tb: &mut NpuTb, inference: &Inference, setup: &Setup) -> Run {
     let mut before = None;
-    let running = driver::invoke_async_with(tb, &inference, &mut |tb| {
+    let running = driver::invoke_async_with(tb, inference, &mut |tb| {
         start_counting(tb, setup);
         before = Some(AxiPort::ALL.map(|p| (tb.axi_counters(p), tb.axi_enabled_cycles(p))));
     })
@@ -858,17 +869,14 @@ fn pmu_mask_gates_counting_when_mask_en_is_set() {
 
 // ---- Events without a source ----
 
+/// no_event, the ECC events and the second core's datapath events (u65-512
+/// runs no kernel operation yet).
 #[test]
 fn events_without_a_source_count_nothing() {
     let mut tb = NpuTb::new("u65-512").unwrap();
     let mut silent: Vec<u16> = pmu::EVENTS
         .iter()
-        .filter(|e| {
-            matches!(
-                e.unit,
-                Unit::None | Unit::Mac | Unit::OutputUnit | Unit::WeightDecoder | Unit::Ecc
-            )
-        })
+        .filter(|e| matches!(e.unit, Unit::None | Unit::Ecc) || e.core == 1)
         .map(|e| e.code)
         .collect();
     // Values the table does not define.
@@ -924,4 +932,185 @@ fn run_end_irq_and_pmu_irq_share_the_irq_line() {
     write(&mut tb, &regs::CMD, regs::CMD.field("clear_irq").mask());
     assert_eq!(tb.get("IRQ"), 0);
     assert_eq!(read(&mut tb, &regs::PMOVSSET), 1, "counter 0 wrapped");
+}
+
+// ---- Datapath events (MAC, output unit, weight decoder) ----
+
+/// What the schedule (`npu_model::schedule`) fixes about a convolution's
+/// datapath activity.
+struct Activity {
+    /// MAC beats that reach the MAC unit: every beat but those of a weight
+    /// group of padding, of which only a block's last beat goes.
+    mac_beats: u64,
+    /// Output-unit beats: one per OFM position of each 8-channel group.
+    ao_beats: u64,
+    /// Words the weight decoder takes: ceil(NPU_SET_WEIGHT_LENGTH / 16) per
+    /// spatial OFM block, each of which reads the whole stream.
+    words: u64,
+    /// Groups it delivers: full groups of 16 weights, the last of each
+    /// stream partial.
+    groups: u64,
+}
+
+fn activity(cj: &ConvJob) -> Activity {
+    let shape = cj
+        .spec
+        .conv_shape(cj.spec.block.expect("a built job's block"));
+    let mac_beats = shape
+        .beats(0)
+        .iter()
+        .filter(|b| !b.skip || b.block_end)
+        .count() as u64;
+    let ao_beats = shape
+        .readouts(0)
+        .iter()
+        .map(|r| u64::from(r.positions.count_ones()))
+        .sum();
+    let mut stream_weights: BTreeMap<(usize, usize), u64> = BTreeMap::new();
+    for op in shape.block_ops() {
+        *stream_weights.entry((op.ofm.y, op.ofm.x)).or_default() +=
+            op.groups.iter().map(|g| g.weights as u64).sum::<u64>();
+    }
+    let length = cj
+        .commands
+        .iter()
+        .find(|c| c.op == Opcode::NpuSetWeightLength)
+        .and_then(|c| c.payload)
+        .expect("NPU_SET_WEIGHT_LENGTH");
+    Activity {
+        mac_beats,
+        ao_beats,
+        words: stream_weights.len() as u64 * u64::from(length).div_ceil(16),
+        groups: stream_weights.values().map(|w| w.div_ceil(16)).sum(),
+    }
+}
+
+/// Runs a convolution job on a fresh bench whose memory behind M0 and M1
+/// is `memory` (its random choices from `seed`), counting as `setup`; the
+/// OFM must be the golden model's.
+fn run_conv(cj: &ConvJob, memory: &[CompleterConfig; 2], seed: u64, setup: &Setup) -> Run {
+    let job = &cj.job;
+    let mut tb = NpuTb::new(&job.config.name).unwrap();
+    tb.set_axi_seed(seed);
+    for port in AxiPort::ALL {
+        tb.set_axi_config(port, memory[port.index()].clone());
+    }
+    for (&k, bytes) in &job.regions {
+        tb.memory_mut().write(region_base(k), bytes);
+    }
+    tb.memory_mut()
+        .write(COMMAND_STREAM_BASE, &job.command_stream);
+    let regions = job.regions.keys().max().map_or(0, |&k| k + 1);
+    let inference = Inference::new(
+        COMMAND_STREAM_BASE,
+        job.command_stream.len() as u32,
+        (0..regions).map(region_base).collect(),
+    );
+    let run = run_inference(&mut tb, &inference, setup);
+    let golden = golden_run(job).unwrap_or_else(|e| panic!("{e}"));
+    for (&k, bytes) in &golden.regions {
+        assert!(
+            tb.memory().read_vec(region_base(k), bytes.len()) == *bytes,
+            "region {k} differs from the golden model's: {}",
+            cj.spec.describe()
+        );
+    }
+    run
+}
+
+/// Convolutions of both IFM precisions: fixed ones (a depth with padding
+/// weight groups, a depthwise, a 16-bit one) and random ones of each.
+fn conv_jobs_of_both_precisions(seed: u64) -> Vec<ConvJob> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let fixed = [
+        ConvSpec::new(ConvKind::Conv, DType::I8, [6, 6, 24], 20, [3, 3]),
+        ConvSpec::new(ConvKind::Depthwise, DType::U8, [5, 7, 16], 16, [3, 3]),
+        ConvSpec::new(ConvKind::Conv, DType::I16, [4, 6, 16], 12, [2, 2]),
+    ];
+    let mut jobs: Vec<ConvJob> = fixed
+        .iter()
+        .map(|s| s.build(&mut rng).unwrap_or_else(|e| panic!("{e}")))
+        .collect();
+    for bits in [8, 16] {
+        jobs.extend(
+            (0..)
+                .map(|index| random_job(seed, index))
+                .filter(|cj| cj.spec.ifm_type.bits == bits)
+                .take(3),
+        );
+    }
+    jobs
+}
+
+#[test]
+fn datapath_events_count_the_beats_of_the_schedule() {
+    let seed = seed();
+    let mut rng = StdRng::seed_from_u64(seed);
+    for cj in conv_jobs_of_both_precisions(seed) {
+        let want = activity(&cj);
+        // Stalls anywhere (a slow memory) must not change the beat counts.
+        let memory = [(); 2].map(|_| CompleterConfig::random(&mut rng));
+        let what = format!("seed {seed}: {}", cj.spec.describe());
+        let wide = cj.spec.ifm_type.bits == 16;
+        let split = |count: u64| if wide { [0, count] } else { [count, 0] };
+
+        let mac = run_conv(
+            &cj,
+            &memory,
+            seed,
+            &Setup::events([
+                &pmu::MAC_ACTIVE,
+                &pmu::MAC_ACTIVE_8BIT,
+                &pmu::MAC_ACTIVE_16BIT,
+                &pmu::AO_ACTIVE,
+            ]),
+        );
+        let [mac_any, mac_8, mac_16, ao_any] = mac.counts.map(u64::from);
+        assert_eq!(mac_any, want.mac_beats, "MAC beats, {what}");
+        assert_eq!([mac_8, mac_16], split(want.mac_beats), "MAC 8/16, {what}");
+        assert_eq!(ao_any, want.ao_beats, "output-unit beats, {what}");
+
+        let ao = run_conv(
+            &cj,
+            &memory,
+            seed,
+            &Setup::events([
+                &pmu::AO_ACTIVE_8BIT,
+                &pmu::AO_ACTIVE_16BIT,
+                &pmu::WD_ACTIVE,
+                &pmu::NO_EVENT,
+            ]),
+        );
+        let [ao_8, ao_16, wd, _] = ao.counts.map(u64::from);
+        assert_eq!([ao_8, ao_16], split(want.ao_beats), "AO 8/16, {what}");
+        // A cycle takes at most one word and delivers at most one group.
+        assert!(
+            wd >= want.words.max(want.groups) && wd <= want.words + want.groups,
+            "wd_active {wd}: {} words, {} groups, {what}",
+            want.words,
+            want.groups
+        );
+        assert!(wd <= ao.cycles, "wd_active {wd} of {} cycles", ao.cycles);
+    }
+}
+
+#[test]
+fn second_core_datapath_events_stay_zero_on_one_core() {
+    let mut rng = StdRng::seed_from_u64(0);
+    let cj = ConvSpec::new(ConvKind::Conv, DType::I8, [4, 4, 16], 16, [2, 2])
+        .build(&mut rng)
+        .unwrap();
+    let run = run_conv(
+        &cj,
+        &[CompleterConfig::ideal(), CompleterConfig::ideal()],
+        0,
+        &Setup::events([
+            &pmu::MAC_ACTIVE_CORE1,
+            &pmu::AO_ACTIVE_CORE1,
+            &pmu::WD_ACTIVE_CORE1,
+            &pmu::MAC_ACTIVE,
+        ]),
+    );
+    assert_eq!(run.counts[..3], [0; 3], "core 1 events on u65-256");
+    assert_eq!(u64::from(run.counts[3]), activity(&cj).mac_beats);
 }

@@ -76,6 +76,29 @@ pub enum WeightStream {
     Draining,
 }
 
+/// What the datapath tells the PMU each cycle (TRM table 4-79, first core).
+/// The TRM defines each event as "valid blk_cmd (ofd_cmd) and not stalled";
+/// here a unit is active in a cycle in which it takes a beat of work.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct DatapathEvents {
+    /// MAC: ACTIVE, "MAC is doing block traversal": the MAC unit takes an
+    /// operand beat (`operands` valid and ready). A beat of a weight group
+    /// of padding never reaches it, except a block's last beat.
+    pub mac_active: Bit,
+    /// AO: ACTIVE, "AO is doing block traversal of ACC or IB": the output
+    /// unit takes one OFM position's accumulators (`accumulators` valid and
+    /// ready).
+    pub ao_active: Bit,
+    /// WD: ACTIVE, "WD is decoding weight stream": the weight decoder is
+    /// busy and takes a stream word or delivers a weight group.
+    pub wd_active: Bit,
+    /// The operation's IFM is 16-bit: splits MAC and AO activity into their
+    /// 8-bit and 16-bit events. The TRM's "8 or 16 bit block traversal" is
+    /// the traversal's IFM precision, so the output unit's beats of a
+    /// 16-bit IFM operation are 16-bit whatever the OFM type.
+    pub wide: Bit,
+}
+
 /// An output-unit beat's OFM position and channels.
 #[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
 pub struct OfmPosition {
@@ -112,6 +135,8 @@ pub struct Datapath {
     /// offset (held until reset).
     pub fault: Signal<Out, Bit>,
     pub fault_offset: Signal<Out, Bits<32>>,
+    /// The PMU's MAC, output-unit and weight-decoder events (TRM table 4-79).
+    pub events: Signal<Out, DatapathEvents>,
 
     kinds: Constant<KernelKinds>,
     decoder: OperationDecoder,
@@ -211,6 +236,7 @@ impl Datapath {
             clearing: Default::default(),
             fault: Default::default(),
             fault_offset: Default::default(),
+            events: Default::default(),
             kinds: Constant::new(KernelKinds {
                 conv: one_core,
                 depthwise: one_core,
@@ -717,5 +743,15 @@ impl Logic for Datapath {
             self.active.d.next = false;
         }
         self.busy.next = self.active.q.val();
+
+        // ---- PMU events (TRM table 4-79; definitions at `DatapathEvents`) ----
+        self.events.next.mac_active = self.mac.operands.valid.val() & self.mac.operands.ready.val();
+        self.events.next.ao_active =
+            self.output_unit.accumulators.valid.val() & self.output_unit.accumulators.ready.val();
+        self.events.next.wd_active = self.weight_decoder.busy.val()
+            & ((self.weight_decoder.words.valid.val() & self.weight_decoder.words.ready.val())
+                | (self.weight_decoder.weights.valid.val()
+                    & self.weight_groups.weights.ready.val()));
+        self.events.next.wide = self.decoder.ifm_wide.val();
     }
 }

@@ -14,11 +14,13 @@
 //!   by a wrap or by a PMOVSSET write, or when PMINTSET enables it while it
 //!   is set. Only CMD.clear_irq (`clear_irq`) lowers `irq`; a raise in the
 //!   same cycle wins.
-//! - Events (TRM table 4-79) come from the NPU's run state and the DMA's AXI
-//!   ports ([`sourced_events`]); the MAC, output unit, weight decoder and ECC
-//!   events have no source yet and count nothing. PMCAXI_CHAN filters the
-//!   AXI bandwidth events by channel ([`PortEvents`]) and selects the
-//!   traffic whose latency is measured ([`LatencyMonitor`]).
+//! - Events (TRM table 4-79) come from the NPU's run state, the DMA's AXI
+//!   ports and the datapath's MAC unit, output unit and weight decoder
+//!   ([`sourced_events`], [`DatapathEvents`]). The ECC events and the second
+//!   core's (0x13x-0x15x; u65-512 runs no kernel operation yet) have no
+//!   source and count nothing. PMCAXI_CHAN filters the AXI bandwidth events
+//!   by channel ([`PortEvents`]) and selects the traffic whose latency is
+//!   measured ([`LatencyMonitor`]).
 //!
 //! Every register address and field position comes from `npu_spec::regs`.
 
@@ -31,6 +33,7 @@ pub use counter::EventCounter;
 pub use latency::LatencyMonitor;
 
 use crate::apb::RegisterTarget;
+use crate::datapath::DatapathEvents;
 use crate::dma::AxiEventsIn;
 use crate::spec_constants::{address, word};
 use crate::widgets::ResetReg;
@@ -39,17 +42,27 @@ use npu_spec::regs::{self, Page, Register, PMU_EVENT_COUNTERS};
 use rust_hdl::prelude::*;
 
 /// Bits of the event vector the counters select from.
-pub const EVENT_BITS: usize = 30;
+pub const EVENT_BITS: usize = 37;
 
 /// The events the RTL counts, in the bit order of the event vector: the
 /// NPU's (cycle, npu_idle, npu_running), M0's and M1's in [`PortEvents`]
-/// order (TRM table order), then the latency events (any, then >= 32 to
-/// >= 1024).
+/// order (TRM table order), the latency events (any, then >= 32 to >=
+/// 1024), then the first core's datapath events from [`DatapathEvents`]
+/// (MAC, output unit: any, 8-bit, 16-bit; weight decoder).
 pub fn sourced_events() -> Vec<&'static Event> {
-    [Unit::Npu, Unit::Axi0, Unit::Axi1, Unit::AxiLatency]
-        .into_iter()
-        .flat_map(pmu::of_unit)
-        .collect()
+    [
+        Unit::Npu,
+        Unit::Axi0,
+        Unit::Axi1,
+        Unit::AxiLatency,
+        Unit::Mac,
+        Unit::OutputUnit,
+        Unit::WeightDecoder,
+    ]
+    .into_iter()
+    .flat_map(pmu::of_unit)
+    .filter(|e| e.core == 0)
+    .collect()
 }
 
 /// The single field of the set/clear registers for counter `k` (`None`: the cycle counter).
@@ -83,6 +96,8 @@ pub struct Pmu {
     /// AXI activity of M0 and M1, from the DMA.
     pub m0: AxiEventsIn,
     pub m1: AxiEventsIn,
+    /// The datapath's activity: MAC unit, output unit, weight decoder.
+    pub datapath: Signal<In, DatapathEvents>,
 
     counters: Vec<EventCounter>,
     port0: PortEvents,
@@ -129,6 +144,7 @@ pub struct Pmu {
     ch_sel: Signal<Local, Bits<4>>,
     bw_filter: Signal<Local, Bit>,
     npu_events: Signal<Local, Bits<3>>,
+    datapath_events: Signal<Local, Bits<7>>,
     events: Signal<Local, Bits<EVENT_BITS>>,
 
     /// PMCR's stored fields (cnt_en, mask_en).
@@ -146,6 +162,20 @@ impl Default for Pmu {
     fn default() -> Self {
         let sourced = sourced_events();
         assert_eq!(sourced.len(), EVENT_BITS, "event vector width");
+        let datapath_names: Vec<&str> = sourced[EVENT_BITS - 7..].iter().map(|e| e.name).collect();
+        assert_eq!(
+            datapath_names,
+            [
+                "mac_active",
+                "mac_active_8bit",
+                "mac_active_16bit",
+                "ao_active",
+                "ao_active_8bit",
+                "ao_active_16bit",
+                "wd_active"
+            ],
+            "the datapath events' bit order in `update`"
+        );
         let handled = [
             &regs::PMCR,
             &regs::PMCNTENSET,
@@ -197,6 +227,7 @@ impl Default for Pmu {
             irq: Default::default(),
             m0: Default::default(),
             m1: Default::default(),
+            datapath: Default::default(),
             counters: (0..PMU_EVENT_COUNTERS)
                 .map(|k| EventCounter::new(&regs::PMU_EVCNTR[k], &regs::PMU_EVTYPER[k]))
                 .collect(),
@@ -242,6 +273,7 @@ impl Default for Pmu {
             ch_sel: Default::default(),
             bw_filter: Default::default(),
             npu_events: Default::default(),
+            datapath_events: Default::default(),
             events: Default::default(),
             pmcr: Default::default(),
             enables: Default::default(),
@@ -320,10 +352,26 @@ impl Logic for Pmu {
             .val()
             .replace_bit(1, !self.running.val())
             .replace_bit(2, self.running.val());
+        // MAC and AO activity, any and split by IFM precision; WD activity.
+        self.datapath_events.next = 0.into();
+        self.datapath_events.next = self
+            .datapath_events
+            .val()
+            .replace_bit(0, self.datapath.val().mac_active)
+            .replace_bit(
+                1,
+                self.datapath.val().mac_active & !self.datapath.val().wide,
+            )
+            .replace_bit(2, self.datapath.val().mac_active & self.datapath.val().wide)
+            .replace_bit(3, self.datapath.val().ao_active)
+            .replace_bit(4, self.datapath.val().ao_active & !self.datapath.val().wide)
+            .replace_bit(5, self.datapath.val().ao_active & self.datapath.val().wide)
+            .replace_bit(6, self.datapath.val().wd_active);
         self.events.next = bit_cast::<EVENT_BITS, 3>(self.npu_events.val())
             | (bit_cast::<EVENT_BITS, 10>(self.port0.occurred.val()) << 3)
             | (bit_cast::<EVENT_BITS, 10>(self.port1.occurred.val()) << 13)
-            | (bit_cast::<EVENT_BITS, 7>(self.latency.occurred.val()) << 23);
+            | (bit_cast::<EVENT_BITS, 7>(self.latency.occurred.val()) << 23)
+            | (bit_cast::<EVENT_BITS, 7>(self.datapath_events.val()) << 30);
 
         // ---- Event counters (TRM 4.5.4, 4.5.5) ----
         self.wraps.next = 0.into();
@@ -468,6 +516,7 @@ mod tests {
         want.extend(axi0);
         want.extend(axi0.map(|c| c + 0x100));
         want.extend(0xA0..=0xA6);
+        want.extend([0x30, 0x31, 0x32, 0x40, 0x41, 0x42, 0x50]);
         assert_eq!(codes, want, "the bit order PortEvents and Pmu build");
     }
 }
