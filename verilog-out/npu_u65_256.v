@@ -48408,6 +48408,10 @@ module npu_u65_256_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit
     reg  held_client$rst_n;
     reg  held_client$d;
     wire  held_client$q;
+    reg  w_ahead$clock;
+    reg  w_ahead$rst_n;
+    reg  w_ahead$d;
+    wire  w_ahead$q;
     reg  outstanding$0$clock;
     reg  outstanding$0$rst_n;
     reg  [6:0] outstanding$0$d;
@@ -48428,6 +48432,8 @@ module npu_u65_256_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit
     // Local signals
     reg  pick;
     reg  w_client;
+    reg  w_open;
+    reg  w_last_fire;
     reg  b_client;
     reg  b_ours;
     reg  aw_fire;
@@ -48461,6 +48467,12 @@ module npu_u65_256_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit
         .d(held_client$d),
         .q(held_client$q)
     );
+    npu_u65_256_core$dma$writes$w_ahead w_ahead(
+        .clock(w_ahead$clock),
+        .rst_n(w_ahead$rst_n),
+        .d(w_ahead$d),
+        .q(w_ahead$q)
+    );
     npu_u65_256_core$dma$writes$outstanding$0 outstanding$0(
         .clock(outstanding$0$clock),
         .rst_n(outstanding$0$rst_n),
@@ -48490,8 +48502,11 @@ module npu_u65_256_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit
     always @(*) begin
         held$clock = clock;
         held_client$clock = clock;
+        w_ahead$clock = clock;
         held$d = held$q;
         held_client$d = held_client$q;
+        w_ahead$d = w_ahead$q;
+        w_ahead$rst_n = rst_n;
         held$rst_n = rst_n;
         held_client$rst_n = rst_n;
         order$clock = clock;
@@ -48546,16 +48561,20 @@ module npu_u65_256_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit
             held$d = m0$awvalid & ~m0$awready;
             held_client$d = pick;
         end
-        order$tail$valid = aw_fire;
         order$tail$data = pick;
         w_client = order$head$data;
+        w_open = order$head$valid;
+        if (~order$head$valid) begin
+            w_client = pick;
+            w_open = m0$awvalid & ~w_ahead$q;
+        end
         m0$wvalid = 1'b0;
         m0$wdata = 32'h0;
         m0$wstrb = 32'h0;
         m0$wlast = 1'b0;
         m0$w_channel = 32'h0;
         clients$0$wready = 1'b0;
-        if (order$head$valid & (w_client == (0 == 32'h1))) begin
+        if (w_open & (w_client == (0 == 32'h1))) begin
             m0$wvalid = clients$0$wvalid;
             m0$wdata = clients$0$wdata;
             m0$wstrb = clients$0$wstrb;
@@ -48564,7 +48583,7 @@ module npu_u65_256_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit
             clients$0$wready = m0$wready;
         end
         clients$1$wready = 1'b0;
-        if (order$head$valid & (w_client == (1 == 32'h1))) begin
+        if (w_open & (w_client == (1 == 32'h1))) begin
             m0$wvalid = clients$1$wvalid;
             m0$wdata = clients$1$wdata;
             m0$wstrb = clients$1$wstrb;
@@ -48572,7 +48591,15 @@ module npu_u65_256_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit
             m0$w_channel = channels$1;
             clients$1$wready = m0$wready;
         end
-        order$head$ready = m0$aclken & m0$wvalid & m0$wready & m0$wlast;
+        w_last_fire = m0$aclken & m0$wvalid & m0$wready & m0$wlast;
+        order$head$ready = w_last_fire & order$head$valid;
+        order$tail$valid = aw_fire & ~w_ahead$q & ~(w_last_fire & ~order$head$valid);
+        if (w_last_fire & ~order$head$valid & ~aw_fire) begin
+            w_ahead$d = 1'b1;
+        end
+        if (aw_fire) begin
+            w_ahead$d = 1'b0;
+        end
         b_client = m0$bid == ids$1;
         b_ours = m0$bvalid & m0$aclken;
         m0$b_channel = channels$0;
@@ -48926,6 +48953,25 @@ module npu_u65_256_core$dma$writes$outstanding$3(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // npu_u65_256_core$dma$writes$outstanding$3
+
+
+module npu_u65_256_core$dma$writes$w_ahead(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$dma$writes$w_ahead
 
 
 module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,reserved,dma,operation);

@@ -6,8 +6,10 @@
 //! `channels[i]`; a lower index wins the AW channel. An address presented
 //! and not yet accepted stays presented (AXI: AWVALID never drops and the
 //! payload never changes before AWREADY). Write data follows the order of
-//! the accepted addresses (an order queue of client indices), responses
-//! go back by BID. The router counts outstanding writes per outstanding
+//! the accepted addresses (an order queue of client indices); when no
+//! accepted address waits for data, the presented address's data goes out
+//! beside it (AXI lets W lead or join its AW), so a single-beat write takes
+//! one cycle, not two. Responses go back by BID. The router counts outstanding writes per outstanding
 //! counter against AXI_LIMITn (TRM 4.2.14-17) from the issue to the
 //! response, and reports the first response that answers SLVERR or DECERR.
 
@@ -117,6 +119,12 @@ pub struct WriteRouter {
     held: ResetReg<Bit>,
     held_client: ResetReg<Bit>,
     w_client: Signal<Local, Bit>,
+    /// W may go out: an accepted address waits for data, or the presented
+    /// one's data has not gone ahead yet.
+    w_open: Signal<Local, Bit>,
+    w_last_fire: Signal<Local, Bit>,
+    /// The presented address's last data beat went out before it.
+    w_ahead: ResetReg<Bit>,
     b_client: Signal<Local, Bit>,
     b_ours: Signal<Local, Bit>,
     aw_fire: Signal<Local, Bit>,
@@ -155,6 +163,9 @@ impl WriteRouter {
             held: Default::default(),
             held_client: Default::default(),
             w_client: Default::default(),
+            w_open: Default::default(),
+            w_last_fire: Default::default(),
+            w_ahead: Default::default(),
             b_client: Default::default(),
             b_ours: Default::default(),
             aw_fire: Default::default(),
@@ -171,7 +182,8 @@ impl WriteRouter {
 impl Logic for WriteRouter {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, held, held_client);
+        dff_setup!(self, clock, held, held_client, w_ahead);
+        self.w_ahead.rst_n.next = self.rst_n.val();
         self.held.rst_n.next = self.rst_n.val();
         self.held_client.rst_n.next = self.rst_n.val();
         self.order.clock.next = self.clock.val();
@@ -212,11 +224,15 @@ impl Logic for WriteRouter {
             self.held.d.next = self.m0.awvalid.val() & !self.m0.awready.val();
             self.held_client.d.next = self.pick.val();
         }
-        self.order.tail.valid.next = self.aw_fire.val();
         self.order.tail.data.next = self.pick.val();
 
-        // ---- W: in the order of the accepted addresses ----
+        // ---- W: in the order of the accepted addresses, then the presented one's ----
         self.w_client.next = self.order.head.data.val();
+        self.w_open.next = self.order.head.valid.val();
+        if !self.order.head.valid.val() {
+            self.w_client.next = self.pick.val();
+            self.w_open.next = self.m0.awvalid.val() & !self.w_ahead.q.val();
+        }
         self.m0.wvalid.next = false;
         self.m0.wdata.next = 0.into();
         self.m0.wstrb.next = 0.into();
@@ -224,7 +240,7 @@ impl Logic for WriteRouter {
         self.m0.w_channel.next = 0.into();
         for i in 0..CLIENTS {
             self.clients[i].wready.next = false;
-            if self.order.head.valid.val() & (self.w_client.val() == (i == 1)) {
+            if self.w_open.val() & (self.w_client.val() == (i == 1)) {
                 self.m0.wvalid.next = self.clients[i].wvalid.val();
                 self.m0.wdata.next = self.clients[i].wdata.val();
                 self.m0.wstrb.next = self.clients[i].wstrb.val();
@@ -233,10 +249,21 @@ impl Logic for WriteRouter {
                 self.clients[i].wready.next = self.m0.wready.val();
             }
         }
-        self.order.head.ready.next = self.m0.aclken.val()
+        self.w_last_fire.next = self.m0.aclken.val()
             & self.m0.wvalid.val()
             & self.m0.wready.val()
             & self.m0.wlast.val();
+        self.order.head.ready.next = self.w_last_fire.val() & self.order.head.valid.val();
+        // An accepted address whose data has all gone needs no queue entry.
+        self.order.tail.valid.next = self.aw_fire.val()
+            & !self.w_ahead.q.val()
+            & !(self.w_last_fire.val() & !self.order.head.valid.val());
+        if self.w_last_fire.val() & !self.order.head.valid.val() & !self.aw_fire.val() {
+            self.w_ahead.d.next = true;
+        }
+        if self.aw_fire.val() {
+            self.w_ahead.d.next = false;
+        }
 
         // ---- B: by BID ----
         self.b_client.next = self.m0.bid.val() == self.ids[1].val();
