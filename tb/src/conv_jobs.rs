@@ -999,6 +999,14 @@ fn cmd(op: Opcode, fields: &[(&str, u64)]) -> Command {
     }
 }
 
+/// NPU_SET_IFM_PRECISION or NPU_SET_OFM_PRECISION (`op`) for a feature
+/// map's element type and layout: the value a unit's op-state view holds.
+pub fn precision_value(op: Opcode, fm: &FeatureMap) -> u64 {
+    precision(fm.dtype, fm.layout)
+        .iter()
+        .fold(0, |v, &(name, x)| op.field(name).set(v, x))
+}
+
 /// Precision fields: signedness, 8/16/32 bits, layout.
 fn precision(t: DType, layout: Layout) -> [(&'static str, u64); 3] {
     [

@@ -16,6 +16,7 @@ use npu_model::tensor::{DType, FeatureMap};
 use npu_spec::command::Layout;
 use npu_spec::command::Opcode;
 use npu_tb::block::{field, words, BlockTb};
+use npu_tb::conv_jobs::precision_value;
 use npu_tb::seed::seed;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -115,18 +116,9 @@ impl Ifm {
 
     fn view(&self) -> Vec<u32> {
         let m = &self.map;
-        let wide = m.dtype.bits == 16;
-        let nhcwb16 = m.layout == Layout::Nhcwb16;
         let b48 = |v: u64| Bits::<48>::from(v & ((1 << 48) - 1));
         let view = IfmView {
-            precision: {
-                let lo = |name: &str| Opcode::NpuSetIfmPrecision.field(name).lo;
-                Bits::<16>::from(
-                    1 << lo("activation_type")
-                        | u64::from(wide) << lo("activation_precision")
-                        | u64::from(nhcwb16) << lo("activation_format"),
-                )
-            },
+            precision: Bits::<16>::from(precision_value(Opcode::NpuSetIfmPrecision, m)),
             depth_m1: Bits::<16>::from(self.depth as u64 - 1),
             width0_m1: Bits::<16>::from(m.width0 as u64 - 1),
             height0_m1: Bits::<16>::from(m.height0 as u64 - 1),

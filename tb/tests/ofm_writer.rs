@@ -13,6 +13,7 @@ use npu_model::tensor::{DType, FeatureMap};
 use npu_spec::command::Layout;
 use npu_spec::command::Opcode;
 use npu_tb::block::{field, words, BlockTb};
+use npu_tb::conv_jobs::precision_value;
 use npu_tb::seed::seed;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -84,12 +85,8 @@ impl Ofm {
     fn view(&self) -> Vec<u32> {
         let m = &self.map;
         let b48 = |v: u64| Bits::<48>::from(v & ((1 << 48) - 1));
-        let field = |name: &str| Opcode::NpuSetOfmPrecision.field(name).lo;
-        let precision = u64::from(m.dtype.signed) << field("activation_type")
-            | u64::from(m.dtype.bits.trailing_zeros() - 3) << field("activation_precision")
-            | u64::from(m.layout == Layout::Nhcwb16) << field("activation_format");
         let view = OfmView {
-            precision: Bits::<16>::from(precision),
+            precision: Bits::<16>::from(precision_value(Opcode::NpuSetOfmPrecision, m)),
             width_m1: Bits::<16>::from(self.width as u64 - 1),
             height_m1: Bits::<16>::from(self.height as u64 - 1),
             depth_m1: Bits::<16>::from(self.depth as u64 - 1),
