@@ -9,7 +9,10 @@
 //! fetch, weight and IFM fetch and OFM writes included), the operation's
 //! cycles (the job's minus those of the same stream without the kernel
 //! operation), MACs per operation cycle, the table's figure and the ratio,
-//! and the simulated cycles per second. The RTL's result is compared with
+//! the share of the operation's cycles that carry a MAC beat (the schedule's
+//! beats that reach the MAC unit: the rest is the first IFM block's fetch,
+//! the last OFM block's readout and stalls), and the simulated cycles per
+//! second. The RTL's result is compared with
 //! the golden model's; a row the RTL cannot run (it refuses kernel
 //! operations until the datapath is connected) says so and the bench goes on.
 
@@ -138,14 +141,22 @@ fn measure(row: &Row) -> String {
         Some(t) => format!("table {t:>4.0}, ratio {:.2}", rate / t),
         None => "table WB".into(),
     };
+    let mac_beats = cj
+        .spec
+        .conv_shape(block)
+        .beats(0)
+        .iter()
+        .filter(|b| !b.skip || b.block_end)
+        .count();
     let agree = match compare(&golden, &run) {
         None => "agrees with the golden model".to_string(),
         Some(d) => format!("DIFFERS from the golden model: {d}"),
     };
     format!(
         "{shape}: {} MACs, job {cycles} cycles, operation {op_cycles} cycles, {rate:.1} MACs/cycle, {versus}; \
-         {:.0} simulated cycles/s; {agree}",
+         MAC beats in {:.0} % of the operation's cycles; {:.0} simulated cycles/s; {agree}",
         golden.macs,
+        100.0 * mac_beats as f64 / op_cycles as f64,
         cycles as f64 / seconds
     )
 }
