@@ -6,7 +6,7 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [139:0] settings;
+    input wire  [140:0] settings;
     input wire  requests$valid;
     input wire  [52:0] requests$data;
     output wire  requests$ready;
@@ -20,7 +20,7 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
     // Stub signals
     reg  unit$clock;
     reg  unit$rst_n;
-    reg  [139:0] unit$settings;
+    reg  [140:0] unit$settings;
     wire  [3:0] unit$shram_read_enable;
     wire  [11:0] unit$shram_read_address$0;
     wire  [11:0] unit$shram_read_address$1;
@@ -124,7 +124,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [139:0] settings;
+    input wire  [140:0] settings;
     input wire  requests$valid;
     input wire  [52:0] requests$data;
     output reg  requests$ready;
@@ -147,8 +147,8 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     // Stub signals
     reg  located$clock;
     reg  located$rst_n;
-    reg  [118:0] located$d;
-    wire  [118:0] located$q;
+    reg  [150:0] located$d;
+    wire  [150:0] located$q;
     reg  located_full$clock;
     reg  located_full$rst_n;
     reg  located_full$d;
@@ -188,20 +188,16 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     reg  [19:0] stride_x;
     reg  [19:0] tap_y;
     reg  [19:0] tap_x;
-    reg  [19:0] uy_top;
-    reg  [19:0] uy_bottom;
-    reg  [19:0] ux_left;
-    reg  [19:0] ux_right;
-    reg  data_top;
-    reg  data_bottom;
-    reg  data_left;
-    reg  data_right;
+    reg  [19:0] uy;
+    reg  [19:0] ux;
+    reg  [19:0] ux_origin;
+    reg  [1:0] data_rows;
+    reg  data_row;
+    reg  data_column;
     reg  [3:0] present_now;
     reg  [19:0] source;
-    reg  [15:0] row_top;
-    reg  [15:0] row_bottom;
-    reg  [15:0] column_left;
-    reg  [15:0] column_right;
+    reg  [31:0] rows;
+    reg  [63:0] columns;
     reg  [7:0] position_bytes;
     reg  [4:0] position_units;
     reg  [31:0] row_units;
@@ -211,14 +207,13 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     reg  [18:0] conversion_now;
     reg  [15:0] row_pitch;
     reg  [15:0] column_pitch;
-    reg  [15:0] row_top_q;
-    reg  [15:0] row_bottom_q;
-    reg  [15:0] column_left_q;
-    reg  [15:0] column_right_q;
-    reg  [31:0] offset_top;
-    reg  [31:0] offset_bottom;
-    reg  [31:0] offset_left;
-    reg  [31:0] offset_right;
+    reg  [31:0] rows_q;
+    reg  [63:0] columns_q;
+    reg  [15:0] row_q;
+    reg  [15:0] column_q;
+    reg  [31:0] offset_first;
+    reg  [31:0] offset_second;
+    reg  [31:0] offset_column;
     reg  [31:0] units;
     reg  [3:0] upper_half;
     reg  [3:0] present;
@@ -327,166 +322,196 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         if (settings[(64'h76)+:(2)] == 32'h2) begin
             tap_x = tap_x << 32'h1;
         end
-        uy_top = oy;
+        uy = oy;
         if (settings[(64'h70)+:(2)] == 32'h2) begin
-            uy_top = oy << 32'h1;
+            uy = oy << 32'h1;
         end
         if (settings[(64'h70)+:(2)] == 32'h3) begin
-            uy_top = oy + (oy << 32'h1);
+            uy = oy + (oy << 32'h1);
         end
-        uy_top = uy_top + tap_y - ((settings[(64'h60)+:(8)]) & 20'hfffff);
-        uy_bottom = uy_top + stride_y;
-        ux_left = ox;
+        uy = uy + tap_y - ((settings[(64'h60)+:(8)]) & 20'hfffff);
+        data_rows = 32'h0;
+        rows = 32'h0;
+        if (~settings[(64'h7b)+:(1)] & (0 == 32'h1)) begin
+            uy = uy + stride_y;
+        end
+        if (~uy[32'h13] & (uy < ((settings[(64'h40)+:(16)]) & 20'hfffff)) & ~((settings[(64'h78)+:(2)] == 32'h2) & uy[32'h0])) begin
+            data_rows = data_rows | (((32'h1) & 2'h3) << 0);
+        end
+        source = uy;
+        if (settings[(64'h78)+:(2)] != 32'h0) begin
+            source = uy >> 32'h1;
+        end
+        source = source - ((settings[(64'h20)+:(16)]) & 20'hfffff);
+        rows = rows | (((source[(32'h0)+:(16)]) & 32'hffffffff) << (32'h10 * 0));
+        if (~settings[(64'h7b)+:(1)] & (1 == 32'h1)) begin
+            uy = uy + stride_y;
+        end
+        if (~uy[32'h13] & (uy < ((settings[(64'h40)+:(16)]) & 20'hfffff)) & ~((settings[(64'h78)+:(2)] == 32'h2) & uy[32'h0])) begin
+            data_rows = data_rows | (((32'h1) & 2'h3) << 1);
+        end
+        source = uy;
+        if (settings[(64'h78)+:(2)] != 32'h0) begin
+            source = uy >> 32'h1;
+        end
+        source = source - ((settings[(64'h20)+:(16)]) & 20'hfffff);
+        rows = rows | (((source[(32'h0)+:(16)]) & 32'hffffffff) << (32'h10 * 1));
+        ux_origin = ox;
         if (settings[(64'h72)+:(2)] == 32'h2) begin
-            ux_left = ox << 32'h1;
+            ux_origin = ox << 32'h1;
         end
         if (settings[(64'h72)+:(2)] == 32'h3) begin
-            ux_left = ox + (ox << 32'h1);
+            ux_origin = ox + (ox << 32'h1);
         end
-        ux_left = ux_left + tap_x - ((settings[(64'h68)+:(8)]) & 20'hfffff);
-        ux_right = ux_left + stride_x;
-        data_top = ~uy_top[32'h13] & (uy_top < ((settings[(64'h40)+:(16)]) & 20'hfffff)) & ~((settings[(64'h78)+:(2)] == 32'h2) & uy_top[32'h0]);
-        data_bottom = ~uy_bottom[32'h13] & (uy_bottom < ((settings[(64'h40)+:(16)]) & 20'hfffff)) & ~((settings[(64'h78)+:(2)] == 32'h2) & uy_bottom[32'h0]);
-        data_left = ~ux_left[32'h13] & (ux_left < ((settings[(64'h50)+:(16)]) & 20'hfffff)) & ~((settings[(64'h78)+:(2)] == 32'h2) & ux_left[32'h0]);
-        data_right = ~ux_right[32'h13] & (ux_right < ((settings[(64'h50)+:(16)]) & 20'hfffff)) & ~((settings[(64'h78)+:(2)] == 32'h2) & ux_right[32'h0]);
-        source = uy_top;
-        if (settings[(64'h78)+:(2)] != 32'h0) begin
-            source = uy_top >> 32'h1;
+        ux_origin = ux_origin + tap_x - ((settings[(64'h68)+:(8)]) & 20'hfffff);
+        ux = ux_origin;
+        present_now = 32'h0;
+        columns = 32'h0;
+        if (~settings[(64'h7b)+:(1)] & (0 == 32'h2)) begin
+            ux = ux_origin;
         end
-        source = source - ((settings[(64'h20)+:(16)]) & 20'hfffff);
-        row_top = source[(32'h0)+:(16)];
-        source = uy_bottom;
-        if (settings[(64'h78)+:(2)] != 32'h0) begin
-            source = uy_bottom >> 32'h1;
+        data_column = ~ux[32'h13] & (ux < ((settings[(64'h50)+:(16)]) & 20'hfffff)) & ~((settings[(64'h78)+:(2)] == 32'h2) & ux[32'h0]);
+        data_row = data_rows[32'h0];
+        if (0 >= 32'h2) begin
+            data_row = data_rows[32'h1];
         end
-        source = source - ((settings[(64'h20)+:(16)]) & 20'hfffff);
-        row_bottom = source[(32'h0)+:(16)];
-        source = ux_left;
+        if (data_row & data_column) begin
+            present_now = present_now | (((32'h1) & 4'hf) << 0);
+        end
+        source = ux;
         if (settings[(64'h78)+:(2)] != 32'h0) begin
-            source = ux_left >> 32'h1;
+            source = ux >> 32'h1;
         end
         source = source - ((settings[(64'h30)+:(16)]) & 20'hfffff);
-        column_left = source[(32'h0)+:(16)];
-        source = ux_right;
+        columns = columns | (((source[(32'h0)+:(16)]) & 64'hffffffffffffffff) << (32'h10 * 0));
+        ux = ux + stride_x;
+        if (~settings[(64'h7b)+:(1)] & (1 == 32'h2)) begin
+            ux = ux_origin;
+        end
+        data_column = ~ux[32'h13] & (ux < ((settings[(64'h50)+:(16)]) & 20'hfffff)) & ~((settings[(64'h78)+:(2)] == 32'h2) & ux[32'h0]);
+        data_row = data_rows[32'h0];
+        if (1 >= 32'h2) begin
+            data_row = data_rows[32'h1];
+        end
+        if (data_row & data_column) begin
+            present_now = present_now | (((32'h1) & 4'hf) << 1);
+        end
+        source = ux;
         if (settings[(64'h78)+:(2)] != 32'h0) begin
-            source = ux_right >> 32'h1;
+            source = ux >> 32'h1;
         end
         source = source - ((settings[(64'h30)+:(16)]) & 20'hfffff);
-        column_right = source[(32'h0)+:(16)];
+        columns = columns | (((source[(32'h0)+:(16)]) & 64'hffffffffffffffff) << (32'h10 * 1));
+        ux = ux + stride_x;
+        if (~settings[(64'h7b)+:(1)] & (2 == 32'h2)) begin
+            ux = ux_origin;
+        end
+        data_column = ~ux[32'h13] & (ux < ((settings[(64'h50)+:(16)]) & 20'hfffff)) & ~((settings[(64'h78)+:(2)] == 32'h2) & ux[32'h0]);
+        data_row = data_rows[32'h0];
+        if (2 >= 32'h2) begin
+            data_row = data_rows[32'h1];
+        end
+        if (data_row & data_column) begin
+            present_now = present_now | (((32'h1) & 4'hf) << 2);
+        end
+        source = ux;
+        if (settings[(64'h78)+:(2)] != 32'h0) begin
+            source = ux >> 32'h1;
+        end
+        source = source - ((settings[(64'h30)+:(16)]) & 20'hfffff);
+        columns = columns | (((source[(32'h0)+:(16)]) & 64'hffffffffffffffff) << (32'h10 * 2));
+        ux = ux + stride_x;
+        if (~settings[(64'h7b)+:(1)] & (3 == 32'h2)) begin
+            ux = ux_origin;
+        end
+        data_column = ~ux[32'h13] & (ux < ((settings[(64'h50)+:(16)]) & 20'hfffff)) & ~((settings[(64'h78)+:(2)] == 32'h2) & ux[32'h0]);
+        data_row = data_rows[32'h0];
+        if (3 >= 32'h2) begin
+            data_row = data_rows[32'h1];
+        end
+        if (data_row & data_column) begin
+            present_now = present_now | (((32'h1) & 4'hf) << 3);
+        end
+        source = ux;
+        if (settings[(64'h78)+:(2)] != 32'h0) begin
+            source = ux >> 32'h1;
+        end
+        source = source - ((settings[(64'h30)+:(16)]) & 20'hfffff);
+        columns = columns | (((source[(32'h0)+:(16)]) & 64'hffffffffffffffff) << (32'h10 * 3));
+        ux = ux + stride_x;
         position_bytes = settings[(64'h18)+:(8)];
         position_units = position_bytes[(32'h3)+:(5)];
         row_units = ((settings[(64'h10)+:(8)]) & 16'hffff) * ((position_units) & 16'hffff);
         ib_base = settings[(64'h0)+:(16)];
         channel_offset = requests$data[(64'h2c)+:(8)];
         base_units = ((ib_base[(32'h3)+:(13)]) & 14'h3fff) + ((channel_offset[(32'h3)+:(5)]) & 14'h3fff);
-        present_now = 32'h0;
-        if (data_top & data_left) begin
-            present_now = present_now | ((32'h1) & 4'hf);
-        end
-        if (data_top & data_right) begin
-            present_now = present_now | ((32'h2) & 4'hf);
-        end
-        if (data_bottom & data_left) begin
-            present_now = present_now | ((32'h4) & 4'hf);
-        end
-        if (data_bottom & data_right) begin
-            present_now = present_now | ((32'h8) & 4'hf);
-        end
         conversion_now[(64'h0)+:(1)] = settings[(64'h7a)+:(1)];
-        conversion_now[(64'h1)+:(1)] = settings[(64'h7b)+:(1)];
+        conversion_now[(64'h1)+:(1)] = settings[(64'h7c)+:(1)];
         conversion_now[(64'h2)+:(1)] = requests$data[(64'h34)+:(1)];
-        conversion_now[(64'h3)+:(16)] = settings[(64'h7c)+:(16)];
+        conversion_now[(64'h3)+:(16)] = settings[(64'h7d)+:(16)];
         if (take_request) begin
             located_full$d = requests$valid;
             located$d[(64'h0)+:(4)] = present_now;
-            located$d[(64'h4)+:(16)] = row_top;
-            located$d[(64'h14)+:(16)] = row_bottom;
-            located$d[(64'h24)+:(16)] = column_left;
-            located$d[(64'h34)+:(16)] = column_right;
-            located$d[(64'h44)+:(13)] = row_units[(32'h0)+:(13)];
-            located$d[(64'h51)+:(5)] = position_units;
-            located$d[(64'h56)+:(14)] = base_units;
-            located$d[(64'h64)+:(19)] = conversion_now;
+            located$d[(64'h4)+:(32)] = rows;
+            located$d[(64'h24)+:(64)] = columns;
+            located$d[(64'h64)+:(13)] = row_units[(32'h0)+:(13)];
+            located$d[(64'h71)+:(5)] = position_units;
+            located$d[(64'h76)+:(14)] = base_units;
+            located$d[(64'h84)+:(19)] = conversion_now;
         end
-        row_pitch = ((located$q[(64'h44)+:(13)]) & 16'hffff);
-        column_pitch = ((located$q[(64'h51)+:(5)]) & 16'hffff);
-        row_top_q = located$q[(64'h4)+:(16)];
-        row_bottom_q = located$q[(64'h14)+:(16)];
-        column_left_q = located$q[(64'h24)+:(16)];
-        column_right_q = located$q[(64'h34)+:(16)];
-        offset_top = row_top_q * row_pitch;
-        offset_bottom = row_bottom_q * row_pitch;
-        offset_left = column_left_q * column_pitch + ((located$q[(64'h56)+:(14)]) & 32'hffffffff);
-        offset_right = column_right_q * column_pitch + ((located$q[(64'h56)+:(14)]) & 32'hffffffff);
+        row_pitch = ((located$q[(64'h64)+:(13)]) & 16'hffff);
+        column_pitch = ((located$q[(64'h71)+:(5)]) & 16'hffff);
+        rows_q = located$q[(64'h4)+:(32)];
+        columns_q = located$q[(64'h24)+:(64)];
+        row_q = rows_q[(32'h0)+:(16)];
+        offset_first = row_q * row_pitch + ((located$q[(64'h76)+:(14)]) & 32'hffffffff);
+        row_q = rows_q[(32'h10)+:(16)];
+        offset_second = row_q * row_pitch + ((located$q[(64'h76)+:(14)]) & 32'hffffffff);
         upper_half = 32'h0;
-        if (0 == 32'h0) begin
-            units = offset_top;
-        end
-        else begin
-            units = offset_bottom;
-        end
-        if (0 == 32'h0) begin
-            units = units + offset_left;
-        end
-        else begin
-            units = units + offset_right;
+        column_q = columns_q[(32'h10 * 0)+:(16)];
+        offset_column = column_q * column_pitch;
+        units = offset_first + offset_column;
+        if (0 >= 32'h2) begin
+            units = offset_second + offset_column;
         end
         if (units >= buffer_units) begin
             units = 32'h0;
         end
         shram_read_address$0 = units[(32'h1)+:(12)];
-        upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << (0 * 32'h2 + 0));
-        if (0 == 32'h0) begin
-            units = offset_top;
-        end
-        else begin
-            units = offset_bottom;
-        end
-        if (1 == 32'h0) begin
-            units = units + offset_left;
-        end
-        else begin
-            units = units + offset_right;
+        upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << 0);
+        column_q = columns_q[(32'h10 * 1)+:(16)];
+        offset_column = column_q * column_pitch;
+        units = offset_first + offset_column;
+        if (1 >= 32'h2) begin
+            units = offset_second + offset_column;
         end
         if (units >= buffer_units) begin
             units = 32'h0;
         end
         shram_read_address$1 = units[(32'h1)+:(12)];
-        upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << (0 * 32'h2 + 1));
-        if (1 == 32'h0) begin
-            units = offset_top;
-        end
-        else begin
-            units = offset_bottom;
-        end
-        if (0 == 32'h0) begin
-            units = units + offset_left;
-        end
-        else begin
-            units = units + offset_right;
+        upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << 1);
+        column_q = columns_q[(32'h10 * 2)+:(16)];
+        offset_column = column_q * column_pitch;
+        units = offset_first + offset_column;
+        if (2 >= 32'h2) begin
+            units = offset_second + offset_column;
         end
         if (units >= buffer_units) begin
             units = 32'h0;
         end
         shram_read_address$2 = units[(32'h1)+:(12)];
-        upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << (1 * 32'h2 + 0));
-        if (1 == 32'h0) begin
-            units = offset_top;
-        end
-        else begin
-            units = offset_bottom;
-        end
-        if (1 == 32'h0) begin
-            units = units + offset_left;
-        end
-        else begin
-            units = units + offset_right;
+        upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << 2);
+        column_q = columns_q[(32'h10 * 3)+:(16)];
+        offset_column = column_q * column_pitch;
+        units = offset_first + offset_column;
+        if (3 >= 32'h2) begin
+            units = offset_second + offset_column;
         end
         if (units >= buffer_units) begin
             units = 32'h0;
         end
         shram_read_address$3 = units[(32'h1)+:(12)];
-        upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << (1 * 32'h2 + 1));
+        upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << 3);
         shram_read_enable = 32'h0;
         if (issue) begin
             shram_read_enable = located$q[(64'h0)+:(4)];
@@ -495,7 +520,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         if (issue) begin
             reading$d[(64'h0)+:(4)] = located$q[(64'h0)+:(4)];
             reading$d[(64'h4)+:(4)] = upper_half;
-            reading$d[(64'h8)+:(19)] = located$q[(64'h64)+:(19)];
+            reading$d[(64'h8)+:(19)] = located$q[(64'h84)+:(19)];
         end
         present = reading$q[(64'h0)+:(4)];
         halves = reading$q[(64'h4)+:(4)];
@@ -1389,11 +1414,11 @@ module ifm_unit_core$unit$located(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [118:0] d;
-    output reg  [118:0] q;
+    input wire  [150:0] d;
+    output reg  [150:0] q;
     
     // Constant declarations
-    localparam  init = 119'h0;
+    localparam  init = 151'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -1553,7 +1578,7 @@ module ifm_unit(
 );
     input wire clock;
     input wire rst_n;
-    input wire [139:0] settings;
+    input wire [140:0] settings;
     input wire requests_valid;
     input wire [52:0] requests_data;
     output wire requests_ready;

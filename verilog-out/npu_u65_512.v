@@ -3305,7 +3305,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     
     // Stub signals
     reg  [1953:0] decoder$operation;
-    wire  [220:0] decoder$shape;
+    wire  [221:0] decoder$shape;
     wire  [97:0] decoder$output_settings;
     wire  decoder$ifm_wide;
     wire  decoder$ifm_signed;
@@ -3315,7 +3315,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  traversal$clock;
     reg  traversal$rst_n;
     reg  traversal$start;
-    reg  [220:0] traversal$shape;
+    reg  [221:0] traversal$shape;
     wire  traversal$ifm_blocks$valid;
     wire  [258:0] traversal$ifm_blocks$data;
     reg  traversal$ifm_blocks$ready;
@@ -3372,7 +3372,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  [1:0] scale_streams$count;
     reg  ifm_unit$clock;
     reg  ifm_unit$rst_n;
-    reg  [139:0] ifm_unit$settings;
+    reg  [140:0] ifm_unit$settings;
     reg  ifm_unit$requests$valid;
     reg  [52:0] ifm_unit$requests$data;
     wire  ifm_unit$requests$ready;
@@ -4021,8 +4021,9 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         ifm_unit$settings[(64'h76)+:(2)] = decoder$shape[(64'h84)+:(2)];
         ifm_unit$settings[(64'h78)+:(2)] = decoder$ifm_view[(64'h3e)+:(2)];
         ifm_unit$settings[(64'h7a)+:(1)] = decoder$ifm_wide;
-        ifm_unit$settings[(64'h7b)+:(1)] = decoder$ifm_signed;
-        ifm_unit$settings[(64'h7c)+:(16)] = decoder$ifm_view[(64'h40)+:(16)];
+        ifm_unit$settings[(64'h7b)+:(1)] = decoder$shape[(64'had)+:(1)];
+        ifm_unit$settings[(64'h7c)+:(1)] = decoder$ifm_signed;
+        ifm_unit$settings[(64'h7d)+:(16)] = decoder$ifm_view[(64'h40)+:(16)];
         shram_read_enable = ifm_unit$shram_read_enable;
         shram_read_address = ((ifm_unit$shram_read_address$0) & 48'hffffffffffff) | (((ifm_unit$shram_read_address$1) & 48'hffffffffffff) << 32'hc) | (((ifm_unit$shram_read_address$2) & 48'hffffffffffff) << 32'h18) | (((ifm_unit$shram_read_address$3) & 48'hffffffffffff) << 32'h24);
         ifm_unit$shram_read_data$0 = shram_read_data[(32'h0)+:(128)];
@@ -4123,6 +4124,10 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         output_tags$tail$valid = output_unit$accumulators$valid & output_unit$accumulators$ready;
         output_tags$tail$data[(64'h0)+:(16)] = word[(64'h9)+:(16)] + ((position$q >> 32'h1) & 16'hffff);
         output_tags$tail$data[(64'h10)+:(16)] = word[(64'h19)+:(16)] + ((position$q & 32'h1) & 16'hffff);
+        if (decoder$shape[(64'had)+:(1)]) begin
+            output_tags$tail$data[(64'h0)+:(16)] = word[(64'h9)+:(16)];
+            output_tags$tail$data[(64'h10)+:(16)] = word[(64'h19)+:(16)] + ((position$q) & 16'hffff);
+        end
         output_tags$tail$data[(64'h20)+:(16)] = word[(64'h29)+:(16)];
         word_done = stage_fire & last_position;
         if (stage_fire) begin
@@ -4357,7 +4362,7 @@ module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,ifm_wid
     
     // Module arguments
     input wire  [1953:0] operation;
-    output reg  [220:0] shape;
+    output reg  [221:0] shape;
     output reg  [97:0] output_settings;
     output reg  ifm_wide;
     output reg  ifm_signed;
@@ -4441,12 +4446,13 @@ module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,ifm_wid
             shape[(64'h70)+:(16)] = ((dilated_width - 32'h1) >> 32'h1) + 32'h1;
         end
         shape[(64'h0)+:(16)] = ofm[(64'h10)+:(16)] + 32'h1;
+        shape[(64'had)+:(1)] = ofm[(64'h10)+:(16)] == 32'h0;
         shape[(64'h10)+:(16)] = ofm[(64'h0)+:(16)] + 32'h1;
         shape[(64'h20)+:(16)] = ofm[(64'h20)+:(16)] + 32'h1;
         shape[(64'h30)+:(16)] = ifm[(64'h1e)+:(16)] + 32'h1;
-        shape[(64'had)+:(16)] = ((ofm[(64'h46)+:(5)]) & 16'hffff) + 32'h1;
-        shape[(64'hbd)+:(16)] = ((ofm[(64'h40)+:(6)]) & 16'hffff) + 32'h1;
-        shape[(64'hcd)+:(16)] = ((ofm[(64'h4b)+:(7)]) & 16'hffff) + 32'h1;
+        shape[(64'hae)+:(16)] = ((ofm[(64'h46)+:(5)]) & 16'hffff) + 32'h1;
+        shape[(64'hbe)+:(16)] = ((ofm[(64'h40)+:(6)]) & 16'hffff) + 32'h1;
+        shape[(64'hce)+:(16)] = ((ofm[(64'h4b)+:(7)]) & 16'hffff) + 32'h1;
         shape[(64'h88)+:(16)] = ((ifm[(64'h0)+:(7)]) & 16'hffff);
         shape[(64'h98)+:(16)] = ((ifm[(64'h7)+:(7)]) & 16'hffff);
         shape[(64'ha8)+:(1)] = ifm[(64'h3e)+:(2)] != 32'h0;
@@ -5499,7 +5505,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [139:0] settings;
+    input wire  [140:0] settings;
     input wire  requests$valid;
     input wire  [52:0] requests$data;
     output reg  requests$ready;
@@ -5522,8 +5528,8 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
     // Stub signals
     reg  located$clock;
     reg  located$rst_n;
-    reg  [118:0] located$d;
-    wire  [118:0] located$q;
+    reg  [150:0] located$d;
+    wire  [150:0] located$q;
     reg  located_full$clock;
     reg  located_full$rst_n;
     reg  located_full$d;
@@ -5563,20 +5569,16 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
     reg  [19:0] stride_x;
     reg  [19:0] tap_y;
     reg  [19:0] tap_x;
-    reg  [19:0] uy_top;
-    reg  [19:0] uy_bottom;
-    reg  [19:0] ux_left;
-    reg  [19:0] ux_right;
-    reg  data_top;
-    reg  data_bottom;
-    reg  data_left;
-    reg  data_right;
+    reg  [19:0] uy;
+    reg  [19:0] ux;
+    reg  [19:0] ux_origin;
+    reg  [1:0] data_rows;
+    reg  data_row;
+    reg  data_column;
     reg  [3:0] present_now;
     reg  [19:0] source;
-    reg  [15:0] row_top;
-    reg  [15:0] row_bottom;
-    reg  [15:0] column_left;
-    reg  [15:0] column_right;
+    reg  [31:0] rows;
+    reg  [63:0] columns;
     reg  [7:0] position_bytes;
     reg  [4:0] position_units;
     reg  [31:0] row_units;
@@ -5586,14 +5588,13 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
     reg  [18:0] conversion_now;
     reg  [15:0] row_pitch;
     reg  [15:0] column_pitch;
-    reg  [15:0] row_top_q;
-    reg  [15:0] row_bottom_q;
-    reg  [15:0] column_left_q;
-    reg  [15:0] column_right_q;
-    reg  [31:0] offset_top;
-    reg  [31:0] offset_bottom;
-    reg  [31:0] offset_left;
-    reg  [31:0] offset_right;
+    reg  [31:0] rows_q;
+    reg  [63:0] columns_q;
+    reg  [15:0] row_q;
+    reg  [15:0] column_q;
+    reg  [31:0] offset_first;
+    reg  [31:0] offset_second;
+    reg  [31:0] offset_column;
     reg  [31:0] units;
     reg  [3:0] upper_half;
     reg  [3:0] present;
@@ -5702,166 +5703,196 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         if (settings[(64'h76)+:(2)] == 32'h2) begin
             tap_x = tap_x << 32'h1;
         end
-        uy_top = oy;
+        uy = oy;
         if (settings[(64'h70)+:(2)] == 32'h2) begin
-            uy_top = oy << 32'h1;
+            uy = oy << 32'h1;
         end
         if (settings[(64'h70)+:(2)] == 32'h3) begin
-            uy_top = oy + (oy << 32'h1);
+            uy = oy + (oy << 32'h1);
         end
-        uy_top = uy_top + tap_y - ((settings[(64'h60)+:(8)]) & 20'hfffff);
-        uy_bottom = uy_top + stride_y;
-        ux_left = ox;
+        uy = uy + tap_y - ((settings[(64'h60)+:(8)]) & 20'hfffff);
+        data_rows = 32'h0;
+        rows = 32'h0;
+        if (~settings[(64'h7b)+:(1)] & (0 == 32'h1)) begin
+            uy = uy + stride_y;
+        end
+        if (~uy[32'h13] & (uy < ((settings[(64'h40)+:(16)]) & 20'hfffff)) & ~((settings[(64'h78)+:(2)] == 32'h2) & uy[32'h0])) begin
+            data_rows = data_rows | (((32'h1) & 2'h3) << 0);
+        end
+        source = uy;
+        if (settings[(64'h78)+:(2)] != 32'h0) begin
+            source = uy >> 32'h1;
+        end
+        source = source - ((settings[(64'h20)+:(16)]) & 20'hfffff);
+        rows = rows | (((source[(32'h0)+:(16)]) & 32'hffffffff) << (32'h10 * 0));
+        if (~settings[(64'h7b)+:(1)] & (1 == 32'h1)) begin
+            uy = uy + stride_y;
+        end
+        if (~uy[32'h13] & (uy < ((settings[(64'h40)+:(16)]) & 20'hfffff)) & ~((settings[(64'h78)+:(2)] == 32'h2) & uy[32'h0])) begin
+            data_rows = data_rows | (((32'h1) & 2'h3) << 1);
+        end
+        source = uy;
+        if (settings[(64'h78)+:(2)] != 32'h0) begin
+            source = uy >> 32'h1;
+        end
+        source = source - ((settings[(64'h20)+:(16)]) & 20'hfffff);
+        rows = rows | (((source[(32'h0)+:(16)]) & 32'hffffffff) << (32'h10 * 1));
+        ux_origin = ox;
         if (settings[(64'h72)+:(2)] == 32'h2) begin
-            ux_left = ox << 32'h1;
+            ux_origin = ox << 32'h1;
         end
         if (settings[(64'h72)+:(2)] == 32'h3) begin
-            ux_left = ox + (ox << 32'h1);
+            ux_origin = ox + (ox << 32'h1);
         end
-        ux_left = ux_left + tap_x - ((settings[(64'h68)+:(8)]) & 20'hfffff);
-        ux_right = ux_left + stride_x;
-        data_top = ~uy_top[32'h13] & (uy_top < ((settings[(64'h40)+:(16)]) & 20'hfffff)) & ~((settings[(64'h78)+:(2)] == 32'h2) & uy_top[32'h0]);
-        data_bottom = ~uy_bottom[32'h13] & (uy_bottom < ((settings[(64'h40)+:(16)]) & 20'hfffff)) & ~((settings[(64'h78)+:(2)] == 32'h2) & uy_bottom[32'h0]);
-        data_left = ~ux_left[32'h13] & (ux_left < ((settings[(64'h50)+:(16)]) & 20'hfffff)) & ~((settings[(64'h78)+:(2)] == 32'h2) & ux_left[32'h0]);
-        data_right = ~ux_right[32'h13] & (ux_right < ((settings[(64'h50)+:(16)]) & 20'hfffff)) & ~((settings[(64'h78)+:(2)] == 32'h2) & ux_right[32'h0]);
-        source = uy_top;
-        if (settings[(64'h78)+:(2)] != 32'h0) begin
-            source = uy_top >> 32'h1;
+        ux_origin = ux_origin + tap_x - ((settings[(64'h68)+:(8)]) & 20'hfffff);
+        ux = ux_origin;
+        present_now = 32'h0;
+        columns = 32'h0;
+        if (~settings[(64'h7b)+:(1)] & (0 == 32'h2)) begin
+            ux = ux_origin;
         end
-        source = source - ((settings[(64'h20)+:(16)]) & 20'hfffff);
-        row_top = source[(32'h0)+:(16)];
-        source = uy_bottom;
-        if (settings[(64'h78)+:(2)] != 32'h0) begin
-            source = uy_bottom >> 32'h1;
+        data_column = ~ux[32'h13] & (ux < ((settings[(64'h50)+:(16)]) & 20'hfffff)) & ~((settings[(64'h78)+:(2)] == 32'h2) & ux[32'h0]);
+        data_row = data_rows[32'h0];
+        if (0 >= 32'h2) begin
+            data_row = data_rows[32'h1];
         end
-        source = source - ((settings[(64'h20)+:(16)]) & 20'hfffff);
-        row_bottom = source[(32'h0)+:(16)];
-        source = ux_left;
+        if (data_row & data_column) begin
+            present_now = present_now | (((32'h1) & 4'hf) << 0);
+        end
+        source = ux;
         if (settings[(64'h78)+:(2)] != 32'h0) begin
-            source = ux_left >> 32'h1;
+            source = ux >> 32'h1;
         end
         source = source - ((settings[(64'h30)+:(16)]) & 20'hfffff);
-        column_left = source[(32'h0)+:(16)];
-        source = ux_right;
+        columns = columns | (((source[(32'h0)+:(16)]) & 64'hffffffffffffffff) << (32'h10 * 0));
+        ux = ux + stride_x;
+        if (~settings[(64'h7b)+:(1)] & (1 == 32'h2)) begin
+            ux = ux_origin;
+        end
+        data_column = ~ux[32'h13] & (ux < ((settings[(64'h50)+:(16)]) & 20'hfffff)) & ~((settings[(64'h78)+:(2)] == 32'h2) & ux[32'h0]);
+        data_row = data_rows[32'h0];
+        if (1 >= 32'h2) begin
+            data_row = data_rows[32'h1];
+        end
+        if (data_row & data_column) begin
+            present_now = present_now | (((32'h1) & 4'hf) << 1);
+        end
+        source = ux;
         if (settings[(64'h78)+:(2)] != 32'h0) begin
-            source = ux_right >> 32'h1;
+            source = ux >> 32'h1;
         end
         source = source - ((settings[(64'h30)+:(16)]) & 20'hfffff);
-        column_right = source[(32'h0)+:(16)];
+        columns = columns | (((source[(32'h0)+:(16)]) & 64'hffffffffffffffff) << (32'h10 * 1));
+        ux = ux + stride_x;
+        if (~settings[(64'h7b)+:(1)] & (2 == 32'h2)) begin
+            ux = ux_origin;
+        end
+        data_column = ~ux[32'h13] & (ux < ((settings[(64'h50)+:(16)]) & 20'hfffff)) & ~((settings[(64'h78)+:(2)] == 32'h2) & ux[32'h0]);
+        data_row = data_rows[32'h0];
+        if (2 >= 32'h2) begin
+            data_row = data_rows[32'h1];
+        end
+        if (data_row & data_column) begin
+            present_now = present_now | (((32'h1) & 4'hf) << 2);
+        end
+        source = ux;
+        if (settings[(64'h78)+:(2)] != 32'h0) begin
+            source = ux >> 32'h1;
+        end
+        source = source - ((settings[(64'h30)+:(16)]) & 20'hfffff);
+        columns = columns | (((source[(32'h0)+:(16)]) & 64'hffffffffffffffff) << (32'h10 * 2));
+        ux = ux + stride_x;
+        if (~settings[(64'h7b)+:(1)] & (3 == 32'h2)) begin
+            ux = ux_origin;
+        end
+        data_column = ~ux[32'h13] & (ux < ((settings[(64'h50)+:(16)]) & 20'hfffff)) & ~((settings[(64'h78)+:(2)] == 32'h2) & ux[32'h0]);
+        data_row = data_rows[32'h0];
+        if (3 >= 32'h2) begin
+            data_row = data_rows[32'h1];
+        end
+        if (data_row & data_column) begin
+            present_now = present_now | (((32'h1) & 4'hf) << 3);
+        end
+        source = ux;
+        if (settings[(64'h78)+:(2)] != 32'h0) begin
+            source = ux >> 32'h1;
+        end
+        source = source - ((settings[(64'h30)+:(16)]) & 20'hfffff);
+        columns = columns | (((source[(32'h0)+:(16)]) & 64'hffffffffffffffff) << (32'h10 * 3));
+        ux = ux + stride_x;
         position_bytes = settings[(64'h18)+:(8)];
         position_units = position_bytes[(32'h3)+:(5)];
         row_units = ((settings[(64'h10)+:(8)]) & 16'hffff) * ((position_units) & 16'hffff);
         ib_base = settings[(64'h0)+:(16)];
         channel_offset = requests$data[(64'h2c)+:(8)];
         base_units = ((ib_base[(32'h3)+:(13)]) & 14'h3fff) + ((channel_offset[(32'h3)+:(5)]) & 14'h3fff);
-        present_now = 32'h0;
-        if (data_top & data_left) begin
-            present_now = present_now | ((32'h1) & 4'hf);
-        end
-        if (data_top & data_right) begin
-            present_now = present_now | ((32'h2) & 4'hf);
-        end
-        if (data_bottom & data_left) begin
-            present_now = present_now | ((32'h4) & 4'hf);
-        end
-        if (data_bottom & data_right) begin
-            present_now = present_now | ((32'h8) & 4'hf);
-        end
         conversion_now[(64'h0)+:(1)] = settings[(64'h7a)+:(1)];
-        conversion_now[(64'h1)+:(1)] = settings[(64'h7b)+:(1)];
+        conversion_now[(64'h1)+:(1)] = settings[(64'h7c)+:(1)];
         conversion_now[(64'h2)+:(1)] = requests$data[(64'h34)+:(1)];
-        conversion_now[(64'h3)+:(16)] = settings[(64'h7c)+:(16)];
+        conversion_now[(64'h3)+:(16)] = settings[(64'h7d)+:(16)];
         if (take_request) begin
             located_full$d = requests$valid;
             located$d[(64'h0)+:(4)] = present_now;
-            located$d[(64'h4)+:(16)] = row_top;
-            located$d[(64'h14)+:(16)] = row_bottom;
-            located$d[(64'h24)+:(16)] = column_left;
-            located$d[(64'h34)+:(16)] = column_right;
-            located$d[(64'h44)+:(13)] = row_units[(32'h0)+:(13)];
-            located$d[(64'h51)+:(5)] = position_units;
-            located$d[(64'h56)+:(14)] = base_units;
-            located$d[(64'h64)+:(19)] = conversion_now;
+            located$d[(64'h4)+:(32)] = rows;
+            located$d[(64'h24)+:(64)] = columns;
+            located$d[(64'h64)+:(13)] = row_units[(32'h0)+:(13)];
+            located$d[(64'h71)+:(5)] = position_units;
+            located$d[(64'h76)+:(14)] = base_units;
+            located$d[(64'h84)+:(19)] = conversion_now;
         end
-        row_pitch = ((located$q[(64'h44)+:(13)]) & 16'hffff);
-        column_pitch = ((located$q[(64'h51)+:(5)]) & 16'hffff);
-        row_top_q = located$q[(64'h4)+:(16)];
-        row_bottom_q = located$q[(64'h14)+:(16)];
-        column_left_q = located$q[(64'h24)+:(16)];
-        column_right_q = located$q[(64'h34)+:(16)];
-        offset_top = row_top_q * row_pitch;
-        offset_bottom = row_bottom_q * row_pitch;
-        offset_left = column_left_q * column_pitch + ((located$q[(64'h56)+:(14)]) & 32'hffffffff);
-        offset_right = column_right_q * column_pitch + ((located$q[(64'h56)+:(14)]) & 32'hffffffff);
+        row_pitch = ((located$q[(64'h64)+:(13)]) & 16'hffff);
+        column_pitch = ((located$q[(64'h71)+:(5)]) & 16'hffff);
+        rows_q = located$q[(64'h4)+:(32)];
+        columns_q = located$q[(64'h24)+:(64)];
+        row_q = rows_q[(32'h0)+:(16)];
+        offset_first = row_q * row_pitch + ((located$q[(64'h76)+:(14)]) & 32'hffffffff);
+        row_q = rows_q[(32'h10)+:(16)];
+        offset_second = row_q * row_pitch + ((located$q[(64'h76)+:(14)]) & 32'hffffffff);
         upper_half = 32'h0;
-        if (0 == 32'h0) begin
-            units = offset_top;
-        end
-        else begin
-            units = offset_bottom;
-        end
-        if (0 == 32'h0) begin
-            units = units + offset_left;
-        end
-        else begin
-            units = units + offset_right;
+        column_q = columns_q[(32'h10 * 0)+:(16)];
+        offset_column = column_q * column_pitch;
+        units = offset_first + offset_column;
+        if (0 >= 32'h2) begin
+            units = offset_second + offset_column;
         end
         if (units >= buffer_units) begin
             units = 32'h0;
         end
         shram_read_address$0 = units[(32'h1)+:(12)];
-        upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << (0 * 32'h2 + 0));
-        if (0 == 32'h0) begin
-            units = offset_top;
-        end
-        else begin
-            units = offset_bottom;
-        end
-        if (1 == 32'h0) begin
-            units = units + offset_left;
-        end
-        else begin
-            units = units + offset_right;
+        upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << 0);
+        column_q = columns_q[(32'h10 * 1)+:(16)];
+        offset_column = column_q * column_pitch;
+        units = offset_first + offset_column;
+        if (1 >= 32'h2) begin
+            units = offset_second + offset_column;
         end
         if (units >= buffer_units) begin
             units = 32'h0;
         end
         shram_read_address$1 = units[(32'h1)+:(12)];
-        upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << (0 * 32'h2 + 1));
-        if (1 == 32'h0) begin
-            units = offset_top;
-        end
-        else begin
-            units = offset_bottom;
-        end
-        if (0 == 32'h0) begin
-            units = units + offset_left;
-        end
-        else begin
-            units = units + offset_right;
+        upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << 1);
+        column_q = columns_q[(32'h10 * 2)+:(16)];
+        offset_column = column_q * column_pitch;
+        units = offset_first + offset_column;
+        if (2 >= 32'h2) begin
+            units = offset_second + offset_column;
         end
         if (units >= buffer_units) begin
             units = 32'h0;
         end
         shram_read_address$2 = units[(32'h1)+:(12)];
-        upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << (1 * 32'h2 + 0));
-        if (1 == 32'h0) begin
-            units = offset_top;
-        end
-        else begin
-            units = offset_bottom;
-        end
-        if (1 == 32'h0) begin
-            units = units + offset_left;
-        end
-        else begin
-            units = units + offset_right;
+        upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << 2);
+        column_q = columns_q[(32'h10 * 3)+:(16)];
+        offset_column = column_q * column_pitch;
+        units = offset_first + offset_column;
+        if (3 >= 32'h2) begin
+            units = offset_second + offset_column;
         end
         if (units >= buffer_units) begin
             units = 32'h0;
         end
         shram_read_address$3 = units[(32'h1)+:(12)];
-        upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << (1 * 32'h2 + 1));
+        upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << 3);
         shram_read_enable = 32'h0;
         if (issue) begin
             shram_read_enable = located$q[(64'h0)+:(4)];
@@ -5870,7 +5901,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         if (issue) begin
             reading$d[(64'h0)+:(4)] = located$q[(64'h0)+:(4)];
             reading$d[(64'h4)+:(4)] = upper_half;
-            reading$d[(64'h8)+:(19)] = located$q[(64'h64)+:(19)];
+            reading$d[(64'h8)+:(19)] = located$q[(64'h84)+:(19)];
         end
         present = reading$q[(64'h0)+:(4)];
         halves = reading$q[(64'h4)+:(4)];
@@ -6764,11 +6795,11 @@ module npu_u65_512_core$datapath$ifm_unit$located(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [118:0] d;
-    output reg  [118:0] q;
+    input wire  [150:0] d;
+    output reg  [150:0] q;
     
     // Constant declarations
-    localparam  init = 119'h0;
+    localparam  init = 151'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -13174,7 +13205,7 @@ module npu_u65_512_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$va
     input wire  clock;
     input wire  rst_n;
     input wire  start;
-    input wire  [220:0] shape;
+    input wire  [221:0] shape;
     output wire  ifm_blocks$valid;
     output wire  [258:0] ifm_blocks$data;
     input wire  ifm_blocks$ready;
@@ -13195,12 +13226,12 @@ module npu_u65_512_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$va
     reg  block_walker$clock;
     reg  block_walker$rst_n;
     reg  block_walker$start;
-    reg  [220:0] block_walker$shape;
+    reg  [221:0] block_walker$shape;
     reg  block_walker$ib_release;
     wire  block_walker$busy;
     reg  beat_walker$clock;
     reg  beat_walker$rst_n;
-    reg  [220:0] beat_walker$shape;
+    reg  [221:0] beat_walker$shape;
     wire  [258:0] beat_walker$current;
     wire  beat_walker$ib_release;
     wire  beat_walker$finished$valid;
@@ -13210,6 +13241,7 @@ module npu_u65_512_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$va
     wire  beat_walker$busy;
     reg  readout_walker$clock;
     reg  readout_walker$rst_n;
+    reg  [221:0] readout_walker$shape;
     reg  readout_walker$blocks$valid;
     reg  [96:0] readout_walker$blocks$data;
     wire  readout_walker$blocks$ready;
@@ -13259,6 +13291,7 @@ module npu_u65_512_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$va
     npu_u65_512_core$datapath$traversal$readout_walker readout_walker(
         .clock(readout_walker$clock),
         .rst_n(readout_walker$rst_n),
+        .shape(readout_walker$shape),
         .blocks$valid(readout_walker$blocks$valid),
         .blocks$data(readout_walker$blocks$data),
         .blocks$ready(readout_walker$blocks$ready),
@@ -13294,6 +13327,7 @@ module npu_u65_512_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$va
         block_walker$start = start;
         block_walker$shape = shape;
         beat_walker$shape = shape;
+        readout_walker$shape = shape;
         block_walker$ib_release = beat_walker$ib_release;
         beat_walker$ab_release = readout_walker$ab_release;
         readout_walker$block_done = block_done;
@@ -13315,7 +13349,7 @@ module npu_u65_512_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [220:0] shape;
+    input wire  [221:0] shape;
     input wire  jobs$valid;
     input wire  [258:0] jobs$data;
     output reg  jobs$ready;
@@ -13393,7 +13427,7 @@ module npu_u65_512_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
     wire  [1:0] ab_held$q;
     
     // Local signals
-    reg  [220:0] s;
+    reg  [221:0] s;
     reg  [258:0] j;
     reg  [15:0] across;
     reg  [15:0] down;
@@ -13560,6 +13594,9 @@ module npu_u65_512_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         j = job$q;
         current = job$q;
         across = (j[(64'h40)+:(16)] + 32'h1) >> 32'h1;
+        if (s[(64'had)+:(1)]) begin
+            across = (j[(64'h40)+:(16)] + 32'h3) >> 32'h2;
+        end
         down = (j[(64'h30)+:(16)] + 32'h1) >> 32'h1;
         microblocks_product = across * down;
         microblocks = microblocks_product[(32'h0)+:(16)];
@@ -13598,6 +13635,9 @@ module npu_u65_512_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         job_end = group_end & last_inner & last_element & last_ublock & last_outer;
         beats$data[(64'h0)+:(16)] = j[(64'h0)+:(16)] + (my$q << 32'h1);
         beats$data[(64'h10)+:(16)] = j[(64'h10)+:(16)] + (mx$q << 32'h1);
+        if (s[(64'had)+:(1)]) begin
+            beats$data[(64'h10)+:(16)] = j[(64'h10)+:(16)] + (mx$q << 32'h2);
+        end
         beats$data[(64'h20)+:(16)] = j[(64'hc0)+:(16)] + ky$q;
         beats$data[(64'h30)+:(16)] = j[(64'hd0)+:(16)] + kx$q;
         beats$data[(64'h40)+:(16)] = ifm_channel;
@@ -13983,7 +14023,7 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
     input wire  clock;
     input wire  rst_n;
     input wire  start;
-    input wire  [220:0] shape;
+    input wire  [221:0] shape;
     output reg  jobs$valid;
     output reg  [258:0] jobs$data;
     input wire  jobs$ready;
@@ -14029,7 +14069,7 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
     wire  [1:0] held$q;
     
     // Local signals
-    reg  [220:0] s;
+    reg  [221:0] s;
     reg  [15:0] block_height;
     reg  [15:0] block_width;
     reg  [15:0] block_depth;
@@ -14145,16 +14185,16 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
         ib_half$rst_n = rst_n;
         held$rst_n = rst_n;
         s = shape;
-        block_height = s[(64'had)+:(16)];
-        if (s[(64'h0)+:(16)] - y$q < s[(64'had)+:(16)]) begin
+        block_height = s[(64'hae)+:(16)];
+        if (s[(64'h0)+:(16)] - y$q < s[(64'hae)+:(16)]) begin
             block_height = s[(64'h0)+:(16)] - y$q;
         end
-        block_width = s[(64'hbd)+:(16)];
-        if (s[(64'h10)+:(16)] - x$q < s[(64'hbd)+:(16)]) begin
+        block_width = s[(64'hbe)+:(16)];
+        if (s[(64'h10)+:(16)] - x$q < s[(64'hbe)+:(16)]) begin
             block_width = s[(64'h10)+:(16)] - x$q;
         end
-        block_depth = s[(64'hcd)+:(16)];
-        if (s[(64'h20)+:(16)] - z$q < s[(64'hcd)+:(16)]) begin
+        block_depth = s[(64'hce)+:(16)];
+        if (s[(64'h20)+:(16)] - z$q < s[(64'hce)+:(16)]) begin
             block_depth = s[(64'h20)+:(16)] - z$q;
         end
         channel_start = 32'h0;
@@ -14166,7 +14206,7 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
         if (s[(64'ha9)+:(1)]) begin
             channel_start = z$q;
             channel_end = z$q + block_depth;
-            ifm_block_depth = s[(64'hcd)+:(16)];
+            ifm_block_depth = s[(64'hce)+:(16)];
         end
         split_height = 32'h8;
         split_width = 32'h8;
@@ -14294,20 +14334,20 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
                     channel0$d = channel0$q + ifm_block_depth;
                     if (last_chunk) begin
                         channel0$d = 32'h0;
-                        z$d = z$q + s[(64'hcd)+:(16)];
-                        if (z$q + s[(64'hcd)+:(16)] >= s[(64'h20)+:(16)]) begin
+                        z$d = z$q + s[(64'hce)+:(16)];
+                        if (z$q + s[(64'hce)+:(16)] >= s[(64'h20)+:(16)]) begin
                             z$d = 32'h0;
-                            x$d = x$q + s[(64'hbd)+:(16)];
-                            if (x$q + s[(64'hbd)+:(16)] >= s[(64'h10)+:(16)]) begin
+                            x$d = x$q + s[(64'hbe)+:(16)];
+                            if (x$q + s[(64'hbe)+:(16)] >= s[(64'h10)+:(16)]) begin
                                 x$d = 32'h0;
-                                y$d = y$q + s[(64'had)+:(16)];
-                                if (y$q + s[(64'had)+:(16)] >= s[(64'h0)+:(16)]) begin
+                                y$d = y$q + s[(64'hae)+:(16)];
+                                if (y$q + s[(64'hae)+:(16)] >= s[(64'h0)+:(16)]) begin
                                     running$d = 1'b0;
                                 end
                             end
                         end
                         else if (s[(64'ha9)+:(1)]) begin
-                            channel0$d = z$q + s[(64'hcd)+:(16)];
+                            channel0$d = z$q + s[(64'hce)+:(16)];
                         end
                     end
                 end
@@ -14649,11 +14689,12 @@ module npu_u65_512_core$datapath$traversal$finished$write_pointer(clock,rst_n,d,
 endmodule // npu_u65_512_core$datapath$traversal$finished$write_pointer
 
 
-module npu_u65_512_core$datapath$traversal$readout_walker(clock,rst_n,blocks$valid,blocks$data,blocks$ready,block_done,readouts$valid,readouts$data,readouts$ready,ab_release,busy);
+module npu_u65_512_core$datapath$traversal$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,blocks$ready,block_done,readouts$valid,readouts$data,readouts$ready,ab_release,busy);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
+    input wire  [221:0] shape;
     input wire  blocks$valid;
     input wire  [96:0] blocks$data;
     output reg  blocks$ready;
@@ -14695,6 +14736,7 @@ module npu_u65_512_core$datapath$traversal$readout_walker(clock,rst_n,blocks$val
     wire  [1:0] done$q;
     
     // Local signals
+    reg  one_row;
     reg  [96:0] b;
     reg  [15:0] across;
     reg  [15:0] down;
@@ -14774,11 +14816,18 @@ module npu_u65_512_core$datapath$traversal$readout_walker(clock,rst_n,blocks$val
         word$rst_n = rst_n;
         done$rst_n = rst_n;
         b = block$q;
+        one_row = shape[(64'had)+:(1)];
         across = (b[(64'h40)+:(16)] + 32'h1) >> 32'h1;
+        if (one_row) begin
+            across = (b[(64'h40)+:(16)] + 32'h3) >> 32'h2;
+        end
         down = (b[(64'h30)+:(16)] + 32'h1) >> 32'h1;
         channels_left = b[(64'h50)+:(16)] - ublock$q;
         rows_left = b[(64'h30)+:(16)] - (my$q << 32'h1);
         columns_left = b[(64'h40)+:(16)] - (mx$q << 32'h1);
+        if (one_row) begin
+            columns_left = b[(64'h40)+:(16)] - (mx$q << 32'h2);
+        end
         last_microblock = (mx$q + 32'h1 == across) & (my$q + 32'h1 == down);
         last_word = last_microblock & (ublock$q + 32'h8 >= b[(64'h50)+:(16)]);
         readouts$data[(64'h0)+:(9)] = word$q;
@@ -14787,6 +14836,9 @@ module npu_u65_512_core$datapath$traversal$readout_walker(clock,rst_n,blocks$val
         end
         readouts$data[(64'h9)+:(16)] = b[(64'h0)+:(16)] + (my$q << 32'h1);
         readouts$data[(64'h19)+:(16)] = b[(64'h10)+:(16)] + (mx$q << 32'h1);
+        if (one_row) begin
+            readouts$data[(64'h19)+:(16)] = b[(64'h10)+:(16)] + (mx$q << 32'h2);
+        end
         readouts$data[(64'h29)+:(16)] = b[(64'h20)+:(16)] + ublock$q;
         readouts$data[(64'h3d)+:(4)] = 32'h8;
         if (channels_left < 32'h8) begin
@@ -14796,7 +14848,15 @@ module npu_u65_512_core$datapath$traversal$readout_walker(clock,rst_n,blocks$val
         if (columns_left > 32'h1) begin
             readouts$data[(64'h39)+:(4)] = 32'h3;
         end
-        if (rows_left > 32'h1) begin
+        if (one_row) begin
+            if (columns_left > 32'h2) begin
+                readouts$data[(64'h39)+:(4)] = 32'h7;
+            end
+            if (columns_left > 32'h3) begin
+                readouts$data[(64'h39)+:(4)] = 32'hf;
+            end
+        end
+        else if (rows_left > 32'h1) begin
             readouts$data[(64'h39)+:(4)] = 32'h5;
             if (columns_left > 32'h1) begin
                 readouts$data[(64'h39)+:(4)] = 32'hf;

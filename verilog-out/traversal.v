@@ -7,7 +7,7 @@ module traversal_core(clock,rst_n,start,shape,ifm_blocks$valid,ifm_blocks$data,i
     input wire  clock;
     input wire  rst_n;
     input wire  start;
-    input wire  [220:0] shape;
+    input wire  [221:0] shape;
     output wire  ifm_blocks$valid;
     output wire  [258:0] ifm_blocks$data;
     input wire  ifm_blocks$ready;
@@ -28,12 +28,12 @@ module traversal_core(clock,rst_n,start,shape,ifm_blocks$valid,ifm_blocks$data,i
     reg  block_walker$clock;
     reg  block_walker$rst_n;
     reg  block_walker$start;
-    reg  [220:0] block_walker$shape;
+    reg  [221:0] block_walker$shape;
     reg  block_walker$ib_release;
     wire  block_walker$busy;
     reg  beat_walker$clock;
     reg  beat_walker$rst_n;
-    reg  [220:0] beat_walker$shape;
+    reg  [221:0] beat_walker$shape;
     wire  [258:0] beat_walker$current;
     wire  beat_walker$ib_release;
     wire  beat_walker$finished$valid;
@@ -43,6 +43,7 @@ module traversal_core(clock,rst_n,start,shape,ifm_blocks$valid,ifm_blocks$data,i
     wire  beat_walker$busy;
     reg  readout_walker$clock;
     reg  readout_walker$rst_n;
+    reg  [221:0] readout_walker$shape;
     reg  readout_walker$blocks$valid;
     reg  [96:0] readout_walker$blocks$data;
     wire  readout_walker$blocks$ready;
@@ -92,6 +93,7 @@ module traversal_core(clock,rst_n,start,shape,ifm_blocks$valid,ifm_blocks$data,i
     traversal_core$readout_walker readout_walker(
         .clock(readout_walker$clock),
         .rst_n(readout_walker$rst_n),
+        .shape(readout_walker$shape),
         .blocks$valid(readout_walker$blocks$valid),
         .blocks$data(readout_walker$blocks$data),
         .blocks$ready(readout_walker$blocks$ready),
@@ -127,6 +129,7 @@ module traversal_core(clock,rst_n,start,shape,ifm_blocks$valid,ifm_blocks$data,i
         block_walker$start = start;
         block_walker$shape = shape;
         beat_walker$shape = shape;
+        readout_walker$shape = shape;
         block_walker$ib_release = beat_walker$ib_release;
         beat_walker$ab_release = readout_walker$ab_release;
         readout_walker$block_done = block_done;
@@ -148,7 +151,7 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [220:0] shape;
+    input wire  [221:0] shape;
     input wire  jobs$valid;
     input wire  [258:0] jobs$data;
     output reg  jobs$ready;
@@ -226,7 +229,7 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
     wire  [1:0] ab_held$q;
     
     // Local signals
-    reg  [220:0] s;
+    reg  [221:0] s;
     reg  [258:0] j;
     reg  [15:0] across;
     reg  [15:0] down;
@@ -393,6 +396,9 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
         j = job$q;
         current = job$q;
         across = (j[(64'h40)+:(16)] + 32'h1) >> 32'h1;
+        if (s[(64'had)+:(1)]) begin
+            across = (j[(64'h40)+:(16)] + 32'h3) >> 32'h2;
+        end
         down = (j[(64'h30)+:(16)] + 32'h1) >> 32'h1;
         microblocks_product = across * down;
         microblocks = microblocks_product[(32'h0)+:(16)];
@@ -431,6 +437,9 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
         job_end = group_end & last_inner & last_element & last_ublock & last_outer;
         beats$data[(64'h0)+:(16)] = j[(64'h0)+:(16)] + (my$q << 32'h1);
         beats$data[(64'h10)+:(16)] = j[(64'h10)+:(16)] + (mx$q << 32'h1);
+        if (s[(64'had)+:(1)]) begin
+            beats$data[(64'h10)+:(16)] = j[(64'h10)+:(16)] + (mx$q << 32'h2);
+        end
         beats$data[(64'h20)+:(16)] = j[(64'hc0)+:(16)] + ky$q;
         beats$data[(64'h30)+:(16)] = j[(64'hd0)+:(16)] + kx$q;
         beats$data[(64'h40)+:(16)] = ifm_channel;
@@ -816,7 +825,7 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
     input wire  clock;
     input wire  rst_n;
     input wire  start;
-    input wire  [220:0] shape;
+    input wire  [221:0] shape;
     output reg  jobs$valid;
     output reg  [258:0] jobs$data;
     input wire  jobs$ready;
@@ -862,7 +871,7 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
     wire  [1:0] held$q;
     
     // Local signals
-    reg  [220:0] s;
+    reg  [221:0] s;
     reg  [15:0] block_height;
     reg  [15:0] block_width;
     reg  [15:0] block_depth;
@@ -978,16 +987,16 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
         ib_half$rst_n = rst_n;
         held$rst_n = rst_n;
         s = shape;
-        block_height = s[(64'had)+:(16)];
-        if (s[(64'h0)+:(16)] - y$q < s[(64'had)+:(16)]) begin
+        block_height = s[(64'hae)+:(16)];
+        if (s[(64'h0)+:(16)] - y$q < s[(64'hae)+:(16)]) begin
             block_height = s[(64'h0)+:(16)] - y$q;
         end
-        block_width = s[(64'hbd)+:(16)];
-        if (s[(64'h10)+:(16)] - x$q < s[(64'hbd)+:(16)]) begin
+        block_width = s[(64'hbe)+:(16)];
+        if (s[(64'h10)+:(16)] - x$q < s[(64'hbe)+:(16)]) begin
             block_width = s[(64'h10)+:(16)] - x$q;
         end
-        block_depth = s[(64'hcd)+:(16)];
-        if (s[(64'h20)+:(16)] - z$q < s[(64'hcd)+:(16)]) begin
+        block_depth = s[(64'hce)+:(16)];
+        if (s[(64'h20)+:(16)] - z$q < s[(64'hce)+:(16)]) begin
             block_depth = s[(64'h20)+:(16)] - z$q;
         end
         channel_start = 32'h0;
@@ -999,7 +1008,7 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
         if (s[(64'ha9)+:(1)]) begin
             channel_start = z$q;
             channel_end = z$q + block_depth;
-            ifm_block_depth = s[(64'hcd)+:(16)];
+            ifm_block_depth = s[(64'hce)+:(16)];
         end
         split_height = 32'h8;
         split_width = 32'h8;
@@ -1127,20 +1136,20 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
                     channel0$d = channel0$q + ifm_block_depth;
                     if (last_chunk) begin
                         channel0$d = 32'h0;
-                        z$d = z$q + s[(64'hcd)+:(16)];
-                        if (z$q + s[(64'hcd)+:(16)] >= s[(64'h20)+:(16)]) begin
+                        z$d = z$q + s[(64'hce)+:(16)];
+                        if (z$q + s[(64'hce)+:(16)] >= s[(64'h20)+:(16)]) begin
                             z$d = 32'h0;
-                            x$d = x$q + s[(64'hbd)+:(16)];
-                            if (x$q + s[(64'hbd)+:(16)] >= s[(64'h10)+:(16)]) begin
+                            x$d = x$q + s[(64'hbe)+:(16)];
+                            if (x$q + s[(64'hbe)+:(16)] >= s[(64'h10)+:(16)]) begin
                                 x$d = 32'h0;
-                                y$d = y$q + s[(64'had)+:(16)];
-                                if (y$q + s[(64'had)+:(16)] >= s[(64'h0)+:(16)]) begin
+                                y$d = y$q + s[(64'hae)+:(16)];
+                                if (y$q + s[(64'hae)+:(16)] >= s[(64'h0)+:(16)]) begin
                                     running$d = 1'b0;
                                 end
                             end
                         end
                         else if (s[(64'ha9)+:(1)]) begin
-                            channel0$d = z$q + s[(64'hcd)+:(16)];
+                            channel0$d = z$q + s[(64'hce)+:(16)];
                         end
                     end
                 end
@@ -1482,11 +1491,12 @@ module traversal_core$finished$write_pointer(clock,rst_n,d,q);
 endmodule // traversal_core$finished$write_pointer
 
 
-module traversal_core$readout_walker(clock,rst_n,blocks$valid,blocks$data,blocks$ready,block_done,readouts$valid,readouts$data,readouts$ready,ab_release,busy);
+module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,blocks$ready,block_done,readouts$valid,readouts$data,readouts$ready,ab_release,busy);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
+    input wire  [221:0] shape;
     input wire  blocks$valid;
     input wire  [96:0] blocks$data;
     output reg  blocks$ready;
@@ -1528,6 +1538,7 @@ module traversal_core$readout_walker(clock,rst_n,blocks$valid,blocks$data,blocks
     wire  [1:0] done$q;
     
     // Local signals
+    reg  one_row;
     reg  [96:0] b;
     reg  [15:0] across;
     reg  [15:0] down;
@@ -1607,11 +1618,18 @@ module traversal_core$readout_walker(clock,rst_n,blocks$valid,blocks$data,blocks
         word$rst_n = rst_n;
         done$rst_n = rst_n;
         b = block$q;
+        one_row = shape[(64'had)+:(1)];
         across = (b[(64'h40)+:(16)] + 32'h1) >> 32'h1;
+        if (one_row) begin
+            across = (b[(64'h40)+:(16)] + 32'h3) >> 32'h2;
+        end
         down = (b[(64'h30)+:(16)] + 32'h1) >> 32'h1;
         channels_left = b[(64'h50)+:(16)] - ublock$q;
         rows_left = b[(64'h30)+:(16)] - (my$q << 32'h1);
         columns_left = b[(64'h40)+:(16)] - (mx$q << 32'h1);
+        if (one_row) begin
+            columns_left = b[(64'h40)+:(16)] - (mx$q << 32'h2);
+        end
         last_microblock = (mx$q + 32'h1 == across) & (my$q + 32'h1 == down);
         last_word = last_microblock & (ublock$q + 32'h8 >= b[(64'h50)+:(16)]);
         readouts$data[(64'h0)+:(9)] = word$q;
@@ -1620,6 +1638,9 @@ module traversal_core$readout_walker(clock,rst_n,blocks$valid,blocks$data,blocks
         end
         readouts$data[(64'h9)+:(16)] = b[(64'h0)+:(16)] + (my$q << 32'h1);
         readouts$data[(64'h19)+:(16)] = b[(64'h10)+:(16)] + (mx$q << 32'h1);
+        if (one_row) begin
+            readouts$data[(64'h19)+:(16)] = b[(64'h10)+:(16)] + (mx$q << 32'h2);
+        end
         readouts$data[(64'h29)+:(16)] = b[(64'h20)+:(16)] + ublock$q;
         readouts$data[(64'h3d)+:(4)] = 32'h8;
         if (channels_left < 32'h8) begin
@@ -1629,7 +1650,15 @@ module traversal_core$readout_walker(clock,rst_n,blocks$valid,blocks$data,blocks
         if (columns_left > 32'h1) begin
             readouts$data[(64'h39)+:(4)] = 32'h3;
         end
-        if (rows_left > 32'h1) begin
+        if (one_row) begin
+            if (columns_left > 32'h2) begin
+                readouts$data[(64'h39)+:(4)] = 32'h7;
+            end
+            if (columns_left > 32'h3) begin
+                readouts$data[(64'h39)+:(4)] = 32'hf;
+            end
+        end
+        else if (rows_left > 32'h1) begin
             readouts$data[(64'h39)+:(4)] = 32'h5;
             if (columns_left > 32'h1) begin
                 readouts$data[(64'h39)+:(4)] = 32'hf;
@@ -1836,7 +1865,7 @@ module traversal(
     input wire clock;
     input wire rst_n;
     input wire start;
-    input wire [220:0] shape;
+    input wire [221:0] shape;
     output wire ifm_blocks_valid;
     output wire [258:0] ifm_blocks_data;
     input wire ifm_blocks_ready;

@@ -29,8 +29,8 @@ pub const BLOCKS: &[BlockEntry] = &[
     },
     BlockEntry {
         name: "mac_unit",
-        about: "MAC unit dot products, adder array and accumulator buffer (TRM 3.3.6): 2x2x8 \
-                operand beats accumulated into AB words, words read out as 32 accumulators",
+        about: "MAC unit dot products, adder array and accumulator buffer (TRM 3.3.6): 4-position \
+                x 8-channel operand beats accumulated into AB words, words read out as 32 accumulators",
         build: || Box::new(MacUnit::default()),
     },
     BlockEntry {

@@ -2,7 +2,9 @@
 //! 4.7.5): OFM blocks in z, x, y order; per OFM block its IFM blocks (IFM
 //! depth chunks times sub-kernels), each fetched into the shared buffer; per
 //! IFM block the weight groups of the decoded weight stream, in stream order;
-//! per weight group one MAC beat for every 2x2 microblock of the OFM block.
+//! per weight group one MAC beat for every microblock of the OFM block:
+//! 2x2 OFM positions, or 1x4 (four consecutive positions of the row) when
+//! the OFM is one row high ([`ConvShape::microblock`]).
 //!
 //! This is the reference of the RTL's traversal and of the units it drives
 //! (IFM unit, MAC unit and its accumulator buffer): [`accumulate`] runs a
@@ -14,8 +16,8 @@ use crate::weights::order::{Traversal, U65_UBLOCK_DEPTH};
 use npu_spec::command::{KernelDecomposition, UpscaleMode};
 use rand::Rng;
 
-/// Microblock height and width (TRM table 4-126: 2x2x8).
-pub const UBLOCK_SIDE: usize = 2;
+/// OFM positions of a microblock: the MAC unit's four position lanes.
+pub const UBLOCK_POSITIONS: usize = 4;
 
 /// Everything that fixes a convolution's traversal (the decoded NPU_SET_*
 /// values of one operation, one core).
@@ -63,17 +65,22 @@ pub struct OfmBlock {
 }
 
 impl OfmBlock {
-    /// Microblocks of the block (partial ones at its edges included), in
-    /// raster order: the top-left OFM position of each.
-    pub fn microblocks(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
-        (0..self.height.div_ceil(UBLOCK_SIDE)).flat_map(move |my| {
-            (0..self.width.div_ceil(UBLOCK_SIDE))
-                .map(move |mx| (self.y + UBLOCK_SIDE * my, self.x + UBLOCK_SIDE * mx))
+    /// Microblocks of (height, width) `ublock` of the block (partial ones
+    /// at its edges included), in raster order: the top-left OFM position
+    /// of each.
+    pub fn microblocks(
+        &self,
+        (uh, uw): (usize, usize),
+    ) -> impl Iterator<Item = (usize, usize)> + '_ {
+        (0..self.height.div_ceil(uh)).flat_map(move |my| {
+            (0..self.width.div_ceil(uw)).map(move |mx| (self.y + uh * my, self.x + uw * mx))
         })
     }
 
-    pub fn microblock_count(&self) -> usize {
-        self.height.div_ceil(UBLOCK_SIDE) * self.width.div_ceil(UBLOCK_SIDE)
+    /// Microblocks of (height, width) `ublock`: the block's accumulator
+    /// words per 8 OFM channels.
+    pub fn microblock_count(&self, (uh, uw): (usize, usize)) -> usize {
+        self.height.div_ceil(uh) * self.width.div_ceil(uw)
     }
 }
 
@@ -147,6 +154,19 @@ pub struct IfmBlockOp {
 impl ConvShape {
     fn depthwise(&self) -> bool {
         self.traversal == Traversal::DepthWise
+    }
+
+    /// Microblock height and width: 2x2 (TRM table 4-126, the 2x2x8
+    /// microblock), or 1x4 when the OFM is one row, so that CONV1D and
+    /// DepthwiseConv1D (tables 4-126/4-127, OFM height 1) fill all four
+    /// position lanes. Position p of a microblock at (oy, ox) is
+    /// (oy + p / width, ox + p % width).
+    pub fn microblock(&self) -> (usize, usize) {
+        if self.ofm_height == 1 {
+            (1, UBLOCK_POSITIONS)
+        } else {
+            (2, 2)
+        }
     }
 
     /// IFM channels per IFM block (TRM table 4-134, as Vela's weight order
@@ -364,7 +384,12 @@ impl ConvShape {
         let dilation_x = rng.gen_range(1..=2);
         let stride_y = rng.gen_range(1..=3);
         let stride_x = rng.gen_range(1..=3);
-        let ofm_height = rng.gen_range(1..=7);
+        // One-row OFMs (1x4 microblocks) a quarter of the time.
+        let ofm_height = if rng.gen_bool(0.25) {
+            1
+        } else {
+            rng.gen_range(1..=7)
+        };
         let ofm_width = rng.gen_range(1..=7);
         let ofm_depth = rng.gen_range(1..=20);
         let ifm_depth = if traversal == Traversal::DepthWise {
@@ -468,9 +493,10 @@ impl ConvShape {
     pub fn beats(&self, first_half: usize) -> Vec<Beat> {
         let mut out = Vec::new();
         let mut ofm_blocks = first_half;
+        let ublock = self.microblock();
         for op in self.block_ops() {
             let half = ofm_blocks % 2;
-            let m_count = op.ofm.microblock_count();
+            let m_count = op.ofm.microblock_count(ublock);
             let group_count = op.groups.len();
             for (gi, g) in op.groups.iter().enumerate() {
                 let first = op.first
@@ -496,7 +522,7 @@ impl ConvShape {
                     continue;
                 }
                 let halves = if self.ifm_bits == 16 { 2 } else { 1 };
-                for (m, at) in op.ofm.microblocks().enumerate() {
+                for (m, at) in op.ofm.microblocks(ublock).enumerate() {
                     for h in 0..halves {
                         let end = m + 1 == m_count && h + 1 == halves;
                         out.push(beat(at, m, h == 1, end));
@@ -514,17 +540,15 @@ impl ConvShape {
     /// channels, every microblock; the first OFM block in half `first_half`.
     pub fn readouts(&self, first_half: usize) -> Vec<Readout> {
         let mut out = Vec::new();
+        let (uh, uw) = self.microblock();
         for (n, b) in self.ofm_blocks().iter().enumerate() {
             let mut word = (first_half + n) % 2 * AB_HALF_WORDS;
             for oz in (0..b.depth).step_by(U65_UBLOCK_DEPTH) {
-                let m_count = b.microblock_count();
-                for (m, (oy, ox)) in b.microblocks().enumerate() {
-                    let down = oy + 1 < b.y + b.height;
-                    let right = ox + 1 < b.x + b.width;
-                    let positions = 1
-                        | u8::from(right) << 1
-                        | u8::from(down) << 2
-                        | u8::from(down && right) << 3;
+                let m_count = b.microblock_count((uh, uw));
+                for (m, (oy, ox)) in b.microblocks((uh, uw)).enumerate() {
+                    let positions = (0..UBLOCK_POSITIONS)
+                        .filter(|p| oy + p / uw < b.y + b.height && ox + p % uw < b.x + b.width)
+                        .fold(0u8, |bits, p| bits | 1 << p);
                     out.push(Readout {
                         acc_address: word,
                         oy,
@@ -591,6 +615,7 @@ pub fn accumulate(s: &ConvShape, ifm: &[i32], stream: &[i16]) -> Vec<i64> {
     let mut next_weight = 0;
     let dw = s.traversal == Traversal::DepthWise;
     let ub = U65_UBLOCK_DEPTH;
+    let (uh, uw) = s.microblock();
     for op in s.block_ops() {
         // The weight stream holds each OFM depth slice once: every spatial
         // OFM block reads it again from the start.
@@ -612,9 +637,9 @@ pub fn accumulate(s: &ConvShape, ifm: &[i32], stream: &[i16]) -> Vec<i64> {
             if g.padding {
                 continue;
             }
-            for (my, mx) in op.ofm.microblocks() {
-                for p in 0..UBLOCK_SIDE * UBLOCK_SIDE {
-                    let (oy, ox) = (my + p / 2, mx + p % 2);
+            for (my, mx) in op.ofm.microblocks((uh, uw)) {
+                for p in 0..uh * uw {
+                    let (oy, ox) = (my + p / uw, mx + p % uw);
                     if oy >= op.ofm.y + op.ofm.height || ox >= op.ofm.x + op.ofm.width {
                         continue;
                     }
@@ -756,8 +781,10 @@ mod tests {
             .unwrap_or(2026);
         println!("schedule test seed {seed} (set SCHEDULE_SEED to change)");
         let mut rng = StdRng::seed_from_u64(seed);
+        let mut one_row = 0;
         for case in 0..300 {
             let s = ConvShape::random(&mut rng);
+            one_row += usize::from(s.microblock() == (1, 4));
             let src_h = s
                 .ifm_height
                 .div_ceil(if s.upscale == UpscaleMode::None { 1 } else { 2 });
@@ -793,5 +820,60 @@ mod tests {
                 "case {case} (seed {seed}): {s:?}"
             );
         }
+        assert!(
+            (30..=270).contains(&one_row),
+            "both microblock shapes: {one_row} of 300 one-row cases"
+        );
+    }
+
+    /// A one-row OFM 1x10, blocks 2x6: 1x4 microblocks at x 0 and 4 of the
+    /// first block (the second partial: positions 0-1), x 6 of the second
+    /// (positions 0-3).
+    #[test]
+    fn a_one_row_ofm_has_1x4_microblocks() {
+        let s = ConvShape {
+            ofm_height: 1,
+            ofm_width: 10,
+            ofm_depth: 8,
+            ifm_depth: 8,
+            ifm_height: 1,
+            ifm_width: 10,
+            kernel_height: 1,
+            kernel_width: 1,
+            stride_x: 1,
+            stride_y: 1,
+            dilation_x: 1,
+            dilation_y: 1,
+            pad_top: 0,
+            pad_left: 0,
+            upscale: UpscaleMode::None,
+            traversal: Traversal::DepthFirst,
+            decomposition: KernelDecomposition::D8x8,
+            ifm_bits: 8,
+            block_height: 2,
+            block_width: 6,
+            block_depth: 8,
+        };
+        assert_eq!(s.microblock(), (1, 4));
+        let words: Vec<_> = s
+            .readouts(0)
+            .iter()
+            .map(|r| (r.acc_address, r.oy, r.ox, r.positions))
+            .collect();
+        assert_eq!(
+            words,
+            [
+                (0, 0, 0, 0b1111),
+                (1, 0, 4, 0b0011),
+                (AB_HALF_WORDS, 0, 6, 0b1111)
+            ]
+        );
+        let two_rows = ConvShape {
+            ofm_height: 2,
+            ifm_height: 2,
+            ..s
+        };
+        assert_eq!(two_rows.microblock(), (2, 2));
+        assert_eq!(two_rows.readouts(0).len(), 5);
     }
 }

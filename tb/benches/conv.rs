@@ -1,9 +1,10 @@
 //! Convolution throughput on the RTL against TRM 4.8.3 tables 4-126 (8-bit
 //! activations) and 4-127 (16-bit) for u65-256: one representative shape
 //! per row, chosen so that the row's integer conditions hold (OFM height and
-//! width multiples of 2, depth of 8, IFM depth of 32 or 16 depth-first and
-//! 8 kernel-first, kernel elements as the row asks), the largest OFM block
-//! and smallest IFM buffer that fit (`npu_tb::conv_jobs`).
+//! width multiples of 2, or height 1 and width a multiple of 4 for the 1D
+//! rows, which run 1x4 microblocks; depth of 8, IFM depth of 32 or 16
+//! depth-first and 8 kernel-first, kernel elements as the row asks), the
+//! largest OFM block and smallest IFM buffer that fit (`npu_tb::conv_jobs`).
 //!
 //! Per row: MACs (the golden model's count), the job's NPU cycles (command
 //! fetch, weight and IFM fetch and OFM writes included), the operation's

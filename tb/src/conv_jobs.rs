@@ -22,7 +22,9 @@
 //!   of 16 is at least the OFM depth (TRM 4.9, table 4-133).
 //! - Accumulators: an OFM block needs `ceil(h / 2) * ceil(w / 2) * ceil(d /
 //!   8)` words of the accumulator buffer (one word per 2x2x8 microblock),
-//!   at most [`AB_HALF_WORDS`], half the buffer (ACC0/ACC1).
+//!   at most [`AB_HALF_WORDS`], half the buffer (ACC0/ACC1). On a one-row
+//!   OFM its blocks are one row of 1x4x8 microblocks, `ceil(w / 4) *
+//!   ceil(d / 8)` words: never more.
 //! - Shared-buffer layout of the IFM blocks: IB0 = [2 KB, 2 KB + H KB) and
 //!   IB1 the next H KB, H = (IFM_IB_END - 2) / 2, IFM_IB_END even and at
 //!   most 46 (the LUT keeps the last 2 KB of the 48 KB per core). One IFM
@@ -242,8 +244,13 @@ impl ConvSpec {
         let kind = either(rng, 0.7, ConvKind::Conv, ConvKind::Depthwise);
         let ifm_type = [DType::I8, DType::I8, DType::U8, DType::I16][rng.gen_range(0..4)];
         let ofm_type = [DType::I8, DType::U8, DType::I16, DType::I32][rng.gen_range(0..4)];
+        // One-row OFMs (CONV1D, 1x4 microblocks) 15 % of the time.
         let ofm = [
-            rng.gen_range(1..=12),
+            if rng.gen_bool(0.15) {
+                1
+            } else {
+                rng.gen_range(2..=12)
+            },
             rng.gen_range(1..=12),
             rng.gen_range(1..=40),
         ];

@@ -11,8 +11,10 @@
 //! `load_upscaled`, `pad`, indexed as `conv_accumulate` does, rebuilt here
 //! from their definitions). Operations follow each other with IFM blocks in
 //! different places and the settings switched as soon as the last request
-//! of the previous operation is taken. Then the throughput: one request a
-//! cycle with `IfmUnit::LATENCY` cycles of latency.
+//! of the previous operation is taken. A third of the operations use 1x4
+//! microblocks (`one_row`: positions (oy, ox + p)) over any OFM rows, the
+//! rest 2x2 ones. Then the throughput: one request a cycle with
+//! `IfmUnit::LATENCY` cycles of latency, in both shapes.
 
 use npu_hw::mac_unit::{IfmRequest, IfmSettings, IfmUnit, LineWrite};
 use npu_model::tensor::DType;
@@ -45,6 +47,8 @@ struct Operation {
     ifm: DType,
     zero_point: i64,
     upscale: UpscaleMode,
+    /// 1x4 microblocks, not 2x2.
+    one_row: bool,
     /// Source IFM: height, width, depth; values in (y, x, c) order.
     source_h: usize,
     source_w: usize,
@@ -89,6 +93,7 @@ impl Operation {
 
     fn try_random(rng: &mut StdRng) -> Option<Operation> {
         let ifm = [DType::I8, DType::U8, DType::I16][rng.gen_range(0..3)];
+        let one_row = rng.gen_bool(1.0 / 3.0);
         let upscale =
             [UpscaleMode::None, UpscaleMode::Nearest, UpscaleMode::Zeros][rng.gen_range(0..3)];
         // TRM 4.8.2: a 2x2 upscale uses a stride of 1x1.
@@ -137,6 +142,7 @@ impl Operation {
             ifm,
             zero_point,
             upscale,
+            one_row,
             source_h,
             source_w,
             depth,
@@ -293,6 +299,7 @@ impl Operation {
             dilation_x: (self.dilation_x as u64).into(),
             upscale: u64::from(self.upscale.bits()).into(),
             wide: self.ifm.bits == 16,
+            one_row: self.one_row,
             signed: self.ifm.signed,
             zero_point: (self.zero_point as u64 & 0xffff).into(),
         }
@@ -304,9 +311,11 @@ impl Operation {
     fn requests(&self) -> Vec<(IfmRequest, Vec<Option<i64>>)> {
         let (padded, pw) = self.padded();
         let wide = self.ifm.bits == 16;
+        // Microblock height and width; position p is (p / width, p % width).
+        let (uh, uw) = if self.one_row { (1, 4) } else { (2, 2) };
         let mut out = Vec::new();
-        for oy in self.block_y.clone().step_by(2) {
-            for ox in self.block_x.clone().step_by(2) {
+        for oy in self.block_y.clone().step_by(uh) {
+            for ox in self.block_x.clone().step_by(uw) {
                 for ky in 0..self.kernel_h {
                     for kx in 0..self.kernel_w {
                         for group in 0..self.chunk.len().div_ceil(8) {
@@ -322,7 +331,7 @@ impl Operation {
                                 let acts = (0..32)
                                     .map(|lane| {
                                         let (p, k) = (lane / 8, lane % 8);
-                                        let (y, x) = (oy + p / 2, ox + p % 2);
+                                        let (y, x) = (oy + p / uw, ox + p % uw);
                                         let ch = self.chunk.start + group * 8 + k;
                                         let inside = self.block_y.contains(&y)
                                             && self.block_x.contains(&x)
@@ -500,8 +509,7 @@ fn activations_match_the_golden_model() {
     let mut buffer: Vec<u8> = (0..SHRAM_BYTES).map(|_| rng.gen()).collect();
     bench.load(0, &buffer);
 
-    let mut operations = 0;
-    let mut requests = 0;
+    let (mut operations, mut one_row, mut requests) = (0, 0, 0);
     for round in 0..500 {
         let mut ops: Vec<Operation> = (0..rng.gen_range(1..=3))
             .map(|_| Operation::random(&mut rng))
@@ -531,6 +539,7 @@ fn activations_match_the_golden_model() {
             bench.set_settings(op);
             requests += bench.push(operations, op);
             operations += 1;
+            one_row += usize::from(op.one_row);
             bench.run_until(
                 |b| b.tb.sources[b.requests].queue.is_empty(),
                 "the request stream",
@@ -540,9 +549,13 @@ fn activations_match_the_golden_model() {
     }
     assert_eq!(bench.checked, requests);
     println!(
-        "{requests} requests of {operations} operations: {} activations checked, {} of them \
-         not 0",
+        "{requests} requests of {operations} operations ({one_row} with 1x4 microblocks): {} \
+         activations checked, {} of them not 0",
         bench.lanes, bench.nonzero
+    );
+    assert!(
+        one_row > operations / 10 && one_row < operations,
+        "both microblock shapes: {one_row} of {operations}"
     );
 }
 
@@ -550,34 +563,36 @@ fn activations_match_the_golden_model() {
 fn one_request_a_cycle() {
     let seed = seed();
     let mut rng = StdRng::seed_from_u64(seed);
-    let mut bench = Bench::new(rng.gen());
-    let mut op = loop {
-        let op = Operation::random(&mut rng);
-        if op.requests().len() >= 200 {
-            break op;
+    for one_row in [false, true] {
+        let mut bench = Bench::new(rng.gen());
+        let mut op = loop {
+            let op = Operation::random(&mut rng);
+            if op.one_row == one_row && op.requests().len() >= 200 {
+                break op;
+            }
+        };
+        op.ib_base = 0;
+        let image = op.ib_image(&mut rng);
+        bench.load(0, &image);
+        bench.set_settings(&op);
+        let n = bench.push(0, &op);
+        // Requests always valid, the output always ready: request i is
+        // taken in cycle i, its activations in cycle i + LATENCY.
+        for cycle in 0..n + IfmUnit::LATENCY {
+            assert_eq!(
+                bench.tb.sources[bench.requests].taken,
+                cycle.min(n),
+                "requests taken before cycle {cycle} (one_row {one_row})"
+            );
+            assert_eq!(
+                bench.checked,
+                cycle.saturating_sub(IfmUnit::LATENCY),
+                "activations before cycle {cycle} (one_row {one_row})"
+            );
+            bench.tb.tick();
+            bench.drain();
         }
-    };
-    op.ib_base = 0;
-    let image = op.ib_image(&mut rng);
-    bench.load(0, &image);
-    bench.set_settings(&op);
-    let n = bench.push(0, &op);
-    // Requests always valid, the output always ready: request i is taken
-    // in cycle i, its activations in cycle i + LATENCY.
-    for cycle in 0..n + IfmUnit::LATENCY {
-        assert_eq!(
-            bench.tb.sources[bench.requests].taken,
-            cycle.min(n),
-            "requests taken before cycle {cycle}"
-        );
-        assert_eq!(
-            bench.checked,
-            cycle.saturating_sub(IfmUnit::LATENCY),
-            "activations before cycle {cycle}"
-        );
-        bench.tb.tick();
-        bench.drain();
+        assert_eq!(bench.checked, n, "{n} requests");
+        assert!(bench.expected.is_empty());
     }
-    assert_eq!(bench.checked, n, "{n} requests");
-    assert!(bench.expected.is_empty());
 }

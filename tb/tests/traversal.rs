@@ -1,7 +1,8 @@
 //! The convolution block traversal (`hw/src/central_control/traversal`,
 //! TRM 4.9) on its own bench: random convolutions (both weight orders,
 //! depthwise, 8- and 16-bit IFMs, kernels up to 9x9 with both
-//! decompositions, strides, dilation, padding, upscaling, partial blocks);
+//! decompositions, strides, dilation, padding, upscaling, partial blocks,
+//! a quarter of them one-row OFMs with 1x4 microblocks);
 //! every IFM block job, MAC beat and readout compared field by field with
 //! `npu_model::schedule`, whose traversal is checked against a direct
 //! convolution. The IFM fetch and the MAC unit are played by the bench:
@@ -43,6 +44,7 @@ fn hardware_shape(s: &ConvShape) -> TraversalShape {
         part_kernel_first: s.traversal == Traversal::PartKernelFirst,
         decomposition_4x4: s.decomposition == KernelDecomposition::D4x4,
         wide: s.ifm_bits == 16,
+        one_row: s.microblock() == (1, 4),
         block_height: b(s.block_height),
         block_width: b(s.block_width),
         block_depth: b(s.block_depth),
@@ -213,11 +215,12 @@ fn every_job_beat_and_readout_matches_the_schedule() {
         readouts,
     } = Bench::new(rng.gen(), [0.7, 0.6, 0.9, 0.8]);
 
-    let (mut total_beats, mut total_cycles) = (0, 0);
+    let (mut total_beats, mut total_cycles, mut one_row) = (0, 0, 0);
     // Accumulator halves and IFM buffers alternate across operations too.
     let (mut ab_half, mut expected_half) = (0, false);
     for case in 0..60 {
         let shape = ConvShape::random(&mut rng);
+        one_row += usize::from(shape.microblock() == (1, 4));
         let what = format!("case {case} (seed {seed}): {shape:?}");
         let ops = shape.block_ops();
         let want_beats = shape.beats(ab_half);
@@ -295,11 +298,19 @@ fn every_job_beat_and_readout_matches_the_schedule() {
         total_beats += n_beats;
         total_cycles += cycles;
     }
-    println!("{total_beats} beats in {total_cycles} cycles under back-pressure");
+    println!(
+        "{total_beats} beats in {total_cycles} cycles under back-pressure, {one_row} of 60 \
+         operations one-row (1x4 microblocks)"
+    );
+    assert!(
+        (3..=57).contains(&one_row),
+        "both microblock shapes (seed {seed}): {one_row} of 60 one-row"
+    );
 }
 
-#[test]
-fn beats_flow_one_a_cycle() {
+/// Runs `shape` with every stream always ready and the IFM fetch and the
+/// MAC unit answering at once: the cycles the traversal takes.
+fn cycles_at_full_rate(shape: &ConvShape) -> u64 {
     let Bench {
         mut tb,
         start,
@@ -311,8 +322,36 @@ fn beats_flow_one_a_cycle() {
         beats,
         readouts,
     } = Bench::new(1, [1.0; 4]);
+    tb.model.set_wide(
+        shape_port,
+        &words::<{ <TraversalShape as Synth>::BITS }>(hardware_shape(shape).into()),
+    );
+    tb.model.set(start, 1);
+    tb.tick();
+    tb.model.set(start, 0);
+    let mut cycles = 0u64;
+    while tb.model.get(busy) != 0 {
+        for w in std::mem::take(&mut tb.sinks[jobs].beats) {
+            tb.sources[filled].queue.push_back(w);
+        }
+        let ends = tb.sinks[beats]
+            .beats
+            .iter()
+            .any(|w| beat_from_words(w).block_end);
+        tb.sinks[beats].beats.clear();
+        tb.sinks[readouts].beats.clear();
+        tb.model.set(block_done, u64::from(ends));
+        tb.tick();
+        cycles += 1;
+        assert!(cycles < 100_000, "the traversal does not finish");
+    }
+    cycles
+}
+
+#[test]
+fn beats_flow_one_a_cycle() {
     // A 3x3 convolution, 64 -> 32 channels, 8x8 OFM in 4x4x16 blocks.
-    let shape = ConvShape {
+    let conv2d = ConvShape {
         ofm_height: 8,
         ofm_width: 8,
         ofm_depth: 32,
@@ -335,35 +374,35 @@ fn beats_flow_one_a_cycle() {
         block_width: 4,
         block_depth: 16,
     };
-    tb.model.set_wide(
-        shape_port,
-        &words::<{ <TraversalShape as Synth>::BITS }>(hardware_shape(&shape).into()),
-    );
-    tb.model.set(start, 1);
-    tb.tick();
-    tb.model.set(start, 0);
-    let mut cycles = 0u64;
-    while tb.model.get(busy) != 0 {
-        for w in std::mem::take(&mut tb.sinks[jobs].beats) {
-            tb.sources[filled].queue.push_back(w);
-        }
-        let ends = tb.sinks[beats]
-            .beats
-            .iter()
-            .any(|w| beat_from_words(w).block_end);
-        tb.sinks[beats].beats.clear();
-        tb.sinks[readouts].beats.clear();
-        tb.model.set(block_done, u64::from(ends));
-        tb.tick();
-        cycles += 1;
-        assert!(cycles < 100_000, "the traversal does not finish");
+    // Its CONV1D counterpart: a 1x3 kernel over a 1x64 OFM in 2x16x16
+    // blocks (Vela's block heights are even), 1x4 microblocks.
+    let conv1d = ConvShape {
+        ofm_height: 1,
+        ofm_width: 64,
+        ifm_height: 1,
+        ifm_width: 64,
+        kernel_height: 1,
+        pad_top: 0,
+        block_height: 2,
+        block_width: 16,
+        ..conv2d.clone()
+    };
+    // Four microblocks per 1x16 block: a weight group's beats use every
+    // position lane.
+    assert!(conv1d
+        .ofm_blocks()
+        .iter()
+        .all(|b| b.microblock_count(conv1d.microblock()) == 4));
+    for shape in [conv2d, conv1d] {
+        let cycles = cycles_at_full_rate(&shape);
+        let expected = shape.beats(0).len() as u64;
+        println!("{expected} beats in {cycles} cycles: {shape:?}");
+        // Beats flow at one a cycle: only the start of each IFM block (a
+        // fetch round trip through the bench) and the last readouts add
+        // cycles.
+        assert!(
+            cycles < expected + expected / 10,
+            "{expected} beats took {cycles} cycles: {shape:?}"
+        );
     }
-    let expected = shape.beats(0).len() as u64;
-    println!("{expected} beats in {cycles} cycles");
-    // Beats flow at one a cycle: only the start of each IFM block (a
-    // fetch round trip through the bench) and the last readouts add cycles.
-    assert!(
-        cycles < expected + expected / 10,
-        "{expected} beats took {cycles} cycles"
-    );
 }

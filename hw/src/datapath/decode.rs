@@ -164,6 +164,7 @@ impl Logic for OperationDecoder {
         }
 
         self.shape.next.ofm_height = self.ofm.val().height_m1 + 1;
+        self.shape.next.one_row = self.ofm.val().height_m1 == 0;
         self.shape.next.ofm_width = self.ofm.val().width_m1 + 1;
         self.shape.next.ofm_depth = self.ofm.val().depth_m1 + 1;
         self.shape.next.ifm_depth = self.ifm.val().depth_m1 + 1;

@@ -532,6 +532,7 @@ impl Logic for Datapath {
         self.ifm_unit.settings.next.dilation_x = self.decoder.shape.val().dilation_x;
         self.ifm_unit.settings.next.upscale = self.decoder.ifm_view.val().upscale;
         self.ifm_unit.settings.next.wide = self.decoder.ifm_wide.val();
+        self.ifm_unit.settings.next.one_row = self.decoder.shape.val().one_row;
         self.ifm_unit.settings.next.signed = self.decoder.ifm_signed.val();
         self.ifm_unit.settings.next.zero_point = self.decoder.ifm_view.val().zero_point;
         self.shram_read_enable.next = self.ifm_unit.shram_read_enable.val();
@@ -691,10 +692,17 @@ impl Logic for Datapath {
                 | (self.output_unit.accumulators.ready.val() & self.output_tags.tail.ready.val()));
         self.output_tags.tail.valid.next =
             self.output_unit.accumulators.valid.val() & self.output_unit.accumulators.ready.val();
+        // Position p of a 2x2 microblock is (oy + p / 2, ox + p % 2), of a
+        // 1x4 one (a one-row OFM) (oy, ox + p).
         self.output_tags.tail.data.next.y =
             self.word.val().oy + bit_cast::<16, 2>(self.position.q.val() >> 1);
         self.output_tags.tail.data.next.x =
             self.word.val().ox + bit_cast::<16, 2>(self.position.q.val() & 1);
+        if self.decoder.shape.val().one_row {
+            self.output_tags.tail.data.next.y = self.word.val().oy;
+            self.output_tags.tail.data.next.x =
+                self.word.val().ox + bit_cast::<16, 2>(self.position.q.val());
+        }
         self.output_tags.tail.data.next.c = self.word.val().oz;
         self.word_done.next = self.stage_fire.val() & self.last_position.val();
         if self.stage_fire.val() {

@@ -13,8 +13,8 @@
 //! a microblock's 32 accumulators every cycle, 1280 bits each way, while a
 //! shared-buffer bank moves 128 bits a cycle through one read and one write
 //! port shared with the DMA and the IFM unit. The accumulators are therefore a
-//! macro of their own, sized for two OFM blocks of 256 microblocks (2x2
-//! positions x 8 channels each). Like a RAM macro it has no reset: the MAC
+//! macro of their own, sized for two OFM blocks of 256 microblocks (4
+//! positions, 2x2 or 1x4, x 8 channels each). Like a RAM macro it has no reset: the MAC
 //! unit's `clear` writes zeros to every word after a reset (TRM 3.3.4.1).
 //!
 //! In the emitted Verilog it is a behavioural RAM, black-boxed by the

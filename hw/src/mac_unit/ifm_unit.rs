@@ -5,14 +5,18 @@
 //!
 //! # Arithmetic
 //!
-//! A request names the 2x2 microblock whose top-left OFM position is
+//! A request names the microblock whose top-left OFM position is
 //! (`oy`, `ox`), a kernel element (`ky`, `kx`, undilated) and an 8-channel
-//! group. Position p (0..4: (oy, ox), (oy, ox + 1), (oy + 1, ox),
-//! (oy + 1, ox + 1)) reads the upscaled-IFM coordinate
+//! group. The microblock is 2x2, or 1x4 when `settings.one_row` (a one-row
+//! OFM, `npu_model::schedule::ConvShape::microblock`): two pairs of
+//! positions, the second below the first (2x2) or to its right (1x4).
+//! Position p (0..4) is (oy + p / 2, ox + p % 2) in a 2x2 microblock and
+//! (oy, ox + p) in a 1x4 one, (oy + row, ox + column), and reads the
+//! upscaled-IFM coordinate
 //!
 //! ```text
-//! uy = (oy + p / 2) * stride_y + ky * dilation_y - pad_top
-//! ux = (ox + p % 2) * stride_x + kx * dilation_x - pad_left
+//! uy = (oy + row) * stride_y + ky * dilation_y - pad_top
+//! ux = (ox + column) * stride_x + kx * dilation_x - pad_left
 //! ```
 //!
 //! Outside the upscaled IFM (`ifm_height` x `ifm_width`) it is padding:
@@ -68,11 +72,11 @@
 //! before a stall was seen, so a stall neither loses nor repeats a beat.
 //! The read ports' data need not hold after its cycle.
 //!
-//! Strides and dilations are shifts and adds. The byte address takes five
+//! Strides and dilations are shifts and adds. The byte address takes seven
 //! small multipliers (rust-hdl's 16 x 16, narrowed by synthesis): the row
-//! pitch `ib_width * position_bytes / 8` (8 x 5 bits), the two IB rows of
-//! the microblock times it (16 x 13) and its two IB columns times
-//! `position_bytes / 8` (16 x 5), all in 8-byte units.
+//! pitch `ib_width * position_bytes / 8` (8 x 5 bits), the IB rows of the
+//! two pairs times it (16 x 13) and the IB columns of the four positions
+//! times `position_bytes / 8` (16 x 5), all in 8-byte units.
 
 mod bench;
 
@@ -112,6 +116,8 @@ pub struct IfmSettings {
     pub upscale: Bits<2>,
     /// A 16-bit IFM.
     pub wide: Bit,
+    /// 1x4 microblocks (the OFM is one row), not 2x2.
+    pub one_row: Bit,
     /// A signed IFM (int8, int16).
     pub signed: Bit,
     /// NPU_SET_IFM_ZERO_POINT, in the IFM's type.
@@ -154,11 +160,10 @@ pub struct Conversion {
 pub struct Located {
     /// Bit p: position p reads IFM data (not padding, not an inserted zero).
     pub present: Bits<4>,
-    /// IB rows of positions 0-1 and 2-3, IB columns of positions 0, 2 and 1, 3.
-    pub row_top: Bits<16>,
-    pub row_bottom: Bits<16>,
-    pub column_left: Bits<16>,
-    pub column_right: Bits<16>,
+    /// IB row of pair r (positions 2r, 2r + 1) in bits 16r..16r + 16; IB
+    /// column of position p in bits 16p..16p + 16.
+    pub rows: Bits<32>,
+    pub columns: Bits<64>,
     /// In 8-byte units: an IB row, a position, and `ib_base` plus the
     /// channel offset.
     pub row_units: Bits<13>,
@@ -213,20 +218,16 @@ pub struct IfmUnit {
     stride_x: Signal<Local, Bits<20>>,
     tap_y: Signal<Local, Bits<20>>,
     tap_x: Signal<Local, Bits<20>>,
-    uy_top: Signal<Local, Bits<20>>,
-    uy_bottom: Signal<Local, Bits<20>>,
-    ux_left: Signal<Local, Bits<20>>,
-    ux_right: Signal<Local, Bits<20>>,
-    data_top: Signal<Local, Bit>,
-    data_bottom: Signal<Local, Bit>,
-    data_left: Signal<Local, Bit>,
-    data_right: Signal<Local, Bit>,
+    uy: Signal<Local, Bits<20>>,
+    ux: Signal<Local, Bits<20>>,
+    ux_origin: Signal<Local, Bits<20>>,
+    data_rows: Signal<Local, Bits<2>>,
+    data_row: Signal<Local, Bit>,
+    data_column: Signal<Local, Bit>,
     present_now: Signal<Local, Bits<4>>,
     source: Signal<Local, Bits<20>>,
-    row_top: Signal<Local, Bits<16>>,
-    row_bottom: Signal<Local, Bits<16>>,
-    column_left: Signal<Local, Bits<16>>,
-    column_right: Signal<Local, Bits<16>>,
+    rows: Signal<Local, Bits<32>>,
+    columns: Signal<Local, Bits<64>>,
     position_bytes: Signal<Local, Bits<8>>,
     position_units: Signal<Local, Bits<5>>,
     row_units: Signal<Local, Bits<32>>,
@@ -237,14 +238,13 @@ pub struct IfmUnit {
     // Stage 1: addresses.
     row_pitch: Signal<Local, Bits<16>>,
     column_pitch: Signal<Local, Bits<16>>,
-    row_top_q: Signal<Local, Bits<16>>,
-    row_bottom_q: Signal<Local, Bits<16>>,
-    column_left_q: Signal<Local, Bits<16>>,
-    column_right_q: Signal<Local, Bits<16>>,
-    offset_top: Signal<Local, Bits<32>>,
-    offset_bottom: Signal<Local, Bits<32>>,
-    offset_left: Signal<Local, Bits<32>>,
-    offset_right: Signal<Local, Bits<32>>,
+    rows_q: Signal<Local, Bits<32>>,
+    columns_q: Signal<Local, Bits<64>>,
+    row_q: Signal<Local, Bits<16>>,
+    column_q: Signal<Local, Bits<16>>,
+    offset_first: Signal<Local, Bits<32>>,
+    offset_second: Signal<Local, Bits<32>>,
+    offset_column: Signal<Local, Bits<32>>,
     units: Signal<Local, Bits<32>>,
     upper_half: Signal<Local, Bits<4>>,
     // Stage 2: conversion.
@@ -301,20 +301,16 @@ impl IfmUnit {
             stride_x: Default::default(),
             tap_y: Default::default(),
             tap_x: Default::default(),
-            uy_top: Default::default(),
-            uy_bottom: Default::default(),
-            ux_left: Default::default(),
-            ux_right: Default::default(),
-            data_top: Default::default(),
-            data_bottom: Default::default(),
-            data_left: Default::default(),
-            data_right: Default::default(),
+            uy: Default::default(),
+            ux: Default::default(),
+            ux_origin: Default::default(),
+            data_rows: Default::default(),
+            data_row: Default::default(),
+            data_column: Default::default(),
             present_now: Default::default(),
             source: Default::default(),
-            row_top: Default::default(),
-            row_bottom: Default::default(),
-            column_left: Default::default(),
-            column_right: Default::default(),
+            rows: Default::default(),
+            columns: Default::default(),
             position_bytes: Default::default(),
             position_units: Default::default(),
             row_units: Default::default(),
@@ -324,14 +320,13 @@ impl IfmUnit {
             conversion_now: Default::default(),
             row_pitch: Default::default(),
             column_pitch: Default::default(),
-            row_top_q: Default::default(),
-            row_bottom_q: Default::default(),
-            column_left_q: Default::default(),
-            column_right_q: Default::default(),
-            offset_top: Default::default(),
-            offset_bottom: Default::default(),
-            offset_left: Default::default(),
-            offset_right: Default::default(),
+            rows_q: Default::default(),
+            columns_q: Default::default(),
+            row_q: Default::default(),
+            column_q: Default::default(),
+            offset_first: Default::default(),
+            offset_second: Default::default(),
+            offset_column: Default::default(),
             units: Default::default(),
             upper_half: Default::default(),
             present: Default::default(),
@@ -401,68 +396,82 @@ impl Logic for IfmUnit {
         if self.settings.val().dilation_x == 2 {
             self.tap_x.next = self.tap_x.val() << 1;
         }
-        self.uy_top.next = self.oy.val();
+        // The upscaled rows of the two pairs: the second one row down
+        // (2x2) or the same (1x4); inside the upscaled IFM (bit 19:
+        // negative) and not an inserted zero (TRM 4.6.4 NPU_SET_IFM_UPSCALE
+        // mode 2: odd rows and columns); IB rows: the source row (halved
+        // when upscaling) minus the IB origin, modulo 2^16.
+        self.uy.next = self.oy.val();
         if self.settings.val().stride_y == 2 {
-            self.uy_top.next = self.oy.val() << 1;
+            self.uy.next = self.oy.val() << 1;
         }
         if self.settings.val().stride_y == 3 {
-            self.uy_top.next = self.oy.val() + (self.oy.val() << 1);
+            self.uy.next = self.oy.val() + (self.oy.val() << 1);
         }
-        self.uy_top.next =
-            self.uy_top.val() + self.tap_y.val() - bit_cast::<20, 8>(self.settings.val().pad_top);
-        self.uy_bottom.next = self.uy_top.val() + self.stride_y.val();
-        self.ux_left.next = self.ox.val();
+        self.uy.next =
+            self.uy.val() + self.tap_y.val() - bit_cast::<20, 8>(self.settings.val().pad_top);
+        self.data_rows.next = 0.into();
+        self.rows.next = 0.into();
+        for r in 0..2_usize {
+            if !self.settings.val().one_row & (r == 1) {
+                self.uy.next = self.uy.val() + self.stride_y.val();
+            }
+            if !self.uy.val().get_bit(19)
+                & (self.uy.val() < bit_cast::<20, 16>(self.settings.val().ifm_height))
+                & !((self.settings.val().upscale == 2) & self.uy.val().get_bit(0))
+            {
+                self.data_rows.next = self.data_rows.val() | (bits::<2>(1) << r.to_bits::<1>());
+            }
+            self.source.next = self.uy.val();
+            if self.settings.val().upscale != 0 {
+                self.source.next = self.uy.val() >> 1;
+            }
+            self.source.next = self.source.val() - bit_cast::<20, 16>(self.settings.val().origin_y);
+            self.rows.next = self.rows.val()
+                | (bit_cast::<32, 16>(self.source.val().get_bits::<16>(0))
+                    << (16 * r).to_bits::<5>());
+        }
+
+        // The upscaled columns of the positions, one stride apart along
+        // the row; the second pair starts again at the first's column
+        // (2x2) or goes on (1x4). Bit p of `present_now`: position p reads
+        // data (its pair's row and its column do). IB columns as rows.
+        self.ux_origin.next = self.ox.val();
         if self.settings.val().stride_x == 2 {
-            self.ux_left.next = self.ox.val() << 1;
+            self.ux_origin.next = self.ox.val() << 1;
         }
         if self.settings.val().stride_x == 3 {
-            self.ux_left.next = self.ox.val() + (self.ox.val() << 1);
+            self.ux_origin.next = self.ox.val() + (self.ox.val() << 1);
         }
-        self.ux_left.next =
-            self.ux_left.val() + self.tap_x.val() - bit_cast::<20, 8>(self.settings.val().pad_left);
-        self.ux_right.next = self.ux_left.val() + self.stride_x.val();
-
-        // Inside the upscaled IFM (bit 19: negative), and not an inserted
-        // zero (TRM 4.6.4 NPU_SET_IFM_UPSCALE mode 2: odd rows and columns).
-        self.data_top.next = !self.uy_top.val().get_bit(19)
-            & (self.uy_top.val() < bit_cast::<20, 16>(self.settings.val().ifm_height))
-            & !((self.settings.val().upscale == 2) & self.uy_top.val().get_bit(0));
-        self.data_bottom.next = !self.uy_bottom.val().get_bit(19)
-            & (self.uy_bottom.val() < bit_cast::<20, 16>(self.settings.val().ifm_height))
-            & !((self.settings.val().upscale == 2) & self.uy_bottom.val().get_bit(0));
-        self.data_left.next = !self.ux_left.val().get_bit(19)
-            & (self.ux_left.val() < bit_cast::<20, 16>(self.settings.val().ifm_width))
-            & !((self.settings.val().upscale == 2) & self.ux_left.val().get_bit(0));
-        self.data_right.next = !self.ux_right.val().get_bit(19)
-            & (self.ux_right.val() < bit_cast::<20, 16>(self.settings.val().ifm_width))
-            & !((self.settings.val().upscale == 2) & self.ux_right.val().get_bit(0));
-
-        // IB rows and columns: the source coordinate (halved when
-        // upscaling) minus the IB origin, modulo 2^16.
-        self.source.next = self.uy_top.val();
-        if self.settings.val().upscale != 0 {
-            self.source.next = self.uy_top.val() >> 1;
+        self.ux_origin.next = self.ux_origin.val() + self.tap_x.val()
+            - bit_cast::<20, 8>(self.settings.val().pad_left);
+        self.ux.next = self.ux_origin.val();
+        self.present_now.next = 0.into();
+        self.columns.next = 0.into();
+        for p in 0..4_usize {
+            if !self.settings.val().one_row & (p == 2) {
+                self.ux.next = self.ux_origin.val();
+            }
+            self.data_column.next = !self.ux.val().get_bit(19)
+                & (self.ux.val() < bit_cast::<20, 16>(self.settings.val().ifm_width))
+                & !((self.settings.val().upscale == 2) & self.ux.val().get_bit(0));
+            self.data_row.next = self.data_rows.val().get_bit(0);
+            if p >= 2 {
+                self.data_row.next = self.data_rows.val().get_bit(1);
+            }
+            if self.data_row.val() & self.data_column.val() {
+                self.present_now.next = self.present_now.val() | (bits::<4>(1) << p.to_bits::<2>());
+            }
+            self.source.next = self.ux.val();
+            if self.settings.val().upscale != 0 {
+                self.source.next = self.ux.val() >> 1;
+            }
+            self.source.next = self.source.val() - bit_cast::<20, 16>(self.settings.val().origin_x);
+            self.columns.next = self.columns.val()
+                | (bit_cast::<64, 16>(self.source.val().get_bits::<16>(0))
+                    << (16 * p).to_bits::<6>());
+            self.ux.next = self.ux.val() + self.stride_x.val();
         }
-        self.source.next = self.source.val() - bit_cast::<20, 16>(self.settings.val().origin_y);
-        self.row_top.next = self.source.val().get_bits::<16>(0);
-        self.source.next = self.uy_bottom.val();
-        if self.settings.val().upscale != 0 {
-            self.source.next = self.uy_bottom.val() >> 1;
-        }
-        self.source.next = self.source.val() - bit_cast::<20, 16>(self.settings.val().origin_y);
-        self.row_bottom.next = self.source.val().get_bits::<16>(0);
-        self.source.next = self.ux_left.val();
-        if self.settings.val().upscale != 0 {
-            self.source.next = self.ux_left.val() >> 1;
-        }
-        self.source.next = self.source.val() - bit_cast::<20, 16>(self.settings.val().origin_x);
-        self.column_left.next = self.source.val().get_bits::<16>(0);
-        self.source.next = self.ux_right.val();
-        if self.settings.val().upscale != 0 {
-            self.source.next = self.ux_right.val() >> 1;
-        }
-        self.source.next = self.source.val() - bit_cast::<20, 16>(self.settings.val().origin_x);
-        self.column_right.next = self.source.val().get_bits::<16>(0);
 
         // Pitches in 8-byte units: a position, an IB row; the IB base plus
         // the channel group.
@@ -475,21 +484,6 @@ impl Logic for IfmUnit {
         self.base_units.next = bit_cast::<14, 13>(self.ib_base.val().get_bits::<13>(3))
             + bit_cast::<14, 5>(self.channel_offset.val().get_bits::<5>(3));
 
-        // Bit p: position p reads data (rows: p / 2, columns: p % 2).
-        self.present_now.next = 0.into();
-        if self.data_top.val() & self.data_left.val() {
-            self.present_now.next = self.present_now.val() | bits::<4>(1);
-        }
-        if self.data_top.val() & self.data_right.val() {
-            self.present_now.next = self.present_now.val() | bits::<4>(2);
-        }
-        if self.data_bottom.val() & self.data_left.val() {
-            self.present_now.next = self.present_now.val() | bits::<4>(4);
-        }
-        if self.data_bottom.val() & self.data_right.val() {
-            self.present_now.next = self.present_now.val() | bits::<4>(8);
-        }
-
         self.conversion_now.next.wide = self.settings.val().wide;
         self.conversion_now.next.signed = self.settings.val().signed;
         self.conversion_now.next.high = self.requests.data.val().high;
@@ -498,10 +492,8 @@ impl Logic for IfmUnit {
         if self.take_request.val() {
             self.located_full.d.next = self.requests.valid.val();
             self.located.d.next.present = self.present_now.val();
-            self.located.d.next.row_top = self.row_top.val();
-            self.located.d.next.row_bottom = self.row_bottom.val();
-            self.located.d.next.column_left = self.column_left.val();
-            self.located.d.next.column_right = self.column_right.val();
+            self.located.d.next.rows = self.rows.val();
+            self.located.d.next.columns = self.columns.val();
             self.located.d.next.row_units = self.row_units.val().get_bits::<13>(0);
             self.located.d.next.position_units = self.position_units.val();
             self.located.d.next.base_units = self.base_units.val();
@@ -513,37 +505,28 @@ impl Logic for IfmUnit {
         // (only a position outside the OFM) it reads unit 0.
         self.row_pitch.next = bit_cast::<16, 13>(self.located.q.val().row_units);
         self.column_pitch.next = bit_cast::<16, 5>(self.located.q.val().position_units);
-        self.row_top_q.next = self.located.q.val().row_top;
-        self.row_bottom_q.next = self.located.q.val().row_bottom;
-        self.column_left_q.next = self.located.q.val().column_left;
-        self.column_right_q.next = self.located.q.val().column_right;
-        self.offset_top.next = self.row_top_q.val() * self.row_pitch.val();
-        self.offset_bottom.next = self.row_bottom_q.val() * self.row_pitch.val();
-        self.offset_left.next = self.column_left_q.val() * self.column_pitch.val()
+        self.rows_q.next = self.located.q.val().rows;
+        self.columns_q.next = self.located.q.val().columns;
+        self.row_q.next = self.rows_q.val().get_bits::<16>(0);
+        self.offset_first.next = self.row_q.val() * self.row_pitch.val()
             + bit_cast::<32, 14>(self.located.q.val().base_units);
-        self.offset_right.next = self.column_right_q.val() * self.column_pitch.val()
+        self.row_q.next = self.rows_q.val().get_bits::<16>(16);
+        self.offset_second.next = self.row_q.val() * self.row_pitch.val()
             + bit_cast::<32, 14>(self.located.q.val().base_units);
         self.upper_half.next = 0.into();
-        for row in 0..2 {
-            for column in 0..2 {
-                if row == 0 {
-                    self.units.next = self.offset_top.val();
-                } else {
-                    self.units.next = self.offset_bottom.val();
-                }
-                if column == 0 {
-                    self.units.next = self.units.val() + self.offset_left.val();
-                } else {
-                    self.units.next = self.units.val() + self.offset_right.val();
-                }
-                if self.units.val() >= self.buffer_units.val() {
-                    self.units.next = 0.into();
-                }
-                self.shram_read_address[row * 2 + column].next = self.units.val().get_bits::<12>(1);
-                self.upper_half.next = self.upper_half.val()
-                    | (bit_cast::<4, 1>(self.units.val().get_bits::<1>(0))
-                        << (row * 2 + column).to_bits::<2>());
+        for p in 0..4 {
+            self.column_q.next = self.columns_q.val().get_bits::<16>(16 * p);
+            self.offset_column.next = self.column_q.val() * self.column_pitch.val();
+            self.units.next = self.offset_first.val() + self.offset_column.val();
+            if p >= 2 {
+                self.units.next = self.offset_second.val() + self.offset_column.val();
             }
+            if self.units.val() >= self.buffer_units.val() {
+                self.units.next = 0.into();
+            }
+            self.shram_read_address[p].next = self.units.val().get_bits::<12>(1);
+            self.upper_half.next = self.upper_half.val()
+                | (bit_cast::<4, 1>(self.units.val().get_bits::<1>(0)) << p.to_bits::<2>());
         }
         self.shram_read_enable.next = 0.into();
         if self.issue.val() {

@@ -85,7 +85,7 @@ use dot_products::{DotBeat, DotProducts};
 pub use ifm_unit::{IfmActs, IfmRequest, IfmSettings, IfmUnit, IfmUnitBench, LineWrite};
 use rust_hdl::prelude::*;
 
-/// OFM positions of a microblock (2x2).
+/// OFM positions of a microblock (2x2, or 1x4 on a one-row OFM).
 pub const POSITIONS: usize = 4;
 /// IFM channels summed by each dot product.
 pub const IFM_CHANNELS: usize = 8;
@@ -115,8 +115,9 @@ const _: () = assert!(OPERAND_BITS == 9 && ACC_BITS == 40 && DOT_BITS == 21);
 
 /// One cycle's operands.
 ///
-/// - `acts`: activation (p, k) of OFM position p (0..4, the 2x2 microblock
-///   in raster order) and IFM channel k (0..8) in bits 9(8p+k)+8..9(8p+k).
+/// - `acts`: activation (p, k) of OFM position p (0..4, the microblock in
+///   raster order, 2x2 or 1x4: the traversal's choice) and IFM channel k
+///   (0..8) in bits 9(8p+k)+8..9(8p+k).
 /// - `weights`: weight (o, k) of OFM channel o and IFM channel k in bits
 ///   9(8o+k)+8..9(8o+k). In a `depthwise` beat, the weight of channel c is
 ///   in bits 9c+8..9c and the rest is ignored.

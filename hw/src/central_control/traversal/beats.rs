@@ -1,6 +1,7 @@
 //! Walks the weight groups of an IFM block in weight-stream order (TRM
 //! 4.7.5, `npu_model::weights::order::stream_order`) and, per group, the
-//! microblocks of the OFM block: one MAC beat each (two for 16-bit IFMs).
+//! microblocks of the OFM block (2x2, or 1x4 on a one-row OFM): one MAC
+//! beat each (two for 16-bit IFMs).
 
 use super::{FinishedBlock, IfmBlockJob, MacBeat, TraversalShape};
 use crate::stream::{StreamIn, StreamOut};
@@ -98,7 +99,12 @@ impl Logic for BeatWalker {
         self.j.next = self.job.q.val();
         self.current.next = self.job.q.val();
 
+        // 2x2 microblocks, or 1x4 on a one-row OFM (whose blocks are one
+        // row: one microblock down either way).
         self.across.next = (self.j.val().ofm_width + 1) >> 1;
+        if self.s.val().one_row {
+            self.across.next = (self.j.val().ofm_width + 3) >> 2;
+        }
         self.down.next = (self.j.val().ofm_height + 1) >> 1;
         self.microblocks_product.next = self.across.val() * self.down.val();
         self.microblocks.next = self.microblocks_product.val().get_bits::<16>(0);
@@ -151,6 +157,9 @@ impl Logic for BeatWalker {
 
         self.beats.data.next.oy = self.j.val().ofm_y + (self.my.q.val() << 1);
         self.beats.data.next.ox = self.j.val().ofm_x + (self.mx.q.val() << 1);
+        if self.s.val().one_row {
+            self.beats.data.next.ox = self.j.val().ofm_x + (self.mx.q.val() << 2);
+        }
         self.beats.data.next.ky = self.j.val().sub_y + self.ky.q.val();
         self.beats.data.next.kx = self.j.val().sub_x + self.kx.q.val();
         self.beats.data.next.ifm_channel = self.ifm_channel.val();

@@ -21,7 +21,8 @@
 //! # Ports
 //!
 //! - `start` (while `busy` is low) with `shape` ([`TraversalShape`], held
-//!   until `busy` falls).
+//!   until `busy` falls). Microblocks are 2x2 OFM positions, or 1x4 when
+//!   `shape.one_row` (`npu_model::schedule::ConvShape::microblock`).
 //! - `ifm_blocks`, `filled`, `beats`, `readouts`: streams as above;
 //!   `current` is the job whose beats `beats` offers.
 //! - `block_done`: a pulse per OFM block whose last beat has reached the
@@ -72,6 +73,10 @@ pub struct TraversalShape {
     pub decomposition_4x4: Bit,
     /// 16-bit IFM.
     pub wide: Bit,
+    /// The OFM is one row (`ofm_height` 1): microblocks are 1x4, four
+    /// consecutive positions of the row, instead of 2x2 (CONV1D rows of
+    /// TRM tables 4-126/4-127 fill the MAC array).
+    pub one_row: Bit,
     pub block_height: Bits<16>,
     pub block_width: Bits<16>,
     pub block_depth: Bits<16>,
@@ -129,7 +134,8 @@ pub struct MacBeat {
 
 /// One accumulator word to read out: the microblock at OFM (`oy`, `ox`),
 /// channels `oz..oz + channels`; bit p of `positions` says position p of
-/// the microblock (raster order) lies in the OFM block.
+/// the microblock (raster order: (`oy` + p / 2, `ox` + p % 2) for 2x2,
+/// (`oy`, `ox` + p) for 1x4) lies in the OFM block.
 #[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
 pub struct Readout {
     pub acc_address: Bits<9>,
@@ -190,6 +196,7 @@ impl Logic for Traversal {
         self.block_walker.start.next = self.start.val();
         self.block_walker.shape.next = self.shape.val();
         self.beat_walker.shape.next = self.shape.val();
+        self.readout_walker.shape.next = self.shape.val();
         self.block_walker.ib_release.next = self.beat_walker.ib_release.val();
         self.beat_walker.ab_release.next = self.readout_walker.ab_release.val();
         self.readout_walker.block_done.next = self.block_done.val();

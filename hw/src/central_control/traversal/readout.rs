@@ -1,7 +1,8 @@
 //! Reads a finished OFM block's accumulators out: per 8 OFM channels, every
-//! microblock, once the MAC unit reports the block's last beat written.
+//! microblock (2x2, or 1x4 on a one-row OFM), once the MAC unit reports the
+//! block's last beat written.
 
-use super::{FinishedBlock, Readout};
+use super::{FinishedBlock, Readout, TraversalShape};
 use crate::stream::{StreamIn, StreamOut};
 use crate::widgets::ResetReg;
 use rust_hdl::prelude::*;
@@ -10,6 +11,7 @@ use rust_hdl::prelude::*;
 pub struct ReadoutWalker {
     pub clock: Signal<In, Clock>,
     pub rst_n: Signal<In, Bit>,
+    pub shape: Signal<In, TraversalShape>,
     pub blocks: StreamIn<FinishedBlock>,
     /// A pulse per OFM block whose last beat is in the accumulators.
     pub block_done: Signal<In, Bit>,
@@ -17,6 +19,7 @@ pub struct ReadoutWalker {
     /// The last word of a block is taken: its accumulator half is free.
     pub ab_release: Signal<Out, Bit>,
     pub busy: Signal<Out, Bit>,
+    one_row: Signal<Local, Bit>,
     b: Signal<Local, FinishedBlock>,
     across: Signal<Local, Bits<16>>,
     down: Signal<Local, Bits<16>>,
@@ -49,12 +52,20 @@ impl Logic for ReadoutWalker {
         self.word.rst_n.next = self.rst_n.val();
         self.done.rst_n.next = self.rst_n.val();
         self.b.next = self.block.q.val();
+        self.one_row.next = self.shape.val().one_row;
 
+        // 2x2 microblocks, or 1x4 on a one-row OFM (one microblock down).
         self.across.next = (self.b.val().ofm_width + 1) >> 1;
+        if self.one_row.val() {
+            self.across.next = (self.b.val().ofm_width + 3) >> 2;
+        }
         self.down.next = (self.b.val().ofm_height + 1) >> 1;
         self.channels_left.next = self.b.val().ofm_depth - self.ublock.q.val();
         self.rows_left.next = self.b.val().ofm_height - (self.my.q.val() << 1);
         self.columns_left.next = self.b.val().ofm_width - (self.mx.q.val() << 1);
+        if self.one_row.val() {
+            self.columns_left.next = self.b.val().ofm_width - (self.mx.q.val() << 2);
+        }
         self.last_microblock.next =
             (self.mx.q.val() + 1 == self.across.val()) & (self.my.q.val() + 1 == self.down.val());
         self.last_word.next =
@@ -66,18 +77,29 @@ impl Logic for ReadoutWalker {
         }
         self.readouts.data.next.oy = self.b.val().ofm_y + (self.my.q.val() << 1);
         self.readouts.data.next.ox = self.b.val().ofm_x + (self.mx.q.val() << 1);
+        if self.one_row.val() {
+            self.readouts.data.next.ox = self.b.val().ofm_x + (self.mx.q.val() << 2);
+        }
         self.readouts.data.next.oz = self.b.val().ofm_z + self.ublock.q.val();
         self.readouts.data.next.channels = 8.into();
         if self.channels_left.val() < 8 {
             self.readouts.data.next.channels = self.channels_left.val().get_bits::<4>(0);
         }
         // Positions in raster order: the right column and the lower row
-        // exist when the block has them.
+        // exist when the block has them; in a 1x4 microblock the columns
+        // the block has.
         self.readouts.data.next.positions = 1.into();
         if self.columns_left.val() > 1 {
             self.readouts.data.next.positions = 3.into();
         }
-        if self.rows_left.val() > 1 {
+        if self.one_row.val() {
+            if self.columns_left.val() > 2 {
+                self.readouts.data.next.positions = 7.into();
+            }
+            if self.columns_left.val() > 3 {
+                self.readouts.data.next.positions = 15.into();
+            }
+        } else if self.rows_left.val() > 1 {
             self.readouts.data.next.positions = 5.into();
             if self.columns_left.val() > 1 {
                 self.readouts.data.next.positions = 15.into();
