@@ -3324,8 +3324,9 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  traversal$filled$ready;
     wire  [258:0] traversal$current;
     wire  traversal$beats$valid;
-    wire  [93:0] traversal$beats$data;
+    wire  [94:0] traversal$beats$data;
     reg  traversal$beats$ready;
+    reg  traversal$ib_read;
     reg  traversal$block_done;
     wire  traversal$readouts$valid;
     wire  [66:0] traversal$readouts$data;
@@ -3391,10 +3392,10 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  beat_tags$clock;
     reg  beat_tags$rst_n;
     reg  beat_tags$tail$valid;
-    reg  [14:0] beat_tags$tail$data;
+    reg  [15:0] beat_tags$tail$data;
     wire  beat_tags$tail$ready;
     wire  beat_tags$head$valid;
-    wire  [14:0] beat_tags$head$data;
+    wire  [15:0] beat_tags$head$data;
     reg  beat_tags$head$ready;
     wire  [3:0] beat_tags$count;
     reg  weight_decoder$clock;
@@ -3530,7 +3531,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  [3:0] positions_after;
     reg  [8:0] lane_mask;
     reg  [1279:0] accumulators;
-    reg  [93:0] beat;
+    reg  [94:0] beat;
     reg  [66:0] word;
     reg  [77:0] record;
     reg  [7:0] element_shift;
@@ -3541,7 +3542,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  job_taken;
     reg  beat_ready;
     reg  joined;
-    reg  [14:0] tag;
+    reg  [15:0] tag;
     reg  to_mac;
     reg  join_fire;
     reg  filled_taken;
@@ -3584,6 +3585,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .beats$valid(traversal$beats$valid),
         .beats$data(traversal$beats$data),
         .beats$ready(traversal$beats$ready),
+        .ib_read(traversal$ib_read),
         .block_done(traversal$block_done),
         .readouts$valid(traversal$readouts$valid),
         .readouts$data(traversal$readouts$data),
@@ -3996,8 +3998,9 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         beat_tags$tail$data[(64'hb)+:(1)] = beat[(64'h5b)+:(1)];
         beat_tags$tail$data[(64'hc)+:(1)] = beat[(64'h5c)+:(1)];
         beat_tags$tail$data[(64'hd)+:(1)] = beat[(64'h5d)+:(1)];
+        beat_tags$tail$data[(64'he)+:(1)] = beat[(64'h5e)+:(1)];
         last_depth_block = (traversal$current[(64'h20)+:(16)] + traversal$current[(64'h50)+:(16)]) == decoder$shape[(64'h20)+:(16)];
-        beat_tags$tail$data[(64'he)+:(1)] = beat[(64'h5d)+:(1)] & last_depth_block;
+        beat_tags$tail$data[(64'hf)+:(1)] = beat[(64'h5e)+:(1)] & last_depth_block;
         walked = traversal$current;
         ib_half_kb = ((((decoder$ifm_view[(64'h80)+:(6)]) & 16'hffff) - 32'h2) >> 32'h1) << 32'ha;
         ifm_unit$settings[(64'h0)+:(16)] = 32'h800;
@@ -4032,7 +4035,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         ifm_unit$shram_read_data$3 = shram_read_data[(32'h180)+:(128)];
         joined = ifm_unit$acts$valid & beat_tags$head$valid & weight_groups$groups$valid & (weight_stream$q == WeightStream$Decoding) & ~faulted$q;
         tag = beat_tags$head$data;
-        to_mac = ~tag[(64'hb)+:(1)] | tag[(64'hd)+:(1)];
+        to_mac = ~tag[(64'hb)+:(1)] | tag[(64'he)+:(1)];
         mac$operands$valid = joined & to_mac;
         mac$operands$data[(64'h0)+:(288)] = ifm_unit$acts$data[(64'h0)+:(288)];
         mac$operands$data[(64'h120)+:(576)] = weight_groups$groups$data[(64'h0)+:(576)];
@@ -4041,7 +4044,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         end
         mac$operands$data[(64'h360)+:(9)] = beat_tags$head$data[(64'h0)+:(9)];
         mac$operands$data[(64'h369)+:(1)] = beat_tags$head$data[(64'h9)+:(1)];
-        mac$operands$data[(64'h36a)+:(1)] = beat_tags$head$data[(64'hd)+:(1)];
+        mac$operands$data[(64'h36a)+:(1)] = beat_tags$head$data[(64'he)+:(1)];
         mac$operands$data[(64'h36b)+:(1)] = decoder$shape[(64'ha9)+:(1)];
         mac$operands$data[(64'h36c)+:(1)] = beat_tags$head$data[(64'ha)+:(1)];
         join_fire = joined & (~to_mac | mac$operands$ready);
@@ -4049,7 +4052,8 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         beat_tags$head$ready = join_fire;
         weight_groups$groups$ready = join_fire & beat_tags$head$data[(64'hc)+:(1)];
         traversal$block_done = mac$block_done;
-        stream_used = join_fire & tag[(64'hc)+:(1)] & tag[(64'he)+:(1)];
+        traversal$ib_read = join_fire & tag[(64'hd)+:(1)];
+        stream_used = join_fire & tag[(64'hc)+:(1)] & tag[(64'hf)+:(1)];
         too_few_weights = (weight_stream$q == WeightStream$Decoding) & decoder_settled & ~weight_groups$groups$valid & beat_tags$head$valid;
         too_many_weights = (weight_stream$q == WeightStream$Draining) & (weight_groups$groups$valid | (decoder_settled & ~weight_groups$empty));
         case (weight_stream$q)
@@ -4195,10 +4199,10 @@ module npu_u65_256_core$datapath$beat_tags(clock,rst_n,tail$valid,tail$data,tail
     input wire  clock;
     input wire  rst_n;
     input wire  tail$valid;
-    input wire  [14:0] tail$data;
+    input wire  [15:0] tail$data;
     output reg  tail$ready;
     output reg  head$valid;
-    output reg  [14:0] head$data;
+    output reg  [15:0] head$data;
     input wire  head$ready;
     output reg  [3:0] count;
     
@@ -4218,9 +4222,9 @@ module npu_u65_256_core$datapath$beat_tags(clock,rst_n,tail$valid,tail$data,tail
     reg  words$rst_n;
     reg  words$write_enable;
     reg  [2:0] words$write_address;
-    reg  [14:0] words$write_data;
+    reg  [15:0] words$write_data;
     reg  [2:0] words$read_address;
-    wire  [14:0] words$read_data;
+    wire  [15:0] words$read_data;
     
     // Local signals
     reg  push;
@@ -4306,12 +4310,12 @@ module npu_u65_256_core$datapath$beat_tags$words(clock,rst_n,write_enable,write_
     input wire  rst_n;
     input wire  write_enable;
     input wire  [2:0] write_address;
-    input wire  [14:0] write_data;
+    input wire  [15:0] write_data;
     input wire  [2:0] read_address;
-    output reg  [14:0] read_data;
+    output reg  [15:0] read_data;
     
     // Update code (custom)
-    reg [14:0] cells [0:7];
+    reg [15:0] cells [0:7];
     integer i;
     always @(posedge clock or negedge rst_n)
        if (!rst_n) for (i = 0; i <= 7; i = i + 1) cells[i] <= 0;
@@ -13199,7 +13203,7 @@ module npu_u65_256_core$datapath$starting(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$datapath$starting
 
 
-module npu_u65_256_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$valid,ifm_blocks$data,ifm_blocks$ready,filled$valid,filled$data,filled$ready,current,beats$valid,beats$data,beats$ready,block_done,readouts$valid,readouts$data,readouts$ready,busy);
+module npu_u65_256_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$valid,ifm_blocks$data,ifm_blocks$ready,filled$valid,filled$data,filled$ready,current,beats$valid,beats$data,beats$ready,ib_read,block_done,readouts$valid,readouts$data,readouts$ready,busy);
     
     // Module arguments
     input wire  clock;
@@ -13214,8 +13218,9 @@ module npu_u65_256_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$va
     output wire  filled$ready;
     output reg  [258:0] current;
     output wire  beats$valid;
-    output wire  [93:0] beats$data;
+    output wire  [94:0] beats$data;
     input wire  beats$ready;
+    input wire  ib_read;
     input wire  block_done;
     output wire  readouts$valid;
     output wire  [66:0] readouts$data;
@@ -13233,7 +13238,6 @@ module npu_u65_256_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$va
     reg  beat_walker$rst_n;
     reg  [221:0] beat_walker$shape;
     wire  [258:0] beat_walker$current;
-    wire  beat_walker$ib_release;
     wire  beat_walker$finished$valid;
     wire  [96:0] beat_walker$finished$data;
     reg  beat_walker$finished$ready;
@@ -13281,7 +13285,6 @@ module npu_u65_256_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$va
         .beats$valid(beats$valid),
         .beats$data(beats$data),
         .beats$ready(beats$ready),
-        .ib_release(beat_walker$ib_release),
         .finished$valid(beat_walker$finished$valid),
         .finished$data(beat_walker$finished$data),
         .finished$ready(beat_walker$finished$ready),
@@ -13328,7 +13331,7 @@ module npu_u65_256_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$va
         block_walker$shape = shape;
         beat_walker$shape = shape;
         readout_walker$shape = shape;
-        block_walker$ib_release = beat_walker$ib_release;
+        block_walker$ib_release = ib_read;
         beat_walker$ab_release = readout_walker$ab_release;
         readout_walker$block_done = block_done;
         current = beat_walker$current;
@@ -13344,7 +13347,7 @@ module npu_u65_256_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$va
 endmodule // npu_u65_256_core$datapath$traversal
 
 
-module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$ready,current,beats$valid,beats$data,beats$ready,ib_release,finished$valid,finished$data,finished$ready,ab_release,busy);
+module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$ready,current,beats$valid,beats$data,beats$ready,finished$valid,finished$data,finished$ready,ab_release,busy);
     
     // Module arguments
     input wire  clock;
@@ -13355,9 +13358,8 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
     output reg  jobs$ready;
     output reg  [258:0] current;
     output reg  beats$valid;
-    output reg  [93:0] beats$data;
+    output reg  [94:0] beats$data;
     input wire  beats$ready;
-    output reg  ib_release;
     output reg  finished$valid;
     output reg  [96:0] finished$data;
     input wire  finished$ready;
@@ -13649,7 +13651,8 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         beats$data[(64'h5a)+:(1)] = high$q;
         beats$data[(64'h5b)+:(1)] = padding;
         beats$data[(64'h5c)+:(1)] = group_end;
-        beats$data[(64'h5d)+:(1)] = job_end & j[(64'h101)+:(1)];
+        beats$data[(64'h5d)+:(1)] = job_end;
+        beats$data[(64'h5e)+:(1)] = job_end & j[(64'h101)+:(1)];
         finished$data[(64'h0)+:(16)] = j[(64'h0)+:(16)];
         finished$data[(64'h10)+:(16)] = j[(64'h10)+:(16)];
         finished$data[(64'h20)+:(16)] = j[(64'h20)+:(16)];
@@ -13664,7 +13667,6 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
             finished$valid = active$q & beats$ready;
         end
         take = beats$valid & beats$ready;
-        ib_release = 1'b0;
         if (take) begin
             high$d = s[(64'hac)+:(1)] & ~high$q;
             if (~s[(64'hac)+:(1)] | high$q) begin
@@ -13704,7 +13706,6 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
                             if (last_outer) begin
                                 outer$d = 32'h0;
                                 active$d = 1'b0;
-                                ib_release = 1'b1;
                                 if (j[(64'h101)+:(1)]) begin
                                     ab_half$d = ~ab_half$q;
                                 end

@@ -463,6 +463,9 @@ pub struct Beat {
     /// A weight group of padding: consumed, nothing multiplied.
     pub skip: bool,
     pub group_end: bool,
+    /// The last beat of its IFM block: once its activations are read, the
+    /// block's IFM buffer may be refilled.
+    pub job_end: bool,
     pub block_end: bool,
 }
 
@@ -502,7 +505,7 @@ impl ConvShape {
                 let first = op.first
                     && (g.ky, g.kx) == (op.sub_kernel.y, op.sub_kernel.x)
                     && (self.depthwise() || g.ifm_channel == 0);
-                let block_end = op.last && gi + 1 == group_count;
+                let job_end = gi + 1 == group_count;
                 let word = half * AB_HALF_WORDS + g.ofm_channel / U65_UBLOCK_DEPTH * m_count;
                 let beat = |(oy, ox): (usize, usize), m: usize, high: bool, end: bool| Beat {
                     oy,
@@ -515,7 +518,8 @@ impl ConvShape {
                     high,
                     skip: g.padding,
                     group_end: end,
-                    block_end: block_end && end,
+                    job_end: job_end && end,
+                    block_end: op.last && job_end && end,
                 };
                 if g.padding {
                     out.push(beat((op.ofm.y, op.ofm.x), 0, false, true));

@@ -142,6 +142,7 @@ fn beat_from_words(w: &[u32]) -> schedule::Beat {
         high: bit(b.get_my_offset_high()),
         skip: bit(b.get_my_offset_skip()),
         group_end: bit(b.get_my_offset_group_end()),
+        job_end: bit(b.get_my_offset_job_end()),
         block_end: bit(b.get_my_offset_block_end()),
     }
 }
@@ -167,6 +168,7 @@ struct Bench {
     start: PortId,
     shape_port: PortId,
     block_done: PortId,
+    ib_read: PortId,
     busy: PortId,
     filled: usize,
     jobs: usize,
@@ -184,6 +186,7 @@ impl Bench {
             start: tb.model.port("start"),
             shape_port: tb.model.port("shape"),
             block_done: tb.model.port("block_done"),
+            ib_read: tb.model.port("ib_read"),
             busy: tb.model.port("busy"),
             filled: tb.source("filled", rates[0]),
             jobs: tb.sink("ifm_blocks", rates[1]),
@@ -208,6 +211,7 @@ fn every_job_beat_and_readout_matches_the_schedule() {
         start,
         shape_port,
         block_done,
+        ib_read,
         busy,
         filled,
         jobs,
@@ -237,6 +241,8 @@ fn every_job_beat_and_readout_matches_the_schedule() {
         // Jobs the bench is "fetching": returned after a random delay.
         let mut fetching: VecDeque<(u64, Vec<u32>)> = VecDeque::new();
         let mut done_pulses: VecDeque<u64> = VecDeque::new();
+        // The IFM unit's reads of each job's last beat: one pulse a cycle.
+        let mut read_pulses: VecDeque<u64> = VecDeque::new();
         let (mut n_jobs, mut n_beats, mut n_readouts) = (0, 0, 0);
         let mut cycles = 0u64;
         loop {
@@ -268,6 +274,10 @@ fn every_job_beat_and_readout_matches_the_schedule() {
                 if got.block_end {
                     done_pulses.push_back(cycles + rng.gen_range(1..30));
                 }
+                if got.job_end {
+                    let after = read_pulses.back().map_or(0, |&at| at + 1);
+                    read_pulses.push_back(after.max(cycles + rng.gen_range(0..12)));
+                }
                 n_beats += 1;
             }
             for w in std::mem::take(&mut tb.sinks[readouts].beats) {
@@ -286,8 +296,17 @@ fn every_job_beat_and_readout_matches_the_schedule() {
                 done_pulses.pop_front();
             }
             tb.model.set(block_done, u64::from(pulse));
+            let read = read_pulses.front().is_some_and(|&at| at <= cycles);
+            if read {
+                read_pulses.pop_front();
+            }
+            tb.model.set(ib_read, u64::from(read));
             let idle = tb.model.get(busy) == 0;
-            if idle && fetching.is_empty() && tb.sources[filled].queue.is_empty() {
+            if idle
+                && fetching.is_empty()
+                && tb.sources[filled].queue.is_empty()
+                && read_pulses.is_empty()
+            {
                 break;
             }
             tb.tick();
@@ -316,6 +335,7 @@ fn cycles_at_full_rate(shape: &ConvShape) -> u64 {
         start,
         shape_port,
         block_done,
+        ib_read,
         busy,
         filled,
         jobs,
@@ -334,13 +354,16 @@ fn cycles_at_full_rate(shape: &ConvShape) -> u64 {
         for w in std::mem::take(&mut tb.sinks[jobs].beats) {
             tb.sources[filled].queue.push_back(w);
         }
-        let ends = tb.sinks[beats]
+        let taken: Vec<_> = tb.sinks[beats]
             .beats
-            .iter()
-            .any(|w| beat_from_words(w).block_end);
-        tb.sinks[beats].beats.clear();
+            .drain(..)
+            .map(|w| beat_from_words(&w))
+            .collect();
         tb.sinks[readouts].beats.clear();
-        tb.model.set(block_done, u64::from(ends));
+        tb.model
+            .set(block_done, u64::from(taken.iter().any(|b| b.block_end)));
+        tb.model
+            .set(ib_read, u64::from(taken.iter().any(|b| b.job_end)));
         tb.tick();
         cycles += 1;
         assert!(cycles < 100_000, "the traversal does not finish");

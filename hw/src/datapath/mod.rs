@@ -60,6 +60,7 @@ pub struct BeatTag {
     pub high: Bit,
     pub skip: Bit,
     pub group_end: Bit,
+    pub job_end: Bit,
     pub block_end: Bit,
     /// The last beat of the spatial block's weight stream.
     pub stream_end: Bit,
@@ -496,6 +497,7 @@ impl Logic for Datapath {
         self.beat_tags.tail.data.next.high = self.beat.val().high;
         self.beat_tags.tail.data.next.skip = self.beat.val().skip;
         self.beat_tags.tail.data.next.group_end = self.beat.val().group_end;
+        self.beat_tags.tail.data.next.job_end = self.beat.val().job_end;
         self.beat_tags.tail.data.next.block_end = self.beat.val().block_end;
         self.last_depth_block.next = (self.traversal.current.val().ofm_z
             + self.traversal.current.val().ofm_depth)
@@ -575,6 +577,8 @@ impl Logic for Datapath {
         self.weight_groups.groups.ready.next =
             self.join_fire.val() & self.beat_tags.head.data.val().group_end;
         self.traversal.block_done.next = self.mac.block_done.val();
+        // The IFM block's last activations are out of the shared buffer.
+        self.traversal.ib_read.next = self.join_fire.val() & self.tag.val().job_end;
 
         // ---- The weight stream's state, and faults (golden: OpError::Weights) ----
         self.stream_used.next =

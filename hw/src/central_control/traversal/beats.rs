@@ -18,8 +18,6 @@ pub struct BeatWalker {
     /// The job being walked.
     pub current: Signal<Out, IfmBlockJob>,
     pub beats: StreamOut<MacBeat>,
-    /// A job's beats are all taken: its IFM buffer is free.
-    pub ib_release: Signal<Out, Bit>,
     /// OFM blocks whose beats are all taken, toward the readout.
     pub finished: StreamOut<FinishedBlock>,
     /// An OFM block is read out: its accumulator half is free.
@@ -176,6 +174,7 @@ impl Logic for BeatWalker {
         self.beats.data.next.high = self.high.q.val();
         self.beats.data.next.skip = self.padding.val();
         self.beats.data.next.group_end = self.group_end.val();
+        self.beats.data.next.job_end = self.job_end.val();
         self.beats.data.next.block_end = self.job_end.val() & self.j.val().last;
 
         // The finished block goes to the readout with the job's last beat:
@@ -195,7 +194,6 @@ impl Logic for BeatWalker {
         }
         self.take.next = self.beats.valid.val() & self.beats.ready.val();
 
-        self.ib_release.next = false;
         if self.take.val() {
             self.high.d.next = self.s.val().wide & !self.high.q.val();
             if !self.s.val().wide | self.high.q.val() {
@@ -238,7 +236,6 @@ impl Logic for BeatWalker {
                             if self.last_outer.val() {
                                 self.outer.d.next = 0.into();
                                 self.active.d.next = false;
-                                self.ib_release.next = true;
                                 if self.j.val().last {
                                     self.ab_half.d.next = !self.ab_half.q.val();
                                 }

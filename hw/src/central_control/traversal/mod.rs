@@ -6,8 +6,9 @@
 //! - [`BlockWalker`] walks the OFM blocks (z, x, y order) and, per OFM
 //!   block, its IFM blocks (IFM depth chunks times sub-kernels), and offers
 //!   each as an [`IfmBlockJob`] on `ifm_blocks` for the IFM fetch. Two jobs
-//!   at most are between that port and the end of their beats: the two IFM
-//!   buffers IB0/IB1 (TRM table 4-135), named by `ib_half`.
+//!   at most are between that port and the read of their last beat
+//!   (`ib_read`): the two IFM buffers IB0/IB1 (TRM table 4-135), named by
+//!   `ib_half`.
 //! - [`BeatWalker`] takes a job back on `filled` once its IFM block is in
 //!   the shared buffer, and offers one [`MacBeat`] per weight group and
 //!   microblock (two for 16-bit IFMs, low and high), in weight-stream order,
@@ -25,6 +26,10 @@
 //!   `shape.one_row` (`npu_model::schedule::ConvShape::microblock`).
 //! - `ifm_blocks`, `filled`, `beats`, `readouts`: streams as above;
 //!   `current` is the job whose beats `beats` offers.
+//! - `ib_read`: a pulse per IFM block whose last beat (`job_end`) has been
+//!   read from the shared buffer: its buffer may be refilled. Releasing it
+//!   when the beat is only offered would let the next fill overwrite data
+//!   the IFM unit has still to read.
 //! - `block_done`: a pulse per OFM block whose last beat has reached the
 //!   accumulators (the MAC unit's output of the same name).
 //! - `busy`: from `start` until the last readout is taken.
@@ -128,6 +133,9 @@ pub struct MacBeat {
     pub skip: Bit,
     /// The weight group's last beat: the next beat takes the next group.
     pub group_end: Bit,
+    /// The IFM block's last beat: once its activations are read from the
+    /// shared buffer, the consumer frees the block's IFM buffer (`ib_read`).
+    pub job_end: Bit,
     /// The OFM block's last beat.
     pub block_end: Bit,
 }
@@ -172,6 +180,7 @@ pub struct Traversal {
     pub filled: StreamIn<IfmBlockJob>,
     pub current: Signal<Out, IfmBlockJob>,
     pub beats: StreamOut<MacBeat>,
+    pub ib_read: Signal<In, Bit>,
     pub block_done: Signal<In, Bit>,
     pub readouts: StreamOut<Readout>,
     pub busy: Signal<Out, Bit>,
@@ -197,7 +206,7 @@ impl Logic for Traversal {
         self.block_walker.shape.next = self.shape.val();
         self.beat_walker.shape.next = self.shape.val();
         self.readout_walker.shape.next = self.shape.val();
-        self.block_walker.ib_release.next = self.beat_walker.ib_release.val();
+        self.block_walker.ib_release.next = self.ib_read.val();
         self.beat_walker.ab_release.next = self.readout_walker.ab_release.val();
         self.readout_walker.block_done.next = self.block_done.val();
         StreamOut::<IfmBlockJob>::link(&mut self.ifm_blocks, &mut self.block_walker.jobs);
