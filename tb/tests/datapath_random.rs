@@ -5,7 +5,7 @@
 //! reordering, at times a bandwidth or outstanding limit, and ACLKEN): each
 //! job runs on the RTL and on the golden model, which must agree on how the
 //! run ends (STATUS, QREAD, IRQ), every region's bytes and the shared
-//! buffer. `CONV_JOBS` sets the number of jobs (default 40). A failing job is
+//! buffer. `CONV_JOBS` sets the number of jobs (default 150). A failing job is
 //! saved as a job folder, with the command that gives its waveform.
 
 use npu_tb::conv_jobs::{random_job, rtl_agrees_under, save, MemorySystem};
@@ -13,7 +13,7 @@ use npu_tb::seed::seed;
 use std::path::Path;
 
 /// Jobs per run unless `CONV_JOBS` says otherwise.
-const DEFAULT_JOBS: u64 = 40;
+const DEFAULT_JOBS: u64 = 150;
 
 #[test]
 fn random_convolutions_agree_with_the_golden_model() {
