@@ -138,6 +138,9 @@ pub struct ConvSpec {
     pub ofm_zero_point: i64,
     /// Regions of the IFM, the OFM, the weight stream and the scale stream.
     pub regions: [usize; 4],
+    /// The weight encoder's options; `None` draws them (dense or palette,
+    /// zero runs, slice lengths) when the job is built.
+    pub weight_encoding: Option<EncodeOptions>,
 }
 
 /// A built job and the parameters it was made from.
@@ -195,7 +198,8 @@ impl ConvSpec {
     /// A convolution of `kind` with the given OFM (height, width, depth),
     /// IFM depth and kernel (height, width): stride 1, no dilation, padding
     /// or upscaling, depth-first, NHWC, int32 accumulators, per-channel TFL
-    /// scaling, the largest OFM block and smallest IFM buffer that fit.
+    /// scaling, the largest OFM block and smallest IFM buffer that fit,
+    /// weights encoded with the encoder's automatic choices (its defaults).
     pub fn new(
         kind: ConvKind,
         ifm_type: DType,
@@ -235,6 +239,7 @@ impl ConvSpec {
             ifm_zero_point: 0,
             ofm_zero_point: 0,
             regions: [1, 1, 0, 0],
+            weight_encoding: Some(EncodeOptions::default()),
         }
     }
 
@@ -332,6 +337,7 @@ impl ConvSpec {
                 rng.gen_range(0..REGIONS),
                 rng.gen_range(0..REGIONS),
             ],
+            weight_encoding: None,
             ..ConvSpec::new(kind, ifm_type, ofm, rng.gen_range(1..=48), kernel)
         };
         let [sh, sw, _] = spec.ifm_shape();
@@ -681,7 +687,11 @@ impl ConvSpec {
             ifm_ublock_depth: U65_UBLOCK_DEPTH,
         };
         let stream = order::to_stream(&weights, &weight_order).map_err(|e| e.to_string())?;
-        let encoded = weights::encode(&stream, &encode_options(rng)).map_err(|e| e.to_string())?;
+        let options = match &self.weight_encoding {
+            Some(options) => options.clone(),
+            None => encode_options(rng),
+        };
+        let encoded = weights::encode(&stream, &options).map_err(|e| e.to_string())?;
 
         let mut memory = Memory::default();
         let ifm_map = memory.place(rng, &spec, FmRole::Ifm);
