@@ -1,6 +1,8 @@
 //! The read-address side of one AXI manager port: arbitration between the
-//! DMA read channels that use the port, and the AR register.
+//! DMA read channels that use the port, the AR register, and the port's read
+//! events for the PMU.
 
+use super::events::ReadEvents;
 use crate::widgets::ResetReg;
 use rust_hdl::prelude::*;
 
@@ -13,13 +15,20 @@ pub struct ReadRequest {
     pub len: Signal<In, Bits<8>>,
     pub cache: Signal<In, Bits<4>>,
     pub grant: Signal<Out, Bit>,
+    /// For the events of the channel's bursts on AR and R (matched by ID):
+    /// its PMCAXI_CHAN.CH_SEL code and its outstanding counter; its burst
+    /// for this port is held back by the counter's limit.
+    pub channel: Signal<In, Bits<4>>,
+    pub counter: Signal<In, Bits<2>>,
+    pub limit_stall: Signal<In, Bit>,
 }
 
 /// The AR channel of one port, shared by `requests` in priority order (the
 /// lowest index first: the command stream, whose fetches are few and bounded
 /// by its buffer, before the user DMA). The AR register changes only on
 /// cycles with ACLKEN high and holds its payload until ARREADY (AMBA AXI
-/// A3.2.1).
+/// A3.2.1). `events` is what the PMU counts of the port's AR and R channels
+/// (TRM table 4-79), the burst on AR and the beat on R attributed by ID.
 #[derive(LogicBlock)]
 pub struct ReadPort {
     pub clock: Signal<In, Clock>,
@@ -35,7 +44,14 @@ pub struct ReadPort {
     pub arcache: Signal<Out, Bits<4>>,
     pub arprot: Signal<Out, Bits<3>>,
     pub arready: Signal<In, Bit>,
+    /// The R channel's handshake, ID and last-beat flag (RREADY is high).
+    pub rvalid: Signal<In, Bit>,
+    pub rid: Signal<In, Bits<8>>,
+    pub rlast: Signal<In, Bit>,
+    pub events: Signal<Out, ReadEvents>,
     load: Signal<Local, Bit>,
+    /// A request for this port is held back by its outstanding limit.
+    limit_stall: Signal<Local, Bit>,
     /// A request of higher priority was granted this cycle.
     granted: Signal<Local, Bit>,
     valid: ResetReg<Bit>,
@@ -61,7 +77,12 @@ impl ReadPort {
             arcache: Default::default(),
             arprot: Default::default(),
             arready: Default::default(),
+            rvalid: Default::default(),
+            rid: Default::default(),
+            rlast: Default::default(),
+            events: Default::default(),
             load: Default::default(),
+            limit_stall: Default::default(),
             granted: Default::default(),
             valid: Default::default(),
             id: Default::default(),
@@ -108,5 +129,30 @@ impl Logic for ReadPort {
         self.arlen.next = self.len.q.val();
         self.arcache.next = self.cache.q.val();
         self.arprot.next = self.prot_q.q.val();
+
+        // ---- Events, qualified with ACLKEN ----
+        self.events.next.ar_accepted = self.aclken.val() & self.valid.q.val() & self.arready.val();
+        self.events.next.ar_stalled = self.aclken.val() & self.valid.q.val() & !self.arready.val();
+        self.events.next.r_beat = self.aclken.val() & self.rvalid.val();
+        self.events.next.r_last = self.rlast.val();
+        self.events.next.ar_channel = 0.into();
+        self.events.next.ar_counter = 0.into();
+        self.events.next.r_channel = 0.into();
+        self.events.next.r_counter = 0.into();
+        self.limit_stall.next = false;
+        for i in 0..self.requests.len() {
+            if self.id.q.val() == self.requests[i].id.val() {
+                self.events.next.ar_channel = self.requests[i].channel.val();
+                self.events.next.ar_counter = self.requests[i].counter.val();
+            }
+            if self.rid.val() == self.requests[i].id.val() {
+                self.events.next.r_channel = self.requests[i].channel.val();
+                self.events.next.r_counter = self.requests[i].counter.val();
+            }
+            if self.requests[i].limit_stall.val() {
+                self.limit_stall.next = true;
+            }
+        }
+        self.events.next.limit_stall = self.aclken.val() & self.limit_stall.val();
     }
 }
