@@ -6,10 +6,10 @@
 //! channel is a [`ReadClient`] of one [`ReadRouter`], which takes them as a
 //! table (ARID, faulting-channel code, priority) and does the port
 //! arbitration, the routing of read data by RID, the outstanding-read limits
-//! and the bus errors for all of them. Today's
-//! channels are the command stream (read for the central control) and
-//! mem2mem (the user DMA, [`Mem2Mem`]); the IFM, weight and scale/bias
-//! channels of the datapath are further rows of the router's table.
+//! and the bus errors for all of them. Today's channels are the command
+//! stream (read for the central control) and mem2mem (the user DMA,
+//! [`Mem2Mem`]); the IFM, weight and scale/bias channels of the datapath are
+//! further rows of the router's table.
 //!
 //! Per transfer, the region's `REGIONCFG` entry (the command stream's
 //! `QCONFIG`) selects an outstanding counter 0-3 and so the port (counters

@@ -9,10 +9,11 @@
 //! the accepted addresses (an order queue of client indices); when no
 //! accepted address waits for data, the presented address's data goes out
 //! beside it (AXI lets W lead or join its AW), so a single-beat write takes
-//! one cycle, not two. Responses go back by BID. The router counts outstanding writes per outstanding
-//! counter against AXI_LIMITn (TRM 4.2.14-17) from the issue to the
-//! response, reports the first response that answers SLVERR or DECERR, and
-//! derives what the PMU counts of M0's write channels (TRM 4.5.5).
+//! one cycle, not two. Responses go back by BID. The router counts
+//! outstanding writes per outstanding counter against AXI_LIMITn (TRM
+//! 4.2.14-17) from the issue to the response, reports the first response
+//! that answers SLVERR or DECERR, and derives what the PMU counts of M0's
+//! write channels (TRM 4.5.5).
 
 use super::events::WriteEvents;
 use crate::widgets::{Fifo, ResetReg};
@@ -85,9 +86,9 @@ pub struct WritePortSignals {
     pub bvalid: Signal<In, Bit>,
     pub bid: Signal<In, Bits<8>>,
     pub bresp: Signal<In, Bits<2>>,
-    /// The faulting-channel code and counter of the burst on AW, of the
-    /// beat on W and of the response on B (by BID); a client held back by
-    /// its limit. Qualified with ACLKEN.
+    /// What the PMU counts of AW, W and B: handshakes and stalls qualified
+    /// with ACLKEN, the channel code and counter of each transfer (B's by
+    /// BID), a client held back by its limit.
     pub events: Signal<Out, WriteEvents>,
 }
 
