@@ -42786,48 +42786,38 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
     reg  port0$aclken;
     reg  [2:0] port0$prot;
     reg  port0$requests$0$valid;
-    reg  [7:0] port0$requests$0$id;
     reg  [39:0] port0$requests$0$address;
     reg  [7:0] port0$requests$0$len;
     reg  [3:0] port0$requests$0$cache;
     wire  port0$requests$0$grant;
-    reg  [3:0] port0$requests$0$channel;
     reg  [1:0] port0$requests$0$counter;
     reg  port0$requests$0$limit_stall;
     reg  port0$requests$1$valid;
-    reg  [7:0] port0$requests$1$id;
     reg  [39:0] port0$requests$1$address;
     reg  [7:0] port0$requests$1$len;
     reg  [3:0] port0$requests$1$cache;
     wire  port0$requests$1$grant;
-    reg  [3:0] port0$requests$1$channel;
     reg  [1:0] port0$requests$1$counter;
     reg  port0$requests$1$limit_stall;
     reg  port0$requests$2$valid;
-    reg  [7:0] port0$requests$2$id;
     reg  [39:0] port0$requests$2$address;
     reg  [7:0] port0$requests$2$len;
     reg  [3:0] port0$requests$2$cache;
     wire  port0$requests$2$grant;
-    reg  [3:0] port0$requests$2$channel;
     reg  [1:0] port0$requests$2$counter;
     reg  port0$requests$2$limit_stall;
     reg  port0$requests$3$valid;
-    reg  [7:0] port0$requests$3$id;
     reg  [39:0] port0$requests$3$address;
     reg  [7:0] port0$requests$3$len;
     reg  [3:0] port0$requests$3$cache;
     wire  port0$requests$3$grant;
-    reg  [3:0] port0$requests$3$channel;
     reg  [1:0] port0$requests$3$counter;
     reg  port0$requests$3$limit_stall;
     reg  port0$requests$4$valid;
-    reg  [7:0] port0$requests$4$id;
     reg  [39:0] port0$requests$4$address;
     reg  [7:0] port0$requests$4$len;
     reg  [3:0] port0$requests$4$cache;
     wire  port0$requests$4$grant;
-    reg  [3:0] port0$requests$4$channel;
     reg  [1:0] port0$requests$4$counter;
     reg  port0$requests$4$limit_stall;
     wire  port0$arvalid;
@@ -42846,48 +42836,38 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
     reg  port1$aclken;
     reg  [2:0] port1$prot;
     reg  port1$requests$0$valid;
-    reg  [7:0] port1$requests$0$id;
     reg  [39:0] port1$requests$0$address;
     reg  [7:0] port1$requests$0$len;
     reg  [3:0] port1$requests$0$cache;
     wire  port1$requests$0$grant;
-    reg  [3:0] port1$requests$0$channel;
     reg  [1:0] port1$requests$0$counter;
     reg  port1$requests$0$limit_stall;
     reg  port1$requests$1$valid;
-    reg  [7:0] port1$requests$1$id;
     reg  [39:0] port1$requests$1$address;
     reg  [7:0] port1$requests$1$len;
     reg  [3:0] port1$requests$1$cache;
     wire  port1$requests$1$grant;
-    reg  [3:0] port1$requests$1$channel;
     reg  [1:0] port1$requests$1$counter;
     reg  port1$requests$1$limit_stall;
     reg  port1$requests$2$valid;
-    reg  [7:0] port1$requests$2$id;
     reg  [39:0] port1$requests$2$address;
     reg  [7:0] port1$requests$2$len;
     reg  [3:0] port1$requests$2$cache;
     wire  port1$requests$2$grant;
-    reg  [3:0] port1$requests$2$channel;
     reg  [1:0] port1$requests$2$counter;
     reg  port1$requests$2$limit_stall;
     reg  port1$requests$3$valid;
-    reg  [7:0] port1$requests$3$id;
     reg  [39:0] port1$requests$3$address;
     reg  [7:0] port1$requests$3$len;
     reg  [3:0] port1$requests$3$cache;
     wire  port1$requests$3$grant;
-    reg  [3:0] port1$requests$3$channel;
     reg  [1:0] port1$requests$3$counter;
     reg  port1$requests$3$limit_stall;
     reg  port1$requests$4$valid;
-    reg  [7:0] port1$requests$4$id;
     reg  [39:0] port1$requests$4$address;
     reg  [7:0] port1$requests$4$len;
     reg  [3:0] port1$requests$4$cache;
     wire  port1$requests$4$grant;
-    reg  [3:0] port1$requests$4$channel;
     reg  [1:0] port1$requests$4$counter;
     reg  port1$requests$4$limit_stall;
     wire  port1$arvalid;
@@ -42933,48 +42913,38 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
         .aclken(port0$aclken),
         .prot(port0$prot),
         .requests$0$valid(port0$requests$0$valid),
-        .requests$0$id(port0$requests$0$id),
         .requests$0$address(port0$requests$0$address),
         .requests$0$len(port0$requests$0$len),
         .requests$0$cache(port0$requests$0$cache),
         .requests$0$grant(port0$requests$0$grant),
-        .requests$0$channel(port0$requests$0$channel),
         .requests$0$counter(port0$requests$0$counter),
         .requests$0$limit_stall(port0$requests$0$limit_stall),
         .requests$1$valid(port0$requests$1$valid),
-        .requests$1$id(port0$requests$1$id),
         .requests$1$address(port0$requests$1$address),
         .requests$1$len(port0$requests$1$len),
         .requests$1$cache(port0$requests$1$cache),
         .requests$1$grant(port0$requests$1$grant),
-        .requests$1$channel(port0$requests$1$channel),
         .requests$1$counter(port0$requests$1$counter),
         .requests$1$limit_stall(port0$requests$1$limit_stall),
         .requests$2$valid(port0$requests$2$valid),
-        .requests$2$id(port0$requests$2$id),
         .requests$2$address(port0$requests$2$address),
         .requests$2$len(port0$requests$2$len),
         .requests$2$cache(port0$requests$2$cache),
         .requests$2$grant(port0$requests$2$grant),
-        .requests$2$channel(port0$requests$2$channel),
         .requests$2$counter(port0$requests$2$counter),
         .requests$2$limit_stall(port0$requests$2$limit_stall),
         .requests$3$valid(port0$requests$3$valid),
-        .requests$3$id(port0$requests$3$id),
         .requests$3$address(port0$requests$3$address),
         .requests$3$len(port0$requests$3$len),
         .requests$3$cache(port0$requests$3$cache),
         .requests$3$grant(port0$requests$3$grant),
-        .requests$3$channel(port0$requests$3$channel),
         .requests$3$counter(port0$requests$3$counter),
         .requests$3$limit_stall(port0$requests$3$limit_stall),
         .requests$4$valid(port0$requests$4$valid),
-        .requests$4$id(port0$requests$4$id),
         .requests$4$address(port0$requests$4$address),
         .requests$4$len(port0$requests$4$len),
         .requests$4$cache(port0$requests$4$cache),
         .requests$4$grant(port0$requests$4$grant),
-        .requests$4$channel(port0$requests$4$channel),
         .requests$4$counter(port0$requests$4$counter),
         .requests$4$limit_stall(port0$requests$4$limit_stall),
         .arvalid(port0$arvalid),
@@ -42995,48 +42965,38 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
         .aclken(port1$aclken),
         .prot(port1$prot),
         .requests$0$valid(port1$requests$0$valid),
-        .requests$0$id(port1$requests$0$id),
         .requests$0$address(port1$requests$0$address),
         .requests$0$len(port1$requests$0$len),
         .requests$0$cache(port1$requests$0$cache),
         .requests$0$grant(port1$requests$0$grant),
-        .requests$0$channel(port1$requests$0$channel),
         .requests$0$counter(port1$requests$0$counter),
         .requests$0$limit_stall(port1$requests$0$limit_stall),
         .requests$1$valid(port1$requests$1$valid),
-        .requests$1$id(port1$requests$1$id),
         .requests$1$address(port1$requests$1$address),
         .requests$1$len(port1$requests$1$len),
         .requests$1$cache(port1$requests$1$cache),
         .requests$1$grant(port1$requests$1$grant),
-        .requests$1$channel(port1$requests$1$channel),
         .requests$1$counter(port1$requests$1$counter),
         .requests$1$limit_stall(port1$requests$1$limit_stall),
         .requests$2$valid(port1$requests$2$valid),
-        .requests$2$id(port1$requests$2$id),
         .requests$2$address(port1$requests$2$address),
         .requests$2$len(port1$requests$2$len),
         .requests$2$cache(port1$requests$2$cache),
         .requests$2$grant(port1$requests$2$grant),
-        .requests$2$channel(port1$requests$2$channel),
         .requests$2$counter(port1$requests$2$counter),
         .requests$2$limit_stall(port1$requests$2$limit_stall),
         .requests$3$valid(port1$requests$3$valid),
-        .requests$3$id(port1$requests$3$id),
         .requests$3$address(port1$requests$3$address),
         .requests$3$len(port1$requests$3$len),
         .requests$3$cache(port1$requests$3$cache),
         .requests$3$grant(port1$requests$3$grant),
-        .requests$3$channel(port1$requests$3$channel),
         .requests$3$counter(port1$requests$3$counter),
         .requests$3$limit_stall(port1$requests$3$limit_stall),
         .requests$4$valid(port1$requests$4$valid),
-        .requests$4$id(port1$requests$4$id),
         .requests$4$address(port1$requests$4$address),
         .requests$4$len(port1$requests$4$len),
         .requests$4$cache(port1$requests$4$cache),
         .requests$4$grant(port1$requests$4$grant),
-        .requests$4$channel(port1$requests$4$channel),
         .requests$4$counter(port1$requests$4$counter),
         .requests$4$limit_stall(port1$requests$4$limit_stall),
         .arvalid(port1$arvalid),
@@ -43145,16 +43105,12 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
         clients$0$may_issue = (room & (((32'h1) & 4'hf) << clients$0$counter)) != 32'h0;
         port0$requests$0$valid = clients$0$request & ~clients$0$counter[32'h1];
         port1$requests$0$valid = clients$0$request & clients$0$counter[32'h1];
-        port0$requests$0$id = ids$0;
-        port1$requests$0$id = ids$0;
         port0$requests$0$address = clients$0$address;
         port1$requests$0$address = clients$0$address;
         port0$requests$0$len = clients$0$len;
         port1$requests$0$len = clients$0$len;
         port0$requests$0$cache = clients$0$cache;
         port1$requests$0$cache = clients$0$cache;
-        port0$requests$0$channel = channels$0;
-        port1$requests$0$channel = channels$0;
         port0$requests$0$counter = clients$0$counter;
         port1$requests$0$counter = clients$0$counter;
         port0$requests$0$limit_stall = clients$0$limit_stall & ~clients$0$counter[32'h1];
@@ -43186,16 +43142,12 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
         clients$1$may_issue = (room & (((32'h1) & 4'hf) << clients$1$counter)) != 32'h0;
         port0$requests$1$valid = clients$1$request & ~clients$1$counter[32'h1];
         port1$requests$1$valid = clients$1$request & clients$1$counter[32'h1];
-        port0$requests$1$id = ids$1;
-        port1$requests$1$id = ids$1;
         port0$requests$1$address = clients$1$address;
         port1$requests$1$address = clients$1$address;
         port0$requests$1$len = clients$1$len;
         port1$requests$1$len = clients$1$len;
         port0$requests$1$cache = clients$1$cache;
         port1$requests$1$cache = clients$1$cache;
-        port0$requests$1$channel = channels$1;
-        port1$requests$1$channel = channels$1;
         port0$requests$1$counter = clients$1$counter;
         port1$requests$1$counter = clients$1$counter;
         port0$requests$1$limit_stall = clients$1$limit_stall & ~clients$1$counter[32'h1];
@@ -43227,16 +43179,12 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
         clients$2$may_issue = (room & (((32'h1) & 4'hf) << clients$2$counter)) != 32'h0;
         port0$requests$2$valid = clients$2$request & ~clients$2$counter[32'h1];
         port1$requests$2$valid = clients$2$request & clients$2$counter[32'h1];
-        port0$requests$2$id = ids$2;
-        port1$requests$2$id = ids$2;
         port0$requests$2$address = clients$2$address;
         port1$requests$2$address = clients$2$address;
         port0$requests$2$len = clients$2$len;
         port1$requests$2$len = clients$2$len;
         port0$requests$2$cache = clients$2$cache;
         port1$requests$2$cache = clients$2$cache;
-        port0$requests$2$channel = channels$2;
-        port1$requests$2$channel = channels$2;
         port0$requests$2$counter = clients$2$counter;
         port1$requests$2$counter = clients$2$counter;
         port0$requests$2$limit_stall = clients$2$limit_stall & ~clients$2$counter[32'h1];
@@ -43268,16 +43216,12 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
         clients$3$may_issue = (room & (((32'h1) & 4'hf) << clients$3$counter)) != 32'h0;
         port0$requests$3$valid = clients$3$request & ~clients$3$counter[32'h1];
         port1$requests$3$valid = clients$3$request & clients$3$counter[32'h1];
-        port0$requests$3$id = ids$3;
-        port1$requests$3$id = ids$3;
         port0$requests$3$address = clients$3$address;
         port1$requests$3$address = clients$3$address;
         port0$requests$3$len = clients$3$len;
         port1$requests$3$len = clients$3$len;
         port0$requests$3$cache = clients$3$cache;
         port1$requests$3$cache = clients$3$cache;
-        port0$requests$3$channel = channels$3;
-        port1$requests$3$channel = channels$3;
         port0$requests$3$counter = clients$3$counter;
         port1$requests$3$counter = clients$3$counter;
         port0$requests$3$limit_stall = clients$3$limit_stall & ~clients$3$counter[32'h1];
@@ -43309,16 +43253,12 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
         clients$4$may_issue = (room & (((32'h1) & 4'hf) << clients$4$counter)) != 32'h0;
         port0$requests$4$valid = clients$4$request & ~clients$4$counter[32'h1];
         port1$requests$4$valid = clients$4$request & clients$4$counter[32'h1];
-        port0$requests$4$id = ids$4;
-        port1$requests$4$id = ids$4;
         port0$requests$4$address = clients$4$address;
         port1$requests$4$address = clients$4$address;
         port0$requests$4$len = clients$4$len;
         port1$requests$4$len = clients$4$len;
         port0$requests$4$cache = clients$4$cache;
         port1$requests$4$cache = clients$4$cache;
-        port0$requests$4$channel = channels$4;
-        port1$requests$4$channel = channels$4;
         port0$requests$4$counter = clients$4$counter;
         port1$requests$4$counter = clients$4$counter;
         port0$requests$4$limit_stall = clients$4$limit_stall & ~clients$4$counter[32'h1];
@@ -43465,7 +43405,7 @@ module npu_u65_512_core$dma$reads$outstanding$3(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$dma$reads$outstanding$3
 
 
-module npu_u65_512_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid,requests$0$id,requests$0$address,requests$0$len,requests$0$cache,requests$0$grant,requests$0$channel,requests$0$counter,requests$0$limit_stall,requests$1$valid,requests$1$id,requests$1$address,requests$1$len,requests$1$cache,requests$1$grant,requests$1$channel,requests$1$counter,requests$1$limit_stall,requests$2$valid,requests$2$id,requests$2$address,requests$2$len,requests$2$cache,requests$2$grant,requests$2$channel,requests$2$counter,requests$2$limit_stall,requests$3$valid,requests$3$id,requests$3$address,requests$3$len,requests$3$cache,requests$3$grant,requests$3$channel,requests$3$counter,requests$3$limit_stall,requests$4$valid,requests$4$id,requests$4$address,requests$4$len,requests$4$cache,requests$4$grant,requests$4$channel,requests$4$counter,requests$4$limit_stall,arvalid,arid,araddr,arlen,arcache,arprot,arready,rvalid,rid,rlast,events);
+module npu_u65_512_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid,requests$0$address,requests$0$len,requests$0$cache,requests$0$grant,requests$0$counter,requests$0$limit_stall,requests$1$valid,requests$1$address,requests$1$len,requests$1$cache,requests$1$grant,requests$1$counter,requests$1$limit_stall,requests$2$valid,requests$2$address,requests$2$len,requests$2$cache,requests$2$grant,requests$2$counter,requests$2$limit_stall,requests$3$valid,requests$3$address,requests$3$len,requests$3$cache,requests$3$grant,requests$3$counter,requests$3$limit_stall,requests$4$valid,requests$4$address,requests$4$len,requests$4$cache,requests$4$grant,requests$4$counter,requests$4$limit_stall,arvalid,arid,araddr,arlen,arcache,arprot,arready,rvalid,rid,rlast,events);
     
     // Module arguments
     input wire  clock;
@@ -43473,48 +43413,38 @@ module npu_u65_512_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid
     input wire  aclken;
     input wire  [2:0] prot;
     input wire  requests$0$valid;
-    input wire  [7:0] requests$0$id;
     input wire  [39:0] requests$0$address;
     input wire  [7:0] requests$0$len;
     input wire  [3:0] requests$0$cache;
     output reg  requests$0$grant;
-    input wire  [3:0] requests$0$channel;
     input wire  [1:0] requests$0$counter;
     input wire  requests$0$limit_stall;
     input wire  requests$1$valid;
-    input wire  [7:0] requests$1$id;
     input wire  [39:0] requests$1$address;
     input wire  [7:0] requests$1$len;
     input wire  [3:0] requests$1$cache;
     output reg  requests$1$grant;
-    input wire  [3:0] requests$1$channel;
     input wire  [1:0] requests$1$counter;
     input wire  requests$1$limit_stall;
     input wire  requests$2$valid;
-    input wire  [7:0] requests$2$id;
     input wire  [39:0] requests$2$address;
     input wire  [7:0] requests$2$len;
     input wire  [3:0] requests$2$cache;
     output reg  requests$2$grant;
-    input wire  [3:0] requests$2$channel;
     input wire  [1:0] requests$2$counter;
     input wire  requests$2$limit_stall;
     input wire  requests$3$valid;
-    input wire  [7:0] requests$3$id;
     input wire  [39:0] requests$3$address;
     input wire  [7:0] requests$3$len;
     input wire  [3:0] requests$3$cache;
     output reg  requests$3$grant;
-    input wire  [3:0] requests$3$channel;
     input wire  [1:0] requests$3$counter;
     input wire  requests$3$limit_stall;
     input wire  requests$4$valid;
-    input wire  [7:0] requests$4$id;
     input wire  [39:0] requests$4$address;
     input wire  [7:0] requests$4$len;
     input wire  [3:0] requests$4$cache;
     output reg  requests$4$grant;
-    input wire  [3:0] requests$4$channel;
     input wire  [1:0] requests$4$counter;
     input wire  requests$4$limit_stall;
     output reg  arvalid;
@@ -43528,6 +43458,18 @@ module npu_u65_512_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid
     input wire  [7:0] rid;
     input wire  rlast;
     output reg  [16:0] events;
+    
+    // Constant declarations
+    localparam  ids$0 = 8'h0;
+    localparam  ids$1 = 8'h4;
+    localparam  ids$2 = 8'h38;
+    localparam  ids$3 = 8'h54;
+    localparam  ids$4 = 8'h58;
+    localparam  channels$0 = 4'h0;
+    localparam  channels$1 = 4'h1;
+    localparam  channels$2 = 4'h2;
+    localparam  channels$3 = 4'h3;
+    localparam  channels$4 = 4'h4;
     
     // Stub signals
     reg  valid$clock;
@@ -43627,7 +43569,7 @@ module npu_u65_512_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid
         if (requests$0$grant) begin
             granted = 1'b1;
             valid$d = 1'b1;
-            id$d = requests$0$id;
+            id$d = ids$0;
             address$d = requests$0$address;
             len$d = requests$0$len;
             cache$d = requests$0$cache;
@@ -43637,7 +43579,7 @@ module npu_u65_512_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid
         if (requests$1$grant) begin
             granted = 1'b1;
             valid$d = 1'b1;
-            id$d = requests$1$id;
+            id$d = ids$1;
             address$d = requests$1$address;
             len$d = requests$1$len;
             cache$d = requests$1$cache;
@@ -43647,7 +43589,7 @@ module npu_u65_512_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid
         if (requests$2$grant) begin
             granted = 1'b1;
             valid$d = 1'b1;
-            id$d = requests$2$id;
+            id$d = ids$2;
             address$d = requests$2$address;
             len$d = requests$2$len;
             cache$d = requests$2$cache;
@@ -43657,7 +43599,7 @@ module npu_u65_512_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid
         if (requests$3$grant) begin
             granted = 1'b1;
             valid$d = 1'b1;
-            id$d = requests$3$id;
+            id$d = ids$3;
             address$d = requests$3$address;
             len$d = requests$3$len;
             cache$d = requests$3$cache;
@@ -43667,7 +43609,7 @@ module npu_u65_512_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid
         if (requests$4$grant) begin
             granted = 1'b1;
             valid$d = 1'b1;
-            id$d = requests$4$id;
+            id$d = ids$4;
             address$d = requests$4$address;
             len$d = requests$4$len;
             cache$d = requests$4$cache;
@@ -43688,56 +43630,56 @@ module npu_u65_512_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid
         events[(64'ha)+:(4)] = 32'h0;
         events[(64'he)+:(2)] = 32'h0;
         limit_stall = 1'b0;
-        if (id$q == requests$0$id) begin
-            events[(64'h2)+:(4)] = requests$0$channel;
+        if (id$q == ids$0) begin
+            events[(64'h2)+:(4)] = channels$0;
             events[(64'h6)+:(2)] = requests$0$counter;
         end
-        if (rid == requests$0$id) begin
-            events[(64'ha)+:(4)] = requests$0$channel;
+        if (rid == ids$0) begin
+            events[(64'ha)+:(4)] = channels$0;
             events[(64'he)+:(2)] = requests$0$counter;
         end
         if (requests$0$limit_stall) begin
             limit_stall = 1'b1;
         end
-        if (id$q == requests$1$id) begin
-            events[(64'h2)+:(4)] = requests$1$channel;
+        if (id$q == ids$1) begin
+            events[(64'h2)+:(4)] = channels$1;
             events[(64'h6)+:(2)] = requests$1$counter;
         end
-        if (rid == requests$1$id) begin
-            events[(64'ha)+:(4)] = requests$1$channel;
+        if (rid == ids$1) begin
+            events[(64'ha)+:(4)] = channels$1;
             events[(64'he)+:(2)] = requests$1$counter;
         end
         if (requests$1$limit_stall) begin
             limit_stall = 1'b1;
         end
-        if (id$q == requests$2$id) begin
-            events[(64'h2)+:(4)] = requests$2$channel;
+        if (id$q == ids$2) begin
+            events[(64'h2)+:(4)] = channels$2;
             events[(64'h6)+:(2)] = requests$2$counter;
         end
-        if (rid == requests$2$id) begin
-            events[(64'ha)+:(4)] = requests$2$channel;
+        if (rid == ids$2) begin
+            events[(64'ha)+:(4)] = channels$2;
             events[(64'he)+:(2)] = requests$2$counter;
         end
         if (requests$2$limit_stall) begin
             limit_stall = 1'b1;
         end
-        if (id$q == requests$3$id) begin
-            events[(64'h2)+:(4)] = requests$3$channel;
+        if (id$q == ids$3) begin
+            events[(64'h2)+:(4)] = channels$3;
             events[(64'h6)+:(2)] = requests$3$counter;
         end
-        if (rid == requests$3$id) begin
-            events[(64'ha)+:(4)] = requests$3$channel;
+        if (rid == ids$3) begin
+            events[(64'ha)+:(4)] = channels$3;
             events[(64'he)+:(2)] = requests$3$counter;
         end
         if (requests$3$limit_stall) begin
             limit_stall = 1'b1;
         end
-        if (id$q == requests$4$id) begin
-            events[(64'h2)+:(4)] = requests$4$channel;
+        if (id$q == ids$4) begin
+            events[(64'h2)+:(4)] = channels$4;
             events[(64'h6)+:(2)] = requests$4$counter;
         end
-        if (rid == requests$4$id) begin
-            events[(64'ha)+:(4)] = requests$4$channel;
+        if (rid == ids$4) begin
+            events[(64'ha)+:(4)] = channels$4;
             events[(64'he)+:(2)] = requests$4$counter;
         end
         if (requests$4$limit_stall) begin
@@ -43863,7 +43805,7 @@ module npu_u65_512_core$dma$reads$port0$valid(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$dma$reads$port0$valid
 
 
-module npu_u65_512_core$dma$reads$port1(clock,rst_n,aclken,prot,requests$0$valid,requests$0$id,requests$0$address,requests$0$len,requests$0$cache,requests$0$grant,requests$0$channel,requests$0$counter,requests$0$limit_stall,requests$1$valid,requests$1$id,requests$1$address,requests$1$len,requests$1$cache,requests$1$grant,requests$1$channel,requests$1$counter,requests$1$limit_stall,requests$2$valid,requests$2$id,requests$2$address,requests$2$len,requests$2$cache,requests$2$grant,requests$2$channel,requests$2$counter,requests$2$limit_stall,requests$3$valid,requests$3$id,requests$3$address,requests$3$len,requests$3$cache,requests$3$grant,requests$3$channel,requests$3$counter,requests$3$limit_stall,requests$4$valid,requests$4$id,requests$4$address,requests$4$len,requests$4$cache,requests$4$grant,requests$4$channel,requests$4$counter,requests$4$limit_stall,arvalid,arid,araddr,arlen,arcache,arprot,arready,rvalid,rid,rlast,events);
+module npu_u65_512_core$dma$reads$port1(clock,rst_n,aclken,prot,requests$0$valid,requests$0$address,requests$0$len,requests$0$cache,requests$0$grant,requests$0$counter,requests$0$limit_stall,requests$1$valid,requests$1$address,requests$1$len,requests$1$cache,requests$1$grant,requests$1$counter,requests$1$limit_stall,requests$2$valid,requests$2$address,requests$2$len,requests$2$cache,requests$2$grant,requests$2$counter,requests$2$limit_stall,requests$3$valid,requests$3$address,requests$3$len,requests$3$cache,requests$3$grant,requests$3$counter,requests$3$limit_stall,requests$4$valid,requests$4$address,requests$4$len,requests$4$cache,requests$4$grant,requests$4$counter,requests$4$limit_stall,arvalid,arid,araddr,arlen,arcache,arprot,arready,rvalid,rid,rlast,events);
     
     // Module arguments
     input wire  clock;
@@ -43871,48 +43813,38 @@ module npu_u65_512_core$dma$reads$port1(clock,rst_n,aclken,prot,requests$0$valid
     input wire  aclken;
     input wire  [2:0] prot;
     input wire  requests$0$valid;
-    input wire  [7:0] requests$0$id;
     input wire  [39:0] requests$0$address;
     input wire  [7:0] requests$0$len;
     input wire  [3:0] requests$0$cache;
     output reg  requests$0$grant;
-    input wire  [3:0] requests$0$channel;
     input wire  [1:0] requests$0$counter;
     input wire  requests$0$limit_stall;
     input wire  requests$1$valid;
-    input wire  [7:0] requests$1$id;
     input wire  [39:0] requests$1$address;
     input wire  [7:0] requests$1$len;
     input wire  [3:0] requests$1$cache;
     output reg  requests$1$grant;
-    input wire  [3:0] requests$1$channel;
     input wire  [1:0] requests$1$counter;
     input wire  requests$1$limit_stall;
     input wire  requests$2$valid;
-    input wire  [7:0] requests$2$id;
     input wire  [39:0] requests$2$address;
     input wire  [7:0] requests$2$len;
     input wire  [3:0] requests$2$cache;
     output reg  requests$2$grant;
-    input wire  [3:0] requests$2$channel;
     input wire  [1:0] requests$2$counter;
     input wire  requests$2$limit_stall;
     input wire  requests$3$valid;
-    input wire  [7:0] requests$3$id;
     input wire  [39:0] requests$3$address;
     input wire  [7:0] requests$3$len;
     input wire  [3:0] requests$3$cache;
     output reg  requests$3$grant;
-    input wire  [3:0] requests$3$channel;
     input wire  [1:0] requests$3$counter;
     input wire  requests$3$limit_stall;
     input wire  requests$4$valid;
-    input wire  [7:0] requests$4$id;
     input wire  [39:0] requests$4$address;
     input wire  [7:0] requests$4$len;
     input wire  [3:0] requests$4$cache;
     output reg  requests$4$grant;
-    input wire  [3:0] requests$4$channel;
     input wire  [1:0] requests$4$counter;
     input wire  requests$4$limit_stall;
     output reg  arvalid;
@@ -43926,6 +43858,18 @@ module npu_u65_512_core$dma$reads$port1(clock,rst_n,aclken,prot,requests$0$valid
     input wire  [7:0] rid;
     input wire  rlast;
     output reg  [16:0] events;
+    
+    // Constant declarations
+    localparam  ids$0 = 8'h0;
+    localparam  ids$1 = 8'h4;
+    localparam  ids$2 = 8'h38;
+    localparam  ids$3 = 8'h54;
+    localparam  ids$4 = 8'h58;
+    localparam  channels$0 = 4'h0;
+    localparam  channels$1 = 4'h1;
+    localparam  channels$2 = 4'h2;
+    localparam  channels$3 = 4'h3;
+    localparam  channels$4 = 4'h4;
     
     // Stub signals
     reg  valid$clock;
@@ -44025,7 +43969,7 @@ module npu_u65_512_core$dma$reads$port1(clock,rst_n,aclken,prot,requests$0$valid
         if (requests$0$grant) begin
             granted = 1'b1;
             valid$d = 1'b1;
-            id$d = requests$0$id;
+            id$d = ids$0;
             address$d = requests$0$address;
             len$d = requests$0$len;
             cache$d = requests$0$cache;
@@ -44035,7 +43979,7 @@ module npu_u65_512_core$dma$reads$port1(clock,rst_n,aclken,prot,requests$0$valid
         if (requests$1$grant) begin
             granted = 1'b1;
             valid$d = 1'b1;
-            id$d = requests$1$id;
+            id$d = ids$1;
             address$d = requests$1$address;
             len$d = requests$1$len;
             cache$d = requests$1$cache;
@@ -44045,7 +43989,7 @@ module npu_u65_512_core$dma$reads$port1(clock,rst_n,aclken,prot,requests$0$valid
         if (requests$2$grant) begin
             granted = 1'b1;
             valid$d = 1'b1;
-            id$d = requests$2$id;
+            id$d = ids$2;
             address$d = requests$2$address;
             len$d = requests$2$len;
             cache$d = requests$2$cache;
@@ -44055,7 +43999,7 @@ module npu_u65_512_core$dma$reads$port1(clock,rst_n,aclken,prot,requests$0$valid
         if (requests$3$grant) begin
             granted = 1'b1;
             valid$d = 1'b1;
-            id$d = requests$3$id;
+            id$d = ids$3;
             address$d = requests$3$address;
             len$d = requests$3$len;
             cache$d = requests$3$cache;
@@ -44065,7 +44009,7 @@ module npu_u65_512_core$dma$reads$port1(clock,rst_n,aclken,prot,requests$0$valid
         if (requests$4$grant) begin
             granted = 1'b1;
             valid$d = 1'b1;
-            id$d = requests$4$id;
+            id$d = ids$4;
             address$d = requests$4$address;
             len$d = requests$4$len;
             cache$d = requests$4$cache;
@@ -44086,56 +44030,56 @@ module npu_u65_512_core$dma$reads$port1(clock,rst_n,aclken,prot,requests$0$valid
         events[(64'ha)+:(4)] = 32'h0;
         events[(64'he)+:(2)] = 32'h0;
         limit_stall = 1'b0;
-        if (id$q == requests$0$id) begin
-            events[(64'h2)+:(4)] = requests$0$channel;
+        if (id$q == ids$0) begin
+            events[(64'h2)+:(4)] = channels$0;
             events[(64'h6)+:(2)] = requests$0$counter;
         end
-        if (rid == requests$0$id) begin
-            events[(64'ha)+:(4)] = requests$0$channel;
+        if (rid == ids$0) begin
+            events[(64'ha)+:(4)] = channels$0;
             events[(64'he)+:(2)] = requests$0$counter;
         end
         if (requests$0$limit_stall) begin
             limit_stall = 1'b1;
         end
-        if (id$q == requests$1$id) begin
-            events[(64'h2)+:(4)] = requests$1$channel;
+        if (id$q == ids$1) begin
+            events[(64'h2)+:(4)] = channels$1;
             events[(64'h6)+:(2)] = requests$1$counter;
         end
-        if (rid == requests$1$id) begin
-            events[(64'ha)+:(4)] = requests$1$channel;
+        if (rid == ids$1) begin
+            events[(64'ha)+:(4)] = channels$1;
             events[(64'he)+:(2)] = requests$1$counter;
         end
         if (requests$1$limit_stall) begin
             limit_stall = 1'b1;
         end
-        if (id$q == requests$2$id) begin
-            events[(64'h2)+:(4)] = requests$2$channel;
+        if (id$q == ids$2) begin
+            events[(64'h2)+:(4)] = channels$2;
             events[(64'h6)+:(2)] = requests$2$counter;
         end
-        if (rid == requests$2$id) begin
-            events[(64'ha)+:(4)] = requests$2$channel;
+        if (rid == ids$2) begin
+            events[(64'ha)+:(4)] = channels$2;
             events[(64'he)+:(2)] = requests$2$counter;
         end
         if (requests$2$limit_stall) begin
             limit_stall = 1'b1;
         end
-        if (id$q == requests$3$id) begin
-            events[(64'h2)+:(4)] = requests$3$channel;
+        if (id$q == ids$3) begin
+            events[(64'h2)+:(4)] = channels$3;
             events[(64'h6)+:(2)] = requests$3$counter;
         end
-        if (rid == requests$3$id) begin
-            events[(64'ha)+:(4)] = requests$3$channel;
+        if (rid == ids$3) begin
+            events[(64'ha)+:(4)] = channels$3;
             events[(64'he)+:(2)] = requests$3$counter;
         end
         if (requests$3$limit_stall) begin
             limit_stall = 1'b1;
         end
-        if (id$q == requests$4$id) begin
-            events[(64'h2)+:(4)] = requests$4$channel;
+        if (id$q == ids$4) begin
+            events[(64'h2)+:(4)] = channels$4;
             events[(64'h6)+:(2)] = requests$4$counter;
         end
-        if (rid == requests$4$id) begin
-            events[(64'ha)+:(4)] = requests$4$channel;
+        if (rid == ids$4) begin
+            events[(64'ha)+:(4)] = channels$4;
             events[(64'he)+:(2)] = requests$4$counter;
         end
         if (requests$4$limit_stall) begin

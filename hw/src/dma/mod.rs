@@ -29,6 +29,7 @@
 //! (M1's are all zero: it carries no writes).
 
 mod aligner;
+mod clients;
 mod events;
 mod ifm_fetch;
 mod mem2mem;

@@ -2,6 +2,7 @@
 //! DMA read channels that use the port, the AR register, and the port's read
 //! events for the PMU.
 
+use super::clients;
 use super::events::ReadEvents;
 use crate::widgets::ResetReg;
 use rust_hdl::prelude::*;
@@ -10,15 +11,13 @@ use rust_hdl::prelude::*;
 #[derive(Clone, Debug, Default, LogicInterface)]
 pub struct ReadRequest {
     pub valid: Signal<In, Bit>,
-    pub id: Signal<In, Bits<8>>,
     pub address: Signal<In, Bits<40>>,
     pub len: Signal<In, Bits<8>>,
     pub cache: Signal<In, Bits<4>>,
     pub grant: Signal<Out, Bit>,
     /// For the events of the channel's bursts on AR and R (matched by ID):
-    /// its PMCAXI_CHAN.CH_SEL code and its outstanding counter; its burst
-    /// for this port is held back by the counter's limit.
-    pub channel: Signal<In, Bits<4>>,
+    /// its outstanding counter; its burst for this port is held back by the
+    /// counter's limit.
     pub counter: Signal<In, Bits<2>>,
     pub limit_stall: Signal<In, Bit>,
 }
@@ -54,6 +53,9 @@ pub struct ReadPort {
     limit_stall: Signal<Local, Bit>,
     /// A request of higher priority was granted this cycle.
     granted: Signal<Local, Bit>,
+    /// Per request: its channel's ARID and PMCAXI_CHAN.CH_SEL code.
+    ids: Vec<Constant<Bits<8>>>,
+    channels: Vec<Constant<Bits<4>>>,
     valid: ResetReg<Bit>,
     id: ResetReg<Bits<8>>,
     address: ResetReg<Bits<40>>,
@@ -63,13 +65,15 @@ pub struct ReadPort {
 }
 
 impl ReadPort {
-    pub fn new(requesters: usize) -> Self {
+    /// A port shared by read channels with these ARIDs and faulting-channel
+    /// codes (the router's client table), highest priority first.
+    pub fn new(requesters: &[(u8, u32)]) -> Self {
         Self {
             clock: Default::default(),
             rst_n: Default::default(),
             aclken: Default::default(),
             prot: Default::default(),
-            requests: (0..requesters).map(|_| Default::default()).collect(),
+            requests: requesters.iter().map(|_| Default::default()).collect(),
             arvalid: Default::default(),
             arid: Default::default(),
             araddr: Default::default(),
@@ -84,6 +88,8 @@ impl ReadPort {
             load: Default::default(),
             limit_stall: Default::default(),
             granted: Default::default(),
+            ids: clients::ids(requesters),
+            channels: clients::channels(requesters),
             valid: Default::default(),
             id: Default::default(),
             address: Default::default(),
@@ -116,7 +122,7 @@ impl Logic for ReadPort {
             if self.requests[i].grant.val() {
                 self.granted.next = true;
                 self.valid.d.next = true;
-                self.id.d.next = self.requests[i].id.val();
+                self.id.d.next = self.ids[i].val();
                 self.address.d.next = self.requests[i].address.val();
                 self.len.d.next = self.requests[i].len.val();
                 self.cache.d.next = self.requests[i].cache.val();
@@ -141,12 +147,12 @@ impl Logic for ReadPort {
         self.events.next.r_counter = 0.into();
         self.limit_stall.next = false;
         for i in 0..self.requests.len() {
-            if self.id.q.val() == self.requests[i].id.val() {
-                self.events.next.ar_channel = self.requests[i].channel.val();
+            if self.id.q.val() == self.ids[i].val() {
+                self.events.next.ar_channel = self.channels[i].val();
                 self.events.next.ar_counter = self.requests[i].counter.val();
             }
-            if self.rid.val() == self.requests[i].id.val() {
-                self.events.next.r_channel = self.requests[i].channel.val();
+            if self.rid.val() == self.ids[i].val() {
+                self.events.next.r_channel = self.channels[i].val();
                 self.events.next.r_counter = self.requests[i].counter.val();
             }
             if self.requests[i].limit_stall.val() {

@@ -11,6 +11,7 @@
 //! answers SLVERR or DECERR. Each port's [`ReadPort`] derives what the PMU
 //! counts of it (TRM 4.5.5).
 
+use super::clients;
 use super::events::ReadEvents;
 use super::port::ReadPort;
 use crate::widgets::ResetReg;
@@ -121,17 +122,11 @@ impl ReadRouter {
             error: Default::default(),
             error_channel: Default::default(),
             error_interface: Default::default(),
-            ids: clients
-                .iter()
-                .map(|&(id, _)| Constant::new(u64::from(id).into()))
-                .collect(),
-            channels: clients
-                .iter()
-                .map(|&(_, code)| Constant::new(u64::from(code).into()))
-                .collect(),
+            ids: clients::ids(clients),
+            channels: clients::channels(clients),
             reads_m1_lsb: Constant::new(u64::from(reads_m1_lsb).into()),
-            port0: ReadPort::new(clients.len()),
-            port1: ReadPort::new(clients.len()),
+            port0: ReadPort::new(clients),
+            port1: ReadPort::new(clients),
             limit: Default::default(),
             room: Default::default(),
             issued: Default::default(),
@@ -203,16 +198,12 @@ impl Logic for ReadRouter {
                 self.clients[i].request.val() & !self.clients[i].counter.val().get_bit(1);
             self.port1.requests[i].valid.next =
                 self.clients[i].request.val() & self.clients[i].counter.val().get_bit(1);
-            self.port0.requests[i].id.next = self.ids[i].val();
-            self.port1.requests[i].id.next = self.ids[i].val();
             self.port0.requests[i].address.next = self.clients[i].address.val();
             self.port1.requests[i].address.next = self.clients[i].address.val();
             self.port0.requests[i].len.next = self.clients[i].len.val();
             self.port1.requests[i].len.next = self.clients[i].len.val();
             self.port0.requests[i].cache.next = self.clients[i].cache.val();
             self.port1.requests[i].cache.next = self.clients[i].cache.val();
-            self.port0.requests[i].channel.next = self.channels[i].val();
-            self.port1.requests[i].channel.next = self.channels[i].val();
             self.port0.requests[i].counter.next = self.clients[i].counter.val();
             self.port1.requests[i].counter.next = self.clients[i].counter.val();
             self.port0.requests[i].limit_stall.next =

@@ -15,6 +15,7 @@
 //! that answers SLVERR or DECERR, and derives what the PMU counts of M0's
 //! write channels (TRM 4.5.5).
 
+use super::clients;
 use super::events::WriteEvents;
 use crate::widgets::{Fifo, ResetReg};
 use rust_hdl::prelude::*;
@@ -149,14 +150,8 @@ impl WriteRouter {
             quiet: Default::default(),
             error: Default::default(),
             error_channel: Default::default(),
-            ids: clients
-                .iter()
-                .map(|&(id, _)| Constant::new(u64::from(id).into()))
-                .collect(),
-            channels: clients
-                .iter()
-                .map(|&(_, code)| Constant::new(u64::from(code).into()))
-                .collect(),
+            ids: clients::ids(clients),
+            channels: clients::channels(clients),
             writes_m1_lsb: Constant::new(u64::from(writes_m1_lsb).into()),
             order: Default::default(),
             pick: Default::default(),
