@@ -354,47 +354,11 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     wire  [127:0] dma$shram_data;
     wire  [15:0] dma$shram_strobe;
     wire  dma$m0_events$enabled;
-    wire  dma$m0_events$ar_accepted;
-    wire  dma$m0_events$ar_stalled;
-    wire  [3:0] dma$m0_events$ar_channel;
-    wire  [1:0] dma$m0_events$ar_counter;
-    wire  dma$m0_events$r_beat;
-    wire  dma$m0_events$r_last;
-    wire  [3:0] dma$m0_events$r_channel;
-    wire  [1:0] dma$m0_events$r_counter;
-    wire  dma$m0_events$aw_accepted;
-    wire  dma$m0_events$aw_stalled;
-    wire  [3:0] dma$m0_events$aw_channel;
-    wire  [1:0] dma$m0_events$aw_counter;
-    wire  dma$m0_events$w_beat;
-    wire  dma$m0_events$w_stalled;
-    wire  [3:0] dma$m0_events$w_channel;
-    wire  dma$m0_events$b_response;
-    wire  [3:0] dma$m0_events$b_channel;
-    wire  [1:0] dma$m0_events$b_counter;
-    wire  dma$m0_events$read_limit_stall;
-    wire  dma$m0_events$write_limit_stall;
+    wire  [16:0] dma$m0_events$reads;
+    wire  [21:0] dma$m0_events$writes;
     wire  dma$m1_events$enabled;
-    wire  dma$m1_events$ar_accepted;
-    wire  dma$m1_events$ar_stalled;
-    wire  [3:0] dma$m1_events$ar_channel;
-    wire  [1:0] dma$m1_events$ar_counter;
-    wire  dma$m1_events$r_beat;
-    wire  dma$m1_events$r_last;
-    wire  [3:0] dma$m1_events$r_channel;
-    wire  [1:0] dma$m1_events$r_counter;
-    wire  dma$m1_events$aw_accepted;
-    wire  dma$m1_events$aw_stalled;
-    wire  [3:0] dma$m1_events$aw_channel;
-    wire  [1:0] dma$m1_events$aw_counter;
-    wire  dma$m1_events$w_beat;
-    wire  dma$m1_events$w_stalled;
-    wire  [3:0] dma$m1_events$w_channel;
-    wire  dma$m1_events$b_response;
-    wire  [3:0] dma$m1_events$b_channel;
-    wire  [1:0] dma$m1_events$b_counter;
-    wire  dma$m1_events$read_limit_stall;
-    wire  dma$m1_events$write_limit_stall;
+    wire  [16:0] dma$m1_events$reads;
+    wire  [21:0] dma$m1_events$writes;
     reg  pmu$clock;
     reg  pmu$rst_n;
     reg  [11:0] pmu$bus$addr;
@@ -407,47 +371,11 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  pmu$clear_irq;
     wire  pmu$irq;
     reg  pmu$m0$enabled;
-    reg  pmu$m0$ar_accepted;
-    reg  pmu$m0$ar_stalled;
-    reg  [3:0] pmu$m0$ar_channel;
-    reg  [1:0] pmu$m0$ar_counter;
-    reg  pmu$m0$r_beat;
-    reg  pmu$m0$r_last;
-    reg  [3:0] pmu$m0$r_channel;
-    reg  [1:0] pmu$m0$r_counter;
-    reg  pmu$m0$aw_accepted;
-    reg  pmu$m0$aw_stalled;
-    reg  [3:0] pmu$m0$aw_channel;
-    reg  [1:0] pmu$m0$aw_counter;
-    reg  pmu$m0$w_beat;
-    reg  pmu$m0$w_stalled;
-    reg  [3:0] pmu$m0$w_channel;
-    reg  pmu$m0$b_response;
-    reg  [3:0] pmu$m0$b_channel;
-    reg  [1:0] pmu$m0$b_counter;
-    reg  pmu$m0$read_limit_stall;
-    reg  pmu$m0$write_limit_stall;
+    reg  [16:0] pmu$m0$reads;
+    reg  [21:0] pmu$m0$writes;
     reg  pmu$m1$enabled;
-    reg  pmu$m1$ar_accepted;
-    reg  pmu$m1$ar_stalled;
-    reg  [3:0] pmu$m1$ar_channel;
-    reg  [1:0] pmu$m1$ar_counter;
-    reg  pmu$m1$r_beat;
-    reg  pmu$m1$r_last;
-    reg  [3:0] pmu$m1$r_channel;
-    reg  [1:0] pmu$m1$r_counter;
-    reg  pmu$m1$aw_accepted;
-    reg  pmu$m1$aw_stalled;
-    reg  [3:0] pmu$m1$aw_channel;
-    reg  [1:0] pmu$m1$aw_counter;
-    reg  pmu$m1$w_beat;
-    reg  pmu$m1$w_stalled;
-    reg  [3:0] pmu$m1$w_channel;
-    reg  pmu$m1$b_response;
-    reg  [3:0] pmu$m1$b_channel;
-    reg  [1:0] pmu$m1$b_counter;
-    reg  pmu$m1$read_limit_stall;
-    reg  pmu$m1$write_limit_stall;
+    reg  [16:0] pmu$m1$reads;
+    reg  [21:0] pmu$m1$writes;
     reg  [3:0] pmu$datapath;
     reg  shram$clock;
     reg  shram$rst_n;
@@ -797,47 +725,11 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .m1$rlast(m1$rlast),
         .m1$rready(m1$rready),
         .m0_events$enabled(dma$m0_events$enabled),
-        .m0_events$ar_accepted(dma$m0_events$ar_accepted),
-        .m0_events$ar_stalled(dma$m0_events$ar_stalled),
-        .m0_events$ar_channel(dma$m0_events$ar_channel),
-        .m0_events$ar_counter(dma$m0_events$ar_counter),
-        .m0_events$r_beat(dma$m0_events$r_beat),
-        .m0_events$r_last(dma$m0_events$r_last),
-        .m0_events$r_channel(dma$m0_events$r_channel),
-        .m0_events$r_counter(dma$m0_events$r_counter),
-        .m0_events$aw_accepted(dma$m0_events$aw_accepted),
-        .m0_events$aw_stalled(dma$m0_events$aw_stalled),
-        .m0_events$aw_channel(dma$m0_events$aw_channel),
-        .m0_events$aw_counter(dma$m0_events$aw_counter),
-        .m0_events$w_beat(dma$m0_events$w_beat),
-        .m0_events$w_stalled(dma$m0_events$w_stalled),
-        .m0_events$w_channel(dma$m0_events$w_channel),
-        .m0_events$b_response(dma$m0_events$b_response),
-        .m0_events$b_channel(dma$m0_events$b_channel),
-        .m0_events$b_counter(dma$m0_events$b_counter),
-        .m0_events$read_limit_stall(dma$m0_events$read_limit_stall),
-        .m0_events$write_limit_stall(dma$m0_events$write_limit_stall),
+        .m0_events$reads(dma$m0_events$reads),
+        .m0_events$writes(dma$m0_events$writes),
         .m1_events$enabled(dma$m1_events$enabled),
-        .m1_events$ar_accepted(dma$m1_events$ar_accepted),
-        .m1_events$ar_stalled(dma$m1_events$ar_stalled),
-        .m1_events$ar_channel(dma$m1_events$ar_channel),
-        .m1_events$ar_counter(dma$m1_events$ar_counter),
-        .m1_events$r_beat(dma$m1_events$r_beat),
-        .m1_events$r_last(dma$m1_events$r_last),
-        .m1_events$r_channel(dma$m1_events$r_channel),
-        .m1_events$r_counter(dma$m1_events$r_counter),
-        .m1_events$aw_accepted(dma$m1_events$aw_accepted),
-        .m1_events$aw_stalled(dma$m1_events$aw_stalled),
-        .m1_events$aw_channel(dma$m1_events$aw_channel),
-        .m1_events$aw_counter(dma$m1_events$aw_counter),
-        .m1_events$w_beat(dma$m1_events$w_beat),
-        .m1_events$w_stalled(dma$m1_events$w_stalled),
-        .m1_events$w_channel(dma$m1_events$w_channel),
-        .m1_events$b_response(dma$m1_events$b_response),
-        .m1_events$b_channel(dma$m1_events$b_channel),
-        .m1_events$b_counter(dma$m1_events$b_counter),
-        .m1_events$read_limit_stall(dma$m1_events$read_limit_stall),
-        .m1_events$write_limit_stall(dma$m1_events$write_limit_stall)
+        .m1_events$reads(dma$m1_events$reads),
+        .m1_events$writes(dma$m1_events$writes)
     );
     npu_u65_512_core$pmu pmu(
         .clock(pmu$clock),
@@ -852,47 +744,11 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .clear_irq(pmu$clear_irq),
         .irq(pmu$irq),
         .m0$enabled(pmu$m0$enabled),
-        .m0$ar_accepted(pmu$m0$ar_accepted),
-        .m0$ar_stalled(pmu$m0$ar_stalled),
-        .m0$ar_channel(pmu$m0$ar_channel),
-        .m0$ar_counter(pmu$m0$ar_counter),
-        .m0$r_beat(pmu$m0$r_beat),
-        .m0$r_last(pmu$m0$r_last),
-        .m0$r_channel(pmu$m0$r_channel),
-        .m0$r_counter(pmu$m0$r_counter),
-        .m0$aw_accepted(pmu$m0$aw_accepted),
-        .m0$aw_stalled(pmu$m0$aw_stalled),
-        .m0$aw_channel(pmu$m0$aw_channel),
-        .m0$aw_counter(pmu$m0$aw_counter),
-        .m0$w_beat(pmu$m0$w_beat),
-        .m0$w_stalled(pmu$m0$w_stalled),
-        .m0$w_channel(pmu$m0$w_channel),
-        .m0$b_response(pmu$m0$b_response),
-        .m0$b_channel(pmu$m0$b_channel),
-        .m0$b_counter(pmu$m0$b_counter),
-        .m0$read_limit_stall(pmu$m0$read_limit_stall),
-        .m0$write_limit_stall(pmu$m0$write_limit_stall),
+        .m0$reads(pmu$m0$reads),
+        .m0$writes(pmu$m0$writes),
         .m1$enabled(pmu$m1$enabled),
-        .m1$ar_accepted(pmu$m1$ar_accepted),
-        .m1$ar_stalled(pmu$m1$ar_stalled),
-        .m1$ar_channel(pmu$m1$ar_channel),
-        .m1$ar_counter(pmu$m1$ar_counter),
-        .m1$r_beat(pmu$m1$r_beat),
-        .m1$r_last(pmu$m1$r_last),
-        .m1$r_channel(pmu$m1$r_channel),
-        .m1$r_counter(pmu$m1$r_counter),
-        .m1$aw_accepted(pmu$m1$aw_accepted),
-        .m1$aw_stalled(pmu$m1$aw_stalled),
-        .m1$aw_channel(pmu$m1$aw_channel),
-        .m1$aw_counter(pmu$m1$aw_counter),
-        .m1$w_beat(pmu$m1$w_beat),
-        .m1$w_stalled(pmu$m1$w_stalled),
-        .m1$w_channel(pmu$m1$w_channel),
-        .m1$b_response(pmu$m1$b_response),
-        .m1$b_channel(pmu$m1$b_channel),
-        .m1$b_counter(pmu$m1$b_counter),
-        .m1$read_limit_stall(pmu$m1$read_limit_stall),
-        .m1$write_limit_stall(pmu$m1$write_limit_stall),
+        .m1$reads(pmu$m1$reads),
+        .m1$writes(pmu$m1$writes),
         .datapath(pmu$datapath)
     );
     npu_u65_512_core$shram shram(
@@ -1059,47 +915,11 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     always @(*) regs$pmu$defined = pmu$bus$defined;
     always @(*) regs$pmu$rdata = pmu$bus$rdata;
     always @(*) pmu$m0$enabled = dma$m0_events$enabled;
-    always @(*) pmu$m0$ar_accepted = dma$m0_events$ar_accepted;
-    always @(*) pmu$m0$ar_stalled = dma$m0_events$ar_stalled;
-    always @(*) pmu$m0$ar_channel = dma$m0_events$ar_channel;
-    always @(*) pmu$m0$ar_counter = dma$m0_events$ar_counter;
-    always @(*) pmu$m0$r_beat = dma$m0_events$r_beat;
-    always @(*) pmu$m0$r_last = dma$m0_events$r_last;
-    always @(*) pmu$m0$r_channel = dma$m0_events$r_channel;
-    always @(*) pmu$m0$r_counter = dma$m0_events$r_counter;
-    always @(*) pmu$m0$aw_accepted = dma$m0_events$aw_accepted;
-    always @(*) pmu$m0$aw_stalled = dma$m0_events$aw_stalled;
-    always @(*) pmu$m0$aw_channel = dma$m0_events$aw_channel;
-    always @(*) pmu$m0$aw_counter = dma$m0_events$aw_counter;
-    always @(*) pmu$m0$w_beat = dma$m0_events$w_beat;
-    always @(*) pmu$m0$w_stalled = dma$m0_events$w_stalled;
-    always @(*) pmu$m0$w_channel = dma$m0_events$w_channel;
-    always @(*) pmu$m0$b_response = dma$m0_events$b_response;
-    always @(*) pmu$m0$b_channel = dma$m0_events$b_channel;
-    always @(*) pmu$m0$b_counter = dma$m0_events$b_counter;
-    always @(*) pmu$m0$read_limit_stall = dma$m0_events$read_limit_stall;
-    always @(*) pmu$m0$write_limit_stall = dma$m0_events$write_limit_stall;
+    always @(*) pmu$m0$reads = dma$m0_events$reads;
+    always @(*) pmu$m0$writes = dma$m0_events$writes;
     always @(*) pmu$m1$enabled = dma$m1_events$enabled;
-    always @(*) pmu$m1$ar_accepted = dma$m1_events$ar_accepted;
-    always @(*) pmu$m1$ar_stalled = dma$m1_events$ar_stalled;
-    always @(*) pmu$m1$ar_channel = dma$m1_events$ar_channel;
-    always @(*) pmu$m1$ar_counter = dma$m1_events$ar_counter;
-    always @(*) pmu$m1$r_beat = dma$m1_events$r_beat;
-    always @(*) pmu$m1$r_last = dma$m1_events$r_last;
-    always @(*) pmu$m1$r_channel = dma$m1_events$r_channel;
-    always @(*) pmu$m1$r_counter = dma$m1_events$r_counter;
-    always @(*) pmu$m1$aw_accepted = dma$m1_events$aw_accepted;
-    always @(*) pmu$m1$aw_stalled = dma$m1_events$aw_stalled;
-    always @(*) pmu$m1$aw_channel = dma$m1_events$aw_channel;
-    always @(*) pmu$m1$aw_counter = dma$m1_events$aw_counter;
-    always @(*) pmu$m1$w_beat = dma$m1_events$w_beat;
-    always @(*) pmu$m1$w_stalled = dma$m1_events$w_stalled;
-    always @(*) pmu$m1$w_channel = dma$m1_events$w_channel;
-    always @(*) pmu$m1$b_response = dma$m1_events$b_response;
-    always @(*) pmu$m1$b_channel = dma$m1_events$b_channel;
-    always @(*) pmu$m1$b_counter = dma$m1_events$b_counter;
-    always @(*) pmu$m1$read_limit_stall = dma$m1_events$read_limit_stall;
-    always @(*) pmu$m1$write_limit_stall = dma$m1_events$write_limit_stall;
+    always @(*) pmu$m1$reads = dma$m1_events$reads;
+    always @(*) pmu$m1$writes = dma$m1_events$writes;
     always @(*) dma$ifm_fills$valid = datapath$ifm_fills$valid;
     always @(*) dma$ifm_fills$data = datapath$ifm_fills$data;
     always @(*) datapath$ifm_fills$ready = dma$ifm_fills$ready;
@@ -30593,7 +30413,7 @@ module npu_u65_512_core$datapath$weight_streams$write_pointer(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$datapath$weight_streams$write_pointer
 
 
-module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,regioncfg,qconfig,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,command_start,command_base,command_size,command_cancel,command_beats$valid,command_beats$data,command_beats$ready,command_busy,descriptors$valid,descriptors$data,descriptors$ready,descriptors_active,ifm_fills$valid,ifm_fills$data,ifm_fills$ready,ifm_filled,weight_reads$valid,weight_reads$data,weight_reads$ready,weight_beats$valid,weight_beats$data,weight_beats$ready,scale_reads$valid,scale_reads$data,scale_reads$ready,scale_beats$valid,scale_beats$data,scale_beats$ready,ofm_writes$valid,ofm_writes$data,ofm_writes$ready,datapath_busy,quiesce,axi_quiet,bus_error,faulting_channel,faulting_interface,shram_write,shram_cores,shram_line,shram_data,shram_strobe,m0$aclken,m0$awakeup,m0$awvalid,m0$awid,m0$awaddr,m0$awlen,m0$awsize,m0$awburst,m0$awcache,m0$awprot,m0$awready,m0$wvalid,m0$wdata,m0$wstrb,m0$wlast,m0$wready,m0$bvalid,m0$bid,m0$bresp,m0$bready,m0$arvalid,m0$arid,m0$araddr,m0$arlen,m0$arsize,m0$arburst,m0$arcache,m0$arprot,m0$arready,m0$rvalid,m0$rid,m0$rdata,m0$rresp,m0$rlast,m0$rready,m1$aclken,m1$awakeup,m1$awvalid,m1$awid,m1$awaddr,m1$awlen,m1$awsize,m1$awburst,m1$awcache,m1$awprot,m1$awready,m1$wvalid,m1$wdata,m1$wstrb,m1$wlast,m1$wready,m1$bvalid,m1$bid,m1$bresp,m1$bready,m1$arvalid,m1$arid,m1$araddr,m1$arlen,m1$arsize,m1$arburst,m1$arcache,m1$arprot,m1$arready,m1$rvalid,m1$rid,m1$rdata,m1$rresp,m1$rlast,m1$rready,m0_events$enabled,m0_events$ar_accepted,m0_events$ar_stalled,m0_events$ar_channel,m0_events$ar_counter,m0_events$r_beat,m0_events$r_last,m0_events$r_channel,m0_events$r_counter,m0_events$aw_accepted,m0_events$aw_stalled,m0_events$aw_channel,m0_events$aw_counter,m0_events$w_beat,m0_events$w_stalled,m0_events$w_channel,m0_events$b_response,m0_events$b_channel,m0_events$b_counter,m0_events$read_limit_stall,m0_events$write_limit_stall,m1_events$enabled,m1_events$ar_accepted,m1_events$ar_stalled,m1_events$ar_channel,m1_events$ar_counter,m1_events$r_beat,m1_events$r_last,m1_events$r_channel,m1_events$r_counter,m1_events$aw_accepted,m1_events$aw_stalled,m1_events$aw_channel,m1_events$aw_counter,m1_events$w_beat,m1_events$w_stalled,m1_events$w_channel,m1_events$b_response,m1_events$b_channel,m1_events$b_counter,m1_events$read_limit_stall,m1_events$write_limit_stall);
+module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,regioncfg,qconfig,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,command_start,command_base,command_size,command_cancel,command_beats$valid,command_beats$data,command_beats$ready,command_busy,descriptors$valid,descriptors$data,descriptors$ready,descriptors_active,ifm_fills$valid,ifm_fills$data,ifm_fills$ready,ifm_filled,weight_reads$valid,weight_reads$data,weight_reads$ready,weight_beats$valid,weight_beats$data,weight_beats$ready,scale_reads$valid,scale_reads$data,scale_reads$ready,scale_beats$valid,scale_beats$data,scale_beats$ready,ofm_writes$valid,ofm_writes$data,ofm_writes$ready,datapath_busy,quiesce,axi_quiet,bus_error,faulting_channel,faulting_interface,shram_write,shram_cores,shram_line,shram_data,shram_strobe,m0$aclken,m0$awakeup,m0$awvalid,m0$awid,m0$awaddr,m0$awlen,m0$awsize,m0$awburst,m0$awcache,m0$awprot,m0$awready,m0$wvalid,m0$wdata,m0$wstrb,m0$wlast,m0$wready,m0$bvalid,m0$bid,m0$bresp,m0$bready,m0$arvalid,m0$arid,m0$araddr,m0$arlen,m0$arsize,m0$arburst,m0$arcache,m0$arprot,m0$arready,m0$rvalid,m0$rid,m0$rdata,m0$rresp,m0$rlast,m0$rready,m1$aclken,m1$awakeup,m1$awvalid,m1$awid,m1$awaddr,m1$awlen,m1$awsize,m1$awburst,m1$awcache,m1$awprot,m1$awready,m1$wvalid,m1$wdata,m1$wstrb,m1$wlast,m1$wready,m1$bvalid,m1$bid,m1$bresp,m1$bready,m1$arvalid,m1$arid,m1$araddr,m1$arlen,m1$arsize,m1$arburst,m1$arcache,m1$arprot,m1$arready,m1$rvalid,m1$rid,m1$rdata,m1$rresp,m1$rlast,m1$rready,m0_events$enabled,m0_events$reads,m0_events$writes,m1_events$enabled,m1_events$reads,m1_events$writes);
     
     // Module arguments
     input wire  clock;
@@ -30734,49 +30554,14 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     input wire  m1$rlast;
     output reg  m1$rready;
     output reg  m0_events$enabled;
-    output reg  m0_events$ar_accepted;
-    output reg  m0_events$ar_stalled;
-    output reg  [3:0] m0_events$ar_channel;
-    output reg  [1:0] m0_events$ar_counter;
-    output reg  m0_events$r_beat;
-    output reg  m0_events$r_last;
-    output reg  [3:0] m0_events$r_channel;
-    output reg  [1:0] m0_events$r_counter;
-    output reg  m0_events$aw_accepted;
-    output reg  m0_events$aw_stalled;
-    output reg  [3:0] m0_events$aw_channel;
-    output reg  [1:0] m0_events$aw_counter;
-    output reg  m0_events$w_beat;
-    output reg  m0_events$w_stalled;
-    output reg  [3:0] m0_events$w_channel;
-    output reg  m0_events$b_response;
-    output reg  [3:0] m0_events$b_channel;
-    output reg  [1:0] m0_events$b_counter;
-    output reg  m0_events$read_limit_stall;
-    output reg  m0_events$write_limit_stall;
+    output reg  [16:0] m0_events$reads;
+    output reg  [21:0] m0_events$writes;
     output reg  m1_events$enabled;
-    output reg  m1_events$ar_accepted;
-    output reg  m1_events$ar_stalled;
-    output reg  [3:0] m1_events$ar_channel;
-    output reg  [1:0] m1_events$ar_counter;
-    output reg  m1_events$r_beat;
-    output reg  m1_events$r_last;
-    output reg  [3:0] m1_events$r_channel;
-    output reg  [1:0] m1_events$r_counter;
-    output reg  m1_events$aw_accepted;
-    output reg  m1_events$aw_stalled;
-    output reg  [3:0] m1_events$aw_channel;
-    output reg  [1:0] m1_events$aw_counter;
-    output reg  m1_events$w_beat;
-    output reg  m1_events$w_stalled;
-    output reg  [3:0] m1_events$w_channel;
-    output reg  m1_events$b_response;
-    output reg  [3:0] m1_events$b_channel;
-    output reg  [1:0] m1_events$b_counter;
-    output reg  m1_events$read_limit_stall;
-    output reg  m1_events$write_limit_stall;
+    output reg  [16:0] m1_events$reads;
+    output reg  [21:0] m1_events$writes;
     
     // Constant declarations
+    localparam  no_writes = 22'h0;
     localparam  max_beats_lsb = 5'b0;
     localparam  memtype_lsb = 5'b100;
     localparam  stride_mode_lsb = 4'h9;
@@ -31132,11 +30917,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  [127:0] reads$m0$rdata;
     reg  [1:0] reads$m0$rresp;
     reg  reads$m0$rlast;
-    wire  [3:0] reads$m0$ar_channel;
-    wire  [1:0] reads$m0$ar_counter;
-    wire  [3:0] reads$m0$r_channel;
-    wire  [1:0] reads$m0$r_counter;
-    wire  reads$m0$limit_stall;
+    wire  [16:0] reads$m0$events;
     reg  reads$m1$aclken;
     wire  reads$m1$arvalid;
     wire  [7:0] reads$m1$arid;
@@ -31150,11 +30931,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  [127:0] reads$m1$rdata;
     reg  [1:0] reads$m1$rresp;
     reg  reads$m1$rlast;
-    wire  [3:0] reads$m1$ar_channel;
-    wire  [1:0] reads$m1$ar_counter;
-    wire  [3:0] reads$m1$r_channel;
-    wire  [1:0] reads$m1$r_counter;
-    wire  reads$m1$limit_stall;
+    wire  [16:0] reads$m1$events;
     wire  reads$quiet;
     wire  reads$error;
     wire  [3:0] reads$error_channel;
@@ -31212,12 +30989,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  writes$m0$bvalid;
     reg  [7:0] writes$m0$bid;
     reg  [1:0] writes$m0$bresp;
-    wire  [3:0] writes$m0$aw_channel;
-    wire  [1:0] writes$m0$aw_counter;
-    wire  [3:0] writes$m0$w_channel;
-    wire  [3:0] writes$m0$b_channel;
-    wire  [1:0] writes$m0$b_counter;
-    wire  writes$m0$limit_stall;
+    wire  [21:0] writes$m0$events;
     wire  writes$quiet;
     wire  writes$error;
     wire  [3:0] writes$error_channel;
@@ -31684,11 +31456,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .m0$rdata(reads$m0$rdata),
         .m0$rresp(reads$m0$rresp),
         .m0$rlast(reads$m0$rlast),
-        .m0$ar_channel(reads$m0$ar_channel),
-        .m0$ar_counter(reads$m0$ar_counter),
-        .m0$r_channel(reads$m0$r_channel),
-        .m0$r_counter(reads$m0$r_counter),
-        .m0$limit_stall(reads$m0$limit_stall),
+        .m0$events(reads$m0$events),
         .m1$aclken(reads$m1$aclken),
         .m1$arvalid(reads$m1$arvalid),
         .m1$arid(reads$m1$arid),
@@ -31702,11 +31470,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .m1$rdata(reads$m1$rdata),
         .m1$rresp(reads$m1$rresp),
         .m1$rlast(reads$m1$rlast),
-        .m1$ar_channel(reads$m1$ar_channel),
-        .m1$ar_counter(reads$m1$ar_counter),
-        .m1$r_channel(reads$m1$r_channel),
-        .m1$r_counter(reads$m1$r_counter),
-        .m1$limit_stall(reads$m1$limit_stall),
+        .m1$events(reads$m1$events),
         .quiet(reads$quiet),
         .error(reads$error),
         .error_channel(reads$error_channel),
@@ -31766,12 +31530,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .m0$bvalid(writes$m0$bvalid),
         .m0$bid(writes$m0$bid),
         .m0$bresp(writes$m0$bresp),
-        .m0$aw_channel(writes$m0$aw_channel),
-        .m0$aw_counter(writes$m0$aw_counter),
-        .m0$w_channel(writes$m0$w_channel),
-        .m0$b_channel(writes$m0$b_channel),
-        .m0$b_counter(writes$m0$b_counter),
-        .m0$limit_stall(writes$m0$limit_stall),
+        .m0$events(writes$m0$events),
         .quiet(writes$quiet),
         .error(writes$error),
         .error_channel(writes$error_channel)
@@ -32314,47 +32073,11 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         m1$wlast = 1'b0;
         m1$bready = 1'b1;
         m0_events$enabled = m0$aclken;
-        m0_events$ar_accepted = m0$aclken & reads$m0$arvalid & m0$arready;
-        m0_events$ar_stalled = m0$aclken & reads$m0$arvalid & ~m0$arready;
-        m0_events$ar_channel = reads$m0$ar_channel;
-        m0_events$ar_counter = reads$m0$ar_counter;
-        m0_events$r_beat = m0$aclken & m0$rvalid;
-        m0_events$r_last = m0$rlast;
-        m0_events$r_channel = reads$m0$r_channel;
-        m0_events$r_counter = reads$m0$r_counter;
-        m0_events$aw_accepted = m0$aclken & writes$m0$awvalid & m0$awready;
-        m0_events$aw_stalled = m0$aclken & writes$m0$awvalid & ~m0$awready;
-        m0_events$aw_channel = writes$m0$aw_channel;
-        m0_events$aw_counter = writes$m0$aw_counter;
-        m0_events$w_beat = m0$aclken & writes$m0$wvalid & m0$wready;
-        m0_events$w_stalled = m0$aclken & writes$m0$wvalid & ~m0$wready;
-        m0_events$w_channel = writes$m0$w_channel;
-        m0_events$b_response = m0$aclken & m0$bvalid;
-        m0_events$b_channel = writes$m0$b_channel;
-        m0_events$b_counter = writes$m0$b_counter;
-        m0_events$read_limit_stall = m0$aclken & reads$m0$limit_stall;
-        m0_events$write_limit_stall = m0$aclken & writes$m0$limit_stall;
+        m0_events$reads = reads$m0$events;
+        m0_events$writes = writes$m0$events;
         m1_events$enabled = m1$aclken;
-        m1_events$ar_accepted = m1$aclken & reads$m1$arvalid & m1$arready;
-        m1_events$ar_stalled = m1$aclken & reads$m1$arvalid & ~m1$arready;
-        m1_events$ar_channel = reads$m1$ar_channel;
-        m1_events$ar_counter = reads$m1$ar_counter;
-        m1_events$r_beat = m1$aclken & m1$rvalid;
-        m1_events$r_last = m1$rlast;
-        m1_events$r_channel = reads$m1$r_channel;
-        m1_events$r_counter = reads$m1$r_counter;
-        m1_events$aw_accepted = 1'b0;
-        m1_events$aw_stalled = 1'b0;
-        m1_events$aw_channel = 32'h0;
-        m1_events$aw_counter = 32'h0;
-        m1_events$w_beat = 1'b0;
-        m1_events$w_stalled = 1'b0;
-        m1_events$w_channel = 32'h0;
-        m1_events$b_response = 1'b0;
-        m1_events$b_channel = 32'h0;
-        m1_events$b_counter = 32'h0;
-        m1_events$read_limit_stall = m1$aclken & reads$m1$limit_stall;
-        m1_events$write_limit_stall = 1'b0;
+        m1_events$reads = reads$m1$events;
+        m1_events$writes = no_writes;
         if (~halted$q) begin
             if (reads$error) begin
                 halted$d = 1'b1;
@@ -43012,7 +42735,7 @@ module npu_u65_512_core$dma$queue$write_pointer(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$dma$queue$write_pointer
 
 
-module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,clients$0$request,clients$0$address,clients$0$len,clients$0$grant,clients$0$counter,clients$0$cache,clients$0$may_issue,clients$0$limit_stall,clients$0$beat,clients$0$data,clients$1$request,clients$1$address,clients$1$len,clients$1$grant,clients$1$counter,clients$1$cache,clients$1$may_issue,clients$1$limit_stall,clients$1$beat,clients$1$data,clients$2$request,clients$2$address,clients$2$len,clients$2$grant,clients$2$counter,clients$2$cache,clients$2$may_issue,clients$2$limit_stall,clients$2$beat,clients$2$data,clients$3$request,clients$3$address,clients$3$len,clients$3$grant,clients$3$counter,clients$3$cache,clients$3$may_issue,clients$3$limit_stall,clients$3$beat,clients$3$data,clients$4$request,clients$4$address,clients$4$len,clients$4$grant,clients$4$counter,clients$4$cache,clients$4$may_issue,clients$4$limit_stall,clients$4$beat,clients$4$data,m0$aclken,m0$arvalid,m0$arid,m0$araddr,m0$arlen,m0$arcache,m0$arprot,m0$arready,m0$rvalid,m0$rid,m0$rdata,m0$rresp,m0$rlast,m0$ar_channel,m0$ar_counter,m0$r_channel,m0$r_counter,m0$limit_stall,m1$aclken,m1$arvalid,m1$arid,m1$araddr,m1$arlen,m1$arcache,m1$arprot,m1$arready,m1$rvalid,m1$rid,m1$rdata,m1$rresp,m1$rlast,m1$ar_channel,m1$ar_counter,m1$r_channel,m1$r_counter,m1$limit_stall,quiet,error,error_channel,error_interface);
+module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,clients$0$request,clients$0$address,clients$0$len,clients$0$grant,clients$0$counter,clients$0$cache,clients$0$may_issue,clients$0$limit_stall,clients$0$beat,clients$0$data,clients$1$request,clients$1$address,clients$1$len,clients$1$grant,clients$1$counter,clients$1$cache,clients$1$may_issue,clients$1$limit_stall,clients$1$beat,clients$1$data,clients$2$request,clients$2$address,clients$2$len,clients$2$grant,clients$2$counter,clients$2$cache,clients$2$may_issue,clients$2$limit_stall,clients$2$beat,clients$2$data,clients$3$request,clients$3$address,clients$3$len,clients$3$grant,clients$3$counter,clients$3$cache,clients$3$may_issue,clients$3$limit_stall,clients$3$beat,clients$3$data,clients$4$request,clients$4$address,clients$4$len,clients$4$grant,clients$4$counter,clients$4$cache,clients$4$may_issue,clients$4$limit_stall,clients$4$beat,clients$4$data,m0$aclken,m0$arvalid,m0$arid,m0$araddr,m0$arlen,m0$arcache,m0$arprot,m0$arready,m0$rvalid,m0$rid,m0$rdata,m0$rresp,m0$rlast,m0$events,m1$aclken,m1$arvalid,m1$arid,m1$araddr,m1$arlen,m1$arcache,m1$arprot,m1$arready,m1$rvalid,m1$rid,m1$rdata,m1$rresp,m1$rlast,m1$events,quiet,error,error_channel,error_interface);
     
     // Module arguments
     input wire  clock;
@@ -43085,11 +42808,7 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
     input wire  [127:0] m0$rdata;
     input wire  [1:0] m0$rresp;
     input wire  m0$rlast;
-    output reg  [3:0] m0$ar_channel;
-    output reg  [1:0] m0$ar_counter;
-    output reg  [3:0] m0$r_channel;
-    output reg  [1:0] m0$r_counter;
-    output reg  m0$limit_stall;
+    output reg  [16:0] m0$events;
     input wire  m1$aclken;
     output reg  m1$arvalid;
     output reg  [7:0] m1$arid;
@@ -43103,11 +42822,7 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
     input wire  [127:0] m1$rdata;
     input wire  [1:0] m1$rresp;
     input wire  m1$rlast;
-    output reg  [3:0] m1$ar_channel;
-    output reg  [1:0] m1$ar_counter;
-    output reg  [3:0] m1$r_channel;
-    output reg  [1:0] m1$r_counter;
-    output reg  m1$limit_stall;
+    output reg  [16:0] m1$events;
     output reg  quiet;
     output reg  error;
     output reg  [3:0] error_channel;
@@ -43132,35 +42847,40 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
     reg  port0$aclken;
     reg  [2:0] port0$prot;
     reg  port0$requests$0$valid;
-    reg  [7:0] port0$requests$0$id;
     reg  [39:0] port0$requests$0$address;
     reg  [7:0] port0$requests$0$len;
     reg  [3:0] port0$requests$0$cache;
     wire  port0$requests$0$grant;
+    reg  [1:0] port0$requests$0$counter;
+    reg  port0$requests$0$limit_stall;
     reg  port0$requests$1$valid;
-    reg  [7:0] port0$requests$1$id;
     reg  [39:0] port0$requests$1$address;
     reg  [7:0] port0$requests$1$len;
     reg  [3:0] port0$requests$1$cache;
     wire  port0$requests$1$grant;
+    reg  [1:0] port0$requests$1$counter;
+    reg  port0$requests$1$limit_stall;
     reg  port0$requests$2$valid;
-    reg  [7:0] port0$requests$2$id;
     reg  [39:0] port0$requests$2$address;
     reg  [7:0] port0$requests$2$len;
     reg  [3:0] port0$requests$2$cache;
     wire  port0$requests$2$grant;
+    reg  [1:0] port0$requests$2$counter;
+    reg  port0$requests$2$limit_stall;
     reg  port0$requests$3$valid;
-    reg  [7:0] port0$requests$3$id;
     reg  [39:0] port0$requests$3$address;
     reg  [7:0] port0$requests$3$len;
     reg  [3:0] port0$requests$3$cache;
     wire  port0$requests$3$grant;
+    reg  [1:0] port0$requests$3$counter;
+    reg  port0$requests$3$limit_stall;
     reg  port0$requests$4$valid;
-    reg  [7:0] port0$requests$4$id;
     reg  [39:0] port0$requests$4$address;
     reg  [7:0] port0$requests$4$len;
     reg  [3:0] port0$requests$4$cache;
     wire  port0$requests$4$grant;
+    reg  [1:0] port0$requests$4$counter;
+    reg  port0$requests$4$limit_stall;
     wire  port0$arvalid;
     wire  [7:0] port0$arid;
     wire  [39:0] port0$araddr;
@@ -43168,40 +42888,49 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
     wire  [3:0] port0$arcache;
     wire  [2:0] port0$arprot;
     reg  port0$arready;
+    reg  port0$rvalid;
+    reg  [7:0] port0$rid;
+    reg  port0$rlast;
+    wire  [16:0] port0$events;
     reg  port1$clock;
     reg  port1$rst_n;
     reg  port1$aclken;
     reg  [2:0] port1$prot;
     reg  port1$requests$0$valid;
-    reg  [7:0] port1$requests$0$id;
     reg  [39:0] port1$requests$0$address;
     reg  [7:0] port1$requests$0$len;
     reg  [3:0] port1$requests$0$cache;
     wire  port1$requests$0$grant;
+    reg  [1:0] port1$requests$0$counter;
+    reg  port1$requests$0$limit_stall;
     reg  port1$requests$1$valid;
-    reg  [7:0] port1$requests$1$id;
     reg  [39:0] port1$requests$1$address;
     reg  [7:0] port1$requests$1$len;
     reg  [3:0] port1$requests$1$cache;
     wire  port1$requests$1$grant;
+    reg  [1:0] port1$requests$1$counter;
+    reg  port1$requests$1$limit_stall;
     reg  port1$requests$2$valid;
-    reg  [7:0] port1$requests$2$id;
     reg  [39:0] port1$requests$2$address;
     reg  [7:0] port1$requests$2$len;
     reg  [3:0] port1$requests$2$cache;
     wire  port1$requests$2$grant;
+    reg  [1:0] port1$requests$2$counter;
+    reg  port1$requests$2$limit_stall;
     reg  port1$requests$3$valid;
-    reg  [7:0] port1$requests$3$id;
     reg  [39:0] port1$requests$3$address;
     reg  [7:0] port1$requests$3$len;
     reg  [3:0] port1$requests$3$cache;
     wire  port1$requests$3$grant;
+    reg  [1:0] port1$requests$3$counter;
+    reg  port1$requests$3$limit_stall;
     reg  port1$requests$4$valid;
-    reg  [7:0] port1$requests$4$id;
     reg  [39:0] port1$requests$4$address;
     reg  [7:0] port1$requests$4$len;
     reg  [3:0] port1$requests$4$cache;
     wire  port1$requests$4$grant;
+    reg  [1:0] port1$requests$4$counter;
+    reg  port1$requests$4$limit_stall;
     wire  port1$arvalid;
     wire  [7:0] port1$arid;
     wire  [39:0] port1$araddr;
@@ -43209,6 +42938,10 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
     wire  [3:0] port1$arcache;
     wire  [2:0] port1$arprot;
     reg  port1$arready;
+    reg  port1$rvalid;
+    reg  [7:0] port1$rid;
+    reg  port1$rlast;
+    wire  [16:0] port1$events;
     reg  outstanding$0$clock;
     reg  outstanding$0$rst_n;
     reg  [6:0] outstanding$0$d;
@@ -43241,42 +42974,51 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
         .aclken(port0$aclken),
         .prot(port0$prot),
         .requests$0$valid(port0$requests$0$valid),
-        .requests$0$id(port0$requests$0$id),
         .requests$0$address(port0$requests$0$address),
         .requests$0$len(port0$requests$0$len),
         .requests$0$cache(port0$requests$0$cache),
         .requests$0$grant(port0$requests$0$grant),
+        .requests$0$counter(port0$requests$0$counter),
+        .requests$0$limit_stall(port0$requests$0$limit_stall),
         .requests$1$valid(port0$requests$1$valid),
-        .requests$1$id(port0$requests$1$id),
         .requests$1$address(port0$requests$1$address),
         .requests$1$len(port0$requests$1$len),
         .requests$1$cache(port0$requests$1$cache),
         .requests$1$grant(port0$requests$1$grant),
+        .requests$1$counter(port0$requests$1$counter),
+        .requests$1$limit_stall(port0$requests$1$limit_stall),
         .requests$2$valid(port0$requests$2$valid),
-        .requests$2$id(port0$requests$2$id),
         .requests$2$address(port0$requests$2$address),
         .requests$2$len(port0$requests$2$len),
         .requests$2$cache(port0$requests$2$cache),
         .requests$2$grant(port0$requests$2$grant),
+        .requests$2$counter(port0$requests$2$counter),
+        .requests$2$limit_stall(port0$requests$2$limit_stall),
         .requests$3$valid(port0$requests$3$valid),
-        .requests$3$id(port0$requests$3$id),
         .requests$3$address(port0$requests$3$address),
         .requests$3$len(port0$requests$3$len),
         .requests$3$cache(port0$requests$3$cache),
         .requests$3$grant(port0$requests$3$grant),
+        .requests$3$counter(port0$requests$3$counter),
+        .requests$3$limit_stall(port0$requests$3$limit_stall),
         .requests$4$valid(port0$requests$4$valid),
-        .requests$4$id(port0$requests$4$id),
         .requests$4$address(port0$requests$4$address),
         .requests$4$len(port0$requests$4$len),
         .requests$4$cache(port0$requests$4$cache),
         .requests$4$grant(port0$requests$4$grant),
+        .requests$4$counter(port0$requests$4$counter),
+        .requests$4$limit_stall(port0$requests$4$limit_stall),
         .arvalid(port0$arvalid),
         .arid(port0$arid),
         .araddr(port0$araddr),
         .arlen(port0$arlen),
         .arcache(port0$arcache),
         .arprot(port0$arprot),
-        .arready(port0$arready)
+        .arready(port0$arready),
+        .rvalid(port0$rvalid),
+        .rid(port0$rid),
+        .rlast(port0$rlast),
+        .events(port0$events)
     );
     npu_u65_512_core$dma$reads$port1 port1(
         .clock(port1$clock),
@@ -43284,42 +43026,51 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
         .aclken(port1$aclken),
         .prot(port1$prot),
         .requests$0$valid(port1$requests$0$valid),
-        .requests$0$id(port1$requests$0$id),
         .requests$0$address(port1$requests$0$address),
         .requests$0$len(port1$requests$0$len),
         .requests$0$cache(port1$requests$0$cache),
         .requests$0$grant(port1$requests$0$grant),
+        .requests$0$counter(port1$requests$0$counter),
+        .requests$0$limit_stall(port1$requests$0$limit_stall),
         .requests$1$valid(port1$requests$1$valid),
-        .requests$1$id(port1$requests$1$id),
         .requests$1$address(port1$requests$1$address),
         .requests$1$len(port1$requests$1$len),
         .requests$1$cache(port1$requests$1$cache),
         .requests$1$grant(port1$requests$1$grant),
+        .requests$1$counter(port1$requests$1$counter),
+        .requests$1$limit_stall(port1$requests$1$limit_stall),
         .requests$2$valid(port1$requests$2$valid),
-        .requests$2$id(port1$requests$2$id),
         .requests$2$address(port1$requests$2$address),
         .requests$2$len(port1$requests$2$len),
         .requests$2$cache(port1$requests$2$cache),
         .requests$2$grant(port1$requests$2$grant),
+        .requests$2$counter(port1$requests$2$counter),
+        .requests$2$limit_stall(port1$requests$2$limit_stall),
         .requests$3$valid(port1$requests$3$valid),
-        .requests$3$id(port1$requests$3$id),
         .requests$3$address(port1$requests$3$address),
         .requests$3$len(port1$requests$3$len),
         .requests$3$cache(port1$requests$3$cache),
         .requests$3$grant(port1$requests$3$grant),
+        .requests$3$counter(port1$requests$3$counter),
+        .requests$3$limit_stall(port1$requests$3$limit_stall),
         .requests$4$valid(port1$requests$4$valid),
-        .requests$4$id(port1$requests$4$id),
         .requests$4$address(port1$requests$4$address),
         .requests$4$len(port1$requests$4$len),
         .requests$4$cache(port1$requests$4$cache),
         .requests$4$grant(port1$requests$4$grant),
+        .requests$4$counter(port1$requests$4$counter),
+        .requests$4$limit_stall(port1$requests$4$limit_stall),
         .arvalid(port1$arvalid),
         .arid(port1$arid),
         .araddr(port1$araddr),
         .arlen(port1$arlen),
         .arcache(port1$arcache),
         .arprot(port1$arprot),
-        .arready(port1$arready)
+        .arready(port1$arready),
+        .rvalid(port1$rvalid),
+        .rid(port1$rid),
+        .rlast(port1$rlast),
+        .events(port1$events)
     );
     npu_u65_512_core$dma$reads$outstanding$0 outstanding$0(
         .clock(outstanding$0$clock),
@@ -43358,6 +43109,14 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
         port1$prot = prot;
         port0$arready = m0$arready;
         port1$arready = m1$arready;
+        port0$rvalid = m0$rvalid;
+        port1$rvalid = m1$rvalid;
+        port0$rid = m0$rid;
+        port1$rid = m1$rid;
+        port0$rlast = m0$rlast;
+        port1$rlast = m1$rlast;
+        m0$events = port0$events;
+        m1$events = port1$events;
         m0$arvalid = port0$arvalid;
         m0$arid = port0$arid;
         m0$araddr = port0$araddr;
@@ -43404,27 +43163,19 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
         error = 1'b0;
         error_channel = 32'h0;
         error_interface = 1'b0;
-        m0$ar_channel = 32'h0;
-        m0$ar_counter = 32'h0;
-        m0$r_channel = 32'h0;
-        m0$r_counter = 32'h0;
-        m0$limit_stall = 1'b0;
-        m1$ar_channel = 32'h0;
-        m1$ar_counter = 32'h0;
-        m1$r_channel = 32'h0;
-        m1$r_counter = 32'h0;
-        m1$limit_stall = 1'b0;
         clients$0$may_issue = (room & (((32'h1) & 4'hf) << clients$0$counter)) != 32'h0;
         port0$requests$0$valid = clients$0$request & ~clients$0$counter[32'h1];
         port1$requests$0$valid = clients$0$request & clients$0$counter[32'h1];
-        port0$requests$0$id = ids$0;
-        port1$requests$0$id = ids$0;
         port0$requests$0$address = clients$0$address;
         port1$requests$0$address = clients$0$address;
         port0$requests$0$len = clients$0$len;
         port1$requests$0$len = clients$0$len;
         port0$requests$0$cache = clients$0$cache;
         port1$requests$0$cache = clients$0$cache;
+        port0$requests$0$counter = clients$0$counter;
+        port1$requests$0$counter = clients$0$counter;
+        port0$requests$0$limit_stall = clients$0$limit_stall & ~clients$0$counter[32'h1];
+        port1$requests$0$limit_stall = clients$0$limit_stall & clients$0$counter[32'h1];
         clients$0$grant = port0$requests$0$grant | port1$requests$0$grant;
         if (clients$0$grant) begin
             issued = issued | (((32'h1) & 4'hf) << clients$0$counter);
@@ -43434,14 +43185,12 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
             clients$0$data = m1$rdata;
             rlast = m1$rlast;
             rresp = m1$rresp;
-            m1$limit_stall = m1$limit_stall | clients$0$limit_stall;
         end
         else begin
             clients$0$beat = m0$rvalid & m0$aclken & (m0$rid == ids$0);
             clients$0$data = m0$rdata;
             rlast = m0$rlast;
             rresp = m0$rresp;
-            m0$limit_stall = m0$limit_stall | clients$0$limit_stall;
         end
         if (clients$0$beat & rlast) begin
             completed = completed | (((32'h1) & 4'hf) << clients$0$counter);
@@ -43451,33 +43200,19 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
             error_channel = channels$0;
             error_interface = clients$0$counter[32'h1];
         end
-        if (m0$arid == ids$0) begin
-            m0$ar_channel = channels$0;
-            m0$ar_counter = clients$0$counter;
-        end
-        if (m1$arid == ids$0) begin
-            m1$ar_channel = channels$0;
-            m1$ar_counter = clients$0$counter;
-        end
-        if (m0$rid == ids$0) begin
-            m0$r_channel = channels$0;
-            m0$r_counter = clients$0$counter;
-        end
-        if (m1$rid == ids$0) begin
-            m1$r_channel = channels$0;
-            m1$r_counter = clients$0$counter;
-        end
         clients$1$may_issue = (room & (((32'h1) & 4'hf) << clients$1$counter)) != 32'h0;
         port0$requests$1$valid = clients$1$request & ~clients$1$counter[32'h1];
         port1$requests$1$valid = clients$1$request & clients$1$counter[32'h1];
-        port0$requests$1$id = ids$1;
-        port1$requests$1$id = ids$1;
         port0$requests$1$address = clients$1$address;
         port1$requests$1$address = clients$1$address;
         port0$requests$1$len = clients$1$len;
         port1$requests$1$len = clients$1$len;
         port0$requests$1$cache = clients$1$cache;
         port1$requests$1$cache = clients$1$cache;
+        port0$requests$1$counter = clients$1$counter;
+        port1$requests$1$counter = clients$1$counter;
+        port0$requests$1$limit_stall = clients$1$limit_stall & ~clients$1$counter[32'h1];
+        port1$requests$1$limit_stall = clients$1$limit_stall & clients$1$counter[32'h1];
         clients$1$grant = port0$requests$1$grant | port1$requests$1$grant;
         if (clients$1$grant) begin
             issued = issued | (((32'h1) & 4'hf) << clients$1$counter);
@@ -43487,14 +43222,12 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
             clients$1$data = m1$rdata;
             rlast = m1$rlast;
             rresp = m1$rresp;
-            m1$limit_stall = m1$limit_stall | clients$1$limit_stall;
         end
         else begin
             clients$1$beat = m0$rvalid & m0$aclken & (m0$rid == ids$1);
             clients$1$data = m0$rdata;
             rlast = m0$rlast;
             rresp = m0$rresp;
-            m0$limit_stall = m0$limit_stall | clients$1$limit_stall;
         end
         if (clients$1$beat & rlast) begin
             completed = completed | (((32'h1) & 4'hf) << clients$1$counter);
@@ -43504,33 +43237,19 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
             error_channel = channels$1;
             error_interface = clients$1$counter[32'h1];
         end
-        if (m0$arid == ids$1) begin
-            m0$ar_channel = channels$1;
-            m0$ar_counter = clients$1$counter;
-        end
-        if (m1$arid == ids$1) begin
-            m1$ar_channel = channels$1;
-            m1$ar_counter = clients$1$counter;
-        end
-        if (m0$rid == ids$1) begin
-            m0$r_channel = channels$1;
-            m0$r_counter = clients$1$counter;
-        end
-        if (m1$rid == ids$1) begin
-            m1$r_channel = channels$1;
-            m1$r_counter = clients$1$counter;
-        end
         clients$2$may_issue = (room & (((32'h1) & 4'hf) << clients$2$counter)) != 32'h0;
         port0$requests$2$valid = clients$2$request & ~clients$2$counter[32'h1];
         port1$requests$2$valid = clients$2$request & clients$2$counter[32'h1];
-        port0$requests$2$id = ids$2;
-        port1$requests$2$id = ids$2;
         port0$requests$2$address = clients$2$address;
         port1$requests$2$address = clients$2$address;
         port0$requests$2$len = clients$2$len;
         port1$requests$2$len = clients$2$len;
         port0$requests$2$cache = clients$2$cache;
         port1$requests$2$cache = clients$2$cache;
+        port0$requests$2$counter = clients$2$counter;
+        port1$requests$2$counter = clients$2$counter;
+        port0$requests$2$limit_stall = clients$2$limit_stall & ~clients$2$counter[32'h1];
+        port1$requests$2$limit_stall = clients$2$limit_stall & clients$2$counter[32'h1];
         clients$2$grant = port0$requests$2$grant | port1$requests$2$grant;
         if (clients$2$grant) begin
             issued = issued | (((32'h1) & 4'hf) << clients$2$counter);
@@ -43540,14 +43259,12 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
             clients$2$data = m1$rdata;
             rlast = m1$rlast;
             rresp = m1$rresp;
-            m1$limit_stall = m1$limit_stall | clients$2$limit_stall;
         end
         else begin
             clients$2$beat = m0$rvalid & m0$aclken & (m0$rid == ids$2);
             clients$2$data = m0$rdata;
             rlast = m0$rlast;
             rresp = m0$rresp;
-            m0$limit_stall = m0$limit_stall | clients$2$limit_stall;
         end
         if (clients$2$beat & rlast) begin
             completed = completed | (((32'h1) & 4'hf) << clients$2$counter);
@@ -43557,33 +43274,19 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
             error_channel = channels$2;
             error_interface = clients$2$counter[32'h1];
         end
-        if (m0$arid == ids$2) begin
-            m0$ar_channel = channels$2;
-            m0$ar_counter = clients$2$counter;
-        end
-        if (m1$arid == ids$2) begin
-            m1$ar_channel = channels$2;
-            m1$ar_counter = clients$2$counter;
-        end
-        if (m0$rid == ids$2) begin
-            m0$r_channel = channels$2;
-            m0$r_counter = clients$2$counter;
-        end
-        if (m1$rid == ids$2) begin
-            m1$r_channel = channels$2;
-            m1$r_counter = clients$2$counter;
-        end
         clients$3$may_issue = (room & (((32'h1) & 4'hf) << clients$3$counter)) != 32'h0;
         port0$requests$3$valid = clients$3$request & ~clients$3$counter[32'h1];
         port1$requests$3$valid = clients$3$request & clients$3$counter[32'h1];
-        port0$requests$3$id = ids$3;
-        port1$requests$3$id = ids$3;
         port0$requests$3$address = clients$3$address;
         port1$requests$3$address = clients$3$address;
         port0$requests$3$len = clients$3$len;
         port1$requests$3$len = clients$3$len;
         port0$requests$3$cache = clients$3$cache;
         port1$requests$3$cache = clients$3$cache;
+        port0$requests$3$counter = clients$3$counter;
+        port1$requests$3$counter = clients$3$counter;
+        port0$requests$3$limit_stall = clients$3$limit_stall & ~clients$3$counter[32'h1];
+        port1$requests$3$limit_stall = clients$3$limit_stall & clients$3$counter[32'h1];
         clients$3$grant = port0$requests$3$grant | port1$requests$3$grant;
         if (clients$3$grant) begin
             issued = issued | (((32'h1) & 4'hf) << clients$3$counter);
@@ -43593,14 +43296,12 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
             clients$3$data = m1$rdata;
             rlast = m1$rlast;
             rresp = m1$rresp;
-            m1$limit_stall = m1$limit_stall | clients$3$limit_stall;
         end
         else begin
             clients$3$beat = m0$rvalid & m0$aclken & (m0$rid == ids$3);
             clients$3$data = m0$rdata;
             rlast = m0$rlast;
             rresp = m0$rresp;
-            m0$limit_stall = m0$limit_stall | clients$3$limit_stall;
         end
         if (clients$3$beat & rlast) begin
             completed = completed | (((32'h1) & 4'hf) << clients$3$counter);
@@ -43610,33 +43311,19 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
             error_channel = channels$3;
             error_interface = clients$3$counter[32'h1];
         end
-        if (m0$arid == ids$3) begin
-            m0$ar_channel = channels$3;
-            m0$ar_counter = clients$3$counter;
-        end
-        if (m1$arid == ids$3) begin
-            m1$ar_channel = channels$3;
-            m1$ar_counter = clients$3$counter;
-        end
-        if (m0$rid == ids$3) begin
-            m0$r_channel = channels$3;
-            m0$r_counter = clients$3$counter;
-        end
-        if (m1$rid == ids$3) begin
-            m1$r_channel = channels$3;
-            m1$r_counter = clients$3$counter;
-        end
         clients$4$may_issue = (room & (((32'h1) & 4'hf) << clients$4$counter)) != 32'h0;
         port0$requests$4$valid = clients$4$request & ~clients$4$counter[32'h1];
         port1$requests$4$valid = clients$4$request & clients$4$counter[32'h1];
-        port0$requests$4$id = ids$4;
-        port1$requests$4$id = ids$4;
         port0$requests$4$address = clients$4$address;
         port1$requests$4$address = clients$4$address;
         port0$requests$4$len = clients$4$len;
         port1$requests$4$len = clients$4$len;
         port0$requests$4$cache = clients$4$cache;
         port1$requests$4$cache = clients$4$cache;
+        port0$requests$4$counter = clients$4$counter;
+        port1$requests$4$counter = clients$4$counter;
+        port0$requests$4$limit_stall = clients$4$limit_stall & ~clients$4$counter[32'h1];
+        port1$requests$4$limit_stall = clients$4$limit_stall & clients$4$counter[32'h1];
         clients$4$grant = port0$requests$4$grant | port1$requests$4$grant;
         if (clients$4$grant) begin
             issued = issued | (((32'h1) & 4'hf) << clients$4$counter);
@@ -43646,14 +43333,12 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
             clients$4$data = m1$rdata;
             rlast = m1$rlast;
             rresp = m1$rresp;
-            m1$limit_stall = m1$limit_stall | clients$4$limit_stall;
         end
         else begin
             clients$4$beat = m0$rvalid & m0$aclken & (m0$rid == ids$4);
             clients$4$data = m0$rdata;
             rlast = m0$rlast;
             rresp = m0$rresp;
-            m0$limit_stall = m0$limit_stall | clients$4$limit_stall;
         end
         if (clients$4$beat & rlast) begin
             completed = completed | (((32'h1) & 4'hf) << clients$4$counter);
@@ -43662,22 +43347,6 @@ module npu_u65_512_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
             error = 1'b1;
             error_channel = channels$4;
             error_interface = clients$4$counter[32'h1];
-        end
-        if (m0$arid == ids$4) begin
-            m0$ar_channel = channels$4;
-            m0$ar_counter = clients$4$counter;
-        end
-        if (m1$arid == ids$4) begin
-            m1$ar_channel = channels$4;
-            m1$ar_counter = clients$4$counter;
-        end
-        if (m0$rid == ids$4) begin
-            m0$r_channel = channels$4;
-            m0$r_counter = clients$4$counter;
-        end
-        if (m1$rid == ids$4) begin
-            m1$r_channel = channels$4;
-            m1$r_counter = clients$4$counter;
         end
         quiet = 1'b1;
         if (issued[0] & ~completed[0]) begin
@@ -43797,7 +43466,7 @@ module npu_u65_512_core$dma$reads$outstanding$3(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$dma$reads$outstanding$3
 
 
-module npu_u65_512_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid,requests$0$id,requests$0$address,requests$0$len,requests$0$cache,requests$0$grant,requests$1$valid,requests$1$id,requests$1$address,requests$1$len,requests$1$cache,requests$1$grant,requests$2$valid,requests$2$id,requests$2$address,requests$2$len,requests$2$cache,requests$2$grant,requests$3$valid,requests$3$id,requests$3$address,requests$3$len,requests$3$cache,requests$3$grant,requests$4$valid,requests$4$id,requests$4$address,requests$4$len,requests$4$cache,requests$4$grant,arvalid,arid,araddr,arlen,arcache,arprot,arready);
+module npu_u65_512_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid,requests$0$address,requests$0$len,requests$0$cache,requests$0$grant,requests$0$counter,requests$0$limit_stall,requests$1$valid,requests$1$address,requests$1$len,requests$1$cache,requests$1$grant,requests$1$counter,requests$1$limit_stall,requests$2$valid,requests$2$address,requests$2$len,requests$2$cache,requests$2$grant,requests$2$counter,requests$2$limit_stall,requests$3$valid,requests$3$address,requests$3$len,requests$3$cache,requests$3$grant,requests$3$counter,requests$3$limit_stall,requests$4$valid,requests$4$address,requests$4$len,requests$4$cache,requests$4$grant,requests$4$counter,requests$4$limit_stall,arvalid,arid,araddr,arlen,arcache,arprot,arready,rvalid,rid,rlast,events);
     
     // Module arguments
     input wire  clock;
@@ -43805,35 +43474,40 @@ module npu_u65_512_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid
     input wire  aclken;
     input wire  [2:0] prot;
     input wire  requests$0$valid;
-    input wire  [7:0] requests$0$id;
     input wire  [39:0] requests$0$address;
     input wire  [7:0] requests$0$len;
     input wire  [3:0] requests$0$cache;
     output reg  requests$0$grant;
+    input wire  [1:0] requests$0$counter;
+    input wire  requests$0$limit_stall;
     input wire  requests$1$valid;
-    input wire  [7:0] requests$1$id;
     input wire  [39:0] requests$1$address;
     input wire  [7:0] requests$1$len;
     input wire  [3:0] requests$1$cache;
     output reg  requests$1$grant;
+    input wire  [1:0] requests$1$counter;
+    input wire  requests$1$limit_stall;
     input wire  requests$2$valid;
-    input wire  [7:0] requests$2$id;
     input wire  [39:0] requests$2$address;
     input wire  [7:0] requests$2$len;
     input wire  [3:0] requests$2$cache;
     output reg  requests$2$grant;
+    input wire  [1:0] requests$2$counter;
+    input wire  requests$2$limit_stall;
     input wire  requests$3$valid;
-    input wire  [7:0] requests$3$id;
     input wire  [39:0] requests$3$address;
     input wire  [7:0] requests$3$len;
     input wire  [3:0] requests$3$cache;
     output reg  requests$3$grant;
+    input wire  [1:0] requests$3$counter;
+    input wire  requests$3$limit_stall;
     input wire  requests$4$valid;
-    input wire  [7:0] requests$4$id;
     input wire  [39:0] requests$4$address;
     input wire  [7:0] requests$4$len;
     input wire  [3:0] requests$4$cache;
     output reg  requests$4$grant;
+    input wire  [1:0] requests$4$counter;
+    input wire  requests$4$limit_stall;
     output reg  arvalid;
     output reg  [7:0] arid;
     output reg  [39:0] araddr;
@@ -43841,6 +43515,22 @@ module npu_u65_512_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid
     output reg  [3:0] arcache;
     output reg  [2:0] arprot;
     input wire  arready;
+    input wire  rvalid;
+    input wire  [7:0] rid;
+    input wire  rlast;
+    output reg  [16:0] events;
+    
+    // Constant declarations
+    localparam  ids$0 = 8'h0;
+    localparam  ids$1 = 8'h4;
+    localparam  ids$2 = 8'h38;
+    localparam  ids$3 = 8'h54;
+    localparam  ids$4 = 8'h58;
+    localparam  channels$0 = 4'h0;
+    localparam  channels$1 = 4'h1;
+    localparam  channels$2 = 4'h2;
+    localparam  channels$3 = 4'h3;
+    localparam  channels$4 = 4'h4;
     
     // Stub signals
     reg  valid$clock;
@@ -43870,6 +43560,7 @@ module npu_u65_512_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid
     
     // Local signals
     reg  load;
+    reg  limit_stall;
     reg  granted;
     
     // Sub module instances
@@ -43939,7 +43630,7 @@ module npu_u65_512_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid
         if (requests$0$grant) begin
             granted = 1'b1;
             valid$d = 1'b1;
-            id$d = requests$0$id;
+            id$d = ids$0;
             address$d = requests$0$address;
             len$d = requests$0$len;
             cache$d = requests$0$cache;
@@ -43949,7 +43640,7 @@ module npu_u65_512_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid
         if (requests$1$grant) begin
             granted = 1'b1;
             valid$d = 1'b1;
-            id$d = requests$1$id;
+            id$d = ids$1;
             address$d = requests$1$address;
             len$d = requests$1$len;
             cache$d = requests$1$cache;
@@ -43959,7 +43650,7 @@ module npu_u65_512_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid
         if (requests$2$grant) begin
             granted = 1'b1;
             valid$d = 1'b1;
-            id$d = requests$2$id;
+            id$d = ids$2;
             address$d = requests$2$address;
             len$d = requests$2$len;
             cache$d = requests$2$cache;
@@ -43969,7 +43660,7 @@ module npu_u65_512_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid
         if (requests$3$grant) begin
             granted = 1'b1;
             valid$d = 1'b1;
-            id$d = requests$3$id;
+            id$d = ids$3;
             address$d = requests$3$address;
             len$d = requests$3$len;
             cache$d = requests$3$cache;
@@ -43979,7 +43670,7 @@ module npu_u65_512_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid
         if (requests$4$grant) begin
             granted = 1'b1;
             valid$d = 1'b1;
-            id$d = requests$4$id;
+            id$d = ids$4;
             address$d = requests$4$address;
             len$d = requests$4$len;
             cache$d = requests$4$cache;
@@ -43991,6 +43682,71 @@ module npu_u65_512_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid
         arlen = len$q;
         arcache = cache$q;
         arprot = prot_q$q;
+        events[(64'h0)+:(1)] = aclken & valid$q & arready;
+        events[(64'h1)+:(1)] = aclken & valid$q & ~arready;
+        events[(64'h8)+:(1)] = aclken & rvalid;
+        events[(64'h9)+:(1)] = rlast;
+        events[(64'h2)+:(4)] = 32'h0;
+        events[(64'h6)+:(2)] = 32'h0;
+        events[(64'ha)+:(4)] = 32'h0;
+        events[(64'he)+:(2)] = 32'h0;
+        limit_stall = 1'b0;
+        if (id$q == ids$0) begin
+            events[(64'h2)+:(4)] = channels$0;
+            events[(64'h6)+:(2)] = requests$0$counter;
+        end
+        if (rid == ids$0) begin
+            events[(64'ha)+:(4)] = channels$0;
+            events[(64'he)+:(2)] = requests$0$counter;
+        end
+        if (requests$0$limit_stall) begin
+            limit_stall = 1'b1;
+        end
+        if (id$q == ids$1) begin
+            events[(64'h2)+:(4)] = channels$1;
+            events[(64'h6)+:(2)] = requests$1$counter;
+        end
+        if (rid == ids$1) begin
+            events[(64'ha)+:(4)] = channels$1;
+            events[(64'he)+:(2)] = requests$1$counter;
+        end
+        if (requests$1$limit_stall) begin
+            limit_stall = 1'b1;
+        end
+        if (id$q == ids$2) begin
+            events[(64'h2)+:(4)] = channels$2;
+            events[(64'h6)+:(2)] = requests$2$counter;
+        end
+        if (rid == ids$2) begin
+            events[(64'ha)+:(4)] = channels$2;
+            events[(64'he)+:(2)] = requests$2$counter;
+        end
+        if (requests$2$limit_stall) begin
+            limit_stall = 1'b1;
+        end
+        if (id$q == ids$3) begin
+            events[(64'h2)+:(4)] = channels$3;
+            events[(64'h6)+:(2)] = requests$3$counter;
+        end
+        if (rid == ids$3) begin
+            events[(64'ha)+:(4)] = channels$3;
+            events[(64'he)+:(2)] = requests$3$counter;
+        end
+        if (requests$3$limit_stall) begin
+            limit_stall = 1'b1;
+        end
+        if (id$q == ids$4) begin
+            events[(64'h2)+:(4)] = channels$4;
+            events[(64'h6)+:(2)] = requests$4$counter;
+        end
+        if (rid == ids$4) begin
+            events[(64'ha)+:(4)] = channels$4;
+            events[(64'he)+:(2)] = requests$4$counter;
+        end
+        if (requests$4$limit_stall) begin
+            limit_stall = 1'b1;
+        end
+        events[(64'h10)+:(1)] = aclken & limit_stall;
     end
     
 endmodule // npu_u65_512_core$dma$reads$port0
@@ -44110,7 +43866,7 @@ module npu_u65_512_core$dma$reads$port0$valid(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$dma$reads$port0$valid
 
 
-module npu_u65_512_core$dma$reads$port1(clock,rst_n,aclken,prot,requests$0$valid,requests$0$id,requests$0$address,requests$0$len,requests$0$cache,requests$0$grant,requests$1$valid,requests$1$id,requests$1$address,requests$1$len,requests$1$cache,requests$1$grant,requests$2$valid,requests$2$id,requests$2$address,requests$2$len,requests$2$cache,requests$2$grant,requests$3$valid,requests$3$id,requests$3$address,requests$3$len,requests$3$cache,requests$3$grant,requests$4$valid,requests$4$id,requests$4$address,requests$4$len,requests$4$cache,requests$4$grant,arvalid,arid,araddr,arlen,arcache,arprot,arready);
+module npu_u65_512_core$dma$reads$port1(clock,rst_n,aclken,prot,requests$0$valid,requests$0$address,requests$0$len,requests$0$cache,requests$0$grant,requests$0$counter,requests$0$limit_stall,requests$1$valid,requests$1$address,requests$1$len,requests$1$cache,requests$1$grant,requests$1$counter,requests$1$limit_stall,requests$2$valid,requests$2$address,requests$2$len,requests$2$cache,requests$2$grant,requests$2$counter,requests$2$limit_stall,requests$3$valid,requests$3$address,requests$3$len,requests$3$cache,requests$3$grant,requests$3$counter,requests$3$limit_stall,requests$4$valid,requests$4$address,requests$4$len,requests$4$cache,requests$4$grant,requests$4$counter,requests$4$limit_stall,arvalid,arid,araddr,arlen,arcache,arprot,arready,rvalid,rid,rlast,events);
     
     // Module arguments
     input wire  clock;
@@ -44118,35 +43874,40 @@ module npu_u65_512_core$dma$reads$port1(clock,rst_n,aclken,prot,requests$0$valid
     input wire  aclken;
     input wire  [2:0] prot;
     input wire  requests$0$valid;
-    input wire  [7:0] requests$0$id;
     input wire  [39:0] requests$0$address;
     input wire  [7:0] requests$0$len;
     input wire  [3:0] requests$0$cache;
     output reg  requests$0$grant;
+    input wire  [1:0] requests$0$counter;
+    input wire  requests$0$limit_stall;
     input wire  requests$1$valid;
-    input wire  [7:0] requests$1$id;
     input wire  [39:0] requests$1$address;
     input wire  [7:0] requests$1$len;
     input wire  [3:0] requests$1$cache;
     output reg  requests$1$grant;
+    input wire  [1:0] requests$1$counter;
+    input wire  requests$1$limit_stall;
     input wire  requests$2$valid;
-    input wire  [7:0] requests$2$id;
     input wire  [39:0] requests$2$address;
     input wire  [7:0] requests$2$len;
     input wire  [3:0] requests$2$cache;
     output reg  requests$2$grant;
+    input wire  [1:0] requests$2$counter;
+    input wire  requests$2$limit_stall;
     input wire  requests$3$valid;
-    input wire  [7:0] requests$3$id;
     input wire  [39:0] requests$3$address;
     input wire  [7:0] requests$3$len;
     input wire  [3:0] requests$3$cache;
     output reg  requests$3$grant;
+    input wire  [1:0] requests$3$counter;
+    input wire  requests$3$limit_stall;
     input wire  requests$4$valid;
-    input wire  [7:0] requests$4$id;
     input wire  [39:0] requests$4$address;
     input wire  [7:0] requests$4$len;
     input wire  [3:0] requests$4$cache;
     output reg  requests$4$grant;
+    input wire  [1:0] requests$4$counter;
+    input wire  requests$4$limit_stall;
     output reg  arvalid;
     output reg  [7:0] arid;
     output reg  [39:0] araddr;
@@ -44154,6 +43915,22 @@ module npu_u65_512_core$dma$reads$port1(clock,rst_n,aclken,prot,requests$0$valid
     output reg  [3:0] arcache;
     output reg  [2:0] arprot;
     input wire  arready;
+    input wire  rvalid;
+    input wire  [7:0] rid;
+    input wire  rlast;
+    output reg  [16:0] events;
+    
+    // Constant declarations
+    localparam  ids$0 = 8'h0;
+    localparam  ids$1 = 8'h4;
+    localparam  ids$2 = 8'h38;
+    localparam  ids$3 = 8'h54;
+    localparam  ids$4 = 8'h58;
+    localparam  channels$0 = 4'h0;
+    localparam  channels$1 = 4'h1;
+    localparam  channels$2 = 4'h2;
+    localparam  channels$3 = 4'h3;
+    localparam  channels$4 = 4'h4;
     
     // Stub signals
     reg  valid$clock;
@@ -44183,6 +43960,7 @@ module npu_u65_512_core$dma$reads$port1(clock,rst_n,aclken,prot,requests$0$valid
     
     // Local signals
     reg  load;
+    reg  limit_stall;
     reg  granted;
     
     // Sub module instances
@@ -44252,7 +44030,7 @@ module npu_u65_512_core$dma$reads$port1(clock,rst_n,aclken,prot,requests$0$valid
         if (requests$0$grant) begin
             granted = 1'b1;
             valid$d = 1'b1;
-            id$d = requests$0$id;
+            id$d = ids$0;
             address$d = requests$0$address;
             len$d = requests$0$len;
             cache$d = requests$0$cache;
@@ -44262,7 +44040,7 @@ module npu_u65_512_core$dma$reads$port1(clock,rst_n,aclken,prot,requests$0$valid
         if (requests$1$grant) begin
             granted = 1'b1;
             valid$d = 1'b1;
-            id$d = requests$1$id;
+            id$d = ids$1;
             address$d = requests$1$address;
             len$d = requests$1$len;
             cache$d = requests$1$cache;
@@ -44272,7 +44050,7 @@ module npu_u65_512_core$dma$reads$port1(clock,rst_n,aclken,prot,requests$0$valid
         if (requests$2$grant) begin
             granted = 1'b1;
             valid$d = 1'b1;
-            id$d = requests$2$id;
+            id$d = ids$2;
             address$d = requests$2$address;
             len$d = requests$2$len;
             cache$d = requests$2$cache;
@@ -44282,7 +44060,7 @@ module npu_u65_512_core$dma$reads$port1(clock,rst_n,aclken,prot,requests$0$valid
         if (requests$3$grant) begin
             granted = 1'b1;
             valid$d = 1'b1;
-            id$d = requests$3$id;
+            id$d = ids$3;
             address$d = requests$3$address;
             len$d = requests$3$len;
             cache$d = requests$3$cache;
@@ -44292,7 +44070,7 @@ module npu_u65_512_core$dma$reads$port1(clock,rst_n,aclken,prot,requests$0$valid
         if (requests$4$grant) begin
             granted = 1'b1;
             valid$d = 1'b1;
-            id$d = requests$4$id;
+            id$d = ids$4;
             address$d = requests$4$address;
             len$d = requests$4$len;
             cache$d = requests$4$cache;
@@ -44304,6 +44082,71 @@ module npu_u65_512_core$dma$reads$port1(clock,rst_n,aclken,prot,requests$0$valid
         arlen = len$q;
         arcache = cache$q;
         arprot = prot_q$q;
+        events[(64'h0)+:(1)] = aclken & valid$q & arready;
+        events[(64'h1)+:(1)] = aclken & valid$q & ~arready;
+        events[(64'h8)+:(1)] = aclken & rvalid;
+        events[(64'h9)+:(1)] = rlast;
+        events[(64'h2)+:(4)] = 32'h0;
+        events[(64'h6)+:(2)] = 32'h0;
+        events[(64'ha)+:(4)] = 32'h0;
+        events[(64'he)+:(2)] = 32'h0;
+        limit_stall = 1'b0;
+        if (id$q == ids$0) begin
+            events[(64'h2)+:(4)] = channels$0;
+            events[(64'h6)+:(2)] = requests$0$counter;
+        end
+        if (rid == ids$0) begin
+            events[(64'ha)+:(4)] = channels$0;
+            events[(64'he)+:(2)] = requests$0$counter;
+        end
+        if (requests$0$limit_stall) begin
+            limit_stall = 1'b1;
+        end
+        if (id$q == ids$1) begin
+            events[(64'h2)+:(4)] = channels$1;
+            events[(64'h6)+:(2)] = requests$1$counter;
+        end
+        if (rid == ids$1) begin
+            events[(64'ha)+:(4)] = channels$1;
+            events[(64'he)+:(2)] = requests$1$counter;
+        end
+        if (requests$1$limit_stall) begin
+            limit_stall = 1'b1;
+        end
+        if (id$q == ids$2) begin
+            events[(64'h2)+:(4)] = channels$2;
+            events[(64'h6)+:(2)] = requests$2$counter;
+        end
+        if (rid == ids$2) begin
+            events[(64'ha)+:(4)] = channels$2;
+            events[(64'he)+:(2)] = requests$2$counter;
+        end
+        if (requests$2$limit_stall) begin
+            limit_stall = 1'b1;
+        end
+        if (id$q == ids$3) begin
+            events[(64'h2)+:(4)] = channels$3;
+            events[(64'h6)+:(2)] = requests$3$counter;
+        end
+        if (rid == ids$3) begin
+            events[(64'ha)+:(4)] = channels$3;
+            events[(64'he)+:(2)] = requests$3$counter;
+        end
+        if (requests$3$limit_stall) begin
+            limit_stall = 1'b1;
+        end
+        if (id$q == ids$4) begin
+            events[(64'h2)+:(4)] = channels$4;
+            events[(64'h6)+:(2)] = requests$4$counter;
+        end
+        if (rid == ids$4) begin
+            events[(64'ha)+:(4)] = channels$4;
+            events[(64'he)+:(2)] = requests$4$counter;
+        end
+        if (requests$4$limit_stall) begin
+            limit_stall = 1'b1;
+        end
+        events[(64'h10)+:(1)] = aclken & limit_stall;
     end
     
 endmodule // npu_u65_512_core$dma$reads$port1
@@ -48378,7 +48221,7 @@ module npu_u65_512_core$dma$weights$region_lookup$cache(memtype,arcache,awcache)
 endmodule // npu_u65_512_core$dma$weights$region_lookup$cache
 
 
-module npu_u65_512_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,clients$0$awvalid,clients$0$awaddr,clients$0$awlen,clients$0$awcache,clients$0$awready,clients$0$wvalid,clients$0$wdata,clients$0$wstrb,clients$0$wlast,clients$0$wready,clients$0$issue_counter,clients$0$may_issue,clients$0$burst_issued,clients$0$response_counter,clients$0$b_valid,clients$0$limit_stall,clients$1$awvalid,clients$1$awaddr,clients$1$awlen,clients$1$awcache,clients$1$awready,clients$1$wvalid,clients$1$wdata,clients$1$wstrb,clients$1$wlast,clients$1$wready,clients$1$issue_counter,clients$1$may_issue,clients$1$burst_issued,clients$1$response_counter,clients$1$b_valid,clients$1$limit_stall,m0$aclken,m0$awvalid,m0$awid,m0$awaddr,m0$awlen,m0$awcache,m0$awready,m0$wvalid,m0$wdata,m0$wstrb,m0$wlast,m0$wready,m0$bvalid,m0$bid,m0$bresp,m0$aw_channel,m0$aw_counter,m0$w_channel,m0$b_channel,m0$b_counter,m0$limit_stall,quiet,error,error_channel);
+module npu_u65_512_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,clients$0$awvalid,clients$0$awaddr,clients$0$awlen,clients$0$awcache,clients$0$awready,clients$0$wvalid,clients$0$wdata,clients$0$wstrb,clients$0$wlast,clients$0$wready,clients$0$issue_counter,clients$0$may_issue,clients$0$burst_issued,clients$0$response_counter,clients$0$b_valid,clients$0$limit_stall,clients$1$awvalid,clients$1$awaddr,clients$1$awlen,clients$1$awcache,clients$1$awready,clients$1$wvalid,clients$1$wdata,clients$1$wstrb,clients$1$wlast,clients$1$wready,clients$1$issue_counter,clients$1$may_issue,clients$1$burst_issued,clients$1$response_counter,clients$1$b_valid,clients$1$limit_stall,m0$aclken,m0$awvalid,m0$awid,m0$awaddr,m0$awlen,m0$awcache,m0$awready,m0$wvalid,m0$wdata,m0$wstrb,m0$wlast,m0$wready,m0$bvalid,m0$bid,m0$bresp,m0$events,quiet,error,error_channel);
     
     // Module arguments
     input wire  clock;
@@ -48434,12 +48277,7 @@ module npu_u65_512_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit
     input wire  m0$bvalid;
     input wire  [7:0] m0$bid;
     input wire  [1:0] m0$bresp;
-    output reg  [3:0] m0$aw_channel;
-    output reg  [1:0] m0$aw_counter;
-    output reg  [3:0] m0$w_channel;
-    output reg  [3:0] m0$b_channel;
-    output reg  [1:0] m0$b_counter;
-    output reg  m0$limit_stall;
+    output reg  [21:0] m0$events;
     output reg  quiet;
     output reg  error;
     output reg  [3:0] error_channel;
@@ -48500,6 +48338,7 @@ module npu_u65_512_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit
     reg  aw_fire;
     reg  [31:0] limit;
     reg  [3:0] room;
+    reg  limit_stall;
     reg  [3:0] completed;
     reg  [3:0] issued_first;
     reg  [3:0] issued_second;
@@ -48593,8 +48432,8 @@ module npu_u65_512_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit
         m0$awaddr = 32'h0;
         m0$awlen = 32'h0;
         m0$awcache = 32'h0;
-        m0$aw_channel = 32'h0;
-        m0$aw_counter = 32'h0;
+        m0$events[(64'h2)+:(4)] = 32'h0;
+        m0$events[(64'h6)+:(2)] = 32'h0;
         clients$0$awready = 1'b0;
         if (pick == (0 == 32'h1)) begin
             m0$awvalid = clients$0$awvalid & order$tail$ready;
@@ -48602,8 +48441,8 @@ module npu_u65_512_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit
             m0$awaddr = clients$0$awaddr;
             m0$awlen = clients$0$awlen;
             m0$awcache = clients$0$awcache;
-            m0$aw_channel = channels$0;
-            m0$aw_counter = clients$0$response_counter;
+            m0$events[(64'h2)+:(4)] = channels$0;
+            m0$events[(64'h6)+:(2)] = clients$0$response_counter;
             clients$0$awready = m0$awready & order$tail$ready;
         end
         clients$1$awready = 1'b0;
@@ -48613,11 +48452,13 @@ module npu_u65_512_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit
             m0$awaddr = clients$1$awaddr;
             m0$awlen = clients$1$awlen;
             m0$awcache = clients$1$awcache;
-            m0$aw_channel = channels$1;
-            m0$aw_counter = clients$1$response_counter;
+            m0$events[(64'h2)+:(4)] = channels$1;
+            m0$events[(64'h6)+:(2)] = clients$1$response_counter;
             clients$1$awready = m0$awready & order$tail$ready;
         end
         aw_fire = m0$aclken & m0$awvalid & m0$awready;
+        m0$events[(64'h0)+:(1)] = aw_fire;
+        m0$events[(64'h1)+:(1)] = m0$aclken & m0$awvalid & ~m0$awready;
         if (m0$aclken) begin
             held$d = m0$awvalid & ~m0$awready;
             held_client$d = pick;
@@ -48633,14 +48474,14 @@ module npu_u65_512_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit
         m0$wdata = 32'h0;
         m0$wstrb = 32'h0;
         m0$wlast = 1'b0;
-        m0$w_channel = 32'h0;
+        m0$events[(64'ha)+:(4)] = 32'h0;
         clients$0$wready = 1'b0;
         if (w_open & (w_client == (0 == 32'h1))) begin
             m0$wvalid = clients$0$wvalid;
             m0$wdata = clients$0$wdata;
             m0$wstrb = clients$0$wstrb;
             m0$wlast = clients$0$wlast;
-            m0$w_channel = channels$0;
+            m0$events[(64'ha)+:(4)] = channels$0;
             clients$0$wready = m0$wready;
         end
         clients$1$wready = 1'b0;
@@ -48649,9 +48490,11 @@ module npu_u65_512_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit
             m0$wdata = clients$1$wdata;
             m0$wstrb = clients$1$wstrb;
             m0$wlast = clients$1$wlast;
-            m0$w_channel = channels$1;
+            m0$events[(64'ha)+:(4)] = channels$1;
             clients$1$wready = m0$wready;
         end
+        m0$events[(64'h8)+:(1)] = m0$aclken & m0$wvalid & m0$wready;
+        m0$events[(64'h9)+:(1)] = m0$aclken & m0$wvalid & ~m0$wready;
         w_last_fire = m0$aclken & m0$wvalid & m0$wready & m0$wlast;
         order$head$ready = w_last_fire & order$head$valid;
         order$tail$valid = aw_fire & ~w_ahead$q & ~(w_last_fire & ~order$head$valid);
@@ -48663,11 +48506,12 @@ module npu_u65_512_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit
         end
         b_client = m0$bid == ids$1;
         b_ours = m0$bvalid & m0$aclken;
-        m0$b_channel = channels$0;
-        m0$b_counter = clients$0$response_counter;
+        m0$events[(64'he)+:(1)] = b_ours;
+        m0$events[(64'hf)+:(4)] = channels$0;
+        m0$events[(64'h13)+:(2)] = clients$0$response_counter;
         if (b_client) begin
-            m0$b_channel = channels$1;
-            m0$b_counter = clients$1$response_counter;
+            m0$events[(64'hf)+:(4)] = channels$1;
+            m0$events[(64'h13)+:(2)] = clients$1$response_counter;
         end
         completed = 32'h0;
         clients$0$b_valid = b_ours & (b_client == (0 == 32'h1));
@@ -48679,7 +48523,7 @@ module npu_u65_512_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit
             completed = ((32'h1) & 4'hf) << clients$1$response_counter;
         end
         error = b_ours & m0$bresp[32'h1];
-        error_channel = m0$b_channel;
+        error_channel = m0$events[(64'hf)+:(4)];
         room = 32'h0;
         limit = axi_limit$0 >> writes_m1_lsb;
         if (outstanding$0$q <= ((limit[(32'h0)+:(5)]) & 7'h7f)) begin
@@ -48697,11 +48541,12 @@ module npu_u65_512_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit
         if (outstanding$3$q <= ((limit[(32'h0)+:(5)]) & 7'h7f)) begin
             room = (room & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        m0$limit_stall = 1'b0;
+        limit_stall = 1'b0;
         clients$0$may_issue = (room & (((32'h1) & 4'hf) << clients$0$issue_counter)) != 32'h0;
-        m0$limit_stall = m0$limit_stall | clients$0$limit_stall;
+        limit_stall = limit_stall | clients$0$limit_stall;
         clients$1$may_issue = (room & (((32'h1) & 4'hf) << clients$1$issue_counter)) != 32'h0;
-        m0$limit_stall = m0$limit_stall | clients$1$limit_stall;
+        limit_stall = limit_stall | clients$1$limit_stall;
+        m0$events[(64'h15)+:(1)] = m0$aclken & limit_stall;
         issued_first = 32'h0;
         if (clients$0$burst_issued) begin
             issued_first = ((32'h1) & 4'hf) << clients$0$issue_counter;
@@ -56818,7 +56663,7 @@ module npu_u65_512_core$op_state$weights_weight_region$stored(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$op_state$weights_weight_region$stored
 
 
-module npu_u65_512_core$pmu(clock,rst_n,bus$addr,bus$write,bus$wdata,bus$defined,bus$rdata,running,stream_enable,clear_irq,irq,m0$enabled,m0$ar_accepted,m0$ar_stalled,m0$ar_channel,m0$ar_counter,m0$r_beat,m0$r_last,m0$r_channel,m0$r_counter,m0$aw_accepted,m0$aw_stalled,m0$aw_channel,m0$aw_counter,m0$w_beat,m0$w_stalled,m0$w_channel,m0$b_response,m0$b_channel,m0$b_counter,m0$read_limit_stall,m0$write_limit_stall,m1$enabled,m1$ar_accepted,m1$ar_stalled,m1$ar_channel,m1$ar_counter,m1$r_beat,m1$r_last,m1$r_channel,m1$r_counter,m1$aw_accepted,m1$aw_stalled,m1$aw_channel,m1$aw_counter,m1$w_beat,m1$w_stalled,m1$w_channel,m1$b_response,m1$b_channel,m1$b_counter,m1$read_limit_stall,m1$write_limit_stall,datapath);
+module npu_u65_512_core$pmu(clock,rst_n,bus$addr,bus$write,bus$wdata,bus$defined,bus$rdata,running,stream_enable,clear_irq,irq,m0$enabled,m0$reads,m0$writes,m1$enabled,m1$reads,m1$writes,datapath);
     
     // Module arguments
     input wire  clock;
@@ -56833,47 +56678,11 @@ module npu_u65_512_core$pmu(clock,rst_n,bus$addr,bus$write,bus$wdata,bus$defined
     input wire  clear_irq;
     output reg  irq;
     input wire  m0$enabled;
-    input wire  m0$ar_accepted;
-    input wire  m0$ar_stalled;
-    input wire  [3:0] m0$ar_channel;
-    input wire  [1:0] m0$ar_counter;
-    input wire  m0$r_beat;
-    input wire  m0$r_last;
-    input wire  [3:0] m0$r_channel;
-    input wire  [1:0] m0$r_counter;
-    input wire  m0$aw_accepted;
-    input wire  m0$aw_stalled;
-    input wire  [3:0] m0$aw_channel;
-    input wire  [1:0] m0$aw_counter;
-    input wire  m0$w_beat;
-    input wire  m0$w_stalled;
-    input wire  [3:0] m0$w_channel;
-    input wire  m0$b_response;
-    input wire  [3:0] m0$b_channel;
-    input wire  [1:0] m0$b_counter;
-    input wire  m0$read_limit_stall;
-    input wire  m0$write_limit_stall;
+    input wire  [16:0] m0$reads;
+    input wire  [21:0] m0$writes;
     input wire  m1$enabled;
-    input wire  m1$ar_accepted;
-    input wire  m1$ar_stalled;
-    input wire  [3:0] m1$ar_channel;
-    input wire  [1:0] m1$ar_counter;
-    input wire  m1$r_beat;
-    input wire  m1$r_last;
-    input wire  [3:0] m1$r_channel;
-    input wire  [1:0] m1$r_counter;
-    input wire  m1$aw_accepted;
-    input wire  m1$aw_stalled;
-    input wire  [3:0] m1$aw_channel;
-    input wire  [1:0] m1$aw_counter;
-    input wire  m1$w_beat;
-    input wire  m1$w_stalled;
-    input wire  [3:0] m1$w_channel;
-    input wire  m1$b_response;
-    input wire  [3:0] m1$b_channel;
-    input wire  [1:0] m1$b_counter;
-    input wire  m1$read_limit_stall;
-    input wire  m1$write_limit_stall;
+    input wire  [16:0] m1$reads;
+    input wire  [21:0] m1$writes;
     input wire  [3:0] datapath;
     
     // Constant declarations
@@ -57063,52 +56872,16 @@ module npu_u65_512_core$pmu(clock,rst_n,bus$addr,bus$write,bus$wdata,bus$defined
     );
     npu_u65_512_core$pmu$port0 port0(
         .events$enabled(m0$enabled),
-        .events$ar_accepted(m0$ar_accepted),
-        .events$ar_stalled(m0$ar_stalled),
-        .events$ar_channel(m0$ar_channel),
-        .events$ar_counter(m0$ar_counter),
-        .events$r_beat(m0$r_beat),
-        .events$r_last(m0$r_last),
-        .events$r_channel(m0$r_channel),
-        .events$r_counter(m0$r_counter),
-        .events$aw_accepted(m0$aw_accepted),
-        .events$aw_stalled(m0$aw_stalled),
-        .events$aw_channel(m0$aw_channel),
-        .events$aw_counter(m0$aw_counter),
-        .events$w_beat(m0$w_beat),
-        .events$w_stalled(m0$w_stalled),
-        .events$w_channel(m0$w_channel),
-        .events$b_response(m0$b_response),
-        .events$b_channel(m0$b_channel),
-        .events$b_counter(m0$b_counter),
-        .events$read_limit_stall(m0$read_limit_stall),
-        .events$write_limit_stall(m0$write_limit_stall),
+        .events$reads(m0$reads),
+        .events$writes(m0$writes),
         .filter(port0$filter),
         .channel(port0$channel),
         .occurred(port0$occurred)
     );
     npu_u65_512_core$pmu$port1 port1(
         .events$enabled(m1$enabled),
-        .events$ar_accepted(m1$ar_accepted),
-        .events$ar_stalled(m1$ar_stalled),
-        .events$ar_channel(m1$ar_channel),
-        .events$ar_counter(m1$ar_counter),
-        .events$r_beat(m1$r_beat),
-        .events$r_last(m1$r_last),
-        .events$r_channel(m1$r_channel),
-        .events$r_counter(m1$r_counter),
-        .events$aw_accepted(m1$aw_accepted),
-        .events$aw_stalled(m1$aw_stalled),
-        .events$aw_channel(m1$aw_channel),
-        .events$aw_counter(m1$aw_counter),
-        .events$w_beat(m1$w_beat),
-        .events$w_stalled(m1$w_stalled),
-        .events$w_channel(m1$w_channel),
-        .events$b_response(m1$b_response),
-        .events$b_channel(m1$b_channel),
-        .events$b_counter(m1$b_counter),
-        .events$read_limit_stall(m1$read_limit_stall),
-        .events$write_limit_stall(m1$write_limit_stall),
+        .events$reads(m1$reads),
+        .events$writes(m1$writes),
         .filter(port1$filter),
         .channel(port1$channel),
         .occurred(port1$occurred)
@@ -57117,47 +56890,11 @@ module npu_u65_512_core$pmu(clock,rst_n,bus$addr,bus$write,bus$wdata,bus$defined
         .clock(latency$clock),
         .rst_n(latency$rst_n),
         .m0_events$enabled(m0$enabled),
-        .m0_events$ar_accepted(m0$ar_accepted),
-        .m0_events$ar_stalled(m0$ar_stalled),
-        .m0_events$ar_channel(m0$ar_channel),
-        .m0_events$ar_counter(m0$ar_counter),
-        .m0_events$r_beat(m0$r_beat),
-        .m0_events$r_last(m0$r_last),
-        .m0_events$r_channel(m0$r_channel),
-        .m0_events$r_counter(m0$r_counter),
-        .m0_events$aw_accepted(m0$aw_accepted),
-        .m0_events$aw_stalled(m0$aw_stalled),
-        .m0_events$aw_channel(m0$aw_channel),
-        .m0_events$aw_counter(m0$aw_counter),
-        .m0_events$w_beat(m0$w_beat),
-        .m0_events$w_stalled(m0$w_stalled),
-        .m0_events$w_channel(m0$w_channel),
-        .m0_events$b_response(m0$b_response),
-        .m0_events$b_channel(m0$b_channel),
-        .m0_events$b_counter(m0$b_counter),
-        .m0_events$read_limit_stall(m0$read_limit_stall),
-        .m0_events$write_limit_stall(m0$write_limit_stall),
+        .m0_events$reads(m0$reads),
+        .m0_events$writes(m0$writes),
         .m1_events$enabled(m1$enabled),
-        .m1_events$ar_accepted(m1$ar_accepted),
-        .m1_events$ar_stalled(m1$ar_stalled),
-        .m1_events$ar_channel(m1$ar_channel),
-        .m1_events$ar_counter(m1$ar_counter),
-        .m1_events$r_beat(m1$r_beat),
-        .m1_events$r_last(m1$r_last),
-        .m1_events$r_channel(m1$r_channel),
-        .m1_events$r_counter(m1$r_counter),
-        .m1_events$aw_accepted(m1$aw_accepted),
-        .m1_events$aw_stalled(m1$aw_stalled),
-        .m1_events$aw_channel(m1$aw_channel),
-        .m1_events$aw_counter(m1$aw_counter),
-        .m1_events$w_beat(m1$w_beat),
-        .m1_events$w_stalled(m1$w_stalled),
-        .m1_events$w_channel(m1$w_channel),
-        .m1_events$b_response(m1$b_response),
-        .m1_events$b_channel(m1$b_channel),
-        .m1_events$b_counter(m1$b_counter),
-        .m1_events$read_limit_stall(m1$read_limit_stall),
-        .m1_events$write_limit_stall(m1$write_limit_stall),
+        .m1_events$reads(m1$reads),
+        .m1_events$writes(m1$writes),
         .channel(latency$channel),
         .counter(latency$counter),
         .restart(latency$restart),
@@ -58597,53 +58334,17 @@ module npu_u65_512_core$pmu$irq_raised(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$pmu$irq_raised
 
 
-module npu_u65_512_core$pmu$latency(clock,rst_n,m0_events$enabled,m0_events$ar_accepted,m0_events$ar_stalled,m0_events$ar_channel,m0_events$ar_counter,m0_events$r_beat,m0_events$r_last,m0_events$r_channel,m0_events$r_counter,m0_events$aw_accepted,m0_events$aw_stalled,m0_events$aw_channel,m0_events$aw_counter,m0_events$w_beat,m0_events$w_stalled,m0_events$w_channel,m0_events$b_response,m0_events$b_channel,m0_events$b_counter,m0_events$read_limit_stall,m0_events$write_limit_stall,m1_events$enabled,m1_events$ar_accepted,m1_events$ar_stalled,m1_events$ar_channel,m1_events$ar_counter,m1_events$r_beat,m1_events$r_last,m1_events$r_channel,m1_events$r_counter,m1_events$aw_accepted,m1_events$aw_stalled,m1_events$aw_channel,m1_events$aw_counter,m1_events$w_beat,m1_events$w_stalled,m1_events$w_channel,m1_events$b_response,m1_events$b_channel,m1_events$b_counter,m1_events$read_limit_stall,m1_events$write_limit_stall,channel,counter,restart,occurred);
+module npu_u65_512_core$pmu$latency(clock,rst_n,m0_events$enabled,m0_events$reads,m0_events$writes,m1_events$enabled,m1_events$reads,m1_events$writes,channel,counter,restart,occurred);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
     input wire  m0_events$enabled;
-    input wire  m0_events$ar_accepted;
-    input wire  m0_events$ar_stalled;
-    input wire  [3:0] m0_events$ar_channel;
-    input wire  [1:0] m0_events$ar_counter;
-    input wire  m0_events$r_beat;
-    input wire  m0_events$r_last;
-    input wire  [3:0] m0_events$r_channel;
-    input wire  [1:0] m0_events$r_counter;
-    input wire  m0_events$aw_accepted;
-    input wire  m0_events$aw_stalled;
-    input wire  [3:0] m0_events$aw_channel;
-    input wire  [1:0] m0_events$aw_counter;
-    input wire  m0_events$w_beat;
-    input wire  m0_events$w_stalled;
-    input wire  [3:0] m0_events$w_channel;
-    input wire  m0_events$b_response;
-    input wire  [3:0] m0_events$b_channel;
-    input wire  [1:0] m0_events$b_counter;
-    input wire  m0_events$read_limit_stall;
-    input wire  m0_events$write_limit_stall;
+    input wire  [16:0] m0_events$reads;
+    input wire  [21:0] m0_events$writes;
     input wire  m1_events$enabled;
-    input wire  m1_events$ar_accepted;
-    input wire  m1_events$ar_stalled;
-    input wire  [3:0] m1_events$ar_channel;
-    input wire  [1:0] m1_events$ar_counter;
-    input wire  m1_events$r_beat;
-    input wire  m1_events$r_last;
-    input wire  [3:0] m1_events$r_channel;
-    input wire  [1:0] m1_events$r_counter;
-    input wire  m1_events$aw_accepted;
-    input wire  m1_events$aw_stalled;
-    input wire  [3:0] m1_events$aw_channel;
-    input wire  [1:0] m1_events$aw_counter;
-    input wire  m1_events$w_beat;
-    input wire  m1_events$w_stalled;
-    input wire  [3:0] m1_events$w_channel;
-    input wire  m1_events$b_response;
-    input wire  [3:0] m1_events$b_channel;
-    input wire  [1:0] m1_events$b_counter;
-    input wire  m1_events$read_limit_stall;
-    input wire  m1_events$write_limit_stall;
+    input wire  [16:0] m1_events$reads;
+    input wire  [21:0] m1_events$writes;
     input wire  [3:0] channel;
     input wire  [1:0] counter;
     input wire  restart;
@@ -58658,6 +58359,14 @@ module npu_u65_512_core$pmu$latency(clock,rst_n,m0_events$enabled,m0_events$ar_a
     localparam  thresholds$5 = 11'b10000000000;
     
     // Stub signals
+    reg  [3:0] m0_traffic$channel;
+    reg  [1:0] m0_traffic$counter;
+    wire  m0_traffic$starts;
+    wire  m0_traffic$ends;
+    reg  [3:0] m1_traffic$channel;
+    reg  [1:0] m1_traffic$counter;
+    wire  m1_traffic$starts;
+    wire  m1_traffic$ends;
     reg  outstanding$clock;
     reg  outstanding$rst_n;
     reg  [6:0] outstanding$d;
@@ -58676,12 +58385,29 @@ module npu_u65_512_core$pmu$latency(clock,rst_n,m0_events$enabled,m0_events$ar_a
     wire  [10:0] age$q;
     
     // Local signals
-    reg  write_traffic;
     reg  starts;
     reg  ends;
     reg  done;
     
     // Sub module instances
+    npu_u65_512_core$pmu$latency$m0_traffic m0_traffic(
+        .events$enabled(m0_events$enabled),
+        .events$reads(m0_events$reads),
+        .events$writes(m0_events$writes),
+        .channel(m0_traffic$channel),
+        .counter(m0_traffic$counter),
+        .starts(m0_traffic$starts),
+        .ends(m0_traffic$ends)
+    );
+    npu_u65_512_core$pmu$latency$m1_traffic m1_traffic(
+        .events$enabled(m1_events$enabled),
+        .events$reads(m1_events$reads),
+        .events$writes(m1_events$writes),
+        .channel(m1_traffic$channel),
+        .counter(m1_traffic$counter),
+        .starts(m1_traffic$starts),
+        .ends(m1_traffic$ends)
+    );
     npu_u65_512_core$pmu$latency$outstanding outstanding(
         .clock(outstanding$clock),
         .rst_n(outstanding$rst_n),
@@ -58721,13 +58447,12 @@ module npu_u65_512_core$pmu$latency(clock,rst_n,m0_events$enabled,m0_events$ar_a
         timing$rst_n = rst_n;
         ahead$rst_n = rst_n;
         age$rst_n = rst_n;
-        write_traffic = channel[32'h3];
-        starts = (m0_events$ar_accepted & (m0_events$ar_channel == channel) & (m0_events$ar_counter == counter)) | (m1_events$ar_accepted & (m1_events$ar_channel == channel) & (m1_events$ar_counter == counter));
-        ends = (m0_events$r_beat & m0_events$r_last & (m0_events$r_channel == channel) & (m0_events$r_counter == counter)) | (m1_events$r_beat & m1_events$r_last & (m1_events$r_channel == channel) & (m1_events$r_counter == counter));
-        if (write_traffic) begin
-            starts = (m0_events$aw_accepted & (m0_events$aw_channel == channel) & (m0_events$aw_counter == counter)) | (m1_events$aw_accepted & (m1_events$aw_channel == channel) & (m1_events$aw_counter == counter));
-            ends = (m0_events$b_response & (m0_events$b_channel == channel) & (m0_events$b_counter == counter)) | (m1_events$b_response & (m1_events$b_channel == channel) & (m1_events$b_counter == counter));
-        end
+        m0_traffic$channel = channel;
+        m0_traffic$counter = counter;
+        m1_traffic$channel = channel;
+        m1_traffic$counter = counter;
+        starts = m0_traffic$starts | m1_traffic$starts;
+        ends = m0_traffic$ends | m1_traffic$ends;
         if (starts & ~ends) begin
             outstanding$d = outstanding$q + 32'h1;
         end
@@ -58825,6 +58550,54 @@ module npu_u65_512_core$pmu$latency$ahead(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$pmu$latency$ahead
 
 
+module npu_u65_512_core$pmu$latency$m0_traffic(events$enabled,events$reads,events$writes,channel,counter,starts,ends);
+    
+    // Module arguments
+    input wire  events$enabled;
+    input wire  [16:0] events$reads;
+    input wire  [21:0] events$writes;
+    input wire  [3:0] channel;
+    input wire  [1:0] counter;
+    output reg  starts;
+    output reg  ends;
+    
+    // Update code
+    always @(*) begin
+        starts = events$reads[(64'h0)+:(1)] & (events$reads[(64'h2)+:(4)] == channel) & (events$reads[(64'h6)+:(2)] == counter);
+        ends = events$reads[(64'h8)+:(1)] & events$reads[(64'h9)+:(1)] & (events$reads[(64'ha)+:(4)] == channel) & (events$reads[(64'he)+:(2)] == counter);
+        if (channel[32'h3]) begin
+            starts = events$writes[(64'h0)+:(1)] & (events$writes[(64'h2)+:(4)] == channel) & (events$writes[(64'h6)+:(2)] == counter);
+            ends = events$writes[(64'he)+:(1)] & (events$writes[(64'hf)+:(4)] == channel) & (events$writes[(64'h13)+:(2)] == counter);
+        end
+    end
+    
+endmodule // npu_u65_512_core$pmu$latency$m0_traffic
+
+
+module npu_u65_512_core$pmu$latency$m1_traffic(events$enabled,events$reads,events$writes,channel,counter,starts,ends);
+    
+    // Module arguments
+    input wire  events$enabled;
+    input wire  [16:0] events$reads;
+    input wire  [21:0] events$writes;
+    input wire  [3:0] channel;
+    input wire  [1:0] counter;
+    output reg  starts;
+    output reg  ends;
+    
+    // Update code
+    always @(*) begin
+        starts = events$reads[(64'h0)+:(1)] & (events$reads[(64'h2)+:(4)] == channel) & (events$reads[(64'h6)+:(2)] == counter);
+        ends = events$reads[(64'h8)+:(1)] & events$reads[(64'h9)+:(1)] & (events$reads[(64'ha)+:(4)] == channel) & (events$reads[(64'he)+:(2)] == counter);
+        if (channel[32'h3]) begin
+            starts = events$writes[(64'h0)+:(1)] & (events$writes[(64'h2)+:(4)] == channel) & (events$writes[(64'h6)+:(2)] == counter);
+            ends = events$writes[(64'he)+:(1)] & (events$writes[(64'hf)+:(4)] == channel) & (events$writes[(64'h13)+:(2)] == counter);
+        end
+    end
+    
+endmodule // npu_u65_512_core$pmu$latency$m1_traffic
+
+
 module npu_u65_512_core$pmu$latency$outstanding(clock,rst_n,d,q);
     
     // Module arguments
@@ -58901,30 +58674,12 @@ module npu_u65_512_core$pmu$pmcr(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$pmu$pmcr
 
 
-module npu_u65_512_core$pmu$port0(events$enabled,events$ar_accepted,events$ar_stalled,events$ar_channel,events$ar_counter,events$r_beat,events$r_last,events$r_channel,events$r_counter,events$aw_accepted,events$aw_stalled,events$aw_channel,events$aw_counter,events$w_beat,events$w_stalled,events$w_channel,events$b_response,events$b_channel,events$b_counter,events$read_limit_stall,events$write_limit_stall,filter,channel,occurred);
+module npu_u65_512_core$pmu$port0(events$enabled,events$reads,events$writes,filter,channel,occurred);
     
     // Module arguments
     input wire  events$enabled;
-    input wire  events$ar_accepted;
-    input wire  events$ar_stalled;
-    input wire  [3:0] events$ar_channel;
-    input wire  [1:0] events$ar_counter;
-    input wire  events$r_beat;
-    input wire  events$r_last;
-    input wire  [3:0] events$r_channel;
-    input wire  [1:0] events$r_counter;
-    input wire  events$aw_accepted;
-    input wire  events$aw_stalled;
-    input wire  [3:0] events$aw_channel;
-    input wire  [1:0] events$aw_counter;
-    input wire  events$w_beat;
-    input wire  events$w_stalled;
-    input wire  [3:0] events$w_channel;
-    input wire  events$b_response;
-    input wire  [3:0] events$b_channel;
-    input wire  [1:0] events$b_counter;
-    input wire  events$read_limit_stall;
-    input wire  events$write_limit_stall;
+    input wire  [16:0] events$reads;
+    input wire  [21:0] events$writes;
     input wire  filter;
     input wire  [3:0] channel;
     output reg  [9:0] occurred;
@@ -58937,41 +58692,23 @@ module npu_u65_512_core$pmu$port0(events$enabled,events$ar_accepted,events$ar_st
     
     // Update code
     always @(*) begin
-        ar_pass = ~filter | (events$ar_channel == channel);
-        r_pass = ~filter | (events$r_channel == channel);
-        aw_pass = ~filter | (events$aw_channel == channel);
-        w_pass = ~filter | (events$w_channel == channel);
+        ar_pass = ~filter | (events$reads[(64'h2)+:(4)] == channel);
+        r_pass = ~filter | (events$reads[(64'ha)+:(4)] == channel);
+        aw_pass = ~filter | (events$writes[(64'h2)+:(4)] == channel);
+        w_pass = ~filter | (events$writes[(64'ha)+:(4)] == channel);
         occurred = 32'h0;
-        occurred = ((((((((((occurred & ~(1 << (32'h0)) | ((events$ar_accepted & ar_pass) << (32'h0))) & ~(1 << (32'h1)) | ((events$r_beat & r_pass) << (32'h1))) & ~(1 << (32'h2)) | ((events$ar_stalled & ar_pass) << (32'h2))) & ~(1 << (32'h3)) | ((events$aw_accepted & aw_pass) << (32'h3))) & ~(1 << (32'h4)) | ((events$w_beat & w_pass) << (32'h4))) & ~(1 << (32'h5)) | ((events$aw_stalled & aw_pass) << (32'h5))) & ~(1 << (32'h6)) | ((events$w_stalled & w_pass) << (32'h6))) & ~(1 << (32'h7)) | ((events$enabled) << (32'h7))) & ~(1 << (32'h8)) | ((events$read_limit_stall) << (32'h8))) & ~(1 << (32'h9)) | ((events$write_limit_stall) << (32'h9)));
+        occurred = ((((((((((occurred & ~(1 << (32'h0)) | ((events$reads[(64'h0)+:(1)] & ar_pass) << (32'h0))) & ~(1 << (32'h1)) | ((events$reads[(64'h8)+:(1)] & r_pass) << (32'h1))) & ~(1 << (32'h2)) | ((events$reads[(64'h1)+:(1)] & ar_pass) << (32'h2))) & ~(1 << (32'h3)) | ((events$writes[(64'h0)+:(1)] & aw_pass) << (32'h3))) & ~(1 << (32'h4)) | ((events$writes[(64'h8)+:(1)] & w_pass) << (32'h4))) & ~(1 << (32'h5)) | ((events$writes[(64'h1)+:(1)] & aw_pass) << (32'h5))) & ~(1 << (32'h6)) | ((events$writes[(64'h9)+:(1)] & w_pass) << (32'h6))) & ~(1 << (32'h7)) | ((events$enabled) << (32'h7))) & ~(1 << (32'h8)) | ((events$reads[(64'h10)+:(1)]) << (32'h8))) & ~(1 << (32'h9)) | ((events$writes[(64'h15)+:(1)]) << (32'h9)));
     end
     
 endmodule // npu_u65_512_core$pmu$port0
 
 
-module npu_u65_512_core$pmu$port1(events$enabled,events$ar_accepted,events$ar_stalled,events$ar_channel,events$ar_counter,events$r_beat,events$r_last,events$r_channel,events$r_counter,events$aw_accepted,events$aw_stalled,events$aw_channel,events$aw_counter,events$w_beat,events$w_stalled,events$w_channel,events$b_response,events$b_channel,events$b_counter,events$read_limit_stall,events$write_limit_stall,filter,channel,occurred);
+module npu_u65_512_core$pmu$port1(events$enabled,events$reads,events$writes,filter,channel,occurred);
     
     // Module arguments
     input wire  events$enabled;
-    input wire  events$ar_accepted;
-    input wire  events$ar_stalled;
-    input wire  [3:0] events$ar_channel;
-    input wire  [1:0] events$ar_counter;
-    input wire  events$r_beat;
-    input wire  events$r_last;
-    input wire  [3:0] events$r_channel;
-    input wire  [1:0] events$r_counter;
-    input wire  events$aw_accepted;
-    input wire  events$aw_stalled;
-    input wire  [3:0] events$aw_channel;
-    input wire  [1:0] events$aw_counter;
-    input wire  events$w_beat;
-    input wire  events$w_stalled;
-    input wire  [3:0] events$w_channel;
-    input wire  events$b_response;
-    input wire  [3:0] events$b_channel;
-    input wire  [1:0] events$b_counter;
-    input wire  events$read_limit_stall;
-    input wire  events$write_limit_stall;
+    input wire  [16:0] events$reads;
+    input wire  [21:0] events$writes;
     input wire  filter;
     input wire  [3:0] channel;
     output reg  [9:0] occurred;
@@ -58984,12 +58721,12 @@ module npu_u65_512_core$pmu$port1(events$enabled,events$ar_accepted,events$ar_st
     
     // Update code
     always @(*) begin
-        ar_pass = ~filter | (events$ar_channel == channel);
-        r_pass = ~filter | (events$r_channel == channel);
-        aw_pass = ~filter | (events$aw_channel == channel);
-        w_pass = ~filter | (events$w_channel == channel);
+        ar_pass = ~filter | (events$reads[(64'h2)+:(4)] == channel);
+        r_pass = ~filter | (events$reads[(64'ha)+:(4)] == channel);
+        aw_pass = ~filter | (events$writes[(64'h2)+:(4)] == channel);
+        w_pass = ~filter | (events$writes[(64'ha)+:(4)] == channel);
         occurred = 32'h0;
-        occurred = ((((((((((occurred & ~(1 << (32'h0)) | ((events$ar_accepted & ar_pass) << (32'h0))) & ~(1 << (32'h1)) | ((events$r_beat & r_pass) << (32'h1))) & ~(1 << (32'h2)) | ((events$ar_stalled & ar_pass) << (32'h2))) & ~(1 << (32'h3)) | ((events$aw_accepted & aw_pass) << (32'h3))) & ~(1 << (32'h4)) | ((events$w_beat & w_pass) << (32'h4))) & ~(1 << (32'h5)) | ((events$aw_stalled & aw_pass) << (32'h5))) & ~(1 << (32'h6)) | ((events$w_stalled & w_pass) << (32'h6))) & ~(1 << (32'h7)) | ((events$enabled) << (32'h7))) & ~(1 << (32'h8)) | ((events$read_limit_stall) << (32'h8))) & ~(1 << (32'h9)) | ((events$write_limit_stall) << (32'h9)));
+        occurred = ((((((((((occurred & ~(1 << (32'h0)) | ((events$reads[(64'h0)+:(1)] & ar_pass) << (32'h0))) & ~(1 << (32'h1)) | ((events$reads[(64'h8)+:(1)] & r_pass) << (32'h1))) & ~(1 << (32'h2)) | ((events$reads[(64'h1)+:(1)] & ar_pass) << (32'h2))) & ~(1 << (32'h3)) | ((events$writes[(64'h0)+:(1)] & aw_pass) << (32'h3))) & ~(1 << (32'h4)) | ((events$writes[(64'h8)+:(1)] & w_pass) << (32'h4))) & ~(1 << (32'h5)) | ((events$writes[(64'h1)+:(1)] & aw_pass) << (32'h5))) & ~(1 << (32'h6)) | ((events$writes[(64'h9)+:(1)] & w_pass) << (32'h6))) & ~(1 << (32'h7)) | ((events$enabled) << (32'h7))) & ~(1 << (32'h8)) | ((events$reads[(64'h10)+:(1)]) << (32'h8))) & ~(1 << (32'h9)) | ((events$writes[(64'h15)+:(1)]) << (32'h9)));
     end
     
 endmodule // npu_u65_512_core$pmu$port1

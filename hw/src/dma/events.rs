@@ -1,6 +1,9 @@
 //! What the DMA does on each AXI manager port, for the PMU (TRM 4.5.5 table
 //! 4-79, 4.5.12).
 //!
+//! Each half is derived where its handshakes live: the read half by the
+//! port's [`ReadPort`](super::ReadPort), the write half by the
+//! [`WriteRouter`](super::WriteRouter); M1 carries no writes (TRM 3.3.3).
 //! Every handshake and stall bit is qualified with the port's ACLKEN: it
 //! describes one edge of the AXI clock. `*_channel` is the traffic type of
 //! the transfer on that AXI channel, coded as `PMCAXI_CHAN.CH_SEL` and
@@ -10,39 +13,53 @@
 
 use rust_hdl::prelude::*;
 
+/// The AR and R channels of one port in a CLK cycle.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct ReadEvents {
+    /// ARVALID & ARREADY; ARVALID & !ARREADY.
+    pub ar_accepted: Bit,
+    pub ar_stalled: Bit,
+    pub ar_channel: Bits<4>,
+    pub ar_counter: Bits<2>,
+    /// RVALID & RREADY, and RLAST of that beat.
+    pub r_beat: Bit,
+    pub r_last: Bit,
+    pub r_channel: Bits<4>,
+    pub r_counter: Bits<2>,
+    /// A burst is ready to be issued on this port but its counter's
+    /// outstanding limit (AXI_LIMITn) holds it back.
+    pub limit_stall: Bit,
+}
+
+/// The AW, W and B channels of one port in a CLK cycle.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct WriteEvents {
+    /// AWVALID & AWREADY; AWVALID & !AWREADY.
+    pub aw_accepted: Bit,
+    pub aw_stalled: Bit,
+    pub aw_channel: Bits<4>,
+    pub aw_counter: Bits<2>,
+    /// WVALID & WREADY; WVALID & !WREADY.
+    pub w_beat: Bit,
+    pub w_stalled: Bit,
+    pub w_channel: Bits<4>,
+    /// BVALID & BREADY.
+    pub b_response: Bit,
+    pub b_channel: Bits<4>,
+    pub b_counter: Bits<2>,
+    /// A burst is ready to be issued on this port but its counter's
+    /// outstanding limit (AXI_LIMITn) holds it back.
+    pub limit_stall: Bit,
+}
+
 /// One port's activity in a CLK cycle, as the DMA drives it.
 #[derive(Clone, Debug, Default, LogicInterface)]
 #[join = "AxiEventsIn"]
 pub struct AxiEvents {
     /// ACLKEN.
     pub enabled: Signal<Out, Bit>,
-    /// ARVALID & ARREADY; ARVALID & !ARREADY.
-    pub ar_accepted: Signal<Out, Bit>,
-    pub ar_stalled: Signal<Out, Bit>,
-    pub ar_channel: Signal<Out, Bits<4>>,
-    pub ar_counter: Signal<Out, Bits<2>>,
-    /// RVALID & RREADY, and RLAST of that beat.
-    pub r_beat: Signal<Out, Bit>,
-    pub r_last: Signal<Out, Bit>,
-    pub r_channel: Signal<Out, Bits<4>>,
-    pub r_counter: Signal<Out, Bits<2>>,
-    /// AWVALID & AWREADY; AWVALID & !AWREADY.
-    pub aw_accepted: Signal<Out, Bit>,
-    pub aw_stalled: Signal<Out, Bit>,
-    pub aw_channel: Signal<Out, Bits<4>>,
-    pub aw_counter: Signal<Out, Bits<2>>,
-    /// WVALID & WREADY; WVALID & !WREADY.
-    pub w_beat: Signal<Out, Bit>,
-    pub w_stalled: Signal<Out, Bit>,
-    pub w_channel: Signal<Out, Bits<4>>,
-    /// BVALID & BREADY.
-    pub b_response: Signal<Out, Bit>,
-    pub b_channel: Signal<Out, Bits<4>>,
-    pub b_counter: Signal<Out, Bits<2>>,
-    /// A read or write burst is ready to be issued on this port but its
-    /// counter's outstanding limit (AXI_LIMITn) holds it back.
-    pub read_limit_stall: Signal<Out, Bit>,
-    pub write_limit_stall: Signal<Out, Bit>,
+    pub reads: Signal<Out, ReadEvents>,
+    pub writes: Signal<Out, WriteEvents>,
 }
 
 /// [`AxiEvents`] as the PMU takes them.
@@ -50,24 +67,6 @@ pub struct AxiEvents {
 #[join = "AxiEvents"]
 pub struct AxiEventsIn {
     pub enabled: Signal<In, Bit>,
-    pub ar_accepted: Signal<In, Bit>,
-    pub ar_stalled: Signal<In, Bit>,
-    pub ar_channel: Signal<In, Bits<4>>,
-    pub ar_counter: Signal<In, Bits<2>>,
-    pub r_beat: Signal<In, Bit>,
-    pub r_last: Signal<In, Bit>,
-    pub r_channel: Signal<In, Bits<4>>,
-    pub r_counter: Signal<In, Bits<2>>,
-    pub aw_accepted: Signal<In, Bit>,
-    pub aw_stalled: Signal<In, Bit>,
-    pub aw_channel: Signal<In, Bits<4>>,
-    pub aw_counter: Signal<In, Bits<2>>,
-    pub w_beat: Signal<In, Bit>,
-    pub w_stalled: Signal<In, Bit>,
-    pub w_channel: Signal<In, Bits<4>>,
-    pub b_response: Signal<In, Bit>,
-    pub b_channel: Signal<In, Bits<4>>,
-    pub b_counter: Signal<In, Bits<2>>,
-    pub read_limit_stall: Signal<In, Bit>,
-    pub write_limit_stall: Signal<In, Bit>,
+    pub reads: Signal<In, ReadEvents>,
+    pub writes: Signal<In, WriteEvents>,
 }

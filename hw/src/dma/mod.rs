@@ -6,10 +6,10 @@
 //! channel is a [`ReadClient`] of one [`ReadRouter`], which takes them as a
 //! table (ARID, faulting-channel code, priority) and does the port
 //! arbitration, the routing of read data by RID, the outstanding-read limits
-//! and the read side of the PMU events and bus errors for all of them. Today's
-//! channels are the command stream (read for the central control) and
-//! mem2mem (the user DMA, [`Mem2Mem`]); the IFM, weight and scale/bias
-//! channels of the datapath are further rows of the router's table.
+//! and the bus errors for all of them. Today's channels are the command
+//! stream (read for the central control) and mem2mem (the user DMA,
+//! [`Mem2Mem`]); the IFM, weight and scale/bias channels of the datapath are
+//! further rows of the router's table.
 //!
 //! Per transfer, the region's `REGIONCFG` entry (the command stream's
 //! `QCONFIG`) selects an outstanding counter 0-3 and so the port (counters
@@ -22,8 +22,14 @@
 //! the channel and port (TRM 4.2.2 STATUS.faulting_*) and halts the DMA:
 //! no further burst is issued, every issued one still completes, and
 //! RREADY/BREADY stay high. Only a reset clears it.
+//!
+//! For the PMU, `m0_events`/`m1_events` ([`AxiEvents`]) carry each port's
+//! ACLKEN and two structs derived where the handshakes are: [`ReadEvents`]
+//! from the port's [`ReadPort`], [`WriteEvents`] from the [`WriteRouter`]
+//! (M1's are all zero: it carries no writes).
 
 mod aligner;
+mod clients;
 mod events;
 mod ifm_fetch;
 mod mem2mem;
@@ -40,7 +46,7 @@ mod write_channel;
 mod writes;
 
 pub use aligner::Aligner;
-pub use events::{AxiEvents, AxiEventsIn};
+pub use events::{AxiEvents, AxiEventsIn, ReadEvents, WriteEvents};
 pub use ifm_fetch::IfmFetch;
 pub use mem2mem::Mem2Mem;
 pub use memtype::MemtypeCache;
@@ -146,6 +152,8 @@ pub struct Dma {
     reads: ReadRouter,
     writes: WriteRouter,
     queue: Fifo<DmaDescriptor, 1, 2>,
+    /// M1's write events: writes always use M0 (TRM 3.3.3).
+    no_writes: Constant<WriteEvents>,
 
     // AXI_LIMITn and DMA region-value fields (npu_spec), and the limit
     // fields' widths: TRM ranges 0-63 reads and 0-31 writes, higher bits
@@ -297,6 +305,7 @@ impl Dma {
                 regs::AXI_LIMIT0.field("max_outstanding_write_m1").lsb,
             ),
             queue: Default::default(),
+            no_writes: Constant::new(WriteEvents::default()),
             max_beats_lsb: limit_lsb("max_beats"),
             memtype_lsb: limit_lsb("memtype"),
             stride_mode_lsb: Constant::new(u64::from(region_field("stride_mode").lo).into()),
@@ -743,62 +752,14 @@ impl Logic for Dma {
         self.m1.wlast.next = false;
         self.m1.bready.next = true;
 
-        // ---- Events for the PMU; the fault codes are the PMCAXI_CHAN.CH_SEL codes ----
+        // ---- Events for the PMU: each port's read half from its ReadPort,
+        // M0's write half from the write router; M1 carries no writes ----
         self.m0_events.enabled.next = self.m0.aclken.val();
-        self.m0_events.ar_accepted.next =
-            self.m0.aclken.val() & self.reads.m0.arvalid.val() & self.m0.arready.val();
-        self.m0_events.ar_stalled.next =
-            self.m0.aclken.val() & self.reads.m0.arvalid.val() & !self.m0.arready.val();
-        self.m0_events.ar_channel.next = self.reads.m0.ar_channel.val();
-        self.m0_events.ar_counter.next = self.reads.m0.ar_counter.val();
-        self.m0_events.r_beat.next = self.m0.aclken.val() & self.m0.rvalid.val();
-        self.m0_events.r_last.next = self.m0.rlast.val();
-        self.m0_events.r_channel.next = self.reads.m0.r_channel.val();
-        self.m0_events.r_counter.next = self.reads.m0.r_counter.val();
-        self.m0_events.aw_accepted.next =
-            self.m0.aclken.val() & self.writes.m0.awvalid.val() & self.m0.awready.val();
-        self.m0_events.aw_stalled.next =
-            self.m0.aclken.val() & self.writes.m0.awvalid.val() & !self.m0.awready.val();
-        self.m0_events.aw_channel.next = self.writes.m0.aw_channel.val();
-        self.m0_events.aw_counter.next = self.writes.m0.aw_counter.val();
-        self.m0_events.w_beat.next =
-            self.m0.aclken.val() & self.writes.m0.wvalid.val() & self.m0.wready.val();
-        self.m0_events.w_stalled.next =
-            self.m0.aclken.val() & self.writes.m0.wvalid.val() & !self.m0.wready.val();
-        self.m0_events.w_channel.next = self.writes.m0.w_channel.val();
-        self.m0_events.b_response.next = self.m0.aclken.val() & self.m0.bvalid.val();
-        self.m0_events.b_channel.next = self.writes.m0.b_channel.val();
-        self.m0_events.b_counter.next = self.writes.m0.b_counter.val();
-        self.m0_events.read_limit_stall.next =
-            self.m0.aclken.val() & self.reads.m0.limit_stall.val();
-        self.m0_events.write_limit_stall.next =
-            self.m0.aclken.val() & self.writes.m0.limit_stall.val();
-
+        self.m0_events.reads.next = self.reads.m0.events.val();
+        self.m0_events.writes.next = self.writes.m0.events.val();
         self.m1_events.enabled.next = self.m1.aclken.val();
-        self.m1_events.ar_accepted.next =
-            self.m1.aclken.val() & self.reads.m1.arvalid.val() & self.m1.arready.val();
-        self.m1_events.ar_stalled.next =
-            self.m1.aclken.val() & self.reads.m1.arvalid.val() & !self.m1.arready.val();
-        self.m1_events.ar_channel.next = self.reads.m1.ar_channel.val();
-        self.m1_events.ar_counter.next = self.reads.m1.ar_counter.val();
-        self.m1_events.r_beat.next = self.m1.aclken.val() & self.m1.rvalid.val();
-        self.m1_events.r_last.next = self.m1.rlast.val();
-        self.m1_events.r_channel.next = self.reads.m1.r_channel.val();
-        self.m1_events.r_counter.next = self.reads.m1.r_counter.val();
-        // Writes use M0 only.
-        self.m1_events.aw_accepted.next = false;
-        self.m1_events.aw_stalled.next = false;
-        self.m1_events.aw_channel.next = 0.into();
-        self.m1_events.aw_counter.next = 0.into();
-        self.m1_events.w_beat.next = false;
-        self.m1_events.w_stalled.next = false;
-        self.m1_events.w_channel.next = 0.into();
-        self.m1_events.b_response.next = false;
-        self.m1_events.b_channel.next = 0.into();
-        self.m1_events.b_counter.next = 0.into();
-        self.m1_events.read_limit_stall.next =
-            self.m1.aclken.val() & self.reads.m1.limit_stall.val();
-        self.m1_events.write_limit_stall.next = false;
+        self.m1_events.reads.next = self.reads.m1.events.val();
+        self.m1_events.writes.next = self.no_writes.val();
 
         // ---- Bus errors: the first one is recorded and halts the DMA ----
         if !self.halted.q.val() {

@@ -7,9 +7,12 @@
 //! the AR channel of a port. Per client, its region's outstanding counter
 //! (REGIONCFG, QCONFIG: 0 and 1 on M0, 2 and 3 on M1) picks the port; read
 //! beats come back by RID. The router counts the outstanding reads of each
-//! counter against AXI_LIMITn (TRM 4.2.14-17) and reports, per port, what the
-//! PMU counts (TRM 4.5.5) and the first read that answers SLVERR or DECERR.
+//! counter against AXI_LIMITn (TRM 4.2.14-17) and reports the first read that
+//! answers SLVERR or DECERR. Each port's [`ReadPort`] derives what the PMU
+//! counts of it (TRM 4.5.5).
 
+use super::clients;
+use super::events::ReadEvents;
 use super::port::ReadPort;
 use crate::widgets::ResetReg;
 use rust_hdl::prelude::*;
@@ -68,13 +71,7 @@ pub struct ReadPortSignals {
     pub rdata: Signal<In, Bits<128>>,
     pub rresp: Signal<In, Bits<2>>,
     pub rlast: Signal<In, Bit>,
-    /// The faulting-channel code and counter of the burst on AR, and of the
-    /// beat on R; a client of this port held back by its limit.
-    pub ar_channel: Signal<Out, Bits<4>>,
-    pub ar_counter: Signal<Out, Bits<2>>,
-    pub r_channel: Signal<Out, Bits<4>>,
-    pub r_counter: Signal<Out, Bits<2>>,
-    pub limit_stall: Signal<Out, Bit>,
+    pub events: Signal<Out, ReadEvents>,
 }
 
 #[derive(LogicBlock)]
@@ -125,17 +122,11 @@ impl ReadRouter {
             error: Default::default(),
             error_channel: Default::default(),
             error_interface: Default::default(),
-            ids: clients
-                .iter()
-                .map(|&(id, _)| Constant::new(u64::from(id).into()))
-                .collect(),
-            channels: clients
-                .iter()
-                .map(|&(_, code)| Constant::new(u64::from(code).into()))
-                .collect(),
+            ids: clients::ids(clients),
+            channels: clients::channels(clients),
             reads_m1_lsb: Constant::new(u64::from(reads_m1_lsb).into()),
-            port0: ReadPort::new(clients.len()),
-            port1: ReadPort::new(clients.len()),
+            port0: ReadPort::new(clients),
+            port1: ReadPort::new(clients),
             limit: Default::default(),
             room: Default::default(),
             issued: Default::default(),
@@ -160,6 +151,14 @@ impl Logic for ReadRouter {
         self.port1.prot.next = self.prot.val();
         self.port0.arready.next = self.m0.arready.val();
         self.port1.arready.next = self.m1.arready.val();
+        self.port0.rvalid.next = self.m0.rvalid.val();
+        self.port1.rvalid.next = self.m1.rvalid.val();
+        self.port0.rid.next = self.m0.rid.val();
+        self.port1.rid.next = self.m1.rid.val();
+        self.port0.rlast.next = self.m0.rlast.val();
+        self.port1.rlast.next = self.m1.rlast.val();
+        self.m0.events.next = self.port0.events.val();
+        self.m1.events.next = self.port1.events.val();
         self.m0.arvalid.next = self.port0.arvalid.val();
         self.m0.arid.next = self.port0.arid.val();
         self.m0.araddr.next = self.port0.araddr.val();
@@ -191,16 +190,6 @@ impl Logic for ReadRouter {
         self.error.next = false;
         self.error_channel.next = 0.into();
         self.error_interface.next = false;
-        self.m0.ar_channel.next = 0.into();
-        self.m0.ar_counter.next = 0.into();
-        self.m0.r_channel.next = 0.into();
-        self.m0.r_counter.next = 0.into();
-        self.m0.limit_stall.next = false;
-        self.m1.ar_channel.next = 0.into();
-        self.m1.ar_counter.next = 0.into();
-        self.m1.r_channel.next = 0.into();
-        self.m1.r_counter.next = 0.into();
-        self.m1.limit_stall.next = false;
         for i in 0..self.clients.len() {
             // AR: on the port of the client's counter.
             self.clients[i].may_issue.next =
@@ -209,14 +198,18 @@ impl Logic for ReadRouter {
                 self.clients[i].request.val() & !self.clients[i].counter.val().get_bit(1);
             self.port1.requests[i].valid.next =
                 self.clients[i].request.val() & self.clients[i].counter.val().get_bit(1);
-            self.port0.requests[i].id.next = self.ids[i].val();
-            self.port1.requests[i].id.next = self.ids[i].val();
             self.port0.requests[i].address.next = self.clients[i].address.val();
             self.port1.requests[i].address.next = self.clients[i].address.val();
             self.port0.requests[i].len.next = self.clients[i].len.val();
             self.port1.requests[i].len.next = self.clients[i].len.val();
             self.port0.requests[i].cache.next = self.clients[i].cache.val();
             self.port1.requests[i].cache.next = self.clients[i].cache.val();
+            self.port0.requests[i].counter.next = self.clients[i].counter.val();
+            self.port1.requests[i].counter.next = self.clients[i].counter.val();
+            self.port0.requests[i].limit_stall.next =
+                self.clients[i].limit_stall.val() & !self.clients[i].counter.val().get_bit(1);
+            self.port1.requests[i].limit_stall.next =
+                self.clients[i].limit_stall.val() & self.clients[i].counter.val().get_bit(1);
             self.clients[i].grant.next =
                 self.port0.requests[i].grant.val() | self.port1.requests[i].grant.val();
             if self.clients[i].grant.val() {
@@ -232,8 +225,6 @@ impl Logic for ReadRouter {
                 self.clients[i].data.next = self.m1.rdata.val();
                 self.rlast.next = self.m1.rlast.val();
                 self.rresp.next = self.m1.rresp.val();
-                self.m1.limit_stall.next =
-                    self.m1.limit_stall.val() | self.clients[i].limit_stall.val();
             } else {
                 self.clients[i].beat.next = self.m0.rvalid.val()
                     & self.m0.aclken.val()
@@ -241,8 +232,6 @@ impl Logic for ReadRouter {
                 self.clients[i].data.next = self.m0.rdata.val();
                 self.rlast.next = self.m0.rlast.val();
                 self.rresp.next = self.m0.rresp.val();
-                self.m0.limit_stall.next =
-                    self.m0.limit_stall.val() | self.clients[i].limit_stall.val();
             }
             if self.clients[i].beat.val() & self.rlast.val() {
                 self.completed.next =
@@ -253,24 +242,6 @@ impl Logic for ReadRouter {
                 self.error.next = true;
                 self.error_channel.next = self.channels[i].val();
                 self.error_interface.next = self.clients[i].counter.val().get_bit(1);
-            }
-
-            // What the PMU counts: the channel of the burst on AR and R.
-            if self.m0.arid.val() == self.ids[i].val() {
-                self.m0.ar_channel.next = self.channels[i].val();
-                self.m0.ar_counter.next = self.clients[i].counter.val();
-            }
-            if self.m1.arid.val() == self.ids[i].val() {
-                self.m1.ar_channel.next = self.channels[i].val();
-                self.m1.ar_counter.next = self.clients[i].counter.val();
-            }
-            if self.m0.rid.val() == self.ids[i].val() {
-                self.m0.r_channel.next = self.channels[i].val();
-                self.m0.r_counter.next = self.clients[i].counter.val();
-            }
-            if self.m1.rid.val() == self.ids[i].val() {
-                self.m1.r_channel.next = self.channels[i].val();
-                self.m1.r_counter.next = self.clients[i].counter.val();
             }
         }
 

@@ -9,10 +9,14 @@
 //! the accepted addresses (an order queue of client indices); when no
 //! accepted address waits for data, the presented address's data goes out
 //! beside it (AXI lets W lead or join its AW), so a single-beat write takes
-//! one cycle, not two. Responses go back by BID. The router counts outstanding writes per outstanding
-//! counter against AXI_LIMITn (TRM 4.2.14-17) from the issue to the
-//! response, and reports the first response that answers SLVERR or DECERR.
+//! one cycle, not two. Responses go back by BID. The router counts
+//! outstanding writes per outstanding counter against AXI_LIMITn (TRM
+//! 4.2.14-17) from the issue to the response, reports the first response
+//! that answers SLVERR or DECERR, and derives what the PMU counts of M0's
+//! write channels (TRM 4.5.5).
 
+use super::clients;
+use super::events::WriteEvents;
 use crate::widgets::{Fifo, ResetReg};
 use rust_hdl::prelude::*;
 
@@ -83,14 +87,10 @@ pub struct WritePortSignals {
     pub bvalid: Signal<In, Bit>,
     pub bid: Signal<In, Bits<8>>,
     pub bresp: Signal<In, Bits<2>>,
-    /// The faulting-channel code and counter of the burst on AW, of the
-    /// beat on W and of the response on B; a client held back by its limit.
-    pub aw_channel: Signal<Out, Bits<4>>,
-    pub aw_counter: Signal<Out, Bits<2>>,
-    pub w_channel: Signal<Out, Bits<4>>,
-    pub b_channel: Signal<Out, Bits<4>>,
-    pub b_counter: Signal<Out, Bits<2>>,
-    pub limit_stall: Signal<Out, Bit>,
+    /// What the PMU counts of AW, W and B: handshakes and stalls qualified
+    /// with ACLKEN, the channel code and counter of each transfer (B's by
+    /// BID), a client held back by its limit.
+    pub events: Signal<Out, WriteEvents>,
 }
 
 /// Clients of the router; the order queue holds their indices.
@@ -130,6 +130,7 @@ pub struct WriteRouter {
     aw_fire: Signal<Local, Bit>,
     limit: Signal<Local, Bits<32>>,
     room: Signal<Local, Bits<4>>,
+    limit_stall: Signal<Local, Bit>,
     completed: Signal<Local, Bits<4>>,
     issued_first: Signal<Local, Bits<4>>,
     issued_second: Signal<Local, Bits<4>>,
@@ -149,14 +150,8 @@ impl WriteRouter {
             quiet: Default::default(),
             error: Default::default(),
             error_channel: Default::default(),
-            ids: clients
-                .iter()
-                .map(|&(id, _)| Constant::new(u64::from(id).into()))
-                .collect(),
-            channels: clients
-                .iter()
-                .map(|&(_, code)| Constant::new(u64::from(code).into()))
-                .collect(),
+            ids: clients::ids(clients),
+            channels: clients::channels(clients),
             writes_m1_lsb: Constant::new(u64::from(writes_m1_lsb).into()),
             order: Default::default(),
             pick: Default::default(),
@@ -171,6 +166,7 @@ impl WriteRouter {
             aw_fire: Default::default(),
             limit: Default::default(),
             room: Default::default(),
+            limit_stall: Default::default(),
             completed: Default::default(),
             issued_first: Default::default(),
             issued_second: Default::default(),
@@ -204,8 +200,8 @@ impl Logic for WriteRouter {
         self.m0.awaddr.next = 0.into();
         self.m0.awlen.next = 0.into();
         self.m0.awcache.next = 0.into();
-        self.m0.aw_channel.next = 0.into();
-        self.m0.aw_counter.next = 0.into();
+        self.m0.events.next.aw_channel = 0.into();
+        self.m0.events.next.aw_counter = 0.into();
         for i in 0..CLIENTS {
             self.clients[i].awready.next = false;
             if self.pick.val() == (i == 1) {
@@ -214,12 +210,15 @@ impl Logic for WriteRouter {
                 self.m0.awaddr.next = self.clients[i].awaddr.val();
                 self.m0.awlen.next = self.clients[i].awlen.val();
                 self.m0.awcache.next = self.clients[i].awcache.val();
-                self.m0.aw_channel.next = self.channels[i].val();
-                self.m0.aw_counter.next = self.clients[i].response_counter.val();
+                self.m0.events.next.aw_channel = self.channels[i].val();
+                self.m0.events.next.aw_counter = self.clients[i].response_counter.val();
                 self.clients[i].awready.next = self.m0.awready.val() & self.order.tail.ready.val();
             }
         }
         self.aw_fire.next = self.m0.aclken.val() & self.m0.awvalid.val() & self.m0.awready.val();
+        self.m0.events.next.aw_accepted = self.aw_fire.val();
+        self.m0.events.next.aw_stalled =
+            self.m0.aclken.val() & self.m0.awvalid.val() & !self.m0.awready.val();
         if self.m0.aclken.val() {
             self.held.d.next = self.m0.awvalid.val() & !self.m0.awready.val();
             self.held_client.d.next = self.pick.val();
@@ -237,7 +236,7 @@ impl Logic for WriteRouter {
         self.m0.wdata.next = 0.into();
         self.m0.wstrb.next = 0.into();
         self.m0.wlast.next = false;
-        self.m0.w_channel.next = 0.into();
+        self.m0.events.next.w_channel = 0.into();
         for i in 0..CLIENTS {
             self.clients[i].wready.next = false;
             if self.w_open.val() & (self.w_client.val() == (i == 1)) {
@@ -245,10 +244,14 @@ impl Logic for WriteRouter {
                 self.m0.wdata.next = self.clients[i].wdata.val();
                 self.m0.wstrb.next = self.clients[i].wstrb.val();
                 self.m0.wlast.next = self.clients[i].wlast.val();
-                self.m0.w_channel.next = self.channels[i].val();
+                self.m0.events.next.w_channel = self.channels[i].val();
                 self.clients[i].wready.next = self.m0.wready.val();
             }
         }
+        self.m0.events.next.w_beat =
+            self.m0.aclken.val() & self.m0.wvalid.val() & self.m0.wready.val();
+        self.m0.events.next.w_stalled =
+            self.m0.aclken.val() & self.m0.wvalid.val() & !self.m0.wready.val();
         self.w_last_fire.next = self.m0.aclken.val()
             & self.m0.wvalid.val()
             & self.m0.wready.val()
@@ -268,11 +271,12 @@ impl Logic for WriteRouter {
         // ---- B: by BID ----
         self.b_client.next = self.m0.bid.val() == self.ids[1].val();
         self.b_ours.next = self.m0.bvalid.val() & self.m0.aclken.val();
-        self.m0.b_channel.next = self.channels[0].val();
-        self.m0.b_counter.next = self.clients[0].response_counter.val();
+        self.m0.events.next.b_response = self.b_ours.val();
+        self.m0.events.next.b_channel = self.channels[0].val();
+        self.m0.events.next.b_counter = self.clients[0].response_counter.val();
         if self.b_client.val() {
-            self.m0.b_channel.next = self.channels[1].val();
-            self.m0.b_counter.next = self.clients[1].response_counter.val();
+            self.m0.events.next.b_channel = self.channels[1].val();
+            self.m0.events.next.b_counter = self.clients[1].response_counter.val();
         }
         self.completed.next = 0.into();
         for i in 0..CLIENTS {
@@ -282,7 +286,7 @@ impl Logic for WriteRouter {
             }
         }
         self.error.next = self.b_ours.val() & self.m0.bresp.val().get_bit(1);
-        self.error_channel.next = self.m0.b_channel.val();
+        self.error_channel.next = self.m0.events.val().b_channel;
 
         // ---- Outstanding writes per counter: room while count <= limit - 1
         // (the field's bits above the TRM range 0-31 are ignored) ----
@@ -293,13 +297,13 @@ impl Logic for WriteRouter {
                 self.room.next = self.room.val().replace_bit(c, true);
             }
         }
-        self.m0.limit_stall.next = false;
+        self.limit_stall.next = false;
         for i in 0..CLIENTS {
             self.clients[i].may_issue.next =
                 (self.room.val() & (bits::<4>(1) << self.clients[i].issue_counter.val())) != 0;
-            self.m0.limit_stall.next =
-                self.m0.limit_stall.val() | self.clients[i].limit_stall.val();
+            self.limit_stall.next = self.limit_stall.val() | self.clients[i].limit_stall.val();
         }
+        self.m0.events.next.limit_stall = self.m0.aclken.val() & self.limit_stall.val();
         // Both clients may issue on one cycle, on the same counter.
         self.issued_first.next = 0.into();
         if self.clients[0].burst_issued.val() {

@@ -27,24 +27,26 @@ impl Logic for PortEvents {
     #[hdl_gen]
     fn update(&mut self) {
         self.ar_pass.next =
-            !self.filter.val() | (self.events.ar_channel.val() == self.channel.val());
-        self.r_pass.next = !self.filter.val() | (self.events.r_channel.val() == self.channel.val());
+            !self.filter.val() | (self.events.reads.val().ar_channel == self.channel.val());
+        self.r_pass.next =
+            !self.filter.val() | (self.events.reads.val().r_channel == self.channel.val());
         self.aw_pass.next =
-            !self.filter.val() | (self.events.aw_channel.val() == self.channel.val());
-        self.w_pass.next = !self.filter.val() | (self.events.w_channel.val() == self.channel.val());
+            !self.filter.val() | (self.events.writes.val().aw_channel == self.channel.val());
+        self.w_pass.next =
+            !self.filter.val() | (self.events.writes.val().w_channel == self.channel.val());
         self.occurred.next = 0.into();
         self.occurred.next = self
             .occurred
             .val()
-            .replace_bit(0, self.events.ar_accepted.val() & self.ar_pass.val())
-            .replace_bit(1, self.events.r_beat.val() & self.r_pass.val())
-            .replace_bit(2, self.events.ar_stalled.val() & self.ar_pass.val())
-            .replace_bit(3, self.events.aw_accepted.val() & self.aw_pass.val())
-            .replace_bit(4, self.events.w_beat.val() & self.w_pass.val())
-            .replace_bit(5, self.events.aw_stalled.val() & self.aw_pass.val())
-            .replace_bit(6, self.events.w_stalled.val() & self.w_pass.val())
+            .replace_bit(0, self.events.reads.val().ar_accepted & self.ar_pass.val())
+            .replace_bit(1, self.events.reads.val().r_beat & self.r_pass.val())
+            .replace_bit(2, self.events.reads.val().ar_stalled & self.ar_pass.val())
+            .replace_bit(3, self.events.writes.val().aw_accepted & self.aw_pass.val())
+            .replace_bit(4, self.events.writes.val().w_beat & self.w_pass.val())
+            .replace_bit(5, self.events.writes.val().aw_stalled & self.aw_pass.val())
+            .replace_bit(6, self.events.writes.val().w_stalled & self.w_pass.val())
             .replace_bit(7, self.events.enabled.val())
-            .replace_bit(8, self.events.read_limit_stall.val())
-            .replace_bit(9, self.events.write_limit_stall.val());
+            .replace_bit(8, self.events.reads.val().limit_stall)
+            .replace_bit(9, self.events.writes.val().limit_stall);
     }
 }

@@ -16,6 +16,7 @@
 //! the new selection already in flight may then be timed short. Change it
 //! while the traffic it selects is idle.
 
+use super::traffic::SelectedTraffic;
 use crate::dma::AxiEventsIn;
 use crate::widgets::ResetReg;
 use npu_spec::pmu::LATENCY_THRESHOLDS;
@@ -36,7 +37,8 @@ pub struct LatencyMonitor {
     /// `axi_latency_any`, bit i `axi_latency_N` for the i-th threshold reached.
     pub occurred: Signal<Out, Bits<7>>,
     thresholds: Vec<Constant<Bits<11>>>,
-    write_traffic: Signal<Local, Bit>,
+    m0_traffic: SelectedTraffic,
+    m1_traffic: SelectedTraffic,
     starts: Signal<Local, Bit>,
     ends: Signal<Local, Bit>,
     done: Signal<Local, Bit>,
@@ -69,7 +71,8 @@ impl Default for LatencyMonitor {
                 .iter()
                 .map(|&t| Constant::new(u64::from(t).into()))
                 .collect(),
-            write_traffic: Default::default(),
+            m0_traffic: Default::default(),
+            m1_traffic: Default::default(),
             starts: Default::default(),
             ends: Default::default(),
             done: Default::default(),
@@ -90,37 +93,16 @@ impl Logic for LatencyMonitor {
         self.ahead.rst_n.next = self.rst_n.val();
         self.age.rst_n.next = self.rst_n.val();
 
-        // Channel codes 8 and up are write traffic. Counters 2 and 3 are on
-        // M1, so each port's events only match its own counters.
-        self.write_traffic.next = self.channel.val().get_bit(3);
-        self.starts.next = (self.m0_events.ar_accepted.val()
-            & (self.m0_events.ar_channel.val() == self.channel.val())
-            & (self.m0_events.ar_counter.val() == self.counter.val()))
-            | (self.m1_events.ar_accepted.val()
-                & (self.m1_events.ar_channel.val() == self.channel.val())
-                & (self.m1_events.ar_counter.val() == self.counter.val()));
-        self.ends.next = (self.m0_events.r_beat.val()
-            & self.m0_events.r_last.val()
-            & (self.m0_events.r_channel.val() == self.channel.val())
-            & (self.m0_events.r_counter.val() == self.counter.val()))
-            | (self.m1_events.r_beat.val()
-                & self.m1_events.r_last.val()
-                & (self.m1_events.r_channel.val() == self.channel.val())
-                & (self.m1_events.r_counter.val() == self.counter.val()));
-        if self.write_traffic.val() {
-            self.starts.next = (self.m0_events.aw_accepted.val()
-                & (self.m0_events.aw_channel.val() == self.channel.val())
-                & (self.m0_events.aw_counter.val() == self.counter.val()))
-                | (self.m1_events.aw_accepted.val()
-                    & (self.m1_events.aw_channel.val() == self.channel.val())
-                    & (self.m1_events.aw_counter.val() == self.counter.val()));
-            self.ends.next = (self.m0_events.b_response.val()
-                & (self.m0_events.b_channel.val() == self.channel.val())
-                & (self.m0_events.b_counter.val() == self.counter.val()))
-                | (self.m1_events.b_response.val()
-                    & (self.m1_events.b_channel.val() == self.channel.val())
-                    & (self.m1_events.b_counter.val() == self.counter.val()));
-        }
+        // Counters 2 and 3 are on M1, so each port's events only match its
+        // own counters.
+        AxiEventsIn::link(&mut self.m0_events, &mut self.m0_traffic.events);
+        AxiEventsIn::link(&mut self.m1_events, &mut self.m1_traffic.events);
+        self.m0_traffic.channel.next = self.channel.val();
+        self.m0_traffic.counter.next = self.counter.val();
+        self.m1_traffic.channel.next = self.channel.val();
+        self.m1_traffic.counter.next = self.counter.val();
+        self.starts.next = self.m0_traffic.starts.val() | self.m1_traffic.starts.val();
+        self.ends.next = self.m0_traffic.ends.val() | self.m1_traffic.ends.val();
 
         // Held at 0: after a restart, transactions started before it may end.
         if self.starts.val() & !self.ends.val() {

@@ -15,22 +15,25 @@
 //!   is set. Only CMD.clear_irq (`clear_irq`) lowers `irq`; a raise in the
 //!   same cycle wins.
 //! - Events (TRM table 4-79) come from the NPU's run state, the DMA's AXI
-//!   ports and the datapath's MAC unit, output unit and weight decoder
-//!   ([`sourced_events`], [`DatapathEvents`]). The ECC events and the second
+//!   ports (one [`AxiEventsIn`] bundle per port: ACLKEN, the read and the
+//!   write events) and the datapath's MAC unit, output unit and weight
+//!   decoder ([`sourced_events`], [`DatapathEvents`]). The ECC events and the second
 //!   core's (0x13x-0x15x; u65-512 runs no kernel operation yet) have no
 //!   source and count nothing. PMCAXI_CHAN filters the AXI bandwidth events
 //!   by channel ([`PortEvents`]) and selects the traffic whose latency is
-//!   measured ([`LatencyMonitor`]).
+//!   measured ([`LatencyMonitor`], one [`SelectedTraffic`] per port).
 //!
 //! Every register address and field position comes from `npu_spec::regs`.
 
 mod bandwidth;
 mod counter;
 mod latency;
+mod traffic;
 
 pub use bandwidth::PortEvents;
 pub use counter::EventCounter;
 pub use latency::LatencyMonitor;
+pub use traffic::SelectedTraffic;
 
 use crate::apb::RegisterTarget;
 use crate::datapath::DatapathEvents;
