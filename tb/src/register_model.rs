@@ -187,13 +187,19 @@ pub fn assert_reset_values(tb: &mut NpuTb, porpl: bool, porsl: bool, what: &str)
 
 /// A soft reset as the host does it (TRM C.1), whatever the NPU is doing:
 /// RESET written by a secure privileged host with pending_CSL = pending_CPL
-/// = 0, STATUS polled until reset_status is 0. Then every AXI transaction
-/// has completed (the protocol monitors watched them), every register reads
-/// its reset value (the levels equal a hard reset's with PORPL = PORSL = 0)
-/// and every byte of the shared buffer and the accumulator buffer is zero
-/// (TRM 3.3.4.1: a reset clears the memories).
+/// = 0, then [`assert_soft_reset_done`].
 pub fn soft_reset_and_check(tb: &mut NpuTb, what: &str) {
     tb.write(regs::RESET.address, 0, HOST_PPROT);
+    assert_soft_reset_done(tb, what);
+}
+
+/// After a RESET write with pending_CSL = pending_CPL = 0: STATUS is polled
+/// until reset_status is 0; then every AXI transaction has completed (the
+/// protocol monitors watched them), every register reads its reset value
+/// (the levels equal a hard reset's with PORPL = PORSL = 0) and every byte
+/// of the shared buffer and the accumulator buffer is zero (TRM 3.3.4.1: a
+/// reset clears the memories).
+pub fn assert_soft_reset_done(tb: &mut NpuTb, what: &str) {
     assert_reset_values(tb, false, false, &format!("{what}, after a soft reset"));
     assert!(
         tb.axi_idle(),
