@@ -32,7 +32,7 @@ use std::fmt;
 
 /// The host's APB accesses are privileged and secure (PPROT = 0b001), which
 /// TRM 4.1 permits whatever levels the NPU runs at.
-const HOST_PPROT: u8 = 0b001;
+pub(crate) const HOST_PPROT: u8 = 0b001;
 
 /// How often STATUS.reset_status is read before a soft reset counts as hung
 /// (the driver's `ethosu_dev_soft_reset` bound).

@@ -6,11 +6,12 @@
 
 use crate::axi::{AxiPort, CompleterConfig};
 use crate::driver::DriverError;
-use crate::driver::{self, AxiSettings, Inference, DEFAULT_MAX_CYCLES};
+use crate::driver::{self, AxiSettings, Inference, DEFAULT_MAX_CYCLES, HOST_PPROT};
 use crate::npu::{NpuTb, Waveform};
 use crate::shram::shram_contents;
 use anyhow::{bail, Context, Result};
 use npu_model::job::{Backend, BackendRun, Job};
+use npu_spec::regs::{self, FaultingChannel};
 use std::collections::BTreeMap;
 use std::ops::Range;
 
@@ -216,4 +217,55 @@ pub fn assert_initial_or_result(job: &Job, result: &BackendRun, tb: &NpuTb, what
             );
         }
     }
+}
+
+/// A STATUS value after a bus error (TRM 4.2.2): bus_status, the stopped
+/// state, `channel` and `interface`.
+pub fn assert_bus_error_status(
+    status: u32,
+    channel: FaultingChannel,
+    interface: AxiPort,
+    what: &str,
+) {
+    let field = |name: &str| regs::STATUS.field(name).get(status);
+    assert_eq!(
+        [
+            field("bus_status"),
+            field("state"),
+            field("faulting_channel"),
+            field("faulting_interface")
+        ],
+        [1, 0, channel as u32, interface.index() as u32],
+        "{what}: STATUS {status:#x} (bus_status, state, faulting_channel, faulting_interface)"
+    );
+}
+
+/// After a run that stopped on a bus error: STATUS says so
+/// ([`assert_bus_error_status`]); within 2,000 cycles every issued AXI
+/// transaction has completed, and a new start (CMD) issues nothing more.
+pub fn assert_stopped_on_bus_error(
+    tb: &mut NpuTb,
+    channel: FaultingChannel,
+    interface: AxiPort,
+    what: &str,
+) {
+    let status = tb.read(regs::STATUS.address, HOST_PPROT).rdata;
+    assert_bus_error_status(status, channel, interface, what);
+    tb.cycles(2_000);
+    assert!(tb.axi_idle(), "{what}: transactions still outstanding");
+    let counters = AxiPort::ALL.map(|p| tb.axi_counters(p));
+    let start = regs::CMD.field("transition_to_running_state").set(0, 1);
+    tb.write(regs::CMD.address, start, HOST_PPROT);
+    tb.cycles(1_000);
+    assert_eq!(
+        AxiPort::ALL.map(|p| tb.axi_counters(p)),
+        counters,
+        "{what}: AXI traffic after the fault"
+    );
+    let status = tb.read(regs::STATUS.address, HOST_PPROT).rdata;
+    assert_eq!(
+        regs::STATUS.field("state").get(status),
+        0,
+        "{what}: STATUS {status:#x}"
+    );
 }

@@ -12,19 +12,20 @@
 use npu_model::job::Backend;
 use npu_model::tensor::DType;
 use npu_spec::command::Opcode;
-use npu_spec::regs::{self, FaultingChannel};
+use npu_spec::regs::FaultingChannel;
 use npu_tb::axi::{AxiPort, CompleterConfig, ErrorRange, Resp};
 use npu_tb::conv_jobs::{golden_run, ConvJob, ConvKind, ConvSpec};
 use npu_tb::driver::AxiSettings;
 use npu_tb::fuzz::compare;
 use npu_tb::register_model::soft_reset_and_check;
-use npu_tb::rtl_backend::{assert_initial_or_result, region_base, RtlBackend};
+use npu_tb::rtl_backend::{
+    assert_bus_error_status, assert_initial_or_result, assert_stopped_on_bus_error, region_base,
+    RtlBackend,
+};
 use npu_tb::seed::seed;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::ops::Range;
-
-const HOST_PPROT: u8 = 0b001;
 
 /// The datapath's AXI channels.
 #[derive(Clone, Copy, Debug)]
@@ -156,42 +157,10 @@ fn inject(channel: Channel, port: AxiPort, resp: Resp, rng: &mut StdRng) {
     let run = rtl
         .run(&cj.job, &mut |_, _| {})
         .unwrap_or_else(|e| panic!("{what}: {e:#}"));
-    let field = |status: u32, name: &str| regs::STATUS.field(name).get(status);
     assert!(run.irq, "{what}: IRQ high as the NPU stops");
-    for status in [run.status, {
-        let tb = rtl.last.as_mut().unwrap();
-        tb.read(regs::STATUS.address, HOST_PPROT).rdata
-    }] {
-        assert_eq!(field(status, "bus_status"), 1, "{what}: STATUS {status:#x}");
-        assert_eq!(field(status, "state"), 0, "{what}: STATUS {status:#x}");
-        assert_eq!(
-            field(status, "faulting_channel"),
-            channel.code() as u32,
-            "{what}: STATUS {status:#x}"
-        );
-        assert_eq!(
-            field(status, "faulting_interface"),
-            port.index() as u32,
-            "{what}: STATUS {status:#x}"
-        );
-    }
-
-    // Every issued transaction completes; nothing new starts, not even on
-    // a new CMD write.
+    assert_bus_error_status(run.status, channel.code(), port, &what);
     let mut tb = rtl.last.take().unwrap();
-    tb.cycles(2_000);
-    assert!(tb.axi_idle(), "{what}: transactions still outstanding");
-    let counters = AxiPort::ALL.map(|p| tb.axi_counters(p));
-    let start = regs::CMD.field("transition_to_running_state").set(0, 1);
-    tb.write(regs::CMD.address, start, HOST_PPROT);
-    tb.cycles(1_000);
-    assert_eq!(
-        AxiPort::ALL.map(|p| tb.axi_counters(p)),
-        counters,
-        "{what}: AXI traffic after the fault"
-    );
-    let status = tb.read(regs::STATUS.address, HOST_PPROT).rdata;
-    assert_eq!(field(status, "state"), 0, "{what}: STATUS {status:#x}");
+    assert_stopped_on_bus_error(&mut tb, channel.code(), port, &what);
     assert_initial_or_result(&cj.job, &golden, &tb, &what);
 
     // The soft reset recovers the datapath: the job again, without the
