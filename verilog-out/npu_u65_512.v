@@ -3144,10 +3144,10 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  traversal$filled$ready;
     wire  [258:0] traversal$current;
     wire  traversal$beats$valid;
-    wire  [94:0] traversal$beats$data;
+    wire  [95:0] traversal$beats$data;
     reg  traversal$beats$ready;
     reg  traversal$ib_read;
-    reg  traversal$block_done;
+    reg  traversal$slice_done;
     wire  traversal$readouts$valid;
     wire  [66:0] traversal$readouts$data;
     reg  traversal$readouts$ready;
@@ -3247,7 +3247,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  mac$operands$valid;
     reg  [876:0] mac$operands$data;
     wire  mac$operands$ready;
-    wire  mac$block_done;
+    wire  mac$slice_done;
     reg  mac$readout$valid;
     reg  [8:0] mac$readout$data;
     wire  mac$readout$ready;
@@ -3351,7 +3351,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  [3:0] positions_after;
     reg  [8:0] lane_mask;
     reg  [1279:0] accumulators;
-    reg  [94:0] beat;
+    reg  [95:0] beat;
     reg  [66:0] word;
     reg  [77:0] record;
     reg  [7:0] element_shift;
@@ -3406,7 +3406,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .beats$data(traversal$beats$data),
         .beats$ready(traversal$beats$ready),
         .ib_read(traversal$ib_read),
-        .block_done(traversal$block_done),
+        .slice_done(traversal$slice_done),
         .readouts$valid(traversal$readouts$valid),
         .readouts$data(traversal$readouts$data),
         .readouts$ready(traversal$readouts$ready),
@@ -3532,7 +3532,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .operands$valid(mac$operands$valid),
         .operands$data(mac$operands$data),
         .operands$ready(mac$operands$ready),
-        .block_done(mac$block_done),
+        .slice_done(mac$slice_done),
         .readout$valid(mac$readout$valid),
         .readout$data(mac$readout$data),
         .readout$ready(mac$readout$ready),
@@ -3820,7 +3820,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         beat_tags$tail$data[(64'hd)+:(1)] = beat[(64'h5d)+:(1)];
         beat_tags$tail$data[(64'he)+:(1)] = beat[(64'h5e)+:(1)];
         last_depth_block = (traversal$current[(64'h20)+:(16)] + traversal$current[(64'h50)+:(16)]) == decoder$shape[(64'h20)+:(16)];
-        beat_tags$tail$data[(64'hf)+:(1)] = beat[(64'h5e)+:(1)] & last_depth_block;
+        beat_tags$tail$data[(64'hf)+:(1)] = beat[(64'h5f)+:(1)] & last_depth_block;
         walked = traversal$current;
         ib_half_kb = ((((decoder$ifm_view[(64'h80)+:(6)]) & 16'hffff) - 32'h2) >> 32'h1) << 32'ha;
         ifm_unit$settings[(64'h0)+:(16)] = 32'h800;
@@ -3871,7 +3871,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         ifm_unit$acts$ready = join_fire;
         beat_tags$head$ready = join_fire;
         weight_groups$groups$ready = join_fire & beat_tags$head$data[(64'hc)+:(1)];
-        traversal$block_done = mac$block_done;
+        traversal$slice_done = mac$slice_done;
         traversal$ib_read = join_fire & tag[(64'hd)+:(1)];
         stream_used = join_fire & tag[(64'hc)+:(1)] & tag[(64'hf)+:(1)];
         too_few_weights = (weight_stream$q == WeightStream$Decoding) & decoder_settled & ~weight_groups$groups$valid & beat_tags$head$valid;
@@ -6766,7 +6766,7 @@ module npu_u65_512_core$datapath$ifm_unit$skid_full(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$datapath$ifm_unit$skid_full
 
 
-module npu_u65_512_core$datapath$mac(clock,rst_n,operands$valid,operands$data,operands$ready,block_done,readout$valid,readout$data,readout$ready,results$valid,results$data,results$ready,clear,clearing);
+module npu_u65_512_core$datapath$mac(clock,rst_n,operands$valid,operands$data,operands$ready,slice_done,readout$valid,readout$data,readout$ready,results$valid,results$data,results$ready,clear,clearing);
     
     // Module arguments
     input wire  clock;
@@ -6774,7 +6774,7 @@ module npu_u65_512_core$datapath$mac(clock,rst_n,operands$valid,operands$data,op
     input wire  operands$valid;
     input wire  [876:0] operands$data;
     output reg  operands$ready;
-    output reg  block_done;
+    output reg  slice_done;
     input wire  readout$valid;
     input wire  [8:0] readout$data;
     output reg  readout$ready;
@@ -6802,7 +6802,7 @@ module npu_u65_512_core$datapath$mac(clock,rst_n,operands$valid,operands$data,op
     wire  adder_array$write_enable;
     wire  [8:0] adder_array$write_address;
     wire  [1279:0] adder_array$write_data;
-    wire  adder_array$block_done;
+    wire  adder_array$slice_done;
     reg  acc_buffer$clock;
     reg  acc_buffer$write_enable;
     reg  [8:0] acc_buffer$write_address;
@@ -6850,7 +6850,7 @@ module npu_u65_512_core$datapath$mac(clock,rst_n,operands$valid,operands$data,op
         .write_enable(adder_array$write_enable),
         .write_address(adder_array$write_address),
         .write_data(adder_array$write_data),
-        .block_done(adder_array$block_done)
+        .slice_done(adder_array$slice_done)
     );
     npu_u65_512_core$datapath$mac$acc_buffer acc_buffer(
         .clock(acc_buffer$clock),
@@ -6908,7 +6908,7 @@ module npu_u65_512_core$datapath$mac(clock,rst_n,operands$valid,operands$data,op
         acc_buffer$write_enable = adder_array$write_enable;
         acc_buffer$write_address = adder_array$write_address;
         acc_buffer$write_data = adder_array$write_data;
-        block_done = adder_array$block_done;
+        slice_done = adder_array$slice_done;
         if (clear_active$q) begin
             acc_buffer$write_enable = 1'b1;
             acc_buffer$write_address = clear_address$q;
@@ -6967,7 +6967,7 @@ module npu_u65_512_core$datapath$mac$acc_buffer(clock,write_enable,write_address
 endmodule // npu_u65_512_core$datapath$mac$acc_buffer
 
 
-module npu_u65_512_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,stored,write_enable,write_address,write_data,block_done);
+module npu_u65_512_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,stored,write_enable,write_address,write_data,slice_done);
     
     // Module arguments
     input wire  clock;
@@ -6979,7 +6979,7 @@ module npu_u65_512_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
     output reg  write_enable;
     output reg  [8:0] write_address;
     output reg  [1279:0] write_data;
-    output reg  block_done;
+    output reg  slice_done;
     
     // Stub signals
     reg  forward$clock;
@@ -7323,7 +7323,7 @@ module npu_u65_512_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         forward_address$d = address;
         forward_valid$d = sums$valid;
         done$d = sums$valid & sums$data[(64'h2aa)+:(1)];
-        block_done = done$q;
+        slice_done = done$q;
     end
     
 endmodule // npu_u65_512_core$datapath$mac$adder_array
@@ -13023,7 +13023,7 @@ module npu_u65_512_core$datapath$starting(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$datapath$starting
 
 
-module npu_u65_512_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$valid,ifm_blocks$data,ifm_blocks$ready,filled$valid,filled$data,filled$ready,current,beats$valid,beats$data,beats$ready,ib_read,block_done,readouts$valid,readouts$data,readouts$ready,busy);
+module npu_u65_512_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$valid,ifm_blocks$data,ifm_blocks$ready,filled$valid,filled$data,filled$ready,current,beats$valid,beats$data,beats$ready,ib_read,slice_done,readouts$valid,readouts$data,readouts$ready,busy);
     
     // Module arguments
     input wire  clock;
@@ -13038,10 +13038,10 @@ module npu_u65_512_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$va
     output wire  filled$ready;
     output reg  [258:0] current;
     output wire  beats$valid;
-    output wire  [94:0] beats$data;
+    output wire  [95:0] beats$data;
     input wire  beats$ready;
     input wire  ib_read;
-    input wire  block_done;
+    input wire  slice_done;
     output wire  readouts$valid;
     output wire  [66:0] readouts$data;
     input wire  readouts$ready;
@@ -13069,7 +13069,7 @@ module npu_u65_512_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$va
     reg  readout_walker$blocks$valid;
     reg  [96:0] readout_walker$blocks$data;
     wire  readout_walker$blocks$ready;
-    reg  readout_walker$block_done;
+    reg  readout_walker$slice_done;
     wire  readout_walker$ab_release;
     wire  readout_walker$busy;
     reg  finished$clock;
@@ -13118,7 +13118,7 @@ module npu_u65_512_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$va
         .blocks$valid(readout_walker$blocks$valid),
         .blocks$data(readout_walker$blocks$data),
         .blocks$ready(readout_walker$blocks$ready),
-        .block_done(readout_walker$block_done),
+        .slice_done(readout_walker$slice_done),
         .readouts$valid(readouts$valid),
         .readouts$data(readouts$data),
         .readouts$ready(readouts$ready),
@@ -13153,7 +13153,7 @@ module npu_u65_512_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$va
         readout_walker$shape = shape;
         block_walker$ib_release = ib_read;
         beat_walker$ab_release = readout_walker$ab_release;
-        readout_walker$block_done = block_done;
+        readout_walker$slice_done = slice_done;
         current = beat_walker$current;
         busy = block_walker$busy | beat_walker$busy | (finished$count != 32'h0) | readout_walker$busy;
     end
@@ -13178,7 +13178,7 @@ module npu_u65_512_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
     output reg  jobs$ready;
     output reg  [258:0] current;
     output reg  beats$valid;
-    output reg  [94:0] beats$data;
+    output reg  [95:0] beats$data;
     input wire  beats$ready;
     output reg  finished$valid;
     output reg  [96:0] finished$data;
@@ -13270,6 +13270,8 @@ module npu_u65_512_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
     reg  last_ublock;
     reg  last_outer;
     reg  job_end;
+    reg  slice_end;
+    reg  last_job_start;
     reg  take;
     reg  start_job;
     
@@ -13455,6 +13457,7 @@ module npu_u65_512_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         last_ublock = ublock$q + 32'h8 >= j[(64'h50)+:(16)];
         last_outer = ~s[(64'haa)+:(1)] | (outer$q + 32'h8 >= loop_channels);
         job_end = group_end & last_inner & last_element & last_ublock & last_outer;
+        slice_end = group_end & last_inner & last_element & last_outer & j[(64'h101)+:(1)];
         beats$data[(64'h0)+:(16)] = j[(64'h0)+:(16)] + (my$q << 32'h1);
         beats$data[(64'h10)+:(16)] = j[(64'h10)+:(16)] + (mx$q << 32'h1);
         if (s[(64'had)+:(1)]) begin
@@ -13472,20 +13475,9 @@ module npu_u65_512_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         beats$data[(64'h5b)+:(1)] = padding;
         beats$data[(64'h5c)+:(1)] = group_end;
         beats$data[(64'h5d)+:(1)] = job_end;
-        beats$data[(64'h5e)+:(1)] = job_end & j[(64'h101)+:(1)];
-        finished$data[(64'h0)+:(16)] = j[(64'h0)+:(16)];
-        finished$data[(64'h10)+:(16)] = j[(64'h10)+:(16)];
-        finished$data[(64'h20)+:(16)] = j[(64'h20)+:(16)];
-        finished$data[(64'h30)+:(16)] = j[(64'h30)+:(16)];
-        finished$data[(64'h40)+:(16)] = j[(64'h40)+:(16)];
-        finished$data[(64'h50)+:(16)] = j[(64'h50)+:(16)];
-        finished$data[(64'h60)+:(1)] = ab_half$q;
-        finished$valid = 1'b0;
+        beats$data[(64'h5e)+:(1)] = slice_end;
+        beats$data[(64'h5f)+:(1)] = job_end & j[(64'h101)+:(1)];
         beats$valid = active$q;
-        if (job_end & j[(64'h101)+:(1)]) begin
-            beats$valid = active$q & finished$ready;
-            finished$valid = active$q & beats$ready;
-        end
         take = beats$valid & beats$ready;
         if (take) begin
             high$d = s[(64'hac)+:(1)] & ~high$q;
@@ -13535,8 +13527,17 @@ module npu_u65_512_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
                 end
             end
         end
-        jobs$ready = ~active$q & (~jobs$data[(64'h100)+:(1)] | (ab_held$q != 32'h2));
+        last_job_start = jobs$data[(64'h101)+:(1)];
+        jobs$ready = ~active$q & (~jobs$data[(64'h100)+:(1)] | (ab_held$q != 32'h2)) & (~last_job_start | finished$ready);
         start_job = jobs$valid & jobs$ready;
+        finished$valid = start_job & last_job_start;
+        finished$data[(64'h0)+:(16)] = jobs$data[(64'h0)+:(16)];
+        finished$data[(64'h10)+:(16)] = jobs$data[(64'h10)+:(16)];
+        finished$data[(64'h20)+:(16)] = jobs$data[(64'h20)+:(16)];
+        finished$data[(64'h30)+:(16)] = jobs$data[(64'h30)+:(16)];
+        finished$data[(64'h40)+:(16)] = jobs$data[(64'h40)+:(16)];
+        finished$data[(64'h50)+:(16)] = jobs$data[(64'h50)+:(16)];
+        finished$data[(64'h60)+:(1)] = ab_half$q;
         if (start_job) begin
             active$d = 1'b1;
             job$d = jobs$data;
@@ -14510,7 +14511,7 @@ module npu_u65_512_core$datapath$traversal$finished$write_pointer(clock,rst_n,d,
 endmodule // npu_u65_512_core$datapath$traversal$finished$write_pointer
 
 
-module npu_u65_512_core$datapath$traversal$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,blocks$ready,block_done,readouts$valid,readouts$data,readouts$ready,ab_release,busy);
+module npu_u65_512_core$datapath$traversal$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,blocks$ready,slice_done,readouts$valid,readouts$data,readouts$ready,ab_release,busy);
     
     // Module arguments
     input wire  clock;
@@ -14519,7 +14520,7 @@ module npu_u65_512_core$datapath$traversal$readout_walker(clock,rst_n,shape,bloc
     input wire  blocks$valid;
     input wire  [96:0] blocks$data;
     output reg  blocks$ready;
-    input wire  block_done;
+    input wire  slice_done;
     output reg  readouts$valid;
     output reg  [66:0] readouts$data;
     input wire  readouts$ready;
@@ -14553,8 +14554,8 @@ module npu_u65_512_core$datapath$traversal$readout_walker(clock,rst_n,shape,bloc
     wire  [8:0] word$q;
     reg  done$clock;
     reg  done$rst_n;
-    reg  [1:0] done$d;
-    wire  [1:0] done$q;
+    reg  [5:0] done$d;
+    wire  [5:0] done$q;
     
     // Local signals
     reg  one_row;
@@ -14568,6 +14569,7 @@ module npu_u65_512_core$datapath$traversal$readout_walker(clock,rst_n,shape,bloc
     reg  last_word;
     reg  take;
     reg  start_block;
+    reg  slice_read;
     
     // Sub module instances
     npu_u65_512_core$datapath$traversal$readout_walker$active active(
@@ -14685,7 +14687,7 @@ module npu_u65_512_core$datapath$traversal$readout_walker(clock,rst_n,shape,bloc
         end
         readouts$data[(64'h41)+:(1)] = last_microblock;
         readouts$data[(64'h42)+:(1)] = last_word;
-        readouts$valid = active$q;
+        readouts$valid = active$q & (done$q != 32'h0);
         take = readouts$valid & readouts$ready;
         ab_release = 1'b0;
         if (take) begin
@@ -14704,7 +14706,7 @@ module npu_u65_512_core$datapath$traversal$readout_walker(clock,rst_n,shape,bloc
                 ab_release = 1'b1;
             end
         end
-        blocks$ready = ~active$q & (done$q != 32'h0);
+        blocks$ready = ~active$q;
         start_block = blocks$valid & blocks$ready;
         if (start_block) begin
             active$d = 1'b1;
@@ -14714,10 +14716,11 @@ module npu_u65_512_core$datapath$traversal$readout_walker(clock,rst_n,shape,bloc
             mx$d = 32'h0;
             word$d = 32'h0;
         end
-        if (block_done & ~start_block) begin
+        slice_read = take & last_microblock;
+        if (slice_done & ~slice_read) begin
             done$d = done$q + 32'h1;
         end
-        if (~block_done & start_block) begin
+        if (~slice_done & slice_read) begin
             done$d = done$q - 32'h1;
         end
         busy = active$q;
@@ -14769,11 +14772,11 @@ module npu_u65_512_core$datapath$traversal$readout_walker$done(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
+    input wire  [5:0] d;
+    output reg  [5:0] q;
     
     // Constant declarations
-    localparam  init = 2'b0;
+    localparam  init = 6'b0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin

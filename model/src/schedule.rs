@@ -466,6 +466,10 @@ pub struct Beat {
     /// The last beat of its IFM block: once its activations are read, the
     /// block's IFM buffer may be refilled.
     pub job_end: bool,
+    /// The last beat of an 8-OFM-channel slice of its OFM block: once it is
+    /// in the accumulators, the slice can be read out while the next ones
+    /// accumulate.
+    pub slice_end: bool,
     pub block_end: bool,
 }
 
@@ -501,7 +505,14 @@ impl ConvShape {
             let half = ofm_blocks % 2;
             let m_count = op.ofm.microblock_count(ublock);
             let group_count = op.groups.len();
+            // The last group of each slice (weight order visits a slice's
+            // groups together only in its last IFM channel pass).
+            let mut slice_last = vec![0; op.ofm.depth.div_ceil(U65_UBLOCK_DEPTH)];
             for (gi, g) in op.groups.iter().enumerate() {
+                slice_last[g.ofm_channel / U65_UBLOCK_DEPTH] = gi;
+            }
+            for (gi, g) in op.groups.iter().enumerate() {
+                let slice_end = op.last && slice_last[g.ofm_channel / U65_UBLOCK_DEPTH] == gi;
                 let first = op.first
                     && (g.ky, g.kx) == (op.sub_kernel.y, op.sub_kernel.x)
                     && (self.depthwise() || g.ifm_channel == 0);
@@ -519,6 +530,7 @@ impl ConvShape {
                     skip: g.padding,
                     group_end: end,
                     job_end: job_end && end,
+                    slice_end: slice_end && end,
                     block_end: op.last && job_end && end,
                 };
                 if g.padding {

@@ -147,7 +147,7 @@ fn measure(row: &Row) -> String {
         .conv_shape(block)
         .beats(0)
         .iter()
-        .filter(|b| !b.skip || b.block_end)
+        .filter(|b| !b.skip || b.slice_end)
         .count();
     let agree = match compare(&golden, &run) {
         None => "agrees with the golden model".to_string(),

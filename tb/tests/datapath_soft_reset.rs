@@ -57,6 +57,14 @@ fn a_soft_reset_during_a_convolution_drains_and_clears_and_the_job_runs_again() 
         let _running =
             driver::invoke_async(&mut tb, &inference).unwrap_or_else(|e| panic!("{what}: {e}"));
         tb.cycles(at);
+        // The reset must find accumulators to clear: a slow memory system
+        // may not have let the first beats run yet.
+        let mut waited = 0;
+        while acc_buffer_contents(&tb)[0].iter().all(|&b| b == 0) {
+            tb.cycles(32);
+            waited += 32;
+            assert!(waited < cycles, "{what}: no accumulator written");
+        }
         let mut waited = 0;
         while tb.axi_idle() {
             tb.tick();

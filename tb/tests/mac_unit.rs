@@ -12,9 +12,9 @@
 //! beat before), or hit the set's words in random order with repeats and
 //! `first` beats restarting a word in the middle of the block. Blocks
 //! alternate between the two halves of the AB; each is read out as soon as
-//! its `block_done` pulse is seen, while the next block accumulates, under
+//! its `slice_done` pulse is seen, while the next block accumulates, under
 //! random rates on `operands`, `readout` and `results`. Each pulse must
-//! come exactly [`LATENCY`] cycles after its `block_end` beat was taken,
+//! come exactly [`LATENCY`] cycles after its `slice_end` beat was taken,
 //! and `operands_ready` must be high in every cycle but those of a clear
 //! (every word written, then cleared while a block waits: all read 0 but
 //! the block's, the clear one cycle a word). Then the throughput:
@@ -59,7 +59,7 @@ struct Step {
     first: bool,
 }
 
-/// An OFM block's beats, ending with `block_end`.
+/// An OFM block's beats, ending with `slice_end`.
 #[derive(Clone)]
 struct Block {
     depthwise: bool,
@@ -130,13 +130,13 @@ impl Block {
                     weights: step.weights,
                     address: step.address,
                     first: step.first && half != Some(true),
-                    block_end: false,
+                    slice_end: false,
                     depthwise: self.depthwise,
                     high: half == Some(true),
                 });
             }
         }
-        beats.last_mut().expect("a block has a step").block_end = true;
+        beats.last_mut().expect("a block has a step").slice_end = true;
         beats
     }
 }
@@ -146,7 +146,7 @@ struct Beat {
     weights: Weights,
     address: usize,
     first: bool,
-    block_end: bool,
+    slice_end: bool,
     depthwise: bool,
     high: bool,
 }
@@ -166,7 +166,7 @@ struct Layout {
     weights: usize,
     address: usize,
     first: usize,
-    block_end: usize,
+    slice_end: usize,
     depthwise: usize,
     high: usize,
     words: usize,
@@ -180,7 +180,7 @@ impl Layout {
             weights: b.get_my_offset_weights(),
             address: b.get_my_offset_acc_address(),
             first: b.get_my_offset_first(),
-            block_end: b.get_my_offset_block_end(),
+            slice_end: b.get_my_offset_slice_end(),
             depthwise: b.get_my_offset_depthwise(),
             high: b.get_my_offset_high(),
             words: bits.div_ceil(32),
@@ -220,7 +220,7 @@ impl Layout {
         );
         for (at, flag) in [
             (self.first, beat.first),
-            (self.block_end, beat.block_end),
+            (self.slice_end, beat.slice_end),
             (self.depthwise, beat.depthwise),
             (self.high, beat.high),
         ] {
@@ -424,17 +424,17 @@ struct Bench {
     layout: Layout,
     rng: StdRng,
     operands_ready: PortId,
-    block_done: PortId,
+    slice_done: PortId,
     clear: PortId,
     clearing: PortId,
     /// The reference AB.
     words: HashMap<usize, Word>,
     /// Operand beats queued so far, and the beat index of each queued
-    /// block's `block_end` beat.
+    /// block's `slice_end` beat.
     beats_queued: usize,
-    block_ends: VecDeque<usize>,
-    /// Cycles in which the `block_end` beats of the blocks queued were
-    /// taken, whose `block_done` pulses have not been seen.
+    slice_ends: VecDeque<usize>,
+    /// Cycles in which the `slice_end` beats of the blocks queued were
+    /// taken, whose `slice_done` pulses have not been seen.
     ends_taken: VecDeque<u64>,
     pulses: usize,
     expected: VecDeque<Expected>,
@@ -462,7 +462,7 @@ impl Bench {
         tb.model.tick();
         Self {
             operands_ready: tb.model.port("operands_ready"),
-            block_done: tb.model.port("block_done"),
+            slice_done: tb.model.port("slice_done"),
             clear: tb.model.port("clear"),
             clearing: tb.model.port("clearing"),
             tb,
@@ -470,7 +470,7 @@ impl Bench {
             rng: StdRng::seed_from_u64(seed ^ 0x6d61_6375),
             words: HashMap::new(),
             beats_queued: 0,
-            block_ends: VecDeque::new(),
+            slice_ends: VecDeque::new(),
             ends_taken: VecDeque::new(),
             pulses: 0,
             expected: VecDeque::new(),
@@ -492,7 +492,7 @@ impl Bench {
             self.tb.sources[OPERANDS].queue.push_back(words);
             self.beats_queued += 1;
         }
-        self.block_ends.push_back(self.beats_queued - 1);
+        self.slice_ends.push_back(self.beats_queued - 1);
         block.apply(&mut self.words);
     }
 
@@ -510,7 +510,7 @@ impl Bench {
         }
     }
 
-    /// One cycle: checks `operands_ready`, times the `block_done` pulses
+    /// One cycle: checks `operands_ready`, times the `slice_done` pulses
     /// and checks the results taken. Returns whether a pulse was seen.
     fn tick(&mut self) -> bool {
         let cycle = self.tb.model.cycle();
@@ -519,8 +519,8 @@ impl Bench {
         self.tb.tick();
         self.ticking += start.elapsed();
         self.cycles += 1;
-        if self.tb.sources[OPERANDS].taken > taken && self.block_ends.front() == Some(&taken) {
-            self.block_ends.pop_front();
+        if self.tb.sources[OPERANDS].taken > taken && self.slice_ends.front() == Some(&taken) {
+            self.slice_ends.pop_front();
             self.ends_taken.push_back(cycle);
         }
         if self.tb.model.get(self.operands_ready) == self.tb.model.get(self.clearing) {
@@ -528,21 +528,21 @@ impl Bench {
                 .fail("operands_ready is not high exactly when the AB is not clearing");
         }
         // The outputs now show the cycle after `cycle`.
-        let pulse = self.tb.model.get(self.block_done) == 1;
+        let pulse = self.tb.model.get(self.slice_done) == 1;
         if pulse {
             match self.ends_taken.pop_front() {
                 Some(end) if end + LATENCY as u64 == cycle + 1 => self.pulses += 1,
                 Some(end) => self.tb.fail(&format!(
-                    "block_done {} cycles after its block_end beat was taken, not {LATENCY}",
+                    "slice_done {} cycles after its slice_end beat was taken, not {LATENCY}",
                     cycle + 1 - end
                 )),
-                None => self.tb.fail("block_done with no block_end beat taken"),
+                None => self.tb.fail("slice_done with no slice_end beat taken"),
             }
         }
         if let Some(&end) = self.ends_taken.front() {
             if cycle + 1 > end + LATENCY as u64 {
                 self.tb.fail(&format!(
-                    "no block_done {LATENCY} cycles after the block_end beat taken in cycle {end}"
+                    "no slice_done {LATENCY} cycles after the slice_end beat taken in cycle {end}"
                 ));
             }
         }
@@ -612,7 +612,7 @@ impl Bench {
 
     /// Runs `blocks` alternating AB halves, each read out (all its words,
     /// the last written first or in random order, some twice) as soon as
-    /// its `block_done` pulse is seen; a block is queued once the block
+    /// its `slice_done` pulse is seen; a block is queued once the block
     /// before the last in its half has been read out.
     fn run_blocks(&mut self, blocks: &[Block]) {
         let mut queued = 0;
@@ -682,7 +682,7 @@ fn accumulators_match_the_reference() {
         );
         bench.run_blocks(&blocks);
     }
-    assert_eq!(bench.pulses, block_count, "one block_done pulse per block");
+    assert_eq!(bench.pulses, block_count, "one slice_done pulse per block");
 
     // 40-bit wrap, and 32-bit wrap seen through the int32 format.
     bench.set_rates(1.0, 1.0, 1.0);
@@ -723,7 +723,7 @@ fn accumulators_match_the_reference() {
     let seconds = bench.ticking.as_secs_f64();
     println!(
         "{} cycles in {seconds:.2} s: {:.0} cycles/s (the bench's stream models included); \
-         {} block_done pulses",
+         {} slice_done pulses",
         bench.cycles,
         bench.cycles as f64 / seconds,
         bench.pulses

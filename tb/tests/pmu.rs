@@ -959,7 +959,7 @@ fn activity(cj: &ConvJob) -> Activity {
     let mac_beats = shape
         .beats(0)
         .iter()
-        .filter(|b| !b.skip || b.block_end)
+        .filter(|b| !b.skip || b.slice_end)
         .count() as u64;
     let ao_beats = shape
         .readouts(0)

@@ -6,9 +6,9 @@
 //! every IFM block job, MAC beat and readout compared field by field with
 //! `npu_model::schedule`, whose traversal is checked against a direct
 //! convolution. The IFM fetch and the MAC unit are played by the bench:
-//! jobs come back on `filled` after a random delay, `block_done` follows
-//! an OFM block's last beat after a random delay, and every stream sees
-//! random back-pressure.
+//! jobs come back on `filled` after a random delay, `slice_done` follows
+//! a slice's last beat after a random delay (no slice may be read out
+//! before), and every stream sees random back-pressure.
 
 use npu_hw::central_control::traversal::{IfmBlockJob, MacBeat, Readout, TraversalShape};
 use npu_model::schedule::{self, ConvShape};
@@ -143,6 +143,7 @@ fn beat_from_words(w: &[u32]) -> schedule::Beat {
         skip: bit(b.get_my_offset_skip()),
         group_end: bit(b.get_my_offset_group_end()),
         job_end: bit(b.get_my_offset_job_end()),
+        slice_end: bit(b.get_my_offset_slice_end()),
         block_end: bit(b.get_my_offset_block_end()),
     }
 }
@@ -167,7 +168,7 @@ struct Bench {
     tb: BlockTb,
     start: PortId,
     shape_port: PortId,
-    block_done: PortId,
+    slice_done: PortId,
     ib_read: PortId,
     busy: PortId,
     filled: usize,
@@ -185,7 +186,7 @@ impl Bench {
         let mut bench = Bench {
             start: tb.model.port("start"),
             shape_port: tb.model.port("shape"),
-            block_done: tb.model.port("block_done"),
+            slice_done: tb.model.port("slice_done"),
             ib_read: tb.model.port("ib_read"),
             busy: tb.model.port("busy"),
             filled: tb.source("filled", rates[0]),
@@ -210,7 +211,7 @@ fn every_job_beat_and_readout_matches_the_schedule() {
         mut tb,
         start,
         shape_port,
-        block_done,
+        slice_done,
         ib_read,
         busy,
         filled,
@@ -244,6 +245,8 @@ fn every_job_beat_and_readout_matches_the_schedule() {
         // The IFM unit's reads of each job's last beat: one pulse a cycle.
         let mut read_pulses: VecDeque<u64> = VecDeque::new();
         let (mut n_jobs, mut n_beats, mut n_readouts) = (0, 0, 0);
+        // Slices whose slice_done pulse was given, and slices read out.
+        let (mut slices_done, mut slices_read) = (0, 0);
         let mut cycles = 0u64;
         loop {
             cycles += 1;
@@ -271,8 +274,9 @@ fn every_job_beat_and_readout_matches_the_schedule() {
                     tb.fail(&format!("a beat beyond the {} of {what}", want_beats.len()));
                 };
                 assert_eq!(&got, want, "beat {n_beats} of {what}");
-                if got.block_end {
-                    done_pulses.push_back(cycles + rng.gen_range(1..30));
+                if got.slice_end {
+                    let after = done_pulses.back().map_or(0, |&at| at + 1);
+                    done_pulses.push_back(after.max(cycles + rng.gen_range(1..30)));
                 }
                 if got.job_end {
                     let after = read_pulses.back().map_or(0, |&at| at + 1);
@@ -289,13 +293,21 @@ fn every_job_beat_and_readout_matches_the_schedule() {
                     ));
                 };
                 assert_eq!(&got, want, "readout {n_readouts} of {what}");
+                assert!(
+                    slices_read < slices_done,
+                    "readout {n_readouts} of {what} before its slice's slice_done"
+                );
+                if got.group_end {
+                    slices_read += 1;
+                }
                 n_readouts += 1;
             }
             let pulse = done_pulses.front().is_some_and(|&at| at <= cycles);
             if pulse {
                 done_pulses.pop_front();
+                slices_done += 1;
             }
-            tb.model.set(block_done, u64::from(pulse));
+            tb.model.set(slice_done, u64::from(pulse));
             let read = read_pulses.front().is_some_and(|&at| at <= cycles);
             if read {
                 read_pulses.pop_front();
@@ -334,7 +346,7 @@ fn cycles_at_full_rate(shape: &ConvShape) -> u64 {
         mut tb,
         start,
         shape_port,
-        block_done,
+        slice_done,
         ib_read,
         busy,
         filled,
@@ -361,7 +373,7 @@ fn cycles_at_full_rate(shape: &ConvShape) -> u64 {
             .collect();
         tb.sinks[readouts].beats.clear();
         tb.model
-            .set(block_done, u64::from(taken.iter().any(|b| b.block_end)));
+            .set(slice_done, u64::from(taken.iter().any(|b| b.slice_end)));
         tb.model
             .set(ib_read, u64::from(taken.iter().any(|b| b.job_end)));
         tb.tick();

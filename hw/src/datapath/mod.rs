@@ -61,7 +61,7 @@ pub struct BeatTag {
     pub skip: Bit,
     pub group_end: Bit,
     pub job_end: Bit,
-    pub block_end: Bit,
+    pub slice_end: Bit,
     /// The last beat of the spatial block's weight stream.
     pub stream_end: Bit,
 }
@@ -84,7 +84,7 @@ pub enum WeightStream {
 pub struct DatapathEvents {
     /// MAC: ACTIVE, "MAC is doing block traversal": the MAC unit takes an
     /// operand beat (`operands` valid and ready). A beat of a weight group
-    /// of padding never reaches it, except a block's last beat.
+    /// of padding never reaches it, except a slice's last beat.
     pub mac_active: Bit,
     /// AO: ACTIVE, "AO is doing block traversal of ACC or IB": the output
     /// unit takes one OFM position's accumulators (`accumulators` valid and
@@ -498,7 +498,7 @@ impl Logic for Datapath {
         self.beat_tags.tail.data.next.skip = self.beat.val().skip;
         self.beat_tags.tail.data.next.group_end = self.beat.val().group_end;
         self.beat_tags.tail.data.next.job_end = self.beat.val().job_end;
-        self.beat_tags.tail.data.next.block_end = self.beat.val().block_end;
+        self.beat_tags.tail.data.next.slice_end = self.beat.val().slice_end;
         self.last_depth_block.next = (self.traversal.current.val().ofm_z
             + self.traversal.current.val().ofm_depth)
             == self.decoder.shape.val().ofm_depth;
@@ -555,10 +555,10 @@ impl Logic for Datapath {
             & self.weight_groups.groups.valid.val()
             & (self.weight_stream.q.val() == WeightStream::Decoding)
             & !self.faulted.q.val();
-        // A skip beat multiplies nothing, except that the block's last beat
-        // always reaches the MAC unit (with zero weights) for `block_done`.
+        // A skip beat multiplies nothing, except that a slice's last beat
+        // always reaches the MAC unit (with zero weights) for `slice_done`.
         self.tag.next = self.beat_tags.head.data.val();
-        self.to_mac.next = !self.tag.val().skip | self.tag.val().block_end;
+        self.to_mac.next = !self.tag.val().skip | self.tag.val().slice_end;
         self.mac.operands.valid.next = self.joined.val() & self.to_mac.val();
         self.mac.operands.data.next.acts = self.ifm_unit.acts.data.val().acts;
         self.mac.operands.data.next.weights = self.weight_groups.groups.data.val().weights;
@@ -567,7 +567,7 @@ impl Logic for Datapath {
         }
         self.mac.operands.data.next.acc_address = self.beat_tags.head.data.val().acc_address;
         self.mac.operands.data.next.first = self.beat_tags.head.data.val().first;
-        self.mac.operands.data.next.block_end = self.beat_tags.head.data.val().block_end;
+        self.mac.operands.data.next.slice_end = self.beat_tags.head.data.val().slice_end;
         self.mac.operands.data.next.depthwise = self.decoder.shape.val().depthwise;
         self.mac.operands.data.next.high = self.beat_tags.head.data.val().high;
         self.join_fire.next =
@@ -576,7 +576,7 @@ impl Logic for Datapath {
         self.beat_tags.head.ready.next = self.join_fire.val();
         self.weight_groups.groups.ready.next =
             self.join_fire.val() & self.beat_tags.head.data.val().group_end;
-        self.traversal.block_done.next = self.mac.block_done.val();
+        self.traversal.slice_done.next = self.mac.slice_done.val();
         // The IFM block's last activations are out of the shared buffer.
         self.traversal.ib_read.next = self.join_fire.val() & self.tag.val().job_end;
 

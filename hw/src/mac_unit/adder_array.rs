@@ -28,8 +28,8 @@ pub struct AdderArray {
     pub write_enable: Signal<Out, Bit>,
     pub write_address: Signal<Out, Bits<ACC_ADDRESS_BITS>>,
     pub write_data: Signal<Out, Bits<{ ACCUMULATORS * ACC_BITS }>>,
-    /// High for the cycle after a `block_end` beat's write.
-    pub block_done: Signal<Out, Bit>,
+    /// High for the cycle after a `slice_end` beat's write.
+    pub slice_done: Signal<Out, Bit>,
     /// The previous cycle's write: its sums, word and whether there was one.
     forward: ResetReg<Bits<{ ACCUMULATORS * ACC_BITS }>>,
     forward_address: ResetReg<Bits<ACC_ADDRESS_BITS>>,
@@ -90,7 +90,7 @@ impl Logic for AdderArray {
         self.forward.d.next = self.sums_word.val();
         self.forward_address.d.next = self.address.val();
         self.forward_valid.d.next = self.sums.valid.val();
-        self.done.d.next = self.sums.valid.val() & self.sums.data.val().block_end;
-        self.block_done.next = self.done.q.val();
+        self.done.d.next = self.sums.valid.val() & self.sums.data.val().slice_end;
+        self.slice_done.next = self.done.q.val();
     }
 }

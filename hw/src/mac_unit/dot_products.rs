@@ -27,7 +27,7 @@ pub struct DotBeat {
     pub sums: Bits<{ super::ACCUMULATORS * super::DOT_BITS }>,
     pub acc_address: Bits<{ super::ACC_ADDRESS_BITS }>,
     pub first: Bit,
-    pub block_end: Bit,
+    pub slice_end: Bit,
     pub high: Bit,
 }
 
@@ -102,7 +102,7 @@ impl Logic for DotProducts {
             self.stage.d.next.sums = self.dots.val();
             self.stage.d.next.acc_address = self.operands.data.val().acc_address;
             self.stage.d.next.first = self.operands.data.val().first;
-            self.stage.d.next.block_end = self.operands.data.val().block_end;
+            self.stage.d.next.slice_end = self.operands.data.val().slice_end;
             self.stage.d.next.high = self.operands.data.val().high;
             self.full.d.next = true;
         }

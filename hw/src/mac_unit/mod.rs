@@ -6,9 +6,10 @@
 //! accumulators of one microblock, read from and written back to accumulator
 //! word `acc_address` of the accumulator buffer (AB). A weight group is held
 //! while the traversal sweeps every microblock of the OFM block, one word
-//! per microblock; after the OFM block's last beat its words are read out
-//! toward the output unit while the next OFM block accumulates in the other
-//! half of the AB (the traversal double-buffers by address).
+//! per microblock; once an 8-OFM-channel slice's last beat is written its
+//! words are read out toward the output unit while the next slices, and the
+//! next OFM block in the other half of the AB, accumulate (the traversal
+//! double-buffers by address).
 //!
 //! # Ports
 //!
@@ -16,10 +17,10 @@
 //!   `ready` is high except while `clearing`: nothing downstream of the
 //!   accumulation can push back, since the accumulators stay in the AB and
 //!   leave only through `readout`.
-//! - `block_done`: a one-cycle pulse [`LATENCY`] cycles after a beat flagged
-//!   `block_end` was taken, in the first cycle in which its write has
+//! - `slice_done`: a one-cycle pulse [`LATENCY`] cycles after a beat flagged
+//!   `slice_end` was taken, in the first cycle in which its write has
 //!   reached the AB, so a `readout` request taken in or after that cycle
-//!   sees every write of the OFM block.
+//!   sees every write of the slice.
 //! - `readout` (a [`StreamIn`] of [`AccRead`]s) and `results` (a
 //!   [`StreamOut`] of [`Accumulators`]): word `address` as it is when the
 //!   request is taken, in request order, offered from the clock edge after
@@ -27,7 +28,7 @@
 //!   is ready when no result waits or the waiting one is being taken). The
 //!   readout has an AB read port of its own, so it never disturbs the
 //!   accumulation; it must not read a word that beats in flight still write
-//!   (wait for `block_done`).
+//!   (wait for `slice_done`).
 //! - `clear` and `clearing`: a `clear` pulse writes zeros to every AB word,
 //!   one a cycle, while `clearing` is high, and `operands` waits meanwhile
 //!   (TRM 3.3.4.1: at any reset all memories are cleared). It is meant for
@@ -105,7 +106,7 @@ pub const DOT_BITS: usize = 21;
 /// that the traversal alternates between OFM blocks.
 pub const ACC_ADDRESS_BITS: usize = 9;
 /// Cycles from a beat taken to the cycle its write has reached the AB (the
-/// `block_done` pulse of a `block_end` beat).
+/// `slice_done` pulse of a `slice_end` beat).
 pub const LATENCY: usize = 2;
 
 // `update` functions write these as literals: rust-hdl turns a Rust const in
@@ -123,8 +124,8 @@ const _: () = assert!(OPERAND_BITS == 9 && ACC_BITS == 40 && DOT_BITS == 21);
 ///   in bits 9c+8..9c and the rest is ignored.
 /// - `acc_address`: the AB word of the microblock's 32 accumulators.
 /// - `first`: the word's accumulators start from 0 before this beat.
-/// - `block_end`: the OFM block's last beat: `block_done` pulses when its
-///   write has reached the AB.
+/// - `slice_end`: the last beat of a slice (8 OFM channels of an OFM
+///   block): `slice_done` pulses when its write has reached the AB.
 /// - `depthwise`: accumulator (p, c) takes act(p, c) * w(c) only.
 /// - `high`: the products count 2^8 times (the high part of a 16-bit
 ///   activation).
@@ -134,7 +135,7 @@ pub struct OperandBeat {
     pub weights: Bits<{ OFM_CHANNELS * IFM_CHANNELS * OPERAND_BITS }>,
     pub acc_address: Bits<ACC_ADDRESS_BITS>,
     pub first: Bit,
-    pub block_end: Bit,
+    pub slice_end: Bit,
     pub depthwise: Bit,
     pub high: Bit,
 }
@@ -158,8 +159,8 @@ pub struct MacUnit {
     pub rst_n: Signal<In, Bit>,
     /// Operand beats from the IFM unit and the weight buffer.
     pub operands: StreamIn<OperandBeat>,
-    /// Pulses when the writes of an OFM block's beats have all reached the AB.
-    pub block_done: Signal<Out, Bit>,
+    /// Pulses when the writes of a slice's beats have all reached the AB.
+    pub slice_done: Signal<Out, Bit>,
     /// AB words to read out, toward the output unit.
     pub readout: StreamIn<AccRead>,
     /// The words `readout` asked for, in order.
@@ -204,7 +205,7 @@ impl Logic for MacUnit {
         self.acc_buffer.write_enable.next = self.adder_array.write_enable.val();
         self.acc_buffer.write_address.next = self.adder_array.write_address.val();
         self.acc_buffer.write_data.next = self.adder_array.write_data.val();
-        self.block_done.next = self.adder_array.block_done.val();
+        self.slice_done.next = self.adder_array.slice_done.val();
 
         // Clearing: word after word, from 0 to the last.
         if self.clear_active.q.val() {

@@ -18,7 +18,7 @@ pub struct BeatWalker {
     /// The job being walked.
     pub current: Signal<Out, IfmBlockJob>,
     pub beats: StreamOut<MacBeat>,
-    /// OFM blocks whose beats are all taken, toward the readout.
+    /// OFM blocks toward the readout, each as its last IFM block starts.
     pub finished: StreamOut<FinishedBlock>,
     /// An OFM block is read out: its accumulator half is free.
     pub ab_release: Signal<In, Bit>,
@@ -49,6 +49,9 @@ pub struct BeatWalker {
     last_ublock: Signal<Local, Bit>,
     last_outer: Signal<Local, Bit>,
     job_end: Signal<Local, Bit>,
+    slice_end: Signal<Local, Bit>,
+    /// The job is its OFM block's last: the block goes to the readout.
+    last_job_start: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     start_job: Signal<Local, Bit>,
     active: ResetReg<Bit>,
@@ -152,6 +155,13 @@ impl Logic for BeatWalker {
             & self.last_element.val()
             & self.last_ublock.val()
             & self.last_outer.val();
+        // Weight order finishes a slice's groups in its last IFM channel
+        // pass (TRM 4.7.5).
+        self.slice_end.next = self.group_end.val()
+            & self.last_inner.val()
+            & self.last_element.val()
+            & self.last_outer.val()
+            & self.j.val().last;
 
         self.beats.data.next.oy = self.j.val().ofm_y + (self.my.q.val() << 1);
         self.beats.data.next.ox = self.j.val().ofm_x + (self.mx.q.val() << 1);
@@ -175,23 +185,10 @@ impl Logic for BeatWalker {
         self.beats.data.next.skip = self.padding.val();
         self.beats.data.next.group_end = self.group_end.val();
         self.beats.data.next.job_end = self.job_end.val();
+        self.beats.data.next.slice_end = self.slice_end.val();
         self.beats.data.next.block_end = self.job_end.val() & self.j.val().last;
 
-        // The finished block goes to the readout with the job's last beat:
-        // both must be able to move.
-        self.finished.data.next.ofm_y = self.j.val().ofm_y;
-        self.finished.data.next.ofm_x = self.j.val().ofm_x;
-        self.finished.data.next.ofm_z = self.j.val().ofm_z;
-        self.finished.data.next.ofm_height = self.j.val().ofm_height;
-        self.finished.data.next.ofm_width = self.j.val().ofm_width;
-        self.finished.data.next.ofm_depth = self.j.val().ofm_depth;
-        self.finished.data.next.ab_half = self.ab_half.q.val();
-        self.finished.valid.next = false;
         self.beats.valid.next = self.active.q.val();
-        if self.job_end.val() & self.j.val().last {
-            self.beats.valid.next = self.active.q.val() & self.finished.ready.val();
-            self.finished.valid.next = self.active.q.val() & self.beats.ready.val();
-        }
         self.take.next = self.beats.valid.val() & self.beats.ready.val();
 
         if self.take.val() {
@@ -246,10 +243,23 @@ impl Logic for BeatWalker {
             }
         }
 
-        // A job starts an OFM block only while an accumulator half is free.
-        self.jobs.ready.next =
-            !self.active.q.val() & (!self.jobs.data.val().first | (self.ab_held.q.val() != 2));
+        // A job starts an OFM block only while an accumulator half is free;
+        // a block's last job hands the block to the readout as it starts,
+        // so its slices are read out as they finish.
+        self.last_job_start.next = self.jobs.data.val().last;
+        self.jobs.ready.next = !self.active.q.val()
+            & (!self.jobs.data.val().first | (self.ab_held.q.val() != 2))
+            & (!self.last_job_start.val() | self.finished.ready.val());
         self.start_job.next = self.jobs.valid.val() & self.jobs.ready.val();
+        self.finished.valid.next = self.start_job.val() & self.last_job_start.val();
+        self.finished.data.next.ofm_y = self.jobs.data.val().ofm_y;
+        self.finished.data.next.ofm_x = self.jobs.data.val().ofm_x;
+        self.finished.data.next.ofm_z = self.jobs.data.val().ofm_z;
+        self.finished.data.next.ofm_height = self.jobs.data.val().ofm_height;
+        self.finished.data.next.ofm_width = self.jobs.data.val().ofm_width;
+        self.finished.data.next.ofm_depth = self.jobs.data.val().ofm_depth;
+        // The half this job accumulates into (it toggles after a block).
+        self.finished.data.next.ab_half = self.ab_half.q.val();
         if self.start_job.val() {
             self.active.d.next = true;
             self.job.d.next = self.jobs.data.val();

@@ -16,8 +16,10 @@
 //!   weights are consumed but nothing is multiplied. OFM blocks alternate
 //!   between the accumulator halves ACC0/ACC1.
 //! - [`ReadoutWalker`] reads an OFM block's accumulators out, one
-//!   [`Readout`] per microblock and 8 OFM channels, once the MAC unit has
-//!   written its last beat (`block_done`), and frees its half.
+//!   [`Readout`] per microblock and 8 OFM channels, each 8-channel slice
+//!   once the MAC unit has written the slice's last beat (`slice_done`), so
+//!   a block's first slices are read out while its last ones accumulate;
+//!   after the last slice it frees the block's half.
 //!
 //! # Ports
 //!
@@ -30,8 +32,8 @@
 //!   read from the shared buffer: its buffer may be refilled. Releasing it
 //!   when the beat is only offered would let the next fill overwrite data
 //!   the IFM unit has still to read.
-//! - `block_done`: a pulse per OFM block whose last beat has reached the
-//!   accumulators (the MAC unit's output of the same name).
+//! - `slice_done`: a pulse per slice whose last beat (`slice_end`) has
+//!   reached the accumulators (the MAC unit's output of the same name).
 //! - `busy`: from `start` until the last readout is taken.
 
 mod beats;
@@ -136,6 +138,10 @@ pub struct MacBeat {
     /// The IFM block's last beat: once its activations are read from the
     /// shared buffer, the consumer frees the block's IFM buffer (`ib_read`).
     pub job_end: Bit,
+    /// The last beat of an 8-OFM-channel slice of the OFM block (in the
+    /// block's last IFM block): the slice can be read out once it is in
+    /// the accumulators.
+    pub slice_end: Bit,
     /// The OFM block's last beat.
     pub block_end: Bit,
 }
@@ -158,7 +164,7 @@ pub struct Readout {
     pub block_end: Bit,
 }
 
-/// An OFM block whose beats are all issued, waiting to be read out.
+/// An OFM block whose last IFM block has started, toward the readout.
 #[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
 pub struct FinishedBlock {
     pub ofm_y: Bits<16>,
@@ -181,7 +187,7 @@ pub struct Traversal {
     pub current: Signal<Out, IfmBlockJob>,
     pub beats: StreamOut<MacBeat>,
     pub ib_read: Signal<In, Bit>,
-    pub block_done: Signal<In, Bit>,
+    pub slice_done: Signal<In, Bit>,
     pub readouts: StreamOut<Readout>,
     pub busy: Signal<Out, Bit>,
     block_walker: BlockWalker,
@@ -208,7 +214,7 @@ impl Logic for Traversal {
         self.readout_walker.shape.next = self.shape.val();
         self.block_walker.ib_release.next = self.ib_read.val();
         self.beat_walker.ab_release.next = self.readout_walker.ab_release.val();
-        self.readout_walker.block_done.next = self.block_done.val();
+        self.readout_walker.slice_done.next = self.slice_done.val();
         StreamOut::<IfmBlockJob>::link(&mut self.ifm_blocks, &mut self.block_walker.jobs);
         StreamIn::<IfmBlockJob>::link(&mut self.filled, &mut self.beat_walker.jobs);
         StreamOut::<MacBeat>::link(&mut self.beats, &mut self.beat_walker.beats);

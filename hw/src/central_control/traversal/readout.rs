@@ -1,6 +1,6 @@
-//! Reads a finished OFM block's accumulators out: per 8 OFM channels, every
-//! microblock (2x2, or 1x4 on a one-row OFM), once the MAC unit reports the
-//! block's last beat written.
+//! Reads an OFM block's accumulators out: per 8 OFM channels (a slice),
+//! every microblock (2x2, or 1x4 on a one-row OFM), each slice once the MAC
+//! unit reports its last beat written (`slice_done`).
 
 use super::{FinishedBlock, Readout, TraversalShape};
 use crate::stream::{StreamIn, StreamOut};
@@ -13,8 +13,8 @@ pub struct ReadoutWalker {
     pub rst_n: Signal<In, Bit>,
     pub shape: Signal<In, TraversalShape>,
     pub blocks: StreamIn<FinishedBlock>,
-    /// A pulse per OFM block whose last beat is in the accumulators.
-    pub block_done: Signal<In, Bit>,
+    /// A pulse per slice whose last beat is in the accumulators.
+    pub slice_done: Signal<In, Bit>,
     pub readouts: StreamOut<Readout>,
     /// The last word of a block is taken: its accumulator half is free.
     pub ab_release: Signal<Out, Bit>,
@@ -36,8 +36,10 @@ pub struct ReadoutWalker {
     my: ResetReg<Bits<16>>,
     mx: ResetReg<Bits<16>>,
     word: ResetReg<Bits<9>>,
-    /// `block_done` pulses not yet matched with a block.
-    done: ResetReg<Bits<2>>,
+    /// `slice_done` pulses whose slices are not read out yet (the slices
+    /// of two blocks at most: the next block's wait for a free half).
+    done: ResetReg<Bits<6>>,
+    slice_read: Signal<Local, Bit>,
 }
 
 impl Logic for ReadoutWalker {
@@ -107,7 +109,7 @@ impl Logic for ReadoutWalker {
         }
         self.readouts.data.next.group_end = self.last_microblock.val();
         self.readouts.data.next.block_end = self.last_word.val();
-        self.readouts.valid.next = self.active.q.val();
+        self.readouts.valid.next = self.active.q.val() & (self.done.q.val() != 0);
         self.take.next = self.readouts.valid.val() & self.readouts.ready.val();
 
         self.ab_release.next = false;
@@ -128,8 +130,7 @@ impl Logic for ReadoutWalker {
             }
         }
 
-        // A block is read out once the MAC unit has written all of it.
-        self.blocks.ready.next = !self.active.q.val() & (self.done.q.val() != 0);
+        self.blocks.ready.next = !self.active.q.val();
         self.start_block.next = self.blocks.valid.val() & self.blocks.ready.val();
         if self.start_block.val() {
             self.active.d.next = true;
@@ -139,10 +140,11 @@ impl Logic for ReadoutWalker {
             self.mx.d.next = 0.into();
             self.word.d.next = 0.into();
         }
-        if self.block_done.val() & !self.start_block.val() {
+        self.slice_read.next = self.take.val() & self.last_microblock.val();
+        if self.slice_done.val() & !self.slice_read.val() {
             self.done.d.next = self.done.q.val() + 1;
         }
-        if !self.block_done.val() & self.start_block.val() {
+        if !self.slice_done.val() & self.slice_read.val() {
             self.done.d.next = self.done.q.val() - 1;
         }
         self.busy.next = self.active.q.val();
