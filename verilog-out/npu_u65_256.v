@@ -3191,6 +3191,15 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  [74:0] scale_streams$tail$data;
     wire  scale_streams$tail$ready;
     wire  [1:0] scale_streams$count;
+    reg  scale_depths$clock;
+    reg  scale_depths$rst_n;
+    reg  scale_depths$tail$valid;
+    reg  [15:0] scale_depths$tail$data;
+    wire  scale_depths$tail$ready;
+    wire  scale_depths$head$valid;
+    wire  [15:0] scale_depths$head$data;
+    reg  scale_depths$head$ready;
+    wire  [1:0] scale_depths$count;
     reg  ifm_unit$clock;
     reg  ifm_unit$rst_n;
     reg  [140:0] ifm_unit$settings;
@@ -3270,6 +3279,17 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  scale_records$records$valid;
     wire  [77:0] scale_records$records$data;
     reg  scale_records$records$ready;
+    reg  scale_sets$clock;
+    reg  scale_sets$rst_n;
+    reg  scale_sets$depths$valid;
+    reg  [15:0] scale_sets$depths$data;
+    wire  scale_sets$depths$ready;
+    reg  scale_sets$records$valid;
+    reg  [77:0] scale_sets$records$data;
+    wire  scale_sets$records$ready;
+    wire  scale_sets$sets$valid;
+    wire  [623:0] scale_sets$sets$data;
+    reg  scale_sets$sets$ready;
     reg  output_unit$clock;
     reg  output_unit$rst_n;
     reg  [97:0] output_unit$settings;
@@ -3314,22 +3334,6 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  position$rst_n;
     reg  [1:0] position$d;
     wire  [1:0] position$q;
-    reg  records_held$clock;
-    reg  records_held$rst_n;
-    reg  [3:0] records_held$d;
-    wire  [3:0] records_held$q;
-    reg  biases$clock;
-    reg  biases$rst_n;
-    reg  [319:0] biases$d;
-    wire  [319:0] biases$q;
-    reg  scales$clock;
-    reg  scales$rst_n;
-    reg  [255:0] scales$d;
-    wire  [255:0] scales$q;
-    reg  shifts$clock;
-    reg  shifts$rst_n;
-    reg  [47:0] shifts$d;
-    wire  [47:0] shifts$q;
     reg  weight_stream$clock;
     reg  weight_stream$rst_n;
     reg  [1:0] weight_stream$d;
@@ -3346,14 +3350,12 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     // Local signals
     reg  [258:0] job;
     reg  [258:0] walked;
-    reg  [8:0] held_lane;
     reg  [3:0] positions_left;
     reg  [3:0] positions_after;
     reg  [8:0] lane_mask;
     reg  [1279:0] accumulators;
     reg  [95:0] beat;
     reg  [66:0] word;
-    reg  [77:0] record;
     reg  [7:0] element_shift;
     reg  [15:0] ib_half_kb;
     reg  new_spatial_block;
@@ -3371,7 +3373,6 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  last_position;
     reg  stage_fire;
     reg  word_done;
-    reg  record_taken;
     reg  idle;
     reg  last_depth_block;
     reg  decoder_settled;
@@ -3466,6 +3467,17 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .head$data(scale_reads$data),
         .head$ready(scale_reads$ready),
         .count(scale_streams$count)
+    );
+    npu_u65_256_core$datapath$scale_depths scale_depths(
+        .clock(scale_depths$clock),
+        .rst_n(scale_depths$rst_n),
+        .tail$valid(scale_depths$tail$valid),
+        .tail$data(scale_depths$tail$data),
+        .tail$ready(scale_depths$tail$ready),
+        .head$valid(scale_depths$head$valid),
+        .head$data(scale_depths$head$data),
+        .head$ready(scale_depths$head$ready),
+        .count(scale_depths$count)
     );
     npu_u65_256_core$datapath$ifm_unit ifm_unit(
         .clock(ifm_unit$clock),
@@ -3563,6 +3575,19 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .records$data(scale_records$records$data),
         .records$ready(scale_records$records$ready)
     );
+    npu_u65_256_core$datapath$scale_sets scale_sets(
+        .clock(scale_sets$clock),
+        .rst_n(scale_sets$rst_n),
+        .depths$valid(scale_sets$depths$valid),
+        .depths$data(scale_sets$depths$data),
+        .depths$ready(scale_sets$depths$ready),
+        .records$valid(scale_sets$records$valid),
+        .records$data(scale_sets$records$data),
+        .records$ready(scale_sets$records$ready),
+        .sets$valid(scale_sets$sets$valid),
+        .sets$data(scale_sets$sets$data),
+        .sets$ready(scale_sets$sets$ready)
+    );
     npu_u65_256_core$datapath$output_unit output_unit(
         .clock(output_unit$clock),
         .rst_n(output_unit$rst_n),
@@ -3626,30 +3651,6 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .d(position$d),
         .q(position$q)
     );
-    npu_u65_256_core$datapath$records_held records_held(
-        .clock(records_held$clock),
-        .rst_n(records_held$rst_n),
-        .d(records_held$d),
-        .q(records_held$q)
-    );
-    npu_u65_256_core$datapath$biases biases(
-        .clock(biases$clock),
-        .rst_n(biases$rst_n),
-        .d(biases$d),
-        .q(biases$q)
-    );
-    npu_u65_256_core$datapath$scales scales(
-        .clock(scales$clock),
-        .rst_n(scales$rst_n),
-        .d(scales$d),
-        .q(scales$q)
-    );
-    npu_u65_256_core$datapath$shifts shifts(
-        .clock(shifts$clock),
-        .rst_n(shifts$rst_n),
-        .d(shifts$d),
-        .q(shifts$q)
-    );
     npu_u65_256_core$datapath$weight_stream weight_stream(
         .clock(weight_stream$clock),
         .rst_n(weight_stream$rst_n),
@@ -3676,10 +3677,6 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         starting$clock = clock;
         filled$clock = clock;
         position$clock = clock;
-        records_held$clock = clock;
-        biases$clock = clock;
-        scales$clock = clock;
-        shifts$clock = clock;
         weight_stream$clock = clock;
         decoder_quiet$clock = clock;
         faulted$clock = clock;
@@ -3688,25 +3685,17 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         starting$d = starting$q;
         filled$d = filled$q;
         position$d = position$q;
-        records_held$d = records_held$q;
-        biases$d = biases$q;
-        scales$d = scales$q;
-        shifts$d = shifts$q;
         weight_stream$d = weight_stream$q;
         decoder_quiet$d = decoder_quiet$q;
         faulted$d = faulted$q;
         weight_stream$rst_n = rst_n;
         decoder_quiet$rst_n = rst_n;
         faulted$rst_n = rst_n;
-        biases$rst_n = rst_n;
-        scales$rst_n = rst_n;
-        shifts$rst_n = rst_n;
         operation$rst_n = rst_n;
         active$rst_n = rst_n;
         starting$rst_n = rst_n;
         filled$rst_n = rst_n;
         position$rst_n = rst_n;
-        records_held$rst_n = rst_n;
         traversal$clock = clock;
         traversal$rst_n = rst_n;
         ifm_fetch$clock = clock;
@@ -3719,6 +3708,8 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         weight_lengths$rst_n = rst_n;
         scale_streams$clock = clock;
         scale_streams$rst_n = rst_n;
+        scale_depths$clock = clock;
+        scale_depths$rst_n = rst_n;
         ifm_unit$clock = clock;
         ifm_unit$rst_n = rst_n;
         beat_tags$clock = clock;
@@ -3733,6 +3724,8 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         readout_tags$rst_n = rst_n;
         scale_records$clock = clock;
         scale_records$rst_n = rst_n;
+        scale_sets$clock = clock;
+        scale_sets$rst_n = rst_n;
         output_unit$clock = clock;
         output_unit$rst_n = rst_n;
         output_tags$clock = clock;
@@ -3752,7 +3745,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         per_channel = ~decoder$output_settings[(64'h5)+:(1)];
         job = traversal$ifm_blocks$data;
         new_spatial_block = job[(64'h100)+:(1)] & (job[(64'h20)+:(16)] == 32'h0);
-        tee_ready = fetched$tail$ready & weight_streams$tail$ready & scale_streams$tail$ready;
+        tee_ready = fetched$tail$ready & weight_streams$tail$ready & scale_streams$tail$ready & scale_depths$tail$ready;
         ifm_fetch$jobs$valid = traversal$ifm_blocks$valid & tee_ready;
         traversal$ifm_blocks$ready = ifm_fetch$jobs$ready & tee_ready;
         job_taken = traversal$ifm_blocks$valid & traversal$ifm_blocks$ready;
@@ -3768,6 +3761,8 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         scale_streams$tail$data[(64'h0)+:(3)] = decoder$weights_view[(64'h3)+:(3)];
         scale_streams$tail$data[(64'h3)+:(40)] = ((decoder$weights_view[(64'h56)+:(48)]) & 40'hffffffffff) + (((job[(64'h20)+:(16)]) & 40'hffffffffff) << 32'h3) + (((job[(64'h20)+:(16)]) & 40'hffffffffff) << 32'h1);
         scale_streams$tail$data[(64'h2b)+:(32)] = (((job[(64'h50)+:(16)]) & 32'hffffffff) << 32'h3) + (((job[(64'h50)+:(16)]) & 32'hffffffff) << 32'h1);
+        scale_depths$tail$valid = scale_streams$tail$valid;
+        scale_depths$tail$data = job[(64'h50)+:(16)];
         traversal$filled$valid = fetched$head$valid & (filled$q != 32'h0);
         traversal$filled$data = fetched$head$data;
         filled_taken = traversal$filled$valid & traversal$filled$ready;
@@ -3909,19 +3904,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         readout_tags$tail$valid = traversal$readouts$valid & mac$readout$ready;
         readout_tags$tail$data = traversal$readouts$data;
         word = readout_tags$head$data;
-        record = scale_records$records$data;
-        record_taken = scale_records$records$valid & readout_tags$head$valid & (((records_held$q) & 4'hf) != word[(64'h3d)+:(4)]);
-        scale_records$records$ready = record_taken;
-        held_lane = ((records_held$q) & 9'h1ff);
-        if (record_taken) begin
-            biases$d = biases$q | (((record[(64'h0)+:(40)]) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((held_lane << 32'h5) + (held_lane << 32'h3)));
-            scales$d = scales$q | (((record[(64'h28)+:(32)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (held_lane << 32'h5));
-            shifts$d = shifts$q | (((record[(64'h48)+:(6)]) & 48'hffffffffffff) << ((held_lane << 32'h2) + (held_lane << 32'h1)));
-        end
-        if (record_taken) begin
-            records_held$d = records_held$q + 32'h1;
-        end
-        group_ready = ~per_channel | (records_held$q == word[(64'h3d)+:(4)]);
+        group_ready = ~per_channel | scale_sets$sets$valid;
         positions_left = word[(64'h39)+:(4)] >> ((position$q) & 4'hf);
         positions_after = positions_left >> 32'h1;
         position_present = positions_left[32'h0];
@@ -3939,9 +3922,9 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         if (position$q == 32'h3) begin
             output_unit$accumulators$data[(64'h0)+:(320)] = accumulators[(32'h3c0)+:(320)];
         end
-        output_unit$accumulators$data[(64'h140)+:(320)] = biases$q;
-        output_unit$accumulators$data[(64'h280)+:(256)] = scales$q;
-        output_unit$accumulators$data[(64'h380)+:(48)] = shifts$q;
+        output_unit$accumulators$data[(64'h140)+:(320)] = scale_sets$sets$data[(64'h0)+:(320)];
+        output_unit$accumulators$data[(64'h280)+:(256)] = scale_sets$sets$data[(64'h140)+:(256)];
+        output_unit$accumulators$data[(64'h380)+:(48)] = scale_sets$sets$data[(64'h240)+:(48)];
         lane_mask = (((32'h1) & 9'h1ff) << ((word[(64'h3d)+:(4)]) & 9'h1ff)) - 32'h1;
         output_unit$accumulators$data[(64'h3b0)+:(8)] = lane_mask[(32'h0)+:(8)];
         stage_fire = mac$results$valid & readout_tags$head$valid & group_ready & (~position_present | (output_unit$accumulators$ready & output_tags$tail$ready));
@@ -3959,13 +3942,8 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         end
         if (word_done) begin
             position$d = 32'h0;
-            if (word[(64'h41)+:(1)]) begin
-                records_held$d = 32'h0;
-                biases$d = 32'h0;
-                scales$d = 32'h0;
-                shifts$d = 32'h0;
-            end
         end
+        scale_sets$sets$ready = word_done & word[(64'h41)+:(1)] & per_channel;
         mac$results$ready = word_done;
         readout_tags$head$ready = word_done;
         ofm_writer$view = decoder$ofm_view;
@@ -3977,7 +3955,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         ofm_writer$results$data[(64'h128)+:(16)] = output_tags$head$data[(64'h20)+:(16)];
         output_unit$results$ready = ofm_writer$results$ready & output_tags$head$valid;
         output_tags$head$ready = output_unit$results$valid & ofm_writer$results$ready;
-        idle = ~starting$q & ~traversal$busy & (fetched$count == 32'h0) & (weight_streams$count == 32'h0) & (weight_lengths$count == 32'h0) & (weight_stream$q == WeightStream$Idle) & (beat_tags$count == 32'h0) & (readout_tags$count == 32'h0) & (output_tags$count == 32'h0) & ~ofm_writes$valid & ~dma_busy;
+        idle = ~starting$q & ~traversal$busy & (fetched$count == 32'h0) & (weight_streams$count == 32'h0) & (weight_lengths$count == 32'h0) & (scale_depths$count == 32'h0) & (weight_stream$q == WeightStream$Idle) & (beat_tags$count == 32'h0) & (readout_tags$count == 32'h0) & (output_tags$count == 32'h0) & ~ofm_writes$valid & ~dma_busy;
         if (active$q & idle) begin
             active$d = 1'b0;
         end
@@ -3991,6 +3969,12 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     always @(*) weight_groups$weights$valid = weight_decoder$weights$valid;
     always @(*) weight_groups$weights$data = weight_decoder$weights$data;
     always @(*) weight_decoder$weights$ready = weight_groups$weights$ready;
+    always @(*) scale_sets$records$valid = scale_records$records$valid;
+    always @(*) scale_sets$records$data = scale_records$records$data;
+    always @(*) scale_records$records$ready = scale_sets$records$ready;
+    always @(*) scale_sets$depths$valid = scale_depths$head$valid;
+    always @(*) scale_sets$depths$data = scale_depths$head$data;
+    always @(*) scale_depths$head$ready = scale_sets$depths$ready;
 endmodule // npu_u65_256_core$datapath
 
 
@@ -4161,25 +4145,6 @@ module npu_u65_256_core$datapath$beat_tags$write_pointer(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // npu_u65_256_core$datapath$beat_tags$write_pointer
-
-
-module npu_u65_256_core$datapath$biases(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [319:0] d;
-    output reg  [319:0] q;
-    
-    // Constant declarations
-    localparam  init = 320'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$biases
 
 
 module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,ifm_wide,ifm_signed,ifm_view,ofm_view,weights_view);
@@ -12673,23 +12638,154 @@ module npu_u65_256_core$datapath$readout_tags$write_pointer(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$datapath$readout_tags$write_pointer
 
 
-module npu_u65_256_core$datapath$records_held(clock,rst_n,d,q);
+module npu_u65_256_core$datapath$scale_depths(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
+    input wire  tail$valid;
+    input wire  [15:0] tail$data;
+    output reg  tail$ready;
+    output reg  head$valid;
+    output reg  [15:0] head$data;
+    input wire  head$ready;
+    output reg  [1:0] count;
     
     // Constant declarations
-    localparam  init = 4'h0;
+    localparam  depth = 2'b10;
+    
+    // Stub signals
+    reg  write_pointer$clock;
+    reg  write_pointer$rst_n;
+    reg  [1:0] write_pointer$d;
+    wire  [1:0] write_pointer$q;
+    reg  read_pointer$clock;
+    reg  read_pointer$rst_n;
+    reg  [1:0] read_pointer$d;
+    wire  [1:0] read_pointer$q;
+    reg  words$clock;
+    reg  words$rst_n;
+    reg  words$write_enable;
+    reg  words$write_address;
+    reg  [15:0] words$write_data;
+    reg  words$read_address;
+    wire  [15:0] words$read_data;
+    
+    // Local signals
+    reg  push;
+    reg  pop;
+    
+    // Sub module instances
+    npu_u65_256_core$datapath$scale_depths$write_pointer write_pointer(
+        .clock(write_pointer$clock),
+        .rst_n(write_pointer$rst_n),
+        .d(write_pointer$d),
+        .q(write_pointer$q)
+    );
+    npu_u65_256_core$datapath$scale_depths$read_pointer read_pointer(
+        .clock(read_pointer$clock),
+        .rst_n(read_pointer$rst_n),
+        .d(read_pointer$d),
+        .q(read_pointer$q)
+    );
+    npu_u65_256_core$datapath$scale_depths$words words(
+        .clock(words$clock),
+        .rst_n(words$rst_n),
+        .write_enable(words$write_enable),
+        .write_address(words$write_address),
+        .write_data(words$write_data),
+        .read_address(words$read_address),
+        .read_data(words$read_data)
+    );
+    
+    // Update code
+    always @(*) begin
+        write_pointer$clock = clock;
+        read_pointer$clock = clock;
+        write_pointer$d = write_pointer$q;
+        read_pointer$d = read_pointer$q;
+        write_pointer$rst_n = rst_n;
+        read_pointer$rst_n = rst_n;
+        words$clock = clock;
+        words$rst_n = rst_n;
+        count = write_pointer$q - read_pointer$q;
+        tail$ready = count != depth;
+        head$valid = count != 32'h0;
+        push = tail$valid & tail$ready;
+        pop = head$valid & head$ready;
+        words$write_enable = push;
+        words$write_address = write_pointer$q[(32'h0)+:(1)];
+        words$write_data = tail$data;
+        words$read_address = read_pointer$q[(32'h0)+:(1)];
+        head$data = words$read_data;
+        if (push) begin
+            write_pointer$d = write_pointer$q + 32'h1;
+        end
+        if (pop) begin
+            read_pointer$d = read_pointer$q + 32'h1;
+        end
+    end
+    
+endmodule // npu_u65_256_core$datapath$scale_depths
+
+
+module npu_u65_256_core$datapath$scale_depths$read_pointer(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$datapath$records_held
+endmodule // npu_u65_256_core$datapath$scale_depths$read_pointer
+
+
+module npu_u65_256_core$datapath$scale_depths$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write_enable;
+    input wire  write_address;
+    input wire  [15:0] write_data;
+    input wire  read_address;
+    output reg  [15:0] read_data;
+    
+    // Update code (custom)
+    reg [15:0] cells [0:1];
+    integer i;
+    always @(posedge clock or negedge rst_n)
+       if (!rst_n) for (i = 0; i <= 1; i = i + 1) cells[i] <= 0;
+       else if (write_enable) cells[write_address] <= write_data;
+    always @(*) read_data = cells[read_address];
+endmodule // npu_u65_256_core$datapath$scale_depths$words
+
+
+module npu_u65_256_core$datapath$scale_depths$write_pointer(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$scale_depths$write_pointer
 
 
 module npu_u65_256_core$datapath$scale_records(clock,rst_n,bytes$valid,bytes$data,bytes$ready,records$valid,records$data,records$ready);
@@ -12814,6 +12910,236 @@ module npu_u65_256_core$datapath$scale_records$level(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // npu_u65_256_core$datapath$scale_records$level
+
+
+module npu_u65_256_core$datapath$scale_sets(clock,rst_n,depths$valid,depths$data,depths$ready,records$valid,records$data,records$ready,sets$valid,sets$data,sets$ready);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  depths$valid;
+    input wire  [15:0] depths$data;
+    output reg  depths$ready;
+    input wire  records$valid;
+    input wire  [77:0] records$data;
+    output reg  records$ready;
+    output reg  sets$valid;
+    output reg  [623:0] sets$data;
+    input wire  sets$ready;
+    
+    // Stub signals
+    reg  left$clock;
+    reg  left$rst_n;
+    reg  [15:0] left$d;
+    wire  [15:0] left$q;
+    reg  gathering$clock;
+    reg  gathering$rst_n;
+    reg  [623:0] gathering$d;
+    wire  [623:0] gathering$q;
+    reg  count$clock;
+    reg  count$rst_n;
+    reg  [3:0] count$d;
+    wire  [3:0] count$q;
+    reg  offered$clock;
+    reg  offered$rst_n;
+    reg  [623:0] offered$d;
+    wire  [623:0] offered$q;
+    reg  offered_valid$clock;
+    reg  offered_valid$rst_n;
+    reg  offered_valid$d;
+    wire  offered_valid$q;
+    
+    // Local signals
+    reg  [77:0] record;
+    reg  [8:0] lane;
+    reg  [15:0] slice_channels;
+    reg  record_in;
+    reg  gathered;
+    reg  slot_free;
+    reg  hand_over;
+    
+    // Sub module instances
+    npu_u65_256_core$datapath$scale_sets$left left(
+        .clock(left$clock),
+        .rst_n(left$rst_n),
+        .d(left$d),
+        .q(left$q)
+    );
+    npu_u65_256_core$datapath$scale_sets$gathering gathering(
+        .clock(gathering$clock),
+        .rst_n(gathering$rst_n),
+        .d(gathering$d),
+        .q(gathering$q)
+    );
+    npu_u65_256_core$datapath$scale_sets$count count(
+        .clock(count$clock),
+        .rst_n(count$rst_n),
+        .d(count$d),
+        .q(count$q)
+    );
+    npu_u65_256_core$datapath$scale_sets$offered offered(
+        .clock(offered$clock),
+        .rst_n(offered$rst_n),
+        .d(offered$d),
+        .q(offered$q)
+    );
+    npu_u65_256_core$datapath$scale_sets$offered_valid offered_valid(
+        .clock(offered_valid$clock),
+        .rst_n(offered_valid$rst_n),
+        .d(offered_valid$d),
+        .q(offered_valid$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        left$clock = clock;
+        gathering$clock = clock;
+        count$clock = clock;
+        offered$clock = clock;
+        offered_valid$clock = clock;
+        left$d = left$q;
+        gathering$d = gathering$q;
+        count$d = count$q;
+        offered$d = offered$q;
+        offered_valid$d = offered_valid$q;
+        left$rst_n = rst_n;
+        gathering$rst_n = rst_n;
+        count$rst_n = rst_n;
+        offered$rst_n = rst_n;
+        offered_valid$rst_n = rst_n;
+        slice_channels = 32'h8;
+        if (left$q < 32'h8) begin
+            slice_channels = left$q;
+        end
+        gathered = (left$q != 32'h0) & (((count$q) & 16'hffff) == slice_channels);
+        records$ready = (left$q != 32'h0) & (((count$q) & 16'hffff) != slice_channels);
+        record_in = records$valid & records$ready;
+        depths$ready = left$q == 32'h0;
+        if (depths$valid & (left$q == 32'h0)) begin
+            left$d = depths$data;
+        end
+        record = records$data;
+        lane = ((count$q) & 9'h1ff);
+        if (record_in) begin
+            count$d = count$q + 32'h1;
+            gathering$d[(64'h0)+:(320)] = gathering$q[(64'h0)+:(320)] | (((record[(64'h0)+:(40)]) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((lane << 32'h5) + (lane << 32'h3)));
+            gathering$d[(64'h140)+:(256)] = gathering$q[(64'h140)+:(256)] | (((record[(64'h28)+:(32)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (lane << 32'h5));
+            gathering$d[(64'h240)+:(48)] = gathering$q[(64'h240)+:(48)] | (((record[(64'h48)+:(6)]) & 48'hffffffffffff) << ((lane << 32'h2) + (lane << 32'h1)));
+        end
+        sets$valid = offered_valid$q;
+        sets$data = offered$q;
+        slot_free = ~offered_valid$q | sets$ready;
+        if (sets$ready) begin
+            offered_valid$d = 1'b0;
+        end
+        hand_over = gathered & slot_free;
+        if (hand_over) begin
+            offered$d = gathering$q;
+            offered_valid$d = 1'b1;
+            gathering$d[(64'h0)+:(320)] = 32'h0;
+            gathering$d[(64'h140)+:(256)] = 32'h0;
+            gathering$d[(64'h240)+:(48)] = 32'h0;
+            count$d = 32'h0;
+            left$d = left$q - slice_channels;
+        end
+    end
+    
+endmodule // npu_u65_256_core$datapath$scale_sets
+
+
+module npu_u65_256_core$datapath$scale_sets$count(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$scale_sets$count
+
+
+module npu_u65_256_core$datapath$scale_sets$gathering(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [623:0] d;
+    output reg  [623:0] q;
+    
+    // Constant declarations
+    localparam  init = 624'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$scale_sets$gathering
+
+
+module npu_u65_256_core$datapath$scale_sets$left(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$scale_sets$left
+
+
+module npu_u65_256_core$datapath$scale_sets$offered(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [623:0] d;
+    output reg  [623:0] q;
+    
+    // Constant declarations
+    localparam  init = 624'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$scale_sets$offered
+
+
+module npu_u65_256_core$datapath$scale_sets$offered_valid(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$scale_sets$offered_valid
 
 
 module npu_u65_256_core$datapath$scale_streams(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
@@ -12964,44 +13290,6 @@ module npu_u65_256_core$datapath$scale_streams$write_pointer(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // npu_u65_256_core$datapath$scale_streams$write_pointer
-
-
-module npu_u65_256_core$datapath$scales(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [255:0] d;
-    output reg  [255:0] q;
-    
-    // Constant declarations
-    localparam  init = 256'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$scales
-
-
-module npu_u65_256_core$datapath$shifts(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$shifts
 
 
 module npu_u65_256_core$datapath$starting(clock,rst_n,d,q);

@@ -42,7 +42,7 @@ use crate::central_control::traversal::{IfmBlockJob, MacBeat, Readout, Traversal
 use crate::central_control::{KernelKinds, KernelOperation};
 use crate::dma::{IfmFetch, OfmWrite, ShramFill, StreamRead};
 use crate::mac_unit::{IfmUnit, MacUnit};
-use crate::output_unit::{OfmWriter, OutputUnit, ScaleRecordBeat, ScaleRecords};
+use crate::output_unit::{OfmWriter, OutputUnit, ScaleRecordBeat, ScaleRecords, ScaleSets};
 use crate::shram::{LINE_ADDRESS_BITS, READ_PORTS};
 
 const _: () = assert!(READ_PORTS == 4 && LINE_ADDRESS_BITS == 12);
@@ -148,6 +148,8 @@ pub struct Datapath {
     /// Lengths of the streams the DMA reads, for the decoder's starts.
     weight_lengths: Fifo<Bits<32>, 1, 2>,
     scale_streams: Fifo<StreamRead, 1, 2>,
+    /// The OFM block depth of each scale stream, for its slices' sets.
+    scale_depths: Fifo<Bits<16>, 1, 2>,
     ifm_unit: IfmUnit,
     beat_tags: Fifo<BeatTag, 3, 4>,
     weight_decoder: WeightDecoder,
@@ -155,6 +157,7 @@ pub struct Datapath {
     mac: MacUnit,
     readout_tags: Fifo<Readout, 2, 3>,
     scale_records: ScaleRecords,
+    scale_sets: ScaleSets,
     output_unit: OutputUnit,
     output_tags: Fifo<OfmPosition, 3, 4>,
     ofm_writer: OfmWriter,
@@ -164,12 +167,8 @@ pub struct Datapath {
     starting: ResetReg<Bit>,
     /// IFM blocks whose last copy is in the shared buffer, not yet walked.
     filled: ResetReg<Bits<2>>,
-    /// The current readout word's next position, and the record group.
+    /// The current readout word's next position.
     position: ResetReg<Bits<2>>,
-    records_held: ResetReg<Bits<4>>,
-    biases: ResetReg<Bits<320>>,
-    scales: ResetReg<Bits<256>>,
-    shifts: ResetReg<Bits<48>>,
     weight_stream: ResetReg<WeightStream>,
     /// Cycles (up to 3) the decoder has been idle since it last worked.
     decoder_quiet: ResetReg<Bits<2>>,
@@ -177,14 +176,12 @@ pub struct Datapath {
 
     job: Signal<Local, IfmBlockJob>,
     walked: Signal<Local, IfmBlockJob>,
-    held_lane: Signal<Local, Bits<9>>,
     positions_left: Signal<Local, Bits<4>>,
     positions_after: Signal<Local, Bits<4>>,
     lane_mask: Signal<Local, Bits<9>>,
     accumulators: Signal<Local, Bits<1280>>,
     beat: Signal<Local, MacBeat>,
     word: Signal<Local, Readout>,
-    record: Signal<Local, ScaleRecordBeat>,
     element_shift: Signal<Local, Bits<8>>,
     ib_half_kb: Signal<Local, Bits<16>>,
     new_spatial_block: Signal<Local, Bit>,
@@ -202,7 +199,6 @@ pub struct Datapath {
     last_position: Signal<Local, Bit>,
     stage_fire: Signal<Local, Bit>,
     word_done: Signal<Local, Bit>,
-    record_taken: Signal<Local, Bit>,
     idle: Signal<Local, Bit>,
     last_depth_block: Signal<Local, Bit>,
     decoder_settled: Signal<Local, Bit>,
@@ -251,6 +247,7 @@ impl Datapath {
             weight_streams: Default::default(),
             weight_lengths: Default::default(),
             scale_streams: Default::default(),
+            scale_depths: Default::default(),
             ifm_unit: IfmUnit::new(config.shram_kib as usize * 1024 / config.cores as usize),
             beat_tags: Default::default(),
             weight_decoder: Default::default(),
@@ -258,6 +255,7 @@ impl Datapath {
             mac: Default::default(),
             readout_tags: Default::default(),
             scale_records: Default::default(),
+            scale_sets: Default::default(),
             output_unit: Default::default(),
             output_tags: Default::default(),
             ofm_writer: Default::default(),
@@ -266,23 +264,17 @@ impl Datapath {
             starting: Default::default(),
             filled: Default::default(),
             position: Default::default(),
-            records_held: Default::default(),
-            biases: Default::default(),
-            scales: Default::default(),
-            shifts: Default::default(),
             weight_stream: Default::default(),
             decoder_quiet: Default::default(),
             faulted: Default::default(),
             job: Default::default(),
             walked: Default::default(),
-            held_lane: Default::default(),
             positions_left: Default::default(),
             positions_after: Default::default(),
             lane_mask: Default::default(),
             accumulators: Default::default(),
             beat: Default::default(),
             word: Default::default(),
-            record: Default::default(),
             element_shift: Default::default(),
             ib_half_kb: Default::default(),
             new_spatial_block: Default::default(),
@@ -300,7 +292,6 @@ impl Datapath {
             last_position: Default::default(),
             stage_fire: Default::default(),
             word_done: Default::default(),
-            record_taken: Default::default(),
             idle: Default::default(),
             last_depth_block: Default::default(),
             decoder_settled: Default::default(),
@@ -322,10 +313,6 @@ impl Logic for Datapath {
             starting,
             filled,
             position,
-            records_held,
-            biases,
-            scales,
-            shifts,
             weight_stream,
             decoder_quiet,
             faulted
@@ -333,15 +320,11 @@ impl Logic for Datapath {
         self.weight_stream.rst_n.next = self.rst_n.val();
         self.decoder_quiet.rst_n.next = self.rst_n.val();
         self.faulted.rst_n.next = self.rst_n.val();
-        self.biases.rst_n.next = self.rst_n.val();
-        self.scales.rst_n.next = self.rst_n.val();
-        self.shifts.rst_n.next = self.rst_n.val();
         self.operation.rst_n.next = self.rst_n.val();
         self.active.rst_n.next = self.rst_n.val();
         self.starting.rst_n.next = self.rst_n.val();
         self.filled.rst_n.next = self.rst_n.val();
         self.position.rst_n.next = self.rst_n.val();
-        self.records_held.rst_n.next = self.rst_n.val();
         self.traversal.clock.next = self.clock.val();
         self.traversal.rst_n.next = self.rst_n.val();
         self.ifm_fetch.clock.next = self.clock.val();
@@ -354,6 +337,8 @@ impl Logic for Datapath {
         self.weight_lengths.rst_n.next = self.rst_n.val();
         self.scale_streams.clock.next = self.clock.val();
         self.scale_streams.rst_n.next = self.rst_n.val();
+        self.scale_depths.clock.next = self.clock.val();
+        self.scale_depths.rst_n.next = self.rst_n.val();
         self.ifm_unit.clock.next = self.clock.val();
         self.ifm_unit.rst_n.next = self.rst_n.val();
         self.beat_tags.clock.next = self.clock.val();
@@ -368,6 +353,8 @@ impl Logic for Datapath {
         self.readout_tags.rst_n.next = self.rst_n.val();
         self.scale_records.clock.next = self.clock.val();
         self.scale_records.rst_n.next = self.rst_n.val();
+        self.scale_sets.clock.next = self.clock.val();
+        self.scale_sets.rst_n.next = self.rst_n.val();
         self.output_unit.clock.next = self.clock.val();
         self.output_unit.rst_n.next = self.rst_n.val();
         self.output_tags.clock.next = self.clock.val();
@@ -398,7 +385,8 @@ impl Logic for Datapath {
         // uses up).
         self.tee_ready.next = self.fetched.tail.ready.val()
             & self.weight_streams.tail.ready.val()
-            & self.scale_streams.tail.ready.val();
+            & self.scale_streams.tail.ready.val()
+            & self.scale_depths.tail.ready.val();
         self.ifm_fetch.jobs.valid.next =
             self.traversal.ifm_blocks.valid.val() & self.tee_ready.val();
         self.traversal.ifm_blocks.ready.next =
@@ -427,6 +415,8 @@ impl Logic for Datapath {
             << 3)
             + (bit_cast::<32, 16>(self.job.val().ofm_depth) << 1);
         StreamOut::<StreamRead>::link(&mut self.scale_reads, &mut self.scale_streams.head);
+        self.scale_depths.tail.valid.next = self.scale_streams.tail.valid.val();
+        self.scale_depths.tail.data.next = self.job.val().ofm_depth;
 
         // An IFM block is walked once its last copy is in the shared buffer.
         self.traversal.filled.valid.next =
@@ -630,32 +620,16 @@ impl Logic for Datapath {
             self.traversal.readouts.valid.val() & self.mac.readout.ready.val();
         self.readout_tags.tail.data.next = self.traversal.readouts.data.val();
 
-        // The records of the word's channels (per-channel scaling), in
-        // channel order.
+        // The records of the word's slice (per-channel scaling), gathered
+        // ahead by the scale sets.
         self.word.next = self.readout_tags.head.data.val();
         StreamIn::<LaneBeat>::link(&mut self.scale_beats, &mut self.scale_records.bytes);
-        self.record.next = self.scale_records.records.data.val();
-        self.record_taken.next = self.scale_records.records.valid.val()
-            & self.readout_tags.head.valid.val()
-            & (bit_cast::<4, 4>(self.records_held.q.val()) != self.word.val().channels);
-        self.scale_records.records.ready.next = self.record_taken.val();
-        // Record i of the group goes to lane i (bias 40, scale 32, shift 6 bits).
-        self.held_lane.next = bit_cast::<9, 4>(self.records_held.q.val());
-        if self.record_taken.val() {
-            self.biases.d.next = self.biases.q.val()
-                | (bit_cast::<320, 40>(self.record.val().bias)
-                    << ((self.held_lane.val() << 5) + (self.held_lane.val() << 3)));
-            self.scales.d.next = self.scales.q.val()
-                | (bit_cast::<256, 32>(self.record.val().scale) << (self.held_lane.val() << 5));
-            self.shifts.d.next = self.shifts.q.val()
-                | (bit_cast::<48, 6>(self.record.val().shift)
-                    << ((self.held_lane.val() << 2) + (self.held_lane.val() << 1)));
-        }
-        if self.record_taken.val() {
-            self.records_held.d.next = self.records_held.q.val() + 1;
-        }
-        self.group_ready.next =
-            !self.per_channel.val() | (self.records_held.q.val() == self.word.val().channels);
+        StreamOut::<ScaleRecordBeat>::join(
+            &mut self.scale_records.records,
+            &mut self.scale_sets.records,
+        );
+        StreamOut::<Bits<16>>::join(&mut self.scale_depths.head, &mut self.scale_sets.depths);
+        self.group_ready.next = !self.per_channel.val() | self.scale_sets.sets.valid.val();
 
         // One output-unit beat per position of the word that is in the block.
         self.positions_left.next =
@@ -684,9 +658,9 @@ impl Logic for Datapath {
             self.output_unit.accumulators.data.next.values =
                 self.accumulators.val().get_bits::<320>(960);
         }
-        self.output_unit.accumulators.data.next.biases = self.biases.q.val();
-        self.output_unit.accumulators.data.next.scales = self.scales.q.val();
-        self.output_unit.accumulators.data.next.shifts = self.shifts.q.val();
+        self.output_unit.accumulators.data.next.biases = self.scale_sets.sets.data.val().biases;
+        self.output_unit.accumulators.data.next.scales = self.scale_sets.sets.data.val().scales;
+        self.output_unit.accumulators.data.next.shifts = self.scale_sets.sets.data.val().shifts;
         self.lane_mask.next = (bits::<9>(1) << bit_cast::<9, 4>(self.word.val().channels)) - 1;
         self.output_unit.accumulators.data.next.lanes = self.lane_mask.val().get_bits::<8>(0);
         self.stage_fire.next = self.mac.results.valid.val()
@@ -714,13 +688,9 @@ impl Logic for Datapath {
         }
         if self.word_done.val() {
             self.position.d.next = 0.into();
-            if self.word.val().group_end {
-                self.records_held.d.next = 0.into();
-                self.biases.d.next = 0.into();
-                self.scales.d.next = 0.into();
-                self.shifts.d.next = 0.into();
-            }
         }
+        self.scale_sets.sets.ready.next =
+            self.word_done.val() & self.word.val().group_end & self.per_channel.val();
         self.mac.results.ready.next = self.word_done.val();
         self.readout_tags.head.ready.next = self.word_done.val();
 
@@ -745,6 +715,7 @@ impl Logic for Datapath {
             & (self.fetched.count.val() == 0)
             & (self.weight_streams.count.val() == 0)
             & (self.weight_lengths.count.val() == 0)
+            & (self.scale_depths.count.val() == 0)
             & (self.weight_stream.q.val() == WeightStream::Idle)
             & (self.beat_tags.count.val() == 0)
             & (self.readout_tags.count.val() == 0)

@@ -39,12 +39,14 @@ mod finish;
 mod ofm_writer;
 mod scale;
 mod scale_records;
+mod scale_sets;
 mod settings;
 
 pub use finish::Finisher;
 pub use ofm_writer::{OfmResult, OfmWriter};
 pub use scale::Scaler;
 pub use scale_records::{ScaleRecordBeat, ScaleRecords};
+pub use scale_sets::{ScaleSet, ScaleSets};
 pub use settings::{BeatControl, ControlDecoder, OutputSettings};
 
 use crate::stream::{StreamIn, StreamOut};
