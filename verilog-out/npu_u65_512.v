@@ -12957,6 +12957,10 @@ module npu_u65_512_core$datapath$scale_sets(clock,rst_n,depths$valid,depths$data
     reg  gathered;
     reg  slot_free;
     reg  hand_over;
+    reg  [15:0] remaining;
+    reg  [3:0] count_after;
+    reg  [623:0] gathering_after;
+    reg  [15:0] next_channels;
     
     // Sub module instances
     npu_u65_512_core$datapath$scale_sets$left left(
@@ -13012,35 +13016,47 @@ module npu_u65_512_core$datapath$scale_sets(clock,rst_n,depths$valid,depths$data
             slice_channels = left$q;
         end
         gathered = (left$q != 32'h0) & (((count$q) & 16'hffff) == slice_channels);
-        records$ready = (left$q != 32'h0) & (((count$q) & 16'hffff) != slice_channels);
-        record_in = records$valid & records$ready;
-        depths$ready = left$q == 32'h0;
-        if (depths$valid & (left$q == 32'h0)) begin
-            left$d = depths$data;
-        end
-        record = records$data;
-        lane = ((count$q) & 9'h1ff);
-        if (record_in) begin
-            count$d = count$q + 32'h1;
-            gathering$d[(64'h0)+:(320)] = gathering$q[(64'h0)+:(320)] | (((record[(64'h0)+:(40)]) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((lane << 32'h5) + (lane << 32'h3)));
-            gathering$d[(64'h140)+:(256)] = gathering$q[(64'h140)+:(256)] | (((record[(64'h28)+:(32)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (lane << 32'h5));
-            gathering$d[(64'h240)+:(48)] = gathering$q[(64'h240)+:(48)] | (((record[(64'h48)+:(6)]) & 48'hffffffffffff) << ((lane << 32'h2) + (lane << 32'h1)));
-        end
         sets$valid = offered_valid$q;
         sets$data = offered$q;
         slot_free = ~offered_valid$q | sets$ready;
+        hand_over = gathered & slot_free;
+        remaining = left$q;
+        count_after = count$q;
+        gathering_after = gathering$q;
+        if (hand_over) begin
+            remaining = left$q - slice_channels;
+            count_after = 32'h0;
+            gathering_after[(64'h0)+:(320)] = 32'h0;
+            gathering_after[(64'h140)+:(256)] = 32'h0;
+            gathering_after[(64'h240)+:(48)] = 32'h0;
+        end
+        next_channels = 32'h8;
+        if (remaining < 32'h8) begin
+            next_channels = remaining;
+        end
+        depths$ready = remaining == 32'h0;
+        records$ready = (remaining != 32'h0) & (((count_after) & 16'hffff) != next_channels);
+        record_in = records$valid & records$ready;
+        left$d = remaining;
+        if (depths$valid & depths$ready) begin
+            left$d = depths$data;
+        end
+        count$d = count_after;
+        gathering$d = gathering_after;
+        record = records$data;
+        lane = ((count_after) & 9'h1ff);
+        if (record_in) begin
+            count$d = count_after + 32'h1;
+            gathering$d[(64'h0)+:(320)] = gathering_after[(64'h0)+:(320)] | (((record[(64'h0)+:(40)]) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((lane << 32'h5) + (lane << 32'h3)));
+            gathering$d[(64'h140)+:(256)] = gathering_after[(64'h140)+:(256)] | (((record[(64'h28)+:(32)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (lane << 32'h5));
+            gathering$d[(64'h240)+:(48)] = gathering_after[(64'h240)+:(48)] | (((record[(64'h48)+:(6)]) & 48'hffffffffffff) << ((lane << 32'h2) + (lane << 32'h1)));
+        end
         if (sets$ready) begin
             offered_valid$d = 1'b0;
         end
-        hand_over = gathered & slot_free;
         if (hand_over) begin
             offered$d = gathering$q;
             offered_valid$d = 1'b1;
-            gathering$d[(64'h0)+:(320)] = 32'h0;
-            gathering$d[(64'h140)+:(256)] = 32'h0;
-            gathering$d[(64'h240)+:(48)] = 32'h0;
-            count$d = 32'h0;
-            left$d = left$q - slice_channels;
         end
     end
     

@@ -7,7 +7,7 @@ use crate::central_control::traversal::Traversal;
 use crate::dma::IfmFetch;
 use crate::emit::{emit_block, BlockDesign, PortNames};
 use crate::mac_unit::{IfmUnitBench, MacUnit};
-use crate::output_unit::{OfmWriter, OutputUnit, ScaleRecords};
+use crate::output_unit::{OfmWriter, OutputUnit, ScaleRecords, ScaleSets};
 use crate::weight_decoder::{WeightDecoder, WeightGroups};
 use rust_hdl::prelude::*;
 
@@ -61,6 +61,12 @@ pub const BLOCKS: &[BlockEntry] = &[
         name: "scale_records",
         about: "scale/bias stream bytes in, 10-byte scale records (bias, scale, shift) out",
         build: || Box::new(ScaleRecords::default()),
+    },
+    BlockEntry {
+        name: "scale_sets",
+        about: "scale records grouped per 8-channel slice of each OFM block, the next slice's \
+                gathered while this one's is used",
+        build: || Box::new(ScaleSets::default()),
     },
     BlockEntry {
         name: "ifm_fetch",

@@ -6,18 +6,20 @@
 //! # Ports
 //!
 //! - `depths` (a [`StreamIn`] of 16-bit OFM block depths): one per scale
-//!   stream, in the order of the streams' records; taken when the block
-//!   before has all its sets gathered.
+//!   stream, in the order of the streams' records; taken as the block
+//!   before hands over its last set.
 //! - `records` (a [`StreamIn`] of [`ScaleRecordBeat`]s, from
 //!   [`super::ScaleRecords`]): taken while the set being gathered lacks
-//!   records of its slice. `ready` never depends on `valid`.
+//!   records of its slice. Both `ready`s depend on `sets.ready` (a set
+//!   handed over makes room), never on a `valid`.
 //! - `sets` (a [`StreamOut`] of [`ScaleSet`]s): per slice, min(8, channels
 //!   left) records; record i in lane i, the lanes past them zero.
 //!
 //! # Throughput
 //!
-//! One record a cycle into the set being gathered; a gathered set moves to
-//! `sets` in the cycle the one there is taken.
+//! One record a cycle, also in the cycle a gathered set moves to `sets`
+//! (the cycle the one there is taken); a block's first record waits a cycle
+//! for its depth.
 
 use super::ScaleRecordBeat;
 use crate::stream::{StreamIn, StreamOut};
@@ -55,6 +57,10 @@ pub struct ScaleSets {
     gathered: Signal<Local, Bit>,
     slot_free: Signal<Local, Bit>,
     hand_over: Signal<Local, Bit>,
+    remaining: Signal<Local, Bits<16>>,
+    count_after: Signal<Local, Bits<4>>,
+    gathering_after: Signal<Local, ScaleSet>,
+    next_channels: Signal<Local, Bits<16>>,
 }
 
 impl Logic for ScaleSets {
@@ -73,44 +79,59 @@ impl Logic for ScaleSets {
         }
         self.gathered.next = (self.left.q.val() != 0)
             & (bit_cast::<16, 4>(self.count.q.val()) == self.slice_channels.val());
-        self.records.ready.next = (self.left.q.val() != 0)
-            & (bit_cast::<16, 4>(self.count.q.val()) != self.slice_channels.val());
+        self.sets.valid.next = self.offered_valid.q.val();
+        self.sets.data.next = self.offered.q.val();
+        self.slot_free.next = !self.offered_valid.q.val() | self.sets.ready.val();
+        self.hand_over.next = self.gathered.val() & self.slot_free.val();
+
+        // What is left once this cycle's set is handed over: the record
+        // and the depth taken this cycle go there.
+        self.remaining.next = self.left.q.val();
+        self.count_after.next = self.count.q.val();
+        self.gathering_after.next = self.gathering.q.val();
+        if self.hand_over.val() {
+            self.remaining.next = self.left.q.val() - self.slice_channels.val();
+            self.count_after.next = 0.into();
+            self.gathering_after.next.biases = 0.into();
+            self.gathering_after.next.scales = 0.into();
+            self.gathering_after.next.shifts = 0.into();
+        }
+        self.next_channels.next = 8.into();
+        if self.remaining.val() < 8 {
+            self.next_channels.next = self.remaining.val();
+        }
+        self.depths.ready.next = self.remaining.val() == 0;
+        self.records.ready.next = (self.remaining.val() != 0)
+            & (bit_cast::<16, 4>(self.count_after.val()) != self.next_channels.val());
         self.record_in.next = self.records.valid.val() & self.records.ready.val();
-        self.depths.ready.next = self.left.q.val() == 0;
-        if self.depths.valid.val() & (self.left.q.val() == 0) {
+
+        self.left.d.next = self.remaining.val();
+        if self.depths.valid.val() & self.depths.ready.val() {
             self.left.d.next = self.depths.data.val();
         }
-
+        self.count.d.next = self.count_after.val();
+        self.gathering.d.next = self.gathering_after.val();
         // Record i of the set goes to lane i.
         self.record.next = self.records.data.val();
-        self.lane.next = bit_cast::<9, 4>(self.count.q.val());
+        self.lane.next = bit_cast::<9, 4>(self.count_after.val());
         if self.record_in.val() {
-            self.count.d.next = self.count.q.val() + 1;
-            self.gathering.d.next.biases = self.gathering.q.val().biases
+            self.count.d.next = self.count_after.val() + 1;
+            self.gathering.d.next.biases = self.gathering_after.val().biases
                 | (bit_cast::<320, 40>(self.record.val().bias)
                     << ((self.lane.val() << 5) + (self.lane.val() << 3)));
-            self.gathering.d.next.scales = self.gathering.q.val().scales
+            self.gathering.d.next.scales = self.gathering_after.val().scales
                 | (bit_cast::<256, 32>(self.record.val().scale) << (self.lane.val() << 5));
-            self.gathering.d.next.shifts = self.gathering.q.val().shifts
+            self.gathering.d.next.shifts = self.gathering_after.val().shifts
                 | (bit_cast::<48, 6>(self.record.val().shift)
                     << ((self.lane.val() << 2) + (self.lane.val() << 1)));
         }
 
-        self.sets.valid.next = self.offered_valid.q.val();
-        self.sets.data.next = self.offered.q.val();
-        self.slot_free.next = !self.offered_valid.q.val() | self.sets.ready.val();
         if self.sets.ready.val() {
             self.offered_valid.d.next = false;
         }
-        self.hand_over.next = self.gathered.val() & self.slot_free.val();
         if self.hand_over.val() {
             self.offered.d.next = self.gathering.q.val();
             self.offered_valid.d.next = true;
-            self.gathering.d.next.biases = 0.into();
-            self.gathering.d.next.scales = 0.into();
-            self.gathering.d.next.shifts = 0.into();
-            self.count.d.next = 0.into();
-            self.left.d.next = self.left.q.val() - self.slice_channels.val();
         }
     }
 }
