@@ -186,6 +186,7 @@ impl Logic for BeatWalker {
         self.finished.data.next.ofm_width = self.j.val().ofm_width;
         self.finished.data.next.ofm_depth = self.j.val().ofm_depth;
         self.finished.data.next.ab_half = self.ab_half.q.val();
+        self.finished.data.next.core = self.j.val().core;
         self.finished.valid.next = false;
         self.beats.valid.next = self.active.q.val();
         if self.job_end.val() & self.j.val().last {
