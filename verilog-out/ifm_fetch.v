@@ -7,7 +7,7 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,fills$val
     input wire  clock;
     input wire  rst_n;
     input wire  jobs$valid;
-    input wire  [258:0] jobs$data;
+    input wire  [260:0] jobs$data;
     output reg  jobs$ready;
     input wire  [472:0] view;
     output reg  fills$valid;
@@ -84,7 +84,7 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,fills$val
     wire  [15:0] group_base$q;
     
     // Local signals
-    reg  [258:0] job;
+    reg  [260:0] job;
     reg  [15:0] precision;
     reg  wide;
     reg  [3:0] element_shift;
@@ -812,7 +812,7 @@ module ifm_fetch(
     input wire clock;
     input wire rst_n;
     input wire jobs_valid;
-    input wire [258:0] jobs_data;
+    input wire [260:0] jobs_data;
     output wire jobs_ready;
     input wire [472:0] view;
     output wire fills_valid;

@@ -238,7 +238,7 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     wire  control$kernel_ops$valid;
     wire  [1953:0] control$kernel_ops$data;
     reg  control$kernel_ops$ready;
-    reg  [3:0] control$kernels_run;
+    reg  [4:0] control$kernels_run;
     reg  control$kernel_busy;
     reg  control$kernel_fault;
     reg  [31:0] control$kernel_fault_offset;
@@ -256,7 +256,7 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  datapath$operations$valid;
     reg  [1953:0] datapath$operations$data;
     wire  datapath$operations$ready;
-    wire  [3:0] datapath$runs;
+    wire  [4:0] datapath$runs;
     wire  datapath$busy;
     wire  datapath$ifm_fills$valid;
     wire  [147:0] datapath$ifm_fills$data;
@@ -275,7 +275,7 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  [135:0] datapath$scale_beats$data;
     wire  datapath$scale_beats$ready;
     wire  datapath$ofm_writes$valid;
-    wire  [304:0] datapath$ofm_writes$data;
+    wire  [336:0] datapath$ofm_writes$data;
     reg  datapath$ofm_writes$ready;
     reg  datapath$dma_busy;
     wire  [3:0] datapath$shram_read_enable;
@@ -340,7 +340,7 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     wire  [135:0] dma$scale_beats$data;
     reg  dma$scale_beats$ready;
     reg  dma$ofm_writes$valid;
-    reg  [304:0] dma$ofm_writes$data;
+    reg  [336:0] dma$ofm_writes$data;
     wire  dma$ofm_writes$ready;
     wire  dma$datapath_busy;
     reg  dma$quiesce;
@@ -1137,7 +1137,7 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     output wire  kernel_ops$valid;
     output wire  [1953:0] kernel_ops$data;
     input wire  kernel_ops$ready;
-    input wire  [3:0] kernels_run;
+    input wire  [4:0] kernels_run;
     input wire  kernel_busy;
     input wire  kernel_fault;
     input wire  [31:0] kernel_fault_offset;
@@ -1268,6 +1268,8 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     reg  [5:0] first_format;
     reg  kernel_op;
     reg  kernel_supported;
+    reg  [54:0] kernel_view;
+    reg  parallel_mode;
     reg  [2:0] kernels_outstanding;
     reg  [9:0] op_code;
     reg  [15:0] op_param;
@@ -1483,7 +1485,9 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
             dma_descriptor_bad = 1'b1;
         end
         kernel_op = (key == conv_key) | (key == depthwise_key) | (key == pool_key) | (key == elementwise_key);
-        kernel_supported = ((key == conv_key) & kernels_run[(64'h0)+:(1)]) | ((key == depthwise_key) & kernels_run[(64'h1)+:(1)]) | ((key == pool_key) & kernels_run[(64'h2)+:(1)]) | ((key == elementwise_key) & kernels_run[(64'h3)+:(1)]);
+        kernel_view = operation[(64'h577)+:(55)];
+        parallel_mode = kernel_view[(64'h2c)+:(1)] != 32'h0;
+        kernel_supported = ((key == conv_key) & kernels_run[(64'h0)+:(1)]) | ((key == depthwise_key) & ~parallel_mode & kernels_run[(64'h1)+:(1)]) | ((key == depthwise_key) & parallel_mode & kernels_run[(64'h4)+:(1)]) | ((key == pool_key) & kernels_run[(64'h2)+:(1)]) | ((key == elementwise_key) & kernels_run[(64'h3)+:(1)]);
         case (step$q)
             Step$Decode:
                 begin
@@ -3072,7 +3076,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     input wire  operations$valid;
     input wire  [1953:0] operations$data;
     output reg  operations$ready;
-    output reg  [3:0] runs;
+    output reg  [4:0] runs;
     output reg  busy;
     output wire  ifm_fills$valid;
     output wire  [147:0] ifm_fills$data;
@@ -3091,7 +3095,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     input wire  [135:0] scale_beats$data;
     output wire  scale_beats$ready;
     output wire  ofm_writes$valid;
-    output wire  [304:0] ofm_writes$data;
+    output wire  [336:0] ofm_writes$data;
     input wire  ofm_writes$ready;
     input wire  dma_busy;
     output reg  [3:0] shram_read_enable;
@@ -3104,7 +3108,8 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     output reg  [3:0] events;
     
     // Constant declarations
-    localparam  kinds = 4'h0;
+    localparam  kinds = 5'b11;
+    localparam  two_cores = 1'b1;
     
     // Enums
     localparam ErrorCode$None = 0;
@@ -3125,7 +3130,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     
     // Stub signals
     reg  [1953:0] decoder$operation;
-    wire  [221:0] decoder$shape;
+    wire  [222:0] decoder$shape;
     wire  [97:0] decoder$output_settings;
     wire  decoder$ifm_wide;
     wire  decoder$ifm_signed;
@@ -3135,36 +3140,36 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  traversal$clock;
     reg  traversal$rst_n;
     reg  traversal$start;
-    reg  [221:0] traversal$shape;
+    reg  [222:0] traversal$shape;
     wire  traversal$ifm_blocks$valid;
-    wire  [258:0] traversal$ifm_blocks$data;
+    wire  [260:0] traversal$ifm_blocks$data;
     reg  traversal$ifm_blocks$ready;
     reg  traversal$filled$valid;
-    reg  [258:0] traversal$filled$data;
+    reg  [260:0] traversal$filled$data;
     wire  traversal$filled$ready;
-    wire  [258:0] traversal$current;
+    wire  [260:0] traversal$current;
     wire  traversal$beats$valid;
     wire  [95:0] traversal$beats$data;
     reg  traversal$beats$ready;
     reg  traversal$ib_read;
     reg  traversal$slice_done;
     wire  traversal$readouts$valid;
-    wire  [66:0] traversal$readouts$data;
+    wire  [67:0] traversal$readouts$data;
     reg  traversal$readouts$ready;
     wire  traversal$busy;
     reg  ifm_fetch$clock;
     reg  ifm_fetch$rst_n;
     reg  ifm_fetch$jobs$valid;
-    reg  [258:0] ifm_fetch$jobs$data;
+    reg  [260:0] ifm_fetch$jobs$data;
     wire  ifm_fetch$jobs$ready;
     reg  [472:0] ifm_fetch$view;
     reg  fetched$clock;
     reg  fetched$rst_n;
     reg  fetched$tail$valid;
-    reg  [258:0] fetched$tail$data;
+    reg  [260:0] fetched$tail$data;
     wire  fetched$tail$ready;
     wire  fetched$head$valid;
-    wire  [258:0] fetched$head$data;
+    wire  [260:0] fetched$head$data;
     reg  fetched$head$ready;
     wire  [1:0] fetched$count;
     reg  weight_streams$clock;
@@ -3268,10 +3273,10 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  readout_tags$clock;
     reg  readout_tags$rst_n;
     reg  readout_tags$tail$valid;
-    reg  [66:0] readout_tags$tail$data;
+    reg  [67:0] readout_tags$tail$data;
     wire  readout_tags$tail$ready;
     wire  readout_tags$head$valid;
-    wire  [66:0] readout_tags$head$data;
+    wire  [67:0] readout_tags$head$data;
     reg  readout_tags$head$ready;
     wire  [2:0] readout_tags$count;
     reg  scale_records$clock;
@@ -3311,7 +3316,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  ofm_writer$clock;
     reg  ofm_writer$rst_n;
     reg  ofm_writer$results$valid;
-    reg  [311:0] ofm_writer$results$data;
+    reg  [312:0] ofm_writer$results$data;
     wire  ofm_writer$results$ready;
     reg  [484:0] ofm_writer$view;
     reg  operation$clock;
@@ -3348,16 +3353,19 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  faulted$q;
     
     // Local signals
-    reg  [258:0] job;
-    reg  [258:0] walked;
+    reg  [260:0] job;
+    reg  [260:0] walked;
     reg  [3:0] positions_left;
     reg  [3:0] positions_after;
     reg  [8:0] lane_mask;
     reg  [1279:0] accumulators;
     reg  [95:0] beat;
-    reg  [66:0] word;
+    reg  [67:0] word;
     reg  [7:0] element_shift;
     reg  [15:0] ib_half_kb;
+    reg  parallel;
+    reg  [47:0] scale_base;
+    reg  [15:0] word_channel;
     reg  new_spatial_block;
     reg  per_channel;
     reg  tee_ready;
@@ -3740,7 +3748,9 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         end
         starting$d = operations$valid & ~active$q;
         decoder$operation = operation$q;
+        parallel = decoder$shape[(64'hde)+:(1)] & two_cores;
         traversal$shape = decoder$shape;
+        traversal$shape[(64'hde)+:(1)] = parallel;
         traversal$start = starting$q;
         per_channel = ~decoder$output_settings[(64'h5)+:(1)];
         job = traversal$ifm_blocks$data;
@@ -3757,9 +3767,17 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         weight_streams$tail$data[(64'h0)+:(3)] = decoder$weights_view[(64'h0)+:(3)];
         weight_streams$tail$data[(64'h3)+:(40)] = ((decoder$weights_view[(64'h6)+:(48)]) & 40'hffffffffff);
         weight_streams$tail$data[(64'h2b)+:(32)] = decoder$weights_view[(64'h36)+:(32)];
+        if (job[(64'h103)+:(1)]) begin
+            weight_streams$tail$data[(64'h3)+:(40)] = ((decoder$weights_view[(64'h9a)+:(48)]) & 40'hffffffffff);
+            weight_streams$tail$data[(64'h2b)+:(32)] = decoder$weights_view[(64'hca)+:(32)];
+        end
         scale_streams$tail$valid = job_taken & job[(64'h100)+:(1)] & per_channel;
         scale_streams$tail$data[(64'h0)+:(3)] = decoder$weights_view[(64'h3)+:(3)];
-        scale_streams$tail$data[(64'h3)+:(40)] = ((decoder$weights_view[(64'h56)+:(48)]) & 40'hffffffffff) + (((job[(64'h20)+:(16)]) & 40'hffffffffff) << 32'h3) + (((job[(64'h20)+:(16)]) & 40'hffffffffff) << 32'h1);
+        scale_base = decoder$weights_view[(64'h56)+:(48)];
+        if (job[(64'h103)+:(1)]) begin
+            scale_base = decoder$weights_view[(64'hea)+:(48)];
+        end
+        scale_streams$tail$data[(64'h3)+:(40)] = ((scale_base) & 40'hffffffffff) + (((job[(64'h20)+:(16)]) & 40'hffffffffff) << 32'h3) + (((job[(64'h20)+:(16)]) & 40'hffffffffff) << 32'h1);
         scale_streams$tail$data[(64'h2b)+:(32)] = (((job[(64'h50)+:(16)]) & 32'hffffffff) << 32'h3) + (((job[(64'h50)+:(16)]) & 32'hffffffff) << 32'h1);
         scale_depths$tail$valid = scale_streams$tail$valid;
         scale_depths$tail$data = job[(64'h50)+:(16)];
@@ -3814,7 +3832,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         beat_tags$tail$data[(64'hc)+:(1)] = beat[(64'h5c)+:(1)];
         beat_tags$tail$data[(64'hd)+:(1)] = beat[(64'h5d)+:(1)];
         beat_tags$tail$data[(64'he)+:(1)] = beat[(64'h5e)+:(1)];
-        last_depth_block = (traversal$current[(64'h20)+:(16)] + traversal$current[(64'h50)+:(16)]) == decoder$shape[(64'h20)+:(16)];
+        last_depth_block = traversal$current[(64'h104)+:(1)];
         beat_tags$tail$data[(64'hf)+:(1)] = beat[(64'h5f)+:(1)] & last_depth_block;
         walked = traversal$current;
         ib_half_kb = ((((decoder$ifm_view[(64'h80)+:(6)]) & 16'hffff) - 32'h2) >> 32'h1) << 32'ha;
@@ -3905,7 +3923,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         readout_tags$tail$data = traversal$readouts$data;
         word = readout_tags$head$data;
         group_ready = ~per_channel | scale_sets$sets$valid;
-        positions_left = word[(64'h39)+:(4)] >> ((position$q) & 4'hf);
+        positions_left = word[(64'h3a)+:(4)] >> ((position$q) & 4'hf);
         positions_after = positions_left >> 32'h1;
         position_present = positions_left[32'h0];
         last_position = positions_after == 32'h0;
@@ -3925,7 +3943,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         output_unit$accumulators$data[(64'h140)+:(320)] = scale_sets$sets$data[(64'h0)+:(320)];
         output_unit$accumulators$data[(64'h280)+:(256)] = scale_sets$sets$data[(64'h140)+:(256)];
         output_unit$accumulators$data[(64'h380)+:(48)] = scale_sets$sets$data[(64'h240)+:(48)];
-        lane_mask = (((32'h1) & 9'h1ff) << ((word[(64'h3d)+:(4)]) & 9'h1ff)) - 32'h1;
+        lane_mask = (((32'h1) & 9'h1ff) << ((word[(64'h3e)+:(4)]) & 9'h1ff)) - 32'h1;
         output_unit$accumulators$data[(64'h3b0)+:(8)] = lane_mask[(32'h0)+:(8)];
         stage_fire = mac$results$valid & readout_tags$head$valid & group_ready & (~position_present | (output_unit$accumulators$ready & output_tags$tail$ready));
         output_tags$tail$valid = output_unit$accumulators$valid & output_unit$accumulators$ready;
@@ -3935,7 +3953,14 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
             output_tags$tail$data[(64'h0)+:(16)] = word[(64'h9)+:(16)];
             output_tags$tail$data[(64'h10)+:(16)] = word[(64'h19)+:(16)] + ((position$q) & 16'hffff);
         end
-        output_tags$tail$data[(64'h20)+:(16)] = word[(64'h29)+:(16)];
+        word_channel = word[(64'h29)+:(16)];
+        if (parallel) begin
+            word_channel = word[(64'h29)+:(16)] << 32'h1;
+            if (word[(64'h39)+:(1)]) begin
+                word_channel = (word[(64'h29)+:(16)] << 32'h1) | 32'h1;
+            end
+        end
+        output_tags$tail$data[(64'h20)+:(16)] = word_channel;
         word_done = stage_fire & last_position;
         if (stage_fire) begin
             position$d = position$q + 32'h1;
@@ -3943,7 +3968,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         if (word_done) begin
             position$d = 32'h0;
         end
-        scale_sets$sets$ready = word_done & word[(64'h41)+:(1)] & per_channel;
+        scale_sets$sets$ready = word_done & word[(64'h42)+:(1)] & per_channel;
         mac$results$ready = word_done;
         readout_tags$head$ready = word_done;
         ofm_writer$view = decoder$ofm_view;
@@ -3953,6 +3978,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         ofm_writer$results$data[(64'h108)+:(16)] = output_tags$head$data[(64'h0)+:(16)];
         ofm_writer$results$data[(64'h118)+:(16)] = output_tags$head$data[(64'h10)+:(16)];
         ofm_writer$results$data[(64'h128)+:(16)] = output_tags$head$data[(64'h20)+:(16)];
+        ofm_writer$results$data[(64'h138)+:(1)] = parallel;
         output_unit$results$ready = ofm_writer$results$ready & output_tags$head$valid;
         output_tags$head$ready = output_unit$results$valid & ofm_writer$results$ready;
         idle = ~starting$q & ~traversal$busy & (fetched$count == 32'h0) & (weight_streams$count == 32'h0) & (weight_lengths$count == 32'h0) & (scale_depths$count == 32'h0) & (weight_stream$q == WeightStream$Idle) & (beat_tags$count == 32'h0) & (readout_tags$count == 32'h0) & (output_tags$count == 32'h0) & ~ofm_writes$valid & ~dma_busy;
@@ -4151,7 +4177,7 @@ module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,ifm_wid
     
     // Module arguments
     input wire  [1953:0] operation;
-    output reg  [221:0] shape;
+    output reg  [222:0] shape;
     output reg  [97:0] output_settings;
     output reg  ifm_wide;
     output reg  ifm_signed;
@@ -4246,6 +4272,7 @@ module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,ifm_wid
         shape[(64'h98)+:(16)] = ((ifm[(64'h7)+:(7)]) & 16'hffff);
         shape[(64'ha8)+:(1)] = ifm[(64'h3e)+:(2)] != 32'h0;
         shape[(64'ha9)+:(1)] = code == depthwise_code;
+        shape[(64'hde)+:(1)] = kernel[(64'h2c)+:(1)] != 32'h0;
         rows_before = ofm[(64'h10)+:(16)];
         if (stride_y == 32'h2) begin
             rows_before = ofm[(64'h10)+:(16)] << 32'h1;
@@ -4330,10 +4357,10 @@ module npu_u65_512_core$datapath$fetched(clock,rst_n,tail$valid,tail$data,tail$r
     input wire  clock;
     input wire  rst_n;
     input wire  tail$valid;
-    input wire  [258:0] tail$data;
+    input wire  [260:0] tail$data;
     output reg  tail$ready;
     output reg  head$valid;
-    output reg  [258:0] head$data;
+    output reg  [260:0] head$data;
     input wire  head$ready;
     output reg  [1:0] count;
     
@@ -4353,9 +4380,9 @@ module npu_u65_512_core$datapath$fetched(clock,rst_n,tail$valid,tail$data,tail$r
     reg  words$rst_n;
     reg  words$write_enable;
     reg  words$write_address;
-    reg  [258:0] words$write_data;
+    reg  [260:0] words$write_data;
     reg  words$read_address;
-    wire  [258:0] words$read_data;
+    wire  [260:0] words$read_data;
     
     // Local signals
     reg  push;
@@ -4441,12 +4468,12 @@ module npu_u65_512_core$datapath$fetched$words(clock,rst_n,write_enable,write_ad
     input wire  rst_n;
     input wire  write_enable;
     input wire  write_address;
-    input wire  [258:0] write_data;
+    input wire  [260:0] write_data;
     input wire  read_address;
-    output reg  [258:0] read_data;
+    output reg  [260:0] read_data;
     
     // Update code (custom)
-    reg [258:0] cells [0:1];
+    reg [260:0] cells [0:1];
     integer i;
     always @(posedge clock or negedge rst_n)
        if (!rst_n) for (i = 0; i <= 1; i = i + 1) cells[i] <= 0;
@@ -4499,7 +4526,7 @@ module npu_u65_512_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
     input wire  clock;
     input wire  rst_n;
     input wire  jobs$valid;
-    input wire  [258:0] jobs$data;
+    input wire  [260:0] jobs$data;
     output reg  jobs$ready;
     input wire  [472:0] view;
     output reg  fills$valid;
@@ -4576,7 +4603,7 @@ module npu_u65_512_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
     wire  [15:0] group_base$q;
     
     // Local signals
-    reg  [258:0] job;
+    reg  [260:0] job;
     reg  [15:0] precision;
     reg  wide;
     reg  [3:0] element_shift;
@@ -10207,16 +10234,17 @@ module npu_u65_512_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
     input wire  clock;
     input wire  rst_n;
     input wire  results$valid;
-    input wire  [311:0] results$data;
+    input wire  [312:0] results$data;
     output reg  results$ready;
     input wire  [484:0] view;
     output reg  writes$valid;
-    output reg  [304:0] writes$data;
+    output reg  [336:0] writes$data;
     input wire  writes$ready;
     
     // Constant declarations
     localparam  precision_lsb = 6'b1;
     localparam  format_mask = 16'hc0;
+    localparam  every_byte = 32'hffffffff;
     
     // Stub signals
     reg  [15:0] row_product$a;
@@ -10231,14 +10259,20 @@ module npu_u65_512_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
     wire  full$q;
     reg  write$clock;
     reg  write$rst_n;
-    reg  [304:0] write$d;
-    wire  [304:0] write$q;
+    reg  [336:0] write$d;
+    wire  [336:0] write$q;
+    reg  upper$clock;
+    reg  upper$rst_n;
+    reg  upper$d;
+    wire  upper$q;
     
     // Local signals
     reg  take;
-    reg  [311:0] result;
+    reg  split;
+    reg  [312:0] result;
     reg  [255:0] values;
     reg  [7:0] lanes;
+    reg  [15:0] channel;
     reg  [15:0] precision;
     reg  [1:0] element_shift;
     reg  nhcwb16;
@@ -10253,8 +10287,15 @@ module npu_u65_512_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
     reg  lane_on;
     reg  [7:0] lane_low_8;
     reg  [15:0] lane_low_16;
+    reg  [31:0] lane_value;
     reg  [255:0] packed_8;
     reg  [255:0] packed_16;
+    reg  [255:0] spread_8;
+    reg  [255:0] spread_16;
+    reg  [255:0] spread_32;
+    reg  [31:0] mask_8;
+    reg  [31:0] mask_16;
+    reg  [31:0] mask_32;
     
     // Sub module instances
     npu_u65_512_core$datapath$ofm_writer$row_product row_product(
@@ -10279,24 +10320,43 @@ module npu_u65_512_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
         .d(write$d),
         .q(write$q)
     );
+    npu_u65_512_core$datapath$ofm_writer$upper upper(
+        .clock(upper$clock),
+        .rst_n(upper$rst_n),
+        .d(upper$d),
+        .q(upper$q)
+    );
     
     // Update code
     always @(*) begin
         full$clock = clock;
         write$clock = clock;
+        upper$clock = clock;
         full$d = full$q;
         write$d = write$q;
+        upper$d = upper$q;
         full$rst_n = rst_n;
         write$rst_n = rst_n;
+        upper$rst_n = rst_n;
         take = ~full$q | writes$ready;
-        results$ready = take;
         writes$valid = full$q;
         writes$data = write$q;
         result = results$data;
-        values = result[(64'h0)+:(256)];
-        lanes = result[(64'h100)+:(8)];
         precision = view[(64'h30)+:(16)];
         element_shift = ((precision >> precision_lsb) & 2'h3);
+        split = result[(64'h138)+:(1)] & (element_shift == 32'h2) & ((result[(64'h100)+:(8)] & 32'h10) != 32'h0);
+        results$ready = take & (~split | upper$q);
+        values = result[(64'h0)+:(256)];
+        lanes = result[(64'h100)+:(8)];
+        channel = result[(64'h128)+:(16)];
+        if (split & ~upper$q) begin
+            lanes = result[(64'h100)+:(8)] & 32'hf;
+        end
+        if (upper$q) begin
+            values = result[(64'h0)+:(256)] >> 32'h80;
+            lanes = result[(64'h100)+:(8)] >> 32'h4;
+            channel = result[(64'h128)+:(16)] + 32'h8;
+        end
         nhcwb16 = (precision & format_mask) != 32'h0;
         width0 = ((view[(64'h62)+:(16)]) & 17'h1ffff) + 32'h1;
         height0 = ((view[(64'h72)+:(16)]) & 17'h1ffff) + 32'h1;
@@ -10320,74 +10380,157 @@ module npu_u65_512_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
         row_product$b = ((view[(64'h185)+:(48)]) & 40'hffffffffff);
         column_product$a = ((x) & 16'hffff);
         column_product$b = ((view[(64'h155)+:(48)]) & 40'hffffffffff);
-        in_row = ((result[(64'h128)+:(16)]) & 40'hffffffffff) << element_shift;
+        in_row = ((channel) & 40'hffffffffff) << element_shift;
         if (nhcwb16) begin
-            column_product$a = result[(64'h128)+:(16)] >> 32'h4;
+            column_product$a = channel >> 32'h4;
             column_product$b = ((view[(64'h1b5)+:(48)]) & 40'hffffffffff);
-            in_row = ((((x) & 40'hffffffffff) << 32'h4) + ((result[(64'h128)+:(16)] & 32'hf) & 40'hffffffffff)) << element_shift;
+            in_row = ((((x) & 40'hffffffffff) << 32'h4) + ((channel & 32'hf) & 40'hffffffffff)) << element_shift;
         end
         lane_count = 32'h0;
         packed_8 = 32'h0;
         packed_16 = 32'h0;
+        spread_8 = 32'h0;
+        spread_16 = 32'h0;
+        spread_32 = 32'h0;
+        mask_8 = 32'h0;
+        mask_16 = 32'h0;
+        mask_32 = 32'h0;
         lane_on = lanes[(0)+:(1)];
         lane_low_8 = values[(0 * 32'h20)+:(8)];
         lane_low_16 = values[(0 * 32'h20)+:(16)];
         lane_count = lane_count + ((lane_on) & 6'h3f);
         packed_8 = packed_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h8));
         packed_16 = packed_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h10));
+        spread_8 = spread_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h10));
+        spread_16 = spread_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h20));
+        mask_8 = mask_8 | (((lane_on) & 32'hffffffff) << (0 * 32'h2));
+        mask_16 = mask_16 | (((lane_on) & 32'hffffffff) << (0 * 32'h4)) | (((lane_on) & 32'hffffffff) << (0 * 32'h4 + 32'h1));
         lane_on = lanes[(1)+:(1)];
         lane_low_8 = values[(1 * 32'h20)+:(8)];
         lane_low_16 = values[(1 * 32'h20)+:(16)];
         lane_count = lane_count + ((lane_on) & 6'h3f);
         packed_8 = packed_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h8));
         packed_16 = packed_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h10));
+        spread_8 = spread_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h10));
+        spread_16 = spread_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h20));
+        mask_8 = mask_8 | (((lane_on) & 32'hffffffff) << (1 * 32'h2));
+        mask_16 = mask_16 | (((lane_on) & 32'hffffffff) << (1 * 32'h4)) | (((lane_on) & 32'hffffffff) << (1 * 32'h4 + 32'h1));
         lane_on = lanes[(2)+:(1)];
         lane_low_8 = values[(2 * 32'h20)+:(8)];
         lane_low_16 = values[(2 * 32'h20)+:(16)];
         lane_count = lane_count + ((lane_on) & 6'h3f);
         packed_8 = packed_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h8));
         packed_16 = packed_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h10));
+        spread_8 = spread_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h10));
+        spread_16 = spread_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h20));
+        mask_8 = mask_8 | (((lane_on) & 32'hffffffff) << (2 * 32'h2));
+        mask_16 = mask_16 | (((lane_on) & 32'hffffffff) << (2 * 32'h4)) | (((lane_on) & 32'hffffffff) << (2 * 32'h4 + 32'h1));
         lane_on = lanes[(3)+:(1)];
         lane_low_8 = values[(3 * 32'h20)+:(8)];
         lane_low_16 = values[(3 * 32'h20)+:(16)];
         lane_count = lane_count + ((lane_on) & 6'h3f);
         packed_8 = packed_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h8));
         packed_16 = packed_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h10));
+        spread_8 = spread_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h10));
+        spread_16 = spread_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h20));
+        mask_8 = mask_8 | (((lane_on) & 32'hffffffff) << (3 * 32'h2));
+        mask_16 = mask_16 | (((lane_on) & 32'hffffffff) << (3 * 32'h4)) | (((lane_on) & 32'hffffffff) << (3 * 32'h4 + 32'h1));
         lane_on = lanes[(4)+:(1)];
         lane_low_8 = values[(4 * 32'h20)+:(8)];
         lane_low_16 = values[(4 * 32'h20)+:(16)];
         lane_count = lane_count + ((lane_on) & 6'h3f);
         packed_8 = packed_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h8));
         packed_16 = packed_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h10));
+        spread_8 = spread_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h10));
+        spread_16 = spread_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h20));
+        mask_8 = mask_8 | (((lane_on) & 32'hffffffff) << (4 * 32'h2));
+        mask_16 = mask_16 | (((lane_on) & 32'hffffffff) << (4 * 32'h4)) | (((lane_on) & 32'hffffffff) << (4 * 32'h4 + 32'h1));
         lane_on = lanes[(5)+:(1)];
         lane_low_8 = values[(5 * 32'h20)+:(8)];
         lane_low_16 = values[(5 * 32'h20)+:(16)];
         lane_count = lane_count + ((lane_on) & 6'h3f);
         packed_8 = packed_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h8));
         packed_16 = packed_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h10));
+        spread_8 = spread_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h10));
+        spread_16 = spread_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h20));
+        mask_8 = mask_8 | (((lane_on) & 32'hffffffff) << (5 * 32'h2));
+        mask_16 = mask_16 | (((lane_on) & 32'hffffffff) << (5 * 32'h4)) | (((lane_on) & 32'hffffffff) << (5 * 32'h4 + 32'h1));
         lane_on = lanes[(6)+:(1)];
         lane_low_8 = values[(6 * 32'h20)+:(8)];
         lane_low_16 = values[(6 * 32'h20)+:(16)];
         lane_count = lane_count + ((lane_on) & 6'h3f);
         packed_8 = packed_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h8));
         packed_16 = packed_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h10));
+        spread_8 = spread_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h10));
+        spread_16 = spread_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h20));
+        mask_8 = mask_8 | (((lane_on) & 32'hffffffff) << (6 * 32'h2));
+        mask_16 = mask_16 | (((lane_on) & 32'hffffffff) << (6 * 32'h4)) | (((lane_on) & 32'hffffffff) << (6 * 32'h4 + 32'h1));
         lane_on = lanes[(7)+:(1)];
         lane_low_8 = values[(7 * 32'h20)+:(8)];
         lane_low_16 = values[(7 * 32'h20)+:(16)];
         lane_count = lane_count + ((lane_on) & 6'h3f);
         packed_8 = packed_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h8));
         packed_16 = packed_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h10));
+        spread_8 = spread_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h10));
+        spread_16 = spread_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h20));
+        mask_8 = mask_8 | (((lane_on) & 32'hffffffff) << (7 * 32'h2));
+        mask_16 = mask_16 | (((lane_on) & 32'hffffffff) << (7 * 32'h4)) | (((lane_on) & 32'hffffffff) << (7 * 32'h4 + 32'h1));
+        lane_on = lanes[(0)+:(1)];
+        lane_value = values[(0 * 32'h20)+:(32)];
+        spread_32 = spread_32 | (((lane_value) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h40));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (0 * 32'h8 + 0));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (0 * 32'h8 + 1));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (0 * 32'h8 + 2));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (0 * 32'h8 + 3));
+        lane_on = lanes[(1)+:(1)];
+        lane_value = values[(1 * 32'h20)+:(32)];
+        spread_32 = spread_32 | (((lane_value) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h40));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (1 * 32'h8 + 0));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (1 * 32'h8 + 1));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (1 * 32'h8 + 2));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (1 * 32'h8 + 3));
+        lane_on = lanes[(2)+:(1)];
+        lane_value = values[(2 * 32'h20)+:(32)];
+        spread_32 = spread_32 | (((lane_value) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h40));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (2 * 32'h8 + 0));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (2 * 32'h8 + 1));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (2 * 32'h8 + 2));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (2 * 32'h8 + 3));
+        lane_on = lanes[(3)+:(1)];
+        lane_value = values[(3 * 32'h20)+:(32)];
+        spread_32 = spread_32 | (((lane_value) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h40));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (3 * 32'h8 + 0));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (3 * 32'h8 + 1));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (3 * 32'h8 + 2));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (3 * 32'h8 + 3));
         if (take) begin
             full$d = results$valid;
             write$d[(64'h0)+:(3)] = view[(64'h92)+:(3)];
             write$d[(64'h3)+:(40)] = ((base) & 40'hffffffffff) + row_product$product + column_product$product + in_row;
             write$d[(64'h12b)+:(6)] = lane_count << element_shift;
+            write$d[(64'h131)+:(32)] = every_byte;
             write$d[(64'h2b)+:(256)] = values;
             if (element_shift == 32'h0) begin
                 write$d[(64'h2b)+:(256)] = packed_8;
             end
             if (element_shift == 32'h1) begin
                 write$d[(64'h2b)+:(256)] = packed_16;
+            end
+            if (result[(64'h138)+:(1)]) begin
+                write$d[(64'h12b)+:(6)] = ((lane_count << 32'h1) - 32'h1) << element_shift;
+                write$d[(64'h2b)+:(256)] = spread_32;
+                write$d[(64'h131)+:(32)] = mask_32;
+                if (element_shift == 32'h0) begin
+                    write$d[(64'h2b)+:(256)] = spread_8;
+                    write$d[(64'h131)+:(32)] = mask_8;
+                end
+                if (element_shift == 32'h1) begin
+                    write$d[(64'h2b)+:(256)] = spread_16;
+                    write$d[(64'h131)+:(32)] = mask_16;
+                end
+            end
+            if (results$valid & split) begin
+                upper$d = ~upper$q;
             end
         end
     end
@@ -10472,16 +10615,35 @@ module npu_u65_512_core$datapath$ofm_writer$row_product(a,b,product);
 endmodule // npu_u65_512_core$datapath$ofm_writer$row_product
 
 
+module npu_u65_512_core$datapath$ofm_writer$upper(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$ofm_writer$upper
+
+
 module npu_u65_512_core$datapath$ofm_writer$write(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [304:0] d;
-    output reg  [304:0] q;
+    input wire  [336:0] d;
+    output reg  [336:0] q;
     
     // Constant declarations
-    localparam  init = 305'h0;
+    localparam  init = 337'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -12494,10 +12656,10 @@ module npu_u65_512_core$datapath$readout_tags(clock,rst_n,tail$valid,tail$data,t
     input wire  clock;
     input wire  rst_n;
     input wire  tail$valid;
-    input wire  [66:0] tail$data;
+    input wire  [67:0] tail$data;
     output reg  tail$ready;
     output reg  head$valid;
-    output reg  [66:0] head$data;
+    output reg  [67:0] head$data;
     input wire  head$ready;
     output reg  [2:0] count;
     
@@ -12517,9 +12679,9 @@ module npu_u65_512_core$datapath$readout_tags(clock,rst_n,tail$valid,tail$data,t
     reg  words$rst_n;
     reg  words$write_enable;
     reg  [1:0] words$write_address;
-    reg  [66:0] words$write_data;
+    reg  [67:0] words$write_data;
     reg  [1:0] words$read_address;
-    wire  [66:0] words$read_data;
+    wire  [67:0] words$read_data;
     
     // Local signals
     reg  push;
@@ -12605,12 +12767,12 @@ module npu_u65_512_core$datapath$readout_tags$words(clock,rst_n,write_enable,wri
     input wire  rst_n;
     input wire  write_enable;
     input wire  [1:0] write_address;
-    input wire  [66:0] write_data;
+    input wire  [67:0] write_data;
     input wire  [1:0] read_address;
-    output reg  [66:0] read_data;
+    output reg  [67:0] read_data;
     
     // Update code (custom)
-    reg [66:0] cells [0:3];
+    reg [67:0] cells [0:3];
     integer i;
     always @(posedge clock or negedge rst_n)
        if (!rst_n) for (i = 0; i <= 3; i = i + 1) cells[i] <= 0;
@@ -13333,21 +13495,21 @@ module npu_u65_512_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$va
     input wire  clock;
     input wire  rst_n;
     input wire  start;
-    input wire  [221:0] shape;
+    input wire  [222:0] shape;
     output wire  ifm_blocks$valid;
-    output wire  [258:0] ifm_blocks$data;
+    output wire  [260:0] ifm_blocks$data;
     input wire  ifm_blocks$ready;
     input wire  filled$valid;
-    input wire  [258:0] filled$data;
+    input wire  [260:0] filled$data;
     output wire  filled$ready;
-    output reg  [258:0] current;
+    output reg  [260:0] current;
     output wire  beats$valid;
     output wire  [95:0] beats$data;
     input wire  beats$ready;
     input wire  ib_read;
     input wire  slice_done;
     output wire  readouts$valid;
-    output wire  [66:0] readouts$data;
+    output wire  [67:0] readouts$data;
     input wire  readouts$ready;
     output reg  busy;
     
@@ -13355,23 +13517,23 @@ module npu_u65_512_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$va
     reg  block_walker$clock;
     reg  block_walker$rst_n;
     reg  block_walker$start;
-    reg  [221:0] block_walker$shape;
+    reg  [222:0] block_walker$shape;
     reg  block_walker$ib_release;
     wire  block_walker$busy;
     reg  beat_walker$clock;
     reg  beat_walker$rst_n;
-    reg  [221:0] beat_walker$shape;
-    wire  [258:0] beat_walker$current;
+    reg  [222:0] beat_walker$shape;
+    wire  [260:0] beat_walker$current;
     wire  beat_walker$finished$valid;
-    wire  [96:0] beat_walker$finished$data;
+    wire  [97:0] beat_walker$finished$data;
     reg  beat_walker$finished$ready;
     reg  beat_walker$ab_release;
     wire  beat_walker$busy;
     reg  readout_walker$clock;
     reg  readout_walker$rst_n;
-    reg  [221:0] readout_walker$shape;
+    reg  [222:0] readout_walker$shape;
     reg  readout_walker$blocks$valid;
-    reg  [96:0] readout_walker$blocks$data;
+    reg  [97:0] readout_walker$blocks$data;
     wire  readout_walker$blocks$ready;
     reg  readout_walker$slice_done;
     wire  readout_walker$ab_release;
@@ -13379,10 +13541,10 @@ module npu_u65_512_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$va
     reg  finished$clock;
     reg  finished$rst_n;
     reg  finished$tail$valid;
-    reg  [96:0] finished$tail$data;
+    reg  [97:0] finished$tail$data;
     wire  finished$tail$ready;
     wire  finished$head$valid;
-    wire  [96:0] finished$head$data;
+    wire  [97:0] finished$head$data;
     reg  finished$head$ready;
     wire  [1:0] finished$count;
     
@@ -13476,16 +13638,16 @@ module npu_u65_512_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [221:0] shape;
+    input wire  [222:0] shape;
     input wire  jobs$valid;
-    input wire  [258:0] jobs$data;
+    input wire  [260:0] jobs$data;
     output reg  jobs$ready;
-    output reg  [258:0] current;
+    output reg  [260:0] current;
     output reg  beats$valid;
     output reg  [95:0] beats$data;
     input wire  beats$ready;
     output reg  finished$valid;
-    output reg  [96:0] finished$data;
+    output reg  [97:0] finished$data;
     input wire  finished$ready;
     input wire  ab_release;
     output reg  busy;
@@ -13497,8 +13659,8 @@ module npu_u65_512_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
     wire  active$q;
     reg  job$clock;
     reg  job$rst_n;
-    reg  [258:0] job$d;
-    wire  [258:0] job$q;
+    reg  [260:0] job$d;
+    wire  [260:0] job$q;
     reg  outer$clock;
     reg  outer$rst_n;
     reg  [15:0] outer$d;
@@ -13553,8 +13715,8 @@ module npu_u65_512_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
     wire  [1:0] ab_held$q;
     
     // Local signals
-    reg  [221:0] s;
-    reg  [258:0] j;
+    reg  [222:0] s;
+    reg  [260:0] j;
     reg  [15:0] across;
     reg  [15:0] down;
     reg  [31:0] microblocks_product;
@@ -13842,6 +14004,7 @@ module npu_u65_512_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         finished$data[(64'h40)+:(16)] = jobs$data[(64'h40)+:(16)];
         finished$data[(64'h50)+:(16)] = jobs$data[(64'h50)+:(16)];
         finished$data[(64'h60)+:(1)] = ab_half$q;
+        finished$data[(64'h61)+:(1)] = jobs$data[(64'h103)+:(1)];
         if (start_job) begin
             active$d = 1'b1;
             job$d = jobs$data;
@@ -13996,11 +14159,11 @@ module npu_u65_512_core$datapath$traversal$beat_walker$job(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [258:0] d;
-    output reg  [258:0] q;
+    input wire  [260:0] d;
+    output reg  [260:0] q;
     
     // Constant declarations
-    localparam  init = 259'h0;
+    localparam  init = 261'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -14149,9 +14312,9 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
     input wire  clock;
     input wire  rst_n;
     input wire  start;
-    input wire  [221:0] shape;
+    input wire  [222:0] shape;
     output reg  jobs$valid;
-    output reg  [258:0] jobs$data;
+    output reg  [260:0] jobs$data;
     input wire  jobs$ready;
     input wire  ib_release;
     output reg  busy;
@@ -14173,6 +14336,10 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
     reg  z$rst_n;
     reg  [15:0] z$d;
     wire  [15:0] z$q;
+    reg  core$clock;
+    reg  core$rst_n;
+    reg  core$d;
+    wire  core$q;
     reg  channel0$clock;
     reg  channel0$rst_n;
     reg  [15:0] channel0$d;
@@ -14195,10 +14362,14 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
     wire  [1:0] held$q;
     
     // Local signals
-    reg  [221:0] s;
+    reg  [222:0] s;
     reg  [15:0] block_height;
     reg  [15:0] block_width;
     reg  [15:0] block_depth;
+    reg  [15:0] core_depth;
+    reg  [15:0] core_block_depth;
+    reg  second_core;
+    reg  last_z;
     reg  [15:0] channel_start;
     reg  [15:0] channel_end;
     reg  [15:0] ifm_block_depth;
@@ -14250,6 +14421,12 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
         .d(z$d),
         .q(z$q)
     );
+    npu_u65_512_core$datapath$traversal$block_walker$core core(
+        .clock(core$clock),
+        .rst_n(core$rst_n),
+        .d(core$d),
+        .q(core$q)
+    );
     npu_u65_512_core$datapath$traversal$block_walker$channel0 channel0(
         .clock(channel0$clock),
         .rst_n(channel0$rst_n),
@@ -14287,6 +14464,7 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
         y$clock = clock;
         x$clock = clock;
         z$clock = clock;
+        core$clock = clock;
         channel0$clock = clock;
         sub_y$clock = clock;
         sub_x$clock = clock;
@@ -14296,6 +14474,7 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
         y$d = y$q;
         x$d = x$q;
         z$d = z$q;
+        core$d = core$q;
         channel0$d = channel0$q;
         sub_y$d = sub_y$q;
         sub_x$d = sub_x$q;
@@ -14305,6 +14484,7 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
         y$rst_n = rst_n;
         x$rst_n = rst_n;
         z$rst_n = rst_n;
+        core$rst_n = rst_n;
         channel0$rst_n = rst_n;
         sub_y$rst_n = rst_n;
         sub_x$rst_n = rst_n;
@@ -14319,9 +14499,21 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
         if (s[(64'h10)+:(16)] - x$q < s[(64'hbe)+:(16)]) begin
             block_width = s[(64'h10)+:(16)] - x$q;
         end
-        block_depth = s[(64'hce)+:(16)];
-        if (s[(64'h20)+:(16)] - z$q < s[(64'hce)+:(16)]) begin
-            block_depth = s[(64'h20)+:(16)] - z$q;
+        core_depth = s[(64'h20)+:(16)];
+        core_block_depth = s[(64'hce)+:(16)];
+        if (s[(64'hde)+:(1)]) begin
+            core_depth = (s[(64'h20)+:(16)] + 32'h1) >> 32'h1;
+            core_block_depth = (s[(64'hce)+:(16)] + 32'h1) >> 32'h1;
+            if (core$q) begin
+                core_depth = s[(64'h20)+:(16)] >> 32'h1;
+                core_block_depth = s[(64'hce)+:(16)] >> 32'h1;
+            end
+        end
+        second_core = s[(64'hde)+:(1)] & ~core$q & ((s[(64'h20)+:(16)] >> 32'h1) != 32'h0) & ((s[(64'hce)+:(16)] >> 32'h1) != 32'h0);
+        last_z = z$q + core_block_depth >= core_depth;
+        block_depth = core_block_depth;
+        if (core_depth - z$q < core_block_depth) begin
+            block_depth = core_depth - z$q;
         end
         channel_start = 32'h0;
         channel_end = s[(64'h30)+:(16)];
@@ -14441,6 +14633,8 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
         jobs$data[(64'h100)+:(1)] = (channel0$q == channel_start) & (sub_y$q == 32'h0) & (sub_x$q == 32'h0);
         jobs$data[(64'h101)+:(1)] = last_sub_x & last_sub_y & last_chunk;
         jobs$data[(64'h102)+:(1)] = ib_half$q;
+        jobs$data[(64'h103)+:(1)] = core$q;
+        jobs$data[(64'h104)+:(1)] = last_z;
         jobs$valid = running$q & (held$q != 32'h2);
         take = jobs$valid & jobs$ready;
         if (take & ~ib_release) begin
@@ -14460,9 +14654,12 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
                     channel0$d = channel0$q + ifm_block_depth;
                     if (last_chunk) begin
                         channel0$d = 32'h0;
-                        z$d = z$q + s[(64'hce)+:(16)];
-                        if (z$q + s[(64'hce)+:(16)] >= s[(64'h20)+:(16)]) begin
+                        z$d = z$q + core_block_depth;
+                        if (last_z) begin
                             z$d = 32'h0;
+                            core$d = second_core;
+                        end
+                        if (last_z & ~second_core) begin
                             x$d = x$q + s[(64'hbe)+:(16)];
                             if (x$q + s[(64'hbe)+:(16)] >= s[(64'h10)+:(16)]) begin
                                 x$d = 32'h0;
@@ -14473,7 +14670,7 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
                             end
                         end
                         else if (s[(64'ha9)+:(1)]) begin
-                            channel0$d = z$q + s[(64'hce)+:(16)];
+                            channel0$d = z$q + core_block_depth;
                         end
                     end
                 end
@@ -14484,6 +14681,7 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
             y$d = 32'h0;
             x$d = 32'h0;
             z$d = 32'h0;
+            core$d = 1'b0;
             channel0$d = 32'h0;
             sub_y$d = 32'h0;
             sub_x$d = 32'h0;
@@ -14511,6 +14709,25 @@ module npu_u65_512_core$datapath$traversal$block_walker$channel0(clock,rst_n,d,q
        else q <= d;
     end
 endmodule // npu_u65_512_core$datapath$traversal$block_walker$channel0
+
+
+module npu_u65_512_core$datapath$traversal$block_walker$core(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$traversal$block_walker$core
 
 
 module npu_u65_512_core$datapath$traversal$block_walker$held(clock,rst_n,d,q);
@@ -14671,10 +14888,10 @@ module npu_u65_512_core$datapath$traversal$finished(clock,rst_n,tail$valid,tail$
     input wire  clock;
     input wire  rst_n;
     input wire  tail$valid;
-    input wire  [96:0] tail$data;
+    input wire  [97:0] tail$data;
     output reg  tail$ready;
     output reg  head$valid;
-    output reg  [96:0] head$data;
+    output reg  [97:0] head$data;
     input wire  head$ready;
     output reg  [1:0] count;
     
@@ -14694,9 +14911,9 @@ module npu_u65_512_core$datapath$traversal$finished(clock,rst_n,tail$valid,tail$
     reg  words$rst_n;
     reg  words$write_enable;
     reg  words$write_address;
-    reg  [96:0] words$write_data;
+    reg  [97:0] words$write_data;
     reg  words$read_address;
-    wire  [96:0] words$read_data;
+    wire  [97:0] words$read_data;
     
     // Local signals
     reg  push;
@@ -14782,12 +14999,12 @@ module npu_u65_512_core$datapath$traversal$finished$words(clock,rst_n,write_enab
     input wire  rst_n;
     input wire  write_enable;
     input wire  write_address;
-    input wire  [96:0] write_data;
+    input wire  [97:0] write_data;
     input wire  read_address;
-    output reg  [96:0] read_data;
+    output reg  [97:0] read_data;
     
     // Update code (custom)
-    reg [96:0] cells [0:1];
+    reg [97:0] cells [0:1];
     integer i;
     always @(posedge clock or negedge rst_n)
        if (!rst_n) for (i = 0; i <= 1; i = i + 1) cells[i] <= 0;
@@ -14820,13 +15037,13 @@ module npu_u65_512_core$datapath$traversal$readout_walker(clock,rst_n,shape,bloc
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [221:0] shape;
+    input wire  [222:0] shape;
     input wire  blocks$valid;
-    input wire  [96:0] blocks$data;
+    input wire  [97:0] blocks$data;
     output reg  blocks$ready;
     input wire  slice_done;
     output reg  readouts$valid;
-    output reg  [66:0] readouts$data;
+    output reg  [67:0] readouts$data;
     input wire  readouts$ready;
     output reg  ab_release;
     output reg  busy;
@@ -14838,8 +15055,8 @@ module npu_u65_512_core$datapath$traversal$readout_walker(clock,rst_n,shape,bloc
     wire  active$q;
     reg  block$clock;
     reg  block$rst_n;
-    reg  [96:0] block$d;
-    wire  [96:0] block$q;
+    reg  [97:0] block$d;
+    wire  [97:0] block$q;
     reg  ublock$clock;
     reg  ublock$rst_n;
     reg  [15:0] ublock$d;
@@ -14863,7 +15080,7 @@ module npu_u65_512_core$datapath$traversal$readout_walker(clock,rst_n,shape,bloc
     
     // Local signals
     reg  one_row;
-    reg  [96:0] b;
+    reg  [97:0] b;
     reg  [15:0] across;
     reg  [15:0] down;
     reg  [15:0] channels_left;
@@ -14967,30 +15184,31 @@ module npu_u65_512_core$datapath$traversal$readout_walker(clock,rst_n,shape,bloc
             readouts$data[(64'h19)+:(16)] = b[(64'h10)+:(16)] + (mx$q << 32'h2);
         end
         readouts$data[(64'h29)+:(16)] = b[(64'h20)+:(16)] + ublock$q;
-        readouts$data[(64'h3d)+:(4)] = 32'h8;
+        readouts$data[(64'h39)+:(1)] = b[(64'h61)+:(1)];
+        readouts$data[(64'h3e)+:(4)] = 32'h8;
         if (channels_left < 32'h8) begin
-            readouts$data[(64'h3d)+:(4)] = channels_left[(32'h0)+:(4)];
+            readouts$data[(64'h3e)+:(4)] = channels_left[(32'h0)+:(4)];
         end
-        readouts$data[(64'h39)+:(4)] = 32'h1;
+        readouts$data[(64'h3a)+:(4)] = 32'h1;
         if (columns_left > 32'h1) begin
-            readouts$data[(64'h39)+:(4)] = 32'h3;
+            readouts$data[(64'h3a)+:(4)] = 32'h3;
         end
         if (one_row) begin
             if (columns_left > 32'h2) begin
-                readouts$data[(64'h39)+:(4)] = 32'h7;
+                readouts$data[(64'h3a)+:(4)] = 32'h7;
             end
             if (columns_left > 32'h3) begin
-                readouts$data[(64'h39)+:(4)] = 32'hf;
+                readouts$data[(64'h3a)+:(4)] = 32'hf;
             end
         end
         else if (rows_left > 32'h1) begin
-            readouts$data[(64'h39)+:(4)] = 32'h5;
+            readouts$data[(64'h3a)+:(4)] = 32'h5;
             if (columns_left > 32'h1) begin
-                readouts$data[(64'h39)+:(4)] = 32'hf;
+                readouts$data[(64'h3a)+:(4)] = 32'hf;
             end
         end
-        readouts$data[(64'h41)+:(1)] = last_microblock;
-        readouts$data[(64'h42)+:(1)] = last_word;
+        readouts$data[(64'h42)+:(1)] = last_microblock;
+        readouts$data[(64'h43)+:(1)] = last_word;
         readouts$valid = active$q & (done$q != 32'h0);
         take = readouts$valid & readouts$ready;
         ab_release = 1'b0;
@@ -15057,11 +15275,11 @@ module npu_u65_512_core$datapath$traversal$readout_walker$block(clock,rst_n,d,q)
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [96:0] d;
-    output reg  [96:0] q;
+    input wire  [97:0] d;
+    output reg  [97:0] q;
     
     // Constant declarations
-    localparam  init = 97'h0;
+    localparam  init = 98'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -30777,7 +30995,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     output wire  [135:0] scale_beats$data;
     input wire  scale_beats$ready;
     input wire  ofm_writes$valid;
-    input wire  [304:0] ofm_writes$data;
+    input wire  [336:0] ofm_writes$data;
     output wire  ofm_writes$ready;
     output reg  datapath_busy;
     input wire  quiesce;
@@ -42220,7 +42438,7 @@ module npu_u65_512_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
     input wire  [31:0] axi_limit$3;
     input wire  halt;
     input wire  writes$valid;
-    input wire  [304:0] writes$data;
+    input wire  [336:0] writes$data;
     output reg  writes$ready;
     output reg  [1:0] issue_counter;
     input wire  may_issue;
@@ -42459,7 +42677,7 @@ module npu_u65_512_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
         same_counter = (outstanding$q == 32'h0) | (region_lookup$counter == held_counter$q);
         address = region_lookup$base + writes$data[(64'h3)+:(40)];
         lane = address[(32'h0)+:(4)];
-        count_mask = (((32'h1) & 48'hffffffffffff) << ((writes$data[(64'h12b)+:(6)]) & 48'hffffffffffff)) - 32'h1;
+        count_mask = ((((32'h1) & 48'hffffffffffff) << ((writes$data[(64'h12b)+:(6)]) & 48'hffffffffffff)) - 32'h1) & ((writes$data[(64'h131)+:(32)]) & 48'hffffffffffff);
         window = 32'h0;
         strobes = 32'h0;
         if (lane == 0) begin

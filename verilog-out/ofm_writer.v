@@ -7,16 +7,17 @@ module ofm_writer_core(clock,rst_n,results$valid,results$data,results$ready,view
     input wire  clock;
     input wire  rst_n;
     input wire  results$valid;
-    input wire  [311:0] results$data;
+    input wire  [312:0] results$data;
     output reg  results$ready;
     input wire  [484:0] view;
     output reg  writes$valid;
-    output reg  [304:0] writes$data;
+    output reg  [336:0] writes$data;
     input wire  writes$ready;
     
     // Constant declarations
     localparam  precision_lsb = 6'b1;
     localparam  format_mask = 16'hc0;
+    localparam  every_byte = 32'hffffffff;
     
     // Stub signals
     reg  [15:0] row_product$a;
@@ -31,14 +32,20 @@ module ofm_writer_core(clock,rst_n,results$valid,results$data,results$ready,view
     wire  full$q;
     reg  write$clock;
     reg  write$rst_n;
-    reg  [304:0] write$d;
-    wire  [304:0] write$q;
+    reg  [336:0] write$d;
+    wire  [336:0] write$q;
+    reg  upper$clock;
+    reg  upper$rst_n;
+    reg  upper$d;
+    wire  upper$q;
     
     // Local signals
     reg  take;
-    reg  [311:0] result;
+    reg  split;
+    reg  [312:0] result;
     reg  [255:0] values;
     reg  [7:0] lanes;
+    reg  [15:0] channel;
     reg  [15:0] precision;
     reg  [1:0] element_shift;
     reg  nhcwb16;
@@ -53,8 +60,15 @@ module ofm_writer_core(clock,rst_n,results$valid,results$data,results$ready,view
     reg  lane_on;
     reg  [7:0] lane_low_8;
     reg  [15:0] lane_low_16;
+    reg  [31:0] lane_value;
     reg  [255:0] packed_8;
     reg  [255:0] packed_16;
+    reg  [255:0] spread_8;
+    reg  [255:0] spread_16;
+    reg  [255:0] spread_32;
+    reg  [31:0] mask_8;
+    reg  [31:0] mask_16;
+    reg  [31:0] mask_32;
     
     // Sub module instances
     ofm_writer_core$row_product row_product(
@@ -79,24 +93,43 @@ module ofm_writer_core(clock,rst_n,results$valid,results$data,results$ready,view
         .d(write$d),
         .q(write$q)
     );
+    ofm_writer_core$upper upper(
+        .clock(upper$clock),
+        .rst_n(upper$rst_n),
+        .d(upper$d),
+        .q(upper$q)
+    );
     
     // Update code
     always @(*) begin
         full$clock = clock;
         write$clock = clock;
+        upper$clock = clock;
         full$d = full$q;
         write$d = write$q;
+        upper$d = upper$q;
         full$rst_n = rst_n;
         write$rst_n = rst_n;
+        upper$rst_n = rst_n;
         take = ~full$q | writes$ready;
-        results$ready = take;
         writes$valid = full$q;
         writes$data = write$q;
         result = results$data;
-        values = result[(64'h0)+:(256)];
-        lanes = result[(64'h100)+:(8)];
         precision = view[(64'h30)+:(16)];
         element_shift = ((precision >> precision_lsb) & 2'h3);
+        split = result[(64'h138)+:(1)] & (element_shift == 32'h2) & ((result[(64'h100)+:(8)] & 32'h10) != 32'h0);
+        results$ready = take & (~split | upper$q);
+        values = result[(64'h0)+:(256)];
+        lanes = result[(64'h100)+:(8)];
+        channel = result[(64'h128)+:(16)];
+        if (split & ~upper$q) begin
+            lanes = result[(64'h100)+:(8)] & 32'hf;
+        end
+        if (upper$q) begin
+            values = result[(64'h0)+:(256)] >> 32'h80;
+            lanes = result[(64'h100)+:(8)] >> 32'h4;
+            channel = result[(64'h128)+:(16)] + 32'h8;
+        end
         nhcwb16 = (precision & format_mask) != 32'h0;
         width0 = ((view[(64'h62)+:(16)]) & 17'h1ffff) + 32'h1;
         height0 = ((view[(64'h72)+:(16)]) & 17'h1ffff) + 32'h1;
@@ -120,74 +153,157 @@ module ofm_writer_core(clock,rst_n,results$valid,results$data,results$ready,view
         row_product$b = ((view[(64'h185)+:(48)]) & 40'hffffffffff);
         column_product$a = ((x) & 16'hffff);
         column_product$b = ((view[(64'h155)+:(48)]) & 40'hffffffffff);
-        in_row = ((result[(64'h128)+:(16)]) & 40'hffffffffff) << element_shift;
+        in_row = ((channel) & 40'hffffffffff) << element_shift;
         if (nhcwb16) begin
-            column_product$a = result[(64'h128)+:(16)] >> 32'h4;
+            column_product$a = channel >> 32'h4;
             column_product$b = ((view[(64'h1b5)+:(48)]) & 40'hffffffffff);
-            in_row = ((((x) & 40'hffffffffff) << 32'h4) + ((result[(64'h128)+:(16)] & 32'hf) & 40'hffffffffff)) << element_shift;
+            in_row = ((((x) & 40'hffffffffff) << 32'h4) + ((channel & 32'hf) & 40'hffffffffff)) << element_shift;
         end
         lane_count = 32'h0;
         packed_8 = 32'h0;
         packed_16 = 32'h0;
+        spread_8 = 32'h0;
+        spread_16 = 32'h0;
+        spread_32 = 32'h0;
+        mask_8 = 32'h0;
+        mask_16 = 32'h0;
+        mask_32 = 32'h0;
         lane_on = lanes[(0)+:(1)];
         lane_low_8 = values[(0 * 32'h20)+:(8)];
         lane_low_16 = values[(0 * 32'h20)+:(16)];
         lane_count = lane_count + ((lane_on) & 6'h3f);
         packed_8 = packed_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h8));
         packed_16 = packed_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h10));
+        spread_8 = spread_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h10));
+        spread_16 = spread_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h20));
+        mask_8 = mask_8 | (((lane_on) & 32'hffffffff) << (0 * 32'h2));
+        mask_16 = mask_16 | (((lane_on) & 32'hffffffff) << (0 * 32'h4)) | (((lane_on) & 32'hffffffff) << (0 * 32'h4 + 32'h1));
         lane_on = lanes[(1)+:(1)];
         lane_low_8 = values[(1 * 32'h20)+:(8)];
         lane_low_16 = values[(1 * 32'h20)+:(16)];
         lane_count = lane_count + ((lane_on) & 6'h3f);
         packed_8 = packed_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h8));
         packed_16 = packed_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h10));
+        spread_8 = spread_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h10));
+        spread_16 = spread_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h20));
+        mask_8 = mask_8 | (((lane_on) & 32'hffffffff) << (1 * 32'h2));
+        mask_16 = mask_16 | (((lane_on) & 32'hffffffff) << (1 * 32'h4)) | (((lane_on) & 32'hffffffff) << (1 * 32'h4 + 32'h1));
         lane_on = lanes[(2)+:(1)];
         lane_low_8 = values[(2 * 32'h20)+:(8)];
         lane_low_16 = values[(2 * 32'h20)+:(16)];
         lane_count = lane_count + ((lane_on) & 6'h3f);
         packed_8 = packed_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h8));
         packed_16 = packed_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h10));
+        spread_8 = spread_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h10));
+        spread_16 = spread_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h20));
+        mask_8 = mask_8 | (((lane_on) & 32'hffffffff) << (2 * 32'h2));
+        mask_16 = mask_16 | (((lane_on) & 32'hffffffff) << (2 * 32'h4)) | (((lane_on) & 32'hffffffff) << (2 * 32'h4 + 32'h1));
         lane_on = lanes[(3)+:(1)];
         lane_low_8 = values[(3 * 32'h20)+:(8)];
         lane_low_16 = values[(3 * 32'h20)+:(16)];
         lane_count = lane_count + ((lane_on) & 6'h3f);
         packed_8 = packed_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h8));
         packed_16 = packed_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h10));
+        spread_8 = spread_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h10));
+        spread_16 = spread_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h20));
+        mask_8 = mask_8 | (((lane_on) & 32'hffffffff) << (3 * 32'h2));
+        mask_16 = mask_16 | (((lane_on) & 32'hffffffff) << (3 * 32'h4)) | (((lane_on) & 32'hffffffff) << (3 * 32'h4 + 32'h1));
         lane_on = lanes[(4)+:(1)];
         lane_low_8 = values[(4 * 32'h20)+:(8)];
         lane_low_16 = values[(4 * 32'h20)+:(16)];
         lane_count = lane_count + ((lane_on) & 6'h3f);
         packed_8 = packed_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h8));
         packed_16 = packed_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h10));
+        spread_8 = spread_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h10));
+        spread_16 = spread_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h20));
+        mask_8 = mask_8 | (((lane_on) & 32'hffffffff) << (4 * 32'h2));
+        mask_16 = mask_16 | (((lane_on) & 32'hffffffff) << (4 * 32'h4)) | (((lane_on) & 32'hffffffff) << (4 * 32'h4 + 32'h1));
         lane_on = lanes[(5)+:(1)];
         lane_low_8 = values[(5 * 32'h20)+:(8)];
         lane_low_16 = values[(5 * 32'h20)+:(16)];
         lane_count = lane_count + ((lane_on) & 6'h3f);
         packed_8 = packed_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h8));
         packed_16 = packed_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h10));
+        spread_8 = spread_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h10));
+        spread_16 = spread_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h20));
+        mask_8 = mask_8 | (((lane_on) & 32'hffffffff) << (5 * 32'h2));
+        mask_16 = mask_16 | (((lane_on) & 32'hffffffff) << (5 * 32'h4)) | (((lane_on) & 32'hffffffff) << (5 * 32'h4 + 32'h1));
         lane_on = lanes[(6)+:(1)];
         lane_low_8 = values[(6 * 32'h20)+:(8)];
         lane_low_16 = values[(6 * 32'h20)+:(16)];
         lane_count = lane_count + ((lane_on) & 6'h3f);
         packed_8 = packed_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h8));
         packed_16 = packed_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h10));
+        spread_8 = spread_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h10));
+        spread_16 = spread_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h20));
+        mask_8 = mask_8 | (((lane_on) & 32'hffffffff) << (6 * 32'h2));
+        mask_16 = mask_16 | (((lane_on) & 32'hffffffff) << (6 * 32'h4)) | (((lane_on) & 32'hffffffff) << (6 * 32'h4 + 32'h1));
         lane_on = lanes[(7)+:(1)];
         lane_low_8 = values[(7 * 32'h20)+:(8)];
         lane_low_16 = values[(7 * 32'h20)+:(16)];
         lane_count = lane_count + ((lane_on) & 6'h3f);
         packed_8 = packed_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h8));
         packed_16 = packed_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h10));
+        spread_8 = spread_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h10));
+        spread_16 = spread_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h20));
+        mask_8 = mask_8 | (((lane_on) & 32'hffffffff) << (7 * 32'h2));
+        mask_16 = mask_16 | (((lane_on) & 32'hffffffff) << (7 * 32'h4)) | (((lane_on) & 32'hffffffff) << (7 * 32'h4 + 32'h1));
+        lane_on = lanes[(0)+:(1)];
+        lane_value = values[(0 * 32'h20)+:(32)];
+        spread_32 = spread_32 | (((lane_value) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h40));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (0 * 32'h8 + 0));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (0 * 32'h8 + 1));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (0 * 32'h8 + 2));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (0 * 32'h8 + 3));
+        lane_on = lanes[(1)+:(1)];
+        lane_value = values[(1 * 32'h20)+:(32)];
+        spread_32 = spread_32 | (((lane_value) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h40));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (1 * 32'h8 + 0));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (1 * 32'h8 + 1));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (1 * 32'h8 + 2));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (1 * 32'h8 + 3));
+        lane_on = lanes[(2)+:(1)];
+        lane_value = values[(2 * 32'h20)+:(32)];
+        spread_32 = spread_32 | (((lane_value) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h40));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (2 * 32'h8 + 0));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (2 * 32'h8 + 1));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (2 * 32'h8 + 2));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (2 * 32'h8 + 3));
+        lane_on = lanes[(3)+:(1)];
+        lane_value = values[(3 * 32'h20)+:(32)];
+        spread_32 = spread_32 | (((lane_value) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h40));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (3 * 32'h8 + 0));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (3 * 32'h8 + 1));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (3 * 32'h8 + 2));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (3 * 32'h8 + 3));
         if (take) begin
             full$d = results$valid;
             write$d[(64'h0)+:(3)] = view[(64'h92)+:(3)];
             write$d[(64'h3)+:(40)] = ((base) & 40'hffffffffff) + row_product$product + column_product$product + in_row;
             write$d[(64'h12b)+:(6)] = lane_count << element_shift;
+            write$d[(64'h131)+:(32)] = every_byte;
             write$d[(64'h2b)+:(256)] = values;
             if (element_shift == 32'h0) begin
                 write$d[(64'h2b)+:(256)] = packed_8;
             end
             if (element_shift == 32'h1) begin
                 write$d[(64'h2b)+:(256)] = packed_16;
+            end
+            if (result[(64'h138)+:(1)]) begin
+                write$d[(64'h12b)+:(6)] = ((lane_count << 32'h1) - 32'h1) << element_shift;
+                write$d[(64'h2b)+:(256)] = spread_32;
+                write$d[(64'h131)+:(32)] = mask_32;
+                if (element_shift == 32'h0) begin
+                    write$d[(64'h2b)+:(256)] = spread_8;
+                    write$d[(64'h131)+:(32)] = mask_8;
+                end
+                if (element_shift == 32'h1) begin
+                    write$d[(64'h2b)+:(256)] = spread_16;
+                    write$d[(64'h131)+:(32)] = mask_16;
+                end
+            end
+            if (results$valid & split) begin
+                upper$d = ~upper$q;
             end
         end
     end
@@ -272,16 +388,35 @@ module ofm_writer_core$row_product(a,b,product);
 endmodule // ofm_writer_core$row_product
 
 
+module ofm_writer_core$upper(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // ofm_writer_core$upper
+
+
 module ofm_writer_core$write(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [304:0] d;
-    output reg  [304:0] q;
+    input wire  [336:0] d;
+    output reg  [336:0] q;
     
     // Constant declarations
-    localparam  init = 305'h0;
+    localparam  init = 337'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -306,11 +441,11 @@ module ofm_writer(
     input wire clock;
     input wire rst_n;
     input wire results_valid;
-    input wire [311:0] results_data;
+    input wire [312:0] results_data;
     output wire results_ready;
     input wire [484:0] view;
     output wire writes_valid;
-    output wire [304:0] writes_data;
+    output wire [336:0] writes_data;
     input wire writes_ready;
 
     ofm_writer_core core(

@@ -7,21 +7,21 @@ module traversal_core(clock,rst_n,start,shape,ifm_blocks$valid,ifm_blocks$data,i
     input wire  clock;
     input wire  rst_n;
     input wire  start;
-    input wire  [221:0] shape;
+    input wire  [222:0] shape;
     output wire  ifm_blocks$valid;
-    output wire  [258:0] ifm_blocks$data;
+    output wire  [260:0] ifm_blocks$data;
     input wire  ifm_blocks$ready;
     input wire  filled$valid;
-    input wire  [258:0] filled$data;
+    input wire  [260:0] filled$data;
     output wire  filled$ready;
-    output reg  [258:0] current;
+    output reg  [260:0] current;
     output wire  beats$valid;
     output wire  [95:0] beats$data;
     input wire  beats$ready;
     input wire  ib_read;
     input wire  slice_done;
     output wire  readouts$valid;
-    output wire  [66:0] readouts$data;
+    output wire  [67:0] readouts$data;
     input wire  readouts$ready;
     output reg  busy;
     
@@ -29,23 +29,23 @@ module traversal_core(clock,rst_n,start,shape,ifm_blocks$valid,ifm_blocks$data,i
     reg  block_walker$clock;
     reg  block_walker$rst_n;
     reg  block_walker$start;
-    reg  [221:0] block_walker$shape;
+    reg  [222:0] block_walker$shape;
     reg  block_walker$ib_release;
     wire  block_walker$busy;
     reg  beat_walker$clock;
     reg  beat_walker$rst_n;
-    reg  [221:0] beat_walker$shape;
-    wire  [258:0] beat_walker$current;
+    reg  [222:0] beat_walker$shape;
+    wire  [260:0] beat_walker$current;
     wire  beat_walker$finished$valid;
-    wire  [96:0] beat_walker$finished$data;
+    wire  [97:0] beat_walker$finished$data;
     reg  beat_walker$finished$ready;
     reg  beat_walker$ab_release;
     wire  beat_walker$busy;
     reg  readout_walker$clock;
     reg  readout_walker$rst_n;
-    reg  [221:0] readout_walker$shape;
+    reg  [222:0] readout_walker$shape;
     reg  readout_walker$blocks$valid;
-    reg  [96:0] readout_walker$blocks$data;
+    reg  [97:0] readout_walker$blocks$data;
     wire  readout_walker$blocks$ready;
     reg  readout_walker$slice_done;
     wire  readout_walker$ab_release;
@@ -53,10 +53,10 @@ module traversal_core(clock,rst_n,start,shape,ifm_blocks$valid,ifm_blocks$data,i
     reg  finished$clock;
     reg  finished$rst_n;
     reg  finished$tail$valid;
-    reg  [96:0] finished$tail$data;
+    reg  [97:0] finished$tail$data;
     wire  finished$tail$ready;
     wire  finished$head$valid;
-    wire  [96:0] finished$head$data;
+    wire  [97:0] finished$head$data;
     reg  finished$head$ready;
     wire  [1:0] finished$count;
     
@@ -150,16 +150,16 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [221:0] shape;
+    input wire  [222:0] shape;
     input wire  jobs$valid;
-    input wire  [258:0] jobs$data;
+    input wire  [260:0] jobs$data;
     output reg  jobs$ready;
-    output reg  [258:0] current;
+    output reg  [260:0] current;
     output reg  beats$valid;
     output reg  [95:0] beats$data;
     input wire  beats$ready;
     output reg  finished$valid;
-    output reg  [96:0] finished$data;
+    output reg  [97:0] finished$data;
     input wire  finished$ready;
     input wire  ab_release;
     output reg  busy;
@@ -171,8 +171,8 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
     wire  active$q;
     reg  job$clock;
     reg  job$rst_n;
-    reg  [258:0] job$d;
-    wire  [258:0] job$q;
+    reg  [260:0] job$d;
+    wire  [260:0] job$q;
     reg  outer$clock;
     reg  outer$rst_n;
     reg  [15:0] outer$d;
@@ -227,8 +227,8 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
     wire  [1:0] ab_held$q;
     
     // Local signals
-    reg  [221:0] s;
-    reg  [258:0] j;
+    reg  [222:0] s;
+    reg  [260:0] j;
     reg  [15:0] across;
     reg  [15:0] down;
     reg  [31:0] microblocks_product;
@@ -516,6 +516,7 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
         finished$data[(64'h40)+:(16)] = jobs$data[(64'h40)+:(16)];
         finished$data[(64'h50)+:(16)] = jobs$data[(64'h50)+:(16)];
         finished$data[(64'h60)+:(1)] = ab_half$q;
+        finished$data[(64'h61)+:(1)] = jobs$data[(64'h103)+:(1)];
         if (start_job) begin
             active$d = 1'b1;
             job$d = jobs$data;
@@ -670,11 +671,11 @@ module traversal_core$beat_walker$job(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [258:0] d;
-    output reg  [258:0] q;
+    input wire  [260:0] d;
+    output reg  [260:0] q;
     
     // Constant declarations
-    localparam  init = 259'h0;
+    localparam  init = 261'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -823,9 +824,9 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
     input wire  clock;
     input wire  rst_n;
     input wire  start;
-    input wire  [221:0] shape;
+    input wire  [222:0] shape;
     output reg  jobs$valid;
-    output reg  [258:0] jobs$data;
+    output reg  [260:0] jobs$data;
     input wire  jobs$ready;
     input wire  ib_release;
     output reg  busy;
@@ -847,6 +848,10 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
     reg  z$rst_n;
     reg  [15:0] z$d;
     wire  [15:0] z$q;
+    reg  core$clock;
+    reg  core$rst_n;
+    reg  core$d;
+    wire  core$q;
     reg  channel0$clock;
     reg  channel0$rst_n;
     reg  [15:0] channel0$d;
@@ -869,10 +874,14 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
     wire  [1:0] held$q;
     
     // Local signals
-    reg  [221:0] s;
+    reg  [222:0] s;
     reg  [15:0] block_height;
     reg  [15:0] block_width;
     reg  [15:0] block_depth;
+    reg  [15:0] core_depth;
+    reg  [15:0] core_block_depth;
+    reg  second_core;
+    reg  last_z;
     reg  [15:0] channel_start;
     reg  [15:0] channel_end;
     reg  [15:0] ifm_block_depth;
@@ -924,6 +933,12 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
         .d(z$d),
         .q(z$q)
     );
+    traversal_core$block_walker$core core(
+        .clock(core$clock),
+        .rst_n(core$rst_n),
+        .d(core$d),
+        .q(core$q)
+    );
     traversal_core$block_walker$channel0 channel0(
         .clock(channel0$clock),
         .rst_n(channel0$rst_n),
@@ -961,6 +976,7 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
         y$clock = clock;
         x$clock = clock;
         z$clock = clock;
+        core$clock = clock;
         channel0$clock = clock;
         sub_y$clock = clock;
         sub_x$clock = clock;
@@ -970,6 +986,7 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
         y$d = y$q;
         x$d = x$q;
         z$d = z$q;
+        core$d = core$q;
         channel0$d = channel0$q;
         sub_y$d = sub_y$q;
         sub_x$d = sub_x$q;
@@ -979,6 +996,7 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
         y$rst_n = rst_n;
         x$rst_n = rst_n;
         z$rst_n = rst_n;
+        core$rst_n = rst_n;
         channel0$rst_n = rst_n;
         sub_y$rst_n = rst_n;
         sub_x$rst_n = rst_n;
@@ -993,9 +1011,21 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
         if (s[(64'h10)+:(16)] - x$q < s[(64'hbe)+:(16)]) begin
             block_width = s[(64'h10)+:(16)] - x$q;
         end
-        block_depth = s[(64'hce)+:(16)];
-        if (s[(64'h20)+:(16)] - z$q < s[(64'hce)+:(16)]) begin
-            block_depth = s[(64'h20)+:(16)] - z$q;
+        core_depth = s[(64'h20)+:(16)];
+        core_block_depth = s[(64'hce)+:(16)];
+        if (s[(64'hde)+:(1)]) begin
+            core_depth = (s[(64'h20)+:(16)] + 32'h1) >> 32'h1;
+            core_block_depth = (s[(64'hce)+:(16)] + 32'h1) >> 32'h1;
+            if (core$q) begin
+                core_depth = s[(64'h20)+:(16)] >> 32'h1;
+                core_block_depth = s[(64'hce)+:(16)] >> 32'h1;
+            end
+        end
+        second_core = s[(64'hde)+:(1)] & ~core$q & ((s[(64'h20)+:(16)] >> 32'h1) != 32'h0) & ((s[(64'hce)+:(16)] >> 32'h1) != 32'h0);
+        last_z = z$q + core_block_depth >= core_depth;
+        block_depth = core_block_depth;
+        if (core_depth - z$q < core_block_depth) begin
+            block_depth = core_depth - z$q;
         end
         channel_start = 32'h0;
         channel_end = s[(64'h30)+:(16)];
@@ -1115,6 +1145,8 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
         jobs$data[(64'h100)+:(1)] = (channel0$q == channel_start) & (sub_y$q == 32'h0) & (sub_x$q == 32'h0);
         jobs$data[(64'h101)+:(1)] = last_sub_x & last_sub_y & last_chunk;
         jobs$data[(64'h102)+:(1)] = ib_half$q;
+        jobs$data[(64'h103)+:(1)] = core$q;
+        jobs$data[(64'h104)+:(1)] = last_z;
         jobs$valid = running$q & (held$q != 32'h2);
         take = jobs$valid & jobs$ready;
         if (take & ~ib_release) begin
@@ -1134,9 +1166,12 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
                     channel0$d = channel0$q + ifm_block_depth;
                     if (last_chunk) begin
                         channel0$d = 32'h0;
-                        z$d = z$q + s[(64'hce)+:(16)];
-                        if (z$q + s[(64'hce)+:(16)] >= s[(64'h20)+:(16)]) begin
+                        z$d = z$q + core_block_depth;
+                        if (last_z) begin
                             z$d = 32'h0;
+                            core$d = second_core;
+                        end
+                        if (last_z & ~second_core) begin
                             x$d = x$q + s[(64'hbe)+:(16)];
                             if (x$q + s[(64'hbe)+:(16)] >= s[(64'h10)+:(16)]) begin
                                 x$d = 32'h0;
@@ -1147,7 +1182,7 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
                             end
                         end
                         else if (s[(64'ha9)+:(1)]) begin
-                            channel0$d = z$q + s[(64'hce)+:(16)];
+                            channel0$d = z$q + core_block_depth;
                         end
                     end
                 end
@@ -1158,6 +1193,7 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
             y$d = 32'h0;
             x$d = 32'h0;
             z$d = 32'h0;
+            core$d = 1'b0;
             channel0$d = 32'h0;
             sub_y$d = 32'h0;
             sub_x$d = 32'h0;
@@ -1185,6 +1221,25 @@ module traversal_core$block_walker$channel0(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // traversal_core$block_walker$channel0
+
+
+module traversal_core$block_walker$core(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // traversal_core$block_walker$core
 
 
 module traversal_core$block_walker$held(clock,rst_n,d,q);
@@ -1345,10 +1400,10 @@ module traversal_core$finished(clock,rst_n,tail$valid,tail$data,tail$ready,head$
     input wire  clock;
     input wire  rst_n;
     input wire  tail$valid;
-    input wire  [96:0] tail$data;
+    input wire  [97:0] tail$data;
     output reg  tail$ready;
     output reg  head$valid;
-    output reg  [96:0] head$data;
+    output reg  [97:0] head$data;
     input wire  head$ready;
     output reg  [1:0] count;
     
@@ -1368,9 +1423,9 @@ module traversal_core$finished(clock,rst_n,tail$valid,tail$data,tail$ready,head$
     reg  words$rst_n;
     reg  words$write_enable;
     reg  words$write_address;
-    reg  [96:0] words$write_data;
+    reg  [97:0] words$write_data;
     reg  words$read_address;
-    wire  [96:0] words$read_data;
+    wire  [97:0] words$read_data;
     
     // Local signals
     reg  push;
@@ -1456,12 +1511,12 @@ module traversal_core$finished$words(clock,rst_n,write_enable,write_address,writ
     input wire  rst_n;
     input wire  write_enable;
     input wire  write_address;
-    input wire  [96:0] write_data;
+    input wire  [97:0] write_data;
     input wire  read_address;
-    output reg  [96:0] read_data;
+    output reg  [97:0] read_data;
     
     // Update code (custom)
-    reg [96:0] cells [0:1];
+    reg [97:0] cells [0:1];
     integer i;
     always @(posedge clock or negedge rst_n)
        if (!rst_n) for (i = 0; i <= 1; i = i + 1) cells[i] <= 0;
@@ -1494,13 +1549,13 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [221:0] shape;
+    input wire  [222:0] shape;
     input wire  blocks$valid;
-    input wire  [96:0] blocks$data;
+    input wire  [97:0] blocks$data;
     output reg  blocks$ready;
     input wire  slice_done;
     output reg  readouts$valid;
-    output reg  [66:0] readouts$data;
+    output reg  [67:0] readouts$data;
     input wire  readouts$ready;
     output reg  ab_release;
     output reg  busy;
@@ -1512,8 +1567,8 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
     wire  active$q;
     reg  block$clock;
     reg  block$rst_n;
-    reg  [96:0] block$d;
-    wire  [96:0] block$q;
+    reg  [97:0] block$d;
+    wire  [97:0] block$q;
     reg  ublock$clock;
     reg  ublock$rst_n;
     reg  [15:0] ublock$d;
@@ -1537,7 +1592,7 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
     
     // Local signals
     reg  one_row;
-    reg  [96:0] b;
+    reg  [97:0] b;
     reg  [15:0] across;
     reg  [15:0] down;
     reg  [15:0] channels_left;
@@ -1641,30 +1696,31 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
             readouts$data[(64'h19)+:(16)] = b[(64'h10)+:(16)] + (mx$q << 32'h2);
         end
         readouts$data[(64'h29)+:(16)] = b[(64'h20)+:(16)] + ublock$q;
-        readouts$data[(64'h3d)+:(4)] = 32'h8;
+        readouts$data[(64'h39)+:(1)] = b[(64'h61)+:(1)];
+        readouts$data[(64'h3e)+:(4)] = 32'h8;
         if (channels_left < 32'h8) begin
-            readouts$data[(64'h3d)+:(4)] = channels_left[(32'h0)+:(4)];
+            readouts$data[(64'h3e)+:(4)] = channels_left[(32'h0)+:(4)];
         end
-        readouts$data[(64'h39)+:(4)] = 32'h1;
+        readouts$data[(64'h3a)+:(4)] = 32'h1;
         if (columns_left > 32'h1) begin
-            readouts$data[(64'h39)+:(4)] = 32'h3;
+            readouts$data[(64'h3a)+:(4)] = 32'h3;
         end
         if (one_row) begin
             if (columns_left > 32'h2) begin
-                readouts$data[(64'h39)+:(4)] = 32'h7;
+                readouts$data[(64'h3a)+:(4)] = 32'h7;
             end
             if (columns_left > 32'h3) begin
-                readouts$data[(64'h39)+:(4)] = 32'hf;
+                readouts$data[(64'h3a)+:(4)] = 32'hf;
             end
         end
         else if (rows_left > 32'h1) begin
-            readouts$data[(64'h39)+:(4)] = 32'h5;
+            readouts$data[(64'h3a)+:(4)] = 32'h5;
             if (columns_left > 32'h1) begin
-                readouts$data[(64'h39)+:(4)] = 32'hf;
+                readouts$data[(64'h3a)+:(4)] = 32'hf;
             end
         end
-        readouts$data[(64'h41)+:(1)] = last_microblock;
-        readouts$data[(64'h42)+:(1)] = last_word;
+        readouts$data[(64'h42)+:(1)] = last_microblock;
+        readouts$data[(64'h43)+:(1)] = last_word;
         readouts$valid = active$q & (done$q != 32'h0);
         take = readouts$valid & readouts$ready;
         ab_release = 1'b0;
@@ -1731,11 +1787,11 @@ module traversal_core$readout_walker$block(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [96:0] d;
-    output reg  [96:0] q;
+    input wire  [97:0] d;
+    output reg  [97:0] q;
     
     // Constant declarations
-    localparam  init = 97'h0;
+    localparam  init = 98'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -1866,21 +1922,21 @@ module traversal(
     input wire clock;
     input wire rst_n;
     input wire start;
-    input wire [221:0] shape;
+    input wire [222:0] shape;
     output wire ifm_blocks_valid;
-    output wire [258:0] ifm_blocks_data;
+    output wire [260:0] ifm_blocks_data;
     input wire ifm_blocks_ready;
     input wire filled_valid;
-    input wire [258:0] filled_data;
+    input wire [260:0] filled_data;
     output wire filled_ready;
-    output wire [258:0] current;
+    output wire [260:0] current;
     output wire beats_valid;
     output wire [95:0] beats_data;
     input wire beats_ready;
     input wire ib_read;
     input wire slice_done;
     output wire readouts_valid;
-    output wire [66:0] readouts_data;
+    output wire [67:0] readouts_data;
     input wire readouts_ready;
     output wire busy;
 

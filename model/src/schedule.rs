@@ -6,6 +6,13 @@
 //! 2x2 OFM positions, or 1x4 (four consecutive positions of the row) when
 //! the OFM is one row high ([`ConvShape::microblock`]).
 //!
+//! In parallel mode (TRM 4.7.5.1, [`ConvShape::parallel`]) core k holds OFM
+//! channels k, k + 2, ...: per spatial OFM block the z loop runs once per
+//! core, over the core's local channels in blocks of half the block depth,
+//! each core reading its own weight stream; OFM blocks, IFM blocks and
+//! readouts carry the core and core-local channels (global channel =
+//! 2 * local + core).
+//!
 //! This is the reference of the RTL's traversal and of the units it drives
 //! (IFM unit, MAC unit and its accumulator buffer): [`accumulate`] runs a
 //! convolution through exactly these steps, reading activations the way the
@@ -51,9 +58,13 @@ pub struct ConvShape {
     pub block_height: usize,
     pub block_width: usize,
     pub block_depth: usize,
+    /// NPU_SET_PARALLEL_MODE 1 on two cores (TRM 4.7.5.1): OFM channels
+    /// split between the cores, every other one.
+    pub parallel: bool,
 }
 
-/// A rectangle of OFM positions and channels.
+/// A rectangle of OFM positions and channels: `z..z + depth` are channels
+/// local to `core` (all of them, core 0, outside parallel mode).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OfmBlock {
     pub y: usize,
@@ -62,6 +73,7 @@ pub struct OfmBlock {
     pub height: usize,
     pub width: usize,
     pub depth: usize,
+    pub core: usize,
 }
 
 impl OfmBlock {
@@ -181,20 +193,54 @@ impl ConvShape {
         }
     }
 
-    /// OFM blocks in z, x, y order (TRM 4.9), partial at the edges.
+    /// Cores the OFM channels are split between: 2 in parallel mode.
+    pub fn cores(&self) -> usize {
+        if self.parallel {
+            2
+        } else {
+            1
+        }
+    }
+
+    /// OFM channels of `core` (channels core, core + cores, ...).
+    pub fn core_depth(&self, core: usize) -> usize {
+        (self.ofm_depth + self.cores() - 1 - core) / self.cores()
+    }
+
+    /// `core`'s OFM block depth (TRM 4.7.5.1: half the block depth in
+    /// parallel mode, rounded as `weights::order::split_parallel` does).
+    pub fn core_block_depth(&self, core: usize) -> usize {
+        (self.block_depth + self.cores() - 1 - core) / self.cores()
+    }
+
+    /// The OFM channel of `core`'s local channel `local`.
+    pub fn global_channel(&self, core: usize, local: usize) -> usize {
+        local * self.cores() + core
+    }
+
+    /// OFM blocks in z, x, y order (TRM 4.9), partial at the edges; in
+    /// parallel mode, per spatial block, core 0's z blocks, then core 1's
+    /// (a core without channels has none).
     pub fn ofm_blocks(&self) -> Vec<OfmBlock> {
         let mut out = Vec::new();
         for y in (0..self.ofm_height).step_by(self.block_height) {
             for x in (0..self.ofm_width).step_by(self.block_width) {
-                for z in (0..self.ofm_depth).step_by(self.block_depth) {
-                    out.push(OfmBlock {
-                        y,
-                        x,
-                        z,
-                        height: self.block_height.min(self.ofm_height - y),
-                        width: self.block_width.min(self.ofm_width - x),
-                        depth: self.block_depth.min(self.ofm_depth - z),
-                    });
+                for core in 0..self.cores() {
+                    let (depth, block_depth) = (self.core_depth(core), self.core_block_depth(core));
+                    if block_depth == 0 {
+                        continue;
+                    }
+                    for z in (0..depth).step_by(block_depth) {
+                        out.push(OfmBlock {
+                            y,
+                            x,
+                            z,
+                            height: self.block_height.min(self.ofm_height - y),
+                            width: self.block_width.min(self.ofm_width - x),
+                            depth: block_depth.min(depth - z),
+                            core,
+                        });
+                    }
                 }
             }
         }
@@ -433,7 +479,20 @@ impl ConvShape {
             block_height: 2 * rng.gen_range(1..=3),
             block_width: 2 * rng.gen_range(1..=3),
             block_depth: 8 * rng.gen_range(1..=3),
+            parallel: false,
         }
+    }
+
+    /// [`ConvShape::random`], in parallel mode a quarter of the time when
+    /// it is not depthwise (parallel blocks are multiples of 16 deep, TRM
+    /// table 4-133).
+    pub fn random_parallel(rng: &mut impl Rng) -> ConvShape {
+        let mut s = ConvShape::random(rng);
+        if s.traversal != Traversal::DepthWise && rng.gen_bool(0.25) {
+            s.parallel = true;
+            s.block_depth = 16 * rng.gen_range(1..=2);
+        }
+        s
     }
 
     /// Every IFM block operation of the convolution, in order.
@@ -474,14 +533,15 @@ pub struct Beat {
 }
 
 /// One accumulator word read out: microblock at OFM (`oy`, `ox`), OFM
-/// channels `oz..oz + channels`, bit p of `positions` set when microblock
-/// position p (raster order) is in the OFM block.
+/// channels `oz..oz + channels` local to `core`, bit p of `positions` set
+/// when microblock position p (raster order) is in the OFM block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Readout {
     pub acc_address: usize,
     pub oy: usize,
     pub ox: usize,
     pub oz: usize,
+    pub core: usize,
     pub positions: u8,
     pub channels: usize,
     /// The last word of these OFM channels.
@@ -570,6 +630,7 @@ impl ConvShape {
                         oy,
                         ox,
                         oz: b.z + oz,
+                        core: b.core,
                         positions,
                         channels: U65_UBLOCK_DEPTH.min(b.depth - oz),
                         group_end: m + 1 == m_count,
@@ -618,25 +679,29 @@ pub fn activation(
 }
 
 /// Runs a convolution through the traversal: `ifm` is the source IFM
-/// (height, width, depth; IFM value minus zero point), `stream` the decoded
-/// weight stream (stream order, as `weights::decode` gives it). Returns the
-/// accumulators in (y, x, oc) order, whole (not wrapped).
-pub fn accumulate(s: &ConvShape, ifm: &[i32], stream: &[i16]) -> Vec<i64> {
+/// (height, width, depth; IFM value minus zero point), `streams` the
+/// decoded weight stream of each core (stream order, as `weights::decode`
+/// gives it). Returns the accumulators in (y, x, oc) order, whole (not
+/// wrapped).
+pub fn accumulate(s: &ConvShape, ifm: &[i32], streams: &[Vec<i16>]) -> Vec<i64> {
     let (src_h, src_w) = match s.upscale {
         UpscaleMode::None => (s.ifm_height, s.ifm_width),
         _ => (s.ifm_height.div_ceil(2), s.ifm_width.div_ceil(2)),
     };
     assert_eq!(ifm.len(), src_h * src_w * s.ifm_depth, "IFM size");
     let mut out = vec![0i64; s.ofm_height * s.ofm_width * s.ofm_depth];
-    let mut next_weight = 0;
+    assert_eq!(streams.len(), s.cores(), "a weight stream per core");
+    let mut next_weights = vec![0; s.cores()];
     let dw = s.traversal == Traversal::DepthWise;
     let ub = U65_UBLOCK_DEPTH;
     let (uh, uw) = s.microblock();
     for op in s.block_ops() {
         // The weight stream holds each OFM depth slice once: every spatial
         // OFM block reads it again from the start.
+        let stream = &streams[op.ofm.core];
+        let next_weight = &mut next_weights[op.ofm.core];
         if op.first && op.ofm.z == 0 {
-            next_weight = 0;
+            *next_weight = 0;
         }
         let rect = op.rect;
         let ib: Vec<i32> = (0..rect.height)
@@ -648,8 +713,8 @@ pub fn accumulate(s: &ConvShape, ifm: &[i32], stream: &[i16]) -> Vec<i64> {
             .collect();
         let mut accs = vec![0i64; op.ofm.height * op.ofm.width * op.ofm.depth];
         for g in &op.groups {
-            let w = &stream[next_weight..next_weight + g.weights];
-            next_weight += g.weights;
+            let w = &stream[*next_weight..*next_weight + g.weights];
+            *next_weight += g.weights;
             if g.padding {
                 continue;
             }
@@ -702,11 +767,13 @@ pub fn accumulate(s: &ConvShape, ifm: &[i32], stream: &[i16]) -> Vec<i64> {
         }
         add_block(&mut out, s, &op.ofm, &accs);
     }
-    assert_eq!(
-        next_weight,
-        stream.len(),
-        "the traversal consumes the whole stream"
-    );
+    for (used, stream) in next_weights.iter().zip(streams) {
+        assert_eq!(
+            *used,
+            stream.len(),
+            "the traversal consumes the whole stream"
+        );
+    }
     out
 }
 
@@ -714,7 +781,7 @@ fn block_index(s: &ConvShape, b: &OfmBlock, i: usize) -> usize {
     let c = i % b.depth;
     let x = (i / b.depth) % b.width;
     let y = i / b.depth / b.width;
-    ((b.y + y) * s.ofm_width + b.x + x) * s.ofm_depth + b.z + c
+    ((b.y + y) * s.ofm_width + b.x + x) * s.ofm_depth + s.global_channel(b.core, b.z + c)
 }
 
 fn clear_block(out: &mut [i64], s: &ConvShape, b: &OfmBlock) {
@@ -797,9 +864,10 @@ mod tests {
             .unwrap_or(2026);
         println!("schedule test seed {seed} (set SCHEDULE_SEED to change)");
         let mut rng = StdRng::seed_from_u64(seed);
-        let mut one_row = 0;
+        let (mut one_row, mut parallel) = (0, 0);
         for case in 0..300 {
-            let s = ConvShape::random(&mut rng);
+            let s = ConvShape::random_parallel(&mut rng);
+            parallel += usize::from(s.parallel);
             one_row += usize::from(s.microblock() == (1, 4));
             let src_h = s
                 .ifm_height
@@ -829,9 +897,16 @@ mod tests {
             let ohwi: Vec<i16> = (0..order.tensor_len())
                 .map(|_| rng.gen_range(-255..=255))
                 .collect();
-            let stream = order::to_stream(&ohwi, &order).expect("a valid order");
+            // Each core's stream of its channels (TRM 4.7.5.1); none for a
+            // core without channels.
+            let mut streams: Vec<Vec<i16>> = order::split_parallel(&ohwi, &order, s.cores())
+                .expect("a valid order")
+                .iter()
+                .map(|(part, o)| order::to_stream(part, o).expect("a valid order"))
+                .collect();
+            streams.resize(s.cores(), Vec::new());
             assert_eq!(
-                accumulate(&s, &ifm, &stream),
+                accumulate(&s, &ifm, &streams),
                 direct(&s, &ifm, &ohwi),
                 "case {case} (seed {seed}): {s:?}"
             );
@@ -839,6 +914,10 @@ mod tests {
         assert!(
             (30..=270).contains(&one_row),
             "both microblock shapes: {one_row} of 300 one-row cases"
+        );
+        assert!(
+            (10..=100).contains(&parallel),
+            "parallel mode in {parallel} of 300 cases"
         );
     }
 
@@ -869,6 +948,7 @@ mod tests {
             block_height: 2,
             block_width: 6,
             block_depth: 8,
+            parallel: false,
         };
         assert_eq!(s.microblock(), (1, 4));
         let words: Vec<_> = s

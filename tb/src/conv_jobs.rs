@@ -43,8 +43,13 @@
 //!   element size, NHCWB16 STRIDE_Y/STRIDE_C multiples of 16; tiles only
 //!   with NHCWB16 (TRM 3.1.1). The OFM region starts with random bytes: only
 //!   OFM elements may change.
-//! - One core (u65-256), no parallel mode, no activation function (tanh,
-//!   sigmoid and LUTs come with issue 13).
+//! - One core (u65-256), or parallel mode on u65-512 ([`ConvSpec::parallel`],
+//!   convolutions only, TRM 4.7.5.1): OFM block depth a multiple of 16, a
+//!   weight stream per core (`weights::order::split_parallel`, WEIGHT and
+//!   WEIGHT1) and a scale/bias stream per core (SCALE and SCALE1, core k's
+//!   records of channels k, k + 2, ...); IFM_IB_END and AB_START as above,
+//!   in each core's 48 KB. No activation function (tanh, sigmoid and LUTs
+//!   come with issue 13).
 
 use crate::axi::{random_aclken_pattern, CompleterConfig};
 use crate::driver::AxiSettings;
@@ -141,6 +146,8 @@ pub struct ConvSpec {
     /// The weight encoder's options; `None` draws them (dense or palette,
     /// zero runs, slice lengths) when the job is built.
     pub weight_encoding: Option<EncodeOptions>,
+    /// NPU_SET_PARALLEL_MODE 1 on u65-512 (TRM 4.7.5.1); else u65-256.
+    pub parallel: bool,
 }
 
 /// A built job and the parameters it was made from.
@@ -240,7 +247,30 @@ impl ConvSpec {
             ofm_zero_point: 0,
             regions: [1, 1, 0, 0],
             weight_encoding: Some(EncodeOptions::default()),
+            parallel: false,
         }
+    }
+
+    /// A random valid convolution in parallel mode on u65-512 (the knobs of
+    /// [`ConvSpec::random`]).
+    pub fn random_parallel(rng: &mut StdRng) -> ConvSpec {
+        let mut spec = loop {
+            let spec = ConvSpec::random(rng);
+            if spec.kind == ConvKind::Conv {
+                break spec;
+            }
+        };
+        spec.parallel = true;
+        if spec.block.is_some() {
+            spec.block = Some(spec.random_block(rng));
+        }
+        if spec
+            .ib_end
+            .is_some_and(|kb| kb < spec.least_ib_end(spec.resolved_block()))
+        {
+            spec.ib_end = None;
+        }
+        spec
     }
 
     /// A random valid spec: OFM up to 12x12x40, IFM depth up to 48,
@@ -470,6 +500,7 @@ impl ConvSpec {
             block_height: block[0],
             block_width: block[1],
             block_depth: block[2],
+            parallel: self.parallel,
         }
     }
 
@@ -524,7 +555,7 @@ impl ConvSpec {
             && w % 2 == 0
             && (8..=128).contains(&d)
             && d % 8 == 0
-            && (d % 16 == 0 || self.ofm[2] <= d);
+            && (d % 16 == 0 || (self.ofm[2] <= d && !self.parallel));
         shape_ok
             && h.div_ceil(2) * w.div_ceil(2) * d.div_ceil(8) <= AB_HALF_WORDS
             && self.ib_bound([h, w, d]) <= (MAX_IB_END_KB - IB_START_KB) / 2 * 1024
@@ -538,8 +569,8 @@ impl ConvSpec {
         }
         let max_h = self.ofm[0].next_multiple_of(2).min(32);
         let max_w = self.ofm[1].next_multiple_of(2).min(64);
-        let max_d = self.ofm[2].next_multiple_of(8).min(128);
-        let mut best = [2, 2, 8];
+        let max_d = self.ofm[2].next_multiple_of(self.depth_step()).min(128);
+        let mut best = [2, 2, self.depth_step()];
         for d in (8..=max_d).step_by(8) {
             for h in (2..=max_h).step_by(2) {
                 for w in (2..=max_w).step_by(2) {
@@ -559,13 +590,27 @@ impl ConvSpec {
             let block = [
                 2 * rng.gen_range(1..=(self.ofm[0].div_ceil(2) + 1).min(16)),
                 2 * rng.gen_range(1..=(self.ofm[1].div_ceil(2) + 1).min(32)),
-                8 * rng.gen_range(1..=(self.ofm[2].div_ceil(8) + 1).min(16)),
+                self.depth_step()
+                    * rng.gen_range(
+                        1..=(self.ofm[2].div_ceil(self.depth_step()) + 1)
+                            .min(128 / self.depth_step()),
+                    ),
             ];
             if self.block_ok(block) {
                 return block;
             }
         }
-        [2, 2, 8 * self.ofm[2].div_ceil(8).min(2)]
+        [2, 2, self.depth_step() * self.ofm[2].div_ceil(8).min(2)]
+    }
+
+    /// OFM block depths are multiples of this: 16 in parallel mode (TRM
+    /// table 4-133, MIN_BLOCK_DEPTH), else 8.
+    fn depth_step(&self) -> usize {
+        if self.parallel {
+            16
+        } else {
+            U65_UBLOCK_DEPTH
+        }
     }
 
     /// Every rule the generator promises (module doc) and the golden model
@@ -602,6 +647,9 @@ impl ConvSpec {
         }
         if self.kind == ConvKind::Depthwise && self.weight_order != WeightOrderBit::DepthFirst {
             return Err("depthwise weights have no part-kernel-first order".into());
+        }
+        if self.kind == ConvKind::Depthwise && self.parallel {
+            return Err("the RTL refuses depthwise in parallel mode".into());
         }
         let [sh, sw, _] = self.ifm_shape();
         for (tiles, layout, (h, w), what) in [
@@ -686,12 +734,19 @@ impl ConvSpec {
             ofm_ublock_depth: U65_UBLOCK_DEPTH,
             ifm_ublock_depth: U65_UBLOCK_DEPTH,
         };
-        let stream = order::to_stream(&weights, &weight_order).map_err(|e| e.to_string())?;
+        // A stream per core (TRM 4.7.5.1): core k's channels k, k + 2, ...
+        let cores = if spec.parallel { 2 } else { 1 };
+        let parts =
+            order::split_parallel(&weights, &weight_order, cores).map_err(|e| e.to_string())?;
         let options = match &self.weight_encoding {
             Some(options) => options.clone(),
             None => encode_options(rng),
         };
-        let encoded = weights::encode(&stream, &options).map_err(|e| e.to_string())?;
+        let mut encoded = Vec::new();
+        for (part, part_order) in &parts {
+            let stream = order::to_stream(part, part_order).map_err(|e| e.to_string())?;
+            encoded.push(weights::encode(&stream, &options).map_err(|e| e.to_string())?);
+        }
 
         let mut memory = Memory::default();
         let ifm_map = memory.place(rng, &spec, FmRole::Ifm);
@@ -704,10 +759,24 @@ impl ConvSpec {
             }
         }
         let ofm_map = memory.place(rng, &spec, FmRole::Ofm);
-        let weight_base = memory.alloc(rng, spec.regions[2], &encoded);
-        let scale_bytes: Vec<u8> = scales.iter().flat_map(|r| r.to_bytes()).collect();
-        let scale_base = match spec.scale_mode {
-            OfmScaleMode::PerChannel => Some(memory.alloc(rng, spec.regions[3], &scale_bytes)),
+        let weight_streams: Vec<(u64, usize)> = encoded
+            .iter()
+            .map(|bytes| (memory.alloc(rng, spec.regions[2], bytes), bytes.len()))
+            .collect();
+        let scale_streams: Option<Vec<(u64, usize)>> = match spec.scale_mode {
+            OfmScaleMode::PerChannel => Some(
+                (0..parts.len())
+                    .map(|core| {
+                        let bytes: Vec<u8> = scales
+                            .iter()
+                            .skip(core)
+                            .step_by(cores)
+                            .flat_map(|r| r.to_bytes())
+                            .collect();
+                        (memory.alloc(rng, spec.regions[3], &bytes), bytes.len())
+                    })
+                    .collect(),
+            ),
             OfmScaleMode::Global => None,
         };
         let (activation_min, activation_max) = spec.activation_bounds();
@@ -715,17 +784,17 @@ impl ConvSpec {
             &spec,
             &ifm_map,
             &ofm_map,
-            (weight_base, encoded.len()),
-            scale_base.map(|b| (b, scale_bytes.len())),
+            &weight_streams,
+            scale_streams.as_deref(),
             scales[0],
             (activation_min, activation_max),
         );
-        let job = Job::in_memory(
-            NpuConfig::u65_256(),
-            encode(&commands),
-            memory.regions,
-            &spec.describe(),
-        );
+        let config = if spec.parallel {
+            NpuConfig::u65_512()
+        } else {
+            NpuConfig::u65_256()
+        };
+        let job = Job::in_memory(config, encode(&commands), memory.regions, &spec.describe());
         Ok(ConvJob {
             spec,
             job,
@@ -757,7 +826,7 @@ impl ConvSpec {
         let [sh, sw, c] = self.ifm_shape();
         format!(
             "{:?} {}->{} IFM {sh}x{sw}x{c} OFM {oh}x{ow}x{oc} kernel {}x{} stride {}x{} dilation {}x{} \
-             pad {:?} upscale {:?} {:?} {:?} {:?}/{:?} tiles {}/{} {:?} {:?} {:?} block {:?} IB_END {:?}",
+             pad {:?} upscale {:?} {:?} {:?} {:?}/{:?} tiles {}/{} {:?} {:?} {:?} block {:?} IB_END {:?}{}",
             self.kind,
             self.ifm_type,
             self.ofm_type,
@@ -780,6 +849,11 @@ impl ConvSpec {
             self.round,
             self.block,
             self.ib_end,
+            if self.parallel {
+                " parallel (u65-512)"
+            } else {
+                ""
+            },
         )
     }
 }
@@ -1056,8 +1130,8 @@ fn commands(
     spec: &ConvSpec,
     ifm: &FeatureMap,
     ofm: &FeatureMap,
-    (weight_base, weight_length): (u64, usize),
-    scale_stream: Option<(u64, usize)>,
+    weight_streams: &[(u64, usize)],
+    scale_streams: Option<&[(u64, usize)]>,
     global_scale: ScaleRecord,
     (activation_min, activation_max): (u16, u16),
 ) -> Vec<Command> {
@@ -1163,7 +1237,10 @@ fn commands(
                 ("decomposition", u64::from(spec.decomposition.bits())),
             ],
         ),
-        cmd(O::NpuSetParallelMode, &[("parallel_mode", 0)]),
+        cmd(
+            O::NpuSetParallelMode,
+            &[("parallel_mode", u64::from(spec.parallel))],
+        ),
         cmd(
             O::NpuSetAccFormat,
             &[("acc_format", u64::from(spec.acc.bits()))],
@@ -1184,15 +1261,30 @@ fn commands(
             &[("clip_max", activation_max.into())],
         ),
         cmd(O::NpuSetWeightRegion, &[("region", spec.regions[2] as u64)]),
-        cmd(O::NpuSetWeightBase, &[("addr", weight_base)]),
-        cmd(O::NpuSetWeightLength, &[("length", weight_length as u64)]),
     ]);
-    match scale_stream {
-        Some((base, length)) => out.extend([
-            cmd(O::NpuSetScaleRegion, &[("region", spec.regions[3] as u64)]),
-            cmd(O::NpuSetScaleBase, &[("addr", base)]),
-            cmd(O::NpuSetScaleLength, &[("length", length as u64)]),
-        ]),
+    let weight_commands = [
+        (O::NpuSetWeightBase, O::NpuSetWeightLength),
+        (O::NpuSetWeight1Base, O::NpuSetWeight1Length),
+    ];
+    for (&(base, length), (base_op, length_op)) in weight_streams.iter().zip(weight_commands) {
+        out.push(cmd(base_op, &[("addr", base)]));
+        out.push(cmd(length_op, &[("length", length as u64)]));
+    }
+    let scale_commands = [
+        (O::NpuSetScaleBase, O::NpuSetScaleLength),
+        (O::NpuSetScale1Base, O::NpuSetScale1Length),
+    ];
+    match scale_streams {
+        Some(streams) => {
+            out.push(cmd(
+                O::NpuSetScaleRegion,
+                &[("region", spec.regions[3] as u64)],
+            ));
+            for (&(base, length), (base_op, length_op)) in streams.iter().zip(scale_commands) {
+                out.push(cmd(base_op, &[("addr", base)]));
+                out.push(cmd(length_op, &[("length", length as u64)]));
+            }
+        }
         None => out.push(cmd(
             O::NpuSetOfmScale,
             &[
@@ -1227,6 +1319,16 @@ fn clip_range(spec: &ConvSpec) -> ActivationClipRange {
 pub fn random_job(seed: u64, index: u64) -> ConvJob {
     let mut rng = StdRng::seed_from_u64(seed ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15));
     let spec = ConvSpec::random(&mut rng);
+    spec.build(&mut rng)
+        .unwrap_or_else(|e| panic!("the generator made an invalid spec ({e}): {spec:?}"))
+}
+
+/// As [`random_job`], a convolution in parallel mode on u65-512
+/// ([`ConvSpec::random_parallel`]).
+pub fn random_parallel_job(seed: u64, index: u64) -> ConvJob {
+    let mut rng =
+        StdRng::seed_from_u64(seed ^ 0x7061_7261 ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let spec = ConvSpec::random_parallel(&mut rng);
     spec.build(&mut rng)
         .unwrap_or_else(|e| panic!("the generator made an invalid spec ({e}): {spec:?}"))
 }

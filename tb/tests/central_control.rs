@@ -164,6 +164,23 @@ fn pooling_and_elementwise_are_refused_until_the_datapath_runs_them() {
     }
 }
 
+/// u65-512 runs parallel-mode convolutions time-multiplexed on one MAC
+/// array (`tb/tests/datapath_jobs.rs`), not depthwise ones (TRM 4.7.5.1):
+/// those stop the stream visibly, QREAD at the operation.
+#[test]
+fn depthwise_in_parallel_mode_is_refused_on_u65_512() {
+    let stream = encode(&[
+        Command::cmd0(Opcode::NpuSetParallelMode, 1),
+        Command::cmd0(Opcode::NpuOpDepthwise, 0),
+        Command::cmd0(Opcode::NpuOpStop, 0),
+    ]);
+    let mut tb = NpuTb::new("u65-512").unwrap();
+    let state = fault(run(&mut tb, &stream));
+    assert_eq!(field(state.status, "cmd_parse_error"), 1, "{state}");
+    assert_eq!(field(state.status, "state"), 0, "{state}");
+    assert_eq!(state.qread, 4, "QREAD stays at the operation: {state}");
+}
+
 #[test]
 fn a_qsize_that_is_not_a_multiple_of_4_is_a_parse_error_before_any_fetch() {
     let mut tb = bench();

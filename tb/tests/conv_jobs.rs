@@ -14,7 +14,9 @@ use npu_spec::command::{
     AccFormat, KernelDecomposition, Layout, OfmScaleMode, Opcode, RoundMode, UpscaleMode,
     WeightOrder,
 };
-use npu_tb::conv_jobs::{golden_run, random_job, save, ConvJob, ConvKind, ConvSpec, Tiles};
+use npu_tb::conv_jobs::{
+    golden_run, random_job, random_parallel_job, save, ConvJob, ConvKind, ConvSpec, Tiles,
+};
 use npu_tb::seed::seed;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -250,8 +252,12 @@ fn random_jobs_run_on_the_golden_model_as_a_direct_convolution() {
     let seed = seed();
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     let (mut values, mut unsaturated) = (0usize, 0usize);
-    for index in 0..JOBS {
-        let cj = random_job(seed, index);
+    // A fifth as many in parallel mode on u65-512 (two weight and scale
+    // streams).
+    let jobs = (0..JOBS)
+        .map(|index| (index, random_job(seed, index)))
+        .chain((0..JOBS / 5).map(|index| (index, random_parallel_job(seed, index))));
+    for (index, cj) in jobs {
         let what = format!("job {index} of seed {seed}: {}", cj.spec.describe());
         let run = golden_run(&cj.job).unwrap_or_else(|e| panic!("{what}: {e}"));
         check_memory(&cj);

@@ -1,7 +1,7 @@
 //! The convolution datapath end to end: every Vela-made fixture job whose
 //! kernel operations the RTL runs (NPU_OP_CONV and NPU_OP_DEPTHWISE, which
 //! include fully connected layers, with no activation function beyond the
-//! clamp; the configurations whose datapath exists) runs on the RTL and on
+//! clamp; on u65-512 in parallel mode convolutions only) runs on the RTL and on
 //! the golden model, and the two agree on memory, the shared buffer outside
 //! the operations' working buffers, STATUS, QREAD and IRQ. The fixtures'
 //! expected outputs are the TFLite interpreter's, so the RTL is checked
@@ -30,22 +30,34 @@ const UNDER_RANDOM_MEMORY: [&str; 5] = [
     "conv_3x3_i8_pkf",
 ];
 
+/// The u65-512 fixtures in parallel mode (TRM 4.7.5.1) that must run.
+const PARALLEL_MODE: [&str; 7] = [
+    "conv_1x1_i8_512_df",
+    "conv_3x3_i16_512",
+    "conv_3x3_i8_512",
+    "conv_3x3_i8_large_512",
+    "conv_3x3_s2_u8_512",
+    "conv_5x5_i8_512_split4",
+    "tconv_4x4_same_i8_512",
+];
+
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../model/tests/fixtures/jobs")
 }
 
 /// Why the RTL cannot run `job` yet, or `None`.
 fn not_yet(job: &Job) -> Option<String> {
-    if job.config.cores != 1 {
-        return Some(format!("{}: two cores", job.config.name));
-    }
     let commands = match decode(&job.command_stream) {
         Ok(c) => c,
         Err(e) => return Some(format!("stream does not decode: {e}")),
     };
-    let mut kernels = 0;
+    let (mut kernels, mut parallel) = (0, false);
     for c in &commands {
         match c.op {
+            Opcode::NpuSetParallelMode => parallel = c.param != 0,
+            Opcode::NpuOpDepthwise if parallel => {
+                return Some("depthwise in parallel mode (refused)".into())
+            }
             Opcode::NpuOpConv | Opcode::NpuOpDepthwise => kernels += 1,
             Opcode::NpuOpPool | Opcode::NpuOpElementwise => {
                 return Some(format!("{} (issue 13)", c.op.name()))
@@ -109,6 +121,12 @@ fn every_convolution_fixture_runs_bit_exact_on_the_rtl() {
         failed.join("\n")
     );
     assert!(!ran.is_empty(), "no fixture job ran on the RTL");
+    for name in PARALLEL_MODE {
+        assert!(
+            ran.iter().any(|r| r == name),
+            "{name} (parallel mode) did not run"
+        );
+    }
 }
 
 #[test]

@@ -5,25 +5,46 @@
 //! reordering, at times a bandwidth or outstanding limit, and ACLKEN): each
 //! job runs on the RTL and on the golden model, which must agree on how the
 //! run ends (STATUS, QREAD, IRQ), every region's bytes and the shared
-//! buffer. `CONV_JOBS` sets the number of jobs (default 150). A failing job is
-//! saved as a job folder, with the command that gives its waveform.
+//! buffer. `CONV_JOBS` sets the number of jobs (default 150), and
+//! `CONV_PARALLEL_JOBS` the number of convolutions in parallel mode on
+//! u65-512 (default 20, TRM 4.7.5.1). A failing job is saved as a job
+//! folder, with the command that gives its waveform.
 
-use npu_tb::conv_jobs::{random_job, rtl_agrees_under, save, MemorySystem};
+use npu_tb::conv_jobs::{
+    random_job, random_parallel_job, rtl_agrees_under, save, ConvJob, MemorySystem,
+};
 use npu_tb::seed::seed;
 use std::path::Path;
 
-/// Jobs per run unless `CONV_JOBS` says otherwise.
+/// Jobs per run unless `CONV_JOBS` or `CONV_PARALLEL_JOBS` says otherwise.
 const DEFAULT_JOBS: u64 = 150;
+const DEFAULT_PARALLEL_JOBS: u64 = 20;
+
+fn job_count(variable: &str, default: u64) -> u64 {
+    std::env::var(variable).map_or(default, |s| {
+        s.parse()
+            .unwrap_or_else(|_| panic!("{variable}={s} is not a number"))
+    })
+}
 
 #[test]
 fn random_convolutions_agree_with_the_golden_model() {
+    agree(job_count("CONV_JOBS", DEFAULT_JOBS), random_job);
+}
+
+#[test]
+fn random_parallel_convolutions_agree_with_the_golden_model() {
+    agree(
+        job_count("CONV_PARALLEL_JOBS", DEFAULT_PARALLEL_JOBS),
+        random_parallel_job,
+    );
+}
+
+/// Runs `count` jobs `make(seed, index)` on the RTL and the golden model.
+fn agree(count: u64, make: fn(u64, u64) -> ConvJob) {
     let seed = seed();
-    let count = std::env::var("CONV_JOBS").map_or(DEFAULT_JOBS, |s| {
-        s.parse()
-            .unwrap_or_else(|_| panic!("CONV_JOBS={s} is not a number"))
-    });
     for index in 0..count {
-        let cj = random_job(seed, index);
+        let cj = make(seed, index);
         let memory = MemorySystem::for_job(seed, index);
         if let Err(e) = rtl_agrees_under(&cj.job, &memory) {
             let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("conv-{seed}-{index}"));

@@ -2,9 +2,11 @@
 //! on its own bench: random OFM views (tile splits, bases, strides, NHWC
 //! and NHCWB16, 8-, 16- and 32-bit elements) and random results (positions
 //! in every tile, channel groups of 8, lane prefixes, values in the OFM
-//! type's range) under random back-pressure; every write's offset compared
-//! with `npu_model::tensor::FeatureMap::offset` and its bytes with
-//! `DType::store` of each lane. Then the throughput: one write a cycle.
+//! type's range; a third of them `spread`, a parallel-mode core's every
+//! other channel, TRM 4.7.5.1) under random back-pressure; every byte the
+//! writes store (within `count` and `mask`) compared, address and value,
+//! with `npu_model::tensor::FeatureMap::offset` and `DType::store` of each
+//! lane's channel. Then the throughput: one write a cycle.
 
 use npu_hw::central_control::OfmView;
 use npu_hw::dma::OfmWrite;
@@ -106,14 +108,22 @@ impl Ofm {
         words::<{ <OfmView as Synth>::BITS }>(view.into())
     }
 
-    /// A random result and the write it must make (offset, bytes).
-    fn random_result(&self, rng: &mut StdRng) -> (Vec<u32>, u64, Vec<u8>) {
+    /// A random result (its lanes every other channel when `spread`) and
+    /// the bytes it must store: (offset, value) in address order.
+    fn random_result(&self, rng: &mut StdRng, spread: bool) -> Expected {
         let (y, x) = (rng.gen_range(0..self.height), rng.gen_range(0..self.width));
-        let c = rng.gen_range(0..self.depth / 8) * 8;
-        let n = if rng.gen_bool(0.5) {
+        let mut n = if rng.gen_bool(0.5) {
             8
         } else {
             rng.gen_range(1..=8)
+        };
+        // Spread: c is 16k + core, and its lanes stay inside the OFM.
+        let (c, step) = if spread {
+            let c = rng.gen_range(0..self.depth.div_ceil(16)) * 16 + rng.gen_range(0..2);
+            n = n.min((self.depth - 1 - c) / 2 + 1);
+            (c, 2)
+        } else {
+            (rng.gen_range(0..self.depth / 8) * 8, 1)
         };
         let t = self.map.dtype;
         let mut result = OfmResult {
@@ -121,9 +131,10 @@ impl Ofm {
             x: Bits::<16>::from(x as u64),
             c: Bits::<16>::from(c as u64),
             lanes: Bits::<8>::from((1u64 << n) - 1),
+            spread,
             ..Default::default()
         };
-        let mut bytes = vec![0u8; n * t.bytes()];
+        let mut stored = Vec::new();
         for i in 0..8 {
             let v = match rng.gen_range(0..4) {
                 0 => t.min(),
@@ -134,14 +145,15 @@ impl Ofm {
                 .values
                 .set_bits::<32>(32 * i, (v as u64 & 0xffff_ffff).into());
             if i < n {
-                t.store(v, &mut bytes[i * t.bytes()..]);
+                let mut bytes = vec![0u8; t.bytes()];
+                t.store(v, &mut bytes);
+                let offset = self.map.offset(y, x, c + step * i) as u64;
+                stored.extend((0..).zip(bytes).map(|(k, b)| (offset + k, b)));
             }
         }
-        let offset = self.map.offset(y, x, c) as u64;
         (
             words::<{ <OfmResult as Synth>::BITS }>(result.into()),
-            offset,
-            bytes,
+            stored,
         )
     }
 }
@@ -159,41 +171,55 @@ fn bench(seed: u64) -> (BlockTb, npu_tb::verilator::PortId) {
     (tb, view)
 }
 
-/// Runs `results` through; checks every write; returns the cycles.
-fn run(tb: &mut BlockTb, ofm: &Ofm, results: &[(Vec<u32>, u64, Vec<u8>)], what: &str) -> u64 {
+/// A result's words and the bytes it must store: (offset, value).
+type Expected = (Vec<u32>, Vec<(u64, u8)>);
+
+/// The bytes a write stores (within `count` and `mask`): (offset, value).
+fn stored_bytes(beat: &[u32]) -> Vec<(u64, u8)> {
+    let w = OfmWrite::default();
+    let offset = field(beat, w.get_my_offset_offset(), 40);
+    let count = field(beat, w.get_my_offset_count(), 6) as usize;
+    (0..count.min(32))
+        .filter(|&i| field(beat, w.get_my_offset_mask() + i, 1) == 1)
+        .map(|i| {
+            let byte = field(beat, w.get_my_offset_data() + 8 * i, 8) as u8;
+            ((offset + i as u64) & ((1 << 40) - 1), byte)
+        })
+        .collect()
+}
+
+/// Runs `results` through; checks every byte written; returns the cycles.
+fn run(tb: &mut BlockTb, ofm: &Ofm, results: &[Expected], what: &str) -> u64 {
     let start = tb.model.cycle();
     tb.sources[0]
         .queue
         .extend(results.iter().map(|r| r.0.clone()));
+    let want: Vec<(u64, u8)> = results
+        .iter()
+        .flat_map(|r| r.1.iter().map(|&(o, b)| ((o & ((1 << 40) - 1)), b)))
+        .collect();
+    let mut got = Vec::new();
     for _ in 0..100 + 100 * results.len() {
-        if tb.sinks[0].beats.len() >= results.len() {
+        for beat in std::mem::take(&mut tb.sinks[0].beats) {
+            let region = field(&beat, OfmWrite::default().get_my_offset_region(), 3);
+            if region != ofm.map.region as u64 {
+                tb.fail(&format!("a write to region {region}; {what}"));
+            }
+            got.extend(stored_bytes(&beat));
+        }
+        if got.len() >= want.len() {
             break;
         }
         tb.tick();
     }
     let cycles = tb.model.cycle() - start;
-    let beats: Vec<Vec<u32>> = tb.sinks[0].beats.drain(..).collect();
-    if beats.len() != results.len() {
+    if let Some(n) = (0..got.len().max(want.len())).find(|&n| got.get(n) != want.get(n)) {
         tb.fail(&format!(
-            "{} writes for {} results; {what}",
-            beats.len(),
-            results.len()
+            "byte {n} of {}: stored {:x?}, want {:x?}; {what}",
+            want.len(),
+            got.get(n),
+            want.get(n)
         ));
-    }
-    let w = OfmWrite::default();
-    for (n, (beat, (_, offset, bytes))) in beats.iter().zip(results).enumerate() {
-        let got_offset = field(beat, w.get_my_offset_offset(), 40);
-        let count = field(beat, w.get_my_offset_count(), 6) as usize;
-        let region = field(beat, w.get_my_offset_region(), 3);
-        let got: Vec<u8> = (0..count.min(32))
-            .map(|i| field(beat, w.get_my_offset_data() + 8 * i, 8) as u8)
-            .collect();
-        if got_offset != *offset || got != *bytes || region != ofm.map.region as u64 {
-            tb.fail(&format!(
-                "write {n}: region {region} offset {got_offset:#x} bytes {got:02x?}, want \
-                 offset {offset:#x} bytes {bytes:02x?}; {what}"
-            ));
-        }
     }
     cycles
 }
@@ -213,14 +239,15 @@ fn writes_match_feature_map_offset_and_store() {
         } else {
             rng.gen_range(0.2..=1.0)
         };
+        let spread = rng.gen_bool(0.3);
         let results: Vec<_> = (0..rng.gen_range(1..30))
-            .map(|_| ofm.random_result(&mut rng))
+            .map(|_| ofm.random_result(&mut rng, spread))
             .collect();
         run(
             &mut tb,
             &ofm,
             &results,
-            &format!("operation {op}, {:?}", ofm.map),
+            &format!("operation {op}, spread {spread}, {:?}", ofm.map),
         );
         checked += results.len();
     }
@@ -234,7 +261,9 @@ fn one_write_a_cycle() {
     let (mut tb, view) = bench(rng.gen());
     let ofm = Ofm::random(&mut rng);
     tb.model.set_wide(view, &ofm.view());
-    let results: Vec<_> = (0..500).map(|_| ofm.random_result(&mut rng)).collect();
+    let results: Vec<_> = (0..500)
+        .map(|_| ofm.random_result(&mut rng, false))
+        .collect();
     let cycles = run(&mut tb, &ofm, &results, "throughput");
     println!("500 writes in {cycles} cycles");
     assert!(cycles <= 502, "500 writes took {cycles} cycles");

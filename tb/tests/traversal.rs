@@ -2,7 +2,8 @@
 //! TRM 4.9) on its own bench: random convolutions (both weight orders,
 //! depthwise, 8- and 16-bit IFMs, kernels up to 9x9 with both
 //! decompositions, strides, dilation, padding, upscaling, partial blocks,
-//! a quarter of them one-row OFMs with 1x4 microblocks);
+//! a quarter of them one-row OFMs with 1x4 microblocks, some in parallel
+//! mode, TRM 4.7.5.1, with each core's channels and weight stream);
 //! every IFM block job, MAC beat and readout compared field by field with
 //! `npu_model::schedule`, whose traversal is checked against a direct
 //! convolution. The IFM fetch and the MAC unit are played by the bench:
@@ -48,6 +49,7 @@ fn hardware_shape(s: &ConvShape) -> TraversalShape {
         block_height: b(s.block_height),
         block_width: b(s.block_width),
         block_depth: b(s.block_depth),
+        parallel: s.parallel,
     }
 }
 
@@ -55,6 +57,8 @@ fn hardware_shape(s: &ConvShape) -> TraversalShape {
 #[derive(Debug, PartialEq)]
 struct Job {
     ofm: [u64; 6],
+    core: u64,
+    last_depth: bool,
     rect: [u64; 6],
     sub: [u64; 4],
     first: bool,
@@ -74,6 +78,8 @@ fn job_from_words(w: &[u32]) -> (Job, bool) {
             f(j.get_my_offset_ofm_width()),
             f(j.get_my_offset_ofm_depth()),
         ],
+        core: field(w, j.get_my_offset_core(), 1),
+        last_depth: bit(j.get_my_offset_last_depth()),
         rect: [
             f(j.get_my_offset_y0()),
             f(j.get_my_offset_x0()),
@@ -94,7 +100,7 @@ fn job_from_words(w: &[u32]) -> (Job, bool) {
     (job, bit(j.get_my_offset_ib_half()))
 }
 
-fn expected_job(op: &schedule::IfmBlockOp) -> Job {
+fn expected_job(shape: &ConvShape, op: &schedule::IfmBlockOp) -> Job {
     let u = |v: usize| v as u64;
     Job {
         ofm: [
@@ -106,6 +112,8 @@ fn expected_job(op: &schedule::IfmBlockOp) -> Job {
             op.ofm.depth,
         ]
         .map(u),
+        core: op.ofm.core as u64,
+        last_depth: op.ofm.z + op.ofm.depth == shape.core_depth(op.ofm.core),
         rect: [
             op.rect.y0,
             op.rect.x0,
@@ -156,6 +164,7 @@ fn readout_from_words(w: &[u32]) -> schedule::Readout {
         oy: f(r.get_my_offset_oy()),
         ox: f(r.get_my_offset_ox()),
         oz: f(r.get_my_offset_oz()),
+        core: field(w, r.get_my_offset_core(), 1) as usize,
         positions: field(w, r.get_my_offset_positions(), 4) as u8,
         channels: field(w, r.get_my_offset_channels(), 4) as usize,
         group_end: field(w, r.get_my_offset_group_end(), 1) == 1,
@@ -220,12 +229,13 @@ fn every_job_beat_and_readout_matches_the_schedule() {
         readouts,
     } = Bench::new(rng.gen(), [0.7, 0.6, 0.9, 0.8]);
 
-    let (mut total_beats, mut total_cycles, mut one_row) = (0, 0, 0);
+    let (mut total_beats, mut total_cycles, mut one_row, mut parallel) = (0, 0, 0, 0);
     // Accumulator halves and IFM buffers alternate across operations too.
     let (mut ab_half, mut expected_half) = (0, false);
     for case in 0..60 {
-        let shape = ConvShape::random(&mut rng);
+        let shape = ConvShape::random_parallel(&mut rng);
         one_row += usize::from(shape.microblock() == (1, 4));
+        parallel += usize::from(shape.parallel);
         let what = format!("case {case} (seed {seed}): {shape:?}");
         let ops = shape.block_ops();
         let want_beats = shape.beats(ab_half);
@@ -258,7 +268,7 @@ fn every_job_beat_and_readout_matches_the_schedule() {
                 let Some(op) = ops.get(n_jobs) else {
                     tb.fail(&format!("a job beyond the {} of {what}", ops.len()));
                 };
-                assert_eq!(job, expected_job(op), "job {n_jobs} of {what}");
+                assert_eq!(job, expected_job(&shape, op), "job {n_jobs} of {what}");
                 assert_eq!(half, expected_half, "IB half of job {n_jobs} of {what}");
                 expected_half = !expected_half;
                 n_jobs += 1;
@@ -331,7 +341,11 @@ fn every_job_beat_and_readout_matches_the_schedule() {
     }
     println!(
         "{total_beats} beats in {total_cycles} cycles under back-pressure, {one_row} of 60 \
-         operations one-row (1x4 microblocks)"
+         operations one-row (1x4 microblocks), {parallel} in parallel mode"
+    );
+    assert!(
+        (2..=30).contains(&parallel),
+        "parallel mode (seed {seed}): {parallel} of 60"
     );
     assert!(
         (3..=57).contains(&one_row),
@@ -408,6 +422,7 @@ fn beats_flow_one_a_cycle() {
         block_height: 4,
         block_width: 4,
         block_depth: 16,
+        parallel: false,
     };
     // Its CONV1D counterpart: a 1x3 kernel over a 1x64 OFM in 2x16x16
     // blocks (Vela's block heights are even), 1x4 microblocks.

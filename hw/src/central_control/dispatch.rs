@@ -31,4 +31,6 @@ pub struct KernelKinds {
     pub depthwise: Bit,
     pub pool: Bit,
     pub elementwise: Bit,
+    /// NPU_OP_DEPTHWISE with NPU_SET_PARALLEL_MODE 1 (TRM 4.7.5.1).
+    pub depthwise_parallel: Bit,
 }

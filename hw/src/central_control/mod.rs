@@ -15,8 +15,9 @@
 //!   the kernel units' operation state into the kernel queue for the
 //!   datapath ([`KernelOperation`]; blocks while the queue is full), and
 //!   parsing goes on (TRM 4.6.1). A kind the datapath does not run
-//!   (`kernels_run`) is refused: the NPU stops with STATUS.cmd_parse_error
-//!   and IRQ raised, QREAD at the operation. NPU_OP_KERNEL_WAIT n waits
+//!   (`kernels_run`; depthwise in parallel mode is a kind of its own) is
+//!   refused: the NPU stops with STATUS.cmd_parse_error and IRQ raised,
+//!   QREAD at the operation. NPU_OP_KERNEL_WAIT n waits
 //!   until n or fewer operations are queued or running;
 //! - NPU_OP_STOP and NPU_OP_IRQ: once every DMA descriptor and kernel
 //!   operation has completed, OR the mask into STATUS.irq_history_mask and
@@ -186,6 +187,8 @@ pub struct CentralControl {
     kernel_op: Signal<Local, Bit>,
     /// The datapath runs the kind of the decoded kernel operation.
     kernel_supported: Signal<Local, Bit>,
+    kernel_view: Signal<Local, KernelView>,
+    parallel_mode: Signal<Local, Bit>,
     /// Kernel operations queued or running.
     kernels_outstanding: Signal<Local, Bits<3>>,
     op_code: Signal<Local, Bits<10>>,
@@ -315,6 +318,8 @@ impl Default for CentralControl {
             first_format: Default::default(),
             kernel_op: Default::default(),
             kernel_supported: Default::default(),
+            kernel_view: Default::default(),
+            parallel_mode: Default::default(),
             kernels_outstanding: Default::default(),
             op_code: Default::default(),
             op_param: Default::default(),
@@ -462,9 +467,16 @@ impl Logic for CentralControl {
             | (self.key.val() == self.depthwise_key.val())
             | (self.key.val() == self.pool_key.val())
             | (self.key.val() == self.elementwise_key.val());
+        self.kernel_view.next = self.operation.val().kernel;
+        self.parallel_mode.next = self.kernel_view.val().parallel_mode != 0;
         self.kernel_supported.next = ((self.key.val() == self.conv_key.val())
             & self.kernels_run.val().conv)
-            | ((self.key.val() == self.depthwise_key.val()) & self.kernels_run.val().depthwise)
+            | ((self.key.val() == self.depthwise_key.val())
+                & !self.parallel_mode.val()
+                & self.kernels_run.val().depthwise)
+            | ((self.key.val() == self.depthwise_key.val())
+                & self.parallel_mode.val()
+                & self.kernels_run.val().depthwise_parallel)
             | ((self.key.val() == self.pool_key.val()) & self.kernels_run.val().pool)
             | ((self.key.val() == self.elementwise_key.val()) & self.kernels_run.val().elementwise);
 

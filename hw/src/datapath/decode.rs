@@ -175,6 +175,7 @@ impl Logic for OperationDecoder {
         self.shape.next.pad_left = bit_cast::<16, 7>(self.ifm.val().pad_left);
         self.shape.next.upscale = self.ifm.val().upscale != 0;
         self.shape.next.depthwise = self.code.val() == self.depthwise_code.val();
+        self.shape.next.parallel = self.kernel.val().parallel_mode != 0;
 
         // The IFM the kernel windows read (the golden model's `ifm_extent`):
         // (OFM - 1) * stride + dilated kernel - padding.

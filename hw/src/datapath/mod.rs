@@ -10,16 +10,28 @@
 //! this one is written and answered (TRM 4.6.1 lets them overlap; BLOCKDEP
 //! is then always met).
 //!
+//! Parallel mode (NPU_SET_PARALLEL_MODE 1 on u65-512, TRM 4.7.5.1) is
+//! time-multiplexed on the one MAC array: per spatial OFM block the
+//! traversal runs core 0's channels (0, 2, 4, ...) then core 1's (1, 3,
+//! ...), each core's jobs reading its own weight stream (WEIGHT or
+//! WEIGHT1 base and length) and scale/bias stream (SCALE or SCALE1 base, at
+//! the core-local channel), and its results going to OFM channels
+//! 2 * local + core (one masked write per position, `OfmResult::spread`).
+//! So u65-512 runs at u65-256's MAC rate until a second MAC array exists;
+//! the PMU's MAC, AO and WD events (core 0's) count the work of both
+//! cores' passes. Depthwise in parallel mode is refused
+//! (`KernelKinds::depthwise_parallel`).
+//!
 //! Streams per operation:
 //! - IFM blocks: each traversal job goes to the IFM fetch (its copies to
 //!   the DMA's IFM channel) and waits in `fetched` until the DMA reports its
 //!   last copy in the shared buffer; then the traversal walks its beats.
 //! - Weights: every spatial OFM block reads the whole weight stream again
-//!   (its z slices in order, as the traversal consumes them), decoded and
-//!   regrouped into MAC weight groups; a group is used by the beats up to
-//!   one marked `group_end`. The DMA reads the next stream ahead; the
-//!   decoder starts it once this one's last group is used and nothing of it
-//!   is left.
+//!   (per core in parallel mode; its z slices in order, as the traversal
+//!   consumes them), decoded and regrouped into MAC weight groups; a group
+//!   is used by the beats up to one marked `group_end`. The DMA reads the
+//!   next stream ahead; the decoder starts it once this one's last group is
+//!   used and nothing of it is left.
 //! - Faults: a weight stream the decoder rejects, one that does not hold
 //!   whole MAC groups, or one with fewer or more groups than the beats use
 //!   (the golden model's count check) stops the operation: `fault` rises
@@ -79,7 +91,9 @@ pub enum WeightStream {
 
 /// What the datapath tells the PMU each cycle (TRM table 4-79, first core).
 /// The TRM defines each event as "valid blk_cmd (ofd_cmd) and not stalled";
-/// here a unit is active in a cycle in which it takes a beat of work.
+/// here a unit is active in a cycle in which it takes a beat of work. In
+/// parallel mode both cores' passes run on the one MAC array, so core 0's
+/// events count the work of both (the second core's count nothing).
 #[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
 pub struct DatapathEvents {
     /// MAC: ACTIVE, "MAC is doing block traversal": the MAC unit takes an
@@ -140,6 +154,8 @@ pub struct Datapath {
     pub events: Signal<Out, DatapathEvents>,
 
     kinds: Constant<KernelKinds>,
+    /// The configuration has two cores: NPU_SET_PARALLEL_MODE applies.
+    two_cores: Constant<Bit>,
     decoder: OperationDecoder,
     traversal: Traversal,
     ifm_fetch: IfmFetch,
@@ -184,6 +200,11 @@ pub struct Datapath {
     word: Signal<Local, Readout>,
     element_shift: Signal<Local, Bits<8>>,
     ib_half_kb: Signal<Local, Bits<16>>,
+    parallel: Signal<Local, Bit>,
+    /// The scale/bias stream of the job's core.
+    scale_base: Signal<Local, Bits<48>>,
+    /// The readout word's first OFM channel.
+    word_channel: Signal<Local, Bits<16>>,
     new_spatial_block: Signal<Local, Bit>,
     per_channel: Signal<Local, Bit>,
     tee_ready: Signal<Local, Bit>,
@@ -209,9 +230,6 @@ pub struct Datapath {
 
 impl Datapath {
     pub fn new(config: &NpuConfig) -> Self {
-        // Convolution and depthwise on one core; the u65-512's two cores
-        // (TRM 4.7.5.1) are not there yet, so it refuses them visibly.
-        let one_core = config.cores == 1;
         Self {
             clock: Default::default(),
             rst_n: Default::default(),
@@ -235,11 +253,13 @@ impl Datapath {
             fault_offset: Default::default(),
             events: Default::default(),
             kinds: Constant::new(KernelKinds {
-                conv: one_core,
-                depthwise: one_core,
+                conv: true,
+                depthwise: true,
                 pool: false,
                 elementwise: false,
+                depthwise_parallel: false,
             }),
+            two_cores: Constant::new(config.cores == 2),
             decoder: Default::default(),
             traversal: Default::default(),
             ifm_fetch: Default::default(),
@@ -277,6 +297,9 @@ impl Datapath {
             word: Default::default(),
             element_shift: Default::default(),
             ib_half_kb: Default::default(),
+            parallel: Default::default(),
+            scale_base: Default::default(),
+            word_channel: Default::default(),
             new_spatial_block: Default::default(),
             per_channel: Default::default(),
             tee_ready: Default::default(),
@@ -371,14 +394,18 @@ impl Logic for Datapath {
         }
         self.starting.d.next = self.operations.valid.val() & !self.active.q.val();
         self.decoder.operation.next = self.operation.q.val();
+        // Parallel mode only where there are two cores (the golden model
+        // forbids it elsewhere).
+        self.parallel.next = self.decoder.shape.val().parallel & self.two_cores.val();
         self.traversal.shape.next = self.decoder.shape.val();
+        self.traversal.shape.next.parallel = self.parallel.val();
         self.traversal.start.next = self.starting.q.val();
         self.per_channel.next = !self.decoder.output_settings.val().global_scale;
 
         // ---- IFM blocks: to the fetch, the weight and scale streams ----
         self.job.next = self.traversal.ifm_blocks.data.val();
         // A spatial OFM block starts the weight stream again (TRM 4.7.5:
-        // its OFM depth slices in order).
+        // its OFM depth slices in order), each core's in parallel mode.
         self.new_spatial_block.next = self.job.val().first & (self.job.val().ofm_z == 0);
         // The fetch takes a job with its last copy, so it sees the job
         // while the queues beside it have room (which only a taken job
@@ -403,14 +430,23 @@ impl Logic for Datapath {
         self.weight_streams.tail.data.next.offset =
             bit_cast::<40, 48>(self.decoder.weights_view.val().weight_base);
         self.weight_streams.tail.data.next.length = self.decoder.weights_view.val().weight_length;
+        if self.job.val().core {
+            self.weight_streams.tail.data.next.offset =
+                bit_cast::<40, 48>(self.decoder.weights_view.val().weight1_base);
+            self.weight_streams.tail.data.next.length =
+                self.decoder.weights_view.val().weight1_length;
+        }
         // Scale/bias: the block's channels, 10 bytes each.
         self.scale_streams.tail.valid.next =
             self.job_taken.val() & self.job.val().first & self.per_channel.val();
         self.scale_streams.tail.data.next.region = self.decoder.weights_view.val().scale_region;
-        self.scale_streams.tail.data.next.offset =
-            bit_cast::<40, 48>(self.decoder.weights_view.val().scale_base)
-                + (bit_cast::<40, 16>(self.job.val().ofm_z) << 3)
-                + (bit_cast::<40, 16>(self.job.val().ofm_z) << 1);
+        self.scale_base.next = self.decoder.weights_view.val().scale_base;
+        if self.job.val().core {
+            self.scale_base.next = self.decoder.weights_view.val().scale1_base;
+        }
+        self.scale_streams.tail.data.next.offset = bit_cast::<40, 48>(self.scale_base.val())
+            + (bit_cast::<40, 16>(self.job.val().ofm_z) << 3)
+            + (bit_cast::<40, 16>(self.job.val().ofm_z) << 1);
         self.scale_streams.tail.data.next.length = (bit_cast::<32, 16>(self.job.val().ofm_depth)
             << 3)
             + (bit_cast::<32, 16>(self.job.val().ofm_depth) << 1);
@@ -489,9 +525,7 @@ impl Logic for Datapath {
         self.beat_tags.tail.data.next.group_end = self.beat.val().group_end;
         self.beat_tags.tail.data.next.job_end = self.beat.val().job_end;
         self.beat_tags.tail.data.next.slice_end = self.beat.val().slice_end;
-        self.last_depth_block.next = (self.traversal.current.val().ofm_z
-            + self.traversal.current.val().ofm_depth)
-            == self.decoder.shape.val().ofm_depth;
+        self.last_depth_block.next = self.traversal.current.val().last_depth;
         self.beat_tags.tail.data.next.stream_end =
             self.beat.val().block_end & self.last_depth_block.val();
 
@@ -681,7 +715,15 @@ impl Logic for Datapath {
             self.output_tags.tail.data.next.x =
                 self.word.val().ox + bit_cast::<16, 2>(self.position.q.val());
         }
-        self.output_tags.tail.data.next.c = self.word.val().oz;
+        // Parallel mode: local channel oz of core k is OFM channel 2oz + k.
+        self.word_channel.next = self.word.val().oz;
+        if self.parallel.val() {
+            self.word_channel.next = self.word.val().oz << 1;
+            if self.word.val().core {
+                self.word_channel.next = (self.word.val().oz << 1) | 1;
+            }
+        }
+        self.output_tags.tail.data.next.c = self.word_channel.val();
         self.word_done.next = self.stage_fire.val() & self.last_position.val();
         if self.stage_fire.val() {
             self.position.d.next = self.position.q.val() + 1;
@@ -703,6 +745,7 @@ impl Logic for Datapath {
         self.ofm_writer.results.data.next.y = self.output_tags.head.data.val().y;
         self.ofm_writer.results.data.next.x = self.output_tags.head.data.val().x;
         self.ofm_writer.results.data.next.c = self.output_tags.head.data.val().c;
+        self.ofm_writer.results.data.next.spread = self.parallel.val();
         self.output_unit.results.ready.next =
             self.ofm_writer.results.ready.val() & self.output_tags.head.valid.val();
         self.output_tags.head.ready.next =

@@ -1,6 +1,8 @@
 //! The OFM channel (TRM 3.3.3): writes the output unit's bytes to memory
 //! through AXI M0. Each [`OfmWrite`] (up to 32 contiguous bytes) becomes one
-//! single-beat burst per 16-byte line it touches, with byte strobes; an
+//! single-beat burst per 16-byte line it touches, with byte strobes (its
+//! count and its byte mask: a line the mask leaves empty at the write's end
+//! is not written); an
 //! address and its data are offered together, so lines go out at one a
 //! cycle while the port accepts them, with as many writes outstanding as
 //! the region's AXI_LIMITn allows.
@@ -126,8 +128,9 @@ impl Logic for OfmChannel {
         // the i-th 16-byte line from the write's first address.
         self.address.next = self.region_lookup.base.val() + self.writes.data.val().offset;
         self.lane.next = self.address.val().get_bits::<4>(0);
-        self.count_mask.next =
-            (bits::<48>(1) << bit_cast::<48, 6>(self.writes.data.val().count)) - 1;
+        self.count_mask.next = ((bits::<48>(1) << bit_cast::<48, 6>(self.writes.data.val().count))
+            - 1)
+            & bit_cast::<48, 32>(self.writes.data.val().mask);
         self.window.next = 0.into();
         self.strobes.next = 0.into();
         for l in 0..16 {

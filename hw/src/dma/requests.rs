@@ -33,11 +33,14 @@ pub struct StreamRead {
 }
 
 /// An OFM write (the OFM channel): `count` (1 to 32) contiguous bytes from
-/// `offset`, byte i in bits 8i+7..8i of `data`.
+/// `offset`, byte i in bits 8i+7..8i of `data`, of which only those whose
+/// bit i of `mask` is set are written (the others keep memory's bytes: a
+/// parallel-mode core writes every other OFM channel).
 #[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
 pub struct OfmWrite {
     pub region: Bits<3>,
     pub offset: Bits<40>,
     pub data: Bits<256>,
     pub count: Bits<6>,
+    pub mask: Bits<32>,
 }

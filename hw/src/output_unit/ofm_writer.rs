@@ -9,11 +9,17 @@
 //! # Ports
 //!
 //! - `results` (a [`StreamIn`] of [`OfmResult`]s): `c` is a multiple of 8,
-//!   so the channels of an NHCWB16 write stay in one 16-channel group.
-//!   `ready` depends on `writes.ready`, never on `valid`.
+//!   so the channels of an NHCWB16 write stay in one 16-channel group; with
+//!   `spread` (a parallel-mode core's channels, TRM 4.7.5.1) lane i is
+//!   channel c + 2i and `c` is 16n + core, the same group.
+//!   `ready` depends on `writes.ready` and on the result's lanes, never on
+//!   `valid`.
 //! - `view` ([`OfmView`]): held while the operation's results are offered.
 //! - `writes` (a [`StreamOut`] of [`OfmWrite`]s): `count` = lanes * e bytes
-//!   from `offset`; the bytes of `data` past `count` are unspecified.
+//!   from `offset`, every byte in `mask`; the bytes of `data` past `count`
+//!   are unspecified. A `spread` result is one write from channel c to its
+//!   last lane's channel, `mask` selecting its lanes' bytes; at 32 bits two
+//!   writes (lanes 0-3, then 4-7) when it has more than 4 lanes.
 //!
 //! Offsets are computed modulo 2^40 (the region offset width), with two
 //! 16 x 40-bit multipliers ([`Multiply16x40`]): exact for any stride whose
@@ -21,7 +27,8 @@
 //!
 //! # Throughput
 //!
-//! One write a cycle, one register stage after the result.
+//! One write a cycle, one register stage after the result (a spread 32-bit
+//! result of more than 4 lanes: two cycles).
 
 use crate::central_control::OfmView;
 use crate::dma::OfmWrite;
@@ -31,9 +38,9 @@ use crate::widgets::{Multiply16x40, ResetReg};
 use npu_spec::command::Opcode;
 use rust_hdl::prelude::*;
 
-/// One OFM position's results: lane i (channel c + i) in bits 32i+31..32i,
-/// two's complement, already saturated to the OFM type; `lanes` a
-/// contiguous prefix of lanes (channels c..c+n).
+/// One OFM position's results: lane i (channel c + i, or c + 2i when
+/// `spread`) in bits 32i+31..32i, two's complement, already saturated to
+/// the OFM type; `lanes` a contiguous prefix of lanes.
 #[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
 pub struct OfmResult {
     pub values: Bits<256>,
@@ -41,6 +48,7 @@ pub struct OfmResult {
     pub y: Bits<16>,
     pub x: Bits<16>,
     pub c: Bits<16>,
+    pub spread: Bit,
 }
 
 #[derive(LogicBlock)]
@@ -57,15 +65,25 @@ pub struct OfmWriter {
     column_product: Multiply16x40,
     full: ResetReg<Bit>,
     write: ResetReg<OfmWrite>,
+    /// The first write of a spread 32-bit result is out: its lanes 4-7 are
+    /// next.
+    upper: ResetReg<Bit>,
     take: Signal<Local, Bit>,
+    /// The result needs two writes.
+    split: Signal<Local, Bit>,
     result: Signal<Local, OfmResult>,
+    /// The lanes of this write (the result's, or its upper four), their
+    /// first channel.
     values: Signal<Local, Bits<256>>,
     lanes: Signal<Local, Bits<8>>,
+    channel: Signal<Local, Bits<16>>,
     precision: Signal<Local, Bits<16>>,
     /// NPU_SET_OFM_PRECISION's activation_precision and activation_format
     /// positions (`npu_spec::command`).
     precision_lsb: Constant<Bits<6>>,
     format_mask: Constant<Bits<16>>,
+    /// The byte mask of a write of contiguous channels.
+    every_byte: Constant<Bits<32>>,
     /// log2 of the element bytes.
     element_shift: Signal<Local, Bits<2>>,
     nhcwb16: Signal<Local, Bit>,
@@ -83,8 +101,16 @@ pub struct OfmWriter {
     lane_on: Signal<Local, Bits<1>>,
     lane_low_8: Signal<Local, Bits<8>>,
     lane_low_16: Signal<Local, Bits<16>>,
+    lane_value: Signal<Local, Bits<32>>,
     packed_8: Signal<Local, Bits<256>>,
     packed_16: Signal<Local, Bits<256>>,
+    /// Spread: lane i at byte 2i * e.
+    spread_8: Signal<Local, Bits<256>>,
+    spread_16: Signal<Local, Bits<256>>,
+    spread_32: Signal<Local, Bits<256>>,
+    mask_8: Signal<Local, Bits<32>>,
+    mask_16: Signal<Local, Bits<32>>,
+    mask_32: Signal<Local, Bits<32>>,
 }
 
 impl Default for OfmWriter {
@@ -100,13 +126,17 @@ impl Default for OfmWriter {
             column_product: Default::default(),
             full: Default::default(),
             write: Default::default(),
+            upper: Default::default(),
             take: Default::default(),
+            split: Default::default(),
             result: Default::default(),
             values: Default::default(),
             lanes: Default::default(),
+            channel: Default::default(),
             precision: Default::default(),
             precision_lsb: command_field_lsb(precision, "activation_precision"),
             format_mask: command_field_mask(precision, "activation_format"),
+            every_byte: Constant::new(0xFFFF_FFFF_u64.into()),
             element_shift: Default::default(),
             nhcwb16: Default::default(),
             width0: Default::default(),
@@ -120,8 +150,15 @@ impl Default for OfmWriter {
             lane_on: Default::default(),
             lane_low_8: Default::default(),
             lane_low_16: Default::default(),
+            lane_value: Default::default(),
             packed_8: Default::default(),
             packed_16: Default::default(),
+            spread_8: Default::default(),
+            spread_16: Default::default(),
+            spread_32: Default::default(),
+            mask_8: Default::default(),
+            mask_16: Default::default(),
+            mask_32: Default::default(),
         }
     }
 }
@@ -129,20 +166,34 @@ impl Default for OfmWriter {
 impl Logic for OfmWriter {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, full, write);
+        dff_setup!(self, clock, full, write, upper);
         self.full.rst_n.next = self.rst_n.val();
         self.write.rst_n.next = self.rst_n.val();
+        self.upper.rst_n.next = self.rst_n.val();
         self.take.next = !self.full.q.val() | self.writes.ready.val();
-        self.results.ready.next = self.take.val();
         self.writes.valid.next = self.full.q.val();
         self.writes.data.next = self.write.q.val();
 
         self.result.next = self.results.data.val();
-        self.values.next = self.result.val().values;
-        self.lanes.next = self.result.val().lanes;
         self.precision.next = self.view.val().precision;
         self.element_shift.next =
             bit_cast::<2, 16>(self.precision.val() >> self.precision_lsb.val());
+        // A spread 32-bit result spans up to 60 bytes: lanes 0-3, then 4-7.
+        self.split.next = self.result.val().spread
+            & (self.element_shift.val() == 2)
+            & ((self.result.val().lanes & 16) != 0);
+        self.results.ready.next = self.take.val() & (!self.split.val() | self.upper.q.val());
+        self.values.next = self.result.val().values;
+        self.lanes.next = self.result.val().lanes;
+        self.channel.next = self.result.val().c;
+        if self.split.val() & !self.upper.q.val() {
+            self.lanes.next = self.result.val().lanes & 15;
+        }
+        if self.upper.q.val() {
+            self.values.next = self.result.val().values >> 128;
+            self.lanes.next = self.result.val().lanes >> 4;
+            self.channel.next = self.result.val().c + 8;
+        }
         self.nhcwb16.next = (self.precision.val() & self.format_mask.val()) != 0;
 
         // The tile and the tile-relative position (FeatureMap::offset).
@@ -168,12 +219,12 @@ impl Logic for OfmWriter {
         self.row_product.b.next = bit_cast::<40, 48>(self.view.val().stride_y);
         self.column_product.a.next = bit_cast::<16, 17>(self.x.val());
         self.column_product.b.next = bit_cast::<40, 48>(self.view.val().stride_x);
-        self.in_row.next = bit_cast::<40, 16>(self.result.val().c) << self.element_shift.val();
+        self.in_row.next = bit_cast::<40, 16>(self.channel.val()) << self.element_shift.val();
         if self.nhcwb16.val() {
-            self.column_product.a.next = self.result.val().c >> 4;
+            self.column_product.a.next = self.channel.val() >> 4;
             self.column_product.b.next = bit_cast::<40, 48>(self.view.val().stride_c);
             self.in_row.next = ((bit_cast::<40, 17>(self.x.val()) << 4)
-                + bit_cast::<40, 16>(self.result.val().c & 15))
+                + bit_cast::<40, 16>(self.channel.val() & 15))
                 << self.element_shift.val();
         }
 
@@ -181,6 +232,12 @@ impl Logic for OfmWriter {
         self.lane_count.next = 0.into();
         self.packed_8.next = 0.into();
         self.packed_16.next = 0.into();
+        self.spread_8.next = 0.into();
+        self.spread_16.next = 0.into();
+        self.spread_32.next = 0.into();
+        self.mask_8.next = 0.into();
+        self.mask_16.next = 0.into();
+        self.mask_32.next = 0.into();
         for i in 0..8 {
             self.lane_on.next = self.lanes.val().get_bits::<1>(i);
             self.lane_low_8.next = self.values.val().get_bits::<8>(i * 32);
@@ -190,6 +247,25 @@ impl Logic for OfmWriter {
                 | (bit_cast::<256, 8>(self.lane_low_8.val()) << (i * 8).to_bits::<8>());
             self.packed_16.next = self.packed_16.val()
                 | (bit_cast::<256, 16>(self.lane_low_16.val()) << (i * 16).to_bits::<8>());
+            self.spread_8.next = self.spread_8.val()
+                | (bit_cast::<256, 8>(self.lane_low_8.val()) << (i * 16).to_bits::<8>());
+            self.spread_16.next = self.spread_16.val()
+                | (bit_cast::<256, 16>(self.lane_low_16.val()) << (i * 32).to_bits::<8>());
+            self.mask_8.next = self.mask_8.val()
+                | (bit_cast::<32, 1>(self.lane_on.val()) << (i * 2).to_bits::<6>());
+            self.mask_16.next = self.mask_16.val()
+                | (bit_cast::<32, 1>(self.lane_on.val()) << (i * 4).to_bits::<6>())
+                | (bit_cast::<32, 1>(self.lane_on.val()) << (i * 4 + 1).to_bits::<6>());
+        }
+        for i in 0..4 {
+            self.lane_on.next = self.lanes.val().get_bits::<1>(i);
+            self.lane_value.next = self.values.val().get_bits::<32>(i * 32);
+            self.spread_32.next = self.spread_32.val()
+                | (bit_cast::<256, 32>(self.lane_value.val()) << (i * 64).to_bits::<8>());
+            for b in 0..4 {
+                self.mask_32.next = self.mask_32.val()
+                    | (bit_cast::<32, 1>(self.lane_on.val()) << (i * 8 + b).to_bits::<6>());
+            }
         }
 
         if self.take.val() {
@@ -200,12 +276,31 @@ impl Logic for OfmWriter {
                 + self.column_product.product.val()
                 + self.in_row.val();
             self.write.d.next.count = self.lane_count.val() << self.element_shift.val();
+            self.write.d.next.mask = self.every_byte.val();
             self.write.d.next.data = self.values.val();
             if self.element_shift.val() == 0 {
                 self.write.d.next.data = self.packed_8.val();
             }
             if self.element_shift.val() == 1 {
                 self.write.d.next.data = self.packed_16.val();
+            }
+            if self.result.val().spread {
+                // From channel c to the last lane's: (2n - 1) elements.
+                self.write.d.next.count =
+                    ((self.lane_count.val() << 1) - 1) << self.element_shift.val();
+                self.write.d.next.data = self.spread_32.val();
+                self.write.d.next.mask = self.mask_32.val();
+                if self.element_shift.val() == 0 {
+                    self.write.d.next.data = self.spread_8.val();
+                    self.write.d.next.mask = self.mask_8.val();
+                }
+                if self.element_shift.val() == 1 {
+                    self.write.d.next.data = self.spread_16.val();
+                    self.write.d.next.mask = self.mask_16.val();
+                }
+            }
+            if self.results.valid.val() & self.split.val() {
+                self.upper.d.next = !self.upper.q.val();
             }
         }
     }

@@ -260,6 +260,7 @@ impl Logic for BeatWalker {
         self.finished.data.next.ofm_depth = self.jobs.data.val().ofm_depth;
         // The half this job accumulates into (it toggles after a block).
         self.finished.data.next.ab_half = self.ab_half.q.val();
+        self.finished.data.next.core = self.jobs.data.val().core;
         if self.start_job.val() {
             self.active.d.next = true;
             self.job.d.next = self.jobs.data.val();

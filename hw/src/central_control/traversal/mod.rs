@@ -3,12 +3,13 @@
 //!
 //! Three walkers run at once, joined by streams and credits, so fetching,
 //! multiplying and reading out overlap:
-//! - [`BlockWalker`] walks the OFM blocks (z, x, y order) and, per OFM
-//!   block, its IFM blocks (IFM depth chunks times sub-kernels), and offers
-//!   each as an [`IfmBlockJob`] on `ifm_blocks` for the IFM fetch. Two jobs
-//!   at most are between that port and the read of their last beat
-//!   (`ib_read`): the two IFM buffers IB0/IB1 (TRM table 4-135), named by
-//!   `ib_half`.
+//! - [`BlockWalker`] walks the OFM blocks (z, x, y order; in parallel
+//!   mode, per spatial block, core 0's z blocks then core 1's, z counting
+//!   the core's own channels) and, per OFM block, its IFM blocks (IFM
+//!   depth chunks times sub-kernels), and offers each as an
+//!   [`IfmBlockJob`] on `ifm_blocks` for the IFM fetch. Two jobs at most
+//!   are between that port and the read of their last beat (`ib_read`):
+//!   the two IFM buffers IB0/IB1 (TRM table 4-135), named by `ib_half`.
 //! - [`BeatWalker`] takes a job back on `filled` once its IFM block is in
 //!   the shared buffer, and offers one [`MacBeat`] per weight group and
 //!   microblock (two for 16-bit IFMs, low and high), in weight-stream order,
@@ -87,6 +88,10 @@ pub struct TraversalShape {
     pub block_height: Bits<16>,
     pub block_width: Bits<16>,
     pub block_depth: Bits<16>,
+    /// NPU_SET_PARALLEL_MODE 1 (TRM 4.7.5.1): OFM channels split between
+    /// two cores, core k holding channels k, k + 2, ...; each core's blocks
+    /// are half `block_depth` deep.
+    pub parallel: Bit,
 }
 
 /// One IFM block operation (`npu_model::schedule::IfmBlockOp`): its OFM
@@ -114,6 +119,12 @@ pub struct IfmBlockJob {
     pub last: Bit,
     /// The IFM buffer (IB0/IB1) it goes to.
     pub ib_half: Bit,
+    /// The core whose OFM channels it computes (parallel mode): `ofm_z`
+    /// and `ofm_depth` count that core's channels.
+    pub core: Bit,
+    /// The core's last OFM block in depth of this spatial block (its
+    /// weight stream ends with it).
+    pub last_depth: Bit,
 }
 
 /// One MAC beat: the microblock at OFM (`oy`, `ox`) (top-left position),
@@ -156,6 +167,9 @@ pub struct Readout {
     pub oy: Bits<16>,
     pub ox: Bits<16>,
     pub oz: Bits<16>,
+    /// The core `oz` counts the channels of (OFM channel 2 * oz + core in
+    /// parallel mode).
+    pub core: Bit,
     pub positions: Bits<4>,
     pub channels: Bits<4>,
     /// The last word of these OFM channels (their scale records are used up).
@@ -174,6 +188,7 @@ pub struct FinishedBlock {
     pub ofm_width: Bits<16>,
     pub ofm_depth: Bits<16>,
     pub ab_half: Bit,
+    pub core: Bit,
 }
 
 #[derive(LogicBlock, Default)]

@@ -83,6 +83,7 @@ impl Logic for ReadoutWalker {
             self.readouts.data.next.ox = self.b.val().ofm_x + (self.mx.q.val() << 2);
         }
         self.readouts.data.next.oz = self.b.val().ofm_z + self.ublock.q.val();
+        self.readouts.data.next.core = self.b.val().core;
         self.readouts.data.next.channels = 8.into();
         if self.channels_left.val() < 8 {
             self.readouts.data.next.channels = self.channels_left.val().get_bits::<4>(0);
