@@ -6,7 +6,7 @@
 //! job runs on the RTL and on the golden model, which must agree on how the
 //! run ends (STATUS, QREAD, IRQ), every region's bytes and the shared
 //! buffer. `CONV_JOBS` sets the number of jobs (default 150), and
-//! `CONV_PARALLEL_JOBS` the number of convolutions in parallel mode on
+//! `CONV_PARALLEL_JOBS` the number of operations in parallel mode on
 //! u65-512 (default 20, TRM 4.7.5.1). A failing job is saved as a job
 //! folder, with the command that gives its waveform.
 
