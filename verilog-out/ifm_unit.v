@@ -6,7 +6,7 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [140:0] settings;
+    input wire  [142:0] settings;
     input wire  requests$valid;
     input wire  [52:0] requests$data;
     output wire  requests$ready;
@@ -20,7 +20,7 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
     // Stub signals
     reg  unit$clock;
     reg  unit$rst_n;
-    reg  [140:0] unit$settings;
+    reg  [142:0] unit$settings;
     wire  [3:0] unit$shram_read_enable;
     wire  [11:0] unit$shram_read_address$0;
     wire  [11:0] unit$shram_read_address$1;
@@ -124,7 +124,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [140:0] settings;
+    input wire  [142:0] settings;
     input wire  requests$valid;
     input wire  [52:0] requests$data;
     output reg  requests$ready;
@@ -147,16 +147,16 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     // Stub signals
     reg  located$clock;
     reg  located$rst_n;
-    reg  [150:0] located$d;
-    wire  [150:0] located$q;
+    reg  [152:0] located$d;
+    wire  [152:0] located$q;
     reg  located_full$clock;
     reg  located_full$rst_n;
     reg  located_full$d;
     wire  located_full$q;
     reg  reading$clock;
     reg  reading$rst_n;
-    reg  [26:0] reading$d;
-    wire  [26:0] reading$q;
+    reg  [28:0] reading$d;
+    wire  [28:0] reading$q;
     reg  reading_full$clock;
     reg  reading_full$rst_n;
     reg  reading_full$d;
@@ -204,7 +204,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     reg  [15:0] ib_base;
     reg  [7:0] channel_offset;
     reg  [13:0] base_units;
-    reg  [18:0] conversion_now;
+    reg  [20:0] conversion_now;
     reg  [15:0] row_pitch;
     reg  [15:0] column_pitch;
     reg  [31:0] rows_q;
@@ -218,7 +218,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     reg  [3:0] upper_half;
     reg  [3:0] present;
     reg  [3:0] halves;
-    reg  [18:0] conversion;
+    reg  [20:0] conversion;
     reg  [15:0] zero_point16;
     reg  [16:0] zero_point;
     reg  [127:0] line;
@@ -446,9 +446,11 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         channel_offset = requests$data[(64'h2c)+:(8)];
         base_units = ((ib_base[(32'h3)+:(13)]) & 14'h3fff) + ((channel_offset[(32'h3)+:(5)]) & 14'h3fff);
         conversion_now[(64'h0)+:(1)] = settings[(64'h7a)+:(1)];
-        conversion_now[(64'h1)+:(1)] = settings[(64'h7c)+:(1)];
-        conversion_now[(64'h2)+:(1)] = requests$data[(64'h34)+:(1)];
-        conversion_now[(64'h3)+:(16)] = settings[(64'h7d)+:(16)];
+        conversion_now[(64'h1)+:(1)] = settings[(64'h8d)+:(1)];
+        conversion_now[(64'h2)+:(1)] = settings[(64'h8e)+:(1)];
+        conversion_now[(64'h3)+:(1)] = settings[(64'h7c)+:(1)];
+        conversion_now[(64'h4)+:(1)] = requests$data[(64'h34)+:(1)];
+        conversion_now[(64'h5)+:(16)] = settings[(64'h7d)+:(16)];
         if (take_request) begin
             located_full$d = requests$valid;
             located$d[(64'h0)+:(4)] = present_now;
@@ -457,7 +459,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             located$d[(64'h64)+:(13)] = row_units[(32'h0)+:(13)];
             located$d[(64'h71)+:(5)] = position_units;
             located$d[(64'h76)+:(14)] = base_units;
-            located$d[(64'h84)+:(19)] = conversion_now;
+            located$d[(64'h84)+:(21)] = conversion_now;
         end
         row_pitch = ((located$q[(64'h64)+:(13)]) & 16'hffff);
         column_pitch = ((located$q[(64'h71)+:(5)]) & 16'hffff);
@@ -520,14 +522,14 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         if (issue) begin
             reading$d[(64'h0)+:(4)] = located$q[(64'h0)+:(4)];
             reading$d[(64'h4)+:(4)] = upper_half;
-            reading$d[(64'h8)+:(19)] = located$q[(64'h84)+:(19)];
+            reading$d[(64'h8)+:(21)] = located$q[(64'h84)+:(21)];
         end
         present = reading$q[(64'h0)+:(4)];
         halves = reading$q[(64'h4)+:(4)];
-        conversion = reading$q[(64'h8)+:(19)];
-        zero_point16 = conversion[(64'h3)+:(16)];
+        conversion = reading$q[(64'h8)+:(21)];
+        zero_point16 = conversion[(64'h5)+:(16)];
         zero_point = ((zero_point16) & 17'h1ffff);
-        if (conversion[(64'h1)+:(1)] & zero_point16[32'hf]) begin
+        if (conversion[(64'h3)+:(1)] & zero_point16[32'hf]) begin
             zero_point = zero_point | ((32'h10000) & 17'h1ffff);
         end
         converted = 32'h0;
@@ -537,16 +539,22 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             half = line[(32'h40)+:(64)];
         end
         value_8 = half[(32'h8 * 0)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 0)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 0 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 0)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -554,7 +562,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -563,16 +571,22 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 0) * 32'h9));
         value_8 = half[(32'h8 * 1)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 1)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 1 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 1)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -580,7 +594,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -589,16 +603,22 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 1) * 32'h9));
         value_8 = half[(32'h8 * 2)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 2)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 2 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 2)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -606,7 +626,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -615,16 +635,22 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 2) * 32'h9));
         value_8 = half[(32'h8 * 3)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 3)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 3 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 3)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -632,7 +658,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -641,16 +667,22 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 3) * 32'h9));
         value_8 = half[(32'h8 * 4)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 4)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 4 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 4)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -658,7 +690,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -667,16 +699,22 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 4) * 32'h9));
         value_8 = half[(32'h8 * 5)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 5)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 5 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 5)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -684,7 +722,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -693,16 +731,22 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 5) * 32'h9));
         value_8 = half[(32'h8 * 6)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 6)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 6 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 6)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -710,7 +754,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -719,16 +763,22 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 6) * 32'h9));
         value_8 = half[(32'h8 * 7)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 7)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 7 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 7)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -736,7 +786,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -750,16 +800,22 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             half = line[(32'h40)+:(64)];
         end
         value_8 = half[(32'h8 * 0)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 0)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 0 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 0)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -767,7 +823,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -776,16 +832,22 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 0) * 32'h9));
         value_8 = half[(32'h8 * 1)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 1)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 1 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 1)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -793,7 +855,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -802,16 +864,22 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 1) * 32'h9));
         value_8 = half[(32'h8 * 2)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 2)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 2 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 2)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -819,7 +887,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -828,16 +896,22 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 2) * 32'h9));
         value_8 = half[(32'h8 * 3)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 3)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 3 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 3)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -845,7 +919,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -854,16 +928,22 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 3) * 32'h9));
         value_8 = half[(32'h8 * 4)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 4)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 4 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 4)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -871,7 +951,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -880,16 +960,22 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 4) * 32'h9));
         value_8 = half[(32'h8 * 5)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 5)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 5 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 5)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -897,7 +983,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -906,16 +992,22 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 5) * 32'h9));
         value_8 = half[(32'h8 * 6)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 6)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 6 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 6)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -923,7 +1015,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -932,16 +1024,22 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 6) * 32'h9));
         value_8 = half[(32'h8 * 7)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 7)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 7 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 7)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -949,7 +1047,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -963,16 +1061,22 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             half = line[(32'h40)+:(64)];
         end
         value_8 = half[(32'h8 * 0)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 0)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 0 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 0)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -980,7 +1084,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -989,16 +1093,22 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 0) * 32'h9));
         value_8 = half[(32'h8 * 1)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 1)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 1 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 1)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -1006,7 +1116,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -1015,16 +1125,22 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 1) * 32'h9));
         value_8 = half[(32'h8 * 2)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 2)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 2 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 2)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -1032,7 +1148,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -1041,16 +1157,22 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 2) * 32'h9));
         value_8 = half[(32'h8 * 3)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 3)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 3 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 3)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -1058,7 +1180,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -1067,16 +1189,22 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 3) * 32'h9));
         value_8 = half[(32'h8 * 4)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 4)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 4 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 4)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -1084,7 +1212,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -1093,16 +1221,22 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 4) * 32'h9));
         value_8 = half[(32'h8 * 5)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 5)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 5 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 5)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -1110,7 +1244,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -1119,16 +1253,22 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 5) * 32'h9));
         value_8 = half[(32'h8 * 6)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 6)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 6 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 6)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -1136,7 +1276,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -1145,16 +1285,22 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 6) * 32'h9));
         value_8 = half[(32'h8 * 7)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 7)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 7 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 7)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -1162,7 +1308,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -1176,16 +1322,22 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             half = line[(32'h40)+:(64)];
         end
         value_8 = half[(32'h8 * 0)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 0)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 0 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 0)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -1193,7 +1345,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -1202,16 +1354,22 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 0) * 32'h9));
         value_8 = half[(32'h8 * 1)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 1)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 1 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 1)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -1219,7 +1377,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -1228,16 +1386,22 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 1) * 32'h9));
         value_8 = half[(32'h8 * 2)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 2)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 2 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 2)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -1245,7 +1409,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -1254,16 +1418,22 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 2) * 32'h9));
         value_8 = half[(32'h8 * 3)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 3)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 3 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 3)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -1271,7 +1441,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -1280,16 +1450,22 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 3) * 32'h9));
         value_8 = half[(32'h8 * 4)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 4)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 4 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 4)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -1297,7 +1473,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -1306,16 +1482,22 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 4) * 32'h9));
         value_8 = half[(32'h8 * 5)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 5)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 5 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 5)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -1323,7 +1505,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -1332,16 +1514,22 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 5) * 32'h9));
         value_8 = half[(32'h8 * 6)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 6)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 6 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 6)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -1349,7 +1537,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -1358,16 +1546,22 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 6) * 32'h9));
         value_8 = half[(32'h8 * 7)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 7)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 7 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 7)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -1375,7 +1569,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -1414,11 +1608,11 @@ module ifm_unit_core$unit$located(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [150:0] d;
-    output reg  [150:0] q;
+    input wire  [152:0] d;
+    output reg  [152:0] q;
     
     // Constant declarations
-    localparam  init = 151'h0;
+    localparam  init = 153'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -1490,11 +1684,11 @@ module ifm_unit_core$unit$reading(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [26:0] d;
-    output reg  [26:0] q;
+    input wire  [28:0] d;
+    output reg  [28:0] q;
     
     // Constant declarations
-    localparam  init = 27'h0;
+    localparam  init = 29'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -1578,7 +1772,7 @@ module ifm_unit(
 );
     input wire clock;
     input wire rst_n;
-    input wire [140:0] settings;
+    input wire [142:0] settings;
     input wire requests_valid;
     input wire [52:0] requests_data;
     output wire requests_ready;

@@ -1147,6 +1147,7 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     localparam  irq_key = 11'b1;
     localparam  conv_key = 11'b10;
     localparam  depthwise_key = 11'b11;
+    localparam  ifm_width_lsb = 6'b10;
     localparam  pool_key = 11'b101;
     localparam  elementwise_key = 11'b110;
     localparam  dma_start_key = 11'b10000;
@@ -1270,6 +1271,9 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     reg  kernel_supported;
     reg  [54:0] kernel_view;
     reg  parallel_mode;
+    reg  [472:0] ifm_view;
+    reg  [15:0] ifm_precision;
+    reg  ifm_wide;
     reg  [2:0] kernels_outstanding;
     reg  [9:0] op_code;
     reg  [15:0] op_param;
@@ -1487,7 +1491,10 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         kernel_op = (key == conv_key) | (key == depthwise_key) | (key == pool_key) | (key == elementwise_key);
         kernel_view = operation[(64'h577)+:(55)];
         parallel_mode = kernel_view[(64'h2c)+:(1)] != 32'h0;
-        kernel_supported = ((key == conv_key) & kernels_run[(64'h0)+:(1)]) | ((key == depthwise_key) & ~parallel_mode & kernels_run[(64'h1)+:(1)]) | ((key == depthwise_key) & parallel_mode & kernels_run[(64'h4)+:(1)]) | ((key == pool_key) & kernels_run[(64'h2)+:(1)]) | ((key == elementwise_key) & kernels_run[(64'h3)+:(1)]);
+        ifm_view = operation[(64'h0)+:(473)];
+        ifm_precision = ifm_view[(64'h2e)+:(16)];
+        ifm_wide = ((ifm_precision >> ifm_width_lsb) & 2'h3) != 32'h0;
+        kernel_supported = ((key == conv_key) & kernels_run[(64'h0)+:(1)]) | ((key == depthwise_key) & ~parallel_mode & kernels_run[(64'h1)+:(1)]) | ((key == depthwise_key) & parallel_mode & ~ifm_wide & kernels_run[(64'h4)+:(1)]) | ((key == pool_key) & kernels_run[(64'h2)+:(1)]) | ((key == elementwise_key) & kernels_run[(64'h3)+:(1)]);
         case (step$q)
             Step$Decode:
                 begin
@@ -3108,7 +3115,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     output reg  [3:0] events;
     
     // Constant declarations
-    localparam  kinds = 5'b11;
+    localparam  kinds = 5'b10011;
     localparam  two_cores = 1'b1;
     
     // Enums
@@ -3163,6 +3170,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  [260:0] ifm_fetch$jobs$data;
     wire  ifm_fetch$jobs$ready;
     reg  [472:0] ifm_fetch$view;
+    reg  ifm_fetch$line_positions;
     reg  fetched$clock;
     reg  fetched$rst_n;
     reg  fetched$tail$valid;
@@ -3207,7 +3215,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  [1:0] scale_depths$count;
     reg  ifm_unit$clock;
     reg  ifm_unit$rst_n;
-    reg  [140:0] ifm_unit$settings;
+    reg  [142:0] ifm_unit$settings;
     reg  ifm_unit$requests$valid;
     reg  [52:0] ifm_unit$requests$data;
     wire  ifm_unit$requests$ready;
@@ -3364,6 +3372,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  [7:0] element_shift;
     reg  [15:0] ib_half_kb;
     reg  parallel;
+    reg  interleaved;
     reg  [47:0] scale_base;
     reg  [15:0] word_channel;
     reg  new_spatial_block;
@@ -3428,6 +3437,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .jobs$data(ifm_fetch$jobs$data),
         .jobs$ready(ifm_fetch$jobs$ready),
         .view(ifm_fetch$view),
+        .line_positions(ifm_fetch$line_positions),
         .fills$valid(ifm_fills$valid),
         .fills$data(ifm_fills$data),
         .fills$ready(ifm_fills$ready)
@@ -3751,6 +3761,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         parallel = decoder$shape[(64'hde)+:(1)] & two_cores;
         traversal$shape = decoder$shape;
         traversal$shape[(64'hde)+:(1)] = parallel;
+        interleaved = parallel & decoder$shape[(64'ha9)+:(1)];
         traversal$start = starting$q;
         per_channel = ~decoder$output_settings[(64'h5)+:(1)];
         job = traversal$ifm_blocks$data;
@@ -3761,6 +3772,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         job_taken = traversal$ifm_blocks$valid & traversal$ifm_blocks$ready;
         ifm_fetch$jobs$data = job;
         ifm_fetch$view = decoder$ifm_view;
+        ifm_fetch$line_positions = interleaved;
         fetched$tail$valid = job_taken;
         fetched$tail$data = job;
         weight_streams$tail$valid = job_taken & new_spatial_block;
@@ -3812,7 +3824,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         weight_groups$depthwise = decoder$shape[(64'ha9)+:(1)];
         beat = traversal$beats$data;
         element_shift = ((beat[(64'h40)+:(16)]) & 8'hff);
-        if (decoder$ifm_wide) begin
+        if (decoder$ifm_wide | interleaved) begin
             element_shift = ((beat[(64'h40)+:(16)]) & 8'hff) << 32'h1;
         end
         beat_ready = ifm_unit$requests$ready & beat_tags$tail$ready;
@@ -3845,6 +3857,9 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         if (decoder$ifm_wide) begin
             ifm_unit$settings[(64'h18)+:(8)] = ((((walked[(64'hb0)+:(16)]) & 8'hff) + 32'h7) >> 32'h3) << 32'h4;
         end
+        if (interleaved) begin
+            ifm_unit$settings[(64'h18)+:(8)] = ((((walked[(64'hb0)+:(16)]) & 8'hff) + 32'hf) >> 32'h4) << 32'h4;
+        end
         ifm_unit$settings[(64'h20)+:(16)] = walked[(64'h60)+:(16)];
         ifm_unit$settings[(64'h30)+:(16)] = walked[(64'h70)+:(16)];
         ifm_unit$settings[(64'h40)+:(16)] = decoder$shape[(64'h40)+:(16)];
@@ -3860,6 +3875,8 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         ifm_unit$settings[(64'h7b)+:(1)] = decoder$shape[(64'had)+:(1)];
         ifm_unit$settings[(64'h7c)+:(1)] = decoder$ifm_signed;
         ifm_unit$settings[(64'h7d)+:(16)] = decoder$ifm_view[(64'h40)+:(16)];
+        ifm_unit$settings[(64'h8d)+:(1)] = interleaved;
+        ifm_unit$settings[(64'h8e)+:(1)] = walked[(64'h103)+:(1)];
         shram_read_enable = ifm_unit$shram_read_enable;
         shram_read_address = ((ifm_unit$shram_read_address$0) & 48'hffffffffffff) | (((ifm_unit$shram_read_address$1) & 48'hffffffffffff) << 32'hc) | (((ifm_unit$shram_read_address$2) & 48'hffffffffffff) << 32'h18) | (((ifm_unit$shram_read_address$3) & 48'hffffffffffff) << 32'h24);
         ifm_unit$shram_read_data$0 = shram_read_data[(32'h0)+:(128)];
@@ -4520,7 +4537,7 @@ module npu_u65_512_core$datapath$filled(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$datapath$filled
 
 
-module npu_u65_512_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,fills$valid,fills$data,fills$ready);
+module npu_u65_512_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,line_positions,fills$valid,fills$data,fills$ready);
     
     // Module arguments
     input wire  clock;
@@ -4529,6 +4546,7 @@ module npu_u65_512_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
     input wire  [260:0] jobs$data;
     output reg  jobs$ready;
     input wire  [472:0] view;
+    input wire  line_positions;
     output reg  fills$valid;
     output reg  [147:0] fills$data;
     input wire  fills$ready;
@@ -4850,7 +4868,7 @@ module npu_u65_512_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
         end
         block_bytes = job[(64'hb0)+:(16)] << element_shift;
         position_bytes = (block_bytes + 32'h7) & 32'hfff8;
-        if (wide) begin
+        if (wide | line_positions) begin
             position_bytes = (block_bytes + 32'hf) & 32'hfff0;
         end
         ib_kb = (((view[(64'h80)+:(6)]) & 16'hffff) - 32'h2) >> 32'h1;
@@ -5321,7 +5339,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [140:0] settings;
+    input wire  [142:0] settings;
     input wire  requests$valid;
     input wire  [52:0] requests$data;
     output reg  requests$ready;
@@ -5344,16 +5362,16 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
     // Stub signals
     reg  located$clock;
     reg  located$rst_n;
-    reg  [150:0] located$d;
-    wire  [150:0] located$q;
+    reg  [152:0] located$d;
+    wire  [152:0] located$q;
     reg  located_full$clock;
     reg  located_full$rst_n;
     reg  located_full$d;
     wire  located_full$q;
     reg  reading$clock;
     reg  reading$rst_n;
-    reg  [26:0] reading$d;
-    wire  [26:0] reading$q;
+    reg  [28:0] reading$d;
+    wire  [28:0] reading$q;
     reg  reading_full$clock;
     reg  reading_full$rst_n;
     reg  reading_full$d;
@@ -5401,7 +5419,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
     reg  [15:0] ib_base;
     reg  [7:0] channel_offset;
     reg  [13:0] base_units;
-    reg  [18:0] conversion_now;
+    reg  [20:0] conversion_now;
     reg  [15:0] row_pitch;
     reg  [15:0] column_pitch;
     reg  [31:0] rows_q;
@@ -5415,7 +5433,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
     reg  [3:0] upper_half;
     reg  [3:0] present;
     reg  [3:0] halves;
-    reg  [18:0] conversion;
+    reg  [20:0] conversion;
     reg  [15:0] zero_point16;
     reg  [16:0] zero_point;
     reg  [127:0] line;
@@ -5643,9 +5661,11 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         channel_offset = requests$data[(64'h2c)+:(8)];
         base_units = ((ib_base[(32'h3)+:(13)]) & 14'h3fff) + ((channel_offset[(32'h3)+:(5)]) & 14'h3fff);
         conversion_now[(64'h0)+:(1)] = settings[(64'h7a)+:(1)];
-        conversion_now[(64'h1)+:(1)] = settings[(64'h7c)+:(1)];
-        conversion_now[(64'h2)+:(1)] = requests$data[(64'h34)+:(1)];
-        conversion_now[(64'h3)+:(16)] = settings[(64'h7d)+:(16)];
+        conversion_now[(64'h1)+:(1)] = settings[(64'h8d)+:(1)];
+        conversion_now[(64'h2)+:(1)] = settings[(64'h8e)+:(1)];
+        conversion_now[(64'h3)+:(1)] = settings[(64'h7c)+:(1)];
+        conversion_now[(64'h4)+:(1)] = requests$data[(64'h34)+:(1)];
+        conversion_now[(64'h5)+:(16)] = settings[(64'h7d)+:(16)];
         if (take_request) begin
             located_full$d = requests$valid;
             located$d[(64'h0)+:(4)] = present_now;
@@ -5654,7 +5674,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             located$d[(64'h64)+:(13)] = row_units[(32'h0)+:(13)];
             located$d[(64'h71)+:(5)] = position_units;
             located$d[(64'h76)+:(14)] = base_units;
-            located$d[(64'h84)+:(19)] = conversion_now;
+            located$d[(64'h84)+:(21)] = conversion_now;
         end
         row_pitch = ((located$q[(64'h64)+:(13)]) & 16'hffff);
         column_pitch = ((located$q[(64'h71)+:(5)]) & 16'hffff);
@@ -5717,14 +5737,14 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         if (issue) begin
             reading$d[(64'h0)+:(4)] = located$q[(64'h0)+:(4)];
             reading$d[(64'h4)+:(4)] = upper_half;
-            reading$d[(64'h8)+:(19)] = located$q[(64'h84)+:(19)];
+            reading$d[(64'h8)+:(21)] = located$q[(64'h84)+:(21)];
         end
         present = reading$q[(64'h0)+:(4)];
         halves = reading$q[(64'h4)+:(4)];
-        conversion = reading$q[(64'h8)+:(19)];
-        zero_point16 = conversion[(64'h3)+:(16)];
+        conversion = reading$q[(64'h8)+:(21)];
+        zero_point16 = conversion[(64'h5)+:(16)];
         zero_point = ((zero_point16) & 17'h1ffff);
-        if (conversion[(64'h1)+:(1)] & zero_point16[32'hf]) begin
+        if (conversion[(64'h3)+:(1)] & zero_point16[32'hf]) begin
             zero_point = zero_point | ((32'h10000) & 17'h1ffff);
         end
         converted = 32'h0;
@@ -5734,16 +5754,22 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             half = line[(32'h40)+:(64)];
         end
         value_8 = half[(32'h8 * 0)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 0)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 0 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 0)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -5751,7 +5777,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -5760,16 +5786,22 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 0) * 32'h9));
         value_8 = half[(32'h8 * 1)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 1)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 1 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 1)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -5777,7 +5809,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -5786,16 +5818,22 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 1) * 32'h9));
         value_8 = half[(32'h8 * 2)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 2)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 2 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 2)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -5803,7 +5841,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -5812,16 +5850,22 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 2) * 32'h9));
         value_8 = half[(32'h8 * 3)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 3)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 3 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 3)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -5829,7 +5873,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -5838,16 +5882,22 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 3) * 32'h9));
         value_8 = half[(32'h8 * 4)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 4)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 4 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 4)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -5855,7 +5905,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -5864,16 +5914,22 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 4) * 32'h9));
         value_8 = half[(32'h8 * 5)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 5)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 5 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 5)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -5881,7 +5937,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -5890,16 +5946,22 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 5) * 32'h9));
         value_8 = half[(32'h8 * 6)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 6)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 6 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 6)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -5907,7 +5969,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -5916,16 +5978,22 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 6) * 32'h9));
         value_8 = half[(32'h8 * 7)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 7)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 7 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 7)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -5933,7 +6001,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -5947,16 +6015,22 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             half = line[(32'h40)+:(64)];
         end
         value_8 = half[(32'h8 * 0)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 0)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 0 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 0)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -5964,7 +6038,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -5973,16 +6047,22 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 0) * 32'h9));
         value_8 = half[(32'h8 * 1)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 1)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 1 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 1)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -5990,7 +6070,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -5999,16 +6079,22 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 1) * 32'h9));
         value_8 = half[(32'h8 * 2)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 2)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 2 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 2)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -6016,7 +6102,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -6025,16 +6111,22 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 2) * 32'h9));
         value_8 = half[(32'h8 * 3)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 3)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 3 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 3)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -6042,7 +6134,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -6051,16 +6143,22 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 3) * 32'h9));
         value_8 = half[(32'h8 * 4)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 4)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 4 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 4)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -6068,7 +6166,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -6077,16 +6175,22 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 4) * 32'h9));
         value_8 = half[(32'h8 * 5)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 5)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 5 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 5)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -6094,7 +6198,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -6103,16 +6207,22 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 5) * 32'h9));
         value_8 = half[(32'h8 * 6)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 6)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 6 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 6)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -6120,7 +6230,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -6129,16 +6239,22 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 6) * 32'h9));
         value_8 = half[(32'h8 * 7)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 7)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 7 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 7)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -6146,7 +6262,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -6160,16 +6276,22 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             half = line[(32'h40)+:(64)];
         end
         value_8 = half[(32'h8 * 0)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 0)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 0 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 0)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -6177,7 +6299,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -6186,16 +6308,22 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 0) * 32'h9));
         value_8 = half[(32'h8 * 1)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 1)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 1 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 1)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -6203,7 +6331,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -6212,16 +6340,22 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 1) * 32'h9));
         value_8 = half[(32'h8 * 2)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 2)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 2 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 2)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -6229,7 +6363,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -6238,16 +6372,22 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 2) * 32'h9));
         value_8 = half[(32'h8 * 3)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 3)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 3 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 3)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -6255,7 +6395,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -6264,16 +6404,22 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 3) * 32'h9));
         value_8 = half[(32'h8 * 4)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 4)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 4 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 4)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -6281,7 +6427,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -6290,16 +6436,22 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 4) * 32'h9));
         value_8 = half[(32'h8 * 5)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 5)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 5 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 5)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -6307,7 +6459,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -6316,16 +6468,22 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 5) * 32'h9));
         value_8 = half[(32'h8 * 6)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 6)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 6 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 6)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -6333,7 +6491,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -6342,16 +6500,22 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 6) * 32'h9));
         value_8 = half[(32'h8 * 7)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 7)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 7 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 7)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -6359,7 +6523,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -6373,16 +6537,22 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             half = line[(32'h40)+:(64)];
         end
         value_8 = half[(32'h8 * 0)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 0)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 0 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 0)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -6390,7 +6560,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -6399,16 +6569,22 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 0) * 32'h9));
         value_8 = half[(32'h8 * 1)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 1)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 1 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 1)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -6416,7 +6592,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -6425,16 +6601,22 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 1) * 32'h9));
         value_8 = half[(32'h8 * 2)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 2)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 2 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 2)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -6442,7 +6624,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -6451,16 +6633,22 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 2) * 32'h9));
         value_8 = half[(32'h8 * 3)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 3)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 3 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 3)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -6468,7 +6656,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -6477,16 +6665,22 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 3) * 32'h9));
         value_8 = half[(32'h8 * 4)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 4)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 4 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 4)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -6494,7 +6688,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -6503,16 +6697,22 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 4) * 32'h9));
         value_8 = half[(32'h8 * 5)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 5)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 5 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 5)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -6520,7 +6720,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -6529,16 +6729,22 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 5) * 32'h9));
         value_8 = half[(32'h8 * 6)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 6)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 6 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 6)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -6546,7 +6752,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -6555,16 +6761,22 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 6) * 32'h9));
         value_8 = half[(32'h8 * 7)+:(8)];
+        if (conversion[(64'h1)+:(1)]) begin
+            value_8 = line[(32'h10 * 7)+:(8)];
+            if (conversion[(64'h2)+:(1)]) begin
+                value_8 = line[(32'h10 * 7 + 32'h8)+:(8)];
+            end
+        end
         value_16 = line[(32'h10 * 7)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h1)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
@@ -6572,7 +6784,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
@@ -6611,11 +6823,11 @@ module npu_u65_512_core$datapath$ifm_unit$located(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [150:0] d;
-    output reg  [150:0] q;
+    input wire  [152:0] d;
+    output reg  [152:0] q;
     
     // Constant declarations
-    localparam  init = 151'h0;
+    localparam  init = 153'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -6687,11 +6899,11 @@ module npu_u65_512_core$datapath$ifm_unit$reading(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [26:0] d;
-    output reg  [26:0] q;
+    input wire  [28:0] d;
+    output reg  [28:0] q;
     
     // Constant declarations
-    localparam  init = 27'h0;
+    localparam  init = 29'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -14526,6 +14738,13 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
             channel_end = z$q + block_depth;
             ifm_block_depth = s[(64'hce)+:(16)];
         end
+        if (s[(64'ha9)+:(1)] & s[(64'hde)+:(1)]) begin
+            channel_start = z$q << 32'h1;
+            channel_end = (z$q + block_depth) << 32'h1;
+            if (channel_end > s[(64'h30)+:(16)]) begin
+                channel_end = s[(64'h30)+:(16)];
+            end
+        end
         split_height = 32'h8;
         split_width = 32'h8;
         if (s[(64'hab)+:(1)]) begin
@@ -14669,8 +14888,11 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
                                 end
                             end
                         end
-                        else if (s[(64'ha9)+:(1)]) begin
+                        if (s[(64'ha9)+:(1)] & ~last_z) begin
                             channel0$d = z$q + core_block_depth;
+                            if (s[(64'hde)+:(1)]) begin
+                                channel0$d = (z$q + core_block_depth) << 32'h1;
+                            end
                         end
                     end
                 end

@@ -1038,6 +1038,13 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
             channel_end = z$q + block_depth;
             ifm_block_depth = s[(64'hce)+:(16)];
         end
+        if (s[(64'ha9)+:(1)] & s[(64'hde)+:(1)]) begin
+            channel_start = z$q << 32'h1;
+            channel_end = (z$q + block_depth) << 32'h1;
+            if (channel_end > s[(64'h30)+:(16)]) begin
+                channel_end = s[(64'h30)+:(16)];
+            end
+        end
         split_height = 32'h8;
         split_width = 32'h8;
         if (s[(64'hab)+:(1)]) begin
@@ -1181,8 +1188,11 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
                                 end
                             end
                         end
-                        else if (s[(64'ha9)+:(1)]) begin
+                        if (s[(64'ha9)+:(1)] & ~last_z) begin
                             channel0$d = z$q + core_block_depth;
+                            if (s[(64'hde)+:(1)]) begin
+                                channel0$d = (z$q + core_block_depth) << 32'h1;
+                            end
                         end
                     end
                 end

@@ -11,7 +11,9 @@
 //! core, over the core's local channels in blocks of half the block depth,
 //! each core reading its own weight stream; OFM blocks, IFM blocks and
 //! readouts carry the core and core-local channels (global channel =
-//! 2 * local + core).
+//! 2 * local + core). A depthwise IFM block holds the global IFM channels
+//! of the OFM block's local ones, both cores' (2z .. 2(z + depth)), of
+//! which the core reads every other one ([`ConvShape::ifm_channel`]).
 //!
 //! This is the reference of the RTL's traversal and of the units it drives
 //! (IFM unit, MAC unit and its accumulator buffer): [`accumulate`] runs a
@@ -218,6 +220,16 @@ impl ConvShape {
         local * self.cores() + core
     }
 
+    /// Where a depthwise beat's channel `c` (relative to the OFM block, of
+    /// `core`) is in its IFM block: every other channel in parallel mode.
+    pub fn ifm_channel(&self, core: usize, c: usize) -> usize {
+        if self.depthwise() {
+            self.global_channel(core, c)
+        } else {
+            c
+        }
+    }
+
     /// OFM blocks in z, x, y order (TRM 4.9), partial at the edges; in
     /// parallel mode, per spatial block, core 0's z blocks, then core 1's
     /// (a core without channels has none).
@@ -272,7 +284,9 @@ impl ConvShape {
     /// The IFM blocks of an OFM block, in order.
     pub fn ifm_blocks(&self, ofm: &OfmBlock) -> Vec<IfmBlockOp> {
         let ibd = self.ifm_block_depth();
-        let (c_start, c_end) = if self.depthwise() {
+        let (c_start, c_end) = if self.depthwise() && self.parallel {
+            (2 * ofm.z, (2 * (ofm.z + ofm.depth)).min(self.ifm_depth))
+        } else if self.depthwise() {
             (ofm.z, ofm.z + ofm.depth)
         } else {
             (0, self.ifm_depth)
@@ -483,12 +497,12 @@ impl ConvShape {
         }
     }
 
-    /// [`ConvShape::random`], in parallel mode a quarter of the time when
-    /// it is not depthwise (parallel blocks are multiples of 16 deep, TRM
-    /// table 4-133).
+    /// [`ConvShape::random`], in parallel mode a quarter of the time
+    /// (parallel blocks are multiples of 16 deep, TRM table 4-133; depthwise
+    /// only with 8-bit IFMs).
     pub fn random_parallel(rng: &mut impl Rng) -> ConvShape {
         let mut s = ConvShape::random(rng);
-        if s.traversal != Traversal::DepthWise && rng.gen_bool(0.25) {
+        if !(s.depthwise() && s.ifm_bits == 16) && rng.gen_bool(0.25) {
             s.parallel = true;
             s.block_depth = 16 * rng.gen_range(1..=2);
         }
@@ -736,7 +750,7 @@ pub fn accumulate(s: &ConvShape, ifm: &[i32], streams: &[Vec<i16>]) -> Vec<i64> 
                                 &ib,
                                 (oy, ox),
                                 (g.ky, g.kx),
-                                g.ifm_channel + o,
+                                s.ifm_channel(op.ofm.core, g.ifm_channel + o),
                             );
                             i64::from(a) * i64::from(w[o])
                         } else {

@@ -44,7 +44,8 @@
 //!   with NHCWB16 (TRM 3.1.1). The OFM region starts with random bytes: only
 //!   OFM elements may change.
 //! - One core (u65-256), or parallel mode on u65-512 ([`ConvSpec::parallel`],
-//!   convolutions only, TRM 4.7.5.1): OFM block depth a multiple of 16, a
+//!   depthwise with 8-bit IFMs only, TRM 4.7.5.1): OFM block depth a
+//!   multiple of 16, a
 //!   weight stream per core (`weights::order::split_parallel`, WEIGHT and
 //!   WEIGHT1) and a scale/bias stream per core (SCALE and SCALE1, core k's
 //!   records of channels k, k + 2, ...); IFM_IB_END and AB_START as above,
@@ -251,12 +252,12 @@ impl ConvSpec {
         }
     }
 
-    /// A random valid convolution in parallel mode on u65-512 (the knobs of
-    /// [`ConvSpec::random`]).
+    /// A random valid operation in parallel mode on u65-512 (the knobs of
+    /// [`ConvSpec::random`]; depthwise only with 8-bit IFMs).
     pub fn random_parallel(rng: &mut StdRng) -> ConvSpec {
         let mut spec = loop {
             let spec = ConvSpec::random(rng);
-            if spec.kind == ConvKind::Conv {
+            if spec.kind == ConvKind::Conv || spec.ifm_type.bits == 8 {
                 break spec;
             }
         };
@@ -648,8 +649,8 @@ impl ConvSpec {
         if self.kind == ConvKind::Depthwise && self.weight_order != WeightOrderBit::DepthFirst {
             return Err("depthwise weights have no part-kernel-first order".into());
         }
-        if self.kind == ConvKind::Depthwise && self.parallel {
-            return Err("the RTL refuses depthwise in parallel mode".into());
+        if self.kind == ConvKind::Depthwise && self.parallel && self.ifm_type.bits == 16 {
+            return Err("the RTL refuses 16-bit depthwise in parallel mode".into());
         }
         let [sh, sw, _] = self.ifm_shape();
         for (tiles, layout, (h, w), what) in [

@@ -164,12 +164,18 @@ fn pooling_and_elementwise_are_refused_until_the_datapath_runs_them() {
     }
 }
 
-/// u65-512 runs parallel-mode convolutions time-multiplexed on one MAC
-/// array (`tb/tests/datapath_jobs.rs`), not depthwise ones (TRM 4.7.5.1):
-/// those stop the stream visibly, QREAD at the operation.
+/// u65-512 runs parallel-mode convolutions and 8-bit depthwise ones
+/// time-multiplexed on one MAC array (`tb/tests/datapath_jobs.rs`), not
+/// 16-bit depthwise ones (TRM 4.7.5.1): those stop the stream visibly,
+/// QREAD at the operation.
 #[test]
-fn depthwise_in_parallel_mode_is_refused_on_u65_512() {
+fn sixteen_bit_depthwise_in_parallel_mode_is_refused_on_u65_512() {
+    let precision = Opcode::NpuSetIfmPrecision;
     let stream = encode(&[
+        Command::cmd0(
+            precision,
+            precision.field("activation_precision").set(0, 1) as u16,
+        ),
         Command::cmd0(Opcode::NpuSetParallelMode, 1),
         Command::cmd0(Opcode::NpuOpDepthwise, 0),
         Command::cmd0(Opcode::NpuOpStop, 0),
@@ -178,7 +184,7 @@ fn depthwise_in_parallel_mode_is_refused_on_u65_512() {
     let state = fault(run(&mut tb, &stream));
     assert_eq!(field(state.status, "cmd_parse_error"), 1, "{state}");
     assert_eq!(field(state.status, "state"), 0, "{state}");
-    assert_eq!(state.qread, 4, "QREAD stays at the operation: {state}");
+    assert_eq!(state.qread, 8, "QREAD stays at the operation: {state}");
 }
 
 #[test]

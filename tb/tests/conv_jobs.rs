@@ -244,6 +244,11 @@ fn features(s: &ConvSpec) -> Vec<String> {
         s.ifm_depth > 32 && s.kind == ConvKind::Conv,
         "IFM depth > 32",
     );
+    flag(s.parallel && s.kind == ConvKind::Conv, "parallel conv");
+    flag(
+        s.parallel && s.kind == ConvKind::Depthwise,
+        "parallel depthwise",
+    );
     f
 }
 
@@ -331,6 +336,8 @@ fn random_jobs_run_on_the_golden_model_as_a_direct_convolution() {
         "several OFM blocks in x/y",
         "several OFM blocks in z",
         "IFM depth > 32",
+        "parallel conv",
+        "parallel depthwise",
     ];
     for knob in expected_knobs {
         assert!(seen.contains_key(knob), "no job had {knob}");

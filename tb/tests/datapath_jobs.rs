@@ -1,7 +1,7 @@
 //! The convolution datapath end to end: every Vela-made fixture job whose
 //! kernel operations the RTL runs (NPU_OP_CONV and NPU_OP_DEPTHWISE, which
 //! include fully connected layers, with no activation function beyond the
-//! clamp; on u65-512 in parallel mode convolutions only) runs on the RTL and on
+//! clamp; on u65-512 in parallel mode no 16-bit depthwise) runs on the RTL and on
 //! the golden model, and the two agree on memory, the shared buffer outside
 //! the operations' working buffers, STATUS, QREAD and IRQ. The fixtures'
 //! expected outputs are the TFLite interpreter's, so the RTL is checked
@@ -31,7 +31,8 @@ const UNDER_RANDOM_MEMORY: [&str; 5] = [
 ];
 
 /// The u65-512 fixtures in parallel mode (TRM 4.7.5.1) that must run.
-const PARALLEL_MODE: [&str; 7] = [
+const PARALLEL_MODE: [&str; 10] = [
+    "chain_dw_conv_u8_512",
     "conv_1x1_i8_512_df",
     "conv_3x3_i16_512",
     "conv_3x3_i8_512",
@@ -39,6 +40,8 @@ const PARALLEL_MODE: [&str; 7] = [
     "conv_3x3_s2_u8_512",
     "conv_5x5_i8_512_split4",
     "tconv_4x4_same_i8_512",
+    "dw_3x3_i8_512",
+    "dw_3x3_u8_512",
 ];
 
 fn fixtures() -> PathBuf {
@@ -51,12 +54,18 @@ fn not_yet(job: &Job) -> Option<String> {
         Ok(c) => c,
         Err(e) => return Some(format!("stream does not decode: {e}")),
     };
-    let (mut kernels, mut parallel) = (0, false);
+    let (mut kernels, mut parallel, mut ifm_wide) = (0, false, false);
     for c in &commands {
         match c.op {
             Opcode::NpuSetParallelMode => parallel = c.param != 0,
-            Opcode::NpuOpDepthwise if parallel => {
-                return Some("depthwise in parallel mode (refused)".into())
+            Opcode::NpuSetIfmPrecision => {
+                ifm_wide = Opcode::NpuSetIfmPrecision
+                    .field("activation_precision")
+                    .get(u64::from(c.param))
+                    != 0
+            }
+            Opcode::NpuOpDepthwise if parallel && ifm_wide => {
+                return Some("16-bit depthwise in parallel mode (refused)".into())
             }
             Opcode::NpuOpConv | Opcode::NpuOpDepthwise => kernels += 1,
             Opcode::NpuOpPool | Opcode::NpuOpElementwise => {

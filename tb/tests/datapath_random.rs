@@ -6,7 +6,7 @@
 //! job runs on the RTL and on the golden model, which must agree on how the
 //! run ends (STATUS, QREAD, IRQ), every region's bytes and the shared
 //! buffer. `CONV_JOBS` sets the number of jobs (default 150), and
-//! `CONV_PARALLEL_JOBS` the number of convolutions in parallel mode on
+//! `CONV_PARALLEL_JOBS` the number of operations in parallel mode on
 //! u65-512 (default 20, TRM 4.7.5.1). A failing job is saved as a job
 //! folder, with the command that gives its waveform.
 
@@ -14,6 +14,7 @@ use npu_tb::conv_jobs::{
     random_job, random_parallel_job, rtl_agrees_under, save, ConvJob, MemorySystem,
 };
 use npu_tb::seed::seed;
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Jobs per run unless `CONV_JOBS` or `CONV_PARALLEL_JOBS` says otherwise.
@@ -43,8 +44,12 @@ fn random_parallel_convolutions_agree_with_the_golden_model() {
 /// Runs `count` jobs `make(seed, index)` on the RTL and the golden model.
 fn agree(count: u64, make: fn(u64, u64) -> ConvJob) {
     let seed = seed();
+    let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
     for index in 0..count {
         let cj = make(seed, index);
+        *kinds
+            .entry(format!("{:?} {}", cj.spec.kind, cj.job.config.name))
+            .or_default() += 1;
         let memory = MemorySystem::for_job(seed, index);
         if let Err(e) = rtl_agrees_under(&cj.job, &memory) {
             let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("conv-{seed}-{index}"));
@@ -61,4 +66,5 @@ fn agree(count: u64, make: fn(u64, u64) -> ConvJob) {
             );
         }
     }
+    println!("{count} jobs agree: {kinds:?}");
 }

@@ -13,8 +13,10 @@
 //! different places and the settings switched as soon as the last request
 //! of the previous operation is taken. A third of the operations use 1x4
 //! microblocks (`one_row`: positions (oy, ox + p)) over any OFM rows, the
-//! rest 2x2 ones. Then the throughput: one request a cycle with
-//! `IfmUnit::LATENCY` cycles of latency, in both shapes.
+//! rest 2x2 ones; a third of the 8-bit ones are `interleaved` (depthwise in
+//! parallel mode: a group's channels every other one of 16, even or odd).
+//! Then the throughput: one request a cycle with `IfmUnit::LATENCY` cycles
+//! of latency, in both shapes.
 
 use npu_hw::mac_unit::{IfmRequest, IfmSettings, IfmUnit, LineWrite};
 use npu_model::tensor::DType;
@@ -79,6 +81,8 @@ struct Operation {
     ib_width: usize,
     position_bytes: usize,
     ib_base: usize,
+    /// Interleaved groups, and whether they take the odd channels.
+    interleaved: Option<bool>,
 }
 
 impl Operation {
@@ -168,6 +172,7 @@ impl Operation {
             ib_width: 0,
             position_bytes: 0,
             ib_base: 0,
+            interleaved: (ifm.bits == 8 && rng.gen_bool(1.0 / 3.0)).then(|| rng.gen_bool(0.5)),
         };
         // The source rows and columns the OFM block reads.
         let (origin_y, rows) = op.needed(
@@ -192,7 +197,11 @@ impl Operation {
         op.ib_width = columns + rng.gen_range(0..=2);
         // An 8-channel group is one aligned half line (8-bit) or line
         // (16-bit): positions and the base aligned to its size.
-        let group_bytes = 8 * ifm.bytes();
+        let group_bytes = if op.interleaved.is_some() {
+            16
+        } else {
+            8 * ifm.bytes()
+        };
         op.position_bytes = (op.chunk.len() * ifm.bytes()).div_ceil(group_bytes) * group_bytes;
         Some(op)
     }
@@ -302,6 +311,8 @@ impl Operation {
             one_row: self.one_row,
             signed: self.ifm.signed,
             zero_point: (self.zero_point as u64 & 0xffff).into(),
+            interleaved: self.interleaved.is_some(),
+            odd: self.interleaved == Some(true),
         }
     }
 
@@ -318,21 +329,28 @@ impl Operation {
             for ox in self.block_x.clone().step_by(uw) {
                 for ky in 0..self.kernel_h {
                     for kx in 0..self.kernel_w {
-                        for group in 0..self.chunk.len().div_ceil(8) {
+                        // An interleaved group spans 16 channels.
+                        let span = if self.interleaved.is_some() { 16 } else { 8 };
+                        let odd = usize::from(self.interleaved == Some(true));
+                        for group in 0..self.chunk.len().div_ceil(span) {
                             for high in [false, true].into_iter().take(1 + usize::from(wide)) {
                                 let request = IfmRequest {
                                     oy: (oy as u64).into(),
                                     ox: (ox as u64).into(),
                                     ky: (ky as u64).into(),
                                     kx: (kx as u64).into(),
-                                    channel_offset: ((group * 8 * self.ifm.bytes()) as u64).into(),
+                                    channel_offset: ((group * span * self.ifm.bytes()) as u64)
+                                        .into(),
                                     high,
                                 };
                                 let acts = (0..32)
                                     .map(|lane| {
                                         let (p, k) = (lane / 8, lane % 8);
                                         let (y, x) = (oy + p / uw, ox + p % uw);
-                                        let ch = self.chunk.start + group * 8 + k;
+                                        let ch = match self.interleaved {
+                                            Some(_) => self.chunk.start + group * 16 + 2 * k + odd,
+                                            None => self.chunk.start + group * 8 + k,
+                                        };
                                         let inside = self.block_y.contains(&y)
                                             && self.block_x.contains(&x)
                                             && self.chunk.contains(&ch);
@@ -486,7 +504,11 @@ impl Bench {
 fn place(ops: &mut [Operation], rng: &mut StdRng) -> bool {
     let mut at: usize = 0;
     for op in ops.iter_mut() {
-        let align = 8 * op.ifm.bytes();
+        let align = if op.interleaved.is_some() {
+            16
+        } else {
+            8 * op.ifm.bytes()
+        };
         // Sometimes no gap: blocks sharing a line.
         let gap = if rng.gen_bool(0.3) {
             0

@@ -31,6 +31,7 @@ pub struct KernelKinds {
     pub depthwise: Bit,
     pub pool: Bit,
     pub elementwise: Bit,
-    /// NPU_OP_DEPTHWISE with NPU_SET_PARALLEL_MODE 1 (TRM 4.7.5.1).
+    /// NPU_OP_DEPTHWISE with NPU_SET_PARALLEL_MODE 1 (TRM 4.7.5.1) and an
+    /// 8-bit IFM; with a 16-bit IFM it is refused.
     pub depthwise_parallel: Bit,
 }

@@ -15,7 +15,8 @@
 //!   the kernel units' operation state into the kernel queue for the
 //!   datapath ([`KernelOperation`]; blocks while the queue is full), and
 //!   parsing goes on (TRM 4.6.1). A kind the datapath does not run
-//!   (`kernels_run`; depthwise in parallel mode is a kind of its own) is
+//!   (`kernels_run`; depthwise in parallel mode is a kind of its own, for
+//!   8-bit IFMs only) is
 //!   refused: the NPU stops with STATUS.cmd_parse_error and IRQ raised,
 //!   QREAD at the operation. NPU_OP_KERNEL_WAIT n waits
 //!   until n or fewer operations are queued or running;
@@ -57,7 +58,7 @@ pub use op_state::{
     OperationState, SetRegister, WeightsView, CMD1_KEY,
 };
 
-use crate::spec_constants::{field_lsb as lsb, field_mask as mask};
+use crate::spec_constants::{command_field_lsb, field_lsb as lsb, field_mask as mask};
 use crate::stream::{LaneBeat, StreamIn, StreamOut};
 use crate::widgets::{Fifo, ResetReg};
 use npu_spec::command::{self as command, Opcode};
@@ -131,6 +132,8 @@ pub struct CentralControl {
     irq_key: Constant<Bits<11>>,
     conv_key: Constant<Bits<11>>,
     depthwise_key: Constant<Bits<11>>,
+    /// NPU_SET_IFM_PRECISION's activation_precision position.
+    ifm_width_lsb: Constant<Bits<6>>,
     pool_key: Constant<Bits<11>>,
     elementwise_key: Constant<Bits<11>>,
     dma_start_key: Constant<Bits<11>>,
@@ -189,6 +192,9 @@ pub struct CentralControl {
     kernel_supported: Signal<Local, Bit>,
     kernel_view: Signal<Local, KernelView>,
     parallel_mode: Signal<Local, Bit>,
+    ifm_view: Signal<Local, IfmView>,
+    ifm_precision: Signal<Local, Bits<16>>,
+    ifm_wide: Signal<Local, Bit>,
     /// Kernel operations queued or running.
     kernels_outstanding: Signal<Local, Bits<3>>,
     op_code: Signal<Local, Bits<10>>,
@@ -272,6 +278,7 @@ impl Default for CentralControl {
             irq_key: key(Opcode::NpuOpIrq),
             conv_key: key(Opcode::NpuOpConv),
             depthwise_key: key(Opcode::NpuOpDepthwise),
+            ifm_width_lsb: command_field_lsb(Opcode::NpuSetIfmPrecision, "activation_precision"),
             pool_key: key(Opcode::NpuOpPool),
             elementwise_key: key(Opcode::NpuOpElementwise),
             dma_start_key: key(Opcode::NpuOpDmaStart),
@@ -320,6 +327,9 @@ impl Default for CentralControl {
             kernel_supported: Default::default(),
             kernel_view: Default::default(),
             parallel_mode: Default::default(),
+            ifm_view: Default::default(),
+            ifm_precision: Default::default(),
+            ifm_wide: Default::default(),
             kernels_outstanding: Default::default(),
             op_code: Default::default(),
             op_param: Default::default(),
@@ -469,6 +479,10 @@ impl Logic for CentralControl {
             | (self.key.val() == self.elementwise_key.val());
         self.kernel_view.next = self.operation.val().kernel;
         self.parallel_mode.next = self.kernel_view.val().parallel_mode != 0;
+        self.ifm_view.next = self.operation.val().ifm;
+        self.ifm_precision.next = self.ifm_view.val().precision;
+        self.ifm_wide.next =
+            bit_cast::<2, 16>(self.ifm_precision.val() >> self.ifm_width_lsb.val()) != 0;
         self.kernel_supported.next = ((self.key.val() == self.conv_key.val())
             & self.kernels_run.val().conv)
             | ((self.key.val() == self.depthwise_key.val())
@@ -476,6 +490,7 @@ impl Logic for CentralControl {
                 & self.kernels_run.val().depthwise)
             | ((self.key.val() == self.depthwise_key.val())
                 & self.parallel_mode.val()
+                & !self.ifm_wide.val()
                 & self.kernels_run.val().depthwise_parallel)
             | ((self.key.val() == self.pool_key.val()) & self.kernels_run.val().pool)
             | ((self.key.val() == self.elementwise_key.val()) & self.kernels_run.val().elementwise);

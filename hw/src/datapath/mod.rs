@@ -19,8 +19,10 @@
 //! 2 * local + core (one masked write per position, `OfmResult::spread`).
 //! So u65-512 runs at u65-256's MAC rate until a second MAC array exists;
 //! the PMU's MAC, AO and WD events (core 0's) count the work of both
-//! cores' passes. Depthwise in parallel mode is refused
-//! (`KernelKinds::depthwise_parallel`).
+//! cores' passes. Depthwise in parallel mode runs with 8-bit IFMs: a
+//! core's IFM block holds both cores' channels of its OFM block and the IFM
+//! unit reads every other byte (`IfmSettings::interleaved`); central control
+//! refuses it with 16-bit IFMs.
 //!
 //! Streams per operation:
 //! - IFM blocks: each traversal job goes to the IFM fetch (its copies to
@@ -201,6 +203,9 @@ pub struct Datapath {
     element_shift: Signal<Local, Bits<8>>,
     ib_half_kb: Signal<Local, Bits<16>>,
     parallel: Signal<Local, Bit>,
+    /// Depthwise in parallel mode: a core's IFM channels are every other
+    /// one of its IFM blocks.
+    interleaved: Signal<Local, Bit>,
     /// The scale/bias stream of the job's core.
     scale_base: Signal<Local, Bits<48>>,
     /// The readout word's first OFM channel.
@@ -257,7 +262,7 @@ impl Datapath {
                 depthwise: true,
                 pool: false,
                 elementwise: false,
-                depthwise_parallel: false,
+                depthwise_parallel: true,
             }),
             two_cores: Constant::new(config.cores == 2),
             decoder: Default::default(),
@@ -298,6 +303,7 @@ impl Datapath {
             element_shift: Default::default(),
             ib_half_kb: Default::default(),
             parallel: Default::default(),
+            interleaved: Default::default(),
             scale_base: Default::default(),
             word_channel: Default::default(),
             new_spatial_block: Default::default(),
@@ -399,6 +405,7 @@ impl Logic for Datapath {
         self.parallel.next = self.decoder.shape.val().parallel & self.two_cores.val();
         self.traversal.shape.next = self.decoder.shape.val();
         self.traversal.shape.next.parallel = self.parallel.val();
+        self.interleaved.next = self.parallel.val() & self.decoder.shape.val().depthwise;
         self.traversal.start.next = self.starting.q.val();
         self.per_channel.next = !self.decoder.output_settings.val().global_scale;
 
@@ -422,6 +429,7 @@ impl Logic for Datapath {
             self.traversal.ifm_blocks.valid.val() & self.traversal.ifm_blocks.ready.val();
         self.ifm_fetch.jobs.data.next = self.job.val();
         self.ifm_fetch.view.next = self.decoder.ifm_view.val();
+        self.ifm_fetch.line_positions.next = self.interleaved.val();
         StreamOut::<ShramFill>::link(&mut self.ifm_fills, &mut self.ifm_fetch.fills);
         self.fetched.tail.valid.next = self.job_taken.val();
         self.fetched.tail.data.next = self.job.val();
@@ -504,7 +512,8 @@ impl Logic for Datapath {
         // ---- Beats: an IFM unit request and a tag each ----
         self.beat.next = self.traversal.beats.data.val();
         self.element_shift.next = bit_cast::<8, 16>(self.beat.val().ifm_channel);
-        if self.decoder.ifm_wide.val() {
+        // 16-bit, and parallel depthwise (every other byte): 2 bytes a channel.
+        if self.decoder.ifm_wide.val() | self.interleaved.val() {
             self.element_shift.next = bit_cast::<8, 16>(self.beat.val().ifm_channel) << 1;
         }
         self.beat_ready.next = self.ifm_unit.requests.ready.val() & self.beat_tags.tail.ready.val();
@@ -541,10 +550,15 @@ impl Logic for Datapath {
         self.ifm_unit.settings.next.ib_width = bit_cast::<8, 16>(self.walked.val().width);
         self.ifm_unit.settings.next.position_bytes =
             ((bit_cast::<8, 16>(self.walked.val().channels) + 7) >> 3) << 3;
-        // 16-bit: whole lines, so an 8-channel group is one aligned line.
+        // 16-bit: whole lines, so an 8-channel group is one aligned line;
+        // parallel depthwise: whole lines, so 16 channels are.
         if self.decoder.ifm_wide.val() {
             self.ifm_unit.settings.next.position_bytes =
                 ((bit_cast::<8, 16>(self.walked.val().channels) + 7) >> 3) << 4;
+        }
+        if self.interleaved.val() {
+            self.ifm_unit.settings.next.position_bytes =
+                ((bit_cast::<8, 16>(self.walked.val().channels) + 15) >> 4) << 4;
         }
         self.ifm_unit.settings.next.origin_y = self.walked.val().y0;
         self.ifm_unit.settings.next.origin_x = self.walked.val().x0;
@@ -561,6 +575,8 @@ impl Logic for Datapath {
         self.ifm_unit.settings.next.one_row = self.decoder.shape.val().one_row;
         self.ifm_unit.settings.next.signed = self.decoder.ifm_signed.val();
         self.ifm_unit.settings.next.zero_point = self.decoder.ifm_view.val().zero_point;
+        self.ifm_unit.settings.next.interleaved = self.interleaved.val();
+        self.ifm_unit.settings.next.odd = self.walked.val().core;
         self.shram_read_enable.next = self.ifm_unit.shram_read_enable.val();
         // The four positions' ports, packed as the shared buffer takes them.
         self.shram_read_address.next =

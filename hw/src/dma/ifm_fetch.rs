@@ -8,8 +8,10 @@
 //! [2 KB, 2 KB + H KB) and IB1 the next H KB, H = (NPU_SET_IFM_IB_END - 2)
 //! / 2 (TRM table 4-136); position (r, q) of the rectangle at `ib_base +
 //! (r * width + q) * position_bytes`, position_bytes = channels * e rounded
-//! up to 8 (16 for 16-bit elements: the IFM unit reads an 8-channel group of
-//! them as one aligned line), channel k of the block at byte k * e of its position.
+//! up to 8 (16 for 16-bit elements, or with `line_positions`: the IFM unit
+//! reads an 8-channel group of them, or of a parallel-mode depthwise core's
+//! every other channel, as one aligned line), channel k of the block at byte
+//! k * e of its position.
 //!
 //! Per rectangle row, per piece of the row in one tile (columns left of
 //! WIDTH0 in tile 0, or tile 2 from row HEIGHT0 on; the others in tile 1, or
@@ -28,6 +30,7 @@
 //!   stands and taken with its last fill; `ready` depends on `fills.ready`,
 //!   never on `valid`.
 //! - `view` ([`IfmView`]): held while the operation's jobs are offered.
+//! - `line_positions`: positions are whole 16-byte lines (held as `view`).
 //! - `fills` (a [`StreamOut`] of [`ShramFill`]s) toward the IFM channel,
 //!   `region` = NPU_SET_IFM_REGION.
 //!
@@ -54,6 +57,8 @@ pub struct IfmFetch {
     pub jobs: StreamIn<IfmBlockJob>,
     /// The operation's IFM registers.
     pub view: Signal<In, IfmView>,
+    /// Positions take whole lines (8-bit depthwise in parallel mode).
+    pub line_positions: Signal<In, Bit>,
     /// 2D copies toward the IFM channel.
     pub fills: StreamOut<ShramFill>,
     multiply: Multiply16x40,
@@ -144,6 +149,7 @@ impl Default for IfmFetch {
             rst_n: Default::default(),
             jobs: Default::default(),
             view: Default::default(),
+            line_positions: Default::default(),
             fills: Default::default(),
             multiply: Default::default(),
             active: Default::default(),
@@ -314,7 +320,7 @@ impl Logic for IfmFetch {
         // Shared-buffer layout.
         self.block_bytes.next = self.job.val().channels << self.element_shift.val();
         self.position_bytes.next = (self.block_bytes.val() + 7) & 0xfff8;
-        if self.wide.val() {
+        if self.wide.val() | self.line_positions.val() {
             self.position_bytes.next = (self.block_bytes.val() + 15) & 0xfff0;
         }
         self.ib_kb.next = (bit_cast::<16, 6>(self.view.val().ib_end) - 2) >> 1;

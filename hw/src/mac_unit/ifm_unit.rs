@@ -43,7 +43,9 @@
 //! 16-bit IFM, and `channel_offset` is 8 x the group (16 x for 16 bits).
 //! Channels of a group beyond the IB's depth read whatever bytes follow
 //! (the next position's); the weight stream holds zeros for them (TRM
-//! 4.7.5).
+//! 4.7.5). An `interleaved` group (8-bit depthwise in parallel mode) is
+//! the even or `odd` bytes of one line: `ib_base` and `position_bytes`
+//! are multiples of 16 and `channel_offset` is 16 x the group.
 //!
 //! # Ports
 //!
@@ -122,6 +124,11 @@ pub struct IfmSettings {
     pub signed: Bit,
     /// NPU_SET_IFM_ZERO_POINT, in the IFM's type.
     pub zero_point: Bits<16>,
+    /// 8-bit depthwise in parallel mode (TRM 4.7.5.1): a beat's 8 channels
+    /// are bytes `odd`, `odd` + 2, ..., `odd` + 14 of the line at the
+    /// group's offset (the core's channels among both cores').
+    pub interleaved: Bit,
+    pub odd: Bit,
 }
 
 /// One MAC beat's activations to make.
@@ -150,6 +157,8 @@ pub struct IfmActs {
 #[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
 pub struct Conversion {
     pub wide: Bit,
+    pub interleaved: Bit,
+    pub odd: Bit,
     pub signed: Bit,
     pub high: Bit,
     pub zero_point: Bits<16>,
@@ -485,6 +494,8 @@ impl Logic for IfmUnit {
             + bit_cast::<14, 5>(self.channel_offset.val().get_bits::<5>(3));
 
         self.conversion_now.next.wide = self.settings.val().wide;
+        self.conversion_now.next.interleaved = self.settings.val().interleaved;
+        self.conversion_now.next.odd = self.settings.val().odd;
         self.conversion_now.next.signed = self.settings.val().signed;
         self.conversion_now.next.high = self.requests.data.val().high;
         self.conversion_now.next.zero_point = self.settings.val().zero_point;
@@ -559,6 +570,12 @@ impl Logic for IfmUnit {
             }
             for k in 0..8 {
                 self.value_8.next = self.half.val().get_bits::<8>(8 * k);
+                if self.conversion.val().interleaved {
+                    self.value_8.next = self.line.val().get_bits::<8>(16 * k);
+                    if self.conversion.val().odd {
+                        self.value_8.next = self.line.val().get_bits::<8>(16 * k + 8);
+                    }
+                }
                 self.value_16.next = self.line.val().get_bits::<16>(16 * k);
                 if self.conversion.val().wide {
                     self.value.next = bit_cast::<17, 16>(self.value_16.val());

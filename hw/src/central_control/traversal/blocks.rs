@@ -7,7 +7,9 @@
 //! ceil(B / 2), then core 1 over floor(D / 2) in blocks of floor(B / 2)
 //! (skipped when it has none); `ofm_z`/`ofm_depth` of a job count its
 //! core's channels. The IFM blocks of a convolution do not depend on the
-//! OFM channels, so they are those of the same block without parallel mode.
+//! OFM channels, so they are those of the same block without parallel mode;
+//! a depthwise one holds IFM channels 2z .. 2(z + depth), both cores',
+//! of which the core's beats read every other one.
 
 use super::{IfmBlockJob, TraversalShape};
 use crate::stream::StreamOut;
@@ -135,6 +137,15 @@ impl Logic for BlockWalker {
             self.channel_start.next = self.z.q.val();
             self.channel_end.next = self.z.q.val() + self.block_depth.val();
             self.ifm_block_depth.next = self.s.val().block_depth;
+        }
+        // Parallel depthwise: both cores' IFM channels of the local ones,
+        // 2z .. 2(z + depth), of which the core reads every other one.
+        if self.s.val().depthwise & self.s.val().parallel {
+            self.channel_start.next = self.z.q.val() << 1;
+            self.channel_end.next = (self.z.q.val() + self.block_depth.val()) << 1;
+            if self.channel_end.val() > self.s.val().ifm_depth {
+                self.channel_end.next = self.s.val().ifm_depth;
+            }
         }
 
         // Sub-kernels of at most 8x8 (4x4), halved where dilated.
@@ -307,8 +318,13 @@ impl Logic for BlockWalker {
                                     self.running.d.next = false;
                                 }
                             }
-                        } else if self.s.val().depthwise {
+                        }
+                        if self.s.val().depthwise & !self.last_z.val() {
                             self.channel0.d.next = self.z.q.val() + self.core_block_depth.val();
+                            if self.s.val().parallel {
+                                self.channel0.d.next =
+                                    (self.z.q.val() + self.core_block_depth.val()) << 1;
+                            }
                         }
                     }
                 }
