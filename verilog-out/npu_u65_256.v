@@ -1494,7 +1494,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         ifm_view = operation[(64'h0)+:(473)];
         ifm_precision = ifm_view[(64'h2e)+:(16)];
         ifm_wide = ((ifm_precision >> ifm_width_lsb) & 2'h3) != 32'h0;
-        kernel_supported = ((key == conv_key) & kernels_run[(64'h0)+:(1)]) | ((key == depthwise_key) & ~parallel_mode & kernels_run[(64'h1)+:(1)]) | ((key == depthwise_key) & parallel_mode & ~ifm_wide & kernels_run[(64'h4)+:(1)]) | ((key == pool_key) & kernels_run[(64'h2)+:(1)]) | ((key == elementwise_key) & kernels_run[(64'h3)+:(1)]);
+        kernel_supported = ((key == conv_key) & kernels_run[(64'h0)+:(1)] & (~parallel_mode | kernels_run[(64'h4)+:(1)])) | ((key == depthwise_key) & kernels_run[(64'h1)+:(1)] & (~parallel_mode | (kernels_run[(64'h4)+:(1)] & ~ifm_wide))) | ((key == pool_key) & kernels_run[(64'h2)+:(1)]) | ((key == elementwise_key) & kernels_run[(64'h3)+:(1)]);
         case (step$q)
             Step$Decode:
                 begin
@@ -3115,7 +3115,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     output reg  [3:0] events;
     
     // Constant declarations
-    localparam  kinds = 5'b10011;
+    localparam  kinds = 5'b11;
     localparam  two_cores = 1'b0;
     
     // Enums

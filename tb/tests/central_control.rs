@@ -187,6 +187,23 @@ fn sixteen_bit_depthwise_in_parallel_mode_is_refused_on_u65_512() {
     assert_eq!(state.qread, 8, "QREAD stays at the operation: {state}");
 }
 
+/// NPU_SET_PARALLEL_MODE 1 is for the two cores of u65-512 only (TRM
+/// 4.7.5.1): on u65-256 a convolution with it stops the stream visibly, as
+/// the golden model refuses it.
+#[test]
+fn parallel_mode_is_refused_on_one_core() {
+    let stream = encode(&[
+        Command::cmd0(Opcode::NpuSetParallelMode, 1),
+        Command::cmd0(Opcode::NpuOpConv, 0),
+        Command::cmd0(Opcode::NpuOpStop, 0),
+    ]);
+    let mut tb = bench();
+    let state = fault(run(&mut tb, &stream));
+    assert_eq!(field(state.status, "cmd_parse_error"), 1, "{state}");
+    assert_eq!(field(state.status, "state"), 0, "{state}");
+    assert_eq!(state.qread, 4, "QREAD stays at the operation: {state}");
+}
+
 #[test]
 fn a_qsize_that_is_not_a_multiple_of_4_is_a_parse_error_before_any_fetch() {
     let mut tb = bench();

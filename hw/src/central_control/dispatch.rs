@@ -31,7 +31,8 @@ pub struct KernelKinds {
     pub depthwise: Bit,
     pub pool: Bit,
     pub elementwise: Bit,
-    /// NPU_OP_DEPTHWISE with NPU_SET_PARALLEL_MODE 1 (TRM 4.7.5.1) and an
-    /// 8-bit IFM; with a 16-bit IFM it is refused.
-    pub depthwise_parallel: Bit,
+    /// NPU_SET_PARALLEL_MODE 1 (TRM 4.7.5.1: two cores, u65-512 only) for
+    /// NPU_OP_CONV and for NPU_OP_DEPTHWISE with an 8-bit IFM; a 16-bit
+    /// depthwise one is refused, and every one on a one-core configuration.
+    pub parallel: Bit,
 }

@@ -15,8 +15,8 @@
 //!   the kernel units' operation state into the kernel queue for the
 //!   datapath ([`KernelOperation`]; blocks while the queue is full), and
 //!   parsing goes on (TRM 4.6.1). A kind the datapath does not run
-//!   (`kernels_run`; depthwise in parallel mode is a kind of its own, for
-//!   8-bit IFMs only) is
+//!   (`kernels_run`; parallel mode only on two cores, and for depthwise
+//!   only with 8-bit IFMs) is
 //!   refused: the NPU stops with STATUS.cmd_parse_error and IRQ raised,
 //!   QREAD at the operation. NPU_OP_KERNEL_WAIT n waits
 //!   until n or fewer operations are queued or running;
@@ -484,14 +484,12 @@ impl Logic for CentralControl {
         self.ifm_wide.next =
             bit_cast::<2, 16>(self.ifm_precision.val() >> self.ifm_width_lsb.val()) != 0;
         self.kernel_supported.next = ((self.key.val() == self.conv_key.val())
-            & self.kernels_run.val().conv)
+            & self.kernels_run.val().conv
+            & (!self.parallel_mode.val() | self.kernels_run.val().parallel))
             | ((self.key.val() == self.depthwise_key.val())
-                & !self.parallel_mode.val()
-                & self.kernels_run.val().depthwise)
-            | ((self.key.val() == self.depthwise_key.val())
-                & self.parallel_mode.val()
-                & !self.ifm_wide.val()
-                & self.kernels_run.val().depthwise_parallel)
+                & self.kernels_run.val().depthwise
+                & (!self.parallel_mode.val()
+                    | (self.kernels_run.val().parallel & !self.ifm_wide.val())))
             | ((self.key.val() == self.pool_key.val()) & self.kernels_run.val().pool)
             | ((self.key.val() == self.elementwise_key.val()) & self.kernels_run.val().elementwise);
 

@@ -262,7 +262,7 @@ impl Datapath {
                 depthwise: true,
                 pool: false,
                 elementwise: false,
-                depthwise_parallel: true,
+                parallel: config.cores == 2,
             }),
             two_cores: Constant::new(config.cores == 2),
             decoder: Default::default(),
