@@ -39,8 +39,13 @@ lint: deps
 		echo "lint: $$m clean (waivers with reasons in scripts/lint.vlt)"; \
 	done
 
+# The configurations side by side (yosys runs on one core), each one's
+# report printed when both are done; fails if either fails.
 synth: deps
-	@for m in $(CONFIGS); do scripts/synth.sh $$m || exit 1; done
+	@mkdir -p build/synth
+	@pids=""; for m in $(CONFIGS); do scripts/synth.sh $$m > build/synth/$$m.log 2>&1 & pids="$$pids $$!"; done; \
+	failed=0; for p in $$pids; do wait $$p || failed=1; done; \
+	for m in $(CONFIGS); do cat build/synth/$$m.log; done; exit $$failed
 
 synth-blocks: deps
 	@for m in $(BLOCKS); do scripts/synth.sh $$m || exit 1; done
