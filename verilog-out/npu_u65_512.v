@@ -3116,7 +3116,6 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     
     // Constant declarations
     localparam  kinds = 5'b10011;
-    localparam  two_cores = 1'b1;
     
     // Enums
     localparam ErrorCode$None = 0;
@@ -3758,9 +3757,8 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         end
         starting$d = operations$valid & ~active$q;
         decoder$operation = operation$q;
-        parallel = decoder$shape[(64'hde)+:(1)] & two_cores;
+        parallel = decoder$shape[(64'hde)+:(1)];
         traversal$shape = decoder$shape;
-        traversal$shape[(64'hde)+:(1)] = parallel;
         interleaved = parallel & decoder$shape[(64'ha9)+:(1)];
         traversal$start = starting$q;
         per_channel = ~decoder$output_settings[(64'h5)+:(1)];

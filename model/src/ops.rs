@@ -9,7 +9,7 @@ use crate::fixed;
 use crate::npu::{Npu, OpError, OpRecord, LUT_BYTES};
 use crate::tensor::{DType, FeatureMap};
 use crate::weights;
-use crate::weights::order::{Traversal, WeightOrder, U65_UBLOCK_DEPTH};
+use crate::weights::order::{core_share, Traversal, WeightOrder, U65_UBLOCK_DEPTH};
 use npu_spec::command::{
     broadcast, AccFormat, ActivationClipRange, ActivationFunction, ElementwiseMode, IfmRoundMode,
     IfmScaleMode, KernelDecomposition, Layout, OfmScaleMode, Opcode, PoolingMode, RoundMode,
@@ -961,7 +961,7 @@ fn channel_scales(npu: &Npu, op: &Op) -> Result<Vec<ScaleRecord>, OpError> {
         op.oc
     ];
     for core in 0..cores.min(op.oc) {
-        let n = (op.oc - core).div_ceil(cores);
+        let n = core_share(op.oc, cores, core);
         for (j, r) in load_scales(npu, core, n)?.into_iter().enumerate() {
             out[core + j * cores] = r;
         }
@@ -1000,13 +1000,13 @@ fn load_weights(
             (Opcode::NpuSetWeight1Base, Opcode::NpuSetWeight1Length)
         };
         let order = WeightOrder {
-            ofm_depth: (op.oc - core).div_ceil(cores),
+            ofm_depth: core_share(op.oc, cores, core),
             ifm_depth,
             kernel_height: kh,
             kernel_width: kw,
             // Each core's block depth in parallel mode (TRM 4.7.5.1: half the
             // OFM block depth, rounded as Vela does).
-            ofm_block_depth: (block_depth + cores - 1 - core) / cores,
+            ofm_block_depth: core_share(block_depth, cores, core),
             traversal,
             ifm_bits: op.ifm.dtype.bits,
             dilation_x2: op.dil_x == 2,

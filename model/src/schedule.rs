@@ -21,7 +21,7 @@
 //! IFM unit reads them from a packed IFM block, and must give the
 //! accumulators of a plain convolution (tested below against a direct one).
 
-use crate::weights::order::{Traversal, U65_UBLOCK_DEPTH};
+use crate::weights::order::{core_share, Traversal, U65_UBLOCK_DEPTH};
 use npu_spec::command::{KernelDecomposition, UpscaleMode};
 use rand::Rng;
 
@@ -206,13 +206,13 @@ impl ConvShape {
 
     /// OFM channels of `core` (channels core, core + cores, ...).
     pub fn core_depth(&self, core: usize) -> usize {
-        (self.ofm_depth + self.cores() - 1 - core) / self.cores()
+        core_share(self.ofm_depth, self.cores(), core)
     }
 
     /// `core`'s OFM block depth (TRM 4.7.5.1: half the block depth in
     /// parallel mode, rounded as `weights::order::split_parallel` does).
     pub fn core_block_depth(&self, core: usize) -> usize {
-        (self.block_depth + self.cores() - 1 - core) / self.cores()
+        core_share(self.block_depth, self.cores(), core)
     }
 
     /// The OFM channel of `core`'s local channel `local`.

@@ -156,8 +156,6 @@ pub struct Datapath {
     pub events: Signal<Out, DatapathEvents>,
 
     kinds: Constant<KernelKinds>,
-    /// The configuration has two cores: NPU_SET_PARALLEL_MODE applies.
-    two_cores: Constant<Bit>,
     decoder: OperationDecoder,
     traversal: Traversal,
     ifm_fetch: IfmFetch,
@@ -264,7 +262,6 @@ impl Datapath {
                 elementwise: false,
                 parallel: config.cores == 2,
             }),
-            two_cores: Constant::new(config.cores == 2),
             decoder: Default::default(),
             traversal: Default::default(),
             ifm_fetch: Default::default(),
@@ -400,11 +397,10 @@ impl Logic for Datapath {
         }
         self.starting.d.next = self.operations.valid.val() & !self.active.q.val();
         self.decoder.operation.next = self.operation.q.val();
-        // Parallel mode only where there are two cores (the golden model
-        // forbids it elsewhere).
-        self.parallel.next = self.decoder.shape.val().parallel & self.two_cores.val();
+        // Parallel mode reaches here only on two cores (central control
+        // refuses it elsewhere: `kinds.parallel`).
+        self.parallel.next = self.decoder.shape.val().parallel;
         self.traversal.shape.next = self.decoder.shape.val();
-        self.traversal.shape.next.parallel = self.parallel.val();
         self.interleaved.next = self.parallel.val() & self.decoder.shape.val().depthwise;
         self.traversal.start.next = self.starting.q.val();
         self.per_channel.next = !self.decoder.output_settings.val().global_scale;

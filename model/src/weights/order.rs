@@ -237,6 +237,14 @@ pub fn from_stream(stream: &[i16], o: &WeightOrder) -> Result<Vec<i16>, OrderErr
     Ok(ohwi)
 }
 
+/// How many of `total` OFM channels (or of an OFM block's depth) core
+/// `core` of `cores` holds in parallel mode: channels core, core + cores,
+/// ... (TRM 4.7.5.1: ceil(total / 2) for core 0, floor for core 1; Vela
+/// rounds the block depth the same way).
+pub fn core_share(total: usize, cores: usize, core: usize) -> usize {
+    (total + cores - 1 - core) / cores
+}
+
 /// Splits an OHWI tensor for parallel mode (TRM 4.7.5.1): core `k` of
 /// `cores` gets output channels `k, k + cores, ...` and an OFM block depth of
 /// `ceil((ofm_block_depth - k) / cores)` (Vela's rounding of the TRM's
@@ -260,7 +268,7 @@ pub fn split_parallel(
     let per_oc = o.kernel_height * o.kernel_width * o.ifm_depth;
     let mut out = Vec::new();
     for core in 0..cores.min(o.ofm_depth) {
-        let block_depth = (o.ofm_block_depth + cores - 1 - core) / cores;
+        let block_depth = core_share(o.ofm_block_depth, cores, core);
         if block_depth == 0 {
             continue;
         }
