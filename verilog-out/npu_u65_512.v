@@ -115,6 +115,8 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     wire  cpm$rst_n;
     wire  cpm$core_rst_n;
     wire  cpm$core_clock;
+    wire  cpm$datapath_clock;
+    reg  cpm$datapath_clock_wanted;
     reg  cpm$porpl;
     reg  cpm$porsl;
     wire  [1:0] cpm$prot;
@@ -286,6 +288,7 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     wire  datapath$fault;
     wire  [31:0] datapath$fault_offset;
     wire  [3:0] datapath$events;
+    wire  datapath$clock_wanted;
     reg  dma$clock;
     reg  dma$rst_n;
     reg  [1:0] dma$prot;
@@ -404,6 +407,8 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .rst_n(cpm$rst_n),
         .core_rst_n(cpm$core_rst_n),
         .core_clock(cpm$core_clock),
+        .datapath_clock(cpm$datapath_clock),
+        .datapath_clock_wanted(cpm$datapath_clock_wanted),
         .porpl(cpm$porpl),
         .porsl(cpm$porsl),
         .prot(cpm$prot),
@@ -584,7 +589,8 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .clearing(datapath$clearing),
         .fault(datapath$fault),
         .fault_offset(datapath$fault_offset),
-        .events(datapath$events)
+        .events(datapath$events),
+        .clock_wanted(datapath$clock_wanted)
     );
     npu_u65_512_core$dma dma(
         .clock(dma$clock),
@@ -885,7 +891,8 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         shram$write_address = dma$shram_line;
         shram$write_data = dma$shram_data;
         shram$write_strobe = dma$shram_strobe;
-        datapath$clock = cpm$core_clock;
+        datapath$clock = cpm$datapath_clock;
+        cpm$datapath_clock_wanted = datapath$clock_wanted;
         datapath$rst_n = cpm$core_rst_n;
         datapath$clear = cpm$shram_clear;
         datapath$ifm_filled = dma$ifm_filled;
@@ -2137,7 +2144,7 @@ module npu_u65_512_core$control$words_taken(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$control$words_taken
 
 
-module npu_u65_512_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disable,dft_cgen,rst_n,core_rst_n,core_clock,porpl,porsl,prot,reset_write,reset_value,reset_pprot,resetting,quiesce,axi_quiet,shram_clear,shram_clearing,active,idle,apb_select,wakeup,cmd,clock_q$qreq_n,clock_q$qaccept_n,clock_q$qdeny,clock_q$qactive,power_q$qreq_n,power_q$qaccept_n,power_q$qdeny,power_q$qactive);
+module npu_u65_512_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disable,dft_cgen,rst_n,core_rst_n,core_clock,datapath_clock,datapath_clock_wanted,porpl,porsl,prot,reset_write,reset_value,reset_pprot,resetting,quiesce,axi_quiet,shram_clear,shram_clearing,active,idle,apb_select,wakeup,cmd,clock_q$qreq_n,clock_q$qaccept_n,clock_q$qdeny,clock_q$qactive,power_q$qreq_n,power_q$qaccept_n,power_q$qdeny,power_q$qactive);
     
     // Module arguments
     input wire  clock;
@@ -2149,6 +2156,8 @@ module npu_u65_512_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disabl
     output reg  rst_n;
     output reg  core_rst_n;
     output reg  core_clock;
+    output reg  datapath_clock;
+    input wire  datapath_clock_wanted;
     input wire  porpl;
     input wire  porsl;
     output reg  [1:0] prot;
@@ -2225,6 +2234,9 @@ module npu_u65_512_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disabl
     reg  clock_gate$clock;
     reg  clock_gate$enable;
     wire  clock_gate$gated;
+    reg  datapath_clock_gate$clock;
+    reg  datapath_clock_gate$enable;
+    wire  datapath_clock_gate$gated;
     reg  clock_q_completer$clock;
     reg  clock_q_completer$rst_n;
     reg  clock_q_completer$active;
@@ -2302,6 +2314,11 @@ module npu_u65_512_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disabl
         .clock(clock_gate$clock),
         .enable(clock_gate$enable),
         .gated(clock_gate$gated)
+    );
+    npu_u65_512_core$cpm$datapath_clock_gate datapath_clock_gate(
+        .clock(datapath_clock_gate$clock),
+        .enable(datapath_clock_gate$enable),
+        .gated(datapath_clock_gate$gated)
     );
     npu_u65_512_core$cpm$clock_q_completer clock_q_completer(
         .clock(clock_q_completer$clock),
@@ -2430,6 +2447,9 @@ module npu_u65_512_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disabl
         clock_gate$clock = clock;
         clock_gate$enable = dft_cgen | (~(clock_q_completer$stopped | power_q_completer$stopped) & (~clock_q_enable | active | apb_select));
         core_clock = clock_gate$gated;
+        datapath_clock_gate$clock = clock_gate$gated;
+        datapath_clock_gate$enable = dft_cgen | datapath_clock_wanted;
+        datapath_clock = datapath_clock_gate$gated;
     end
     
 endmodule // npu_u65_512_core$cpm
@@ -2677,6 +2697,20 @@ module npu_u65_512_core$cpm$core_released(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // npu_u65_512_core$cpm$core_released
+
+
+module npu_u65_512_core$cpm$datapath_clock_gate(clock,enable,gated);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  enable;
+    output reg  gated;
+    
+    // Update code (custom)
+    reg enable_latched;
+    always @(*) if (!clock) enable_latched = enable;
+    always @(*) gated = clock & enable_latched;
+endmodule // npu_u65_512_core$cpm$datapath_clock_gate
 
 
 module npu_u65_512_core$cpm$pending_prot(clock,rst_n,d,q);
@@ -3075,7 +3109,7 @@ module npu_u65_512_core$cpm$soft_reset(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$cpm$soft_reset
 
 
-module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,operations$ready,runs,busy,ifm_fills$valid,ifm_fills$data,ifm_fills$ready,ifm_filled,weight_reads$valid,weight_reads$data,weight_reads$ready,weight_beats$valid,weight_beats$data,weight_beats$ready,scale_reads$valid,scale_reads$data,scale_reads$ready,scale_beats$valid,scale_beats$data,scale_beats$ready,ofm_writes$valid,ofm_writes$data,ofm_writes$ready,dma_busy,shram_read_enable,shram_read_address,shram_read_data,clear,clearing,fault,fault_offset,events);
+module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,operations$ready,runs,busy,ifm_fills$valid,ifm_fills$data,ifm_fills$ready,ifm_filled,weight_reads$valid,weight_reads$data,weight_reads$ready,weight_beats$valid,weight_beats$data,weight_beats$ready,scale_reads$valid,scale_reads$data,scale_reads$ready,scale_beats$valid,scale_beats$data,scale_beats$ready,ofm_writes$valid,ofm_writes$data,ofm_writes$ready,dma_busy,shram_read_enable,shram_read_address,shram_read_data,clear,clearing,fault,fault_offset,events,clock_wanted);
     
     // Module arguments
     input wire  clock;
@@ -3113,6 +3147,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     output reg  fault;
     output reg  [31:0] fault_offset;
     output reg  [3:0] events;
+    output reg  clock_wanted;
     
     // Constant declarations
     localparam  kinds = 5'b10011;
@@ -3358,6 +3393,10 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  faulted$rst_n;
     reg  faulted$d;
     wire  faulted$q;
+    reg  settling$clock;
+    reg  settling$rst_n;
+    reg  [1:0] settling$d;
+    wire  [1:0] settling$q;
     
     // Local signals
     reg  [260:0] job;
@@ -3686,6 +3725,12 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .d(faulted$d),
         .q(faulted$q)
     );
+    npu_u65_512_core$datapath$settling settling(
+        .clock(settling$clock),
+        .rst_n(settling$rst_n),
+        .d(settling$d),
+        .q(settling$q)
+    );
     
     // Update code
     always @(*) begin
@@ -3697,6 +3742,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         weight_stream$clock = clock;
         decoder_quiet$clock = clock;
         faulted$clock = clock;
+        settling$clock = clock;
         operation$d = operation$q;
         active$d = active$q;
         starting$d = starting$q;
@@ -3705,6 +3751,8 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         weight_stream$d = weight_stream$q;
         decoder_quiet$d = decoder_quiet$q;
         faulted$d = faulted$q;
+        settling$d = settling$q;
+        settling$rst_n = rst_n;
         weight_stream$rst_n = rst_n;
         decoder_quiet$rst_n = rst_n;
         faulted$rst_n = rst_n;
@@ -4001,6 +4049,13 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
             active$d = 1'b0;
         end
         busy = active$q;
+        if (active$q) begin
+            settling$d = 32'h3;
+        end
+        else if (settling$q != 32'h0) begin
+            settling$d = settling$q - 32'h1;
+        end
+        clock_wanted = operations$valid | active$q | (settling$q != 32'h0) | clear | mac$clearing;
         events[(64'h0)+:(1)] = mac$operands$valid & mac$operands$ready;
         events[(64'h1)+:(1)] = output_unit$accumulators$valid & output_unit$accumulators$ready;
         events[(64'h2)+:(1)] = weight_decoder$busy & ((weight_decoder$words$valid & weight_decoder$words$ready) | (weight_decoder$weights$valid & weight_groups$weights$ready));
@@ -13678,6 +13733,25 @@ module npu_u65_512_core$datapath$scale_streams$write_pointer(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // npu_u65_512_core$datapath$scale_streams$write_pointer
+
+
+module npu_u65_512_core$datapath$settling(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$settling
 
 
 module npu_u65_512_core$datapath$starting(clock,rst_n,d,q);

@@ -255,7 +255,8 @@ impl Logic for Npu {
         self.shram.write_strobe.next = self.dma.shram_strobe.val();
         // The datapath: its DMA channels, the shared buffer it reads, the
         // accumulators cleared with the shared buffer.
-        self.datapath.clock.next = self.cpm.core_clock.val();
+        self.datapath.clock.next = self.cpm.datapath_clock.val();
+        self.cpm.datapath_clock_wanted.next = self.datapath.clock_wanted.val();
         self.datapath.rst_n.next = self.cpm.core_rst_n.val();
         self.datapath.clear.next = self.cpm.shram_clear.val();
         StreamOut::<ShramFill>::join(&mut self.datapath.ifm_fills, &mut self.dma.ifm_fills);

@@ -35,6 +35,11 @@
 //! clock (the PMU then counts only the ungated cycles, TRM 4.5).
 //! CMD.clock_q_enable = 0 forces it open outside Q_STOPPED; DFTCGEN forces
 //! it open always.
+//!
+//! A second gate, after the main one, feeds the datapath: open while the
+//! datapath asks for its clock (an operation offered or running, an
+//! accumulator clear), so an idle datapath's registers do not toggle.
+//! DFTCGEN forces it open too.
 
 mod q_channel;
 
@@ -75,6 +80,9 @@ pub struct Cpm {
     pub core_rst_n: Signal<Out, Bit>,
     /// The clock of everything else, through the main clock gate.
     pub core_clock: Signal<Out, Clock>,
+    /// The datapath's clock: the core clock while `datapath_clock_wanted`.
+    pub datapath_clock: Signal<Out, Clock>,
+    pub datapath_clock_wanted: Signal<In, Bit>,
     /// Power-on privilege and security levels (TRM 4.2.10).
     pub porpl: Signal<In, Bit>,
     pub porsl: Signal<In, Bit>,
@@ -120,6 +128,7 @@ pub struct Cpm {
     clear_started: ResetReg<Bit>,
     core_released: ResetReg<Bit>,
     clock_gate: ClockGate,
+    datapath_clock_gate: ClockGate,
     clock_q_completer: QChannel,
     power_q_completer: QChannel,
 }
@@ -136,6 +145,8 @@ impl Default for Cpm {
             rst_n: Default::default(),
             core_rst_n: Default::default(),
             core_clock: Default::default(),
+            datapath_clock: Default::default(),
+            datapath_clock_wanted: Default::default(),
             porpl: Default::default(),
             porsl: Default::default(),
             prot: Default::default(),
@@ -177,6 +188,7 @@ impl Default for Cpm {
             clear_started: ResetReg::new(false),
             core_released: ResetReg::new(false),
             clock_gate: Default::default(),
+            datapath_clock_gate: Default::default(),
             clock_q_completer: Default::default(),
             power_q_completer: Default::default(),
         }
@@ -313,5 +325,9 @@ impl Logic for Cpm {
             | (!(self.clock_q_completer.stopped.val() | self.power_q_completer.stopped.val())
                 & (!self.clock_q_enable.val() | self.active.val() | self.apb_select.val()));
         self.core_clock.next = self.clock_gate.gated.val();
+        self.datapath_clock_gate.clock.next = self.clock_gate.gated.val();
+        self.datapath_clock_gate.enable.next =
+            self.dft_cgen.val() | self.datapath_clock_wanted.val();
+        self.datapath_clock.next = self.datapath_clock_gate.gated.val();
     }
 }

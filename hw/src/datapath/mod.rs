@@ -154,6 +154,10 @@ pub struct Datapath {
     pub fault_offset: Signal<Out, Bits<32>>,
     /// The PMU's MAC, output-unit and weight-decoder events (TRM table 4-79).
     pub events: Signal<Out, DatapathEvents>,
+    /// The datapath needs its clock (the clock and power module gates it
+    /// otherwise): an operation offered or running, an accumulator clear,
+    /// or the few cycles after an operation in which its units settle.
+    pub clock_wanted: Signal<Out, Bit>,
 
     kinds: Constant<KernelKinds>,
     decoder: OperationDecoder,
@@ -189,6 +193,8 @@ pub struct Datapath {
     /// Cycles (up to 3) the decoder has been idle since it last worked.
     decoder_quiet: ResetReg<Bits<2>>,
     faulted: ResetReg<Bit>,
+    /// Cycles left to run after the last operation ended.
+    settling: ResetReg<Bits<2>>,
 
     job: Signal<Local, IfmBlockJob>,
     walked: Signal<Local, IfmBlockJob>,
@@ -255,6 +261,7 @@ impl Datapath {
             fault: Default::default(),
             fault_offset: Default::default(),
             events: Default::default(),
+            clock_wanted: Default::default(),
             kinds: Constant::new(KernelKinds {
                 conv: true,
                 depthwise: true,
@@ -289,6 +296,7 @@ impl Datapath {
             weight_stream: Default::default(),
             decoder_quiet: Default::default(),
             faulted: Default::default(),
+            settling: Default::default(),
             job: Default::default(),
             walked: Default::default(),
             positions_left: Default::default(),
@@ -341,8 +349,10 @@ impl Logic for Datapath {
             position,
             weight_stream,
             decoder_quiet,
-            faulted
+            faulted,
+            settling
         );
+        self.settling.rst_n.next = self.rst_n.val();
         self.weight_stream.rst_n.next = self.rst_n.val();
         self.decoder_quiet.rst_n.next = self.rst_n.val();
         self.faulted.rst_n.next = self.rst_n.val();
@@ -781,6 +791,20 @@ impl Logic for Datapath {
             self.active.d.next = false;
         }
         self.busy.next = self.active.q.val();
+        // The clock runs on for three cycles after an operation, so
+        // registers that settle after the last OFM write (the MAC unit's
+        // forwarding, the decoder's quiet count) always reach their idle
+        // values before it stops.
+        if self.active.q.val() {
+            self.settling.d.next = 3.into();
+        } else if self.settling.q.val() != 0 {
+            self.settling.d.next = self.settling.q.val() - 1;
+        }
+        self.clock_wanted.next = self.operations.valid.val()
+            | self.active.q.val()
+            | (self.settling.q.val() != 0)
+            | self.clear.val()
+            | self.mac.clearing.val();
 
         // ---- PMU events (TRM table 4-79; definitions at `DatapathEvents`) ----
         self.events.next.mac_active = self.mac.operands.valid.val() & self.mac.operands.ready.val();
