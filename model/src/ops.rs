@@ -1263,12 +1263,13 @@ impl Op {
 impl Op {
     /// Apply the global OFM scale to a pooling or elementwise result; for
     /// 32-bit OFMs only the shift applies (TRM 4.6.5 NPU_SET_OFM_SCALE note).
-    fn global(&self, v: i64, r: ScaleRecord) -> i64 {
-        if self.ofm.dtype.bits == 32 {
-            fixed::shift_only(v, r.shift, self.round)
-        } else {
-            fixed::scale(v, r.scale, r.shift, self.round)
+    fn global(&self, v: i64, record: ScaleRecord) -> i64 {
+        OutputScale {
+            record,
+            round: self.round,
+            shift_only: self.ofm.dtype.bits == 32,
         }
+        .apply(v)
     }
 
     fn run_pool(&self, npu: &mut Npu, mode: PoolingMode) -> Result<(), OpError> {
@@ -1357,7 +1358,7 @@ impl Op {
 /// The input shift of the 32-bit ADD/SUB input scale: 20 for 8-bit and 15 for
 /// 16-bit IFMs, the `left_shift` of TFLite's quantized ADD (add.cc) and of
 /// Vela's `advanced_elementwise_add_sub_scale`.
-fn add_input_shift(t: DType) -> u32 {
+pub fn add_input_shift(t: DType) -> u32 {
     if t.bits == 8 {
         20
     } else {
@@ -1374,6 +1375,105 @@ fn ifm2_extent(bc: u16, h: usize, w: usize, c: usize) -> (usize, usize, usize) {
         dim(broadcast::W, w),
         dim(broadcast::C, c),
     )
+}
+
+/// The global OFM scale of a pooling or elementwise result (NPU_SET_OFM_SCALE
+/// with OFM_PRECISION.round_mode); for 32-bit OFMs only the shift applies
+/// (TRM 4.6.5 NPU_SET_OFM_SCALE note).
+#[derive(Clone, Copy, Debug)]
+pub struct OutputScale {
+    pub record: ScaleRecord,
+    pub round: RoundMode,
+    pub shift_only: bool,
+}
+
+impl OutputScale {
+    pub fn apply(&self, v: i64) -> i64 {
+        if self.shift_only {
+            fixed::shift_only(v, self.record.shift, self.round)
+        } else {
+            fixed::scale(v, self.record.scale, self.record.shift, self.round)
+        }
+    }
+}
+
+/// The elementwise unit's arithmetic on one pair of operands (TRM 4.8.2
+/// table 4-124), zero points already subtracted, before the output stage
+/// ([`OutStage::finish`]): input scaling of ADD/SUB, the operation, and the
+/// global output scale where the operation has one. Public as the
+/// reference of the elementwise unit's block bench.
+#[derive(Clone, Copy, Debug)]
+pub struct ElementwiseArithmetic {
+    pub mode: ElementwiseMode,
+    /// IFM_PRECISION.scale_mode: ADD/SUB input scaling.
+    pub scale_mode: IfmScaleMode,
+    /// IFM_PRECISION.round_mode: rounding of the 32-bit input scale.
+    pub input_round: RoundMode,
+    /// [`add_input_shift`] of the IFM type.
+    pub input_shift: u32,
+    /// NPU_SET_OPA_SCALE and NPU_SET_OPB_SCALE.
+    pub opa_scale: u32,
+    pub opa_shift: u32,
+    pub opb_scale: i64,
+    pub output: OutputScale,
+}
+
+impl ElementwiseArithmetic {
+    /// Operand `a` and `b` (for unary operations `b` is unused) to the value
+    /// the output stage takes.
+    pub fn apply(&self, a: i64, b: i64) -> i64 {
+        use ElementwiseMode as E;
+        let l = self.input_shift;
+        let scaled_input =
+            |x: i64| fixed::scale(x << l, self.opa_scale, self.opa_shift + l, self.input_round);
+        match self.mode {
+            E::Add | E::Sub => {
+                let (sa, sb) = match self.scale_mode {
+                    // 16-bit scales multiply both operands.
+                    IfmScaleMode::Opa16Opb16 => {
+                        (a * (self.opa_scale & 0xffff) as i64, b * self.opb_scale)
+                    }
+                    // 32-bit scale on one operand, TFLite's
+                    // MultiplyByQuantizedMultiplierSmallerThanOneExp
+                    // of (x << left_shift); the other operand gets
+                    // the fixed shift left_shift - 1 (TFLite's
+                    // 0.5 multiplier of the larger-scale input).
+                    IfmScaleMode::Opa32 => (scaled_input(a), b << (l - 1)),
+                    IfmScaleMode::Opb32 => (a << (l - 1), scaled_input(b)),
+                };
+                let r = if self.mode == E::Add {
+                    sa + sb
+                } else {
+                    sa - sb
+                };
+                self.output.apply(r)
+            }
+            E::Mul => self.output.apply(a * b),
+            E::Min => a.min(b),
+            E::Max => a.max(b),
+            E::Abs => self.output.apply(a.abs()),
+            // TRM 4.8.2 table 4-124: Leaky ReLU scales only negative inputs.
+            E::Lrelu => {
+                if a < 0 {
+                    self.output.apply(a)
+                } else {
+                    a
+                }
+            }
+            E::Clz => (a as i32).leading_zeros() as i64,
+            // A negative shift amount shifts by 0 (lib.rs); 63
+            // and 31 already shift any int32 out.
+            E::Shr => {
+                let s = b.clamp(0, 63) as u32;
+                self.output
+                    .apply(fixed::shift_only(a, s, self.output.round))
+            }
+            E::Shl => {
+                let s = b.clamp(0, 31) as u32;
+                DType::I32.saturate(a << s)
+            }
+        }
+    }
 }
 
 impl Op {
@@ -1432,15 +1532,22 @@ impl Op {
             Some(IfmRoundMode::Natural) => RoundMode::Natural,
             None => return Err(bad("IFM round mode 1 and 3 are reserved")),
         };
-        let opa = (
-            npu.field(Opcode::NpuSetOpaScale, "scale") as u32,
-            npu.field(Opcode::NpuSetOpaScale, "shift") as u32,
-        );
-        let opb = npu.field(Opcode::NpuSetOpbScale, "scale");
-        let ofm_scale = global_scale(npu);
+        let arithmetic = ElementwiseArithmetic {
+            mode,
+            scale_mode,
+            input_round,
+            input_shift: add_input_shift(self.ifm.dtype),
+            opa_scale: npu.field(Opcode::NpuSetOpaScale, "scale") as u32,
+            opa_shift: npu.field(Opcode::NpuSetOpaScale, "shift") as u32,
+            opb_scale: npu.field(Opcode::NpuSetOpbScale, "scale"),
+            output: OutputScale {
+                record: global_scale(npu),
+                round: self.round,
+                shift_only: self.ofm.dtype.bits == 32,
+            },
+        };
         let stage = OutStage::new(self, npu);
         let cores = npu.shram.len();
-        let l = add_input_shift(self.ifm.dtype);
         let mut out = Vec::with_capacity(h * w * c);
         for y in 0..h {
             for x in 0..w {
@@ -1459,52 +1566,7 @@ impl Op {
                     } else {
                         (first, second)
                     };
-                    let v = match mode {
-                        E::Add | E::Sub => {
-                            let (sa, sb) = match scale_mode {
-                                // 16-bit scales multiply both operands.
-                                IfmScaleMode::Opa16Opb16 => (a * (opa.0 & 0xffff) as i64, b * opb),
-                                // 32-bit scale on one operand, TFLite's
-                                // MultiplyByQuantizedMultiplierSmallerThanOneExp
-                                // of (x << left_shift); the other operand gets
-                                // the fixed shift left_shift - 1 (TFLite's
-                                // 0.5 multiplier of the larger-scale input).
-                                IfmScaleMode::Opa32 => (
-                                    fixed::scale(a << l, opa.0, opa.1 + l, input_round),
-                                    b << (l - 1),
-                                ),
-                                IfmScaleMode::Opb32 => (
-                                    a << (l - 1),
-                                    fixed::scale(b << l, opa.0, opa.1 + l, input_round),
-                                ),
-                            };
-                            let r = if mode == E::Add { sa + sb } else { sa - sb };
-                            self.global(r, ofm_scale)
-                        }
-                        E::Mul => self.global(a * b, ofm_scale),
-                        E::Min => a.min(b),
-                        E::Max => a.max(b),
-                        E::Abs => self.global(a.abs(), ofm_scale),
-                        // TRM 4.8.2 table 4-124: Leaky ReLU scales only negative inputs.
-                        E::Lrelu => {
-                            if a < 0 {
-                                self.global(a, ofm_scale)
-                            } else {
-                                a
-                            }
-                        }
-                        E::Clz => (a as i32).leading_zeros() as i64,
-                        // A negative shift amount shifts by 0 (lib.rs); 63
-                        // and 31 already shift any int32 out.
-                        E::Shr => {
-                            let s = b.clamp(0, 63) as u32;
-                            self.global(fixed::shift_only(a, s, self.round), ofm_scale)
-                        }
-                        E::Shl => {
-                            let s = b.clamp(0, 31) as u32;
-                            DType::I32.saturate(a << s)
-                        }
-                    };
+                    let v = arithmetic.apply(a, b);
                     out.push(stage.finish(v, self.core_of(ch, cores)));
                 }
             }
