@@ -3,6 +3,7 @@
 
 use crate::cmdstream::{bytes_to_words, decode_one, Command, StreamError};
 use crate::ops;
+use crate::tensor::FeatureMap;
 use npu_spec::command::{CmdKind, DmaRegionMode, DmaStrideMode, Opcode, COMMANDS};
 use npu_spec::command::{DMA_CHANNELS, DMA_CORE_MASK_MAX, DMA_DESCRIPTORS};
 use npu_spec::config::NpuConfig;
@@ -311,6 +312,10 @@ pub struct OpRecord {
     /// dimensions collapse to 1; none for a scalar).
     pub ifm2: Option<Shape>,
     pub ofm: Option<Shape>,
+    /// Where the OFM's elements lie in memory (to name the element of a
+    /// differing byte); not a column of the report.
+    #[serde(skip)]
+    pub ofm_layout: Option<FeatureMap>,
     /// Kernel height and width (before dilation).
     pub kernel: Option<[usize; 2]>,
     pub macs: u64,

@@ -678,6 +678,7 @@ impl Op {
             ifm: Some(ifm),
             ifm2,
             ofm: Some(ofm),
+            ofm_layout: Some(self.ofm.clone()),
             kernel,
             ..OpRecord::default()
         })

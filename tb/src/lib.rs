@@ -5,6 +5,7 @@
 pub mod apb;
 pub mod axi;
 pub mod block;
+pub mod compare;
 pub mod conv_jobs;
 pub mod driver;
 pub mod fuzz;

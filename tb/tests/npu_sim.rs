@@ -1,4 +1,4 @@
-//! `npu-sim asm` and `disasm` at their edges: empty input is an error as
+//! `npu-sim asm`, `disasm` and `compare` at their edges: empty input is an error as
 //! `run` makes it one, a bad token is named briefly, and any stream, words
 //! that are no command included, round-trips through a listing.
 
@@ -62,4 +62,31 @@ fn a_stream_with_words_that_are_no_command_round_trips() {
     let (ok, out) = npu_sim(&[Path::new("asm"), &lst]);
     assert!(ok, "{out}");
     assert_eq!(std::fs::read(lst.with_extension("bin")).unwrap(), bytes);
+}
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../model/tests/fixtures")
+}
+
+#[test]
+fn compare_runs_the_rtl_beside_the_golden_model() {
+    let job = fixtures().join("jobs/conv_3x3_u8");
+    let (ok, out) = npu_sim(&[Path::new("compare"), Path::new("-q"), &job]);
+    assert!(ok, "{out}");
+    assert!(out.contains("agree"), "{out}");
+}
+
+#[test]
+fn compare_names_wrong_arguments() {
+    let job = fixtures().join("jobs/conv_3x3_u8");
+    let (ok, out) = npu_sim(&[
+        Path::new("compare"),
+        &job,
+        Path::new("--input"),
+        Path::new("x.bin"),
+    ]);
+    assert!(!ok && out.contains("--input is for a network"), "{out}");
+    let network = fixtures().join("networks/demo/model_vela.tflite");
+    let (ok, out) = npu_sim(&[Path::new("compare"), &network]);
+    assert!(!ok && out.contains("give its inputs with --input"), "{out}");
 }

@@ -61,6 +61,11 @@ enum Command {
     /// the Ethos-U driver does: base pointer 0 = read-only tensor, 1 = arena
     /// holding inputs and outputs, 2 = fast scratch.
     Tflite(TfliteArgs),
+    /// Run a job folder or a Vela-compiled network on the golden model and the
+    /// RTL side by side; when they differ, report the first kernel operation
+    /// whose output differs: its command-stream offset, kind and first
+    /// differing OFM element with both values.
+    Compare(CompareArgs),
     /// Print a command stream (raw little-endian words or a COP1 driver payload) as a
     /// listing; words that are no command print as `.word` lines.
     Disasm {
@@ -160,6 +165,25 @@ struct TfliteArgs {
     /// Write the per-layer report: JSON if FILE ends in .json, CSV otherwise.
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// `npu-sim compare`.
+#[derive(Args)]
+struct CompareArgs {
+    /// A job folder, or a Vela-compiled network (MODEL_vela.tflite).
+    target: PathBuf,
+    /// Raw bytes of a network input; repeat in the network's input order.
+    #[arg(long = "input", value_name = "FILE")]
+    inputs: Vec<PathBuf>,
+    /// Configuration (u65-256 or u65-512); default: the job's or network's own.
+    #[arg(long)]
+    config: Option<String>,
+    /// CLK cycles to wait for the NPU to stop in each RTL run.
+    #[arg(long, default_value_t = DEFAULT_MAX_CYCLES)]
+    max_cycles: u64,
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
@@ -290,8 +314,8 @@ fn run_tflite(args: &TfliteArgs, backend: &mut dyn Backend, waveform_hint: &str)
     });
     bar.finish_and_clear();
     let rtl_note = if *model == Model::Rtl {
-        "; the RTL refuses kernel operations (CONV, DEPTHWISE, POOL, ELEMENTWISE) with \
-         cmd_parse_error until its datapath exists"
+        "; a kernel operation the RTL does not run yet stops it with cmd_parse_error \
+         (README: what the RTL runs)"
     } else {
         ""
     };
@@ -336,6 +360,71 @@ fn run_tflite(args: &TfliteArgs, backend: &mut dyn Backend, waveform_hint: &str)
     Ok(passed)
 }
 
+/// The job `npu-sim compare` runs: a job folder as it is, a network laid
+/// out with its inputs as `npu-sim tflite` does.
+fn compare_job(args: &CompareArgs) -> Result<Job> {
+    if args.target.is_dir() {
+        ensure!(
+            args.inputs.is_empty(),
+            "--input is for a network; the job folder {} holds its own inputs",
+            args.target.display()
+        );
+        return Job::load(&args.target, args.config.as_deref())
+            .with_context(|| format!("loading job {}", args.target.display()));
+    }
+    let vela = VelaModel::load(&args.target)?;
+    let config = match args.config.as_deref() {
+        Some(name) => NpuConfig::by_name(name).map_err(|_| {
+            anyhow::anyhow!("{name}: unknown configuration (known: u65-256, u65-512)")
+        })?,
+        None => vela.config()?,
+    };
+    ensure!(
+        !args.inputs.is_empty(),
+        "{} is a network: give its inputs with --input FILE (in the network's input order)",
+        args.target.display()
+    );
+    let inputs = args
+        .inputs
+        .iter()
+        .map(|p| read_file(p))
+        .collect::<Result<Vec<_>>>()?;
+    vela.job(config, &inputs)
+}
+
+/// `npu-sim compare`: true when the two models agree.
+fn run_compare(args: &CompareArgs) -> Result<bool> {
+    let job = compare_job(args)?;
+    let mut golden = GoldenBackend::default();
+    let mut rtl = RtlBackend {
+        max_cycles: args.max_cycles,
+        ..RtlBackend::default()
+    };
+    let bar = if args.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(1)
+    };
+    let found = npu_tb::compare::first_divergence(&job, &mut golden, &mut rtl, &mut |run, most| {
+        bar.set_length(most as u64);
+        bar.set_position(run as u64);
+    });
+    bar.finish_and_clear();
+    match found.with_context(|| format!("comparing {}", args.target.display()))? {
+        None => {
+            println!(
+                "{}: the golden model and the RTL agree (memory, STATUS, QREAD, IRQ, shared buffer)",
+                args.target.display()
+            );
+            Ok(true)
+        }
+        Some(divergence) => {
+            println!("{}: {divergence}", args.target.display());
+            Ok(false)
+        }
+    }
+}
+
 fn run(cli: Cli) -> Result<bool> {
     match cli.command {
         Command::Run {
@@ -369,6 +458,7 @@ fn run(cli: Cli) -> Result<bool> {
             let (mut backend, waveform_hint) = make_backend(&args.backend)?;
             run_tflite(&args, backend.as_mut(), waveform_hint)
         }
+        Command::Compare(args) => run_compare(&args),
         Command::Disasm { file } => {
             let bytes =
                 std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
