@@ -341,9 +341,15 @@ fn every_lane_matches_the_golden_model() {
     let mut checker = Checker::default();
     // Both cores' LUT areas as the unit holds them (zero after reset).
     let mut luts = vec![vec![0u8; LUT_LINES * 16]; 2];
-    let operations = 3000;
+    let operations = 5000;
+    let mut functions: std::collections::BTreeMap<String, usize> = Default::default();
     for n in 0..operations {
         let op = Operation::random(&mut rng);
+        let name = match op.function().bits() {
+            f if f >= 16 => "LUT".to_string(),
+            _ => format!("{:?}", op.function()),
+        };
+        *functions.entry(name).or_default() += 1;
         if op.lookup() && rng.gen_bool(0.7) {
             // New contents once the beats before have their results.
             let mut cycles = 0;
@@ -415,7 +421,7 @@ fn every_lane_matches_the_golden_model() {
         c.expected.len()
     );
     println!(
-        "{} beats, {} lanes checked over {operations} operations",
+        "{} beats, {} lanes checked over {operations} operations ({functions:?})",
         c.checked, c.lanes_checked
     );
 }
