@@ -283,6 +283,7 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     wire  [3:0] datapath$shram_read_enable;
     wire  [47:0] datapath$shram_read_address;
     reg  [511:0] datapath$shram_read_data;
+    reg  [152:0] datapath$lut_write;
     reg  datapath$clear;
     wire  datapath$clearing;
     wire  datapath$fault;
@@ -392,6 +393,7 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  [3:0] shram$read_enable;
     reg  [47:0] shram$read_address;
     wire  [511:0] shram$read_data;
+    wire  [152:0] shram$lut_write;
     
     // Local signals
     reg  busy;
@@ -585,6 +587,7 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .shram_read_enable(datapath$shram_read_enable),
         .shram_read_address(datapath$shram_read_address),
         .shram_read_data(datapath$shram_read_data),
+        .lut_write(datapath$lut_write),
         .clear(datapath$clear),
         .clearing(datapath$clearing),
         .fault(datapath$fault),
@@ -769,7 +772,8 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .write_strobe(shram$write_strobe),
         .read_enable(shram$read_enable),
         .read_address(shram$read_address),
-        .read_data(shram$read_data)
+        .read_data(shram$read_data),
+        .lut_write(shram$lut_write)
     );
     
     // Update code
@@ -900,6 +904,7 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         shram$read_enable = datapath$shram_read_enable;
         shram$read_address = datapath$shram_read_address;
         datapath$shram_read_data = shram$read_data;
+        datapath$lut_write = shram$lut_write;
     end
     
     always @(*) regs$bus$addr = apb$registers$addr;
@@ -3109,7 +3114,7 @@ module npu_u65_256_core$cpm$soft_reset(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$cpm$soft_reset
 
 
-module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,operations$ready,runs,busy,ifm_fills$valid,ifm_fills$data,ifm_fills$ready,ifm_filled,weight_reads$valid,weight_reads$data,weight_reads$ready,weight_beats$valid,weight_beats$data,weight_beats$ready,scale_reads$valid,scale_reads$data,scale_reads$ready,scale_beats$valid,scale_beats$data,scale_beats$ready,ofm_writes$valid,ofm_writes$data,ofm_writes$ready,dma_busy,shram_read_enable,shram_read_address,shram_read_data,clear,clearing,fault,fault_offset,events,clock_wanted);
+module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,operations$ready,runs,busy,ifm_fills$valid,ifm_fills$data,ifm_fills$ready,ifm_filled,weight_reads$valid,weight_reads$data,weight_reads$ready,weight_beats$valid,weight_beats$data,weight_beats$ready,scale_reads$valid,scale_reads$data,scale_reads$ready,scale_beats$valid,scale_beats$data,scale_beats$ready,ofm_writes$valid,ofm_writes$data,ofm_writes$ready,dma_busy,shram_read_enable,shram_read_address,shram_read_data,lut_write,clear,clearing,fault,fault_offset,events,clock_wanted);
     
     // Module arguments
     input wire  clock;
@@ -3142,6 +3147,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     output reg  [3:0] shram_read_enable;
     output reg  [47:0] shram_read_address;
     input wire  [511:0] shram_read_data;
+    input wire  [152:0] lut_write;
     input wire  clear;
     output reg  clearing;
     output reg  fault;
@@ -3172,7 +3178,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     // Stub signals
     reg  [1953:0] decoder$operation;
     wire  [222:0] decoder$shape;
-    wire  [97:0] decoder$output_settings;
+    wire  [109:0] decoder$output_settings;
     wire  decoder$ifm_wide;
     wire  decoder$ifm_signed;
     wire  [472:0] decoder$ifm_view;
@@ -3339,13 +3345,14 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  scale_sets$sets$ready;
     reg  output_unit$clock;
     reg  output_unit$rst_n;
-    reg  [97:0] output_unit$settings;
+    reg  [109:0] output_unit$settings;
     reg  output_unit$accumulators$valid;
-    reg  [951:0] output_unit$accumulators$data;
+    reg  [952:0] output_unit$accumulators$data;
     wire  output_unit$accumulators$ready;
     wire  output_unit$results$valid;
     wire  [263:0] output_unit$results$data;
     reg  output_unit$results$ready;
+    reg  [152:0] output_unit$lut_write;
     reg  output_tags$clock;
     reg  output_tags$rst_n;
     reg  output_tags$tail$valid;
@@ -3653,7 +3660,8 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .accumulators$ready(output_unit$accumulators$ready),
         .results$valid(output_unit$results$valid),
         .results$data(output_unit$results$data),
-        .results$ready(output_unit$results$ready)
+        .results$ready(output_unit$results$ready),
+        .lut_write(output_unit$lut_write)
     );
     npu_u65_256_core$datapath$output_tags output_tags(
         .clock(output_tags$clock),
@@ -3991,6 +3999,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         position_present = positions_left[32'h0];
         last_position = positions_after == 32'h0;
         output_unit$settings = decoder$output_settings;
+        output_unit$lut_write = lut_write;
         output_unit$accumulators$valid = mac$results$valid & readout_tags$head$valid & group_ready & position_present & output_tags$tail$ready;
         accumulators = mac$results$data[(64'h0)+:(1280)];
         output_unit$accumulators$data[(64'h0)+:(320)] = accumulators[(32'h0)+:(320)];
@@ -4008,6 +4017,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         output_unit$accumulators$data[(64'h380)+:(48)] = scale_sets$sets$data[(64'h240)+:(48)];
         lane_mask = (((32'h1) & 9'h1ff) << ((word[(64'h3e)+:(4)]) & 9'h1ff)) - 32'h1;
         output_unit$accumulators$data[(64'h3b0)+:(8)] = lane_mask[(32'h0)+:(8)];
+        output_unit$accumulators$data[(64'h3b8)+:(1)] = parallel & word[(64'h39)+:(1)];
         stage_fire = mac$results$valid & readout_tags$head$valid & group_ready & (~position_present | (output_unit$accumulators$ready & output_tags$tail$ready));
         output_tags$tail$valid = output_unit$accumulators$valid & output_unit$accumulators$ready;
         output_tags$tail$data[(64'h0)+:(16)] = word[(64'h9)+:(16)] + ((position$q >> 32'h1) & 16'hffff);
@@ -4055,7 +4065,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         else if (settling$q != 32'h0) begin
             settling$d = settling$q - 32'h1;
         end
-        clock_wanted = operations$valid | active$q | (settling$q != 32'h0) | clear | mac$clearing;
+        clock_wanted = operations$valid | active$q | (settling$q != 32'h0) | clear | mac$clearing | (lut_write[(64'h0)+:(2)] != 32'h0);
         events[(64'h0)+:(1)] = mac$operands$valid & mac$operands$ready;
         events[(64'h1)+:(1)] = output_unit$accumulators$valid & output_unit$accumulators$ready;
         events[(64'h2)+:(1)] = weight_decoder$busy & ((weight_decoder$words$valid & weight_decoder$words$ready) | (weight_decoder$weights$valid & weight_groups$weights$ready));
@@ -4248,7 +4258,7 @@ module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,ifm_wid
     // Module arguments
     input wire  [1953:0] operation;
     output reg  [222:0] shape;
-    output reg  [97:0] output_settings;
+    output reg  [109:0] output_settings;
     output reg  ifm_wide;
     output reg  ifm_signed;
     output reg  [472:0] ifm_view;
@@ -4271,6 +4281,7 @@ module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,ifm_wid
     localparam  ofm_scale_mode = 16'h100;
     localparam  ofm_round_mode = 6'b1110;
     localparam  clip_range = 6'b1100;
+    localparam  function_lsb = 6'b0;
     localparam  scale_shift = 6'b100000;
     localparam  depthwise_code = 10'b11;
     
@@ -4375,9 +4386,10 @@ module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,ifm_wid
         output_settings[(64'h26)+:(6)] = ((ofm_scale >> scale_shift) & 6'h3f);
         output_settings[(64'h2c)+:(16)] = ofm[(64'h52)+:(16)];
         output_settings[(64'h3c)+:(2)] = kernel[(64'h2d)+:(2)];
-        output_settings[(64'h3e)+:(4)] = ((activation_word >> clip_range) & 4'hf);
-        output_settings[(64'h42)+:(16)] = activation[(64'h10)+:(16)];
-        output_settings[(64'h52)+:(16)] = activation[(64'h20)+:(16)];
+        output_settings[(64'h3e)+:(12)] = ((activation_word >> function_lsb) & 12'hfff);
+        output_settings[(64'h4a)+:(4)] = ((activation_word >> clip_range) & 4'hf);
+        output_settings[(64'h4e)+:(16)] = activation[(64'h10)+:(16)];
+        output_settings[(64'h5e)+:(16)] = activation[(64'h20)+:(16)];
     end
     
 endmodule // npu_u65_256_core$datapath$decoder
@@ -11087,23 +11099,25 @@ module npu_u65_256_core$datapath$output_tags$write_pointer(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$datapath$output_tags$write_pointer
 
 
-module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$valid,accumulators$data,accumulators$ready,results$valid,results$data,results$ready);
+module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$valid,accumulators$data,accumulators$ready,results$valid,results$data,results$ready,lut_write);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [97:0] settings;
+    input wire  [109:0] settings;
     input wire  accumulators$valid;
-    input wire  [951:0] accumulators$data;
+    input wire  [952:0] accumulators$data;
     output reg  accumulators$ready;
     output reg  results$valid;
     output reg  [263:0] results$data;
     input wire  results$ready;
+    input wire  [152:0] lut_write;
     
     // Stub signals
-    reg  [97:0] decoder$settings;
+    reg  [109:0] decoder$settings;
     reg  [7:0] decoder$lanes;
-    wire  [114:0] decoder$control;
+    reg  decoder$core;
+    wire  [158:0] decoder$control;
     wire  decoder$acc_int32;
     reg  scaler$clock;
     reg  scaler$rst_n;
@@ -11112,16 +11126,27 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
     reg  [255:0] scaler$scales;
     reg  [47:0] scaler$shifts;
     reg  scaler$acc_int32;
-    reg  [114:0] scaler$control;
+    reg  [158:0] scaler$control;
     reg  scaler$load_1;
     reg  scaler$load_2;
     reg  scaler$load_3;
     wire  [271:0] scaler$scaled;
-    wire  [114:0] scaler$scaled_control;
+    wire  [158:0] scaler$scaled_control;
+    reg  activation$clock;
+    reg  activation$rst_n;
+    reg  [271:0] activation$scaled;
+    reg  [158:0] activation$control;
+    reg  activation$full;
+    wire  activation$done;
+    wire  [271:0] activation$values;
+    wire  [158:0] activation$values_control;
+    wire  activation$valid;
+    reg  activation$next_ready;
+    reg  [152:0] activation$lut_write;
     reg  finisher$clock;
     reg  finisher$rst_n;
     reg  [271:0] finisher$scaled;
-    reg  [114:0] finisher$control;
+    reg  [158:0] finisher$control;
     reg  finisher$load;
     wire  [255:0] finisher$results;
     wire  [7:0] finisher$lanes;
@@ -11137,16 +11162,16 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
     reg  full_3$rst_n;
     reg  full_3$d;
     wire  full_3$q;
-    reg  full_4$clock;
-    reg  full_4$rst_n;
-    reg  full_4$d;
-    wire  full_4$q;
+    reg  full_5$clock;
+    reg  full_5$rst_n;
+    reg  full_5$d;
+    wire  full_5$q;
     
     // Local signals
     reg  take_1;
     reg  take_2;
     reg  take_3;
-    reg  take_4;
+    reg  take_5;
     reg  [319:0] biases;
     reg  [255:0] scales;
     reg  [47:0] shifts;
@@ -11155,6 +11180,7 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
     npu_u65_256_core$datapath$output_unit$decoder decoder(
         .settings(decoder$settings),
         .lanes(decoder$lanes),
+        .core(decoder$core),
         .control(decoder$control),
         .acc_int32(decoder$acc_int32)
     );
@@ -11172,6 +11198,19 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
         .load_3(scaler$load_3),
         .scaled(scaler$scaled),
         .scaled_control(scaler$scaled_control)
+    );
+    npu_u65_256_core$datapath$output_unit$activation activation(
+        .clock(activation$clock),
+        .rst_n(activation$rst_n),
+        .scaled(activation$scaled),
+        .control(activation$control),
+        .full(activation$full),
+        .done(activation$done),
+        .values(activation$values),
+        .values_control(activation$values_control),
+        .valid(activation$valid),
+        .next_ready(activation$next_ready),
+        .lut_write(activation$lut_write)
     );
     npu_u65_256_core$datapath$output_unit$finisher finisher(
         .clock(finisher$clock),
@@ -11200,11 +11239,11 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
         .d(full_3$d),
         .q(full_3$q)
     );
-    npu_u65_256_core$datapath$output_unit$full_4 full_4(
-        .clock(full_4$clock),
-        .rst_n(full_4$rst_n),
-        .d(full_4$d),
-        .q(full_4$q)
+    npu_u65_256_core$datapath$output_unit$full_5 full_5(
+        .clock(full_5$clock),
+        .rst_n(full_5$rst_n),
+        .d(full_5$d),
+        .q(full_5$q)
     );
     
     // Update code
@@ -11212,21 +11251,24 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
         full_1$clock = clock;
         full_2$clock = clock;
         full_3$clock = clock;
-        full_4$clock = clock;
+        full_5$clock = clock;
         full_1$d = full_1$q;
         full_2$d = full_2$q;
         full_3$d = full_3$q;
-        full_4$d = full_4$q;
+        full_5$d = full_5$q;
         full_1$rst_n = rst_n;
         full_2$rst_n = rst_n;
         full_3$rst_n = rst_n;
-        full_4$rst_n = rst_n;
+        full_5$rst_n = rst_n;
         scaler$clock = clock;
         scaler$rst_n = rst_n;
+        activation$clock = clock;
+        activation$rst_n = rst_n;
         finisher$clock = clock;
         finisher$rst_n = rst_n;
-        take_4 = ~full_4$q | results$ready;
-        take_3 = ~full_3$q | take_4;
+        take_5 = ~full_5$q | results$ready;
+        activation$next_ready = take_5;
+        take_3 = ~full_3$q | activation$done;
         take_2 = ~full_2$q | take_3;
         take_1 = ~full_1$q | take_2;
         accumulators$ready = take_1;
@@ -11239,10 +11281,10 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
         if (take_3) begin
             full_3$d = full_2$q;
         end
-        if (take_4) begin
-            full_4$d = full_3$q;
+        if (take_5) begin
+            full_5$d = activation$valid;
         end
-        results$valid = full_4$q;
+        results$valid = full_5$q;
         biases = accumulators$data[(64'h140)+:(320)];
         scales = accumulators$data[(64'h280)+:(256)];
         shifts = accumulators$data[(64'h380)+:(48)];
@@ -11269,6 +11311,7 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
         end
         decoder$settings = settings;
         decoder$lanes = accumulators$data[(64'h3b0)+:(8)];
+        decoder$core = accumulators$data[(64'h3b8)+:(1)];
         scaler$accumulators = accumulators$data[(64'h0)+:(320)];
         scaler$biases = biases;
         scaler$scales = scales;
@@ -11278,9 +11321,13 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
         scaler$load_1 = take_1 & accumulators$valid;
         scaler$load_2 = take_2 & full_1$q;
         scaler$load_3 = take_3 & full_2$q;
-        finisher$scaled = scaler$scaled;
-        finisher$control = scaler$scaled_control;
-        finisher$load = take_4 & full_3$q;
+        activation$scaled = scaler$scaled;
+        activation$control = scaler$scaled_control;
+        activation$full = full_3$q;
+        activation$lut_write = lut_write;
+        finisher$scaled = activation$values;
+        finisher$control = activation$values_control;
+        finisher$load = take_5 & activation$valid;
         results$data[(64'h0)+:(256)] = finisher$results;
         results$data[(64'h100)+:(8)] = finisher$lanes;
     end
@@ -11288,12 +11335,1110 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
 endmodule // npu_u65_256_core$datapath$output_unit
 
 
-module npu_u65_256_core$datapath$output_unit$decoder(settings,lanes,control,acc_int32);
+module npu_u65_256_core$datapath$output_unit$activation(clock,rst_n,scaled,control,full,done,values,values_control,valid,next_ready,lut_write);
     
     // Module arguments
-    input wire  [97:0] settings;
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [271:0] scaled;
+    input wire  [158:0] control;
+    input wire  full;
+    output reg  done;
+    output reg  [271:0] values;
+    output reg  [158:0] values_control;
+    output reg  valid;
+    input wire  next_ready;
+    input wire  [152:0] lut_write;
+    
+    // Constant declarations
+    localparam  sign_35 = 35'h400000000;
+    localparam  ones_34 = 34'h3ffffffff;
+    
+    // Stub signals
+    reg  sigmoid_rom$clock;
+    reg  sigmoid_rom$rst_n;
+    reg  sigmoid_rom$enable;
+    reg  [7:0] sigmoid_rom$index;
+    wire  [15:0] sigmoid_rom$entry;
+    wire  [9:0] sigmoid_rom$step;
+    reg  luts$0$clock;
+    reg  luts$0$write_enable;
+    reg  [6:0] luts$0$write_line;
+    reg  [127:0] luts$0$write_data;
+    reg  [15:0] luts$0$write_strobe;
+    reg  luts$0$read_enable;
+    reg  [6:0] luts$0$read_line;
+    wire  [127:0] luts$0$read_data;
+    reg  lane$clock;
+    reg  lane$rst_n;
+    reg  [2:0] lane$d;
+    wire  [2:0] lane$q;
+    reg  pending$clock;
+    reg  pending$rst_n;
+    reg  pending$d;
+    wire  pending$q;
+    reg  pending_lane$clock;
+    reg  pending_lane$rst_n;
+    reg  [2:0] pending_lane$d;
+    wire  [2:0] pending_lane$q;
+    reg  pending_last$clock;
+    reg  pending_last$rst_n;
+    reg  pending_last$d;
+    wire  pending_last$q;
+    reg  pending_control$clock;
+    reg  pending_control$rst_n;
+    reg  [158:0] pending_control$d;
+    wire  [158:0] pending_control$q;
+    reg  pending_negative$clock;
+    reg  pending_negative$rst_n;
+    reg  pending_negative$d;
+    wire  pending_negative$q;
+    reg  pending_saturated$clock;
+    reg  pending_saturated$rst_n;
+    reg  pending_saturated$d;
+    wire  pending_saturated$q;
+    reg  pending_fraction$clock;
+    reg  pending_fraction$rst_n;
+    reg  [8:0] pending_fraction$d;
+    wire  [8:0] pending_fraction$q;
+    reg  pending_byte$clock;
+    reg  pending_byte$rst_n;
+    reg  [3:0] pending_byte$d;
+    wire  [3:0] pending_byte$q;
+    reg  out_values$clock;
+    reg  out_values$rst_n;
+    reg  [271:0] out_values$d;
+    wire  [271:0] out_values$q;
+    reg  out_control$clock;
+    reg  out_control$rst_n;
+    reg  [158:0] out_control$d;
+    wire  [158:0] out_control$q;
+    reg  out_full$clock;
+    reg  out_full$rst_n;
+    reg  out_full$d;
+    wire  out_full$q;
+    
+    // Local signals
+    reg  free;
+    reg  nonlinear;
+    reg  collect;
+    reg  pass;
+    reg  issue;
+    reg  [2:0] last_lane;
+    reg  [7:0] lanes_in;
+    reg  [158:0] beat;
+    reg  [33:0] x;
+    reg  [33:0] magnitude;
+    reg  [34:0] v;
+    reg  [34:0] index_low;
+    reg  [34:0] index_high;
+    reg  [15:0] index;
+    reg  [10:0] address;
+    reg  [1:0] cores_written;
+    reg  [1:0] lut_select;
+    reg  [158:0] held;
+    reg  [127:0] line;
+    reg  [31:0] word;
+    reg  [7:0] entry_byte;
+    reg  [25:0] interpolated;
+    reg  [25:0] magnitude_out;
+    reg  [25:0] rounded;
+    reg  [31:0] slope_product;
+    reg  [33:0] result;
+    
+    // Sub module instances
+    npu_u65_256_core$datapath$output_unit$activation$sigmoid_rom sigmoid_rom(
+        .clock(sigmoid_rom$clock),
+        .rst_n(sigmoid_rom$rst_n),
+        .enable(sigmoid_rom$enable),
+        .index(sigmoid_rom$index),
+        .entry(sigmoid_rom$entry),
+        .step(sigmoid_rom$step)
+    );
+    npu_u65_256_core$datapath$output_unit$activation$luts$0 luts$0(
+        .clock(luts$0$clock),
+        .write_enable(luts$0$write_enable),
+        .write_line(luts$0$write_line),
+        .write_data(luts$0$write_data),
+        .write_strobe(luts$0$write_strobe),
+        .read_enable(luts$0$read_enable),
+        .read_line(luts$0$read_line),
+        .read_data(luts$0$read_data)
+    );
+    npu_u65_256_core$datapath$output_unit$activation$lane lane(
+        .clock(lane$clock),
+        .rst_n(lane$rst_n),
+        .d(lane$d),
+        .q(lane$q)
+    );
+    npu_u65_256_core$datapath$output_unit$activation$pending pending(
+        .clock(pending$clock),
+        .rst_n(pending$rst_n),
+        .d(pending$d),
+        .q(pending$q)
+    );
+    npu_u65_256_core$datapath$output_unit$activation$pending_lane pending_lane(
+        .clock(pending_lane$clock),
+        .rst_n(pending_lane$rst_n),
+        .d(pending_lane$d),
+        .q(pending_lane$q)
+    );
+    npu_u65_256_core$datapath$output_unit$activation$pending_last pending_last(
+        .clock(pending_last$clock),
+        .rst_n(pending_last$rst_n),
+        .d(pending_last$d),
+        .q(pending_last$q)
+    );
+    npu_u65_256_core$datapath$output_unit$activation$pending_control pending_control(
+        .clock(pending_control$clock),
+        .rst_n(pending_control$rst_n),
+        .d(pending_control$d),
+        .q(pending_control$q)
+    );
+    npu_u65_256_core$datapath$output_unit$activation$pending_negative pending_negative(
+        .clock(pending_negative$clock),
+        .rst_n(pending_negative$rst_n),
+        .d(pending_negative$d),
+        .q(pending_negative$q)
+    );
+    npu_u65_256_core$datapath$output_unit$activation$pending_saturated pending_saturated(
+        .clock(pending_saturated$clock),
+        .rst_n(pending_saturated$rst_n),
+        .d(pending_saturated$d),
+        .q(pending_saturated$q)
+    );
+    npu_u65_256_core$datapath$output_unit$activation$pending_fraction pending_fraction(
+        .clock(pending_fraction$clock),
+        .rst_n(pending_fraction$rst_n),
+        .d(pending_fraction$d),
+        .q(pending_fraction$q)
+    );
+    npu_u65_256_core$datapath$output_unit$activation$pending_byte pending_byte(
+        .clock(pending_byte$clock),
+        .rst_n(pending_byte$rst_n),
+        .d(pending_byte$d),
+        .q(pending_byte$q)
+    );
+    npu_u65_256_core$datapath$output_unit$activation$out_values out_values(
+        .clock(out_values$clock),
+        .rst_n(out_values$rst_n),
+        .d(out_values$d),
+        .q(out_values$q)
+    );
+    npu_u65_256_core$datapath$output_unit$activation$out_control out_control(
+        .clock(out_control$clock),
+        .rst_n(out_control$rst_n),
+        .d(out_control$d),
+        .q(out_control$q)
+    );
+    npu_u65_256_core$datapath$output_unit$activation$out_full out_full(
+        .clock(out_full$clock),
+        .rst_n(out_full$rst_n),
+        .d(out_full$d),
+        .q(out_full$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        lane$clock = clock;
+        pending$clock = clock;
+        pending_lane$clock = clock;
+        pending_last$clock = clock;
+        pending_control$clock = clock;
+        pending_negative$clock = clock;
+        pending_saturated$clock = clock;
+        pending_fraction$clock = clock;
+        pending_byte$clock = clock;
+        out_values$clock = clock;
+        out_control$clock = clock;
+        out_full$clock = clock;
+        lane$d = lane$q;
+        pending$d = pending$q;
+        pending_lane$d = pending_lane$q;
+        pending_last$d = pending_last$q;
+        pending_control$d = pending_control$q;
+        pending_negative$d = pending_negative$q;
+        pending_saturated$d = pending_saturated$q;
+        pending_fraction$d = pending_fraction$q;
+        pending_byte$d = pending_byte$q;
+        out_values$d = out_values$q;
+        out_control$d = out_control$q;
+        out_full$d = out_full$q;
+        lane$rst_n = rst_n;
+        pending$rst_n = rst_n;
+        pending_lane$rst_n = rst_n;
+        pending_last$rst_n = rst_n;
+        pending_control$rst_n = rst_n;
+        pending_negative$rst_n = rst_n;
+        pending_saturated$rst_n = rst_n;
+        pending_fraction$rst_n = rst_n;
+        pending_byte$rst_n = rst_n;
+        out_values$rst_n = rst_n;
+        out_control$rst_n = rst_n;
+        out_full$rst_n = rst_n;
+        sigmoid_rom$clock = clock;
+        sigmoid_rom$rst_n = rst_n;
+        beat = control;
+        nonlinear = beat[(64'h73)+:(1)] | beat[(64'h74)+:(1)] | beat[(64'h75)+:(1)];
+        free = ~out_full$q | next_ready;
+        collect = pending$q & free;
+        pass = full & ~nonlinear & ~pending$q & free;
+        issue = full & nonlinear & (~pending$q | collect);
+        lanes_in = beat[(64'h0)+:(8)];
+        last_lane = 32'h0;
+        if (lanes_in[0]) begin
+            last_lane = 0;
+        end
+        if (lanes_in[1]) begin
+            last_lane = 1;
+        end
+        if (lanes_in[2]) begin
+            last_lane = 2;
+        end
+        if (lanes_in[3]) begin
+            last_lane = 3;
+        end
+        if (lanes_in[4]) begin
+            last_lane = 4;
+        end
+        if (lanes_in[5]) begin
+            last_lane = 5;
+        end
+        if (lanes_in[6]) begin
+            last_lane = 6;
+        end
+        if (lanes_in[7]) begin
+            last_lane = 7;
+        end
+        done = pass | (issue & (lane$q == last_lane));
+        if (issue) begin
+            lane$d = lane$q + 32'h1;
+            if (lane$q == last_lane) begin
+                lane$d = 32'h0;
+            end
+        end
+        if (collect) begin
+            pending$d = 1'b0;
+        end
+        if (out_full$q & next_ready) begin
+            out_full$d = 1'b0;
+        end
+        x = scaled[(32'h0)+:(34)];
+        if (lane$q == 0) begin
+            x = scaled[(0 * 32'h22)+:(34)];
+        end
+        if (lane$q == 1) begin
+            x = scaled[(1 * 32'h22)+:(34)];
+        end
+        if (lane$q == 2) begin
+            x = scaled[(2 * 32'h22)+:(34)];
+        end
+        if (lane$q == 3) begin
+            x = scaled[(3 * 32'h22)+:(34)];
+        end
+        if (lane$q == 4) begin
+            x = scaled[(4 * 32'h22)+:(34)];
+        end
+        if (lane$q == 5) begin
+            x = scaled[(5 * 32'h22)+:(34)];
+        end
+        if (lane$q == 6) begin
+            x = scaled[(6 * 32'h22)+:(34)];
+        end
+        if (lane$q == 7) begin
+            x = scaled[(7 * 32'h22)+:(34)];
+        end
+        magnitude = x;
+        if (x[32'h21]) begin
+            magnitude = ~x + 32'h1;
+        end
+        sigmoid_rom$index = magnitude[(32'h8)+:(8)];
+        pending_fraction$d = ((magnitude[(32'h0)+:(8)]) & 9'h1ff);
+        pending_saturated$d = (magnitude >> 32'h8) >= 32'hff;
+        if (beat[(64'h74)+:(1)]) begin
+            sigmoid_rom$index = magnitude[(32'h9)+:(8)];
+            pending_fraction$d = magnitude[(32'h0)+:(9)];
+            pending_saturated$d = (magnitude >> 32'h9) >= 32'hff;
+        end
+        v = ((x) & 35'h7ffffffff);
+        if (x[32'h21]) begin
+            v = v | sign_35;
+        end
+        v = v + beat[(64'ha)+:(35)];
+        index_low = ((beat[(64'h7c)+:(17)]) & 35'h7ffffffff);
+        if (index_low[32'h10]) begin
+            index_low = index_low | 64'h7fffe0000;
+        end
+        index_high = ((beat[(64'h8d)+:(17)]) & 35'h7ffffffff);
+        if (index_high[32'h10]) begin
+            index_high = index_high | 64'h7fffe0000;
+        end
+        if ((v ^ sign_35) < (index_low ^ sign_35)) begin
+            v = index_low;
+        end
+        if ((v ^ sign_35) > (index_high ^ sign_35)) begin
+            v = index_high;
+        end
+        index = v[(32'h0)+:(16)];
+        if (beat[(64'h77)+:(1)]) begin
+            index = v[(32'h0)+:(16)] ^ ((32'h80) & 16'hffff);
+            if (beat[(64'h76)+:(1)]) begin
+                index = v[(32'h0)+:(16)] ^ ((32'h8000) & 16'hffff);
+            end
+        end
+        address = (((beat[(64'h79)+:(3)]) & 11'h7ff) << 32'h8) + ((index[(32'h0)+:(8)]) & 11'h7ff);
+        if (beat[(64'h78)+:(1)]) begin
+            address = (((beat[(64'h79)+:(3)]) & 11'h7ff) << 32'h8) + (((index[(32'h0)+:(8)]) & 11'h7ff) << 32'h2);
+        end
+        if (beat[(64'h76)+:(1)]) begin
+            address = ((index[(32'h7)+:(9)]) & 11'h7ff) << 32'h2;
+            if (beat[(64'h75)+:(1)]) begin
+                pending_fraction$d = ((index[(32'h0)+:(7)]) & 9'h1ff);
+            end
+        end
+        sigmoid_rom$enable = issue & (beat[(64'h73)+:(1)] | beat[(64'h74)+:(1)]);
+        cores_written = lut_write[(64'h0)+:(2)];
+        lut_select = 32'h1;
+        if (beat[(64'h9e)+:(1)]) begin
+            lut_select = 32'h2;
+        end
+        luts$0$clock = clock;
+        luts$0$write_enable = cores_written[0];
+        luts$0$write_line = lut_write[(64'h2)+:(7)];
+        luts$0$write_data = lut_write[(64'h9)+:(128)];
+        luts$0$write_strobe = lut_write[(64'h89)+:(16)];
+        luts$0$read_enable = issue & beat[(64'h75)+:(1)] & lut_select[0];
+        luts$0$read_line = address[(32'h4)+:(7)];
+        if (issue) begin
+            pending$d = 1'b1;
+            pending_lane$d = lane$q;
+            pending_last$d = lane$q == last_lane;
+            pending_control$d = beat;
+            pending_negative$d = x[32'h21];
+            pending_byte$d = address[(32'h0)+:(4)];
+        end
+        else begin
+            pending_fraction$d = pending_fraction$q;
+            pending_saturated$d = pending_saturated$q;
+        end
+        held = pending_control$q;
+        interpolated = (((sigmoid_rom$entry) & 26'h3ffffff) << 32'h8) + ((((pending_fraction$q) & 16'hffff) * ((sigmoid_rom$step) & 16'hffff)) & 26'h3ffffff) - 32'h800000;
+        if (pending_saturated$q) begin
+            interpolated = 32'h7fff00;
+        end
+        if (held[(64'h74)+:(1)]) begin
+            interpolated = (((sigmoid_rom$entry) & 26'h3ffffff) << 32'h9) + ((((pending_fraction$q) & 16'hffff) * ((sigmoid_rom$step) & 16'hffff)) & 26'h3ffffff);
+            if (pending_saturated$q) begin
+                interpolated = 32'h1fffc00;
+            end
+        end
+        magnitude_out = interpolated;
+        if (held[(64'h74)+:(1)] & pending_negative$q) begin
+            magnitude_out = ((32'h2000000) & 26'h3ffffff) - interpolated;
+        end
+        if (held[(64'h74)+:(1)]) begin
+            if (held[(64'h76)+:(1)]) begin
+                rounded = (magnitude_out + 32'h200) >> 32'ha;
+            end
+            else begin
+                rounded = (magnitude_out + 32'h10000) >> 32'h11;
+            end
+            if (pending_negative$q) begin
+                if (held[(64'h76)+:(1)]) begin
+                    rounded = (magnitude_out + 32'h1ff) >> 32'ha;
+                end
+                else begin
+                    rounded = (magnitude_out + 32'hffff) >> 32'h11;
+                end
+            end
+        end
+        else if (held[(64'h76)+:(1)]) begin
+            rounded = (magnitude_out + 32'h80) >> 32'h8;
+        end
+        else begin
+            rounded = (magnitude_out + 32'h8000) >> 32'h10;
+        end
+        result = ((rounded) & 34'h3ffffffff);
+        if (held[(64'h73)+:(1)] & pending_negative$q) begin
+            result = ~((rounded) & 34'h3ffffffff) + 32'h1;
+        end
+        line = luts$0$read_data;
+        word = line[(32'h0)+:(32)];
+        entry_byte = line[(32'h0)+:(8)];
+        if (pending_byte$q == 0) begin
+            entry_byte = line[(32'h8 * 0)+:(8)];
+        end
+        if (pending_byte$q == 1) begin
+            entry_byte = line[(32'h8 * 1)+:(8)];
+        end
+        if (pending_byte$q == 2) begin
+            entry_byte = line[(32'h8 * 2)+:(8)];
+        end
+        if (pending_byte$q == 3) begin
+            entry_byte = line[(32'h8 * 3)+:(8)];
+        end
+        if (pending_byte$q == 4) begin
+            entry_byte = line[(32'h8 * 4)+:(8)];
+        end
+        if (pending_byte$q == 5) begin
+            entry_byte = line[(32'h8 * 5)+:(8)];
+        end
+        if (pending_byte$q == 6) begin
+            entry_byte = line[(32'h8 * 6)+:(8)];
+        end
+        if (pending_byte$q == 7) begin
+            entry_byte = line[(32'h8 * 7)+:(8)];
+        end
+        if (pending_byte$q == 8) begin
+            entry_byte = line[(32'h8 * 8)+:(8)];
+        end
+        if (pending_byte$q == 9) begin
+            entry_byte = line[(32'h8 * 9)+:(8)];
+        end
+        if (pending_byte$q == 10) begin
+            entry_byte = line[(32'h8 * 10)+:(8)];
+        end
+        if (pending_byte$q == 11) begin
+            entry_byte = line[(32'h8 * 11)+:(8)];
+        end
+        if (pending_byte$q == 12) begin
+            entry_byte = line[(32'h8 * 12)+:(8)];
+        end
+        if (pending_byte$q == 13) begin
+            entry_byte = line[(32'h8 * 13)+:(8)];
+        end
+        if (pending_byte$q == 14) begin
+            entry_byte = line[(32'h8 * 14)+:(8)];
+        end
+        if (pending_byte$q == 15) begin
+            entry_byte = line[(32'h8 * 15)+:(8)];
+        end
+        if (pending_byte$q[(32'h2)+:(2)] == 0) begin
+            word = line[(32'h20 * 0)+:(32)];
+        end
+        if (pending_byte$q[(32'h2)+:(2)] == 1) begin
+            word = line[(32'h20 * 1)+:(32)];
+        end
+        if (pending_byte$q[(32'h2)+:(2)] == 2) begin
+            word = line[(32'h20 * 2)+:(32)];
+        end
+        if (pending_byte$q[(32'h2)+:(2)] == 3) begin
+            word = line[(32'h20 * 3)+:(32)];
+        end
+        slope_product = ((word[(32'h10)+:(16)]) & 16'hffff) * ((pending_fraction$q) & 16'hffff);
+        if (word[32'h1f]) begin
+            slope_product = slope_product - (((pending_fraction$q) & 32'hffffffff) << 32'h10);
+        end
+        if (held[(64'h75)+:(1)]) begin
+            if (held[(64'h76)+:(1)]) begin
+                slope_product = slope_product + 32'h40;
+                result = ((slope_product[(32'h7)+:(25)]) & 34'h3ffffffff);
+                if (slope_product[32'h1f]) begin
+                    result = result | 64'h3fe000000;
+                end
+                if (word[32'hf]) begin
+                    result = result + (((word[(32'h0)+:(16)]) & 34'h3ffffffff) | 64'h3ffff0000);
+                end
+                else begin
+                    result = result + ((word[(32'h0)+:(16)]) & 34'h3ffffffff);
+                end
+            end
+            else if (held[(64'h78)+:(1)]) begin
+                result = ((word) & 34'h3ffffffff);
+                if (word[32'h1f]) begin
+                    result = result | 64'h300000000;
+                end
+            end
+            else begin
+                result = ((entry_byte) & 34'h3ffffffff);
+                if (held[(64'h77)+:(1)] & entry_byte[32'h7]) begin
+                    result = result | 64'h3ffffff00;
+                end
+            end
+        end
+        if (pass) begin
+            out_values$d = scaled;
+            out_control$d = beat;
+            out_full$d = 1'b1;
+        end
+        if (collect) begin
+            if (pending_lane$q == 0) begin
+                out_values$d = (out_values$q & ~(((ones_34) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h22))) | (((result) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h22));
+            end
+            if (pending_lane$q == 1) begin
+                out_values$d = (out_values$q & ~(((ones_34) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h22))) | (((result) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h22));
+            end
+            if (pending_lane$q == 2) begin
+                out_values$d = (out_values$q & ~(((ones_34) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h22))) | (((result) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h22));
+            end
+            if (pending_lane$q == 3) begin
+                out_values$d = (out_values$q & ~(((ones_34) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h22))) | (((result) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h22));
+            end
+            if (pending_lane$q == 4) begin
+                out_values$d = (out_values$q & ~(((ones_34) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h22))) | (((result) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h22));
+            end
+            if (pending_lane$q == 5) begin
+                out_values$d = (out_values$q & ~(((ones_34) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h22))) | (((result) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h22));
+            end
+            if (pending_lane$q == 6) begin
+                out_values$d = (out_values$q & ~(((ones_34) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h22))) | (((result) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h22));
+            end
+            if (pending_lane$q == 7) begin
+                out_values$d = (out_values$q & ~(((ones_34) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h22))) | (((result) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h22));
+            end
+            if (pending_last$q) begin
+                out_control$d = held;
+                if (held[(64'h75)+:(1)]) begin
+                    out_control$d[(64'ha)+:(35)] = 32'h0;
+                end
+                out_full$d = 1'b1;
+            end
+        end
+        values = out_values$q;
+        values_control = out_control$q;
+        valid = out_full$q;
+    end
+    
+endmodule // npu_u65_256_core$datapath$output_unit$activation
+
+
+module npu_u65_256_core$datapath$output_unit$activation$lane(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    
+    // Constant declarations
+    localparam  init = 3'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$output_unit$activation$lane
+
+
+module npu_u65_256_core$datapath$output_unit$activation$luts$0(clock,write_enable,write_line,write_data,write_strobe,read_enable,read_line,read_data);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  write_enable;
+    input wire  [6:0] write_line;
+    input wire  [127:0] write_data;
+    input wire  [15:0] write_strobe;
+    input wire  read_enable;
+    input wire  [6:0] read_line;
+    output reg  [127:0] read_data;
+    
+    // Update code (custom)
+    reg [127:0] lines [0:127];
+    wire [127:0] strobe_mask = {{8{write_strobe[15]}}, {8{write_strobe[14]}}, {8{write_strobe[13]}}, {8{write_strobe[12]}}, {8{write_strobe[11]}}, {8{write_strobe[10]}}, {8{write_strobe[9]}}, {8{write_strobe[8]}}, {8{write_strobe[7]}}, {8{write_strobe[6]}}, {8{write_strobe[5]}}, {8{write_strobe[4]}}, {8{write_strobe[3]}}, {8{write_strobe[2]}}, {8{write_strobe[1]}}, {8{write_strobe[0]}}};
+    always @(posedge clock) begin
+       if (write_enable)
+          lines[write_line] <= (lines[write_line] & ~strobe_mask) | (write_data & strobe_mask);
+       if (read_enable) read_data <= lines[read_line];
+    end
+endmodule // npu_u65_256_core$datapath$output_unit$activation$luts$0
+
+
+module npu_u65_256_core$datapath$output_unit$activation$out_control(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [158:0] d;
+    output reg  [158:0] q;
+    
+    // Constant declarations
+    localparam  init = 159'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$output_unit$activation$out_control
+
+
+module npu_u65_256_core$datapath$output_unit$activation$out_full(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$output_unit$activation$out_full
+
+
+module npu_u65_256_core$datapath$output_unit$activation$out_values(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [271:0] d;
+    output reg  [271:0] q;
+    
+    // Constant declarations
+    localparam  init = 272'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$output_unit$activation$out_values
+
+
+module npu_u65_256_core$datapath$output_unit$activation$pending(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$output_unit$activation$pending
+
+
+module npu_u65_256_core$datapath$output_unit$activation$pending_byte(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$output_unit$activation$pending_byte
+
+
+module npu_u65_256_core$datapath$output_unit$activation$pending_control(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [158:0] d;
+    output reg  [158:0] q;
+    
+    // Constant declarations
+    localparam  init = 159'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$output_unit$activation$pending_control
+
+
+module npu_u65_256_core$datapath$output_unit$activation$pending_fraction(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [8:0] d;
+    output reg  [8:0] q;
+    
+    // Constant declarations
+    localparam  init = 9'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$output_unit$activation$pending_fraction
+
+
+module npu_u65_256_core$datapath$output_unit$activation$pending_lane(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    
+    // Constant declarations
+    localparam  init = 3'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$output_unit$activation$pending_lane
+
+
+module npu_u65_256_core$datapath$output_unit$activation$pending_last(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$output_unit$activation$pending_last
+
+
+module npu_u65_256_core$datapath$output_unit$activation$pending_negative(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$output_unit$activation$pending_negative
+
+
+module npu_u65_256_core$datapath$output_unit$activation$pending_saturated(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$output_unit$activation$pending_saturated
+
+
+module npu_u65_256_core$datapath$output_unit$activation$sigmoid_rom(clock,rst_n,enable,index,entry,step);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  enable;
+    input wire  [7:0] index;
+    output reg  [15:0] entry;
+    output reg  [9:0] step;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) begin
+          entry <= 16'd0;
+          step <= 10'd0;
+       end else if (enable) begin
+          case (index)
+             8'd0: begin entry <= 16'd32768; step <= 10'd683; end
+             8'd1: begin entry <= 16'd33451; step <= 10'd682; end
+             8'd2: begin entry <= 16'd34133; step <= 10'd680; end
+             8'd3: begin entry <= 16'd34813; step <= 10'd680; end
+             8'd4: begin entry <= 16'd35493; step <= 10'd676; end
+             8'd5: begin entry <= 16'd36169; step <= 10'd674; end
+             8'd6: begin entry <= 16'd36843; step <= 10'd670; end
+             8'd7: begin entry <= 16'd37513; step <= 10'd667; end
+             8'd8: begin entry <= 16'd38180; step <= 10'd661; end
+             8'd9: begin entry <= 16'd38841; step <= 10'd657; end
+             8'd10: begin entry <= 16'd39498; step <= 10'd651; end
+             8'd11: begin entry <= 16'd40149; step <= 10'd645; end
+             8'd12: begin entry <= 16'd40794; step <= 10'd638; end
+             8'd13: begin entry <= 16'd41432; step <= 10'd632; end
+             8'd14: begin entry <= 16'd42064; step <= 10'd624; end
+             8'd15: begin entry <= 16'd42688; step <= 10'd616; end
+             8'd16: begin entry <= 16'd43304; step <= 10'd608; end
+             8'd17: begin entry <= 16'd43912; step <= 10'd599; end
+             8'd18: begin entry <= 16'd44511; step <= 10'd591; end
+             8'd19: begin entry <= 16'd45102; step <= 10'd581; end
+             8'd20: begin entry <= 16'd45683; step <= 10'd572; end
+             8'd21: begin entry <= 16'd46255; step <= 10'd562; end
+             8'd22: begin entry <= 16'd46817; step <= 10'd552; end
+             8'd23: begin entry <= 16'd47369; step <= 10'd542; end
+             8'd24: begin entry <= 16'd47911; step <= 10'd532; end
+             8'd25: begin entry <= 16'd48443; step <= 10'd521; end
+             8'd26: begin entry <= 16'd48964; step <= 10'd511; end
+             8'd27: begin entry <= 16'd49475; step <= 10'd500; end
+             8'd28: begin entry <= 16'd49975; step <= 10'd489; end
+             8'd29: begin entry <= 16'd50464; step <= 10'd478; end
+             8'd30: begin entry <= 16'd50942; step <= 10'd467; end
+             8'd31: begin entry <= 16'd51409; step <= 10'd456; end
+             8'd32: begin entry <= 16'd51865; step <= 10'd446; end
+             8'd33: begin entry <= 16'd52311; step <= 10'd434; end
+             8'd34: begin entry <= 16'd52745; step <= 10'd424; end
+             8'd35: begin entry <= 16'd53169; step <= 10'd412; end
+             8'd36: begin entry <= 16'd53581; step <= 10'd402; end
+             8'd37: begin entry <= 16'd53983; step <= 10'd391; end
+             8'd38: begin entry <= 16'd54374; step <= 10'd381; end
+             8'd39: begin entry <= 16'd54755; step <= 10'd370; end
+             8'd40: begin entry <= 16'd55125; step <= 10'd360; end
+             8'd41: begin entry <= 16'd55485; step <= 10'd349; end
+             8'd42: begin entry <= 16'd55834; step <= 10'd340; end
+             8'd43: begin entry <= 16'd56174; step <= 10'd329; end
+             8'd44: begin entry <= 16'd56503; step <= 10'd320; end
+             8'd45: begin entry <= 16'd56823; step <= 10'd310; end
+             8'd46: begin entry <= 16'd57133; step <= 10'd300; end
+             8'd47: begin entry <= 16'd57433; step <= 10'd291; end
+             8'd48: begin entry <= 16'd57724; step <= 10'd283; end
+             8'd49: begin entry <= 16'd58007; step <= 10'd273; end
+             8'd50: begin entry <= 16'd58280; step <= 10'd264; end
+             8'd51: begin entry <= 16'd58544; step <= 10'd256; end
+             8'd52: begin entry <= 16'd58800; step <= 10'd248; end
+             8'd53: begin entry <= 16'd59048; step <= 10'd240; end
+             8'd54: begin entry <= 16'd59288; step <= 10'd231; end
+             8'd55: begin entry <= 16'd59519; step <= 10'd224; end
+             8'd56: begin entry <= 16'd59743; step <= 10'd216; end
+             8'd57: begin entry <= 16'd59959; step <= 10'd209; end
+             8'd58: begin entry <= 16'd60168; step <= 10'd202; end
+             8'd59: begin entry <= 16'd60370; step <= 10'd195; end
+             8'd60: begin entry <= 16'd60565; step <= 10'd188; end
+             8'd61: begin entry <= 16'd60753; step <= 10'd182; end
+             8'd62: begin entry <= 16'd60935; step <= 10'd175; end
+             8'd63: begin entry <= 16'd61110; step <= 10'd169; end
+             8'd64: begin entry <= 16'd61279; step <= 10'd162; end
+             8'd65: begin entry <= 16'd61441; step <= 10'd158; end
+             8'd66: begin entry <= 16'd61599; step <= 10'd151; end
+             8'd67: begin entry <= 16'd61750; step <= 10'd146; end
+             8'd68: begin entry <= 16'd61896; step <= 10'd140; end
+             8'd69: begin entry <= 16'd62036; step <= 10'd136; end
+             8'd70: begin entry <= 16'd62172; step <= 10'd130; end
+             8'd71: begin entry <= 16'd62302; step <= 10'd126; end
+             8'd72: begin entry <= 16'd62428; step <= 10'd121; end
+             8'd73: begin entry <= 16'd62549; step <= 10'd117; end
+             8'd74: begin entry <= 16'd62666; step <= 10'd112; end
+             8'd75: begin entry <= 16'd62778; step <= 10'd108; end
+             8'd76: begin entry <= 16'd62886; step <= 10'd104; end
+             8'd77: begin entry <= 16'd62990; step <= 10'd100; end
+             8'd78: begin entry <= 16'd63090; step <= 10'd96; end
+             8'd79: begin entry <= 16'd63186; step <= 10'd93; end
+             8'd80: begin entry <= 16'd63279; step <= 10'd89; end
+             8'd81: begin entry <= 16'd63368; step <= 10'd86; end
+             8'd82: begin entry <= 16'd63454; step <= 10'd82; end
+             8'd83: begin entry <= 16'd63536; step <= 10'd79; end
+             8'd84: begin entry <= 16'd63615; step <= 10'd76; end
+             8'd85: begin entry <= 16'd63691; step <= 10'd74; end
+             8'd86: begin entry <= 16'd63765; step <= 10'd70; end
+             8'd87: begin entry <= 16'd63835; step <= 10'd68; end
+             8'd88: begin entry <= 16'd63903; step <= 10'd65; end
+             8'd89: begin entry <= 16'd63968; step <= 10'd62; end
+             8'd90: begin entry <= 16'd64030; step <= 10'd60; end
+             8'd91: begin entry <= 16'd64090; step <= 10'd58; end
+             8'd92: begin entry <= 16'd64148; step <= 10'd56; end
+             8'd93: begin entry <= 16'd64204; step <= 10'd53; end
+             8'd94: begin entry <= 16'd64257; step <= 10'd51; end
+             8'd95: begin entry <= 16'd64308; step <= 10'd49; end
+             8'd96: begin entry <= 16'd64357; step <= 10'd48; end
+             8'd97: begin entry <= 16'd64405; step <= 10'd45; end
+             8'd98: begin entry <= 16'd64450; step <= 10'd44; end
+             8'd99: begin entry <= 16'd64494; step <= 10'd42; end
+             8'd100: begin entry <= 16'd64536; step <= 10'd40; end
+             8'd101: begin entry <= 16'd64576; step <= 10'd38; end
+             8'd102: begin entry <= 16'd64614; step <= 10'd38; end
+             8'd103: begin entry <= 16'd64652; step <= 10'd35; end
+             8'd104: begin entry <= 16'd64687; step <= 10'd34; end
+             8'd105: begin entry <= 16'd64721; step <= 10'd33; end
+             8'd106: begin entry <= 16'd64754; step <= 10'd32; end
+             8'd107: begin entry <= 16'd64786; step <= 10'd30; end
+             8'd108: begin entry <= 16'd64816; step <= 10'd29; end
+             8'd109: begin entry <= 16'd64845; step <= 10'd28; end
+             8'd110: begin entry <= 16'd64873; step <= 10'd27; end
+             8'd111: begin entry <= 16'd64900; step <= 10'd26; end
+             8'd112: begin entry <= 16'd64926; step <= 10'd24; end
+             8'd113: begin entry <= 16'd64950; step <= 10'd24; end
+             8'd114: begin entry <= 16'd64974; step <= 10'd23; end
+             8'd115: begin entry <= 16'd64997; step <= 10'd22; end
+             8'd116: begin entry <= 16'd65019; step <= 10'd20; end
+             8'd117: begin entry <= 16'd65039; step <= 10'd21; end
+             8'd118: begin entry <= 16'd65060; step <= 10'd19; end
+             8'd119: begin entry <= 16'd65079; step <= 10'd18; end
+             8'd120: begin entry <= 16'd65097; step <= 10'd18; end
+             8'd121: begin entry <= 16'd65115; step <= 10'd17; end
+             8'd122: begin entry <= 16'd65132; step <= 10'd17; end
+             8'd123: begin entry <= 16'd65149; step <= 10'd15; end
+             8'd124: begin entry <= 16'd65164; step <= 10'd15; end
+             8'd125: begin entry <= 16'd65179; step <= 10'd15; end
+             8'd126: begin entry <= 16'd65194; step <= 10'd14; end
+             8'd127: begin entry <= 16'd65208; step <= 10'd13; end
+             8'd128: begin entry <= 16'd65221; step <= 10'd13; end
+             8'd129: begin entry <= 16'd65234; step <= 10'd12; end
+             8'd130: begin entry <= 16'd65246; step <= 10'd12; end
+             8'd131: begin entry <= 16'd65258; step <= 10'd11; end
+             8'd132: begin entry <= 16'd65269; step <= 10'd11; end
+             8'd133: begin entry <= 16'd65280; step <= 10'd11; end
+             8'd134: begin entry <= 16'd65291; step <= 10'd10; end
+             8'd135: begin entry <= 16'd65301; step <= 10'd9; end
+             8'd136: begin entry <= 16'd65310; step <= 10'd9; end
+             8'd137: begin entry <= 16'd65319; step <= 10'd9; end
+             8'd138: begin entry <= 16'd65328; step <= 10'd9; end
+             8'd139: begin entry <= 16'd65337; step <= 10'd8; end
+             8'd140: begin entry <= 16'd65345; step <= 10'd7; end
+             8'd141: begin entry <= 16'd65352; step <= 10'd8; end
+             8'd142: begin entry <= 16'd65360; step <= 10'd7; end
+             8'd143: begin entry <= 16'd65367; step <= 10'd7; end
+             8'd144: begin entry <= 16'd65374; step <= 10'd7; end
+             8'd145: begin entry <= 16'd65381; step <= 10'd6; end
+             8'd146: begin entry <= 16'd65387; step <= 10'd6; end
+             8'd147: begin entry <= 16'd65393; step <= 10'd6; end
+             8'd148: begin entry <= 16'd65399; step <= 10'd5; end
+             8'd149: begin entry <= 16'd65404; step <= 10'd6; end
+             8'd150: begin entry <= 16'd65410; step <= 10'd5; end
+             8'd151: begin entry <= 16'd65415; step <= 10'd5; end
+             8'd152: begin entry <= 16'd65420; step <= 10'd5; end
+             8'd153: begin entry <= 16'd65425; step <= 10'd4; end
+             8'd154: begin entry <= 16'd65429; step <= 10'd4; end
+             8'd155: begin entry <= 16'd65433; step <= 10'd5; end
+             8'd156: begin entry <= 16'd65438; step <= 10'd4; end
+             8'd157: begin entry <= 16'd65442; step <= 10'd3; end
+             8'd158: begin entry <= 16'd65445; step <= 10'd4; end
+             8'd159: begin entry <= 16'd65449; step <= 10'd4; end
+             8'd160: begin entry <= 16'd65453; step <= 10'd3; end
+             8'd161: begin entry <= 16'd65456; step <= 10'd3; end
+             8'd162: begin entry <= 16'd65459; step <= 10'd3; end
+             8'd163: begin entry <= 16'd65462; step <= 10'd3; end
+             8'd164: begin entry <= 16'd65465; step <= 10'd3; end
+             8'd165: begin entry <= 16'd65468; step <= 10'd3; end
+             8'd166: begin entry <= 16'd65471; step <= 10'd3; end
+             8'd167: begin entry <= 16'd65474; step <= 10'd2; end
+             8'd168: begin entry <= 16'd65476; step <= 10'd3; end
+             8'd169: begin entry <= 16'd65479; step <= 10'd2; end
+             8'd170: begin entry <= 16'd65481; step <= 10'd2; end
+             8'd171: begin entry <= 16'd65483; step <= 10'd2; end
+             8'd172: begin entry <= 16'd65485; step <= 10'd3; end
+             8'd173: begin entry <= 16'd65488; step <= 10'd1; end
+             8'd174: begin entry <= 16'd65489; step <= 10'd2; end
+             8'd175: begin entry <= 16'd65491; step <= 10'd2; end
+             8'd176: begin entry <= 16'd65493; step <= 10'd2; end
+             8'd177: begin entry <= 16'd65495; step <= 10'd2; end
+             8'd178: begin entry <= 16'd65497; step <= 10'd1; end
+             8'd179: begin entry <= 16'd65498; step <= 10'd2; end
+             8'd180: begin entry <= 16'd65500; step <= 10'd1; end
+             8'd181: begin entry <= 16'd65501; step <= 10'd2; end
+             8'd182: begin entry <= 16'd65503; step <= 10'd1; end
+             8'd183: begin entry <= 16'd65504; step <= 10'd1; end
+             8'd184: begin entry <= 16'd65505; step <= 10'd2; end
+             8'd185: begin entry <= 16'd65507; step <= 10'd1; end
+             8'd186: begin entry <= 16'd65508; step <= 10'd1; end
+             8'd187: begin entry <= 16'd65509; step <= 10'd1; end
+             8'd188: begin entry <= 16'd65510; step <= 10'd1; end
+             8'd189: begin entry <= 16'd65511; step <= 10'd1; end
+             8'd190: begin entry <= 16'd65512; step <= 10'd1; end
+             8'd191: begin entry <= 16'd65513; step <= 10'd1; end
+             8'd192: begin entry <= 16'd65514; step <= 10'd1; end
+             8'd193: begin entry <= 16'd65515; step <= 10'd1; end
+             8'd194: begin entry <= 16'd65516; step <= 10'd1; end
+             8'd195: begin entry <= 16'd65517; step <= 10'd0; end
+             8'd196: begin entry <= 16'd65517; step <= 10'd1; end
+             8'd197: begin entry <= 16'd65518; step <= 10'd1; end
+             8'd198: begin entry <= 16'd65519; step <= 10'd1; end
+             8'd199: begin entry <= 16'd65520; step <= 10'd0; end
+             8'd200: begin entry <= 16'd65520; step <= 10'd1; end
+             8'd201: begin entry <= 16'd65521; step <= 10'd1; end
+             8'd202: begin entry <= 16'd65522; step <= 10'd0; end
+             8'd203: begin entry <= 16'd65522; step <= 10'd1; end
+             8'd204: begin entry <= 16'd65523; step <= 10'd0; end
+             8'd205: begin entry <= 16'd65523; step <= 10'd1; end
+             8'd206: begin entry <= 16'd65524; step <= 10'd0; end
+             8'd207: begin entry <= 16'd65524; step <= 10'd1; end
+             8'd208: begin entry <= 16'd65525; step <= 10'd0; end
+             8'd209: begin entry <= 16'd65525; step <= 10'd1; end
+             8'd210: begin entry <= 16'd65526; step <= 10'd0; end
+             8'd211: begin entry <= 16'd65526; step <= 10'd0; end
+             8'd212: begin entry <= 16'd65526; step <= 10'd1; end
+             8'd213: begin entry <= 16'd65527; step <= 10'd0; end
+             8'd214: begin entry <= 16'd65527; step <= 10'd1; end
+             8'd215: begin entry <= 16'd65528; step <= 10'd0; end
+             8'd216: begin entry <= 16'd65528; step <= 10'd0; end
+             8'd217: begin entry <= 16'd65528; step <= 10'd1; end
+             8'd218: begin entry <= 16'd65529; step <= 10'd0; end
+             8'd219: begin entry <= 16'd65529; step <= 10'd0; end
+             8'd220: begin entry <= 16'd65529; step <= 10'd0; end
+             8'd221: begin entry <= 16'd65529; step <= 10'd1; end
+             8'd222: begin entry <= 16'd65530; step <= 10'd0; end
+             8'd223: begin entry <= 16'd65530; step <= 10'd0; end
+             8'd224: begin entry <= 16'd65530; step <= 10'd0; end
+             8'd225: begin entry <= 16'd65530; step <= 10'd1; end
+             8'd226: begin entry <= 16'd65531; step <= 10'd0; end
+             8'd227: begin entry <= 16'd65531; step <= 10'd0; end
+             8'd228: begin entry <= 16'd65531; step <= 10'd0; end
+             8'd229: begin entry <= 16'd65531; step <= 10'd0; end
+             8'd230: begin entry <= 16'd65531; step <= 10'd1; end
+             8'd231: begin entry <= 16'd65532; step <= 10'd0; end
+             8'd232: begin entry <= 16'd65532; step <= 10'd0; end
+             8'd233: begin entry <= 16'd65532; step <= 10'd0; end
+             8'd234: begin entry <= 16'd65532; step <= 10'd0; end
+             8'd235: begin entry <= 16'd65532; step <= 10'd0; end
+             8'd236: begin entry <= 16'd65532; step <= 10'd1; end
+             8'd237: begin entry <= 16'd65533; step <= 10'd0; end
+             8'd238: begin entry <= 16'd65533; step <= 10'd0; end
+             8'd239: begin entry <= 16'd65533; step <= 10'd0; end
+             8'd240: begin entry <= 16'd65533; step <= 10'd0; end
+             8'd241: begin entry <= 16'd65533; step <= 10'd0; end
+             8'd242: begin entry <= 16'd65533; step <= 10'd0; end
+             8'd243: begin entry <= 16'd65533; step <= 10'd0; end
+             8'd244: begin entry <= 16'd65533; step <= 10'd1; end
+             8'd245: begin entry <= 16'd65534; step <= 10'd0; end
+             8'd246: begin entry <= 16'd65534; step <= 10'd0; end
+             8'd247: begin entry <= 16'd65534; step <= 10'd0; end
+             8'd248: begin entry <= 16'd65534; step <= 10'd0; end
+             8'd249: begin entry <= 16'd65534; step <= 10'd0; end
+             8'd250: begin entry <= 16'd65534; step <= 10'd0; end
+             8'd251: begin entry <= 16'd65534; step <= 10'd0; end
+             8'd252: begin entry <= 16'd65534; step <= 10'd0; end
+             8'd253: begin entry <= 16'd65534; step <= 10'd0; end
+             8'd254: begin entry <= 16'd65534; step <= 10'd1; end
+             default: begin entry <= 16'd0; step <= 10'd0; end
+          endcase
+       end
+    end
+endmodule // npu_u65_256_core$datapath$output_unit$activation$sigmoid_rom
+
+
+module npu_u65_256_core$datapath$output_unit$decoder(settings,lanes,core,control,acc_int32);
+    
+    // Module arguments
+    input wire  [109:0] settings;
     input wire  [7:0] lanes;
-    output reg  [114:0] control;
+    input wire  core;
+    output reg  [158:0] control;
     output reg  acc_int32;
     
     // Constant declarations
@@ -11303,10 +12448,19 @@ module npu_u65_256_core$datapath$output_unit$decoder(settings,lanes,control,acc_
     localparam  force_int8 = 4'h3;
     localparam  force_int16 = 4'h5;
     localparam  int32 = 2'b0;
+    localparam  int32_ofm = 2'b10;
+    localparam  tanh = 12'h3;
+    localparam  sigmoid = 12'h4;
     localparam  sign_35 = 35'h400000000;
     
     // Local signals
     reg  [34:0] zero_point;
+    reg  [11:0] function_code;
+    reg  lookup;
+    reg  [34:0] clip_low;
+    reg  [34:0] clip_high;
+    reg  [34:0] index_low;
+    reg  [34:0] index_high;
     reg  [34:0] ofm_low;
     reg  [34:0] ofm_high;
     reg  clamp_enable;
@@ -11320,7 +12474,14 @@ module npu_u65_256_core$datapath$output_unit$decoder(settings,lanes,control,acc_
     always @(*) begin
         acc_int32 = settings[(64'h3c)+:(2)] == int32;
         control[(64'h0)+:(8)] = lanes;
+        control[(64'h9e)+:(1)] = core;
         control[(64'h8)+:(2)] = settings[(64'h0)+:(2)];
+        function_code = settings[(64'h3e)+:(12)];
+        lookup = function_code[(32'h3)+:(9)] == 32'h2;
+        control[(64'h73)+:(1)] = function_code == tanh;
+        control[(64'h74)+:(1)] = function_code == sigmoid;
+        control[(64'h75)+:(1)] = lookup;
+        control[(64'h79)+:(3)] = function_code[(32'h0)+:(3)];
         zero_point = ((settings[(64'h2c)+:(16)]) & 35'h7ffffffff);
         if (settings[(64'h2)+:(1)] & zero_point[32'hf]) begin
             zero_point = zero_point | 64'h7ffff0000;
@@ -11348,30 +12509,39 @@ module npu_u65_256_core$datapath$output_unit$decoder(settings,lanes,control,acc_
         end
         clamp_enable = 1'b1;
         bound_signed = 1'b1;
-        if (settings[(64'h3e)+:(4)] == force_uint8) begin
-            low = 32'h0;
-            high = 32'hff;
+        control[(64'h76)+:(1)] = 1'b0;
+        control[(64'h77)+:(1)] = 1'b1;
+        if (settings[(64'h4a)+:(4)] == force_uint8) begin
+            clip_low = 32'h0;
+            clip_high = 32'hff;
             bound_signed = 1'b0;
+            control[(64'h77)+:(1)] = 1'b0;
         end
-        else if (settings[(64'h3e)+:(4)] == force_int8) begin
-            low = 64'h7ffffff80;
-            high = 32'h7f;
+        else if (settings[(64'h4a)+:(4)] == force_int8) begin
+            clip_low = 64'h7ffffff80;
+            clip_high = 32'h7f;
         end
-        else if (settings[(64'h3e)+:(4)] == force_int16) begin
-            low = 64'h7ffff8000;
-            high = 32'h7fff;
+        else if (settings[(64'h4a)+:(4)] == force_int16) begin
+            clip_low = 64'h7ffff8000;
+            clip_high = 32'h7fff;
+            control[(64'h76)+:(1)] = 1'b1;
         end
         else begin
             clamp_enable = 1'b0;
-            low = ofm_low;
-            high = ofm_high;
+            clip_low = ofm_low;
+            clip_high = ofm_high;
+            control[(64'h76)+:(1)] = settings[(64'h3)+:(2)] == bits_16;
+            control[(64'h77)+:(1)] = settings[(64'h2)+:(1)];
         end
+        low = clip_low;
+        high = clip_high;
+        control[(64'h78)+:(1)] = (settings[(64'h3)+:(2)] == int32_ofm) & (settings[(64'h4a)+:(4)] != 32'h0);
         if ((settings[(64'h3)+:(2)] == bits_8) | (settings[(64'h3)+:(2)] == bits_16)) begin
             bound_signed = settings[(64'h2)+:(1)];
             clamp_enable = 1'b1;
         end
-        min = ((settings[(64'h42)+:(16)]) & 35'h7ffffffff);
-        max = ((settings[(64'h52)+:(16)]) & 35'h7ffffffff);
+        min = ((settings[(64'h4e)+:(16)]) & 35'h7ffffffff);
+        max = ((settings[(64'h5e)+:(16)]) & 35'h7ffffffff);
         if (bound_signed & min[32'hf]) begin
             min = min | 64'h7ffff0000;
         end
@@ -11392,6 +12562,22 @@ module npu_u65_256_core$datapath$output_unit$decoder(settings,lanes,control,acc_
                 high = max;
             end
         end
+        index_low = low;
+        if ((index_low ^ sign_35) < (clip_low ^ sign_35)) begin
+            index_low = clip_low;
+        end
+        if ((index_low ^ sign_35) > (clip_high ^ sign_35)) begin
+            index_low = clip_high;
+        end
+        index_high = high;
+        if ((index_high ^ sign_35) < (clip_low ^ sign_35)) begin
+            index_high = clip_low;
+        end
+        if ((index_high ^ sign_35) > (clip_high ^ sign_35)) begin
+            index_high = clip_high;
+        end
+        control[(64'h7c)+:(17)] = index_low[(32'h0)+:(17)];
+        control[(64'h8d)+:(17)] = index_high[(32'h0)+:(17)];
         if ((low ^ sign_35) < (ofm_low ^ sign_35)) begin
             low = ofm_low;
         end
@@ -11406,6 +12592,10 @@ module npu_u65_256_core$datapath$output_unit$decoder(settings,lanes,control,acc_
         end
         control[(64'h2d)+:(35)] = low;
         control[(64'h50)+:(35)] = high;
+        if (lookup) begin
+            control[(64'h2d)+:(35)] = ofm_low;
+            control[(64'h50)+:(35)] = ofm_high;
+        end
     end
     
 endmodule // npu_u65_256_core$datapath$output_unit$decoder
@@ -11417,7 +12607,7 @@ module npu_u65_256_core$datapath$output_unit$finisher(clock,rst_n,scaled,control
     input wire  clock;
     input wire  rst_n;
     input wire  [271:0] scaled;
-    input wire  [114:0] control;
+    input wire  [158:0] control;
     input wire  load;
     output reg  [255:0] results;
     output reg  [7:0] lanes;
@@ -11699,7 +12889,7 @@ module npu_u65_256_core$datapath$output_unit$full_3(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$datapath$output_unit$full_3
 
 
-module npu_u65_256_core$datapath$output_unit$full_4(clock,rst_n,d,q);
+module npu_u65_256_core$datapath$output_unit$full_5(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -11715,7 +12905,7 @@ module npu_u65_256_core$datapath$output_unit$full_4(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$datapath$output_unit$full_4
+endmodule // npu_u65_256_core$datapath$output_unit$full_5
 
 
 module npu_u65_256_core$datapath$output_unit$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc_int32,control,load_1,load_2,load_3,scaled,scaled_control);
@@ -11728,12 +12918,12 @@ module npu_u65_256_core$datapath$output_unit$scaler(clock,rst_n,accumulators,bia
     input wire  [255:0] scales;
     input wire  [47:0] shifts;
     input wire  acc_int32;
-    input wire  [114:0] control;
+    input wire  [158:0] control;
     input wire  load_1;
     input wire  load_2;
     input wire  load_3;
     output reg  [271:0] scaled;
-    output reg  [114:0] scaled_control;
+    output reg  [158:0] scaled_control;
     
     // Constant declarations
     localparam  tfl = 2'b0;
@@ -11756,8 +12946,8 @@ module npu_u65_256_core$datapath$output_unit$scaler(clock,rst_n,accumulators,bia
     wire  [47:0] shift_1$q;
     reg  control_1$clock;
     reg  control_1$rst_n;
-    reg  [114:0] control_1$d;
-    wire  [114:0] control_1$q;
+    reg  [158:0] control_1$d;
+    wire  [158:0] control_1$q;
     reg  product$clock;
     reg  product$rst_n;
     reg  [575:0] product$d;
@@ -11780,16 +12970,16 @@ module npu_u65_256_core$datapath$output_unit$scaler(clock,rst_n,accumulators,bia
     wire  [7:0] negative$q;
     reg  control_2$clock;
     reg  control_2$rst_n;
-    reg  [114:0] control_2$d;
-    wire  [114:0] control_2$q;
+    reg  [158:0] control_2$d;
+    wire  [158:0] control_2$q;
     reg  result$clock;
     reg  result$rst_n;
     reg  [271:0] result$d;
     wire  [271:0] result$q;
     reg  control_3$clock;
     reg  control_3$rst_n;
-    reg  [114:0] control_3$d;
-    wire  [114:0] control_3$q;
+    reg  [158:0] control_3$d;
+    wire  [158:0] control_3$q;
     
     // Local signals
     reg  [39:0] sum;
@@ -12673,11 +13863,11 @@ module npu_u65_256_core$datapath$output_unit$scaler$control_1(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [114:0] d;
-    output reg  [114:0] q;
+    input wire  [158:0] d;
+    output reg  [158:0] q;
     
     // Constant declarations
-    localparam  init = 115'h0;
+    localparam  init = 159'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -12692,11 +13882,11 @@ module npu_u65_256_core$datapath$output_unit$scaler$control_2(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [114:0] d;
-    output reg  [114:0] q;
+    input wire  [158:0] d;
+    output reg  [158:0] q;
     
     // Constant declarations
-    localparam  init = 115'h0;
+    localparam  init = 159'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -12711,11 +13901,11 @@ module npu_u65_256_core$datapath$output_unit$scaler$control_3(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [114:0] d;
-    output reg  [114:0] q;
+    input wire  [158:0] d;
+    output reg  [158:0] q;
     
     // Constant declarations
-    localparam  init = 115'h0;
+    localparam  init = 159'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -62770,7 +63960,7 @@ module npu_u65_256_core$regs$storage$9$value(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$regs$storage$9$value
 
 
-module npu_u65_256_core$shram(clock,rst_n,clear,clearing,write_enable,write_cores,write_address,write_data,write_strobe,read_enable,read_address,read_data);
+module npu_u65_256_core$shram(clock,rst_n,clear,clearing,write_enable,write_cores,write_address,write_data,write_strobe,read_enable,read_address,read_data,lut_write);
     
     // Module arguments
     input wire  clock;
@@ -62785,9 +63975,11 @@ module npu_u65_256_core$shram(clock,rst_n,clear,clearing,write_enable,write_core
     input wire  [3:0] read_enable;
     input wire  [47:0] read_address;
     output reg  [511:0] read_data;
+    output reg  [152:0] lut_write;
     
     // Constant declarations
     localparam  last_line = 12'hbff;
+    localparam  lut_line = 12'hb80;
     
     // Stub signals
     reg  banks$0$clock;
@@ -62806,6 +63998,13 @@ module npu_u65_256_core$shram(clock,rst_n,clear,clearing,write_enable,write_core
     reg  clear_line$rst_n;
     reg  [11:0] clear_line$d;
     wire  [11:0] clear_line$q;
+    
+    // Local signals
+    reg  [1:0] bank_write;
+    reg  [11:0] bank_line;
+    reg  [127:0] bank_data;
+    reg  [15:0] bank_strobe;
+    reg  [11:0] lut_offset;
     
     // Sub module instances
     npu_u65_256_core$shram$banks$0 banks$0(
@@ -62850,19 +64049,34 @@ module npu_u65_256_core$shram(clock,rst_n,clear,clearing,write_enable,write_core
             clear_line$d = 32'h0;
         end
         clearing = clear_active$q;
-        banks$0$clock = clock;
-        banks$0$write_enable = write_enable & write_cores[0];
-        banks$0$write_address = write_address;
-        banks$0$write_data = write_data;
-        banks$0$write_strobe = write_strobe;
-        if (clear_active$q) begin
-            banks$0$write_enable = 1'b1;
-            banks$0$write_address = clear_line$q;
-            banks$0$write_data = 32'h0;
-            banks$0$write_strobe = ((32'hffff) & 16'hffff);
+        bank_write = 32'h0;
+        if (write_enable) begin
+            bank_write = write_cores;
         end
+        bank_line = write_address;
+        bank_data = write_data;
+        bank_strobe = write_strobe;
+        if (clear_active$q) begin
+            bank_write = 32'h3;
+            bank_line = clear_line$q;
+            bank_data = 32'h0;
+            bank_strobe = ((32'hffff) & 16'hffff);
+        end
+        banks$0$clock = clock;
+        banks$0$write_enable = bank_write[0];
+        banks$0$write_address = bank_line;
+        banks$0$write_data = bank_data;
+        banks$0$write_strobe = bank_strobe;
         banks$0$read_enable = 32'h0;
         banks$0$read_address = read_address;
+        lut_write[(64'h0)+:(2)] = 32'h0;
+        if (bank_line >= lut_line) begin
+            lut_write[(64'h0)+:(2)] = bank_write;
+        end
+        lut_offset = bank_line - lut_line;
+        lut_write[(64'h2)+:(7)] = lut_offset[(32'h0)+:(7)];
+        lut_write[(64'h9)+:(128)] = bank_data;
+        lut_write[(64'h89)+:(16)] = bank_strobe;
         banks$0$read_enable = read_enable;
         read_data = banks$0$read_data;
     end

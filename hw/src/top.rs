@@ -270,5 +270,6 @@ impl Logic for Npu {
         self.shram.read_enable.next = self.datapath.shram_read_enable.val();
         self.shram.read_address.next = self.datapath.shram_read_address.val();
         self.datapath.shram_read_data.next = self.shram.read_data.val();
+        self.datapath.lut_write.next = self.shram.lut_write.val();
     }
 }

@@ -629,17 +629,6 @@ impl Op {
         self.clip_dtype().unwrap_or(self.ofm.dtype)
     }
 
-    /// Fraction bits of a tanh/sigmoid result in the activation type: the
-    /// fixed quantization TensorFlow Lite gives their outputs (1/32768 for
-    /// int16, 1/128 for 8-bit tanh, 1/256 for 8-bit sigmoid; see lib.rs).
-    fn tanh_sigmoid_frac_bits(&self) -> u32 {
-        match (self.lut_dtype().bits, self.activation) {
-            (16, _) => 15,
-            (_, ActivationFunction::Sigmoid) => 8,
-            _ => 7,
-        }
-    }
-
     /// The IFM depth the operation reads: its own for convolution and
     /// REDUCE_SUM, the OFM's for depthwise, pooling and elementwise.
     fn ifm_channels(&self) -> usize {
@@ -695,6 +684,18 @@ impl Op {
 
 // ------------------------------------------------------------ output unit
 
+/// Fraction bits of a tanh/sigmoid result in the activation type `lut`
+/// (the clip range's, else the OFM's): the fixed quantization TensorFlow
+/// Lite gives their outputs (1/32768 for int16, 1/128 for 8-bit tanh,
+/// 1/256 for 8-bit sigmoid; see lib.rs).
+fn tanh_sigmoid_frac_bits(lut: DType, activation: ActivationFunction) -> u32 {
+    match (lut.bits, activation) {
+        (16, _) => 15,
+        (_, ActivationFunction::Sigmoid) => 8,
+        _ => 7,
+    }
+}
+
 /// The output unit after scaling (TRM 3.3.7): zero point, activation
 /// function, clip range, LUT, ACTIVATION_MIN/MAX and saturation to the OFM type.
 /// Public, built by [`OutStage::linear`], as the reference of the output
@@ -714,8 +715,7 @@ pub struct OutStage {
 
 impl OutStage {
     fn new(op: &Op, npu: &Npu) -> OutStage {
-        let lut = op.lut_slot();
-        let luts = match lut {
+        let luts = match op.lut_slot() {
             Some(_) => npu
                 .shram
                 .iter()
@@ -723,18 +723,37 @@ impl OutStage {
                 .collect(),
             None => Vec::new(),
         };
-        OutStage {
-            activation: op.activation,
-            frac_bits: op.tanh_sigmoid_frac_bits(),
+        OutStage::with_activation(
+            op.ofm.dtype,
+            op.ofm.zero_point,
+            op.clip_dtype(),
+            op.act_min,
+            op.act_max,
+            op.activation,
             luts,
-            slot: lut.unwrap_or(0),
-            ..OutStage::linear(
-                op.ofm.dtype,
-                op.ofm.zero_point,
-                op.clip_dtype(),
-                op.act_min,
-                op.act_max,
-            )
+        )
+    }
+
+    /// The stage of any activation function: [`OutStage::linear`]'s
+    /// arguments, the function of NPU_SET_ACTIVATION and, for a LUT, each
+    /// core's last 2 KB of the shared buffer (`luts[core]`).
+    pub fn with_activation(
+        ofm: DType,
+        zero_point: i64,
+        clip: Option<DType>,
+        act_min: u16,
+        act_max: u16,
+        activation: ActivationFunction,
+        luts: Vec<Vec<u8>>,
+    ) -> OutStage {
+        let linear = OutStage::linear(ofm, zero_point, clip, act_min, act_max);
+        let slot = (activation.bits() as usize).saturating_sub(16);
+        OutStage {
+            activation,
+            frac_bits: tanh_sigmoid_frac_bits(linear.clip, activation),
+            luts,
+            slot,
+            ..linear
         }
     }
 

@@ -8,4 +8,5 @@ pub mod config;
 pub mod pmu;
 pub mod reference;
 pub mod regs;
+pub mod tables;
 pub mod views;

@@ -20,10 +20,15 @@
 //! The RTL's result is compared with
 //! the golden model's; a row the RTL cannot run (it refuses kernel
 //! operations until the datapath is connected) says so and the bench goes on.
+//!
+//! Then convolutions with an activation function (tanh, sigmoid, an 8-bit
+//! LUT loaded by a user DMA), MAC-bound far above it: OFM values per
+//! operation cycle against TRM table 4-130's 1 a cycle for LUT, tanh and
+//! sigmoid on u65-256.
 
 use npu_model::job::{Backend, Job};
 use npu_model::tensor::DType;
-use npu_spec::command::WeightOrder;
+use npu_spec::command::{ActivationFunction, WeightOrder};
 use npu_tb::conv_jobs::{golden_run, ConvKind, ConvSpec};
 use npu_tb::fuzz::{compare, outcome};
 use npu_tb::rtl_backend::RtlBackend;
@@ -142,7 +147,12 @@ fn measure(row: &Row) -> String {
         .unwrap_or(0);
     let op_cycles = cycles.saturating_sub(overhead).max(1);
     let rate = golden.macs as f64 / op_cycles as f64;
+    let [oh, ow, oc] = cj.spec.ofm;
+    let values = (oh * ow * oc) as f64 / op_cycles as f64;
     let versus = match row.table {
+        _ if cj.spec.activation != ActivationFunction::None => {
+            format!("{values:.2} OFM values/cycle, table 4-130: 1, ratio {values:.2}")
+        }
         Some(t) => format!("table {t:>4.0}, ratio {:.2}", rate / t),
         None => "table WB".into(),
     };
@@ -183,8 +193,36 @@ fn larger(row: &Row) -> Row {
     }
 }
 
+/// 1x1 convolutions of 8-bit activations with an activation function.
+fn activation_rows() -> Vec<Row> {
+    [
+        ("tanh", ActivationFunction::Tanh),
+        ("sigmoid", ActivationFunction::Sigmoid),
+        ("LUT 0", ActivationFunction::Lut0),
+    ]
+    .into_iter()
+    .map(|(name, activation)| Row {
+        name: format!("CONV2D 1x1 + {name}, OFM 16x16x64, IFM depth 16"),
+        spec: ConvSpec {
+            activation,
+            ..ConvSpec::new(ConvKind::Conv, DType::I8, [16, 16, 64], 16, [1, 1])
+        },
+        table: Some(256.0),
+    })
+    .collect()
+}
+
 fn main() {
+    // `cargo bench --bench conv -- 4-130` runs only the tables naming it.
+    let only: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let wanted = |table: &str| only.is_empty() || only.iter().any(|o| table.contains(o));
     for (bits, name) in [(8, "Table 4-126"), (16, "Table 4-127")] {
+        if !wanted(name) {
+            continue;
+        }
         println!("{name}: convolution performance, {bits}-bit activations, u65-256");
         for row in table(bits) {
             println!("  {}: {}", row.name, measure(&row));
@@ -193,5 +231,12 @@ fn main() {
                 println!("  {}: {}", row.name, measure(&row));
             }
         }
+    }
+    if !wanted("Table 4-130") {
+        return;
+    }
+    println!("Table 4-130: LUT, tanh and sigmoid after a convolution, 8-bit activations, u65-256");
+    for row in activation_rows() {
+        println!("  {}: {}", row.name, measure(&row));
     }
 }

@@ -64,8 +64,8 @@ use npu_model::tensor::{DType, FeatureMap};
 use npu_model::weights::order::{self, Traversal, WeightOrder, U65_UBLOCK_DEPTH};
 use npu_model::weights::{self, EncodeOptions, IndexCoding, PaletteChoice, ZeroRuns};
 use npu_spec::command::{
-    AccFormat, ActivationClipRange, CmdKind, KernelDecomposition, Layout, OfmScaleMode, Opcode,
-    RoundMode, UpscaleMode, WeightOrder as WeightOrderBit,
+    AccFormat, ActivationClipRange, ActivationFunction, CmdKind, KernelDecomposition, Layout,
+    OfmScaleMode, Opcode, RoundMode, UpscaleMode, WeightOrder as WeightOrderBit,
 };
 use npu_spec::config::NpuConfig;
 use rand::rngs::StdRng;
@@ -149,6 +149,10 @@ pub struct ConvSpec {
     pub weight_encoding: Option<EncodeOptions>,
     /// NPU_SET_PARALLEL_MODE 1 on u65-512 (TRM 4.7.5.1); else u65-256.
     pub parallel: bool,
+    /// NPU_SET_ACTIVATION's function: none, tanh, sigmoid or LUT n (random
+    /// contents, loaded into each core's last 2 KB of the shared buffer by
+    /// user DMAs before the operation).
+    pub activation: ActivationFunction,
 }
 
 /// A built job and the parameters it was made from.
@@ -172,6 +176,9 @@ pub struct ConvJob {
     /// ACTIVATION_MIN/MAX as programmed.
     pub activation_min: u16,
     pub activation_max: u16,
+    /// Each core's LUT area (the last 2 KB of its shared buffer) as the
+    /// operation's DMAs load it; empty without a LUT.
+    pub luts: Vec<Vec<u8>>,
 }
 
 impl ConvJob {
@@ -249,6 +256,7 @@ impl ConvSpec {
             regions: [1, 1, 0, 0],
             weight_encoding: Some(EncodeOptions::default()),
             parallel: false,
+            activation: ActivationFunction::None,
         }
     }
 
@@ -399,6 +407,9 @@ impl ConvSpec {
                 let hi = rng.gen_range(lo..=ofm_type.max());
                 spec.clamp = Some((lo, hi));
             }
+        }
+        if rng.gen_bool(0.25) {
+            spec.activation = random_activation(rng, ofm_type);
         }
         if rng.gen_bool(0.6) {
             spec.block = Some(spec.random_block(rng));
@@ -703,6 +714,19 @@ impl ConvSpec {
         if self.regions.iter().any(|&r| r >= REGIONS) {
             return Err(format!("regions {:?}", self.regions));
         }
+        let lut_slot = (self.activation.bits() as usize).checked_sub(16);
+        let allowed = match (self.activation, self.ofm_type.bits) {
+            (ActivationFunction::None, _) => true,
+            (_, 32) => false,
+            (_, 16) => self.ofm_type == DType::I16 && lut_slot.unwrap_or(0) == 0,
+            _ => true,
+        };
+        if !allowed {
+            return Err(format!(
+                "activation {:?} with OFM {}",
+                self.activation, self.ofm_type
+            ));
+        }
         Ok(())
     }
 
@@ -780,8 +804,32 @@ impl ConvSpec {
             ),
             OfmScaleMode::Global => None,
         };
+        let config = if spec.parallel {
+            NpuConfig::u65_512()
+        } else {
+            NpuConfig::u65_256()
+        };
+        let luts: Vec<Vec<u8>> = if spec.activation.bits() >= 16 {
+            (0..config.cores)
+                .map(|_| (0..LUT_BYTES).map(|_| rng.gen()).collect())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let lut_area = config.shram_kib as u64 * 1024 / u64::from(config.cores) - LUT_BYTES as u64;
+        let mut commands: Vec<Command> = luts
+            .iter()
+            .enumerate()
+            .flat_map(|(core, lut)| {
+                let source = memory.alloc(rng, spec.regions[2], lut);
+                lut_dma(spec.regions[2], source, 1 << core, lut_area)
+            })
+            .collect();
+        if !luts.is_empty() {
+            commands.push(cmd(Opcode::NpuOpDmaWait, &[("k", 0)]));
+        }
         let (activation_min, activation_max) = spec.activation_bounds();
-        let commands = commands(
+        commands.extend(self::commands(
             &spec,
             &ifm_map,
             &ofm_map,
@@ -789,12 +837,7 @@ impl ConvSpec {
             scale_streams.as_deref(),
             scales[0],
             (activation_min, activation_max),
-        );
-        let config = if spec.parallel {
-            NpuConfig::u65_512()
-        } else {
-            NpuConfig::u65_256()
-        };
+        ));
         let job = Job::in_memory(config, encode(&commands), memory.regions, &spec.describe());
         Ok(ConvJob {
             spec,
@@ -808,6 +851,7 @@ impl ConvSpec {
             scales,
             activation_min,
             activation_max,
+            luts,
         })
     }
 
@@ -1249,7 +1293,7 @@ fn commands(
         cmd(
             O::NpuSetActivation,
             &[
-                ("activation_function", 0),
+                ("activation_function", spec.activation.bits().into()),
                 ("activation_clip_range", u64::from(clip_range(spec).bits())),
             ],
         ),
@@ -1305,6 +1349,24 @@ fn commands(
     out
 }
 
+/// A user DMA of the 2 KB at `source` of `region` to byte `lut_area` of the
+/// shared buffer of each core in `cores` (TRM 3.3.3, 4.6.4
+/// NPU_SET_DMA0_DST_REGION: internal, a core mask), as Vela loads a LUT.
+pub fn lut_dma(region: usize, source: u64, cores: u64, lut_area: u64) -> Vec<Command> {
+    use Opcode as O;
+    vec![
+        cmd(O::NpuSetDma0SrcRegion, &[("region", region as u64)]),
+        cmd(
+            O::NpuSetDma0DstRegion,
+            &[("region", cores), ("region_mode", 1)],
+        ),
+        cmd(O::NpuSetDma0Src, &[("addr", source)]),
+        cmd(O::NpuSetDma0Dst, &[("addr", lut_area)]),
+        cmd(O::NpuSetDma0Len, &[("addr", LUT_BYTES as u64)]),
+        cmd(O::NpuOpDmaStart, &[]),
+    ]
+}
+
 /// NPU_SET_ACTIVATION bits 12-15: the OFM precision, or the OFM type named.
 fn clip_range(spec: &ConvSpec) -> ActivationClipRange {
     match (spec.force_clip, spec.ofm_type) {
@@ -1314,6 +1376,23 @@ fn clip_range(spec: &ConvSpec) -> ActivationClipRange {
         _ => ActivationClipRange::OfmPrecision,
     }
 }
+
+/// An activation function the golden model allows with an OFM of type
+/// `ofm` (TRM 4.8.2; a 16-bit LUT fills the 2 KB, so it is slot 0): tanh,
+/// sigmoid or a LUT for 8- and 16-bit OFMs, none for 32-bit ones (a LUT
+/// would need a clip range that forces an 8-bit type).
+fn random_activation(rng: &mut StdRng, ofm: DType) -> ActivationFunction {
+    let lut = match ofm.bits {
+        8 => rng.gen_range(16..24),
+        16 => 16,
+        _ => return ActivationFunction::None,
+    };
+    let code = [3, 4, lut][rng.gen_range(0..3)];
+    ActivationFunction::from_bits(code).expect("an activation function")
+}
+
+/// The last 2 KB of a core's shared buffer, where LUTs live (TRM 4.9.1).
+pub const LUT_BYTES: usize = 2048;
 
 /// Job `index` of a run with `seed`: its own generator, so one job of a run
 /// is re-made from the run's seed and its index.

@@ -11,8 +11,8 @@ use npu_model::job::Job;
 use npu_model::ops::{scale_accumulator, OutStage};
 use npu_model::tensor::{DType, FeatureMap};
 use npu_spec::command::{
-    AccFormat, KernelDecomposition, Layout, OfmScaleMode, Opcode, RoundMode, UpscaleMode,
-    WeightOrder,
+    AccFormat, ActivationFunction, KernelDecomposition, Layout, OfmScaleMode, Opcode, RoundMode,
+    UpscaleMode, WeightOrder,
 };
 use npu_tb::conv_jobs::{
     golden_run, random_job, random_parallel_job, save, ConvJob, ConvKind, ConvSpec, Tiles,
@@ -74,12 +74,14 @@ fn direct(cj: &ConvJob) -> Vec<i64> {
         cj.ifm[(y * w + x) * c + ch] - s.ifm_zero_point
     };
     let clip = s.force_clip.then_some(s.ofm_type);
-    let stage = OutStage::linear(
+    let stage = OutStage::with_activation(
         s.ofm_type,
         s.ofm_zero_point,
         clip,
         cj.activation_min,
         cj.activation_max,
+        s.activation,
+        cj.luts.clone(),
     );
     let taps = if depthwise { 1 } else { c };
     let mut out = Vec::with_capacity(oh * ow * oc);
@@ -99,7 +101,9 @@ fn direct(cj: &ConvJob) -> Vec<i64> {
                     }
                 }
                 let scaled = scale_accumulator(acc, &cj.scales[o], s.acc, s.round);
-                out.push(stage.finish(scaled, 0));
+                // Parallel mode: channel o is core o % 2's (golden `core_of`).
+                let core = if s.parallel { o % 2 } else { 0 };
+                out.push(stage.finish(scaled, core));
             }
         }
     }
@@ -230,6 +234,9 @@ fn features(s: &ConvSpec) -> Vec<String> {
     flag(s.padded_strides, "padded strides");
     flag(s.force_clip, "forced clip range");
     flag(s.clamp.is_some(), "activation bounds");
+    flag(s.activation == ActivationFunction::Tanh, "tanh");
+    flag(s.activation == ActivationFunction::Sigmoid, "sigmoid");
+    flag(s.activation.bits() >= 16, "LUT");
     flag(s.kernel.iter().any(|&k| k > 4), "kernel side > 4");
     flag(s.ifm_zero_point != 0, "IFM zero point");
     flag(

@@ -8,12 +8,23 @@
 //! buffer. `CONV_JOBS` sets the number of jobs (default 150), and
 //! `CONV_PARALLEL_JOBS` the number of operations in parallel mode on
 //! u65-512 (default 20, TRM 4.7.5.1). A failing job is saved as a job
-//! folder, with the command that gives its waveform.
+//! folder, with the command that gives its waveform. A quarter of the jobs
+//! have an activation function (tanh, sigmoid, or a LUT of random contents
+//! that user DMAs load into each core's last 2 KB of the shared buffer
+//! first). One more job loads a LUT, uses it, reloads it with other
+//! contents and uses it again (issue 13).
 
+use npu_model::cmdstream::{encode, Command};
+use npu_model::job::Job;
+use npu_model::tensor::DType;
+use npu_spec::command::{ActivationFunction, Opcode};
 use npu_tb::conv_jobs::{
-    random_job, random_parallel_job, rtl_agrees_under, save, ConvJob, MemorySystem,
+    lut_dma, random_job, random_parallel_job, rtl_agrees_under, save, ConvJob, ConvKind, ConvSpec,
+    MemorySystem, LUT_BYTES,
 };
 use npu_tb::seed::seed;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -39,6 +50,70 @@ fn random_parallel_convolutions_agree_with_the_golden_model() {
         job_count("CONV_PARALLEL_JOBS", DEFAULT_PARALLEL_JOBS),
         random_parallel_job,
     );
+}
+
+/// Issue 13's LUT test: a user DMA loads a LUT, a convolution uses it; after
+/// NPU_OP_KERNEL_WAIT another DMA loads other contents and a second
+/// convolution, the same but for its OFM's address, uses them. Both OFMs
+/// must agree with the golden model, so a stale copy of the LUT fails.
+#[test]
+fn a_lut_reloaded_between_two_convolutions_is_read_afresh() {
+    let seed = seed();
+    let mut rng = StdRng::seed_from_u64(seed);
+    let activation = ActivationFunction::from_bits(rng.gen_range(16..24)).unwrap();
+    let spec = ConvSpec {
+        activation,
+        ..ConvSpec::new(ConvKind::Conv, DType::I8, [4, 6, 24], 16, [3, 3])
+    };
+    let cj = spec
+        .build(&mut rng)
+        .unwrap_or_else(|e| panic!("spec refused: {e}"));
+    let mut commands = cj.commands.clone();
+    let stop = commands.pop().expect("a command stream");
+    assert_eq!(stop.op, Opcode::NpuOpStop);
+    let mut regions = cj.job.regions.clone();
+    let append = |regions: &mut BTreeMap<usize, Vec<u8>>, region: usize, bytes: &[u8]| {
+        let r = regions.entry(region).or_default();
+        let base = r.len().next_multiple_of(16);
+        r.resize(base, 0);
+        r.extend_from_slice(bytes);
+        base as u64
+    };
+    let lut: Vec<u8> = (0..LUT_BYTES).map(|_| rng.gen()).collect();
+    assert_ne!(lut, cj.luts[0], "new LUT contents");
+    let source = append(&mut regions, spec.regions[2], &lut);
+    // The second OFM: as many bytes as the first's, after everything else.
+    let ofm_base = commands
+        .iter()
+        .find(|c| c.op == Opcode::NpuSetOfmBase0)
+        .map(|c| c.value() & 0xffff_ffff_ffff)
+        .expect("OFM base");
+    let ofm_region = spec.regions[1];
+    let ofm_bytes: Vec<u8> = (ofm_base as usize..regions[&ofm_region].len())
+        .map(|_| rng.gen())
+        .collect();
+    let second_ofm = append(&mut regions, ofm_region, &ofm_bytes);
+    let lut_area = (48 * 1024 - LUT_BYTES) as u64;
+    commands.push(Command::cmd0(Opcode::NpuOpKernelWait, 0));
+    commands.extend(lut_dma(spec.regions[2], source, 1, lut_area));
+    commands.push(Command::cmd0(Opcode::NpuOpDmaWait, 0));
+    commands.push(Command::cmd1(
+        Opcode::NpuSetOfmBase0,
+        (second_ofm >> 32) as u16,
+        second_ofm as u32,
+    ));
+    commands.push(Command::cmd0(Opcode::NpuOpConv, 0));
+    commands.push(stop);
+    let job = Job::in_memory(
+        cj.job.config.clone(),
+        encode(&commands),
+        regions,
+        "LUT loaded, used, reloaded and used again",
+    );
+    let memory = MemorySystem::for_job(seed, 0);
+    if let Err(e) = rtl_agrees_under(&job, &memory) {
+        panic!("seed {seed}, {activation:?} behind {memory:?}: {e}");
+    }
 }
 
 /// Runs `count` jobs `make(seed, index)` on the RTL and the golden model.

@@ -2,19 +2,28 @@
 //! model, lane by lane: random accumulators and scale records (extremes
 //! included) under random operations (every rounding mode, OFM type,
 //! accumulator format, clip range, per-channel and global scale, zero
-//! points, ACTIVATION_MIN/MAX), with random back-pressure on both streams
-//! and the operation changing while the previous one's beats are in flight.
-//! Each result is `OutStage::linear(..).finish(scale_accumulator(..))`, the
-//! functions the golden model's convolution uses.
+//! points, ACTIVATION_MIN/MAX, activation functions: none, tanh, sigmoid and
+//! LUTs of random contents in both cores' LUT areas), with random
+//! back-pressure on both streams and the operation changing while the
+//! previous one's beats are in flight (a LUT is written once the beats
+//! before it are out). Each result is
+//! `OutStage::with_activation(..).finish(scale_accumulator(..), core)`, the
+//! functions the golden model's convolution uses; operations with an
+//! activation function often scale by exactly 1, so that their scaled
+//! values hit the table's ends, the LUT index bounds, zero and saturation.
 
-use npu_hw::output_unit::{AccumulatorBeat, OutputSettings, ResultBeat, LANES, LATENCY};
+use npu_hw::output_unit::{
+    AccumulatorBeat, LutWrite, OutputSettings, ResultBeat, LANES, LATENCY, LUT_LINES,
+};
 use npu_model::ops::{scale_accumulator, OutStage, ScaleRecord};
 use npu_model::tensor::DType;
 use npu_spec::command::{
-    AccFormat, ActivationClipRange, ActivationPrecision, OfmScaleMode, Opcode, RoundMode,
+    AccFormat, ActivationClipRange, ActivationFunction, ActivationPrecision, OfmScaleMode, Opcode,
+    RoundMode,
 };
 use npu_tb::block::{field, words, BlockTb};
 use npu_tb::seed::seed;
+use npu_tb::verilator::PortId;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rust_hdl::prelude::{Bits, Synth};
@@ -86,7 +95,70 @@ impl Operation {
         };
         o.set(Opcode::NpuSetActivationMin, "clip_min", lo as u64 & 0xffff);
         o.set(Opcode::NpuSetActivationMax, "clip_max", hi as u64 & 0xffff);
+        if rng.gen_bool(0.5) {
+            let function = random_function(rng);
+            o.set(
+                Opcode::NpuSetActivation,
+                "activation_function",
+                function.bits().into(),
+            );
+            if !o.function_allowed() {
+                o.set(Opcode::NpuSetActivation, "activation_function", 0);
+            } else if rng.gen_bool(0.5) {
+                // Scaled = accumulator (+ bias): 2^30 / 2^30, no rounding.
+                o.set(p, "scale_mode", 1);
+                o.set(Opcode::NpuSetOfmScale, "scale", 1 << 30);
+                o.set(Opcode::NpuSetOfmScale, "shift", 30);
+            }
+        }
         o
+    }
+
+    fn function(&self) -> ActivationFunction {
+        ActivationFunction::from_bits(
+            self.get(Opcode::NpuSetActivation, "activation_function") as u32
+        )
+        .unwrap()
+    }
+
+    fn clip(&self) -> Option<DType> {
+        let clip = ActivationClipRange::from_bits(
+            self.get(Opcode::NpuSetActivation, "activation_clip_range") as u32,
+        )
+        .unwrap();
+        match clip {
+            ActivationClipRange::OfmPrecision => None,
+            ActivationClipRange::ForceUint8 => Some(DType::U8),
+            ActivationClipRange::ForceInt8 => Some(DType::I8),
+            ActivationClipRange::ForceInt16 => Some(DType::I16),
+        }
+    }
+
+    /// The golden model's rules for the activation function (`Op::validate`,
+    /// TRM 4.8.2), and LUT indices inside the 2 KB area.
+    fn function_allowed(&self) -> bool {
+        let (ofm, clip) = (self.ofm(), self.clip());
+        let lut_type = clip.unwrap_or(ofm);
+        match self.function().bits() {
+            0 => true,
+            3 | 4 => {
+                [DType::U8, DType::I8, DType::I16].contains(&lut_type)
+                    && clip.is_none_or(|c| c == ofm)
+            }
+            f => {
+                let slot = f - 16;
+                match lut_type {
+                    DType::U8 | DType::I8 => ofm.bits < 32 || (clip.is_some() && slot <= 4),
+                    DType::I16 => slot == 0,
+                    _ => false,
+                }
+            }
+        }
+    }
+
+    /// Whether the operation reads the LUT.
+    fn lookup(&self) -> bool {
+        self.function().bits() >= 16
     }
 
     /// The OFM type, decoded as the golden model's `ops::dtype` does.
@@ -111,31 +183,31 @@ impl Operation {
             shift: self.get(Opcode::NpuSetOfmScale, "shift") as u32,
         })
     }
-    fn stage(&self) -> OutStage {
-        let clip = ActivationClipRange::from_bits(
-            self.get(Opcode::NpuSetActivation, "activation_clip_range") as u32,
-        )
-        .unwrap();
-        let clip = match clip {
-            ActivationClipRange::OfmPrecision => None,
-            ActivationClipRange::ForceUint8 => Some(DType::U8),
-            ActivationClipRange::ForceInt8 => Some(DType::I8),
-            ActivationClipRange::ForceInt16 => Some(DType::I16),
-        };
+    /// The golden model's stage, with `luts` (each core's LUT area) for a LUT.
+    fn stage(&self, luts: &[Vec<u8>]) -> OutStage {
         let ofm = self.ofm();
-        OutStage::linear(
+        OutStage::with_activation(
             ofm,
             ofm.param16(self.get(Opcode::NpuSetOfmZeroPoint, "zero_point") as u16),
-            clip,
+            self.clip(),
             self.get(Opcode::NpuSetActivationMin, "clip_min") as u16,
             self.get(Opcode::NpuSetActivationMax, "clip_max") as u16,
+            self.function(),
+            if self.lookup() {
+                luts.to_vec()
+            } else {
+                Vec::new()
+            },
         )
     }
 
-    /// The golden model's OFM value of one channel.
-    fn expected(&self, stage: &OutStage, acc: i64, record: &ScaleRecord) -> i64 {
-        let r = self.global().unwrap_or(*record);
-        stage.finish(scale_accumulator(acc, &r, self.acc(), self.round()), 0)
+    /// The golden model's OFM value of one channel of `core`'s pass.
+    fn expected(&self, stage: &OutStage, lane: &Lane, core: usize) -> i64 {
+        let r = self.global().unwrap_or(lane.record);
+        stage.finish(
+            scale_accumulator(lane.acc, &r, self.acc(), self.round()),
+            core,
+        )
     }
 }
 
@@ -158,6 +230,32 @@ fn random_scale(rng: &mut StdRng) -> u32 {
         6 => rng.gen::<u32>() | 1 << 31,
         7 => rng.gen_range(0..1 << 16),
         _ => rng.gen(),
+    }
+}
+
+fn random_function(rng: &mut StdRng) -> ActivationFunction {
+    match rng.gen_range(0..3) {
+        0 => ActivationFunction::Tanh,
+        1 => ActivationFunction::Sigmoid,
+        _ => ActivationFunction::from_bits(rng.gen_range(16..24)).unwrap(),
+    }
+}
+
+/// Inputs of an activation function scaled by 1: zero, the ends of the
+/// table for tanh (|x| / 256) and sigmoid (|x| / 512), 8- and 16-bit LUT
+/// indices and beyond, the 34-bit saturation.
+fn random_edge(rng: &mut StdRng) -> i64 {
+    let sign = if rng.gen_bool(0.5) { -1 } else { 1 };
+    let near = |v: i64, rng: &mut StdRng| sign * (v + rng.gen_range(-3..=3));
+    match rng.gen_range(0..8) {
+        0 => near(0, rng),
+        1 => near(254 << 8, rng),
+        2 => near(255 << 8, rng),
+        3 => near(255 << 9, rng),
+        4 => sign * rng.gen_range(0..1 << 17),
+        5 => rng.gen_range(-300..300),
+        6 => rng.gen_range(-40_000..70_000),
+        _ => sign * ((1i64 << 39) - rng.gen_range(1..4)),
     }
 }
 
@@ -184,11 +282,15 @@ struct Lane {
     on: bool,
 }
 
-fn random_beat(rng: &mut StdRng) -> Vec<Lane> {
+fn random_beat(rng: &mut StdRng, edges: bool) -> Vec<Lane> {
     let partial = rng.gen_bool(0.2);
     (0..LANES)
         .map(|_| Lane {
-            acc: random_40(rng),
+            acc: if edges && rng.gen_bool(0.8) {
+                random_edge(rng)
+            } else {
+                random_40(rng)
+            },
             record: ScaleRecord {
                 bias: random_40(rng),
                 scale: random_scale(rng),
@@ -199,8 +301,11 @@ fn random_beat(rng: &mut StdRng) -> Vec<Lane> {
         .collect()
 }
 
-fn pack(lanes: &[Lane]) -> Vec<u32> {
-    let mut beat = AccumulatorBeat::default();
+fn pack(lanes: &[Lane], core: usize) -> Vec<u32> {
+    let mut beat = AccumulatorBeat {
+        core: core == 1,
+        ..Default::default()
+    };
     let mask40 = (1u64 << 40) - 1;
     for (i, l) in lanes.iter().enumerate() {
         beat.values
@@ -225,6 +330,7 @@ fn every_lane_matches_the_golden_model() {
     let mut tb = BlockTb::new("output_unit", rng.gen()).unwrap_or_else(|e| panic!("{e:#}"));
     let rst_n = tb.model.port("rst_n");
     let settings_port = tb.model.port("settings");
+    let lut_port = tb.model.port("lut_write");
     let source = tb.source("accumulators", 1.0);
     let sink = tb.sink("results", 1.0);
     tb.model.set(rst_n, 0);
@@ -233,10 +339,33 @@ fn every_lane_matches_the_golden_model() {
     tb.model.tick();
 
     let mut checker = Checker::default();
-    let operations = 4000;
+    // Both cores' LUT areas as the unit holds them (zero after reset).
+    let mut luts = vec![vec![0u8; LUT_LINES * 16]; 2];
+    let operations = 5000;
+    let mut functions: std::collections::BTreeMap<String, usize> = Default::default();
     for n in 0..operations {
         let op = Operation::random(&mut rng);
-        let stage = op.stage();
+        let name = match op.function().bits() {
+            f if f >= 16 => "LUT".to_string(),
+            _ => format!("{:?}", op.function()),
+        };
+        *functions.entry(name).or_default() += 1;
+        if op.lookup() && rng.gen_bool(0.7) {
+            // New contents once the beats before have their results.
+            let mut cycles = 0;
+            while !checker.expected.is_empty() {
+                tb.tick();
+                checker.drain(&mut tb, sink);
+                cycles += 1;
+                if cycles > 10_000 {
+                    tb.fail("the results stall");
+                }
+            }
+            write_luts(&mut tb, lut_port, &mut luts, &mut rng);
+        }
+        let stage = op.stage(&luts);
+        let edges = op.function() != ActivationFunction::None
+            && op.get(Opcode::NpuSetOfmScale, "scale") == 1 << 30;
         let settings = OutputSettings::from_commands(|code| op.value(code));
         tb.model.set_wide(
             settings_port,
@@ -251,10 +380,11 @@ fn every_lane_matches_the_golden_model() {
         tb.sources[source].rate = valid;
         tb.sinks[sink].rate = ready;
         for _ in 0..rng.gen_range(1..12) {
-            let lanes = random_beat(&mut rng);
+            let lanes = random_beat(&mut rng, edges);
+            let core = rng.gen_range(0..2);
             let want = lanes
                 .iter()
-                .map(|l| l.on.then(|| op.expected(&stage, l.acc, &l.record)))
+                .map(|l| l.on.then(|| op.expected(&stage, l, core)))
                 .collect();
             let what = format!(
                 "operation {n} {op:?}, lanes {:?}",
@@ -263,7 +393,7 @@ fn every_lane_matches_the_golden_model() {
                     .map(|l| (l.acc, l.record, l.on))
                     .collect::<Vec<_>>()
             );
-            tb.sources[source].queue.push_back(pack(&lanes));
+            tb.sources[source].queue.push_back(pack(&lanes, core));
             checker.expected.push_back((want, what));
         }
         // The next operation's settings go on as soon as this one's beats
@@ -272,7 +402,7 @@ fn every_lane_matches_the_golden_model() {
         while !tb.sources[source].queue.is_empty() {
             tb.tick();
             cycles += 1;
-            if cycles > 10_000 {
+            if cycles > 20_000 {
                 tb.fail("the accumulator stream stalls");
             }
         }
@@ -280,7 +410,7 @@ fn every_lane_matches_the_golden_model() {
     }
     // The last results.
     tb.sinks[sink].rate = 1.0;
-    for _ in 0..LATENCY + 2 {
+    for _ in 0..LATENCY + 8 * 12 + 2 {
         tb.tick();
     }
     checker.drain(&mut tb, sink);
@@ -291,8 +421,45 @@ fn every_lane_matches_the_golden_model() {
         c.expected.len()
     );
     println!(
-        "{} beats, {} lanes checked over {operations} operations",
+        "{} beats, {} lanes checked over {operations} operations ({functions:?})",
         c.checked, c.lanes_checked
+    );
+}
+
+/// Writes random contents to random lines of each core's LUT area (some
+/// lines to both at once), through `lut_write` as the shared buffer does.
+fn write_luts(tb: &mut BlockTb, port: PortId, luts: &mut [Vec<u8>], rng: &mut StdRng) {
+    let mut lines: Vec<usize> = (0..LUT_LINES).collect();
+    lines.retain(|_| rng.gen_bool(0.6));
+    for line in lines {
+        let cores: u64 = rng.gen_range(1..4);
+        let mut data = Bits::<128>::default();
+        let mut strobe = 0u64;
+        for byte in 0..16 {
+            let b: u8 = rng.gen();
+            data.set_bits::<8>(8 * byte, u64::from(b).into());
+            if rng.gen_bool(0.9) {
+                strobe |= 1 << byte;
+                for (core, lut) in luts.iter_mut().enumerate() {
+                    if cores >> core & 1 == 1 {
+                        lut[line * 16 + byte] = b;
+                    }
+                }
+            }
+        }
+        let write = LutWrite {
+            cores: cores.into(),
+            line: (line as u64).into(),
+            data,
+            strobe: strobe.into(),
+        };
+        tb.model
+            .set_wide(port, &words::<{ <LutWrite as Synth>::BITS }>(write.into()));
+        tb.tick();
+    }
+    tb.model.set_wide(
+        port,
+        &words::<{ <LutWrite as Synth>::BITS }>(LutWrite::default().into()),
     );
 }
 

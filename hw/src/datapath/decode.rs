@@ -57,6 +57,7 @@ pub struct OperationDecoder {
     ofm_scale_mode: Constant<Bits<16>>,
     ofm_round_mode: Constant<Bits<6>>,
     clip_range: Constant<Bits<6>>,
+    function_lsb: Constant<Bits<6>>,
     scale_shift: Constant<Bits<6>>,
     depthwise_code: Constant<Bits<10>>,
 }
@@ -108,6 +109,7 @@ impl Default for OperationDecoder {
             ofm_scale_mode: command_field_mask(ofm, "scale_mode"),
             ofm_round_mode: command_field_lsb(ofm, "round_mode"),
             clip_range: command_field_lsb(Opcode::NpuSetActivation, "activation_clip_range"),
+            function_lsb: command_field_lsb(Opcode::NpuSetActivation, "activation_function"),
             scale_shift: command_field_lsb(Opcode::NpuSetOfmScale, "shift"),
             depthwise_code: Constant::new((Opcode::NpuOpDepthwise.code() as u64).into()),
         }
@@ -224,6 +226,8 @@ impl Logic for OperationDecoder {
             bit_cast::<6, 38>(self.ofm_scale.val() >> self.scale_shift.val());
         self.output_settings.next.zero_point = self.ofm.val().zero_point;
         self.output_settings.next.acc_format = self.kernel.val().acc_format;
+        self.output_settings.next.function =
+            bit_cast::<12, 16>(self.activation_word.val() >> self.function_lsb.val());
         self.output_settings.next.clip_range =
             bit_cast::<4, 16>(self.activation_word.val() >> self.clip_range.val());
         self.output_settings.next.activation_min = self.activation.val().activation_min;

@@ -56,7 +56,9 @@ use crate::central_control::traversal::{IfmBlockJob, MacBeat, Readout, Traversal
 use crate::central_control::{KernelKinds, KernelOperation};
 use crate::dma::{IfmFetch, OfmWrite, ShramFill, StreamRead};
 use crate::mac_unit::{IfmUnit, MacUnit};
-use crate::output_unit::{OfmWriter, OutputUnit, ScaleRecordBeat, ScaleRecords, ScaleSets};
+use crate::output_unit::{
+    LutWrite, OfmWriter, OutputUnit, ScaleRecordBeat, ScaleRecords, ScaleSets,
+};
 use crate::shram::{LINE_ADDRESS_BITS, READ_PORTS};
 
 const _: () = assert!(READ_PORTS == 4 && LINE_ADDRESS_BITS == 12);
@@ -145,6 +147,8 @@ pub struct Datapath {
     pub shram_read_enable: Signal<Out, Bits<READ_PORTS>>,
     pub shram_read_address: Signal<Out, Bits<{ READ_PORTS * LINE_ADDRESS_BITS }>>,
     pub shram_read_data: Signal<In, Bits<{ READ_PORTS * 128 }>>,
+    /// The shared buffer's writes to its LUT areas, for the output unit.
+    pub lut_write: Signal<In, LutWrite>,
     /// Clear the accumulators (TRM 3.3.4.1, with the shared buffer).
     pub clear: Signal<In, Bit>,
     pub clearing: Signal<Out, Bit>,
@@ -155,8 +159,9 @@ pub struct Datapath {
     /// The PMU's MAC, output-unit and weight-decoder events (TRM table 4-79).
     pub events: Signal<Out, DatapathEvents>,
     /// The datapath needs its clock (the clock and power module gates it
-    /// otherwise): an operation offered or running, an accumulator clear,
-    /// or the few cycles after an operation in which its units settle.
+    /// otherwise): an operation offered or running, an accumulator clear, a
+    /// write to a LUT area, or the few cycles after an operation in which
+    /// its units settle.
     pub clock_wanted: Signal<Out, Bit>,
 
     kinds: Constant<KernelKinds>,
@@ -256,6 +261,7 @@ impl Datapath {
             shram_read_enable: Default::default(),
             shram_read_address: Default::default(),
             shram_read_data: Default::default(),
+            lut_write: Default::default(),
             clear: Default::default(),
             clearing: Default::default(),
             fault: Default::default(),
@@ -285,7 +291,7 @@ impl Datapath {
             readout_tags: Default::default(),
             scale_records: Default::default(),
             scale_sets: Default::default(),
-            output_unit: Default::default(),
+            output_unit: OutputUnit::new(config.cores as usize),
             output_tags: Default::default(),
             ofm_writer: Default::default(),
             operation: Default::default(),
@@ -694,6 +700,7 @@ impl Logic for Datapath {
         self.position_present.next = self.positions_left.val().get_bit(0);
         self.last_position.next = self.positions_after.val() == 0;
         self.output_unit.settings.next = self.decoder.output_settings.val();
+        self.output_unit.lut_write.next = self.lut_write.val();
         self.output_unit.accumulators.valid.next = self.mac.results.valid.val()
             & self.readout_tags.head.valid.val()
             & self.group_ready.val()
@@ -719,6 +726,8 @@ impl Logic for Datapath {
         self.output_unit.accumulators.data.next.shifts = self.scale_sets.sets.data.val().shifts;
         self.lane_mask.next = (bits::<9>(1) << bit_cast::<9, 4>(self.word.val().channels)) - 1;
         self.output_unit.accumulators.data.next.lanes = self.lane_mask.val().get_bits::<8>(0);
+        // Parallel mode: core k's pass reads core k's LUT (golden `core_of`).
+        self.output_unit.accumulators.data.next.core = self.parallel.val() & self.word.val().core;
         self.stage_fire.next = self.mac.results.valid.val()
             & self.readout_tags.head.valid.val()
             & self.group_ready.val()
@@ -800,11 +809,14 @@ impl Logic for Datapath {
         } else if self.settling.q.val() != 0 {
             self.settling.d.next = self.settling.q.val() - 1;
         }
+        // A write to a LUT area reaches the output unit's copy between
+        // operations too.
         self.clock_wanted.next = self.operations.valid.val()
             | self.active.q.val()
             | (self.settling.q.val() != 0)
             | self.clear.val()
-            | self.mac.clearing.val();
+            | self.mac.clearing.val()
+            | (self.lut_write.val().cores != 0);
 
         // ---- PMU events (TRM table 4-79; definitions at `DatapathEvents`) ----
         self.events.next.mac_active = self.mac.operands.valid.val() & self.mac.operands.ready.val();

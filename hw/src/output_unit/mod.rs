@@ -10,12 +10,13 @@
 //!    OFM_PRECISION.round_mode (`npu_model::fixed::scale`), with the lane's
 //!    scale record or, with OFM_PRECISION.scale_mode global, NPU_SET_OFM_SCALE
 //!    and no bias ([`scale`]);
-//! 3. plus the OFM zero point, clipped to the clip range of
+//! 3. the activation function of NPU_SET_ACTIVATION (TRM 3.3.7.3): none,
+//!    tanh or sigmoid from the hardwired table, or a LUT from the last 2 KB
+//!    of the beat's core's shared buffer ([`activation`]);
+//! 4. plus the OFM zero point, clipped to the clip range of
 //!    NPU_SET_ACTIVATION, bounded by ACTIVATION_MIN/MAX and saturated to the
-//!    OFM type (int8, uint8, int16, uint16, int32) ([`finish`]).
-//!
-//! tanh, sigmoid and the LUT (TRM 3.3.7.3) belong between the scaling and
-//! the last stage: [`Scaler`]'s `scaled` (34 bits, saturated) is their input.
+//!    OFM type (int8, uint8, int16, uint16, int32) ([`finish`]; after a LUT
+//!    only the saturation).
 //!
 //! # Ports
 //!
@@ -27,27 +28,39 @@
 //!   accumulator and its channel's scale record. Its `ready` depends on
 //!   `results.ready` within the cycle, never on its `valid`.
 //! - `results` (a [`StreamOut`] of [`ResultBeat`]s): one beat per beat
-//!   taken, in order, [`LATENCY`] cycles later when never stalled.
+//!   taken, in order, [`LATENCY`] cycles later when never stalled and
+//!   without an activation function.
+//! - `lut_write` ([`LutWrite`]): every shared-buffer write to a core's last
+//!   2 KB (`crate::shram::Shram`'s `lut_write`), mirrored for the LUT. A
+//!   LUT operation's beats read the contents written before them.
 //!
 //! # Throughput
 //!
 //! A pipeline of [`LATENCY`] stages, each taking a new beat when it is
 //! empty or passes its beat on: one beat per cycle while `results` is
-//! ready, and a stalled pipeline fills its bubbles.
+//! ready, and a stalled pipeline fills its bubbles. A beat with tanh,
+//! sigmoid or a LUT holds the activation stage one cycle per lane up to
+//! its last one (8 for a full beat): one such value a cycle.
 
+mod activation;
 mod finish;
+mod lut_ram;
 mod ofm_writer;
 mod scale;
 mod scale_records;
 mod scale_sets;
 mod settings;
+mod sigmoid_table;
 
+pub use activation::{Activation, LutWrite};
 pub use finish::Finisher;
+pub use lut_ram::{LutRam, LUT_LINES};
 pub use ofm_writer::{OfmResult, OfmWriter};
 pub use scale::Scaler;
 pub use scale_records::{ScaleRecordBeat, ScaleRecords};
 pub use scale_sets::{ScaleSet, ScaleSets};
 pub use settings::{BeatControl, ControlDecoder, OutputSettings};
+pub use sigmoid_table::SigmoidTable;
 
 use crate::stream::{StreamIn, StreamOut};
 use crate::widgets::ResetReg;
@@ -57,7 +70,7 @@ use rust_hdl::prelude::*;
 /// microblock depth).
 pub const LANES: usize = 8;
 /// Pipeline stages from a beat taken to its result offered.
-pub const LATENCY: usize = 4;
+pub const LATENCY: usize = 5;
 
 /// One OFM position's accumulators for up to [`LANES`] channels, with each
 /// channel's scale record (`npu_model::ops::ScaleRecord`). Lane i is in
@@ -75,6 +88,8 @@ pub struct AccumulatorBeat {
     /// Right shifts, 0-63.
     pub shifts: Bits<{ LANES * 6 }>,
     pub lanes: Bits<LANES>,
+    /// The core whose pass the beat is (parallel mode; its LUT is used).
+    pub core: Bit,
 }
 
 /// The OFM values of an [`AccumulatorBeat`]: lane i in bits 32i+31..32i,
@@ -86,7 +101,7 @@ pub struct ResultBeat {
     pub lanes: Bits<LANES>,
 }
 
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock)]
 pub struct OutputUnit {
     pub clock: Signal<In, Clock>,
     pub rst_n: Signal<In, Bit>,
@@ -96,40 +111,76 @@ pub struct OutputUnit {
     pub accumulators: StreamIn<AccumulatorBeat>,
     /// OFM values toward the output buffer.
     pub results: StreamOut<ResultBeat>,
+    /// Writes to the LUT areas of the shared buffer.
+    pub lut_write: Signal<In, LutWrite>,
     decoder: ControlDecoder,
     scaler: Scaler,
+    activation: Activation,
     finisher: Finisher,
-    /// A beat in stage 1..4.
+    /// A beat in stage 1..3 and 5 (the activation stage knows its own).
     full_1: ResetReg<Bit>,
     full_2: ResetReg<Bit>,
     full_3: ResetReg<Bit>,
-    full_4: ResetReg<Bit>,
+    full_5: ResetReg<Bit>,
     /// Stage k takes a beat this cycle (it is empty or its beat moves on).
     take_1: Signal<Local, Bit>,
     take_2: Signal<Local, Bit>,
     take_3: Signal<Local, Bit>,
-    take_4: Signal<Local, Bit>,
+    take_5: Signal<Local, Bit>,
     biases: Signal<Local, Bits<{ LANES * 40 }>>,
     scales: Signal<Local, Bits<{ LANES * 32 }>>,
     shifts: Signal<Local, Bits<{ LANES * 6 }>>,
 }
 
+impl OutputUnit {
+    /// The output unit of an NPU with `cores` cores (a LUT area each).
+    pub fn new(cores: usize) -> Self {
+        Self {
+            clock: Default::default(),
+            rst_n: Default::default(),
+            settings: Default::default(),
+            accumulators: Default::default(),
+            results: Default::default(),
+            lut_write: Default::default(),
+            decoder: Default::default(),
+            scaler: Default::default(),
+            activation: Activation::new(cores),
+            finisher: Default::default(),
+            full_1: Default::default(),
+            full_2: Default::default(),
+            full_3: Default::default(),
+            full_5: Default::default(),
+            take_1: Default::default(),
+            take_2: Default::default(),
+            take_3: Default::default(),
+            take_5: Default::default(),
+            biases: Default::default(),
+            scales: Default::default(),
+            shifts: Default::default(),
+        }
+    }
+}
+
 impl Logic for OutputUnit {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, full_1, full_2, full_3, full_4);
+        dff_setup!(self, clock, full_1, full_2, full_3, full_5);
         self.full_1.rst_n.next = self.rst_n.val();
         self.full_2.rst_n.next = self.rst_n.val();
         self.full_3.rst_n.next = self.rst_n.val();
-        self.full_4.rst_n.next = self.rst_n.val();
+        self.full_5.rst_n.next = self.rst_n.val();
         self.scaler.clock.next = self.clock.val();
         self.scaler.rst_n.next = self.rst_n.val();
+        self.activation.clock.next = self.clock.val();
+        self.activation.rst_n.next = self.rst_n.val();
         self.finisher.clock.next = self.clock.val();
         self.finisher.rst_n.next = self.rst_n.val();
 
-        // Handshake: each stage moves when the next can take its beat.
-        self.take_4.next = !self.full_4.q.val() | self.results.ready.val();
-        self.take_3.next = !self.full_3.q.val() | self.take_4.val();
+        // Handshake: each stage moves when the next can take its beat; the
+        // activation stage's beat moves when it says `done`.
+        self.take_5.next = !self.full_5.q.val() | self.results.ready.val();
+        self.activation.next_ready.next = self.take_5.val();
+        self.take_3.next = !self.full_3.q.val() | self.activation.done.val();
         self.take_2.next = !self.full_2.q.val() | self.take_3.val();
         self.take_1.next = !self.full_1.q.val() | self.take_2.val();
         self.accumulators.ready.next = self.take_1.val();
@@ -142,10 +193,10 @@ impl Logic for OutputUnit {
         if self.take_3.val() {
             self.full_3.d.next = self.full_2.q.val();
         }
-        if self.take_4.val() {
-            self.full_4.d.next = self.full_3.q.val();
+        if self.take_5.val() {
+            self.full_5.d.next = self.activation.valid.val();
         }
-        self.results.valid.next = self.full_4.q.val();
+        self.results.valid.next = self.full_5.q.val();
 
         // The beat's scale records, or the global scale and no bias.
         self.biases.next = self.accumulators.data.val().biases;
@@ -166,6 +217,7 @@ impl Logic for OutputUnit {
         }
         self.decoder.settings.next = self.settings.val();
         self.decoder.lanes.next = self.accumulators.data.val().lanes;
+        self.decoder.core.next = self.accumulators.data.val().core;
 
         self.scaler.accumulators.next = self.accumulators.data.val().values;
         self.scaler.biases.next = self.biases.val();
@@ -177,9 +229,14 @@ impl Logic for OutputUnit {
         self.scaler.load_2.next = self.take_2.val() & self.full_1.q.val();
         self.scaler.load_3.next = self.take_3.val() & self.full_2.q.val();
 
-        self.finisher.scaled.next = self.scaler.scaled.val();
-        self.finisher.control.next = self.scaler.scaled_control.val();
-        self.finisher.load.next = self.take_4.val() & self.full_3.q.val();
+        self.activation.scaled.next = self.scaler.scaled.val();
+        self.activation.control.next = self.scaler.scaled_control.val();
+        self.activation.full.next = self.full_3.q.val();
+        self.activation.lut_write.next = self.lut_write.val();
+
+        self.finisher.scaled.next = self.activation.values.val();
+        self.finisher.control.next = self.activation.values_control.val();
+        self.finisher.load.next = self.take_5.val() & self.activation.valid.val();
         self.results.data.next.values = self.finisher.results.val();
         self.results.data.next.lanes = self.finisher.lanes.val();
     }

@@ -28,6 +28,10 @@ pub struct OutputSettings {
     pub zero_point: Bits<16>,
     /// NPU_SET_ACC_FORMAT ([`npu_spec::command::AccFormat`]).
     pub acc_format: Bits<2>,
+    /// NPU_SET_ACTIVATION.activation_function
+    /// ([`npu_spec::command::ActivationFunction`]: none, tanh, sigmoid or
+    /// LUT 0-7).
+    pub function: Bits<12>,
     /// NPU_SET_ACTIVATION.activation_clip_range
     /// ([`npu_spec::command::ActivationClipRange`]).
     pub clip_range: Bits<4>,
@@ -62,6 +66,7 @@ impl OutputSettings {
             shift: get(scale, "shift", 6).into(),
             zero_point: get(Opcode::NpuSetOfmZeroPoint, "zero_point", 16).into(),
             acc_format: get(Opcode::NpuSetAccFormat, "acc_format", 2).into(),
+            function: get(Opcode::NpuSetActivation, "activation_function", 12).into(),
             clip_range: get(Opcode::NpuSetActivation, "activation_clip_range", 4).into(),
             activation_min: get(Opcode::NpuSetActivationMin, "clip_min", 16).into(),
             activation_max: get(Opcode::NpuSetActivationMax, "clip_max", 16).into(),
@@ -78,24 +83,48 @@ pub struct BeatControl {
     /// OFM_PRECISION.round_mode.
     pub round_mode: Bits<2>,
     /// The OFM zero point and the bounds of the final clamp, 35-bit two's
-    /// complement.
+    /// complement (for a LUT: the OFM type's range).
     pub zero_point: Bits<35>,
     pub low: Bits<35>,
     pub high: Bits<35>,
+    /// The activation function (none when all three are low).
+    pub tanh: Bit,
+    pub sigmoid: Bit,
+    pub lookup: Bit,
+    /// The activation type (the clip range's, else the OFM's) is 16-bit:
+    /// 15 fraction bits for tanh/sigmoid, the interpolated 16-bit LUT.
+    pub wide: Bit,
+    /// The activation type is signed (a LUT index counts from its minimum,
+    /// an 8-bit LUT's bytes are signed).
+    pub index_signed: Bit,
+    /// An 8-bit LUT of 32-bit words (the OFM is 32-bit).
+    pub lut_words: Bit,
+    /// The LUT's 256-byte slot.
+    pub lut_slot: Bits<3>,
+    /// A LUT's index bounds (clip range and ACTIVATION_MIN/MAX), 17-bit
+    /// two's complement.
+    pub index_low: Bits<17>,
+    pub index_high: Bits<17>,
+    /// The core whose LUT the beat reads (parallel mode's second core).
+    pub core: Bit,
 }
 
-/// [`OutputSettings`] (and a beat's lanes) in, [`BeatControl`] out: the
-/// zero point by the OFM's signedness, and the clip range (NPU_SET_ACTIVATION
-/// clip range, if it forces a type), ACTIVATION_MIN/MAX (with an 8- or
-/// 16-bit OFM, or a forced clip range; in the OFM type's signedness, or the
-/// forced type's for a 32-bit OFM) and the OFM type's saturation, applied in
-/// that order, as one clamp: a clamp of a clamp is the clamp to the outer
-/// clamp of the inner bounds. That is `npu_model::ops::OutStage` for the
-/// linear activation.
+/// [`OutputSettings`] (and a beat's lanes and core) in, [`BeatControl`]
+/// out: the zero point by the OFM's signedness, and the clip range
+/// (NPU_SET_ACTIVATION clip range, if it forces a type), ACTIVATION_MIN/MAX
+/// (with an 8- or 16-bit OFM, or a forced clip range; in the OFM type's
+/// signedness, or the forced type's for a 32-bit OFM) and the OFM type's
+/// saturation, applied in that order, as one clamp: a clamp of a clamp is
+/// the clamp to the outer clamp of the inner bounds. That is
+/// `npu_model::ops::OutStage` for the linear activation and tanh/sigmoid
+/// (after the function). A LUT's index is clamped to the clip range,
+/// ACTIVATION_MIN/MAX and the clip range again (`index_low/high`); its
+/// entry only to the OFM type (`low/high`).
 #[derive(LogicBlock)]
 pub struct ControlDecoder {
     pub settings: Signal<In, OutputSettings>,
     pub lanes: Signal<In, Bits<LANES>>,
+    pub core: Signal<In, Bit>,
     pub control: Signal<Out, BeatControl>,
     /// NPU_SET_ACC_FORMAT is int32.
     pub acc_int32: Signal<Out, Bit>,
@@ -106,8 +135,17 @@ pub struct ControlDecoder {
     force_int8: Constant<Bits<4>>,
     force_int16: Constant<Bits<4>>,
     int32: Constant<Bits<2>>,
+    int32_ofm: Constant<Bits<2>>,
+    tanh: Constant<Bits<12>>,
+    sigmoid: Constant<Bits<12>>,
     sign_35: Constant<Bits<35>>,
     zero_point: Signal<Local, Bits<35>>,
+    function_code: Signal<Local, Bits<12>>,
+    lookup: Signal<Local, Bit>,
+    clip_low: Signal<Local, Bits<35>>,
+    clip_high: Signal<Local, Bits<35>>,
+    index_low: Signal<Local, Bits<35>>,
+    index_high: Signal<Local, Bits<35>>,
     ofm_low: Signal<Local, Bits<35>>,
     ofm_high: Signal<Local, Bits<35>>,
     clamp_enable: Signal<Local, Bit>,
@@ -120,12 +158,16 @@ pub struct ControlDecoder {
 
 impl Default for ControlDecoder {
     fn default() -> Self {
-        use npu_spec::command::{AccFormat, ActivationClipRange as Clip, ActivationPrecision};
+        use npu_spec::command::{
+            AccFormat, ActivationClipRange as Clip, ActivationFunction, ActivationPrecision,
+        };
         let c2 = |v: u32| Constant::new(u64::from(v).into());
         let c4 = |v: u32| Constant::new(u64::from(v).into());
+        let c12 = |v: u32| Constant::new(u64::from(v).into());
         Self {
             settings: Default::default(),
             lanes: Default::default(),
+            core: Default::default(),
             control: Default::default(),
             acc_int32: Default::default(),
             bits_8: c2(ActivationPrecision::Bits8.bits()),
@@ -134,8 +176,17 @@ impl Default for ControlDecoder {
             force_int8: c4(Clip::ForceInt8.bits()),
             force_int16: c4(Clip::ForceInt16.bits()),
             int32: c2(AccFormat::Int32.bits()),
+            int32_ofm: c2(ActivationPrecision::Bits32.bits()),
+            tanh: c12(ActivationFunction::Tanh.bits()),
+            sigmoid: c12(ActivationFunction::Sigmoid.bits()),
             sign_35: Constant::new((1u64 << 34).into()),
             zero_point: Default::default(),
+            function_code: Default::default(),
+            lookup: Default::default(),
+            clip_low: Default::default(),
+            clip_high: Default::default(),
+            index_low: Default::default(),
+            index_high: Default::default(),
             ofm_low: Default::default(),
             ofm_high: Default::default(),
             clamp_enable: Default::default(),
@@ -153,7 +204,15 @@ impl Logic for ControlDecoder {
     fn update(&mut self) {
         self.acc_int32.next = self.settings.val().acc_format == self.int32.val();
         self.control.next.lanes = self.lanes.val();
+        self.control.next.core = self.core.val();
         self.control.next.round_mode = self.settings.val().round_mode;
+        // TRM 4.6.4 NPU_SET_ACTIVATION: 3 tanh, 4 sigmoid, 16 + n LUT n.
+        self.function_code.next = self.settings.val().function;
+        self.lookup.next = self.function_code.val().get_bits::<9>(3) == 2;
+        self.control.next.tanh = self.function_code.val() == self.tanh.val();
+        self.control.next.sigmoid = self.function_code.val() == self.sigmoid.val();
+        self.control.next.lookup = self.lookup.val();
+        self.control.next.lut_slot = self.function_code.val().get_bits::<3>(0);
         // (Bits are read from locals: yosys cannot index a slice.)
         self.zero_point.next = bit_cast::<35, 16>(self.settings.val().zero_point);
         if self.settings.val().ofm_signed & self.zero_point.val().get_bit(15) {
@@ -184,21 +243,32 @@ impl Logic for ControlDecoder {
         // apply with a forced type.
         self.clamp_enable.next = true;
         self.bound_signed.next = true;
+        self.control.next.wide = false;
+        self.control.next.index_signed = true;
         if self.settings.val().clip_range == self.force_uint8.val() {
-            self.low.next = 0.into();
-            self.high.next = 255.into();
+            self.clip_low.next = 0.into();
+            self.clip_high.next = 255.into();
             self.bound_signed.next = false;
+            self.control.next.index_signed = false;
         } else if self.settings.val().clip_range == self.force_int8.val() {
-            self.low.next = 0x7_ffff_ff80_u64.into();
-            self.high.next = 127.into();
+            self.clip_low.next = 0x7_ffff_ff80_u64.into();
+            self.clip_high.next = 127.into();
         } else if self.settings.val().clip_range == self.force_int16.val() {
-            self.low.next = 0x7_ffff_8000_u64.into();
-            self.high.next = 32767.into();
+            self.clip_low.next = 0x7_ffff_8000_u64.into();
+            self.clip_high.next = 32767.into();
+            self.control.next.wide = true;
         } else {
             self.clamp_enable.next = false;
-            self.low.next = self.ofm_low.val();
-            self.high.next = self.ofm_high.val();
+            self.clip_low.next = self.ofm_low.val();
+            self.clip_high.next = self.ofm_high.val();
+            self.control.next.wide = self.settings.val().ofm_precision == self.bits_16.val();
+            self.control.next.index_signed = self.settings.val().ofm_signed;
         }
+        self.low.next = self.clip_low.val();
+        self.high.next = self.clip_high.val();
+        // A 32-bit OFM with an 8-bit clip range: a LUT of 32-bit words.
+        self.control.next.lut_words = (self.settings.val().ofm_precision == self.int32_ofm.val())
+            & (self.settings.val().clip_range != 0);
         // ACTIVATION_MIN/MAX: with an 8- or 16-bit OFM in its signedness;
         // with a 32-bit OFM only when the clip range forces a type, in that
         // type's signedness.
@@ -231,6 +301,28 @@ impl Logic for ControlDecoder {
                 self.high.next = self.max.val();
             }
         }
+        // A LUT's index: clipped to the clip range again (`OutStage::finish`).
+        self.index_low.next = self.low.val();
+        if (self.index_low.val() ^ self.sign_35.val()) < (self.clip_low.val() ^ self.sign_35.val())
+        {
+            self.index_low.next = self.clip_low.val();
+        }
+        if (self.index_low.val() ^ self.sign_35.val()) > (self.clip_high.val() ^ self.sign_35.val())
+        {
+            self.index_low.next = self.clip_high.val();
+        }
+        self.index_high.next = self.high.val();
+        if (self.index_high.val() ^ self.sign_35.val()) < (self.clip_low.val() ^ self.sign_35.val())
+        {
+            self.index_high.next = self.clip_low.val();
+        }
+        if (self.index_high.val() ^ self.sign_35.val())
+            > (self.clip_high.val() ^ self.sign_35.val())
+        {
+            self.index_high.next = self.clip_high.val();
+        }
+        self.control.next.index_low = self.index_low.val().get_bits::<17>(0);
+        self.control.next.index_high = self.index_high.val().get_bits::<17>(0);
         // The OFM type's saturation.
         if (self.low.val() ^ self.sign_35.val()) < (self.ofm_low.val() ^ self.sign_35.val()) {
             self.low.next = self.ofm_low.val();
@@ -246,5 +338,10 @@ impl Logic for ControlDecoder {
         }
         self.control.next.low = self.low.val();
         self.control.next.high = self.high.val();
+        // A LUT's entry is only saturated to the OFM type.
+        if self.lookup.val() {
+            self.control.next.low = self.ofm_low.val();
+            self.control.next.high = self.ofm_high.val();
+        }
     }
 }

@@ -2,6 +2,7 @@
 //! DMA writes it (user DMA with destination region mode internal, the way
 //! LUTs are loaded; later IFM data); the datapath reads it.
 
+use crate::output_unit::{LutWrite, LUT_LINES};
 use crate::widgets::ResetReg;
 use rust_hdl::prelude::*;
 
@@ -13,6 +14,29 @@ pub const LINE_ADDRESS_BITS: usize = 12;
 /// Read ports of a bank: the IFM unit reads the four positions of a
 /// microblock at once (a real flow replicates a 1R1W macro).
 pub const READ_PORTS: usize = 4;
+
+/// `line` with the bytes of `data` whose bit is set in `strobe`: a write
+/// with byte strobes, as a RAM's behavioural model does it.
+pub(crate) fn merge_line(line: Bits<128>, data: Bits<128>, strobe: Bits<LINE_BYTES>) -> Bits<128> {
+    let mut line = line;
+    for byte in 0..LINE_BYTES {
+        if strobe.get_bit(byte) {
+            line.set_bits::<8>(8 * byte, data.get_bits::<8>(8 * byte));
+        }
+    }
+    line
+}
+
+/// The Verilog of a RAM's `strobe_mask`: the bits of `write_data` that
+/// `write_strobe` writes.
+pub(crate) fn strobe_mask_wire() -> String {
+    let bytes = (0..LINE_BYTES)
+        .rev()
+        .map(|byte| format!("{{8{{write_strobe[{byte}]}}}}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!("wire [127:0] strobe_mask = {{{bytes}}};")
+}
 
 /// One core's buffer: an SRAM with one write port with byte strobes and
 /// [`READ_PORTS`] read ports.
@@ -76,13 +100,11 @@ impl Logic for SramBank {
             self.read_data.next = data;
             let write = self.write_address.val().index();
             if self.write_enable.val() && write < self._lines.len() {
-                let mut line = self._lines[write];
-                for byte in 0..LINE_BYTES {
-                    if self.write_strobe.val().get_bit(byte) {
-                        line.set_bits::<8>(8 * byte, self.write_data.val().get_bits::<8>(8 * byte));
-                    }
-                }
-                self._lines[write] = line;
+                self._lines[write] = merge_line(
+                    self._lines[write],
+                    self.write_data.val(),
+                    self.write_strobe.val(),
+                );
             }
         }
     }
@@ -92,20 +114,16 @@ impl Logic for SramBank {
     }
 
     fn hdl(&self) -> Verilog {
-        let strobe_mask = (0..LINE_BYTES)
-            .rev()
-            .map(|byte| format!("{{8{{write_strobe[{byte}]}}}}"))
-            .collect::<Vec<_>>()
-            .join(", ");
         Verilog::Custom(format!(
             "\
 reg [127:0] lines [0:{last}] /*verilator public_flat_rw*/;
-wire [127:0] strobe_mask = {{{strobe_mask}}};
+{strobe_mask}
 always @(posedge clock) begin
    if (write_enable)
       lines[write_address] <= (lines[write_address] & ~strobe_mask) | (write_data & strobe_mask);
 {reads}end",
             last = self._lines.len() - 1,
+            strobe_mask = strobe_mask_wire(),
             reads = (0..READ_PORTS)
                 .map(|p| format!(
                     "   if (read_enable[{p}]) read_data[{d} +: 128] <= lines[read_address[{a} +: {w}]];\n",
@@ -142,6 +160,10 @@ always @(posedge clock) begin
 /// after a reset no data is left for another security state); `clearing`
 /// is high until the last line is written; other writes are dropped
 /// meanwhile (the clear follows a reset, when nothing else writes).
+///
+/// `lut_write` repeats every bank write (the clear's too) that lands in the
+/// last 2 KB, the LUT area (TRM 4.9.1), at its line in that area, for the
+/// output unit's copy of the LUTs.
 #[derive(LogicBlock)]
 pub struct Shram {
     pub clock: Signal<In, Clock>,
@@ -158,8 +180,16 @@ pub struct Shram {
     pub read_enable: Signal<In, Bits<READ_PORTS>>,
     pub read_address: Signal<In, Bits<{ READ_PORTS * LINE_ADDRESS_BITS }>>,
     pub read_data: Signal<Out, Bits<{ READ_PORTS * 128 }>>,
+    pub lut_write: Signal<Out, LutWrite>,
     banks: Vec<SramBank>,
     last_line: Constant<Bits<LINE_ADDRESS_BITS>>,
+    /// The LUT area's first line.
+    lut_line: Constant<Bits<LINE_ADDRESS_BITS>>,
+    bank_write: Signal<Local, Bits<2>>,
+    bank_line: Signal<Local, Bits<LINE_ADDRESS_BITS>>,
+    bank_data: Signal<Local, Bits<128>>,
+    bank_strobe: Signal<Local, Bits<LINE_BYTES>>,
+    lut_offset: Signal<Local, Bits<LINE_ADDRESS_BITS>>,
     clear_active: ResetReg<Bit>,
     clear_line: ResetReg<Bits<LINE_ADDRESS_BITS>>,
 }
@@ -184,8 +214,15 @@ impl Shram {
             read_enable: Default::default(),
             read_address: Default::default(),
             read_data: Default::default(),
+            lut_write: Default::default(),
             banks: (0..cores).map(|_| SramBank::new(bytes_per_core)).collect(),
             last_line: Constant::new(((bytes_per_core / LINE_BYTES - 1) as u64).into()),
+            lut_line: Constant::new(((bytes_per_core / LINE_BYTES - LUT_LINES) as u64).into()),
+            bank_write: Default::default(),
+            bank_line: Default::default(),
+            bank_data: Default::default(),
+            bank_strobe: Default::default(),
+            lut_offset: Default::default(),
             clear_active: Default::default(),
             clear_line: Default::default(),
         }
@@ -209,22 +246,37 @@ impl Logic for Shram {
             self.clear_line.d.next = 0.into();
         }
         self.clearing.next = self.clear_active.q.val();
+        // The write of every bank: the clear's, or the DMA's to its cores.
+        self.bank_write.next = 0.into();
+        if self.write_enable.val() {
+            self.bank_write.next = self.write_cores.val();
+        }
+        self.bank_line.next = self.write_address.val();
+        self.bank_data.next = self.write_data.val();
+        self.bank_strobe.next = self.write_strobe.val();
+        if self.clear_active.q.val() {
+            self.bank_write.next = 3.into();
+            self.bank_line.next = self.clear_line.q.val();
+            self.bank_data.next = 0.into();
+            self.bank_strobe.next = bits::<LINE_BYTES>(0xffff);
+        }
         for core in 0..self.banks.len() {
             self.banks[core].clock.next = self.clock.val();
-            self.banks[core].write_enable.next =
-                self.write_enable.val() & self.write_cores.val().get_bit(core);
-            self.banks[core].write_address.next = self.write_address.val();
-            self.banks[core].write_data.next = self.write_data.val();
-            self.banks[core].write_strobe.next = self.write_strobe.val();
-            if self.clear_active.q.val() {
-                self.banks[core].write_enable.next = true;
-                self.banks[core].write_address.next = self.clear_line.q.val();
-                self.banks[core].write_data.next = 0.into();
-                self.banks[core].write_strobe.next = bits::<LINE_BYTES>(0xffff);
-            }
+            self.banks[core].write_enable.next = self.bank_write.val().get_bit(core);
+            self.banks[core].write_address.next = self.bank_line.val();
+            self.banks[core].write_data.next = self.bank_data.val();
+            self.banks[core].write_strobe.next = self.bank_strobe.val();
             self.banks[core].read_enable.next = 0.into();
             self.banks[core].read_address.next = self.read_address.val();
         }
+        self.lut_write.next.cores = 0.into();
+        if self.bank_line.val() >= self.lut_line.val() {
+            self.lut_write.next.cores = self.bank_write.val();
+        }
+        self.lut_offset.next = self.bank_line.val() - self.lut_line.val();
+        self.lut_write.next.line = self.lut_offset.val().get_bits::<7>(0);
+        self.lut_write.next.data = self.bank_data.val();
+        self.lut_write.next.strobe = self.bank_strobe.val();
         self.banks[0].read_enable.next = self.read_enable.val();
         self.read_data.next = self.banks[0].read_data.val();
     }
