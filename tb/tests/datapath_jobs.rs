@@ -11,7 +11,7 @@
 
 use npu_model::cmdstream::decode;
 use npu_model::job::{Backend, GoldenBackend, Job};
-use npu_spec::command::Opcode;
+use npu_spec::command::{Opcode, PoolingMode};
 use npu_tb::conv_jobs::{rtl_agrees_under, MemorySystem};
 use npu_tb::fuzz::compare;
 use npu_tb::rtl_backend::RtlBackend;
@@ -67,10 +67,15 @@ fn not_yet(job: &Job) -> Option<String> {
             Opcode::NpuOpDepthwise if parallel && ifm_wide => {
                 return Some("16-bit depthwise in parallel mode (refused)".into())
             }
-            Opcode::NpuOpConv | Opcode::NpuOpDepthwise => kernels += 1,
-            Opcode::NpuOpPool | Opcode::NpuOpElementwise => {
-                return Some(format!("{} (issue 13)", c.op.name()))
+            Opcode::NpuOpPool
+                if parallel
+                    && ifm_wide
+                    && PoolingMode::from_bits(c.param.into()) != Some(PoolingMode::ReduceSum) =>
+            {
+                return Some("16-bit max/average pool in parallel mode (refused)".into())
             }
+            Opcode::NpuOpConv | Opcode::NpuOpDepthwise | Opcode::NpuOpPool => kernels += 1,
+            Opcode::NpuOpElementwise => return Some(format!("{} (issue 13)", c.op.name())),
             Opcode::NpuSetActivation
                 if Opcode::NpuSetActivation
                     .field("activation_function")

@@ -7,11 +7,12 @@
 //! run ends (STATUS, QREAD, IRQ), every region's bytes and the shared
 //! buffer. `CONV_JOBS` sets the number of jobs (default 150), and
 //! `CONV_PARALLEL_JOBS` the number of operations in parallel mode on
-//! u65-512 (default 20, TRM 4.7.5.1). A failing job is saved as a job
+//! u65-512 (default 20, TRM 4.7.5.1), `POOL_JOBS` the number of pools
+//! (NPU_OP_POOL max, average and REDUCE_SUM; default 60). A failing job is saved as a job
 //! folder, with the command that gives its waveform.
 
 use npu_tb::conv_jobs::{
-    random_job, random_parallel_job, rtl_agrees_under, save, ConvJob, MemorySystem,
+    random_job, random_parallel_job, random_pool_job, rtl_agrees_under, save, ConvJob, MemorySystem,
 };
 use npu_tb::seed::seed;
 use std::collections::BTreeMap;
@@ -20,6 +21,7 @@ use std::path::Path;
 /// Jobs per run unless `CONV_JOBS` or `CONV_PARALLEL_JOBS` says otherwise.
 const DEFAULT_JOBS: u64 = 150;
 const DEFAULT_PARALLEL_JOBS: u64 = 20;
+const DEFAULT_POOL_JOBS: u64 = 60;
 
 fn job_count(variable: &str, default: u64) -> u64 {
     std::env::var(variable).map_or(default, |s| {
@@ -39,6 +41,11 @@ fn random_parallel_convolutions_agree_with_the_golden_model() {
         job_count("CONV_PARALLEL_JOBS", DEFAULT_PARALLEL_JOBS),
         random_parallel_job,
     );
+}
+
+#[test]
+fn random_pools_agree_with_the_golden_model() {
+    agree(job_count("POOL_JOBS", DEFAULT_POOL_JOBS), random_pool_job);
 }
 
 /// Runs `count` jobs `make(seed, index)` on the RTL and the golden model.

@@ -313,6 +313,7 @@ impl Operation {
             zero_point: (self.zero_point as u64 & 0xffff).into(),
             interleaved: self.interleaved.is_some(),
             odd: self.interleaved == Some(true),
+            pad_minimum: false,
         }
     }
 

@@ -5,10 +5,16 @@
 //! points, ACTIVATION_MIN/MAX), with random back-pressure on both streams
 //! and the operation changing while the previous one's beats are in flight.
 //! Each result is `OutStage::linear(..).finish(scale_accumulator(..))`, the
-//! functions the golden model's convolution uses.
+//! functions the golden model's convolution uses. Three operations in five
+//! are pools as the golden model's `run_pool` finishes them: max pools (no
+//! scaling, the accumulator as it is), padded average pools (no scaling,
+//! the sum of `count` 16-bit differences divided by `count`, 1..=64, with
+//! `fixed::divide_round_away`; TRM 4.8.2 table 4-122), and scaled pools
+//! with an int32 OFM, which shift only (`fixed::shift_only`, TRM 4.6.5).
 
 use npu_hw::output_unit::{AccumulatorBeat, OutputSettings, ResultBeat, LANES, LATENCY};
-use npu_model::ops::{scale_accumulator, OutStage, ScaleRecord};
+use npu_model::fixed::{divide_round_away, shift_only};
+use npu_model::ops::{scale_accumulator, wrap_accumulator, OutStage, ScaleRecord};
 use npu_model::tensor::DType;
 use npu_spec::command::{
     AccFormat, ActivationClipRange, ActivationPrecision, OfmScaleMode, Opcode, RoundMode,
@@ -16,6 +22,7 @@ use npu_spec::command::{
 use npu_tb::block::{field, words, BlockTb};
 use npu_tb::seed::seed;
 use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rust_hdl::prelude::{Bits, Synth};
 use std::collections::{HashMap, VecDeque};
@@ -24,6 +31,21 @@ use std::collections::{HashMap, VecDeque};
 #[derive(Clone, Debug)]
 struct Operation {
     values: HashMap<Opcode, u64>,
+    pool: Pool,
+}
+
+/// The pools whose output unit does not scale (TRM 4.8.2 table 4-122).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Pool {
+    /// Convolution, REDUCE_SUM, unpadded average pool: scaled.
+    Scaled,
+    /// Max pool: the accumulator as it is.
+    Max,
+    /// Padded average pool: the accumulator divided by the window count.
+    PaddedAverage,
+    /// REDUCE_SUM or unpadded average pool with an int32 OFM: the shift
+    /// alone (`fixed::shift_only`).
+    ShiftOnly,
 }
 
 impl Operation {
@@ -39,8 +61,16 @@ impl Operation {
     }
 
     fn random(rng: &mut StdRng) -> Self {
+        let pool = [
+            Pool::Scaled,
+            Pool::Scaled,
+            Pool::Max,
+            Pool::PaddedAverage,
+            Pool::ShiftOnly,
+        ][rng.gen_range(0..5)];
         let mut o = Operation {
             values: HashMap::new(),
+            pool,
         };
         let p = Opcode::NpuSetOfmPrecision;
         let (signed, precision) = [
@@ -49,7 +79,11 @@ impl Operation {
             (0, ActivationPrecision::Bits16),
             (1, ActivationPrecision::Bits16),
             (1, ActivationPrecision::Bits32),
-        ][rng.gen_range(0..5)];
+        ][match pool {
+            Pool::Scaled => rng.gen_range(0..5),
+            Pool::ShiftOnly => 4,
+            _ => rng.gen_range(0..4),
+        }];
         o.set(p, "activation_type", signed);
         o.set(p, "activation_precision", precision.bits().into());
         let round = RoundMode::ALL[rng.gen_range(0..RoundMode::ALL.len())];
@@ -58,7 +92,13 @@ impl Operation {
         o.set(p, "scale_mode", u64::from(global));
         o.set(Opcode::NpuSetOfmScale, "scale", random_scale(rng).into());
         o.set(Opcode::NpuSetOfmScale, "shift", rng.gen_range(0..64));
-        let acc = [AccFormat::Int32, AccFormat::Int40][rng.gen_range(0..2)];
+        // TRM 4.8.2 table 4-122: int40 only for unpadded average pools.
+        let acc = match pool {
+            Pool::Scaled | Pool::ShiftOnly => {
+                [AccFormat::Int32, AccFormat::Int40][rng.gen_range(0..2)]
+            }
+            _ => AccFormat::Int32,
+        };
         o.set(Opcode::NpuSetAccFormat, "acc_format", acc.bits().into());
         let zp: u64 = match rng.gen_range(0..3) {
             0 => 0,
@@ -132,10 +172,30 @@ impl Operation {
         )
     }
 
-    /// The golden model's OFM value of one channel.
-    fn expected(&self, stage: &OutStage, acc: i64, record: &ScaleRecord) -> i64 {
+    /// The golden model's OFM value of one channel (`run_pool` for the
+    /// pools that do not scale).
+    fn expected(&self, stage: &OutStage, acc: i64, record: &ScaleRecord, count: i64) -> i64 {
         let r = self.global().unwrap_or(*record);
-        stage.finish(scale_accumulator(acc, &r, self.acc(), self.round()), 0)
+        let scaled = match self.pool {
+            Pool::Scaled => scale_accumulator(acc, &r, self.acc(), self.round()),
+            Pool::Max => acc,
+            Pool::PaddedAverage => divide_round_away(acc, count),
+            Pool::ShiftOnly => shift_only(
+                wrap_accumulator(acc + r.bias, self.acc()),
+                r.shift,
+                self.round(),
+            ),
+        };
+        stage.finish(scaled, 0)
+    }
+
+    fn settings(&self) -> OutputSettings {
+        OutputSettings {
+            unscaled: matches!(self.pool, Pool::Max | Pool::PaddedAverage),
+            divide: self.pool == Pool::PaddedAverage,
+            shift_only: self.pool == Pool::ShiftOnly,
+            ..OutputSettings::from_commands(|code| self.value(code))
+        }
     }
 }
 
@@ -184,11 +244,31 @@ struct Lane {
     on: bool,
 }
 
-fn random_beat(rng: &mut StdRng) -> Vec<Lane> {
+/// A pool's accumulator: a 16-bit IFM value minus its zero point (max),
+/// or `count` of them summed (average).
+fn random_pool_acc(pool: Pool, count: i64, rng: &mut StdRng) -> i64 {
+    let one = |rng: &mut StdRng| match rng.gen_range(0..4) {
+        0 => *[-65535, 65535, 0, -1, 1].choose(rng).unwrap(),
+        1 => rng.gen_range(-255..=255),
+        _ => rng.gen_range(-65535..=65535),
+    };
+    match pool {
+        Pool::PaddedAverage if rng.gen_bool(0.2) => {
+            count * *[-65535, 65535, -255, 255].choose(rng).unwrap()
+        }
+        Pool::PaddedAverage => (0..count).map(|_| one(rng)).sum(),
+        _ => one(rng),
+    }
+}
+
+fn random_beat(pool: Pool, count: i64, rng: &mut StdRng) -> Vec<Lane> {
     let partial = rng.gen_bool(0.2);
     (0..LANES)
         .map(|_| Lane {
-            acc: random_40(rng),
+            acc: match pool {
+                Pool::Scaled | Pool::ShiftOnly => random_40(rng),
+                _ => random_pool_acc(pool, count, rng),
+            },
             record: ScaleRecord {
                 bias: random_40(rng),
                 scale: random_scale(rng),
@@ -199,8 +279,11 @@ fn random_beat(rng: &mut StdRng) -> Vec<Lane> {
         .collect()
 }
 
-fn pack(lanes: &[Lane]) -> Vec<u32> {
-    let mut beat = AccumulatorBeat::default();
+fn pack(lanes: &[Lane], count: i64) -> Vec<u32> {
+    let mut beat = AccumulatorBeat {
+        count: (count as u64).into(),
+        ..AccumulatorBeat::default()
+    };
     let mask40 = (1u64 << 40) - 1;
     for (i, l) in lanes.iter().enumerate() {
         beat.values
@@ -237,7 +320,7 @@ fn every_lane_matches_the_golden_model() {
     for n in 0..operations {
         let op = Operation::random(&mut rng);
         let stage = op.stage();
-        let settings = OutputSettings::from_commands(|code| op.value(code));
+        let settings = op.settings();
         tb.model.set_wide(
             settings_port,
             &words::<{ <OutputSettings as Synth>::BITS }>(settings.into()),
@@ -251,19 +334,20 @@ fn every_lane_matches_the_golden_model() {
         tb.sources[source].rate = valid;
         tb.sinks[sink].rate = ready;
         for _ in 0..rng.gen_range(1..12) {
-            let lanes = random_beat(&mut rng);
+            let count = rng.gen_range(1..=64);
+            let lanes = random_beat(op.pool, count, &mut rng);
             let want = lanes
                 .iter()
-                .map(|l| l.on.then(|| op.expected(&stage, l.acc, &l.record)))
+                .map(|l| l.on.then(|| op.expected(&stage, l.acc, &l.record, count)))
                 .collect();
             let what = format!(
-                "operation {n} {op:?}, lanes {:?}",
+                "operation {n} {op:?}, count {count}, lanes {:?}",
                 lanes
                     .iter()
                     .map(|l| (l.acc, l.record, l.on))
                     .collect::<Vec<_>>()
             );
-            tb.sources[source].queue.push_back(pack(&lanes));
+            tb.sources[source].queue.push_back(pack(&lanes, count));
             checker.expected.push_back((want, what));
         }
         // The next operation's settings go on as soon as this one's beats

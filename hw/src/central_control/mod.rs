@@ -490,7 +490,13 @@ impl Logic for CentralControl {
                 & self.kernels_run.val().depthwise
                 & (!self.parallel_mode.val()
                     | (self.kernels_run.val().parallel & !self.ifm_wide.val())))
-            | ((self.key.val() == self.pool_key.val()) & self.kernels_run.val().pool)
+            // Max and average pools run as depthwise (8-bit only in
+            // parallel mode), REDUCE_SUM (mode 2) as a convolution.
+            | ((self.key.val() == self.pool_key.val())
+                & self.kernels_run.val().pool
+                & (!self.parallel_mode.val()
+                    | (self.kernels_run.val().parallel
+                        & (!self.ifm_wide.val() | (bit_cast::<3, 16>(self.op_param.val()) == 2)))))
             | ((self.key.val() == self.elementwise_key.val()) & self.kernels_run.val().elementwise);
 
         match self.step.q.val() {

@@ -34,6 +34,17 @@ pub struct OutputSettings {
     /// NPU_SET_ACTIVATION_MIN/MAX, int16 or uint16 by the bound's type.
     pub activation_min: Bits<16>,
     pub activation_max: Bits<16>,
+    /// No scaling (max pool, padded average pool; TRM 4.8.2 table 4-122):
+    /// the accumulator is the scaled value, and no scale record is read.
+    pub unscaled: Bit,
+    /// Padded average pool: the accumulator is divided by the beat's
+    /// `count` of IFM elements, rounding half away from zero (with
+    /// `unscaled`).
+    pub divide: Bit,
+    /// A scaled pool with a 32-bit OFM: the shift alone, no multiplier
+    /// (TRM 4.6.5 NPU_SET_OFM_SCALE note; `npu_model::fixed::shift_only`),
+    /// the TFL rounding then rounding half away from zero.
+    pub shift_only: Bit,
 }
 
 impl OutputSettings {
@@ -65,6 +76,9 @@ impl OutputSettings {
             clip_range: get(Opcode::NpuSetActivation, "activation_clip_range", 4).into(),
             activation_min: get(Opcode::NpuSetActivationMin, "clip_min", 16).into(),
             activation_max: get(Opcode::NpuSetActivationMax, "clip_max", 16).into(),
+            unscaled: false,
+            divide: false,
+            shift_only: false,
         }
     }
 }
@@ -106,6 +120,8 @@ pub struct ControlDecoder {
     force_int8: Constant<Bits<4>>,
     force_int16: Constant<Bits<4>>,
     int32: Constant<Bits<2>>,
+    truncate: Constant<Bits<2>>,
+    tfl: Constant<Bits<2>>,
     sign_35: Constant<Bits<35>>,
     zero_point: Signal<Local, Bits<35>>,
     ofm_low: Signal<Local, Bits<35>>,
@@ -120,7 +136,9 @@ pub struct ControlDecoder {
 
 impl Default for ControlDecoder {
     fn default() -> Self {
-        use npu_spec::command::{AccFormat, ActivationClipRange as Clip, ActivationPrecision};
+        use npu_spec::command::{
+            AccFormat, ActivationClipRange as Clip, ActivationPrecision, RoundMode,
+        };
         let c2 = |v: u32| Constant::new(u64::from(v).into());
         let c4 = |v: u32| Constant::new(u64::from(v).into());
         Self {
@@ -134,6 +152,8 @@ impl Default for ControlDecoder {
             force_int8: c4(Clip::ForceInt8.bits()),
             force_int16: c4(Clip::ForceInt16.bits()),
             int32: c2(AccFormat::Int32.bits()),
+            truncate: c2(RoundMode::Truncate.bits()),
+            tfl: c2(RoundMode::Tfl.bits()),
             sign_35: Constant::new((1u64 << 34).into()),
             zero_point: Default::default(),
             ofm_low: Default::default(),
@@ -154,6 +174,15 @@ impl Logic for ControlDecoder {
         self.acc_int32.next = self.settings.val().acc_format == self.int32.val();
         self.control.next.lanes = self.lanes.val();
         self.control.next.round_mode = self.settings.val().round_mode;
+        // The padded average pool's division truncates (`super::divide`).
+        if self.settings.val().divide {
+            self.control.next.round_mode = self.truncate.val();
+        }
+        // A shift-only TFL rounding is one rounding half away from zero:
+        // the Scaler's mode 3 (no TRM encoding).
+        if self.settings.val().shift_only & (self.settings.val().round_mode == self.tfl.val()) {
+            self.control.next.round_mode = 3.into();
+        }
         // (Bits are read from locals: yosys cannot index a slice.)
         self.zero_point.next = bit_cast::<35, 16>(self.settings.val().zero_point);
         if self.settings.val().ofm_signed & self.zero_point.val().get_bit(15) {

@@ -92,6 +92,9 @@ pub struct TraversalShape {
     /// two cores, core k holding channels k, k + 2, ...; each core's blocks
     /// are half `block_depth` deep.
     pub parallel: Bit,
+    /// NPU_OP_POOL (`npu_model::schedule::ConvShape::pool`): no weights, so
+    /// kernel elements are not padded to whole weight groups.
+    pub pool: Bit,
 }
 
 /// One IFM block operation (`npu_model::schedule::IfmBlockOp`): its OFM
