@@ -328,13 +328,7 @@ impl ConvSpec {
         } else {
             [0; 4]
         };
-        // The padding leaves at least one IFM row and column.
-        while (ofm[0] - 1) * stride[0] + dkh <= pad[0] + pad[2] {
-            pad[if pad[0] > 0 { 0 } else { 2 }] -= 1;
-        }
-        while (ofm[1] - 1) * stride[1] + dkw <= pad[1] + pad[3] {
-            pad[if pad[1] > 0 { 1 } else { 3 }] -= 1;
-        }
+        trim_padding(&mut pad, ofm, stride, [dkh, dkw]);
         let layout = |rng: &mut StdRng| either(rng, 0.5, Layout::Nhwc, Layout::Nhcwb16);
         let mut spec = ConvSpec {
             ofm_type,
@@ -785,6 +779,7 @@ impl ConvSpec {
         let mut spec = ConvSpec::random(rng);
         spec.kind = ConvKind::Pool(mode);
         spec.dilation = [1, 1];
+        trim_padding(&mut spec.pad, spec.ofm, spec.stride, spec.kernel);
         spec.weight_order = WeightOrderBit::DepthFirst;
         spec.weight_encoding = Some(EncodeOptions::default());
         let padded_average = mode == PoolingMode::Average && spec.pad != [0; 4];
@@ -835,6 +830,11 @@ impl ConvSpec {
         }
         if spec.ofm_type.bits == 32 {
             spec.force_clip = false;
+        }
+        // The IFM's shape may have changed with the dilation and padding.
+        if spec.ifm_tiles.is_some() {
+            let [sh, sw, _] = spec.ifm_shape();
+            spec.ifm_tiles = Some(random_tiles(rng, sh, sw));
         }
         // Parallel mode on u65-512 a quarter of the time where the RTL runs
         // it: 8-bit max/average pools and REDUCE_SUM (TRM 4.7.5.1).
@@ -1013,6 +1013,16 @@ impl ConvSpec {
                 ""
             },
         )
+    }
+}
+
+/// Less padding until it leaves at least one IFM row and column.
+fn trim_padding(pad: &mut [usize; 4], ofm: [usize; 3], stride: [usize; 2], dilated: [usize; 2]) {
+    while (ofm[0] - 1) * stride[0] + dilated[0] <= pad[0] + pad[2] {
+        pad[if pad[0] > 0 { 0 } else { 2 }] -= 1;
+    }
+    while (ofm[1] - 1) * stride[1] + dilated[1] <= pad[1] + pad[3] {
+        pad[if pad[1] > 0 { 1 } else { 3 }] -= 1;
     }
 }
 

@@ -5,10 +5,11 @@
 //! reordering, at times a bandwidth or outstanding limit, and ACLKEN): each
 //! job runs on the RTL and on the golden model, which must agree on how the
 //! run ends (STATUS, QREAD, IRQ), every region's bytes and the shared
-//! buffer. `CONV_JOBS` sets the number of jobs (default 150), and
+//! buffer. `CONV_JOBS` sets the number of jobs (default 150),
 //! `CONV_PARALLEL_JOBS` the number of operations in parallel mode on
-//! u65-512 (default 20, TRM 4.7.5.1), `POOL_JOBS` the number of pools
-//! (NPU_OP_POOL max, average and REDUCE_SUM; default 60). A failing job is saved as a job
+//! u65-512 (default 20, TRM 4.7.5.1) and `POOL_JOBS` the number of pools
+//! (NPU_OP_POOL max, average and REDUCE_SUM; a quarter of those the RTL runs
+//! in parallel mode are on u65-512; default 150). A failing job is saved as a job
 //! folder, with the command that gives its waveform.
 
 use npu_tb::conv_jobs::{
@@ -21,7 +22,7 @@ use std::path::Path;
 /// Jobs per run unless `CONV_JOBS` or `CONV_PARALLEL_JOBS` says otherwise.
 const DEFAULT_JOBS: u64 = 150;
 const DEFAULT_PARALLEL_JOBS: u64 = 20;
-const DEFAULT_POOL_JOBS: u64 = 60;
+const DEFAULT_POOL_JOBS: u64 = 150;
 
 fn job_count(variable: &str, default: u64) -> u64 {
     std::env::var(variable).map_or(default, |s| {
