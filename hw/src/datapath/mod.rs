@@ -1,11 +1,10 @@
 //! The datapath: the units that run a convolution-type kernel operation
 //! (NPU_OP_CONV, NPU_OP_DEPTHWISE, NPU_OP_POOL), wired as the TRM's block
-//! diagram (TRM
-//! 3.3): the traversal (central control, TRM 4.9) drives the IFM fetch into
-//! the shared buffer, the IFM unit and the MAC unit; the weight decoder
-//! feeds the MAC unit through its weight groups; the accumulators go
-//! through the output unit, with the scale/bias records, to the OFM
-//! channel.
+//! diagram (TRM 3.3): the traversal (central control, TRM 4.9) drives the
+//! IFM fetch into the shared buffer, the IFM unit and the MAC unit; the
+//! weight decoder feeds the MAC unit through its weight groups; the
+//! accumulators go through the output unit, with the scale/bias records, to
+//! the OFM channel.
 //!
 //! One operation runs at a time: the next is taken when every OFM byte of
 //! this one is written and answered (TRM 4.6.1 lets them overlap; BLOCKDEP

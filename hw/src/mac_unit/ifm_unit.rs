@@ -20,7 +20,10 @@
 //! ```
 //!
 //! Outside the upscaled IFM (`ifm_height` x `ifm_width`) it is padding:
-//! activation 0, the zero point minus itself (TRM 3.3.6.1). With 2x2
+//! activation 0, the zero point minus itself (TRM 3.3.6.1), or for max
+//! pooling (`settings.pad_minimum`) the IFM type's minimum minus the zero
+//! point, which never wins a maximum (the golden model's max pool counts
+//! only IFM elements, and gives an all-padding window that value). With 2x2
 //! upscaling (NPU_SET_IFM_UPSCALE, TRM 4.6.4) the source element is
 //! (uy / 2, ux / 2); with insert-zeros only even (uy, ux) carry data and
 //! the rest are 0. The source element sits in the IFM block (IB) at row
