@@ -1,7 +1,10 @@
 //! Random convolution jobs: valid NPU_OP_CONV and NPU_OP_DEPTHWISE
 //! operations as complete jobs (command stream, IFM, weight stream,
 //! scale/bias stream and OFM regions), for the random datapath suite and the
-//! convolution benchmark.
+//! convolution benchmark; and pools (NPU_OP_POOL max, average, REDUCE_SUM:
+//! [`ConvSpec::random_pool`], [`random_pool_job`]) the same way, without a
+//! weight stream and with scale records only where the output unit scales
+//! (TRM 4.8.2 tables 4-122 and 4-125).
 //!
 //! A [`ConvSpec`] holds every knob: kind, IFM and OFM types, sizes, kernel,
 //! strides, dilation, padding, upscaling, weight order, kernel
