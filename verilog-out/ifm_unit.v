@@ -6,7 +6,7 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [142:0] settings;
+    input wire  [143:0] settings;
     input wire  requests$valid;
     input wire  [52:0] requests$data;
     output wire  requests$ready;
@@ -20,7 +20,7 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
     // Stub signals
     reg  unit$clock;
     reg  unit$rst_n;
-    reg  [142:0] unit$settings;
+    reg  [143:0] unit$settings;
     wire  [3:0] unit$shram_read_enable;
     wire  [11:0] unit$shram_read_address$0;
     wire  [11:0] unit$shram_read_address$1;
@@ -124,7 +124,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [142:0] settings;
+    input wire  [143:0] settings;
     input wire  requests$valid;
     input wire  [52:0] requests$data;
     output reg  requests$ready;
@@ -147,16 +147,16 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     // Stub signals
     reg  located$clock;
     reg  located$rst_n;
-    reg  [152:0] located$d;
-    wire  [152:0] located$q;
+    reg  [153:0] located$d;
+    wire  [153:0] located$q;
     reg  located_full$clock;
     reg  located_full$rst_n;
     reg  located_full$d;
     wire  located_full$q;
     reg  reading$clock;
     reg  reading$rst_n;
-    reg  [28:0] reading$d;
-    wire  [28:0] reading$q;
+    reg  [29:0] reading$d;
+    wire  [29:0] reading$q;
     reg  reading_full$clock;
     reg  reading_full$rst_n;
     reg  reading_full$d;
@@ -204,7 +204,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     reg  [15:0] ib_base;
     reg  [7:0] channel_offset;
     reg  [13:0] base_units;
-    reg  [20:0] conversion_now;
+    reg  [21:0] conversion_now;
     reg  [15:0] row_pitch;
     reg  [15:0] column_pitch;
     reg  [31:0] rows_q;
@@ -218,7 +218,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     reg  [3:0] upper_half;
     reg  [3:0] present;
     reg  [3:0] halves;
-    reg  [20:0] conversion;
+    reg  [21:0] conversion;
     reg  [15:0] zero_point16;
     reg  [16:0] zero_point;
     reg  [127:0] line;
@@ -451,6 +451,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         conversion_now[(64'h3)+:(1)] = settings[(64'h7c)+:(1)];
         conversion_now[(64'h4)+:(1)] = requests$data[(64'h34)+:(1)];
         conversion_now[(64'h5)+:(16)] = settings[(64'h7d)+:(16)];
+        conversion_now[(64'h15)+:(1)] = settings[(64'h8f)+:(1)];
         if (take_request) begin
             located_full$d = requests$valid;
             located$d[(64'h0)+:(4)] = present_now;
@@ -459,7 +460,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             located$d[(64'h64)+:(13)] = row_units[(32'h0)+:(13)];
             located$d[(64'h71)+:(5)] = position_units;
             located$d[(64'h76)+:(14)] = base_units;
-            located$d[(64'h84)+:(21)] = conversion_now;
+            located$d[(64'h84)+:(22)] = conversion_now;
         end
         row_pitch = ((located$q[(64'h64)+:(13)]) & 16'hffff);
         column_pitch = ((located$q[(64'h71)+:(5)]) & 16'hffff);
@@ -522,11 +523,11 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         if (issue) begin
             reading$d[(64'h0)+:(4)] = located$q[(64'h0)+:(4)];
             reading$d[(64'h4)+:(4)] = upper_half;
-            reading$d[(64'h8)+:(21)] = located$q[(64'h84)+:(21)];
+            reading$d[(64'h8)+:(22)] = located$q[(64'h84)+:(22)];
         end
         present = reading$q[(64'h0)+:(4)];
         halves = reading$q[(64'h4)+:(4)];
-        conversion = reading$q[(64'h8)+:(21)];
+        conversion = reading$q[(64'h8)+:(22)];
         zero_point16 = conversion[(64'h5)+:(16)];
         zero_point = ((zero_point16) & 17'h1ffff);
         if (conversion[(64'h3)+:(1)] & zero_point16[32'hf]) begin
@@ -558,6 +559,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[0] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -566,7 +576,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[0]) begin
+        if (~present[0] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 0) * 32'h9));
@@ -590,6 +600,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[0] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -598,7 +617,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[0]) begin
+        if (~present[0] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 1) * 32'h9));
@@ -622,6 +641,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[0] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -630,7 +658,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[0]) begin
+        if (~present[0] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 2) * 32'h9));
@@ -654,6 +682,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[0] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -662,7 +699,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[0]) begin
+        if (~present[0] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 3) * 32'h9));
@@ -686,6 +723,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[0] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -694,7 +740,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[0]) begin
+        if (~present[0] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 4) * 32'h9));
@@ -718,6 +764,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[0] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -726,7 +781,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[0]) begin
+        if (~present[0] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 5) * 32'h9));
@@ -750,6 +805,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[0] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -758,7 +822,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[0]) begin
+        if (~present[0] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 6) * 32'h9));
@@ -782,6 +846,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[0] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -790,7 +863,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[0]) begin
+        if (~present[0] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 7) * 32'h9));
@@ -819,6 +892,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[1] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -827,7 +909,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[1]) begin
+        if (~present[1] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 0) * 32'h9));
@@ -851,6 +933,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[1] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -859,7 +950,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[1]) begin
+        if (~present[1] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 1) * 32'h9));
@@ -883,6 +974,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[1] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -891,7 +991,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[1]) begin
+        if (~present[1] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 2) * 32'h9));
@@ -915,6 +1015,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[1] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -923,7 +1032,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[1]) begin
+        if (~present[1] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 3) * 32'h9));
@@ -947,6 +1056,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[1] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -955,7 +1073,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[1]) begin
+        if (~present[1] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 4) * 32'h9));
@@ -979,6 +1097,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[1] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -987,7 +1114,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[1]) begin
+        if (~present[1] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 5) * 32'h9));
@@ -1011,6 +1138,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[1] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -1019,7 +1155,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[1]) begin
+        if (~present[1] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 6) * 32'h9));
@@ -1043,6 +1179,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[1] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -1051,7 +1196,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[1]) begin
+        if (~present[1] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 7) * 32'h9));
@@ -1080,6 +1225,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[2] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -1088,7 +1242,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[2]) begin
+        if (~present[2] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 0) * 32'h9));
@@ -1112,6 +1266,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[2] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -1120,7 +1283,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[2]) begin
+        if (~present[2] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 1) * 32'h9));
@@ -1144,6 +1307,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[2] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -1152,7 +1324,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[2]) begin
+        if (~present[2] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 2) * 32'h9));
@@ -1176,6 +1348,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[2] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -1184,7 +1365,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[2]) begin
+        if (~present[2] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 3) * 32'h9));
@@ -1208,6 +1389,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[2] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -1216,7 +1406,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[2]) begin
+        if (~present[2] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 4) * 32'h9));
@@ -1240,6 +1430,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[2] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -1248,7 +1447,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[2]) begin
+        if (~present[2] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 5) * 32'h9));
@@ -1272,6 +1471,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[2] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -1280,7 +1488,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[2]) begin
+        if (~present[2] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 6) * 32'h9));
@@ -1304,6 +1512,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[2] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -1312,7 +1529,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[2]) begin
+        if (~present[2] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 7) * 32'h9));
@@ -1341,6 +1558,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[3] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -1349,7 +1575,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[3]) begin
+        if (~present[3] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 0) * 32'h9));
@@ -1373,6 +1599,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[3] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -1381,7 +1616,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[3]) begin
+        if (~present[3] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 1) * 32'h9));
@@ -1405,6 +1640,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[3] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -1413,7 +1657,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[3]) begin
+        if (~present[3] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 2) * 32'h9));
@@ -1437,6 +1681,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[3] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -1445,7 +1698,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[3]) begin
+        if (~present[3] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 3) * 32'h9));
@@ -1469,6 +1722,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[3] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -1477,7 +1739,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[3]) begin
+        if (~present[3] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 4) * 32'h9));
@@ -1501,6 +1763,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[3] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -1509,7 +1780,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[3]) begin
+        if (~present[3] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 5) * 32'h9));
@@ -1533,6 +1804,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[3] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -1541,7 +1821,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[3]) begin
+        if (~present[3] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 6) * 32'h9));
@@ -1565,6 +1845,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[3] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -1573,7 +1862,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[3]) begin
+        if (~present[3] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 7) * 32'h9));
@@ -1608,11 +1897,11 @@ module ifm_unit_core$unit$located(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [152:0] d;
-    output reg  [152:0] q;
+    input wire  [153:0] d;
+    output reg  [153:0] q;
     
     // Constant declarations
-    localparam  init = 153'h0;
+    localparam  init = 154'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -1684,11 +1973,11 @@ module ifm_unit_core$unit$reading(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [28:0] d;
-    output reg  [28:0] q;
+    input wire  [29:0] d;
+    output reg  [29:0] q;
     
     // Constant declarations
-    localparam  init = 29'h0;
+    localparam  init = 30'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -1772,7 +2061,7 @@ module ifm_unit(
 );
     input wire clock;
     input wire rst_n;
-    input wire [142:0] settings;
+    input wire [143:0] settings;
     input wire requests_valid;
     input wire [52:0] requests_data;
     output wire requests_ready;

@@ -7,7 +7,7 @@ module mac_unit_core(clock,rst_n,operands$valid,operands$data,operands$ready,sli
     input wire  clock;
     input wire  rst_n;
     input wire  operands$valid;
-    input wire  [876:0] operands$data;
+    input wire  [878:0] operands$data;
     output reg  operands$ready;
     output reg  slice_done;
     input wire  readout$valid;
@@ -23,15 +23,15 @@ module mac_unit_core(clock,rst_n,operands$valid,operands$data,operands$ready,sli
     reg  dot_units$clock;
     reg  dot_units$rst_n;
     reg  dot_units$operands$valid;
-    reg  [876:0] dot_units$operands$data;
+    reg  [878:0] dot_units$operands$data;
     wire  dot_units$operands$ready;
     wire  dot_units$sums$valid;
-    wire  [683:0] dot_units$sums$data;
+    wire  [685:0] dot_units$sums$data;
     reg  dot_units$sums$ready;
     reg  adder_array$clock;
     reg  adder_array$rst_n;
     reg  adder_array$sums$valid;
-    reg  [683:0] adder_array$sums$data;
+    reg  [685:0] adder_array$sums$data;
     wire  adder_array$sums$ready;
     reg  [1279:0] adder_array$stored;
     wire  adder_array$write_enable;
@@ -208,7 +208,7 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
     input wire  clock;
     input wire  rst_n;
     input wire  sums$valid;
-    input wire  [683:0] sums$data;
+    input wire  [685:0] sums$data;
     output reg  sums$ready;
     input wire  [1279:0] stored;
     output reg  write_enable;
@@ -233,6 +233,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
     reg  done$rst_n;
     reg  done$d;
     wire  done$q;
+    reg  low_bytes$clock;
+    reg  low_bytes$rst_n;
+    reg  [255:0] low_bytes$d;
+    wire  [255:0] low_bytes$q;
+    reg  low_first$clock;
+    reg  low_first$rst_n;
+    reg  low_first$d;
+    wire  low_first$q;
     
     // Local signals
     reg  [671:0] dots;
@@ -242,6 +250,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
     reg signed [39:0] wide;
     reg  [39:0] addend;
     reg  [39:0] sum;
+    reg  [39:0] stored_value;
+    reg  [39:0] value;
+    reg  [255:0] lows;
+    reg  [255:0] held;
+    reg  [7:0] low_byte;
+    reg  max_first;
     reg  [1279:0] sums_word;
     
     // Sub module instances
@@ -269,6 +283,18 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         .d(done$d),
         .q(done$q)
     );
+    mac_unit_core$adder_array$low_bytes low_bytes(
+        .clock(low_bytes$clock),
+        .rst_n(low_bytes$rst_n),
+        .d(low_bytes$d),
+        .q(low_bytes$q)
+    );
+    mac_unit_core$adder_array$low_first low_first(
+        .clock(low_first$clock),
+        .rst_n(low_first$rst_n),
+        .d(low_first$d),
+        .q(low_first$q)
+    );
     
     // Update code
     always @(*) begin
@@ -276,10 +302,16 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         forward_address$clock = clock;
         forward_valid$clock = clock;
         done$clock = clock;
+        low_bytes$clock = clock;
+        low_first$clock = clock;
         forward$d = forward$q;
         forward_address$d = forward_address$q;
         forward_valid$d = forward_valid$q;
         done$d = done$q;
+        low_bytes$d = low_bytes$q;
+        low_first$d = low_first$q;
+        low_first$rst_n = rst_n;
+        low_bytes$rst_n = rst_n;
         forward$rst_n = rst_n;
         forward_address$rst_n = rst_n;
         forward_valid$rst_n = rst_n;
@@ -295,13 +327,32 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             current = 32'h0;
         end
         sums_word = 32'h0;
+        lows = 32'h0;
+        max_first = sums$data[(64'h2a9)+:(1)] | (sums$data[(64'h2ab)+:(1)] & low_first$q);
         dot = dots[(0 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(0 * 32'h28)+:(40)] + addend;
+        stored_value = current[(0 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(0 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h28));
         dot = dots[(1 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -309,7 +360,24 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(1 * 32'h28)+:(40)] + addend;
+        stored_value = current[(1 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(1 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h28));
         dot = dots[(2 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -317,7 +385,24 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(2 * 32'h28)+:(40)] + addend;
+        stored_value = current[(2 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(2 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h28));
         dot = dots[(3 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -325,7 +410,24 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(3 * 32'h28)+:(40)] + addend;
+        stored_value = current[(3 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(3 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h28));
         dot = dots[(4 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -333,7 +435,24 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(4 * 32'h28)+:(40)] + addend;
+        stored_value = current[(4 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(4 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h28));
         dot = dots[(5 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -341,7 +460,24 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(5 * 32'h28)+:(40)] + addend;
+        stored_value = current[(5 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(5 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h28));
         dot = dots[(6 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -349,7 +485,24 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(6 * 32'h28)+:(40)] + addend;
+        stored_value = current[(6 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(6 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h28));
         dot = dots[(7 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -357,7 +510,24 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(7 * 32'h28)+:(40)] + addend;
+        stored_value = current[(7 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(7 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h28));
         dot = dots[(8 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -365,7 +535,24 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(8 * 32'h28)+:(40)] + addend;
+        stored_value = current[(8 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(8 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h28));
         dot = dots[(9 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -373,7 +560,24 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(9 * 32'h28)+:(40)] + addend;
+        stored_value = current[(9 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(9 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h28));
         dot = dots[(10 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -381,7 +585,24 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(10 * 32'h28)+:(40)] + addend;
+        stored_value = current[(10 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(10 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h28));
         dot = dots[(11 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -389,7 +610,24 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(11 * 32'h28)+:(40)] + addend;
+        stored_value = current[(11 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(11 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h28));
         dot = dots[(12 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -397,7 +635,24 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(12 * 32'h28)+:(40)] + addend;
+        stored_value = current[(12 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(12 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (12 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (12 * 32'h28));
         dot = dots[(13 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -405,7 +660,24 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(13 * 32'h28)+:(40)] + addend;
+        stored_value = current[(13 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(13 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (13 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (13 * 32'h28));
         dot = dots[(14 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -413,7 +685,24 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(14 * 32'h28)+:(40)] + addend;
+        stored_value = current[(14 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(14 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (14 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (14 * 32'h28));
         dot = dots[(15 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -421,7 +710,24 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(15 * 32'h28)+:(40)] + addend;
+        stored_value = current[(15 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(15 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (15 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (15 * 32'h28));
         dot = dots[(16 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -429,7 +735,24 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(16 * 32'h28)+:(40)] + addend;
+        stored_value = current[(16 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(16 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (16 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (16 * 32'h28));
         dot = dots[(17 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -437,7 +760,24 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(17 * 32'h28)+:(40)] + addend;
+        stored_value = current[(17 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(17 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (17 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (17 * 32'h28));
         dot = dots[(18 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -445,7 +785,24 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(18 * 32'h28)+:(40)] + addend;
+        stored_value = current[(18 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(18 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (18 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (18 * 32'h28));
         dot = dots[(19 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -453,7 +810,24 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(19 * 32'h28)+:(40)] + addend;
+        stored_value = current[(19 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(19 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (19 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (19 * 32'h28));
         dot = dots[(20 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -461,7 +835,24 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(20 * 32'h28)+:(40)] + addend;
+        stored_value = current[(20 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(20 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (20 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (20 * 32'h28));
         dot = dots[(21 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -469,7 +860,24 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(21 * 32'h28)+:(40)] + addend;
+        stored_value = current[(21 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(21 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (21 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (21 * 32'h28));
         dot = dots[(22 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -477,7 +885,24 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(22 * 32'h28)+:(40)] + addend;
+        stored_value = current[(22 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(22 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (22 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (22 * 32'h28));
         dot = dots[(23 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -485,7 +910,24 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(23 * 32'h28)+:(40)] + addend;
+        stored_value = current[(23 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(23 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (23 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (23 * 32'h28));
         dot = dots[(24 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -493,7 +935,24 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(24 * 32'h28)+:(40)] + addend;
+        stored_value = current[(24 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(24 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (24 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (24 * 32'h28));
         dot = dots[(25 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -501,7 +960,24 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(25 * 32'h28)+:(40)] + addend;
+        stored_value = current[(25 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(25 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (25 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (25 * 32'h28));
         dot = dots[(26 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -509,7 +985,24 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(26 * 32'h28)+:(40)] + addend;
+        stored_value = current[(26 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(26 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (26 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (26 * 32'h28));
         dot = dots[(27 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -517,7 +1010,24 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(27 * 32'h28)+:(40)] + addend;
+        stored_value = current[(27 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(27 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (27 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (27 * 32'h28));
         dot = dots[(28 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -525,7 +1035,24 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(28 * 32'h28)+:(40)] + addend;
+        stored_value = current[(28 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(28 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (28 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (28 * 32'h28));
         dot = dots[(29 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -533,7 +1060,24 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(29 * 32'h28)+:(40)] + addend;
+        stored_value = current[(29 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(29 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (29 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (29 * 32'h28));
         dot = dots[(30 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -541,7 +1085,24 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(30 * 32'h28)+:(40)] + addend;
+        stored_value = current[(30 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(30 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (30 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (30 * 32'h28));
         dot = dots[(31 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -549,7 +1110,24 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(31 * 32'h28)+:(40)] + addend;
+        stored_value = current[(31 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(31 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (31 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (31 * 32'h28));
         write_enable = sums$valid;
         write_address = address;
@@ -558,6 +1136,10 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         forward_address$d = address;
         forward_valid$d = sums$valid;
         done$d = sums$valid & sums$data[(64'h2aa)+:(1)];
+        if (sums$valid & sums$data[(64'h2ad)+:(1)]) begin
+            low_bytes$d = lows;
+            low_first$d = sums$data[(64'h2a9)+:(1)];
+        end
         slice_done = done$q;
     end
     
@@ -640,6 +1222,44 @@ module mac_unit_core$adder_array$forward_valid(clock,rst_n,d,q);
 endmodule // mac_unit_core$adder_array$forward_valid
 
 
+module mac_unit_core$adder_array$low_bytes(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    
+    // Constant declarations
+    localparam  init = 256'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // mac_unit_core$adder_array$low_bytes
+
+
+module mac_unit_core$adder_array$low_first(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // mac_unit_core$adder_array$low_first
+
+
 module mac_unit_core$clear_active(clock,rst_n,d,q);
     
     // Module arguments
@@ -684,17 +1304,17 @@ module mac_unit_core$dot_units(clock,rst_n,operands$valid,operands$data,operands
     input wire  clock;
     input wire  rst_n;
     input wire  operands$valid;
-    input wire  [876:0] operands$data;
+    input wire  [878:0] operands$data;
     output reg  operands$ready;
     output reg  sums$valid;
-    output reg  [683:0] sums$data;
+    output reg  [685:0] sums$data;
     input wire  sums$ready;
     
     // Stub signals
     reg  stage$clock;
     reg  stage$rst_n;
-    reg  [683:0] stage$d;
-    wire  [683:0] stage$q;
+    reg  [685:0] stage$d;
+    wire  [685:0] stage$q;
     reg  full$clock;
     reg  full$rst_n;
     reg  full$d;
@@ -3405,6 +4025,8 @@ module mac_unit_core$dot_units(clock,rst_n,operands$valid,operands$data,operands
             stage$d[(64'h2a9)+:(1)] = operands$data[(64'h369)+:(1)];
             stage$d[(64'h2aa)+:(1)] = operands$data[(64'h36a)+:(1)];
             stage$d[(64'h2ab)+:(1)] = operands$data[(64'h36c)+:(1)];
+            stage$d[(64'h2ac)+:(1)] = operands$data[(64'h36d)+:(1)];
+            stage$d[(64'h2ad)+:(1)] = operands$data[(64'h36e)+:(1)];
             full$d = 1'b1;
         end
         sums$data = stage$q;
@@ -3438,11 +4060,11 @@ module mac_unit_core$dot_units$stage(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [683:0] d;
-    output reg  [683:0] q;
+    input wire  [685:0] d;
+    output reg  [685:0] q;
     
     // Constant declarations
-    localparam  init = 684'h0;
+    localparam  init = 686'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -3491,7 +4113,7 @@ module mac_unit(
     input wire clock;
     input wire rst_n;
     input wire operands_valid;
-    input wire [876:0] operands_data;
+    input wire [878:0] operands_data;
     output wire operands_ready;
     output wire slice_done;
     input wire readout_valid;

@@ -1506,7 +1506,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         ifm_view = operation[(64'h0)+:(473)];
         ifm_precision = ifm_view[(64'h2e)+:(16)];
         ifm_wide = ((ifm_precision >> ifm_width_lsb) & 2'h3) != 32'h0;
-        kernel_supported = ((key == conv_key) & kernels_run[(64'h0)+:(1)] & (~parallel_mode | kernels_run[(64'h4)+:(1)])) | ((key == depthwise_key) & kernels_run[(64'h1)+:(1)] & (~parallel_mode | (kernels_run[(64'h4)+:(1)] & ~ifm_wide))) | ((key == pool_key) & kernels_run[(64'h2)+:(1)]) | ((key == elementwise_key) & kernels_run[(64'h3)+:(1)]);
+        kernel_supported = ((key == conv_key) & kernels_run[(64'h0)+:(1)] & (~parallel_mode | kernels_run[(64'h4)+:(1)])) | ((key == depthwise_key) & kernels_run[(64'h1)+:(1)] & (~parallel_mode | (kernels_run[(64'h4)+:(1)] & ~ifm_wide))) | ((key == pool_key) & kernels_run[(64'h2)+:(1)] & (op_param < 32'h3) & (~parallel_mode | (kernels_run[(64'h4)+:(1)] & (~ifm_wide | (((op_param) & 3'h7) == 32'h2))))) | ((key == elementwise_key) & kernels_run[(64'h3)+:(1)]);
         case (step$q)
             Step$Decode:
                 begin
@@ -3156,7 +3156,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     output reg  clock_wanted;
     
     // Constant declarations
-    localparam  kinds = 5'b11;
+    localparam  kinds = 5'b111;
     
     // Enums
     localparam ErrorCode$None = 0;
@@ -3177,8 +3177,9 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     
     // Stub signals
     reg  [1953:0] decoder$operation;
-    wire  [222:0] decoder$shape;
-    wire  [109:0] decoder$output_settings;
+    wire  [223:0] decoder$shape;
+    wire  [112:0] decoder$output_settings;
+    wire  decoder$pool_max;
     wire  decoder$ifm_wide;
     wire  decoder$ifm_signed;
     wire  [472:0] decoder$ifm_view;
@@ -3187,7 +3188,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  traversal$clock;
     reg  traversal$rst_n;
     reg  traversal$start;
-    reg  [222:0] traversal$shape;
+    reg  [223:0] traversal$shape;
     wire  traversal$ifm_blocks$valid;
     wire  [260:0] traversal$ifm_blocks$data;
     reg  traversal$ifm_blocks$ready;
@@ -3255,7 +3256,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  [1:0] scale_depths$count;
     reg  ifm_unit$clock;
     reg  ifm_unit$rst_n;
-    reg  [142:0] ifm_unit$settings;
+    reg  [143:0] ifm_unit$settings;
     reg  ifm_unit$requests$valid;
     reg  [52:0] ifm_unit$requests$data;
     wire  ifm_unit$requests$ready;
@@ -3274,10 +3275,10 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  beat_tags$clock;
     reg  beat_tags$rst_n;
     reg  beat_tags$tail$valid;
-    reg  [15:0] beat_tags$tail$data;
+    reg  [23:0] beat_tags$tail$data;
     wire  beat_tags$tail$ready;
     wire  beat_tags$head$valid;
-    wire  [15:0] beat_tags$head$data;
+    wire  [23:0] beat_tags$head$data;
     reg  beat_tags$head$ready;
     wire  [3:0] beat_tags$count;
     reg  weight_decoder$clock;
@@ -3307,7 +3308,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  mac$clock;
     reg  mac$rst_n;
     reg  mac$operands$valid;
-    reg  [876:0] mac$operands$data;
+    reg  [878:0] mac$operands$data;
     wire  mac$operands$ready;
     wire  mac$slice_done;
     reg  mac$readout$valid;
@@ -3345,9 +3346,9 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  scale_sets$sets$ready;
     reg  output_unit$clock;
     reg  output_unit$rst_n;
-    reg  [109:0] output_unit$settings;
+    reg  [112:0] output_unit$settings;
     reg  output_unit$accumulators$valid;
-    reg  [952:0] output_unit$accumulators$data;
+    reg  [959:0] output_unit$accumulators$data;
     wire  output_unit$accumulators$ready;
     wire  output_unit$results$valid;
     wire  [263:0] output_unit$results$data;
@@ -3362,6 +3363,10 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  [47:0] output_tags$head$data;
     reg  output_tags$head$ready;
     wire  [3:0] output_tags$count;
+    reg  [15:0] window$y;
+    reg  [15:0] window$x;
+    reg  [223:0] window$shape;
+    wire  [6:0] window$count;
     reg  ofm_writer$clock;
     reg  ofm_writer$rst_n;
     reg  ofm_writer$results$valid;
@@ -3426,7 +3431,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  job_taken;
     reg  beat_ready;
     reg  joined;
-    reg  [15:0] tag;
+    reg  [23:0] tag;
     reg  to_mac;
     reg  join_fire;
     reg  filled_taken;
@@ -3441,12 +3446,19 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  stream_used;
     reg  too_few_weights;
     reg  too_many_weights;
+    reg  pool;
+    reg  [15:0] channels_left;
+    reg  [8:0] channel_mask;
+    reg  [7:0] unit_lanes;
+    reg  [575:0] unit_weights;
+    reg  groups_ready;
     
     // Sub module instances
     npu_u65_256_core$datapath$decoder decoder(
         .operation(decoder$operation),
         .shape(decoder$shape),
         .output_settings(decoder$output_settings),
+        .pool_max(decoder$pool_max),
         .ifm_wide(decoder$ifm_wide),
         .ifm_signed(decoder$ifm_signed),
         .ifm_view(decoder$ifm_view),
@@ -3674,6 +3686,12 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .head$ready(output_tags$head$ready),
         .count(output_tags$count)
     );
+    npu_u65_256_core$datapath$window window(
+        .y(window$y),
+        .x(window$x),
+        .shape(window$shape),
+        .count(window$count)
+    );
     npu_u65_256_core$datapath$ofm_writer ofm_writer(
         .clock(ofm_writer$clock),
         .rst_n(ofm_writer$rst_n),
@@ -3817,7 +3835,8 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         traversal$shape = decoder$shape;
         interleaved = parallel & decoder$shape[(64'ha9)+:(1)];
         traversal$start = starting$q;
-        per_channel = ~decoder$output_settings[(64'h5)+:(1)];
+        per_channel = ~decoder$output_settings[(64'h5)+:(1)] & ~decoder$output_settings[(64'h6e)+:(1)];
+        pool = decoder$shape[(64'hdf)+:(1)];
         job = traversal$ifm_blocks$data;
         new_spatial_block = job[(64'h100)+:(1)] & (job[(64'h20)+:(16)] == 32'h0);
         tee_ready = fetched$tail$ready & weight_streams$tail$ready & scale_streams$tail$ready & scale_depths$tail$ready;
@@ -3829,7 +3848,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         ifm_fetch$line_positions = interleaved;
         fetched$tail$valid = job_taken;
         fetched$tail$data = job;
-        weight_streams$tail$valid = job_taken & new_spatial_block;
+        weight_streams$tail$valid = job_taken & new_spatial_block & ~pool;
         weight_streams$tail$data[(64'h0)+:(3)] = decoder$weights_view[(64'h0)+:(3)];
         weight_streams$tail$data[(64'h3)+:(40)] = ((decoder$weights_view[(64'h6)+:(48)]) & 40'hffffffffff);
         weight_streams$tail$data[(64'h2b)+:(32)] = decoder$weights_view[(64'h36)+:(32)];
@@ -3899,6 +3918,12 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         beat_tags$tail$data[(64'hd)+:(1)] = beat[(64'h5d)+:(1)];
         beat_tags$tail$data[(64'he)+:(1)] = beat[(64'h5e)+:(1)];
         last_depth_block = traversal$current[(64'h104)+:(1)];
+        channels_left = traversal$current[(64'hb0)+:(16)] - beat[(64'h40)+:(16)];
+        channel_mask = (((32'h1) & 9'h1ff) << ((channels_left) & 9'h1ff)) - 32'h1;
+        beat_tags$tail$data[(64'h10)+:(8)] = 32'hff;
+        if (~decoder$shape[(64'ha9)+:(1)] & (channels_left < 32'h8)) begin
+            beat_tags$tail$data[(64'h10)+:(8)] = channel_mask[(32'h0)+:(8)];
+        end
         beat_tags$tail$data[(64'hf)+:(1)] = beat[(64'h5f)+:(1)] & last_depth_block;
         walked = traversal$current;
         ib_half_kb = ((((decoder$ifm_view[(64'h80)+:(6)]) & 16'hffff) - 32'h2) >> 32'h1) << 32'ha;
@@ -3929,6 +3954,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         ifm_unit$settings[(64'h7b)+:(1)] = decoder$shape[(64'had)+:(1)];
         ifm_unit$settings[(64'h7c)+:(1)] = decoder$ifm_signed;
         ifm_unit$settings[(64'h7d)+:(16)] = decoder$ifm_view[(64'h40)+:(16)];
+        ifm_unit$settings[(64'h8f)+:(1)] = decoder$pool_max;
         ifm_unit$settings[(64'h8d)+:(1)] = interleaved;
         ifm_unit$settings[(64'h8e)+:(1)] = walked[(64'h103)+:(1)];
         shram_read_enable = ifm_unit$shram_read_enable;
@@ -3937,12 +3963,42 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         ifm_unit$shram_read_data$1 = shram_read_data[(32'h80)+:(128)];
         ifm_unit$shram_read_data$2 = shram_read_data[(32'h100)+:(128)];
         ifm_unit$shram_read_data$3 = shram_read_data[(32'h180)+:(128)];
-        joined = ifm_unit$acts$valid & beat_tags$head$valid & weight_groups$groups$valid & (weight_stream$q == WeightStream$Decoding) & ~faulted$q;
+        groups_ready = pool | (weight_groups$groups$valid & (weight_stream$q == WeightStream$Decoding));
+        joined = ifm_unit$acts$valid & beat_tags$head$valid & groups_ready & ~faulted$q;
         tag = beat_tags$head$data;
         to_mac = ~tag[(64'hb)+:(1)] | tag[(64'he)+:(1)];
         mac$operands$valid = joined & to_mac;
         mac$operands$data[(64'h0)+:(288)] = ifm_unit$acts$data[(64'h0)+:(288)];
         mac$operands$data[(64'h120)+:(576)] = weight_groups$groups$data[(64'h0)+:(576)];
+        unit_lanes = tag[(64'h10)+:(8)];
+        unit_weights = 32'h0;
+        if (unit_lanes[0]) begin
+            unit_weights = unit_weights | (((32'h1) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h9 * 0));
+        end
+        if (unit_lanes[1]) begin
+            unit_weights = unit_weights | (((32'h1) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h9 * 1));
+        end
+        if (unit_lanes[2]) begin
+            unit_weights = unit_weights | (((32'h1) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h9 * 2));
+        end
+        if (unit_lanes[3]) begin
+            unit_weights = unit_weights | (((32'h1) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h9 * 3));
+        end
+        if (unit_lanes[4]) begin
+            unit_weights = unit_weights | (((32'h1) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h9 * 4));
+        end
+        if (unit_lanes[5]) begin
+            unit_weights = unit_weights | (((32'h1) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h9 * 5));
+        end
+        if (unit_lanes[6]) begin
+            unit_weights = unit_weights | (((32'h1) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h9 * 6));
+        end
+        if (unit_lanes[7]) begin
+            unit_weights = unit_weights | (((32'h1) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h9 * 7));
+        end
+        if (pool) begin
+            mac$operands$data[(64'h120)+:(576)] = unit_weights;
+        end
         if (tag[(64'hb)+:(1)]) begin
             mac$operands$data[(64'h120)+:(576)] = 32'h0;
         end
@@ -3951,10 +4007,12 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         mac$operands$data[(64'h36a)+:(1)] = beat_tags$head$data[(64'he)+:(1)];
         mac$operands$data[(64'h36b)+:(1)] = decoder$shape[(64'ha9)+:(1)];
         mac$operands$data[(64'h36c)+:(1)] = beat_tags$head$data[(64'ha)+:(1)];
+        mac$operands$data[(64'h36d)+:(1)] = decoder$pool_max;
+        mac$operands$data[(64'h36e)+:(1)] = decoder$ifm_wide & ~beat_tags$head$data[(64'ha)+:(1)];
         join_fire = joined & (~to_mac | mac$operands$ready);
         ifm_unit$acts$ready = join_fire;
         beat_tags$head$ready = join_fire;
-        weight_groups$groups$ready = join_fire & beat_tags$head$data[(64'hc)+:(1)];
+        weight_groups$groups$ready = join_fire & beat_tags$head$data[(64'hc)+:(1)] & ~pool;
         traversal$slice_done = mac$slice_done;
         traversal$ib_read = join_fire & tag[(64'hd)+:(1)];
         stream_used = join_fire & tag[(64'hc)+:(1)] & tag[(64'hf)+:(1)];
@@ -4034,6 +4092,10 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
             end
         end
         output_tags$tail$data[(64'h20)+:(16)] = word_channel;
+        window$shape = decoder$shape;
+        window$y = output_tags$tail$data[(64'h0)+:(16)];
+        window$x = output_tags$tail$data[(64'h10)+:(16)];
+        output_unit$accumulators$data[(64'h3b9)+:(7)] = window$count;
         word_done = stage_fire & last_position;
         if (stage_fire) begin
             position$d = position$q + 32'h1;
@@ -4109,10 +4171,10 @@ module npu_u65_256_core$datapath$beat_tags(clock,rst_n,tail$valid,tail$data,tail
     input wire  clock;
     input wire  rst_n;
     input wire  tail$valid;
-    input wire  [15:0] tail$data;
+    input wire  [23:0] tail$data;
     output reg  tail$ready;
     output reg  head$valid;
-    output reg  [15:0] head$data;
+    output reg  [23:0] head$data;
     input wire  head$ready;
     output reg  [3:0] count;
     
@@ -4132,9 +4194,9 @@ module npu_u65_256_core$datapath$beat_tags(clock,rst_n,tail$valid,tail$data,tail
     reg  words$rst_n;
     reg  words$write_enable;
     reg  [2:0] words$write_address;
-    reg  [15:0] words$write_data;
+    reg  [23:0] words$write_data;
     reg  [2:0] words$read_address;
-    wire  [15:0] words$read_data;
+    wire  [23:0] words$read_data;
     
     // Local signals
     reg  push;
@@ -4220,12 +4282,12 @@ module npu_u65_256_core$datapath$beat_tags$words(clock,rst_n,write_enable,write_
     input wire  rst_n;
     input wire  write_enable;
     input wire  [2:0] write_address;
-    input wire  [15:0] write_data;
+    input wire  [23:0] write_data;
     input wire  [2:0] read_address;
-    output reg  [15:0] read_data;
+    output reg  [23:0] read_data;
     
     // Update code (custom)
-    reg [15:0] cells [0:7];
+    reg [23:0] cells [0:7];
     integer i;
     always @(posedge clock or negedge rst_n)
        if (!rst_n) for (i = 0; i <= 7; i = i + 1) cells[i] <= 0;
@@ -4253,12 +4315,13 @@ module npu_u65_256_core$datapath$beat_tags$write_pointer(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$datapath$beat_tags$write_pointer
 
 
-module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,ifm_wide,ifm_signed,ifm_view,ofm_view,weights_view);
+module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,pool_max,ifm_wide,ifm_signed,ifm_view,ofm_view,weights_view);
     
     // Module arguments
     input wire  [1953:0] operation;
-    output reg  [222:0] shape;
-    output reg  [109:0] output_settings;
+    output reg  [223:0] shape;
+    output reg  [112:0] output_settings;
+    output reg  pool_max;
     output reg  ifm_wide;
     output reg  ifm_signed;
     output reg  [472:0] ifm_view;
@@ -4284,6 +4347,11 @@ module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,ifm_wid
     localparam  function_lsb = 6'b0;
     localparam  scale_shift = 6'b100000;
     localparam  depthwise_code = 10'b11;
+    localparam  pool_code = 10'b101;
+    localparam  bits_32 = 2'b10;
+    localparam  pooling_mode_mask = 16'h7;
+    localparam  max_mode = 16'h0;
+    localparam  average_mode = 16'h1;
     
     // Local signals
     reg  [9:0] code;
@@ -4304,6 +4372,10 @@ module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,ifm_wid
     reg  [1:0] ofm_precision_code;
     reg  [15:0] activation_word;
     reg  [37:0] ofm_scale;
+    reg  pool;
+    reg  [15:0] pooling_mode;
+    reg  pool_average;
+    reg  padded;
     
     // Update code
     always @(*) begin
@@ -4352,7 +4424,12 @@ module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,ifm_wid
         shape[(64'h88)+:(16)] = ((ifm[(64'h0)+:(7)]) & 16'hffff);
         shape[(64'h98)+:(16)] = ((ifm[(64'h7)+:(7)]) & 16'hffff);
         shape[(64'ha8)+:(1)] = ifm[(64'h3e)+:(2)] != 32'h0;
-        shape[(64'ha9)+:(1)] = code == depthwise_code;
+        pool = code == pool_code;
+        pooling_mode = operation[(64'ha)+:(16)] & pooling_mode_mask;
+        pool_max = pool & (pooling_mode == max_mode);
+        pool_average = pool & (pooling_mode == average_mode);
+        shape[(64'hdf)+:(1)] = pool;
+        shape[(64'ha9)+:(1)] = (code == depthwise_code) | pool_max | pool_average;
         shape[(64'hde)+:(1)] = kernel[(64'h2c)+:(1)] != 32'h0;
         rows_before = ofm[(64'h10)+:(16)];
         if (stride_y == 32'h2) begin
@@ -4390,6 +4467,10 @@ module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,ifm_wid
         output_settings[(64'h4a)+:(4)] = ((activation_word >> clip_range) & 4'hf);
         output_settings[(64'h4e)+:(16)] = activation[(64'h10)+:(16)];
         output_settings[(64'h5e)+:(16)] = activation[(64'h20)+:(16)];
+        padded = (ifm[(64'h0)+:(7)] != 32'h0) | (ifm[(64'h7)+:(7)] != 32'h0) | (ifm[(64'h16)+:(8)] != 32'h0) | (ifm[(64'he)+:(8)] != 32'h0);
+        output_settings[(64'h6f)+:(1)] = pool_average & padded;
+        output_settings[(64'h6e)+:(1)] = pool_max | (pool_average & padded);
+        output_settings[(64'h70)+:(1)] = pool & (ofm_precision_code == bits_32);
     end
     
 endmodule // npu_u65_256_core$datapath$decoder
@@ -5404,7 +5485,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [142:0] settings;
+    input wire  [143:0] settings;
     input wire  requests$valid;
     input wire  [52:0] requests$data;
     output reg  requests$ready;
@@ -5427,16 +5508,16 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
     // Stub signals
     reg  located$clock;
     reg  located$rst_n;
-    reg  [152:0] located$d;
-    wire  [152:0] located$q;
+    reg  [153:0] located$d;
+    wire  [153:0] located$q;
     reg  located_full$clock;
     reg  located_full$rst_n;
     reg  located_full$d;
     wire  located_full$q;
     reg  reading$clock;
     reg  reading$rst_n;
-    reg  [28:0] reading$d;
-    wire  [28:0] reading$q;
+    reg  [29:0] reading$d;
+    wire  [29:0] reading$q;
     reg  reading_full$clock;
     reg  reading_full$rst_n;
     reg  reading_full$d;
@@ -5484,7 +5565,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
     reg  [15:0] ib_base;
     reg  [7:0] channel_offset;
     reg  [13:0] base_units;
-    reg  [20:0] conversion_now;
+    reg  [21:0] conversion_now;
     reg  [15:0] row_pitch;
     reg  [15:0] column_pitch;
     reg  [31:0] rows_q;
@@ -5498,7 +5579,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
     reg  [3:0] upper_half;
     reg  [3:0] present;
     reg  [3:0] halves;
-    reg  [20:0] conversion;
+    reg  [21:0] conversion;
     reg  [15:0] zero_point16;
     reg  [16:0] zero_point;
     reg  [127:0] line;
@@ -5731,6 +5812,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         conversion_now[(64'h3)+:(1)] = settings[(64'h7c)+:(1)];
         conversion_now[(64'h4)+:(1)] = requests$data[(64'h34)+:(1)];
         conversion_now[(64'h5)+:(16)] = settings[(64'h7d)+:(16)];
+        conversion_now[(64'h15)+:(1)] = settings[(64'h8f)+:(1)];
         if (take_request) begin
             located_full$d = requests$valid;
             located$d[(64'h0)+:(4)] = present_now;
@@ -5739,7 +5821,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             located$d[(64'h64)+:(13)] = row_units[(32'h0)+:(13)];
             located$d[(64'h71)+:(5)] = position_units;
             located$d[(64'h76)+:(14)] = base_units;
-            located$d[(64'h84)+:(21)] = conversion_now;
+            located$d[(64'h84)+:(22)] = conversion_now;
         end
         row_pitch = ((located$q[(64'h64)+:(13)]) & 16'hffff);
         column_pitch = ((located$q[(64'h71)+:(5)]) & 16'hffff);
@@ -5802,11 +5884,11 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         if (issue) begin
             reading$d[(64'h0)+:(4)] = located$q[(64'h0)+:(4)];
             reading$d[(64'h4)+:(4)] = upper_half;
-            reading$d[(64'h8)+:(21)] = located$q[(64'h84)+:(21)];
+            reading$d[(64'h8)+:(22)] = located$q[(64'h84)+:(22)];
         end
         present = reading$q[(64'h0)+:(4)];
         halves = reading$q[(64'h4)+:(4)];
-        conversion = reading$q[(64'h8)+:(21)];
+        conversion = reading$q[(64'h8)+:(22)];
         zero_point16 = conversion[(64'h5)+:(16)];
         zero_point = ((zero_point16) & 17'h1ffff);
         if (conversion[(64'h3)+:(1)] & zero_point16[32'hf]) begin
@@ -5838,6 +5920,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[0] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -5846,7 +5937,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[0]) begin
+        if (~present[0] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 0) * 32'h9));
@@ -5870,6 +5961,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[0] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -5878,7 +5978,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[0]) begin
+        if (~present[0] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 1) * 32'h9));
@@ -5902,6 +6002,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[0] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -5910,7 +6019,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[0]) begin
+        if (~present[0] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 2) * 32'h9));
@@ -5934,6 +6043,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[0] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -5942,7 +6060,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[0]) begin
+        if (~present[0] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 3) * 32'h9));
@@ -5966,6 +6084,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[0] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -5974,7 +6101,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[0]) begin
+        if (~present[0] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 4) * 32'h9));
@@ -5998,6 +6125,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[0] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -6006,7 +6142,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[0]) begin
+        if (~present[0] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 5) * 32'h9));
@@ -6030,6 +6166,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[0] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -6038,7 +6183,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[0]) begin
+        if (~present[0] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 6) * 32'h9));
@@ -6062,6 +6207,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[0] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -6070,7 +6224,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[0]) begin
+        if (~present[0] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 7) * 32'h9));
@@ -6099,6 +6253,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[1] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -6107,7 +6270,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[1]) begin
+        if (~present[1] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 0) * 32'h9));
@@ -6131,6 +6294,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[1] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -6139,7 +6311,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[1]) begin
+        if (~present[1] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 1) * 32'h9));
@@ -6163,6 +6335,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[1] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -6171,7 +6352,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[1]) begin
+        if (~present[1] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 2) * 32'h9));
@@ -6195,6 +6376,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[1] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -6203,7 +6393,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[1]) begin
+        if (~present[1] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 3) * 32'h9));
@@ -6227,6 +6417,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[1] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -6235,7 +6434,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[1]) begin
+        if (~present[1] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 4) * 32'h9));
@@ -6259,6 +6458,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[1] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -6267,7 +6475,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[1]) begin
+        if (~present[1] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 5) * 32'h9));
@@ -6291,6 +6499,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[1] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -6299,7 +6516,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[1]) begin
+        if (~present[1] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 6) * 32'h9));
@@ -6323,6 +6540,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[1] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -6331,7 +6557,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[1]) begin
+        if (~present[1] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 7) * 32'h9));
@@ -6360,6 +6586,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[2] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -6368,7 +6603,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[2]) begin
+        if (~present[2] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 0) * 32'h9));
@@ -6392,6 +6627,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[2] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -6400,7 +6644,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[2]) begin
+        if (~present[2] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 1) * 32'h9));
@@ -6424,6 +6668,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[2] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -6432,7 +6685,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[2]) begin
+        if (~present[2] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 2) * 32'h9));
@@ -6456,6 +6709,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[2] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -6464,7 +6726,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[2]) begin
+        if (~present[2] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 3) * 32'h9));
@@ -6488,6 +6750,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[2] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -6496,7 +6767,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[2]) begin
+        if (~present[2] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 4) * 32'h9));
@@ -6520,6 +6791,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[2] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -6528,7 +6808,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[2]) begin
+        if (~present[2] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 5) * 32'h9));
@@ -6552,6 +6832,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[2] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -6560,7 +6849,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[2]) begin
+        if (~present[2] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 6) * 32'h9));
@@ -6584,6 +6873,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[2] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -6592,7 +6890,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[2]) begin
+        if (~present[2] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 7) * 32'h9));
@@ -6621,6 +6919,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[3] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -6629,7 +6936,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[3]) begin
+        if (~present[3] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 0) * 32'h9));
@@ -6653,6 +6960,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[3] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -6661,7 +6977,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[3]) begin
+        if (~present[3] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 1) * 32'h9));
@@ -6685,6 +7001,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[3] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -6693,7 +7018,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[3]) begin
+        if (~present[3] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 2) * 32'h9));
@@ -6717,6 +7042,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[3] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -6725,7 +7059,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[3]) begin
+        if (~present[3] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 3) * 32'h9));
@@ -6749,6 +7083,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[3] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -6757,7 +7100,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[3]) begin
+        if (~present[3] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 4) * 32'h9));
@@ -6781,6 +7124,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[3] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -6789,7 +7141,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[3]) begin
+        if (~present[3] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 5) * 32'h9));
@@ -6813,6 +7165,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[3] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -6821,7 +7182,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[3]) begin
+        if (~present[3] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 6) * 32'h9));
@@ -6845,6 +7206,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
+        if (~present[3] & conversion[(64'h15)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
         difference = value - zero_point;
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
@@ -6853,7 +7223,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[3]) begin
+        if (~present[3] & ~conversion[(64'h15)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 7) * 32'h9));
@@ -6888,11 +7258,11 @@ module npu_u65_256_core$datapath$ifm_unit$located(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [152:0] d;
-    output reg  [152:0] q;
+    input wire  [153:0] d;
+    output reg  [153:0] q;
     
     // Constant declarations
-    localparam  init = 153'h0;
+    localparam  init = 154'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -6964,11 +7334,11 @@ module npu_u65_256_core$datapath$ifm_unit$reading(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [28:0] d;
-    output reg  [28:0] q;
+    input wire  [29:0] d;
+    output reg  [29:0] q;
     
     // Constant declarations
-    localparam  init = 29'h0;
+    localparam  init = 30'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -7041,7 +7411,7 @@ module npu_u65_256_core$datapath$mac(clock,rst_n,operands$valid,operands$data,op
     input wire  clock;
     input wire  rst_n;
     input wire  operands$valid;
-    input wire  [876:0] operands$data;
+    input wire  [878:0] operands$data;
     output reg  operands$ready;
     output reg  slice_done;
     input wire  readout$valid;
@@ -7057,15 +7427,15 @@ module npu_u65_256_core$datapath$mac(clock,rst_n,operands$valid,operands$data,op
     reg  dot_units$clock;
     reg  dot_units$rst_n;
     reg  dot_units$operands$valid;
-    reg  [876:0] dot_units$operands$data;
+    reg  [878:0] dot_units$operands$data;
     wire  dot_units$operands$ready;
     wire  dot_units$sums$valid;
-    wire  [683:0] dot_units$sums$data;
+    wire  [685:0] dot_units$sums$data;
     reg  dot_units$sums$ready;
     reg  adder_array$clock;
     reg  adder_array$rst_n;
     reg  adder_array$sums$valid;
-    reg  [683:0] adder_array$sums$data;
+    reg  [685:0] adder_array$sums$data;
     wire  adder_array$sums$ready;
     reg  [1279:0] adder_array$stored;
     wire  adder_array$write_enable;
@@ -7242,7 +7612,7 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
     input wire  clock;
     input wire  rst_n;
     input wire  sums$valid;
-    input wire  [683:0] sums$data;
+    input wire  [685:0] sums$data;
     output reg  sums$ready;
     input wire  [1279:0] stored;
     output reg  write_enable;
@@ -7267,6 +7637,14 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
     reg  done$rst_n;
     reg  done$d;
     wire  done$q;
+    reg  low_bytes$clock;
+    reg  low_bytes$rst_n;
+    reg  [255:0] low_bytes$d;
+    wire  [255:0] low_bytes$q;
+    reg  low_first$clock;
+    reg  low_first$rst_n;
+    reg  low_first$d;
+    wire  low_first$q;
     
     // Local signals
     reg  [671:0] dots;
@@ -7276,6 +7654,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
     reg signed [39:0] wide;
     reg  [39:0] addend;
     reg  [39:0] sum;
+    reg  [39:0] stored_value;
+    reg  [39:0] value;
+    reg  [255:0] lows;
+    reg  [255:0] held;
+    reg  [7:0] low_byte;
+    reg  max_first;
     reg  [1279:0] sums_word;
     
     // Sub module instances
@@ -7303,6 +7687,18 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         .d(done$d),
         .q(done$q)
     );
+    npu_u65_256_core$datapath$mac$adder_array$low_bytes low_bytes(
+        .clock(low_bytes$clock),
+        .rst_n(low_bytes$rst_n),
+        .d(low_bytes$d),
+        .q(low_bytes$q)
+    );
+    npu_u65_256_core$datapath$mac$adder_array$low_first low_first(
+        .clock(low_first$clock),
+        .rst_n(low_first$rst_n),
+        .d(low_first$d),
+        .q(low_first$q)
+    );
     
     // Update code
     always @(*) begin
@@ -7310,10 +7706,16 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         forward_address$clock = clock;
         forward_valid$clock = clock;
         done$clock = clock;
+        low_bytes$clock = clock;
+        low_first$clock = clock;
         forward$d = forward$q;
         forward_address$d = forward_address$q;
         forward_valid$d = forward_valid$q;
         done$d = done$q;
+        low_bytes$d = low_bytes$q;
+        low_first$d = low_first$q;
+        low_first$rst_n = rst_n;
+        low_bytes$rst_n = rst_n;
         forward$rst_n = rst_n;
         forward_address$rst_n = rst_n;
         forward_valid$rst_n = rst_n;
@@ -7329,13 +7731,32 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             current = 32'h0;
         end
         sums_word = 32'h0;
+        lows = 32'h0;
+        max_first = sums$data[(64'h2a9)+:(1)] | (sums$data[(64'h2ab)+:(1)] & low_first$q);
         dot = dots[(0 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(0 * 32'h28)+:(40)] + addend;
+        stored_value = current[(0 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(0 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h28));
         dot = dots[(1 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -7343,7 +7764,24 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(1 * 32'h28)+:(40)] + addend;
+        stored_value = current[(1 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(1 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h28));
         dot = dots[(2 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -7351,7 +7789,24 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(2 * 32'h28)+:(40)] + addend;
+        stored_value = current[(2 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(2 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h28));
         dot = dots[(3 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -7359,7 +7814,24 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(3 * 32'h28)+:(40)] + addend;
+        stored_value = current[(3 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(3 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h28));
         dot = dots[(4 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -7367,7 +7839,24 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(4 * 32'h28)+:(40)] + addend;
+        stored_value = current[(4 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(4 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h28));
         dot = dots[(5 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -7375,7 +7864,24 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(5 * 32'h28)+:(40)] + addend;
+        stored_value = current[(5 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(5 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h28));
         dot = dots[(6 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -7383,7 +7889,24 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(6 * 32'h28)+:(40)] + addend;
+        stored_value = current[(6 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(6 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h28));
         dot = dots[(7 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -7391,7 +7914,24 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(7 * 32'h28)+:(40)] + addend;
+        stored_value = current[(7 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(7 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h28));
         dot = dots[(8 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -7399,7 +7939,24 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(8 * 32'h28)+:(40)] + addend;
+        stored_value = current[(8 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(8 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h28));
         dot = dots[(9 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -7407,7 +7964,24 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(9 * 32'h28)+:(40)] + addend;
+        stored_value = current[(9 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(9 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h28));
         dot = dots[(10 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -7415,7 +7989,24 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(10 * 32'h28)+:(40)] + addend;
+        stored_value = current[(10 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(10 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h28));
         dot = dots[(11 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -7423,7 +8014,24 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(11 * 32'h28)+:(40)] + addend;
+        stored_value = current[(11 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(11 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h28));
         dot = dots[(12 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -7431,7 +8039,24 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(12 * 32'h28)+:(40)] + addend;
+        stored_value = current[(12 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(12 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (12 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (12 * 32'h28));
         dot = dots[(13 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -7439,7 +8064,24 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(13 * 32'h28)+:(40)] + addend;
+        stored_value = current[(13 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(13 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (13 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (13 * 32'h28));
         dot = dots[(14 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -7447,7 +8089,24 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(14 * 32'h28)+:(40)] + addend;
+        stored_value = current[(14 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(14 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (14 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (14 * 32'h28));
         dot = dots[(15 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -7455,7 +8114,24 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(15 * 32'h28)+:(40)] + addend;
+        stored_value = current[(15 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(15 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (15 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (15 * 32'h28));
         dot = dots[(16 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -7463,7 +8139,24 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(16 * 32'h28)+:(40)] + addend;
+        stored_value = current[(16 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(16 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (16 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (16 * 32'h28));
         dot = dots[(17 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -7471,7 +8164,24 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(17 * 32'h28)+:(40)] + addend;
+        stored_value = current[(17 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(17 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (17 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (17 * 32'h28));
         dot = dots[(18 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -7479,7 +8189,24 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(18 * 32'h28)+:(40)] + addend;
+        stored_value = current[(18 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(18 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (18 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (18 * 32'h28));
         dot = dots[(19 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -7487,7 +8214,24 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(19 * 32'h28)+:(40)] + addend;
+        stored_value = current[(19 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(19 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (19 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (19 * 32'h28));
         dot = dots[(20 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -7495,7 +8239,24 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(20 * 32'h28)+:(40)] + addend;
+        stored_value = current[(20 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(20 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (20 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (20 * 32'h28));
         dot = dots[(21 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -7503,7 +8264,24 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(21 * 32'h28)+:(40)] + addend;
+        stored_value = current[(21 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(21 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (21 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (21 * 32'h28));
         dot = dots[(22 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -7511,7 +8289,24 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(22 * 32'h28)+:(40)] + addend;
+        stored_value = current[(22 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(22 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (22 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (22 * 32'h28));
         dot = dots[(23 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -7519,7 +8314,24 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(23 * 32'h28)+:(40)] + addend;
+        stored_value = current[(23 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(23 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (23 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (23 * 32'h28));
         dot = dots[(24 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -7527,7 +8339,24 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(24 * 32'h28)+:(40)] + addend;
+        stored_value = current[(24 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(24 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (24 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (24 * 32'h28));
         dot = dots[(25 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -7535,7 +8364,24 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(25 * 32'h28)+:(40)] + addend;
+        stored_value = current[(25 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(25 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (25 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (25 * 32'h28));
         dot = dots[(26 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -7543,7 +8389,24 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(26 * 32'h28)+:(40)] + addend;
+        stored_value = current[(26 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(26 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (26 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (26 * 32'h28));
         dot = dots[(27 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -7551,7 +8414,24 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(27 * 32'h28)+:(40)] + addend;
+        stored_value = current[(27 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(27 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (27 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (27 * 32'h28));
         dot = dots[(28 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -7559,7 +8439,24 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(28 * 32'h28)+:(40)] + addend;
+        stored_value = current[(28 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(28 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (28 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (28 * 32'h28));
         dot = dots[(29 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -7567,7 +8464,24 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(29 * 32'h28)+:(40)] + addend;
+        stored_value = current[(29 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(29 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (29 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (29 * 32'h28));
         dot = dots[(30 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -7575,7 +8489,24 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(30 * 32'h28)+:(40)] + addend;
+        stored_value = current[(30 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(30 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (30 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (30 * 32'h28));
         dot = dots[(31 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
@@ -7583,7 +8514,24 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         if (sums$data[(64'h2ab)+:(1)]) begin
             addend = addend << 32'h8;
         end
-        sum = current[(31 * 32'h28)+:(40)] + addend;
+        stored_value = current[(31 * 32'h28)+:(40)];
+        sum = stored_value + addend;
+        held = low_bytes$q;
+        low_byte = held[(31 * 32'h8)+:(8)];
+        value = addend;
+        if (sums$data[(64'h2ab)+:(1)]) begin
+            value = addend | ((low_byte) & 40'hffffffffff);
+        end
+        lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (31 * 32'h8));
+        if (sums$data[(64'h2ac)+:(1)]) begin
+            sum = value;
+            if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
+                sum = stored_value;
+            end
+            if (sums$data[(64'h2ad)+:(1)]) begin
+                sum = stored_value;
+            end
+        end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (31 * 32'h28));
         write_enable = sums$valid;
         write_address = address;
@@ -7592,6 +8540,10 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         forward_address$d = address;
         forward_valid$d = sums$valid;
         done$d = sums$valid & sums$data[(64'h2aa)+:(1)];
+        if (sums$valid & sums$data[(64'h2ad)+:(1)]) begin
+            low_bytes$d = lows;
+            low_first$d = sums$data[(64'h2a9)+:(1)];
+        end
         slice_done = done$q;
     end
     
@@ -7674,6 +8626,44 @@ module npu_u65_256_core$datapath$mac$adder_array$forward_valid(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$datapath$mac$adder_array$forward_valid
 
 
+module npu_u65_256_core$datapath$mac$adder_array$low_bytes(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    
+    // Constant declarations
+    localparam  init = 256'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$mac$adder_array$low_bytes
+
+
+module npu_u65_256_core$datapath$mac$adder_array$low_first(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$mac$adder_array$low_first
+
+
 module npu_u65_256_core$datapath$mac$clear_active(clock,rst_n,d,q);
     
     // Module arguments
@@ -7718,17 +8708,17 @@ module npu_u65_256_core$datapath$mac$dot_units(clock,rst_n,operands$valid,operan
     input wire  clock;
     input wire  rst_n;
     input wire  operands$valid;
-    input wire  [876:0] operands$data;
+    input wire  [878:0] operands$data;
     output reg  operands$ready;
     output reg  sums$valid;
-    output reg  [683:0] sums$data;
+    output reg  [685:0] sums$data;
     input wire  sums$ready;
     
     // Stub signals
     reg  stage$clock;
     reg  stage$rst_n;
-    reg  [683:0] stage$d;
-    wire  [683:0] stage$q;
+    reg  [685:0] stage$d;
+    wire  [685:0] stage$q;
     reg  full$clock;
     reg  full$rst_n;
     reg  full$d;
@@ -10439,6 +11429,8 @@ module npu_u65_256_core$datapath$mac$dot_units(clock,rst_n,operands$valid,operan
             stage$d[(64'h2a9)+:(1)] = operands$data[(64'h369)+:(1)];
             stage$d[(64'h2aa)+:(1)] = operands$data[(64'h36a)+:(1)];
             stage$d[(64'h2ab)+:(1)] = operands$data[(64'h36c)+:(1)];
+            stage$d[(64'h2ac)+:(1)] = operands$data[(64'h36d)+:(1)];
+            stage$d[(64'h2ad)+:(1)] = operands$data[(64'h36e)+:(1)];
             full$d = 1'b1;
         end
         sums$data = stage$q;
@@ -10472,11 +11464,11 @@ module npu_u65_256_core$datapath$mac$dot_units$stage(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [683:0] d;
-    output reg  [683:0] q;
+    input wire  [685:0] d;
+    output reg  [685:0] q;
     
     // Constant declarations
-    localparam  init = 684'h0;
+    localparam  init = 686'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -11104,9 +12096,9 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [109:0] settings;
+    input wire  [112:0] settings;
     input wire  accumulators$valid;
-    input wire  [952:0] accumulators$data;
+    input wire  [959:0] accumulators$data;
     output reg  accumulators$ready;
     output reg  results$valid;
     output reg  [263:0] results$data;
@@ -11114,11 +12106,14 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
     input wire  [152:0] lut_write;
     
     // Stub signals
-    reg  [109:0] decoder$settings;
+    reg  [112:0] decoder$settings;
     reg  [7:0] decoder$lanes;
     reg  decoder$core;
     wire  [158:0] decoder$control;
     wire  decoder$acc_int32;
+    reg  [6:0] reciprocals$count;
+    wire  [31:0] reciprocals$scale;
+    wire  [5:0] reciprocals$shift;
     reg  scaler$clock;
     reg  scaler$rst_n;
     reg  [319:0] scaler$accumulators;
@@ -11175,6 +12170,13 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
     reg  [319:0] biases;
     reg  [255:0] scales;
     reg  [47:0] shifts;
+    reg  [319:0] raw_values;
+    reg  [319:0] values;
+    reg  [39:0] lane_value;
+    reg  [39:0] divisor;
+    reg  [39:0] negated;
+    reg  [39:0] doubled;
+    reg  [255:0] unit_scales;
     
     // Sub module instances
     npu_u65_256_core$datapath$output_unit$decoder decoder(
@@ -11183,6 +12185,11 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
         .core(decoder$core),
         .control(decoder$control),
         .acc_int32(decoder$acc_int32)
+    );
+    npu_u65_256_core$datapath$output_unit$reciprocals reciprocals(
+        .count(reciprocals$count),
+        .scale(reciprocals$scale),
+        .shift(reciprocals$shift)
     );
     npu_u65_256_core$datapath$output_unit$scaler scaler(
         .clock(scaler$clock),
@@ -11309,10 +12316,126 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
             scales = scales | (((settings[(64'h6)+:(32)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h20));
             shifts = shifts | (((settings[(64'h26)+:(6)]) & 48'hffffffffffff) << (7 * 32'h6));
         end
+        raw_values = accumulators$data[(64'h0)+:(320)];
+        values = raw_values;
+        reciprocals$count = accumulators$data[(64'h3b9)+:(7)];
+        divisor = ((accumulators$data[(64'h3b9)+:(7)]) & 40'hffffffffff);
+        negated = ((32'h0) & 40'hffffffffff) - divisor;
+        lane_value = 32'h0;
+        doubled = 32'h0;
+        unit_scales = 32'h0;
+        unit_scales = unit_scales | (((32'h1) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h20));
+        unit_scales = unit_scales | (((32'h1) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h20));
+        unit_scales = unit_scales | (((32'h1) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h20));
+        unit_scales = unit_scales | (((32'h1) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h20));
+        unit_scales = unit_scales | (((32'h1) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h20));
+        unit_scales = unit_scales | (((32'h1) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h20));
+        unit_scales = unit_scales | (((32'h1) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h20));
+        unit_scales = unit_scales | (((32'h1) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h20));
+        if (settings[(64'h6e)+:(1)]) begin
+            biases = 32'h0;
+            scales = unit_scales;
+            shifts = 32'h0;
+        end
+        if (settings[(64'h6f)+:(1)]) begin
+            values = 32'h0;
+            scales = 32'h0;
+            lane_value = raw_values[(0 * 32'h28)+:(40)];
+            doubled = lane_value << 32'h1;
+            values = values | (((doubled) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h28));
+            if (lane_value[32'h27]) begin
+                biases = biases | (((negated) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h28));
+            end
+            else begin
+                biases = biases | (((divisor) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h28));
+            end
+            scales = scales | (((reciprocals$scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h20));
+            shifts = shifts | (((reciprocals$shift) & 48'hffffffffffff) << (0 * 32'h6));
+            lane_value = raw_values[(1 * 32'h28)+:(40)];
+            doubled = lane_value << 32'h1;
+            values = values | (((doubled) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h28));
+            if (lane_value[32'h27]) begin
+                biases = biases | (((negated) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h28));
+            end
+            else begin
+                biases = biases | (((divisor) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h28));
+            end
+            scales = scales | (((reciprocals$scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h20));
+            shifts = shifts | (((reciprocals$shift) & 48'hffffffffffff) << (1 * 32'h6));
+            lane_value = raw_values[(2 * 32'h28)+:(40)];
+            doubled = lane_value << 32'h1;
+            values = values | (((doubled) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h28));
+            if (lane_value[32'h27]) begin
+                biases = biases | (((negated) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h28));
+            end
+            else begin
+                biases = biases | (((divisor) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h28));
+            end
+            scales = scales | (((reciprocals$scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h20));
+            shifts = shifts | (((reciprocals$shift) & 48'hffffffffffff) << (2 * 32'h6));
+            lane_value = raw_values[(3 * 32'h28)+:(40)];
+            doubled = lane_value << 32'h1;
+            values = values | (((doubled) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h28));
+            if (lane_value[32'h27]) begin
+                biases = biases | (((negated) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h28));
+            end
+            else begin
+                biases = biases | (((divisor) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h28));
+            end
+            scales = scales | (((reciprocals$scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h20));
+            shifts = shifts | (((reciprocals$shift) & 48'hffffffffffff) << (3 * 32'h6));
+            lane_value = raw_values[(4 * 32'h28)+:(40)];
+            doubled = lane_value << 32'h1;
+            values = values | (((doubled) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h28));
+            if (lane_value[32'h27]) begin
+                biases = biases | (((negated) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h28));
+            end
+            else begin
+                biases = biases | (((divisor) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h28));
+            end
+            scales = scales | (((reciprocals$scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h20));
+            shifts = shifts | (((reciprocals$shift) & 48'hffffffffffff) << (4 * 32'h6));
+            lane_value = raw_values[(5 * 32'h28)+:(40)];
+            doubled = lane_value << 32'h1;
+            values = values | (((doubled) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h28));
+            if (lane_value[32'h27]) begin
+                biases = biases | (((negated) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h28));
+            end
+            else begin
+                biases = biases | (((divisor) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h28));
+            end
+            scales = scales | (((reciprocals$scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h20));
+            shifts = shifts | (((reciprocals$shift) & 48'hffffffffffff) << (5 * 32'h6));
+            lane_value = raw_values[(6 * 32'h28)+:(40)];
+            doubled = lane_value << 32'h1;
+            values = values | (((doubled) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h28));
+            if (lane_value[32'h27]) begin
+                biases = biases | (((negated) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h28));
+            end
+            else begin
+                biases = biases | (((divisor) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h28));
+            end
+            scales = scales | (((reciprocals$scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h20));
+            shifts = shifts | (((reciprocals$shift) & 48'hffffffffffff) << (6 * 32'h6));
+            lane_value = raw_values[(7 * 32'h28)+:(40)];
+            doubled = lane_value << 32'h1;
+            values = values | (((doubled) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h28));
+            if (lane_value[32'h27]) begin
+                biases = biases | (((negated) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h28));
+            end
+            else begin
+                biases = biases | (((divisor) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h28));
+            end
+            scales = scales | (((reciprocals$scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h20));
+            shifts = shifts | (((reciprocals$shift) & 48'hffffffffffff) << (7 * 32'h6));
+        end
+        if (settings[(64'h70)+:(1)]) begin
+            scales = unit_scales;
+        end
         decoder$settings = settings;
         decoder$lanes = accumulators$data[(64'h3b0)+:(8)];
         decoder$core = accumulators$data[(64'h3b8)+:(1)];
-        scaler$accumulators = accumulators$data[(64'h0)+:(320)];
+        scaler$accumulators = values;
         scaler$biases = biases;
         scaler$scales = scales;
         scaler$shifts = shifts;
@@ -12435,7 +13558,7 @@ endmodule // npu_u65_256_core$datapath$output_unit$activation$sigmoid_rom
 module npu_u65_256_core$datapath$output_unit$decoder(settings,lanes,core,control,acc_int32);
     
     // Module arguments
-    input wire  [109:0] settings;
+    input wire  [112:0] settings;
     input wire  [7:0] lanes;
     input wire  core;
     output reg  [158:0] control;
@@ -12451,6 +13574,8 @@ module npu_u65_256_core$datapath$output_unit$decoder(settings,lanes,core,control
     localparam  int32_ofm = 2'b10;
     localparam  tanh = 12'h3;
     localparam  sigmoid = 12'h4;
+    localparam  truncate = 2'b1;
+    localparam  tfl = 2'b0;
     localparam  sign_35 = 35'h400000000;
     
     // Local signals
@@ -12482,6 +13607,12 @@ module npu_u65_256_core$datapath$output_unit$decoder(settings,lanes,core,control
         control[(64'h74)+:(1)] = function_code == sigmoid;
         control[(64'h75)+:(1)] = lookup;
         control[(64'h79)+:(3)] = function_code[(32'h0)+:(3)];
+        if (settings[(64'h6f)+:(1)]) begin
+            control[(64'h8)+:(2)] = truncate;
+        end
+        if (settings[(64'h70)+:(1)] & (settings[(64'h0)+:(2)] == tfl)) begin
+            control[(64'h8)+:(2)] = 32'h3;
+        end
         zero_point = ((settings[(64'h2c)+:(16)]) & 35'h7ffffffff);
         if (settings[(64'h2)+:(1)] & zero_point[32'hf]) begin
             zero_point = zero_point | 64'h7ffff0000;
@@ -12906,6 +14037,282 @@ module npu_u65_256_core$datapath$output_unit$full_5(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // npu_u65_256_core$datapath$output_unit$full_5
+
+
+module npu_u65_256_core$datapath$output_unit$reciprocals(count,scale,shift);
+    
+    // Module arguments
+    input wire  [6:0] count;
+    output reg  [31:0] scale;
+    output reg  [5:0] shift;
+    
+    // Constant declarations
+    localparam  scales = 2048'h8000000041041042421084224325c53f44444445456c797e469ee58547dc11f84924924a4a7904a84bda12f74d4873ed4ec4ec4f5050505151eb851f5397829d55555556572620af590b21655b05b05c5d1745d25f417d066186186263e7063f666666676906906a6bca1af36eb3e45471c71c7275075076787878797c1f07c2800000004210842244444445469ee5854924924a4bda12f74ec4ec4f51eb851f55555556590b21655d1745d261861862666666676bca1af371c71c727878787980000000444444454924924a4ec4ec4f555555565d1745d26666666771c71c72800000004924924a555555566666666780000000555555568000000080000000;
+    localparam  shifts = 384'h9a59659659659659659659659659659659659659659659659649249249249249249249249238e38e38e38e28a28a1860;
+    
+    // Update code
+    always @(*) begin
+        scale = 32'h0;
+        shift = 32'h0;
+        if (count == 1) begin
+            scale = scales[(32'h20 * (1 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (1 - 32'h1))+:(6)];
+        end
+        if (count == 2) begin
+            scale = scales[(32'h20 * (2 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (2 - 32'h1))+:(6)];
+        end
+        if (count == 3) begin
+            scale = scales[(32'h20 * (3 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (3 - 32'h1))+:(6)];
+        end
+        if (count == 4) begin
+            scale = scales[(32'h20 * (4 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (4 - 32'h1))+:(6)];
+        end
+        if (count == 5) begin
+            scale = scales[(32'h20 * (5 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (5 - 32'h1))+:(6)];
+        end
+        if (count == 6) begin
+            scale = scales[(32'h20 * (6 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (6 - 32'h1))+:(6)];
+        end
+        if (count == 7) begin
+            scale = scales[(32'h20 * (7 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (7 - 32'h1))+:(6)];
+        end
+        if (count == 8) begin
+            scale = scales[(32'h20 * (8 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (8 - 32'h1))+:(6)];
+        end
+        if (count == 9) begin
+            scale = scales[(32'h20 * (9 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (9 - 32'h1))+:(6)];
+        end
+        if (count == 10) begin
+            scale = scales[(32'h20 * (10 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (10 - 32'h1))+:(6)];
+        end
+        if (count == 11) begin
+            scale = scales[(32'h20 * (11 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (11 - 32'h1))+:(6)];
+        end
+        if (count == 12) begin
+            scale = scales[(32'h20 * (12 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (12 - 32'h1))+:(6)];
+        end
+        if (count == 13) begin
+            scale = scales[(32'h20 * (13 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (13 - 32'h1))+:(6)];
+        end
+        if (count == 14) begin
+            scale = scales[(32'h20 * (14 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (14 - 32'h1))+:(6)];
+        end
+        if (count == 15) begin
+            scale = scales[(32'h20 * (15 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (15 - 32'h1))+:(6)];
+        end
+        if (count == 16) begin
+            scale = scales[(32'h20 * (16 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (16 - 32'h1))+:(6)];
+        end
+        if (count == 17) begin
+            scale = scales[(32'h20 * (17 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (17 - 32'h1))+:(6)];
+        end
+        if (count == 18) begin
+            scale = scales[(32'h20 * (18 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (18 - 32'h1))+:(6)];
+        end
+        if (count == 19) begin
+            scale = scales[(32'h20 * (19 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (19 - 32'h1))+:(6)];
+        end
+        if (count == 20) begin
+            scale = scales[(32'h20 * (20 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (20 - 32'h1))+:(6)];
+        end
+        if (count == 21) begin
+            scale = scales[(32'h20 * (21 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (21 - 32'h1))+:(6)];
+        end
+        if (count == 22) begin
+            scale = scales[(32'h20 * (22 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (22 - 32'h1))+:(6)];
+        end
+        if (count == 23) begin
+            scale = scales[(32'h20 * (23 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (23 - 32'h1))+:(6)];
+        end
+        if (count == 24) begin
+            scale = scales[(32'h20 * (24 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (24 - 32'h1))+:(6)];
+        end
+        if (count == 25) begin
+            scale = scales[(32'h20 * (25 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (25 - 32'h1))+:(6)];
+        end
+        if (count == 26) begin
+            scale = scales[(32'h20 * (26 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (26 - 32'h1))+:(6)];
+        end
+        if (count == 27) begin
+            scale = scales[(32'h20 * (27 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (27 - 32'h1))+:(6)];
+        end
+        if (count == 28) begin
+            scale = scales[(32'h20 * (28 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (28 - 32'h1))+:(6)];
+        end
+        if (count == 29) begin
+            scale = scales[(32'h20 * (29 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (29 - 32'h1))+:(6)];
+        end
+        if (count == 30) begin
+            scale = scales[(32'h20 * (30 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (30 - 32'h1))+:(6)];
+        end
+        if (count == 31) begin
+            scale = scales[(32'h20 * (31 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (31 - 32'h1))+:(6)];
+        end
+        if (count == 32) begin
+            scale = scales[(32'h20 * (32 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (32 - 32'h1))+:(6)];
+        end
+        if (count == 33) begin
+            scale = scales[(32'h20 * (33 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (33 - 32'h1))+:(6)];
+        end
+        if (count == 34) begin
+            scale = scales[(32'h20 * (34 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (34 - 32'h1))+:(6)];
+        end
+        if (count == 35) begin
+            scale = scales[(32'h20 * (35 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (35 - 32'h1))+:(6)];
+        end
+        if (count == 36) begin
+            scale = scales[(32'h20 * (36 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (36 - 32'h1))+:(6)];
+        end
+        if (count == 37) begin
+            scale = scales[(32'h20 * (37 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (37 - 32'h1))+:(6)];
+        end
+        if (count == 38) begin
+            scale = scales[(32'h20 * (38 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (38 - 32'h1))+:(6)];
+        end
+        if (count == 39) begin
+            scale = scales[(32'h20 * (39 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (39 - 32'h1))+:(6)];
+        end
+        if (count == 40) begin
+            scale = scales[(32'h20 * (40 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (40 - 32'h1))+:(6)];
+        end
+        if (count == 41) begin
+            scale = scales[(32'h20 * (41 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (41 - 32'h1))+:(6)];
+        end
+        if (count == 42) begin
+            scale = scales[(32'h20 * (42 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (42 - 32'h1))+:(6)];
+        end
+        if (count == 43) begin
+            scale = scales[(32'h20 * (43 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (43 - 32'h1))+:(6)];
+        end
+        if (count == 44) begin
+            scale = scales[(32'h20 * (44 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (44 - 32'h1))+:(6)];
+        end
+        if (count == 45) begin
+            scale = scales[(32'h20 * (45 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (45 - 32'h1))+:(6)];
+        end
+        if (count == 46) begin
+            scale = scales[(32'h20 * (46 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (46 - 32'h1))+:(6)];
+        end
+        if (count == 47) begin
+            scale = scales[(32'h20 * (47 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (47 - 32'h1))+:(6)];
+        end
+        if (count == 48) begin
+            scale = scales[(32'h20 * (48 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (48 - 32'h1))+:(6)];
+        end
+        if (count == 49) begin
+            scale = scales[(32'h20 * (49 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (49 - 32'h1))+:(6)];
+        end
+        if (count == 50) begin
+            scale = scales[(32'h20 * (50 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (50 - 32'h1))+:(6)];
+        end
+        if (count == 51) begin
+            scale = scales[(32'h20 * (51 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (51 - 32'h1))+:(6)];
+        end
+        if (count == 52) begin
+            scale = scales[(32'h20 * (52 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (52 - 32'h1))+:(6)];
+        end
+        if (count == 53) begin
+            scale = scales[(32'h20 * (53 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (53 - 32'h1))+:(6)];
+        end
+        if (count == 54) begin
+            scale = scales[(32'h20 * (54 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (54 - 32'h1))+:(6)];
+        end
+        if (count == 55) begin
+            scale = scales[(32'h20 * (55 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (55 - 32'h1))+:(6)];
+        end
+        if (count == 56) begin
+            scale = scales[(32'h20 * (56 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (56 - 32'h1))+:(6)];
+        end
+        if (count == 57) begin
+            scale = scales[(32'h20 * (57 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (57 - 32'h1))+:(6)];
+        end
+        if (count == 58) begin
+            scale = scales[(32'h20 * (58 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (58 - 32'h1))+:(6)];
+        end
+        if (count == 59) begin
+            scale = scales[(32'h20 * (59 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (59 - 32'h1))+:(6)];
+        end
+        if (count == 60) begin
+            scale = scales[(32'h20 * (60 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (60 - 32'h1))+:(6)];
+        end
+        if (count == 61) begin
+            scale = scales[(32'h20 * (61 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (61 - 32'h1))+:(6)];
+        end
+        if (count == 62) begin
+            scale = scales[(32'h20 * (62 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (62 - 32'h1))+:(6)];
+        end
+        if (count == 63) begin
+            scale = scales[(32'h20 * (63 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (63 - 32'h1))+:(6)];
+        end
+        if (count == 64) begin
+            scale = scales[(32'h20 * (64 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (64 - 32'h1))+:(6)];
+        end
+    end
+    
+endmodule // npu_u65_256_core$datapath$output_unit$reciprocals
 
 
 module npu_u65_256_core$datapath$output_unit$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc_int32,control,load_1,load_2,load_3,scaled,scaled_control);
@@ -13435,6 +14842,9 @@ module npu_u65_256_core$datapath$output_unit$scaler(clock,rst_n,accumulators,bia
                 addend = power - 32'h1;
             end
         end
+        if ((control_2$q[(64'h8)+:(2)] == 32'h3) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
+            addend = addend - 32'h1;
+        end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
             addend = addend + 64'h40000000;
             if (lane_p[32'h47] & ~&lane_p[(32'h1e)+:(42)]) begin
@@ -13487,6 +14897,9 @@ module npu_u65_256_core$datapath$output_unit$scaler(clock,rst_n,accumulators,bia
             if (lane_p[32'h47]) begin
                 addend = power - 32'h1;
             end
+        end
+        if ((control_2$q[(64'h8)+:(2)] == 32'h3) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
+            addend = addend - 32'h1;
         end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
             addend = addend + 64'h40000000;
@@ -13541,6 +14954,9 @@ module npu_u65_256_core$datapath$output_unit$scaler(clock,rst_n,accumulators,bia
                 addend = power - 32'h1;
             end
         end
+        if ((control_2$q[(64'h8)+:(2)] == 32'h3) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
+            addend = addend - 32'h1;
+        end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
             addend = addend + 64'h40000000;
             if (lane_p[32'h47] & ~&lane_p[(32'h1e)+:(42)]) begin
@@ -13593,6 +15009,9 @@ module npu_u65_256_core$datapath$output_unit$scaler(clock,rst_n,accumulators,bia
             if (lane_p[32'h47]) begin
                 addend = power - 32'h1;
             end
+        end
+        if ((control_2$q[(64'h8)+:(2)] == 32'h3) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
+            addend = addend - 32'h1;
         end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
             addend = addend + 64'h40000000;
@@ -13647,6 +15066,9 @@ module npu_u65_256_core$datapath$output_unit$scaler(clock,rst_n,accumulators,bia
                 addend = power - 32'h1;
             end
         end
+        if ((control_2$q[(64'h8)+:(2)] == 32'h3) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
+            addend = addend - 32'h1;
+        end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
             addend = addend + 64'h40000000;
             if (lane_p[32'h47] & ~&lane_p[(32'h1e)+:(42)]) begin
@@ -13699,6 +15121,9 @@ module npu_u65_256_core$datapath$output_unit$scaler(clock,rst_n,accumulators,bia
             if (lane_p[32'h47]) begin
                 addend = power - 32'h1;
             end
+        end
+        if ((control_2$q[(64'h8)+:(2)] == 32'h3) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
+            addend = addend - 32'h1;
         end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
             addend = addend + 64'h40000000;
@@ -13753,6 +15178,9 @@ module npu_u65_256_core$datapath$output_unit$scaler(clock,rst_n,accumulators,bia
                 addend = power - 32'h1;
             end
         end
+        if ((control_2$q[(64'h8)+:(2)] == 32'h3) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
+            addend = addend - 32'h1;
+        end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
             addend = addend + 64'h40000000;
             if (lane_p[32'h47] & ~&lane_p[(32'h1e)+:(42)]) begin
@@ -13805,6 +15233,9 @@ module npu_u65_256_core$datapath$output_unit$scaler(clock,rst_n,accumulators,bia
             if (lane_p[32'h47]) begin
                 addend = power - 32'h1;
             end
+        end
+        if ((control_2$q[(64'h8)+:(2)] == 32'h3) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
+            addend = addend - 32'h1;
         end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
             addend = addend + 64'h40000000;
@@ -14969,7 +16400,7 @@ module npu_u65_256_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$va
     input wire  clock;
     input wire  rst_n;
     input wire  start;
-    input wire  [222:0] shape;
+    input wire  [223:0] shape;
     output wire  ifm_blocks$valid;
     output wire  [260:0] ifm_blocks$data;
     input wire  ifm_blocks$ready;
@@ -14991,12 +16422,12 @@ module npu_u65_256_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$va
     reg  block_walker$clock;
     reg  block_walker$rst_n;
     reg  block_walker$start;
-    reg  [222:0] block_walker$shape;
+    reg  [223:0] block_walker$shape;
     reg  block_walker$ib_release;
     wire  block_walker$busy;
     reg  beat_walker$clock;
     reg  beat_walker$rst_n;
-    reg  [222:0] beat_walker$shape;
+    reg  [223:0] beat_walker$shape;
     wire  [260:0] beat_walker$current;
     wire  beat_walker$finished$valid;
     wire  [97:0] beat_walker$finished$data;
@@ -15005,7 +16436,7 @@ module npu_u65_256_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$va
     wire  beat_walker$busy;
     reg  readout_walker$clock;
     reg  readout_walker$rst_n;
-    reg  [222:0] readout_walker$shape;
+    reg  [223:0] readout_walker$shape;
     reg  readout_walker$blocks$valid;
     reg  [97:0] readout_walker$blocks$data;
     wire  readout_walker$blocks$ready;
@@ -15112,7 +16543,7 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [222:0] shape;
+    input wire  [223:0] shape;
     input wire  jobs$valid;
     input wire  [260:0] jobs$data;
     output reg  jobs$ready;
@@ -15189,7 +16620,7 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
     wire  [1:0] ab_held$q;
     
     // Local signals
-    reg  [222:0] s;
+    reg  [223:0] s;
     reg  [260:0] j;
     reg  [15:0] across;
     reg  [15:0] down;
@@ -15374,6 +16805,9 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         end
         if (s[(64'haa)+:(1)] & s[(64'hac)+:(1)]) begin
             elements = (area + 32'h1) & 32'hfffe;
+        end
+        if (s[(64'hdf)+:(1)]) begin
+            elements = area;
         end
         loop_channels = 32'h20;
         if (s[(64'hac)+:(1)]) begin
@@ -15786,7 +17220,7 @@ module npu_u65_256_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
     input wire  clock;
     input wire  rst_n;
     input wire  start;
-    input wire  [222:0] shape;
+    input wire  [223:0] shape;
     output reg  jobs$valid;
     output reg  [260:0] jobs$data;
     input wire  jobs$ready;
@@ -15836,7 +17270,7 @@ module npu_u65_256_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
     wire  [1:0] held$q;
     
     // Local signals
-    reg  [222:0] s;
+    reg  [223:0] s;
     reg  [15:0] block_height;
     reg  [15:0] block_width;
     reg  [15:0] block_depth;
@@ -16521,7 +17955,7 @@ module npu_u65_256_core$datapath$traversal$readout_walker(clock,rst_n,shape,bloc
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [222:0] shape;
+    input wire  [223:0] shape;
     input wire  blocks$valid;
     input wire  [97:0] blocks$data;
     output reg  blocks$ready;
@@ -32420,6 +33854,198 @@ module npu_u65_256_core$datapath$weight_streams$write_pointer(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // npu_u65_256_core$datapath$weight_streams$write_pointer
+
+
+module npu_u65_256_core$datapath$window(y,x,shape,count);
+    
+    // Module arguments
+    input wire  [15:0] y;
+    input wire  [15:0] x;
+    input wire  [223:0] shape;
+    output reg  [6:0] count;
+    
+    // Stub signals
+    reg  [15:0] rows$position;
+    reg  [1:0] rows$stride;
+    reg  [1:0] rows$dilation;
+    reg  [15:0] rows$pad;
+    reg  [15:0] rows$kernel;
+    reg  [15:0] rows$extent;
+    wire  [15:0] rows$taps;
+    reg  [15:0] columns$position;
+    reg  [1:0] columns$stride;
+    reg  [1:0] columns$dilation;
+    reg  [15:0] columns$pad;
+    reg  [15:0] columns$kernel;
+    reg  [15:0] columns$extent;
+    wire  [15:0] columns$taps;
+    
+    // Local signals
+    reg  [31:0] area;
+    
+    // Sub module instances
+    npu_u65_256_core$datapath$window$rows rows(
+        .position(rows$position),
+        .stride(rows$stride),
+        .dilation(rows$dilation),
+        .pad(rows$pad),
+        .kernel(rows$kernel),
+        .extent(rows$extent),
+        .taps(rows$taps)
+    );
+    npu_u65_256_core$datapath$window$columns columns(
+        .position(columns$position),
+        .stride(columns$stride),
+        .dilation(columns$dilation),
+        .pad(columns$pad),
+        .kernel(columns$kernel),
+        .extent(columns$extent),
+        .taps(columns$taps)
+    );
+    
+    // Update code
+    always @(*) begin
+        rows$position = y;
+        rows$stride = shape[(64'h82)+:(2)];
+        rows$dilation = shape[(64'h86)+:(2)];
+        rows$pad = shape[(64'h88)+:(16)];
+        rows$kernel = shape[(64'h60)+:(16)];
+        rows$extent = shape[(64'h40)+:(16)];
+        columns$position = x;
+        columns$stride = shape[(64'h80)+:(2)];
+        columns$dilation = shape[(64'h84)+:(2)];
+        columns$pad = shape[(64'h98)+:(16)];
+        columns$kernel = shape[(64'h70)+:(16)];
+        columns$extent = shape[(64'h50)+:(16)];
+        area = rows$taps * columns$taps;
+        count = area[(32'h0)+:(7)];
+    end
+    
+endmodule // npu_u65_256_core$datapath$window
+
+
+module npu_u65_256_core$datapath$window$columns(position,stride,dilation,pad,kernel,extent,taps);
+    
+    // Module arguments
+    input wire  [15:0] position;
+    input wire  [1:0] stride;
+    input wire  [1:0] dilation;
+    input wire  [15:0] pad;
+    input wire  [15:0] kernel;
+    input wire  [15:0] extent;
+    output reg  [15:0] taps;
+    
+    // Local signals
+    reg  [19:0] tap;
+    
+    // Update code
+    always @(*) begin
+        tap = ((position) & 20'hfffff);
+        if (stride == 32'h2) begin
+            tap = ((position) & 20'hfffff) << 32'h1;
+        end
+        if (stride == 32'h3) begin
+            tap = ((position) & 20'hfffff) + (((position) & 20'hfffff) << 32'h1);
+        end
+        tap = tap - ((pad) & 20'hfffff);
+        taps = 32'h0;
+        if ((0 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
+            taps = taps + 32'h1;
+        end
+        tap = tap + ((dilation) & 20'hfffff);
+        if ((1 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
+            taps = taps + 32'h1;
+        end
+        tap = tap + ((dilation) & 20'hfffff);
+        if ((2 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
+            taps = taps + 32'h1;
+        end
+        tap = tap + ((dilation) & 20'hfffff);
+        if ((3 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
+            taps = taps + 32'h1;
+        end
+        tap = tap + ((dilation) & 20'hfffff);
+        if ((4 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
+            taps = taps + 32'h1;
+        end
+        tap = tap + ((dilation) & 20'hfffff);
+        if ((5 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
+            taps = taps + 32'h1;
+        end
+        tap = tap + ((dilation) & 20'hfffff);
+        if ((6 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
+            taps = taps + 32'h1;
+        end
+        tap = tap + ((dilation) & 20'hfffff);
+        if ((7 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
+            taps = taps + 32'h1;
+        end
+        tap = tap + ((dilation) & 20'hfffff);
+    end
+    
+endmodule // npu_u65_256_core$datapath$window$columns
+
+
+module npu_u65_256_core$datapath$window$rows(position,stride,dilation,pad,kernel,extent,taps);
+    
+    // Module arguments
+    input wire  [15:0] position;
+    input wire  [1:0] stride;
+    input wire  [1:0] dilation;
+    input wire  [15:0] pad;
+    input wire  [15:0] kernel;
+    input wire  [15:0] extent;
+    output reg  [15:0] taps;
+    
+    // Local signals
+    reg  [19:0] tap;
+    
+    // Update code
+    always @(*) begin
+        tap = ((position) & 20'hfffff);
+        if (stride == 32'h2) begin
+            tap = ((position) & 20'hfffff) << 32'h1;
+        end
+        if (stride == 32'h3) begin
+            tap = ((position) & 20'hfffff) + (((position) & 20'hfffff) << 32'h1);
+        end
+        tap = tap - ((pad) & 20'hfffff);
+        taps = 32'h0;
+        if ((0 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
+            taps = taps + 32'h1;
+        end
+        tap = tap + ((dilation) & 20'hfffff);
+        if ((1 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
+            taps = taps + 32'h1;
+        end
+        tap = tap + ((dilation) & 20'hfffff);
+        if ((2 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
+            taps = taps + 32'h1;
+        end
+        tap = tap + ((dilation) & 20'hfffff);
+        if ((3 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
+            taps = taps + 32'h1;
+        end
+        tap = tap + ((dilation) & 20'hfffff);
+        if ((4 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
+            taps = taps + 32'h1;
+        end
+        tap = tap + ((dilation) & 20'hfffff);
+        if ((5 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
+            taps = taps + 32'h1;
+        end
+        tap = tap + ((dilation) & 20'hfffff);
+        if ((6 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
+            taps = taps + 32'h1;
+        end
+        tap = tap + ((dilation) & 20'hfffff);
+        if ((7 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
+            taps = taps + 32'h1;
+        end
+        tap = tap + ((dilation) & 20'hfffff);
+    end
+    
+endmodule // npu_u65_256_core$datapath$window$rows
 
 
 module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,regioncfg,qconfig,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,command_start,command_base,command_size,command_cancel,command_beats$valid,command_beats$data,command_beats$ready,command_busy,descriptors$valid,descriptors$data,descriptors$ready,descriptors_active,ifm_fills$valid,ifm_fills$data,ifm_fills$ready,ifm_filled,weight_reads$valid,weight_reads$data,weight_reads$ready,weight_beats$valid,weight_beats$data,weight_beats$ready,scale_reads$valid,scale_reads$data,scale_reads$ready,scale_beats$valid,scale_beats$data,scale_beats$ready,ofm_writes$valid,ofm_writes$data,ofm_writes$ready,datapath_busy,quiesce,axi_quiet,bus_error,faulting_channel,faulting_interface,shram_write,shram_cores,shram_line,shram_data,shram_strobe,m0$aclken,m0$awakeup,m0$awvalid,m0$awid,m0$awaddr,m0$awlen,m0$awsize,m0$awburst,m0$awcache,m0$awprot,m0$awready,m0$wvalid,m0$wdata,m0$wstrb,m0$wlast,m0$wready,m0$bvalid,m0$bid,m0$bresp,m0$bready,m0$arvalid,m0$arid,m0$araddr,m0$arlen,m0$arsize,m0$arburst,m0$arcache,m0$arprot,m0$arready,m0$rvalid,m0$rid,m0$rdata,m0$rresp,m0$rlast,m0$rready,m1$aclken,m1$awakeup,m1$awvalid,m1$awid,m1$awaddr,m1$awlen,m1$awsize,m1$awburst,m1$awcache,m1$awprot,m1$awready,m1$wvalid,m1$wdata,m1$wstrb,m1$wlast,m1$wready,m1$bvalid,m1$bid,m1$bresp,m1$bready,m1$arvalid,m1$arid,m1$araddr,m1$arlen,m1$arsize,m1$arburst,m1$arcache,m1$arprot,m1$arready,m1$rvalid,m1$rid,m1$rdata,m1$rresp,m1$rlast,m1$rready,m0_events$enabled,m0_events$reads,m0_events$writes,m1_events$enabled,m1_events$reads,m1_events$writes);

@@ -6,9 +6,9 @@ module output_unit_core(clock,rst_n,settings,accumulators$valid,accumulators$dat
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [109:0] settings;
+    input wire  [112:0] settings;
     input wire  accumulators$valid;
-    input wire  [952:0] accumulators$data;
+    input wire  [959:0] accumulators$data;
     output reg  accumulators$ready;
     output reg  results$valid;
     output reg  [263:0] results$data;
@@ -16,11 +16,14 @@ module output_unit_core(clock,rst_n,settings,accumulators$valid,accumulators$dat
     input wire  [152:0] lut_write;
     
     // Stub signals
-    reg  [109:0] decoder$settings;
+    reg  [112:0] decoder$settings;
     reg  [7:0] decoder$lanes;
     reg  decoder$core;
     wire  [158:0] decoder$control;
     wire  decoder$acc_int32;
+    reg  [6:0] reciprocals$count;
+    wire  [31:0] reciprocals$scale;
+    wire  [5:0] reciprocals$shift;
     reg  scaler$clock;
     reg  scaler$rst_n;
     reg  [319:0] scaler$accumulators;
@@ -77,6 +80,13 @@ module output_unit_core(clock,rst_n,settings,accumulators$valid,accumulators$dat
     reg  [319:0] biases;
     reg  [255:0] scales;
     reg  [47:0] shifts;
+    reg  [319:0] raw_values;
+    reg  [319:0] values;
+    reg  [39:0] lane_value;
+    reg  [39:0] divisor;
+    reg  [39:0] negated;
+    reg  [39:0] doubled;
+    reg  [255:0] unit_scales;
     
     // Sub module instances
     output_unit_core$decoder decoder(
@@ -85,6 +95,11 @@ module output_unit_core(clock,rst_n,settings,accumulators$valid,accumulators$dat
         .core(decoder$core),
         .control(decoder$control),
         .acc_int32(decoder$acc_int32)
+    );
+    output_unit_core$reciprocals reciprocals(
+        .count(reciprocals$count),
+        .scale(reciprocals$scale),
+        .shift(reciprocals$shift)
     );
     output_unit_core$scaler scaler(
         .clock(scaler$clock),
@@ -211,10 +226,126 @@ module output_unit_core(clock,rst_n,settings,accumulators$valid,accumulators$dat
             scales = scales | (((settings[(64'h6)+:(32)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h20));
             shifts = shifts | (((settings[(64'h26)+:(6)]) & 48'hffffffffffff) << (7 * 32'h6));
         end
+        raw_values = accumulators$data[(64'h0)+:(320)];
+        values = raw_values;
+        reciprocals$count = accumulators$data[(64'h3b9)+:(7)];
+        divisor = ((accumulators$data[(64'h3b9)+:(7)]) & 40'hffffffffff);
+        negated = ((32'h0) & 40'hffffffffff) - divisor;
+        lane_value = 32'h0;
+        doubled = 32'h0;
+        unit_scales = 32'h0;
+        unit_scales = unit_scales | (((32'h1) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h20));
+        unit_scales = unit_scales | (((32'h1) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h20));
+        unit_scales = unit_scales | (((32'h1) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h20));
+        unit_scales = unit_scales | (((32'h1) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h20));
+        unit_scales = unit_scales | (((32'h1) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h20));
+        unit_scales = unit_scales | (((32'h1) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h20));
+        unit_scales = unit_scales | (((32'h1) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h20));
+        unit_scales = unit_scales | (((32'h1) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h20));
+        if (settings[(64'h6e)+:(1)]) begin
+            biases = 32'h0;
+            scales = unit_scales;
+            shifts = 32'h0;
+        end
+        if (settings[(64'h6f)+:(1)]) begin
+            values = 32'h0;
+            scales = 32'h0;
+            lane_value = raw_values[(0 * 32'h28)+:(40)];
+            doubled = lane_value << 32'h1;
+            values = values | (((doubled) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h28));
+            if (lane_value[32'h27]) begin
+                biases = biases | (((negated) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h28));
+            end
+            else begin
+                biases = biases | (((divisor) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h28));
+            end
+            scales = scales | (((reciprocals$scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h20));
+            shifts = shifts | (((reciprocals$shift) & 48'hffffffffffff) << (0 * 32'h6));
+            lane_value = raw_values[(1 * 32'h28)+:(40)];
+            doubled = lane_value << 32'h1;
+            values = values | (((doubled) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h28));
+            if (lane_value[32'h27]) begin
+                biases = biases | (((negated) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h28));
+            end
+            else begin
+                biases = biases | (((divisor) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h28));
+            end
+            scales = scales | (((reciprocals$scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h20));
+            shifts = shifts | (((reciprocals$shift) & 48'hffffffffffff) << (1 * 32'h6));
+            lane_value = raw_values[(2 * 32'h28)+:(40)];
+            doubled = lane_value << 32'h1;
+            values = values | (((doubled) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h28));
+            if (lane_value[32'h27]) begin
+                biases = biases | (((negated) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h28));
+            end
+            else begin
+                biases = biases | (((divisor) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h28));
+            end
+            scales = scales | (((reciprocals$scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h20));
+            shifts = shifts | (((reciprocals$shift) & 48'hffffffffffff) << (2 * 32'h6));
+            lane_value = raw_values[(3 * 32'h28)+:(40)];
+            doubled = lane_value << 32'h1;
+            values = values | (((doubled) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h28));
+            if (lane_value[32'h27]) begin
+                biases = biases | (((negated) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h28));
+            end
+            else begin
+                biases = biases | (((divisor) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h28));
+            end
+            scales = scales | (((reciprocals$scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h20));
+            shifts = shifts | (((reciprocals$shift) & 48'hffffffffffff) << (3 * 32'h6));
+            lane_value = raw_values[(4 * 32'h28)+:(40)];
+            doubled = lane_value << 32'h1;
+            values = values | (((doubled) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h28));
+            if (lane_value[32'h27]) begin
+                biases = biases | (((negated) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h28));
+            end
+            else begin
+                biases = biases | (((divisor) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h28));
+            end
+            scales = scales | (((reciprocals$scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h20));
+            shifts = shifts | (((reciprocals$shift) & 48'hffffffffffff) << (4 * 32'h6));
+            lane_value = raw_values[(5 * 32'h28)+:(40)];
+            doubled = lane_value << 32'h1;
+            values = values | (((doubled) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h28));
+            if (lane_value[32'h27]) begin
+                biases = biases | (((negated) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h28));
+            end
+            else begin
+                biases = biases | (((divisor) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h28));
+            end
+            scales = scales | (((reciprocals$scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h20));
+            shifts = shifts | (((reciprocals$shift) & 48'hffffffffffff) << (5 * 32'h6));
+            lane_value = raw_values[(6 * 32'h28)+:(40)];
+            doubled = lane_value << 32'h1;
+            values = values | (((doubled) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h28));
+            if (lane_value[32'h27]) begin
+                biases = biases | (((negated) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h28));
+            end
+            else begin
+                biases = biases | (((divisor) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h28));
+            end
+            scales = scales | (((reciprocals$scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h20));
+            shifts = shifts | (((reciprocals$shift) & 48'hffffffffffff) << (6 * 32'h6));
+            lane_value = raw_values[(7 * 32'h28)+:(40)];
+            doubled = lane_value << 32'h1;
+            values = values | (((doubled) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h28));
+            if (lane_value[32'h27]) begin
+                biases = biases | (((negated) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h28));
+            end
+            else begin
+                biases = biases | (((divisor) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h28));
+            end
+            scales = scales | (((reciprocals$scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h20));
+            shifts = shifts | (((reciprocals$shift) & 48'hffffffffffff) << (7 * 32'h6));
+        end
+        if (settings[(64'h70)+:(1)]) begin
+            scales = unit_scales;
+        end
         decoder$settings = settings;
         decoder$lanes = accumulators$data[(64'h3b0)+:(8)];
         decoder$core = accumulators$data[(64'h3b8)+:(1)];
-        scaler$accumulators = accumulators$data[(64'h0)+:(320)];
+        scaler$accumulators = values;
         scaler$biases = biases;
         scaler$scales = scales;
         scaler$shifts = shifts;
@@ -1388,7 +1519,7 @@ endmodule // output_unit_core$activation$sigmoid_rom
 module output_unit_core$decoder(settings,lanes,core,control,acc_int32);
     
     // Module arguments
-    input wire  [109:0] settings;
+    input wire  [112:0] settings;
     input wire  [7:0] lanes;
     input wire  core;
     output reg  [158:0] control;
@@ -1404,6 +1535,8 @@ module output_unit_core$decoder(settings,lanes,core,control,acc_int32);
     localparam  int32_ofm = 2'b10;
     localparam  tanh = 12'h3;
     localparam  sigmoid = 12'h4;
+    localparam  truncate = 2'b1;
+    localparam  tfl = 2'b0;
     localparam  sign_35 = 35'h400000000;
     
     // Local signals
@@ -1435,6 +1568,12 @@ module output_unit_core$decoder(settings,lanes,core,control,acc_int32);
         control[(64'h74)+:(1)] = function_code == sigmoid;
         control[(64'h75)+:(1)] = lookup;
         control[(64'h79)+:(3)] = function_code[(32'h0)+:(3)];
+        if (settings[(64'h6f)+:(1)]) begin
+            control[(64'h8)+:(2)] = truncate;
+        end
+        if (settings[(64'h70)+:(1)] & (settings[(64'h0)+:(2)] == tfl)) begin
+            control[(64'h8)+:(2)] = 32'h3;
+        end
         zero_point = ((settings[(64'h2c)+:(16)]) & 35'h7ffffffff);
         if (settings[(64'h2)+:(1)] & zero_point[32'hf]) begin
             zero_point = zero_point | 64'h7ffff0000;
@@ -1859,6 +1998,282 @@ module output_unit_core$full_5(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // output_unit_core$full_5
+
+
+module output_unit_core$reciprocals(count,scale,shift);
+    
+    // Module arguments
+    input wire  [6:0] count;
+    output reg  [31:0] scale;
+    output reg  [5:0] shift;
+    
+    // Constant declarations
+    localparam  scales = 2048'h8000000041041042421084224325c53f44444445456c797e469ee58547dc11f84924924a4a7904a84bda12f74d4873ed4ec4ec4f5050505151eb851f5397829d55555556572620af590b21655b05b05c5d1745d25f417d066186186263e7063f666666676906906a6bca1af36eb3e45471c71c7275075076787878797c1f07c2800000004210842244444445469ee5854924924a4bda12f74ec4ec4f51eb851f55555556590b21655d1745d261861862666666676bca1af371c71c727878787980000000444444454924924a4ec4ec4f555555565d1745d26666666771c71c72800000004924924a555555566666666780000000555555568000000080000000;
+    localparam  shifts = 384'h9a59659659659659659659659659659659659659659659659649249249249249249249249238e38e38e38e28a28a1860;
+    
+    // Update code
+    always @(*) begin
+        scale = 32'h0;
+        shift = 32'h0;
+        if (count == 1) begin
+            scale = scales[(32'h20 * (1 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (1 - 32'h1))+:(6)];
+        end
+        if (count == 2) begin
+            scale = scales[(32'h20 * (2 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (2 - 32'h1))+:(6)];
+        end
+        if (count == 3) begin
+            scale = scales[(32'h20 * (3 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (3 - 32'h1))+:(6)];
+        end
+        if (count == 4) begin
+            scale = scales[(32'h20 * (4 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (4 - 32'h1))+:(6)];
+        end
+        if (count == 5) begin
+            scale = scales[(32'h20 * (5 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (5 - 32'h1))+:(6)];
+        end
+        if (count == 6) begin
+            scale = scales[(32'h20 * (6 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (6 - 32'h1))+:(6)];
+        end
+        if (count == 7) begin
+            scale = scales[(32'h20 * (7 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (7 - 32'h1))+:(6)];
+        end
+        if (count == 8) begin
+            scale = scales[(32'h20 * (8 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (8 - 32'h1))+:(6)];
+        end
+        if (count == 9) begin
+            scale = scales[(32'h20 * (9 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (9 - 32'h1))+:(6)];
+        end
+        if (count == 10) begin
+            scale = scales[(32'h20 * (10 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (10 - 32'h1))+:(6)];
+        end
+        if (count == 11) begin
+            scale = scales[(32'h20 * (11 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (11 - 32'h1))+:(6)];
+        end
+        if (count == 12) begin
+            scale = scales[(32'h20 * (12 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (12 - 32'h1))+:(6)];
+        end
+        if (count == 13) begin
+            scale = scales[(32'h20 * (13 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (13 - 32'h1))+:(6)];
+        end
+        if (count == 14) begin
+            scale = scales[(32'h20 * (14 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (14 - 32'h1))+:(6)];
+        end
+        if (count == 15) begin
+            scale = scales[(32'h20 * (15 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (15 - 32'h1))+:(6)];
+        end
+        if (count == 16) begin
+            scale = scales[(32'h20 * (16 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (16 - 32'h1))+:(6)];
+        end
+        if (count == 17) begin
+            scale = scales[(32'h20 * (17 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (17 - 32'h1))+:(6)];
+        end
+        if (count == 18) begin
+            scale = scales[(32'h20 * (18 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (18 - 32'h1))+:(6)];
+        end
+        if (count == 19) begin
+            scale = scales[(32'h20 * (19 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (19 - 32'h1))+:(6)];
+        end
+        if (count == 20) begin
+            scale = scales[(32'h20 * (20 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (20 - 32'h1))+:(6)];
+        end
+        if (count == 21) begin
+            scale = scales[(32'h20 * (21 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (21 - 32'h1))+:(6)];
+        end
+        if (count == 22) begin
+            scale = scales[(32'h20 * (22 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (22 - 32'h1))+:(6)];
+        end
+        if (count == 23) begin
+            scale = scales[(32'h20 * (23 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (23 - 32'h1))+:(6)];
+        end
+        if (count == 24) begin
+            scale = scales[(32'h20 * (24 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (24 - 32'h1))+:(6)];
+        end
+        if (count == 25) begin
+            scale = scales[(32'h20 * (25 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (25 - 32'h1))+:(6)];
+        end
+        if (count == 26) begin
+            scale = scales[(32'h20 * (26 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (26 - 32'h1))+:(6)];
+        end
+        if (count == 27) begin
+            scale = scales[(32'h20 * (27 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (27 - 32'h1))+:(6)];
+        end
+        if (count == 28) begin
+            scale = scales[(32'h20 * (28 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (28 - 32'h1))+:(6)];
+        end
+        if (count == 29) begin
+            scale = scales[(32'h20 * (29 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (29 - 32'h1))+:(6)];
+        end
+        if (count == 30) begin
+            scale = scales[(32'h20 * (30 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (30 - 32'h1))+:(6)];
+        end
+        if (count == 31) begin
+            scale = scales[(32'h20 * (31 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (31 - 32'h1))+:(6)];
+        end
+        if (count == 32) begin
+            scale = scales[(32'h20 * (32 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (32 - 32'h1))+:(6)];
+        end
+        if (count == 33) begin
+            scale = scales[(32'h20 * (33 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (33 - 32'h1))+:(6)];
+        end
+        if (count == 34) begin
+            scale = scales[(32'h20 * (34 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (34 - 32'h1))+:(6)];
+        end
+        if (count == 35) begin
+            scale = scales[(32'h20 * (35 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (35 - 32'h1))+:(6)];
+        end
+        if (count == 36) begin
+            scale = scales[(32'h20 * (36 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (36 - 32'h1))+:(6)];
+        end
+        if (count == 37) begin
+            scale = scales[(32'h20 * (37 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (37 - 32'h1))+:(6)];
+        end
+        if (count == 38) begin
+            scale = scales[(32'h20 * (38 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (38 - 32'h1))+:(6)];
+        end
+        if (count == 39) begin
+            scale = scales[(32'h20 * (39 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (39 - 32'h1))+:(6)];
+        end
+        if (count == 40) begin
+            scale = scales[(32'h20 * (40 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (40 - 32'h1))+:(6)];
+        end
+        if (count == 41) begin
+            scale = scales[(32'h20 * (41 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (41 - 32'h1))+:(6)];
+        end
+        if (count == 42) begin
+            scale = scales[(32'h20 * (42 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (42 - 32'h1))+:(6)];
+        end
+        if (count == 43) begin
+            scale = scales[(32'h20 * (43 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (43 - 32'h1))+:(6)];
+        end
+        if (count == 44) begin
+            scale = scales[(32'h20 * (44 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (44 - 32'h1))+:(6)];
+        end
+        if (count == 45) begin
+            scale = scales[(32'h20 * (45 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (45 - 32'h1))+:(6)];
+        end
+        if (count == 46) begin
+            scale = scales[(32'h20 * (46 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (46 - 32'h1))+:(6)];
+        end
+        if (count == 47) begin
+            scale = scales[(32'h20 * (47 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (47 - 32'h1))+:(6)];
+        end
+        if (count == 48) begin
+            scale = scales[(32'h20 * (48 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (48 - 32'h1))+:(6)];
+        end
+        if (count == 49) begin
+            scale = scales[(32'h20 * (49 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (49 - 32'h1))+:(6)];
+        end
+        if (count == 50) begin
+            scale = scales[(32'h20 * (50 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (50 - 32'h1))+:(6)];
+        end
+        if (count == 51) begin
+            scale = scales[(32'h20 * (51 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (51 - 32'h1))+:(6)];
+        end
+        if (count == 52) begin
+            scale = scales[(32'h20 * (52 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (52 - 32'h1))+:(6)];
+        end
+        if (count == 53) begin
+            scale = scales[(32'h20 * (53 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (53 - 32'h1))+:(6)];
+        end
+        if (count == 54) begin
+            scale = scales[(32'h20 * (54 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (54 - 32'h1))+:(6)];
+        end
+        if (count == 55) begin
+            scale = scales[(32'h20 * (55 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (55 - 32'h1))+:(6)];
+        end
+        if (count == 56) begin
+            scale = scales[(32'h20 * (56 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (56 - 32'h1))+:(6)];
+        end
+        if (count == 57) begin
+            scale = scales[(32'h20 * (57 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (57 - 32'h1))+:(6)];
+        end
+        if (count == 58) begin
+            scale = scales[(32'h20 * (58 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (58 - 32'h1))+:(6)];
+        end
+        if (count == 59) begin
+            scale = scales[(32'h20 * (59 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (59 - 32'h1))+:(6)];
+        end
+        if (count == 60) begin
+            scale = scales[(32'h20 * (60 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (60 - 32'h1))+:(6)];
+        end
+        if (count == 61) begin
+            scale = scales[(32'h20 * (61 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (61 - 32'h1))+:(6)];
+        end
+        if (count == 62) begin
+            scale = scales[(32'h20 * (62 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (62 - 32'h1))+:(6)];
+        end
+        if (count == 63) begin
+            scale = scales[(32'h20 * (63 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (63 - 32'h1))+:(6)];
+        end
+        if (count == 64) begin
+            scale = scales[(32'h20 * (64 - 32'h1))+:(32)];
+            shift = shifts[(32'h6 * (64 - 32'h1))+:(6)];
+        end
+    end
+    
+endmodule // output_unit_core$reciprocals
 
 
 module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc_int32,control,load_1,load_2,load_3,scaled,scaled_control);
@@ -2388,6 +2803,9 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
                 addend = power - 32'h1;
             end
         end
+        if ((control_2$q[(64'h8)+:(2)] == 32'h3) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
+            addend = addend - 32'h1;
+        end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
             addend = addend + 64'h40000000;
             if (lane_p[32'h47] & ~&lane_p[(32'h1e)+:(42)]) begin
@@ -2440,6 +2858,9 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
             if (lane_p[32'h47]) begin
                 addend = power - 32'h1;
             end
+        end
+        if ((control_2$q[(64'h8)+:(2)] == 32'h3) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
+            addend = addend - 32'h1;
         end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
             addend = addend + 64'h40000000;
@@ -2494,6 +2915,9 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
                 addend = power - 32'h1;
             end
         end
+        if ((control_2$q[(64'h8)+:(2)] == 32'h3) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
+            addend = addend - 32'h1;
+        end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
             addend = addend + 64'h40000000;
             if (lane_p[32'h47] & ~&lane_p[(32'h1e)+:(42)]) begin
@@ -2546,6 +2970,9 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
             if (lane_p[32'h47]) begin
                 addend = power - 32'h1;
             end
+        end
+        if ((control_2$q[(64'h8)+:(2)] == 32'h3) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
+            addend = addend - 32'h1;
         end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
             addend = addend + 64'h40000000;
@@ -2600,6 +3027,9 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
                 addend = power - 32'h1;
             end
         end
+        if ((control_2$q[(64'h8)+:(2)] == 32'h3) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
+            addend = addend - 32'h1;
+        end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
             addend = addend + 64'h40000000;
             if (lane_p[32'h47] & ~&lane_p[(32'h1e)+:(42)]) begin
@@ -2652,6 +3082,9 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
             if (lane_p[32'h47]) begin
                 addend = power - 32'h1;
             end
+        end
+        if ((control_2$q[(64'h8)+:(2)] == 32'h3) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
+            addend = addend - 32'h1;
         end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
             addend = addend + 64'h40000000;
@@ -2706,6 +3139,9 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
                 addend = power - 32'h1;
             end
         end
+        if ((control_2$q[(64'h8)+:(2)] == 32'h3) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
+            addend = addend - 32'h1;
+        end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
             addend = addend + 64'h40000000;
             if (lane_p[32'h47] & ~&lane_p[(32'h1e)+:(42)]) begin
@@ -2758,6 +3194,9 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
             if (lane_p[32'h47]) begin
                 addend = power - 32'h1;
             end
+        end
+        if ((control_2$q[(64'h8)+:(2)] == 32'h3) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
+            addend = addend - 32'h1;
         end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
             addend = addend + 64'h40000000;
@@ -3054,9 +3493,9 @@ module output_unit(
 );
     input wire clock;
     input wire rst_n;
-    input wire [109:0] settings;
+    input wire [112:0] settings;
     input wire accumulators_valid;
-    input wire [952:0] accumulators_data;
+    input wire [959:0] accumulators_data;
     output wire accumulators_ready;
     output wire results_valid;
     output wire [263:0] results_data;

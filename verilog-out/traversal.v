@@ -7,7 +7,7 @@ module traversal_core(clock,rst_n,start,shape,ifm_blocks$valid,ifm_blocks$data,i
     input wire  clock;
     input wire  rst_n;
     input wire  start;
-    input wire  [222:0] shape;
+    input wire  [223:0] shape;
     output wire  ifm_blocks$valid;
     output wire  [260:0] ifm_blocks$data;
     input wire  ifm_blocks$ready;
@@ -29,12 +29,12 @@ module traversal_core(clock,rst_n,start,shape,ifm_blocks$valid,ifm_blocks$data,i
     reg  block_walker$clock;
     reg  block_walker$rst_n;
     reg  block_walker$start;
-    reg  [222:0] block_walker$shape;
+    reg  [223:0] block_walker$shape;
     reg  block_walker$ib_release;
     wire  block_walker$busy;
     reg  beat_walker$clock;
     reg  beat_walker$rst_n;
-    reg  [222:0] beat_walker$shape;
+    reg  [223:0] beat_walker$shape;
     wire  [260:0] beat_walker$current;
     wire  beat_walker$finished$valid;
     wire  [97:0] beat_walker$finished$data;
@@ -43,7 +43,7 @@ module traversal_core(clock,rst_n,start,shape,ifm_blocks$valid,ifm_blocks$data,i
     wire  beat_walker$busy;
     reg  readout_walker$clock;
     reg  readout_walker$rst_n;
-    reg  [222:0] readout_walker$shape;
+    reg  [223:0] readout_walker$shape;
     reg  readout_walker$blocks$valid;
     reg  [97:0] readout_walker$blocks$data;
     wire  readout_walker$blocks$ready;
@@ -150,7 +150,7 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [222:0] shape;
+    input wire  [223:0] shape;
     input wire  jobs$valid;
     input wire  [260:0] jobs$data;
     output reg  jobs$ready;
@@ -227,7 +227,7 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
     wire  [1:0] ab_held$q;
     
     // Local signals
-    reg  [222:0] s;
+    reg  [223:0] s;
     reg  [260:0] j;
     reg  [15:0] across;
     reg  [15:0] down;
@@ -412,6 +412,9 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
         end
         if (s[(64'haa)+:(1)] & s[(64'hac)+:(1)]) begin
             elements = (area + 32'h1) & 32'hfffe;
+        end
+        if (s[(64'hdf)+:(1)]) begin
+            elements = area;
         end
         loop_channels = 32'h20;
         if (s[(64'hac)+:(1)]) begin
@@ -824,7 +827,7 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
     input wire  clock;
     input wire  rst_n;
     input wire  start;
-    input wire  [222:0] shape;
+    input wire  [223:0] shape;
     output reg  jobs$valid;
     output reg  [260:0] jobs$data;
     input wire  jobs$ready;
@@ -874,7 +877,7 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
     wire  [1:0] held$q;
     
     // Local signals
-    reg  [222:0] s;
+    reg  [223:0] s;
     reg  [15:0] block_height;
     reg  [15:0] block_width;
     reg  [15:0] block_depth;
@@ -1559,7 +1562,7 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [222:0] shape;
+    input wire  [223:0] shape;
     input wire  blocks$valid;
     input wire  [97:0] blocks$data;
     output reg  blocks$ready;
@@ -1932,7 +1935,7 @@ module traversal(
     input wire clock;
     input wire rst_n;
     input wire start;
-    input wire [222:0] shape;
+    input wire [223:0] shape;
     output wire ifm_blocks_valid;
     output wire [260:0] ifm_blocks_data;
     input wire ifm_blocks_ready;

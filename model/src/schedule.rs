@@ -63,6 +63,11 @@ pub struct ConvShape {
     /// NPU_SET_PARALLEL_MODE 1 on two cores (TRM 4.7.5.1): OFM channels
     /// split between the cores, every other one.
     pub parallel: bool,
+    /// A pooling operation (NPU_OP_POOL, TRM 4.6.4): no weight stream, so a
+    /// depthwise-shaped pool's kernel elements are not padded to 4 (the
+    /// walk has no weight groups of padding), and REDUCE_SUM walks as a
+    /// depth-first convolution.
+    pub pool: bool,
 }
 
 /// A rectangle of OFM positions and channels: `z..z + depth` are channels
@@ -386,6 +391,7 @@ impl ConvShape {
         let pk = self.traversal == Traversal::PartKernelFirst;
         let dw = self.depthwise();
         let pad_to = match (self.traversal, self.ifm_bits) {
+            _ if self.pool => 1,
             (Traversal::PartKernelFirst, 16) => 2,
             (Traversal::PartKernelFirst, _) | (Traversal::DepthWise, _) => 4,
             (Traversal::DepthFirst, _) => 1,
@@ -494,6 +500,7 @@ impl ConvShape {
             block_width: 2 * rng.gen_range(1..=3),
             block_depth: 8 * rng.gen_range(1..=3),
             parallel: false,
+            pool: false,
         }
     }
 
@@ -963,6 +970,7 @@ mod tests {
             block_width: 6,
             block_depth: 8,
             parallel: false,
+            pool: false,
         };
         assert_eq!(s.microblock(), (1, 4));
         let words: Vec<_> = s

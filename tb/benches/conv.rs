@@ -1,5 +1,6 @@
-//! Convolution throughput on the RTL against TRM 4.8.3 tables 4-126 (8-bit
-//! activations) and 4-127 (16-bit) for u65-256: one representative shape
+//! Convolution and pooling throughput on the RTL against TRM 4.8.3 tables
+//! 4-126 (8-bit activations) and 4-127 (16-bit) for u65-256 (pools against
+//! the depthwise rows, the walk they share): one representative shape
 //! per row, chosen so that the row's integer conditions hold (OFM height and
 //! width multiples of 2, or height 1 and width a multiple of 4 for the 1D
 //! rows, which run 1x4 microblocks; depth of 8, IFM depth of 32 or 16
@@ -28,7 +29,7 @@
 
 use npu_model::job::{Backend, Job};
 use npu_model::tensor::DType;
-use npu_spec::command::{ActivationFunction, WeightOrder};
+use npu_spec::command::{ActivationFunction, PoolingMode, WeightOrder};
 use npu_tb::conv_jobs::{golden_run, ConvKind, ConvSpec};
 use npu_tb::fuzz::{compare, outcome};
 use npu_tb::rtl_backend::RtlBackend;
@@ -100,6 +101,31 @@ fn table(bits: u32) -> Vec<Row> {
             ConvSpec::new(ConvKind::Depthwise, t, [1, 64, 64], 64, [1, 4]),
             Some(depthwise),
         ),
+        // Pools against the depthwise rate: no row of their own in the
+        // tables, the same walk without weights (ops: kernel elements per
+        // OFM value).
+        row(
+            "MaxPool 4x4 (vs depthwise), OFM 16x16x64",
+            ConvSpec::new(
+                ConvKind::Pool(PoolingMode::Max),
+                t,
+                [16, 16, 64],
+                64,
+                [4, 4],
+            ),
+            Some(depthwise),
+        ),
+        row(
+            "AvgPool 3x3 (vs depthwise), OFM 16x16x64",
+            ConvSpec::new(
+                ConvKind::Pool(PoolingMode::Average),
+                t,
+                [16, 16, 64],
+                64,
+                [3, 3],
+            ),
+            Some(depthwise),
+        ),
     ]
 }
 
@@ -146,7 +172,13 @@ fn measure(row: &Row) -> String {
         .and_then(|(r, _)| r.cycles)
         .unwrap_or(0);
     let op_cycles = cycles.saturating_sub(overhead).max(1);
-    let rate = golden.macs as f64 / op_cycles as f64;
+    // The golden model counts no MACs for pools: their ops are the kernel
+    // elements per OFM value.
+    let macs = match cj.spec.pool() {
+        Some(_) => cj.macs(),
+        None => golden.macs,
+    };
+    let rate = macs as f64 / op_cycles as f64;
     let [oh, ow, oc] = cj.spec.ofm;
     let values = (oh * ow * oc) as f64 / op_cycles as f64;
     let versus = match row.table {
@@ -170,7 +202,7 @@ fn measure(row: &Row) -> String {
     format!(
         "{shape}: {} MACs, job {cycles} cycles, operation {op_cycles} cycles, {rate:.1} MACs/cycle, {versus}; \
          MAC beats in {:.0} % of the operation's cycles; {:.0} simulated cycles/s; {agree}",
-        golden.macs,
+        macs,
         100.0 * mac_beats as f64 / op_cycles as f64,
         cycles as f64 / seconds
     )

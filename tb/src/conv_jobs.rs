@@ -1,7 +1,10 @@
 //! Random convolution jobs: valid NPU_OP_CONV and NPU_OP_DEPTHWISE
 //! operations as complete jobs (command stream, IFM, weight stream,
 //! scale/bias stream and OFM regions), for the random datapath suite and the
-//! convolution benchmark.
+//! convolution benchmark; and pools (NPU_OP_POOL max, average, REDUCE_SUM:
+//! [`ConvSpec::random_pool`], [`random_pool_job`]) the same way, without a
+//! weight stream and with scale records only where the output unit scales
+//! (TRM 4.8.2 tables 4-122 and 4-125).
 //!
 //! A [`ConvSpec`] holds every knob: kind, IFM and OFM types, sizes, kernel,
 //! strides, dilation, padding, upscaling, weight order, kernel
@@ -65,7 +68,7 @@ use npu_model::weights::order::{self, Traversal, WeightOrder, U65_UBLOCK_DEPTH};
 use npu_model::weights::{self, EncodeOptions, IndexCoding, PaletteChoice, ZeroRuns};
 use npu_spec::command::{
     AccFormat, ActivationClipRange, ActivationFunction, CmdKind, KernelDecomposition, Layout,
-    OfmScaleMode, Opcode, RoundMode, UpscaleMode, WeightOrder as WeightOrderBit,
+    OfmScaleMode, Opcode, PoolingMode, RoundMode, UpscaleMode, WeightOrder as WeightOrderBit,
 };
 use npu_spec::config::NpuConfig;
 use rand::rngs::StdRng;
@@ -80,11 +83,12 @@ const IB_START_KB: usize = 2;
 /// The largest IFM_IB_END: the LUT keeps the last 2 KB of 48 KB.
 pub const MAX_IB_END_KB: usize = 46;
 
-/// Convolution or depthwise convolution.
+/// Convolution, depthwise convolution, or pooling (NPU_OP_POOL, TRM 4.6.4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ConvKind {
     Conv,
     Depthwise,
+    Pool(PoolingMode),
 }
 
 /// Where tiles split a feature map (TRM 4.6.5 NPU_SET_*_WIDTH0_M1,
@@ -335,13 +339,7 @@ impl ConvSpec {
         } else {
             [0; 4]
         };
-        // The padding leaves at least one IFM row and column.
-        while (ofm[0] - 1) * stride[0] + dkh <= pad[0] + pad[2] {
-            pad[if pad[0] > 0 { 0 } else { 2 }] -= 1;
-        }
-        while (ofm[1] - 1) * stride[1] + dkw <= pad[1] + pad[3] {
-            pad[if pad[1] > 0 { 1 } else { 3 }] -= 1;
-        }
+        trim_padding(&mut pad, ofm, stride, [dkh, dkw]);
         let layout = |rng: &mut StdRng| either(rng, 0.5, Layout::Nhwc, Layout::Nhcwb16);
         let mut spec = ConvSpec {
             ofm_type,
@@ -424,16 +422,35 @@ impl ConvSpec {
     /// IFM channels the operation reads.
     pub fn ifm_channels(&self) -> usize {
         match self.kind {
-            ConvKind::Conv => self.ifm_depth,
-            ConvKind::Depthwise => self.ofm[2],
+            ConvKind::Conv | ConvKind::Pool(PoolingMode::ReduceSum) => self.ifm_depth,
+            ConvKind::Depthwise | ConvKind::Pool(_) => self.ofm[2],
         }
     }
 
-    /// Weights per kernel tap and OFM channel: the IFM depth, 1 for depthwise.
+    /// Weights per kernel tap and OFM channel: the IFM depth, 1 for
+    /// depthwise (for pools: the IFM values each OFM value takes per tap).
     pub fn weights_per_tap(&self) -> usize {
         match self.kind {
-            ConvKind::Conv => self.ifm_depth,
-            ConvKind::Depthwise => 1,
+            ConvKind::Conv | ConvKind::Pool(PoolingMode::ReduceSum) => self.ifm_depth,
+            ConvKind::Depthwise | ConvKind::Pool(_) => 1,
+        }
+    }
+
+    /// A pool: no weight stream.
+    pub fn pool(&self) -> Option<PoolingMode> {
+        match self.kind {
+            ConvKind::Pool(mode) => Some(mode),
+            _ => None,
+        }
+    }
+
+    /// The output unit scales (TRM 4.8.2 table 4-122: not for max pools
+    /// and padded average pools), so per-channel scaling reads records.
+    pub fn scales(&self) -> bool {
+        match self.kind {
+            ConvKind::Pool(PoolingMode::Max) => false,
+            ConvKind::Pool(PoolingMode::Average) => self.pad == [0; 4],
+            _ => true,
         }
     }
 
@@ -474,7 +491,8 @@ impl ConvSpec {
 
     fn traversal(&self) -> Traversal {
         match (self.kind, self.weight_order) {
-            (ConvKind::Depthwise, _) => Traversal::DepthWise,
+            (ConvKind::Pool(PoolingMode::ReduceSum), _) => Traversal::DepthFirst,
+            (ConvKind::Depthwise | ConvKind::Pool(_), _) => Traversal::DepthWise,
             (_, WeightOrderBit::DepthFirst) => Traversal::DepthFirst,
             (_, WeightOrderBit::PartKernelFirst) => Traversal::PartKernelFirst,
         }
@@ -513,6 +531,7 @@ impl ConvSpec {
             block_width: block[1],
             block_depth: block[2],
             parallel: self.parallel,
+            pool: self.pool().is_some(),
         }
     }
 
@@ -660,8 +679,11 @@ impl ConvSpec {
         if self.kind == ConvKind::Depthwise && self.weight_order != WeightOrderBit::DepthFirst {
             return Err("depthwise weights have no part-kernel-first order".into());
         }
-        if self.kind == ConvKind::Depthwise && self.parallel && self.ifm_type.bits == 16 {
-            return Err("the RTL refuses 16-bit depthwise in parallel mode".into());
+        if self.traversal() == Traversal::DepthWise && self.parallel && self.ifm_type.bits == 16 {
+            return Err("the RTL refuses 16-bit depthwise and pools in parallel mode".into());
+        }
+        if let Some(mode) = self.pool() {
+            self.check_pool(mode)?;
         }
         let [sh, sw, _] = self.ifm_shape();
         for (tiles, layout, (h, w), what) in [
@@ -730,6 +752,137 @@ impl ConvSpec {
         Ok(())
     }
 
+    /// The pooling rules of TRM 4.8.2 tables 4-122 and 4-125 (as the golden
+    /// model enforces them), and the generator's own: no dilation.
+    fn check_pool(&self, mode: PoolingMode) -> Result<(), String> {
+        let padded = self.pad != [0; 4];
+        if self.dilation != [1, 1] || self.weight_order != WeightOrderBit::DepthFirst {
+            return Err("pools: no dilation, depth-first".into());
+        }
+        match mode {
+            PoolingMode::Max | PoolingMode::Average => {
+                let same = mode == PoolingMode::Max || padded;
+                if self.ofm_type.bits == 32 || (same && self.ofm_type != self.ifm_type) {
+                    return Err(format!(
+                        "pool {} -> {} (table 4-122)",
+                        self.ifm_type, self.ofm_type
+                    ));
+                }
+                if (mode == PoolingMode::Max || padded) && self.acc != AccFormat::Int32 {
+                    return Err("int40 only for unpadded average pools (table 4-122)".into());
+                }
+                if mode == PoolingMode::Max && self.upscale == UpscaleMode::Zeros {
+                    return Err("max pool: no insert-zeros upscale (table 4-122)".into());
+                }
+                if mode == PoolingMode::Average && padded {
+                    let [t, l, b, r] = self.pad;
+                    if self.kernel.iter().any(|&k| k > 8) || t > 3 || l > 3 || b > 4 || r > 4 {
+                        return Err("padded average pool: kernel <= 8x8, padding <= 3/4".into());
+                    }
+                }
+            }
+            PoolingMode::ReduceSum => {
+                if self.ofm_type != DType::I32 || self.ofm[2] != 1 {
+                    return Err("REDUCE_SUM: one int32 OFM channel (table 4-125)".into());
+                }
+                if padded || self.upscale != UpscaleMode::None {
+                    return Err("REDUCE_SUM: no padding or upscale (table 4-125)".into());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A random valid pool ([`ConvSpec::random`]'s knobs, then the pooling
+    /// rules): max, average (zero points 0, as Vela gives them) or
+    /// REDUCE_SUM, int8/uint8/int16; a quarter of those the RTL runs in
+    /// parallel mode on u65-512 are.
+    pub fn random_pool(rng: &mut StdRng) -> ConvSpec {
+        let mode = [
+            PoolingMode::Max,
+            PoolingMode::Average,
+            PoolingMode::ReduceSum,
+        ][rng.gen_range(0..3)];
+        let mut spec = ConvSpec::random(rng);
+        spec.kind = ConvKind::Pool(mode);
+        spec.dilation = [1, 1];
+        trim_padding(&mut spec.pad, spec.ofm, spec.stride, spec.kernel);
+        spec.weight_order = WeightOrderBit::DepthFirst;
+        spec.weight_encoding = Some(EncodeOptions::default());
+        let padded_average = mode == PoolingMode::Average && spec.pad != [0; 4];
+        match mode {
+            PoolingMode::Max | PoolingMode::Average => {
+                if mode == PoolingMode::Max || padded_average || spec.ofm_type.bits == 32 {
+                    spec.ofm_type = spec.ifm_type;
+                }
+                if mode == PoolingMode::Max || padded_average {
+                    spec.acc = AccFormat::Int32;
+                }
+                if mode == PoolingMode::Max && spec.upscale == UpscaleMode::Zeros {
+                    spec.upscale = UpscaleMode::Nearest;
+                }
+                if padded_average {
+                    spec.pad = [
+                        spec.pad[0].min(3),
+                        spec.pad[1].min(3),
+                        spec.pad[2].min(4),
+                        spec.pad[3].min(4),
+                    ];
+                }
+                let t = spec.ofm_type;
+                spec.ofm_zero_point = if mode == PoolingMode::Max && rng.gen_bool(0.5) {
+                    spec.ifm_zero_point.clamp(t.min(), t.max())
+                } else {
+                    rng.gen_range(t.min().max(-1000)..=t.max().min(1000))
+                };
+                if mode == PoolingMode::Average {
+                    spec.ifm_zero_point = 0;
+                    spec.ofm_zero_point = 0;
+                }
+            }
+            PoolingMode::ReduceSum => {
+                spec.ofm[2] = 1;
+                spec.ofm_type = DType::I32;
+                spec.ofm_zero_point = 0;
+                spec.pad = [0; 4];
+                spec.upscale = UpscaleMode::None;
+                spec.force_clip = false;
+                spec.clamp = None;
+            }
+        }
+        if let Some((lo, hi)) = spec.clamp {
+            let t = spec.ofm_type;
+            spec.clamp =
+                (t.bits < 32).then(|| (lo.clamp(t.min(), t.max()), hi.clamp(t.min(), t.max())));
+        }
+        if spec.ofm_type.bits == 32 {
+            spec.force_clip = false;
+        }
+        // The IFM's shape may have changed with the dilation and padding.
+        if spec.ifm_tiles.is_some() {
+            let [sh, sw, _] = spec.ifm_shape();
+            spec.ifm_tiles = Some(random_tiles(rng, sh, sw));
+        }
+        // Parallel mode on u65-512 a quarter of the time where the RTL runs
+        // it: 8-bit max/average pools and REDUCE_SUM (TRM 4.7.5.1).
+        if (mode == PoolingMode::ReduceSum || spec.ifm_type.bits == 8) && rng.gen_bool(0.25) {
+            spec.parallel = true;
+            if spec.block.is_some() {
+                spec.block = Some(spec.random_block(rng));
+            }
+        }
+        if spec.block.is_some_and(|b| !spec.block_ok(b)) {
+            spec.block = None;
+        }
+        if spec
+            .ib_end
+            .is_some_and(|kb| kb < spec.least_ib_end(spec.resolved_block()))
+        {
+            spec.ib_end = None;
+        }
+        spec
+    }
+
     /// The job with random data from `rng`.
     pub fn build(&self, rng: &mut StdRng) -> Result<ConvJob, String> {
         self.check()?;
@@ -743,7 +896,10 @@ impl ConvSpec {
         let ifm = random_ifm(rng, &spec, ifm_shape);
         let oc = spec.ofm[2];
         let [kh, kw] = spec.kernel;
-        let weights = random_weights(rng, oc * kh * kw * spec.weights_per_tap());
+        let weights = match spec.pool() {
+            Some(_) => Vec::new(),
+            None => random_weights(rng, oc * kh * kw * spec.weights_per_tap()),
+        };
         let scales = random_scales(rng, &spec, &ifm, &weights);
         let weight_order = WeightOrder {
             ofm_depth: oc,
@@ -761,8 +917,12 @@ impl ConvSpec {
         };
         // A stream per core (TRM 4.7.5.1): core k's channels k, k + 2, ...
         let cores = if spec.parallel { 2 } else { 1 };
-        let parts =
-            order::split_parallel(&weights, &weight_order, cores).map_err(|e| e.to_string())?;
+        let parts = match spec.pool() {
+            Some(_) => Vec::new(),
+            None => {
+                order::split_parallel(&weights, &weight_order, cores).map_err(|e| e.to_string())?
+            }
+        };
         let options = match &self.weight_encoding {
             Some(options) => options.clone(),
             None => encode_options(rng),
@@ -789,8 +949,8 @@ impl ConvSpec {
             .map(|bytes| (memory.alloc(rng, spec.regions[2], bytes), bytes.len()))
             .collect();
         let scale_streams: Option<Vec<(u64, usize)>> = match spec.scale_mode {
-            OfmScaleMode::PerChannel => Some(
-                (0..parts.len())
+            OfmScaleMode::PerChannel if spec.scales() => Some(
+                (0..cores)
                     .map(|core| {
                         let bytes: Vec<u8> = scales
                             .iter()
@@ -802,7 +962,7 @@ impl ConvSpec {
                     })
                     .collect(),
             ),
-            OfmScaleMode::Global => None,
+            _ => None,
         };
         let config = if spec.parallel {
             NpuConfig::u65_512()
@@ -900,6 +1060,16 @@ impl ConvSpec {
                 ""
             },
         )
+    }
+}
+
+/// Less padding until it leaves at least one IFM row and column.
+fn trim_padding(pad: &mut [usize; 4], ofm: [usize; 3], stride: [usize; 2], dilated: [usize; 2]) {
+    while (ofm[0] - 1) * stride[0] + dilated[0] <= pad[0] + pad[2] {
+        pad[if pad[0] > 0 { 0 } else { 2 }] -= 1;
+    }
+    while (ofm[1] - 1) * stride[1] + dilated[1] <= pad[1] + pad[3] {
+        pad[if pad[1] > 0 { 1 } else { 3 }] -= 1;
     }
 }
 
@@ -1344,6 +1514,7 @@ fn commands(
     out.push(match spec.kind {
         ConvKind::Conv => cmd(O::NpuOpConv, &[]),
         ConvKind::Depthwise => cmd(O::NpuOpDepthwise, &[]),
+        ConvKind::Pool(mode) => cmd(O::NpuOpPool, &[("pooling_mode", u64::from(mode.bits()))]),
     });
     out.push(cmd(O::NpuOpStop, &[("mask", 1)]));
     out
@@ -1399,6 +1570,15 @@ pub const LUT_BYTES: usize = 2048;
 pub fn random_job(seed: u64, index: u64) -> ConvJob {
     let mut rng = StdRng::seed_from_u64(seed ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15));
     let spec = ConvSpec::random(&mut rng);
+    spec.build(&mut rng)
+        .unwrap_or_else(|e| panic!("the generator made an invalid spec ({e}): {spec:?}"))
+}
+
+/// As [`random_job`], a pool ([`ConvSpec::random_pool`]).
+pub fn random_pool_job(seed: u64, index: u64) -> ConvJob {
+    let mut rng =
+        StdRng::seed_from_u64(seed ^ 0x706f_6f6c ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let spec = ConvSpec::random_pool(&mut rng);
     spec.build(&mut rng)
         .unwrap_or_else(|e| panic!("the generator made an invalid spec ({e}): {spec:?}"))
 }

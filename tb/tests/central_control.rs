@@ -155,36 +155,48 @@ fn a_dma_command_for_a_channel_other_than_0_is_a_parse_error() {
     );
 }
 
-/// The datapath runs convolutions (`tb/tests/datapath_jobs.rs`); the kinds it
-/// does not run yet stop the stream visibly.
+/// The datapath runs convolutions and pools (`tb/tests/datapath_jobs.rs`);
+/// elementwise operations, which it does not run yet, and pooling modes
+/// beyond 2 (TRM 4.6.4: 0 max, 1 average, 2 REDUCE_SUM) stop the stream
+/// visibly.
 #[test]
-fn pooling_and_elementwise_are_refused_until_the_datapath_runs_them() {
-    for op in [Opcode::NpuOpPool, Opcode::NpuOpElementwise] {
-        parse_error_at_4(&[encode_word(CmdKind::Cmd0, op.code(), 0)], false);
+fn elementwise_and_unknown_pooling_modes_are_refused() {
+    for (op, param) in [(Opcode::NpuOpElementwise, 0), (Opcode::NpuOpPool, 3)] {
+        parse_error_at_4(&[encode_word(CmdKind::Cmd0, op.code(), param)], false);
     }
 }
 
-/// u65-512 runs parallel-mode convolutions and 8-bit depthwise ones
-/// time-multiplexed on one MAC array (`tb/tests/datapath_jobs.rs`), not
-/// 16-bit depthwise ones (TRM 4.7.5.1): those stop the stream visibly,
-/// QREAD at the operation.
+/// u65-512 runs parallel-mode convolutions, REDUCE_SUM, and 8-bit depthwise
+/// and max/average pools time-multiplexed on one MAC array
+/// (`tb/tests/datapath_jobs.rs`), not 16-bit depthwise or max/average pools
+/// (TRM 4.7.5.1): those stop the stream visibly, QREAD at the operation.
 #[test]
-fn sixteen_bit_depthwise_in_parallel_mode_is_refused_on_u65_512() {
+fn sixteen_bit_depthwise_and_pools_in_parallel_mode_are_refused_on_u65_512() {
     let precision = Opcode::NpuSetIfmPrecision;
-    let stream = encode(&[
-        Command::cmd0(
-            precision,
-            precision.field("activation_precision").set(0, 1) as u16,
-        ),
-        Command::cmd0(Opcode::NpuSetParallelMode, 1),
-        Command::cmd0(Opcode::NpuOpDepthwise, 0),
-        Command::cmd0(Opcode::NpuOpStop, 0),
-    ]);
-    let mut tb = NpuTb::new("u65-512").unwrap();
-    let state = fault(run(&mut tb, &stream));
-    assert_eq!(field(state.status, "cmd_parse_error"), 1, "{state}");
-    assert_eq!(field(state.status, "state"), 0, "{state}");
-    assert_eq!(state.qread, 8, "QREAD stays at the operation: {state}");
+    for (op, param) in [
+        (Opcode::NpuOpDepthwise, 0),
+        (Opcode::NpuOpPool, 0),
+        (Opcode::NpuOpPool, 1),
+    ] {
+        let stream = encode(&[
+            Command::cmd0(
+                precision,
+                precision.field("activation_precision").set(0, 1) as u16,
+            ),
+            Command::cmd0(Opcode::NpuSetParallelMode, 1),
+            Command::cmd0(op, param),
+            Command::cmd0(Opcode::NpuOpStop, 0),
+        ]);
+        let mut tb = NpuTb::new("u65-512").unwrap();
+        let state = fault(run(&mut tb, &stream));
+        assert_eq!(
+            field(state.status, "cmd_parse_error"),
+            1,
+            "{op:?} {param}: {state}"
+        );
+        assert_eq!(field(state.status, "state"), 0, "{state}");
+        assert_eq!(state.qread, 8, "QREAD stays at the operation: {state}");
+    }
 }
 
 /// NPU_SET_PARALLEL_MODE 1 is for the two cores of u65-512 only (TRM

@@ -1,9 +1,10 @@
-//! The convolution datapath end to end: every Vela-made fixture job whose
-//! kernel operations the RTL runs (NPU_OP_CONV and NPU_OP_DEPTHWISE, which
-//! include fully connected layers, with any activation function: clamp,
-//! tanh, sigmoid or LUT; on u65-512 in parallel mode no 16-bit depthwise)
-//! runs on the RTL and on
-//! the golden model, and the two agree on memory, the shared buffer outside
+//! The datapath end to end: every Vela-made fixture job whose kernel
+//! operations the RTL runs (NPU_OP_CONV, NPU_OP_DEPTHWISE, which include
+//! fully connected layers, and NPU_OP_POOL: max, average, REDUCE_SUM, and
+//! the resizes and standalone activations Vela builds from them; with any
+//! activation function: clamp, tanh, sigmoid or LUT; on u65-512 in parallel
+//! mode no 16-bit depthwise or max/average pool) runs on the RTL and on the
+//! golden model, and the two agree on memory, the shared buffer outside
 //! the operations' working buffers, STATUS, QREAD and IRQ. The fixtures'
 //! expected outputs are the TFLite interpreter's, so the RTL is checked
 //! against them transitively (`model/tests` holds the golden model to them).
@@ -12,7 +13,7 @@
 
 use npu_model::cmdstream::decode;
 use npu_model::job::{Backend, GoldenBackend, Job};
-use npu_spec::command::Opcode;
+use npu_spec::command::{Opcode, PoolingMode};
 use npu_tb::conv_jobs::{rtl_agrees_under, MemorySystem};
 use npu_tb::fuzz::compare;
 use npu_tb::rtl_backend::RtlBackend;
@@ -32,7 +33,26 @@ const UNDER_RANDOM_MEMORY: [&str; 5] = [
 ];
 
 /// Fixtures with an activation function that must run.
-const ACTIVATION: [&str; 1] = ["conv_tanh_i8"];
+const ACTIVATION: [&str; 7] = [
+    "conv_tanh_i8",
+    "conv_logistic_i16",
+    "tanh_i16",
+    "sigmoid_i16",
+    "tanh_u8_native_512",
+    "exp_i8",
+    "hard_swish_i8",
+];
+
+/// Pools that must run (TRM 4.8.2 table 4-122, 4-125).
+const POOL: [&str; 7] = [
+    "maxpool_2x2_i16",
+    "maxpool_3x3_i8_512",
+    "avgpool_3x3_same_i8",
+    "avgpool_5x5_same_i8_512",
+    "reduce_sum_i16_512",
+    "reduce_sum_u8_nhcwb16",
+    "resize_bilinear_i8",
+];
 
 /// The u65-512 fixtures in parallel mode (TRM 4.7.5.1) that must run.
 const PARALLEL_MODE: [&str; 10] = [
@@ -71,8 +91,14 @@ fn not_yet(job: &Job) -> Option<String> {
             Opcode::NpuOpDepthwise if parallel && ifm_wide => {
                 return Some("16-bit depthwise in parallel mode (refused)".into())
             }
-            Opcode::NpuOpConv | Opcode::NpuOpDepthwise => kernels += 1,
-            Opcode::NpuOpPool => return Some("pool".into()),
+            Opcode::NpuOpPool
+                if parallel
+                    && ifm_wide
+                    && PoolingMode::from_bits(c.param.into()) != Some(PoolingMode::ReduceSum) =>
+            {
+                return Some("16-bit max/average pool in parallel mode (refused)".into())
+            }
+            Opcode::NpuOpConv | Opcode::NpuOpDepthwise | Opcode::NpuOpPool => kernels += 1,
             Opcode::NpuOpElementwise => return Some(format!("{} (issue 13)", c.op.name())),
             _ => {}
         }
@@ -136,6 +162,9 @@ fn every_convolution_fixture_runs_bit_exact_on_the_rtl() {
             ran.iter().any(|r| r == name),
             "{name} (activation function) did not run"
         );
+    }
+    for name in POOL {
+        assert!(ran.iter().any(|r| r == name), "{name} (pool) did not run");
     }
 }
 

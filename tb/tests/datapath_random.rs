@@ -5,22 +5,24 @@
 //! reordering, at times a bandwidth or outstanding limit, and ACLKEN): each
 //! job runs on the RTL and on the golden model, which must agree on how the
 //! run ends (STATUS, QREAD, IRQ), every region's bytes and the shared
-//! buffer. `CONV_JOBS` sets the number of jobs (default 150), and
+//! buffer. `CONV_JOBS` sets the number of jobs (default 150),
 //! `CONV_PARALLEL_JOBS` the number of operations in parallel mode on
-//! u65-512 (default 20, TRM 4.7.5.1). A failing job is saved as a job
-//! folder, with the command that gives its waveform. A quarter of the jobs
-//! have an activation function (tanh, sigmoid, or a LUT of random contents
-//! that user DMAs load into each core's last 2 KB of the shared buffer
-//! first). One more job loads a LUT, uses it, reloads it with other
-//! contents and uses it again (issue 13).
+//! u65-512 (default 20, TRM 4.7.5.1) and `POOL_JOBS` the number of pools
+//! (NPU_OP_POOL max, average and REDUCE_SUM; a quarter of those the RTL runs
+//! in parallel mode are on u65-512; default 150). A failing job is saved as
+//! a job folder, with the command that gives its waveform. A quarter of the
+//! convolution jobs have an activation function (tanh, sigmoid, or a LUT of
+//! random contents that user DMAs load into each core's last 2 KB of the
+//! shared buffer first). One more job loads a LUT, uses it, reloads it with
+//! other contents and uses it again (issue 13).
 
 use npu_model::cmdstream::{encode, Command};
 use npu_model::job::Job;
 use npu_model::tensor::DType;
 use npu_spec::command::{ActivationFunction, Opcode};
 use npu_tb::conv_jobs::{
-    lut_dma, random_job, random_parallel_job, rtl_agrees_under, save, ConvJob, ConvKind, ConvSpec,
-    MemorySystem, LUT_BYTES,
+    lut_dma, random_job, random_parallel_job, random_pool_job, rtl_agrees_under, save, ConvJob,
+    ConvKind, ConvSpec, MemorySystem, LUT_BYTES,
 };
 use npu_tb::seed::seed;
 use rand::rngs::StdRng;
@@ -31,6 +33,7 @@ use std::path::Path;
 /// Jobs per run unless `CONV_JOBS` or `CONV_PARALLEL_JOBS` says otherwise.
 const DEFAULT_JOBS: u64 = 150;
 const DEFAULT_PARALLEL_JOBS: u64 = 20;
+const DEFAULT_POOL_JOBS: u64 = 150;
 
 fn job_count(variable: &str, default: u64) -> u64 {
     std::env::var(variable).map_or(default, |s| {
@@ -114,6 +117,11 @@ fn a_lut_reloaded_between_two_convolutions_is_read_afresh() {
     if let Err(e) = rtl_agrees_under(&job, &memory) {
         panic!("seed {seed}, {activation:?} behind {memory:?}: {e}");
     }
+}
+
+#[test]
+fn random_pools_agree_with_the_golden_model() {
+    agree(job_count("POOL_JOBS", DEFAULT_POOL_JOBS), random_pool_job);
 }
 
 /// Runs `count` jobs `make(seed, index)` on the RTL and the golden model.

@@ -14,7 +14,10 @@
 //! of the previous operation is taken. A third of the operations use 1x4
 //! microblocks (`one_row`: positions (oy, ox + p)) over any OFM rows, the
 //! rest 2x2 ones; a third of the 8-bit ones are `interleaved` (depthwise in
-//! parallel mode: a group's channels every other one of 16, even or odd).
+//! parallel mode: a group's channels every other one of 16, even or odd),
+//! and a quarter of those without insert-zeros upscaling pad with the IFM
+//! type's minimum (`pad_minimum`, max pooling: the golden model's max pool
+//! counts no padding, which a minimum never changes).
 //! Then the throughput: one request a cycle with `IfmUnit::LATENCY` cycles
 //! of latency, in both shapes.
 
@@ -83,6 +86,9 @@ struct Operation {
     ib_base: usize,
     /// Interleaved groups, and whether they take the odd channels.
     interleaved: Option<bool>,
+    /// Max pooling: padding reads the IFM type's minimum minus the zero
+    /// point (never with insert-zeros upscaling, TRM 4.8.2 table 4-122).
+    pad_minimum: bool,
 }
 
 impl Operation {
@@ -173,6 +179,7 @@ impl Operation {
             position_bytes: 0,
             ib_base: 0,
             interleaved: (ifm.bits == 8 && rng.gen_bool(1.0 / 3.0)).then(|| rng.gen_bool(0.5)),
+            pad_minimum: upscale != UpscaleMode::Zeros && rng.gen_bool(0.25),
         };
         // The source rows and columns the OFM block reads.
         let (origin_y, rows) = op.needed(
@@ -261,7 +268,12 @@ impl Operation {
         let dkw = (self.kernel_w - 1) * self.dilation_x + 1;
         let ph = (self.oh - 1) * self.stride_y + dkh;
         let pw = (self.ow - 1) * self.stride_x + dkw;
-        let mut data = vec![0; ph * pw * c];
+        let fill = if self.pad_minimum {
+            self.ifm.min() - self.zero_point
+        } else {
+            0
+        };
+        let mut data = vec![fill; ph * pw * c];
         for y in 0..self.h {
             let dst = ((y + self.pad_top) * pw + self.pad_left) * c;
             data[dst..dst + self.w * c].copy_from_slice(&upscaled[y * self.w * c..][..self.w * c]);
@@ -313,6 +325,7 @@ impl Operation {
             zero_point: (self.zero_point as u64 & 0xffff).into(),
             interleaved: self.interleaved.is_some(),
             odd: self.interleaved == Some(true),
+            pad_minimum: self.pad_minimum,
         }
     }
 

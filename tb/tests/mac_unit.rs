@@ -4,7 +4,9 @@
 //! whole sums in i64 and wraps them as the golden model does
 //! (`npu_model::ops::wrap_accumulator`, int40 and int32).
 //!
-//! Blocks are conv or depthwise, with 8-bit activations (int8, uint8, full
+//! Blocks are conv, depthwise or max pooling (NPU_OP_POOL mode 0:
+//! depthwise with unit weights, each word the maximum of its values; a
+//! 16-bit value's low beat held for its high beat), with 8-bit activations (int8, uint8, full
 //! 9-bit and extremes) or 16-bit ones (a low and a high beat on the same
 //! word, back to back), full, sparse or extreme weights. Their beats either
 //! sweep a set of words once per weight group, as the weight-stationary
@@ -63,6 +65,9 @@ struct Step {
 #[derive(Clone)]
 struct Block {
     depthwise: bool,
+    /// Max pooling: each word keeps the largest value (depthwise, unit
+    /// weights, as the datapath's pools use it).
+    max: bool,
     /// 16-bit activations: each step is a low and a high beat.
     wide: bool,
     steps: Vec<Step>,
@@ -89,7 +94,11 @@ impl Block {
             let add = self.contribution(step);
             let word = words.entry(step.address).or_insert([0; ACCUMULATORS]);
             for (acc, a) in word.iter_mut().zip(add) {
-                *acc = if step.first { a } else { *acc + a };
+                *acc = match (step.first, self.max) {
+                    (true, _) => a,
+                    (false, true) => (*acc).max(a),
+                    (false, false) => *acc + a,
+                };
             }
         }
     }
@@ -133,6 +142,8 @@ impl Block {
                     slice_end: false,
                     depthwise: self.depthwise,
                     high: half == Some(true),
+                    max: self.max,
+                    low: half == Some(false),
                 });
             }
         }
@@ -149,6 +160,8 @@ struct Beat {
     slice_end: bool,
     depthwise: bool,
     high: bool,
+    max: bool,
+    low: bool,
 }
 
 /// Sets bits `at..at + width` of `words` to the low bits of `value`.
@@ -169,6 +182,8 @@ struct Layout {
     slice_end: usize,
     depthwise: usize,
     high: usize,
+    max: usize,
+    low: usize,
     words: usize,
 }
 
@@ -183,6 +198,8 @@ impl Layout {
             slice_end: b.get_my_offset_slice_end(),
             depthwise: b.get_my_offset_depthwise(),
             high: b.get_my_offset_high(),
+            max: b.get_my_offset_max(),
+            low: b.get_my_offset_low(),
             words: bits.div_ceil(32),
         }
     }
@@ -223,6 +240,8 @@ impl Layout {
             (self.slice_end, beat.slice_end),
             (self.depthwise, beat.depthwise),
             (self.high, beat.high),
+            (self.max, beat.max),
+            (self.low, beat.low),
         ] {
             put(&mut words, at, 1, i64::from(flag));
         }
@@ -270,6 +289,8 @@ enum WeightKind {
     /// The weight decoder's range, -255..=255, mostly zeros.
     Sparse,
     Extreme,
+    /// All 1: a pool's unit weights.
+    Unit,
 }
 
 fn act(kind: ActKind, zero_point: i64, rng: &mut StdRng) -> i64 {
@@ -297,12 +318,14 @@ fn weight(kind: WeightKind, rng: &mut StdRng) -> i64 {
         WeightKind::Sparse if rng.gen_bool(0.7) => 0,
         WeightKind::Sparse => rng.gen_range(-255..=255),
         WeightKind::Extreme => *[-256, -255, 255].choose(rng).unwrap(),
+        WeightKind::Unit => 1,
     }
 }
 
 /// A random block on words of AB half `half`.
 fn random_block(half: usize, rng: &mut StdRng) -> Block {
-    let depthwise = rng.gen_bool(0.3);
+    let max = rng.gen_bool(0.2);
+    let depthwise = max || rng.gen_bool(0.3);
     let wide = rng.gen_bool(0.3);
     let kinds: &[ActKind] = if wide {
         &[ActKind::Int16, ActKind::Extreme16]
@@ -321,9 +344,13 @@ fn random_block(half: usize, rng: &mut StdRng) -> Block {
         ActKind::Int16 => rng.gen_range(-32768..=32767),
         _ => 0,
     };
-    let weight_kind = *[WeightKind::Full, WeightKind::Sparse, WeightKind::Extreme]
-        .choose(rng)
-        .unwrap();
+    let weight_kind = if max {
+        WeightKind::Unit
+    } else {
+        *[WeightKind::Full, WeightKind::Sparse, WeightKind::Extreme]
+            .choose(rng)
+            .unwrap()
+    };
     let word_count = match rng.gen_range(0..10) {
         0..=2 => 1,
         3..=7 => rng.gen_range(2..=8),
@@ -373,6 +400,7 @@ fn random_block(half: usize, rng: &mut StdRng) -> Block {
     }
     Block {
         depthwise,
+        max,
         wide,
         steps,
     }
@@ -384,6 +412,7 @@ fn wrapping_block(address: usize) -> Block {
     let steps = (1usize << (ACC_BITS - 27)) + 100;
     Block {
         depthwise: false,
+        max: false,
         wide: true,
         steps: (0..steps)
             .map(|s| Step {
@@ -400,6 +429,7 @@ fn wrapping_block(address: usize) -> Block {
 fn filling_block(half: usize, rng: &mut StdRng) -> Block {
     Block {
         depthwise: false,
+        max: false,
         wide: false,
         steps: (half * HALF..(half + 1) * HALF)
             .map(|address| Step {

@@ -11,11 +11,18 @@
 //! functions the golden model's convolution uses; operations with an
 //! activation function often scale by exactly 1, so that their scaled
 //! values hit the table's ends, the LUT index bounds, zero and saturation.
+//! Three operations in five are pools as the golden model's `run_pool`
+//! finishes them: max pools (no scaling, the accumulator as it is), padded
+//! average pools (no scaling, the sum of `count` 16-bit differences divided
+//! by `count`, 1..=64, with `fixed::divide_round_away`; TRM 4.8.2 table
+//! 4-122), and scaled pools with an int32 OFM, which shift only
+//! (`fixed::shift_only`, TRM 4.6.5).
 
 use npu_hw::output_unit::{
     AccumulatorBeat, LutWrite, OutputSettings, ResultBeat, LANES, LATENCY, LUT_LINES,
 };
-use npu_model::ops::{scale_accumulator, OutStage, ScaleRecord};
+use npu_model::fixed::{divide_round_away, shift_only};
+use npu_model::ops::{scale_accumulator, wrap_accumulator, OutStage, ScaleRecord};
 use npu_model::tensor::DType;
 use npu_spec::command::{
     AccFormat, ActivationClipRange, ActivationFunction, ActivationPrecision, OfmScaleMode, Opcode,
@@ -25,6 +32,7 @@ use npu_tb::block::{field, words, BlockTb};
 use npu_tb::seed::seed;
 use npu_tb::verilator::PortId;
 use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rust_hdl::prelude::{Bits, Synth};
 use std::collections::{HashMap, VecDeque};
@@ -33,6 +41,21 @@ use std::collections::{HashMap, VecDeque};
 #[derive(Clone, Debug)]
 struct Operation {
     values: HashMap<Opcode, u64>,
+    pool: Pool,
+}
+
+/// The pools whose output unit does not scale (TRM 4.8.2 table 4-122).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Pool {
+    /// Convolution, REDUCE_SUM, unpadded average pool: scaled.
+    Scaled,
+    /// Max pool: the accumulator as it is.
+    Max,
+    /// Padded average pool: the accumulator divided by the window count.
+    PaddedAverage,
+    /// REDUCE_SUM or unpadded average pool with an int32 OFM: the shift
+    /// alone (`fixed::shift_only`).
+    ShiftOnly,
 }
 
 impl Operation {
@@ -48,8 +71,16 @@ impl Operation {
     }
 
     fn random(rng: &mut StdRng) -> Self {
+        let pool = [
+            Pool::Scaled,
+            Pool::Scaled,
+            Pool::Max,
+            Pool::PaddedAverage,
+            Pool::ShiftOnly,
+        ][rng.gen_range(0..5)];
         let mut o = Operation {
             values: HashMap::new(),
+            pool,
         };
         let p = Opcode::NpuSetOfmPrecision;
         let (signed, precision) = [
@@ -58,7 +89,11 @@ impl Operation {
             (0, ActivationPrecision::Bits16),
             (1, ActivationPrecision::Bits16),
             (1, ActivationPrecision::Bits32),
-        ][rng.gen_range(0..5)];
+        ][match pool {
+            Pool::Scaled => rng.gen_range(0..5),
+            Pool::ShiftOnly => 4,
+            _ => rng.gen_range(0..4),
+        }];
         o.set(p, "activation_type", signed);
         o.set(p, "activation_precision", precision.bits().into());
         let round = RoundMode::ALL[rng.gen_range(0..RoundMode::ALL.len())];
@@ -67,7 +102,13 @@ impl Operation {
         o.set(p, "scale_mode", u64::from(global));
         o.set(Opcode::NpuSetOfmScale, "scale", random_scale(rng).into());
         o.set(Opcode::NpuSetOfmScale, "shift", rng.gen_range(0..64));
-        let acc = [AccFormat::Int32, AccFormat::Int40][rng.gen_range(0..2)];
+        // TRM 4.8.2 table 4-122: int40 only for unpadded average pools.
+        let acc = match pool {
+            Pool::Scaled | Pool::ShiftOnly => {
+                [AccFormat::Int32, AccFormat::Int40][rng.gen_range(0..2)]
+            }
+            _ => AccFormat::Int32,
+        };
         o.set(Opcode::NpuSetAccFormat, "acc_format", acc.bits().into());
         let zp: u64 = match rng.gen_range(0..3) {
             0 => 0,
@@ -201,13 +242,30 @@ impl Operation {
         )
     }
 
-    /// The golden model's OFM value of one channel of `core`'s pass.
-    fn expected(&self, stage: &OutStage, lane: &Lane, core: usize) -> i64 {
+    /// The golden model's OFM value of one channel of `core`'s pass
+    /// (`run_pool` for the pools that do not scale).
+    fn expected(&self, stage: &OutStage, lane: &Lane, core: usize, count: i64) -> i64 {
         let r = self.global().unwrap_or(lane.record);
-        stage.finish(
-            scale_accumulator(lane.acc, &r, self.acc(), self.round()),
-            core,
-        )
+        let scaled = match self.pool {
+            Pool::Scaled => scale_accumulator(lane.acc, &r, self.acc(), self.round()),
+            Pool::Max => lane.acc,
+            Pool::PaddedAverage => divide_round_away(lane.acc, count),
+            Pool::ShiftOnly => shift_only(
+                wrap_accumulator(lane.acc + r.bias, self.acc()),
+                r.shift,
+                self.round(),
+            ),
+        };
+        stage.finish(scaled, core)
+    }
+
+    fn settings(&self) -> OutputSettings {
+        OutputSettings {
+            unscaled: matches!(self.pool, Pool::Max | Pool::PaddedAverage),
+            divide: self.pool == Pool::PaddedAverage,
+            shift_only: self.pool == Pool::ShiftOnly,
+            ..OutputSettings::from_commands(|code| self.value(code))
+        }
     }
 }
 
@@ -282,14 +340,31 @@ struct Lane {
     on: bool,
 }
 
-fn random_beat(rng: &mut StdRng, edges: bool) -> Vec<Lane> {
+/// A pool's accumulator: a 16-bit IFM value minus its zero point (max),
+/// or `count` of them summed (average).
+fn random_pool_acc(pool: Pool, count: i64, rng: &mut StdRng) -> i64 {
+    let one = |rng: &mut StdRng| match rng.gen_range(0..4) {
+        0 => *[-65535, 65535, 0, -1, 1].choose(rng).unwrap(),
+        1 => rng.gen_range(-255..=255),
+        _ => rng.gen_range(-65535..=65535),
+    };
+    match pool {
+        Pool::PaddedAverage if rng.gen_bool(0.2) => {
+            count * *[-65535, 65535, -255, 255].choose(rng).unwrap()
+        }
+        Pool::PaddedAverage => (0..count).map(|_| one(rng)).sum(),
+        _ => one(rng),
+    }
+}
+
+fn random_beat(pool: Pool, count: i64, rng: &mut StdRng, edges: bool) -> Vec<Lane> {
     let partial = rng.gen_bool(0.2);
     (0..LANES)
         .map(|_| Lane {
-            acc: if edges && rng.gen_bool(0.8) {
-                random_edge(rng)
-            } else {
-                random_40(rng)
+            acc: match pool {
+                Pool::Scaled | Pool::ShiftOnly if edges && rng.gen_bool(0.8) => random_edge(rng),
+                Pool::Scaled | Pool::ShiftOnly => random_40(rng),
+                _ => random_pool_acc(pool, count, rng),
             },
             record: ScaleRecord {
                 bias: random_40(rng),
@@ -301,9 +376,10 @@ fn random_beat(rng: &mut StdRng, edges: bool) -> Vec<Lane> {
         .collect()
 }
 
-fn pack(lanes: &[Lane], core: usize) -> Vec<u32> {
+fn pack(lanes: &[Lane], core: usize, count: i64) -> Vec<u32> {
     let mut beat = AccumulatorBeat {
         core: core == 1,
+        count: (count as u64).into(),
         ..Default::default()
     };
     let mask40 = (1u64 << 40) - 1;
@@ -366,7 +442,7 @@ fn every_lane_matches_the_golden_model() {
         let stage = op.stage(&luts);
         let edges = op.function() != ActivationFunction::None
             && op.get(Opcode::NpuSetOfmScale, "scale") == 1 << 30;
-        let settings = OutputSettings::from_commands(|code| op.value(code));
+        let settings = op.settings();
         tb.model.set_wide(
             settings_port,
             &words::<{ <OutputSettings as Synth>::BITS }>(settings.into()),
@@ -380,20 +456,23 @@ fn every_lane_matches_the_golden_model() {
         tb.sources[source].rate = valid;
         tb.sinks[sink].rate = ready;
         for _ in 0..rng.gen_range(1..12) {
-            let lanes = random_beat(&mut rng, edges);
+            let count = rng.gen_range(1..=64);
+            let lanes = random_beat(op.pool, count, &mut rng, edges);
             let core = rng.gen_range(0..2);
             let want = lanes
                 .iter()
-                .map(|l| l.on.then(|| op.expected(&stage, l, core)))
+                .map(|l| l.on.then(|| op.expected(&stage, l, core, count)))
                 .collect();
             let what = format!(
-                "operation {n} {op:?}, lanes {:?}",
+                "operation {n} {op:?}, count {count}, lanes {:?}",
                 lanes
                     .iter()
                     .map(|l| (l.acc, l.record, l.on))
                     .collect::<Vec<_>>()
             );
-            tb.sources[source].queue.push_back(pack(&lanes, core));
+            tb.sources[source]
+                .queue
+                .push_back(pack(&lanes, core, count));
             checker.expected.push_back((want, what));
         }
         // The next operation's settings go on as soon as this one's beats

@@ -50,6 +50,7 @@ fn hardware_shape(s: &ConvShape) -> TraversalShape {
         block_width: b(s.block_width),
         block_depth: b(s.block_depth),
         parallel: s.parallel,
+        pool: s.pool,
     }
 }
 
@@ -229,11 +230,22 @@ fn every_job_beat_and_readout_matches_the_schedule() {
         readouts,
     } = Bench::new(rng.gen(), [0.7, 0.6, 0.9, 0.8]);
 
-    let (mut total_beats, mut total_cycles, mut one_row, mut parallel) = (0, 0, 0, 0);
+    let (mut total_beats, mut total_cycles, mut one_row, mut parallel, mut pools) = (0, 0, 0, 0, 0);
     // Accumulator halves and IFM buffers alternate across operations too.
     let (mut ab_half, mut expected_half) = (0, false);
     for case in 0..60 {
-        let shape = ConvShape::random_parallel(&mut rng);
+        let mut shape = ConvShape::random_parallel(&mut rng);
+        // Pools: depthwise-shaped max/average pools (unpadded kernels) and
+        // REDUCE_SUM (depth-first, one OFM channel).
+        if rng.gen_bool(0.25) {
+            shape.pool = true;
+            if shape.traversal != Traversal::DepthWise {
+                shape.traversal = Traversal::DepthFirst;
+                shape.ofm_depth = 1;
+                shape.parallel = false;
+            }
+            pools += 1;
+        }
         one_row += usize::from(shape.microblock() == (1, 4));
         parallel += usize::from(shape.parallel);
         let what = format!("case {case} (seed {seed}): {shape:?}");
@@ -341,7 +353,11 @@ fn every_job_beat_and_readout_matches_the_schedule() {
     }
     println!(
         "{total_beats} beats in {total_cycles} cycles under back-pressure, {one_row} of 60 \
-         operations one-row (1x4 microblocks), {parallel} in parallel mode"
+         operations one-row (1x4 microblocks), {parallel} in parallel mode, {pools} pools"
+    );
+    assert!(
+        (3..=30).contains(&pools),
+        "pools (seed {seed}): {pools} of 60"
     );
     assert!(
         (2..=30).contains(&parallel),
@@ -423,6 +439,7 @@ fn beats_flow_one_a_cycle() {
         block_width: 4,
         block_depth: 16,
         parallel: false,
+        pool: false,
     };
     // Its CONV1D counterpart: a 1x3 kernel over a 1x64 OFM in 2x16x16
     // blocks (Vela's block heights are even), 1x4 microblocks.

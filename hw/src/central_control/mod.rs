@@ -16,7 +16,7 @@
 //!   datapath ([`KernelOperation`]; blocks while the queue is full), and
 //!   parsing goes on (TRM 4.6.1). A kind the datapath does not run
 //!   (`kernels_run`; parallel mode only on two cores, and for depthwise
-//!   only with 8-bit IFMs) is
+//!   and max/average pools only with 8-bit IFMs; pooling modes 0-2) is
 //!   refused: the NPU stops with STATUS.cmd_parse_error and IRQ raised,
 //!   QREAD at the operation. NPU_OP_KERNEL_WAIT n waits
 //!   until n or fewer operations are queued or running;
@@ -490,7 +490,15 @@ impl Logic for CentralControl {
                 & self.kernels_run.val().depthwise
                 & (!self.parallel_mode.val()
                     | (self.kernels_run.val().parallel & !self.ifm_wide.val())))
-            | ((self.key.val() == self.pool_key.val()) & self.kernels_run.val().pool)
+            // Max and average pools run as depthwise (8-bit only in
+            // parallel mode), REDUCE_SUM (mode 2) as a convolution; modes
+            // 3 and up do not exist (TRM 4.6.4).
+            | ((self.key.val() == self.pool_key.val())
+                & self.kernels_run.val().pool
+                & (self.op_param.val() < 3)
+                & (!self.parallel_mode.val()
+                    | (self.kernels_run.val().parallel
+                        & (!self.ifm_wide.val() | (bit_cast::<3, 16>(self.op_param.val()) == 2)))))
             | ((self.key.val() == self.elementwise_key.val()) & self.kernels_run.val().elementwise);
 
         match self.step.q.val() {

@@ -9,7 +9,7 @@ use crate::central_control::{
 };
 use crate::output_unit::OutputSettings;
 use crate::spec_constants::{command_field_lsb, command_field_mask};
-use npu_spec::command::Opcode;
+use npu_spec::command::{ActivationPrecision, Opcode, PoolingMode};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -17,6 +17,8 @@ pub struct OperationDecoder {
     pub operation: Signal<In, KernelOperation>,
     pub shape: Signal<Out, TraversalShape>,
     pub output_settings: Signal<Out, OutputSettings>,
+    /// NPU_OP_POOL in max mode (TRM 4.6.4).
+    pub pool_max: Signal<Out, Bit>,
     /// 16-bit IFM elements; a signed IFM.
     pub ifm_wide: Signal<Out, Bit>,
     pub ifm_signed: Signal<Out, Bit>,
@@ -42,6 +44,10 @@ pub struct OperationDecoder {
     ofm_precision_code: Signal<Local, Bits<2>>,
     activation_word: Signal<Local, Bits<16>>,
     ofm_scale: Signal<Local, Bits<38>>,
+    pool: Signal<Local, Bit>,
+    pooling_mode: Signal<Local, Bits<16>>,
+    pool_average: Signal<Local, Bit>,
+    padded: Signal<Local, Bit>,
     stride_x_lsb: Constant<Bits<6>>,
     stride_x_msb: Constant<Bits<6>>,
     stride_y_lsb: Constant<Bits<6>>,
@@ -60,6 +66,11 @@ pub struct OperationDecoder {
     function_lsb: Constant<Bits<6>>,
     scale_shift: Constant<Bits<6>>,
     depthwise_code: Constant<Bits<10>>,
+    pool_code: Constant<Bits<10>>,
+    bits_32: Constant<Bits<2>>,
+    pooling_mode_mask: Constant<Bits<16>>,
+    max_mode: Constant<Bits<16>>,
+    average_mode: Constant<Bits<16>>,
 }
 
 impl Default for OperationDecoder {
@@ -67,10 +78,12 @@ impl Default for OperationDecoder {
         let stride = Opcode::NpuSetKernelStride;
         let ifm = Opcode::NpuSetIfmPrecision;
         let ofm = Opcode::NpuSetOfmPrecision;
+        let mode = |m: PoolingMode| Constant::new(u64::from(m.bits()).into());
         Self {
             operation: Default::default(),
             shape: Default::default(),
             output_settings: Default::default(),
+            pool_max: Default::default(),
             ifm_wide: Default::default(),
             ifm_signed: Default::default(),
             code: Default::default(),
@@ -94,6 +107,10 @@ impl Default for OperationDecoder {
             ofm_precision_code: Default::default(),
             activation_word: Default::default(),
             ofm_scale: Default::default(),
+            pool: Default::default(),
+            pooling_mode: Default::default(),
+            pool_average: Default::default(),
+            padded: Default::default(),
             stride_x_lsb: command_field_lsb(stride, "stride_x_lsb"),
             stride_x_msb: command_field_lsb(stride, "stride_x_msb"),
             stride_y_lsb: command_field_lsb(stride, "stride_y_lsb"),
@@ -112,6 +129,11 @@ impl Default for OperationDecoder {
             function_lsb: command_field_lsb(Opcode::NpuSetActivation, "activation_function"),
             scale_shift: command_field_lsb(Opcode::NpuSetOfmScale, "shift"),
             depthwise_code: Constant::new((Opcode::NpuOpDepthwise.code() as u64).into()),
+            pool_code: Constant::new((Opcode::NpuOpPool.code() as u64).into()),
+            bits_32: Constant::new(u64::from(ActivationPrecision::Bits32.bits()).into()),
+            pooling_mode_mask: command_field_mask(Opcode::NpuOpPool, "pooling_mode"),
+            max_mode: mode(PoolingMode::Max),
+            average_mode: mode(PoolingMode::Average),
         }
     }
 }
@@ -176,7 +198,17 @@ impl Logic for OperationDecoder {
         self.shape.next.pad_top = bit_cast::<16, 7>(self.ifm.val().pad_top);
         self.shape.next.pad_left = bit_cast::<16, 7>(self.ifm.val().pad_left);
         self.shape.next.upscale = self.ifm.val().upscale != 0;
-        self.shape.next.depthwise = self.code.val() == self.depthwise_code.val();
+        // Max and average pools walk as depthwise convolutions, REDUCE_SUM
+        // as a convolution with one OFM channel (TRM 4.6.4 NPU_OP_POOL).
+        self.pool.next = self.code.val() == self.pool_code.val();
+        self.pooling_mode.next = self.operation.val().param & self.pooling_mode_mask.val();
+        self.pool_max.next = self.pool.val() & (self.pooling_mode.val() == self.max_mode.val());
+        self.pool_average.next =
+            self.pool.val() & (self.pooling_mode.val() == self.average_mode.val());
+        self.shape.next.pool = self.pool.val();
+        self.shape.next.depthwise = (self.code.val() == self.depthwise_code.val())
+            | self.pool_max.val()
+            | self.pool_average.val();
         self.shape.next.parallel = self.kernel.val().parallel_mode != 0;
 
         // The IFM the kernel windows read (the golden model's `ifm_extent`):
@@ -232,5 +264,17 @@ impl Logic for OperationDecoder {
             bit_cast::<4, 16>(self.activation_word.val() >> self.clip_range.val());
         self.output_settings.next.activation_min = self.activation.val().activation_min;
         self.output_settings.next.activation_max = self.activation.val().activation_max;
+        // TRM 4.8.2 table 4-122: max pool and padded average pool do not
+        // scale; a padded average divides by the window's IFM elements.
+        self.padded.next = (self.ifm.val().pad_top != 0)
+            | (self.ifm.val().pad_left != 0)
+            | (self.ifm.val().pad_bottom != 0)
+            | (self.ifm.val().pad_right != 0);
+        self.output_settings.next.divide = self.pool_average.val() & self.padded.val();
+        self.output_settings.next.unscaled =
+            self.pool_max.val() | (self.pool_average.val() & self.padded.val());
+        // TRM 4.6.5 NPU_SET_OFM_SCALE: a 32-bit result is shifted only.
+        self.output_settings.next.shift_only =
+            self.pool.val() & (self.ofm_precision_code.val() == self.bits_32.val());
     }
 }

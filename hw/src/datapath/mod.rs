@@ -1,10 +1,10 @@
 //! The datapath: the units that run a convolution-type kernel operation
-//! (NPU_OP_CONV, NPU_OP_DEPTHWISE), wired as the TRM's block diagram (TRM
-//! 3.3): the traversal (central control, TRM 4.9) drives the IFM fetch into
-//! the shared buffer, the IFM unit and the MAC unit; the weight decoder
-//! feeds the MAC unit through its weight groups; the accumulators go
-//! through the output unit, with the scale/bias records, to the OFM
-//! channel.
+//! (NPU_OP_CONV, NPU_OP_DEPTHWISE, NPU_OP_POOL), wired as the TRM's block
+//! diagram (TRM 3.3): the traversal (central control, TRM 4.9) drives the
+//! IFM fetch into the shared buffer, the IFM unit and the MAC unit; the
+//! weight decoder feeds the MAC unit through its weight groups; the
+//! accumulators go through the output unit, with the scale/bias records, to
+//! the OFM channel.
 //!
 //! One operation runs at a time: the next is taken when every OFM byte of
 //! this one is written and answered (TRM 4.6.1 lets them overlap; BLOCKDEP
@@ -24,11 +24,27 @@
 //! unit reads every other byte (`IfmSettings::interleaved`); central control
 //! refuses it with 16-bit IFMs.
 //!
+//! Pools (NPU_OP_POOL, TRM 4.6.4; table 4-122): max and average pools walk
+//! as depthwise convolutions (4 positions x 8 channels x 1 kernel element a
+//! beat) and REDUCE_SUM as a convolution with one OFM channel, both without
+//! a weight stream: the traversal does not pad their kernels to weight
+//! groups (`TraversalShape::pool`), no weight read is issued, the MAC beats
+//! take unit weights (a REDUCE_SUM beat only for the IFM block's channels)
+//! and the weight-stream states and faults do not apply. Max pools run the
+//! MAC unit's max mode with padding read as the IFM type's minimum (the IFM
+//! unit's `pad_minimum`), so padding never wins; max pools and padded
+//! average pools do not scale and read no scale records; a padded average
+//! divides each position's sum by its window's IFM elements (`WindowCount`,
+//! the output unit's division); REDUCE_SUM and unpadded average pools scale
+//! as convolutions. In parallel mode pools run as 8-bit depthwise and
+//! REDUCE_SUM as a convolution (core 1 has no channel); central control
+//! refuses 16-bit max and average pools there.
+//!
 //! Streams per operation:
 //! - IFM blocks: each traversal job goes to the IFM fetch (its copies to
 //!   the DMA's IFM channel) and waits in `fetched` until the DMA reports its
 //!   last copy in the shared buffer; then the traversal walks its beats.
-//! - Weights: every spatial OFM block reads the whole weight stream again
+//! - Weights (not for pools): every spatial OFM block reads the whole weight stream again
 //!   (per core in parallel mode; its z slices in order, as the traversal
 //!   consumes them), decoded and regrouped into MAC weight groups; a group
 //!   is used by the beats up to one marked `group_end`. The DMA reads the
@@ -49,8 +65,10 @@
 //!   the OFM writer with their position.
 
 mod decode;
+mod window;
 
 pub use decode::OperationDecoder;
+pub use window::WindowCount;
 
 use crate::central_control::traversal::{IfmBlockJob, MacBeat, Readout, Traversal};
 use crate::central_control::{KernelKinds, KernelOperation};
@@ -80,6 +98,9 @@ pub struct BeatTag {
     pub slice_end: Bit,
     /// The last beat of the spatial block's weight stream.
     pub stream_end: Bit,
+    /// A pool's unit weights: bit k for IFM channel k of the beat (all of
+    /// them but those past a REDUCE_SUM IFM block's depth).
+    pub unit_lanes: Bits<8>,
 }
 
 /// Where the current weight stream is.
@@ -185,6 +206,7 @@ pub struct Datapath {
     scale_sets: ScaleSets,
     output_unit: OutputUnit,
     output_tags: Fifo<OfmPosition, 3, 4>,
+    window: WindowCount,
     ofm_writer: OfmWriter,
 
     operation: ResetReg<KernelOperation>,
@@ -240,6 +262,13 @@ pub struct Datapath {
     stream_used: Signal<Local, Bit>,
     too_few_weights: Signal<Local, Bit>,
     too_many_weights: Signal<Local, Bit>,
+    /// NPU_OP_POOL: no weight stream; unit weights instead.
+    pool: Signal<Local, Bit>,
+    channels_left: Signal<Local, Bits<16>>,
+    channel_mask: Signal<Local, Bits<9>>,
+    unit_lanes: Signal<Local, Bits<8>>,
+    unit_weights: Signal<Local, Bits<576>>,
+    groups_ready: Signal<Local, Bit>,
 }
 
 impl Datapath {
@@ -271,7 +300,7 @@ impl Datapath {
             kinds: Constant::new(KernelKinds {
                 conv: true,
                 depthwise: true,
-                pool: false,
+                pool: true,
                 elementwise: false,
                 parallel: config.cores == 2,
             }),
@@ -293,6 +322,7 @@ impl Datapath {
             scale_sets: Default::default(),
             output_unit: OutputUnit::new(config.cores as usize),
             output_tags: Default::default(),
+            window: Default::default(),
             ofm_writer: Default::default(),
             operation: Default::default(),
             active: Default::default(),
@@ -338,6 +368,12 @@ impl Datapath {
             stream_used: Default::default(),
             too_few_weights: Default::default(),
             too_many_weights: Default::default(),
+            pool: Default::default(),
+            channels_left: Default::default(),
+            channel_mask: Default::default(),
+            unit_lanes: Default::default(),
+            unit_weights: Default::default(),
+            groups_ready: Default::default(),
         }
     }
 }
@@ -419,7 +455,11 @@ impl Logic for Datapath {
         self.traversal.shape.next = self.decoder.shape.val();
         self.interleaved.next = self.parallel.val() & self.decoder.shape.val().depthwise;
         self.traversal.start.next = self.starting.q.val();
-        self.per_channel.next = !self.decoder.output_settings.val().global_scale;
+        // Max and padded average pools read no scale records (TRM 4.8.2
+        // table 4-122: no scaling).
+        self.per_channel.next = !self.decoder.output_settings.val().global_scale
+            & !self.decoder.output_settings.val().unscaled;
+        self.pool.next = self.decoder.shape.val().pool;
 
         // ---- IFM blocks: to the fetch, the weight and scale streams ----
         self.job.next = self.traversal.ifm_blocks.data.val();
@@ -445,7 +485,8 @@ impl Logic for Datapath {
         StreamOut::<ShramFill>::link(&mut self.ifm_fills, &mut self.ifm_fetch.fills);
         self.fetched.tail.valid.next = self.job_taken.val();
         self.fetched.tail.data.next = self.job.val();
-        self.weight_streams.tail.valid.next = self.job_taken.val() & self.new_spatial_block.val();
+        self.weight_streams.tail.valid.next =
+            self.job_taken.val() & self.new_spatial_block.val() & !self.pool.val();
         self.weight_streams.tail.data.next.region = self.decoder.weights_view.val().weight_region;
         self.weight_streams.tail.data.next.offset =
             bit_cast::<40, 48>(self.decoder.weights_view.val().weight_base);
@@ -547,6 +588,16 @@ impl Logic for Datapath {
         self.beat_tags.tail.data.next.job_end = self.beat.val().job_end;
         self.beat_tags.tail.data.next.slice_end = self.beat.val().slice_end;
         self.last_depth_block.next = self.traversal.current.val().last_depth;
+        // A pool's unit weights: the IFM channels of the group that are in
+        // the IFM block (REDUCE_SUM; a depthwise-shaped pool's lanes past
+        // the OFM depth are never written).
+        self.channels_left.next =
+            self.traversal.current.val().channels - self.beat.val().ifm_channel;
+        self.channel_mask.next = (bits::<9>(1) << bit_cast::<9, 16>(self.channels_left.val())) - 1;
+        self.beat_tags.tail.data.next.unit_lanes = 0xff.into();
+        if !self.decoder.shape.val().depthwise & (self.channels_left.val() < 8) {
+            self.beat_tags.tail.data.next.unit_lanes = self.channel_mask.val().get_bits::<8>(0);
+        }
         self.beat_tags.tail.data.next.stream_end =
             self.beat.val().block_end & self.last_depth_block.val();
 
@@ -587,6 +638,7 @@ impl Logic for Datapath {
         self.ifm_unit.settings.next.one_row = self.decoder.shape.val().one_row;
         self.ifm_unit.settings.next.signed = self.decoder.ifm_signed.val();
         self.ifm_unit.settings.next.zero_point = self.decoder.ifm_view.val().zero_point;
+        self.ifm_unit.settings.next.pad_minimum = self.decoder.pool_max.val();
         self.ifm_unit.settings.next.interleaved = self.interleaved.val();
         self.ifm_unit.settings.next.odd = self.walked.val().core;
         self.shram_read_enable.next = self.ifm_unit.shram_read_enable.val();
@@ -602,10 +654,13 @@ impl Logic for Datapath {
         self.ifm_unit.shram_read_data[3].next = self.shram_read_data.val().get_bits::<128>(384);
 
         // ---- MAC beats: activations + tag + the current weight group ----
+        // A pool's beats take no weight group.
+        self.groups_ready.next = self.pool.val()
+            | (self.weight_groups.groups.valid.val()
+                & (self.weight_stream.q.val() == WeightStream::Decoding));
         self.joined.next = self.ifm_unit.acts.valid.val()
             & self.beat_tags.head.valid.val()
-            & self.weight_groups.groups.valid.val()
-            & (self.weight_stream.q.val() == WeightStream::Decoding)
+            & self.groups_ready.val()
             & !self.faulted.q.val();
         // A skip beat multiplies nothing, except that a slice's last beat
         // always reaches the MAC unit (with zero weights) for `slice_done`.
@@ -614,6 +669,19 @@ impl Logic for Datapath {
         self.mac.operands.valid.next = self.joined.val() & self.to_mac.val();
         self.mac.operands.data.next.acts = self.ifm_unit.acts.data.val().acts;
         self.mac.operands.data.next.weights = self.weight_groups.groups.data.val().weights;
+        // Unit weights: weight (0, k) of a convolution-shaped beat, of
+        // channel k of a depthwise one, both in bits 9k+8..9k.
+        self.unit_lanes.next = self.tag.val().unit_lanes;
+        self.unit_weights.next = 0.into();
+        for k in 0..8_usize {
+            if self.unit_lanes.val().get_bit(k) {
+                self.unit_weights.next =
+                    self.unit_weights.val() | (bits::<576>(1) << (9 * k).to_bits::<10>());
+            }
+        }
+        if self.pool.val() {
+            self.mac.operands.data.next.weights = self.unit_weights.val();
+        }
         if self.tag.val().skip {
             self.mac.operands.data.next.weights = 0.into();
         }
@@ -622,12 +690,15 @@ impl Logic for Datapath {
         self.mac.operands.data.next.slice_end = self.beat_tags.head.data.val().slice_end;
         self.mac.operands.data.next.depthwise = self.decoder.shape.val().depthwise;
         self.mac.operands.data.next.high = self.beat_tags.head.data.val().high;
+        self.mac.operands.data.next.max = self.decoder.pool_max.val();
+        self.mac.operands.data.next.low =
+            self.decoder.ifm_wide.val() & !self.beat_tags.head.data.val().high;
         self.join_fire.next =
             self.joined.val() & (!self.to_mac.val() | self.mac.operands.ready.val());
         self.ifm_unit.acts.ready.next = self.join_fire.val();
         self.beat_tags.head.ready.next = self.join_fire.val();
         self.weight_groups.groups.ready.next =
-            self.join_fire.val() & self.beat_tags.head.data.val().group_end;
+            self.join_fire.val() & self.beat_tags.head.data.val().group_end & !self.pool.val();
         self.traversal.slice_done.next = self.mac.slice_done.val();
         // The IFM block's last activations are out of the shared buffer.
         self.traversal.ib_read.next = self.join_fire.val() & self.tag.val().job_end;
@@ -755,6 +826,11 @@ impl Logic for Datapath {
             }
         }
         self.output_tags.tail.data.next.c = self.word_channel.val();
+        // The position's window count (padded average pool's divisor).
+        self.window.shape.next = self.decoder.shape.val();
+        self.window.y.next = self.output_tags.tail.data.val().y;
+        self.window.x.next = self.output_tags.tail.data.val().x;
+        self.output_unit.accumulators.data.next.count = self.window.count.val();
         self.word_done.next = self.stage_fire.val() & self.last_position.val();
         if self.stage_fire.val() {
             self.position.d.next = self.position.q.val() + 1;

@@ -8,6 +8,13 @@
 //! were written at the edge this beat's word was read, so when both beats
 //! name the same word the AB returned the word before that write and the
 //! forwarding register has the current one.
+//!
+//! In `max` mode (max pooling) each accumulator becomes the larger of itself
+//! and the beat's value (the value itself for a `first` beat): the dot
+//! product, or for the `high` beat of a 16-bit activation 2^8 times it plus
+//! the low beat's dot product, held in `low_bytes` from the `low` beat
+//! (which writes the word back unchanged). The sum path is as before; the
+//! comparison runs beside it and a multiplexer picks the result.
 
 use super::dot_products::DotBeat;
 use super::{ACCUMULATORS, ACC_ADDRESS_BITS, ACC_BITS};
@@ -35,6 +42,10 @@ pub struct AdderArray {
     forward_address: ResetReg<Bits<ACC_ADDRESS_BITS>>,
     forward_valid: ResetReg<Bit>,
     done: ResetReg<Bit>,
+    /// The low bytes of a 16-bit max-pool beat, lane i in bits 8i+7..8i.
+    low_bytes: ResetReg<Bits<256>>,
+    /// The held low beat was `first`: so is the comparison of its high beat.
+    low_first: ResetReg<Bit>,
     /// The beat's fields: a part-select of a struct field cannot be
     /// part-selected again in the Verilog rust-hdl writes.
     dots: Signal<Local, Bits<{ ACCUMULATORS * super::DOT_BITS }>>,
@@ -45,13 +56,30 @@ pub struct AdderArray {
     wide: Signal<Local, Signed<40>>,
     addend: Signal<Local, Bits<40>>,
     sum: Signal<Local, Bits<40>>,
+    stored_value: Signal<Local, Bits<40>>,
+    value: Signal<Local, Bits<40>>,
+    lows: Signal<Local, Bits<256>>,
+    held: Signal<Local, Bits<256>>,
+    low_byte: Signal<Local, Bits<8>>,
+    max_first: Signal<Local, Bit>,
     sums_word: Signal<Local, Bits<{ ACCUMULATORS * ACC_BITS }>>,
 }
 
 impl Logic for AdderArray {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, forward, forward_address, forward_valid, done);
+        dff_setup!(
+            self,
+            clock,
+            forward,
+            forward_address,
+            forward_valid,
+            done,
+            low_bytes,
+            low_first
+        );
+        self.low_first.rst_n.next = self.rst_n.val();
+        self.low_bytes.rst_n.next = self.rst_n.val();
         self.forward.rst_n.next = self.rst_n.val();
         self.forward_address.rst_n.next = self.rst_n.val();
         self.forward_valid.rst_n.next = self.rst_n.val();
@@ -70,6 +98,9 @@ impl Logic for AdderArray {
         }
 
         self.sums_word.next = 0.into();
+        self.lows.next = 0.into();
+        self.max_first.next =
+            self.sums.data.val().first | (self.sums.data.val().high & self.low_first.q.val());
         for i in 0..32 {
             // The dot product sign-extended to 40 bits, times 2^8 for the
             // high part of a 16-bit activation; accumulators wrap mod 2^40.
@@ -79,7 +110,29 @@ impl Logic for AdderArray {
             if self.sums.data.val().high {
                 self.addend.next = self.addend.val() << 8;
             }
-            self.sum.next = self.current.val().get_bits::<40>(i * 40) + self.addend.val();
+            self.stored_value.next = self.current.val().get_bits::<40>(i * 40);
+            self.sum.next = self.stored_value.val() + self.addend.val();
+            // Max pooling: the value against the accumulator (signed).
+            self.held.next = self.low_bytes.q.val();
+            self.low_byte.next = self.held.val().get_bits::<8>(i * 8);
+            self.value.next = self.addend.val();
+            if self.sums.data.val().high {
+                self.value.next = self.addend.val() | bit_cast::<40, 8>(self.low_byte.val());
+            }
+            self.lows.next = self.lows.val()
+                | (bit_cast::<256, 8>(self.dot.val().get_bits::<8>(0)) << (i * 8).to_bits::<8>());
+            if self.sums.data.val().max {
+                self.sum.next = self.value.val();
+                if !self.max_first.val()
+                    & ((self.stored_value.val() ^ 0x80_0000_0000_u64)
+                        > (self.value.val() ^ 0x80_0000_0000_u64))
+                {
+                    self.sum.next = self.stored_value.val();
+                }
+                if self.sums.data.val().low {
+                    self.sum.next = self.stored_value.val();
+                }
+            }
             self.sums_word.next = self.sums_word.val()
                 | (bit_cast::<1280, 40>(self.sum.val()) << (i * 40).to_bits::<11>());
         }
@@ -91,6 +144,10 @@ impl Logic for AdderArray {
         self.forward_address.d.next = self.address.val();
         self.forward_valid.d.next = self.sums.valid.val();
         self.done.d.next = self.sums.valid.val() & self.sums.data.val().slice_end;
+        if self.sums.valid.val() & self.sums.data.val().low {
+            self.low_bytes.d.next = self.lows.val();
+            self.low_first.d.next = self.sums.data.val().first;
+        }
         self.slice_done.next = self.done.q.val();
     }
 }

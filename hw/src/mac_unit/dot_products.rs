@@ -29,6 +29,8 @@ pub struct DotBeat {
     pub first: Bit,
     pub slice_end: Bit,
     pub high: Bit,
+    pub max: Bit,
+    pub low: Bit,
 }
 
 #[derive(LogicBlock, Default)]
@@ -104,6 +106,8 @@ impl Logic for DotProducts {
             self.stage.d.next.first = self.operands.data.val().first;
             self.stage.d.next.slice_end = self.operands.data.val().slice_end;
             self.stage.d.next.high = self.operands.data.val().high;
+            self.stage.d.next.max = self.operands.data.val().max;
+            self.stage.d.next.low = self.operands.data.val().low;
             self.full.d.next = true;
         }
         self.sums.data.next = self.stage.q.val();

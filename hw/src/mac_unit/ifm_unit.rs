@@ -20,7 +20,10 @@
 //! ```
 //!
 //! Outside the upscaled IFM (`ifm_height` x `ifm_width`) it is padding:
-//! activation 0, the zero point minus itself (TRM 3.3.6.1). With 2x2
+//! activation 0, the zero point minus itself (TRM 3.3.6.1), or for max
+//! pooling (`settings.pad_minimum`) the IFM type's minimum minus the zero
+//! point, which never wins a maximum (the golden model's max pool counts
+//! only IFM elements, and gives an all-padding window that value). With 2x2
 //! upscaling (NPU_SET_IFM_UPSCALE, TRM 4.6.4) the source element is
 //! (uy / 2, ux / 2); with insert-zeros only even (uy, ux) carry data and
 //! the rest are 0. The source element sits in the IFM block (IB) at row
@@ -129,6 +132,9 @@ pub struct IfmSettings {
     /// group's offset (the core's channels among both cores').
     pub interleaved: Bit,
     pub odd: Bit,
+    /// Max pooling: padding reads the IFM type's minimum (minus the zero
+    /// point), which never wins a maximum, instead of the zero point.
+    pub pad_minimum: Bit,
 }
 
 /// One MAC beat's activations to make.
@@ -162,6 +168,7 @@ pub struct Conversion {
     pub signed: Bit,
     pub high: Bit,
     pub zero_point: Bits<16>,
+    pub pad_minimum: Bit,
 }
 
 /// A request located in the IB: stage 1.
@@ -499,6 +506,7 @@ impl Logic for IfmUnit {
         self.conversion_now.next.signed = self.settings.val().signed;
         self.conversion_now.next.high = self.requests.data.val().high;
         self.conversion_now.next.zero_point = self.settings.val().zero_point;
+        self.conversion_now.next.pad_minimum = self.settings.val().pad_minimum;
 
         if self.take_request.val() {
             self.located_full.d.next = self.requests.valid.val();
@@ -588,6 +596,17 @@ impl Logic for IfmUnit {
                         self.value.next = self.value.val() | bits::<17>(0x1ff00);
                     }
                 }
+                // Max-pool padding: the type's minimum (int8 -128, int16
+                // -32768, unsigned 0), as 17-bit two's complement.
+                if !self.present.val().get_bit(p) & self.conversion.val().pad_minimum {
+                    self.value.next = 0.into();
+                    if self.conversion.val().signed {
+                        self.value.next = 0x1_ff80.into();
+                        if self.conversion.val().wide {
+                            self.value.next = 0x1_8000.into();
+                        }
+                    }
+                }
                 self.difference.next = self.value.val() - self.zero_point.val();
                 self.act.next = self.difference.val().get_bits::<9>(0);
                 if self.conversion.val().wide {
@@ -596,7 +615,7 @@ impl Logic for IfmUnit {
                         self.act.next = self.difference.val().get_bits::<9>(8);
                     }
                 }
-                if !self.present.val().get_bit(p) {
+                if !self.present.val().get_bit(p) & !self.conversion.val().pad_minimum {
                     self.act.next = 0.into();
                 }
                 self.converted.next = self.converted.val()

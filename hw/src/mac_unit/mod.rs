@@ -63,6 +63,11 @@
 //! positive 9-bit value) and, flagged `high`, `v >> 8` (arithmetic,
 //! -256..255), whose products the adder array weights by 2^8.
 //!
+//! Max pooling (`max` beats, with unit weights) keeps the largest dot
+//! product instead of the sum; a 16-bit activation's value is its high
+//! beat's part times 2^8 plus its low beat's byte, which the adder array
+//! holds from the low beat to the high one (they come one after the other).
+//!
 //! Accumulators are 40-bit two's complement and wrap modulo 2^40
 //! (NPU_SET_ACC_FORMAT 1, int40). For NPU_SET_ACC_FORMAT 0 (int32) the
 //! output unit keeps the low 32 bits: wrapping is modular, so wrapping once
@@ -129,6 +134,12 @@ const _: () = assert!(OPERAND_BITS == 9 && ACC_BITS == 40 && DOT_BITS == 21);
 /// - `depthwise`: accumulator (p, c) takes act(p, c) * w(c) only.
 /// - `high`: the products count 2^8 times (the high part of a 16-bit
 ///   activation).
+/// - `max`: max pooling (NPU_OP_POOL mode 0): accumulator (p, o) becomes
+///   the larger of itself and the dot product (the dot product itself for
+///   a `first` beat) instead of their sum.
+/// - `low`: the low byte of a 16-bit activation: in `max` mode its dot
+///   products (0..255, unit weights) are held and the word is left as it
+///   is; the next beat, its `high` beat, compares 2^8 x its own plus them.
 #[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
 pub struct OperandBeat {
     pub acts: Bits<{ POSITIONS * IFM_CHANNELS * OPERAND_BITS }>,
@@ -138,6 +149,8 @@ pub struct OperandBeat {
     pub slice_end: Bit,
     pub depthwise: Bit,
     pub high: Bit,
+    pub max: Bit,
+    pub low: Bit,
 }
 
 /// A readout request: the AB word to send out on `results`.

@@ -43,6 +43,7 @@
 //! its last one (8 for a full beat): one such value a cycle.
 
 mod activation;
+mod divide;
 mod finish;
 mod lut_ram;
 mod ofm_writer;
@@ -53,6 +54,7 @@ mod settings;
 mod sigmoid_table;
 
 pub use activation::{Activation, LutWrite};
+pub use divide::{reciprocal, Reciprocals, NUMERATOR_LIMIT};
 pub use finish::Finisher;
 pub use lut_ram::{LutRam, LUT_LINES};
 pub use ofm_writer::{OfmResult, OfmWriter};
@@ -90,6 +92,9 @@ pub struct AccumulatorBeat {
     pub lanes: Bits<LANES>,
     /// The core whose pass the beat is (parallel mode; its LUT is used).
     pub core: Bit,
+    /// The IFM elements of the position's kernel window, 1..=64: the
+    /// divisor of a padded average pool (`OutputSettings::divide`).
+    pub count: Bits<7>,
 }
 
 /// The OFM values of an [`AccumulatorBeat`]: lane i in bits 32i+31..32i,
@@ -114,6 +119,7 @@ pub struct OutputUnit {
     /// Writes to the LUT areas of the shared buffer.
     pub lut_write: Signal<In, LutWrite>,
     decoder: ControlDecoder,
+    reciprocals: Reciprocals,
     scaler: Scaler,
     activation: Activation,
     finisher: Finisher,
@@ -130,6 +136,13 @@ pub struct OutputUnit {
     biases: Signal<Local, Bits<{ LANES * 40 }>>,
     scales: Signal<Local, Bits<{ LANES * 32 }>>,
     shifts: Signal<Local, Bits<{ LANES * 6 }>>,
+    raw_values: Signal<Local, Bits<{ LANES * 40 }>>,
+    values: Signal<Local, Bits<{ LANES * 40 }>>,
+    lane_value: Signal<Local, Bits<40>>,
+    divisor: Signal<Local, Bits<40>>,
+    negated: Signal<Local, Bits<40>>,
+    doubled: Signal<Local, Bits<40>>,
+    unit_scales: Signal<Local, Bits<{ LANES * 32 }>>,
 }
 
 impl OutputUnit {
@@ -157,6 +170,14 @@ impl OutputUnit {
             biases: Default::default(),
             scales: Default::default(),
             shifts: Default::default(),
+            reciprocals: Default::default(),
+            raw_values: Default::default(),
+            values: Default::default(),
+            lane_value: Default::default(),
+            divisor: Default::default(),
+            negated: Default::default(),
+            doubled: Default::default(),
+            unit_scales: Default::default(),
         }
     }
 }
@@ -215,11 +236,64 @@ impl Logic for OutputUnit {
                         << (i * 6).to_bits::<6>());
             }
         }
+        // No scaling (max and padded average pools): scale 1, shift 0, no
+        // bias. A padded average pool divides (see `divide`): twice the
+        // accumulator plus +-count (the sign of the accumulator), times the
+        // count's reciprocal, truncated.
+        self.raw_values.next = self.accumulators.data.val().values;
+        self.values.next = self.raw_values.val();
+        self.reciprocals.count.next = self.accumulators.data.val().count;
+        // (Each lane's value is made in a 40-bit local: Verilog would widen
+        // a shift or a negation inside the packing to the whole word.)
+        self.divisor.next = bit_cast::<40, 7>(self.accumulators.data.val().count);
+        self.negated.next = bits::<40>(0) - self.divisor.val();
+        self.lane_value.next = 0.into();
+        self.doubled.next = 0.into();
+        self.unit_scales.next = 0.into();
+        for i in 0..LANES {
+            self.unit_scales.next =
+                self.unit_scales.val() | (bits::<{ LANES * 32 }>(1) << (i * 32).to_bits::<8>());
+        }
+        if self.settings.val().unscaled {
+            self.biases.next = 0.into();
+            self.scales.next = self.unit_scales.val();
+            self.shifts.next = 0.into();
+        }
+        if self.settings.val().divide {
+            self.values.next = 0.into();
+            self.scales.next = 0.into();
+            for i in 0..LANES {
+                self.lane_value.next = self.raw_values.val().get_bits::<40>(i * 40);
+                self.doubled.next = self.lane_value.val() << 1;
+                self.values.next = self.values.val()
+                    | (bit_cast::<{ LANES * 40 }, 40>(self.doubled.val())
+                        << (i * 40).to_bits::<9>());
+                if self.lane_value.val().get_bit(39) {
+                    self.biases.next = self.biases.val()
+                        | (bit_cast::<{ LANES * 40 }, 40>(self.negated.val())
+                            << (i * 40).to_bits::<9>());
+                } else {
+                    self.biases.next = self.biases.val()
+                        | (bit_cast::<{ LANES * 40 }, 40>(self.divisor.val())
+                            << (i * 40).to_bits::<9>());
+                }
+                self.scales.next = self.scales.val()
+                    | (bit_cast::<{ LANES * 32 }, 32>(self.reciprocals.scale.val())
+                        << (i * 32).to_bits::<8>());
+                self.shifts.next = self.shifts.val()
+                    | (bit_cast::<{ LANES * 6 }, 6>(self.reciprocals.shift.val())
+                        << (i * 6).to_bits::<6>());
+            }
+        }
+        // A scaled pool with a 32-bit OFM shifts only: scale 1.
+        if self.settings.val().shift_only {
+            self.scales.next = self.unit_scales.val();
+        }
         self.decoder.settings.next = self.settings.val();
         self.decoder.lanes.next = self.accumulators.data.val().lanes;
         self.decoder.core.next = self.accumulators.data.val().core;
 
-        self.scaler.accumulators.next = self.accumulators.data.val().values;
+        self.scaler.accumulators.next = self.values.val();
         self.scaler.biases.next = self.biases.val();
         self.scaler.scales.next = self.scales.val();
         self.scaler.shifts.next = self.shifts.val();

@@ -15,6 +15,9 @@
 //! Every mode is `floor((p + a) / 2^shift)`, taken modulo 2^64 as the
 //! golden model's i64, with the addend `a`:
 //! - natural: 2^(shift-1) (0 for shift 0);
+//! - half away from zero (mode 3, no TRM encoding: a pool's shift-only TFL
+//!   rounding, `npu_model::fixed::rounding_divide_by_pot`): 2^(shift-1),
+//!   less 1 for a negative `p` (0 for shift 0);
 //! - truncate: 2^shift - 1 for a negative `p`, else 0;
 //! - TFL double rounding (`MultiplyByQuantizedMultiplier`): its first
 //!   rounding, `SaturatingRoundingDoublingHighMul`, is
@@ -287,6 +290,14 @@ impl Logic for Scaler {
                 if self.lane_p.val().get_bit(71) {
                     self.addend.next = self.power.val() - 1;
                 }
+            }
+            // Mode 3 (a pool's shift-only TFL rounding): halves away from
+            // zero, one less for a negative product.
+            if (self.control_2.q.val().round_mode == 3)
+                & self.lane_p.val().get_bit(71)
+                & (self.lane_shift.val() != 0)
+            {
+                self.addend.next = self.addend.val() - 1;
             }
             if (self.control_2.q.val().round_mode == self.tfl.val()) & (self.lane_shift.val() > 31)
             {

@@ -38,6 +38,17 @@ pub struct OutputSettings {
     /// NPU_SET_ACTIVATION_MIN/MAX, int16 or uint16 by the bound's type.
     pub activation_min: Bits<16>,
     pub activation_max: Bits<16>,
+    /// No scaling (max pool, padded average pool; TRM 4.8.2 table 4-122):
+    /// the accumulator is the scaled value, and no scale record is read.
+    pub unscaled: Bit,
+    /// Padded average pool: the accumulator is divided by the beat's
+    /// `count` of IFM elements, rounding half away from zero (with
+    /// `unscaled`).
+    pub divide: Bit,
+    /// A scaled pool with a 32-bit OFM: the shift alone, no multiplier
+    /// (TRM 4.6.5 NPU_SET_OFM_SCALE note; `npu_model::fixed::shift_only`),
+    /// the TFL rounding then rounding half away from zero.
+    pub shift_only: Bit,
 }
 
 impl OutputSettings {
@@ -70,6 +81,9 @@ impl OutputSettings {
             clip_range: get(Opcode::NpuSetActivation, "activation_clip_range", 4).into(),
             activation_min: get(Opcode::NpuSetActivationMin, "clip_min", 16).into(),
             activation_max: get(Opcode::NpuSetActivationMax, "clip_max", 16).into(),
+            unscaled: false,
+            divide: false,
+            shift_only: false,
         }
     }
 }
@@ -138,6 +152,8 @@ pub struct ControlDecoder {
     int32_ofm: Constant<Bits<2>>,
     tanh: Constant<Bits<12>>,
     sigmoid: Constant<Bits<12>>,
+    truncate: Constant<Bits<2>>,
+    tfl: Constant<Bits<2>>,
     sign_35: Constant<Bits<35>>,
     zero_point: Signal<Local, Bits<35>>,
     function_code: Signal<Local, Bits<12>>,
@@ -160,6 +176,7 @@ impl Default for ControlDecoder {
     fn default() -> Self {
         use npu_spec::command::{
             AccFormat, ActivationClipRange as Clip, ActivationFunction, ActivationPrecision,
+            RoundMode,
         };
         let c2 = |v: u32| Constant::new(u64::from(v).into());
         let c4 = |v: u32| Constant::new(u64::from(v).into());
@@ -179,6 +196,8 @@ impl Default for ControlDecoder {
             int32_ofm: c2(ActivationPrecision::Bits32.bits()),
             tanh: c12(ActivationFunction::Tanh.bits()),
             sigmoid: c12(ActivationFunction::Sigmoid.bits()),
+            truncate: c2(RoundMode::Truncate.bits()),
+            tfl: c2(RoundMode::Tfl.bits()),
             sign_35: Constant::new((1u64 << 34).into()),
             zero_point: Default::default(),
             function_code: Default::default(),
@@ -213,6 +232,15 @@ impl Logic for ControlDecoder {
         self.control.next.sigmoid = self.function_code.val() == self.sigmoid.val();
         self.control.next.lookup = self.lookup.val();
         self.control.next.lut_slot = self.function_code.val().get_bits::<3>(0);
+        // The padded average pool's division truncates (`super::divide`).
+        if self.settings.val().divide {
+            self.control.next.round_mode = self.truncate.val();
+        }
+        // A shift-only TFL rounding is one rounding half away from zero:
+        // the Scaler's mode 3 (no TRM encoding).
+        if self.settings.val().shift_only & (self.settings.val().round_mode == self.tfl.val()) {
+            self.control.next.round_mode = 3.into();
+        }
         // (Bits are read from locals: yosys cannot index a slice.)
         self.zero_point.next = bit_cast::<35, 16>(self.settings.val().zero_point);
         if self.settings.val().ofm_signed & self.zero_point.val().get_bit(15) {

@@ -34,7 +34,8 @@ pub struct BeatWalker {
     sub_height: Signal<Local, Bits<16>>,
     area_product: Signal<Local, Bits<32>>,
     /// Kernel elements of the sub-kernel, padded (TRM 4.7.5: to 4 for
-    /// depthwise and part-kernel-first, 2 for 16-bit part-kernel-first).
+    /// depthwise and part-kernel-first, 2 for 16-bit part-kernel-first; a
+    /// pool has no weight stream to pad).
     area: Signal<Local, Bits<16>>,
     elements: Signal<Local, Bits<16>>,
     /// IFM channels the inner (depth-first) or outer (part-kernel-first)
@@ -119,6 +120,9 @@ impl Logic for BeatWalker {
         }
         if self.s.val().part_kernel_first & self.s.val().wide {
             self.elements.next = (self.area.val() + 1) & 0xfffe;
+        }
+        if self.s.val().pool {
+            self.elements.next = self.area.val();
         }
         // Depth-first walks the whole IFM block depth (padded to 32 or 16),
         // part-kernel-first the block's channels, depthwise one 8-channel

@@ -1,5 +1,7 @@
 //! The block traversal of a convolution (TRM 4.9, 4.7.5): the RTL of
-//! `npu_model::schedule`, step for step.
+//! `npu_model::schedule`, step for step. Pools walk the same way
+//! (`TraversalShape::pool`: max and average as depthwise, REDUCE_SUM as a
+//! convolution), their kernel elements not padded to weight groups.
 //!
 //! Three walkers run at once, joined by streams and credits, so fetching,
 //! multiplying and reading out overlap:
@@ -92,6 +94,9 @@ pub struct TraversalShape {
     /// two cores, core k holding channels k, k + 2, ...; each core's blocks
     /// are half `block_depth` deep.
     pub parallel: Bit,
+    /// NPU_OP_POOL (`npu_model::schedule::ConvShape::pool`): no weights, so
+    /// kernel elements are not padded to whole weight groups.
+    pub pool: Bit,
 }
 
 /// One IFM block operation (`npu_model::schedule::IfmBlockOp`): its OFM
