@@ -8,7 +8,7 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
     input wire  rst_n;
     input wire  [143:0] settings;
     input wire  requests$valid;
-    input wire  [52:0] requests$data;
+    input wire  [64:0] requests$data;
     output wire  requests$ready;
     output wire  acts$valid;
     output wire  [287:0] acts$data;
@@ -126,7 +126,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     input wire  rst_n;
     input wire  [143:0] settings;
     input wire  requests$valid;
-    input wire  [52:0] requests$data;
+    input wire  [64:0] requests$data;
     output reg  requests$ready;
     output reg  acts$valid;
     output reg  [287:0] acts$data;
@@ -314,11 +314,11 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         ox = ((requests$data[(64'h10)+:(16)]) & 20'hfffff);
         stride_y = ((settings[(64'h70)+:(2)]) & 20'hfffff);
         stride_x = ((settings[(64'h72)+:(2)]) & 20'hfffff);
-        tap_y = ((requests$data[(64'h20)+:(6)]) & 20'hfffff);
+        tap_y = ((requests$data[(64'h20)+:(8)]) & 20'hfffff);
         if (settings[(64'h74)+:(2)] == 32'h2) begin
             tap_y = tap_y << 32'h1;
         end
-        tap_x = ((requests$data[(64'h26)+:(6)]) & 20'hfffff);
+        tap_x = ((requests$data[(64'h28)+:(16)]) & 20'hfffff);
         if (settings[(64'h76)+:(2)] == 32'h2) begin
             tap_x = tap_x << 32'h1;
         end
@@ -443,13 +443,13 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         position_units = position_bytes[(32'h3)+:(5)];
         row_units = ((settings[(64'h10)+:(8)]) & 16'hffff) * ((position_units) & 16'hffff);
         ib_base = settings[(64'h0)+:(16)];
-        channel_offset = requests$data[(64'h2c)+:(8)];
+        channel_offset = requests$data[(64'h38)+:(8)];
         base_units = ((ib_base[(32'h3)+:(13)]) & 14'h3fff) + ((channel_offset[(32'h3)+:(5)]) & 14'h3fff);
         conversion_now[(64'h0)+:(1)] = settings[(64'h7a)+:(1)];
         conversion_now[(64'h1)+:(1)] = settings[(64'h8d)+:(1)];
         conversion_now[(64'h2)+:(1)] = settings[(64'h8e)+:(1)];
         conversion_now[(64'h3)+:(1)] = settings[(64'h7c)+:(1)];
-        conversion_now[(64'h4)+:(1)] = requests$data[(64'h34)+:(1)];
+        conversion_now[(64'h4)+:(1)] = requests$data[(64'h40)+:(1)];
         conversion_now[(64'h5)+:(16)] = settings[(64'h7d)+:(16)];
         conversion_now[(64'h15)+:(1)] = settings[(64'h8f)+:(1)];
         if (take_request) begin
@@ -2063,7 +2063,7 @@ module ifm_unit(
     input wire rst_n;
     input wire [143:0] settings;
     input wire requests_valid;
-    input wire [52:0] requests_data;
+    input wire [64:0] requests_data;
     output wire requests_ready;
     output wire acts_valid;
     output wire [287:0] acts_data;

@@ -3258,7 +3258,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  ifm_unit$rst_n;
     reg  [143:0] ifm_unit$settings;
     reg  ifm_unit$requests$valid;
-    reg  [52:0] ifm_unit$requests$data;
+    reg  [64:0] ifm_unit$requests$data;
     wire  ifm_unit$requests$ready;
     wire  ifm_unit$acts$valid;
     wire  [287:0] ifm_unit$acts$data;
@@ -3905,10 +3905,10 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         ifm_unit$requests$valid = traversal$beats$valid & beat_ready;
         ifm_unit$requests$data[(64'h0)+:(16)] = beat[(64'h0)+:(16)];
         ifm_unit$requests$data[(64'h10)+:(16)] = beat[(64'h10)+:(16)];
-        ifm_unit$requests$data[(64'h20)+:(6)] = ((beat[(64'h20)+:(16)]) & 6'h3f);
-        ifm_unit$requests$data[(64'h26)+:(6)] = ((beat[(64'h30)+:(16)]) & 6'h3f);
-        ifm_unit$requests$data[(64'h2c)+:(8)] = element_shift;
-        ifm_unit$requests$data[(64'h34)+:(1)] = beat[(64'h5a)+:(1)];
+        ifm_unit$requests$data[(64'h20)+:(8)] = ((beat[(64'h20)+:(16)]) & 8'hff);
+        ifm_unit$requests$data[(64'h28)+:(16)] = beat[(64'h30)+:(16)];
+        ifm_unit$requests$data[(64'h38)+:(8)] = element_shift;
+        ifm_unit$requests$data[(64'h40)+:(1)] = beat[(64'h5a)+:(1)];
         beat_tags$tail$valid = traversal$beats$valid & beat_ready;
         beat_tags$tail$data[(64'h0)+:(9)] = beat[(64'h50)+:(9)];
         beat_tags$tail$data[(64'h9)+:(1)] = beat[(64'h59)+:(1)];
@@ -5487,7 +5487,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
     input wire  rst_n;
     input wire  [143:0] settings;
     input wire  requests$valid;
-    input wire  [52:0] requests$data;
+    input wire  [64:0] requests$data;
     output reg  requests$ready;
     output reg  acts$valid;
     output reg  [287:0] acts$data;
@@ -5675,11 +5675,11 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         ox = ((requests$data[(64'h10)+:(16)]) & 20'hfffff);
         stride_y = ((settings[(64'h70)+:(2)]) & 20'hfffff);
         stride_x = ((settings[(64'h72)+:(2)]) & 20'hfffff);
-        tap_y = ((requests$data[(64'h20)+:(6)]) & 20'hfffff);
+        tap_y = ((requests$data[(64'h20)+:(8)]) & 20'hfffff);
         if (settings[(64'h74)+:(2)] == 32'h2) begin
             tap_y = tap_y << 32'h1;
         end
-        tap_x = ((requests$data[(64'h26)+:(6)]) & 20'hfffff);
+        tap_x = ((requests$data[(64'h28)+:(16)]) & 20'hfffff);
         if (settings[(64'h76)+:(2)] == 32'h2) begin
             tap_x = tap_x << 32'h1;
         end
@@ -5804,13 +5804,13 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         position_units = position_bytes[(32'h3)+:(5)];
         row_units = ((settings[(64'h10)+:(8)]) & 16'hffff) * ((position_units) & 16'hffff);
         ib_base = settings[(64'h0)+:(16)];
-        channel_offset = requests$data[(64'h2c)+:(8)];
+        channel_offset = requests$data[(64'h38)+:(8)];
         base_units = ((ib_base[(32'h3)+:(13)]) & 14'h3fff) + ((channel_offset[(32'h3)+:(5)]) & 14'h3fff);
         conversion_now[(64'h0)+:(1)] = settings[(64'h7a)+:(1)];
         conversion_now[(64'h1)+:(1)] = settings[(64'h8d)+:(1)];
         conversion_now[(64'h2)+:(1)] = settings[(64'h8e)+:(1)];
         conversion_now[(64'h3)+:(1)] = settings[(64'h7c)+:(1)];
-        conversion_now[(64'h4)+:(1)] = requests$data[(64'h34)+:(1)];
+        conversion_now[(64'h4)+:(1)] = requests$data[(64'h40)+:(1)];
         conversion_now[(64'h5)+:(16)] = settings[(64'h7d)+:(16)];
         conversion_now[(64'h15)+:(1)] = settings[(64'h8f)+:(1)];
         if (take_request) begin

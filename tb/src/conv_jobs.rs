@@ -858,6 +858,10 @@ impl ConvSpec {
         if spec.ofm_type.bits == 32 {
             spec.force_clip = false;
         }
+        // The OFM type may have changed: an activation function it allows.
+        if spec.activation != ActivationFunction::None {
+            spec.activation = random_activation(rng, spec.ofm_type);
+        }
         // The IFM's shape may have changed with the dilation and padding.
         if spec.ifm_tiles.is_some() {
             let [sh, sw, _] = spec.ifm_shape();

@@ -19,7 +19,7 @@
 use npu_model::cmdstream::{encode, Command};
 use npu_model::job::Job;
 use npu_model::tensor::DType;
-use npu_spec::command::{ActivationFunction, Opcode};
+use npu_spec::command::{ActivationFunction, Opcode, PoolingMode};
 use npu_tb::conv_jobs::{
     lut_dma, random_job, random_parallel_job, random_pool_job, rtl_agrees_under, save, ConvJob,
     ConvKind, ConvSpec, MemorySystem, LUT_BYTES,
@@ -122,6 +122,25 @@ fn a_lut_reloaded_between_two_convolutions_is_read_afresh() {
 #[test]
 fn random_pools_agree_with_the_golden_model() {
     agree(job_count("POOL_JOBS", DEFAULT_POOL_JOBS), random_pool_job);
+}
+
+/// Pool kernels beyond the 8x8 of convolutions (TRM 4.8.2 table 4-122:
+/// kernel_y up to 256, kernel_x * kernel_y up to 65536): a max pool 3 x 80
+/// and an average pool 70 x 2, behind a random memory system.
+#[test]
+fn pools_with_kernels_beyond_64_agree_with_the_golden_model() {
+    let seed = seed();
+    let mut rng = StdRng::seed_from_u64(seed);
+    for (mode, kernel) in [(PoolingMode::Max, [3, 80]), (PoolingMode::Average, [70, 2])] {
+        let spec = ConvSpec::new(ConvKind::Pool(mode), DType::I8, [2, 4, 16], 16, kernel);
+        let cj = spec
+            .build(&mut rng)
+            .unwrap_or_else(|e| panic!("{mode:?} {kernel:?} refused: {e}"));
+        let memory = MemorySystem::for_job(seed, 0);
+        if let Err(e) = rtl_agrees_under(&cj.job, &memory) {
+            panic!("seed {seed}, {mode:?} pool {kernel:?} behind {memory:?}: {e}");
+        }
+    }
 }
 
 /// Runs `count` jobs `make(seed, index)` on the RTL and the golden model.

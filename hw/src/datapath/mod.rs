@@ -575,8 +575,8 @@ impl Logic for Datapath {
             self.traversal.beats.valid.val() & self.beat_ready.val();
         self.ifm_unit.requests.data.next.oy = self.beat.val().oy;
         self.ifm_unit.requests.data.next.ox = self.beat.val().ox;
-        self.ifm_unit.requests.data.next.ky = bit_cast::<6, 16>(self.beat.val().ky);
-        self.ifm_unit.requests.data.next.kx = bit_cast::<6, 16>(self.beat.val().kx);
+        self.ifm_unit.requests.data.next.ky = bit_cast::<8, 16>(self.beat.val().ky);
+        self.ifm_unit.requests.data.next.kx = self.beat.val().kx;
         self.ifm_unit.requests.data.next.channel_offset = self.element_shift.val();
         self.ifm_unit.requests.data.next.high = self.beat.val().high;
         self.beat_tags.tail.valid.next = self.traversal.beats.valid.val() & self.beat_ready.val();

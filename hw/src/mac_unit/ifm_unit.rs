@@ -143,9 +143,10 @@ pub struct IfmRequest {
     /// OFM row and column of the microblock's top-left position.
     pub oy: Bits<16>,
     pub ox: Bits<16>,
-    /// Kernel element, undilated.
-    pub ky: Bits<6>,
-    pub kx: Bits<6>,
+    /// Kernel element, undilated: up to 256 rows and 65536 columns (a
+    /// pool's kernel, TRM 4.8.2 table 4-122).
+    pub ky: Bits<8>,
+    pub kx: Bits<16>,
     /// Byte offset of the 8-channel group in an IB position.
     pub channel_offset: Bits<8>,
     /// The upper part of 16-bit activations.
@@ -404,11 +405,11 @@ impl Logic for IfmUnit {
         self.ox.next = bit_cast::<20, 16>(self.requests.data.val().ox);
         self.stride_y.next = bit_cast::<20, 2>(self.settings.val().stride_y);
         self.stride_x.next = bit_cast::<20, 2>(self.settings.val().stride_x);
-        self.tap_y.next = bit_cast::<20, 6>(self.requests.data.val().ky);
+        self.tap_y.next = bit_cast::<20, 8>(self.requests.data.val().ky);
         if self.settings.val().dilation_y == 2 {
             self.tap_y.next = self.tap_y.val() << 1;
         }
-        self.tap_x.next = bit_cast::<20, 6>(self.requests.data.val().kx);
+        self.tap_x.next = bit_cast::<20, 16>(self.requests.data.val().kx);
         if self.settings.val().dilation_x == 2 {
             self.tap_x.next = self.tap_x.val() << 1;
         }
