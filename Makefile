@@ -59,16 +59,17 @@ bench: deps
 	$(CARGO) bench -p npu-tb --bench dma
 	$(CARGO) bench -p npu-tb --bench conv
 
-# The bundled demo: DMA jobs and convolutions (Vela-made, TFLite-interpreter expected outputs) run on
-# the RTL, outputs compared with the expected bytes; then the demo network (conv, depthwise,
+# The bundled demo: DMA jobs, convolutions and pools (Vela-made, TFLite-interpreter expected outputs)
+# run on the RTL, outputs compared with the expected bytes; then the demo network (conv, depthwise,
 # residual ADD, pools, LUT activation, fully connected), on the golden model until the RTL runs
-# pooling, elementwise and LUT operations (issue 13).
+# elementwise operations (issue 13).
 DEMO_JOBS := $(wildcard model/tests/fixtures/jobs/dma_*) \
-	$(addprefix model/tests/fixtures/jobs/,conv_3x3_i8_df dw_3x3_i8 conv_1x1_i16_df tconv_3x3_same_i8)
+	$(addprefix model/tests/fixtures/jobs/,conv_3x3_i8_df dw_3x3_i8 conv_1x1_i16_df tconv_3x3_same_i8 \
+		maxpool_3x3_same_i8 avgpool_3x3_same_i8 tanh_i16 exp_i8)
 DEMO_NET  := model/tests/fixtures/networks/demo
 demo: deps
 	@for j in $(DEMO_JOBS); do $(CARGO) run -q --release -p npu-tb --bin npu-sim -- run $$j --model rtl || exit 1; done
-	@echo "demo network on the golden model (the RTL refuses its pooling, elementwise and LUT operations until issue 13):"
+	@echo "demo network on the golden model (the RTL refuses its elementwise operations until issue 13):"
 	@mkdir -p build
 	@$(CARGO) run -q --release -p npu-tb --bin npu-sim -- tflite $(DEMO_NET)/model_vela.tflite \
 		--input $(DEMO_NET)/input.bin --output build/demo_output.bin --expected $(DEMO_NET)/expected.bin \
