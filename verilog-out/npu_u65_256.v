@@ -1161,6 +1161,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     localparam  depthwise_key = 11'b11;
     localparam  ifm_width_lsb = 6'b10;
     localparam  pool_key = 11'b101;
+    localparam  reduce_sum_mode = 16'h2;
     localparam  elementwise_key = 11'b110;
     localparam  dma_start_key = 11'b10000;
     localparam  dma_wait_key = 11'b10001;
@@ -1506,7 +1507,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         ifm_view = operation[(64'h0)+:(473)];
         ifm_precision = ifm_view[(64'h2e)+:(16)];
         ifm_wide = ((ifm_precision >> ifm_width_lsb) & 2'h3) != 32'h0;
-        kernel_supported = ((key == conv_key) & kernels_run[(64'h0)+:(1)] & (~parallel_mode | kernels_run[(64'h4)+:(1)])) | ((key == depthwise_key) & kernels_run[(64'h1)+:(1)] & (~parallel_mode | (kernels_run[(64'h4)+:(1)] & ~ifm_wide))) | ((key == pool_key) & kernels_run[(64'h2)+:(1)] & (op_param < 32'h3) & (~parallel_mode | (kernels_run[(64'h4)+:(1)] & (~ifm_wide | (((op_param) & 3'h7) == 32'h2))))) | ((key == elementwise_key) & kernels_run[(64'h3)+:(1)]);
+        kernel_supported = ((key == conv_key) & kernels_run[(64'h0)+:(1)] & (~parallel_mode | kernels_run[(64'h4)+:(1)])) | ((key == depthwise_key) & kernels_run[(64'h1)+:(1)] & (~parallel_mode | (kernels_run[(64'h4)+:(1)] & ~ifm_wide))) | ((key == pool_key) & kernels_run[(64'h2)+:(1)] & (op_param <= reduce_sum_mode) & (~parallel_mode | (kernels_run[(64'h4)+:(1)] & (~ifm_wide | (op_param == reduce_sum_mode))))) | ((key == elementwise_key) & kernels_run[(64'h3)+:(1)]);
         case (step$q)
             Step$Decode:
                 begin
@@ -13576,6 +13577,8 @@ module npu_u65_256_core$datapath$output_unit$decoder(settings,lanes,core,control
     localparam  sigmoid = 12'h4;
     localparam  truncate = 2'b1;
     localparam  tfl = 2'b0;
+    localparam  half_away = 2'b11;
+    localparam  lut_group = 9'b10;
     localparam  sign_35 = 35'h400000000;
     
     // Local signals
@@ -13602,7 +13605,7 @@ module npu_u65_256_core$datapath$output_unit$decoder(settings,lanes,core,control
         control[(64'h9e)+:(1)] = core;
         control[(64'h8)+:(2)] = settings[(64'h0)+:(2)];
         function_code = settings[(64'h3e)+:(12)];
-        lookup = function_code[(32'h3)+:(9)] == 32'h2;
+        lookup = function_code[(32'h3)+:(9)] == lut_group;
         control[(64'h73)+:(1)] = function_code == tanh;
         control[(64'h74)+:(1)] = function_code == sigmoid;
         control[(64'h75)+:(1)] = lookup;
@@ -13611,7 +13614,7 @@ module npu_u65_256_core$datapath$output_unit$decoder(settings,lanes,core,control
             control[(64'h8)+:(2)] = truncate;
         end
         if (settings[(64'h70)+:(1)] & (settings[(64'h0)+:(2)] == tfl)) begin
-            control[(64'h8)+:(2)] = 32'h3;
+            control[(64'h8)+:(2)] = half_away;
         end
         zero_point = ((settings[(64'h2c)+:(16)]) & 35'h7ffffffff);
         if (settings[(64'h2)+:(1)] & zero_point[32'hf]) begin
@@ -14335,6 +14338,7 @@ module npu_u65_256_core$datapath$output_unit$scaler(clock,rst_n,accumulators,bia
     // Constant declarations
     localparam  tfl = 2'b0;
     localparam  truncate = 2'b1;
+    localparam  half_away = 2'b11;
     localparam  sign_73 = 73'h1000000000000000000;
     localparam  ones_73 = 73'h1ffffffffffffffffff;
     
@@ -14842,7 +14846,7 @@ module npu_u65_256_core$datapath$output_unit$scaler(clock,rst_n,accumulators,bia
                 addend = power - 32'h1;
             end
         end
-        if ((control_2$q[(64'h8)+:(2)] == 32'h3) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
+        if ((control_2$q[(64'h8)+:(2)] == half_away) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
             addend = addend - 32'h1;
         end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
@@ -14898,7 +14902,7 @@ module npu_u65_256_core$datapath$output_unit$scaler(clock,rst_n,accumulators,bia
                 addend = power - 32'h1;
             end
         end
-        if ((control_2$q[(64'h8)+:(2)] == 32'h3) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
+        if ((control_2$q[(64'h8)+:(2)] == half_away) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
             addend = addend - 32'h1;
         end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
@@ -14954,7 +14958,7 @@ module npu_u65_256_core$datapath$output_unit$scaler(clock,rst_n,accumulators,bia
                 addend = power - 32'h1;
             end
         end
-        if ((control_2$q[(64'h8)+:(2)] == 32'h3) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
+        if ((control_2$q[(64'h8)+:(2)] == half_away) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
             addend = addend - 32'h1;
         end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
@@ -15010,7 +15014,7 @@ module npu_u65_256_core$datapath$output_unit$scaler(clock,rst_n,accumulators,bia
                 addend = power - 32'h1;
             end
         end
-        if ((control_2$q[(64'h8)+:(2)] == 32'h3) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
+        if ((control_2$q[(64'h8)+:(2)] == half_away) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
             addend = addend - 32'h1;
         end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
@@ -15066,7 +15070,7 @@ module npu_u65_256_core$datapath$output_unit$scaler(clock,rst_n,accumulators,bia
                 addend = power - 32'h1;
             end
         end
-        if ((control_2$q[(64'h8)+:(2)] == 32'h3) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
+        if ((control_2$q[(64'h8)+:(2)] == half_away) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
             addend = addend - 32'h1;
         end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
@@ -15122,7 +15126,7 @@ module npu_u65_256_core$datapath$output_unit$scaler(clock,rst_n,accumulators,bia
                 addend = power - 32'h1;
             end
         end
-        if ((control_2$q[(64'h8)+:(2)] == 32'h3) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
+        if ((control_2$q[(64'h8)+:(2)] == half_away) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
             addend = addend - 32'h1;
         end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
@@ -15178,7 +15182,7 @@ module npu_u65_256_core$datapath$output_unit$scaler(clock,rst_n,accumulators,bia
                 addend = power - 32'h1;
             end
         end
-        if ((control_2$q[(64'h8)+:(2)] == 32'h3) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
+        if ((control_2$q[(64'h8)+:(2)] == half_away) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
             addend = addend - 32'h1;
         end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
@@ -15234,7 +15238,7 @@ module npu_u65_256_core$datapath$output_unit$scaler(clock,rst_n,accumulators,bia
                 addend = power - 32'h1;
             end
         end
-        if ((control_2$q[(64'h8)+:(2)] == 32'h3) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
+        if ((control_2$q[(64'h8)+:(2)] == half_away) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
             addend = addend - 32'h1;
         end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin

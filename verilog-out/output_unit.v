@@ -1537,6 +1537,8 @@ module output_unit_core$decoder(settings,lanes,core,control,acc_int32);
     localparam  sigmoid = 12'h4;
     localparam  truncate = 2'b1;
     localparam  tfl = 2'b0;
+    localparam  half_away = 2'b11;
+    localparam  lut_group = 9'b10;
     localparam  sign_35 = 35'h400000000;
     
     // Local signals
@@ -1563,7 +1565,7 @@ module output_unit_core$decoder(settings,lanes,core,control,acc_int32);
         control[(64'h9e)+:(1)] = core;
         control[(64'h8)+:(2)] = settings[(64'h0)+:(2)];
         function_code = settings[(64'h3e)+:(12)];
-        lookup = function_code[(32'h3)+:(9)] == 32'h2;
+        lookup = function_code[(32'h3)+:(9)] == lut_group;
         control[(64'h73)+:(1)] = function_code == tanh;
         control[(64'h74)+:(1)] = function_code == sigmoid;
         control[(64'h75)+:(1)] = lookup;
@@ -1572,7 +1574,7 @@ module output_unit_core$decoder(settings,lanes,core,control,acc_int32);
             control[(64'h8)+:(2)] = truncate;
         end
         if (settings[(64'h70)+:(1)] & (settings[(64'h0)+:(2)] == tfl)) begin
-            control[(64'h8)+:(2)] = 32'h3;
+            control[(64'h8)+:(2)] = half_away;
         end
         zero_point = ((settings[(64'h2c)+:(16)]) & 35'h7ffffffff);
         if (settings[(64'h2)+:(1)] & zero_point[32'hf]) begin
@@ -2296,6 +2298,7 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
     // Constant declarations
     localparam  tfl = 2'b0;
     localparam  truncate = 2'b1;
+    localparam  half_away = 2'b11;
     localparam  sign_73 = 73'h1000000000000000000;
     localparam  ones_73 = 73'h1ffffffffffffffffff;
     
@@ -2803,7 +2806,7 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
                 addend = power - 32'h1;
             end
         end
-        if ((control_2$q[(64'h8)+:(2)] == 32'h3) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
+        if ((control_2$q[(64'h8)+:(2)] == half_away) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
             addend = addend - 32'h1;
         end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
@@ -2859,7 +2862,7 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
                 addend = power - 32'h1;
             end
         end
-        if ((control_2$q[(64'h8)+:(2)] == 32'h3) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
+        if ((control_2$q[(64'h8)+:(2)] == half_away) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
             addend = addend - 32'h1;
         end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
@@ -2915,7 +2918,7 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
                 addend = power - 32'h1;
             end
         end
-        if ((control_2$q[(64'h8)+:(2)] == 32'h3) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
+        if ((control_2$q[(64'h8)+:(2)] == half_away) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
             addend = addend - 32'h1;
         end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
@@ -2971,7 +2974,7 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
                 addend = power - 32'h1;
             end
         end
-        if ((control_2$q[(64'h8)+:(2)] == 32'h3) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
+        if ((control_2$q[(64'h8)+:(2)] == half_away) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
             addend = addend - 32'h1;
         end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
@@ -3027,7 +3030,7 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
                 addend = power - 32'h1;
             end
         end
-        if ((control_2$q[(64'h8)+:(2)] == 32'h3) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
+        if ((control_2$q[(64'h8)+:(2)] == half_away) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
             addend = addend - 32'h1;
         end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
@@ -3083,7 +3086,7 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
                 addend = power - 32'h1;
             end
         end
-        if ((control_2$q[(64'h8)+:(2)] == 32'h3) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
+        if ((control_2$q[(64'h8)+:(2)] == half_away) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
             addend = addend - 32'h1;
         end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
@@ -3139,7 +3142,7 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
                 addend = power - 32'h1;
             end
         end
-        if ((control_2$q[(64'h8)+:(2)] == 32'h3) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
+        if ((control_2$q[(64'h8)+:(2)] == half_away) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
             addend = addend - 32'h1;
         end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
@@ -3195,7 +3198,7 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
                 addend = power - 32'h1;
             end
         end
-        if ((control_2$q[(64'h8)+:(2)] == 32'h3) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
+        if ((control_2$q[(64'h8)+:(2)] == half_away) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
             addend = addend - 32'h1;
         end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin

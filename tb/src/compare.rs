@@ -38,20 +38,20 @@ pub struct Divergence {
 impl fmt::Display for Divergence {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.operation {
-            Some(op) => write!(
-                f,
-                "first differing kernel operation: {} at command-stream offset {:#x}",
-                op.kind, op.offset
-            )?,
+            Some(op) => {
+                write!(
+                    f,
+                    "first differing kernel operation: {} at command-stream offset {:#x}",
+                    op.kind, op.offset
+                )?;
+                if let Some([h, w, d]) = op.ofm {
+                    write!(f, ", OFM {h}x{w}x{d}")?;
+                }
+            }
             None => write!(
                 f,
                 "every kernel operation agrees; the commands after the last one differ"
             )?,
-        }
-        if let Some(op) = &self.operation {
-            if let Some(ofm) = op.ofm {
-                write!(f, ", OFM {}x{}x{}", ofm[0], ofm[1], ofm[2])?;
-            }
         }
         match self.element {
             Some(([y, x, c], reference, candidate)) => write!(
@@ -153,7 +153,8 @@ pub fn first_divergence(
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Option<Divergence>> {
     let kernels = kernel_commands(&job.command_stream)?;
-    let most = 2 + kernels.len().max(1).ilog2() as usize + 1;
+    // The whole stream, then a bisection over kernels.len() + 1 prefixes.
+    let most = 1 + (kernels.len() + 1).next_power_of_two().ilog2() as usize;
     let mut runs = 0;
     let mut run_both = |job: &Job| -> Result<(BackendRun, BackendRun)> {
         runs += 1;

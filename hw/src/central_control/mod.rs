@@ -61,7 +61,7 @@ pub use op_state::{
 use crate::spec_constants::{command_field_lsb, field_lsb as lsb, field_mask as mask};
 use crate::stream::{LaneBeat, StreamIn, StreamOut};
 use crate::widgets::{Fifo, ResetReg};
-use npu_spec::command::{self as command, Opcode};
+use npu_spec::command::{self as command, Opcode, PoolingMode};
 use npu_spec::regs;
 use rust_hdl::prelude::*;
 
@@ -135,6 +135,8 @@ pub struct CentralControl {
     /// NPU_SET_IFM_PRECISION's activation_precision position.
     ifm_width_lsb: Constant<Bits<6>>,
     pool_key: Constant<Bits<11>>,
+    /// NPU_OP_POOL's REDUCE_SUM mode, the highest (TRM 4.6.4).
+    reduce_sum_mode: Constant<Bits<16>>,
     elementwise_key: Constant<Bits<11>>,
     dma_start_key: Constant<Bits<11>>,
     dma_wait_key: Constant<Bits<11>>,
@@ -280,6 +282,7 @@ impl Default for CentralControl {
             depthwise_key: key(Opcode::NpuOpDepthwise),
             ifm_width_lsb: command_field_lsb(Opcode::NpuSetIfmPrecision, "activation_precision"),
             pool_key: key(Opcode::NpuOpPool),
+            reduce_sum_mode: Constant::new(u64::from(PoolingMode::ReduceSum.bits()).into()),
             elementwise_key: key(Opcode::NpuOpElementwise),
             dma_start_key: key(Opcode::NpuOpDmaStart),
             dma_wait_key: key(Opcode::NpuOpDmaWait),
@@ -491,14 +494,15 @@ impl Logic for CentralControl {
                 & (!self.parallel_mode.val()
                     | (self.kernels_run.val().parallel & !self.ifm_wide.val())))
             // Max and average pools run as depthwise (8-bit only in
-            // parallel mode), REDUCE_SUM (mode 2) as a convolution; modes
-            // 3 and up do not exist (TRM 4.6.4).
+            // parallel mode), REDUCE_SUM as a convolution; modes beyond
+            // REDUCE_SUM do not exist (TRM 4.6.4).
             | ((self.key.val() == self.pool_key.val())
                 & self.kernels_run.val().pool
-                & (self.op_param.val() < 3)
+                & (self.op_param.val() <= self.reduce_sum_mode.val())
                 & (!self.parallel_mode.val()
                     | (self.kernels_run.val().parallel
-                        & (!self.ifm_wide.val() | (bit_cast::<3, 16>(self.op_param.val()) == 2)))))
+                        & (!self.ifm_wide.val()
+                            | (self.op_param.val() == self.reduce_sum_mode.val())))))
             | ((self.key.val() == self.elementwise_key.val()) & self.kernels_run.val().elementwise);
 
         match self.step.q.val() {

@@ -10,7 +10,7 @@
 //!    golden model's value is an i64; 34 bits keep every result that the
 //!    zero point can still bring into the int32 range exact).
 //!
-//! # One shift for three rounding modes
+//! # One shift for four rounding modes
 //!
 //! Every mode is `floor((p + a) / 2^shift)`, taken modulo 2^64 as the
 //! golden model's i64, with the addend `a`:
@@ -36,7 +36,13 @@
 
 use super::{BeatControl, LANES};
 use crate::widgets::ResetReg;
+use npu_spec::command::RoundMode;
 use rust_hdl::prelude::*;
+
+/// The Scaler's rounding mode 3, which OFM_PRECISION.round_mode does not
+/// encode (TRM 4.6.4 uses 0-2): one rounding half away from zero, a pool's
+/// shift-only TFL rounding (`npu_model::fixed::rounding_divide_by_pot`).
+pub const HALF_AWAY_FROM_ZERO: u64 = 3;
 
 #[derive(LogicBlock)]
 pub struct Scaler {
@@ -60,9 +66,10 @@ pub struct Scaler {
     /// 34i+33..34i, and its control.
     pub scaled: Signal<Out, Bits<{ LANES * 34 }>>,
     pub scaled_control: Signal<Out, BeatControl>,
-    /// The TRM encodings of the rounding modes.
+    /// The TRM encodings of the rounding modes, and [`HALF_AWAY_FROM_ZERO`].
     tfl: Constant<Bits<2>>,
     truncate: Constant<Bits<2>>,
+    half_away: Constant<Bits<2>>,
     /// 2^72 (the sign of a 73-bit value) and 2^73 - 1.
     sign_73: Constant<Bits<73>>,
     ones_73: Constant<Bits<73>>,
@@ -115,7 +122,6 @@ pub struct Scaler {
 
 impl Default for Scaler {
     fn default() -> Self {
-        use npu_spec::command::RoundMode;
         let sign_73: Bits<73> = Bits::<73>::from(1u64) << 72u64;
         Self {
             clock: Default::default(),
@@ -133,6 +139,7 @@ impl Default for Scaler {
             scaled_control: Default::default(),
             tfl: Constant::new(u64::from(RoundMode::Tfl.bits()).into()),
             truncate: Constant::new(u64::from(RoundMode::Truncate.bits()).into()),
+            half_away: Constant::new(HALF_AWAY_FROM_ZERO.into()),
             sign_73: Constant::new(sign_73),
             ones_73: Constant::new(Bits::<73>::mask()),
             x: Default::default(),
@@ -293,7 +300,7 @@ impl Logic for Scaler {
             }
             // Mode 3 (a pool's shift-only TFL rounding): halves away from
             // zero, one less for a negative product.
-            if (self.control_2.q.val().round_mode == 3)
+            if (self.control_2.q.val().round_mode == self.half_away.val())
                 & self.lane_p.val().get_bit(71)
                 & (self.lane_shift.val() != 0)
             {

@@ -7,6 +7,14 @@ use super::LANES;
 use npu_spec::command::Opcode;
 use rust_hdl::prelude::*;
 
+// `ControlDecoder` takes LUT n (TRM 4.6.4 NPU_SET_ACTIVATION 16 + n) as bits
+// 11..3 equal to LUT 0's and the slot from bits 2..0.
+const _: () = assert!(
+    (npu_spec::command::ActivationFunction::Lut0 as u32).is_multiple_of(8)
+        && npu_spec::command::ActivationFunction::Lut7 as u32
+            == npu_spec::command::ActivationFunction::Lut0 as u32 + 7
+);
+
 /// What the output unit needs of an operation, by name. Enumerated fields
 /// hold the TRM encoding (`npu_spec::command`'s enums give the values).
 #[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
@@ -154,6 +162,9 @@ pub struct ControlDecoder {
     sigmoid: Constant<Bits<12>>,
     truncate: Constant<Bits<2>>,
     tfl: Constant<Bits<2>>,
+    half_away: Constant<Bits<2>>,
+    /// LUT n is function 16 + n: bits 11..3 of LUT 0's code.
+    lut_group: Constant<Bits<9>>,
     sign_35: Constant<Bits<35>>,
     zero_point: Signal<Local, Bits<35>>,
     function_code: Signal<Local, Bits<12>>,
@@ -198,6 +209,8 @@ impl Default for ControlDecoder {
             sigmoid: c12(ActivationFunction::Sigmoid.bits()),
             truncate: c2(RoundMode::Truncate.bits()),
             tfl: c2(RoundMode::Tfl.bits()),
+            half_away: Constant::new(super::scale::HALF_AWAY_FROM_ZERO.into()),
+            lut_group: Constant::new(u64::from(ActivationFunction::Lut0.bits() >> 3).into()),
             sign_35: Constant::new((1u64 << 34).into()),
             zero_point: Default::default(),
             function_code: Default::default(),
@@ -227,7 +240,7 @@ impl Logic for ControlDecoder {
         self.control.next.round_mode = self.settings.val().round_mode;
         // TRM 4.6.4 NPU_SET_ACTIVATION: 3 tanh, 4 sigmoid, 16 + n LUT n.
         self.function_code.next = self.settings.val().function;
-        self.lookup.next = self.function_code.val().get_bits::<9>(3) == 2;
+        self.lookup.next = self.function_code.val().get_bits::<9>(3) == self.lut_group.val();
         self.control.next.tanh = self.function_code.val() == self.tanh.val();
         self.control.next.sigmoid = self.function_code.val() == self.sigmoid.val();
         self.control.next.lookup = self.lookup.val();
@@ -237,9 +250,9 @@ impl Logic for ControlDecoder {
             self.control.next.round_mode = self.truncate.val();
         }
         // A shift-only TFL rounding is one rounding half away from zero:
-        // the Scaler's mode 3 (no TRM encoding).
+        // the Scaler's HALF_AWAY_FROM_ZERO (no TRM encoding).
         if self.settings.val().shift_only & (self.settings.val().round_mode == self.tfl.val()) {
-            self.control.next.round_mode = 3.into();
+            self.control.next.round_mode = self.half_away.val();
         }
         // (Bits are read from locals: yosys cannot index a slice.)
         self.zero_point.next = bit_cast::<35, 16>(self.settings.val().zero_point);
