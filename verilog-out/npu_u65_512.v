@@ -1160,6 +1160,9 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     localparam  conv_key = 11'b10;
     localparam  depthwise_key = 11'b11;
     localparam  ifm_width_lsb = 6'b10;
+    localparam  ifm_type_mask = 16'h1;
+    localparam  ofm_width_lsb = 6'b1;
+    localparam  ofm_type_mask = 16'h1;
     localparam  pool_key = 11'b101;
     localparam  reduce_sum_mode = 16'h2;
     localparam  elementwise_key = 11'b110;
@@ -1200,6 +1203,12 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     localparam Step$Execute = 2;
     
     // Stub signals
+    reg  [15:0] elementwise_types$mode;
+    reg  [1:0] elementwise_types$ifm_precision;
+    reg  elementwise_types$ifm_signed;
+    reg  [1:0] elementwise_types$ofm_precision;
+    reg  elementwise_types$ofm_signed;
+    wire  elementwise_types$allowed;
     reg  kernel_queue$clock;
     reg  kernel_queue$rst_n;
     reg  kernel_queue$tail$valid;
@@ -1285,6 +1294,8 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     reg  [54:0] kernel_view;
     reg  parallel_mode;
     reg  [472:0] ifm_view;
+    reg  [484:0] ofm_view;
+    reg  [15:0] ofm_precision;
     reg  [15:0] ifm_precision;
     reg  ifm_wide;
     reg  [2:0] kernels_outstanding;
@@ -1297,6 +1308,14 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     reg  start_run;
     
     // Sub module instances
+    npu_u65_512_core$control$elementwise_types elementwise_types(
+        .mode(elementwise_types$mode),
+        .ifm_precision(elementwise_types$ifm_precision),
+        .ifm_signed(elementwise_types$ifm_signed),
+        .ofm_precision(elementwise_types$ofm_precision),
+        .ofm_signed(elementwise_types$ofm_signed),
+        .allowed(elementwise_types$allowed)
+    );
     npu_u65_512_core$control$kernel_queue kernel_queue(
         .clock(kernel_queue$clock),
         .rst_n(kernel_queue$rst_n),
@@ -1507,7 +1526,14 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         ifm_view = operation[(64'h0)+:(473)];
         ifm_precision = ifm_view[(64'h2e)+:(16)];
         ifm_wide = ((ifm_precision >> ifm_width_lsb) & 2'h3) != 32'h0;
-        kernel_supported = ((key == conv_key) & kernels_run[(64'h0)+:(1)] & (~parallel_mode | kernels_run[(64'h4)+:(1)])) | ((key == depthwise_key) & kernels_run[(64'h1)+:(1)] & (~parallel_mode | (kernels_run[(64'h4)+:(1)] & ~ifm_wide))) | ((key == pool_key) & kernels_run[(64'h2)+:(1)] & (op_param <= reduce_sum_mode) & (~parallel_mode | (kernels_run[(64'h4)+:(1)] & (~ifm_wide | (op_param == reduce_sum_mode))))) | ((key == elementwise_key) & kernels_run[(64'h3)+:(1)]);
+        ofm_view = operation[(64'h392)+:(485)];
+        ofm_precision = ofm_view[(64'h30)+:(16)];
+        elementwise_types$mode = op_param;
+        elementwise_types$ifm_precision = ((ifm_precision >> ifm_width_lsb) & 2'h3);
+        elementwise_types$ifm_signed = (ifm_precision & ifm_type_mask) != 32'h0;
+        elementwise_types$ofm_precision = ((ofm_precision >> ofm_width_lsb) & 2'h3);
+        elementwise_types$ofm_signed = (ofm_precision & ofm_type_mask) != 32'h0;
+        kernel_supported = ((key == conv_key) & kernels_run[(64'h0)+:(1)] & (~parallel_mode | kernels_run[(64'h4)+:(1)])) | ((key == depthwise_key) & kernels_run[(64'h1)+:(1)] & (~parallel_mode | (kernels_run[(64'h4)+:(1)] & ~ifm_wide))) | ((key == pool_key) & kernels_run[(64'h2)+:(1)] & (op_param <= reduce_sum_mode) & (~parallel_mode | (kernels_run[(64'h4)+:(1)] & (~ifm_wide | (op_param == reduce_sum_mode))))) | ((key == elementwise_key) & kernels_run[(64'h3)+:(1)] & elementwise_types$allowed);
         case (step$q)
             Step$Decode:
                 begin
@@ -1727,6 +1753,49 @@ module npu_u65_512_core$control$bus_error_seen(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // npu_u65_512_core$control$bus_error_seen
+
+
+module npu_u65_512_core$control$elementwise_types(mode,ifm_precision,ifm_signed,ofm_precision,ofm_signed,allowed);
+    
+    // Module arguments
+    input wire  [15:0] mode;
+    input wire  [1:0] ifm_precision;
+    input wire  ifm_signed;
+    input wire  [1:0] ofm_precision;
+    input wire  ofm_signed;
+    output reg  allowed;
+    
+    // Constant declarations
+    localparam  min_mode = 16'h3;
+    localparam  abs_mode = 16'h6;
+    localparam  clz_mode = 16'h7;
+    localparam  shr_mode = 16'h8;
+    localparam  shl_mode = 16'h9;
+    
+    // Local signals
+    reg  ifm_int32;
+    reg  ofm_int32;
+    
+    // Update code
+    always @(*) begin
+        ifm_int32 = (ifm_precision == 32'h2) & ifm_signed;
+        ofm_int32 = (ofm_precision == 32'h2) & ofm_signed;
+        allowed = ((ifm_precision < 32'h2) | ifm_int32) & ((ofm_precision < 32'h2) | ofm_int32);
+        if ((mode >= min_mode) & (mode <= abs_mode)) begin
+            allowed = (ifm_precision == ofm_precision) & (ifm_signed == ofm_signed) & (ifm_precision < 32'h2);
+        end
+        if (mode == shr_mode) begin
+            allowed = ifm_int32 & ((ofm_precision == 32'h0) | ((ofm_precision != 32'h3) & ofm_signed));
+        end
+        if ((mode == clz_mode) | (mode == shl_mode)) begin
+            allowed = ifm_int32 & ofm_int32;
+        end
+        if (mode > shl_mode) begin
+            allowed = 1'b0;
+        end
+    end
+    
+endmodule // npu_u65_512_core$control$elementwise_types
 
 
 module npu_u65_512_core$control$end_reached(clock,rst_n,d,q);
@@ -3125,8 +3194,8 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     output reg  operations$ready;
     output reg  [4:0] runs;
     output reg  busy;
-    output wire  ifm_fills$valid;
-    output wire  [147:0] ifm_fills$data;
+    output reg  ifm_fills$valid;
+    output reg  [147:0] ifm_fills$data;
     input wire  ifm_fills$ready;
     input wire  ifm_filled;
     output reg  weight_reads$valid;
@@ -3157,7 +3226,8 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     output reg  clock_wanted;
     
     // Constant declarations
-    localparam  kinds = 5'b10111;
+    localparam  kinds = 5'b11111;
+    localparam  sign_extension = 40'hff00000000;
     
     // Enums
     localparam ErrorCode$None = 0;
@@ -3186,6 +3256,11 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  [472:0] decoder$ifm_view;
     wire  [484:0] decoder$ofm_view;
     wire  [301:0] decoder$weights_view;
+    wire  decoder$elementwise;
+    wire  [472:0] decoder$ifm2_view;
+    wire  [136:0] decoder$operand_settings;
+    wire  decoder$reads_ifm2;
+    wire  [5:0] decoder$ifm2_ib_start;
     reg  traversal$clock;
     reg  traversal$rst_n;
     reg  traversal$start;
@@ -3212,7 +3287,36 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  [260:0] ifm_fetch$jobs$data;
     wire  ifm_fetch$jobs$ready;
     reg  [472:0] ifm_fetch$view;
+    reg  [31:0] ifm_fetch$buffers;
     reg  ifm_fetch$line_positions;
+    wire  ifm_fetch$fills$valid;
+    wire  [147:0] ifm_fetch$fills$data;
+    reg  ifm_fetch$fills$ready;
+    reg  ifm2_fetch$clock;
+    reg  ifm2_fetch$rst_n;
+    reg  ifm2_fetch$jobs$valid;
+    reg  [260:0] ifm2_fetch$jobs$data;
+    wire  ifm2_fetch$jobs$ready;
+    reg  [472:0] ifm2_fetch$view;
+    reg  [31:0] ifm2_fetch$buffers;
+    reg  ifm2_fetch$line_positions;
+    wire  ifm2_fetch$fills$valid;
+    wire  [147:0] ifm2_fetch$fills$data;
+    reg  ifm2_fetch$fills$ready;
+    reg  operand_reader$clock;
+    reg  operand_reader$rst_n;
+    reg  [136:0] operand_reader$settings;
+    reg  operand_reader$jobs$valid;
+    reg  [260:0] operand_reader$jobs$data;
+    wire  operand_reader$jobs$ready;
+    wire  operand_reader$released;
+    wire  operand_reader$busy;
+    wire  operand_reader$operands$valid;
+    wire  [567:0] operand_reader$operands$data;
+    reg  operand_reader$operands$ready;
+    wire  [1:0] operand_reader$shram_read_enable;
+    wire  [23:0] operand_reader$shram_read_address;
+    reg  [255:0] operand_reader$shram_read_data;
     reg  fetched$clock;
     reg  fetched$rst_n;
     reg  fetched$tail$valid;
@@ -3349,7 +3453,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  output_unit$rst_n;
     reg  [112:0] output_unit$settings;
     reg  output_unit$accumulators$valid;
-    reg  [959:0] output_unit$accumulators$data;
+    reg  [1215:0] output_unit$accumulators$data;
     wire  output_unit$accumulators$ready;
     wire  output_unit$results$valid;
     wire  [263:0] output_unit$results$data;
@@ -3378,6 +3482,10 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  operation$rst_n;
     reg  [1953:0] operation$d;
     wire  [1953:0] operation$q;
+    reg  fetching_ifm2$clock;
+    reg  fetching_ifm2$rst_n;
+    reg  fetching_ifm2$d;
+    wire  fetching_ifm2$q;
     reg  active$clock;
     reg  active$rst_n;
     reg  active$d;
@@ -3413,6 +3521,19 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     
     // Local signals
     reg  [260:0] job;
+    reg  elementwise;
+    reg  reads_ifm2;
+    reg  [31:0] ifm_buffers;
+    reg  [31:0] ifm2_buffers;
+    reg  [15:0] ifm_end_kb;
+    reg  [15:0] ifm2_start_kb;
+    reg  [260:0] ifm2_job;
+    reg  ifm_job_fetched;
+    reg  [255:0] operands_read;
+    reg  [31:0] operand_lane;
+    reg  [39:0] operand_lane_40;
+    reg  [319:0] operands_a;
+    reg  elementwise_fire;
     reg  [260:0] walked;
     reg  [3:0] positions_left;
     reg  [3:0] positions_after;
@@ -3421,7 +3542,6 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  [95:0] beat;
     reg  [67:0] word;
     reg  [7:0] element_shift;
-    reg  [15:0] ib_half_kb;
     reg  parallel;
     reg  interleaved;
     reg  [47:0] scale_base;
@@ -3464,7 +3584,12 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .ifm_signed(decoder$ifm_signed),
         .ifm_view(decoder$ifm_view),
         .ofm_view(decoder$ofm_view),
-        .weights_view(decoder$weights_view)
+        .weights_view(decoder$weights_view),
+        .elementwise(decoder$elementwise),
+        .ifm2_view(decoder$ifm2_view),
+        .operand_settings(decoder$operand_settings),
+        .reads_ifm2(decoder$reads_ifm2),
+        .ifm2_ib_start(decoder$ifm2_ib_start)
     );
     npu_u65_512_core$datapath$traversal traversal(
         .clock(traversal$clock),
@@ -3495,10 +3620,40 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .jobs$data(ifm_fetch$jobs$data),
         .jobs$ready(ifm_fetch$jobs$ready),
         .view(ifm_fetch$view),
+        .buffers(ifm_fetch$buffers),
         .line_positions(ifm_fetch$line_positions),
-        .fills$valid(ifm_fills$valid),
-        .fills$data(ifm_fills$data),
-        .fills$ready(ifm_fills$ready)
+        .fills$valid(ifm_fetch$fills$valid),
+        .fills$data(ifm_fetch$fills$data),
+        .fills$ready(ifm_fetch$fills$ready)
+    );
+    npu_u65_512_core$datapath$ifm2_fetch ifm2_fetch(
+        .clock(ifm2_fetch$clock),
+        .rst_n(ifm2_fetch$rst_n),
+        .jobs$valid(ifm2_fetch$jobs$valid),
+        .jobs$data(ifm2_fetch$jobs$data),
+        .jobs$ready(ifm2_fetch$jobs$ready),
+        .view(ifm2_fetch$view),
+        .buffers(ifm2_fetch$buffers),
+        .line_positions(ifm2_fetch$line_positions),
+        .fills$valid(ifm2_fetch$fills$valid),
+        .fills$data(ifm2_fetch$fills$data),
+        .fills$ready(ifm2_fetch$fills$ready)
+    );
+    npu_u65_512_core$datapath$operand_reader operand_reader(
+        .clock(operand_reader$clock),
+        .rst_n(operand_reader$rst_n),
+        .settings(operand_reader$settings),
+        .jobs$valid(operand_reader$jobs$valid),
+        .jobs$data(operand_reader$jobs$data),
+        .jobs$ready(operand_reader$jobs$ready),
+        .released(operand_reader$released),
+        .busy(operand_reader$busy),
+        .operands$valid(operand_reader$operands$valid),
+        .operands$data(operand_reader$operands$data),
+        .operands$ready(operand_reader$operands$ready),
+        .shram_read_enable(operand_reader$shram_read_enable),
+        .shram_read_address(operand_reader$shram_read_address),
+        .shram_read_data(operand_reader$shram_read_data)
     );
     npu_u65_512_core$datapath$fetched fetched(
         .clock(fetched$clock),
@@ -3710,6 +3865,12 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .d(operation$d),
         .q(operation$q)
     );
+    npu_u65_512_core$datapath$fetching_ifm2 fetching_ifm2(
+        .clock(fetching_ifm2$clock),
+        .rst_n(fetching_ifm2$rst_n),
+        .d(fetching_ifm2$d),
+        .q(fetching_ifm2$q)
+    );
     npu_u65_512_core$datapath$active active(
         .clock(active$clock),
         .rst_n(active$rst_n),
@@ -3762,6 +3923,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     // Update code
     always @(*) begin
         operation$clock = clock;
+        fetching_ifm2$clock = clock;
         active$clock = clock;
         starting$clock = clock;
         filled$clock = clock;
@@ -3771,6 +3933,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         faulted$clock = clock;
         settling$clock = clock;
         operation$d = operation$q;
+        fetching_ifm2$d = fetching_ifm2$q;
         active$d = active$q;
         starting$d = starting$q;
         filled$d = filled$q;
@@ -3784,6 +3947,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         decoder_quiet$rst_n = rst_n;
         faulted$rst_n = rst_n;
         operation$rst_n = rst_n;
+        fetching_ifm2$rst_n = rst_n;
         active$rst_n = rst_n;
         starting$rst_n = rst_n;
         filled$rst_n = rst_n;
@@ -3792,6 +3956,10 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         traversal$rst_n = rst_n;
         ifm_fetch$clock = clock;
         ifm_fetch$rst_n = rst_n;
+        ifm2_fetch$clock = clock;
+        ifm2_fetch$rst_n = rst_n;
+        operand_reader$clock = clock;
+        operand_reader$rst_n = rst_n;
         fetched$clock = clock;
         fetched$rst_n = rst_n;
         weight_streams$clock = clock;
@@ -3838,15 +4006,63 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         traversal$start = starting$q;
         per_channel = ~decoder$output_settings[(64'h5)+:(1)] & ~decoder$output_settings[(64'h6e)+:(1)];
         pool = decoder$shape[(64'hdf)+:(1)];
+        ifm2_start_kb = ((decoder$ifm2_ib_start) & 16'hffff);
+        ifm_end_kb = ((decoder$ifm_view[(64'h80)+:(6)]) & 16'hffff);
+        if (decoder$reads_ifm2) begin
+            ifm_end_kb = ifm2_start_kb;
+        end
+        ifm_buffers[(64'h0)+:(16)] = 32'h800;
+        ifm_buffers[(64'h10)+:(16)] = ((ifm_end_kb - 32'h2) >> 32'h1) << 32'ha;
+        ifm2_buffers[(64'h0)+:(16)] = ifm2_start_kb << 32'ha;
+        ifm2_buffers[(64'h10)+:(16)] = ((((decoder$ifm_view[(64'h80)+:(6)]) & 16'hffff) - ifm2_start_kb) >> 32'h1) << 32'ha;
         job = traversal$ifm_blocks$data;
         new_spatial_block = job[(64'h100)+:(1)] & (job[(64'h20)+:(16)] == 32'h0);
         tee_ready = fetched$tail$ready & weight_streams$tail$ready & scale_streams$tail$ready & scale_depths$tail$ready;
-        ifm_fetch$jobs$valid = traversal$ifm_blocks$valid & tee_ready;
-        traversal$ifm_blocks$ready = ifm_fetch$jobs$ready & tee_ready;
+        elementwise = decoder$elementwise;
+        reads_ifm2 = decoder$reads_ifm2;
+        ifm_fetch$jobs$valid = traversal$ifm_blocks$valid & tee_ready & ~fetching_ifm2$q;
+        ifm2_fetch$jobs$valid = traversal$ifm_blocks$valid & tee_ready & fetching_ifm2$q;
+        ifm_job_fetched = ifm_fetch$jobs$valid & ifm_fetch$jobs$ready;
+        if (ifm_job_fetched & reads_ifm2) begin
+            fetching_ifm2$d = 1'b1;
+        end
+        traversal$ifm_blocks$ready = (ifm_fetch$jobs$ready & ~reads_ifm2 & ~fetching_ifm2$q) | (ifm2_fetch$jobs$ready & fetching_ifm2$q);
         job_taken = traversal$ifm_blocks$valid & traversal$ifm_blocks$ready;
+        if (job_taken) begin
+            fetching_ifm2$d = 1'b0;
+        end
         ifm_fetch$jobs$data = job;
         ifm_fetch$view = decoder$ifm_view;
+        ifm_fetch$buffers = ifm_buffers;
         ifm_fetch$line_positions = interleaved;
+        ifm2_job = job;
+        if (decoder$operand_settings[(64'h63)+:(1)]) begin
+            ifm2_job[(64'h60)+:(16)] = 32'h0;
+            ifm2_job[(64'h80)+:(16)] = 32'h1;
+        end
+        if (decoder$operand_settings[(64'h64)+:(1)]) begin
+            ifm2_job[(64'h70)+:(16)] = 32'h0;
+            ifm2_job[(64'h90)+:(16)] = 32'h1;
+        end
+        if (decoder$operand_settings[(64'h65)+:(1)]) begin
+            ifm2_job[(64'ha0)+:(16)] = 32'h0;
+            ifm2_job[(64'hb0)+:(16)] = 32'h1;
+        end
+        ifm2_fetch$jobs$data = ifm2_job;
+        ifm2_fetch$view = decoder$ifm2_view;
+        ifm2_fetch$buffers = ifm2_buffers;
+        ifm2_fetch$line_positions = 1'b0;
+        ifm_fills$valid = ifm_fetch$fills$valid;
+        ifm_fills$data = ifm_fetch$fills$data;
+        if (reads_ifm2) begin
+            ifm_fills$data[(64'h93)+:(1)] = 1'b0;
+        end
+        ifm_fetch$fills$ready = ifm_fills$ready & ~fetching_ifm2$q;
+        ifm2_fetch$fills$ready = ifm_fills$ready & fetching_ifm2$q;
+        if (fetching_ifm2$q) begin
+            ifm_fills$valid = ifm2_fetch$fills$valid;
+            ifm_fills$data = ifm2_fetch$fills$data;
+        end
         fetched$tail$valid = job_taken;
         fetched$tail$data = job;
         weight_streams$tail$valid = job_taken & new_spatial_block & ~pool;
@@ -3867,9 +4083,11 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         scale_streams$tail$data[(64'h2b)+:(32)] = (((job[(64'h50)+:(16)]) & 32'hffffffff) << 32'h3) + (((job[(64'h50)+:(16)]) & 32'hffffffff) << 32'h1);
         scale_depths$tail$valid = scale_streams$tail$valid;
         scale_depths$tail$data = job[(64'h50)+:(16)];
-        traversal$filled$valid = fetched$head$valid & (filled$q != 32'h0);
+        traversal$filled$valid = fetched$head$valid & (filled$q != 32'h0) & ~elementwise;
         traversal$filled$data = fetched$head$data;
-        filled_taken = traversal$filled$valid & traversal$filled$ready;
+        operand_reader$jobs$valid = fetched$head$valid & (filled$q != 32'h0) & elementwise;
+        operand_reader$jobs$data = fetched$head$data;
+        filled_taken = (traversal$filled$valid & traversal$filled$ready) | (operand_reader$jobs$valid & operand_reader$jobs$ready);
         fetched$head$ready = filled_taken;
         if (ifm_filled & ~filled_taken) begin
             filled$d = filled$q + 32'h1;
@@ -3927,10 +4145,9 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         end
         beat_tags$tail$data[(64'hf)+:(1)] = beat[(64'h5f)+:(1)] & last_depth_block;
         walked = traversal$current;
-        ib_half_kb = ((((decoder$ifm_view[(64'h80)+:(6)]) & 16'hffff) - 32'h2) >> 32'h1) << 32'ha;
-        ifm_unit$settings[(64'h0)+:(16)] = 32'h800;
+        ifm_unit$settings[(64'h0)+:(16)] = ifm_buffers[(64'h0)+:(16)];
         if (walked[(64'h102)+:(1)]) begin
-            ifm_unit$settings[(64'h0)+:(16)] = ib_half_kb + 32'h800;
+            ifm_unit$settings[(64'h0)+:(16)] = ifm_buffers[(64'h0)+:(16)] + ifm_buffers[(64'h10)+:(16)];
         end
         ifm_unit$settings[(64'h10)+:(8)] = ((walked[(64'h90)+:(16)]) & 8'hff);
         ifm_unit$settings[(64'h18)+:(8)] = ((((walked[(64'hb0)+:(16)]) & 8'hff) + 32'h7) >> 32'h3) << 32'h3;
@@ -3960,6 +4177,14 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         ifm_unit$settings[(64'h8e)+:(1)] = walked[(64'h103)+:(1)];
         shram_read_enable = ifm_unit$shram_read_enable;
         shram_read_address = ((ifm_unit$shram_read_address$0) & 48'hffffffffffff) | (((ifm_unit$shram_read_address$1) & 48'hffffffffffff) << 32'hc) | (((ifm_unit$shram_read_address$2) & 48'hffffffffffff) << 32'h18) | (((ifm_unit$shram_read_address$3) & 48'hffffffffffff) << 32'h24);
+        if (elementwise) begin
+            shram_read_enable = ((operand_reader$shram_read_enable) & 4'hf);
+            shram_read_address = ((operand_reader$shram_read_address) & 48'hffffffffffff);
+        end
+        operand_reader$shram_read_data = shram_read_data[(32'h0)+:(256)];
+        operand_reader$settings = decoder$operand_settings;
+        operand_reader$settings[(64'h0)+:(32)] = ifm_buffers;
+        operand_reader$settings[(64'h20)+:(32)] = ifm2_buffers;
         ifm_unit$shram_read_data$0 = shram_read_data[(32'h0)+:(128)];
         ifm_unit$shram_read_data$1 = shram_read_data[(32'h80)+:(128)];
         ifm_unit$shram_read_data$2 = shram_read_data[(32'h100)+:(128)];
@@ -4015,7 +4240,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         beat_tags$head$ready = join_fire;
         weight_groups$groups$ready = join_fire & beat_tags$head$data[(64'hc)+:(1)] & ~pool;
         traversal$slice_done = mac$slice_done;
-        traversal$ib_read = join_fire & tag[(64'hd)+:(1)];
+        traversal$ib_read = (join_fire & tag[(64'hd)+:(1)]) | operand_reader$released;
         stream_used = join_fire & tag[(64'hc)+:(1)] & tag[(64'hf)+:(1)];
         too_few_weights = (weight_stream$q == WeightStream$Decoding) & decoder_settled & ~weight_groups$groups$valid & beat_tags$head$valid;
         too_many_weights = (weight_stream$q == WeightStream$Draining) & (weight_groups$groups$valid | (decoder_settled & ~weight_groups$empty));
@@ -4097,6 +4322,75 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         window$y = output_tags$tail$data[(64'h0)+:(16)];
         window$x = output_tags$tail$data[(64'h10)+:(16)];
         output_unit$accumulators$data[(64'h3b9)+:(7)] = window$count;
+        operands_read = operand_reader$operands$data[(64'h0)+:(256)];
+        operand_lane = 32'h0;
+        operand_lane_40 = 32'h0;
+        operands_a = 32'h0;
+        operand_lane = operands_read[(32'h20 * 0)+:(32)];
+        operand_lane_40 = ((operand_lane) & 40'hffffffffff);
+        if (operand_lane[32'h1f]) begin
+            operand_lane_40 = operand_lane_40 | sign_extension;
+        end
+        operands_a = operands_a | (((operand_lane_40) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 0));
+        operand_lane = operands_read[(32'h20 * 1)+:(32)];
+        operand_lane_40 = ((operand_lane) & 40'hffffffffff);
+        if (operand_lane[32'h1f]) begin
+            operand_lane_40 = operand_lane_40 | sign_extension;
+        end
+        operands_a = operands_a | (((operand_lane_40) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 1));
+        operand_lane = operands_read[(32'h20 * 2)+:(32)];
+        operand_lane_40 = ((operand_lane) & 40'hffffffffff);
+        if (operand_lane[32'h1f]) begin
+            operand_lane_40 = operand_lane_40 | sign_extension;
+        end
+        operands_a = operands_a | (((operand_lane_40) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 2));
+        operand_lane = operands_read[(32'h20 * 3)+:(32)];
+        operand_lane_40 = ((operand_lane) & 40'hffffffffff);
+        if (operand_lane[32'h1f]) begin
+            operand_lane_40 = operand_lane_40 | sign_extension;
+        end
+        operands_a = operands_a | (((operand_lane_40) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 3));
+        operand_lane = operands_read[(32'h20 * 4)+:(32)];
+        operand_lane_40 = ((operand_lane) & 40'hffffffffff);
+        if (operand_lane[32'h1f]) begin
+            operand_lane_40 = operand_lane_40 | sign_extension;
+        end
+        operands_a = operands_a | (((operand_lane_40) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 4));
+        operand_lane = operands_read[(32'h20 * 5)+:(32)];
+        operand_lane_40 = ((operand_lane) & 40'hffffffffff);
+        if (operand_lane[32'h1f]) begin
+            operand_lane_40 = operand_lane_40 | sign_extension;
+        end
+        operands_a = operands_a | (((operand_lane_40) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 5));
+        operand_lane = operands_read[(32'h20 * 6)+:(32)];
+        operand_lane_40 = ((operand_lane) & 40'hffffffffff);
+        if (operand_lane[32'h1f]) begin
+            operand_lane_40 = operand_lane_40 | sign_extension;
+        end
+        operands_a = operands_a | (((operand_lane_40) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 6));
+        operand_lane = operands_read[(32'h20 * 7)+:(32)];
+        operand_lane_40 = ((operand_lane) & 40'hffffffffff);
+        if (operand_lane[32'h1f]) begin
+            operand_lane_40 = operand_lane_40 | sign_extension;
+        end
+        operands_a = operands_a | (((operand_lane_40) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 7));
+        output_unit$accumulators$data[(64'h3c0)+:(256)] = operand_reader$operands$data[(64'h100)+:(256)];
+        operand_reader$operands$ready = elementwise & output_unit$accumulators$ready & output_tags$tail$ready;
+        elementwise_fire = operand_reader$operands$valid & operand_reader$operands$ready;
+        if (elementwise) begin
+            output_unit$accumulators$valid = operand_reader$operands$valid & output_tags$tail$ready;
+            output_unit$accumulators$data[(64'h0)+:(320)] = operands_a;
+            output_unit$accumulators$data[(64'h140)+:(320)] = 32'h0;
+            output_unit$accumulators$data[(64'h280)+:(256)] = 32'h0;
+            output_unit$accumulators$data[(64'h380)+:(48)] = 32'h0;
+            output_unit$accumulators$data[(64'h3b0)+:(8)] = operand_reader$operands$data[(64'h200)+:(8)];
+            output_unit$accumulators$data[(64'h3b8)+:(1)] = 1'b0;
+            output_unit$accumulators$data[(64'h3b9)+:(7)] = 32'h0;
+            output_tags$tail$valid = elementwise_fire;
+            output_tags$tail$data[(64'h0)+:(16)] = operand_reader$operands$data[(64'h208)+:(16)];
+            output_tags$tail$data[(64'h10)+:(16)] = operand_reader$operands$data[(64'h218)+:(16)];
+            output_tags$tail$data[(64'h20)+:(16)] = operand_reader$operands$data[(64'h228)+:(16)];
+        end
         word_done = stage_fire & last_position;
         if (stage_fire) begin
             position$d = position$q + 32'h1;
@@ -4117,7 +4411,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         ofm_writer$results$data[(64'h138)+:(1)] = parallel;
         output_unit$results$ready = ofm_writer$results$ready & output_tags$head$valid;
         output_tags$head$ready = output_unit$results$valid & ofm_writer$results$ready;
-        idle = ~starting$q & ~traversal$busy & (fetched$count == 32'h0) & (weight_streams$count == 32'h0) & (weight_lengths$count == 32'h0) & (scale_depths$count == 32'h0) & (weight_stream$q == WeightStream$Idle) & (beat_tags$count == 32'h0) & (readout_tags$count == 32'h0) & (output_tags$count == 32'h0) & ~ofm_writes$valid & ~dma_busy;
+        idle = ~starting$q & ~traversal$busy & (fetched$count == 32'h0) & (weight_streams$count == 32'h0) & (weight_lengths$count == 32'h0) & (scale_depths$count == 32'h0) & (weight_stream$q == WeightStream$Idle) & (beat_tags$count == 32'h0) & (readout_tags$count == 32'h0) & (output_tags$count == 32'h0) & ~operand_reader$busy & ~ofm_writes$valid & ~dma_busy;
         if (active$q & idle) begin
             active$d = 1'b0;
         end
@@ -4316,7 +4610,7 @@ module npu_u65_512_core$datapath$beat_tags$write_pointer(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$datapath$beat_tags$write_pointer
 
 
-module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,pool_max,ifm_wide,ifm_signed,ifm_view,ofm_view,weights_view);
+module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,pool_max,ifm_wide,ifm_signed,ifm_view,ofm_view,weights_view,elementwise,ifm2_view,operand_settings,reads_ifm2,ifm2_ib_start);
     
     // Module arguments
     input wire  [1953:0] operation;
@@ -4328,6 +4622,11 @@ module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,pool_ma
     output reg  [472:0] ifm_view;
     output reg  [484:0] ofm_view;
     output reg  [301:0] weights_view;
+    output reg  elementwise;
+    output reg  [472:0] ifm2_view;
+    output reg  [136:0] operand_settings;
+    output reg  reads_ifm2;
+    output reg  [5:0] ifm2_ib_start;
     
     // Constant declarations
     localparam  stride_x_lsb = 6'b0;
@@ -4349,6 +4648,16 @@ module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,pool_ma
     localparam  scale_shift = 6'b100000;
     localparam  depthwise_code = 10'b11;
     localparam  pool_code = 10'b101;
+    localparam  elementwise_code = 10'b110;
+    localparam  ifm2_type = 8'h1;
+    localparam  abs_mode = 16'h6;
+    localparam  lrelu_mode = 16'h5;
+    localparam  clz_mode = 16'h7;
+    localparam  broadcast_h = 8'h1;
+    localparam  broadcast_w = 8'h2;
+    localparam  broadcast_c = 8'h4;
+    localparam  reverse_operands = 8'h40;
+    localparam  broadcast_scalar = 8'h80;
     localparam  bits_32 = 2'b10;
     localparam  pooling_mode_mask = 16'h7;
     localparam  max_mode = 16'h0;
@@ -4374,6 +4683,13 @@ module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,pool_ma
     reg  [15:0] activation_word;
     reg  [37:0] ofm_scale;
     reg  pool;
+    reg  [440:0] ifm2;
+    reg  [7:0] broadcast_word;
+    reg  [15:0] elementwise_mode;
+    reg  unary;
+    reg  [31:0] scalar_raw;
+    reg  [31:0] scalar_zero_point;
+    reg  ifm2_signed;
     reg  [15:0] pooling_mode;
     reg  pool_average;
     reg  padded;
@@ -4432,6 +4748,23 @@ module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,pool_ma
         shape[(64'hdf)+:(1)] = pool;
         shape[(64'ha9)+:(1)] = (code == depthwise_code) | pool_max | pool_average;
         shape[(64'hde)+:(1)] = kernel[(64'h2c)+:(1)] != 32'h0;
+        elementwise = code == elementwise_code;
+        if (elementwise) begin
+            shape[(64'h60)+:(16)] = 32'h1;
+            shape[(64'h70)+:(16)] = 32'h1;
+            shape[(64'h80)+:(2)] = 32'h1;
+            shape[(64'h82)+:(2)] = 32'h1;
+            shape[(64'h84)+:(2)] = 32'h1;
+            shape[(64'h86)+:(2)] = 32'h1;
+            shape[(64'hab)+:(1)] = 1'b0;
+            shape[(64'h88)+:(16)] = 32'h0;
+            shape[(64'h98)+:(16)] = 32'h0;
+            shape[(64'ha8)+:(1)] = 1'b0;
+            shape[(64'h30)+:(16)] = ofm[(64'h20)+:(16)] + 32'h1;
+            shape[(64'hdf)+:(1)] = 1'b1;
+            shape[(64'ha9)+:(1)] = 1'b1;
+            shape[(64'hde)+:(1)] = 1'b0;
+        end
         rows_before = ofm[(64'h10)+:(16)];
         if (stride_y == 32'h2) begin
             rows_before = ofm[(64'h10)+:(16)] << 32'h1;
@@ -4452,6 +4785,50 @@ module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,pool_ma
         ifm_wide = ((ifm_precision >> ifm_width) & 2'h3) == 32'h1;
         ifm_signed = (ifm_precision & ifm_type) != 32'h0;
         shape[(64'hac)+:(1)] = ifm_wide;
+        if (elementwise) begin
+            shape[(64'h40)+:(16)] = ofm[(64'h10)+:(16)] + 32'h1;
+            shape[(64'h50)+:(16)] = ofm[(64'h0)+:(16)] + 32'h1;
+        end
+        ifm2 = state[(64'h1d9)+:(441)];
+        ifm2_view = ifm;
+        ifm2_view[(64'h2e)+:(16)] = ((ifm2[(64'h18)+:(8)]) & 16'hffff);
+        ifm2_view[(64'h40)+:(16)] = ifm2[(64'h20)+:(16)];
+        ifm2_view[(64'h50)+:(16)] = ifm2[(64'h30)+:(16)];
+        ifm2_view[(64'h60)+:(16)] = ifm2[(64'h40)+:(16)];
+        ifm2_view[(64'h70)+:(16)] = ifm2[(64'h50)+:(16)];
+        ifm2_view[(64'h86)+:(3)] = ifm2[(64'h66)+:(3)];
+        ifm2_view[(64'h89)+:(48)] = ifm2[(64'h69)+:(48)];
+        ifm2_view[(64'hb9)+:(48)] = ifm2[(64'h99)+:(48)];
+        ifm2_view[(64'he9)+:(48)] = ifm2[(64'hc9)+:(48)];
+        ifm2_view[(64'h119)+:(48)] = ifm2[(64'hf9)+:(48)];
+        ifm2_view[(64'h149)+:(48)] = ifm2[(64'h129)+:(48)];
+        ifm2_view[(64'h179)+:(48)] = ifm2[(64'h159)+:(48)];
+        ifm2_view[(64'h1a9)+:(48)] = ifm2[(64'h189)+:(48)];
+        broadcast_word = ifm2[(64'h0)+:(8)];
+        elementwise_mode = operation[(64'ha)+:(16)];
+        unary = (elementwise_mode == abs_mode) | (elementwise_mode == lrelu_mode) | (elementwise_mode == clz_mode);
+        operand_settings[(64'h40)+:(2)] = ((ifm_precision >> ifm_width) & 2'h3);
+        operand_settings[(64'h42)+:(1)] = ifm_signed;
+        operand_settings[(64'h43)+:(16)] = ifm[(64'h40)+:(16)];
+        operand_settings[(64'h53)+:(16)] = ifm2[(64'h20)+:(16)];
+        operand_settings[(64'h63)+:(1)] = (broadcast_word & broadcast_h) != 32'h0;
+        operand_settings[(64'h64)+:(1)] = (broadcast_word & broadcast_w) != 32'h0;
+        operand_settings[(64'h65)+:(1)] = (broadcast_word & broadcast_c) != 32'h0;
+        operand_settings[(64'h87)+:(1)] = (broadcast_word & reverse_operands) != 32'h0;
+        operand_settings[(64'h66)+:(1)] = (broadcast_word & broadcast_scalar) != 32'h0;
+        operand_settings[(64'h88)+:(1)] = unary;
+        ifm2_signed = (ifm2[(64'h18)+:(8)] & ifm2_type) != 32'h0;
+        scalar_raw = ((ifm2[(64'h8)+:(16)]) & 32'hffffffff);
+        if (ifm2_signed & scalar_raw[32'hf]) begin
+            scalar_raw = ((ifm2[(64'h8)+:(16)]) & 32'hffffffff) - ((32'h10000) & 32'hffffffff);
+        end
+        scalar_zero_point = ((ifm2[(64'h20)+:(16)]) & 32'hffffffff);
+        if (ifm2_signed & scalar_zero_point[32'hf]) begin
+            scalar_zero_point = ((ifm2[(64'h20)+:(16)]) & 32'hffffffff) - ((32'h10000) & 32'hffffffff);
+        end
+        operand_settings[(64'h67)+:(32)] = scalar_raw - scalar_zero_point;
+        ifm2_ib_start = ifm2[(64'h60)+:(6)];
+        reads_ifm2 = elementwise & ~unary & ((broadcast_word & broadcast_scalar) == 32'h0);
         ofm_precision = ofm[(64'h30)+:(16)];
         ofm_precision_code = ((ofm_precision >> ofm_width) & 2'h3);
         activation_word = activation[(64'h0)+:(16)];
@@ -4665,6 +5042,25 @@ module npu_u65_512_core$datapath$fetched$write_pointer(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$datapath$fetched$write_pointer
 
 
+module npu_u65_512_core$datapath$fetching_ifm2(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$fetching_ifm2
+
+
 module npu_u65_512_core$datapath$filled(clock,rst_n,d,q);
     
     // Module arguments
@@ -4684,7 +5080,7 @@ module npu_u65_512_core$datapath$filled(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$datapath$filled
 
 
-module npu_u65_512_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,line_positions,fills$valid,fills$data,fills$ready);
+module npu_u65_512_core$datapath$ifm2_fetch(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,line_positions,fills$valid,fills$data,fills$ready);
     
     // Module arguments
     input wire  clock;
@@ -4693,6 +5089,7 @@ module npu_u65_512_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
     input wire  [260:0] jobs$data;
     output reg  jobs$ready;
     input wire  [472:0] view;
+    input wire  [31:0] buffers;
     input wire  line_positions;
     output reg  fills$valid;
     output reg  [147:0] fills$data;
@@ -4799,7 +5196,796 @@ module npu_u65_512_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
     reg  [39:0] x_step;
     reg  [15:0] block_bytes;
     reg  [15:0] position_bytes;
-    reg  [15:0] ib_kb;
+    reg  [15:0] ib_base;
+    reg  [15:0] first_group;
+    reg  [15:0] channel_end;
+    reg  empty;
+    reg  [15:0] group_low;
+    reg  [15:0] group_end;
+    reg  last_group;
+    reg  last_piece;
+    reg  last_row;
+    reg  block_end;
+    reg  [15:0] fill_len;
+    reg  [15:0] channel_skip;
+    reg  [15:0] block_skip;
+    reg  [16:0] next_y;
+    reg  taken;
+    
+    // Sub module instances
+    npu_u65_512_core$datapath$ifm2_fetch$multiply multiply(
+        .a(multiply$a),
+        .b(multiply$b),
+        .product(multiply$product)
+    );
+    npu_u65_512_core$datapath$ifm2_fetch$active active(
+        .clock(active$clock),
+        .rst_n(active$rst_n),
+        .d(active$d),
+        .q(active$q)
+    );
+    npu_u65_512_core$datapath$ifm2_fetch$step step(
+        .clock(step$clock),
+        .rst_n(step$rst_n),
+        .d(step$d),
+        .q(step$q)
+    );
+    npu_u65_512_core$datapath$ifm2_fetch$channel_term channel_term(
+        .clock(channel_term$clock),
+        .rst_n(channel_term$rst_n),
+        .d(channel_term$d),
+        .q(channel_term$q)
+    );
+    npu_u65_512_core$datapath$ifm2_fetch$inner_a inner_a(
+        .clock(inner_a$clock),
+        .rst_n(inner_a$rst_n),
+        .d(inner_a$d),
+        .q(inner_a$q)
+    );
+    npu_u65_512_core$datapath$ifm2_fetch$inner_b inner_b(
+        .clock(inner_b$clock),
+        .rst_n(inner_b$rst_n),
+        .d(inner_b$d),
+        .q(inner_b$q)
+    );
+    npu_u65_512_core$datapath$ifm2_fetch$row_a row_a(
+        .clock(row_a$clock),
+        .rst_n(row_a$rst_n),
+        .d(row_a$d),
+        .q(row_a$q)
+    );
+    npu_u65_512_core$datapath$ifm2_fetch$row_b row_b(
+        .clock(row_b$clock),
+        .rst_n(row_b$rst_n),
+        .d(row_b$d),
+        .q(row_b$q)
+    );
+    npu_u65_512_core$datapath$ifm2_fetch$dest_row dest_row(
+        .clock(dest_row$clock),
+        .rst_n(dest_row$rst_n),
+        .d(dest_row$d),
+        .q(dest_row$q)
+    );
+    npu_u65_512_core$datapath$ifm2_fetch$dest_row_step dest_row_step(
+        .clock(dest_row_step$clock),
+        .rst_n(dest_row_step$rst_n),
+        .d(dest_row_step$d),
+        .q(dest_row_step$q)
+    );
+    npu_u65_512_core$datapath$ifm2_fetch$dest_b_offset dest_b_offset(
+        .clock(dest_b_offset$clock),
+        .rst_n(dest_b_offset$rst_n),
+        .d(dest_b_offset$d),
+        .q(dest_b_offset$q)
+    );
+    npu_u65_512_core$datapath$ifm2_fetch$y y(
+        .clock(y$clock),
+        .rst_n(y$rst_n),
+        .d(y$d),
+        .q(y$q)
+    );
+    npu_u65_512_core$datapath$ifm2_fetch$row row(
+        .clock(row$clock),
+        .rst_n(row$rst_n),
+        .d(row$d),
+        .q(row$q)
+    );
+    npu_u65_512_core$datapath$ifm2_fetch$piece_b piece_b(
+        .clock(piece_b$clock),
+        .rst_n(piece_b$rst_n),
+        .d(piece_b$d),
+        .q(piece_b$q)
+    );
+    npu_u65_512_core$datapath$ifm2_fetch$group_offset group_offset(
+        .clock(group_offset$clock),
+        .rst_n(group_offset$rst_n),
+        .d(group_offset$d),
+        .q(group_offset$q)
+    );
+    npu_u65_512_core$datapath$ifm2_fetch$group_base group_base(
+        .clock(group_base$clock),
+        .rst_n(group_base$rst_n),
+        .d(group_base$d),
+        .q(group_base$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        active$clock = clock;
+        step$clock = clock;
+        channel_term$clock = clock;
+        inner_a$clock = clock;
+        inner_b$clock = clock;
+        row_a$clock = clock;
+        row_b$clock = clock;
+        dest_row$clock = clock;
+        dest_row_step$clock = clock;
+        dest_b_offset$clock = clock;
+        y$clock = clock;
+        row$clock = clock;
+        piece_b$clock = clock;
+        group_offset$clock = clock;
+        group_base$clock = clock;
+        active$d = active$q;
+        step$d = step$q;
+        channel_term$d = channel_term$q;
+        inner_a$d = inner_a$q;
+        inner_b$d = inner_b$q;
+        row_a$d = row_a$q;
+        row_b$d = row_b$q;
+        dest_row$d = dest_row$q;
+        dest_row_step$d = dest_row_step$q;
+        dest_b_offset$d = dest_b_offset$q;
+        y$d = y$q;
+        row$d = row$q;
+        piece_b$d = piece_b$q;
+        group_offset$d = group_offset$q;
+        group_base$d = group_base$q;
+        active$rst_n = rst_n;
+        step$rst_n = rst_n;
+        channel_term$rst_n = rst_n;
+        inner_a$rst_n = rst_n;
+        inner_b$rst_n = rst_n;
+        row_a$rst_n = rst_n;
+        row_b$rst_n = rst_n;
+        dest_row$rst_n = rst_n;
+        dest_row_step$rst_n = rst_n;
+        dest_b_offset$rst_n = rst_n;
+        y$rst_n = rst_n;
+        row$rst_n = rst_n;
+        piece_b$rst_n = rst_n;
+        group_offset$rst_n = rst_n;
+        group_base$rst_n = rst_n;
+        job = jobs$data;
+        precision = view[(64'h2e)+:(16)];
+        element_shift = (((precision >> precision_lsb) & 32'h3) & 4'hf);
+        wide = element_shift != 32'h0;
+        nhcwb16 = (precision & format_mask) != 32'h0;
+        stride_x = ((view[(64'h149)+:(48)]) & 40'hffffffffff);
+        stride_y = ((view[(64'h179)+:(48)]) & 40'hffffffffff);
+        stride_c = ((view[(64'h1a9)+:(48)]) & 40'hffffffffff);
+        base_0 = ((view[(64'h89)+:(48)]) & 40'hffffffffff);
+        base_1 = ((view[(64'hb9)+:(48)]) & 40'hffffffffff);
+        base_2 = ((view[(64'he9)+:(48)]) & 40'hffffffffff);
+        base_3 = ((view[(64'h119)+:(48)]) & 40'hffffffffff);
+        width0 = ((view[(64'h50)+:(16)]) & 17'h1ffff) + 32'h1;
+        height0 = ((view[(64'h60)+:(16)]) & 17'h1ffff) + 32'h1;
+        height1 = ((view[(64'h70)+:(16)]) & 17'h1ffff) + 32'h1;
+        x0 = ((job[(64'h70)+:(16)]) & 17'h1ffff);
+        y0 = ((job[(64'h60)+:(16)]) & 17'h1ffff);
+        x_end = x0 + ((job[(64'h90)+:(16)]) & 17'h1ffff);
+        has_a = x0 < width0;
+        has_b = x_end > width0;
+        a_end = x_end;
+        if (has_b) begin
+            a_end = width0;
+        end
+        width_a = 32'h0;
+        x_b = x0 - width0;
+        if (has_a) begin
+            width_a = ((a_end - x0) & 16'hffff);
+            x_b = 32'h0;
+        end
+        width_b = job[(64'h90)+:(16)] - width_a;
+        y_a = y0;
+        base_a = base_0;
+        if (y0 >= height0) begin
+            y_a = y0 - height0;
+            base_a = base_2;
+        end
+        y_b = y0;
+        base_b = base_1;
+        if (y0 >= height1) begin
+            y_b = y0 - height1;
+            base_b = base_3;
+        end
+        x_step = stride_x;
+        if (nhcwb16) begin
+            x_step = ((32'h10) & 40'hffffffffff) << element_shift;
+        end
+        block_bytes = job[(64'hb0)+:(16)] << element_shift;
+        position_bytes = (block_bytes + 32'h7) & 32'hfff8;
+        if (wide | line_positions) begin
+            position_bytes = (block_bytes + 32'hf) & 32'hfff0;
+        end
+        ib_base = buffers[(64'h0)+:(16)];
+        if (job[(64'h102)+:(1)]) begin
+            ib_base = buffers[(64'h0)+:(16)] + buffers[(64'h10)+:(16)];
+        end
+        first_group = job[(64'ha0)+:(16)];
+        if (nhcwb16) begin
+            first_group = job[(64'ha0)+:(16)] & 32'hfff0;
+        end
+        channel_end = job[(64'ha0)+:(16)] + job[(64'hb0)+:(16)];
+        empty = (job[(64'h80)+:(16)] == 32'h0) | (job[(64'h90)+:(16)] == 32'h0);
+        multiply$a = 32'h0;
+        multiply$b = 32'h0;
+        case (step$q)
+            0:
+                begin
+                    multiply$a = job[(64'ha0)+:(16)];
+                    multiply$b = ((32'h1) & 40'hffffffffff) << element_shift;
+                    if (nhcwb16) begin
+                        multiply$a = job[(64'ha0)+:(16)] >> 32'h4;
+                        multiply$b = stride_c;
+                    end
+                    channel_term$d = multiply$product;
+                end
+            1:
+                begin
+                    multiply$a = ((x0) & 16'hffff);
+                    multiply$b = x_step;
+                    inner_a$d = multiply$product + channel_term$q;
+                end
+            2:
+                begin
+                    multiply$a = ((x_b) & 16'hffff);
+                    multiply$b = x_step;
+                    inner_b$d = multiply$product + channel_term$q;
+                end
+            3:
+                begin
+                    multiply$a = ((y_a) & 16'hffff);
+                    multiply$b = stride_y;
+                    row_a$d = multiply$product + base_a + inner_a$q;
+                end
+            4:
+                begin
+                    multiply$a = ((y_b) & 16'hffff);
+                    multiply$b = stride_y;
+                    row_b$d = multiply$product + base_b + inner_b$q;
+                end
+            5:
+                begin
+                    multiply$a = job[(64'h90)+:(16)];
+                    multiply$b = ((position_bytes) & 40'hffffffffff);
+                    dest_row_step$d = multiply$product[(32'h0)+:(16)];
+                    dest_row$d = ib_base;
+                end
+            6:
+                begin
+                    multiply$a = width_a;
+                    multiply$b = ((position_bytes) & 40'hffffffffff);
+                    dest_b_offset$d = multiply$product[(32'h0)+:(16)];
+                    y$d = job[(64'h60)+:(16)];
+                    row$d = 32'h0;
+                    piece_b$d = ~has_a;
+                    group_offset$d = 32'h0;
+                    group_base$d = first_group;
+                end
+            default:
+                begin
+                end
+        endcase
+        if (active$q & (step$q != 32'h7)) begin
+            step$d = step$q + 32'h1;
+        end
+        if (~active$q & jobs$valid) begin
+            active$d = 1'b1;
+            step$d = 32'h0;
+        end
+        group_low = group_base$q;
+        if (group_base$q < job[(64'ha0)+:(16)]) begin
+            group_low = job[(64'ha0)+:(16)];
+        end
+        last_group = 1'b1;
+        group_end = channel_end;
+        if (nhcwb16 & ((group_base$q + 32'h10) < channel_end)) begin
+            last_group = 1'b0;
+            group_end = group_base$q + 32'h10;
+        end
+        last_piece = piece_b$q | ~has_b;
+        last_row = (row$q + 32'h1) == job[(64'h80)+:(16)];
+        fill_len = (group_end - group_low) << element_shift;
+        channel_skip = (group_low - group_base$q) << element_shift;
+        block_skip = (group_low - job[(64'ha0)+:(16)]) << element_shift;
+        fills$valid = active$q & (step$q == 32'h7);
+        fills$data[(64'h0)+:(3)] = view[(64'h86)+:(3)];
+        fills$data[(64'h53)+:(16)] = fill_len;
+        fills$data[(64'h2b)+:(40)] = x_step - ((fill_len) & 40'hffffffffff);
+        fills$data[(64'h83)+:(16)] = position_bytes - fill_len;
+        fills$data[(64'h3)+:(40)] = row_a$q + group_offset$q + ((channel_skip) & 40'hffffffffff);
+        fills$data[(64'h73)+:(16)] = dest_row$q + block_skip;
+        fills$data[(64'h63)+:(16)] = width_a;
+        if (piece_b$q) begin
+            fills$data[(64'h3)+:(40)] = row_b$q + group_offset$q + ((channel_skip) & 40'hffffffffff);
+            fills$data[(64'h73)+:(16)] = dest_row$q + dest_b_offset$q + block_skip;
+            fills$data[(64'h63)+:(16)] = width_b;
+        end
+        block_end = last_group & last_piece & last_row;
+        if (empty) begin
+            fills$data[(64'h63)+:(16)] = 32'h0;
+            block_end = 1'b1;
+        end
+        fills$data[(64'h93)+:(1)] = block_end;
+        taken = fills$valid & fills$ready;
+        jobs$ready = taken & block_end;
+        next_y = ((y$q) & 17'h1ffff) + 32'h1;
+        if (taken) begin
+            if (block_end) begin
+                active$d = 1'b0;
+            end
+            else if (~last_group) begin
+                group_offset$d = group_offset$q + stride_c;
+                group_base$d = group_base$q + 32'h10;
+            end
+            else begin
+                group_offset$d = 32'h0;
+                group_base$d = first_group;
+                if (~last_piece) begin
+                    piece_b$d = 1'b1;
+                end
+                else begin
+                    piece_b$d = ~has_a;
+                    y$d = y$q + 32'h1;
+                    row$d = row$q + 32'h1;
+                    dest_row$d = dest_row$q + dest_row_step$q;
+                    row_a$d = row_a$q + stride_y;
+                    if (next_y == height0) begin
+                        row_a$d = base_2 + inner_a$q;
+                    end
+                    row_b$d = row_b$q + stride_y;
+                    if (next_y == height1) begin
+                        row_b$d = base_3 + inner_b$q;
+                    end
+                end
+            end
+        end
+    end
+    
+endmodule // npu_u65_512_core$datapath$ifm2_fetch
+
+
+module npu_u65_512_core$datapath$ifm2_fetch$active(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$ifm2_fetch$active
+
+
+module npu_u65_512_core$datapath$ifm2_fetch$channel_term(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$ifm2_fetch$channel_term
+
+
+module npu_u65_512_core$datapath$ifm2_fetch$dest_b_offset(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$ifm2_fetch$dest_b_offset
+
+
+module npu_u65_512_core$datapath$ifm2_fetch$dest_row(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$ifm2_fetch$dest_row
+
+
+module npu_u65_512_core$datapath$ifm2_fetch$dest_row_step(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$ifm2_fetch$dest_row_step
+
+
+module npu_u65_512_core$datapath$ifm2_fetch$group_base(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$ifm2_fetch$group_base
+
+
+module npu_u65_512_core$datapath$ifm2_fetch$group_offset(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$ifm2_fetch$group_offset
+
+
+module npu_u65_512_core$datapath$ifm2_fetch$inner_a(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$ifm2_fetch$inner_a
+
+
+module npu_u65_512_core$datapath$ifm2_fetch$inner_b(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$ifm2_fetch$inner_b
+
+
+module npu_u65_512_core$datapath$ifm2_fetch$multiply(a,b,product);
+    
+    // Module arguments
+    input wire  [15:0] a;
+    input wire  [39:0] b;
+    output reg  [39:0] product;
+    
+    // Local signals
+    reg  [15:0] b_0;
+    reg  [15:0] b_1;
+    reg  [15:0] b_2;
+    reg  [31:0] p_0;
+    reg  [31:0] p_1;
+    reg  [31:0] p_2;
+    
+    // Update code
+    always @(*) begin
+        b_0 = b[(32'h0)+:(16)];
+        b_1 = b[(32'h10)+:(16)];
+        b_2 = ((b[(32'h20)+:(8)]) & 16'hffff);
+        p_0 = a * b_0;
+        p_1 = a * b_1;
+        p_2 = a * b_2;
+        product = ((p_0) & 40'hffffffffff) + (((p_1) & 40'hffffffffff) << 32'h10) + (((p_2) & 40'hffffffffff) << 32'h20);
+    end
+    
+endmodule // npu_u65_512_core$datapath$ifm2_fetch$multiply
+
+
+module npu_u65_512_core$datapath$ifm2_fetch$piece_b(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$ifm2_fetch$piece_b
+
+
+module npu_u65_512_core$datapath$ifm2_fetch$row(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$ifm2_fetch$row
+
+
+module npu_u65_512_core$datapath$ifm2_fetch$row_a(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$ifm2_fetch$row_a
+
+
+module npu_u65_512_core$datapath$ifm2_fetch$row_b(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$ifm2_fetch$row_b
+
+
+module npu_u65_512_core$datapath$ifm2_fetch$step(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    
+    // Constant declarations
+    localparam  init = 3'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$ifm2_fetch$step
+
+
+module npu_u65_512_core$datapath$ifm2_fetch$y(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$ifm2_fetch$y
+
+
+module npu_u65_512_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,line_positions,fills$valid,fills$data,fills$ready);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  jobs$valid;
+    input wire  [260:0] jobs$data;
+    output reg  jobs$ready;
+    input wire  [472:0] view;
+    input wire  [31:0] buffers;
+    input wire  line_positions;
+    output reg  fills$valid;
+    output reg  [147:0] fills$data;
+    input wire  fills$ready;
+    
+    // Constant declarations
+    localparam  precision_lsb = 6'b10;
+    localparam  format_mask = 16'hc0;
+    
+    // Stub signals
+    reg  [15:0] multiply$a;
+    reg  [39:0] multiply$b;
+    wire  [39:0] multiply$product;
+    reg  active$clock;
+    reg  active$rst_n;
+    reg  active$d;
+    wire  active$q;
+    reg  step$clock;
+    reg  step$rst_n;
+    reg  [2:0] step$d;
+    wire  [2:0] step$q;
+    reg  channel_term$clock;
+    reg  channel_term$rst_n;
+    reg  [39:0] channel_term$d;
+    wire  [39:0] channel_term$q;
+    reg  inner_a$clock;
+    reg  inner_a$rst_n;
+    reg  [39:0] inner_a$d;
+    wire  [39:0] inner_a$q;
+    reg  inner_b$clock;
+    reg  inner_b$rst_n;
+    reg  [39:0] inner_b$d;
+    wire  [39:0] inner_b$q;
+    reg  row_a$clock;
+    reg  row_a$rst_n;
+    reg  [39:0] row_a$d;
+    wire  [39:0] row_a$q;
+    reg  row_b$clock;
+    reg  row_b$rst_n;
+    reg  [39:0] row_b$d;
+    wire  [39:0] row_b$q;
+    reg  dest_row$clock;
+    reg  dest_row$rst_n;
+    reg  [15:0] dest_row$d;
+    wire  [15:0] dest_row$q;
+    reg  dest_row_step$clock;
+    reg  dest_row_step$rst_n;
+    reg  [15:0] dest_row_step$d;
+    wire  [15:0] dest_row_step$q;
+    reg  dest_b_offset$clock;
+    reg  dest_b_offset$rst_n;
+    reg  [15:0] dest_b_offset$d;
+    wire  [15:0] dest_b_offset$q;
+    reg  y$clock;
+    reg  y$rst_n;
+    reg  [15:0] y$d;
+    wire  [15:0] y$q;
+    reg  row$clock;
+    reg  row$rst_n;
+    reg  [15:0] row$d;
+    wire  [15:0] row$q;
+    reg  piece_b$clock;
+    reg  piece_b$rst_n;
+    reg  piece_b$d;
+    wire  piece_b$q;
+    reg  group_offset$clock;
+    reg  group_offset$rst_n;
+    reg  [39:0] group_offset$d;
+    wire  [39:0] group_offset$q;
+    reg  group_base$clock;
+    reg  group_base$rst_n;
+    reg  [15:0] group_base$d;
+    wire  [15:0] group_base$q;
+    
+    // Local signals
+    reg  [260:0] job;
+    reg  [15:0] precision;
+    reg  wide;
+    reg  [3:0] element_shift;
+    reg  nhcwb16;
+    reg  [39:0] stride_x;
+    reg  [39:0] stride_y;
+    reg  [39:0] stride_c;
+    reg  [39:0] base_0;
+    reg  [39:0] base_1;
+    reg  [39:0] base_2;
+    reg  [39:0] base_3;
+    reg  [16:0] width0;
+    reg  [16:0] height0;
+    reg  [16:0] height1;
+    reg  [16:0] x0;
+    reg  [16:0] y0;
+    reg  [16:0] x_end;
+    reg  has_a;
+    reg  has_b;
+    reg  [16:0] a_end;
+    reg  [15:0] width_a;
+    reg  [15:0] width_b;
+    reg  [16:0] x_b;
+    reg  [16:0] y_a;
+    reg  [16:0] y_b;
+    reg  [39:0] base_a;
+    reg  [39:0] base_b;
+    reg  [39:0] x_step;
+    reg  [15:0] block_bytes;
+    reg  [15:0] position_bytes;
     reg  [15:0] ib_base;
     reg  [15:0] first_group;
     reg  [15:0] channel_end;
@@ -4962,7 +6148,8 @@ module npu_u65_512_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
         group_base$rst_n = rst_n;
         job = jobs$data;
         precision = view[(64'h2e)+:(16)];
-        wide = ((precision >> precision_lsb) & 2'h3) == 32'h1;
+        element_shift = (((precision >> precision_lsb) & 32'h3) & 4'hf);
+        wide = element_shift != 32'h0;
         nhcwb16 = (precision & format_mask) != 32'h0;
         stride_x = ((view[(64'h149)+:(48)]) & 40'hffffffffff);
         stride_y = ((view[(64'h179)+:(48)]) & 40'hffffffffff);
@@ -5002,26 +6189,18 @@ module npu_u65_512_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
             y_b = y0 - height1;
             base_b = base_3;
         end
-        element_shift = 32'h0;
-        if (wide) begin
-            element_shift = 32'h1;
-        end
         x_step = stride_x;
         if (nhcwb16) begin
-            x_step = 32'h10;
-            if (wide) begin
-                x_step = 32'h20;
-            end
+            x_step = ((32'h10) & 40'hffffffffff) << element_shift;
         end
         block_bytes = job[(64'hb0)+:(16)] << element_shift;
         position_bytes = (block_bytes + 32'h7) & 32'hfff8;
         if (wide | line_positions) begin
             position_bytes = (block_bytes + 32'hf) & 32'hfff0;
         end
-        ib_kb = (((view[(64'h80)+:(6)]) & 16'hffff) - 32'h2) >> 32'h1;
-        ib_base = 32'h800;
+        ib_base = buffers[(64'h0)+:(16)];
         if (job[(64'h102)+:(1)]) begin
-            ib_base = (ib_kb << 32'ha) + 32'h800;
+            ib_base = buffers[(64'h0)+:(16)] + buffers[(64'h10)+:(16)];
         end
         first_group = job[(64'ha0)+:(16)];
         if (nhcwb16) begin
@@ -5035,7 +6214,7 @@ module npu_u65_512_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
             0:
                 begin
                     multiply$a = job[(64'ha0)+:(16)];
-                    multiply$b = ((element_shift) & 40'hffffffffff) + 32'h1;
+                    multiply$b = ((32'h1) & 40'hffffffffff) << element_shift;
                     if (nhcwb16) begin
                         multiply$a = job[(64'ha0)+:(16)] >> 32'h4;
                         multiply$b = stride_c;
@@ -11923,6 +13102,1129 @@ module npu_u65_512_core$datapath$ofm_writer$write(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$datapath$ofm_writer$write
 
 
+module npu_u65_512_core$datapath$operand_reader(clock,rst_n,settings,jobs$valid,jobs$data,jobs$ready,released,busy,operands$valid,operands$data,operands$ready,shram_read_enable,shram_read_address,shram_read_data);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [136:0] settings;
+    input wire  jobs$valid;
+    input wire  [260:0] jobs$data;
+    output reg  jobs$ready;
+    output reg  released;
+    output reg  busy;
+    output wire  operands$valid;
+    output wire  [567:0] operands$data;
+    input wire  operands$ready;
+    output reg  [1:0] shram_read_enable;
+    output reg  [23:0] shram_read_address;
+    input wire  [255:0] shram_read_data;
+    
+    // Stub signals
+    reg  [127:0] ifm$line;
+    reg  ifm$upper;
+    reg  [1:0] ifm$element_shift;
+    reg  ifm$sign_extend;
+    reg  [15:0] ifm$zero_point;
+    wire  [255:0] ifm$operands;
+    reg  [127:0] ifm2$line;
+    reg  ifm2$upper;
+    reg  [1:0] ifm2$element_shift;
+    reg  ifm2$sign_extend;
+    reg  [15:0] ifm2$zero_point;
+    wire  [255:0] ifm2$operands;
+    reg  queue$clock;
+    reg  queue$rst_n;
+    reg  queue$tail$valid;
+    reg  [567:0] queue$tail$data;
+    wire  queue$tail$ready;
+    wire  [2:0] queue$count;
+    reg  running$clock;
+    reg  running$rst_n;
+    reg  running$d;
+    wire  running$q;
+    reg  row$clock;
+    reg  row$rst_n;
+    reg  [15:0] row$d;
+    wire  [15:0] row$q;
+    reg  column$clock;
+    reg  column$rst_n;
+    reg  [15:0] column$d;
+    wire  [15:0] column$q;
+    reg  channel$clock;
+    reg  channel$rst_n;
+    reg  [15:0] channel$d;
+    wire  [15:0] channel$q;
+    reg  position$clock;
+    reg  position$rst_n;
+    reg  [15:0] position$d;
+    wire  [15:0] position$q;
+    reg  group$clock;
+    reg  group$rst_n;
+    reg  [15:0] group$d;
+    wire  [15:0] group$q;
+    reg  position2$clock;
+    reg  position2$rst_n;
+    reg  [15:0] position2$d;
+    wire  [15:0] position2$q;
+    reg  group2$clock;
+    reg  group2$rst_n;
+    reg  [15:0] group2$d;
+    wire  [15:0] group2$q;
+    reg  start2$clock;
+    reg  start2$rst_n;
+    reg  [15:0] start2$d;
+    wire  [15:0] start2$q;
+    reg  read$clock;
+    reg  read$rst_n;
+    reg  [57:0] read$d;
+    wire  [57:0] read$q;
+    reg  reading$clock;
+    reg  reading$rst_n;
+    reg  reading$d;
+    wire  reading$q;
+    reg  last_read$clock;
+    reg  last_read$rst_n;
+    reg  last_read$d;
+    wire  last_read$q;
+    
+    // Local signals
+    reg  [136:0] s;
+    reg  [31:0] ifm_buffers;
+    reg  [31:0] ifm2_buffers;
+    reg  [260:0] job;
+    reg  [15:0] start;
+    reg  [15:0] start_2;
+    reg  [15:0] group_lanes;
+    reg  [15:0] group_bytes;
+    reg  [15:0] block_bytes;
+    reg  [15:0] block_bytes2;
+    reg  [15:0] position_bytes;
+    reg  [15:0] position_bytes2;
+    reg  [15:0] channels_left;
+    reg  [8:0] lane_mask;
+    reg  last_group;
+    reg  last_column;
+    reg  last_row;
+    reg  [15:0] next_position;
+    reg  [15:0] next_position2;
+    reg  issue;
+    reg  [3:0] queued;
+    reg  [31:0] broadcast;
+    reg  [255:0] second;
+    
+    // Sub module instances
+    npu_u65_512_core$datapath$operand_reader$ifm ifm(
+        .line(ifm$line),
+        .upper(ifm$upper),
+        .element_shift(ifm$element_shift),
+        .sign_extend(ifm$sign_extend),
+        .zero_point(ifm$zero_point),
+        .operands(ifm$operands)
+    );
+    npu_u65_512_core$datapath$operand_reader$ifm2 ifm2(
+        .line(ifm2$line),
+        .upper(ifm2$upper),
+        .element_shift(ifm2$element_shift),
+        .sign_extend(ifm2$sign_extend),
+        .zero_point(ifm2$zero_point),
+        .operands(ifm2$operands)
+    );
+    npu_u65_512_core$datapath$operand_reader$queue queue(
+        .clock(queue$clock),
+        .rst_n(queue$rst_n),
+        .tail$valid(queue$tail$valid),
+        .tail$data(queue$tail$data),
+        .tail$ready(queue$tail$ready),
+        .head$valid(operands$valid),
+        .head$data(operands$data),
+        .head$ready(operands$ready),
+        .count(queue$count)
+    );
+    npu_u65_512_core$datapath$operand_reader$running running(
+        .clock(running$clock),
+        .rst_n(running$rst_n),
+        .d(running$d),
+        .q(running$q)
+    );
+    npu_u65_512_core$datapath$operand_reader$row row(
+        .clock(row$clock),
+        .rst_n(row$rst_n),
+        .d(row$d),
+        .q(row$q)
+    );
+    npu_u65_512_core$datapath$operand_reader$column column(
+        .clock(column$clock),
+        .rst_n(column$rst_n),
+        .d(column$d),
+        .q(column$q)
+    );
+    npu_u65_512_core$datapath$operand_reader$channel channel(
+        .clock(channel$clock),
+        .rst_n(channel$rst_n),
+        .d(channel$d),
+        .q(channel$q)
+    );
+    npu_u65_512_core$datapath$operand_reader$position position(
+        .clock(position$clock),
+        .rst_n(position$rst_n),
+        .d(position$d),
+        .q(position$q)
+    );
+    npu_u65_512_core$datapath$operand_reader$group group(
+        .clock(group$clock),
+        .rst_n(group$rst_n),
+        .d(group$d),
+        .q(group$q)
+    );
+    npu_u65_512_core$datapath$operand_reader$position2 position2(
+        .clock(position2$clock),
+        .rst_n(position2$rst_n),
+        .d(position2$d),
+        .q(position2$q)
+    );
+    npu_u65_512_core$datapath$operand_reader$group2 group2(
+        .clock(group2$clock),
+        .rst_n(group2$rst_n),
+        .d(group2$d),
+        .q(group2$q)
+    );
+    npu_u65_512_core$datapath$operand_reader$start2 start2(
+        .clock(start2$clock),
+        .rst_n(start2$rst_n),
+        .d(start2$d),
+        .q(start2$q)
+    );
+    npu_u65_512_core$datapath$operand_reader$read read(
+        .clock(read$clock),
+        .rst_n(read$rst_n),
+        .d(read$d),
+        .q(read$q)
+    );
+    npu_u65_512_core$datapath$operand_reader$reading reading(
+        .clock(reading$clock),
+        .rst_n(reading$rst_n),
+        .d(reading$d),
+        .q(reading$q)
+    );
+    npu_u65_512_core$datapath$operand_reader$last_read last_read(
+        .clock(last_read$clock),
+        .rst_n(last_read$rst_n),
+        .d(last_read$d),
+        .q(last_read$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        running$clock = clock;
+        row$clock = clock;
+        column$clock = clock;
+        channel$clock = clock;
+        position$clock = clock;
+        group$clock = clock;
+        position2$clock = clock;
+        group2$clock = clock;
+        start2$clock = clock;
+        read$clock = clock;
+        reading$clock = clock;
+        last_read$clock = clock;
+        running$d = running$q;
+        row$d = row$q;
+        column$d = column$q;
+        channel$d = channel$q;
+        position$d = position$q;
+        group$d = group$q;
+        position2$d = position2$q;
+        group2$d = group2$q;
+        start2$d = start2$q;
+        read$d = read$q;
+        reading$d = reading$q;
+        last_read$d = last_read$q;
+        running$rst_n = rst_n;
+        row$rst_n = rst_n;
+        column$rst_n = rst_n;
+        channel$rst_n = rst_n;
+        position$rst_n = rst_n;
+        group$rst_n = rst_n;
+        position2$rst_n = rst_n;
+        group2$rst_n = rst_n;
+        start2$rst_n = rst_n;
+        read$rst_n = rst_n;
+        reading$rst_n = rst_n;
+        last_read$rst_n = rst_n;
+        queue$clock = clock;
+        queue$rst_n = rst_n;
+        s = settings;
+        job = jobs$data;
+        ifm_buffers = s[(64'h0)+:(32)];
+        ifm2_buffers = s[(64'h20)+:(32)];
+        start = ifm_buffers[(64'h0)+:(16)];
+        start_2 = ifm2_buffers[(64'h0)+:(16)];
+        if (job[(64'h102)+:(1)]) begin
+            start = ifm_buffers[(64'h0)+:(16)] + ifm_buffers[(64'h10)+:(16)];
+            start_2 = ifm2_buffers[(64'h0)+:(16)] + ifm2_buffers[(64'h10)+:(16)];
+        end
+        block_bytes = job[(64'hb0)+:(16)] << ((s[(64'h40)+:(2)]) & 16'hffff);
+        block_bytes2 = block_bytes;
+        if (s[(64'h65)+:(1)]) begin
+            block_bytes2 = ((32'h1) & 16'hffff) << ((s[(64'h40)+:(2)]) & 16'hffff);
+        end
+        group_lanes = 32'h8;
+        group_bytes = 32'h10;
+        position_bytes = (block_bytes + 32'hf) & 32'hfff0;
+        position_bytes2 = (block_bytes2 + 32'hf) & 32'hfff0;
+        if (s[(64'h40)+:(2)] == 32'h0) begin
+            group_bytes = 32'h8;
+            position_bytes = (block_bytes + 32'h7) & 32'hfff8;
+            position_bytes2 = (block_bytes2 + 32'h7) & 32'hfff8;
+        end
+        if (s[(64'h40)+:(2)] == 32'h2) begin
+            group_lanes = 32'h4;
+        end
+        channels_left = job[(64'hb0)+:(16)] - channel$q;
+        last_group = channels_left <= group_lanes;
+        lane_mask = 32'hff;
+        if (channels_left < group_lanes) begin
+            lane_mask = (((32'h1) & 9'h1ff) << ((channels_left) & 9'h1ff)) - 32'h1;
+        end
+        if ((s[(64'h40)+:(2)] == 32'h2) & (channels_left >= 32'h4)) begin
+            lane_mask = 32'hf;
+        end
+        last_column = (column$q + 32'h1) == job[(64'h90)+:(16)];
+        last_row = (row$q + 32'h1) == job[(64'h80)+:(16)];
+        queued = ((queue$count) & 4'hf);
+        if (reading$q) begin
+            queued = ((queue$count) & 4'hf) + 32'h1;
+        end
+        issue = running$q & (queued < 32'h4);
+        shram_read_enable = 32'h0;
+        if (issue) begin
+            shram_read_enable = 32'h1;
+            if (~s[(64'h88)+:(1)] & ~s[(64'h66)+:(1)]) begin
+                shram_read_enable = 32'h3;
+            end
+        end
+        shram_read_address = ((group$q[(32'h4)+:(12)]) & 24'hffffff) | (((group2$q[(32'h4)+:(12)]) & 24'hffffff) << 32'hc);
+        reading$d = issue;
+        last_read$d = issue & last_group & last_column & last_row;
+        released = last_read$q;
+        if (issue) begin
+            read$d[(64'h0)+:(1)] = group$q[32'h3];
+            read$d[(64'h1)+:(1)] = group2$q[32'h3];
+            read$d[(64'h2)+:(8)] = lane_mask[(32'h0)+:(8)];
+            read$d[(64'ha)+:(16)] = job[(64'h0)+:(16)] + row$q;
+            read$d[(64'h1a)+:(16)] = job[(64'h10)+:(16)] + column$q;
+            read$d[(64'h2a)+:(16)] = job[(64'h20)+:(16)] + channel$q;
+        end
+        next_position = position$q + position_bytes;
+        next_position2 = position2$q + position_bytes2;
+        if (s[(64'h64)+:(1)]) begin
+            next_position2 = position2$q;
+        end
+        if (last_column) begin
+            next_position2 = position2$q + position_bytes2;
+            if (s[(64'h63)+:(1)]) begin
+                next_position2 = start2$q;
+            end
+        end
+        jobs$ready = 1'b0;
+        if (~running$q & jobs$valid) begin
+            running$d = 1'b1;
+            row$d = 32'h0;
+            column$d = 32'h0;
+            channel$d = 32'h0;
+            position$d = start;
+            group$d = start;
+            position2$d = start_2;
+            group2$d = start_2;
+            start2$d = start_2;
+        end
+        if (issue) begin
+            if (~last_group) begin
+                channel$d = channel$q + group_lanes;
+                group$d = group$q + group_bytes;
+                if (~s[(64'h65)+:(1)]) begin
+                    group2$d = group2$q + group_bytes;
+                end
+            end
+            else begin
+                channel$d = 32'h0;
+                position$d = next_position;
+                group$d = next_position;
+                position2$d = next_position2;
+                group2$d = next_position2;
+                if (last_column) begin
+                    column$d = 32'h0;
+                    row$d = row$q + 32'h1;
+                    if (last_row) begin
+                        running$d = 1'b0;
+                        jobs$ready = 1'b1;
+                    end
+                end
+                else begin
+                    column$d = column$q + 32'h1;
+                end
+            end
+        end
+        ifm$line = shram_read_data[(32'h0)+:(128)];
+        ifm$upper = read$q[(64'h0)+:(1)];
+        ifm$zero_point = s[(64'h43)+:(16)];
+        ifm2$line = shram_read_data[(32'h80)+:(128)];
+        ifm2$upper = read$q[(64'h1)+:(1)];
+        ifm2$zero_point = s[(64'h53)+:(16)];
+        ifm$element_shift = s[(64'h40)+:(2)];
+        ifm2$element_shift = s[(64'h40)+:(2)];
+        ifm$sign_extend = s[(64'h42)+:(1)];
+        ifm2$sign_extend = s[(64'h42)+:(1)];
+        second = ifm2$operands;
+        broadcast = ifm2$operands[(32'h0)+:(32)];
+        if (s[(64'h66)+:(1)]) begin
+            broadcast = s[(64'h67)+:(32)];
+        end
+        if (s[(64'h66)+:(1)] | s[(64'h65)+:(1)]) begin
+            second = 32'h0;
+            second = second | (((broadcast) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 0));
+            second = second | (((broadcast) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 1));
+            second = second | (((broadcast) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 2));
+            second = second | (((broadcast) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 3));
+            second = second | (((broadcast) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 4));
+            second = second | (((broadcast) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 5));
+            second = second | (((broadcast) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 6));
+            second = second | (((broadcast) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 7));
+        end
+        queue$tail$valid = reading$q;
+        queue$tail$data[(64'h0)+:(256)] = ifm$operands;
+        queue$tail$data[(64'h100)+:(256)] = second;
+        if (s[(64'h87)+:(1)] & ~s[(64'h88)+:(1)]) begin
+            queue$tail$data[(64'h0)+:(256)] = second;
+            queue$tail$data[(64'h100)+:(256)] = ifm$operands;
+        end
+        queue$tail$data[(64'h200)+:(8)] = read$q[(64'h2)+:(8)];
+        queue$tail$data[(64'h208)+:(16)] = read$q[(64'ha)+:(16)];
+        queue$tail$data[(64'h218)+:(16)] = read$q[(64'h1a)+:(16)];
+        queue$tail$data[(64'h228)+:(16)] = read$q[(64'h2a)+:(16)];
+        busy = running$q | reading$q | (queue$count != 32'h0);
+    end
+    
+endmodule // npu_u65_512_core$datapath$operand_reader
+
+
+module npu_u65_512_core$datapath$operand_reader$channel(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$operand_reader$channel
+
+
+module npu_u65_512_core$datapath$operand_reader$column(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$operand_reader$column
+
+
+module npu_u65_512_core$datapath$operand_reader$group(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$operand_reader$group
+
+
+module npu_u65_512_core$datapath$operand_reader$group2(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$operand_reader$group2
+
+
+module npu_u65_512_core$datapath$operand_reader$ifm(line,upper,element_shift,sign_extend,zero_point,operands);
+    
+    // Module arguments
+    input wire  [127:0] line;
+    input wire  upper;
+    input wire  [1:0] element_shift;
+    input wire  sign_extend;
+    input wire  [15:0] zero_point;
+    output reg  [255:0] operands;
+    
+    // Local signals
+    reg  [63:0] bytes;
+    reg  [7:0] lane_byte;
+    reg  [15:0] half_word;
+    reg  [31:0] element;
+    reg  [31:0] offset;
+    reg  [31:0] difference;
+    
+    // Update code
+    always @(*) begin
+        bytes = line[(32'h0)+:(64)];
+        if (upper) begin
+            bytes = line[(32'h40)+:(64)];
+        end
+        offset = ((zero_point) & 32'hffffffff);
+        if (sign_extend & zero_point[32'hf]) begin
+            offset = offset - ((32'h10000) & 32'hffffffff);
+        end
+        operands = 32'h0;
+        element = 32'h0;
+        difference = 32'h0;
+        lane_byte = 32'h0;
+        half_word = 32'h0;
+        lane_byte = bytes[(32'h8 * 0)+:(8)];
+        element = ((lane_byte) & 32'hffffffff);
+        if (sign_extend & bytes[32'h8 * 0 + 32'h7]) begin
+            element = element - ((32'h100) & 32'hffffffff);
+        end
+        if (element_shift == 32'h1) begin
+            half_word = line[(32'h10 * 0)+:(16)];
+            element = ((half_word) & 32'hffffffff);
+            if (sign_extend & line[32'h10 * 0 + 32'hf]) begin
+                element = element - ((32'h10000) & 32'hffffffff);
+            end
+        end
+        difference = element - offset;
+        operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 0));
+        lane_byte = bytes[(32'h8 * 1)+:(8)];
+        element = ((lane_byte) & 32'hffffffff);
+        if (sign_extend & bytes[32'h8 * 1 + 32'h7]) begin
+            element = element - ((32'h100) & 32'hffffffff);
+        end
+        if (element_shift == 32'h1) begin
+            half_word = line[(32'h10 * 1)+:(16)];
+            element = ((half_word) & 32'hffffffff);
+            if (sign_extend & line[32'h10 * 1 + 32'hf]) begin
+                element = element - ((32'h10000) & 32'hffffffff);
+            end
+        end
+        difference = element - offset;
+        operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 1));
+        lane_byte = bytes[(32'h8 * 2)+:(8)];
+        element = ((lane_byte) & 32'hffffffff);
+        if (sign_extend & bytes[32'h8 * 2 + 32'h7]) begin
+            element = element - ((32'h100) & 32'hffffffff);
+        end
+        if (element_shift == 32'h1) begin
+            half_word = line[(32'h10 * 2)+:(16)];
+            element = ((half_word) & 32'hffffffff);
+            if (sign_extend & line[32'h10 * 2 + 32'hf]) begin
+                element = element - ((32'h10000) & 32'hffffffff);
+            end
+        end
+        difference = element - offset;
+        operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 2));
+        lane_byte = bytes[(32'h8 * 3)+:(8)];
+        element = ((lane_byte) & 32'hffffffff);
+        if (sign_extend & bytes[32'h8 * 3 + 32'h7]) begin
+            element = element - ((32'h100) & 32'hffffffff);
+        end
+        if (element_shift == 32'h1) begin
+            half_word = line[(32'h10 * 3)+:(16)];
+            element = ((half_word) & 32'hffffffff);
+            if (sign_extend & line[32'h10 * 3 + 32'hf]) begin
+                element = element - ((32'h10000) & 32'hffffffff);
+            end
+        end
+        difference = element - offset;
+        operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 3));
+        lane_byte = bytes[(32'h8 * 4)+:(8)];
+        element = ((lane_byte) & 32'hffffffff);
+        if (sign_extend & bytes[32'h8 * 4 + 32'h7]) begin
+            element = element - ((32'h100) & 32'hffffffff);
+        end
+        if (element_shift == 32'h1) begin
+            half_word = line[(32'h10 * 4)+:(16)];
+            element = ((half_word) & 32'hffffffff);
+            if (sign_extend & line[32'h10 * 4 + 32'hf]) begin
+                element = element - ((32'h10000) & 32'hffffffff);
+            end
+        end
+        difference = element - offset;
+        operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 4));
+        lane_byte = bytes[(32'h8 * 5)+:(8)];
+        element = ((lane_byte) & 32'hffffffff);
+        if (sign_extend & bytes[32'h8 * 5 + 32'h7]) begin
+            element = element - ((32'h100) & 32'hffffffff);
+        end
+        if (element_shift == 32'h1) begin
+            half_word = line[(32'h10 * 5)+:(16)];
+            element = ((half_word) & 32'hffffffff);
+            if (sign_extend & line[32'h10 * 5 + 32'hf]) begin
+                element = element - ((32'h10000) & 32'hffffffff);
+            end
+        end
+        difference = element - offset;
+        operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 5));
+        lane_byte = bytes[(32'h8 * 6)+:(8)];
+        element = ((lane_byte) & 32'hffffffff);
+        if (sign_extend & bytes[32'h8 * 6 + 32'h7]) begin
+            element = element - ((32'h100) & 32'hffffffff);
+        end
+        if (element_shift == 32'h1) begin
+            half_word = line[(32'h10 * 6)+:(16)];
+            element = ((half_word) & 32'hffffffff);
+            if (sign_extend & line[32'h10 * 6 + 32'hf]) begin
+                element = element - ((32'h10000) & 32'hffffffff);
+            end
+        end
+        difference = element - offset;
+        operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 6));
+        lane_byte = bytes[(32'h8 * 7)+:(8)];
+        element = ((lane_byte) & 32'hffffffff);
+        if (sign_extend & bytes[32'h8 * 7 + 32'h7]) begin
+            element = element - ((32'h100) & 32'hffffffff);
+        end
+        if (element_shift == 32'h1) begin
+            half_word = line[(32'h10 * 7)+:(16)];
+            element = ((half_word) & 32'hffffffff);
+            if (sign_extend & line[32'h10 * 7 + 32'hf]) begin
+                element = element - ((32'h10000) & 32'hffffffff);
+            end
+        end
+        difference = element - offset;
+        operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 7));
+        if (element_shift == 32'h2) begin
+            operands = 32'h0;
+        end
+        if (element_shift == 32'h2) begin
+            difference = line[(32'h20 * 0)+:(32)] - offset;
+            operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 0));
+        end
+        if (element_shift == 32'h2) begin
+            difference = line[(32'h20 * 1)+:(32)] - offset;
+            operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 1));
+        end
+        if (element_shift == 32'h2) begin
+            difference = line[(32'h20 * 2)+:(32)] - offset;
+            operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 2));
+        end
+        if (element_shift == 32'h2) begin
+            difference = line[(32'h20 * 3)+:(32)] - offset;
+            operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 3));
+        end
+    end
+    
+endmodule // npu_u65_512_core$datapath$operand_reader$ifm
+
+
+module npu_u65_512_core$datapath$operand_reader$ifm2(line,upper,element_shift,sign_extend,zero_point,operands);
+    
+    // Module arguments
+    input wire  [127:0] line;
+    input wire  upper;
+    input wire  [1:0] element_shift;
+    input wire  sign_extend;
+    input wire  [15:0] zero_point;
+    output reg  [255:0] operands;
+    
+    // Local signals
+    reg  [63:0] bytes;
+    reg  [7:0] lane_byte;
+    reg  [15:0] half_word;
+    reg  [31:0] element;
+    reg  [31:0] offset;
+    reg  [31:0] difference;
+    
+    // Update code
+    always @(*) begin
+        bytes = line[(32'h0)+:(64)];
+        if (upper) begin
+            bytes = line[(32'h40)+:(64)];
+        end
+        offset = ((zero_point) & 32'hffffffff);
+        if (sign_extend & zero_point[32'hf]) begin
+            offset = offset - ((32'h10000) & 32'hffffffff);
+        end
+        operands = 32'h0;
+        element = 32'h0;
+        difference = 32'h0;
+        lane_byte = 32'h0;
+        half_word = 32'h0;
+        lane_byte = bytes[(32'h8 * 0)+:(8)];
+        element = ((lane_byte) & 32'hffffffff);
+        if (sign_extend & bytes[32'h8 * 0 + 32'h7]) begin
+            element = element - ((32'h100) & 32'hffffffff);
+        end
+        if (element_shift == 32'h1) begin
+            half_word = line[(32'h10 * 0)+:(16)];
+            element = ((half_word) & 32'hffffffff);
+            if (sign_extend & line[32'h10 * 0 + 32'hf]) begin
+                element = element - ((32'h10000) & 32'hffffffff);
+            end
+        end
+        difference = element - offset;
+        operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 0));
+        lane_byte = bytes[(32'h8 * 1)+:(8)];
+        element = ((lane_byte) & 32'hffffffff);
+        if (sign_extend & bytes[32'h8 * 1 + 32'h7]) begin
+            element = element - ((32'h100) & 32'hffffffff);
+        end
+        if (element_shift == 32'h1) begin
+            half_word = line[(32'h10 * 1)+:(16)];
+            element = ((half_word) & 32'hffffffff);
+            if (sign_extend & line[32'h10 * 1 + 32'hf]) begin
+                element = element - ((32'h10000) & 32'hffffffff);
+            end
+        end
+        difference = element - offset;
+        operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 1));
+        lane_byte = bytes[(32'h8 * 2)+:(8)];
+        element = ((lane_byte) & 32'hffffffff);
+        if (sign_extend & bytes[32'h8 * 2 + 32'h7]) begin
+            element = element - ((32'h100) & 32'hffffffff);
+        end
+        if (element_shift == 32'h1) begin
+            half_word = line[(32'h10 * 2)+:(16)];
+            element = ((half_word) & 32'hffffffff);
+            if (sign_extend & line[32'h10 * 2 + 32'hf]) begin
+                element = element - ((32'h10000) & 32'hffffffff);
+            end
+        end
+        difference = element - offset;
+        operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 2));
+        lane_byte = bytes[(32'h8 * 3)+:(8)];
+        element = ((lane_byte) & 32'hffffffff);
+        if (sign_extend & bytes[32'h8 * 3 + 32'h7]) begin
+            element = element - ((32'h100) & 32'hffffffff);
+        end
+        if (element_shift == 32'h1) begin
+            half_word = line[(32'h10 * 3)+:(16)];
+            element = ((half_word) & 32'hffffffff);
+            if (sign_extend & line[32'h10 * 3 + 32'hf]) begin
+                element = element - ((32'h10000) & 32'hffffffff);
+            end
+        end
+        difference = element - offset;
+        operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 3));
+        lane_byte = bytes[(32'h8 * 4)+:(8)];
+        element = ((lane_byte) & 32'hffffffff);
+        if (sign_extend & bytes[32'h8 * 4 + 32'h7]) begin
+            element = element - ((32'h100) & 32'hffffffff);
+        end
+        if (element_shift == 32'h1) begin
+            half_word = line[(32'h10 * 4)+:(16)];
+            element = ((half_word) & 32'hffffffff);
+            if (sign_extend & line[32'h10 * 4 + 32'hf]) begin
+                element = element - ((32'h10000) & 32'hffffffff);
+            end
+        end
+        difference = element - offset;
+        operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 4));
+        lane_byte = bytes[(32'h8 * 5)+:(8)];
+        element = ((lane_byte) & 32'hffffffff);
+        if (sign_extend & bytes[32'h8 * 5 + 32'h7]) begin
+            element = element - ((32'h100) & 32'hffffffff);
+        end
+        if (element_shift == 32'h1) begin
+            half_word = line[(32'h10 * 5)+:(16)];
+            element = ((half_word) & 32'hffffffff);
+            if (sign_extend & line[32'h10 * 5 + 32'hf]) begin
+                element = element - ((32'h10000) & 32'hffffffff);
+            end
+        end
+        difference = element - offset;
+        operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 5));
+        lane_byte = bytes[(32'h8 * 6)+:(8)];
+        element = ((lane_byte) & 32'hffffffff);
+        if (sign_extend & bytes[32'h8 * 6 + 32'h7]) begin
+            element = element - ((32'h100) & 32'hffffffff);
+        end
+        if (element_shift == 32'h1) begin
+            half_word = line[(32'h10 * 6)+:(16)];
+            element = ((half_word) & 32'hffffffff);
+            if (sign_extend & line[32'h10 * 6 + 32'hf]) begin
+                element = element - ((32'h10000) & 32'hffffffff);
+            end
+        end
+        difference = element - offset;
+        operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 6));
+        lane_byte = bytes[(32'h8 * 7)+:(8)];
+        element = ((lane_byte) & 32'hffffffff);
+        if (sign_extend & bytes[32'h8 * 7 + 32'h7]) begin
+            element = element - ((32'h100) & 32'hffffffff);
+        end
+        if (element_shift == 32'h1) begin
+            half_word = line[(32'h10 * 7)+:(16)];
+            element = ((half_word) & 32'hffffffff);
+            if (sign_extend & line[32'h10 * 7 + 32'hf]) begin
+                element = element - ((32'h10000) & 32'hffffffff);
+            end
+        end
+        difference = element - offset;
+        operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 7));
+        if (element_shift == 32'h2) begin
+            operands = 32'h0;
+        end
+        if (element_shift == 32'h2) begin
+            difference = line[(32'h20 * 0)+:(32)] - offset;
+            operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 0));
+        end
+        if (element_shift == 32'h2) begin
+            difference = line[(32'h20 * 1)+:(32)] - offset;
+            operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 1));
+        end
+        if (element_shift == 32'h2) begin
+            difference = line[(32'h20 * 2)+:(32)] - offset;
+            operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 2));
+        end
+        if (element_shift == 32'h2) begin
+            difference = line[(32'h20 * 3)+:(32)] - offset;
+            operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 3));
+        end
+    end
+    
+endmodule // npu_u65_512_core$datapath$operand_reader$ifm2
+
+
+module npu_u65_512_core$datapath$operand_reader$last_read(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$operand_reader$last_read
+
+
+module npu_u65_512_core$datapath$operand_reader$position(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$operand_reader$position
+
+
+module npu_u65_512_core$datapath$operand_reader$position2(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$operand_reader$position2
+
+
+module npu_u65_512_core$datapath$operand_reader$queue(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  tail$valid;
+    input wire  [567:0] tail$data;
+    output reg  tail$ready;
+    output reg  head$valid;
+    output reg  [567:0] head$data;
+    input wire  head$ready;
+    output reg  [2:0] count;
+    
+    // Constant declarations
+    localparam  depth = 3'b100;
+    
+    // Stub signals
+    reg  write_pointer$clock;
+    reg  write_pointer$rst_n;
+    reg  [2:0] write_pointer$d;
+    wire  [2:0] write_pointer$q;
+    reg  read_pointer$clock;
+    reg  read_pointer$rst_n;
+    reg  [2:0] read_pointer$d;
+    wire  [2:0] read_pointer$q;
+    reg  words$clock;
+    reg  words$rst_n;
+    reg  words$write_enable;
+    reg  [1:0] words$write_address;
+    reg  [567:0] words$write_data;
+    reg  [1:0] words$read_address;
+    wire  [567:0] words$read_data;
+    
+    // Local signals
+    reg  push;
+    reg  pop;
+    
+    // Sub module instances
+    npu_u65_512_core$datapath$operand_reader$queue$write_pointer write_pointer(
+        .clock(write_pointer$clock),
+        .rst_n(write_pointer$rst_n),
+        .d(write_pointer$d),
+        .q(write_pointer$q)
+    );
+    npu_u65_512_core$datapath$operand_reader$queue$read_pointer read_pointer(
+        .clock(read_pointer$clock),
+        .rst_n(read_pointer$rst_n),
+        .d(read_pointer$d),
+        .q(read_pointer$q)
+    );
+    npu_u65_512_core$datapath$operand_reader$queue$words words(
+        .clock(words$clock),
+        .rst_n(words$rst_n),
+        .write_enable(words$write_enable),
+        .write_address(words$write_address),
+        .write_data(words$write_data),
+        .read_address(words$read_address),
+        .read_data(words$read_data)
+    );
+    
+    // Update code
+    always @(*) begin
+        write_pointer$clock = clock;
+        read_pointer$clock = clock;
+        write_pointer$d = write_pointer$q;
+        read_pointer$d = read_pointer$q;
+        write_pointer$rst_n = rst_n;
+        read_pointer$rst_n = rst_n;
+        words$clock = clock;
+        words$rst_n = rst_n;
+        count = write_pointer$q - read_pointer$q;
+        tail$ready = count != depth;
+        head$valid = count != 32'h0;
+        push = tail$valid & tail$ready;
+        pop = head$valid & head$ready;
+        words$write_enable = push;
+        words$write_address = write_pointer$q[(32'h0)+:(2)];
+        words$write_data = tail$data;
+        words$read_address = read_pointer$q[(32'h0)+:(2)];
+        head$data = words$read_data;
+        if (push) begin
+            write_pointer$d = write_pointer$q + 32'h1;
+        end
+        if (pop) begin
+            read_pointer$d = read_pointer$q + 32'h1;
+        end
+    end
+    
+endmodule // npu_u65_512_core$datapath$operand_reader$queue
+
+
+module npu_u65_512_core$datapath$operand_reader$queue$read_pointer(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    
+    // Constant declarations
+    localparam  init = 3'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$operand_reader$queue$read_pointer
+
+
+module npu_u65_512_core$datapath$operand_reader$queue$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write_enable;
+    input wire  [1:0] write_address;
+    input wire  [567:0] write_data;
+    input wire  [1:0] read_address;
+    output reg  [567:0] read_data;
+    
+    // Update code (custom)
+    reg [567:0] cells [0:3];
+    integer i;
+    always @(posedge clock or negedge rst_n)
+       if (!rst_n) for (i = 0; i <= 3; i = i + 1) cells[i] <= 0;
+       else if (write_enable) cells[write_address] <= write_data;
+    always @(*) read_data = cells[read_address];
+endmodule // npu_u65_512_core$datapath$operand_reader$queue$words
+
+
+module npu_u65_512_core$datapath$operand_reader$queue$write_pointer(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    
+    // Constant declarations
+    localparam  init = 3'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$operand_reader$queue$write_pointer
+
+
+module npu_u65_512_core$datapath$operand_reader$read(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [57:0] d;
+    output reg  [57:0] q;
+    
+    // Constant declarations
+    localparam  init = 58'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$operand_reader$read
+
+
+module npu_u65_512_core$datapath$operand_reader$reading(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$operand_reader$reading
+
+
+module npu_u65_512_core$datapath$operand_reader$row(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$operand_reader$row
+
+
+module npu_u65_512_core$datapath$operand_reader$running(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$operand_reader$running
+
+
+module npu_u65_512_core$datapath$operand_reader$start2(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$operand_reader$start2
+
+
 module npu_u65_512_core$datapath$operation(clock,rst_n,d,q);
     
     // Module arguments
@@ -12099,7 +14401,7 @@ module npu_u65_512_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
     input wire  rst_n;
     input wire  [112:0] settings;
     input wire  accumulators$valid;
-    input wire  [959:0] accumulators$data;
+    input wire  [1215:0] accumulators$data;
     output reg  accumulators$ready;
     output reg  results$valid;
     output reg  [263:0] results$data;

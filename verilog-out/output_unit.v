@@ -8,7 +8,7 @@ module output_unit_core(clock,rst_n,settings,accumulators$valid,accumulators$dat
     input wire  rst_n;
     input wire  [112:0] settings;
     input wire  accumulators$valid;
-    input wire  [959:0] accumulators$data;
+    input wire  [1215:0] accumulators$data;
     output reg  accumulators$ready;
     output reg  results$valid;
     output reg  [263:0] results$data;
@@ -3498,7 +3498,7 @@ module output_unit(
     input wire rst_n;
     input wire [112:0] settings;
     input wire accumulators_valid;
-    input wire [959:0] accumulators_data;
+    input wire [1215:0] accumulators_data;
     output wire accumulators_ready;
     output wire results_valid;
     output wire [263:0] results_data;

@@ -938,7 +938,7 @@ impl ConvSpec {
         }
 
         let mut memory = Memory::default();
-        let ifm_map = memory.place(rng, &spec, FmRole::Ifm);
+        let ifm_map = memory.place(rng, spec.ifm_placement());
         for y in 0..ifm_shape[0] {
             for x in 0..ifm_shape[1] {
                 for c in 0..ifm_shape[2] {
@@ -947,7 +947,7 @@ impl ConvSpec {
                 }
             }
         }
-        let ofm_map = memory.place(rng, &spec, FmRole::Ofm);
+        let ofm_map = memory.place(rng, spec.ofm_placement());
         let weight_streams: Vec<(u64, usize)> = encoded
             .iter()
             .map(|bytes| (memory.alloc(rng, spec.regions[2], bytes), bytes.len()))
@@ -1086,7 +1086,7 @@ fn either<T>(rng: &mut StdRng, p: f64, yes: T, no: T) -> T {
     }
 }
 
-fn random_tiles(rng: &mut StdRng, h: usize, w: usize) -> Tiles {
+pub(crate) fn random_tiles(rng: &mut StdRng, h: usize, w: usize) -> Tiles {
     Tiles {
         width0: rng.gen_range(1..=w),
         height0: rng.gen_range(1..=h),
@@ -1181,29 +1181,62 @@ fn random_scales(
 
 /// `m` as `scale * 2^-shift`, TFLite's quantized multiplier: scale in
 /// [2^30, 2^31), shift 0-63.
-fn quantized_multiplier(m: f64) -> (u32, u32) {
+pub(crate) fn quantized_multiplier(m: f64) -> (u32, u32) {
     let exponent = m.log2().floor() as i32 + 1;
     let shift = (31 - exponent).clamp(0, 63) as u32;
     let scale = (m * 2f64.powi(shift as i32)).round();
     (scale.clamp(1.0, (u32::MAX >> 1) as f64) as u32, shift)
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum FmRole {
-    Ifm,
-    Ofm,
+/// Where and how a feature map is laid out in memory.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FmPlacement {
+    pub region: usize,
+    pub shape: [usize; 3],
+    pub dtype: DType,
+    pub layout: Layout,
+    pub tiles: Option<Tiles>,
+    pub zero_point: i64,
+    /// Strides with unused bytes between elements, rows and channel blocks.
+    pub padded_strides: bool,
+}
+
+impl ConvSpec {
+    fn ifm_placement(&self) -> FmPlacement {
+        FmPlacement {
+            region: self.regions[0],
+            shape: self.ifm_shape(),
+            dtype: self.ifm_type,
+            layout: self.ifm_layout,
+            tiles: self.ifm_tiles,
+            zero_point: self.ifm_zero_point,
+            padded_strides: self.padded_strides,
+        }
+    }
+
+    fn ofm_placement(&self) -> FmPlacement {
+        FmPlacement {
+            region: self.regions[1],
+            shape: self.ofm,
+            dtype: self.ofm_type,
+            layout: self.ofm_layout,
+            tiles: self.ofm_tiles,
+            zero_point: self.ofm_zero_point,
+            padded_strides: self.padded_strides,
+        }
+    }
 }
 
 /// The regions being laid out: buffers one after another, 16-byte aligned,
 /// with random bytes in between.
 #[derive(Default)]
-struct Memory {
-    regions: BTreeMap<usize, Vec<u8>>,
+pub(crate) struct Memory {
+    pub regions: BTreeMap<usize, Vec<u8>>,
 }
 
 impl Memory {
     /// Appends `bytes` to `region` after a random gap; returns its offset.
-    fn alloc(&mut self, rng: &mut StdRng, region: usize, bytes: &[u8]) -> u64 {
+    pub(crate) fn alloc(&mut self, rng: &mut StdRng, region: usize, bytes: &[u8]) -> u64 {
         let r = self.regions.entry(region).or_default();
         let gap = 16 * rng.gen_range(0..=2);
         let base = r.len().next_multiple_of(16) + gap;
@@ -1214,27 +1247,18 @@ impl Memory {
         base as u64
     }
 
-    /// Lays out the IFM or OFM: strides, then each tile's rows as a buffer
+    /// Lays out a feature map: strides, then each tile's rows as a buffer
     /// of random bytes. Returns the feature map the registers describe.
-    fn place(&mut self, rng: &mut StdRng, spec: &ConvSpec, role: FmRole) -> FeatureMap {
-        let (region, [h, w, c], dtype, layout, tiles, zero_point) = match role {
-            FmRole::Ifm => (
-                spec.regions[0],
-                spec.ifm_shape(),
-                spec.ifm_type,
-                spec.ifm_layout,
-                spec.ifm_tiles,
-                spec.ifm_zero_point,
-            ),
-            FmRole::Ofm => (
-                spec.regions[1],
-                spec.ofm,
-                spec.ofm_type,
-                spec.ofm_layout,
-                spec.ofm_tiles,
-                spec.ofm_zero_point,
-            ),
-        };
+    pub(crate) fn place(&mut self, rng: &mut StdRng, fm: FmPlacement) -> FeatureMap {
+        let FmPlacement {
+            region,
+            shape: [h, w, c],
+            dtype,
+            layout,
+            tiles,
+            zero_point,
+            padded_strides,
+        } = fm;
         let t = tiles.unwrap_or(Tiles {
             width0: w,
             height0: h,
@@ -1242,7 +1266,7 @@ impl Memory {
         });
         let e = dtype.bytes();
         let extra = |rng: &mut StdRng, unit: usize, most: usize| {
-            if spec.padded_strides {
+            if padded_strides {
                 unit * rng.gen_range(0..=most)
             } else {
                 0
@@ -1291,7 +1315,7 @@ impl Memory {
         }
     }
 
-    fn store(&mut self, fm: &FeatureMap, y: usize, x: usize, c: usize, v: i64) {
+    pub(crate) fn store(&mut self, fm: &FeatureMap, y: usize, x: usize, c: usize, v: i64) {
         let at = fm.offset(y, x, c) as usize;
         let region = self.regions.get_mut(&fm.region).expect("placed region");
         fm.dtype.store(v, &mut region[at..]);
@@ -1299,7 +1323,7 @@ impl Memory {
 }
 
 /// A command with the given fields of its value space (`npu_spec::command`).
-fn cmd(op: Opcode, fields: &[(&str, u64)]) -> Command {
+pub(crate) fn cmd(op: Opcode, fields: &[(&str, u64)]) -> Command {
     let value = fields
         .iter()
         .fold(0, |v, &(name, x)| op.field(name).set(v, x));
@@ -1318,7 +1342,7 @@ pub fn precision_value(op: Opcode, fm: &FeatureMap) -> u64 {
 }
 
 /// Precision fields: signedness, 8/16/32 bits, layout.
-fn precision(t: DType, layout: Layout) -> [(&'static str, u64); 3] {
+pub(crate) fn precision(t: DType, layout: Layout) -> [(&'static str, u64); 3] {
     [
         ("activation_type", u64::from(t.signed)),
         ("activation_precision", u64::from(t.bits / 16)),
@@ -1327,7 +1351,7 @@ fn precision(t: DType, layout: Layout) -> [(&'static str, u64); 3] {
 }
 
 /// The feature-map settings of the IFM or OFM.
-fn fm_commands(fm: &FeatureMap, ops: [Opcode; 11]) -> Vec<Command> {
+pub(crate) fn fm_commands(fm: &FeatureMap, ops: [Opcode; 11]) -> Vec<Command> {
     let [region, b0, b1, b2, b3, sx, sy, sc, w0, h0, h1] = ops;
     vec![
         cmd(region, &[("region", fm.region as u64)]),
@@ -1556,7 +1580,7 @@ fn clip_range(spec: &ConvSpec) -> ActivationClipRange {
 /// `ofm` (TRM 4.8.2; a 16-bit LUT fills the 2 KB, so it is slot 0): tanh,
 /// sigmoid or a LUT for 8- and 16-bit OFMs, none for 32-bit ones (a LUT
 /// would need a clip range that forces an 8-bit type).
-fn random_activation(rng: &mut StdRng, ofm: DType) -> ActivationFunction {
+pub(crate) fn random_activation(rng: &mut StdRng, ofm: DType) -> ActivationFunction {
     let lut = match ofm.bits {
         8 => rng.gen_range(16..24),
         16 => 16,

@@ -8,6 +8,7 @@ pub mod block;
 pub mod compare;
 pub mod conv_jobs;
 pub mod driver;
+pub mod elementwise_jobs;
 pub mod fuzz;
 pub mod npu;
 pub mod q_channel;

@@ -5,7 +5,7 @@
 
 use npu_model::cmdstream::{encode, encode_words, Command};
 use npu_model::npu::Npu;
-use npu_spec::command::{encode_word, CmdKind, Opcode};
+use npu_spec::command::{encode_word, CmdKind, ElementwiseMode, Opcode};
 use npu_spec::config::NpuConfig;
 use npu_spec::regs;
 use npu_tb::driver::{self, DriverError, Inference, InvokeResult, NpuState};
@@ -155,13 +155,18 @@ fn a_dma_command_for_a_channel_other_than_0_is_a_parse_error() {
     );
 }
 
-/// The datapath runs convolutions and pools (`tb/tests/datapath_jobs.rs`);
-/// elementwise operations, which it does not run yet, and pooling modes
-/// beyond 2 (TRM 4.6.4: 0 max, 1 average, 2 REDUCE_SUM) stop the stream
-/// visibly.
+/// Kernel operations the TRM does not define stop the stream visibly:
+/// pooling modes beyond 2 (TRM 4.6.4: 0 max, 1 average, 2 REDUCE_SUM),
+/// elementwise modes beyond 9 (SHL), and elementwise types table 4-124
+/// does not list (here CLZ and SHR of the reset state's uint8 IFM).
 #[test]
-fn elementwise_and_unknown_pooling_modes_are_refused() {
-    for (op, param) in [(Opcode::NpuOpElementwise, 0), (Opcode::NpuOpPool, 3)] {
+fn unknown_pooling_and_elementwise_modes_and_types_are_refused() {
+    for (op, param) in [
+        (Opcode::NpuOpPool, 3),
+        (Opcode::NpuOpElementwise, 10),
+        (Opcode::NpuOpElementwise, ElementwiseMode::Clz.bits() as u16),
+        (Opcode::NpuOpElementwise, ElementwiseMode::Shr.bits() as u16),
+    ] {
         parse_error_at_4(&[encode_word(CmdKind::Cmd0, op.code(), param)], false);
     }
 }

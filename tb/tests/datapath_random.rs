@@ -14,7 +14,10 @@
 //! convolution jobs have an activation function (tanh, sigmoid, or a LUT of
 //! random contents that user DMAs load into each core's last 2 KB of the
 //! shared buffer first). One more job loads a LUT, uses it, reloads it with
-//! other contents and uses it again (issue 13).
+//! other contents and uses it again (issue 13). `ELEMENTWISE_JOBS` sets the
+//! number of elementwise operations (`npu_tb::elementwise_jobs`: every mode
+//! and type pair, IFM2 broadcast in any dimension, scalar or reversed, the
+//! ADD/SUB input scales, activation functions; default 150).
 
 use npu_model::cmdstream::{encode, Command};
 use npu_model::job::Job;
@@ -24,6 +27,7 @@ use npu_tb::conv_jobs::{
     lut_dma, random_job, random_parallel_job, random_pool_job, rtl_agrees_under, save, ConvJob,
     ConvKind, ConvSpec, MemorySystem, LUT_BYTES,
 };
+use npu_tb::elementwise_jobs::random_elementwise_job;
 use npu_tb::seed::seed;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -34,6 +38,7 @@ use std::path::Path;
 const DEFAULT_JOBS: u64 = 150;
 const DEFAULT_PARALLEL_JOBS: u64 = 20;
 const DEFAULT_POOL_JOBS: u64 = 150;
+const DEFAULT_ELEMENTWISE_JOBS: u64 = 150;
 
 fn job_count(variable: &str, default: u64) -> u64 {
     std::env::var(variable).map_or(default, |s| {
@@ -124,6 +129,18 @@ fn random_pools_agree_with_the_golden_model() {
     agree(job_count("POOL_JOBS", DEFAULT_POOL_JOBS), random_pool_job);
 }
 
+#[test]
+fn random_elementwise_operations_agree_with_the_golden_model() {
+    agree_on(
+        job_count("ELEMENTWISE_JOBS", DEFAULT_ELEMENTWISE_JOBS),
+        |seed, index| {
+            let (spec, job) = random_elementwise_job(seed, index);
+            let kind = format!("{:?} {}", spec.mode, job.config.name);
+            (job, kind, spec.describe())
+        },
+    );
+}
+
 /// Pool kernels beyond the 8x8 of convolutions (TRM 4.8.2 table 4-122:
 /// kernel_y up to 256, kernel_x * kernel_y up to 65536): a max pool 3 x 80
 /// and an average pool 70 x 2, behind a random memory system.
@@ -145,27 +162,32 @@ fn pools_with_kernels_beyond_64_agree_with_the_golden_model() {
 
 /// Runs `count` jobs `make(seed, index)` on the RTL and the golden model.
 fn agree(count: u64, make: fn(u64, u64) -> ConvJob) {
+    agree_on(count, |seed, index| {
+        let cj = make(seed, index);
+        let kind = format!("{:?} {}", cj.spec.kind, cj.job.config.name);
+        (cj.job, kind, cj.spec.describe())
+    });
+}
+
+/// Runs `count` jobs `make(seed, index)` (a job, its kind and its
+/// description) on the RTL and the golden model.
+fn agree_on(count: u64, make: impl Fn(u64, u64) -> (Job, String, String)) {
     let seed = seed();
     let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
     for index in 0..count {
-        let cj = make(seed, index);
-        *kinds
-            .entry(format!("{:?} {}", cj.spec.kind, cj.job.config.name))
-            .or_default() += 1;
+        let (job, kind, description) = make(seed, index);
+        *kinds.entry(kind).or_default() += 1;
         let memory = MemorySystem::for_job(seed, index);
-        if let Err(e) = rtl_agrees_under(&cj.job, &memory) {
-            let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("conv-{seed}-{index}"));
-            let saved = match save(&cj.job, &dir) {
+        if let Err(e) = rtl_agrees_under(&job, &memory) {
+            let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("job-{seed}-{index}"));
+            let saved = match save(&job, &dir) {
                 Ok(()) => format!(
-                    "saved as {0}; its waveform (with an ideal memory): npu-sim run {0} --model rtl --vcd conv.vcd",
+                    "saved as {0}; its waveform (with an ideal memory): npu-sim run {0} --model rtl --vcd job.vcd",
                     dir.display()
                 ),
                 Err(e) => format!("not saved: {e:#}"),
             };
-            panic!(
-                "job {index} of seed {seed} ({}) behind {memory:?}: {e}\n{saved}",
-                cj.spec.describe()
-            );
+            panic!("job {index} of seed {seed} ({description}) behind {memory:?}: {e}\n{saved}");
         }
     }
     println!("{count} jobs agree: {kinds:?}");

@@ -11,7 +11,7 @@
 
 use npu_hw::central_control::traversal::IfmBlockJob;
 use npu_hw::central_control::IfmView;
-use npu_hw::dma::ShramFill;
+use npu_hw::dma::{IfmBuffers, ShramFill};
 use npu_model::tensor::{DType, FeatureMap};
 use npu_spec::command::Layout;
 use npu_spec::command::Opcode;
@@ -25,6 +25,13 @@ use rust_hdl::prelude::{Bits, Synth};
 const SHRAM_BYTES: usize = 48 * 1024;
 
 /// The source memory: a hash of the byte's offset.
+/// A position's bytes in the IFM buffer: whole half lines for 8-bit
+/// elements, whole lines for wider ones.
+fn position_bytes(channels: usize, e: usize) -> usize {
+    let unit = if e == 1 { 8 } else { 16 };
+    (channels * e).div_ceil(unit) * unit
+}
+
 fn source_byte(offset: u64) -> u8 {
     let h = offset.wrapping_mul(0x9e37_79b9_7f4a_7c15);
     (h >> 56) as u8 ^ (h >> 24) as u8
@@ -40,13 +47,14 @@ struct Ifm {
     height: usize,
     width: usize,
     depth: usize,
-    ib_end: usize,
+    /// IB0's first byte and IB1's distance from it.
+    ib_start: usize,
+    ib_half: usize,
 }
 
 impl Ifm {
     fn random(rng: &mut StdRng) -> Self {
-        let wide = rng.gen_bool(0.4);
-        let e = if wide { 2 } else { 1 };
+        let e = [1, 1, 2, 4][rng.gen_range(0..4)];
         let layout = if rng.gen_bool(0.5) {
             Layout::Nhwc
         } else {
@@ -103,14 +111,17 @@ impl Ifm {
             layout,
             zero_point: 0,
         };
-        // IB0 and IB1 of 1 to 22 KB each.
-        let ib_end = 2 + 2 * rng.gen_range(1..=22);
+        // IB0 and IB1 of 1 to 22 KB each, from 2 KB (the IFM) or further
+        // on (IFM2 of an elementwise operation).
+        let ib_half = rng.gen_range(1..=22) * 1024;
+        let ib_start = 2048 + rng.gen_range(0..=(44 * 1024 - 2 * ib_half) / 2048) * 2048;
         Ifm {
             map,
             height,
             width,
             depth,
-            ib_end,
+            ib_start,
+            ib_half,
         }
     }
 
@@ -123,7 +134,6 @@ impl Ifm {
             width0_m1: Bits::<16>::from(m.width0 as u64 - 1),
             height0_m1: Bits::<16>::from(m.height0 as u64 - 1),
             height1_m1: Bits::<16>::from(m.height1 as u64 - 1),
-            ib_end: Bits::<6>::from(self.ib_end as u64),
             region: Bits::<3>::from(m.region as u64),
             base0: b48(m.base[0]),
             base1: b48(m.base[1]),
@@ -137,12 +147,20 @@ impl Ifm {
         words::<{ <IfmView as Synth>::BITS }>(view.into())
     }
 
+    fn buffers(&self) -> Vec<u32> {
+        let buffers = IfmBuffers {
+            start: Bits::<16>::from(self.ib_start as u64),
+            half: Bits::<16>::from(self.ib_half as u64),
+        };
+        words::<{ <IfmBuffers as Synth>::BITS }>(buffers.into())
+    }
+
     fn element_bytes(&self) -> usize {
         self.map.dtype.bytes()
     }
 
     fn ib_base(&self, half: bool) -> usize {
-        2048 + usize::from(half) * (self.ib_end - 2) / 2 * 1024
+        self.ib_start + usize::from(half) * self.ib_half
     }
 }
 
@@ -173,8 +191,8 @@ impl Job {
                 (c0, rng.gen_range(1..=ifm.depth - c0))
             }
         };
-        let position_bytes = (channels * e).div_ceil(8 * e) * 8 * e;
-        let ib_bytes = (ifm.ib_end - 2) / 2 * 1024;
+        let position_bytes = position_bytes(channels, e);
+        let ib_bytes = ifm.ib_half;
         let y0 = rng.gen_range(0..ifm.height);
         let x0 = rng.gen_range(0..ifm.width);
         let mut height = rng.gen_range(1..=ifm.height - y0);
@@ -275,7 +293,7 @@ impl Fill {
 /// Checks the shared buffer after `job`'s fills.
 fn check_block(ifm: &Ifm, job: &Job, shram: &[u8]) -> Result<usize, String> {
     let e = ifm.element_bytes();
-    let position_bytes = (job.channels * e).div_ceil(8 * e) * 8 * e;
+    let position_bytes = position_bytes(job.channels, e);
     let base = ifm.ib_base(job.ib_half);
     let mut written = vec![false; shram.len()];
     for r in 0..job.height {
@@ -313,6 +331,7 @@ fn fills_put_every_element_where_the_ib_layout_says() {
     let mut tb = BlockTb::new("ifm_fetch", rng.gen()).unwrap_or_else(|e| panic!("{e:#}"));
     let rst_n = tb.model.port("rst_n");
     let view_port = tb.model.port("view");
+    let buffers_port = tb.model.port("buffers");
     let jobs = tb.source("jobs", 1.0);
     let fills = tb.sink("fills", 1.0);
     tb.model.set(rst_n, 0);
@@ -323,6 +342,7 @@ fn fills_put_every_element_where_the_ib_layout_says() {
     for op in 0..150 {
         let ifm = Ifm::random(&mut rng);
         tb.model.set_wide(view_port, &ifm.view());
+        tb.model.set_wide(buffers_port, &ifm.buffers());
         tb.sources[jobs].rate = rng.gen_range(0.3..=1.0);
         tb.sinks[fills].rate = if rng.gen_bool(0.3) {
             1.0

@@ -52,13 +52,15 @@ mod dispatch;
 mod op_state;
 pub mod traversal;
 
-pub use dispatch::{KernelKinds, KernelOperation};
+pub use dispatch::{ElementwiseTypes, KernelKinds, KernelOperation};
 pub use op_state::{
     command_key, ActivationView, DmaDescriptor, Ifm2View, IfmView, KernelView, OfmView, OpState,
     OperationState, SetRegister, WeightsView, CMD1_KEY,
 };
 
-use crate::spec_constants::{command_field_lsb, field_lsb as lsb, field_mask as mask};
+use crate::spec_constants::{
+    command_field_lsb, command_field_mask, field_lsb as lsb, field_mask as mask,
+};
 use crate::stream::{LaneBeat, StreamIn, StreamOut};
 use crate::widgets::{Fifo, ResetReg};
 use npu_spec::command::{self as command, Opcode, PoolingMode};
@@ -134,6 +136,9 @@ pub struct CentralControl {
     depthwise_key: Constant<Bits<11>>,
     /// NPU_SET_IFM_PRECISION's activation_precision position.
     ifm_width_lsb: Constant<Bits<6>>,
+    ifm_type_mask: Constant<Bits<16>>,
+    ofm_width_lsb: Constant<Bits<6>>,
+    ofm_type_mask: Constant<Bits<16>>,
     pool_key: Constant<Bits<11>>,
     /// NPU_OP_POOL's REDUCE_SUM mode, the highest (TRM 4.6.4).
     reduce_sum_mode: Constant<Bits<16>>,
@@ -195,6 +200,9 @@ pub struct CentralControl {
     kernel_view: Signal<Local, KernelView>,
     parallel_mode: Signal<Local, Bit>,
     ifm_view: Signal<Local, IfmView>,
+    ofm_view: Signal<Local, OfmView>,
+    ofm_precision: Signal<Local, Bits<16>>,
+    elementwise_types: ElementwiseTypes,
     ifm_precision: Signal<Local, Bits<16>>,
     ifm_wide: Signal<Local, Bit>,
     /// Kernel operations queued or running.
@@ -281,6 +289,9 @@ impl Default for CentralControl {
             conv_key: key(Opcode::NpuOpConv),
             depthwise_key: key(Opcode::NpuOpDepthwise),
             ifm_width_lsb: command_field_lsb(Opcode::NpuSetIfmPrecision, "activation_precision"),
+            ifm_type_mask: command_field_mask(Opcode::NpuSetIfmPrecision, "activation_type"),
+            ofm_width_lsb: command_field_lsb(Opcode::NpuSetOfmPrecision, "activation_precision"),
+            ofm_type_mask: command_field_mask(Opcode::NpuSetOfmPrecision, "activation_type"),
             pool_key: key(Opcode::NpuOpPool),
             reduce_sum_mode: Constant::new(u64::from(PoolingMode::ReduceSum.bits()).into()),
             elementwise_key: key(Opcode::NpuOpElementwise),
@@ -332,6 +343,9 @@ impl Default for CentralControl {
             parallel_mode: Default::default(),
             ifm_view: Default::default(),
             ifm_precision: Default::default(),
+            ofm_view: Default::default(),
+            ofm_precision: Default::default(),
+            elementwise_types: Default::default(),
             ifm_wide: Default::default(),
             kernels_outstanding: Default::default(),
             op_code: Default::default(),
@@ -486,6 +500,18 @@ impl Logic for CentralControl {
         self.ifm_precision.next = self.ifm_view.val().precision;
         self.ifm_wide.next =
             bit_cast::<2, 16>(self.ifm_precision.val() >> self.ifm_width_lsb.val()) != 0;
+        // TRM 4.8.2 table 4-124: the elementwise mode and its types.
+        self.ofm_view.next = self.operation.val().ofm;
+        self.ofm_precision.next = self.ofm_view.val().precision;
+        self.elementwise_types.mode.next = self.op_param.val();
+        self.elementwise_types.ifm_precision.next =
+            bit_cast::<2, 16>(self.ifm_precision.val() >> self.ifm_width_lsb.val());
+        self.elementwise_types.ifm_signed.next =
+            (self.ifm_precision.val() & self.ifm_type_mask.val()) != 0;
+        self.elementwise_types.ofm_precision.next =
+            bit_cast::<2, 16>(self.ofm_precision.val() >> self.ofm_width_lsb.val());
+        self.elementwise_types.ofm_signed.next =
+            (self.ofm_precision.val() & self.ofm_type_mask.val()) != 0;
         self.kernel_supported.next = ((self.key.val() == self.conv_key.val())
             & self.kernels_run.val().conv
             & (!self.parallel_mode.val() | self.kernels_run.val().parallel))
@@ -503,7 +529,9 @@ impl Logic for CentralControl {
                     | (self.kernels_run.val().parallel
                         & (!self.ifm_wide.val()
                             | (self.op_param.val() == self.reduce_sum_mode.val())))))
-            | ((self.key.val() == self.elementwise_key.val()) & self.kernels_run.val().elementwise);
+            | ((self.key.val() == self.elementwise_key.val())
+                & self.kernels_run.val().elementwise
+                & self.elementwise_types.allowed.val());
 
         match self.step.q.val() {
             Step::Decode => {

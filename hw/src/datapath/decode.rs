@@ -5,11 +5,13 @@
 
 use crate::central_control::traversal::TraversalShape;
 use crate::central_control::{
-    ActivationView, IfmView, KernelOperation, KernelView, OfmView, OperationState, WeightsView,
+    ActivationView, Ifm2View, IfmView, KernelOperation, KernelView, OfmView, OperationState,
+    WeightsView,
 };
+use crate::datapath::OperandSettings;
 use crate::output_unit::OutputSettings;
 use crate::spec_constants::{command_field_lsb, command_field_mask};
-use npu_spec::command::{ActivationPrecision, Opcode, PoolingMode};
+use npu_spec::command::{broadcast, ActivationPrecision, ElementwiseMode, Opcode, PoolingMode};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -26,6 +28,15 @@ pub struct OperationDecoder {
     pub ifm_view: Signal<Out, IfmView>,
     pub ofm_view: Signal<Out, OfmView>,
     pub weights_view: Signal<Out, WeightsView>,
+    /// NPU_OP_ELEMENTWISE (TRM 4.6.4), its IFM2 as the IFM fetch reads a
+    /// view, and the operand reader's settings (but the buffers).
+    pub elementwise: Signal<Out, Bit>,
+    pub ifm2_view: Signal<Out, IfmView>,
+    pub operand_settings: Signal<Out, OperandSettings>,
+    /// The operation reads IFM2 from memory (elementwise, binary, not scalar).
+    pub reads_ifm2: Signal<Out, Bit>,
+    /// NPU_SET_IFM2_IB_START (KB).
+    pub ifm2_ib_start: Signal<Out, Bits<6>>,
     code: Signal<Local, Bits<10>>,
     state: Signal<Local, OperationState>,
     ifm: Signal<Local, IfmView>,
@@ -45,6 +56,13 @@ pub struct OperationDecoder {
     activation_word: Signal<Local, Bits<16>>,
     ofm_scale: Signal<Local, Bits<38>>,
     pool: Signal<Local, Bit>,
+    ifm2: Signal<Local, Ifm2View>,
+    broadcast_word: Signal<Local, Bits<8>>,
+    elementwise_mode: Signal<Local, Bits<16>>,
+    unary: Signal<Local, Bit>,
+    scalar_raw: Signal<Local, Bits<32>>,
+    scalar_zero_point: Signal<Local, Bits<32>>,
+    ifm2_signed: Signal<Local, Bit>,
     pooling_mode: Signal<Local, Bits<16>>,
     pool_average: Signal<Local, Bit>,
     padded: Signal<Local, Bit>,
@@ -67,6 +85,16 @@ pub struct OperationDecoder {
     scale_shift: Constant<Bits<6>>,
     depthwise_code: Constant<Bits<10>>,
     pool_code: Constant<Bits<10>>,
+    elementwise_code: Constant<Bits<10>>,
+    ifm2_type: Constant<Bits<8>>,
+    abs_mode: Constant<Bits<16>>,
+    lrelu_mode: Constant<Bits<16>>,
+    clz_mode: Constant<Bits<16>>,
+    broadcast_h: Constant<Bits<8>>,
+    broadcast_w: Constant<Bits<8>>,
+    broadcast_c: Constant<Bits<8>>,
+    reverse_operands: Constant<Bits<8>>,
+    broadcast_scalar: Constant<Bits<8>>,
     bits_32: Constant<Bits<2>>,
     pooling_mode_mask: Constant<Bits<16>>,
     max_mode: Constant<Bits<16>>,
@@ -79,6 +107,8 @@ impl Default for OperationDecoder {
         let ifm = Opcode::NpuSetIfmPrecision;
         let ofm = Opcode::NpuSetOfmPrecision;
         let mode = |m: PoolingMode| Constant::new(u64::from(m.bits()).into());
+        let elementwise = |m: ElementwiseMode| Constant::new(u64::from(m.bits()).into());
+        let broadcast_bit = |b: u16| Constant::new(u64::from(b).into());
         Self {
             operation: Default::default(),
             shape: Default::default(),
@@ -108,6 +138,18 @@ impl Default for OperationDecoder {
             activation_word: Default::default(),
             ofm_scale: Default::default(),
             pool: Default::default(),
+            elementwise: Default::default(),
+            ifm2_view: Default::default(),
+            operand_settings: Default::default(),
+            reads_ifm2: Default::default(),
+            ifm2_ib_start: Default::default(),
+            ifm2: Default::default(),
+            broadcast_word: Default::default(),
+            elementwise_mode: Default::default(),
+            unary: Default::default(),
+            scalar_raw: Default::default(),
+            scalar_zero_point: Default::default(),
+            ifm2_signed: Default::default(),
             pooling_mode: Default::default(),
             pool_average: Default::default(),
             padded: Default::default(),
@@ -130,6 +172,16 @@ impl Default for OperationDecoder {
             scale_shift: command_field_lsb(Opcode::NpuSetOfmScale, "shift"),
             depthwise_code: Constant::new((Opcode::NpuOpDepthwise.code() as u64).into()),
             pool_code: Constant::new((Opcode::NpuOpPool.code() as u64).into()),
+            elementwise_code: Constant::new((Opcode::NpuOpElementwise.code() as u64).into()),
+            ifm2_type: command_field_mask(Opcode::NpuSetIfm2Precision, "activation_type"),
+            abs_mode: elementwise(ElementwiseMode::Abs),
+            lrelu_mode: elementwise(ElementwiseMode::Lrelu),
+            clz_mode: elementwise(ElementwiseMode::Clz),
+            broadcast_h: broadcast_bit(broadcast::H),
+            broadcast_w: broadcast_bit(broadcast::W),
+            broadcast_c: broadcast_bit(broadcast::C),
+            reverse_operands: broadcast_bit(broadcast::REVERSE_OPERANDS),
+            broadcast_scalar: broadcast_bit(broadcast::SCALAR),
             bits_32: Constant::new(u64::from(ActivationPrecision::Bits32.bits()).into()),
             pooling_mode_mask: command_field_mask(Opcode::NpuOpPool, "pooling_mode"),
             max_mode: mode(PoolingMode::Max),
@@ -210,6 +262,26 @@ impl Logic for OperationDecoder {
             | self.pool_max.val()
             | self.pool_average.val();
         self.shape.next.parallel = self.kernel.val().parallel_mode != 0;
+        // Elementwise walks its OFM blocks as a 1x1 depthwise pool: each
+        // IFM block is its OFM block, read by the operand reader (not by
+        // MAC beats), one pass in parallel mode too.
+        self.elementwise.next = self.code.val() == self.elementwise_code.val();
+        if self.elementwise.val() {
+            self.shape.next.kernel_height = 1.into();
+            self.shape.next.kernel_width = 1.into();
+            self.shape.next.stride_x = 1.into();
+            self.shape.next.stride_y = 1.into();
+            self.shape.next.dilation_x = 1.into();
+            self.shape.next.dilation_y = 1.into();
+            self.shape.next.decomposition_4x4 = false;
+            self.shape.next.pad_top = 0.into();
+            self.shape.next.pad_left = 0.into();
+            self.shape.next.upscale = false;
+            self.shape.next.ifm_depth = self.ofm.val().depth_m1 + 1;
+            self.shape.next.pool = true;
+            self.shape.next.depthwise = true;
+            self.shape.next.parallel = false;
+        }
 
         // The IFM the kernel windows read (the golden model's `ifm_extent`):
         // (OFM - 1) * stride + dilated kernel - padding.
@@ -239,6 +311,69 @@ impl Logic for OperationDecoder {
             bit_cast::<2, 16>(self.ifm_precision.val() >> self.ifm_width.val()) == 1;
         self.ifm_signed.next = (self.ifm_precision.val() & self.ifm_type.val()) != 0;
         self.shape.next.wide = self.ifm_wide.val();
+        if self.elementwise.val() {
+            self.shape.next.ifm_height = self.ofm.val().height_m1 + 1;
+            self.shape.next.ifm_width = self.ofm.val().width_m1 + 1;
+        }
+
+        // Elementwise operands (TRM 4.6.4 NPU_SET_IFM2_*): IFM2 fetched as
+        // an IFM view (the fields both have; the fetch reads no other), its
+        // broadcast, scalar and operand order.
+        self.ifm2.next = self.state.val().ifm2;
+        self.ifm2_view.next = self.ifm.val();
+        self.ifm2_view.next.precision = bit_cast::<16, 8>(self.ifm2.val().precision);
+        self.ifm2_view.next.zero_point = self.ifm2.val().zero_point;
+        self.ifm2_view.next.width0_m1 = self.ifm2.val().width0_m1;
+        self.ifm2_view.next.height0_m1 = self.ifm2.val().height0_m1;
+        self.ifm2_view.next.height1_m1 = self.ifm2.val().height1_m1;
+        self.ifm2_view.next.region = self.ifm2.val().region;
+        self.ifm2_view.next.base0 = self.ifm2.val().base0;
+        self.ifm2_view.next.base1 = self.ifm2.val().base1;
+        self.ifm2_view.next.base2 = self.ifm2.val().base2;
+        self.ifm2_view.next.base3 = self.ifm2.val().base3;
+        self.ifm2_view.next.stride_x = self.ifm2.val().stride_x;
+        self.ifm2_view.next.stride_y = self.ifm2.val().stride_y;
+        self.ifm2_view.next.stride_c = self.ifm2.val().stride_c;
+        self.broadcast_word.next = self.ifm2.val().broadcast;
+        self.elementwise_mode.next = self.operation.val().param;
+        self.unary.next = (self.elementwise_mode.val() == self.abs_mode.val())
+            | (self.elementwise_mode.val() == self.lrelu_mode.val())
+            | (self.elementwise_mode.val() == self.clz_mode.val());
+        self.operand_settings.next.element_shift =
+            bit_cast::<2, 16>(self.ifm_precision.val() >> self.ifm_width.val());
+        self.operand_settings.next.signed = self.ifm_signed.val();
+        self.operand_settings.next.ifm_zero_point = self.ifm.val().zero_point;
+        self.operand_settings.next.ifm2_zero_point = self.ifm2.val().zero_point;
+        self.operand_settings.next.broadcast_h =
+            (self.broadcast_word.val() & self.broadcast_h.val()) != 0;
+        self.operand_settings.next.broadcast_w =
+            (self.broadcast_word.val() & self.broadcast_w.val()) != 0;
+        self.operand_settings.next.broadcast_c =
+            (self.broadcast_word.val() & self.broadcast_c.val()) != 0;
+        self.operand_settings.next.reversed =
+            (self.broadcast_word.val() & self.reverse_operands.val()) != 0;
+        self.operand_settings.next.scalar =
+            (self.broadcast_word.val() & self.broadcast_scalar.val()) != 0;
+        self.operand_settings.next.unary = self.unary.val();
+        // The scalar less IFM2's zero point, both by IFM2's signedness
+        // (golden `param16`).
+        self.ifm2_signed.next = (self.ifm2.val().precision & self.ifm2_type.val()) != 0;
+        self.scalar_raw.next = bit_cast::<32, 16>(self.ifm2.val().scalar);
+        if self.ifm2_signed.val() & self.scalar_raw.val().get_bit(15) {
+            self.scalar_raw.next =
+                bit_cast::<32, 16>(self.ifm2.val().scalar) - bits::<32>(0x1_0000);
+        }
+        self.scalar_zero_point.next = bit_cast::<32, 16>(self.ifm2.val().zero_point);
+        if self.ifm2_signed.val() & self.scalar_zero_point.val().get_bit(15) {
+            self.scalar_zero_point.next =
+                bit_cast::<32, 16>(self.ifm2.val().zero_point) - bits::<32>(0x1_0000);
+        }
+        self.operand_settings.next.scalar_value =
+            self.scalar_raw.val() - self.scalar_zero_point.val();
+        self.ifm2_ib_start.next = self.ifm2.val().ib_start;
+        self.reads_ifm2.next = self.elementwise.val()
+            & !self.unary.val()
+            & ((self.broadcast_word.val() & self.broadcast_scalar.val()) == 0);
 
         // The output unit (TRM 3.3.7).
         self.ofm_precision.next = self.ofm.val().precision;

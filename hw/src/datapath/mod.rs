@@ -65,14 +65,18 @@
 //!   the OFM writer with their position.
 
 mod decode;
+mod operand_reader;
 mod window;
 
 pub use decode::OperationDecoder;
+pub use operand_reader::{
+    LineOperands, OperandPair, OperandReader, OperandSettings, OPERAND_LANES,
+};
 pub use window::WindowCount;
 
 use crate::central_control::traversal::{IfmBlockJob, MacBeat, Readout, Traversal};
 use crate::central_control::{KernelKinds, KernelOperation};
-use crate::dma::{IfmFetch, OfmWrite, ShramFill, StreamRead};
+use crate::dma::{IfmBuffers, IfmFetch, OfmWrite, ShramFill, StreamRead};
 use crate::mac_unit::{IfmUnit, MacUnit};
 use crate::output_unit::{
     LutWrite, OfmWriter, OutputUnit, ScaleRecordBeat, ScaleRecords, ScaleSets,
@@ -186,9 +190,14 @@ pub struct Datapath {
     pub clock_wanted: Signal<Out, Bit>,
 
     kinds: Constant<KernelKinds>,
+    /// Bits 39..32 of a 40-bit lane: a negative operand's sign extension.
+    sign_extension: Constant<Bits<40>>,
     decoder: OperationDecoder,
     traversal: Traversal,
     ifm_fetch: IfmFetch,
+    /// Elementwise: IFM2's blocks, fetched after the IFM's of each job.
+    ifm2_fetch: IfmFetch,
+    operand_reader: OperandReader,
     fetched: Fifo<IfmBlockJob, 1, 2>,
     weight_streams: Fifo<StreamRead, 1, 2>,
     /// Lengths of the streams the DMA reads, for the decoder's starts.
@@ -210,6 +219,8 @@ pub struct Datapath {
     ofm_writer: OfmWriter,
 
     operation: ResetReg<KernelOperation>,
+    /// The IFM fetch has put the current job's IFM copies out: IFM2's are next.
+    fetching_ifm2: ResetReg<Bit>,
     active: ResetReg<Bit>,
     starting: ResetReg<Bit>,
     /// IFM blocks whose last copy is in the shared buffer, not yet walked.
@@ -224,6 +235,21 @@ pub struct Datapath {
     settling: ResetReg<Bits<2>>,
 
     job: Signal<Local, IfmBlockJob>,
+    elementwise: Signal<Local, Bit>,
+    reads_ifm2: Signal<Local, Bit>,
+    ifm_buffers: Signal<Local, IfmBuffers>,
+    ifm2_buffers: Signal<Local, IfmBuffers>,
+    /// The IFM buffers' end: IFM2_IB_START when IFM2 has buffers, else
+    /// NPU_SET_IFM_IB_END (TRM tables 4-136, 4-137).
+    ifm_end_kb: Signal<Local, Bits<16>>,
+    ifm2_start_kb: Signal<Local, Bits<16>>,
+    ifm2_job: Signal<Local, IfmBlockJob>,
+    ifm_job_fetched: Signal<Local, Bit>,
+    operands_read: Signal<Local, Bits<256>>,
+    operand_lane: Signal<Local, Bits<32>>,
+    operand_lane_40: Signal<Local, Bits<40>>,
+    operands_a: Signal<Local, Bits<320>>,
+    elementwise_fire: Signal<Local, Bit>,
     walked: Signal<Local, IfmBlockJob>,
     positions_left: Signal<Local, Bits<4>>,
     positions_after: Signal<Local, Bits<4>>,
@@ -232,7 +258,6 @@ pub struct Datapath {
     beat: Signal<Local, MacBeat>,
     word: Signal<Local, Readout>,
     element_shift: Signal<Local, Bits<8>>,
-    ib_half_kb: Signal<Local, Bits<16>>,
     parallel: Signal<Local, Bit>,
     /// Depthwise in parallel mode: a core's IFM channels are every other
     /// one of its IFM blocks.
@@ -301,12 +326,15 @@ impl Datapath {
                 conv: true,
                 depthwise: true,
                 pool: true,
-                elementwise: false,
+                elementwise: true,
                 parallel: config.cores == 2,
             }),
+            sign_extension: Constant::new(0xff_0000_0000_u64.into()),
             decoder: Default::default(),
             traversal: Default::default(),
             ifm_fetch: Default::default(),
+            ifm2_fetch: Default::default(),
+            operand_reader: Default::default(),
             fetched: Default::default(),
             weight_streams: Default::default(),
             weight_lengths: Default::default(),
@@ -325,6 +353,7 @@ impl Datapath {
             window: Default::default(),
             ofm_writer: Default::default(),
             operation: Default::default(),
+            fetching_ifm2: Default::default(),
             active: Default::default(),
             starting: Default::default(),
             filled: Default::default(),
@@ -334,6 +363,19 @@ impl Datapath {
             faulted: Default::default(),
             settling: Default::default(),
             job: Default::default(),
+            elementwise: Default::default(),
+            reads_ifm2: Default::default(),
+            ifm_buffers: Default::default(),
+            ifm2_buffers: Default::default(),
+            ifm_end_kb: Default::default(),
+            ifm2_start_kb: Default::default(),
+            ifm2_job: Default::default(),
+            ifm_job_fetched: Default::default(),
+            operands_read: Default::default(),
+            operand_lane: Default::default(),
+            operand_lane_40: Default::default(),
+            operands_a: Default::default(),
+            elementwise_fire: Default::default(),
             walked: Default::default(),
             positions_left: Default::default(),
             positions_after: Default::default(),
@@ -342,7 +384,6 @@ impl Datapath {
             beat: Default::default(),
             word: Default::default(),
             element_shift: Default::default(),
-            ib_half_kb: Default::default(),
             parallel: Default::default(),
             interleaved: Default::default(),
             scale_base: Default::default(),
@@ -385,6 +426,7 @@ impl Logic for Datapath {
             self,
             clock,
             operation,
+            fetching_ifm2,
             active,
             starting,
             filled,
@@ -399,6 +441,7 @@ impl Logic for Datapath {
         self.decoder_quiet.rst_n.next = self.rst_n.val();
         self.faulted.rst_n.next = self.rst_n.val();
         self.operation.rst_n.next = self.rst_n.val();
+        self.fetching_ifm2.rst_n.next = self.rst_n.val();
         self.active.rst_n.next = self.rst_n.val();
         self.starting.rst_n.next = self.rst_n.val();
         self.filled.rst_n.next = self.rst_n.val();
@@ -407,6 +450,10 @@ impl Logic for Datapath {
         self.traversal.rst_n.next = self.rst_n.val();
         self.ifm_fetch.clock.next = self.clock.val();
         self.ifm_fetch.rst_n.next = self.rst_n.val();
+        self.ifm2_fetch.clock.next = self.clock.val();
+        self.ifm2_fetch.rst_n.next = self.rst_n.val();
+        self.operand_reader.clock.next = self.clock.val();
+        self.operand_reader.rst_n.next = self.rst_n.val();
         self.fetched.clock.next = self.clock.val();
         self.fetched.rst_n.next = self.rst_n.val();
         self.weight_streams.clock.next = self.clock.val();
@@ -461,6 +508,21 @@ impl Logic for Datapath {
             & !self.decoder.output_settings.val().unscaled;
         self.pool.next = self.decoder.shape.val().pool;
 
+        // ---- The IFM buffers (TRM 4.9.1): IB0 and IB1 halves from 2 KB to
+        // the IFM end; an elementwise IFM2's from IFM2_IB_START to IB_END ----
+        self.ifm2_start_kb.next = bit_cast::<16, 6>(self.decoder.ifm2_ib_start.val());
+        self.ifm_end_kb.next = bit_cast::<16, 6>(self.decoder.ifm_view.val().ib_end);
+        if self.decoder.reads_ifm2.val() {
+            self.ifm_end_kb.next = self.ifm2_start_kb.val();
+        }
+        self.ifm_buffers.next.start = 2048.into();
+        self.ifm_buffers.next.half = ((self.ifm_end_kb.val() - 2) >> 1) << 10;
+        self.ifm2_buffers.next.start = self.ifm2_start_kb.val() << 10;
+        self.ifm2_buffers.next.half = ((bit_cast::<16, 6>(self.decoder.ifm_view.val().ib_end)
+            - self.ifm2_start_kb.val())
+            >> 1)
+            << 10;
+
         // ---- IFM blocks: to the fetch, the weight and scale streams ----
         self.job.next = self.traversal.ifm_blocks.data.val();
         // A spatial OFM block starts the weight stream again (TRM 4.7.5:
@@ -473,16 +535,63 @@ impl Logic for Datapath {
             & self.weight_streams.tail.ready.val()
             & self.scale_streams.tail.ready.val()
             & self.scale_depths.tail.ready.val();
-        self.ifm_fetch.jobs.valid.next =
-            self.traversal.ifm_blocks.valid.val() & self.tee_ready.val();
-        self.traversal.ifm_blocks.ready.next =
-            self.ifm_fetch.jobs.ready.val() & self.tee_ready.val();
+        // Elementwise: a job's IFM copies, then its IFM2 copies, the last
+        // of those ending the block (the DMA's `ifm_filled`).
+        self.elementwise.next = self.decoder.elementwise.val();
+        self.reads_ifm2.next = self.decoder.reads_ifm2.val();
+        self.ifm_fetch.jobs.valid.next = self.traversal.ifm_blocks.valid.val()
+            & self.tee_ready.val()
+            & !self.fetching_ifm2.q.val();
+        self.ifm2_fetch.jobs.valid.next = self.traversal.ifm_blocks.valid.val()
+            & self.tee_ready.val()
+            & self.fetching_ifm2.q.val();
+        self.ifm_job_fetched.next =
+            self.ifm_fetch.jobs.valid.val() & self.ifm_fetch.jobs.ready.val();
+        if self.ifm_job_fetched.val() & self.reads_ifm2.val() {
+            self.fetching_ifm2.d.next = true;
+        }
+        self.traversal.ifm_blocks.ready.next = (self.ifm_fetch.jobs.ready.val()
+            & !self.reads_ifm2.val()
+            & !self.fetching_ifm2.q.val())
+            | (self.ifm2_fetch.jobs.ready.val() & self.fetching_ifm2.q.val());
         self.job_taken.next =
             self.traversal.ifm_blocks.valid.val() & self.traversal.ifm_blocks.ready.val();
+        if self.job_taken.val() {
+            self.fetching_ifm2.d.next = false;
+        }
         self.ifm_fetch.jobs.data.next = self.job.val();
         self.ifm_fetch.view.next = self.decoder.ifm_view.val();
+        self.ifm_fetch.buffers.next = self.ifm_buffers.val();
         self.ifm_fetch.line_positions.next = self.interleaved.val();
-        StreamOut::<ShramFill>::link(&mut self.ifm_fills, &mut self.ifm_fetch.fills);
+        // IFM2's block: the IFM block with its broadcast dimensions 1.
+        self.ifm2_job.next = self.job.val();
+        if self.decoder.operand_settings.val().broadcast_h {
+            self.ifm2_job.next.y0 = 0.into();
+            self.ifm2_job.next.height = 1.into();
+        }
+        if self.decoder.operand_settings.val().broadcast_w {
+            self.ifm2_job.next.x0 = 0.into();
+            self.ifm2_job.next.width = 1.into();
+        }
+        if self.decoder.operand_settings.val().broadcast_c {
+            self.ifm2_job.next.channel0 = 0.into();
+            self.ifm2_job.next.channels = 1.into();
+        }
+        self.ifm2_fetch.jobs.data.next = self.ifm2_job.val();
+        self.ifm2_fetch.view.next = self.decoder.ifm2_view.val();
+        self.ifm2_fetch.buffers.next = self.ifm2_buffers.val();
+        self.ifm2_fetch.line_positions.next = false;
+        self.ifm_fills.valid.next = self.ifm_fetch.fills.valid.val();
+        self.ifm_fills.data.next = self.ifm_fetch.fills.data.val();
+        if self.reads_ifm2.val() {
+            self.ifm_fills.data.next.block_end = false;
+        }
+        self.ifm_fetch.fills.ready.next = self.ifm_fills.ready.val() & !self.fetching_ifm2.q.val();
+        self.ifm2_fetch.fills.ready.next = self.ifm_fills.ready.val() & self.fetching_ifm2.q.val();
+        if self.fetching_ifm2.q.val() {
+            self.ifm_fills.valid.next = self.ifm2_fetch.fills.valid.val();
+            self.ifm_fills.data.next = self.ifm2_fetch.fills.data.val();
+        }
         self.fetched.tail.valid.next = self.job_taken.val();
         self.fetched.tail.data.next = self.job.val();
         self.weight_streams.tail.valid.next =
@@ -516,11 +625,16 @@ impl Logic for Datapath {
         self.scale_depths.tail.data.next = self.job.val().ofm_depth;
 
         // An IFM block is walked once its last copy is in the shared buffer.
+        // (Elementwise: read by the operand reader, not walked in beats.)
         self.traversal.filled.valid.next =
-            self.fetched.head.valid.val() & (self.filled.q.val() != 0);
+            self.fetched.head.valid.val() & (self.filled.q.val() != 0) & !self.elementwise.val();
         self.traversal.filled.data.next = self.fetched.head.data.val();
-        self.filled_taken.next =
-            self.traversal.filled.valid.val() & self.traversal.filled.ready.val();
+        self.operand_reader.jobs.valid.next =
+            self.fetched.head.valid.val() & (self.filled.q.val() != 0) & self.elementwise.val();
+        self.operand_reader.jobs.data.next = self.fetched.head.data.val();
+        self.filled_taken.next = (self.traversal.filled.valid.val()
+            & self.traversal.filled.ready.val())
+            | (self.operand_reader.jobs.valid.val() & self.operand_reader.jobs.ready.val());
         self.fetched.head.ready.next = self.filled_taken.val();
         if self.ifm_filled.val() & !self.filled_taken.val() {
             self.filled.d.next = self.filled.q.val() + 1;
@@ -604,11 +718,10 @@ impl Logic for Datapath {
         // The IFM unit reads the job being walked (TRM table 4-136: IB0
         // from 2 KB, IB1 after it; each half of the IFM buffers).
         self.walked.next = self.traversal.current.val();
-        self.ib_half_kb.next =
-            ((bit_cast::<16, 6>(self.decoder.ifm_view.val().ib_end) - 2) >> 1) << 10;
-        self.ifm_unit.settings.next.ib_base = 2048.into();
+        self.ifm_unit.settings.next.ib_base = self.ifm_buffers.val().start;
         if self.walked.val().ib_half {
-            self.ifm_unit.settings.next.ib_base = self.ib_half_kb.val() + 2048;
+            self.ifm_unit.settings.next.ib_base =
+                self.ifm_buffers.val().start + self.ifm_buffers.val().half;
         }
         self.ifm_unit.settings.next.ib_width = bit_cast::<8, 16>(self.walked.val().width);
         self.ifm_unit.settings.next.position_bytes =
@@ -648,6 +761,18 @@ impl Logic for Datapath {
                 | (bit_cast::<48, 12>(self.ifm_unit.shram_read_address[1].val()) << 12)
                 | (bit_cast::<48, 12>(self.ifm_unit.shram_read_address[2].val()) << 24)
                 | (bit_cast::<48, 12>(self.ifm_unit.shram_read_address[3].val()) << 36);
+        // Elementwise: the operand reader has ports 0 and 1 (the IFM unit
+        // is idle).
+        if self.elementwise.val() {
+            self.shram_read_enable.next =
+                bit_cast::<4, 2>(self.operand_reader.shram_read_enable.val());
+            self.shram_read_address.next =
+                bit_cast::<48, 24>(self.operand_reader.shram_read_address.val());
+        }
+        self.operand_reader.shram_read_data.next = self.shram_read_data.val().get_bits::<256>(0);
+        self.operand_reader.settings.next = self.decoder.operand_settings.val();
+        self.operand_reader.settings.next.ifm_buffers = self.ifm_buffers.val();
+        self.operand_reader.settings.next.ifm2_buffers = self.ifm2_buffers.val();
         self.ifm_unit.shram_read_data[0].next = self.shram_read_data.val().get_bits::<128>(0);
         self.ifm_unit.shram_read_data[1].next = self.shram_read_data.val().get_bits::<128>(128);
         self.ifm_unit.shram_read_data[2].next = self.shram_read_data.val().get_bits::<128>(256);
@@ -701,7 +826,8 @@ impl Logic for Datapath {
             self.join_fire.val() & self.beat_tags.head.data.val().group_end & !self.pool.val();
         self.traversal.slice_done.next = self.mac.slice_done.val();
         // The IFM block's last activations are out of the shared buffer.
-        self.traversal.ib_read.next = self.join_fire.val() & self.tag.val().job_end;
+        self.traversal.ib_read.next =
+            (self.join_fire.val() & self.tag.val().job_end) | self.operand_reader.released.val();
 
         // ---- The weight stream's state, and faults (golden: OpError::Weights) ----
         self.stream_used.next =
@@ -831,6 +957,43 @@ impl Logic for Datapath {
         self.window.y.next = self.output_tags.tail.data.val().y;
         self.window.x.next = self.output_tags.tail.data.val().x;
         self.output_unit.accumulators.data.next.count = self.window.count.val();
+        // Elementwise: the operand reader's groups instead (no scale
+        // records, operand A sign-extended to the 40-bit lanes).
+        self.operands_read.next = self.operand_reader.operands.data.val().a;
+        self.operand_lane.next = 0.into();
+        self.operand_lane_40.next = 0.into();
+        self.operands_a.next = 0.into();
+        for i in 0..8_usize {
+            self.operand_lane.next = self.operands_read.val().get_bits::<32>(32 * i);
+            self.operand_lane_40.next = bit_cast::<40, 32>(self.operand_lane.val());
+            if self.operand_lane.val().get_bit(31) {
+                self.operand_lane_40.next = self.operand_lane_40.val() | self.sign_extension.val();
+            }
+            self.operands_a.next = self.operands_a.val()
+                | (bit_cast::<320, 40>(self.operand_lane_40.val()) << (40 * i).to_bits::<9>());
+        }
+        self.output_unit.accumulators.data.next.second = self.operand_reader.operands.data.val().b;
+        self.operand_reader.operands.ready.next = self.elementwise.val()
+            & self.output_unit.accumulators.ready.val()
+            & self.output_tags.tail.ready.val();
+        self.elementwise_fire.next =
+            self.operand_reader.operands.valid.val() & self.operand_reader.operands.ready.val();
+        if self.elementwise.val() {
+            self.output_unit.accumulators.valid.next =
+                self.operand_reader.operands.valid.val() & self.output_tags.tail.ready.val();
+            self.output_unit.accumulators.data.next.values = self.operands_a.val();
+            self.output_unit.accumulators.data.next.biases = 0.into();
+            self.output_unit.accumulators.data.next.scales = 0.into();
+            self.output_unit.accumulators.data.next.shifts = 0.into();
+            self.output_unit.accumulators.data.next.lanes =
+                self.operand_reader.operands.data.val().lanes;
+            self.output_unit.accumulators.data.next.core = false;
+            self.output_unit.accumulators.data.next.count = 0.into();
+            self.output_tags.tail.valid.next = self.elementwise_fire.val();
+            self.output_tags.tail.data.next.y = self.operand_reader.operands.data.val().y;
+            self.output_tags.tail.data.next.x = self.operand_reader.operands.data.val().x;
+            self.output_tags.tail.data.next.c = self.operand_reader.operands.data.val().c;
+        }
         self.word_done.next = self.stage_fire.val() & self.last_position.val();
         if self.stage_fire.val() {
             self.position.d.next = self.position.q.val() + 1;
@@ -870,6 +1033,7 @@ impl Logic for Datapath {
             & (self.beat_tags.count.val() == 0)
             & (self.readout_tags.count.val() == 0)
             & (self.output_tags.count.val() == 0)
+            & !self.operand_reader.busy.val()
             & !self.ofm_writes.valid.val()
             & !self.dma_busy.val();
         if self.active.q.val() & self.idle.val() {

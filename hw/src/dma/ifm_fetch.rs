@@ -3,15 +3,16 @@
 //! put its source rectangle into the job's IFM buffer.
 //!
 //! The rectangle is source rows `y0..y0+height`, columns `x0..x0+width`,
-//! channels `channel0..channel0+channels` (elements of e = 1 or 2 bytes, by
-//! NPU_SET_IFM_PRECISION). In the shared buffer it is packed: IB0 is
-//! [2 KB, 2 KB + H KB) and IB1 the next H KB, H = (NPU_SET_IFM_IB_END - 2)
-//! / 2 (TRM table 4-136); position (r, q) of the rectangle at `ib_base +
-//! (r * width + q) * position_bytes`, position_bytes = channels * e rounded
-//! up to 8 (16 for 16-bit elements, or with `line_positions`: the IFM unit
-//! reads an 8-channel group of them, or of a parallel-mode depthwise core's
-//! every other channel, as one aligned line), channel k of the block at byte
-//! k * e of its position.
+//! channels `channel0..channel0+channels` (elements of e = 1, 2 or 4 bytes,
+//! by the view's precision). In the shared buffer it is packed: IB0 starts
+//! at `buffers.start` and IB1 `buffers.half` bytes after it (the datapath
+//! places them: TRM tables 4-136 and 4-137); position (r, q) of the
+//! rectangle at `ib_base + (r * width + q) * position_bytes`,
+//! position_bytes = channels * e rounded up to 8 (16 for 16- and 32-bit
+//! elements, or with `line_positions`: the IFM unit reads an 8-channel
+//! group of them, or of a parallel-mode depthwise core's every other
+//! channel, as one aligned line), channel k of the block at byte k * e of
+//! its position.
 //!
 //! Per rectangle row, per piece of the row in one tile (columns left of
 //! WIDTH0 in tile 0, or tile 2 from row HEIGHT0 on; the others in tile 1, or
@@ -21,15 +22,16 @@
 //! 16 * e bytes (TRM 4.6.5). `block_end` marks the job's last fill; an empty
 //! rectangle (height or width 0) gives one fill of 0 rows with `block_end`.
 //! Offsets are modulo 2^40 (the region offset width), so strides may be
-//! negative as two's complement; elements of 32 bits are not supported
-//! (treated as 8-bit).
+//! negative as two's complement.
 //!
 //! # Ports
 //!
 //! - `jobs` (a [`StreamIn`] of [`IfmBlockJob`]s): a job is read where it
 //!   stands and taken with its last fill; `ready` depends on `fills.ready`,
 //!   never on `valid`.
-//! - `view` ([`IfmView`]): held while the operation's jobs are offered.
+//! - `view` ([`IfmView`]) and `buffers` ([`IfmBuffers`]): held while the
+//!   operation's jobs are offered. The IFM2 channel reads its view as an
+//!   [`IfmView`] too (the fields both have).
 //! - `line_positions`: positions are whole 16-byte lines (held as `view`).
 //! - `fills` (a [`StreamOut`] of [`ShramFill`]s) toward the IFM channel,
 //!   `region` = NPU_SET_IFM_REGION.
@@ -49,6 +51,14 @@ use crate::widgets::{Multiply16x40, ResetReg};
 use npu_spec::command::Opcode;
 use rust_hdl::prelude::*;
 
+/// Where a job's IFM buffer is: IB0 from byte `start` of the shared
+/// buffer, IB1 `half` bytes after it.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct IfmBuffers {
+    pub start: Bits<16>,
+    pub half: Bits<16>,
+}
+
 #[derive(LogicBlock)]
 pub struct IfmFetch {
     pub clock: Signal<In, Clock>,
@@ -57,6 +67,7 @@ pub struct IfmFetch {
     pub jobs: StreamIn<IfmBlockJob>,
     /// The operation's IFM registers.
     pub view: Signal<In, IfmView>,
+    pub buffers: Signal<In, IfmBuffers>,
     /// Positions take whole lines (8-bit depthwise in parallel mode).
     pub line_positions: Signal<In, Bit>,
     /// 2D copies toward the IFM channel.
@@ -92,6 +103,7 @@ pub struct IfmFetch {
     precision: Signal<Local, Bits<16>>,
     precision_lsb: Constant<Bits<6>>,
     format_mask: Constant<Bits<16>>,
+    /// Elements of 16 or 32 bits.
     wide: Signal<Local, Bit>,
     /// log2 of the element bytes.
     element_shift: Signal<Local, Bits<4>>,
@@ -122,7 +134,6 @@ pub struct IfmFetch {
     x_step: Signal<Local, Bits<40>>,
     block_bytes: Signal<Local, Bits<16>>,
     position_bytes: Signal<Local, Bits<16>>,
-    ib_kb: Signal<Local, Bits<16>>,
     ib_base: Signal<Local, Bits<16>>,
     first_group: Signal<Local, Bits<16>>,
     channel_end: Signal<Local, Bits<16>>,
@@ -149,6 +160,7 @@ impl Default for IfmFetch {
             rst_n: Default::default(),
             jobs: Default::default(),
             view: Default::default(),
+            buffers: Default::default(),
             line_positions: Default::default(),
             fills: Default::default(),
             multiply: Default::default(),
@@ -200,7 +212,6 @@ impl Default for IfmFetch {
             x_step: Default::default(),
             block_bytes: Default::default(),
             position_bytes: Default::default(),
-            ib_kb: Default::default(),
             ib_base: Default::default(),
             first_group: Default::default(),
             channel_end: Default::default(),
@@ -258,11 +269,14 @@ impl Logic for IfmFetch {
         self.group_offset.rst_n.next = self.rst_n.val();
         self.group_base.rst_n.next = self.rst_n.val();
 
-        // The view: NPU_SET_IFM_PRECISION activation_precision 1 (16-bit) and
-        // activation_format 1 (NHCWB16), at the spec's positions; 40-bit offsets.
+        // The view: NPU_SET_IFM_PRECISION activation_precision 1 (16-bit), 2
+        // (32-bit) and activation_format 1 (NHCWB16), at the spec's
+        // positions; 40-bit offsets.
         self.job.next = self.jobs.data.val();
         self.precision.next = self.view.val().precision;
-        self.wide.next = bit_cast::<2, 16>(self.precision.val() >> self.precision_lsb.val()) == 1;
+        self.element_shift.next =
+            bit_cast::<4, 16>((self.precision.val() >> self.precision_lsb.val()) & 3);
+        self.wide.next = self.element_shift.val() != 0;
         self.nhcwb16.next = (self.precision.val() & self.format_mask.val()) != 0;
         self.stride_x.next = bit_cast::<40, 48>(self.view.val().stride_x);
         self.stride_y.next = bit_cast::<40, 48>(self.view.val().stride_y);
@@ -305,16 +319,9 @@ impl Logic for IfmFetch {
             self.y_b.next = self.y0.val() - self.height1.val();
             self.base_b.next = self.base_3.val();
         }
-        self.element_shift.next = 0.into();
-        if self.wide.val() {
-            self.element_shift.next = 1.into();
-        }
         self.x_step.next = self.stride_x.val();
         if self.nhcwb16.val() {
-            self.x_step.next = 16.into();
-            if self.wide.val() {
-                self.x_step.next = 32.into();
-            }
+            self.x_step.next = bits::<40>(16) << self.element_shift.val();
         }
 
         // Shared-buffer layout.
@@ -323,10 +330,9 @@ impl Logic for IfmFetch {
         if self.wide.val() | self.line_positions.val() {
             self.position_bytes.next = (self.block_bytes.val() + 15) & 0xfff0;
         }
-        self.ib_kb.next = (bit_cast::<16, 6>(self.view.val().ib_end) - 2) >> 1;
-        self.ib_base.next = 2048.into();
+        self.ib_base.next = self.buffers.val().start;
         if self.job.val().ib_half {
-            self.ib_base.next = (self.ib_kb.val() << 10) + 2048;
+            self.ib_base.next = self.buffers.val().start + self.buffers.val().half;
         }
         self.first_group.next = self.job.val().channel0;
         if self.nhcwb16.val() {
@@ -341,7 +347,7 @@ impl Logic for IfmFetch {
         match self.step.q.val().index() {
             0 => {
                 self.multiply.a.next = self.job.val().channel0;
-                self.multiply.b.next = bit_cast::<40, 4>(self.element_shift.val()) + 1;
+                self.multiply.b.next = bits::<40>(1) << self.element_shift.val();
                 if self.nhcwb16.val() {
                     self.multiply.a.next = self.job.val().channel0 >> 4;
                     self.multiply.b.next = self.stride_c.val();

@@ -47,7 +47,7 @@ mod writes;
 
 pub use aligner::Aligner;
 pub use events::{AxiEvents, AxiEventsIn, ReadEvents, WriteEvents};
-pub use ifm_fetch::IfmFetch;
+pub use ifm_fetch::{IfmBuffers, IfmFetch};
 pub use mem2mem::Mem2Mem;
 pub use memtype::MemtypeCache;
 pub use ofm_channel::OfmChannel;

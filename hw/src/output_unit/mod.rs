@@ -95,6 +95,10 @@ pub struct AccumulatorBeat {
     /// The IFM elements of the position's kernel window, 1..=64: the
     /// divisor of a padded average pool (`OutputSettings::divide`).
     pub count: Bits<7>,
+    /// Elementwise: lane i's operand B (IFM2, or the scalar) in bits
+    /// 32i+31..32i; operand A is lane i of `values`, a 32-bit two's
+    /// complement operand sign-extended.
+    pub second: Bits<{ LANES * 32 }>,
 }
 
 /// The OFM values of an [`AccumulatorBeat`]: lane i in bits 32i+31..32i,

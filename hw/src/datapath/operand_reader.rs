@@ -1,0 +1,411 @@
+//! The elementwise operand reader: the output unit's reads of the IFM and
+//! IFM2 buffers for NPU_OP_ELEMENTWISE (TRM 4.8.2; table 4-79's AO event
+//! "AO is doing block traversal of ACC or IB": an elementwise operation
+//! reads its operands from the IBs, the MAC array is idle).
+//!
+//! Per filled IFM block (an OFM block of a 1x1 kernel: the IFM rectangle is
+//! the OFM block, its channels the OFM block's) it walks the positions in
+//! raster order and, per position, the channels in groups of 8 lanes (4
+//! for 32-bit elements), one group a cycle: a line of the IFM buffer and
+//! one of the IFM2 buffer, laid out as [`crate::dma::IfmFetch`] writes
+//! them (position (r, q) at `start + (r * width + q) * position_bytes`,
+//! position_bytes = channels * e rounded up to 8 bytes for 8-bit elements,
+//! to 16 for 16- and 32-bit ones). IFM2's block is the IFM block with its
+//! broadcast dimensions (NPU_SET_IFM2_BROADCAST bits 0-2) of extent 1: a
+//! broadcast row or column is read again for every row or column, a
+//! broadcast channel is lane 0's element, given to every lane.
+//!
+//! Each lane's operands are the elements minus their zero points, wrapped
+//! to 32 bits (`npu_model::ops::load_fm`); a scalar IFM2 (bit 7) is
+//! `settings.scalar_value` in every lane and reads nothing; with bit 6
+//! (operand order) IFM2 is operand A. Unary operations read no IFM2.
+//!
+//! # Ports
+//!
+//! - `settings` ([`OperandSettings`]): held while the operation's jobs are
+//!   offered.
+//! - `jobs` (a [`StreamIn`] of [`IfmBlockJob`]s): a job whose IFM (and
+//!   IFM2) block is in the shared buffer; taken with its last read.
+//! - `released`: a pulse the cycle after the last read of a job: its
+//!   buffers may be refilled.
+//! - `busy`: a job is being read or its operands are not all taken.
+//! - `operands` (a [`StreamOut`] of [`OperandPair`]s): one per group, in
+//!   order.
+//! - `shram_read_*`: two read ports (0: IFM, 1: IFM2) with
+//!   [`SramBank`](crate::shram::SramBank) timing.
+//!
+//! # Throughput
+//!
+//! One cycle to set up a job, then one group a cycle while `operands` is
+//! ready: reads are issued only while the output queue has room for their
+//! data, so a stall never loses a line.
+
+use crate::central_control::traversal::IfmBlockJob;
+use crate::dma::IfmBuffers;
+use crate::shram::LINE_ADDRESS_BITS;
+use crate::stream::{StreamIn, StreamOut};
+use crate::widgets::{Fifo, ResetReg};
+use rust_hdl::prelude::*;
+
+/// Lanes of an operand group.
+pub const OPERAND_LANES: usize = 8;
+
+/// What the reader needs of an elementwise operation.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct OperandSettings {
+    pub ifm_buffers: IfmBuffers,
+    pub ifm2_buffers: IfmBuffers,
+    /// log2 of the element bytes: 0, 1 or 2 (IFM and IFM2 alike).
+    pub element_shift: Bits<2>,
+    /// Signed elements (an 8- or 16-bit element is sign-extended).
+    pub signed: Bit,
+    /// NPU_SET_IFM_ZERO_POINT and NPU_SET_IFM2_ZERO_POINT, extended by
+    /// `signed`.
+    pub ifm_zero_point: Bits<16>,
+    pub ifm2_zero_point: Bits<16>,
+    pub broadcast_h: Bit,
+    pub broadcast_w: Bit,
+    pub broadcast_c: Bit,
+    /// IFM2 is `scalar_value` (NPU_SET_IFM2_SCALAR less its zero point).
+    pub scalar: Bit,
+    pub scalar_value: Bits<32>,
+    /// IFM2 is operand A.
+    pub reversed: Bit,
+    /// No IFM2 (ABS, LRELU, CLZ).
+    pub unary: Bit,
+}
+
+/// One group's operands: lane i's A and B (32-bit two's complement) in
+/// bits 32i+31..32i, bit i of `lanes` set for a lane holding a channel;
+/// OFM position (`y`, `x`) and the group's first channel `c`.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct OperandPair {
+    pub a: Bits<{ OPERAND_LANES * 32 }>,
+    pub b: Bits<{ OPERAND_LANES * 32 }>,
+    pub lanes: Bits<OPERAND_LANES>,
+    pub y: Bits<16>,
+    pub x: Bits<16>,
+    pub c: Bits<16>,
+}
+
+/// A read in flight: what its data becomes.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct OperandRead {
+    /// The group is the upper half of its line (8-bit elements).
+    pub upper: Bit,
+    pub upper2: Bit,
+    pub lanes: Bits<OPERAND_LANES>,
+    pub y: Bits<16>,
+    pub x: Bits<16>,
+    pub c: Bits<16>,
+}
+
+#[derive(LogicBlock, Default)]
+pub struct OperandReader {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    pub settings: Signal<In, OperandSettings>,
+    pub jobs: StreamIn<IfmBlockJob>,
+    pub released: Signal<Out, Bit>,
+    /// A job is being read or its operands are not all taken.
+    pub busy: Signal<Out, Bit>,
+    pub operands: StreamOut<OperandPair>,
+    pub shram_read_enable: Signal<Out, Bits<2>>,
+    pub shram_read_address: Signal<Out, Bits<{ 2 * LINE_ADDRESS_BITS }>>,
+    pub shram_read_data: Signal<In, Bits<256>>,
+    ifm: LineOperands,
+    ifm2: LineOperands,
+    queue: Fifo<OperandPair, 2, 3>,
+    running: ResetReg<Bit>,
+    row: ResetReg<Bits<16>>,
+    column: ResetReg<Bits<16>>,
+    channel: ResetReg<Bits<16>>,
+    /// Byte addresses: the current position's and group's, in each buffer.
+    position: ResetReg<Bits<16>>,
+    group: ResetReg<Bits<16>>,
+    position2: ResetReg<Bits<16>>,
+    group2: ResetReg<Bits<16>>,
+    /// IFM2's block start (a broadcast row starts again there).
+    start2: ResetReg<Bits<16>>,
+    read: ResetReg<OperandRead>,
+    reading: ResetReg<Bit>,
+    last_read: ResetReg<Bit>,
+    s: Signal<Local, OperandSettings>,
+    ifm_buffers: Signal<Local, IfmBuffers>,
+    ifm2_buffers: Signal<Local, IfmBuffers>,
+    job: Signal<Local, IfmBlockJob>,
+    start: Signal<Local, Bits<16>>,
+    start_2: Signal<Local, Bits<16>>,
+    group_lanes: Signal<Local, Bits<16>>,
+    group_bytes: Signal<Local, Bits<16>>,
+    block_bytes: Signal<Local, Bits<16>>,
+    block_bytes2: Signal<Local, Bits<16>>,
+    position_bytes: Signal<Local, Bits<16>>,
+    position_bytes2: Signal<Local, Bits<16>>,
+    channels_left: Signal<Local, Bits<16>>,
+    lane_mask: Signal<Local, Bits<9>>,
+    last_group: Signal<Local, Bit>,
+    last_column: Signal<Local, Bit>,
+    last_row: Signal<Local, Bit>,
+    next_position: Signal<Local, Bits<16>>,
+    next_position2: Signal<Local, Bits<16>>,
+    issue: Signal<Local, Bit>,
+    /// Words in the queue and the read whose data comes this cycle.
+    queued: Signal<Local, Bits<4>>,
+    broadcast: Signal<Local, Bits<32>>,
+    second: Signal<Local, Bits<256>>,
+}
+
+/// One line's elements as lanes of 32-bit operands: lane i's element of
+/// `element_shift` (8-bit ones from the line's upper half when `upper`),
+/// sign-extended when `signed`, less the zero point (extended alike),
+/// wrapped to 32 bits.
+#[derive(LogicBlock, Default)]
+pub struct LineOperands {
+    pub line: Signal<In, Bits<128>>,
+    pub upper: Signal<In, Bit>,
+    pub element_shift: Signal<In, Bits<2>>,
+    pub sign_extend: Signal<In, Bit>,
+    pub zero_point: Signal<In, Bits<16>>,
+    pub operands: Signal<Out, Bits<{ OPERAND_LANES * 32 }>>,
+    bytes: Signal<Local, Bits<64>>,
+    lane_byte: Signal<Local, Bits<8>>,
+    half_word: Signal<Local, Bits<16>>,
+    element: Signal<Local, Bits<32>>,
+    offset: Signal<Local, Bits<32>>,
+    /// (A 32-bit local: Verilog would widen a difference inside the
+    /// packing to the whole word.)
+    difference: Signal<Local, Bits<32>>,
+}
+
+impl Logic for LineOperands {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.bytes.next = self.line.val().get_bits::<64>(0);
+        if self.upper.val() {
+            self.bytes.next = self.line.val().get_bits::<64>(64);
+        }
+        self.offset.next = bit_cast::<32, 16>(self.zero_point.val());
+        if self.sign_extend.val() & self.zero_point.val().get_bit(15) {
+            self.offset.next = self.offset.val() - bits::<32>(0x1_0000);
+        }
+        self.operands.next = 0.into();
+        self.element.next = 0.into();
+        self.difference.next = 0.into();
+        self.lane_byte.next = 0.into();
+        self.half_word.next = 0.into();
+        for i in 0..OPERAND_LANES {
+            self.lane_byte.next = self.bytes.val().get_bits::<8>(8 * i);
+            self.element.next = bit_cast::<32, 8>(self.lane_byte.val());
+            if self.sign_extend.val() & self.bytes.val().get_bit(8 * i + 7) {
+                self.element.next = self.element.val() - bits::<32>(0x100);
+            }
+            if self.element_shift.val() == 1 {
+                self.half_word.next = self.line.val().get_bits::<16>(16 * i);
+                self.element.next = bit_cast::<32, 16>(self.half_word.val());
+                if self.sign_extend.val() & self.line.val().get_bit(16 * i + 15) {
+                    self.element.next = self.element.val() - bits::<32>(0x1_0000);
+                }
+            }
+            self.difference.next = self.element.val() - self.offset.val();
+            self.operands.next = self.operands.val()
+                | (bit_cast::<256, 32>(self.difference.val()) << (32 * i).to_bits::<8>());
+        }
+        if self.element_shift.val() == 2 {
+            self.operands.next = 0.into();
+        }
+        for i in 0..4 {
+            if self.element_shift.val() == 2 {
+                self.difference.next = self.line.val().get_bits::<32>(32 * i) - self.offset.val();
+                self.operands.next = self.operands.val()
+                    | (bit_cast::<256, 32>(self.difference.val()) << (32 * i).to_bits::<8>());
+            }
+        }
+    }
+}
+
+impl Logic for OperandReader {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, running, row, column, channel, position, group, position2, group2, start2,
+            read, reading, last_read
+        );
+        self.running.rst_n.next = self.rst_n.val();
+        self.row.rst_n.next = self.rst_n.val();
+        self.column.rst_n.next = self.rst_n.val();
+        self.channel.rst_n.next = self.rst_n.val();
+        self.position.rst_n.next = self.rst_n.val();
+        self.group.rst_n.next = self.rst_n.val();
+        self.position2.rst_n.next = self.rst_n.val();
+        self.group2.rst_n.next = self.rst_n.val();
+        self.start2.rst_n.next = self.rst_n.val();
+        self.read.rst_n.next = self.rst_n.val();
+        self.reading.rst_n.next = self.rst_n.val();
+        self.last_read.rst_n.next = self.rst_n.val();
+        self.queue.clock.next = self.clock.val();
+        self.queue.rst_n.next = self.rst_n.val();
+
+        self.s.next = self.settings.val();
+        self.job.next = self.jobs.data.val();
+
+        // The block's layout in each buffer (`IfmFetch`'s).
+        self.ifm_buffers.next = self.s.val().ifm_buffers;
+        self.ifm2_buffers.next = self.s.val().ifm2_buffers;
+        self.start.next = self.ifm_buffers.val().start;
+        self.start_2.next = self.ifm2_buffers.val().start;
+        if self.job.val().ib_half {
+            self.start.next = self.ifm_buffers.val().start + self.ifm_buffers.val().half;
+            self.start_2.next = self.ifm2_buffers.val().start + self.ifm2_buffers.val().half;
+        }
+        self.block_bytes.next =
+            self.job.val().channels << bit_cast::<16, 2>(self.s.val().element_shift);
+        self.block_bytes2.next = self.block_bytes.val();
+        if self.s.val().broadcast_c {
+            self.block_bytes2.next = bits::<16>(1) << bit_cast::<16, 2>(self.s.val().element_shift);
+        }
+        self.group_lanes.next = 8.into();
+        self.group_bytes.next = 16.into();
+        self.position_bytes.next = (self.block_bytes.val() + 15) & 0xfff0;
+        self.position_bytes2.next = (self.block_bytes2.val() + 15) & 0xfff0;
+        if self.s.val().element_shift == 0 {
+            self.group_bytes.next = 8.into();
+            self.position_bytes.next = (self.block_bytes.val() + 7) & 0xfff8;
+            self.position_bytes2.next = (self.block_bytes2.val() + 7) & 0xfff8;
+        }
+        if self.s.val().element_shift == 2 {
+            self.group_lanes.next = 4.into();
+        }
+
+        // The group being read.
+        self.channels_left.next = self.job.val().channels - self.channel.q.val();
+        self.last_group.next = self.channels_left.val() <= self.group_lanes.val();
+        self.lane_mask.next = 0xff.into();
+        if self.channels_left.val() < self.group_lanes.val() {
+            self.lane_mask.next = (bits::<9>(1) << bit_cast::<9, 16>(self.channels_left.val())) - 1;
+        }
+        if (self.s.val().element_shift == 2) & (self.channels_left.val() >= 4) {
+            self.lane_mask.next = 0x0f.into();
+        }
+        self.last_column.next = (self.column.q.val() + 1) == self.job.val().width;
+        self.last_row.next = (self.row.q.val() + 1) == self.job.val().height;
+
+        // A read only when the queue will have room for its data.
+        self.queued.next = bit_cast::<4, 3>(self.queue.count.val());
+        if self.reading.q.val() {
+            self.queued.next = bit_cast::<4, 3>(self.queue.count.val()) + 1;
+        }
+        self.issue.next = self.running.q.val() & (self.queued.val() < 4);
+        self.shram_read_enable.next = 0.into();
+        if self.issue.val() {
+            self.shram_read_enable.next = 1.into();
+            if !self.s.val().unary & !self.s.val().scalar {
+                self.shram_read_enable.next = 3.into();
+            }
+        }
+        self.shram_read_address.next = bit_cast::<24, 12>(self.group.q.val().get_bits::<12>(4))
+            | (bit_cast::<24, 12>(self.group2.q.val().get_bits::<12>(4)) << 12);
+        self.reading.d.next = self.issue.val();
+        self.last_read.d.next =
+            self.issue.val() & self.last_group.val() & self.last_column.val() & self.last_row.val();
+        self.released.next = self.last_read.q.val();
+        if self.issue.val() {
+            self.read.d.next.upper = self.group.q.val().get_bit(3);
+            self.read.d.next.upper2 = self.group2.q.val().get_bit(3);
+            self.read.d.next.lanes = self.lane_mask.val().get_bits::<8>(0);
+            self.read.d.next.y = self.job.val().ofm_y + self.row.q.val();
+            self.read.d.next.x = self.job.val().ofm_x + self.column.q.val();
+            self.read.d.next.c = self.job.val().ofm_z + self.channel.q.val();
+        }
+
+        // The walk: groups, then positions, then rows. IFM2 stays on its
+        // position along a broadcast row, and its row starts again for
+        // every row of a broadcast height.
+        self.next_position.next = self.position.q.val() + self.position_bytes.val();
+        self.next_position2.next = self.position2.q.val() + self.position_bytes2.val();
+        if self.s.val().broadcast_w {
+            self.next_position2.next = self.position2.q.val();
+        }
+        if self.last_column.val() {
+            self.next_position2.next = self.position2.q.val() + self.position_bytes2.val();
+            if self.s.val().broadcast_h {
+                self.next_position2.next = self.start2.q.val();
+            }
+        }
+        self.jobs.ready.next = false;
+        if !self.running.q.val() & self.jobs.valid.val() {
+            self.running.d.next = true;
+            self.row.d.next = 0.into();
+            self.column.d.next = 0.into();
+            self.channel.d.next = 0.into();
+            self.position.d.next = self.start.val();
+            self.group.d.next = self.start.val();
+            self.position2.d.next = self.start_2.val();
+            self.group2.d.next = self.start_2.val();
+            self.start2.d.next = self.start_2.val();
+        }
+        if self.issue.val() {
+            if !self.last_group.val() {
+                self.channel.d.next = self.channel.q.val() + self.group_lanes.val();
+                self.group.d.next = self.group.q.val() + self.group_bytes.val();
+                if !self.s.val().broadcast_c {
+                    self.group2.d.next = self.group2.q.val() + self.group_bytes.val();
+                }
+            } else {
+                self.channel.d.next = 0.into();
+                self.position.d.next = self.next_position.val();
+                self.group.d.next = self.next_position.val();
+                self.position2.d.next = self.next_position2.val();
+                self.group2.d.next = self.next_position2.val();
+                if self.last_column.val() {
+                    self.column.d.next = 0.into();
+                    self.row.d.next = self.row.q.val() + 1;
+                    if self.last_row.val() {
+                        self.running.d.next = false;
+                        self.jobs.ready.next = true;
+                    }
+                } else {
+                    self.column.d.next = self.column.q.val() + 1;
+                }
+            }
+        }
+
+        // The data: lanes, zero points, broadcast, scalar, order.
+        self.ifm.line.next = self.shram_read_data.val().get_bits::<128>(0);
+        self.ifm.upper.next = self.read.q.val().upper;
+        self.ifm.zero_point.next = self.s.val().ifm_zero_point;
+        self.ifm2.line.next = self.shram_read_data.val().get_bits::<128>(128);
+        self.ifm2.upper.next = self.read.q.val().upper2;
+        self.ifm2.zero_point.next = self.s.val().ifm2_zero_point;
+        self.ifm.element_shift.next = self.s.val().element_shift;
+        self.ifm2.element_shift.next = self.s.val().element_shift;
+        self.ifm.sign_extend.next = self.s.val().signed;
+        self.ifm2.sign_extend.next = self.s.val().signed;
+        self.second.next = self.ifm2.operands.val();
+        self.broadcast.next = self.ifm2.operands.val().get_bits::<32>(0);
+        if self.s.val().scalar {
+            self.broadcast.next = self.s.val().scalar_value;
+        }
+        if self.s.val().scalar | self.s.val().broadcast_c {
+            self.second.next = 0.into();
+            for i in 0..OPERAND_LANES {
+                self.second.next = self.second.val()
+                    | (bit_cast::<256, 32>(self.broadcast.val()) << (32 * i).to_bits::<8>());
+            }
+        }
+        self.queue.tail.valid.next = self.reading.q.val();
+        self.queue.tail.data.next.a = self.ifm.operands.val();
+        self.queue.tail.data.next.b = self.second.val();
+        if self.s.val().reversed & !self.s.val().unary {
+            self.queue.tail.data.next.a = self.second.val();
+            self.queue.tail.data.next.b = self.ifm.operands.val();
+        }
+        self.queue.tail.data.next.lanes = self.read.q.val().lanes;
+        self.queue.tail.data.next.y = self.read.q.val().y;
+        self.queue.tail.data.next.x = self.read.q.val().x;
+        self.queue.tail.data.next.c = self.read.q.val().c;
+        StreamOut::<OperandPair>::link(&mut self.operands, &mut self.queue.head);
+        self.busy.next =
+            self.running.q.val() | self.reading.q.val() | (self.queue.count.val() != 0);
+    }
+}

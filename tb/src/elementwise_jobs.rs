@@ -1,0 +1,544 @@
+//! Random elementwise jobs: valid NPU_OP_ELEMENTWISE operations (TRM 4.8.2
+//! table 4-124) as complete jobs, for the random datapath suite and the
+//! elementwise benchmark.
+//!
+//! An [`ElementwiseSpec`] holds the knobs: mode, IFM and OFM types, OFM
+//! shape, IFM2 as a tensor (broadcast in any of height, width and depth),
+//! a scalar or absent (unary modes), reversed operand order, the ADD/SUB
+//! input-scale mode and rounding, the three scales, output rounding, zero
+//! points, layouts and tiles, activation function and bounds, OFM block
+//! and the IFM/IFM2 buffers. [`ElementwiseSpec::random`] draws one,
+//! [`ElementwiseSpec::build`] makes the job with random data,
+//! [`random_elementwise_job`] does both.
+//!
+//! # What the command stream promises the RTL (TRM 4.9.1 table 4-137)
+//!
+//! IFM buffers IB0/IB1 are the halves of [2 KB, IFM2_IB_START), IFM2's the
+//! halves of [IFM2_IB_START, IFM_IB_END) (with no IFM2 in memory the IFM
+//! has [2 KB, IFM_IB_END)); IFM_IB_END is at most 46 (the LUT keeps the
+//! last 2 KB). An OFM block's IFM block fits a half: positions times
+//! ALIGN(depth * element bytes, 8 for 8-bit, 16 for wider), and IFM2's
+//! block with its broadcast dimensions 1.
+
+use crate::conv_jobs::{
+    cmd, fm_commands, lut_dma, precision, quantized_multiplier, random_activation, random_tiles,
+    FmPlacement, Memory, Tiles, LUT_BYTES,
+};
+use npu_model::cmdstream::{encode, Command};
+use npu_model::job::Job;
+use npu_model::tensor::{DType, FeatureMap};
+use npu_spec::command::{
+    ActivationClipRange, ActivationFunction, ElementwiseMode, IfmRoundMode, IfmScaleMode, Layout,
+    Opcode, RoundMode,
+};
+use npu_spec::config::NpuConfig;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+/// IFM2: a tensor (broadcast dimensions `[h, w, c]`), a scalar, or none.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Ifm2 {
+    Tensor { broadcast: [bool; 3] },
+    Scalar(i64),
+    None,
+}
+
+/// Every parameter of one elementwise job.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ElementwiseSpec {
+    pub mode: ElementwiseMode,
+    pub ifm_type: DType,
+    pub ofm_type: DType,
+    /// OFM (and IFM) height, width, depth.
+    pub ofm: [usize; 3],
+    pub ifm2: Ifm2,
+    /// IFM2_BROADCAST bit 6: IFM2 is operand A.
+    pub reversed: bool,
+    pub scale_mode: IfmScaleMode,
+    pub input_round: IfmRoundMode,
+    /// NPU_SET_OPA_SCALE (scale, shift), NPU_SET_OPB_SCALE, NPU_SET_OFM_SCALE.
+    pub opa: (u32, u32),
+    pub opb: u16,
+    pub ofm_scale: (u32, u32),
+    pub round: RoundMode,
+    pub zero_points: [i64; 3],
+    /// Layouts of IFM, IFM2 and OFM, and the tiles of each (`None` is one).
+    pub layouts: [Layout; 3],
+    pub tiles: [Option<Tiles>; 3],
+    pub padded_strides: bool,
+    pub activation: ActivationFunction,
+    /// ACTIVATION_MIN/MAX in the OFM type; `None` is the type's range.
+    pub clamp: Option<(i64, i64)>,
+    pub block: [usize; 3],
+    /// NPU_SET_IFM2_IB_START and NPU_SET_IFM_IB_END in KB.
+    pub ifm2_ib_start: usize,
+    pub ib_end: usize,
+    /// u65-512 (its parallel mode off: elementwise has none).
+    pub u65_512: bool,
+}
+
+/// The largest IFM_IB_END: the last 2 KB of the 48 KB hold the LUT.
+const IB_END_MAX_KB: usize = 46;
+
+fn bytes_per_position(depth: usize, t: DType) -> usize {
+    let unit = if t.bits == 8 { 8 } else { 16 };
+    (depth * t.bytes()).div_ceil(unit) * unit
+}
+
+impl ElementwiseSpec {
+    /// A random valid operation.
+    pub fn random(rng: &mut StdRng) -> ElementwiseSpec {
+        use ElementwiseMode as M;
+        let mode = [
+            M::Mul,
+            M::Add,
+            M::Sub,
+            M::Min,
+            M::Max,
+            M::Lrelu,
+            M::Abs,
+            M::Clz,
+            M::Shr,
+            M::Shl,
+        ][rng.gen_range(0..10)];
+        let small = [DType::U8, DType::I8, DType::I16];
+        let any = [DType::U8, DType::I8, DType::I16, DType::I32];
+        let (ifm_type, ofm_type) = match mode {
+            M::Mul | M::Add | M::Sub => (any[rng.gen_range(0..4)], any[rng.gen_range(0..4)]),
+            M::Min | M::Max | M::Lrelu | M::Abs => {
+                let t = small[rng.gen_range(0..3)];
+                (t, t)
+            }
+            M::Shr => (DType::I32, any[rng.gen_range(0..4)]),
+            M::Clz | M::Shl => (DType::I32, DType::I32),
+        };
+        let unary = matches!(mode, M::Abs | M::Lrelu | M::Clz);
+        let wide = ifm_type.bits == 32 || ofm_type.bits == 32;
+        let ofm = [
+            rng.gen_range(1..=10),
+            rng.gen_range(1..=10),
+            rng.gen_range(1..=40),
+        ];
+        let zero_point = |rng: &mut StdRng, t: DType| {
+            if t.bits == 32 || rng.gen_bool(0.3) {
+                0
+            } else {
+                rng.gen_range(t.min().max(-1000)..=t.max().min(1000))
+            }
+        };
+        let ifm2 = if unary {
+            Ifm2::None
+        } else if ifm_type.bits != 32 && rng.gen_bool(0.15) {
+            Ifm2::Scalar(rng.gen_range(ifm_type.min()..=ifm_type.max()))
+        } else {
+            let mut b = [false; 3];
+            if rng.gen_bool(0.5) {
+                b = [rng.gen_bool(0.4), rng.gen_bool(0.4), rng.gen_bool(0.4)];
+            }
+            Ifm2::Tensor { broadcast: b }
+        };
+        // Input scaling only for ADD/SUB without a 32-bit type (table 4-124).
+        let scale_mode = if matches!(mode, M::Add | M::Sub) && !wide {
+            [
+                IfmScaleMode::Opa16Opb16,
+                IfmScaleMode::Opa32,
+                IfmScaleMode::Opb32,
+            ][rng.gen_range(0..3)]
+        } else {
+            IfmScaleMode::Opa16Opb16
+        };
+        let opa = match scale_mode {
+            IfmScaleMode::Opa16Opb16 => (rng.gen_range(0..=0xffff), 0),
+            _ => quantized_multiplier(rng.gen_range(0.05..0.99)),
+        };
+        let ofm_scale = if rng.gen_bool(0.2) {
+            (rng.gen(), rng.gen_range(0..=63))
+        } else {
+            quantized_multiplier(2f64.powf(rng.gen_range(-36.0..4.0)))
+        };
+        let layout = |rng: &mut StdRng, t: DType| {
+            if t.bits < 32 && rng.gen_bool(0.4) {
+                Layout::Nhcwb16
+            } else {
+                Layout::Nhwc
+            }
+        };
+        let layouts = [
+            layout(rng, ifm_type),
+            layout(rng, ifm_type),
+            layout(rng, ofm_type),
+        ];
+        let ifm2_shape = Self::ifm2_shape_of(ofm, ifm2);
+        let tiles = [
+            (layouts[0] == Layout::Nhcwb16 && rng.gen_bool(0.3))
+                .then(|| random_tiles(rng, ofm[0], ofm[1])),
+            (layouts[1] == Layout::Nhcwb16 && rng.gen_bool(0.3))
+                .then(|| random_tiles(rng, ifm2_shape[0], ifm2_shape[1])),
+            (layouts[2] == Layout::Nhcwb16 && rng.gen_bool(0.3))
+                .then(|| random_tiles(rng, ofm[0], ofm[1])),
+        ];
+        let activation = if ofm_type.bits < 32 && rng.gen_bool(0.2) {
+            random_activation(rng, ofm_type)
+        } else {
+            ActivationFunction::None
+        };
+        let clamp = (ofm_type.bits < 32 && rng.gen_bool(0.2)).then(|| {
+            let a = rng.gen_range(ofm_type.min()..=ofm_type.max());
+            let b = rng.gen_range(ofm_type.min()..=ofm_type.max());
+            (a.min(b), a.max(b))
+        });
+        let mut spec = ElementwiseSpec {
+            mode,
+            ifm_type,
+            ofm_type,
+            ofm,
+            ifm2,
+            reversed: rng.gen_bool(0.3),
+            scale_mode,
+            input_round: [IfmRoundMode::DoubleRounding, IfmRoundMode::Natural][rng.gen_range(0..2)],
+            opa,
+            opb: rng.gen(),
+            ofm_scale,
+            round: [RoundMode::Tfl, RoundMode::Truncate, RoundMode::Natural][rng.gen_range(0..3)],
+            zero_points: [
+                zero_point(rng, ifm_type),
+                zero_point(rng, ifm_type),
+                if mode == M::Clz {
+                    0
+                } else {
+                    zero_point(rng, ofm_type)
+                },
+            ],
+            layouts,
+            tiles,
+            padded_strides: rng.gen_bool(0.3),
+            activation,
+            clamp,
+            block: [
+                2 * rng.gen_range(1..=8),
+                2 * rng.gen_range(1..=16),
+                8 * rng.gen_range(1..=8),
+            ],
+            ifm2_ib_start: 0,
+            ib_end: 0,
+            u65_512: rng.gen_bool(0.2),
+        };
+        spec.fit_buffers();
+        spec
+    }
+
+    fn ifm2_shape_of(ofm: [usize; 3], ifm2: Ifm2) -> [usize; 3] {
+        match ifm2 {
+            Ifm2::Tensor { broadcast } => [0, 1, 2].map(|d| if broadcast[d] { 1 } else { ofm[d] }),
+            _ => [1, 1, 1],
+        }
+    }
+
+    /// IFM2's extent (1 in broadcast dimensions).
+    pub fn ifm2_shape(&self) -> [usize; 3] {
+        Self::ifm2_shape_of(self.ofm, self.ifm2)
+    }
+
+    fn ifm2_in_memory(&self) -> bool {
+        matches!(self.ifm2, Ifm2::Tensor { .. })
+    }
+
+    /// Shrinks the block until its IFM and IFM2 blocks fit the buffers, and
+    /// places the buffers (IFM first, IFM2 after it).
+    fn fit_buffers(&mut self) {
+        loop {
+            let [bh, bw, bd] = [0, 1, 2].map(|d| self.block[d].min(self.ofm[d]));
+            let ifm_kb = (bh * bw * bytes_per_position(bd, self.ifm_type)).div_ceil(1024);
+            let ifm2_block = match self.ifm2 {
+                Ifm2::Tensor {
+                    broadcast: [h, w, c],
+                } => [
+                    if h { 1 } else { bh },
+                    if w { 1 } else { bw },
+                    if c { 1 } else { bd },
+                ],
+                _ => [0, 0, 0],
+            };
+            let ifm2_kb =
+                (ifm2_block[0] * ifm2_block[1] * bytes_per_position(ifm2_block[2], self.ifm_type))
+                    .div_ceil(1024);
+            let ifm2_start = 2 + 2 * ifm_kb;
+            let ib_end = ifm2_start + 2 * ifm2_kb;
+            if ib_end <= IB_END_MAX_KB {
+                self.ifm2_ib_start = ifm2_start;
+                self.ib_end = if self.ifm2_in_memory() {
+                    ib_end
+                } else {
+                    IB_END_MAX_KB
+                };
+                return;
+            }
+            let [h, w, d] = &mut self.block;
+            if *d > 8 {
+                *d -= 8;
+            } else if *w > 2 {
+                *w -= 2;
+            } else {
+                *h -= 2;
+            }
+        }
+    }
+
+    /// One line naming the operation and its knobs.
+    pub fn describe(&self) -> String {
+        let [h, w, c] = self.ofm;
+        format!(
+            "{:?} {} -> {} {h}x{w}x{c}, IFM2 {:?}{}, {:?} {:?}, block {:?}, {}",
+            self.mode,
+            self.ifm_type,
+            self.ofm_type,
+            self.ifm2,
+            if self.reversed { " reversed" } else { "" },
+            self.scale_mode,
+            self.activation,
+            self.block,
+            if self.u65_512 { "u65-512" } else { "u65-256" },
+        )
+    }
+
+    /// The job, with random IFM and IFM2 data.
+    pub fn build(&self, rng: &mut StdRng) -> Job {
+        let config = if self.u65_512 {
+            NpuConfig::u65_512()
+        } else {
+            NpuConfig::u65_256()
+        };
+        let mut memory = Memory::default();
+        let regions = [
+            rng.gen_range(0..8),
+            rng.gen_range(0..8),
+            rng.gen_range(0..8),
+        ];
+        let place = |memory: &mut Memory, rng: &mut StdRng, k: usize, shape, dtype| {
+            memory.place(
+                rng,
+                FmPlacement {
+                    region: regions[k],
+                    shape,
+                    dtype,
+                    layout: self.layouts[k],
+                    tiles: self.tiles[k],
+                    zero_point: self.zero_points[k],
+                    padded_strides: self.padded_strides,
+                },
+            )
+        };
+        let ifm = place(&mut memory, rng, 0, self.ofm, self.ifm_type);
+        fill(&mut memory, rng, &ifm, self.ofm);
+        let ifm2 = place(&mut memory, rng, 1, self.ifm2_shape(), self.ifm_type);
+        if self.ifm2_in_memory() {
+            fill(&mut memory, rng, &ifm2, self.ifm2_shape());
+        }
+        let ofm = place(&mut memory, rng, 2, self.ofm, self.ofm_type);
+        let mut commands = Vec::new();
+        if self.activation.bits() >= 16 {
+            let lut_area =
+                config.shram_kib as u64 * 1024 / u64::from(config.cores) - LUT_BYTES as u64;
+            for core in 0..config.cores {
+                let lut: Vec<u8> = (0..LUT_BYTES).map(|_| rng.gen()).collect();
+                let source = memory.alloc(rng, regions[0], &lut);
+                commands.extend(lut_dma(regions[0], source, 1 << core, lut_area));
+            }
+            commands.push(cmd(Opcode::NpuOpDmaWait, &[("k", 0)]));
+        }
+        commands.extend(self.commands(&ifm, &ifm2, &ofm));
+        Job::in_memory(config, encode(&commands), memory.regions, &self.describe())
+    }
+
+    fn commands(&self, ifm: &FeatureMap, ifm2: &FeatureMap, ofm: &FeatureMap) -> Vec<Command> {
+        use Opcode as O;
+        let [oh, ow, oc] = self.ofm;
+        let mut out = fm_commands(
+            ifm,
+            [
+                O::NpuSetIfmRegion,
+                O::NpuSetIfmBase0,
+                O::NpuSetIfmBase1,
+                O::NpuSetIfmBase2,
+                O::NpuSetIfmBase3,
+                O::NpuSetIfmStrideX,
+                O::NpuSetIfmStrideY,
+                O::NpuSetIfmStrideC,
+                O::NpuSetIfmWidth0M1,
+                O::NpuSetIfmHeight0M1,
+                O::NpuSetIfmHeight1M1,
+            ],
+        );
+        out.extend(fm_commands(
+            ifm2,
+            [
+                O::NpuSetIfm2Region,
+                O::NpuSetIfm2Base0,
+                O::NpuSetIfm2Base1,
+                O::NpuSetIfm2Base2,
+                O::NpuSetIfm2Base3,
+                O::NpuSetIfm2StrideX,
+                O::NpuSetIfm2StrideY,
+                O::NpuSetIfm2StrideC,
+                O::NpuSetIfm2Width0M1,
+                O::NpuSetIfm2Height0M1,
+                O::NpuSetIfm2Height1M1,
+            ],
+        ));
+        out.extend(fm_commands(
+            ofm,
+            [
+                O::NpuSetOfmRegion,
+                O::NpuSetOfmBase0,
+                O::NpuSetOfmBase1,
+                O::NpuSetOfmBase2,
+                O::NpuSetOfmBase3,
+                O::NpuSetOfmStrideX,
+                O::NpuSetOfmStrideY,
+                O::NpuSetOfmStrideC,
+                O::NpuSetOfmWidth0M1,
+                O::NpuSetOfmHeight0M1,
+                O::NpuSetOfmHeight1M1,
+            ],
+        ));
+        let [signed, bits, layout] = precision(self.ifm_type, self.layouts[0]);
+        let [_, _, layout2] = precision(self.ifm_type, self.layouts[1]);
+        let [ofm_signed, ofm_bits, ofm_layout] = precision(self.ofm_type, self.layouts[2]);
+        let (broadcast, scalar) = match self.ifm2 {
+            Ifm2::Tensor { broadcast } => (broadcast, 0),
+            Ifm2::Scalar(v) => ([false; 3], v as u16),
+            Ifm2::None => ([false; 3], 0),
+        };
+        let broadcast_fields = [
+            ("broadcast_h", u64::from(broadcast[0])),
+            ("broadcast_w", u64::from(broadcast[1])),
+            ("broadcast_c", u64::from(broadcast[2])),
+            ("operand_order", u64::from(self.reversed)),
+            (
+                "broadcast_constant",
+                u64::from(matches!(self.ifm2, Ifm2::Scalar(_))),
+            ),
+        ];
+        let (lo, hi) = self.clamp.unwrap_or(match self.ofm_type.bits {
+            32 => (i16::MIN as i64, i16::MAX as i64),
+            _ => (self.ofm_type.min(), self.ofm_type.max()),
+        });
+        out.extend([
+            cmd(
+                O::NpuSetIfmPrecision,
+                &[
+                    signed,
+                    bits,
+                    layout,
+                    ("scale_mode", u64::from(self.scale_mode.bits())),
+                    ("round_mode", u64::from(self.input_round.bits())),
+                ],
+            ),
+            cmd(
+                O::NpuSetIfmZeroPoint,
+                &[("zero_point", self.zero_points[0] as u16 as u64)],
+            ),
+            cmd(O::NpuSetIfm2Precision, &[signed, bits, layout2]),
+            cmd(
+                O::NpuSetIfm2ZeroPoint,
+                &[("zero_point", self.zero_points[1] as u16 as u64)],
+            ),
+            cmd(O::NpuSetIfm2Broadcast, &broadcast_fields),
+            cmd(O::NpuSetIfm2Scalar, &[("scalar", scalar.into())]),
+            cmd(O::NpuSetIfmDepthM1, &[("depth_m1", oc as u64 - 1)]),
+            cmd(
+                O::NpuSetOfmPrecision,
+                &[
+                    ofm_signed,
+                    ofm_bits,
+                    ofm_layout,
+                    ("round_mode", u64::from(self.round.bits())),
+                ],
+            ),
+            cmd(
+                O::NpuSetOfmZeroPoint,
+                &[("zero_point", self.zero_points[2] as u16 as u64)],
+            ),
+            cmd(O::NpuSetOfmHeightM1, &[("height_m1", oh as u64 - 1)]),
+            cmd(O::NpuSetOfmWidthM1, &[("width_m1", ow as u64 - 1)]),
+            cmd(O::NpuSetOfmDepthM1, &[("depth_m1", oc as u64 - 1)]),
+            cmd(
+                O::NpuSetOfmBlkHeightM1,
+                &[("height_m1", self.block[0] as u64 - 1)],
+            ),
+            cmd(
+                O::NpuSetOfmBlkWidthM1,
+                &[("width_m1", self.block[1] as u64 - 1)],
+            ),
+            cmd(
+                O::NpuSetOfmBlkDepthM1,
+                &[("depth_m1", self.block[2] as u64 - 1)],
+            ),
+            cmd(
+                O::NpuSetOpaScale,
+                &[("scale", self.opa.0.into()), ("shift", self.opa.1.into())],
+            ),
+            cmd(O::NpuSetOpbScale, &[("scale", self.opb.into())]),
+            cmd(
+                O::NpuSetOfmScale,
+                &[
+                    ("scale", self.ofm_scale.0.into()),
+                    ("shift", self.ofm_scale.1.into()),
+                ],
+            ),
+            cmd(
+                O::NpuSetActivation,
+                &[
+                    ("activation_function", self.activation.bits().into()),
+                    (
+                        "activation_clip_range",
+                        u64::from(ActivationClipRange::OfmPrecision.bits()),
+                    ),
+                ],
+            ),
+            cmd(O::NpuSetActivationMin, &[("clip_min", lo as u16 as u64)]),
+            cmd(O::NpuSetActivationMax, &[("clip_max", hi as u16 as u64)]),
+            cmd(O::NpuSetIfmIbEnd, &[("ib_end_kb", self.ib_end as u64)]),
+            cmd(
+                O::NpuSetIfm2IbStart,
+                &[("ib_start_kb", self.ifm2_ib_start as u64)],
+            ),
+            cmd(O::NpuSetAbStart, &[("ab_start_kb", IB_END_MAX_KB as u64)]),
+            cmd(O::NpuSetBlockdep, &[("blockdep", 0)]),
+            cmd(
+                O::NpuOpElementwise,
+                &[("elementwise_mode", u64::from(self.mode.bits()))],
+            ),
+            cmd(O::NpuOpStop, &[("mask", 1)]),
+        ]);
+        out
+    }
+}
+
+/// Random elements over the whole type (32-bit ones sometimes small, so
+/// shifts and products of every size occur).
+fn fill(memory: &mut Memory, rng: &mut StdRng, fm: &FeatureMap, [h, w, c]: [usize; 3]) {
+    let t = fm.dtype;
+    let (lo, hi) = if t.bits == 32 && rng.gen_bool(0.5) {
+        let amplitude = 1i64 << rng.gen_range(1..=31);
+        (-amplitude, amplitude - 1)
+    } else {
+        (t.min(), t.max())
+    };
+    for y in 0..h {
+        for x in 0..w {
+            for ch in 0..c {
+                memory.store(fm, y, x, ch, rng.gen_range(lo..=hi));
+            }
+        }
+    }
+}
+
+/// Job `index` of a run with `seed`, from its own generator, and its spec.
+pub fn random_elementwise_job(seed: u64, index: u64) -> (ElementwiseSpec, Job) {
+    let mut rng =
+        StdRng::seed_from_u64(seed ^ 0x656c_656d ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let spec = ElementwiseSpec::random(&mut rng);
+    let job = spec.build(&mut rng);
+    (spec, job)
+}
