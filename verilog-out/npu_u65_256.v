@@ -3258,7 +3258,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  [301:0] decoder$weights_view;
     wire  decoder$elementwise;
     wire  [472:0] decoder$ifm2_view;
-    wire  [136:0] decoder$operand_settings;
+    wire  [72:0] decoder$operand_settings;
     wire  decoder$reads_ifm2;
     wire  [5:0] decoder$ifm2_ib_start;
     reg  traversal$clock;
@@ -3305,7 +3305,9 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  ifm2_fetch$fills$ready;
     reg  operand_reader$clock;
     reg  operand_reader$rst_n;
-    reg  [136:0] operand_reader$settings;
+    reg  [72:0] operand_reader$settings;
+    reg  [31:0] operand_reader$ifm_buffers;
+    reg  [31:0] operand_reader$ifm2_buffers;
     reg  operand_reader$jobs$valid;
     reg  [260:0] operand_reader$jobs$data;
     wire  operand_reader$jobs$ready;
@@ -3643,6 +3645,8 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .clock(operand_reader$clock),
         .rst_n(operand_reader$rst_n),
         .settings(operand_reader$settings),
+        .ifm_buffers(operand_reader$ifm_buffers),
+        .ifm2_buffers(operand_reader$ifm2_buffers),
         .jobs$valid(operand_reader$jobs$valid),
         .jobs$data(operand_reader$jobs$data),
         .jobs$ready(operand_reader$jobs$ready),
@@ -4036,15 +4040,15 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         ifm_fetch$buffers = ifm_buffers;
         ifm_fetch$line_positions = interleaved;
         ifm2_job = job;
-        if (decoder$operand_settings[(64'h63)+:(1)]) begin
+        if (decoder$operand_settings[(64'h23)+:(1)]) begin
             ifm2_job[(64'h60)+:(16)] = 32'h0;
             ifm2_job[(64'h80)+:(16)] = 32'h1;
         end
-        if (decoder$operand_settings[(64'h64)+:(1)]) begin
+        if (decoder$operand_settings[(64'h24)+:(1)]) begin
             ifm2_job[(64'h70)+:(16)] = 32'h0;
             ifm2_job[(64'h90)+:(16)] = 32'h1;
         end
-        if (decoder$operand_settings[(64'h65)+:(1)]) begin
+        if (decoder$operand_settings[(64'h25)+:(1)]) begin
             ifm2_job[(64'ha0)+:(16)] = 32'h0;
             ifm2_job[(64'hb0)+:(16)] = 32'h1;
         end
@@ -4183,8 +4187,8 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         end
         operand_reader$shram_read_data = shram_read_data[(32'h0)+:(256)];
         operand_reader$settings = decoder$operand_settings;
-        operand_reader$settings[(64'h0)+:(32)] = ifm_buffers;
-        operand_reader$settings[(64'h20)+:(32)] = ifm2_buffers;
+        operand_reader$ifm_buffers = ifm_buffers;
+        operand_reader$ifm2_buffers = ifm2_buffers;
         ifm_unit$shram_read_data$0 = shram_read_data[(32'h0)+:(128)];
         ifm_unit$shram_read_data$1 = shram_read_data[(32'h80)+:(128)];
         ifm_unit$shram_read_data$2 = shram_read_data[(32'h100)+:(128)];
@@ -4624,7 +4628,7 @@ module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,pool_ma
     output reg  [301:0] weights_view;
     output reg  elementwise;
     output reg  [472:0] ifm2_view;
-    output reg  [136:0] operand_settings;
+    output reg  [72:0] operand_settings;
     output reg  reads_ifm2;
     output reg  [5:0] ifm2_ib_start;
     
@@ -4807,16 +4811,16 @@ module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,pool_ma
         broadcast_word = ifm2[(64'h0)+:(8)];
         elementwise_mode = operation[(64'ha)+:(16)];
         unary = (elementwise_mode == abs_mode) | (elementwise_mode == lrelu_mode) | (elementwise_mode == clz_mode);
-        operand_settings[(64'h40)+:(2)] = ((ifm_precision >> ifm_width) & 2'h3);
-        operand_settings[(64'h42)+:(1)] = ifm_signed;
-        operand_settings[(64'h43)+:(16)] = ifm[(64'h40)+:(16)];
-        operand_settings[(64'h53)+:(16)] = ifm2[(64'h20)+:(16)];
-        operand_settings[(64'h63)+:(1)] = (broadcast_word & broadcast_h) != 32'h0;
-        operand_settings[(64'h64)+:(1)] = (broadcast_word & broadcast_w) != 32'h0;
-        operand_settings[(64'h65)+:(1)] = (broadcast_word & broadcast_c) != 32'h0;
-        operand_settings[(64'h87)+:(1)] = (broadcast_word & reverse_operands) != 32'h0;
-        operand_settings[(64'h66)+:(1)] = (broadcast_word & broadcast_scalar) != 32'h0;
-        operand_settings[(64'h88)+:(1)] = unary;
+        operand_settings[(64'h0)+:(2)] = ((ifm_precision >> ifm_width) & 2'h3);
+        operand_settings[(64'h2)+:(1)] = ifm_signed;
+        operand_settings[(64'h3)+:(16)] = ifm[(64'h40)+:(16)];
+        operand_settings[(64'h13)+:(16)] = ifm2[(64'h20)+:(16)];
+        operand_settings[(64'h23)+:(1)] = (broadcast_word & broadcast_h) != 32'h0;
+        operand_settings[(64'h24)+:(1)] = (broadcast_word & broadcast_w) != 32'h0;
+        operand_settings[(64'h25)+:(1)] = (broadcast_word & broadcast_c) != 32'h0;
+        operand_settings[(64'h47)+:(1)] = (broadcast_word & reverse_operands) != 32'h0;
+        operand_settings[(64'h26)+:(1)] = (broadcast_word & broadcast_scalar) != 32'h0;
+        operand_settings[(64'h48)+:(1)] = unary;
         ifm2_signed = (ifm2[(64'h18)+:(8)] & ifm2_type) != 32'h0;
         scalar_raw = ((ifm2[(64'h8)+:(16)]) & 32'hffffffff);
         if (ifm2_signed & scalar_raw[32'hf]) begin
@@ -4826,7 +4830,7 @@ module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,pool_ma
         if (ifm2_signed & scalar_zero_point[32'hf]) begin
             scalar_zero_point = ((ifm2[(64'h20)+:(16)]) & 32'hffffffff) - ((32'h10000) & 32'hffffffff);
         end
-        operand_settings[(64'h67)+:(32)] = scalar_raw - scalar_zero_point;
+        operand_settings[(64'h27)+:(32)] = scalar_raw - scalar_zero_point;
         ifm2_ib_start = ifm2[(64'h60)+:(6)];
         reads_ifm2 = elementwise & ~unary & ((broadcast_word & broadcast_scalar) == 32'h0);
         ofm_precision = ofm[(64'h30)+:(16)];
@@ -13102,12 +13106,14 @@ module npu_u65_256_core$datapath$ofm_writer$write(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$datapath$ofm_writer$write
 
 
-module npu_u65_256_core$datapath$operand_reader(clock,rst_n,settings,jobs$valid,jobs$data,jobs$ready,released,busy,operands$valid,operands$data,operands$ready,shram_read_enable,shram_read_address,shram_read_data);
+module npu_u65_256_core$datapath$operand_reader(clock,rst_n,settings,ifm_buffers,ifm2_buffers,jobs$valid,jobs$data,jobs$ready,released,busy,operands$valid,operands$data,operands$ready,shram_read_enable,shram_read_address,shram_read_data);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [136:0] settings;
+    input wire  [72:0] settings;
+    input wire  [31:0] ifm_buffers;
+    input wire  [31:0] ifm2_buffers;
     input wire  jobs$valid;
     input wire  [260:0] jobs$data;
     output reg  jobs$ready;
@@ -13189,9 +13195,7 @@ module npu_u65_256_core$datapath$operand_reader(clock,rst_n,settings,jobs$valid,
     wire  last_read$q;
     
     // Local signals
-    reg  [136:0] s;
-    reg  [31:0] ifm_buffers;
-    reg  [31:0] ifm2_buffers;
+    reg  [72:0] s;
     reg  [260:0] job;
     reg  [15:0] start;
     reg  [15:0] start_2;
@@ -13356,29 +13360,27 @@ module npu_u65_256_core$datapath$operand_reader(clock,rst_n,settings,jobs$valid,
         queue$rst_n = rst_n;
         s = settings;
         job = jobs$data;
-        ifm_buffers = s[(64'h0)+:(32)];
-        ifm2_buffers = s[(64'h20)+:(32)];
         start = ifm_buffers[(64'h0)+:(16)];
         start_2 = ifm2_buffers[(64'h0)+:(16)];
         if (job[(64'h102)+:(1)]) begin
             start = ifm_buffers[(64'h0)+:(16)] + ifm_buffers[(64'h10)+:(16)];
             start_2 = ifm2_buffers[(64'h0)+:(16)] + ifm2_buffers[(64'h10)+:(16)];
         end
-        block_bytes = job[(64'hb0)+:(16)] << ((s[(64'h40)+:(2)]) & 16'hffff);
+        block_bytes = job[(64'hb0)+:(16)] << ((s[(64'h0)+:(2)]) & 16'hffff);
         block_bytes2 = block_bytes;
-        if (s[(64'h65)+:(1)]) begin
-            block_bytes2 = ((32'h1) & 16'hffff) << ((s[(64'h40)+:(2)]) & 16'hffff);
+        if (s[(64'h25)+:(1)]) begin
+            block_bytes2 = ((32'h1) & 16'hffff) << ((s[(64'h0)+:(2)]) & 16'hffff);
         end
         group_lanes = 32'h8;
         group_bytes = 32'h10;
         position_bytes = (block_bytes + 32'hf) & 32'hfff0;
         position_bytes2 = (block_bytes2 + 32'hf) & 32'hfff0;
-        if (s[(64'h40)+:(2)] == 32'h0) begin
+        if (s[(64'h0)+:(2)] == 32'h0) begin
             group_bytes = 32'h8;
             position_bytes = (block_bytes + 32'h7) & 32'hfff8;
             position_bytes2 = (block_bytes2 + 32'h7) & 32'hfff8;
         end
-        if (s[(64'h40)+:(2)] == 32'h2) begin
+        if (s[(64'h0)+:(2)] == 32'h2) begin
             group_lanes = 32'h4;
         end
         channels_left = job[(64'hb0)+:(16)] - channel$q;
@@ -13387,7 +13389,7 @@ module npu_u65_256_core$datapath$operand_reader(clock,rst_n,settings,jobs$valid,
         if (channels_left < group_lanes) begin
             lane_mask = (((32'h1) & 9'h1ff) << ((channels_left) & 9'h1ff)) - 32'h1;
         end
-        if ((s[(64'h40)+:(2)] == 32'h2) & (channels_left >= 32'h4)) begin
+        if ((s[(64'h0)+:(2)] == 32'h2) & (channels_left >= 32'h4)) begin
             lane_mask = 32'hf;
         end
         last_column = (column$q + 32'h1) == job[(64'h90)+:(16)];
@@ -13400,7 +13402,7 @@ module npu_u65_256_core$datapath$operand_reader(clock,rst_n,settings,jobs$valid,
         shram_read_enable = 32'h0;
         if (issue) begin
             shram_read_enable = 32'h1;
-            if (~s[(64'h88)+:(1)] & ~s[(64'h66)+:(1)]) begin
+            if (~s[(64'h48)+:(1)] & ~s[(64'h26)+:(1)]) begin
                 shram_read_enable = 32'h3;
             end
         end
@@ -13418,12 +13420,12 @@ module npu_u65_256_core$datapath$operand_reader(clock,rst_n,settings,jobs$valid,
         end
         next_position = position$q + position_bytes;
         next_position2 = position2$q + position_bytes2;
-        if (s[(64'h64)+:(1)]) begin
+        if (s[(64'h24)+:(1)]) begin
             next_position2 = position2$q;
         end
         if (last_column) begin
             next_position2 = position2$q + position_bytes2;
-            if (s[(64'h63)+:(1)]) begin
+            if (s[(64'h23)+:(1)]) begin
                 next_position2 = start2$q;
             end
         end
@@ -13443,7 +13445,7 @@ module npu_u65_256_core$datapath$operand_reader(clock,rst_n,settings,jobs$valid,
             if (~last_group) begin
                 channel$d = channel$q + group_lanes;
                 group$d = group$q + group_bytes;
-                if (~s[(64'h65)+:(1)]) begin
+                if (~s[(64'h25)+:(1)]) begin
                     group2$d = group2$q + group_bytes;
                 end
             end
@@ -13468,20 +13470,20 @@ module npu_u65_256_core$datapath$operand_reader(clock,rst_n,settings,jobs$valid,
         end
         ifm$line = shram_read_data[(32'h0)+:(128)];
         ifm$upper = read$q[(64'h0)+:(1)];
-        ifm$zero_point = s[(64'h43)+:(16)];
+        ifm$zero_point = s[(64'h3)+:(16)];
         ifm2$line = shram_read_data[(32'h80)+:(128)];
         ifm2$upper = read$q[(64'h1)+:(1)];
-        ifm2$zero_point = s[(64'h53)+:(16)];
-        ifm$element_shift = s[(64'h40)+:(2)];
-        ifm2$element_shift = s[(64'h40)+:(2)];
-        ifm$sign_extend = s[(64'h42)+:(1)];
-        ifm2$sign_extend = s[(64'h42)+:(1)];
+        ifm2$zero_point = s[(64'h13)+:(16)];
+        ifm$element_shift = s[(64'h0)+:(2)];
+        ifm2$element_shift = s[(64'h0)+:(2)];
+        ifm$sign_extend = s[(64'h2)+:(1)];
+        ifm2$sign_extend = s[(64'h2)+:(1)];
         second = ifm2$operands;
         broadcast = ifm2$operands[(32'h0)+:(32)];
-        if (s[(64'h66)+:(1)]) begin
-            broadcast = s[(64'h67)+:(32)];
+        if (s[(64'h26)+:(1)]) begin
+            broadcast = s[(64'h27)+:(32)];
         end
-        if (s[(64'h66)+:(1)] | s[(64'h65)+:(1)]) begin
+        if (s[(64'h26)+:(1)] | s[(64'h25)+:(1)]) begin
             second = 32'h0;
             second = second | (((broadcast) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 0));
             second = second | (((broadcast) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 1));
@@ -13495,7 +13497,7 @@ module npu_u65_256_core$datapath$operand_reader(clock,rst_n,settings,jobs$valid,
         queue$tail$valid = reading$q;
         queue$tail$data[(64'h0)+:(256)] = ifm$operands;
         queue$tail$data[(64'h100)+:(256)] = second;
-        if (s[(64'h87)+:(1)] & ~s[(64'h88)+:(1)]) begin
+        if (s[(64'h47)+:(1)] & ~s[(64'h48)+:(1)]) begin
             queue$tail$data[(64'h0)+:(256)] = second;
             queue$tail$data[(64'h100)+:(256)] = ifm$operands;
         end

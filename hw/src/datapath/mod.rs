@@ -771,8 +771,8 @@ impl Logic for Datapath {
         }
         self.operand_reader.shram_read_data.next = self.shram_read_data.val().get_bits::<256>(0);
         self.operand_reader.settings.next = self.decoder.operand_settings.val();
-        self.operand_reader.settings.next.ifm_buffers = self.ifm_buffers.val();
-        self.operand_reader.settings.next.ifm2_buffers = self.ifm2_buffers.val();
+        self.operand_reader.ifm_buffers.next = self.ifm_buffers.val();
+        self.operand_reader.ifm2_buffers.next = self.ifm2_buffers.val();
         self.ifm_unit.shram_read_data[0].next = self.shram_read_data.val().get_bits::<128>(0);
         self.ifm_unit.shram_read_data[1].next = self.shram_read_data.val().get_bits::<128>(128);
         self.ifm_unit.shram_read_data[2].next = self.shram_read_data.val().get_bits::<128>(256);

@@ -22,8 +22,8 @@
 //!
 //! # Ports
 //!
-//! - `settings` ([`OperandSettings`]): held while the operation's jobs are
-//!   offered.
+//! - `settings` ([`OperandSettings`]), `ifm_buffers`, `ifm2_buffers`: held
+//!   while the operation's jobs are offered.
 //! - `jobs` (a [`StreamIn`] of [`IfmBlockJob`]s): a job whose IFM (and
 //!   IFM2) block is in the shared buffer; taken with its last read.
 //! - `released`: a pulse the cycle after the last read of a job: its
@@ -53,8 +53,6 @@ pub const OPERAND_LANES: usize = 8;
 /// What the reader needs of an elementwise operation.
 #[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
 pub struct OperandSettings {
-    pub ifm_buffers: IfmBuffers,
-    pub ifm2_buffers: IfmBuffers,
     /// log2 of the element bytes: 0, 1 or 2 (IFM and IFM2 alike).
     pub element_shift: Bits<2>,
     /// Signed elements (an 8- or 16-bit element is sign-extended).
@@ -105,6 +103,9 @@ pub struct OperandReader {
     pub clock: Signal<In, Clock>,
     pub rst_n: Signal<In, Bit>,
     pub settings: Signal<In, OperandSettings>,
+    /// Where the IFM and IFM2 blocks are (as the fetches put them).
+    pub ifm_buffers: Signal<In, IfmBuffers>,
+    pub ifm2_buffers: Signal<In, IfmBuffers>,
     pub jobs: StreamIn<IfmBlockJob>,
     pub released: Signal<Out, Bit>,
     /// A job is being read or its operands are not all taken.
@@ -131,8 +132,6 @@ pub struct OperandReader {
     reading: ResetReg<Bit>,
     last_read: ResetReg<Bit>,
     s: Signal<Local, OperandSettings>,
-    ifm_buffers: Signal<Local, IfmBuffers>,
-    ifm2_buffers: Signal<Local, IfmBuffers>,
     job: Signal<Local, IfmBlockJob>,
     start: Signal<Local, Bits<16>>,
     start_2: Signal<Local, Bits<16>>,
@@ -250,8 +249,6 @@ impl Logic for OperandReader {
         self.job.next = self.jobs.data.val();
 
         // The block's layout in each buffer (`IfmFetch`'s).
-        self.ifm_buffers.next = self.s.val().ifm_buffers;
-        self.ifm2_buffers.next = self.s.val().ifm2_buffers;
         self.start.next = self.ifm_buffers.val().start;
         self.start_2.next = self.ifm2_buffers.val().start;
         if self.job.val().ib_half {
