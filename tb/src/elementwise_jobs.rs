@@ -75,6 +75,17 @@ pub struct ElementwiseSpec {
     pub ib_end: usize,
     /// u65-512 (its parallel mode off: elementwise has none).
     pub u65_512: bool,
+    /// Regions of IFM, IFM2 and OFM.
+    pub regions: [usize; 3],
+}
+
+/// A built job and where its feature maps are.
+#[derive(Clone, Debug)]
+pub struct ElementwiseJob {
+    pub job: Job,
+    pub ifm: FeatureMap,
+    pub ifm2: FeatureMap,
+    pub ofm: FeatureMap,
 }
 
 /// The largest IFM_IB_END: the last 2 KB of the 48 KB hold the LUT.
@@ -222,6 +233,11 @@ impl ElementwiseSpec {
             ifm2_ib_start: 0,
             ib_end: 0,
             u65_512: rng.gen_bool(0.2),
+            regions: [
+                rng.gen_range(0..8),
+                rng.gen_range(0..8),
+                rng.gen_range(0..8),
+            ],
         };
         spec.fit_buffers();
         spec
@@ -244,8 +260,9 @@ impl ElementwiseSpec {
     }
 
     /// Shrinks the block until its IFM and IFM2 blocks fit the buffers, and
-    /// places the buffers (IFM first, IFM2 after it).
-    fn fit_buffers(&mut self) {
+    /// places the buffers (IFM first, IFM2 after it); again after a change
+    /// of the shape, block or IFM2.
+    pub fn fit_buffers(&mut self) {
         loop {
             let [bh, bw, bd] = [0, 1, 2].map(|d| self.block[d].min(self.ofm[d]));
             let ifm_kb = (bh * bw * bytes_per_position(bd, self.ifm_type)).div_ceil(1024);
@@ -302,7 +319,7 @@ impl ElementwiseSpec {
     }
 
     /// The job, with random IFM and IFM2 data.
-    pub fn build(&self, rng: &mut StdRng) -> Job {
+    pub fn build(&self, rng: &mut StdRng) -> ElementwiseJob {
         let config = if self.u65_512 {
             NpuConfig::u65_512()
         } else {
@@ -347,7 +364,13 @@ impl ElementwiseSpec {
             commands.push(cmd(Opcode::NpuOpDmaWait, &[("k", 0)]));
         }
         commands.extend(self.commands(&ifm, &ifm2, &ofm));
-        Job::in_memory(config, encode(&commands), memory.regions, &self.describe())
+        let job = Job::in_memory(config, encode(&commands), memory.regions, &self.describe());
+        ElementwiseJob {
+            job,
+            ifm,
+            ifm2,
+            ofm,
+        }
     }
 
     fn commands(&self, ifm: &FeatureMap, ifm2: &FeatureMap, ofm: &FeatureMap) -> Vec<Command> {
@@ -539,6 +562,6 @@ pub fn random_elementwise_job(seed: u64, index: u64) -> (ElementwiseSpec, Job) {
     let mut rng =
         StdRng::seed_from_u64(seed ^ 0x656c_656d ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15));
     let spec = ElementwiseSpec::random(&mut rng);
-    let job = spec.build(&mut rng);
+    let job = spec.build(&mut rng).job;
     (spec, job)
 }

@@ -3,19 +3,22 @@
 //! weight or scale/bias read, on either port, or on the OFM write (M0),
 //! under random latency, back-pressure and reordering, in the middle of a
 //! convolution whose IFM, OFM, weight stream and scale stream each have a
-//! region of their own. The NPU stops with IRQ and the channel and port in
+//! region of their own; and on the IFM2 read of an elementwise ADD (the IFM
+//! channel's, faulting channel 1: TRM table A-10 gives IFM2 no IDs of its
+//! own). The NPU stops with IRQ and the channel and port in
 //! STATUS, completes every outstanding transaction (the protocol monitors
 //! stay on), issues nothing more even on a new start, and leaves each byte
 //! at its initial value or the golden model's. After a soft reset the same
 //! bench runs the job again, fault-free, bit-exact with the golden model.
 
-use npu_model::job::Backend;
-use npu_model::tensor::DType;
-use npu_spec::command::Opcode;
+use npu_model::job::{Backend, Job};
+use npu_model::tensor::{DType, FeatureMap};
+use npu_spec::command::{ActivationFunction, ElementwiseMode, IfmScaleMode, Opcode};
 use npu_spec::regs::FaultingChannel;
 use npu_tb::axi::{AxiPort, CompleterConfig, ErrorRange, Resp};
 use npu_tb::conv_jobs::{golden_run, ConvJob, ConvKind, ConvSpec};
 use npu_tb::driver::AxiSettings;
+use npu_tb::elementwise_jobs::{ElementwiseSpec, Ifm2};
 use npu_tb::fuzz::compare;
 use npu_tb::register_model::soft_reset_and_check;
 use npu_tb::rtl_backend::{
@@ -31,14 +34,16 @@ use std::ops::Range;
 #[derive(Clone, Copy, Debug)]
 enum Channel {
     Ifm,
+    Ifm2,
     Weights,
     ScaleBias,
     Ofm,
 }
 
 impl Channel {
-    const ALL: [Channel; 4] = [
+    const ALL: [Channel; 5] = [
         Channel::Ifm,
+        Channel::Ifm2,
         Channel::Weights,
         Channel::ScaleBias,
         Channel::Ofm,
@@ -46,20 +51,10 @@ impl Channel {
 
     fn code(self) -> FaultingChannel {
         match self {
-            Channel::Ifm => FaultingChannel::IfmRead,
+            Channel::Ifm | Channel::Ifm2 => FaultingChannel::IfmRead,
             Channel::Weights => FaultingChannel::WeightRead,
             Channel::ScaleBias => FaultingChannel::ScaleBiasRead,
             Channel::Ofm => FaultingChannel::OfmWrite,
-        }
-    }
-
-    /// Its index in `ConvSpec::regions`.
-    fn spec_index(self) -> usize {
-        match self {
-            Channel::Ifm => 0,
-            Channel::Ofm => 1,
-            Channel::Weights => 2,
-            Channel::ScaleBias => 3,
         }
     }
 
@@ -93,39 +88,84 @@ fn setting(cj: &ConvJob, op: Opcode, field: &str) -> u64 {
     op.field(field).get(c.value()) as u64
 }
 
-/// The bytes of the channel's buffer in its region.
-fn channel_bytes(cj: &ConvJob, channel: Channel) -> Range<u64> {
-    let rows = |fm: &npu_model::tensor::FeatureMap, h: usize| {
-        fm.base[0]..fm.base[0] + h as u64 * fm.stride_y as u64
-    };
-    match channel {
-        Channel::Ifm => rows(&cj.ifm_map, cj.ifm_shape[0]),
-        Channel::Ofm => rows(&cj.ofm_map, cj.spec.ofm[0]),
+/// A job, the region of the channel's buffer and its bytes there.
+struct Target {
+    job: Job,
+    region: usize,
+    bytes: Range<u64>,
+}
+
+/// The bytes of a feature map's first tile.
+fn rows(fm: &FeatureMap, h: usize) -> Range<u64> {
+    fm.base[0]..fm.base[0] + h as u64 * fm.stride_y as u64
+}
+
+/// The job whose channel fails: the convolution, or for IFM2 an 8x8x32
+/// int8 ADD without broadcast in blocks of 4x4x16, IFM, IFM2 and OFM in
+/// regions 1-3.
+fn target(channel: Channel, rng: &mut StdRng) -> Target {
+    if let Channel::Ifm2 = channel {
+        let mut spec = ElementwiseSpec::random(rng);
+        spec.mode = ElementwiseMode::Add;
+        spec.ifm_type = DType::I8;
+        spec.ofm_type = DType::I8;
+        spec.ofm = [8, 8, 32];
+        spec.ifm2 = Ifm2::Tensor {
+            broadcast: [false; 3],
+        };
+        spec.scale_mode = IfmScaleMode::Opa16Opb16;
+        spec.activation = ActivationFunction::None;
+        spec.block = [4, 4, 16];
+        spec.regions = [1, 2, 3];
+        spec.u65_512 = false;
+        spec.tiles = [None; 3];
+        spec.fit_buffers();
+        let built = spec.build(rng);
+        return Target {
+            bytes: rows(&built.ifm2, 8),
+            job: built.job,
+            region: 2,
+        };
+    }
+    let cj = conv_job(rng);
+    let (index, bytes) = match channel {
+        Channel::Ifm => (0, rows(&cj.ifm_map, cj.ifm_shape[0])),
+        Channel::Ofm => (1, rows(&cj.ofm_map, cj.spec.ofm[0])),
         Channel::Weights => {
-            let base = setting(cj, Opcode::NpuSetWeightBase, "addr");
-            base..base + setting(cj, Opcode::NpuSetWeightLength, "length")
+            let base = setting(&cj, Opcode::NpuSetWeightBase, "addr");
+            (
+                2,
+                base..base + setting(&cj, Opcode::NpuSetWeightLength, "length"),
+            )
         }
-        Channel::ScaleBias => {
-            let base = setting(cj, Opcode::NpuSetScaleBase, "addr");
-            base..base + setting(cj, Opcode::NpuSetScaleLength, "length")
+        _ => {
+            let base = setting(&cj, Opcode::NpuSetScaleBase, "addr");
+            (
+                3,
+                base..base + setting(&cj, Opcode::NpuSetScaleLength, "length"),
+            )
         }
+    };
+    Target {
+        region: cj.spec.regions[index],
+        job: cj.job,
+        bytes,
     }
 }
 
 /// From a random 16-byte boundary a quarter to three quarters into the
-/// channel's bytes to their end, as addresses.
-fn error_range(cj: &ConvJob, channel: Channel, rng: &mut StdRng) -> Range<u64> {
-    let bytes = channel_bytes(cj, channel);
-    let len = bytes.end - bytes.start;
+/// target's bytes to their end, as addresses.
+fn error_range(target: &Target, rng: &mut StdRng) -> Range<u64> {
+    let len = target.bytes.end - target.bytes.start;
     let from = rng.gen_range(len / 4..=3 * len / 4) & !15;
-    let base = region_base(cj.spec.regions[channel.spec_index()]);
-    base + bytes.start + from..base + bytes.end
+    let base = region_base(target.region);
+    base + target.bytes.start + from..base + target.bytes.end
 }
 
 fn inject(channel: Channel, port: AxiPort, resp: Resp, rng: &mut StdRng) {
-    let cj = conv_job(rng);
-    let golden = golden_run(&cj.job).expect("the golden model runs the job");
-    let region = cj.spec.regions[channel.spec_index()];
+    let target = target(channel, rng);
+    let golden = golden_run(&target.job).expect("the golden model runs the job");
+    let region = target.region;
     // The counter of the channel's region puts its reads on `port`
     // (REGIONCFG: counters 0, 1 on M0, 2, 3 on M1).
     let mut settings = AxiSettings::random(rng);
@@ -136,7 +176,7 @@ fn inject(channel: Channel, port: AxiPort, resp: Resp, rng: &mut StdRng) {
     };
     let mut configs = [latency.clone(), latency.clone()];
     configs[port.index()].errors = vec![ErrorRange {
-        range: error_range(&cj, channel, rng),
+        range: error_range(&target, rng),
         resp,
     }];
     let mut rtl = RtlBackend {
@@ -155,20 +195,20 @@ fn inject(channel: Channel, port: AxiPort, resp: Resp, rng: &mut StdRng) {
     // The run ends with the NPU's STATUS, not a harness error; the driver
     // read it with IRQ high, then cleared the IRQ.
     let run = rtl
-        .run(&cj.job, &mut |_, _| {})
+        .run(&target.job, &mut |_, _| {})
         .unwrap_or_else(|e| panic!("{what}: {e:#}"));
     assert!(run.irq, "{what}: IRQ high as the NPU stops");
     assert_bus_error_status(run.status, channel.code(), port, &what);
     let mut tb = rtl.last.take().unwrap();
     assert_stopped_on_bus_error(&mut tb, channel.code(), port, &what);
-    assert_initial_or_result(&cj.job, &golden, &tb, &what);
+    assert_initial_or_result(&target.job, &golden, &tb, &what);
 
     // The soft reset recovers the datapath: the job again, without the
     // error, on the same bench.
     soft_reset_and_check(&mut tb, &what);
     rtl.axi_configs = [latency.clone(), latency];
     let again = rtl
-        .run_on(tb, &cj.job, &mut |_, _| {})
+        .run_on(tb, &target.job, &mut |_, _| {})
         .unwrap_or_else(|e| panic!("{what}, the run after the reset: {e:#}"));
     if let Some(d) = compare(&golden, &again) {
         panic!("{what}, the run after the reset: {d}");
