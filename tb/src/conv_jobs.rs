@@ -196,16 +196,20 @@ impl ConvJob {
     /// The job with the kernel operation left out: the same settings and
     /// memory, to time what is not the operation.
     pub fn without_kernel_op(&self) -> Job {
-        let commands: Vec<Command> = self
-            .commands
-            .iter()
-            .filter(|c| !c.op.is_kernel_op())
-            .copied()
-            .collect();
-        Job {
-            command_stream: encode(&commands),
-            ..self.job.clone()
-        }
+        without_kernel_ops(&self.job, &self.commands)
+    }
+}
+
+/// `job`, whose stream is `commands`, with its kernel operations left out.
+pub fn without_kernel_ops(job: &Job, commands: &[Command]) -> Job {
+    let commands: Vec<Command> = commands
+        .iter()
+        .filter(|c| !c.op.is_kernel_op())
+        .copied()
+        .collect();
+    Job {
+        command_stream: encode(&commands),
+        ..job.clone()
     }
 }
 

@@ -83,6 +83,7 @@ pub struct ElementwiseSpec {
 #[derive(Clone, Debug)]
 pub struct ElementwiseJob {
     pub job: Job,
+    pub commands: Vec<Command>,
     pub ifm: FeatureMap,
     pub ifm2: FeatureMap,
     pub ofm: FeatureMap,
@@ -97,6 +98,49 @@ fn bytes_per_position(depth: usize, t: DType) -> usize {
 }
 
 impl ElementwiseSpec {
+    /// `mode` on an `ofm`-shaped IFM and IFM2 tensor of `ifm_type` (none
+    /// for unary modes) to `ofm_type`: no broadcast, unit scales
+    /// (Opa16Opb16 1 and 1, OFM scale 1), zero points 0, NHWC, no
+    /// activation function, TFL rounding, the largest block up to 8x16x64
+    /// that fits, IFM, IFM2 and OFM in regions 1-3, on u65-256.
+    pub fn new(mode: ElementwiseMode, ifm_type: DType, ofm_type: DType, ofm: [usize; 3]) -> Self {
+        use ElementwiseMode as M;
+        let unary = matches!(mode, M::Abs | M::Lrelu | M::Clz);
+        let mut spec = ElementwiseSpec {
+            mode,
+            ifm_type,
+            ofm_type,
+            ofm,
+            ifm2: if unary {
+                Ifm2::None
+            } else {
+                Ifm2::Tensor {
+                    broadcast: [false; 3],
+                }
+            },
+            reversed: false,
+            scale_mode: IfmScaleMode::Opa16Opb16,
+            input_round: IfmRoundMode::DoubleRounding,
+            opa: (1, 0),
+            opb: 1,
+            ofm_scale: (1, 0),
+            round: RoundMode::Tfl,
+            zero_points: [0; 3],
+            layouts: [Layout::Nhwc; 3],
+            tiles: [None; 3],
+            padded_strides: false,
+            activation: ActivationFunction::None,
+            clamp: None,
+            block: [8, 16, 64],
+            ifm2_ib_start: 0,
+            ib_end: 0,
+            u65_512: false,
+            regions: [1, 2, 3],
+        };
+        spec.fit_buffers();
+        spec
+    }
+
     /// A random valid operation.
     pub fn random(rng: &mut StdRng) -> ElementwiseSpec {
         use ElementwiseMode as M;
@@ -367,6 +411,7 @@ impl ElementwiseSpec {
         let job = Job::in_memory(config, encode(&commands), memory.regions, &self.describe());
         ElementwiseJob {
             job,
+            commands,
             ifm,
             ifm2,
             ofm,

@@ -13,12 +13,12 @@
 
 use npu_model::job::{Backend, Job};
 use npu_model::tensor::{DType, FeatureMap};
-use npu_spec::command::{ActivationFunction, ElementwiseMode, IfmScaleMode, Opcode};
+use npu_spec::command::{ElementwiseMode, Opcode};
 use npu_spec::regs::FaultingChannel;
 use npu_tb::axi::{AxiPort, CompleterConfig, ErrorRange, Resp};
 use npu_tb::conv_jobs::{golden_run, ConvJob, ConvKind, ConvSpec};
 use npu_tb::driver::AxiSettings;
-use npu_tb::elementwise_jobs::{ElementwiseSpec, Ifm2};
+use npu_tb::elementwise_jobs::ElementwiseSpec;
 use npu_tb::fuzz::compare;
 use npu_tb::register_model::soft_reset_and_check;
 use npu_tb::rtl_backend::{
@@ -101,24 +101,11 @@ fn rows(fm: &FeatureMap, h: usize) -> Range<u64> {
 }
 
 /// The job whose channel fails: the convolution, or for IFM2 an 8x8x32
-/// int8 ADD without broadcast in blocks of 4x4x16, IFM, IFM2 and OFM in
-/// regions 1-3.
+/// int8 ADD in blocks of 4x4x16, IFM, IFM2 and OFM in regions 1-3.
 fn target(channel: Channel, rng: &mut StdRng) -> Target {
     if let Channel::Ifm2 = channel {
-        let mut spec = ElementwiseSpec::random(rng);
-        spec.mode = ElementwiseMode::Add;
-        spec.ifm_type = DType::I8;
-        spec.ofm_type = DType::I8;
-        spec.ofm = [8, 8, 32];
-        spec.ifm2 = Ifm2::Tensor {
-            broadcast: [false; 3],
-        };
-        spec.scale_mode = IfmScaleMode::Opa16Opb16;
-        spec.activation = ActivationFunction::None;
+        let mut spec = ElementwiseSpec::new(ElementwiseMode::Add, DType::I8, DType::I8, [8, 8, 32]);
         spec.block = [4, 4, 16];
-        spec.regions = [1, 2, 3];
-        spec.u65_512 = false;
-        spec.tiles = [None; 3];
         spec.fit_buffers();
         let built = spec.build(rng);
         return Target {

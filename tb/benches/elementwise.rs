@@ -1,0 +1,264 @@
+//! Elementwise throughput on the RTL against TRM 4.8.4 tables 4-130 (8-bit
+//! activations), 4-131 (16-bit) and 4-132 (32-bit): per column one
+//! operation on a 16x16x64 OFM (NHWC, IFM2 a full tensor, the largest
+//! block up to 8x16x64 that fits: `npu_tb::elementwise_jobs`), on u65-256
+//! and u65-512.
+//!
+//! Per row: the operation's cycles (the job's NPU cycles less those of the
+//! same stream without the operation), operations (OFM elements) per
+//! cycle, the table's figure and the ratio; figures the TRM marks
+//! memory-bound say so. The RTL's result is compared with the golden
+//! model's. The LUT, tanh and sigmoid column is the convolution bench's
+//! (`benches/conv.rs`): one value a cycle whatever the operation.
+
+use npu_model::job::{Backend, BackendRun, Job};
+use npu_model::tensor::DType;
+use npu_spec::command::{ElementwiseMode as M, IfmScaleMode};
+use npu_tb::conv_jobs::{golden_run, without_kernel_ops};
+use npu_tb::elementwise_jobs::ElementwiseSpec;
+use npu_tb::fuzz::{compare, outcome};
+use npu_tb::rtl_backend::RtlBackend;
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+
+/// A column of a table: its operation and the figures for u65-256 and
+/// u65-512 (true: memory-bound).
+struct Column {
+    name: &'static str,
+    spec: ElementwiseSpec,
+    figures: [(f64, bool); 2],
+}
+
+const OFM: [usize; 3] = [16, 16, 64];
+
+fn column(
+    name: &'static str,
+    mode: M,
+    types: (DType, DType),
+    advanced: bool,
+    figures: [(f64, bool); 2],
+) -> Column {
+    let mut spec = ElementwiseSpec::new(mode, types.0, types.1, OFM);
+    if advanced {
+        spec.scale_mode = IfmScaleMode::Opa32;
+        spec.opa = (1 << 30, 1);
+    }
+    Column {
+        name,
+        spec,
+        figures,
+    }
+}
+
+fn tables() -> Vec<(&'static str, Vec<Column>)> {
+    let free = |f| (f, false);
+    let bound = |f| (f, true);
+    let small = |t: DType| -> Vec<Column> {
+        let eight = t.bits == 8;
+        vec![
+            column(
+                "LReLU",
+                M::Lrelu,
+                (t, t),
+                false,
+                [free(4.0), if eight { free(8.0) } else { bound(4.0) }],
+            ),
+            column(
+                "ABS",
+                M::Abs,
+                (t, t),
+                false,
+                [free(4.0), if eight { free(8.0) } else { bound(4.0) }],
+            ),
+            column(
+                "MIN",
+                M::Min,
+                (t, t),
+                false,
+                [
+                    if eight { free(4.0) } else { bound(2.67) },
+                    bound(if eight { 5.33 } else { 2.67 }),
+                ],
+            ),
+            column(
+                "MAX",
+                M::Max,
+                (t, t),
+                false,
+                [
+                    if eight { free(4.0) } else { bound(2.67) },
+                    bound(if eight { 5.33 } else { 2.67 }),
+                ],
+            ),
+            column(
+                "MUL",
+                M::Mul,
+                (t, t),
+                false,
+                [free(2.67), if eight { free(5.33) } else { bound(2.67) }],
+            ),
+            column(
+                "simple ADD",
+                M::Add,
+                (t, t),
+                false,
+                [free(2.0), if eight { free(4.0) } else { bound(2.67) }],
+            ),
+            column(
+                "simple SUB",
+                M::Sub,
+                (t, t),
+                false,
+                [free(2.0), if eight { free(4.0) } else { bound(2.67) }],
+            ),
+            column(
+                "advanced ADD",
+                M::Add,
+                (t, t),
+                true,
+                [free(1.33), free(2.67)],
+            ),
+            column(
+                "advanced SUB",
+                M::Sub,
+                (t, t),
+                true,
+                [free(1.33), free(2.67)],
+            ),
+        ]
+    };
+    let i32_ = DType::I32;
+    vec![
+        ("Table 4-130: 8-bit activations", small(DType::I8)),
+        ("Table 4-131: 16-bit activations", small(DType::I16)),
+        (
+            "Table 4-132: 32-bit activations",
+            vec![
+                column(
+                    "MUL 8 to 32-bit",
+                    M::Mul,
+                    (DType::I8, i32_),
+                    false,
+                    [free(2.0), bound(2.67)],
+                ),
+                column(
+                    "ADD 8 to 32-bit",
+                    M::Add,
+                    (DType::I8, i32_),
+                    false,
+                    [free(2.0), bound(2.67)],
+                ),
+                column(
+                    "MUL 16 to 32-bit",
+                    M::Mul,
+                    (DType::I16, i32_),
+                    false,
+                    [free(2.0), bound(2.0)],
+                ),
+                column(
+                    "ADD 16 to 32-bit",
+                    M::Add,
+                    (DType::I16, i32_),
+                    false,
+                    [free(2.0), bound(2.0)],
+                ),
+                column(
+                    "MUL 32-bit",
+                    M::Mul,
+                    (i32_, i32_),
+                    false,
+                    [free(0.89), bound(1.33)],
+                ),
+                column(
+                    "ADD 32-bit",
+                    M::Add,
+                    (i32_, i32_),
+                    false,
+                    [free(0.89), bound(1.33)],
+                ),
+                column("CLZ", M::Clz, (i32_, i32_), false, [free(1.6), bound(2.0)]),
+                column(
+                    "SHL",
+                    M::Shl,
+                    (i32_, i32_),
+                    false,
+                    [free(0.89), bound(1.33)],
+                ),
+                column(
+                    "SHR",
+                    M::Shr,
+                    (i32_, i32_),
+                    false,
+                    [free(0.89), bound(1.33)],
+                ),
+            ],
+        ),
+    ]
+}
+
+fn rtl(job: &Job) -> Result<BackendRun, String> {
+    RtlBackend::default()
+        .run(job, &mut |_, _| {})
+        .map_err(|e| format!("{e:#}").lines().next().unwrap_or("").to_string())
+}
+
+fn measure(spec: &ElementwiseSpec, (figure, memory_bound): (f64, bool)) -> String {
+    let built = spec.build(&mut StdRng::seed_from_u64(1));
+    let golden = match golden_run(&built.job) {
+        Ok(run) => run,
+        Err(e) => return format!("the golden model does not run it: {e}"),
+    };
+    let run = match rtl(&built.job) {
+        Ok(run) if run.completed() => run,
+        Ok(run) => {
+            return format!(
+                "the RTL stopped on {} at QREAD {:#x}",
+                outcome(&run),
+                run.qread
+            )
+        }
+        Err(e) => return format!("not run on the RTL: {e}"),
+    };
+    let cycles = run.cycles.unwrap_or(0);
+    let overhead = rtl(&without_kernel_ops(&built.job, &built.commands))
+        .ok()
+        .and_then(|r| r.cycles)
+        .unwrap_or(0);
+    let op_cycles = cycles.saturating_sub(overhead).max(1);
+    let [h, w, c] = spec.ofm;
+    let rate = (h * w * c) as f64 / op_cycles as f64;
+    let agree = match compare(&golden, &run) {
+        None => "agrees with the golden model".to_string(),
+        Some(d) => format!("DIFFERS from the golden model: {d}"),
+    };
+    format!(
+        "block {:?}: operation {op_cycles} cycles, {rate:.2} ops/cycle, table {figure}{}, ratio {:.2}; {agree}",
+        spec.block,
+        if memory_bound { " (memory-bound)" } else { "" },
+        rate / figure
+    )
+}
+
+fn main() {
+    // `cargo bench --bench elementwise -- 4-131` runs only the tables naming it.
+    let only: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let wanted = |table: &str| only.is_empty() || only.iter().any(|o| table.contains(o));
+    for (name, columns) in tables() {
+        if !wanted(name) {
+            continue;
+        }
+        println!("{name}, OFM {}x{}x{}", OFM[0], OFM[1], OFM[2]);
+        for column in columns {
+            for (config, figure) in ["u65-256", "u65-512"].into_iter().zip(column.figures) {
+                let spec = ElementwiseSpec {
+                    u65_512: config == "u65-512",
+                    ..column.spec.clone()
+                };
+                println!("  {} {config}: {}", column.name, measure(&spec, figure));
+            }
+        }
+    }
+}
