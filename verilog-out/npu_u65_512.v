@@ -4008,7 +4008,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         traversal$shape = decoder$shape;
         interleaved = parallel & decoder$shape[(64'ha9)+:(1)];
         traversal$start = starting$q;
-        per_channel = ~decoder$output_settings[(64'h5)+:(1)] & ~decoder$output_settings[(64'h6e)+:(1)];
+        per_channel = ~decoder$output_settings[(64'h5)+:(1)] & ~decoder$output_settings[(64'h6e)+:(1)] & ~decoder$elementwise;
         pool = decoder$shape[(64'hdf)+:(1)];
         ifm2_start_kb = ((decoder$ifm2_ib_start) & 16'hffff);
         ifm_end_kb = ((decoder$ifm_view[(64'h80)+:(6)]) & 16'hffff);

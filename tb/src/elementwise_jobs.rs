@@ -370,11 +370,7 @@ impl ElementwiseSpec {
             NpuConfig::u65_256()
         };
         let mut memory = Memory::default();
-        let regions = [
-            rng.gen_range(0..8),
-            rng.gen_range(0..8),
-            rng.gen_range(0..8),
-        ];
+        let regions = self.regions;
         let place = |memory: &mut Memory, rng: &mut StdRng, k: usize, shape, dtype| {
             memory.place(
                 rng,

@@ -503,9 +503,11 @@ impl Logic for Datapath {
         self.interleaved.next = self.parallel.val() & self.decoder.shape.val().depthwise;
         self.traversal.start.next = self.starting.q.val();
         // Max and padded average pools read no scale records (TRM 4.8.2
-        // table 4-122: no scaling).
+        // table 4-122: no scaling), elementwise operations none either (the
+        // global scale, TRM 4.6.4 NPU_SET_OFM_SCALE).
         self.per_channel.next = !self.decoder.output_settings.val().global_scale
-            & !self.decoder.output_settings.val().unscaled;
+            & !self.decoder.output_settings.val().unscaled
+            & !self.decoder.elementwise.val();
         self.pool.next = self.decoder.shape.val().pool;
 
         // ---- The IFM buffers (TRM 4.9.1): IB0 and IB1 halves from 2 KB to
