@@ -47,6 +47,9 @@ pub struct OperationDecoder {
     pool: Signal<Local, Bit>,
     pooling_mode: Signal<Local, Bits<16>>,
     pool_average: Signal<Local, Bit>,
+    elementwise: Signal<Local, Bit>,
+    elementwise_mode: Signal<Local, Bits<16>>,
+    opa_scale: Signal<Local, Bits<38>>,
     padded: Signal<Local, Bit>,
     stride_x_lsb: Constant<Bits<6>>,
     stride_x_msb: Constant<Bits<6>>,
@@ -67,6 +70,11 @@ pub struct OperationDecoder {
     scale_shift: Constant<Bits<6>>,
     depthwise_code: Constant<Bits<10>>,
     pool_code: Constant<Bits<10>>,
+    elementwise_code: Constant<Bits<10>>,
+    elementwise_mode_mask: Constant<Bits<16>>,
+    ifm_scale_mode: Constant<Bits<6>>,
+    ifm_round_mode: Constant<Bits<6>>,
+    opa_shift: Constant<Bits<6>>,
     bits_32: Constant<Bits<2>>,
     pooling_mode_mask: Constant<Bits<16>>,
     max_mode: Constant<Bits<16>>,
@@ -110,6 +118,9 @@ impl Default for OperationDecoder {
             pool: Default::default(),
             pooling_mode: Default::default(),
             pool_average: Default::default(),
+            elementwise: Default::default(),
+            elementwise_mode: Default::default(),
+            opa_scale: Default::default(),
             padded: Default::default(),
             stride_x_lsb: command_field_lsb(stride, "stride_x_lsb"),
             stride_x_msb: command_field_lsb(stride, "stride_x_msb"),
@@ -130,6 +141,11 @@ impl Default for OperationDecoder {
             scale_shift: command_field_lsb(Opcode::NpuSetOfmScale, "shift"),
             depthwise_code: Constant::new((Opcode::NpuOpDepthwise.code() as u64).into()),
             pool_code: Constant::new((Opcode::NpuOpPool.code() as u64).into()),
+            elementwise_code: Constant::new((Opcode::NpuOpElementwise.code() as u64).into()),
+            elementwise_mode_mask: command_field_mask(Opcode::NpuOpElementwise, "elementwise_mode"),
+            ifm_scale_mode: command_field_lsb(ifm, "scale_mode"),
+            ifm_round_mode: command_field_lsb(ifm, "round_mode"),
+            opa_shift: command_field_lsb(Opcode::NpuSetOpaScale, "shift"),
             bits_32: Constant::new(u64::from(ActivationPrecision::Bits32.bits()).into()),
             pooling_mode_mask: command_field_mask(Opcode::NpuOpPool, "pooling_mode"),
             max_mode: mode(PoolingMode::Max),
@@ -273,8 +289,25 @@ impl Logic for OperationDecoder {
         self.output_settings.next.divide = self.pool_average.val() & self.padded.val();
         self.output_settings.next.unscaled =
             self.pool_max.val() | (self.pool_average.val() & self.padded.val());
+        // NPU_OP_ELEMENTWISE (TRM 4.6.4): the mode, the IFM type and the
+        // ADD/SUB input scales.
+        self.elementwise.next = self.code.val() == self.elementwise_code.val();
+        self.output_settings.next.elementwise = self.elementwise.val();
+        self.elementwise_mode.next = self.operation.val().param & self.elementwise_mode_mask.val();
+        self.output_settings.next.elementwise_mode = self.elementwise_mode.val().get_bits::<6>(0);
+        self.output_settings.next.ifm_precision =
+            bit_cast::<2, 16>(self.ifm_precision.val() >> self.ifm_width.val());
+        self.output_settings.next.ifm_scale_mode =
+            bit_cast::<2, 16>(self.ifm_precision.val() >> self.ifm_scale_mode.val());
+        self.output_settings.next.ifm_round_mode =
+            bit_cast::<2, 16>(self.ifm_precision.val() >> self.ifm_round_mode.val());
+        self.opa_scale.next = self.activation.val().opa_scale;
+        self.output_settings.next.opa_scale = self.opa_scale.val().get_bits::<32>(0);
+        self.output_settings.next.opa_shift =
+            bit_cast::<6, 38>(self.opa_scale.val() >> self.opa_shift.val());
+        self.output_settings.next.opb_scale = self.activation.val().opb_scale;
         // TRM 4.6.5 NPU_SET_OFM_SCALE: a 32-bit result is shifted only.
-        self.output_settings.next.shift_only =
-            self.pool.val() & (self.ofm_precision_code.val() == self.bits_32.val());
+        self.output_settings.next.shift_only = (self.pool.val() | self.elementwise.val())
+            & (self.ofm_precision_code.val() == self.bits_32.val());
     }
 }

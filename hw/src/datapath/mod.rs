@@ -831,6 +831,8 @@ impl Logic for Datapath {
         self.window.y.next = self.output_tags.tail.data.val().y;
         self.window.x.next = self.output_tags.tail.data.val().x;
         self.output_unit.accumulators.data.next.count = self.window.count.val();
+        // Elementwise operands B: none until the IFM2 operand reader feeds them.
+        self.output_unit.accumulators.data.next.second = 0.into();
         self.word_done.next = self.stage_fire.val() & self.last_position.val();
         if self.stage_fire.val() {
             self.position.d.next = self.position.q.val() + 1;
