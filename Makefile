@@ -59,6 +59,7 @@ bench: deps
 	$(CARGO) bench -p npu-tb --bench dma
 	$(CARGO) bench -p npu-tb --bench conv
 	$(CARGO) bench -p npu-tb --bench elementwise
+	$(CARGO) bench -p npu-tb --bench output_unit
 
 # The bundled demo: DMA jobs, convolutions and pools (Vela-made, TFLite-interpreter expected outputs)
 # run on the RTL, outputs compared with the expected bytes; then the demo network (conv, depthwise,

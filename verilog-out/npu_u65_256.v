@@ -3249,7 +3249,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     // Stub signals
     reg  [1953:0] decoder$operation;
     wire  [223:0] decoder$shape;
-    wire  [112:0] decoder$output_settings;
+    wire  [179:0] decoder$output_settings;
     wire  decoder$pool_max;
     wire  decoder$ifm_wide;
     wire  decoder$ifm_signed;
@@ -3453,7 +3453,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  scale_sets$sets$ready;
     reg  output_unit$clock;
     reg  output_unit$rst_n;
-    reg  [112:0] output_unit$settings;
+    reg  [179:0] output_unit$settings;
     reg  output_unit$accumulators$valid;
     reg  [1215:0] output_unit$accumulators$data;
     wire  output_unit$accumulators$ready;
@@ -4619,7 +4619,7 @@ module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,pool_ma
     // Module arguments
     input wire  [1953:0] operation;
     output reg  [223:0] shape;
-    output reg  [112:0] output_settings;
+    output reg  [179:0] output_settings;
     output reg  pool_max;
     output reg  ifm_wide;
     output reg  ifm_signed;
@@ -4662,6 +4662,10 @@ module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,pool_ma
     localparam  broadcast_c = 8'h4;
     localparam  reverse_operands = 8'h40;
     localparam  broadcast_scalar = 8'h80;
+    localparam  elementwise_mode_mask = 16'h3f;
+    localparam  ifm_scale_mode = 6'b1000;
+    localparam  ifm_round_mode = 6'b1110;
+    localparam  opa_shift = 6'b100000;
     localparam  bits_32 = 2'b10;
     localparam  pooling_mode_mask = 16'h7;
     localparam  max_mode = 16'h0;
@@ -4696,6 +4700,7 @@ module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,pool_ma
     reg  ifm2_signed;
     reg  [15:0] pooling_mode;
     reg  pool_average;
+    reg  [37:0] opa_scale;
     reg  padded;
     
     // Update code
@@ -4809,7 +4814,7 @@ module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,pool_ma
         ifm2_view[(64'h179)+:(48)] = ifm2[(64'h159)+:(48)];
         ifm2_view[(64'h1a9)+:(48)] = ifm2[(64'h189)+:(48)];
         broadcast_word = ifm2[(64'h0)+:(8)];
-        elementwise_mode = operation[(64'ha)+:(16)];
+        elementwise_mode = operation[(64'ha)+:(16)] & elementwise_mode_mask;
         unary = (elementwise_mode == abs_mode) | (elementwise_mode == lrelu_mode) | (elementwise_mode == clz_mode);
         operand_settings[(64'h0)+:(2)] = ((ifm_precision >> ifm_width) & 2'h3);
         operand_settings[(64'h2)+:(1)] = ifm_signed;
@@ -4852,7 +4857,16 @@ module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,pool_ma
         padded = (ifm[(64'h0)+:(7)] != 32'h0) | (ifm[(64'h7)+:(7)] != 32'h0) | (ifm[(64'h16)+:(8)] != 32'h0) | (ifm[(64'he)+:(8)] != 32'h0);
         output_settings[(64'h6f)+:(1)] = pool_average & padded;
         output_settings[(64'h6e)+:(1)] = pool_max | (pool_average & padded);
-        output_settings[(64'h70)+:(1)] = pool & (ofm_precision_code == bits_32);
+        output_settings[(64'h71)+:(1)] = elementwise;
+        output_settings[(64'h72)+:(6)] = elementwise_mode[(32'h0)+:(6)];
+        output_settings[(64'h78)+:(2)] = ((ifm_precision >> ifm_width) & 2'h3);
+        output_settings[(64'h7a)+:(2)] = ((ifm_precision >> ifm_scale_mode) & 2'h3);
+        output_settings[(64'h7c)+:(2)] = ((ifm_precision >> ifm_round_mode) & 2'h3);
+        opa_scale = activation[(64'h56)+:(38)];
+        output_settings[(64'h7e)+:(32)] = opa_scale[(32'h0)+:(32)];
+        output_settings[(64'h9e)+:(6)] = ((opa_scale >> opa_shift) & 6'h3f);
+        output_settings[(64'ha4)+:(16)] = activation[(64'h7c)+:(16)];
+        output_settings[(64'h70)+:(1)] = (pool | elementwise) & (ofm_precision_code == bits_32);
     end
     
 endmodule // npu_u65_256_core$datapath$decoder
@@ -14401,7 +14415,7 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [112:0] settings;
+    input wire  [179:0] settings;
     input wire  accumulators$valid;
     input wire  [1215:0] accumulators$data;
     output reg  accumulators$ready;
@@ -14411,7 +14425,7 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
     input wire  [152:0] lut_write;
     
     // Stub signals
-    reg  [112:0] decoder$settings;
+    reg  [179:0] decoder$settings;
     reg  [7:0] decoder$lanes;
     reg  decoder$core;
     wire  [158:0] decoder$control;
@@ -14419,6 +14433,21 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
     reg  [6:0] reciprocals$count;
     wire  [31:0] reciprocals$scale;
     wire  [5:0] reciprocals$shift;
+    reg  [179:0] elementwise$settings;
+    reg  [319:0] elementwise$first;
+    reg  [255:0] elementwise$second;
+    wire  [319:0] elementwise$values;
+    wire  [255:0] elementwise$scales;
+    wire  [47:0] elementwise$shifts;
+    wire  elementwise$wide;
+    reg  [179:0] wide_lanes$0$settings;
+    reg  [31:0] wide_lanes$0$a;
+    reg  [31:0] wide_lanes$0$b;
+    wire  [39:0] wide_lanes$0$value;
+    reg  [179:0] wide_lanes$1$settings;
+    reg  [31:0] wide_lanes$1$a;
+    reg  [31:0] wide_lanes$1$b;
+    wire  [39:0] wide_lanes$1$value;
     reg  scaler$clock;
     reg  scaler$rst_n;
     reg  [319:0] scaler$accumulators;
@@ -14466,6 +14495,14 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
     reg  full_5$rst_n;
     reg  full_5$d;
     wire  full_5$q;
+    reg  wide_step$clock;
+    reg  wide_step$rst_n;
+    reg  [1:0] wide_step$d;
+    wire  [1:0] wide_step$q;
+    reg  wide_values$clock;
+    reg  wide_values$rst_n;
+    reg  [319:0] wide_values$d;
+    wire  [319:0] wide_values$q;
     
     // Local signals
     reg  take_1;
@@ -14482,6 +14519,12 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
     reg  [39:0] negated;
     reg  [39:0] doubled;
     reg  [255:0] unit_scales;
+    reg  wide;
+    reg  wide_last;
+    reg  [319:0] wide_merged;
+    reg  [39:0] wide_value;
+    reg  [7:0] beat_lanes;
+    reg  [255:0] operands_b;
     
     // Sub module instances
     npu_u65_256_core$datapath$output_unit$decoder decoder(
@@ -14495,6 +14538,27 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
         .count(reciprocals$count),
         .scale(reciprocals$scale),
         .shift(reciprocals$shift)
+    );
+    npu_u65_256_core$datapath$output_unit$elementwise elementwise(
+        .settings(elementwise$settings),
+        .first(elementwise$first),
+        .second(elementwise$second),
+        .values(elementwise$values),
+        .scales(elementwise$scales),
+        .shifts(elementwise$shifts),
+        .wide(elementwise$wide)
+    );
+    npu_u65_256_core$datapath$output_unit$wide_lanes$0 wide_lanes$0(
+        .settings(wide_lanes$0$settings),
+        .a(wide_lanes$0$a),
+        .b(wide_lanes$0$b),
+        .value(wide_lanes$0$value)
+    );
+    npu_u65_256_core$datapath$output_unit$wide_lanes$1 wide_lanes$1(
+        .settings(wide_lanes$1$settings),
+        .a(wide_lanes$1$a),
+        .b(wide_lanes$1$b),
+        .value(wide_lanes$1$value)
     );
     npu_u65_256_core$datapath$output_unit$scaler scaler(
         .clock(scaler$clock),
@@ -14557,6 +14621,18 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
         .d(full_5$d),
         .q(full_5$q)
     );
+    npu_u65_256_core$datapath$output_unit$wide_step wide_step(
+        .clock(wide_step$clock),
+        .rst_n(wide_step$rst_n),
+        .d(wide_step$d),
+        .q(wide_step$q)
+    );
+    npu_u65_256_core$datapath$output_unit$wide_values wide_values(
+        .clock(wide_values$clock),
+        .rst_n(wide_values$rst_n),
+        .d(wide_values$d),
+        .q(wide_values$q)
+    );
     
     // Update code
     always @(*) begin
@@ -14564,28 +14640,121 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
         full_2$clock = clock;
         full_3$clock = clock;
         full_5$clock = clock;
+        wide_step$clock = clock;
+        wide_values$clock = clock;
         full_1$d = full_1$q;
         full_2$d = full_2$q;
         full_3$d = full_3$q;
         full_5$d = full_5$q;
+        wide_step$d = wide_step$q;
+        wide_values$d = wide_values$q;
         full_1$rst_n = rst_n;
         full_2$rst_n = rst_n;
         full_3$rst_n = rst_n;
         full_5$rst_n = rst_n;
+        wide_step$rst_n = rst_n;
+        wide_values$rst_n = rst_n;
         scaler$clock = clock;
         scaler$rst_n = rst_n;
         activation$clock = clock;
         activation$rst_n = rst_n;
         finisher$clock = clock;
         finisher$rst_n = rst_n;
+        raw_values = accumulators$data[(64'h0)+:(320)];
+        wide = elementwise$wide;
+        beat_lanes = accumulators$data[(64'h3b0)+:(8)];
+        operands_b = accumulators$data[(64'h3c0)+:(256)];
+        wide_lanes$0$settings = settings;
+        wide_lanes$0$a = 32'h0;
+        wide_lanes$0$b = 32'h0;
+        wide_lanes$1$settings = settings;
+        wide_lanes$1$a = 32'h0;
+        wide_lanes$1$b = 32'h0;
+        wide_last = 1'b0;
+        if (wide_step$q == 0) begin
+            wide_lanes$0$a = raw_values[((32'h2 * 0 + 0) * 32'h28)+:(32)];
+            wide_lanes$0$b = operands_b[((32'h2 * 0 + 0) * 32'h20)+:(32)];
+            wide_lanes$1$a = raw_values[((32'h2 * 0 + 1) * 32'h28)+:(32)];
+            wide_lanes$1$b = operands_b[((32'h2 * 0 + 1) * 32'h20)+:(32)];
+            wide_last = (beat_lanes >> (32'h2 * 0 + 32'h2)) == 32'h0;
+        end
+        if (wide_step$q == 1) begin
+            wide_lanes$0$a = raw_values[((32'h2 * 1 + 0) * 32'h28)+:(32)];
+            wide_lanes$0$b = operands_b[((32'h2 * 1 + 0) * 32'h20)+:(32)];
+            wide_lanes$1$a = raw_values[((32'h2 * 1 + 1) * 32'h28)+:(32)];
+            wide_lanes$1$b = operands_b[((32'h2 * 1 + 1) * 32'h20)+:(32)];
+            wide_last = (beat_lanes >> (32'h2 * 1 + 32'h2)) == 32'h0;
+        end
+        if (wide_step$q == 2) begin
+            wide_lanes$0$a = raw_values[((32'h2 * 2 + 0) * 32'h28)+:(32)];
+            wide_lanes$0$b = operands_b[((32'h2 * 2 + 0) * 32'h20)+:(32)];
+            wide_lanes$1$a = raw_values[((32'h2 * 2 + 1) * 32'h28)+:(32)];
+            wide_lanes$1$b = operands_b[((32'h2 * 2 + 1) * 32'h20)+:(32)];
+            wide_last = (beat_lanes >> (32'h2 * 2 + 32'h2)) == 32'h0;
+        end
+        if (wide_step$q == 3) begin
+            wide_lanes$0$a = raw_values[((32'h2 * 3 + 0) * 32'h28)+:(32)];
+            wide_lanes$0$b = operands_b[((32'h2 * 3 + 0) * 32'h20)+:(32)];
+            wide_lanes$1$a = raw_values[((32'h2 * 3 + 1) * 32'h28)+:(32)];
+            wide_lanes$1$b = operands_b[((32'h2 * 3 + 1) * 32'h20)+:(32)];
+            wide_last = (beat_lanes >> (32'h2 * 3 + 32'h2)) == 32'h0;
+        end
+        wide_merged = 32'h0;
+        wide_value = wide_values$q[((32'h2 * 0 + 0) * 32'h28)+:(40)];
+        if (wide_step$q == 0) begin
+            wide_value = wide_lanes$0$value;
+        end
+        wide_merged = wide_merged | (((wide_value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((32'h2 * 0 + 0) * 32'h28));
+        wide_value = wide_values$q[((32'h2 * 0 + 1) * 32'h28)+:(40)];
+        if (wide_step$q == 0) begin
+            wide_value = wide_lanes$1$value;
+        end
+        wide_merged = wide_merged | (((wide_value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((32'h2 * 0 + 1) * 32'h28));
+        wide_value = wide_values$q[((32'h2 * 1 + 0) * 32'h28)+:(40)];
+        if (wide_step$q == 1) begin
+            wide_value = wide_lanes$0$value;
+        end
+        wide_merged = wide_merged | (((wide_value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((32'h2 * 1 + 0) * 32'h28));
+        wide_value = wide_values$q[((32'h2 * 1 + 1) * 32'h28)+:(40)];
+        if (wide_step$q == 1) begin
+            wide_value = wide_lanes$1$value;
+        end
+        wide_merged = wide_merged | (((wide_value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((32'h2 * 1 + 1) * 32'h28));
+        wide_value = wide_values$q[((32'h2 * 2 + 0) * 32'h28)+:(40)];
+        if (wide_step$q == 2) begin
+            wide_value = wide_lanes$0$value;
+        end
+        wide_merged = wide_merged | (((wide_value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((32'h2 * 2 + 0) * 32'h28));
+        wide_value = wide_values$q[((32'h2 * 2 + 1) * 32'h28)+:(40)];
+        if (wide_step$q == 2) begin
+            wide_value = wide_lanes$1$value;
+        end
+        wide_merged = wide_merged | (((wide_value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((32'h2 * 2 + 1) * 32'h28));
+        wide_value = wide_values$q[((32'h2 * 3 + 0) * 32'h28)+:(40)];
+        if (wide_step$q == 3) begin
+            wide_value = wide_lanes$0$value;
+        end
+        wide_merged = wide_merged | (((wide_value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((32'h2 * 3 + 0) * 32'h28));
+        wide_value = wide_values$q[((32'h2 * 3 + 1) * 32'h28)+:(40)];
+        if (wide_step$q == 3) begin
+            wide_value = wide_lanes$1$value;
+        end
+        wide_merged = wide_merged | (((wide_value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((32'h2 * 3 + 1) * 32'h28));
         take_5 = ~full_5$q | results$ready;
         activation$next_ready = take_5;
         take_3 = ~full_3$q | activation$done;
         take_2 = ~full_2$q | take_3;
         take_1 = ~full_1$q | take_2;
-        accumulators$ready = take_1;
+        accumulators$ready = take_1 & (~wide | wide_last);
         if (take_1) begin
-            full_1$d = accumulators$valid;
+            full_1$d = accumulators$valid & accumulators$ready;
+        end
+        if (take_1 & accumulators$valid & wide) begin
+            wide_step$d = wide_step$q + 32'h1;
+            wide_values$d = wide_merged;
+            if (wide_last) begin
+                wide_step$d = 32'h0;
+            end
         end
         if (take_2) begin
             full_2$d = full_1$q;
@@ -14621,7 +14790,6 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
             scales = scales | (((settings[(64'h6)+:(32)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h20));
             shifts = shifts | (((settings[(64'h26)+:(6)]) & 48'hffffffffffff) << (7 * 32'h6));
         end
-        raw_values = accumulators$data[(64'h0)+:(320)];
         values = raw_values;
         reciprocals$count = accumulators$data[(64'h3b9)+:(7)];
         divisor = ((accumulators$data[(64'h3b9)+:(7)]) & 40'hffffffffff);
@@ -14734,6 +14902,20 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
             scales = scales | (((reciprocals$scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h20));
             shifts = shifts | (((reciprocals$shift) & 48'hffffffffffff) << (7 * 32'h6));
         end
+        elementwise$settings = settings;
+        elementwise$first = raw_values;
+        elementwise$second = accumulators$data[(64'h3c0)+:(256)];
+        if (settings[(64'h71)+:(1)]) begin
+            values = elementwise$values;
+            biases = 32'h0;
+            scales = elementwise$scales;
+            shifts = elementwise$shifts;
+        end
+        if (wide) begin
+            values = wide_merged;
+            scales = unit_scales;
+            shifts = 32'h0;
+        end
         if (settings[(64'h70)+:(1)]) begin
             scales = unit_scales;
         end
@@ -14744,9 +14926,9 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
         scaler$biases = biases;
         scaler$scales = scales;
         scaler$shifts = shifts;
-        scaler$acc_int32 = decoder$acc_int32;
+        scaler$acc_int32 = decoder$acc_int32 & ~settings[(64'h71)+:(1)];
         scaler$control = decoder$control;
-        scaler$load_1 = take_1 & accumulators$valid;
+        scaler$load_1 = accumulators$ready & accumulators$valid;
         scaler$load_2 = take_2 & full_1$q;
         scaler$load_3 = take_3 & full_2$q;
         activation$scaled = scaler$scaled;
@@ -15863,7 +16045,7 @@ endmodule // npu_u65_256_core$datapath$output_unit$activation$sigmoid_rom
 module npu_u65_256_core$datapath$output_unit$decoder(settings,lanes,core,control,acc_int32);
     
     // Module arguments
-    input wire  [112:0] settings;
+    input wire  [179:0] settings;
     input wire  [7:0] lanes;
     input wire  core;
     output reg  [158:0] control;
@@ -16037,6 +16219,1931 @@ module npu_u65_256_core$datapath$output_unit$decoder(settings,lanes,core,control
     end
     
 endmodule // npu_u65_256_core$datapath$output_unit$decoder
+
+
+module npu_u65_256_core$datapath$output_unit$elementwise(settings,first,second,values,scales,shifts,wide);
+    
+    // Module arguments
+    input wire  [179:0] settings;
+    input wire  [319:0] first;
+    input wire  [255:0] second;
+    output reg  [319:0] values;
+    output reg  [255:0] scales;
+    output reg  [47:0] shifts;
+    output reg  wide;
+    
+    // Constant declarations
+    localparam  mul = 6'b0;
+    localparam  add = 6'b1;
+    localparam  sub = 6'b10;
+    localparam  min = 6'b11;
+    localparam  max = 6'b100;
+    localparam  lrelu = 6'b101;
+    localparam  abs = 6'b110;
+    localparam  clz = 6'b111;
+    localparam  shr = 6'b1000;
+    localparam  shl = 6'b1001;
+    localparam  tfl = 2'b0;
+    localparam  truncate = 2'b1;
+    localparam  bits_32 = 2'b10;
+    localparam  sign_32 = 32'h80000000;
+    
+    // Local signals
+    reg  [5:0] mode;
+    reg  [31:0] opa_scale;
+    reg  [16:0] opa_16;
+    reg  [15:0] opb;
+    reg  [31:0] a;
+    reg  [31:0] b;
+    reg  a_negative;
+    reg  b_negative;
+    reg  [39:0] a_40;
+    reg  [39:0] b_40;
+    reg  [31:0] a_magnitude;
+    reg  [31:0] b_magnitude;
+    reg  [16:0] factor_x;
+    reg  [16:0] factor_y;
+    reg  [15:0] low_x;
+    reg  [15:0] low_y;
+    reg  [15:0] low_b;
+    reg  [31:0] low_product_a;
+    reg  [31:0] low_product_b;
+    reg  [39:0] product_a;
+    reg  [39:0] product_b;
+    reg  product_a_negative;
+    reg  [5:0] leading_zeros;
+    reg  [5:0] amount;
+    reg  [63:0] wide_a;
+    reg  [39:0] power;
+    reg  [39:0] addend;
+    reg  [39:0] rounded;
+    reg  [39:0] shifted;
+    reg  [39:0] value;
+    reg  scaled;
+    reg  [31:0] lane_scale;
+    reg  [5:0] lane_shift;
+    
+    // Update code
+    always @(*) begin
+        mode = settings[(64'h72)+:(6)];
+        opa_scale = settings[(64'h7e)+:(32)];
+        opa_16 = ((opa_scale[(32'h0)+:(16)]) & 17'h1ffff);
+        opb = settings[(64'ha4)+:(16)];
+        wide = settings[(64'h71)+:(1)] & (((mode == mul) & (settings[(64'h78)+:(2)] == bits_32)) | (((mode == add) | (mode == sub)) & ((settings[(64'h78)+:(2)] == bits_32) | (settings[(64'h7a)+:(2)] != 32'h0))));
+        values = 32'h0;
+        scales = 32'h0;
+        shifts = 32'h0;
+        a = first[(0 * 32'h28)+:(32)];
+        b = second[(0 * 32'h20)+:(32)];
+        a_negative = a[32'h1f];
+        b_negative = b[32'h1f];
+        a_40 = ((a) & 40'hffffffffff);
+        if (a_negative) begin
+            a_40 = a_40 | 64'hff00000000;
+        end
+        b_40 = ((b) & 40'hffffffffff);
+        if (b_negative) begin
+            b_40 = b_40 | 64'hff00000000;
+        end
+        a_magnitude = a;
+        if (a_negative) begin
+            a_magnitude = ((32'h0) & 32'hffffffff) - a;
+        end
+        b_magnitude = b;
+        if (b_negative) begin
+            b_magnitude = ((32'h0) & 32'hffffffff) - b;
+        end
+        factor_x = a_magnitude[(32'h0)+:(17)];
+        factor_y = opa_16;
+        product_a_negative = a_negative;
+        if (mode == mul) begin
+            factor_y = b_magnitude[(32'h0)+:(17)];
+            product_a_negative = a_negative ^ b_negative;
+        end
+        low_x = factor_x[(32'h0)+:(16)];
+        low_y = factor_y[(32'h0)+:(16)];
+        low_product_a = low_x * low_y;
+        product_a = ((low_product_a) & 40'hffffffffff);
+        if (factor_x[32'h10]) begin
+            product_a = product_a + (((factor_y) & 40'hffffffffff) << 32'h10);
+        end
+        if (factor_y[32'h10]) begin
+            product_a = product_a + (((low_x) & 40'hffffffffff) << 32'h10);
+        end
+        if (product_a_negative) begin
+            product_a = ((32'h0) & 40'hffffffffff) - product_a;
+        end
+        low_b = b_magnitude[(32'h0)+:(16)];
+        low_product_b = low_b * opb;
+        product_b = ((low_product_b) & 40'hffffffffff);
+        if (b_magnitude[32'h10]) begin
+            product_b = product_b + (((opb) & 40'hffffffffff) << 32'h10);
+        end
+        if (b_negative) begin
+            product_b = ((32'h0) & 40'hffffffffff) - product_b;
+        end
+        leading_zeros = 32'h20;
+        if (a[0]) begin
+            leading_zeros = (32'h1f - 0);
+        end
+        if (a[1]) begin
+            leading_zeros = (32'h1f - 1);
+        end
+        if (a[2]) begin
+            leading_zeros = (32'h1f - 2);
+        end
+        if (a[3]) begin
+            leading_zeros = (32'h1f - 3);
+        end
+        if (a[4]) begin
+            leading_zeros = (32'h1f - 4);
+        end
+        if (a[5]) begin
+            leading_zeros = (32'h1f - 5);
+        end
+        if (a[6]) begin
+            leading_zeros = (32'h1f - 6);
+        end
+        if (a[7]) begin
+            leading_zeros = (32'h1f - 7);
+        end
+        if (a[8]) begin
+            leading_zeros = (32'h1f - 8);
+        end
+        if (a[9]) begin
+            leading_zeros = (32'h1f - 9);
+        end
+        if (a[10]) begin
+            leading_zeros = (32'h1f - 10);
+        end
+        if (a[11]) begin
+            leading_zeros = (32'h1f - 11);
+        end
+        if (a[12]) begin
+            leading_zeros = (32'h1f - 12);
+        end
+        if (a[13]) begin
+            leading_zeros = (32'h1f - 13);
+        end
+        if (a[14]) begin
+            leading_zeros = (32'h1f - 14);
+        end
+        if (a[15]) begin
+            leading_zeros = (32'h1f - 15);
+        end
+        if (a[16]) begin
+            leading_zeros = (32'h1f - 16);
+        end
+        if (a[17]) begin
+            leading_zeros = (32'h1f - 17);
+        end
+        if (a[18]) begin
+            leading_zeros = (32'h1f - 18);
+        end
+        if (a[19]) begin
+            leading_zeros = (32'h1f - 19);
+        end
+        if (a[20]) begin
+            leading_zeros = (32'h1f - 20);
+        end
+        if (a[21]) begin
+            leading_zeros = (32'h1f - 21);
+        end
+        if (a[22]) begin
+            leading_zeros = (32'h1f - 22);
+        end
+        if (a[23]) begin
+            leading_zeros = (32'h1f - 23);
+        end
+        if (a[24]) begin
+            leading_zeros = (32'h1f - 24);
+        end
+        if (a[25]) begin
+            leading_zeros = (32'h1f - 25);
+        end
+        if (a[26]) begin
+            leading_zeros = (32'h1f - 26);
+        end
+        if (a[27]) begin
+            leading_zeros = (32'h1f - 27);
+        end
+        if (a[28]) begin
+            leading_zeros = (32'h1f - 28);
+        end
+        if (a[29]) begin
+            leading_zeros = (32'h1f - 29);
+        end
+        if (a[30]) begin
+            leading_zeros = (32'h1f - 30);
+        end
+        if (a[31]) begin
+            leading_zeros = (32'h1f - 31);
+        end
+        amount = b[(32'h0)+:(6)];
+        if (b_negative) begin
+            amount = 32'h0;
+        end
+        else if ((mode == shl) & (b > 32'h1f)) begin
+            amount = 32'h1f;
+        end
+        else if ((mode != shl) & (b > 32'h21)) begin
+            amount = 32'h21;
+        end
+        wide_a = ((a_40) & 64'hffffffffffffffff);
+        if (a_negative) begin
+            wide_a = wide_a | 64'hffffff0000000000;
+        end
+        wide_a = wide_a << amount;
+        power = 32'h1;
+        power = power << amount;
+        addend = power >> 32'h1;
+        if ((settings[(64'h0)+:(2)] == tfl) & a_negative & (amount != 32'h0)) begin
+            addend = addend - 32'h1;
+        end
+        if (settings[(64'h0)+:(2)] == truncate) begin
+            addend = 32'h0;
+            if (a_negative) begin
+                addend = power - 32'h1;
+            end
+        end
+        rounded = a_40 + addend;
+        shifted = rounded;
+        if (rounded[32'h27]) begin
+            shifted = ~rounded;
+        end
+        shifted = shifted >> amount;
+        if (rounded[32'h27]) begin
+            shifted = ~shifted;
+        end
+        value = a_40;
+        scaled = 1'b1;
+        if (mode == mul) begin
+            value = product_a;
+        end
+        else if (mode == add) begin
+            value = product_a + product_b;
+        end
+        else if (mode == sub) begin
+            value = product_a - product_b;
+        end
+        else if ((mode == min) | (mode == max)) begin
+            scaled = 1'b0;
+            if (((a ^ sign_32) < (b ^ sign_32)) ^ (mode == min)) begin
+                value = b_40;
+            end
+        end
+        else if (mode == abs) begin
+            value = ((a_magnitude) & 40'hffffffffff);
+        end
+        else if (mode == lrelu) begin
+            scaled = a_negative;
+        end
+        else if (mode == clz) begin
+            scaled = 1'b0;
+            value = ((leading_zeros) & 40'hffffffffff);
+        end
+        else if (mode == shl) begin
+            scaled = 1'b0;
+            value = ((wide_a) & 40'hffffffffff);
+            if (~(&wide_a[(32'h1f)+:(33)] | ~|wide_a[(32'h1f)+:(33)])) begin
+                value = 64'h7fffffff;
+                if (a_negative) begin
+                    value = 64'hff80000000;
+                end
+            end
+        end
+        else if (mode == shr) begin
+            value = shifted;
+        end
+        lane_scale = 32'h1;
+        lane_shift = 32'h0;
+        if (scaled) begin
+            lane_scale = settings[(64'h6)+:(32)];
+            lane_shift = settings[(64'h26)+:(6)];
+        end
+        values = values | (((value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h28));
+        scales = scales | (((lane_scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h20));
+        shifts = shifts | (((lane_shift) & 48'hffffffffffff) << (0 * 32'h6));
+        a = first[(1 * 32'h28)+:(32)];
+        b = second[(1 * 32'h20)+:(32)];
+        a_negative = a[32'h1f];
+        b_negative = b[32'h1f];
+        a_40 = ((a) & 40'hffffffffff);
+        if (a_negative) begin
+            a_40 = a_40 | 64'hff00000000;
+        end
+        b_40 = ((b) & 40'hffffffffff);
+        if (b_negative) begin
+            b_40 = b_40 | 64'hff00000000;
+        end
+        a_magnitude = a;
+        if (a_negative) begin
+            a_magnitude = ((32'h0) & 32'hffffffff) - a;
+        end
+        b_magnitude = b;
+        if (b_negative) begin
+            b_magnitude = ((32'h0) & 32'hffffffff) - b;
+        end
+        factor_x = a_magnitude[(32'h0)+:(17)];
+        factor_y = opa_16;
+        product_a_negative = a_negative;
+        if (mode == mul) begin
+            factor_y = b_magnitude[(32'h0)+:(17)];
+            product_a_negative = a_negative ^ b_negative;
+        end
+        low_x = factor_x[(32'h0)+:(16)];
+        low_y = factor_y[(32'h0)+:(16)];
+        low_product_a = low_x * low_y;
+        product_a = ((low_product_a) & 40'hffffffffff);
+        if (factor_x[32'h10]) begin
+            product_a = product_a + (((factor_y) & 40'hffffffffff) << 32'h10);
+        end
+        if (factor_y[32'h10]) begin
+            product_a = product_a + (((low_x) & 40'hffffffffff) << 32'h10);
+        end
+        if (product_a_negative) begin
+            product_a = ((32'h0) & 40'hffffffffff) - product_a;
+        end
+        low_b = b_magnitude[(32'h0)+:(16)];
+        low_product_b = low_b * opb;
+        product_b = ((low_product_b) & 40'hffffffffff);
+        if (b_magnitude[32'h10]) begin
+            product_b = product_b + (((opb) & 40'hffffffffff) << 32'h10);
+        end
+        if (b_negative) begin
+            product_b = ((32'h0) & 40'hffffffffff) - product_b;
+        end
+        leading_zeros = 32'h20;
+        if (a[0]) begin
+            leading_zeros = (32'h1f - 0);
+        end
+        if (a[1]) begin
+            leading_zeros = (32'h1f - 1);
+        end
+        if (a[2]) begin
+            leading_zeros = (32'h1f - 2);
+        end
+        if (a[3]) begin
+            leading_zeros = (32'h1f - 3);
+        end
+        if (a[4]) begin
+            leading_zeros = (32'h1f - 4);
+        end
+        if (a[5]) begin
+            leading_zeros = (32'h1f - 5);
+        end
+        if (a[6]) begin
+            leading_zeros = (32'h1f - 6);
+        end
+        if (a[7]) begin
+            leading_zeros = (32'h1f - 7);
+        end
+        if (a[8]) begin
+            leading_zeros = (32'h1f - 8);
+        end
+        if (a[9]) begin
+            leading_zeros = (32'h1f - 9);
+        end
+        if (a[10]) begin
+            leading_zeros = (32'h1f - 10);
+        end
+        if (a[11]) begin
+            leading_zeros = (32'h1f - 11);
+        end
+        if (a[12]) begin
+            leading_zeros = (32'h1f - 12);
+        end
+        if (a[13]) begin
+            leading_zeros = (32'h1f - 13);
+        end
+        if (a[14]) begin
+            leading_zeros = (32'h1f - 14);
+        end
+        if (a[15]) begin
+            leading_zeros = (32'h1f - 15);
+        end
+        if (a[16]) begin
+            leading_zeros = (32'h1f - 16);
+        end
+        if (a[17]) begin
+            leading_zeros = (32'h1f - 17);
+        end
+        if (a[18]) begin
+            leading_zeros = (32'h1f - 18);
+        end
+        if (a[19]) begin
+            leading_zeros = (32'h1f - 19);
+        end
+        if (a[20]) begin
+            leading_zeros = (32'h1f - 20);
+        end
+        if (a[21]) begin
+            leading_zeros = (32'h1f - 21);
+        end
+        if (a[22]) begin
+            leading_zeros = (32'h1f - 22);
+        end
+        if (a[23]) begin
+            leading_zeros = (32'h1f - 23);
+        end
+        if (a[24]) begin
+            leading_zeros = (32'h1f - 24);
+        end
+        if (a[25]) begin
+            leading_zeros = (32'h1f - 25);
+        end
+        if (a[26]) begin
+            leading_zeros = (32'h1f - 26);
+        end
+        if (a[27]) begin
+            leading_zeros = (32'h1f - 27);
+        end
+        if (a[28]) begin
+            leading_zeros = (32'h1f - 28);
+        end
+        if (a[29]) begin
+            leading_zeros = (32'h1f - 29);
+        end
+        if (a[30]) begin
+            leading_zeros = (32'h1f - 30);
+        end
+        if (a[31]) begin
+            leading_zeros = (32'h1f - 31);
+        end
+        amount = b[(32'h0)+:(6)];
+        if (b_negative) begin
+            amount = 32'h0;
+        end
+        else if ((mode == shl) & (b > 32'h1f)) begin
+            amount = 32'h1f;
+        end
+        else if ((mode != shl) & (b > 32'h21)) begin
+            amount = 32'h21;
+        end
+        wide_a = ((a_40) & 64'hffffffffffffffff);
+        if (a_negative) begin
+            wide_a = wide_a | 64'hffffff0000000000;
+        end
+        wide_a = wide_a << amount;
+        power = 32'h1;
+        power = power << amount;
+        addend = power >> 32'h1;
+        if ((settings[(64'h0)+:(2)] == tfl) & a_negative & (amount != 32'h0)) begin
+            addend = addend - 32'h1;
+        end
+        if (settings[(64'h0)+:(2)] == truncate) begin
+            addend = 32'h0;
+            if (a_negative) begin
+                addend = power - 32'h1;
+            end
+        end
+        rounded = a_40 + addend;
+        shifted = rounded;
+        if (rounded[32'h27]) begin
+            shifted = ~rounded;
+        end
+        shifted = shifted >> amount;
+        if (rounded[32'h27]) begin
+            shifted = ~shifted;
+        end
+        value = a_40;
+        scaled = 1'b1;
+        if (mode == mul) begin
+            value = product_a;
+        end
+        else if (mode == add) begin
+            value = product_a + product_b;
+        end
+        else if (mode == sub) begin
+            value = product_a - product_b;
+        end
+        else if ((mode == min) | (mode == max)) begin
+            scaled = 1'b0;
+            if (((a ^ sign_32) < (b ^ sign_32)) ^ (mode == min)) begin
+                value = b_40;
+            end
+        end
+        else if (mode == abs) begin
+            value = ((a_magnitude) & 40'hffffffffff);
+        end
+        else if (mode == lrelu) begin
+            scaled = a_negative;
+        end
+        else if (mode == clz) begin
+            scaled = 1'b0;
+            value = ((leading_zeros) & 40'hffffffffff);
+        end
+        else if (mode == shl) begin
+            scaled = 1'b0;
+            value = ((wide_a) & 40'hffffffffff);
+            if (~(&wide_a[(32'h1f)+:(33)] | ~|wide_a[(32'h1f)+:(33)])) begin
+                value = 64'h7fffffff;
+                if (a_negative) begin
+                    value = 64'hff80000000;
+                end
+            end
+        end
+        else if (mode == shr) begin
+            value = shifted;
+        end
+        lane_scale = 32'h1;
+        lane_shift = 32'h0;
+        if (scaled) begin
+            lane_scale = settings[(64'h6)+:(32)];
+            lane_shift = settings[(64'h26)+:(6)];
+        end
+        values = values | (((value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h28));
+        scales = scales | (((lane_scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h20));
+        shifts = shifts | (((lane_shift) & 48'hffffffffffff) << (1 * 32'h6));
+        a = first[(2 * 32'h28)+:(32)];
+        b = second[(2 * 32'h20)+:(32)];
+        a_negative = a[32'h1f];
+        b_negative = b[32'h1f];
+        a_40 = ((a) & 40'hffffffffff);
+        if (a_negative) begin
+            a_40 = a_40 | 64'hff00000000;
+        end
+        b_40 = ((b) & 40'hffffffffff);
+        if (b_negative) begin
+            b_40 = b_40 | 64'hff00000000;
+        end
+        a_magnitude = a;
+        if (a_negative) begin
+            a_magnitude = ((32'h0) & 32'hffffffff) - a;
+        end
+        b_magnitude = b;
+        if (b_negative) begin
+            b_magnitude = ((32'h0) & 32'hffffffff) - b;
+        end
+        factor_x = a_magnitude[(32'h0)+:(17)];
+        factor_y = opa_16;
+        product_a_negative = a_negative;
+        if (mode == mul) begin
+            factor_y = b_magnitude[(32'h0)+:(17)];
+            product_a_negative = a_negative ^ b_negative;
+        end
+        low_x = factor_x[(32'h0)+:(16)];
+        low_y = factor_y[(32'h0)+:(16)];
+        low_product_a = low_x * low_y;
+        product_a = ((low_product_a) & 40'hffffffffff);
+        if (factor_x[32'h10]) begin
+            product_a = product_a + (((factor_y) & 40'hffffffffff) << 32'h10);
+        end
+        if (factor_y[32'h10]) begin
+            product_a = product_a + (((low_x) & 40'hffffffffff) << 32'h10);
+        end
+        if (product_a_negative) begin
+            product_a = ((32'h0) & 40'hffffffffff) - product_a;
+        end
+        low_b = b_magnitude[(32'h0)+:(16)];
+        low_product_b = low_b * opb;
+        product_b = ((low_product_b) & 40'hffffffffff);
+        if (b_magnitude[32'h10]) begin
+            product_b = product_b + (((opb) & 40'hffffffffff) << 32'h10);
+        end
+        if (b_negative) begin
+            product_b = ((32'h0) & 40'hffffffffff) - product_b;
+        end
+        leading_zeros = 32'h20;
+        if (a[0]) begin
+            leading_zeros = (32'h1f - 0);
+        end
+        if (a[1]) begin
+            leading_zeros = (32'h1f - 1);
+        end
+        if (a[2]) begin
+            leading_zeros = (32'h1f - 2);
+        end
+        if (a[3]) begin
+            leading_zeros = (32'h1f - 3);
+        end
+        if (a[4]) begin
+            leading_zeros = (32'h1f - 4);
+        end
+        if (a[5]) begin
+            leading_zeros = (32'h1f - 5);
+        end
+        if (a[6]) begin
+            leading_zeros = (32'h1f - 6);
+        end
+        if (a[7]) begin
+            leading_zeros = (32'h1f - 7);
+        end
+        if (a[8]) begin
+            leading_zeros = (32'h1f - 8);
+        end
+        if (a[9]) begin
+            leading_zeros = (32'h1f - 9);
+        end
+        if (a[10]) begin
+            leading_zeros = (32'h1f - 10);
+        end
+        if (a[11]) begin
+            leading_zeros = (32'h1f - 11);
+        end
+        if (a[12]) begin
+            leading_zeros = (32'h1f - 12);
+        end
+        if (a[13]) begin
+            leading_zeros = (32'h1f - 13);
+        end
+        if (a[14]) begin
+            leading_zeros = (32'h1f - 14);
+        end
+        if (a[15]) begin
+            leading_zeros = (32'h1f - 15);
+        end
+        if (a[16]) begin
+            leading_zeros = (32'h1f - 16);
+        end
+        if (a[17]) begin
+            leading_zeros = (32'h1f - 17);
+        end
+        if (a[18]) begin
+            leading_zeros = (32'h1f - 18);
+        end
+        if (a[19]) begin
+            leading_zeros = (32'h1f - 19);
+        end
+        if (a[20]) begin
+            leading_zeros = (32'h1f - 20);
+        end
+        if (a[21]) begin
+            leading_zeros = (32'h1f - 21);
+        end
+        if (a[22]) begin
+            leading_zeros = (32'h1f - 22);
+        end
+        if (a[23]) begin
+            leading_zeros = (32'h1f - 23);
+        end
+        if (a[24]) begin
+            leading_zeros = (32'h1f - 24);
+        end
+        if (a[25]) begin
+            leading_zeros = (32'h1f - 25);
+        end
+        if (a[26]) begin
+            leading_zeros = (32'h1f - 26);
+        end
+        if (a[27]) begin
+            leading_zeros = (32'h1f - 27);
+        end
+        if (a[28]) begin
+            leading_zeros = (32'h1f - 28);
+        end
+        if (a[29]) begin
+            leading_zeros = (32'h1f - 29);
+        end
+        if (a[30]) begin
+            leading_zeros = (32'h1f - 30);
+        end
+        if (a[31]) begin
+            leading_zeros = (32'h1f - 31);
+        end
+        amount = b[(32'h0)+:(6)];
+        if (b_negative) begin
+            amount = 32'h0;
+        end
+        else if ((mode == shl) & (b > 32'h1f)) begin
+            amount = 32'h1f;
+        end
+        else if ((mode != shl) & (b > 32'h21)) begin
+            amount = 32'h21;
+        end
+        wide_a = ((a_40) & 64'hffffffffffffffff);
+        if (a_negative) begin
+            wide_a = wide_a | 64'hffffff0000000000;
+        end
+        wide_a = wide_a << amount;
+        power = 32'h1;
+        power = power << amount;
+        addend = power >> 32'h1;
+        if ((settings[(64'h0)+:(2)] == tfl) & a_negative & (amount != 32'h0)) begin
+            addend = addend - 32'h1;
+        end
+        if (settings[(64'h0)+:(2)] == truncate) begin
+            addend = 32'h0;
+            if (a_negative) begin
+                addend = power - 32'h1;
+            end
+        end
+        rounded = a_40 + addend;
+        shifted = rounded;
+        if (rounded[32'h27]) begin
+            shifted = ~rounded;
+        end
+        shifted = shifted >> amount;
+        if (rounded[32'h27]) begin
+            shifted = ~shifted;
+        end
+        value = a_40;
+        scaled = 1'b1;
+        if (mode == mul) begin
+            value = product_a;
+        end
+        else if (mode == add) begin
+            value = product_a + product_b;
+        end
+        else if (mode == sub) begin
+            value = product_a - product_b;
+        end
+        else if ((mode == min) | (mode == max)) begin
+            scaled = 1'b0;
+            if (((a ^ sign_32) < (b ^ sign_32)) ^ (mode == min)) begin
+                value = b_40;
+            end
+        end
+        else if (mode == abs) begin
+            value = ((a_magnitude) & 40'hffffffffff);
+        end
+        else if (mode == lrelu) begin
+            scaled = a_negative;
+        end
+        else if (mode == clz) begin
+            scaled = 1'b0;
+            value = ((leading_zeros) & 40'hffffffffff);
+        end
+        else if (mode == shl) begin
+            scaled = 1'b0;
+            value = ((wide_a) & 40'hffffffffff);
+            if (~(&wide_a[(32'h1f)+:(33)] | ~|wide_a[(32'h1f)+:(33)])) begin
+                value = 64'h7fffffff;
+                if (a_negative) begin
+                    value = 64'hff80000000;
+                end
+            end
+        end
+        else if (mode == shr) begin
+            value = shifted;
+        end
+        lane_scale = 32'h1;
+        lane_shift = 32'h0;
+        if (scaled) begin
+            lane_scale = settings[(64'h6)+:(32)];
+            lane_shift = settings[(64'h26)+:(6)];
+        end
+        values = values | (((value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h28));
+        scales = scales | (((lane_scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h20));
+        shifts = shifts | (((lane_shift) & 48'hffffffffffff) << (2 * 32'h6));
+        a = first[(3 * 32'h28)+:(32)];
+        b = second[(3 * 32'h20)+:(32)];
+        a_negative = a[32'h1f];
+        b_negative = b[32'h1f];
+        a_40 = ((a) & 40'hffffffffff);
+        if (a_negative) begin
+            a_40 = a_40 | 64'hff00000000;
+        end
+        b_40 = ((b) & 40'hffffffffff);
+        if (b_negative) begin
+            b_40 = b_40 | 64'hff00000000;
+        end
+        a_magnitude = a;
+        if (a_negative) begin
+            a_magnitude = ((32'h0) & 32'hffffffff) - a;
+        end
+        b_magnitude = b;
+        if (b_negative) begin
+            b_magnitude = ((32'h0) & 32'hffffffff) - b;
+        end
+        factor_x = a_magnitude[(32'h0)+:(17)];
+        factor_y = opa_16;
+        product_a_negative = a_negative;
+        if (mode == mul) begin
+            factor_y = b_magnitude[(32'h0)+:(17)];
+            product_a_negative = a_negative ^ b_negative;
+        end
+        low_x = factor_x[(32'h0)+:(16)];
+        low_y = factor_y[(32'h0)+:(16)];
+        low_product_a = low_x * low_y;
+        product_a = ((low_product_a) & 40'hffffffffff);
+        if (factor_x[32'h10]) begin
+            product_a = product_a + (((factor_y) & 40'hffffffffff) << 32'h10);
+        end
+        if (factor_y[32'h10]) begin
+            product_a = product_a + (((low_x) & 40'hffffffffff) << 32'h10);
+        end
+        if (product_a_negative) begin
+            product_a = ((32'h0) & 40'hffffffffff) - product_a;
+        end
+        low_b = b_magnitude[(32'h0)+:(16)];
+        low_product_b = low_b * opb;
+        product_b = ((low_product_b) & 40'hffffffffff);
+        if (b_magnitude[32'h10]) begin
+            product_b = product_b + (((opb) & 40'hffffffffff) << 32'h10);
+        end
+        if (b_negative) begin
+            product_b = ((32'h0) & 40'hffffffffff) - product_b;
+        end
+        leading_zeros = 32'h20;
+        if (a[0]) begin
+            leading_zeros = (32'h1f - 0);
+        end
+        if (a[1]) begin
+            leading_zeros = (32'h1f - 1);
+        end
+        if (a[2]) begin
+            leading_zeros = (32'h1f - 2);
+        end
+        if (a[3]) begin
+            leading_zeros = (32'h1f - 3);
+        end
+        if (a[4]) begin
+            leading_zeros = (32'h1f - 4);
+        end
+        if (a[5]) begin
+            leading_zeros = (32'h1f - 5);
+        end
+        if (a[6]) begin
+            leading_zeros = (32'h1f - 6);
+        end
+        if (a[7]) begin
+            leading_zeros = (32'h1f - 7);
+        end
+        if (a[8]) begin
+            leading_zeros = (32'h1f - 8);
+        end
+        if (a[9]) begin
+            leading_zeros = (32'h1f - 9);
+        end
+        if (a[10]) begin
+            leading_zeros = (32'h1f - 10);
+        end
+        if (a[11]) begin
+            leading_zeros = (32'h1f - 11);
+        end
+        if (a[12]) begin
+            leading_zeros = (32'h1f - 12);
+        end
+        if (a[13]) begin
+            leading_zeros = (32'h1f - 13);
+        end
+        if (a[14]) begin
+            leading_zeros = (32'h1f - 14);
+        end
+        if (a[15]) begin
+            leading_zeros = (32'h1f - 15);
+        end
+        if (a[16]) begin
+            leading_zeros = (32'h1f - 16);
+        end
+        if (a[17]) begin
+            leading_zeros = (32'h1f - 17);
+        end
+        if (a[18]) begin
+            leading_zeros = (32'h1f - 18);
+        end
+        if (a[19]) begin
+            leading_zeros = (32'h1f - 19);
+        end
+        if (a[20]) begin
+            leading_zeros = (32'h1f - 20);
+        end
+        if (a[21]) begin
+            leading_zeros = (32'h1f - 21);
+        end
+        if (a[22]) begin
+            leading_zeros = (32'h1f - 22);
+        end
+        if (a[23]) begin
+            leading_zeros = (32'h1f - 23);
+        end
+        if (a[24]) begin
+            leading_zeros = (32'h1f - 24);
+        end
+        if (a[25]) begin
+            leading_zeros = (32'h1f - 25);
+        end
+        if (a[26]) begin
+            leading_zeros = (32'h1f - 26);
+        end
+        if (a[27]) begin
+            leading_zeros = (32'h1f - 27);
+        end
+        if (a[28]) begin
+            leading_zeros = (32'h1f - 28);
+        end
+        if (a[29]) begin
+            leading_zeros = (32'h1f - 29);
+        end
+        if (a[30]) begin
+            leading_zeros = (32'h1f - 30);
+        end
+        if (a[31]) begin
+            leading_zeros = (32'h1f - 31);
+        end
+        amount = b[(32'h0)+:(6)];
+        if (b_negative) begin
+            amount = 32'h0;
+        end
+        else if ((mode == shl) & (b > 32'h1f)) begin
+            amount = 32'h1f;
+        end
+        else if ((mode != shl) & (b > 32'h21)) begin
+            amount = 32'h21;
+        end
+        wide_a = ((a_40) & 64'hffffffffffffffff);
+        if (a_negative) begin
+            wide_a = wide_a | 64'hffffff0000000000;
+        end
+        wide_a = wide_a << amount;
+        power = 32'h1;
+        power = power << amount;
+        addend = power >> 32'h1;
+        if ((settings[(64'h0)+:(2)] == tfl) & a_negative & (amount != 32'h0)) begin
+            addend = addend - 32'h1;
+        end
+        if (settings[(64'h0)+:(2)] == truncate) begin
+            addend = 32'h0;
+            if (a_negative) begin
+                addend = power - 32'h1;
+            end
+        end
+        rounded = a_40 + addend;
+        shifted = rounded;
+        if (rounded[32'h27]) begin
+            shifted = ~rounded;
+        end
+        shifted = shifted >> amount;
+        if (rounded[32'h27]) begin
+            shifted = ~shifted;
+        end
+        value = a_40;
+        scaled = 1'b1;
+        if (mode == mul) begin
+            value = product_a;
+        end
+        else if (mode == add) begin
+            value = product_a + product_b;
+        end
+        else if (mode == sub) begin
+            value = product_a - product_b;
+        end
+        else if ((mode == min) | (mode == max)) begin
+            scaled = 1'b0;
+            if (((a ^ sign_32) < (b ^ sign_32)) ^ (mode == min)) begin
+                value = b_40;
+            end
+        end
+        else if (mode == abs) begin
+            value = ((a_magnitude) & 40'hffffffffff);
+        end
+        else if (mode == lrelu) begin
+            scaled = a_negative;
+        end
+        else if (mode == clz) begin
+            scaled = 1'b0;
+            value = ((leading_zeros) & 40'hffffffffff);
+        end
+        else if (mode == shl) begin
+            scaled = 1'b0;
+            value = ((wide_a) & 40'hffffffffff);
+            if (~(&wide_a[(32'h1f)+:(33)] | ~|wide_a[(32'h1f)+:(33)])) begin
+                value = 64'h7fffffff;
+                if (a_negative) begin
+                    value = 64'hff80000000;
+                end
+            end
+        end
+        else if (mode == shr) begin
+            value = shifted;
+        end
+        lane_scale = 32'h1;
+        lane_shift = 32'h0;
+        if (scaled) begin
+            lane_scale = settings[(64'h6)+:(32)];
+            lane_shift = settings[(64'h26)+:(6)];
+        end
+        values = values | (((value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h28));
+        scales = scales | (((lane_scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h20));
+        shifts = shifts | (((lane_shift) & 48'hffffffffffff) << (3 * 32'h6));
+        a = first[(4 * 32'h28)+:(32)];
+        b = second[(4 * 32'h20)+:(32)];
+        a_negative = a[32'h1f];
+        b_negative = b[32'h1f];
+        a_40 = ((a) & 40'hffffffffff);
+        if (a_negative) begin
+            a_40 = a_40 | 64'hff00000000;
+        end
+        b_40 = ((b) & 40'hffffffffff);
+        if (b_negative) begin
+            b_40 = b_40 | 64'hff00000000;
+        end
+        a_magnitude = a;
+        if (a_negative) begin
+            a_magnitude = ((32'h0) & 32'hffffffff) - a;
+        end
+        b_magnitude = b;
+        if (b_negative) begin
+            b_magnitude = ((32'h0) & 32'hffffffff) - b;
+        end
+        factor_x = a_magnitude[(32'h0)+:(17)];
+        factor_y = opa_16;
+        product_a_negative = a_negative;
+        if (mode == mul) begin
+            factor_y = b_magnitude[(32'h0)+:(17)];
+            product_a_negative = a_negative ^ b_negative;
+        end
+        low_x = factor_x[(32'h0)+:(16)];
+        low_y = factor_y[(32'h0)+:(16)];
+        low_product_a = low_x * low_y;
+        product_a = ((low_product_a) & 40'hffffffffff);
+        if (factor_x[32'h10]) begin
+            product_a = product_a + (((factor_y) & 40'hffffffffff) << 32'h10);
+        end
+        if (factor_y[32'h10]) begin
+            product_a = product_a + (((low_x) & 40'hffffffffff) << 32'h10);
+        end
+        if (product_a_negative) begin
+            product_a = ((32'h0) & 40'hffffffffff) - product_a;
+        end
+        low_b = b_magnitude[(32'h0)+:(16)];
+        low_product_b = low_b * opb;
+        product_b = ((low_product_b) & 40'hffffffffff);
+        if (b_magnitude[32'h10]) begin
+            product_b = product_b + (((opb) & 40'hffffffffff) << 32'h10);
+        end
+        if (b_negative) begin
+            product_b = ((32'h0) & 40'hffffffffff) - product_b;
+        end
+        leading_zeros = 32'h20;
+        if (a[0]) begin
+            leading_zeros = (32'h1f - 0);
+        end
+        if (a[1]) begin
+            leading_zeros = (32'h1f - 1);
+        end
+        if (a[2]) begin
+            leading_zeros = (32'h1f - 2);
+        end
+        if (a[3]) begin
+            leading_zeros = (32'h1f - 3);
+        end
+        if (a[4]) begin
+            leading_zeros = (32'h1f - 4);
+        end
+        if (a[5]) begin
+            leading_zeros = (32'h1f - 5);
+        end
+        if (a[6]) begin
+            leading_zeros = (32'h1f - 6);
+        end
+        if (a[7]) begin
+            leading_zeros = (32'h1f - 7);
+        end
+        if (a[8]) begin
+            leading_zeros = (32'h1f - 8);
+        end
+        if (a[9]) begin
+            leading_zeros = (32'h1f - 9);
+        end
+        if (a[10]) begin
+            leading_zeros = (32'h1f - 10);
+        end
+        if (a[11]) begin
+            leading_zeros = (32'h1f - 11);
+        end
+        if (a[12]) begin
+            leading_zeros = (32'h1f - 12);
+        end
+        if (a[13]) begin
+            leading_zeros = (32'h1f - 13);
+        end
+        if (a[14]) begin
+            leading_zeros = (32'h1f - 14);
+        end
+        if (a[15]) begin
+            leading_zeros = (32'h1f - 15);
+        end
+        if (a[16]) begin
+            leading_zeros = (32'h1f - 16);
+        end
+        if (a[17]) begin
+            leading_zeros = (32'h1f - 17);
+        end
+        if (a[18]) begin
+            leading_zeros = (32'h1f - 18);
+        end
+        if (a[19]) begin
+            leading_zeros = (32'h1f - 19);
+        end
+        if (a[20]) begin
+            leading_zeros = (32'h1f - 20);
+        end
+        if (a[21]) begin
+            leading_zeros = (32'h1f - 21);
+        end
+        if (a[22]) begin
+            leading_zeros = (32'h1f - 22);
+        end
+        if (a[23]) begin
+            leading_zeros = (32'h1f - 23);
+        end
+        if (a[24]) begin
+            leading_zeros = (32'h1f - 24);
+        end
+        if (a[25]) begin
+            leading_zeros = (32'h1f - 25);
+        end
+        if (a[26]) begin
+            leading_zeros = (32'h1f - 26);
+        end
+        if (a[27]) begin
+            leading_zeros = (32'h1f - 27);
+        end
+        if (a[28]) begin
+            leading_zeros = (32'h1f - 28);
+        end
+        if (a[29]) begin
+            leading_zeros = (32'h1f - 29);
+        end
+        if (a[30]) begin
+            leading_zeros = (32'h1f - 30);
+        end
+        if (a[31]) begin
+            leading_zeros = (32'h1f - 31);
+        end
+        amount = b[(32'h0)+:(6)];
+        if (b_negative) begin
+            amount = 32'h0;
+        end
+        else if ((mode == shl) & (b > 32'h1f)) begin
+            amount = 32'h1f;
+        end
+        else if ((mode != shl) & (b > 32'h21)) begin
+            amount = 32'h21;
+        end
+        wide_a = ((a_40) & 64'hffffffffffffffff);
+        if (a_negative) begin
+            wide_a = wide_a | 64'hffffff0000000000;
+        end
+        wide_a = wide_a << amount;
+        power = 32'h1;
+        power = power << amount;
+        addend = power >> 32'h1;
+        if ((settings[(64'h0)+:(2)] == tfl) & a_negative & (amount != 32'h0)) begin
+            addend = addend - 32'h1;
+        end
+        if (settings[(64'h0)+:(2)] == truncate) begin
+            addend = 32'h0;
+            if (a_negative) begin
+                addend = power - 32'h1;
+            end
+        end
+        rounded = a_40 + addend;
+        shifted = rounded;
+        if (rounded[32'h27]) begin
+            shifted = ~rounded;
+        end
+        shifted = shifted >> amount;
+        if (rounded[32'h27]) begin
+            shifted = ~shifted;
+        end
+        value = a_40;
+        scaled = 1'b1;
+        if (mode == mul) begin
+            value = product_a;
+        end
+        else if (mode == add) begin
+            value = product_a + product_b;
+        end
+        else if (mode == sub) begin
+            value = product_a - product_b;
+        end
+        else if ((mode == min) | (mode == max)) begin
+            scaled = 1'b0;
+            if (((a ^ sign_32) < (b ^ sign_32)) ^ (mode == min)) begin
+                value = b_40;
+            end
+        end
+        else if (mode == abs) begin
+            value = ((a_magnitude) & 40'hffffffffff);
+        end
+        else if (mode == lrelu) begin
+            scaled = a_negative;
+        end
+        else if (mode == clz) begin
+            scaled = 1'b0;
+            value = ((leading_zeros) & 40'hffffffffff);
+        end
+        else if (mode == shl) begin
+            scaled = 1'b0;
+            value = ((wide_a) & 40'hffffffffff);
+            if (~(&wide_a[(32'h1f)+:(33)] | ~|wide_a[(32'h1f)+:(33)])) begin
+                value = 64'h7fffffff;
+                if (a_negative) begin
+                    value = 64'hff80000000;
+                end
+            end
+        end
+        else if (mode == shr) begin
+            value = shifted;
+        end
+        lane_scale = 32'h1;
+        lane_shift = 32'h0;
+        if (scaled) begin
+            lane_scale = settings[(64'h6)+:(32)];
+            lane_shift = settings[(64'h26)+:(6)];
+        end
+        values = values | (((value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h28));
+        scales = scales | (((lane_scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h20));
+        shifts = shifts | (((lane_shift) & 48'hffffffffffff) << (4 * 32'h6));
+        a = first[(5 * 32'h28)+:(32)];
+        b = second[(5 * 32'h20)+:(32)];
+        a_negative = a[32'h1f];
+        b_negative = b[32'h1f];
+        a_40 = ((a) & 40'hffffffffff);
+        if (a_negative) begin
+            a_40 = a_40 | 64'hff00000000;
+        end
+        b_40 = ((b) & 40'hffffffffff);
+        if (b_negative) begin
+            b_40 = b_40 | 64'hff00000000;
+        end
+        a_magnitude = a;
+        if (a_negative) begin
+            a_magnitude = ((32'h0) & 32'hffffffff) - a;
+        end
+        b_magnitude = b;
+        if (b_negative) begin
+            b_magnitude = ((32'h0) & 32'hffffffff) - b;
+        end
+        factor_x = a_magnitude[(32'h0)+:(17)];
+        factor_y = opa_16;
+        product_a_negative = a_negative;
+        if (mode == mul) begin
+            factor_y = b_magnitude[(32'h0)+:(17)];
+            product_a_negative = a_negative ^ b_negative;
+        end
+        low_x = factor_x[(32'h0)+:(16)];
+        low_y = factor_y[(32'h0)+:(16)];
+        low_product_a = low_x * low_y;
+        product_a = ((low_product_a) & 40'hffffffffff);
+        if (factor_x[32'h10]) begin
+            product_a = product_a + (((factor_y) & 40'hffffffffff) << 32'h10);
+        end
+        if (factor_y[32'h10]) begin
+            product_a = product_a + (((low_x) & 40'hffffffffff) << 32'h10);
+        end
+        if (product_a_negative) begin
+            product_a = ((32'h0) & 40'hffffffffff) - product_a;
+        end
+        low_b = b_magnitude[(32'h0)+:(16)];
+        low_product_b = low_b * opb;
+        product_b = ((low_product_b) & 40'hffffffffff);
+        if (b_magnitude[32'h10]) begin
+            product_b = product_b + (((opb) & 40'hffffffffff) << 32'h10);
+        end
+        if (b_negative) begin
+            product_b = ((32'h0) & 40'hffffffffff) - product_b;
+        end
+        leading_zeros = 32'h20;
+        if (a[0]) begin
+            leading_zeros = (32'h1f - 0);
+        end
+        if (a[1]) begin
+            leading_zeros = (32'h1f - 1);
+        end
+        if (a[2]) begin
+            leading_zeros = (32'h1f - 2);
+        end
+        if (a[3]) begin
+            leading_zeros = (32'h1f - 3);
+        end
+        if (a[4]) begin
+            leading_zeros = (32'h1f - 4);
+        end
+        if (a[5]) begin
+            leading_zeros = (32'h1f - 5);
+        end
+        if (a[6]) begin
+            leading_zeros = (32'h1f - 6);
+        end
+        if (a[7]) begin
+            leading_zeros = (32'h1f - 7);
+        end
+        if (a[8]) begin
+            leading_zeros = (32'h1f - 8);
+        end
+        if (a[9]) begin
+            leading_zeros = (32'h1f - 9);
+        end
+        if (a[10]) begin
+            leading_zeros = (32'h1f - 10);
+        end
+        if (a[11]) begin
+            leading_zeros = (32'h1f - 11);
+        end
+        if (a[12]) begin
+            leading_zeros = (32'h1f - 12);
+        end
+        if (a[13]) begin
+            leading_zeros = (32'h1f - 13);
+        end
+        if (a[14]) begin
+            leading_zeros = (32'h1f - 14);
+        end
+        if (a[15]) begin
+            leading_zeros = (32'h1f - 15);
+        end
+        if (a[16]) begin
+            leading_zeros = (32'h1f - 16);
+        end
+        if (a[17]) begin
+            leading_zeros = (32'h1f - 17);
+        end
+        if (a[18]) begin
+            leading_zeros = (32'h1f - 18);
+        end
+        if (a[19]) begin
+            leading_zeros = (32'h1f - 19);
+        end
+        if (a[20]) begin
+            leading_zeros = (32'h1f - 20);
+        end
+        if (a[21]) begin
+            leading_zeros = (32'h1f - 21);
+        end
+        if (a[22]) begin
+            leading_zeros = (32'h1f - 22);
+        end
+        if (a[23]) begin
+            leading_zeros = (32'h1f - 23);
+        end
+        if (a[24]) begin
+            leading_zeros = (32'h1f - 24);
+        end
+        if (a[25]) begin
+            leading_zeros = (32'h1f - 25);
+        end
+        if (a[26]) begin
+            leading_zeros = (32'h1f - 26);
+        end
+        if (a[27]) begin
+            leading_zeros = (32'h1f - 27);
+        end
+        if (a[28]) begin
+            leading_zeros = (32'h1f - 28);
+        end
+        if (a[29]) begin
+            leading_zeros = (32'h1f - 29);
+        end
+        if (a[30]) begin
+            leading_zeros = (32'h1f - 30);
+        end
+        if (a[31]) begin
+            leading_zeros = (32'h1f - 31);
+        end
+        amount = b[(32'h0)+:(6)];
+        if (b_negative) begin
+            amount = 32'h0;
+        end
+        else if ((mode == shl) & (b > 32'h1f)) begin
+            amount = 32'h1f;
+        end
+        else if ((mode != shl) & (b > 32'h21)) begin
+            amount = 32'h21;
+        end
+        wide_a = ((a_40) & 64'hffffffffffffffff);
+        if (a_negative) begin
+            wide_a = wide_a | 64'hffffff0000000000;
+        end
+        wide_a = wide_a << amount;
+        power = 32'h1;
+        power = power << amount;
+        addend = power >> 32'h1;
+        if ((settings[(64'h0)+:(2)] == tfl) & a_negative & (amount != 32'h0)) begin
+            addend = addend - 32'h1;
+        end
+        if (settings[(64'h0)+:(2)] == truncate) begin
+            addend = 32'h0;
+            if (a_negative) begin
+                addend = power - 32'h1;
+            end
+        end
+        rounded = a_40 + addend;
+        shifted = rounded;
+        if (rounded[32'h27]) begin
+            shifted = ~rounded;
+        end
+        shifted = shifted >> amount;
+        if (rounded[32'h27]) begin
+            shifted = ~shifted;
+        end
+        value = a_40;
+        scaled = 1'b1;
+        if (mode == mul) begin
+            value = product_a;
+        end
+        else if (mode == add) begin
+            value = product_a + product_b;
+        end
+        else if (mode == sub) begin
+            value = product_a - product_b;
+        end
+        else if ((mode == min) | (mode == max)) begin
+            scaled = 1'b0;
+            if (((a ^ sign_32) < (b ^ sign_32)) ^ (mode == min)) begin
+                value = b_40;
+            end
+        end
+        else if (mode == abs) begin
+            value = ((a_magnitude) & 40'hffffffffff);
+        end
+        else if (mode == lrelu) begin
+            scaled = a_negative;
+        end
+        else if (mode == clz) begin
+            scaled = 1'b0;
+            value = ((leading_zeros) & 40'hffffffffff);
+        end
+        else if (mode == shl) begin
+            scaled = 1'b0;
+            value = ((wide_a) & 40'hffffffffff);
+            if (~(&wide_a[(32'h1f)+:(33)] | ~|wide_a[(32'h1f)+:(33)])) begin
+                value = 64'h7fffffff;
+                if (a_negative) begin
+                    value = 64'hff80000000;
+                end
+            end
+        end
+        else if (mode == shr) begin
+            value = shifted;
+        end
+        lane_scale = 32'h1;
+        lane_shift = 32'h0;
+        if (scaled) begin
+            lane_scale = settings[(64'h6)+:(32)];
+            lane_shift = settings[(64'h26)+:(6)];
+        end
+        values = values | (((value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h28));
+        scales = scales | (((lane_scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h20));
+        shifts = shifts | (((lane_shift) & 48'hffffffffffff) << (5 * 32'h6));
+        a = first[(6 * 32'h28)+:(32)];
+        b = second[(6 * 32'h20)+:(32)];
+        a_negative = a[32'h1f];
+        b_negative = b[32'h1f];
+        a_40 = ((a) & 40'hffffffffff);
+        if (a_negative) begin
+            a_40 = a_40 | 64'hff00000000;
+        end
+        b_40 = ((b) & 40'hffffffffff);
+        if (b_negative) begin
+            b_40 = b_40 | 64'hff00000000;
+        end
+        a_magnitude = a;
+        if (a_negative) begin
+            a_magnitude = ((32'h0) & 32'hffffffff) - a;
+        end
+        b_magnitude = b;
+        if (b_negative) begin
+            b_magnitude = ((32'h0) & 32'hffffffff) - b;
+        end
+        factor_x = a_magnitude[(32'h0)+:(17)];
+        factor_y = opa_16;
+        product_a_negative = a_negative;
+        if (mode == mul) begin
+            factor_y = b_magnitude[(32'h0)+:(17)];
+            product_a_negative = a_negative ^ b_negative;
+        end
+        low_x = factor_x[(32'h0)+:(16)];
+        low_y = factor_y[(32'h0)+:(16)];
+        low_product_a = low_x * low_y;
+        product_a = ((low_product_a) & 40'hffffffffff);
+        if (factor_x[32'h10]) begin
+            product_a = product_a + (((factor_y) & 40'hffffffffff) << 32'h10);
+        end
+        if (factor_y[32'h10]) begin
+            product_a = product_a + (((low_x) & 40'hffffffffff) << 32'h10);
+        end
+        if (product_a_negative) begin
+            product_a = ((32'h0) & 40'hffffffffff) - product_a;
+        end
+        low_b = b_magnitude[(32'h0)+:(16)];
+        low_product_b = low_b * opb;
+        product_b = ((low_product_b) & 40'hffffffffff);
+        if (b_magnitude[32'h10]) begin
+            product_b = product_b + (((opb) & 40'hffffffffff) << 32'h10);
+        end
+        if (b_negative) begin
+            product_b = ((32'h0) & 40'hffffffffff) - product_b;
+        end
+        leading_zeros = 32'h20;
+        if (a[0]) begin
+            leading_zeros = (32'h1f - 0);
+        end
+        if (a[1]) begin
+            leading_zeros = (32'h1f - 1);
+        end
+        if (a[2]) begin
+            leading_zeros = (32'h1f - 2);
+        end
+        if (a[3]) begin
+            leading_zeros = (32'h1f - 3);
+        end
+        if (a[4]) begin
+            leading_zeros = (32'h1f - 4);
+        end
+        if (a[5]) begin
+            leading_zeros = (32'h1f - 5);
+        end
+        if (a[6]) begin
+            leading_zeros = (32'h1f - 6);
+        end
+        if (a[7]) begin
+            leading_zeros = (32'h1f - 7);
+        end
+        if (a[8]) begin
+            leading_zeros = (32'h1f - 8);
+        end
+        if (a[9]) begin
+            leading_zeros = (32'h1f - 9);
+        end
+        if (a[10]) begin
+            leading_zeros = (32'h1f - 10);
+        end
+        if (a[11]) begin
+            leading_zeros = (32'h1f - 11);
+        end
+        if (a[12]) begin
+            leading_zeros = (32'h1f - 12);
+        end
+        if (a[13]) begin
+            leading_zeros = (32'h1f - 13);
+        end
+        if (a[14]) begin
+            leading_zeros = (32'h1f - 14);
+        end
+        if (a[15]) begin
+            leading_zeros = (32'h1f - 15);
+        end
+        if (a[16]) begin
+            leading_zeros = (32'h1f - 16);
+        end
+        if (a[17]) begin
+            leading_zeros = (32'h1f - 17);
+        end
+        if (a[18]) begin
+            leading_zeros = (32'h1f - 18);
+        end
+        if (a[19]) begin
+            leading_zeros = (32'h1f - 19);
+        end
+        if (a[20]) begin
+            leading_zeros = (32'h1f - 20);
+        end
+        if (a[21]) begin
+            leading_zeros = (32'h1f - 21);
+        end
+        if (a[22]) begin
+            leading_zeros = (32'h1f - 22);
+        end
+        if (a[23]) begin
+            leading_zeros = (32'h1f - 23);
+        end
+        if (a[24]) begin
+            leading_zeros = (32'h1f - 24);
+        end
+        if (a[25]) begin
+            leading_zeros = (32'h1f - 25);
+        end
+        if (a[26]) begin
+            leading_zeros = (32'h1f - 26);
+        end
+        if (a[27]) begin
+            leading_zeros = (32'h1f - 27);
+        end
+        if (a[28]) begin
+            leading_zeros = (32'h1f - 28);
+        end
+        if (a[29]) begin
+            leading_zeros = (32'h1f - 29);
+        end
+        if (a[30]) begin
+            leading_zeros = (32'h1f - 30);
+        end
+        if (a[31]) begin
+            leading_zeros = (32'h1f - 31);
+        end
+        amount = b[(32'h0)+:(6)];
+        if (b_negative) begin
+            amount = 32'h0;
+        end
+        else if ((mode == shl) & (b > 32'h1f)) begin
+            amount = 32'h1f;
+        end
+        else if ((mode != shl) & (b > 32'h21)) begin
+            amount = 32'h21;
+        end
+        wide_a = ((a_40) & 64'hffffffffffffffff);
+        if (a_negative) begin
+            wide_a = wide_a | 64'hffffff0000000000;
+        end
+        wide_a = wide_a << amount;
+        power = 32'h1;
+        power = power << amount;
+        addend = power >> 32'h1;
+        if ((settings[(64'h0)+:(2)] == tfl) & a_negative & (amount != 32'h0)) begin
+            addend = addend - 32'h1;
+        end
+        if (settings[(64'h0)+:(2)] == truncate) begin
+            addend = 32'h0;
+            if (a_negative) begin
+                addend = power - 32'h1;
+            end
+        end
+        rounded = a_40 + addend;
+        shifted = rounded;
+        if (rounded[32'h27]) begin
+            shifted = ~rounded;
+        end
+        shifted = shifted >> amount;
+        if (rounded[32'h27]) begin
+            shifted = ~shifted;
+        end
+        value = a_40;
+        scaled = 1'b1;
+        if (mode == mul) begin
+            value = product_a;
+        end
+        else if (mode == add) begin
+            value = product_a + product_b;
+        end
+        else if (mode == sub) begin
+            value = product_a - product_b;
+        end
+        else if ((mode == min) | (mode == max)) begin
+            scaled = 1'b0;
+            if (((a ^ sign_32) < (b ^ sign_32)) ^ (mode == min)) begin
+                value = b_40;
+            end
+        end
+        else if (mode == abs) begin
+            value = ((a_magnitude) & 40'hffffffffff);
+        end
+        else if (mode == lrelu) begin
+            scaled = a_negative;
+        end
+        else if (mode == clz) begin
+            scaled = 1'b0;
+            value = ((leading_zeros) & 40'hffffffffff);
+        end
+        else if (mode == shl) begin
+            scaled = 1'b0;
+            value = ((wide_a) & 40'hffffffffff);
+            if (~(&wide_a[(32'h1f)+:(33)] | ~|wide_a[(32'h1f)+:(33)])) begin
+                value = 64'h7fffffff;
+                if (a_negative) begin
+                    value = 64'hff80000000;
+                end
+            end
+        end
+        else if (mode == shr) begin
+            value = shifted;
+        end
+        lane_scale = 32'h1;
+        lane_shift = 32'h0;
+        if (scaled) begin
+            lane_scale = settings[(64'h6)+:(32)];
+            lane_shift = settings[(64'h26)+:(6)];
+        end
+        values = values | (((value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h28));
+        scales = scales | (((lane_scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h20));
+        shifts = shifts | (((lane_shift) & 48'hffffffffffff) << (6 * 32'h6));
+        a = first[(7 * 32'h28)+:(32)];
+        b = second[(7 * 32'h20)+:(32)];
+        a_negative = a[32'h1f];
+        b_negative = b[32'h1f];
+        a_40 = ((a) & 40'hffffffffff);
+        if (a_negative) begin
+            a_40 = a_40 | 64'hff00000000;
+        end
+        b_40 = ((b) & 40'hffffffffff);
+        if (b_negative) begin
+            b_40 = b_40 | 64'hff00000000;
+        end
+        a_magnitude = a;
+        if (a_negative) begin
+            a_magnitude = ((32'h0) & 32'hffffffff) - a;
+        end
+        b_magnitude = b;
+        if (b_negative) begin
+            b_magnitude = ((32'h0) & 32'hffffffff) - b;
+        end
+        factor_x = a_magnitude[(32'h0)+:(17)];
+        factor_y = opa_16;
+        product_a_negative = a_negative;
+        if (mode == mul) begin
+            factor_y = b_magnitude[(32'h0)+:(17)];
+            product_a_negative = a_negative ^ b_negative;
+        end
+        low_x = factor_x[(32'h0)+:(16)];
+        low_y = factor_y[(32'h0)+:(16)];
+        low_product_a = low_x * low_y;
+        product_a = ((low_product_a) & 40'hffffffffff);
+        if (factor_x[32'h10]) begin
+            product_a = product_a + (((factor_y) & 40'hffffffffff) << 32'h10);
+        end
+        if (factor_y[32'h10]) begin
+            product_a = product_a + (((low_x) & 40'hffffffffff) << 32'h10);
+        end
+        if (product_a_negative) begin
+            product_a = ((32'h0) & 40'hffffffffff) - product_a;
+        end
+        low_b = b_magnitude[(32'h0)+:(16)];
+        low_product_b = low_b * opb;
+        product_b = ((low_product_b) & 40'hffffffffff);
+        if (b_magnitude[32'h10]) begin
+            product_b = product_b + (((opb) & 40'hffffffffff) << 32'h10);
+        end
+        if (b_negative) begin
+            product_b = ((32'h0) & 40'hffffffffff) - product_b;
+        end
+        leading_zeros = 32'h20;
+        if (a[0]) begin
+            leading_zeros = (32'h1f - 0);
+        end
+        if (a[1]) begin
+            leading_zeros = (32'h1f - 1);
+        end
+        if (a[2]) begin
+            leading_zeros = (32'h1f - 2);
+        end
+        if (a[3]) begin
+            leading_zeros = (32'h1f - 3);
+        end
+        if (a[4]) begin
+            leading_zeros = (32'h1f - 4);
+        end
+        if (a[5]) begin
+            leading_zeros = (32'h1f - 5);
+        end
+        if (a[6]) begin
+            leading_zeros = (32'h1f - 6);
+        end
+        if (a[7]) begin
+            leading_zeros = (32'h1f - 7);
+        end
+        if (a[8]) begin
+            leading_zeros = (32'h1f - 8);
+        end
+        if (a[9]) begin
+            leading_zeros = (32'h1f - 9);
+        end
+        if (a[10]) begin
+            leading_zeros = (32'h1f - 10);
+        end
+        if (a[11]) begin
+            leading_zeros = (32'h1f - 11);
+        end
+        if (a[12]) begin
+            leading_zeros = (32'h1f - 12);
+        end
+        if (a[13]) begin
+            leading_zeros = (32'h1f - 13);
+        end
+        if (a[14]) begin
+            leading_zeros = (32'h1f - 14);
+        end
+        if (a[15]) begin
+            leading_zeros = (32'h1f - 15);
+        end
+        if (a[16]) begin
+            leading_zeros = (32'h1f - 16);
+        end
+        if (a[17]) begin
+            leading_zeros = (32'h1f - 17);
+        end
+        if (a[18]) begin
+            leading_zeros = (32'h1f - 18);
+        end
+        if (a[19]) begin
+            leading_zeros = (32'h1f - 19);
+        end
+        if (a[20]) begin
+            leading_zeros = (32'h1f - 20);
+        end
+        if (a[21]) begin
+            leading_zeros = (32'h1f - 21);
+        end
+        if (a[22]) begin
+            leading_zeros = (32'h1f - 22);
+        end
+        if (a[23]) begin
+            leading_zeros = (32'h1f - 23);
+        end
+        if (a[24]) begin
+            leading_zeros = (32'h1f - 24);
+        end
+        if (a[25]) begin
+            leading_zeros = (32'h1f - 25);
+        end
+        if (a[26]) begin
+            leading_zeros = (32'h1f - 26);
+        end
+        if (a[27]) begin
+            leading_zeros = (32'h1f - 27);
+        end
+        if (a[28]) begin
+            leading_zeros = (32'h1f - 28);
+        end
+        if (a[29]) begin
+            leading_zeros = (32'h1f - 29);
+        end
+        if (a[30]) begin
+            leading_zeros = (32'h1f - 30);
+        end
+        if (a[31]) begin
+            leading_zeros = (32'h1f - 31);
+        end
+        amount = b[(32'h0)+:(6)];
+        if (b_negative) begin
+            amount = 32'h0;
+        end
+        else if ((mode == shl) & (b > 32'h1f)) begin
+            amount = 32'h1f;
+        end
+        else if ((mode != shl) & (b > 32'h21)) begin
+            amount = 32'h21;
+        end
+        wide_a = ((a_40) & 64'hffffffffffffffff);
+        if (a_negative) begin
+            wide_a = wide_a | 64'hffffff0000000000;
+        end
+        wide_a = wide_a << amount;
+        power = 32'h1;
+        power = power << amount;
+        addend = power >> 32'h1;
+        if ((settings[(64'h0)+:(2)] == tfl) & a_negative & (amount != 32'h0)) begin
+            addend = addend - 32'h1;
+        end
+        if (settings[(64'h0)+:(2)] == truncate) begin
+            addend = 32'h0;
+            if (a_negative) begin
+                addend = power - 32'h1;
+            end
+        end
+        rounded = a_40 + addend;
+        shifted = rounded;
+        if (rounded[32'h27]) begin
+            shifted = ~rounded;
+        end
+        shifted = shifted >> amount;
+        if (rounded[32'h27]) begin
+            shifted = ~shifted;
+        end
+        value = a_40;
+        scaled = 1'b1;
+        if (mode == mul) begin
+            value = product_a;
+        end
+        else if (mode == add) begin
+            value = product_a + product_b;
+        end
+        else if (mode == sub) begin
+            value = product_a - product_b;
+        end
+        else if ((mode == min) | (mode == max)) begin
+            scaled = 1'b0;
+            if (((a ^ sign_32) < (b ^ sign_32)) ^ (mode == min)) begin
+                value = b_40;
+            end
+        end
+        else if (mode == abs) begin
+            value = ((a_magnitude) & 40'hffffffffff);
+        end
+        else if (mode == lrelu) begin
+            scaled = a_negative;
+        end
+        else if (mode == clz) begin
+            scaled = 1'b0;
+            value = ((leading_zeros) & 40'hffffffffff);
+        end
+        else if (mode == shl) begin
+            scaled = 1'b0;
+            value = ((wide_a) & 40'hffffffffff);
+            if (~(&wide_a[(32'h1f)+:(33)] | ~|wide_a[(32'h1f)+:(33)])) begin
+                value = 64'h7fffffff;
+                if (a_negative) begin
+                    value = 64'hff80000000;
+                end
+            end
+        end
+        else if (mode == shr) begin
+            value = shifted;
+        end
+        lane_scale = 32'h1;
+        lane_shift = 32'h0;
+        if (scaled) begin
+            lane_scale = settings[(64'h6)+:(32)];
+            lane_shift = settings[(64'h26)+:(6)];
+        end
+        values = values | (((value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h28));
+        scales = scales | (((lane_scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h20));
+        shifts = shifts | (((lane_shift) & 48'hffffffffffff) << (7 * 32'h6));
+    end
+    
+endmodule // npu_u65_256_core$datapath$output_unit$elementwise
 
 
 module npu_u65_256_core$datapath$output_unit$finisher(clock,rst_n,scaled,control,load,results,lanes);
@@ -17823,6 +19930,662 @@ module npu_u65_256_core$datapath$output_unit$scaler$x(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // npu_u65_256_core$datapath$output_unit$scaler$x
+
+
+module npu_u65_256_core$datapath$output_unit$wide_lanes$0(settings,a,b,value);
+    
+    // Module arguments
+    input wire  [179:0] settings;
+    input wire  [31:0] a;
+    input wire  [31:0] b;
+    output reg  [39:0] value;
+    
+    // Constant declarations
+    localparam  mul = 6'b0;
+    localparam  sub = 6'b10;
+    localparam  bits_8 = 2'b0;
+    localparam  opb_32 = 2'b10;
+    localparam  tfl = 2'b0;
+    localparam  truncate = 2'b1;
+    localparam  input_tfl = 2'b0;
+    localparam  ones_96 = 96'hffffffffffffffffffffffff;
+    localparam  ones_98 = 98'h3ffffffffffffffffffffffff;
+    localparam  ones_66 = 66'h3ffffffffffffffff;
+    localparam  high_96 = 96'hffffffff0000000000000000;
+    localparam  high_98 = 98'h3ffffffff0000000000000000;
+    localparam  high_66 = 66'h30000000000000000;
+    
+    // Local signals
+    reg  [5:0] mode;
+    reg  advanced;
+    reg  opb_scaled;
+    reg  [31:0] opa_scale;
+    reg  [31:0] ofm_scale;
+    reg  [5:0] ofm_shift;
+    reg  [1:0] round_mode;
+    reg  a_negative;
+    reg  b_negative;
+    reg  [31:0] a_magnitude;
+    reg  [31:0] b_magnitude;
+    reg  [31:0] x;
+    reg  [31:0] y;
+    reg  [15:0] x_0;
+    reg  [15:0] x_1;
+    reg  [15:0] y_0;
+    reg  [15:0] y_1;
+    reg  [31:0] xy_00;
+    reg  [31:0] xy_01;
+    reg  [31:0] xy_10;
+    reg  [31:0] xy_11;
+    reg  xy_negative;
+    reg  [63:0] term_x;
+    reg  [15:0] b_0;
+    reg  [15:0] b_1;
+    reg  [15:0] opb;
+    reg  [31:0] bo_0;
+    reg  [31:0] bo_1;
+    reg  [63:0] term_b;
+    reg  [6:0] input_shift;
+    reg  [95:0] input_p;
+    reg  [95:0] input_addend;
+    reg  [95:0] input_v;
+    reg  [95:0] input_shifted;
+    reg  [63:0] other;
+    reg  [63:0] first_term;
+    reg  [63:0] second_term;
+    reg  [63:0] r;
+    reg  r_negative;
+    reg  [63:0] r_magnitude;
+    reg  [63:0] r_top;
+    reg  [15:0] r_0;
+    reg  [15:0] r_1;
+    reg  [15:0] r_2;
+    reg  [15:0] r_3;
+    reg  [15:0] s_0;
+    reg  [15:0] s_1;
+    reg  [31:0] rs_00;
+    reg  [31:0] rs_01;
+    reg  [31:0] rs_10;
+    reg  [31:0] rs_11;
+    reg  [31:0] rs_20;
+    reg  [31:0] rs_21;
+    reg  [31:0] rs_30;
+    reg  [31:0] rs_31;
+    reg  [97:0] product;
+    reg  saturated;
+    reg  second_rounding;
+    reg  [97:0] p;
+    reg  [5:0] shift;
+    reg  [97:0] power;
+    reg  [97:0] addend;
+    reg  [97:0] v;
+    reg  [97:0] shifted;
+    reg  [63:0] first;
+    reg  [5:0] exponent;
+    reg  [65:0] half;
+    reg  [65:0] w;
+    reg  [65:0] w_shifted;
+    reg  [63:0] result;
+    
+    // Update code
+    always @(*) begin
+        mode = settings[(64'h72)+:(6)];
+        advanced = (settings[(64'h7a)+:(2)] != 32'h0) & (mode != mul);
+        opb_scaled = settings[(64'h7a)+:(2)] == opb_32;
+        opa_scale = settings[(64'h7e)+:(32)];
+        ofm_scale = settings[(64'h6)+:(32)];
+        ofm_shift = settings[(64'h26)+:(6)];
+        round_mode = settings[(64'h0)+:(2)];
+        a_negative = a[32'h1f];
+        b_negative = b[32'h1f];
+        a_magnitude = a;
+        if (a_negative) begin
+            a_magnitude = ((32'h0) & 32'hffffffff) - a;
+        end
+        b_magnitude = b;
+        if (b_negative) begin
+            b_magnitude = ((32'h0) & 32'hffffffff) - b;
+        end
+        x = a_magnitude;
+        y = ((opa_scale[(32'h0)+:(16)]) & 32'hffffffff);
+        xy_negative = a_negative;
+        if (mode == mul) begin
+            y = b_magnitude;
+            xy_negative = a_negative ^ b_negative;
+        end
+        else if (advanced) begin
+            y = opa_scale;
+            if (opb_scaled) begin
+                x = b_magnitude;
+                xy_negative = b_negative;
+            end
+        end
+        x_0 = x[(32'h0)+:(16)];
+        x_1 = x[(32'h10)+:(16)];
+        y_0 = y[(32'h0)+:(16)];
+        y_1 = y[(32'h10)+:(16)];
+        xy_00 = x_0 * y_0;
+        xy_01 = x_0 * y_1;
+        xy_10 = x_1 * y_0;
+        xy_11 = x_1 * y_1;
+        term_x = ((xy_00) & 64'hffffffffffffffff) + (((xy_01) & 64'hffffffffffffffff) << 32'h10) + (((xy_10) & 64'hffffffffffffffff) << 32'h10) + (((xy_11) & 64'hffffffffffffffff) << 32'h20);
+        if (xy_negative) begin
+            term_x = ((32'h0) & 64'hffffffffffffffff) - term_x;
+        end
+        b_0 = b_magnitude[(32'h0)+:(16)];
+        b_1 = b_magnitude[(32'h10)+:(16)];
+        opb = settings[(64'ha4)+:(16)];
+        bo_0 = b_0 * opb;
+        bo_1 = b_1 * opb;
+        term_b = ((bo_0) & 64'hffffffffffffffff) + (((bo_1) & 64'hffffffffffffffff) << 32'h10);
+        if (b_negative) begin
+            term_b = ((32'h0) & 64'hffffffffffffffff) - term_b;
+        end
+        input_p = ((term_x) & 96'hffffffffffffffffffffffff);
+        if (term_x[32'h3f]) begin
+            input_p = input_p | high_96;
+        end
+        input_shift = ((settings[(64'h9e)+:(6)]) & 7'h7f) + 32'hf;
+        other = ((b) & 64'hffffffffffffffff);
+        if (opb_scaled) begin
+            other = ((a) & 64'hffffffffffffffff);
+        end
+        if (other[32'h1f]) begin
+            other = other | 64'hffffffff00000000;
+        end
+        if (settings[(64'h78)+:(2)] == bits_8) begin
+            input_p = input_p << 32'h14;
+            input_shift = input_shift + 32'h5;
+            other = other << 32'h13;
+        end
+        else begin
+            input_p = input_p << 32'hf;
+            other = other << 32'he;
+        end
+        input_addend = ((32'h1) & 96'hffffffffffffffffffffffff) << (input_shift - 32'h1);
+        if ((settings[(64'h7c)+:(2)] == input_tfl) & (input_shift > 32'h1f)) begin
+            input_addend = input_addend + 64'h40000000;
+            if (input_p[32'h5f] & ~&input_p[(32'h1e)+:(66)]) begin
+                input_addend = input_addend - 64'h80000000;
+            end
+        end
+        input_v = input_p + input_addend;
+        input_shifted = input_v;
+        if (input_v[32'h5f]) begin
+            input_shifted = input_v ^ ones_96;
+        end
+        input_shifted = input_shifted >> input_shift;
+        if (input_v[32'h5f]) begin
+            input_shifted = input_shifted ^ ones_96;
+        end
+        first_term = term_x;
+        second_term = term_b;
+        if (advanced) begin
+            first_term = input_shifted[(32'h0)+:(64)];
+            second_term = other;
+            if (opb_scaled) begin
+                first_term = other;
+                second_term = input_shifted[(32'h0)+:(64)];
+            end
+        end
+        r = first_term + second_term;
+        if (mode == sub) begin
+            r = first_term - second_term;
+        end
+        if (mode == mul) begin
+            r = term_x;
+        end
+        r_negative = r[32'h3f];
+        r_magnitude = r;
+        r_top = r;
+        if (r_negative) begin
+            r_magnitude = ((32'h0) & 64'hffffffffffffffff) - r;
+            r_top = ~r;
+        end
+        r_0 = r_magnitude[(32'h0)+:(16)];
+        r_1 = r_magnitude[(32'h10)+:(16)];
+        r_2 = r_magnitude[(32'h20)+:(16)];
+        r_3 = r_magnitude[(32'h30)+:(16)];
+        s_0 = ofm_scale[(32'h0)+:(16)];
+        s_1 = ofm_scale[(32'h10)+:(16)];
+        rs_00 = r_0 * s_0;
+        rs_01 = r_0 * s_1;
+        rs_10 = r_1 * s_0;
+        rs_11 = r_1 * s_1;
+        rs_20 = r_2 * s_0;
+        rs_21 = r_2 * s_1;
+        rs_30 = r_3 * s_0;
+        rs_31 = r_3 * s_1;
+        product = ((rs_00) & 98'h3ffffffffffffffffffffffff) + (((rs_01) & 98'h3ffffffffffffffffffffffff) << 32'h10) + (((rs_10) & 98'h3ffffffffffffffffffffffff) << 32'h10) + (((rs_11) & 98'h3ffffffffffffffffffffffff) << 32'h20) + (((rs_20) & 98'h3ffffffffffffffffffffffff) << 32'h20) + (((rs_21) & 98'h3ffffffffffffffffffffffff) << 32'h30) + (((rs_30) & 98'h3ffffffffffffffffffffffff) << 32'h30) + (((rs_31) & 98'h3ffffffffffffffffffffffff) << 32'h40);
+        if (r_negative) begin
+            product = ((32'h0) & 98'h3ffffffffffffffffffffffff) - product;
+        end
+        p = product;
+        shift = ofm_shift;
+        saturated = (round_mode == tfl) & ~settings[(64'h70)+:(1)] & (ofm_shift < 32'h1f) & ((r_top >> (((ofm_shift) & 7'h7f) + 32'h20)) != 32'h0);
+        second_rounding = (round_mode == tfl) & ~settings[(64'h70)+:(1)] & (ofm_shift >= 32'h1f);
+        if (settings[(64'h70)+:(1)]) begin
+            p = ((r) & 98'h3ffffffffffffffffffffffff);
+            if (r_negative) begin
+                p = p | high_98;
+            end
+        end
+        if (second_rounding) begin
+            shift = 32'h1f;
+        end
+        if (saturated) begin
+            shift = 32'h1f;
+            p = (((ofm_scale) & 98'h3ffffffffffffffffffffffff) << 32'h3f) - ((ofm_scale) & 98'h3ffffffffffffffffffffffff);
+            if (r_negative) begin
+                p = ((32'h0) & 98'h3ffffffffffffffffffffffff) - (((ofm_scale) & 98'h3ffffffffffffffffffffffff) << 32'h3f);
+            end
+        end
+        power = ((32'h1) & 98'h3ffffffffffffffffffffffff) << shift;
+        addend = power >> 32'h1;
+        if (round_mode == truncate) begin
+            addend = 32'h0;
+            if (p[32'h61]) begin
+                addend = power - 32'h1;
+            end
+        end
+        if ((round_mode == tfl) & settings[(64'h70)+:(1)] & p[32'h61] & (shift != 32'h0)) begin
+            addend = addend - 32'h1;
+        end
+        v = p + addend;
+        shifted = v;
+        if (v[32'h61]) begin
+            shifted = v ^ ones_98;
+        end
+        shifted = shifted >> shift;
+        if (v[32'h61]) begin
+            shifted = shifted ^ ones_98;
+        end
+        first = shifted[(32'h0)+:(64)];
+        result = first;
+        exponent = ofm_shift - 32'h1f;
+        w = ((first) & 66'h3ffffffffffffffff);
+        if (first[32'h3f]) begin
+            w = w | high_66;
+        end
+        half = (((32'h1) & 66'h3ffffffffffffffff) << exponent) >> 32'h1;
+        if (first[32'h3f] & (exponent != 32'h0)) begin
+            half = half - 32'h1;
+        end
+        w = w + half;
+        w_shifted = w;
+        if (w[32'h41]) begin
+            w_shifted = w ^ ones_66;
+        end
+        w_shifted = w_shifted >> exponent;
+        if (w[32'h41]) begin
+            w_shifted = w_shifted ^ ones_66;
+        end
+        if (second_rounding & ~saturated) begin
+            result = w_shifted[(32'h0)+:(64)];
+        end
+        if (settings[(64'h70)+:(1)] & (ofm_shift == 32'h3f)) begin
+            result = 32'h0;
+        end
+        value = ((result[(32'h0)+:(34)]) & 40'hffffffffff);
+        if (result[32'h21]) begin
+            value = value | 64'hfc00000000;
+        end
+        if (~(&result[(32'h21)+:(31)] | ~|result[(32'h21)+:(31)])) begin
+            value = 64'h1ffffffff;
+            if (result[32'h3f]) begin
+                value = 64'hfe00000000;
+            end
+        end
+    end
+    
+endmodule // npu_u65_256_core$datapath$output_unit$wide_lanes$0
+
+
+module npu_u65_256_core$datapath$output_unit$wide_lanes$1(settings,a,b,value);
+    
+    // Module arguments
+    input wire  [179:0] settings;
+    input wire  [31:0] a;
+    input wire  [31:0] b;
+    output reg  [39:0] value;
+    
+    // Constant declarations
+    localparam  mul = 6'b0;
+    localparam  sub = 6'b10;
+    localparam  bits_8 = 2'b0;
+    localparam  opb_32 = 2'b10;
+    localparam  tfl = 2'b0;
+    localparam  truncate = 2'b1;
+    localparam  input_tfl = 2'b0;
+    localparam  ones_96 = 96'hffffffffffffffffffffffff;
+    localparam  ones_98 = 98'h3ffffffffffffffffffffffff;
+    localparam  ones_66 = 66'h3ffffffffffffffff;
+    localparam  high_96 = 96'hffffffff0000000000000000;
+    localparam  high_98 = 98'h3ffffffff0000000000000000;
+    localparam  high_66 = 66'h30000000000000000;
+    
+    // Local signals
+    reg  [5:0] mode;
+    reg  advanced;
+    reg  opb_scaled;
+    reg  [31:0] opa_scale;
+    reg  [31:0] ofm_scale;
+    reg  [5:0] ofm_shift;
+    reg  [1:0] round_mode;
+    reg  a_negative;
+    reg  b_negative;
+    reg  [31:0] a_magnitude;
+    reg  [31:0] b_magnitude;
+    reg  [31:0] x;
+    reg  [31:0] y;
+    reg  [15:0] x_0;
+    reg  [15:0] x_1;
+    reg  [15:0] y_0;
+    reg  [15:0] y_1;
+    reg  [31:0] xy_00;
+    reg  [31:0] xy_01;
+    reg  [31:0] xy_10;
+    reg  [31:0] xy_11;
+    reg  xy_negative;
+    reg  [63:0] term_x;
+    reg  [15:0] b_0;
+    reg  [15:0] b_1;
+    reg  [15:0] opb;
+    reg  [31:0] bo_0;
+    reg  [31:0] bo_1;
+    reg  [63:0] term_b;
+    reg  [6:0] input_shift;
+    reg  [95:0] input_p;
+    reg  [95:0] input_addend;
+    reg  [95:0] input_v;
+    reg  [95:0] input_shifted;
+    reg  [63:0] other;
+    reg  [63:0] first_term;
+    reg  [63:0] second_term;
+    reg  [63:0] r;
+    reg  r_negative;
+    reg  [63:0] r_magnitude;
+    reg  [63:0] r_top;
+    reg  [15:0] r_0;
+    reg  [15:0] r_1;
+    reg  [15:0] r_2;
+    reg  [15:0] r_3;
+    reg  [15:0] s_0;
+    reg  [15:0] s_1;
+    reg  [31:0] rs_00;
+    reg  [31:0] rs_01;
+    reg  [31:0] rs_10;
+    reg  [31:0] rs_11;
+    reg  [31:0] rs_20;
+    reg  [31:0] rs_21;
+    reg  [31:0] rs_30;
+    reg  [31:0] rs_31;
+    reg  [97:0] product;
+    reg  saturated;
+    reg  second_rounding;
+    reg  [97:0] p;
+    reg  [5:0] shift;
+    reg  [97:0] power;
+    reg  [97:0] addend;
+    reg  [97:0] v;
+    reg  [97:0] shifted;
+    reg  [63:0] first;
+    reg  [5:0] exponent;
+    reg  [65:0] half;
+    reg  [65:0] w;
+    reg  [65:0] w_shifted;
+    reg  [63:0] result;
+    
+    // Update code
+    always @(*) begin
+        mode = settings[(64'h72)+:(6)];
+        advanced = (settings[(64'h7a)+:(2)] != 32'h0) & (mode != mul);
+        opb_scaled = settings[(64'h7a)+:(2)] == opb_32;
+        opa_scale = settings[(64'h7e)+:(32)];
+        ofm_scale = settings[(64'h6)+:(32)];
+        ofm_shift = settings[(64'h26)+:(6)];
+        round_mode = settings[(64'h0)+:(2)];
+        a_negative = a[32'h1f];
+        b_negative = b[32'h1f];
+        a_magnitude = a;
+        if (a_negative) begin
+            a_magnitude = ((32'h0) & 32'hffffffff) - a;
+        end
+        b_magnitude = b;
+        if (b_negative) begin
+            b_magnitude = ((32'h0) & 32'hffffffff) - b;
+        end
+        x = a_magnitude;
+        y = ((opa_scale[(32'h0)+:(16)]) & 32'hffffffff);
+        xy_negative = a_negative;
+        if (mode == mul) begin
+            y = b_magnitude;
+            xy_negative = a_negative ^ b_negative;
+        end
+        else if (advanced) begin
+            y = opa_scale;
+            if (opb_scaled) begin
+                x = b_magnitude;
+                xy_negative = b_negative;
+            end
+        end
+        x_0 = x[(32'h0)+:(16)];
+        x_1 = x[(32'h10)+:(16)];
+        y_0 = y[(32'h0)+:(16)];
+        y_1 = y[(32'h10)+:(16)];
+        xy_00 = x_0 * y_0;
+        xy_01 = x_0 * y_1;
+        xy_10 = x_1 * y_0;
+        xy_11 = x_1 * y_1;
+        term_x = ((xy_00) & 64'hffffffffffffffff) + (((xy_01) & 64'hffffffffffffffff) << 32'h10) + (((xy_10) & 64'hffffffffffffffff) << 32'h10) + (((xy_11) & 64'hffffffffffffffff) << 32'h20);
+        if (xy_negative) begin
+            term_x = ((32'h0) & 64'hffffffffffffffff) - term_x;
+        end
+        b_0 = b_magnitude[(32'h0)+:(16)];
+        b_1 = b_magnitude[(32'h10)+:(16)];
+        opb = settings[(64'ha4)+:(16)];
+        bo_0 = b_0 * opb;
+        bo_1 = b_1 * opb;
+        term_b = ((bo_0) & 64'hffffffffffffffff) + (((bo_1) & 64'hffffffffffffffff) << 32'h10);
+        if (b_negative) begin
+            term_b = ((32'h0) & 64'hffffffffffffffff) - term_b;
+        end
+        input_p = ((term_x) & 96'hffffffffffffffffffffffff);
+        if (term_x[32'h3f]) begin
+            input_p = input_p | high_96;
+        end
+        input_shift = ((settings[(64'h9e)+:(6)]) & 7'h7f) + 32'hf;
+        other = ((b) & 64'hffffffffffffffff);
+        if (opb_scaled) begin
+            other = ((a) & 64'hffffffffffffffff);
+        end
+        if (other[32'h1f]) begin
+            other = other | 64'hffffffff00000000;
+        end
+        if (settings[(64'h78)+:(2)] == bits_8) begin
+            input_p = input_p << 32'h14;
+            input_shift = input_shift + 32'h5;
+            other = other << 32'h13;
+        end
+        else begin
+            input_p = input_p << 32'hf;
+            other = other << 32'he;
+        end
+        input_addend = ((32'h1) & 96'hffffffffffffffffffffffff) << (input_shift - 32'h1);
+        if ((settings[(64'h7c)+:(2)] == input_tfl) & (input_shift > 32'h1f)) begin
+            input_addend = input_addend + 64'h40000000;
+            if (input_p[32'h5f] & ~&input_p[(32'h1e)+:(66)]) begin
+                input_addend = input_addend - 64'h80000000;
+            end
+        end
+        input_v = input_p + input_addend;
+        input_shifted = input_v;
+        if (input_v[32'h5f]) begin
+            input_shifted = input_v ^ ones_96;
+        end
+        input_shifted = input_shifted >> input_shift;
+        if (input_v[32'h5f]) begin
+            input_shifted = input_shifted ^ ones_96;
+        end
+        first_term = term_x;
+        second_term = term_b;
+        if (advanced) begin
+            first_term = input_shifted[(32'h0)+:(64)];
+            second_term = other;
+            if (opb_scaled) begin
+                first_term = other;
+                second_term = input_shifted[(32'h0)+:(64)];
+            end
+        end
+        r = first_term + second_term;
+        if (mode == sub) begin
+            r = first_term - second_term;
+        end
+        if (mode == mul) begin
+            r = term_x;
+        end
+        r_negative = r[32'h3f];
+        r_magnitude = r;
+        r_top = r;
+        if (r_negative) begin
+            r_magnitude = ((32'h0) & 64'hffffffffffffffff) - r;
+            r_top = ~r;
+        end
+        r_0 = r_magnitude[(32'h0)+:(16)];
+        r_1 = r_magnitude[(32'h10)+:(16)];
+        r_2 = r_magnitude[(32'h20)+:(16)];
+        r_3 = r_magnitude[(32'h30)+:(16)];
+        s_0 = ofm_scale[(32'h0)+:(16)];
+        s_1 = ofm_scale[(32'h10)+:(16)];
+        rs_00 = r_0 * s_0;
+        rs_01 = r_0 * s_1;
+        rs_10 = r_1 * s_0;
+        rs_11 = r_1 * s_1;
+        rs_20 = r_2 * s_0;
+        rs_21 = r_2 * s_1;
+        rs_30 = r_3 * s_0;
+        rs_31 = r_3 * s_1;
+        product = ((rs_00) & 98'h3ffffffffffffffffffffffff) + (((rs_01) & 98'h3ffffffffffffffffffffffff) << 32'h10) + (((rs_10) & 98'h3ffffffffffffffffffffffff) << 32'h10) + (((rs_11) & 98'h3ffffffffffffffffffffffff) << 32'h20) + (((rs_20) & 98'h3ffffffffffffffffffffffff) << 32'h20) + (((rs_21) & 98'h3ffffffffffffffffffffffff) << 32'h30) + (((rs_30) & 98'h3ffffffffffffffffffffffff) << 32'h30) + (((rs_31) & 98'h3ffffffffffffffffffffffff) << 32'h40);
+        if (r_negative) begin
+            product = ((32'h0) & 98'h3ffffffffffffffffffffffff) - product;
+        end
+        p = product;
+        shift = ofm_shift;
+        saturated = (round_mode == tfl) & ~settings[(64'h70)+:(1)] & (ofm_shift < 32'h1f) & ((r_top >> (((ofm_shift) & 7'h7f) + 32'h20)) != 32'h0);
+        second_rounding = (round_mode == tfl) & ~settings[(64'h70)+:(1)] & (ofm_shift >= 32'h1f);
+        if (settings[(64'h70)+:(1)]) begin
+            p = ((r) & 98'h3ffffffffffffffffffffffff);
+            if (r_negative) begin
+                p = p | high_98;
+            end
+        end
+        if (second_rounding) begin
+            shift = 32'h1f;
+        end
+        if (saturated) begin
+            shift = 32'h1f;
+            p = (((ofm_scale) & 98'h3ffffffffffffffffffffffff) << 32'h3f) - ((ofm_scale) & 98'h3ffffffffffffffffffffffff);
+            if (r_negative) begin
+                p = ((32'h0) & 98'h3ffffffffffffffffffffffff) - (((ofm_scale) & 98'h3ffffffffffffffffffffffff) << 32'h3f);
+            end
+        end
+        power = ((32'h1) & 98'h3ffffffffffffffffffffffff) << shift;
+        addend = power >> 32'h1;
+        if (round_mode == truncate) begin
+            addend = 32'h0;
+            if (p[32'h61]) begin
+                addend = power - 32'h1;
+            end
+        end
+        if ((round_mode == tfl) & settings[(64'h70)+:(1)] & p[32'h61] & (shift != 32'h0)) begin
+            addend = addend - 32'h1;
+        end
+        v = p + addend;
+        shifted = v;
+        if (v[32'h61]) begin
+            shifted = v ^ ones_98;
+        end
+        shifted = shifted >> shift;
+        if (v[32'h61]) begin
+            shifted = shifted ^ ones_98;
+        end
+        first = shifted[(32'h0)+:(64)];
+        result = first;
+        exponent = ofm_shift - 32'h1f;
+        w = ((first) & 66'h3ffffffffffffffff);
+        if (first[32'h3f]) begin
+            w = w | high_66;
+        end
+        half = (((32'h1) & 66'h3ffffffffffffffff) << exponent) >> 32'h1;
+        if (first[32'h3f] & (exponent != 32'h0)) begin
+            half = half - 32'h1;
+        end
+        w = w + half;
+        w_shifted = w;
+        if (w[32'h41]) begin
+            w_shifted = w ^ ones_66;
+        end
+        w_shifted = w_shifted >> exponent;
+        if (w[32'h41]) begin
+            w_shifted = w_shifted ^ ones_66;
+        end
+        if (second_rounding & ~saturated) begin
+            result = w_shifted[(32'h0)+:(64)];
+        end
+        if (settings[(64'h70)+:(1)] & (ofm_shift == 32'h3f)) begin
+            result = 32'h0;
+        end
+        value = ((result[(32'h0)+:(34)]) & 40'hffffffffff);
+        if (result[32'h21]) begin
+            value = value | 64'hfc00000000;
+        end
+        if (~(&result[(32'h21)+:(31)] | ~|result[(32'h21)+:(31)])) begin
+            value = 64'h1ffffffff;
+            if (result[32'h3f]) begin
+                value = 64'hfe00000000;
+            end
+        end
+    end
+    
+endmodule // npu_u65_256_core$datapath$output_unit$wide_lanes$1
+
+
+module npu_u65_256_core$datapath$output_unit$wide_step(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$output_unit$wide_step
+
+
+module npu_u65_256_core$datapath$output_unit$wide_values(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [319:0] d;
+    output reg  [319:0] q;
+    
+    // Constant declarations
+    localparam  init = 320'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$output_unit$wide_values
 
 
 module npu_u65_256_core$datapath$position(clock,rst_n,d,q);

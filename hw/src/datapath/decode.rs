@@ -65,6 +65,7 @@ pub struct OperationDecoder {
     ifm2_signed: Signal<Local, Bit>,
     pooling_mode: Signal<Local, Bits<16>>,
     pool_average: Signal<Local, Bit>,
+    opa_scale: Signal<Local, Bits<38>>,
     padded: Signal<Local, Bit>,
     stride_x_lsb: Constant<Bits<6>>,
     stride_x_msb: Constant<Bits<6>>,
@@ -95,6 +96,10 @@ pub struct OperationDecoder {
     broadcast_c: Constant<Bits<8>>,
     reverse_operands: Constant<Bits<8>>,
     broadcast_scalar: Constant<Bits<8>>,
+    elementwise_mode_mask: Constant<Bits<16>>,
+    ifm_scale_mode: Constant<Bits<6>>,
+    ifm_round_mode: Constant<Bits<6>>,
+    opa_shift: Constant<Bits<6>>,
     bits_32: Constant<Bits<2>>,
     pooling_mode_mask: Constant<Bits<16>>,
     max_mode: Constant<Bits<16>>,
@@ -152,6 +157,7 @@ impl Default for OperationDecoder {
             ifm2_signed: Default::default(),
             pooling_mode: Default::default(),
             pool_average: Default::default(),
+            opa_scale: Default::default(),
             padded: Default::default(),
             stride_x_lsb: command_field_lsb(stride, "stride_x_lsb"),
             stride_x_msb: command_field_lsb(stride, "stride_x_msb"),
@@ -182,6 +188,10 @@ impl Default for OperationDecoder {
             broadcast_c: broadcast_bit(broadcast::C),
             reverse_operands: broadcast_bit(broadcast::REVERSE_OPERANDS),
             broadcast_scalar: broadcast_bit(broadcast::SCALAR),
+            elementwise_mode_mask: command_field_mask(Opcode::NpuOpElementwise, "elementwise_mode"),
+            ifm_scale_mode: command_field_lsb(ifm, "scale_mode"),
+            ifm_round_mode: command_field_lsb(ifm, "round_mode"),
+            opa_shift: command_field_lsb(Opcode::NpuSetOpaScale, "shift"),
             bits_32: Constant::new(u64::from(ActivationPrecision::Bits32.bits()).into()),
             pooling_mode_mask: command_field_mask(Opcode::NpuOpPool, "pooling_mode"),
             max_mode: mode(PoolingMode::Max),
@@ -335,7 +345,7 @@ impl Logic for OperationDecoder {
         self.ifm2_view.next.stride_y = self.ifm2.val().stride_y;
         self.ifm2_view.next.stride_c = self.ifm2.val().stride_c;
         self.broadcast_word.next = self.ifm2.val().broadcast;
-        self.elementwise_mode.next = self.operation.val().param;
+        self.elementwise_mode.next = self.operation.val().param & self.elementwise_mode_mask.val();
         self.unary.next = (self.elementwise_mode.val() == self.abs_mode.val())
             | (self.elementwise_mode.val() == self.lrelu_mode.val())
             | (self.elementwise_mode.val() == self.clz_mode.val());
@@ -408,8 +418,23 @@ impl Logic for OperationDecoder {
         self.output_settings.next.divide = self.pool_average.val() & self.padded.val();
         self.output_settings.next.unscaled =
             self.pool_max.val() | (self.pool_average.val() & self.padded.val());
+        // NPU_OP_ELEMENTWISE (TRM 4.6.4): the mode, the IFM type and the
+        // ADD/SUB input scales.
+        self.output_settings.next.elementwise = self.elementwise.val();
+        self.output_settings.next.elementwise_mode = self.elementwise_mode.val().get_bits::<6>(0);
+        self.output_settings.next.ifm_precision =
+            bit_cast::<2, 16>(self.ifm_precision.val() >> self.ifm_width.val());
+        self.output_settings.next.ifm_scale_mode =
+            bit_cast::<2, 16>(self.ifm_precision.val() >> self.ifm_scale_mode.val());
+        self.output_settings.next.ifm_round_mode =
+            bit_cast::<2, 16>(self.ifm_precision.val() >> self.ifm_round_mode.val());
+        self.opa_scale.next = self.activation.val().opa_scale;
+        self.output_settings.next.opa_scale = self.opa_scale.val().get_bits::<32>(0);
+        self.output_settings.next.opa_shift =
+            bit_cast::<6, 38>(self.opa_scale.val() >> self.opa_shift.val());
+        self.output_settings.next.opb_scale = self.activation.val().opb_scale;
         // TRM 4.6.5 NPU_SET_OFM_SCALE: a 32-bit result is shifted only.
-        self.output_settings.next.shift_only =
-            self.pool.val() & (self.ofm_precision_code.val() == self.bits_32.val());
+        self.output_settings.next.shift_only = (self.pool.val() | self.elementwise.val())
+            & (self.ofm_precision_code.val() == self.bits_32.val());
     }
 }

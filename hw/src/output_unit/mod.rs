@@ -1,5 +1,6 @@
-//! The output unit (TRM 3.3.7), its convolution part: finished accumulators
-//! in, OFM values out, [`LANES`] channels of one OFM position per cycle.
+//! The output unit (TRM 3.3.7): finished accumulators, or an elementwise
+//! operation's operand pairs, in; OFM values out, [`LANES`] channels of one
+//! OFM position per cycle.
 //!
 //! Per lane, bit for bit as the golden model's convolution
 //! (`npu_model::ops::scale_accumulator`, then `OutStage::finish` for the
@@ -18,6 +19,13 @@
 //!    OFM type (int8, uint8, int16, uint16, int32) ([`finish`]; after a LUT
 //!    only the saturation).
 //!
+//! An elementwise operation (NPU_OP_ELEMENTWISE, `OutputSettings::elementwise`)
+//! replaces step 1 and the scale record: [`Elementwise`] turns each lane's
+//! operands into the value, scale and shift of step 2 (NPU_SET_OFM_SCALE or
+//! none), or [`WideLane`] into the scaled value itself, bit for bit as
+//! `npu_model::ops::ElementwiseArithmetic::apply`; steps 3 and 4 follow as
+//! for a convolution (`OutStage::finish`).
+//!
 //! # Ports
 //!
 //! - `settings` ([`OutputSettings`], the fields of the NPU_SET_* values,
@@ -25,7 +33,8 @@
 //!   operations may follow each other beat to beat; it must hold its
 //!   operation's values while that operation's beats are offered.
 //! - `accumulators` (a [`StreamIn`] of [`AccumulatorBeat`]s): lane i's
-//!   accumulator and its channel's scale record. Its `ready` depends on
+//!   accumulator and its channel's scale record, or its two elementwise
+//!   operands (`values` and `second`). Its `ready` depends on
 //!   `results.ready` within the cycle, never on its `valid`.
 //! - `results` (a [`StreamOut`] of [`ResultBeat`]s): one beat per beat
 //!   taken, in order, [`LATENCY`] cycles later when never stalled and
@@ -41,9 +50,20 @@
 //! ready, and a stalled pipeline fills its bubbles. A beat with tanh,
 //! sigmoid or a LUT holds the activation stage one cycle per lane up to
 //! its last one (8 for a full beat): one such value a cycle.
+//!
+//! Elementwise beats flow the same way, 8 lanes a cycle in every mode
+//! [`Elementwise`] computes. A beat for the wide path (MUL/ADD/SUB of
+//! 32-bit operands, ADD/SUB with a 32-bit input scale) is held at the
+//! input [`WIDE_LANES`] lanes a cycle up to its last lane on, each
+//! [`WideLane`] doing the lane's operation and output scale; the Scaler
+//! then passes its values (scale 1, shift 0). TRM 4.8.3 tables 4-130 to
+//! 4-132 ask at most 8 LReLU/ABS operations a cycle (u65-512), 1.33
+//! advanced ADD/SUB and 0.89 32-bit MUL/ADD/SUB (u65-256): 8 and 2 a
+//! cycle meet them.
 
 mod activation;
 mod divide;
+mod elementwise;
 mod finish;
 mod lut_ram;
 mod ofm_writer;
@@ -52,9 +72,11 @@ mod scale_records;
 mod scale_sets;
 mod settings;
 mod sigmoid_table;
+mod wide;
 
 pub use activation::{Activation, LutWrite};
 pub use divide::{reciprocal, Reciprocals, NUMERATOR_LIMIT};
+pub use elementwise::Elementwise;
 pub use finish::Finisher;
 pub use lut_ram::{LutRam, LUT_LINES};
 pub use ofm_writer::{OfmResult, OfmWriter};
@@ -63,6 +85,7 @@ pub use scale_records::{ScaleRecordBeat, ScaleRecords};
 pub use scale_sets::{ScaleSet, ScaleSets};
 pub use settings::{BeatControl, ControlDecoder, OutputSettings};
 pub use sigmoid_table::SigmoidTable;
+pub use wide::WideLane;
 
 use crate::stream::{StreamIn, StreamOut};
 use crate::widgets::ResetReg;
@@ -73,6 +96,13 @@ use rust_hdl::prelude::*;
 pub const LANES: usize = 8;
 /// Pipeline stages from a beat taken to its result offered.
 pub const LATENCY: usize = 5;
+/// Lanes of a wide elementwise beat ([`WideLane`]) computed per cycle.
+pub const WIDE_LANES: usize = 2;
+/// Steps of a full wide beat.
+const WIDE_STEPS: usize = LANES / WIDE_LANES;
+// `OutputUnit::update` writes step k's lanes as 2k and 2k + 1 (a constant
+// there would be an undeclared Verilog name).
+const _: () = assert!(WIDE_LANES == 2);
 
 /// One OFM position's accumulators for up to [`LANES`] channels, with each
 /// channel's scale record (`npu_model::ops::ScaleRecord`). Lane i is in
@@ -95,9 +125,10 @@ pub struct AccumulatorBeat {
     /// The IFM elements of the position's kernel window, 1..=64: the
     /// divisor of a padded average pool (`OutputSettings::divide`).
     pub count: Bits<7>,
-    /// Elementwise: lane i's operand B (IFM2, or the scalar) in bits
-    /// 32i+31..32i; operand A is lane i of `values`, a 32-bit two's
-    /// complement operand sign-extended.
+    /// An elementwise operation's operand B of lane i (IFM2 or the
+    /// scalar, zero point subtracted) in bits 32i+31..32i; operand A is
+    /// lane i of `values` (an int32 sign-extended). Scale records and
+    /// `count` are 0 then.
     pub second: Bits<{ LANES * 32 }>,
 }
 
@@ -124,6 +155,8 @@ pub struct OutputUnit {
     pub lut_write: Signal<In, LutWrite>,
     decoder: ControlDecoder,
     reciprocals: Reciprocals,
+    elementwise: Elementwise,
+    wide_lanes: Vec<WideLane>,
     scaler: Scaler,
     activation: Activation,
     finisher: Finisher,
@@ -132,6 +165,10 @@ pub struct OutputUnit {
     full_2: ResetReg<Bit>,
     full_3: ResetReg<Bit>,
     full_5: ResetReg<Bit>,
+    /// A wide elementwise beat's step (its lanes 2k and 2k + 1 are
+    /// computed), and the values of its lanes computed in earlier steps.
+    wide_step: ResetReg<Bits<2>>,
+    wide_values: ResetReg<Bits<{ LANES * 40 }>>,
     /// Stage k takes a beat this cycle (it is empty or its beat moves on).
     take_1: Signal<Local, Bit>,
     take_2: Signal<Local, Bit>,
@@ -147,6 +184,12 @@ pub struct OutputUnit {
     negated: Signal<Local, Bits<40>>,
     doubled: Signal<Local, Bits<40>>,
     unit_scales: Signal<Local, Bits<{ LANES * 32 }>>,
+    wide: Signal<Local, Bit>,
+    wide_last: Signal<Local, Bit>,
+    wide_merged: Signal<Local, Bits<{ LANES * 40 }>>,
+    wide_value: Signal<Local, Bits<40>>,
+    beat_lanes: Signal<Local, Bits<LANES>>,
+    operands_b: Signal<Local, Bits<{ LANES * 32 }>>,
 }
 
 impl OutputUnit {
@@ -160,6 +203,8 @@ impl OutputUnit {
             results: Default::default(),
             lut_write: Default::default(),
             decoder: Default::default(),
+            elementwise: Default::default(),
+            wide_lanes: (0..WIDE_LANES).map(|_| WideLane::default()).collect(),
             scaler: Default::default(),
             activation: Activation::new(cores),
             finisher: Default::default(),
@@ -167,6 +212,8 @@ impl OutputUnit {
             full_2: Default::default(),
             full_3: Default::default(),
             full_5: Default::default(),
+            wide_step: Default::default(),
+            wide_values: Default::default(),
             take_1: Default::default(),
             take_2: Default::default(),
             take_3: Default::default(),
@@ -182,6 +229,12 @@ impl OutputUnit {
             negated: Default::default(),
             doubled: Default::default(),
             unit_scales: Default::default(),
+            wide: Default::default(),
+            wide_last: Default::default(),
+            wide_merged: Default::default(),
+            wide_value: Default::default(),
+            beat_lanes: Default::default(),
+            operands_b: Default::default(),
         }
     }
 }
@@ -189,17 +242,64 @@ impl OutputUnit {
 impl Logic for OutputUnit {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, full_1, full_2, full_3, full_5);
+        dff_setup!(
+            self,
+            clock,
+            full_1,
+            full_2,
+            full_3,
+            full_5,
+            wide_step,
+            wide_values
+        );
         self.full_1.rst_n.next = self.rst_n.val();
         self.full_2.rst_n.next = self.rst_n.val();
         self.full_3.rst_n.next = self.rst_n.val();
         self.full_5.rst_n.next = self.rst_n.val();
+        self.wide_step.rst_n.next = self.rst_n.val();
+        self.wide_values.rst_n.next = self.rst_n.val();
         self.scaler.clock.next = self.clock.val();
         self.scaler.rst_n.next = self.rst_n.val();
         self.activation.clock.next = self.clock.val();
         self.activation.rst_n.next = self.rst_n.val();
         self.finisher.clock.next = self.clock.val();
         self.finisher.rst_n.next = self.rst_n.val();
+
+        self.raw_values.next = self.accumulators.data.val().values;
+        // The wide path: lanes 2k and 2k + 1 at step k, each with its
+        // output scale done (scale 1 and shift 0 in the Scaler).
+        self.wide.next = self.elementwise.wide.val();
+        self.beat_lanes.next = self.accumulators.data.val().lanes;
+        self.operands_b.next = self.accumulators.data.val().second;
+        for j in 0..WIDE_LANES {
+            self.wide_lanes[j].settings.next = self.settings.val();
+            self.wide_lanes[j].a.next = 0.into();
+            self.wide_lanes[j].b.next = 0.into();
+        }
+        self.wide_last.next = false;
+        for k in 0..WIDE_STEPS {
+            if self.wide_step.q.val() == k.to_bits::<2>() {
+                for j in 0..WIDE_LANES {
+                    self.wide_lanes[j].a.next =
+                        self.raw_values.val().get_bits::<32>((2 * k + j) * 40);
+                    self.wide_lanes[j].b.next =
+                        self.operands_b.val().get_bits::<32>((2 * k + j) * 32);
+                }
+                self.wide_last.next = (self.beat_lanes.val() >> (2 * k + 2).to_bits::<4>()) == 0;
+            }
+        }
+        self.wide_merged.next = 0.into();
+        for k in 0..WIDE_STEPS {
+            for j in 0..WIDE_LANES {
+                self.wide_value.next = self.wide_values.q.val().get_bits::<40>((2 * k + j) * 40);
+                if self.wide_step.q.val() == k.to_bits::<2>() {
+                    self.wide_value.next = self.wide_lanes[j].value.val();
+                }
+                self.wide_merged.next = self.wide_merged.val()
+                    | (bit_cast::<{ LANES * 40 }, 40>(self.wide_value.val())
+                        << ((2 * k + j) * 40).to_bits::<9>());
+            }
+        }
 
         // Handshake: each stage moves when the next can take its beat; the
         // activation stage's beat moves when it says `done`.
@@ -208,9 +308,19 @@ impl Logic for OutputUnit {
         self.take_3.next = !self.full_3.q.val() | self.activation.done.val();
         self.take_2.next = !self.full_2.q.val() | self.take_3.val();
         self.take_1.next = !self.full_1.q.val() | self.take_2.val();
-        self.accumulators.ready.next = self.take_1.val();
+        // A wide elementwise beat is taken with its last step: WIDE_LANES
+        // lanes a cycle up to its last lane on.
+        self.accumulators.ready.next =
+            self.take_1.val() & (!self.wide.val() | self.wide_last.val());
         if self.take_1.val() {
-            self.full_1.d.next = self.accumulators.valid.val();
+            self.full_1.d.next = self.accumulators.valid.val() & self.accumulators.ready.val();
+        }
+        if self.take_1.val() & self.accumulators.valid.val() & self.wide.val() {
+            self.wide_step.d.next = self.wide_step.q.val() + 1;
+            self.wide_values.d.next = self.wide_merged.val();
+            if self.wide_last.val() {
+                self.wide_step.d.next = 0.into();
+            }
         }
         if self.take_2.val() {
             self.full_2.d.next = self.full_1.q.val();
@@ -244,7 +354,6 @@ impl Logic for OutputUnit {
         // bias. A padded average pool divides (see `divide`): twice the
         // accumulator plus +-count (the sign of the accumulator), times the
         // count's reciprocal, truncated.
-        self.raw_values.next = self.accumulators.data.val().values;
         self.values.next = self.raw_values.val();
         self.reciprocals.count.next = self.accumulators.data.val().count;
         // (Each lane's value is made in a 40-bit local: Verilog would widen
@@ -289,7 +398,24 @@ impl Logic for OutputUnit {
                         << (i * 6).to_bits::<6>());
             }
         }
-        // A scaled pool with a 32-bit OFM shifts only: scale 1.
+        // An elementwise operation's values, scales and shifts from its
+        // operands.
+        self.elementwise.settings.next = self.settings.val();
+        self.elementwise.first.next = self.raw_values.val();
+        self.elementwise.second.next = self.accumulators.data.val().second;
+        if self.settings.val().elementwise {
+            self.values.next = self.elementwise.values.val();
+            self.biases.next = 0.into();
+            self.scales.next = self.elementwise.scales.val();
+            self.shifts.next = self.elementwise.shifts.val();
+        }
+        if self.wide.val() {
+            self.values.next = self.wide_merged.val();
+            self.scales.next = self.unit_scales.val();
+            self.shifts.next = 0.into();
+        }
+        // A scaled pool or an elementwise operation with a 32-bit OFM
+        // shifts only: scale 1.
         if self.settings.val().shift_only {
             self.scales.next = self.unit_scales.val();
         }
@@ -301,9 +427,11 @@ impl Logic for OutputUnit {
         self.scaler.biases.next = self.biases.val();
         self.scaler.scales.next = self.scales.val();
         self.scaler.shifts.next = self.shifts.val();
-        self.scaler.acc_int32.next = self.decoder.acc_int32.val();
+        // Elementwise values are 40-bit whatever NPU_SET_ACC_FORMAT says.
+        self.scaler.acc_int32.next =
+            self.decoder.acc_int32.val() & !self.settings.val().elementwise;
         self.scaler.control.next = self.decoder.control.val();
-        self.scaler.load_1.next = self.take_1.val() & self.accumulators.valid.val();
+        self.scaler.load_1.next = self.accumulators.ready.val() & self.accumulators.valid.val();
         self.scaler.load_2.next = self.take_2.val() & self.full_1.q.val();
         self.scaler.load_3.next = self.take_3.val() & self.full_2.q.val();
 

@@ -53,10 +53,31 @@ pub struct OutputSettings {
     /// `count` of IFM elements, rounding half away from zero (with
     /// `unscaled`).
     pub divide: Bit,
-    /// A scaled pool with a 32-bit OFM: the shift alone, no multiplier
+    /// A scaled pool or an elementwise operation with a 32-bit OFM: the
+    /// shift alone, no multiplier
     /// (TRM 4.6.5 NPU_SET_OFM_SCALE note; `npu_model::fixed::shift_only`),
     /// the TFL rounding then rounding half away from zero.
     pub shift_only: Bit,
+    /// The operation is NPU_OP_ELEMENTWISE (TRM 4.6.4): each lane's value
+    /// comes from its two operands ([`super::Elementwise`]), not from an
+    /// accumulator and a scale record.
+    pub elementwise: Bit,
+    /// NPU_OP_ELEMENTWISE's parameter
+    /// ([`npu_spec::command::ElementwiseMode`]).
+    pub elementwise_mode: Bits<6>,
+    /// IFM_PRECISION.activation_precision
+    /// ([`npu_spec::command::ActivationPrecision`]: 8, 16 or 32 bits).
+    pub ifm_precision: Bits<2>,
+    /// IFM_PRECISION.scale_mode: ADD/SUB input scaling
+    /// ([`npu_spec::command::IfmScaleMode`]).
+    pub ifm_scale_mode: Bits<2>,
+    /// IFM_PRECISION.round_mode: rounding of the 32-bit input scale
+    /// ([`npu_spec::command::IfmRoundMode`]).
+    pub ifm_round_mode: Bits<2>,
+    /// NPU_SET_OPA_SCALE scale and shift, NPU_SET_OPB_SCALE scale.
+    pub opa_scale: Bits<32>,
+    pub opa_shift: Bits<6>,
+    pub opb_scale: Bits<16>,
 }
 
 impl OutputSettings {
@@ -92,6 +113,14 @@ impl OutputSettings {
             unscaled: false,
             divide: false,
             shift_only: false,
+            elementwise: false,
+            elementwise_mode: 0.into(),
+            ifm_precision: get(Opcode::NpuSetIfmPrecision, "activation_precision", 2).into(),
+            ifm_scale_mode: get(Opcode::NpuSetIfmPrecision, "scale_mode", 2).into(),
+            ifm_round_mode: get(Opcode::NpuSetIfmPrecision, "round_mode", 2).into(),
+            opa_scale: get(Opcode::NpuSetOpaScale, "scale", 32).into(),
+            opa_shift: get(Opcode::NpuSetOpaScale, "shift", 6).into(),
+            opb_scale: get(Opcode::NpuSetOpbScale, "scale", 16).into(),
         }
     }
 }
