@@ -1533,7 +1533,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         elementwise_types$ifm_signed = (ifm_precision & ifm_type_mask) != 32'h0;
         elementwise_types$ofm_precision = ((ofm_precision >> ofm_width_lsb) & 2'h3);
         elementwise_types$ofm_signed = (ofm_precision & ofm_type_mask) != 32'h0;
-        kernel_supported = ((key == conv_key) & kernels_run[(64'h0)+:(1)] & (~parallel_mode | kernels_run[(64'h4)+:(1)])) | ((key == depthwise_key) & kernels_run[(64'h1)+:(1)] & (~parallel_mode | (kernels_run[(64'h4)+:(1)] & ~ifm_wide))) | ((key == pool_key) & kernels_run[(64'h2)+:(1)] & (op_param <= reduce_sum_mode) & (~parallel_mode | (kernels_run[(64'h4)+:(1)] & (~ifm_wide | (op_param == reduce_sum_mode))))) | ((key == elementwise_key) & kernels_run[(64'h3)+:(1)] & elementwise_types$allowed);
+        kernel_supported = ((key == conv_key) & kernels_run[(64'h0)+:(1)] & (~parallel_mode | kernels_run[(64'h4)+:(1)])) | ((key == depthwise_key) & kernels_run[(64'h1)+:(1)] & (~parallel_mode | (kernels_run[(64'h4)+:(1)] & ~ifm_wide))) | ((key == pool_key) & kernels_run[(64'h2)+:(1)] & (elementwise_types$ifm_precision != 32'h2) & (op_param <= reduce_sum_mode) & (~parallel_mode | (kernels_run[(64'h4)+:(1)] & (~ifm_wide | (op_param == reduce_sum_mode))))) | ((key == elementwise_key) & kernels_run[(64'h3)+:(1)] & elementwise_types$allowed);
         case (step$q)
             Step$Decode:
                 begin

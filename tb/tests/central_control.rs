@@ -5,7 +5,7 @@
 
 use npu_model::cmdstream::{encode, encode_words, Command};
 use npu_model::npu::Npu;
-use npu_spec::command::{encode_word, CmdKind, ElementwiseMode, Opcode};
+use npu_spec::command::{encode_word, CmdKind, ElementwiseMode, Opcode, PoolingMode};
 use npu_spec::config::NpuConfig;
 use npu_spec::regs;
 use npu_tb::driver::{self, DriverError, Inference, InvokeResult, NpuState};
@@ -169,6 +169,25 @@ fn unknown_pooling_and_elementwise_modes_and_types_are_refused() {
     ] {
         parse_error_at_4(&[encode_word(CmdKind::Cmd0, op.code(), param)], false);
     }
+}
+
+/// An int32 REDUCE_SUM (TRM table 4-125) does not run on the RTL yet: it
+/// stops the stream visibly, QREAD at the operation.
+#[test]
+fn int32_reduce_sum_is_refused() {
+    let precision = Opcode::NpuSetIfmPrecision;
+    let value = [("activation_type", 1), ("activation_precision", 2)]
+        .iter()
+        .fold(0, |v, &(name, x)| precision.field(name).set(v, x));
+    let stream = encode(&[
+        Command::cmd0(precision, value as u16),
+        Command::cmd0(Opcode::NpuOpPool, PoolingMode::ReduceSum.bits() as u16),
+        Command::cmd0(Opcode::NpuOpStop, 0),
+    ]);
+    let mut tb = NpuTb::new("u65-256").unwrap();
+    let state = fault(run(&mut tb, &stream));
+    assert_eq!(field(state.status, "cmd_parse_error"), 1, "{state}");
+    assert_eq!(state.qread, 4, "QREAD stays at the operation: {state}");
 }
 
 /// u65-512 runs parallel-mode convolutions, REDUCE_SUM, and 8-bit depthwise

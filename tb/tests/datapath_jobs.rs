@@ -78,15 +78,18 @@ fn not_yet(job: &Job) -> Option<String> {
         Ok(c) => c,
         Err(e) => return Some(format!("stream does not decode: {e}")),
     };
-    let (mut kernels, mut parallel, mut ifm_wide) = (0, false, false);
+    let (mut kernels, mut parallel, mut ifm_precision) = (0, false, 0);
     for c in &commands {
+        let ifm_wide = ifm_precision != 0;
         match c.op {
             Opcode::NpuSetParallelMode => parallel = c.param != 0,
             Opcode::NpuSetIfmPrecision => {
-                ifm_wide = Opcode::NpuSetIfmPrecision
+                ifm_precision = Opcode::NpuSetIfmPrecision
                     .field("activation_precision")
                     .get(u64::from(c.param))
-                    != 0
+            }
+            Opcode::NpuOpPool if ifm_precision == 2 => {
+                return Some("int32 REDUCE_SUM (refused)".into())
             }
             Opcode::NpuOpDepthwise if parallel && ifm_wide => {
                 return Some("16-bit depthwise in parallel mode (refused)".into())

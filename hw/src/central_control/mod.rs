@@ -522,8 +522,11 @@ impl Logic for CentralControl {
             // Max and average pools run as depthwise (8-bit only in
             // parallel mode), REDUCE_SUM as a convolution; modes beyond
             // REDUCE_SUM do not exist (TRM 4.6.4).
+            // (An int32 REDUCE_SUM, table 4-125, does not run yet: the IFM
+            // unit reads 8- and 16-bit elements.)
             | ((self.key.val() == self.pool_key.val())
                 & self.kernels_run.val().pool
+                & (self.elementwise_types.ifm_precision.val() != 2)
                 & (self.op_param.val() <= self.reduce_sum_mode.val())
                 & (!self.parallel_mode.val()
                     | (self.kernels_run.val().parallel
