@@ -41,8 +41,8 @@ pub const BLOCKS: &[BlockEntry] = &[
     },
     BlockEntry {
         name: "output_unit",
-        about: "output unit (TRM 3.3.7), convolution part: 8 accumulators and scale records in, \
-                8 OFM values out; tanh, sigmoid and two cores' LUTs",
+        about: "output unit (TRM 3.3.7): 8 accumulators and scale records, or 8 elementwise \
+                operand pairs, in; 8 OFM values out; tanh, sigmoid and two cores' LUTs",
         build: || Box::new(OutputUnit::new(2)),
     },
     BlockEntry {
