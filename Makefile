@@ -61,21 +61,21 @@ bench: deps
 	$(CARGO) bench -p npu-tb --bench elementwise
 	$(CARGO) bench -p npu-tb --bench output_unit
 
-# The bundled demo: DMA jobs, convolutions and pools (Vela-made, TFLite-interpreter expected outputs)
-# run on the RTL, outputs compared with the expected bytes; then the demo network (conv, depthwise,
-# residual ADD, pools, LUT activation, fully connected), on the golden model until the RTL runs
-# elementwise operations (issue 13).
+# The bundled demo: DMA jobs, convolutions, pools and elementwise operations (Vela-made,
+# TFLite-interpreter expected outputs) run on the RTL, outputs compared with the expected bytes;
+# then the demo network (conv, depthwise, residual ADD, pools, LUT activation, fully connected)
+# on the RTL, with its per-layer table.
 DEMO_JOBS := $(wildcard model/tests/fixtures/jobs/dma_*) \
 	$(addprefix model/tests/fixtures/jobs/,conv_3x3_i8_df dw_3x3_i8 conv_1x1_i16_df tconv_3x3_same_i8 \
-		maxpool_3x3_same_i8 avgpool_3x3_same_i8 tanh_i16 exp_i8)
+		maxpool_3x3_same_i8 avgpool_3x3_same_i8 tanh_i16 exp_i8 add_i8 mul_u8_scalar sub_i8_bcast_first)
 DEMO_NET  := model/tests/fixtures/networks/demo
 demo: deps
 	@for j in $(DEMO_JOBS); do $(CARGO) run -q --release -p npu-tb --bin npu-sim -- run $$j --model rtl || exit 1; done
-	@echo "demo network on the golden model (the RTL refuses its elementwise operations until issue 13):"
+	@echo "demo network on the RTL:"
 	@mkdir -p build
 	@$(CARGO) run -q --release -p npu-tb --bin npu-sim -- tflite $(DEMO_NET)/model_vela.tflite \
 		--input $(DEMO_NET)/input.bin --output build/demo_output.bin --expected $(DEMO_NET)/expected.bin \
-		--model golden --report build/demo_layers.csv
+		--model rtl --report build/demo_layers.csv
 
 # Differential fuzzing of the golden model against the RTL: make fuzz [COUNT=10000] [SEED=n]
 fuzz: deps

@@ -1591,7 +1591,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
                         if ((op_param != 32'h0) | dma_descriptor_bad) begin
                             fail = 1'b1;
                         end
-                        else begin
+                        else if (kernels_outstanding == 32'h0) begin
                             descriptors$valid = 1'b1;
                             complete = descriptors$ready;
                         end

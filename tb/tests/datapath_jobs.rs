@@ -1,9 +1,10 @@
 //! The datapath end to end: every Vela-made fixture job whose kernel
 //! operations the RTL runs (NPU_OP_CONV, NPU_OP_DEPTHWISE, which include
-//! fully connected layers, and NPU_OP_POOL: max, average, REDUCE_SUM, and
-//! the resizes and standalone activations Vela builds from them; with any
-//! activation function: clamp, tanh, sigmoid or LUT; on u65-512 in parallel
-//! mode no 16-bit depthwise or max/average pool) runs on the RTL and on the
+//! fully connected layers, NPU_OP_POOL: max, average, REDUCE_SUM, and the
+//! resizes and standalone activations Vela builds from them, and
+//! NPU_OP_ELEMENTWISE; with any activation function: clamp, tanh, sigmoid
+//! or LUT; not an int32 REDUCE_SUM, nor on u65-512 in parallel mode a
+//! 16-bit depthwise or max/average pool) runs on the RTL and on the
 //! golden model, and the two agree on memory, the shared buffer outside
 //! the operations' working buffers, STATUS, QREAD and IRQ. The fixtures'
 //! expected outputs are the TFLite interpreter's, so the RTL is checked
@@ -52,6 +53,28 @@ const POOL: [&str; 7] = [
     "reduce_sum_i16_512",
     "reduce_sum_u8_nhcwb16",
     "resize_bilinear_i8",
+];
+
+/// Elementwise fixtures that must run (TRM 4.8.2 table 4-124): every mode,
+/// broadcast, scalar, reversed operands (`sub_i8_bcast_first`), tiles,
+/// u65-512, and the 16-bit softmax's CLZ/SHL/SHR/MUL/ADD/SUB chain.
+const ELEMENTWISE: [&str; 16] = [
+    "add_i8",
+    "add_i16_512",
+    "add_i8_bcast_c",
+    "add_i8_scalar",
+    "add_i8_nhcwb16_tiles",
+    "sub_i8_bcast_first",
+    "sub_u8_bcast_hw",
+    "mul_i8_512",
+    "mul_u8_scalar",
+    "min_i16",
+    "max_i8_bcast_c",
+    "abs_i8",
+    "lrelu_i16_512",
+    "softmax_i16",
+    "chain_tanh_sigmoid_i8",
+    "chain_conv_pool_add_i8",
 ];
 
 /// The u65-512 fixtures in parallel mode (TRM 4.7.5.1) that must run.
@@ -170,6 +193,12 @@ fn every_convolution_fixture_runs_bit_exact_on_the_rtl() {
     }
     for name in POOL {
         assert!(ran.iter().any(|r| r == name), "{name} (pool) did not run");
+    }
+    for name in ELEMENTWISE {
+        assert!(
+            ran.iter().any(|r| r == name),
+            "{name} (elementwise) did not run"
+        );
     }
 }
 

@@ -7,7 +7,11 @@
 //!
 //! - NPU_SET_*: written to the [`OpState`];
 //! - NPU_OP_DMA_START: sends the NPU_SET_DMA0_* values to the DMA's
-//!   descriptor queue (blocks while both descriptors are busy);
+//!   descriptor queue (blocks while both descriptors are busy) once no
+//!   kernel operation is queued or running: a user DMA beside a kernel
+//!   operation corrupts memory today (the demo network's weight prefetch
+//!   beside an average pool showed it; the cause, in the DMA's sharing of
+//!   its channels, is open), so user DMAs wait for the datapath;
 //!   NPU_OP_DMA_WAIT k: waits until k or fewer are; NPU_OP_PMU_MASK sets
 //!   `pmu_enable` to its enable bit (the PMU counts only while it is 1 if
 //!   PMCR.mask_en is set);
@@ -16,7 +20,9 @@
 //!   datapath ([`KernelOperation`]; blocks while the queue is full), and
 //!   parsing goes on (TRM 4.6.1). A kind the datapath does not run
 //!   (`kernels_run`; parallel mode only on two cores, and for depthwise
-//!   and max/average pools only with 8-bit IFMs; pooling modes 0-2) is
+//!   and max/average pools only with 8-bit IFMs; pooling modes 0-2, not
+//!   with an int32 IFM; elementwise modes and types of TRM table 4-124:
+//!   [`ElementwiseTypes`]) is
 //!   refused: the NPU stops with STATUS.cmd_parse_error and IRQ raised,
 //!   QREAD at the operation. NPU_OP_KERNEL_WAIT n waits
 //!   until n or fewer operations are queued or running;
@@ -591,7 +597,8 @@ impl Logic for CentralControl {
                     // TRM 4.6.4: one user channel, parameter 16 * channel.
                     if (self.op_param.val() != 0) | self.dma_descriptor_bad.val() {
                         self.fail.next = true;
-                    } else {
+                    } else if self.kernels_outstanding.val() == 0 {
+                        // (User DMAs wait for the datapath: see the module doc.)
                         self.descriptors.valid.next = true;
                         self.complete.next = self.descriptors.ready.val();
                     }
