@@ -1173,6 +1173,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     localparam  pmu_mask_enable = 16'h1;
     localparam  dma_wait_max = 16'h1;
     localparam  kernel_wait_max = 16'h3;
+    localparam  dma_kernels_ahead = 16'h2;
     localparam  pmu_mask_max = 16'h1;
     localparam  dma_region_internal = 11'b100000000;
     localparam  dma_stride_lsb = 4'h9;
@@ -1591,7 +1592,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
                         if ((op_param != 32'h0) | dma_descriptor_bad) begin
                             fail = 1'b1;
                         end
-                        else if (kernels_outstanding == 32'h0) begin
+                        else if (((kernels_outstanding) & 16'hffff) <= dma_kernels_ahead) begin
                             descriptors$valid = 1'b1;
                             complete = descriptors$ready;
                         end

@@ -541,6 +541,12 @@ pub const DMA_DESCRIPTORS: u16 = 2;
 /// The largest core mask of an internal DMA destination (TRM 4.6.4
 /// NPU_SET_DMA0_DST_REGION: bit k for core k = 0, 1).
 pub const DMA_CORE_MASK_MAX: u64 = 3;
+/// Kernel operations at most queued or running when a user DMA starts.
+/// Vela checks a DMA for conflicts with this many kernel operations before
+/// it (its `max_outstanding_kernels`) and puts an NPU_OP_KERNEL_WAIT before
+/// the DMA only for those; a DMA that overtook an older one could overwrite
+/// what that operation has still to read.
+pub const DMA_KERNELS_AHEAD: u16 = 2;
 
 /// Size of one record of the scale/bias stream (JOBS.md; 40-bit bias,
 /// 32-bit scale, 6-bit shift).

@@ -30,6 +30,7 @@
 use npu_model::job::{Backend, Job};
 use npu_model::tensor::DType;
 use npu_spec::command::{ActivationFunction, PoolingMode, WeightOrder};
+use npu_tb::bench_filter::wanted;
 use npu_tb::conv_jobs::{golden_run, ConvKind, ConvSpec};
 use npu_tb::fuzz::{compare, outcome};
 use npu_tb::rtl_backend::RtlBackend;
@@ -245,12 +246,6 @@ fn activation_rows() -> Vec<Row> {
 }
 
 fn main() {
-    // `cargo bench --bench conv -- 4-130` runs only the tables naming it.
-    let only: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with("--"))
-        .collect();
-    let wanted = |table: &str| only.is_empty() || only.iter().any(|o| table.contains(o));
     for (bits, name) in [(8, "Table 4-126"), (16, "Table 4-127")] {
         if !wanted(name) {
             continue;

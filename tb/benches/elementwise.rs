@@ -14,6 +14,7 @@
 use npu_model::job::{Backend, BackendRun, Job};
 use npu_model::tensor::DType;
 use npu_spec::command::{ElementwiseMode as M, IfmScaleMode};
+use npu_tb::bench_filter::wanted;
 use npu_tb::conv_jobs::{golden_run, without_kernel_ops};
 use npu_tb::elementwise_jobs::ElementwiseSpec;
 use npu_tb::fuzz::{compare, outcome};
@@ -240,12 +241,6 @@ fn measure(spec: &ElementwiseSpec, (figure, memory_bound): (f64, bool)) -> Strin
 }
 
 fn main() {
-    // `cargo bench --bench elementwise -- 4-131` runs only the tables naming it.
-    let only: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with("--"))
-        .collect();
-    let wanted = |table: &str| only.is_empty() || only.iter().any(|o| table.contains(o));
     for (name, columns) in tables() {
         if !wanted(name) {
             continue;

@@ -1354,6 +1354,34 @@ pub(crate) fn precision(t: DType, layout: Layout) -> [(&'static str, u64); 3] {
     ]
 }
 
+/// The feature-map commands of the IFM and the OFM, in [`fm_commands`]'s order.
+pub(crate) const IFM_FM_COMMANDS: [Opcode; 11] = [
+    Opcode::NpuSetIfmRegion,
+    Opcode::NpuSetIfmBase0,
+    Opcode::NpuSetIfmBase1,
+    Opcode::NpuSetIfmBase2,
+    Opcode::NpuSetIfmBase3,
+    Opcode::NpuSetIfmStrideX,
+    Opcode::NpuSetIfmStrideY,
+    Opcode::NpuSetIfmStrideC,
+    Opcode::NpuSetIfmWidth0M1,
+    Opcode::NpuSetIfmHeight0M1,
+    Opcode::NpuSetIfmHeight1M1,
+];
+pub(crate) const OFM_FM_COMMANDS: [Opcode; 11] = [
+    Opcode::NpuSetOfmRegion,
+    Opcode::NpuSetOfmBase0,
+    Opcode::NpuSetOfmBase1,
+    Opcode::NpuSetOfmBase2,
+    Opcode::NpuSetOfmBase3,
+    Opcode::NpuSetOfmStrideX,
+    Opcode::NpuSetOfmStrideY,
+    Opcode::NpuSetOfmStrideC,
+    Opcode::NpuSetOfmWidth0M1,
+    Opcode::NpuSetOfmHeight0M1,
+    Opcode::NpuSetOfmHeight1M1,
+];
+
 /// The feature-map settings of the IFM or OFM.
 pub(crate) fn fm_commands(fm: &FeatureMap, ops: [Opcode; 11]) -> Vec<Command> {
     let [region, b0, b1, b2, b3, sx, sy, sc, w0, h0, h1] = ops;
@@ -1388,22 +1416,7 @@ fn commands(
     let [oh, ow, oc] = spec.ofm;
     let [dkh, dkw] = spec.dilated_kernel();
     let [sy, sx] = spec.stride.map(|s| s as u64 - 1);
-    let mut out = fm_commands(
-        ifm,
-        [
-            O::NpuSetIfmRegion,
-            O::NpuSetIfmBase0,
-            O::NpuSetIfmBase1,
-            O::NpuSetIfmBase2,
-            O::NpuSetIfmBase3,
-            O::NpuSetIfmStrideX,
-            O::NpuSetIfmStrideY,
-            O::NpuSetIfmStrideC,
-            O::NpuSetIfmWidth0M1,
-            O::NpuSetIfmHeight0M1,
-            O::NpuSetIfmHeight1M1,
-        ],
-    );
+    let mut out = fm_commands(ifm, IFM_FM_COMMANDS);
     out.extend([
         cmd(
             O::NpuSetIfmPrecision,
@@ -1427,22 +1440,7 @@ fn commands(
         ),
         cmd(O::NpuSetIfmIbEnd, &[("ib_end_kb", ib_end)]),
     ]);
-    out.extend(fm_commands(
-        ofm,
-        [
-            O::NpuSetOfmRegion,
-            O::NpuSetOfmBase0,
-            O::NpuSetOfmBase1,
-            O::NpuSetOfmBase2,
-            O::NpuSetOfmBase3,
-            O::NpuSetOfmStrideX,
-            O::NpuSetOfmStrideY,
-            O::NpuSetOfmStrideC,
-            O::NpuSetOfmWidth0M1,
-            O::NpuSetOfmHeight0M1,
-            O::NpuSetOfmHeight1M1,
-        ],
-    ));
+    out.extend(fm_commands(ofm, OFM_FM_COMMANDS));
     let [signed, bits, layout] = precision(spec.ofm_type, spec.ofm_layout);
     out.extend([
         cmd(

@@ -22,7 +22,7 @@
 
 use crate::conv_jobs::{
     cmd, fm_commands, lut_dma, precision, quantized_multiplier, random_activation, random_tiles,
-    FmPlacement, Memory, Tiles, LUT_BYTES,
+    FmPlacement, Memory, Tiles, IFM_FM_COMMANDS, LUT_BYTES, OFM_FM_COMMANDS,
 };
 use npu_model::cmdstream::{encode, Command};
 use npu_model::job::Job;
@@ -417,22 +417,7 @@ impl ElementwiseSpec {
     fn commands(&self, ifm: &FeatureMap, ifm2: &FeatureMap, ofm: &FeatureMap) -> Vec<Command> {
         use Opcode as O;
         let [oh, ow, oc] = self.ofm;
-        let mut out = fm_commands(
-            ifm,
-            [
-                O::NpuSetIfmRegion,
-                O::NpuSetIfmBase0,
-                O::NpuSetIfmBase1,
-                O::NpuSetIfmBase2,
-                O::NpuSetIfmBase3,
-                O::NpuSetIfmStrideX,
-                O::NpuSetIfmStrideY,
-                O::NpuSetIfmStrideC,
-                O::NpuSetIfmWidth0M1,
-                O::NpuSetIfmHeight0M1,
-                O::NpuSetIfmHeight1M1,
-            ],
-        );
+        let mut out = fm_commands(ifm, IFM_FM_COMMANDS);
         out.extend(fm_commands(
             ifm2,
             [
@@ -449,22 +434,7 @@ impl ElementwiseSpec {
                 O::NpuSetIfm2Height1M1,
             ],
         ));
-        out.extend(fm_commands(
-            ofm,
-            [
-                O::NpuSetOfmRegion,
-                O::NpuSetOfmBase0,
-                O::NpuSetOfmBase1,
-                O::NpuSetOfmBase2,
-                O::NpuSetOfmBase3,
-                O::NpuSetOfmStrideX,
-                O::NpuSetOfmStrideY,
-                O::NpuSetOfmStrideC,
-                O::NpuSetOfmWidth0M1,
-                O::NpuSetOfmHeight0M1,
-                O::NpuSetOfmHeight1M1,
-            ],
-        ));
+        out.extend(fm_commands(ofm, OFM_FM_COMMANDS));
         let [signed, bits, layout] = precision(self.ifm_type, self.layouts[0]);
         let [_, _, layout2] = precision(self.ifm_type, self.layouts[1]);
         let [ofm_signed, ofm_bits, ofm_layout] = precision(self.ofm_type, self.layouts[2]);

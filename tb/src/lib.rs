@@ -4,6 +4,7 @@
 
 pub mod apb;
 pub mod axi;
+pub mod bench_filter;
 pub mod block;
 pub mod compare;
 pub mod conv_jobs;

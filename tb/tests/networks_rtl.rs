@@ -1,7 +1,9 @@
 //! Bundled Vela-compiled networks on the RTL (`npu-sim tflite --model
 //! rtl`): each output equals the TFLite interpreter's expected bytes. The
-//! demo network runs a user DMA (the next layer's weights) beside an
-//! average pool. `tanh_softmax` waits for the int32 REDUCE_SUM the RTL
+//! demo network starts a user DMA (the next layer's weights) with three
+//! kernel operations ahead of it, of which the oldest reads what the DMA
+//! writes: central control holds the DMA until two are left, as Vela
+//! expects (`npu_spec::command::DMA_KERNELS_AHEAD`). `tanh_softmax` waits for the int32 REDUCE_SUM the RTL
 //! refuses (its softmax), and `mobilenet_v2_sized` runs on the golden
 //! model only (`npu_sim_tflite.rs`): it takes minutes on the RTL.
 

@@ -7,11 +7,12 @@
 //!
 //! - NPU_SET_*: written to the [`OpState`];
 //! - NPU_OP_DMA_START: sends the NPU_SET_DMA0_* values to the DMA's
-//!   descriptor queue (blocks while both descriptors are busy) once no
-//!   kernel operation is queued or running: a user DMA beside a kernel
-//!   operation corrupts memory today (the demo network's weight prefetch
-//!   beside an average pool showed it; the cause, in the DMA's sharing of
-//!   its channels, is open), so user DMAs wait for the datapath;
+//!   descriptor queue (blocks while both descriptors are busy) once at most
+//!   `npu_spec::command::DMA_KERNELS_AHEAD` (2) kernel operations are
+//!   queued or running: Vela checks a DMA's conflicts with that many kernel
+//!   operations before it, so a DMA running ahead of an older one could
+//!   overwrite its input (the demo network's weight prefetch did, running
+//!   beside an ADD with two pools queued behind it);
 //!   NPU_OP_DMA_WAIT k: waits until k or fewer are; NPU_OP_PMU_MASK sets
 //!   `pmu_enable` to its enable bit (the PMU counts only while it is 1 if
 //!   PMCR.mask_en is set);
@@ -158,6 +159,7 @@ pub struct CentralControl {
     // NPU_OP_PMU_MASK (TRM 4.6.4).
     dma_wait_max: Constant<Bits<16>>,
     kernel_wait_max: Constant<Bits<16>>,
+    dma_kernels_ahead: Constant<Bits<16>>,
     pmu_mask_max: Constant<Bits<16>>,
     // NPU_SET_DMA0_*_REGION fields (TRM 4.6.4): region or core mask,
     // internal bit, stride mode; the largest region and core mask.
@@ -326,6 +328,7 @@ impl Default for CentralControl {
             pmu_mask_enable: Constant::new((1u64 << pmu_mask_enable.lo).into()),
             dma_wait_max: constant16(u64::from(command::DMA_DESCRIPTORS) - 1),
             kernel_wait_max: constant16(Opcode::NpuOpKernelWait.field_mask()),
+            dma_kernels_ahead: constant16(npu_spec::command::DMA_KERNELS_AHEAD.into()),
             pmu_mask_max: constant16(Opcode::NpuOpPmuMask.field_mask()),
             dma_region_internal: Constant::new((1u64 << dma_region_field("region_mode").lo).into()),
             dma_stride_lsb: Constant::new(u64::from(dma_region_field("stride_mode").lo).into()),
@@ -597,8 +600,9 @@ impl Logic for CentralControl {
                     // TRM 4.6.4: one user channel, parameter 16 * channel.
                     if (self.op_param.val() != 0) | self.dma_descriptor_bad.val() {
                         self.fail.next = true;
-                    } else if self.kernels_outstanding.val() == 0 {
-                        // (User DMAs wait for the datapath: see the module doc.)
+                    } else if bit_cast::<16, 3>(self.kernels_outstanding.val())
+                        <= self.dma_kernels_ahead.val()
+                    {
                         self.descriptors.valid.next = true;
                         self.complete.next = self.descriptors.ready.val();
                     }
