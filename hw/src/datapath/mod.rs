@@ -1,5 +1,5 @@
-//! The datapath: the units that run a convolution-type kernel operation
-//! (NPU_OP_CONV, NPU_OP_DEPTHWISE, NPU_OP_POOL), wired as the TRM's block
+//! The datapath: the units that run a kernel operation (NPU_OP_CONV,
+//! NPU_OP_DEPTHWISE, NPU_OP_POOL, NPU_OP_ELEMENTWISE), wired as the TRM's block
 //! diagram (TRM 3.3): the traversal (central control, TRM 4.9) drives the
 //! IFM fetch into the shared buffer, the IFM unit and the MAC unit; the
 //! weight decoder feeds the MAC unit through its weight groups; the
@@ -39,6 +39,18 @@
 //! as convolutions. In parallel mode pools run as 8-bit depthwise and
 //! REDUCE_SUM as a convolution (core 1 has no channel); central control
 //! refuses 16-bit max and average pools there.
+//!
+//! Elementwise operations (NPU_OP_ELEMENTWISE, TRM 4.8.2 table 4-124) walk
+//! their OFM blocks as a 1x1 depthwise pool, one pass in parallel mode
+//! too: each IFM block is its OFM block. The IFM fetch puts a job's IFM
+//! block into halves of [2 KB, IFM2_IB_START) and a second fetch its IFM2
+//! block (broadcast dimensions of extent 1) into halves of [IFM2_IB_START,
+//! IB_END), both through the DMA's IFM channel, the IFM2 copies last (TRM
+//! table 4-137; without IFM2 in memory the IFM has [2 KB, IB_END)). The
+//! operand reader ([`OperandReader`]) reads the filled blocks from two
+//! shared-buffer ports (the IFM unit and MAC array idle) and gives the
+//! output unit 8 lanes of operand pairs a cycle, with their OFM position;
+//! no weights or scale records are read.
 //!
 //! Streams per operation:
 //! - IFM blocks: each traversal job goes to the IFM fetch (its copies to
