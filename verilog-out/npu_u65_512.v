@@ -1298,6 +1298,7 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     reg  [484:0] ofm_view;
     reg  [15:0] ofm_precision;
     reg  [15:0] ifm_precision;
+    reg  [1:0] ifm_precision_code;
     reg  ifm_wide;
     reg  [2:0] kernels_outstanding;
     reg  [9:0] op_code;
@@ -1526,15 +1527,16 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         parallel_mode = kernel_view[(64'h2c)+:(1)] != 32'h0;
         ifm_view = operation[(64'h0)+:(473)];
         ifm_precision = ifm_view[(64'h2e)+:(16)];
-        ifm_wide = ((ifm_precision >> ifm_width_lsb) & 2'h3) != 32'h0;
+        ifm_precision_code = ((ifm_precision >> ifm_width_lsb) & 2'h3);
+        ifm_wide = ifm_precision_code != 32'h0;
         ofm_view = operation[(64'h392)+:(485)];
         ofm_precision = ofm_view[(64'h30)+:(16)];
         elementwise_types$mode = op_param;
-        elementwise_types$ifm_precision = ((ifm_precision >> ifm_width_lsb) & 2'h3);
+        elementwise_types$ifm_precision = ifm_precision_code;
         elementwise_types$ifm_signed = (ifm_precision & ifm_type_mask) != 32'h0;
         elementwise_types$ofm_precision = ((ofm_precision >> ofm_width_lsb) & 2'h3);
         elementwise_types$ofm_signed = (ofm_precision & ofm_type_mask) != 32'h0;
-        kernel_supported = ((key == conv_key) & kernels_run[(64'h0)+:(1)] & (~parallel_mode | kernels_run[(64'h4)+:(1)])) | ((key == depthwise_key) & kernels_run[(64'h1)+:(1)] & (~parallel_mode | (kernels_run[(64'h4)+:(1)] & ~ifm_wide))) | ((key == pool_key) & kernels_run[(64'h2)+:(1)] & (elementwise_types$ifm_precision != 32'h2) & (op_param <= reduce_sum_mode) & (~parallel_mode | (kernels_run[(64'h4)+:(1)] & (~ifm_wide | (op_param == reduce_sum_mode))))) | ((key == elementwise_key) & kernels_run[(64'h3)+:(1)] & elementwise_types$allowed);
+        kernel_supported = ((key == conv_key) & kernels_run[(64'h0)+:(1)] & (~parallel_mode | kernels_run[(64'h4)+:(1)])) | ((key == depthwise_key) & kernels_run[(64'h1)+:(1)] & (~parallel_mode | (kernels_run[(64'h4)+:(1)] & ~ifm_wide))) | ((key == pool_key) & kernels_run[(64'h2)+:(1)] & (ifm_precision_code != 32'h2) & (op_param <= reduce_sum_mode) & (~parallel_mode | (kernels_run[(64'h4)+:(1)] & (~ifm_wide | (op_param == reduce_sum_mode))))) | ((key == elementwise_key) & kernels_run[(64'h3)+:(1)] & elementwise_types$allowed);
         case (step$q)
             Step$Decode:
                 begin
@@ -3228,7 +3230,6 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     
     // Constant declarations
     localparam  kinds = 5'b11111;
-    localparam  sign_extension = 40'hff00000000;
     
     // Enums
     localparam ErrorCode$None = 0;
@@ -3534,7 +3535,6 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  ifm_job_fetched;
     reg  [255:0] operands_read;
     reg  [31:0] operand_lane;
-    reg  [39:0] operand_lane_40;
     reg  [319:0] operands_a;
     reg  elementwise_fire;
     reg  [260:0] walked;
@@ -4329,56 +4329,23 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         output_unit$accumulators$data[(64'h3b9)+:(7)] = window$count;
         operands_read = operand_reader$operands$data[(64'h0)+:(256)];
         operand_lane = 32'h0;
-        operand_lane_40 = 32'h0;
         operands_a = 32'h0;
         operand_lane = operands_read[(32'h20 * 0)+:(32)];
-        operand_lane_40 = ((operand_lane) & 40'hffffffffff);
-        if (operand_lane[32'h1f]) begin
-            operand_lane_40 = operand_lane_40 | sign_extension;
-        end
-        operands_a = operands_a | (((operand_lane_40) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 0));
+        operands_a = operands_a | (((operand_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 0));
         operand_lane = operands_read[(32'h20 * 1)+:(32)];
-        operand_lane_40 = ((operand_lane) & 40'hffffffffff);
-        if (operand_lane[32'h1f]) begin
-            operand_lane_40 = operand_lane_40 | sign_extension;
-        end
-        operands_a = operands_a | (((operand_lane_40) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 1));
+        operands_a = operands_a | (((operand_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 1));
         operand_lane = operands_read[(32'h20 * 2)+:(32)];
-        operand_lane_40 = ((operand_lane) & 40'hffffffffff);
-        if (operand_lane[32'h1f]) begin
-            operand_lane_40 = operand_lane_40 | sign_extension;
-        end
-        operands_a = operands_a | (((operand_lane_40) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 2));
+        operands_a = operands_a | (((operand_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 2));
         operand_lane = operands_read[(32'h20 * 3)+:(32)];
-        operand_lane_40 = ((operand_lane) & 40'hffffffffff);
-        if (operand_lane[32'h1f]) begin
-            operand_lane_40 = operand_lane_40 | sign_extension;
-        end
-        operands_a = operands_a | (((operand_lane_40) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 3));
+        operands_a = operands_a | (((operand_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 3));
         operand_lane = operands_read[(32'h20 * 4)+:(32)];
-        operand_lane_40 = ((operand_lane) & 40'hffffffffff);
-        if (operand_lane[32'h1f]) begin
-            operand_lane_40 = operand_lane_40 | sign_extension;
-        end
-        operands_a = operands_a | (((operand_lane_40) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 4));
+        operands_a = operands_a | (((operand_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 4));
         operand_lane = operands_read[(32'h20 * 5)+:(32)];
-        operand_lane_40 = ((operand_lane) & 40'hffffffffff);
-        if (operand_lane[32'h1f]) begin
-            operand_lane_40 = operand_lane_40 | sign_extension;
-        end
-        operands_a = operands_a | (((operand_lane_40) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 5));
+        operands_a = operands_a | (((operand_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 5));
         operand_lane = operands_read[(32'h20 * 6)+:(32)];
-        operand_lane_40 = ((operand_lane) & 40'hffffffffff);
-        if (operand_lane[32'h1f]) begin
-            operand_lane_40 = operand_lane_40 | sign_extension;
-        end
-        operands_a = operands_a | (((operand_lane_40) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 6));
+        operands_a = operands_a | (((operand_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 6));
         operand_lane = operands_read[(32'h20 * 7)+:(32)];
-        operand_lane_40 = ((operand_lane) & 40'hffffffffff);
-        if (operand_lane[32'h1f]) begin
-            operand_lane_40 = operand_lane_40 | sign_extension;
-        end
-        operands_a = operands_a | (((operand_lane_40) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 7));
+        operands_a = operands_a | (((operand_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 7));
         output_unit$accumulators$data[(64'h3c0)+:(256)] = operand_reader$operands$data[(64'h100)+:(256)];
         operand_reader$operands$ready = elementwise & output_unit$accumulators$ready & output_tags$tail$ready;
         elementwise_fire = operand_reader$operands$valid & operand_reader$operands$ready;

@@ -6,7 +6,8 @@
 //!
 //! Per row: the operation's cycles (the job's NPU cycles less those of the
 //! same stream without the operation), operations (OFM elements) per
-//! cycle, the table's figure and the ratio; figures the TRM marks
+//! cycle, the table's figure and the ratio, the job's simulated cycles per
+//! second (the first row's include the Verilator build); figures the TRM marks
 //! memory-bound say so. The RTL's result is compared with the golden
 //! model's. The LUT, tanh and sigmoid column is the convolution bench's
 //! (`benches/conv.rs`): one value a cycle whatever the operation.
@@ -21,6 +22,7 @@ use npu_tb::fuzz::{compare, outcome};
 use npu_tb::rtl_backend::RtlBackend;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
+use std::time::Instant;
 
 /// A column of a table: its operation and the figures for u65-256 and
 /// u65-512 (true: memory-bound).
@@ -209,6 +211,7 @@ fn measure(spec: &ElementwiseSpec, (figure, memory_bound): (f64, bool)) -> Strin
         Ok(run) => run,
         Err(e) => return format!("the golden model does not run it: {e}"),
     };
+    let start = Instant::now();
     let run = match rtl(&built.job) {
         Ok(run) if run.completed() => run,
         Ok(run) => {
@@ -220,6 +223,7 @@ fn measure(spec: &ElementwiseSpec, (figure, memory_bound): (f64, bool)) -> Strin
         }
         Err(e) => return format!("not run on the RTL: {e}"),
     };
+    let seconds = start.elapsed().as_secs_f64();
     let cycles = run.cycles.unwrap_or(0);
     let overhead = rtl(&without_kernel_ops(&built.job, &built.commands))
         .ok()
@@ -233,10 +237,12 @@ fn measure(spec: &ElementwiseSpec, (figure, memory_bound): (f64, bool)) -> Strin
         Some(d) => format!("DIFFERS from the golden model: {d}"),
     };
     format!(
-        "block {:?}: operation {op_cycles} cycles, {rate:.2} ops/cycle, table {figure}{}, ratio {:.2}; {agree}",
+        "block {:?}: operation {op_cycles} cycles, {rate:.2} ops/cycle, table {figure}{}, ratio {:.2}; \
+         {:.0} simulated cycles/s; {agree}",
         spec.block,
         if memory_bound { " (memory-bound)" } else { "" },
-        rate / figure
+        rate / figure,
+        cycles as f64 / seconds
     )
 }
 

@@ -212,6 +212,8 @@ pub struct CentralControl {
     ofm_precision: Signal<Local, Bits<16>>,
     elementwise_types: ElementwiseTypes,
     ifm_precision: Signal<Local, Bits<16>>,
+    /// NPU_SET_IFM_PRECISION activation_precision: 0 8-bit, 1 16-bit, 2 32-bit.
+    ifm_precision_code: Signal<Local, Bits<2>>,
     ifm_wide: Signal<Local, Bit>,
     /// Kernel operations queued or running.
     kernels_outstanding: Signal<Local, Bits<3>>,
@@ -352,6 +354,7 @@ impl Default for CentralControl {
             parallel_mode: Default::default(),
             ifm_view: Default::default(),
             ifm_precision: Default::default(),
+            ifm_precision_code: Default::default(),
             ofm_view: Default::default(),
             ofm_precision: Default::default(),
             elementwise_types: Default::default(),
@@ -507,14 +510,14 @@ impl Logic for CentralControl {
         self.parallel_mode.next = self.kernel_view.val().parallel_mode != 0;
         self.ifm_view.next = self.operation.val().ifm;
         self.ifm_precision.next = self.ifm_view.val().precision;
-        self.ifm_wide.next =
-            bit_cast::<2, 16>(self.ifm_precision.val() >> self.ifm_width_lsb.val()) != 0;
+        self.ifm_precision_code.next =
+            bit_cast::<2, 16>(self.ifm_precision.val() >> self.ifm_width_lsb.val());
+        self.ifm_wide.next = self.ifm_precision_code.val() != 0;
         // TRM 4.8.2 table 4-124: the elementwise mode and its types.
         self.ofm_view.next = self.operation.val().ofm;
         self.ofm_precision.next = self.ofm_view.val().precision;
         self.elementwise_types.mode.next = self.op_param.val();
-        self.elementwise_types.ifm_precision.next =
-            bit_cast::<2, 16>(self.ifm_precision.val() >> self.ifm_width_lsb.val());
+        self.elementwise_types.ifm_precision.next = self.ifm_precision_code.val();
         self.elementwise_types.ifm_signed.next =
             (self.ifm_precision.val() & self.ifm_type_mask.val()) != 0;
         self.elementwise_types.ofm_precision.next =
@@ -535,7 +538,7 @@ impl Logic for CentralControl {
             // unit reads 8- and 16-bit elements.)
             | ((self.key.val() == self.pool_key.val())
                 & self.kernels_run.val().pool
-                & (self.elementwise_types.ifm_precision.val() != 2)
+                & (self.ifm_precision_code.val() != 2)
                 & (self.op_param.val() <= self.reduce_sum_mode.val())
                 & (!self.parallel_mode.val()
                     | (self.kernels_run.val().parallel

@@ -202,8 +202,6 @@ pub struct Datapath {
     pub clock_wanted: Signal<Out, Bit>,
 
     kinds: Constant<KernelKinds>,
-    /// Bits 39..32 of a 40-bit lane: a negative operand's sign extension.
-    sign_extension: Constant<Bits<40>>,
     decoder: OperationDecoder,
     traversal: Traversal,
     ifm_fetch: IfmFetch,
@@ -259,7 +257,6 @@ pub struct Datapath {
     ifm_job_fetched: Signal<Local, Bit>,
     operands_read: Signal<Local, Bits<256>>,
     operand_lane: Signal<Local, Bits<32>>,
-    operand_lane_40: Signal<Local, Bits<40>>,
     operands_a: Signal<Local, Bits<320>>,
     elementwise_fire: Signal<Local, Bit>,
     walked: Signal<Local, IfmBlockJob>,
@@ -341,7 +338,6 @@ impl Datapath {
                 elementwise: true,
                 parallel: config.cores == 2,
             }),
-            sign_extension: Constant::new(0xff_0000_0000_u64.into()),
             decoder: Default::default(),
             traversal: Default::default(),
             ifm_fetch: Default::default(),
@@ -385,7 +381,6 @@ impl Datapath {
             ifm_job_fetched: Default::default(),
             operands_read: Default::default(),
             operand_lane: Default::default(),
-            operand_lane_40: Default::default(),
             operands_a: Default::default(),
             elementwise_fire: Default::default(),
             walked: Default::default(),
@@ -972,19 +967,14 @@ impl Logic for Datapath {
         self.window.x.next = self.output_tags.tail.data.val().x;
         self.output_unit.accumulators.data.next.count = self.window.count.val();
         // Elementwise: the operand reader's groups instead (no scale
-        // records, operand A sign-extended to the 40-bit lanes).
+        // records; operand A in the low 32 bits of each 40-bit lane).
         self.operands_read.next = self.operand_reader.operands.data.val().a;
         self.operand_lane.next = 0.into();
-        self.operand_lane_40.next = 0.into();
         self.operands_a.next = 0.into();
         for i in 0..8_usize {
             self.operand_lane.next = self.operands_read.val().get_bits::<32>(32 * i);
-            self.operand_lane_40.next = bit_cast::<40, 32>(self.operand_lane.val());
-            if self.operand_lane.val().get_bit(31) {
-                self.operand_lane_40.next = self.operand_lane_40.val() | self.sign_extension.val();
-            }
             self.operands_a.next = self.operands_a.val()
-                | (bit_cast::<320, 40>(self.operand_lane_40.val()) << (40 * i).to_bits::<9>());
+                | (bit_cast::<320, 32>(self.operand_lane.val()) << (40 * i).to_bits::<9>());
         }
         self.output_unit.accumulators.data.next.second = self.operand_reader.operands.data.val().b;
         self.operand_reader.operands.ready.next = self.elementwise.val()

@@ -126,9 +126,9 @@ pub struct AccumulatorBeat {
     /// divisor of a padded average pool (`OutputSettings::divide`).
     pub count: Bits<7>,
     /// An elementwise operation's operand B of lane i (IFM2 or the
-    /// scalar, zero point subtracted) in bits 32i+31..32i; operand A is
-    /// lane i of `values` (an int32 sign-extended). Scale records and
-    /// `count` are 0 then.
+    /// scalar, zero point subtracted) in bits 32i+31..32i; operand A, an
+    /// int32, is bits 40i+31..40i of `values` (the lane's upper 8 bits are
+    /// not read). Scale records and `count` are 0 then.
     pub second: Bits<{ LANES * 32 }>,
 }
 
