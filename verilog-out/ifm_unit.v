@@ -6,9 +6,9 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [143:0] settings;
+    input wire  [144:0] settings;
     input wire  requests$valid;
-    input wire  [64:0] requests$data;
+    input wire  [65:0] requests$data;
     output wire  requests$ready;
     output wire  acts$valid;
     output wire  [287:0] acts$data;
@@ -20,7 +20,7 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
     // Stub signals
     reg  unit$clock;
     reg  unit$rst_n;
-    reg  [143:0] unit$settings;
+    reg  [144:0] unit$settings;
     wire  [3:0] unit$shram_read_enable;
     wire  [11:0] unit$shram_read_address$0;
     wire  [11:0] unit$shram_read_address$1;
@@ -124,9 +124,9 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [143:0] settings;
+    input wire  [144:0] settings;
     input wire  requests$valid;
-    input wire  [64:0] requests$data;
+    input wire  [65:0] requests$data;
     output reg  requests$ready;
     output reg  acts$valid;
     output reg  [287:0] acts$data;
@@ -147,16 +147,16 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     // Stub signals
     reg  located$clock;
     reg  located$rst_n;
-    reg  [153:0] located$d;
-    wire  [153:0] located$q;
+    reg  [155:0] located$d;
+    wire  [155:0] located$q;
     reg  located_full$clock;
     reg  located_full$rst_n;
     reg  located_full$d;
     wire  located_full$q;
     reg  reading$clock;
     reg  reading$rst_n;
-    reg  [29:0] reading$d;
-    wire  [29:0] reading$q;
+    reg  [31:0] reading$d;
+    wire  [31:0] reading$q;
     reg  reading_full$clock;
     reg  reading_full$rst_n;
     reg  reading_full$d;
@@ -204,7 +204,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     reg  [15:0] ib_base;
     reg  [7:0] channel_offset;
     reg  [13:0] base_units;
-    reg  [21:0] conversion_now;
+    reg  [23:0] conversion_now;
     reg  [15:0] row_pitch;
     reg  [15:0] column_pitch;
     reg  [31:0] rows_q;
@@ -218,13 +218,16 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     reg  [3:0] upper_half;
     reg  [3:0] present;
     reg  [3:0] halves;
-    reg  [21:0] conversion;
+    reg  [23:0] conversion;
+    reg  [1:0] act_byte;
     reg  [15:0] zero_point16;
     reg  [16:0] zero_point;
     reg  [127:0] line;
     reg  [63:0] half;
     reg  [7:0] value_8;
     reg  [15:0] value_16;
+    reg  [31:0] value_32;
+    reg  [7:0] byte_32;
     reg  [16:0] value;
     reg  [16:0] difference;
     reg  [8:0] act;
@@ -332,7 +335,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         uy = uy + tap_y - ((settings[(64'h60)+:(8)]) & 20'hfffff);
         data_rows = 32'h0;
         rows = 32'h0;
-        if (~settings[(64'h7b)+:(1)] & (0 == 32'h1)) begin
+        if (~settings[(64'h7c)+:(1)] & (0 == 32'h1)) begin
             uy = uy + stride_y;
         end
         if (~uy[32'h13] & (uy < ((settings[(64'h40)+:(16)]) & 20'hfffff)) & ~((settings[(64'h78)+:(2)] == 32'h2) & uy[32'h0])) begin
@@ -344,7 +347,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         source = source - ((settings[(64'h20)+:(16)]) & 20'hfffff);
         rows = rows | (((source[(32'h0)+:(16)]) & 32'hffffffff) << (32'h10 * 0));
-        if (~settings[(64'h7b)+:(1)] & (1 == 32'h1)) begin
+        if (~settings[(64'h7c)+:(1)] & (1 == 32'h1)) begin
             uy = uy + stride_y;
         end
         if (~uy[32'h13] & (uy < ((settings[(64'h40)+:(16)]) & 20'hfffff)) & ~((settings[(64'h78)+:(2)] == 32'h2) & uy[32'h0])) begin
@@ -367,7 +370,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         ux = ux_origin;
         present_now = 32'h0;
         columns = 32'h0;
-        if (~settings[(64'h7b)+:(1)] & (0 == 32'h2)) begin
+        if (~settings[(64'h7c)+:(1)] & (0 == 32'h2)) begin
             ux = ux_origin;
         end
         data_column = ~ux[32'h13] & (ux < ((settings[(64'h50)+:(16)]) & 20'hfffff)) & ~((settings[(64'h78)+:(2)] == 32'h2) & ux[32'h0]);
@@ -385,7 +388,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         source = source - ((settings[(64'h30)+:(16)]) & 20'hfffff);
         columns = columns | (((source[(32'h0)+:(16)]) & 64'hffffffffffffffff) << (32'h10 * 0));
         ux = ux + stride_x;
-        if (~settings[(64'h7b)+:(1)] & (1 == 32'h2)) begin
+        if (~settings[(64'h7c)+:(1)] & (1 == 32'h2)) begin
             ux = ux_origin;
         end
         data_column = ~ux[32'h13] & (ux < ((settings[(64'h50)+:(16)]) & 20'hfffff)) & ~((settings[(64'h78)+:(2)] == 32'h2) & ux[32'h0]);
@@ -403,7 +406,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         source = source - ((settings[(64'h30)+:(16)]) & 20'hfffff);
         columns = columns | (((source[(32'h0)+:(16)]) & 64'hffffffffffffffff) << (32'h10 * 1));
         ux = ux + stride_x;
-        if (~settings[(64'h7b)+:(1)] & (2 == 32'h2)) begin
+        if (~settings[(64'h7c)+:(1)] & (2 == 32'h2)) begin
             ux = ux_origin;
         end
         data_column = ~ux[32'h13] & (ux < ((settings[(64'h50)+:(16)]) & 20'hfffff)) & ~((settings[(64'h78)+:(2)] == 32'h2) & ux[32'h0]);
@@ -421,7 +424,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         source = source - ((settings[(64'h30)+:(16)]) & 20'hfffff);
         columns = columns | (((source[(32'h0)+:(16)]) & 64'hffffffffffffffff) << (32'h10 * 2));
         ux = ux + stride_x;
-        if (~settings[(64'h7b)+:(1)] & (3 == 32'h2)) begin
+        if (~settings[(64'h7c)+:(1)] & (3 == 32'h2)) begin
             ux = ux_origin;
         end
         data_column = ~ux[32'h13] & (ux < ((settings[(64'h50)+:(16)]) & 20'hfffff)) & ~((settings[(64'h78)+:(2)] == 32'h2) & ux[32'h0]);
@@ -446,12 +449,13 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         channel_offset = requests$data[(64'h38)+:(8)];
         base_units = ((ib_base[(32'h3)+:(13)]) & 14'h3fff) + ((channel_offset[(32'h3)+:(5)]) & 14'h3fff);
         conversion_now[(64'h0)+:(1)] = settings[(64'h7a)+:(1)];
-        conversion_now[(64'h1)+:(1)] = settings[(64'h8d)+:(1)];
+        conversion_now[(64'h1)+:(1)] = settings[(64'h7b)+:(1)];
         conversion_now[(64'h2)+:(1)] = settings[(64'h8e)+:(1)];
-        conversion_now[(64'h3)+:(1)] = settings[(64'h7c)+:(1)];
-        conversion_now[(64'h4)+:(1)] = requests$data[(64'h40)+:(1)];
-        conversion_now[(64'h5)+:(16)] = settings[(64'h7d)+:(16)];
-        conversion_now[(64'h15)+:(1)] = settings[(64'h8f)+:(1)];
+        conversion_now[(64'h3)+:(1)] = settings[(64'h8f)+:(1)];
+        conversion_now[(64'h4)+:(1)] = settings[(64'h7d)+:(1)];
+        conversion_now[(64'h5)+:(2)] = requests$data[(64'h40)+:(2)];
+        conversion_now[(64'h7)+:(16)] = settings[(64'h7e)+:(16)];
+        conversion_now[(64'h17)+:(1)] = settings[(64'h90)+:(1)];
         if (take_request) begin
             located_full$d = requests$valid;
             located$d[(64'h0)+:(4)] = present_now;
@@ -460,7 +464,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             located$d[(64'h64)+:(13)] = row_units[(32'h0)+:(13)];
             located$d[(64'h71)+:(5)] = position_units;
             located$d[(64'h76)+:(14)] = base_units;
-            located$d[(64'h84)+:(22)] = conversion_now;
+            located$d[(64'h84)+:(24)] = conversion_now;
         end
         row_pitch = ((located$q[(64'h64)+:(13)]) & 16'hffff);
         column_pitch = ((located$q[(64'h71)+:(5)]) & 16'hffff);
@@ -523,14 +527,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         if (issue) begin
             reading$d[(64'h0)+:(4)] = located$q[(64'h0)+:(4)];
             reading$d[(64'h4)+:(4)] = upper_half;
-            reading$d[(64'h8)+:(22)] = located$q[(64'h84)+:(22)];
+            reading$d[(64'h8)+:(24)] = located$q[(64'h84)+:(24)];
         end
         present = reading$q[(64'h0)+:(4)];
         halves = reading$q[(64'h4)+:(4)];
-        conversion = reading$q[(64'h8)+:(22)];
-        zero_point16 = conversion[(64'h5)+:(16)];
+        conversion = reading$q[(64'h8)+:(24)];
+        act_byte = conversion[(64'h5)+:(2)];
+        zero_point16 = conversion[(64'h7)+:(16)];
         zero_point = ((zero_point16) & 17'h1ffff);
-        if (conversion[(64'h3)+:(1)] & zero_point16[32'hf]) begin
+        if (conversion[(64'h4)+:(1)] & zero_point16[32'hf]) begin
             zero_point = zero_point | ((32'h10000) & 17'h1ffff);
         end
         converted = 32'h0;
@@ -540,28 +545,28 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             half = line[(32'h40)+:(64)];
         end
         value_8 = half[(32'h8 * 0)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 0)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 0 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 0)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[0] & conversion[(64'h15)+:(1)]) begin
+        if (~present[0] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -572,37 +577,62 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[0] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (0 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[0] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 0) * 32'h9));
         value_8 = half[(32'h8 * 1)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 1)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 1 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 1)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[0] & conversion[(64'h15)+:(1)]) begin
+        if (~present[0] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -613,37 +643,62 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[0] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (1 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[0] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 1) * 32'h9));
         value_8 = half[(32'h8 * 2)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 2)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 2 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 2)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[0] & conversion[(64'h15)+:(1)]) begin
+        if (~present[0] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -654,37 +709,62 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[0] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (2 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[0] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 2) * 32'h9));
         value_8 = half[(32'h8 * 3)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 3)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 3 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 3)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[0] & conversion[(64'h15)+:(1)]) begin
+        if (~present[0] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -695,37 +775,62 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[0] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (3 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[0] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 3) * 32'h9));
         value_8 = half[(32'h8 * 4)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 4)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 4 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 4)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[0] & conversion[(64'h15)+:(1)]) begin
+        if (~present[0] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -736,37 +841,62 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[0] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (4 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[0] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 4) * 32'h9));
         value_8 = half[(32'h8 * 5)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 5)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 5 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 5)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[0] & conversion[(64'h15)+:(1)]) begin
+        if (~present[0] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -777,37 +907,62 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[0] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (5 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[0] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 5) * 32'h9));
         value_8 = half[(32'h8 * 6)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 6)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 6 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 6)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[0] & conversion[(64'h15)+:(1)]) begin
+        if (~present[0] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -818,37 +973,62 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[0] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (6 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[0] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 6) * 32'h9));
         value_8 = half[(32'h8 * 7)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 7)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 7 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 7)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[0] & conversion[(64'h15)+:(1)]) begin
+        if (~present[0] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -859,11 +1039,36 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[0] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (7 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[0] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 7) * 32'h9));
@@ -873,28 +1078,28 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             half = line[(32'h40)+:(64)];
         end
         value_8 = half[(32'h8 * 0)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 0)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 0 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 0)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[1] & conversion[(64'h15)+:(1)]) begin
+        if (~present[1] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -905,37 +1110,62 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[1] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (0 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[1] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 0) * 32'h9));
         value_8 = half[(32'h8 * 1)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 1)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 1 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 1)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[1] & conversion[(64'h15)+:(1)]) begin
+        if (~present[1] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -946,37 +1176,62 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[1] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (1 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[1] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 1) * 32'h9));
         value_8 = half[(32'h8 * 2)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 2)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 2 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 2)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[1] & conversion[(64'h15)+:(1)]) begin
+        if (~present[1] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -987,37 +1242,62 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[1] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (2 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[1] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 2) * 32'h9));
         value_8 = half[(32'h8 * 3)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 3)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 3 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 3)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[1] & conversion[(64'h15)+:(1)]) begin
+        if (~present[1] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1028,37 +1308,62 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[1] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (3 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[1] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 3) * 32'h9));
         value_8 = half[(32'h8 * 4)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 4)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 4 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 4)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[1] & conversion[(64'h15)+:(1)]) begin
+        if (~present[1] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1069,37 +1374,62 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[1] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (4 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[1] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 4) * 32'h9));
         value_8 = half[(32'h8 * 5)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 5)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 5 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 5)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[1] & conversion[(64'h15)+:(1)]) begin
+        if (~present[1] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1110,37 +1440,62 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[1] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (5 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[1] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 5) * 32'h9));
         value_8 = half[(32'h8 * 6)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 6)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 6 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 6)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[1] & conversion[(64'h15)+:(1)]) begin
+        if (~present[1] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1151,37 +1506,62 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[1] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (6 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[1] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 6) * 32'h9));
         value_8 = half[(32'h8 * 7)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 7)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 7 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 7)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[1] & conversion[(64'h15)+:(1)]) begin
+        if (~present[1] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1192,11 +1572,36 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[1] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (7 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[1] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 7) * 32'h9));
@@ -1206,28 +1611,28 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             half = line[(32'h40)+:(64)];
         end
         value_8 = half[(32'h8 * 0)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 0)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 0 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 0)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[2] & conversion[(64'h15)+:(1)]) begin
+        if (~present[2] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1238,37 +1643,62 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[2] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (0 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[2] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 0) * 32'h9));
         value_8 = half[(32'h8 * 1)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 1)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 1 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 1)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[2] & conversion[(64'h15)+:(1)]) begin
+        if (~present[2] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1279,37 +1709,62 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[2] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (1 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[2] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 1) * 32'h9));
         value_8 = half[(32'h8 * 2)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 2)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 2 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 2)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[2] & conversion[(64'h15)+:(1)]) begin
+        if (~present[2] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1320,37 +1775,62 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[2] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (2 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[2] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 2) * 32'h9));
         value_8 = half[(32'h8 * 3)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 3)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 3 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 3)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[2] & conversion[(64'h15)+:(1)]) begin
+        if (~present[2] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1361,37 +1841,62 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[2] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (3 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[2] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 3) * 32'h9));
         value_8 = half[(32'h8 * 4)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 4)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 4 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 4)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[2] & conversion[(64'h15)+:(1)]) begin
+        if (~present[2] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1402,37 +1907,62 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[2] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (4 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[2] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 4) * 32'h9));
         value_8 = half[(32'h8 * 5)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 5)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 5 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 5)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[2] & conversion[(64'h15)+:(1)]) begin
+        if (~present[2] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1443,37 +1973,62 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[2] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (5 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[2] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 5) * 32'h9));
         value_8 = half[(32'h8 * 6)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 6)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 6 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 6)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[2] & conversion[(64'h15)+:(1)]) begin
+        if (~present[2] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1484,37 +2039,62 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[2] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (6 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[2] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 6) * 32'h9));
         value_8 = half[(32'h8 * 7)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 7)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 7 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 7)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[2] & conversion[(64'h15)+:(1)]) begin
+        if (~present[2] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1525,11 +2105,36 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[2] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (7 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[2] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 7) * 32'h9));
@@ -1539,28 +2144,28 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             half = line[(32'h40)+:(64)];
         end
         value_8 = half[(32'h8 * 0)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 0)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 0 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 0)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[3] & conversion[(64'h15)+:(1)]) begin
+        if (~present[3] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1571,37 +2176,62 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[3] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (0 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[3] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 0) * 32'h9));
         value_8 = half[(32'h8 * 1)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 1)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 1 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 1)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[3] & conversion[(64'h15)+:(1)]) begin
+        if (~present[3] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1612,37 +2242,62 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[3] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (1 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[3] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 1) * 32'h9));
         value_8 = half[(32'h8 * 2)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 2)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 2 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 2)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[3] & conversion[(64'h15)+:(1)]) begin
+        if (~present[3] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1653,37 +2308,62 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[3] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (2 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[3] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 2) * 32'h9));
         value_8 = half[(32'h8 * 3)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 3)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 3 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 3)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[3] & conversion[(64'h15)+:(1)]) begin
+        if (~present[3] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1694,37 +2374,62 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[3] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (3 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[3] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 3) * 32'h9));
         value_8 = half[(32'h8 * 4)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 4)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 4 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 4)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[3] & conversion[(64'h15)+:(1)]) begin
+        if (~present[3] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1735,37 +2440,62 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[3] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (4 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[3] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 4) * 32'h9));
         value_8 = half[(32'h8 * 5)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 5)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 5 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 5)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[3] & conversion[(64'h15)+:(1)]) begin
+        if (~present[3] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1776,37 +2506,62 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[3] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (5 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[3] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 5) * 32'h9));
         value_8 = half[(32'h8 * 6)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 6)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 6 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 6)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[3] & conversion[(64'h15)+:(1)]) begin
+        if (~present[3] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1817,37 +2572,62 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[3] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (6 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[3] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 6) * 32'h9));
         value_8 = half[(32'h8 * 7)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 7)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 7 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 7)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[3] & conversion[(64'h15)+:(1)]) begin
+        if (~present[3] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1858,11 +2638,36 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[3] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (7 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[3] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 7) * 32'h9));
@@ -1897,11 +2702,11 @@ module ifm_unit_core$unit$located(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [153:0] d;
-    output reg  [153:0] q;
+    input wire  [155:0] d;
+    output reg  [155:0] q;
     
     // Constant declarations
-    localparam  init = 154'h0;
+    localparam  init = 156'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -1973,11 +2778,11 @@ module ifm_unit_core$unit$reading(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
     
     // Constant declarations
-    localparam  init = 30'h0;
+    localparam  init = 32'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -2061,9 +2866,9 @@ module ifm_unit(
 );
     input wire clock;
     input wire rst_n;
-    input wire [143:0] settings;
+    input wire [144:0] settings;
     input wire requests_valid;
-    input wire [64:0] requests_data;
+    input wire [65:0] requests_data;
     output wire requests_ready;
     output wire acts_valid;
     output wire [287:0] acts_data;

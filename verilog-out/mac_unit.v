@@ -7,7 +7,7 @@ module mac_unit_core(clock,rst_n,operands$valid,operands$data,operands$ready,sli
     input wire  clock;
     input wire  rst_n;
     input wire  operands$valid;
-    input wire  [878:0] operands$data;
+    input wire  [879:0] operands$data;
     output reg  operands$ready;
     output reg  slice_done;
     input wire  readout$valid;
@@ -23,15 +23,15 @@ module mac_unit_core(clock,rst_n,operands$valid,operands$data,operands$ready,sli
     reg  dot_units$clock;
     reg  dot_units$rst_n;
     reg  dot_units$operands$valid;
-    reg  [878:0] dot_units$operands$data;
+    reg  [879:0] dot_units$operands$data;
     wire  dot_units$operands$ready;
     wire  dot_units$sums$valid;
-    wire  [685:0] dot_units$sums$data;
+    wire  [686:0] dot_units$sums$data;
     reg  dot_units$sums$ready;
     reg  adder_array$clock;
     reg  adder_array$rst_n;
     reg  adder_array$sums$valid;
-    reg  [685:0] adder_array$sums$data;
+    reg  [686:0] adder_array$sums$data;
     wire  adder_array$sums$ready;
     reg  [1279:0] adder_array$stored;
     wire  adder_array$write_enable;
@@ -208,7 +208,7 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
     input wire  clock;
     input wire  rst_n;
     input wire  sums$valid;
-    input wire  [685:0] sums$data;
+    input wire  [686:0] sums$data;
     output reg  sums$ready;
     input wire  [1279:0] stored;
     output reg  write_enable;
@@ -247,6 +247,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
     reg  [8:0] address;
     reg  [1279:0] current;
     reg  [20:0] dot;
+    reg  [1:0] act_byte;
+    reg  high;
     reg signed [39:0] wide;
     reg  [39:0] addend;
     reg  [39:0] sum;
@@ -328,28 +330,44 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         end
         sums_word = 32'h0;
         lows = 32'h0;
-        max_first = sums$data[(64'h2a9)+:(1)] | (sums$data[(64'h2ab)+:(1)] & low_first$q);
+        act_byte = sums$data[(64'h2ab)+:(2)];
+        high = act_byte == 32'h1;
+        max_first = sums$data[(64'h2a9)+:(1)] | (high & low_first$q);
         dot = dots[(0 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(0 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(0 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -357,24 +375,38 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         dot = dots[(1 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(1 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(1 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -382,24 +414,38 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         dot = dots[(2 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(2 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(2 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -407,24 +453,38 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         dot = dots[(3 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(3 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(3 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -432,24 +492,38 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         dot = dots[(4 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(4 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(4 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -457,24 +531,38 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         dot = dots[(5 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(5 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(5 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -482,24 +570,38 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         dot = dots[(6 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(6 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(6 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -507,24 +609,38 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         dot = dots[(7 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(7 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(7 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -532,24 +648,38 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         dot = dots[(8 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(8 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(8 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -557,24 +687,38 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         dot = dots[(9 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(9 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(9 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -582,24 +726,38 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         dot = dots[(10 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(10 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(10 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -607,24 +765,38 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         dot = dots[(11 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(11 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(11 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -632,24 +804,38 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         dot = dots[(12 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(12 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(12 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (12 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -657,24 +843,38 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         dot = dots[(13 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(13 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(13 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (13 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -682,24 +882,38 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         dot = dots[(14 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(14 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(14 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (14 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -707,24 +921,38 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         dot = dots[(15 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(15 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(15 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (15 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -732,24 +960,38 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         dot = dots[(16 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(16 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(16 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (16 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -757,24 +999,38 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         dot = dots[(17 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(17 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(17 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (17 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -782,24 +1038,38 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         dot = dots[(18 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(18 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(18 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (18 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -807,24 +1077,38 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         dot = dots[(19 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(19 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(19 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (19 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -832,24 +1116,38 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         dot = dots[(20 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(20 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(20 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (20 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -857,24 +1155,38 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         dot = dots[(21 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(21 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(21 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (21 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -882,24 +1194,38 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         dot = dots[(22 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(22 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(22 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (22 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -907,24 +1233,38 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         dot = dots[(23 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(23 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(23 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (23 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -932,24 +1272,38 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         dot = dots[(24 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(24 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(24 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (24 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -957,24 +1311,38 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         dot = dots[(25 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(25 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(25 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (25 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -982,24 +1350,38 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         dot = dots[(26 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(26 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(26 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (26 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -1007,24 +1389,38 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         dot = dots[(27 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(27 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(27 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (27 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -1032,24 +1428,38 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         dot = dots[(28 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(28 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(28 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (28 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -1057,24 +1467,38 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         dot = dots[(29 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(29 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(29 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (29 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -1082,24 +1506,38 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         dot = dots[(30 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(30 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(30 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (30 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -1107,24 +1545,38 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         dot = dots[(31 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(31 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(31 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (31 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -1136,7 +1588,7 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         forward_address$d = address;
         forward_valid$d = sums$valid;
         done$d = sums$valid & sums$data[(64'h2aa)+:(1)];
-        if (sums$valid & sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$valid & sums$data[(64'h2ae)+:(1)]) begin
             low_bytes$d = lows;
             low_first$d = sums$data[(64'h2a9)+:(1)];
         end
@@ -1304,17 +1756,17 @@ module mac_unit_core$dot_units(clock,rst_n,operands$valid,operands$data,operands
     input wire  clock;
     input wire  rst_n;
     input wire  operands$valid;
-    input wire  [878:0] operands$data;
+    input wire  [879:0] operands$data;
     output reg  operands$ready;
     output reg  sums$valid;
-    output reg  [685:0] sums$data;
+    output reg  [686:0] sums$data;
     input wire  sums$ready;
     
     // Stub signals
     reg  stage$clock;
     reg  stage$rst_n;
-    reg  [685:0] stage$d;
-    wire  [685:0] stage$q;
+    reg  [686:0] stage$d;
+    wire  [686:0] stage$q;
     reg  full$clock;
     reg  full$rst_n;
     reg  full$d;
@@ -4024,9 +4476,9 @@ module mac_unit_core$dot_units(clock,rst_n,operands$valid,operands$data,operands
             stage$d[(64'h2a0)+:(9)] = operands$data[(64'h360)+:(9)];
             stage$d[(64'h2a9)+:(1)] = operands$data[(64'h369)+:(1)];
             stage$d[(64'h2aa)+:(1)] = operands$data[(64'h36a)+:(1)];
-            stage$d[(64'h2ab)+:(1)] = operands$data[(64'h36c)+:(1)];
-            stage$d[(64'h2ac)+:(1)] = operands$data[(64'h36d)+:(1)];
+            stage$d[(64'h2ab)+:(2)] = operands$data[(64'h36c)+:(2)];
             stage$d[(64'h2ad)+:(1)] = operands$data[(64'h36e)+:(1)];
+            stage$d[(64'h2ae)+:(1)] = operands$data[(64'h36f)+:(1)];
             full$d = 1'b1;
         end
         sums$data = stage$q;
@@ -4060,11 +4512,11 @@ module mac_unit_core$dot_units$stage(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [685:0] d;
-    output reg  [685:0] q;
+    input wire  [686:0] d;
+    output reg  [686:0] q;
     
     // Constant declarations
-    localparam  init = 686'h0;
+    localparam  init = 687'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -4113,7 +4565,7 @@ module mac_unit(
     input wire clock;
     input wire rst_n;
     input wire operands_valid;
-    input wire [878:0] operands_data;
+    input wire [879:0] operands_data;
     output wire operands_ready;
     output wire slice_done;
     input wire readout_valid;

@@ -1300,6 +1300,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     reg  [15:0] ifm_precision;
     reg  [1:0] ifm_precision_code;
     reg  ifm_wide;
+    reg  int32_zero_point_set;
     reg  [2:0] kernels_outstanding;
     reg  [9:0] op_code;
     reg  [15:0] op_param;
@@ -1529,6 +1530,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         ifm_precision = ifm_view[(64'h2e)+:(16)];
         ifm_precision_code = ((ifm_precision >> ifm_width_lsb) & 2'h3);
         ifm_wide = ifm_precision_code != 32'h0;
+        int32_zero_point_set = (ifm_precision_code == 32'h2) & (ifm_view[(64'h40)+:(16)] != 32'h0);
         ofm_view = operation[(64'h392)+:(485)];
         ofm_precision = ofm_view[(64'h30)+:(16)];
         elementwise_types$mode = op_param;
@@ -1536,7 +1538,10 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         elementwise_types$ifm_signed = (ifm_precision & ifm_type_mask) != 32'h0;
         elementwise_types$ofm_precision = ((ofm_precision >> ofm_width_lsb) & 2'h3);
         elementwise_types$ofm_signed = (ofm_precision & ofm_type_mask) != 32'h0;
-        kernel_supported = ((key == conv_key) & kernels_run[(64'h0)+:(1)] & (~parallel_mode | kernels_run[(64'h4)+:(1)])) | ((key == depthwise_key) & kernels_run[(64'h1)+:(1)] & (~parallel_mode | (kernels_run[(64'h4)+:(1)] & ~ifm_wide))) | ((key == pool_key) & kernels_run[(64'h2)+:(1)] & (ifm_precision_code != 32'h2) & (op_param <= reduce_sum_mode) & (~parallel_mode | (kernels_run[(64'h4)+:(1)] & (~ifm_wide | (op_param == reduce_sum_mode))))) | ((key == elementwise_key) & kernels_run[(64'h3)+:(1)] & elementwise_types$allowed);
+        kernel_supported = ((key == conv_key) & kernels_run[(64'h0)+:(1)] & (ifm_precision_code != 32'h2) & (~parallel_mode | kernels_run[(64'h4)+:(1)])) | ((key == depthwise_key) & kernels_run[(64'h1)+:(1)] & (ifm_precision_code != 32'h2) & (~parallel_mode | (kernels_run[(64'h4)+:(1)] & ~ifm_wide))) | ((key == pool_key) & kernels_run[(64'h2)+:(1)] & ((ifm_precision_code != 32'h2) | (op_param == reduce_sum_mode)) & (op_param <= reduce_sum_mode) & (~parallel_mode | (kernels_run[(64'h4)+:(1)] & (~ifm_wide | (op_param == reduce_sum_mode))))) | ((key == elementwise_key) & kernels_run[(64'h3)+:(1)] & elementwise_types$allowed);
+        if (int32_zero_point_set) begin
+            kernel_supported = 1'b0;
+        end
         case (step$q)
             Step$Decode:
                 begin
@@ -3250,11 +3255,12 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     
     // Stub signals
     reg  [1953:0] decoder$operation;
-    wire  [223:0] decoder$shape;
+    wire  [224:0] decoder$shape;
     wire  [179:0] decoder$output_settings;
     wire  decoder$pool_max;
     wire  decoder$ifm_wide;
     wire  decoder$ifm_signed;
+    wire  decoder$ifm_int32;
     wire  [472:0] decoder$ifm_view;
     wire  [484:0] decoder$ofm_view;
     wire  [301:0] decoder$weights_view;
@@ -3266,7 +3272,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  traversal$clock;
     reg  traversal$rst_n;
     reg  traversal$start;
-    reg  [223:0] traversal$shape;
+    reg  [224:0] traversal$shape;
     wire  traversal$ifm_blocks$valid;
     wire  [260:0] traversal$ifm_blocks$data;
     reg  traversal$ifm_blocks$ready;
@@ -3275,7 +3281,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  traversal$filled$ready;
     wire  [260:0] traversal$current;
     wire  traversal$beats$valid;
-    wire  [95:0] traversal$beats$data;
+    wire  [96:0] traversal$beats$data;
     reg  traversal$beats$ready;
     reg  traversal$ib_read;
     reg  traversal$slice_done;
@@ -3365,9 +3371,9 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  [1:0] scale_depths$count;
     reg  ifm_unit$clock;
     reg  ifm_unit$rst_n;
-    reg  [143:0] ifm_unit$settings;
+    reg  [144:0] ifm_unit$settings;
     reg  ifm_unit$requests$valid;
-    reg  [64:0] ifm_unit$requests$data;
+    reg  [65:0] ifm_unit$requests$data;
     wire  ifm_unit$requests$ready;
     wire  ifm_unit$acts$valid;
     wire  [287:0] ifm_unit$acts$data;
@@ -3384,10 +3390,10 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  beat_tags$clock;
     reg  beat_tags$rst_n;
     reg  beat_tags$tail$valid;
-    reg  [23:0] beat_tags$tail$data;
+    reg  [24:0] beat_tags$tail$data;
     wire  beat_tags$tail$ready;
     wire  beat_tags$head$valid;
-    wire  [23:0] beat_tags$head$data;
+    wire  [24:0] beat_tags$head$data;
     reg  beat_tags$head$ready;
     wire  [3:0] beat_tags$count;
     reg  weight_decoder$clock;
@@ -3417,7 +3423,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  mac$clock;
     reg  mac$rst_n;
     reg  mac$operands$valid;
-    reg  [878:0] mac$operands$data;
+    reg  [879:0] mac$operands$data;
     wire  mac$operands$ready;
     wire  mac$slice_done;
     reg  mac$readout$valid;
@@ -3474,7 +3480,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  [3:0] output_tags$count;
     reg  [15:0] window$y;
     reg  [15:0] window$x;
-    reg  [223:0] window$shape;
+    reg  [224:0] window$shape;
     wire  [6:0] window$count;
     reg  ofm_writer$clock;
     reg  ofm_writer$rst_n;
@@ -3542,7 +3548,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  [3:0] positions_after;
     reg  [8:0] lane_mask;
     reg  [1279:0] accumulators;
-    reg  [95:0] beat;
+    reg  [96:0] beat;
     reg  [67:0] word;
     reg  [7:0] element_shift;
     reg  parallel;
@@ -3555,7 +3561,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  job_taken;
     reg  beat_ready;
     reg  joined;
-    reg  [23:0] tag;
+    reg  [24:0] tag;
     reg  to_mac;
     reg  join_fire;
     reg  filled_taken;
@@ -3585,6 +3591,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .pool_max(decoder$pool_max),
         .ifm_wide(decoder$ifm_wide),
         .ifm_signed(decoder$ifm_signed),
+        .ifm_int32(decoder$ifm_int32),
         .ifm_view(decoder$ifm_view),
         .ofm_view(decoder$ofm_view),
         .weights_view(decoder$weights_view),
@@ -4005,12 +4012,12 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         end
         starting$d = operations$valid & ~active$q;
         decoder$operation = operation$q;
-        parallel = decoder$shape[(64'hde)+:(1)];
+        parallel = decoder$shape[(64'hdf)+:(1)];
         traversal$shape = decoder$shape;
         interleaved = parallel & decoder$shape[(64'ha9)+:(1)];
         traversal$start = starting$q;
         per_channel = ~decoder$output_settings[(64'h5)+:(1)] & ~decoder$output_settings[(64'h6e)+:(1)] & ~decoder$elementwise;
-        pool = decoder$shape[(64'hdf)+:(1)];
+        pool = decoder$shape[(64'he0)+:(1)];
         ifm2_start_kb = ((decoder$ifm2_ib_start) & 16'hffff);
         ifm_end_kb = ((decoder$ifm_view[(64'h80)+:(6)]) & 16'hffff);
         if (decoder$reads_ifm2) begin
@@ -4124,6 +4131,9 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         if (decoder$ifm_wide | interleaved) begin
             element_shift = ((beat[(64'h40)+:(16)]) & 8'hff) << 32'h1;
         end
+        if (decoder$ifm_int32) begin
+            element_shift = ((beat[(64'h40)+:(16)]) & 8'hff) << 32'h2;
+        end
         beat_ready = ifm_unit$requests$ready & beat_tags$tail$ready;
         traversal$beats$ready = beat_ready;
         ifm_unit$requests$valid = traversal$beats$valid & beat_ready;
@@ -4132,23 +4142,26 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         ifm_unit$requests$data[(64'h20)+:(8)] = ((beat[(64'h20)+:(16)]) & 8'hff);
         ifm_unit$requests$data[(64'h28)+:(16)] = beat[(64'h30)+:(16)];
         ifm_unit$requests$data[(64'h38)+:(8)] = element_shift;
-        ifm_unit$requests$data[(64'h40)+:(1)] = beat[(64'h5a)+:(1)];
+        ifm_unit$requests$data[(64'h40)+:(2)] = beat[(64'h5a)+:(2)];
         beat_tags$tail$valid = traversal$beats$valid & beat_ready;
         beat_tags$tail$data[(64'h0)+:(9)] = beat[(64'h50)+:(9)];
         beat_tags$tail$data[(64'h9)+:(1)] = beat[(64'h59)+:(1)];
-        beat_tags$tail$data[(64'ha)+:(1)] = beat[(64'h5a)+:(1)];
-        beat_tags$tail$data[(64'hb)+:(1)] = beat[(64'h5b)+:(1)];
+        beat_tags$tail$data[(64'ha)+:(2)] = beat[(64'h5a)+:(2)];
         beat_tags$tail$data[(64'hc)+:(1)] = beat[(64'h5c)+:(1)];
         beat_tags$tail$data[(64'hd)+:(1)] = beat[(64'h5d)+:(1)];
         beat_tags$tail$data[(64'he)+:(1)] = beat[(64'h5e)+:(1)];
+        beat_tags$tail$data[(64'hf)+:(1)] = beat[(64'h5f)+:(1)];
         last_depth_block = traversal$current[(64'h104)+:(1)];
         channels_left = traversal$current[(64'hb0)+:(16)] - beat[(64'h40)+:(16)];
-        channel_mask = (((32'h1) & 9'h1ff) << ((channels_left) & 9'h1ff)) - 32'h1;
-        beat_tags$tail$data[(64'h10)+:(8)] = 32'hff;
-        if (~decoder$shape[(64'ha9)+:(1)] & (channels_left < 32'h8)) begin
-            beat_tags$tail$data[(64'h10)+:(8)] = channel_mask[(32'h0)+:(8)];
+        if (decoder$ifm_int32 & (channels_left > 32'h4)) begin
+            channels_left = 32'h4;
         end
-        beat_tags$tail$data[(64'hf)+:(1)] = beat[(64'h5f)+:(1)] & last_depth_block;
+        channel_mask = (((32'h1) & 9'h1ff) << ((channels_left) & 9'h1ff)) - 32'h1;
+        beat_tags$tail$data[(64'h11)+:(8)] = 32'hff;
+        if (~decoder$shape[(64'ha9)+:(1)] & (channels_left < 32'h8)) begin
+            beat_tags$tail$data[(64'h11)+:(8)] = channel_mask[(32'h0)+:(8)];
+        end
+        beat_tags$tail$data[(64'h10)+:(1)] = beat[(64'h60)+:(1)] & last_depth_block;
         walked = traversal$current;
         ifm_unit$settings[(64'h0)+:(16)] = ifm_buffers[(64'h0)+:(16)];
         if (walked[(64'h102)+:(1)]) begin
@@ -4162,6 +4175,9 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         if (interleaved) begin
             ifm_unit$settings[(64'h18)+:(8)] = ((((walked[(64'hb0)+:(16)]) & 8'hff) + 32'hf) >> 32'h4) << 32'h4;
         end
+        if (decoder$ifm_int32) begin
+            ifm_unit$settings[(64'h18)+:(8)] = ((((walked[(64'hb0)+:(16)]) & 8'hff) + 32'h3) >> 32'h2) << 32'h4;
+        end
         ifm_unit$settings[(64'h20)+:(16)] = walked[(64'h60)+:(16)];
         ifm_unit$settings[(64'h30)+:(16)] = walked[(64'h70)+:(16)];
         ifm_unit$settings[(64'h40)+:(16)] = decoder$shape[(64'h40)+:(16)];
@@ -4174,12 +4190,13 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         ifm_unit$settings[(64'h76)+:(2)] = decoder$shape[(64'h84)+:(2)];
         ifm_unit$settings[(64'h78)+:(2)] = decoder$ifm_view[(64'h3e)+:(2)];
         ifm_unit$settings[(64'h7a)+:(1)] = decoder$ifm_wide;
-        ifm_unit$settings[(64'h7b)+:(1)] = decoder$shape[(64'had)+:(1)];
-        ifm_unit$settings[(64'h7c)+:(1)] = decoder$ifm_signed;
-        ifm_unit$settings[(64'h7d)+:(16)] = decoder$ifm_view[(64'h40)+:(16)];
-        ifm_unit$settings[(64'h8f)+:(1)] = decoder$pool_max;
-        ifm_unit$settings[(64'h8d)+:(1)] = interleaved;
-        ifm_unit$settings[(64'h8e)+:(1)] = walked[(64'h103)+:(1)];
+        ifm_unit$settings[(64'h7b)+:(1)] = decoder$ifm_int32;
+        ifm_unit$settings[(64'h7c)+:(1)] = decoder$shape[(64'hae)+:(1)];
+        ifm_unit$settings[(64'h7d)+:(1)] = decoder$ifm_signed;
+        ifm_unit$settings[(64'h7e)+:(16)] = decoder$ifm_view[(64'h40)+:(16)];
+        ifm_unit$settings[(64'h90)+:(1)] = decoder$pool_max;
+        ifm_unit$settings[(64'h8e)+:(1)] = interleaved;
+        ifm_unit$settings[(64'h8f)+:(1)] = walked[(64'h103)+:(1)];
         shram_read_enable = ifm_unit$shram_read_enable;
         shram_read_address = ((ifm_unit$shram_read_address$0) & 48'hffffffffffff) | (((ifm_unit$shram_read_address$1) & 48'hffffffffffff) << 32'hc) | (((ifm_unit$shram_read_address$2) & 48'hffffffffffff) << 32'h18) | (((ifm_unit$shram_read_address$3) & 48'hffffffffffff) << 32'h24);
         if (elementwise) begin
@@ -4197,11 +4214,11 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         groups_ready = pool | (weight_groups$groups$valid & (weight_stream$q == WeightStream$Decoding));
         joined = ifm_unit$acts$valid & beat_tags$head$valid & groups_ready & ~faulted$q;
         tag = beat_tags$head$data;
-        to_mac = ~tag[(64'hb)+:(1)] | tag[(64'he)+:(1)];
+        to_mac = ~tag[(64'hc)+:(1)] | tag[(64'hf)+:(1)];
         mac$operands$valid = joined & to_mac;
         mac$operands$data[(64'h0)+:(288)] = ifm_unit$acts$data[(64'h0)+:(288)];
         mac$operands$data[(64'h120)+:(576)] = weight_groups$groups$data[(64'h0)+:(576)];
-        unit_lanes = tag[(64'h10)+:(8)];
+        unit_lanes = tag[(64'h11)+:(8)];
         unit_weights = 32'h0;
         if (unit_lanes[0]) begin
             unit_weights = unit_weights | (((32'h1) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h9 * 0));
@@ -4230,23 +4247,23 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         if (pool) begin
             mac$operands$data[(64'h120)+:(576)] = unit_weights;
         end
-        if (tag[(64'hb)+:(1)]) begin
+        if (tag[(64'hc)+:(1)]) begin
             mac$operands$data[(64'h120)+:(576)] = 32'h0;
         end
         mac$operands$data[(64'h360)+:(9)] = beat_tags$head$data[(64'h0)+:(9)];
         mac$operands$data[(64'h369)+:(1)] = beat_tags$head$data[(64'h9)+:(1)];
-        mac$operands$data[(64'h36a)+:(1)] = beat_tags$head$data[(64'he)+:(1)];
+        mac$operands$data[(64'h36a)+:(1)] = beat_tags$head$data[(64'hf)+:(1)];
         mac$operands$data[(64'h36b)+:(1)] = decoder$shape[(64'ha9)+:(1)];
-        mac$operands$data[(64'h36c)+:(1)] = beat_tags$head$data[(64'ha)+:(1)];
-        mac$operands$data[(64'h36d)+:(1)] = decoder$pool_max;
-        mac$operands$data[(64'h36e)+:(1)] = decoder$ifm_wide & ~beat_tags$head$data[(64'ha)+:(1)];
+        mac$operands$data[(64'h36c)+:(2)] = beat_tags$head$data[(64'ha)+:(2)];
+        mac$operands$data[(64'h36e)+:(1)] = decoder$pool_max;
+        mac$operands$data[(64'h36f)+:(1)] = decoder$ifm_wide & (beat_tags$head$data[(64'ha)+:(2)] == 32'h0);
         join_fire = joined & (~to_mac | mac$operands$ready);
         ifm_unit$acts$ready = join_fire;
         beat_tags$head$ready = join_fire;
-        weight_groups$groups$ready = join_fire & beat_tags$head$data[(64'hc)+:(1)] & ~pool;
+        weight_groups$groups$ready = join_fire & beat_tags$head$data[(64'hd)+:(1)] & ~pool;
         traversal$slice_done = mac$slice_done;
-        traversal$ib_read = (join_fire & tag[(64'hd)+:(1)]) | operand_reader$released;
-        stream_used = join_fire & tag[(64'hc)+:(1)] & tag[(64'hf)+:(1)];
+        traversal$ib_read = (join_fire & tag[(64'he)+:(1)]) | operand_reader$released;
+        stream_used = join_fire & tag[(64'hd)+:(1)] & tag[(64'h10)+:(1)];
         too_few_weights = (weight_stream$q == WeightStream$Decoding) & decoder_settled & ~weight_groups$groups$valid & beat_tags$head$valid;
         too_many_weights = (weight_stream$q == WeightStream$Draining) & (weight_groups$groups$valid | (decoder_settled & ~weight_groups$empty));
         case (weight_stream$q)
@@ -4311,7 +4328,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         output_tags$tail$valid = output_unit$accumulators$valid & output_unit$accumulators$ready;
         output_tags$tail$data[(64'h0)+:(16)] = word[(64'h9)+:(16)] + ((position$q >> 32'h1) & 16'hffff);
         output_tags$tail$data[(64'h10)+:(16)] = word[(64'h19)+:(16)] + ((position$q & 32'h1) & 16'hffff);
-        if (decoder$shape[(64'had)+:(1)]) begin
+        if (decoder$shape[(64'hae)+:(1)]) begin
             output_tags$tail$data[(64'h0)+:(16)] = word[(64'h9)+:(16)];
             output_tags$tail$data[(64'h10)+:(16)] = word[(64'h19)+:(16)] + ((position$q) & 16'hffff);
         end
@@ -4438,10 +4455,10 @@ module npu_u65_256_core$datapath$beat_tags(clock,rst_n,tail$valid,tail$data,tail
     input wire  clock;
     input wire  rst_n;
     input wire  tail$valid;
-    input wire  [23:0] tail$data;
+    input wire  [24:0] tail$data;
     output reg  tail$ready;
     output reg  head$valid;
-    output reg  [23:0] head$data;
+    output reg  [24:0] head$data;
     input wire  head$ready;
     output reg  [3:0] count;
     
@@ -4461,9 +4478,9 @@ module npu_u65_256_core$datapath$beat_tags(clock,rst_n,tail$valid,tail$data,tail
     reg  words$rst_n;
     reg  words$write_enable;
     reg  [2:0] words$write_address;
-    reg  [23:0] words$write_data;
+    reg  [24:0] words$write_data;
     reg  [2:0] words$read_address;
-    wire  [23:0] words$read_data;
+    wire  [24:0] words$read_data;
     
     // Local signals
     reg  push;
@@ -4549,12 +4566,12 @@ module npu_u65_256_core$datapath$beat_tags$words(clock,rst_n,write_enable,write_
     input wire  rst_n;
     input wire  write_enable;
     input wire  [2:0] write_address;
-    input wire  [23:0] write_data;
+    input wire  [24:0] write_data;
     input wire  [2:0] read_address;
-    output reg  [23:0] read_data;
+    output reg  [24:0] read_data;
     
     // Update code (custom)
-    reg [23:0] cells [0:7];
+    reg [24:0] cells [0:7];
     integer i;
     always @(posedge clock or negedge rst_n)
        if (!rst_n) for (i = 0; i <= 7; i = i + 1) cells[i] <= 0;
@@ -4582,15 +4599,16 @@ module npu_u65_256_core$datapath$beat_tags$write_pointer(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$datapath$beat_tags$write_pointer
 
 
-module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,pool_max,ifm_wide,ifm_signed,ifm_view,ofm_view,weights_view,elementwise,ifm2_view,operand_settings,reads_ifm2,ifm2_ib_start);
+module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,pool_max,ifm_wide,ifm_signed,ifm_int32,ifm_view,ofm_view,weights_view,elementwise,ifm2_view,operand_settings,reads_ifm2,ifm2_ib_start);
     
     // Module arguments
     input wire  [1953:0] operation;
-    output reg  [223:0] shape;
+    output reg  [224:0] shape;
     output reg  [179:0] output_settings;
     output reg  pool_max;
     output reg  ifm_wide;
     output reg  ifm_signed;
+    output reg  ifm_int32;
     output reg  [472:0] ifm_view;
     output reg  [484:0] ofm_view;
     output reg  [301:0] weights_view;
@@ -4708,13 +4726,13 @@ module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,pool_ma
             shape[(64'h70)+:(16)] = ((dilated_width - 32'h1) >> 32'h1) + 32'h1;
         end
         shape[(64'h0)+:(16)] = ofm[(64'h10)+:(16)] + 32'h1;
-        shape[(64'had)+:(1)] = ofm[(64'h10)+:(16)] == 32'h0;
+        shape[(64'hae)+:(1)] = ofm[(64'h10)+:(16)] == 32'h0;
         shape[(64'h10)+:(16)] = ofm[(64'h0)+:(16)] + 32'h1;
         shape[(64'h20)+:(16)] = ofm[(64'h20)+:(16)] + 32'h1;
         shape[(64'h30)+:(16)] = ifm[(64'h1e)+:(16)] + 32'h1;
-        shape[(64'hae)+:(16)] = ((ofm[(64'h46)+:(5)]) & 16'hffff) + 32'h1;
-        shape[(64'hbe)+:(16)] = ((ofm[(64'h40)+:(6)]) & 16'hffff) + 32'h1;
-        shape[(64'hce)+:(16)] = ((ofm[(64'h4b)+:(7)]) & 16'hffff) + 32'h1;
+        shape[(64'haf)+:(16)] = ((ofm[(64'h46)+:(5)]) & 16'hffff) + 32'h1;
+        shape[(64'hbf)+:(16)] = ((ofm[(64'h40)+:(6)]) & 16'hffff) + 32'h1;
+        shape[(64'hcf)+:(16)] = ((ofm[(64'h4b)+:(7)]) & 16'hffff) + 32'h1;
         shape[(64'h88)+:(16)] = ((ifm[(64'h0)+:(7)]) & 16'hffff);
         shape[(64'h98)+:(16)] = ((ifm[(64'h7)+:(7)]) & 16'hffff);
         shape[(64'ha8)+:(1)] = ifm[(64'h3e)+:(2)] != 32'h0;
@@ -4722,9 +4740,9 @@ module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,pool_ma
         pooling_mode = operation[(64'ha)+:(16)] & pooling_mode_mask;
         pool_max = pool & (pooling_mode == max_mode);
         pool_average = pool & (pooling_mode == average_mode);
-        shape[(64'hdf)+:(1)] = pool;
+        shape[(64'he0)+:(1)] = pool;
         shape[(64'ha9)+:(1)] = (code == depthwise_code) | pool_max | pool_average;
-        shape[(64'hde)+:(1)] = kernel[(64'h2c)+:(1)] != 32'h0;
+        shape[(64'hdf)+:(1)] = kernel[(64'h2c)+:(1)] != 32'h0;
         elementwise = code == elementwise_code;
         if (elementwise) begin
             shape[(64'h60)+:(16)] = 32'h1;
@@ -4738,9 +4756,9 @@ module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,pool_ma
             shape[(64'h98)+:(16)] = 32'h0;
             shape[(64'ha8)+:(1)] = 1'b0;
             shape[(64'h30)+:(16)] = ofm[(64'h20)+:(16)] + 32'h1;
-            shape[(64'hdf)+:(1)] = 1'b1;
+            shape[(64'he0)+:(1)] = 1'b1;
             shape[(64'ha9)+:(1)] = 1'b1;
-            shape[(64'hde)+:(1)] = 1'b0;
+            shape[(64'hdf)+:(1)] = 1'b0;
         end
         rows_before = ofm[(64'h10)+:(16)];
         if (stride_y == 32'h2) begin
@@ -4761,7 +4779,9 @@ module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,pool_ma
         ifm_precision = ifm[(64'h2e)+:(16)];
         ifm_wide = ((ifm_precision >> ifm_width) & 2'h3) == 32'h1;
         ifm_signed = (ifm_precision & ifm_type) != 32'h0;
+        ifm_int32 = ((ifm_precision >> ifm_width) & 2'h3) == 32'h2;
         shape[(64'hac)+:(1)] = ifm_wide;
+        shape[(64'had)+:(1)] = ifm_int32;
         if (elementwise) begin
             shape[(64'h40)+:(16)] = ofm[(64'h10)+:(16)] + 32'h1;
             shape[(64'h50)+:(16)] = ofm[(64'h0)+:(16)] + 32'h1;
@@ -6651,9 +6671,9 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [143:0] settings;
+    input wire  [144:0] settings;
     input wire  requests$valid;
-    input wire  [64:0] requests$data;
+    input wire  [65:0] requests$data;
     output reg  requests$ready;
     output reg  acts$valid;
     output reg  [287:0] acts$data;
@@ -6674,16 +6694,16 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
     // Stub signals
     reg  located$clock;
     reg  located$rst_n;
-    reg  [153:0] located$d;
-    wire  [153:0] located$q;
+    reg  [155:0] located$d;
+    wire  [155:0] located$q;
     reg  located_full$clock;
     reg  located_full$rst_n;
     reg  located_full$d;
     wire  located_full$q;
     reg  reading$clock;
     reg  reading$rst_n;
-    reg  [29:0] reading$d;
-    wire  [29:0] reading$q;
+    reg  [31:0] reading$d;
+    wire  [31:0] reading$q;
     reg  reading_full$clock;
     reg  reading_full$rst_n;
     reg  reading_full$d;
@@ -6731,7 +6751,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
     reg  [15:0] ib_base;
     reg  [7:0] channel_offset;
     reg  [13:0] base_units;
-    reg  [21:0] conversion_now;
+    reg  [23:0] conversion_now;
     reg  [15:0] row_pitch;
     reg  [15:0] column_pitch;
     reg  [31:0] rows_q;
@@ -6745,13 +6765,16 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
     reg  [3:0] upper_half;
     reg  [3:0] present;
     reg  [3:0] halves;
-    reg  [21:0] conversion;
+    reg  [23:0] conversion;
+    reg  [1:0] act_byte;
     reg  [15:0] zero_point16;
     reg  [16:0] zero_point;
     reg  [127:0] line;
     reg  [63:0] half;
     reg  [7:0] value_8;
     reg  [15:0] value_16;
+    reg  [31:0] value_32;
+    reg  [7:0] byte_32;
     reg  [16:0] value;
     reg  [16:0] difference;
     reg  [8:0] act;
@@ -6859,7 +6882,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         uy = uy + tap_y - ((settings[(64'h60)+:(8)]) & 20'hfffff);
         data_rows = 32'h0;
         rows = 32'h0;
-        if (~settings[(64'h7b)+:(1)] & (0 == 32'h1)) begin
+        if (~settings[(64'h7c)+:(1)] & (0 == 32'h1)) begin
             uy = uy + stride_y;
         end
         if (~uy[32'h13] & (uy < ((settings[(64'h40)+:(16)]) & 20'hfffff)) & ~((settings[(64'h78)+:(2)] == 32'h2) & uy[32'h0])) begin
@@ -6871,7 +6894,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         source = source - ((settings[(64'h20)+:(16)]) & 20'hfffff);
         rows = rows | (((source[(32'h0)+:(16)]) & 32'hffffffff) << (32'h10 * 0));
-        if (~settings[(64'h7b)+:(1)] & (1 == 32'h1)) begin
+        if (~settings[(64'h7c)+:(1)] & (1 == 32'h1)) begin
             uy = uy + stride_y;
         end
         if (~uy[32'h13] & (uy < ((settings[(64'h40)+:(16)]) & 20'hfffff)) & ~((settings[(64'h78)+:(2)] == 32'h2) & uy[32'h0])) begin
@@ -6894,7 +6917,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         ux = ux_origin;
         present_now = 32'h0;
         columns = 32'h0;
-        if (~settings[(64'h7b)+:(1)] & (0 == 32'h2)) begin
+        if (~settings[(64'h7c)+:(1)] & (0 == 32'h2)) begin
             ux = ux_origin;
         end
         data_column = ~ux[32'h13] & (ux < ((settings[(64'h50)+:(16)]) & 20'hfffff)) & ~((settings[(64'h78)+:(2)] == 32'h2) & ux[32'h0]);
@@ -6912,7 +6935,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         source = source - ((settings[(64'h30)+:(16)]) & 20'hfffff);
         columns = columns | (((source[(32'h0)+:(16)]) & 64'hffffffffffffffff) << (32'h10 * 0));
         ux = ux + stride_x;
-        if (~settings[(64'h7b)+:(1)] & (1 == 32'h2)) begin
+        if (~settings[(64'h7c)+:(1)] & (1 == 32'h2)) begin
             ux = ux_origin;
         end
         data_column = ~ux[32'h13] & (ux < ((settings[(64'h50)+:(16)]) & 20'hfffff)) & ~((settings[(64'h78)+:(2)] == 32'h2) & ux[32'h0]);
@@ -6930,7 +6953,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         source = source - ((settings[(64'h30)+:(16)]) & 20'hfffff);
         columns = columns | (((source[(32'h0)+:(16)]) & 64'hffffffffffffffff) << (32'h10 * 1));
         ux = ux + stride_x;
-        if (~settings[(64'h7b)+:(1)] & (2 == 32'h2)) begin
+        if (~settings[(64'h7c)+:(1)] & (2 == 32'h2)) begin
             ux = ux_origin;
         end
         data_column = ~ux[32'h13] & (ux < ((settings[(64'h50)+:(16)]) & 20'hfffff)) & ~((settings[(64'h78)+:(2)] == 32'h2) & ux[32'h0]);
@@ -6948,7 +6971,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         source = source - ((settings[(64'h30)+:(16)]) & 20'hfffff);
         columns = columns | (((source[(32'h0)+:(16)]) & 64'hffffffffffffffff) << (32'h10 * 2));
         ux = ux + stride_x;
-        if (~settings[(64'h7b)+:(1)] & (3 == 32'h2)) begin
+        if (~settings[(64'h7c)+:(1)] & (3 == 32'h2)) begin
             ux = ux_origin;
         end
         data_column = ~ux[32'h13] & (ux < ((settings[(64'h50)+:(16)]) & 20'hfffff)) & ~((settings[(64'h78)+:(2)] == 32'h2) & ux[32'h0]);
@@ -6973,12 +6996,13 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         channel_offset = requests$data[(64'h38)+:(8)];
         base_units = ((ib_base[(32'h3)+:(13)]) & 14'h3fff) + ((channel_offset[(32'h3)+:(5)]) & 14'h3fff);
         conversion_now[(64'h0)+:(1)] = settings[(64'h7a)+:(1)];
-        conversion_now[(64'h1)+:(1)] = settings[(64'h8d)+:(1)];
+        conversion_now[(64'h1)+:(1)] = settings[(64'h7b)+:(1)];
         conversion_now[(64'h2)+:(1)] = settings[(64'h8e)+:(1)];
-        conversion_now[(64'h3)+:(1)] = settings[(64'h7c)+:(1)];
-        conversion_now[(64'h4)+:(1)] = requests$data[(64'h40)+:(1)];
-        conversion_now[(64'h5)+:(16)] = settings[(64'h7d)+:(16)];
-        conversion_now[(64'h15)+:(1)] = settings[(64'h8f)+:(1)];
+        conversion_now[(64'h3)+:(1)] = settings[(64'h8f)+:(1)];
+        conversion_now[(64'h4)+:(1)] = settings[(64'h7d)+:(1)];
+        conversion_now[(64'h5)+:(2)] = requests$data[(64'h40)+:(2)];
+        conversion_now[(64'h7)+:(16)] = settings[(64'h7e)+:(16)];
+        conversion_now[(64'h17)+:(1)] = settings[(64'h90)+:(1)];
         if (take_request) begin
             located_full$d = requests$valid;
             located$d[(64'h0)+:(4)] = present_now;
@@ -6987,7 +7011,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             located$d[(64'h64)+:(13)] = row_units[(32'h0)+:(13)];
             located$d[(64'h71)+:(5)] = position_units;
             located$d[(64'h76)+:(14)] = base_units;
-            located$d[(64'h84)+:(22)] = conversion_now;
+            located$d[(64'h84)+:(24)] = conversion_now;
         end
         row_pitch = ((located$q[(64'h64)+:(13)]) & 16'hffff);
         column_pitch = ((located$q[(64'h71)+:(5)]) & 16'hffff);
@@ -7050,14 +7074,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         if (issue) begin
             reading$d[(64'h0)+:(4)] = located$q[(64'h0)+:(4)];
             reading$d[(64'h4)+:(4)] = upper_half;
-            reading$d[(64'h8)+:(22)] = located$q[(64'h84)+:(22)];
+            reading$d[(64'h8)+:(24)] = located$q[(64'h84)+:(24)];
         end
         present = reading$q[(64'h0)+:(4)];
         halves = reading$q[(64'h4)+:(4)];
-        conversion = reading$q[(64'h8)+:(22)];
-        zero_point16 = conversion[(64'h5)+:(16)];
+        conversion = reading$q[(64'h8)+:(24)];
+        act_byte = conversion[(64'h5)+:(2)];
+        zero_point16 = conversion[(64'h7)+:(16)];
         zero_point = ((zero_point16) & 17'h1ffff);
-        if (conversion[(64'h3)+:(1)] & zero_point16[32'hf]) begin
+        if (conversion[(64'h4)+:(1)] & zero_point16[32'hf]) begin
             zero_point = zero_point | ((32'h10000) & 17'h1ffff);
         end
         converted = 32'h0;
@@ -7067,28 +7092,28 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             half = line[(32'h40)+:(64)];
         end
         value_8 = half[(32'h8 * 0)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 0)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 0 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 0)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[0] & conversion[(64'h15)+:(1)]) begin
+        if (~present[0] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -7099,37 +7124,62 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[0] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (0 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[0] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 0) * 32'h9));
         value_8 = half[(32'h8 * 1)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 1)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 1 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 1)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[0] & conversion[(64'h15)+:(1)]) begin
+        if (~present[0] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -7140,37 +7190,62 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[0] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (1 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[0] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 1) * 32'h9));
         value_8 = half[(32'h8 * 2)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 2)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 2 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 2)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[0] & conversion[(64'h15)+:(1)]) begin
+        if (~present[0] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -7181,37 +7256,62 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[0] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (2 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[0] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 2) * 32'h9));
         value_8 = half[(32'h8 * 3)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 3)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 3 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 3)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[0] & conversion[(64'h15)+:(1)]) begin
+        if (~present[0] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -7222,37 +7322,62 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[0] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (3 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[0] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 3) * 32'h9));
         value_8 = half[(32'h8 * 4)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 4)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 4 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 4)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[0] & conversion[(64'h15)+:(1)]) begin
+        if (~present[0] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -7263,37 +7388,62 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[0] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (4 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[0] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 4) * 32'h9));
         value_8 = half[(32'h8 * 5)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 5)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 5 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 5)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[0] & conversion[(64'h15)+:(1)]) begin
+        if (~present[0] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -7304,37 +7454,62 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[0] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (5 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[0] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 5) * 32'h9));
         value_8 = half[(32'h8 * 6)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 6)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 6 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 6)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[0] & conversion[(64'h15)+:(1)]) begin
+        if (~present[0] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -7345,37 +7520,62 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[0] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (6 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[0] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 6) * 32'h9));
         value_8 = half[(32'h8 * 7)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 7)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 7 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 7)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[0] & conversion[(64'h15)+:(1)]) begin
+        if (~present[0] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -7386,11 +7586,36 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[0] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (7 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[0] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 7) * 32'h9));
@@ -7400,28 +7625,28 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             half = line[(32'h40)+:(64)];
         end
         value_8 = half[(32'h8 * 0)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 0)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 0 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 0)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[1] & conversion[(64'h15)+:(1)]) begin
+        if (~present[1] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -7432,37 +7657,62 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[1] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (0 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[1] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 0) * 32'h9));
         value_8 = half[(32'h8 * 1)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 1)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 1 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 1)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[1] & conversion[(64'h15)+:(1)]) begin
+        if (~present[1] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -7473,37 +7723,62 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[1] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (1 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[1] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 1) * 32'h9));
         value_8 = half[(32'h8 * 2)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 2)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 2 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 2)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[1] & conversion[(64'h15)+:(1)]) begin
+        if (~present[1] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -7514,37 +7789,62 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[1] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (2 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[1] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 2) * 32'h9));
         value_8 = half[(32'h8 * 3)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 3)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 3 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 3)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[1] & conversion[(64'h15)+:(1)]) begin
+        if (~present[1] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -7555,37 +7855,62 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[1] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (3 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[1] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 3) * 32'h9));
         value_8 = half[(32'h8 * 4)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 4)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 4 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 4)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[1] & conversion[(64'h15)+:(1)]) begin
+        if (~present[1] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -7596,37 +7921,62 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[1] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (4 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[1] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 4) * 32'h9));
         value_8 = half[(32'h8 * 5)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 5)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 5 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 5)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[1] & conversion[(64'h15)+:(1)]) begin
+        if (~present[1] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -7637,37 +7987,62 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[1] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (5 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[1] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 5) * 32'h9));
         value_8 = half[(32'h8 * 6)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 6)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 6 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 6)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[1] & conversion[(64'h15)+:(1)]) begin
+        if (~present[1] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -7678,37 +8053,62 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[1] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (6 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[1] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 6) * 32'h9));
         value_8 = half[(32'h8 * 7)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 7)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 7 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 7)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[1] & conversion[(64'h15)+:(1)]) begin
+        if (~present[1] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -7719,11 +8119,36 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[1] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (7 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[1] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 7) * 32'h9));
@@ -7733,28 +8158,28 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             half = line[(32'h40)+:(64)];
         end
         value_8 = half[(32'h8 * 0)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 0)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 0 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 0)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[2] & conversion[(64'h15)+:(1)]) begin
+        if (~present[2] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -7765,37 +8190,62 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[2] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (0 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[2] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 0) * 32'h9));
         value_8 = half[(32'h8 * 1)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 1)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 1 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 1)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[2] & conversion[(64'h15)+:(1)]) begin
+        if (~present[2] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -7806,37 +8256,62 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[2] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (1 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[2] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 1) * 32'h9));
         value_8 = half[(32'h8 * 2)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 2)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 2 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 2)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[2] & conversion[(64'h15)+:(1)]) begin
+        if (~present[2] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -7847,37 +8322,62 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[2] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (2 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[2] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 2) * 32'h9));
         value_8 = half[(32'h8 * 3)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 3)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 3 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 3)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[2] & conversion[(64'h15)+:(1)]) begin
+        if (~present[2] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -7888,37 +8388,62 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[2] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (3 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[2] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 3) * 32'h9));
         value_8 = half[(32'h8 * 4)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 4)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 4 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 4)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[2] & conversion[(64'h15)+:(1)]) begin
+        if (~present[2] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -7929,37 +8454,62 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[2] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (4 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[2] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 4) * 32'h9));
         value_8 = half[(32'h8 * 5)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 5)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 5 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 5)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[2] & conversion[(64'h15)+:(1)]) begin
+        if (~present[2] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -7970,37 +8520,62 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[2] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (5 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[2] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 5) * 32'h9));
         value_8 = half[(32'h8 * 6)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 6)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 6 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 6)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[2] & conversion[(64'h15)+:(1)]) begin
+        if (~present[2] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -8011,37 +8586,62 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[2] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (6 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[2] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 6) * 32'h9));
         value_8 = half[(32'h8 * 7)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 7)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 7 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 7)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[2] & conversion[(64'h15)+:(1)]) begin
+        if (~present[2] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -8052,11 +8652,36 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[2] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (7 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[2] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 7) * 32'h9));
@@ -8066,28 +8691,28 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             half = line[(32'h40)+:(64)];
         end
         value_8 = half[(32'h8 * 0)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 0)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 0 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 0)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[3] & conversion[(64'h15)+:(1)]) begin
+        if (~present[3] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -8098,37 +8723,62 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[3] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (0 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[3] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 0) * 32'h9));
         value_8 = half[(32'h8 * 1)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 1)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 1 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 1)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[3] & conversion[(64'h15)+:(1)]) begin
+        if (~present[3] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -8139,37 +8789,62 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[3] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (1 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[3] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 1) * 32'h9));
         value_8 = half[(32'h8 * 2)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 2)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 2 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 2)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[3] & conversion[(64'h15)+:(1)]) begin
+        if (~present[3] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -8180,37 +8855,62 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[3] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (2 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[3] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 2) * 32'h9));
         value_8 = half[(32'h8 * 3)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 3)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 3 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 3)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[3] & conversion[(64'h15)+:(1)]) begin
+        if (~present[3] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -8221,37 +8921,62 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[3] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (3 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[3] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 3) * 32'h9));
         value_8 = half[(32'h8 * 4)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 4)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 4 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 4)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[3] & conversion[(64'h15)+:(1)]) begin
+        if (~present[3] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -8262,37 +8987,62 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[3] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (4 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[3] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 4) * 32'h9));
         value_8 = half[(32'h8 * 5)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 5)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 5 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 5)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[3] & conversion[(64'h15)+:(1)]) begin
+        if (~present[3] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -8303,37 +9053,62 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[3] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (5 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[3] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 5) * 32'h9));
         value_8 = half[(32'h8 * 6)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 6)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 6 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 6)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[3] & conversion[(64'h15)+:(1)]) begin
+        if (~present[3] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -8344,37 +9119,62 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[3] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (6 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[3] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 6) * 32'h9));
         value_8 = half[(32'h8 * 7)+:(8)];
-        if (conversion[(64'h1)+:(1)]) begin
+        if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * 7)+:(8)];
-            if (conversion[(64'h2)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value_8 = line[(32'h10 * 7 + 32'h8)+:(8)];
             end
         end
         value_16 = line[(32'h10 * 7)+:(16)];
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[3] & conversion[(64'h15)+:(1)]) begin
+        if (~present[3] & conversion[(64'h17)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h3)+:(1)]) begin
+            if (conversion[(64'h4)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -8385,11 +9185,36 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         act = difference[(32'h0)+:(9)];
         if (conversion[(64'h0)+:(1)]) begin
             act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
-            if (conversion[(64'h4)+:(1)]) begin
+            if (act_byte == 32'h1) begin
                 act = difference[(32'h8)+:(9)];
             end
         end
-        if (~present[3] & ~conversion[(64'h15)+:(1)]) begin
+        value_32 = line[(32'h20 * (7 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[3] & ~conversion[(64'h17)+:(1)]) begin
             act = 32'h0;
         end
         converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 7) * 32'h9));
@@ -8424,11 +9249,11 @@ module npu_u65_256_core$datapath$ifm_unit$located(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [153:0] d;
-    output reg  [153:0] q;
+    input wire  [155:0] d;
+    output reg  [155:0] q;
     
     // Constant declarations
-    localparam  init = 154'h0;
+    localparam  init = 156'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -8500,11 +9325,11 @@ module npu_u65_256_core$datapath$ifm_unit$reading(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
     
     // Constant declarations
-    localparam  init = 30'h0;
+    localparam  init = 32'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -8577,7 +9402,7 @@ module npu_u65_256_core$datapath$mac(clock,rst_n,operands$valid,operands$data,op
     input wire  clock;
     input wire  rst_n;
     input wire  operands$valid;
-    input wire  [878:0] operands$data;
+    input wire  [879:0] operands$data;
     output reg  operands$ready;
     output reg  slice_done;
     input wire  readout$valid;
@@ -8593,15 +9418,15 @@ module npu_u65_256_core$datapath$mac(clock,rst_n,operands$valid,operands$data,op
     reg  dot_units$clock;
     reg  dot_units$rst_n;
     reg  dot_units$operands$valid;
-    reg  [878:0] dot_units$operands$data;
+    reg  [879:0] dot_units$operands$data;
     wire  dot_units$operands$ready;
     wire  dot_units$sums$valid;
-    wire  [685:0] dot_units$sums$data;
+    wire  [686:0] dot_units$sums$data;
     reg  dot_units$sums$ready;
     reg  adder_array$clock;
     reg  adder_array$rst_n;
     reg  adder_array$sums$valid;
-    reg  [685:0] adder_array$sums$data;
+    reg  [686:0] adder_array$sums$data;
     wire  adder_array$sums$ready;
     reg  [1279:0] adder_array$stored;
     wire  adder_array$write_enable;
@@ -8778,7 +9603,7 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
     input wire  clock;
     input wire  rst_n;
     input wire  sums$valid;
-    input wire  [685:0] sums$data;
+    input wire  [686:0] sums$data;
     output reg  sums$ready;
     input wire  [1279:0] stored;
     output reg  write_enable;
@@ -8817,6 +9642,8 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
     reg  [8:0] address;
     reg  [1279:0] current;
     reg  [20:0] dot;
+    reg  [1:0] act_byte;
+    reg  high;
     reg signed [39:0] wide;
     reg  [39:0] addend;
     reg  [39:0] sum;
@@ -8898,28 +9725,44 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         end
         sums_word = 32'h0;
         lows = 32'h0;
-        max_first = sums$data[(64'h2a9)+:(1)] | (sums$data[(64'h2ab)+:(1)] & low_first$q);
+        act_byte = sums$data[(64'h2ab)+:(2)];
+        high = act_byte == 32'h1;
+        max_first = sums$data[(64'h2a9)+:(1)] | (high & low_first$q);
         dot = dots[(0 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(0 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(0 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -8927,24 +9770,38 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         dot = dots[(1 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(1 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(1 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -8952,24 +9809,38 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         dot = dots[(2 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(2 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(2 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -8977,24 +9848,38 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         dot = dots[(3 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(3 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(3 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -9002,24 +9887,38 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         dot = dots[(4 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(4 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(4 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -9027,24 +9926,38 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         dot = dots[(5 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(5 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(5 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -9052,24 +9965,38 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         dot = dots[(6 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(6 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(6 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -9077,24 +10004,38 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         dot = dots[(7 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(7 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(7 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -9102,24 +10043,38 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         dot = dots[(8 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(8 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(8 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -9127,24 +10082,38 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         dot = dots[(9 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(9 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(9 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -9152,24 +10121,38 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         dot = dots[(10 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(10 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(10 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -9177,24 +10160,38 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         dot = dots[(11 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(11 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(11 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -9202,24 +10199,38 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         dot = dots[(12 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(12 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(12 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (12 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -9227,24 +10238,38 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         dot = dots[(13 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(13 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(13 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (13 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -9252,24 +10277,38 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         dot = dots[(14 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(14 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(14 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (14 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -9277,24 +10316,38 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         dot = dots[(15 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(15 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(15 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (15 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -9302,24 +10355,38 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         dot = dots[(16 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(16 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(16 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (16 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -9327,24 +10394,38 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         dot = dots[(17 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(17 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(17 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (17 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -9352,24 +10433,38 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         dot = dots[(18 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(18 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(18 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (18 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -9377,24 +10472,38 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         dot = dots[(19 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(19 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(19 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (19 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -9402,24 +10511,38 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         dot = dots[(20 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(20 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(20 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (20 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -9427,24 +10550,38 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         dot = dots[(21 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(21 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(21 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (21 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -9452,24 +10589,38 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         dot = dots[(22 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(22 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(22 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (22 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -9477,24 +10628,38 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         dot = dots[(23 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(23 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(23 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (23 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -9502,24 +10667,38 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         dot = dots[(24 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(24 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(24 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (24 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -9527,24 +10706,38 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         dot = dots[(25 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(25 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(25 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (25 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -9552,24 +10745,38 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         dot = dots[(26 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(26 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(26 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (26 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -9577,24 +10784,38 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         dot = dots[(27 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(27 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(27 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (27 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -9602,24 +10823,38 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         dot = dots[(28 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(28 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(28 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (28 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -9627,24 +10862,38 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         dot = dots[(29 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(29 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(29 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (29 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -9652,24 +10901,38 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         dot = dots[(30 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(30 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(30 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (30 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -9677,24 +10940,38 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         dot = dots[(31 * 32'h15)+:(21)];
         wide = $signed($signed(dot));
         addend = $unsigned(wide);
-        if (sums$data[(64'h2ab)+:(1)]) begin
-            addend = addend << 32'h8;
-        end
+        case (act_byte)
+            1:
+                begin
+                    addend = addend << 32'h8;
+                end
+            2:
+                begin
+                    addend = addend << 32'h10;
+                end
+            3:
+                begin
+                    addend = addend << 32'h18;
+                end
+            default:
+                begin
+                end
+        endcase
         stored_value = current[(31 * 32'h28)+:(40)];
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(31 * 32'h8)+:(8)];
         value = addend;
-        if (sums$data[(64'h2ab)+:(1)]) begin
+        if (high) begin
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (31 * 32'h8));
-        if (sums$data[(64'h2ac)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ad)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
         end
@@ -9706,7 +10983,7 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         forward_address$d = address;
         forward_valid$d = sums$valid;
         done$d = sums$valid & sums$data[(64'h2aa)+:(1)];
-        if (sums$valid & sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$valid & sums$data[(64'h2ae)+:(1)]) begin
             low_bytes$d = lows;
             low_first$d = sums$data[(64'h2a9)+:(1)];
         end
@@ -9874,17 +11151,17 @@ module npu_u65_256_core$datapath$mac$dot_units(clock,rst_n,operands$valid,operan
     input wire  clock;
     input wire  rst_n;
     input wire  operands$valid;
-    input wire  [878:0] operands$data;
+    input wire  [879:0] operands$data;
     output reg  operands$ready;
     output reg  sums$valid;
-    output reg  [685:0] sums$data;
+    output reg  [686:0] sums$data;
     input wire  sums$ready;
     
     // Stub signals
     reg  stage$clock;
     reg  stage$rst_n;
-    reg  [685:0] stage$d;
-    wire  [685:0] stage$q;
+    reg  [686:0] stage$d;
+    wire  [686:0] stage$q;
     reg  full$clock;
     reg  full$rst_n;
     reg  full$d;
@@ -12594,9 +13871,9 @@ module npu_u65_256_core$datapath$mac$dot_units(clock,rst_n,operands$valid,operan
             stage$d[(64'h2a0)+:(9)] = operands$data[(64'h360)+:(9)];
             stage$d[(64'h2a9)+:(1)] = operands$data[(64'h369)+:(1)];
             stage$d[(64'h2aa)+:(1)] = operands$data[(64'h36a)+:(1)];
-            stage$d[(64'h2ab)+:(1)] = operands$data[(64'h36c)+:(1)];
-            stage$d[(64'h2ac)+:(1)] = operands$data[(64'h36d)+:(1)];
+            stage$d[(64'h2ab)+:(2)] = operands$data[(64'h36c)+:(2)];
             stage$d[(64'h2ad)+:(1)] = operands$data[(64'h36e)+:(1)];
+            stage$d[(64'h2ae)+:(1)] = operands$data[(64'h36f)+:(1)];
             full$d = 1'b1;
         end
         sums$data = stage$q;
@@ -12630,11 +13907,11 @@ module npu_u65_256_core$datapath$mac$dot_units$stage(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [685:0] d;
-    output reg  [685:0] q;
+    input wire  [686:0] d;
+    output reg  [686:0] q;
     
     // Constant declarations
-    localparam  init = 686'h0;
+    localparam  init = 687'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -21439,7 +22716,7 @@ module npu_u65_256_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$va
     input wire  clock;
     input wire  rst_n;
     input wire  start;
-    input wire  [223:0] shape;
+    input wire  [224:0] shape;
     output wire  ifm_blocks$valid;
     output wire  [260:0] ifm_blocks$data;
     input wire  ifm_blocks$ready;
@@ -21448,7 +22725,7 @@ module npu_u65_256_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$va
     output wire  filled$ready;
     output reg  [260:0] current;
     output wire  beats$valid;
-    output wire  [95:0] beats$data;
+    output wire  [96:0] beats$data;
     input wire  beats$ready;
     input wire  ib_read;
     input wire  slice_done;
@@ -21461,12 +22738,12 @@ module npu_u65_256_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$va
     reg  block_walker$clock;
     reg  block_walker$rst_n;
     reg  block_walker$start;
-    reg  [223:0] block_walker$shape;
+    reg  [224:0] block_walker$shape;
     reg  block_walker$ib_release;
     wire  block_walker$busy;
     reg  beat_walker$clock;
     reg  beat_walker$rst_n;
-    reg  [223:0] beat_walker$shape;
+    reg  [224:0] beat_walker$shape;
     wire  [260:0] beat_walker$current;
     wire  beat_walker$finished$valid;
     wire  [97:0] beat_walker$finished$data;
@@ -21475,7 +22752,7 @@ module npu_u65_256_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$va
     wire  beat_walker$busy;
     reg  readout_walker$clock;
     reg  readout_walker$rst_n;
-    reg  [223:0] readout_walker$shape;
+    reg  [224:0] readout_walker$shape;
     reg  readout_walker$blocks$valid;
     reg  [97:0] readout_walker$blocks$data;
     wire  readout_walker$blocks$ready;
@@ -21582,13 +22859,13 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [223:0] shape;
+    input wire  [224:0] shape;
     input wire  jobs$valid;
     input wire  [260:0] jobs$data;
     output reg  jobs$ready;
     output reg  [260:0] current;
     output reg  beats$valid;
-    output reg  [95:0] beats$data;
+    output reg  [96:0] beats$data;
     input wire  beats$ready;
     output reg  finished$valid;
     output reg  [97:0] finished$data;
@@ -21637,10 +22914,10 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
     reg  mx$rst_n;
     reg  [15:0] mx$d;
     wire  [15:0] mx$q;
-    reg  high$clock;
-    reg  high$rst_n;
-    reg  high$d;
-    wire  high$q;
+    reg  beat_byte$clock;
+    reg  beat_byte$rst_n;
+    reg  [1:0] beat_byte$d;
+    wire  [1:0] beat_byte$q;
     reg  word$clock;
     reg  word$rst_n;
     reg  [8:0] word$d;
@@ -21659,7 +22936,7 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
     wire  [1:0] ab_held$q;
     
     // Local signals
-    reg  [223:0] s;
+    reg  [224:0] s;
     reg  [260:0] j;
     reg  [15:0] across;
     reg  [15:0] down;
@@ -21672,6 +22949,8 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
     reg  [15:0] elements;
     reg  [15:0] loop_channels;
     reg  [15:0] ifm_channel;
+    reg  [15:0] channel_step;
+    reg  last_byte;
     reg  padding;
     reg  last_microblock;
     reg  group_end;
@@ -21746,11 +23025,11 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         .d(mx$d),
         .q(mx$q)
     );
-    npu_u65_256_core$datapath$traversal$beat_walker$high high(
-        .clock(high$clock),
-        .rst_n(high$rst_n),
-        .d(high$d),
-        .q(high$q)
+    npu_u65_256_core$datapath$traversal$beat_walker$beat_byte beat_byte(
+        .clock(beat_byte$clock),
+        .rst_n(beat_byte$rst_n),
+        .d(beat_byte$d),
+        .q(beat_byte$q)
     );
     npu_u65_256_core$datapath$traversal$beat_walker$word word(
         .clock(word$clock),
@@ -21789,7 +23068,7 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         inner$clock = clock;
         my$clock = clock;
         mx$clock = clock;
-        high$clock = clock;
+        beat_byte$clock = clock;
         word$clock = clock;
         group_base$clock = clock;
         ab_half$clock = clock;
@@ -21804,7 +23083,7 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         inner$d = inner$q;
         my$d = my$q;
         mx$d = mx$q;
-        high$d = high$q;
+        beat_byte$d = beat_byte$q;
         word$d = word$q;
         group_base$d = group_base$q;
         ab_half$d = ab_half$q;
@@ -21819,7 +23098,7 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         inner$rst_n = rst_n;
         my$rst_n = rst_n;
         mx$rst_n = rst_n;
-        high$rst_n = rst_n;
+        beat_byte$rst_n = rst_n;
         word$rst_n = rst_n;
         group_base$rst_n = rst_n;
         ab_half$rst_n = rst_n;
@@ -21828,7 +23107,7 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         j = job$q;
         current = job$q;
         across = (j[(64'h40)+:(16)] + 32'h1) >> 32'h1;
-        if (s[(64'had)+:(1)]) begin
+        if (s[(64'hae)+:(1)]) begin
             across = (j[(64'h40)+:(16)] + 32'h3) >> 32'h2;
         end
         down = (j[(64'h30)+:(16)] + 32'h1) >> 32'h1;
@@ -21845,12 +23124,19 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         if (s[(64'haa)+:(1)] & s[(64'hac)+:(1)]) begin
             elements = (area + 32'h1) & 32'hfffe;
         end
-        if (s[(64'hdf)+:(1)]) begin
+        if (s[(64'he0)+:(1)]) begin
             elements = area;
         end
         loop_channels = 32'h20;
         if (s[(64'hac)+:(1)]) begin
             loop_channels = 32'h10;
+        end
+        if (s[(64'had)+:(1)]) begin
+            loop_channels = 32'h8;
+        end
+        channel_step = 32'h8;
+        if (s[(64'had)+:(1)]) begin
+            channel_step = 32'h4;
         end
         if (s[(64'haa)+:(1)]) begin
             loop_channels = j[(64'hb0)+:(16)];
@@ -21863,9 +23149,10 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
             ifm_channel = ublock$q;
         end
         padding = (ky$q >= j[(64'he0)+:(16)]) | (~s[(64'ha9)+:(1)] & (ifm_channel >= j[(64'hb0)+:(16)]));
-        last_microblock = (mx$q + 32'h1 == across) & (my$q + 32'h1 == down) & (high$q | ~s[(64'hac)+:(1)]);
+        last_byte = (~s[(64'hac)+:(1)] & ~s[(64'had)+:(1)]) | (s[(64'hac)+:(1)] & (beat_byte$q == 32'h1)) | (s[(64'had)+:(1)] & (beat_byte$q == 32'h3));
+        last_microblock = (mx$q + 32'h1 == across) & (my$q + 32'h1 == down) & last_byte;
         group_end = padding | last_microblock;
-        last_inner = s[(64'haa)+:(1)] | (inner$q + 32'h8 >= loop_channels);
+        last_inner = s[(64'haa)+:(1)] | (inner$q + channel_step >= loop_channels);
         last_element = element$q + 32'h1 == elements;
         last_ublock = ublock$q + 32'h8 >= j[(64'h50)+:(16)];
         last_outer = ~s[(64'haa)+:(1)] | (outer$q + 32'h8 >= loop_channels);
@@ -21873,7 +23160,7 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         slice_end = group_end & last_inner & last_element & last_outer & j[(64'h101)+:(1)];
         beats$data[(64'h0)+:(16)] = j[(64'h0)+:(16)] + (my$q << 32'h1);
         beats$data[(64'h10)+:(16)] = j[(64'h10)+:(16)] + (mx$q << 32'h1);
-        if (s[(64'had)+:(1)]) begin
+        if (s[(64'hae)+:(1)]) begin
             beats$data[(64'h10)+:(16)] = j[(64'h10)+:(16)] + (mx$q << 32'h2);
         end
         beats$data[(64'h20)+:(16)] = j[(64'hc0)+:(16)] + ky$q;
@@ -21883,18 +23170,19 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         if (ab_half$q) begin
             beats$data[(64'h50)+:(9)] = word$q | 32'h100;
         end
-        beats$data[(64'h59)+:(1)] = j[(64'h100)+:(1)] & (outer$q == 32'h0) & (element$q == 32'h0) & (inner$q == 32'h0) & ~high$q;
-        beats$data[(64'h5a)+:(1)] = high$q;
-        beats$data[(64'h5b)+:(1)] = padding;
-        beats$data[(64'h5c)+:(1)] = group_end;
-        beats$data[(64'h5d)+:(1)] = job_end;
-        beats$data[(64'h5e)+:(1)] = slice_end;
-        beats$data[(64'h5f)+:(1)] = job_end & j[(64'h101)+:(1)];
+        beats$data[(64'h59)+:(1)] = j[(64'h100)+:(1)] & (outer$q == 32'h0) & (element$q == 32'h0) & (inner$q == 32'h0) & (beat_byte$q == 32'h0);
+        beats$data[(64'h5a)+:(2)] = beat_byte$q;
+        beats$data[(64'h5c)+:(1)] = padding;
+        beats$data[(64'h5d)+:(1)] = group_end;
+        beats$data[(64'h5e)+:(1)] = job_end;
+        beats$data[(64'h5f)+:(1)] = slice_end;
+        beats$data[(64'h60)+:(1)] = job_end & j[(64'h101)+:(1)];
         beats$valid = active$q;
         take = beats$valid & beats$ready;
         if (take) begin
-            high$d = s[(64'hac)+:(1)] & ~high$q;
-            if (~s[(64'hac)+:(1)] | high$q) begin
+            beat_byte$d = beat_byte$q + 32'h1;
+            if (last_byte) begin
+                beat_byte$d = 32'h0;
                 word$d = word$q + 32'h1;
                 mx$d = mx$q + 32'h1;
                 if (mx$q + 32'h1 == across) begin
@@ -21904,10 +23192,10 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
             end
             if (group_end) begin
                 word$d = group_base$q;
-                high$d = 1'b0;
+                beat_byte$d = 32'h0;
                 mx$d = 32'h0;
                 my$d = 32'h0;
-                inner$d = inner$q + 32'h8;
+                inner$d = inner$q + channel_step;
                 if (last_inner) begin
                     inner$d = 32'h0;
                     element$d = element$q + 32'h1;
@@ -22025,6 +23313,25 @@ module npu_u65_256_core$datapath$traversal$beat_walker$active(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$datapath$traversal$beat_walker$active
 
 
+module npu_u65_256_core$datapath$traversal$beat_walker$beat_byte(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$traversal$beat_walker$beat_byte
+
+
 module npu_u65_256_core$datapath$traversal$beat_walker$element(clock,rst_n,d,q);
     
     // Module arguments
@@ -22061,25 +23368,6 @@ module npu_u65_256_core$datapath$traversal$beat_walker$group_base(clock,rst_n,d,
        else q <= d;
     end
 endmodule // npu_u65_256_core$datapath$traversal$beat_walker$group_base
-
-
-module npu_u65_256_core$datapath$traversal$beat_walker$high(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$traversal$beat_walker$high
 
 
 module npu_u65_256_core$datapath$traversal$beat_walker$inner(clock,rst_n,d,q);
@@ -22259,7 +23547,7 @@ module npu_u65_256_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
     input wire  clock;
     input wire  rst_n;
     input wire  start;
-    input wire  [223:0] shape;
+    input wire  [224:0] shape;
     output reg  jobs$valid;
     output reg  [260:0] jobs$data;
     input wire  jobs$ready;
@@ -22309,7 +23597,7 @@ module npu_u65_256_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
     wire  [1:0] held$q;
     
     // Local signals
-    reg  [223:0] s;
+    reg  [224:0] s;
     reg  [15:0] block_height;
     reg  [15:0] block_width;
     reg  [15:0] block_depth;
@@ -22438,25 +23726,25 @@ module npu_u65_256_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
         ib_half$rst_n = rst_n;
         held$rst_n = rst_n;
         s = shape;
-        block_height = s[(64'hae)+:(16)];
-        if (s[(64'h0)+:(16)] - y$q < s[(64'hae)+:(16)]) begin
+        block_height = s[(64'haf)+:(16)];
+        if (s[(64'h0)+:(16)] - y$q < s[(64'haf)+:(16)]) begin
             block_height = s[(64'h0)+:(16)] - y$q;
         end
-        block_width = s[(64'hbe)+:(16)];
-        if (s[(64'h10)+:(16)] - x$q < s[(64'hbe)+:(16)]) begin
+        block_width = s[(64'hbf)+:(16)];
+        if (s[(64'h10)+:(16)] - x$q < s[(64'hbf)+:(16)]) begin
             block_width = s[(64'h10)+:(16)] - x$q;
         end
         core_depth = s[(64'h20)+:(16)];
-        core_block_depth = s[(64'hce)+:(16)];
-        if (s[(64'hde)+:(1)]) begin
+        core_block_depth = s[(64'hcf)+:(16)];
+        if (s[(64'hdf)+:(1)]) begin
             core_depth = (s[(64'h20)+:(16)] + 32'h1) >> 32'h1;
-            core_block_depth = (s[(64'hce)+:(16)] + 32'h1) >> 32'h1;
+            core_block_depth = (s[(64'hcf)+:(16)] + 32'h1) >> 32'h1;
             if (core$q) begin
                 core_depth = s[(64'h20)+:(16)] >> 32'h1;
-                core_block_depth = s[(64'hce)+:(16)] >> 32'h1;
+                core_block_depth = s[(64'hcf)+:(16)] >> 32'h1;
             end
         end
-        second_core = s[(64'hde)+:(1)] & ~core$q & ((s[(64'h20)+:(16)] >> 32'h1) != 32'h0) & ((s[(64'hce)+:(16)] >> 32'h1) != 32'h0);
+        second_core = s[(64'hdf)+:(1)] & ~core$q & ((s[(64'h20)+:(16)] >> 32'h1) != 32'h0) & ((s[(64'hcf)+:(16)] >> 32'h1) != 32'h0);
         last_z = z$q + core_block_depth >= core_depth;
         block_depth = core_block_depth;
         if (core_depth - z$q < core_block_depth) begin
@@ -22468,12 +23756,15 @@ module npu_u65_256_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
         if (s[(64'haa)+:(1)] | s[(64'hac)+:(1)]) begin
             ifm_block_depth = 32'h10;
         end
+        if (s[(64'had)+:(1)]) begin
+            ifm_block_depth = 32'h8;
+        end
         if (s[(64'ha9)+:(1)]) begin
             channel_start = z$q;
             channel_end = z$q + block_depth;
-            ifm_block_depth = s[(64'hce)+:(16)];
+            ifm_block_depth = s[(64'hcf)+:(16)];
         end
-        if (s[(64'ha9)+:(1)] & s[(64'hde)+:(1)]) begin
+        if (s[(64'ha9)+:(1)] & s[(64'hdf)+:(1)]) begin
             channel_start = z$q << 32'h1;
             channel_end = (z$q + block_depth) << 32'h1;
             if (channel_end > s[(64'h30)+:(16)]) begin
@@ -22614,18 +23905,18 @@ module npu_u65_256_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
                             core$d = second_core;
                         end
                         if (last_z & ~second_core) begin
-                            x$d = x$q + s[(64'hbe)+:(16)];
-                            if (x$q + s[(64'hbe)+:(16)] >= s[(64'h10)+:(16)]) begin
+                            x$d = x$q + s[(64'hbf)+:(16)];
+                            if (x$q + s[(64'hbf)+:(16)] >= s[(64'h10)+:(16)]) begin
                                 x$d = 32'h0;
-                                y$d = y$q + s[(64'hae)+:(16)];
-                                if (y$q + s[(64'hae)+:(16)] >= s[(64'h0)+:(16)]) begin
+                                y$d = y$q + s[(64'haf)+:(16)];
+                                if (y$q + s[(64'haf)+:(16)] >= s[(64'h0)+:(16)]) begin
                                     running$d = 1'b0;
                                 end
                             end
                         end
                         if (s[(64'ha9)+:(1)] & ~last_z) begin
                             channel0$d = z$q + core_block_depth;
-                            if (s[(64'hde)+:(1)]) begin
+                            if (s[(64'hdf)+:(1)]) begin
                                 channel0$d = (z$q + core_block_depth) << 32'h1;
                             end
                         end
@@ -22994,7 +24285,7 @@ module npu_u65_256_core$datapath$traversal$readout_walker(clock,rst_n,shape,bloc
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [223:0] shape;
+    input wire  [224:0] shape;
     input wire  blocks$valid;
     input wire  [97:0] blocks$data;
     output reg  blocks$ready;
@@ -23117,7 +24408,7 @@ module npu_u65_256_core$datapath$traversal$readout_walker(clock,rst_n,shape,bloc
         word$rst_n = rst_n;
         done$rst_n = rst_n;
         b = block$q;
-        one_row = shape[(64'had)+:(1)];
+        one_row = shape[(64'hae)+:(1)];
         across = (b[(64'h40)+:(16)] + 32'h1) >> 32'h1;
         if (one_row) begin
             across = (b[(64'h40)+:(16)] + 32'h3) >> 32'h2;
@@ -38900,7 +40191,7 @@ module npu_u65_256_core$datapath$window(y,x,shape,count);
     // Module arguments
     input wire  [15:0] y;
     input wire  [15:0] x;
-    input wire  [223:0] shape;
+    input wire  [224:0] shape;
     output reg  [6:0] count;
     
     // Stub signals

@@ -7,7 +7,7 @@ module traversal_core(clock,rst_n,start,shape,ifm_blocks$valid,ifm_blocks$data,i
     input wire  clock;
     input wire  rst_n;
     input wire  start;
-    input wire  [223:0] shape;
+    input wire  [224:0] shape;
     output wire  ifm_blocks$valid;
     output wire  [260:0] ifm_blocks$data;
     input wire  ifm_blocks$ready;
@@ -16,7 +16,7 @@ module traversal_core(clock,rst_n,start,shape,ifm_blocks$valid,ifm_blocks$data,i
     output wire  filled$ready;
     output reg  [260:0] current;
     output wire  beats$valid;
-    output wire  [95:0] beats$data;
+    output wire  [96:0] beats$data;
     input wire  beats$ready;
     input wire  ib_read;
     input wire  slice_done;
@@ -29,12 +29,12 @@ module traversal_core(clock,rst_n,start,shape,ifm_blocks$valid,ifm_blocks$data,i
     reg  block_walker$clock;
     reg  block_walker$rst_n;
     reg  block_walker$start;
-    reg  [223:0] block_walker$shape;
+    reg  [224:0] block_walker$shape;
     reg  block_walker$ib_release;
     wire  block_walker$busy;
     reg  beat_walker$clock;
     reg  beat_walker$rst_n;
-    reg  [223:0] beat_walker$shape;
+    reg  [224:0] beat_walker$shape;
     wire  [260:0] beat_walker$current;
     wire  beat_walker$finished$valid;
     wire  [97:0] beat_walker$finished$data;
@@ -43,7 +43,7 @@ module traversal_core(clock,rst_n,start,shape,ifm_blocks$valid,ifm_blocks$data,i
     wire  beat_walker$busy;
     reg  readout_walker$clock;
     reg  readout_walker$rst_n;
-    reg  [223:0] readout_walker$shape;
+    reg  [224:0] readout_walker$shape;
     reg  readout_walker$blocks$valid;
     reg  [97:0] readout_walker$blocks$data;
     wire  readout_walker$blocks$ready;
@@ -150,13 +150,13 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [223:0] shape;
+    input wire  [224:0] shape;
     input wire  jobs$valid;
     input wire  [260:0] jobs$data;
     output reg  jobs$ready;
     output reg  [260:0] current;
     output reg  beats$valid;
-    output reg  [95:0] beats$data;
+    output reg  [96:0] beats$data;
     input wire  beats$ready;
     output reg  finished$valid;
     output reg  [97:0] finished$data;
@@ -205,10 +205,10 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
     reg  mx$rst_n;
     reg  [15:0] mx$d;
     wire  [15:0] mx$q;
-    reg  high$clock;
-    reg  high$rst_n;
-    reg  high$d;
-    wire  high$q;
+    reg  beat_byte$clock;
+    reg  beat_byte$rst_n;
+    reg  [1:0] beat_byte$d;
+    wire  [1:0] beat_byte$q;
     reg  word$clock;
     reg  word$rst_n;
     reg  [8:0] word$d;
@@ -227,7 +227,7 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
     wire  [1:0] ab_held$q;
     
     // Local signals
-    reg  [223:0] s;
+    reg  [224:0] s;
     reg  [260:0] j;
     reg  [15:0] across;
     reg  [15:0] down;
@@ -240,6 +240,8 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
     reg  [15:0] elements;
     reg  [15:0] loop_channels;
     reg  [15:0] ifm_channel;
+    reg  [15:0] channel_step;
+    reg  last_byte;
     reg  padding;
     reg  last_microblock;
     reg  group_end;
@@ -314,11 +316,11 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
         .d(mx$d),
         .q(mx$q)
     );
-    traversal_core$beat_walker$high high(
-        .clock(high$clock),
-        .rst_n(high$rst_n),
-        .d(high$d),
-        .q(high$q)
+    traversal_core$beat_walker$beat_byte beat_byte(
+        .clock(beat_byte$clock),
+        .rst_n(beat_byte$rst_n),
+        .d(beat_byte$d),
+        .q(beat_byte$q)
     );
     traversal_core$beat_walker$word word(
         .clock(word$clock),
@@ -357,7 +359,7 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
         inner$clock = clock;
         my$clock = clock;
         mx$clock = clock;
-        high$clock = clock;
+        beat_byte$clock = clock;
         word$clock = clock;
         group_base$clock = clock;
         ab_half$clock = clock;
@@ -372,7 +374,7 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
         inner$d = inner$q;
         my$d = my$q;
         mx$d = mx$q;
-        high$d = high$q;
+        beat_byte$d = beat_byte$q;
         word$d = word$q;
         group_base$d = group_base$q;
         ab_half$d = ab_half$q;
@@ -387,7 +389,7 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
         inner$rst_n = rst_n;
         my$rst_n = rst_n;
         mx$rst_n = rst_n;
-        high$rst_n = rst_n;
+        beat_byte$rst_n = rst_n;
         word$rst_n = rst_n;
         group_base$rst_n = rst_n;
         ab_half$rst_n = rst_n;
@@ -396,7 +398,7 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
         j = job$q;
         current = job$q;
         across = (j[(64'h40)+:(16)] + 32'h1) >> 32'h1;
-        if (s[(64'had)+:(1)]) begin
+        if (s[(64'hae)+:(1)]) begin
             across = (j[(64'h40)+:(16)] + 32'h3) >> 32'h2;
         end
         down = (j[(64'h30)+:(16)] + 32'h1) >> 32'h1;
@@ -413,12 +415,19 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
         if (s[(64'haa)+:(1)] & s[(64'hac)+:(1)]) begin
             elements = (area + 32'h1) & 32'hfffe;
         end
-        if (s[(64'hdf)+:(1)]) begin
+        if (s[(64'he0)+:(1)]) begin
             elements = area;
         end
         loop_channels = 32'h20;
         if (s[(64'hac)+:(1)]) begin
             loop_channels = 32'h10;
+        end
+        if (s[(64'had)+:(1)]) begin
+            loop_channels = 32'h8;
+        end
+        channel_step = 32'h8;
+        if (s[(64'had)+:(1)]) begin
+            channel_step = 32'h4;
         end
         if (s[(64'haa)+:(1)]) begin
             loop_channels = j[(64'hb0)+:(16)];
@@ -431,9 +440,10 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
             ifm_channel = ublock$q;
         end
         padding = (ky$q >= j[(64'he0)+:(16)]) | (~s[(64'ha9)+:(1)] & (ifm_channel >= j[(64'hb0)+:(16)]));
-        last_microblock = (mx$q + 32'h1 == across) & (my$q + 32'h1 == down) & (high$q | ~s[(64'hac)+:(1)]);
+        last_byte = (~s[(64'hac)+:(1)] & ~s[(64'had)+:(1)]) | (s[(64'hac)+:(1)] & (beat_byte$q == 32'h1)) | (s[(64'had)+:(1)] & (beat_byte$q == 32'h3));
+        last_microblock = (mx$q + 32'h1 == across) & (my$q + 32'h1 == down) & last_byte;
         group_end = padding | last_microblock;
-        last_inner = s[(64'haa)+:(1)] | (inner$q + 32'h8 >= loop_channels);
+        last_inner = s[(64'haa)+:(1)] | (inner$q + channel_step >= loop_channels);
         last_element = element$q + 32'h1 == elements;
         last_ublock = ublock$q + 32'h8 >= j[(64'h50)+:(16)];
         last_outer = ~s[(64'haa)+:(1)] | (outer$q + 32'h8 >= loop_channels);
@@ -441,7 +451,7 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
         slice_end = group_end & last_inner & last_element & last_outer & j[(64'h101)+:(1)];
         beats$data[(64'h0)+:(16)] = j[(64'h0)+:(16)] + (my$q << 32'h1);
         beats$data[(64'h10)+:(16)] = j[(64'h10)+:(16)] + (mx$q << 32'h1);
-        if (s[(64'had)+:(1)]) begin
+        if (s[(64'hae)+:(1)]) begin
             beats$data[(64'h10)+:(16)] = j[(64'h10)+:(16)] + (mx$q << 32'h2);
         end
         beats$data[(64'h20)+:(16)] = j[(64'hc0)+:(16)] + ky$q;
@@ -451,18 +461,19 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
         if (ab_half$q) begin
             beats$data[(64'h50)+:(9)] = word$q | 32'h100;
         end
-        beats$data[(64'h59)+:(1)] = j[(64'h100)+:(1)] & (outer$q == 32'h0) & (element$q == 32'h0) & (inner$q == 32'h0) & ~high$q;
-        beats$data[(64'h5a)+:(1)] = high$q;
-        beats$data[(64'h5b)+:(1)] = padding;
-        beats$data[(64'h5c)+:(1)] = group_end;
-        beats$data[(64'h5d)+:(1)] = job_end;
-        beats$data[(64'h5e)+:(1)] = slice_end;
-        beats$data[(64'h5f)+:(1)] = job_end & j[(64'h101)+:(1)];
+        beats$data[(64'h59)+:(1)] = j[(64'h100)+:(1)] & (outer$q == 32'h0) & (element$q == 32'h0) & (inner$q == 32'h0) & (beat_byte$q == 32'h0);
+        beats$data[(64'h5a)+:(2)] = beat_byte$q;
+        beats$data[(64'h5c)+:(1)] = padding;
+        beats$data[(64'h5d)+:(1)] = group_end;
+        beats$data[(64'h5e)+:(1)] = job_end;
+        beats$data[(64'h5f)+:(1)] = slice_end;
+        beats$data[(64'h60)+:(1)] = job_end & j[(64'h101)+:(1)];
         beats$valid = active$q;
         take = beats$valid & beats$ready;
         if (take) begin
-            high$d = s[(64'hac)+:(1)] & ~high$q;
-            if (~s[(64'hac)+:(1)] | high$q) begin
+            beat_byte$d = beat_byte$q + 32'h1;
+            if (last_byte) begin
+                beat_byte$d = 32'h0;
                 word$d = word$q + 32'h1;
                 mx$d = mx$q + 32'h1;
                 if (mx$q + 32'h1 == across) begin
@@ -472,10 +483,10 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
             end
             if (group_end) begin
                 word$d = group_base$q;
-                high$d = 1'b0;
+                beat_byte$d = 32'h0;
                 mx$d = 32'h0;
                 my$d = 32'h0;
-                inner$d = inner$q + 32'h8;
+                inner$d = inner$q + channel_step;
                 if (last_inner) begin
                     inner$d = 32'h0;
                     element$d = element$q + 32'h1;
@@ -593,6 +604,25 @@ module traversal_core$beat_walker$active(clock,rst_n,d,q);
 endmodule // traversal_core$beat_walker$active
 
 
+module traversal_core$beat_walker$beat_byte(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // traversal_core$beat_walker$beat_byte
+
+
 module traversal_core$beat_walker$element(clock,rst_n,d,q);
     
     // Module arguments
@@ -629,25 +659,6 @@ module traversal_core$beat_walker$group_base(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // traversal_core$beat_walker$group_base
-
-
-module traversal_core$beat_walker$high(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // traversal_core$beat_walker$high
 
 
 module traversal_core$beat_walker$inner(clock,rst_n,d,q);
@@ -827,7 +838,7 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
     input wire  clock;
     input wire  rst_n;
     input wire  start;
-    input wire  [223:0] shape;
+    input wire  [224:0] shape;
     output reg  jobs$valid;
     output reg  [260:0] jobs$data;
     input wire  jobs$ready;
@@ -877,7 +888,7 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
     wire  [1:0] held$q;
     
     // Local signals
-    reg  [223:0] s;
+    reg  [224:0] s;
     reg  [15:0] block_height;
     reg  [15:0] block_width;
     reg  [15:0] block_depth;
@@ -1006,25 +1017,25 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
         ib_half$rst_n = rst_n;
         held$rst_n = rst_n;
         s = shape;
-        block_height = s[(64'hae)+:(16)];
-        if (s[(64'h0)+:(16)] - y$q < s[(64'hae)+:(16)]) begin
+        block_height = s[(64'haf)+:(16)];
+        if (s[(64'h0)+:(16)] - y$q < s[(64'haf)+:(16)]) begin
             block_height = s[(64'h0)+:(16)] - y$q;
         end
-        block_width = s[(64'hbe)+:(16)];
-        if (s[(64'h10)+:(16)] - x$q < s[(64'hbe)+:(16)]) begin
+        block_width = s[(64'hbf)+:(16)];
+        if (s[(64'h10)+:(16)] - x$q < s[(64'hbf)+:(16)]) begin
             block_width = s[(64'h10)+:(16)] - x$q;
         end
         core_depth = s[(64'h20)+:(16)];
-        core_block_depth = s[(64'hce)+:(16)];
-        if (s[(64'hde)+:(1)]) begin
+        core_block_depth = s[(64'hcf)+:(16)];
+        if (s[(64'hdf)+:(1)]) begin
             core_depth = (s[(64'h20)+:(16)] + 32'h1) >> 32'h1;
-            core_block_depth = (s[(64'hce)+:(16)] + 32'h1) >> 32'h1;
+            core_block_depth = (s[(64'hcf)+:(16)] + 32'h1) >> 32'h1;
             if (core$q) begin
                 core_depth = s[(64'h20)+:(16)] >> 32'h1;
-                core_block_depth = s[(64'hce)+:(16)] >> 32'h1;
+                core_block_depth = s[(64'hcf)+:(16)] >> 32'h1;
             end
         end
-        second_core = s[(64'hde)+:(1)] & ~core$q & ((s[(64'h20)+:(16)] >> 32'h1) != 32'h0) & ((s[(64'hce)+:(16)] >> 32'h1) != 32'h0);
+        second_core = s[(64'hdf)+:(1)] & ~core$q & ((s[(64'h20)+:(16)] >> 32'h1) != 32'h0) & ((s[(64'hcf)+:(16)] >> 32'h1) != 32'h0);
         last_z = z$q + core_block_depth >= core_depth;
         block_depth = core_block_depth;
         if (core_depth - z$q < core_block_depth) begin
@@ -1036,12 +1047,15 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
         if (s[(64'haa)+:(1)] | s[(64'hac)+:(1)]) begin
             ifm_block_depth = 32'h10;
         end
+        if (s[(64'had)+:(1)]) begin
+            ifm_block_depth = 32'h8;
+        end
         if (s[(64'ha9)+:(1)]) begin
             channel_start = z$q;
             channel_end = z$q + block_depth;
-            ifm_block_depth = s[(64'hce)+:(16)];
+            ifm_block_depth = s[(64'hcf)+:(16)];
         end
-        if (s[(64'ha9)+:(1)] & s[(64'hde)+:(1)]) begin
+        if (s[(64'ha9)+:(1)] & s[(64'hdf)+:(1)]) begin
             channel_start = z$q << 32'h1;
             channel_end = (z$q + block_depth) << 32'h1;
             if (channel_end > s[(64'h30)+:(16)]) begin
@@ -1182,18 +1196,18 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
                             core$d = second_core;
                         end
                         if (last_z & ~second_core) begin
-                            x$d = x$q + s[(64'hbe)+:(16)];
-                            if (x$q + s[(64'hbe)+:(16)] >= s[(64'h10)+:(16)]) begin
+                            x$d = x$q + s[(64'hbf)+:(16)];
+                            if (x$q + s[(64'hbf)+:(16)] >= s[(64'h10)+:(16)]) begin
                                 x$d = 32'h0;
-                                y$d = y$q + s[(64'hae)+:(16)];
-                                if (y$q + s[(64'hae)+:(16)] >= s[(64'h0)+:(16)]) begin
+                                y$d = y$q + s[(64'haf)+:(16)];
+                                if (y$q + s[(64'haf)+:(16)] >= s[(64'h0)+:(16)]) begin
                                     running$d = 1'b0;
                                 end
                             end
                         end
                         if (s[(64'ha9)+:(1)] & ~last_z) begin
                             channel0$d = z$q + core_block_depth;
-                            if (s[(64'hde)+:(1)]) begin
+                            if (s[(64'hdf)+:(1)]) begin
                                 channel0$d = (z$q + core_block_depth) << 32'h1;
                             end
                         end
@@ -1562,7 +1576,7 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [223:0] shape;
+    input wire  [224:0] shape;
     input wire  blocks$valid;
     input wire  [97:0] blocks$data;
     output reg  blocks$ready;
@@ -1685,7 +1699,7 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
         word$rst_n = rst_n;
         done$rst_n = rst_n;
         b = block$q;
-        one_row = shape[(64'had)+:(1)];
+        one_row = shape[(64'hae)+:(1)];
         across = (b[(64'h40)+:(16)] + 32'h1) >> 32'h1;
         if (one_row) begin
             across = (b[(64'h40)+:(16)] + 32'h3) >> 32'h2;
@@ -1935,7 +1949,7 @@ module traversal(
     input wire clock;
     input wire rst_n;
     input wire start;
-    input wire [223:0] shape;
+    input wire [224:0] shape;
     output wire ifm_blocks_valid;
     output wire [260:0] ifm_blocks_data;
     input wire ifm_blocks_ready;
@@ -1944,7 +1958,7 @@ module traversal(
     output wire filled_ready;
     output wire [260:0] current;
     output wire beats_valid;
-    output wire [95:0] beats_data;
+    output wire [96:0] beats_data;
     input wire beats_ready;
     input wire ib_read;
     input wire slice_done;

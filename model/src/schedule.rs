@@ -54,7 +54,8 @@ pub struct ConvShape {
     pub upscale: UpscaleMode,
     pub traversal: Traversal,
     pub decomposition: KernelDecomposition,
-    /// IFM element width in bits, 8 or 16.
+    /// IFM element width in bits, 8 or 16; 32 for an int32 REDUCE_SUM
+    /// (TRM table 4-125), whose beats carry 4 channels.
     pub ifm_bits: u32,
     /// NPU_SET_OFM_BLK_HEIGHT/WIDTH/DEPTH_M1 + 1.
     pub block_height: usize,
@@ -119,10 +120,12 @@ pub struct IfmRect {
 
 impl IfmRect {
     /// Bytes per position in the shared buffer: the block's channels padded
-    /// to 8 bytes (TRM table 4-135: ALIGN(IFM_MEMBLK_DEPTH * bytes, 8)), so
-    /// an 8-channel group is an aligned half line (int8) or line (int16).
+    /// to 8 bytes (TRM table 4-135: ALIGN(IFM_MEMBLK_DEPTH * bytes, 8)), or
+    /// 16 for 16- and 32-bit elements, so a beat's channel group is an
+    /// aligned half line (int8) or line (int16, int32).
     pub fn position_bytes(&self, ifm_bits: u32) -> usize {
-        (self.channels * ifm_bits as usize / 8).next_multiple_of(8)
+        let align = if ifm_bits == 8 { 8 } else { 16 };
+        (self.channels * ifm_bits as usize / 8).next_multiple_of(align)
     }
 }
 
@@ -195,9 +198,27 @@ impl ConvShape {
             self.block_depth
         } else if self.traversal == Traversal::PartKernelFirst || self.ifm_bits == 16 {
             16
+        } else if self.ifm_bits == 32 {
+            // As many bytes as 32 8-bit channels.
+            8
         } else {
             32
         }
+    }
+
+    /// IFM channels a beat carries: 8, or 4 of a 32-bit IFM (one
+    /// shared-buffer line a position).
+    pub fn beat_channels(&self) -> usize {
+        if self.ifm_bits == 32 {
+            U65_UBLOCK_DEPTH / 2
+        } else {
+            U65_UBLOCK_DEPTH
+        }
+    }
+
+    /// Beats a microblock takes per group: one per byte of an activation.
+    pub fn activation_bytes(&self) -> usize {
+        self.ifm_bits as usize / 8
     }
 
     /// Cores the OFM channels are split between: 2 in parallel mode.
@@ -412,7 +433,7 @@ impl ConvShape {
             for ofm_channel in (0..ofm.depth).step_by(ub) {
                 for element in 0..elements {
                     let (kx, ky) = (element % sub.width, element / sub.width);
-                    for inner in (0..inner_d).step_by(ub) {
+                    for inner in (0..inner_d).step_by(self.beat_channels()) {
                         let ifm_channel = if dw { ofm_channel } else { outer + inner };
                         let padding = ky >= sub.height || (!dw && ifm_channel >= channels);
                         out.push(WeightGroup {
@@ -538,8 +559,9 @@ pub struct Beat {
     pub acc_address: usize,
     /// The accumulators start from zero.
     pub first: bool,
-    /// The high byte of 16-bit activations.
-    pub high: bool,
+    /// The part of multi-byte activations the beat carries: 1 the high
+    /// byte of 16-bit ones, 0-3 the byte of 32-bit ones.
+    pub byte: usize,
     /// A weight group of padding: consumed, nothing multiplied.
     pub skip: bool,
     pub group_end: bool,
@@ -599,15 +621,15 @@ impl ConvShape {
                     && (self.depthwise() || g.ifm_channel == 0);
                 let job_end = gi + 1 == group_count;
                 let word = half * AB_HALF_WORDS + g.ofm_channel / U65_UBLOCK_DEPTH * m_count;
-                let beat = |(oy, ox): (usize, usize), m: usize, high: bool, end: bool| Beat {
+                let beat = |(oy, ox): (usize, usize), m: usize, byte: usize, end: bool| Beat {
                     oy,
                     ox,
                     ky: g.ky,
                     kx: g.kx,
                     ifm_channel: g.ifm_channel,
                     acc_address: word + m,
-                    first: first && !high,
-                    high,
+                    first: first && byte == 0,
+                    byte,
                     skip: g.padding,
                     group_end: end,
                     job_end: job_end && end,
@@ -615,14 +637,14 @@ impl ConvShape {
                     block_end: op.last && job_end && end,
                 };
                 if g.padding {
-                    out.push(beat((op.ofm.y, op.ofm.x), 0, false, true));
+                    out.push(beat((op.ofm.y, op.ofm.x), 0, 0, true));
                     continue;
                 }
-                let halves = if self.ifm_bits == 16 { 2 } else { 1 };
+                let bytes = self.activation_bytes();
                 for (m, at) in op.ofm.microblocks(ublock).enumerate() {
-                    for h in 0..halves {
-                        let end = m + 1 == m_count && h + 1 == halves;
-                        out.push(beat(at, m, h == 1, end));
+                    for byte in 0..bytes {
+                        let end = m + 1 == m_count && byte + 1 == bytes;
+                        out.push(beat(at, m, byte, end));
                     }
                 }
             }

@@ -1,8 +1,9 @@
 //! Random convolution jobs: valid NPU_OP_CONV and NPU_OP_DEPTHWISE
 //! operations as complete jobs (command stream, IFM, weight stream,
 //! scale/bias stream and OFM regions), for the random datapath suite and the
-//! convolution benchmark; and pools (NPU_OP_POOL max, average, REDUCE_SUM:
-//! [`ConvSpec::random_pool`], [`random_pool_job`]) the same way, without a
+//! convolution benchmark; and pools (NPU_OP_POOL max, average, REDUCE_SUM
+//! with int32 IFMs too: [`ConvSpec::random_pool`], [`random_pool_job`]) the
+//! same way, without a
 //! weight stream and with scale records only where the output unit scales
 //! (TRM 4.8.2 tables 4-122 and 4-125).
 //!
@@ -39,7 +40,8 @@
 //!   own IFM blocks (`npu_model::schedule`). A position holds `ALIGN(channels,
 //!   8) * element bytes`: so a multiple of 8 bytes, and of 16 for int16;
 //!   channels are min(32, IFM depth) depth-first int8, min(16, IFM depth)
-//!   part-kernel-first or int16, the OFM block depth for depthwise.
+//!   part-kernel-first or int16, min(8, IFM depth) int32 (REDUCE_SUM), the
+//!   OFM block depth for depthwise.
 //!   IFM_IB_END is the smallest that fits (as Vela chooses it) or larger;
 //!   NPU_SET_AB_START follows it.
 //! - Feature maps: bases 16-byte aligned; NHWC strides multiples of the
@@ -544,6 +546,7 @@ impl ConvSpec {
         let channels = match self.traversal() {
             Traversal::DepthWise => block_depth,
             Traversal::DepthFirst if self.ifm_type.bits == 8 => self.ifm_depth.min(32),
+            Traversal::DepthFirst if self.ifm_type.bits == 32 => self.ifm_depth.min(8),
             _ => self.ifm_depth.min(16),
         };
         channels.next_multiple_of(U65_UBLOCK_DEPTH) * self.ifm_type.bytes()
@@ -656,8 +659,16 @@ impl ConvSpec {
         if oh * ow * oc * kh * kw * self.ifm_channels() == 0 {
             return Err("sizes must be positive".into());
         }
-        if !matches!(self.ifm_type, DType::I8 | DType::U8 | DType::I16) {
-            return Err(format!("IFM type {} (int8, uint8, int16)", self.ifm_type));
+        let int32_reduce_sum =
+            self.ifm_type == DType::I32 && self.pool() == Some(PoolingMode::ReduceSum);
+        if !matches!(self.ifm_type, DType::I8 | DType::U8 | DType::I16) && !int32_reduce_sum {
+            return Err(format!(
+                "IFM type {} (int8, uint8, int16; int32 for REDUCE_SUM)",
+                self.ifm_type
+            ));
+        }
+        if self.ifm_type == DType::I32 && self.ifm_zero_point != 0 {
+            return Err("a 32-bit IFM's zero point is 0 (TRM 4.6.4)".into());
         }
         if !matches!(
             self.ofm_type,
@@ -799,8 +810,9 @@ impl ConvSpec {
 
     /// A random valid pool ([`ConvSpec::random`]'s knobs, then the pooling
     /// rules): max, average (zero points 0, as Vela gives them) or
-    /// REDUCE_SUM, int8/uint8/int16; a quarter of those the RTL runs in
-    /// parallel mode on u65-512 are.
+    /// REDUCE_SUM, int8/uint8/int16, and a third of REDUCE_SUMs int32 (an
+    /// int8 softmax's sum of exponentials); a quarter of those the RTL runs
+    /// in parallel mode on u65-512 are.
     pub fn random_pool(rng: &mut StdRng) -> ConvSpec {
         let mode = [
             PoolingMode::Max,
@@ -845,6 +857,10 @@ impl ConvSpec {
                 }
             }
             PoolingMode::ReduceSum => {
+                if rng.gen_bool(1.0 / 3.0) {
+                    spec.ifm_type = DType::I32;
+                    spec.ifm_zero_point = 0;
+                }
                 spec.ofm[2] = 1;
                 spec.ofm_type = DType::I32;
                 spec.ofm_zero_point = 0;
@@ -1098,12 +1114,13 @@ pub(crate) fn random_tiles(rng: &mut StdRng, h: usize, w: usize) -> Tiles {
     }
 }
 
-/// Source IFM values: 8-bit over the whole type, 16-bit over a random
-/// power-of-two range (so accumulators of every size occur).
+/// Source IFM values: 8-bit over the whole type, 16- and 32-bit over a
+/// random power-of-two range (so accumulators of every size occur, and
+/// 32-bit sums that wrap).
 fn random_ifm(rng: &mut StdRng, spec: &ConvSpec, [h, w, c]: [usize; 3]) -> Vec<i64> {
     let t = spec.ifm_type;
-    let (lo, hi) = if t.bits == 16 {
-        let amplitude = 1i64 << rng.gen_range(4..=15);
+    let (lo, hi) = if t.bits > 8 {
+        let amplitude = 1i64 << rng.gen_range(4..t.bits);
         (-amplitude, amplitude - 1)
     } else {
         (t.min(), t.max())

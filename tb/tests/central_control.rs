@@ -171,23 +171,46 @@ fn unknown_pooling_and_elementwise_modes_and_types_are_refused() {
     }
 }
 
-/// An int32 REDUCE_SUM (TRM table 4-125) does not run on the RTL yet: it
-/// stops the stream visibly, QREAD at the operation.
+/// An int32 IFM is for REDUCE_SUM and elementwise operations only (TRM
+/// 4.8.2 tables 4-120, 4-122, 4-124, 4-125), and its zero point must be 0
+/// (TRM 4.6.4 NPU_SET_IFM_ZERO_POINT): a convolution, depthwise or
+/// max/average pool with one, or a REDUCE_SUM with a zero point, stops the
+/// stream with cmd_parse_error, QREAD at the operation, as the golden model
+/// refuses it.
 #[test]
-fn int32_reduce_sum_is_refused() {
+fn int32_ifms_outside_reduce_sum_and_elementwise_are_refused() {
     let precision = Opcode::NpuSetIfmPrecision;
     let value = [("activation_type", 1), ("activation_precision", 2)]
         .iter()
         .fold(0, |v, &(name, x)| precision.field(name).set(v, x));
-    let stream = encode(&[
-        Command::cmd0(precision, value as u16),
-        Command::cmd0(Opcode::NpuOpPool, PoolingMode::ReduceSum.bits() as u16),
-        Command::cmd0(Opcode::NpuOpStop, 0),
-    ]);
-    let mut tb = NpuTb::new("u65-256").unwrap();
-    let state = fault(run(&mut tb, &stream));
-    assert_eq!(field(state.status, "cmd_parse_error"), 1, "{state}");
-    assert_eq!(state.qread, 4, "QREAD stays at the operation: {state}");
+    let reduce_sum = PoolingMode::ReduceSum.bits() as u16;
+    for (op, param, zero_point) in [
+        (Opcode::NpuOpConv, 0, 0),
+        (Opcode::NpuOpDepthwise, 0, 0),
+        (Opcode::NpuOpPool, PoolingMode::Max.bits() as u16, 0),
+        (Opcode::NpuOpPool, PoolingMode::Average.bits() as u16, 0),
+        (Opcode::NpuOpPool, reduce_sum, 3),
+    ] {
+        let stream = encode(&[
+            Command::cmd0(precision, value as u16),
+            Command::cmd0(Opcode::NpuSetIfmZeroPoint, zero_point),
+            Command::cmd0(op, param),
+            Command::cmd0(Opcode::NpuOpStop, 0),
+        ]);
+        let what = format!("{op:?} {param}, zero point {zero_point}");
+        let mut tb = NpuTb::new("u65-256").unwrap();
+        let state = fault(run(&mut tb, &stream));
+        assert_eq!(field(state.status, "cmd_parse_error"), 1, "{what}: {state}");
+        assert_eq!(
+            state.qread, 8,
+            "{what}: QREAD stays at the operation: {state}"
+        );
+        assert_eq!(
+            cleared(state.status),
+            cleared(golden_status(&stream)),
+            "{what}: STATUS against the golden model"
+        );
+    }
 }
 
 /// u65-512 runs parallel-mode convolutions, REDUCE_SUM, and 8-bit depthwise

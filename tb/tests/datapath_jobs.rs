@@ -3,8 +3,8 @@
 //! fully connected layers, NPU_OP_POOL: max, average, REDUCE_SUM, and the
 //! resizes and standalone activations Vela builds from them, and
 //! NPU_OP_ELEMENTWISE; with any activation function: clamp, tanh, sigmoid
-//! or LUT; not an int32 REDUCE_SUM, nor on u65-512 in parallel mode a
-//! 16-bit depthwise or max/average pool) runs on the RTL and on the
+//! or LUT; not on u65-512 in parallel mode a 16-bit depthwise or
+//! max/average pool) runs on the RTL and on the
 //! golden model, and the two agree on memory, the shared buffer outside
 //! the operations' working buffers, STATUS, QREAD and IRQ. The fixtures'
 //! expected outputs are the TFLite interpreter's, so the RTL is checked
@@ -44,8 +44,9 @@ const ACTIVATION: [&str; 7] = [
     "hard_swish_i8",
 ];
 
-/// Pools that must run (TRM 4.8.2 table 4-122, 4-125).
-const POOL: [&str; 7] = [
+/// Pools that must run (TRM 4.8.2 table 4-122, 4-125), among them the int8
+/// softmaxes, whose int32 REDUCE_SUM sums the exponentials.
+const POOL: [&str; 10] = [
     "maxpool_2x2_i16",
     "maxpool_3x3_i8_512",
     "avgpool_3x3_same_i8",
@@ -53,6 +54,9 @@ const POOL: [&str; 7] = [
     "reduce_sum_i16_512",
     "reduce_sum_u8_nhcwb16",
     "resize_bilinear_i8",
+    "softmax_i8",
+    "softmax_i8_c40_512",
+    "softmax_u8_beta07",
 ];
 
 /// Elementwise fixtures that must run (TRM 4.8.2 table 4-124): every mode,
@@ -110,9 +114,6 @@ fn not_yet(job: &Job) -> Option<String> {
                 ifm_precision = Opcode::NpuSetIfmPrecision
                     .field("activation_precision")
                     .get(u64::from(c.param))
-            }
-            Opcode::NpuOpPool if ifm_precision == 2 => {
-                return Some("int32 REDUCE_SUM (refused)".into())
             }
             Opcode::NpuOpDepthwise if parallel && ifm_wide => {
                 return Some("16-bit depthwise in parallel mode (refused)".into())

@@ -225,7 +225,10 @@ fn pools_with_kernels_beyond_64_agree_with_the_golden_model() {
 fn agree(count: u64, make: fn(u64, u64) -> ConvJob) {
     agree_on(count, |seed, index| {
         let cj = make(seed, index);
-        let kind = format!("{:?} {}", cj.spec.kind, cj.job.config.name);
+        let kind = format!(
+            "{:?} {} {}",
+            cj.spec.kind, cj.spec.ifm_type, cj.job.config.name
+        );
         (cj.job, kind, cj.spec.describe())
     });
 }

@@ -1,10 +1,12 @@
 //! The IFM unit (`hw/src/mac_unit/ifm_unit.rs`, TRM 3.3.6.1) on its bench
 //! with a 48 KB shared buffer: random convolutions (int8, uint8 and int16
-//! IFMs with random zero points, strides 1-3, dilations 1-2, kernels up to
+//! IFMs with random zero points, int32 ones as an int32 REDUCE_SUM reads
+//! them: 4-channel groups of four byte beats; strides 1-3, dilations 1-2,
+//! kernels up to
 //! 8x8, padding on every side, upscale none, nearest and insert-zeros), each
 //! with one IFM block (a chunk of channels of the IFM rows and columns an
 //! OFM block needs) written into the buffer, then one request per
-//! (microblock, kernel element, 8-channel group, low/high part) of the OFM
+//! (microblock, kernel element, channel group, activation byte) of the OFM
 //! block under random back-pressure, every activation of the block's
 //! positions compared with the padded, upscaled IFM minus the zero point that
 //! the golden model multiplies (`npu_model::ops`: `load_fm`,
@@ -102,7 +104,7 @@ impl Operation {
     }
 
     fn try_random(rng: &mut StdRng) -> Option<Operation> {
-        let ifm = [DType::I8, DType::U8, DType::I16][rng.gen_range(0..3)];
+        let ifm = [DType::I8, DType::U8, DType::I16, DType::I32][rng.gen_range(0..4)];
         let one_row = rng.gen_bool(1.0 / 3.0);
         let upscale =
             [UpscaleMode::None, UpscaleMode::Nearest, UpscaleMode::Zeros][rng.gen_range(0..3)];
@@ -133,7 +135,9 @@ impl Operation {
             return None;
         }
         let depth = rng.gen_range(1..=40);
+        // TRM 4.6.4: a 32-bit IFM's zero point is 0.
         let zero_point = match rng.gen_range(0..4) {
+            _ if ifm.bits == 32 => 0,
             0 => 0,
             1 => ifm.min(),
             2 => ifm.max(),
@@ -179,7 +183,7 @@ impl Operation {
             position_bytes: 0,
             ib_base: 0,
             interleaved: (ifm.bits == 8 && rng.gen_bool(1.0 / 3.0)).then(|| rng.gen_bool(0.5)),
-            pad_minimum: upscale != UpscaleMode::Zeros && rng.gen_bool(0.25),
+            pad_minimum: ifm.bits < 32 && upscale != UpscaleMode::Zeros && rng.gen_bool(0.25),
         };
         // The source rows and columns the OFM block reads.
         let (origin_y, rows) = op.needed(
@@ -202,15 +206,28 @@ impl Operation {
         op.origin_x = origin_x;
         op.ib_height = rows;
         op.ib_width = columns + rng.gen_range(0..=2);
-        // An 8-channel group is one aligned half line (8-bit) or line
-        // (16-bit): positions and the base aligned to its size.
-        let group_bytes = if op.interleaved.is_some() {
-            16
-        } else {
-            8 * ifm.bytes()
-        };
+        let group_bytes = op.group_bytes();
         op.position_bytes = (op.chunk.len() * ifm.bytes()).div_ceil(group_bytes) * group_bytes;
         Some(op)
+    }
+
+    /// Channels of a request's group: 8, 16 interleaved (every other one
+    /// taken), 4 of 32 bits.
+    fn group_channels(&self) -> usize {
+        match (self.interleaved, self.ifm.bits) {
+            (Some(_), _) => 16,
+            (None, 32) => 4,
+            _ => 8,
+        }
+    }
+
+    /// A group is one aligned half line (8-bit) or line (16- and 32-bit,
+    /// interleaved): positions and the base are aligned to its size.
+    fn group_bytes(&self) -> usize {
+        match (self.interleaved, self.ifm.bits) {
+            (None, 8) => 8,
+            _ => 16,
+        }
     }
 
     /// The first source row (column) the OFM rows (columns) `range` read
@@ -320,6 +337,7 @@ impl Operation {
             dilation_x: (self.dilation_x as u64).into(),
             upscale: u64::from(self.upscale.bits()).into(),
             wide: self.ifm.bits == 16,
+            int32: self.ifm.bits == 32,
             one_row: self.one_row,
             signed: self.ifm.signed,
             zero_point: (self.zero_point as u64 & 0xffff).into(),
@@ -334,7 +352,7 @@ impl Operation {
     /// channels outside the chunk).
     fn requests(&self) -> Vec<(IfmRequest, Vec<Option<i64>>)> {
         let (padded, pw) = self.padded();
-        let wide = self.ifm.bits == 16;
+        let bytes = self.ifm.bytes();
         // Microblock height and width; position p is (p / width, p % width).
         let (uh, uw) = if self.one_row { (1, 4) } else { (2, 2) };
         let mut out = Vec::new();
@@ -342,19 +360,17 @@ impl Operation {
             for ox in self.block_x.clone().step_by(uw) {
                 for ky in 0..self.kernel_h {
                     for kx in 0..self.kernel_w {
-                        // An interleaved group spans 16 channels.
-                        let span = if self.interleaved.is_some() { 16 } else { 8 };
+                        let span = self.group_channels();
                         let odd = usize::from(self.interleaved == Some(true));
                         for group in 0..self.chunk.len().div_ceil(span) {
-                            for high in [false, true].into_iter().take(1 + usize::from(wide)) {
+                            for byte in 0..bytes.min(4) {
                                 let request = IfmRequest {
                                     oy: (oy as u64).into(),
                                     ox: (ox as u64).into(),
                                     ky: (ky as u64).into(),
                                     kx: (kx as u64).into(),
-                                    channel_offset: ((group * span * self.ifm.bytes()) as u64)
-                                        .into(),
-                                    high,
+                                    channel_offset: ((group * span * bytes) as u64).into(),
+                                    byte: (byte as u64).into(),
                                 };
                                 let acts = (0..32)
                                     .map(|lane| {
@@ -362,19 +378,21 @@ impl Operation {
                                         let (y, x) = (oy + p / uw, ox + p % uw);
                                         let ch = match self.interleaved {
                                             Some(_) => self.chunk.start + group * 16 + 2 * k + odd,
-                                            None => self.chunk.start + group * 8 + k,
+                                            None => self.chunk.start + group * span + k,
                                         };
+                                        // 32 bits: lanes 4-7 are don't-cares.
                                         let inside = self.block_y.contains(&y)
                                             && self.block_x.contains(&x)
-                                            && self.chunk.contains(&ch);
+                                            && self.chunk.contains(&ch)
+                                            && k < span;
                                         inside.then(|| {
                                             let py = y * self.stride_y + ky * self.dilation_y;
                                             let px = x * self.stride_x + kx * self.dilation_x;
                                             let d = padded[(py * pw + px) * self.depth + ch];
-                                            match (wide, high) {
-                                                (false, _) => d,
-                                                (true, false) => d & 0xff,
-                                                (true, true) => d >> 8,
+                                            match (bytes, byte + 1 == bytes) {
+                                                (1, _) => d,
+                                                (_, false) => (d >> (8 * byte)) & 0xff,
+                                                (_, true) => d >> (8 * byte),
                                             }
                                         })
                                     })
@@ -517,11 +535,7 @@ impl Bench {
 fn place(ops: &mut [Operation], rng: &mut StdRng) -> bool {
     let mut at: usize = 0;
     for op in ops.iter_mut() {
-        let align = if op.interleaved.is_some() {
-            16
-        } else {
-            8 * op.ifm.bytes()
-        };
+        let align = op.group_bytes();
         // Sometimes no gap: blocks sharing a line.
         let gap = if rng.gen_bool(0.3) {
             0

@@ -7,8 +7,9 @@
 //! Blocks are conv, depthwise or max pooling (NPU_OP_POOL mode 0:
 //! depthwise with unit weights, each word the maximum of its values; a
 //! 16-bit value's low beat held for its high beat), with 8-bit activations (int8, uint8, full
-//! 9-bit and extremes) or 16-bit ones (a low and a high beat on the same
-//! word, back to back), full, sparse or extreme weights. Their beats either
+//! 9-bit and extremes), 16-bit ones (a low and a high beat on the same
+//! word, back to back) or 32-bit ones (an int32 REDUCE_SUM's four byte
+//! beats), full, sparse or extreme weights. Their beats either
 //! sweep a set of words once per weight group, as the weight-stationary
 //! traversal does (one-word sets included: every beat on the word of the
 //! beat before), or hit the set's words in random order with repeats and
@@ -51,7 +52,7 @@ type Word = [i64; ACCUMULATORS];
 /// Words of one half of the AB.
 const HALF: usize = 1 << (ACC_ADDRESS_BITS - 1);
 
-/// One step of a block: one beat, or two for 16-bit activations.
+/// One step of a block: one beat per byte of its activations.
 #[derive(Clone)]
 struct Step {
     address: usize,
@@ -68,8 +69,9 @@ struct Block {
     /// Max pooling: each word keeps the largest value (depthwise, unit
     /// weights, as the datapath's pools use it).
     max: bool,
-    /// 16-bit activations: each step is a low and a high beat.
-    wide: bool,
+    /// Bytes of an activation: 1, or 2 (a low and a high beat a step), or
+    /// 4 (a beat per byte).
+    activation_bytes: usize,
     steps: Vec<Step>,
 }
 
@@ -115,22 +117,18 @@ impl Block {
         seen
     }
 
-    /// Its operand beats: a 16-bit activation v as `v & 0xff`, then
-    /// `v >> 8` flagged `high`.
+    /// Its operand beats: an 8-bit activation v whole; a 16-bit one as
+    /// `v & 0xff`, then `v >> 8` as `byte` 1; a 32-bit one as
+    /// `(v >> 8b) & 0xff` for bytes b 0-2, then `v >> 24` as `byte` 3.
     fn beats(&self) -> Vec<Beat> {
         let mut beats = Vec::new();
         for step in &self.steps {
-            // The whole value, or the 16-bit value's low or high part.
-            let halves: &[Option<bool>] = if self.wide {
-                &[Some(false), Some(true)]
-            } else {
-                &[None]
-            };
-            for &half in halves {
-                let part = |v: i64| match half {
-                    None => v,
-                    Some(false) => v & 0xff,
-                    Some(true) => v >> 8,
+            for byte in 0..self.activation_bytes {
+                let top = byte + 1 == self.activation_bytes;
+                let part = |v: i64| match (self.activation_bytes, top) {
+                    (1, _) => v,
+                    (_, false) => (v >> (8 * byte)) & 0xff,
+                    (_, true) => v >> (8 * byte),
                 };
                 let mut acts = step.acts;
                 acts.iter_mut().flatten().for_each(|v| *v = part(*v));
@@ -138,12 +136,12 @@ impl Block {
                     acts,
                     weights: step.weights,
                     address: step.address,
-                    first: step.first && half != Some(true),
+                    first: step.first && byte == 0,
                     slice_end: false,
                     depthwise: self.depthwise,
-                    high: half == Some(true),
+                    byte,
                     max: self.max,
-                    low: half == Some(false),
+                    low: self.activation_bytes == 2 && byte == 0,
                 });
             }
         }
@@ -159,7 +157,7 @@ struct Beat {
     first: bool,
     slice_end: bool,
     depthwise: bool,
-    high: bool,
+    byte: usize,
     max: bool,
     low: bool,
 }
@@ -181,7 +179,7 @@ struct Layout {
     first: usize,
     slice_end: usize,
     depthwise: usize,
-    high: usize,
+    byte: usize,
     max: usize,
     low: usize,
     words: usize,
@@ -197,7 +195,7 @@ impl Layout {
             first: b.get_my_offset_first(),
             slice_end: b.get_my_offset_slice_end(),
             depthwise: b.get_my_offset_depthwise(),
-            high: b.get_my_offset_high(),
+            byte: b.get_my_offset_byte(),
             max: b.get_my_offset_max(),
             low: b.get_my_offset_low(),
             words: bits.div_ceil(32),
@@ -239,12 +237,12 @@ impl Layout {
             (self.first, beat.first),
             (self.slice_end, beat.slice_end),
             (self.depthwise, beat.depthwise),
-            (self.high, beat.high),
             (self.max, beat.max),
             (self.low, beat.low),
         ] {
             put(&mut words, at, 1, i64::from(flag));
         }
+        put(&mut words, self.byte, 2, beat.byte as i64);
         words
     }
 }
@@ -281,6 +279,10 @@ enum ActKind {
     Int16,
     /// The ends of the 17-bit range a high beat can carry (16-bit blocks).
     Extreme16,
+    /// int32 (32-bit blocks; the zero point is 0).
+    Int32,
+    /// The ends of the int32 range and values around byte boundaries.
+    Extreme32,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -301,6 +303,18 @@ fn act(kind: ActKind, zero_point: i64, rng: &mut StdRng) -> i64 {
         ActKind::Extreme => *[-256, -255, 255, 0, 1, -1].choose(rng).unwrap(),
         ActKind::Int16 => rng.gen_range(-32768..=32767) - zero_point,
         ActKind::Extreme16 => *[-65536, -65535, 65535, 255, 256, -1].choose(rng).unwrap(),
+        ActKind::Int32 => rng.gen_range(i64::from(i32::MIN)..=i64::from(i32::MAX)),
+        ActKind::Extreme32 => *[
+            i64::from(i32::MIN),
+            i64::from(i32::MAX),
+            -1,
+            0xff_ffff,
+            0x100_0000,
+            -0x100_0000,
+            0xffff,
+        ]
+        .choose(rng)
+        .unwrap(),
     }
 }
 
@@ -326,16 +340,21 @@ fn weight(kind: WeightKind, rng: &mut StdRng) -> i64 {
 fn random_block(half: usize, rng: &mut StdRng) -> Block {
     let max = rng.gen_bool(0.2);
     let depthwise = max || rng.gen_bool(0.3);
-    let wide = rng.gen_bool(0.3);
-    let kinds: &[ActKind] = if wide {
-        &[ActKind::Int16, ActKind::Extreme16]
-    } else {
-        &[
+    // 32-bit activations only in sums (REDUCE_SUM).
+    let activation_bytes = match rng.gen_range(0..10) {
+        0..=2 => 2,
+        3 if !max => 4,
+        _ => 1,
+    };
+    let kinds: &[ActKind] = match activation_bytes {
+        2 => &[ActKind::Int16, ActKind::Extreme16],
+        4 => &[ActKind::Int32, ActKind::Extreme32],
+        _ => &[
             ActKind::Int8,
             ActKind::Uint8,
             ActKind::Full,
             ActKind::Extreme,
-        ]
+        ],
     };
     let kind = *kinds.choose(rng).unwrap();
     let zero_point = match kind {
@@ -401,7 +420,7 @@ fn random_block(half: usize, rng: &mut StdRng) -> Block {
     Block {
         depthwise,
         max,
-        wide,
+        activation_bytes,
         steps,
     }
 }
@@ -413,7 +432,7 @@ fn wrapping_block(address: usize) -> Block {
     Block {
         depthwise: false,
         max: false,
-        wide: true,
+        activation_bytes: 2,
         steps: (0..steps)
             .map(|s| Step {
                 address,
@@ -430,7 +449,7 @@ fn filling_block(half: usize, rng: &mut StdRng) -> Block {
     Block {
         depthwise: false,
         max: false,
-        wide: false,
+        activation_bytes: 1,
         steps: (half * HALF..(half + 1) * HALF)
             .map(|address| Step {
                 address,

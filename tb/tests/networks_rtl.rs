@@ -3,9 +3,10 @@
 //! demo network starts a user DMA (the next layer's weights) with three
 //! kernel operations ahead of it, of which the oldest reads what the DMA
 //! writes: central control holds the DMA until two are left, as Vela
-//! expects (`npu_spec::command::DMA_KERNELS_AHEAD`). `tanh_softmax` waits for the int32 REDUCE_SUM the RTL
-//! refuses (its softmax), and `mobilenet_v2_sized` runs on the golden
-//! model only (`npu_sim_tflite.rs`): it takes minutes on the RTL.
+//! expects (`npu_spec::command::DMA_KERNELS_AHEAD`). `tanh_softmax` has an
+//! int8 softmax (its exponentials summed by an int32 REDUCE_SUM);
+//! `mobilenet_v2_sized` has MobileNetV2's feature-map sizes and its final
+//! 7x7x1280 MEAN (about 350,000 NPU cycles).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -61,6 +62,16 @@ fn a_two_input_two_output_network_runs_bit_exact_on_the_rtl() {
         &["input0.bin", "input1.bin"],
         &["expected0.bin", "expected1.bin"],
     );
+}
+
+#[test]
+fn a_tanh_and_softmax_network_runs_bit_exact_on_the_rtl() {
+    runs_bit_exact("tanh_softmax", &["input.bin"], &["expected.bin"]);
+}
+
+#[test]
+fn a_mobilenet_v2_sized_network_runs_bit_exact_on_the_rtl() {
+    runs_bit_exact("mobilenet_v2_sized", &["input.bin"], &["expected.bin"]);
 }
 
 #[test]

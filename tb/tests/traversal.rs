@@ -1,6 +1,6 @@
 //! The convolution block traversal (`hw/src/central_control/traversal`,
 //! TRM 4.9) on its own bench: random convolutions (both weight orders,
-//! depthwise, 8- and 16-bit IFMs, kernels up to 9x9 with both
+//! depthwise, 8- and 16-bit IFMs, int32 REDUCE_SUM, kernels up to 9x9 with both
 //! decompositions, strides, dilation, padding, upscaling, partial blocks,
 //! a quarter of them one-row OFMs with 1x4 microblocks, some in parallel
 //! mode, TRM 4.7.5.1, with each core's channels and weight stream);
@@ -45,6 +45,7 @@ fn hardware_shape(s: &ConvShape) -> TraversalShape {
         part_kernel_first: s.traversal == Traversal::PartKernelFirst,
         decomposition_4x4: s.decomposition == KernelDecomposition::D4x4,
         wide: s.ifm_bits == 16,
+        int32: s.ifm_bits == 32,
         one_row: s.microblock() == (1, 4),
         block_height: b(s.block_height),
         block_width: b(s.block_width),
@@ -148,7 +149,7 @@ fn beat_from_words(w: &[u32]) -> schedule::Beat {
         ifm_channel: f(b.get_my_offset_ifm_channel()),
         acc_address: field(w, b.get_my_offset_acc_address(), 9) as usize,
         first: bit(b.get_my_offset_first()),
-        high: bit(b.get_my_offset_high()),
+        byte: field(w, b.get_my_offset_byte(), 2) as usize,
         skip: bit(b.get_my_offset_skip()),
         group_end: bit(b.get_my_offset_group_end()),
         job_end: bit(b.get_my_offset_job_end()),
@@ -231,18 +232,24 @@ fn every_job_beat_and_readout_matches_the_schedule() {
     } = Bench::new(rng.gen(), [0.7, 0.6, 0.9, 0.8]);
 
     let (mut total_beats, mut total_cycles, mut one_row, mut parallel, mut pools) = (0, 0, 0, 0, 0);
+    let mut int32_pools = 0;
     // Accumulator halves and IFM buffers alternate across operations too.
     let (mut ab_half, mut expected_half) = (0, false);
     for case in 0..60 {
         let mut shape = ConvShape::random_parallel(&mut rng);
         // Pools: depthwise-shaped max/average pools (unpadded kernels) and
-        // REDUCE_SUM (depth-first, one OFM channel).
+        // REDUCE_SUM (depth-first, one OFM channel; int32 IFMs a third of
+        // the time, 4-channel groups of four beats).
         if rng.gen_bool(0.25) {
             shape.pool = true;
             if shape.traversal != Traversal::DepthWise {
                 shape.traversal = Traversal::DepthFirst;
                 shape.ofm_depth = 1;
                 shape.parallel = false;
+                if rng.gen_bool(1.0 / 3.0) {
+                    shape.ifm_bits = 32;
+                    int32_pools += 1;
+                }
             }
             pools += 1;
         }
@@ -353,7 +360,8 @@ fn every_job_beat_and_readout_matches_the_schedule() {
     }
     println!(
         "{total_beats} beats in {total_cycles} cycles under back-pressure, {one_row} of 60 \
-         operations one-row (1x4 microblocks), {parallel} in parallel mode, {pools} pools"
+         operations one-row (1x4 microblocks), {parallel} in parallel mode, {pools} pools \
+         ({int32_pools} int32 REDUCE_SUM)"
     );
     assert!(
         (3..=30).contains(&pools),

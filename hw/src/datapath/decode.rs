@@ -24,6 +24,8 @@ pub struct OperationDecoder {
     /// 16-bit IFM elements; a signed IFM.
     pub ifm_wide: Signal<Out, Bit>,
     pub ifm_signed: Signal<Out, Bit>,
+    /// 32-bit IFM elements (an int32 REDUCE_SUM or elementwise operation).
+    pub ifm_int32: Signal<Out, Bit>,
     /// The views the datapath's other units read.
     pub ifm_view: Signal<Out, IfmView>,
     pub ofm_view: Signal<Out, OfmView>,
@@ -120,6 +122,7 @@ impl Default for OperationDecoder {
             output_settings: Default::default(),
             pool_max: Default::default(),
             ifm_wide: Default::default(),
+            ifm_int32: Default::default(),
             ifm_signed: Default::default(),
             code: Default::default(),
             state: Default::default(),
@@ -320,7 +323,10 @@ impl Logic for OperationDecoder {
         self.ifm_wide.next =
             bit_cast::<2, 16>(self.ifm_precision.val() >> self.ifm_width.val()) == 1;
         self.ifm_signed.next = (self.ifm_precision.val() & self.ifm_type.val()) != 0;
+        self.ifm_int32.next =
+            bit_cast::<2, 16>(self.ifm_precision.val() >> self.ifm_width.val()) == 2;
         self.shape.next.wide = self.ifm_wide.val();
+        self.shape.next.int32 = self.ifm_int32.val();
         if self.elementwise.val() {
             self.shape.next.ifm_height = self.ofm.val().height_m1 + 1;
             self.shape.next.ifm_width = self.ofm.val().width_m1 + 1;

@@ -30,7 +30,10 @@
 //! a weight stream: the traversal does not pad their kernels to weight
 //! groups (`TraversalShape::pool`), no weight read is issued, the MAC beats
 //! take unit weights (a REDUCE_SUM beat only for the IFM block's channels)
-//! and the weight-stream states and faults do not apply. Max pools run the
+//! and the weight-stream states and faults do not apply. An int32
+//! REDUCE_SUM (an int8 softmax's sum of exponentials, TRM table 4-125)
+//! walks IFM blocks of 8 channels in groups of 4, one beat per byte of the
+//! values (the IFM unit's `int32`, the MAC unit's `byte` weighting). Max pools run the
 //! MAC unit's max mode with padding read as the IFM type's minimum (the IFM
 //! unit's `pad_minimum`), so padding never wins; max pools and padded
 //! average pools do not scale and read no scale records; a padded average
@@ -107,7 +110,7 @@ use rust_hdl::prelude::*;
 pub struct BeatTag {
     pub acc_address: Bits<9>,
     pub first: Bit,
-    pub high: Bit,
+    pub byte: Bits<2>,
     pub skip: Bit,
     pub group_end: Bit,
     pub job_end: Bit,
@@ -688,9 +691,13 @@ impl Logic for Datapath {
         // ---- Beats: an IFM unit request and a tag each ----
         self.beat.next = self.traversal.beats.data.val();
         self.element_shift.next = bit_cast::<8, 16>(self.beat.val().ifm_channel);
-        // 16-bit, and parallel depthwise (every other byte): 2 bytes a channel.
+        // 16-bit, and parallel depthwise (every other byte): 2 bytes a
+        // channel; 32-bit: 4.
         if self.decoder.ifm_wide.val() | self.interleaved.val() {
             self.element_shift.next = bit_cast::<8, 16>(self.beat.val().ifm_channel) << 1;
+        }
+        if self.decoder.ifm_int32.val() {
+            self.element_shift.next = bit_cast::<8, 16>(self.beat.val().ifm_channel) << 2;
         }
         self.beat_ready.next = self.ifm_unit.requests.ready.val() & self.beat_tags.tail.ready.val();
         self.traversal.beats.ready.next = self.beat_ready.val();
@@ -701,21 +708,25 @@ impl Logic for Datapath {
         self.ifm_unit.requests.data.next.ky = bit_cast::<8, 16>(self.beat.val().ky);
         self.ifm_unit.requests.data.next.kx = self.beat.val().kx;
         self.ifm_unit.requests.data.next.channel_offset = self.element_shift.val();
-        self.ifm_unit.requests.data.next.high = self.beat.val().high;
+        self.ifm_unit.requests.data.next.byte = self.beat.val().byte;
         self.beat_tags.tail.valid.next = self.traversal.beats.valid.val() & self.beat_ready.val();
         self.beat_tags.tail.data.next.acc_address = self.beat.val().acc_address;
         self.beat_tags.tail.data.next.first = self.beat.val().first;
-        self.beat_tags.tail.data.next.high = self.beat.val().high;
+        self.beat_tags.tail.data.next.byte = self.beat.val().byte;
         self.beat_tags.tail.data.next.skip = self.beat.val().skip;
         self.beat_tags.tail.data.next.group_end = self.beat.val().group_end;
         self.beat_tags.tail.data.next.job_end = self.beat.val().job_end;
         self.beat_tags.tail.data.next.slice_end = self.beat.val().slice_end;
         self.last_depth_block.next = self.traversal.current.val().last_depth;
         // A pool's unit weights: the IFM channels of the group that are in
-        // the IFM block (REDUCE_SUM; a depthwise-shaped pool's lanes past
-        // the OFM depth are never written).
+        // the IFM block (REDUCE_SUM, whose 32-bit groups are lanes 0-3; a
+        // depthwise-shaped pool's lanes past the OFM depth are never
+        // written).
         self.channels_left.next =
             self.traversal.current.val().channels - self.beat.val().ifm_channel;
+        if self.decoder.ifm_int32.val() & (self.channels_left.val() > 4) {
+            self.channels_left.next = 4.into();
+        }
         self.channel_mask.next = (bits::<9>(1) << bit_cast::<9, 16>(self.channels_left.val())) - 1;
         self.beat_tags.tail.data.next.unit_lanes = 0xff.into();
         if !self.decoder.shape.val().depthwise & (self.channels_left.val() < 8) {
@@ -745,6 +756,11 @@ impl Logic for Datapath {
             self.ifm_unit.settings.next.position_bytes =
                 ((bit_cast::<8, 16>(self.walked.val().channels) + 15) >> 4) << 4;
         }
+        // 32-bit: whole lines of 4 channels.
+        if self.decoder.ifm_int32.val() {
+            self.ifm_unit.settings.next.position_bytes =
+                ((bit_cast::<8, 16>(self.walked.val().channels) + 3) >> 2) << 4;
+        }
         self.ifm_unit.settings.next.origin_y = self.walked.val().y0;
         self.ifm_unit.settings.next.origin_x = self.walked.val().x0;
         self.ifm_unit.settings.next.ifm_height = self.decoder.shape.val().ifm_height;
@@ -757,6 +773,7 @@ impl Logic for Datapath {
         self.ifm_unit.settings.next.dilation_x = self.decoder.shape.val().dilation_x;
         self.ifm_unit.settings.next.upscale = self.decoder.ifm_view.val().upscale;
         self.ifm_unit.settings.next.wide = self.decoder.ifm_wide.val();
+        self.ifm_unit.settings.next.int32 = self.decoder.ifm_int32.val();
         self.ifm_unit.settings.next.one_row = self.decoder.shape.val().one_row;
         self.ifm_unit.settings.next.signed = self.decoder.ifm_signed.val();
         self.ifm_unit.settings.next.zero_point = self.decoder.ifm_view.val().zero_point;
@@ -823,10 +840,10 @@ impl Logic for Datapath {
         self.mac.operands.data.next.first = self.beat_tags.head.data.val().first;
         self.mac.operands.data.next.slice_end = self.beat_tags.head.data.val().slice_end;
         self.mac.operands.data.next.depthwise = self.decoder.shape.val().depthwise;
-        self.mac.operands.data.next.high = self.beat_tags.head.data.val().high;
+        self.mac.operands.data.next.byte = self.beat_tags.head.data.val().byte;
         self.mac.operands.data.next.max = self.decoder.pool_max.val();
         self.mac.operands.data.next.low =
-            self.decoder.ifm_wide.val() & !self.beat_tags.head.data.val().high;
+            self.decoder.ifm_wide.val() & (self.beat_tags.head.data.val().byte == 0);
         self.join_fire.next =
             self.joined.val() & (!self.to_mac.val() | self.mac.operands.ready.val());
         self.ifm_unit.acts.ready.next = self.join_fire.val();

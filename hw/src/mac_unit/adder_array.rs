@@ -11,7 +11,7 @@
 //!
 //! In `max` mode (max pooling) each accumulator becomes the larger of itself
 //! and the beat's value (the value itself for a `first` beat): the dot
-//! product, or for the `high` beat of a 16-bit activation 2^8 times it plus
+//! product, or for the high beat (`byte` 1) of a 16-bit activation 2^8 times it plus
 //! the low beat's dot product, held in `low_bytes` from the `low` beat
 //! (which writes the word back unchanged). The sum path is as before; the
 //! comparison runs beside it and a multiplexer picks the result.
@@ -53,6 +53,10 @@ pub struct AdderArray {
     /// The word's accumulators before this beat.
     current: Signal<Local, Bits<{ ACCUMULATORS * ACC_BITS }>>,
     dot: Signal<Local, Bits<21>>,
+    /// The beat's activation byte, and whether it is a 16-bit activation's
+    /// high part (max pools).
+    act_byte: Signal<Local, Bits<2>>,
+    high: Signal<Local, Bit>,
     wide: Signal<Local, Signed<40>>,
     addend: Signal<Local, Bits<40>>,
     sum: Signal<Local, Bits<40>>,
@@ -99,16 +103,22 @@ impl Logic for AdderArray {
 
         self.sums_word.next = 0.into();
         self.lows.next = 0.into();
+        self.act_byte.next = self.sums.data.val().byte;
+        self.high.next = self.act_byte.val() == 1;
         self.max_first.next =
-            self.sums.data.val().first | (self.sums.data.val().high & self.low_first.q.val());
+            self.sums.data.val().first | (self.high.val() & self.low_first.q.val());
         for i in 0..32 {
-            // The dot product sign-extended to 40 bits, times 2^8 for the
-            // high part of a 16-bit activation; accumulators wrap mod 2^40.
+            // The dot product sign-extended to 40 bits, times 2^(8 byte)
+            // for the upper parts of 16- and 32-bit activations;
+            // accumulators wrap mod 2^40.
             self.dot.next = self.dots.val().get_bits::<21>(i * 21);
             self.wide.next = signed_bit_cast::<40, 21>(signed_cast::<21>(self.dot.val()));
             self.addend.next = unsigned_cast::<40>(self.wide.val());
-            if self.sums.data.val().high {
-                self.addend.next = self.addend.val() << 8;
+            match self.act_byte.val().index() {
+                1 => self.addend.next = self.addend.val() << 8,
+                2 => self.addend.next = self.addend.val() << 16,
+                3 => self.addend.next = self.addend.val() << 24,
+                _ => {}
             }
             self.stored_value.next = self.current.val().get_bits::<40>(i * 40);
             self.sum.next = self.stored_value.val() + self.addend.val();
@@ -116,7 +126,7 @@ impl Logic for AdderArray {
             self.held.next = self.low_bytes.q.val();
             self.low_byte.next = self.held.val().get_bits::<8>(i * 8);
             self.value.next = self.addend.val();
-            if self.sums.data.val().high {
+            if self.high.val() {
                 self.value.next = self.addend.val() | bit_cast::<40, 8>(self.low_byte.val());
             }
             self.lows.next = self.lows.val()

@@ -28,7 +28,7 @@ pub struct DotBeat {
     pub acc_address: Bits<{ super::ACC_ADDRESS_BITS }>,
     pub first: Bit,
     pub slice_end: Bit,
-    pub high: Bit,
+    pub byte: Bits<2>,
     pub max: Bit,
     pub low: Bit,
 }
@@ -105,7 +105,7 @@ impl Logic for DotProducts {
             self.stage.d.next.acc_address = self.operands.data.val().acc_address;
             self.stage.d.next.first = self.operands.data.val().first;
             self.stage.d.next.slice_end = self.operands.data.val().slice_end;
-            self.stage.d.next.high = self.operands.data.val().high;
+            self.stage.d.next.byte = self.operands.data.val().byte;
             self.stage.d.next.max = self.operands.data.val().max;
             self.stage.d.next.low = self.operands.data.val().low;
             self.full.d.next = true;

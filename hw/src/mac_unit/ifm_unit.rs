@@ -35,8 +35,11 @@
 //! Activation (p, k) is the IFM value minus the zero point as 9-bit two's
 //! complement: for an 8-bit IFM the difference itself (-255..255, the zero
 //! point being a valid activation value, TRM 4.6.4 NPU_SET_IFM_ZERO_POINT),
-//! for a 16-bit IFM its low byte `d & 0xff` or, for a `high` request, its
-//! arithmetic upper part `d >> 8` (see [`super`]).
+//! for a 16-bit IFM its low byte `d & 0xff` or, for a request's `byte` 1,
+//! its arithmetic upper part `d >> 8` (see [`super`]). A 32-bit IFM (an
+//! int32 REDUCE_SUM, TRM table 4-125, zero point 0) gives 4 channels a
+//! beat, in lanes 0-3 (lanes 4-7 repeat them; their unit weights are 0):
+//! byte `byte` of the value, unsigned for bytes 0-2 and signed for byte 3.
 //!
 //! # Shared-buffer layout
 //!
@@ -46,7 +49,9 @@
 //! 16-bit IFM, and `channel_offset` is 8 x the group (16 x for 16 bits).
 //! Channels of a group beyond the IB's depth read whatever bytes follow
 //! (the next position's); the weight stream holds zeros for them (TRM
-//! 4.7.5). An `interleaved` group (8-bit depthwise in parallel mode) is
+//! 4.7.5). A 32-bit IFM's groups are 4 channels, one line: `ib_base` and
+//! `position_bytes` are multiples of 16 and `channel_offset` is 16 x the
+//! group. An `interleaved` group (8-bit depthwise in parallel mode) is
 //! the even or `odd` bytes of one line: `ib_base` and `position_bytes`
 //! are multiples of 16 and `channel_offset` is 16 x the group.
 //!
@@ -121,6 +126,8 @@ pub struct IfmSettings {
     pub upscale: Bits<2>,
     /// A 16-bit IFM.
     pub wide: Bit,
+    /// A 32-bit IFM: 4-channel groups, four beats a group (`byte`).
+    pub int32: Bit,
     /// 1x4 microblocks (the OFM is one row), not 2x2.
     pub one_row: Bit,
     /// A signed IFM (int8, int16).
@@ -147,10 +154,11 @@ pub struct IfmRequest {
     /// pool's kernel, TRM 4.8.2 table 4-122).
     pub ky: Bits<8>,
     pub kx: Bits<16>,
-    /// Byte offset of the 8-channel group in an IB position.
+    /// Byte offset of the 8-channel (4 for 32 bits) group in an IB position.
     pub channel_offset: Bits<8>,
-    /// The upper part of 16-bit activations.
-    pub high: Bit,
+    /// The part of multi-byte activations: 1 the upper part of 16-bit
+    /// ones, 0-3 the byte of 32-bit ones.
+    pub byte: Bits<2>,
 }
 
 /// Activation (p, k) of position p and channel k in bits 9(8p+k)+8..9(8p+k),
@@ -164,10 +172,11 @@ pub struct IfmActs {
 #[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
 pub struct Conversion {
     pub wide: Bit,
+    pub int32: Bit,
     pub interleaved: Bit,
     pub odd: Bit,
     pub signed: Bit,
-    pub high: Bit,
+    pub byte: Bits<2>,
     pub zero_point: Bits<16>,
     pub pad_minimum: Bit,
 }
@@ -268,12 +277,15 @@ pub struct IfmUnit {
     present: Signal<Local, Bits<4>>,
     halves: Signal<Local, Bits<4>>,
     conversion: Signal<Local, Conversion>,
+    act_byte: Signal<Local, Bits<2>>,
     zero_point16: Signal<Local, Bits<16>>,
     zero_point: Signal<Local, Bits<17>>,
     line: Signal<Local, Bits<128>>,
     half: Signal<Local, Bits<64>>,
     value_8: Signal<Local, Bits<8>>,
     value_16: Signal<Local, Bits<16>>,
+    value_32: Signal<Local, Bits<32>>,
+    byte_32: Signal<Local, Bits<8>>,
     value: Signal<Local, Bits<17>>,
     difference: Signal<Local, Bits<17>>,
     act: Signal<Local, Bits<9>>,
@@ -349,12 +361,15 @@ impl IfmUnit {
             present: Default::default(),
             halves: Default::default(),
             conversion: Default::default(),
+            act_byte: Default::default(),
             zero_point16: Default::default(),
             zero_point: Default::default(),
             line: Default::default(),
             half: Default::default(),
             value_8: Default::default(),
             value_16: Default::default(),
+            value_32: Default::default(),
+            byte_32: Default::default(),
             value: Default::default(),
             difference: Default::default(),
             act: Default::default(),
@@ -502,10 +517,11 @@ impl Logic for IfmUnit {
             + bit_cast::<14, 5>(self.channel_offset.val().get_bits::<5>(3));
 
         self.conversion_now.next.wide = self.settings.val().wide;
+        self.conversion_now.next.int32 = self.settings.val().int32;
         self.conversion_now.next.interleaved = self.settings.val().interleaved;
         self.conversion_now.next.odd = self.settings.val().odd;
         self.conversion_now.next.signed = self.settings.val().signed;
-        self.conversion_now.next.high = self.requests.data.val().high;
+        self.conversion_now.next.byte = self.requests.data.val().byte;
         self.conversion_now.next.zero_point = self.settings.val().zero_point;
         self.conversion_now.next.pad_minimum = self.settings.val().pad_minimum;
 
@@ -565,6 +581,7 @@ impl Logic for IfmUnit {
         self.present.next = self.reading.q.val().present;
         self.halves.next = self.reading.q.val().upper_half;
         self.conversion.next = self.reading.q.val().conversion;
+        self.act_byte.next = self.conversion.val().byte;
         self.zero_point16.next = self.conversion.val().zero_point;
         self.zero_point.next = bit_cast::<17, 16>(self.zero_point16.val());
         if self.conversion.val().signed & self.zero_point16.val().get_bit(15) {
@@ -612,8 +629,23 @@ impl Logic for IfmUnit {
                 self.act.next = self.difference.val().get_bits::<9>(0);
                 if self.conversion.val().wide {
                     self.act.next = bit_cast::<9, 8>(self.difference.val().get_bits::<8>(0));
-                    if self.conversion.val().high {
+                    if self.act_byte.val() == 1 {
                         self.act.next = self.difference.val().get_bits::<9>(8);
+                    }
+                }
+                // 32 bits: lane k's byte of channel k % 4, the top one signed.
+                self.value_32.next = self.line.val().get_bits::<32>(32 * (k & 3));
+                self.byte_32.next = self.value_32.val().get_bits::<8>(0);
+                match self.act_byte.val().index() {
+                    1 => self.byte_32.next = self.value_32.val().get_bits::<8>(8),
+                    2 => self.byte_32.next = self.value_32.val().get_bits::<8>(16),
+                    3 => self.byte_32.next = self.value_32.val().get_bits::<8>(24),
+                    _ => {}
+                }
+                if self.conversion.val().int32 {
+                    self.act.next = bit_cast::<9, 8>(self.byte_32.val());
+                    if (self.act_byte.val() == 3) & self.byte_32.val().get_bit(7) {
+                        self.act.next = self.act.val() | bits::<9>(0x100);
                     }
                 }
                 if !self.present.val().get_bit(p) & !self.conversion.val().pad_minimum {

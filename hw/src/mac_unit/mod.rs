@@ -60,8 +60,11 @@
 //! and a decoded weight (TRM 4.7: -255..255). A 16-bit IFM value v minus
 //! its zero point (17 bits) is fed as two beats with the same weights
 //! (TRM table 4-127: half rate): the low byte `v & 0xff` (0..255, a
-//! positive 9-bit value) and, flagged `high`, `v >> 8` (arithmetic,
-//! -256..255), whose products the adder array weights by 2^8.
+//! positive 9-bit value) and, flagged `byte` 1, `v >> 8` (arithmetic,
+//! -256..255), whose products the adder array weights by 2^8. A 32-bit IFM
+//! value (an int32 REDUCE_SUM, TRM table 4-125; its zero point is 0) is
+//! fed as four beats, `byte` b carrying `(v >> 8b) & 0xff` for b < 3 and
+//! `v >> 24` (arithmetic) for b = 3, weighted by 2^(8b).
 //!
 //! Max pooling (`max` beats, with unit weights) keeps the largest dot
 //! product instead of the sum; a 16-bit activation's value is its high
@@ -132,14 +135,15 @@ const _: () = assert!(OPERAND_BITS == 9 && ACC_BITS == 40 && DOT_BITS == 21);
 /// - `slice_end`: the last beat of a slice (8 OFM channels of an OFM
 ///   block): `slice_done` pulses when its write has reached the AB.
 /// - `depthwise`: accumulator (p, c) takes act(p, c) * w(c) only.
-/// - `high`: the products count 2^8 times (the high part of a 16-bit
-///   activation).
+/// - `byte`: the products count 2^(8 x `byte`) times: 1 for the high
+///   part of a 16-bit activation, 1 to 3 for the upper bytes of a 32-bit
+///   one.
 /// - `max`: max pooling (NPU_OP_POOL mode 0): accumulator (p, o) becomes
 ///   the larger of itself and the dot product (the dot product itself for
 ///   a `first` beat) instead of their sum.
 /// - `low`: the low byte of a 16-bit activation: in `max` mode its dot
 ///   products (0..255, unit weights) are held and the word is left as it
-///   is; the next beat, its `high` beat, compares 2^8 x its own plus them.
+///   is; the next beat, its high beat (`byte` 1), compares 2^8 x its own plus them.
 #[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
 pub struct OperandBeat {
     pub acts: Bits<{ POSITIONS * IFM_CHANNELS * OPERAND_BITS }>,
@@ -148,7 +152,7 @@ pub struct OperandBeat {
     pub first: Bit,
     pub slice_end: Bit,
     pub depthwise: Bit,
-    pub high: Bit,
+    pub byte: Bits<2>,
     pub max: Bit,
     pub low: Bit,
 }

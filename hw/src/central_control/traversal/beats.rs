@@ -1,7 +1,8 @@
 //! Walks the weight groups of an IFM block in weight-stream order (TRM
 //! 4.7.5, `npu_model::weights::order::stream_order`) and, per group, the
 //! microblocks of the OFM block (2x2, or 1x4 on a one-row OFM): one MAC
-//! beat each (two for 16-bit IFMs).
+//! beat each (two for 16-bit IFMs; four for 32-bit ones, whose groups are
+//! 4 channels).
 
 use super::{FinishedBlock, IfmBlockJob, MacBeat, TraversalShape};
 use crate::stream::{StreamIn, StreamOut};
@@ -42,6 +43,10 @@ pub struct BeatWalker {
     /// loop covers.
     loop_channels: Signal<Local, Bits<16>>,
     ifm_channel: Signal<Local, Bits<16>>,
+    /// IFM channels of a beat: 8, or 4 of 32 bits.
+    channel_step: Signal<Local, Bits<16>>,
+    /// The microblock's last beat (its last byte).
+    last_byte: Signal<Local, Bit>,
     padding: Signal<Local, Bit>,
     last_microblock: Signal<Local, Bit>,
     group_end: Signal<Local, Bit>,
@@ -65,7 +70,8 @@ pub struct BeatWalker {
     inner: ResetReg<Bits<16>>,
     my: ResetReg<Bits<16>>,
     mx: ResetReg<Bits<16>>,
-    high: ResetReg<Bit>,
+    /// The activation byte of the microblock's beat.
+    beat_byte: ResetReg<Bits<2>>,
     /// Accumulator word of the current microblock within the half.
     word: ResetReg<Bits<9>>,
     /// Accumulator word of microblock 0 for the current 8 OFM channels.
@@ -79,8 +85,8 @@ impl Logic for BeatWalker {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, active, job, outer, ublock, element, ky, kx, inner, my, mx, high, word,
-            group_base, ab_half, ab_held
+            self, clock, active, job, outer, ublock, element, ky, kx, inner, my, mx, beat_byte,
+            word, group_base, ab_half, ab_held
         );
         self.active.rst_n.next = self.rst_n.val();
         self.job.rst_n.next = self.rst_n.val();
@@ -92,7 +98,7 @@ impl Logic for BeatWalker {
         self.inner.rst_n.next = self.rst_n.val();
         self.my.rst_n.next = self.rst_n.val();
         self.mx.rst_n.next = self.rst_n.val();
-        self.high.rst_n.next = self.rst_n.val();
+        self.beat_byte.rst_n.next = self.rst_n.val();
         self.word.rst_n.next = self.rst_n.val();
         self.group_base.rst_n.next = self.rst_n.val();
         self.ab_half.rst_n.next = self.rst_n.val();
@@ -124,12 +130,19 @@ impl Logic for BeatWalker {
         if self.s.val().pool {
             self.elements.next = self.area.val();
         }
-        // Depth-first walks the whole IFM block depth (padded to 32 or 16),
-        // part-kernel-first the block's channels, depthwise one 8-channel
-        // step.
+        // Depth-first walks the whole IFM block depth (padded to 32, 16 or
+        // 8), part-kernel-first the block's channels, depthwise one
+        // 8-channel step.
         self.loop_channels.next = 32.into();
         if self.s.val().wide {
             self.loop_channels.next = 16.into();
+        }
+        if self.s.val().int32 {
+            self.loop_channels.next = 8.into();
+        }
+        self.channel_step.next = 8.into();
+        if self.s.val().int32 {
+            self.channel_step.next = 4.into();
         }
         if self.s.val().part_kernel_first {
             self.loop_channels.next = self.j.val().channels;
@@ -144,12 +157,15 @@ impl Logic for BeatWalker {
         self.padding.next = (self.ky.q.val() >= self.j.val().sub_height)
             | (!self.s.val().depthwise & (self.ifm_channel.val() >= self.j.val().channels));
 
+        self.last_byte.next = (!self.s.val().wide & !self.s.val().int32)
+            | (self.s.val().wide & (self.beat_byte.q.val() == 1))
+            | (self.s.val().int32 & (self.beat_byte.q.val() == 3));
         self.last_microblock.next = (self.mx.q.val() + 1 == self.across.val())
             & (self.my.q.val() + 1 == self.down.val())
-            & (self.high.q.val() | !self.s.val().wide);
+            & self.last_byte.val();
         self.group_end.next = self.padding.val() | self.last_microblock.val();
-        self.last_inner.next =
-            self.s.val().part_kernel_first | (self.inner.q.val() + 8 >= self.loop_channels.val());
+        self.last_inner.next = self.s.val().part_kernel_first
+            | (self.inner.q.val() + self.channel_step.val() >= self.loop_channels.val());
         self.last_element.next = self.element.q.val() + 1 == self.elements.val();
         self.last_ublock.next = self.ublock.q.val() + 8 >= self.j.val().ofm_depth;
         self.last_outer.next =
@@ -179,13 +195,13 @@ impl Logic for BeatWalker {
         if self.ab_half.q.val() {
             self.beats.data.next.acc_address = self.word.q.val() | 0x100;
         }
-        // The high beat of a 16-bit microblock adds to its low beat's sums.
+        // A multi-byte microblock's later beats add to its first beat's sums.
         self.beats.data.next.first = self.j.val().first
             & (self.outer.q.val() == 0)
             & (self.element.q.val() == 0)
             & (self.inner.q.val() == 0)
-            & !self.high.q.val();
-        self.beats.data.next.high = self.high.q.val();
+            & (self.beat_byte.q.val() == 0);
+        self.beats.data.next.byte = self.beat_byte.q.val();
         self.beats.data.next.skip = self.padding.val();
         self.beats.data.next.group_end = self.group_end.val();
         self.beats.data.next.job_end = self.job_end.val();
@@ -196,8 +212,9 @@ impl Logic for BeatWalker {
         self.take.next = self.beats.valid.val() & self.beats.ready.val();
 
         if self.take.val() {
-            self.high.d.next = self.s.val().wide & !self.high.q.val();
-            if !self.s.val().wide | self.high.q.val() {
+            self.beat_byte.d.next = self.beat_byte.q.val() + 1;
+            if self.last_byte.val() {
+                self.beat_byte.d.next = 0.into();
                 self.word.d.next = self.word.q.val() + 1;
                 self.mx.d.next = self.mx.q.val() + 1;
                 if self.mx.q.val() + 1 == self.across.val() {
@@ -208,10 +225,10 @@ impl Logic for BeatWalker {
             if self.group_end.val() {
                 // The next weight group.
                 self.word.d.next = self.group_base.q.val();
-                self.high.d.next = false;
+                self.beat_byte.d.next = 0.into();
                 self.mx.d.next = 0.into();
                 self.my.d.next = 0.into();
-                self.inner.d.next = self.inner.q.val() + 8;
+                self.inner.d.next = self.inner.q.val() + self.channel_step.val();
                 if self.last_inner.val() {
                     self.inner.d.next = 0.into();
                     self.element.d.next = self.element.q.val() + 1;

@@ -126,12 +126,15 @@ impl Logic for BlockWalker {
 
         // IFM channels of the block (TRM table 4-134): depthwise the OFM
         // block's, else the IFM in chunks of 32 (16 part-kernel-first or
-        // 16-bit).
+        // 16-bit; 8 of 32 bits, as many bytes as 32 of 8 bits).
         self.channel_start.next = 0.into();
         self.channel_end.next = self.s.val().ifm_depth;
         self.ifm_block_depth.next = 32.into();
         if self.s.val().part_kernel_first | self.s.val().wide {
             self.ifm_block_depth.next = 16.into();
+        }
+        if self.s.val().int32 {
+            self.ifm_block_depth.next = 8.into();
         }
         if self.s.val().depthwise {
             self.channel_start.next = self.z.q.val();

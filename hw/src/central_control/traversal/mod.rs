@@ -14,7 +14,8 @@
 //!   the two IFM buffers IB0/IB1 (TRM table 4-135), named by `ib_half`.
 //! - [`BeatWalker`] takes a job back on `filled` once its IFM block is in
 //!   the shared buffer, and offers one [`MacBeat`] per weight group and
-//!   microblock (two for 16-bit IFMs, low and high), in weight-stream order,
+//!   microblock (two for 16-bit IFMs, low and high; four for 32-bit ones,
+//!   bytes 0-3, over 4-channel groups), in weight-stream order,
 //!   on `beats`; a group that is all padding is one `skip` beat, so the
 //!   weights are consumed but nothing is multiplied. OFM blocks alternate
 //!   between the accumulator halves ACC0/ACC1.
@@ -83,6 +84,9 @@ pub struct TraversalShape {
     pub decomposition_4x4: Bit,
     /// 16-bit IFM.
     pub wide: Bit,
+    /// 32-bit IFM (an int32 REDUCE_SUM, TRM table 4-125): IFM blocks of 8
+    /// channels, walked in 4-channel groups of four beats (bytes 0-3).
+    pub int32: Bit,
     /// The OFM is one row (`ofm_height` 1): microblocks are 1x4, four
     /// consecutive positions of the row, instead of 2x2 (CONV1D rows of
     /// TRM tables 4-126/4-127 fill the MAC array).
@@ -145,8 +149,9 @@ pub struct MacBeat {
     pub acc_address: Bits<9>,
     /// The accumulators start from zero.
     pub first: Bit,
-    /// The high byte of 16-bit activations.
-    pub high: Bit,
+    /// The part of multi-byte activations the beat carries: 1 the high
+    /// byte of 16-bit ones, 0-3 the byte of 32-bit ones.
+    pub byte: Bits<2>,
     /// The weight group is all padding: consume it, multiply nothing.
     pub skip: Bit,
     /// The weight group's last beat: the next beat takes the next group.
