@@ -552,6 +552,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         value_16 = line[(32'h10 * 0)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (0 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (0 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -618,6 +624,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         value_16 = line[(32'h10 * 1)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (1 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (1 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -684,6 +696,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         value_16 = line[(32'h10 * 2)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (2 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (2 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -750,6 +768,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         value_16 = line[(32'h10 * 3)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (3 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (3 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -816,6 +840,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         value_16 = line[(32'h10 * 4)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (4 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (4 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -882,6 +912,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         value_16 = line[(32'h10 * 5)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (5 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (5 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -948,6 +984,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         value_16 = line[(32'h10 * 6)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (6 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (6 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -1014,6 +1056,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         value_16 = line[(32'h10 * 7)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (7 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (7 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -1085,6 +1133,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         value_16 = line[(32'h10 * 0)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (0 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (0 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -1151,6 +1205,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         value_16 = line[(32'h10 * 1)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (1 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (1 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -1217,6 +1277,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         value_16 = line[(32'h10 * 2)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (2 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (2 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -1283,6 +1349,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         value_16 = line[(32'h10 * 3)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (3 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (3 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -1349,6 +1421,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         value_16 = line[(32'h10 * 4)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (4 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (4 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -1415,6 +1493,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         value_16 = line[(32'h10 * 5)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (5 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (5 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -1481,6 +1565,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         value_16 = line[(32'h10 * 6)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (6 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (6 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -1547,6 +1637,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         value_16 = line[(32'h10 * 7)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (7 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (7 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -1618,6 +1714,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         value_16 = line[(32'h10 * 0)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (0 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (0 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -1684,6 +1786,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         value_16 = line[(32'h10 * 1)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (1 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (1 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -1750,6 +1858,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         value_16 = line[(32'h10 * 2)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (2 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (2 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -1816,6 +1930,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         value_16 = line[(32'h10 * 3)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (3 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (3 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -1882,6 +2002,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         value_16 = line[(32'h10 * 4)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (4 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (4 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -1948,6 +2074,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         value_16 = line[(32'h10 * 5)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (5 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (5 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -2014,6 +2146,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         value_16 = line[(32'h10 * 6)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (6 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (6 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -2080,6 +2218,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         value_16 = line[(32'h10 * 7)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (7 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (7 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -2151,6 +2295,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         value_16 = line[(32'h10 * 0)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (0 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (0 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -2217,6 +2367,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         value_16 = line[(32'h10 * 1)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (1 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (1 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -2283,6 +2439,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         value_16 = line[(32'h10 * 2)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (2 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (2 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -2349,6 +2511,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         value_16 = line[(32'h10 * 3)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (3 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (3 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -2415,6 +2583,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         value_16 = line[(32'h10 * 4)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (4 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (4 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -2481,6 +2655,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         value_16 = line[(32'h10 * 5)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (5 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (5 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -2547,6 +2727,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         value_16 = line[(32'h10 * 6)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (6 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (6 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -2613,6 +2799,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         value_16 = line[(32'h10 * 7)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (7 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (7 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin

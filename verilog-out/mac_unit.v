@@ -7,7 +7,7 @@ module mac_unit_core(clock,rst_n,operands$valid,operands$data,operands$ready,sli
     input wire  clock;
     input wire  rst_n;
     input wire  operands$valid;
-    input wire  [879:0] operands$data;
+    input wire  [887:0] operands$data;
     output reg  operands$ready;
     output reg  slice_done;
     input wire  readout$valid;
@@ -23,15 +23,15 @@ module mac_unit_core(clock,rst_n,operands$valid,operands$data,operands$ready,sli
     reg  dot_units$clock;
     reg  dot_units$rst_n;
     reg  dot_units$operands$valid;
-    reg  [879:0] dot_units$operands$data;
+    reg  [887:0] dot_units$operands$data;
     wire  dot_units$operands$ready;
     wire  dot_units$sums$valid;
-    wire  [686:0] dot_units$sums$data;
+    wire  [694:0] dot_units$sums$data;
     reg  dot_units$sums$ready;
     reg  adder_array$clock;
     reg  adder_array$rst_n;
     reg  adder_array$sums$valid;
-    reg  [686:0] adder_array$sums$data;
+    reg  [694:0] adder_array$sums$data;
     wire  adder_array$sums$ready;
     reg  [1279:0] adder_array$stored;
     wire  adder_array$write_enable;
@@ -137,7 +137,7 @@ module mac_unit_core(clock,rst_n,operands$valid,operands$data,operands$ready,sli
         dot_units$operands$valid = operands$valid & ~clear_active$q;
         dot_units$operands$data = operands$data;
         operands$ready = dot_units$operands$ready & ~clear_active$q;
-        acc_buffer$rmw_read_enable = operands$valid & operands$ready & ~operands$data[(64'h369)+:(1)];
+        acc_buffer$rmw_read_enable = operands$valid & operands$ready & ~(operands$data[(64'h369)+:(1)] & (operands$data[(64'h36e)+:(8)] == 32'hff));
         acc_buffer$rmw_read_address = operands$data[(64'h360)+:(9)];
         adder_array$stored = acc_buffer$rmw_read_data;
         acc_buffer$write_enable = adder_array$write_enable;
@@ -208,7 +208,7 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
     input wire  clock;
     input wire  rst_n;
     input wire  sums$valid;
-    input wire  [686:0] sums$data;
+    input wire  [694:0] sums$data;
     output reg  sums$ready;
     input wire  [1279:0] stored;
     output reg  write_enable;
@@ -252,6 +252,9 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
     reg signed [39:0] wide;
     reg  [39:0] addend;
     reg  [39:0] sum;
+    reg  [7:0] ofm_lanes;
+    reg  [39:0] kept;
+    reg  in_lanes;
     reg  [39:0] stored_value;
     reg  [39:0] value;
     reg  [255:0] lows;
@@ -325,9 +328,7 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (forward_valid$q & (forward_address$q == address)) begin
             current = forward$q;
         end
-        if (sums$data[(64'h2a9)+:(1)]) begin
-            current = 32'h0;
-        end
+        ofm_lanes = sums$data[(64'h2ad)+:(8)];
         sums_word = 32'h0;
         lows = 32'h0;
         act_byte = sums$data[(64'h2ab)+:(2)];
@@ -353,7 +354,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        stored_value = current[(0 * 32'h28)+:(40)];
+        kept = current[(0 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[0 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(0 * 32'h8)+:(8)];
@@ -362,14 +368,17 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h28));
         dot = dots[(1 * 32'h15)+:(21)];
@@ -392,7 +401,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        stored_value = current[(1 * 32'h28)+:(40)];
+        kept = current[(1 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[1 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(1 * 32'h8)+:(8)];
@@ -401,14 +415,17 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h28));
         dot = dots[(2 * 32'h15)+:(21)];
@@ -431,7 +448,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        stored_value = current[(2 * 32'h28)+:(40)];
+        kept = current[(2 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[2 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(2 * 32'h8)+:(8)];
@@ -440,14 +462,17 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h28));
         dot = dots[(3 * 32'h15)+:(21)];
@@ -470,7 +495,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        stored_value = current[(3 * 32'h28)+:(40)];
+        kept = current[(3 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[3 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(3 * 32'h8)+:(8)];
@@ -479,14 +509,17 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h28));
         dot = dots[(4 * 32'h15)+:(21)];
@@ -509,7 +542,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        stored_value = current[(4 * 32'h28)+:(40)];
+        kept = current[(4 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[4 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(4 * 32'h8)+:(8)];
@@ -518,14 +556,17 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h28));
         dot = dots[(5 * 32'h15)+:(21)];
@@ -548,7 +589,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        stored_value = current[(5 * 32'h28)+:(40)];
+        kept = current[(5 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[5 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(5 * 32'h8)+:(8)];
@@ -557,14 +603,17 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h28));
         dot = dots[(6 * 32'h15)+:(21)];
@@ -587,7 +636,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        stored_value = current[(6 * 32'h28)+:(40)];
+        kept = current[(6 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[6 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(6 * 32'h8)+:(8)];
@@ -596,14 +650,17 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h28));
         dot = dots[(7 * 32'h15)+:(21)];
@@ -626,7 +683,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        stored_value = current[(7 * 32'h28)+:(40)];
+        kept = current[(7 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[7 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(7 * 32'h8)+:(8)];
@@ -635,14 +697,17 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h28));
         dot = dots[(8 * 32'h15)+:(21)];
@@ -665,7 +730,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        stored_value = current[(8 * 32'h28)+:(40)];
+        kept = current[(8 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[8 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(8 * 32'h8)+:(8)];
@@ -674,14 +744,17 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h28));
         dot = dots[(9 * 32'h15)+:(21)];
@@ -704,7 +777,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        stored_value = current[(9 * 32'h28)+:(40)];
+        kept = current[(9 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[9 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(9 * 32'h8)+:(8)];
@@ -713,14 +791,17 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h28));
         dot = dots[(10 * 32'h15)+:(21)];
@@ -743,7 +824,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        stored_value = current[(10 * 32'h28)+:(40)];
+        kept = current[(10 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[10 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(10 * 32'h8)+:(8)];
@@ -752,14 +838,17 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h28));
         dot = dots[(11 * 32'h15)+:(21)];
@@ -782,7 +871,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        stored_value = current[(11 * 32'h28)+:(40)];
+        kept = current[(11 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[11 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(11 * 32'h8)+:(8)];
@@ -791,14 +885,17 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h28));
         dot = dots[(12 * 32'h15)+:(21)];
@@ -821,7 +918,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        stored_value = current[(12 * 32'h28)+:(40)];
+        kept = current[(12 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[12 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(12 * 32'h8)+:(8)];
@@ -830,14 +932,17 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (12 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (12 * 32'h28));
         dot = dots[(13 * 32'h15)+:(21)];
@@ -860,7 +965,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        stored_value = current[(13 * 32'h28)+:(40)];
+        kept = current[(13 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[13 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(13 * 32'h8)+:(8)];
@@ -869,14 +979,17 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (13 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (13 * 32'h28));
         dot = dots[(14 * 32'h15)+:(21)];
@@ -899,7 +1012,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        stored_value = current[(14 * 32'h28)+:(40)];
+        kept = current[(14 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[14 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(14 * 32'h8)+:(8)];
@@ -908,14 +1026,17 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (14 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (14 * 32'h28));
         dot = dots[(15 * 32'h15)+:(21)];
@@ -938,7 +1059,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        stored_value = current[(15 * 32'h28)+:(40)];
+        kept = current[(15 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[15 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(15 * 32'h8)+:(8)];
@@ -947,14 +1073,17 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (15 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (15 * 32'h28));
         dot = dots[(16 * 32'h15)+:(21)];
@@ -977,7 +1106,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        stored_value = current[(16 * 32'h28)+:(40)];
+        kept = current[(16 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[16 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(16 * 32'h8)+:(8)];
@@ -986,14 +1120,17 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (16 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (16 * 32'h28));
         dot = dots[(17 * 32'h15)+:(21)];
@@ -1016,7 +1153,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        stored_value = current[(17 * 32'h28)+:(40)];
+        kept = current[(17 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[17 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(17 * 32'h8)+:(8)];
@@ -1025,14 +1167,17 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (17 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (17 * 32'h28));
         dot = dots[(18 * 32'h15)+:(21)];
@@ -1055,7 +1200,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        stored_value = current[(18 * 32'h28)+:(40)];
+        kept = current[(18 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[18 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(18 * 32'h8)+:(8)];
@@ -1064,14 +1214,17 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (18 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (18 * 32'h28));
         dot = dots[(19 * 32'h15)+:(21)];
@@ -1094,7 +1247,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        stored_value = current[(19 * 32'h28)+:(40)];
+        kept = current[(19 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[19 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(19 * 32'h8)+:(8)];
@@ -1103,14 +1261,17 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (19 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (19 * 32'h28));
         dot = dots[(20 * 32'h15)+:(21)];
@@ -1133,7 +1294,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        stored_value = current[(20 * 32'h28)+:(40)];
+        kept = current[(20 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[20 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(20 * 32'h8)+:(8)];
@@ -1142,14 +1308,17 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (20 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (20 * 32'h28));
         dot = dots[(21 * 32'h15)+:(21)];
@@ -1172,7 +1341,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        stored_value = current[(21 * 32'h28)+:(40)];
+        kept = current[(21 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[21 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(21 * 32'h8)+:(8)];
@@ -1181,14 +1355,17 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (21 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (21 * 32'h28));
         dot = dots[(22 * 32'h15)+:(21)];
@@ -1211,7 +1388,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        stored_value = current[(22 * 32'h28)+:(40)];
+        kept = current[(22 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[22 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(22 * 32'h8)+:(8)];
@@ -1220,14 +1402,17 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (22 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (22 * 32'h28));
         dot = dots[(23 * 32'h15)+:(21)];
@@ -1250,7 +1435,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        stored_value = current[(23 * 32'h28)+:(40)];
+        kept = current[(23 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[23 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(23 * 32'h8)+:(8)];
@@ -1259,14 +1449,17 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (23 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (23 * 32'h28));
         dot = dots[(24 * 32'h15)+:(21)];
@@ -1289,7 +1482,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        stored_value = current[(24 * 32'h28)+:(40)];
+        kept = current[(24 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[24 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(24 * 32'h8)+:(8)];
@@ -1298,14 +1496,17 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (24 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (24 * 32'h28));
         dot = dots[(25 * 32'h15)+:(21)];
@@ -1328,7 +1529,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        stored_value = current[(25 * 32'h28)+:(40)];
+        kept = current[(25 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[25 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(25 * 32'h8)+:(8)];
@@ -1337,14 +1543,17 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (25 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (25 * 32'h28));
         dot = dots[(26 * 32'h15)+:(21)];
@@ -1367,7 +1576,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        stored_value = current[(26 * 32'h28)+:(40)];
+        kept = current[(26 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[26 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(26 * 32'h8)+:(8)];
@@ -1376,14 +1590,17 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (26 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (26 * 32'h28));
         dot = dots[(27 * 32'h15)+:(21)];
@@ -1406,7 +1623,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        stored_value = current[(27 * 32'h28)+:(40)];
+        kept = current[(27 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[27 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(27 * 32'h8)+:(8)];
@@ -1415,14 +1637,17 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (27 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (27 * 32'h28));
         dot = dots[(28 * 32'h15)+:(21)];
@@ -1445,7 +1670,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        stored_value = current[(28 * 32'h28)+:(40)];
+        kept = current[(28 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[28 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(28 * 32'h8)+:(8)];
@@ -1454,14 +1684,17 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (28 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (28 * 32'h28));
         dot = dots[(29 * 32'h15)+:(21)];
@@ -1484,7 +1717,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        stored_value = current[(29 * 32'h28)+:(40)];
+        kept = current[(29 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[29 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(29 * 32'h8)+:(8)];
@@ -1493,14 +1731,17 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (29 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (29 * 32'h28));
         dot = dots[(30 * 32'h15)+:(21)];
@@ -1523,7 +1764,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        stored_value = current[(30 * 32'h28)+:(40)];
+        kept = current[(30 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[30 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(30 * 32'h8)+:(8)];
@@ -1532,14 +1778,17 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (30 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (30 * 32'h28));
         dot = dots[(31 * 32'h15)+:(21)];
@@ -1562,7 +1811,12 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        stored_value = current[(31 * 32'h28)+:(40)];
+        kept = current[(31 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[31 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(31 * 32'h8)+:(8)];
@@ -1571,14 +1825,17 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (31 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (31 * 32'h28));
         write_enable = sums$valid;
@@ -1588,7 +1845,7 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         forward_address$d = address;
         forward_valid$d = sums$valid;
         done$d = sums$valid & sums$data[(64'h2aa)+:(1)];
-        if (sums$valid & sums$data[(64'h2ae)+:(1)]) begin
+        if (sums$valid & sums$data[(64'h2b6)+:(1)]) begin
             low_bytes$d = lows;
             low_first$d = sums$data[(64'h2a9)+:(1)];
         end
@@ -1756,17 +2013,17 @@ module mac_unit_core$dot_units(clock,rst_n,operands$valid,operands$data,operands
     input wire  clock;
     input wire  rst_n;
     input wire  operands$valid;
-    input wire  [879:0] operands$data;
+    input wire  [887:0] operands$data;
     output reg  operands$ready;
     output reg  sums$valid;
-    output reg  [686:0] sums$data;
+    output reg  [694:0] sums$data;
     input wire  sums$ready;
     
     // Stub signals
     reg  stage$clock;
     reg  stage$rst_n;
-    reg  [686:0] stage$d;
-    wire  [686:0] stage$q;
+    reg  [694:0] stage$d;
+    wire  [694:0] stage$q;
     reg  full$clock;
     reg  full$rst_n;
     reg  full$d;
@@ -4477,8 +4734,9 @@ module mac_unit_core$dot_units(clock,rst_n,operands$valid,operands$data,operands
             stage$d[(64'h2a9)+:(1)] = operands$data[(64'h369)+:(1)];
             stage$d[(64'h2aa)+:(1)] = operands$data[(64'h36a)+:(1)];
             stage$d[(64'h2ab)+:(2)] = operands$data[(64'h36c)+:(2)];
-            stage$d[(64'h2ad)+:(1)] = operands$data[(64'h36e)+:(1)];
-            stage$d[(64'h2ae)+:(1)] = operands$data[(64'h36f)+:(1)];
+            stage$d[(64'h2ad)+:(8)] = operands$data[(64'h36e)+:(8)];
+            stage$d[(64'h2b5)+:(1)] = operands$data[(64'h376)+:(1)];
+            stage$d[(64'h2b6)+:(1)] = operands$data[(64'h377)+:(1)];
             full$d = 1'b1;
         end
         sums$data = stage$q;
@@ -4512,11 +4770,11 @@ module mac_unit_core$dot_units$stage(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [686:0] d;
-    output reg  [686:0] q;
+    input wire  [694:0] d;
+    output reg  [694:0] q;
     
     // Constant declarations
-    localparam  init = 687'h0;
+    localparam  init = 695'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -4565,7 +4823,7 @@ module mac_unit(
     input wire clock;
     input wire rst_n;
     input wire operands_valid;
-    input wire [879:0] operands_data;
+    input wire [887:0] operands_data;
     output wire operands_ready;
     output wire slice_done;
     input wire readout_valid;

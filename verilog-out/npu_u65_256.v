@@ -1299,7 +1299,6 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     reg  [15:0] ofm_precision;
     reg  [15:0] ifm_precision;
     reg  [1:0] ifm_precision_code;
-    reg  ifm_wide;
     reg  int32_zero_point_set;
     reg  [2:0] kernels_outstanding;
     reg  [9:0] op_code;
@@ -1529,7 +1528,6 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         ifm_view = operation[(64'h0)+:(473)];
         ifm_precision = ifm_view[(64'h2e)+:(16)];
         ifm_precision_code = ((ifm_precision >> ifm_width_lsb) & 2'h3);
-        ifm_wide = ifm_precision_code != 32'h0;
         int32_zero_point_set = (ifm_precision_code == 32'h2) & (ifm_view[(64'h40)+:(16)] != 32'h0);
         ofm_view = operation[(64'h392)+:(485)];
         ofm_precision = ofm_view[(64'h30)+:(16)];
@@ -1538,7 +1536,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         elementwise_types$ifm_signed = (ifm_precision & ifm_type_mask) != 32'h0;
         elementwise_types$ofm_precision = ((ofm_precision >> ofm_width_lsb) & 2'h3);
         elementwise_types$ofm_signed = (ofm_precision & ofm_type_mask) != 32'h0;
-        kernel_supported = ((key == conv_key) & kernels_run[(64'h0)+:(1)] & (ifm_precision_code != 32'h2) & (~parallel_mode | kernels_run[(64'h4)+:(1)])) | ((key == depthwise_key) & kernels_run[(64'h1)+:(1)] & (ifm_precision_code != 32'h2) & (~parallel_mode | (kernels_run[(64'h4)+:(1)] & ~ifm_wide))) | ((key == pool_key) & kernels_run[(64'h2)+:(1)] & ((ifm_precision_code != 32'h2) | (op_param == reduce_sum_mode)) & (op_param <= reduce_sum_mode) & (~parallel_mode | (kernels_run[(64'h4)+:(1)] & (~ifm_wide | (op_param == reduce_sum_mode))))) | ((key == elementwise_key) & kernels_run[(64'h3)+:(1)] & elementwise_types$allowed);
+        kernel_supported = (((key == conv_key) & kernels_run[(64'h0)+:(1)] & (ifm_precision_code != 32'h2)) | ((key == depthwise_key) & kernels_run[(64'h1)+:(1)] & (ifm_precision_code != 32'h2)) | ((key == pool_key) & kernels_run[(64'h2)+:(1)] & ((ifm_precision_code != 32'h2) | (op_param == reduce_sum_mode)) & (op_param <= reduce_sum_mode))) & (~parallel_mode | kernels_run[(64'h4)+:(1)]) | ((key == elementwise_key) & kernels_run[(64'h3)+:(1)] & elementwise_types$allowed);
         if (int32_zero_point_set) begin
             kernel_supported = 1'b0;
         end
@@ -3281,7 +3279,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  traversal$filled$ready;
     wire  [260:0] traversal$current;
     wire  traversal$beats$valid;
-    wire  [96:0] traversal$beats$data;
+    wire  [97:0] traversal$beats$data;
     reg  traversal$beats$ready;
     reg  traversal$ib_read;
     reg  traversal$slice_done;
@@ -3390,10 +3388,10 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  beat_tags$clock;
     reg  beat_tags$rst_n;
     reg  beat_tags$tail$valid;
-    reg  [24:0] beat_tags$tail$data;
+    reg  [25:0] beat_tags$tail$data;
     wire  beat_tags$tail$ready;
     wire  beat_tags$head$valid;
-    wire  [24:0] beat_tags$head$data;
+    wire  [25:0] beat_tags$head$data;
     reg  beat_tags$head$ready;
     wire  [3:0] beat_tags$count;
     reg  weight_decoder$clock;
@@ -3423,7 +3421,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  mac$clock;
     reg  mac$rst_n;
     reg  mac$operands$valid;
-    reg  [879:0] mac$operands$data;
+    reg  [887:0] mac$operands$data;
     wire  mac$operands$ready;
     wire  mac$slice_done;
     reg  mac$readout$valid;
@@ -3548,7 +3546,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  [3:0] positions_after;
     reg  [8:0] lane_mask;
     reg  [1279:0] accumulators;
-    reg  [96:0] beat;
+    reg  [97:0] beat;
     reg  [67:0] word;
     reg  [7:0] element_shift;
     reg  parallel;
@@ -3561,7 +3559,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  job_taken;
     reg  beat_ready;
     reg  joined;
-    reg  [24:0] tag;
+    reg  [25:0] tag;
     reg  to_mac;
     reg  join_fire;
     reg  filled_taken;
@@ -4134,6 +4132,12 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         if (decoder$ifm_int32) begin
             element_shift = ((beat[(64'h40)+:(16)]) & 8'hff) << 32'h2;
         end
+        if (decoder$ifm_wide & interleaved) begin
+            element_shift = ((beat[(64'h40)+:(16)]) & 8'hff) << 32'h2;
+            if (beat[(64'h5c)+:(1)]) begin
+                element_shift = element_shift + 32'h10;
+            end
+        end
         beat_ready = ifm_unit$requests$ready & beat_tags$tail$ready;
         traversal$beats$ready = beat_ready;
         ifm_unit$requests$valid = traversal$beats$valid & beat_ready;
@@ -4151,17 +4155,18 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         beat_tags$tail$data[(64'hd)+:(1)] = beat[(64'h5d)+:(1)];
         beat_tags$tail$data[(64'he)+:(1)] = beat[(64'h5e)+:(1)];
         beat_tags$tail$data[(64'hf)+:(1)] = beat[(64'h5f)+:(1)];
+        beat_tags$tail$data[(64'h10)+:(1)] = beat[(64'h60)+:(1)];
         last_depth_block = traversal$current[(64'h104)+:(1)];
         channels_left = traversal$current[(64'hb0)+:(16)] - beat[(64'h40)+:(16)];
         if (decoder$ifm_int32 & (channels_left > 32'h4)) begin
             channels_left = 32'h4;
         end
         channel_mask = (((32'h1) & 9'h1ff) << ((channels_left) & 9'h1ff)) - 32'h1;
-        beat_tags$tail$data[(64'h11)+:(8)] = 32'hff;
+        beat_tags$tail$data[(64'h12)+:(8)] = 32'hff;
         if (~decoder$shape[(64'ha9)+:(1)] & (channels_left < 32'h8)) begin
-            beat_tags$tail$data[(64'h11)+:(8)] = channel_mask[(32'h0)+:(8)];
+            beat_tags$tail$data[(64'h12)+:(8)] = channel_mask[(32'h0)+:(8)];
         end
-        beat_tags$tail$data[(64'h10)+:(1)] = beat[(64'h60)+:(1)] & last_depth_block;
+        beat_tags$tail$data[(64'h11)+:(1)] = beat[(64'h61)+:(1)] & last_depth_block;
         walked = traversal$current;
         ifm_unit$settings[(64'h0)+:(16)] = ifm_buffers[(64'h0)+:(16)];
         if (walked[(64'h102)+:(1)]) begin
@@ -4172,7 +4177,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         if (decoder$ifm_wide) begin
             ifm_unit$settings[(64'h18)+:(8)] = ((((walked[(64'hb0)+:(16)]) & 8'hff) + 32'h7) >> 32'h3) << 32'h4;
         end
-        if (interleaved) begin
+        if (interleaved & ~decoder$ifm_wide) begin
             ifm_unit$settings[(64'h18)+:(8)] = ((((walked[(64'hb0)+:(16)]) & 8'hff) + 32'hf) >> 32'h4) << 32'h4;
         end
         if (decoder$ifm_int32) begin
@@ -4214,11 +4219,11 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         groups_ready = pool | (weight_groups$groups$valid & (weight_stream$q == WeightStream$Decoding));
         joined = ifm_unit$acts$valid & beat_tags$head$valid & groups_ready & ~faulted$q;
         tag = beat_tags$head$data;
-        to_mac = ~tag[(64'hc)+:(1)] | tag[(64'hf)+:(1)];
+        to_mac = ~tag[(64'hd)+:(1)] | tag[(64'h10)+:(1)];
         mac$operands$valid = joined & to_mac;
         mac$operands$data[(64'h0)+:(288)] = ifm_unit$acts$data[(64'h0)+:(288)];
         mac$operands$data[(64'h120)+:(576)] = weight_groups$groups$data[(64'h0)+:(576)];
-        unit_lanes = tag[(64'h11)+:(8)];
+        unit_lanes = tag[(64'h12)+:(8)];
         unit_weights = 32'h0;
         if (unit_lanes[0]) begin
             unit_weights = unit_weights | (((32'h1) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h9 * 0));
@@ -4247,23 +4252,30 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         if (pool) begin
             mac$operands$data[(64'h120)+:(576)] = unit_weights;
         end
-        if (tag[(64'hc)+:(1)]) begin
+        if (tag[(64'hd)+:(1)]) begin
             mac$operands$data[(64'h120)+:(576)] = 32'h0;
         end
         mac$operands$data[(64'h360)+:(9)] = beat_tags$head$data[(64'h0)+:(9)];
         mac$operands$data[(64'h369)+:(1)] = beat_tags$head$data[(64'h9)+:(1)];
-        mac$operands$data[(64'h36a)+:(1)] = beat_tags$head$data[(64'hf)+:(1)];
+        mac$operands$data[(64'h36a)+:(1)] = beat_tags$head$data[(64'h10)+:(1)];
         mac$operands$data[(64'h36b)+:(1)] = decoder$shape[(64'ha9)+:(1)];
         mac$operands$data[(64'h36c)+:(2)] = beat_tags$head$data[(64'ha)+:(2)];
-        mac$operands$data[(64'h36e)+:(1)] = decoder$pool_max;
-        mac$operands$data[(64'h36f)+:(1)] = decoder$ifm_wide & (beat_tags$head$data[(64'ha)+:(2)] == 32'h0);
+        mac$operands$data[(64'h36e)+:(8)] = 32'hff;
+        if (decoder$ifm_wide & interleaved) begin
+            mac$operands$data[(64'h36e)+:(8)] = 32'hf;
+            if (beat_tags$head$data[(64'hc)+:(1)]) begin
+                mac$operands$data[(64'h36e)+:(8)] = 32'hf0;
+            end
+        end
+        mac$operands$data[(64'h376)+:(1)] = decoder$pool_max;
+        mac$operands$data[(64'h377)+:(1)] = decoder$ifm_wide & (beat_tags$head$data[(64'ha)+:(2)] == 32'h0);
         join_fire = joined & (~to_mac | mac$operands$ready);
         ifm_unit$acts$ready = join_fire;
         beat_tags$head$ready = join_fire;
-        weight_groups$groups$ready = join_fire & beat_tags$head$data[(64'hd)+:(1)] & ~pool;
+        weight_groups$groups$ready = join_fire & beat_tags$head$data[(64'he)+:(1)] & ~pool;
         traversal$slice_done = mac$slice_done;
-        traversal$ib_read = (join_fire & tag[(64'he)+:(1)]) | operand_reader$released;
-        stream_used = join_fire & tag[(64'hd)+:(1)] & tag[(64'h10)+:(1)];
+        traversal$ib_read = (join_fire & tag[(64'hf)+:(1)]) | operand_reader$released;
+        stream_used = join_fire & tag[(64'he)+:(1)] & tag[(64'h11)+:(1)];
         too_few_weights = (weight_stream$q == WeightStream$Decoding) & decoder_settled & ~weight_groups$groups$valid & beat_tags$head$valid;
         too_many_weights = (weight_stream$q == WeightStream$Draining) & (weight_groups$groups$valid | (decoder_settled & ~weight_groups$empty));
         case (weight_stream$q)
@@ -4455,10 +4467,10 @@ module npu_u65_256_core$datapath$beat_tags(clock,rst_n,tail$valid,tail$data,tail
     input wire  clock;
     input wire  rst_n;
     input wire  tail$valid;
-    input wire  [24:0] tail$data;
+    input wire  [25:0] tail$data;
     output reg  tail$ready;
     output reg  head$valid;
-    output reg  [24:0] head$data;
+    output reg  [25:0] head$data;
     input wire  head$ready;
     output reg  [3:0] count;
     
@@ -4478,9 +4490,9 @@ module npu_u65_256_core$datapath$beat_tags(clock,rst_n,tail$valid,tail$data,tail
     reg  words$rst_n;
     reg  words$write_enable;
     reg  [2:0] words$write_address;
-    reg  [24:0] words$write_data;
+    reg  [25:0] words$write_data;
     reg  [2:0] words$read_address;
-    wire  [24:0] words$read_data;
+    wire  [25:0] words$read_data;
     
     // Local signals
     reg  push;
@@ -4566,12 +4578,12 @@ module npu_u65_256_core$datapath$beat_tags$words(clock,rst_n,write_enable,write_
     input wire  rst_n;
     input wire  write_enable;
     input wire  [2:0] write_address;
-    input wire  [24:0] write_data;
+    input wire  [25:0] write_data;
     input wire  [2:0] read_address;
-    output reg  [24:0] read_data;
+    output reg  [25:0] read_data;
     
     // Update code (custom)
-    reg [24:0] cells [0:7];
+    reg [25:0] cells [0:7];
     integer i;
     always @(posedge clock or negedge rst_n)
        if (!rst_n) for (i = 0; i <= 7; i = i + 1) cells[i] <= 0;
@@ -7099,6 +7111,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             end
         end
         value_16 = line[(32'h10 * 0)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (0 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (0 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -7165,6 +7183,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             end
         end
         value_16 = line[(32'h10 * 1)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (1 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (1 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -7231,6 +7255,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             end
         end
         value_16 = line[(32'h10 * 2)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (2 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (2 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -7297,6 +7327,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             end
         end
         value_16 = line[(32'h10 * 3)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (3 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (3 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -7363,6 +7399,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             end
         end
         value_16 = line[(32'h10 * 4)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (4 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (4 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -7429,6 +7471,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             end
         end
         value_16 = line[(32'h10 * 5)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (5 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (5 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -7495,6 +7543,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             end
         end
         value_16 = line[(32'h10 * 6)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (6 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (6 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -7561,6 +7615,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             end
         end
         value_16 = line[(32'h10 * 7)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (7 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (7 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -7632,6 +7692,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             end
         end
         value_16 = line[(32'h10 * 0)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (0 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (0 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -7698,6 +7764,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             end
         end
         value_16 = line[(32'h10 * 1)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (1 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (1 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -7764,6 +7836,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             end
         end
         value_16 = line[(32'h10 * 2)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (2 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (2 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -7830,6 +7908,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             end
         end
         value_16 = line[(32'h10 * 3)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (3 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (3 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -7896,6 +7980,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             end
         end
         value_16 = line[(32'h10 * 4)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (4 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (4 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -7962,6 +8052,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             end
         end
         value_16 = line[(32'h10 * 5)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (5 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (5 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -8028,6 +8124,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             end
         end
         value_16 = line[(32'h10 * 6)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (6 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (6 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -8094,6 +8196,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             end
         end
         value_16 = line[(32'h10 * 7)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (7 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (7 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -8165,6 +8273,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             end
         end
         value_16 = line[(32'h10 * 0)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (0 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (0 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -8231,6 +8345,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             end
         end
         value_16 = line[(32'h10 * 1)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (1 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (1 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -8297,6 +8417,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             end
         end
         value_16 = line[(32'h10 * 2)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (2 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (2 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -8363,6 +8489,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             end
         end
         value_16 = line[(32'h10 * 3)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (3 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (3 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -8429,6 +8561,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             end
         end
         value_16 = line[(32'h10 * 4)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (4 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (4 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -8495,6 +8633,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             end
         end
         value_16 = line[(32'h10 * 5)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (5 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (5 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -8561,6 +8705,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             end
         end
         value_16 = line[(32'h10 * 6)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (6 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (6 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -8627,6 +8777,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             end
         end
         value_16 = line[(32'h10 * 7)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (7 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (7 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -8698,6 +8854,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             end
         end
         value_16 = line[(32'h10 * 0)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (0 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (0 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -8764,6 +8926,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             end
         end
         value_16 = line[(32'h10 * 1)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (1 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (1 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -8830,6 +8998,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             end
         end
         value_16 = line[(32'h10 * 2)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (2 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (2 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -8896,6 +9070,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             end
         end
         value_16 = line[(32'h10 * 3)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (3 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (3 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -8962,6 +9142,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             end
         end
         value_16 = line[(32'h10 * 4)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (4 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (4 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -9028,6 +9214,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             end
         end
         value_16 = line[(32'h10 * 5)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (5 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (5 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -9094,6 +9286,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             end
         end
         value_16 = line[(32'h10 * 6)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (6 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (6 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -9160,6 +9358,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             end
         end
         value_16 = line[(32'h10 * 7)+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (7 & 32'h3))+:(16)];
+            if (conversion[(64'h3)+:(1)]) begin
+                value_16 = line[(32'h20 * (7 & 32'h3) + 32'h10)+:(16)];
+            end
+        end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
             if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
@@ -9402,7 +9606,7 @@ module npu_u65_256_core$datapath$mac(clock,rst_n,operands$valid,operands$data,op
     input wire  clock;
     input wire  rst_n;
     input wire  operands$valid;
-    input wire  [879:0] operands$data;
+    input wire  [887:0] operands$data;
     output reg  operands$ready;
     output reg  slice_done;
     input wire  readout$valid;
@@ -9418,15 +9622,15 @@ module npu_u65_256_core$datapath$mac(clock,rst_n,operands$valid,operands$data,op
     reg  dot_units$clock;
     reg  dot_units$rst_n;
     reg  dot_units$operands$valid;
-    reg  [879:0] dot_units$operands$data;
+    reg  [887:0] dot_units$operands$data;
     wire  dot_units$operands$ready;
     wire  dot_units$sums$valid;
-    wire  [686:0] dot_units$sums$data;
+    wire  [694:0] dot_units$sums$data;
     reg  dot_units$sums$ready;
     reg  adder_array$clock;
     reg  adder_array$rst_n;
     reg  adder_array$sums$valid;
-    reg  [686:0] adder_array$sums$data;
+    reg  [694:0] adder_array$sums$data;
     wire  adder_array$sums$ready;
     reg  [1279:0] adder_array$stored;
     wire  adder_array$write_enable;
@@ -9532,7 +9736,7 @@ module npu_u65_256_core$datapath$mac(clock,rst_n,operands$valid,operands$data,op
         dot_units$operands$valid = operands$valid & ~clear_active$q;
         dot_units$operands$data = operands$data;
         operands$ready = dot_units$operands$ready & ~clear_active$q;
-        acc_buffer$rmw_read_enable = operands$valid & operands$ready & ~operands$data[(64'h369)+:(1)];
+        acc_buffer$rmw_read_enable = operands$valid & operands$ready & ~(operands$data[(64'h369)+:(1)] & (operands$data[(64'h36e)+:(8)] == 32'hff));
         acc_buffer$rmw_read_address = operands$data[(64'h360)+:(9)];
         adder_array$stored = acc_buffer$rmw_read_data;
         acc_buffer$write_enable = adder_array$write_enable;
@@ -9603,7 +9807,7 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
     input wire  clock;
     input wire  rst_n;
     input wire  sums$valid;
-    input wire  [686:0] sums$data;
+    input wire  [694:0] sums$data;
     output reg  sums$ready;
     input wire  [1279:0] stored;
     output reg  write_enable;
@@ -9647,6 +9851,9 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
     reg signed [39:0] wide;
     reg  [39:0] addend;
     reg  [39:0] sum;
+    reg  [7:0] ofm_lanes;
+    reg  [39:0] kept;
+    reg  in_lanes;
     reg  [39:0] stored_value;
     reg  [39:0] value;
     reg  [255:0] lows;
@@ -9720,9 +9927,7 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         if (forward_valid$q & (forward_address$q == address)) begin
             current = forward$q;
         end
-        if (sums$data[(64'h2a9)+:(1)]) begin
-            current = 32'h0;
-        end
+        ofm_lanes = sums$data[(64'h2ad)+:(8)];
         sums_word = 32'h0;
         lows = 32'h0;
         act_byte = sums$data[(64'h2ab)+:(2)];
@@ -9748,7 +9953,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
                 begin
                 end
         endcase
-        stored_value = current[(0 * 32'h28)+:(40)];
+        kept = current[(0 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[0 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(0 * 32'h8)+:(8)];
@@ -9757,14 +9967,17 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h28));
         dot = dots[(1 * 32'h15)+:(21)];
@@ -9787,7 +10000,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
                 begin
                 end
         endcase
-        stored_value = current[(1 * 32'h28)+:(40)];
+        kept = current[(1 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[1 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(1 * 32'h8)+:(8)];
@@ -9796,14 +10014,17 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h28));
         dot = dots[(2 * 32'h15)+:(21)];
@@ -9826,7 +10047,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
                 begin
                 end
         endcase
-        stored_value = current[(2 * 32'h28)+:(40)];
+        kept = current[(2 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[2 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(2 * 32'h8)+:(8)];
@@ -9835,14 +10061,17 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h28));
         dot = dots[(3 * 32'h15)+:(21)];
@@ -9865,7 +10094,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
                 begin
                 end
         endcase
-        stored_value = current[(3 * 32'h28)+:(40)];
+        kept = current[(3 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[3 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(3 * 32'h8)+:(8)];
@@ -9874,14 +10108,17 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h28));
         dot = dots[(4 * 32'h15)+:(21)];
@@ -9904,7 +10141,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
                 begin
                 end
         endcase
-        stored_value = current[(4 * 32'h28)+:(40)];
+        kept = current[(4 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[4 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(4 * 32'h8)+:(8)];
@@ -9913,14 +10155,17 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h28));
         dot = dots[(5 * 32'h15)+:(21)];
@@ -9943,7 +10188,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
                 begin
                 end
         endcase
-        stored_value = current[(5 * 32'h28)+:(40)];
+        kept = current[(5 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[5 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(5 * 32'h8)+:(8)];
@@ -9952,14 +10202,17 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h28));
         dot = dots[(6 * 32'h15)+:(21)];
@@ -9982,7 +10235,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
                 begin
                 end
         endcase
-        stored_value = current[(6 * 32'h28)+:(40)];
+        kept = current[(6 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[6 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(6 * 32'h8)+:(8)];
@@ -9991,14 +10249,17 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h28));
         dot = dots[(7 * 32'h15)+:(21)];
@@ -10021,7 +10282,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
                 begin
                 end
         endcase
-        stored_value = current[(7 * 32'h28)+:(40)];
+        kept = current[(7 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[7 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(7 * 32'h8)+:(8)];
@@ -10030,14 +10296,17 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h28));
         dot = dots[(8 * 32'h15)+:(21)];
@@ -10060,7 +10329,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
                 begin
                 end
         endcase
-        stored_value = current[(8 * 32'h28)+:(40)];
+        kept = current[(8 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[8 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(8 * 32'h8)+:(8)];
@@ -10069,14 +10343,17 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h28));
         dot = dots[(9 * 32'h15)+:(21)];
@@ -10099,7 +10376,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
                 begin
                 end
         endcase
-        stored_value = current[(9 * 32'h28)+:(40)];
+        kept = current[(9 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[9 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(9 * 32'h8)+:(8)];
@@ -10108,14 +10390,17 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h28));
         dot = dots[(10 * 32'h15)+:(21)];
@@ -10138,7 +10423,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
                 begin
                 end
         endcase
-        stored_value = current[(10 * 32'h28)+:(40)];
+        kept = current[(10 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[10 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(10 * 32'h8)+:(8)];
@@ -10147,14 +10437,17 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h28));
         dot = dots[(11 * 32'h15)+:(21)];
@@ -10177,7 +10470,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
                 begin
                 end
         endcase
-        stored_value = current[(11 * 32'h28)+:(40)];
+        kept = current[(11 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[11 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(11 * 32'h8)+:(8)];
@@ -10186,14 +10484,17 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h28));
         dot = dots[(12 * 32'h15)+:(21)];
@@ -10216,7 +10517,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
                 begin
                 end
         endcase
-        stored_value = current[(12 * 32'h28)+:(40)];
+        kept = current[(12 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[12 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(12 * 32'h8)+:(8)];
@@ -10225,14 +10531,17 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (12 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (12 * 32'h28));
         dot = dots[(13 * 32'h15)+:(21)];
@@ -10255,7 +10564,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
                 begin
                 end
         endcase
-        stored_value = current[(13 * 32'h28)+:(40)];
+        kept = current[(13 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[13 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(13 * 32'h8)+:(8)];
@@ -10264,14 +10578,17 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (13 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (13 * 32'h28));
         dot = dots[(14 * 32'h15)+:(21)];
@@ -10294,7 +10611,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
                 begin
                 end
         endcase
-        stored_value = current[(14 * 32'h28)+:(40)];
+        kept = current[(14 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[14 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(14 * 32'h8)+:(8)];
@@ -10303,14 +10625,17 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (14 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (14 * 32'h28));
         dot = dots[(15 * 32'h15)+:(21)];
@@ -10333,7 +10658,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
                 begin
                 end
         endcase
-        stored_value = current[(15 * 32'h28)+:(40)];
+        kept = current[(15 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[15 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(15 * 32'h8)+:(8)];
@@ -10342,14 +10672,17 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (15 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (15 * 32'h28));
         dot = dots[(16 * 32'h15)+:(21)];
@@ -10372,7 +10705,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
                 begin
                 end
         endcase
-        stored_value = current[(16 * 32'h28)+:(40)];
+        kept = current[(16 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[16 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(16 * 32'h8)+:(8)];
@@ -10381,14 +10719,17 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (16 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (16 * 32'h28));
         dot = dots[(17 * 32'h15)+:(21)];
@@ -10411,7 +10752,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
                 begin
                 end
         endcase
-        stored_value = current[(17 * 32'h28)+:(40)];
+        kept = current[(17 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[17 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(17 * 32'h8)+:(8)];
@@ -10420,14 +10766,17 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (17 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (17 * 32'h28));
         dot = dots[(18 * 32'h15)+:(21)];
@@ -10450,7 +10799,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
                 begin
                 end
         endcase
-        stored_value = current[(18 * 32'h28)+:(40)];
+        kept = current[(18 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[18 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(18 * 32'h8)+:(8)];
@@ -10459,14 +10813,17 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (18 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (18 * 32'h28));
         dot = dots[(19 * 32'h15)+:(21)];
@@ -10489,7 +10846,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
                 begin
                 end
         endcase
-        stored_value = current[(19 * 32'h28)+:(40)];
+        kept = current[(19 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[19 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(19 * 32'h8)+:(8)];
@@ -10498,14 +10860,17 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (19 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (19 * 32'h28));
         dot = dots[(20 * 32'h15)+:(21)];
@@ -10528,7 +10893,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
                 begin
                 end
         endcase
-        stored_value = current[(20 * 32'h28)+:(40)];
+        kept = current[(20 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[20 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(20 * 32'h8)+:(8)];
@@ -10537,14 +10907,17 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (20 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (20 * 32'h28));
         dot = dots[(21 * 32'h15)+:(21)];
@@ -10567,7 +10940,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
                 begin
                 end
         endcase
-        stored_value = current[(21 * 32'h28)+:(40)];
+        kept = current[(21 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[21 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(21 * 32'h8)+:(8)];
@@ -10576,14 +10954,17 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (21 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (21 * 32'h28));
         dot = dots[(22 * 32'h15)+:(21)];
@@ -10606,7 +10987,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
                 begin
                 end
         endcase
-        stored_value = current[(22 * 32'h28)+:(40)];
+        kept = current[(22 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[22 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(22 * 32'h8)+:(8)];
@@ -10615,14 +11001,17 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (22 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (22 * 32'h28));
         dot = dots[(23 * 32'h15)+:(21)];
@@ -10645,7 +11034,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
                 begin
                 end
         endcase
-        stored_value = current[(23 * 32'h28)+:(40)];
+        kept = current[(23 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[23 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(23 * 32'h8)+:(8)];
@@ -10654,14 +11048,17 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (23 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (23 * 32'h28));
         dot = dots[(24 * 32'h15)+:(21)];
@@ -10684,7 +11081,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
                 begin
                 end
         endcase
-        stored_value = current[(24 * 32'h28)+:(40)];
+        kept = current[(24 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[24 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(24 * 32'h8)+:(8)];
@@ -10693,14 +11095,17 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (24 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (24 * 32'h28));
         dot = dots[(25 * 32'h15)+:(21)];
@@ -10723,7 +11128,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
                 begin
                 end
         endcase
-        stored_value = current[(25 * 32'h28)+:(40)];
+        kept = current[(25 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[25 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(25 * 32'h8)+:(8)];
@@ -10732,14 +11142,17 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (25 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (25 * 32'h28));
         dot = dots[(26 * 32'h15)+:(21)];
@@ -10762,7 +11175,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
                 begin
                 end
         endcase
-        stored_value = current[(26 * 32'h28)+:(40)];
+        kept = current[(26 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[26 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(26 * 32'h8)+:(8)];
@@ -10771,14 +11189,17 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (26 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (26 * 32'h28));
         dot = dots[(27 * 32'h15)+:(21)];
@@ -10801,7 +11222,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
                 begin
                 end
         endcase
-        stored_value = current[(27 * 32'h28)+:(40)];
+        kept = current[(27 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[27 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(27 * 32'h8)+:(8)];
@@ -10810,14 +11236,17 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (27 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (27 * 32'h28));
         dot = dots[(28 * 32'h15)+:(21)];
@@ -10840,7 +11269,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
                 begin
                 end
         endcase
-        stored_value = current[(28 * 32'h28)+:(40)];
+        kept = current[(28 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[28 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(28 * 32'h8)+:(8)];
@@ -10849,14 +11283,17 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (28 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (28 * 32'h28));
         dot = dots[(29 * 32'h15)+:(21)];
@@ -10879,7 +11316,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
                 begin
                 end
         endcase
-        stored_value = current[(29 * 32'h28)+:(40)];
+        kept = current[(29 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[29 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(29 * 32'h8)+:(8)];
@@ -10888,14 +11330,17 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (29 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (29 * 32'h28));
         dot = dots[(30 * 32'h15)+:(21)];
@@ -10918,7 +11363,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
                 begin
                 end
         endcase
-        stored_value = current[(30 * 32'h28)+:(40)];
+        kept = current[(30 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[30 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(30 * 32'h8)+:(8)];
@@ -10927,14 +11377,17 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (30 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (30 * 32'h28));
         dot = dots[(31 * 32'h15)+:(21)];
@@ -10957,7 +11410,12 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
                 begin
                 end
         endcase
-        stored_value = current[(31 * 32'h28)+:(40)];
+        kept = current[(31 * 32'h28)+:(40)];
+        in_lanes = ofm_lanes[31 & 32'h7];
+        stored_value = kept;
+        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+            stored_value = 32'h0;
+        end
         sum = stored_value + addend;
         held = low_bytes$q;
         low_byte = held[(31 * 32'h8)+:(8)];
@@ -10966,14 +11424,17 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (31 * 32'h8));
-        if (sums$data[(64'h2ad)+:(1)]) begin
+        if (sums$data[(64'h2b5)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2ae)+:(1)]) begin
+            if (sums$data[(64'h2b6)+:(1)]) begin
                 sum = stored_value;
             end
+        end
+        if (~in_lanes) begin
+            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (31 * 32'h28));
         write_enable = sums$valid;
@@ -10983,7 +11444,7 @@ module npu_u65_256_core$datapath$mac$adder_array(clock,rst_n,sums$valid,sums$dat
         forward_address$d = address;
         forward_valid$d = sums$valid;
         done$d = sums$valid & sums$data[(64'h2aa)+:(1)];
-        if (sums$valid & sums$data[(64'h2ae)+:(1)]) begin
+        if (sums$valid & sums$data[(64'h2b6)+:(1)]) begin
             low_bytes$d = lows;
             low_first$d = sums$data[(64'h2a9)+:(1)];
         end
@@ -11151,17 +11612,17 @@ module npu_u65_256_core$datapath$mac$dot_units(clock,rst_n,operands$valid,operan
     input wire  clock;
     input wire  rst_n;
     input wire  operands$valid;
-    input wire  [879:0] operands$data;
+    input wire  [887:0] operands$data;
     output reg  operands$ready;
     output reg  sums$valid;
-    output reg  [686:0] sums$data;
+    output reg  [694:0] sums$data;
     input wire  sums$ready;
     
     // Stub signals
     reg  stage$clock;
     reg  stage$rst_n;
-    reg  [686:0] stage$d;
-    wire  [686:0] stage$q;
+    reg  [694:0] stage$d;
+    wire  [694:0] stage$q;
     reg  full$clock;
     reg  full$rst_n;
     reg  full$d;
@@ -13872,8 +14333,9 @@ module npu_u65_256_core$datapath$mac$dot_units(clock,rst_n,operands$valid,operan
             stage$d[(64'h2a9)+:(1)] = operands$data[(64'h369)+:(1)];
             stage$d[(64'h2aa)+:(1)] = operands$data[(64'h36a)+:(1)];
             stage$d[(64'h2ab)+:(2)] = operands$data[(64'h36c)+:(2)];
-            stage$d[(64'h2ad)+:(1)] = operands$data[(64'h36e)+:(1)];
-            stage$d[(64'h2ae)+:(1)] = operands$data[(64'h36f)+:(1)];
+            stage$d[(64'h2ad)+:(8)] = operands$data[(64'h36e)+:(8)];
+            stage$d[(64'h2b5)+:(1)] = operands$data[(64'h376)+:(1)];
+            stage$d[(64'h2b6)+:(1)] = operands$data[(64'h377)+:(1)];
             full$d = 1'b1;
         end
         sums$data = stage$q;
@@ -13907,11 +14369,11 @@ module npu_u65_256_core$datapath$mac$dot_units$stage(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [686:0] d;
-    output reg  [686:0] q;
+    input wire  [694:0] d;
+    output reg  [694:0] q;
     
     // Constant declarations
-    localparam  init = 687'h0;
+    localparam  init = 695'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -22725,7 +23187,7 @@ module npu_u65_256_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$va
     output wire  filled$ready;
     output reg  [260:0] current;
     output wire  beats$valid;
-    output wire  [96:0] beats$data;
+    output wire  [97:0] beats$data;
     input wire  beats$ready;
     input wire  ib_read;
     input wire  slice_done;
@@ -22865,7 +23327,7 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
     output reg  jobs$ready;
     output reg  [260:0] current;
     output reg  beats$valid;
-    output reg  [96:0] beats$data;
+    output reg  [97:0] beats$data;
     input wire  beats$ready;
     output reg  finished$valid;
     output reg  [97:0] finished$data;
@@ -22918,6 +23380,10 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
     reg  beat_byte$rst_n;
     reg  [1:0] beat_byte$d;
     wire  [1:0] beat_byte$q;
+    reg  second_line$clock;
+    reg  second_line$rst_n;
+    reg  second_line$d;
+    wire  second_line$q;
     reg  word$clock;
     reg  word$rst_n;
     reg  [8:0] word$d;
@@ -22951,6 +23417,8 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
     reg  [15:0] ifm_channel;
     reg  [15:0] channel_step;
     reg  last_byte;
+    reg  split_lines;
+    reg  last_line;
     reg  padding;
     reg  last_microblock;
     reg  group_end;
@@ -23031,6 +23499,12 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         .d(beat_byte$d),
         .q(beat_byte$q)
     );
+    npu_u65_256_core$datapath$traversal$beat_walker$second_line second_line(
+        .clock(second_line$clock),
+        .rst_n(second_line$rst_n),
+        .d(second_line$d),
+        .q(second_line$q)
+    );
     npu_u65_256_core$datapath$traversal$beat_walker$word word(
         .clock(word$clock),
         .rst_n(word$rst_n),
@@ -23069,6 +23543,7 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         my$clock = clock;
         mx$clock = clock;
         beat_byte$clock = clock;
+        second_line$clock = clock;
         word$clock = clock;
         group_base$clock = clock;
         ab_half$clock = clock;
@@ -23084,6 +23559,7 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         my$d = my$q;
         mx$d = mx$q;
         beat_byte$d = beat_byte$q;
+        second_line$d = second_line$q;
         word$d = word$q;
         group_base$d = group_base$q;
         ab_half$d = ab_half$q;
@@ -23099,6 +23575,7 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         my$rst_n = rst_n;
         mx$rst_n = rst_n;
         beat_byte$rst_n = rst_n;
+        second_line$rst_n = rst_n;
         word$rst_n = rst_n;
         group_base$rst_n = rst_n;
         ab_half$rst_n = rst_n;
@@ -23150,7 +23627,9 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         end
         padding = (ky$q >= j[(64'he0)+:(16)]) | (~s[(64'ha9)+:(1)] & (ifm_channel >= j[(64'hb0)+:(16)]));
         last_byte = (~s[(64'hac)+:(1)] & ~s[(64'had)+:(1)]) | (s[(64'hac)+:(1)] & (beat_byte$q == 32'h1)) | (s[(64'had)+:(1)] & (beat_byte$q == 32'h3));
-        last_microblock = (mx$q + 32'h1 == across) & (my$q + 32'h1 == down) & last_byte;
+        split_lines = s[(64'hdf)+:(1)] & s[(64'ha9)+:(1)] & s[(64'hac)+:(1)];
+        last_line = ~split_lines | second_line$q;
+        last_microblock = (mx$q + 32'h1 == across) & (my$q + 32'h1 == down) & last_byte & last_line;
         group_end = padding | last_microblock;
         last_inner = s[(64'haa)+:(1)] | (inner$q + channel_step >= loop_channels);
         last_element = element$q + 32'h1 == elements;
@@ -23172,17 +23651,22 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         end
         beats$data[(64'h59)+:(1)] = j[(64'h100)+:(1)] & (outer$q == 32'h0) & (element$q == 32'h0) & (inner$q == 32'h0) & (beat_byte$q == 32'h0);
         beats$data[(64'h5a)+:(2)] = beat_byte$q;
-        beats$data[(64'h5c)+:(1)] = padding;
-        beats$data[(64'h5d)+:(1)] = group_end;
-        beats$data[(64'h5e)+:(1)] = job_end;
-        beats$data[(64'h5f)+:(1)] = slice_end;
-        beats$data[(64'h60)+:(1)] = job_end & j[(64'h101)+:(1)];
+        beats$data[(64'h5c)+:(1)] = second_line$q;
+        beats$data[(64'h5d)+:(1)] = padding;
+        beats$data[(64'h5e)+:(1)] = group_end;
+        beats$data[(64'h5f)+:(1)] = job_end;
+        beats$data[(64'h60)+:(1)] = slice_end;
+        beats$data[(64'h61)+:(1)] = job_end & j[(64'h101)+:(1)];
         beats$valid = active$q;
         take = beats$valid & beats$ready;
         if (take) begin
             beat_byte$d = beat_byte$q + 32'h1;
             if (last_byte) begin
                 beat_byte$d = 32'h0;
+                second_line$d = ~second_line$q;
+            end
+            if (last_byte & last_line) begin
+                second_line$d = 1'b0;
                 word$d = word$q + 32'h1;
                 mx$d = mx$q + 32'h1;
                 if (mx$q + 32'h1 == across) begin
@@ -23193,6 +23677,7 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
             if (group_end) begin
                 word$d = group_base$q;
                 beat_byte$d = 32'h0;
+                second_line$d = 1'b0;
                 mx$d = 32'h0;
                 my$d = 32'h0;
                 inner$d = inner$q + channel_step;
@@ -23501,6 +23986,25 @@ module npu_u65_256_core$datapath$traversal$beat_walker$outer(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // npu_u65_256_core$datapath$traversal$beat_walker$outer
+
+
+module npu_u65_256_core$datapath$traversal$beat_walker$second_line(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$traversal$beat_walker$second_line
 
 
 module npu_u65_256_core$datapath$traversal$beat_walker$ublock(clock,rst_n,d,q);

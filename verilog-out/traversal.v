@@ -16,7 +16,7 @@ module traversal_core(clock,rst_n,start,shape,ifm_blocks$valid,ifm_blocks$data,i
     output wire  filled$ready;
     output reg  [260:0] current;
     output wire  beats$valid;
-    output wire  [96:0] beats$data;
+    output wire  [97:0] beats$data;
     input wire  beats$ready;
     input wire  ib_read;
     input wire  slice_done;
@@ -156,7 +156,7 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
     output reg  jobs$ready;
     output reg  [260:0] current;
     output reg  beats$valid;
-    output reg  [96:0] beats$data;
+    output reg  [97:0] beats$data;
     input wire  beats$ready;
     output reg  finished$valid;
     output reg  [97:0] finished$data;
@@ -209,6 +209,10 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
     reg  beat_byte$rst_n;
     reg  [1:0] beat_byte$d;
     wire  [1:0] beat_byte$q;
+    reg  second_line$clock;
+    reg  second_line$rst_n;
+    reg  second_line$d;
+    wire  second_line$q;
     reg  word$clock;
     reg  word$rst_n;
     reg  [8:0] word$d;
@@ -242,6 +246,8 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
     reg  [15:0] ifm_channel;
     reg  [15:0] channel_step;
     reg  last_byte;
+    reg  split_lines;
+    reg  last_line;
     reg  padding;
     reg  last_microblock;
     reg  group_end;
@@ -322,6 +328,12 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
         .d(beat_byte$d),
         .q(beat_byte$q)
     );
+    traversal_core$beat_walker$second_line second_line(
+        .clock(second_line$clock),
+        .rst_n(second_line$rst_n),
+        .d(second_line$d),
+        .q(second_line$q)
+    );
     traversal_core$beat_walker$word word(
         .clock(word$clock),
         .rst_n(word$rst_n),
@@ -360,6 +372,7 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
         my$clock = clock;
         mx$clock = clock;
         beat_byte$clock = clock;
+        second_line$clock = clock;
         word$clock = clock;
         group_base$clock = clock;
         ab_half$clock = clock;
@@ -375,6 +388,7 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
         my$d = my$q;
         mx$d = mx$q;
         beat_byte$d = beat_byte$q;
+        second_line$d = second_line$q;
         word$d = word$q;
         group_base$d = group_base$q;
         ab_half$d = ab_half$q;
@@ -390,6 +404,7 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
         my$rst_n = rst_n;
         mx$rst_n = rst_n;
         beat_byte$rst_n = rst_n;
+        second_line$rst_n = rst_n;
         word$rst_n = rst_n;
         group_base$rst_n = rst_n;
         ab_half$rst_n = rst_n;
@@ -441,7 +456,9 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
         end
         padding = (ky$q >= j[(64'he0)+:(16)]) | (~s[(64'ha9)+:(1)] & (ifm_channel >= j[(64'hb0)+:(16)]));
         last_byte = (~s[(64'hac)+:(1)] & ~s[(64'had)+:(1)]) | (s[(64'hac)+:(1)] & (beat_byte$q == 32'h1)) | (s[(64'had)+:(1)] & (beat_byte$q == 32'h3));
-        last_microblock = (mx$q + 32'h1 == across) & (my$q + 32'h1 == down) & last_byte;
+        split_lines = s[(64'hdf)+:(1)] & s[(64'ha9)+:(1)] & s[(64'hac)+:(1)];
+        last_line = ~split_lines | second_line$q;
+        last_microblock = (mx$q + 32'h1 == across) & (my$q + 32'h1 == down) & last_byte & last_line;
         group_end = padding | last_microblock;
         last_inner = s[(64'haa)+:(1)] | (inner$q + channel_step >= loop_channels);
         last_element = element$q + 32'h1 == elements;
@@ -463,17 +480,22 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
         end
         beats$data[(64'h59)+:(1)] = j[(64'h100)+:(1)] & (outer$q == 32'h0) & (element$q == 32'h0) & (inner$q == 32'h0) & (beat_byte$q == 32'h0);
         beats$data[(64'h5a)+:(2)] = beat_byte$q;
-        beats$data[(64'h5c)+:(1)] = padding;
-        beats$data[(64'h5d)+:(1)] = group_end;
-        beats$data[(64'h5e)+:(1)] = job_end;
-        beats$data[(64'h5f)+:(1)] = slice_end;
-        beats$data[(64'h60)+:(1)] = job_end & j[(64'h101)+:(1)];
+        beats$data[(64'h5c)+:(1)] = second_line$q;
+        beats$data[(64'h5d)+:(1)] = padding;
+        beats$data[(64'h5e)+:(1)] = group_end;
+        beats$data[(64'h5f)+:(1)] = job_end;
+        beats$data[(64'h60)+:(1)] = slice_end;
+        beats$data[(64'h61)+:(1)] = job_end & j[(64'h101)+:(1)];
         beats$valid = active$q;
         take = beats$valid & beats$ready;
         if (take) begin
             beat_byte$d = beat_byte$q + 32'h1;
             if (last_byte) begin
                 beat_byte$d = 32'h0;
+                second_line$d = ~second_line$q;
+            end
+            if (last_byte & last_line) begin
+                second_line$d = 1'b0;
                 word$d = word$q + 32'h1;
                 mx$d = mx$q + 32'h1;
                 if (mx$q + 32'h1 == across) begin
@@ -484,6 +506,7 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
             if (group_end) begin
                 word$d = group_base$q;
                 beat_byte$d = 32'h0;
+                second_line$d = 1'b0;
                 mx$d = 32'h0;
                 my$d = 32'h0;
                 inner$d = inner$q + channel_step;
@@ -792,6 +815,25 @@ module traversal_core$beat_walker$outer(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // traversal_core$beat_walker$outer
+
+
+module traversal_core$beat_walker$second_line(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // traversal_core$beat_walker$second_line
 
 
 module traversal_core$beat_walker$ublock(clock,rst_n,d,q);
@@ -1958,7 +2000,7 @@ module traversal(
     output wire filled_ready;
     output wire [260:0] current;
     output wire beats_valid;
-    output wire [96:0] beats_data;
+    output wire [97:0] beats_data;
     input wire beats_ready;
     input wire ib_read;
     input wire slice_done;

@@ -221,6 +221,17 @@ impl ConvShape {
         self.ifm_bits as usize / 8
     }
 
+    /// Lines a microblock's group is read in: 2 for 16-bit depthwise in
+    /// parallel mode (8 of the core's channels are 16 of both cores',
+    /// 32 bytes), else 1.
+    pub fn group_lines(&self) -> usize {
+        if self.parallel && self.depthwise() && self.ifm_bits == 16 {
+            2
+        } else {
+            1
+        }
+    }
+
     /// Cores the OFM channels are split between: 2 in parallel mode.
     pub fn cores(&self) -> usize {
         if self.parallel {
@@ -526,11 +537,10 @@ impl ConvShape {
     }
 
     /// [`ConvShape::random`], in parallel mode a quarter of the time
-    /// (parallel blocks are multiples of 16 deep, TRM table 4-133; depthwise
-    /// only with 8-bit IFMs).
+    /// (parallel blocks are multiples of 16 deep, TRM table 4-133).
     pub fn random_parallel(rng: &mut impl Rng) -> ConvShape {
         let mut s = ConvShape::random(rng);
-        if !(s.depthwise() && s.ifm_bits == 16) && rng.gen_bool(0.25) {
+        if rng.gen_bool(0.25) {
             s.parallel = true;
             s.block_depth = 16 * rng.gen_range(1..=2);
         }
@@ -562,6 +572,8 @@ pub struct Beat {
     /// The part of multi-byte activations the beat carries: 1 the high
     /// byte of 16-bit ones, 0-3 the byte of 32-bit ones.
     pub byte: usize,
+    /// The group's second line ([`ConvShape::group_lines`]): channels 4-7.
+    pub second_line: bool,
     /// A weight group of padding: consumed, nothing multiplied.
     pub skip: bool,
     pub group_end: bool,
@@ -621,30 +633,36 @@ impl ConvShape {
                     && (self.depthwise() || g.ifm_channel == 0);
                 let job_end = gi + 1 == group_count;
                 let word = half * AB_HALF_WORDS + g.ofm_channel / U65_UBLOCK_DEPTH * m_count;
-                let beat = |(oy, ox): (usize, usize), m: usize, byte: usize, end: bool| Beat {
-                    oy,
-                    ox,
-                    ky: g.ky,
-                    kx: g.kx,
-                    ifm_channel: g.ifm_channel,
-                    acc_address: word + m,
-                    first: first && byte == 0,
-                    byte,
-                    skip: g.padding,
-                    group_end: end,
-                    job_end: job_end && end,
-                    slice_end: slice_end && end,
-                    block_end: op.last && job_end && end,
-                };
+                let beat =
+                    |(oy, ox): (usize, usize), m: usize, line: usize, byte: usize, end: bool| {
+                        Beat {
+                            oy,
+                            ox,
+                            ky: g.ky,
+                            kx: g.kx,
+                            ifm_channel: g.ifm_channel,
+                            acc_address: word + m,
+                            first: first && byte == 0,
+                            byte,
+                            second_line: line == 1,
+                            skip: g.padding,
+                            group_end: end,
+                            job_end: job_end && end,
+                            slice_end: slice_end && end,
+                            block_end: op.last && job_end && end,
+                        }
+                    };
                 if g.padding {
-                    out.push(beat((op.ofm.y, op.ofm.x), 0, 0, true));
+                    out.push(beat((op.ofm.y, op.ofm.x), 0, 0, 0, true));
                     continue;
                 }
-                let bytes = self.activation_bytes();
+                let (lines, bytes) = (self.group_lines(), self.activation_bytes());
                 for (m, at) in op.ofm.microblocks(ublock).enumerate() {
-                    for byte in 0..bytes {
-                        let end = m + 1 == m_count && byte + 1 == bytes;
-                        out.push(beat(at, m, byte, end));
+                    for line in 0..lines {
+                        for byte in 0..bytes {
+                            let end = m + 1 == m_count && line + 1 == lines && byte + 1 == bytes;
+                            out.push(beat(at, m, line, byte, end));
+                        }
                     }
                 }
             }

@@ -49,8 +49,7 @@
 //!   with NHCWB16 (TRM 3.1.1). The OFM region starts with random bytes: only
 //!   OFM elements may change.
 //! - One core (u65-256), or parallel mode on u65-512 ([`ConvSpec::parallel`],
-//!   depthwise with 8-bit IFMs only, TRM 4.7.5.1): OFM block depth a
-//!   multiple of 16, a
+//!   TRM 4.7.5.1): OFM block depth a multiple of 16, a
 //!   weight stream per core (`weights::order::split_parallel`, WEIGHT and
 //!   WEIGHT1) and a scale/bias stream per core (SCALE and SCALE1, core k's
 //!   records of channels k, k + 2, ...); IFM_IB_END and AB_START as above,
@@ -271,14 +270,9 @@ impl ConvSpec {
     }
 
     /// A random valid operation in parallel mode on u65-512 (the knobs of
-    /// [`ConvSpec::random`]; depthwise only with 8-bit IFMs).
+    /// [`ConvSpec::random`]).
     pub fn random_parallel(rng: &mut StdRng) -> ConvSpec {
-        let mut spec = loop {
-            let spec = ConvSpec::random(rng);
-            if spec.kind == ConvKind::Conv || spec.ifm_type.bits == 8 {
-                break spec;
-            }
-        };
+        let mut spec = ConvSpec::random(rng);
         spec.parallel = true;
         if spec.block.is_some() {
             spec.block = Some(spec.random_block(rng));
@@ -694,9 +688,6 @@ impl ConvSpec {
         if self.kind == ConvKind::Depthwise && self.weight_order != WeightOrderBit::DepthFirst {
             return Err("depthwise weights have no part-kernel-first order".into());
         }
-        if self.traversal() == Traversal::DepthWise && self.parallel && self.ifm_type.bits == 16 {
-            return Err("the RTL refuses 16-bit depthwise and pools in parallel mode".into());
-        }
         if let Some(mode) = self.pool() {
             self.check_pool(mode)?;
         }
@@ -811,8 +802,8 @@ impl ConvSpec {
     /// A random valid pool ([`ConvSpec::random`]'s knobs, then the pooling
     /// rules): max, average (zero points 0, as Vela gives them) or
     /// REDUCE_SUM, int8/uint8/int16, and a third of REDUCE_SUMs int32 (an
-    /// int8 softmax's sum of exponentials); a quarter of those the RTL runs
-    /// in parallel mode on u65-512 are.
+    /// int8 softmax's sum of exponentials); a quarter in parallel mode on
+    /// u65-512.
     pub fn random_pool(rng: &mut StdRng) -> ConvSpec {
         let mode = [
             PoolingMode::Max,
@@ -887,9 +878,8 @@ impl ConvSpec {
             let [sh, sw, _] = spec.ifm_shape();
             spec.ifm_tiles = Some(random_tiles(rng, sh, sw));
         }
-        // Parallel mode on u65-512 a quarter of the time where the RTL runs
-        // it: 8-bit max/average pools and REDUCE_SUM (TRM 4.7.5.1).
-        if (mode == PoolingMode::ReduceSum || spec.ifm_type.bits == 8) && rng.gen_bool(0.25) {
+        // Parallel mode on u65-512 a quarter of the time (TRM 4.7.5.1).
+        if rng.gen_bool(0.25) {
             spec.parallel = true;
             if spec.block.is_some() {
                 spec.block = Some(spec.random_block(rng));

@@ -213,39 +213,6 @@ fn int32_ifms_outside_reduce_sum_and_elementwise_are_refused() {
     }
 }
 
-/// u65-512 runs parallel-mode convolutions, REDUCE_SUM, and 8-bit depthwise
-/// and max/average pools time-multiplexed on one MAC array
-/// (`tb/tests/datapath_jobs.rs`), not 16-bit depthwise or max/average pools
-/// (TRM 4.7.5.1): those stop the stream visibly, QREAD at the operation.
-#[test]
-fn sixteen_bit_depthwise_and_pools_in_parallel_mode_are_refused_on_u65_512() {
-    let precision = Opcode::NpuSetIfmPrecision;
-    for (op, param) in [
-        (Opcode::NpuOpDepthwise, 0),
-        (Opcode::NpuOpPool, 0),
-        (Opcode::NpuOpPool, 1),
-    ] {
-        let stream = encode(&[
-            Command::cmd0(
-                precision,
-                precision.field("activation_precision").set(0, 1) as u16,
-            ),
-            Command::cmd0(Opcode::NpuSetParallelMode, 1),
-            Command::cmd0(op, param),
-            Command::cmd0(Opcode::NpuOpStop, 0),
-        ]);
-        let mut tb = NpuTb::new("u65-512").unwrap();
-        let state = fault(run(&mut tb, &stream));
-        assert_eq!(
-            field(state.status, "cmd_parse_error"),
-            1,
-            "{op:?} {param}: {state}"
-        );
-        assert_eq!(field(state.status, "state"), 0, "{state}");
-        assert_eq!(state.qread, 8, "QREAD stays at the operation: {state}");
-    }
-}
-
 /// NPU_SET_PARALLEL_MODE 1 is for the two cores of u65-512 only (TRM
 /// 4.7.5.1): on u65-256 a convolution with it stops the stream visibly, as
 /// the golden model refuses it.

@@ -15,8 +15,10 @@
 //! different places and the settings switched as soon as the last request
 //! of the previous operation is taken. A third of the operations use 1x4
 //! microblocks (`one_row`: positions (oy, ox + p)) over any OFM rows, the
-//! rest 2x2 ones; a third of the 8-bit ones are `interleaved` (depthwise in
-//! parallel mode: a group's channels every other one of 16, even or odd),
+//! rest 2x2 ones; a third of the 8- and 16-bit ones are `interleaved`
+//! (depthwise in parallel mode: a group's channels every other one of 16,
+//! even or odd; 16-bit groups are two lines, each 4 channels in lanes 0-3
+//! and again in 4-7),
 //! and a quarter of those without insert-zeros upscaling pad with the IFM
 //! type's minimum (`pad_minimum`, max pooling: the golden model's max pool
 //! counts no padding, which a minimum never changes).
@@ -182,7 +184,7 @@ impl Operation {
             ib_width: 0,
             position_bytes: 0,
             ib_base: 0,
-            interleaved: (ifm.bits == 8 && rng.gen_bool(1.0 / 3.0)).then(|| rng.gen_bool(0.5)),
+            interleaved: (ifm.bits <= 16 && rng.gen_bool(1.0 / 3.0)).then(|| rng.gen_bool(0.5)),
             pad_minimum: ifm.bits < 32 && upscale != UpscaleMode::Zeros && rng.gen_bool(0.25),
         };
         // The source rows and columns the OFM block reads.
@@ -211,11 +213,11 @@ impl Operation {
         Some(op)
     }
 
-    /// Channels of a request's group: 8, 16 interleaved (every other one
-    /// taken), 4 of 32 bits.
+    /// Channels of a request's line: 8, 16 interleaved (every other one
+    /// taken; 8 of 16 bits), 4 of 32 bits.
     fn group_channels(&self) -> usize {
         match (self.interleaved, self.ifm.bits) {
-            (Some(_), _) => 16,
+            (Some(_), 8) => 16,
             (None, 32) => 4,
             _ => 8,
         }
@@ -376,9 +378,14 @@ impl Operation {
                                     .map(|lane| {
                                         let (p, k) = (lane / 8, lane % 8);
                                         let (y, x) = (oy + p / uw, ox + p % uw);
-                                        let ch = match self.interleaved {
-                                            Some(_) => self.chunk.start + group * 16 + 2 * k + odd,
-                                            None => self.chunk.start + group * span + k,
+                                        let ch = match (self.interleaved, bytes) {
+                                            (Some(_), 1) => {
+                                                self.chunk.start + group * 16 + 2 * k + odd
+                                            }
+                                            (Some(_), _) => {
+                                                self.chunk.start + group * 8 + 2 * (k % 4) + odd
+                                            }
+                                            (None, _) => self.chunk.start + group * span + k,
                                         };
                                         // 32 bits: lanes 4-7 are don't-cares.
                                         let inside = self.block_y.contains(&y)

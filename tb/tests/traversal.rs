@@ -150,6 +150,7 @@ fn beat_from_words(w: &[u32]) -> schedule::Beat {
         acc_address: field(w, b.get_my_offset_acc_address(), 9) as usize,
         first: bit(b.get_my_offset_first()),
         byte: field(w, b.get_my_offset_byte(), 2) as usize,
+        second_line: bit(b.get_my_offset_second_line()),
         skip: bit(b.get_my_offset_skip()),
         group_end: bit(b.get_my_offset_group_end()),
         job_end: bit(b.get_my_offset_job_end()),

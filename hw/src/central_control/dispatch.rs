@@ -32,9 +32,8 @@ pub struct KernelKinds {
     pub pool: Bit,
     pub elementwise: Bit,
     /// NPU_SET_PARALLEL_MODE 1 (TRM 4.7.5.1: two cores, u65-512 only) for
-    /// NPU_OP_CONV, REDUCE_SUM, and NPU_OP_DEPTHWISE and max/average
-    /// NPU_OP_POOL with an 8-bit IFM; a 16-bit depthwise or max/average
-    /// pool one is refused, and every one on a one-core configuration.
+    /// NPU_OP_CONV, NPU_OP_DEPTHWISE and NPU_OP_POOL; refused on a
+    /// one-core configuration.
     pub parallel: Bit,
 }
 

@@ -214,7 +214,6 @@ pub struct CentralControl {
     ifm_precision: Signal<Local, Bits<16>>,
     /// NPU_SET_IFM_PRECISION activation_precision: 0 8-bit, 1 16-bit, 2 32-bit.
     ifm_precision_code: Signal<Local, Bits<2>>,
-    ifm_wide: Signal<Local, Bit>,
     /// A 32-bit IFM whose zero point is not 0 (TRM 4.6.4
     /// NPU_SET_IFM_ZERO_POINT: it must be 0).
     int32_zero_point_set: Signal<Local, Bit>,
@@ -361,7 +360,6 @@ impl Default for CentralControl {
             ofm_view: Default::default(),
             ofm_precision: Default::default(),
             elementwise_types: Default::default(),
-            ifm_wide: Default::default(),
             int32_zero_point_set: Default::default(),
             kernels_outstanding: Default::default(),
             op_code: Default::default(),
@@ -516,7 +514,6 @@ impl Logic for CentralControl {
         self.ifm_precision.next = self.ifm_view.val().precision;
         self.ifm_precision_code.next =
             bit_cast::<2, 16>(self.ifm_precision.val() >> self.ifm_width_lsb.val());
-        self.ifm_wide.next = self.ifm_precision_code.val() != 0;
         self.int32_zero_point_set.next =
             (self.ifm_precision_code.val() == 2) & (self.ifm_view.val().zero_point != 0);
         // TRM 4.8.2 table 4-124: the elementwise mode and its types.
@@ -531,28 +528,22 @@ impl Logic for CentralControl {
         self.elementwise_types.ofm_signed.next =
             (self.ofm_precision.val() & self.ofm_type_mask.val()) != 0;
         // Convolutions take 8- and 16-bit IFMs (TRM 4.8.2 table 4-120).
-        self.kernel_supported.next = ((self.key.val() == self.conv_key.val())
+        self.kernel_supported.next = (((self.key.val() == self.conv_key.val())
             & self.kernels_run.val().conv
-            & (self.ifm_precision_code.val() != 2)
-            & (!self.parallel_mode.val() | self.kernels_run.val().parallel))
+            & (self.ifm_precision_code.val() != 2))
             | ((self.key.val() == self.depthwise_key.val())
                 & self.kernels_run.val().depthwise
-                & (self.ifm_precision_code.val() != 2)
-                & (!self.parallel_mode.val()
-                    | (self.kernels_run.val().parallel & !self.ifm_wide.val())))
-            // Max and average pools run as depthwise (8-bit only in
-            // parallel mode), REDUCE_SUM as a convolution; modes beyond
-            // REDUCE_SUM do not exist (TRM 4.6.4); only REDUCE_SUM takes
-            // an int32 IFM (TRM 4.8.2 tables 4-122 and 4-125).
+                & (self.ifm_precision_code.val() != 2))
+            // Max and average pools run as depthwise, REDUCE_SUM as a
+            // convolution; modes beyond REDUCE_SUM do not exist (TRM
+            // 4.6.4); only REDUCE_SUM takes an int32 IFM (TRM 4.8.2
+            // tables 4-122 and 4-125).
             | ((self.key.val() == self.pool_key.val())
                 & self.kernels_run.val().pool
                 & ((self.ifm_precision_code.val() != 2)
                     | (self.op_param.val() == self.reduce_sum_mode.val()))
-                & (self.op_param.val() <= self.reduce_sum_mode.val())
-                & (!self.parallel_mode.val()
-                    | (self.kernels_run.val().parallel
-                        & (!self.ifm_wide.val()
-                            | (self.op_param.val() == self.reduce_sum_mode.val())))))
+                & (self.op_param.val() <= self.reduce_sum_mode.val())))
+            & (!self.parallel_mode.val() | self.kernels_run.val().parallel)
             | ((self.key.val() == self.elementwise_key.val())
                 & self.kernels_run.val().elementwise
                 & self.elementwise_types.allowed.val());

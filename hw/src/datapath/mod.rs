@@ -19,10 +19,11 @@
 //! 2 * local + core (one masked write per position, `OfmResult::spread`).
 //! So u65-512 runs at u65-256's MAC rate until a second MAC array exists;
 //! the PMU's MAC, AO and WD events (core 0's) count the work of both
-//! cores' passes. Depthwise in parallel mode runs with 8-bit IFMs: a
-//! core's IFM block holds both cores' channels of its OFM block and the IFM
-//! unit reads every other byte (`IfmSettings::interleaved`); central control
-//! refuses it with 16-bit IFMs.
+//! cores' passes. Depthwise in parallel mode: a core's IFM block holds both
+//! cores' channels of its OFM block and the IFM unit reads every other
+//! element (`IfmSettings::interleaved`); with 16-bit IFMs a group of 8
+//! channels is two lines, walked one after the other (`MacBeat::second_line`)
+//! with the MAC unit updating lanes 0-3, then 4-7 (`OperandBeat::ofm_lanes`).
 //!
 //! Pools (NPU_OP_POOL, TRM 4.6.4; table 4-122): max and average pools walk
 //! as depthwise convolutions (4 positions x 8 channels x 1 kernel element a
@@ -39,9 +40,8 @@
 //! average pools do not scale and read no scale records; a padded average
 //! divides each position's sum by its window's IFM elements (`WindowCount`,
 //! the output unit's division); REDUCE_SUM and unpadded average pools scale
-//! as convolutions. In parallel mode pools run as 8-bit depthwise and
-//! REDUCE_SUM as a convolution (core 1 has no channel); central control
-//! refuses 16-bit max and average pools there.
+//! as convolutions. In parallel mode pools run as depthwise and
+//! REDUCE_SUM as a convolution (core 1 has no channel).
 //!
 //! Elementwise operations (NPU_OP_ELEMENTWISE, TRM 4.8.2 table 4-124) walk
 //! their OFM blocks as a 1x1 depthwise pool, one pass in parallel mode
@@ -111,6 +111,7 @@ pub struct BeatTag {
     pub acc_address: Bits<9>,
     pub first: Bit,
     pub byte: Bits<2>,
+    pub second_line: Bit,
     pub skip: Bit,
     pub group_end: Bit,
     pub job_end: Bit,
@@ -699,6 +700,13 @@ impl Logic for Datapath {
         if self.decoder.ifm_int32.val() {
             self.element_shift.next = bit_cast::<8, 16>(self.beat.val().ifm_channel) << 2;
         }
+        // 16-bit parallel depthwise: both cores' 16 channels, two lines.
+        if self.decoder.ifm_wide.val() & self.interleaved.val() {
+            self.element_shift.next = bit_cast::<8, 16>(self.beat.val().ifm_channel) << 2;
+            if self.beat.val().second_line {
+                self.element_shift.next = self.element_shift.val() + 16;
+            }
+        }
         self.beat_ready.next = self.ifm_unit.requests.ready.val() & self.beat_tags.tail.ready.val();
         self.traversal.beats.ready.next = self.beat_ready.val();
         self.ifm_unit.requests.valid.next =
@@ -713,6 +721,7 @@ impl Logic for Datapath {
         self.beat_tags.tail.data.next.acc_address = self.beat.val().acc_address;
         self.beat_tags.tail.data.next.first = self.beat.val().first;
         self.beat_tags.tail.data.next.byte = self.beat.val().byte;
+        self.beat_tags.tail.data.next.second_line = self.beat.val().second_line;
         self.beat_tags.tail.data.next.skip = self.beat.val().skip;
         self.beat_tags.tail.data.next.group_end = self.beat.val().group_end;
         self.beat_tags.tail.data.next.job_end = self.beat.val().job_end;
@@ -752,7 +761,7 @@ impl Logic for Datapath {
             self.ifm_unit.settings.next.position_bytes =
                 ((bit_cast::<8, 16>(self.walked.val().channels) + 7) >> 3) << 4;
         }
-        if self.interleaved.val() {
+        if self.interleaved.val() & !self.decoder.ifm_wide.val() {
             self.ifm_unit.settings.next.position_bytes =
                 ((bit_cast::<8, 16>(self.walked.val().channels) + 15) >> 4) << 4;
         }
@@ -841,6 +850,14 @@ impl Logic for Datapath {
         self.mac.operands.data.next.slice_end = self.beat_tags.head.data.val().slice_end;
         self.mac.operands.data.next.depthwise = self.decoder.shape.val().depthwise;
         self.mac.operands.data.next.byte = self.beat_tags.head.data.val().byte;
+        // A split group's line holds channels 0-3 or 4-7.
+        self.mac.operands.data.next.ofm_lanes = 0xff.into();
+        if self.decoder.ifm_wide.val() & self.interleaved.val() {
+            self.mac.operands.data.next.ofm_lanes = 0x0f.into();
+            if self.beat_tags.head.data.val().second_line {
+                self.mac.operands.data.next.ofm_lanes = 0xf0.into();
+            }
+        }
         self.mac.operands.data.next.max = self.decoder.pool_max.val();
         self.mac.operands.data.next.low =
             self.decoder.ifm_wide.val() & (self.beat_tags.head.data.val().byte == 0);

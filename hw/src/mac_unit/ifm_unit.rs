@@ -51,9 +51,11 @@
 //! (the next position's); the weight stream holds zeros for them (TRM
 //! 4.7.5). A 32-bit IFM's groups are 4 channels, one line: `ib_base` and
 //! `position_bytes` are multiples of 16 and `channel_offset` is 16 x the
-//! group. An `interleaved` group (8-bit depthwise in parallel mode) is
-//! the even or `odd` bytes of one line: `ib_base` and `position_bytes`
-//! are multiples of 16 and `channel_offset` is 16 x the group.
+//! group. An `interleaved` group (depthwise in parallel mode) is the even
+//! or `odd` elements of one line: `ib_base` and `position_bytes` are
+//! multiples of 16 and `channel_offset` is 16 x the group; a 16-bit line
+//! holds 4 of the core's channels, which lanes k and k + 4 both read
+//! (element k % 4), and the datapath asks for a group's two lines in turn.
 //!
 //! # Ports
 //!
@@ -134,9 +136,10 @@ pub struct IfmSettings {
     pub signed: Bit,
     /// NPU_SET_IFM_ZERO_POINT, in the IFM's type.
     pub zero_point: Bits<16>,
-    /// 8-bit depthwise in parallel mode (TRM 4.7.5.1): a beat's 8 channels
-    /// are bytes `odd`, `odd` + 2, ..., `odd` + 14 of the line at the
-    /// group's offset (the core's channels among both cores').
+    /// Depthwise in parallel mode (TRM 4.7.5.1): a beat's channels are the
+    /// `odd` or even elements of the line at the group's offset (the
+    /// core's channels among both cores'): 8 of 8 bits; 4 of 16 bits, in
+    /// lanes 0-3 and again in 4-7.
     pub interleaved: Bit,
     pub odd: Bit,
     /// Max pooling: padding reads the IFM type's minimum (minus the zero
@@ -603,6 +606,12 @@ impl Logic for IfmUnit {
                     }
                 }
                 self.value_16.next = self.line.val().get_bits::<16>(16 * k);
+                if self.conversion.val().interleaved {
+                    self.value_16.next = self.line.val().get_bits::<16>(32 * (k & 3));
+                    if self.conversion.val().odd {
+                        self.value_16.next = self.line.val().get_bits::<16>(32 * (k & 3) + 16);
+                    }
+                }
                 if self.conversion.val().wide {
                     self.value.next = bit_cast::<17, 16>(self.value_16.val());
                     if self.conversion.val().signed & self.value_16.val().get_bit(15) {

@@ -39,8 +39,9 @@
 //!
 //! Cycle t: the beat is taken, its dot products are computed and
 //! registered, and the AB's read-modify-write port reads word
-//! `acc_address` (not for a `first` beat). Cycle t+1: the adder array adds
-//! the registered dot products to the word read (0 for a `first` beat) and
+//! `acc_address` (not for a `first` beat of all lanes). Cycle t+1: the adder
+//! array adds the registered dot products to the word read (0 for a
+//! `first` beat's lanes) and
 //! writes the sums back on the AB's write port at the edge ending t+1. The
 //! beat taken at t+1 read its word at that same edge, before the write: when
 //! it names the same word (a one-microblock OFM block, or the high beat of
@@ -138,6 +139,10 @@ const _: () = assert!(OPERAND_BITS == 9 && ACC_BITS == 40 && DOT_BITS == 21);
 /// - `byte`: the products count 2^(8 x `byte`) times: 1 for the high
 ///   part of a 16-bit activation, 1 to 3 for the upper bytes of a 32-bit
 ///   one.
+/// - `ofm_lanes`: bit o: the beat updates OFM (depthwise: channel) lane o's
+///   accumulators; the others keep their value, and `first` clears only
+///   these (a 16-bit depthwise beat in parallel mode holds half its
+///   channels).
 /// - `max`: max pooling (NPU_OP_POOL mode 0): accumulator (p, o) becomes
 ///   the larger of itself and the dot product (the dot product itself for
 ///   a `first` beat) instead of their sum.
@@ -153,6 +158,7 @@ pub struct OperandBeat {
     pub slice_end: Bit,
     pub depthwise: Bit,
     pub byte: Bits<2>,
+    pub ofm_lanes: Bits<8>,
     pub max: Bit,
     pub low: Bit,
 }
@@ -209,14 +215,16 @@ impl Logic for MacUnit {
         self.acc_buffer.clock.next = self.clock.val();
 
         // Accumulation: the word is read as the beat enters the dot-product
-        // stage (a `first` beat needs none), added and written a cycle later.
+        // stage (a `first` beat of every lane needs none), added and written
+        // a cycle later.
         // Beats wait while the AB is cleared.
         self.dot_units.operands.valid.next = self.operands.valid.val() & !self.clear_active.q.val();
         self.dot_units.operands.data.next = self.operands.data.val();
         self.operands.ready.next = self.dot_units.operands.ready.val() & !self.clear_active.q.val();
         StreamOut::<DotBeat>::join(&mut self.dot_units.sums, &mut self.adder_array.sums);
-        self.acc_buffer.rmw_read_enable.next =
-            self.operands.valid.val() & self.operands.ready.val() & !self.operands.data.val().first;
+        self.acc_buffer.rmw_read_enable.next = self.operands.valid.val()
+            & self.operands.ready.val()
+            & !(self.operands.data.val().first & (self.operands.data.val().ofm_lanes == 0xff));
         self.acc_buffer.rmw_read_address.next = self.operands.data.val().acc_address;
         self.adder_array.stored.next = self.acc_buffer.rmw_read_data.val();
         self.acc_buffer.write_enable.next = self.adder_array.write_enable.val();
