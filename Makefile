@@ -64,7 +64,7 @@ bench: deps
 # The bundled demo: DMA jobs, convolutions, pools and elementwise operations (Vela-made,
 # TFLite-interpreter expected outputs) run on the RTL, outputs compared with the expected bytes;
 # then the demo network (conv, depthwise, residual ADD, pools, LUT activation, fully connected)
-# on the RTL, with its per-layer table.
+# on the RTL. Each run prints its per-layer table (cycles, MAC utilisation, AXI bytes per port).
 DEMO_JOBS := $(wildcard model/tests/fixtures/jobs/dma_*) \
 	$(addprefix model/tests/fixtures/jobs/,conv_3x3_i8_df dw_3x3_i8 conv_1x1_i16_df tconv_3x3_same_i8 \
 		maxpool_3x3_same_i8 avgpool_3x3_same_i8 tanh_i16 exp_i8 add_i8 mul_u8_scalar sub_i8_bcast_first)

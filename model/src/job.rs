@@ -7,6 +7,7 @@
 
 use crate::npu::{ModelError, Npu, OpRecord, NUM_REGIONS};
 use crate::payload::{is_driver_payload, DriverPayload};
+use crate::report::RunMeasures;
 use npu_spec::config::NpuConfig;
 use npu_spec::regs::STATUS;
 use serde::{Deserialize, Serialize};
@@ -306,11 +307,15 @@ pub struct BackendRun {
     pub pmu: BTreeMap<String, u64>,
     /// Other counters by name, e.g. the traffic of each AXI port (RTL backends).
     pub counters: BTreeMap<String, u64>,
-    /// Multiply-accumulates (golden model).
+    /// Multiply-accumulates (golden model; an RTL run with the per-layer
+    /// report, from the golden model's rows).
     pub macs: u64,
     /// Every kernel operation and DMA in stream order (golden model; a timed
-    /// backend adds cycles).
+    /// backend adds their cycles and AXI bytes).
     pub layers: Vec<OpRecord>,
+    /// Cycles and AXI bytes of the whole run, for the report's totals (a
+    /// timed backend).
+    pub measured: Option<RunMeasures>,
 }
 
 impl BackendRun {
@@ -393,6 +398,7 @@ impl Backend for GoldenBackend {
             counters: BTreeMap::new(),
             macs: stats.macs,
             layers: stats.layers.clone(),
+            measured: None,
         };
         self.last = Some(npu);
         Ok(run)

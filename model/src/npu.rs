@@ -323,8 +323,19 @@ pub struct OpRecord {
     /// the shared buffer writes no region but counts as written).
     pub bytes_read: u64,
     pub bytes_written: u64,
-    /// Clock cycles, from a timed backend (the golden model has none).
+    /// Clock cycles from the operation's start to its end, from a timed
+    /// backend (the golden model has none).
     pub cycles: Option<u64>,
+    /// Bytes each AXI port (M0, M1) moved for the operation, from a timed
+    /// backend.
+    pub ports: Option<[PortBytes; 2]>,
+}
+
+/// Bytes one AXI port read and wrote.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct PortBytes {
+    pub read: u64,
+    pub written: u64,
 }
 
 impl RunStats {

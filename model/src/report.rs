@@ -1,13 +1,33 @@
 //! The per-layer report of a run: one row per kernel operation and DMA of
 //! the command stream, then totals. Column names follow Vela's
 //! `--verbose-performance` per-layer CSV where the meaning is the same
-//! (`MAC Count`, `Op Cycles`).
+//! (`MAC Count`, `Op Cycles`, `Util% (MAC)`), so Vela's estimate can be set
+//! beside a measurement.
+//!
+//! Every backend fills the command-stream offset, the operation, its shapes,
+//! `MAC Count` and `Bytes Read`/`Bytes Written`: what the operation reads
+//! from and writes to the base-pointer regions (the golden model's count,
+//! untimed). A timed backend (the RTL) adds `Op Cycles`, NPU clock cycles
+//! from the operation's start to its end; `MACs/Cycle`; `Util% (MAC)`, MAC
+//! Count / (Op Cycles x the configuration's peak MACs per cycle) x 100; and
+//! the bytes each AXI port moved for the operation (`M0 Read`, `M0 Written`,
+//! `M1 Read`, `M1 Written`). A cell a backend has no value for is empty, as
+//! are the rates of a row without MACs (a DMA).
+//!
+//! The totals row sums the rows' MACs and region bytes. With a timed
+//! backend its cycles are the whole run's, from the NPU's start to its stop:
+//! not the sum of the rows' Op Cycles, since DMAs run beside kernel
+//! operations. Its port bytes are everything the ports moved in the run,
+//! including the command-stream reads, which belong to no operation and have
+//! a row of their own.
 
-use crate::npu::{OpRecord, Shape};
+use crate::job::BackendRun;
+use crate::npu::{OpRecord, PortBytes, Shape};
+use npu_spec::config::NpuConfig;
 use serde::Serialize;
 
 /// The report's columns.
-pub const COLUMNS: [&str; 10] = [
+pub const COLUMNS: [&str; 16] = [
     "Offset",
     "Operation",
     "IFM",
@@ -18,25 +38,94 @@ pub const COLUMNS: [&str; 10] = [
     "Bytes Read",
     "Bytes Written",
     "Op Cycles",
+    "MACs/Cycle",
+    "Util% (MAC)",
+    "M0 Read",
+    "M0 Written",
+    "M1 Read",
+    "M1 Written",
 ];
 
-/// Sums over every row; cycles only when every row has them.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+/// Columns before this one hold text (left-aligned in the table).
+const FIRST_NUMBER_COLUMN: usize = 6;
+
+type Row = [String; COLUMNS.len()];
+
+/// What a timed backend measured over a whole run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct RunMeasures {
+    /// NPU clock cycles from the start of the run to its stop.
+    pub cycles: u64,
+    /// Every byte each AXI port (M0, M1) moved in the run.
+    pub ports: [PortBytes; 2],
+    /// The command-stream reads among them.
+    pub command_stream: [PortBytes; 2],
+}
+
+/// A run's report: its rows, what a timed backend measured over the whole
+/// run, and the peak the utilisation is taken against.
+#[derive(Debug, Clone, Copy)]
+pub struct Report<'a> {
+    pub layers: &'a [OpRecord],
+    pub measured: Option<&'a RunMeasures>,
+    /// The configuration's peak MACs per cycle (`NpuConfig::macs_per_cycle`).
+    pub peak_macs_per_cycle: u32,
+}
+
+impl<'a> Report<'a> {
+    /// The report of `run`, on `config`.
+    pub fn of(run: &'a BackendRun, config: &NpuConfig) -> Self {
+        Self {
+            layers: &run.layers,
+            measured: run.measured.as_ref(),
+            peak_macs_per_cycle: config.macs_per_cycle,
+        }
+    }
+}
+
+/// MACs per cycle and Util% (MAC) of `macs` in `cycles`; none without
+/// cycles or without MACs.
+pub fn rates(macs: u64, cycles: Option<u64>, peak_macs_per_cycle: u32) -> Option<(f64, f64)> {
+    let cycles = cycles.filter(|&c| c > 0 && macs > 0)?;
+    let per_cycle = macs as f64 / cycles as f64;
+    Some((
+        per_cycle,
+        100.0 * per_cycle / f64::from(peak_macs_per_cycle),
+    ))
+}
+
+/// The totals row.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Totals {
     pub operations: usize,
     pub macs: u64,
     pub bytes_read: u64,
     pub bytes_written: u64,
+    /// The whole run's cycles (a timed backend).
     pub cycles: Option<u64>,
+    pub macs_per_cycle: Option<f64>,
+    pub util_mac: Option<f64>,
+    /// Every byte each port moved (a timed backend).
+    pub ports: Option<[PortBytes; 2]>,
+    /// The command-stream reads among them.
+    pub command_stream: Option<[PortBytes; 2]>,
 }
 
-pub fn totals(layers: &[OpRecord]) -> Totals {
+pub fn totals(report: &Report) -> Totals {
+    let layers = report.layers;
+    let macs = layers.iter().map(|l| l.macs).sum();
+    let cycles = report.measured.map(|m| m.cycles);
+    let rates = rates(macs, cycles, report.peak_macs_per_cycle);
     Totals {
         operations: layers.len(),
-        macs: layers.iter().map(|l| l.macs).sum(),
+        macs,
         bytes_read: layers.iter().map(|l| l.bytes_read).sum(),
         bytes_written: layers.iter().map(|l| l.bytes_written).sum(),
-        cycles: layers.iter().map(|l| l.cycles).sum(),
+        cycles,
+        macs_per_cycle: rates.map(|r| r.0),
+        util_mac: rates.map(|r| r.1),
+        ports: report.measured.map(|m| m.ports),
+        command_stream: report.measured.map(|m| m.command_stream),
     }
 }
 
@@ -45,48 +134,106 @@ fn shape(s: &Option<Shape>) -> String {
         .unwrap_or_default()
 }
 
-fn cells(l: &OpRecord) -> [String; 10] {
-    [
-        format!("{:#x}", l.offset),
-        l.kind.clone(),
-        shape(&l.ifm),
-        shape(&l.ifm2),
-        shape(&l.ofm),
-        l.kernel
-            .map(|[h, w]| format!("{h}x{w}"))
-            .unwrap_or_default(),
-        l.macs.to_string(),
-        l.bytes_read.to_string(),
-        l.bytes_written.to_string(),
-        l.cycles.map(|c| c.to_string()).unwrap_or_default(),
-    ]
+fn optional<T: ToString>(value: Option<T>) -> String {
+    value.map(|v| v.to_string()).unwrap_or_default()
 }
 
-fn total_cells(t: &Totals) -> [String; 10] {
-    [
-        String::new(),
-        format!("TOTAL ({} operations)", t.operations),
-        String::new(),
-        String::new(),
-        String::new(),
-        String::new(),
-        t.macs.to_string(),
-        t.bytes_read.to_string(),
-        t.bytes_written.to_string(),
-        t.cycles.map(|c| c.to_string()).unwrap_or_default(),
-    ]
+/// The rate cells: MACs/Cycle and Util% (MAC), two decimals.
+fn rate_cells(rates: Option<(f64, f64)>) -> [String; 2] {
+    rates.map_or_else(Default::default, |(per_cycle, util)| {
+        [format!("{per_cycle:.2}"), format!("{util:.2}")]
+    })
 }
 
-fn rows(layers: &[OpRecord]) -> Vec<[String; 10]> {
-    let mut rows: Vec<[String; 10]> = vec![COLUMNS.map(String::from)];
-    rows.extend(layers.iter().map(cells));
-    rows.push(total_cells(&totals(layers)));
+/// The port cells: M0 Read, M0 Written, M1 Read, M1 Written.
+fn port_cells(ports: Option<[PortBytes; 2]>) -> [String; 4] {
+    ports.map_or_else(Default::default, |[m0, m1]| {
+        [m0.read, m0.written, m1.read, m1.written].map(|b| b.to_string())
+    })
+}
+
+/// A row from its parts: the six text cells, the three untimed numbers,
+/// Op Cycles, the rates and the port bytes.
+fn row(
+    text: [String; 6],
+    untimed: [String; 3],
+    cycles: String,
+    rates: [String; 2],
+    ports: [String; 4],
+) -> Row {
+    let mut cells = text
+        .into_iter()
+        .chain(untimed)
+        .chain([cycles])
+        .chain(rates)
+        .chain(ports);
+    std::array::from_fn(|_| cells.next().expect("one cell per column"))
+}
+
+fn cells(l: &OpRecord, peak_macs_per_cycle: u32) -> Row {
+    row(
+        [
+            format!("{:#x}", l.offset),
+            l.kind.clone(),
+            shape(&l.ifm),
+            shape(&l.ifm2),
+            shape(&l.ofm),
+            l.kernel
+                .map(|[h, w]| format!("{h}x{w}"))
+                .unwrap_or_default(),
+        ],
+        [l.macs, l.bytes_read, l.bytes_written].map(|n| n.to_string()),
+        optional(l.cycles),
+        rate_cells(rates(l.macs, l.cycles, peak_macs_per_cycle)),
+        port_cells(l.ports),
+    )
+}
+
+/// The row of the command-stream reads, which no operation makes.
+fn command_stream_cells(ports: [PortBytes; 2]) -> Row {
+    let text = [String::new(), "(command stream)".into()];
+    let mut cells: Row = Default::default();
+    cells[..2].clone_from_slice(&text);
+    cells[COLUMNS.len() - 4..].clone_from_slice(&port_cells(Some(ports)));
+    cells
+}
+
+fn total_cells(t: &Totals) -> Row {
+    let rates = t.macs_per_cycle.zip(t.util_mac);
+    row(
+        [
+            String::new(),
+            format!("TOTAL ({} operations)", t.operations),
+            String::new(),
+            String::new(),
+            String::new(),
+            String::new(),
+        ],
+        [t.macs, t.bytes_read, t.bytes_written].map(|n| n.to_string()),
+        optional(t.cycles),
+        rate_cells(rates),
+        port_cells(t.ports),
+    )
+}
+
+fn rows(report: &Report) -> Vec<Row> {
+    let mut rows: Vec<Row> = vec![COLUMNS.map(String::from)];
+    rows.extend(
+        report
+            .layers
+            .iter()
+            .map(|l| cells(l, report.peak_macs_per_cycle)),
+    );
+    if let Some(m) = report.measured {
+        rows.push(command_stream_cells(m.command_stream));
+    }
+    rows.push(total_cells(&totals(report)));
     rows
 }
 
 /// An aligned text table with a totals row.
-pub fn table(layers: &[OpRecord]) -> String {
-    let rows = rows(layers);
+pub fn table(report: &Report) -> String {
+    let rows = rows(report);
     let widths: Vec<usize> = (0..COLUMNS.len())
         .map(|i| rows.iter().map(|r| r[i].len()).max().unwrap_or(0))
         .collect();
@@ -96,9 +243,8 @@ pub fn table(layers: &[OpRecord]) -> String {
             .iter()
             .zip(&widths)
             .enumerate()
-            // Text columns left-aligned, numbers right-aligned.
             .map(|(i, (c, &w))| {
-                if i < 6 {
+                if i < FIRST_NUMBER_COLUMN {
                     format!("{c:<w$}")
                 } else {
                     format!("{c:>w$}")
@@ -112,30 +258,51 @@ pub fn table(layers: &[OpRecord]) -> String {
 }
 
 /// CSV with a header row and a totals row (no cell holds a comma or quote).
-pub fn csv(layers: &[OpRecord]) -> String {
-    rows(layers).iter().map(|r| r.join(",") + "\n").collect()
+pub fn csv(report: &Report) -> String {
+    rows(report).iter().map(|r| r.join(",") + "\n").collect()
 }
 
-/// JSON: `{"layers": [...], "totals": {...}}`.
-pub fn json(layers: &[OpRecord]) -> String {
+/// JSON: `{"layers": [...], "totals": {...}}`; each layer is its
+/// [`OpRecord`] with `macs_per_cycle` and `util_mac` (null without cycles or
+/// MACs).
+pub fn json(report: &Report) -> String {
     #[derive(Serialize)]
-    struct Report<'a> {
-        layers: &'a [OpRecord],
+    struct Layer<'a> {
+        #[serde(flatten)]
+        record: &'a OpRecord,
+        macs_per_cycle: Option<f64>,
+        util_mac: Option<f64>,
+    }
+    #[derive(Serialize)]
+    struct Json<'a> {
+        layers: Vec<Layer<'a>>,
         totals: Totals,
     }
-    let report = Report {
+    let layers = report
+        .layers
+        .iter()
+        .map(|record| {
+            let rates = rates(record.macs, record.cycles, report.peak_macs_per_cycle);
+            Layer {
+                record,
+                macs_per_cycle: rates.map(|r| r.0),
+                util_mac: rates.map(|r| r.1),
+            }
+        })
+        .collect();
+    let json = Json {
         layers,
-        totals: totals(layers),
+        totals: totals(report),
     };
-    serde_json::to_string_pretty(&report).expect("a report serialises")
+    serde_json::to_string_pretty(&json).expect("a report serialises")
 }
 
 /// Write the report to `path`: JSON when it ends in `.json`, CSV otherwise.
-pub fn write(path: &std::path::Path, layers: &[OpRecord]) -> std::io::Result<()> {
+pub fn write(path: &std::path::Path, report: &Report) -> std::io::Result<()> {
     let text = if path.extension().is_some_and(|e| e == "json") {
-        json(layers)
+        json(report)
     } else {
-        csv(layers)
+        csv(report)
     };
     std::fs::write(path, text)
 }
@@ -144,7 +311,9 @@ pub fn write(path: &std::path::Path, layers: &[OpRecord]) -> std::io::Result<()>
 mod tests {
     use super::*;
 
-    fn row(kind: &str, macs: u64, cycles: Option<u64>) -> OpRecord {
+    const PEAK: u32 = 256;
+
+    fn layer(kind: &str, macs: u64, cycles: Option<u64>) -> OpRecord {
         OpRecord {
             offset: 0x40,
             kind: kind.into(),
@@ -159,37 +328,96 @@ mod tests {
         }
     }
 
-    /// Cycles total only when every row has them (a timed backend).
+    fn ports(m0: (u64, u64), m1: (u64, u64)) -> [PortBytes; 2] {
+        [m0, m1].map(|(read, written)| PortBytes { read, written })
+    }
+
+    fn untimed(layers: &[OpRecord]) -> Report<'_> {
+        Report {
+            layers,
+            measured: None,
+            peak_macs_per_cycle: PEAK,
+        }
+    }
+
+    /// A timed run: a convolution, then a DMA beside the next one.
+    fn timed() -> (Vec<OpRecord>, RunMeasures) {
+        let conv = OpRecord {
+            ports: Some(ports((96, 64), (144, 0))),
+            ..layer("NPU_OP_CONV", 4608, Some(36))
+        };
+        let dma = OpRecord {
+            offset: 0x48,
+            ofm: None,
+            ifm: None,
+            kernel: None,
+            ports: Some(ports((0, 32), (32, 0))),
+            ..layer("NPU_OP_DMA_START", 0, Some(20))
+        };
+        let measured = RunMeasures {
+            cycles: 50,
+            ports: ports((96, 96), (224, 0)),
+            command_stream: ports((0, 0), (48, 0)),
+        };
+        (vec![conv, dma], measured)
+    }
+
+    /// Untimed: sums of MACs and bytes, no cycles; with cycles of the
+    /// rows only, still none (they overlap: only the run's count).
     #[test]
-    fn totals_sum_every_row() {
-        let timed = [
-            row("NPU_OP_CONV", 4608, Some(100)),
-            row("NPU_OP_CONV", 1, Some(7)),
+    fn totals_sum_macs_and_bytes_and_take_the_runs_cycles() {
+        let layers = [
+            layer("NPU_OP_CONV", 4608, Some(100)),
+            layer("NPU_OP_CONV", 1, Some(7)),
         ];
-        let t = totals(&timed);
-        assert_eq!((t.operations, t.macs, t.cycles), (2, 4609, Some(107)));
+        let t = totals(&untimed(&layers));
+        assert_eq!((t.operations, t.macs, t.cycles), (2, 4609, None));
         assert_eq!((t.bytes_read, t.bytes_written), (256, 128));
-        let untimed = [
-            row("NPU_OP_CONV", 4608, Some(100)),
-            row("NPU_OP_DMA_START", 0, None),
-        ];
-        assert_eq!(totals(&untimed).cycles, None);
+        assert_eq!((t.ports, t.macs_per_cycle), (None, None));
+
+        let (layers, measured) = timed();
+        let report = Report {
+            measured: Some(&measured),
+            ..untimed(&layers)
+        };
+        let t = totals(&report);
+        assert_eq!(t.cycles, Some(50));
+        assert_eq!(t.ports, Some(measured.ports));
+        assert_eq!(t.command_stream, Some(measured.command_stream));
+        assert_eq!(t.macs_per_cycle, Some(4608.0 / 50.0));
+        assert_eq!(t.util_mac, Some(100.0 * 4608.0 / (50.0 * 256.0)));
+    }
+
+    /// Util% (MAC) = MAC Count / (Op Cycles x peak) x 100; none without
+    /// cycles or MACs.
+    #[test]
+    fn rates_against_the_peak() {
+        assert_eq!(rates(4608, Some(36), 256), Some((128.0, 50.0)));
+        assert_eq!(rates(4608, Some(36), 512), Some((128.0, 25.0)));
+        assert_eq!(rates(4608, None, 256), None);
+        assert_eq!(rates(0, Some(20), 256), None);
+        assert_eq!(rates(4608, Some(0), 256), None);
     }
 
     #[test]
-    fn csv_and_json_rows() {
-        let rows = [row("NPU_OP_CONV", 4608, None)];
+    fn untimed_csv_json_and_table_leave_the_timed_cells_empty() {
+        let layers = [layer("NPU_OP_CONV", 4608, None)];
+        let report = untimed(&layers);
         assert_eq!(
-            csv(&rows),
-            "Offset,Operation,IFM,IFM2,OFM,Kernel,MAC Count,Bytes Read,Bytes Written,Op Cycles\n\
-             0x40,NPU_OP_CONV,4x4x8,,2x2x16,3x3,4608,128,64,\n\
-             ,TOTAL (1 operations),,,,,4608,128,64,\n"
+            csv(&report),
+            "Offset,Operation,IFM,IFM2,OFM,Kernel,MAC Count,Bytes Read,Bytes Written,Op Cycles,\
+             MACs/Cycle,Util% (MAC),M0 Read,M0 Written,M1 Read,M1 Written\n\
+             0x40,NPU_OP_CONV,4x4x8,,2x2x16,3x3,4608,128,64,,,,,,,\n\
+             ,TOTAL (1 operations),,,,,4608,128,64,,,,,,,\n"
         );
-        let v: serde_json::Value = serde_json::from_str(&json(&rows)).expect("JSON");
+        let v: serde_json::Value = serde_json::from_str(&json(&report)).expect("JSON");
         assert_eq!(v["layers"][0]["macs"], 4608);
+        assert!(v["layers"][0]["cycles"].is_null());
+        assert!(v["layers"][0]["util_mac"].is_null());
+        assert!(v["layers"][0]["ports"].is_null());
         assert_eq!(v["totals"]["bytes_read"], 128);
         assert!(v["totals"]["cycles"].is_null());
-        let table = table(&rows);
+        let table = table(&report);
         let first: Vec<&str> = table
             .lines()
             .nth(1)
@@ -208,6 +436,59 @@ mod tests {
                 "128",
                 "64"
             ]
+        );
+    }
+
+    #[test]
+    fn timed_csv_json_and_table_have_cycles_rates_and_port_bytes() {
+        let (layers, measured) = timed();
+        let report = Report {
+            measured: Some(&measured),
+            ..untimed(&layers)
+        };
+        let csv = csv(&report);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(
+            lines[1..],
+            [
+                "0x40,NPU_OP_CONV,4x4x8,,2x2x16,3x3,4608,128,64,36,128.00,50.00,96,64,144,0",
+                "0x48,NPU_OP_DMA_START,,,,,0,128,64,20,,,0,32,32,0",
+                ",(command stream),,,,,,,,,,,0,0,48,0",
+                ",TOTAL (2 operations),,,,,4608,256,128,50,92.16,36.00,96,96,224,0",
+            ]
+        );
+        let v: serde_json::Value = serde_json::from_str(&json(&report)).expect("JSON");
+        let conv = &v["layers"][0];
+        assert_eq!(conv["cycles"], 36);
+        assert_eq!(conv["macs_per_cycle"], 128.0);
+        assert_eq!(conv["util_mac"], 50.0);
+        assert_eq!(conv["ports"][1]["read"], 144);
+        assert!(v["layers"][1]["util_mac"].is_null());
+        assert_eq!(v["layers"][1]["ports"][0]["written"], 32);
+        assert_eq!(v["totals"]["cycles"], 50);
+        assert_eq!(v["totals"]["ports"][1]["read"], 224);
+        assert_eq!(v["totals"]["command_stream"][1]["read"], 48);
+        let table = table(&report);
+        let words = |n: usize| -> Vec<String> {
+            let line = table.lines().nth(n).expect("a row");
+            line.split_whitespace().map(String::from).collect()
+        };
+        let header = table.lines().next().expect("header");
+        let at: Vec<usize> = COLUMNS
+            .iter()
+            .map(|c| header.find(c).expect("every column"))
+            .collect();
+        assert!(at.windows(2).all(|w| w[0] < w[1]), "{header}");
+        assert_eq!(
+            words(1)[5..],
+            ["4608", "128", "64", "36", "128.00", "50.00", "96", "64", "144", "0"]
+        );
+        assert_eq!(words(3), ["(command", "stream)", "0", "0", "48", "0"]);
+        // Numbers are right-aligned under their headers.
+        let util = table.lines().nth(1).expect("a row");
+        assert_eq!(
+            header.find("Util% (MAC)").map(|i| i + "Util% (MAC)".len()),
+            util.find("50.00").map(|i| i + "50.00".len())
         );
     }
 }

@@ -3,6 +3,7 @@
 //! model, bit-exact with the TensorFlow Lite interpreter's output.
 
 use npu_model::job::GoldenBackend;
+use npu_model::report::Report;
 use npu_model::tflite::{self, VelaModel};
 use npu_spec::config::NpuConfig;
 use rand::{Rng, SeedableRng};
@@ -93,16 +94,24 @@ fn demo_report_covers_every_operation() {
     ] {
         assert!(k.contains(&want), "{want} missing from {k:?}");
     }
-    let totals = npu_model::report::totals(&run.run.layers);
+    let config = NpuConfig::by_name("u65-256").expect("built in");
+    let report = Report::of(&run.run, &config);
+    let totals = npu_model::report::totals(&report);
     assert_eq!(totals.macs, run.run.macs);
     assert!(totals.cycles.is_none(), "the golden model has no cycles");
+    assert!(totals.ports.is_none(), "nor AXI ports");
+    assert!(run
+        .run
+        .layers
+        .iter()
+        .all(|l| l.cycles.is_none() && l.ports.is_none()));
     let first = &run.run.layers[0];
     assert!(first.bytes_read > 0 && first.bytes_written > 0, "{first:?}");
     // Offsets are command-stream byte offsets, increasing.
     assert!(run.run.layers.windows(2).all(|w| w[0].offset < w[1].offset));
-    let table = npu_model::report::table(&run.run.layers);
+    let table = npu_model::report::table(&report);
     assert!(table.starts_with("Offset") && table.contains("MAC Count"));
-    let csv = npu_model::report::csv(&run.run.layers);
+    let csv = npu_model::report::csv(&report);
     assert_eq!(csv.lines().count(), run.run.layers.len() + 2);
 }
 

@@ -11,6 +11,7 @@ pub mod conv_jobs;
 pub mod driver;
 pub mod elementwise_jobs;
 pub mod fuzz;
+pub mod layer_probe;
 pub mod npu;
 pub mod q_channel;
 pub mod register_model;

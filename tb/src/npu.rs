@@ -7,6 +7,7 @@ use crate::axi::{
     Attributes, AxiCompleter, AxiLimits, AxiMonitor, AxiPort, AxiPorts, AxiSignals,
     CompleterConfig, Counters, SparseMemory,
 };
+use crate::layer_probe::LayerProbe;
 use crate::q_channel::{QChannel, QChecker, QState};
 use crate::seed::seed;
 use crate::verilator::build::workspace_root;
@@ -149,6 +150,8 @@ pub struct NpuTb {
     axi_seed: Option<u64>,
     /// The clock and power Q-channel handshakes.
     q_checkers: [QChecker; 2],
+    /// Times kernel operations and DMAs while attached ([`NpuTb::watch_layers`]).
+    layer_probe: Option<LayerProbe>,
     vcd: Option<PathBuf>,
 }
 
@@ -188,6 +191,7 @@ impl NpuTb {
             memory: SparseMemory::default(),
             axi_seed: None,
             q_checkers,
+            layer_probe: None,
             vcd: waveform.map(|w| w.path),
         };
         tb.hard_reset(false, false);
@@ -272,6 +276,23 @@ impl NpuTb {
         self.axi[port.index()].completer.enabled_cycles()
     }
 
+    /// The completer serving `port`: its counters, by ID too.
+    pub fn axi_completer(&self, port: AxiPort) -> &AxiCompleter {
+        &self.axi[port.index()].completer
+    }
+
+    /// Attaches a [`LayerProbe`]: from the next cycle on it times every
+    /// kernel operation and DMA and counts their AXI bytes.
+    pub fn watch_layers(&mut self) -> Result<()> {
+        self.layer_probe = Some(LayerProbe::new(&self.model, &self.config)?);
+        Ok(())
+    }
+
+    /// Detaches the probe [`NpuTb::watch_layers`] attached, with what it saw.
+    pub fn take_layer_probe(&mut self) -> Option<LayerProbe> {
+        self.layer_probe.take()
+    }
+
     /// The distinct (ID, AxCACHE, AxPROT) sets seen on `port`'s AR and AW.
     pub fn axi_attributes(&self, port: AxiPort) -> &BTreeSet<Attributes> {
         &self.axi[port.index()].completer.attributes
@@ -339,6 +360,13 @@ impl NpuTb {
             if let Err(e) = self.axi[i].check(&self.model) {
                 self.fail(&e);
             }
+        }
+        if let Some(probe) = &mut self.layer_probe {
+            let by_id = self
+                .axi
+                .each_ref()
+                .map(|a| a.completer.bytes_by_id.as_ref());
+            probe.sample(&self.model, by_id);
         }
         self.model.rise();
         if let Err(e) = self.monitor.after_edge(&self.model) {

@@ -3,6 +3,13 @@
 //! own, the driver runs the stream, and the regions are read back. Memory
 //! exists only there: an access outside the job's regions answers DECERR,
 //! so the NPU reports it as a bus error.
+//!
+//! With `layers` set, the run also gives the per-layer report
+//! (`npu_model::report`): its rows are the golden model's records of the
+//! same job (kind, shapes, MACs, region bytes), and a
+//! [`LayerProbe`](crate::layer_probe::LayerProbe) adds
+//! each one's cycles and AXI bytes per port as the RTL ran it, and the
+//! whole run's.
 
 use crate::axi::{AxiPort, CompleterConfig};
 use crate::driver::DriverError;
@@ -10,7 +17,7 @@ use crate::driver::{self, AxiSettings, Inference, DEFAULT_MAX_CYCLES, HOST_PPROT
 use crate::npu::{NpuTb, Waveform};
 use crate::shram::shram_contents;
 use anyhow::{bail, Context, Result};
-use npu_model::job::{Backend, BackendRun, Job};
+use npu_model::job::{Backend, BackendRun, GoldenBackend, Job};
 use npu_spec::regs::{self, FaultingChannel};
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -58,6 +65,9 @@ pub struct RtlBackend {
     /// The bench after the last run, with its registers, memory and AXI
     /// counters, also after a failed run.
     pub last: Option<NpuTb>,
+    /// Fill the per-layer report (`BackendRun::layers` and `measured`,
+    /// `macs`): runs the golden model on the job too, for the rows.
+    pub layers: bool,
 }
 
 impl Default for RtlBackend {
@@ -72,6 +82,7 @@ impl Default for RtlBackend {
             secure: true,
             privileged: false,
             last: None,
+            layers: false,
         }
     }
 }
@@ -147,7 +158,16 @@ impl RtlBackend {
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<BackendRun> {
         self.last = None;
+        let records = if self.layers {
+            let golden = GoldenBackend::default().run(job, &mut |_, _| {});
+            Some(golden.context("the per-layer report takes its rows from the golden model")?)
+        } else {
+            None
+        };
         let inference = self.prepare(&mut tb, job)?;
+        if records.is_some() {
+            tb.watch_layers()?;
+        }
         let result = driver::invoke_async(&mut tb, &inference)
             .and_then(|running| driver::wait_with_progress(&mut tb, running, progress));
         // A stop on an error cancels neither the DMA descriptors already
@@ -181,7 +201,7 @@ impl RtlBackend {
                 );
             }
         }
-        Ok(BackendRun {
+        let mut rtl_run = BackendRun {
             regions: job
                 .regions
                 .iter()
@@ -199,7 +219,18 @@ impl RtlBackend {
             counters,
             macs: 0,
             layers: Vec::new(),
-        })
+            measured: None,
+        };
+        if let Some(golden) = records {
+            let probe = run.take_layer_probe().expect("watch_layers attached it");
+            let mut layers = golden.layers;
+            probe.fill(&mut layers, rtl_run.completed())?;
+            let completers = AxiPort::ALL.map(|port| run.axi_completer(port));
+            rtl_run.measured = Some(probe.measures(completers, run.model.cycle()));
+            rtl_run.macs = layers.iter().map(|l| l.macs).sum();
+            rtl_run.layers = layers;
+        }
+        Ok(rtl_run)
     }
 }
 

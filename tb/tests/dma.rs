@@ -3,10 +3,12 @@
 //! port, the shared buffer as destination) under random AXI settings,
 //! latency, back-pressure, reordering, ACLKEN and security levels, compared
 //! byte for byte with the golden model: every region, each core's shared
-//! buffer, STATUS and IRQ; and every transaction's ID, AxCACHE and AxPROT.
+//! buffer, STATUS and IRQ; every transaction's ID, AxCACHE and AxPROT; and
+//! the per-layer report's DMA rows (cycles, AXI bytes per port), queued
+//! DMAs among them.
 
 use npu_model::cmdstream::{encode, Command};
-use npu_model::job::{Backend, GoldenBackend, Job};
+use npu_model::job::{Backend, BackendRun, GoldenBackend, Job};
 use npu_model::npu::Npu;
 use npu_spec::command::{DmaRegionMode, DmaStrideMode, Opcode};
 use npu_spec::config::NpuConfig;
@@ -241,8 +243,8 @@ fn check_attributes(rtl: &RtlBackend, config: &NpuConfig, transfers: &[Transfer]
 }
 
 /// Runs `job` on the golden model and the RTL and compares every region,
-/// the shared buffers, STATUS and IRQ.
-fn check_against_golden(job: &Job, rtl: &mut RtlBackend, what: &str) {
+/// the shared buffers, STATUS and IRQ; returns the RTL's run.
+fn check_against_golden(job: &Job, rtl: &mut RtlBackend, what: &str) -> BackendRun {
     let mut golden = GoldenBackend::default();
     let expected = golden
         .run(job, &mut |_, _| {})
@@ -281,6 +283,57 @@ fn check_against_golden(job: &Job, rtl: &mut RtlBackend, what: &str) {
             );
         }
     }
+    actual
+}
+
+/// The per-layer report of `run`: a row for each of `transfers`, timed,
+/// one at a time within the run's cycles; every byte the AXI completers
+/// served in one row or in the command stream's; a DMA's writes exactly its
+/// destination's bytes on M0 (none into the shared buffer), its reads at
+/// least its source's (whole beats).
+fn check_report(run: &BackendRun, rtl: &RtlBackend, transfers: &[Transfer], what: &str) {
+    let measured = run.measured.expect("the run's measures");
+    assert_eq!(run.layers.len(), transfers.len(), "{what}: rows");
+    let mut sums = measured.command_stream;
+    let mut dma_cycles = 0;
+    for (layer, t) in run.layers.iter().zip(transfers) {
+        let cycles = layer
+            .cycles
+            .unwrap_or_else(|| panic!("{what}: {layer:?} has no cycles"));
+        assert!(cycles > 0, "{what}: {layer:?}");
+        dma_cycles += cycles;
+        let ports = layer.ports.expect("port bytes");
+        for (sum, port) in sums.iter_mut().zip(ports) {
+            sum.read += port.read;
+            sum.written += port.written;
+        }
+        let written = if t.dst_internal {
+            0
+        } else {
+            layer.bytes_written
+        };
+        assert_eq!(
+            ports[0].written + ports[1].written,
+            written,
+            "{what}: {layer:?}"
+        );
+        assert_eq!(ports[1].written, 0, "{what}: writes are on M0");
+        assert!(
+            ports[0].read + ports[1].read >= layer.bytes_read,
+            "{what}: {layer:?}"
+        );
+    }
+    assert!(dma_cycles <= measured.cycles, "{what}: DMAs overlap");
+    let tb = rtl.last.as_ref().unwrap();
+    for port in AxiPort::ALL {
+        let counters = tb.axi_counters(port);
+        let sum = sums[port.index()];
+        assert_eq!(
+            (sum.read, sum.written),
+            (counters.bytes_read, counters.bytes_written),
+            "{what}: {port} bytes of the rows and the command stream against the completer's"
+        );
+    }
 }
 
 fn random_jobs(config: &NpuConfig, jobs: usize) {
@@ -301,14 +354,16 @@ fn random_jobs(config: &NpuConfig, jobs: usize) {
             axi_seed: Some(rng.gen()),
             secure: rng.gen(),
             privileged: rng.gen(),
+            layers: true,
             ..RtlBackend::default()
         };
         let what = format!(
             "{} job {n} of seed {seed} ({transfers:?}, {:?}, {:?}, ACLKEN {:?}, secure {} privileged {})",
             config.name, rtl.settings, rtl.axi_configs, rtl.aclken_patterns, rtl.secure, rtl.privileged
         );
-        check_against_golden(&job, &mut rtl, &what);
+        let run = check_against_golden(&job, &mut rtl, &what);
         check_attributes(&rtl, config, &transfers, &what);
+        check_report(&run, &rtl, &transfers, &what);
     }
 }
 

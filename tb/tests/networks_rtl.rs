@@ -1,5 +1,7 @@
 //! Bundled Vela-compiled networks on the RTL (`npu-sim tflite --model
-//! rtl`): each output equals the TFLite interpreter's expected bytes. The
+//! rtl`): each output equals the TFLite interpreter's expected bytes, and
+//! the demo's per-layer report accounts for every operation, cycle and AXI
+//! byte (`the_demo_network_runs_bit_exact_on_the_rtl`). The
 //! demo network starts a user DMA (the next layer's weights) with three
 //! kernel operations ahead of it, of which the oldest reads what the DMA
 //! writes: central control holds the DMA until two are left, as Vela
@@ -8,6 +10,10 @@
 //! `mobilenet_v2_sized` has MobileNetV2's feature-map sizes and its final
 //! 7x7x1280 MEAN (about 350,000 NPU cycles).
 
+use npu_model::job::GoldenBackend;
+use npu_model::npu::OpRecord;
+use npu_model::tflite::{self, VelaModel};
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -17,16 +23,20 @@ fn network(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// Runs `name` on the RTL with its `inputs` and `expected` files.
-fn runs_bit_exact(name: &str, inputs: &[&str], expected: &[&str]) {
+/// Runs `name` on the RTL with its `inputs` and `expected` files and checks
+/// its per-layer report ([`check_report`]); returns what it printed and the
+/// golden model's records.
+fn runs_bit_exact(name: &str, inputs: &[&str], expected: &[&str]) -> (String, Vec<OpRecord>) {
     let dir = network(name);
     let out_dir = std::env::temp_dir().join(format!("networks-rtl-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&out_dir).unwrap();
+    let report = out_dir.join("layers.json");
     let mut command = Command::new(env!("CARGO_BIN_EXE_npu-sim"));
     command
         .arg("tflite")
         .arg(dir.join("model_vela.tflite"))
-        .args(["--model", "rtl", "-q"]);
+        .args(["--model", "rtl", "-q", "--report"])
+        .arg(&report);
     for input in inputs {
         command.arg("--input").arg(dir.join(input));
     }
@@ -42,12 +52,128 @@ fn runs_bit_exact(name: &str, inputs: &[&str], expected: &[&str]) {
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{name} on the RTL: {text}");
     assert!(!text.contains("MISMATCH"), "{name} on the RTL: {text}");
+    let json = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
     std::fs::remove_dir_all(&out_dir).unwrap();
+    let (golden, peak) = golden_layers(name, inputs);
+    check_report(&json, &golden, peak);
+    (text, golden)
+}
+
+/// The golden model's per-layer records of `name` with its `inputs`, and
+/// the peak MACs per cycle of its configuration.
+fn golden_layers(name: &str, inputs: &[&str]) -> (Vec<OpRecord>, u32) {
+    let dir = network(name);
+    let model = VelaModel::load(&dir.join("model_vela.tflite")).unwrap();
+    let inputs: Vec<Vec<u8>> = inputs
+        .iter()
+        .map(|i| std::fs::read(dir.join(i)).unwrap())
+        .collect();
+    let config = model.config().unwrap();
+    let peak = config.macs_per_cycle;
+    let job = model.job(config, &inputs).unwrap();
+    let run = tflite::run(&model, &job, &mut GoldenBackend::default(), &mut |_, _| {}).unwrap();
+    (run.run.layers, peak)
+}
+
+fn number(v: &Value, what: &str) -> u64 {
+    v.as_u64()
+        .unwrap_or_else(|| panic!("{what}: {v} is not a count"))
+}
+
+/// Read and written bytes of port `port` (0: M0, 1: M1) in `ports`.
+fn port_bytes(ports: &Value, port: usize, what: &str) -> [u64; 2] {
+    ["read", "written"].map(|k| number(&ports[port][k], what))
+}
+
+/// The report of a run on the RTL against the golden model's `golden`
+/// records, on a configuration of `peak` MACs a cycle: a row for every kernel operation and
+/// DMA in order; cycles within the run's; kernel operations one at a time,
+/// and DMAs; every AXI byte in one row or in the command stream's; each
+/// kernel operation's OFM writes and each DMA's source reads within its
+/// own cycles; MACs and rates consistent.
+fn check_report(report: &Value, golden: &[OpRecord], peak: u32) {
+    let layers = report["layers"].as_array().expect("layers");
+    let totals = &report["totals"];
+    let run_cycles = number(&totals["cycles"], "the run's cycles");
+    assert_eq!(layers.len(), golden.len(), "rows");
+    let mut sums = [[0u64; 2]; 2];
+    let (mut kernel_cycles, mut dma_cycles) = (0, 0);
+    for (layer, g) in layers.iter().zip(golden) {
+        let what = format!("{} at {:#x}", g.kind, g.offset);
+        assert_eq!(
+            (
+                number(&layer["offset"], &what) as usize,
+                layer["kind"].as_str()
+            ),
+            (g.offset, Some(g.kind.as_str())),
+            "row order"
+        );
+        let macs = number(&layer["macs"], &what);
+        assert_eq!(macs, g.macs, "{what}: MAC Count");
+        let cycles = number(&layer["cycles"], &what);
+        assert!(
+            cycles > 0 && cycles <= run_cycles,
+            "{what}: {cycles} cycles of {run_cycles}"
+        );
+        let [m0, m1] = [0, 1].map(|p| port_bytes(&layer["ports"], p, &what));
+        for (sum, port) in sums.iter_mut().zip([m0, m1]) {
+            sum[0] += port[0];
+            sum[1] += port[1];
+        }
+        if g.kind == "NPU_OP_DMA_START" {
+            dma_cycles += cycles;
+            // The source reads of the DMA (region bytes, whole beats here).
+            assert_eq!(m0[0] + m1[0], g.bytes_read, "{what}: bytes read");
+            continue;
+        }
+        kernel_cycles += cycles;
+        // Every OFM write (on M0, by strobe) within the operation's cycles.
+        assert_eq!(m0[1], g.bytes_written, "{what}: OFM bytes written on M0");
+        if macs == 0 {
+            assert!(
+                layer["util_mac"].is_null(),
+                "{what}: no MACs, no utilisation"
+            );
+            continue;
+        }
+        let per_cycle = layer["macs_per_cycle"].as_f64().expect("MACs per cycle");
+        let util = layer["util_mac"].as_f64().expect("Util% (MAC)");
+        assert!(
+            (per_cycle - macs as f64 / cycles as f64).abs() < 1e-9,
+            "{what}"
+        );
+        assert!(
+            (util - 100.0 * per_cycle / f64::from(peak)).abs() < 1e-9,
+            "{what}"
+        );
+    }
+    assert!(kernel_cycles <= run_cycles, "kernel operations overlap");
+    assert!(dma_cycles <= run_cycles, "DMAs overlap");
+    for (port, rows) in sums.iter().enumerate() {
+        let command = port_bytes(&totals["command_stream"], port, "command stream");
+        let all = port_bytes(&totals["ports"], port, "the AXI counters");
+        assert_eq!(
+            [rows[0] + command[0], rows[1] + command[1]],
+            all,
+            "M{port}: rows {rows:?} and command stream {command:?} against the AXI counters"
+        );
+    }
 }
 
 #[test]
 fn the_demo_network_runs_bit_exact_on_the_rtl() {
-    runs_bit_exact("demo", &["input.bin"], &["expected.bin"]);
+    let (text, golden) = runs_bit_exact("demo", &["input.bin"], &["expected.bin"]);
+    assert!(golden.iter().any(|g| g.kind == "NPU_OP_CONV" && g.macs > 0));
+    assert!(golden.iter().any(|g| g.kind == "NPU_OP_DMA_START"));
+    for word in [
+        "Op Cycles",
+        "Util% (MAC)",
+        "M1 Read",
+        "(command stream)",
+        "TOTAL",
+    ] {
+        assert!(text.contains(word), "{word} missing from: {text}");
+    }
 }
 
 #[test]

@@ -77,6 +77,12 @@ fn the_demo_runs_bit_exact_and_writes_its_report() {
     let macs: u64 = layers.iter().map(|l| l["macs"].as_u64().unwrap()).sum();
     assert!(macs > 0);
     assert_eq!(json["totals"]["macs"].as_u64(), Some(macs));
+    // The golden model has no timing: no cycles, rates or AXI bytes.
+    for field in ["cycles", "util_mac", "ports"] {
+        assert!(layers.iter().all(|l| l[field].is_null()), "{field}");
+        assert!(json["totals"][field].is_null(), "{field}");
+    }
+    assert!(!text.contains("(command stream)"), "{text}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

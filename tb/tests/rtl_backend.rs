@@ -182,6 +182,18 @@ fn npu_sim_runs_a_job_on_the_rtl_with_a_waveform_and_reports_a_run_that_never_st
     for word in ["backend rtl", "cycles ", "axi_m0_bytes_written 256", "PASS"] {
         assert!(text.contains(word), "{word} missing from: {text}");
     }
+    // The per-layer table: the DMA's row with its cycles and its 256 bytes
+    // read on M1 and written on M0, the stream's 48 bytes on M1.
+    let row = |name: &str| -> Vec<&str> {
+        let line = text.lines().find(|l| l.contains(name));
+        line.unwrap_or_else(|| panic!("no {name} row in: {text}"))
+            .split_whitespace()
+            .collect()
+    };
+    let dma = row("NPU_OP_DMA_START");
+    assert!(dma[5].parse::<u64>().unwrap() > 0, "Op Cycles: {dma:?}");
+    assert_eq!(dma[6..], ["0", "256", "256", "0"], "{dma:?}");
+    assert_eq!(row("(command stream)")[2..], ["0", "0", "48", "0"]);
     assert_eq!(
         std::fs::read(dir.join("out/dst.bin")).unwrap(),
         std::fs::read(dir.join("dst.expected.bin")).unwrap()

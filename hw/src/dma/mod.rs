@@ -73,8 +73,8 @@ use npu_spec::regs::{self, FaultingChannel};
 use rust_hdl::prelude::*;
 
 /// AWIDs of the mem2mem and OFM writes (the TRM assigns no write IDs).
-const MEM2MEM_WRITE_ID: u8 = 1;
-const OFM_WRITE_ID: u8 = 0;
+pub const MEM2MEM_WRITE_ID: u8 = 1;
+pub const OFM_WRITE_ID: u8 = 0;
 
 #[derive(LogicBlock)]
 pub struct Dma {

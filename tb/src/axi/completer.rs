@@ -183,10 +183,28 @@ const BEAT_CREDIT: f64 = BEAT_BYTES as f64;
 /// The most credit saved up: one 256-byte burst.
 const MAX_CREDIT: f64 = 256.0;
 
+/// Bytes a port moved per transaction ID, counted as [`Counters`]
+/// `bytes_read` (by ARID) and `bytes_written` (by AWID) are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BytesById {
+    pub read: [u64; 256],
+    pub written: [u64; 256],
+}
+
+impl Default for BytesById {
+    fn default() -> Self {
+        Self {
+            read: [0; 256],
+            written: [0; 256],
+        }
+    }
+}
+
 /// Serves one AXI port from a [`SparseMemory`].
 pub struct AxiCompleter {
     pub config: CompleterConfig,
     pub counters: Counters,
+    pub bytes_by_id: Box<BytesById>,
     /// Every distinct set of attributes seen on an accepted AR or AW.
     pub attributes: BTreeSet<Attributes>,
     rng: StdRng,
@@ -209,6 +227,7 @@ impl AxiCompleter {
         Self {
             config,
             counters: Counters::default(),
+            bytes_by_id: Box::default(),
             attributes: BTreeSet::new(),
             rng: StdRng::seed_from_u64(seed),
             cycle: 0,
@@ -306,8 +325,10 @@ impl AxiCompleter {
                 .take()
                 .expect("R handshake without a presented beat");
             let b = &mut self.reads[i];
+            let bytes = b.beat_bytes(b.beat);
             self.counters.read_beats += 1;
-            self.counters.bytes_read += b.beat_bytes(b.beat);
+            self.counters.bytes_read += bytes;
+            self.bytes_by_id.read[usize::from(b.id)] += bytes;
             if b.beat == b.len {
                 self.reads.remove(i);
             } else {
@@ -364,6 +385,7 @@ impl AxiCompleter {
                         memory.write(base + lane as u64, &data[lane..=lane]);
                     }
                     self.counters.bytes_written += 1;
+                    self.bytes_by_id.written[usize::from(burst.id)] += 1;
                 }
             }
             if burst.beat == burst.len {

@@ -9,7 +9,7 @@ mod monitor;
 mod ports;
 mod signals;
 
-pub use completer::{Attributes, AxiCompleter, CompleterConfig, Counters, ErrorRange};
+pub use completer::{Attributes, AxiCompleter, BytesById, CompleterConfig, Counters, ErrorRange};
 pub use memory::SparseMemory;
 pub use monitor::{AxiLimits, AxiMonitor};
 pub use ports::{beat_to_words, random_aclken_pattern, words_to_beat, AxiPort, AxiPorts};

@@ -5,7 +5,7 @@ use anyhow::{bail, ensure, Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use npu_model::cmdstream;
-use npu_model::job::{compare, run_job, Backend, GoldenBackend, Job};
+use npu_model::job::{compare, run_job, Backend, BackendRun, GoldenBackend, Job};
 use npu_model::payload::{is_driver_payload, DriverAction, DriverPayload};
 use npu_model::tflite::{self, VelaModel};
 use npu_model::{report, tflite::describe_config};
@@ -53,6 +53,9 @@ enum Command {
         /// Configuration (u65-256 or u65-512); default: the job's own.
         #[arg(long)]
         config: Option<String>,
+        /// Write the per-layer report: JSON if FILE ends in .json, CSV otherwise.
+        #[arg(long, value_name = "FILE")]
+        report: Option<PathBuf>,
         /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
@@ -233,6 +236,7 @@ fn make_backend(args: &BackendArgs) -> Result<(Box<dyn Backend>, &'static str)> 
                 waveform,
                 max_cycles: args.max_cycles,
                 axi_configs: [memory.clone(), memory],
+                layers: true,
                 ..RtlBackend::default()
             };
             (Box::new(backend), hint)
@@ -326,12 +330,7 @@ fn run_tflite(args: &TfliteArgs, backend: &mut dyn Backend, waveform_hint: &str)
             backend.name()
         )
     })?;
-    print!("{}", report::table(&net.run.layers));
-    if let Some(path) = report_file {
-        report::write(path, &net.run.layers)
-            .with_context(|| format!("writing the report {}", path.display()))?;
-        println!("report written to {}", path.display());
-    }
+    print_report(&net.run, &job.config, report_file.as_deref())?;
     if let Some(c) = net.run.cycles {
         println!("cycles {c}");
     }
@@ -358,6 +357,19 @@ fn run_tflite(args: &TfliteArgs, backend: &mut dyn Backend, waveform_hint: &str)
         }
     }
     Ok(passed)
+}
+
+/// Prints the per-layer table of `run` on `config` and writes it to
+/// `file`, if given.
+fn print_report(run: &BackendRun, config: &NpuConfig, file: Option<&Path>) -> Result<()> {
+    let report = report::Report::of(run, config);
+    print!("{}", report::table(&report));
+    if let Some(path) = file {
+        report::write(path, &report)
+            .with_context(|| format!("writing the report {}", path.display()))?;
+        println!("report written to {}", path.display());
+    }
+    Ok(())
 }
 
 /// The job `npu-sim compare` runs: a job folder as it is, a network laid
@@ -431,6 +443,7 @@ fn run(cli: Cli) -> Result<bool> {
             job_dir,
             backend,
             config,
+            report: report_file,
             quiet,
         } => {
             let (mut backend, waveform_hint) = make_backend(&backend)?;
@@ -451,6 +464,7 @@ fn run(cli: Cli) -> Result<bool> {
                     backend.name()
                 )
             })?;
+            print_report(&report.run, &job.config, report_file.as_deref())?;
             print!("{}", report.summary());
             Ok(report.passed())
         }

@@ -133,7 +133,7 @@ fn is_combinational(after: &[&str]) -> bool {
 
 /// A name as Verilator keeps it, which is how a configuration file must spell
 /// it (AstNode::encodeName): `$` is `__024`, a `__` is `___05F`.
-fn encode(name: &str) -> String {
+pub(super) fn encode(name: &str) -> String {
     let mut out = String::new();
     let mut chars = name.chars().peekable();
     while let Some(c) = chars.next() {

@@ -9,4 +9,4 @@ mod isolate;
 mod model;
 
 pub use build::{build, BuildError, DesignFiles, Trace};
-pub use model::{Model, PortId, PublicArray, TraceWindow};
+pub use model::{Model, PortId, PublicArray, PublicSignal, TraceWindow};

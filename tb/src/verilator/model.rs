@@ -14,12 +14,14 @@ type PortFn = unsafe extern "C" fn(*mut c_void, c_int) -> *mut c_void;
 type TraceOpenFn = unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int;
 type TraceDumpFn = unsafe extern "C" fn(*mut c_void, u64);
 type TraceFlushFn = unsafe extern "C" fn(*mut c_void);
-type PublicArrayFn = unsafe extern "C" fn(
+type PublicVarFn = unsafe extern "C" fn(
     *mut c_void,
     c_int,
     *mut *const c_char,
     *mut *const c_char,
     *mut *mut c_void,
+    *mut c_int,
+    *mut c_int,
     *mut c_int,
     *mut c_int,
 ) -> c_int;
@@ -31,7 +33,7 @@ struct Api {
     free: FreeFn,
     eval: EvalFn,
     port: PortFn,
-    public_array: PublicArrayFn,
+    public_var: PublicVarFn,
     /// In a library built with [`Trace::On`].
     vcd: Option<VcdApi>,
 }
@@ -61,9 +63,7 @@ fn load_api(path: &Path, trace: Trace) -> Result<Arc<Api>, String> {
             free: *lib.get::<FreeFn>(b"npu_sim_free").map_err(err)?,
             eval: *lib.get::<EvalFn>(b"npu_sim_eval").map_err(err)?,
             port: *lib.get::<PortFn>(b"npu_sim_port").map_err(err)?,
-            public_array: *lib
-                .get::<PublicArrayFn>(b"npu_sim_public_array")
-                .map_err(err)?,
+            public_var: *lib.get::<PublicVarFn>(b"npu_sim_public_var").map_err(err)?,
             vcd: match trace {
                 Trace::Off => None,
                 Trace::On => Some(VcdApi {
@@ -263,14 +263,7 @@ impl Model {
         let p = &self.ports[id.0];
         debug_assert!(p.width <= 64, "use get_wide for the {}-bit port", p.width);
         // SAFETY: as in `set`.
-        unsafe {
-            match p.bytes {
-                1 => u64::from(*p.ptr),
-                2 => u64::from(*(p.ptr as *const u16)),
-                4 => u64::from(*(p.ptr as *const u32)),
-                _ => *(p.ptr as *const u64),
-            }
-        }
+        unsafe { load(p.ptr, p.bytes) }
     }
 
     /// Sets a port of any width from 32-bit words, word 0 = bits 31:0.
@@ -362,22 +355,25 @@ impl Model {
         }
     }
 
-    /// Every public unpacked array of the model (RAMs marked
-    /// `/*verilator public_flat_rw*/`), for reading them behind the ports.
-    pub fn public_arrays(&self) -> Vec<PublicArray> {
-        let mut arrays = vec![];
+    /// Every public variable of the model: RAMs marked
+    /// `/*verilator public_flat_rw*/`, signals the build's configuration
+    /// makes `public_flat_rd`.
+    fn public_vars(&self) -> Vec<PublicVar> {
+        let mut vars = vec![];
         for index in 0.. {
             let (mut scope, mut name) = (std::ptr::null(), std::ptr::null());
             let mut data = std::ptr::null_mut();
-            let (mut elements, mut element_bytes) = (0, 0);
+            let (mut width, mut unpacked_dims, mut elements, mut element_bytes) = (0, 0, 0, 0);
             // SAFETY: sim is live; the shim fills the outputs when it returns 1.
             let found = unsafe {
-                (self.api.public_array)(
+                (self.api.public_var)(
                     self.sim,
                     index,
                     &mut scope,
                     &mut name,
                     &mut data,
+                    &mut width,
+                    &mut unpacked_dims,
                     &mut elements,
                     &mut element_bytes,
                 )
@@ -388,15 +384,81 @@ impl Model {
             // SAFETY: Verilator's scope and variable names are NUL-terminated and static.
             let text =
                 |p: *const c_char| unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned();
-            arrays.push(PublicArray {
+            vars.push(PublicVar {
                 scope: text(scope),
                 name: text(name),
                 data: data as *const u8,
+                width: width as usize,
+                unpacked_dims: unpacked_dims as usize,
                 elements: elements as usize,
                 element_bytes: element_bytes as usize,
             });
         }
-        arrays
+        vars
+    }
+
+    /// Every public unpacked array of the model (RAMs marked
+    /// `/*verilator public_flat_rw*/`), for reading them behind the ports.
+    pub fn public_arrays(&self) -> Vec<PublicArray> {
+        self.public_vars()
+            .into_iter()
+            .filter(|v| v.unpacked_dims == 1)
+            .map(|v| PublicArray {
+                scope: v.scope,
+                name: v.name,
+                data: v.data,
+                elements: v.elements,
+                element_bytes: v.element_bytes,
+            })
+            .collect()
+    }
+
+    /// The public signal (no unpacked dimensions) called `name` (as in the
+    /// Verilog, `$` included) in the scope whose name ends with
+    /// `scope_suffix` (e.g. `.core`), for reading it behind the ports.
+    pub fn public_signal(&self, scope_suffix: &str, name: &str) -> Option<PublicSignal> {
+        self.public_vars()
+            .into_iter()
+            .find(|v| v.unpacked_dims == 0 && v.name == name && v.scope.ends_with(scope_suffix))
+            .map(|v| PublicSignal {
+                data: v.data,
+                width: v.width,
+                bytes: v.element_bytes,
+            })
+    }
+
+    /// The value of `signal`, of up to 64 bits, as the model holds it now.
+    ///
+    /// # Panics
+    /// In debug builds, when `signal` is wider than 64 bits.
+    #[inline]
+    pub fn read_signal(&self, signal: &PublicSignal) -> u64 {
+        debug_assert!(signal.width <= 64, "a {}-bit signal", signal.width);
+        // SAFETY: the signal's storage lives in this model, `bytes` long.
+        unsafe { load(signal.data, signal.bytes) }
+    }
+
+    /// Bits `at..at + width` (at most 64) of `signal`, of any width
+    /// (Verilator keeps wide values as 32-bit words, least significant first).
+    ///
+    /// # Panics
+    /// When the bits are not all inside the signal.
+    pub fn read_signal_bits(&self, signal: &PublicSignal, at: usize, width: usize) -> u64 {
+        assert!(
+            width <= 64 && at + width <= signal.width,
+            "bits {at}..{} of a {}-bit signal",
+            at + width,
+            signal.width
+        );
+        if signal.width <= 64 {
+            let mask = u64::MAX.checked_shr((64 - width) as u32).unwrap_or(0);
+            return (self.read_signal(signal) >> at) & mask;
+        }
+        // SAFETY: a wide signal is an array of 32-bit words covering its width.
+        let words = unsafe {
+            std::slice::from_raw_parts(signal.data as *const u32, signal.width.div_ceil(32))
+        };
+        crate::block::field(words, at, width)
     }
 
     /// Element `index` of `array` as little-endian bytes (Verilator keeps
@@ -420,6 +482,42 @@ impl Model {
         }
         .to_vec()
     }
+}
+
+/// Reads a value of `bytes` (1, 2, 4 or 8) bytes at `ptr`.
+///
+/// # Safety
+/// `ptr` points at `bytes` readable bytes, aligned for their type.
+#[inline]
+unsafe fn load(ptr: *const u8, bytes: usize) -> u64 {
+    match bytes {
+        1 => u64::from(*ptr),
+        2 => u64::from(*(ptr as *const u16)),
+        4 => u64::from(*(ptr as *const u32)),
+        _ => *(ptr as *const u64),
+    }
+}
+
+/// A public variable inside a model, as the shim lists it.
+struct PublicVar {
+    scope: String,
+    name: String,
+    data: *const u8,
+    width: usize,
+    unpacked_dims: usize,
+    elements: usize,
+    element_bytes: usize,
+}
+
+/// A public signal inside a model (see [`Model::public_signal`]): read it
+/// with [`Model::read_signal`] of that model only.
+#[derive(Clone, Copy, Debug)]
+pub struct PublicSignal {
+    data: *const u8,
+    /// Bits.
+    pub width: usize,
+    /// Bytes of its storage.
+    bytes: usize,
 }
 
 /// A public array inside a model (see [`Model::public_arrays`]).
