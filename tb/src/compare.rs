@@ -77,15 +77,7 @@ fn kernel_commands(stream: &[u8]) -> Result<Vec<KernelCommand>> {
     let commands = decode(stream).context("the command stream does not decode")?;
     Ok(commands
         .into_iter()
-        .filter(|c| {
-            matches!(
-                c.op,
-                Opcode::NpuOpConv
-                    | Opcode::NpuOpDepthwise
-                    | Opcode::NpuOpPool
-                    | Opcode::NpuOpElementwise
-            )
-        })
+        .filter(|c| c.op.is_kernel_op())
         .map(|c| KernelCommand {
             offset: c.offset,
             // NPU_OP_CONV .. NPU_OP_ELEMENTWISE are cmd0: one word.

@@ -13,7 +13,6 @@
 
 use npu_model::cmdstream::decode;
 use npu_model::job::{Backend, GoldenBackend, Job};
-use npu_spec::command::Opcode;
 use npu_tb::conv_jobs::{rtl_agrees_under, MemorySystem};
 use npu_tb::fuzz::compare;
 use npu_tb::rtl_backend::RtlBackend;
@@ -108,15 +107,7 @@ fn fixtures() -> PathBuf {
 /// in `dma.rs` and the demo).
 fn has_kernel_operation(job: &Job, name: &str) -> bool {
     let commands = decode(&job.command_stream).unwrap_or_else(|e| panic!("{name}: stream: {e}"));
-    commands.iter().any(|c| {
-        matches!(
-            c.op,
-            Opcode::NpuOpConv
-                | Opcode::NpuOpDepthwise
-                | Opcode::NpuOpPool
-                | Opcode::NpuOpElementwise
-        )
-    })
+    commands.iter().any(|c| c.op.is_kernel_op())
 }
 
 #[test]
