@@ -7,7 +7,7 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,l
     input wire  clock;
     input wire  rst_n;
     input wire  jobs$valid;
-    input wire  [260:0] jobs$data;
+    input wire  [276:0] jobs$data;
     output reg  jobs$ready;
     input wire  [472:0] view;
     input wire  [31:0] buffers;
@@ -86,7 +86,7 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,l
     wire  [15:0] group_base$q;
     
     // Local signals
-    reg  [260:0] job;
+    reg  [276:0] job;
     reg  [15:0] precision;
     reg  wide;
     reg  [3:0] element_shift;
@@ -808,7 +808,7 @@ module ifm_fetch(
     input wire clock;
     input wire rst_n;
     input wire jobs_valid;
-    input wire [260:0] jobs_data;
+    input wire [276:0] jobs_data;
     output wire jobs_ready;
     input wire [472:0] view;
     input wire [31:0] buffers;

@@ -6,12 +6,12 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [144:0] settings;
+    input wire  [143:0] settings;
     input wire  requests$valid;
     input wire  [65:0] requests$data;
     output wire  requests$ready;
     output wire  acts$valid;
-    output wire  [287:0] acts$data;
+    output wire  [575:0] acts$data;
     input wire  acts$ready;
     input wire  writes$valid;
     input wire  [139:0] writes$data;
@@ -20,7 +20,7 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
     // Stub signals
     reg  unit$clock;
     reg  unit$rst_n;
-    reg  [144:0] unit$settings;
+    reg  [143:0] unit$settings;
     wire  [3:0] unit$shram_read_enable;
     wire  [11:0] unit$shram_read_address$0;
     wire  [11:0] unit$shram_read_address$1;
@@ -124,12 +124,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [144:0] settings;
+    input wire  [143:0] settings;
     input wire  requests$valid;
     input wire  [65:0] requests$data;
     output reg  requests$ready;
     output reg  acts$valid;
-    output reg  [287:0] acts$data;
+    output reg  [575:0] acts$data;
     input wire  acts$ready;
     output reg  [3:0] shram_read_enable;
     output reg  [11:0] shram_read_address$0;
@@ -147,32 +147,32 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     // Stub signals
     reg  located$clock;
     reg  located$rst_n;
-    reg  [155:0] located$d;
-    wire  [155:0] located$q;
+    reg  [154:0] located$d;
+    wire  [154:0] located$q;
     reg  located_full$clock;
     reg  located_full$rst_n;
     reg  located_full$d;
     wire  located_full$q;
     reg  reading$clock;
     reg  reading$rst_n;
-    reg  [31:0] reading$d;
-    wire  [31:0] reading$q;
+    reg  [30:0] reading$d;
+    wire  [30:0] reading$q;
     reg  reading_full$clock;
     reg  reading_full$rst_n;
     reg  reading_full$d;
     wire  reading_full$q;
     reg  out$clock;
     reg  out$rst_n;
-    reg  [287:0] out$d;
-    wire  [287:0] out$q;
+    reg  [575:0] out$d;
+    wire  [575:0] out$q;
     reg  out_full$clock;
     reg  out_full$rst_n;
     reg  out_full$d;
     wire  out_full$q;
     reg  skid$clock;
     reg  skid$rst_n;
-    reg  [287:0] skid$d;
-    wire  [287:0] skid$q;
+    reg  [575:0] skid$d;
+    wire  [575:0] skid$q;
     reg  skid_full$clock;
     reg  skid_full$rst_n;
     reg  skid_full$d;
@@ -204,7 +204,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     reg  [15:0] ib_base;
     reg  [7:0] channel_offset;
     reg  [13:0] base_units;
-    reg  [23:0] conversion_now;
+    reg  [22:0] conversion_now;
     reg  [15:0] row_pitch;
     reg  [15:0] column_pitch;
     reg  [31:0] rows_q;
@@ -218,7 +218,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     reg  [3:0] upper_half;
     reg  [3:0] present;
     reg  [3:0] halves;
-    reg  [23:0] conversion;
+    reg  [22:0] conversion;
     reg  [1:0] act_byte;
     reg  [15:0] zero_point16;
     reg  [16:0] zero_point;
@@ -231,7 +231,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     reg  [16:0] value;
     reg  [16:0] difference;
     reg  [8:0] act;
-    reg  [287:0] converted;
+    reg  [575:0] converted;
     
     // Sub module instances
     ifm_unit_core$unit$located located(
@@ -451,11 +451,10 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         conversion_now[(64'h0)+:(1)] = settings[(64'h7a)+:(1)];
         conversion_now[(64'h1)+:(1)] = settings[(64'h7b)+:(1)];
         conversion_now[(64'h2)+:(1)] = settings[(64'h8e)+:(1)];
-        conversion_now[(64'h3)+:(1)] = settings[(64'h8f)+:(1)];
-        conversion_now[(64'h4)+:(1)] = settings[(64'h7d)+:(1)];
-        conversion_now[(64'h5)+:(2)] = requests$data[(64'h40)+:(2)];
-        conversion_now[(64'h7)+:(16)] = settings[(64'h7e)+:(16)];
-        conversion_now[(64'h17)+:(1)] = settings[(64'h90)+:(1)];
+        conversion_now[(64'h3)+:(1)] = settings[(64'h7d)+:(1)];
+        conversion_now[(64'h4)+:(2)] = requests$data[(64'h40)+:(2)];
+        conversion_now[(64'h6)+:(16)] = settings[(64'h7e)+:(16)];
+        conversion_now[(64'h16)+:(1)] = settings[(64'h8f)+:(1)];
         if (take_request) begin
             located_full$d = requests$valid;
             located$d[(64'h0)+:(4)] = present_now;
@@ -464,7 +463,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             located$d[(64'h64)+:(13)] = row_units[(32'h0)+:(13)];
             located$d[(64'h71)+:(5)] = position_units;
             located$d[(64'h76)+:(14)] = base_units;
-            located$d[(64'h84)+:(24)] = conversion_now;
+            located$d[(64'h84)+:(23)] = conversion_now;
         end
         row_pitch = ((located$q[(64'h64)+:(13)]) & 16'hffff);
         column_pitch = ((located$q[(64'h71)+:(5)]) & 16'hffff);
@@ -527,15 +526,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         if (issue) begin
             reading$d[(64'h0)+:(4)] = located$q[(64'h0)+:(4)];
             reading$d[(64'h4)+:(4)] = upper_half;
-            reading$d[(64'h8)+:(24)] = located$q[(64'h84)+:(24)];
+            reading$d[(64'h8)+:(23)] = located$q[(64'h84)+:(23)];
         end
         present = reading$q[(64'h0)+:(4)];
         halves = reading$q[(64'h4)+:(4)];
-        conversion = reading$q[(64'h8)+:(24)];
-        act_byte = conversion[(64'h5)+:(2)];
-        zero_point16 = conversion[(64'h7)+:(16)];
+        conversion = reading$q[(64'h8)+:(23)];
+        act_byte = conversion[(64'h4)+:(2)];
+        zero_point16 = conversion[(64'h6)+:(16)];
         zero_point = ((zero_point16) & 17'h1ffff);
-        if (conversion[(64'h4)+:(1)] & zero_point16[32'hf]) begin
+        if (conversion[(64'h3)+:(1)] & zero_point16[32'hf]) begin
             zero_point = zero_point | ((32'h10000) & 17'h1ffff);
         end
         converted = 32'h0;
@@ -544,35 +543,29 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         if (halves[0]) begin
             half = line[(32'h40)+:(64)];
         end
-        value_8 = half[(32'h8 * 0)+:(8)];
+        value_8 = half[(32'h8 * (0 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_8 = line[(32'h10 * 0)+:(8)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_8 = line[(32'h10 * 0 + 32'h8)+:(8)];
-            end
+            value_8 = line[(32'h10 * (0 & 32'h7) + 32'h8 * (0 >> 32'h3))+:(8)];
         end
-        value_16 = line[(32'h10 * 0)+:(16)];
+        value_16 = line[(32'h10 * (0 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (0 & 32'h3))+:(16)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_16 = line[(32'h20 * (0 & 32'h3) + 32'h10)+:(16)];
-            end
+            value_16 = line[(32'h20 * (0 & 32'h3) + 32'h10 * (0 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[0] & conversion[(64'h17)+:(1)]) begin
+        if (~present[0] & conversion[(64'h16)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h4)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -612,39 +605,33 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = act | ((32'h100) & 9'h1ff);
             end
         end
-        if (~present[0] & ~conversion[(64'h17)+:(1)]) begin
+        if (~present[0] & ~conversion[(64'h16)+:(1)]) begin
             act = 32'h0;
         end
-        converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 0) * 32'h9));
-        value_8 = half[(32'h8 * 1)+:(8)];
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (0 & 32'h7) + 32'h20 * (0 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (1 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_8 = line[(32'h10 * 1)+:(8)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_8 = line[(32'h10 * 1 + 32'h8)+:(8)];
-            end
+            value_8 = line[(32'h10 * (1 & 32'h7) + 32'h8 * (1 >> 32'h3))+:(8)];
         end
-        value_16 = line[(32'h10 * 1)+:(16)];
+        value_16 = line[(32'h10 * (1 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (1 & 32'h3))+:(16)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_16 = line[(32'h20 * (1 & 32'h3) + 32'h10)+:(16)];
-            end
+            value_16 = line[(32'h20 * (1 & 32'h3) + 32'h10 * (1 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[0] & conversion[(64'h17)+:(1)]) begin
+        if (~present[0] & conversion[(64'h16)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h4)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -684,39 +671,33 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = act | ((32'h100) & 9'h1ff);
             end
         end
-        if (~present[0] & ~conversion[(64'h17)+:(1)]) begin
+        if (~present[0] & ~conversion[(64'h16)+:(1)]) begin
             act = 32'h0;
         end
-        converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 1) * 32'h9));
-        value_8 = half[(32'h8 * 2)+:(8)];
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (1 & 32'h7) + 32'h20 * (1 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (2 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_8 = line[(32'h10 * 2)+:(8)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_8 = line[(32'h10 * 2 + 32'h8)+:(8)];
-            end
+            value_8 = line[(32'h10 * (2 & 32'h7) + 32'h8 * (2 >> 32'h3))+:(8)];
         end
-        value_16 = line[(32'h10 * 2)+:(16)];
+        value_16 = line[(32'h10 * (2 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (2 & 32'h3))+:(16)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_16 = line[(32'h20 * (2 & 32'h3) + 32'h10)+:(16)];
-            end
+            value_16 = line[(32'h20 * (2 & 32'h3) + 32'h10 * (2 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[0] & conversion[(64'h17)+:(1)]) begin
+        if (~present[0] & conversion[(64'h16)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h4)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -756,39 +737,33 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = act | ((32'h100) & 9'h1ff);
             end
         end
-        if (~present[0] & ~conversion[(64'h17)+:(1)]) begin
+        if (~present[0] & ~conversion[(64'h16)+:(1)]) begin
             act = 32'h0;
         end
-        converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 2) * 32'h9));
-        value_8 = half[(32'h8 * 3)+:(8)];
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (2 & 32'h7) + 32'h20 * (2 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (3 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_8 = line[(32'h10 * 3)+:(8)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_8 = line[(32'h10 * 3 + 32'h8)+:(8)];
-            end
+            value_8 = line[(32'h10 * (3 & 32'h7) + 32'h8 * (3 >> 32'h3))+:(8)];
         end
-        value_16 = line[(32'h10 * 3)+:(16)];
+        value_16 = line[(32'h10 * (3 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (3 & 32'h3))+:(16)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_16 = line[(32'h20 * (3 & 32'h3) + 32'h10)+:(16)];
-            end
+            value_16 = line[(32'h20 * (3 & 32'h3) + 32'h10 * (3 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[0] & conversion[(64'h17)+:(1)]) begin
+        if (~present[0] & conversion[(64'h16)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h4)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -828,39 +803,33 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = act | ((32'h100) & 9'h1ff);
             end
         end
-        if (~present[0] & ~conversion[(64'h17)+:(1)]) begin
+        if (~present[0] & ~conversion[(64'h16)+:(1)]) begin
             act = 32'h0;
         end
-        converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 3) * 32'h9));
-        value_8 = half[(32'h8 * 4)+:(8)];
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (3 & 32'h7) + 32'h20 * (3 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (4 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_8 = line[(32'h10 * 4)+:(8)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_8 = line[(32'h10 * 4 + 32'h8)+:(8)];
-            end
+            value_8 = line[(32'h10 * (4 & 32'h7) + 32'h8 * (4 >> 32'h3))+:(8)];
         end
-        value_16 = line[(32'h10 * 4)+:(16)];
+        value_16 = line[(32'h10 * (4 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (4 & 32'h3))+:(16)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_16 = line[(32'h20 * (4 & 32'h3) + 32'h10)+:(16)];
-            end
+            value_16 = line[(32'h20 * (4 & 32'h3) + 32'h10 * (4 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[0] & conversion[(64'h17)+:(1)]) begin
+        if (~present[0] & conversion[(64'h16)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h4)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -900,39 +869,33 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = act | ((32'h100) & 9'h1ff);
             end
         end
-        if (~present[0] & ~conversion[(64'h17)+:(1)]) begin
+        if (~present[0] & ~conversion[(64'h16)+:(1)]) begin
             act = 32'h0;
         end
-        converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 4) * 32'h9));
-        value_8 = half[(32'h8 * 5)+:(8)];
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (4 & 32'h7) + 32'h20 * (4 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (5 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_8 = line[(32'h10 * 5)+:(8)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_8 = line[(32'h10 * 5 + 32'h8)+:(8)];
-            end
+            value_8 = line[(32'h10 * (5 & 32'h7) + 32'h8 * (5 >> 32'h3))+:(8)];
         end
-        value_16 = line[(32'h10 * 5)+:(16)];
+        value_16 = line[(32'h10 * (5 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (5 & 32'h3))+:(16)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_16 = line[(32'h20 * (5 & 32'h3) + 32'h10)+:(16)];
-            end
+            value_16 = line[(32'h20 * (5 & 32'h3) + 32'h10 * (5 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[0] & conversion[(64'h17)+:(1)]) begin
+        if (~present[0] & conversion[(64'h16)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h4)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -972,39 +935,33 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = act | ((32'h100) & 9'h1ff);
             end
         end
-        if (~present[0] & ~conversion[(64'h17)+:(1)]) begin
+        if (~present[0] & ~conversion[(64'h16)+:(1)]) begin
             act = 32'h0;
         end
-        converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 5) * 32'h9));
-        value_8 = half[(32'h8 * 6)+:(8)];
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (5 & 32'h7) + 32'h20 * (5 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (6 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_8 = line[(32'h10 * 6)+:(8)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_8 = line[(32'h10 * 6 + 32'h8)+:(8)];
-            end
+            value_8 = line[(32'h10 * (6 & 32'h7) + 32'h8 * (6 >> 32'h3))+:(8)];
         end
-        value_16 = line[(32'h10 * 6)+:(16)];
+        value_16 = line[(32'h10 * (6 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (6 & 32'h3))+:(16)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_16 = line[(32'h20 * (6 & 32'h3) + 32'h10)+:(16)];
-            end
+            value_16 = line[(32'h20 * (6 & 32'h3) + 32'h10 * (6 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[0] & conversion[(64'h17)+:(1)]) begin
+        if (~present[0] & conversion[(64'h16)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h4)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1044,39 +1001,33 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = act | ((32'h100) & 9'h1ff);
             end
         end
-        if (~present[0] & ~conversion[(64'h17)+:(1)]) begin
+        if (~present[0] & ~conversion[(64'h16)+:(1)]) begin
             act = 32'h0;
         end
-        converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 6) * 32'h9));
-        value_8 = half[(32'h8 * 7)+:(8)];
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (6 & 32'h7) + 32'h20 * (6 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (7 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_8 = line[(32'h10 * 7)+:(8)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_8 = line[(32'h10 * 7 + 32'h8)+:(8)];
-            end
+            value_8 = line[(32'h10 * (7 & 32'h7) + 32'h8 * (7 >> 32'h3))+:(8)];
         end
-        value_16 = line[(32'h10 * 7)+:(16)];
+        value_16 = line[(32'h10 * (7 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (7 & 32'h3))+:(16)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_16 = line[(32'h20 * (7 & 32'h3) + 32'h10)+:(16)];
-            end
+            value_16 = line[(32'h20 * (7 & 32'h3) + 32'h10 * (7 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[0] & conversion[(64'h17)+:(1)]) begin
+        if (~present[0] & conversion[(64'h16)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h4)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1116,44 +1067,566 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = act | ((32'h100) & 9'h1ff);
             end
         end
-        if (~present[0] & ~conversion[(64'h17)+:(1)]) begin
+        if (~present[0] & ~conversion[(64'h16)+:(1)]) begin
             act = 32'h0;
         end
-        converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + 7) * 32'h9));
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (7 & 32'h7) + 32'h20 * (7 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (8 & 32'h7))+:(8)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_8 = line[(32'h10 * (8 & 32'h7) + 32'h8 * (8 >> 32'h3))+:(8)];
+        end
+        value_16 = line[(32'h10 * (8 & 32'h7))+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (8 & 32'h3) + 32'h10 * (8 >> 32'h3))+:(16)];
+        end
+        if (conversion[(64'h0)+:(1)]) begin
+            value = ((value_16) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+                value = value | ((32'h10000) & 17'h1ffff);
+            end
+        end
+        else begin
+            value = ((value_8) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+                value = value | ((32'h1ff00) & 17'h1ffff);
+            end
+        end
+        if (~present[0] & conversion[(64'h16)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
+        difference = value - zero_point;
+        act = difference[(32'h0)+:(9)];
+        if (conversion[(64'h0)+:(1)]) begin
+            act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
+            if (act_byte == 32'h1) begin
+                act = difference[(32'h8)+:(9)];
+            end
+        end
+        value_32 = line[(32'h20 * (8 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[0] & ~conversion[(64'h16)+:(1)]) begin
+            act = 32'h0;
+        end
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (8 & 32'h7) + 32'h20 * (8 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (9 & 32'h7))+:(8)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_8 = line[(32'h10 * (9 & 32'h7) + 32'h8 * (9 >> 32'h3))+:(8)];
+        end
+        value_16 = line[(32'h10 * (9 & 32'h7))+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (9 & 32'h3) + 32'h10 * (9 >> 32'h3))+:(16)];
+        end
+        if (conversion[(64'h0)+:(1)]) begin
+            value = ((value_16) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+                value = value | ((32'h10000) & 17'h1ffff);
+            end
+        end
+        else begin
+            value = ((value_8) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+                value = value | ((32'h1ff00) & 17'h1ffff);
+            end
+        end
+        if (~present[0] & conversion[(64'h16)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
+        difference = value - zero_point;
+        act = difference[(32'h0)+:(9)];
+        if (conversion[(64'h0)+:(1)]) begin
+            act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
+            if (act_byte == 32'h1) begin
+                act = difference[(32'h8)+:(9)];
+            end
+        end
+        value_32 = line[(32'h20 * (9 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[0] & ~conversion[(64'h16)+:(1)]) begin
+            act = 32'h0;
+        end
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (9 & 32'h7) + 32'h20 * (9 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (10 & 32'h7))+:(8)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_8 = line[(32'h10 * (10 & 32'h7) + 32'h8 * (10 >> 32'h3))+:(8)];
+        end
+        value_16 = line[(32'h10 * (10 & 32'h7))+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (10 & 32'h3) + 32'h10 * (10 >> 32'h3))+:(16)];
+        end
+        if (conversion[(64'h0)+:(1)]) begin
+            value = ((value_16) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+                value = value | ((32'h10000) & 17'h1ffff);
+            end
+        end
+        else begin
+            value = ((value_8) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+                value = value | ((32'h1ff00) & 17'h1ffff);
+            end
+        end
+        if (~present[0] & conversion[(64'h16)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
+        difference = value - zero_point;
+        act = difference[(32'h0)+:(9)];
+        if (conversion[(64'h0)+:(1)]) begin
+            act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
+            if (act_byte == 32'h1) begin
+                act = difference[(32'h8)+:(9)];
+            end
+        end
+        value_32 = line[(32'h20 * (10 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[0] & ~conversion[(64'h16)+:(1)]) begin
+            act = 32'h0;
+        end
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (10 & 32'h7) + 32'h20 * (10 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (11 & 32'h7))+:(8)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_8 = line[(32'h10 * (11 & 32'h7) + 32'h8 * (11 >> 32'h3))+:(8)];
+        end
+        value_16 = line[(32'h10 * (11 & 32'h7))+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (11 & 32'h3) + 32'h10 * (11 >> 32'h3))+:(16)];
+        end
+        if (conversion[(64'h0)+:(1)]) begin
+            value = ((value_16) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+                value = value | ((32'h10000) & 17'h1ffff);
+            end
+        end
+        else begin
+            value = ((value_8) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+                value = value | ((32'h1ff00) & 17'h1ffff);
+            end
+        end
+        if (~present[0] & conversion[(64'h16)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
+        difference = value - zero_point;
+        act = difference[(32'h0)+:(9)];
+        if (conversion[(64'h0)+:(1)]) begin
+            act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
+            if (act_byte == 32'h1) begin
+                act = difference[(32'h8)+:(9)];
+            end
+        end
+        value_32 = line[(32'h20 * (11 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[0] & ~conversion[(64'h16)+:(1)]) begin
+            act = 32'h0;
+        end
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (11 & 32'h7) + 32'h20 * (11 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (12 & 32'h7))+:(8)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_8 = line[(32'h10 * (12 & 32'h7) + 32'h8 * (12 >> 32'h3))+:(8)];
+        end
+        value_16 = line[(32'h10 * (12 & 32'h7))+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (12 & 32'h3) + 32'h10 * (12 >> 32'h3))+:(16)];
+        end
+        if (conversion[(64'h0)+:(1)]) begin
+            value = ((value_16) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+                value = value | ((32'h10000) & 17'h1ffff);
+            end
+        end
+        else begin
+            value = ((value_8) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+                value = value | ((32'h1ff00) & 17'h1ffff);
+            end
+        end
+        if (~present[0] & conversion[(64'h16)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
+        difference = value - zero_point;
+        act = difference[(32'h0)+:(9)];
+        if (conversion[(64'h0)+:(1)]) begin
+            act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
+            if (act_byte == 32'h1) begin
+                act = difference[(32'h8)+:(9)];
+            end
+        end
+        value_32 = line[(32'h20 * (12 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[0] & ~conversion[(64'h16)+:(1)]) begin
+            act = 32'h0;
+        end
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (12 & 32'h7) + 32'h20 * (12 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (13 & 32'h7))+:(8)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_8 = line[(32'h10 * (13 & 32'h7) + 32'h8 * (13 >> 32'h3))+:(8)];
+        end
+        value_16 = line[(32'h10 * (13 & 32'h7))+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (13 & 32'h3) + 32'h10 * (13 >> 32'h3))+:(16)];
+        end
+        if (conversion[(64'h0)+:(1)]) begin
+            value = ((value_16) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+                value = value | ((32'h10000) & 17'h1ffff);
+            end
+        end
+        else begin
+            value = ((value_8) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+                value = value | ((32'h1ff00) & 17'h1ffff);
+            end
+        end
+        if (~present[0] & conversion[(64'h16)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
+        difference = value - zero_point;
+        act = difference[(32'h0)+:(9)];
+        if (conversion[(64'h0)+:(1)]) begin
+            act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
+            if (act_byte == 32'h1) begin
+                act = difference[(32'h8)+:(9)];
+            end
+        end
+        value_32 = line[(32'h20 * (13 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[0] & ~conversion[(64'h16)+:(1)]) begin
+            act = 32'h0;
+        end
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (13 & 32'h7) + 32'h20 * (13 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (14 & 32'h7))+:(8)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_8 = line[(32'h10 * (14 & 32'h7) + 32'h8 * (14 >> 32'h3))+:(8)];
+        end
+        value_16 = line[(32'h10 * (14 & 32'h7))+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (14 & 32'h3) + 32'h10 * (14 >> 32'h3))+:(16)];
+        end
+        if (conversion[(64'h0)+:(1)]) begin
+            value = ((value_16) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+                value = value | ((32'h10000) & 17'h1ffff);
+            end
+        end
+        else begin
+            value = ((value_8) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+                value = value | ((32'h1ff00) & 17'h1ffff);
+            end
+        end
+        if (~present[0] & conversion[(64'h16)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
+        difference = value - zero_point;
+        act = difference[(32'h0)+:(9)];
+        if (conversion[(64'h0)+:(1)]) begin
+            act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
+            if (act_byte == 32'h1) begin
+                act = difference[(32'h8)+:(9)];
+            end
+        end
+        value_32 = line[(32'h20 * (14 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[0] & ~conversion[(64'h16)+:(1)]) begin
+            act = 32'h0;
+        end
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (14 & 32'h7) + 32'h20 * (14 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (15 & 32'h7))+:(8)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_8 = line[(32'h10 * (15 & 32'h7) + 32'h8 * (15 >> 32'h3))+:(8)];
+        end
+        value_16 = line[(32'h10 * (15 & 32'h7))+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (15 & 32'h3) + 32'h10 * (15 >> 32'h3))+:(16)];
+        end
+        if (conversion[(64'h0)+:(1)]) begin
+            value = ((value_16) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+                value = value | ((32'h10000) & 17'h1ffff);
+            end
+        end
+        else begin
+            value = ((value_8) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+                value = value | ((32'h1ff00) & 17'h1ffff);
+            end
+        end
+        if (~present[0] & conversion[(64'h16)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
+        difference = value - zero_point;
+        act = difference[(32'h0)+:(9)];
+        if (conversion[(64'h0)+:(1)]) begin
+            act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
+            if (act_byte == 32'h1) begin
+                act = difference[(32'h8)+:(9)];
+            end
+        end
+        value_32 = line[(32'h20 * (15 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[0] & ~conversion[(64'h16)+:(1)]) begin
+            act = 32'h0;
+        end
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (15 & 32'h7) + 32'h20 * (15 >> 32'h3)) * 32'h9));
         line = shram_read_data$1;
         half = line[(32'h0)+:(64)];
         if (halves[1]) begin
             half = line[(32'h40)+:(64)];
         end
-        value_8 = half[(32'h8 * 0)+:(8)];
+        value_8 = half[(32'h8 * (0 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_8 = line[(32'h10 * 0)+:(8)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_8 = line[(32'h10 * 0 + 32'h8)+:(8)];
-            end
+            value_8 = line[(32'h10 * (0 & 32'h7) + 32'h8 * (0 >> 32'h3))+:(8)];
         end
-        value_16 = line[(32'h10 * 0)+:(16)];
+        value_16 = line[(32'h10 * (0 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (0 & 32'h3))+:(16)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_16 = line[(32'h20 * (0 & 32'h3) + 32'h10)+:(16)];
-            end
+            value_16 = line[(32'h20 * (0 & 32'h3) + 32'h10 * (0 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[1] & conversion[(64'h17)+:(1)]) begin
+        if (~present[1] & conversion[(64'h16)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h4)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1193,39 +1666,33 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = act | ((32'h100) & 9'h1ff);
             end
         end
-        if (~present[1] & ~conversion[(64'h17)+:(1)]) begin
+        if (~present[1] & ~conversion[(64'h16)+:(1)]) begin
             act = 32'h0;
         end
-        converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 0) * 32'h9));
-        value_8 = half[(32'h8 * 1)+:(8)];
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (0 & 32'h7) + 32'h20 * (0 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (1 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_8 = line[(32'h10 * 1)+:(8)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_8 = line[(32'h10 * 1 + 32'h8)+:(8)];
-            end
+            value_8 = line[(32'h10 * (1 & 32'h7) + 32'h8 * (1 >> 32'h3))+:(8)];
         end
-        value_16 = line[(32'h10 * 1)+:(16)];
+        value_16 = line[(32'h10 * (1 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (1 & 32'h3))+:(16)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_16 = line[(32'h20 * (1 & 32'h3) + 32'h10)+:(16)];
-            end
+            value_16 = line[(32'h20 * (1 & 32'h3) + 32'h10 * (1 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[1] & conversion[(64'h17)+:(1)]) begin
+        if (~present[1] & conversion[(64'h16)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h4)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1265,39 +1732,33 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = act | ((32'h100) & 9'h1ff);
             end
         end
-        if (~present[1] & ~conversion[(64'h17)+:(1)]) begin
+        if (~present[1] & ~conversion[(64'h16)+:(1)]) begin
             act = 32'h0;
         end
-        converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 1) * 32'h9));
-        value_8 = half[(32'h8 * 2)+:(8)];
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (1 & 32'h7) + 32'h20 * (1 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (2 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_8 = line[(32'h10 * 2)+:(8)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_8 = line[(32'h10 * 2 + 32'h8)+:(8)];
-            end
+            value_8 = line[(32'h10 * (2 & 32'h7) + 32'h8 * (2 >> 32'h3))+:(8)];
         end
-        value_16 = line[(32'h10 * 2)+:(16)];
+        value_16 = line[(32'h10 * (2 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (2 & 32'h3))+:(16)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_16 = line[(32'h20 * (2 & 32'h3) + 32'h10)+:(16)];
-            end
+            value_16 = line[(32'h20 * (2 & 32'h3) + 32'h10 * (2 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[1] & conversion[(64'h17)+:(1)]) begin
+        if (~present[1] & conversion[(64'h16)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h4)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1337,39 +1798,33 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = act | ((32'h100) & 9'h1ff);
             end
         end
-        if (~present[1] & ~conversion[(64'h17)+:(1)]) begin
+        if (~present[1] & ~conversion[(64'h16)+:(1)]) begin
             act = 32'h0;
         end
-        converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 2) * 32'h9));
-        value_8 = half[(32'h8 * 3)+:(8)];
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (2 & 32'h7) + 32'h20 * (2 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (3 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_8 = line[(32'h10 * 3)+:(8)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_8 = line[(32'h10 * 3 + 32'h8)+:(8)];
-            end
+            value_8 = line[(32'h10 * (3 & 32'h7) + 32'h8 * (3 >> 32'h3))+:(8)];
         end
-        value_16 = line[(32'h10 * 3)+:(16)];
+        value_16 = line[(32'h10 * (3 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (3 & 32'h3))+:(16)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_16 = line[(32'h20 * (3 & 32'h3) + 32'h10)+:(16)];
-            end
+            value_16 = line[(32'h20 * (3 & 32'h3) + 32'h10 * (3 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[1] & conversion[(64'h17)+:(1)]) begin
+        if (~present[1] & conversion[(64'h16)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h4)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1409,39 +1864,33 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = act | ((32'h100) & 9'h1ff);
             end
         end
-        if (~present[1] & ~conversion[(64'h17)+:(1)]) begin
+        if (~present[1] & ~conversion[(64'h16)+:(1)]) begin
             act = 32'h0;
         end
-        converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 3) * 32'h9));
-        value_8 = half[(32'h8 * 4)+:(8)];
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (3 & 32'h7) + 32'h20 * (3 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (4 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_8 = line[(32'h10 * 4)+:(8)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_8 = line[(32'h10 * 4 + 32'h8)+:(8)];
-            end
+            value_8 = line[(32'h10 * (4 & 32'h7) + 32'h8 * (4 >> 32'h3))+:(8)];
         end
-        value_16 = line[(32'h10 * 4)+:(16)];
+        value_16 = line[(32'h10 * (4 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (4 & 32'h3))+:(16)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_16 = line[(32'h20 * (4 & 32'h3) + 32'h10)+:(16)];
-            end
+            value_16 = line[(32'h20 * (4 & 32'h3) + 32'h10 * (4 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[1] & conversion[(64'h17)+:(1)]) begin
+        if (~present[1] & conversion[(64'h16)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h4)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1481,39 +1930,33 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = act | ((32'h100) & 9'h1ff);
             end
         end
-        if (~present[1] & ~conversion[(64'h17)+:(1)]) begin
+        if (~present[1] & ~conversion[(64'h16)+:(1)]) begin
             act = 32'h0;
         end
-        converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 4) * 32'h9));
-        value_8 = half[(32'h8 * 5)+:(8)];
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (4 & 32'h7) + 32'h20 * (4 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (5 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_8 = line[(32'h10 * 5)+:(8)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_8 = line[(32'h10 * 5 + 32'h8)+:(8)];
-            end
+            value_8 = line[(32'h10 * (5 & 32'h7) + 32'h8 * (5 >> 32'h3))+:(8)];
         end
-        value_16 = line[(32'h10 * 5)+:(16)];
+        value_16 = line[(32'h10 * (5 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (5 & 32'h3))+:(16)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_16 = line[(32'h20 * (5 & 32'h3) + 32'h10)+:(16)];
-            end
+            value_16 = line[(32'h20 * (5 & 32'h3) + 32'h10 * (5 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[1] & conversion[(64'h17)+:(1)]) begin
+        if (~present[1] & conversion[(64'h16)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h4)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1553,39 +1996,33 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = act | ((32'h100) & 9'h1ff);
             end
         end
-        if (~present[1] & ~conversion[(64'h17)+:(1)]) begin
+        if (~present[1] & ~conversion[(64'h16)+:(1)]) begin
             act = 32'h0;
         end
-        converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 5) * 32'h9));
-        value_8 = half[(32'h8 * 6)+:(8)];
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (5 & 32'h7) + 32'h20 * (5 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (6 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_8 = line[(32'h10 * 6)+:(8)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_8 = line[(32'h10 * 6 + 32'h8)+:(8)];
-            end
+            value_8 = line[(32'h10 * (6 & 32'h7) + 32'h8 * (6 >> 32'h3))+:(8)];
         end
-        value_16 = line[(32'h10 * 6)+:(16)];
+        value_16 = line[(32'h10 * (6 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (6 & 32'h3))+:(16)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_16 = line[(32'h20 * (6 & 32'h3) + 32'h10)+:(16)];
-            end
+            value_16 = line[(32'h20 * (6 & 32'h3) + 32'h10 * (6 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[1] & conversion[(64'h17)+:(1)]) begin
+        if (~present[1] & conversion[(64'h16)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h4)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1625,39 +2062,33 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = act | ((32'h100) & 9'h1ff);
             end
         end
-        if (~present[1] & ~conversion[(64'h17)+:(1)]) begin
+        if (~present[1] & ~conversion[(64'h16)+:(1)]) begin
             act = 32'h0;
         end
-        converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 6) * 32'h9));
-        value_8 = half[(32'h8 * 7)+:(8)];
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (6 & 32'h7) + 32'h20 * (6 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (7 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_8 = line[(32'h10 * 7)+:(8)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_8 = line[(32'h10 * 7 + 32'h8)+:(8)];
-            end
+            value_8 = line[(32'h10 * (7 & 32'h7) + 32'h8 * (7 >> 32'h3))+:(8)];
         end
-        value_16 = line[(32'h10 * 7)+:(16)];
+        value_16 = line[(32'h10 * (7 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (7 & 32'h3))+:(16)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_16 = line[(32'h20 * (7 & 32'h3) + 32'h10)+:(16)];
-            end
+            value_16 = line[(32'h20 * (7 & 32'h3) + 32'h10 * (7 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[1] & conversion[(64'h17)+:(1)]) begin
+        if (~present[1] & conversion[(64'h16)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h4)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1697,44 +2128,566 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = act | ((32'h100) & 9'h1ff);
             end
         end
-        if (~present[1] & ~conversion[(64'h17)+:(1)]) begin
+        if (~present[1] & ~conversion[(64'h16)+:(1)]) begin
             act = 32'h0;
         end
-        converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + 7) * 32'h9));
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (7 & 32'h7) + 32'h20 * (7 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (8 & 32'h7))+:(8)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_8 = line[(32'h10 * (8 & 32'h7) + 32'h8 * (8 >> 32'h3))+:(8)];
+        end
+        value_16 = line[(32'h10 * (8 & 32'h7))+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (8 & 32'h3) + 32'h10 * (8 >> 32'h3))+:(16)];
+        end
+        if (conversion[(64'h0)+:(1)]) begin
+            value = ((value_16) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+                value = value | ((32'h10000) & 17'h1ffff);
+            end
+        end
+        else begin
+            value = ((value_8) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+                value = value | ((32'h1ff00) & 17'h1ffff);
+            end
+        end
+        if (~present[1] & conversion[(64'h16)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
+        difference = value - zero_point;
+        act = difference[(32'h0)+:(9)];
+        if (conversion[(64'h0)+:(1)]) begin
+            act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
+            if (act_byte == 32'h1) begin
+                act = difference[(32'h8)+:(9)];
+            end
+        end
+        value_32 = line[(32'h20 * (8 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[1] & ~conversion[(64'h16)+:(1)]) begin
+            act = 32'h0;
+        end
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (8 & 32'h7) + 32'h20 * (8 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (9 & 32'h7))+:(8)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_8 = line[(32'h10 * (9 & 32'h7) + 32'h8 * (9 >> 32'h3))+:(8)];
+        end
+        value_16 = line[(32'h10 * (9 & 32'h7))+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (9 & 32'h3) + 32'h10 * (9 >> 32'h3))+:(16)];
+        end
+        if (conversion[(64'h0)+:(1)]) begin
+            value = ((value_16) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+                value = value | ((32'h10000) & 17'h1ffff);
+            end
+        end
+        else begin
+            value = ((value_8) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+                value = value | ((32'h1ff00) & 17'h1ffff);
+            end
+        end
+        if (~present[1] & conversion[(64'h16)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
+        difference = value - zero_point;
+        act = difference[(32'h0)+:(9)];
+        if (conversion[(64'h0)+:(1)]) begin
+            act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
+            if (act_byte == 32'h1) begin
+                act = difference[(32'h8)+:(9)];
+            end
+        end
+        value_32 = line[(32'h20 * (9 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[1] & ~conversion[(64'h16)+:(1)]) begin
+            act = 32'h0;
+        end
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (9 & 32'h7) + 32'h20 * (9 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (10 & 32'h7))+:(8)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_8 = line[(32'h10 * (10 & 32'h7) + 32'h8 * (10 >> 32'h3))+:(8)];
+        end
+        value_16 = line[(32'h10 * (10 & 32'h7))+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (10 & 32'h3) + 32'h10 * (10 >> 32'h3))+:(16)];
+        end
+        if (conversion[(64'h0)+:(1)]) begin
+            value = ((value_16) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+                value = value | ((32'h10000) & 17'h1ffff);
+            end
+        end
+        else begin
+            value = ((value_8) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+                value = value | ((32'h1ff00) & 17'h1ffff);
+            end
+        end
+        if (~present[1] & conversion[(64'h16)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
+        difference = value - zero_point;
+        act = difference[(32'h0)+:(9)];
+        if (conversion[(64'h0)+:(1)]) begin
+            act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
+            if (act_byte == 32'h1) begin
+                act = difference[(32'h8)+:(9)];
+            end
+        end
+        value_32 = line[(32'h20 * (10 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[1] & ~conversion[(64'h16)+:(1)]) begin
+            act = 32'h0;
+        end
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (10 & 32'h7) + 32'h20 * (10 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (11 & 32'h7))+:(8)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_8 = line[(32'h10 * (11 & 32'h7) + 32'h8 * (11 >> 32'h3))+:(8)];
+        end
+        value_16 = line[(32'h10 * (11 & 32'h7))+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (11 & 32'h3) + 32'h10 * (11 >> 32'h3))+:(16)];
+        end
+        if (conversion[(64'h0)+:(1)]) begin
+            value = ((value_16) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+                value = value | ((32'h10000) & 17'h1ffff);
+            end
+        end
+        else begin
+            value = ((value_8) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+                value = value | ((32'h1ff00) & 17'h1ffff);
+            end
+        end
+        if (~present[1] & conversion[(64'h16)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
+        difference = value - zero_point;
+        act = difference[(32'h0)+:(9)];
+        if (conversion[(64'h0)+:(1)]) begin
+            act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
+            if (act_byte == 32'h1) begin
+                act = difference[(32'h8)+:(9)];
+            end
+        end
+        value_32 = line[(32'h20 * (11 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[1] & ~conversion[(64'h16)+:(1)]) begin
+            act = 32'h0;
+        end
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (11 & 32'h7) + 32'h20 * (11 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (12 & 32'h7))+:(8)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_8 = line[(32'h10 * (12 & 32'h7) + 32'h8 * (12 >> 32'h3))+:(8)];
+        end
+        value_16 = line[(32'h10 * (12 & 32'h7))+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (12 & 32'h3) + 32'h10 * (12 >> 32'h3))+:(16)];
+        end
+        if (conversion[(64'h0)+:(1)]) begin
+            value = ((value_16) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+                value = value | ((32'h10000) & 17'h1ffff);
+            end
+        end
+        else begin
+            value = ((value_8) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+                value = value | ((32'h1ff00) & 17'h1ffff);
+            end
+        end
+        if (~present[1] & conversion[(64'h16)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
+        difference = value - zero_point;
+        act = difference[(32'h0)+:(9)];
+        if (conversion[(64'h0)+:(1)]) begin
+            act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
+            if (act_byte == 32'h1) begin
+                act = difference[(32'h8)+:(9)];
+            end
+        end
+        value_32 = line[(32'h20 * (12 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[1] & ~conversion[(64'h16)+:(1)]) begin
+            act = 32'h0;
+        end
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (12 & 32'h7) + 32'h20 * (12 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (13 & 32'h7))+:(8)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_8 = line[(32'h10 * (13 & 32'h7) + 32'h8 * (13 >> 32'h3))+:(8)];
+        end
+        value_16 = line[(32'h10 * (13 & 32'h7))+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (13 & 32'h3) + 32'h10 * (13 >> 32'h3))+:(16)];
+        end
+        if (conversion[(64'h0)+:(1)]) begin
+            value = ((value_16) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+                value = value | ((32'h10000) & 17'h1ffff);
+            end
+        end
+        else begin
+            value = ((value_8) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+                value = value | ((32'h1ff00) & 17'h1ffff);
+            end
+        end
+        if (~present[1] & conversion[(64'h16)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
+        difference = value - zero_point;
+        act = difference[(32'h0)+:(9)];
+        if (conversion[(64'h0)+:(1)]) begin
+            act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
+            if (act_byte == 32'h1) begin
+                act = difference[(32'h8)+:(9)];
+            end
+        end
+        value_32 = line[(32'h20 * (13 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[1] & ~conversion[(64'h16)+:(1)]) begin
+            act = 32'h0;
+        end
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (13 & 32'h7) + 32'h20 * (13 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (14 & 32'h7))+:(8)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_8 = line[(32'h10 * (14 & 32'h7) + 32'h8 * (14 >> 32'h3))+:(8)];
+        end
+        value_16 = line[(32'h10 * (14 & 32'h7))+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (14 & 32'h3) + 32'h10 * (14 >> 32'h3))+:(16)];
+        end
+        if (conversion[(64'h0)+:(1)]) begin
+            value = ((value_16) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+                value = value | ((32'h10000) & 17'h1ffff);
+            end
+        end
+        else begin
+            value = ((value_8) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+                value = value | ((32'h1ff00) & 17'h1ffff);
+            end
+        end
+        if (~present[1] & conversion[(64'h16)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
+        difference = value - zero_point;
+        act = difference[(32'h0)+:(9)];
+        if (conversion[(64'h0)+:(1)]) begin
+            act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
+            if (act_byte == 32'h1) begin
+                act = difference[(32'h8)+:(9)];
+            end
+        end
+        value_32 = line[(32'h20 * (14 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[1] & ~conversion[(64'h16)+:(1)]) begin
+            act = 32'h0;
+        end
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (14 & 32'h7) + 32'h20 * (14 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (15 & 32'h7))+:(8)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_8 = line[(32'h10 * (15 & 32'h7) + 32'h8 * (15 >> 32'h3))+:(8)];
+        end
+        value_16 = line[(32'h10 * (15 & 32'h7))+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (15 & 32'h3) + 32'h10 * (15 >> 32'h3))+:(16)];
+        end
+        if (conversion[(64'h0)+:(1)]) begin
+            value = ((value_16) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+                value = value | ((32'h10000) & 17'h1ffff);
+            end
+        end
+        else begin
+            value = ((value_8) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+                value = value | ((32'h1ff00) & 17'h1ffff);
+            end
+        end
+        if (~present[1] & conversion[(64'h16)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
+        difference = value - zero_point;
+        act = difference[(32'h0)+:(9)];
+        if (conversion[(64'h0)+:(1)]) begin
+            act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
+            if (act_byte == 32'h1) begin
+                act = difference[(32'h8)+:(9)];
+            end
+        end
+        value_32 = line[(32'h20 * (15 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[1] & ~conversion[(64'h16)+:(1)]) begin
+            act = 32'h0;
+        end
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (15 & 32'h7) + 32'h20 * (15 >> 32'h3)) * 32'h9));
         line = shram_read_data$2;
         half = line[(32'h0)+:(64)];
         if (halves[2]) begin
             half = line[(32'h40)+:(64)];
         end
-        value_8 = half[(32'h8 * 0)+:(8)];
+        value_8 = half[(32'h8 * (0 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_8 = line[(32'h10 * 0)+:(8)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_8 = line[(32'h10 * 0 + 32'h8)+:(8)];
-            end
+            value_8 = line[(32'h10 * (0 & 32'h7) + 32'h8 * (0 >> 32'h3))+:(8)];
         end
-        value_16 = line[(32'h10 * 0)+:(16)];
+        value_16 = line[(32'h10 * (0 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (0 & 32'h3))+:(16)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_16 = line[(32'h20 * (0 & 32'h3) + 32'h10)+:(16)];
-            end
+            value_16 = line[(32'h20 * (0 & 32'h3) + 32'h10 * (0 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[2] & conversion[(64'h17)+:(1)]) begin
+        if (~present[2] & conversion[(64'h16)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h4)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1774,39 +2727,33 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = act | ((32'h100) & 9'h1ff);
             end
         end
-        if (~present[2] & ~conversion[(64'h17)+:(1)]) begin
+        if (~present[2] & ~conversion[(64'h16)+:(1)]) begin
             act = 32'h0;
         end
-        converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 0) * 32'h9));
-        value_8 = half[(32'h8 * 1)+:(8)];
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (0 & 32'h7) + 32'h20 * (0 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (1 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_8 = line[(32'h10 * 1)+:(8)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_8 = line[(32'h10 * 1 + 32'h8)+:(8)];
-            end
+            value_8 = line[(32'h10 * (1 & 32'h7) + 32'h8 * (1 >> 32'h3))+:(8)];
         end
-        value_16 = line[(32'h10 * 1)+:(16)];
+        value_16 = line[(32'h10 * (1 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (1 & 32'h3))+:(16)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_16 = line[(32'h20 * (1 & 32'h3) + 32'h10)+:(16)];
-            end
+            value_16 = line[(32'h20 * (1 & 32'h3) + 32'h10 * (1 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[2] & conversion[(64'h17)+:(1)]) begin
+        if (~present[2] & conversion[(64'h16)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h4)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1846,39 +2793,33 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = act | ((32'h100) & 9'h1ff);
             end
         end
-        if (~present[2] & ~conversion[(64'h17)+:(1)]) begin
+        if (~present[2] & ~conversion[(64'h16)+:(1)]) begin
             act = 32'h0;
         end
-        converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 1) * 32'h9));
-        value_8 = half[(32'h8 * 2)+:(8)];
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (1 & 32'h7) + 32'h20 * (1 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (2 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_8 = line[(32'h10 * 2)+:(8)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_8 = line[(32'h10 * 2 + 32'h8)+:(8)];
-            end
+            value_8 = line[(32'h10 * (2 & 32'h7) + 32'h8 * (2 >> 32'h3))+:(8)];
         end
-        value_16 = line[(32'h10 * 2)+:(16)];
+        value_16 = line[(32'h10 * (2 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (2 & 32'h3))+:(16)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_16 = line[(32'h20 * (2 & 32'h3) + 32'h10)+:(16)];
-            end
+            value_16 = line[(32'h20 * (2 & 32'h3) + 32'h10 * (2 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[2] & conversion[(64'h17)+:(1)]) begin
+        if (~present[2] & conversion[(64'h16)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h4)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1918,39 +2859,33 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = act | ((32'h100) & 9'h1ff);
             end
         end
-        if (~present[2] & ~conversion[(64'h17)+:(1)]) begin
+        if (~present[2] & ~conversion[(64'h16)+:(1)]) begin
             act = 32'h0;
         end
-        converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 2) * 32'h9));
-        value_8 = half[(32'h8 * 3)+:(8)];
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (2 & 32'h7) + 32'h20 * (2 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (3 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_8 = line[(32'h10 * 3)+:(8)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_8 = line[(32'h10 * 3 + 32'h8)+:(8)];
-            end
+            value_8 = line[(32'h10 * (3 & 32'h7) + 32'h8 * (3 >> 32'h3))+:(8)];
         end
-        value_16 = line[(32'h10 * 3)+:(16)];
+        value_16 = line[(32'h10 * (3 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (3 & 32'h3))+:(16)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_16 = line[(32'h20 * (3 & 32'h3) + 32'h10)+:(16)];
-            end
+            value_16 = line[(32'h20 * (3 & 32'h3) + 32'h10 * (3 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[2] & conversion[(64'h17)+:(1)]) begin
+        if (~present[2] & conversion[(64'h16)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h4)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -1990,39 +2925,33 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = act | ((32'h100) & 9'h1ff);
             end
         end
-        if (~present[2] & ~conversion[(64'h17)+:(1)]) begin
+        if (~present[2] & ~conversion[(64'h16)+:(1)]) begin
             act = 32'h0;
         end
-        converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 3) * 32'h9));
-        value_8 = half[(32'h8 * 4)+:(8)];
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (3 & 32'h7) + 32'h20 * (3 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (4 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_8 = line[(32'h10 * 4)+:(8)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_8 = line[(32'h10 * 4 + 32'h8)+:(8)];
-            end
+            value_8 = line[(32'h10 * (4 & 32'h7) + 32'h8 * (4 >> 32'h3))+:(8)];
         end
-        value_16 = line[(32'h10 * 4)+:(16)];
+        value_16 = line[(32'h10 * (4 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (4 & 32'h3))+:(16)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_16 = line[(32'h20 * (4 & 32'h3) + 32'h10)+:(16)];
-            end
+            value_16 = line[(32'h20 * (4 & 32'h3) + 32'h10 * (4 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[2] & conversion[(64'h17)+:(1)]) begin
+        if (~present[2] & conversion[(64'h16)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h4)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -2062,39 +2991,33 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = act | ((32'h100) & 9'h1ff);
             end
         end
-        if (~present[2] & ~conversion[(64'h17)+:(1)]) begin
+        if (~present[2] & ~conversion[(64'h16)+:(1)]) begin
             act = 32'h0;
         end
-        converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 4) * 32'h9));
-        value_8 = half[(32'h8 * 5)+:(8)];
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (4 & 32'h7) + 32'h20 * (4 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (5 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_8 = line[(32'h10 * 5)+:(8)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_8 = line[(32'h10 * 5 + 32'h8)+:(8)];
-            end
+            value_8 = line[(32'h10 * (5 & 32'h7) + 32'h8 * (5 >> 32'h3))+:(8)];
         end
-        value_16 = line[(32'h10 * 5)+:(16)];
+        value_16 = line[(32'h10 * (5 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (5 & 32'h3))+:(16)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_16 = line[(32'h20 * (5 & 32'h3) + 32'h10)+:(16)];
-            end
+            value_16 = line[(32'h20 * (5 & 32'h3) + 32'h10 * (5 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[2] & conversion[(64'h17)+:(1)]) begin
+        if (~present[2] & conversion[(64'h16)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h4)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -2134,39 +3057,33 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = act | ((32'h100) & 9'h1ff);
             end
         end
-        if (~present[2] & ~conversion[(64'h17)+:(1)]) begin
+        if (~present[2] & ~conversion[(64'h16)+:(1)]) begin
             act = 32'h0;
         end
-        converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 5) * 32'h9));
-        value_8 = half[(32'h8 * 6)+:(8)];
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (5 & 32'h7) + 32'h20 * (5 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (6 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_8 = line[(32'h10 * 6)+:(8)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_8 = line[(32'h10 * 6 + 32'h8)+:(8)];
-            end
+            value_8 = line[(32'h10 * (6 & 32'h7) + 32'h8 * (6 >> 32'h3))+:(8)];
         end
-        value_16 = line[(32'h10 * 6)+:(16)];
+        value_16 = line[(32'h10 * (6 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (6 & 32'h3))+:(16)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_16 = line[(32'h20 * (6 & 32'h3) + 32'h10)+:(16)];
-            end
+            value_16 = line[(32'h20 * (6 & 32'h3) + 32'h10 * (6 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[2] & conversion[(64'h17)+:(1)]) begin
+        if (~present[2] & conversion[(64'h16)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h4)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -2206,39 +3123,33 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = act | ((32'h100) & 9'h1ff);
             end
         end
-        if (~present[2] & ~conversion[(64'h17)+:(1)]) begin
+        if (~present[2] & ~conversion[(64'h16)+:(1)]) begin
             act = 32'h0;
         end
-        converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 6) * 32'h9));
-        value_8 = half[(32'h8 * 7)+:(8)];
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (6 & 32'h7) + 32'h20 * (6 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (7 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_8 = line[(32'h10 * 7)+:(8)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_8 = line[(32'h10 * 7 + 32'h8)+:(8)];
-            end
+            value_8 = line[(32'h10 * (7 & 32'h7) + 32'h8 * (7 >> 32'h3))+:(8)];
         end
-        value_16 = line[(32'h10 * 7)+:(16)];
+        value_16 = line[(32'h10 * (7 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (7 & 32'h3))+:(16)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_16 = line[(32'h20 * (7 & 32'h3) + 32'h10)+:(16)];
-            end
+            value_16 = line[(32'h20 * (7 & 32'h3) + 32'h10 * (7 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[2] & conversion[(64'h17)+:(1)]) begin
+        if (~present[2] & conversion[(64'h16)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h4)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -2278,44 +3189,566 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = act | ((32'h100) & 9'h1ff);
             end
         end
-        if (~present[2] & ~conversion[(64'h17)+:(1)]) begin
+        if (~present[2] & ~conversion[(64'h16)+:(1)]) begin
             act = 32'h0;
         end
-        converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + 7) * 32'h9));
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (7 & 32'h7) + 32'h20 * (7 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (8 & 32'h7))+:(8)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_8 = line[(32'h10 * (8 & 32'h7) + 32'h8 * (8 >> 32'h3))+:(8)];
+        end
+        value_16 = line[(32'h10 * (8 & 32'h7))+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (8 & 32'h3) + 32'h10 * (8 >> 32'h3))+:(16)];
+        end
+        if (conversion[(64'h0)+:(1)]) begin
+            value = ((value_16) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+                value = value | ((32'h10000) & 17'h1ffff);
+            end
+        end
+        else begin
+            value = ((value_8) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+                value = value | ((32'h1ff00) & 17'h1ffff);
+            end
+        end
+        if (~present[2] & conversion[(64'h16)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
+        difference = value - zero_point;
+        act = difference[(32'h0)+:(9)];
+        if (conversion[(64'h0)+:(1)]) begin
+            act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
+            if (act_byte == 32'h1) begin
+                act = difference[(32'h8)+:(9)];
+            end
+        end
+        value_32 = line[(32'h20 * (8 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[2] & ~conversion[(64'h16)+:(1)]) begin
+            act = 32'h0;
+        end
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (8 & 32'h7) + 32'h20 * (8 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (9 & 32'h7))+:(8)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_8 = line[(32'h10 * (9 & 32'h7) + 32'h8 * (9 >> 32'h3))+:(8)];
+        end
+        value_16 = line[(32'h10 * (9 & 32'h7))+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (9 & 32'h3) + 32'h10 * (9 >> 32'h3))+:(16)];
+        end
+        if (conversion[(64'h0)+:(1)]) begin
+            value = ((value_16) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+                value = value | ((32'h10000) & 17'h1ffff);
+            end
+        end
+        else begin
+            value = ((value_8) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+                value = value | ((32'h1ff00) & 17'h1ffff);
+            end
+        end
+        if (~present[2] & conversion[(64'h16)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
+        difference = value - zero_point;
+        act = difference[(32'h0)+:(9)];
+        if (conversion[(64'h0)+:(1)]) begin
+            act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
+            if (act_byte == 32'h1) begin
+                act = difference[(32'h8)+:(9)];
+            end
+        end
+        value_32 = line[(32'h20 * (9 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[2] & ~conversion[(64'h16)+:(1)]) begin
+            act = 32'h0;
+        end
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (9 & 32'h7) + 32'h20 * (9 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (10 & 32'h7))+:(8)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_8 = line[(32'h10 * (10 & 32'h7) + 32'h8 * (10 >> 32'h3))+:(8)];
+        end
+        value_16 = line[(32'h10 * (10 & 32'h7))+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (10 & 32'h3) + 32'h10 * (10 >> 32'h3))+:(16)];
+        end
+        if (conversion[(64'h0)+:(1)]) begin
+            value = ((value_16) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+                value = value | ((32'h10000) & 17'h1ffff);
+            end
+        end
+        else begin
+            value = ((value_8) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+                value = value | ((32'h1ff00) & 17'h1ffff);
+            end
+        end
+        if (~present[2] & conversion[(64'h16)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
+        difference = value - zero_point;
+        act = difference[(32'h0)+:(9)];
+        if (conversion[(64'h0)+:(1)]) begin
+            act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
+            if (act_byte == 32'h1) begin
+                act = difference[(32'h8)+:(9)];
+            end
+        end
+        value_32 = line[(32'h20 * (10 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[2] & ~conversion[(64'h16)+:(1)]) begin
+            act = 32'h0;
+        end
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (10 & 32'h7) + 32'h20 * (10 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (11 & 32'h7))+:(8)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_8 = line[(32'h10 * (11 & 32'h7) + 32'h8 * (11 >> 32'h3))+:(8)];
+        end
+        value_16 = line[(32'h10 * (11 & 32'h7))+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (11 & 32'h3) + 32'h10 * (11 >> 32'h3))+:(16)];
+        end
+        if (conversion[(64'h0)+:(1)]) begin
+            value = ((value_16) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+                value = value | ((32'h10000) & 17'h1ffff);
+            end
+        end
+        else begin
+            value = ((value_8) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+                value = value | ((32'h1ff00) & 17'h1ffff);
+            end
+        end
+        if (~present[2] & conversion[(64'h16)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
+        difference = value - zero_point;
+        act = difference[(32'h0)+:(9)];
+        if (conversion[(64'h0)+:(1)]) begin
+            act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
+            if (act_byte == 32'h1) begin
+                act = difference[(32'h8)+:(9)];
+            end
+        end
+        value_32 = line[(32'h20 * (11 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[2] & ~conversion[(64'h16)+:(1)]) begin
+            act = 32'h0;
+        end
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (11 & 32'h7) + 32'h20 * (11 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (12 & 32'h7))+:(8)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_8 = line[(32'h10 * (12 & 32'h7) + 32'h8 * (12 >> 32'h3))+:(8)];
+        end
+        value_16 = line[(32'h10 * (12 & 32'h7))+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (12 & 32'h3) + 32'h10 * (12 >> 32'h3))+:(16)];
+        end
+        if (conversion[(64'h0)+:(1)]) begin
+            value = ((value_16) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+                value = value | ((32'h10000) & 17'h1ffff);
+            end
+        end
+        else begin
+            value = ((value_8) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+                value = value | ((32'h1ff00) & 17'h1ffff);
+            end
+        end
+        if (~present[2] & conversion[(64'h16)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
+        difference = value - zero_point;
+        act = difference[(32'h0)+:(9)];
+        if (conversion[(64'h0)+:(1)]) begin
+            act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
+            if (act_byte == 32'h1) begin
+                act = difference[(32'h8)+:(9)];
+            end
+        end
+        value_32 = line[(32'h20 * (12 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[2] & ~conversion[(64'h16)+:(1)]) begin
+            act = 32'h0;
+        end
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (12 & 32'h7) + 32'h20 * (12 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (13 & 32'h7))+:(8)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_8 = line[(32'h10 * (13 & 32'h7) + 32'h8 * (13 >> 32'h3))+:(8)];
+        end
+        value_16 = line[(32'h10 * (13 & 32'h7))+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (13 & 32'h3) + 32'h10 * (13 >> 32'h3))+:(16)];
+        end
+        if (conversion[(64'h0)+:(1)]) begin
+            value = ((value_16) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+                value = value | ((32'h10000) & 17'h1ffff);
+            end
+        end
+        else begin
+            value = ((value_8) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+                value = value | ((32'h1ff00) & 17'h1ffff);
+            end
+        end
+        if (~present[2] & conversion[(64'h16)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
+        difference = value - zero_point;
+        act = difference[(32'h0)+:(9)];
+        if (conversion[(64'h0)+:(1)]) begin
+            act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
+            if (act_byte == 32'h1) begin
+                act = difference[(32'h8)+:(9)];
+            end
+        end
+        value_32 = line[(32'h20 * (13 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[2] & ~conversion[(64'h16)+:(1)]) begin
+            act = 32'h0;
+        end
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (13 & 32'h7) + 32'h20 * (13 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (14 & 32'h7))+:(8)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_8 = line[(32'h10 * (14 & 32'h7) + 32'h8 * (14 >> 32'h3))+:(8)];
+        end
+        value_16 = line[(32'h10 * (14 & 32'h7))+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (14 & 32'h3) + 32'h10 * (14 >> 32'h3))+:(16)];
+        end
+        if (conversion[(64'h0)+:(1)]) begin
+            value = ((value_16) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+                value = value | ((32'h10000) & 17'h1ffff);
+            end
+        end
+        else begin
+            value = ((value_8) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+                value = value | ((32'h1ff00) & 17'h1ffff);
+            end
+        end
+        if (~present[2] & conversion[(64'h16)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
+        difference = value - zero_point;
+        act = difference[(32'h0)+:(9)];
+        if (conversion[(64'h0)+:(1)]) begin
+            act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
+            if (act_byte == 32'h1) begin
+                act = difference[(32'h8)+:(9)];
+            end
+        end
+        value_32 = line[(32'h20 * (14 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[2] & ~conversion[(64'h16)+:(1)]) begin
+            act = 32'h0;
+        end
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (14 & 32'h7) + 32'h20 * (14 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (15 & 32'h7))+:(8)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_8 = line[(32'h10 * (15 & 32'h7) + 32'h8 * (15 >> 32'h3))+:(8)];
+        end
+        value_16 = line[(32'h10 * (15 & 32'h7))+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (15 & 32'h3) + 32'h10 * (15 >> 32'h3))+:(16)];
+        end
+        if (conversion[(64'h0)+:(1)]) begin
+            value = ((value_16) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+                value = value | ((32'h10000) & 17'h1ffff);
+            end
+        end
+        else begin
+            value = ((value_8) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+                value = value | ((32'h1ff00) & 17'h1ffff);
+            end
+        end
+        if (~present[2] & conversion[(64'h16)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
+        difference = value - zero_point;
+        act = difference[(32'h0)+:(9)];
+        if (conversion[(64'h0)+:(1)]) begin
+            act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
+            if (act_byte == 32'h1) begin
+                act = difference[(32'h8)+:(9)];
+            end
+        end
+        value_32 = line[(32'h20 * (15 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[2] & ~conversion[(64'h16)+:(1)]) begin
+            act = 32'h0;
+        end
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (15 & 32'h7) + 32'h20 * (15 >> 32'h3)) * 32'h9));
         line = shram_read_data$3;
         half = line[(32'h0)+:(64)];
         if (halves[3]) begin
             half = line[(32'h40)+:(64)];
         end
-        value_8 = half[(32'h8 * 0)+:(8)];
+        value_8 = half[(32'h8 * (0 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_8 = line[(32'h10 * 0)+:(8)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_8 = line[(32'h10 * 0 + 32'h8)+:(8)];
-            end
+            value_8 = line[(32'h10 * (0 & 32'h7) + 32'h8 * (0 >> 32'h3))+:(8)];
         end
-        value_16 = line[(32'h10 * 0)+:(16)];
+        value_16 = line[(32'h10 * (0 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (0 & 32'h3))+:(16)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_16 = line[(32'h20 * (0 & 32'h3) + 32'h10)+:(16)];
-            end
+            value_16 = line[(32'h20 * (0 & 32'h3) + 32'h10 * (0 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[3] & conversion[(64'h17)+:(1)]) begin
+        if (~present[3] & conversion[(64'h16)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h4)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -2355,39 +3788,33 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = act | ((32'h100) & 9'h1ff);
             end
         end
-        if (~present[3] & ~conversion[(64'h17)+:(1)]) begin
+        if (~present[3] & ~conversion[(64'h16)+:(1)]) begin
             act = 32'h0;
         end
-        converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 0) * 32'h9));
-        value_8 = half[(32'h8 * 1)+:(8)];
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (0 & 32'h7) + 32'h20 * (0 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (1 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_8 = line[(32'h10 * 1)+:(8)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_8 = line[(32'h10 * 1 + 32'h8)+:(8)];
-            end
+            value_8 = line[(32'h10 * (1 & 32'h7) + 32'h8 * (1 >> 32'h3))+:(8)];
         end
-        value_16 = line[(32'h10 * 1)+:(16)];
+        value_16 = line[(32'h10 * (1 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (1 & 32'h3))+:(16)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_16 = line[(32'h20 * (1 & 32'h3) + 32'h10)+:(16)];
-            end
+            value_16 = line[(32'h20 * (1 & 32'h3) + 32'h10 * (1 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[3] & conversion[(64'h17)+:(1)]) begin
+        if (~present[3] & conversion[(64'h16)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h4)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -2427,39 +3854,33 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = act | ((32'h100) & 9'h1ff);
             end
         end
-        if (~present[3] & ~conversion[(64'h17)+:(1)]) begin
+        if (~present[3] & ~conversion[(64'h16)+:(1)]) begin
             act = 32'h0;
         end
-        converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 1) * 32'h9));
-        value_8 = half[(32'h8 * 2)+:(8)];
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (1 & 32'h7) + 32'h20 * (1 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (2 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_8 = line[(32'h10 * 2)+:(8)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_8 = line[(32'h10 * 2 + 32'h8)+:(8)];
-            end
+            value_8 = line[(32'h10 * (2 & 32'h7) + 32'h8 * (2 >> 32'h3))+:(8)];
         end
-        value_16 = line[(32'h10 * 2)+:(16)];
+        value_16 = line[(32'h10 * (2 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (2 & 32'h3))+:(16)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_16 = line[(32'h20 * (2 & 32'h3) + 32'h10)+:(16)];
-            end
+            value_16 = line[(32'h20 * (2 & 32'h3) + 32'h10 * (2 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[3] & conversion[(64'h17)+:(1)]) begin
+        if (~present[3] & conversion[(64'h16)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h4)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -2499,39 +3920,33 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = act | ((32'h100) & 9'h1ff);
             end
         end
-        if (~present[3] & ~conversion[(64'h17)+:(1)]) begin
+        if (~present[3] & ~conversion[(64'h16)+:(1)]) begin
             act = 32'h0;
         end
-        converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 2) * 32'h9));
-        value_8 = half[(32'h8 * 3)+:(8)];
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (2 & 32'h7) + 32'h20 * (2 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (3 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_8 = line[(32'h10 * 3)+:(8)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_8 = line[(32'h10 * 3 + 32'h8)+:(8)];
-            end
+            value_8 = line[(32'h10 * (3 & 32'h7) + 32'h8 * (3 >> 32'h3))+:(8)];
         end
-        value_16 = line[(32'h10 * 3)+:(16)];
+        value_16 = line[(32'h10 * (3 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (3 & 32'h3))+:(16)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_16 = line[(32'h20 * (3 & 32'h3) + 32'h10)+:(16)];
-            end
+            value_16 = line[(32'h20 * (3 & 32'h3) + 32'h10 * (3 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[3] & conversion[(64'h17)+:(1)]) begin
+        if (~present[3] & conversion[(64'h16)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h4)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -2571,39 +3986,33 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = act | ((32'h100) & 9'h1ff);
             end
         end
-        if (~present[3] & ~conversion[(64'h17)+:(1)]) begin
+        if (~present[3] & ~conversion[(64'h16)+:(1)]) begin
             act = 32'h0;
         end
-        converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 3) * 32'h9));
-        value_8 = half[(32'h8 * 4)+:(8)];
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (3 & 32'h7) + 32'h20 * (3 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (4 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_8 = line[(32'h10 * 4)+:(8)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_8 = line[(32'h10 * 4 + 32'h8)+:(8)];
-            end
+            value_8 = line[(32'h10 * (4 & 32'h7) + 32'h8 * (4 >> 32'h3))+:(8)];
         end
-        value_16 = line[(32'h10 * 4)+:(16)];
+        value_16 = line[(32'h10 * (4 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (4 & 32'h3))+:(16)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_16 = line[(32'h20 * (4 & 32'h3) + 32'h10)+:(16)];
-            end
+            value_16 = line[(32'h20 * (4 & 32'h3) + 32'h10 * (4 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[3] & conversion[(64'h17)+:(1)]) begin
+        if (~present[3] & conversion[(64'h16)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h4)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -2643,39 +4052,33 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = act | ((32'h100) & 9'h1ff);
             end
         end
-        if (~present[3] & ~conversion[(64'h17)+:(1)]) begin
+        if (~present[3] & ~conversion[(64'h16)+:(1)]) begin
             act = 32'h0;
         end
-        converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 4) * 32'h9));
-        value_8 = half[(32'h8 * 5)+:(8)];
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (4 & 32'h7) + 32'h20 * (4 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (5 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_8 = line[(32'h10 * 5)+:(8)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_8 = line[(32'h10 * 5 + 32'h8)+:(8)];
-            end
+            value_8 = line[(32'h10 * (5 & 32'h7) + 32'h8 * (5 >> 32'h3))+:(8)];
         end
-        value_16 = line[(32'h10 * 5)+:(16)];
+        value_16 = line[(32'h10 * (5 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (5 & 32'h3))+:(16)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_16 = line[(32'h20 * (5 & 32'h3) + 32'h10)+:(16)];
-            end
+            value_16 = line[(32'h20 * (5 & 32'h3) + 32'h10 * (5 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[3] & conversion[(64'h17)+:(1)]) begin
+        if (~present[3] & conversion[(64'h16)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h4)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -2715,39 +4118,33 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = act | ((32'h100) & 9'h1ff);
             end
         end
-        if (~present[3] & ~conversion[(64'h17)+:(1)]) begin
+        if (~present[3] & ~conversion[(64'h16)+:(1)]) begin
             act = 32'h0;
         end
-        converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 5) * 32'h9));
-        value_8 = half[(32'h8 * 6)+:(8)];
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (5 & 32'h7) + 32'h20 * (5 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (6 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_8 = line[(32'h10 * 6)+:(8)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_8 = line[(32'h10 * 6 + 32'h8)+:(8)];
-            end
+            value_8 = line[(32'h10 * (6 & 32'h7) + 32'h8 * (6 >> 32'h3))+:(8)];
         end
-        value_16 = line[(32'h10 * 6)+:(16)];
+        value_16 = line[(32'h10 * (6 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (6 & 32'h3))+:(16)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_16 = line[(32'h20 * (6 & 32'h3) + 32'h10)+:(16)];
-            end
+            value_16 = line[(32'h20 * (6 & 32'h3) + 32'h10 * (6 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[3] & conversion[(64'h17)+:(1)]) begin
+        if (~present[3] & conversion[(64'h16)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h4)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -2787,39 +4184,33 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = act | ((32'h100) & 9'h1ff);
             end
         end
-        if (~present[3] & ~conversion[(64'h17)+:(1)]) begin
+        if (~present[3] & ~conversion[(64'h16)+:(1)]) begin
             act = 32'h0;
         end
-        converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 6) * 32'h9));
-        value_8 = half[(32'h8 * 7)+:(8)];
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (6 & 32'h7) + 32'h20 * (6 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (7 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_8 = line[(32'h10 * 7)+:(8)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_8 = line[(32'h10 * 7 + 32'h8)+:(8)];
-            end
+            value_8 = line[(32'h10 * (7 & 32'h7) + 32'h8 * (7 >> 32'h3))+:(8)];
         end
-        value_16 = line[(32'h10 * 7)+:(16)];
+        value_16 = line[(32'h10 * (7 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (7 & 32'h3))+:(16)];
-            if (conversion[(64'h3)+:(1)]) begin
-                value_16 = line[(32'h20 * (7 & 32'h3) + 32'h10)+:(16)];
-            end
+            value_16 = line[(32'h20 * (7 & 32'h3) + 32'h10 * (7 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_16[32'hf]) begin
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
                 value = value | ((32'h10000) & 17'h1ffff);
             end
         end
         else begin
             value = ((value_8) & 17'h1ffff);
-            if (conversion[(64'h4)+:(1)] & value_8[32'h7]) begin
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
                 value = value | ((32'h1ff00) & 17'h1ffff);
             end
         end
-        if (~present[3] & conversion[(64'h17)+:(1)]) begin
+        if (~present[3] & conversion[(64'h16)+:(1)]) begin
             value = 32'h0;
-            if (conversion[(64'h4)+:(1)]) begin
+            if (conversion[(64'h3)+:(1)]) begin
                 value = 32'h1ff80;
                 if (conversion[(64'h0)+:(1)]) begin
                     value = 32'h18000;
@@ -2859,10 +4250,538 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
                 act = act | ((32'h100) & 9'h1ff);
             end
         end
-        if (~present[3] & ~conversion[(64'h17)+:(1)]) begin
+        if (~present[3] & ~conversion[(64'h16)+:(1)]) begin
             act = 32'h0;
         end
-        converted = converted | (((act) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + 7) * 32'h9));
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (7 & 32'h7) + 32'h20 * (7 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (8 & 32'h7))+:(8)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_8 = line[(32'h10 * (8 & 32'h7) + 32'h8 * (8 >> 32'h3))+:(8)];
+        end
+        value_16 = line[(32'h10 * (8 & 32'h7))+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (8 & 32'h3) + 32'h10 * (8 >> 32'h3))+:(16)];
+        end
+        if (conversion[(64'h0)+:(1)]) begin
+            value = ((value_16) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+                value = value | ((32'h10000) & 17'h1ffff);
+            end
+        end
+        else begin
+            value = ((value_8) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+                value = value | ((32'h1ff00) & 17'h1ffff);
+            end
+        end
+        if (~present[3] & conversion[(64'h16)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
+        difference = value - zero_point;
+        act = difference[(32'h0)+:(9)];
+        if (conversion[(64'h0)+:(1)]) begin
+            act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
+            if (act_byte == 32'h1) begin
+                act = difference[(32'h8)+:(9)];
+            end
+        end
+        value_32 = line[(32'h20 * (8 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[3] & ~conversion[(64'h16)+:(1)]) begin
+            act = 32'h0;
+        end
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (8 & 32'h7) + 32'h20 * (8 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (9 & 32'h7))+:(8)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_8 = line[(32'h10 * (9 & 32'h7) + 32'h8 * (9 >> 32'h3))+:(8)];
+        end
+        value_16 = line[(32'h10 * (9 & 32'h7))+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (9 & 32'h3) + 32'h10 * (9 >> 32'h3))+:(16)];
+        end
+        if (conversion[(64'h0)+:(1)]) begin
+            value = ((value_16) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+                value = value | ((32'h10000) & 17'h1ffff);
+            end
+        end
+        else begin
+            value = ((value_8) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+                value = value | ((32'h1ff00) & 17'h1ffff);
+            end
+        end
+        if (~present[3] & conversion[(64'h16)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
+        difference = value - zero_point;
+        act = difference[(32'h0)+:(9)];
+        if (conversion[(64'h0)+:(1)]) begin
+            act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
+            if (act_byte == 32'h1) begin
+                act = difference[(32'h8)+:(9)];
+            end
+        end
+        value_32 = line[(32'h20 * (9 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[3] & ~conversion[(64'h16)+:(1)]) begin
+            act = 32'h0;
+        end
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (9 & 32'h7) + 32'h20 * (9 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (10 & 32'h7))+:(8)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_8 = line[(32'h10 * (10 & 32'h7) + 32'h8 * (10 >> 32'h3))+:(8)];
+        end
+        value_16 = line[(32'h10 * (10 & 32'h7))+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (10 & 32'h3) + 32'h10 * (10 >> 32'h3))+:(16)];
+        end
+        if (conversion[(64'h0)+:(1)]) begin
+            value = ((value_16) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+                value = value | ((32'h10000) & 17'h1ffff);
+            end
+        end
+        else begin
+            value = ((value_8) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+                value = value | ((32'h1ff00) & 17'h1ffff);
+            end
+        end
+        if (~present[3] & conversion[(64'h16)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
+        difference = value - zero_point;
+        act = difference[(32'h0)+:(9)];
+        if (conversion[(64'h0)+:(1)]) begin
+            act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
+            if (act_byte == 32'h1) begin
+                act = difference[(32'h8)+:(9)];
+            end
+        end
+        value_32 = line[(32'h20 * (10 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[3] & ~conversion[(64'h16)+:(1)]) begin
+            act = 32'h0;
+        end
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (10 & 32'h7) + 32'h20 * (10 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (11 & 32'h7))+:(8)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_8 = line[(32'h10 * (11 & 32'h7) + 32'h8 * (11 >> 32'h3))+:(8)];
+        end
+        value_16 = line[(32'h10 * (11 & 32'h7))+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (11 & 32'h3) + 32'h10 * (11 >> 32'h3))+:(16)];
+        end
+        if (conversion[(64'h0)+:(1)]) begin
+            value = ((value_16) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+                value = value | ((32'h10000) & 17'h1ffff);
+            end
+        end
+        else begin
+            value = ((value_8) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+                value = value | ((32'h1ff00) & 17'h1ffff);
+            end
+        end
+        if (~present[3] & conversion[(64'h16)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
+        difference = value - zero_point;
+        act = difference[(32'h0)+:(9)];
+        if (conversion[(64'h0)+:(1)]) begin
+            act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
+            if (act_byte == 32'h1) begin
+                act = difference[(32'h8)+:(9)];
+            end
+        end
+        value_32 = line[(32'h20 * (11 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[3] & ~conversion[(64'h16)+:(1)]) begin
+            act = 32'h0;
+        end
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (11 & 32'h7) + 32'h20 * (11 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (12 & 32'h7))+:(8)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_8 = line[(32'h10 * (12 & 32'h7) + 32'h8 * (12 >> 32'h3))+:(8)];
+        end
+        value_16 = line[(32'h10 * (12 & 32'h7))+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (12 & 32'h3) + 32'h10 * (12 >> 32'h3))+:(16)];
+        end
+        if (conversion[(64'h0)+:(1)]) begin
+            value = ((value_16) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+                value = value | ((32'h10000) & 17'h1ffff);
+            end
+        end
+        else begin
+            value = ((value_8) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+                value = value | ((32'h1ff00) & 17'h1ffff);
+            end
+        end
+        if (~present[3] & conversion[(64'h16)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
+        difference = value - zero_point;
+        act = difference[(32'h0)+:(9)];
+        if (conversion[(64'h0)+:(1)]) begin
+            act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
+            if (act_byte == 32'h1) begin
+                act = difference[(32'h8)+:(9)];
+            end
+        end
+        value_32 = line[(32'h20 * (12 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[3] & ~conversion[(64'h16)+:(1)]) begin
+            act = 32'h0;
+        end
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (12 & 32'h7) + 32'h20 * (12 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (13 & 32'h7))+:(8)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_8 = line[(32'h10 * (13 & 32'h7) + 32'h8 * (13 >> 32'h3))+:(8)];
+        end
+        value_16 = line[(32'h10 * (13 & 32'h7))+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (13 & 32'h3) + 32'h10 * (13 >> 32'h3))+:(16)];
+        end
+        if (conversion[(64'h0)+:(1)]) begin
+            value = ((value_16) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+                value = value | ((32'h10000) & 17'h1ffff);
+            end
+        end
+        else begin
+            value = ((value_8) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+                value = value | ((32'h1ff00) & 17'h1ffff);
+            end
+        end
+        if (~present[3] & conversion[(64'h16)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
+        difference = value - zero_point;
+        act = difference[(32'h0)+:(9)];
+        if (conversion[(64'h0)+:(1)]) begin
+            act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
+            if (act_byte == 32'h1) begin
+                act = difference[(32'h8)+:(9)];
+            end
+        end
+        value_32 = line[(32'h20 * (13 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[3] & ~conversion[(64'h16)+:(1)]) begin
+            act = 32'h0;
+        end
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (13 & 32'h7) + 32'h20 * (13 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (14 & 32'h7))+:(8)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_8 = line[(32'h10 * (14 & 32'h7) + 32'h8 * (14 >> 32'h3))+:(8)];
+        end
+        value_16 = line[(32'h10 * (14 & 32'h7))+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (14 & 32'h3) + 32'h10 * (14 >> 32'h3))+:(16)];
+        end
+        if (conversion[(64'h0)+:(1)]) begin
+            value = ((value_16) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+                value = value | ((32'h10000) & 17'h1ffff);
+            end
+        end
+        else begin
+            value = ((value_8) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+                value = value | ((32'h1ff00) & 17'h1ffff);
+            end
+        end
+        if (~present[3] & conversion[(64'h16)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
+        difference = value - zero_point;
+        act = difference[(32'h0)+:(9)];
+        if (conversion[(64'h0)+:(1)]) begin
+            act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
+            if (act_byte == 32'h1) begin
+                act = difference[(32'h8)+:(9)];
+            end
+        end
+        value_32 = line[(32'h20 * (14 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[3] & ~conversion[(64'h16)+:(1)]) begin
+            act = 32'h0;
+        end
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (14 & 32'h7) + 32'h20 * (14 >> 32'h3)) * 32'h9));
+        value_8 = half[(32'h8 * (15 & 32'h7))+:(8)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_8 = line[(32'h10 * (15 & 32'h7) + 32'h8 * (15 >> 32'h3))+:(8)];
+        end
+        value_16 = line[(32'h10 * (15 & 32'h7))+:(16)];
+        if (conversion[(64'h2)+:(1)]) begin
+            value_16 = line[(32'h20 * (15 & 32'h3) + 32'h10 * (15 >> 32'h3))+:(16)];
+        end
+        if (conversion[(64'h0)+:(1)]) begin
+            value = ((value_16) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_16[32'hf]) begin
+                value = value | ((32'h10000) & 17'h1ffff);
+            end
+        end
+        else begin
+            value = ((value_8) & 17'h1ffff);
+            if (conversion[(64'h3)+:(1)] & value_8[32'h7]) begin
+                value = value | ((32'h1ff00) & 17'h1ffff);
+            end
+        end
+        if (~present[3] & conversion[(64'h16)+:(1)]) begin
+            value = 32'h0;
+            if (conversion[(64'h3)+:(1)]) begin
+                value = 32'h1ff80;
+                if (conversion[(64'h0)+:(1)]) begin
+                    value = 32'h18000;
+                end
+            end
+        end
+        difference = value - zero_point;
+        act = difference[(32'h0)+:(9)];
+        if (conversion[(64'h0)+:(1)]) begin
+            act = ((difference[(32'h0)+:(8)]) & 9'h1ff);
+            if (act_byte == 32'h1) begin
+                act = difference[(32'h8)+:(9)];
+            end
+        end
+        value_32 = line[(32'h20 * (15 & 32'h3))+:(32)];
+        byte_32 = value_32[(32'h0)+:(8)];
+        case (act_byte)
+            1:
+                begin
+                    byte_32 = value_32[(32'h8)+:(8)];
+                end
+            2:
+                begin
+                    byte_32 = value_32[(32'h10)+:(8)];
+                end
+            3:
+                begin
+                    byte_32 = value_32[(32'h18)+:(8)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (conversion[(64'h1)+:(1)]) begin
+            act = ((byte_32) & 9'h1ff);
+            if ((act_byte == 32'h3) & byte_32[32'h7]) begin
+                act = act | ((32'h100) & 9'h1ff);
+            end
+        end
+        if (~present[3] & ~conversion[(64'h16)+:(1)]) begin
+            act = 32'h0;
+        end
+        converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (15 & 32'h7) + 32'h20 * (15 >> 32'h3)) * 32'h9));
         if (take_out) begin
             if (skid_full$q) begin
                 out$d = skid$q;
@@ -2883,7 +4802,8 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             end
         end
         acts$valid = out_full$q;
-        acts$data[(64'h0)+:(288)] = out$q;
+        acts$data[(64'h0)+:(288)] = out$q[(32'h0)+:(288)];
+        acts$data[(64'h120)+:(288)] = out$q[(32'h120)+:(288)];
     end
     
 endmodule // ifm_unit_core$unit
@@ -2894,11 +4814,11 @@ module ifm_unit_core$unit$located(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [155:0] d;
-    output reg  [155:0] q;
+    input wire  [154:0] d;
+    output reg  [154:0] q;
     
     // Constant declarations
-    localparam  init = 156'h0;
+    localparam  init = 155'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -2932,11 +4852,11 @@ module ifm_unit_core$unit$out(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [287:0] d;
-    output reg  [287:0] q;
+    input wire  [575:0] d;
+    output reg  [575:0] q;
     
     // Constant declarations
-    localparam  init = 288'h0;
+    localparam  init = 576'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -2970,11 +4890,11 @@ module ifm_unit_core$unit$reading(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
+    input wire  [30:0] d;
+    output reg  [30:0] q;
     
     // Constant declarations
-    localparam  init = 32'h0;
+    localparam  init = 31'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -3008,11 +4928,11 @@ module ifm_unit_core$unit$skid(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [287:0] d;
-    output reg  [287:0] q;
+    input wire  [575:0] d;
+    output reg  [575:0] q;
     
     // Constant declarations
-    localparam  init = 288'h0;
+    localparam  init = 576'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -3058,12 +4978,12 @@ module ifm_unit(
 );
     input wire clock;
     input wire rst_n;
-    input wire [144:0] settings;
+    input wire [143:0] settings;
     input wire requests_valid;
     input wire [65:0] requests_data;
     output wire requests_ready;
     output wire acts_valid;
-    output wire [287:0] acts_data;
+    output wire [575:0] acts_data;
     input wire acts_ready;
     input wire writes_valid;
     input wire [139:0] writes_data;

@@ -9,14 +9,14 @@ module traversal_core(clock,rst_n,start,shape,ifm_blocks$valid,ifm_blocks$data,i
     input wire  start;
     input wire  [224:0] shape;
     output wire  ifm_blocks$valid;
-    output wire  [260:0] ifm_blocks$data;
+    output wire  [276:0] ifm_blocks$data;
     input wire  ifm_blocks$ready;
     input wire  filled$valid;
-    input wire  [260:0] filled$data;
+    input wire  [276:0] filled$data;
     output wire  filled$ready;
-    output reg  [260:0] current;
+    output reg  [276:0] current;
     output wire  beats$valid;
-    output wire  [97:0] beats$data;
+    output wire  [99:0] beats$data;
     input wire  beats$ready;
     input wire  ib_read;
     input wire  slice_done;
@@ -35,9 +35,9 @@ module traversal_core(clock,rst_n,start,shape,ifm_blocks$valid,ifm_blocks$data,i
     reg  beat_walker$clock;
     reg  beat_walker$rst_n;
     reg  [224:0] beat_walker$shape;
-    wire  [260:0] beat_walker$current;
+    wire  [276:0] beat_walker$current;
     wire  beat_walker$finished$valid;
-    wire  [97:0] beat_walker$finished$data;
+    wire  [112:0] beat_walker$finished$data;
     reg  beat_walker$finished$ready;
     reg  beat_walker$ab_release;
     wire  beat_walker$busy;
@@ -45,7 +45,7 @@ module traversal_core(clock,rst_n,start,shape,ifm_blocks$valid,ifm_blocks$data,i
     reg  readout_walker$rst_n;
     reg  [224:0] readout_walker$shape;
     reg  readout_walker$blocks$valid;
-    reg  [97:0] readout_walker$blocks$data;
+    reg  [112:0] readout_walker$blocks$data;
     wire  readout_walker$blocks$ready;
     reg  readout_walker$slice_done;
     wire  readout_walker$ab_release;
@@ -53,10 +53,10 @@ module traversal_core(clock,rst_n,start,shape,ifm_blocks$valid,ifm_blocks$data,i
     reg  finished$clock;
     reg  finished$rst_n;
     reg  finished$tail$valid;
-    reg  [97:0] finished$tail$data;
+    reg  [112:0] finished$tail$data;
     wire  finished$tail$ready;
     wire  finished$head$valid;
-    wire  [97:0] finished$head$data;
+    wire  [112:0] finished$head$data;
     reg  finished$head$ready;
     wire  [1:0] finished$count;
     
@@ -152,14 +152,14 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
     input wire  rst_n;
     input wire  [224:0] shape;
     input wire  jobs$valid;
-    input wire  [260:0] jobs$data;
+    input wire  [276:0] jobs$data;
     output reg  jobs$ready;
-    output reg  [260:0] current;
+    output reg  [276:0] current;
     output reg  beats$valid;
-    output reg  [97:0] beats$data;
+    output reg  [99:0] beats$data;
     input wire  beats$ready;
     output reg  finished$valid;
-    output reg  [97:0] finished$data;
+    output reg  [112:0] finished$data;
     input wire  finished$ready;
     input wire  ab_release;
     output reg  busy;
@@ -171,8 +171,8 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
     wire  active$q;
     reg  job$clock;
     reg  job$rst_n;
-    reg  [260:0] job$d;
-    wire  [260:0] job$q;
+    reg  [276:0] job$d;
+    wire  [276:0] job$q;
     reg  outer$clock;
     reg  outer$rst_n;
     reg  [15:0] outer$d;
@@ -232,7 +232,7 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
     
     // Local signals
     reg  [224:0] s;
-    reg  [260:0] j;
+    reg  [276:0] j;
     reg  [15:0] across;
     reg  [15:0] down;
     reg  [31:0] microblocks_product;
@@ -481,11 +481,13 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
         beats$data[(64'h59)+:(1)] = j[(64'h100)+:(1)] & (outer$q == 32'h0) & (element$q == 32'h0) & (inner$q == 32'h0) & (beat_byte$q == 32'h0);
         beats$data[(64'h5a)+:(2)] = beat_byte$q;
         beats$data[(64'h5c)+:(1)] = second_line$q;
-        beats$data[(64'h5d)+:(1)] = padding;
-        beats$data[(64'h5e)+:(1)] = group_end;
-        beats$data[(64'h5f)+:(1)] = job_end;
-        beats$data[(64'h60)+:(1)] = slice_end;
-        beats$data[(64'h61)+:(1)] = job_end & j[(64'h101)+:(1)];
+        beats$data[(64'h5d)+:(1)] = ublock$q < j[(64'h104)+:(16)];
+        beats$data[(64'h5e)+:(1)] = slice_end & beats$data[(64'h5d)+:(1)] & (ublock$q + 32'h8 >= j[(64'h104)+:(16)]);
+        beats$data[(64'h5f)+:(1)] = padding;
+        beats$data[(64'h60)+:(1)] = group_end;
+        beats$data[(64'h61)+:(1)] = job_end;
+        beats$data[(64'h62)+:(1)] = slice_end;
+        beats$data[(64'h63)+:(1)] = job_end & j[(64'h101)+:(1)];
         beats$valid = active$q;
         take = beats$valid & beats$ready;
         if (take) begin
@@ -553,7 +555,7 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
         finished$data[(64'h40)+:(16)] = jobs$data[(64'h40)+:(16)];
         finished$data[(64'h50)+:(16)] = jobs$data[(64'h50)+:(16)];
         finished$data[(64'h60)+:(1)] = ab_half$q;
-        finished$data[(64'h61)+:(1)] = jobs$data[(64'h103)+:(1)];
+        finished$data[(64'h61)+:(16)] = jobs$data[(64'h104)+:(16)];
         if (start_job) begin
             active$d = 1'b1;
             job$d = jobs$data;
@@ -708,11 +710,11 @@ module traversal_core$beat_walker$job(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [260:0] d;
-    output reg  [260:0] q;
+    input wire  [276:0] d;
+    output reg  [276:0] q;
     
     // Constant declarations
-    localparam  init = 261'h0;
+    localparam  init = 277'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -882,7 +884,7 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
     input wire  start;
     input wire  [224:0] shape;
     output reg  jobs$valid;
-    output reg  [260:0] jobs$data;
+    output reg  [276:0] jobs$data;
     input wire  jobs$ready;
     input wire  ib_release;
     output reg  busy;
@@ -904,10 +906,6 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
     reg  z$rst_n;
     reg  [15:0] z$d;
     wire  [15:0] z$q;
-    reg  core$clock;
-    reg  core$rst_n;
-    reg  core$d;
-    wire  core$q;
     reg  channel0$clock;
     reg  channel0$rst_n;
     reg  [15:0] channel0$d;
@@ -936,7 +934,8 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
     reg  [15:0] block_depth;
     reg  [15:0] core_depth;
     reg  [15:0] core_block_depth;
-    reg  second_core;
+    reg  [15:0] paired_core_depth;
+    reg  [15:0] paired_block_depth;
     reg  last_z;
     reg  [15:0] channel_start;
     reg  [15:0] channel_end;
@@ -989,12 +988,6 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
         .d(z$d),
         .q(z$q)
     );
-    traversal_core$block_walker$core core(
-        .clock(core$clock),
-        .rst_n(core$rst_n),
-        .d(core$d),
-        .q(core$q)
-    );
     traversal_core$block_walker$channel0 channel0(
         .clock(channel0$clock),
         .rst_n(channel0$rst_n),
@@ -1032,7 +1025,6 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
         y$clock = clock;
         x$clock = clock;
         z$clock = clock;
-        core$clock = clock;
         channel0$clock = clock;
         sub_y$clock = clock;
         sub_x$clock = clock;
@@ -1042,7 +1034,6 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
         y$d = y$q;
         x$d = x$q;
         z$d = z$q;
-        core$d = core$q;
         channel0$d = channel0$q;
         sub_y$d = sub_y$q;
         sub_x$d = sub_x$q;
@@ -1052,7 +1043,6 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
         y$rst_n = rst_n;
         x$rst_n = rst_n;
         z$rst_n = rst_n;
-        core$rst_n = rst_n;
         channel0$rst_n = rst_n;
         sub_y$rst_n = rst_n;
         sub_x$rst_n = rst_n;
@@ -1072,16 +1062,19 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
         if (s[(64'hdf)+:(1)]) begin
             core_depth = (s[(64'h20)+:(16)] + 32'h1) >> 32'h1;
             core_block_depth = (s[(64'hcf)+:(16)] + 32'h1) >> 32'h1;
-            if (core$q) begin
-                core_depth = s[(64'h20)+:(16)] >> 32'h1;
-                core_block_depth = s[(64'hcf)+:(16)] >> 32'h1;
-            end
         end
-        second_core = s[(64'hdf)+:(1)] & ~core$q & ((s[(64'h20)+:(16)] >> 32'h1) != 32'h0) & ((s[(64'hcf)+:(16)] >> 32'h1) != 32'h0);
         last_z = z$q + core_block_depth >= core_depth;
         block_depth = core_block_depth;
         if (core_depth - z$q < core_block_depth) begin
             block_depth = core_depth - z$q;
+        end
+        paired_core_depth = s[(64'h20)+:(16)] >> 32'h1;
+        paired_block_depth = 32'h0;
+        if (s[(64'hdf)+:(1)] & (z$q < paired_core_depth)) begin
+            paired_block_depth = s[(64'hcf)+:(16)] >> 32'h1;
+            if (paired_core_depth - z$q < (s[(64'hcf)+:(16)] >> 32'h1)) begin
+                paired_block_depth = paired_core_depth - z$q;
+            end
         end
         channel_start = 32'h0;
         channel_end = s[(64'h30)+:(16)];
@@ -1211,8 +1204,9 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
         jobs$data[(64'h100)+:(1)] = (channel0$q == channel_start) & (sub_y$q == 32'h0) & (sub_x$q == 32'h0);
         jobs$data[(64'h101)+:(1)] = last_sub_x & last_sub_y & last_chunk;
         jobs$data[(64'h102)+:(1)] = ib_half$q;
-        jobs$data[(64'h103)+:(1)] = core$q;
-        jobs$data[(64'h104)+:(1)] = last_z;
+        jobs$data[(64'h103)+:(1)] = last_z;
+        jobs$data[(64'h104)+:(16)] = paired_block_depth;
+        jobs$data[(64'h114)+:(1)] = z$q + (s[(64'hcf)+:(16)] >> 32'h1) >= paired_core_depth;
         jobs$valid = running$q & (held$q != 32'h2);
         take = jobs$valid & jobs$ready;
         if (take & ~ib_release) begin
@@ -1235,9 +1229,6 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
                         z$d = z$q + core_block_depth;
                         if (last_z) begin
                             z$d = 32'h0;
-                            core$d = second_core;
-                        end
-                        if (last_z & ~second_core) begin
                             x$d = x$q + s[(64'hbf)+:(16)];
                             if (x$q + s[(64'hbf)+:(16)] >= s[(64'h10)+:(16)]) begin
                                 x$d = 32'h0;
@@ -1262,7 +1253,6 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
             y$d = 32'h0;
             x$d = 32'h0;
             z$d = 32'h0;
-            core$d = 1'b0;
             channel0$d = 32'h0;
             sub_y$d = 32'h0;
             sub_x$d = 32'h0;
@@ -1290,25 +1280,6 @@ module traversal_core$block_walker$channel0(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // traversal_core$block_walker$channel0
-
-
-module traversal_core$block_walker$core(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // traversal_core$block_walker$core
 
 
 module traversal_core$block_walker$held(clock,rst_n,d,q);
@@ -1469,10 +1440,10 @@ module traversal_core$finished(clock,rst_n,tail$valid,tail$data,tail$ready,head$
     input wire  clock;
     input wire  rst_n;
     input wire  tail$valid;
-    input wire  [97:0] tail$data;
+    input wire  [112:0] tail$data;
     output reg  tail$ready;
     output reg  head$valid;
-    output reg  [97:0] head$data;
+    output reg  [112:0] head$data;
     input wire  head$ready;
     output reg  [1:0] count;
     
@@ -1492,9 +1463,9 @@ module traversal_core$finished(clock,rst_n,tail$valid,tail$data,tail$ready,head$
     reg  words$rst_n;
     reg  words$write_enable;
     reg  words$write_address;
-    reg  [97:0] words$write_data;
+    reg  [112:0] words$write_data;
     reg  words$read_address;
-    wire  [97:0] words$read_data;
+    wire  [112:0] words$read_data;
     
     // Local signals
     reg  push;
@@ -1580,12 +1551,12 @@ module traversal_core$finished$words(clock,rst_n,write_enable,write_address,writ
     input wire  rst_n;
     input wire  write_enable;
     input wire  write_address;
-    input wire  [97:0] write_data;
+    input wire  [112:0] write_data;
     input wire  read_address;
-    output reg  [97:0] read_data;
+    output reg  [112:0] read_data;
     
     // Update code (custom)
-    reg [97:0] cells [0:1];
+    reg [112:0] cells [0:1];
     integer i;
     always @(posedge clock or negedge rst_n)
        if (!rst_n) for (i = 0; i <= 1; i = i + 1) cells[i] <= 0;
@@ -1620,7 +1591,7 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
     input wire  rst_n;
     input wire  [224:0] shape;
     input wire  blocks$valid;
-    input wire  [97:0] blocks$data;
+    input wire  [112:0] blocks$data;
     output reg  blocks$ready;
     input wire  slice_done;
     output reg  readouts$valid;
@@ -1636,8 +1607,8 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
     wire  active$q;
     reg  block$clock;
     reg  block$rst_n;
-    reg  [97:0] block$d;
-    wire  [97:0] block$q;
+    reg  [112:0] block$d;
+    wire  [112:0] block$q;
     reg  ublock$clock;
     reg  ublock$rst_n;
     reg  [15:0] ublock$d;
@@ -1654,6 +1625,10 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
     reg  word$rst_n;
     reg  [8:0] word$d;
     wire  [8:0] word$q;
+    reg  second$clock;
+    reg  second$rst_n;
+    reg  second$d;
+    wire  second$q;
     reg  done$clock;
     reg  done$rst_n;
     reg  [5:0] done$d;
@@ -1661,13 +1636,15 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
     
     // Local signals
     reg  one_row;
-    reg  [97:0] b;
+    reg  [112:0] b;
     reg  [15:0] across;
     reg  [15:0] down;
     reg  [15:0] channels_left;
     reg  [15:0] rows_left;
     reg  [15:0] columns_left;
     reg  last_microblock;
+    reg  paired;
+    reg  last_of_microblock;
     reg  last_word;
     reg  take;
     reg  start_block;
@@ -1710,6 +1687,12 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
         .d(word$d),
         .q(word$q)
     );
+    traversal_core$readout_walker$second second(
+        .clock(second$clock),
+        .rst_n(second$rst_n),
+        .d(second$d),
+        .q(second$q)
+    );
     traversal_core$readout_walker$done done(
         .clock(done$clock),
         .rst_n(done$rst_n),
@@ -1725,6 +1708,7 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
         my$clock = clock;
         mx$clock = clock;
         word$clock = clock;
+        second$clock = clock;
         done$clock = clock;
         active$d = active$q;
         block$d = block$q;
@@ -1732,6 +1716,7 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
         my$d = my$q;
         mx$d = mx$q;
         word$d = word$q;
+        second$d = second$q;
         done$d = done$q;
         active$rst_n = rst_n;
         block$rst_n = rst_n;
@@ -1739,6 +1724,7 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
         my$rst_n = rst_n;
         mx$rst_n = rst_n;
         word$rst_n = rst_n;
+        second$rst_n = rst_n;
         done$rst_n = rst_n;
         b = block$q;
         one_row = shape[(64'hae)+:(1)];
@@ -1747,14 +1733,19 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
             across = (b[(64'h40)+:(16)] + 32'h3) >> 32'h2;
         end
         down = (b[(64'h30)+:(16)] + 32'h1) >> 32'h1;
+        paired = ublock$q < b[(64'h61)+:(16)];
         channels_left = b[(64'h50)+:(16)] - ublock$q;
+        if (second$q) begin
+            channels_left = b[(64'h61)+:(16)] - ublock$q;
+        end
         rows_left = b[(64'h30)+:(16)] - (my$q << 32'h1);
         columns_left = b[(64'h40)+:(16)] - (mx$q << 32'h1);
         if (one_row) begin
             columns_left = b[(64'h40)+:(16)] - (mx$q << 32'h2);
         end
         last_microblock = (mx$q + 32'h1 == across) & (my$q + 32'h1 == down);
-        last_word = last_microblock & (ublock$q + 32'h8 >= b[(64'h50)+:(16)]);
+        last_of_microblock = second$q | ~paired;
+        last_word = last_microblock & last_of_microblock & (ublock$q + 32'h8 >= b[(64'h50)+:(16)]);
         readouts$data[(64'h0)+:(9)] = word$q;
         if (b[(64'h60)+:(1)]) begin
             readouts$data[(64'h0)+:(9)] = word$q | 32'h100;
@@ -1765,7 +1756,7 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
             readouts$data[(64'h19)+:(16)] = b[(64'h10)+:(16)] + (mx$q << 32'h2);
         end
         readouts$data[(64'h29)+:(16)] = b[(64'h20)+:(16)] + ublock$q;
-        readouts$data[(64'h39)+:(1)] = b[(64'h61)+:(1)];
+        readouts$data[(64'h39)+:(1)] = second$q;
         readouts$data[(64'h3e)+:(4)] = 32'h8;
         if (channels_left < 32'h8) begin
             readouts$data[(64'h3e)+:(4)] = channels_left[(32'h0)+:(4)];
@@ -1793,7 +1784,11 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
         readouts$valid = active$q & (done$q != 32'h0);
         take = readouts$valid & readouts$ready;
         ab_release = 1'b0;
-        if (take) begin
+        if (take & ~last_of_microblock) begin
+            second$d = 1'b1;
+        end
+        if (take & last_of_microblock) begin
+            second$d = 1'b0;
             word$d = word$q + 32'h1;
             mx$d = mx$q + 32'h1;
             if (mx$q + 32'h1 == across) begin
@@ -1818,8 +1813,9 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
             my$d = 32'h0;
             mx$d = 32'h0;
             word$d = 32'h0;
+            second$d = 1'b0;
         end
-        slice_read = take & last_microblock;
+        slice_read = take & last_microblock & last_of_microblock;
         if (slice_done & ~slice_read) begin
             done$d = done$q + 32'h1;
         end
@@ -1856,11 +1852,11 @@ module traversal_core$readout_walker$block(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [97:0] d;
-    output reg  [97:0] q;
+    input wire  [112:0] d;
+    output reg  [112:0] q;
     
     // Constant declarations
-    localparam  init = 98'h0;
+    localparam  init = 113'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -1925,6 +1921,25 @@ module traversal_core$readout_walker$my(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // traversal_core$readout_walker$my
+
+
+module traversal_core$readout_walker$second(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // traversal_core$readout_walker$second
 
 
 module traversal_core$readout_walker$ublock(clock,rst_n,d,q);
@@ -1993,14 +2008,14 @@ module traversal(
     input wire start;
     input wire [224:0] shape;
     output wire ifm_blocks_valid;
-    output wire [260:0] ifm_blocks_data;
+    output wire [276:0] ifm_blocks_data;
     input wire ifm_blocks_ready;
     input wire filled_valid;
-    input wire [260:0] filled_data;
+    input wire [276:0] filled_data;
     output wire filled_ready;
-    output wire [260:0] current;
+    output wire [276:0] current;
     output wire beats_valid;
-    output wire [97:0] beats_data;
+    output wire [99:0] beats_data;
     input wire beats_ready;
     input wire ib_read;
     input wire slice_done;

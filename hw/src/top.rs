@@ -261,10 +261,25 @@ impl Logic for Npu {
         self.datapath.clear.next = self.cpm.shram_clear.val();
         StreamOut::<ShramFill>::join(&mut self.datapath.ifm_fills, &mut self.dma.ifm_fills);
         self.datapath.ifm_filled.next = self.dma.ifm_filled.val();
-        StreamOut::<StreamRead>::join(&mut self.datapath.weight_reads, &mut self.dma.weight_reads);
-        StreamOut::<LaneBeat>::join(&mut self.dma.weight_beats, &mut self.datapath.weight_beats);
-        StreamOut::<StreamRead>::join(&mut self.datapath.scale_reads, &mut self.dma.scale_reads);
-        StreamOut::<LaneBeat>::join(&mut self.dma.scale_beats, &mut self.datapath.scale_beats);
+        // Each core's weight and scale/bias streams.
+        for k in 0..self.datapath.weight_reads.len() {
+            StreamOut::<StreamRead>::join(
+                &mut self.datapath.weight_reads[k],
+                &mut self.dma.weight_reads[k],
+            );
+            StreamOut::<LaneBeat>::join(
+                &mut self.dma.weight_beats[k],
+                &mut self.datapath.weight_beats[k],
+            );
+            StreamOut::<StreamRead>::join(
+                &mut self.datapath.scale_reads[k],
+                &mut self.dma.scale_reads[k],
+            );
+            StreamOut::<LaneBeat>::join(
+                &mut self.dma.scale_beats[k],
+                &mut self.datapath.scale_beats[k],
+            );
+        }
         StreamOut::<OfmWrite>::join(&mut self.datapath.ofm_writes, &mut self.dma.ofm_writes);
         self.datapath.dma_busy.next = self.dma.datapath_busy.val();
         self.shram.read_enable.next = self.datapath.shram_read_enable.val();

@@ -7,13 +7,16 @@
 //! the OFM is one row high ([`ConvShape::microblock`]).
 //!
 //! In parallel mode (TRM 4.7.5.1, [`ConvShape::parallel`]) core k holds OFM
-//! channels k, k + 2, ...: per spatial OFM block the z loop runs once per
-//! core, over the core's local channels in blocks of half the block depth,
-//! each core reading its own weight stream; OFM blocks, IFM blocks and
-//! readouts carry the core and core-local channels (global channel =
-//! 2 * local + core). A depthwise IFM block holds the global IFM channels
-//! of the OFM block's local ones, both cores' (2z .. 2(z + depth)), of
-//! which the core reads every other one ([`ConvShape::ifm_channel`]).
+//! channels k, k + 2, ..., each core reading its own weight stream, and
+//! both cores run at once: the z loop is core 0's, over its local channels
+//! in blocks of half the block depth, and each OFM block also holds core
+//! 1's channels of the same local range ([`OfmBlock::paired_depth`]), which
+//! core 1 computes from the same IFM blocks in the same beats with its own
+//! weight groups ([`Beat::paired`]). Readouts carry the core and core-local
+//! channels (global channel = 2 * local + core). A depthwise IFM block holds
+//! the global IFM channels of the OFM block's local ones, both cores' (2z ..
+//! 2(z + depth)), of which each core reads every other one
+//! ([`ConvShape::ifm_channel`]).
 //!
 //! This is the reference of the RTL's traversal and of the units it drives
 //! (IFM unit, MAC unit and its accumulator buffer): [`accumulate`] runs a
@@ -82,9 +85,23 @@ pub struct OfmBlock {
     pub width: usize,
     pub depth: usize,
     pub core: usize,
+    /// Parallel mode: core 1's local channels `z..z + paired_depth` are
+    /// computed beside core 0's (0 when core 1 has none left, and on one
+    /// core).
+    pub paired_depth: usize,
 }
 
 impl OfmBlock {
+    /// Core 1's block beside this one (parallel mode).
+    pub fn paired_block(&self) -> Option<OfmBlock> {
+        (self.paired_depth > 0).then_some(OfmBlock {
+            depth: self.paired_depth,
+            core: 1,
+            paired_depth: 0,
+            ..*self
+        })
+    }
+
     /// Microblocks of (height, width) `ublock` of the block (partial ones
     /// at its edges included), in raster order: the top-left OFM position
     /// of each.
@@ -267,29 +284,29 @@ impl ConvShape {
         }
     }
 
-    /// OFM blocks in z, x, y order (TRM 4.9), partial at the edges; in
-    /// parallel mode, per spatial block, core 0's z blocks, then core 1's
-    /// (a core without channels has none).
+    /// OFM blocks in z, x, y order (TRM 4.9), partial at the edges: core
+    /// 0's, with core 1's beside them in parallel mode.
     pub fn ofm_blocks(&self) -> Vec<OfmBlock> {
         let mut out = Vec::new();
+        let (depth, block_depth) = (self.core_depth(0), self.core_block_depth(0));
+        let (depth1, block_depth1) = (self.core_depth(1), self.core_block_depth(1));
         for y in (0..self.ofm_height).step_by(self.block_height) {
             for x in (0..self.ofm_width).step_by(self.block_width) {
-                for core in 0..self.cores() {
-                    let (depth, block_depth) = (self.core_depth(core), self.core_block_depth(core));
-                    if block_depth == 0 {
-                        continue;
-                    }
-                    for z in (0..depth).step_by(block_depth) {
-                        out.push(OfmBlock {
-                            y,
-                            x,
-                            z,
-                            height: self.block_height.min(self.ofm_height - y),
-                            width: self.block_width.min(self.ofm_width - x),
-                            depth: block_depth.min(depth - z),
-                            core,
-                        });
-                    }
+                for z in (0..depth).step_by(block_depth) {
+                    out.push(OfmBlock {
+                        y,
+                        x,
+                        z,
+                        height: self.block_height.min(self.ofm_height - y),
+                        width: self.block_width.min(self.ofm_width - x),
+                        depth: block_depth.min(depth - z),
+                        core: 0,
+                        paired_depth: if self.parallel && z < depth1 {
+                            block_depth1.min(depth1 - z)
+                        } else {
+                            0
+                        },
+                    });
                 }
             }
         }
@@ -574,6 +591,12 @@ pub struct Beat {
     pub byte: usize,
     /// The group's second line ([`ConvShape::group_lines`]): channels 4-7.
     pub second_line: bool,
+    /// Core 1 takes the beat too, with a weight group of its own (parallel
+    /// mode, core 1 having the beat's OFM slice).
+    pub paired: bool,
+    /// Core 1's last beat of the OFM block (of its last slice, in the
+    /// block's last IFM block).
+    pub paired_block_end: bool,
     /// A weight group of padding: consumed, nothing multiplied.
     pub skip: bool,
     pub group_end: bool,
@@ -645,6 +668,11 @@ impl ConvShape {
                             first: first && byte == 0,
                             byte,
                             second_line: line == 1,
+                            paired: g.ofm_channel < op.ofm.paired_depth,
+                            paired_block_end: slice_end
+                                && end
+                                && g.ofm_channel < op.ofm.paired_depth
+                                && g.ofm_channel + U65_UBLOCK_DEPTH >= op.ofm.paired_depth,
                             skip: g.padding,
                             group_end: end,
                             job_end: job_end && end,
@@ -674,7 +702,8 @@ impl ConvShape {
     }
 
     /// Every accumulator word read out, in order: per OFM block, per 8 OFM
-    /// channels, every microblock; the first OFM block in half `first_half`.
+    /// channels, every microblock (core 0's word, then core 1's in parallel
+    /// mode); the first OFM block in half `first_half`.
     pub fn readouts(&self, first_half: usize) -> Vec<Readout> {
         let mut out = Vec::new();
         let (uh, uw) = self.microblock();
@@ -686,7 +715,7 @@ impl ConvShape {
                     let positions = (0..UBLOCK_POSITIONS)
                         .filter(|p| oy + p / uw < b.y + b.height && ox + p % uw < b.x + b.width)
                         .fold(0u8, |bits, p| bits | 1 << p);
-                    out.push(Readout {
+                    let readout = Readout {
                         acc_address: word,
                         oy,
                         ox,
@@ -696,7 +725,15 @@ impl ConvShape {
                         channels: U65_UBLOCK_DEPTH.min(b.depth - oz),
                         group_end: m + 1 == m_count,
                         block_end: false,
-                    });
+                    };
+                    out.push(readout);
+                    if oz < b.paired_depth {
+                        out.push(Readout {
+                            core: 1,
+                            channels: U65_UBLOCK_DEPTH.min(b.paired_depth - oz),
+                            ..readout
+                        });
+                    }
                     word += 1;
                 }
             }
@@ -757,13 +794,6 @@ pub fn accumulate(s: &ConvShape, ifm: &[i32], streams: &[Vec<i16>]) -> Vec<i64> 
     let ub = U65_UBLOCK_DEPTH;
     let (uh, uw) = s.microblock();
     for op in s.block_ops() {
-        // The weight stream holds each OFM depth slice once: every spatial
-        // OFM block reads it again from the start.
-        let stream = &streams[op.ofm.core];
-        let next_weight = &mut next_weights[op.ofm.core];
-        if op.first && op.ofm.z == 0 {
-            *next_weight = 0;
-        }
         let rect = op.rect;
         let ib: Vec<i32> = (0..rect.height)
             .flat_map(|r| (0..rect.width).map(move |q| (r, q)))
@@ -772,61 +802,72 @@ pub fn accumulate(s: &ConvShape, ifm: &[i32], streams: &[Vec<i16>]) -> Vec<i64> 
                 ifm[base..base + rect.channels].to_vec()
             })
             .collect();
-        let mut accs = vec![0i64; op.ofm.height * op.ofm.width * op.ofm.depth];
-        for g in &op.groups {
-            let w = &stream[*next_weight..*next_weight + g.weights];
-            *next_weight += g.weights;
-            if g.padding {
-                continue;
+        // Core 0's block, and core 1's beside it in parallel mode: the
+        // same groups up to its depth.
+        for block in std::iter::once(op.ofm).chain(op.ofm.paired_block()) {
+            // The weight stream holds each OFM depth slice once: every
+            // spatial OFM block reads it again from the start.
+            let stream = &streams[block.core];
+            let next_weight = &mut next_weights[block.core];
+            if op.first && op.ofm.z == 0 {
+                *next_weight = 0;
             }
-            for (my, mx) in op.ofm.microblocks((uh, uw)) {
-                for p in 0..uh * uw {
-                    let (oy, ox) = (my + p / uw, mx + p % uw);
-                    if oy >= op.ofm.y + op.ofm.height || ox >= op.ofm.x + op.ofm.width {
-                        continue;
-                    }
-                    let at = ((oy - op.ofm.y) * op.ofm.width + ox - op.ofm.x) * op.ofm.depth;
-                    for o in 0..ub {
-                        if g.ofm_channel + o >= op.ofm.depth {
+            let mut accs = vec![0i64; block.height * block.width * block.depth];
+            for g in op.groups.iter().filter(|g| g.ofm_channel < block.depth) {
+                let w = &stream[*next_weight..*next_weight + g.weights];
+                *next_weight += g.weights;
+                if g.padding {
+                    continue;
+                }
+                for (my, mx) in block.microblocks((uh, uw)) {
+                    for p in 0..uh * uw {
+                        let (oy, ox) = (my + p / uw, mx + p % uw);
+                        if oy >= block.y + block.height || ox >= block.x + block.width {
                             continue;
                         }
-                        let sum: i64 = if dw {
-                            let a = activation(
-                                s,
-                                &rect,
-                                &ib,
-                                (oy, ox),
-                                (g.ky, g.kx),
-                                s.ifm_channel(op.ofm.core, g.ifm_channel + o),
-                            );
-                            i64::from(a) * i64::from(w[o])
-                        } else {
-                            (0..ub)
-                                .filter(|k| g.ifm_channel + k < rect.channels)
-                                .map(|k| {
-                                    let a = activation(
-                                        s,
-                                        &rect,
-                                        &ib,
-                                        (oy, ox),
-                                        (g.ky, g.kx),
-                                        g.ifm_channel + k,
-                                    );
-                                    i64::from(a) * i64::from(w[o * ub + k])
-                                })
-                                .sum()
-                        };
-                        accs[at + g.ofm_channel + o] += sum;
+                        let at = ((oy - block.y) * block.width + ox - block.x) * block.depth;
+                        for o in 0..ub {
+                            if g.ofm_channel + o >= block.depth {
+                                continue;
+                            }
+                            let sum: i64 = if dw {
+                                let a = activation(
+                                    s,
+                                    &rect,
+                                    &ib,
+                                    (oy, ox),
+                                    (g.ky, g.kx),
+                                    s.ifm_channel(block.core, g.ifm_channel + o),
+                                );
+                                i64::from(a) * i64::from(w[o])
+                            } else {
+                                (0..ub)
+                                    .filter(|k| g.ifm_channel + k < rect.channels)
+                                    .map(|k| {
+                                        let a = activation(
+                                            s,
+                                            &rect,
+                                            &ib,
+                                            (oy, ox),
+                                            (g.ky, g.kx),
+                                            g.ifm_channel + k,
+                                        );
+                                        i64::from(a) * i64::from(w[o * ub + k])
+                                    })
+                                    .sum()
+                            };
+                            accs[at + g.ofm_channel + o] += sum;
+                        }
                     }
                 }
             }
+            // The block's accumulators carry over its IFM blocks; `first`
+            // starts them, `last` reads them out.
+            if op.first {
+                clear_block(&mut out, s, &block);
+            }
+            add_block(&mut out, s, &block, &accs);
         }
-        // The block's accumulators carry over its IFM blocks; `first`
-        // starts them, `last` reads them out.
-        if op.first {
-            clear_block(&mut out, s, &op.ofm);
-        }
-        add_block(&mut out, s, &op.ofm, &accs);
     }
     for (used, stream) in next_weights.iter().zip(streams) {
         assert_eq!(

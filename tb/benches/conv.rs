@@ -1,5 +1,6 @@
 //! Convolution and pooling throughput on the RTL against TRM 4.8.3 tables
-//! 4-126 (8-bit activations) and 4-127 (16-bit) for u65-256 (pools against
+//! 4-126 (8-bit activations) and 4-127 (16-bit) for u65-256, 4-128 and
+//! 4-129 for u65-512 (NPU_SET_PARALLEL_MODE 1, as Vela emits; pools against
 //! the depthwise rows, the walk they share): one representative shape
 //! per row, chosen so that the row's integer conditions hold (OFM height and
 //! width multiples of 2, or height 1 and width a multiple of 4 for the 1D
@@ -46,23 +47,28 @@ struct Row {
     table: Option<f64>,
 }
 
-/// The rows of one table: `bits`-bit activations, table figures for CONV
-/// and depthwise, the IFM depth of a depth-first row.
-fn table(bits: u32) -> Vec<Row> {
+/// The rows of one table: `bits`-bit activations on `cores` cores (u65-256
+/// or u65-512 in parallel mode), table figures for CONV and depthwise, the
+/// IFM depth of a depth-first row.
+fn table(bits: u32, cores: usize) -> Vec<Row> {
     let t = if bits == 8 { DType::I8 } else { DType::I16 };
+    let per_core = cores as f64;
     let (conv, depthwise) = if bits == 8 {
-        (256.0, 32.0)
+        (256.0 * per_core, 32.0 * per_core)
     } else {
-        (128.0, 16.0)
+        (128.0 * per_core, 16.0 * per_core)
     };
     // Kernel-first rows: kh*kw = 4k for 8 bits, 2k for 16 bits.
     let kernel_first = |ofm, kernel| ConvSpec {
         weight_order: WeightOrder::PartKernelFirst,
         ..ConvSpec::new(ConvKind::Conv, t, ofm, 16, kernel)
     };
-    let row = |name: &str, spec, table| Row {
+    let row = |name: &str, spec: ConvSpec, table| Row {
         name: name.into(),
-        spec,
+        spec: ConvSpec {
+            parallel: cores == 2,
+            ..spec
+        },
         table,
     };
     let conv1d_kf = if bits == 8 { 4 } else { 2 };
@@ -246,12 +252,22 @@ fn activation_rows() -> Vec<Row> {
 }
 
 fn main() {
-    for (bits, name) in [(8, "Table 4-126"), (16, "Table 4-127")] {
+    for (bits, name, cores) in [
+        (8, "Table 4-126", 1),
+        (16, "Table 4-127", 1),
+        (8, "Table 4-128", 2),
+        (16, "Table 4-129", 2),
+    ] {
         if !wanted(name) {
             continue;
         }
-        println!("{name}: convolution performance, {bits}-bit activations, u65-256");
-        for row in table(bits) {
+        let config = if cores == 2 {
+            "u65-512, parallel mode"
+        } else {
+            "u65-256"
+        };
+        println!("{name}: convolution performance, {bits}-bit activations, {config}");
+        for row in table(bits, cores) {
             println!("  {}: {}", row.name, measure(&row));
             if row.table.is_some() {
                 let row = larger(&row);

@@ -17,15 +17,15 @@
 //! microblocks (`one_row`: positions (oy, ox + p)) over any OFM rows, the
 //! rest 2x2 ones; a third of the 8- and 16-bit ones are `interleaved`
 //! (depthwise in parallel mode: a group's channels every other one of 16,
-//! even or odd; 16-bit groups are two lines, each 4 channels in lanes 0-3
-//! and again in 4-7),
+//! the even ones in `acts` and the odd ones in `odd_acts`; 16-bit groups
+//! are two lines, each 4 channels in lanes 0-3 and again in 4-7),
 //! and a quarter of those without insert-zeros upscaling pad with the IFM
 //! type's minimum (`pad_minimum`, max pooling: the golden model's max pool
 //! counts no padding, which a minimum never changes).
 //! Then the throughput: one request a cycle with `IfmUnit::LATENCY` cycles
 //! of latency, in both shapes.
 
-use npu_hw::mac_unit::{IfmRequest, IfmSettings, IfmUnit, LineWrite};
+use npu_hw::mac_unit::{IfmActs, IfmRequest, IfmSettings, IfmUnit, LineWrite};
 use npu_model::tensor::DType;
 use npu_spec::command::UpscaleMode;
 use npu_tb::block::BlockTb;
@@ -88,8 +88,8 @@ struct Operation {
     ib_width: usize,
     position_bytes: usize,
     ib_base: usize,
-    /// Interleaved groups, and whether they take the odd channels.
-    interleaved: Option<bool>,
+    /// Interleaved groups: both cores' channels, every other one each.
+    interleaved: bool,
     /// Max pooling: padding reads the IFM type's minimum minus the zero
     /// point (never with insert-zeros upscaling, TRM 4.8.2 table 4-122).
     pad_minimum: bool,
@@ -184,7 +184,7 @@ impl Operation {
             ib_width: 0,
             position_bytes: 0,
             ib_base: 0,
-            interleaved: (ifm.bits <= 16 && rng.gen_bool(1.0 / 3.0)).then(|| rng.gen_bool(0.5)),
+            interleaved: ifm.bits <= 16 && rng.gen_bool(1.0 / 3.0),
             pad_minimum: ifm.bits < 32 && upscale != UpscaleMode::Zeros && rng.gen_bool(0.25),
         };
         // The source rows and columns the OFM block reads.
@@ -217,8 +217,8 @@ impl Operation {
     /// taken; 8 of 16 bits), 4 of 32 bits.
     fn group_channels(&self) -> usize {
         match (self.interleaved, self.ifm.bits) {
-            (Some(_), 8) => 16,
-            (None, 32) => 4,
+            (true, 8) => 16,
+            (false, 32) => 4,
             _ => 8,
         }
     }
@@ -227,7 +227,7 @@ impl Operation {
     /// interleaved): positions and the base are aligned to its size.
     fn group_bytes(&self) -> usize {
         match (self.interleaved, self.ifm.bits) {
-            (None, 8) => 8,
+            (false, 8) => 8,
             _ => 16,
         }
     }
@@ -343,8 +343,7 @@ impl Operation {
             one_row: self.one_row,
             signed: self.ifm.signed,
             zero_point: (self.zero_point as u64 & 0xffff).into(),
-            interleaved: self.interleaved.is_some(),
-            odd: self.interleaved == Some(true),
+            interleaved: self.interleaved,
             pad_minimum: self.pad_minimum,
         }
     }
@@ -363,7 +362,6 @@ impl Operation {
                 for ky in 0..self.kernel_h {
                     for kx in 0..self.kernel_w {
                         let span = self.group_channels();
-                        let odd = usize::from(self.interleaved == Some(true));
                         for group in 0..self.chunk.len().div_ceil(span) {
                             for byte in 0..bytes.min(4) {
                                 let request = IfmRequest {
@@ -374,18 +372,21 @@ impl Operation {
                                     channel_offset: ((group * span * bytes) as u64).into(),
                                     byte: (byte as u64).into(),
                                 };
-                                let acts = (0..32)
+                                // Lanes 32-63: `odd_acts`, the odd
+                                // elements of an interleaved group.
+                                let lanes = if self.interleaved { 64 } else { 32 };
+                                let acts = (0..lanes)
                                     .map(|lane| {
-                                        let (p, k) = (lane / 8, lane % 8);
+                                        let (odd, p, k) = (lane / 32, lane % 32 / 8, lane % 8);
                                         let (y, x) = (oy + p / uw, ox + p % uw);
                                         let ch = match (self.interleaved, bytes) {
-                                            (Some(_), 1) => {
+                                            (true, 1) => {
                                                 self.chunk.start + group * 16 + 2 * k + odd
                                             }
-                                            (Some(_), _) => {
+                                            (true, _) => {
                                                 self.chunk.start + group * 8 + 2 * (k % 4) + odd
                                             }
-                                            (None, _) => self.chunk.start + group * span + k,
+                                            (false, _) => self.chunk.start + group * span + k,
                                         };
                                         // 32 bits: lanes 4-7 are don't-cares.
                                         let inside = self.block_y.contains(&y)
@@ -514,19 +515,26 @@ impl Bench {
             let Some((want, what)) = self.expected.pop_front() else {
                 self.tb.fail("activations that no request asked for");
             };
+            let odd_at = IfmActs::default().get_my_offset_odd_acts();
             for (lane, w) in want.iter().enumerate() {
+                let start = if lane < 32 {
+                    9 * lane
+                } else {
+                    odd_at + 9 * (lane - 32)
+                };
                 let raw = (0..9).fold(0i64, |v, b| {
-                    let at = 9 * lane + b;
+                    let at = start + b;
                     v | i64::from(beat[at / 32] >> (at % 32) & 1) << b
                 });
                 let got = (raw << 55) >> 55;
                 if w.is_some_and(|w| w != got) {
                     self.tb.fail(&format!(
-                        "beat {}, position {}, channel {}: got {got}, the golden model \
+                        "beat {}, position {}, channel {}{}: got {got}, the golden model \
                          multiplies {w:?}; {what}",
                         self.checked,
-                        lane / 8,
-                        lane % 8
+                        lane % 32 / 8,
+                        lane % 8,
+                        if lane < 32 { "" } else { " (odd)" }
                     ));
                 }
                 self.lanes += usize::from(w.is_some());

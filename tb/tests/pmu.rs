@@ -869,9 +869,8 @@ fn pmu_mask_gates_counting_when_mask_en_is_set() {
 
 // ---- Events without a source ----
 
-/// no_event, the ECC events and the second core's datapath events (u65-512
-/// runs both cores' passes of a parallel-mode operation on one MAC array,
-/// whose events are core 0's).
+/// no_event, the ECC events and the second core's datapath events (core 0's
+/// events count both cores' work in parallel mode).
 #[test]
 fn events_without_a_source_count_nothing() {
     let mut tb = NpuTb::new("u65-512").unwrap();

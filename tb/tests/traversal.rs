@@ -59,8 +59,10 @@ fn hardware_shape(s: &ConvShape) -> TraversalShape {
 #[derive(Debug, PartialEq)]
 struct Job {
     ofm: [u64; 6],
-    core: u64,
     last_depth: bool,
+    /// Core 1's depth beside core 0's, and whether it is core 1's last
+    /// block in depth (when it has one).
+    paired: (u64, bool),
     rect: [u64; 6],
     sub: [u64; 4],
     first: bool,
@@ -80,8 +82,11 @@ fn job_from_words(w: &[u32]) -> (Job, bool) {
             f(j.get_my_offset_ofm_width()),
             f(j.get_my_offset_ofm_depth()),
         ],
-        core: field(w, j.get_my_offset_core(), 1),
         last_depth: bit(j.get_my_offset_last_depth()),
+        paired: (
+            f(j.get_my_offset_paired_depth()),
+            f(j.get_my_offset_paired_depth()) > 0 && bit(j.get_my_offset_paired_last_depth()),
+        ),
         rect: [
             f(j.get_my_offset_y0()),
             f(j.get_my_offset_x0()),
@@ -114,8 +119,11 @@ fn expected_job(shape: &ConvShape, op: &schedule::IfmBlockOp) -> Job {
             op.ofm.depth,
         ]
         .map(u),
-        core: op.ofm.core as u64,
-        last_depth: op.ofm.z + op.ofm.depth == shape.core_depth(op.ofm.core),
+        last_depth: op.ofm.z + op.ofm.depth == shape.core_depth(0),
+        paired: (
+            op.ofm.paired_depth as u64,
+            op.ofm.paired_depth > 0 && op.ofm.z + op.ofm.paired_depth == shape.core_depth(1),
+        ),
         rect: [
             op.rect.y0,
             op.rect.x0,
@@ -151,6 +159,8 @@ fn beat_from_words(w: &[u32]) -> schedule::Beat {
         first: bit(b.get_my_offset_first()),
         byte: field(w, b.get_my_offset_byte(), 2) as usize,
         second_line: bit(b.get_my_offset_second_line()),
+        paired: bit(b.get_my_offset_paired()),
+        paired_block_end: bit(b.get_my_offset_paired_block_end()),
         skip: bit(b.get_my_offset_skip()),
         group_end: bit(b.get_my_offset_group_end()),
         job_end: bit(b.get_my_offset_job_end()),
@@ -327,7 +337,12 @@ fn every_job_beat_and_readout_matches_the_schedule() {
                     slices_read < slices_done,
                     "readout {n_readouts} of {what} before its slice's slice_done"
                 );
-                if got.group_end {
+                // A slice is read with its last word: core 1's after core
+                // 0's of a paired block.
+                let core1_follows = want_readouts
+                    .get(n_readouts + 1)
+                    .is_some_and(|next| next.core == 1 && next.acc_address == got.acc_address);
+                if got.group_end && (got.core == 1 || !core1_follows) {
                     slices_read += 1;
                 }
                 n_readouts += 1;

@@ -10,20 +10,32 @@
 //! this one is written and answered (TRM 4.6.1 lets them overlap; BLOCKDEP
 //! is then always met).
 //!
-//! Parallel mode (NPU_SET_PARALLEL_MODE 1 on u65-512, TRM 4.7.5.1) is
-//! time-multiplexed on the one MAC array: per spatial OFM block the
-//! traversal runs core 0's channels (0, 2, 4, ...) then core 1's (1, 3,
-//! ...), each core's jobs reading its own weight stream (WEIGHT or
-//! WEIGHT1 base and length) and scale/bias stream (SCALE or SCALE1 base, at
-//! the core-local channel), and its results going to OFM channels
-//! 2 * local + core (one masked write per position, `OfmResult::spread`).
-//! So u65-512 runs at u65-256's MAC rate until a second MAC array exists;
-//! the PMU's MAC, AO and WD events (core 0's) count the work of both
-//! cores' passes. Depthwise in parallel mode: a core's IFM block holds both
-//! cores' channels of its OFM block and the IFM unit reads every other
-//! element (`IfmSettings::interleaved`); with 16-bit IFMs a group of 8
-//! channels is two lines, walked one after the other (`MacBeat::second_line`)
-//! with the MAC unit updating lanes 0-3, then 4-7 (`OperandBeat::ofm_lanes`).
+//! Each core ([`Core`]: u65-512 has two, TRM 4.7.5.1) has its own weight
+//! streams, weight decoder, MAC unit with its accumulators, and scale/bias
+//! records; the traversal, IFM fetch and IFM unit, output unit and OFM
+//! writer are shared. In parallel mode (NPU_SET_PARALLEL_MODE 1, which Vela
+//! sets on every u65-512 operation) core k computes OFM channels k, k + 2,
+//! ... from its own weight stream (WEIGHT or WEIGHT1 base and length) and
+//! scale/bias stream (SCALE or SCALE1 base, at the core-local channel); its
+//! results go to OFM channels 2 * local + core (one masked write per
+//! position, `OfmResult::spread`).
+//!
+//! Both cores run at once: they share the IFM blocks, so the traversal
+//! walks core 0's OFM blocks and each beat also goes to core 1, with core
+//! 1's weight group, where core 1 has the beat's slice (`MacBeat::paired`):
+//! 512 MACs a cycle on convolutions, 64 on depthwise ones (TRM table
+//! 4-128). A depthwise IFM block holds both cores' channels of the OFM
+//! block, and the IFM unit gives core 0 the even elements of each line and
+//! core 1 the odd ones (`IfmSettings::interleaved`, `IfmActs::odd_acts`);
+//! with 16-bit IFMs a group of 8 channels is two lines, walked one after
+//! the other (`MacBeat::second_line`) with the MAC units updating lanes
+//! 0-3, then 4-7 (`OperandBeat::ofm_lanes`). Pools walk the same way with
+//! unit weights. The readout gives core 0's word, then core 1's, to the one
+//! output unit.
+//!
+//! The PMU's MAC, AO and WD events (core 0's) count the work of both cores:
+//! a cycle in which either MAC unit takes a beat, or either weight decoder
+//! works; the second core's events count nothing.
 //!
 //! Pools (NPU_OP_POOL, TRM 4.6.4; table 4-122): max and average pools walk
 //! as depthwise convolutions (4 positions x 8 channels x 1 kernel element a
@@ -59,8 +71,8 @@
 //! - IFM blocks: each traversal job goes to the IFM fetch (its copies to
 //!   the DMA's IFM channel) and waits in `fetched` until the DMA reports its
 //!   last copy in the shared buffer; then the traversal walks its beats.
-//! - Weights (not for pools): every spatial OFM block reads the whole weight stream again
-//!   (per core in parallel mode; its z slices in order, as the traversal
+//! - Weights (not for pools): every spatial OFM block reads the whole weight
+//!   stream again (each core's; its z slices in order, as the traversal
 //!   consumes them), decoded and regrouped into MAC weight groups; a group
 //!   is used by the beats up to one marked `group_end`. The DMA reads the
 //!   next stream ahead; the decoder starts it once this one's last group is
@@ -79,10 +91,12 @@
 //!   position it holds, with the records of its 8 channels; results go to
 //!   the OFM writer with their position.
 
+mod core;
 mod decode;
 mod operand_reader;
 mod window;
 
+pub use self::core::{Core, WeightStream};
 pub use decode::OperationDecoder;
 pub use operand_reader::{
     LineOperands, OperandPair, OperandReader, OperandSettings, OPERAND_LANES,
@@ -92,16 +106,13 @@ pub use window::WindowCount;
 use crate::central_control::traversal::{IfmBlockJob, MacBeat, Readout, Traversal};
 use crate::central_control::{KernelKinds, KernelOperation};
 use crate::dma::{IfmBuffers, IfmFetch, OfmWrite, ShramFill, StreamRead};
-use crate::mac_unit::{IfmUnit, MacUnit};
-use crate::output_unit::{
-    LutWrite, OfmWriter, OutputUnit, ScaleRecordBeat, ScaleRecords, ScaleSets,
-};
+use crate::mac_unit::IfmUnit;
+use crate::output_unit::{LutWrite, OfmWriter, OutputUnit};
 use crate::shram::{LINE_ADDRESS_BITS, READ_PORTS};
 
 const _: () = assert!(READ_PORTS == 4 && LINE_ADDRESS_BITS == 12);
 use crate::stream::{LaneBeat, StreamIn, StreamOut};
-use crate::weight_decoder::{WeightDecoder, WeightGroups};
-use crate::widgets::{Fifo, ResetReg};
+use crate::widgets::{per_core, Fifo, ResetReg};
 use npu_spec::config::NpuConfig;
 use rust_hdl::prelude::*;
 
@@ -116,29 +127,21 @@ pub struct BeatTag {
     pub group_end: Bit,
     pub job_end: Bit,
     pub slice_end: Bit,
-    /// The last beat of the spatial block's weight stream.
-    pub stream_end: Bit,
+    /// Bit k: core k takes the beat (multiplies with its weight group).
+    pub cores: Bits<2>,
+    /// Bit k: the beat ends core k's weight stream of the spatial block.
+    pub stream_ends: Bits<2>,
     /// A pool's unit weights: bit k for IFM channel k of the beat (all of
     /// them but those past a REDUCE_SUM IFM block's depth).
     pub unit_lanes: Bits<8>,
 }
 
-/// Where the current weight stream is.
-#[derive(Copy, Clone, Debug, PartialEq, LogicState)]
-pub enum WeightStream {
-    /// Not started (none queued, or waiting for the decoder).
-    Idle,
-    /// Being decoded; its groups are used by the beats.
-    Decoding,
-    /// Its last group is used: whatever the decoder still gives is surplus.
-    Draining,
-}
-
 /// What the datapath tells the PMU each cycle (TRM table 4-79, first core).
 /// The TRM defines each event as "valid blk_cmd (ofd_cmd) and not stalled";
 /// here a unit is active in a cycle in which it takes a beat of work. In
-/// parallel mode both cores' passes run on the one MAC array, so core 0's
-/// events count the work of both (the second core's count nothing).
+/// parallel mode core 0's events count the work of both cores (a cycle in
+/// which either MAC unit or weight decoder works; the one output unit
+/// serves both), and the second core's count nothing.
 #[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
 pub struct DatapathEvents {
     /// MAC: ACTIVE, "MAC is doing block traversal": the MAC unit takes an
@@ -178,10 +181,11 @@ pub struct Datapath {
     /// The DMA's datapath channels.
     pub ifm_fills: StreamOut<ShramFill>,
     pub ifm_filled: Signal<In, Bit>,
-    pub weight_reads: StreamOut<StreamRead>,
-    pub weight_beats: StreamIn<LaneBeat>,
-    pub scale_reads: StreamOut<StreamRead>,
-    pub scale_beats: StreamIn<LaneBeat>,
+    /// Per core.
+    pub weight_reads: Vec<StreamOut<StreamRead>>,
+    pub weight_beats: Vec<StreamIn<LaneBeat>>,
+    pub scale_reads: Vec<StreamOut<StreamRead>>,
+    pub scale_beats: Vec<StreamIn<LaneBeat>>,
     pub ofm_writes: StreamOut<OfmWrite>,
     pub dma_busy: Signal<In, Bit>,
     /// Core 0's shared buffer, read by the IFM unit.
@@ -213,20 +217,11 @@ pub struct Datapath {
     ifm2_fetch: IfmFetch,
     operand_reader: OperandReader,
     fetched: Fifo<IfmBlockJob, 1, 2>,
-    weight_streams: Fifo<StreamRead, 1, 2>,
-    /// Lengths of the streams the DMA reads, for the decoder's starts.
-    weight_lengths: Fifo<Bits<32>, 1, 2>,
-    scale_streams: Fifo<StreamRead, 1, 2>,
-    /// The OFM block depth of each scale stream, for its slices' sets.
-    scale_depths: Fifo<Bits<16>, 1, 2>,
     ifm_unit: IfmUnit,
     beat_tags: Fifo<BeatTag, 3, 4>,
-    weight_decoder: WeightDecoder,
-    weight_groups: WeightGroups,
-    mac: MacUnit,
+    /// Each core's weights, MAC unit and scale/bias records.
+    cores: Vec<Core>,
     readout_tags: Fifo<Readout, 2, 3>,
-    scale_records: ScaleRecords,
-    scale_sets: ScaleSets,
     output_unit: OutputUnit,
     output_tags: Fifo<OfmPosition, 3, 4>,
     window: WindowCount,
@@ -241,9 +236,6 @@ pub struct Datapath {
     filled: ResetReg<Bits<2>>,
     /// The current readout word's next position.
     position: ResetReg<Bits<2>>,
-    weight_stream: ResetReg<WeightStream>,
-    /// Cycles (up to 3) the decoder has been idle since it last worked.
-    decoder_quiet: ResetReg<Bits<2>>,
     faulted: ResetReg<Bit>,
     /// Cycles left to run after the last operation ended.
     settling: ResetReg<Bits<2>>,
@@ -275,8 +267,27 @@ pub struct Datapath {
     /// Depthwise in parallel mode: a core's IFM channels are every other
     /// one of its IFM blocks.
     interleaved: Signal<Local, Bit>,
-    /// The scale/bias stream of the job's core.
-    scale_base: Signal<Local, Bits<48>>,
+    /// Bit k: the job is core k's (core 1's in parallel mode, both of a
+    /// paired convolution), and the beat's, readout's cores.
+    job_cores: Signal<Local, Bits<2>>,
+    head_cores: Signal<Local, Bits<2>>,
+    head_stream_ends: Signal<Local, Bits<2>>,
+    readout_cores: Signal<Local, Bits<2>>,
+    slice_finished: Signal<Local, Bit>,
+    operand: Signal<Local, crate::mac_unit::OperandBeat>,
+    paired_job: Signal<Local, Bit>,
+    beat_cores: Signal<Local, Bits<2>>,
+    word_cores: Signal<Local, Bits<2>>,
+    cores_room: Signal<Local, Bit>,
+    cores_ready: Signal<Local, Bit>,
+    cores_fault: Signal<Local, Bit>,
+    cores_idle: Signal<Local, Bit>,
+    readout_ready: Signal<Local, Bit>,
+    results_valid: Signal<Local, Bit>,
+    results: Signal<Local, crate::mac_unit::Accumulators>,
+    acc_read: Signal<Local, crate::mac_unit::AccRead>,
+    sets_valid: Signal<Local, Bit>,
+    set: Signal<Local, crate::output_unit::ScaleSet>,
     /// The readout word's first OFM channel.
     word_channel: Signal<Local, Bits<16>>,
     new_spatial_block: Signal<Local, Bit>,
@@ -296,10 +307,6 @@ pub struct Datapath {
     word_done: Signal<Local, Bit>,
     idle: Signal<Local, Bit>,
     last_depth_block: Signal<Local, Bit>,
-    decoder_settled: Signal<Local, Bit>,
-    stream_used: Signal<Local, Bit>,
-    too_few_weights: Signal<Local, Bit>,
-    too_many_weights: Signal<Local, Bit>,
     /// NPU_OP_POOL: no weight stream; unit weights instead.
     pool: Signal<Local, Bit>,
     channels_left: Signal<Local, Bits<16>>,
@@ -311,6 +318,7 @@ pub struct Datapath {
 
 impl Datapath {
     pub fn new(config: &NpuConfig) -> Self {
+        let cores = config.cores as usize;
         Self {
             clock: Default::default(),
             rst_n: Default::default(),
@@ -319,10 +327,10 @@ impl Datapath {
             busy: Default::default(),
             ifm_fills: Default::default(),
             ifm_filled: Default::default(),
-            weight_reads: Default::default(),
-            weight_beats: Default::default(),
-            scale_reads: Default::default(),
-            scale_beats: Default::default(),
+            weight_reads: per_core(cores),
+            weight_beats: per_core(cores),
+            scale_reads: per_core(cores),
+            scale_beats: per_core(cores),
             ofm_writes: Default::default(),
             dma_busy: Default::default(),
             shram_read_enable: Default::default(),
@@ -348,18 +356,10 @@ impl Datapath {
             ifm2_fetch: Default::default(),
             operand_reader: Default::default(),
             fetched: Default::default(),
-            weight_streams: Default::default(),
-            weight_lengths: Default::default(),
-            scale_streams: Default::default(),
-            scale_depths: Default::default(),
             ifm_unit: IfmUnit::new(config.shram_kib as usize * 1024 / config.cores as usize),
             beat_tags: Default::default(),
-            weight_decoder: Default::default(),
-            weight_groups: Default::default(),
-            mac: Default::default(),
+            cores: (0..cores).map(Core::new).collect(),
             readout_tags: Default::default(),
-            scale_records: Default::default(),
-            scale_sets: Default::default(),
             output_unit: OutputUnit::new(config.cores as usize),
             output_tags: Default::default(),
             window: Default::default(),
@@ -370,8 +370,6 @@ impl Datapath {
             starting: Default::default(),
             filled: Default::default(),
             position: Default::default(),
-            weight_stream: Default::default(),
-            decoder_quiet: Default::default(),
             faulted: Default::default(),
             settling: Default::default(),
             job: Default::default(),
@@ -397,7 +395,25 @@ impl Datapath {
             element_shift: Default::default(),
             parallel: Default::default(),
             interleaved: Default::default(),
-            scale_base: Default::default(),
+            job_cores: Default::default(),
+            head_cores: Default::default(),
+            head_stream_ends: Default::default(),
+            readout_cores: Default::default(),
+            slice_finished: Default::default(),
+            operand: Default::default(),
+            paired_job: Default::default(),
+            beat_cores: Default::default(),
+            word_cores: Default::default(),
+            cores_room: Default::default(),
+            cores_ready: Default::default(),
+            cores_fault: Default::default(),
+            cores_idle: Default::default(),
+            readout_ready: Default::default(),
+            results_valid: Default::default(),
+            results: Default::default(),
+            acc_read: Default::default(),
+            sets_valid: Default::default(),
+            set: Default::default(),
             word_channel: Default::default(),
             new_spatial_block: Default::default(),
             per_channel: Default::default(),
@@ -416,10 +432,6 @@ impl Datapath {
             word_done: Default::default(),
             idle: Default::default(),
             last_depth_block: Default::default(),
-            decoder_settled: Default::default(),
-            stream_used: Default::default(),
-            too_few_weights: Default::default(),
-            too_many_weights: Default::default(),
             pool: Default::default(),
             channels_left: Default::default(),
             channel_mask: Default::default(),
@@ -442,14 +454,10 @@ impl Logic for Datapath {
             starting,
             filled,
             position,
-            weight_stream,
-            decoder_quiet,
             faulted,
             settling
         );
         self.settling.rst_n.next = self.rst_n.val();
-        self.weight_stream.rst_n.next = self.rst_n.val();
-        self.decoder_quiet.rst_n.next = self.rst_n.val();
         self.faulted.rst_n.next = self.rst_n.val();
         self.operation.rst_n.next = self.rst_n.val();
         self.fetching_ifm2.rst_n.next = self.rst_n.val();
@@ -467,30 +475,16 @@ impl Logic for Datapath {
         self.operand_reader.rst_n.next = self.rst_n.val();
         self.fetched.clock.next = self.clock.val();
         self.fetched.rst_n.next = self.rst_n.val();
-        self.weight_streams.clock.next = self.clock.val();
-        self.weight_streams.rst_n.next = self.rst_n.val();
-        self.weight_lengths.clock.next = self.clock.val();
-        self.weight_lengths.rst_n.next = self.rst_n.val();
-        self.scale_streams.clock.next = self.clock.val();
-        self.scale_streams.rst_n.next = self.rst_n.val();
-        self.scale_depths.clock.next = self.clock.val();
-        self.scale_depths.rst_n.next = self.rst_n.val();
         self.ifm_unit.clock.next = self.clock.val();
         self.ifm_unit.rst_n.next = self.rst_n.val();
         self.beat_tags.clock.next = self.clock.val();
         self.beat_tags.rst_n.next = self.rst_n.val();
-        self.weight_decoder.clock.next = self.clock.val();
-        self.weight_decoder.rst_n.next = self.rst_n.val();
-        self.weight_groups.clock.next = self.clock.val();
-        self.weight_groups.rst_n.next = self.rst_n.val();
-        self.mac.clock.next = self.clock.val();
-        self.mac.rst_n.next = self.rst_n.val();
+        for k in 0..self.cores.len() {
+            self.cores[k].clock.next = self.clock.val();
+            self.cores[k].rst_n.next = self.rst_n.val();
+        }
         self.readout_tags.clock.next = self.clock.val();
         self.readout_tags.rst_n.next = self.rst_n.val();
-        self.scale_records.clock.next = self.clock.val();
-        self.scale_records.rst_n.next = self.rst_n.val();
-        self.scale_sets.clock.next = self.clock.val();
-        self.scale_sets.rst_n.next = self.rst_n.val();
         self.output_unit.clock.next = self.clock.val();
         self.output_unit.rst_n.next = self.rst_n.val();
         self.output_tags.clock.next = self.clock.val();
@@ -544,10 +538,13 @@ impl Logic for Datapath {
         // The fetch takes a job with its last copy, so it sees the job
         // while the queues beside it have room (which only a taken job
         // uses up).
-        self.tee_ready.next = self.fetched.tail.ready.val()
-            & self.weight_streams.tail.ready.val()
-            & self.scale_streams.tail.ready.val()
-            & self.scale_depths.tail.ready.val();
+        self.cores_room.next = true;
+        for k in 0..self.cores.len() {
+            self.cores_room.next = self.cores_room.val()
+                & self.cores[k].weights_room.val()
+                & self.cores[k].scales_room.val();
+        }
+        self.tee_ready.next = self.fetched.tail.ready.val() & self.cores_room.val();
         // Elementwise: a job's IFM copies, then its IFM2 copies, the last
         // of those ending the block (the DMA's `ifm_filled`).
         self.elementwise.next = self.decoder.elementwise.val();
@@ -605,37 +602,46 @@ impl Logic for Datapath {
             self.ifm_fills.valid.next = self.ifm2_fetch.fills.valid.val();
             self.ifm_fills.data.next = self.ifm2_fetch.fills.data.val();
         }
+        // The job's cores: core 0, and core 1 beside it where it has
+        // channels (parallel mode).
+        self.paired_job.next = self.job.val().paired_depth != 0;
+        self.job_cores.next = 1.into();
+        if self.paired_job.val() {
+            self.job_cores.next = 3.into();
+        }
+        for k in 0..self.cores.len() {
+            self.cores[k].view.next = self.decoder.weights_view.val();
+            self.cores[k].depthwise.next = self.decoder.shape.val().depthwise;
+            self.cores[k].halt.next = self.faulted.q.val();
+            // A spatial OFM block starts each of its cores' weight streams
+            // again (TRM 4.7.5: its OFM depth slices in order).
+            self.cores[k].start_weights.next = self.job_taken.val()
+                & self.new_spatial_block.val()
+                & !self.pool.val()
+                & self.job_cores.val().get_bit(k);
+            // Scale/bias: the block's channels of the core.
+            self.cores[k].start_scales.next = self.job_taken.val()
+                & self.job.val().first
+                & self.per_channel.val()
+                & self.job_cores.val().get_bit(k);
+            self.cores[k].scale_channel.next = self.job.val().ofm_z;
+            self.cores[k].scale_depth.next = self.job.val().ofm_depth;
+            StreamOut::<StreamRead>::link(
+                &mut self.weight_reads[k],
+                &mut self.cores[k].weight_reads,
+            );
+            StreamIn::<LaneBeat>::link(&mut self.weight_beats[k], &mut self.cores[k].weight_beats);
+            StreamOut::<StreamRead>::link(&mut self.scale_reads[k], &mut self.cores[k].scale_reads);
+            StreamIn::<LaneBeat>::link(&mut self.scale_beats[k], &mut self.cores[k].scale_beats);
+        }
+        // Core 1 beside core 0: its own depth.
+        for k in 1..self.cores.len() {
+            if self.paired_job.val() {
+                self.cores[k].scale_depth.next = self.job.val().paired_depth;
+            }
+        }
         self.fetched.tail.valid.next = self.job_taken.val();
         self.fetched.tail.data.next = self.job.val();
-        self.weight_streams.tail.valid.next =
-            self.job_taken.val() & self.new_spatial_block.val() & !self.pool.val();
-        self.weight_streams.tail.data.next.region = self.decoder.weights_view.val().weight_region;
-        self.weight_streams.tail.data.next.offset =
-            bit_cast::<40, 48>(self.decoder.weights_view.val().weight_base);
-        self.weight_streams.tail.data.next.length = self.decoder.weights_view.val().weight_length;
-        if self.job.val().core {
-            self.weight_streams.tail.data.next.offset =
-                bit_cast::<40, 48>(self.decoder.weights_view.val().weight1_base);
-            self.weight_streams.tail.data.next.length =
-                self.decoder.weights_view.val().weight1_length;
-        }
-        // Scale/bias: the block's channels, 10 bytes each.
-        self.scale_streams.tail.valid.next =
-            self.job_taken.val() & self.job.val().first & self.per_channel.val();
-        self.scale_streams.tail.data.next.region = self.decoder.weights_view.val().scale_region;
-        self.scale_base.next = self.decoder.weights_view.val().scale_base;
-        if self.job.val().core {
-            self.scale_base.next = self.decoder.weights_view.val().scale1_base;
-        }
-        self.scale_streams.tail.data.next.offset = bit_cast::<40, 48>(self.scale_base.val())
-            + (bit_cast::<40, 16>(self.job.val().ofm_z) << 3)
-            + (bit_cast::<40, 16>(self.job.val().ofm_z) << 1);
-        self.scale_streams.tail.data.next.length = (bit_cast::<32, 16>(self.job.val().ofm_depth)
-            << 3)
-            + (bit_cast::<32, 16>(self.job.val().ofm_depth) << 1);
-        StreamOut::<StreamRead>::link(&mut self.scale_reads, &mut self.scale_streams.head);
-        self.scale_depths.tail.valid.next = self.scale_streams.tail.valid.val();
-        self.scale_depths.tail.data.next = self.job.val().ofm_depth;
 
         // An IFM block is walked once its last copy is in the shared buffer.
         // (Elementwise: read by the operand reader, not walked in beats.)
@@ -655,39 +661,6 @@ impl Logic for Datapath {
         if !self.ifm_filled.val() & self.filled_taken.val() {
             self.filled.d.next = self.filled.q.val() - 1;
         }
-
-        // ---- Weights: a stream per spatial block, decoded, regrouped ----
-        self.weight_reads.valid.next =
-            self.weight_streams.head.valid.val() & self.weight_lengths.tail.ready.val();
-        self.weight_reads.data.next = self.weight_streams.head.data.val();
-        self.weight_streams.head.ready.next =
-            self.weight_reads.ready.val() & self.weight_lengths.tail.ready.val();
-        self.weight_lengths.tail.valid.next =
-            self.weight_streams.head.valid.val() & self.weight_reads.ready.val();
-        self.weight_lengths.tail.data.next = self.weight_streams.head.data.val().length;
-        // One stream in the decoder and the groups at a time, so the
-        // surplus of a stream is never used by the next block's beats.
-        self.weight_decoder.start.next = self.weight_lengths.head.valid.val()
-            & !self.weight_decoder.busy.val()
-            & (self.weight_stream.q.val() == WeightStream::Idle)
-            & !self.faulted.q.val();
-        self.weight_decoder.length.next = self.weight_lengths.head.data.val();
-        self.weight_lengths.head.ready.next = self.weight_decoder.start.val();
-        if self.weight_decoder.start.val() | self.weight_decoder.busy.val() {
-            self.decoder_quiet.d.next = 0.into();
-        } else if self.decoder_quiet.q.val() != 3 {
-            self.decoder_quiet.d.next = self.decoder_quiet.q.val() + 1;
-        }
-        // Its last group has reached the groups' buffer.
-        self.decoder_settled.next = self.decoder_quiet.q.val() == 3;
-        self.weight_decoder.words.valid.next = self.weight_beats.valid.val();
-        self.weight_decoder.words.data.next = self.weight_beats.data.val().data;
-        self.weight_beats.ready.next = self.weight_decoder.words.ready.val();
-        self.weight_groups.depthwise.next = self.decoder.shape.val().depthwise;
-        StreamOut::<crate::weight_decoder::WeightGroup>::join(
-            &mut self.weight_decoder.weights,
-            &mut self.weight_groups.weights,
-        );
 
         // ---- Beats: an IFM unit request and a tag each ----
         self.beat.next = self.traversal.beats.data.val();
@@ -741,8 +714,22 @@ impl Logic for Datapath {
         if !self.decoder.shape.val().depthwise & (self.channels_left.val() < 8) {
             self.beat_tags.tail.data.next.unit_lanes = self.channel_mask.val().get_bits::<8>(0);
         }
-        self.beat_tags.tail.data.next.stream_end =
-            self.beat.val().block_end & self.last_depth_block.val();
+        // The beat's cores: core 0, and core 1 beside it where it has the
+        // slice (parallel mode). A core's stream ends with its last block
+        // in depth of the spatial block.
+        self.beat_cores.next = 1.into();
+        if self.beat.val().paired {
+            self.beat_cores.next = 3.into();
+        }
+        self.beat_tags.tail.data.next.cores = self.beat_cores.val();
+        self.beat_tags.tail.data.next.stream_ends = 0.into();
+        if self.beat.val().block_end & self.last_depth_block.val() {
+            self.beat_tags.tail.data.next.stream_ends = 1.into();
+        }
+        if self.beat.val().paired_block_end & self.traversal.current.val().paired_last_depth {
+            self.beat_tags.tail.data.next.stream_ends =
+                self.beat_tags.tail.data.val().stream_ends | 2;
+        }
 
         // The IFM unit reads the job being walked (TRM table 4-136: IB0
         // from 2 KB, IB1 after it; each half of the IFM buffers).
@@ -788,7 +775,6 @@ impl Logic for Datapath {
         self.ifm_unit.settings.next.zero_point = self.decoder.ifm_view.val().zero_point;
         self.ifm_unit.settings.next.pad_minimum = self.decoder.pool_max.val();
         self.ifm_unit.settings.next.interleaved = self.interleaved.val();
-        self.ifm_unit.settings.next.odd = self.walked.val().core;
         self.shram_read_enable.next = self.ifm_unit.shram_read_enable.val();
         // The four positions' ports, packed as the shared buffer takes them.
         self.shram_read_address.next =
@@ -813,22 +799,28 @@ impl Logic for Datapath {
         self.ifm_unit.shram_read_data[2].next = self.shram_read_data.val().get_bits::<128>(256);
         self.ifm_unit.shram_read_data[3].next = self.shram_read_data.val().get_bits::<128>(384);
 
-        // ---- MAC beats: activations + tag + the current weight group ----
+        // ---- MAC beats: activations + tag + each of its cores' weight group ----
+        self.tag.next = self.beat_tags.head.data.val();
+        self.head_cores.next = self.tag.val().cores;
+        self.head_stream_ends.next = self.tag.val().stream_ends;
         // A pool's beats take no weight group.
-        self.groups_ready.next = self.pool.val()
-            | (self.weight_groups.groups.valid.val()
-                & (self.weight_stream.q.val() == WeightStream::Decoding));
+        self.groups_ready.next = true;
+        for k in 0..self.cores.len() {
+            if self.head_cores.val().get_bit(k)
+                & !self.pool.val()
+                & !self.cores[k].group_ready.val()
+            {
+                self.groups_ready.next = false;
+            }
+        }
         self.joined.next = self.ifm_unit.acts.valid.val()
             & self.beat_tags.head.valid.val()
             & self.groups_ready.val()
             & !self.faulted.q.val();
         // A skip beat multiplies nothing, except that a slice's last beat
         // always reaches the MAC unit (with zero weights) for `slice_done`.
-        self.tag.next = self.beat_tags.head.data.val();
         self.to_mac.next = !self.tag.val().skip | self.tag.val().slice_end;
-        self.mac.operands.valid.next = self.joined.val() & self.to_mac.val();
-        self.mac.operands.data.next.acts = self.ifm_unit.acts.data.val().acts;
-        self.mac.operands.data.next.weights = self.weight_groups.groups.data.val().weights;
+        self.operand.next.acts = self.ifm_unit.acts.data.val().acts;
         // Unit weights: weight (0, k) of a convolution-shaped beat, of
         // channel k of a depthwise one, both in bits 9k+8..9k.
         self.unit_lanes.next = self.tag.val().unit_lanes;
@@ -839,99 +831,115 @@ impl Logic for Datapath {
                     self.unit_weights.val() | (bits::<576>(1) << (9 * k).to_bits::<10>());
             }
         }
-        if self.pool.val() {
-            self.mac.operands.data.next.weights = self.unit_weights.val();
-        }
+        // A pool's unit weights (a core multiplies its group instead,
+        // `Core::multiply_group`); a skip beat's zeros.
+        self.operand.next.weights = self.unit_weights.val();
         if self.tag.val().skip {
-            self.mac.operands.data.next.weights = 0.into();
+            self.operand.next.weights = 0.into();
         }
-        self.mac.operands.data.next.acc_address = self.beat_tags.head.data.val().acc_address;
-        self.mac.operands.data.next.first = self.beat_tags.head.data.val().first;
-        self.mac.operands.data.next.slice_end = self.beat_tags.head.data.val().slice_end;
-        self.mac.operands.data.next.depthwise = self.decoder.shape.val().depthwise;
-        self.mac.operands.data.next.byte = self.beat_tags.head.data.val().byte;
+        self.operand.next.acc_address = self.tag.val().acc_address;
+        self.operand.next.first = self.tag.val().first;
+        self.operand.next.slice_end = self.tag.val().slice_end;
+        self.operand.next.depthwise = self.decoder.shape.val().depthwise;
+        self.operand.next.byte = self.tag.val().byte;
         // A split group's line holds channels 0-3 or 4-7.
-        self.mac.operands.data.next.ofm_lanes = 0xff.into();
+        self.operand.next.ofm_lanes = 0xff.into();
         if self.decoder.ifm_wide.val() & self.interleaved.val() {
-            self.mac.operands.data.next.ofm_lanes = 0x0f.into();
-            if self.beat_tags.head.data.val().second_line {
-                self.mac.operands.data.next.ofm_lanes = 0xf0.into();
+            self.operand.next.ofm_lanes = 0x0f.into();
+            if self.tag.val().second_line {
+                self.operand.next.ofm_lanes = 0xf0.into();
             }
         }
-        self.mac.operands.data.next.max = self.decoder.pool_max.val();
-        self.mac.operands.data.next.low =
-            self.decoder.ifm_wide.val() & (self.beat_tags.head.data.val().byte == 0);
-        self.join_fire.next =
-            self.joined.val() & (!self.to_mac.val() | self.mac.operands.ready.val());
+        self.operand.next.max = self.decoder.pool_max.val();
+        self.operand.next.low = self.decoder.ifm_wide.val() & (self.tag.val().byte == 0);
+        self.cores_ready.next = true;
+        for k in 0..self.cores.len() {
+            self.cores[k].operands.valid.next =
+                self.joined.val() & self.to_mac.val() & self.head_cores.val().get_bit(k);
+            self.cores[k].operands.data.next = self.operand.val();
+            self.cores[k].odd_acts.next = self.ifm_unit.acts.data.val().odd_acts;
+            self.cores[k].interleaved.next = self.interleaved.val();
+            self.cores[k].multiply_group.next = !self.pool.val() & !self.tag.val().skip;
+            if self.head_cores.val().get_bit(k) & !self.cores[k].operands.ready.val() {
+                self.cores_ready.next = false;
+            }
+        }
+        self.join_fire.next = self.joined.val() & (!self.to_mac.val() | self.cores_ready.val());
         self.ifm_unit.acts.ready.next = self.join_fire.val();
         self.beat_tags.head.ready.next = self.join_fire.val();
-        self.weight_groups.groups.ready.next =
-            self.join_fire.val() & self.beat_tags.head.data.val().group_end & !self.pool.val();
-        self.traversal.slice_done.next = self.mac.slice_done.val();
+        // Each core's weight groups and stream state (its faults: golden
+        // OpError::Weights); any fault stops the operation.
+        self.slice_finished.next = false;
+        self.cores_fault.next = false;
+        self.clearing.next = false;
+        for k in 0..self.cores.len() {
+            self.cores[k].group_taken.next = self.join_fire.val()
+                & self.tag.val().group_end
+                & !self.pool.val()
+                & self.head_cores.val().get_bit(k);
+            self.cores[k].stream_used.next = self.join_fire.val()
+                & self.tag.val().group_end
+                & self.head_stream_ends.val().get_bit(k);
+            self.cores[k].group_wanted.next =
+                self.beat_tags.head.valid.val() & self.head_cores.val().get_bit(k);
+            self.cores[k].clear.next = self.clear.val();
+            self.slice_finished.next = self.slice_finished.val() | self.cores[k].slice_done.val();
+            self.cores_fault.next = self.cores_fault.val() | self.cores[k].fault.val();
+            self.clearing.next = self.clearing.val() | self.cores[k].clearing.val();
+        }
+        // Both cores of a paired beat finish a slice in the same cycle.
+        self.traversal.slice_done.next = self.slice_finished.val();
         // The IFM block's last activations are out of the shared buffer.
         self.traversal.ib_read.next =
             (self.join_fire.val() & self.tag.val().job_end) | self.operand_reader.released.val();
-
-        // ---- The weight stream's state, and faults (golden: OpError::Weights) ----
-        self.stream_used.next =
-            self.join_fire.val() & self.tag.val().group_end & self.tag.val().stream_end;
-        // Every group is decoded, none is left, and a beat still needs one.
-        self.too_few_weights.next = (self.weight_stream.q.val() == WeightStream::Decoding)
-            & self.decoder_settled.val()
-            & !self.weight_groups.groups.valid.val()
-            & self.beat_tags.head.valid.val();
-        self.too_many_weights.next = (self.weight_stream.q.val() == WeightStream::Draining)
-            & (self.weight_groups.groups.valid.val()
-                | (self.decoder_settled.val() & !self.weight_groups.empty.val()));
-        match self.weight_stream.q.val() {
-            WeightStream::Idle => {
-                if self.weight_decoder.start.val() {
-                    self.weight_stream.d.next = WeightStream::Decoding;
-                }
-            }
-            WeightStream::Decoding => {
-                if self.stream_used.val() {
-                    self.weight_stream.d.next = WeightStream::Draining;
-                }
-            }
-            WeightStream::Draining => {
-                if self.decoder_settled.val() & !self.too_many_weights.val() {
-                    self.weight_stream.d.next = WeightStream::Idle;
-                }
-            }
-        }
-        if self.weight_decoder.error.val()
-            | self.weight_groups.ragged.val()
-            | self.too_few_weights.val()
-            | self.too_many_weights.val()
-        {
+        if self.cores_fault.val() {
             self.faulted.d.next = true;
         }
         self.fault.next = self.faulted.q.val();
         self.fault_offset.next = self.operation.q.val().offset;
-        self.mac.clear.next = self.clear.val();
-        self.clearing.next = self.mac.clearing.val();
 
-        // ---- Readout: accumulator words to the output unit ----
+        // ---- Readout: accumulator words of the word's core to the output unit ----
+        self.readout_cores.next = 1.into();
+        if self.traversal.readouts.data.val().core {
+            self.readout_cores.next = 2.into();
+        }
+        self.acc_read.next.address = self.traversal.readouts.data.val().acc_address;
+        self.readout_ready.next = false;
+        for k in 0..self.cores.len() {
+            self.cores[k].readout.valid.next = self.traversal.readouts.valid.val()
+                & self.readout_tags.tail.ready.val()
+                & self.readout_cores.val().get_bit(k);
+            self.cores[k].readout.data.next = self.acc_read.val();
+            if self.readout_cores.val().get_bit(k) & self.cores[k].readout.ready.val() {
+                self.readout_ready.next = true;
+            }
+        }
         self.traversal.readouts.ready.next =
-            self.mac.readout.ready.val() & self.readout_tags.tail.ready.val();
-        self.mac.readout.valid.next =
-            self.traversal.readouts.valid.val() & self.readout_tags.tail.ready.val();
-        self.mac.readout.data.next.address = self.traversal.readouts.data.val().acc_address;
+            self.readout_ready.val() & self.readout_tags.tail.ready.val();
         self.readout_tags.tail.valid.next =
-            self.traversal.readouts.valid.val() & self.mac.readout.ready.val();
+            self.traversal.readouts.valid.val() & self.readout_ready.val();
         self.readout_tags.tail.data.next = self.traversal.readouts.data.val();
 
-        // The records of the word's slice (per-channel scaling), gathered
-        // ahead by the scale sets.
+        // The word's accumulators, and the records of its slice
+        // (per-channel scaling) gathered ahead by its core's scale sets.
         self.word.next = self.readout_tags.head.data.val();
-        StreamIn::<LaneBeat>::link(&mut self.scale_beats, &mut self.scale_records.bytes);
-        StreamOut::<ScaleRecordBeat>::join(
-            &mut self.scale_records.records,
-            &mut self.scale_sets.records,
-        );
-        StreamOut::<Bits<16>>::join(&mut self.scale_depths.head, &mut self.scale_sets.depths);
-        self.group_ready.next = !self.per_channel.val() | self.scale_sets.sets.valid.val();
+        self.word_cores.next = 1.into();
+        if self.word.val().core {
+            self.word_cores.next = 2.into();
+        }
+        self.results_valid.next = false;
+        self.results.next = self.cores[0].results.data.val();
+        self.sets_valid.next = false;
+        self.set.next = self.cores[0].sets.data.val();
+        for k in 0..self.cores.len() {
+            if self.word_cores.val().get_bit(k) {
+                self.results_valid.next = self.cores[k].results.valid.val();
+                self.results.next = self.cores[k].results.data.val();
+                self.sets_valid.next = self.cores[k].sets.valid.val();
+                self.set.next = self.cores[k].sets.data.val();
+            }
+        }
+        self.group_ready.next = !self.per_channel.val() | self.sets_valid.val();
 
         // One output-unit beat per position of the word that is in the block.
         self.positions_left.next =
@@ -941,12 +949,12 @@ impl Logic for Datapath {
         self.last_position.next = self.positions_after.val() == 0;
         self.output_unit.settings.next = self.decoder.output_settings.val();
         self.output_unit.lut_write.next = self.lut_write.val();
-        self.output_unit.accumulators.valid.next = self.mac.results.valid.val()
+        self.output_unit.accumulators.valid.next = self.results_valid.val()
             & self.readout_tags.head.valid.val()
             & self.group_ready.val()
             & self.position_present.val()
             & self.output_tags.tail.ready.val();
-        self.accumulators.next = self.mac.results.data.val().values;
+        self.accumulators.next = self.results.val().values;
         // Position p's 8 accumulators are bits 320p..320p+320 (MAC unit layout).
         self.output_unit.accumulators.data.next.values = self.accumulators.val().get_bits::<320>(0);
         if self.position.q.val() == 1 {
@@ -961,14 +969,14 @@ impl Logic for Datapath {
             self.output_unit.accumulators.data.next.values =
                 self.accumulators.val().get_bits::<320>(960);
         }
-        self.output_unit.accumulators.data.next.biases = self.scale_sets.sets.data.val().biases;
-        self.output_unit.accumulators.data.next.scales = self.scale_sets.sets.data.val().scales;
-        self.output_unit.accumulators.data.next.shifts = self.scale_sets.sets.data.val().shifts;
+        self.output_unit.accumulators.data.next.biases = self.set.val().biases;
+        self.output_unit.accumulators.data.next.scales = self.set.val().scales;
+        self.output_unit.accumulators.data.next.shifts = self.set.val().shifts;
         self.lane_mask.next = (bits::<9>(1) << bit_cast::<9, 4>(self.word.val().channels)) - 1;
         self.output_unit.accumulators.data.next.lanes = self.lane_mask.val().get_bits::<8>(0);
         // Parallel mode: core k's pass reads core k's LUT (golden `core_of`).
         self.output_unit.accumulators.data.next.core = self.parallel.val() & self.word.val().core;
-        self.stage_fire.next = self.mac.results.valid.val()
+        self.stage_fire.next = self.results_valid.val()
             & self.readout_tags.head.valid.val()
             & self.group_ready.val()
             & (!self.position_present.val()
@@ -1039,9 +1047,14 @@ impl Logic for Datapath {
         if self.word_done.val() {
             self.position.d.next = 0.into();
         }
-        self.scale_sets.sets.ready.next =
-            self.word_done.val() & self.word.val().group_end & self.per_channel.val();
-        self.mac.results.ready.next = self.word_done.val();
+        for k in 0..self.cores.len() {
+            self.cores[k].sets.ready.next = self.word_done.val()
+                & self.word.val().group_end
+                & self.per_channel.val()
+                & self.word_cores.val().get_bit(k);
+            self.cores[k].results.ready.next =
+                self.word_done.val() & self.word_cores.val().get_bit(k);
+        }
         self.readout_tags.head.ready.next = self.word_done.val();
 
         // ---- OFM: results with their positions to the OFM writer ----
@@ -1061,13 +1074,14 @@ impl Logic for Datapath {
         StreamOut::<OfmWrite>::link(&mut self.ofm_writes, &mut self.ofm_writer.writes);
 
         // ---- Done: nothing of the operation is left anywhere ----
+        self.cores_idle.next = true;
+        for k in 0..self.cores.len() {
+            self.cores_idle.next = self.cores_idle.val() & self.cores[k].idle.val();
+        }
         self.idle.next = !self.starting.q.val()
             & !self.traversal.busy.val()
             & (self.fetched.count.val() == 0)
-            & (self.weight_streams.count.val() == 0)
-            & (self.weight_lengths.count.val() == 0)
-            & (self.scale_depths.count.val() == 0)
-            & (self.weight_stream.q.val() == WeightStream::Idle)
+            & self.cores_idle.val()
             & (self.beat_tags.count.val() == 0)
             & (self.readout_tags.count.val() == 0)
             & (self.output_tags.count.val() == 0)
@@ -1093,17 +1107,22 @@ impl Logic for Datapath {
             | self.active.q.val()
             | (self.settling.q.val() != 0)
             | self.clear.val()
-            | self.mac.clearing.val()
+            | self.clearing.val()
             | (self.lut_write.val().cores != 0);
 
         // ---- PMU events (TRM table 4-79; definitions at `DatapathEvents`) ----
-        self.events.next.mac_active = self.mac.operands.valid.val() & self.mac.operands.ready.val();
+        self.events.next.mac_active = false;
+        self.events.next.wd_active = false;
+        for k in 0..self.cores.len() {
+            if self.cores[k].operands.valid.val() & self.cores[k].operands.ready.val() {
+                self.events.next.mac_active = true;
+            }
+            if self.cores[k].decoding.val() {
+                self.events.next.wd_active = true;
+            }
+        }
         self.events.next.ao_active =
             self.output_unit.accumulators.valid.val() & self.output_unit.accumulators.ready.val();
-        self.events.next.wd_active = self.weight_decoder.busy.val()
-            & ((self.weight_decoder.words.valid.val() & self.weight_decoder.words.ready.val())
-                | (self.weight_decoder.weights.valid.val()
-                    & self.weight_groups.weights.ready.val()));
         self.events.next.wide = self.decoder.ifm_wide.val();
     }
 }

@@ -66,7 +66,7 @@ use crate::central_control::DmaDescriptor;
 use crate::shram::LINE_ADDRESS_BITS;
 use crate::spec_constants::field_lsb;
 use crate::stream::{LaneBeat, StreamIn, StreamOut};
-use crate::widgets::{Fifo, ResetReg};
+use crate::widgets::{per_core, Fifo, ResetReg};
 use npu_spec::command::Opcode;
 use npu_spec::config::NpuConfig;
 use npu_spec::regs::{self, FaultingChannel};
@@ -109,10 +109,12 @@ pub struct Dma {
     pub ifm_fills: StreamIn<ShramFill>,
     /// The last copy of an IFM block (`block_end`) has reached the shared buffer.
     pub ifm_filled: Signal<Out, Bit>,
-    pub weight_reads: StreamIn<StreamRead>,
-    pub weight_beats: StreamOut<LaneBeat>,
-    pub scale_reads: StreamIn<StreamRead>,
-    pub scale_beats: StreamOut<LaneBeat>,
+    /// Per core (TRM table A-11: core 1's weight and bias streams have
+    /// ARIDs of their own).
+    pub weight_reads: Vec<StreamIn<StreamRead>>,
+    pub weight_beats: Vec<StreamOut<LaneBeat>>,
+    pub scale_reads: Vec<StreamIn<StreamRead>>,
+    pub scale_beats: Vec<StreamOut<LaneBeat>>,
     pub ofm_writes: StreamIn<OfmWrite>,
     /// A datapath channel has work in flight (an OFM write is complete
     /// only once answered).
@@ -146,8 +148,14 @@ pub struct Dma {
     ifm_region: RegionSelect,
     /// The IFM copy in progress ends an IFM block.
     ifm_block_end: ResetReg<Bit>,
-    weights: StreamReader,
-    scales: StreamReader,
+    weights: Vec<StreamReader>,
+    scales: Vec<StreamReader>,
+    /// BASEPn and AXI_LIMITn for the stream readers (`StreamReader::basep`).
+    basep_packed: Signal<Local, Bits<512>>,
+    axi_limit_packed: Signal<Local, Bits<128>>,
+    register: Signal<Local, Bits<32>>,
+    /// A weight or scale/bias stream is being read.
+    streams_busy: Signal<Local, Bit>,
     ofm: OfmChannel,
     reads: ReadRouter,
     writes: WriteRouter,
@@ -224,6 +232,34 @@ fn region_field(name: &str) -> &'static npu_spec::command::Field {
 
 impl Dma {
     pub fn new(config: &NpuConfig) -> Self {
+        let cores = config.cores as usize;
+        // The read clients (ARID, faulting channel): the command stream, the
+        // IFM, each core's weight and scale/bias streams, the user DMA
+        // (`update` joins them in this order).
+        let mut read_clients = vec![
+            (
+                *config.read_ids.command.start(),
+                FaultingChannel::CommandRead as u32,
+            ),
+            (
+                *config.read_ids.ifm.start(),
+                FaultingChannel::IfmRead as u32,
+            ),
+        ];
+        for core in 0..cores {
+            read_clients.push((
+                *config.read_ids.weight[core].start(),
+                FaultingChannel::WeightRead as u32,
+            ));
+            read_clients.push((
+                *config.read_ids.scale[core].start(),
+                FaultingChannel::ScaleBiasRead as u32,
+            ));
+        }
+        read_clients.push((
+            *config.read_ids.mem2mem.start(),
+            FaultingChannel::Mem2MemRead as u32,
+        ));
         Self {
             clock: Default::default(),
             rst_n: Default::default(),
@@ -256,10 +292,10 @@ impl Dma {
             m1_events: Default::default(),
             ifm_fills: Default::default(),
             ifm_filled: Default::default(),
-            weight_reads: Default::default(),
-            weight_beats: Default::default(),
-            scale_reads: Default::default(),
-            scale_beats: Default::default(),
+            weight_reads: per_core(cores),
+            weight_beats: per_core(cores),
+            scale_reads: per_core(cores),
+            scale_beats: per_core(cores),
             ofm_writes: Default::default(),
             datapath_busy: Default::default(),
             command: Default::default(),
@@ -267,34 +303,17 @@ impl Dma {
             ifm: Default::default(),
             ifm_region: Default::default(),
             ifm_block_end: Default::default(),
-            weights: StreamReader::new(),
-            scales: StreamReader::new(),
+            weights: per_core(cores),
+            scales: per_core(cores),
+            basep_packed: Default::default(),
+            axi_limit_packed: Default::default(),
+            register: Default::default(),
+            streams_busy: Default::default(),
             ofm: OfmChannel::new(),
-            // Priority order: the command stream, the datapath's channels,
-            // the user DMA.
+            // Priority order: the command stream, the datapath's channels
+            // (core 0's, then core 1's), the user DMA.
             reads: ReadRouter::new(
-                &[
-                    (
-                        *config.read_ids.command.start(),
-                        FaultingChannel::CommandRead as u32,
-                    ),
-                    (
-                        *config.read_ids.ifm.start(),
-                        FaultingChannel::IfmRead as u32,
-                    ),
-                    (
-                        *config.read_ids.weight[0].start(),
-                        FaultingChannel::WeightRead as u32,
-                    ),
-                    (
-                        *config.read_ids.scale[0].start(),
-                        FaultingChannel::ScaleBiasRead as u32,
-                    ),
-                    (
-                        *config.read_ids.mem2mem.start(),
-                        FaultingChannel::Mem2MemRead as u32,
-                    ),
-                ],
+                &read_clients,
                 regs::AXI_LIMIT0.field("max_outstanding_read_m1").lsb,
             ),
             writes: WriteRouter::new(
@@ -383,10 +402,12 @@ impl Logic for Dma {
         self.mem2mem.rst_n.next = self.rst_n.val();
         self.ifm.clock.next = self.clock.val();
         self.ifm.rst_n.next = self.rst_n.val();
-        self.weights.clock.next = self.clock.val();
-        self.weights.rst_n.next = self.rst_n.val();
-        self.scales.clock.next = self.clock.val();
-        self.scales.rst_n.next = self.rst_n.val();
+        for k in 0..self.weights.len() {
+            self.weights[k].clock.next = self.clock.val();
+            self.weights[k].rst_n.next = self.rst_n.val();
+            self.scales[k].clock.next = self.clock.val();
+            self.scales[k].rst_n.next = self.rst_n.val();
+        }
         self.ofm.clock.next = self.clock.val();
         self.ofm.rst_n.next = self.rst_n.val();
         self.reads.clock.next = self.clock.val();
@@ -565,19 +586,13 @@ impl Logic for Dma {
         // destination is always internal (every core's buffer).
         self.ifm_region.region.next = self.ifm_fills.data.val().region;
         self.ifm_region.regioncfg.next = self.regioncfg.val();
-        self.weights.regioncfg.next = self.regioncfg.val();
-        self.scales.regioncfg.next = self.regioncfg.val();
         self.ofm.regioncfg.next = self.regioncfg.val();
         for k in 0..16 {
             self.ifm_region.basep[k].next = self.basep[k].val();
-            self.weights.basep[k].next = self.basep[k].val();
-            self.scales.basep[k].next = self.basep[k].val();
             self.ofm.basep[k].next = self.basep[k].val();
         }
         for c in 0..4 {
             self.ifm_region.axi_limit[c].next = self.axi_limit[c].val();
-            self.weights.axi_limit[c].next = self.axi_limit[c].val();
-            self.scales.axi_limit[c].next = self.axi_limit[c].val();
             self.ofm.axi_limit[c].next = self.axi_limit[c].val();
         }
         self.ifm.source.base.next = self.ifm_region.base.val() + self.ifm_fills.data.val().source;
@@ -621,21 +636,42 @@ impl Logic for Dma {
                 & self.ifm_fills.ready.val()
                 & !self.ifm.start.val()
                 & self.ifm_fills.data.val().block_end);
-        // Weights and scale/bias: byte streams.
-        self.weights.halt.next = self.stop_issue.val();
-        self.scales.halt.next = self.stop_issue.val();
-        StreamIn::<StreamRead>::link(&mut self.weight_reads, &mut self.weights.requests);
-        StreamOut::<LaneBeat>::link(&mut self.weight_beats, &mut self.weights.out);
-        StreamIn::<StreamRead>::link(&mut self.scale_reads, &mut self.scales.requests);
-        StreamOut::<LaneBeat>::link(&mut self.scale_beats, &mut self.scales.out);
+        // Weights and scale/bias: byte streams, each core's.
+        self.basep_packed.next = 0.into();
+        for r in 0..16 {
+            self.register.next = self.basep[r].val();
+            self.basep_packed.next = self.basep_packed.val()
+                | (bit_cast::<512, 32>(self.register.val()) << (32 * r).to_bits::<9>());
+        }
+        self.axi_limit_packed.next = 0.into();
+        for c in 0..4 {
+            self.register.next = self.axi_limit[c].val();
+            self.axi_limit_packed.next = self.axi_limit_packed.val()
+                | (bit_cast::<128, 32>(self.register.val()) << (32 * c).to_bits::<7>());
+        }
+        self.streams_busy.next = false;
+        for k in 0..self.weights.len() {
+            self.weights[k].regioncfg.next = self.regioncfg.val();
+            self.scales[k].regioncfg.next = self.regioncfg.val();
+            self.weights[k].basep.next = self.basep_packed.val();
+            self.scales[k].basep.next = self.basep_packed.val();
+            self.weights[k].axi_limit.next = self.axi_limit_packed.val();
+            self.scales[k].axi_limit.next = self.axi_limit_packed.val();
+            self.weights[k].halt.next = self.stop_issue.val();
+            self.scales[k].halt.next = self.stop_issue.val();
+            StreamIn::<StreamRead>::link(&mut self.weight_reads[k], &mut self.weights[k].requests);
+            StreamOut::<LaneBeat>::link(&mut self.weight_beats[k], &mut self.weights[k].out);
+            StreamIn::<StreamRead>::link(&mut self.scale_reads[k], &mut self.scales[k].requests);
+            StreamOut::<LaneBeat>::link(&mut self.scale_beats[k], &mut self.scales[k].out);
+            self.streams_busy.next =
+                self.streams_busy.val() | self.weights[k].busy.val() | self.scales[k].busy.val();
+        }
         // OFM: writes on M0.
         self.ofm.aclken.next = self.m0.aclken.val();
         self.ofm.halt.next = self.stop_issue.val();
         StreamIn::<OfmWrite>::link(&mut self.ofm_writes, &mut self.ofm.writes);
-        self.datapath_busy.next = self.ifm.busy.val()
-            | self.weights.busy.val()
-            | self.scales.busy.val()
-            | self.ofm.busy.val();
+        self.datapath_busy.next =
+            self.ifm.busy.val() | self.streams_busy.val() | self.ofm.busy.val();
 
         // ---- Reads: every read client through one router, in priority
         // order: the command stream, then mem2mem (ReadRouter::new) ----
@@ -645,9 +681,16 @@ impl Logic for Dma {
         }
         ReadClient::join(&mut self.command.reads, &mut self.reads.clients[0]);
         ReadClient::join(&mut self.ifm.reads, &mut self.reads.clients[1]);
-        ReadClient::join(&mut self.weights.reads, &mut self.reads.clients[2]);
-        ReadClient::join(&mut self.scales.reads, &mut self.reads.clients[3]);
-        ReadClient::join(&mut self.mem2mem.reads, &mut self.reads.clients[4]);
+        ReadClient::join(&mut self.weights[0].reads, &mut self.reads.clients[2]);
+        ReadClient::join(&mut self.scales[0].reads, &mut self.reads.clients[3]);
+        // Core 1's streams (u65-512, TRM table A-11), before the user DMA.
+        for k in 1..self.weights.len() {
+            ReadClient::join(&mut self.weights[k].reads, &mut self.reads.clients[4]);
+            ReadClient::join(&mut self.scales[k].reads, &mut self.reads.clients[5]);
+        }
+        for m in (self.reads.clients.len() - 1)..self.reads.clients.len() {
+            ReadClient::join(&mut self.mem2mem.reads, &mut self.reads.clients[m]);
+        }
         self.reads.m0.aclken.next = self.m0.aclken.val();
         self.reads.m0.arready.next = self.m0.arready.val();
         self.reads.m0.rvalid.next = self.m0.rvalid.val();

@@ -14,8 +14,10 @@ pub struct StreamReader {
     pub clock: Signal<In, Clock>,
     pub rst_n: Signal<In, Bit>,
     pub regioncfg: Signal<In, Bits<16>>,
-    pub basep: Vec<Signal<In, Bits<32>>>,
-    pub axi_limit: Vec<Signal<In, Bits<32>>>,
+    /// BASEP0-15 and AXI_LIMIT0-3, register k in bits 32k..32k + 32 (one
+    /// port each, so a block with a reader per core feeds them in one loop).
+    pub basep: Signal<In, Bits<512>>,
+    pub axi_limit: Signal<In, Bits<128>>,
     /// Request no more bursts (a bus error or a soft reset).
     pub halt: Signal<In, Bit>,
     pub requests: StreamIn<StreamRead>,
@@ -27,16 +29,6 @@ pub struct StreamReader {
     channel: ReadChannel<4, 5>,
 }
 
-impl StreamReader {
-    pub fn new() -> Self {
-        Self {
-            basep: (0..16).map(|_| Default::default()).collect(),
-            axi_limit: (0..4).map(|_| Default::default()).collect(),
-            ..Default::default()
-        }
-    }
-}
-
 impl Logic for StreamReader {
     #[hdl_gen]
     fn update(&mut self) {
@@ -45,10 +37,10 @@ impl Logic for StreamReader {
         self.region_lookup.region.next = self.requests.data.val().region;
         self.region_lookup.regioncfg.next = self.regioncfg.val();
         for k in 0..16 {
-            self.region_lookup.basep[k].next = self.basep[k].val();
+            self.region_lookup.basep[k].next = self.basep.val().get_bits::<32>(32 * k);
         }
         for c in 0..4 {
-            self.region_lookup.axi_limit[c].next = self.axi_limit[c].val();
+            self.region_lookup.axi_limit[c].next = self.axi_limit.val().get_bits::<32>(32 * c);
         }
         self.channel.shape.base.next =
             self.region_lookup.base.val() + self.requests.data.val().offset;

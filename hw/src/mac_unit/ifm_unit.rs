@@ -51,11 +51,12 @@
 //! (the next position's); the weight stream holds zeros for them (TRM
 //! 4.7.5). A 32-bit IFM's groups are 4 channels, one line: `ib_base` and
 //! `position_bytes` are multiples of 16 and `channel_offset` is 16 x the
-//! group. An `interleaved` group (depthwise in parallel mode) is the even
-//! or `odd` elements of one line: `ib_base` and `position_bytes` are
-//! multiples of 16 and `channel_offset` is 16 x the group; a 16-bit line
-//! holds 4 of the core's channels, which lanes k and k + 4 both read
-//! (element k % 4), and the datapath asks for a group's two lines in turn.
+//! group. An `interleaved` group (depthwise in parallel mode) is one line
+//! whose even elements are core 0's channels (`acts`) and odd ones core
+//! 1's (`odd_acts`): `ib_base` and `position_bytes` are multiples of 16 and
+//! `channel_offset` is 16 x the group; a 16-bit line holds 4 of each core's
+//! channels, which lanes k and k + 4 both read (element k % 4), and the
+//! datapath asks for a group's two lines in turn.
 //!
 //! # Ports
 //!
@@ -137,11 +138,10 @@ pub struct IfmSettings {
     /// NPU_SET_IFM_ZERO_POINT, in the IFM's type.
     pub zero_point: Bits<16>,
     /// Depthwise in parallel mode (TRM 4.7.5.1): a beat's channels are the
-    /// `odd` or even elements of the line at the group's offset (the
-    /// core's channels among both cores'): 8 of 8 bits; 4 of 16 bits, in
-    /// lanes 0-3 and again in 4-7.
+    /// even (core 0's) and odd (core 1's) elements of the line at the
+    /// group's offset: 8 of 8 bits; 4 of 16 bits, in lanes 0-3 and again in
+    /// 4-7.
     pub interleaved: Bit,
-    pub odd: Bit,
     /// Max pooling: padding reads the IFM type's minimum (minus the zero
     /// point), which never wins a maximum, instead of the zero point.
     pub pad_minimum: Bit,
@@ -165,10 +165,12 @@ pub struct IfmRequest {
 }
 
 /// Activation (p, k) of position p and channel k in bits 9(8p+k)+8..9(8p+k),
-/// as [`super::OperandBeat::acts`].
+/// as [`super::OperandBeat::acts`]; an interleaved group's odd elements
+/// (core 1's channels) in `odd_acts`, the same way.
 #[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
 pub struct IfmActs {
     pub acts: Bits<{ super::POSITIONS * super::IFM_CHANNELS * super::OPERAND_BITS }>,
+    pub odd_acts: Bits<{ super::POSITIONS * super::IFM_CHANNELS * super::OPERAND_BITS }>,
 }
 
 /// How a beat's lines become activations.
@@ -177,7 +179,6 @@ pub struct Conversion {
     pub wide: Bit,
     pub int32: Bit,
     pub interleaved: Bit,
-    pub odd: Bit,
     pub signed: Bit,
     pub byte: Bits<2>,
     pub zero_point: Bits<16>,
@@ -232,9 +233,9 @@ pub struct IfmUnit {
     located_full: ResetReg<Bit>,
     reading: ResetReg<Reading>,
     reading_full: ResetReg<Bit>,
-    out: ResetReg<Bits<288>>,
+    out: ResetReg<Bits<576>>,
     out_full: ResetReg<Bit>,
-    skid: ResetReg<Bits<288>>,
+    skid: ResetReg<Bits<576>>,
     skid_full: ResetReg<Bit>,
     // Handshake.
     take_out: Signal<Local, Bit>,
@@ -292,7 +293,8 @@ pub struct IfmUnit {
     value: Signal<Local, Bits<17>>,
     difference: Signal<Local, Bits<17>>,
     act: Signal<Local, Bits<9>>,
-    converted: Signal<Local, Bits<288>>,
+    /// Both cores' lanes: odd elements of interleaved groups from bit 288.
+    converted: Signal<Local, Bits<576>>,
 }
 
 impl IfmUnit {
@@ -522,7 +524,6 @@ impl Logic for IfmUnit {
         self.conversion_now.next.wide = self.settings.val().wide;
         self.conversion_now.next.int32 = self.settings.val().int32;
         self.conversion_now.next.interleaved = self.settings.val().interleaved;
-        self.conversion_now.next.odd = self.settings.val().odd;
         self.conversion_now.next.signed = self.settings.val().signed;
         self.conversion_now.next.byte = self.requests.data.val().byte;
         self.conversion_now.next.zero_point = self.settings.val().zero_point;
@@ -597,20 +598,16 @@ impl Logic for IfmUnit {
             if self.halves.val().get_bit(p) {
                 self.half.next = self.line.val().get_bits::<64>(64);
             }
-            for k in 0..8 {
-                self.value_8.next = self.half.val().get_bits::<8>(8 * k);
+            // Lanes 8-15: the odd elements of an interleaved group.
+            for k in 0..16 {
+                self.value_8.next = self.half.val().get_bits::<8>(8 * (k & 7));
                 if self.conversion.val().interleaved {
-                    self.value_8.next = self.line.val().get_bits::<8>(16 * k);
-                    if self.conversion.val().odd {
-                        self.value_8.next = self.line.val().get_bits::<8>(16 * k + 8);
-                    }
+                    self.value_8.next = self.line.val().get_bits::<8>(16 * (k & 7) + 8 * (k >> 3));
                 }
-                self.value_16.next = self.line.val().get_bits::<16>(16 * k);
+                self.value_16.next = self.line.val().get_bits::<16>(16 * (k & 7));
                 if self.conversion.val().interleaved {
-                    self.value_16.next = self.line.val().get_bits::<16>(32 * (k & 3));
-                    if self.conversion.val().odd {
-                        self.value_16.next = self.line.val().get_bits::<16>(32 * (k & 3) + 16);
-                    }
+                    self.value_16.next =
+                        self.line.val().get_bits::<16>(32 * (k & 3) + 16 * (k >> 3));
                 }
                 if self.conversion.val().wide {
                     self.value.next = bit_cast::<17, 16>(self.value_16.val());
@@ -661,7 +658,8 @@ impl Logic for IfmUnit {
                     self.act.next = 0.into();
                 }
                 self.converted.next = self.converted.val()
-                    | (bit_cast::<288, 9>(self.act.val()) << ((p * 8 + k) * 9).to_bits::<9>());
+                    | (bit_cast::<576, 9>(self.act.val())
+                        << ((p * 8 + (k & 7) + 32 * (k >> 3)) * 9).to_bits::<10>());
             }
         }
 
@@ -685,6 +683,7 @@ impl Logic for IfmUnit {
             }
         }
         self.acts.valid.next = self.out_full.q.val();
-        self.acts.data.next.acts = self.out.q.val();
+        self.acts.data.next.acts = self.out.q.val().get_bits::<288>(0);
+        self.acts.data.next.odd_acts = self.out.q.val().get_bits::<288>(288);
     }
 }

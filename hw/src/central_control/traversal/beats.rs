@@ -229,6 +229,12 @@ impl Logic for BeatWalker {
             & (self.beat_byte.q.val() == 0);
         self.beats.data.next.byte = self.beat_byte.q.val();
         self.beats.data.next.second_line = self.second_line.q.val();
+        // Core 1 has the slice in parallel mode (its groups follow core
+        // 0's, slice for slice).
+        self.beats.data.next.paired = self.ublock.q.val() < self.j.val().paired_depth;
+        self.beats.data.next.paired_block_end = self.slice_end.val()
+            & self.beats.data.val().paired
+            & (self.ublock.q.val() + 8 >= self.j.val().paired_depth);
         self.beats.data.next.skip = self.padding.val();
         self.beats.data.next.group_end = self.group_end.val();
         self.beats.data.next.job_end = self.job_end.val();
@@ -313,7 +319,7 @@ impl Logic for BeatWalker {
         self.finished.data.next.ofm_depth = self.jobs.data.val().ofm_depth;
         // The half this job accumulates into (it toggles after a block).
         self.finished.data.next.ab_half = self.ab_half.q.val();
-        self.finished.data.next.core = self.jobs.data.val().core;
+        self.finished.data.next.paired_depth = self.jobs.data.val().paired_depth;
         if self.start_job.val() {
             self.active.d.next = true;
             self.job.d.next = self.jobs.data.val();

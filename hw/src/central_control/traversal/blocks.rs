@@ -2,14 +2,15 @@
 //! block, its IFM blocks: IFM depth chunks (TRM table 4-134), sub-kernels
 //! inside (TRM 4.7.5), each with the source rectangle it needs.
 //!
-//! In parallel mode (TRM 4.7.5.1) the z loop of each spatial block runs
-//! once per core: core 0 over its ceil(D / 2) channels in blocks of
-//! ceil(B / 2), then core 1 over floor(D / 2) in blocks of floor(B / 2)
-//! (skipped when it has none); `ofm_z`/`ofm_depth` of a job count its
-//! core's channels. The IFM blocks of a convolution do not depend on the
-//! OFM channels, so they are those of the same block without parallel mode;
-//! a depthwise one holds IFM channels 2z .. 2(z + depth), both cores',
-//! of which the core's beats read every other one.
+//! In parallel mode (TRM 4.7.5.1) the z loop is core 0's, over its
+//! ceil(D / 2) channels in blocks of ceil(B / 2), and each job also names
+//! core 1's channels of the same local range (`paired_depth`: floor(D / 2)
+//! in blocks of floor(B / 2)), which core 1 computes in lockstep from the
+//! same IFM blocks; `ofm_z`/`ofm_depth` count core-local channels. The IFM
+//! blocks of a convolution do not depend on the OFM channels, so they are
+//! those of the same block without parallel mode; a depthwise one holds
+//! IFM channels 2z .. 2(z + depth), both cores', of which each core reads
+//! every other one.
 
 use super::{IfmBlockJob, TraversalShape};
 use crate::stream::StreamOut;
@@ -34,8 +35,8 @@ pub struct BlockWalker {
     /// The current core's OFM depth and OFM block depth.
     core_depth: Signal<Local, Bits<16>>,
     core_block_depth: Signal<Local, Bits<16>>,
-    /// Core 1 has OFM channels (parallel mode).
-    second_core: Signal<Local, Bit>,
+    paired_core_depth: Signal<Local, Bits<16>>,
+    paired_block_depth: Signal<Local, Bits<16>>,
     /// The core's last OFM block of this spatial block.
     last_z: Signal<Local, Bit>,
     channel_start: Signal<Local, Bits<16>>,
@@ -69,7 +70,6 @@ pub struct BlockWalker {
     y: ResetReg<Bits<16>>,
     x: ResetReg<Bits<16>>,
     z: ResetReg<Bits<16>>,
-    core: ResetReg<Bit>,
     channel0: ResetReg<Bits<16>>,
     sub_y: ResetReg<Bits<16>>,
     sub_x: ResetReg<Bits<16>>,
@@ -81,12 +81,11 @@ pub struct BlockWalker {
 impl Logic for BlockWalker {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, running, y, x, z, core, channel0, sub_y, sub_x, ib_half, held);
+        dff_setup!(self, clock, running, y, x, z, channel0, sub_y, sub_x, ib_half, held);
         self.running.rst_n.next = self.rst_n.val();
         self.y.rst_n.next = self.rst_n.val();
         self.x.rst_n.next = self.rst_n.val();
         self.z.rst_n.next = self.rst_n.val();
-        self.core.rst_n.next = self.rst_n.val();
         self.channel0.rst_n.next = self.rst_n.val();
         self.sub_y.rst_n.next = self.rst_n.val();
         self.sub_x.rst_n.next = self.rst_n.val();
@@ -103,25 +102,27 @@ impl Logic for BlockWalker {
         if self.s.val().ofm_width - self.x.q.val() < self.s.val().block_width {
             self.block_width.next = self.s.val().ofm_width - self.x.q.val();
         }
-        // The core's channels (`npu_model::schedule::ConvShape::core_depth`).
+        // Core 0's channels (`npu_model::schedule::ConvShape::core_depth`).
         self.core_depth.next = self.s.val().ofm_depth;
         self.core_block_depth.next = self.s.val().block_depth;
         if self.s.val().parallel {
             self.core_depth.next = (self.s.val().ofm_depth + 1) >> 1;
             self.core_block_depth.next = (self.s.val().block_depth + 1) >> 1;
-            if self.core.q.val() {
-                self.core_depth.next = self.s.val().ofm_depth >> 1;
-                self.core_block_depth.next = self.s.val().block_depth >> 1;
-            }
         }
-        self.second_core.next = self.s.val().parallel
-            & !self.core.q.val()
-            & ((self.s.val().ofm_depth >> 1) != 0)
-            & ((self.s.val().block_depth >> 1) != 0);
         self.last_z.next = self.z.q.val() + self.core_block_depth.val() >= self.core_depth.val();
         self.block_depth.next = self.core_block_depth.val();
         if self.core_depth.val() - self.z.q.val() < self.core_block_depth.val() {
             self.block_depth.next = self.core_depth.val() - self.z.q.val();
+        }
+        // Core 1's channels beside core 0's z block: floor(D / 2) in blocks
+        // of floor(B / 2), none past its depth.
+        self.paired_core_depth.next = self.s.val().ofm_depth >> 1;
+        self.paired_block_depth.next = 0.into();
+        if self.s.val().parallel & (self.z.q.val() < self.paired_core_depth.val()) {
+            self.paired_block_depth.next = self.s.val().block_depth >> 1;
+            if self.paired_core_depth.val() - self.z.q.val() < (self.s.val().block_depth >> 1) {
+                self.paired_block_depth.next = self.paired_core_depth.val() - self.z.q.val();
+            }
         }
 
         // IFM channels of the block (TRM table 4-134): depthwise the OFM
@@ -280,8 +281,10 @@ impl Logic for BlockWalker {
         self.jobs.data.next.last =
             self.last_sub_x.val() & self.last_sub_y.val() & self.last_chunk.val();
         self.jobs.data.next.ib_half = self.ib_half.q.val();
-        self.jobs.data.next.core = self.core.q.val();
         self.jobs.data.next.last_depth = self.last_z.val();
+        self.jobs.data.next.paired_depth = self.paired_block_depth.val();
+        self.jobs.data.next.paired_last_depth =
+            self.z.q.val() + (self.s.val().block_depth >> 1) >= self.paired_core_depth.val();
 
         // Two IFM buffers: a job is offered while one is free.
         self.jobs.valid.next = self.running.q.val() & (self.held.q.val() != 2);
@@ -302,15 +305,11 @@ impl Logic for BlockWalker {
                     self.sub_y.d.next = 0.into();
                     self.channel0.d.next = self.channel0.q.val() + self.ifm_block_depth.val();
                     if self.last_chunk.val() {
-                        // The next OFM block: z, then the core, then x,
-                        // then y.
+                        // The next OFM block: z, then x, then y.
                         self.channel0.d.next = 0.into();
                         self.z.d.next = self.z.q.val() + self.core_block_depth.val();
                         if self.last_z.val() {
                             self.z.d.next = 0.into();
-                            self.core.d.next = self.second_core.val();
-                        }
-                        if self.last_z.val() & !self.second_core.val() {
                             self.x.d.next = self.x.q.val() + self.s.val().block_width;
                             if self.x.q.val() + self.s.val().block_width >= self.s.val().ofm_width {
                                 self.x.d.next = 0.into();
@@ -338,7 +337,6 @@ impl Logic for BlockWalker {
             self.y.d.next = 0.into();
             self.x.d.next = 0.into();
             self.z.d.next = 0.into();
-            self.core.d.next = false;
             self.channel0.d.next = 0.into();
             self.sub_y.d.next = 0.into();
             self.sub_x.d.next = 0.into();

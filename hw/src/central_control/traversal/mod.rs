@@ -6,8 +6,8 @@
 //! Three walkers run at once, joined by streams and credits, so fetching,
 //! multiplying and reading out overlap:
 //! - [`BlockWalker`] walks the OFM blocks (z, x, y order; in parallel
-//!   mode, per spatial block, core 0's z blocks then core 1's, z counting
-//!   the core's own channels) and, per OFM block, its IFM blocks (IFM
+//!   mode core 0's, z counting its own channels, with core 1's beside them,
+//!   `paired_depth`) and, per OFM block, its IFM blocks (IFM
 //!   depth chunks times sub-kernels), and offers each as an
 //!   [`IfmBlockJob`] on `ifm_blocks` for the IFM fetch. Two jobs at most
 //!   are between that port and the read of their last beat (`ib_read`):
@@ -22,7 +22,8 @@
 //!   weights are consumed but nothing is multiplied. OFM blocks alternate
 //!   between the accumulator halves ACC0/ACC1.
 //! - [`ReadoutWalker`] reads an OFM block's accumulators out, one
-//!   [`Readout`] per microblock and 8 OFM channels, each 8-channel slice
+//!   [`Readout`] per microblock and 8 OFM channels (core 0's word, then
+//!   core 1's in parallel mode), each 8-channel slice
 //!   once the MAC unit has written the slice's last beat (`slice_done`), so
 //!   a block's first slices are read out while its last ones accumulate;
 //!   after the last slice it frees the block's half.
@@ -130,12 +131,14 @@ pub struct IfmBlockJob {
     pub last: Bit,
     /// The IFM buffer (IB0/IB1) it goes to.
     pub ib_half: Bit,
-    /// The core whose OFM channels it computes (parallel mode): `ofm_z`
-    /// and `ofm_depth` count that core's channels.
-    pub core: Bit,
-    /// The core's last OFM block in depth of this spatial block (its
-    /// weight stream ends with it).
+    /// Core 0's last OFM block in depth of this spatial block (its weight
+    /// stream ends with it).
     pub last_depth: Bit,
+    /// Parallel mode: `ofm_z` and `ofm_depth` count core 0's channels, and
+    /// core 1's local channels `ofm_z..ofm_z + paired_depth` are computed
+    /// beside them; whether this is core 1's last OFM block in depth.
+    pub paired_depth: Bits<16>,
+    pub paired_last_depth: Bit,
 }
 
 /// One MAC beat: the microblock at OFM (`oy`, `ox`) (top-left position),
@@ -157,6 +160,11 @@ pub struct MacBeat {
     /// 16-bit depthwise in parallel mode: the group's second line, channels
     /// 4-7 (a line holds 4 of the core's channels; TRM 4.7.5.1).
     pub second_line: Bit,
+    /// Core 1 takes the beat too, with a weight group of its own (parallel
+    /// mode, core 1 having the beat's OFM slice), and the beat is core 1's
+    /// last of the OFM block.
+    pub paired: Bit,
+    pub paired_block_end: Bit,
     /// The weight group is all padding: consume it, multiply nothing.
     pub skip: Bit,
     /// The weight group's last beat: the next beat takes the next group.
@@ -183,7 +191,7 @@ pub struct Readout {
     pub ox: Bits<16>,
     pub oz: Bits<16>,
     /// The core `oz` counts the channels of (OFM channel 2 * oz + core in
-    /// parallel mode).
+    /// parallel mode): core 1's word follows core 0's.
     pub core: Bit,
     pub positions: Bits<4>,
     pub channels: Bits<4>,
@@ -203,7 +211,8 @@ pub struct FinishedBlock {
     pub ofm_width: Bits<16>,
     pub ofm_depth: Bits<16>,
     pub ab_half: Bit,
-    pub core: Bit,
+    /// Core 1's channels beside core 0's (parallel mode).
+    pub paired_depth: Bits<16>,
 }
 
 #[derive(LogicBlock, Default)]

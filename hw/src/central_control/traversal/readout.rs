@@ -1,6 +1,8 @@
 //! Reads an OFM block's accumulators out: per 8 OFM channels (a slice),
 //! every microblock (2x2, or 1x4 on a one-row OFM), each slice once the MAC
-//! unit reports its last beat written (`slice_done`).
+//! unit reports its last beat written (`slice_done`). In parallel mode a
+//! microblock gives core 0's word, then core 1's where core 1 has the
+//! slice (both cores' accumulators are at the same address).
 
 use super::{FinishedBlock, Readout, TraversalShape};
 use crate::stream::{StreamIn, StreamOut};
@@ -27,6 +29,9 @@ pub struct ReadoutWalker {
     rows_left: Signal<Local, Bits<16>>,
     columns_left: Signal<Local, Bits<16>>,
     last_microblock: Signal<Local, Bit>,
+    /// Core 1 has the slice, and the word offered is its.
+    paired: Signal<Local, Bit>,
+    last_of_microblock: Signal<Local, Bit>,
     last_word: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     start_block: Signal<Local, Bit>,
@@ -36,6 +41,7 @@ pub struct ReadoutWalker {
     my: ResetReg<Bits<16>>,
     mx: ResetReg<Bits<16>>,
     word: ResetReg<Bits<9>>,
+    second: ResetReg<Bit>,
     /// `slice_done` pulses whose slices are not read out yet (the slices
     /// of two blocks at most: the next block's wait for a free half).
     done: ResetReg<Bits<6>>,
@@ -45,13 +51,14 @@ pub struct ReadoutWalker {
 impl Logic for ReadoutWalker {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, active, block, ublock, my, mx, word, done);
+        dff_setup!(self, clock, active, block, ublock, my, mx, word, second, done);
         self.active.rst_n.next = self.rst_n.val();
         self.block.rst_n.next = self.rst_n.val();
         self.ublock.rst_n.next = self.rst_n.val();
         self.my.rst_n.next = self.rst_n.val();
         self.mx.rst_n.next = self.rst_n.val();
         self.word.rst_n.next = self.rst_n.val();
+        self.second.rst_n.next = self.rst_n.val();
         self.done.rst_n.next = self.rst_n.val();
         self.b.next = self.block.q.val();
         self.one_row.next = self.shape.val().one_row;
@@ -62,7 +69,11 @@ impl Logic for ReadoutWalker {
             self.across.next = (self.b.val().ofm_width + 3) >> 2;
         }
         self.down.next = (self.b.val().ofm_height + 1) >> 1;
+        self.paired.next = self.ublock.q.val() < self.b.val().paired_depth;
         self.channels_left.next = self.b.val().ofm_depth - self.ublock.q.val();
+        if self.second.q.val() {
+            self.channels_left.next = self.b.val().paired_depth - self.ublock.q.val();
+        }
         self.rows_left.next = self.b.val().ofm_height - (self.my.q.val() << 1);
         self.columns_left.next = self.b.val().ofm_width - (self.mx.q.val() << 1);
         if self.one_row.val() {
@@ -70,8 +81,10 @@ impl Logic for ReadoutWalker {
         }
         self.last_microblock.next =
             (self.mx.q.val() + 1 == self.across.val()) & (self.my.q.val() + 1 == self.down.val());
-        self.last_word.next =
-            self.last_microblock.val() & (self.ublock.q.val() + 8 >= self.b.val().ofm_depth);
+        self.last_of_microblock.next = self.second.q.val() | !self.paired.val();
+        self.last_word.next = self.last_microblock.val()
+            & self.last_of_microblock.val()
+            & (self.ublock.q.val() + 8 >= self.b.val().ofm_depth);
 
         self.readouts.data.next.acc_address = self.word.q.val();
         if self.b.val().ab_half {
@@ -83,7 +96,7 @@ impl Logic for ReadoutWalker {
             self.readouts.data.next.ox = self.b.val().ofm_x + (self.mx.q.val() << 2);
         }
         self.readouts.data.next.oz = self.b.val().ofm_z + self.ublock.q.val();
-        self.readouts.data.next.core = self.b.val().core;
+        self.readouts.data.next.core = self.second.q.val();
         self.readouts.data.next.channels = 8.into();
         if self.channels_left.val() < 8 {
             self.readouts.data.next.channels = self.channels_left.val().get_bits::<4>(0);
@@ -114,7 +127,11 @@ impl Logic for ReadoutWalker {
         self.take.next = self.readouts.valid.val() & self.readouts.ready.val();
 
         self.ab_release.next = false;
-        if self.take.val() {
+        if self.take.val() & !self.last_of_microblock.val() {
+            self.second.d.next = true;
+        }
+        if self.take.val() & self.last_of_microblock.val() {
+            self.second.d.next = false;
             self.word.d.next = self.word.q.val() + 1;
             self.mx.d.next = self.mx.q.val() + 1;
             if self.mx.q.val() + 1 == self.across.val() {
@@ -140,8 +157,10 @@ impl Logic for ReadoutWalker {
             self.my.d.next = 0.into();
             self.mx.d.next = 0.into();
             self.word.d.next = 0.into();
+            self.second.d.next = false;
         }
-        self.slice_read.next = self.take.val() & self.last_microblock.val();
+        self.slice_read.next =
+            self.take.val() & self.last_microblock.val() & self.last_of_microblock.val();
         if self.slice_done.val() & !self.slice_read.val() {
             self.done.d.next = self.done.q.val() + 1;
         }

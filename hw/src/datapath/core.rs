@@ -1,0 +1,323 @@
+//! One core of the MAC datapath (TRM 3.3.6, 4.7.5.1; u65-512 has two): its
+//! weight streams (read by the DMA, decoded, regrouped into MAC weight
+//! groups), its MAC unit with its accumulators, and its scale/bias records
+//! gathered into per-slice sets. Core 0 reads NPU_SET_WEIGHT_* and
+//! NPU_SET_SCALE_*, core 1 NPU_SET_WEIGHT1_* and NPU_SET_SCALE1_*.
+//!
+//! # Ports
+//!
+//! - `start_weights` (a pulse, with `weights_room`): a traversal job that
+//!   starts this core's weight stream (a spatial OFM block's first) is
+//!   taken. The stream is read ahead; the decoder starts it once the
+//!   previous one's last group is used and nothing of it is left, so a
+//!   stream's surplus never reaches the next block's beats.
+//! - `group_ready`: the weight group the next beat of this core multiplies
+//!   with (`multiply_group`) is there; `group_taken` (the beat ending the group is taken)
+//!   moves on; `stream_used` (with it) says the group was the stream's
+//!   last; `group_wanted`: a beat of this core is waiting.
+//! - `fault`: the stream is malformed (the decoder rejects it, it does not
+//!   hold whole MAC groups, or it has fewer or more groups than the beats
+//!   use: the golden model's count check); the datapath stops the operation.
+//! - `start_scales` (with `scale_channel`, `scale_depth` and `scales_room`):
+//!   an OFM block reads its channels' 10-byte records; `sets` gives them
+//!   per 8-channel slice.
+//! - `operands`, `slice_done`, `readout`, `results`, `clear`, `clearing`:
+//!   the MAC unit's ([`MacUnit`]).
+
+use crate::central_control::WeightsView;
+use crate::dma::StreamRead;
+use crate::mac_unit::{AccRead, Accumulators, MacUnit, OperandBeat};
+use crate::output_unit::{ScaleRecordBeat, ScaleRecords, ScaleSet, ScaleSets};
+use crate::stream::{LaneBeat, StreamIn, StreamOut};
+use crate::weight_decoder::{WeightDecoder, WeightGroup, WeightGroups};
+use crate::widgets::{Fifo, ResetReg};
+use rust_hdl::prelude::*;
+
+/// Where the current weight stream is.
+#[derive(Copy, Clone, Debug, PartialEq, LogicState)]
+pub enum WeightStream {
+    /// Not started (none queued, or waiting for the decoder).
+    Idle,
+    /// Being decoded; its groups are used by the beats.
+    Decoding,
+    /// Its last group is used: whatever the decoder still gives is surplus.
+    Draining,
+}
+
+#[derive(LogicBlock)]
+pub struct Core {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    pub view: Signal<In, WeightsView>,
+    pub depthwise: Signal<In, Bit>,
+    /// The operation stopped: start no further stream.
+    pub halt: Signal<In, Bit>,
+    pub start_weights: Signal<In, Bit>,
+    pub weights_room: Signal<Out, Bit>,
+    pub weight_reads: StreamOut<StreamRead>,
+    pub weight_beats: StreamIn<LaneBeat>,
+    pub group_ready: Signal<Out, Bit>,
+    pub group_taken: Signal<In, Bit>,
+    pub stream_used: Signal<In, Bit>,
+    pub group_wanted: Signal<In, Bit>,
+    pub fault: Signal<Out, Bit>,
+    pub start_scales: Signal<In, Bit>,
+    /// The OFM block's first channel and depth, local to the core.
+    pub scale_channel: Signal<In, Bits<16>>,
+    pub scale_depth: Signal<In, Bits<16>>,
+    pub scales_room: Signal<Out, Bit>,
+    pub scale_reads: StreamOut<StreamRead>,
+    pub scale_beats: StreamIn<LaneBeat>,
+    pub sets: StreamOut<ScaleSet>,
+    pub operands: StreamIn<OperandBeat>,
+    /// The beat multiplies the core's weight group (else the weights it
+    /// carries: a pool's unit weights, a skip beat's zeros).
+    pub multiply_group: Signal<In, Bit>,
+    /// Depthwise in parallel mode: core 1 multiplies the odd elements of
+    /// the IFM unit's lines (`IfmActs::odd_acts`), core 0 the even ones
+    /// (the beat's `acts`).
+    pub interleaved: Signal<In, Bit>,
+    pub odd_acts: Signal<In, Bits<288>>,
+    pub slice_done: Signal<Out, Bit>,
+    pub readout: StreamIn<AccRead>,
+    pub results: StreamOut<Accumulators>,
+    pub clear: Signal<In, Bit>,
+    pub clearing: Signal<Out, Bit>,
+    /// Nothing of a weight or scale stream is left in the core.
+    pub idle: Signal<Out, Bit>,
+    /// The decoder takes a stream word or delivers a weight group (the
+    /// PMU's WD_ACTIVE).
+    pub decoding: Signal<Out, Bit>,
+
+    /// Core 1: its streams are WEIGHT1 and SCALE1.
+    second: Constant<Bit>,
+    weight_streams: Fifo<StreamRead, 1, 2>,
+    /// Lengths of the streams the DMA reads, for the decoder's starts.
+    weight_lengths: Fifo<Bits<32>, 1, 2>,
+    weight_decoder: WeightDecoder,
+    weight_groups: WeightGroups,
+    scale_streams: Fifo<StreamRead, 1, 2>,
+    /// The OFM block depth of each scale stream, for its slices' sets.
+    scale_depths: Fifo<Bits<16>, 1, 2>,
+    scale_records: ScaleRecords,
+    scale_sets: ScaleSets,
+    mac: MacUnit,
+    weight_stream: ResetReg<WeightStream>,
+    /// Cycles (up to 3) the decoder has been idle since it last worked.
+    decoder_quiet: ResetReg<Bits<2>>,
+    scale_base: Signal<Local, Bits<48>>,
+    decoder_settled: Signal<Local, Bit>,
+    too_few_weights: Signal<Local, Bit>,
+    too_many_weights: Signal<Local, Bit>,
+}
+
+impl Core {
+    /// Core `index` (0 or 1).
+    pub fn new(index: usize) -> Self {
+        Self {
+            clock: Default::default(),
+            rst_n: Default::default(),
+            view: Default::default(),
+            depthwise: Default::default(),
+            halt: Default::default(),
+            start_weights: Default::default(),
+            weights_room: Default::default(),
+            weight_reads: Default::default(),
+            weight_beats: Default::default(),
+            group_ready: Default::default(),
+            group_taken: Default::default(),
+            stream_used: Default::default(),
+            group_wanted: Default::default(),
+            fault: Default::default(),
+            start_scales: Default::default(),
+            scale_channel: Default::default(),
+            scale_depth: Default::default(),
+            scales_room: Default::default(),
+            scale_reads: Default::default(),
+            scale_beats: Default::default(),
+            sets: Default::default(),
+            operands: Default::default(),
+            multiply_group: Default::default(),
+            interleaved: Default::default(),
+            odd_acts: Default::default(),
+            slice_done: Default::default(),
+            readout: Default::default(),
+            results: Default::default(),
+            clear: Default::default(),
+            clearing: Default::default(),
+            idle: Default::default(),
+            decoding: Default::default(),
+            second: Constant::new(index == 1),
+            weight_streams: Default::default(),
+            weight_lengths: Default::default(),
+            weight_decoder: Default::default(),
+            weight_groups: Default::default(),
+            scale_streams: Default::default(),
+            scale_depths: Default::default(),
+            scale_records: Default::default(),
+            scale_sets: Default::default(),
+            mac: Default::default(),
+            weight_stream: Default::default(),
+            decoder_quiet: Default::default(),
+            scale_base: Default::default(),
+            decoder_settled: Default::default(),
+            too_few_weights: Default::default(),
+            too_many_weights: Default::default(),
+        }
+    }
+}
+
+impl Logic for Core {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, weight_stream, decoder_quiet);
+        self.weight_stream.rst_n.next = self.rst_n.val();
+        self.decoder_quiet.rst_n.next = self.rst_n.val();
+        self.weight_streams.clock.next = self.clock.val();
+        self.weight_streams.rst_n.next = self.rst_n.val();
+        self.weight_lengths.clock.next = self.clock.val();
+        self.weight_lengths.rst_n.next = self.rst_n.val();
+        self.weight_decoder.clock.next = self.clock.val();
+        self.weight_decoder.rst_n.next = self.rst_n.val();
+        self.weight_groups.clock.next = self.clock.val();
+        self.weight_groups.rst_n.next = self.rst_n.val();
+        self.scale_streams.clock.next = self.clock.val();
+        self.scale_streams.rst_n.next = self.rst_n.val();
+        self.scale_depths.clock.next = self.clock.val();
+        self.scale_depths.rst_n.next = self.rst_n.val();
+        self.scale_records.clock.next = self.clock.val();
+        self.scale_records.rst_n.next = self.rst_n.val();
+        self.scale_sets.clock.next = self.clock.val();
+        self.scale_sets.rst_n.next = self.rst_n.val();
+        self.mac.clock.next = self.clock.val();
+        self.mac.rst_n.next = self.rst_n.val();
+
+        // ---- Weight streams: one per spatial block, read ahead ----
+        self.weights_room.next = self.weight_streams.tail.ready.val();
+        self.weight_streams.tail.valid.next = self.start_weights.val();
+        self.weight_streams.tail.data.next.region = self.view.val().weight_region;
+        self.weight_streams.tail.data.next.offset = bit_cast::<40, 48>(self.view.val().weight_base);
+        self.weight_streams.tail.data.next.length = self.view.val().weight_length;
+        if self.second.val() {
+            self.weight_streams.tail.data.next.offset =
+                bit_cast::<40, 48>(self.view.val().weight1_base);
+            self.weight_streams.tail.data.next.length = self.view.val().weight1_length;
+        }
+        self.weight_reads.valid.next =
+            self.weight_streams.head.valid.val() & self.weight_lengths.tail.ready.val();
+        self.weight_reads.data.next = self.weight_streams.head.data.val();
+        self.weight_streams.head.ready.next =
+            self.weight_reads.ready.val() & self.weight_lengths.tail.ready.val();
+        self.weight_lengths.tail.valid.next =
+            self.weight_streams.head.valid.val() & self.weight_reads.ready.val();
+        self.weight_lengths.tail.data.next = self.weight_streams.head.data.val().length;
+        // One stream in the decoder and the groups at a time, so the
+        // surplus of a stream is never used by the next block's beats.
+        self.weight_decoder.start.next = self.weight_lengths.head.valid.val()
+            & !self.weight_decoder.busy.val()
+            & (self.weight_stream.q.val() == WeightStream::Idle)
+            & !self.halt.val();
+        self.weight_decoder.length.next = self.weight_lengths.head.data.val();
+        self.weight_lengths.head.ready.next = self.weight_decoder.start.val();
+        if self.weight_decoder.start.val() | self.weight_decoder.busy.val() {
+            self.decoder_quiet.d.next = 0.into();
+        } else if self.decoder_quiet.q.val() != 3 {
+            self.decoder_quiet.d.next = self.decoder_quiet.q.val() + 1;
+        }
+        // Its last group has reached the groups' buffer.
+        self.decoder_settled.next = self.decoder_quiet.q.val() == 3;
+        self.weight_decoder.words.valid.next = self.weight_beats.valid.val();
+        self.weight_decoder.words.data.next = self.weight_beats.data.val().data;
+        self.weight_beats.ready.next = self.weight_decoder.words.ready.val();
+        self.weight_groups.depthwise.next = self.depthwise.val();
+        StreamOut::<WeightGroup>::join(
+            &mut self.weight_decoder.weights,
+            &mut self.weight_groups.weights,
+        );
+        self.group_ready.next = self.weight_groups.groups.valid.val()
+            & (self.weight_stream.q.val() == WeightStream::Decoding);
+        self.weight_groups.groups.ready.next = self.group_taken.val();
+
+        // ---- The stream's state, and faults (golden: OpError::Weights) ----
+        // Every group is decoded, none is left, and a beat still needs one.
+        self.too_few_weights.next = (self.weight_stream.q.val() == WeightStream::Decoding)
+            & self.decoder_settled.val()
+            & !self.weight_groups.groups.valid.val()
+            & self.group_wanted.val();
+        self.too_many_weights.next = (self.weight_stream.q.val() == WeightStream::Draining)
+            & (self.weight_groups.groups.valid.val()
+                | (self.decoder_settled.val() & !self.weight_groups.empty.val()));
+        match self.weight_stream.q.val() {
+            WeightStream::Idle => {
+                if self.weight_decoder.start.val() {
+                    self.weight_stream.d.next = WeightStream::Decoding;
+                }
+            }
+            WeightStream::Decoding => {
+                if self.stream_used.val() {
+                    self.weight_stream.d.next = WeightStream::Draining;
+                }
+            }
+            WeightStream::Draining => {
+                if self.decoder_settled.val() & !self.too_many_weights.val() {
+                    self.weight_stream.d.next = WeightStream::Idle;
+                }
+            }
+        }
+        self.fault.next = self.weight_decoder.error.val()
+            | self.weight_groups.ragged.val()
+            | self.too_few_weights.val()
+            | self.too_many_weights.val();
+        self.decoding.next = self.weight_decoder.busy.val()
+            & ((self.weight_decoder.words.valid.val() & self.weight_decoder.words.ready.val())
+                | (self.weight_decoder.weights.valid.val()
+                    & self.weight_groups.weights.ready.val()));
+
+        // ---- Scale/bias: the block's channels, 10 bytes each ----
+        self.scales_room.next =
+            self.scale_streams.tail.ready.val() & self.scale_depths.tail.ready.val();
+        self.scale_streams.tail.valid.next = self.start_scales.val();
+        self.scale_streams.tail.data.next.region = self.view.val().scale_region;
+        self.scale_base.next = self.view.val().scale_base;
+        if self.second.val() {
+            self.scale_base.next = self.view.val().scale1_base;
+        }
+        self.scale_streams.tail.data.next.offset = bit_cast::<40, 48>(self.scale_base.val())
+            + (bit_cast::<40, 16>(self.scale_channel.val()) << 3)
+            + (bit_cast::<40, 16>(self.scale_channel.val()) << 1);
+        self.scale_streams.tail.data.next.length = (bit_cast::<32, 16>(self.scale_depth.val())
+            << 3)
+            + (bit_cast::<32, 16>(self.scale_depth.val()) << 1);
+        StreamOut::<StreamRead>::link(&mut self.scale_reads, &mut self.scale_streams.head);
+        self.scale_depths.tail.valid.next = self.start_scales.val();
+        self.scale_depths.tail.data.next = self.scale_depth.val();
+        StreamIn::<LaneBeat>::link(&mut self.scale_beats, &mut self.scale_records.bytes);
+        StreamOut::<ScaleRecordBeat>::join(
+            &mut self.scale_records.records,
+            &mut self.scale_sets.records,
+        );
+        StreamOut::<Bits<16>>::join(&mut self.scale_depths.head, &mut self.scale_sets.depths);
+        StreamOut::<ScaleSet>::link(&mut self.sets, &mut self.scale_sets.sets);
+
+        // ---- The MAC unit ----
+        self.mac.operands.valid.next = self.operands.valid.val();
+        self.mac.operands.data.next = self.operands.data.val();
+        if self.multiply_group.val() {
+            self.mac.operands.data.next.weights = self.weight_groups.groups.data.val().weights;
+        }
+        if self.second.val() & self.interleaved.val() {
+            self.mac.operands.data.next.acts = self.odd_acts.val();
+        }
+        self.operands.ready.next = self.mac.operands.ready.val();
+        self.slice_done.next = self.mac.slice_done.val();
+        StreamIn::<AccRead>::link(&mut self.readout, &mut self.mac.readout);
+        StreamOut::<Accumulators>::link(&mut self.results, &mut self.mac.results);
+        self.mac.clear.next = self.clear.val();
+        self.clearing.next = self.mac.clearing.val();
+
+        self.idle.next = (self.weight_streams.count.val() == 0)
+            & (self.weight_lengths.count.val() == 0)
+            & (self.weight_stream.q.val() == WeightStream::Idle)
+            & (self.scale_depths.count.val() == 0);
+    }
+}
