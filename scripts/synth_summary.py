@@ -1,14 +1,16 @@
 """Summarises yosys `stat -json` per top-level block of a generated NPU.
 
-rust-hdl emits one module per block instance, named by its path
-(`npu_u65_256_core$apb$ready`), so a block's cells are those of every module
-whose name starts with its path. Exits non-zero on any latch outside a
-module whose name contains `clock_gate`.
+rust-hdl names a module by the path of its first instance
+(`npu_u65_256_core$apb$ready`), and npu-gen emits identical modules once,
+so a block's cells are those of its module and, recursively, of every
+module instance below it, as often as it is instantiated. Exits non-zero
+on any latch outside a module whose name contains `clock_gate`.
 """
 import json
 import re
 import sys
 from collections import defaultdict
+from functools import lru_cache
 
 
 def load_modules(path):
@@ -20,24 +22,47 @@ def load_modules(path):
     return modules
 
 
+FLOP = re.compile(r"\$_(S?DFF|DFFE|SDFFE|SDFFCE|ALDFF|DFFSR)")
+
+
 def main(top, path):
-    modules = load_modules(path)
+    modules = {name.lstrip("\\"): stat for name, stat in load_modules(path).items()}
     core = f"{top}_core"
-    cells = defaultdict(int)
-    flops = defaultdict(int)
     latches = []
+
+    @lru_cache(maxsize=None)
+    def totals(name):
+        """(cells, flops) of module `name` with every instance below it."""
+        cells = flops = 0
+        for kind, count in modules[name].get("num_cells_by_type", {}).items():
+            kind = kind.lstrip("\\")
+            if kind in modules:
+                sub_cells, sub_flops = totals(kind)
+                cells += count * sub_cells
+                flops += count * sub_flops
+                continue
+            cells += count
+            if FLOP.match(kind):
+                flops += count
+        return cells, flops
+
     for name, stat in modules.items():
-        name = name.lstrip("\\")
-        parts = name.split("$")
-        block = parts[1] if parts[0] == core and len(parts) > 1 else "(top)"
         for kind, count in stat.get("num_cells_by_type", {}).items():
-            if kind.lstrip("\\").startswith(core) or kind.lstrip("\\") in modules:
-                continue  # a submodule instance, counted in its own module
-            cells[block] += count
-            if re.match(r"\$_(S?DFF|DFFE|SDFFE|SDFFCE|ALDFF|DFFSR)", kind):
-                flops[block] += count
             if "LATCH" in kind.upper() and "clock_gate" not in name:
                 latches.append(f"{name}: {count} x {kind}")
+    cells = defaultdict(int)
+    flops = defaultdict(int)
+    for kind, count in modules[core].get("num_cells_by_type", {}).items():
+        kind = kind.lstrip("\\")
+        if kind in modules:
+            block = kind.split("$")[1] if kind.startswith(core + "$") else kind
+            sub_cells, sub_flops = totals(kind)
+            cells[block] += count * sub_cells
+            flops[block] += count * sub_flops
+        else:
+            cells["(top)"] += count
+            if FLOP.match(kind):
+                flops["(top)"] += count
     print(f"{top}: cells and flops per block")
     print(f"  {'block':<16} {'cells':>8} {'flops':>8}")
     for block in sorted(cells):

@@ -157,25 +157,25 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,l
         .d(channel_term$d),
         .q(channel_term$q)
     );
-    ifm_fetch_core$inner_a inner_a(
+    ifm_fetch_core$channel_term inner_a(
         .clock(inner_a$clock),
         .rst_n(inner_a$rst_n),
         .d(inner_a$d),
         .q(inner_a$q)
     );
-    ifm_fetch_core$inner_b inner_b(
+    ifm_fetch_core$channel_term inner_b(
         .clock(inner_b$clock),
         .rst_n(inner_b$rst_n),
         .d(inner_b$d),
         .q(inner_b$q)
     );
-    ifm_fetch_core$row_a row_a(
+    ifm_fetch_core$channel_term row_a(
         .clock(row_a$clock),
         .rst_n(row_a$rst_n),
         .d(row_a$d),
         .q(row_a$q)
     );
-    ifm_fetch_core$row_b row_b(
+    ifm_fetch_core$channel_term row_b(
         .clock(row_b$clock),
         .rst_n(row_b$rst_n),
         .d(row_b$d),
@@ -187,43 +187,43 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,l
         .d(dest_row$d),
         .q(dest_row$q)
     );
-    ifm_fetch_core$dest_row_step dest_row_step(
+    ifm_fetch_core$dest_row dest_row_step(
         .clock(dest_row_step$clock),
         .rst_n(dest_row_step$rst_n),
         .d(dest_row_step$d),
         .q(dest_row_step$q)
     );
-    ifm_fetch_core$dest_b_offset dest_b_offset(
+    ifm_fetch_core$dest_row dest_b_offset(
         .clock(dest_b_offset$clock),
         .rst_n(dest_b_offset$rst_n),
         .d(dest_b_offset$d),
         .q(dest_b_offset$q)
     );
-    ifm_fetch_core$y y(
+    ifm_fetch_core$dest_row y(
         .clock(y$clock),
         .rst_n(y$rst_n),
         .d(y$d),
         .q(y$q)
     );
-    ifm_fetch_core$row row(
+    ifm_fetch_core$dest_row row(
         .clock(row$clock),
         .rst_n(row$rst_n),
         .d(row$d),
         .q(row$q)
     );
-    ifm_fetch_core$piece_b piece_b(
+    ifm_fetch_core$active piece_b(
         .clock(piece_b$clock),
         .rst_n(piece_b$rst_n),
         .d(piece_b$d),
         .q(piece_b$q)
     );
-    ifm_fetch_core$group_offset group_offset(
+    ifm_fetch_core$channel_term group_offset(
         .clock(group_offset$clock),
         .rst_n(group_offset$rst_n),
         .d(group_offset$d),
         .q(group_offset$q)
     );
-    ifm_fetch_core$group_base group_base(
+    ifm_fetch_core$dest_row group_base(
         .clock(group_base$clock),
         .rst_n(group_base$rst_n),
         .d(group_base$d),
@@ -515,23 +515,6 @@ module ifm_fetch_core$channel_term(clock,rst_n,d,q);
 endmodule // ifm_fetch_core$channel_term
 
 
-module ifm_fetch_core$dest_b_offset(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // ifm_fetch_core$dest_b_offset
 
 
 module ifm_fetch_core$dest_row(clock,rst_n,d,q);
@@ -553,99 +536,14 @@ module ifm_fetch_core$dest_row(clock,rst_n,d,q);
 endmodule // ifm_fetch_core$dest_row
 
 
-module ifm_fetch_core$dest_row_step(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // ifm_fetch_core$dest_row_step
 
 
-module ifm_fetch_core$group_base(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // ifm_fetch_core$group_base
 
 
-module ifm_fetch_core$group_offset(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // ifm_fetch_core$group_offset
 
 
-module ifm_fetch_core$inner_a(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // ifm_fetch_core$inner_a
 
 
-module ifm_fetch_core$inner_b(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // ifm_fetch_core$inner_b
 
 
 module ifm_fetch_core$multiply(a,b,product);
@@ -677,80 +575,12 @@ module ifm_fetch_core$multiply(a,b,product);
 endmodule // ifm_fetch_core$multiply
 
 
-module ifm_fetch_core$piece_b(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // ifm_fetch_core$piece_b
 
 
-module ifm_fetch_core$row(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // ifm_fetch_core$row
 
 
-module ifm_fetch_core$row_a(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // ifm_fetch_core$row_a
 
 
-module ifm_fetch_core$row_b(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // ifm_fetch_core$row_b
 
 
 module ifm_fetch_core$step(clock,rst_n,d,q);
@@ -772,23 +602,6 @@ module ifm_fetch_core$step(clock,rst_n,d,q);
 endmodule // ifm_fetch_core$step
 
 
-module ifm_fetch_core$y(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // ifm_fetch_core$y
 
 
 // Top level with the block's port names.

@@ -252,7 +252,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         .d(reading$d),
         .q(reading$q)
     );
-    ifm_unit_core$unit$reading_full reading_full(
+    ifm_unit_core$unit$located_full reading_full(
         .clock(reading_full$clock),
         .rst_n(reading_full$rst_n),
         .d(reading_full$d),
@@ -264,19 +264,19 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         .d(out$d),
         .q(out$q)
     );
-    ifm_unit_core$unit$out_full out_full(
+    ifm_unit_core$unit$located_full out_full(
         .clock(out_full$clock),
         .rst_n(out_full$rst_n),
         .d(out_full$d),
         .q(out_full$q)
     );
-    ifm_unit_core$unit$skid skid(
+    ifm_unit_core$unit$out skid(
         .clock(skid$clock),
         .rst_n(skid$rst_n),
         .d(skid$d),
         .q(skid$q)
     );
-    ifm_unit_core$unit$skid_full skid_full(
+    ifm_unit_core$unit$located_full skid_full(
         .clock(skid_full$clock),
         .rst_n(skid_full$rst_n),
         .d(skid_full$d),
@@ -4866,23 +4866,6 @@ module ifm_unit_core$unit$out(clock,rst_n,d,q);
 endmodule // ifm_unit_core$unit$out
 
 
-module ifm_unit_core$unit$out_full(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // ifm_unit_core$unit$out_full
 
 
 module ifm_unit_core$unit$reading(clock,rst_n,d,q);
@@ -4904,61 +4887,10 @@ module ifm_unit_core$unit$reading(clock,rst_n,d,q);
 endmodule // ifm_unit_core$unit$reading
 
 
-module ifm_unit_core$unit$reading_full(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // ifm_unit_core$unit$reading_full
 
 
-module ifm_unit_core$unit$skid(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [575:0] d;
-    output reg  [575:0] q;
-    
-    // Constant declarations
-    localparam  init = 576'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // ifm_unit_core$unit$skid
 
 
-module ifm_unit_core$unit$skid_full(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // ifm_unit_core$unit$skid_full
 
 
 // Top level with the block's port names.

@@ -99,19 +99,19 @@ module mac_unit_core(clock,rst_n,operands$valid,operands$data,operands$ready,sli
         .readout_read_address(acc_buffer$readout_read_address),
         .readout_read_data(acc_buffer$readout_read_data)
     );
-    mac_unit_core$result_held result_held(
+    mac_unit_core$dot_units$full result_held(
         .clock(result_held$clock),
         .rst_n(result_held$rst_n),
         .d(result_held$d),
         .q(result_held$q)
     );
-    mac_unit_core$clear_active clear_active(
+    mac_unit_core$dot_units$full clear_active(
         .clock(clear_active$clock),
         .rst_n(clear_active$rst_n),
         .d(clear_active$d),
         .q(clear_active$q)
     );
-    mac_unit_core$clear_address clear_address(
+    mac_unit_core$adder_array$forward_address clear_address(
         .clock(clear_address$clock),
         .rst_n(clear_address$rst_n),
         .d(clear_address$d),
@@ -276,13 +276,13 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         .d(forward_address$d),
         .q(forward_address$q)
     );
-    mac_unit_core$adder_array$forward_valid forward_valid(
+    mac_unit_core$dot_units$full forward_valid(
         .clock(forward_valid$clock),
         .rst_n(forward_valid$rst_n),
         .d(forward_valid$d),
         .q(forward_valid$q)
     );
-    mac_unit_core$adder_array$done done(
+    mac_unit_core$dot_units$full done(
         .clock(done$clock),
         .rst_n(done$rst_n),
         .d(done$d),
@@ -294,7 +294,7 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         .d(low_bytes$d),
         .q(low_bytes$q)
     );
-    mac_unit_core$adder_array$low_first low_first(
+    mac_unit_core$dot_units$full low_first(
         .clock(low_first$clock),
         .rst_n(low_first$rst_n),
         .d(low_first$d),
@@ -1855,23 +1855,6 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
 endmodule // mac_unit_core$adder_array
 
 
-module mac_unit_core$adder_array$done(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // mac_unit_core$adder_array$done
 
 
 module mac_unit_core$adder_array$forward(clock,rst_n,d,q);
@@ -1912,23 +1895,6 @@ module mac_unit_core$adder_array$forward_address(clock,rst_n,d,q);
 endmodule // mac_unit_core$adder_array$forward_address
 
 
-module mac_unit_core$adder_array$forward_valid(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // mac_unit_core$adder_array$forward_valid
 
 
 module mac_unit_core$adder_array$low_bytes(clock,rst_n,d,q);
@@ -1950,61 +1916,10 @@ module mac_unit_core$adder_array$low_bytes(clock,rst_n,d,q);
 endmodule // mac_unit_core$adder_array$low_bytes
 
 
-module mac_unit_core$adder_array$low_first(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // mac_unit_core$adder_array$low_first
 
 
-module mac_unit_core$clear_active(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // mac_unit_core$clear_active
 
 
-module mac_unit_core$clear_address(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    
-    // Constant declarations
-    localparam  init = 9'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // mac_unit_core$clear_address
 
 
 module mac_unit_core$dot_units(clock,rst_n,operands$valid,operands$data,operands$ready,sums$valid,sums$data,sums$ready);
@@ -4784,23 +4699,6 @@ module mac_unit_core$dot_units$stage(clock,rst_n,d,q);
 endmodule // mac_unit_core$dot_units$stage
 
 
-module mac_unit_core$result_held(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // mac_unit_core$result_held
 
 
 // Top level with the block's port names.

@@ -996,13 +996,13 @@ module npu_u65_256_core$apb(clock,rst_n,pclken,psel,penable,pprot,pwrite,paddr,p
     reg  complete;
     
     // Sub module instances
-    npu_u65_256_core$apb$ready ready(
+    npu_u65_256_core$cpm$reset_sync$stage$0 ready(
         .clock(ready$clock),
         .rst_n(ready$rst_n),
         .d(ready$d),
         .q(ready$q)
     );
-    npu_u65_256_core$apb$error error(
+    npu_u65_256_core$cpm$reset_sync$stage$0 error(
         .clock(error$clock),
         .rst_n(error$rst_n),
         .d(error$d),
@@ -1053,23 +1053,6 @@ module npu_u65_256_core$apb(clock,rst_n,pclken,psel,penable,pprot,pwrite,paddr,p
 endmodule // npu_u65_256_core$apb
 
 
-module npu_u65_256_core$apb$error(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$apb$error
 
 
 module npu_u65_256_core$apb$rdata(clock,rst_n,d,q);
@@ -1091,23 +1074,6 @@ module npu_u65_256_core$apb$rdata(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$apb$rdata
 
 
-module npu_u65_256_core$apb$ready(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$apb$ready
 
 
 module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,status,qread,irq,running_state,pmu_irq,clear_irq,pmu_enable,command_start,command_cancel,command$valid,command$data,command$ready,command_busy,descriptors$valid,descriptors$data,descriptors$ready,descriptors_active,bus_error,faulting_channel,faulting_interface,set_write,set_key,set_value,set_known,set_reserved,dma,operation,kernel_ops$valid,kernel_ops$data,kernel_ops$ready,kernels_run,kernel_busy,kernel_fault,kernel_fault_offset);
@@ -1329,13 +1295,13 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         .head$ready(kernel_ops$ready),
         .count(kernel_queue$count)
     );
-    npu_u65_256_core$control$running running(
+    npu_u65_256_core$cpm$reset_sync$stage$0 running(
         .clock(running$clock),
         .rst_n(running$rst_n),
         .d(running$d),
         .q(running$q)
     );
-    npu_u65_256_core$control$fetching fetching(
+    npu_u65_256_core$cpm$reset_sync$stage$0 fetching(
         .clock(fetching$clock),
         .rst_n(fetching$rst_n),
         .d(fetching$d),
@@ -1347,37 +1313,37 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         .d(step$d),
         .q(step$q)
     );
-    npu_u65_256_core$control$words_taken words_taken(
+    npu_u65_256_core$cpm$prot_state words_taken(
         .clock(words_taken$clock),
         .rst_n(words_taken$rst_n),
         .d(words_taken$d),
         .q(words_taken$q)
     );
-    npu_u65_256_core$control$offset offset(
+    npu_u65_256_core$apb$rdata offset(
         .clock(offset$clock),
         .rst_n(offset$rst_n),
         .d(offset$d),
         .q(offset$q)
     );
-    npu_u65_256_core$control$qread_offset qread_offset(
+    npu_u65_256_core$apb$rdata qread_offset(
         .clock(qread_offset$clock),
         .rst_n(qread_offset$rst_n),
         .d(qread_offset$d),
         .q(qread_offset$q)
     );
-    npu_u65_256_core$control$first_word first_word(
+    npu_u65_256_core$apb$rdata first_word(
         .clock(first_word$clock),
         .rst_n(first_word$rst_n),
         .d(first_word$d),
         .q(first_word$q)
     );
-    npu_u65_256_core$control$payload payload(
+    npu_u65_256_core$apb$rdata payload(
         .clock(payload$clock),
         .rst_n(payload$rst_n),
         .d(payload$d),
         .q(payload$q)
     );
-    npu_u65_256_core$control$irq_raised irq_raised(
+    npu_u65_256_core$cpm$reset_sync$stage$0 irq_raised(
         .clock(irq_raised$clock),
         .rst_n(irq_raised$rst_n),
         .d(irq_raised$d),
@@ -1389,31 +1355,31 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         .d(irq_history$d),
         .q(irq_history$q)
     );
-    npu_u65_256_core$control$parse_error parse_error(
+    npu_u65_256_core$cpm$reset_sync$stage$0 parse_error(
         .clock(parse_error$clock),
         .rst_n(parse_error$rst_n),
         .d(parse_error$d),
         .q(parse_error$q)
     );
-    npu_u65_256_core$control$end_reached end_reached(
+    npu_u65_256_core$cpm$reset_sync$stage$0 end_reached(
         .clock(end_reached$clock),
         .rst_n(end_reached$rst_n),
         .d(end_reached$d),
         .q(end_reached$q)
     );
-    npu_u65_256_core$control$bus_error_seen bus_error_seen(
+    npu_u65_256_core$cpm$reset_sync$stage$0 bus_error_seen(
         .clock(bus_error_seen$clock),
         .rst_n(bus_error_seen$rst_n),
         .d(bus_error_seen$d),
         .q(bus_error_seen$q)
     );
-    npu_u65_256_core$control$kernel_fault_seen kernel_fault_seen(
+    npu_u65_256_core$cpm$reset_sync$stage$0 kernel_fault_seen(
         .clock(kernel_fault_seen$clock),
         .rst_n(kernel_fault_seen$rst_n),
         .d(kernel_fault_seen$d),
         .q(kernel_fault_seen$q)
     );
-    npu_u65_256_core$control$pmu_enabled pmu_enabled(
+    npu_u65_256_core$cpm$reset_sync$stage$0 pmu_enabled(
         .clock(pmu_enabled$clock),
         .rst_n(pmu_enabled$rst_n),
         .d(pmu_enabled$d),
@@ -1742,23 +1708,6 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
 endmodule // npu_u65_256_core$control
 
 
-module npu_u65_256_core$control$bus_error_seen(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$control$bus_error_seen
 
 
 module npu_u65_256_core$control$elementwise_types(mode,ifm_precision,ifm_signed,ofm_precision,ofm_signed,allowed);
@@ -1804,61 +1753,10 @@ module npu_u65_256_core$control$elementwise_types(mode,ifm_precision,ifm_signed,
 endmodule // npu_u65_256_core$control$elementwise_types
 
 
-module npu_u65_256_core$control$end_reached(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$control$end_reached
 
 
-module npu_u65_256_core$control$fetching(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$control$fetching
 
 
-module npu_u65_256_core$control$first_word(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$control$first_word
 
 
 module npu_u65_256_core$control$irq_history(clock,rst_n,d,q);
@@ -1880,42 +1778,8 @@ module npu_u65_256_core$control$irq_history(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$control$irq_history
 
 
-module npu_u65_256_core$control$irq_raised(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$control$irq_raised
 
 
-module npu_u65_256_core$control$kernel_fault_seen(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$control$kernel_fault_seen
 
 
 module npu_u65_256_core$control$kernel_queue(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
@@ -1956,13 +1820,13 @@ module npu_u65_256_core$control$kernel_queue(clock,rst_n,tail$valid,tail$data,ta
     reg  pop;
     
     // Sub module instances
-    npu_u65_256_core$control$kernel_queue$write_pointer write_pointer(
+    npu_u65_256_core$cpm$prot_state write_pointer(
         .clock(write_pointer$clock),
         .rst_n(write_pointer$rst_n),
         .d(write_pointer$d),
         .q(write_pointer$q)
     );
-    npu_u65_256_core$control$kernel_queue$read_pointer read_pointer(
+    npu_u65_256_core$cpm$prot_state read_pointer(
         .clock(read_pointer$clock),
         .rst_n(read_pointer$rst_n),
         .d(read_pointer$d),
@@ -2009,23 +1873,6 @@ module npu_u65_256_core$control$kernel_queue(clock,rst_n,tail$valid,tail$data,ta
 endmodule // npu_u65_256_core$control$kernel_queue
 
 
-module npu_u65_256_core$control$kernel_queue$read_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$control$kernel_queue$read_pointer
 
 
 module npu_u65_256_core$control$kernel_queue$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
@@ -2049,137 +1896,18 @@ module npu_u65_256_core$control$kernel_queue$words(clock,rst_n,write_enable,writ
 endmodule // npu_u65_256_core$control$kernel_queue$words
 
 
-module npu_u65_256_core$control$kernel_queue$write_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$control$kernel_queue$write_pointer
 
 
-module npu_u65_256_core$control$offset(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$control$offset
 
 
-module npu_u65_256_core$control$parse_error(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$control$parse_error
 
 
-module npu_u65_256_core$control$payload(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$control$payload
 
 
-module npu_u65_256_core$control$pmu_enabled(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$control$pmu_enabled
 
 
-module npu_u65_256_core$control$qread_offset(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$control$qread_offset
 
 
-module npu_u65_256_core$control$running(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$control$running
 
 
 module npu_u65_256_core$control$step(clock,rst_n,d,q);
@@ -2206,23 +1934,6 @@ module npu_u65_256_core$control$step(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$control$step
 
 
-module npu_u65_256_core$control$words_taken(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$control$words_taken
 
 
 module npu_u65_256_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disable,dft_cgen,rst_n,core_rst_n,core_clock,datapath_clock,datapath_clock_wanted,porpl,porsl,prot,reset_write,reset_value,reset_pprot,resetting,quiesce,axi_quiet,shram_clear,shram_clearing,active,idle,apb_select,wakeup,cmd,clock_q$qreq_n,clock_q$qaccept_n,clock_q$qdeny,clock_q$qactive,power_q$qreq_n,power_q$qaccept_n,power_q$qdeny,power_q$qactive);
@@ -2343,7 +2054,7 @@ module npu_u65_256_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disabl
         .din(reset_sync$din),
         .dout(reset_sync$dout)
     );
-    npu_u65_256_core$cpm$prot_captured prot_captured(
+    npu_u65_256_core$cpm$reset_sync$stage$0 prot_captured(
         .clock(prot_captured$clock),
         .rst_n(prot_captured$rst_n),
         .d(prot_captured$d),
@@ -2355,13 +2066,13 @@ module npu_u65_256_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disabl
         .d(prot_state$d),
         .q(prot_state$q)
     );
-    npu_u65_256_core$cpm$pending_prot pending_prot(
+    npu_u65_256_core$cpm$prot_state pending_prot(
         .clock(pending_prot$clock),
         .rst_n(pending_prot$rst_n),
         .d(pending_prot$d),
         .q(pending_prot$q)
     );
-    npu_u65_256_core$cpm$soft_reset soft_reset(
+    npu_u65_256_core$cpm$reset_sync$stage$0 soft_reset(
         .clock(soft_reset$clock),
         .rst_n(soft_reset$rst_n),
         .d(soft_reset$d),
@@ -2379,13 +2090,13 @@ module npu_u65_256_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disabl
         .d(phase_cycles$d),
         .q(phase_cycles$q)
     );
-    npu_u65_256_core$cpm$clear_started clear_started(
+    npu_u65_256_core$cpm$reset_sync$stage$0 clear_started(
         .clock(clear_started$clock),
         .rst_n(clear_started$rst_n),
         .d(clear_started$d),
         .q(clear_started$q)
     );
-    npu_u65_256_core$cpm$core_released core_released(
+    npu_u65_256_core$cpm$reset_sync$stage$0 core_released(
         .clock(core_released$clock),
         .rst_n(core_released$rst_n),
         .d(core_released$d),
@@ -2396,7 +2107,7 @@ module npu_u65_256_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disabl
         .enable(clock_gate$enable),
         .gated(clock_gate$gated)
     );
-    npu_u65_256_core$cpm$datapath_clock_gate datapath_clock_gate(
+    npu_u65_256_core$cpm$clock_gate datapath_clock_gate(
         .clock(datapath_clock_gate$clock),
         .enable(datapath_clock_gate$enable),
         .gated(datapath_clock_gate$gated)
@@ -2412,7 +2123,7 @@ module npu_u65_256_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disabl
         .port$qactive(clock_q$qactive),
         .stopped(clock_q_completer$stopped)
     );
-    npu_u65_256_core$cpm$power_q_completer power_q_completer(
+    npu_u65_256_core$cpm$clock_q_completer power_q_completer(
         .clock(power_q_completer$clock),
         .rst_n(power_q_completer$rst_n),
         .active(power_q_completer$active),
@@ -2536,23 +2247,6 @@ module npu_u65_256_core$cpm(clock,n_reset,n_mbist_reset,mbist_req,dft_rst_disabl
 endmodule // npu_u65_256_core$cpm
 
 
-module npu_u65_256_core$cpm$clear_started(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$cpm$clear_started
 
 
 module npu_u65_256_core$cpm$clock_gate(clock,enable,gated);
@@ -2678,7 +2372,7 @@ module npu_u65_256_core$cpm$clock_q_completer$qreq_n_sync(clock,rst_n,din,dout);
         .d(stage$0$d),
         .q(stage$0$q)
     );
-    npu_u65_256_core$cpm$clock_q_completer$qreq_n_sync$stage$1 stage$1(
+    npu_u65_256_core$cpm$clock_q_completer$qreq_n_sync$stage$0 stage$1(
         .clock(stage$1$clock),
         .rst_n(stage$1$rst_n),
         .d(stage$1$d),
@@ -2718,23 +2412,6 @@ module npu_u65_256_core$cpm$clock_q_completer$qreq_n_sync$stage$0(clock,rst_n,d,
 endmodule // npu_u65_256_core$cpm$clock_q_completer$qreq_n_sync$stage$0
 
 
-module npu_u65_256_core$cpm$clock_q_completer$qreq_n_sync$stage$1(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b1;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$cpm$clock_q_completer$qreq_n_sync$stage$1
 
 
 module npu_u65_256_core$cpm$clock_q_completer$state(clock,rst_n,d,q);
@@ -2761,56 +2438,10 @@ module npu_u65_256_core$cpm$clock_q_completer$state(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$cpm$clock_q_completer$state
 
 
-module npu_u65_256_core$cpm$core_released(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$cpm$core_released
 
 
-module npu_u65_256_core$cpm$datapath_clock_gate(clock,enable,gated);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  enable;
-    output reg  gated;
-    
-    // Update code (custom)
-    reg enable_latched;
-    always @(*) if (!clock) enable_latched = enable;
-    always @(*) gated = clock & enable_latched;
-endmodule // npu_u65_256_core$cpm$datapath_clock_gate
 
 
-module npu_u65_256_core$cpm$pending_prot(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$cpm$pending_prot
 
 
 module npu_u65_256_core$cpm$phase(clock,rst_n,d,q);
@@ -2857,215 +2488,16 @@ module npu_u65_256_core$cpm$phase_cycles(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$cpm$phase_cycles
 
 
-module npu_u65_256_core$cpm$power_q_completer(clock,rst_n,active,allow,port$qreq_n,port$qaccept_n,port$qdeny,port$qactive,stopped);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  active;
-    input wire  allow;
-    input wire  port$qreq_n;
-    output reg  port$qaccept_n;
-    output reg  port$qdeny;
-    output reg  port$qactive;
-    output reg  stopped;
-    
-    // Enums
-    localparam QState$Run = 0;
-    localparam QState$Stopped = 1;
-    localparam QState$Denied = 2;
-    
-    // Stub signals
-    reg  qreq_n_sync$clock;
-    reg  qreq_n_sync$rst_n;
-    reg  qreq_n_sync$din;
-    wire  qreq_n_sync$dout;
-    reg  state$clock;
-    reg  state$rst_n;
-    reg  [1:0] state$d;
-    wire  [1:0] state$q;
-    
-    // Sub module instances
-    npu_u65_256_core$cpm$power_q_completer$qreq_n_sync qreq_n_sync(
-        .clock(qreq_n_sync$clock),
-        .rst_n(qreq_n_sync$rst_n),
-        .din(qreq_n_sync$din),
-        .dout(qreq_n_sync$dout)
-    );
-    npu_u65_256_core$cpm$power_q_completer$state state(
-        .clock(state$clock),
-        .rst_n(state$rst_n),
-        .d(state$d),
-        .q(state$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        state$clock = clock;
-        state$d = state$q;
-        state$rst_n = rst_n;
-        qreq_n_sync$clock = clock;
-        qreq_n_sync$rst_n = rst_n;
-        qreq_n_sync$din = port$qreq_n;
-        case (state$q)
-            QState$Run:
-                begin
-                    if (~qreq_n_sync$dout) begin
-                        if (allow) begin
-                            state$d = QState$Stopped;
-                        end
-                        else begin
-                            state$d = QState$Denied;
-                        end
-                    end
-                end
-            QState$Stopped:
-                begin
-                    if (qreq_n_sync$dout) begin
-                        state$d = QState$Run;
-                    end
-                end
-            QState$Denied:
-                begin
-                    if (qreq_n_sync$dout) begin
-                        state$d = QState$Run;
-                    end
-                end
-        endcase
-        port$qaccept_n = state$q != QState$Stopped;
-        port$qdeny = state$q == QState$Denied;
-        port$qactive = active;
-        stopped = state$q == QState$Stopped;
-    end
-    
-endmodule // npu_u65_256_core$cpm$power_q_completer
 
 
-module npu_u65_256_core$cpm$power_q_completer$qreq_n_sync(clock,rst_n,din,dout);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  din;
-    output reg  dout;
-    
-    // Stub signals
-    reg  stage$0$clock;
-    reg  stage$0$rst_n;
-    reg  stage$0$d;
-    wire  stage$0$q;
-    reg  stage$1$clock;
-    reg  stage$1$rst_n;
-    reg  stage$1$d;
-    wire  stage$1$q;
-    
-    // Sub module instances
-    npu_u65_256_core$cpm$power_q_completer$qreq_n_sync$stage$0 stage$0(
-        .clock(stage$0$clock),
-        .rst_n(stage$0$rst_n),
-        .d(stage$0$d),
-        .q(stage$0$q)
-    );
-    npu_u65_256_core$cpm$power_q_completer$qreq_n_sync$stage$1 stage$1(
-        .clock(stage$1$clock),
-        .rst_n(stage$1$rst_n),
-        .d(stage$1$d),
-        .q(stage$1$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        stage$0$clock = clock;
-        stage$1$clock = clock;
-        stage$0$rst_n = rst_n;
-        stage$1$rst_n = rst_n;
-        stage$0$d = din;
-        stage$1$d = stage$0$q;
-        dout = stage$1$q;
-    end
-    
-endmodule // npu_u65_256_core$cpm$power_q_completer$qreq_n_sync
 
 
-module npu_u65_256_core$cpm$power_q_completer$qreq_n_sync$stage$0(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b1;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$cpm$power_q_completer$qreq_n_sync$stage$0
 
 
-module npu_u65_256_core$cpm$power_q_completer$qreq_n_sync$stage$1(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b1;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$cpm$power_q_completer$qreq_n_sync$stage$1
 
 
-module npu_u65_256_core$cpm$power_q_completer$state(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 64'h0;
-    
-    // Enums
-    localparam QState$Run = 0;
-    localparam QState$Stopped = 1;
-    localparam QState$Denied = 2;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$cpm$power_q_completer$state
 
 
-module npu_u65_256_core$cpm$prot_captured(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$cpm$prot_captured
 
 
 module npu_u65_256_core$cpm$prot_state(clock,rst_n,d,q);
@@ -3112,7 +2544,7 @@ module npu_u65_256_core$cpm$reset_sync(clock,rst_n,din,dout);
         .d(stage$0$d),
         .q(stage$0$q)
     );
-    npu_u65_256_core$cpm$reset_sync$stage$1 stage$1(
+    npu_u65_256_core$cpm$reset_sync$stage$0 stage$1(
         .clock(stage$1$clock),
         .rst_n(stage$1$rst_n),
         .d(stage$1$d),
@@ -3152,42 +2584,8 @@ module npu_u65_256_core$cpm$reset_sync$stage$0(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$cpm$reset_sync$stage$0
 
 
-module npu_u65_256_core$cpm$reset_sync$stage$1(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$cpm$reset_sync$stage$1
 
 
-module npu_u65_256_core$cpm$soft_reset(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$cpm$soft_reset
 
 
 module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,operations$ready,runs,busy,ifm_fills$valid,ifm_fills$data,ifm_fills$ready,ifm_filled,weight_reads$0$valid,weight_reads$0$data,weight_reads$0$ready,weight_beats$0$valid,weight_beats$0$data,weight_beats$0$ready,scale_reads$0$valid,scale_reads$0$data,scale_reads$0$ready,scale_beats$0$valid,scale_beats$0$data,scale_beats$0$ready,ofm_writes$valid,ofm_writes$data,ofm_writes$ready,dma_busy,shram_read_enable,shram_read_address,shram_read_data,lut_write,clear,clearing,fault,fault_offset,events,clock_wanted);
@@ -3572,7 +2970,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .fills$data(ifm_fetch$fills$data),
         .fills$ready(ifm_fetch$fills$ready)
     );
-    npu_u65_256_core$datapath$ifm2_fetch ifm2_fetch(
+    npu_u65_256_core$datapath$ifm_fetch ifm2_fetch(
         .clock(ifm2_fetch$clock),
         .rst_n(ifm2_fetch$rst_n),
         .jobs$valid(ifm2_fetch$jobs$valid),
@@ -3752,43 +3150,43 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .d(operation$d),
         .q(operation$q)
     );
-    npu_u65_256_core$datapath$fetching_ifm2 fetching_ifm2(
+    npu_u65_256_core$cpm$reset_sync$stage$0 fetching_ifm2(
         .clock(fetching_ifm2$clock),
         .rst_n(fetching_ifm2$rst_n),
         .d(fetching_ifm2$d),
         .q(fetching_ifm2$q)
     );
-    npu_u65_256_core$datapath$active active(
+    npu_u65_256_core$cpm$reset_sync$stage$0 active(
         .clock(active$clock),
         .rst_n(active$rst_n),
         .d(active$d),
         .q(active$q)
     );
-    npu_u65_256_core$datapath$starting starting(
+    npu_u65_256_core$cpm$reset_sync$stage$0 starting(
         .clock(starting$clock),
         .rst_n(starting$rst_n),
         .d(starting$d),
         .q(starting$q)
     );
-    npu_u65_256_core$datapath$filled filled(
+    npu_u65_256_core$cpm$prot_state filled(
         .clock(filled$clock),
         .rst_n(filled$rst_n),
         .d(filled$d),
         .q(filled$q)
     );
-    npu_u65_256_core$datapath$position position(
+    npu_u65_256_core$cpm$prot_state position(
         .clock(position$clock),
         .rst_n(position$rst_n),
         .d(position$d),
         .q(position$q)
     );
-    npu_u65_256_core$datapath$faulted faulted(
+    npu_u65_256_core$cpm$reset_sync$stage$0 faulted(
         .clock(faulted$clock),
         .rst_n(faulted$rst_n),
         .d(faulted$d),
         .q(faulted$q)
     );
-    npu_u65_256_core$datapath$settling settling(
+    npu_u65_256_core$cpm$prot_state settling(
         .clock(settling$clock),
         .rst_n(settling$rst_n),
         .d(settling$d),
@@ -4288,23 +3686,6 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
 endmodule // npu_u65_256_core$datapath
 
 
-module npu_u65_256_core$datapath$active(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$active
 
 
 module npu_u65_256_core$datapath$beat_tags(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
@@ -4351,7 +3732,7 @@ module npu_u65_256_core$datapath$beat_tags(clock,rst_n,tail$valid,tail$data,tail
         .d(write_pointer$d),
         .q(write_pointer$q)
     );
-    npu_u65_256_core$datapath$beat_tags$read_pointer read_pointer(
+    npu_u65_256_core$datapath$beat_tags$write_pointer read_pointer(
         .clock(read_pointer$clock),
         .rst_n(read_pointer$rst_n),
         .d(read_pointer$d),
@@ -4398,23 +3779,6 @@ module npu_u65_256_core$datapath$beat_tags(clock,rst_n,tail$valid,tail$data,tail
 endmodule // npu_u65_256_core$datapath$beat_tags
 
 
-module npu_u65_256_core$datapath$beat_tags$read_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$beat_tags$read_pointer
 
 
 module npu_u65_256_core$datapath$beat_tags$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
@@ -4674,7 +4038,7 @@ module npu_u65_256_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,start_w
         .empty(weight_groups$empty),
         .ragged(weight_groups$ragged)
     );
-    npu_u65_256_core$datapath$cores$0$scale_streams scale_streams(
+    npu_u65_256_core$datapath$cores$0$weight_streams scale_streams(
         .clock(scale_streams$clock),
         .rst_n(scale_streams$rst_n),
         .tail$valid(scale_streams$tail$valid),
@@ -4741,7 +4105,7 @@ module npu_u65_256_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,start_w
         .d(weight_stream$d),
         .q(weight_stream$q)
     );
-    npu_u65_256_core$datapath$cores$0$decoder_quiet decoder_quiet(
+    npu_u65_256_core$cpm$prot_state decoder_quiet(
         .clock(decoder_quiet$clock),
         .rst_n(decoder_quiet$rst_n),
         .d(decoder_quiet$d),
@@ -4866,23 +4230,6 @@ module npu_u65_256_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,start_w
 endmodule // npu_u65_256_core$datapath$cores$0
 
 
-module npu_u65_256_core$datapath$cores$0$decoder_quiet(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$decoder_quiet
 
 
 module npu_u65_256_core$datapath$cores$0$mac(clock,rst_n,operands$valid,operands$data,operands$ready,slice_done,readout$valid,readout$data,readout$ready,results$valid,results$data,results$ready,clear,clearing);
@@ -4983,19 +4330,19 @@ module npu_u65_256_core$datapath$cores$0$mac(clock,rst_n,operands$valid,operands
         .readout_read_address(acc_buffer$readout_read_address),
         .readout_read_data(acc_buffer$readout_read_data)
     );
-    npu_u65_256_core$datapath$cores$0$mac$result_held result_held(
+    npu_u65_256_core$cpm$reset_sync$stage$0 result_held(
         .clock(result_held$clock),
         .rst_n(result_held$rst_n),
         .d(result_held$d),
         .q(result_held$q)
     );
-    npu_u65_256_core$datapath$cores$0$mac$clear_active clear_active(
+    npu_u65_256_core$cpm$reset_sync$stage$0 clear_active(
         .clock(clear_active$clock),
         .rst_n(clear_active$rst_n),
         .d(clear_active$d),
         .q(clear_active$q)
     );
-    npu_u65_256_core$datapath$cores$0$mac$clear_address clear_address(
+    npu_u65_256_core$datapath$traversal$beat_walker$word clear_address(
         .clock(clear_address$clock),
         .rst_n(clear_address$rst_n),
         .d(clear_address$d),
@@ -5154,31 +4501,31 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
         .d(forward$d),
         .q(forward$q)
     );
-    npu_u65_256_core$datapath$cores$0$mac$adder_array$forward_address forward_address(
+    npu_u65_256_core$datapath$traversal$beat_walker$word forward_address(
         .clock(forward_address$clock),
         .rst_n(forward_address$rst_n),
         .d(forward_address$d),
         .q(forward_address$q)
     );
-    npu_u65_256_core$datapath$cores$0$mac$adder_array$forward_valid forward_valid(
+    npu_u65_256_core$cpm$reset_sync$stage$0 forward_valid(
         .clock(forward_valid$clock),
         .rst_n(forward_valid$rst_n),
         .d(forward_valid$d),
         .q(forward_valid$q)
     );
-    npu_u65_256_core$datapath$cores$0$mac$adder_array$done done(
+    npu_u65_256_core$cpm$reset_sync$stage$0 done(
         .clock(done$clock),
         .rst_n(done$rst_n),
         .d(done$d),
         .q(done$q)
     );
-    npu_u65_256_core$datapath$cores$0$mac$adder_array$low_bytes low_bytes(
+    npu_u65_256_core$datapath$cores$0$scale_records$buffer low_bytes(
         .clock(low_bytes$clock),
         .rst_n(low_bytes$rst_n),
         .d(low_bytes$d),
         .q(low_bytes$q)
     );
-    npu_u65_256_core$datapath$cores$0$mac$adder_array$low_first low_first(
+    npu_u65_256_core$cpm$reset_sync$stage$0 low_first(
         .clock(low_first$clock),
         .rst_n(low_first$rst_n),
         .d(low_first$d),
@@ -6739,23 +6086,6 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
 endmodule // npu_u65_256_core$datapath$cores$0$mac$adder_array
 
 
-module npu_u65_256_core$datapath$cores$0$mac$adder_array$done(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$mac$adder_array$done
 
 
 module npu_u65_256_core$datapath$cores$0$mac$adder_array$forward(clock,rst_n,d,q);
@@ -6777,118 +6107,16 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array$forward(clock,rst_n,d,q
 endmodule // npu_u65_256_core$datapath$cores$0$mac$adder_array$forward
 
 
-module npu_u65_256_core$datapath$cores$0$mac$adder_array$forward_address(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    
-    // Constant declarations
-    localparam  init = 9'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$mac$adder_array$forward_address
 
 
-module npu_u65_256_core$datapath$cores$0$mac$adder_array$forward_valid(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$mac$adder_array$forward_valid
 
 
-module npu_u65_256_core$datapath$cores$0$mac$adder_array$low_bytes(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [255:0] d;
-    output reg  [255:0] q;
-    
-    // Constant declarations
-    localparam  init = 256'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$mac$adder_array$low_bytes
 
 
-module npu_u65_256_core$datapath$cores$0$mac$adder_array$low_first(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$mac$adder_array$low_first
 
 
-module npu_u65_256_core$datapath$cores$0$mac$clear_active(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$mac$clear_active
 
 
-module npu_u65_256_core$datapath$cores$0$mac$clear_address(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    
-    // Constant declarations
-    localparam  init = 9'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$mac$clear_address
 
 
 module npu_u65_256_core$datapath$cores$0$mac$dot_units(clock,rst_n,operands$valid,operands$data,operands$ready,sums$valid,sums$data,sums$ready);
@@ -6932,7 +6160,7 @@ module npu_u65_256_core$datapath$cores$0$mac$dot_units(clock,rst_n,operands$vali
         .d(stage$d),
         .q(stage$q)
     );
-    npu_u65_256_core$datapath$cores$0$mac$dot_units$full full(
+    npu_u65_256_core$cpm$reset_sync$stage$0 full(
         .clock(full$clock),
         .rst_n(full$rst_n),
         .d(full$d),
@@ -9630,23 +8858,6 @@ module npu_u65_256_core$datapath$cores$0$mac$dot_units(clock,rst_n,operands$vali
 endmodule // npu_u65_256_core$datapath$cores$0$mac$dot_units
 
 
-module npu_u65_256_core$datapath$cores$0$mac$dot_units$full(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$mac$dot_units$full
 
 
 module npu_u65_256_core$datapath$cores$0$mac$dot_units$stage(clock,rst_n,d,q);
@@ -9668,23 +8879,6 @@ module npu_u65_256_core$datapath$cores$0$mac$dot_units$stage(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$datapath$cores$0$mac$dot_units$stage
 
 
-module npu_u65_256_core$datapath$cores$0$mac$result_held(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$mac$result_held
 
 
 module npu_u65_256_core$datapath$cores$0$scale_depths(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
@@ -9725,13 +8919,13 @@ module npu_u65_256_core$datapath$cores$0$scale_depths(clock,rst_n,tail$valid,tai
     reg  pop;
     
     // Sub module instances
-    npu_u65_256_core$datapath$cores$0$scale_depths$write_pointer write_pointer(
+    npu_u65_256_core$cpm$prot_state write_pointer(
         .clock(write_pointer$clock),
         .rst_n(write_pointer$rst_n),
         .d(write_pointer$d),
         .q(write_pointer$q)
     );
-    npu_u65_256_core$datapath$cores$0$scale_depths$read_pointer read_pointer(
+    npu_u65_256_core$cpm$prot_state read_pointer(
         .clock(read_pointer$clock),
         .rst_n(read_pointer$rst_n),
         .d(read_pointer$d),
@@ -9778,23 +8972,6 @@ module npu_u65_256_core$datapath$cores$0$scale_depths(clock,rst_n,tail$valid,tai
 endmodule // npu_u65_256_core$datapath$cores$0$scale_depths
 
 
-module npu_u65_256_core$datapath$cores$0$scale_depths$read_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$scale_depths$read_pointer
 
 
 module npu_u65_256_core$datapath$cores$0$scale_depths$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
@@ -9818,23 +8995,6 @@ module npu_u65_256_core$datapath$cores$0$scale_depths$words(clock,rst_n,write_en
 endmodule // npu_u65_256_core$datapath$cores$0$scale_depths$words
 
 
-module npu_u65_256_core$datapath$cores$0$scale_depths$write_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$scale_depths$write_pointer
 
 
 module npu_u65_256_core$datapath$cores$0$scale_records(clock,rst_n,bytes$valid,bytes$data,bytes$ready,records$valid,records$data,records$ready);
@@ -9878,7 +9038,7 @@ module npu_u65_256_core$datapath$cores$0$scale_records(clock,rst_n,bytes$valid,b
         .d(buffer$d),
         .q(buffer$q)
     );
-    npu_u65_256_core$datapath$cores$0$scale_records$level level(
+    npu_u65_256_core$datapath$traversal$readout_walker$done level(
         .clock(level$clock),
         .rst_n(level$rst_n),
         .d(level$d),
@@ -9942,23 +9102,6 @@ module npu_u65_256_core$datapath$cores$0$scale_records$buffer(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$datapath$cores$0$scale_records$buffer
 
 
-module npu_u65_256_core$datapath$cores$0$scale_records$level(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [5:0] d;
-    output reg  [5:0] q;
-    
-    // Constant declarations
-    localparam  init = 6'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$scale_records$level
 
 
 module npu_u65_256_core$datapath$cores$0$scale_sets(clock,rst_n,depths$valid,depths$data,depths$ready,records$valid,records$data,records$ready,sets$valid,sets$data,sets$ready);
@@ -10012,7 +9155,7 @@ module npu_u65_256_core$datapath$cores$0$scale_sets(clock,rst_n,depths$valid,dep
     reg  [15:0] next_channels;
     
     // Sub module instances
-    npu_u65_256_core$datapath$cores$0$scale_sets$left left(
+    npu_u65_256_core$control$irq_history left(
         .clock(left$clock),
         .rst_n(left$rst_n),
         .d(left$d),
@@ -10024,19 +9167,19 @@ module npu_u65_256_core$datapath$cores$0$scale_sets(clock,rst_n,depths$valid,dep
         .d(gathering$d),
         .q(gathering$q)
     );
-    npu_u65_256_core$datapath$cores$0$scale_sets$count count(
+    npu_u65_256_core$datapath$beat_tags$write_pointer count(
         .clock(count$clock),
         .rst_n(count$rst_n),
         .d(count$d),
         .q(count$q)
     );
-    npu_u65_256_core$datapath$cores$0$scale_sets$offered offered(
+    npu_u65_256_core$datapath$cores$0$scale_sets$gathering offered(
         .clock(offered$clock),
         .rst_n(offered$rst_n),
         .d(offered$d),
         .q(offered$q)
     );
-    npu_u65_256_core$datapath$cores$0$scale_sets$offered_valid offered_valid(
+    npu_u65_256_core$cpm$reset_sync$stage$0 offered_valid(
         .clock(offered_valid$clock),
         .rst_n(offered_valid$rst_n),
         .d(offered_valid$d),
@@ -10112,23 +9255,6 @@ module npu_u65_256_core$datapath$cores$0$scale_sets(clock,rst_n,depths$valid,dep
 endmodule // npu_u65_256_core$datapath$cores$0$scale_sets
 
 
-module npu_u65_256_core$datapath$cores$0$scale_sets$count(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$scale_sets$count
 
 
 module npu_u65_256_core$datapath$cores$0$scale_sets$gathering(clock,rst_n,d,q);
@@ -10150,211 +9276,18 @@ module npu_u65_256_core$datapath$cores$0$scale_sets$gathering(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$datapath$cores$0$scale_sets$gathering
 
 
-module npu_u65_256_core$datapath$cores$0$scale_sets$left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$scale_sets$left
 
 
-module npu_u65_256_core$datapath$cores$0$scale_sets$offered(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [623:0] d;
-    output reg  [623:0] q;
-    
-    // Constant declarations
-    localparam  init = 624'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$scale_sets$offered
 
 
-module npu_u65_256_core$datapath$cores$0$scale_sets$offered_valid(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$scale_sets$offered_valid
 
 
-module npu_u65_256_core$datapath$cores$0$scale_streams(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  tail$valid;
-    input wire  [74:0] tail$data;
-    output reg  tail$ready;
-    output reg  head$valid;
-    output reg  [74:0] head$data;
-    input wire  head$ready;
-    output reg  [1:0] count;
-    
-    // Constant declarations
-    localparam  depth = 2'b10;
-    
-    // Stub signals
-    reg  write_pointer$clock;
-    reg  write_pointer$rst_n;
-    reg  [1:0] write_pointer$d;
-    wire  [1:0] write_pointer$q;
-    reg  read_pointer$clock;
-    reg  read_pointer$rst_n;
-    reg  [1:0] read_pointer$d;
-    wire  [1:0] read_pointer$q;
-    reg  words$clock;
-    reg  words$rst_n;
-    reg  words$write_enable;
-    reg  words$write_address;
-    reg  [74:0] words$write_data;
-    reg  words$read_address;
-    wire  [74:0] words$read_data;
-    
-    // Local signals
-    reg  push;
-    reg  pop;
-    
-    // Sub module instances
-    npu_u65_256_core$datapath$cores$0$scale_streams$write_pointer write_pointer(
-        .clock(write_pointer$clock),
-        .rst_n(write_pointer$rst_n),
-        .d(write_pointer$d),
-        .q(write_pointer$q)
-    );
-    npu_u65_256_core$datapath$cores$0$scale_streams$read_pointer read_pointer(
-        .clock(read_pointer$clock),
-        .rst_n(read_pointer$rst_n),
-        .d(read_pointer$d),
-        .q(read_pointer$q)
-    );
-    npu_u65_256_core$datapath$cores$0$scale_streams$words words(
-        .clock(words$clock),
-        .rst_n(words$rst_n),
-        .write_enable(words$write_enable),
-        .write_address(words$write_address),
-        .write_data(words$write_data),
-        .read_address(words$read_address),
-        .read_data(words$read_data)
-    );
-    
-    // Update code
-    always @(*) begin
-        write_pointer$clock = clock;
-        read_pointer$clock = clock;
-        write_pointer$d = write_pointer$q;
-        read_pointer$d = read_pointer$q;
-        write_pointer$rst_n = rst_n;
-        read_pointer$rst_n = rst_n;
-        words$clock = clock;
-        words$rst_n = rst_n;
-        count = write_pointer$q - read_pointer$q;
-        tail$ready = count != depth;
-        head$valid = count != 32'h0;
-        push = tail$valid & tail$ready;
-        pop = head$valid & head$ready;
-        words$write_enable = push;
-        words$write_address = write_pointer$q[(32'h0)+:(1)];
-        words$write_data = tail$data;
-        words$read_address = read_pointer$q[(32'h0)+:(1)];
-        head$data = words$read_data;
-        if (push) begin
-            write_pointer$d = write_pointer$q + 32'h1;
-        end
-        if (pop) begin
-            read_pointer$d = read_pointer$q + 32'h1;
-        end
-    end
-    
-endmodule // npu_u65_256_core$datapath$cores$0$scale_streams
 
 
-module npu_u65_256_core$datapath$cores$0$scale_streams$read_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$scale_streams$read_pointer
 
 
-module npu_u65_256_core$datapath$cores$0$scale_streams$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write_enable;
-    input wire  write_address;
-    input wire  [74:0] write_data;
-    input wire  read_address;
-    output reg  [74:0] read_data;
-    
-    // Update code (custom)
-    reg [74:0] cells [0:1];
-    integer i;
-    always @(posedge clock or negedge rst_n)
-       if (!rst_n) for (i = 0; i <= 1; i = i + 1) cells[i] <= 0;
-       else if (write_enable) cells[write_address] <= write_data;
-    always @(*) read_data = cells[read_address];
-endmodule // npu_u65_256_core$datapath$cores$0$scale_streams$words
 
 
-module npu_u65_256_core$datapath$cores$0$scale_streams$write_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$scale_streams$write_pointer
 
 
 module npu_u65_256_core$datapath$cores$0$weight_decoder(clock,rst_n,start,length,busy,error,error_code,words$valid,words$data,words$ready,weights$valid,weights$data,weights$ready);
@@ -10665,19 +9598,19 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs(clock,rst_n,push_a
         .d(w_count$d),
         .q(w_count$q)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$z_count z_count(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$w_count z_count(
         .clock(z_count$clock),
         .rst_n(z_count$rst_n),
         .d(z_count$d),
         .q(z_count$q)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$head_value_done head_value_done(
+    npu_u65_256_core$cpm$reset_sync$stage$0 head_value_done(
         .clock(head_value_done$clock),
         .rst_n(head_value_done$rst_n),
         .d(head_value_done$d),
         .q(head_value_done$q)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$head_zeros head_zeros(
+    npu_u65_256_core$apb$rdata head_zeros(
         .clock(head_zeros$clock),
         .rst_n(head_zeros$rst_n),
         .d(head_zeros$d),
@@ -10689,25 +9622,25 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs(clock,rst_n,push_a
         .d(group$d),
         .q(group$q)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$fill fill(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$dirofs fill(
         .clock(fill$clock),
         .rst_n(fill$rst_n),
         .d(fill$d),
         .q(fill$q)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$out_group out_group(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$group out_group(
         .clock(out_group$clock),
         .rst_n(out_group$rst_n),
         .d(out_group$d),
         .q(out_group$q)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$out_n out_n(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$dirofs out_n(
         .clock(out_n$clock),
         .rst_n(out_n$rst_n),
         .d(out_n$d),
         .q(out_n$q)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$out_full out_full(
+    npu_u65_256_core$cpm$reset_sync$stage$0 out_full(
         .clock(out_full$clock),
         .rst_n(out_full$rst_n),
         .d(out_full$d),
@@ -13308,23 +12241,6 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs(clock,rst_n,push_a
 endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$pairs
 
 
-module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$fill(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [4:0] d;
-    output reg  [4:0] q;
-    
-    // Constant declarations
-    localparam  init = 5'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$fill
 
 
 module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$group(clock,rst_n,d,q);
@@ -13346,99 +12262,14 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$group(clock,rst_n,
 endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$group
 
 
-module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$head_value_done(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$head_value_done
 
 
-module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$head_zeros(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$head_zeros
 
 
-module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$out_full(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$out_full
 
 
-module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$out_group(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [143:0] d;
-    output reg  [143:0] q;
-    
-    // Constant declarations
-    localparam  init = 144'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$out_group
 
 
-module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$out_n(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [4:0] d;
-    output reg  [4:0] q;
-    
-    // Constant declarations
-    localparam  init = 5'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$out_n
 
 
 module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$runs(clock,rst_n,d,q);
@@ -13498,23 +12329,6 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$w_count(clock,rst_
 endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$w_count
 
 
-module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$z_count(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Constant declarations
-    localparam  init = 7'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$z_count
 
 
 module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start,bad_length,view,fill,exhausted,used,push_a_w,push_a_value,push_a_weights,push_a_z,push_a_runs,push_b_w,push_b_weights,push_b_z,push_b_runs,w_room,z_room,idle,error_code);
@@ -13805,7 +12619,7 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
         .n_z(chunk_a$n_z),
         .zero_runs(chunk_a$zero_runs)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$chunk_b chunk_b(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$chunk_a chunk_b(
         .bits(chunk_b$bits),
         .alternating(chunk_b$alternating),
         .zdiv(chunk_b$zdiv),
@@ -13862,49 +12676,49 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
         .d(error$d),
         .q(error$q)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$pos8 pos8(
+    npu_u65_256_core$cpm$phase_cycles pos8(
         .clock(pos8$clock),
         .rst_n(pos8$rst_n),
         .d(pos8$d),
         .q(pos8$q)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$alternating alternating(
+    npu_u65_256_core$cpm$reset_sync$stage$0 alternating(
         .clock(alternating$clock),
         .rst_n(alternating$rst_n),
         .d(alternating$d),
         .q(alternating$q)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$zdiv zdiv(
+    npu_u65_256_core$cpm$prot_state zdiv(
         .clock(zdiv$clock),
         .rst_n(zdiv$rst_n),
         .d(zdiv$d),
         .q(zdiv$q)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$wdiv wdiv(
+    npu_u65_256_core$cpm$phase_cycles wdiv(
         .clock(wdiv$clock),
         .rst_n(wdiv$rst_n),
         .d(wdiv$d),
         .q(wdiv$q)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$wtrunc wtrunc(
+    npu_u65_256_core$cpm$reset_sync$stage$0 wtrunc(
         .clock(wtrunc$clock),
         .rst_n(wtrunc$rst_n),
         .d(wtrunc$d),
         .q(wtrunc$q)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$w_cnt w_cnt(
+    npu_u65_256_core$control$irq_history w_cnt(
         .clock(w_cnt$clock),
         .rst_n(w_cnt$rst_n),
         .d(w_cnt$d),
         .q(w_cnt$q)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$z_cnt z_cnt(
+    npu_u65_256_core$control$irq_history z_cnt(
         .clock(z_cnt$clock),
         .rst_n(z_cnt$rst_n),
         .d(z_cnt$d),
         .q(z_cnt$q)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$have_palette have_palette(
+    npu_u65_256_core$cpm$reset_sync$stage$0 have_palette(
         .clock(have_palette$clock),
         .rst_n(have_palette$rst_n),
         .d(have_palette$d),
@@ -13916,13 +12730,13 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
         .d(palette$d),
         .q(palette$q)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$palette_size palette_size(
+    npu_u65_256_core$datapath$traversal$readout_walker$done palette_size(
         .clock(palette_size$clock),
         .rst_n(palette_size$rst_n),
         .d(palette_size$d),
         .q(palette_size$q)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$palette_bits palette_bits(
+    npu_u65_256_core$datapath$beat_tags$write_pointer palette_bits(
         .clock(palette_bits$clock),
         .rst_n(palette_bits$rst_n),
         .d(palette_bits$d),
@@ -13934,19 +12748,19 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
         .d(dirofs$d),
         .q(dirofs$q)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$wq_i wq_i(
+    npu_u65_256_core$control$irq_history wq_i(
         .clock(wq_i$clock),
         .rst_n(wq_i$rst_n),
         .d(wq_i$d),
         .q(wq_i$q)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$zq_i zq_i(
+    npu_u65_256_core$control$irq_history zq_i(
         .clock(zq_i$clock),
         .rst_n(zq_i$rst_n),
         .d(zq_i$d),
         .q(zq_i$q)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$wq wq(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$dirofs wq(
         .clock(wq$clock),
         .rst_n(wq$rst_n),
         .d(wq$d),
@@ -13958,7 +12772,7 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
         .d(zq$d),
         .q(zq$q)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$pend_w pend_w(
+    npu_u65_256_core$datapath$beat_tags$write_pointer pend_w(
         .clock(pend_w$clock),
         .rst_n(pend_w$rst_n),
         .d(pend_w$d),
@@ -13970,19 +12784,19 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
         .d(pend_wq$d),
         .q(pend_wq$q)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$pend_z pend_z(
+    npu_u65_256_core$datapath$beat_tags$write_pointer pend_z(
         .clock(pend_z$clock),
         .rst_n(pend_z$rst_n),
         .d(pend_z$d),
         .q(pend_z$q)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$pend_zq0 pend_zq0(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$zq pend_zq0(
         .clock(pend_zq0$clock),
         .rst_n(pend_zq0$rst_n),
         .d(pend_zq0$d),
         .q(pend_zq0$q)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$pend_zq pend_zq(
+    npu_u65_256_core$op_state$dma_src_region$stored pend_zq(
         .clock(pend_zq$clock),
         .rst_n(pend_zq$rst_n),
         .d(pend_zq$d),
@@ -15201,23 +14015,6 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
 endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser
 
 
-module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$alternating(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser$alternating
 
 
 module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$chunk_a(bits,alternating,zdiv,wdiv,wtrunc,uncompressed,wremain_bits,per_chunk_12,zunary_12,w_cnt,z_cnt,palette,palette_size,dirofs,wq_i,zq_i,wq,zq,pend_w,pend_wq,pend_z,pend_zq0,pend_zq,next_wq_i,next_zq_i,next_wq,next_zq,next_pend_w,next_pend_wq,next_pend_z,next_pend_zq0,next_pend_zq,last,head_len,len,quotient_error,index_error,value_error,zero_run_error,n_w,weights,n_z,zero_runs);
@@ -19937,4721 +18734,6 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$chunk_a(bits,alte
 endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser$chunk_a
 
 
-module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$chunk_b(bits,alternating,zdiv,wdiv,wtrunc,uncompressed,wremain_bits,per_chunk_12,zunary_12,w_cnt,z_cnt,palette,palette_size,dirofs,wq_i,zq_i,wq,zq,pend_w,pend_wq,pend_z,pend_zq0,pend_zq,next_wq_i,next_zq_i,next_wq,next_zq,next_pend_w,next_pend_wq,next_pend_z,next_pend_zq0,next_pend_zq,last,head_len,len,quotient_error,index_error,value_error,zero_run_error,n_w,weights,n_z,zero_runs);
-    
-    // Module arguments
-    input wire  [159:0] bits;
-    input wire  alternating;
-    input wire  [1:0] zdiv;
-    input wire  [2:0] wdiv;
-    input wire  wtrunc;
-    input wire  uncompressed;
-    input wire  [3:0] wremain_bits;
-    input wire  per_chunk_12;
-    input wire  zunary_12;
-    input wire  [15:0] w_cnt;
-    input wire  [15:0] z_cnt;
-    input wire  [287:0] palette;
-    input wire  [5:0] palette_size;
-    input wire  [4:0] dirofs;
-    input wire  [15:0] wq_i;
-    input wire  [15:0] zq_i;
-    input wire  [4:0] wq;
-    input wire  [27:0] zq;
-    input wire  [3:0] pend_w;
-    input wire  [59:0] pend_wq;
-    input wire  [3:0] pend_z;
-    input wire  [27:0] pend_zq0;
-    input wire  [47:0] pend_zq;
-    output reg  [15:0] next_wq_i;
-    output reg  [15:0] next_zq_i;
-    output reg  [4:0] next_wq;
-    output reg  [27:0] next_zq;
-    output reg  [3:0] next_pend_w;
-    output reg  [59:0] next_pend_wq;
-    output reg  [3:0] next_pend_z;
-    output reg  [27:0] next_pend_zq0;
-    output reg  [47:0] next_pend_zq;
-    output reg  last;
-    output reg  [7:0] head_len;
-    output reg  [7:0] len;
-    output reg  quotient_error;
-    output reg  index_error;
-    output reg  value_error;
-    output reg  zero_run_error;
-    output reg  [3:0] n_w;
-    output reg  [143:0] weights;
-    output reg  [3:0] n_z;
-    output reg  [511:0] zero_runs;
-    
-    // Local signals
-    reg  w_en;
-    reg  z_en;
-    reg  gr_en;
-    reg  [15:0] w_left;
-    reg  [15:0] z_left;
-    reg  [11:0] wu0;
-    reg  [11:0] zu;
-    reg  [11:0] wu1;
-    reg  [7:0] off_wrem;
-    reg  [7:0] off_zrem;
-    reg  [3:0] j;
-    reg  [3:0] k;
-    reg  [1:0] c;
-    reg  [5:0] run;
-    reg  [11:0] ends;
-    reg  [59:0] end_runs;
-    reg  [47:0] end_numbers;
-    reg  [4:0] q;
-    reg  [59:0] qs;
-    reg  [3:0] ones;
-    reg  zfirst;
-    reg  [3:0] m;
-    reg  [28:0] zsum;
-    reg  [27:0] zq0;
-    reg  [11:0] zends;
-    reg  [47:0] zend_runs;
-    reg  [47:0] zend_numbers;
-    reg  [3:0] zq_n;
-    reg  [47:0] zqs;
-    reg  [2:0] wshift;
-    reg  [107:0] rw;
-    reg  [8:0] rem;
-    reg  [107:0] wrems;
-    reg  [6:0] rw_off;
-    reg  [35:0] rz;
-    reg  [2:0] zrem;
-    reg  [35:0] zrems;
-    reg  [5:0] rz_off;
-    reg  [4:0] pq;
-    reg  [8:0] pal_entry;
-    reg  [9:0] index;
-    reg  [10:0] code;
-    reg  [8:0] magnitude;
-    reg  [8:0] value;
-    reg  [31:0] zrun;
-    reg  [3:0] pzq;
-    reg  [27:0] zrun_q;
-    
-    // Update code
-    always @(*) begin
-        w_left = w_cnt - wq_i;
-        z_left = z_cnt - zq_i;
-        w_en = (wq_i < w_cnt) & (~alternating | (((wq_i) & 17'h1ffff) < ((zq_i) & 17'h1ffff) + 32'h8));
-        z_en = alternating & (wq_i >= zq_i) & (zq_i < z_cnt);
-        gr_en = w_en & ~uncompressed;
-        last = ~w_en & ~z_en;
-        wu0 = 32'h0;
-        zu = 32'h0;
-        wu1 = 32'h0;
-        off_wrem = 32'h0;
-        if (gr_en) begin
-            wu0 = bits[(32'h0)+:(12)];
-            wu1 = bits[(32'hc)+:(12)];
-            off_wrem = 32'hc;
-        end
-        if (z_en) begin
-            zu = bits[(32'h0)+:(12)];
-            if (gr_en) begin
-                zu = bits[(32'hc)+:(12)];
-                wu1 = bits[(32'h18)+:(12)];
-            end
-            off_wrem = off_wrem + 32'hc;
-            if (~zunary_12) begin
-                zu = zu & 32'hff;
-                off_wrem = off_wrem - 32'h4;
-                if (gr_en) begin
-                    wu1 = bits[(32'h14)+:(12)];
-                end
-            end
-        end
-        off_wrem = off_wrem + wu0[0];
-        off_wrem = off_wrem + wu0[1];
-        off_wrem = off_wrem + wu0[2];
-        off_wrem = off_wrem + wu0[3];
-        off_wrem = off_wrem + wu0[4];
-        off_wrem = off_wrem + wu0[5];
-        off_wrem = off_wrem + wu0[6];
-        off_wrem = off_wrem + wu0[7];
-        off_wrem = off_wrem + wu0[8];
-        off_wrem = off_wrem + wu0[9];
-        off_wrem = off_wrem + wu0[10];
-        off_wrem = off_wrem + wu0[11];
-        head_len = off_wrem;
-        j = 32'h0;
-        k = 32'h0;
-        run = ((wq) & 6'h3f);
-        ends = 32'h0;
-        end_runs = 32'h0;
-        end_numbers = 32'h0;
-        quotient_error = 1'b0;
-        c = 32'h0;
-        if (wu0[0]) begin
-            c = 32'h1;
-            if ((j == 0) & wu1[0]) begin
-                c = 32'h2;
-            end
-            if ((j == 1) & wu1[1]) begin
-                c = 32'h2;
-            end
-            if ((j == 2) & wu1[2]) begin
-                c = 32'h2;
-            end
-            if ((j == 3) & wu1[3]) begin
-                c = 32'h2;
-            end
-            if ((j == 4) & wu1[4]) begin
-                c = 32'h2;
-            end
-            if ((j == 5) & wu1[5]) begin
-                c = 32'h2;
-            end
-            if ((j == 6) & wu1[6]) begin
-                c = 32'h2;
-            end
-            if ((j == 7) & wu1[7]) begin
-                c = 32'h2;
-            end
-            if ((j == 8) & wu1[8]) begin
-                c = 32'h2;
-            end
-            if ((j == 9) & wu1[9]) begin
-                c = 32'h2;
-            end
-            if ((j == 10) & wu1[10]) begin
-                c = 32'h2;
-            end
-            if ((j == 11) & wu1[11]) begin
-                c = 32'h2;
-            end
-            j = j + 32'h1;
-        end
-        if (gr_en & (((k) & 16'hffff) < w_left)) begin
-            run = run + ((c) & 6'h3f);
-            if (run > 32'h1f) begin
-                quotient_error = 1'b1;
-            end
-            if ((c < 32'h2) | wtrunc) begin
-                ends = (ends & ~(1 << (0)) | ((1'b1) << (0)));
-                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (0 * 32'h5));
-                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (0 * 32'h4));
-                k = k + 32'h1;
-                run = 32'h0;
-            end
-        end
-        c = 32'h0;
-        if (wu0[1]) begin
-            c = 32'h1;
-            if ((j == 0) & wu1[0]) begin
-                c = 32'h2;
-            end
-            if ((j == 1) & wu1[1]) begin
-                c = 32'h2;
-            end
-            if ((j == 2) & wu1[2]) begin
-                c = 32'h2;
-            end
-            if ((j == 3) & wu1[3]) begin
-                c = 32'h2;
-            end
-            if ((j == 4) & wu1[4]) begin
-                c = 32'h2;
-            end
-            if ((j == 5) & wu1[5]) begin
-                c = 32'h2;
-            end
-            if ((j == 6) & wu1[6]) begin
-                c = 32'h2;
-            end
-            if ((j == 7) & wu1[7]) begin
-                c = 32'h2;
-            end
-            if ((j == 8) & wu1[8]) begin
-                c = 32'h2;
-            end
-            if ((j == 9) & wu1[9]) begin
-                c = 32'h2;
-            end
-            if ((j == 10) & wu1[10]) begin
-                c = 32'h2;
-            end
-            if ((j == 11) & wu1[11]) begin
-                c = 32'h2;
-            end
-            j = j + 32'h1;
-        end
-        if (gr_en & (((k) & 16'hffff) < w_left)) begin
-            run = run + ((c) & 6'h3f);
-            if (run > 32'h1f) begin
-                quotient_error = 1'b1;
-            end
-            if ((c < 32'h2) | wtrunc) begin
-                ends = (ends & ~(1 << (1)) | ((1'b1) << (1)));
-                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (1 * 32'h5));
-                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (1 * 32'h4));
-                k = k + 32'h1;
-                run = 32'h0;
-            end
-        end
-        c = 32'h0;
-        if (wu0[2]) begin
-            c = 32'h1;
-            if ((j == 0) & wu1[0]) begin
-                c = 32'h2;
-            end
-            if ((j == 1) & wu1[1]) begin
-                c = 32'h2;
-            end
-            if ((j == 2) & wu1[2]) begin
-                c = 32'h2;
-            end
-            if ((j == 3) & wu1[3]) begin
-                c = 32'h2;
-            end
-            if ((j == 4) & wu1[4]) begin
-                c = 32'h2;
-            end
-            if ((j == 5) & wu1[5]) begin
-                c = 32'h2;
-            end
-            if ((j == 6) & wu1[6]) begin
-                c = 32'h2;
-            end
-            if ((j == 7) & wu1[7]) begin
-                c = 32'h2;
-            end
-            if ((j == 8) & wu1[8]) begin
-                c = 32'h2;
-            end
-            if ((j == 9) & wu1[9]) begin
-                c = 32'h2;
-            end
-            if ((j == 10) & wu1[10]) begin
-                c = 32'h2;
-            end
-            if ((j == 11) & wu1[11]) begin
-                c = 32'h2;
-            end
-            j = j + 32'h1;
-        end
-        if (gr_en & (((k) & 16'hffff) < w_left)) begin
-            run = run + ((c) & 6'h3f);
-            if (run > 32'h1f) begin
-                quotient_error = 1'b1;
-            end
-            if ((c < 32'h2) | wtrunc) begin
-                ends = (ends & ~(1 << (2)) | ((1'b1) << (2)));
-                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (2 * 32'h5));
-                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (2 * 32'h4));
-                k = k + 32'h1;
-                run = 32'h0;
-            end
-        end
-        c = 32'h0;
-        if (wu0[3]) begin
-            c = 32'h1;
-            if ((j == 0) & wu1[0]) begin
-                c = 32'h2;
-            end
-            if ((j == 1) & wu1[1]) begin
-                c = 32'h2;
-            end
-            if ((j == 2) & wu1[2]) begin
-                c = 32'h2;
-            end
-            if ((j == 3) & wu1[3]) begin
-                c = 32'h2;
-            end
-            if ((j == 4) & wu1[4]) begin
-                c = 32'h2;
-            end
-            if ((j == 5) & wu1[5]) begin
-                c = 32'h2;
-            end
-            if ((j == 6) & wu1[6]) begin
-                c = 32'h2;
-            end
-            if ((j == 7) & wu1[7]) begin
-                c = 32'h2;
-            end
-            if ((j == 8) & wu1[8]) begin
-                c = 32'h2;
-            end
-            if ((j == 9) & wu1[9]) begin
-                c = 32'h2;
-            end
-            if ((j == 10) & wu1[10]) begin
-                c = 32'h2;
-            end
-            if ((j == 11) & wu1[11]) begin
-                c = 32'h2;
-            end
-            j = j + 32'h1;
-        end
-        if (gr_en & (((k) & 16'hffff) < w_left)) begin
-            run = run + ((c) & 6'h3f);
-            if (run > 32'h1f) begin
-                quotient_error = 1'b1;
-            end
-            if ((c < 32'h2) | wtrunc) begin
-                ends = (ends & ~(1 << (3)) | ((1'b1) << (3)));
-                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (3 * 32'h5));
-                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (3 * 32'h4));
-                k = k + 32'h1;
-                run = 32'h0;
-            end
-        end
-        c = 32'h0;
-        if (wu0[4]) begin
-            c = 32'h1;
-            if ((j == 0) & wu1[0]) begin
-                c = 32'h2;
-            end
-            if ((j == 1) & wu1[1]) begin
-                c = 32'h2;
-            end
-            if ((j == 2) & wu1[2]) begin
-                c = 32'h2;
-            end
-            if ((j == 3) & wu1[3]) begin
-                c = 32'h2;
-            end
-            if ((j == 4) & wu1[4]) begin
-                c = 32'h2;
-            end
-            if ((j == 5) & wu1[5]) begin
-                c = 32'h2;
-            end
-            if ((j == 6) & wu1[6]) begin
-                c = 32'h2;
-            end
-            if ((j == 7) & wu1[7]) begin
-                c = 32'h2;
-            end
-            if ((j == 8) & wu1[8]) begin
-                c = 32'h2;
-            end
-            if ((j == 9) & wu1[9]) begin
-                c = 32'h2;
-            end
-            if ((j == 10) & wu1[10]) begin
-                c = 32'h2;
-            end
-            if ((j == 11) & wu1[11]) begin
-                c = 32'h2;
-            end
-            j = j + 32'h1;
-        end
-        if (gr_en & (((k) & 16'hffff) < w_left)) begin
-            run = run + ((c) & 6'h3f);
-            if (run > 32'h1f) begin
-                quotient_error = 1'b1;
-            end
-            if ((c < 32'h2) | wtrunc) begin
-                ends = (ends & ~(1 << (4)) | ((1'b1) << (4)));
-                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (4 * 32'h5));
-                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (4 * 32'h4));
-                k = k + 32'h1;
-                run = 32'h0;
-            end
-        end
-        c = 32'h0;
-        if (wu0[5]) begin
-            c = 32'h1;
-            if ((j == 0) & wu1[0]) begin
-                c = 32'h2;
-            end
-            if ((j == 1) & wu1[1]) begin
-                c = 32'h2;
-            end
-            if ((j == 2) & wu1[2]) begin
-                c = 32'h2;
-            end
-            if ((j == 3) & wu1[3]) begin
-                c = 32'h2;
-            end
-            if ((j == 4) & wu1[4]) begin
-                c = 32'h2;
-            end
-            if ((j == 5) & wu1[5]) begin
-                c = 32'h2;
-            end
-            if ((j == 6) & wu1[6]) begin
-                c = 32'h2;
-            end
-            if ((j == 7) & wu1[7]) begin
-                c = 32'h2;
-            end
-            if ((j == 8) & wu1[8]) begin
-                c = 32'h2;
-            end
-            if ((j == 9) & wu1[9]) begin
-                c = 32'h2;
-            end
-            if ((j == 10) & wu1[10]) begin
-                c = 32'h2;
-            end
-            if ((j == 11) & wu1[11]) begin
-                c = 32'h2;
-            end
-            j = j + 32'h1;
-        end
-        if (gr_en & (((k) & 16'hffff) < w_left)) begin
-            run = run + ((c) & 6'h3f);
-            if (run > 32'h1f) begin
-                quotient_error = 1'b1;
-            end
-            if ((c < 32'h2) | wtrunc) begin
-                ends = (ends & ~(1 << (5)) | ((1'b1) << (5)));
-                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (5 * 32'h5));
-                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (5 * 32'h4));
-                k = k + 32'h1;
-                run = 32'h0;
-            end
-        end
-        c = 32'h0;
-        if (wu0[6]) begin
-            c = 32'h1;
-            if ((j == 0) & wu1[0]) begin
-                c = 32'h2;
-            end
-            if ((j == 1) & wu1[1]) begin
-                c = 32'h2;
-            end
-            if ((j == 2) & wu1[2]) begin
-                c = 32'h2;
-            end
-            if ((j == 3) & wu1[3]) begin
-                c = 32'h2;
-            end
-            if ((j == 4) & wu1[4]) begin
-                c = 32'h2;
-            end
-            if ((j == 5) & wu1[5]) begin
-                c = 32'h2;
-            end
-            if ((j == 6) & wu1[6]) begin
-                c = 32'h2;
-            end
-            if ((j == 7) & wu1[7]) begin
-                c = 32'h2;
-            end
-            if ((j == 8) & wu1[8]) begin
-                c = 32'h2;
-            end
-            if ((j == 9) & wu1[9]) begin
-                c = 32'h2;
-            end
-            if ((j == 10) & wu1[10]) begin
-                c = 32'h2;
-            end
-            if ((j == 11) & wu1[11]) begin
-                c = 32'h2;
-            end
-            j = j + 32'h1;
-        end
-        if (gr_en & (((k) & 16'hffff) < w_left)) begin
-            run = run + ((c) & 6'h3f);
-            if (run > 32'h1f) begin
-                quotient_error = 1'b1;
-            end
-            if ((c < 32'h2) | wtrunc) begin
-                ends = (ends & ~(1 << (6)) | ((1'b1) << (6)));
-                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (6 * 32'h5));
-                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (6 * 32'h4));
-                k = k + 32'h1;
-                run = 32'h0;
-            end
-        end
-        c = 32'h0;
-        if (wu0[7]) begin
-            c = 32'h1;
-            if ((j == 0) & wu1[0]) begin
-                c = 32'h2;
-            end
-            if ((j == 1) & wu1[1]) begin
-                c = 32'h2;
-            end
-            if ((j == 2) & wu1[2]) begin
-                c = 32'h2;
-            end
-            if ((j == 3) & wu1[3]) begin
-                c = 32'h2;
-            end
-            if ((j == 4) & wu1[4]) begin
-                c = 32'h2;
-            end
-            if ((j == 5) & wu1[5]) begin
-                c = 32'h2;
-            end
-            if ((j == 6) & wu1[6]) begin
-                c = 32'h2;
-            end
-            if ((j == 7) & wu1[7]) begin
-                c = 32'h2;
-            end
-            if ((j == 8) & wu1[8]) begin
-                c = 32'h2;
-            end
-            if ((j == 9) & wu1[9]) begin
-                c = 32'h2;
-            end
-            if ((j == 10) & wu1[10]) begin
-                c = 32'h2;
-            end
-            if ((j == 11) & wu1[11]) begin
-                c = 32'h2;
-            end
-            j = j + 32'h1;
-        end
-        if (gr_en & (((k) & 16'hffff) < w_left)) begin
-            run = run + ((c) & 6'h3f);
-            if (run > 32'h1f) begin
-                quotient_error = 1'b1;
-            end
-            if ((c < 32'h2) | wtrunc) begin
-                ends = (ends & ~(1 << (7)) | ((1'b1) << (7)));
-                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (7 * 32'h5));
-                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (7 * 32'h4));
-                k = k + 32'h1;
-                run = 32'h0;
-            end
-        end
-        c = 32'h0;
-        if (wu0[8]) begin
-            c = 32'h1;
-            if ((j == 0) & wu1[0]) begin
-                c = 32'h2;
-            end
-            if ((j == 1) & wu1[1]) begin
-                c = 32'h2;
-            end
-            if ((j == 2) & wu1[2]) begin
-                c = 32'h2;
-            end
-            if ((j == 3) & wu1[3]) begin
-                c = 32'h2;
-            end
-            if ((j == 4) & wu1[4]) begin
-                c = 32'h2;
-            end
-            if ((j == 5) & wu1[5]) begin
-                c = 32'h2;
-            end
-            if ((j == 6) & wu1[6]) begin
-                c = 32'h2;
-            end
-            if ((j == 7) & wu1[7]) begin
-                c = 32'h2;
-            end
-            if ((j == 8) & wu1[8]) begin
-                c = 32'h2;
-            end
-            if ((j == 9) & wu1[9]) begin
-                c = 32'h2;
-            end
-            if ((j == 10) & wu1[10]) begin
-                c = 32'h2;
-            end
-            if ((j == 11) & wu1[11]) begin
-                c = 32'h2;
-            end
-            j = j + 32'h1;
-        end
-        if (gr_en & (((k) & 16'hffff) < w_left)) begin
-            run = run + ((c) & 6'h3f);
-            if (run > 32'h1f) begin
-                quotient_error = 1'b1;
-            end
-            if ((c < 32'h2) | wtrunc) begin
-                ends = (ends & ~(1 << (8)) | ((1'b1) << (8)));
-                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (8 * 32'h5));
-                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (8 * 32'h4));
-                k = k + 32'h1;
-                run = 32'h0;
-            end
-        end
-        c = 32'h0;
-        if (wu0[9]) begin
-            c = 32'h1;
-            if ((j == 0) & wu1[0]) begin
-                c = 32'h2;
-            end
-            if ((j == 1) & wu1[1]) begin
-                c = 32'h2;
-            end
-            if ((j == 2) & wu1[2]) begin
-                c = 32'h2;
-            end
-            if ((j == 3) & wu1[3]) begin
-                c = 32'h2;
-            end
-            if ((j == 4) & wu1[4]) begin
-                c = 32'h2;
-            end
-            if ((j == 5) & wu1[5]) begin
-                c = 32'h2;
-            end
-            if ((j == 6) & wu1[6]) begin
-                c = 32'h2;
-            end
-            if ((j == 7) & wu1[7]) begin
-                c = 32'h2;
-            end
-            if ((j == 8) & wu1[8]) begin
-                c = 32'h2;
-            end
-            if ((j == 9) & wu1[9]) begin
-                c = 32'h2;
-            end
-            if ((j == 10) & wu1[10]) begin
-                c = 32'h2;
-            end
-            if ((j == 11) & wu1[11]) begin
-                c = 32'h2;
-            end
-            j = j + 32'h1;
-        end
-        if (gr_en & (((k) & 16'hffff) < w_left)) begin
-            run = run + ((c) & 6'h3f);
-            if (run > 32'h1f) begin
-                quotient_error = 1'b1;
-            end
-            if ((c < 32'h2) | wtrunc) begin
-                ends = (ends & ~(1 << (9)) | ((1'b1) << (9)));
-                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (9 * 32'h5));
-                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (9 * 32'h4));
-                k = k + 32'h1;
-                run = 32'h0;
-            end
-        end
-        c = 32'h0;
-        if (wu0[10]) begin
-            c = 32'h1;
-            if ((j == 0) & wu1[0]) begin
-                c = 32'h2;
-            end
-            if ((j == 1) & wu1[1]) begin
-                c = 32'h2;
-            end
-            if ((j == 2) & wu1[2]) begin
-                c = 32'h2;
-            end
-            if ((j == 3) & wu1[3]) begin
-                c = 32'h2;
-            end
-            if ((j == 4) & wu1[4]) begin
-                c = 32'h2;
-            end
-            if ((j == 5) & wu1[5]) begin
-                c = 32'h2;
-            end
-            if ((j == 6) & wu1[6]) begin
-                c = 32'h2;
-            end
-            if ((j == 7) & wu1[7]) begin
-                c = 32'h2;
-            end
-            if ((j == 8) & wu1[8]) begin
-                c = 32'h2;
-            end
-            if ((j == 9) & wu1[9]) begin
-                c = 32'h2;
-            end
-            if ((j == 10) & wu1[10]) begin
-                c = 32'h2;
-            end
-            if ((j == 11) & wu1[11]) begin
-                c = 32'h2;
-            end
-            j = j + 32'h1;
-        end
-        if (gr_en & (((k) & 16'hffff) < w_left)) begin
-            run = run + ((c) & 6'h3f);
-            if (run > 32'h1f) begin
-                quotient_error = 1'b1;
-            end
-            if ((c < 32'h2) | wtrunc) begin
-                ends = (ends & ~(1 << (10)) | ((1'b1) << (10)));
-                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (10 * 32'h5));
-                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (10 * 32'h4));
-                k = k + 32'h1;
-                run = 32'h0;
-            end
-        end
-        c = 32'h0;
-        if (wu0[11]) begin
-            c = 32'h1;
-            if ((j == 0) & wu1[0]) begin
-                c = 32'h2;
-            end
-            if ((j == 1) & wu1[1]) begin
-                c = 32'h2;
-            end
-            if ((j == 2) & wu1[2]) begin
-                c = 32'h2;
-            end
-            if ((j == 3) & wu1[3]) begin
-                c = 32'h2;
-            end
-            if ((j == 4) & wu1[4]) begin
-                c = 32'h2;
-            end
-            if ((j == 5) & wu1[5]) begin
-                c = 32'h2;
-            end
-            if ((j == 6) & wu1[6]) begin
-                c = 32'h2;
-            end
-            if ((j == 7) & wu1[7]) begin
-                c = 32'h2;
-            end
-            if ((j == 8) & wu1[8]) begin
-                c = 32'h2;
-            end
-            if ((j == 9) & wu1[9]) begin
-                c = 32'h2;
-            end
-            if ((j == 10) & wu1[10]) begin
-                c = 32'h2;
-            end
-            if ((j == 11) & wu1[11]) begin
-                c = 32'h2;
-            end
-            j = j + 32'h1;
-        end
-        if (gr_en & (((k) & 16'hffff) < w_left)) begin
-            run = run + ((c) & 6'h3f);
-            if (run > 32'h1f) begin
-                quotient_error = 1'b1;
-            end
-            if ((c < 32'h2) | wtrunc) begin
-                ends = (ends & ~(1 << (11)) | ((1'b1) << (11)));
-                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (11 * 32'h5));
-                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (11 * 32'h4));
-                k = k + 32'h1;
-                run = 32'h0;
-            end
-        end
-        qs = 32'h0;
-        q = 32'h0;
-        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 0)) begin
-            q = end_runs[(0 * 32'h5)+:(5)];
-        end
-        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 0)) begin
-            q = end_runs[(1 * 32'h5)+:(5)];
-        end
-        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 0)) begin
-            q = end_runs[(2 * 32'h5)+:(5)];
-        end
-        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 0)) begin
-            q = end_runs[(3 * 32'h5)+:(5)];
-        end
-        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 0)) begin
-            q = end_runs[(4 * 32'h5)+:(5)];
-        end
-        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 0)) begin
-            q = end_runs[(5 * 32'h5)+:(5)];
-        end
-        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 0)) begin
-            q = end_runs[(6 * 32'h5)+:(5)];
-        end
-        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 0)) begin
-            q = end_runs[(7 * 32'h5)+:(5)];
-        end
-        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 0)) begin
-            q = end_runs[(8 * 32'h5)+:(5)];
-        end
-        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 0)) begin
-            q = end_runs[(9 * 32'h5)+:(5)];
-        end
-        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 0)) begin
-            q = end_runs[(10 * 32'h5)+:(5)];
-        end
-        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 0)) begin
-            q = end_runs[(11 * 32'h5)+:(5)];
-        end
-        qs = qs | (((q) & 60'hfffffffffffffff) << (0 * 32'h5));
-        q = 32'h0;
-        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 1)) begin
-            q = end_runs[(0 * 32'h5)+:(5)];
-        end
-        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 1)) begin
-            q = end_runs[(1 * 32'h5)+:(5)];
-        end
-        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 1)) begin
-            q = end_runs[(2 * 32'h5)+:(5)];
-        end
-        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 1)) begin
-            q = end_runs[(3 * 32'h5)+:(5)];
-        end
-        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 1)) begin
-            q = end_runs[(4 * 32'h5)+:(5)];
-        end
-        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 1)) begin
-            q = end_runs[(5 * 32'h5)+:(5)];
-        end
-        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 1)) begin
-            q = end_runs[(6 * 32'h5)+:(5)];
-        end
-        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 1)) begin
-            q = end_runs[(7 * 32'h5)+:(5)];
-        end
-        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 1)) begin
-            q = end_runs[(8 * 32'h5)+:(5)];
-        end
-        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 1)) begin
-            q = end_runs[(9 * 32'h5)+:(5)];
-        end
-        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 1)) begin
-            q = end_runs[(10 * 32'h5)+:(5)];
-        end
-        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 1)) begin
-            q = end_runs[(11 * 32'h5)+:(5)];
-        end
-        qs = qs | (((q) & 60'hfffffffffffffff) << (1 * 32'h5));
-        q = 32'h0;
-        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 2)) begin
-            q = end_runs[(0 * 32'h5)+:(5)];
-        end
-        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 2)) begin
-            q = end_runs[(1 * 32'h5)+:(5)];
-        end
-        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 2)) begin
-            q = end_runs[(2 * 32'h5)+:(5)];
-        end
-        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 2)) begin
-            q = end_runs[(3 * 32'h5)+:(5)];
-        end
-        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 2)) begin
-            q = end_runs[(4 * 32'h5)+:(5)];
-        end
-        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 2)) begin
-            q = end_runs[(5 * 32'h5)+:(5)];
-        end
-        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 2)) begin
-            q = end_runs[(6 * 32'h5)+:(5)];
-        end
-        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 2)) begin
-            q = end_runs[(7 * 32'h5)+:(5)];
-        end
-        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 2)) begin
-            q = end_runs[(8 * 32'h5)+:(5)];
-        end
-        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 2)) begin
-            q = end_runs[(9 * 32'h5)+:(5)];
-        end
-        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 2)) begin
-            q = end_runs[(10 * 32'h5)+:(5)];
-        end
-        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 2)) begin
-            q = end_runs[(11 * 32'h5)+:(5)];
-        end
-        qs = qs | (((q) & 60'hfffffffffffffff) << (2 * 32'h5));
-        q = 32'h0;
-        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 3)) begin
-            q = end_runs[(0 * 32'h5)+:(5)];
-        end
-        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 3)) begin
-            q = end_runs[(1 * 32'h5)+:(5)];
-        end
-        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 3)) begin
-            q = end_runs[(2 * 32'h5)+:(5)];
-        end
-        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 3)) begin
-            q = end_runs[(3 * 32'h5)+:(5)];
-        end
-        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 3)) begin
-            q = end_runs[(4 * 32'h5)+:(5)];
-        end
-        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 3)) begin
-            q = end_runs[(5 * 32'h5)+:(5)];
-        end
-        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 3)) begin
-            q = end_runs[(6 * 32'h5)+:(5)];
-        end
-        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 3)) begin
-            q = end_runs[(7 * 32'h5)+:(5)];
-        end
-        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 3)) begin
-            q = end_runs[(8 * 32'h5)+:(5)];
-        end
-        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 3)) begin
-            q = end_runs[(9 * 32'h5)+:(5)];
-        end
-        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 3)) begin
-            q = end_runs[(10 * 32'h5)+:(5)];
-        end
-        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 3)) begin
-            q = end_runs[(11 * 32'h5)+:(5)];
-        end
-        qs = qs | (((q) & 60'hfffffffffffffff) << (3 * 32'h5));
-        q = 32'h0;
-        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 4)) begin
-            q = end_runs[(0 * 32'h5)+:(5)];
-        end
-        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 4)) begin
-            q = end_runs[(1 * 32'h5)+:(5)];
-        end
-        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 4)) begin
-            q = end_runs[(2 * 32'h5)+:(5)];
-        end
-        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 4)) begin
-            q = end_runs[(3 * 32'h5)+:(5)];
-        end
-        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 4)) begin
-            q = end_runs[(4 * 32'h5)+:(5)];
-        end
-        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 4)) begin
-            q = end_runs[(5 * 32'h5)+:(5)];
-        end
-        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 4)) begin
-            q = end_runs[(6 * 32'h5)+:(5)];
-        end
-        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 4)) begin
-            q = end_runs[(7 * 32'h5)+:(5)];
-        end
-        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 4)) begin
-            q = end_runs[(8 * 32'h5)+:(5)];
-        end
-        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 4)) begin
-            q = end_runs[(9 * 32'h5)+:(5)];
-        end
-        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 4)) begin
-            q = end_runs[(10 * 32'h5)+:(5)];
-        end
-        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 4)) begin
-            q = end_runs[(11 * 32'h5)+:(5)];
-        end
-        qs = qs | (((q) & 60'hfffffffffffffff) << (4 * 32'h5));
-        q = 32'h0;
-        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 5)) begin
-            q = end_runs[(0 * 32'h5)+:(5)];
-        end
-        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 5)) begin
-            q = end_runs[(1 * 32'h5)+:(5)];
-        end
-        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 5)) begin
-            q = end_runs[(2 * 32'h5)+:(5)];
-        end
-        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 5)) begin
-            q = end_runs[(3 * 32'h5)+:(5)];
-        end
-        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 5)) begin
-            q = end_runs[(4 * 32'h5)+:(5)];
-        end
-        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 5)) begin
-            q = end_runs[(5 * 32'h5)+:(5)];
-        end
-        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 5)) begin
-            q = end_runs[(6 * 32'h5)+:(5)];
-        end
-        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 5)) begin
-            q = end_runs[(7 * 32'h5)+:(5)];
-        end
-        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 5)) begin
-            q = end_runs[(8 * 32'h5)+:(5)];
-        end
-        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 5)) begin
-            q = end_runs[(9 * 32'h5)+:(5)];
-        end
-        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 5)) begin
-            q = end_runs[(10 * 32'h5)+:(5)];
-        end
-        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 5)) begin
-            q = end_runs[(11 * 32'h5)+:(5)];
-        end
-        qs = qs | (((q) & 60'hfffffffffffffff) << (5 * 32'h5));
-        q = 32'h0;
-        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 6)) begin
-            q = end_runs[(0 * 32'h5)+:(5)];
-        end
-        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 6)) begin
-            q = end_runs[(1 * 32'h5)+:(5)];
-        end
-        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 6)) begin
-            q = end_runs[(2 * 32'h5)+:(5)];
-        end
-        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 6)) begin
-            q = end_runs[(3 * 32'h5)+:(5)];
-        end
-        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 6)) begin
-            q = end_runs[(4 * 32'h5)+:(5)];
-        end
-        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 6)) begin
-            q = end_runs[(5 * 32'h5)+:(5)];
-        end
-        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 6)) begin
-            q = end_runs[(6 * 32'h5)+:(5)];
-        end
-        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 6)) begin
-            q = end_runs[(7 * 32'h5)+:(5)];
-        end
-        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 6)) begin
-            q = end_runs[(8 * 32'h5)+:(5)];
-        end
-        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 6)) begin
-            q = end_runs[(9 * 32'h5)+:(5)];
-        end
-        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 6)) begin
-            q = end_runs[(10 * 32'h5)+:(5)];
-        end
-        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 6)) begin
-            q = end_runs[(11 * 32'h5)+:(5)];
-        end
-        qs = qs | (((q) & 60'hfffffffffffffff) << (6 * 32'h5));
-        q = 32'h0;
-        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 7)) begin
-            q = end_runs[(0 * 32'h5)+:(5)];
-        end
-        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 7)) begin
-            q = end_runs[(1 * 32'h5)+:(5)];
-        end
-        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 7)) begin
-            q = end_runs[(2 * 32'h5)+:(5)];
-        end
-        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 7)) begin
-            q = end_runs[(3 * 32'h5)+:(5)];
-        end
-        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 7)) begin
-            q = end_runs[(4 * 32'h5)+:(5)];
-        end
-        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 7)) begin
-            q = end_runs[(5 * 32'h5)+:(5)];
-        end
-        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 7)) begin
-            q = end_runs[(6 * 32'h5)+:(5)];
-        end
-        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 7)) begin
-            q = end_runs[(7 * 32'h5)+:(5)];
-        end
-        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 7)) begin
-            q = end_runs[(8 * 32'h5)+:(5)];
-        end
-        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 7)) begin
-            q = end_runs[(9 * 32'h5)+:(5)];
-        end
-        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 7)) begin
-            q = end_runs[(10 * 32'h5)+:(5)];
-        end
-        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 7)) begin
-            q = end_runs[(11 * 32'h5)+:(5)];
-        end
-        qs = qs | (((q) & 60'hfffffffffffffff) << (7 * 32'h5));
-        q = 32'h0;
-        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 8)) begin
-            q = end_runs[(0 * 32'h5)+:(5)];
-        end
-        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 8)) begin
-            q = end_runs[(1 * 32'h5)+:(5)];
-        end
-        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 8)) begin
-            q = end_runs[(2 * 32'h5)+:(5)];
-        end
-        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 8)) begin
-            q = end_runs[(3 * 32'h5)+:(5)];
-        end
-        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 8)) begin
-            q = end_runs[(4 * 32'h5)+:(5)];
-        end
-        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 8)) begin
-            q = end_runs[(5 * 32'h5)+:(5)];
-        end
-        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 8)) begin
-            q = end_runs[(6 * 32'h5)+:(5)];
-        end
-        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 8)) begin
-            q = end_runs[(7 * 32'h5)+:(5)];
-        end
-        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 8)) begin
-            q = end_runs[(8 * 32'h5)+:(5)];
-        end
-        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 8)) begin
-            q = end_runs[(9 * 32'h5)+:(5)];
-        end
-        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 8)) begin
-            q = end_runs[(10 * 32'h5)+:(5)];
-        end
-        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 8)) begin
-            q = end_runs[(11 * 32'h5)+:(5)];
-        end
-        qs = qs | (((q) & 60'hfffffffffffffff) << (8 * 32'h5));
-        q = 32'h0;
-        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 9)) begin
-            q = end_runs[(0 * 32'h5)+:(5)];
-        end
-        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 9)) begin
-            q = end_runs[(1 * 32'h5)+:(5)];
-        end
-        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 9)) begin
-            q = end_runs[(2 * 32'h5)+:(5)];
-        end
-        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 9)) begin
-            q = end_runs[(3 * 32'h5)+:(5)];
-        end
-        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 9)) begin
-            q = end_runs[(4 * 32'h5)+:(5)];
-        end
-        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 9)) begin
-            q = end_runs[(5 * 32'h5)+:(5)];
-        end
-        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 9)) begin
-            q = end_runs[(6 * 32'h5)+:(5)];
-        end
-        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 9)) begin
-            q = end_runs[(7 * 32'h5)+:(5)];
-        end
-        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 9)) begin
-            q = end_runs[(8 * 32'h5)+:(5)];
-        end
-        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 9)) begin
-            q = end_runs[(9 * 32'h5)+:(5)];
-        end
-        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 9)) begin
-            q = end_runs[(10 * 32'h5)+:(5)];
-        end
-        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 9)) begin
-            q = end_runs[(11 * 32'h5)+:(5)];
-        end
-        qs = qs | (((q) & 60'hfffffffffffffff) << (9 * 32'h5));
-        q = 32'h0;
-        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 10)) begin
-            q = end_runs[(0 * 32'h5)+:(5)];
-        end
-        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 10)) begin
-            q = end_runs[(1 * 32'h5)+:(5)];
-        end
-        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 10)) begin
-            q = end_runs[(2 * 32'h5)+:(5)];
-        end
-        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 10)) begin
-            q = end_runs[(3 * 32'h5)+:(5)];
-        end
-        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 10)) begin
-            q = end_runs[(4 * 32'h5)+:(5)];
-        end
-        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 10)) begin
-            q = end_runs[(5 * 32'h5)+:(5)];
-        end
-        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 10)) begin
-            q = end_runs[(6 * 32'h5)+:(5)];
-        end
-        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 10)) begin
-            q = end_runs[(7 * 32'h5)+:(5)];
-        end
-        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 10)) begin
-            q = end_runs[(8 * 32'h5)+:(5)];
-        end
-        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 10)) begin
-            q = end_runs[(9 * 32'h5)+:(5)];
-        end
-        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 10)) begin
-            q = end_runs[(10 * 32'h5)+:(5)];
-        end
-        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 10)) begin
-            q = end_runs[(11 * 32'h5)+:(5)];
-        end
-        qs = qs | (((q) & 60'hfffffffffffffff) << (10 * 32'h5));
-        q = 32'h0;
-        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 11)) begin
-            q = end_runs[(0 * 32'h5)+:(5)];
-        end
-        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 11)) begin
-            q = end_runs[(1 * 32'h5)+:(5)];
-        end
-        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 11)) begin
-            q = end_runs[(2 * 32'h5)+:(5)];
-        end
-        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 11)) begin
-            q = end_runs[(3 * 32'h5)+:(5)];
-        end
-        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 11)) begin
-            q = end_runs[(4 * 32'h5)+:(5)];
-        end
-        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 11)) begin
-            q = end_runs[(5 * 32'h5)+:(5)];
-        end
-        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 11)) begin
-            q = end_runs[(6 * 32'h5)+:(5)];
-        end
-        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 11)) begin
-            q = end_runs[(7 * 32'h5)+:(5)];
-        end
-        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 11)) begin
-            q = end_runs[(8 * 32'h5)+:(5)];
-        end
-        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 11)) begin
-            q = end_runs[(9 * 32'h5)+:(5)];
-        end
-        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 11)) begin
-            q = end_runs[(10 * 32'h5)+:(5)];
-        end
-        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 11)) begin
-            q = end_runs[(11 * 32'h5)+:(5)];
-        end
-        qs = qs | (((q) & 60'hfffffffffffffff) << (11 * 32'h5));
-        if (w_en & uncompressed) begin
-            k = 32'h8;
-            if (per_chunk_12) begin
-                k = 32'hc;
-            end
-            if (w_left < ((k) & 16'hffff)) begin
-                k = ((w_left) & 4'hf);
-            end
-        end
-        next_wq_i = wq_i + ((k) & 16'hffff);
-        next_wq = ((run) & 5'h1f);
-        next_pend_w = k;
-        next_pend_wq = qs;
-        ones = 32'h0;
-        zfirst = 1'b1;
-        m = 32'h0;
-        zq0 = 32'h0;
-        zsum = 32'h0;
-        zends = 32'h0;
-        zend_runs = 32'h0;
-        zend_numbers = 32'h0;
-        if (z_en & ((0 < 32'h8) | zunary_12)) begin
-            if (zu[0]) begin
-                ones = ones + 32'h1;
-            end
-            else begin
-                if (((m) & 16'hffff) < z_left) begin
-                    if (zfirst) begin
-                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
-                        zq0 = ((zsum) & 28'hfffffff);
-                    end
-                    else begin
-                        zends = (zends & ~(1 << (0)) | ((1'b1) << (0)));
-                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (0 * 32'h4));
-                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (0 * 32'h4));
-                    end
-                    m = m + 32'h1;
-                end
-                ones = 32'h0;
-                zfirst = 1'b0;
-            end
-        end
-        if (z_en & ((1 < 32'h8) | zunary_12)) begin
-            if (zu[1]) begin
-                ones = ones + 32'h1;
-            end
-            else begin
-                if (((m) & 16'hffff) < z_left) begin
-                    if (zfirst) begin
-                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
-                        zq0 = ((zsum) & 28'hfffffff);
-                    end
-                    else begin
-                        zends = (zends & ~(1 << (1)) | ((1'b1) << (1)));
-                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (1 * 32'h4));
-                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (1 * 32'h4));
-                    end
-                    m = m + 32'h1;
-                end
-                ones = 32'h0;
-                zfirst = 1'b0;
-            end
-        end
-        if (z_en & ((2 < 32'h8) | zunary_12)) begin
-            if (zu[2]) begin
-                ones = ones + 32'h1;
-            end
-            else begin
-                if (((m) & 16'hffff) < z_left) begin
-                    if (zfirst) begin
-                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
-                        zq0 = ((zsum) & 28'hfffffff);
-                    end
-                    else begin
-                        zends = (zends & ~(1 << (2)) | ((1'b1) << (2)));
-                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (2 * 32'h4));
-                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (2 * 32'h4));
-                    end
-                    m = m + 32'h1;
-                end
-                ones = 32'h0;
-                zfirst = 1'b0;
-            end
-        end
-        if (z_en & ((3 < 32'h8) | zunary_12)) begin
-            if (zu[3]) begin
-                ones = ones + 32'h1;
-            end
-            else begin
-                if (((m) & 16'hffff) < z_left) begin
-                    if (zfirst) begin
-                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
-                        zq0 = ((zsum) & 28'hfffffff);
-                    end
-                    else begin
-                        zends = (zends & ~(1 << (3)) | ((1'b1) << (3)));
-                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (3 * 32'h4));
-                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (3 * 32'h4));
-                    end
-                    m = m + 32'h1;
-                end
-                ones = 32'h0;
-                zfirst = 1'b0;
-            end
-        end
-        if (z_en & ((4 < 32'h8) | zunary_12)) begin
-            if (zu[4]) begin
-                ones = ones + 32'h1;
-            end
-            else begin
-                if (((m) & 16'hffff) < z_left) begin
-                    if (zfirst) begin
-                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
-                        zq0 = ((zsum) & 28'hfffffff);
-                    end
-                    else begin
-                        zends = (zends & ~(1 << (4)) | ((1'b1) << (4)));
-                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (4 * 32'h4));
-                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (4 * 32'h4));
-                    end
-                    m = m + 32'h1;
-                end
-                ones = 32'h0;
-                zfirst = 1'b0;
-            end
-        end
-        if (z_en & ((5 < 32'h8) | zunary_12)) begin
-            if (zu[5]) begin
-                ones = ones + 32'h1;
-            end
-            else begin
-                if (((m) & 16'hffff) < z_left) begin
-                    if (zfirst) begin
-                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
-                        zq0 = ((zsum) & 28'hfffffff);
-                    end
-                    else begin
-                        zends = (zends & ~(1 << (5)) | ((1'b1) << (5)));
-                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (5 * 32'h4));
-                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (5 * 32'h4));
-                    end
-                    m = m + 32'h1;
-                end
-                ones = 32'h0;
-                zfirst = 1'b0;
-            end
-        end
-        if (z_en & ((6 < 32'h8) | zunary_12)) begin
-            if (zu[6]) begin
-                ones = ones + 32'h1;
-            end
-            else begin
-                if (((m) & 16'hffff) < z_left) begin
-                    if (zfirst) begin
-                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
-                        zq0 = ((zsum) & 28'hfffffff);
-                    end
-                    else begin
-                        zends = (zends & ~(1 << (6)) | ((1'b1) << (6)));
-                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (6 * 32'h4));
-                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (6 * 32'h4));
-                    end
-                    m = m + 32'h1;
-                end
-                ones = 32'h0;
-                zfirst = 1'b0;
-            end
-        end
-        if (z_en & ((7 < 32'h8) | zunary_12)) begin
-            if (zu[7]) begin
-                ones = ones + 32'h1;
-            end
-            else begin
-                if (((m) & 16'hffff) < z_left) begin
-                    if (zfirst) begin
-                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
-                        zq0 = ((zsum) & 28'hfffffff);
-                    end
-                    else begin
-                        zends = (zends & ~(1 << (7)) | ((1'b1) << (7)));
-                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (7 * 32'h4));
-                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (7 * 32'h4));
-                    end
-                    m = m + 32'h1;
-                end
-                ones = 32'h0;
-                zfirst = 1'b0;
-            end
-        end
-        if (z_en & ((8 < 32'h8) | zunary_12)) begin
-            if (zu[8]) begin
-                ones = ones + 32'h1;
-            end
-            else begin
-                if (((m) & 16'hffff) < z_left) begin
-                    if (zfirst) begin
-                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
-                        zq0 = ((zsum) & 28'hfffffff);
-                    end
-                    else begin
-                        zends = (zends & ~(1 << (8)) | ((1'b1) << (8)));
-                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (8 * 32'h4));
-                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (8 * 32'h4));
-                    end
-                    m = m + 32'h1;
-                end
-                ones = 32'h0;
-                zfirst = 1'b0;
-            end
-        end
-        if (z_en & ((9 < 32'h8) | zunary_12)) begin
-            if (zu[9]) begin
-                ones = ones + 32'h1;
-            end
-            else begin
-                if (((m) & 16'hffff) < z_left) begin
-                    if (zfirst) begin
-                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
-                        zq0 = ((zsum) & 28'hfffffff);
-                    end
-                    else begin
-                        zends = (zends & ~(1 << (9)) | ((1'b1) << (9)));
-                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (9 * 32'h4));
-                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (9 * 32'h4));
-                    end
-                    m = m + 32'h1;
-                end
-                ones = 32'h0;
-                zfirst = 1'b0;
-            end
-        end
-        if (z_en & ((10 < 32'h8) | zunary_12)) begin
-            if (zu[10]) begin
-                ones = ones + 32'h1;
-            end
-            else begin
-                if (((m) & 16'hffff) < z_left) begin
-                    if (zfirst) begin
-                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
-                        zq0 = ((zsum) & 28'hfffffff);
-                    end
-                    else begin
-                        zends = (zends & ~(1 << (10)) | ((1'b1) << (10)));
-                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (10 * 32'h4));
-                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (10 * 32'h4));
-                    end
-                    m = m + 32'h1;
-                end
-                ones = 32'h0;
-                zfirst = 1'b0;
-            end
-        end
-        if (z_en & ((11 < 32'h8) | zunary_12)) begin
-            if (zu[11]) begin
-                ones = ones + 32'h1;
-            end
-            else begin
-                if (((m) & 16'hffff) < z_left) begin
-                    if (zfirst) begin
-                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
-                        zq0 = ((zsum) & 28'hfffffff);
-                    end
-                    else begin
-                        zends = (zends & ~(1 << (11)) | ((1'b1) << (11)));
-                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (11 * 32'h4));
-                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (11 * 32'h4));
-                    end
-                    m = m + 32'h1;
-                end
-                ones = 32'h0;
-                zfirst = 1'b0;
-            end
-        end
-        zqs = 32'h0;
-        zq_n = 32'h0;
-        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 1)) begin
-            zq_n = zend_runs[(0 * 32'h4)+:(4)];
-        end
-        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 1)) begin
-            zq_n = zend_runs[(1 * 32'h4)+:(4)];
-        end
-        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 1)) begin
-            zq_n = zend_runs[(2 * 32'h4)+:(4)];
-        end
-        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 1)) begin
-            zq_n = zend_runs[(3 * 32'h4)+:(4)];
-        end
-        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 1)) begin
-            zq_n = zend_runs[(4 * 32'h4)+:(4)];
-        end
-        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 1)) begin
-            zq_n = zend_runs[(5 * 32'h4)+:(4)];
-        end
-        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 1)) begin
-            zq_n = zend_runs[(6 * 32'h4)+:(4)];
-        end
-        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 1)) begin
-            zq_n = zend_runs[(7 * 32'h4)+:(4)];
-        end
-        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 1)) begin
-            zq_n = zend_runs[(8 * 32'h4)+:(4)];
-        end
-        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 1)) begin
-            zq_n = zend_runs[(9 * 32'h4)+:(4)];
-        end
-        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 1)) begin
-            zq_n = zend_runs[(10 * 32'h4)+:(4)];
-        end
-        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 1)) begin
-            zq_n = zend_runs[(11 * 32'h4)+:(4)];
-        end
-        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (1 * 32'h4));
-        zq_n = 32'h0;
-        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 2)) begin
-            zq_n = zend_runs[(0 * 32'h4)+:(4)];
-        end
-        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 2)) begin
-            zq_n = zend_runs[(1 * 32'h4)+:(4)];
-        end
-        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 2)) begin
-            zq_n = zend_runs[(2 * 32'h4)+:(4)];
-        end
-        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 2)) begin
-            zq_n = zend_runs[(3 * 32'h4)+:(4)];
-        end
-        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 2)) begin
-            zq_n = zend_runs[(4 * 32'h4)+:(4)];
-        end
-        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 2)) begin
-            zq_n = zend_runs[(5 * 32'h4)+:(4)];
-        end
-        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 2)) begin
-            zq_n = zend_runs[(6 * 32'h4)+:(4)];
-        end
-        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 2)) begin
-            zq_n = zend_runs[(7 * 32'h4)+:(4)];
-        end
-        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 2)) begin
-            zq_n = zend_runs[(8 * 32'h4)+:(4)];
-        end
-        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 2)) begin
-            zq_n = zend_runs[(9 * 32'h4)+:(4)];
-        end
-        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 2)) begin
-            zq_n = zend_runs[(10 * 32'h4)+:(4)];
-        end
-        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 2)) begin
-            zq_n = zend_runs[(11 * 32'h4)+:(4)];
-        end
-        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (2 * 32'h4));
-        zq_n = 32'h0;
-        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 3)) begin
-            zq_n = zend_runs[(0 * 32'h4)+:(4)];
-        end
-        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 3)) begin
-            zq_n = zend_runs[(1 * 32'h4)+:(4)];
-        end
-        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 3)) begin
-            zq_n = zend_runs[(2 * 32'h4)+:(4)];
-        end
-        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 3)) begin
-            zq_n = zend_runs[(3 * 32'h4)+:(4)];
-        end
-        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 3)) begin
-            zq_n = zend_runs[(4 * 32'h4)+:(4)];
-        end
-        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 3)) begin
-            zq_n = zend_runs[(5 * 32'h4)+:(4)];
-        end
-        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 3)) begin
-            zq_n = zend_runs[(6 * 32'h4)+:(4)];
-        end
-        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 3)) begin
-            zq_n = zend_runs[(7 * 32'h4)+:(4)];
-        end
-        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 3)) begin
-            zq_n = zend_runs[(8 * 32'h4)+:(4)];
-        end
-        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 3)) begin
-            zq_n = zend_runs[(9 * 32'h4)+:(4)];
-        end
-        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 3)) begin
-            zq_n = zend_runs[(10 * 32'h4)+:(4)];
-        end
-        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 3)) begin
-            zq_n = zend_runs[(11 * 32'h4)+:(4)];
-        end
-        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (3 * 32'h4));
-        zq_n = 32'h0;
-        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 4)) begin
-            zq_n = zend_runs[(0 * 32'h4)+:(4)];
-        end
-        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 4)) begin
-            zq_n = zend_runs[(1 * 32'h4)+:(4)];
-        end
-        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 4)) begin
-            zq_n = zend_runs[(2 * 32'h4)+:(4)];
-        end
-        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 4)) begin
-            zq_n = zend_runs[(3 * 32'h4)+:(4)];
-        end
-        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 4)) begin
-            zq_n = zend_runs[(4 * 32'h4)+:(4)];
-        end
-        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 4)) begin
-            zq_n = zend_runs[(5 * 32'h4)+:(4)];
-        end
-        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 4)) begin
-            zq_n = zend_runs[(6 * 32'h4)+:(4)];
-        end
-        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 4)) begin
-            zq_n = zend_runs[(7 * 32'h4)+:(4)];
-        end
-        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 4)) begin
-            zq_n = zend_runs[(8 * 32'h4)+:(4)];
-        end
-        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 4)) begin
-            zq_n = zend_runs[(9 * 32'h4)+:(4)];
-        end
-        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 4)) begin
-            zq_n = zend_runs[(10 * 32'h4)+:(4)];
-        end
-        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 4)) begin
-            zq_n = zend_runs[(11 * 32'h4)+:(4)];
-        end
-        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (4 * 32'h4));
-        zq_n = 32'h0;
-        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 5)) begin
-            zq_n = zend_runs[(0 * 32'h4)+:(4)];
-        end
-        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 5)) begin
-            zq_n = zend_runs[(1 * 32'h4)+:(4)];
-        end
-        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 5)) begin
-            zq_n = zend_runs[(2 * 32'h4)+:(4)];
-        end
-        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 5)) begin
-            zq_n = zend_runs[(3 * 32'h4)+:(4)];
-        end
-        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 5)) begin
-            zq_n = zend_runs[(4 * 32'h4)+:(4)];
-        end
-        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 5)) begin
-            zq_n = zend_runs[(5 * 32'h4)+:(4)];
-        end
-        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 5)) begin
-            zq_n = zend_runs[(6 * 32'h4)+:(4)];
-        end
-        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 5)) begin
-            zq_n = zend_runs[(7 * 32'h4)+:(4)];
-        end
-        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 5)) begin
-            zq_n = zend_runs[(8 * 32'h4)+:(4)];
-        end
-        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 5)) begin
-            zq_n = zend_runs[(9 * 32'h4)+:(4)];
-        end
-        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 5)) begin
-            zq_n = zend_runs[(10 * 32'h4)+:(4)];
-        end
-        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 5)) begin
-            zq_n = zend_runs[(11 * 32'h4)+:(4)];
-        end
-        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (5 * 32'h4));
-        zq_n = 32'h0;
-        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 6)) begin
-            zq_n = zend_runs[(0 * 32'h4)+:(4)];
-        end
-        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 6)) begin
-            zq_n = zend_runs[(1 * 32'h4)+:(4)];
-        end
-        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 6)) begin
-            zq_n = zend_runs[(2 * 32'h4)+:(4)];
-        end
-        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 6)) begin
-            zq_n = zend_runs[(3 * 32'h4)+:(4)];
-        end
-        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 6)) begin
-            zq_n = zend_runs[(4 * 32'h4)+:(4)];
-        end
-        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 6)) begin
-            zq_n = zend_runs[(5 * 32'h4)+:(4)];
-        end
-        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 6)) begin
-            zq_n = zend_runs[(6 * 32'h4)+:(4)];
-        end
-        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 6)) begin
-            zq_n = zend_runs[(7 * 32'h4)+:(4)];
-        end
-        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 6)) begin
-            zq_n = zend_runs[(8 * 32'h4)+:(4)];
-        end
-        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 6)) begin
-            zq_n = zend_runs[(9 * 32'h4)+:(4)];
-        end
-        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 6)) begin
-            zq_n = zend_runs[(10 * 32'h4)+:(4)];
-        end
-        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 6)) begin
-            zq_n = zend_runs[(11 * 32'h4)+:(4)];
-        end
-        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (6 * 32'h4));
-        zq_n = 32'h0;
-        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 7)) begin
-            zq_n = zend_runs[(0 * 32'h4)+:(4)];
-        end
-        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 7)) begin
-            zq_n = zend_runs[(1 * 32'h4)+:(4)];
-        end
-        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 7)) begin
-            zq_n = zend_runs[(2 * 32'h4)+:(4)];
-        end
-        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 7)) begin
-            zq_n = zend_runs[(3 * 32'h4)+:(4)];
-        end
-        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 7)) begin
-            zq_n = zend_runs[(4 * 32'h4)+:(4)];
-        end
-        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 7)) begin
-            zq_n = zend_runs[(5 * 32'h4)+:(4)];
-        end
-        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 7)) begin
-            zq_n = zend_runs[(6 * 32'h4)+:(4)];
-        end
-        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 7)) begin
-            zq_n = zend_runs[(7 * 32'h4)+:(4)];
-        end
-        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 7)) begin
-            zq_n = zend_runs[(8 * 32'h4)+:(4)];
-        end
-        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 7)) begin
-            zq_n = zend_runs[(9 * 32'h4)+:(4)];
-        end
-        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 7)) begin
-            zq_n = zend_runs[(10 * 32'h4)+:(4)];
-        end
-        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 7)) begin
-            zq_n = zend_runs[(11 * 32'h4)+:(4)];
-        end
-        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (7 * 32'h4));
-        zq_n = 32'h0;
-        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 8)) begin
-            zq_n = zend_runs[(0 * 32'h4)+:(4)];
-        end
-        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 8)) begin
-            zq_n = zend_runs[(1 * 32'h4)+:(4)];
-        end
-        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 8)) begin
-            zq_n = zend_runs[(2 * 32'h4)+:(4)];
-        end
-        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 8)) begin
-            zq_n = zend_runs[(3 * 32'h4)+:(4)];
-        end
-        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 8)) begin
-            zq_n = zend_runs[(4 * 32'h4)+:(4)];
-        end
-        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 8)) begin
-            zq_n = zend_runs[(5 * 32'h4)+:(4)];
-        end
-        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 8)) begin
-            zq_n = zend_runs[(6 * 32'h4)+:(4)];
-        end
-        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 8)) begin
-            zq_n = zend_runs[(7 * 32'h4)+:(4)];
-        end
-        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 8)) begin
-            zq_n = zend_runs[(8 * 32'h4)+:(4)];
-        end
-        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 8)) begin
-            zq_n = zend_runs[(9 * 32'h4)+:(4)];
-        end
-        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 8)) begin
-            zq_n = zend_runs[(10 * 32'h4)+:(4)];
-        end
-        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 8)) begin
-            zq_n = zend_runs[(11 * 32'h4)+:(4)];
-        end
-        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (8 * 32'h4));
-        zq_n = 32'h0;
-        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 9)) begin
-            zq_n = zend_runs[(0 * 32'h4)+:(4)];
-        end
-        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 9)) begin
-            zq_n = zend_runs[(1 * 32'h4)+:(4)];
-        end
-        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 9)) begin
-            zq_n = zend_runs[(2 * 32'h4)+:(4)];
-        end
-        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 9)) begin
-            zq_n = zend_runs[(3 * 32'h4)+:(4)];
-        end
-        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 9)) begin
-            zq_n = zend_runs[(4 * 32'h4)+:(4)];
-        end
-        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 9)) begin
-            zq_n = zend_runs[(5 * 32'h4)+:(4)];
-        end
-        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 9)) begin
-            zq_n = zend_runs[(6 * 32'h4)+:(4)];
-        end
-        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 9)) begin
-            zq_n = zend_runs[(7 * 32'h4)+:(4)];
-        end
-        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 9)) begin
-            zq_n = zend_runs[(8 * 32'h4)+:(4)];
-        end
-        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 9)) begin
-            zq_n = zend_runs[(9 * 32'h4)+:(4)];
-        end
-        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 9)) begin
-            zq_n = zend_runs[(10 * 32'h4)+:(4)];
-        end
-        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 9)) begin
-            zq_n = zend_runs[(11 * 32'h4)+:(4)];
-        end
-        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (9 * 32'h4));
-        zq_n = 32'h0;
-        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 10)) begin
-            zq_n = zend_runs[(0 * 32'h4)+:(4)];
-        end
-        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 10)) begin
-            zq_n = zend_runs[(1 * 32'h4)+:(4)];
-        end
-        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 10)) begin
-            zq_n = zend_runs[(2 * 32'h4)+:(4)];
-        end
-        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 10)) begin
-            zq_n = zend_runs[(3 * 32'h4)+:(4)];
-        end
-        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 10)) begin
-            zq_n = zend_runs[(4 * 32'h4)+:(4)];
-        end
-        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 10)) begin
-            zq_n = zend_runs[(5 * 32'h4)+:(4)];
-        end
-        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 10)) begin
-            zq_n = zend_runs[(6 * 32'h4)+:(4)];
-        end
-        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 10)) begin
-            zq_n = zend_runs[(7 * 32'h4)+:(4)];
-        end
-        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 10)) begin
-            zq_n = zend_runs[(8 * 32'h4)+:(4)];
-        end
-        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 10)) begin
-            zq_n = zend_runs[(9 * 32'h4)+:(4)];
-        end
-        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 10)) begin
-            zq_n = zend_runs[(10 * 32'h4)+:(4)];
-        end
-        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 10)) begin
-            zq_n = zend_runs[(11 * 32'h4)+:(4)];
-        end
-        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (10 * 32'h4));
-        zq_n = 32'h0;
-        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 11)) begin
-            zq_n = zend_runs[(0 * 32'h4)+:(4)];
-        end
-        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 11)) begin
-            zq_n = zend_runs[(1 * 32'h4)+:(4)];
-        end
-        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 11)) begin
-            zq_n = zend_runs[(2 * 32'h4)+:(4)];
-        end
-        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 11)) begin
-            zq_n = zend_runs[(3 * 32'h4)+:(4)];
-        end
-        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 11)) begin
-            zq_n = zend_runs[(4 * 32'h4)+:(4)];
-        end
-        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 11)) begin
-            zq_n = zend_runs[(5 * 32'h4)+:(4)];
-        end
-        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 11)) begin
-            zq_n = zend_runs[(6 * 32'h4)+:(4)];
-        end
-        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 11)) begin
-            zq_n = zend_runs[(7 * 32'h4)+:(4)];
-        end
-        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 11)) begin
-            zq_n = zend_runs[(8 * 32'h4)+:(4)];
-        end
-        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 11)) begin
-            zq_n = zend_runs[(9 * 32'h4)+:(4)];
-        end
-        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 11)) begin
-            zq_n = zend_runs[(10 * 32'h4)+:(4)];
-        end
-        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 11)) begin
-            zq_n = zend_runs[(11 * 32'h4)+:(4)];
-        end
-        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (11 * 32'h4));
-        next_zq = ((ones) & 28'hfffffff);
-        if (zfirst) begin
-            zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
-            next_zq = ((zsum) & 28'hfffffff);
-        end
-        zero_run_error = zsum[32'h1c];
-        next_zq_i = zq_i + ((m) & 16'hffff);
-        next_pend_z = m;
-        next_pend_zq0 = zq0;
-        next_pend_zq = zqs;
-        wshift = wdiv;
-        if (uncompressed) begin
-            wshift = 32'h0;
-        end
-        rw = bits[(off_wrem)+:(108)];
-        wrems = 32'h0;
-        rem = 32'h0;
-        case (wremain_bits)
-            1:
-                begin
-                    rem = rw[(0)+:(9)] & 32'h1;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
-                    rem = rw[(1)+:(9)] & 32'h1;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
-                    rem = rw[(2)+:(9)] & 32'h1;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
-                    rem = rw[(3)+:(9)] & 32'h1;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
-                    rem = rw[(4)+:(9)] & 32'h1;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
-                    rem = rw[(5)+:(9)] & 32'h1;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
-                    rem = rw[(6)+:(9)] & 32'h1;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
-                    rem = rw[(7)+:(9)] & 32'h1;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
-                    rem = rw[(8)+:(9)] & 32'h1;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
-                    rem = rw[(9)+:(9)] & 32'h1;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
-                    rem = rw[(10)+:(9)] & 32'h1;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
-                    rem = rw[(11)+:(9)] & 32'h1;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
-                end
-            2:
-                begin
-                    rem = rw[(0 * 32'h2)+:(9)] & 32'h3;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
-                    rem = rw[(1 * 32'h2)+:(9)] & 32'h3;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
-                    rem = rw[(2 * 32'h2)+:(9)] & 32'h3;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
-                    rem = rw[(3 * 32'h2)+:(9)] & 32'h3;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
-                    rem = rw[(4 * 32'h2)+:(9)] & 32'h3;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
-                    rem = rw[(5 * 32'h2)+:(9)] & 32'h3;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
-                    rem = rw[(6 * 32'h2)+:(9)] & 32'h3;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
-                    rem = rw[(7 * 32'h2)+:(9)] & 32'h3;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
-                    rem = rw[(8 * 32'h2)+:(9)] & 32'h3;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
-                    rem = rw[(9 * 32'h2)+:(9)] & 32'h3;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
-                    rem = rw[(10 * 32'h2)+:(9)] & 32'h3;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
-                    rem = rw[(11 * 32'h2)+:(9)] & 32'h3;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
-                end
-            3:
-                begin
-                    rem = rw[(0 * 32'h3)+:(9)] & 32'h7;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
-                    rem = rw[(1 * 32'h3)+:(9)] & 32'h7;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
-                    rem = rw[(2 * 32'h3)+:(9)] & 32'h7;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
-                    rem = rw[(3 * 32'h3)+:(9)] & 32'h7;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
-                    rem = rw[(4 * 32'h3)+:(9)] & 32'h7;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
-                    rem = rw[(5 * 32'h3)+:(9)] & 32'h7;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
-                    rem = rw[(6 * 32'h3)+:(9)] & 32'h7;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
-                    rem = rw[(7 * 32'h3)+:(9)] & 32'h7;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
-                    rem = rw[(8 * 32'h3)+:(9)] & 32'h7;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
-                    rem = rw[(9 * 32'h3)+:(9)] & 32'h7;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
-                    rem = rw[(10 * 32'h3)+:(9)] & 32'h7;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
-                    rem = rw[(11 * 32'h3)+:(9)] & 32'h7;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
-                end
-            4:
-                begin
-                    rem = rw[(0 * 32'h4)+:(9)] & 32'hf;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
-                    rem = rw[(1 * 32'h4)+:(9)] & 32'hf;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
-                    rem = rw[(2 * 32'h4)+:(9)] & 32'hf;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
-                    rem = rw[(3 * 32'h4)+:(9)] & 32'hf;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
-                    rem = rw[(4 * 32'h4)+:(9)] & 32'hf;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
-                    rem = rw[(5 * 32'h4)+:(9)] & 32'hf;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
-                    rem = rw[(6 * 32'h4)+:(9)] & 32'hf;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
-                    rem = rw[(7 * 32'h4)+:(9)] & 32'hf;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
-                    rem = rw[(8 * 32'h4)+:(9)] & 32'hf;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
-                    rem = rw[(9 * 32'h4)+:(9)] & 32'hf;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
-                    rem = rw[(10 * 32'h4)+:(9)] & 32'hf;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
-                    rem = rw[(11 * 32'h4)+:(9)] & 32'hf;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
-                end
-            5:
-                begin
-                    rem = rw[(0 * 32'h5)+:(9)] & 32'h1f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
-                    rem = rw[(1 * 32'h5)+:(9)] & 32'h1f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
-                    rem = rw[(2 * 32'h5)+:(9)] & 32'h1f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
-                    rem = rw[(3 * 32'h5)+:(9)] & 32'h1f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
-                    rem = rw[(4 * 32'h5)+:(9)] & 32'h1f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
-                    rem = rw[(5 * 32'h5)+:(9)] & 32'h1f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
-                    rem = rw[(6 * 32'h5)+:(9)] & 32'h1f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
-                    rem = rw[(7 * 32'h5)+:(9)] & 32'h1f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
-                    rem = rw[(8 * 32'h5)+:(9)] & 32'h1f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
-                    rem = rw[(9 * 32'h5)+:(9)] & 32'h1f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
-                    rem = rw[(10 * 32'h5)+:(9)] & 32'h1f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
-                    rem = rw[(11 * 32'h5)+:(9)] & 32'h1f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
-                end
-            6:
-                begin
-                    rem = rw[(0 * 32'h6)+:(9)] & 32'h3f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
-                    rem = rw[(1 * 32'h6)+:(9)] & 32'h3f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
-                    rem = rw[(2 * 32'h6)+:(9)] & 32'h3f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
-                    rem = rw[(3 * 32'h6)+:(9)] & 32'h3f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
-                    rem = rw[(4 * 32'h6)+:(9)] & 32'h3f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
-                    rem = rw[(5 * 32'h6)+:(9)] & 32'h3f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
-                    rem = rw[(6 * 32'h6)+:(9)] & 32'h3f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
-                    rem = rw[(7 * 32'h6)+:(9)] & 32'h3f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
-                    rem = rw[(8 * 32'h6)+:(9)] & 32'h3f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
-                    rem = rw[(9 * 32'h6)+:(9)] & 32'h3f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
-                    rem = rw[(10 * 32'h6)+:(9)] & 32'h3f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
-                    rem = rw[(11 * 32'h6)+:(9)] & 32'h3f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
-                end
-            7:
-                begin
-                    rem = rw[(0 * 32'h7)+:(9)] & 32'h7f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
-                    rem = rw[(1 * 32'h7)+:(9)] & 32'h7f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
-                    rem = rw[(2 * 32'h7)+:(9)] & 32'h7f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
-                    rem = rw[(3 * 32'h7)+:(9)] & 32'h7f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
-                    rem = rw[(4 * 32'h7)+:(9)] & 32'h7f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
-                    rem = rw[(5 * 32'h7)+:(9)] & 32'h7f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
-                    rem = rw[(6 * 32'h7)+:(9)] & 32'h7f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
-                    rem = rw[(7 * 32'h7)+:(9)] & 32'h7f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
-                    rem = rw[(8 * 32'h7)+:(9)] & 32'h7f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
-                    rem = rw[(9 * 32'h7)+:(9)] & 32'h7f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
-                    rem = rw[(10 * 32'h7)+:(9)] & 32'h7f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
-                    rem = rw[(11 * 32'h7)+:(9)] & 32'h7f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
-                end
-            8:
-                begin
-                    rem = rw[(0 * 32'h8)+:(9)] & 32'hff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
-                    rem = rw[(1 * 32'h8)+:(9)] & 32'hff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
-                    rem = rw[(2 * 32'h8)+:(9)] & 32'hff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
-                    rem = rw[(3 * 32'h8)+:(9)] & 32'hff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
-                    rem = rw[(4 * 32'h8)+:(9)] & 32'hff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
-                    rem = rw[(5 * 32'h8)+:(9)] & 32'hff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
-                    rem = rw[(6 * 32'h8)+:(9)] & 32'hff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
-                    rem = rw[(7 * 32'h8)+:(9)] & 32'hff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
-                    rem = rw[(8 * 32'h8)+:(9)] & 32'hff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
-                    rem = rw[(9 * 32'h8)+:(9)] & 32'hff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
-                    rem = rw[(10 * 32'h8)+:(9)] & 32'hff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
-                    rem = rw[(11 * 32'h8)+:(9)] & 32'hff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
-                end
-            9:
-                begin
-                    rem = rw[(0 * 32'h9)+:(9)] & 32'h1ff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
-                    rem = rw[(1 * 32'h9)+:(9)] & 32'h1ff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
-                    rem = rw[(2 * 32'h9)+:(9)] & 32'h1ff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
-                    rem = rw[(3 * 32'h9)+:(9)] & 32'h1ff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
-                    rem = rw[(4 * 32'h9)+:(9)] & 32'h1ff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
-                    rem = rw[(5 * 32'h9)+:(9)] & 32'h1ff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
-                    rem = rw[(6 * 32'h9)+:(9)] & 32'h1ff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
-                    rem = rw[(7 * 32'h9)+:(9)] & 32'h1ff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
-                    rem = rw[(8 * 32'h9)+:(9)] & 32'h1ff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
-                    rem = rw[(9 * 32'h9)+:(9)] & 32'h1ff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
-                    rem = rw[(10 * 32'h9)+:(9)] & 32'h1ff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
-                    rem = rw[(11 * 32'h9)+:(9)] & 32'h1ff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
-                end
-            default:
-                begin
-                end
-        endcase
-        rw_off = 32'h0;
-        weights = 32'h0;
-        index_error = 1'b0;
-        value_error = 1'b0;
-        pq = pend_wq[(0 * 32'h5)+:(5)];
-        rem = wrems[(0 * 32'h9)+:(9)];
-        index = ((rem) & 10'h3ff);
-        if (wshift == 0) begin
-            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 1) begin
-            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 2) begin
-            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 3) begin
-            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 4) begin
-            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 5) begin
-            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
-        end
-        pal_entry = 32'h0;
-        if (index < ((palette_size) & 10'h3ff)) begin
-            code = 32'h0;
-            if (index == 0) begin
-                pal_entry = palette[(0 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 1) begin
-                pal_entry = palette[(1 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 2) begin
-                pal_entry = palette[(2 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 3) begin
-                pal_entry = palette[(3 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 4) begin
-                pal_entry = palette[(4 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 5) begin
-                pal_entry = palette[(5 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 6) begin
-                pal_entry = palette[(6 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 7) begin
-                pal_entry = palette[(7 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 8) begin
-                pal_entry = palette[(8 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 9) begin
-                pal_entry = palette[(9 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 10) begin
-                pal_entry = palette[(10 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 11) begin
-                pal_entry = palette[(11 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 12) begin
-                pal_entry = palette[(12 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 13) begin
-                pal_entry = palette[(13 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 14) begin
-                pal_entry = palette[(14 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 15) begin
-                pal_entry = palette[(15 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 16) begin
-                pal_entry = palette[(16 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 17) begin
-                pal_entry = palette[(17 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 18) begin
-                pal_entry = palette[(18 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 19) begin
-                pal_entry = palette[(19 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 20) begin
-                pal_entry = palette[(20 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 21) begin
-                pal_entry = palette[(21 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 22) begin
-                pal_entry = palette[(22 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 23) begin
-                pal_entry = palette[(23 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 24) begin
-                pal_entry = palette[(24 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 25) begin
-                pal_entry = palette[(25 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 26) begin
-                pal_entry = palette[(26 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 27) begin
-                pal_entry = palette[(27 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 28) begin
-                pal_entry = palette[(28 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 29) begin
-                pal_entry = palette[(29 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 30) begin
-                pal_entry = palette[(30 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 31) begin
-                pal_entry = palette[(31 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-        end
-        else begin
-            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
-        end
-        magnitude = ((code >> 32'h1) & 9'h1ff);
-        value = magnitude;
-        if (code[32'h0]) begin
-            value = 32'h0 - magnitude;
-        end
-        if (0 >= pend_w) begin
-            value = 32'h0;
-        end
-        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (0 * 32'h9));
-        if (0 < pend_w) begin
-            rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            if (index > 32'h1ff) begin
-                index_error = 1'b1;
-            end
-            if (code > 32'h1ff) begin
-                value_error = 1'b1;
-            end
-        end
-        pq = pend_wq[(1 * 32'h5)+:(5)];
-        rem = wrems[(1 * 32'h9)+:(9)];
-        index = ((rem) & 10'h3ff);
-        if (wshift == 0) begin
-            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 1) begin
-            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 2) begin
-            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 3) begin
-            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 4) begin
-            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 5) begin
-            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
-        end
-        pal_entry = 32'h0;
-        if (index < ((palette_size) & 10'h3ff)) begin
-            code = 32'h0;
-            if (index == 0) begin
-                pal_entry = palette[(0 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 1) begin
-                pal_entry = palette[(1 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 2) begin
-                pal_entry = palette[(2 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 3) begin
-                pal_entry = palette[(3 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 4) begin
-                pal_entry = palette[(4 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 5) begin
-                pal_entry = palette[(5 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 6) begin
-                pal_entry = palette[(6 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 7) begin
-                pal_entry = palette[(7 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 8) begin
-                pal_entry = palette[(8 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 9) begin
-                pal_entry = palette[(9 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 10) begin
-                pal_entry = palette[(10 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 11) begin
-                pal_entry = palette[(11 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 12) begin
-                pal_entry = palette[(12 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 13) begin
-                pal_entry = palette[(13 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 14) begin
-                pal_entry = palette[(14 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 15) begin
-                pal_entry = palette[(15 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 16) begin
-                pal_entry = palette[(16 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 17) begin
-                pal_entry = palette[(17 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 18) begin
-                pal_entry = palette[(18 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 19) begin
-                pal_entry = palette[(19 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 20) begin
-                pal_entry = palette[(20 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 21) begin
-                pal_entry = palette[(21 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 22) begin
-                pal_entry = palette[(22 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 23) begin
-                pal_entry = palette[(23 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 24) begin
-                pal_entry = palette[(24 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 25) begin
-                pal_entry = palette[(25 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 26) begin
-                pal_entry = palette[(26 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 27) begin
-                pal_entry = palette[(27 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 28) begin
-                pal_entry = palette[(28 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 29) begin
-                pal_entry = palette[(29 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 30) begin
-                pal_entry = palette[(30 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 31) begin
-                pal_entry = palette[(31 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-        end
-        else begin
-            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
-        end
-        magnitude = ((code >> 32'h1) & 9'h1ff);
-        value = magnitude;
-        if (code[32'h0]) begin
-            value = 32'h0 - magnitude;
-        end
-        if (1 >= pend_w) begin
-            value = 32'h0;
-        end
-        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (1 * 32'h9));
-        if (1 < pend_w) begin
-            rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            if (index > 32'h1ff) begin
-                index_error = 1'b1;
-            end
-            if (code > 32'h1ff) begin
-                value_error = 1'b1;
-            end
-        end
-        pq = pend_wq[(2 * 32'h5)+:(5)];
-        rem = wrems[(2 * 32'h9)+:(9)];
-        index = ((rem) & 10'h3ff);
-        if (wshift == 0) begin
-            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 1) begin
-            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 2) begin
-            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 3) begin
-            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 4) begin
-            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 5) begin
-            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
-        end
-        pal_entry = 32'h0;
-        if (index < ((palette_size) & 10'h3ff)) begin
-            code = 32'h0;
-            if (index == 0) begin
-                pal_entry = palette[(0 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 1) begin
-                pal_entry = palette[(1 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 2) begin
-                pal_entry = palette[(2 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 3) begin
-                pal_entry = palette[(3 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 4) begin
-                pal_entry = palette[(4 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 5) begin
-                pal_entry = palette[(5 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 6) begin
-                pal_entry = palette[(6 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 7) begin
-                pal_entry = palette[(7 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 8) begin
-                pal_entry = palette[(8 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 9) begin
-                pal_entry = palette[(9 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 10) begin
-                pal_entry = palette[(10 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 11) begin
-                pal_entry = palette[(11 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 12) begin
-                pal_entry = palette[(12 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 13) begin
-                pal_entry = palette[(13 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 14) begin
-                pal_entry = palette[(14 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 15) begin
-                pal_entry = palette[(15 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 16) begin
-                pal_entry = palette[(16 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 17) begin
-                pal_entry = palette[(17 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 18) begin
-                pal_entry = palette[(18 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 19) begin
-                pal_entry = palette[(19 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 20) begin
-                pal_entry = palette[(20 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 21) begin
-                pal_entry = palette[(21 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 22) begin
-                pal_entry = palette[(22 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 23) begin
-                pal_entry = palette[(23 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 24) begin
-                pal_entry = palette[(24 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 25) begin
-                pal_entry = palette[(25 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 26) begin
-                pal_entry = palette[(26 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 27) begin
-                pal_entry = palette[(27 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 28) begin
-                pal_entry = palette[(28 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 29) begin
-                pal_entry = palette[(29 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 30) begin
-                pal_entry = palette[(30 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 31) begin
-                pal_entry = palette[(31 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-        end
-        else begin
-            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
-        end
-        magnitude = ((code >> 32'h1) & 9'h1ff);
-        value = magnitude;
-        if (code[32'h0]) begin
-            value = 32'h0 - magnitude;
-        end
-        if (2 >= pend_w) begin
-            value = 32'h0;
-        end
-        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (2 * 32'h9));
-        if (2 < pend_w) begin
-            rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            if (index > 32'h1ff) begin
-                index_error = 1'b1;
-            end
-            if (code > 32'h1ff) begin
-                value_error = 1'b1;
-            end
-        end
-        pq = pend_wq[(3 * 32'h5)+:(5)];
-        rem = wrems[(3 * 32'h9)+:(9)];
-        index = ((rem) & 10'h3ff);
-        if (wshift == 0) begin
-            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 1) begin
-            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 2) begin
-            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 3) begin
-            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 4) begin
-            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 5) begin
-            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
-        end
-        pal_entry = 32'h0;
-        if (index < ((palette_size) & 10'h3ff)) begin
-            code = 32'h0;
-            if (index == 0) begin
-                pal_entry = palette[(0 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 1) begin
-                pal_entry = palette[(1 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 2) begin
-                pal_entry = palette[(2 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 3) begin
-                pal_entry = palette[(3 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 4) begin
-                pal_entry = palette[(4 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 5) begin
-                pal_entry = palette[(5 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 6) begin
-                pal_entry = palette[(6 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 7) begin
-                pal_entry = palette[(7 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 8) begin
-                pal_entry = palette[(8 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 9) begin
-                pal_entry = palette[(9 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 10) begin
-                pal_entry = palette[(10 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 11) begin
-                pal_entry = palette[(11 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 12) begin
-                pal_entry = palette[(12 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 13) begin
-                pal_entry = palette[(13 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 14) begin
-                pal_entry = palette[(14 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 15) begin
-                pal_entry = palette[(15 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 16) begin
-                pal_entry = palette[(16 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 17) begin
-                pal_entry = palette[(17 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 18) begin
-                pal_entry = palette[(18 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 19) begin
-                pal_entry = palette[(19 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 20) begin
-                pal_entry = palette[(20 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 21) begin
-                pal_entry = palette[(21 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 22) begin
-                pal_entry = palette[(22 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 23) begin
-                pal_entry = palette[(23 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 24) begin
-                pal_entry = palette[(24 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 25) begin
-                pal_entry = palette[(25 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 26) begin
-                pal_entry = palette[(26 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 27) begin
-                pal_entry = palette[(27 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 28) begin
-                pal_entry = palette[(28 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 29) begin
-                pal_entry = palette[(29 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 30) begin
-                pal_entry = palette[(30 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 31) begin
-                pal_entry = palette[(31 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-        end
-        else begin
-            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
-        end
-        magnitude = ((code >> 32'h1) & 9'h1ff);
-        value = magnitude;
-        if (code[32'h0]) begin
-            value = 32'h0 - magnitude;
-        end
-        if (3 >= pend_w) begin
-            value = 32'h0;
-        end
-        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (3 * 32'h9));
-        if (3 < pend_w) begin
-            rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            if (index > 32'h1ff) begin
-                index_error = 1'b1;
-            end
-            if (code > 32'h1ff) begin
-                value_error = 1'b1;
-            end
-        end
-        pq = pend_wq[(4 * 32'h5)+:(5)];
-        rem = wrems[(4 * 32'h9)+:(9)];
-        index = ((rem) & 10'h3ff);
-        if (wshift == 0) begin
-            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 1) begin
-            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 2) begin
-            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 3) begin
-            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 4) begin
-            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 5) begin
-            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
-        end
-        pal_entry = 32'h0;
-        if (index < ((palette_size) & 10'h3ff)) begin
-            code = 32'h0;
-            if (index == 0) begin
-                pal_entry = palette[(0 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 1) begin
-                pal_entry = palette[(1 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 2) begin
-                pal_entry = palette[(2 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 3) begin
-                pal_entry = palette[(3 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 4) begin
-                pal_entry = palette[(4 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 5) begin
-                pal_entry = palette[(5 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 6) begin
-                pal_entry = palette[(6 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 7) begin
-                pal_entry = palette[(7 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 8) begin
-                pal_entry = palette[(8 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 9) begin
-                pal_entry = palette[(9 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 10) begin
-                pal_entry = palette[(10 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 11) begin
-                pal_entry = palette[(11 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 12) begin
-                pal_entry = palette[(12 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 13) begin
-                pal_entry = palette[(13 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 14) begin
-                pal_entry = palette[(14 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 15) begin
-                pal_entry = palette[(15 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 16) begin
-                pal_entry = palette[(16 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 17) begin
-                pal_entry = palette[(17 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 18) begin
-                pal_entry = palette[(18 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 19) begin
-                pal_entry = palette[(19 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 20) begin
-                pal_entry = palette[(20 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 21) begin
-                pal_entry = palette[(21 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 22) begin
-                pal_entry = palette[(22 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 23) begin
-                pal_entry = palette[(23 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 24) begin
-                pal_entry = palette[(24 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 25) begin
-                pal_entry = palette[(25 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 26) begin
-                pal_entry = palette[(26 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 27) begin
-                pal_entry = palette[(27 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 28) begin
-                pal_entry = palette[(28 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 29) begin
-                pal_entry = palette[(29 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 30) begin
-                pal_entry = palette[(30 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 31) begin
-                pal_entry = palette[(31 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-        end
-        else begin
-            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
-        end
-        magnitude = ((code >> 32'h1) & 9'h1ff);
-        value = magnitude;
-        if (code[32'h0]) begin
-            value = 32'h0 - magnitude;
-        end
-        if (4 >= pend_w) begin
-            value = 32'h0;
-        end
-        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (4 * 32'h9));
-        if (4 < pend_w) begin
-            rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            if (index > 32'h1ff) begin
-                index_error = 1'b1;
-            end
-            if (code > 32'h1ff) begin
-                value_error = 1'b1;
-            end
-        end
-        pq = pend_wq[(5 * 32'h5)+:(5)];
-        rem = wrems[(5 * 32'h9)+:(9)];
-        index = ((rem) & 10'h3ff);
-        if (wshift == 0) begin
-            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 1) begin
-            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 2) begin
-            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 3) begin
-            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 4) begin
-            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 5) begin
-            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
-        end
-        pal_entry = 32'h0;
-        if (index < ((palette_size) & 10'h3ff)) begin
-            code = 32'h0;
-            if (index == 0) begin
-                pal_entry = palette[(0 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 1) begin
-                pal_entry = palette[(1 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 2) begin
-                pal_entry = palette[(2 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 3) begin
-                pal_entry = palette[(3 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 4) begin
-                pal_entry = palette[(4 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 5) begin
-                pal_entry = palette[(5 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 6) begin
-                pal_entry = palette[(6 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 7) begin
-                pal_entry = palette[(7 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 8) begin
-                pal_entry = palette[(8 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 9) begin
-                pal_entry = palette[(9 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 10) begin
-                pal_entry = palette[(10 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 11) begin
-                pal_entry = palette[(11 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 12) begin
-                pal_entry = palette[(12 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 13) begin
-                pal_entry = palette[(13 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 14) begin
-                pal_entry = palette[(14 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 15) begin
-                pal_entry = palette[(15 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 16) begin
-                pal_entry = palette[(16 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 17) begin
-                pal_entry = palette[(17 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 18) begin
-                pal_entry = palette[(18 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 19) begin
-                pal_entry = palette[(19 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 20) begin
-                pal_entry = palette[(20 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 21) begin
-                pal_entry = palette[(21 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 22) begin
-                pal_entry = palette[(22 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 23) begin
-                pal_entry = palette[(23 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 24) begin
-                pal_entry = palette[(24 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 25) begin
-                pal_entry = palette[(25 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 26) begin
-                pal_entry = palette[(26 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 27) begin
-                pal_entry = palette[(27 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 28) begin
-                pal_entry = palette[(28 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 29) begin
-                pal_entry = palette[(29 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 30) begin
-                pal_entry = palette[(30 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 31) begin
-                pal_entry = palette[(31 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-        end
-        else begin
-            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
-        end
-        magnitude = ((code >> 32'h1) & 9'h1ff);
-        value = magnitude;
-        if (code[32'h0]) begin
-            value = 32'h0 - magnitude;
-        end
-        if (5 >= pend_w) begin
-            value = 32'h0;
-        end
-        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (5 * 32'h9));
-        if (5 < pend_w) begin
-            rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            if (index > 32'h1ff) begin
-                index_error = 1'b1;
-            end
-            if (code > 32'h1ff) begin
-                value_error = 1'b1;
-            end
-        end
-        pq = pend_wq[(6 * 32'h5)+:(5)];
-        rem = wrems[(6 * 32'h9)+:(9)];
-        index = ((rem) & 10'h3ff);
-        if (wshift == 0) begin
-            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 1) begin
-            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 2) begin
-            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 3) begin
-            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 4) begin
-            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 5) begin
-            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
-        end
-        pal_entry = 32'h0;
-        if (index < ((palette_size) & 10'h3ff)) begin
-            code = 32'h0;
-            if (index == 0) begin
-                pal_entry = palette[(0 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 1) begin
-                pal_entry = palette[(1 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 2) begin
-                pal_entry = palette[(2 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 3) begin
-                pal_entry = palette[(3 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 4) begin
-                pal_entry = palette[(4 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 5) begin
-                pal_entry = palette[(5 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 6) begin
-                pal_entry = palette[(6 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 7) begin
-                pal_entry = palette[(7 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 8) begin
-                pal_entry = palette[(8 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 9) begin
-                pal_entry = palette[(9 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 10) begin
-                pal_entry = palette[(10 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 11) begin
-                pal_entry = palette[(11 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 12) begin
-                pal_entry = palette[(12 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 13) begin
-                pal_entry = palette[(13 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 14) begin
-                pal_entry = palette[(14 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 15) begin
-                pal_entry = palette[(15 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 16) begin
-                pal_entry = palette[(16 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 17) begin
-                pal_entry = palette[(17 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 18) begin
-                pal_entry = palette[(18 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 19) begin
-                pal_entry = palette[(19 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 20) begin
-                pal_entry = palette[(20 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 21) begin
-                pal_entry = palette[(21 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 22) begin
-                pal_entry = palette[(22 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 23) begin
-                pal_entry = palette[(23 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 24) begin
-                pal_entry = palette[(24 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 25) begin
-                pal_entry = palette[(25 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 26) begin
-                pal_entry = palette[(26 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 27) begin
-                pal_entry = palette[(27 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 28) begin
-                pal_entry = palette[(28 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 29) begin
-                pal_entry = palette[(29 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 30) begin
-                pal_entry = palette[(30 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 31) begin
-                pal_entry = palette[(31 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-        end
-        else begin
-            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
-        end
-        magnitude = ((code >> 32'h1) & 9'h1ff);
-        value = magnitude;
-        if (code[32'h0]) begin
-            value = 32'h0 - magnitude;
-        end
-        if (6 >= pend_w) begin
-            value = 32'h0;
-        end
-        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (6 * 32'h9));
-        if (6 < pend_w) begin
-            rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            if (index > 32'h1ff) begin
-                index_error = 1'b1;
-            end
-            if (code > 32'h1ff) begin
-                value_error = 1'b1;
-            end
-        end
-        pq = pend_wq[(7 * 32'h5)+:(5)];
-        rem = wrems[(7 * 32'h9)+:(9)];
-        index = ((rem) & 10'h3ff);
-        if (wshift == 0) begin
-            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 1) begin
-            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 2) begin
-            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 3) begin
-            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 4) begin
-            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 5) begin
-            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
-        end
-        pal_entry = 32'h0;
-        if (index < ((palette_size) & 10'h3ff)) begin
-            code = 32'h0;
-            if (index == 0) begin
-                pal_entry = palette[(0 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 1) begin
-                pal_entry = palette[(1 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 2) begin
-                pal_entry = palette[(2 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 3) begin
-                pal_entry = palette[(3 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 4) begin
-                pal_entry = palette[(4 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 5) begin
-                pal_entry = palette[(5 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 6) begin
-                pal_entry = palette[(6 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 7) begin
-                pal_entry = palette[(7 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 8) begin
-                pal_entry = palette[(8 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 9) begin
-                pal_entry = palette[(9 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 10) begin
-                pal_entry = palette[(10 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 11) begin
-                pal_entry = palette[(11 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 12) begin
-                pal_entry = palette[(12 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 13) begin
-                pal_entry = palette[(13 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 14) begin
-                pal_entry = palette[(14 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 15) begin
-                pal_entry = palette[(15 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 16) begin
-                pal_entry = palette[(16 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 17) begin
-                pal_entry = palette[(17 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 18) begin
-                pal_entry = palette[(18 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 19) begin
-                pal_entry = palette[(19 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 20) begin
-                pal_entry = palette[(20 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 21) begin
-                pal_entry = palette[(21 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 22) begin
-                pal_entry = palette[(22 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 23) begin
-                pal_entry = palette[(23 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 24) begin
-                pal_entry = palette[(24 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 25) begin
-                pal_entry = palette[(25 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 26) begin
-                pal_entry = palette[(26 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 27) begin
-                pal_entry = palette[(27 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 28) begin
-                pal_entry = palette[(28 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 29) begin
-                pal_entry = palette[(29 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 30) begin
-                pal_entry = palette[(30 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 31) begin
-                pal_entry = palette[(31 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-        end
-        else begin
-            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
-        end
-        magnitude = ((code >> 32'h1) & 9'h1ff);
-        value = magnitude;
-        if (code[32'h0]) begin
-            value = 32'h0 - magnitude;
-        end
-        if (7 >= pend_w) begin
-            value = 32'h0;
-        end
-        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (7 * 32'h9));
-        if (7 < pend_w) begin
-            rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            if (index > 32'h1ff) begin
-                index_error = 1'b1;
-            end
-            if (code > 32'h1ff) begin
-                value_error = 1'b1;
-            end
-        end
-        pq = pend_wq[(8 * 32'h5)+:(5)];
-        rem = wrems[(8 * 32'h9)+:(9)];
-        index = ((rem) & 10'h3ff);
-        if (wshift == 0) begin
-            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 1) begin
-            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 2) begin
-            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 3) begin
-            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 4) begin
-            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 5) begin
-            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
-        end
-        pal_entry = 32'h0;
-        if (index < ((palette_size) & 10'h3ff)) begin
-            code = 32'h0;
-            if (index == 0) begin
-                pal_entry = palette[(0 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 1) begin
-                pal_entry = palette[(1 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 2) begin
-                pal_entry = palette[(2 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 3) begin
-                pal_entry = palette[(3 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 4) begin
-                pal_entry = palette[(4 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 5) begin
-                pal_entry = palette[(5 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 6) begin
-                pal_entry = palette[(6 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 7) begin
-                pal_entry = palette[(7 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 8) begin
-                pal_entry = palette[(8 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 9) begin
-                pal_entry = palette[(9 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 10) begin
-                pal_entry = palette[(10 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 11) begin
-                pal_entry = palette[(11 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 12) begin
-                pal_entry = palette[(12 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 13) begin
-                pal_entry = palette[(13 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 14) begin
-                pal_entry = palette[(14 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 15) begin
-                pal_entry = palette[(15 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 16) begin
-                pal_entry = palette[(16 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 17) begin
-                pal_entry = palette[(17 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 18) begin
-                pal_entry = palette[(18 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 19) begin
-                pal_entry = palette[(19 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 20) begin
-                pal_entry = palette[(20 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 21) begin
-                pal_entry = palette[(21 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 22) begin
-                pal_entry = palette[(22 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 23) begin
-                pal_entry = palette[(23 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 24) begin
-                pal_entry = palette[(24 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 25) begin
-                pal_entry = palette[(25 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 26) begin
-                pal_entry = palette[(26 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 27) begin
-                pal_entry = palette[(27 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 28) begin
-                pal_entry = palette[(28 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 29) begin
-                pal_entry = palette[(29 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 30) begin
-                pal_entry = palette[(30 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 31) begin
-                pal_entry = palette[(31 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-        end
-        else begin
-            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
-        end
-        magnitude = ((code >> 32'h1) & 9'h1ff);
-        value = magnitude;
-        if (code[32'h0]) begin
-            value = 32'h0 - magnitude;
-        end
-        if (8 >= pend_w) begin
-            value = 32'h0;
-        end
-        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (8 * 32'h9));
-        if (8 < pend_w) begin
-            rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            if (index > 32'h1ff) begin
-                index_error = 1'b1;
-            end
-            if (code > 32'h1ff) begin
-                value_error = 1'b1;
-            end
-        end
-        pq = pend_wq[(9 * 32'h5)+:(5)];
-        rem = wrems[(9 * 32'h9)+:(9)];
-        index = ((rem) & 10'h3ff);
-        if (wshift == 0) begin
-            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 1) begin
-            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 2) begin
-            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 3) begin
-            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 4) begin
-            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 5) begin
-            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
-        end
-        pal_entry = 32'h0;
-        if (index < ((palette_size) & 10'h3ff)) begin
-            code = 32'h0;
-            if (index == 0) begin
-                pal_entry = palette[(0 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 1) begin
-                pal_entry = palette[(1 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 2) begin
-                pal_entry = palette[(2 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 3) begin
-                pal_entry = palette[(3 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 4) begin
-                pal_entry = palette[(4 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 5) begin
-                pal_entry = palette[(5 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 6) begin
-                pal_entry = palette[(6 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 7) begin
-                pal_entry = palette[(7 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 8) begin
-                pal_entry = palette[(8 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 9) begin
-                pal_entry = palette[(9 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 10) begin
-                pal_entry = palette[(10 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 11) begin
-                pal_entry = palette[(11 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 12) begin
-                pal_entry = palette[(12 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 13) begin
-                pal_entry = palette[(13 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 14) begin
-                pal_entry = palette[(14 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 15) begin
-                pal_entry = palette[(15 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 16) begin
-                pal_entry = palette[(16 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 17) begin
-                pal_entry = palette[(17 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 18) begin
-                pal_entry = palette[(18 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 19) begin
-                pal_entry = palette[(19 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 20) begin
-                pal_entry = palette[(20 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 21) begin
-                pal_entry = palette[(21 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 22) begin
-                pal_entry = palette[(22 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 23) begin
-                pal_entry = palette[(23 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 24) begin
-                pal_entry = palette[(24 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 25) begin
-                pal_entry = palette[(25 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 26) begin
-                pal_entry = palette[(26 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 27) begin
-                pal_entry = palette[(27 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 28) begin
-                pal_entry = palette[(28 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 29) begin
-                pal_entry = palette[(29 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 30) begin
-                pal_entry = palette[(30 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 31) begin
-                pal_entry = palette[(31 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-        end
-        else begin
-            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
-        end
-        magnitude = ((code >> 32'h1) & 9'h1ff);
-        value = magnitude;
-        if (code[32'h0]) begin
-            value = 32'h0 - magnitude;
-        end
-        if (9 >= pend_w) begin
-            value = 32'h0;
-        end
-        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (9 * 32'h9));
-        if (9 < pend_w) begin
-            rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            if (index > 32'h1ff) begin
-                index_error = 1'b1;
-            end
-            if (code > 32'h1ff) begin
-                value_error = 1'b1;
-            end
-        end
-        pq = pend_wq[(10 * 32'h5)+:(5)];
-        rem = wrems[(10 * 32'h9)+:(9)];
-        index = ((rem) & 10'h3ff);
-        if (wshift == 0) begin
-            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 1) begin
-            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 2) begin
-            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 3) begin
-            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 4) begin
-            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 5) begin
-            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
-        end
-        pal_entry = 32'h0;
-        if (index < ((palette_size) & 10'h3ff)) begin
-            code = 32'h0;
-            if (index == 0) begin
-                pal_entry = palette[(0 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 1) begin
-                pal_entry = palette[(1 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 2) begin
-                pal_entry = palette[(2 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 3) begin
-                pal_entry = palette[(3 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 4) begin
-                pal_entry = palette[(4 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 5) begin
-                pal_entry = palette[(5 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 6) begin
-                pal_entry = palette[(6 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 7) begin
-                pal_entry = palette[(7 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 8) begin
-                pal_entry = palette[(8 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 9) begin
-                pal_entry = palette[(9 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 10) begin
-                pal_entry = palette[(10 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 11) begin
-                pal_entry = palette[(11 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 12) begin
-                pal_entry = palette[(12 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 13) begin
-                pal_entry = palette[(13 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 14) begin
-                pal_entry = palette[(14 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 15) begin
-                pal_entry = palette[(15 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 16) begin
-                pal_entry = palette[(16 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 17) begin
-                pal_entry = palette[(17 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 18) begin
-                pal_entry = palette[(18 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 19) begin
-                pal_entry = palette[(19 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 20) begin
-                pal_entry = palette[(20 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 21) begin
-                pal_entry = palette[(21 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 22) begin
-                pal_entry = palette[(22 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 23) begin
-                pal_entry = palette[(23 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 24) begin
-                pal_entry = palette[(24 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 25) begin
-                pal_entry = palette[(25 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 26) begin
-                pal_entry = palette[(26 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 27) begin
-                pal_entry = palette[(27 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 28) begin
-                pal_entry = palette[(28 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 29) begin
-                pal_entry = palette[(29 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 30) begin
-                pal_entry = palette[(30 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 31) begin
-                pal_entry = palette[(31 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-        end
-        else begin
-            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
-        end
-        magnitude = ((code >> 32'h1) & 9'h1ff);
-        value = magnitude;
-        if (code[32'h0]) begin
-            value = 32'h0 - magnitude;
-        end
-        if (10 >= pend_w) begin
-            value = 32'h0;
-        end
-        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (10 * 32'h9));
-        if (10 < pend_w) begin
-            rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            if (index > 32'h1ff) begin
-                index_error = 1'b1;
-            end
-            if (code > 32'h1ff) begin
-                value_error = 1'b1;
-            end
-        end
-        pq = pend_wq[(11 * 32'h5)+:(5)];
-        rem = wrems[(11 * 32'h9)+:(9)];
-        index = ((rem) & 10'h3ff);
-        if (wshift == 0) begin
-            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 1) begin
-            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 2) begin
-            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 3) begin
-            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 4) begin
-            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 5) begin
-            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
-        end
-        pal_entry = 32'h0;
-        if (index < ((palette_size) & 10'h3ff)) begin
-            code = 32'h0;
-            if (index == 0) begin
-                pal_entry = palette[(0 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 1) begin
-                pal_entry = palette[(1 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 2) begin
-                pal_entry = palette[(2 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 3) begin
-                pal_entry = palette[(3 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 4) begin
-                pal_entry = palette[(4 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 5) begin
-                pal_entry = palette[(5 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 6) begin
-                pal_entry = palette[(6 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 7) begin
-                pal_entry = palette[(7 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 8) begin
-                pal_entry = palette[(8 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 9) begin
-                pal_entry = palette[(9 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 10) begin
-                pal_entry = palette[(10 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 11) begin
-                pal_entry = palette[(11 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 12) begin
-                pal_entry = palette[(12 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 13) begin
-                pal_entry = palette[(13 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 14) begin
-                pal_entry = palette[(14 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 15) begin
-                pal_entry = palette[(15 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 16) begin
-                pal_entry = palette[(16 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 17) begin
-                pal_entry = palette[(17 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 18) begin
-                pal_entry = palette[(18 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 19) begin
-                pal_entry = palette[(19 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 20) begin
-                pal_entry = palette[(20 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 21) begin
-                pal_entry = palette[(21 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 22) begin
-                pal_entry = palette[(22 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 23) begin
-                pal_entry = palette[(23 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 24) begin
-                pal_entry = palette[(24 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 25) begin
-                pal_entry = palette[(25 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 26) begin
-                pal_entry = palette[(26 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 27) begin
-                pal_entry = palette[(27 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 28) begin
-                pal_entry = palette[(28 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 29) begin
-                pal_entry = palette[(29 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 30) begin
-                pal_entry = palette[(30 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 31) begin
-                pal_entry = palette[(31 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-        end
-        else begin
-            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
-        end
-        magnitude = ((code >> 32'h1) & 9'h1ff);
-        value = magnitude;
-        if (code[32'h0]) begin
-            value = 32'h0 - magnitude;
-        end
-        if (11 >= pend_w) begin
-            value = 32'h0;
-        end
-        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (11 * 32'h9));
-        if (11 < pend_w) begin
-            rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            if (index > 32'h1ff) begin
-                index_error = 1'b1;
-            end
-            if (code > 32'h1ff) begin
-                value_error = 1'b1;
-            end
-        end
-        off_zrem = off_wrem + ((rw_off) & 8'hff);
-        n_w = pend_w;
-        rz = bits[(off_zrem)+:(36)];
-        zrems = 32'h0;
-        zrem = 32'h0;
-        case (zdiv)
-            1:
-                begin
-                    zrem = rz[(0)+:(3)] & 32'h1;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (0 * 32'h3));
-                    zrem = rz[(1)+:(3)] & 32'h1;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (1 * 32'h3));
-                    zrem = rz[(2)+:(3)] & 32'h1;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (2 * 32'h3));
-                    zrem = rz[(3)+:(3)] & 32'h1;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (3 * 32'h3));
-                    zrem = rz[(4)+:(3)] & 32'h1;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (4 * 32'h3));
-                    zrem = rz[(5)+:(3)] & 32'h1;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (5 * 32'h3));
-                    zrem = rz[(6)+:(3)] & 32'h1;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (6 * 32'h3));
-                    zrem = rz[(7)+:(3)] & 32'h1;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (7 * 32'h3));
-                    zrem = rz[(8)+:(3)] & 32'h1;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (8 * 32'h3));
-                    zrem = rz[(9)+:(3)] & 32'h1;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (9 * 32'h3));
-                    zrem = rz[(10)+:(3)] & 32'h1;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (10 * 32'h3));
-                    zrem = rz[(11)+:(3)] & 32'h1;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (11 * 32'h3));
-                end
-            2:
-                begin
-                    zrem = rz[(0 * 32'h2)+:(3)] & 32'h3;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (0 * 32'h3));
-                    zrem = rz[(1 * 32'h2)+:(3)] & 32'h3;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (1 * 32'h3));
-                    zrem = rz[(2 * 32'h2)+:(3)] & 32'h3;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (2 * 32'h3));
-                    zrem = rz[(3 * 32'h2)+:(3)] & 32'h3;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (3 * 32'h3));
-                    zrem = rz[(4 * 32'h2)+:(3)] & 32'h3;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (4 * 32'h3));
-                    zrem = rz[(5 * 32'h2)+:(3)] & 32'h3;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (5 * 32'h3));
-                    zrem = rz[(6 * 32'h2)+:(3)] & 32'h3;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (6 * 32'h3));
-                    zrem = rz[(7 * 32'h2)+:(3)] & 32'h3;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (7 * 32'h3));
-                    zrem = rz[(8 * 32'h2)+:(3)] & 32'h3;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (8 * 32'h3));
-                    zrem = rz[(9 * 32'h2)+:(3)] & 32'h3;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (9 * 32'h3));
-                    zrem = rz[(10 * 32'h2)+:(3)] & 32'h3;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (10 * 32'h3));
-                    zrem = rz[(11 * 32'h2)+:(3)] & 32'h3;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (11 * 32'h3));
-                end
-            3:
-                begin
-                    zrem = rz[(0 * 32'h3)+:(3)] & 32'h7;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (0 * 32'h3));
-                    zrem = rz[(1 * 32'h3)+:(3)] & 32'h7;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (1 * 32'h3));
-                    zrem = rz[(2 * 32'h3)+:(3)] & 32'h7;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (2 * 32'h3));
-                    zrem = rz[(3 * 32'h3)+:(3)] & 32'h7;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (3 * 32'h3));
-                    zrem = rz[(4 * 32'h3)+:(3)] & 32'h7;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (4 * 32'h3));
-                    zrem = rz[(5 * 32'h3)+:(3)] & 32'h7;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (5 * 32'h3));
-                    zrem = rz[(6 * 32'h3)+:(3)] & 32'h7;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (6 * 32'h3));
-                    zrem = rz[(7 * 32'h3)+:(3)] & 32'h7;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (7 * 32'h3));
-                    zrem = rz[(8 * 32'h3)+:(3)] & 32'h7;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (8 * 32'h3));
-                    zrem = rz[(9 * 32'h3)+:(3)] & 32'h7;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (9 * 32'h3));
-                    zrem = rz[(10 * 32'h3)+:(3)] & 32'h7;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (10 * 32'h3));
-                    zrem = rz[(11 * 32'h3)+:(3)] & 32'h7;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (11 * 32'h3));
-                end
-            default:
-                begin
-                end
-        endcase
-        rz_off = 32'h0;
-        zero_runs = 32'h0;
-        pzq = pend_zq[(0 * 32'h4)+:(4)];
-        zrun_q = ((pzq) & 28'hfffffff);
-        if (0 == 32'h0) begin
-            zrun_q = pend_zq0;
-        end
-        zrem = zrems[(0 * 32'h3)+:(3)];
-        zrun = 32'h0;
-        if (zdiv == 0) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 1) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 2) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 3) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
-        end
-        if (0 < pend_z) begin
-            rz_off = rz_off + ((zdiv) & 6'h3f);
-        end
-        else begin
-            zrun = 32'h0;
-        end
-        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h20));
-        pzq = pend_zq[(1 * 32'h4)+:(4)];
-        zrun_q = ((pzq) & 28'hfffffff);
-        if (1 == 32'h0) begin
-            zrun_q = pend_zq0;
-        end
-        zrem = zrems[(1 * 32'h3)+:(3)];
-        zrun = 32'h0;
-        if (zdiv == 0) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 1) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 2) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 3) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
-        end
-        if (1 < pend_z) begin
-            rz_off = rz_off + ((zdiv) & 6'h3f);
-        end
-        else begin
-            zrun = 32'h0;
-        end
-        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h20));
-        pzq = pend_zq[(2 * 32'h4)+:(4)];
-        zrun_q = ((pzq) & 28'hfffffff);
-        if (2 == 32'h0) begin
-            zrun_q = pend_zq0;
-        end
-        zrem = zrems[(2 * 32'h3)+:(3)];
-        zrun = 32'h0;
-        if (zdiv == 0) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 1) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 2) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 3) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
-        end
-        if (2 < pend_z) begin
-            rz_off = rz_off + ((zdiv) & 6'h3f);
-        end
-        else begin
-            zrun = 32'h0;
-        end
-        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h20));
-        pzq = pend_zq[(3 * 32'h4)+:(4)];
-        zrun_q = ((pzq) & 28'hfffffff);
-        if (3 == 32'h0) begin
-            zrun_q = pend_zq0;
-        end
-        zrem = zrems[(3 * 32'h3)+:(3)];
-        zrun = 32'h0;
-        if (zdiv == 0) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 1) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 2) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 3) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
-        end
-        if (3 < pend_z) begin
-            rz_off = rz_off + ((zdiv) & 6'h3f);
-        end
-        else begin
-            zrun = 32'h0;
-        end
-        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h20));
-        pzq = pend_zq[(4 * 32'h4)+:(4)];
-        zrun_q = ((pzq) & 28'hfffffff);
-        if (4 == 32'h0) begin
-            zrun_q = pend_zq0;
-        end
-        zrem = zrems[(4 * 32'h3)+:(3)];
-        zrun = 32'h0;
-        if (zdiv == 0) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 1) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 2) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 3) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
-        end
-        if (4 < pend_z) begin
-            rz_off = rz_off + ((zdiv) & 6'h3f);
-        end
-        else begin
-            zrun = 32'h0;
-        end
-        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h20));
-        pzq = pend_zq[(5 * 32'h4)+:(4)];
-        zrun_q = ((pzq) & 28'hfffffff);
-        if (5 == 32'h0) begin
-            zrun_q = pend_zq0;
-        end
-        zrem = zrems[(5 * 32'h3)+:(3)];
-        zrun = 32'h0;
-        if (zdiv == 0) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 1) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 2) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 3) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
-        end
-        if (5 < pend_z) begin
-            rz_off = rz_off + ((zdiv) & 6'h3f);
-        end
-        else begin
-            zrun = 32'h0;
-        end
-        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h20));
-        pzq = pend_zq[(6 * 32'h4)+:(4)];
-        zrun_q = ((pzq) & 28'hfffffff);
-        if (6 == 32'h0) begin
-            zrun_q = pend_zq0;
-        end
-        zrem = zrems[(6 * 32'h3)+:(3)];
-        zrun = 32'h0;
-        if (zdiv == 0) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 1) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 2) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 3) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
-        end
-        if (6 < pend_z) begin
-            rz_off = rz_off + ((zdiv) & 6'h3f);
-        end
-        else begin
-            zrun = 32'h0;
-        end
-        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h20));
-        pzq = pend_zq[(7 * 32'h4)+:(4)];
-        zrun_q = ((pzq) & 28'hfffffff);
-        if (7 == 32'h0) begin
-            zrun_q = pend_zq0;
-        end
-        zrem = zrems[(7 * 32'h3)+:(3)];
-        zrun = 32'h0;
-        if (zdiv == 0) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 1) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 2) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 3) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
-        end
-        if (7 < pend_z) begin
-            rz_off = rz_off + ((zdiv) & 6'h3f);
-        end
-        else begin
-            zrun = 32'h0;
-        end
-        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h20));
-        pzq = pend_zq[(8 * 32'h4)+:(4)];
-        zrun_q = ((pzq) & 28'hfffffff);
-        if (8 == 32'h0) begin
-            zrun_q = pend_zq0;
-        end
-        zrem = zrems[(8 * 32'h3)+:(3)];
-        zrun = 32'h0;
-        if (zdiv == 0) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 1) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 2) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 3) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
-        end
-        if (8 < pend_z) begin
-            rz_off = rz_off + ((zdiv) & 6'h3f);
-        end
-        else begin
-            zrun = 32'h0;
-        end
-        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h20));
-        pzq = pend_zq[(9 * 32'h4)+:(4)];
-        zrun_q = ((pzq) & 28'hfffffff);
-        if (9 == 32'h0) begin
-            zrun_q = pend_zq0;
-        end
-        zrem = zrems[(9 * 32'h3)+:(3)];
-        zrun = 32'h0;
-        if (zdiv == 0) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 1) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 2) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 3) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
-        end
-        if (9 < pend_z) begin
-            rz_off = rz_off + ((zdiv) & 6'h3f);
-        end
-        else begin
-            zrun = 32'h0;
-        end
-        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h20));
-        pzq = pend_zq[(10 * 32'h4)+:(4)];
-        zrun_q = ((pzq) & 28'hfffffff);
-        if (10 == 32'h0) begin
-            zrun_q = pend_zq0;
-        end
-        zrem = zrems[(10 * 32'h3)+:(3)];
-        zrun = 32'h0;
-        if (zdiv == 0) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 1) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 2) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 3) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
-        end
-        if (10 < pend_z) begin
-            rz_off = rz_off + ((zdiv) & 6'h3f);
-        end
-        else begin
-            zrun = 32'h0;
-        end
-        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h20));
-        pzq = pend_zq[(11 * 32'h4)+:(4)];
-        zrun_q = ((pzq) & 28'hfffffff);
-        if (11 == 32'h0) begin
-            zrun_q = pend_zq0;
-        end
-        zrem = zrems[(11 * 32'h3)+:(3)];
-        zrun = 32'h0;
-        if (zdiv == 0) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 1) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 2) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 3) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
-        end
-        if (11 < pend_z) begin
-            rz_off = rz_off + ((zdiv) & 6'h3f);
-        end
-        else begin
-            zrun = 32'h0;
-        end
-        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h20));
-        len = off_zrem + ((rz_off) & 8'hff);
-        n_z = pend_z;
-        if (~alternating) begin
-            n_z = pend_w;
-        end
-    end
-    
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser$chunk_b
 
 
 module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$dirofs(clock,rst_n,d,q);
@@ -24706,23 +18788,6 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$error(clock,rst_n
 endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser$error
 
 
-module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$have_palette(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser$have_palette
 
 
 module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$palette(clock,rst_n,d,q);
@@ -24744,61 +18809,10 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$palette(clock,rst
 endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser$palette
 
 
-module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$palette_bits(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser$palette_bits
 
 
-module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$palette_size(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [5:0] d;
-    output reg  [5:0] q;
-    
-    // Constant declarations
-    localparam  init = 6'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser$palette_size
 
 
-module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$pend_w(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser$pend_w
 
 
 module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$pend_wq(clock,rst_n,d,q);
@@ -24820,61 +18834,10 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$pend_wq(clock,rst
 endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser$pend_wq
 
 
-module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$pend_z(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser$pend_z
 
 
-module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$pend_zq(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser$pend_zq
 
 
-module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$pend_zq0(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [27:0] d;
-    output reg  [27:0] q;
-    
-    // Constant declarations
-    localparam  init = 28'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser$pend_zq0
 
 
 module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$phase(clock,rst_n,d,q);
@@ -24903,156 +18866,20 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$phase(clock,rst_n
 endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser$phase
 
 
-module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$pos8(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Constant declarations
-    localparam  init = 3'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser$pos8
 
 
-module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$w_cnt(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser$w_cnt
 
 
-module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$wdiv(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Constant declarations
-    localparam  init = 3'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser$wdiv
 
 
-module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$wq(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [4:0] d;
-    output reg  [4:0] q;
-    
-    // Constant declarations
-    localparam  init = 5'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser$wq
 
 
-module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$wq_i(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser$wq_i
 
 
-module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$wtrunc(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser$wtrunc
 
 
-module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$z_cnt(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser$z_cnt
 
 
-module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$zdiv(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser$zdiv
 
 
 module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$zq(clock,rst_n,d,q);
@@ -25074,23 +18901,6 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$zq(clock,rst_n,d,
 endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser$zq
 
 
-module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$zq_i(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser$zq_i
 
 
 module npu_u65_256_core$datapath$cores$0$weight_decoder$window(clock,rst_n,start,words,in_data,in_valid,in_ready,view,fill,exhausted,used);
@@ -25135,7 +18945,7 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$window(clock,rst_n,start
         .d(bits$d),
         .q(bits$q)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$window$count count(
+    npu_u65_256_core$datapath$traversal$beat_walker$word count(
         .clock(count$clock),
         .rst_n(count$rst_n),
         .d(count$d),
@@ -25201,23 +19011,6 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$window$bits(clock,rst_n,
 endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$window$bits
 
 
-module npu_u65_256_core$datapath$cores$0$weight_decoder$window$count(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    
-    // Constant declarations
-    localparam  init = 9'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$window$count
 
 
 module npu_u65_256_core$datapath$cores$0$weight_decoder$window$left(clock,rst_n,d,q);
@@ -25297,13 +19090,13 @@ module npu_u65_256_core$datapath$cores$0$weight_groups(clock,rst_n,depthwise,wei
         .d(assembled$d),
         .q(assembled$q)
     );
-    npu_u65_256_core$datapath$cores$0$weight_groups$quarters quarters(
+    npu_u65_256_core$cpm$prot_state quarters(
         .clock(quarters$clock),
         .rst_n(quarters$rst_n),
         .d(quarters$d),
         .q(quarters$q)
     );
-    npu_u65_256_core$datapath$cores$0$weight_groups$upper_pending upper_pending(
+    npu_u65_256_core$cpm$reset_sync$stage$0 upper_pending(
         .clock(upper_pending$clock),
         .rst_n(upper_pending$rst_n),
         .d(upper_pending$d),
@@ -25437,13 +19230,13 @@ module npu_u65_256_core$datapath$cores$0$weight_groups$buffer(clock,rst_n,tail$v
     reg  pop;
     
     // Sub module instances
-    npu_u65_256_core$datapath$cores$0$weight_groups$buffer$write_pointer write_pointer(
+    npu_u65_256_core$cpm$prot_state write_pointer(
         .clock(write_pointer$clock),
         .rst_n(write_pointer$rst_n),
         .d(write_pointer$d),
         .q(write_pointer$q)
     );
-    npu_u65_256_core$datapath$cores$0$weight_groups$buffer$read_pointer read_pointer(
+    npu_u65_256_core$cpm$prot_state read_pointer(
         .clock(read_pointer$clock),
         .rst_n(read_pointer$rst_n),
         .d(read_pointer$d),
@@ -25490,23 +19283,6 @@ module npu_u65_256_core$datapath$cores$0$weight_groups$buffer(clock,rst_n,tail$v
 endmodule // npu_u65_256_core$datapath$cores$0$weight_groups$buffer
 
 
-module npu_u65_256_core$datapath$cores$0$weight_groups$buffer$read_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_groups$buffer$read_pointer
 
 
 module npu_u65_256_core$datapath$cores$0$weight_groups$buffer$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
@@ -25530,61 +19306,10 @@ module npu_u65_256_core$datapath$cores$0$weight_groups$buffer$words(clock,rst_n,
 endmodule // npu_u65_256_core$datapath$cores$0$weight_groups$buffer$words
 
 
-module npu_u65_256_core$datapath$cores$0$weight_groups$buffer$write_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_groups$buffer$write_pointer
 
 
-module npu_u65_256_core$datapath$cores$0$weight_groups$quarters(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_groups$quarters
 
 
-module npu_u65_256_core$datapath$cores$0$weight_groups$upper_pending(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_groups$upper_pending
 
 
 module npu_u65_256_core$datapath$cores$0$weight_lengths(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
@@ -25625,13 +19350,13 @@ module npu_u65_256_core$datapath$cores$0$weight_lengths(clock,rst_n,tail$valid,t
     reg  pop;
     
     // Sub module instances
-    npu_u65_256_core$datapath$cores$0$weight_lengths$write_pointer write_pointer(
+    npu_u65_256_core$cpm$prot_state write_pointer(
         .clock(write_pointer$clock),
         .rst_n(write_pointer$rst_n),
         .d(write_pointer$d),
         .q(write_pointer$q)
     );
-    npu_u65_256_core$datapath$cores$0$weight_lengths$read_pointer read_pointer(
+    npu_u65_256_core$cpm$prot_state read_pointer(
         .clock(read_pointer$clock),
         .rst_n(read_pointer$rst_n),
         .d(read_pointer$d),
@@ -25678,23 +19403,6 @@ module npu_u65_256_core$datapath$cores$0$weight_lengths(clock,rst_n,tail$valid,t
 endmodule // npu_u65_256_core$datapath$cores$0$weight_lengths
 
 
-module npu_u65_256_core$datapath$cores$0$weight_lengths$read_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_lengths$read_pointer
 
 
 module npu_u65_256_core$datapath$cores$0$weight_lengths$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
@@ -25718,23 +19426,6 @@ module npu_u65_256_core$datapath$cores$0$weight_lengths$words(clock,rst_n,write_
 endmodule // npu_u65_256_core$datapath$cores$0$weight_lengths$words
 
 
-module npu_u65_256_core$datapath$cores$0$weight_lengths$write_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_lengths$write_pointer
 
 
 module npu_u65_256_core$datapath$cores$0$weight_stream(clock,rst_n,d,q);
@@ -25799,13 +19490,13 @@ module npu_u65_256_core$datapath$cores$0$weight_streams(clock,rst_n,tail$valid,t
     reg  pop;
     
     // Sub module instances
-    npu_u65_256_core$datapath$cores$0$weight_streams$write_pointer write_pointer(
+    npu_u65_256_core$cpm$prot_state write_pointer(
         .clock(write_pointer$clock),
         .rst_n(write_pointer$rst_n),
         .d(write_pointer$d),
         .q(write_pointer$q)
     );
-    npu_u65_256_core$datapath$cores$0$weight_streams$read_pointer read_pointer(
+    npu_u65_256_core$cpm$prot_state read_pointer(
         .clock(read_pointer$clock),
         .rst_n(read_pointer$rst_n),
         .d(read_pointer$d),
@@ -25852,23 +19543,6 @@ module npu_u65_256_core$datapath$cores$0$weight_streams(clock,rst_n,tail$valid,t
 endmodule // npu_u65_256_core$datapath$cores$0$weight_streams
 
 
-module npu_u65_256_core$datapath$cores$0$weight_streams$read_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_streams$read_pointer
 
 
 module npu_u65_256_core$datapath$cores$0$weight_streams$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
@@ -25892,23 +19566,6 @@ module npu_u65_256_core$datapath$cores$0$weight_streams$words(clock,rst_n,write_
 endmodule // npu_u65_256_core$datapath$cores$0$weight_streams$words
 
 
-module npu_u65_256_core$datapath$cores$0$weight_streams$write_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_streams$write_pointer
 
 
 module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,pool_max,ifm_wide,ifm_signed,ifm_int32,ifm_view,ofm_view,weights_view,elementwise,ifm2_view,operand_settings,reads_ifm2,ifm2_ib_start);
@@ -26172,23 +19829,6 @@ module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,pool_ma
 endmodule // npu_u65_256_core$datapath$decoder
 
 
-module npu_u65_256_core$datapath$faulted(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$faulted
 
 
 module npu_u65_256_core$datapath$fetched(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
@@ -26229,13 +19869,13 @@ module npu_u65_256_core$datapath$fetched(clock,rst_n,tail$valid,tail$data,tail$r
     reg  pop;
     
     // Sub module instances
-    npu_u65_256_core$datapath$fetched$write_pointer write_pointer(
+    npu_u65_256_core$cpm$prot_state write_pointer(
         .clock(write_pointer$clock),
         .rst_n(write_pointer$rst_n),
         .d(write_pointer$d),
         .q(write_pointer$q)
     );
-    npu_u65_256_core$datapath$fetched$read_pointer read_pointer(
+    npu_u65_256_core$cpm$prot_state read_pointer(
         .clock(read_pointer$clock),
         .rst_n(read_pointer$rst_n),
         .d(read_pointer$d),
@@ -26282,23 +19922,6 @@ module npu_u65_256_core$datapath$fetched(clock,rst_n,tail$valid,tail$data,tail$r
 endmodule // npu_u65_256_core$datapath$fetched
 
 
-module npu_u65_256_core$datapath$fetched$read_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$fetched$read_pointer
 
 
 module npu_u65_256_core$datapath$fetched$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
@@ -26322,851 +19945,44 @@ module npu_u65_256_core$datapath$fetched$words(clock,rst_n,write_enable,write_ad
 endmodule // npu_u65_256_core$datapath$fetched$words
 
 
-module npu_u65_256_core$datapath$fetched$write_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$fetched$write_pointer
 
 
-module npu_u65_256_core$datapath$fetching_ifm2(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$fetching_ifm2
 
 
-module npu_u65_256_core$datapath$filled(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$filled
 
 
-module npu_u65_256_core$datapath$ifm2_fetch(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,line_positions,fills$valid,fills$data,fills$ready);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  jobs$valid;
-    input wire  [276:0] jobs$data;
-    output reg  jobs$ready;
-    input wire  [472:0] view;
-    input wire  [31:0] buffers;
-    input wire  line_positions;
-    output reg  fills$valid;
-    output reg  [147:0] fills$data;
-    input wire  fills$ready;
-    
-    // Constant declarations
-    localparam  precision_lsb = 6'b10;
-    localparam  format_mask = 16'hc0;
-    
-    // Stub signals
-    reg  [15:0] multiply$a;
-    reg  [39:0] multiply$b;
-    wire  [39:0] multiply$product;
-    reg  active$clock;
-    reg  active$rst_n;
-    reg  active$d;
-    wire  active$q;
-    reg  step$clock;
-    reg  step$rst_n;
-    reg  [2:0] step$d;
-    wire  [2:0] step$q;
-    reg  channel_term$clock;
-    reg  channel_term$rst_n;
-    reg  [39:0] channel_term$d;
-    wire  [39:0] channel_term$q;
-    reg  inner_a$clock;
-    reg  inner_a$rst_n;
-    reg  [39:0] inner_a$d;
-    wire  [39:0] inner_a$q;
-    reg  inner_b$clock;
-    reg  inner_b$rst_n;
-    reg  [39:0] inner_b$d;
-    wire  [39:0] inner_b$q;
-    reg  row_a$clock;
-    reg  row_a$rst_n;
-    reg  [39:0] row_a$d;
-    wire  [39:0] row_a$q;
-    reg  row_b$clock;
-    reg  row_b$rst_n;
-    reg  [39:0] row_b$d;
-    wire  [39:0] row_b$q;
-    reg  dest_row$clock;
-    reg  dest_row$rst_n;
-    reg  [15:0] dest_row$d;
-    wire  [15:0] dest_row$q;
-    reg  dest_row_step$clock;
-    reg  dest_row_step$rst_n;
-    reg  [15:0] dest_row_step$d;
-    wire  [15:0] dest_row_step$q;
-    reg  dest_b_offset$clock;
-    reg  dest_b_offset$rst_n;
-    reg  [15:0] dest_b_offset$d;
-    wire  [15:0] dest_b_offset$q;
-    reg  y$clock;
-    reg  y$rst_n;
-    reg  [15:0] y$d;
-    wire  [15:0] y$q;
-    reg  row$clock;
-    reg  row$rst_n;
-    reg  [15:0] row$d;
-    wire  [15:0] row$q;
-    reg  piece_b$clock;
-    reg  piece_b$rst_n;
-    reg  piece_b$d;
-    wire  piece_b$q;
-    reg  group_offset$clock;
-    reg  group_offset$rst_n;
-    reg  [39:0] group_offset$d;
-    wire  [39:0] group_offset$q;
-    reg  group_base$clock;
-    reg  group_base$rst_n;
-    reg  [15:0] group_base$d;
-    wire  [15:0] group_base$q;
-    
-    // Local signals
-    reg  [276:0] job;
-    reg  [15:0] precision;
-    reg  wide;
-    reg  [3:0] element_shift;
-    reg  nhcwb16;
-    reg  [39:0] stride_x;
-    reg  [39:0] stride_y;
-    reg  [39:0] stride_c;
-    reg  [39:0] base_0;
-    reg  [39:0] base_1;
-    reg  [39:0] base_2;
-    reg  [39:0] base_3;
-    reg  [16:0] width0;
-    reg  [16:0] height0;
-    reg  [16:0] height1;
-    reg  [16:0] x0;
-    reg  [16:0] y0;
-    reg  [16:0] x_end;
-    reg  has_a;
-    reg  has_b;
-    reg  [16:0] a_end;
-    reg  [15:0] width_a;
-    reg  [15:0] width_b;
-    reg  [16:0] x_b;
-    reg  [16:0] y_a;
-    reg  [16:0] y_b;
-    reg  [39:0] base_a;
-    reg  [39:0] base_b;
-    reg  [39:0] x_step;
-    reg  [15:0] block_bytes;
-    reg  [15:0] position_bytes;
-    reg  [15:0] ib_base;
-    reg  [15:0] first_group;
-    reg  [15:0] channel_end;
-    reg  empty;
-    reg  [15:0] group_low;
-    reg  [15:0] group_end;
-    reg  last_group;
-    reg  last_piece;
-    reg  last_row;
-    reg  block_end;
-    reg  [15:0] fill_len;
-    reg  [15:0] channel_skip;
-    reg  [15:0] block_skip;
-    reg  [16:0] next_y;
-    reg  taken;
-    
-    // Sub module instances
-    npu_u65_256_core$datapath$ifm2_fetch$multiply multiply(
-        .a(multiply$a),
-        .b(multiply$b),
-        .product(multiply$product)
-    );
-    npu_u65_256_core$datapath$ifm2_fetch$active active(
-        .clock(active$clock),
-        .rst_n(active$rst_n),
-        .d(active$d),
-        .q(active$q)
-    );
-    npu_u65_256_core$datapath$ifm2_fetch$step step(
-        .clock(step$clock),
-        .rst_n(step$rst_n),
-        .d(step$d),
-        .q(step$q)
-    );
-    npu_u65_256_core$datapath$ifm2_fetch$channel_term channel_term(
-        .clock(channel_term$clock),
-        .rst_n(channel_term$rst_n),
-        .d(channel_term$d),
-        .q(channel_term$q)
-    );
-    npu_u65_256_core$datapath$ifm2_fetch$inner_a inner_a(
-        .clock(inner_a$clock),
-        .rst_n(inner_a$rst_n),
-        .d(inner_a$d),
-        .q(inner_a$q)
-    );
-    npu_u65_256_core$datapath$ifm2_fetch$inner_b inner_b(
-        .clock(inner_b$clock),
-        .rst_n(inner_b$rst_n),
-        .d(inner_b$d),
-        .q(inner_b$q)
-    );
-    npu_u65_256_core$datapath$ifm2_fetch$row_a row_a(
-        .clock(row_a$clock),
-        .rst_n(row_a$rst_n),
-        .d(row_a$d),
-        .q(row_a$q)
-    );
-    npu_u65_256_core$datapath$ifm2_fetch$row_b row_b(
-        .clock(row_b$clock),
-        .rst_n(row_b$rst_n),
-        .d(row_b$d),
-        .q(row_b$q)
-    );
-    npu_u65_256_core$datapath$ifm2_fetch$dest_row dest_row(
-        .clock(dest_row$clock),
-        .rst_n(dest_row$rst_n),
-        .d(dest_row$d),
-        .q(dest_row$q)
-    );
-    npu_u65_256_core$datapath$ifm2_fetch$dest_row_step dest_row_step(
-        .clock(dest_row_step$clock),
-        .rst_n(dest_row_step$rst_n),
-        .d(dest_row_step$d),
-        .q(dest_row_step$q)
-    );
-    npu_u65_256_core$datapath$ifm2_fetch$dest_b_offset dest_b_offset(
-        .clock(dest_b_offset$clock),
-        .rst_n(dest_b_offset$rst_n),
-        .d(dest_b_offset$d),
-        .q(dest_b_offset$q)
-    );
-    npu_u65_256_core$datapath$ifm2_fetch$y y(
-        .clock(y$clock),
-        .rst_n(y$rst_n),
-        .d(y$d),
-        .q(y$q)
-    );
-    npu_u65_256_core$datapath$ifm2_fetch$row row(
-        .clock(row$clock),
-        .rst_n(row$rst_n),
-        .d(row$d),
-        .q(row$q)
-    );
-    npu_u65_256_core$datapath$ifm2_fetch$piece_b piece_b(
-        .clock(piece_b$clock),
-        .rst_n(piece_b$rst_n),
-        .d(piece_b$d),
-        .q(piece_b$q)
-    );
-    npu_u65_256_core$datapath$ifm2_fetch$group_offset group_offset(
-        .clock(group_offset$clock),
-        .rst_n(group_offset$rst_n),
-        .d(group_offset$d),
-        .q(group_offset$q)
-    );
-    npu_u65_256_core$datapath$ifm2_fetch$group_base group_base(
-        .clock(group_base$clock),
-        .rst_n(group_base$rst_n),
-        .d(group_base$d),
-        .q(group_base$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        active$clock = clock;
-        step$clock = clock;
-        channel_term$clock = clock;
-        inner_a$clock = clock;
-        inner_b$clock = clock;
-        row_a$clock = clock;
-        row_b$clock = clock;
-        dest_row$clock = clock;
-        dest_row_step$clock = clock;
-        dest_b_offset$clock = clock;
-        y$clock = clock;
-        row$clock = clock;
-        piece_b$clock = clock;
-        group_offset$clock = clock;
-        group_base$clock = clock;
-        active$d = active$q;
-        step$d = step$q;
-        channel_term$d = channel_term$q;
-        inner_a$d = inner_a$q;
-        inner_b$d = inner_b$q;
-        row_a$d = row_a$q;
-        row_b$d = row_b$q;
-        dest_row$d = dest_row$q;
-        dest_row_step$d = dest_row_step$q;
-        dest_b_offset$d = dest_b_offset$q;
-        y$d = y$q;
-        row$d = row$q;
-        piece_b$d = piece_b$q;
-        group_offset$d = group_offset$q;
-        group_base$d = group_base$q;
-        active$rst_n = rst_n;
-        step$rst_n = rst_n;
-        channel_term$rst_n = rst_n;
-        inner_a$rst_n = rst_n;
-        inner_b$rst_n = rst_n;
-        row_a$rst_n = rst_n;
-        row_b$rst_n = rst_n;
-        dest_row$rst_n = rst_n;
-        dest_row_step$rst_n = rst_n;
-        dest_b_offset$rst_n = rst_n;
-        y$rst_n = rst_n;
-        row$rst_n = rst_n;
-        piece_b$rst_n = rst_n;
-        group_offset$rst_n = rst_n;
-        group_base$rst_n = rst_n;
-        job = jobs$data;
-        precision = view[(64'h2e)+:(16)];
-        element_shift = (((precision >> precision_lsb) & 32'h3) & 4'hf);
-        wide = element_shift != 32'h0;
-        nhcwb16 = (precision & format_mask) != 32'h0;
-        stride_x = ((view[(64'h149)+:(48)]) & 40'hffffffffff);
-        stride_y = ((view[(64'h179)+:(48)]) & 40'hffffffffff);
-        stride_c = ((view[(64'h1a9)+:(48)]) & 40'hffffffffff);
-        base_0 = ((view[(64'h89)+:(48)]) & 40'hffffffffff);
-        base_1 = ((view[(64'hb9)+:(48)]) & 40'hffffffffff);
-        base_2 = ((view[(64'he9)+:(48)]) & 40'hffffffffff);
-        base_3 = ((view[(64'h119)+:(48)]) & 40'hffffffffff);
-        width0 = ((view[(64'h50)+:(16)]) & 17'h1ffff) + 32'h1;
-        height0 = ((view[(64'h60)+:(16)]) & 17'h1ffff) + 32'h1;
-        height1 = ((view[(64'h70)+:(16)]) & 17'h1ffff) + 32'h1;
-        x0 = ((job[(64'h70)+:(16)]) & 17'h1ffff);
-        y0 = ((job[(64'h60)+:(16)]) & 17'h1ffff);
-        x_end = x0 + ((job[(64'h90)+:(16)]) & 17'h1ffff);
-        has_a = x0 < width0;
-        has_b = x_end > width0;
-        a_end = x_end;
-        if (has_b) begin
-            a_end = width0;
-        end
-        width_a = 32'h0;
-        x_b = x0 - width0;
-        if (has_a) begin
-            width_a = ((a_end - x0) & 16'hffff);
-            x_b = 32'h0;
-        end
-        width_b = job[(64'h90)+:(16)] - width_a;
-        y_a = y0;
-        base_a = base_0;
-        if (y0 >= height0) begin
-            y_a = y0 - height0;
-            base_a = base_2;
-        end
-        y_b = y0;
-        base_b = base_1;
-        if (y0 >= height1) begin
-            y_b = y0 - height1;
-            base_b = base_3;
-        end
-        x_step = stride_x;
-        if (nhcwb16) begin
-            x_step = ((32'h10) & 40'hffffffffff) << element_shift;
-        end
-        block_bytes = job[(64'hb0)+:(16)] << element_shift;
-        position_bytes = (block_bytes + 32'h7) & 32'hfff8;
-        if (wide | line_positions) begin
-            position_bytes = (block_bytes + 32'hf) & 32'hfff0;
-        end
-        ib_base = buffers[(64'h0)+:(16)];
-        if (job[(64'h102)+:(1)]) begin
-            ib_base = buffers[(64'h0)+:(16)] + buffers[(64'h10)+:(16)];
-        end
-        first_group = job[(64'ha0)+:(16)];
-        if (nhcwb16) begin
-            first_group = job[(64'ha0)+:(16)] & 32'hfff0;
-        end
-        channel_end = job[(64'ha0)+:(16)] + job[(64'hb0)+:(16)];
-        empty = (job[(64'h80)+:(16)] == 32'h0) | (job[(64'h90)+:(16)] == 32'h0);
-        multiply$a = 32'h0;
-        multiply$b = 32'h0;
-        case (step$q)
-            0:
-                begin
-                    multiply$a = job[(64'ha0)+:(16)];
-                    multiply$b = ((32'h1) & 40'hffffffffff) << element_shift;
-                    if (nhcwb16) begin
-                        multiply$a = job[(64'ha0)+:(16)] >> 32'h4;
-                        multiply$b = stride_c;
-                    end
-                    channel_term$d = multiply$product;
-                end
-            1:
-                begin
-                    multiply$a = ((x0) & 16'hffff);
-                    multiply$b = x_step;
-                    inner_a$d = multiply$product + channel_term$q;
-                end
-            2:
-                begin
-                    multiply$a = ((x_b) & 16'hffff);
-                    multiply$b = x_step;
-                    inner_b$d = multiply$product + channel_term$q;
-                end
-            3:
-                begin
-                    multiply$a = ((y_a) & 16'hffff);
-                    multiply$b = stride_y;
-                    row_a$d = multiply$product + base_a + inner_a$q;
-                end
-            4:
-                begin
-                    multiply$a = ((y_b) & 16'hffff);
-                    multiply$b = stride_y;
-                    row_b$d = multiply$product + base_b + inner_b$q;
-                end
-            5:
-                begin
-                    multiply$a = job[(64'h90)+:(16)];
-                    multiply$b = ((position_bytes) & 40'hffffffffff);
-                    dest_row_step$d = multiply$product[(32'h0)+:(16)];
-                    dest_row$d = ib_base;
-                end
-            6:
-                begin
-                    multiply$a = width_a;
-                    multiply$b = ((position_bytes) & 40'hffffffffff);
-                    dest_b_offset$d = multiply$product[(32'h0)+:(16)];
-                    y$d = job[(64'h60)+:(16)];
-                    row$d = 32'h0;
-                    piece_b$d = ~has_a;
-                    group_offset$d = 32'h0;
-                    group_base$d = first_group;
-                end
-            default:
-                begin
-                end
-        endcase
-        if (active$q & (step$q != 32'h7)) begin
-            step$d = step$q + 32'h1;
-        end
-        if (~active$q & jobs$valid) begin
-            active$d = 1'b1;
-            step$d = 32'h0;
-        end
-        group_low = group_base$q;
-        if (group_base$q < job[(64'ha0)+:(16)]) begin
-            group_low = job[(64'ha0)+:(16)];
-        end
-        last_group = 1'b1;
-        group_end = channel_end;
-        if (nhcwb16 & ((group_base$q + 32'h10) < channel_end)) begin
-            last_group = 1'b0;
-            group_end = group_base$q + 32'h10;
-        end
-        last_piece = piece_b$q | ~has_b;
-        last_row = (row$q + 32'h1) == job[(64'h80)+:(16)];
-        fill_len = (group_end - group_low) << element_shift;
-        channel_skip = (group_low - group_base$q) << element_shift;
-        block_skip = (group_low - job[(64'ha0)+:(16)]) << element_shift;
-        fills$valid = active$q & (step$q == 32'h7);
-        fills$data[(64'h0)+:(3)] = view[(64'h86)+:(3)];
-        fills$data[(64'h53)+:(16)] = fill_len;
-        fills$data[(64'h2b)+:(40)] = x_step - ((fill_len) & 40'hffffffffff);
-        fills$data[(64'h83)+:(16)] = position_bytes - fill_len;
-        fills$data[(64'h3)+:(40)] = row_a$q + group_offset$q + ((channel_skip) & 40'hffffffffff);
-        fills$data[(64'h73)+:(16)] = dest_row$q + block_skip;
-        fills$data[(64'h63)+:(16)] = width_a;
-        if (piece_b$q) begin
-            fills$data[(64'h3)+:(40)] = row_b$q + group_offset$q + ((channel_skip) & 40'hffffffffff);
-            fills$data[(64'h73)+:(16)] = dest_row$q + dest_b_offset$q + block_skip;
-            fills$data[(64'h63)+:(16)] = width_b;
-        end
-        block_end = last_group & last_piece & last_row;
-        if (empty) begin
-            fills$data[(64'h63)+:(16)] = 32'h0;
-            block_end = 1'b1;
-        end
-        fills$data[(64'h93)+:(1)] = block_end;
-        taken = fills$valid & fills$ready;
-        jobs$ready = taken & block_end;
-        next_y = ((y$q) & 17'h1ffff) + 32'h1;
-        if (taken) begin
-            if (block_end) begin
-                active$d = 1'b0;
-            end
-            else if (~last_group) begin
-                group_offset$d = group_offset$q + stride_c;
-                group_base$d = group_base$q + 32'h10;
-            end
-            else begin
-                group_offset$d = 32'h0;
-                group_base$d = first_group;
-                if (~last_piece) begin
-                    piece_b$d = 1'b1;
-                end
-                else begin
-                    piece_b$d = ~has_a;
-                    y$d = y$q + 32'h1;
-                    row$d = row$q + 32'h1;
-                    dest_row$d = dest_row$q + dest_row_step$q;
-                    row_a$d = row_a$q + stride_y;
-                    if (next_y == height0) begin
-                        row_a$d = base_2 + inner_a$q;
-                    end
-                    row_b$d = row_b$q + stride_y;
-                    if (next_y == height1) begin
-                        row_b$d = base_3 + inner_b$q;
-                    end
-                end
-            end
-        end
-    end
-    
-endmodule // npu_u65_256_core$datapath$ifm2_fetch
 
 
-module npu_u65_256_core$datapath$ifm2_fetch$active(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm2_fetch$active
 
 
-module npu_u65_256_core$datapath$ifm2_fetch$channel_term(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm2_fetch$channel_term
 
 
-module npu_u65_256_core$datapath$ifm2_fetch$dest_b_offset(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm2_fetch$dest_b_offset
 
 
-module npu_u65_256_core$datapath$ifm2_fetch$dest_row(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm2_fetch$dest_row
 
 
-module npu_u65_256_core$datapath$ifm2_fetch$dest_row_step(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm2_fetch$dest_row_step
 
 
-module npu_u65_256_core$datapath$ifm2_fetch$group_base(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm2_fetch$group_base
 
 
-module npu_u65_256_core$datapath$ifm2_fetch$group_offset(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm2_fetch$group_offset
 
 
-module npu_u65_256_core$datapath$ifm2_fetch$inner_a(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm2_fetch$inner_a
 
 
-module npu_u65_256_core$datapath$ifm2_fetch$inner_b(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm2_fetch$inner_b
 
 
-module npu_u65_256_core$datapath$ifm2_fetch$multiply(a,b,product);
-    
-    // Module arguments
-    input wire  [15:0] a;
-    input wire  [39:0] b;
-    output reg  [39:0] product;
-    
-    // Local signals
-    reg  [15:0] b_0;
-    reg  [15:0] b_1;
-    reg  [15:0] b_2;
-    reg  [31:0] p_0;
-    reg  [31:0] p_1;
-    reg  [31:0] p_2;
-    
-    // Update code
-    always @(*) begin
-        b_0 = b[(32'h0)+:(16)];
-        b_1 = b[(32'h10)+:(16)];
-        b_2 = ((b[(32'h20)+:(8)]) & 16'hffff);
-        p_0 = a * b_0;
-        p_1 = a * b_1;
-        p_2 = a * b_2;
-        product = ((p_0) & 40'hffffffffff) + (((p_1) & 40'hffffffffff) << 32'h10) + (((p_2) & 40'hffffffffff) << 32'h20);
-    end
-    
-endmodule // npu_u65_256_core$datapath$ifm2_fetch$multiply
 
 
-module npu_u65_256_core$datapath$ifm2_fetch$piece_b(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm2_fetch$piece_b
 
 
-module npu_u65_256_core$datapath$ifm2_fetch$row(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm2_fetch$row
 
 
-module npu_u65_256_core$datapath$ifm2_fetch$row_a(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm2_fetch$row_a
 
 
-module npu_u65_256_core$datapath$ifm2_fetch$row_b(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm2_fetch$row_b
 
 
-module npu_u65_256_core$datapath$ifm2_fetch$step(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Constant declarations
-    localparam  init = 3'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm2_fetch$step
 
 
-module npu_u65_256_core$datapath$ifm2_fetch$y(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm2_fetch$y
 
 
 module npu_u65_256_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,line_positions,fills$valid,fills$data,fills$ready);
@@ -27307,13 +20123,13 @@ module npu_u65_256_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
         .b(multiply$b),
         .product(multiply$product)
     );
-    npu_u65_256_core$datapath$ifm_fetch$active active(
+    npu_u65_256_core$cpm$reset_sync$stage$0 active(
         .clock(active$clock),
         .rst_n(active$rst_n),
         .d(active$d),
         .q(active$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$step step(
+    npu_u65_256_core$cpm$phase_cycles step(
         .clock(step$clock),
         .rst_n(step$rst_n),
         .d(step$d),
@@ -27325,73 +20141,73 @@ module npu_u65_256_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
         .d(channel_term$d),
         .q(channel_term$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$inner_a inner_a(
+    npu_u65_256_core$datapath$ifm_fetch$channel_term inner_a(
         .clock(inner_a$clock),
         .rst_n(inner_a$rst_n),
         .d(inner_a$d),
         .q(inner_a$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$inner_b inner_b(
+    npu_u65_256_core$datapath$ifm_fetch$channel_term inner_b(
         .clock(inner_b$clock),
         .rst_n(inner_b$rst_n),
         .d(inner_b$d),
         .q(inner_b$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$row_a row_a(
+    npu_u65_256_core$datapath$ifm_fetch$channel_term row_a(
         .clock(row_a$clock),
         .rst_n(row_a$rst_n),
         .d(row_a$d),
         .q(row_a$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$row_b row_b(
+    npu_u65_256_core$datapath$ifm_fetch$channel_term row_b(
         .clock(row_b$clock),
         .rst_n(row_b$rst_n),
         .d(row_b$d),
         .q(row_b$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$dest_row dest_row(
+    npu_u65_256_core$control$irq_history dest_row(
         .clock(dest_row$clock),
         .rst_n(dest_row$rst_n),
         .d(dest_row$d),
         .q(dest_row$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$dest_row_step dest_row_step(
+    npu_u65_256_core$control$irq_history dest_row_step(
         .clock(dest_row_step$clock),
         .rst_n(dest_row_step$rst_n),
         .d(dest_row_step$d),
         .q(dest_row_step$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$dest_b_offset dest_b_offset(
+    npu_u65_256_core$control$irq_history dest_b_offset(
         .clock(dest_b_offset$clock),
         .rst_n(dest_b_offset$rst_n),
         .d(dest_b_offset$d),
         .q(dest_b_offset$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$y y(
+    npu_u65_256_core$control$irq_history y(
         .clock(y$clock),
         .rst_n(y$rst_n),
         .d(y$d),
         .q(y$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$row row(
+    npu_u65_256_core$control$irq_history row(
         .clock(row$clock),
         .rst_n(row$rst_n),
         .d(row$d),
         .q(row$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$piece_b piece_b(
+    npu_u65_256_core$cpm$reset_sync$stage$0 piece_b(
         .clock(piece_b$clock),
         .rst_n(piece_b$rst_n),
         .d(piece_b$d),
         .q(piece_b$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$group_offset group_offset(
+    npu_u65_256_core$datapath$ifm_fetch$channel_term group_offset(
         .clock(group_offset$clock),
         .rst_n(group_offset$rst_n),
         .d(group_offset$d),
         .q(group_offset$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$group_base group_base(
+    npu_u65_256_core$control$irq_history group_base(
         .clock(group_base$clock),
         .rst_n(group_base$rst_n),
         .d(group_base$d),
@@ -27645,23 +20461,6 @@ module npu_u65_256_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
 endmodule // npu_u65_256_core$datapath$ifm_fetch
 
 
-module npu_u65_256_core$datapath$ifm_fetch$active(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm_fetch$active
 
 
 module npu_u65_256_core$datapath$ifm_fetch$channel_term(clock,rst_n,d,q);
@@ -27683,137 +20482,18 @@ module npu_u65_256_core$datapath$ifm_fetch$channel_term(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$datapath$ifm_fetch$channel_term
 
 
-module npu_u65_256_core$datapath$ifm_fetch$dest_b_offset(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm_fetch$dest_b_offset
 
 
-module npu_u65_256_core$datapath$ifm_fetch$dest_row(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm_fetch$dest_row
 
 
-module npu_u65_256_core$datapath$ifm_fetch$dest_row_step(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm_fetch$dest_row_step
 
 
-module npu_u65_256_core$datapath$ifm_fetch$group_base(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm_fetch$group_base
 
 
-module npu_u65_256_core$datapath$ifm_fetch$group_offset(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm_fetch$group_offset
 
 
-module npu_u65_256_core$datapath$ifm_fetch$inner_a(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm_fetch$inner_a
 
 
-module npu_u65_256_core$datapath$ifm_fetch$inner_b(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm_fetch$inner_b
 
 
 module npu_u65_256_core$datapath$ifm_fetch$multiply(a,b,product);
@@ -27845,118 +20525,16 @@ module npu_u65_256_core$datapath$ifm_fetch$multiply(a,b,product);
 endmodule // npu_u65_256_core$datapath$ifm_fetch$multiply
 
 
-module npu_u65_256_core$datapath$ifm_fetch$piece_b(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm_fetch$piece_b
 
 
-module npu_u65_256_core$datapath$ifm_fetch$row(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm_fetch$row
 
 
-module npu_u65_256_core$datapath$ifm_fetch$row_a(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm_fetch$row_a
 
 
-module npu_u65_256_core$datapath$ifm_fetch$row_b(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm_fetch$row_b
 
 
-module npu_u65_256_core$datapath$ifm_fetch$step(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Constant declarations
-    localparam  init = 3'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm_fetch$step
 
 
-module npu_u65_256_core$datapath$ifm_fetch$y(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm_fetch$y
 
 
 module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,requests$data,requests$ready,acts$valid,acts$data,acts$ready,shram_read_enable,shram_read_address$0,shram_read_address$1,shram_read_address$2,shram_read_address$3,shram_read_data$0,shram_read_data$1,shram_read_data$2,shram_read_data$3);
@@ -28080,7 +20658,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         .d(located$d),
         .q(located$q)
     );
-    npu_u65_256_core$datapath$ifm_unit$located_full located_full(
+    npu_u65_256_core$cpm$reset_sync$stage$0 located_full(
         .clock(located_full$clock),
         .rst_n(located_full$rst_n),
         .d(located_full$d),
@@ -28092,7 +20670,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         .d(reading$d),
         .q(reading$q)
     );
-    npu_u65_256_core$datapath$ifm_unit$reading_full reading_full(
+    npu_u65_256_core$cpm$reset_sync$stage$0 reading_full(
         .clock(reading_full$clock),
         .rst_n(reading_full$rst_n),
         .d(reading_full$d),
@@ -28104,19 +20682,19 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         .d(out$d),
         .q(out$q)
     );
-    npu_u65_256_core$datapath$ifm_unit$out_full out_full(
+    npu_u65_256_core$cpm$reset_sync$stage$0 out_full(
         .clock(out_full$clock),
         .rst_n(out_full$rst_n),
         .d(out_full$d),
         .q(out_full$q)
     );
-    npu_u65_256_core$datapath$ifm_unit$skid skid(
+    npu_u65_256_core$datapath$ifm_unit$out skid(
         .clock(skid$clock),
         .rst_n(skid$rst_n),
         .d(skid$d),
         .q(skid$q)
     );
-    npu_u65_256_core$datapath$ifm_unit$skid_full skid_full(
+    npu_u65_256_core$cpm$reset_sync$stage$0 skid_full(
         .clock(skid_full$clock),
         .rst_n(skid_full$rst_n),
         .d(skid_full$d),
@@ -32668,23 +25246,6 @@ module npu_u65_256_core$datapath$ifm_unit$located(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$datapath$ifm_unit$located
 
 
-module npu_u65_256_core$datapath$ifm_unit$located_full(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm_unit$located_full
 
 
 module npu_u65_256_core$datapath$ifm_unit$out(clock,rst_n,d,q);
@@ -32706,23 +25267,6 @@ module npu_u65_256_core$datapath$ifm_unit$out(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$datapath$ifm_unit$out
 
 
-module npu_u65_256_core$datapath$ifm_unit$out_full(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm_unit$out_full
 
 
 module npu_u65_256_core$datapath$ifm_unit$reading(clock,rst_n,d,q);
@@ -32744,61 +25288,10 @@ module npu_u65_256_core$datapath$ifm_unit$reading(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$datapath$ifm_unit$reading
 
 
-module npu_u65_256_core$datapath$ifm_unit$reading_full(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm_unit$reading_full
 
 
-module npu_u65_256_core$datapath$ifm_unit$skid(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [575:0] d;
-    output reg  [575:0] q;
-    
-    // Constant declarations
-    localparam  init = 576'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm_unit$skid
 
 
-module npu_u65_256_core$datapath$ifm_unit$skid_full(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm_unit$skid_full
 
 
 module npu_u65_256_core$datapath$ofm_writer(clock,rst_n,results$valid,results$data,results$ready,view,writes$valid,writes$data,writes$ready);
@@ -32871,17 +25364,17 @@ module npu_u65_256_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
     reg  [31:0] mask_32;
     
     // Sub module instances
-    npu_u65_256_core$datapath$ofm_writer$row_product row_product(
+    npu_u65_256_core$datapath$ifm_fetch$multiply row_product(
         .a(row_product$a),
         .b(row_product$b),
         .product(row_product$product)
     );
-    npu_u65_256_core$datapath$ofm_writer$column_product column_product(
+    npu_u65_256_core$datapath$ifm_fetch$multiply column_product(
         .a(column_product$a),
         .b(column_product$b),
         .product(column_product$product)
     );
-    npu_u65_256_core$datapath$ofm_writer$full full(
+    npu_u65_256_core$cpm$reset_sync$stage$0 full(
         .clock(full$clock),
         .rst_n(full$rst_n),
         .d(full$d),
@@ -32893,7 +25386,7 @@ module npu_u65_256_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
         .d(write$d),
         .q(write$q)
     );
-    npu_u65_256_core$datapath$ofm_writer$upper upper(
+    npu_u65_256_core$cpm$reset_sync$stage$0 upper(
         .clock(upper$clock),
         .rst_n(upper$rst_n),
         .d(upper$d),
@@ -33111,100 +25604,12 @@ module npu_u65_256_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
 endmodule // npu_u65_256_core$datapath$ofm_writer
 
 
-module npu_u65_256_core$datapath$ofm_writer$column_product(a,b,product);
-    
-    // Module arguments
-    input wire  [15:0] a;
-    input wire  [39:0] b;
-    output reg  [39:0] product;
-    
-    // Local signals
-    reg  [15:0] b_0;
-    reg  [15:0] b_1;
-    reg  [15:0] b_2;
-    reg  [31:0] p_0;
-    reg  [31:0] p_1;
-    reg  [31:0] p_2;
-    
-    // Update code
-    always @(*) begin
-        b_0 = b[(32'h0)+:(16)];
-        b_1 = b[(32'h10)+:(16)];
-        b_2 = ((b[(32'h20)+:(8)]) & 16'hffff);
-        p_0 = a * b_0;
-        p_1 = a * b_1;
-        p_2 = a * b_2;
-        product = ((p_0) & 40'hffffffffff) + (((p_1) & 40'hffffffffff) << 32'h10) + (((p_2) & 40'hffffffffff) << 32'h20);
-    end
-    
-endmodule // npu_u65_256_core$datapath$ofm_writer$column_product
 
 
-module npu_u65_256_core$datapath$ofm_writer$full(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ofm_writer$full
 
 
-module npu_u65_256_core$datapath$ofm_writer$row_product(a,b,product);
-    
-    // Module arguments
-    input wire  [15:0] a;
-    input wire  [39:0] b;
-    output reg  [39:0] product;
-    
-    // Local signals
-    reg  [15:0] b_0;
-    reg  [15:0] b_1;
-    reg  [15:0] b_2;
-    reg  [31:0] p_0;
-    reg  [31:0] p_1;
-    reg  [31:0] p_2;
-    
-    // Update code
-    always @(*) begin
-        b_0 = b[(32'h0)+:(16)];
-        b_1 = b[(32'h10)+:(16)];
-        b_2 = ((b[(32'h20)+:(8)]) & 16'hffff);
-        p_0 = a * b_0;
-        p_1 = a * b_1;
-        p_2 = a * b_2;
-        product = ((p_0) & 40'hffffffffff) + (((p_1) & 40'hffffffffff) << 32'h10) + (((p_2) & 40'hffffffffff) << 32'h20);
-    end
-    
-endmodule // npu_u65_256_core$datapath$ofm_writer$row_product
 
 
-module npu_u65_256_core$datapath$ofm_writer$upper(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ofm_writer$upper
 
 
 module npu_u65_256_core$datapath$ofm_writer$write(clock,rst_n,d,q);
@@ -33346,7 +25751,7 @@ module npu_u65_256_core$datapath$operand_reader(clock,rst_n,settings,ifm_buffers
         .zero_point(ifm$zero_point),
         .operands(ifm$operands)
     );
-    npu_u65_256_core$datapath$operand_reader$ifm2 ifm2(
+    npu_u65_256_core$datapath$operand_reader$ifm ifm2(
         .line(ifm2$line),
         .upper(ifm2$upper),
         .element_shift(ifm2$element_shift),
@@ -33365,55 +25770,55 @@ module npu_u65_256_core$datapath$operand_reader(clock,rst_n,settings,ifm_buffers
         .head$ready(operands$ready),
         .count(queue$count)
     );
-    npu_u65_256_core$datapath$operand_reader$running running(
+    npu_u65_256_core$cpm$reset_sync$stage$0 running(
         .clock(running$clock),
         .rst_n(running$rst_n),
         .d(running$d),
         .q(running$q)
     );
-    npu_u65_256_core$datapath$operand_reader$row row(
+    npu_u65_256_core$control$irq_history row(
         .clock(row$clock),
         .rst_n(row$rst_n),
         .d(row$d),
         .q(row$q)
     );
-    npu_u65_256_core$datapath$operand_reader$column column(
+    npu_u65_256_core$control$irq_history column(
         .clock(column$clock),
         .rst_n(column$rst_n),
         .d(column$d),
         .q(column$q)
     );
-    npu_u65_256_core$datapath$operand_reader$channel channel(
+    npu_u65_256_core$control$irq_history channel(
         .clock(channel$clock),
         .rst_n(channel$rst_n),
         .d(channel$d),
         .q(channel$q)
     );
-    npu_u65_256_core$datapath$operand_reader$position position(
+    npu_u65_256_core$control$irq_history position(
         .clock(position$clock),
         .rst_n(position$rst_n),
         .d(position$d),
         .q(position$q)
     );
-    npu_u65_256_core$datapath$operand_reader$group group(
+    npu_u65_256_core$control$irq_history group(
         .clock(group$clock),
         .rst_n(group$rst_n),
         .d(group$d),
         .q(group$q)
     );
-    npu_u65_256_core$datapath$operand_reader$position2 position2(
+    npu_u65_256_core$control$irq_history position2(
         .clock(position2$clock),
         .rst_n(position2$rst_n),
         .d(position2$d),
         .q(position2$q)
     );
-    npu_u65_256_core$datapath$operand_reader$group2 group2(
+    npu_u65_256_core$control$irq_history group2(
         .clock(group2$clock),
         .rst_n(group2$rst_n),
         .d(group2$d),
         .q(group2$q)
     );
-    npu_u65_256_core$datapath$operand_reader$start2 start2(
+    npu_u65_256_core$control$irq_history start2(
         .clock(start2$clock),
         .rst_n(start2$rst_n),
         .d(start2$d),
@@ -33425,13 +25830,13 @@ module npu_u65_256_core$datapath$operand_reader(clock,rst_n,settings,ifm_buffers
         .d(read$d),
         .q(read$q)
     );
-    npu_u65_256_core$datapath$operand_reader$reading reading(
+    npu_u65_256_core$cpm$reset_sync$stage$0 reading(
         .clock(reading$clock),
         .rst_n(reading$rst_n),
         .d(reading$d),
         .q(reading$q)
     );
-    npu_u65_256_core$datapath$operand_reader$last_read last_read(
+    npu_u65_256_core$cpm$reset_sync$stage$0 last_read(
         .clock(last_read$clock),
         .rst_n(last_read$rst_n),
         .d(last_read$d),
@@ -33631,80 +26036,12 @@ module npu_u65_256_core$datapath$operand_reader(clock,rst_n,settings,ifm_buffers
 endmodule // npu_u65_256_core$datapath$operand_reader
 
 
-module npu_u65_256_core$datapath$operand_reader$channel(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$operand_reader$channel
 
 
-module npu_u65_256_core$datapath$operand_reader$column(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$operand_reader$column
 
 
-module npu_u65_256_core$datapath$operand_reader$group(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$operand_reader$group
 
 
-module npu_u65_256_core$datapath$operand_reader$group2(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$operand_reader$group2
 
 
 module npu_u65_256_core$datapath$operand_reader$ifm(line,upper,element_shift,sign_extend,zero_point,operands);
@@ -33876,230 +26213,12 @@ module npu_u65_256_core$datapath$operand_reader$ifm(line,upper,element_shift,sig
 endmodule // npu_u65_256_core$datapath$operand_reader$ifm
 
 
-module npu_u65_256_core$datapath$operand_reader$ifm2(line,upper,element_shift,sign_extend,zero_point,operands);
-    
-    // Module arguments
-    input wire  [127:0] line;
-    input wire  upper;
-    input wire  [1:0] element_shift;
-    input wire  sign_extend;
-    input wire  [15:0] zero_point;
-    output reg  [255:0] operands;
-    
-    // Local signals
-    reg  [63:0] bytes;
-    reg  [7:0] lane_byte;
-    reg  [15:0] half_word;
-    reg  [31:0] element;
-    reg  [31:0] offset;
-    reg  [31:0] difference;
-    
-    // Update code
-    always @(*) begin
-        bytes = line[(32'h0)+:(64)];
-        if (upper) begin
-            bytes = line[(32'h40)+:(64)];
-        end
-        offset = ((zero_point) & 32'hffffffff);
-        if (sign_extend & zero_point[32'hf]) begin
-            offset = offset - ((32'h10000) & 32'hffffffff);
-        end
-        operands = 32'h0;
-        element = 32'h0;
-        difference = 32'h0;
-        lane_byte = 32'h0;
-        half_word = 32'h0;
-        lane_byte = bytes[(32'h8 * 0)+:(8)];
-        element = ((lane_byte) & 32'hffffffff);
-        if (sign_extend & bytes[32'h8 * 0 + 32'h7]) begin
-            element = element - ((32'h100) & 32'hffffffff);
-        end
-        if (element_shift == 32'h1) begin
-            half_word = line[(32'h10 * 0)+:(16)];
-            element = ((half_word) & 32'hffffffff);
-            if (sign_extend & line[32'h10 * 0 + 32'hf]) begin
-                element = element - ((32'h10000) & 32'hffffffff);
-            end
-        end
-        difference = element - offset;
-        operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 0));
-        lane_byte = bytes[(32'h8 * 1)+:(8)];
-        element = ((lane_byte) & 32'hffffffff);
-        if (sign_extend & bytes[32'h8 * 1 + 32'h7]) begin
-            element = element - ((32'h100) & 32'hffffffff);
-        end
-        if (element_shift == 32'h1) begin
-            half_word = line[(32'h10 * 1)+:(16)];
-            element = ((half_word) & 32'hffffffff);
-            if (sign_extend & line[32'h10 * 1 + 32'hf]) begin
-                element = element - ((32'h10000) & 32'hffffffff);
-            end
-        end
-        difference = element - offset;
-        operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 1));
-        lane_byte = bytes[(32'h8 * 2)+:(8)];
-        element = ((lane_byte) & 32'hffffffff);
-        if (sign_extend & bytes[32'h8 * 2 + 32'h7]) begin
-            element = element - ((32'h100) & 32'hffffffff);
-        end
-        if (element_shift == 32'h1) begin
-            half_word = line[(32'h10 * 2)+:(16)];
-            element = ((half_word) & 32'hffffffff);
-            if (sign_extend & line[32'h10 * 2 + 32'hf]) begin
-                element = element - ((32'h10000) & 32'hffffffff);
-            end
-        end
-        difference = element - offset;
-        operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 2));
-        lane_byte = bytes[(32'h8 * 3)+:(8)];
-        element = ((lane_byte) & 32'hffffffff);
-        if (sign_extend & bytes[32'h8 * 3 + 32'h7]) begin
-            element = element - ((32'h100) & 32'hffffffff);
-        end
-        if (element_shift == 32'h1) begin
-            half_word = line[(32'h10 * 3)+:(16)];
-            element = ((half_word) & 32'hffffffff);
-            if (sign_extend & line[32'h10 * 3 + 32'hf]) begin
-                element = element - ((32'h10000) & 32'hffffffff);
-            end
-        end
-        difference = element - offset;
-        operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 3));
-        lane_byte = bytes[(32'h8 * 4)+:(8)];
-        element = ((lane_byte) & 32'hffffffff);
-        if (sign_extend & bytes[32'h8 * 4 + 32'h7]) begin
-            element = element - ((32'h100) & 32'hffffffff);
-        end
-        if (element_shift == 32'h1) begin
-            half_word = line[(32'h10 * 4)+:(16)];
-            element = ((half_word) & 32'hffffffff);
-            if (sign_extend & line[32'h10 * 4 + 32'hf]) begin
-                element = element - ((32'h10000) & 32'hffffffff);
-            end
-        end
-        difference = element - offset;
-        operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 4));
-        lane_byte = bytes[(32'h8 * 5)+:(8)];
-        element = ((lane_byte) & 32'hffffffff);
-        if (sign_extend & bytes[32'h8 * 5 + 32'h7]) begin
-            element = element - ((32'h100) & 32'hffffffff);
-        end
-        if (element_shift == 32'h1) begin
-            half_word = line[(32'h10 * 5)+:(16)];
-            element = ((half_word) & 32'hffffffff);
-            if (sign_extend & line[32'h10 * 5 + 32'hf]) begin
-                element = element - ((32'h10000) & 32'hffffffff);
-            end
-        end
-        difference = element - offset;
-        operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 5));
-        lane_byte = bytes[(32'h8 * 6)+:(8)];
-        element = ((lane_byte) & 32'hffffffff);
-        if (sign_extend & bytes[32'h8 * 6 + 32'h7]) begin
-            element = element - ((32'h100) & 32'hffffffff);
-        end
-        if (element_shift == 32'h1) begin
-            half_word = line[(32'h10 * 6)+:(16)];
-            element = ((half_word) & 32'hffffffff);
-            if (sign_extend & line[32'h10 * 6 + 32'hf]) begin
-                element = element - ((32'h10000) & 32'hffffffff);
-            end
-        end
-        difference = element - offset;
-        operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 6));
-        lane_byte = bytes[(32'h8 * 7)+:(8)];
-        element = ((lane_byte) & 32'hffffffff);
-        if (sign_extend & bytes[32'h8 * 7 + 32'h7]) begin
-            element = element - ((32'h100) & 32'hffffffff);
-        end
-        if (element_shift == 32'h1) begin
-            half_word = line[(32'h10 * 7)+:(16)];
-            element = ((half_word) & 32'hffffffff);
-            if (sign_extend & line[32'h10 * 7 + 32'hf]) begin
-                element = element - ((32'h10000) & 32'hffffffff);
-            end
-        end
-        difference = element - offset;
-        operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 7));
-        if (element_shift == 32'h2) begin
-            operands = 32'h0;
-        end
-        if (element_shift == 32'h2) begin
-            difference = line[(32'h20 * 0)+:(32)] - offset;
-            operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 0));
-        end
-        if (element_shift == 32'h2) begin
-            difference = line[(32'h20 * 1)+:(32)] - offset;
-            operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 1));
-        end
-        if (element_shift == 32'h2) begin
-            difference = line[(32'h20 * 2)+:(32)] - offset;
-            operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 2));
-        end
-        if (element_shift == 32'h2) begin
-            difference = line[(32'h20 * 3)+:(32)] - offset;
-            operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 3));
-        end
-    end
-    
-endmodule // npu_u65_256_core$datapath$operand_reader$ifm2
 
 
-module npu_u65_256_core$datapath$operand_reader$last_read(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$operand_reader$last_read
 
 
-module npu_u65_256_core$datapath$operand_reader$position(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$operand_reader$position
 
 
-module npu_u65_256_core$datapath$operand_reader$position2(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$operand_reader$position2
 
 
 module npu_u65_256_core$datapath$operand_reader$queue(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
@@ -34140,13 +26259,13 @@ module npu_u65_256_core$datapath$operand_reader$queue(clock,rst_n,tail$valid,tai
     reg  pop;
     
     // Sub module instances
-    npu_u65_256_core$datapath$operand_reader$queue$write_pointer write_pointer(
+    npu_u65_256_core$cpm$phase_cycles write_pointer(
         .clock(write_pointer$clock),
         .rst_n(write_pointer$rst_n),
         .d(write_pointer$d),
         .q(write_pointer$q)
     );
-    npu_u65_256_core$datapath$operand_reader$queue$read_pointer read_pointer(
+    npu_u65_256_core$cpm$phase_cycles read_pointer(
         .clock(read_pointer$clock),
         .rst_n(read_pointer$rst_n),
         .d(read_pointer$d),
@@ -34193,23 +26312,6 @@ module npu_u65_256_core$datapath$operand_reader$queue(clock,rst_n,tail$valid,tai
 endmodule // npu_u65_256_core$datapath$operand_reader$queue
 
 
-module npu_u65_256_core$datapath$operand_reader$queue$read_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Constant declarations
-    localparam  init = 3'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$operand_reader$queue$read_pointer
 
 
 module npu_u65_256_core$datapath$operand_reader$queue$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
@@ -34233,23 +26335,6 @@ module npu_u65_256_core$datapath$operand_reader$queue$words(clock,rst_n,write_en
 endmodule // npu_u65_256_core$datapath$operand_reader$queue$words
 
 
-module npu_u65_256_core$datapath$operand_reader$queue$write_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Constant declarations
-    localparam  init = 3'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$operand_reader$queue$write_pointer
 
 
 module npu_u65_256_core$datapath$operand_reader$read(clock,rst_n,d,q);
@@ -34271,80 +26356,12 @@ module npu_u65_256_core$datapath$operand_reader$read(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$datapath$operand_reader$read
 
 
-module npu_u65_256_core$datapath$operand_reader$reading(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$operand_reader$reading
 
 
-module npu_u65_256_core$datapath$operand_reader$row(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$operand_reader$row
 
 
-module npu_u65_256_core$datapath$operand_reader$running(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$operand_reader$running
 
 
-module npu_u65_256_core$datapath$operand_reader$start2(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$operand_reader$start2
 
 
 module npu_u65_256_core$datapath$operation(clock,rst_n,d,q);
@@ -34404,13 +26421,13 @@ module npu_u65_256_core$datapath$output_tags(clock,rst_n,tail$valid,tail$data,ta
     reg  pop;
     
     // Sub module instances
-    npu_u65_256_core$datapath$output_tags$write_pointer write_pointer(
+    npu_u65_256_core$datapath$beat_tags$write_pointer write_pointer(
         .clock(write_pointer$clock),
         .rst_n(write_pointer$rst_n),
         .d(write_pointer$d),
         .q(write_pointer$q)
     );
-    npu_u65_256_core$datapath$output_tags$read_pointer read_pointer(
+    npu_u65_256_core$datapath$beat_tags$write_pointer read_pointer(
         .clock(read_pointer$clock),
         .rst_n(read_pointer$rst_n),
         .d(read_pointer$d),
@@ -34457,23 +26474,6 @@ module npu_u65_256_core$datapath$output_tags(clock,rst_n,tail$valid,tail$data,ta
 endmodule // npu_u65_256_core$datapath$output_tags
 
 
-module npu_u65_256_core$datapath$output_tags$read_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_tags$read_pointer
 
 
 module npu_u65_256_core$datapath$output_tags$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
@@ -34497,23 +26497,6 @@ module npu_u65_256_core$datapath$output_tags$words(clock,rst_n,write_enable,writ
 endmodule // npu_u65_256_core$datapath$output_tags$words
 
 
-module npu_u65_256_core$datapath$output_tags$write_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_tags$write_pointer
 
 
 module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$valid,accumulators$data,accumulators$ready,results$valid,results$data,results$ready,lut_write);
@@ -34660,7 +26643,7 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
         .b(wide_lanes$0$b),
         .value(wide_lanes$0$value)
     );
-    npu_u65_256_core$datapath$output_unit$wide_lanes$1 wide_lanes$1(
+    npu_u65_256_core$datapath$output_unit$wide_lanes$0 wide_lanes$1(
         .settings(wide_lanes$1$settings),
         .a(wide_lanes$1$a),
         .b(wide_lanes$1$b),
@@ -34703,37 +26686,37 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
         .results(finisher$results),
         .lanes(finisher$lanes)
     );
-    npu_u65_256_core$datapath$output_unit$full_1 full_1(
+    npu_u65_256_core$cpm$reset_sync$stage$0 full_1(
         .clock(full_1$clock),
         .rst_n(full_1$rst_n),
         .d(full_1$d),
         .q(full_1$q)
     );
-    npu_u65_256_core$datapath$output_unit$full_2 full_2(
+    npu_u65_256_core$cpm$reset_sync$stage$0 full_2(
         .clock(full_2$clock),
         .rst_n(full_2$rst_n),
         .d(full_2$d),
         .q(full_2$q)
     );
-    npu_u65_256_core$datapath$output_unit$full_3 full_3(
+    npu_u65_256_core$cpm$reset_sync$stage$0 full_3(
         .clock(full_3$clock),
         .rst_n(full_3$rst_n),
         .d(full_3$d),
         .q(full_3$q)
     );
-    npu_u65_256_core$datapath$output_unit$full_5 full_5(
+    npu_u65_256_core$cpm$reset_sync$stage$0 full_5(
         .clock(full_5$clock),
         .rst_n(full_5$rst_n),
         .d(full_5$d),
         .q(full_5$q)
     );
-    npu_u65_256_core$datapath$output_unit$wide_step wide_step(
+    npu_u65_256_core$cpm$prot_state wide_step(
         .clock(wide_step$clock),
         .rst_n(wide_step$rst_n),
         .d(wide_step$d),
         .q(wide_step$q)
     );
-    npu_u65_256_core$datapath$output_unit$wide_values wide_values(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$values wide_values(
         .clock(wide_values$clock),
         .rst_n(wide_values$rst_n),
         .d(wide_values$d),
@@ -35181,73 +27164,73 @@ module npu_u65_256_core$datapath$output_unit$activation(clock,rst_n,scaled,contr
         .read_line(luts$0$read_line),
         .read_data(luts$0$read_data)
     );
-    npu_u65_256_core$datapath$output_unit$activation$lane lane(
+    npu_u65_256_core$cpm$phase_cycles lane(
         .clock(lane$clock),
         .rst_n(lane$rst_n),
         .d(lane$d),
         .q(lane$q)
     );
-    npu_u65_256_core$datapath$output_unit$activation$pending pending(
+    npu_u65_256_core$cpm$reset_sync$stage$0 pending(
         .clock(pending$clock),
         .rst_n(pending$rst_n),
         .d(pending$d),
         .q(pending$q)
     );
-    npu_u65_256_core$datapath$output_unit$activation$pending_lane pending_lane(
+    npu_u65_256_core$cpm$phase_cycles pending_lane(
         .clock(pending_lane$clock),
         .rst_n(pending_lane$rst_n),
         .d(pending_lane$d),
         .q(pending_lane$q)
     );
-    npu_u65_256_core$datapath$output_unit$activation$pending_last pending_last(
+    npu_u65_256_core$cpm$reset_sync$stage$0 pending_last(
         .clock(pending_last$clock),
         .rst_n(pending_last$rst_n),
         .d(pending_last$d),
         .q(pending_last$q)
     );
-    npu_u65_256_core$datapath$output_unit$activation$pending_control pending_control(
+    npu_u65_256_core$datapath$output_unit$scaler$control_1 pending_control(
         .clock(pending_control$clock),
         .rst_n(pending_control$rst_n),
         .d(pending_control$d),
         .q(pending_control$q)
     );
-    npu_u65_256_core$datapath$output_unit$activation$pending_negative pending_negative(
+    npu_u65_256_core$cpm$reset_sync$stage$0 pending_negative(
         .clock(pending_negative$clock),
         .rst_n(pending_negative$rst_n),
         .d(pending_negative$d),
         .q(pending_negative$q)
     );
-    npu_u65_256_core$datapath$output_unit$activation$pending_saturated pending_saturated(
+    npu_u65_256_core$cpm$reset_sync$stage$0 pending_saturated(
         .clock(pending_saturated$clock),
         .rst_n(pending_saturated$rst_n),
         .d(pending_saturated$d),
         .q(pending_saturated$q)
     );
-    npu_u65_256_core$datapath$output_unit$activation$pending_fraction pending_fraction(
+    npu_u65_256_core$datapath$traversal$beat_walker$word pending_fraction(
         .clock(pending_fraction$clock),
         .rst_n(pending_fraction$rst_n),
         .d(pending_fraction$d),
         .q(pending_fraction$q)
     );
-    npu_u65_256_core$datapath$output_unit$activation$pending_byte pending_byte(
+    npu_u65_256_core$datapath$beat_tags$write_pointer pending_byte(
         .clock(pending_byte$clock),
         .rst_n(pending_byte$rst_n),
         .d(pending_byte$d),
         .q(pending_byte$q)
     );
-    npu_u65_256_core$datapath$output_unit$activation$out_values out_values(
+    npu_u65_256_core$datapath$output_unit$scaler$result out_values(
         .clock(out_values$clock),
         .rst_n(out_values$rst_n),
         .d(out_values$d),
         .q(out_values$q)
     );
-    npu_u65_256_core$datapath$output_unit$activation$out_control out_control(
+    npu_u65_256_core$datapath$output_unit$scaler$control_1 out_control(
         .clock(out_control$clock),
         .rst_n(out_control$rst_n),
         .d(out_control$d),
         .q(out_control$q)
     );
-    npu_u65_256_core$datapath$output_unit$activation$out_full out_full(
+    npu_u65_256_core$cpm$reset_sync$stage$0 out_full(
         .clock(out_full$clock),
         .rst_n(out_full$rst_n),
         .d(out_full$d),
@@ -35618,23 +27601,6 @@ module npu_u65_256_core$datapath$output_unit$activation(clock,rst_n,scaled,contr
 endmodule // npu_u65_256_core$datapath$output_unit$activation
 
 
-module npu_u65_256_core$datapath$output_unit$activation$lane(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Constant declarations
-    localparam  init = 3'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_unit$activation$lane
 
 
 module npu_u65_256_core$datapath$output_unit$activation$luts$0(clock,write_enable,write_line,write_data,write_strobe,read_enable,read_line,read_data);
@@ -35660,213 +27626,26 @@ module npu_u65_256_core$datapath$output_unit$activation$luts$0(clock,write_enabl
 endmodule // npu_u65_256_core$datapath$output_unit$activation$luts$0
 
 
-module npu_u65_256_core$datapath$output_unit$activation$out_control(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [158:0] d;
-    output reg  [158:0] q;
-    
-    // Constant declarations
-    localparam  init = 159'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_unit$activation$out_control
 
 
-module npu_u65_256_core$datapath$output_unit$activation$out_full(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_unit$activation$out_full
 
 
-module npu_u65_256_core$datapath$output_unit$activation$out_values(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [271:0] d;
-    output reg  [271:0] q;
-    
-    // Constant declarations
-    localparam  init = 272'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_unit$activation$out_values
 
 
-module npu_u65_256_core$datapath$output_unit$activation$pending(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_unit$activation$pending
 
 
-module npu_u65_256_core$datapath$output_unit$activation$pending_byte(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_unit$activation$pending_byte
 
 
-module npu_u65_256_core$datapath$output_unit$activation$pending_control(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [158:0] d;
-    output reg  [158:0] q;
-    
-    // Constant declarations
-    localparam  init = 159'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_unit$activation$pending_control
 
 
-module npu_u65_256_core$datapath$output_unit$activation$pending_fraction(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    
-    // Constant declarations
-    localparam  init = 9'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_unit$activation$pending_fraction
 
 
-module npu_u65_256_core$datapath$output_unit$activation$pending_lane(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Constant declarations
-    localparam  init = 3'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_unit$activation$pending_lane
 
 
-module npu_u65_256_core$datapath$output_unit$activation$pending_last(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_unit$activation$pending_last
 
 
-module npu_u65_256_core$datapath$output_unit$activation$pending_negative(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_unit$activation$pending_negative
 
 
-module npu_u65_256_core$datapath$output_unit$activation$pending_saturated(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_unit$activation$pending_saturated
 
 
 module npu_u65_256_core$datapath$output_unit$activation$sigmoid_rom(clock,rst_n,enable,index,entry,step);
@@ -38283,13 +30062,13 @@ module npu_u65_256_core$datapath$output_unit$finisher(clock,rst_n,scaled,control
     reg  [255:0] lane_results;
     
     // Sub module instances
-    npu_u65_256_core$datapath$output_unit$finisher$result result(
+    npu_u65_256_core$datapath$cores$0$scale_records$buffer result(
         .clock(result$clock),
         .rst_n(result$rst_n),
         .d(result$d),
         .q(result$q)
     );
-    npu_u65_256_core$datapath$output_unit$finisher$lanes_out lanes_out(
+    npu_u65_256_core$datapath$output_unit$scaler$saturated lanes_out(
         .clock(lanes_out$clock),
         .rst_n(lanes_out$rst_n),
         .d(lanes_out$d),
@@ -38445,118 +30224,16 @@ module npu_u65_256_core$datapath$output_unit$finisher(clock,rst_n,scaled,control
 endmodule // npu_u65_256_core$datapath$output_unit$finisher
 
 
-module npu_u65_256_core$datapath$output_unit$finisher$lanes_out(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Constant declarations
-    localparam  init = 8'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_unit$finisher$lanes_out
 
 
-module npu_u65_256_core$datapath$output_unit$finisher$result(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [255:0] d;
-    output reg  [255:0] q;
-    
-    // Constant declarations
-    localparam  init = 256'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_unit$finisher$result
 
 
-module npu_u65_256_core$datapath$output_unit$full_1(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_unit$full_1
 
 
-module npu_u65_256_core$datapath$output_unit$full_2(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_unit$full_2
 
 
-module npu_u65_256_core$datapath$output_unit$full_3(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_unit$full_3
 
 
-module npu_u65_256_core$datapath$output_unit$full_5(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_unit$full_5
 
 
 module npu_u65_256_core$datapath$output_unit$reciprocals(count,scale,shift);
@@ -38941,19 +30618,19 @@ module npu_u65_256_core$datapath$output_unit$scaler(clock,rst_n,accumulators,bia
     reg  [271:0] results;
     
     // Sub module instances
-    npu_u65_256_core$datapath$output_unit$scaler$x x(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$values x(
         .clock(x$clock),
         .rst_n(x$rst_n),
         .d(x$d),
         .q(x$q)
     );
-    npu_u65_256_core$datapath$output_unit$scaler$scale_1 scale_1(
+    npu_u65_256_core$datapath$cores$0$scale_records$buffer scale_1(
         .clock(scale_1$clock),
         .rst_n(scale_1$rst_n),
         .d(scale_1$d),
         .q(scale_1$q)
     );
-    npu_u65_256_core$datapath$output_unit$scaler$shift_1 shift_1(
+    npu_u65_256_core$op_state$dma_src_region$stored shift_1(
         .clock(shift_1$clock),
         .rst_n(shift_1$rst_n),
         .d(shift_1$d),
@@ -38965,19 +30642,19 @@ module npu_u65_256_core$datapath$output_unit$scaler(clock,rst_n,accumulators,bia
         .d(control_1$d),
         .q(control_1$q)
     );
-    npu_u65_256_core$datapath$output_unit$scaler$product product(
+    npu_u65_256_core$datapath$ifm_unit$out product(
         .clock(product$clock),
         .rst_n(product$rst_n),
         .d(product$d),
         .q(product$q)
     );
-    npu_u65_256_core$datapath$output_unit$scaler$scale_2 scale_2(
+    npu_u65_256_core$datapath$cores$0$scale_records$buffer scale_2(
         .clock(scale_2$clock),
         .rst_n(scale_2$rst_n),
         .d(scale_2$d),
         .q(scale_2$q)
     );
-    npu_u65_256_core$datapath$output_unit$scaler$shift_2 shift_2(
+    npu_u65_256_core$op_state$dma_src_region$stored shift_2(
         .clock(shift_2$clock),
         .rst_n(shift_2$rst_n),
         .d(shift_2$d),
@@ -38989,13 +30666,13 @@ module npu_u65_256_core$datapath$output_unit$scaler(clock,rst_n,accumulators,bia
         .d(saturated$d),
         .q(saturated$q)
     );
-    npu_u65_256_core$datapath$output_unit$scaler$negative negative(
+    npu_u65_256_core$datapath$output_unit$scaler$saturated negative(
         .clock(negative$clock),
         .rst_n(negative$rst_n),
         .d(negative$d),
         .q(negative$q)
     );
-    npu_u65_256_core$datapath$output_unit$scaler$control_2 control_2(
+    npu_u65_256_core$datapath$output_unit$scaler$control_1 control_2(
         .clock(control_2$clock),
         .rst_n(control_2$rst_n),
         .d(control_2$d),
@@ -39007,7 +30684,7 @@ module npu_u65_256_core$datapath$output_unit$scaler(clock,rst_n,accumulators,bia
         .d(result$d),
         .q(result$q)
     );
-    npu_u65_256_core$datapath$output_unit$scaler$control_3 control_3(
+    npu_u65_256_core$datapath$output_unit$scaler$control_1 control_3(
         .clock(control_3$clock),
         .rst_n(control_3$rst_n),
         .d(control_3$d),
@@ -39829,80 +31506,12 @@ module npu_u65_256_core$datapath$output_unit$scaler$control_1(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$datapath$output_unit$scaler$control_1
 
 
-module npu_u65_256_core$datapath$output_unit$scaler$control_2(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [158:0] d;
-    output reg  [158:0] q;
-    
-    // Constant declarations
-    localparam  init = 159'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_unit$scaler$control_2
 
 
-module npu_u65_256_core$datapath$output_unit$scaler$control_3(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [158:0] d;
-    output reg  [158:0] q;
-    
-    // Constant declarations
-    localparam  init = 159'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_unit$scaler$control_3
 
 
-module npu_u65_256_core$datapath$output_unit$scaler$negative(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Constant declarations
-    localparam  init = 8'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_unit$scaler$negative
 
 
-module npu_u65_256_core$datapath$output_unit$scaler$product(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [575:0] d;
-    output reg  [575:0] q;
-    
-    // Constant declarations
-    localparam  init = 576'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_unit$scaler$product
 
 
 module npu_u65_256_core$datapath$output_unit$scaler$result(clock,rst_n,d,q);
@@ -39943,99 +31552,14 @@ module npu_u65_256_core$datapath$output_unit$scaler$saturated(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$datapath$output_unit$scaler$saturated
 
 
-module npu_u65_256_core$datapath$output_unit$scaler$scale_1(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [255:0] d;
-    output reg  [255:0] q;
-    
-    // Constant declarations
-    localparam  init = 256'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_unit$scaler$scale_1
 
 
-module npu_u65_256_core$datapath$output_unit$scaler$scale_2(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [255:0] d;
-    output reg  [255:0] q;
-    
-    // Constant declarations
-    localparam  init = 256'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_unit$scaler$scale_2
 
 
-module npu_u65_256_core$datapath$output_unit$scaler$shift_1(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_unit$scaler$shift_1
 
 
-module npu_u65_256_core$datapath$output_unit$scaler$shift_2(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_unit$scaler$shift_2
 
 
-module npu_u65_256_core$datapath$output_unit$scaler$x(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [319:0] d;
-    output reg  [319:0] q;
-    
-    // Constant declarations
-    localparam  init = 320'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_unit$scaler$x
 
 
 module npu_u65_256_core$datapath$output_unit$wide_lanes$0(settings,a,b,value);
@@ -40347,370 +31871,12 @@ module npu_u65_256_core$datapath$output_unit$wide_lanes$0(settings,a,b,value);
 endmodule // npu_u65_256_core$datapath$output_unit$wide_lanes$0
 
 
-module npu_u65_256_core$datapath$output_unit$wide_lanes$1(settings,a,b,value);
-    
-    // Module arguments
-    input wire  [179:0] settings;
-    input wire  [31:0] a;
-    input wire  [31:0] b;
-    output reg  [39:0] value;
-    
-    // Constant declarations
-    localparam  mul = 6'b0;
-    localparam  sub = 6'b10;
-    localparam  bits_8 = 2'b0;
-    localparam  opb_32 = 2'b10;
-    localparam  tfl = 2'b0;
-    localparam  truncate = 2'b1;
-    localparam  input_tfl = 2'b0;
-    localparam  ones_96 = 96'hffffffffffffffffffffffff;
-    localparam  ones_98 = 98'h3ffffffffffffffffffffffff;
-    localparam  ones_66 = 66'h3ffffffffffffffff;
-    localparam  high_96 = 96'hffffffff0000000000000000;
-    localparam  high_98 = 98'h3ffffffff0000000000000000;
-    localparam  high_66 = 66'h30000000000000000;
-    
-    // Local signals
-    reg  [5:0] mode;
-    reg  advanced;
-    reg  opb_scaled;
-    reg  [31:0] opa_scale;
-    reg  [31:0] ofm_scale;
-    reg  [5:0] ofm_shift;
-    reg  [1:0] round_mode;
-    reg  a_negative;
-    reg  b_negative;
-    reg  [31:0] a_magnitude;
-    reg  [31:0] b_magnitude;
-    reg  [31:0] x;
-    reg  [31:0] y;
-    reg  [15:0] x_0;
-    reg  [15:0] x_1;
-    reg  [15:0] y_0;
-    reg  [15:0] y_1;
-    reg  [31:0] xy_00;
-    reg  [31:0] xy_01;
-    reg  [31:0] xy_10;
-    reg  [31:0] xy_11;
-    reg  xy_negative;
-    reg  [63:0] term_x;
-    reg  [15:0] b_0;
-    reg  [15:0] b_1;
-    reg  [15:0] opb;
-    reg  [31:0] bo_0;
-    reg  [31:0] bo_1;
-    reg  [63:0] term_b;
-    reg  [6:0] input_shift;
-    reg  [95:0] input_p;
-    reg  [95:0] input_addend;
-    reg  [95:0] input_v;
-    reg  [95:0] input_shifted;
-    reg  [63:0] other;
-    reg  [63:0] first_term;
-    reg  [63:0] second_term;
-    reg  [63:0] r;
-    reg  r_negative;
-    reg  [63:0] r_magnitude;
-    reg  [63:0] r_top;
-    reg  [15:0] r_0;
-    reg  [15:0] r_1;
-    reg  [15:0] r_2;
-    reg  [15:0] r_3;
-    reg  [15:0] s_0;
-    reg  [15:0] s_1;
-    reg  [31:0] rs_00;
-    reg  [31:0] rs_01;
-    reg  [31:0] rs_10;
-    reg  [31:0] rs_11;
-    reg  [31:0] rs_20;
-    reg  [31:0] rs_21;
-    reg  [31:0] rs_30;
-    reg  [31:0] rs_31;
-    reg  [97:0] product;
-    reg  saturated;
-    reg  second_rounding;
-    reg  [97:0] p;
-    reg  [5:0] shift;
-    reg  [97:0] power;
-    reg  [97:0] addend;
-    reg  [97:0] v;
-    reg  [97:0] shifted;
-    reg  [63:0] first;
-    reg  [5:0] exponent;
-    reg  [65:0] half;
-    reg  [65:0] w;
-    reg  [65:0] w_shifted;
-    reg  [63:0] result;
-    
-    // Update code
-    always @(*) begin
-        mode = settings[(64'h72)+:(6)];
-        advanced = (settings[(64'h7a)+:(2)] != 32'h0) & (mode != mul);
-        opb_scaled = settings[(64'h7a)+:(2)] == opb_32;
-        opa_scale = settings[(64'h7e)+:(32)];
-        ofm_scale = settings[(64'h6)+:(32)];
-        ofm_shift = settings[(64'h26)+:(6)];
-        round_mode = settings[(64'h0)+:(2)];
-        a_negative = a[32'h1f];
-        b_negative = b[32'h1f];
-        a_magnitude = a;
-        if (a_negative) begin
-            a_magnitude = ((32'h0) & 32'hffffffff) - a;
-        end
-        b_magnitude = b;
-        if (b_negative) begin
-            b_magnitude = ((32'h0) & 32'hffffffff) - b;
-        end
-        x = a_magnitude;
-        y = ((opa_scale[(32'h0)+:(16)]) & 32'hffffffff);
-        xy_negative = a_negative;
-        if (mode == mul) begin
-            y = b_magnitude;
-            xy_negative = a_negative ^ b_negative;
-        end
-        else if (advanced) begin
-            y = opa_scale;
-            if (opb_scaled) begin
-                x = b_magnitude;
-                xy_negative = b_negative;
-            end
-        end
-        x_0 = x[(32'h0)+:(16)];
-        x_1 = x[(32'h10)+:(16)];
-        y_0 = y[(32'h0)+:(16)];
-        y_1 = y[(32'h10)+:(16)];
-        xy_00 = x_0 * y_0;
-        xy_01 = x_0 * y_1;
-        xy_10 = x_1 * y_0;
-        xy_11 = x_1 * y_1;
-        term_x = ((xy_00) & 64'hffffffffffffffff) + (((xy_01) & 64'hffffffffffffffff) << 32'h10) + (((xy_10) & 64'hffffffffffffffff) << 32'h10) + (((xy_11) & 64'hffffffffffffffff) << 32'h20);
-        if (xy_negative) begin
-            term_x = ((32'h0) & 64'hffffffffffffffff) - term_x;
-        end
-        b_0 = b_magnitude[(32'h0)+:(16)];
-        b_1 = b_magnitude[(32'h10)+:(16)];
-        opb = settings[(64'ha4)+:(16)];
-        bo_0 = b_0 * opb;
-        bo_1 = b_1 * opb;
-        term_b = ((bo_0) & 64'hffffffffffffffff) + (((bo_1) & 64'hffffffffffffffff) << 32'h10);
-        if (b_negative) begin
-            term_b = ((32'h0) & 64'hffffffffffffffff) - term_b;
-        end
-        input_p = ((term_x) & 96'hffffffffffffffffffffffff);
-        if (term_x[32'h3f]) begin
-            input_p = input_p | high_96;
-        end
-        input_shift = ((settings[(64'h9e)+:(6)]) & 7'h7f) + 32'hf;
-        other = ((b) & 64'hffffffffffffffff);
-        if (opb_scaled) begin
-            other = ((a) & 64'hffffffffffffffff);
-        end
-        if (other[32'h1f]) begin
-            other = other | 64'hffffffff00000000;
-        end
-        if (settings[(64'h78)+:(2)] == bits_8) begin
-            input_p = input_p << 32'h14;
-            input_shift = input_shift + 32'h5;
-            other = other << 32'h13;
-        end
-        else begin
-            input_p = input_p << 32'hf;
-            other = other << 32'he;
-        end
-        input_addend = ((32'h1) & 96'hffffffffffffffffffffffff) << (input_shift - 32'h1);
-        if ((settings[(64'h7c)+:(2)] == input_tfl) & (input_shift > 32'h1f)) begin
-            input_addend = input_addend + 64'h40000000;
-            if (input_p[32'h5f] & ~&input_p[(32'h1e)+:(66)]) begin
-                input_addend = input_addend - 64'h80000000;
-            end
-        end
-        input_v = input_p + input_addend;
-        input_shifted = input_v;
-        if (input_v[32'h5f]) begin
-            input_shifted = input_v ^ ones_96;
-        end
-        input_shifted = input_shifted >> input_shift;
-        if (input_v[32'h5f]) begin
-            input_shifted = input_shifted ^ ones_96;
-        end
-        first_term = term_x;
-        second_term = term_b;
-        if (advanced) begin
-            first_term = input_shifted[(32'h0)+:(64)];
-            second_term = other;
-            if (opb_scaled) begin
-                first_term = other;
-                second_term = input_shifted[(32'h0)+:(64)];
-            end
-        end
-        r = first_term + second_term;
-        if (mode == sub) begin
-            r = first_term - second_term;
-        end
-        if (mode == mul) begin
-            r = term_x;
-        end
-        r_negative = r[32'h3f];
-        r_magnitude = r;
-        r_top = r;
-        if (r_negative) begin
-            r_magnitude = ((32'h0) & 64'hffffffffffffffff) - r;
-            r_top = ~r;
-        end
-        r_0 = r_magnitude[(32'h0)+:(16)];
-        r_1 = r_magnitude[(32'h10)+:(16)];
-        r_2 = r_magnitude[(32'h20)+:(16)];
-        r_3 = r_magnitude[(32'h30)+:(16)];
-        s_0 = ofm_scale[(32'h0)+:(16)];
-        s_1 = ofm_scale[(32'h10)+:(16)];
-        rs_00 = r_0 * s_0;
-        rs_01 = r_0 * s_1;
-        rs_10 = r_1 * s_0;
-        rs_11 = r_1 * s_1;
-        rs_20 = r_2 * s_0;
-        rs_21 = r_2 * s_1;
-        rs_30 = r_3 * s_0;
-        rs_31 = r_3 * s_1;
-        product = ((rs_00) & 98'h3ffffffffffffffffffffffff) + (((rs_01) & 98'h3ffffffffffffffffffffffff) << 32'h10) + (((rs_10) & 98'h3ffffffffffffffffffffffff) << 32'h10) + (((rs_11) & 98'h3ffffffffffffffffffffffff) << 32'h20) + (((rs_20) & 98'h3ffffffffffffffffffffffff) << 32'h20) + (((rs_21) & 98'h3ffffffffffffffffffffffff) << 32'h30) + (((rs_30) & 98'h3ffffffffffffffffffffffff) << 32'h30) + (((rs_31) & 98'h3ffffffffffffffffffffffff) << 32'h40);
-        if (r_negative) begin
-            product = ((32'h0) & 98'h3ffffffffffffffffffffffff) - product;
-        end
-        p = product;
-        shift = ofm_shift;
-        saturated = (round_mode == tfl) & ~settings[(64'h70)+:(1)] & (ofm_shift < 32'h1f) & ((r_top >> (((ofm_shift) & 7'h7f) + 32'h20)) != 32'h0);
-        second_rounding = (round_mode == tfl) & ~settings[(64'h70)+:(1)] & (ofm_shift >= 32'h1f);
-        if (settings[(64'h70)+:(1)]) begin
-            p = ((r) & 98'h3ffffffffffffffffffffffff);
-            if (r_negative) begin
-                p = p | high_98;
-            end
-        end
-        if (second_rounding) begin
-            shift = 32'h1f;
-        end
-        if (saturated) begin
-            shift = 32'h1f;
-            p = (((ofm_scale) & 98'h3ffffffffffffffffffffffff) << 32'h3f) - ((ofm_scale) & 98'h3ffffffffffffffffffffffff);
-            if (r_negative) begin
-                p = ((32'h0) & 98'h3ffffffffffffffffffffffff) - (((ofm_scale) & 98'h3ffffffffffffffffffffffff) << 32'h3f);
-            end
-        end
-        power = ((32'h1) & 98'h3ffffffffffffffffffffffff) << shift;
-        addend = power >> 32'h1;
-        if (round_mode == truncate) begin
-            addend = 32'h0;
-            if (p[32'h61]) begin
-                addend = power - 32'h1;
-            end
-        end
-        if ((round_mode == tfl) & settings[(64'h70)+:(1)] & p[32'h61] & (shift != 32'h0)) begin
-            addend = addend - 32'h1;
-        end
-        v = p + addend;
-        shifted = v;
-        if (v[32'h61]) begin
-            shifted = v ^ ones_98;
-        end
-        shifted = shifted >> shift;
-        if (v[32'h61]) begin
-            shifted = shifted ^ ones_98;
-        end
-        first = shifted[(32'h0)+:(64)];
-        result = first;
-        exponent = ofm_shift - 32'h1f;
-        w = ((first) & 66'h3ffffffffffffffff);
-        if (first[32'h3f]) begin
-            w = w | high_66;
-        end
-        half = (((32'h1) & 66'h3ffffffffffffffff) << exponent) >> 32'h1;
-        if (first[32'h3f] & (exponent != 32'h0)) begin
-            half = half - 32'h1;
-        end
-        w = w + half;
-        w_shifted = w;
-        if (w[32'h41]) begin
-            w_shifted = w ^ ones_66;
-        end
-        w_shifted = w_shifted >> exponent;
-        if (w[32'h41]) begin
-            w_shifted = w_shifted ^ ones_66;
-        end
-        if (second_rounding & ~saturated) begin
-            result = w_shifted[(32'h0)+:(64)];
-        end
-        if (settings[(64'h70)+:(1)] & (ofm_shift == 32'h3f)) begin
-            result = 32'h0;
-        end
-        value = ((result[(32'h0)+:(34)]) & 40'hffffffffff);
-        if (result[32'h21]) begin
-            value = value | 64'hfc00000000;
-        end
-        if (~(&result[(32'h21)+:(31)] | ~|result[(32'h21)+:(31)])) begin
-            value = 64'h1ffffffff;
-            if (result[32'h3f]) begin
-                value = 64'hfe00000000;
-            end
-        end
-    end
-    
-endmodule // npu_u65_256_core$datapath$output_unit$wide_lanes$1
 
 
-module npu_u65_256_core$datapath$output_unit$wide_step(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_unit$wide_step
 
 
-module npu_u65_256_core$datapath$output_unit$wide_values(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [319:0] d;
-    output reg  [319:0] q;
-    
-    // Constant declarations
-    localparam  init = 320'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_unit$wide_values
 
 
-module npu_u65_256_core$datapath$position(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$position
 
 
 module npu_u65_256_core$datapath$readout_tags(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
@@ -40751,13 +31917,13 @@ module npu_u65_256_core$datapath$readout_tags(clock,rst_n,tail$valid,tail$data,t
     reg  pop;
     
     // Sub module instances
-    npu_u65_256_core$datapath$readout_tags$write_pointer write_pointer(
+    npu_u65_256_core$cpm$phase_cycles write_pointer(
         .clock(write_pointer$clock),
         .rst_n(write_pointer$rst_n),
         .d(write_pointer$d),
         .q(write_pointer$q)
     );
-    npu_u65_256_core$datapath$readout_tags$read_pointer read_pointer(
+    npu_u65_256_core$cpm$phase_cycles read_pointer(
         .clock(read_pointer$clock),
         .rst_n(read_pointer$rst_n),
         .d(read_pointer$d),
@@ -40804,23 +31970,6 @@ module npu_u65_256_core$datapath$readout_tags(clock,rst_n,tail$valid,tail$data,t
 endmodule // npu_u65_256_core$datapath$readout_tags
 
 
-module npu_u65_256_core$datapath$readout_tags$read_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Constant declarations
-    localparam  init = 3'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$readout_tags$read_pointer
 
 
 module npu_u65_256_core$datapath$readout_tags$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
@@ -40844,61 +31993,10 @@ module npu_u65_256_core$datapath$readout_tags$words(clock,rst_n,write_enable,wri
 endmodule // npu_u65_256_core$datapath$readout_tags$words
 
 
-module npu_u65_256_core$datapath$readout_tags$write_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Constant declarations
-    localparam  init = 3'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$readout_tags$write_pointer
 
 
-module npu_u65_256_core$datapath$settling(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$settling
 
 
-module npu_u65_256_core$datapath$starting(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$starting
 
 
 module npu_u65_256_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$valid,ifm_blocks$data,ifm_blocks$ready,filled$valid,filled$data,filled$ready,current,beats$valid,beats$data,beats$ready,ib_read,slice_done,readouts$valid,readouts$data,readouts$ready,busy);
@@ -41162,7 +32260,7 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
     reg  start_job;
     
     // Sub module instances
-    npu_u65_256_core$datapath$traversal$beat_walker$active active(
+    npu_u65_256_core$cpm$reset_sync$stage$0 active(
         .clock(active$clock),
         .rst_n(active$rst_n),
         .d(active$d),
@@ -41174,61 +32272,61 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         .d(job$d),
         .q(job$q)
     );
-    npu_u65_256_core$datapath$traversal$beat_walker$outer outer(
+    npu_u65_256_core$control$irq_history outer(
         .clock(outer$clock),
         .rst_n(outer$rst_n),
         .d(outer$d),
         .q(outer$q)
     );
-    npu_u65_256_core$datapath$traversal$beat_walker$ublock ublock(
+    npu_u65_256_core$control$irq_history ublock(
         .clock(ublock$clock),
         .rst_n(ublock$rst_n),
         .d(ublock$d),
         .q(ublock$q)
     );
-    npu_u65_256_core$datapath$traversal$beat_walker$element element(
+    npu_u65_256_core$control$irq_history element(
         .clock(element$clock),
         .rst_n(element$rst_n),
         .d(element$d),
         .q(element$q)
     );
-    npu_u65_256_core$datapath$traversal$beat_walker$ky ky(
+    npu_u65_256_core$control$irq_history ky(
         .clock(ky$clock),
         .rst_n(ky$rst_n),
         .d(ky$d),
         .q(ky$q)
     );
-    npu_u65_256_core$datapath$traversal$beat_walker$kx kx(
+    npu_u65_256_core$control$irq_history kx(
         .clock(kx$clock),
         .rst_n(kx$rst_n),
         .d(kx$d),
         .q(kx$q)
     );
-    npu_u65_256_core$datapath$traversal$beat_walker$inner inner(
+    npu_u65_256_core$control$irq_history inner(
         .clock(inner$clock),
         .rst_n(inner$rst_n),
         .d(inner$d),
         .q(inner$q)
     );
-    npu_u65_256_core$datapath$traversal$beat_walker$my my(
+    npu_u65_256_core$control$irq_history my(
         .clock(my$clock),
         .rst_n(my$rst_n),
         .d(my$d),
         .q(my$q)
     );
-    npu_u65_256_core$datapath$traversal$beat_walker$mx mx(
+    npu_u65_256_core$control$irq_history mx(
         .clock(mx$clock),
         .rst_n(mx$rst_n),
         .d(mx$d),
         .q(mx$q)
     );
-    npu_u65_256_core$datapath$traversal$beat_walker$beat_byte beat_byte(
+    npu_u65_256_core$cpm$prot_state beat_byte(
         .clock(beat_byte$clock),
         .rst_n(beat_byte$rst_n),
         .d(beat_byte$d),
         .q(beat_byte$q)
     );
-    npu_u65_256_core$datapath$traversal$beat_walker$second_line second_line(
+    npu_u65_256_core$cpm$reset_sync$stage$0 second_line(
         .clock(second_line$clock),
         .rst_n(second_line$rst_n),
         .d(second_line$d),
@@ -41240,19 +32338,19 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         .d(word$d),
         .q(word$q)
     );
-    npu_u65_256_core$datapath$traversal$beat_walker$group_base group_base(
+    npu_u65_256_core$datapath$traversal$beat_walker$word group_base(
         .clock(group_base$clock),
         .rst_n(group_base$rst_n),
         .d(group_base$d),
         .q(group_base$q)
     );
-    npu_u65_256_core$datapath$traversal$beat_walker$ab_half ab_half(
+    npu_u65_256_core$cpm$reset_sync$stage$0 ab_half(
         .clock(ab_half$clock),
         .rst_n(ab_half$rst_n),
         .d(ab_half$d),
         .q(ab_half$q)
     );
-    npu_u65_256_core$datapath$traversal$beat_walker$ab_held ab_held(
+    npu_u65_256_core$cpm$prot_state ab_held(
         .clock(ab_held$clock),
         .rst_n(ab_held$rst_n),
         .d(ab_held$d),
@@ -41472,137 +32570,18 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
 endmodule // npu_u65_256_core$datapath$traversal$beat_walker
 
 
-module npu_u65_256_core$datapath$traversal$beat_walker$ab_half(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$traversal$beat_walker$ab_half
 
 
-module npu_u65_256_core$datapath$traversal$beat_walker$ab_held(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$traversal$beat_walker$ab_held
 
 
-module npu_u65_256_core$datapath$traversal$beat_walker$active(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$traversal$beat_walker$active
 
 
-module npu_u65_256_core$datapath$traversal$beat_walker$beat_byte(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$traversal$beat_walker$beat_byte
 
 
-module npu_u65_256_core$datapath$traversal$beat_walker$element(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$traversal$beat_walker$element
 
 
-module npu_u65_256_core$datapath$traversal$beat_walker$group_base(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    
-    // Constant declarations
-    localparam  init = 9'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$traversal$beat_walker$group_base
 
 
-module npu_u65_256_core$datapath$traversal$beat_walker$inner(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$traversal$beat_walker$inner
 
 
 module npu_u65_256_core$datapath$traversal$beat_walker$job(clock,rst_n,d,q);
@@ -41624,137 +32603,18 @@ module npu_u65_256_core$datapath$traversal$beat_walker$job(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$datapath$traversal$beat_walker$job
 
 
-module npu_u65_256_core$datapath$traversal$beat_walker$kx(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$traversal$beat_walker$kx
 
 
-module npu_u65_256_core$datapath$traversal$beat_walker$ky(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$traversal$beat_walker$ky
 
 
-module npu_u65_256_core$datapath$traversal$beat_walker$mx(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$traversal$beat_walker$mx
 
 
-module npu_u65_256_core$datapath$traversal$beat_walker$my(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$traversal$beat_walker$my
 
 
-module npu_u65_256_core$datapath$traversal$beat_walker$outer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$traversal$beat_walker$outer
 
 
-module npu_u65_256_core$datapath$traversal$beat_walker$second_line(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$traversal$beat_walker$second_line
 
 
-module npu_u65_256_core$datapath$traversal$beat_walker$ublock(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$traversal$beat_walker$ublock
 
 
 module npu_u65_256_core$datapath$traversal$beat_walker$word(clock,rst_n,d,q);
@@ -41864,55 +32724,55 @@ module npu_u65_256_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
     reg  take;
     
     // Sub module instances
-    npu_u65_256_core$datapath$traversal$block_walker$running running(
+    npu_u65_256_core$cpm$reset_sync$stage$0 running(
         .clock(running$clock),
         .rst_n(running$rst_n),
         .d(running$d),
         .q(running$q)
     );
-    npu_u65_256_core$datapath$traversal$block_walker$y y(
+    npu_u65_256_core$control$irq_history y(
         .clock(y$clock),
         .rst_n(y$rst_n),
         .d(y$d),
         .q(y$q)
     );
-    npu_u65_256_core$datapath$traversal$block_walker$x x(
+    npu_u65_256_core$control$irq_history x(
         .clock(x$clock),
         .rst_n(x$rst_n),
         .d(x$d),
         .q(x$q)
     );
-    npu_u65_256_core$datapath$traversal$block_walker$z z(
+    npu_u65_256_core$control$irq_history z(
         .clock(z$clock),
         .rst_n(z$rst_n),
         .d(z$d),
         .q(z$q)
     );
-    npu_u65_256_core$datapath$traversal$block_walker$channel0 channel0(
+    npu_u65_256_core$control$irq_history channel0(
         .clock(channel0$clock),
         .rst_n(channel0$rst_n),
         .d(channel0$d),
         .q(channel0$q)
     );
-    npu_u65_256_core$datapath$traversal$block_walker$sub_y sub_y(
+    npu_u65_256_core$control$irq_history sub_y(
         .clock(sub_y$clock),
         .rst_n(sub_y$rst_n),
         .d(sub_y$d),
         .q(sub_y$q)
     );
-    npu_u65_256_core$datapath$traversal$block_walker$sub_x sub_x(
+    npu_u65_256_core$control$irq_history sub_x(
         .clock(sub_x$clock),
         .rst_n(sub_x$rst_n),
         .d(sub_x$d),
         .q(sub_x$q)
     );
-    npu_u65_256_core$datapath$traversal$block_walker$ib_half ib_half(
+    npu_u65_256_core$cpm$reset_sync$stage$0 ib_half(
         .clock(ib_half$clock),
         .rst_n(ib_half$rst_n),
         .d(ib_half$d),
         .q(ib_half$q)
     );
-    npu_u65_256_core$datapath$traversal$block_walker$held held(
+    npu_u65_256_core$cpm$prot_state held(
         .clock(held$clock),
         .rst_n(held$rst_n),
         .d(held$d),
@@ -42163,175 +33023,22 @@ module npu_u65_256_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
 endmodule // npu_u65_256_core$datapath$traversal$block_walker
 
 
-module npu_u65_256_core$datapath$traversal$block_walker$channel0(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$traversal$block_walker$channel0
 
 
-module npu_u65_256_core$datapath$traversal$block_walker$held(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$traversal$block_walker$held
 
 
-module npu_u65_256_core$datapath$traversal$block_walker$ib_half(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$traversal$block_walker$ib_half
 
 
-module npu_u65_256_core$datapath$traversal$block_walker$running(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$traversal$block_walker$running
 
 
-module npu_u65_256_core$datapath$traversal$block_walker$sub_x(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$traversal$block_walker$sub_x
 
 
-module npu_u65_256_core$datapath$traversal$block_walker$sub_y(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$traversal$block_walker$sub_y
 
 
-module npu_u65_256_core$datapath$traversal$block_walker$x(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$traversal$block_walker$x
 
 
-module npu_u65_256_core$datapath$traversal$block_walker$y(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$traversal$block_walker$y
 
 
-module npu_u65_256_core$datapath$traversal$block_walker$z(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$traversal$block_walker$z
 
 
 module npu_u65_256_core$datapath$traversal$finished(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
@@ -42372,13 +33079,13 @@ module npu_u65_256_core$datapath$traversal$finished(clock,rst_n,tail$valid,tail$
     reg  pop;
     
     // Sub module instances
-    npu_u65_256_core$datapath$traversal$finished$write_pointer write_pointer(
+    npu_u65_256_core$cpm$prot_state write_pointer(
         .clock(write_pointer$clock),
         .rst_n(write_pointer$rst_n),
         .d(write_pointer$d),
         .q(write_pointer$q)
     );
-    npu_u65_256_core$datapath$traversal$finished$read_pointer read_pointer(
+    npu_u65_256_core$cpm$prot_state read_pointer(
         .clock(read_pointer$clock),
         .rst_n(read_pointer$rst_n),
         .d(read_pointer$d),
@@ -42425,23 +33132,6 @@ module npu_u65_256_core$datapath$traversal$finished(clock,rst_n,tail$valid,tail$
 endmodule // npu_u65_256_core$datapath$traversal$finished
 
 
-module npu_u65_256_core$datapath$traversal$finished$read_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$traversal$finished$read_pointer
 
 
 module npu_u65_256_core$datapath$traversal$finished$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
@@ -42465,23 +33155,6 @@ module npu_u65_256_core$datapath$traversal$finished$words(clock,rst_n,write_enab
 endmodule // npu_u65_256_core$datapath$traversal$finished$words
 
 
-module npu_u65_256_core$datapath$traversal$finished$write_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$traversal$finished$write_pointer
 
 
 module npu_u65_256_core$datapath$traversal$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,blocks$ready,slice_done,readouts$valid,readouts$data,readouts$ready,ab_release,busy);
@@ -42551,7 +33224,7 @@ module npu_u65_256_core$datapath$traversal$readout_walker(clock,rst_n,shape,bloc
     reg  slice_read;
     
     // Sub module instances
-    npu_u65_256_core$datapath$traversal$readout_walker$active active(
+    npu_u65_256_core$cpm$reset_sync$stage$0 active(
         .clock(active$clock),
         .rst_n(active$rst_n),
         .d(active$d),
@@ -42563,31 +33236,31 @@ module npu_u65_256_core$datapath$traversal$readout_walker(clock,rst_n,shape,bloc
         .d(block$d),
         .q(block$q)
     );
-    npu_u65_256_core$datapath$traversal$readout_walker$ublock ublock(
+    npu_u65_256_core$control$irq_history ublock(
         .clock(ublock$clock),
         .rst_n(ublock$rst_n),
         .d(ublock$d),
         .q(ublock$q)
     );
-    npu_u65_256_core$datapath$traversal$readout_walker$my my(
+    npu_u65_256_core$control$irq_history my(
         .clock(my$clock),
         .rst_n(my$rst_n),
         .d(my$d),
         .q(my$q)
     );
-    npu_u65_256_core$datapath$traversal$readout_walker$mx mx(
+    npu_u65_256_core$control$irq_history mx(
         .clock(mx$clock),
         .rst_n(mx$rst_n),
         .d(mx$d),
         .q(mx$q)
     );
-    npu_u65_256_core$datapath$traversal$readout_walker$word word(
+    npu_u65_256_core$datapath$traversal$beat_walker$word word(
         .clock(word$clock),
         .rst_n(word$rst_n),
         .d(word$d),
         .q(word$q)
     );
-    npu_u65_256_core$datapath$traversal$readout_walker$second second(
+    npu_u65_256_core$cpm$reset_sync$stage$0 second(
         .clock(second$clock),
         .rst_n(second$rst_n),
         .d(second$d),
@@ -42728,23 +33401,6 @@ module npu_u65_256_core$datapath$traversal$readout_walker(clock,rst_n,shape,bloc
 endmodule // npu_u65_256_core$datapath$traversal$readout_walker
 
 
-module npu_u65_256_core$datapath$traversal$readout_walker$active(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$traversal$readout_walker$active
 
 
 module npu_u65_256_core$datapath$traversal$readout_walker$block(clock,rst_n,d,q);
@@ -42785,99 +33441,14 @@ module npu_u65_256_core$datapath$traversal$readout_walker$done(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$datapath$traversal$readout_walker$done
 
 
-module npu_u65_256_core$datapath$traversal$readout_walker$mx(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$traversal$readout_walker$mx
 
 
-module npu_u65_256_core$datapath$traversal$readout_walker$my(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$traversal$readout_walker$my
 
 
-module npu_u65_256_core$datapath$traversal$readout_walker$second(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$traversal$readout_walker$second
 
 
-module npu_u65_256_core$datapath$traversal$readout_walker$ublock(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$traversal$readout_walker$ublock
 
 
-module npu_u65_256_core$datapath$traversal$readout_walker$word(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    
-    // Constant declarations
-    localparam  init = 9'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$traversal$readout_walker$word
 
 
 module npu_u65_256_core$datapath$window(y,x,shape,count);
@@ -42917,7 +33488,7 @@ module npu_u65_256_core$datapath$window(y,x,shape,count);
         .extent(rows$extent),
         .taps(rows$taps)
     );
-    npu_u65_256_core$datapath$window$columns columns(
+    npu_u65_256_core$datapath$window$rows columns(
         .position(columns$position),
         .stride(columns$stride),
         .dilation(columns$dilation),
@@ -42948,66 +33519,6 @@ module npu_u65_256_core$datapath$window(y,x,shape,count);
 endmodule // npu_u65_256_core$datapath$window
 
 
-module npu_u65_256_core$datapath$window$columns(position,stride,dilation,pad,kernel,extent,taps);
-    
-    // Module arguments
-    input wire  [15:0] position;
-    input wire  [1:0] stride;
-    input wire  [1:0] dilation;
-    input wire  [15:0] pad;
-    input wire  [15:0] kernel;
-    input wire  [15:0] extent;
-    output reg  [15:0] taps;
-    
-    // Local signals
-    reg  [19:0] tap;
-    
-    // Update code
-    always @(*) begin
-        tap = ((position) & 20'hfffff);
-        if (stride == 32'h2) begin
-            tap = ((position) & 20'hfffff) << 32'h1;
-        end
-        if (stride == 32'h3) begin
-            tap = ((position) & 20'hfffff) + (((position) & 20'hfffff) << 32'h1);
-        end
-        tap = tap - ((pad) & 20'hfffff);
-        taps = 32'h0;
-        if ((0 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
-            taps = taps + 32'h1;
-        end
-        tap = tap + ((dilation) & 20'hfffff);
-        if ((1 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
-            taps = taps + 32'h1;
-        end
-        tap = tap + ((dilation) & 20'hfffff);
-        if ((2 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
-            taps = taps + 32'h1;
-        end
-        tap = tap + ((dilation) & 20'hfffff);
-        if ((3 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
-            taps = taps + 32'h1;
-        end
-        tap = tap + ((dilation) & 20'hfffff);
-        if ((4 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
-            taps = taps + 32'h1;
-        end
-        tap = tap + ((dilation) & 20'hfffff);
-        if ((5 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
-            taps = taps + 32'h1;
-        end
-        tap = tap + ((dilation) & 20'hfffff);
-        if ((6 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
-            taps = taps + 32'h1;
-        end
-        tap = tap + ((dilation) & 20'hfffff);
-        if ((7 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
-            taps = taps + 32'h1;
-        end
-        tap = tap + ((dilation) & 20'hfffff);
-    end
-    
-endmodule // npu_u65_256_core$datapath$window$columns
 
 
 module npu_u65_256_core$datapath$window$rows(position,stride,dilation,pad,kernel,extent,taps);
@@ -43788,7 +34299,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .done(mem2mem$done),
         .busy(mem2mem$busy)
     );
-    npu_u65_256_core$dma$ifm ifm(
+    npu_u65_256_core$dma$mem2mem ifm(
         .clock(ifm$clock),
         .rst_n(ifm$rst_n),
         .aclken(ifm$aclken),
@@ -43875,7 +34386,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .arcache(ifm_region$arcache),
         .awcache(ifm_region$awcache)
     );
-    npu_u65_256_core$dma$ifm_block_end ifm_block_end(
+    npu_u65_256_core$cpm$reset_sync$stage$0 ifm_block_end(
         .clock(ifm_block_end$clock),
         .rst_n(ifm_block_end$rst_n),
         .d(ifm_block_end$d),
@@ -43906,7 +34417,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .out$ready(weight_beats$0$ready),
         .busy(weights$0$busy)
     );
-    npu_u65_256_core$dma$scales$0 scales$0(
+    npu_u65_256_core$dma$weights$0 scales$0(
         .clock(scales$0$clock),
         .rst_n(scales$0$rst_n),
         .regioncfg(scales$0$regioncfg),
@@ -44137,59 +34648,59 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .head$ready(queue$head$ready),
         .count(queue$count)
     );
-    npu_u65_256_core$dma$mem2mem_write_counter mem2mem_write_counter(
+    npu_u65_256_core$cpm$prot_state mem2mem_write_counter(
         .clock(mem2mem_write_counter$clock),
         .rst_n(mem2mem_write_counter$rst_n),
         .d(mem2mem_write_counter$d),
         .q(mem2mem_write_counter$q)
     );
-    npu_u65_256_core$dma$mem2mem_write_cache mem2mem_write_cache(
+    npu_u65_256_core$datapath$beat_tags$write_pointer mem2mem_write_cache(
         .clock(mem2mem_write_cache$clock),
         .rst_n(mem2mem_write_cache$rst_n),
         .d(mem2mem_write_cache$d),
         .q(mem2mem_write_cache$q)
     );
-    npu_u65_256_core$dma$head_started head_started(
+    npu_u65_256_core$cpm$reset_sync$stage$0 head_started(
         .clock(head_started$clock),
         .rst_n(head_started$rst_n),
         .d(head_started$d),
         .q(head_started$q)
     );
-    npu_u65_256_core$dma$halted halted(
+    npu_u65_256_core$cpm$reset_sync$stage$0 halted(
         .clock(halted$clock),
         .rst_n(halted$rst_n),
         .d(halted$d),
         .q(halted$q)
     );
-    npu_u65_256_core$dma$fault_channel fault_channel(
+    npu_u65_256_core$datapath$beat_tags$write_pointer fault_channel(
         .clock(fault_channel$clock),
         .rst_n(fault_channel$rst_n),
         .d(fault_channel$d),
         .q(fault_channel$q)
     );
-    npu_u65_256_core$dma$fault_interface fault_interface(
+    npu_u65_256_core$cpm$reset_sync$stage$0 fault_interface(
         .clock(fault_interface$clock),
         .rst_n(fault_interface$rst_n),
         .d(fault_interface$d),
         .q(fault_interface$q)
     );
-    npu_u65_256_core$dma$wakeup wakeup(
+    npu_u65_256_core$cpm$reset_sync$stage$0 wakeup(
         .clock(wakeup$clock),
         .rst_n(wakeup$rst_n),
         .d(wakeup$d),
         .q(wakeup$q)
     );
-    npu_u65_256_core$dma$caches$0 caches$0(
+    npu_u65_256_core$dma$ifm_region$cache caches$0(
         .memtype(caches$0$memtype),
         .arcache(caches$0$arcache),
         .awcache(caches$0$awcache)
     );
-    npu_u65_256_core$dma$caches$1 caches$1(
+    npu_u65_256_core$dma$ifm_region$cache caches$1(
         .memtype(caches$1$memtype),
         .arcache(caches$1$arcache),
         .awcache(caches$1$awcache)
     );
-    npu_u65_256_core$dma$caches$2 caches$2(
+    npu_u65_256_core$dma$ifm_region$cache caches$2(
         .memtype(caches$2$memtype),
         .arcache(caches$2$arcache),
         .awcache(caches$2$awcache)
@@ -44764,64 +35275,10 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
 endmodule // npu_u65_256_core$dma
 
 
-module npu_u65_256_core$dma$caches$0(memtype,arcache,awcache);
-    
-    // Module arguments
-    input wire  [3:0] memtype;
-    output reg  [3:0] arcache;
-    output reg  [3:0] awcache;
-    
-    // Update code
-    always @(*) begin
-        arcache = memtype;
-        awcache = memtype;
-        if (memtype >= 32'h4) begin
-            arcache = ((((32'ha) & 4'hf) & ~(1 << (32'h2)) | ((memtype[32'h0]) << (32'h2))) & ~(1 << (32'h0)) | ((memtype[32'h3]) << (32'h0)));
-            awcache = ((((32'h6) & 4'hf) & ~(1 << (32'h3)) | ((memtype[32'h1]) << (32'h3))) & ~(1 << (32'h0)) | ((memtype[32'h3]) << (32'h0)));
-        end
-    end
-    
-endmodule // npu_u65_256_core$dma$caches$0
 
 
-module npu_u65_256_core$dma$caches$1(memtype,arcache,awcache);
-    
-    // Module arguments
-    input wire  [3:0] memtype;
-    output reg  [3:0] arcache;
-    output reg  [3:0] awcache;
-    
-    // Update code
-    always @(*) begin
-        arcache = memtype;
-        awcache = memtype;
-        if (memtype >= 32'h4) begin
-            arcache = ((((32'ha) & 4'hf) & ~(1 << (32'h2)) | ((memtype[32'h0]) << (32'h2))) & ~(1 << (32'h0)) | ((memtype[32'h3]) << (32'h0)));
-            awcache = ((((32'h6) & 4'hf) & ~(1 << (32'h3)) | ((memtype[32'h1]) << (32'h3))) & ~(1 << (32'h0)) | ((memtype[32'h3]) << (32'h0)));
-        end
-    end
-    
-endmodule // npu_u65_256_core$dma$caches$1
 
 
-module npu_u65_256_core$dma$caches$2(memtype,arcache,awcache);
-    
-    // Module arguments
-    input wire  [3:0] memtype;
-    output reg  [3:0] arcache;
-    output reg  [3:0] awcache;
-    
-    // Update code
-    always @(*) begin
-        arcache = memtype;
-        awcache = memtype;
-        if (memtype >= 32'h4) begin
-            arcache = ((((32'ha) & 4'hf) & ~(1 << (32'h2)) | ((memtype[32'h0]) << (32'h2))) & ~(1 << (32'h0)) | ((memtype[32'h3]) << (32'h0)));
-            awcache = ((((32'h6) & 4'hf) & ~(1 << (32'h3)) | ((memtype[32'h1]) << (32'h3))) & ~(1 << (32'h0)) | ((memtype[32'h3]) << (32'h0)));
-        end
-    end
-    
-endmodule // npu_u65_256_core$dma$caches$2
 
 
 module npu_u65_256_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,busy);
@@ -44948,7 +35405,7 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
         .beat_last_of_burst(issue$beat_last_of_burst),
         .beat_last(issue$beat_last)
     );
-    npu_u65_256_core$dma$command$receive receive(
+    npu_u65_256_core$dma$command$issue receive(
         .clock(receive$clock),
         .rst_n(receive$rst_n),
         .start(receive$start),
@@ -44984,25 +35441,25 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
         .head$ready(buffer$head$ready),
         .count(buffer$count)
     );
-    npu_u65_256_core$dma$command$reserved reserved(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$dirofs reserved(
         .clock(reserved$clock),
         .rst_n(reserved$rst_n),
         .d(reserved$d),
         .q(reserved$q)
     );
-    npu_u65_256_core$dma$command$discarding discarding(
+    npu_u65_256_core$cpm$reset_sync$stage$0 discarding(
         .clock(discarding$clock),
         .rst_n(discarding$rst_n),
         .d(discarding$d),
         .q(discarding$q)
     );
-    npu_u65_256_core$dma$command$counter_q counter_q(
+    npu_u65_256_core$cpm$prot_state counter_q(
         .clock(counter_q$clock),
         .rst_n(counter_q$rst_n),
         .d(counter_q$d),
         .q(counter_q$q)
     );
-    npu_u65_256_core$dma$command$cache_q cache_q(
+    npu_u65_256_core$datapath$beat_tags$write_pointer cache_q(
         .clock(cache_q$clock),
         .rst_n(cache_q$rst_n),
         .d(cache_q$d),
@@ -45116,13 +35573,13 @@ module npu_u65_256_core$dma$command$buffer(clock,rst_n,tail$valid,tail$data,tail
     reg  pop;
     
     // Sub module instances
-    npu_u65_256_core$dma$command$buffer$write_pointer write_pointer(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$dirofs write_pointer(
         .clock(write_pointer$clock),
         .rst_n(write_pointer$rst_n),
         .d(write_pointer$d),
         .q(write_pointer$q)
     );
-    npu_u65_256_core$dma$command$buffer$read_pointer read_pointer(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$dirofs read_pointer(
         .clock(read_pointer$clock),
         .rst_n(read_pointer$rst_n),
         .d(read_pointer$d),
@@ -45169,23 +35626,6 @@ module npu_u65_256_core$dma$command$buffer(clock,rst_n,tail$valid,tail$data,tail
 endmodule // npu_u65_256_core$dma$command$buffer
 
 
-module npu_u65_256_core$dma$command$buffer$read_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [4:0] d;
-    output reg  [4:0] q;
-    
-    // Constant declarations
-    localparam  init = 5'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$buffer$read_pointer
 
 
 module npu_u65_256_core$dma$command$buffer$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
@@ -45209,80 +35649,12 @@ module npu_u65_256_core$dma$command$buffer$words(clock,rst_n,write_enable,write_
 endmodule // npu_u65_256_core$dma$command$buffer$words
 
 
-module npu_u65_256_core$dma$command$buffer$write_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [4:0] d;
-    output reg  [4:0] q;
-    
-    // Constant declarations
-    localparam  init = 5'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$buffer$write_pointer
 
 
-module npu_u65_256_core$dma$command$cache_q(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$cache_q
 
 
-module npu_u65_256_core$dma$command$counter_q(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$counter_q
 
 
-module npu_u65_256_core$dma$command$discarding(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$discarding
 
 
 module npu_u65_256_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,address,beats_m1,last_burst,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
@@ -45378,85 +35750,85 @@ module npu_u65_256_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len
     reg  advance_burst;
     
     // Sub module instances
-    npu_u65_256_core$dma$command$issue$active active(
+    npu_u65_256_core$cpm$reset_sync$stage$0 active(
         .clock(active$clock),
         .rst_n(active$rst_n),
         .d(active$d),
         .q(active$q)
     );
-    npu_u65_256_core$dma$command$issue$current current(
+    npu_u65_256_core$datapath$ifm_fetch$channel_term current(
         .clock(current$clock),
         .rst_n(current$rst_n),
         .d(current$d),
         .q(current$q)
     );
-    npu_u65_256_core$dma$command$issue$row_left row_left(
+    npu_u65_256_core$apb$rdata row_left(
         .clock(row_left$clock),
         .rst_n(row_left$rst_n),
         .d(row_left$d),
         .q(row_left$q)
     );
-    npu_u65_256_core$dma$command$issue$row_start row_start(
+    npu_u65_256_core$datapath$ifm_fetch$channel_term row_start(
         .clock(row_start$clock),
         .rst_n(row_start$rst_n),
         .d(row_start$d),
         .q(row_start$q)
     );
-    npu_u65_256_core$dma$command$issue$packed_row_start packed_row_start(
+    npu_u65_256_core$datapath$ifm_fetch$channel_term packed_row_start(
         .clock(packed_row_start$clock),
         .rst_n(packed_row_start$rst_n),
         .d(packed_row_start$d),
         .q(packed_row_start$q)
     );
-    npu_u65_256_core$dma$command$issue$rows_left rows_left(
+    npu_u65_256_core$control$irq_history rows_left(
         .clock(rows_left$clock),
         .rst_n(rows_left$rst_n),
         .d(rows_left$d),
         .q(rows_left$q)
     );
-    npu_u65_256_core$dma$command$issue$planes_left planes_left(
+    npu_u65_256_core$control$irq_history planes_left(
         .clock(planes_left$clock),
         .rst_n(planes_left$rst_n),
         .d(planes_left$d),
         .q(planes_left$q)
     );
-    npu_u65_256_core$dma$command$issue$beat beat(
+    npu_u65_256_core$datapath$beat_tags$write_pointer beat(
         .clock(beat$clock),
         .rst_n(beat$rst_n),
         .d(beat$d),
         .q(beat$q)
     );
-    npu_u65_256_core$dma$command$issue$len len(
+    npu_u65_256_core$apb$rdata len(
         .clock(len$clock),
         .rst_n(len$rst_n),
         .d(len$d),
         .q(len$q)
     );
-    npu_u65_256_core$dma$command$issue$rows rows(
+    npu_u65_256_core$control$irq_history rows(
         .clock(rows$clock),
         .rst_n(rows$rst_n),
         .d(rows$d),
         .q(rows$q)
     );
-    npu_u65_256_core$dma$command$issue$row_stride row_stride(
+    npu_u65_256_core$datapath$ifm_fetch$channel_term row_stride(
         .clock(row_stride$clock),
         .rst_n(row_stride$rst_n),
         .d(row_stride$d),
         .q(row_stride$q)
     );
-    npu_u65_256_core$dma$command$issue$plane_gap plane_gap(
+    npu_u65_256_core$datapath$ifm_fetch$channel_term plane_gap(
         .clock(plane_gap$clock),
         .rst_n(plane_gap$rst_n),
         .d(plane_gap$d),
         .q(plane_gap$q)
     );
-    npu_u65_256_core$dma$command$issue$three_d three_d(
+    npu_u65_256_core$cpm$reset_sync$stage$0 three_d(
         .clock(three_d$clock),
         .rst_n(three_d$rst_n),
         .d(three_d$d),
         .q(three_d$q)
     );
-    npu_u65_256_core$dma$command$issue$max_beats max_beats(
+    npu_u65_256_core$cpm$prot_state max_beats(
         .clock(max_beats$clock),
         .rst_n(max_beats$rst_n),
         .d(max_beats$d),
@@ -45596,4839 +35968,252 @@ module npu_u65_256_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len
 endmodule // npu_u65_256_core$dma$command$issue
 
 
-module npu_u65_256_core$dma$command$issue$active(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$issue$active
-
-
-module npu_u65_256_core$dma$command$issue$beat(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$issue$beat
-
-
-module npu_u65_256_core$dma$command$issue$current(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$issue$current
-
-
-module npu_u65_256_core$dma$command$issue$len(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$issue$len
-
-
-module npu_u65_256_core$dma$command$issue$max_beats(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$issue$max_beats
-
-
-module npu_u65_256_core$dma$command$issue$packed_row_start(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$issue$packed_row_start
-
-
-module npu_u65_256_core$dma$command$issue$plane_gap(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$issue$plane_gap
-
-
-module npu_u65_256_core$dma$command$issue$planes_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$issue$planes_left
-
-
-module npu_u65_256_core$dma$command$issue$row_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$issue$row_left
-
-
-module npu_u65_256_core$dma$command$issue$row_start(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$issue$row_start
-
-
-module npu_u65_256_core$dma$command$issue$row_stride(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$issue$row_stride
-
-
-module npu_u65_256_core$dma$command$issue$rows(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$issue$rows
-
-
-module npu_u65_256_core$dma$command$issue$rows_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$issue$rows_left
-
-
-module npu_u65_256_core$dma$command$issue$three_d(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$issue$three_d
-
-
-module npu_u65_256_core$dma$command$receive(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,address,beats_m1,last_burst,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  start;
-    input wire  [39:0] shape$base;
-    input wire  [31:0] shape$len;
-    input wire  [15:0] shape$rows;
-    input wire  [15:0] shape$planes;
-    input wire  [39:0] shape$row_skip;
-    input wire  [39:0] shape$plane_skip;
-    input wire  shape$three_d;
-    input wire  [1:0] shape$max_beats;
-    input wire  next_burst;
-    input wire  next_beat;
-    input wire  cancel;
-    output reg  valid;
-    output reg  [39:0] address;
-    output reg  [3:0] beats_m1;
-    output reg  last_burst;
-    output reg  [3:0] beat_first_lane;
-    output reg  [3:0] beat_last_lane;
-    output reg  [35:0] beat_line;
-    output reg  beat_last_of_burst;
-    output reg  beat_last;
-    
-    // Stub signals
-    reg  active$clock;
-    reg  active$rst_n;
-    reg  active$d;
-    wire  active$q;
-    reg  current$clock;
-    reg  current$rst_n;
-    reg  [39:0] current$d;
-    wire  [39:0] current$q;
-    reg  row_left$clock;
-    reg  row_left$rst_n;
-    reg  [31:0] row_left$d;
-    wire  [31:0] row_left$q;
-    reg  row_start$clock;
-    reg  row_start$rst_n;
-    reg  [39:0] row_start$d;
-    wire  [39:0] row_start$q;
-    reg  packed_row_start$clock;
-    reg  packed_row_start$rst_n;
-    reg  [39:0] packed_row_start$d;
-    wire  [39:0] packed_row_start$q;
-    reg  rows_left$clock;
-    reg  rows_left$rst_n;
-    reg  [15:0] rows_left$d;
-    wire  [15:0] rows_left$q;
-    reg  planes_left$clock;
-    reg  planes_left$rst_n;
-    reg  [15:0] planes_left$d;
-    wire  [15:0] planes_left$q;
-    reg  beat$clock;
-    reg  beat$rst_n;
-    reg  [3:0] beat$d;
-    wire  [3:0] beat$q;
-    reg  len$clock;
-    reg  len$rst_n;
-    reg  [31:0] len$d;
-    wire  [31:0] len$q;
-    reg  rows$clock;
-    reg  rows$rst_n;
-    reg  [15:0] rows$d;
-    wire  [15:0] rows$q;
-    reg  row_stride$clock;
-    reg  row_stride$rst_n;
-    reg  [39:0] row_stride$d;
-    wire  [39:0] row_stride$q;
-    reg  plane_gap$clock;
-    reg  plane_gap$rst_n;
-    reg  [39:0] plane_gap$d;
-    wire  [39:0] plane_gap$q;
-    reg  three_d$clock;
-    reg  three_d$rst_n;
-    reg  three_d$d;
-    wire  three_d$q;
-    reg  max_beats$clock;
-    reg  max_beats$rst_n;
-    reg  [1:0] max_beats$d;
-    wire  [1:0] max_beats$q;
-    
-    // Local signals
-    reg  [8:0] boundary_bytes;
-    reg  [8:0] burst_bytes;
-    reg  row_ends;
-    reg  [8:0] burst_end_offset;
-    reg  advance_burst;
-    
-    // Sub module instances
-    npu_u65_256_core$dma$command$receive$active active(
-        .clock(active$clock),
-        .rst_n(active$rst_n),
-        .d(active$d),
-        .q(active$q)
-    );
-    npu_u65_256_core$dma$command$receive$current current(
-        .clock(current$clock),
-        .rst_n(current$rst_n),
-        .d(current$d),
-        .q(current$q)
-    );
-    npu_u65_256_core$dma$command$receive$row_left row_left(
-        .clock(row_left$clock),
-        .rst_n(row_left$rst_n),
-        .d(row_left$d),
-        .q(row_left$q)
-    );
-    npu_u65_256_core$dma$command$receive$row_start row_start(
-        .clock(row_start$clock),
-        .rst_n(row_start$rst_n),
-        .d(row_start$d),
-        .q(row_start$q)
-    );
-    npu_u65_256_core$dma$command$receive$packed_row_start packed_row_start(
-        .clock(packed_row_start$clock),
-        .rst_n(packed_row_start$rst_n),
-        .d(packed_row_start$d),
-        .q(packed_row_start$q)
-    );
-    npu_u65_256_core$dma$command$receive$rows_left rows_left(
-        .clock(rows_left$clock),
-        .rst_n(rows_left$rst_n),
-        .d(rows_left$d),
-        .q(rows_left$q)
-    );
-    npu_u65_256_core$dma$command$receive$planes_left planes_left(
-        .clock(planes_left$clock),
-        .rst_n(planes_left$rst_n),
-        .d(planes_left$d),
-        .q(planes_left$q)
-    );
-    npu_u65_256_core$dma$command$receive$beat beat(
-        .clock(beat$clock),
-        .rst_n(beat$rst_n),
-        .d(beat$d),
-        .q(beat$q)
-    );
-    npu_u65_256_core$dma$command$receive$len len(
-        .clock(len$clock),
-        .rst_n(len$rst_n),
-        .d(len$d),
-        .q(len$q)
-    );
-    npu_u65_256_core$dma$command$receive$rows rows(
-        .clock(rows$clock),
-        .rst_n(rows$rst_n),
-        .d(rows$d),
-        .q(rows$q)
-    );
-    npu_u65_256_core$dma$command$receive$row_stride row_stride(
-        .clock(row_stride$clock),
-        .rst_n(row_stride$rst_n),
-        .d(row_stride$d),
-        .q(row_stride$q)
-    );
-    npu_u65_256_core$dma$command$receive$plane_gap plane_gap(
-        .clock(plane_gap$clock),
-        .rst_n(plane_gap$rst_n),
-        .d(plane_gap$d),
-        .q(plane_gap$q)
-    );
-    npu_u65_256_core$dma$command$receive$three_d three_d(
-        .clock(three_d$clock),
-        .rst_n(three_d$rst_n),
-        .d(three_d$d),
-        .q(three_d$q)
-    );
-    npu_u65_256_core$dma$command$receive$max_beats max_beats(
-        .clock(max_beats$clock),
-        .rst_n(max_beats$rst_n),
-        .d(max_beats$d),
-        .q(max_beats$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        active$clock = clock;
-        current$clock = clock;
-        row_left$clock = clock;
-        row_start$clock = clock;
-        packed_row_start$clock = clock;
-        rows_left$clock = clock;
-        planes_left$clock = clock;
-        beat$clock = clock;
-        len$clock = clock;
-        rows$clock = clock;
-        row_stride$clock = clock;
-        plane_gap$clock = clock;
-        three_d$clock = clock;
-        max_beats$clock = clock;
-        active$d = active$q;
-        current$d = current$q;
-        row_left$d = row_left$q;
-        row_start$d = row_start$q;
-        packed_row_start$d = packed_row_start$q;
-        rows_left$d = rows_left$q;
-        planes_left$d = planes_left$q;
-        beat$d = beat$q;
-        len$d = len$q;
-        rows$d = rows$q;
-        row_stride$d = row_stride$q;
-        plane_gap$d = plane_gap$q;
-        three_d$d = three_d$q;
-        max_beats$d = max_beats$q;
-        active$rst_n = rst_n;
-        current$rst_n = rst_n;
-        row_left$rst_n = rst_n;
-        row_start$rst_n = rst_n;
-        packed_row_start$rst_n = rst_n;
-        rows_left$rst_n = rst_n;
-        planes_left$rst_n = rst_n;
-        beat$rst_n = rst_n;
-        len$rst_n = rst_n;
-        rows$rst_n = rst_n;
-        row_stride$rst_n = rst_n;
-        plane_gap$rst_n = rst_n;
-        three_d$rst_n = rst_n;
-        max_beats$rst_n = rst_n;
-        if (max_beats$q == 32'h1) begin
-            boundary_bytes = ((32'h80) & 9'h1ff) - ((current$q & 32'h7f) & 9'h1ff);
-        end
-        else if (max_beats$q == 32'h2) begin
-            boundary_bytes = ((32'h100) & 9'h1ff) - ((current$q & 32'hff) & 9'h1ff);
-        end
-        else begin
-            boundary_bytes = ((32'h40) & 9'h1ff) - ((current$q & 32'h3f) & 9'h1ff);
-        end
-        row_ends = row_left$q <= ((boundary_bytes) & 32'hffffffff);
-        burst_bytes = boundary_bytes;
-        if (row_ends) begin
-            burst_bytes = ((row_left$q) & 9'h1ff);
-        end
-        burst_end_offset = ((current$q & 32'hff) & 9'h1ff) + burst_bytes - 32'h1;
-        valid = active$q;
-        address = current$q;
-        beats_m1 = (((burst_end_offset >> 32'h4) - (((current$q & 32'hff) >> 32'h4) & 9'h1ff)) & 4'hf);
-        last_burst = row_ends & (rows_left$q == 32'h1) & (planes_left$q == 32'h1);
-        beat_first_lane = 32'h0;
-        if (beat$q == 32'h0) begin
-            beat_first_lane = ((current$q) & 4'hf);
-        end
-        beat_last_of_burst = beat$q == beats_m1;
-        beat_last_lane = 32'hf;
-        if (beat_last_of_burst) begin
-            beat_last_lane = ((burst_end_offset) & 4'hf);
-        end
-        beat_line = ((current$q >> 32'h4) & 36'hfffffffff) + ((beat$q) & 36'hfffffffff);
-        beat_last = beat_last_of_burst & last_burst;
-        advance_burst = active$q & next_burst;
-        if (active$q & next_beat) begin
-            beat$d = beat$q + 32'h1;
-            if (beat_last_of_burst) begin
-                beat$d = 32'h0;
-                advance_burst = 1'b1;
-            end
-        end
-        if (advance_burst) begin
-            if (~row_ends) begin
-                current$d = current$q + ((burst_bytes) & 40'hffffffffff);
-                row_left$d = row_left$q - ((burst_bytes) & 32'hffffffff);
-            end
-            else if (rows_left$q != 32'h1) begin
-                current$d = row_start$q + row_stride$q;
-                row_start$d = row_start$q + row_stride$q;
-                packed_row_start$d = packed_row_start$q + ((len$q) & 40'hffffffffff);
-                row_left$d = len$q;
-                rows_left$d = rows_left$q - 32'h1;
-            end
-            else if (planes_left$q != 32'h1) begin
-                current$d = row_start$q + row_stride$q;
-                if (three_d$q) begin
-                    current$d = packed_row_start$q + plane_gap$q;
-                end
-                row_start$d = current$d;
-                packed_row_start$d = current$d;
-                row_left$d = len$q;
-                rows_left$d = rows$q;
-                planes_left$d = planes_left$q - 32'h1;
-            end
-            else begin
-                active$d = 1'b0;
-            end
-        end
-        if (cancel) begin
-            active$d = 1'b0;
-        end
-        if (start) begin
-            active$d = 1'b1;
-            current$d = shape$base;
-            row_start$d = shape$base;
-            packed_row_start$d = shape$base;
-            row_left$d = shape$len;
-            rows_left$d = shape$rows;
-            planes_left$d = shape$planes;
-            beat$d = 32'h0;
-            len$d = shape$len;
-            rows$d = shape$rows;
-            row_stride$d = ((shape$len) & 40'hffffffffff) + shape$row_skip;
-            plane_gap$d = ((shape$len) & 40'hffffffffff) + shape$plane_skip;
-            three_d$d = shape$three_d;
-            max_beats$d = shape$max_beats;
-        end
-    end
-    
-endmodule // npu_u65_256_core$dma$command$receive
-
-
-module npu_u65_256_core$dma$command$receive$active(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$receive$active
-
-
-module npu_u65_256_core$dma$command$receive$beat(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$receive$beat
-
-
-module npu_u65_256_core$dma$command$receive$current(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$receive$current
-
-
-module npu_u65_256_core$dma$command$receive$len(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$receive$len
-
-
-module npu_u65_256_core$dma$command$receive$max_beats(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$receive$max_beats
-
-
-module npu_u65_256_core$dma$command$receive$packed_row_start(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$receive$packed_row_start
-
-
-module npu_u65_256_core$dma$command$receive$plane_gap(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$receive$plane_gap
-
-
-module npu_u65_256_core$dma$command$receive$planes_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$receive$planes_left
-
-
-module npu_u65_256_core$dma$command$receive$row_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$receive$row_left
-
-
-module npu_u65_256_core$dma$command$receive$row_start(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$receive$row_start
-
-
-module npu_u65_256_core$dma$command$receive$row_stride(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$receive$row_stride
-
-
-module npu_u65_256_core$dma$command$receive$rows(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$receive$rows
-
-
-module npu_u65_256_core$dma$command$receive$rows_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$receive$rows_left
-
-
-module npu_u65_256_core$dma$command$receive$three_d(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$receive$three_d
-
-
-module npu_u65_256_core$dma$command$reserved(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [4:0] d;
-    output reg  [4:0] q;
-    
-    // Constant declarations
-    localparam  init = 5'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$command$reserved
-
-
-module npu_u65_256_core$dma$fault_channel(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$fault_channel
-
-
-module npu_u65_256_core$dma$fault_interface(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$fault_interface
-
-
-module npu_u65_256_core$dma$halted(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$halted
-
-
-module npu_u65_256_core$dma$head_started(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$head_started
-
-
-module npu_u65_256_core$dma$ifm(clock,rst_n,aclken,start,source$base,source$len,source$rows,source$planes,source$row_skip,source$plane_skip,source$three_d,source$max_beats,destination$base,destination$len,destination$rows,destination$planes,destination$row_skip,destination$plane_skip,destination$three_d,destination$max_beats,internal,cores,halt,read_counter,read_cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,may_write,awvalid,awaddr,awlen,awready,wvalid,wdata,wstrb,wlast,wready,b_valid,burst_issued,write_limit_stall,shram_ready,shram_write,shram_cores,shram_line,shram_data,shram_strobe,done,busy);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  aclken;
-    input wire  start;
-    input wire  [39:0] source$base;
-    input wire  [31:0] source$len;
-    input wire  [15:0] source$rows;
-    input wire  [15:0] source$planes;
-    input wire  [39:0] source$row_skip;
-    input wire  [39:0] source$plane_skip;
-    input wire  source$three_d;
-    input wire  [1:0] source$max_beats;
-    input wire  [39:0] destination$base;
-    input wire  [31:0] destination$len;
-    input wire  [15:0] destination$rows;
-    input wire  [15:0] destination$planes;
-    input wire  [39:0] destination$row_skip;
-    input wire  [39:0] destination$plane_skip;
-    input wire  destination$three_d;
-    input wire  [1:0] destination$max_beats;
-    input wire  internal;
-    input wire  [1:0] cores;
-    input wire  halt;
-    input wire  [1:0] read_counter;
-    input wire  [3:0] read_cache;
-    output wire  reads$request;
-    output wire  [39:0] reads$address;
-    output wire  [7:0] reads$len;
-    input wire  reads$grant;
-    output wire  [1:0] reads$counter;
-    output wire  [3:0] reads$cache;
-    input wire  reads$may_issue;
-    output wire  reads$limit_stall;
-    input wire  reads$beat;
-    input wire  [127:0] reads$data;
-    input wire  may_write;
-    output reg  awvalid;
-    output reg  [39:0] awaddr;
-    output reg  [7:0] awlen;
-    input wire  awready;
-    output reg  wvalid;
-    output reg  [127:0] wdata;
-    output reg  [15:0] wstrb;
-    output reg  wlast;
-    input wire  wready;
-    input wire  b_valid;
-    output reg  burst_issued;
-    output reg  write_limit_stall;
-    input wire  shram_ready;
-    output reg  shram_write;
-    output reg  [1:0] shram_cores;
-    output reg  [11:0] shram_line;
-    output reg  [127:0] shram_data;
-    output reg  [15:0] shram_strobe;
-    output reg  done;
-    output reg  busy;
-    
-    // Stub signals
-    reg  read$clock;
-    reg  read$rst_n;
-    reg  read$start;
-    reg  read$halt;
-    reg  read$cancel;
-    reg  [1:0] read$counter;
-    reg  [3:0] read$cache;
-    wire  read$out$valid;
-    wire  [135:0] read$out$data;
-    reg  read$out$ready;
-    wire  read$busy;
-    reg  aligner$clock;
-    reg  aligner$rst_n;
-    reg  aligner$source$valid;
-    reg  [135:0] aligner$source$data;
-    wire  aligner$source$ready;
-    reg  aligner$wanted;
-    reg  [3:0] aligner$first_lane;
-    reg  [3:0] aligner$last_lane;
-    wire  aligner$out$valid;
-    wire  [143:0] aligner$out$data;
-    reg  aligner$out$ready;
-    reg  fill$clock;
-    reg  fill$rst_n;
-    reg  fill$start;
-    reg  fill$next_burst;
-    reg  fill$next_beat;
-    reg  fill$cancel;
-    wire  fill$valid;
-    wire  [39:0] fill$address;
-    wire  [3:0] fill$beats_m1;
-    wire  fill$last_burst;
-    wire  [3:0] fill$beat_first_lane;
-    wire  [3:0] fill$beat_last_lane;
-    wire  [35:0] fill$beat_line;
-    wire  fill$beat_last_of_burst;
-    wire  fill$beat_last;
-    reg  write$clock;
-    reg  write$rst_n;
-    reg  write$aclken;
-    reg  write$start;
-    reg  write$halt;
-    reg  write$may_issue;
-    reg  write$beats$valid;
-    reg  [144:0] write$beats$data;
-    wire  write$beats$ready;
-    wire  write$awvalid;
-    wire  [39:0] write$awaddr;
-    wire  [7:0] write$awlen;
-    reg  write$awready;
-    wire  write$wvalid;
-    wire  [127:0] write$wdata;
-    wire  [15:0] write$wstrb;
-    wire  write$wlast;
-    reg  write$wready;
-    reg  write$b_valid;
-    wire  write$burst_issued;
-    wire  write$limit_stall;
-    wire  write$busy;
-    reg  running$clock;
-    reg  running$rst_n;
-    reg  running$d;
-    wire  running$q;
-    reg  to_shram$clock;
-    reg  to_shram$rst_n;
-    reg  to_shram$d;
-    wire  to_shram$q;
-    reg  shram_cores_q$clock;
-    reg  shram_cores_q$rst_n;
-    reg  [1:0] shram_cores_q$d;
-    wire  [1:0] shram_cores_q$q;
-    
-    // Local signals
-    reg  beat_out;
-    
-    // Sub module instances
-    npu_u65_256_core$dma$ifm$read read(
-        .clock(read$clock),
-        .rst_n(read$rst_n),
-        .start(read$start),
-        .shape$base(source$base),
-        .shape$len(source$len),
-        .shape$rows(source$rows),
-        .shape$planes(source$planes),
-        .shape$row_skip(source$row_skip),
-        .shape$plane_skip(source$plane_skip),
-        .shape$three_d(source$three_d),
-        .shape$max_beats(source$max_beats),
-        .halt(read$halt),
-        .cancel(read$cancel),
-        .counter(read$counter),
-        .cache(read$cache),
-        .reads$request(reads$request),
-        .reads$address(reads$address),
-        .reads$len(reads$len),
-        .reads$grant(reads$grant),
-        .reads$counter(reads$counter),
-        .reads$cache(reads$cache),
-        .reads$may_issue(reads$may_issue),
-        .reads$limit_stall(reads$limit_stall),
-        .reads$beat(reads$beat),
-        .reads$data(reads$data),
-        .out$valid(read$out$valid),
-        .out$data(read$out$data),
-        .out$ready(read$out$ready),
-        .busy(read$busy)
-    );
-    npu_u65_256_core$dma$ifm$aligner aligner(
-        .clock(aligner$clock),
-        .rst_n(aligner$rst_n),
-        .source$valid(aligner$source$valid),
-        .source$data(aligner$source$data),
-        .source$ready(aligner$source$ready),
-        .wanted(aligner$wanted),
-        .first_lane(aligner$first_lane),
-        .last_lane(aligner$last_lane),
-        .out$valid(aligner$out$valid),
-        .out$data(aligner$out$data),
-        .out$ready(aligner$out$ready)
-    );
-    npu_u65_256_core$dma$ifm$fill fill(
-        .clock(fill$clock),
-        .rst_n(fill$rst_n),
-        .start(fill$start),
-        .shape$base(destination$base),
-        .shape$len(destination$len),
-        .shape$rows(destination$rows),
-        .shape$planes(destination$planes),
-        .shape$row_skip(destination$row_skip),
-        .shape$plane_skip(destination$plane_skip),
-        .shape$three_d(destination$three_d),
-        .shape$max_beats(destination$max_beats),
-        .next_burst(fill$next_burst),
-        .next_beat(fill$next_beat),
-        .cancel(fill$cancel),
-        .valid(fill$valid),
-        .address(fill$address),
-        .beats_m1(fill$beats_m1),
-        .last_burst(fill$last_burst),
-        .beat_first_lane(fill$beat_first_lane),
-        .beat_last_lane(fill$beat_last_lane),
-        .beat_line(fill$beat_line),
-        .beat_last_of_burst(fill$beat_last_of_burst),
-        .beat_last(fill$beat_last)
-    );
-    npu_u65_256_core$dma$ifm$write write(
-        .clock(write$clock),
-        .rst_n(write$rst_n),
-        .aclken(write$aclken),
-        .start(write$start),
-        .shape$base(destination$base),
-        .shape$len(destination$len),
-        .shape$rows(destination$rows),
-        .shape$planes(destination$planes),
-        .shape$row_skip(destination$row_skip),
-        .shape$plane_skip(destination$plane_skip),
-        .shape$three_d(destination$three_d),
-        .shape$max_beats(destination$max_beats),
-        .halt(write$halt),
-        .may_issue(write$may_issue),
-        .beats$valid(write$beats$valid),
-        .beats$data(write$beats$data),
-        .beats$ready(write$beats$ready),
-        .awvalid(write$awvalid),
-        .awaddr(write$awaddr),
-        .awlen(write$awlen),
-        .awready(write$awready),
-        .wvalid(write$wvalid),
-        .wdata(write$wdata),
-        .wstrb(write$wstrb),
-        .wlast(write$wlast),
-        .wready(write$wready),
-        .b_valid(write$b_valid),
-        .burst_issued(write$burst_issued),
-        .limit_stall(write$limit_stall),
-        .busy(write$busy)
-    );
-    npu_u65_256_core$dma$ifm$running running(
-        .clock(running$clock),
-        .rst_n(running$rst_n),
-        .d(running$d),
-        .q(running$q)
-    );
-    npu_u65_256_core$dma$ifm$to_shram to_shram(
-        .clock(to_shram$clock),
-        .rst_n(to_shram$rst_n),
-        .d(to_shram$d),
-        .q(to_shram$q)
-    );
-    npu_u65_256_core$dma$ifm$shram_cores_q shram_cores_q(
-        .clock(shram_cores_q$clock),
-        .rst_n(shram_cores_q$rst_n),
-        .d(shram_cores_q$d),
-        .q(shram_cores_q$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        running$clock = clock;
-        to_shram$clock = clock;
-        shram_cores_q$clock = clock;
-        running$d = running$q;
-        to_shram$d = to_shram$q;
-        shram_cores_q$d = shram_cores_q$q;
-        running$rst_n = rst_n;
-        to_shram$rst_n = rst_n;
-        shram_cores_q$rst_n = rst_n;
-        read$clock = clock;
-        read$rst_n = rst_n;
-        aligner$clock = clock;
-        aligner$rst_n = rst_n;
-        fill$clock = clock;
-        fill$rst_n = rst_n;
-        write$clock = clock;
-        write$rst_n = rst_n;
-        read$start = start;
-        fill$start = start;
-        write$start = start & ~internal;
-        if (start) begin
-            running$d = 1'b1;
-            to_shram$d = internal;
-            shram_cores_q$d = cores;
-        end
-        read$halt = halt;
-        read$cancel = 1'b0;
-        read$counter = read_counter;
-        read$cache = read_cache;
-        aligner$wanted = fill$valid;
-        aligner$first_lane = fill$beat_first_lane;
-        aligner$last_lane = fill$beat_last_lane;
-        aligner$out$ready = (to_shram$q & shram_ready) | (~to_shram$q & write$beats$ready);
-        beat_out = aligner$out$valid & aligner$out$ready;
-        fill$next_beat = beat_out;
-        fill$next_burst = 1'b0;
-        fill$cancel = 1'b0;
-        write$aclken = aclken;
-        write$halt = halt;
-        write$may_issue = may_write;
-        write$beats$valid = aligner$out$valid & ~to_shram$q;
-        write$beats$data[(64'h0)+:(128)] = aligner$out$data[(64'h0)+:(128)];
-        write$beats$data[(64'h80)+:(16)] = aligner$out$data[(64'h80)+:(16)];
-        write$beats$data[(64'h90)+:(1)] = fill$beat_last_of_burst;
-        awvalid = write$awvalid;
-        awaddr = write$awaddr;
-        awlen = write$awlen;
-        write$awready = awready;
-        wvalid = write$wvalid;
-        wdata = write$wdata;
-        wstrb = write$wstrb;
-        wlast = write$wlast;
-        write$wready = wready;
-        write$b_valid = b_valid;
-        burst_issued = write$burst_issued;
-        write_limit_stall = write$limit_stall;
-        shram_write = beat_out & to_shram$q;
-        shram_cores = shram_cores_q$q;
-        shram_line = fill$beat_line[(32'h0)+:(12)];
-        shram_data = aligner$out$data[(64'h0)+:(128)];
-        shram_strobe = aligner$out$data[(64'h80)+:(16)];
-        done = running$q & ~read$busy & ~fill$valid & ~write$busy;
-        if (done) begin
-            running$d = 1'b0;
-        end
-        busy = running$q;
-    end
-    
-    always @(*) aligner$source$valid = read$out$valid;
-    always @(*) aligner$source$data = read$out$data;
-    always @(*) read$out$ready = aligner$source$ready;
-endmodule // npu_u65_256_core$dma$ifm
-
-
-module npu_u65_256_core$dma$ifm$aligner(clock,rst_n,source$valid,source$data,source$ready,wanted,first_lane,last_lane,out$valid,out$data,out$ready);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  source$valid;
-    input wire  [135:0] source$data;
-    output reg  source$ready;
-    input wire  wanted;
-    input wire  [3:0] first_lane;
-    input wire  [3:0] last_lane;
-    output reg  out$valid;
-    output reg  [143:0] out$data;
-    input wire  out$ready;
-    
-    // Constant declarations
-    localparam  all_ones = 128'hffffffffffffffffffffffffffffffff;
-    
-    // Stub signals
-    reg  bytes$clock;
-    reg  bytes$rst_n;
-    reg  [255:0] bytes$d;
-    wire  [255:0] bytes$q;
-    reg  count$clock;
-    reg  count$rst_n;
-    reg  [5:0] count$d;
-    wire  [5:0] count$q;
-    
-    // Local signals
-    reg  out_fire;
-    reg  [5:0] in_bytes;
-    reg  [5:0] out_bytes;
-    reg  [5:0] taken;
-    reg  [5:0] remaining;
-    reg  in_fire;
-    reg  [127:0] compact;
-    reg  [255:0] appended;
-    reg  [255:0] shifted_out;
-    
-    // Sub module instances
-    npu_u65_256_core$dma$ifm$aligner$bytes bytes(
-        .clock(bytes$clock),
-        .rst_n(bytes$rst_n),
-        .d(bytes$d),
-        .q(bytes$q)
-    );
-    npu_u65_256_core$dma$ifm$aligner$count count(
-        .clock(count$clock),
-        .rst_n(count$rst_n),
-        .d(count$d),
-        .q(count$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        bytes$clock = clock;
-        count$clock = clock;
-        bytes$d = bytes$q;
-        count$d = count$q;
-        bytes$rst_n = rst_n;
-        count$rst_n = rst_n;
-        in_bytes = ((source$data[(64'h84)+:(4)]) & 6'h3f) - ((source$data[(64'h80)+:(4)]) & 6'h3f) + 32'h1;
-        out_bytes = ((last_lane) & 6'h3f) - ((first_lane) & 6'h3f) + 32'h1;
-        out$valid = wanted & (count$q >= out_bytes);
-        out_fire = out$valid & out$ready;
-        taken = 32'h0;
-        if (out_fire) begin
-            taken = out_bytes;
-        end
-        remaining = count$q - taken;
-        source$ready = remaining <= 32'h10;
-        in_fire = source$valid & source$ready;
-        compact = (source$data[(64'h0)+:(128)] >> (((source$data[(64'h80)+:(4)]) & 8'hff) << 32'h3)) & ~(all_ones << (((in_bytes) & 8'hff) << 32'h3));
-        appended = ((compact) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (((remaining) & 9'h1ff) << 32'h3);
-        shifted_out = bytes$q >> (((taken) & 9'h1ff) << 32'h3);
-        out$data[(64'h0)+:(128)] = ((bytes$q << (((first_lane) & 9'h1ff) << 32'h3)) & 128'hffffffffffffffffffffffffffffffff);
-        out$data[(64'h80)+:(16)] = (((32'hffff) & 16'hffff) << first_lane) & (((32'hffff) & 16'hffff) >> (((32'hf) & 4'hf) - last_lane));
-        bytes$d = shifted_out;
-        count$d = remaining;
-        if (in_fire) begin
-            bytes$d = shifted_out | appended;
-            count$d = remaining + in_bytes;
-        end
-    end
-    
-endmodule // npu_u65_256_core$dma$ifm$aligner
-
-
-module npu_u65_256_core$dma$ifm$aligner$bytes(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [255:0] d;
-    output reg  [255:0] q;
-    
-    // Constant declarations
-    localparam  init = 256'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$aligner$bytes
-
-
-module npu_u65_256_core$dma$ifm$aligner$count(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [5:0] d;
-    output reg  [5:0] q;
-    
-    // Constant declarations
-    localparam  init = 6'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$aligner$count
-
-
-module npu_u65_256_core$dma$ifm$fill(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,address,beats_m1,last_burst,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  start;
-    input wire  [39:0] shape$base;
-    input wire  [31:0] shape$len;
-    input wire  [15:0] shape$rows;
-    input wire  [15:0] shape$planes;
-    input wire  [39:0] shape$row_skip;
-    input wire  [39:0] shape$plane_skip;
-    input wire  shape$three_d;
-    input wire  [1:0] shape$max_beats;
-    input wire  next_burst;
-    input wire  next_beat;
-    input wire  cancel;
-    output reg  valid;
-    output reg  [39:0] address;
-    output reg  [3:0] beats_m1;
-    output reg  last_burst;
-    output reg  [3:0] beat_first_lane;
-    output reg  [3:0] beat_last_lane;
-    output reg  [35:0] beat_line;
-    output reg  beat_last_of_burst;
-    output reg  beat_last;
-    
-    // Stub signals
-    reg  active$clock;
-    reg  active$rst_n;
-    reg  active$d;
-    wire  active$q;
-    reg  current$clock;
-    reg  current$rst_n;
-    reg  [39:0] current$d;
-    wire  [39:0] current$q;
-    reg  row_left$clock;
-    reg  row_left$rst_n;
-    reg  [31:0] row_left$d;
-    wire  [31:0] row_left$q;
-    reg  row_start$clock;
-    reg  row_start$rst_n;
-    reg  [39:0] row_start$d;
-    wire  [39:0] row_start$q;
-    reg  packed_row_start$clock;
-    reg  packed_row_start$rst_n;
-    reg  [39:0] packed_row_start$d;
-    wire  [39:0] packed_row_start$q;
-    reg  rows_left$clock;
-    reg  rows_left$rst_n;
-    reg  [15:0] rows_left$d;
-    wire  [15:0] rows_left$q;
-    reg  planes_left$clock;
-    reg  planes_left$rst_n;
-    reg  [15:0] planes_left$d;
-    wire  [15:0] planes_left$q;
-    reg  beat$clock;
-    reg  beat$rst_n;
-    reg  [3:0] beat$d;
-    wire  [3:0] beat$q;
-    reg  len$clock;
-    reg  len$rst_n;
-    reg  [31:0] len$d;
-    wire  [31:0] len$q;
-    reg  rows$clock;
-    reg  rows$rst_n;
-    reg  [15:0] rows$d;
-    wire  [15:0] rows$q;
-    reg  row_stride$clock;
-    reg  row_stride$rst_n;
-    reg  [39:0] row_stride$d;
-    wire  [39:0] row_stride$q;
-    reg  plane_gap$clock;
-    reg  plane_gap$rst_n;
-    reg  [39:0] plane_gap$d;
-    wire  [39:0] plane_gap$q;
-    reg  three_d$clock;
-    reg  three_d$rst_n;
-    reg  three_d$d;
-    wire  three_d$q;
-    reg  max_beats$clock;
-    reg  max_beats$rst_n;
-    reg  [1:0] max_beats$d;
-    wire  [1:0] max_beats$q;
-    
-    // Local signals
-    reg  [8:0] boundary_bytes;
-    reg  [8:0] burst_bytes;
-    reg  row_ends;
-    reg  [8:0] burst_end_offset;
-    reg  advance_burst;
-    
-    // Sub module instances
-    npu_u65_256_core$dma$ifm$fill$active active(
-        .clock(active$clock),
-        .rst_n(active$rst_n),
-        .d(active$d),
-        .q(active$q)
-    );
-    npu_u65_256_core$dma$ifm$fill$current current(
-        .clock(current$clock),
-        .rst_n(current$rst_n),
-        .d(current$d),
-        .q(current$q)
-    );
-    npu_u65_256_core$dma$ifm$fill$row_left row_left(
-        .clock(row_left$clock),
-        .rst_n(row_left$rst_n),
-        .d(row_left$d),
-        .q(row_left$q)
-    );
-    npu_u65_256_core$dma$ifm$fill$row_start row_start(
-        .clock(row_start$clock),
-        .rst_n(row_start$rst_n),
-        .d(row_start$d),
-        .q(row_start$q)
-    );
-    npu_u65_256_core$dma$ifm$fill$packed_row_start packed_row_start(
-        .clock(packed_row_start$clock),
-        .rst_n(packed_row_start$rst_n),
-        .d(packed_row_start$d),
-        .q(packed_row_start$q)
-    );
-    npu_u65_256_core$dma$ifm$fill$rows_left rows_left(
-        .clock(rows_left$clock),
-        .rst_n(rows_left$rst_n),
-        .d(rows_left$d),
-        .q(rows_left$q)
-    );
-    npu_u65_256_core$dma$ifm$fill$planes_left planes_left(
-        .clock(planes_left$clock),
-        .rst_n(planes_left$rst_n),
-        .d(planes_left$d),
-        .q(planes_left$q)
-    );
-    npu_u65_256_core$dma$ifm$fill$beat beat(
-        .clock(beat$clock),
-        .rst_n(beat$rst_n),
-        .d(beat$d),
-        .q(beat$q)
-    );
-    npu_u65_256_core$dma$ifm$fill$len len(
-        .clock(len$clock),
-        .rst_n(len$rst_n),
-        .d(len$d),
-        .q(len$q)
-    );
-    npu_u65_256_core$dma$ifm$fill$rows rows(
-        .clock(rows$clock),
-        .rst_n(rows$rst_n),
-        .d(rows$d),
-        .q(rows$q)
-    );
-    npu_u65_256_core$dma$ifm$fill$row_stride row_stride(
-        .clock(row_stride$clock),
-        .rst_n(row_stride$rst_n),
-        .d(row_stride$d),
-        .q(row_stride$q)
-    );
-    npu_u65_256_core$dma$ifm$fill$plane_gap plane_gap(
-        .clock(plane_gap$clock),
-        .rst_n(plane_gap$rst_n),
-        .d(plane_gap$d),
-        .q(plane_gap$q)
-    );
-    npu_u65_256_core$dma$ifm$fill$three_d three_d(
-        .clock(three_d$clock),
-        .rst_n(three_d$rst_n),
-        .d(three_d$d),
-        .q(three_d$q)
-    );
-    npu_u65_256_core$dma$ifm$fill$max_beats max_beats(
-        .clock(max_beats$clock),
-        .rst_n(max_beats$rst_n),
-        .d(max_beats$d),
-        .q(max_beats$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        active$clock = clock;
-        current$clock = clock;
-        row_left$clock = clock;
-        row_start$clock = clock;
-        packed_row_start$clock = clock;
-        rows_left$clock = clock;
-        planes_left$clock = clock;
-        beat$clock = clock;
-        len$clock = clock;
-        rows$clock = clock;
-        row_stride$clock = clock;
-        plane_gap$clock = clock;
-        three_d$clock = clock;
-        max_beats$clock = clock;
-        active$d = active$q;
-        current$d = current$q;
-        row_left$d = row_left$q;
-        row_start$d = row_start$q;
-        packed_row_start$d = packed_row_start$q;
-        rows_left$d = rows_left$q;
-        planes_left$d = planes_left$q;
-        beat$d = beat$q;
-        len$d = len$q;
-        rows$d = rows$q;
-        row_stride$d = row_stride$q;
-        plane_gap$d = plane_gap$q;
-        three_d$d = three_d$q;
-        max_beats$d = max_beats$q;
-        active$rst_n = rst_n;
-        current$rst_n = rst_n;
-        row_left$rst_n = rst_n;
-        row_start$rst_n = rst_n;
-        packed_row_start$rst_n = rst_n;
-        rows_left$rst_n = rst_n;
-        planes_left$rst_n = rst_n;
-        beat$rst_n = rst_n;
-        len$rst_n = rst_n;
-        rows$rst_n = rst_n;
-        row_stride$rst_n = rst_n;
-        plane_gap$rst_n = rst_n;
-        three_d$rst_n = rst_n;
-        max_beats$rst_n = rst_n;
-        if (max_beats$q == 32'h1) begin
-            boundary_bytes = ((32'h80) & 9'h1ff) - ((current$q & 32'h7f) & 9'h1ff);
-        end
-        else if (max_beats$q == 32'h2) begin
-            boundary_bytes = ((32'h100) & 9'h1ff) - ((current$q & 32'hff) & 9'h1ff);
-        end
-        else begin
-            boundary_bytes = ((32'h40) & 9'h1ff) - ((current$q & 32'h3f) & 9'h1ff);
-        end
-        row_ends = row_left$q <= ((boundary_bytes) & 32'hffffffff);
-        burst_bytes = boundary_bytes;
-        if (row_ends) begin
-            burst_bytes = ((row_left$q) & 9'h1ff);
-        end
-        burst_end_offset = ((current$q & 32'hff) & 9'h1ff) + burst_bytes - 32'h1;
-        valid = active$q;
-        address = current$q;
-        beats_m1 = (((burst_end_offset >> 32'h4) - (((current$q & 32'hff) >> 32'h4) & 9'h1ff)) & 4'hf);
-        last_burst = row_ends & (rows_left$q == 32'h1) & (planes_left$q == 32'h1);
-        beat_first_lane = 32'h0;
-        if (beat$q == 32'h0) begin
-            beat_first_lane = ((current$q) & 4'hf);
-        end
-        beat_last_of_burst = beat$q == beats_m1;
-        beat_last_lane = 32'hf;
-        if (beat_last_of_burst) begin
-            beat_last_lane = ((burst_end_offset) & 4'hf);
-        end
-        beat_line = ((current$q >> 32'h4) & 36'hfffffffff) + ((beat$q) & 36'hfffffffff);
-        beat_last = beat_last_of_burst & last_burst;
-        advance_burst = active$q & next_burst;
-        if (active$q & next_beat) begin
-            beat$d = beat$q + 32'h1;
-            if (beat_last_of_burst) begin
-                beat$d = 32'h0;
-                advance_burst = 1'b1;
-            end
-        end
-        if (advance_burst) begin
-            if (~row_ends) begin
-                current$d = current$q + ((burst_bytes) & 40'hffffffffff);
-                row_left$d = row_left$q - ((burst_bytes) & 32'hffffffff);
-            end
-            else if (rows_left$q != 32'h1) begin
-                current$d = row_start$q + row_stride$q;
-                row_start$d = row_start$q + row_stride$q;
-                packed_row_start$d = packed_row_start$q + ((len$q) & 40'hffffffffff);
-                row_left$d = len$q;
-                rows_left$d = rows_left$q - 32'h1;
-            end
-            else if (planes_left$q != 32'h1) begin
-                current$d = row_start$q + row_stride$q;
-                if (three_d$q) begin
-                    current$d = packed_row_start$q + plane_gap$q;
-                end
-                row_start$d = current$d;
-                packed_row_start$d = current$d;
-                row_left$d = len$q;
-                rows_left$d = rows$q;
-                planes_left$d = planes_left$q - 32'h1;
-            end
-            else begin
-                active$d = 1'b0;
-            end
-        end
-        if (cancel) begin
-            active$d = 1'b0;
-        end
-        if (start) begin
-            active$d = 1'b1;
-            current$d = shape$base;
-            row_start$d = shape$base;
-            packed_row_start$d = shape$base;
-            row_left$d = shape$len;
-            rows_left$d = shape$rows;
-            planes_left$d = shape$planes;
-            beat$d = 32'h0;
-            len$d = shape$len;
-            rows$d = shape$rows;
-            row_stride$d = ((shape$len) & 40'hffffffffff) + shape$row_skip;
-            plane_gap$d = ((shape$len) & 40'hffffffffff) + shape$plane_skip;
-            three_d$d = shape$three_d;
-            max_beats$d = shape$max_beats;
-        end
-    end
-    
-endmodule // npu_u65_256_core$dma$ifm$fill
-
-
-module npu_u65_256_core$dma$ifm$fill$active(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$fill$active
-
-
-module npu_u65_256_core$dma$ifm$fill$beat(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$fill$beat
-
-
-module npu_u65_256_core$dma$ifm$fill$current(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$fill$current
-
-
-module npu_u65_256_core$dma$ifm$fill$len(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$fill$len
-
-
-module npu_u65_256_core$dma$ifm$fill$max_beats(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$fill$max_beats
-
-
-module npu_u65_256_core$dma$ifm$fill$packed_row_start(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$fill$packed_row_start
-
-
-module npu_u65_256_core$dma$ifm$fill$plane_gap(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$fill$plane_gap
-
-
-module npu_u65_256_core$dma$ifm$fill$planes_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$fill$planes_left
-
-
-module npu_u65_256_core$dma$ifm$fill$row_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$fill$row_left
-
-
-module npu_u65_256_core$dma$ifm$fill$row_start(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$fill$row_start
-
-
-module npu_u65_256_core$dma$ifm$fill$row_stride(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$fill$row_stride
-
-
-module npu_u65_256_core$dma$ifm$fill$rows(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$fill$rows
-
-
-module npu_u65_256_core$dma$ifm$fill$rows_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$fill$rows_left
-
-
-module npu_u65_256_core$dma$ifm$fill$three_d(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$fill$three_d
-
-
-module npu_u65_256_core$dma$ifm$read(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,busy);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  start;
-    input wire  [39:0] shape$base;
-    input wire  [31:0] shape$len;
-    input wire  [15:0] shape$rows;
-    input wire  [15:0] shape$planes;
-    input wire  [39:0] shape$row_skip;
-    input wire  [39:0] shape$plane_skip;
-    input wire  shape$three_d;
-    input wire  [1:0] shape$max_beats;
-    input wire  halt;
-    input wire  cancel;
-    input wire  [1:0] counter;
-    input wire  [3:0] cache;
-    output reg  reads$request;
-    output reg  [39:0] reads$address;
-    output reg  [7:0] reads$len;
-    input wire  reads$grant;
-    output reg  [1:0] reads$counter;
-    output reg  [3:0] reads$cache;
-    input wire  reads$may_issue;
-    output reg  reads$limit_stall;
-    input wire  reads$beat;
-    input wire  [127:0] reads$data;
-    output reg  out$valid;
-    output reg  [135:0] out$data;
-    input wire  out$ready;
-    output reg  busy;
-    
-    // Constant declarations
-    localparam  depth = 6'b100000;
-    
-    // Stub signals
-    reg  issue$clock;
-    reg  issue$rst_n;
-    reg  issue$start;
-    reg  issue$next_burst;
-    reg  issue$next_beat;
-    reg  issue$cancel;
-    wire  issue$valid;
-    wire  [39:0] issue$address;
-    wire  [3:0] issue$beats_m1;
-    wire  issue$last_burst;
-    wire  [3:0] issue$beat_first_lane;
-    wire  [3:0] issue$beat_last_lane;
-    wire  [35:0] issue$beat_line;
-    wire  issue$beat_last_of_burst;
-    wire  issue$beat_last;
-    reg  receive$clock;
-    reg  receive$rst_n;
-    reg  receive$start;
-    reg  receive$next_burst;
-    reg  receive$next_beat;
-    reg  receive$cancel;
-    wire  receive$valid;
-    wire  [39:0] receive$address;
-    wire  [3:0] receive$beats_m1;
-    wire  receive$last_burst;
-    wire  [3:0] receive$beat_first_lane;
-    wire  [3:0] receive$beat_last_lane;
-    wire  [35:0] receive$beat_line;
-    wire  receive$beat_last_of_burst;
-    wire  receive$beat_last;
-    reg  buffer$clock;
-    reg  buffer$rst_n;
-    reg  buffer$tail$valid;
-    reg  [135:0] buffer$tail$data;
-    wire  buffer$tail$ready;
-    wire  buffer$head$valid;
-    wire  [135:0] buffer$head$data;
-    reg  buffer$head$ready;
-    wire  [5:0] buffer$count;
-    reg  reserved$clock;
-    reg  reserved$rst_n;
-    reg  [5:0] reserved$d;
-    wire  [5:0] reserved$q;
-    reg  discarding$clock;
-    reg  discarding$rst_n;
-    reg  discarding$d;
-    wire  discarding$q;
-    reg  counter_q$clock;
-    reg  counter_q$rst_n;
-    reg  [1:0] counter_q$d;
-    wire  [1:0] counter_q$q;
-    reg  cache_q$clock;
-    reg  cache_q$rst_n;
-    reg  [3:0] cache_q$d;
-    wire  [3:0] cache_q$q;
-    
-    // Local signals
-    reg  [5:0] burst_beats;
-    reg  burst_ready;
-    reg  popped;
-    
-    // Sub module instances
-    npu_u65_256_core$dma$ifm$read$issue issue(
-        .clock(issue$clock),
-        .rst_n(issue$rst_n),
-        .start(issue$start),
-        .shape$base(shape$base),
-        .shape$len(shape$len),
-        .shape$rows(shape$rows),
-        .shape$planes(shape$planes),
-        .shape$row_skip(shape$row_skip),
-        .shape$plane_skip(shape$plane_skip),
-        .shape$three_d(shape$three_d),
-        .shape$max_beats(shape$max_beats),
-        .next_burst(issue$next_burst),
-        .next_beat(issue$next_beat),
-        .cancel(issue$cancel),
-        .valid(issue$valid),
-        .address(issue$address),
-        .beats_m1(issue$beats_m1),
-        .last_burst(issue$last_burst),
-        .beat_first_lane(issue$beat_first_lane),
-        .beat_last_lane(issue$beat_last_lane),
-        .beat_line(issue$beat_line),
-        .beat_last_of_burst(issue$beat_last_of_burst),
-        .beat_last(issue$beat_last)
-    );
-    npu_u65_256_core$dma$ifm$read$receive receive(
-        .clock(receive$clock),
-        .rst_n(receive$rst_n),
-        .start(receive$start),
-        .shape$base(shape$base),
-        .shape$len(shape$len),
-        .shape$rows(shape$rows),
-        .shape$planes(shape$planes),
-        .shape$row_skip(shape$row_skip),
-        .shape$plane_skip(shape$plane_skip),
-        .shape$three_d(shape$three_d),
-        .shape$max_beats(shape$max_beats),
-        .next_burst(receive$next_burst),
-        .next_beat(receive$next_beat),
-        .cancel(receive$cancel),
-        .valid(receive$valid),
-        .address(receive$address),
-        .beats_m1(receive$beats_m1),
-        .last_burst(receive$last_burst),
-        .beat_first_lane(receive$beat_first_lane),
-        .beat_last_lane(receive$beat_last_lane),
-        .beat_line(receive$beat_line),
-        .beat_last_of_burst(receive$beat_last_of_burst),
-        .beat_last(receive$beat_last)
-    );
-    npu_u65_256_core$dma$ifm$read$buffer buffer(
-        .clock(buffer$clock),
-        .rst_n(buffer$rst_n),
-        .tail$valid(buffer$tail$valid),
-        .tail$data(buffer$tail$data),
-        .tail$ready(buffer$tail$ready),
-        .head$valid(buffer$head$valid),
-        .head$data(buffer$head$data),
-        .head$ready(buffer$head$ready),
-        .count(buffer$count)
-    );
-    npu_u65_256_core$dma$ifm$read$reserved reserved(
-        .clock(reserved$clock),
-        .rst_n(reserved$rst_n),
-        .d(reserved$d),
-        .q(reserved$q)
-    );
-    npu_u65_256_core$dma$ifm$read$discarding discarding(
-        .clock(discarding$clock),
-        .rst_n(discarding$rst_n),
-        .d(discarding$d),
-        .q(discarding$q)
-    );
-    npu_u65_256_core$dma$ifm$read$counter_q counter_q(
-        .clock(counter_q$clock),
-        .rst_n(counter_q$rst_n),
-        .d(counter_q$d),
-        .q(counter_q$q)
-    );
-    npu_u65_256_core$dma$ifm$read$cache_q cache_q(
-        .clock(cache_q$clock),
-        .rst_n(cache_q$rst_n),
-        .d(cache_q$d),
-        .q(cache_q$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        reserved$clock = clock;
-        discarding$clock = clock;
-        counter_q$clock = clock;
-        cache_q$clock = clock;
-        reserved$d = reserved$q;
-        discarding$d = discarding$q;
-        counter_q$d = counter_q$q;
-        cache_q$d = cache_q$q;
-        reserved$rst_n = rst_n;
-        discarding$rst_n = rst_n;
-        counter_q$rst_n = rst_n;
-        cache_q$rst_n = rst_n;
-        if (start) begin
-            counter_q$d = counter;
-            cache_q$d = cache;
-        end
-        reads$counter = counter_q$q;
-        reads$cache = cache_q$q;
-        issue$clock = clock;
-        issue$rst_n = rst_n;
-        receive$clock = clock;
-        receive$rst_n = rst_n;
-        buffer$clock = clock;
-        buffer$rst_n = rst_n;
-        issue$start = start;
-        receive$start = start;
-        burst_beats = ((issue$beats_m1) & 6'h3f) + 32'h1;
-        burst_ready = issue$valid & ~halt & (reserved$q <= depth - burst_beats);
-        reads$request = burst_ready & reads$may_issue;
-        reads$limit_stall = burst_ready & ~reads$may_issue;
-        reads$address = issue$address;
-        reads$len = ((issue$beats_m1) & 8'hff);
-        issue$next_burst = reads$grant;
-        issue$next_beat = 1'b0;
-        issue$cancel = cancel;
-        receive$cancel = 1'b0;
-        if (cancel) begin
-            discarding$d = 1'b1;
-        end
-        if (start) begin
-            discarding$d = 1'b0;
-        end
-        receive$next_burst = 1'b0;
-        receive$next_beat = reads$beat;
-        buffer$tail$valid = reads$beat;
-        buffer$tail$data[(64'h0)+:(128)] = reads$data;
-        buffer$tail$data[(64'h80)+:(4)] = receive$beat_first_lane;
-        buffer$tail$data[(64'h84)+:(4)] = receive$beat_last_lane;
-        out$valid = buffer$head$valid & ~discarding$q;
-        out$data = buffer$head$data;
-        buffer$head$ready = out$ready | discarding$q;
-        popped = buffer$head$valid & buffer$head$ready;
-        if (reads$grant) begin
-            reserved$d = reserved$q + burst_beats;
-            if (popped) begin
-                reserved$d = reserved$q + burst_beats - 32'h1;
-            end
-        end
-        else if (popped) begin
-            reserved$d = reserved$q - 32'h1;
-        end
-        busy = issue$valid | (reserved$q != 32'h0);
-    end
-    
-endmodule // npu_u65_256_core$dma$ifm$read
-
-
-module npu_u65_256_core$dma$ifm$read$buffer(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  tail$valid;
-    input wire  [135:0] tail$data;
-    output reg  tail$ready;
-    output reg  head$valid;
-    output reg  [135:0] head$data;
-    input wire  head$ready;
-    output reg  [5:0] count;
-    
-    // Constant declarations
-    localparam  depth = 6'b100000;
-    
-    // Stub signals
-    reg  write_pointer$clock;
-    reg  write_pointer$rst_n;
-    reg  [5:0] write_pointer$d;
-    wire  [5:0] write_pointer$q;
-    reg  read_pointer$clock;
-    reg  read_pointer$rst_n;
-    reg  [5:0] read_pointer$d;
-    wire  [5:0] read_pointer$q;
-    reg  words$clock;
-    reg  words$rst_n;
-    reg  words$write_enable;
-    reg  [4:0] words$write_address;
-    reg  [135:0] words$write_data;
-    reg  [4:0] words$read_address;
-    wire  [135:0] words$read_data;
-    
-    // Local signals
-    reg  push;
-    reg  pop;
-    
-    // Sub module instances
-    npu_u65_256_core$dma$ifm$read$buffer$write_pointer write_pointer(
-        .clock(write_pointer$clock),
-        .rst_n(write_pointer$rst_n),
-        .d(write_pointer$d),
-        .q(write_pointer$q)
-    );
-    npu_u65_256_core$dma$ifm$read$buffer$read_pointer read_pointer(
-        .clock(read_pointer$clock),
-        .rst_n(read_pointer$rst_n),
-        .d(read_pointer$d),
-        .q(read_pointer$q)
-    );
-    npu_u65_256_core$dma$ifm$read$buffer$words words(
-        .clock(words$clock),
-        .rst_n(words$rst_n),
-        .write_enable(words$write_enable),
-        .write_address(words$write_address),
-        .write_data(words$write_data),
-        .read_address(words$read_address),
-        .read_data(words$read_data)
-    );
-    
-    // Update code
-    always @(*) begin
-        write_pointer$clock = clock;
-        read_pointer$clock = clock;
-        write_pointer$d = write_pointer$q;
-        read_pointer$d = read_pointer$q;
-        write_pointer$rst_n = rst_n;
-        read_pointer$rst_n = rst_n;
-        words$clock = clock;
-        words$rst_n = rst_n;
-        count = write_pointer$q - read_pointer$q;
-        tail$ready = count != depth;
-        head$valid = count != 32'h0;
-        push = tail$valid & tail$ready;
-        pop = head$valid & head$ready;
-        words$write_enable = push;
-        words$write_address = write_pointer$q[(32'h0)+:(5)];
-        words$write_data = tail$data;
-        words$read_address = read_pointer$q[(32'h0)+:(5)];
-        head$data = words$read_data;
-        if (push) begin
-            write_pointer$d = write_pointer$q + 32'h1;
-        end
-        if (pop) begin
-            read_pointer$d = read_pointer$q + 32'h1;
-        end
-    end
-    
-endmodule // npu_u65_256_core$dma$ifm$read$buffer
-
-
-module npu_u65_256_core$dma$ifm$read$buffer$read_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [5:0] d;
-    output reg  [5:0] q;
-    
-    // Constant declarations
-    localparam  init = 6'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$buffer$read_pointer
-
-
-module npu_u65_256_core$dma$ifm$read$buffer$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write_enable;
-    input wire  [4:0] write_address;
-    input wire  [135:0] write_data;
-    input wire  [4:0] read_address;
-    output reg  [135:0] read_data;
-    
-    // Update code (custom)
-    reg [135:0] cells [0:31];
-    integer i;
-    always @(posedge clock or negedge rst_n)
-       if (!rst_n) for (i = 0; i <= 31; i = i + 1) cells[i] <= 0;
-       else if (write_enable) cells[write_address] <= write_data;
-    always @(*) read_data = cells[read_address];
-endmodule // npu_u65_256_core$dma$ifm$read$buffer$words
-
-
-module npu_u65_256_core$dma$ifm$read$buffer$write_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [5:0] d;
-    output reg  [5:0] q;
-    
-    // Constant declarations
-    localparam  init = 6'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$buffer$write_pointer
-
-
-module npu_u65_256_core$dma$ifm$read$cache_q(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$cache_q
-
-
-module npu_u65_256_core$dma$ifm$read$counter_q(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$counter_q
-
-
-module npu_u65_256_core$dma$ifm$read$discarding(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$discarding
-
-
-module npu_u65_256_core$dma$ifm$read$issue(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,address,beats_m1,last_burst,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  start;
-    input wire  [39:0] shape$base;
-    input wire  [31:0] shape$len;
-    input wire  [15:0] shape$rows;
-    input wire  [15:0] shape$planes;
-    input wire  [39:0] shape$row_skip;
-    input wire  [39:0] shape$plane_skip;
-    input wire  shape$three_d;
-    input wire  [1:0] shape$max_beats;
-    input wire  next_burst;
-    input wire  next_beat;
-    input wire  cancel;
-    output reg  valid;
-    output reg  [39:0] address;
-    output reg  [3:0] beats_m1;
-    output reg  last_burst;
-    output reg  [3:0] beat_first_lane;
-    output reg  [3:0] beat_last_lane;
-    output reg  [35:0] beat_line;
-    output reg  beat_last_of_burst;
-    output reg  beat_last;
-    
-    // Stub signals
-    reg  active$clock;
-    reg  active$rst_n;
-    reg  active$d;
-    wire  active$q;
-    reg  current$clock;
-    reg  current$rst_n;
-    reg  [39:0] current$d;
-    wire  [39:0] current$q;
-    reg  row_left$clock;
-    reg  row_left$rst_n;
-    reg  [31:0] row_left$d;
-    wire  [31:0] row_left$q;
-    reg  row_start$clock;
-    reg  row_start$rst_n;
-    reg  [39:0] row_start$d;
-    wire  [39:0] row_start$q;
-    reg  packed_row_start$clock;
-    reg  packed_row_start$rst_n;
-    reg  [39:0] packed_row_start$d;
-    wire  [39:0] packed_row_start$q;
-    reg  rows_left$clock;
-    reg  rows_left$rst_n;
-    reg  [15:0] rows_left$d;
-    wire  [15:0] rows_left$q;
-    reg  planes_left$clock;
-    reg  planes_left$rst_n;
-    reg  [15:0] planes_left$d;
-    wire  [15:0] planes_left$q;
-    reg  beat$clock;
-    reg  beat$rst_n;
-    reg  [3:0] beat$d;
-    wire  [3:0] beat$q;
-    reg  len$clock;
-    reg  len$rst_n;
-    reg  [31:0] len$d;
-    wire  [31:0] len$q;
-    reg  rows$clock;
-    reg  rows$rst_n;
-    reg  [15:0] rows$d;
-    wire  [15:0] rows$q;
-    reg  row_stride$clock;
-    reg  row_stride$rst_n;
-    reg  [39:0] row_stride$d;
-    wire  [39:0] row_stride$q;
-    reg  plane_gap$clock;
-    reg  plane_gap$rst_n;
-    reg  [39:0] plane_gap$d;
-    wire  [39:0] plane_gap$q;
-    reg  three_d$clock;
-    reg  three_d$rst_n;
-    reg  three_d$d;
-    wire  three_d$q;
-    reg  max_beats$clock;
-    reg  max_beats$rst_n;
-    reg  [1:0] max_beats$d;
-    wire  [1:0] max_beats$q;
-    
-    // Local signals
-    reg  [8:0] boundary_bytes;
-    reg  [8:0] burst_bytes;
-    reg  row_ends;
-    reg  [8:0] burst_end_offset;
-    reg  advance_burst;
-    
-    // Sub module instances
-    npu_u65_256_core$dma$ifm$read$issue$active active(
-        .clock(active$clock),
-        .rst_n(active$rst_n),
-        .d(active$d),
-        .q(active$q)
-    );
-    npu_u65_256_core$dma$ifm$read$issue$current current(
-        .clock(current$clock),
-        .rst_n(current$rst_n),
-        .d(current$d),
-        .q(current$q)
-    );
-    npu_u65_256_core$dma$ifm$read$issue$row_left row_left(
-        .clock(row_left$clock),
-        .rst_n(row_left$rst_n),
-        .d(row_left$d),
-        .q(row_left$q)
-    );
-    npu_u65_256_core$dma$ifm$read$issue$row_start row_start(
-        .clock(row_start$clock),
-        .rst_n(row_start$rst_n),
-        .d(row_start$d),
-        .q(row_start$q)
-    );
-    npu_u65_256_core$dma$ifm$read$issue$packed_row_start packed_row_start(
-        .clock(packed_row_start$clock),
-        .rst_n(packed_row_start$rst_n),
-        .d(packed_row_start$d),
-        .q(packed_row_start$q)
-    );
-    npu_u65_256_core$dma$ifm$read$issue$rows_left rows_left(
-        .clock(rows_left$clock),
-        .rst_n(rows_left$rst_n),
-        .d(rows_left$d),
-        .q(rows_left$q)
-    );
-    npu_u65_256_core$dma$ifm$read$issue$planes_left planes_left(
-        .clock(planes_left$clock),
-        .rst_n(planes_left$rst_n),
-        .d(planes_left$d),
-        .q(planes_left$q)
-    );
-    npu_u65_256_core$dma$ifm$read$issue$beat beat(
-        .clock(beat$clock),
-        .rst_n(beat$rst_n),
-        .d(beat$d),
-        .q(beat$q)
-    );
-    npu_u65_256_core$dma$ifm$read$issue$len len(
-        .clock(len$clock),
-        .rst_n(len$rst_n),
-        .d(len$d),
-        .q(len$q)
-    );
-    npu_u65_256_core$dma$ifm$read$issue$rows rows(
-        .clock(rows$clock),
-        .rst_n(rows$rst_n),
-        .d(rows$d),
-        .q(rows$q)
-    );
-    npu_u65_256_core$dma$ifm$read$issue$row_stride row_stride(
-        .clock(row_stride$clock),
-        .rst_n(row_stride$rst_n),
-        .d(row_stride$d),
-        .q(row_stride$q)
-    );
-    npu_u65_256_core$dma$ifm$read$issue$plane_gap plane_gap(
-        .clock(plane_gap$clock),
-        .rst_n(plane_gap$rst_n),
-        .d(plane_gap$d),
-        .q(plane_gap$q)
-    );
-    npu_u65_256_core$dma$ifm$read$issue$three_d three_d(
-        .clock(three_d$clock),
-        .rst_n(three_d$rst_n),
-        .d(three_d$d),
-        .q(three_d$q)
-    );
-    npu_u65_256_core$dma$ifm$read$issue$max_beats max_beats(
-        .clock(max_beats$clock),
-        .rst_n(max_beats$rst_n),
-        .d(max_beats$d),
-        .q(max_beats$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        active$clock = clock;
-        current$clock = clock;
-        row_left$clock = clock;
-        row_start$clock = clock;
-        packed_row_start$clock = clock;
-        rows_left$clock = clock;
-        planes_left$clock = clock;
-        beat$clock = clock;
-        len$clock = clock;
-        rows$clock = clock;
-        row_stride$clock = clock;
-        plane_gap$clock = clock;
-        three_d$clock = clock;
-        max_beats$clock = clock;
-        active$d = active$q;
-        current$d = current$q;
-        row_left$d = row_left$q;
-        row_start$d = row_start$q;
-        packed_row_start$d = packed_row_start$q;
-        rows_left$d = rows_left$q;
-        planes_left$d = planes_left$q;
-        beat$d = beat$q;
-        len$d = len$q;
-        rows$d = rows$q;
-        row_stride$d = row_stride$q;
-        plane_gap$d = plane_gap$q;
-        three_d$d = three_d$q;
-        max_beats$d = max_beats$q;
-        active$rst_n = rst_n;
-        current$rst_n = rst_n;
-        row_left$rst_n = rst_n;
-        row_start$rst_n = rst_n;
-        packed_row_start$rst_n = rst_n;
-        rows_left$rst_n = rst_n;
-        planes_left$rst_n = rst_n;
-        beat$rst_n = rst_n;
-        len$rst_n = rst_n;
-        rows$rst_n = rst_n;
-        row_stride$rst_n = rst_n;
-        plane_gap$rst_n = rst_n;
-        three_d$rst_n = rst_n;
-        max_beats$rst_n = rst_n;
-        if (max_beats$q == 32'h1) begin
-            boundary_bytes = ((32'h80) & 9'h1ff) - ((current$q & 32'h7f) & 9'h1ff);
-        end
-        else if (max_beats$q == 32'h2) begin
-            boundary_bytes = ((32'h100) & 9'h1ff) - ((current$q & 32'hff) & 9'h1ff);
-        end
-        else begin
-            boundary_bytes = ((32'h40) & 9'h1ff) - ((current$q & 32'h3f) & 9'h1ff);
-        end
-        row_ends = row_left$q <= ((boundary_bytes) & 32'hffffffff);
-        burst_bytes = boundary_bytes;
-        if (row_ends) begin
-            burst_bytes = ((row_left$q) & 9'h1ff);
-        end
-        burst_end_offset = ((current$q & 32'hff) & 9'h1ff) + burst_bytes - 32'h1;
-        valid = active$q;
-        address = current$q;
-        beats_m1 = (((burst_end_offset >> 32'h4) - (((current$q & 32'hff) >> 32'h4) & 9'h1ff)) & 4'hf);
-        last_burst = row_ends & (rows_left$q == 32'h1) & (planes_left$q == 32'h1);
-        beat_first_lane = 32'h0;
-        if (beat$q == 32'h0) begin
-            beat_first_lane = ((current$q) & 4'hf);
-        end
-        beat_last_of_burst = beat$q == beats_m1;
-        beat_last_lane = 32'hf;
-        if (beat_last_of_burst) begin
-            beat_last_lane = ((burst_end_offset) & 4'hf);
-        end
-        beat_line = ((current$q >> 32'h4) & 36'hfffffffff) + ((beat$q) & 36'hfffffffff);
-        beat_last = beat_last_of_burst & last_burst;
-        advance_burst = active$q & next_burst;
-        if (active$q & next_beat) begin
-            beat$d = beat$q + 32'h1;
-            if (beat_last_of_burst) begin
-                beat$d = 32'h0;
-                advance_burst = 1'b1;
-            end
-        end
-        if (advance_burst) begin
-            if (~row_ends) begin
-                current$d = current$q + ((burst_bytes) & 40'hffffffffff);
-                row_left$d = row_left$q - ((burst_bytes) & 32'hffffffff);
-            end
-            else if (rows_left$q != 32'h1) begin
-                current$d = row_start$q + row_stride$q;
-                row_start$d = row_start$q + row_stride$q;
-                packed_row_start$d = packed_row_start$q + ((len$q) & 40'hffffffffff);
-                row_left$d = len$q;
-                rows_left$d = rows_left$q - 32'h1;
-            end
-            else if (planes_left$q != 32'h1) begin
-                current$d = row_start$q + row_stride$q;
-                if (three_d$q) begin
-                    current$d = packed_row_start$q + plane_gap$q;
-                end
-                row_start$d = current$d;
-                packed_row_start$d = current$d;
-                row_left$d = len$q;
-                rows_left$d = rows$q;
-                planes_left$d = planes_left$q - 32'h1;
-            end
-            else begin
-                active$d = 1'b0;
-            end
-        end
-        if (cancel) begin
-            active$d = 1'b0;
-        end
-        if (start) begin
-            active$d = 1'b1;
-            current$d = shape$base;
-            row_start$d = shape$base;
-            packed_row_start$d = shape$base;
-            row_left$d = shape$len;
-            rows_left$d = shape$rows;
-            planes_left$d = shape$planes;
-            beat$d = 32'h0;
-            len$d = shape$len;
-            rows$d = shape$rows;
-            row_stride$d = ((shape$len) & 40'hffffffffff) + shape$row_skip;
-            plane_gap$d = ((shape$len) & 40'hffffffffff) + shape$plane_skip;
-            three_d$d = shape$three_d;
-            max_beats$d = shape$max_beats;
-        end
-    end
-    
-endmodule // npu_u65_256_core$dma$ifm$read$issue
-
-
-module npu_u65_256_core$dma$ifm$read$issue$active(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$issue$active
-
-
-module npu_u65_256_core$dma$ifm$read$issue$beat(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$issue$beat
-
-
-module npu_u65_256_core$dma$ifm$read$issue$current(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$issue$current
-
-
-module npu_u65_256_core$dma$ifm$read$issue$len(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$issue$len
-
-
-module npu_u65_256_core$dma$ifm$read$issue$max_beats(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$issue$max_beats
-
-
-module npu_u65_256_core$dma$ifm$read$issue$packed_row_start(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$issue$packed_row_start
-
-
-module npu_u65_256_core$dma$ifm$read$issue$plane_gap(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$issue$plane_gap
-
-
-module npu_u65_256_core$dma$ifm$read$issue$planes_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$issue$planes_left
-
-
-module npu_u65_256_core$dma$ifm$read$issue$row_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$issue$row_left
-
-
-module npu_u65_256_core$dma$ifm$read$issue$row_start(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$issue$row_start
-
-
-module npu_u65_256_core$dma$ifm$read$issue$row_stride(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$issue$row_stride
-
-
-module npu_u65_256_core$dma$ifm$read$issue$rows(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$issue$rows
-
-
-module npu_u65_256_core$dma$ifm$read$issue$rows_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$issue$rows_left
-
-
-module npu_u65_256_core$dma$ifm$read$issue$three_d(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$issue$three_d
-
-
-module npu_u65_256_core$dma$ifm$read$receive(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,address,beats_m1,last_burst,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  start;
-    input wire  [39:0] shape$base;
-    input wire  [31:0] shape$len;
-    input wire  [15:0] shape$rows;
-    input wire  [15:0] shape$planes;
-    input wire  [39:0] shape$row_skip;
-    input wire  [39:0] shape$plane_skip;
-    input wire  shape$three_d;
-    input wire  [1:0] shape$max_beats;
-    input wire  next_burst;
-    input wire  next_beat;
-    input wire  cancel;
-    output reg  valid;
-    output reg  [39:0] address;
-    output reg  [3:0] beats_m1;
-    output reg  last_burst;
-    output reg  [3:0] beat_first_lane;
-    output reg  [3:0] beat_last_lane;
-    output reg  [35:0] beat_line;
-    output reg  beat_last_of_burst;
-    output reg  beat_last;
-    
-    // Stub signals
-    reg  active$clock;
-    reg  active$rst_n;
-    reg  active$d;
-    wire  active$q;
-    reg  current$clock;
-    reg  current$rst_n;
-    reg  [39:0] current$d;
-    wire  [39:0] current$q;
-    reg  row_left$clock;
-    reg  row_left$rst_n;
-    reg  [31:0] row_left$d;
-    wire  [31:0] row_left$q;
-    reg  row_start$clock;
-    reg  row_start$rst_n;
-    reg  [39:0] row_start$d;
-    wire  [39:0] row_start$q;
-    reg  packed_row_start$clock;
-    reg  packed_row_start$rst_n;
-    reg  [39:0] packed_row_start$d;
-    wire  [39:0] packed_row_start$q;
-    reg  rows_left$clock;
-    reg  rows_left$rst_n;
-    reg  [15:0] rows_left$d;
-    wire  [15:0] rows_left$q;
-    reg  planes_left$clock;
-    reg  planes_left$rst_n;
-    reg  [15:0] planes_left$d;
-    wire  [15:0] planes_left$q;
-    reg  beat$clock;
-    reg  beat$rst_n;
-    reg  [3:0] beat$d;
-    wire  [3:0] beat$q;
-    reg  len$clock;
-    reg  len$rst_n;
-    reg  [31:0] len$d;
-    wire  [31:0] len$q;
-    reg  rows$clock;
-    reg  rows$rst_n;
-    reg  [15:0] rows$d;
-    wire  [15:0] rows$q;
-    reg  row_stride$clock;
-    reg  row_stride$rst_n;
-    reg  [39:0] row_stride$d;
-    wire  [39:0] row_stride$q;
-    reg  plane_gap$clock;
-    reg  plane_gap$rst_n;
-    reg  [39:0] plane_gap$d;
-    wire  [39:0] plane_gap$q;
-    reg  three_d$clock;
-    reg  three_d$rst_n;
-    reg  three_d$d;
-    wire  three_d$q;
-    reg  max_beats$clock;
-    reg  max_beats$rst_n;
-    reg  [1:0] max_beats$d;
-    wire  [1:0] max_beats$q;
-    
-    // Local signals
-    reg  [8:0] boundary_bytes;
-    reg  [8:0] burst_bytes;
-    reg  row_ends;
-    reg  [8:0] burst_end_offset;
-    reg  advance_burst;
-    
-    // Sub module instances
-    npu_u65_256_core$dma$ifm$read$receive$active active(
-        .clock(active$clock),
-        .rst_n(active$rst_n),
-        .d(active$d),
-        .q(active$q)
-    );
-    npu_u65_256_core$dma$ifm$read$receive$current current(
-        .clock(current$clock),
-        .rst_n(current$rst_n),
-        .d(current$d),
-        .q(current$q)
-    );
-    npu_u65_256_core$dma$ifm$read$receive$row_left row_left(
-        .clock(row_left$clock),
-        .rst_n(row_left$rst_n),
-        .d(row_left$d),
-        .q(row_left$q)
-    );
-    npu_u65_256_core$dma$ifm$read$receive$row_start row_start(
-        .clock(row_start$clock),
-        .rst_n(row_start$rst_n),
-        .d(row_start$d),
-        .q(row_start$q)
-    );
-    npu_u65_256_core$dma$ifm$read$receive$packed_row_start packed_row_start(
-        .clock(packed_row_start$clock),
-        .rst_n(packed_row_start$rst_n),
-        .d(packed_row_start$d),
-        .q(packed_row_start$q)
-    );
-    npu_u65_256_core$dma$ifm$read$receive$rows_left rows_left(
-        .clock(rows_left$clock),
-        .rst_n(rows_left$rst_n),
-        .d(rows_left$d),
-        .q(rows_left$q)
-    );
-    npu_u65_256_core$dma$ifm$read$receive$planes_left planes_left(
-        .clock(planes_left$clock),
-        .rst_n(planes_left$rst_n),
-        .d(planes_left$d),
-        .q(planes_left$q)
-    );
-    npu_u65_256_core$dma$ifm$read$receive$beat beat(
-        .clock(beat$clock),
-        .rst_n(beat$rst_n),
-        .d(beat$d),
-        .q(beat$q)
-    );
-    npu_u65_256_core$dma$ifm$read$receive$len len(
-        .clock(len$clock),
-        .rst_n(len$rst_n),
-        .d(len$d),
-        .q(len$q)
-    );
-    npu_u65_256_core$dma$ifm$read$receive$rows rows(
-        .clock(rows$clock),
-        .rst_n(rows$rst_n),
-        .d(rows$d),
-        .q(rows$q)
-    );
-    npu_u65_256_core$dma$ifm$read$receive$row_stride row_stride(
-        .clock(row_stride$clock),
-        .rst_n(row_stride$rst_n),
-        .d(row_stride$d),
-        .q(row_stride$q)
-    );
-    npu_u65_256_core$dma$ifm$read$receive$plane_gap plane_gap(
-        .clock(plane_gap$clock),
-        .rst_n(plane_gap$rst_n),
-        .d(plane_gap$d),
-        .q(plane_gap$q)
-    );
-    npu_u65_256_core$dma$ifm$read$receive$three_d three_d(
-        .clock(three_d$clock),
-        .rst_n(three_d$rst_n),
-        .d(three_d$d),
-        .q(three_d$q)
-    );
-    npu_u65_256_core$dma$ifm$read$receive$max_beats max_beats(
-        .clock(max_beats$clock),
-        .rst_n(max_beats$rst_n),
-        .d(max_beats$d),
-        .q(max_beats$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        active$clock = clock;
-        current$clock = clock;
-        row_left$clock = clock;
-        row_start$clock = clock;
-        packed_row_start$clock = clock;
-        rows_left$clock = clock;
-        planes_left$clock = clock;
-        beat$clock = clock;
-        len$clock = clock;
-        rows$clock = clock;
-        row_stride$clock = clock;
-        plane_gap$clock = clock;
-        three_d$clock = clock;
-        max_beats$clock = clock;
-        active$d = active$q;
-        current$d = current$q;
-        row_left$d = row_left$q;
-        row_start$d = row_start$q;
-        packed_row_start$d = packed_row_start$q;
-        rows_left$d = rows_left$q;
-        planes_left$d = planes_left$q;
-        beat$d = beat$q;
-        len$d = len$q;
-        rows$d = rows$q;
-        row_stride$d = row_stride$q;
-        plane_gap$d = plane_gap$q;
-        three_d$d = three_d$q;
-        max_beats$d = max_beats$q;
-        active$rst_n = rst_n;
-        current$rst_n = rst_n;
-        row_left$rst_n = rst_n;
-        row_start$rst_n = rst_n;
-        packed_row_start$rst_n = rst_n;
-        rows_left$rst_n = rst_n;
-        planes_left$rst_n = rst_n;
-        beat$rst_n = rst_n;
-        len$rst_n = rst_n;
-        rows$rst_n = rst_n;
-        row_stride$rst_n = rst_n;
-        plane_gap$rst_n = rst_n;
-        three_d$rst_n = rst_n;
-        max_beats$rst_n = rst_n;
-        if (max_beats$q == 32'h1) begin
-            boundary_bytes = ((32'h80) & 9'h1ff) - ((current$q & 32'h7f) & 9'h1ff);
-        end
-        else if (max_beats$q == 32'h2) begin
-            boundary_bytes = ((32'h100) & 9'h1ff) - ((current$q & 32'hff) & 9'h1ff);
-        end
-        else begin
-            boundary_bytes = ((32'h40) & 9'h1ff) - ((current$q & 32'h3f) & 9'h1ff);
-        end
-        row_ends = row_left$q <= ((boundary_bytes) & 32'hffffffff);
-        burst_bytes = boundary_bytes;
-        if (row_ends) begin
-            burst_bytes = ((row_left$q) & 9'h1ff);
-        end
-        burst_end_offset = ((current$q & 32'hff) & 9'h1ff) + burst_bytes - 32'h1;
-        valid = active$q;
-        address = current$q;
-        beats_m1 = (((burst_end_offset >> 32'h4) - (((current$q & 32'hff) >> 32'h4) & 9'h1ff)) & 4'hf);
-        last_burst = row_ends & (rows_left$q == 32'h1) & (planes_left$q == 32'h1);
-        beat_first_lane = 32'h0;
-        if (beat$q == 32'h0) begin
-            beat_first_lane = ((current$q) & 4'hf);
-        end
-        beat_last_of_burst = beat$q == beats_m1;
-        beat_last_lane = 32'hf;
-        if (beat_last_of_burst) begin
-            beat_last_lane = ((burst_end_offset) & 4'hf);
-        end
-        beat_line = ((current$q >> 32'h4) & 36'hfffffffff) + ((beat$q) & 36'hfffffffff);
-        beat_last = beat_last_of_burst & last_burst;
-        advance_burst = active$q & next_burst;
-        if (active$q & next_beat) begin
-            beat$d = beat$q + 32'h1;
-            if (beat_last_of_burst) begin
-                beat$d = 32'h0;
-                advance_burst = 1'b1;
-            end
-        end
-        if (advance_burst) begin
-            if (~row_ends) begin
-                current$d = current$q + ((burst_bytes) & 40'hffffffffff);
-                row_left$d = row_left$q - ((burst_bytes) & 32'hffffffff);
-            end
-            else if (rows_left$q != 32'h1) begin
-                current$d = row_start$q + row_stride$q;
-                row_start$d = row_start$q + row_stride$q;
-                packed_row_start$d = packed_row_start$q + ((len$q) & 40'hffffffffff);
-                row_left$d = len$q;
-                rows_left$d = rows_left$q - 32'h1;
-            end
-            else if (planes_left$q != 32'h1) begin
-                current$d = row_start$q + row_stride$q;
-                if (three_d$q) begin
-                    current$d = packed_row_start$q + plane_gap$q;
-                end
-                row_start$d = current$d;
-                packed_row_start$d = current$d;
-                row_left$d = len$q;
-                rows_left$d = rows$q;
-                planes_left$d = planes_left$q - 32'h1;
-            end
-            else begin
-                active$d = 1'b0;
-            end
-        end
-        if (cancel) begin
-            active$d = 1'b0;
-        end
-        if (start) begin
-            active$d = 1'b1;
-            current$d = shape$base;
-            row_start$d = shape$base;
-            packed_row_start$d = shape$base;
-            row_left$d = shape$len;
-            rows_left$d = shape$rows;
-            planes_left$d = shape$planes;
-            beat$d = 32'h0;
-            len$d = shape$len;
-            rows$d = shape$rows;
-            row_stride$d = ((shape$len) & 40'hffffffffff) + shape$row_skip;
-            plane_gap$d = ((shape$len) & 40'hffffffffff) + shape$plane_skip;
-            three_d$d = shape$three_d;
-            max_beats$d = shape$max_beats;
-        end
-    end
-    
-endmodule // npu_u65_256_core$dma$ifm$read$receive
-
-
-module npu_u65_256_core$dma$ifm$read$receive$active(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$receive$active
-
-
-module npu_u65_256_core$dma$ifm$read$receive$beat(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$receive$beat
-
-
-module npu_u65_256_core$dma$ifm$read$receive$current(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$receive$current
-
-
-module npu_u65_256_core$dma$ifm$read$receive$len(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$receive$len
-
-
-module npu_u65_256_core$dma$ifm$read$receive$max_beats(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$receive$max_beats
-
-
-module npu_u65_256_core$dma$ifm$read$receive$packed_row_start(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$receive$packed_row_start
-
-
-module npu_u65_256_core$dma$ifm$read$receive$plane_gap(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$receive$plane_gap
-
-
-module npu_u65_256_core$dma$ifm$read$receive$planes_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$receive$planes_left
-
-
-module npu_u65_256_core$dma$ifm$read$receive$row_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$receive$row_left
-
-
-module npu_u65_256_core$dma$ifm$read$receive$row_start(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$receive$row_start
-
-
-module npu_u65_256_core$dma$ifm$read$receive$row_stride(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$receive$row_stride
-
-
-module npu_u65_256_core$dma$ifm$read$receive$rows(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$receive$rows
-
-
-module npu_u65_256_core$dma$ifm$read$receive$rows_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$receive$rows_left
-
-
-module npu_u65_256_core$dma$ifm$read$receive$three_d(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$receive$three_d
-
-
-module npu_u65_256_core$dma$ifm$read$reserved(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [5:0] d;
-    output reg  [5:0] q;
-    
-    // Constant declarations
-    localparam  init = 6'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$read$reserved
-
-
-module npu_u65_256_core$dma$ifm$running(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$running
-
-
-module npu_u65_256_core$dma$ifm$shram_cores_q(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$shram_cores_q
-
-
-module npu_u65_256_core$dma$ifm$to_shram(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$to_shram
-
-
-module npu_u65_256_core$dma$ifm$write(clock,rst_n,aclken,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,may_issue,beats$valid,beats$data,beats$ready,awvalid,awaddr,awlen,awready,wvalid,wdata,wstrb,wlast,wready,b_valid,burst_issued,limit_stall,busy);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  aclken;
-    input wire  start;
-    input wire  [39:0] shape$base;
-    input wire  [31:0] shape$len;
-    input wire  [15:0] shape$rows;
-    input wire  [15:0] shape$planes;
-    input wire  [39:0] shape$row_skip;
-    input wire  [39:0] shape$plane_skip;
-    input wire  shape$three_d;
-    input wire  [1:0] shape$max_beats;
-    input wire  halt;
-    input wire  may_issue;
-    input wire  beats$valid;
-    input wire  [144:0] beats$data;
-    output wire  beats$ready;
-    output reg  awvalid;
-    output reg  [39:0] awaddr;
-    output reg  [7:0] awlen;
-    input wire  awready;
-    output reg  wvalid;
-    output reg  [127:0] wdata;
-    output reg  [15:0] wstrb;
-    output reg  wlast;
-    input wire  wready;
-    input wire  b_valid;
-    output reg  burst_issued;
-    output reg  limit_stall;
-    output reg  busy;
-    
-    // Stub signals
-    reg  issue$clock;
-    reg  issue$rst_n;
-    reg  issue$start;
-    reg  issue$next_burst;
-    reg  issue$next_beat;
-    reg  issue$cancel;
-    wire  issue$valid;
-    wire  [39:0] issue$address;
-    wire  [3:0] issue$beats_m1;
-    wire  issue$last_burst;
-    wire  [3:0] issue$beat_first_lane;
-    wire  [3:0] issue$beat_last_lane;
-    wire  [35:0] issue$beat_line;
-    wire  issue$beat_last_of_burst;
-    wire  issue$beat_last;
-    reg  buffer$clock;
-    reg  buffer$rst_n;
-    wire  buffer$head$valid;
-    wire  [144:0] buffer$head$data;
-    reg  buffer$head$ready;
-    wire  [5:0] buffer$count;
-    reg  unclaimed$clock;
-    reg  unclaimed$rst_n;
-    reg  [5:0] unclaimed$d;
-    wire  [5:0] unclaimed$q;
-    reg  claimed$clock;
-    reg  claimed$rst_n;
-    reg  [5:0] claimed$d;
-    wire  [5:0] claimed$q;
-    reg  responses_due$clock;
-    reg  responses_due$rst_n;
-    reg  [5:0] responses_due$d;
-    wire  [5:0] responses_due$q;
-    reg  aw_valid$clock;
-    reg  aw_valid$rst_n;
-    reg  aw_valid$d;
-    wire  aw_valid$q;
-    reg  aw_addr$clock;
-    reg  aw_addr$rst_n;
-    reg  [39:0] aw_addr$d;
-    wire  [39:0] aw_addr$q;
-    reg  aw_len$clock;
-    reg  aw_len$rst_n;
-    reg  [7:0] aw_len$d;
-    wire  [7:0] aw_len$q;
-    reg  w_valid$clock;
-    reg  w_valid$rst_n;
-    reg  w_valid$d;
-    wire  w_valid$q;
-    reg  w_beat$clock;
-    reg  w_beat$rst_n;
-    reg  [144:0] w_beat$d;
-    wire  [144:0] w_beat$q;
-    
-    // Local signals
-    reg  [5:0] burst_beats;
-    reg  burst_ready;
-    reg  load_address;
-    reg  load_data;
-    reg  pushed;
-    
-    // Sub module instances
-    npu_u65_256_core$dma$ifm$write$issue issue(
-        .clock(issue$clock),
-        .rst_n(issue$rst_n),
-        .start(issue$start),
-        .shape$base(shape$base),
-        .shape$len(shape$len),
-        .shape$rows(shape$rows),
-        .shape$planes(shape$planes),
-        .shape$row_skip(shape$row_skip),
-        .shape$plane_skip(shape$plane_skip),
-        .shape$three_d(shape$three_d),
-        .shape$max_beats(shape$max_beats),
-        .next_burst(issue$next_burst),
-        .next_beat(issue$next_beat),
-        .cancel(issue$cancel),
-        .valid(issue$valid),
-        .address(issue$address),
-        .beats_m1(issue$beats_m1),
-        .last_burst(issue$last_burst),
-        .beat_first_lane(issue$beat_first_lane),
-        .beat_last_lane(issue$beat_last_lane),
-        .beat_line(issue$beat_line),
-        .beat_last_of_burst(issue$beat_last_of_burst),
-        .beat_last(issue$beat_last)
-    );
-    npu_u65_256_core$dma$ifm$write$buffer buffer(
-        .clock(buffer$clock),
-        .rst_n(buffer$rst_n),
-        .tail$valid(beats$valid),
-        .tail$data(beats$data),
-        .tail$ready(beats$ready),
-        .head$valid(buffer$head$valid),
-        .head$data(buffer$head$data),
-        .head$ready(buffer$head$ready),
-        .count(buffer$count)
-    );
-    npu_u65_256_core$dma$ifm$write$unclaimed unclaimed(
-        .clock(unclaimed$clock),
-        .rst_n(unclaimed$rst_n),
-        .d(unclaimed$d),
-        .q(unclaimed$q)
-    );
-    npu_u65_256_core$dma$ifm$write$claimed claimed(
-        .clock(claimed$clock),
-        .rst_n(claimed$rst_n),
-        .d(claimed$d),
-        .q(claimed$q)
-    );
-    npu_u65_256_core$dma$ifm$write$responses_due responses_due(
-        .clock(responses_due$clock),
-        .rst_n(responses_due$rst_n),
-        .d(responses_due$d),
-        .q(responses_due$q)
-    );
-    npu_u65_256_core$dma$ifm$write$aw_valid aw_valid(
-        .clock(aw_valid$clock),
-        .rst_n(aw_valid$rst_n),
-        .d(aw_valid$d),
-        .q(aw_valid$q)
-    );
-    npu_u65_256_core$dma$ifm$write$aw_addr aw_addr(
-        .clock(aw_addr$clock),
-        .rst_n(aw_addr$rst_n),
-        .d(aw_addr$d),
-        .q(aw_addr$q)
-    );
-    npu_u65_256_core$dma$ifm$write$aw_len aw_len(
-        .clock(aw_len$clock),
-        .rst_n(aw_len$rst_n),
-        .d(aw_len$d),
-        .q(aw_len$q)
-    );
-    npu_u65_256_core$dma$ifm$write$w_valid w_valid(
-        .clock(w_valid$clock),
-        .rst_n(w_valid$rst_n),
-        .d(w_valid$d),
-        .q(w_valid$q)
-    );
-    npu_u65_256_core$dma$ifm$write$w_beat w_beat(
-        .clock(w_beat$clock),
-        .rst_n(w_beat$rst_n),
-        .d(w_beat$d),
-        .q(w_beat$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        unclaimed$clock = clock;
-        claimed$clock = clock;
-        responses_due$clock = clock;
-        aw_valid$clock = clock;
-        aw_addr$clock = clock;
-        aw_len$clock = clock;
-        w_valid$clock = clock;
-        w_beat$clock = clock;
-        unclaimed$d = unclaimed$q;
-        claimed$d = claimed$q;
-        responses_due$d = responses_due$q;
-        aw_valid$d = aw_valid$q;
-        aw_addr$d = aw_addr$q;
-        aw_len$d = aw_len$q;
-        w_valid$d = w_valid$q;
-        w_beat$d = w_beat$q;
-        unclaimed$rst_n = rst_n;
-        claimed$rst_n = rst_n;
-        responses_due$rst_n = rst_n;
-        aw_valid$rst_n = rst_n;
-        aw_addr$rst_n = rst_n;
-        aw_len$rst_n = rst_n;
-        w_valid$rst_n = rst_n;
-        w_beat$rst_n = rst_n;
-        issue$clock = clock;
-        issue$rst_n = rst_n;
-        buffer$clock = clock;
-        buffer$rst_n = rst_n;
-        issue$start = start;
-        issue$next_beat = 1'b0;
-        issue$cancel = 1'b0;
-        pushed = beats$valid & beats$ready;
-        burst_beats = ((issue$beats_m1) & 6'h3f) + 32'h1;
-        burst_ready = (~aw_valid$q | awready) & issue$valid & ~halt & (unclaimed$q >= burst_beats);
-        load_address = aclken & burst_ready & may_issue;
-        limit_stall = burst_ready & ~may_issue;
-        if (aclken & aw_valid$q & awready) begin
-            aw_valid$d = 1'b0;
-        end
-        if (load_address) begin
-            aw_valid$d = 1'b1;
-            aw_addr$d = issue$address;
-            aw_len$d = ((issue$beats_m1) & 8'hff);
-        end
-        issue$next_burst = load_address;
-        burst_issued = load_address;
-        load_data = aclken & (~w_valid$q | wready) & (claimed$q != 32'h0);
-        if (aclken & w_valid$q & wready) begin
-            w_valid$d = 1'b0;
-        end
-        if (load_data) begin
-            w_valid$d = 1'b1;
-            w_beat$d = buffer$head$data;
-        end
-        buffer$head$ready = load_data;
-        unclaimed$d = unclaimed$q;
-        if (pushed) begin
-            unclaimed$d = unclaimed$q + 32'h1;
-        end
-        if (load_address) begin
-            unclaimed$d = unclaimed$d - burst_beats;
-        end
-        claimed$d = claimed$q;
-        if (load_address) begin
-            claimed$d = claimed$q + burst_beats;
-        end
-        if (load_data) begin
-            claimed$d = claimed$d - 32'h1;
-        end
-        if (load_address & ~b_valid) begin
-            responses_due$d = responses_due$q + 32'h1;
-        end
-        if (~load_address & b_valid) begin
-            responses_due$d = responses_due$q - 32'h1;
-        end
-        awvalid = aw_valid$q;
-        awaddr = aw_addr$q;
-        awlen = aw_len$q;
-        wvalid = w_valid$q;
-        wdata = w_beat$q[(64'h0)+:(128)];
-        wstrb = w_beat$q[(64'h80)+:(16)];
-        wlast = w_beat$q[(64'h90)+:(1)];
-        busy = issue$valid | buffer$head$valid | aw_valid$q | w_valid$q | (responses_due$q != 32'h0);
-    end
-    
-endmodule // npu_u65_256_core$dma$ifm$write
-
-
-module npu_u65_256_core$dma$ifm$write$aw_addr(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$write$aw_addr
-
-
-module npu_u65_256_core$dma$ifm$write$aw_len(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Constant declarations
-    localparam  init = 8'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$write$aw_len
-
-
-module npu_u65_256_core$dma$ifm$write$aw_valid(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$write$aw_valid
-
-
-module npu_u65_256_core$dma$ifm$write$buffer(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  tail$valid;
-    input wire  [144:0] tail$data;
-    output reg  tail$ready;
-    output reg  head$valid;
-    output reg  [144:0] head$data;
-    input wire  head$ready;
-    output reg  [5:0] count;
-    
-    // Constant declarations
-    localparam  depth = 6'b100000;
-    
-    // Stub signals
-    reg  write_pointer$clock;
-    reg  write_pointer$rst_n;
-    reg  [5:0] write_pointer$d;
-    wire  [5:0] write_pointer$q;
-    reg  read_pointer$clock;
-    reg  read_pointer$rst_n;
-    reg  [5:0] read_pointer$d;
-    wire  [5:0] read_pointer$q;
-    reg  words$clock;
-    reg  words$rst_n;
-    reg  words$write_enable;
-    reg  [4:0] words$write_address;
-    reg  [144:0] words$write_data;
-    reg  [4:0] words$read_address;
-    wire  [144:0] words$read_data;
-    
-    // Local signals
-    reg  push;
-    reg  pop;
-    
-    // Sub module instances
-    npu_u65_256_core$dma$ifm$write$buffer$write_pointer write_pointer(
-        .clock(write_pointer$clock),
-        .rst_n(write_pointer$rst_n),
-        .d(write_pointer$d),
-        .q(write_pointer$q)
-    );
-    npu_u65_256_core$dma$ifm$write$buffer$read_pointer read_pointer(
-        .clock(read_pointer$clock),
-        .rst_n(read_pointer$rst_n),
-        .d(read_pointer$d),
-        .q(read_pointer$q)
-    );
-    npu_u65_256_core$dma$ifm$write$buffer$words words(
-        .clock(words$clock),
-        .rst_n(words$rst_n),
-        .write_enable(words$write_enable),
-        .write_address(words$write_address),
-        .write_data(words$write_data),
-        .read_address(words$read_address),
-        .read_data(words$read_data)
-    );
-    
-    // Update code
-    always @(*) begin
-        write_pointer$clock = clock;
-        read_pointer$clock = clock;
-        write_pointer$d = write_pointer$q;
-        read_pointer$d = read_pointer$q;
-        write_pointer$rst_n = rst_n;
-        read_pointer$rst_n = rst_n;
-        words$clock = clock;
-        words$rst_n = rst_n;
-        count = write_pointer$q - read_pointer$q;
-        tail$ready = count != depth;
-        head$valid = count != 32'h0;
-        push = tail$valid & tail$ready;
-        pop = head$valid & head$ready;
-        words$write_enable = push;
-        words$write_address = write_pointer$q[(32'h0)+:(5)];
-        words$write_data = tail$data;
-        words$read_address = read_pointer$q[(32'h0)+:(5)];
-        head$data = words$read_data;
-        if (push) begin
-            write_pointer$d = write_pointer$q + 32'h1;
-        end
-        if (pop) begin
-            read_pointer$d = read_pointer$q + 32'h1;
-        end
-    end
-    
-endmodule // npu_u65_256_core$dma$ifm$write$buffer
-
-
-module npu_u65_256_core$dma$ifm$write$buffer$read_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [5:0] d;
-    output reg  [5:0] q;
-    
-    // Constant declarations
-    localparam  init = 6'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$write$buffer$read_pointer
-
-
-module npu_u65_256_core$dma$ifm$write$buffer$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write_enable;
-    input wire  [4:0] write_address;
-    input wire  [144:0] write_data;
-    input wire  [4:0] read_address;
-    output reg  [144:0] read_data;
-    
-    // Update code (custom)
-    reg [144:0] cells [0:31];
-    integer i;
-    always @(posedge clock or negedge rst_n)
-       if (!rst_n) for (i = 0; i <= 31; i = i + 1) cells[i] <= 0;
-       else if (write_enable) cells[write_address] <= write_data;
-    always @(*) read_data = cells[read_address];
-endmodule // npu_u65_256_core$dma$ifm$write$buffer$words
-
-
-module npu_u65_256_core$dma$ifm$write$buffer$write_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [5:0] d;
-    output reg  [5:0] q;
-    
-    // Constant declarations
-    localparam  init = 6'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$write$buffer$write_pointer
-
-
-module npu_u65_256_core$dma$ifm$write$claimed(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [5:0] d;
-    output reg  [5:0] q;
-    
-    // Constant declarations
-    localparam  init = 6'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$write$claimed
-
-
-module npu_u65_256_core$dma$ifm$write$issue(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,address,beats_m1,last_burst,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  start;
-    input wire  [39:0] shape$base;
-    input wire  [31:0] shape$len;
-    input wire  [15:0] shape$rows;
-    input wire  [15:0] shape$planes;
-    input wire  [39:0] shape$row_skip;
-    input wire  [39:0] shape$plane_skip;
-    input wire  shape$three_d;
-    input wire  [1:0] shape$max_beats;
-    input wire  next_burst;
-    input wire  next_beat;
-    input wire  cancel;
-    output reg  valid;
-    output reg  [39:0] address;
-    output reg  [3:0] beats_m1;
-    output reg  last_burst;
-    output reg  [3:0] beat_first_lane;
-    output reg  [3:0] beat_last_lane;
-    output reg  [35:0] beat_line;
-    output reg  beat_last_of_burst;
-    output reg  beat_last;
-    
-    // Stub signals
-    reg  active$clock;
-    reg  active$rst_n;
-    reg  active$d;
-    wire  active$q;
-    reg  current$clock;
-    reg  current$rst_n;
-    reg  [39:0] current$d;
-    wire  [39:0] current$q;
-    reg  row_left$clock;
-    reg  row_left$rst_n;
-    reg  [31:0] row_left$d;
-    wire  [31:0] row_left$q;
-    reg  row_start$clock;
-    reg  row_start$rst_n;
-    reg  [39:0] row_start$d;
-    wire  [39:0] row_start$q;
-    reg  packed_row_start$clock;
-    reg  packed_row_start$rst_n;
-    reg  [39:0] packed_row_start$d;
-    wire  [39:0] packed_row_start$q;
-    reg  rows_left$clock;
-    reg  rows_left$rst_n;
-    reg  [15:0] rows_left$d;
-    wire  [15:0] rows_left$q;
-    reg  planes_left$clock;
-    reg  planes_left$rst_n;
-    reg  [15:0] planes_left$d;
-    wire  [15:0] planes_left$q;
-    reg  beat$clock;
-    reg  beat$rst_n;
-    reg  [3:0] beat$d;
-    wire  [3:0] beat$q;
-    reg  len$clock;
-    reg  len$rst_n;
-    reg  [31:0] len$d;
-    wire  [31:0] len$q;
-    reg  rows$clock;
-    reg  rows$rst_n;
-    reg  [15:0] rows$d;
-    wire  [15:0] rows$q;
-    reg  row_stride$clock;
-    reg  row_stride$rst_n;
-    reg  [39:0] row_stride$d;
-    wire  [39:0] row_stride$q;
-    reg  plane_gap$clock;
-    reg  plane_gap$rst_n;
-    reg  [39:0] plane_gap$d;
-    wire  [39:0] plane_gap$q;
-    reg  three_d$clock;
-    reg  three_d$rst_n;
-    reg  three_d$d;
-    wire  three_d$q;
-    reg  max_beats$clock;
-    reg  max_beats$rst_n;
-    reg  [1:0] max_beats$d;
-    wire  [1:0] max_beats$q;
-    
-    // Local signals
-    reg  [8:0] boundary_bytes;
-    reg  [8:0] burst_bytes;
-    reg  row_ends;
-    reg  [8:0] burst_end_offset;
-    reg  advance_burst;
-    
-    // Sub module instances
-    npu_u65_256_core$dma$ifm$write$issue$active active(
-        .clock(active$clock),
-        .rst_n(active$rst_n),
-        .d(active$d),
-        .q(active$q)
-    );
-    npu_u65_256_core$dma$ifm$write$issue$current current(
-        .clock(current$clock),
-        .rst_n(current$rst_n),
-        .d(current$d),
-        .q(current$q)
-    );
-    npu_u65_256_core$dma$ifm$write$issue$row_left row_left(
-        .clock(row_left$clock),
-        .rst_n(row_left$rst_n),
-        .d(row_left$d),
-        .q(row_left$q)
-    );
-    npu_u65_256_core$dma$ifm$write$issue$row_start row_start(
-        .clock(row_start$clock),
-        .rst_n(row_start$rst_n),
-        .d(row_start$d),
-        .q(row_start$q)
-    );
-    npu_u65_256_core$dma$ifm$write$issue$packed_row_start packed_row_start(
-        .clock(packed_row_start$clock),
-        .rst_n(packed_row_start$rst_n),
-        .d(packed_row_start$d),
-        .q(packed_row_start$q)
-    );
-    npu_u65_256_core$dma$ifm$write$issue$rows_left rows_left(
-        .clock(rows_left$clock),
-        .rst_n(rows_left$rst_n),
-        .d(rows_left$d),
-        .q(rows_left$q)
-    );
-    npu_u65_256_core$dma$ifm$write$issue$planes_left planes_left(
-        .clock(planes_left$clock),
-        .rst_n(planes_left$rst_n),
-        .d(planes_left$d),
-        .q(planes_left$q)
-    );
-    npu_u65_256_core$dma$ifm$write$issue$beat beat(
-        .clock(beat$clock),
-        .rst_n(beat$rst_n),
-        .d(beat$d),
-        .q(beat$q)
-    );
-    npu_u65_256_core$dma$ifm$write$issue$len len(
-        .clock(len$clock),
-        .rst_n(len$rst_n),
-        .d(len$d),
-        .q(len$q)
-    );
-    npu_u65_256_core$dma$ifm$write$issue$rows rows(
-        .clock(rows$clock),
-        .rst_n(rows$rst_n),
-        .d(rows$d),
-        .q(rows$q)
-    );
-    npu_u65_256_core$dma$ifm$write$issue$row_stride row_stride(
-        .clock(row_stride$clock),
-        .rst_n(row_stride$rst_n),
-        .d(row_stride$d),
-        .q(row_stride$q)
-    );
-    npu_u65_256_core$dma$ifm$write$issue$plane_gap plane_gap(
-        .clock(plane_gap$clock),
-        .rst_n(plane_gap$rst_n),
-        .d(plane_gap$d),
-        .q(plane_gap$q)
-    );
-    npu_u65_256_core$dma$ifm$write$issue$three_d three_d(
-        .clock(three_d$clock),
-        .rst_n(three_d$rst_n),
-        .d(three_d$d),
-        .q(three_d$q)
-    );
-    npu_u65_256_core$dma$ifm$write$issue$max_beats max_beats(
-        .clock(max_beats$clock),
-        .rst_n(max_beats$rst_n),
-        .d(max_beats$d),
-        .q(max_beats$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        active$clock = clock;
-        current$clock = clock;
-        row_left$clock = clock;
-        row_start$clock = clock;
-        packed_row_start$clock = clock;
-        rows_left$clock = clock;
-        planes_left$clock = clock;
-        beat$clock = clock;
-        len$clock = clock;
-        rows$clock = clock;
-        row_stride$clock = clock;
-        plane_gap$clock = clock;
-        three_d$clock = clock;
-        max_beats$clock = clock;
-        active$d = active$q;
-        current$d = current$q;
-        row_left$d = row_left$q;
-        row_start$d = row_start$q;
-        packed_row_start$d = packed_row_start$q;
-        rows_left$d = rows_left$q;
-        planes_left$d = planes_left$q;
-        beat$d = beat$q;
-        len$d = len$q;
-        rows$d = rows$q;
-        row_stride$d = row_stride$q;
-        plane_gap$d = plane_gap$q;
-        three_d$d = three_d$q;
-        max_beats$d = max_beats$q;
-        active$rst_n = rst_n;
-        current$rst_n = rst_n;
-        row_left$rst_n = rst_n;
-        row_start$rst_n = rst_n;
-        packed_row_start$rst_n = rst_n;
-        rows_left$rst_n = rst_n;
-        planes_left$rst_n = rst_n;
-        beat$rst_n = rst_n;
-        len$rst_n = rst_n;
-        rows$rst_n = rst_n;
-        row_stride$rst_n = rst_n;
-        plane_gap$rst_n = rst_n;
-        three_d$rst_n = rst_n;
-        max_beats$rst_n = rst_n;
-        if (max_beats$q == 32'h1) begin
-            boundary_bytes = ((32'h80) & 9'h1ff) - ((current$q & 32'h7f) & 9'h1ff);
-        end
-        else if (max_beats$q == 32'h2) begin
-            boundary_bytes = ((32'h100) & 9'h1ff) - ((current$q & 32'hff) & 9'h1ff);
-        end
-        else begin
-            boundary_bytes = ((32'h40) & 9'h1ff) - ((current$q & 32'h3f) & 9'h1ff);
-        end
-        row_ends = row_left$q <= ((boundary_bytes) & 32'hffffffff);
-        burst_bytes = boundary_bytes;
-        if (row_ends) begin
-            burst_bytes = ((row_left$q) & 9'h1ff);
-        end
-        burst_end_offset = ((current$q & 32'hff) & 9'h1ff) + burst_bytes - 32'h1;
-        valid = active$q;
-        address = current$q;
-        beats_m1 = (((burst_end_offset >> 32'h4) - (((current$q & 32'hff) >> 32'h4) & 9'h1ff)) & 4'hf);
-        last_burst = row_ends & (rows_left$q == 32'h1) & (planes_left$q == 32'h1);
-        beat_first_lane = 32'h0;
-        if (beat$q == 32'h0) begin
-            beat_first_lane = ((current$q) & 4'hf);
-        end
-        beat_last_of_burst = beat$q == beats_m1;
-        beat_last_lane = 32'hf;
-        if (beat_last_of_burst) begin
-            beat_last_lane = ((burst_end_offset) & 4'hf);
-        end
-        beat_line = ((current$q >> 32'h4) & 36'hfffffffff) + ((beat$q) & 36'hfffffffff);
-        beat_last = beat_last_of_burst & last_burst;
-        advance_burst = active$q & next_burst;
-        if (active$q & next_beat) begin
-            beat$d = beat$q + 32'h1;
-            if (beat_last_of_burst) begin
-                beat$d = 32'h0;
-                advance_burst = 1'b1;
-            end
-        end
-        if (advance_burst) begin
-            if (~row_ends) begin
-                current$d = current$q + ((burst_bytes) & 40'hffffffffff);
-                row_left$d = row_left$q - ((burst_bytes) & 32'hffffffff);
-            end
-            else if (rows_left$q != 32'h1) begin
-                current$d = row_start$q + row_stride$q;
-                row_start$d = row_start$q + row_stride$q;
-                packed_row_start$d = packed_row_start$q + ((len$q) & 40'hffffffffff);
-                row_left$d = len$q;
-                rows_left$d = rows_left$q - 32'h1;
-            end
-            else if (planes_left$q != 32'h1) begin
-                current$d = row_start$q + row_stride$q;
-                if (three_d$q) begin
-                    current$d = packed_row_start$q + plane_gap$q;
-                end
-                row_start$d = current$d;
-                packed_row_start$d = current$d;
-                row_left$d = len$q;
-                rows_left$d = rows$q;
-                planes_left$d = planes_left$q - 32'h1;
-            end
-            else begin
-                active$d = 1'b0;
-            end
-        end
-        if (cancel) begin
-            active$d = 1'b0;
-        end
-        if (start) begin
-            active$d = 1'b1;
-            current$d = shape$base;
-            row_start$d = shape$base;
-            packed_row_start$d = shape$base;
-            row_left$d = shape$len;
-            rows_left$d = shape$rows;
-            planes_left$d = shape$planes;
-            beat$d = 32'h0;
-            len$d = shape$len;
-            rows$d = shape$rows;
-            row_stride$d = ((shape$len) & 40'hffffffffff) + shape$row_skip;
-            plane_gap$d = ((shape$len) & 40'hffffffffff) + shape$plane_skip;
-            three_d$d = shape$three_d;
-            max_beats$d = shape$max_beats;
-        end
-    end
-    
-endmodule // npu_u65_256_core$dma$ifm$write$issue
-
-
-module npu_u65_256_core$dma$ifm$write$issue$active(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$write$issue$active
-
-
-module npu_u65_256_core$dma$ifm$write$issue$beat(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$write$issue$beat
-
-
-module npu_u65_256_core$dma$ifm$write$issue$current(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$write$issue$current
-
-
-module npu_u65_256_core$dma$ifm$write$issue$len(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$write$issue$len
-
-
-module npu_u65_256_core$dma$ifm$write$issue$max_beats(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$write$issue$max_beats
-
-
-module npu_u65_256_core$dma$ifm$write$issue$packed_row_start(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$write$issue$packed_row_start
-
-
-module npu_u65_256_core$dma$ifm$write$issue$plane_gap(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$write$issue$plane_gap
-
-
-module npu_u65_256_core$dma$ifm$write$issue$planes_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$write$issue$planes_left
-
-
-module npu_u65_256_core$dma$ifm$write$issue$row_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$write$issue$row_left
-
-
-module npu_u65_256_core$dma$ifm$write$issue$row_start(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$write$issue$row_start
-
-
-module npu_u65_256_core$dma$ifm$write$issue$row_stride(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$write$issue$row_stride
-
-
-module npu_u65_256_core$dma$ifm$write$issue$rows(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$write$issue$rows
-
-
-module npu_u65_256_core$dma$ifm$write$issue$rows_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$write$issue$rows_left
-
-
-module npu_u65_256_core$dma$ifm$write$issue$three_d(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$write$issue$three_d
-
-
-module npu_u65_256_core$dma$ifm$write$responses_due(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [5:0] d;
-    output reg  [5:0] q;
-    
-    // Constant declarations
-    localparam  init = 6'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$write$responses_due
-
-
-module npu_u65_256_core$dma$ifm$write$unclaimed(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [5:0] d;
-    output reg  [5:0] q;
-    
-    // Constant declarations
-    localparam  init = 6'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$write$unclaimed
-
-
-module npu_u65_256_core$dma$ifm$write$w_beat(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [144:0] d;
-    output reg  [144:0] q;
-    
-    // Constant declarations
-    localparam  init = 145'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$write$w_beat
-
-
-module npu_u65_256_core$dma$ifm$write$w_valid(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm$write$w_valid
-
-
-module npu_u65_256_core$dma$ifm_block_end(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ifm_block_end
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
 
 
 module npu_u65_256_core$dma$ifm_region(region,regioncfg,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,base,counter,max_beats,arcache,awcache);
@@ -50748,7 +36533,7 @@ module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
         .out$data(aligner$out$data),
         .out$ready(aligner$out$ready)
     );
-    npu_u65_256_core$dma$mem2mem$fill fill(
+    npu_u65_256_core$dma$command$issue fill(
         .clock(fill$clock),
         .rst_n(fill$rst_n),
         .start(fill$start),
@@ -50805,19 +36590,19 @@ module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
         .limit_stall(write$limit_stall),
         .busy(write$busy)
     );
-    npu_u65_256_core$dma$mem2mem$running running(
+    npu_u65_256_core$cpm$reset_sync$stage$0 running(
         .clock(running$clock),
         .rst_n(running$rst_n),
         .d(running$d),
         .q(running$q)
     );
-    npu_u65_256_core$dma$mem2mem$to_shram to_shram(
+    npu_u65_256_core$cpm$reset_sync$stage$0 to_shram(
         .clock(to_shram$clock),
         .rst_n(to_shram$rst_n),
         .d(to_shram$d),
         .q(to_shram$q)
     );
-    npu_u65_256_core$dma$mem2mem$shram_cores_q shram_cores_q(
+    npu_u65_256_core$cpm$prot_state shram_cores_q(
         .clock(shram_cores_q$clock),
         .rst_n(shram_cores_q$rst_n),
         .d(shram_cores_q$d),
@@ -50940,13 +36725,13 @@ module npu_u65_256_core$dma$mem2mem$aligner(clock,rst_n,source$valid,source$data
     reg  [255:0] shifted_out;
     
     // Sub module instances
-    npu_u65_256_core$dma$mem2mem$aligner$bytes bytes(
+    npu_u65_256_core$datapath$cores$0$scale_records$buffer bytes(
         .clock(bytes$clock),
         .rst_n(bytes$rst_n),
         .d(bytes$d),
         .q(bytes$q)
     );
-    npu_u65_256_core$dma$mem2mem$aligner$count count(
+    npu_u65_256_core$datapath$traversal$readout_walker$done count(
         .clock(count$clock),
         .rst_n(count$rst_n),
         .d(count$d),
@@ -50988,619 +36773,38 @@ module npu_u65_256_core$dma$mem2mem$aligner(clock,rst_n,source$valid,source$data
 endmodule // npu_u65_256_core$dma$mem2mem$aligner
 
 
-module npu_u65_256_core$dma$mem2mem$aligner$bytes(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [255:0] d;
-    output reg  [255:0] q;
-    
-    // Constant declarations
-    localparam  init = 256'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$aligner$bytes
 
 
-module npu_u65_256_core$dma$mem2mem$aligner$count(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [5:0] d;
-    output reg  [5:0] q;
-    
-    // Constant declarations
-    localparam  init = 6'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$aligner$count
 
 
-module npu_u65_256_core$dma$mem2mem$fill(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,address,beats_m1,last_burst,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  start;
-    input wire  [39:0] shape$base;
-    input wire  [31:0] shape$len;
-    input wire  [15:0] shape$rows;
-    input wire  [15:0] shape$planes;
-    input wire  [39:0] shape$row_skip;
-    input wire  [39:0] shape$plane_skip;
-    input wire  shape$three_d;
-    input wire  [1:0] shape$max_beats;
-    input wire  next_burst;
-    input wire  next_beat;
-    input wire  cancel;
-    output reg  valid;
-    output reg  [39:0] address;
-    output reg  [3:0] beats_m1;
-    output reg  last_burst;
-    output reg  [3:0] beat_first_lane;
-    output reg  [3:0] beat_last_lane;
-    output reg  [35:0] beat_line;
-    output reg  beat_last_of_burst;
-    output reg  beat_last;
-    
-    // Stub signals
-    reg  active$clock;
-    reg  active$rst_n;
-    reg  active$d;
-    wire  active$q;
-    reg  current$clock;
-    reg  current$rst_n;
-    reg  [39:0] current$d;
-    wire  [39:0] current$q;
-    reg  row_left$clock;
-    reg  row_left$rst_n;
-    reg  [31:0] row_left$d;
-    wire  [31:0] row_left$q;
-    reg  row_start$clock;
-    reg  row_start$rst_n;
-    reg  [39:0] row_start$d;
-    wire  [39:0] row_start$q;
-    reg  packed_row_start$clock;
-    reg  packed_row_start$rst_n;
-    reg  [39:0] packed_row_start$d;
-    wire  [39:0] packed_row_start$q;
-    reg  rows_left$clock;
-    reg  rows_left$rst_n;
-    reg  [15:0] rows_left$d;
-    wire  [15:0] rows_left$q;
-    reg  planes_left$clock;
-    reg  planes_left$rst_n;
-    reg  [15:0] planes_left$d;
-    wire  [15:0] planes_left$q;
-    reg  beat$clock;
-    reg  beat$rst_n;
-    reg  [3:0] beat$d;
-    wire  [3:0] beat$q;
-    reg  len$clock;
-    reg  len$rst_n;
-    reg  [31:0] len$d;
-    wire  [31:0] len$q;
-    reg  rows$clock;
-    reg  rows$rst_n;
-    reg  [15:0] rows$d;
-    wire  [15:0] rows$q;
-    reg  row_stride$clock;
-    reg  row_stride$rst_n;
-    reg  [39:0] row_stride$d;
-    wire  [39:0] row_stride$q;
-    reg  plane_gap$clock;
-    reg  plane_gap$rst_n;
-    reg  [39:0] plane_gap$d;
-    wire  [39:0] plane_gap$q;
-    reg  three_d$clock;
-    reg  three_d$rst_n;
-    reg  three_d$d;
-    wire  three_d$q;
-    reg  max_beats$clock;
-    reg  max_beats$rst_n;
-    reg  [1:0] max_beats$d;
-    wire  [1:0] max_beats$q;
-    
-    // Local signals
-    reg  [8:0] boundary_bytes;
-    reg  [8:0] burst_bytes;
-    reg  row_ends;
-    reg  [8:0] burst_end_offset;
-    reg  advance_burst;
-    
-    // Sub module instances
-    npu_u65_256_core$dma$mem2mem$fill$active active(
-        .clock(active$clock),
-        .rst_n(active$rst_n),
-        .d(active$d),
-        .q(active$q)
-    );
-    npu_u65_256_core$dma$mem2mem$fill$current current(
-        .clock(current$clock),
-        .rst_n(current$rst_n),
-        .d(current$d),
-        .q(current$q)
-    );
-    npu_u65_256_core$dma$mem2mem$fill$row_left row_left(
-        .clock(row_left$clock),
-        .rst_n(row_left$rst_n),
-        .d(row_left$d),
-        .q(row_left$q)
-    );
-    npu_u65_256_core$dma$mem2mem$fill$row_start row_start(
-        .clock(row_start$clock),
-        .rst_n(row_start$rst_n),
-        .d(row_start$d),
-        .q(row_start$q)
-    );
-    npu_u65_256_core$dma$mem2mem$fill$packed_row_start packed_row_start(
-        .clock(packed_row_start$clock),
-        .rst_n(packed_row_start$rst_n),
-        .d(packed_row_start$d),
-        .q(packed_row_start$q)
-    );
-    npu_u65_256_core$dma$mem2mem$fill$rows_left rows_left(
-        .clock(rows_left$clock),
-        .rst_n(rows_left$rst_n),
-        .d(rows_left$d),
-        .q(rows_left$q)
-    );
-    npu_u65_256_core$dma$mem2mem$fill$planes_left planes_left(
-        .clock(planes_left$clock),
-        .rst_n(planes_left$rst_n),
-        .d(planes_left$d),
-        .q(planes_left$q)
-    );
-    npu_u65_256_core$dma$mem2mem$fill$beat beat(
-        .clock(beat$clock),
-        .rst_n(beat$rst_n),
-        .d(beat$d),
-        .q(beat$q)
-    );
-    npu_u65_256_core$dma$mem2mem$fill$len len(
-        .clock(len$clock),
-        .rst_n(len$rst_n),
-        .d(len$d),
-        .q(len$q)
-    );
-    npu_u65_256_core$dma$mem2mem$fill$rows rows(
-        .clock(rows$clock),
-        .rst_n(rows$rst_n),
-        .d(rows$d),
-        .q(rows$q)
-    );
-    npu_u65_256_core$dma$mem2mem$fill$row_stride row_stride(
-        .clock(row_stride$clock),
-        .rst_n(row_stride$rst_n),
-        .d(row_stride$d),
-        .q(row_stride$q)
-    );
-    npu_u65_256_core$dma$mem2mem$fill$plane_gap plane_gap(
-        .clock(plane_gap$clock),
-        .rst_n(plane_gap$rst_n),
-        .d(plane_gap$d),
-        .q(plane_gap$q)
-    );
-    npu_u65_256_core$dma$mem2mem$fill$three_d three_d(
-        .clock(three_d$clock),
-        .rst_n(three_d$rst_n),
-        .d(three_d$d),
-        .q(three_d$q)
-    );
-    npu_u65_256_core$dma$mem2mem$fill$max_beats max_beats(
-        .clock(max_beats$clock),
-        .rst_n(max_beats$rst_n),
-        .d(max_beats$d),
-        .q(max_beats$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        active$clock = clock;
-        current$clock = clock;
-        row_left$clock = clock;
-        row_start$clock = clock;
-        packed_row_start$clock = clock;
-        rows_left$clock = clock;
-        planes_left$clock = clock;
-        beat$clock = clock;
-        len$clock = clock;
-        rows$clock = clock;
-        row_stride$clock = clock;
-        plane_gap$clock = clock;
-        three_d$clock = clock;
-        max_beats$clock = clock;
-        active$d = active$q;
-        current$d = current$q;
-        row_left$d = row_left$q;
-        row_start$d = row_start$q;
-        packed_row_start$d = packed_row_start$q;
-        rows_left$d = rows_left$q;
-        planes_left$d = planes_left$q;
-        beat$d = beat$q;
-        len$d = len$q;
-        rows$d = rows$q;
-        row_stride$d = row_stride$q;
-        plane_gap$d = plane_gap$q;
-        three_d$d = three_d$q;
-        max_beats$d = max_beats$q;
-        active$rst_n = rst_n;
-        current$rst_n = rst_n;
-        row_left$rst_n = rst_n;
-        row_start$rst_n = rst_n;
-        packed_row_start$rst_n = rst_n;
-        rows_left$rst_n = rst_n;
-        planes_left$rst_n = rst_n;
-        beat$rst_n = rst_n;
-        len$rst_n = rst_n;
-        rows$rst_n = rst_n;
-        row_stride$rst_n = rst_n;
-        plane_gap$rst_n = rst_n;
-        three_d$rst_n = rst_n;
-        max_beats$rst_n = rst_n;
-        if (max_beats$q == 32'h1) begin
-            boundary_bytes = ((32'h80) & 9'h1ff) - ((current$q & 32'h7f) & 9'h1ff);
-        end
-        else if (max_beats$q == 32'h2) begin
-            boundary_bytes = ((32'h100) & 9'h1ff) - ((current$q & 32'hff) & 9'h1ff);
-        end
-        else begin
-            boundary_bytes = ((32'h40) & 9'h1ff) - ((current$q & 32'h3f) & 9'h1ff);
-        end
-        row_ends = row_left$q <= ((boundary_bytes) & 32'hffffffff);
-        burst_bytes = boundary_bytes;
-        if (row_ends) begin
-            burst_bytes = ((row_left$q) & 9'h1ff);
-        end
-        burst_end_offset = ((current$q & 32'hff) & 9'h1ff) + burst_bytes - 32'h1;
-        valid = active$q;
-        address = current$q;
-        beats_m1 = (((burst_end_offset >> 32'h4) - (((current$q & 32'hff) >> 32'h4) & 9'h1ff)) & 4'hf);
-        last_burst = row_ends & (rows_left$q == 32'h1) & (planes_left$q == 32'h1);
-        beat_first_lane = 32'h0;
-        if (beat$q == 32'h0) begin
-            beat_first_lane = ((current$q) & 4'hf);
-        end
-        beat_last_of_burst = beat$q == beats_m1;
-        beat_last_lane = 32'hf;
-        if (beat_last_of_burst) begin
-            beat_last_lane = ((burst_end_offset) & 4'hf);
-        end
-        beat_line = ((current$q >> 32'h4) & 36'hfffffffff) + ((beat$q) & 36'hfffffffff);
-        beat_last = beat_last_of_burst & last_burst;
-        advance_burst = active$q & next_burst;
-        if (active$q & next_beat) begin
-            beat$d = beat$q + 32'h1;
-            if (beat_last_of_burst) begin
-                beat$d = 32'h0;
-                advance_burst = 1'b1;
-            end
-        end
-        if (advance_burst) begin
-            if (~row_ends) begin
-                current$d = current$q + ((burst_bytes) & 40'hffffffffff);
-                row_left$d = row_left$q - ((burst_bytes) & 32'hffffffff);
-            end
-            else if (rows_left$q != 32'h1) begin
-                current$d = row_start$q + row_stride$q;
-                row_start$d = row_start$q + row_stride$q;
-                packed_row_start$d = packed_row_start$q + ((len$q) & 40'hffffffffff);
-                row_left$d = len$q;
-                rows_left$d = rows_left$q - 32'h1;
-            end
-            else if (planes_left$q != 32'h1) begin
-                current$d = row_start$q + row_stride$q;
-                if (three_d$q) begin
-                    current$d = packed_row_start$q + plane_gap$q;
-                end
-                row_start$d = current$d;
-                packed_row_start$d = current$d;
-                row_left$d = len$q;
-                rows_left$d = rows$q;
-                planes_left$d = planes_left$q - 32'h1;
-            end
-            else begin
-                active$d = 1'b0;
-            end
-        end
-        if (cancel) begin
-            active$d = 1'b0;
-        end
-        if (start) begin
-            active$d = 1'b1;
-            current$d = shape$base;
-            row_start$d = shape$base;
-            packed_row_start$d = shape$base;
-            row_left$d = shape$len;
-            rows_left$d = shape$rows;
-            planes_left$d = shape$planes;
-            beat$d = 32'h0;
-            len$d = shape$len;
-            rows$d = shape$rows;
-            row_stride$d = ((shape$len) & 40'hffffffffff) + shape$row_skip;
-            plane_gap$d = ((shape$len) & 40'hffffffffff) + shape$plane_skip;
-            three_d$d = shape$three_d;
-            max_beats$d = shape$max_beats;
-        end
-    end
-    
-endmodule // npu_u65_256_core$dma$mem2mem$fill
 
 
-module npu_u65_256_core$dma$mem2mem$fill$active(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$fill$active
 
 
-module npu_u65_256_core$dma$mem2mem$fill$beat(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$fill$beat
 
 
-module npu_u65_256_core$dma$mem2mem$fill$current(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$fill$current
 
 
-module npu_u65_256_core$dma$mem2mem$fill$len(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$fill$len
 
 
-module npu_u65_256_core$dma$mem2mem$fill$max_beats(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$fill$max_beats
 
 
-module npu_u65_256_core$dma$mem2mem$fill$packed_row_start(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$fill$packed_row_start
 
 
-module npu_u65_256_core$dma$mem2mem$fill$plane_gap(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$fill$plane_gap
 
 
-module npu_u65_256_core$dma$mem2mem$fill$planes_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$fill$planes_left
 
 
-module npu_u65_256_core$dma$mem2mem$fill$row_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$fill$row_left
 
 
-module npu_u65_256_core$dma$mem2mem$fill$row_start(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$fill$row_start
 
 
-module npu_u65_256_core$dma$mem2mem$fill$row_stride(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$fill$row_stride
 
 
-module npu_u65_256_core$dma$mem2mem$fill$rows(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$fill$rows
 
 
-module npu_u65_256_core$dma$mem2mem$fill$rows_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$fill$rows_left
 
 
-module npu_u65_256_core$dma$mem2mem$fill$three_d(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$fill$three_d
 
 
 module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,busy);
@@ -51702,7 +36906,7 @@ module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
     reg  popped;
     
     // Sub module instances
-    npu_u65_256_core$dma$mem2mem$read$issue issue(
+    npu_u65_256_core$dma$command$issue issue(
         .clock(issue$clock),
         .rst_n(issue$rst_n),
         .start(issue$start),
@@ -51727,7 +36931,7 @@ module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
         .beat_last_of_burst(issue$beat_last_of_burst),
         .beat_last(issue$beat_last)
     );
-    npu_u65_256_core$dma$mem2mem$read$receive receive(
+    npu_u65_256_core$dma$command$issue receive(
         .clock(receive$clock),
         .rst_n(receive$rst_n),
         .start(receive$start),
@@ -51763,25 +36967,25 @@ module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
         .head$ready(buffer$head$ready),
         .count(buffer$count)
     );
-    npu_u65_256_core$dma$mem2mem$read$reserved reserved(
+    npu_u65_256_core$datapath$traversal$readout_walker$done reserved(
         .clock(reserved$clock),
         .rst_n(reserved$rst_n),
         .d(reserved$d),
         .q(reserved$q)
     );
-    npu_u65_256_core$dma$mem2mem$read$discarding discarding(
+    npu_u65_256_core$cpm$reset_sync$stage$0 discarding(
         .clock(discarding$clock),
         .rst_n(discarding$rst_n),
         .d(discarding$d),
         .q(discarding$q)
     );
-    npu_u65_256_core$dma$mem2mem$read$counter_q counter_q(
+    npu_u65_256_core$cpm$prot_state counter_q(
         .clock(counter_q$clock),
         .rst_n(counter_q$rst_n),
         .d(counter_q$d),
         .q(counter_q$q)
     );
-    npu_u65_256_core$dma$mem2mem$read$cache_q cache_q(
+    npu_u65_256_core$datapath$beat_tags$write_pointer cache_q(
         .clock(cache_q$clock),
         .rst_n(cache_q$rst_n),
         .d(cache_q$d),
@@ -51895,13 +37099,13 @@ module npu_u65_256_core$dma$mem2mem$read$buffer(clock,rst_n,tail$valid,tail$data
     reg  pop;
     
     // Sub module instances
-    npu_u65_256_core$dma$mem2mem$read$buffer$write_pointer write_pointer(
+    npu_u65_256_core$datapath$traversal$readout_walker$done write_pointer(
         .clock(write_pointer$clock),
         .rst_n(write_pointer$rst_n),
         .d(write_pointer$d),
         .q(write_pointer$q)
     );
-    npu_u65_256_core$dma$mem2mem$read$buffer$read_pointer read_pointer(
+    npu_u65_256_core$datapath$traversal$readout_walker$done read_pointer(
         .clock(read_pointer$clock),
         .rst_n(read_pointer$rst_n),
         .d(read_pointer$d),
@@ -51948,23 +37152,6 @@ module npu_u65_256_core$dma$mem2mem$read$buffer(clock,rst_n,tail$valid,tail$data
 endmodule // npu_u65_256_core$dma$mem2mem$read$buffer
 
 
-module npu_u65_256_core$dma$mem2mem$read$buffer$read_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [5:0] d;
-    output reg  [5:0] q;
-    
-    // Constant declarations
-    localparam  init = 6'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$buffer$read_pointer
 
 
 module npu_u65_256_core$dma$mem2mem$read$buffer$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
@@ -51988,1310 +37175,80 @@ module npu_u65_256_core$dma$mem2mem$read$buffer$words(clock,rst_n,write_enable,w
 endmodule // npu_u65_256_core$dma$mem2mem$read$buffer$words
 
 
-module npu_u65_256_core$dma$mem2mem$read$buffer$write_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [5:0] d;
-    output reg  [5:0] q;
-    
-    // Constant declarations
-    localparam  init = 6'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$buffer$write_pointer
-
-
-module npu_u65_256_core$dma$mem2mem$read$cache_q(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$cache_q
-
-
-module npu_u65_256_core$dma$mem2mem$read$counter_q(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$counter_q
-
-
-module npu_u65_256_core$dma$mem2mem$read$discarding(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$discarding
-
-
-module npu_u65_256_core$dma$mem2mem$read$issue(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,address,beats_m1,last_burst,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  start;
-    input wire  [39:0] shape$base;
-    input wire  [31:0] shape$len;
-    input wire  [15:0] shape$rows;
-    input wire  [15:0] shape$planes;
-    input wire  [39:0] shape$row_skip;
-    input wire  [39:0] shape$plane_skip;
-    input wire  shape$three_d;
-    input wire  [1:0] shape$max_beats;
-    input wire  next_burst;
-    input wire  next_beat;
-    input wire  cancel;
-    output reg  valid;
-    output reg  [39:0] address;
-    output reg  [3:0] beats_m1;
-    output reg  last_burst;
-    output reg  [3:0] beat_first_lane;
-    output reg  [3:0] beat_last_lane;
-    output reg  [35:0] beat_line;
-    output reg  beat_last_of_burst;
-    output reg  beat_last;
-    
-    // Stub signals
-    reg  active$clock;
-    reg  active$rst_n;
-    reg  active$d;
-    wire  active$q;
-    reg  current$clock;
-    reg  current$rst_n;
-    reg  [39:0] current$d;
-    wire  [39:0] current$q;
-    reg  row_left$clock;
-    reg  row_left$rst_n;
-    reg  [31:0] row_left$d;
-    wire  [31:0] row_left$q;
-    reg  row_start$clock;
-    reg  row_start$rst_n;
-    reg  [39:0] row_start$d;
-    wire  [39:0] row_start$q;
-    reg  packed_row_start$clock;
-    reg  packed_row_start$rst_n;
-    reg  [39:0] packed_row_start$d;
-    wire  [39:0] packed_row_start$q;
-    reg  rows_left$clock;
-    reg  rows_left$rst_n;
-    reg  [15:0] rows_left$d;
-    wire  [15:0] rows_left$q;
-    reg  planes_left$clock;
-    reg  planes_left$rst_n;
-    reg  [15:0] planes_left$d;
-    wire  [15:0] planes_left$q;
-    reg  beat$clock;
-    reg  beat$rst_n;
-    reg  [3:0] beat$d;
-    wire  [3:0] beat$q;
-    reg  len$clock;
-    reg  len$rst_n;
-    reg  [31:0] len$d;
-    wire  [31:0] len$q;
-    reg  rows$clock;
-    reg  rows$rst_n;
-    reg  [15:0] rows$d;
-    wire  [15:0] rows$q;
-    reg  row_stride$clock;
-    reg  row_stride$rst_n;
-    reg  [39:0] row_stride$d;
-    wire  [39:0] row_stride$q;
-    reg  plane_gap$clock;
-    reg  plane_gap$rst_n;
-    reg  [39:0] plane_gap$d;
-    wire  [39:0] plane_gap$q;
-    reg  three_d$clock;
-    reg  three_d$rst_n;
-    reg  three_d$d;
-    wire  three_d$q;
-    reg  max_beats$clock;
-    reg  max_beats$rst_n;
-    reg  [1:0] max_beats$d;
-    wire  [1:0] max_beats$q;
-    
-    // Local signals
-    reg  [8:0] boundary_bytes;
-    reg  [8:0] burst_bytes;
-    reg  row_ends;
-    reg  [8:0] burst_end_offset;
-    reg  advance_burst;
-    
-    // Sub module instances
-    npu_u65_256_core$dma$mem2mem$read$issue$active active(
-        .clock(active$clock),
-        .rst_n(active$rst_n),
-        .d(active$d),
-        .q(active$q)
-    );
-    npu_u65_256_core$dma$mem2mem$read$issue$current current(
-        .clock(current$clock),
-        .rst_n(current$rst_n),
-        .d(current$d),
-        .q(current$q)
-    );
-    npu_u65_256_core$dma$mem2mem$read$issue$row_left row_left(
-        .clock(row_left$clock),
-        .rst_n(row_left$rst_n),
-        .d(row_left$d),
-        .q(row_left$q)
-    );
-    npu_u65_256_core$dma$mem2mem$read$issue$row_start row_start(
-        .clock(row_start$clock),
-        .rst_n(row_start$rst_n),
-        .d(row_start$d),
-        .q(row_start$q)
-    );
-    npu_u65_256_core$dma$mem2mem$read$issue$packed_row_start packed_row_start(
-        .clock(packed_row_start$clock),
-        .rst_n(packed_row_start$rst_n),
-        .d(packed_row_start$d),
-        .q(packed_row_start$q)
-    );
-    npu_u65_256_core$dma$mem2mem$read$issue$rows_left rows_left(
-        .clock(rows_left$clock),
-        .rst_n(rows_left$rst_n),
-        .d(rows_left$d),
-        .q(rows_left$q)
-    );
-    npu_u65_256_core$dma$mem2mem$read$issue$planes_left planes_left(
-        .clock(planes_left$clock),
-        .rst_n(planes_left$rst_n),
-        .d(planes_left$d),
-        .q(planes_left$q)
-    );
-    npu_u65_256_core$dma$mem2mem$read$issue$beat beat(
-        .clock(beat$clock),
-        .rst_n(beat$rst_n),
-        .d(beat$d),
-        .q(beat$q)
-    );
-    npu_u65_256_core$dma$mem2mem$read$issue$len len(
-        .clock(len$clock),
-        .rst_n(len$rst_n),
-        .d(len$d),
-        .q(len$q)
-    );
-    npu_u65_256_core$dma$mem2mem$read$issue$rows rows(
-        .clock(rows$clock),
-        .rst_n(rows$rst_n),
-        .d(rows$d),
-        .q(rows$q)
-    );
-    npu_u65_256_core$dma$mem2mem$read$issue$row_stride row_stride(
-        .clock(row_stride$clock),
-        .rst_n(row_stride$rst_n),
-        .d(row_stride$d),
-        .q(row_stride$q)
-    );
-    npu_u65_256_core$dma$mem2mem$read$issue$plane_gap plane_gap(
-        .clock(plane_gap$clock),
-        .rst_n(plane_gap$rst_n),
-        .d(plane_gap$d),
-        .q(plane_gap$q)
-    );
-    npu_u65_256_core$dma$mem2mem$read$issue$three_d three_d(
-        .clock(three_d$clock),
-        .rst_n(three_d$rst_n),
-        .d(three_d$d),
-        .q(three_d$q)
-    );
-    npu_u65_256_core$dma$mem2mem$read$issue$max_beats max_beats(
-        .clock(max_beats$clock),
-        .rst_n(max_beats$rst_n),
-        .d(max_beats$d),
-        .q(max_beats$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        active$clock = clock;
-        current$clock = clock;
-        row_left$clock = clock;
-        row_start$clock = clock;
-        packed_row_start$clock = clock;
-        rows_left$clock = clock;
-        planes_left$clock = clock;
-        beat$clock = clock;
-        len$clock = clock;
-        rows$clock = clock;
-        row_stride$clock = clock;
-        plane_gap$clock = clock;
-        three_d$clock = clock;
-        max_beats$clock = clock;
-        active$d = active$q;
-        current$d = current$q;
-        row_left$d = row_left$q;
-        row_start$d = row_start$q;
-        packed_row_start$d = packed_row_start$q;
-        rows_left$d = rows_left$q;
-        planes_left$d = planes_left$q;
-        beat$d = beat$q;
-        len$d = len$q;
-        rows$d = rows$q;
-        row_stride$d = row_stride$q;
-        plane_gap$d = plane_gap$q;
-        three_d$d = three_d$q;
-        max_beats$d = max_beats$q;
-        active$rst_n = rst_n;
-        current$rst_n = rst_n;
-        row_left$rst_n = rst_n;
-        row_start$rst_n = rst_n;
-        packed_row_start$rst_n = rst_n;
-        rows_left$rst_n = rst_n;
-        planes_left$rst_n = rst_n;
-        beat$rst_n = rst_n;
-        len$rst_n = rst_n;
-        rows$rst_n = rst_n;
-        row_stride$rst_n = rst_n;
-        plane_gap$rst_n = rst_n;
-        three_d$rst_n = rst_n;
-        max_beats$rst_n = rst_n;
-        if (max_beats$q == 32'h1) begin
-            boundary_bytes = ((32'h80) & 9'h1ff) - ((current$q & 32'h7f) & 9'h1ff);
-        end
-        else if (max_beats$q == 32'h2) begin
-            boundary_bytes = ((32'h100) & 9'h1ff) - ((current$q & 32'hff) & 9'h1ff);
-        end
-        else begin
-            boundary_bytes = ((32'h40) & 9'h1ff) - ((current$q & 32'h3f) & 9'h1ff);
-        end
-        row_ends = row_left$q <= ((boundary_bytes) & 32'hffffffff);
-        burst_bytes = boundary_bytes;
-        if (row_ends) begin
-            burst_bytes = ((row_left$q) & 9'h1ff);
-        end
-        burst_end_offset = ((current$q & 32'hff) & 9'h1ff) + burst_bytes - 32'h1;
-        valid = active$q;
-        address = current$q;
-        beats_m1 = (((burst_end_offset >> 32'h4) - (((current$q & 32'hff) >> 32'h4) & 9'h1ff)) & 4'hf);
-        last_burst = row_ends & (rows_left$q == 32'h1) & (planes_left$q == 32'h1);
-        beat_first_lane = 32'h0;
-        if (beat$q == 32'h0) begin
-            beat_first_lane = ((current$q) & 4'hf);
-        end
-        beat_last_of_burst = beat$q == beats_m1;
-        beat_last_lane = 32'hf;
-        if (beat_last_of_burst) begin
-            beat_last_lane = ((burst_end_offset) & 4'hf);
-        end
-        beat_line = ((current$q >> 32'h4) & 36'hfffffffff) + ((beat$q) & 36'hfffffffff);
-        beat_last = beat_last_of_burst & last_burst;
-        advance_burst = active$q & next_burst;
-        if (active$q & next_beat) begin
-            beat$d = beat$q + 32'h1;
-            if (beat_last_of_burst) begin
-                beat$d = 32'h0;
-                advance_burst = 1'b1;
-            end
-        end
-        if (advance_burst) begin
-            if (~row_ends) begin
-                current$d = current$q + ((burst_bytes) & 40'hffffffffff);
-                row_left$d = row_left$q - ((burst_bytes) & 32'hffffffff);
-            end
-            else if (rows_left$q != 32'h1) begin
-                current$d = row_start$q + row_stride$q;
-                row_start$d = row_start$q + row_stride$q;
-                packed_row_start$d = packed_row_start$q + ((len$q) & 40'hffffffffff);
-                row_left$d = len$q;
-                rows_left$d = rows_left$q - 32'h1;
-            end
-            else if (planes_left$q != 32'h1) begin
-                current$d = row_start$q + row_stride$q;
-                if (three_d$q) begin
-                    current$d = packed_row_start$q + plane_gap$q;
-                end
-                row_start$d = current$d;
-                packed_row_start$d = current$d;
-                row_left$d = len$q;
-                rows_left$d = rows$q;
-                planes_left$d = planes_left$q - 32'h1;
-            end
-            else begin
-                active$d = 1'b0;
-            end
-        end
-        if (cancel) begin
-            active$d = 1'b0;
-        end
-        if (start) begin
-            active$d = 1'b1;
-            current$d = shape$base;
-            row_start$d = shape$base;
-            packed_row_start$d = shape$base;
-            row_left$d = shape$len;
-            rows_left$d = shape$rows;
-            planes_left$d = shape$planes;
-            beat$d = 32'h0;
-            len$d = shape$len;
-            rows$d = shape$rows;
-            row_stride$d = ((shape$len) & 40'hffffffffff) + shape$row_skip;
-            plane_gap$d = ((shape$len) & 40'hffffffffff) + shape$plane_skip;
-            three_d$d = shape$three_d;
-            max_beats$d = shape$max_beats;
-        end
-    end
-    
-endmodule // npu_u65_256_core$dma$mem2mem$read$issue
-
-
-module npu_u65_256_core$dma$mem2mem$read$issue$active(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$issue$active
-
-
-module npu_u65_256_core$dma$mem2mem$read$issue$beat(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$issue$beat
-
-
-module npu_u65_256_core$dma$mem2mem$read$issue$current(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$issue$current
-
-
-module npu_u65_256_core$dma$mem2mem$read$issue$len(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$issue$len
-
-
-module npu_u65_256_core$dma$mem2mem$read$issue$max_beats(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$issue$max_beats
-
-
-module npu_u65_256_core$dma$mem2mem$read$issue$packed_row_start(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$issue$packed_row_start
-
-
-module npu_u65_256_core$dma$mem2mem$read$issue$plane_gap(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$issue$plane_gap
-
-
-module npu_u65_256_core$dma$mem2mem$read$issue$planes_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$issue$planes_left
-
-
-module npu_u65_256_core$dma$mem2mem$read$issue$row_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$issue$row_left
-
-
-module npu_u65_256_core$dma$mem2mem$read$issue$row_start(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$issue$row_start
-
-
-module npu_u65_256_core$dma$mem2mem$read$issue$row_stride(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$issue$row_stride
-
-
-module npu_u65_256_core$dma$mem2mem$read$issue$rows(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$issue$rows
-
-
-module npu_u65_256_core$dma$mem2mem$read$issue$rows_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$issue$rows_left
-
-
-module npu_u65_256_core$dma$mem2mem$read$issue$three_d(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$issue$three_d
-
-
-module npu_u65_256_core$dma$mem2mem$read$receive(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,address,beats_m1,last_burst,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  start;
-    input wire  [39:0] shape$base;
-    input wire  [31:0] shape$len;
-    input wire  [15:0] shape$rows;
-    input wire  [15:0] shape$planes;
-    input wire  [39:0] shape$row_skip;
-    input wire  [39:0] shape$plane_skip;
-    input wire  shape$three_d;
-    input wire  [1:0] shape$max_beats;
-    input wire  next_burst;
-    input wire  next_beat;
-    input wire  cancel;
-    output reg  valid;
-    output reg  [39:0] address;
-    output reg  [3:0] beats_m1;
-    output reg  last_burst;
-    output reg  [3:0] beat_first_lane;
-    output reg  [3:0] beat_last_lane;
-    output reg  [35:0] beat_line;
-    output reg  beat_last_of_burst;
-    output reg  beat_last;
-    
-    // Stub signals
-    reg  active$clock;
-    reg  active$rst_n;
-    reg  active$d;
-    wire  active$q;
-    reg  current$clock;
-    reg  current$rst_n;
-    reg  [39:0] current$d;
-    wire  [39:0] current$q;
-    reg  row_left$clock;
-    reg  row_left$rst_n;
-    reg  [31:0] row_left$d;
-    wire  [31:0] row_left$q;
-    reg  row_start$clock;
-    reg  row_start$rst_n;
-    reg  [39:0] row_start$d;
-    wire  [39:0] row_start$q;
-    reg  packed_row_start$clock;
-    reg  packed_row_start$rst_n;
-    reg  [39:0] packed_row_start$d;
-    wire  [39:0] packed_row_start$q;
-    reg  rows_left$clock;
-    reg  rows_left$rst_n;
-    reg  [15:0] rows_left$d;
-    wire  [15:0] rows_left$q;
-    reg  planes_left$clock;
-    reg  planes_left$rst_n;
-    reg  [15:0] planes_left$d;
-    wire  [15:0] planes_left$q;
-    reg  beat$clock;
-    reg  beat$rst_n;
-    reg  [3:0] beat$d;
-    wire  [3:0] beat$q;
-    reg  len$clock;
-    reg  len$rst_n;
-    reg  [31:0] len$d;
-    wire  [31:0] len$q;
-    reg  rows$clock;
-    reg  rows$rst_n;
-    reg  [15:0] rows$d;
-    wire  [15:0] rows$q;
-    reg  row_stride$clock;
-    reg  row_stride$rst_n;
-    reg  [39:0] row_stride$d;
-    wire  [39:0] row_stride$q;
-    reg  plane_gap$clock;
-    reg  plane_gap$rst_n;
-    reg  [39:0] plane_gap$d;
-    wire  [39:0] plane_gap$q;
-    reg  three_d$clock;
-    reg  three_d$rst_n;
-    reg  three_d$d;
-    wire  three_d$q;
-    reg  max_beats$clock;
-    reg  max_beats$rst_n;
-    reg  [1:0] max_beats$d;
-    wire  [1:0] max_beats$q;
-    
-    // Local signals
-    reg  [8:0] boundary_bytes;
-    reg  [8:0] burst_bytes;
-    reg  row_ends;
-    reg  [8:0] burst_end_offset;
-    reg  advance_burst;
-    
-    // Sub module instances
-    npu_u65_256_core$dma$mem2mem$read$receive$active active(
-        .clock(active$clock),
-        .rst_n(active$rst_n),
-        .d(active$d),
-        .q(active$q)
-    );
-    npu_u65_256_core$dma$mem2mem$read$receive$current current(
-        .clock(current$clock),
-        .rst_n(current$rst_n),
-        .d(current$d),
-        .q(current$q)
-    );
-    npu_u65_256_core$dma$mem2mem$read$receive$row_left row_left(
-        .clock(row_left$clock),
-        .rst_n(row_left$rst_n),
-        .d(row_left$d),
-        .q(row_left$q)
-    );
-    npu_u65_256_core$dma$mem2mem$read$receive$row_start row_start(
-        .clock(row_start$clock),
-        .rst_n(row_start$rst_n),
-        .d(row_start$d),
-        .q(row_start$q)
-    );
-    npu_u65_256_core$dma$mem2mem$read$receive$packed_row_start packed_row_start(
-        .clock(packed_row_start$clock),
-        .rst_n(packed_row_start$rst_n),
-        .d(packed_row_start$d),
-        .q(packed_row_start$q)
-    );
-    npu_u65_256_core$dma$mem2mem$read$receive$rows_left rows_left(
-        .clock(rows_left$clock),
-        .rst_n(rows_left$rst_n),
-        .d(rows_left$d),
-        .q(rows_left$q)
-    );
-    npu_u65_256_core$dma$mem2mem$read$receive$planes_left planes_left(
-        .clock(planes_left$clock),
-        .rst_n(planes_left$rst_n),
-        .d(planes_left$d),
-        .q(planes_left$q)
-    );
-    npu_u65_256_core$dma$mem2mem$read$receive$beat beat(
-        .clock(beat$clock),
-        .rst_n(beat$rst_n),
-        .d(beat$d),
-        .q(beat$q)
-    );
-    npu_u65_256_core$dma$mem2mem$read$receive$len len(
-        .clock(len$clock),
-        .rst_n(len$rst_n),
-        .d(len$d),
-        .q(len$q)
-    );
-    npu_u65_256_core$dma$mem2mem$read$receive$rows rows(
-        .clock(rows$clock),
-        .rst_n(rows$rst_n),
-        .d(rows$d),
-        .q(rows$q)
-    );
-    npu_u65_256_core$dma$mem2mem$read$receive$row_stride row_stride(
-        .clock(row_stride$clock),
-        .rst_n(row_stride$rst_n),
-        .d(row_stride$d),
-        .q(row_stride$q)
-    );
-    npu_u65_256_core$dma$mem2mem$read$receive$plane_gap plane_gap(
-        .clock(plane_gap$clock),
-        .rst_n(plane_gap$rst_n),
-        .d(plane_gap$d),
-        .q(plane_gap$q)
-    );
-    npu_u65_256_core$dma$mem2mem$read$receive$three_d three_d(
-        .clock(three_d$clock),
-        .rst_n(three_d$rst_n),
-        .d(three_d$d),
-        .q(three_d$q)
-    );
-    npu_u65_256_core$dma$mem2mem$read$receive$max_beats max_beats(
-        .clock(max_beats$clock),
-        .rst_n(max_beats$rst_n),
-        .d(max_beats$d),
-        .q(max_beats$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        active$clock = clock;
-        current$clock = clock;
-        row_left$clock = clock;
-        row_start$clock = clock;
-        packed_row_start$clock = clock;
-        rows_left$clock = clock;
-        planes_left$clock = clock;
-        beat$clock = clock;
-        len$clock = clock;
-        rows$clock = clock;
-        row_stride$clock = clock;
-        plane_gap$clock = clock;
-        three_d$clock = clock;
-        max_beats$clock = clock;
-        active$d = active$q;
-        current$d = current$q;
-        row_left$d = row_left$q;
-        row_start$d = row_start$q;
-        packed_row_start$d = packed_row_start$q;
-        rows_left$d = rows_left$q;
-        planes_left$d = planes_left$q;
-        beat$d = beat$q;
-        len$d = len$q;
-        rows$d = rows$q;
-        row_stride$d = row_stride$q;
-        plane_gap$d = plane_gap$q;
-        three_d$d = three_d$q;
-        max_beats$d = max_beats$q;
-        active$rst_n = rst_n;
-        current$rst_n = rst_n;
-        row_left$rst_n = rst_n;
-        row_start$rst_n = rst_n;
-        packed_row_start$rst_n = rst_n;
-        rows_left$rst_n = rst_n;
-        planes_left$rst_n = rst_n;
-        beat$rst_n = rst_n;
-        len$rst_n = rst_n;
-        rows$rst_n = rst_n;
-        row_stride$rst_n = rst_n;
-        plane_gap$rst_n = rst_n;
-        three_d$rst_n = rst_n;
-        max_beats$rst_n = rst_n;
-        if (max_beats$q == 32'h1) begin
-            boundary_bytes = ((32'h80) & 9'h1ff) - ((current$q & 32'h7f) & 9'h1ff);
-        end
-        else if (max_beats$q == 32'h2) begin
-            boundary_bytes = ((32'h100) & 9'h1ff) - ((current$q & 32'hff) & 9'h1ff);
-        end
-        else begin
-            boundary_bytes = ((32'h40) & 9'h1ff) - ((current$q & 32'h3f) & 9'h1ff);
-        end
-        row_ends = row_left$q <= ((boundary_bytes) & 32'hffffffff);
-        burst_bytes = boundary_bytes;
-        if (row_ends) begin
-            burst_bytes = ((row_left$q) & 9'h1ff);
-        end
-        burst_end_offset = ((current$q & 32'hff) & 9'h1ff) + burst_bytes - 32'h1;
-        valid = active$q;
-        address = current$q;
-        beats_m1 = (((burst_end_offset >> 32'h4) - (((current$q & 32'hff) >> 32'h4) & 9'h1ff)) & 4'hf);
-        last_burst = row_ends & (rows_left$q == 32'h1) & (planes_left$q == 32'h1);
-        beat_first_lane = 32'h0;
-        if (beat$q == 32'h0) begin
-            beat_first_lane = ((current$q) & 4'hf);
-        end
-        beat_last_of_burst = beat$q == beats_m1;
-        beat_last_lane = 32'hf;
-        if (beat_last_of_burst) begin
-            beat_last_lane = ((burst_end_offset) & 4'hf);
-        end
-        beat_line = ((current$q >> 32'h4) & 36'hfffffffff) + ((beat$q) & 36'hfffffffff);
-        beat_last = beat_last_of_burst & last_burst;
-        advance_burst = active$q & next_burst;
-        if (active$q & next_beat) begin
-            beat$d = beat$q + 32'h1;
-            if (beat_last_of_burst) begin
-                beat$d = 32'h0;
-                advance_burst = 1'b1;
-            end
-        end
-        if (advance_burst) begin
-            if (~row_ends) begin
-                current$d = current$q + ((burst_bytes) & 40'hffffffffff);
-                row_left$d = row_left$q - ((burst_bytes) & 32'hffffffff);
-            end
-            else if (rows_left$q != 32'h1) begin
-                current$d = row_start$q + row_stride$q;
-                row_start$d = row_start$q + row_stride$q;
-                packed_row_start$d = packed_row_start$q + ((len$q) & 40'hffffffffff);
-                row_left$d = len$q;
-                rows_left$d = rows_left$q - 32'h1;
-            end
-            else if (planes_left$q != 32'h1) begin
-                current$d = row_start$q + row_stride$q;
-                if (three_d$q) begin
-                    current$d = packed_row_start$q + plane_gap$q;
-                end
-                row_start$d = current$d;
-                packed_row_start$d = current$d;
-                row_left$d = len$q;
-                rows_left$d = rows$q;
-                planes_left$d = planes_left$q - 32'h1;
-            end
-            else begin
-                active$d = 1'b0;
-            end
-        end
-        if (cancel) begin
-            active$d = 1'b0;
-        end
-        if (start) begin
-            active$d = 1'b1;
-            current$d = shape$base;
-            row_start$d = shape$base;
-            packed_row_start$d = shape$base;
-            row_left$d = shape$len;
-            rows_left$d = shape$rows;
-            planes_left$d = shape$planes;
-            beat$d = 32'h0;
-            len$d = shape$len;
-            rows$d = shape$rows;
-            row_stride$d = ((shape$len) & 40'hffffffffff) + shape$row_skip;
-            plane_gap$d = ((shape$len) & 40'hffffffffff) + shape$plane_skip;
-            three_d$d = shape$three_d;
-            max_beats$d = shape$max_beats;
-        end
-    end
-    
-endmodule // npu_u65_256_core$dma$mem2mem$read$receive
-
-
-module npu_u65_256_core$dma$mem2mem$read$receive$active(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$receive$active
-
-
-module npu_u65_256_core$dma$mem2mem$read$receive$beat(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$receive$beat
-
-
-module npu_u65_256_core$dma$mem2mem$read$receive$current(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$receive$current
-
-
-module npu_u65_256_core$dma$mem2mem$read$receive$len(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$receive$len
-
-
-module npu_u65_256_core$dma$mem2mem$read$receive$max_beats(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$receive$max_beats
-
-
-module npu_u65_256_core$dma$mem2mem$read$receive$packed_row_start(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$receive$packed_row_start
-
-
-module npu_u65_256_core$dma$mem2mem$read$receive$plane_gap(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$receive$plane_gap
-
-
-module npu_u65_256_core$dma$mem2mem$read$receive$planes_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$receive$planes_left
-
-
-module npu_u65_256_core$dma$mem2mem$read$receive$row_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$receive$row_left
-
-
-module npu_u65_256_core$dma$mem2mem$read$receive$row_start(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$receive$row_start
-
-
-module npu_u65_256_core$dma$mem2mem$read$receive$row_stride(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$receive$row_stride
-
-
-module npu_u65_256_core$dma$mem2mem$read$receive$rows(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$receive$rows
-
-
-module npu_u65_256_core$dma$mem2mem$read$receive$rows_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$receive$rows_left
-
-
-module npu_u65_256_core$dma$mem2mem$read$receive$three_d(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$receive$three_d
-
-
-module npu_u65_256_core$dma$mem2mem$read$reserved(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [5:0] d;
-    output reg  [5:0] q;
-    
-    // Constant declarations
-    localparam  init = 6'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$read$reserved
-
-
-module npu_u65_256_core$dma$mem2mem$running(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$running
-
-
-module npu_u65_256_core$dma$mem2mem$shram_cores_q(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$shram_cores_q
-
-
-module npu_u65_256_core$dma$mem2mem$to_shram(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$to_shram
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
 
 
 module npu_u65_256_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,may_issue,beats$valid,beats$data,beats$ready,awvalid,awaddr,awlen,awready,wvalid,wdata,wstrb,wlast,wready,b_valid,burst_issued,limit_stall,busy);
@@ -53391,7 +37348,7 @@ module npu_u65_256_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,sh
     reg  pushed;
     
     // Sub module instances
-    npu_u65_256_core$dma$mem2mem$write$issue issue(
+    npu_u65_256_core$dma$command$issue issue(
         .clock(issue$clock),
         .rst_n(issue$rst_n),
         .start(issue$start),
@@ -53427,43 +37384,43 @@ module npu_u65_256_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,sh
         .head$ready(buffer$head$ready),
         .count(buffer$count)
     );
-    npu_u65_256_core$dma$mem2mem$write$unclaimed unclaimed(
+    npu_u65_256_core$datapath$traversal$readout_walker$done unclaimed(
         .clock(unclaimed$clock),
         .rst_n(unclaimed$rst_n),
         .d(unclaimed$d),
         .q(unclaimed$q)
     );
-    npu_u65_256_core$dma$mem2mem$write$claimed claimed(
+    npu_u65_256_core$datapath$traversal$readout_walker$done claimed(
         .clock(claimed$clock),
         .rst_n(claimed$rst_n),
         .d(claimed$d),
         .q(claimed$q)
     );
-    npu_u65_256_core$dma$mem2mem$write$responses_due responses_due(
+    npu_u65_256_core$datapath$traversal$readout_walker$done responses_due(
         .clock(responses_due$clock),
         .rst_n(responses_due$rst_n),
         .d(responses_due$d),
         .q(responses_due$q)
     );
-    npu_u65_256_core$dma$mem2mem$write$aw_valid aw_valid(
+    npu_u65_256_core$cpm$reset_sync$stage$0 aw_valid(
         .clock(aw_valid$clock),
         .rst_n(aw_valid$rst_n),
         .d(aw_valid$d),
         .q(aw_valid$q)
     );
-    npu_u65_256_core$dma$mem2mem$write$aw_addr aw_addr(
+    npu_u65_256_core$datapath$ifm_fetch$channel_term aw_addr(
         .clock(aw_addr$clock),
         .rst_n(aw_addr$rst_n),
         .d(aw_addr$d),
         .q(aw_addr$q)
     );
-    npu_u65_256_core$dma$mem2mem$write$aw_len aw_len(
+    npu_u65_256_core$datapath$output_unit$scaler$saturated aw_len(
         .clock(aw_len$clock),
         .rst_n(aw_len$rst_n),
         .d(aw_len$d),
         .q(aw_len$q)
     );
-    npu_u65_256_core$dma$mem2mem$write$w_valid w_valid(
+    npu_u65_256_core$cpm$reset_sync$stage$0 w_valid(
         .clock(w_valid$clock),
         .rst_n(w_valid$rst_n),
         .d(w_valid$d),
@@ -53566,61 +37523,10 @@ module npu_u65_256_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,sh
 endmodule // npu_u65_256_core$dma$mem2mem$write
 
 
-module npu_u65_256_core$dma$mem2mem$write$aw_addr(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$write$aw_addr
 
 
-module npu_u65_256_core$dma$mem2mem$write$aw_len(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Constant declarations
-    localparam  init = 8'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$write$aw_len
 
 
-module npu_u65_256_core$dma$mem2mem$write$aw_valid(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$write$aw_valid
 
 
 module npu_u65_256_core$dma$mem2mem$write$buffer(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
@@ -53661,13 +37567,13 @@ module npu_u65_256_core$dma$mem2mem$write$buffer(clock,rst_n,tail$valid,tail$dat
     reg  pop;
     
     // Sub module instances
-    npu_u65_256_core$dma$mem2mem$write$buffer$write_pointer write_pointer(
+    npu_u65_256_core$datapath$traversal$readout_walker$done write_pointer(
         .clock(write_pointer$clock),
         .rst_n(write_pointer$rst_n),
         .d(write_pointer$d),
         .q(write_pointer$q)
     );
-    npu_u65_256_core$dma$mem2mem$write$buffer$read_pointer read_pointer(
+    npu_u65_256_core$datapath$traversal$readout_walker$done read_pointer(
         .clock(read_pointer$clock),
         .rst_n(read_pointer$rst_n),
         .d(read_pointer$d),
@@ -53714,23 +37620,6 @@ module npu_u65_256_core$dma$mem2mem$write$buffer(clock,rst_n,tail$valid,tail$dat
 endmodule // npu_u65_256_core$dma$mem2mem$write$buffer
 
 
-module npu_u65_256_core$dma$mem2mem$write$buffer$read_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [5:0] d;
-    output reg  [5:0] q;
-    
-    // Constant declarations
-    localparam  init = 6'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$write$buffer$read_pointer
 
 
 module npu_u65_256_core$dma$mem2mem$write$buffer$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
@@ -53754,657 +37643,42 @@ module npu_u65_256_core$dma$mem2mem$write$buffer$words(clock,rst_n,write_enable,
 endmodule // npu_u65_256_core$dma$mem2mem$write$buffer$words
 
 
-module npu_u65_256_core$dma$mem2mem$write$buffer$write_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [5:0] d;
-    output reg  [5:0] q;
-    
-    // Constant declarations
-    localparam  init = 6'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$write$buffer$write_pointer
 
 
-module npu_u65_256_core$dma$mem2mem$write$claimed(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [5:0] d;
-    output reg  [5:0] q;
-    
-    // Constant declarations
-    localparam  init = 6'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$write$claimed
 
 
-module npu_u65_256_core$dma$mem2mem$write$issue(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,address,beats_m1,last_burst,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  start;
-    input wire  [39:0] shape$base;
-    input wire  [31:0] shape$len;
-    input wire  [15:0] shape$rows;
-    input wire  [15:0] shape$planes;
-    input wire  [39:0] shape$row_skip;
-    input wire  [39:0] shape$plane_skip;
-    input wire  shape$three_d;
-    input wire  [1:0] shape$max_beats;
-    input wire  next_burst;
-    input wire  next_beat;
-    input wire  cancel;
-    output reg  valid;
-    output reg  [39:0] address;
-    output reg  [3:0] beats_m1;
-    output reg  last_burst;
-    output reg  [3:0] beat_first_lane;
-    output reg  [3:0] beat_last_lane;
-    output reg  [35:0] beat_line;
-    output reg  beat_last_of_burst;
-    output reg  beat_last;
-    
-    // Stub signals
-    reg  active$clock;
-    reg  active$rst_n;
-    reg  active$d;
-    wire  active$q;
-    reg  current$clock;
-    reg  current$rst_n;
-    reg  [39:0] current$d;
-    wire  [39:0] current$q;
-    reg  row_left$clock;
-    reg  row_left$rst_n;
-    reg  [31:0] row_left$d;
-    wire  [31:0] row_left$q;
-    reg  row_start$clock;
-    reg  row_start$rst_n;
-    reg  [39:0] row_start$d;
-    wire  [39:0] row_start$q;
-    reg  packed_row_start$clock;
-    reg  packed_row_start$rst_n;
-    reg  [39:0] packed_row_start$d;
-    wire  [39:0] packed_row_start$q;
-    reg  rows_left$clock;
-    reg  rows_left$rst_n;
-    reg  [15:0] rows_left$d;
-    wire  [15:0] rows_left$q;
-    reg  planes_left$clock;
-    reg  planes_left$rst_n;
-    reg  [15:0] planes_left$d;
-    wire  [15:0] planes_left$q;
-    reg  beat$clock;
-    reg  beat$rst_n;
-    reg  [3:0] beat$d;
-    wire  [3:0] beat$q;
-    reg  len$clock;
-    reg  len$rst_n;
-    reg  [31:0] len$d;
-    wire  [31:0] len$q;
-    reg  rows$clock;
-    reg  rows$rst_n;
-    reg  [15:0] rows$d;
-    wire  [15:0] rows$q;
-    reg  row_stride$clock;
-    reg  row_stride$rst_n;
-    reg  [39:0] row_stride$d;
-    wire  [39:0] row_stride$q;
-    reg  plane_gap$clock;
-    reg  plane_gap$rst_n;
-    reg  [39:0] plane_gap$d;
-    wire  [39:0] plane_gap$q;
-    reg  three_d$clock;
-    reg  three_d$rst_n;
-    reg  three_d$d;
-    wire  three_d$q;
-    reg  max_beats$clock;
-    reg  max_beats$rst_n;
-    reg  [1:0] max_beats$d;
-    wire  [1:0] max_beats$q;
-    
-    // Local signals
-    reg  [8:0] boundary_bytes;
-    reg  [8:0] burst_bytes;
-    reg  row_ends;
-    reg  [8:0] burst_end_offset;
-    reg  advance_burst;
-    
-    // Sub module instances
-    npu_u65_256_core$dma$mem2mem$write$issue$active active(
-        .clock(active$clock),
-        .rst_n(active$rst_n),
-        .d(active$d),
-        .q(active$q)
-    );
-    npu_u65_256_core$dma$mem2mem$write$issue$current current(
-        .clock(current$clock),
-        .rst_n(current$rst_n),
-        .d(current$d),
-        .q(current$q)
-    );
-    npu_u65_256_core$dma$mem2mem$write$issue$row_left row_left(
-        .clock(row_left$clock),
-        .rst_n(row_left$rst_n),
-        .d(row_left$d),
-        .q(row_left$q)
-    );
-    npu_u65_256_core$dma$mem2mem$write$issue$row_start row_start(
-        .clock(row_start$clock),
-        .rst_n(row_start$rst_n),
-        .d(row_start$d),
-        .q(row_start$q)
-    );
-    npu_u65_256_core$dma$mem2mem$write$issue$packed_row_start packed_row_start(
-        .clock(packed_row_start$clock),
-        .rst_n(packed_row_start$rst_n),
-        .d(packed_row_start$d),
-        .q(packed_row_start$q)
-    );
-    npu_u65_256_core$dma$mem2mem$write$issue$rows_left rows_left(
-        .clock(rows_left$clock),
-        .rst_n(rows_left$rst_n),
-        .d(rows_left$d),
-        .q(rows_left$q)
-    );
-    npu_u65_256_core$dma$mem2mem$write$issue$planes_left planes_left(
-        .clock(planes_left$clock),
-        .rst_n(planes_left$rst_n),
-        .d(planes_left$d),
-        .q(planes_left$q)
-    );
-    npu_u65_256_core$dma$mem2mem$write$issue$beat beat(
-        .clock(beat$clock),
-        .rst_n(beat$rst_n),
-        .d(beat$d),
-        .q(beat$q)
-    );
-    npu_u65_256_core$dma$mem2mem$write$issue$len len(
-        .clock(len$clock),
-        .rst_n(len$rst_n),
-        .d(len$d),
-        .q(len$q)
-    );
-    npu_u65_256_core$dma$mem2mem$write$issue$rows rows(
-        .clock(rows$clock),
-        .rst_n(rows$rst_n),
-        .d(rows$d),
-        .q(rows$q)
-    );
-    npu_u65_256_core$dma$mem2mem$write$issue$row_stride row_stride(
-        .clock(row_stride$clock),
-        .rst_n(row_stride$rst_n),
-        .d(row_stride$d),
-        .q(row_stride$q)
-    );
-    npu_u65_256_core$dma$mem2mem$write$issue$plane_gap plane_gap(
-        .clock(plane_gap$clock),
-        .rst_n(plane_gap$rst_n),
-        .d(plane_gap$d),
-        .q(plane_gap$q)
-    );
-    npu_u65_256_core$dma$mem2mem$write$issue$three_d three_d(
-        .clock(three_d$clock),
-        .rst_n(three_d$rst_n),
-        .d(three_d$d),
-        .q(three_d$q)
-    );
-    npu_u65_256_core$dma$mem2mem$write$issue$max_beats max_beats(
-        .clock(max_beats$clock),
-        .rst_n(max_beats$rst_n),
-        .d(max_beats$d),
-        .q(max_beats$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        active$clock = clock;
-        current$clock = clock;
-        row_left$clock = clock;
-        row_start$clock = clock;
-        packed_row_start$clock = clock;
-        rows_left$clock = clock;
-        planes_left$clock = clock;
-        beat$clock = clock;
-        len$clock = clock;
-        rows$clock = clock;
-        row_stride$clock = clock;
-        plane_gap$clock = clock;
-        three_d$clock = clock;
-        max_beats$clock = clock;
-        active$d = active$q;
-        current$d = current$q;
-        row_left$d = row_left$q;
-        row_start$d = row_start$q;
-        packed_row_start$d = packed_row_start$q;
-        rows_left$d = rows_left$q;
-        planes_left$d = planes_left$q;
-        beat$d = beat$q;
-        len$d = len$q;
-        rows$d = rows$q;
-        row_stride$d = row_stride$q;
-        plane_gap$d = plane_gap$q;
-        three_d$d = three_d$q;
-        max_beats$d = max_beats$q;
-        active$rst_n = rst_n;
-        current$rst_n = rst_n;
-        row_left$rst_n = rst_n;
-        row_start$rst_n = rst_n;
-        packed_row_start$rst_n = rst_n;
-        rows_left$rst_n = rst_n;
-        planes_left$rst_n = rst_n;
-        beat$rst_n = rst_n;
-        len$rst_n = rst_n;
-        rows$rst_n = rst_n;
-        row_stride$rst_n = rst_n;
-        plane_gap$rst_n = rst_n;
-        three_d$rst_n = rst_n;
-        max_beats$rst_n = rst_n;
-        if (max_beats$q == 32'h1) begin
-            boundary_bytes = ((32'h80) & 9'h1ff) - ((current$q & 32'h7f) & 9'h1ff);
-        end
-        else if (max_beats$q == 32'h2) begin
-            boundary_bytes = ((32'h100) & 9'h1ff) - ((current$q & 32'hff) & 9'h1ff);
-        end
-        else begin
-            boundary_bytes = ((32'h40) & 9'h1ff) - ((current$q & 32'h3f) & 9'h1ff);
-        end
-        row_ends = row_left$q <= ((boundary_bytes) & 32'hffffffff);
-        burst_bytes = boundary_bytes;
-        if (row_ends) begin
-            burst_bytes = ((row_left$q) & 9'h1ff);
-        end
-        burst_end_offset = ((current$q & 32'hff) & 9'h1ff) + burst_bytes - 32'h1;
-        valid = active$q;
-        address = current$q;
-        beats_m1 = (((burst_end_offset >> 32'h4) - (((current$q & 32'hff) >> 32'h4) & 9'h1ff)) & 4'hf);
-        last_burst = row_ends & (rows_left$q == 32'h1) & (planes_left$q == 32'h1);
-        beat_first_lane = 32'h0;
-        if (beat$q == 32'h0) begin
-            beat_first_lane = ((current$q) & 4'hf);
-        end
-        beat_last_of_burst = beat$q == beats_m1;
-        beat_last_lane = 32'hf;
-        if (beat_last_of_burst) begin
-            beat_last_lane = ((burst_end_offset) & 4'hf);
-        end
-        beat_line = ((current$q >> 32'h4) & 36'hfffffffff) + ((beat$q) & 36'hfffffffff);
-        beat_last = beat_last_of_burst & last_burst;
-        advance_burst = active$q & next_burst;
-        if (active$q & next_beat) begin
-            beat$d = beat$q + 32'h1;
-            if (beat_last_of_burst) begin
-                beat$d = 32'h0;
-                advance_burst = 1'b1;
-            end
-        end
-        if (advance_burst) begin
-            if (~row_ends) begin
-                current$d = current$q + ((burst_bytes) & 40'hffffffffff);
-                row_left$d = row_left$q - ((burst_bytes) & 32'hffffffff);
-            end
-            else if (rows_left$q != 32'h1) begin
-                current$d = row_start$q + row_stride$q;
-                row_start$d = row_start$q + row_stride$q;
-                packed_row_start$d = packed_row_start$q + ((len$q) & 40'hffffffffff);
-                row_left$d = len$q;
-                rows_left$d = rows_left$q - 32'h1;
-            end
-            else if (planes_left$q != 32'h1) begin
-                current$d = row_start$q + row_stride$q;
-                if (three_d$q) begin
-                    current$d = packed_row_start$q + plane_gap$q;
-                end
-                row_start$d = current$d;
-                packed_row_start$d = current$d;
-                row_left$d = len$q;
-                rows_left$d = rows$q;
-                planes_left$d = planes_left$q - 32'h1;
-            end
-            else begin
-                active$d = 1'b0;
-            end
-        end
-        if (cancel) begin
-            active$d = 1'b0;
-        end
-        if (start) begin
-            active$d = 1'b1;
-            current$d = shape$base;
-            row_start$d = shape$base;
-            packed_row_start$d = shape$base;
-            row_left$d = shape$len;
-            rows_left$d = shape$rows;
-            planes_left$d = shape$planes;
-            beat$d = 32'h0;
-            len$d = shape$len;
-            rows$d = shape$rows;
-            row_stride$d = ((shape$len) & 40'hffffffffff) + shape$row_skip;
-            plane_gap$d = ((shape$len) & 40'hffffffffff) + shape$plane_skip;
-            three_d$d = shape$three_d;
-            max_beats$d = shape$max_beats;
-        end
-    end
-    
-endmodule // npu_u65_256_core$dma$mem2mem$write$issue
 
 
-module npu_u65_256_core$dma$mem2mem$write$issue$active(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$write$issue$active
 
 
-module npu_u65_256_core$dma$mem2mem$write$issue$beat(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$write$issue$beat
 
 
-module npu_u65_256_core$dma$mem2mem$write$issue$current(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$write$issue$current
 
 
-module npu_u65_256_core$dma$mem2mem$write$issue$len(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$write$issue$len
 
 
-module npu_u65_256_core$dma$mem2mem$write$issue$max_beats(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$write$issue$max_beats
 
 
-module npu_u65_256_core$dma$mem2mem$write$issue$packed_row_start(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$write$issue$packed_row_start
 
 
-module npu_u65_256_core$dma$mem2mem$write$issue$plane_gap(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$write$issue$plane_gap
 
 
-module npu_u65_256_core$dma$mem2mem$write$issue$planes_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$write$issue$planes_left
 
 
-module npu_u65_256_core$dma$mem2mem$write$issue$row_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$write$issue$row_left
 
 
-module npu_u65_256_core$dma$mem2mem$write$issue$row_start(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$write$issue$row_start
 
 
-module npu_u65_256_core$dma$mem2mem$write$issue$row_stride(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$write$issue$row_stride
 
 
-module npu_u65_256_core$dma$mem2mem$write$issue$rows(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$write$issue$rows
 
 
-module npu_u65_256_core$dma$mem2mem$write$issue$rows_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$write$issue$rows_left
 
 
-module npu_u65_256_core$dma$mem2mem$write$issue$three_d(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$write$issue$three_d
 
 
-module npu_u65_256_core$dma$mem2mem$write$responses_due(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [5:0] d;
-    output reg  [5:0] q;
-    
-    // Constant declarations
-    localparam  init = 6'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$write$responses_due
 
 
-module npu_u65_256_core$dma$mem2mem$write$unclaimed(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [5:0] d;
-    output reg  [5:0] q;
-    
-    // Constant declarations
-    localparam  init = 6'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$write$unclaimed
 
 
 module npu_u65_256_core$dma$mem2mem$write$w_beat(clock,rst_n,d,q);
@@ -54426,61 +37700,10 @@ module npu_u65_256_core$dma$mem2mem$write$w_beat(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$dma$mem2mem$write$w_beat
 
 
-module npu_u65_256_core$dma$mem2mem$write$w_valid(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem$write$w_valid
 
 
-module npu_u65_256_core$dma$mem2mem_write_cache(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem_write_cache
 
 
-module npu_u65_256_core$dma$mem2mem_write_counter(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$mem2mem_write_counter
 
 
 module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,halt,writes$valid,writes$data,writes$ready,issue_counter,may_issue,response_counter,cache,awvalid,awaddr,awready,wvalid,wdata,wstrb,wready,b_valid,burst_issued,limit_stall,busy);
@@ -54610,7 +37833,7 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
     reg  same_counter;
     
     // Sub module instances
-    npu_u65_256_core$dma$ofm$region_lookup region_lookup(
+    npu_u65_256_core$dma$ifm_region region_lookup(
         .region(region_lookup$region),
         .regioncfg(region_lookup$regioncfg),
         .basep$0(region_lookup$basep$0),
@@ -54639,37 +37862,37 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
         .arcache(region_lookup$arcache),
         .awcache(region_lookup$awcache)
     );
-    npu_u65_256_core$dma$ofm$held_counter held_counter(
+    npu_u65_256_core$cpm$prot_state held_counter(
         .clock(held_counter$clock),
         .rst_n(held_counter$rst_n),
         .d(held_counter$d),
         .q(held_counter$q)
     );
-    npu_u65_256_core$dma$ofm$aw_cache aw_cache(
+    npu_u65_256_core$datapath$beat_tags$write_pointer aw_cache(
         .clock(aw_cache$clock),
         .rst_n(aw_cache$rst_n),
         .d(aw_cache$d),
         .q(aw_cache$q)
     );
-    npu_u65_256_core$dma$ofm$line line(
+    npu_u65_256_core$cpm$prot_state line(
         .clock(line$clock),
         .rst_n(line$rst_n),
         .d(line$d),
         .q(line$q)
     );
-    npu_u65_256_core$dma$ofm$aw_valid aw_valid(
+    npu_u65_256_core$cpm$reset_sync$stage$0 aw_valid(
         .clock(aw_valid$clock),
         .rst_n(aw_valid$rst_n),
         .d(aw_valid$d),
         .q(aw_valid$q)
     );
-    npu_u65_256_core$dma$ofm$aw_address aw_address(
+    npu_u65_256_core$datapath$ifm_fetch$channel_term aw_address(
         .clock(aw_address$clock),
         .rst_n(aw_address$rst_n),
         .d(aw_address$d),
         .q(aw_address$q)
     );
-    npu_u65_256_core$dma$ofm$w_valid w_valid(
+    npu_u65_256_core$cpm$reset_sync$stage$0 w_valid(
         .clock(w_valid$clock),
         .rst_n(w_valid$rst_n),
         .d(w_valid$d),
@@ -54681,13 +37904,13 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
         .d(w_data$d),
         .q(w_data$q)
     );
-    npu_u65_256_core$dma$ofm$w_strobe w_strobe(
+    npu_u65_256_core$control$irq_history w_strobe(
         .clock(w_strobe$clock),
         .rst_n(w_strobe$rst_n),
         .d(w_strobe$d),
         .q(w_strobe$q)
     );
-    npu_u65_256_core$dma$ofm$outstanding outstanding(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$w_count outstanding(
         .clock(outstanding$clock),
         .rst_n(outstanding$rst_n),
         .d(outstanding$d),
@@ -54877,254 +38100,20 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
 endmodule // npu_u65_256_core$dma$ofm
 
 
-module npu_u65_256_core$dma$ofm$aw_address(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ofm$aw_address
 
 
-module npu_u65_256_core$dma$ofm$aw_cache(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ofm$aw_cache
 
 
-module npu_u65_256_core$dma$ofm$aw_valid(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ofm$aw_valid
 
 
-module npu_u65_256_core$dma$ofm$held_counter(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ofm$held_counter
 
 
-module npu_u65_256_core$dma$ofm$line(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ofm$line
 
 
-module npu_u65_256_core$dma$ofm$outstanding(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Constant declarations
-    localparam  init = 7'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ofm$outstanding
 
 
-module npu_u65_256_core$dma$ofm$region_lookup(region,regioncfg,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,base,counter,max_beats,arcache,awcache);
-    
-    // Module arguments
-    input wire  [2:0] region;
-    input wire  [15:0] regioncfg;
-    input wire  [31:0] basep$0;
-    input wire  [31:0] basep$1;
-    input wire  [31:0] basep$2;
-    input wire  [31:0] basep$3;
-    input wire  [31:0] basep$4;
-    input wire  [31:0] basep$5;
-    input wire  [31:0] basep$6;
-    input wire  [31:0] basep$7;
-    input wire  [31:0] basep$8;
-    input wire  [31:0] basep$9;
-    input wire  [31:0] basep$10;
-    input wire  [31:0] basep$11;
-    input wire  [31:0] basep$12;
-    input wire  [31:0] basep$13;
-    input wire  [31:0] basep$14;
-    input wire  [31:0] basep$15;
-    input wire  [31:0] axi_limit$0;
-    input wire  [31:0] axi_limit$1;
-    input wire  [31:0] axi_limit$2;
-    input wire  [31:0] axi_limit$3;
-    output reg  [39:0] base;
-    output reg  [1:0] counter;
-    output reg  [1:0] max_beats;
-    output reg  [3:0] arcache;
-    output reg  [3:0] awcache;
-    
-    // Constant declarations
-    localparam  max_beats_lsb = 5'b0;
-    localparam  memtype_lsb = 5'b100;
-    
-    // Stub signals
-    reg  [3:0] cache$memtype;
-    wire  [3:0] cache$arcache;
-    wire  [3:0] cache$awcache;
-    
-    // Local signals
-    reg  [3:0] counter_select;
-    reg  [7:0] region_select;
-    reg  [31:0] limit;
-    reg  [31:0] base_low;
-    reg  [31:0] base_high;
-    
-    // Sub module instances
-    npu_u65_256_core$dma$ofm$region_lookup$cache cache(
-        .memtype(cache$memtype),
-        .arcache(cache$arcache),
-        .awcache(cache$awcache)
-    );
-    
-    // Update code
-    always @(*) begin
-        counter = ((regioncfg >> (((region) & 5'h1f) << 32'h1)) & 2'h3);
-        counter_select = ((32'h1) & 4'hf) << counter;
-        region_select = ((32'h1) & 8'hff) << region;
-        limit = 32'h0;
-        if (counter_select[0]) begin
-            limit = axi_limit$0;
-        end
-        if (counter_select[1]) begin
-            limit = axi_limit$1;
-        end
-        if (counter_select[2]) begin
-            limit = axi_limit$2;
-        end
-        if (counter_select[3]) begin
-            limit = axi_limit$3;
-        end
-        base_low = 32'h0;
-        base_high = 32'h0;
-        if (region_select[0]) begin
-            base_low = basep$0;
-            base_high = basep$1;
-        end
-        if (region_select[1]) begin
-            base_low = basep$2;
-            base_high = basep$3;
-        end
-        if (region_select[2]) begin
-            base_low = basep$4;
-            base_high = basep$5;
-        end
-        if (region_select[3]) begin
-            base_low = basep$6;
-            base_high = basep$7;
-        end
-        if (region_select[4]) begin
-            base_low = basep$8;
-            base_high = basep$9;
-        end
-        if (region_select[5]) begin
-            base_low = basep$10;
-            base_high = basep$11;
-        end
-        if (region_select[6]) begin
-            base_low = basep$12;
-            base_high = basep$13;
-        end
-        if (region_select[7]) begin
-            base_low = basep$14;
-            base_high = basep$15;
-        end
-        base = ((base_low) & 40'hffffffffff) | (((base_high) & 40'hffffffffff) << 32'h20);
-        max_beats = ((limit >> max_beats_lsb) & 2'h3);
-        cache$memtype = ((limit >> memtype_lsb) & 4'hf);
-        arcache = cache$arcache;
-        awcache = cache$awcache;
-    end
-    
-endmodule // npu_u65_256_core$dma$ofm$region_lookup
 
 
-module npu_u65_256_core$dma$ofm$region_lookup$cache(memtype,arcache,awcache);
-    
-    // Module arguments
-    input wire  [3:0] memtype;
-    output reg  [3:0] arcache;
-    output reg  [3:0] awcache;
-    
-    // Update code
-    always @(*) begin
-        arcache = memtype;
-        awcache = memtype;
-        if (memtype >= 32'h4) begin
-            arcache = ((((32'ha) & 4'hf) & ~(1 << (32'h2)) | ((memtype[32'h0]) << (32'h2))) & ~(1 << (32'h0)) | ((memtype[32'h3]) << (32'h0)));
-            awcache = ((((32'h6) & 4'hf) & ~(1 << (32'h3)) | ((memtype[32'h1]) << (32'h3))) & ~(1 << (32'h0)) | ((memtype[32'h3]) << (32'h0)));
-        end
-    end
-    
-endmodule // npu_u65_256_core$dma$ofm$region_lookup$cache
 
 
 module npu_u65_256_core$dma$ofm$w_data(clock,rst_n,d,q);
@@ -55146,42 +38135,8 @@ module npu_u65_256_core$dma$ofm$w_data(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$dma$ofm$w_data
 
 
-module npu_u65_256_core$dma$ofm$w_strobe(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ofm$w_strobe
 
 
-module npu_u65_256_core$dma$ofm$w_valid(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ofm$w_valid
 
 
 module npu_u65_256_core$dma$queue(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
@@ -55222,13 +38177,13 @@ module npu_u65_256_core$dma$queue(clock,rst_n,tail$valid,tail$data,tail$ready,he
     reg  pop;
     
     // Sub module instances
-    npu_u65_256_core$dma$queue$write_pointer write_pointer(
+    npu_u65_256_core$cpm$prot_state write_pointer(
         .clock(write_pointer$clock),
         .rst_n(write_pointer$rst_n),
         .d(write_pointer$d),
         .q(write_pointer$q)
     );
-    npu_u65_256_core$dma$queue$read_pointer read_pointer(
+    npu_u65_256_core$cpm$prot_state read_pointer(
         .clock(read_pointer$clock),
         .rst_n(read_pointer$rst_n),
         .d(read_pointer$d),
@@ -55275,23 +38230,6 @@ module npu_u65_256_core$dma$queue(clock,rst_n,tail$valid,tail$data,tail$ready,he
 endmodule // npu_u65_256_core$dma$queue
 
 
-module npu_u65_256_core$dma$queue$read_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$queue$read_pointer
 
 
 module npu_u65_256_core$dma$queue$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
@@ -55315,23 +38253,6 @@ module npu_u65_256_core$dma$queue$words(clock,rst_n,write_enable,write_address,w
 endmodule // npu_u65_256_core$dma$queue$words
 
 
-module npu_u65_256_core$dma$queue$write_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$queue$write_pointer
 
 
 module npu_u65_256_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,clients$0$request,clients$0$address,clients$0$len,clients$0$grant,clients$0$counter,clients$0$cache,clients$0$may_issue,clients$0$limit_stall,clients$0$beat,clients$0$data,clients$1$request,clients$1$address,clients$1$len,clients$1$grant,clients$1$counter,clients$1$cache,clients$1$may_issue,clients$1$limit_stall,clients$1$beat,clients$1$data,clients$2$request,clients$2$address,clients$2$len,clients$2$grant,clients$2$counter,clients$2$cache,clients$2$may_issue,clients$2$limit_stall,clients$2$beat,clients$2$data,clients$3$request,clients$3$address,clients$3$len,clients$3$grant,clients$3$counter,clients$3$cache,clients$3$may_issue,clients$3$limit_stall,clients$3$beat,clients$3$data,clients$4$request,clients$4$address,clients$4$len,clients$4$grant,clients$4$counter,clients$4$cache,clients$4$may_issue,clients$4$limit_stall,clients$4$beat,clients$4$data,m0$aclken,m0$arvalid,m0$arid,m0$araddr,m0$arlen,m0$arcache,m0$arprot,m0$arready,m0$rvalid,m0$rid,m0$rdata,m0$rresp,m0$rlast,m0$events,m1$aclken,m1$arvalid,m1$arid,m1$araddr,m1$arlen,m1$arcache,m1$arprot,m1$arready,m1$rvalid,m1$rid,m1$rdata,m1$rresp,m1$rlast,m1$events,quiet,error,error_channel,error_interface);
@@ -55619,7 +38540,7 @@ module npu_u65_256_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
         .rlast(port0$rlast),
         .events(port0$events)
     );
-    npu_u65_256_core$dma$reads$port1 port1(
+    npu_u65_256_core$dma$reads$port0 port1(
         .clock(port1$clock),
         .rst_n(port1$rst_n),
         .aclken(port1$aclken),
@@ -55671,25 +38592,25 @@ module npu_u65_256_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
         .rlast(port1$rlast),
         .events(port1$events)
     );
-    npu_u65_256_core$dma$reads$outstanding$0 outstanding$0(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$w_count outstanding$0(
         .clock(outstanding$0$clock),
         .rst_n(outstanding$0$rst_n),
         .d(outstanding$0$d),
         .q(outstanding$0$q)
     );
-    npu_u65_256_core$dma$reads$outstanding$1 outstanding$1(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$w_count outstanding$1(
         .clock(outstanding$1$clock),
         .rst_n(outstanding$1$rst_n),
         .d(outstanding$1$d),
         .q(outstanding$1$q)
     );
-    npu_u65_256_core$dma$reads$outstanding$2 outstanding$2(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$w_count outstanding$2(
         .clock(outstanding$2$clock),
         .rst_n(outstanding$2$rst_n),
         .d(outstanding$2$d),
         .q(outstanding$2$q)
     );
-    npu_u65_256_core$dma$reads$outstanding$3 outstanding$3(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$w_count outstanding$3(
         .clock(outstanding$3$clock),
         .rst_n(outstanding$3$rst_n),
         .d(outstanding$3$d),
@@ -55989,80 +38910,12 @@ module npu_u65_256_core$dma$reads(clock,rst_n,prot,axi_limit$0,axi_limit$1,axi_l
 endmodule // npu_u65_256_core$dma$reads
 
 
-module npu_u65_256_core$dma$reads$outstanding$0(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Constant declarations
-    localparam  init = 7'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$reads$outstanding$0
 
 
-module npu_u65_256_core$dma$reads$outstanding$1(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Constant declarations
-    localparam  init = 7'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$reads$outstanding$1
 
 
-module npu_u65_256_core$dma$reads$outstanding$2(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Constant declarations
-    localparam  init = 7'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$reads$outstanding$2
 
 
-module npu_u65_256_core$dma$reads$outstanding$3(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Constant declarations
-    localparam  init = 7'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$reads$outstanding$3
 
 
 module npu_u65_256_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid,requests$0$address,requests$0$len,requests$0$cache,requests$0$grant,requests$0$counter,requests$0$limit_stall,requests$1$valid,requests$1$address,requests$1$len,requests$1$cache,requests$1$grant,requests$1$counter,requests$1$limit_stall,requests$2$valid,requests$2$address,requests$2$len,requests$2$cache,requests$2$grant,requests$2$counter,requests$2$limit_stall,requests$3$valid,requests$3$address,requests$3$len,requests$3$cache,requests$3$grant,requests$3$counter,requests$3$limit_stall,requests$4$valid,requests$4$address,requests$4$len,requests$4$cache,requests$4$grant,requests$4$counter,requests$4$limit_stall,arvalid,arid,araddr,arlen,arcache,arprot,arready,rvalid,rid,rlast,events);
@@ -56163,37 +39016,37 @@ module npu_u65_256_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid
     reg  granted;
     
     // Sub module instances
-    npu_u65_256_core$dma$reads$port0$valid valid(
+    npu_u65_256_core$cpm$reset_sync$stage$0 valid(
         .clock(valid$clock),
         .rst_n(valid$rst_n),
         .d(valid$d),
         .q(valid$q)
     );
-    npu_u65_256_core$dma$reads$port0$id id(
+    npu_u65_256_core$datapath$output_unit$scaler$saturated id(
         .clock(id$clock),
         .rst_n(id$rst_n),
         .d(id$d),
         .q(id$q)
     );
-    npu_u65_256_core$dma$reads$port0$address address(
+    npu_u65_256_core$datapath$ifm_fetch$channel_term address(
         .clock(address$clock),
         .rst_n(address$rst_n),
         .d(address$d),
         .q(address$q)
     );
-    npu_u65_256_core$dma$reads$port0$len len(
+    npu_u65_256_core$datapath$output_unit$scaler$saturated len(
         .clock(len$clock),
         .rst_n(len$rst_n),
         .d(len$d),
         .q(len$q)
     );
-    npu_u65_256_core$dma$reads$port0$cache cache(
+    npu_u65_256_core$datapath$beat_tags$write_pointer cache(
         .clock(cache$clock),
         .rst_n(cache$rst_n),
         .d(cache$d),
         .q(cache$q)
     );
-    npu_u65_256_core$dma$reads$port0$prot_q prot_q(
+    npu_u65_256_core$cpm$phase_cycles prot_q(
         .clock(prot_q$clock),
         .rst_n(prot_q$rst_n),
         .d(prot_q$d),
@@ -56351,2487 +39204,116 @@ module npu_u65_256_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid
 endmodule // npu_u65_256_core$dma$reads$port0
 
 
-module npu_u65_256_core$dma$reads$port0$address(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$reads$port0$address
-
-
-module npu_u65_256_core$dma$reads$port0$cache(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$reads$port0$cache
-
-
-module npu_u65_256_core$dma$reads$port0$id(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Constant declarations
-    localparam  init = 8'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$reads$port0$id
-
-
-module npu_u65_256_core$dma$reads$port0$len(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Constant declarations
-    localparam  init = 8'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$reads$port0$len
-
-
-module npu_u65_256_core$dma$reads$port0$prot_q(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Constant declarations
-    localparam  init = 3'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$reads$port0$prot_q
-
-
-module npu_u65_256_core$dma$reads$port0$valid(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$reads$port0$valid
-
-
-module npu_u65_256_core$dma$reads$port1(clock,rst_n,aclken,prot,requests$0$valid,requests$0$address,requests$0$len,requests$0$cache,requests$0$grant,requests$0$counter,requests$0$limit_stall,requests$1$valid,requests$1$address,requests$1$len,requests$1$cache,requests$1$grant,requests$1$counter,requests$1$limit_stall,requests$2$valid,requests$2$address,requests$2$len,requests$2$cache,requests$2$grant,requests$2$counter,requests$2$limit_stall,requests$3$valid,requests$3$address,requests$3$len,requests$3$cache,requests$3$grant,requests$3$counter,requests$3$limit_stall,requests$4$valid,requests$4$address,requests$4$len,requests$4$cache,requests$4$grant,requests$4$counter,requests$4$limit_stall,arvalid,arid,araddr,arlen,arcache,arprot,arready,rvalid,rid,rlast,events);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  aclken;
-    input wire  [2:0] prot;
-    input wire  requests$0$valid;
-    input wire  [39:0] requests$0$address;
-    input wire  [7:0] requests$0$len;
-    input wire  [3:0] requests$0$cache;
-    output reg  requests$0$grant;
-    input wire  [1:0] requests$0$counter;
-    input wire  requests$0$limit_stall;
-    input wire  requests$1$valid;
-    input wire  [39:0] requests$1$address;
-    input wire  [7:0] requests$1$len;
-    input wire  [3:0] requests$1$cache;
-    output reg  requests$1$grant;
-    input wire  [1:0] requests$1$counter;
-    input wire  requests$1$limit_stall;
-    input wire  requests$2$valid;
-    input wire  [39:0] requests$2$address;
-    input wire  [7:0] requests$2$len;
-    input wire  [3:0] requests$2$cache;
-    output reg  requests$2$grant;
-    input wire  [1:0] requests$2$counter;
-    input wire  requests$2$limit_stall;
-    input wire  requests$3$valid;
-    input wire  [39:0] requests$3$address;
-    input wire  [7:0] requests$3$len;
-    input wire  [3:0] requests$3$cache;
-    output reg  requests$3$grant;
-    input wire  [1:0] requests$3$counter;
-    input wire  requests$3$limit_stall;
-    input wire  requests$4$valid;
-    input wire  [39:0] requests$4$address;
-    input wire  [7:0] requests$4$len;
-    input wire  [3:0] requests$4$cache;
-    output reg  requests$4$grant;
-    input wire  [1:0] requests$4$counter;
-    input wire  requests$4$limit_stall;
-    output reg  arvalid;
-    output reg  [7:0] arid;
-    output reg  [39:0] araddr;
-    output reg  [7:0] arlen;
-    output reg  [3:0] arcache;
-    output reg  [2:0] arprot;
-    input wire  arready;
-    input wire  rvalid;
-    input wire  [7:0] rid;
-    input wire  rlast;
-    output reg  [16:0] events;
-    
-    // Constant declarations
-    localparam  ids$0 = 8'h0;
-    localparam  ids$1 = 8'h4;
-    localparam  ids$2 = 8'h20;
-    localparam  ids$3 = 8'h3c;
-    localparam  ids$4 = 8'h40;
-    localparam  channels$0 = 4'h0;
-    localparam  channels$1 = 4'h1;
-    localparam  channels$2 = 4'h2;
-    localparam  channels$3 = 4'h3;
-    localparam  channels$4 = 4'h4;
-    
-    // Stub signals
-    reg  valid$clock;
-    reg  valid$rst_n;
-    reg  valid$d;
-    wire  valid$q;
-    reg  id$clock;
-    reg  id$rst_n;
-    reg  [7:0] id$d;
-    wire  [7:0] id$q;
-    reg  address$clock;
-    reg  address$rst_n;
-    reg  [39:0] address$d;
-    wire  [39:0] address$q;
-    reg  len$clock;
-    reg  len$rst_n;
-    reg  [7:0] len$d;
-    wire  [7:0] len$q;
-    reg  cache$clock;
-    reg  cache$rst_n;
-    reg  [3:0] cache$d;
-    wire  [3:0] cache$q;
-    reg  prot_q$clock;
-    reg  prot_q$rst_n;
-    reg  [2:0] prot_q$d;
-    wire  [2:0] prot_q$q;
-    
-    // Local signals
-    reg  load;
-    reg  limit_stall;
-    reg  granted;
-    
-    // Sub module instances
-    npu_u65_256_core$dma$reads$port1$valid valid(
-        .clock(valid$clock),
-        .rst_n(valid$rst_n),
-        .d(valid$d),
-        .q(valid$q)
-    );
-    npu_u65_256_core$dma$reads$port1$id id(
-        .clock(id$clock),
-        .rst_n(id$rst_n),
-        .d(id$d),
-        .q(id$q)
-    );
-    npu_u65_256_core$dma$reads$port1$address address(
-        .clock(address$clock),
-        .rst_n(address$rst_n),
-        .d(address$d),
-        .q(address$q)
-    );
-    npu_u65_256_core$dma$reads$port1$len len(
-        .clock(len$clock),
-        .rst_n(len$rst_n),
-        .d(len$d),
-        .q(len$q)
-    );
-    npu_u65_256_core$dma$reads$port1$cache cache(
-        .clock(cache$clock),
-        .rst_n(cache$rst_n),
-        .d(cache$d),
-        .q(cache$q)
-    );
-    npu_u65_256_core$dma$reads$port1$prot_q prot_q(
-        .clock(prot_q$clock),
-        .rst_n(prot_q$rst_n),
-        .d(prot_q$d),
-        .q(prot_q$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        valid$clock = clock;
-        id$clock = clock;
-        address$clock = clock;
-        len$clock = clock;
-        cache$clock = clock;
-        prot_q$clock = clock;
-        valid$d = valid$q;
-        id$d = id$q;
-        address$d = address$q;
-        len$d = len$q;
-        cache$d = cache$q;
-        prot_q$d = prot_q$q;
-        valid$rst_n = rst_n;
-        id$rst_n = rst_n;
-        address$rst_n = rst_n;
-        len$rst_n = rst_n;
-        cache$rst_n = rst_n;
-        prot_q$rst_n = rst_n;
-        if (aclken & valid$q & arready) begin
-            valid$d = 1'b0;
-        end
-        load = aclken & (~valid$q | arready);
-        granted = 1'b0;
-        requests$0$grant = load & requests$0$valid & ~granted;
-        if (requests$0$grant) begin
-            granted = 1'b1;
-            valid$d = 1'b1;
-            id$d = ids$0;
-            address$d = requests$0$address;
-            len$d = requests$0$len;
-            cache$d = requests$0$cache;
-            prot_q$d = prot;
-        end
-        requests$1$grant = load & requests$1$valid & ~granted;
-        if (requests$1$grant) begin
-            granted = 1'b1;
-            valid$d = 1'b1;
-            id$d = ids$1;
-            address$d = requests$1$address;
-            len$d = requests$1$len;
-            cache$d = requests$1$cache;
-            prot_q$d = prot;
-        end
-        requests$2$grant = load & requests$2$valid & ~granted;
-        if (requests$2$grant) begin
-            granted = 1'b1;
-            valid$d = 1'b1;
-            id$d = ids$2;
-            address$d = requests$2$address;
-            len$d = requests$2$len;
-            cache$d = requests$2$cache;
-            prot_q$d = prot;
-        end
-        requests$3$grant = load & requests$3$valid & ~granted;
-        if (requests$3$grant) begin
-            granted = 1'b1;
-            valid$d = 1'b1;
-            id$d = ids$3;
-            address$d = requests$3$address;
-            len$d = requests$3$len;
-            cache$d = requests$3$cache;
-            prot_q$d = prot;
-        end
-        requests$4$grant = load & requests$4$valid & ~granted;
-        if (requests$4$grant) begin
-            granted = 1'b1;
-            valid$d = 1'b1;
-            id$d = ids$4;
-            address$d = requests$4$address;
-            len$d = requests$4$len;
-            cache$d = requests$4$cache;
-            prot_q$d = prot;
-        end
-        arvalid = valid$q;
-        arid = id$q;
-        araddr = address$q;
-        arlen = len$q;
-        arcache = cache$q;
-        arprot = prot_q$q;
-        events[(64'h0)+:(1)] = aclken & valid$q & arready;
-        events[(64'h1)+:(1)] = aclken & valid$q & ~arready;
-        events[(64'h8)+:(1)] = aclken & rvalid;
-        events[(64'h9)+:(1)] = rlast;
-        events[(64'h2)+:(4)] = 32'h0;
-        events[(64'h6)+:(2)] = 32'h0;
-        events[(64'ha)+:(4)] = 32'h0;
-        events[(64'he)+:(2)] = 32'h0;
-        limit_stall = 1'b0;
-        if (id$q == ids$0) begin
-            events[(64'h2)+:(4)] = channels$0;
-            events[(64'h6)+:(2)] = requests$0$counter;
-        end
-        if (rid == ids$0) begin
-            events[(64'ha)+:(4)] = channels$0;
-            events[(64'he)+:(2)] = requests$0$counter;
-        end
-        if (requests$0$limit_stall) begin
-            limit_stall = 1'b1;
-        end
-        if (id$q == ids$1) begin
-            events[(64'h2)+:(4)] = channels$1;
-            events[(64'h6)+:(2)] = requests$1$counter;
-        end
-        if (rid == ids$1) begin
-            events[(64'ha)+:(4)] = channels$1;
-            events[(64'he)+:(2)] = requests$1$counter;
-        end
-        if (requests$1$limit_stall) begin
-            limit_stall = 1'b1;
-        end
-        if (id$q == ids$2) begin
-            events[(64'h2)+:(4)] = channels$2;
-            events[(64'h6)+:(2)] = requests$2$counter;
-        end
-        if (rid == ids$2) begin
-            events[(64'ha)+:(4)] = channels$2;
-            events[(64'he)+:(2)] = requests$2$counter;
-        end
-        if (requests$2$limit_stall) begin
-            limit_stall = 1'b1;
-        end
-        if (id$q == ids$3) begin
-            events[(64'h2)+:(4)] = channels$3;
-            events[(64'h6)+:(2)] = requests$3$counter;
-        end
-        if (rid == ids$3) begin
-            events[(64'ha)+:(4)] = channels$3;
-            events[(64'he)+:(2)] = requests$3$counter;
-        end
-        if (requests$3$limit_stall) begin
-            limit_stall = 1'b1;
-        end
-        if (id$q == ids$4) begin
-            events[(64'h2)+:(4)] = channels$4;
-            events[(64'h6)+:(2)] = requests$4$counter;
-        end
-        if (rid == ids$4) begin
-            events[(64'ha)+:(4)] = channels$4;
-            events[(64'he)+:(2)] = requests$4$counter;
-        end
-        if (requests$4$limit_stall) begin
-            limit_stall = 1'b1;
-        end
-        events[(64'h10)+:(1)] = aclken & limit_stall;
-    end
-    
-endmodule // npu_u65_256_core$dma$reads$port1
-
-
-module npu_u65_256_core$dma$reads$port1$address(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$reads$port1$address
-
-
-module npu_u65_256_core$dma$reads$port1$cache(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$reads$port1$cache
-
-
-module npu_u65_256_core$dma$reads$port1$id(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Constant declarations
-    localparam  init = 8'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$reads$port1$id
-
-
-module npu_u65_256_core$dma$reads$port1$len(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Constant declarations
-    localparam  init = 8'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$reads$port1$len
-
-
-module npu_u65_256_core$dma$reads$port1$prot_q(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Constant declarations
-    localparam  init = 3'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$reads$port1$prot_q
-
-
-module npu_u65_256_core$dma$reads$port1$valid(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$reads$port1$valid
-
-
-module npu_u65_256_core$dma$scales$0(clock,rst_n,regioncfg,basep,axi_limit,halt,requests$valid,requests$data,requests$ready,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,busy);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] regioncfg;
-    input wire  [511:0] basep;
-    input wire  [127:0] axi_limit;
-    input wire  halt;
-    input wire  requests$valid;
-    input wire  [74:0] requests$data;
-    output reg  requests$ready;
-    output wire  reads$request;
-    output wire  [39:0] reads$address;
-    output wire  [7:0] reads$len;
-    input wire  reads$grant;
-    output wire  [1:0] reads$counter;
-    output wire  [3:0] reads$cache;
-    input wire  reads$may_issue;
-    output wire  reads$limit_stall;
-    input wire  reads$beat;
-    input wire  [127:0] reads$data;
-    output wire  out$valid;
-    output wire  [135:0] out$data;
-    input wire  out$ready;
-    output reg  busy;
-    
-    // Stub signals
-    reg  [2:0] region_lookup$region;
-    reg  [15:0] region_lookup$regioncfg;
-    reg  [31:0] region_lookup$basep$0;
-    reg  [31:0] region_lookup$basep$1;
-    reg  [31:0] region_lookup$basep$2;
-    reg  [31:0] region_lookup$basep$3;
-    reg  [31:0] region_lookup$basep$4;
-    reg  [31:0] region_lookup$basep$5;
-    reg  [31:0] region_lookup$basep$6;
-    reg  [31:0] region_lookup$basep$7;
-    reg  [31:0] region_lookup$basep$8;
-    reg  [31:0] region_lookup$basep$9;
-    reg  [31:0] region_lookup$basep$10;
-    reg  [31:0] region_lookup$basep$11;
-    reg  [31:0] region_lookup$basep$12;
-    reg  [31:0] region_lookup$basep$13;
-    reg  [31:0] region_lookup$basep$14;
-    reg  [31:0] region_lookup$basep$15;
-    reg  [31:0] region_lookup$axi_limit$0;
-    reg  [31:0] region_lookup$axi_limit$1;
-    reg  [31:0] region_lookup$axi_limit$2;
-    reg  [31:0] region_lookup$axi_limit$3;
-    wire  [39:0] region_lookup$base;
-    wire  [1:0] region_lookup$counter;
-    wire  [1:0] region_lookup$max_beats;
-    wire  [3:0] region_lookup$arcache;
-    wire  [3:0] region_lookup$awcache;
-    reg  channel$clock;
-    reg  channel$rst_n;
-    reg  channel$start;
-    reg  [39:0] channel$shape$base;
-    reg  [31:0] channel$shape$len;
-    reg  [15:0] channel$shape$rows;
-    reg  [15:0] channel$shape$planes;
-    reg  [39:0] channel$shape$row_skip;
-    reg  [39:0] channel$shape$plane_skip;
-    reg  channel$shape$three_d;
-    reg  [1:0] channel$shape$max_beats;
-    reg  channel$halt;
-    reg  channel$cancel;
-    reg  [1:0] channel$counter;
-    reg  [3:0] channel$cache;
-    wire  channel$busy;
-    
-    // Sub module instances
-    npu_u65_256_core$dma$scales$0$region_lookup region_lookup(
-        .region(region_lookup$region),
-        .regioncfg(region_lookup$regioncfg),
-        .basep$0(region_lookup$basep$0),
-        .basep$1(region_lookup$basep$1),
-        .basep$2(region_lookup$basep$2),
-        .basep$3(region_lookup$basep$3),
-        .basep$4(region_lookup$basep$4),
-        .basep$5(region_lookup$basep$5),
-        .basep$6(region_lookup$basep$6),
-        .basep$7(region_lookup$basep$7),
-        .basep$8(region_lookup$basep$8),
-        .basep$9(region_lookup$basep$9),
-        .basep$10(region_lookup$basep$10),
-        .basep$11(region_lookup$basep$11),
-        .basep$12(region_lookup$basep$12),
-        .basep$13(region_lookup$basep$13),
-        .basep$14(region_lookup$basep$14),
-        .basep$15(region_lookup$basep$15),
-        .axi_limit$0(region_lookup$axi_limit$0),
-        .axi_limit$1(region_lookup$axi_limit$1),
-        .axi_limit$2(region_lookup$axi_limit$2),
-        .axi_limit$3(region_lookup$axi_limit$3),
-        .base(region_lookup$base),
-        .counter(region_lookup$counter),
-        .max_beats(region_lookup$max_beats),
-        .arcache(region_lookup$arcache),
-        .awcache(region_lookup$awcache)
-    );
-    npu_u65_256_core$dma$scales$0$channel channel(
-        .clock(channel$clock),
-        .rst_n(channel$rst_n),
-        .start(channel$start),
-        .shape$base(channel$shape$base),
-        .shape$len(channel$shape$len),
-        .shape$rows(channel$shape$rows),
-        .shape$planes(channel$shape$planes),
-        .shape$row_skip(channel$shape$row_skip),
-        .shape$plane_skip(channel$shape$plane_skip),
-        .shape$three_d(channel$shape$three_d),
-        .shape$max_beats(channel$shape$max_beats),
-        .halt(channel$halt),
-        .cancel(channel$cancel),
-        .counter(channel$counter),
-        .cache(channel$cache),
-        .reads$request(reads$request),
-        .reads$address(reads$address),
-        .reads$len(reads$len),
-        .reads$grant(reads$grant),
-        .reads$counter(reads$counter),
-        .reads$cache(reads$cache),
-        .reads$may_issue(reads$may_issue),
-        .reads$limit_stall(reads$limit_stall),
-        .reads$beat(reads$beat),
-        .reads$data(reads$data),
-        .out$valid(out$valid),
-        .out$data(out$data),
-        .out$ready(out$ready),
-        .busy(channel$busy)
-    );
-    
-    // Update code
-    always @(*) begin
-        channel$clock = clock;
-        channel$rst_n = rst_n;
-        region_lookup$region = requests$data[(64'h0)+:(3)];
-        region_lookup$regioncfg = regioncfg;
-        region_lookup$basep$0 = basep[(32'h20 * 0)+:(32)];
-        region_lookup$basep$1 = basep[(32'h20 * 1)+:(32)];
-        region_lookup$basep$2 = basep[(32'h20 * 2)+:(32)];
-        region_lookup$basep$3 = basep[(32'h20 * 3)+:(32)];
-        region_lookup$basep$4 = basep[(32'h20 * 4)+:(32)];
-        region_lookup$basep$5 = basep[(32'h20 * 5)+:(32)];
-        region_lookup$basep$6 = basep[(32'h20 * 6)+:(32)];
-        region_lookup$basep$7 = basep[(32'h20 * 7)+:(32)];
-        region_lookup$basep$8 = basep[(32'h20 * 8)+:(32)];
-        region_lookup$basep$9 = basep[(32'h20 * 9)+:(32)];
-        region_lookup$basep$10 = basep[(32'h20 * 10)+:(32)];
-        region_lookup$basep$11 = basep[(32'h20 * 11)+:(32)];
-        region_lookup$basep$12 = basep[(32'h20 * 12)+:(32)];
-        region_lookup$basep$13 = basep[(32'h20 * 13)+:(32)];
-        region_lookup$basep$14 = basep[(32'h20 * 14)+:(32)];
-        region_lookup$basep$15 = basep[(32'h20 * 15)+:(32)];
-        region_lookup$axi_limit$0 = axi_limit[(32'h20 * 0)+:(32)];
-        region_lookup$axi_limit$1 = axi_limit[(32'h20 * 1)+:(32)];
-        region_lookup$axi_limit$2 = axi_limit[(32'h20 * 2)+:(32)];
-        region_lookup$axi_limit$3 = axi_limit[(32'h20 * 3)+:(32)];
-        channel$shape$base = region_lookup$base + requests$data[(64'h3)+:(40)];
-        channel$shape$len = requests$data[(64'h2b)+:(32)];
-        channel$shape$rows = 32'h1;
-        channel$shape$planes = 32'h1;
-        channel$shape$row_skip = 32'h0;
-        channel$shape$plane_skip = 32'h0;
-        channel$shape$three_d = 1'b0;
-        channel$shape$max_beats = region_lookup$max_beats;
-        channel$counter = region_lookup$counter;
-        channel$cache = region_lookup$arcache;
-        channel$halt = halt;
-        channel$cancel = 1'b0;
-        requests$ready = ~channel$busy & ~halt;
-        channel$start = requests$valid & requests$ready & (requests$data[(64'h2b)+:(32)] != 32'h0);
-        busy = channel$busy;
-    end
-    
-endmodule // npu_u65_256_core$dma$scales$0
-
-
-module npu_u65_256_core$dma$scales$0$channel(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,busy);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  start;
-    input wire  [39:0] shape$base;
-    input wire  [31:0] shape$len;
-    input wire  [15:0] shape$rows;
-    input wire  [15:0] shape$planes;
-    input wire  [39:0] shape$row_skip;
-    input wire  [39:0] shape$plane_skip;
-    input wire  shape$three_d;
-    input wire  [1:0] shape$max_beats;
-    input wire  halt;
-    input wire  cancel;
-    input wire  [1:0] counter;
-    input wire  [3:0] cache;
-    output reg  reads$request;
-    output reg  [39:0] reads$address;
-    output reg  [7:0] reads$len;
-    input wire  reads$grant;
-    output reg  [1:0] reads$counter;
-    output reg  [3:0] reads$cache;
-    input wire  reads$may_issue;
-    output reg  reads$limit_stall;
-    input wire  reads$beat;
-    input wire  [127:0] reads$data;
-    output reg  out$valid;
-    output reg  [135:0] out$data;
-    input wire  out$ready;
-    output reg  busy;
-    
-    // Constant declarations
-    localparam  depth = 5'b10000;
-    
-    // Stub signals
-    reg  issue$clock;
-    reg  issue$rst_n;
-    reg  issue$start;
-    reg  issue$next_burst;
-    reg  issue$next_beat;
-    reg  issue$cancel;
-    wire  issue$valid;
-    wire  [39:0] issue$address;
-    wire  [3:0] issue$beats_m1;
-    wire  issue$last_burst;
-    wire  [3:0] issue$beat_first_lane;
-    wire  [3:0] issue$beat_last_lane;
-    wire  [35:0] issue$beat_line;
-    wire  issue$beat_last_of_burst;
-    wire  issue$beat_last;
-    reg  receive$clock;
-    reg  receive$rst_n;
-    reg  receive$start;
-    reg  receive$next_burst;
-    reg  receive$next_beat;
-    reg  receive$cancel;
-    wire  receive$valid;
-    wire  [39:0] receive$address;
-    wire  [3:0] receive$beats_m1;
-    wire  receive$last_burst;
-    wire  [3:0] receive$beat_first_lane;
-    wire  [3:0] receive$beat_last_lane;
-    wire  [35:0] receive$beat_line;
-    wire  receive$beat_last_of_burst;
-    wire  receive$beat_last;
-    reg  buffer$clock;
-    reg  buffer$rst_n;
-    reg  buffer$tail$valid;
-    reg  [135:0] buffer$tail$data;
-    wire  buffer$tail$ready;
-    wire  buffer$head$valid;
-    wire  [135:0] buffer$head$data;
-    reg  buffer$head$ready;
-    wire  [4:0] buffer$count;
-    reg  reserved$clock;
-    reg  reserved$rst_n;
-    reg  [4:0] reserved$d;
-    wire  [4:0] reserved$q;
-    reg  discarding$clock;
-    reg  discarding$rst_n;
-    reg  discarding$d;
-    wire  discarding$q;
-    reg  counter_q$clock;
-    reg  counter_q$rst_n;
-    reg  [1:0] counter_q$d;
-    wire  [1:0] counter_q$q;
-    reg  cache_q$clock;
-    reg  cache_q$rst_n;
-    reg  [3:0] cache_q$d;
-    wire  [3:0] cache_q$q;
-    
-    // Local signals
-    reg  [4:0] burst_beats;
-    reg  burst_ready;
-    reg  popped;
-    
-    // Sub module instances
-    npu_u65_256_core$dma$scales$0$channel$issue issue(
-        .clock(issue$clock),
-        .rst_n(issue$rst_n),
-        .start(issue$start),
-        .shape$base(shape$base),
-        .shape$len(shape$len),
-        .shape$rows(shape$rows),
-        .shape$planes(shape$planes),
-        .shape$row_skip(shape$row_skip),
-        .shape$plane_skip(shape$plane_skip),
-        .shape$three_d(shape$three_d),
-        .shape$max_beats(shape$max_beats),
-        .next_burst(issue$next_burst),
-        .next_beat(issue$next_beat),
-        .cancel(issue$cancel),
-        .valid(issue$valid),
-        .address(issue$address),
-        .beats_m1(issue$beats_m1),
-        .last_burst(issue$last_burst),
-        .beat_first_lane(issue$beat_first_lane),
-        .beat_last_lane(issue$beat_last_lane),
-        .beat_line(issue$beat_line),
-        .beat_last_of_burst(issue$beat_last_of_burst),
-        .beat_last(issue$beat_last)
-    );
-    npu_u65_256_core$dma$scales$0$channel$receive receive(
-        .clock(receive$clock),
-        .rst_n(receive$rst_n),
-        .start(receive$start),
-        .shape$base(shape$base),
-        .shape$len(shape$len),
-        .shape$rows(shape$rows),
-        .shape$planes(shape$planes),
-        .shape$row_skip(shape$row_skip),
-        .shape$plane_skip(shape$plane_skip),
-        .shape$three_d(shape$three_d),
-        .shape$max_beats(shape$max_beats),
-        .next_burst(receive$next_burst),
-        .next_beat(receive$next_beat),
-        .cancel(receive$cancel),
-        .valid(receive$valid),
-        .address(receive$address),
-        .beats_m1(receive$beats_m1),
-        .last_burst(receive$last_burst),
-        .beat_first_lane(receive$beat_first_lane),
-        .beat_last_lane(receive$beat_last_lane),
-        .beat_line(receive$beat_line),
-        .beat_last_of_burst(receive$beat_last_of_burst),
-        .beat_last(receive$beat_last)
-    );
-    npu_u65_256_core$dma$scales$0$channel$buffer buffer(
-        .clock(buffer$clock),
-        .rst_n(buffer$rst_n),
-        .tail$valid(buffer$tail$valid),
-        .tail$data(buffer$tail$data),
-        .tail$ready(buffer$tail$ready),
-        .head$valid(buffer$head$valid),
-        .head$data(buffer$head$data),
-        .head$ready(buffer$head$ready),
-        .count(buffer$count)
-    );
-    npu_u65_256_core$dma$scales$0$channel$reserved reserved(
-        .clock(reserved$clock),
-        .rst_n(reserved$rst_n),
-        .d(reserved$d),
-        .q(reserved$q)
-    );
-    npu_u65_256_core$dma$scales$0$channel$discarding discarding(
-        .clock(discarding$clock),
-        .rst_n(discarding$rst_n),
-        .d(discarding$d),
-        .q(discarding$q)
-    );
-    npu_u65_256_core$dma$scales$0$channel$counter_q counter_q(
-        .clock(counter_q$clock),
-        .rst_n(counter_q$rst_n),
-        .d(counter_q$d),
-        .q(counter_q$q)
-    );
-    npu_u65_256_core$dma$scales$0$channel$cache_q cache_q(
-        .clock(cache_q$clock),
-        .rst_n(cache_q$rst_n),
-        .d(cache_q$d),
-        .q(cache_q$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        reserved$clock = clock;
-        discarding$clock = clock;
-        counter_q$clock = clock;
-        cache_q$clock = clock;
-        reserved$d = reserved$q;
-        discarding$d = discarding$q;
-        counter_q$d = counter_q$q;
-        cache_q$d = cache_q$q;
-        reserved$rst_n = rst_n;
-        discarding$rst_n = rst_n;
-        counter_q$rst_n = rst_n;
-        cache_q$rst_n = rst_n;
-        if (start) begin
-            counter_q$d = counter;
-            cache_q$d = cache;
-        end
-        reads$counter = counter_q$q;
-        reads$cache = cache_q$q;
-        issue$clock = clock;
-        issue$rst_n = rst_n;
-        receive$clock = clock;
-        receive$rst_n = rst_n;
-        buffer$clock = clock;
-        buffer$rst_n = rst_n;
-        issue$start = start;
-        receive$start = start;
-        burst_beats = ((issue$beats_m1) & 5'h1f) + 32'h1;
-        burst_ready = issue$valid & ~halt & (reserved$q <= depth - burst_beats);
-        reads$request = burst_ready & reads$may_issue;
-        reads$limit_stall = burst_ready & ~reads$may_issue;
-        reads$address = issue$address;
-        reads$len = ((issue$beats_m1) & 8'hff);
-        issue$next_burst = reads$grant;
-        issue$next_beat = 1'b0;
-        issue$cancel = cancel;
-        receive$cancel = 1'b0;
-        if (cancel) begin
-            discarding$d = 1'b1;
-        end
-        if (start) begin
-            discarding$d = 1'b0;
-        end
-        receive$next_burst = 1'b0;
-        receive$next_beat = reads$beat;
-        buffer$tail$valid = reads$beat;
-        buffer$tail$data[(64'h0)+:(128)] = reads$data;
-        buffer$tail$data[(64'h80)+:(4)] = receive$beat_first_lane;
-        buffer$tail$data[(64'h84)+:(4)] = receive$beat_last_lane;
-        out$valid = buffer$head$valid & ~discarding$q;
-        out$data = buffer$head$data;
-        buffer$head$ready = out$ready | discarding$q;
-        popped = buffer$head$valid & buffer$head$ready;
-        if (reads$grant) begin
-            reserved$d = reserved$q + burst_beats;
-            if (popped) begin
-                reserved$d = reserved$q + burst_beats - 32'h1;
-            end
-        end
-        else if (popped) begin
-            reserved$d = reserved$q - 32'h1;
-        end
-        busy = issue$valid | (reserved$q != 32'h0);
-    end
-    
-endmodule // npu_u65_256_core$dma$scales$0$channel
-
-
-module npu_u65_256_core$dma$scales$0$channel$buffer(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  tail$valid;
-    input wire  [135:0] tail$data;
-    output reg  tail$ready;
-    output reg  head$valid;
-    output reg  [135:0] head$data;
-    input wire  head$ready;
-    output reg  [4:0] count;
-    
-    // Constant declarations
-    localparam  depth = 5'b10000;
-    
-    // Stub signals
-    reg  write_pointer$clock;
-    reg  write_pointer$rst_n;
-    reg  [4:0] write_pointer$d;
-    wire  [4:0] write_pointer$q;
-    reg  read_pointer$clock;
-    reg  read_pointer$rst_n;
-    reg  [4:0] read_pointer$d;
-    wire  [4:0] read_pointer$q;
-    reg  words$clock;
-    reg  words$rst_n;
-    reg  words$write_enable;
-    reg  [3:0] words$write_address;
-    reg  [135:0] words$write_data;
-    reg  [3:0] words$read_address;
-    wire  [135:0] words$read_data;
-    
-    // Local signals
-    reg  push;
-    reg  pop;
-    
-    // Sub module instances
-    npu_u65_256_core$dma$scales$0$channel$buffer$write_pointer write_pointer(
-        .clock(write_pointer$clock),
-        .rst_n(write_pointer$rst_n),
-        .d(write_pointer$d),
-        .q(write_pointer$q)
-    );
-    npu_u65_256_core$dma$scales$0$channel$buffer$read_pointer read_pointer(
-        .clock(read_pointer$clock),
-        .rst_n(read_pointer$rst_n),
-        .d(read_pointer$d),
-        .q(read_pointer$q)
-    );
-    npu_u65_256_core$dma$scales$0$channel$buffer$words words(
-        .clock(words$clock),
-        .rst_n(words$rst_n),
-        .write_enable(words$write_enable),
-        .write_address(words$write_address),
-        .write_data(words$write_data),
-        .read_address(words$read_address),
-        .read_data(words$read_data)
-    );
-    
-    // Update code
-    always @(*) begin
-        write_pointer$clock = clock;
-        read_pointer$clock = clock;
-        write_pointer$d = write_pointer$q;
-        read_pointer$d = read_pointer$q;
-        write_pointer$rst_n = rst_n;
-        read_pointer$rst_n = rst_n;
-        words$clock = clock;
-        words$rst_n = rst_n;
-        count = write_pointer$q - read_pointer$q;
-        tail$ready = count != depth;
-        head$valid = count != 32'h0;
-        push = tail$valid & tail$ready;
-        pop = head$valid & head$ready;
-        words$write_enable = push;
-        words$write_address = write_pointer$q[(32'h0)+:(4)];
-        words$write_data = tail$data;
-        words$read_address = read_pointer$q[(32'h0)+:(4)];
-        head$data = words$read_data;
-        if (push) begin
-            write_pointer$d = write_pointer$q + 32'h1;
-        end
-        if (pop) begin
-            read_pointer$d = read_pointer$q + 32'h1;
-        end
-    end
-    
-endmodule // npu_u65_256_core$dma$scales$0$channel$buffer
-
-
-module npu_u65_256_core$dma$scales$0$channel$buffer$read_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [4:0] d;
-    output reg  [4:0] q;
-    
-    // Constant declarations
-    localparam  init = 5'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$buffer$read_pointer
-
-
-module npu_u65_256_core$dma$scales$0$channel$buffer$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write_enable;
-    input wire  [3:0] write_address;
-    input wire  [135:0] write_data;
-    input wire  [3:0] read_address;
-    output reg  [135:0] read_data;
-    
-    // Update code (custom)
-    reg [135:0] cells [0:15];
-    integer i;
-    always @(posedge clock or negedge rst_n)
-       if (!rst_n) for (i = 0; i <= 15; i = i + 1) cells[i] <= 0;
-       else if (write_enable) cells[write_address] <= write_data;
-    always @(*) read_data = cells[read_address];
-endmodule // npu_u65_256_core$dma$scales$0$channel$buffer$words
-
-
-module npu_u65_256_core$dma$scales$0$channel$buffer$write_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [4:0] d;
-    output reg  [4:0] q;
-    
-    // Constant declarations
-    localparam  init = 5'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$buffer$write_pointer
-
-
-module npu_u65_256_core$dma$scales$0$channel$cache_q(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$cache_q
-
-
-module npu_u65_256_core$dma$scales$0$channel$counter_q(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$counter_q
-
-
-module npu_u65_256_core$dma$scales$0$channel$discarding(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$discarding
-
-
-module npu_u65_256_core$dma$scales$0$channel$issue(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,address,beats_m1,last_burst,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  start;
-    input wire  [39:0] shape$base;
-    input wire  [31:0] shape$len;
-    input wire  [15:0] shape$rows;
-    input wire  [15:0] shape$planes;
-    input wire  [39:0] shape$row_skip;
-    input wire  [39:0] shape$plane_skip;
-    input wire  shape$three_d;
-    input wire  [1:0] shape$max_beats;
-    input wire  next_burst;
-    input wire  next_beat;
-    input wire  cancel;
-    output reg  valid;
-    output reg  [39:0] address;
-    output reg  [3:0] beats_m1;
-    output reg  last_burst;
-    output reg  [3:0] beat_first_lane;
-    output reg  [3:0] beat_last_lane;
-    output reg  [35:0] beat_line;
-    output reg  beat_last_of_burst;
-    output reg  beat_last;
-    
-    // Stub signals
-    reg  active$clock;
-    reg  active$rst_n;
-    reg  active$d;
-    wire  active$q;
-    reg  current$clock;
-    reg  current$rst_n;
-    reg  [39:0] current$d;
-    wire  [39:0] current$q;
-    reg  row_left$clock;
-    reg  row_left$rst_n;
-    reg  [31:0] row_left$d;
-    wire  [31:0] row_left$q;
-    reg  row_start$clock;
-    reg  row_start$rst_n;
-    reg  [39:0] row_start$d;
-    wire  [39:0] row_start$q;
-    reg  packed_row_start$clock;
-    reg  packed_row_start$rst_n;
-    reg  [39:0] packed_row_start$d;
-    wire  [39:0] packed_row_start$q;
-    reg  rows_left$clock;
-    reg  rows_left$rst_n;
-    reg  [15:0] rows_left$d;
-    wire  [15:0] rows_left$q;
-    reg  planes_left$clock;
-    reg  planes_left$rst_n;
-    reg  [15:0] planes_left$d;
-    wire  [15:0] planes_left$q;
-    reg  beat$clock;
-    reg  beat$rst_n;
-    reg  [3:0] beat$d;
-    wire  [3:0] beat$q;
-    reg  len$clock;
-    reg  len$rst_n;
-    reg  [31:0] len$d;
-    wire  [31:0] len$q;
-    reg  rows$clock;
-    reg  rows$rst_n;
-    reg  [15:0] rows$d;
-    wire  [15:0] rows$q;
-    reg  row_stride$clock;
-    reg  row_stride$rst_n;
-    reg  [39:0] row_stride$d;
-    wire  [39:0] row_stride$q;
-    reg  plane_gap$clock;
-    reg  plane_gap$rst_n;
-    reg  [39:0] plane_gap$d;
-    wire  [39:0] plane_gap$q;
-    reg  three_d$clock;
-    reg  three_d$rst_n;
-    reg  three_d$d;
-    wire  three_d$q;
-    reg  max_beats$clock;
-    reg  max_beats$rst_n;
-    reg  [1:0] max_beats$d;
-    wire  [1:0] max_beats$q;
-    
-    // Local signals
-    reg  [8:0] boundary_bytes;
-    reg  [8:0] burst_bytes;
-    reg  row_ends;
-    reg  [8:0] burst_end_offset;
-    reg  advance_burst;
-    
-    // Sub module instances
-    npu_u65_256_core$dma$scales$0$channel$issue$active active(
-        .clock(active$clock),
-        .rst_n(active$rst_n),
-        .d(active$d),
-        .q(active$q)
-    );
-    npu_u65_256_core$dma$scales$0$channel$issue$current current(
-        .clock(current$clock),
-        .rst_n(current$rst_n),
-        .d(current$d),
-        .q(current$q)
-    );
-    npu_u65_256_core$dma$scales$0$channel$issue$row_left row_left(
-        .clock(row_left$clock),
-        .rst_n(row_left$rst_n),
-        .d(row_left$d),
-        .q(row_left$q)
-    );
-    npu_u65_256_core$dma$scales$0$channel$issue$row_start row_start(
-        .clock(row_start$clock),
-        .rst_n(row_start$rst_n),
-        .d(row_start$d),
-        .q(row_start$q)
-    );
-    npu_u65_256_core$dma$scales$0$channel$issue$packed_row_start packed_row_start(
-        .clock(packed_row_start$clock),
-        .rst_n(packed_row_start$rst_n),
-        .d(packed_row_start$d),
-        .q(packed_row_start$q)
-    );
-    npu_u65_256_core$dma$scales$0$channel$issue$rows_left rows_left(
-        .clock(rows_left$clock),
-        .rst_n(rows_left$rst_n),
-        .d(rows_left$d),
-        .q(rows_left$q)
-    );
-    npu_u65_256_core$dma$scales$0$channel$issue$planes_left planes_left(
-        .clock(planes_left$clock),
-        .rst_n(planes_left$rst_n),
-        .d(planes_left$d),
-        .q(planes_left$q)
-    );
-    npu_u65_256_core$dma$scales$0$channel$issue$beat beat(
-        .clock(beat$clock),
-        .rst_n(beat$rst_n),
-        .d(beat$d),
-        .q(beat$q)
-    );
-    npu_u65_256_core$dma$scales$0$channel$issue$len len(
-        .clock(len$clock),
-        .rst_n(len$rst_n),
-        .d(len$d),
-        .q(len$q)
-    );
-    npu_u65_256_core$dma$scales$0$channel$issue$rows rows(
-        .clock(rows$clock),
-        .rst_n(rows$rst_n),
-        .d(rows$d),
-        .q(rows$q)
-    );
-    npu_u65_256_core$dma$scales$0$channel$issue$row_stride row_stride(
-        .clock(row_stride$clock),
-        .rst_n(row_stride$rst_n),
-        .d(row_stride$d),
-        .q(row_stride$q)
-    );
-    npu_u65_256_core$dma$scales$0$channel$issue$plane_gap plane_gap(
-        .clock(plane_gap$clock),
-        .rst_n(plane_gap$rst_n),
-        .d(plane_gap$d),
-        .q(plane_gap$q)
-    );
-    npu_u65_256_core$dma$scales$0$channel$issue$three_d three_d(
-        .clock(three_d$clock),
-        .rst_n(three_d$rst_n),
-        .d(three_d$d),
-        .q(three_d$q)
-    );
-    npu_u65_256_core$dma$scales$0$channel$issue$max_beats max_beats(
-        .clock(max_beats$clock),
-        .rst_n(max_beats$rst_n),
-        .d(max_beats$d),
-        .q(max_beats$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        active$clock = clock;
-        current$clock = clock;
-        row_left$clock = clock;
-        row_start$clock = clock;
-        packed_row_start$clock = clock;
-        rows_left$clock = clock;
-        planes_left$clock = clock;
-        beat$clock = clock;
-        len$clock = clock;
-        rows$clock = clock;
-        row_stride$clock = clock;
-        plane_gap$clock = clock;
-        three_d$clock = clock;
-        max_beats$clock = clock;
-        active$d = active$q;
-        current$d = current$q;
-        row_left$d = row_left$q;
-        row_start$d = row_start$q;
-        packed_row_start$d = packed_row_start$q;
-        rows_left$d = rows_left$q;
-        planes_left$d = planes_left$q;
-        beat$d = beat$q;
-        len$d = len$q;
-        rows$d = rows$q;
-        row_stride$d = row_stride$q;
-        plane_gap$d = plane_gap$q;
-        three_d$d = three_d$q;
-        max_beats$d = max_beats$q;
-        active$rst_n = rst_n;
-        current$rst_n = rst_n;
-        row_left$rst_n = rst_n;
-        row_start$rst_n = rst_n;
-        packed_row_start$rst_n = rst_n;
-        rows_left$rst_n = rst_n;
-        planes_left$rst_n = rst_n;
-        beat$rst_n = rst_n;
-        len$rst_n = rst_n;
-        rows$rst_n = rst_n;
-        row_stride$rst_n = rst_n;
-        plane_gap$rst_n = rst_n;
-        three_d$rst_n = rst_n;
-        max_beats$rst_n = rst_n;
-        if (max_beats$q == 32'h1) begin
-            boundary_bytes = ((32'h80) & 9'h1ff) - ((current$q & 32'h7f) & 9'h1ff);
-        end
-        else if (max_beats$q == 32'h2) begin
-            boundary_bytes = ((32'h100) & 9'h1ff) - ((current$q & 32'hff) & 9'h1ff);
-        end
-        else begin
-            boundary_bytes = ((32'h40) & 9'h1ff) - ((current$q & 32'h3f) & 9'h1ff);
-        end
-        row_ends = row_left$q <= ((boundary_bytes) & 32'hffffffff);
-        burst_bytes = boundary_bytes;
-        if (row_ends) begin
-            burst_bytes = ((row_left$q) & 9'h1ff);
-        end
-        burst_end_offset = ((current$q & 32'hff) & 9'h1ff) + burst_bytes - 32'h1;
-        valid = active$q;
-        address = current$q;
-        beats_m1 = (((burst_end_offset >> 32'h4) - (((current$q & 32'hff) >> 32'h4) & 9'h1ff)) & 4'hf);
-        last_burst = row_ends & (rows_left$q == 32'h1) & (planes_left$q == 32'h1);
-        beat_first_lane = 32'h0;
-        if (beat$q == 32'h0) begin
-            beat_first_lane = ((current$q) & 4'hf);
-        end
-        beat_last_of_burst = beat$q == beats_m1;
-        beat_last_lane = 32'hf;
-        if (beat_last_of_burst) begin
-            beat_last_lane = ((burst_end_offset) & 4'hf);
-        end
-        beat_line = ((current$q >> 32'h4) & 36'hfffffffff) + ((beat$q) & 36'hfffffffff);
-        beat_last = beat_last_of_burst & last_burst;
-        advance_burst = active$q & next_burst;
-        if (active$q & next_beat) begin
-            beat$d = beat$q + 32'h1;
-            if (beat_last_of_burst) begin
-                beat$d = 32'h0;
-                advance_burst = 1'b1;
-            end
-        end
-        if (advance_burst) begin
-            if (~row_ends) begin
-                current$d = current$q + ((burst_bytes) & 40'hffffffffff);
-                row_left$d = row_left$q - ((burst_bytes) & 32'hffffffff);
-            end
-            else if (rows_left$q != 32'h1) begin
-                current$d = row_start$q + row_stride$q;
-                row_start$d = row_start$q + row_stride$q;
-                packed_row_start$d = packed_row_start$q + ((len$q) & 40'hffffffffff);
-                row_left$d = len$q;
-                rows_left$d = rows_left$q - 32'h1;
-            end
-            else if (planes_left$q != 32'h1) begin
-                current$d = row_start$q + row_stride$q;
-                if (three_d$q) begin
-                    current$d = packed_row_start$q + plane_gap$q;
-                end
-                row_start$d = current$d;
-                packed_row_start$d = current$d;
-                row_left$d = len$q;
-                rows_left$d = rows$q;
-                planes_left$d = planes_left$q - 32'h1;
-            end
-            else begin
-                active$d = 1'b0;
-            end
-        end
-        if (cancel) begin
-            active$d = 1'b0;
-        end
-        if (start) begin
-            active$d = 1'b1;
-            current$d = shape$base;
-            row_start$d = shape$base;
-            packed_row_start$d = shape$base;
-            row_left$d = shape$len;
-            rows_left$d = shape$rows;
-            planes_left$d = shape$planes;
-            beat$d = 32'h0;
-            len$d = shape$len;
-            rows$d = shape$rows;
-            row_stride$d = ((shape$len) & 40'hffffffffff) + shape$row_skip;
-            plane_gap$d = ((shape$len) & 40'hffffffffff) + shape$plane_skip;
-            three_d$d = shape$three_d;
-            max_beats$d = shape$max_beats;
-        end
-    end
-    
-endmodule // npu_u65_256_core$dma$scales$0$channel$issue
-
-
-module npu_u65_256_core$dma$scales$0$channel$issue$active(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$issue$active
-
-
-module npu_u65_256_core$dma$scales$0$channel$issue$beat(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$issue$beat
-
-
-module npu_u65_256_core$dma$scales$0$channel$issue$current(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$issue$current
-
-
-module npu_u65_256_core$dma$scales$0$channel$issue$len(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$issue$len
-
-
-module npu_u65_256_core$dma$scales$0$channel$issue$max_beats(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$issue$max_beats
-
-
-module npu_u65_256_core$dma$scales$0$channel$issue$packed_row_start(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$issue$packed_row_start
-
-
-module npu_u65_256_core$dma$scales$0$channel$issue$plane_gap(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$issue$plane_gap
-
-
-module npu_u65_256_core$dma$scales$0$channel$issue$planes_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$issue$planes_left
-
-
-module npu_u65_256_core$dma$scales$0$channel$issue$row_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$issue$row_left
-
-
-module npu_u65_256_core$dma$scales$0$channel$issue$row_start(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$issue$row_start
-
-
-module npu_u65_256_core$dma$scales$0$channel$issue$row_stride(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$issue$row_stride
-
-
-module npu_u65_256_core$dma$scales$0$channel$issue$rows(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$issue$rows
-
-
-module npu_u65_256_core$dma$scales$0$channel$issue$rows_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$issue$rows_left
-
-
-module npu_u65_256_core$dma$scales$0$channel$issue$three_d(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$issue$three_d
-
-
-module npu_u65_256_core$dma$scales$0$channel$receive(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,address,beats_m1,last_burst,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  start;
-    input wire  [39:0] shape$base;
-    input wire  [31:0] shape$len;
-    input wire  [15:0] shape$rows;
-    input wire  [15:0] shape$planes;
-    input wire  [39:0] shape$row_skip;
-    input wire  [39:0] shape$plane_skip;
-    input wire  shape$three_d;
-    input wire  [1:0] shape$max_beats;
-    input wire  next_burst;
-    input wire  next_beat;
-    input wire  cancel;
-    output reg  valid;
-    output reg  [39:0] address;
-    output reg  [3:0] beats_m1;
-    output reg  last_burst;
-    output reg  [3:0] beat_first_lane;
-    output reg  [3:0] beat_last_lane;
-    output reg  [35:0] beat_line;
-    output reg  beat_last_of_burst;
-    output reg  beat_last;
-    
-    // Stub signals
-    reg  active$clock;
-    reg  active$rst_n;
-    reg  active$d;
-    wire  active$q;
-    reg  current$clock;
-    reg  current$rst_n;
-    reg  [39:0] current$d;
-    wire  [39:0] current$q;
-    reg  row_left$clock;
-    reg  row_left$rst_n;
-    reg  [31:0] row_left$d;
-    wire  [31:0] row_left$q;
-    reg  row_start$clock;
-    reg  row_start$rst_n;
-    reg  [39:0] row_start$d;
-    wire  [39:0] row_start$q;
-    reg  packed_row_start$clock;
-    reg  packed_row_start$rst_n;
-    reg  [39:0] packed_row_start$d;
-    wire  [39:0] packed_row_start$q;
-    reg  rows_left$clock;
-    reg  rows_left$rst_n;
-    reg  [15:0] rows_left$d;
-    wire  [15:0] rows_left$q;
-    reg  planes_left$clock;
-    reg  planes_left$rst_n;
-    reg  [15:0] planes_left$d;
-    wire  [15:0] planes_left$q;
-    reg  beat$clock;
-    reg  beat$rst_n;
-    reg  [3:0] beat$d;
-    wire  [3:0] beat$q;
-    reg  len$clock;
-    reg  len$rst_n;
-    reg  [31:0] len$d;
-    wire  [31:0] len$q;
-    reg  rows$clock;
-    reg  rows$rst_n;
-    reg  [15:0] rows$d;
-    wire  [15:0] rows$q;
-    reg  row_stride$clock;
-    reg  row_stride$rst_n;
-    reg  [39:0] row_stride$d;
-    wire  [39:0] row_stride$q;
-    reg  plane_gap$clock;
-    reg  plane_gap$rst_n;
-    reg  [39:0] plane_gap$d;
-    wire  [39:0] plane_gap$q;
-    reg  three_d$clock;
-    reg  three_d$rst_n;
-    reg  three_d$d;
-    wire  three_d$q;
-    reg  max_beats$clock;
-    reg  max_beats$rst_n;
-    reg  [1:0] max_beats$d;
-    wire  [1:0] max_beats$q;
-    
-    // Local signals
-    reg  [8:0] boundary_bytes;
-    reg  [8:0] burst_bytes;
-    reg  row_ends;
-    reg  [8:0] burst_end_offset;
-    reg  advance_burst;
-    
-    // Sub module instances
-    npu_u65_256_core$dma$scales$0$channel$receive$active active(
-        .clock(active$clock),
-        .rst_n(active$rst_n),
-        .d(active$d),
-        .q(active$q)
-    );
-    npu_u65_256_core$dma$scales$0$channel$receive$current current(
-        .clock(current$clock),
-        .rst_n(current$rst_n),
-        .d(current$d),
-        .q(current$q)
-    );
-    npu_u65_256_core$dma$scales$0$channel$receive$row_left row_left(
-        .clock(row_left$clock),
-        .rst_n(row_left$rst_n),
-        .d(row_left$d),
-        .q(row_left$q)
-    );
-    npu_u65_256_core$dma$scales$0$channel$receive$row_start row_start(
-        .clock(row_start$clock),
-        .rst_n(row_start$rst_n),
-        .d(row_start$d),
-        .q(row_start$q)
-    );
-    npu_u65_256_core$dma$scales$0$channel$receive$packed_row_start packed_row_start(
-        .clock(packed_row_start$clock),
-        .rst_n(packed_row_start$rst_n),
-        .d(packed_row_start$d),
-        .q(packed_row_start$q)
-    );
-    npu_u65_256_core$dma$scales$0$channel$receive$rows_left rows_left(
-        .clock(rows_left$clock),
-        .rst_n(rows_left$rst_n),
-        .d(rows_left$d),
-        .q(rows_left$q)
-    );
-    npu_u65_256_core$dma$scales$0$channel$receive$planes_left planes_left(
-        .clock(planes_left$clock),
-        .rst_n(planes_left$rst_n),
-        .d(planes_left$d),
-        .q(planes_left$q)
-    );
-    npu_u65_256_core$dma$scales$0$channel$receive$beat beat(
-        .clock(beat$clock),
-        .rst_n(beat$rst_n),
-        .d(beat$d),
-        .q(beat$q)
-    );
-    npu_u65_256_core$dma$scales$0$channel$receive$len len(
-        .clock(len$clock),
-        .rst_n(len$rst_n),
-        .d(len$d),
-        .q(len$q)
-    );
-    npu_u65_256_core$dma$scales$0$channel$receive$rows rows(
-        .clock(rows$clock),
-        .rst_n(rows$rst_n),
-        .d(rows$d),
-        .q(rows$q)
-    );
-    npu_u65_256_core$dma$scales$0$channel$receive$row_stride row_stride(
-        .clock(row_stride$clock),
-        .rst_n(row_stride$rst_n),
-        .d(row_stride$d),
-        .q(row_stride$q)
-    );
-    npu_u65_256_core$dma$scales$0$channel$receive$plane_gap plane_gap(
-        .clock(plane_gap$clock),
-        .rst_n(plane_gap$rst_n),
-        .d(plane_gap$d),
-        .q(plane_gap$q)
-    );
-    npu_u65_256_core$dma$scales$0$channel$receive$three_d three_d(
-        .clock(three_d$clock),
-        .rst_n(three_d$rst_n),
-        .d(three_d$d),
-        .q(three_d$q)
-    );
-    npu_u65_256_core$dma$scales$0$channel$receive$max_beats max_beats(
-        .clock(max_beats$clock),
-        .rst_n(max_beats$rst_n),
-        .d(max_beats$d),
-        .q(max_beats$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        active$clock = clock;
-        current$clock = clock;
-        row_left$clock = clock;
-        row_start$clock = clock;
-        packed_row_start$clock = clock;
-        rows_left$clock = clock;
-        planes_left$clock = clock;
-        beat$clock = clock;
-        len$clock = clock;
-        rows$clock = clock;
-        row_stride$clock = clock;
-        plane_gap$clock = clock;
-        three_d$clock = clock;
-        max_beats$clock = clock;
-        active$d = active$q;
-        current$d = current$q;
-        row_left$d = row_left$q;
-        row_start$d = row_start$q;
-        packed_row_start$d = packed_row_start$q;
-        rows_left$d = rows_left$q;
-        planes_left$d = planes_left$q;
-        beat$d = beat$q;
-        len$d = len$q;
-        rows$d = rows$q;
-        row_stride$d = row_stride$q;
-        plane_gap$d = plane_gap$q;
-        three_d$d = three_d$q;
-        max_beats$d = max_beats$q;
-        active$rst_n = rst_n;
-        current$rst_n = rst_n;
-        row_left$rst_n = rst_n;
-        row_start$rst_n = rst_n;
-        packed_row_start$rst_n = rst_n;
-        rows_left$rst_n = rst_n;
-        planes_left$rst_n = rst_n;
-        beat$rst_n = rst_n;
-        len$rst_n = rst_n;
-        rows$rst_n = rst_n;
-        row_stride$rst_n = rst_n;
-        plane_gap$rst_n = rst_n;
-        three_d$rst_n = rst_n;
-        max_beats$rst_n = rst_n;
-        if (max_beats$q == 32'h1) begin
-            boundary_bytes = ((32'h80) & 9'h1ff) - ((current$q & 32'h7f) & 9'h1ff);
-        end
-        else if (max_beats$q == 32'h2) begin
-            boundary_bytes = ((32'h100) & 9'h1ff) - ((current$q & 32'hff) & 9'h1ff);
-        end
-        else begin
-            boundary_bytes = ((32'h40) & 9'h1ff) - ((current$q & 32'h3f) & 9'h1ff);
-        end
-        row_ends = row_left$q <= ((boundary_bytes) & 32'hffffffff);
-        burst_bytes = boundary_bytes;
-        if (row_ends) begin
-            burst_bytes = ((row_left$q) & 9'h1ff);
-        end
-        burst_end_offset = ((current$q & 32'hff) & 9'h1ff) + burst_bytes - 32'h1;
-        valid = active$q;
-        address = current$q;
-        beats_m1 = (((burst_end_offset >> 32'h4) - (((current$q & 32'hff) >> 32'h4) & 9'h1ff)) & 4'hf);
-        last_burst = row_ends & (rows_left$q == 32'h1) & (planes_left$q == 32'h1);
-        beat_first_lane = 32'h0;
-        if (beat$q == 32'h0) begin
-            beat_first_lane = ((current$q) & 4'hf);
-        end
-        beat_last_of_burst = beat$q == beats_m1;
-        beat_last_lane = 32'hf;
-        if (beat_last_of_burst) begin
-            beat_last_lane = ((burst_end_offset) & 4'hf);
-        end
-        beat_line = ((current$q >> 32'h4) & 36'hfffffffff) + ((beat$q) & 36'hfffffffff);
-        beat_last = beat_last_of_burst & last_burst;
-        advance_burst = active$q & next_burst;
-        if (active$q & next_beat) begin
-            beat$d = beat$q + 32'h1;
-            if (beat_last_of_burst) begin
-                beat$d = 32'h0;
-                advance_burst = 1'b1;
-            end
-        end
-        if (advance_burst) begin
-            if (~row_ends) begin
-                current$d = current$q + ((burst_bytes) & 40'hffffffffff);
-                row_left$d = row_left$q - ((burst_bytes) & 32'hffffffff);
-            end
-            else if (rows_left$q != 32'h1) begin
-                current$d = row_start$q + row_stride$q;
-                row_start$d = row_start$q + row_stride$q;
-                packed_row_start$d = packed_row_start$q + ((len$q) & 40'hffffffffff);
-                row_left$d = len$q;
-                rows_left$d = rows_left$q - 32'h1;
-            end
-            else if (planes_left$q != 32'h1) begin
-                current$d = row_start$q + row_stride$q;
-                if (three_d$q) begin
-                    current$d = packed_row_start$q + plane_gap$q;
-                end
-                row_start$d = current$d;
-                packed_row_start$d = current$d;
-                row_left$d = len$q;
-                rows_left$d = rows$q;
-                planes_left$d = planes_left$q - 32'h1;
-            end
-            else begin
-                active$d = 1'b0;
-            end
-        end
-        if (cancel) begin
-            active$d = 1'b0;
-        end
-        if (start) begin
-            active$d = 1'b1;
-            current$d = shape$base;
-            row_start$d = shape$base;
-            packed_row_start$d = shape$base;
-            row_left$d = shape$len;
-            rows_left$d = shape$rows;
-            planes_left$d = shape$planes;
-            beat$d = 32'h0;
-            len$d = shape$len;
-            rows$d = shape$rows;
-            row_stride$d = ((shape$len) & 40'hffffffffff) + shape$row_skip;
-            plane_gap$d = ((shape$len) & 40'hffffffffff) + shape$plane_skip;
-            three_d$d = shape$three_d;
-            max_beats$d = shape$max_beats;
-        end
-    end
-    
-endmodule // npu_u65_256_core$dma$scales$0$channel$receive
-
-
-module npu_u65_256_core$dma$scales$0$channel$receive$active(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$receive$active
-
-
-module npu_u65_256_core$dma$scales$0$channel$receive$beat(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$receive$beat
-
-
-module npu_u65_256_core$dma$scales$0$channel$receive$current(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$receive$current
-
-
-module npu_u65_256_core$dma$scales$0$channel$receive$len(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$receive$len
-
-
-module npu_u65_256_core$dma$scales$0$channel$receive$max_beats(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$receive$max_beats
-
-
-module npu_u65_256_core$dma$scales$0$channel$receive$packed_row_start(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$receive$packed_row_start
-
-
-module npu_u65_256_core$dma$scales$0$channel$receive$plane_gap(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$receive$plane_gap
-
-
-module npu_u65_256_core$dma$scales$0$channel$receive$planes_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$receive$planes_left
-
-
-module npu_u65_256_core$dma$scales$0$channel$receive$row_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$receive$row_left
-
-
-module npu_u65_256_core$dma$scales$0$channel$receive$row_start(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$receive$row_start
-
-
-module npu_u65_256_core$dma$scales$0$channel$receive$row_stride(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$receive$row_stride
-
-
-module npu_u65_256_core$dma$scales$0$channel$receive$rows(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$receive$rows
-
-
-module npu_u65_256_core$dma$scales$0$channel$receive$rows_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$receive$rows_left
-
-
-module npu_u65_256_core$dma$scales$0$channel$receive$three_d(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$receive$three_d
-
-
-module npu_u65_256_core$dma$scales$0$channel$reserved(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [4:0] d;
-    output reg  [4:0] q;
-    
-    // Constant declarations
-    localparam  init = 5'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$scales$0$channel$reserved
-
-
-module npu_u65_256_core$dma$scales$0$region_lookup(region,regioncfg,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,base,counter,max_beats,arcache,awcache);
-    
-    // Module arguments
-    input wire  [2:0] region;
-    input wire  [15:0] regioncfg;
-    input wire  [31:0] basep$0;
-    input wire  [31:0] basep$1;
-    input wire  [31:0] basep$2;
-    input wire  [31:0] basep$3;
-    input wire  [31:0] basep$4;
-    input wire  [31:0] basep$5;
-    input wire  [31:0] basep$6;
-    input wire  [31:0] basep$7;
-    input wire  [31:0] basep$8;
-    input wire  [31:0] basep$9;
-    input wire  [31:0] basep$10;
-    input wire  [31:0] basep$11;
-    input wire  [31:0] basep$12;
-    input wire  [31:0] basep$13;
-    input wire  [31:0] basep$14;
-    input wire  [31:0] basep$15;
-    input wire  [31:0] axi_limit$0;
-    input wire  [31:0] axi_limit$1;
-    input wire  [31:0] axi_limit$2;
-    input wire  [31:0] axi_limit$3;
-    output reg  [39:0] base;
-    output reg  [1:0] counter;
-    output reg  [1:0] max_beats;
-    output reg  [3:0] arcache;
-    output reg  [3:0] awcache;
-    
-    // Constant declarations
-    localparam  max_beats_lsb = 5'b0;
-    localparam  memtype_lsb = 5'b100;
-    
-    // Stub signals
-    reg  [3:0] cache$memtype;
-    wire  [3:0] cache$arcache;
-    wire  [3:0] cache$awcache;
-    
-    // Local signals
-    reg  [3:0] counter_select;
-    reg  [7:0] region_select;
-    reg  [31:0] limit;
-    reg  [31:0] base_low;
-    reg  [31:0] base_high;
-    
-    // Sub module instances
-    npu_u65_256_core$dma$scales$0$region_lookup$cache cache(
-        .memtype(cache$memtype),
-        .arcache(cache$arcache),
-        .awcache(cache$awcache)
-    );
-    
-    // Update code
-    always @(*) begin
-        counter = ((regioncfg >> (((region) & 5'h1f) << 32'h1)) & 2'h3);
-        counter_select = ((32'h1) & 4'hf) << counter;
-        region_select = ((32'h1) & 8'hff) << region;
-        limit = 32'h0;
-        if (counter_select[0]) begin
-            limit = axi_limit$0;
-        end
-        if (counter_select[1]) begin
-            limit = axi_limit$1;
-        end
-        if (counter_select[2]) begin
-            limit = axi_limit$2;
-        end
-        if (counter_select[3]) begin
-            limit = axi_limit$3;
-        end
-        base_low = 32'h0;
-        base_high = 32'h0;
-        if (region_select[0]) begin
-            base_low = basep$0;
-            base_high = basep$1;
-        end
-        if (region_select[1]) begin
-            base_low = basep$2;
-            base_high = basep$3;
-        end
-        if (region_select[2]) begin
-            base_low = basep$4;
-            base_high = basep$5;
-        end
-        if (region_select[3]) begin
-            base_low = basep$6;
-            base_high = basep$7;
-        end
-        if (region_select[4]) begin
-            base_low = basep$8;
-            base_high = basep$9;
-        end
-        if (region_select[5]) begin
-            base_low = basep$10;
-            base_high = basep$11;
-        end
-        if (region_select[6]) begin
-            base_low = basep$12;
-            base_high = basep$13;
-        end
-        if (region_select[7]) begin
-            base_low = basep$14;
-            base_high = basep$15;
-        end
-        base = ((base_low) & 40'hffffffffff) | (((base_high) & 40'hffffffffff) << 32'h20);
-        max_beats = ((limit >> max_beats_lsb) & 2'h3);
-        cache$memtype = ((limit >> memtype_lsb) & 4'hf);
-        arcache = cache$arcache;
-        awcache = cache$awcache;
-    end
-    
-endmodule // npu_u65_256_core$dma$scales$0$region_lookup
-
-
-module npu_u65_256_core$dma$scales$0$region_lookup$cache(memtype,arcache,awcache);
-    
-    // Module arguments
-    input wire  [3:0] memtype;
-    output reg  [3:0] arcache;
-    output reg  [3:0] awcache;
-    
-    // Update code
-    always @(*) begin
-        arcache = memtype;
-        awcache = memtype;
-        if (memtype >= 32'h4) begin
-            arcache = ((((32'ha) & 4'hf) & ~(1 << (32'h2)) | ((memtype[32'h0]) << (32'h2))) & ~(1 << (32'h0)) | ((memtype[32'h3]) << (32'h0)));
-            awcache = ((((32'h6) & 4'hf) & ~(1 << (32'h3)) | ((memtype[32'h1]) << (32'h3))) & ~(1 << (32'h0)) | ((memtype[32'h3]) << (32'h0)));
-        end
-    end
-    
-endmodule // npu_u65_256_core$dma$scales$0$region_lookup$cache
-
-
-module npu_u65_256_core$dma$wakeup(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$wakeup
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
 
 
 module npu_u65_256_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt,requests$valid,requests$data,requests$ready,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,busy);
@@ -58907,7 +39389,7 @@ module npu_u65_256_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt
     wire  channel$busy;
     
     // Sub module instances
-    npu_u65_256_core$dma$weights$0$region_lookup region_lookup(
+    npu_u65_256_core$dma$ifm_region region_lookup(
         .region(region_lookup$region),
         .regioncfg(region_lookup$regioncfg),
         .basep$0(region_lookup$basep$0),
@@ -58936,7 +39418,7 @@ module npu_u65_256_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt
         .arcache(region_lookup$arcache),
         .awcache(region_lookup$awcache)
     );
-    npu_u65_256_core$dma$weights$0$channel channel(
+    npu_u65_256_core$dma$command channel(
         .clock(channel$clock),
         .rst_n(channel$rst_n),
         .start(channel$start),
@@ -59014,1774 +39496,86 @@ module npu_u65_256_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt
 endmodule // npu_u65_256_core$dma$weights$0
 
 
-module npu_u65_256_core$dma$weights$0$channel(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,busy);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  start;
-    input wire  [39:0] shape$base;
-    input wire  [31:0] shape$len;
-    input wire  [15:0] shape$rows;
-    input wire  [15:0] shape$planes;
-    input wire  [39:0] shape$row_skip;
-    input wire  [39:0] shape$plane_skip;
-    input wire  shape$three_d;
-    input wire  [1:0] shape$max_beats;
-    input wire  halt;
-    input wire  cancel;
-    input wire  [1:0] counter;
-    input wire  [3:0] cache;
-    output reg  reads$request;
-    output reg  [39:0] reads$address;
-    output reg  [7:0] reads$len;
-    input wire  reads$grant;
-    output reg  [1:0] reads$counter;
-    output reg  [3:0] reads$cache;
-    input wire  reads$may_issue;
-    output reg  reads$limit_stall;
-    input wire  reads$beat;
-    input wire  [127:0] reads$data;
-    output reg  out$valid;
-    output reg  [135:0] out$data;
-    input wire  out$ready;
-    output reg  busy;
-    
-    // Constant declarations
-    localparam  depth = 5'b10000;
-    
-    // Stub signals
-    reg  issue$clock;
-    reg  issue$rst_n;
-    reg  issue$start;
-    reg  issue$next_burst;
-    reg  issue$next_beat;
-    reg  issue$cancel;
-    wire  issue$valid;
-    wire  [39:0] issue$address;
-    wire  [3:0] issue$beats_m1;
-    wire  issue$last_burst;
-    wire  [3:0] issue$beat_first_lane;
-    wire  [3:0] issue$beat_last_lane;
-    wire  [35:0] issue$beat_line;
-    wire  issue$beat_last_of_burst;
-    wire  issue$beat_last;
-    reg  receive$clock;
-    reg  receive$rst_n;
-    reg  receive$start;
-    reg  receive$next_burst;
-    reg  receive$next_beat;
-    reg  receive$cancel;
-    wire  receive$valid;
-    wire  [39:0] receive$address;
-    wire  [3:0] receive$beats_m1;
-    wire  receive$last_burst;
-    wire  [3:0] receive$beat_first_lane;
-    wire  [3:0] receive$beat_last_lane;
-    wire  [35:0] receive$beat_line;
-    wire  receive$beat_last_of_burst;
-    wire  receive$beat_last;
-    reg  buffer$clock;
-    reg  buffer$rst_n;
-    reg  buffer$tail$valid;
-    reg  [135:0] buffer$tail$data;
-    wire  buffer$tail$ready;
-    wire  buffer$head$valid;
-    wire  [135:0] buffer$head$data;
-    reg  buffer$head$ready;
-    wire  [4:0] buffer$count;
-    reg  reserved$clock;
-    reg  reserved$rst_n;
-    reg  [4:0] reserved$d;
-    wire  [4:0] reserved$q;
-    reg  discarding$clock;
-    reg  discarding$rst_n;
-    reg  discarding$d;
-    wire  discarding$q;
-    reg  counter_q$clock;
-    reg  counter_q$rst_n;
-    reg  [1:0] counter_q$d;
-    wire  [1:0] counter_q$q;
-    reg  cache_q$clock;
-    reg  cache_q$rst_n;
-    reg  [3:0] cache_q$d;
-    wire  [3:0] cache_q$q;
-    
-    // Local signals
-    reg  [4:0] burst_beats;
-    reg  burst_ready;
-    reg  popped;
-    
-    // Sub module instances
-    npu_u65_256_core$dma$weights$0$channel$issue issue(
-        .clock(issue$clock),
-        .rst_n(issue$rst_n),
-        .start(issue$start),
-        .shape$base(shape$base),
-        .shape$len(shape$len),
-        .shape$rows(shape$rows),
-        .shape$planes(shape$planes),
-        .shape$row_skip(shape$row_skip),
-        .shape$plane_skip(shape$plane_skip),
-        .shape$three_d(shape$three_d),
-        .shape$max_beats(shape$max_beats),
-        .next_burst(issue$next_burst),
-        .next_beat(issue$next_beat),
-        .cancel(issue$cancel),
-        .valid(issue$valid),
-        .address(issue$address),
-        .beats_m1(issue$beats_m1),
-        .last_burst(issue$last_burst),
-        .beat_first_lane(issue$beat_first_lane),
-        .beat_last_lane(issue$beat_last_lane),
-        .beat_line(issue$beat_line),
-        .beat_last_of_burst(issue$beat_last_of_burst),
-        .beat_last(issue$beat_last)
-    );
-    npu_u65_256_core$dma$weights$0$channel$receive receive(
-        .clock(receive$clock),
-        .rst_n(receive$rst_n),
-        .start(receive$start),
-        .shape$base(shape$base),
-        .shape$len(shape$len),
-        .shape$rows(shape$rows),
-        .shape$planes(shape$planes),
-        .shape$row_skip(shape$row_skip),
-        .shape$plane_skip(shape$plane_skip),
-        .shape$three_d(shape$three_d),
-        .shape$max_beats(shape$max_beats),
-        .next_burst(receive$next_burst),
-        .next_beat(receive$next_beat),
-        .cancel(receive$cancel),
-        .valid(receive$valid),
-        .address(receive$address),
-        .beats_m1(receive$beats_m1),
-        .last_burst(receive$last_burst),
-        .beat_first_lane(receive$beat_first_lane),
-        .beat_last_lane(receive$beat_last_lane),
-        .beat_line(receive$beat_line),
-        .beat_last_of_burst(receive$beat_last_of_burst),
-        .beat_last(receive$beat_last)
-    );
-    npu_u65_256_core$dma$weights$0$channel$buffer buffer(
-        .clock(buffer$clock),
-        .rst_n(buffer$rst_n),
-        .tail$valid(buffer$tail$valid),
-        .tail$data(buffer$tail$data),
-        .tail$ready(buffer$tail$ready),
-        .head$valid(buffer$head$valid),
-        .head$data(buffer$head$data),
-        .head$ready(buffer$head$ready),
-        .count(buffer$count)
-    );
-    npu_u65_256_core$dma$weights$0$channel$reserved reserved(
-        .clock(reserved$clock),
-        .rst_n(reserved$rst_n),
-        .d(reserved$d),
-        .q(reserved$q)
-    );
-    npu_u65_256_core$dma$weights$0$channel$discarding discarding(
-        .clock(discarding$clock),
-        .rst_n(discarding$rst_n),
-        .d(discarding$d),
-        .q(discarding$q)
-    );
-    npu_u65_256_core$dma$weights$0$channel$counter_q counter_q(
-        .clock(counter_q$clock),
-        .rst_n(counter_q$rst_n),
-        .d(counter_q$d),
-        .q(counter_q$q)
-    );
-    npu_u65_256_core$dma$weights$0$channel$cache_q cache_q(
-        .clock(cache_q$clock),
-        .rst_n(cache_q$rst_n),
-        .d(cache_q$d),
-        .q(cache_q$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        reserved$clock = clock;
-        discarding$clock = clock;
-        counter_q$clock = clock;
-        cache_q$clock = clock;
-        reserved$d = reserved$q;
-        discarding$d = discarding$q;
-        counter_q$d = counter_q$q;
-        cache_q$d = cache_q$q;
-        reserved$rst_n = rst_n;
-        discarding$rst_n = rst_n;
-        counter_q$rst_n = rst_n;
-        cache_q$rst_n = rst_n;
-        if (start) begin
-            counter_q$d = counter;
-            cache_q$d = cache;
-        end
-        reads$counter = counter_q$q;
-        reads$cache = cache_q$q;
-        issue$clock = clock;
-        issue$rst_n = rst_n;
-        receive$clock = clock;
-        receive$rst_n = rst_n;
-        buffer$clock = clock;
-        buffer$rst_n = rst_n;
-        issue$start = start;
-        receive$start = start;
-        burst_beats = ((issue$beats_m1) & 5'h1f) + 32'h1;
-        burst_ready = issue$valid & ~halt & (reserved$q <= depth - burst_beats);
-        reads$request = burst_ready & reads$may_issue;
-        reads$limit_stall = burst_ready & ~reads$may_issue;
-        reads$address = issue$address;
-        reads$len = ((issue$beats_m1) & 8'hff);
-        issue$next_burst = reads$grant;
-        issue$next_beat = 1'b0;
-        issue$cancel = cancel;
-        receive$cancel = 1'b0;
-        if (cancel) begin
-            discarding$d = 1'b1;
-        end
-        if (start) begin
-            discarding$d = 1'b0;
-        end
-        receive$next_burst = 1'b0;
-        receive$next_beat = reads$beat;
-        buffer$tail$valid = reads$beat;
-        buffer$tail$data[(64'h0)+:(128)] = reads$data;
-        buffer$tail$data[(64'h80)+:(4)] = receive$beat_first_lane;
-        buffer$tail$data[(64'h84)+:(4)] = receive$beat_last_lane;
-        out$valid = buffer$head$valid & ~discarding$q;
-        out$data = buffer$head$data;
-        buffer$head$ready = out$ready | discarding$q;
-        popped = buffer$head$valid & buffer$head$ready;
-        if (reads$grant) begin
-            reserved$d = reserved$q + burst_beats;
-            if (popped) begin
-                reserved$d = reserved$q + burst_beats - 32'h1;
-            end
-        end
-        else if (popped) begin
-            reserved$d = reserved$q - 32'h1;
-        end
-        busy = issue$valid | (reserved$q != 32'h0);
-    end
-    
-endmodule // npu_u65_256_core$dma$weights$0$channel
-
-
-module npu_u65_256_core$dma$weights$0$channel$buffer(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  tail$valid;
-    input wire  [135:0] tail$data;
-    output reg  tail$ready;
-    output reg  head$valid;
-    output reg  [135:0] head$data;
-    input wire  head$ready;
-    output reg  [4:0] count;
-    
-    // Constant declarations
-    localparam  depth = 5'b10000;
-    
-    // Stub signals
-    reg  write_pointer$clock;
-    reg  write_pointer$rst_n;
-    reg  [4:0] write_pointer$d;
-    wire  [4:0] write_pointer$q;
-    reg  read_pointer$clock;
-    reg  read_pointer$rst_n;
-    reg  [4:0] read_pointer$d;
-    wire  [4:0] read_pointer$q;
-    reg  words$clock;
-    reg  words$rst_n;
-    reg  words$write_enable;
-    reg  [3:0] words$write_address;
-    reg  [135:0] words$write_data;
-    reg  [3:0] words$read_address;
-    wire  [135:0] words$read_data;
-    
-    // Local signals
-    reg  push;
-    reg  pop;
-    
-    // Sub module instances
-    npu_u65_256_core$dma$weights$0$channel$buffer$write_pointer write_pointer(
-        .clock(write_pointer$clock),
-        .rst_n(write_pointer$rst_n),
-        .d(write_pointer$d),
-        .q(write_pointer$q)
-    );
-    npu_u65_256_core$dma$weights$0$channel$buffer$read_pointer read_pointer(
-        .clock(read_pointer$clock),
-        .rst_n(read_pointer$rst_n),
-        .d(read_pointer$d),
-        .q(read_pointer$q)
-    );
-    npu_u65_256_core$dma$weights$0$channel$buffer$words words(
-        .clock(words$clock),
-        .rst_n(words$rst_n),
-        .write_enable(words$write_enable),
-        .write_address(words$write_address),
-        .write_data(words$write_data),
-        .read_address(words$read_address),
-        .read_data(words$read_data)
-    );
-    
-    // Update code
-    always @(*) begin
-        write_pointer$clock = clock;
-        read_pointer$clock = clock;
-        write_pointer$d = write_pointer$q;
-        read_pointer$d = read_pointer$q;
-        write_pointer$rst_n = rst_n;
-        read_pointer$rst_n = rst_n;
-        words$clock = clock;
-        words$rst_n = rst_n;
-        count = write_pointer$q - read_pointer$q;
-        tail$ready = count != depth;
-        head$valid = count != 32'h0;
-        push = tail$valid & tail$ready;
-        pop = head$valid & head$ready;
-        words$write_enable = push;
-        words$write_address = write_pointer$q[(32'h0)+:(4)];
-        words$write_data = tail$data;
-        words$read_address = read_pointer$q[(32'h0)+:(4)];
-        head$data = words$read_data;
-        if (push) begin
-            write_pointer$d = write_pointer$q + 32'h1;
-        end
-        if (pop) begin
-            read_pointer$d = read_pointer$q + 32'h1;
-        end
-    end
-    
-endmodule // npu_u65_256_core$dma$weights$0$channel$buffer
-
-
-module npu_u65_256_core$dma$weights$0$channel$buffer$read_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [4:0] d;
-    output reg  [4:0] q;
-    
-    // Constant declarations
-    localparam  init = 5'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$buffer$read_pointer
-
-
-module npu_u65_256_core$dma$weights$0$channel$buffer$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write_enable;
-    input wire  [3:0] write_address;
-    input wire  [135:0] write_data;
-    input wire  [3:0] read_address;
-    output reg  [135:0] read_data;
-    
-    // Update code (custom)
-    reg [135:0] cells [0:15];
-    integer i;
-    always @(posedge clock or negedge rst_n)
-       if (!rst_n) for (i = 0; i <= 15; i = i + 1) cells[i] <= 0;
-       else if (write_enable) cells[write_address] <= write_data;
-    always @(*) read_data = cells[read_address];
-endmodule // npu_u65_256_core$dma$weights$0$channel$buffer$words
-
-
-module npu_u65_256_core$dma$weights$0$channel$buffer$write_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [4:0] d;
-    output reg  [4:0] q;
-    
-    // Constant declarations
-    localparam  init = 5'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$buffer$write_pointer
-
-
-module npu_u65_256_core$dma$weights$0$channel$cache_q(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$cache_q
-
-
-module npu_u65_256_core$dma$weights$0$channel$counter_q(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$counter_q
-
-
-module npu_u65_256_core$dma$weights$0$channel$discarding(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$discarding
-
-
-module npu_u65_256_core$dma$weights$0$channel$issue(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,address,beats_m1,last_burst,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  start;
-    input wire  [39:0] shape$base;
-    input wire  [31:0] shape$len;
-    input wire  [15:0] shape$rows;
-    input wire  [15:0] shape$planes;
-    input wire  [39:0] shape$row_skip;
-    input wire  [39:0] shape$plane_skip;
-    input wire  shape$three_d;
-    input wire  [1:0] shape$max_beats;
-    input wire  next_burst;
-    input wire  next_beat;
-    input wire  cancel;
-    output reg  valid;
-    output reg  [39:0] address;
-    output reg  [3:0] beats_m1;
-    output reg  last_burst;
-    output reg  [3:0] beat_first_lane;
-    output reg  [3:0] beat_last_lane;
-    output reg  [35:0] beat_line;
-    output reg  beat_last_of_burst;
-    output reg  beat_last;
-    
-    // Stub signals
-    reg  active$clock;
-    reg  active$rst_n;
-    reg  active$d;
-    wire  active$q;
-    reg  current$clock;
-    reg  current$rst_n;
-    reg  [39:0] current$d;
-    wire  [39:0] current$q;
-    reg  row_left$clock;
-    reg  row_left$rst_n;
-    reg  [31:0] row_left$d;
-    wire  [31:0] row_left$q;
-    reg  row_start$clock;
-    reg  row_start$rst_n;
-    reg  [39:0] row_start$d;
-    wire  [39:0] row_start$q;
-    reg  packed_row_start$clock;
-    reg  packed_row_start$rst_n;
-    reg  [39:0] packed_row_start$d;
-    wire  [39:0] packed_row_start$q;
-    reg  rows_left$clock;
-    reg  rows_left$rst_n;
-    reg  [15:0] rows_left$d;
-    wire  [15:0] rows_left$q;
-    reg  planes_left$clock;
-    reg  planes_left$rst_n;
-    reg  [15:0] planes_left$d;
-    wire  [15:0] planes_left$q;
-    reg  beat$clock;
-    reg  beat$rst_n;
-    reg  [3:0] beat$d;
-    wire  [3:0] beat$q;
-    reg  len$clock;
-    reg  len$rst_n;
-    reg  [31:0] len$d;
-    wire  [31:0] len$q;
-    reg  rows$clock;
-    reg  rows$rst_n;
-    reg  [15:0] rows$d;
-    wire  [15:0] rows$q;
-    reg  row_stride$clock;
-    reg  row_stride$rst_n;
-    reg  [39:0] row_stride$d;
-    wire  [39:0] row_stride$q;
-    reg  plane_gap$clock;
-    reg  plane_gap$rst_n;
-    reg  [39:0] plane_gap$d;
-    wire  [39:0] plane_gap$q;
-    reg  three_d$clock;
-    reg  three_d$rst_n;
-    reg  three_d$d;
-    wire  three_d$q;
-    reg  max_beats$clock;
-    reg  max_beats$rst_n;
-    reg  [1:0] max_beats$d;
-    wire  [1:0] max_beats$q;
-    
-    // Local signals
-    reg  [8:0] boundary_bytes;
-    reg  [8:0] burst_bytes;
-    reg  row_ends;
-    reg  [8:0] burst_end_offset;
-    reg  advance_burst;
-    
-    // Sub module instances
-    npu_u65_256_core$dma$weights$0$channel$issue$active active(
-        .clock(active$clock),
-        .rst_n(active$rst_n),
-        .d(active$d),
-        .q(active$q)
-    );
-    npu_u65_256_core$dma$weights$0$channel$issue$current current(
-        .clock(current$clock),
-        .rst_n(current$rst_n),
-        .d(current$d),
-        .q(current$q)
-    );
-    npu_u65_256_core$dma$weights$0$channel$issue$row_left row_left(
-        .clock(row_left$clock),
-        .rst_n(row_left$rst_n),
-        .d(row_left$d),
-        .q(row_left$q)
-    );
-    npu_u65_256_core$dma$weights$0$channel$issue$row_start row_start(
-        .clock(row_start$clock),
-        .rst_n(row_start$rst_n),
-        .d(row_start$d),
-        .q(row_start$q)
-    );
-    npu_u65_256_core$dma$weights$0$channel$issue$packed_row_start packed_row_start(
-        .clock(packed_row_start$clock),
-        .rst_n(packed_row_start$rst_n),
-        .d(packed_row_start$d),
-        .q(packed_row_start$q)
-    );
-    npu_u65_256_core$dma$weights$0$channel$issue$rows_left rows_left(
-        .clock(rows_left$clock),
-        .rst_n(rows_left$rst_n),
-        .d(rows_left$d),
-        .q(rows_left$q)
-    );
-    npu_u65_256_core$dma$weights$0$channel$issue$planes_left planes_left(
-        .clock(planes_left$clock),
-        .rst_n(planes_left$rst_n),
-        .d(planes_left$d),
-        .q(planes_left$q)
-    );
-    npu_u65_256_core$dma$weights$0$channel$issue$beat beat(
-        .clock(beat$clock),
-        .rst_n(beat$rst_n),
-        .d(beat$d),
-        .q(beat$q)
-    );
-    npu_u65_256_core$dma$weights$0$channel$issue$len len(
-        .clock(len$clock),
-        .rst_n(len$rst_n),
-        .d(len$d),
-        .q(len$q)
-    );
-    npu_u65_256_core$dma$weights$0$channel$issue$rows rows(
-        .clock(rows$clock),
-        .rst_n(rows$rst_n),
-        .d(rows$d),
-        .q(rows$q)
-    );
-    npu_u65_256_core$dma$weights$0$channel$issue$row_stride row_stride(
-        .clock(row_stride$clock),
-        .rst_n(row_stride$rst_n),
-        .d(row_stride$d),
-        .q(row_stride$q)
-    );
-    npu_u65_256_core$dma$weights$0$channel$issue$plane_gap plane_gap(
-        .clock(plane_gap$clock),
-        .rst_n(plane_gap$rst_n),
-        .d(plane_gap$d),
-        .q(plane_gap$q)
-    );
-    npu_u65_256_core$dma$weights$0$channel$issue$three_d three_d(
-        .clock(three_d$clock),
-        .rst_n(three_d$rst_n),
-        .d(three_d$d),
-        .q(three_d$q)
-    );
-    npu_u65_256_core$dma$weights$0$channel$issue$max_beats max_beats(
-        .clock(max_beats$clock),
-        .rst_n(max_beats$rst_n),
-        .d(max_beats$d),
-        .q(max_beats$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        active$clock = clock;
-        current$clock = clock;
-        row_left$clock = clock;
-        row_start$clock = clock;
-        packed_row_start$clock = clock;
-        rows_left$clock = clock;
-        planes_left$clock = clock;
-        beat$clock = clock;
-        len$clock = clock;
-        rows$clock = clock;
-        row_stride$clock = clock;
-        plane_gap$clock = clock;
-        three_d$clock = clock;
-        max_beats$clock = clock;
-        active$d = active$q;
-        current$d = current$q;
-        row_left$d = row_left$q;
-        row_start$d = row_start$q;
-        packed_row_start$d = packed_row_start$q;
-        rows_left$d = rows_left$q;
-        planes_left$d = planes_left$q;
-        beat$d = beat$q;
-        len$d = len$q;
-        rows$d = rows$q;
-        row_stride$d = row_stride$q;
-        plane_gap$d = plane_gap$q;
-        three_d$d = three_d$q;
-        max_beats$d = max_beats$q;
-        active$rst_n = rst_n;
-        current$rst_n = rst_n;
-        row_left$rst_n = rst_n;
-        row_start$rst_n = rst_n;
-        packed_row_start$rst_n = rst_n;
-        rows_left$rst_n = rst_n;
-        planes_left$rst_n = rst_n;
-        beat$rst_n = rst_n;
-        len$rst_n = rst_n;
-        rows$rst_n = rst_n;
-        row_stride$rst_n = rst_n;
-        plane_gap$rst_n = rst_n;
-        three_d$rst_n = rst_n;
-        max_beats$rst_n = rst_n;
-        if (max_beats$q == 32'h1) begin
-            boundary_bytes = ((32'h80) & 9'h1ff) - ((current$q & 32'h7f) & 9'h1ff);
-        end
-        else if (max_beats$q == 32'h2) begin
-            boundary_bytes = ((32'h100) & 9'h1ff) - ((current$q & 32'hff) & 9'h1ff);
-        end
-        else begin
-            boundary_bytes = ((32'h40) & 9'h1ff) - ((current$q & 32'h3f) & 9'h1ff);
-        end
-        row_ends = row_left$q <= ((boundary_bytes) & 32'hffffffff);
-        burst_bytes = boundary_bytes;
-        if (row_ends) begin
-            burst_bytes = ((row_left$q) & 9'h1ff);
-        end
-        burst_end_offset = ((current$q & 32'hff) & 9'h1ff) + burst_bytes - 32'h1;
-        valid = active$q;
-        address = current$q;
-        beats_m1 = (((burst_end_offset >> 32'h4) - (((current$q & 32'hff) >> 32'h4) & 9'h1ff)) & 4'hf);
-        last_burst = row_ends & (rows_left$q == 32'h1) & (planes_left$q == 32'h1);
-        beat_first_lane = 32'h0;
-        if (beat$q == 32'h0) begin
-            beat_first_lane = ((current$q) & 4'hf);
-        end
-        beat_last_of_burst = beat$q == beats_m1;
-        beat_last_lane = 32'hf;
-        if (beat_last_of_burst) begin
-            beat_last_lane = ((burst_end_offset) & 4'hf);
-        end
-        beat_line = ((current$q >> 32'h4) & 36'hfffffffff) + ((beat$q) & 36'hfffffffff);
-        beat_last = beat_last_of_burst & last_burst;
-        advance_burst = active$q & next_burst;
-        if (active$q & next_beat) begin
-            beat$d = beat$q + 32'h1;
-            if (beat_last_of_burst) begin
-                beat$d = 32'h0;
-                advance_burst = 1'b1;
-            end
-        end
-        if (advance_burst) begin
-            if (~row_ends) begin
-                current$d = current$q + ((burst_bytes) & 40'hffffffffff);
-                row_left$d = row_left$q - ((burst_bytes) & 32'hffffffff);
-            end
-            else if (rows_left$q != 32'h1) begin
-                current$d = row_start$q + row_stride$q;
-                row_start$d = row_start$q + row_stride$q;
-                packed_row_start$d = packed_row_start$q + ((len$q) & 40'hffffffffff);
-                row_left$d = len$q;
-                rows_left$d = rows_left$q - 32'h1;
-            end
-            else if (planes_left$q != 32'h1) begin
-                current$d = row_start$q + row_stride$q;
-                if (three_d$q) begin
-                    current$d = packed_row_start$q + plane_gap$q;
-                end
-                row_start$d = current$d;
-                packed_row_start$d = current$d;
-                row_left$d = len$q;
-                rows_left$d = rows$q;
-                planes_left$d = planes_left$q - 32'h1;
-            end
-            else begin
-                active$d = 1'b0;
-            end
-        end
-        if (cancel) begin
-            active$d = 1'b0;
-        end
-        if (start) begin
-            active$d = 1'b1;
-            current$d = shape$base;
-            row_start$d = shape$base;
-            packed_row_start$d = shape$base;
-            row_left$d = shape$len;
-            rows_left$d = shape$rows;
-            planes_left$d = shape$planes;
-            beat$d = 32'h0;
-            len$d = shape$len;
-            rows$d = shape$rows;
-            row_stride$d = ((shape$len) & 40'hffffffffff) + shape$row_skip;
-            plane_gap$d = ((shape$len) & 40'hffffffffff) + shape$plane_skip;
-            three_d$d = shape$three_d;
-            max_beats$d = shape$max_beats;
-        end
-    end
-    
-endmodule // npu_u65_256_core$dma$weights$0$channel$issue
-
-
-module npu_u65_256_core$dma$weights$0$channel$issue$active(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$issue$active
-
-
-module npu_u65_256_core$dma$weights$0$channel$issue$beat(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$issue$beat
-
-
-module npu_u65_256_core$dma$weights$0$channel$issue$current(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$issue$current
-
-
-module npu_u65_256_core$dma$weights$0$channel$issue$len(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$issue$len
-
-
-module npu_u65_256_core$dma$weights$0$channel$issue$max_beats(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$issue$max_beats
-
-
-module npu_u65_256_core$dma$weights$0$channel$issue$packed_row_start(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$issue$packed_row_start
-
-
-module npu_u65_256_core$dma$weights$0$channel$issue$plane_gap(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$issue$plane_gap
-
-
-module npu_u65_256_core$dma$weights$0$channel$issue$planes_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$issue$planes_left
-
-
-module npu_u65_256_core$dma$weights$0$channel$issue$row_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$issue$row_left
-
-
-module npu_u65_256_core$dma$weights$0$channel$issue$row_start(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$issue$row_start
-
-
-module npu_u65_256_core$dma$weights$0$channel$issue$row_stride(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$issue$row_stride
-
-
-module npu_u65_256_core$dma$weights$0$channel$issue$rows(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$issue$rows
-
-
-module npu_u65_256_core$dma$weights$0$channel$issue$rows_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$issue$rows_left
-
-
-module npu_u65_256_core$dma$weights$0$channel$issue$three_d(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$issue$three_d
-
-
-module npu_u65_256_core$dma$weights$0$channel$receive(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,address,beats_m1,last_burst,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  start;
-    input wire  [39:0] shape$base;
-    input wire  [31:0] shape$len;
-    input wire  [15:0] shape$rows;
-    input wire  [15:0] shape$planes;
-    input wire  [39:0] shape$row_skip;
-    input wire  [39:0] shape$plane_skip;
-    input wire  shape$three_d;
-    input wire  [1:0] shape$max_beats;
-    input wire  next_burst;
-    input wire  next_beat;
-    input wire  cancel;
-    output reg  valid;
-    output reg  [39:0] address;
-    output reg  [3:0] beats_m1;
-    output reg  last_burst;
-    output reg  [3:0] beat_first_lane;
-    output reg  [3:0] beat_last_lane;
-    output reg  [35:0] beat_line;
-    output reg  beat_last_of_burst;
-    output reg  beat_last;
-    
-    // Stub signals
-    reg  active$clock;
-    reg  active$rst_n;
-    reg  active$d;
-    wire  active$q;
-    reg  current$clock;
-    reg  current$rst_n;
-    reg  [39:0] current$d;
-    wire  [39:0] current$q;
-    reg  row_left$clock;
-    reg  row_left$rst_n;
-    reg  [31:0] row_left$d;
-    wire  [31:0] row_left$q;
-    reg  row_start$clock;
-    reg  row_start$rst_n;
-    reg  [39:0] row_start$d;
-    wire  [39:0] row_start$q;
-    reg  packed_row_start$clock;
-    reg  packed_row_start$rst_n;
-    reg  [39:0] packed_row_start$d;
-    wire  [39:0] packed_row_start$q;
-    reg  rows_left$clock;
-    reg  rows_left$rst_n;
-    reg  [15:0] rows_left$d;
-    wire  [15:0] rows_left$q;
-    reg  planes_left$clock;
-    reg  planes_left$rst_n;
-    reg  [15:0] planes_left$d;
-    wire  [15:0] planes_left$q;
-    reg  beat$clock;
-    reg  beat$rst_n;
-    reg  [3:0] beat$d;
-    wire  [3:0] beat$q;
-    reg  len$clock;
-    reg  len$rst_n;
-    reg  [31:0] len$d;
-    wire  [31:0] len$q;
-    reg  rows$clock;
-    reg  rows$rst_n;
-    reg  [15:0] rows$d;
-    wire  [15:0] rows$q;
-    reg  row_stride$clock;
-    reg  row_stride$rst_n;
-    reg  [39:0] row_stride$d;
-    wire  [39:0] row_stride$q;
-    reg  plane_gap$clock;
-    reg  plane_gap$rst_n;
-    reg  [39:0] plane_gap$d;
-    wire  [39:0] plane_gap$q;
-    reg  three_d$clock;
-    reg  three_d$rst_n;
-    reg  three_d$d;
-    wire  three_d$q;
-    reg  max_beats$clock;
-    reg  max_beats$rst_n;
-    reg  [1:0] max_beats$d;
-    wire  [1:0] max_beats$q;
-    
-    // Local signals
-    reg  [8:0] boundary_bytes;
-    reg  [8:0] burst_bytes;
-    reg  row_ends;
-    reg  [8:0] burst_end_offset;
-    reg  advance_burst;
-    
-    // Sub module instances
-    npu_u65_256_core$dma$weights$0$channel$receive$active active(
-        .clock(active$clock),
-        .rst_n(active$rst_n),
-        .d(active$d),
-        .q(active$q)
-    );
-    npu_u65_256_core$dma$weights$0$channel$receive$current current(
-        .clock(current$clock),
-        .rst_n(current$rst_n),
-        .d(current$d),
-        .q(current$q)
-    );
-    npu_u65_256_core$dma$weights$0$channel$receive$row_left row_left(
-        .clock(row_left$clock),
-        .rst_n(row_left$rst_n),
-        .d(row_left$d),
-        .q(row_left$q)
-    );
-    npu_u65_256_core$dma$weights$0$channel$receive$row_start row_start(
-        .clock(row_start$clock),
-        .rst_n(row_start$rst_n),
-        .d(row_start$d),
-        .q(row_start$q)
-    );
-    npu_u65_256_core$dma$weights$0$channel$receive$packed_row_start packed_row_start(
-        .clock(packed_row_start$clock),
-        .rst_n(packed_row_start$rst_n),
-        .d(packed_row_start$d),
-        .q(packed_row_start$q)
-    );
-    npu_u65_256_core$dma$weights$0$channel$receive$rows_left rows_left(
-        .clock(rows_left$clock),
-        .rst_n(rows_left$rst_n),
-        .d(rows_left$d),
-        .q(rows_left$q)
-    );
-    npu_u65_256_core$dma$weights$0$channel$receive$planes_left planes_left(
-        .clock(planes_left$clock),
-        .rst_n(planes_left$rst_n),
-        .d(planes_left$d),
-        .q(planes_left$q)
-    );
-    npu_u65_256_core$dma$weights$0$channel$receive$beat beat(
-        .clock(beat$clock),
-        .rst_n(beat$rst_n),
-        .d(beat$d),
-        .q(beat$q)
-    );
-    npu_u65_256_core$dma$weights$0$channel$receive$len len(
-        .clock(len$clock),
-        .rst_n(len$rst_n),
-        .d(len$d),
-        .q(len$q)
-    );
-    npu_u65_256_core$dma$weights$0$channel$receive$rows rows(
-        .clock(rows$clock),
-        .rst_n(rows$rst_n),
-        .d(rows$d),
-        .q(rows$q)
-    );
-    npu_u65_256_core$dma$weights$0$channel$receive$row_stride row_stride(
-        .clock(row_stride$clock),
-        .rst_n(row_stride$rst_n),
-        .d(row_stride$d),
-        .q(row_stride$q)
-    );
-    npu_u65_256_core$dma$weights$0$channel$receive$plane_gap plane_gap(
-        .clock(plane_gap$clock),
-        .rst_n(plane_gap$rst_n),
-        .d(plane_gap$d),
-        .q(plane_gap$q)
-    );
-    npu_u65_256_core$dma$weights$0$channel$receive$three_d three_d(
-        .clock(three_d$clock),
-        .rst_n(three_d$rst_n),
-        .d(three_d$d),
-        .q(three_d$q)
-    );
-    npu_u65_256_core$dma$weights$0$channel$receive$max_beats max_beats(
-        .clock(max_beats$clock),
-        .rst_n(max_beats$rst_n),
-        .d(max_beats$d),
-        .q(max_beats$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        active$clock = clock;
-        current$clock = clock;
-        row_left$clock = clock;
-        row_start$clock = clock;
-        packed_row_start$clock = clock;
-        rows_left$clock = clock;
-        planes_left$clock = clock;
-        beat$clock = clock;
-        len$clock = clock;
-        rows$clock = clock;
-        row_stride$clock = clock;
-        plane_gap$clock = clock;
-        three_d$clock = clock;
-        max_beats$clock = clock;
-        active$d = active$q;
-        current$d = current$q;
-        row_left$d = row_left$q;
-        row_start$d = row_start$q;
-        packed_row_start$d = packed_row_start$q;
-        rows_left$d = rows_left$q;
-        planes_left$d = planes_left$q;
-        beat$d = beat$q;
-        len$d = len$q;
-        rows$d = rows$q;
-        row_stride$d = row_stride$q;
-        plane_gap$d = plane_gap$q;
-        three_d$d = three_d$q;
-        max_beats$d = max_beats$q;
-        active$rst_n = rst_n;
-        current$rst_n = rst_n;
-        row_left$rst_n = rst_n;
-        row_start$rst_n = rst_n;
-        packed_row_start$rst_n = rst_n;
-        rows_left$rst_n = rst_n;
-        planes_left$rst_n = rst_n;
-        beat$rst_n = rst_n;
-        len$rst_n = rst_n;
-        rows$rst_n = rst_n;
-        row_stride$rst_n = rst_n;
-        plane_gap$rst_n = rst_n;
-        three_d$rst_n = rst_n;
-        max_beats$rst_n = rst_n;
-        if (max_beats$q == 32'h1) begin
-            boundary_bytes = ((32'h80) & 9'h1ff) - ((current$q & 32'h7f) & 9'h1ff);
-        end
-        else if (max_beats$q == 32'h2) begin
-            boundary_bytes = ((32'h100) & 9'h1ff) - ((current$q & 32'hff) & 9'h1ff);
-        end
-        else begin
-            boundary_bytes = ((32'h40) & 9'h1ff) - ((current$q & 32'h3f) & 9'h1ff);
-        end
-        row_ends = row_left$q <= ((boundary_bytes) & 32'hffffffff);
-        burst_bytes = boundary_bytes;
-        if (row_ends) begin
-            burst_bytes = ((row_left$q) & 9'h1ff);
-        end
-        burst_end_offset = ((current$q & 32'hff) & 9'h1ff) + burst_bytes - 32'h1;
-        valid = active$q;
-        address = current$q;
-        beats_m1 = (((burst_end_offset >> 32'h4) - (((current$q & 32'hff) >> 32'h4) & 9'h1ff)) & 4'hf);
-        last_burst = row_ends & (rows_left$q == 32'h1) & (planes_left$q == 32'h1);
-        beat_first_lane = 32'h0;
-        if (beat$q == 32'h0) begin
-            beat_first_lane = ((current$q) & 4'hf);
-        end
-        beat_last_of_burst = beat$q == beats_m1;
-        beat_last_lane = 32'hf;
-        if (beat_last_of_burst) begin
-            beat_last_lane = ((burst_end_offset) & 4'hf);
-        end
-        beat_line = ((current$q >> 32'h4) & 36'hfffffffff) + ((beat$q) & 36'hfffffffff);
-        beat_last = beat_last_of_burst & last_burst;
-        advance_burst = active$q & next_burst;
-        if (active$q & next_beat) begin
-            beat$d = beat$q + 32'h1;
-            if (beat_last_of_burst) begin
-                beat$d = 32'h0;
-                advance_burst = 1'b1;
-            end
-        end
-        if (advance_burst) begin
-            if (~row_ends) begin
-                current$d = current$q + ((burst_bytes) & 40'hffffffffff);
-                row_left$d = row_left$q - ((burst_bytes) & 32'hffffffff);
-            end
-            else if (rows_left$q != 32'h1) begin
-                current$d = row_start$q + row_stride$q;
-                row_start$d = row_start$q + row_stride$q;
-                packed_row_start$d = packed_row_start$q + ((len$q) & 40'hffffffffff);
-                row_left$d = len$q;
-                rows_left$d = rows_left$q - 32'h1;
-            end
-            else if (planes_left$q != 32'h1) begin
-                current$d = row_start$q + row_stride$q;
-                if (three_d$q) begin
-                    current$d = packed_row_start$q + plane_gap$q;
-                end
-                row_start$d = current$d;
-                packed_row_start$d = current$d;
-                row_left$d = len$q;
-                rows_left$d = rows$q;
-                planes_left$d = planes_left$q - 32'h1;
-            end
-            else begin
-                active$d = 1'b0;
-            end
-        end
-        if (cancel) begin
-            active$d = 1'b0;
-        end
-        if (start) begin
-            active$d = 1'b1;
-            current$d = shape$base;
-            row_start$d = shape$base;
-            packed_row_start$d = shape$base;
-            row_left$d = shape$len;
-            rows_left$d = shape$rows;
-            planes_left$d = shape$planes;
-            beat$d = 32'h0;
-            len$d = shape$len;
-            rows$d = shape$rows;
-            row_stride$d = ((shape$len) & 40'hffffffffff) + shape$row_skip;
-            plane_gap$d = ((shape$len) & 40'hffffffffff) + shape$plane_skip;
-            three_d$d = shape$three_d;
-            max_beats$d = shape$max_beats;
-        end
-    end
-    
-endmodule // npu_u65_256_core$dma$weights$0$channel$receive
-
-
-module npu_u65_256_core$dma$weights$0$channel$receive$active(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$receive$active
-
-
-module npu_u65_256_core$dma$weights$0$channel$receive$beat(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$receive$beat
-
-
-module npu_u65_256_core$dma$weights$0$channel$receive$current(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$receive$current
-
-
-module npu_u65_256_core$dma$weights$0$channel$receive$len(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$receive$len
-
-
-module npu_u65_256_core$dma$weights$0$channel$receive$max_beats(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$receive$max_beats
-
-
-module npu_u65_256_core$dma$weights$0$channel$receive$packed_row_start(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$receive$packed_row_start
-
-
-module npu_u65_256_core$dma$weights$0$channel$receive$plane_gap(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$receive$plane_gap
-
-
-module npu_u65_256_core$dma$weights$0$channel$receive$planes_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$receive$planes_left
-
-
-module npu_u65_256_core$dma$weights$0$channel$receive$row_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$receive$row_left
-
-
-module npu_u65_256_core$dma$weights$0$channel$receive$row_start(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$receive$row_start
-
-
-module npu_u65_256_core$dma$weights$0$channel$receive$row_stride(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$receive$row_stride
-
-
-module npu_u65_256_core$dma$weights$0$channel$receive$rows(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$receive$rows
-
-
-module npu_u65_256_core$dma$weights$0$channel$receive$rows_left(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$receive$rows_left
-
-
-module npu_u65_256_core$dma$weights$0$channel$receive$three_d(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$receive$three_d
-
-
-module npu_u65_256_core$dma$weights$0$channel$reserved(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [4:0] d;
-    output reg  [4:0] q;
-    
-    // Constant declarations
-    localparam  init = 5'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$weights$0$channel$reserved
-
-
-module npu_u65_256_core$dma$weights$0$region_lookup(region,regioncfg,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,base,counter,max_beats,arcache,awcache);
-    
-    // Module arguments
-    input wire  [2:0] region;
-    input wire  [15:0] regioncfg;
-    input wire  [31:0] basep$0;
-    input wire  [31:0] basep$1;
-    input wire  [31:0] basep$2;
-    input wire  [31:0] basep$3;
-    input wire  [31:0] basep$4;
-    input wire  [31:0] basep$5;
-    input wire  [31:0] basep$6;
-    input wire  [31:0] basep$7;
-    input wire  [31:0] basep$8;
-    input wire  [31:0] basep$9;
-    input wire  [31:0] basep$10;
-    input wire  [31:0] basep$11;
-    input wire  [31:0] basep$12;
-    input wire  [31:0] basep$13;
-    input wire  [31:0] basep$14;
-    input wire  [31:0] basep$15;
-    input wire  [31:0] axi_limit$0;
-    input wire  [31:0] axi_limit$1;
-    input wire  [31:0] axi_limit$2;
-    input wire  [31:0] axi_limit$3;
-    output reg  [39:0] base;
-    output reg  [1:0] counter;
-    output reg  [1:0] max_beats;
-    output reg  [3:0] arcache;
-    output reg  [3:0] awcache;
-    
-    // Constant declarations
-    localparam  max_beats_lsb = 5'b0;
-    localparam  memtype_lsb = 5'b100;
-    
-    // Stub signals
-    reg  [3:0] cache$memtype;
-    wire  [3:0] cache$arcache;
-    wire  [3:0] cache$awcache;
-    
-    // Local signals
-    reg  [3:0] counter_select;
-    reg  [7:0] region_select;
-    reg  [31:0] limit;
-    reg  [31:0] base_low;
-    reg  [31:0] base_high;
-    
-    // Sub module instances
-    npu_u65_256_core$dma$weights$0$region_lookup$cache cache(
-        .memtype(cache$memtype),
-        .arcache(cache$arcache),
-        .awcache(cache$awcache)
-    );
-    
-    // Update code
-    always @(*) begin
-        counter = ((regioncfg >> (((region) & 5'h1f) << 32'h1)) & 2'h3);
-        counter_select = ((32'h1) & 4'hf) << counter;
-        region_select = ((32'h1) & 8'hff) << region;
-        limit = 32'h0;
-        if (counter_select[0]) begin
-            limit = axi_limit$0;
-        end
-        if (counter_select[1]) begin
-            limit = axi_limit$1;
-        end
-        if (counter_select[2]) begin
-            limit = axi_limit$2;
-        end
-        if (counter_select[3]) begin
-            limit = axi_limit$3;
-        end
-        base_low = 32'h0;
-        base_high = 32'h0;
-        if (region_select[0]) begin
-            base_low = basep$0;
-            base_high = basep$1;
-        end
-        if (region_select[1]) begin
-            base_low = basep$2;
-            base_high = basep$3;
-        end
-        if (region_select[2]) begin
-            base_low = basep$4;
-            base_high = basep$5;
-        end
-        if (region_select[3]) begin
-            base_low = basep$6;
-            base_high = basep$7;
-        end
-        if (region_select[4]) begin
-            base_low = basep$8;
-            base_high = basep$9;
-        end
-        if (region_select[5]) begin
-            base_low = basep$10;
-            base_high = basep$11;
-        end
-        if (region_select[6]) begin
-            base_low = basep$12;
-            base_high = basep$13;
-        end
-        if (region_select[7]) begin
-            base_low = basep$14;
-            base_high = basep$15;
-        end
-        base = ((base_low) & 40'hffffffffff) | (((base_high) & 40'hffffffffff) << 32'h20);
-        max_beats = ((limit >> max_beats_lsb) & 2'h3);
-        cache$memtype = ((limit >> memtype_lsb) & 4'hf);
-        arcache = cache$arcache;
-        awcache = cache$awcache;
-    end
-    
-endmodule // npu_u65_256_core$dma$weights$0$region_lookup
-
-
-module npu_u65_256_core$dma$weights$0$region_lookup$cache(memtype,arcache,awcache);
-    
-    // Module arguments
-    input wire  [3:0] memtype;
-    output reg  [3:0] arcache;
-    output reg  [3:0] awcache;
-    
-    // Update code
-    always @(*) begin
-        arcache = memtype;
-        awcache = memtype;
-        if (memtype >= 32'h4) begin
-            arcache = ((((32'ha) & 4'hf) & ~(1 << (32'h2)) | ((memtype[32'h0]) << (32'h2))) & ~(1 << (32'h0)) | ((memtype[32'h3]) << (32'h0)));
-            awcache = ((((32'h6) & 4'hf) & ~(1 << (32'h3)) | ((memtype[32'h1]) << (32'h3))) & ~(1 << (32'h0)) | ((memtype[32'h3]) << (32'h0)));
-        end
-    end
-    
-endmodule // npu_u65_256_core$dma$weights$0$region_lookup$cache
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
 
 
 module npu_u65_256_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,clients$0$awvalid,clients$0$awaddr,clients$0$awlen,clients$0$awcache,clients$0$awready,clients$0$wvalid,clients$0$wdata,clients$0$wstrb,clients$0$wlast,clients$0$wready,clients$0$issue_counter,clients$0$may_issue,clients$0$burst_issued,clients$0$response_counter,clients$0$b_valid,clients$0$limit_stall,clients$1$awvalid,clients$1$awaddr,clients$1$awlen,clients$1$awcache,clients$1$awready,clients$1$wvalid,clients$1$wdata,clients$1$wstrb,clients$1$wlast,clients$1$wready,clients$1$issue_counter,clients$1$may_issue,clients$1$burst_issued,clients$1$response_counter,clients$1$b_valid,clients$1$limit_stall,m0$aclken,m0$awvalid,m0$awid,m0$awaddr,m0$awlen,m0$awcache,m0$awready,m0$wvalid,m0$wdata,m0$wstrb,m0$wlast,m0$wready,m0$bvalid,m0$bid,m0$bresp,m0$events,quiet,error,error_channel);
@@ -60918,43 +39712,43 @@ module npu_u65_256_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit
         .head$ready(order$head$ready),
         .count(order$count)
     );
-    npu_u65_256_core$dma$writes$held held(
+    npu_u65_256_core$cpm$reset_sync$stage$0 held(
         .clock(held$clock),
         .rst_n(held$rst_n),
         .d(held$d),
         .q(held$q)
     );
-    npu_u65_256_core$dma$writes$held_client held_client(
+    npu_u65_256_core$cpm$reset_sync$stage$0 held_client(
         .clock(held_client$clock),
         .rst_n(held_client$rst_n),
         .d(held_client$d),
         .q(held_client$q)
     );
-    npu_u65_256_core$dma$writes$w_ahead w_ahead(
+    npu_u65_256_core$cpm$reset_sync$stage$0 w_ahead(
         .clock(w_ahead$clock),
         .rst_n(w_ahead$rst_n),
         .d(w_ahead$d),
         .q(w_ahead$q)
     );
-    npu_u65_256_core$dma$writes$outstanding$0 outstanding$0(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$w_count outstanding$0(
         .clock(outstanding$0$clock),
         .rst_n(outstanding$0$rst_n),
         .d(outstanding$0$d),
         .q(outstanding$0$q)
     );
-    npu_u65_256_core$dma$writes$outstanding$1 outstanding$1(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$w_count outstanding$1(
         .clock(outstanding$1$clock),
         .rst_n(outstanding$1$rst_n),
         .d(outstanding$1$d),
         .q(outstanding$1$q)
     );
-    npu_u65_256_core$dma$writes$outstanding$2 outstanding$2(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$w_count outstanding$2(
         .clock(outstanding$2$clock),
         .rst_n(outstanding$2$rst_n),
         .d(outstanding$2$d),
         .q(outstanding$2$q)
     );
-    npu_u65_256_core$dma$writes$outstanding$3 outstanding$3(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$w_count outstanding$3(
         .clock(outstanding$3$clock),
         .rst_n(outstanding$3$rst_n),
         .d(outstanding$3$d),
@@ -61160,42 +39954,8 @@ module npu_u65_256_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit
 endmodule // npu_u65_256_core$dma$writes
 
 
-module npu_u65_256_core$dma$writes$held(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$writes$held
 
 
-module npu_u65_256_core$dma$writes$held_client(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$writes$held_client
 
 
 module npu_u65_256_core$dma$writes$order(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
@@ -61236,13 +39996,13 @@ module npu_u65_256_core$dma$writes$order(clock,rst_n,tail$valid,tail$data,tail$r
     reg  pop;
     
     // Sub module instances
-    npu_u65_256_core$dma$writes$order$write_pointer write_pointer(
+    npu_u65_256_core$cpm$phase_cycles write_pointer(
         .clock(write_pointer$clock),
         .rst_n(write_pointer$rst_n),
         .d(write_pointer$d),
         .q(write_pointer$q)
     );
-    npu_u65_256_core$dma$writes$order$read_pointer read_pointer(
+    npu_u65_256_core$cpm$phase_cycles read_pointer(
         .clock(read_pointer$clock),
         .rst_n(read_pointer$rst_n),
         .d(read_pointer$d),
@@ -61289,23 +40049,6 @@ module npu_u65_256_core$dma$writes$order(clock,rst_n,tail$valid,tail$data,tail$r
 endmodule // npu_u65_256_core$dma$writes$order
 
 
-module npu_u65_256_core$dma$writes$order$read_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Constant declarations
-    localparam  init = 3'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$writes$order$read_pointer
 
 
 module npu_u65_256_core$dma$writes$order$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
@@ -61329,118 +40072,16 @@ module npu_u65_256_core$dma$writes$order$words(clock,rst_n,write_enable,write_ad
 endmodule // npu_u65_256_core$dma$writes$order$words
 
 
-module npu_u65_256_core$dma$writes$order$write_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Constant declarations
-    localparam  init = 3'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$writes$order$write_pointer
 
 
-module npu_u65_256_core$dma$writes$outstanding$0(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Constant declarations
-    localparam  init = 7'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$writes$outstanding$0
 
 
-module npu_u65_256_core$dma$writes$outstanding$1(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Constant declarations
-    localparam  init = 7'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$writes$outstanding$1
 
 
-module npu_u65_256_core$dma$writes$outstanding$2(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Constant declarations
-    localparam  init = 7'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$writes$outstanding$2
 
 
-module npu_u65_256_core$dma$writes$outstanding$3(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Constant declarations
-    localparam  init = 7'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$writes$outstanding$3
 
 
-module npu_u65_256_core$dma$writes$w_ahead(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$writes$w_ahead
 
 
 module npu_u65_256_core$op_state(clock,rst_n,write,key,value,known,reserved,dma,operation);
@@ -63594,7 +42235,7 @@ module npu_u65_256_core$op_state$activation_activation(clock,rst_n,write,key,val
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$activation_activation$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -63617,23 +42258,6 @@ module npu_u65_256_core$op_state$activation_activation(clock,rst_n,write,key,val
 endmodule // npu_u65_256_core$op_state$activation_activation
 
 
-module npu_u65_256_core$op_state$activation_activation$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$activation_activation$stored
 
 
 module npu_u65_256_core$op_state$activation_activation_max(clock,rst_n,write,key,value,hit,reserved,q);
@@ -63659,7 +42283,7 @@ module npu_u65_256_core$op_state$activation_activation_max(clock,rst_n,write,key
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$activation_activation_max$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -63682,23 +42306,6 @@ module npu_u65_256_core$op_state$activation_activation_max(clock,rst_n,write,key
 endmodule // npu_u65_256_core$op_state$activation_activation_max
 
 
-module npu_u65_256_core$op_state$activation_activation_max$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$activation_activation_max$stored
 
 
 module npu_u65_256_core$op_state$activation_activation_min(clock,rst_n,write,key,value,hit,reserved,q);
@@ -63724,7 +42331,7 @@ module npu_u65_256_core$op_state$activation_activation_min(clock,rst_n,write,key
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$activation_activation_min$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -63747,23 +42354,6 @@ module npu_u65_256_core$op_state$activation_activation_min(clock,rst_n,write,key
 endmodule // npu_u65_256_core$op_state$activation_activation_min
 
 
-module npu_u65_256_core$op_state$activation_activation_min$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$activation_activation_min$stored
 
 
 module npu_u65_256_core$op_state$activation_ofm_scale(clock,rst_n,write,key,value,hit,reserved,q);
@@ -63789,7 +42379,7 @@ module npu_u65_256_core$op_state$activation_ofm_scale(clock,rst_n,write,key,valu
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$activation_ofm_scale$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -63812,23 +42402,6 @@ module npu_u65_256_core$op_state$activation_ofm_scale(clock,rst_n,write,key,valu
 endmodule // npu_u65_256_core$op_state$activation_ofm_scale
 
 
-module npu_u65_256_core$op_state$activation_ofm_scale$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$activation_ofm_scale$stored
 
 
 module npu_u65_256_core$op_state$activation_opa_scale(clock,rst_n,write,key,value,hit,reserved,q);
@@ -63854,7 +42427,7 @@ module npu_u65_256_core$op_state$activation_opa_scale(clock,rst_n,write,key,valu
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$activation_opa_scale$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -63877,23 +42450,6 @@ module npu_u65_256_core$op_state$activation_opa_scale(clock,rst_n,write,key,valu
 endmodule // npu_u65_256_core$op_state$activation_opa_scale
 
 
-module npu_u65_256_core$op_state$activation_opa_scale$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$activation_opa_scale$stored
 
 
 module npu_u65_256_core$op_state$activation_opb_scale(clock,rst_n,write,key,value,hit,reserved,q);
@@ -63919,7 +42475,7 @@ module npu_u65_256_core$op_state$activation_opb_scale(clock,rst_n,write,key,valu
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$activation_opb_scale$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -63942,23 +42498,6 @@ module npu_u65_256_core$op_state$activation_opb_scale(clock,rst_n,write,key,valu
 endmodule // npu_u65_256_core$op_state$activation_opb_scale
 
 
-module npu_u65_256_core$op_state$activation_opb_scale$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$activation_opb_scale$stored
 
 
 module npu_u65_256_core$op_state$dma_dst(clock,rst_n,write,key,value,hit,reserved,q);
@@ -63984,7 +42523,7 @@ module npu_u65_256_core$op_state$dma_dst(clock,rst_n,write,key,value,hit,reserve
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$dma_dst$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -64007,23 +42546,6 @@ module npu_u65_256_core$op_state$dma_dst(clock,rst_n,write,key,value,hit,reserve
 endmodule // npu_u65_256_core$op_state$dma_dst
 
 
-module npu_u65_256_core$op_state$dma_dst$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$dma_dst$stored
 
 
 module npu_u65_256_core$op_state$dma_dst_region(clock,rst_n,write,key,value,hit,reserved,q);
@@ -64049,7 +42571,7 @@ module npu_u65_256_core$op_state$dma_dst_region(clock,rst_n,write,key,value,hit,
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$dma_dst_region$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -64072,23 +42594,6 @@ module npu_u65_256_core$op_state$dma_dst_region(clock,rst_n,write,key,value,hit,
 endmodule // npu_u65_256_core$op_state$dma_dst_region
 
 
-module npu_u65_256_core$op_state$dma_dst_region$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$dma_dst_region$stored
 
 
 module npu_u65_256_core$op_state$dma_len(clock,rst_n,write,key,value,hit,reserved,q);
@@ -64114,7 +42619,7 @@ module npu_u65_256_core$op_state$dma_len(clock,rst_n,write,key,value,hit,reserve
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$dma_len$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -64137,23 +42642,6 @@ module npu_u65_256_core$op_state$dma_len(clock,rst_n,write,key,value,hit,reserve
 endmodule // npu_u65_256_core$op_state$dma_len
 
 
-module npu_u65_256_core$op_state$dma_len$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$dma_len$stored
 
 
 module npu_u65_256_core$op_state$dma_size0(clock,rst_n,write,key,value,hit,reserved,q);
@@ -64179,7 +42667,7 @@ module npu_u65_256_core$op_state$dma_size0(clock,rst_n,write,key,value,hit,reser
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$dma_size0$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -64202,23 +42690,6 @@ module npu_u65_256_core$op_state$dma_size0(clock,rst_n,write,key,value,hit,reser
 endmodule // npu_u65_256_core$op_state$dma_size0
 
 
-module npu_u65_256_core$op_state$dma_size0$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$dma_size0$stored
 
 
 module npu_u65_256_core$op_state$dma_size1(clock,rst_n,write,key,value,hit,reserved,q);
@@ -64244,7 +42715,7 @@ module npu_u65_256_core$op_state$dma_size1(clock,rst_n,write,key,value,hit,reser
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$dma_size1$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -64267,23 +42738,6 @@ module npu_u65_256_core$op_state$dma_size1(clock,rst_n,write,key,value,hit,reser
 endmodule // npu_u65_256_core$op_state$dma_size1
 
 
-module npu_u65_256_core$op_state$dma_size1$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$dma_size1$stored
 
 
 module npu_u65_256_core$op_state$dma_skip0(clock,rst_n,write,key,value,hit,reserved,q);
@@ -64309,7 +42763,7 @@ module npu_u65_256_core$op_state$dma_skip0(clock,rst_n,write,key,value,hit,reser
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$dma_skip0$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -64332,23 +42786,6 @@ module npu_u65_256_core$op_state$dma_skip0(clock,rst_n,write,key,value,hit,reser
 endmodule // npu_u65_256_core$op_state$dma_skip0
 
 
-module npu_u65_256_core$op_state$dma_skip0$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$dma_skip0$stored
 
 
 module npu_u65_256_core$op_state$dma_skip1(clock,rst_n,write,key,value,hit,reserved,q);
@@ -64374,7 +42811,7 @@ module npu_u65_256_core$op_state$dma_skip1(clock,rst_n,write,key,value,hit,reser
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$dma_skip1$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -64397,23 +42834,6 @@ module npu_u65_256_core$op_state$dma_skip1(clock,rst_n,write,key,value,hit,reser
 endmodule // npu_u65_256_core$op_state$dma_skip1
 
 
-module npu_u65_256_core$op_state$dma_skip1$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$dma_skip1$stored
 
 
 module npu_u65_256_core$op_state$dma_src(clock,rst_n,write,key,value,hit,reserved,q);
@@ -64439,7 +42859,7 @@ module npu_u65_256_core$op_state$dma_src(clock,rst_n,write,key,value,hit,reserve
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$dma_src$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -64462,23 +42882,6 @@ module npu_u65_256_core$op_state$dma_src(clock,rst_n,write,key,value,hit,reserve
 endmodule // npu_u65_256_core$op_state$dma_src
 
 
-module npu_u65_256_core$op_state$dma_src$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$dma_src$stored
 
 
 module npu_u65_256_core$op_state$dma_src_region(clock,rst_n,write,key,value,hit,reserved,q);
@@ -64569,7 +42972,7 @@ module npu_u65_256_core$op_state$ifm2_base0(clock,rst_n,write,key,value,hit,rese
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm2_base0$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -64592,23 +42995,6 @@ module npu_u65_256_core$op_state$ifm2_base0(clock,rst_n,write,key,value,hit,rese
 endmodule // npu_u65_256_core$op_state$ifm2_base0
 
 
-module npu_u65_256_core$op_state$ifm2_base0$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm2_base0$stored
 
 
 module npu_u65_256_core$op_state$ifm2_base1(clock,rst_n,write,key,value,hit,reserved,q);
@@ -64634,7 +43020,7 @@ module npu_u65_256_core$op_state$ifm2_base1(clock,rst_n,write,key,value,hit,rese
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm2_base1$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -64657,23 +43043,6 @@ module npu_u65_256_core$op_state$ifm2_base1(clock,rst_n,write,key,value,hit,rese
 endmodule // npu_u65_256_core$op_state$ifm2_base1
 
 
-module npu_u65_256_core$op_state$ifm2_base1$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm2_base1$stored
 
 
 module npu_u65_256_core$op_state$ifm2_base2(clock,rst_n,write,key,value,hit,reserved,q);
@@ -64699,7 +43068,7 @@ module npu_u65_256_core$op_state$ifm2_base2(clock,rst_n,write,key,value,hit,rese
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm2_base2$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -64722,23 +43091,6 @@ module npu_u65_256_core$op_state$ifm2_base2(clock,rst_n,write,key,value,hit,rese
 endmodule // npu_u65_256_core$op_state$ifm2_base2
 
 
-module npu_u65_256_core$op_state$ifm2_base2$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm2_base2$stored
 
 
 module npu_u65_256_core$op_state$ifm2_base3(clock,rst_n,write,key,value,hit,reserved,q);
@@ -64764,7 +43116,7 @@ module npu_u65_256_core$op_state$ifm2_base3(clock,rst_n,write,key,value,hit,rese
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm2_base3$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -64787,23 +43139,6 @@ module npu_u65_256_core$op_state$ifm2_base3(clock,rst_n,write,key,value,hit,rese
 endmodule // npu_u65_256_core$op_state$ifm2_base3
 
 
-module npu_u65_256_core$op_state$ifm2_base3$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm2_base3$stored
 
 
 module npu_u65_256_core$op_state$ifm2_broadcast(clock,rst_n,write,key,value,hit,reserved,q);
@@ -64829,7 +43164,7 @@ module npu_u65_256_core$op_state$ifm2_broadcast(clock,rst_n,write,key,value,hit,
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm2_broadcast$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -64852,23 +43187,6 @@ module npu_u65_256_core$op_state$ifm2_broadcast(clock,rst_n,write,key,value,hit,
 endmodule // npu_u65_256_core$op_state$ifm2_broadcast
 
 
-module npu_u65_256_core$op_state$ifm2_broadcast$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm2_broadcast$stored
 
 
 module npu_u65_256_core$op_state$ifm2_height0_m1(clock,rst_n,write,key,value,hit,reserved,q);
@@ -64894,7 +43212,7 @@ module npu_u65_256_core$op_state$ifm2_height0_m1(clock,rst_n,write,key,value,hit
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm2_height0_m1$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -64917,23 +43235,6 @@ module npu_u65_256_core$op_state$ifm2_height0_m1(clock,rst_n,write,key,value,hit
 endmodule // npu_u65_256_core$op_state$ifm2_height0_m1
 
 
-module npu_u65_256_core$op_state$ifm2_height0_m1$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm2_height0_m1$stored
 
 
 module npu_u65_256_core$op_state$ifm2_height1_m1(clock,rst_n,write,key,value,hit,reserved,q);
@@ -64959,7 +43260,7 @@ module npu_u65_256_core$op_state$ifm2_height1_m1(clock,rst_n,write,key,value,hit
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm2_height1_m1$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -64982,23 +43283,6 @@ module npu_u65_256_core$op_state$ifm2_height1_m1(clock,rst_n,write,key,value,hit
 endmodule // npu_u65_256_core$op_state$ifm2_height1_m1
 
 
-module npu_u65_256_core$op_state$ifm2_height1_m1$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm2_height1_m1$stored
 
 
 module npu_u65_256_core$op_state$ifm2_ib_start(clock,rst_n,write,key,value,hit,reserved,q);
@@ -65024,7 +43308,7 @@ module npu_u65_256_core$op_state$ifm2_ib_start(clock,rst_n,write,key,value,hit,r
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm2_ib_start$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -65047,23 +43331,6 @@ module npu_u65_256_core$op_state$ifm2_ib_start(clock,rst_n,write,key,value,hit,r
 endmodule // npu_u65_256_core$op_state$ifm2_ib_start
 
 
-module npu_u65_256_core$op_state$ifm2_ib_start$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm2_ib_start$stored
 
 
 module npu_u65_256_core$op_state$ifm2_precision(clock,rst_n,write,key,value,hit,reserved,q);
@@ -65089,7 +43356,7 @@ module npu_u65_256_core$op_state$ifm2_precision(clock,rst_n,write,key,value,hit,
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm2_precision$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -65112,23 +43379,6 @@ module npu_u65_256_core$op_state$ifm2_precision(clock,rst_n,write,key,value,hit,
 endmodule // npu_u65_256_core$op_state$ifm2_precision
 
 
-module npu_u65_256_core$op_state$ifm2_precision$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm2_precision$stored
 
 
 module npu_u65_256_core$op_state$ifm2_region(clock,rst_n,write,key,value,hit,reserved,q);
@@ -65154,7 +43404,7 @@ module npu_u65_256_core$op_state$ifm2_region(clock,rst_n,write,key,value,hit,res
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm2_region$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -65177,23 +43427,6 @@ module npu_u65_256_core$op_state$ifm2_region(clock,rst_n,write,key,value,hit,res
 endmodule // npu_u65_256_core$op_state$ifm2_region
 
 
-module npu_u65_256_core$op_state$ifm2_region$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm2_region$stored
 
 
 module npu_u65_256_core$op_state$ifm2_scalar(clock,rst_n,write,key,value,hit,reserved,q);
@@ -65219,7 +43452,7 @@ module npu_u65_256_core$op_state$ifm2_scalar(clock,rst_n,write,key,value,hit,res
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm2_scalar$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -65242,23 +43475,6 @@ module npu_u65_256_core$op_state$ifm2_scalar(clock,rst_n,write,key,value,hit,res
 endmodule // npu_u65_256_core$op_state$ifm2_scalar
 
 
-module npu_u65_256_core$op_state$ifm2_scalar$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm2_scalar$stored
 
 
 module npu_u65_256_core$op_state$ifm2_stride_c(clock,rst_n,write,key,value,hit,reserved,q);
@@ -65284,7 +43500,7 @@ module npu_u65_256_core$op_state$ifm2_stride_c(clock,rst_n,write,key,value,hit,r
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm2_stride_c$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -65307,23 +43523,6 @@ module npu_u65_256_core$op_state$ifm2_stride_c(clock,rst_n,write,key,value,hit,r
 endmodule // npu_u65_256_core$op_state$ifm2_stride_c
 
 
-module npu_u65_256_core$op_state$ifm2_stride_c$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm2_stride_c$stored
 
 
 module npu_u65_256_core$op_state$ifm2_stride_x(clock,rst_n,write,key,value,hit,reserved,q);
@@ -65349,7 +43548,7 @@ module npu_u65_256_core$op_state$ifm2_stride_x(clock,rst_n,write,key,value,hit,r
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm2_stride_x$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -65372,23 +43571,6 @@ module npu_u65_256_core$op_state$ifm2_stride_x(clock,rst_n,write,key,value,hit,r
 endmodule // npu_u65_256_core$op_state$ifm2_stride_x
 
 
-module npu_u65_256_core$op_state$ifm2_stride_x$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm2_stride_x$stored
 
 
 module npu_u65_256_core$op_state$ifm2_stride_y(clock,rst_n,write,key,value,hit,reserved,q);
@@ -65414,7 +43596,7 @@ module npu_u65_256_core$op_state$ifm2_stride_y(clock,rst_n,write,key,value,hit,r
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm2_stride_y$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -65437,23 +43619,6 @@ module npu_u65_256_core$op_state$ifm2_stride_y(clock,rst_n,write,key,value,hit,r
 endmodule // npu_u65_256_core$op_state$ifm2_stride_y
 
 
-module npu_u65_256_core$op_state$ifm2_stride_y$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm2_stride_y$stored
 
 
 module npu_u65_256_core$op_state$ifm2_width0_m1(clock,rst_n,write,key,value,hit,reserved,q);
@@ -65479,7 +43644,7 @@ module npu_u65_256_core$op_state$ifm2_width0_m1(clock,rst_n,write,key,value,hit,
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm2_width0_m1$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -65502,23 +43667,6 @@ module npu_u65_256_core$op_state$ifm2_width0_m1(clock,rst_n,write,key,value,hit,
 endmodule // npu_u65_256_core$op_state$ifm2_width0_m1
 
 
-module npu_u65_256_core$op_state$ifm2_width0_m1$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm2_width0_m1$stored
 
 
 module npu_u65_256_core$op_state$ifm2_zero_point(clock,rst_n,write,key,value,hit,reserved,q);
@@ -65544,7 +43692,7 @@ module npu_u65_256_core$op_state$ifm2_zero_point(clock,rst_n,write,key,value,hit
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm2_zero_point$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -65567,23 +43715,6 @@ module npu_u65_256_core$op_state$ifm2_zero_point(clock,rst_n,write,key,value,hit
 endmodule // npu_u65_256_core$op_state$ifm2_zero_point
 
 
-module npu_u65_256_core$op_state$ifm2_zero_point$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm2_zero_point$stored
 
 
 module npu_u65_256_core$op_state$ifm_base0(clock,rst_n,write,key,value,hit,reserved,q);
@@ -65609,7 +43740,7 @@ module npu_u65_256_core$op_state$ifm_base0(clock,rst_n,write,key,value,hit,reser
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm_base0$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -65632,23 +43763,6 @@ module npu_u65_256_core$op_state$ifm_base0(clock,rst_n,write,key,value,hit,reser
 endmodule // npu_u65_256_core$op_state$ifm_base0
 
 
-module npu_u65_256_core$op_state$ifm_base0$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm_base0$stored
 
 
 module npu_u65_256_core$op_state$ifm_base1(clock,rst_n,write,key,value,hit,reserved,q);
@@ -65674,7 +43788,7 @@ module npu_u65_256_core$op_state$ifm_base1(clock,rst_n,write,key,value,hit,reser
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm_base1$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -65697,23 +43811,6 @@ module npu_u65_256_core$op_state$ifm_base1(clock,rst_n,write,key,value,hit,reser
 endmodule // npu_u65_256_core$op_state$ifm_base1
 
 
-module npu_u65_256_core$op_state$ifm_base1$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm_base1$stored
 
 
 module npu_u65_256_core$op_state$ifm_base2(clock,rst_n,write,key,value,hit,reserved,q);
@@ -65739,7 +43836,7 @@ module npu_u65_256_core$op_state$ifm_base2(clock,rst_n,write,key,value,hit,reser
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm_base2$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -65762,23 +43859,6 @@ module npu_u65_256_core$op_state$ifm_base2(clock,rst_n,write,key,value,hit,reser
 endmodule // npu_u65_256_core$op_state$ifm_base2
 
 
-module npu_u65_256_core$op_state$ifm_base2$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm_base2$stored
 
 
 module npu_u65_256_core$op_state$ifm_base3(clock,rst_n,write,key,value,hit,reserved,q);
@@ -65804,7 +43884,7 @@ module npu_u65_256_core$op_state$ifm_base3(clock,rst_n,write,key,value,hit,reser
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm_base3$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -65827,23 +43907,6 @@ module npu_u65_256_core$op_state$ifm_base3(clock,rst_n,write,key,value,hit,reser
 endmodule // npu_u65_256_core$op_state$ifm_base3
 
 
-module npu_u65_256_core$op_state$ifm_base3$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm_base3$stored
 
 
 module npu_u65_256_core$op_state$ifm_depth_m1(clock,rst_n,write,key,value,hit,reserved,q);
@@ -65869,7 +43932,7 @@ module npu_u65_256_core$op_state$ifm_depth_m1(clock,rst_n,write,key,value,hit,re
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm_depth_m1$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -65892,23 +43955,6 @@ module npu_u65_256_core$op_state$ifm_depth_m1(clock,rst_n,write,key,value,hit,re
 endmodule // npu_u65_256_core$op_state$ifm_depth_m1
 
 
-module npu_u65_256_core$op_state$ifm_depth_m1$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm_depth_m1$stored
 
 
 module npu_u65_256_core$op_state$ifm_height0_m1(clock,rst_n,write,key,value,hit,reserved,q);
@@ -65934,7 +43980,7 @@ module npu_u65_256_core$op_state$ifm_height0_m1(clock,rst_n,write,key,value,hit,
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm_height0_m1$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -65957,23 +44003,6 @@ module npu_u65_256_core$op_state$ifm_height0_m1(clock,rst_n,write,key,value,hit,
 endmodule // npu_u65_256_core$op_state$ifm_height0_m1
 
 
-module npu_u65_256_core$op_state$ifm_height0_m1$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm_height0_m1$stored
 
 
 module npu_u65_256_core$op_state$ifm_height1_m1(clock,rst_n,write,key,value,hit,reserved,q);
@@ -65999,7 +44028,7 @@ module npu_u65_256_core$op_state$ifm_height1_m1(clock,rst_n,write,key,value,hit,
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm_height1_m1$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -66022,23 +44051,6 @@ module npu_u65_256_core$op_state$ifm_height1_m1(clock,rst_n,write,key,value,hit,
 endmodule // npu_u65_256_core$op_state$ifm_height1_m1
 
 
-module npu_u65_256_core$op_state$ifm_height1_m1$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm_height1_m1$stored
 
 
 module npu_u65_256_core$op_state$ifm_ib_end(clock,rst_n,write,key,value,hit,reserved,q);
@@ -66064,7 +44076,7 @@ module npu_u65_256_core$op_state$ifm_ib_end(clock,rst_n,write,key,value,hit,rese
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm_ib_end$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -66087,23 +44099,6 @@ module npu_u65_256_core$op_state$ifm_ib_end(clock,rst_n,write,key,value,hit,rese
 endmodule // npu_u65_256_core$op_state$ifm_ib_end
 
 
-module npu_u65_256_core$op_state$ifm_ib_end$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm_ib_end$stored
 
 
 module npu_u65_256_core$op_state$ifm_pad_bottom(clock,rst_n,write,key,value,hit,reserved,q);
@@ -66129,7 +44124,7 @@ module npu_u65_256_core$op_state$ifm_pad_bottom(clock,rst_n,write,key,value,hit,
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm_pad_bottom$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -66152,23 +44147,6 @@ module npu_u65_256_core$op_state$ifm_pad_bottom(clock,rst_n,write,key,value,hit,
 endmodule // npu_u65_256_core$op_state$ifm_pad_bottom
 
 
-module npu_u65_256_core$op_state$ifm_pad_bottom$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm_pad_bottom$stored
 
 
 module npu_u65_256_core$op_state$ifm_pad_left(clock,rst_n,write,key,value,hit,reserved,q);
@@ -66194,7 +44172,7 @@ module npu_u65_256_core$op_state$ifm_pad_left(clock,rst_n,write,key,value,hit,re
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm_pad_left$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -66217,23 +44195,6 @@ module npu_u65_256_core$op_state$ifm_pad_left(clock,rst_n,write,key,value,hit,re
 endmodule // npu_u65_256_core$op_state$ifm_pad_left
 
 
-module npu_u65_256_core$op_state$ifm_pad_left$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm_pad_left$stored
 
 
 module npu_u65_256_core$op_state$ifm_pad_right(clock,rst_n,write,key,value,hit,reserved,q);
@@ -66259,7 +44220,7 @@ module npu_u65_256_core$op_state$ifm_pad_right(clock,rst_n,write,key,value,hit,r
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm_pad_right$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -66282,23 +44243,6 @@ module npu_u65_256_core$op_state$ifm_pad_right(clock,rst_n,write,key,value,hit,r
 endmodule // npu_u65_256_core$op_state$ifm_pad_right
 
 
-module npu_u65_256_core$op_state$ifm_pad_right$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm_pad_right$stored
 
 
 module npu_u65_256_core$op_state$ifm_pad_top(clock,rst_n,write,key,value,hit,reserved,q);
@@ -66324,7 +44268,7 @@ module npu_u65_256_core$op_state$ifm_pad_top(clock,rst_n,write,key,value,hit,res
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm_pad_top$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -66347,23 +44291,6 @@ module npu_u65_256_core$op_state$ifm_pad_top(clock,rst_n,write,key,value,hit,res
 endmodule // npu_u65_256_core$op_state$ifm_pad_top
 
 
-module npu_u65_256_core$op_state$ifm_pad_top$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm_pad_top$stored
 
 
 module npu_u65_256_core$op_state$ifm_precision(clock,rst_n,write,key,value,hit,reserved,q);
@@ -66389,7 +44316,7 @@ module npu_u65_256_core$op_state$ifm_precision(clock,rst_n,write,key,value,hit,r
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm_precision$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -66412,23 +44339,6 @@ module npu_u65_256_core$op_state$ifm_precision(clock,rst_n,write,key,value,hit,r
 endmodule // npu_u65_256_core$op_state$ifm_precision
 
 
-module npu_u65_256_core$op_state$ifm_precision$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm_precision$stored
 
 
 module npu_u65_256_core$op_state$ifm_region(clock,rst_n,write,key,value,hit,reserved,q);
@@ -66454,7 +44364,7 @@ module npu_u65_256_core$op_state$ifm_region(clock,rst_n,write,key,value,hit,rese
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm_region$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -66477,23 +44387,6 @@ module npu_u65_256_core$op_state$ifm_region(clock,rst_n,write,key,value,hit,rese
 endmodule // npu_u65_256_core$op_state$ifm_region
 
 
-module npu_u65_256_core$op_state$ifm_region$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm_region$stored
 
 
 module npu_u65_256_core$op_state$ifm_stride_c(clock,rst_n,write,key,value,hit,reserved,q);
@@ -66519,7 +44412,7 @@ module npu_u65_256_core$op_state$ifm_stride_c(clock,rst_n,write,key,value,hit,re
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm_stride_c$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -66542,23 +44435,6 @@ module npu_u65_256_core$op_state$ifm_stride_c(clock,rst_n,write,key,value,hit,re
 endmodule // npu_u65_256_core$op_state$ifm_stride_c
 
 
-module npu_u65_256_core$op_state$ifm_stride_c$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm_stride_c$stored
 
 
 module npu_u65_256_core$op_state$ifm_stride_x(clock,rst_n,write,key,value,hit,reserved,q);
@@ -66584,7 +44460,7 @@ module npu_u65_256_core$op_state$ifm_stride_x(clock,rst_n,write,key,value,hit,re
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm_stride_x$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -66607,23 +44483,6 @@ module npu_u65_256_core$op_state$ifm_stride_x(clock,rst_n,write,key,value,hit,re
 endmodule // npu_u65_256_core$op_state$ifm_stride_x
 
 
-module npu_u65_256_core$op_state$ifm_stride_x$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm_stride_x$stored
 
 
 module npu_u65_256_core$op_state$ifm_stride_y(clock,rst_n,write,key,value,hit,reserved,q);
@@ -66649,7 +44508,7 @@ module npu_u65_256_core$op_state$ifm_stride_y(clock,rst_n,write,key,value,hit,re
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm_stride_y$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -66672,23 +44531,6 @@ module npu_u65_256_core$op_state$ifm_stride_y(clock,rst_n,write,key,value,hit,re
 endmodule // npu_u65_256_core$op_state$ifm_stride_y
 
 
-module npu_u65_256_core$op_state$ifm_stride_y$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm_stride_y$stored
 
 
 module npu_u65_256_core$op_state$ifm_upscale(clock,rst_n,write,key,value,hit,reserved,q);
@@ -66714,7 +44556,7 @@ module npu_u65_256_core$op_state$ifm_upscale(clock,rst_n,write,key,value,hit,res
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm_upscale$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -66737,23 +44579,6 @@ module npu_u65_256_core$op_state$ifm_upscale(clock,rst_n,write,key,value,hit,res
 endmodule // npu_u65_256_core$op_state$ifm_upscale
 
 
-module npu_u65_256_core$op_state$ifm_upscale$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm_upscale$stored
 
 
 module npu_u65_256_core$op_state$ifm_width0_m1(clock,rst_n,write,key,value,hit,reserved,q);
@@ -66779,7 +44604,7 @@ module npu_u65_256_core$op_state$ifm_width0_m1(clock,rst_n,write,key,value,hit,r
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm_width0_m1$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -66802,23 +44627,6 @@ module npu_u65_256_core$op_state$ifm_width0_m1(clock,rst_n,write,key,value,hit,r
 endmodule // npu_u65_256_core$op_state$ifm_width0_m1
 
 
-module npu_u65_256_core$op_state$ifm_width0_m1$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm_width0_m1$stored
 
 
 module npu_u65_256_core$op_state$ifm_zero_point(clock,rst_n,write,key,value,hit,reserved,q);
@@ -66844,7 +44652,7 @@ module npu_u65_256_core$op_state$ifm_zero_point(clock,rst_n,write,key,value,hit,
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ifm_zero_point$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -66867,23 +44675,6 @@ module npu_u65_256_core$op_state$ifm_zero_point(clock,rst_n,write,key,value,hit,
 endmodule // npu_u65_256_core$op_state$ifm_zero_point
 
 
-module npu_u65_256_core$op_state$ifm_zero_point$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ifm_zero_point$stored
 
 
 module npu_u65_256_core$op_state$kernel_ab_start(clock,rst_n,write,key,value,hit,reserved,q);
@@ -66909,7 +44700,7 @@ module npu_u65_256_core$op_state$kernel_ab_start(clock,rst_n,write,key,value,hit
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$kernel_ab_start$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -66932,23 +44723,6 @@ module npu_u65_256_core$op_state$kernel_ab_start(clock,rst_n,write,key,value,hit
 endmodule // npu_u65_256_core$op_state$kernel_ab_start
 
 
-module npu_u65_256_core$op_state$kernel_ab_start$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$kernel_ab_start$stored
 
 
 module npu_u65_256_core$op_state$kernel_acc_format(clock,rst_n,write,key,value,hit,reserved,q);
@@ -66974,7 +44748,7 @@ module npu_u65_256_core$op_state$kernel_acc_format(clock,rst_n,write,key,value,h
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$kernel_acc_format$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -66997,23 +44771,6 @@ module npu_u65_256_core$op_state$kernel_acc_format(clock,rst_n,write,key,value,h
 endmodule // npu_u65_256_core$op_state$kernel_acc_format
 
 
-module npu_u65_256_core$op_state$kernel_acc_format$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$kernel_acc_format$stored
 
 
 module npu_u65_256_core$op_state$kernel_blockdep(clock,rst_n,write,key,value,hit,reserved,q);
@@ -67039,7 +44796,7 @@ module npu_u65_256_core$op_state$kernel_blockdep(clock,rst_n,write,key,value,hit
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$kernel_blockdep$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -67062,23 +44819,6 @@ module npu_u65_256_core$op_state$kernel_blockdep(clock,rst_n,write,key,value,hit
 endmodule // npu_u65_256_core$op_state$kernel_blockdep
 
 
-module npu_u65_256_core$op_state$kernel_blockdep$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$kernel_blockdep$stored
 
 
 module npu_u65_256_core$op_state$kernel_height_m1(clock,rst_n,write,key,value,hit,reserved,q);
@@ -67104,7 +44844,7 @@ module npu_u65_256_core$op_state$kernel_height_m1(clock,rst_n,write,key,value,hi
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$kernel_height_m1$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -67127,23 +44867,6 @@ module npu_u65_256_core$op_state$kernel_height_m1(clock,rst_n,write,key,value,hi
 endmodule // npu_u65_256_core$op_state$kernel_height_m1
 
 
-module npu_u65_256_core$op_state$kernel_height_m1$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$kernel_height_m1$stored
 
 
 module npu_u65_256_core$op_state$kernel_parallel_mode(clock,rst_n,write,key,value,hit,reserved,q);
@@ -67169,7 +44892,7 @@ module npu_u65_256_core$op_state$kernel_parallel_mode(clock,rst_n,write,key,valu
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$kernel_parallel_mode$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -67192,23 +44915,6 @@ module npu_u65_256_core$op_state$kernel_parallel_mode(clock,rst_n,write,key,valu
 endmodule // npu_u65_256_core$op_state$kernel_parallel_mode
 
 
-module npu_u65_256_core$op_state$kernel_parallel_mode$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$kernel_parallel_mode$stored
 
 
 module npu_u65_256_core$op_state$kernel_stride(clock,rst_n,write,key,value,hit,reserved,q);
@@ -67234,7 +44940,7 @@ module npu_u65_256_core$op_state$kernel_stride(clock,rst_n,write,key,value,hit,r
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$kernel_stride$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -67257,23 +44963,6 @@ module npu_u65_256_core$op_state$kernel_stride(clock,rst_n,write,key,value,hit,r
 endmodule // npu_u65_256_core$op_state$kernel_stride
 
 
-module npu_u65_256_core$op_state$kernel_stride$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$kernel_stride$stored
 
 
 module npu_u65_256_core$op_state$kernel_width_m1(clock,rst_n,write,key,value,hit,reserved,q);
@@ -67299,7 +44988,7 @@ module npu_u65_256_core$op_state$kernel_width_m1(clock,rst_n,write,key,value,hit
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$kernel_width_m1$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -67322,23 +45011,6 @@ module npu_u65_256_core$op_state$kernel_width_m1(clock,rst_n,write,key,value,hit
 endmodule // npu_u65_256_core$op_state$kernel_width_m1
 
 
-module npu_u65_256_core$op_state$kernel_width_m1$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$kernel_width_m1$stored
 
 
 module npu_u65_256_core$op_state$ofm_base0(clock,rst_n,write,key,value,hit,reserved,q);
@@ -67364,7 +45036,7 @@ module npu_u65_256_core$op_state$ofm_base0(clock,rst_n,write,key,value,hit,reser
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ofm_base0$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -67387,23 +45059,6 @@ module npu_u65_256_core$op_state$ofm_base0(clock,rst_n,write,key,value,hit,reser
 endmodule // npu_u65_256_core$op_state$ofm_base0
 
 
-module npu_u65_256_core$op_state$ofm_base0$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ofm_base0$stored
 
 
 module npu_u65_256_core$op_state$ofm_base1(clock,rst_n,write,key,value,hit,reserved,q);
@@ -67429,7 +45084,7 @@ module npu_u65_256_core$op_state$ofm_base1(clock,rst_n,write,key,value,hit,reser
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ofm_base1$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -67452,23 +45107,6 @@ module npu_u65_256_core$op_state$ofm_base1(clock,rst_n,write,key,value,hit,reser
 endmodule // npu_u65_256_core$op_state$ofm_base1
 
 
-module npu_u65_256_core$op_state$ofm_base1$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ofm_base1$stored
 
 
 module npu_u65_256_core$op_state$ofm_base2(clock,rst_n,write,key,value,hit,reserved,q);
@@ -67494,7 +45132,7 @@ module npu_u65_256_core$op_state$ofm_base2(clock,rst_n,write,key,value,hit,reser
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ofm_base2$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -67517,23 +45155,6 @@ module npu_u65_256_core$op_state$ofm_base2(clock,rst_n,write,key,value,hit,reser
 endmodule // npu_u65_256_core$op_state$ofm_base2
 
 
-module npu_u65_256_core$op_state$ofm_base2$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ofm_base2$stored
 
 
 module npu_u65_256_core$op_state$ofm_base3(clock,rst_n,write,key,value,hit,reserved,q);
@@ -67559,7 +45180,7 @@ module npu_u65_256_core$op_state$ofm_base3(clock,rst_n,write,key,value,hit,reser
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ofm_base3$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -67582,23 +45203,6 @@ module npu_u65_256_core$op_state$ofm_base3(clock,rst_n,write,key,value,hit,reser
 endmodule // npu_u65_256_core$op_state$ofm_base3
 
 
-module npu_u65_256_core$op_state$ofm_base3$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ofm_base3$stored
 
 
 module npu_u65_256_core$op_state$ofm_blk_depth_m1(clock,rst_n,write,key,value,hit,reserved,q);
@@ -67624,7 +45228,7 @@ module npu_u65_256_core$op_state$ofm_blk_depth_m1(clock,rst_n,write,key,value,hi
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ofm_blk_depth_m1$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -67647,23 +45251,6 @@ module npu_u65_256_core$op_state$ofm_blk_depth_m1(clock,rst_n,write,key,value,hi
 endmodule // npu_u65_256_core$op_state$ofm_blk_depth_m1
 
 
-module npu_u65_256_core$op_state$ofm_blk_depth_m1$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ofm_blk_depth_m1$stored
 
 
 module npu_u65_256_core$op_state$ofm_blk_height_m1(clock,rst_n,write,key,value,hit,reserved,q);
@@ -67689,7 +45276,7 @@ module npu_u65_256_core$op_state$ofm_blk_height_m1(clock,rst_n,write,key,value,h
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ofm_blk_height_m1$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -67712,23 +45299,6 @@ module npu_u65_256_core$op_state$ofm_blk_height_m1(clock,rst_n,write,key,value,h
 endmodule // npu_u65_256_core$op_state$ofm_blk_height_m1
 
 
-module npu_u65_256_core$op_state$ofm_blk_height_m1$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ofm_blk_height_m1$stored
 
 
 module npu_u65_256_core$op_state$ofm_blk_width_m1(clock,rst_n,write,key,value,hit,reserved,q);
@@ -67754,7 +45324,7 @@ module npu_u65_256_core$op_state$ofm_blk_width_m1(clock,rst_n,write,key,value,hi
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ofm_blk_width_m1$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -67777,23 +45347,6 @@ module npu_u65_256_core$op_state$ofm_blk_width_m1(clock,rst_n,write,key,value,hi
 endmodule // npu_u65_256_core$op_state$ofm_blk_width_m1
 
 
-module npu_u65_256_core$op_state$ofm_blk_width_m1$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ofm_blk_width_m1$stored
 
 
 module npu_u65_256_core$op_state$ofm_depth_m1(clock,rst_n,write,key,value,hit,reserved,q);
@@ -67819,7 +45372,7 @@ module npu_u65_256_core$op_state$ofm_depth_m1(clock,rst_n,write,key,value,hit,re
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ofm_depth_m1$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -67842,23 +45395,6 @@ module npu_u65_256_core$op_state$ofm_depth_m1(clock,rst_n,write,key,value,hit,re
 endmodule // npu_u65_256_core$op_state$ofm_depth_m1
 
 
-module npu_u65_256_core$op_state$ofm_depth_m1$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ofm_depth_m1$stored
 
 
 module npu_u65_256_core$op_state$ofm_height0_m1(clock,rst_n,write,key,value,hit,reserved,q);
@@ -67884,7 +45420,7 @@ module npu_u65_256_core$op_state$ofm_height0_m1(clock,rst_n,write,key,value,hit,
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ofm_height0_m1$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -67907,23 +45443,6 @@ module npu_u65_256_core$op_state$ofm_height0_m1(clock,rst_n,write,key,value,hit,
 endmodule // npu_u65_256_core$op_state$ofm_height0_m1
 
 
-module npu_u65_256_core$op_state$ofm_height0_m1$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ofm_height0_m1$stored
 
 
 module npu_u65_256_core$op_state$ofm_height1_m1(clock,rst_n,write,key,value,hit,reserved,q);
@@ -67949,7 +45468,7 @@ module npu_u65_256_core$op_state$ofm_height1_m1(clock,rst_n,write,key,value,hit,
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ofm_height1_m1$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -67972,23 +45491,6 @@ module npu_u65_256_core$op_state$ofm_height1_m1(clock,rst_n,write,key,value,hit,
 endmodule // npu_u65_256_core$op_state$ofm_height1_m1
 
 
-module npu_u65_256_core$op_state$ofm_height1_m1$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ofm_height1_m1$stored
 
 
 module npu_u65_256_core$op_state$ofm_height_m1(clock,rst_n,write,key,value,hit,reserved,q);
@@ -68014,7 +45516,7 @@ module npu_u65_256_core$op_state$ofm_height_m1(clock,rst_n,write,key,value,hit,r
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ofm_height_m1$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -68037,23 +45539,6 @@ module npu_u65_256_core$op_state$ofm_height_m1(clock,rst_n,write,key,value,hit,r
 endmodule // npu_u65_256_core$op_state$ofm_height_m1
 
 
-module npu_u65_256_core$op_state$ofm_height_m1$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ofm_height_m1$stored
 
 
 module npu_u65_256_core$op_state$ofm_precision(clock,rst_n,write,key,value,hit,reserved,q);
@@ -68079,7 +45564,7 @@ module npu_u65_256_core$op_state$ofm_precision(clock,rst_n,write,key,value,hit,r
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ofm_precision$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -68102,23 +45587,6 @@ module npu_u65_256_core$op_state$ofm_precision(clock,rst_n,write,key,value,hit,r
 endmodule // npu_u65_256_core$op_state$ofm_precision
 
 
-module npu_u65_256_core$op_state$ofm_precision$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ofm_precision$stored
 
 
 module npu_u65_256_core$op_state$ofm_region(clock,rst_n,write,key,value,hit,reserved,q);
@@ -68144,7 +45612,7 @@ module npu_u65_256_core$op_state$ofm_region(clock,rst_n,write,key,value,hit,rese
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ofm_region$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -68167,23 +45635,6 @@ module npu_u65_256_core$op_state$ofm_region(clock,rst_n,write,key,value,hit,rese
 endmodule // npu_u65_256_core$op_state$ofm_region
 
 
-module npu_u65_256_core$op_state$ofm_region$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ofm_region$stored
 
 
 module npu_u65_256_core$op_state$ofm_stride_c(clock,rst_n,write,key,value,hit,reserved,q);
@@ -68209,7 +45660,7 @@ module npu_u65_256_core$op_state$ofm_stride_c(clock,rst_n,write,key,value,hit,re
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ofm_stride_c$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -68232,23 +45683,6 @@ module npu_u65_256_core$op_state$ofm_stride_c(clock,rst_n,write,key,value,hit,re
 endmodule // npu_u65_256_core$op_state$ofm_stride_c
 
 
-module npu_u65_256_core$op_state$ofm_stride_c$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ofm_stride_c$stored
 
 
 module npu_u65_256_core$op_state$ofm_stride_x(clock,rst_n,write,key,value,hit,reserved,q);
@@ -68274,7 +45708,7 @@ module npu_u65_256_core$op_state$ofm_stride_x(clock,rst_n,write,key,value,hit,re
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ofm_stride_x$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -68297,23 +45731,6 @@ module npu_u65_256_core$op_state$ofm_stride_x(clock,rst_n,write,key,value,hit,re
 endmodule // npu_u65_256_core$op_state$ofm_stride_x
 
 
-module npu_u65_256_core$op_state$ofm_stride_x$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ofm_stride_x$stored
 
 
 module npu_u65_256_core$op_state$ofm_stride_y(clock,rst_n,write,key,value,hit,reserved,q);
@@ -68339,7 +45756,7 @@ module npu_u65_256_core$op_state$ofm_stride_y(clock,rst_n,write,key,value,hit,re
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ofm_stride_y$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -68362,23 +45779,6 @@ module npu_u65_256_core$op_state$ofm_stride_y(clock,rst_n,write,key,value,hit,re
 endmodule // npu_u65_256_core$op_state$ofm_stride_y
 
 
-module npu_u65_256_core$op_state$ofm_stride_y$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ofm_stride_y$stored
 
 
 module npu_u65_256_core$op_state$ofm_width0_m1(clock,rst_n,write,key,value,hit,reserved,q);
@@ -68404,7 +45804,7 @@ module npu_u65_256_core$op_state$ofm_width0_m1(clock,rst_n,write,key,value,hit,r
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ofm_width0_m1$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -68427,23 +45827,6 @@ module npu_u65_256_core$op_state$ofm_width0_m1(clock,rst_n,write,key,value,hit,r
 endmodule // npu_u65_256_core$op_state$ofm_width0_m1
 
 
-module npu_u65_256_core$op_state$ofm_width0_m1$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ofm_width0_m1$stored
 
 
 module npu_u65_256_core$op_state$ofm_width_m1(clock,rst_n,write,key,value,hit,reserved,q);
@@ -68469,7 +45852,7 @@ module npu_u65_256_core$op_state$ofm_width_m1(clock,rst_n,write,key,value,hit,re
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ofm_width_m1$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -68492,23 +45875,6 @@ module npu_u65_256_core$op_state$ofm_width_m1(clock,rst_n,write,key,value,hit,re
 endmodule // npu_u65_256_core$op_state$ofm_width_m1
 
 
-module npu_u65_256_core$op_state$ofm_width_m1$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ofm_width_m1$stored
 
 
 module npu_u65_256_core$op_state$ofm_zero_point(clock,rst_n,write,key,value,hit,reserved,q);
@@ -68534,7 +45900,7 @@ module npu_u65_256_core$op_state$ofm_zero_point(clock,rst_n,write,key,value,hit,
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$ofm_zero_point$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -68557,23 +45923,6 @@ module npu_u65_256_core$op_state$ofm_zero_point(clock,rst_n,write,key,value,hit,
 endmodule // npu_u65_256_core$op_state$ofm_zero_point
 
 
-module npu_u65_256_core$op_state$ofm_zero_point$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$ofm_zero_point$stored
 
 
 module npu_u65_256_core$op_state$weights_scale1_base(clock,rst_n,write,key,value,hit,reserved,q);
@@ -68599,7 +45948,7 @@ module npu_u65_256_core$op_state$weights_scale1_base(clock,rst_n,write,key,value
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$weights_scale1_base$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -68622,23 +45971,6 @@ module npu_u65_256_core$op_state$weights_scale1_base(clock,rst_n,write,key,value
 endmodule // npu_u65_256_core$op_state$weights_scale1_base
 
 
-module npu_u65_256_core$op_state$weights_scale1_base$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$weights_scale1_base$stored
 
 
 module npu_u65_256_core$op_state$weights_scale1_length(clock,rst_n,write,key,value,hit,reserved,q);
@@ -68664,7 +45996,7 @@ module npu_u65_256_core$op_state$weights_scale1_length(clock,rst_n,write,key,val
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$weights_scale1_length$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -68687,23 +46019,6 @@ module npu_u65_256_core$op_state$weights_scale1_length(clock,rst_n,write,key,val
 endmodule // npu_u65_256_core$op_state$weights_scale1_length
 
 
-module npu_u65_256_core$op_state$weights_scale1_length$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$weights_scale1_length$stored
 
 
 module npu_u65_256_core$op_state$weights_scale_base(clock,rst_n,write,key,value,hit,reserved,q);
@@ -68729,7 +46044,7 @@ module npu_u65_256_core$op_state$weights_scale_base(clock,rst_n,write,key,value,
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$weights_scale_base$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -68752,23 +46067,6 @@ module npu_u65_256_core$op_state$weights_scale_base(clock,rst_n,write,key,value,
 endmodule // npu_u65_256_core$op_state$weights_scale_base
 
 
-module npu_u65_256_core$op_state$weights_scale_base$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$weights_scale_base$stored
 
 
 module npu_u65_256_core$op_state$weights_scale_length(clock,rst_n,write,key,value,hit,reserved,q);
@@ -68794,7 +46092,7 @@ module npu_u65_256_core$op_state$weights_scale_length(clock,rst_n,write,key,valu
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$weights_scale_length$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -68817,23 +46115,6 @@ module npu_u65_256_core$op_state$weights_scale_length(clock,rst_n,write,key,valu
 endmodule // npu_u65_256_core$op_state$weights_scale_length
 
 
-module npu_u65_256_core$op_state$weights_scale_length$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$weights_scale_length$stored
 
 
 module npu_u65_256_core$op_state$weights_scale_region(clock,rst_n,write,key,value,hit,reserved,q);
@@ -68859,7 +46140,7 @@ module npu_u65_256_core$op_state$weights_scale_region(clock,rst_n,write,key,valu
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$weights_scale_region$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -68882,23 +46163,6 @@ module npu_u65_256_core$op_state$weights_scale_region(clock,rst_n,write,key,valu
 endmodule // npu_u65_256_core$op_state$weights_scale_region
 
 
-module npu_u65_256_core$op_state$weights_scale_region$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$weights_scale_region$stored
 
 
 module npu_u65_256_core$op_state$weights_weight1_base(clock,rst_n,write,key,value,hit,reserved,q);
@@ -68924,7 +46188,7 @@ module npu_u65_256_core$op_state$weights_weight1_base(clock,rst_n,write,key,valu
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$weights_weight1_base$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -68947,23 +46211,6 @@ module npu_u65_256_core$op_state$weights_weight1_base(clock,rst_n,write,key,valu
 endmodule // npu_u65_256_core$op_state$weights_weight1_base
 
 
-module npu_u65_256_core$op_state$weights_weight1_base$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$weights_weight1_base$stored
 
 
 module npu_u65_256_core$op_state$weights_weight1_length(clock,rst_n,write,key,value,hit,reserved,q);
@@ -68989,7 +46236,7 @@ module npu_u65_256_core$op_state$weights_weight1_length(clock,rst_n,write,key,va
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$weights_weight1_length$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -69012,23 +46259,6 @@ module npu_u65_256_core$op_state$weights_weight1_length(clock,rst_n,write,key,va
 endmodule // npu_u65_256_core$op_state$weights_weight1_length
 
 
-module npu_u65_256_core$op_state$weights_weight1_length$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$weights_weight1_length$stored
 
 
 module npu_u65_256_core$op_state$weights_weight_base(clock,rst_n,write,key,value,hit,reserved,q);
@@ -69054,7 +46284,7 @@ module npu_u65_256_core$op_state$weights_weight_base(clock,rst_n,write,key,value
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$weights_weight_base$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -69077,23 +46307,6 @@ module npu_u65_256_core$op_state$weights_weight_base(clock,rst_n,write,key,value
 endmodule // npu_u65_256_core$op_state$weights_weight_base
 
 
-module npu_u65_256_core$op_state$weights_weight_base$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$weights_weight_base$stored
 
 
 module npu_u65_256_core$op_state$weights_weight_length(clock,rst_n,write,key,value,hit,reserved,q);
@@ -69119,7 +46332,7 @@ module npu_u65_256_core$op_state$weights_weight_length(clock,rst_n,write,key,val
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$weights_weight_length$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -69142,23 +46355,6 @@ module npu_u65_256_core$op_state$weights_weight_length(clock,rst_n,write,key,val
 endmodule // npu_u65_256_core$op_state$weights_weight_length
 
 
-module npu_u65_256_core$op_state$weights_weight_length$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$weights_weight_length$stored
 
 
 module npu_u65_256_core$op_state$weights_weight_region(clock,rst_n,write,key,value,hit,reserved,q);
@@ -69184,7 +46380,7 @@ module npu_u65_256_core$op_state$weights_weight_region(clock,rst_n,write,key,val
     wire  [47:0] stored$q;
     
     // Sub module instances
-    npu_u65_256_core$op_state$weights_weight_region$stored stored(
+    npu_u65_256_core$op_state$dma_src_region$stored stored(
         .clock(stored$clock),
         .rst_n(stored$rst_n),
         .d(stored$d),
@@ -69207,23 +46403,6 @@ module npu_u65_256_core$op_state$weights_weight_region(clock,rst_n,write,key,val
 endmodule // npu_u65_256_core$op_state$weights_weight_region
 
 
-module npu_u65_256_core$op_state$weights_weight_region$stored(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$op_state$weights_weight_region$stored
 
 
 module npu_u65_256_core$pmu(clock,rst_n,bus$addr,bus$write,bus$wdata,bus$defined,bus$rdata,running,stream_enable,clear_irq,irq,m0$enabled,m0$reads,m0$writes,m1$enabled,m1$reads,m1$writes,datapath);
@@ -69441,7 +46620,7 @@ module npu_u65_256_core$pmu(clock,rst_n,bus$addr,bus$write,bus$wdata,bus$defined
         .channel(port0$channel),
         .occurred(port0$occurred)
     );
-    npu_u65_256_core$pmu$port1 port1(
+    npu_u65_256_core$pmu$port0 port1(
         .events$enabled(m1$enabled),
         .events$reads(m1$reads),
         .events$writes(m1$writes),
@@ -69463,43 +46642,43 @@ module npu_u65_256_core$pmu(clock,rst_n,bus$addr,bus$write,bus$wdata,bus$defined
         .restart(latency$restart),
         .occurred(latency$occurred)
     );
-    npu_u65_256_core$pmu$pmcr pmcr(
+    npu_u65_256_core$apb$rdata pmcr(
         .clock(pmcr$clock),
         .rst_n(pmcr$rst_n),
         .d(pmcr$d),
         .q(pmcr$q)
     );
-    npu_u65_256_core$pmu$enables enables(
+    npu_u65_256_core$apb$rdata enables(
         .clock(enables$clock),
         .rst_n(enables$rst_n),
         .d(enables$d),
         .q(enables$q)
     );
-    npu_u65_256_core$pmu$overflows overflows(
+    npu_u65_256_core$apb$rdata overflows(
         .clock(overflows$clock),
         .rst_n(overflows$rst_n),
         .d(overflows$d),
         .q(overflows$q)
     );
-    npu_u65_256_core$pmu$interrupts interrupts(
+    npu_u65_256_core$apb$rdata interrupts(
         .clock(interrupts$clock),
         .rst_n(interrupts$rst_n),
         .d(interrupts$d),
         .q(interrupts$q)
     );
-    npu_u65_256_core$pmu$cycles cycles(
+    npu_u65_256_core$op_state$dma_src_region$stored cycles(
         .clock(cycles$clock),
         .rst_n(cycles$rst_n),
         .d(cycles$d),
         .q(cycles$q)
     );
-    npu_u65_256_core$pmu$axi_channel axi_channel(
+    npu_u65_256_core$apb$rdata axi_channel(
         .clock(axi_channel$clock),
         .rst_n(axi_channel$rst_n),
         .d(axi_channel$d),
         .q(axi_channel$q)
     );
-    npu_u65_256_core$pmu$irq_raised irq_raised(
+    npu_u65_256_core$cpm$reset_sync$stage$0 irq_raised(
         .clock(irq_raised$clock),
         .rst_n(irq_raised$rst_n),
         .d(irq_raised$d),
@@ -69702,23 +46881,6 @@ module npu_u65_256_core$pmu(clock,rst_n,bus$addr,bus$write,bus$wdata,bus$defined
 endmodule // npu_u65_256_core$pmu
 
 
-module npu_u65_256_core$pmu$axi_channel(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$pmu$axi_channel
 
 
 module npu_u65_256_core$pmu$counters$0(clock,rst_n,addr,write,wdata,hit,q,reset,enable,events,overflow);
@@ -69799,7 +46961,7 @@ module npu_u65_256_core$pmu$counters$0(clock,rst_n,addr,write,wdata,hit,q,reset,
         .d(event_type$d),
         .q(event_type$q)
     );
-    npu_u65_256_core$pmu$counters$0$count count(
+    npu_u65_256_core$apb$rdata count(
         .clock(count$clock),
         .rst_n(count$rst_n),
         .d(count$d),
@@ -69958,23 +47120,6 @@ module npu_u65_256_core$pmu$counters$0(clock,rst_n,addr,write,wdata,hit,q,reset,
 endmodule // npu_u65_256_core$pmu$counters$0
 
 
-module npu_u65_256_core$pmu$counters$0$count(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$pmu$counters$0$count
 
 
 module npu_u65_256_core$pmu$counters$0$event_type(clock,rst_n,d,q);
@@ -70068,13 +47213,13 @@ module npu_u65_256_core$pmu$counters$1(clock,rst_n,addr,write,wdata,hit,q,reset,
     reg  [31:0] incremented;
     
     // Sub module instances
-    npu_u65_256_core$pmu$counters$1$event_type event_type(
+    npu_u65_256_core$pmu$counters$0$event_type event_type(
         .clock(event_type$clock),
         .rst_n(event_type$rst_n),
         .d(event_type$d),
         .q(event_type$q)
     );
-    npu_u65_256_core$pmu$counters$1$count count(
+    npu_u65_256_core$apb$rdata count(
         .clock(count$clock),
         .rst_n(count$rst_n),
         .d(count$d),
@@ -70233,42 +47378,8 @@ module npu_u65_256_core$pmu$counters$1(clock,rst_n,addr,write,wdata,hit,q,reset,
 endmodule // npu_u65_256_core$pmu$counters$1
 
 
-module npu_u65_256_core$pmu$counters$1$count(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$pmu$counters$1$count
 
 
-module npu_u65_256_core$pmu$counters$1$event_type(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [9:0] d;
-    output reg  [9:0] q;
-    
-    // Constant declarations
-    localparam  init = 10'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$pmu$counters$1$event_type
 
 
 module npu_u65_256_core$pmu$counters$2(clock,rst_n,addr,write,wdata,hit,q,reset,enable,events,overflow);
@@ -70343,13 +47454,13 @@ module npu_u65_256_core$pmu$counters$2(clock,rst_n,addr,write,wdata,hit,q,reset,
     reg  [31:0] incremented;
     
     // Sub module instances
-    npu_u65_256_core$pmu$counters$2$event_type event_type(
+    npu_u65_256_core$pmu$counters$0$event_type event_type(
         .clock(event_type$clock),
         .rst_n(event_type$rst_n),
         .d(event_type$d),
         .q(event_type$q)
     );
-    npu_u65_256_core$pmu$counters$2$count count(
+    npu_u65_256_core$apb$rdata count(
         .clock(count$clock),
         .rst_n(count$rst_n),
         .d(count$d),
@@ -70508,42 +47619,8 @@ module npu_u65_256_core$pmu$counters$2(clock,rst_n,addr,write,wdata,hit,q,reset,
 endmodule // npu_u65_256_core$pmu$counters$2
 
 
-module npu_u65_256_core$pmu$counters$2$count(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$pmu$counters$2$count
 
 
-module npu_u65_256_core$pmu$counters$2$event_type(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [9:0] d;
-    output reg  [9:0] q;
-    
-    // Constant declarations
-    localparam  init = 10'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$pmu$counters$2$event_type
 
 
 module npu_u65_256_core$pmu$counters$3(clock,rst_n,addr,write,wdata,hit,q,reset,enable,events,overflow);
@@ -70618,13 +47695,13 @@ module npu_u65_256_core$pmu$counters$3(clock,rst_n,addr,write,wdata,hit,q,reset,
     reg  [31:0] incremented;
     
     // Sub module instances
-    npu_u65_256_core$pmu$counters$3$event_type event_type(
+    npu_u65_256_core$pmu$counters$0$event_type event_type(
         .clock(event_type$clock),
         .rst_n(event_type$rst_n),
         .d(event_type$d),
         .q(event_type$q)
     );
-    npu_u65_256_core$pmu$counters$3$count count(
+    npu_u65_256_core$apb$rdata count(
         .clock(count$clock),
         .rst_n(count$rst_n),
         .d(count$d),
@@ -70783,118 +47860,16 @@ module npu_u65_256_core$pmu$counters$3(clock,rst_n,addr,write,wdata,hit,q,reset,
 endmodule // npu_u65_256_core$pmu$counters$3
 
 
-module npu_u65_256_core$pmu$counters$3$count(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$pmu$counters$3$count
 
 
-module npu_u65_256_core$pmu$counters$3$event_type(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [9:0] d;
-    output reg  [9:0] q;
-    
-    // Constant declarations
-    localparam  init = 10'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$pmu$counters$3$event_type
 
 
-module npu_u65_256_core$pmu$cycles(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$pmu$cycles
 
 
-module npu_u65_256_core$pmu$enables(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$pmu$enables
 
 
-module npu_u65_256_core$pmu$interrupts(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$pmu$interrupts
 
 
-module npu_u65_256_core$pmu$irq_raised(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$pmu$irq_raised
 
 
 module npu_u65_256_core$pmu$latency(clock,rst_n,m0_events$enabled,m0_events$reads,m0_events$writes,m1_events$enabled,m1_events$reads,m1_events$writes,channel,counter,restart,occurred);
@@ -70962,7 +47937,7 @@ module npu_u65_256_core$pmu$latency(clock,rst_n,m0_events$enabled,m0_events$read
         .starts(m0_traffic$starts),
         .ends(m0_traffic$ends)
     );
-    npu_u65_256_core$pmu$latency$m1_traffic m1_traffic(
+    npu_u65_256_core$pmu$latency$m0_traffic m1_traffic(
         .events$enabled(m1_events$enabled),
         .events$reads(m1_events$reads),
         .events$writes(m1_events$writes),
@@ -70971,19 +47946,19 @@ module npu_u65_256_core$pmu$latency(clock,rst_n,m0_events$enabled,m0_events$read
         .starts(m1_traffic$starts),
         .ends(m1_traffic$ends)
     );
-    npu_u65_256_core$pmu$latency$outstanding outstanding(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$w_count outstanding(
         .clock(outstanding$clock),
         .rst_n(outstanding$rst_n),
         .d(outstanding$d),
         .q(outstanding$q)
     );
-    npu_u65_256_core$pmu$latency$timing timing(
+    npu_u65_256_core$cpm$reset_sync$stage$0 timing(
         .clock(timing$clock),
         .rst_n(timing$rst_n),
         .d(timing$d),
         .q(timing$q)
     );
-    npu_u65_256_core$pmu$latency$ahead ahead(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$w_count ahead(
         .clock(ahead$clock),
         .rst_n(ahead$rst_n),
         .d(ahead$d),
@@ -71094,23 +48069,6 @@ module npu_u65_256_core$pmu$latency$age(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$pmu$latency$age
 
 
-module npu_u65_256_core$pmu$latency$ahead(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Constant declarations
-    localparam  init = 7'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$pmu$latency$ahead
 
 
 module npu_u65_256_core$pmu$latency$m0_traffic(events$enabled,events$reads,events$writes,channel,counter,starts,ends);
@@ -71137,104 +48095,14 @@ module npu_u65_256_core$pmu$latency$m0_traffic(events$enabled,events$reads,event
 endmodule // npu_u65_256_core$pmu$latency$m0_traffic
 
 
-module npu_u65_256_core$pmu$latency$m1_traffic(events$enabled,events$reads,events$writes,channel,counter,starts,ends);
-    
-    // Module arguments
-    input wire  events$enabled;
-    input wire  [16:0] events$reads;
-    input wire  [21:0] events$writes;
-    input wire  [3:0] channel;
-    input wire  [1:0] counter;
-    output reg  starts;
-    output reg  ends;
-    
-    // Update code
-    always @(*) begin
-        starts = events$reads[(64'h0)+:(1)] & (events$reads[(64'h2)+:(4)] == channel) & (events$reads[(64'h6)+:(2)] == counter);
-        ends = events$reads[(64'h8)+:(1)] & events$reads[(64'h9)+:(1)] & (events$reads[(64'ha)+:(4)] == channel) & (events$reads[(64'he)+:(2)] == counter);
-        if (channel[32'h3]) begin
-            starts = events$writes[(64'h0)+:(1)] & (events$writes[(64'h2)+:(4)] == channel) & (events$writes[(64'h6)+:(2)] == counter);
-            ends = events$writes[(64'he)+:(1)] & (events$writes[(64'hf)+:(4)] == channel) & (events$writes[(64'h13)+:(2)] == counter);
-        end
-    end
-    
-endmodule // npu_u65_256_core$pmu$latency$m1_traffic
 
 
-module npu_u65_256_core$pmu$latency$outstanding(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Constant declarations
-    localparam  init = 7'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$pmu$latency$outstanding
 
 
-module npu_u65_256_core$pmu$latency$timing(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$pmu$latency$timing
 
 
-module npu_u65_256_core$pmu$overflows(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$pmu$overflows
 
 
-module npu_u65_256_core$pmu$pmcr(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$pmu$pmcr
 
 
 module npu_u65_256_core$pmu$port0(events$enabled,events$reads,events$writes,filter,channel,occurred);
@@ -71266,33 +48134,6 @@ module npu_u65_256_core$pmu$port0(events$enabled,events$reads,events$writes,filt
 endmodule // npu_u65_256_core$pmu$port0
 
 
-module npu_u65_256_core$pmu$port1(events$enabled,events$reads,events$writes,filter,channel,occurred);
-    
-    // Module arguments
-    input wire  events$enabled;
-    input wire  [16:0] events$reads;
-    input wire  [21:0] events$writes;
-    input wire  filter;
-    input wire  [3:0] channel;
-    output reg  [9:0] occurred;
-    
-    // Local signals
-    reg  ar_pass;
-    reg  r_pass;
-    reg  aw_pass;
-    reg  w_pass;
-    
-    // Update code
-    always @(*) begin
-        ar_pass = ~filter | (events$reads[(64'h2)+:(4)] == channel);
-        r_pass = ~filter | (events$reads[(64'ha)+:(4)] == channel);
-        aw_pass = ~filter | (events$writes[(64'h2)+:(4)] == channel);
-        w_pass = ~filter | (events$writes[(64'ha)+:(4)] == channel);
-        occurred = 32'h0;
-        occurred = ((((((((((occurred & ~(1 << (32'h0)) | ((events$reads[(64'h0)+:(1)] & ar_pass) << (32'h0))) & ~(1 << (32'h1)) | ((events$reads[(64'h8)+:(1)] & r_pass) << (32'h1))) & ~(1 << (32'h2)) | ((events$reads[(64'h1)+:(1)] & ar_pass) << (32'h2))) & ~(1 << (32'h3)) | ((events$writes[(64'h0)+:(1)] & aw_pass) << (32'h3))) & ~(1 << (32'h4)) | ((events$writes[(64'h8)+:(1)] & w_pass) << (32'h4))) & ~(1 << (32'h5)) | ((events$writes[(64'h1)+:(1)] & aw_pass) << (32'h5))) & ~(1 << (32'h6)) | ((events$writes[(64'h9)+:(1)] & w_pass) << (32'h6))) & ~(1 << (32'h7)) | ((events$enabled) << (32'h7))) & ~(1 << (32'h8)) | ((events$reads[(64'h10)+:(1)]) << (32'h8))) & ~(1 << (32'h9)) | ((events$writes[(64'h15)+:(1)]) << (32'h9)));
-    end
-    
-endmodule // npu_u65_256_core$pmu$port1
 
 
 module npu_u65_256_core$regs(clock,rst_n,bus$addr,bus$write,bus$wdata,bus$defined,bus$rdata,status,qread,prot,resetting,pmu$addr,pmu$write,pmu$wdata,pmu$defined,pmu$rdata,cmd_write,queue_write,reset_write,cmd,qbase,qsize,qconfig,regioncfg,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15);
@@ -72609,7 +49450,7 @@ module npu_u65_256_core$regs$storage$0(clock,rst_n,addr,write,wdata,hit,q);
     reg  written;
     
     // Sub module instances
-    npu_u65_256_core$regs$storage$0$value value(
+    npu_u65_256_core$apb$rdata value(
         .clock(value$clock),
         .rst_n(value$rst_n),
         .d(value$d),
@@ -72632,23 +49473,6 @@ module npu_u65_256_core$regs$storage$0(clock,rst_n,addr,write,wdata,hit,q);
 endmodule // npu_u65_256_core$regs$storage$0
 
 
-module npu_u65_256_core$regs$storage$0$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$0$value
 
 
 module npu_u65_256_core$regs$storage$1(clock,rst_n,addr,write,wdata,hit,q);
@@ -72678,7 +49502,7 @@ module npu_u65_256_core$regs$storage$1(clock,rst_n,addr,write,wdata,hit,q);
     reg  written;
     
     // Sub module instances
-    npu_u65_256_core$regs$storage$1$value value(
+    npu_u65_256_core$apb$rdata value(
         .clock(value$clock),
         .rst_n(value$rst_n),
         .d(value$d),
@@ -72701,23 +49525,6 @@ module npu_u65_256_core$regs$storage$1(clock,rst_n,addr,write,wdata,hit,q);
 endmodule // npu_u65_256_core$regs$storage$1
 
 
-module npu_u65_256_core$regs$storage$1$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$1$value
 
 
 module npu_u65_256_core$regs$storage$10(clock,rst_n,addr,write,wdata,hit,q);
@@ -72747,7 +49554,7 @@ module npu_u65_256_core$regs$storage$10(clock,rst_n,addr,write,wdata,hit,q);
     reg  written;
     
     // Sub module instances
-    npu_u65_256_core$regs$storage$10$value value(
+    npu_u65_256_core$apb$rdata value(
         .clock(value$clock),
         .rst_n(value$rst_n),
         .d(value$d),
@@ -72770,23 +49577,6 @@ module npu_u65_256_core$regs$storage$10(clock,rst_n,addr,write,wdata,hit,q);
 endmodule // npu_u65_256_core$regs$storage$10
 
 
-module npu_u65_256_core$regs$storage$10$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$10$value
 
 
 module npu_u65_256_core$regs$storage$11(clock,rst_n,addr,write,wdata,hit,q);
@@ -72816,7 +49606,7 @@ module npu_u65_256_core$regs$storage$11(clock,rst_n,addr,write,wdata,hit,q);
     reg  written;
     
     // Sub module instances
-    npu_u65_256_core$regs$storage$11$value value(
+    npu_u65_256_core$apb$rdata value(
         .clock(value$clock),
         .rst_n(value$rst_n),
         .d(value$d),
@@ -72839,23 +49629,6 @@ module npu_u65_256_core$regs$storage$11(clock,rst_n,addr,write,wdata,hit,q);
 endmodule // npu_u65_256_core$regs$storage$11
 
 
-module npu_u65_256_core$regs$storage$11$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$11$value
 
 
 module npu_u65_256_core$regs$storage$12(clock,rst_n,addr,write,wdata,hit,q);
@@ -72885,7 +49658,7 @@ module npu_u65_256_core$regs$storage$12(clock,rst_n,addr,write,wdata,hit,q);
     reg  written;
     
     // Sub module instances
-    npu_u65_256_core$regs$storage$12$value value(
+    npu_u65_256_core$apb$rdata value(
         .clock(value$clock),
         .rst_n(value$rst_n),
         .d(value$d),
@@ -72908,23 +49681,6 @@ module npu_u65_256_core$regs$storage$12(clock,rst_n,addr,write,wdata,hit,q);
 endmodule // npu_u65_256_core$regs$storage$12
 
 
-module npu_u65_256_core$regs$storage$12$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$12$value
 
 
 module npu_u65_256_core$regs$storage$13(clock,rst_n,addr,write,wdata,hit,q);
@@ -72954,7 +49710,7 @@ module npu_u65_256_core$regs$storage$13(clock,rst_n,addr,write,wdata,hit,q);
     reg  written;
     
     // Sub module instances
-    npu_u65_256_core$regs$storage$13$value value(
+    npu_u65_256_core$apb$rdata value(
         .clock(value$clock),
         .rst_n(value$rst_n),
         .d(value$d),
@@ -72977,23 +49733,6 @@ module npu_u65_256_core$regs$storage$13(clock,rst_n,addr,write,wdata,hit,q);
 endmodule // npu_u65_256_core$regs$storage$13
 
 
-module npu_u65_256_core$regs$storage$13$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$13$value
 
 
 module npu_u65_256_core$regs$storage$14(clock,rst_n,addr,write,wdata,hit,q);
@@ -73023,7 +49762,7 @@ module npu_u65_256_core$regs$storage$14(clock,rst_n,addr,write,wdata,hit,q);
     reg  written;
     
     // Sub module instances
-    npu_u65_256_core$regs$storage$14$value value(
+    npu_u65_256_core$apb$rdata value(
         .clock(value$clock),
         .rst_n(value$rst_n),
         .d(value$d),
@@ -73046,23 +49785,6 @@ module npu_u65_256_core$regs$storage$14(clock,rst_n,addr,write,wdata,hit,q);
 endmodule // npu_u65_256_core$regs$storage$14
 
 
-module npu_u65_256_core$regs$storage$14$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$14$value
 
 
 module npu_u65_256_core$regs$storage$15(clock,rst_n,addr,write,wdata,hit,q);
@@ -73092,7 +49814,7 @@ module npu_u65_256_core$regs$storage$15(clock,rst_n,addr,write,wdata,hit,q);
     reg  written;
     
     // Sub module instances
-    npu_u65_256_core$regs$storage$15$value value(
+    npu_u65_256_core$apb$rdata value(
         .clock(value$clock),
         .rst_n(value$rst_n),
         .d(value$d),
@@ -73115,23 +49837,6 @@ module npu_u65_256_core$regs$storage$15(clock,rst_n,addr,write,wdata,hit,q);
 endmodule // npu_u65_256_core$regs$storage$15
 
 
-module npu_u65_256_core$regs$storage$15$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$15$value
 
 
 module npu_u65_256_core$regs$storage$16(clock,rst_n,addr,write,wdata,hit,q);
@@ -73161,7 +49866,7 @@ module npu_u65_256_core$regs$storage$16(clock,rst_n,addr,write,wdata,hit,q);
     reg  written;
     
     // Sub module instances
-    npu_u65_256_core$regs$storage$16$value value(
+    npu_u65_256_core$apb$rdata value(
         .clock(value$clock),
         .rst_n(value$rst_n),
         .d(value$d),
@@ -73184,23 +49889,6 @@ module npu_u65_256_core$regs$storage$16(clock,rst_n,addr,write,wdata,hit,q);
 endmodule // npu_u65_256_core$regs$storage$16
 
 
-module npu_u65_256_core$regs$storage$16$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$16$value
 
 
 module npu_u65_256_core$regs$storage$17(clock,rst_n,addr,write,wdata,hit,q);
@@ -73230,7 +49918,7 @@ module npu_u65_256_core$regs$storage$17(clock,rst_n,addr,write,wdata,hit,q);
     reg  written;
     
     // Sub module instances
-    npu_u65_256_core$regs$storage$17$value value(
+    npu_u65_256_core$apb$rdata value(
         .clock(value$clock),
         .rst_n(value$rst_n),
         .d(value$d),
@@ -73253,23 +49941,6 @@ module npu_u65_256_core$regs$storage$17(clock,rst_n,addr,write,wdata,hit,q);
 endmodule // npu_u65_256_core$regs$storage$17
 
 
-module npu_u65_256_core$regs$storage$17$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$17$value
 
 
 module npu_u65_256_core$regs$storage$18(clock,rst_n,addr,write,wdata,hit,q);
@@ -73299,7 +49970,7 @@ module npu_u65_256_core$regs$storage$18(clock,rst_n,addr,write,wdata,hit,q);
     reg  written;
     
     // Sub module instances
-    npu_u65_256_core$regs$storage$18$value value(
+    npu_u65_256_core$apb$rdata value(
         .clock(value$clock),
         .rst_n(value$rst_n),
         .d(value$d),
@@ -73322,23 +49993,6 @@ module npu_u65_256_core$regs$storage$18(clock,rst_n,addr,write,wdata,hit,q);
 endmodule // npu_u65_256_core$regs$storage$18
 
 
-module npu_u65_256_core$regs$storage$18$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$18$value
 
 
 module npu_u65_256_core$regs$storage$19(clock,rst_n,addr,write,wdata,hit,q);
@@ -73368,7 +50022,7 @@ module npu_u65_256_core$regs$storage$19(clock,rst_n,addr,write,wdata,hit,q);
     reg  written;
     
     // Sub module instances
-    npu_u65_256_core$regs$storage$19$value value(
+    npu_u65_256_core$apb$rdata value(
         .clock(value$clock),
         .rst_n(value$rst_n),
         .d(value$d),
@@ -73391,23 +50045,6 @@ module npu_u65_256_core$regs$storage$19(clock,rst_n,addr,write,wdata,hit,q);
 endmodule // npu_u65_256_core$regs$storage$19
 
 
-module npu_u65_256_core$regs$storage$19$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$19$value
 
 
 module npu_u65_256_core$regs$storage$2(clock,rst_n,addr,write,wdata,hit,q);
@@ -73437,7 +50074,7 @@ module npu_u65_256_core$regs$storage$2(clock,rst_n,addr,write,wdata,hit,q);
     reg  written;
     
     // Sub module instances
-    npu_u65_256_core$regs$storage$2$value value(
+    npu_u65_256_core$apb$rdata value(
         .clock(value$clock),
         .rst_n(value$rst_n),
         .d(value$d),
@@ -73460,23 +50097,6 @@ module npu_u65_256_core$regs$storage$2(clock,rst_n,addr,write,wdata,hit,q);
 endmodule // npu_u65_256_core$regs$storage$2
 
 
-module npu_u65_256_core$regs$storage$2$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$2$value
 
 
 module npu_u65_256_core$regs$storage$20(clock,rst_n,addr,write,wdata,hit,q);
@@ -73506,7 +50126,7 @@ module npu_u65_256_core$regs$storage$20(clock,rst_n,addr,write,wdata,hit,q);
     reg  written;
     
     // Sub module instances
-    npu_u65_256_core$regs$storage$20$value value(
+    npu_u65_256_core$apb$rdata value(
         .clock(value$clock),
         .rst_n(value$rst_n),
         .d(value$d),
@@ -73529,23 +50149,6 @@ module npu_u65_256_core$regs$storage$20(clock,rst_n,addr,write,wdata,hit,q);
 endmodule // npu_u65_256_core$regs$storage$20
 
 
-module npu_u65_256_core$regs$storage$20$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$20$value
 
 
 module npu_u65_256_core$regs$storage$21(clock,rst_n,addr,write,wdata,hit,q);
@@ -73575,7 +50178,7 @@ module npu_u65_256_core$regs$storage$21(clock,rst_n,addr,write,wdata,hit,q);
     reg  written;
     
     // Sub module instances
-    npu_u65_256_core$regs$storage$21$value value(
+    npu_u65_256_core$apb$rdata value(
         .clock(value$clock),
         .rst_n(value$rst_n),
         .d(value$d),
@@ -73598,23 +50201,6 @@ module npu_u65_256_core$regs$storage$21(clock,rst_n,addr,write,wdata,hit,q);
 endmodule // npu_u65_256_core$regs$storage$21
 
 
-module npu_u65_256_core$regs$storage$21$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$21$value
 
 
 module npu_u65_256_core$regs$storage$22(clock,rst_n,addr,write,wdata,hit,q);
@@ -73644,7 +50230,7 @@ module npu_u65_256_core$regs$storage$22(clock,rst_n,addr,write,wdata,hit,q);
     reg  written;
     
     // Sub module instances
-    npu_u65_256_core$regs$storage$22$value value(
+    npu_u65_256_core$apb$rdata value(
         .clock(value$clock),
         .rst_n(value$rst_n),
         .d(value$d),
@@ -73667,23 +50253,6 @@ module npu_u65_256_core$regs$storage$22(clock,rst_n,addr,write,wdata,hit,q);
 endmodule // npu_u65_256_core$regs$storage$22
 
 
-module npu_u65_256_core$regs$storage$22$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$22$value
 
 
 module npu_u65_256_core$regs$storage$23(clock,rst_n,addr,write,wdata,hit,q);
@@ -73713,7 +50282,7 @@ module npu_u65_256_core$regs$storage$23(clock,rst_n,addr,write,wdata,hit,q);
     reg  written;
     
     // Sub module instances
-    npu_u65_256_core$regs$storage$23$value value(
+    npu_u65_256_core$apb$rdata value(
         .clock(value$clock),
         .rst_n(value$rst_n),
         .d(value$d),
@@ -73736,23 +50305,6 @@ module npu_u65_256_core$regs$storage$23(clock,rst_n,addr,write,wdata,hit,q);
 endmodule // npu_u65_256_core$regs$storage$23
 
 
-module npu_u65_256_core$regs$storage$23$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$23$value
 
 
 module npu_u65_256_core$regs$storage$24(clock,rst_n,addr,write,wdata,hit,q);
@@ -73782,7 +50334,7 @@ module npu_u65_256_core$regs$storage$24(clock,rst_n,addr,write,wdata,hit,q);
     reg  written;
     
     // Sub module instances
-    npu_u65_256_core$regs$storage$24$value value(
+    npu_u65_256_core$apb$rdata value(
         .clock(value$clock),
         .rst_n(value$rst_n),
         .d(value$d),
@@ -73805,23 +50357,6 @@ module npu_u65_256_core$regs$storage$24(clock,rst_n,addr,write,wdata,hit,q);
 endmodule // npu_u65_256_core$regs$storage$24
 
 
-module npu_u65_256_core$regs$storage$24$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$24$value
 
 
 module npu_u65_256_core$regs$storage$25(clock,rst_n,addr,write,wdata,hit,q);
@@ -73920,7 +50455,7 @@ module npu_u65_256_core$regs$storage$26(clock,rst_n,addr,write,wdata,hit,q);
     reg  written;
     
     // Sub module instances
-    npu_u65_256_core$regs$storage$26$value value(
+    npu_u65_256_core$apb$rdata value(
         .clock(value$clock),
         .rst_n(value$rst_n),
         .d(value$d),
@@ -73943,23 +50478,6 @@ module npu_u65_256_core$regs$storage$26(clock,rst_n,addr,write,wdata,hit,q);
 endmodule // npu_u65_256_core$regs$storage$26
 
 
-module npu_u65_256_core$regs$storage$26$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$26$value
 
 
 module npu_u65_256_core$regs$storage$27(clock,rst_n,addr,write,wdata,hit,q);
@@ -73989,7 +50507,7 @@ module npu_u65_256_core$regs$storage$27(clock,rst_n,addr,write,wdata,hit,q);
     reg  written;
     
     // Sub module instances
-    npu_u65_256_core$regs$storage$27$value value(
+    npu_u65_256_core$apb$rdata value(
         .clock(value$clock),
         .rst_n(value$rst_n),
         .d(value$d),
@@ -74012,23 +50530,6 @@ module npu_u65_256_core$regs$storage$27(clock,rst_n,addr,write,wdata,hit,q);
 endmodule // npu_u65_256_core$regs$storage$27
 
 
-module npu_u65_256_core$regs$storage$27$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$27$value
 
 
 module npu_u65_256_core$regs$storage$3(clock,rst_n,addr,write,wdata,hit,q);
@@ -74058,7 +50559,7 @@ module npu_u65_256_core$regs$storage$3(clock,rst_n,addr,write,wdata,hit,q);
     reg  written;
     
     // Sub module instances
-    npu_u65_256_core$regs$storage$3$value value(
+    npu_u65_256_core$apb$rdata value(
         .clock(value$clock),
         .rst_n(value$rst_n),
         .d(value$d),
@@ -74081,23 +50582,6 @@ module npu_u65_256_core$regs$storage$3(clock,rst_n,addr,write,wdata,hit,q);
 endmodule // npu_u65_256_core$regs$storage$3
 
 
-module npu_u65_256_core$regs$storage$3$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$3$value
 
 
 module npu_u65_256_core$regs$storage$4(clock,rst_n,addr,write,wdata,hit,q);
@@ -74127,7 +50611,7 @@ module npu_u65_256_core$regs$storage$4(clock,rst_n,addr,write,wdata,hit,q);
     reg  written;
     
     // Sub module instances
-    npu_u65_256_core$regs$storage$4$value value(
+    npu_u65_256_core$apb$rdata value(
         .clock(value$clock),
         .rst_n(value$rst_n),
         .d(value$d),
@@ -74150,23 +50634,6 @@ module npu_u65_256_core$regs$storage$4(clock,rst_n,addr,write,wdata,hit,q);
 endmodule // npu_u65_256_core$regs$storage$4
 
 
-module npu_u65_256_core$regs$storage$4$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$4$value
 
 
 module npu_u65_256_core$regs$storage$5(clock,rst_n,addr,write,wdata,hit,q);
@@ -74196,7 +50663,7 @@ module npu_u65_256_core$regs$storage$5(clock,rst_n,addr,write,wdata,hit,q);
     reg  written;
     
     // Sub module instances
-    npu_u65_256_core$regs$storage$5$value value(
+    npu_u65_256_core$apb$rdata value(
         .clock(value$clock),
         .rst_n(value$rst_n),
         .d(value$d),
@@ -74219,23 +50686,6 @@ module npu_u65_256_core$regs$storage$5(clock,rst_n,addr,write,wdata,hit,q);
 endmodule // npu_u65_256_core$regs$storage$5
 
 
-module npu_u65_256_core$regs$storage$5$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$5$value
 
 
 module npu_u65_256_core$regs$storage$6(clock,rst_n,addr,write,wdata,hit,q);
@@ -74265,7 +50715,7 @@ module npu_u65_256_core$regs$storage$6(clock,rst_n,addr,write,wdata,hit,q);
     reg  written;
     
     // Sub module instances
-    npu_u65_256_core$regs$storage$6$value value(
+    npu_u65_256_core$apb$rdata value(
         .clock(value$clock),
         .rst_n(value$rst_n),
         .d(value$d),
@@ -74288,23 +50738,6 @@ module npu_u65_256_core$regs$storage$6(clock,rst_n,addr,write,wdata,hit,q);
 endmodule // npu_u65_256_core$regs$storage$6
 
 
-module npu_u65_256_core$regs$storage$6$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$6$value
 
 
 module npu_u65_256_core$regs$storage$7(clock,rst_n,addr,write,wdata,hit,q);
@@ -74334,7 +50767,7 @@ module npu_u65_256_core$regs$storage$7(clock,rst_n,addr,write,wdata,hit,q);
     reg  written;
     
     // Sub module instances
-    npu_u65_256_core$regs$storage$7$value value(
+    npu_u65_256_core$apb$rdata value(
         .clock(value$clock),
         .rst_n(value$rst_n),
         .d(value$d),
@@ -74357,23 +50790,6 @@ module npu_u65_256_core$regs$storage$7(clock,rst_n,addr,write,wdata,hit,q);
 endmodule // npu_u65_256_core$regs$storage$7
 
 
-module npu_u65_256_core$regs$storage$7$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$7$value
 
 
 module npu_u65_256_core$regs$storage$8(clock,rst_n,addr,write,wdata,hit,q);
@@ -74403,7 +50819,7 @@ module npu_u65_256_core$regs$storage$8(clock,rst_n,addr,write,wdata,hit,q);
     reg  written;
     
     // Sub module instances
-    npu_u65_256_core$regs$storage$8$value value(
+    npu_u65_256_core$apb$rdata value(
         .clock(value$clock),
         .rst_n(value$rst_n),
         .d(value$d),
@@ -74426,23 +50842,6 @@ module npu_u65_256_core$regs$storage$8(clock,rst_n,addr,write,wdata,hit,q);
 endmodule // npu_u65_256_core$regs$storage$8
 
 
-module npu_u65_256_core$regs$storage$8$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$8$value
 
 
 module npu_u65_256_core$regs$storage$9(clock,rst_n,addr,write,wdata,hit,q);
@@ -74472,7 +50871,7 @@ module npu_u65_256_core$regs$storage$9(clock,rst_n,addr,write,wdata,hit,q);
     reg  written;
     
     // Sub module instances
-    npu_u65_256_core$regs$storage$9$value value(
+    npu_u65_256_core$apb$rdata value(
         .clock(value$clock),
         .rst_n(value$rst_n),
         .d(value$d),
@@ -74495,23 +50894,6 @@ module npu_u65_256_core$regs$storage$9(clock,rst_n,addr,write,wdata,hit,q);
 endmodule // npu_u65_256_core$regs$storage$9
 
 
-module npu_u65_256_core$regs$storage$9$value(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Constant declarations
-    localparam  init = 32'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$regs$storage$9$value
 
 
 module npu_u65_256_core$shram(clock,rst_n,clear,clearing,write_enable,write_cores,write_address,write_data,write_strobe,read_enable,read_address,read_data,lut_write);
@@ -74571,7 +50953,7 @@ module npu_u65_256_core$shram(clock,rst_n,clear,clearing,write_enable,write_core
         .read_address(banks$0$read_address),
         .read_data(banks$0$read_data)
     );
-    npu_u65_256_core$shram$clear_active clear_active(
+    npu_u65_256_core$cpm$reset_sync$stage$0 clear_active(
         .clock(clear_active$clock),
         .rst_n(clear_active$rst_n),
         .d(clear_active$d),
@@ -74664,23 +51046,6 @@ module npu_u65_256_core$shram$banks$0(clock,write_enable,write_address,write_dat
 endmodule // npu_u65_256_core$shram$banks$0
 
 
-module npu_u65_256_core$shram$clear_active(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$shram$clear_active
 
 
 module npu_u65_256_core$shram$clear_line(clock,rst_n,d,q);

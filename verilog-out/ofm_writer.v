@@ -76,7 +76,7 @@ module ofm_writer_core(clock,rst_n,results$valid,results$data,results$ready,view
         .b(row_product$b),
         .product(row_product$product)
     );
-    ofm_writer_core$column_product column_product(
+    ofm_writer_core$row_product column_product(
         .a(column_product$a),
         .b(column_product$b),
         .product(column_product$product)
@@ -93,7 +93,7 @@ module ofm_writer_core(clock,rst_n,results$valid,results$data,results$ready,view
         .d(write$d),
         .q(write$q)
     );
-    ofm_writer_core$upper upper(
+    ofm_writer_core$full upper(
         .clock(upper$clock),
         .rst_n(upper$rst_n),
         .d(upper$d),
@@ -311,33 +311,6 @@ module ofm_writer_core(clock,rst_n,results$valid,results$data,results$ready,view
 endmodule // ofm_writer_core
 
 
-module ofm_writer_core$column_product(a,b,product);
-    
-    // Module arguments
-    input wire  [15:0] a;
-    input wire  [39:0] b;
-    output reg  [39:0] product;
-    
-    // Local signals
-    reg  [15:0] b_0;
-    reg  [15:0] b_1;
-    reg  [15:0] b_2;
-    reg  [31:0] p_0;
-    reg  [31:0] p_1;
-    reg  [31:0] p_2;
-    
-    // Update code
-    always @(*) begin
-        b_0 = b[(32'h0)+:(16)];
-        b_1 = b[(32'h10)+:(16)];
-        b_2 = ((b[(32'h20)+:(8)]) & 16'hffff);
-        p_0 = a * b_0;
-        p_1 = a * b_1;
-        p_2 = a * b_2;
-        product = ((p_0) & 40'hffffffffff) + (((p_1) & 40'hffffffffff) << 32'h10) + (((p_2) & 40'hffffffffff) << 32'h20);
-    end
-    
-endmodule // ofm_writer_core$column_product
 
 
 module ofm_writer_core$full(clock,rst_n,d,q);
@@ -388,23 +361,6 @@ module ofm_writer_core$row_product(a,b,product);
 endmodule // ofm_writer_core$row_product
 
 
-module ofm_writer_core$upper(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // ofm_writer_core$upper
 
 
 module ofm_writer_core$write(clock,rst_n,d,q);

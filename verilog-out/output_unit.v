@@ -145,7 +145,7 @@ module output_unit_core(clock,rst_n,settings,accumulators$valid,accumulators$dat
         .b(wide_lanes$0$b),
         .value(wide_lanes$0$value)
     );
-    output_unit_core$wide_lanes$1 wide_lanes$1(
+    output_unit_core$wide_lanes$0 wide_lanes$1(
         .settings(wide_lanes$1$settings),
         .a(wide_lanes$1$a),
         .b(wide_lanes$1$b),
@@ -188,25 +188,25 @@ module output_unit_core(clock,rst_n,settings,accumulators$valid,accumulators$dat
         .results(finisher$results),
         .lanes(finisher$lanes)
     );
-    output_unit_core$full_1 full_1(
+    output_unit_core$activation$pending full_1(
         .clock(full_1$clock),
         .rst_n(full_1$rst_n),
         .d(full_1$d),
         .q(full_1$q)
     );
-    output_unit_core$full_2 full_2(
+    output_unit_core$activation$pending full_2(
         .clock(full_2$clock),
         .rst_n(full_2$rst_n),
         .d(full_2$d),
         .q(full_2$q)
     );
-    output_unit_core$full_3 full_3(
+    output_unit_core$activation$pending full_3(
         .clock(full_3$clock),
         .rst_n(full_3$rst_n),
         .d(full_3$d),
         .q(full_3$q)
     );
-    output_unit_core$full_5 full_5(
+    output_unit_core$activation$pending full_5(
         .clock(full_5$clock),
         .rst_n(full_5$rst_n),
         .d(full_5$d),
@@ -218,7 +218,7 @@ module output_unit_core(clock,rst_n,settings,accumulators$valid,accumulators$dat
         .d(wide_step$d),
         .q(wide_step$q)
     );
-    output_unit_core$wide_values wide_values(
+    output_unit_core$scaler$x wide_values(
         .clock(wide_values$clock),
         .rst_n(wide_values$rst_n),
         .d(wide_values$d),
@@ -674,7 +674,7 @@ module output_unit_core$activation(clock,rst_n,scaled,control,full,done,values,v
         .read_line(luts$0$read_line),
         .read_data(luts$0$read_data)
     );
-    output_unit_core$activation$luts$1 luts$1(
+    output_unit_core$activation$luts$0 luts$1(
         .clock(luts$1$clock),
         .write_enable(luts$1$write_enable),
         .write_line(luts$1$write_line),
@@ -696,31 +696,31 @@ module output_unit_core$activation(clock,rst_n,scaled,control,full,done,values,v
         .d(pending$d),
         .q(pending$q)
     );
-    output_unit_core$activation$pending_lane pending_lane(
+    output_unit_core$activation$lane pending_lane(
         .clock(pending_lane$clock),
         .rst_n(pending_lane$rst_n),
         .d(pending_lane$d),
         .q(pending_lane$q)
     );
-    output_unit_core$activation$pending_last pending_last(
+    output_unit_core$activation$pending pending_last(
         .clock(pending_last$clock),
         .rst_n(pending_last$rst_n),
         .d(pending_last$d),
         .q(pending_last$q)
     );
-    output_unit_core$activation$pending_control pending_control(
+    output_unit_core$scaler$control_1 pending_control(
         .clock(pending_control$clock),
         .rst_n(pending_control$rst_n),
         .d(pending_control$d),
         .q(pending_control$q)
     );
-    output_unit_core$activation$pending_negative pending_negative(
+    output_unit_core$activation$pending pending_negative(
         .clock(pending_negative$clock),
         .rst_n(pending_negative$rst_n),
         .d(pending_negative$d),
         .q(pending_negative$q)
     );
-    output_unit_core$activation$pending_saturated pending_saturated(
+    output_unit_core$activation$pending pending_saturated(
         .clock(pending_saturated$clock),
         .rst_n(pending_saturated$rst_n),
         .d(pending_saturated$d),
@@ -738,19 +738,19 @@ module output_unit_core$activation(clock,rst_n,scaled,control,full,done,values,v
         .d(pending_byte$d),
         .q(pending_byte$q)
     );
-    output_unit_core$activation$out_values out_values(
+    output_unit_core$scaler$result out_values(
         .clock(out_values$clock),
         .rst_n(out_values$rst_n),
         .d(out_values$d),
         .q(out_values$q)
     );
-    output_unit_core$activation$out_control out_control(
+    output_unit_core$scaler$control_1 out_control(
         .clock(out_control$clock),
         .rst_n(out_control$rst_n),
         .d(out_control$d),
         .q(out_control$q)
     );
-    output_unit_core$activation$out_full out_full(
+    output_unit_core$activation$pending out_full(
         .clock(out_full$clock),
         .rst_n(out_full$rst_n),
         .d(out_full$d),
@@ -1173,84 +1173,12 @@ module output_unit_core$activation$luts$0(clock,write_enable,write_line,write_da
 endmodule // output_unit_core$activation$luts$0
 
 
-module output_unit_core$activation$luts$1(clock,write_enable,write_line,write_data,write_strobe,read_enable,read_line,read_data);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  write_enable;
-    input wire  [6:0] write_line;
-    input wire  [127:0] write_data;
-    input wire  [15:0] write_strobe;
-    input wire  read_enable;
-    input wire  [6:0] read_line;
-    output reg  [127:0] read_data;
-    
-    // Update code (custom)
-    reg [127:0] lines [0:127];
-    wire [127:0] strobe_mask = {{8{write_strobe[15]}}, {8{write_strobe[14]}}, {8{write_strobe[13]}}, {8{write_strobe[12]}}, {8{write_strobe[11]}}, {8{write_strobe[10]}}, {8{write_strobe[9]}}, {8{write_strobe[8]}}, {8{write_strobe[7]}}, {8{write_strobe[6]}}, {8{write_strobe[5]}}, {8{write_strobe[4]}}, {8{write_strobe[3]}}, {8{write_strobe[2]}}, {8{write_strobe[1]}}, {8{write_strobe[0]}}};
-    always @(posedge clock) begin
-       if (write_enable)
-          lines[write_line] <= (lines[write_line] & ~strobe_mask) | (write_data & strobe_mask);
-       if (read_enable) read_data <= lines[read_line];
-    end
-endmodule // output_unit_core$activation$luts$1
 
 
-module output_unit_core$activation$out_control(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [158:0] d;
-    output reg  [158:0] q;
-    
-    // Constant declarations
-    localparam  init = 159'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // output_unit_core$activation$out_control
 
 
-module output_unit_core$activation$out_full(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // output_unit_core$activation$out_full
 
 
-module output_unit_core$activation$out_values(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [271:0] d;
-    output reg  [271:0] q;
-    
-    // Constant declarations
-    localparam  init = 272'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // output_unit_core$activation$out_values
 
 
 module output_unit_core$activation$pending(clock,rst_n,d,q);
@@ -1291,23 +1219,6 @@ module output_unit_core$activation$pending_byte(clock,rst_n,d,q);
 endmodule // output_unit_core$activation$pending_byte
 
 
-module output_unit_core$activation$pending_control(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [158:0] d;
-    output reg  [158:0] q;
-    
-    // Constant declarations
-    localparam  init = 159'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // output_unit_core$activation$pending_control
 
 
 module output_unit_core$activation$pending_fraction(clock,rst_n,d,q);
@@ -1329,80 +1240,12 @@ module output_unit_core$activation$pending_fraction(clock,rst_n,d,q);
 endmodule // output_unit_core$activation$pending_fraction
 
 
-module output_unit_core$activation$pending_lane(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Constant declarations
-    localparam  init = 3'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // output_unit_core$activation$pending_lane
 
 
-module output_unit_core$activation$pending_last(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // output_unit_core$activation$pending_last
 
 
-module output_unit_core$activation$pending_negative(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // output_unit_core$activation$pending_negative
 
 
-module output_unit_core$activation$pending_saturated(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // output_unit_core$activation$pending_saturated
 
 
 module output_unit_core$activation$sigmoid_rom(clock,rst_n,enable,index,entry,step);
@@ -3819,13 +3662,13 @@ module output_unit_core$finisher(clock,rst_n,scaled,control,load,results,lanes);
     reg  [255:0] lane_results;
     
     // Sub module instances
-    output_unit_core$finisher$result result(
+    output_unit_core$scaler$scale_1 result(
         .clock(result$clock),
         .rst_n(result$rst_n),
         .d(result$d),
         .q(result$q)
     );
-    output_unit_core$finisher$lanes_out lanes_out(
+    output_unit_core$scaler$saturated lanes_out(
         .clock(lanes_out$clock),
         .rst_n(lanes_out$rst_n),
         .d(lanes_out$d),
@@ -3981,118 +3824,16 @@ module output_unit_core$finisher(clock,rst_n,scaled,control,load,results,lanes);
 endmodule // output_unit_core$finisher
 
 
-module output_unit_core$finisher$lanes_out(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Constant declarations
-    localparam  init = 8'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // output_unit_core$finisher$lanes_out
 
 
-module output_unit_core$finisher$result(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [255:0] d;
-    output reg  [255:0] q;
-    
-    // Constant declarations
-    localparam  init = 256'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // output_unit_core$finisher$result
 
 
-module output_unit_core$full_1(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // output_unit_core$full_1
 
 
-module output_unit_core$full_2(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // output_unit_core$full_2
 
 
-module output_unit_core$full_3(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // output_unit_core$full_3
 
 
-module output_unit_core$full_5(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // output_unit_core$full_5
 
 
 module output_unit_core$reciprocals(count,scale,shift);
@@ -4507,13 +4248,13 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
         .d(product$d),
         .q(product$q)
     );
-    output_unit_core$scaler$scale_2 scale_2(
+    output_unit_core$scaler$scale_1 scale_2(
         .clock(scale_2$clock),
         .rst_n(scale_2$rst_n),
         .d(scale_2$d),
         .q(scale_2$q)
     );
-    output_unit_core$scaler$shift_2 shift_2(
+    output_unit_core$scaler$shift_1 shift_2(
         .clock(shift_2$clock),
         .rst_n(shift_2$rst_n),
         .d(shift_2$d),
@@ -4525,13 +4266,13 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
         .d(saturated$d),
         .q(saturated$q)
     );
-    output_unit_core$scaler$negative negative(
+    output_unit_core$scaler$saturated negative(
         .clock(negative$clock),
         .rst_n(negative$rst_n),
         .d(negative$d),
         .q(negative$q)
     );
-    output_unit_core$scaler$control_2 control_2(
+    output_unit_core$scaler$control_1 control_2(
         .clock(control_2$clock),
         .rst_n(control_2$rst_n),
         .d(control_2$d),
@@ -4543,7 +4284,7 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
         .d(result$d),
         .q(result$q)
     );
-    output_unit_core$scaler$control_3 control_3(
+    output_unit_core$scaler$control_1 control_3(
         .clock(control_3$clock),
         .rst_n(control_3$rst_n),
         .d(control_3$d),
@@ -5365,61 +5106,10 @@ module output_unit_core$scaler$control_1(clock,rst_n,d,q);
 endmodule // output_unit_core$scaler$control_1
 
 
-module output_unit_core$scaler$control_2(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [158:0] d;
-    output reg  [158:0] q;
-    
-    // Constant declarations
-    localparam  init = 159'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // output_unit_core$scaler$control_2
 
 
-module output_unit_core$scaler$control_3(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [158:0] d;
-    output reg  [158:0] q;
-    
-    // Constant declarations
-    localparam  init = 159'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // output_unit_core$scaler$control_3
 
 
-module output_unit_core$scaler$negative(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Constant declarations
-    localparam  init = 8'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // output_unit_core$scaler$negative
 
 
 module output_unit_core$scaler$product(clock,rst_n,d,q);
@@ -5498,23 +5188,6 @@ module output_unit_core$scaler$scale_1(clock,rst_n,d,q);
 endmodule // output_unit_core$scaler$scale_1
 
 
-module output_unit_core$scaler$scale_2(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [255:0] d;
-    output reg  [255:0] q;
-    
-    // Constant declarations
-    localparam  init = 256'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // output_unit_core$scaler$scale_2
 
 
 module output_unit_core$scaler$shift_1(clock,rst_n,d,q);
@@ -5536,23 +5209,6 @@ module output_unit_core$scaler$shift_1(clock,rst_n,d,q);
 endmodule // output_unit_core$scaler$shift_1
 
 
-module output_unit_core$scaler$shift_2(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // output_unit_core$scaler$shift_2
 
 
 module output_unit_core$scaler$x(clock,rst_n,d,q);
@@ -5883,313 +5539,6 @@ module output_unit_core$wide_lanes$0(settings,a,b,value);
 endmodule // output_unit_core$wide_lanes$0
 
 
-module output_unit_core$wide_lanes$1(settings,a,b,value);
-    
-    // Module arguments
-    input wire  [179:0] settings;
-    input wire  [31:0] a;
-    input wire  [31:0] b;
-    output reg  [39:0] value;
-    
-    // Constant declarations
-    localparam  mul = 6'b0;
-    localparam  sub = 6'b10;
-    localparam  bits_8 = 2'b0;
-    localparam  opb_32 = 2'b10;
-    localparam  tfl = 2'b0;
-    localparam  truncate = 2'b1;
-    localparam  input_tfl = 2'b0;
-    localparam  ones_96 = 96'hffffffffffffffffffffffff;
-    localparam  ones_98 = 98'h3ffffffffffffffffffffffff;
-    localparam  ones_66 = 66'h3ffffffffffffffff;
-    localparam  high_96 = 96'hffffffff0000000000000000;
-    localparam  high_98 = 98'h3ffffffff0000000000000000;
-    localparam  high_66 = 66'h30000000000000000;
-    
-    // Local signals
-    reg  [5:0] mode;
-    reg  advanced;
-    reg  opb_scaled;
-    reg  [31:0] opa_scale;
-    reg  [31:0] ofm_scale;
-    reg  [5:0] ofm_shift;
-    reg  [1:0] round_mode;
-    reg  a_negative;
-    reg  b_negative;
-    reg  [31:0] a_magnitude;
-    reg  [31:0] b_magnitude;
-    reg  [31:0] x;
-    reg  [31:0] y;
-    reg  [15:0] x_0;
-    reg  [15:0] x_1;
-    reg  [15:0] y_0;
-    reg  [15:0] y_1;
-    reg  [31:0] xy_00;
-    reg  [31:0] xy_01;
-    reg  [31:0] xy_10;
-    reg  [31:0] xy_11;
-    reg  xy_negative;
-    reg  [63:0] term_x;
-    reg  [15:0] b_0;
-    reg  [15:0] b_1;
-    reg  [15:0] opb;
-    reg  [31:0] bo_0;
-    reg  [31:0] bo_1;
-    reg  [63:0] term_b;
-    reg  [6:0] input_shift;
-    reg  [95:0] input_p;
-    reg  [95:0] input_addend;
-    reg  [95:0] input_v;
-    reg  [95:0] input_shifted;
-    reg  [63:0] other;
-    reg  [63:0] first_term;
-    reg  [63:0] second_term;
-    reg  [63:0] r;
-    reg  r_negative;
-    reg  [63:0] r_magnitude;
-    reg  [63:0] r_top;
-    reg  [15:0] r_0;
-    reg  [15:0] r_1;
-    reg  [15:0] r_2;
-    reg  [15:0] r_3;
-    reg  [15:0] s_0;
-    reg  [15:0] s_1;
-    reg  [31:0] rs_00;
-    reg  [31:0] rs_01;
-    reg  [31:0] rs_10;
-    reg  [31:0] rs_11;
-    reg  [31:0] rs_20;
-    reg  [31:0] rs_21;
-    reg  [31:0] rs_30;
-    reg  [31:0] rs_31;
-    reg  [97:0] product;
-    reg  saturated;
-    reg  second_rounding;
-    reg  [97:0] p;
-    reg  [5:0] shift;
-    reg  [97:0] power;
-    reg  [97:0] addend;
-    reg  [97:0] v;
-    reg  [97:0] shifted;
-    reg  [63:0] first;
-    reg  [5:0] exponent;
-    reg  [65:0] half;
-    reg  [65:0] w;
-    reg  [65:0] w_shifted;
-    reg  [63:0] result;
-    
-    // Update code
-    always @(*) begin
-        mode = settings[(64'h72)+:(6)];
-        advanced = (settings[(64'h7a)+:(2)] != 32'h0) & (mode != mul);
-        opb_scaled = settings[(64'h7a)+:(2)] == opb_32;
-        opa_scale = settings[(64'h7e)+:(32)];
-        ofm_scale = settings[(64'h6)+:(32)];
-        ofm_shift = settings[(64'h26)+:(6)];
-        round_mode = settings[(64'h0)+:(2)];
-        a_negative = a[32'h1f];
-        b_negative = b[32'h1f];
-        a_magnitude = a;
-        if (a_negative) begin
-            a_magnitude = ((32'h0) & 32'hffffffff) - a;
-        end
-        b_magnitude = b;
-        if (b_negative) begin
-            b_magnitude = ((32'h0) & 32'hffffffff) - b;
-        end
-        x = a_magnitude;
-        y = ((opa_scale[(32'h0)+:(16)]) & 32'hffffffff);
-        xy_negative = a_negative;
-        if (mode == mul) begin
-            y = b_magnitude;
-            xy_negative = a_negative ^ b_negative;
-        end
-        else if (advanced) begin
-            y = opa_scale;
-            if (opb_scaled) begin
-                x = b_magnitude;
-                xy_negative = b_negative;
-            end
-        end
-        x_0 = x[(32'h0)+:(16)];
-        x_1 = x[(32'h10)+:(16)];
-        y_0 = y[(32'h0)+:(16)];
-        y_1 = y[(32'h10)+:(16)];
-        xy_00 = x_0 * y_0;
-        xy_01 = x_0 * y_1;
-        xy_10 = x_1 * y_0;
-        xy_11 = x_1 * y_1;
-        term_x = ((xy_00) & 64'hffffffffffffffff) + (((xy_01) & 64'hffffffffffffffff) << 32'h10) + (((xy_10) & 64'hffffffffffffffff) << 32'h10) + (((xy_11) & 64'hffffffffffffffff) << 32'h20);
-        if (xy_negative) begin
-            term_x = ((32'h0) & 64'hffffffffffffffff) - term_x;
-        end
-        b_0 = b_magnitude[(32'h0)+:(16)];
-        b_1 = b_magnitude[(32'h10)+:(16)];
-        opb = settings[(64'ha4)+:(16)];
-        bo_0 = b_0 * opb;
-        bo_1 = b_1 * opb;
-        term_b = ((bo_0) & 64'hffffffffffffffff) + (((bo_1) & 64'hffffffffffffffff) << 32'h10);
-        if (b_negative) begin
-            term_b = ((32'h0) & 64'hffffffffffffffff) - term_b;
-        end
-        input_p = ((term_x) & 96'hffffffffffffffffffffffff);
-        if (term_x[32'h3f]) begin
-            input_p = input_p | high_96;
-        end
-        input_shift = ((settings[(64'h9e)+:(6)]) & 7'h7f) + 32'hf;
-        other = ((b) & 64'hffffffffffffffff);
-        if (opb_scaled) begin
-            other = ((a) & 64'hffffffffffffffff);
-        end
-        if (other[32'h1f]) begin
-            other = other | 64'hffffffff00000000;
-        end
-        if (settings[(64'h78)+:(2)] == bits_8) begin
-            input_p = input_p << 32'h14;
-            input_shift = input_shift + 32'h5;
-            other = other << 32'h13;
-        end
-        else begin
-            input_p = input_p << 32'hf;
-            other = other << 32'he;
-        end
-        input_addend = ((32'h1) & 96'hffffffffffffffffffffffff) << (input_shift - 32'h1);
-        if ((settings[(64'h7c)+:(2)] == input_tfl) & (input_shift > 32'h1f)) begin
-            input_addend = input_addend + 64'h40000000;
-            if (input_p[32'h5f] & ~&input_p[(32'h1e)+:(66)]) begin
-                input_addend = input_addend - 64'h80000000;
-            end
-        end
-        input_v = input_p + input_addend;
-        input_shifted = input_v;
-        if (input_v[32'h5f]) begin
-            input_shifted = input_v ^ ones_96;
-        end
-        input_shifted = input_shifted >> input_shift;
-        if (input_v[32'h5f]) begin
-            input_shifted = input_shifted ^ ones_96;
-        end
-        first_term = term_x;
-        second_term = term_b;
-        if (advanced) begin
-            first_term = input_shifted[(32'h0)+:(64)];
-            second_term = other;
-            if (opb_scaled) begin
-                first_term = other;
-                second_term = input_shifted[(32'h0)+:(64)];
-            end
-        end
-        r = first_term + second_term;
-        if (mode == sub) begin
-            r = first_term - second_term;
-        end
-        if (mode == mul) begin
-            r = term_x;
-        end
-        r_negative = r[32'h3f];
-        r_magnitude = r;
-        r_top = r;
-        if (r_negative) begin
-            r_magnitude = ((32'h0) & 64'hffffffffffffffff) - r;
-            r_top = ~r;
-        end
-        r_0 = r_magnitude[(32'h0)+:(16)];
-        r_1 = r_magnitude[(32'h10)+:(16)];
-        r_2 = r_magnitude[(32'h20)+:(16)];
-        r_3 = r_magnitude[(32'h30)+:(16)];
-        s_0 = ofm_scale[(32'h0)+:(16)];
-        s_1 = ofm_scale[(32'h10)+:(16)];
-        rs_00 = r_0 * s_0;
-        rs_01 = r_0 * s_1;
-        rs_10 = r_1 * s_0;
-        rs_11 = r_1 * s_1;
-        rs_20 = r_2 * s_0;
-        rs_21 = r_2 * s_1;
-        rs_30 = r_3 * s_0;
-        rs_31 = r_3 * s_1;
-        product = ((rs_00) & 98'h3ffffffffffffffffffffffff) + (((rs_01) & 98'h3ffffffffffffffffffffffff) << 32'h10) + (((rs_10) & 98'h3ffffffffffffffffffffffff) << 32'h10) + (((rs_11) & 98'h3ffffffffffffffffffffffff) << 32'h20) + (((rs_20) & 98'h3ffffffffffffffffffffffff) << 32'h20) + (((rs_21) & 98'h3ffffffffffffffffffffffff) << 32'h30) + (((rs_30) & 98'h3ffffffffffffffffffffffff) << 32'h30) + (((rs_31) & 98'h3ffffffffffffffffffffffff) << 32'h40);
-        if (r_negative) begin
-            product = ((32'h0) & 98'h3ffffffffffffffffffffffff) - product;
-        end
-        p = product;
-        shift = ofm_shift;
-        saturated = (round_mode == tfl) & ~settings[(64'h70)+:(1)] & (ofm_shift < 32'h1f) & ((r_top >> (((ofm_shift) & 7'h7f) + 32'h20)) != 32'h0);
-        second_rounding = (round_mode == tfl) & ~settings[(64'h70)+:(1)] & (ofm_shift >= 32'h1f);
-        if (settings[(64'h70)+:(1)]) begin
-            p = ((r) & 98'h3ffffffffffffffffffffffff);
-            if (r_negative) begin
-                p = p | high_98;
-            end
-        end
-        if (second_rounding) begin
-            shift = 32'h1f;
-        end
-        if (saturated) begin
-            shift = 32'h1f;
-            p = (((ofm_scale) & 98'h3ffffffffffffffffffffffff) << 32'h3f) - ((ofm_scale) & 98'h3ffffffffffffffffffffffff);
-            if (r_negative) begin
-                p = ((32'h0) & 98'h3ffffffffffffffffffffffff) - (((ofm_scale) & 98'h3ffffffffffffffffffffffff) << 32'h3f);
-            end
-        end
-        power = ((32'h1) & 98'h3ffffffffffffffffffffffff) << shift;
-        addend = power >> 32'h1;
-        if (round_mode == truncate) begin
-            addend = 32'h0;
-            if (p[32'h61]) begin
-                addend = power - 32'h1;
-            end
-        end
-        if ((round_mode == tfl) & settings[(64'h70)+:(1)] & p[32'h61] & (shift != 32'h0)) begin
-            addend = addend - 32'h1;
-        end
-        v = p + addend;
-        shifted = v;
-        if (v[32'h61]) begin
-            shifted = v ^ ones_98;
-        end
-        shifted = shifted >> shift;
-        if (v[32'h61]) begin
-            shifted = shifted ^ ones_98;
-        end
-        first = shifted[(32'h0)+:(64)];
-        result = first;
-        exponent = ofm_shift - 32'h1f;
-        w = ((first) & 66'h3ffffffffffffffff);
-        if (first[32'h3f]) begin
-            w = w | high_66;
-        end
-        half = (((32'h1) & 66'h3ffffffffffffffff) << exponent) >> 32'h1;
-        if (first[32'h3f] & (exponent != 32'h0)) begin
-            half = half - 32'h1;
-        end
-        w = w + half;
-        w_shifted = w;
-        if (w[32'h41]) begin
-            w_shifted = w ^ ones_66;
-        end
-        w_shifted = w_shifted >> exponent;
-        if (w[32'h41]) begin
-            w_shifted = w_shifted ^ ones_66;
-        end
-        if (second_rounding & ~saturated) begin
-            result = w_shifted[(32'h0)+:(64)];
-        end
-        if (settings[(64'h70)+:(1)] & (ofm_shift == 32'h3f)) begin
-            result = 32'h0;
-        end
-        value = ((result[(32'h0)+:(34)]) & 40'hffffffffff);
-        if (result[32'h21]) begin
-            value = value | 64'hfc00000000;
-        end
-        if (~(&result[(32'h21)+:(31)] | ~|result[(32'h21)+:(31)])) begin
-            value = 64'h1ffffffff;
-            if (result[32'h3f]) begin
-                value = 64'hfe00000000;
-            end
-        end
-    end
-    
-endmodule // output_unit_core$wide_lanes$1
 
 
 module output_unit_core$wide_step(clock,rst_n,d,q);
@@ -6211,23 +5560,6 @@ module output_unit_core$wide_step(clock,rst_n,d,q);
 endmodule // output_unit_core$wide_step
 
 
-module output_unit_core$wide_values(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [319:0] d;
-    output reg  [319:0] q;
-    
-    // Constant declarations
-    localparam  init = 320'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // output_unit_core$wide_values
 
 
 // Top level with the block's port names.

@@ -70,7 +70,7 @@ module scale_sets_core(clock,rst_n,depths$valid,depths$data,depths$ready,records
         .d(count$d),
         .q(count$q)
     );
-    scale_sets_core$offered offered(
+    scale_sets_core$gathering offered(
         .clock(offered$clock),
         .rst_n(offered$rst_n),
         .d(offered$d),
@@ -209,23 +209,6 @@ module scale_sets_core$left(clock,rst_n,d,q);
 endmodule // scale_sets_core$left
 
 
-module scale_sets_core$offered(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [623:0] d;
-    output reg  [623:0] q;
-    
-    // Constant declarations
-    localparam  init = 624'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // scale_sets_core$offered
 
 
 module scale_sets_core$offered_valid(clock,rst_n,d,q);

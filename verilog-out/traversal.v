@@ -262,7 +262,7 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
     reg  start_job;
     
     // Sub module instances
-    traversal_core$beat_walker$active active(
+    traversal_core$block_walker$running active(
         .clock(active$clock),
         .rst_n(active$rst_n),
         .d(active$d),
@@ -274,61 +274,61 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
         .d(job$d),
         .q(job$q)
     );
-    traversal_core$beat_walker$outer outer(
+    traversal_core$block_walker$y outer(
         .clock(outer$clock),
         .rst_n(outer$rst_n),
         .d(outer$d),
         .q(outer$q)
     );
-    traversal_core$beat_walker$ublock ublock(
+    traversal_core$block_walker$y ublock(
         .clock(ublock$clock),
         .rst_n(ublock$rst_n),
         .d(ublock$d),
         .q(ublock$q)
     );
-    traversal_core$beat_walker$element element(
+    traversal_core$block_walker$y element(
         .clock(element$clock),
         .rst_n(element$rst_n),
         .d(element$d),
         .q(element$q)
     );
-    traversal_core$beat_walker$ky ky(
+    traversal_core$block_walker$y ky(
         .clock(ky$clock),
         .rst_n(ky$rst_n),
         .d(ky$d),
         .q(ky$q)
     );
-    traversal_core$beat_walker$kx kx(
+    traversal_core$block_walker$y kx(
         .clock(kx$clock),
         .rst_n(kx$rst_n),
         .d(kx$d),
         .q(kx$q)
     );
-    traversal_core$beat_walker$inner inner(
+    traversal_core$block_walker$y inner(
         .clock(inner$clock),
         .rst_n(inner$rst_n),
         .d(inner$d),
         .q(inner$q)
     );
-    traversal_core$beat_walker$my my(
+    traversal_core$block_walker$y my(
         .clock(my$clock),
         .rst_n(my$rst_n),
         .d(my$d),
         .q(my$q)
     );
-    traversal_core$beat_walker$mx mx(
+    traversal_core$block_walker$y mx(
         .clock(mx$clock),
         .rst_n(mx$rst_n),
         .d(mx$d),
         .q(mx$q)
     );
-    traversal_core$beat_walker$beat_byte beat_byte(
+    traversal_core$block_walker$held beat_byte(
         .clock(beat_byte$clock),
         .rst_n(beat_byte$rst_n),
         .d(beat_byte$d),
         .q(beat_byte$q)
     );
-    traversal_core$beat_walker$second_line second_line(
+    traversal_core$block_walker$running second_line(
         .clock(second_line$clock),
         .rst_n(second_line$rst_n),
         .d(second_line$d),
@@ -340,19 +340,19 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
         .d(word$d),
         .q(word$q)
     );
-    traversal_core$beat_walker$group_base group_base(
+    traversal_core$beat_walker$word group_base(
         .clock(group_base$clock),
         .rst_n(group_base$rst_n),
         .d(group_base$d),
         .q(group_base$q)
     );
-    traversal_core$beat_walker$ab_half ab_half(
+    traversal_core$block_walker$running ab_half(
         .clock(ab_half$clock),
         .rst_n(ab_half$rst_n),
         .d(ab_half$d),
         .q(ab_half$q)
     );
-    traversal_core$beat_walker$ab_held ab_held(
+    traversal_core$block_walker$held ab_held(
         .clock(ab_held$clock),
         .rst_n(ab_held$rst_n),
         .d(ab_held$d),
@@ -572,137 +572,18 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
 endmodule // traversal_core$beat_walker
 
 
-module traversal_core$beat_walker$ab_half(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // traversal_core$beat_walker$ab_half
 
 
-module traversal_core$beat_walker$ab_held(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // traversal_core$beat_walker$ab_held
 
 
-module traversal_core$beat_walker$active(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // traversal_core$beat_walker$active
 
 
-module traversal_core$beat_walker$beat_byte(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // traversal_core$beat_walker$beat_byte
 
 
-module traversal_core$beat_walker$element(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // traversal_core$beat_walker$element
 
 
-module traversal_core$beat_walker$group_base(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    
-    // Constant declarations
-    localparam  init = 9'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // traversal_core$beat_walker$group_base
 
 
-module traversal_core$beat_walker$inner(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // traversal_core$beat_walker$inner
 
 
 module traversal_core$beat_walker$job(clock,rst_n,d,q);
@@ -724,137 +605,18 @@ module traversal_core$beat_walker$job(clock,rst_n,d,q);
 endmodule // traversal_core$beat_walker$job
 
 
-module traversal_core$beat_walker$kx(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // traversal_core$beat_walker$kx
 
 
-module traversal_core$beat_walker$ky(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // traversal_core$beat_walker$ky
 
 
-module traversal_core$beat_walker$mx(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // traversal_core$beat_walker$mx
 
 
-module traversal_core$beat_walker$my(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // traversal_core$beat_walker$my
 
 
-module traversal_core$beat_walker$outer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // traversal_core$beat_walker$outer
 
 
-module traversal_core$beat_walker$second_line(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // traversal_core$beat_walker$second_line
 
 
-module traversal_core$beat_walker$ublock(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // traversal_core$beat_walker$ublock
 
 
 module traversal_core$beat_walker$word(clock,rst_n,d,q);
@@ -976,37 +738,37 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
         .d(y$d),
         .q(y$q)
     );
-    traversal_core$block_walker$x x(
+    traversal_core$block_walker$y x(
         .clock(x$clock),
         .rst_n(x$rst_n),
         .d(x$d),
         .q(x$q)
     );
-    traversal_core$block_walker$z z(
+    traversal_core$block_walker$y z(
         .clock(z$clock),
         .rst_n(z$rst_n),
         .d(z$d),
         .q(z$q)
     );
-    traversal_core$block_walker$channel0 channel0(
+    traversal_core$block_walker$y channel0(
         .clock(channel0$clock),
         .rst_n(channel0$rst_n),
         .d(channel0$d),
         .q(channel0$q)
     );
-    traversal_core$block_walker$sub_y sub_y(
+    traversal_core$block_walker$y sub_y(
         .clock(sub_y$clock),
         .rst_n(sub_y$rst_n),
         .d(sub_y$d),
         .q(sub_y$q)
     );
-    traversal_core$block_walker$sub_x sub_x(
+    traversal_core$block_walker$y sub_x(
         .clock(sub_x$clock),
         .rst_n(sub_x$rst_n),
         .d(sub_x$d),
         .q(sub_x$q)
     );
-    traversal_core$block_walker$ib_half ib_half(
+    traversal_core$block_walker$running ib_half(
         .clock(ib_half$clock),
         .rst_n(ib_half$rst_n),
         .d(ib_half$d),
@@ -1263,23 +1025,6 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
 endmodule // traversal_core$block_walker
 
 
-module traversal_core$block_walker$channel0(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // traversal_core$block_walker$channel0
 
 
 module traversal_core$block_walker$held(clock,rst_n,d,q);
@@ -1301,23 +1046,6 @@ module traversal_core$block_walker$held(clock,rst_n,d,q);
 endmodule // traversal_core$block_walker$held
 
 
-module traversal_core$block_walker$ib_half(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // traversal_core$block_walker$ib_half
 
 
 module traversal_core$block_walker$running(clock,rst_n,d,q);
@@ -1339,61 +1067,10 @@ module traversal_core$block_walker$running(clock,rst_n,d,q);
 endmodule // traversal_core$block_walker$running
 
 
-module traversal_core$block_walker$sub_x(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // traversal_core$block_walker$sub_x
 
 
-module traversal_core$block_walker$sub_y(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // traversal_core$block_walker$sub_y
 
 
-module traversal_core$block_walker$x(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // traversal_core$block_walker$x
 
 
 module traversal_core$block_walker$y(clock,rst_n,d,q);
@@ -1415,23 +1092,6 @@ module traversal_core$block_walker$y(clock,rst_n,d,q);
 endmodule // traversal_core$block_walker$y
 
 
-module traversal_core$block_walker$z(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // traversal_core$block_walker$z
 
 
 module traversal_core$finished(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
@@ -1472,13 +1132,13 @@ module traversal_core$finished(clock,rst_n,tail$valid,tail$data,tail$ready,head$
     reg  pop;
     
     // Sub module instances
-    traversal_core$finished$write_pointer write_pointer(
+    traversal_core$block_walker$held write_pointer(
         .clock(write_pointer$clock),
         .rst_n(write_pointer$rst_n),
         .d(write_pointer$d),
         .q(write_pointer$q)
     );
-    traversal_core$finished$read_pointer read_pointer(
+    traversal_core$block_walker$held read_pointer(
         .clock(read_pointer$clock),
         .rst_n(read_pointer$rst_n),
         .d(read_pointer$d),
@@ -1525,23 +1185,6 @@ module traversal_core$finished(clock,rst_n,tail$valid,tail$data,tail$ready,head$
 endmodule // traversal_core$finished
 
 
-module traversal_core$finished$read_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // traversal_core$finished$read_pointer
 
 
 module traversal_core$finished$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
@@ -1565,23 +1208,6 @@ module traversal_core$finished$words(clock,rst_n,write_enable,write_address,writ
 endmodule // traversal_core$finished$words
 
 
-module traversal_core$finished$write_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // traversal_core$finished$write_pointer
 
 
 module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,blocks$ready,slice_done,readouts$valid,readouts$data,readouts$ready,ab_release,busy);
@@ -1651,7 +1277,7 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
     reg  slice_read;
     
     // Sub module instances
-    traversal_core$readout_walker$active active(
+    traversal_core$block_walker$running active(
         .clock(active$clock),
         .rst_n(active$rst_n),
         .d(active$d),
@@ -1663,31 +1289,31 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
         .d(block$d),
         .q(block$q)
     );
-    traversal_core$readout_walker$ublock ublock(
+    traversal_core$block_walker$y ublock(
         .clock(ublock$clock),
         .rst_n(ublock$rst_n),
         .d(ublock$d),
         .q(ublock$q)
     );
-    traversal_core$readout_walker$my my(
+    traversal_core$block_walker$y my(
         .clock(my$clock),
         .rst_n(my$rst_n),
         .d(my$d),
         .q(my$q)
     );
-    traversal_core$readout_walker$mx mx(
+    traversal_core$block_walker$y mx(
         .clock(mx$clock),
         .rst_n(mx$rst_n),
         .d(mx$d),
         .q(mx$q)
     );
-    traversal_core$readout_walker$word word(
+    traversal_core$beat_walker$word word(
         .clock(word$clock),
         .rst_n(word$rst_n),
         .d(word$d),
         .q(word$q)
     );
-    traversal_core$readout_walker$second second(
+    traversal_core$block_walker$running second(
         .clock(second$clock),
         .rst_n(second$rst_n),
         .d(second$d),
@@ -1828,23 +1454,6 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
 endmodule // traversal_core$readout_walker
 
 
-module traversal_core$readout_walker$active(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // traversal_core$readout_walker$active
 
 
 module traversal_core$readout_walker$block(clock,rst_n,d,q);
@@ -1885,99 +1494,14 @@ module traversal_core$readout_walker$done(clock,rst_n,d,q);
 endmodule // traversal_core$readout_walker$done
 
 
-module traversal_core$readout_walker$mx(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // traversal_core$readout_walker$mx
 
 
-module traversal_core$readout_walker$my(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // traversal_core$readout_walker$my
 
 
-module traversal_core$readout_walker$second(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // traversal_core$readout_walker$second
 
 
-module traversal_core$readout_walker$ublock(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // traversal_core$readout_walker$ublock
 
 
-module traversal_core$readout_walker$word(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    
-    // Constant declarations
-    localparam  init = 9'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // traversal_core$readout_walker$word
 
 
 // Top level with the block's port names.

@@ -59,7 +59,7 @@ module weight_groups_core(clock,rst_n,depthwise,weights$valid,weights$data,weigh
         .d(assembled$d),
         .q(assembled$q)
     );
-    weight_groups_core$quarters quarters(
+    weight_groups_core$buffer$write_pointer quarters(
         .clock(quarters$clock),
         .rst_n(quarters$rst_n),
         .d(quarters$d),
@@ -205,7 +205,7 @@ module weight_groups_core$buffer(clock,rst_n,tail$valid,tail$data,tail$ready,hea
         .d(write_pointer$d),
         .q(write_pointer$q)
     );
-    weight_groups_core$buffer$read_pointer read_pointer(
+    weight_groups_core$buffer$write_pointer read_pointer(
         .clock(read_pointer$clock),
         .rst_n(read_pointer$rst_n),
         .d(read_pointer$d),
@@ -252,23 +252,6 @@ module weight_groups_core$buffer(clock,rst_n,tail$valid,tail$data,tail$ready,hea
 endmodule // weight_groups_core$buffer
 
 
-module weight_groups_core$buffer$read_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // weight_groups_core$buffer$read_pointer
 
 
 module weight_groups_core$buffer$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
@@ -311,23 +294,6 @@ module weight_groups_core$buffer$write_pointer(clock,rst_n,d,q);
 endmodule // weight_groups_core$buffer$write_pointer
 
 
-module weight_groups_core$quarters(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Constant declarations
-    localparam  init = 2'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // weight_groups_core$quarters
 
 
 module weight_groups_core$upper_pending(clock,rst_n,d,q);
