@@ -2665,7 +2665,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  traversal$ib_read;
     reg  traversal$slice_done;
     wire  traversal$readouts$valid;
-    wire  [67:0] traversal$readouts$data;
+    wire  [70:0] traversal$readouts$data;
     reg  traversal$readouts$ready;
     wire  traversal$busy;
     reg  ifm_fetch$clock;
@@ -2758,9 +2758,8 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  [15:0] cores$0$scale_channel;
     reg  [15:0] cores$0$scale_depth;
     wire  cores$0$scales_room;
-    wire  cores$0$sets$valid;
-    wire  [623:0] cores$0$sets$data;
-    reg  cores$0$sets$ready;
+    wire  cores$0$sets_valid;
+    reg  cores$0$sets_taken;
     reg  cores$0$operands$valid;
     reg  [887:0] cores$0$operands$data;
     wire  cores$0$operands$ready;
@@ -2771,39 +2770,42 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  cores$0$readout$valid;
     reg  [8:0] cores$0$readout$data;
     wire  cores$0$readout$ready;
-    wire  cores$0$results$valid;
-    wire  [1279:0] cores$0$results$data;
-    reg  cores$0$results$ready;
+    wire  cores$0$results_valid;
+    reg  cores$0$results_taken;
     reg  cores$0$clear;
     wire  cores$0$clearing;
+    reg  [1:0] cores$0$position;
+    reg  [3:0] cores$0$channels;
+    reg  [6:0] cores$0$count;
+    wire  [1215:0] cores$0$beat;
     wire  cores$0$idle;
     wire  cores$0$decoding;
     reg  readout_tags$clock;
     reg  readout_tags$rst_n;
     reg  readout_tags$tail$valid;
-    reg  [67:0] readout_tags$tail$data;
+    reg  [70:0] readout_tags$tail$data;
     wire  readout_tags$tail$ready;
     wire  readout_tags$head$valid;
-    wire  [67:0] readout_tags$head$data;
+    wire  [70:0] readout_tags$head$data;
     reg  readout_tags$head$ready;
     wire  [2:0] readout_tags$count;
-    reg  output_unit$clock;
-    reg  output_unit$rst_n;
-    reg  [179:0] output_unit$settings;
-    reg  output_unit$accumulators$valid;
-    reg  [1215:0] output_unit$accumulators$data;
-    wire  output_unit$accumulators$ready;
-    wire  output_unit$results$valid;
-    wire  [263:0] output_unit$results$data;
-    reg  output_unit$results$ready;
-    reg  [152:0] output_unit$lut_write;
+    reg  output_units$0$clock;
+    reg  output_units$0$rst_n;
+    reg  [179:0] output_units$0$settings;
+    reg  output_units$0$accumulators$valid;
+    reg  [1215:0] output_units$0$accumulators$data;
+    wire  output_units$0$accumulators$ready;
+    wire  output_units$0$results$valid;
+    wire  [263:0] output_units$0$results$data;
+    reg  output_units$0$results$ready;
+    reg  [152:0] output_units$0$lut_write;
     reg  output_tags$clock;
     reg  output_tags$rst_n;
     reg  output_tags$tail$valid;
-    reg  [47:0] output_tags$tail$data;
+    reg  [48:0] output_tags$tail$data;
     wire  output_tags$tail$ready;
     wire  output_tags$head$valid;
-    wire  [47:0] output_tags$head$data;
+    wire  [48:0] output_tags$head$data;
     reg  output_tags$head$ready;
     wire  [3:0] output_tags$count;
     reg  [15:0] window$y;
@@ -2813,7 +2815,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  ofm_writer$clock;
     reg  ofm_writer$rst_n;
     reg  ofm_writer$results$valid;
-    reg  [312:0] ofm_writer$results$data;
+    reg  [576:0] ofm_writer$results$data;
     wire  ofm_writer$results$ready;
     reg  [484:0] ofm_writer$view;
     reg  operation$clock;
@@ -2866,32 +2868,35 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  [276:0] walked;
     reg  [3:0] positions_left;
     reg  [3:0] positions_after;
-    reg  [8:0] lane_mask;
-    reg  [1279:0] accumulators;
     reg  [99:0] beat;
-    reg  [67:0] word;
+    reg  [70:0] word;
     reg  [7:0] element_shift;
     reg  parallel;
     reg  interleaved;
     reg  [1:0] job_cores;
     reg  [1:0] head_cores;
     reg  [1:0] head_stream_ends;
-    reg  [1:0] readout_cores;
     reg  slice_finished;
     reg  [887:0] operand;
     reg  paired_job;
     reg  [1:0] beat_cores;
-    reg  [1:0] word_cores;
     reg  cores_room;
     reg  cores_ready;
     reg  cores_fault;
     reg  cores_idle;
     reg  readout_ready;
     reg  results_valid;
-    reg  [1279:0] results;
     reg  [8:0] acc_read;
-    reg  sets_valid;
-    reg  [623:0] set;
+    reg  word_paired;
+    reg  result_paired;
+    reg  paired_ready;
+    reg  [1215:0] unit_beat;
+    reg  unit_valid;
+    reg  units_ready;
+    reg  paired_units_ready;
+    reg  [263:0] paired_result;
+    reg  paired_results_ready;
+    reg  result_fire;
     reg  [15:0] word_channel;
     reg  new_spatial_block;
     reg  per_channel;
@@ -3072,9 +3077,8 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .scale_beats$valid(scale_beats$0$valid),
         .scale_beats$data(scale_beats$0$data),
         .scale_beats$ready(scale_beats$0$ready),
-        .sets$valid(cores$0$sets$valid),
-        .sets$data(cores$0$sets$data),
-        .sets$ready(cores$0$sets$ready),
+        .sets_valid(cores$0$sets_valid),
+        .sets_taken(cores$0$sets_taken),
         .operands$valid(cores$0$operands$valid),
         .operands$data(cores$0$operands$data),
         .operands$ready(cores$0$operands$ready),
@@ -3085,11 +3089,14 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .readout$valid(cores$0$readout$valid),
         .readout$data(cores$0$readout$data),
         .readout$ready(cores$0$readout$ready),
-        .results$valid(cores$0$results$valid),
-        .results$data(cores$0$results$data),
-        .results$ready(cores$0$results$ready),
+        .results_valid(cores$0$results_valid),
+        .results_taken(cores$0$results_taken),
         .clear(cores$0$clear),
         .clearing(cores$0$clearing),
+        .position(cores$0$position),
+        .channels(cores$0$channels),
+        .count(cores$0$count),
+        .beat(cores$0$beat),
         .idle(cores$0$idle),
         .decoding(cores$0$decoding)
     );
@@ -3104,17 +3111,17 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .head$ready(readout_tags$head$ready),
         .count(readout_tags$count)
     );
-    npu_u65_256_core$datapath$output_unit output_unit(
-        .clock(output_unit$clock),
-        .rst_n(output_unit$rst_n),
-        .settings(output_unit$settings),
-        .accumulators$valid(output_unit$accumulators$valid),
-        .accumulators$data(output_unit$accumulators$data),
-        .accumulators$ready(output_unit$accumulators$ready),
-        .results$valid(output_unit$results$valid),
-        .results$data(output_unit$results$data),
-        .results$ready(output_unit$results$ready),
-        .lut_write(output_unit$lut_write)
+    npu_u65_256_core$datapath$output_units$0 output_units$0(
+        .clock(output_units$0$clock),
+        .rst_n(output_units$0$rst_n),
+        .settings(output_units$0$settings),
+        .accumulators$valid(output_units$0$accumulators$valid),
+        .accumulators$data(output_units$0$accumulators$data),
+        .accumulators$ready(output_units$0$accumulators$ready),
+        .results$valid(output_units$0$results$valid),
+        .results$data(output_units$0$results$data),
+        .results$ready(output_units$0$results$ready),
+        .lut_write(output_units$0$lut_write)
     );
     npu_u65_256_core$datapath$output_tags output_tags(
         .clock(output_tags$clock),
@@ -3237,8 +3244,8 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         cores$0$rst_n = rst_n;
         readout_tags$clock = clock;
         readout_tags$rst_n = rst_n;
-        output_unit$clock = clock;
-        output_unit$rst_n = rst_n;
+        output_units$0$clock = clock;
+        output_units$0$rst_n = rst_n;
         output_tags$clock = clock;
         output_tags$rst_n = rst_n;
         ofm_writer$clock = clock;
@@ -3527,62 +3534,34 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         end
         fault = faulted$q;
         fault_offset = operation$q[(64'h782)+:(32)];
-        readout_cores = 32'h1;
-        if (traversal$readouts$data[(64'h39)+:(1)]) begin
-            readout_cores = 32'h2;
-        end
         acc_read[(64'h0)+:(9)] = traversal$readouts$data[(64'h0)+:(9)];
-        readout_ready = 1'b0;
-        cores$0$readout$valid = traversal$readouts$valid & readout_tags$tail$ready & readout_cores[0];
+        readout_ready = cores$0$readout$ready;
+        cores$0$readout$valid = traversal$readouts$valid & readout_tags$tail$ready;
         cores$0$readout$data = acc_read;
-        if (readout_cores[0] & cores$0$readout$ready) begin
-            readout_ready = 1'b1;
-        end
         traversal$readouts$ready = readout_ready & readout_tags$tail$ready;
         readout_tags$tail$valid = traversal$readouts$valid & readout_ready;
         readout_tags$tail$data = traversal$readouts$data;
         word = readout_tags$head$data;
-        word_cores = 32'h1;
-        if (word[(64'h39)+:(1)]) begin
-            word_cores = 32'h2;
-        end
-        results_valid = 1'b0;
-        results = cores$0$results$data;
-        sets_valid = 1'b0;
-        set = cores$0$sets$data;
-        if (word_cores[0]) begin
-            results_valid = cores$0$results$valid;
-            results = cores$0$results$data;
-            sets_valid = cores$0$sets$valid;
-            set = cores$0$sets$data;
-        end
-        group_ready = ~per_channel | sets_valid;
-        positions_left = word[(64'h3a)+:(4)] >> ((position$q) & 4'hf);
+        word_paired = readout_tags$head$valid & (word[(64'h41)+:(4)] != 32'h0);
+        paired_ready = 1'b1;
+        results_valid = cores$0$results_valid & paired_ready;
+        group_ready = ~per_channel | cores$0$sets_valid;
+        positions_left = word[(64'h39)+:(4)] >> ((position$q) & 4'hf);
         positions_after = positions_left >> 32'h1;
         position_present = positions_left[32'h0];
         last_position = positions_after == 32'h0;
-        output_unit$settings = decoder$output_settings;
-        output_unit$lut_write = lut_write;
-        output_unit$accumulators$valid = results_valid & readout_tags$head$valid & group_ready & position_present & output_tags$tail$ready;
-        accumulators = results[(64'h0)+:(1280)];
-        output_unit$accumulators$data[(64'h0)+:(320)] = accumulators[(32'h0)+:(320)];
-        if (position$q == 32'h1) begin
-            output_unit$accumulators$data[(64'h0)+:(320)] = accumulators[(32'h140)+:(320)];
-        end
-        if (position$q == 32'h2) begin
-            output_unit$accumulators$data[(64'h0)+:(320)] = accumulators[(32'h280)+:(320)];
-        end
-        if (position$q == 32'h3) begin
-            output_unit$accumulators$data[(64'h0)+:(320)] = accumulators[(32'h3c0)+:(320)];
-        end
-        output_unit$accumulators$data[(64'h140)+:(320)] = set[(64'h0)+:(320)];
-        output_unit$accumulators$data[(64'h280)+:(256)] = set[(64'h140)+:(256)];
-        output_unit$accumulators$data[(64'h380)+:(48)] = set[(64'h240)+:(48)];
-        lane_mask = (((32'h1) & 9'h1ff) << ((word[(64'h3e)+:(4)]) & 9'h1ff)) - 32'h1;
-        output_unit$accumulators$data[(64'h3b0)+:(8)] = lane_mask[(32'h0)+:(8)];
-        output_unit$accumulators$data[(64'h3b8)+:(1)] = parallel & word[(64'h39)+:(1)];
-        stage_fire = results_valid & readout_tags$head$valid & group_ready & (~position_present | (output_unit$accumulators$ready & output_tags$tail$ready));
-        output_tags$tail$valid = output_unit$accumulators$valid & output_unit$accumulators$ready;
+        window$shape = decoder$shape;
+        window$y = output_tags$tail$data[(64'h0)+:(16)];
+        window$x = output_tags$tail$data[(64'h10)+:(16)];
+        cores$0$channels = word[(64'h3d)+:(4)];
+        cores$0$position = position$q;
+        cores$0$count = window$count;
+        unit_beat = cores$0$beat;
+        paired_units_ready = 1'b1;
+        units_ready = output_units$0$accumulators$ready & paired_units_ready;
+        unit_valid = results_valid & readout_tags$head$valid & group_ready & position_present & output_tags$tail$ready;
+        stage_fire = results_valid & readout_tags$head$valid & group_ready & (~position_present | (units_ready & output_tags$tail$ready));
+        output_tags$tail$valid = unit_valid & units_ready & ~elementwise;
         output_tags$tail$data[(64'h0)+:(16)] = word[(64'h9)+:(16)] + ((position$q >> 32'h1) & 16'hffff);
         output_tags$tail$data[(64'h10)+:(16)] = word[(64'h19)+:(16)] + ((position$q & 32'h1) & 16'hffff);
         if (decoder$shape[(64'hae)+:(1)]) begin
@@ -3592,15 +3571,9 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         word_channel = word[(64'h29)+:(16)];
         if (parallel) begin
             word_channel = word[(64'h29)+:(16)] << 32'h1;
-            if (word[(64'h39)+:(1)]) begin
-                word_channel = (word[(64'h29)+:(16)] << 32'h1) | 32'h1;
-            end
         end
         output_tags$tail$data[(64'h20)+:(16)] = word_channel;
-        window$shape = decoder$shape;
-        window$y = output_tags$tail$data[(64'h0)+:(16)];
-        window$x = output_tags$tail$data[(64'h10)+:(16)];
-        output_unit$accumulators$data[(64'h3b9)+:(7)] = window$count;
+        output_tags$tail$data[(64'h30)+:(1)] = word_paired;
         operands_read = operand_reader$operands$data[(64'h0)+:(256)];
         operand_lane = 32'h0;
         operands_a = 32'h0;
@@ -3620,23 +3593,27 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         operands_a = operands_a | (((operand_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 6));
         operand_lane = operands_read[(32'h20 * 7)+:(32)];
         operands_a = operands_a | (((operand_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 7));
-        output_unit$accumulators$data[(64'h3c0)+:(256)] = operand_reader$operands$data[(64'h100)+:(256)];
-        operand_reader$operands$ready = elementwise & output_unit$accumulators$ready & output_tags$tail$ready;
+        operand_reader$operands$ready = elementwise & output_units$0$accumulators$ready & output_tags$tail$ready;
         elementwise_fire = operand_reader$operands$valid & operand_reader$operands$ready;
         if (elementwise) begin
-            output_unit$accumulators$valid = operand_reader$operands$valid & output_tags$tail$ready;
-            output_unit$accumulators$data[(64'h0)+:(320)] = operands_a;
-            output_unit$accumulators$data[(64'h140)+:(320)] = 32'h0;
-            output_unit$accumulators$data[(64'h280)+:(256)] = 32'h0;
-            output_unit$accumulators$data[(64'h380)+:(48)] = 32'h0;
-            output_unit$accumulators$data[(64'h3b0)+:(8)] = operand_reader$operands$data[(64'h200)+:(8)];
-            output_unit$accumulators$data[(64'h3b8)+:(1)] = 1'b0;
-            output_unit$accumulators$data[(64'h3b9)+:(7)] = 32'h0;
+            unit_valid = operand_reader$operands$valid & output_tags$tail$ready;
+            unit_beat[(64'h0)+:(320)] = operands_a;
+            unit_beat[(64'h140)+:(320)] = 32'h0;
+            unit_beat[(64'h280)+:(256)] = 32'h0;
+            unit_beat[(64'h380)+:(48)] = 32'h0;
+            unit_beat[(64'h3b0)+:(8)] = operand_reader$operands$data[(64'h200)+:(8)];
+            unit_beat[(64'h3b9)+:(7)] = 32'h0;
+            unit_beat[(64'h3c0)+:(256)] = operand_reader$operands$data[(64'h100)+:(256)];
             output_tags$tail$valid = elementwise_fire;
             output_tags$tail$data[(64'h0)+:(16)] = operand_reader$operands$data[(64'h208)+:(16)];
             output_tags$tail$data[(64'h10)+:(16)] = operand_reader$operands$data[(64'h218)+:(16)];
             output_tags$tail$data[(64'h20)+:(16)] = operand_reader$operands$data[(64'h228)+:(16)];
+            output_tags$tail$data[(64'h30)+:(1)] = 1'b0;
         end
+        output_units$0$accumulators$valid = unit_valid & paired_units_ready;
+        output_units$0$accumulators$data = unit_beat;
+        output_units$0$settings = decoder$output_settings;
+        output_units$0$lut_write = lut_write;
         word_done = stage_fire & last_position;
         if (stage_fire) begin
             position$d = position$q + 32'h1;
@@ -3644,19 +3621,29 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         if (word_done) begin
             position$d = 32'h0;
         end
-        cores$0$sets$ready = word_done & word[(64'h42)+:(1)] & per_channel & word_cores[0];
-        cores$0$results$ready = word_done & word_cores[0];
+        cores$0$sets_taken = word_done & word[(64'h45)+:(1)] & per_channel;
+        cores$0$results_taken = word_done;
         readout_tags$head$ready = word_done;
+        result_paired = output_tags$head$valid & output_tags$head$data[(64'h30)+:(1)];
         ofm_writer$view = decoder$ofm_view;
-        ofm_writer$results$valid = output_unit$results$valid & output_tags$head$valid;
-        ofm_writer$results$data[(64'h0)+:(256)] = output_unit$results$data[(64'h0)+:(256)];
-        ofm_writer$results$data[(64'h100)+:(8)] = output_unit$results$data[(64'h100)+:(8)];
-        ofm_writer$results$data[(64'h108)+:(16)] = output_tags$head$data[(64'h0)+:(16)];
-        ofm_writer$results$data[(64'h118)+:(16)] = output_tags$head$data[(64'h10)+:(16)];
-        ofm_writer$results$data[(64'h128)+:(16)] = output_tags$head$data[(64'h20)+:(16)];
-        ofm_writer$results$data[(64'h138)+:(1)] = parallel;
-        output_unit$results$ready = ofm_writer$results$ready & output_tags$head$valid;
-        output_tags$head$ready = output_unit$results$valid & ofm_writer$results$ready;
+        ofm_writer$results$data[(64'h0)+:(256)] = output_units$0$results$data[(64'h0)+:(256)];
+        ofm_writer$results$data[(64'h100)+:(8)] = output_units$0$results$data[(64'h100)+:(8)];
+        ofm_writer$results$data[(64'h108)+:(256)] = 32'h0;
+        ofm_writer$results$data[(64'h208)+:(8)] = 32'h0;
+        paired_results_ready = 1'b1;
+        paired_result = output_units$0$results$data;
+        if (result_paired) begin
+            ofm_writer$results$data[(64'h108)+:(256)] = paired_result[(64'h0)+:(256)];
+            ofm_writer$results$data[(64'h208)+:(8)] = paired_result[(64'h100)+:(8)];
+        end
+        ofm_writer$results$valid = output_units$0$results$valid & paired_results_ready & output_tags$head$valid;
+        ofm_writer$results$data[(64'h210)+:(16)] = output_tags$head$data[(64'h0)+:(16)];
+        ofm_writer$results$data[(64'h220)+:(16)] = output_tags$head$data[(64'h10)+:(16)];
+        ofm_writer$results$data[(64'h230)+:(16)] = output_tags$head$data[(64'h20)+:(16)];
+        ofm_writer$results$data[(64'h240)+:(1)] = parallel;
+        result_fire = ofm_writer$results$valid & ofm_writer$results$ready;
+        output_units$0$results$ready = result_fire;
+        output_tags$head$ready = result_fire;
         cores_idle = 1'b1;
         cores_idle = cores_idle & cores$0$idle;
         idle = ~starting$q & ~traversal$busy & (fetched$count == 32'h0) & cores_idle & (beat_tags$count == 32'h0) & (readout_tags$count == 32'h0) & (output_tags$count == 32'h0) & ~operand_reader$busy & ~ofm_writes$valid & ~dma_busy;
@@ -3679,7 +3666,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         if (cores$0$decoding) begin
             events[(64'h2)+:(1)] = 1'b1;
         end
-        events[(64'h1)+:(1)] = output_unit$accumulators$valid & output_unit$accumulators$ready;
+        events[(64'h1)+:(1)] = output_units$0$accumulators$valid & output_units$0$accumulators$ready;
         events[(64'h3)+:(1)] = decoder$ifm_wide;
     end
     
@@ -3821,7 +3808,7 @@ module npu_u65_256_core$datapath$beat_tags$write_pointer(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$datapath$beat_tags$write_pointer
 
 
-module npu_u65_256_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,start_weights,weights_room,weight_reads$valid,weight_reads$data,weight_reads$ready,weight_beats$valid,weight_beats$data,weight_beats$ready,group_ready,group_taken,stream_used,group_wanted,fault,start_scales,scale_channel,scale_depth,scales_room,scale_reads$valid,scale_reads$data,scale_reads$ready,scale_beats$valid,scale_beats$data,scale_beats$ready,sets$valid,sets$data,sets$ready,operands$valid,operands$data,operands$ready,multiply_group,interleaved,odd_acts,slice_done,readout$valid,readout$data,readout$ready,results$valid,results$data,results$ready,clear,clearing,idle,decoding);
+module npu_u65_256_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,start_weights,weights_room,weight_reads$valid,weight_reads$data,weight_reads$ready,weight_beats$valid,weight_beats$data,weight_beats$ready,group_ready,group_taken,stream_used,group_wanted,fault,start_scales,scale_channel,scale_depth,scales_room,scale_reads$valid,scale_reads$data,scale_reads$ready,scale_beats$valid,scale_beats$data,scale_beats$ready,sets_valid,sets_taken,operands$valid,operands$data,operands$ready,multiply_group,interleaved,odd_acts,slice_done,readout$valid,readout$data,readout$ready,results_valid,results_taken,clear,clearing,position,channels,count,beat,idle,decoding);
     
     // Module arguments
     input wire  clock;
@@ -3852,9 +3839,8 @@ module npu_u65_256_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,start_w
     input wire  scale_beats$valid;
     input wire  [135:0] scale_beats$data;
     output wire  scale_beats$ready;
-    output wire  sets$valid;
-    output wire  [623:0] sets$data;
-    input wire  sets$ready;
+    output reg  sets_valid;
+    input wire  sets_taken;
     input wire  operands$valid;
     input wire  [887:0] operands$data;
     output reg  operands$ready;
@@ -3865,11 +3851,14 @@ module npu_u65_256_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,start_w
     input wire  readout$valid;
     input wire  [8:0] readout$data;
     output wire  readout$ready;
-    output wire  results$valid;
-    output wire  [1279:0] results$data;
-    input wire  results$ready;
+    output reg  results_valid;
+    input wire  results_taken;
     input wire  clear;
     output reg  clearing;
+    input wire  [1:0] position;
+    input wire  [3:0] channels;
+    input wire  [6:0] count;
+    output reg  [1215:0] beat;
     output reg  idle;
     output reg  decoding;
     
@@ -3964,12 +3953,18 @@ module npu_u65_256_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,start_w
     reg  scale_sets$records$valid;
     reg  [77:0] scale_sets$records$data;
     wire  scale_sets$records$ready;
+    wire  scale_sets$sets$valid;
+    wire  [623:0] scale_sets$sets$data;
+    reg  scale_sets$sets$ready;
     reg  mac$clock;
     reg  mac$rst_n;
     reg  mac$operands$valid;
     reg  [887:0] mac$operands$data;
     wire  mac$operands$ready;
     wire  mac$slice_done;
+    wire  mac$results$valid;
+    wire  [1279:0] mac$results$data;
+    reg  mac$results$ready;
     reg  mac$clear;
     wire  mac$clearing;
     reg  weight_stream$clock;
@@ -3986,6 +3981,8 @@ module npu_u65_256_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,start_w
     reg  decoder_settled;
     reg  too_few_weights;
     reg  too_many_weights;
+    reg  [1279:0] accumulators;
+    reg  [8:0] lane_mask;
     
     // Sub module instances
     npu_u65_256_core$datapath$cores$0$weight_streams weight_streams(
@@ -4079,9 +4076,9 @@ module npu_u65_256_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,start_w
         .records$valid(scale_sets$records$valid),
         .records$data(scale_sets$records$data),
         .records$ready(scale_sets$records$ready),
-        .sets$valid(sets$valid),
-        .sets$data(sets$data),
-        .sets$ready(sets$ready)
+        .sets$valid(scale_sets$sets$valid),
+        .sets$data(scale_sets$sets$data),
+        .sets$ready(scale_sets$sets$ready)
     );
     npu_u65_256_core$datapath$cores$0$mac mac(
         .clock(mac$clock),
@@ -4093,9 +4090,9 @@ module npu_u65_256_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,start_w
         .readout$valid(readout$valid),
         .readout$data(readout$data),
         .readout$ready(readout$ready),
-        .results$valid(results$valid),
-        .results$data(results$data),
-        .results$ready(results$ready),
+        .results$valid(mac$results$valid),
+        .results$data(mac$results$data),
+        .results$ready(mac$results$ready),
         .clear(mac$clear),
         .clearing(mac$clearing)
     );
@@ -4203,6 +4200,8 @@ module npu_u65_256_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,start_w
         scale_streams$tail$data[(64'h2b)+:(32)] = (((scale_depth) & 32'hffffffff) << 32'h3) + (((scale_depth) & 32'hffffffff) << 32'h1);
         scale_depths$tail$valid = start_scales;
         scale_depths$tail$data = scale_depth;
+        sets_valid = scale_sets$sets$valid;
+        scale_sets$sets$ready = sets_taken;
         mac$operands$valid = operands$valid;
         mac$operands$data = operands$data;
         if (multiply_group) begin
@@ -4213,8 +4212,29 @@ module npu_u65_256_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,start_w
         end
         operands$ready = mac$operands$ready;
         slice_done = mac$slice_done;
+        results_valid = mac$results$valid;
+        mac$results$ready = results_taken;
         mac$clear = clear;
         clearing = mac$clearing;
+        accumulators = mac$results$data[(64'h0)+:(1280)];
+        beat[(64'h0)+:(320)] = accumulators[(32'h0)+:(320)];
+        if (position == 32'h1) begin
+            beat[(64'h0)+:(320)] = accumulators[(32'h140)+:(320)];
+        end
+        if (position == 32'h2) begin
+            beat[(64'h0)+:(320)] = accumulators[(32'h280)+:(320)];
+        end
+        if (position == 32'h3) begin
+            beat[(64'h0)+:(320)] = accumulators[(32'h3c0)+:(320)];
+        end
+        beat[(64'h140)+:(320)] = scale_sets$sets$data[(64'h0)+:(320)];
+        beat[(64'h280)+:(256)] = scale_sets$sets$data[(64'h140)+:(256)];
+        beat[(64'h380)+:(48)] = scale_sets$sets$data[(64'h240)+:(48)];
+        lane_mask = (((32'h1) & 9'h1ff) << ((channels) & 9'h1ff)) - 32'h1;
+        beat[(64'h3b0)+:(8)] = lane_mask[(32'h0)+:(8)];
+        beat[(64'h3b8)+:(1)] = second;
+        beat[(64'h3b9)+:(7)] = count;
+        beat[(64'h3c0)+:(256)] = 32'h0;
         idle = (weight_streams$count == 32'h0) & (weight_lengths$count == 32'h0) & (weight_stream$q == WeightStream$Idle) & (scale_depths$count == 32'h0);
     end
     
@@ -25300,7 +25320,7 @@ module npu_u65_256_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
     input wire  clock;
     input wire  rst_n;
     input wire  results$valid;
-    input wire  [312:0] results$data;
+    input wire  [576:0] results$data;
     output reg  results$ready;
     input wire  [484:0] view;
     output reg  writes$valid;
@@ -25335,9 +25355,13 @@ module npu_u65_256_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
     // Local signals
     reg  take;
     reg  split;
-    reg  [312:0] result;
+    reg  [576:0] result;
     reg  [255:0] values;
     reg  [7:0] lanes;
+    reg  [255:0] paired_values;
+    reg  [7:0] paired_lanes;
+    reg  [5:0] paired_count;
+    reg  [5:0] spread_elements;
     reg  [15:0] channel;
     reg  [15:0] precision;
     reg  [1:0] element_shift;
@@ -25410,36 +25434,41 @@ module npu_u65_256_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
         result = results$data;
         precision = view[(64'h30)+:(16)];
         element_shift = ((precision >> precision_lsb) & 2'h3);
-        split = result[(64'h138)+:(1)] & (element_shift == 32'h2) & ((result[(64'h100)+:(8)] & 32'h10) != 32'h0);
+        split = result[(64'h240)+:(1)] & (element_shift == 32'h2) & ((result[(64'h100)+:(8)] & 32'h10) != 32'h0);
         results$ready = take & (~split | upper$q);
         values = result[(64'h0)+:(256)];
         lanes = result[(64'h100)+:(8)];
-        channel = result[(64'h128)+:(16)];
+        paired_values = result[(64'h108)+:(256)];
+        paired_lanes = result[(64'h208)+:(8)];
+        channel = result[(64'h230)+:(16)];
         if (split & ~upper$q) begin
             lanes = result[(64'h100)+:(8)] & 32'hf;
+            paired_lanes = result[(64'h208)+:(8)] & 32'hf;
         end
         if (upper$q) begin
             values = result[(64'h0)+:(256)] >> 32'h80;
             lanes = result[(64'h100)+:(8)] >> 32'h4;
-            channel = result[(64'h128)+:(16)] + 32'h8;
+            paired_values = result[(64'h108)+:(256)] >> 32'h80;
+            paired_lanes = result[(64'h208)+:(8)] >> 32'h4;
+            channel = result[(64'h230)+:(16)] + 32'h8;
         end
         nhcwb16 = (precision & format_mask) != 32'h0;
         width0 = ((view[(64'h62)+:(16)]) & 17'h1ffff) + 32'h1;
         height0 = ((view[(64'h72)+:(16)]) & 17'h1ffff) + 32'h1;
         height1 = ((view[(64'h82)+:(16)]) & 17'h1ffff) + 32'h1;
-        y = ((result[(64'h108)+:(16)]) & 17'h1ffff);
-        x = ((result[(64'h118)+:(16)]) & 17'h1ffff);
+        y = ((result[(64'h210)+:(16)]) & 17'h1ffff);
+        x = ((result[(64'h220)+:(16)]) & 17'h1ffff);
         base = view[(64'h95)+:(48)];
         if (x >= width0) begin
-            x = ((result[(64'h118)+:(16)]) & 17'h1ffff) - width0;
+            x = ((result[(64'h220)+:(16)]) & 17'h1ffff) - width0;
             base = view[(64'hc5)+:(48)];
             if (y >= height1) begin
-                y = ((result[(64'h108)+:(16)]) & 17'h1ffff) - height1;
+                y = ((result[(64'h210)+:(16)]) & 17'h1ffff) - height1;
                 base = view[(64'h125)+:(48)];
             end
         end
         else if (y >= height0) begin
-            y = ((result[(64'h108)+:(16)]) & 17'h1ffff) - height0;
+            y = ((result[(64'h210)+:(16)]) & 17'h1ffff) - height0;
             base = view[(64'hf5)+:(48)];
         end
         row_product$a = ((y) & 16'hffff);
@@ -25461,6 +25490,99 @@ module npu_u65_256_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
         mask_8 = 32'h0;
         mask_16 = 32'h0;
         mask_32 = 32'h0;
+        paired_count = 32'h0;
+        lane_on = paired_lanes[(0)+:(1)];
+        lane_low_8 = paired_values[(0 * 32'h20)+:(8)];
+        lane_low_16 = paired_values[(0 * 32'h20)+:(16)];
+        paired_count = paired_count + ((lane_on) & 6'h3f);
+        spread_8 = spread_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h10 + 32'h8));
+        spread_16 = spread_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h20 + 32'h10));
+        mask_8 = mask_8 | (((lane_on) & 32'hffffffff) << (0 * 32'h2 + 32'h1));
+        mask_16 = mask_16 | (((lane_on) & 32'hffffffff) << (0 * 32'h4 + 32'h2)) | (((lane_on) & 32'hffffffff) << (0 * 32'h4 + 32'h3));
+        lane_on = paired_lanes[(1)+:(1)];
+        lane_low_8 = paired_values[(1 * 32'h20)+:(8)];
+        lane_low_16 = paired_values[(1 * 32'h20)+:(16)];
+        paired_count = paired_count + ((lane_on) & 6'h3f);
+        spread_8 = spread_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h10 + 32'h8));
+        spread_16 = spread_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h20 + 32'h10));
+        mask_8 = mask_8 | (((lane_on) & 32'hffffffff) << (1 * 32'h2 + 32'h1));
+        mask_16 = mask_16 | (((lane_on) & 32'hffffffff) << (1 * 32'h4 + 32'h2)) | (((lane_on) & 32'hffffffff) << (1 * 32'h4 + 32'h3));
+        lane_on = paired_lanes[(2)+:(1)];
+        lane_low_8 = paired_values[(2 * 32'h20)+:(8)];
+        lane_low_16 = paired_values[(2 * 32'h20)+:(16)];
+        paired_count = paired_count + ((lane_on) & 6'h3f);
+        spread_8 = spread_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h10 + 32'h8));
+        spread_16 = spread_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h20 + 32'h10));
+        mask_8 = mask_8 | (((lane_on) & 32'hffffffff) << (2 * 32'h2 + 32'h1));
+        mask_16 = mask_16 | (((lane_on) & 32'hffffffff) << (2 * 32'h4 + 32'h2)) | (((lane_on) & 32'hffffffff) << (2 * 32'h4 + 32'h3));
+        lane_on = paired_lanes[(3)+:(1)];
+        lane_low_8 = paired_values[(3 * 32'h20)+:(8)];
+        lane_low_16 = paired_values[(3 * 32'h20)+:(16)];
+        paired_count = paired_count + ((lane_on) & 6'h3f);
+        spread_8 = spread_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h10 + 32'h8));
+        spread_16 = spread_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h20 + 32'h10));
+        mask_8 = mask_8 | (((lane_on) & 32'hffffffff) << (3 * 32'h2 + 32'h1));
+        mask_16 = mask_16 | (((lane_on) & 32'hffffffff) << (3 * 32'h4 + 32'h2)) | (((lane_on) & 32'hffffffff) << (3 * 32'h4 + 32'h3));
+        lane_on = paired_lanes[(4)+:(1)];
+        lane_low_8 = paired_values[(4 * 32'h20)+:(8)];
+        lane_low_16 = paired_values[(4 * 32'h20)+:(16)];
+        paired_count = paired_count + ((lane_on) & 6'h3f);
+        spread_8 = spread_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h10 + 32'h8));
+        spread_16 = spread_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h20 + 32'h10));
+        mask_8 = mask_8 | (((lane_on) & 32'hffffffff) << (4 * 32'h2 + 32'h1));
+        mask_16 = mask_16 | (((lane_on) & 32'hffffffff) << (4 * 32'h4 + 32'h2)) | (((lane_on) & 32'hffffffff) << (4 * 32'h4 + 32'h3));
+        lane_on = paired_lanes[(5)+:(1)];
+        lane_low_8 = paired_values[(5 * 32'h20)+:(8)];
+        lane_low_16 = paired_values[(5 * 32'h20)+:(16)];
+        paired_count = paired_count + ((lane_on) & 6'h3f);
+        spread_8 = spread_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h10 + 32'h8));
+        spread_16 = spread_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h20 + 32'h10));
+        mask_8 = mask_8 | (((lane_on) & 32'hffffffff) << (5 * 32'h2 + 32'h1));
+        mask_16 = mask_16 | (((lane_on) & 32'hffffffff) << (5 * 32'h4 + 32'h2)) | (((lane_on) & 32'hffffffff) << (5 * 32'h4 + 32'h3));
+        lane_on = paired_lanes[(6)+:(1)];
+        lane_low_8 = paired_values[(6 * 32'h20)+:(8)];
+        lane_low_16 = paired_values[(6 * 32'h20)+:(16)];
+        paired_count = paired_count + ((lane_on) & 6'h3f);
+        spread_8 = spread_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h10 + 32'h8));
+        spread_16 = spread_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h20 + 32'h10));
+        mask_8 = mask_8 | (((lane_on) & 32'hffffffff) << (6 * 32'h2 + 32'h1));
+        mask_16 = mask_16 | (((lane_on) & 32'hffffffff) << (6 * 32'h4 + 32'h2)) | (((lane_on) & 32'hffffffff) << (6 * 32'h4 + 32'h3));
+        lane_on = paired_lanes[(7)+:(1)];
+        lane_low_8 = paired_values[(7 * 32'h20)+:(8)];
+        lane_low_16 = paired_values[(7 * 32'h20)+:(16)];
+        paired_count = paired_count + ((lane_on) & 6'h3f);
+        spread_8 = spread_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h10 + 32'h8));
+        spread_16 = spread_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h20 + 32'h10));
+        mask_8 = mask_8 | (((lane_on) & 32'hffffffff) << (7 * 32'h2 + 32'h1));
+        mask_16 = mask_16 | (((lane_on) & 32'hffffffff) << (7 * 32'h4 + 32'h2)) | (((lane_on) & 32'hffffffff) << (7 * 32'h4 + 32'h3));
+        lane_on = paired_lanes[(0)+:(1)];
+        lane_value = paired_values[(0 * 32'h20)+:(32)];
+        spread_32 = spread_32 | (((lane_value) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h40 + 32'h20));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (0 * 32'h8 + 32'h4 + 0));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (0 * 32'h8 + 32'h4 + 1));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (0 * 32'h8 + 32'h4 + 2));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (0 * 32'h8 + 32'h4 + 3));
+        lane_on = paired_lanes[(1)+:(1)];
+        lane_value = paired_values[(1 * 32'h20)+:(32)];
+        spread_32 = spread_32 | (((lane_value) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h40 + 32'h20));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (1 * 32'h8 + 32'h4 + 0));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (1 * 32'h8 + 32'h4 + 1));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (1 * 32'h8 + 32'h4 + 2));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (1 * 32'h8 + 32'h4 + 3));
+        lane_on = paired_lanes[(2)+:(1)];
+        lane_value = paired_values[(2 * 32'h20)+:(32)];
+        spread_32 = spread_32 | (((lane_value) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h40 + 32'h20));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (2 * 32'h8 + 32'h4 + 0));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (2 * 32'h8 + 32'h4 + 1));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (2 * 32'h8 + 32'h4 + 2));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (2 * 32'h8 + 32'h4 + 3));
+        lane_on = paired_lanes[(3)+:(1)];
+        lane_value = paired_values[(3 * 32'h20)+:(32)];
+        spread_32 = spread_32 | (((lane_value) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h40 + 32'h20));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (3 * 32'h8 + 32'h4 + 0));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (3 * 32'h8 + 32'h4 + 1));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (3 * 32'h8 + 32'h4 + 2));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (3 * 32'h8 + 32'h4 + 3));
         lane_on = lanes[(0)+:(1)];
         lane_low_8 = values[(0 * 32'h20)+:(8)];
         lane_low_16 = values[(0 * 32'h20)+:(16)];
@@ -25569,6 +25691,10 @@ module npu_u65_256_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
         mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (3 * 32'h8 + 1));
         mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (3 * 32'h8 + 2));
         mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (3 * 32'h8 + 3));
+        spread_elements = (lane_count << 32'h1) - 32'h1;
+        if ((paired_count << 32'h1) > spread_elements) begin
+            spread_elements = paired_count << 32'h1;
+        end
         if (take) begin
             full$d = results$valid;
             write$d[(64'h0)+:(3)] = view[(64'h92)+:(3)];
@@ -25582,8 +25708,8 @@ module npu_u65_256_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
             if (element_shift == 32'h1) begin
                 write$d[(64'h2b)+:(256)] = packed_16;
             end
-            if (result[(64'h138)+:(1)]) begin
-                write$d[(64'h12b)+:(6)] = ((lane_count << 32'h1) - 32'h1) << element_shift;
+            if (result[(64'h240)+:(1)]) begin
+                write$d[(64'h12b)+:(6)] = spread_elements << element_shift;
                 write$d[(64'h2b)+:(256)] = spread_32;
                 write$d[(64'h131)+:(32)] = mask_32;
                 if (element_shift == 32'h0) begin
@@ -26389,10 +26515,10 @@ module npu_u65_256_core$datapath$output_tags(clock,rst_n,tail$valid,tail$data,ta
     input wire  clock;
     input wire  rst_n;
     input wire  tail$valid;
-    input wire  [47:0] tail$data;
+    input wire  [48:0] tail$data;
     output reg  tail$ready;
     output reg  head$valid;
-    output reg  [47:0] head$data;
+    output reg  [48:0] head$data;
     input wire  head$ready;
     output reg  [3:0] count;
     
@@ -26412,9 +26538,9 @@ module npu_u65_256_core$datapath$output_tags(clock,rst_n,tail$valid,tail$data,ta
     reg  words$rst_n;
     reg  words$write_enable;
     reg  [2:0] words$write_address;
-    reg  [47:0] words$write_data;
+    reg  [48:0] words$write_data;
     reg  [2:0] words$read_address;
-    wire  [47:0] words$read_data;
+    wire  [48:0] words$read_data;
     
     // Local signals
     reg  push;
@@ -26483,12 +26609,12 @@ module npu_u65_256_core$datapath$output_tags$words(clock,rst_n,write_enable,writ
     input wire  rst_n;
     input wire  write_enable;
     input wire  [2:0] write_address;
-    input wire  [47:0] write_data;
+    input wire  [48:0] write_data;
     input wire  [2:0] read_address;
-    output reg  [47:0] read_data;
+    output reg  [48:0] read_data;
     
     // Update code (custom)
-    reg [47:0] cells [0:7];
+    reg [48:0] cells [0:7];
     integer i;
     always @(posedge clock or negedge rst_n)
        if (!rst_n) for (i = 0; i <= 7; i = i + 1) cells[i] <= 0;
@@ -26499,7 +26625,7 @@ endmodule // npu_u65_256_core$datapath$output_tags$words
 
 
 
-module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$valid,accumulators$data,accumulators$ready,results$valid,results$data,results$ready,lut_write);
+module npu_u65_256_core$datapath$output_units$0(clock,rst_n,settings,accumulators$valid,accumulators$data,accumulators$ready,results$valid,results$data,results$ready,lut_write);
     
     // Module arguments
     input wire  clock;
@@ -26616,19 +26742,19 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
     reg  [255:0] operands_b;
     
     // Sub module instances
-    npu_u65_256_core$datapath$output_unit$decoder decoder(
+    npu_u65_256_core$datapath$output_units$0$decoder decoder(
         .settings(decoder$settings),
         .lanes(decoder$lanes),
         .core(decoder$core),
         .control(decoder$control),
         .acc_int32(decoder$acc_int32)
     );
-    npu_u65_256_core$datapath$output_unit$reciprocals reciprocals(
+    npu_u65_256_core$datapath$output_units$0$reciprocals reciprocals(
         .count(reciprocals$count),
         .scale(reciprocals$scale),
         .shift(reciprocals$shift)
     );
-    npu_u65_256_core$datapath$output_unit$elementwise elementwise(
+    npu_u65_256_core$datapath$output_units$0$elementwise elementwise(
         .settings(elementwise$settings),
         .first(elementwise$first),
         .second(elementwise$second),
@@ -26637,19 +26763,19 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
         .shifts(elementwise$shifts),
         .wide(elementwise$wide)
     );
-    npu_u65_256_core$datapath$output_unit$wide_lanes$0 wide_lanes$0(
+    npu_u65_256_core$datapath$output_units$0$wide_lanes$0 wide_lanes$0(
         .settings(wide_lanes$0$settings),
         .a(wide_lanes$0$a),
         .b(wide_lanes$0$b),
         .value(wide_lanes$0$value)
     );
-    npu_u65_256_core$datapath$output_unit$wide_lanes$0 wide_lanes$1(
+    npu_u65_256_core$datapath$output_units$0$wide_lanes$0 wide_lanes$1(
         .settings(wide_lanes$1$settings),
         .a(wide_lanes$1$a),
         .b(wide_lanes$1$b),
         .value(wide_lanes$1$value)
     );
-    npu_u65_256_core$datapath$output_unit$scaler scaler(
+    npu_u65_256_core$datapath$output_units$0$scaler scaler(
         .clock(scaler$clock),
         .rst_n(scaler$rst_n),
         .accumulators(scaler$accumulators),
@@ -26664,7 +26790,7 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
         .scaled(scaler$scaled),
         .scaled_control(scaler$scaled_control)
     );
-    npu_u65_256_core$datapath$output_unit$activation activation(
+    npu_u65_256_core$datapath$output_units$0$activation activation(
         .clock(activation$clock),
         .rst_n(activation$rst_n),
         .scaled(activation$scaled),
@@ -26677,7 +26803,7 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
         .next_ready(activation$next_ready),
         .lut_write(activation$lut_write)
     );
-    npu_u65_256_core$datapath$output_unit$finisher finisher(
+    npu_u65_256_core$datapath$output_units$0$finisher finisher(
         .clock(finisher$clock),
         .rst_n(finisher$rst_n),
         .scaled(finisher$scaled),
@@ -27031,10 +27157,10 @@ module npu_u65_256_core$datapath$output_unit(clock,rst_n,settings,accumulators$v
         results$data[(64'h100)+:(8)] = finisher$lanes;
     end
     
-endmodule // npu_u65_256_core$datapath$output_unit
+endmodule // npu_u65_256_core$datapath$output_units$0
 
 
-module npu_u65_256_core$datapath$output_unit$activation(clock,rst_n,scaled,control,full,done,values,values_control,valid,next_ready,lut_write);
+module npu_u65_256_core$datapath$output_units$0$activation(clock,rst_n,scaled,control,full,done,values,values_control,valid,next_ready,lut_write);
     
     // Module arguments
     input wire  clock;
@@ -27146,7 +27272,7 @@ module npu_u65_256_core$datapath$output_unit$activation(clock,rst_n,scaled,contr
     reg  [33:0] result;
     
     // Sub module instances
-    npu_u65_256_core$datapath$output_unit$activation$sigmoid_rom sigmoid_rom(
+    npu_u65_256_core$datapath$output_units$0$activation$sigmoid_rom sigmoid_rom(
         .clock(sigmoid_rom$clock),
         .rst_n(sigmoid_rom$rst_n),
         .enable(sigmoid_rom$enable),
@@ -27154,7 +27280,7 @@ module npu_u65_256_core$datapath$output_unit$activation(clock,rst_n,scaled,contr
         .entry(sigmoid_rom$entry),
         .step(sigmoid_rom$step)
     );
-    npu_u65_256_core$datapath$output_unit$activation$luts$0 luts$0(
+    npu_u65_256_core$datapath$output_units$0$activation$luts$0 luts$0(
         .clock(luts$0$clock),
         .write_enable(luts$0$write_enable),
         .write_line(luts$0$write_line),
@@ -27188,7 +27314,7 @@ module npu_u65_256_core$datapath$output_unit$activation(clock,rst_n,scaled,contr
         .d(pending_last$d),
         .q(pending_last$q)
     );
-    npu_u65_256_core$datapath$output_unit$scaler$control_1 pending_control(
+    npu_u65_256_core$datapath$output_units$0$scaler$control_1 pending_control(
         .clock(pending_control$clock),
         .rst_n(pending_control$rst_n),
         .d(pending_control$d),
@@ -27218,13 +27344,13 @@ module npu_u65_256_core$datapath$output_unit$activation(clock,rst_n,scaled,contr
         .d(pending_byte$d),
         .q(pending_byte$q)
     );
-    npu_u65_256_core$datapath$output_unit$scaler$result out_values(
+    npu_u65_256_core$datapath$output_units$0$scaler$result out_values(
         .clock(out_values$clock),
         .rst_n(out_values$rst_n),
         .d(out_values$d),
         .q(out_values$q)
     );
-    npu_u65_256_core$datapath$output_unit$scaler$control_1 out_control(
+    npu_u65_256_core$datapath$output_units$0$scaler$control_1 out_control(
         .clock(out_control$clock),
         .rst_n(out_control$rst_n),
         .d(out_control$d),
@@ -27598,12 +27724,12 @@ module npu_u65_256_core$datapath$output_unit$activation(clock,rst_n,scaled,contr
         valid = out_full$q;
     end
     
-endmodule // npu_u65_256_core$datapath$output_unit$activation
+endmodule // npu_u65_256_core$datapath$output_units$0$activation
 
 
 
 
-module npu_u65_256_core$datapath$output_unit$activation$luts$0(clock,write_enable,write_line,write_data,write_strobe,read_enable,read_line,read_data);
+module npu_u65_256_core$datapath$output_units$0$activation$luts$0(clock,write_enable,write_line,write_data,write_strobe,read_enable,read_line,read_data);
     
     // Module arguments
     input wire  clock;
@@ -27623,7 +27749,7 @@ module npu_u65_256_core$datapath$output_unit$activation$luts$0(clock,write_enabl
           lines[write_line] <= (lines[write_line] & ~strobe_mask) | (write_data & strobe_mask);
        if (read_enable) read_data <= lines[read_line];
     end
-endmodule // npu_u65_256_core$datapath$output_unit$activation$luts$0
+endmodule // npu_u65_256_core$datapath$output_units$0$activation$luts$0
 
 
 
@@ -27648,7 +27774,7 @@ endmodule // npu_u65_256_core$datapath$output_unit$activation$luts$0
 
 
 
-module npu_u65_256_core$datapath$output_unit$activation$sigmoid_rom(clock,rst_n,enable,index,entry,step);
+module npu_u65_256_core$datapath$output_units$0$activation$sigmoid_rom(clock,rst_n,enable,index,entry,step);
     
     // Module arguments
     input wire  clock;
@@ -27924,10 +28050,10 @@ module npu_u65_256_core$datapath$output_unit$activation$sigmoid_rom(clock,rst_n,
           endcase
        end
     end
-endmodule // npu_u65_256_core$datapath$output_unit$activation$sigmoid_rom
+endmodule // npu_u65_256_core$datapath$output_units$0$activation$sigmoid_rom
 
 
-module npu_u65_256_core$datapath$output_unit$decoder(settings,lanes,core,control,acc_int32);
+module npu_u65_256_core$datapath$output_units$0$decoder(settings,lanes,core,control,acc_int32);
     
     // Module arguments
     input wire  [179:0] settings;
@@ -28103,10 +28229,10 @@ module npu_u65_256_core$datapath$output_unit$decoder(settings,lanes,core,control
         end
     end
     
-endmodule // npu_u65_256_core$datapath$output_unit$decoder
+endmodule // npu_u65_256_core$datapath$output_units$0$decoder
 
 
-module npu_u65_256_core$datapath$output_unit$elementwise(settings,first,second,values,scales,shifts,wide);
+module npu_u65_256_core$datapath$output_units$0$elementwise(settings,first,second,values,scales,shifts,wide);
     
     // Module arguments
     input wire  [179:0] settings;
@@ -30028,10 +30154,10 @@ module npu_u65_256_core$datapath$output_unit$elementwise(settings,first,second,v
         shifts = shifts | (((lane_shift) & 48'hffffffffffff) << (7 * 32'h6));
     end
     
-endmodule // npu_u65_256_core$datapath$output_unit$elementwise
+endmodule // npu_u65_256_core$datapath$output_units$0$elementwise
 
 
-module npu_u65_256_core$datapath$output_unit$finisher(clock,rst_n,scaled,control,load,results,lanes);
+module npu_u65_256_core$datapath$output_units$0$finisher(clock,rst_n,scaled,control,load,results,lanes);
     
     // Module arguments
     input wire  clock;
@@ -30068,7 +30194,7 @@ module npu_u65_256_core$datapath$output_unit$finisher(clock,rst_n,scaled,control
         .d(result$d),
         .q(result$q)
     );
-    npu_u65_256_core$datapath$output_unit$scaler$saturated lanes_out(
+    npu_u65_256_core$datapath$output_units$0$scaler$saturated lanes_out(
         .clock(lanes_out$clock),
         .rst_n(lanes_out$rst_n),
         .d(lanes_out$d),
@@ -30221,7 +30347,7 @@ module npu_u65_256_core$datapath$output_unit$finisher(clock,rst_n,scaled,control
         lanes = lanes_out$q;
     end
     
-endmodule // npu_u65_256_core$datapath$output_unit$finisher
+endmodule // npu_u65_256_core$datapath$output_units$0$finisher
 
 
 
@@ -30236,7 +30362,7 @@ endmodule // npu_u65_256_core$datapath$output_unit$finisher
 
 
 
-module npu_u65_256_core$datapath$output_unit$reciprocals(count,scale,shift);
+module npu_u65_256_core$datapath$output_units$0$reciprocals(count,scale,shift);
     
     // Module arguments
     input wire  [6:0] count;
@@ -30509,10 +30635,10 @@ module npu_u65_256_core$datapath$output_unit$reciprocals(count,scale,shift);
         end
     end
     
-endmodule // npu_u65_256_core$datapath$output_unit$reciprocals
+endmodule // npu_u65_256_core$datapath$output_units$0$reciprocals
 
 
-module npu_u65_256_core$datapath$output_unit$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc_int32,control,load_1,load_2,load_3,scaled,scaled_control);
+module npu_u65_256_core$datapath$output_units$0$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc_int32,control,load_1,load_2,load_3,scaled,scaled_control);
     
     // Module arguments
     input wire  clock;
@@ -30636,7 +30762,7 @@ module npu_u65_256_core$datapath$output_unit$scaler(clock,rst_n,accumulators,bia
         .d(shift_1$d),
         .q(shift_1$q)
     );
-    npu_u65_256_core$datapath$output_unit$scaler$control_1 control_1(
+    npu_u65_256_core$datapath$output_units$0$scaler$control_1 control_1(
         .clock(control_1$clock),
         .rst_n(control_1$rst_n),
         .d(control_1$d),
@@ -30660,31 +30786,31 @@ module npu_u65_256_core$datapath$output_unit$scaler(clock,rst_n,accumulators,bia
         .d(shift_2$d),
         .q(shift_2$q)
     );
-    npu_u65_256_core$datapath$output_unit$scaler$saturated saturated(
+    npu_u65_256_core$datapath$output_units$0$scaler$saturated saturated(
         .clock(saturated$clock),
         .rst_n(saturated$rst_n),
         .d(saturated$d),
         .q(saturated$q)
     );
-    npu_u65_256_core$datapath$output_unit$scaler$saturated negative(
+    npu_u65_256_core$datapath$output_units$0$scaler$saturated negative(
         .clock(negative$clock),
         .rst_n(negative$rst_n),
         .d(negative$d),
         .q(negative$q)
     );
-    npu_u65_256_core$datapath$output_unit$scaler$control_1 control_2(
+    npu_u65_256_core$datapath$output_units$0$scaler$control_1 control_2(
         .clock(control_2$clock),
         .rst_n(control_2$rst_n),
         .d(control_2$d),
         .q(control_2$q)
     );
-    npu_u65_256_core$datapath$output_unit$scaler$result result(
+    npu_u65_256_core$datapath$output_units$0$scaler$result result(
         .clock(result$clock),
         .rst_n(result$rst_n),
         .d(result$d),
         .q(result$q)
     );
-    npu_u65_256_core$datapath$output_unit$scaler$control_1 control_3(
+    npu_u65_256_core$datapath$output_units$0$scaler$control_1 control_3(
         .clock(control_3$clock),
         .rst_n(control_3$rst_n),
         .d(control_3$d),
@@ -31484,10 +31610,10 @@ module npu_u65_256_core$datapath$output_unit$scaler(clock,rst_n,accumulators,bia
         scaled_control = control_3$q;
     end
     
-endmodule // npu_u65_256_core$datapath$output_unit$scaler
+endmodule // npu_u65_256_core$datapath$output_units$0$scaler
 
 
-module npu_u65_256_core$datapath$output_unit$scaler$control_1(clock,rst_n,d,q);
+module npu_u65_256_core$datapath$output_units$0$scaler$control_1(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -31503,7 +31629,7 @@ module npu_u65_256_core$datapath$output_unit$scaler$control_1(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$datapath$output_unit$scaler$control_1
+endmodule // npu_u65_256_core$datapath$output_units$0$scaler$control_1
 
 
 
@@ -31514,7 +31640,7 @@ endmodule // npu_u65_256_core$datapath$output_unit$scaler$control_1
 
 
 
-module npu_u65_256_core$datapath$output_unit$scaler$result(clock,rst_n,d,q);
+module npu_u65_256_core$datapath$output_units$0$scaler$result(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -31530,10 +31656,10 @@ module npu_u65_256_core$datapath$output_unit$scaler$result(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$datapath$output_unit$scaler$result
+endmodule // npu_u65_256_core$datapath$output_units$0$scaler$result
 
 
-module npu_u65_256_core$datapath$output_unit$scaler$saturated(clock,rst_n,d,q);
+module npu_u65_256_core$datapath$output_units$0$scaler$saturated(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -31549,7 +31675,7 @@ module npu_u65_256_core$datapath$output_unit$scaler$saturated(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$datapath$output_unit$scaler$saturated
+endmodule // npu_u65_256_core$datapath$output_units$0$scaler$saturated
 
 
 
@@ -31562,7 +31688,7 @@ endmodule // npu_u65_256_core$datapath$output_unit$scaler$saturated
 
 
 
-module npu_u65_256_core$datapath$output_unit$wide_lanes$0(settings,a,b,value);
+module npu_u65_256_core$datapath$output_units$0$wide_lanes$0(settings,a,b,value);
     
     // Module arguments
     input wire  [179:0] settings;
@@ -31868,7 +31994,7 @@ module npu_u65_256_core$datapath$output_unit$wide_lanes$0(settings,a,b,value);
         end
     end
     
-endmodule // npu_u65_256_core$datapath$output_unit$wide_lanes$0
+endmodule // npu_u65_256_core$datapath$output_units$0$wide_lanes$0
 
 
 
@@ -31885,10 +32011,10 @@ module npu_u65_256_core$datapath$readout_tags(clock,rst_n,tail$valid,tail$data,t
     input wire  clock;
     input wire  rst_n;
     input wire  tail$valid;
-    input wire  [67:0] tail$data;
+    input wire  [70:0] tail$data;
     output reg  tail$ready;
     output reg  head$valid;
-    output reg  [67:0] head$data;
+    output reg  [70:0] head$data;
     input wire  head$ready;
     output reg  [2:0] count;
     
@@ -31908,9 +32034,9 @@ module npu_u65_256_core$datapath$readout_tags(clock,rst_n,tail$valid,tail$data,t
     reg  words$rst_n;
     reg  words$write_enable;
     reg  [1:0] words$write_address;
-    reg  [67:0] words$write_data;
+    reg  [70:0] words$write_data;
     reg  [1:0] words$read_address;
-    wire  [67:0] words$read_data;
+    wire  [70:0] words$read_data;
     
     // Local signals
     reg  push;
@@ -31979,12 +32105,12 @@ module npu_u65_256_core$datapath$readout_tags$words(clock,rst_n,write_enable,wri
     input wire  rst_n;
     input wire  write_enable;
     input wire  [1:0] write_address;
-    input wire  [67:0] write_data;
+    input wire  [70:0] write_data;
     input wire  [1:0] read_address;
-    output reg  [67:0] read_data;
+    output reg  [70:0] read_data;
     
     // Update code (custom)
-    reg [67:0] cells [0:3];
+    reg [70:0] cells [0:3];
     integer i;
     always @(posedge clock or negedge rst_n)
        if (!rst_n) for (i = 0; i <= 3; i = i + 1) cells[i] <= 0;
@@ -32019,7 +32145,7 @@ module npu_u65_256_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$va
     input wire  ib_read;
     input wire  slice_done;
     output wire  readouts$valid;
-    output wire  [67:0] readouts$data;
+    output wire  [70:0] readouts$data;
     input wire  readouts$ready;
     output reg  busy;
     
@@ -33168,7 +33294,7 @@ module npu_u65_256_core$datapath$traversal$readout_walker(clock,rst_n,shape,bloc
     output reg  blocks$ready;
     input wire  slice_done;
     output reg  readouts$valid;
-    output reg  [67:0] readouts$data;
+    output reg  [70:0] readouts$data;
     input wire  readouts$ready;
     output reg  ab_release;
     output reg  busy;
@@ -33198,10 +33324,6 @@ module npu_u65_256_core$datapath$traversal$readout_walker(clock,rst_n,shape,bloc
     reg  word$rst_n;
     reg  [8:0] word$d;
     wire  [8:0] word$q;
-    reg  second$clock;
-    reg  second$rst_n;
-    reg  second$d;
-    wire  second$q;
     reg  done$clock;
     reg  done$rst_n;
     reg  [5:0] done$d;
@@ -33216,8 +33338,7 @@ module npu_u65_256_core$datapath$traversal$readout_walker(clock,rst_n,shape,bloc
     reg  [15:0] rows_left;
     reg  [15:0] columns_left;
     reg  last_microblock;
-    reg  paired;
-    reg  last_of_microblock;
+    reg  [15:0] paired_left;
     reg  last_word;
     reg  take;
     reg  start_block;
@@ -33260,12 +33381,6 @@ module npu_u65_256_core$datapath$traversal$readout_walker(clock,rst_n,shape,bloc
         .d(word$d),
         .q(word$q)
     );
-    npu_u65_256_core$cpm$reset_sync$stage$0 second(
-        .clock(second$clock),
-        .rst_n(second$rst_n),
-        .d(second$d),
-        .q(second$q)
-    );
     npu_u65_256_core$datapath$traversal$readout_walker$done done(
         .clock(done$clock),
         .rst_n(done$rst_n),
@@ -33281,7 +33396,6 @@ module npu_u65_256_core$datapath$traversal$readout_walker(clock,rst_n,shape,bloc
         my$clock = clock;
         mx$clock = clock;
         word$clock = clock;
-        second$clock = clock;
         done$clock = clock;
         active$d = active$q;
         block$d = block$q;
@@ -33289,7 +33403,6 @@ module npu_u65_256_core$datapath$traversal$readout_walker(clock,rst_n,shape,bloc
         my$d = my$q;
         mx$d = mx$q;
         word$d = word$q;
-        second$d = second$q;
         done$d = done$q;
         active$rst_n = rst_n;
         block$rst_n = rst_n;
@@ -33297,7 +33410,6 @@ module npu_u65_256_core$datapath$traversal$readout_walker(clock,rst_n,shape,bloc
         my$rst_n = rst_n;
         mx$rst_n = rst_n;
         word$rst_n = rst_n;
-        second$rst_n = rst_n;
         done$rst_n = rst_n;
         b = block$q;
         one_row = shape[(64'hae)+:(1)];
@@ -33306,10 +33418,10 @@ module npu_u65_256_core$datapath$traversal$readout_walker(clock,rst_n,shape,bloc
             across = (b[(64'h40)+:(16)] + 32'h3) >> 32'h2;
         end
         down = (b[(64'h30)+:(16)] + 32'h1) >> 32'h1;
-        paired = ublock$q < b[(64'h61)+:(16)];
         channels_left = b[(64'h50)+:(16)] - ublock$q;
-        if (second$q) begin
-            channels_left = b[(64'h61)+:(16)] - ublock$q;
+        paired_left = 32'h0;
+        if (ublock$q < b[(64'h61)+:(16)]) begin
+            paired_left = b[(64'h61)+:(16)] - ublock$q;
         end
         rows_left = b[(64'h30)+:(16)] - (my$q << 32'h1);
         columns_left = b[(64'h40)+:(16)] - (mx$q << 32'h1);
@@ -33317,8 +33429,7 @@ module npu_u65_256_core$datapath$traversal$readout_walker(clock,rst_n,shape,bloc
             columns_left = b[(64'h40)+:(16)] - (mx$q << 32'h2);
         end
         last_microblock = (mx$q + 32'h1 == across) & (my$q + 32'h1 == down);
-        last_of_microblock = second$q | ~paired;
-        last_word = last_microblock & last_of_microblock & (ublock$q + 32'h8 >= b[(64'h50)+:(16)]);
+        last_word = last_microblock & (ublock$q + 32'h8 >= b[(64'h50)+:(16)]);
         readouts$data[(64'h0)+:(9)] = word$q;
         if (b[(64'h60)+:(1)]) begin
             readouts$data[(64'h0)+:(9)] = word$q | 32'h100;
@@ -33329,39 +33440,38 @@ module npu_u65_256_core$datapath$traversal$readout_walker(clock,rst_n,shape,bloc
             readouts$data[(64'h19)+:(16)] = b[(64'h10)+:(16)] + (mx$q << 32'h2);
         end
         readouts$data[(64'h29)+:(16)] = b[(64'h20)+:(16)] + ublock$q;
-        readouts$data[(64'h39)+:(1)] = second$q;
-        readouts$data[(64'h3e)+:(4)] = 32'h8;
-        if (channels_left < 32'h8) begin
-            readouts$data[(64'h3e)+:(4)] = channels_left[(32'h0)+:(4)];
+        readouts$data[(64'h41)+:(4)] = 32'h8;
+        if (paired_left < 32'h8) begin
+            readouts$data[(64'h41)+:(4)] = paired_left[(32'h0)+:(4)];
         end
-        readouts$data[(64'h3a)+:(4)] = 32'h1;
+        readouts$data[(64'h3d)+:(4)] = 32'h8;
+        if (channels_left < 32'h8) begin
+            readouts$data[(64'h3d)+:(4)] = channels_left[(32'h0)+:(4)];
+        end
+        readouts$data[(64'h39)+:(4)] = 32'h1;
         if (columns_left > 32'h1) begin
-            readouts$data[(64'h3a)+:(4)] = 32'h3;
+            readouts$data[(64'h39)+:(4)] = 32'h3;
         end
         if (one_row) begin
             if (columns_left > 32'h2) begin
-                readouts$data[(64'h3a)+:(4)] = 32'h7;
+                readouts$data[(64'h39)+:(4)] = 32'h7;
             end
             if (columns_left > 32'h3) begin
-                readouts$data[(64'h3a)+:(4)] = 32'hf;
+                readouts$data[(64'h39)+:(4)] = 32'hf;
             end
         end
         else if (rows_left > 32'h1) begin
-            readouts$data[(64'h3a)+:(4)] = 32'h5;
+            readouts$data[(64'h39)+:(4)] = 32'h5;
             if (columns_left > 32'h1) begin
-                readouts$data[(64'h3a)+:(4)] = 32'hf;
+                readouts$data[(64'h39)+:(4)] = 32'hf;
             end
         end
-        readouts$data[(64'h42)+:(1)] = last_microblock;
-        readouts$data[(64'h43)+:(1)] = last_word;
+        readouts$data[(64'h45)+:(1)] = last_microblock;
+        readouts$data[(64'h46)+:(1)] = last_word;
         readouts$valid = active$q & (done$q != 32'h0);
         take = readouts$valid & readouts$ready;
         ab_release = 1'b0;
-        if (take & ~last_of_microblock) begin
-            second$d = 1'b1;
-        end
-        if (take & last_of_microblock) begin
-            second$d = 1'b0;
+        if (take) begin
             word$d = word$q + 32'h1;
             mx$d = mx$q + 32'h1;
             if (mx$q + 32'h1 == across) begin
@@ -33386,9 +33496,8 @@ module npu_u65_256_core$datapath$traversal$readout_walker(clock,rst_n,shape,bloc
             my$d = 32'h0;
             mx$d = 32'h0;
             word$d = 32'h0;
-            second$d = 1'b0;
         end
-        slice_read = take & last_microblock & last_of_microblock;
+        slice_read = take & last_microblock;
         if (slice_done & ~slice_read) begin
             done$d = done$q + 32'h1;
         end
@@ -33439,8 +33548,6 @@ module npu_u65_256_core$datapath$traversal$readout_walker$done(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // npu_u65_256_core$datapath$traversal$readout_walker$done
-
-
 
 
 
@@ -37414,7 +37521,7 @@ module npu_u65_256_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,sh
         .d(aw_addr$d),
         .q(aw_addr$q)
     );
-    npu_u65_256_core$datapath$output_unit$scaler$saturated aw_len(
+    npu_u65_256_core$datapath$output_units$0$scaler$saturated aw_len(
         .clock(aw_len$clock),
         .rst_n(aw_len$rst_n),
         .d(aw_len$d),
@@ -39022,7 +39129,7 @@ module npu_u65_256_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid
         .d(valid$d),
         .q(valid$q)
     );
-    npu_u65_256_core$datapath$output_unit$scaler$saturated id(
+    npu_u65_256_core$datapath$output_units$0$scaler$saturated id(
         .clock(id$clock),
         .rst_n(id$rst_n),
         .d(id$d),
@@ -39034,7 +39141,7 @@ module npu_u65_256_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid
         .d(address$d),
         .q(address$q)
     );
-    npu_u65_256_core$datapath$output_unit$scaler$saturated len(
+    npu_u65_256_core$datapath$output_units$0$scaler$saturated len(
         .clock(len$clock),
         .rst_n(len$rst_n),
         .d(len$d),

@@ -7,7 +7,7 @@ module ofm_writer_core(clock,rst_n,results$valid,results$data,results$ready,view
     input wire  clock;
     input wire  rst_n;
     input wire  results$valid;
-    input wire  [312:0] results$data;
+    input wire  [576:0] results$data;
     output reg  results$ready;
     input wire  [484:0] view;
     output reg  writes$valid;
@@ -42,9 +42,13 @@ module ofm_writer_core(clock,rst_n,results$valid,results$data,results$ready,view
     // Local signals
     reg  take;
     reg  split;
-    reg  [312:0] result;
+    reg  [576:0] result;
     reg  [255:0] values;
     reg  [7:0] lanes;
+    reg  [255:0] paired_values;
+    reg  [7:0] paired_lanes;
+    reg  [5:0] paired_count;
+    reg  [5:0] spread_elements;
     reg  [15:0] channel;
     reg  [15:0] precision;
     reg  [1:0] element_shift;
@@ -117,36 +121,41 @@ module ofm_writer_core(clock,rst_n,results$valid,results$data,results$ready,view
         result = results$data;
         precision = view[(64'h30)+:(16)];
         element_shift = ((precision >> precision_lsb) & 2'h3);
-        split = result[(64'h138)+:(1)] & (element_shift == 32'h2) & ((result[(64'h100)+:(8)] & 32'h10) != 32'h0);
+        split = result[(64'h240)+:(1)] & (element_shift == 32'h2) & ((result[(64'h100)+:(8)] & 32'h10) != 32'h0);
         results$ready = take & (~split | upper$q);
         values = result[(64'h0)+:(256)];
         lanes = result[(64'h100)+:(8)];
-        channel = result[(64'h128)+:(16)];
+        paired_values = result[(64'h108)+:(256)];
+        paired_lanes = result[(64'h208)+:(8)];
+        channel = result[(64'h230)+:(16)];
         if (split & ~upper$q) begin
             lanes = result[(64'h100)+:(8)] & 32'hf;
+            paired_lanes = result[(64'h208)+:(8)] & 32'hf;
         end
         if (upper$q) begin
             values = result[(64'h0)+:(256)] >> 32'h80;
             lanes = result[(64'h100)+:(8)] >> 32'h4;
-            channel = result[(64'h128)+:(16)] + 32'h8;
+            paired_values = result[(64'h108)+:(256)] >> 32'h80;
+            paired_lanes = result[(64'h208)+:(8)] >> 32'h4;
+            channel = result[(64'h230)+:(16)] + 32'h8;
         end
         nhcwb16 = (precision & format_mask) != 32'h0;
         width0 = ((view[(64'h62)+:(16)]) & 17'h1ffff) + 32'h1;
         height0 = ((view[(64'h72)+:(16)]) & 17'h1ffff) + 32'h1;
         height1 = ((view[(64'h82)+:(16)]) & 17'h1ffff) + 32'h1;
-        y = ((result[(64'h108)+:(16)]) & 17'h1ffff);
-        x = ((result[(64'h118)+:(16)]) & 17'h1ffff);
+        y = ((result[(64'h210)+:(16)]) & 17'h1ffff);
+        x = ((result[(64'h220)+:(16)]) & 17'h1ffff);
         base = view[(64'h95)+:(48)];
         if (x >= width0) begin
-            x = ((result[(64'h118)+:(16)]) & 17'h1ffff) - width0;
+            x = ((result[(64'h220)+:(16)]) & 17'h1ffff) - width0;
             base = view[(64'hc5)+:(48)];
             if (y >= height1) begin
-                y = ((result[(64'h108)+:(16)]) & 17'h1ffff) - height1;
+                y = ((result[(64'h210)+:(16)]) & 17'h1ffff) - height1;
                 base = view[(64'h125)+:(48)];
             end
         end
         else if (y >= height0) begin
-            y = ((result[(64'h108)+:(16)]) & 17'h1ffff) - height0;
+            y = ((result[(64'h210)+:(16)]) & 17'h1ffff) - height0;
             base = view[(64'hf5)+:(48)];
         end
         row_product$a = ((y) & 16'hffff);
@@ -168,6 +177,99 @@ module ofm_writer_core(clock,rst_n,results$valid,results$data,results$ready,view
         mask_8 = 32'h0;
         mask_16 = 32'h0;
         mask_32 = 32'h0;
+        paired_count = 32'h0;
+        lane_on = paired_lanes[(0)+:(1)];
+        lane_low_8 = paired_values[(0 * 32'h20)+:(8)];
+        lane_low_16 = paired_values[(0 * 32'h20)+:(16)];
+        paired_count = paired_count + ((lane_on) & 6'h3f);
+        spread_8 = spread_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h10 + 32'h8));
+        spread_16 = spread_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h20 + 32'h10));
+        mask_8 = mask_8 | (((lane_on) & 32'hffffffff) << (0 * 32'h2 + 32'h1));
+        mask_16 = mask_16 | (((lane_on) & 32'hffffffff) << (0 * 32'h4 + 32'h2)) | (((lane_on) & 32'hffffffff) << (0 * 32'h4 + 32'h3));
+        lane_on = paired_lanes[(1)+:(1)];
+        lane_low_8 = paired_values[(1 * 32'h20)+:(8)];
+        lane_low_16 = paired_values[(1 * 32'h20)+:(16)];
+        paired_count = paired_count + ((lane_on) & 6'h3f);
+        spread_8 = spread_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h10 + 32'h8));
+        spread_16 = spread_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h20 + 32'h10));
+        mask_8 = mask_8 | (((lane_on) & 32'hffffffff) << (1 * 32'h2 + 32'h1));
+        mask_16 = mask_16 | (((lane_on) & 32'hffffffff) << (1 * 32'h4 + 32'h2)) | (((lane_on) & 32'hffffffff) << (1 * 32'h4 + 32'h3));
+        lane_on = paired_lanes[(2)+:(1)];
+        lane_low_8 = paired_values[(2 * 32'h20)+:(8)];
+        lane_low_16 = paired_values[(2 * 32'h20)+:(16)];
+        paired_count = paired_count + ((lane_on) & 6'h3f);
+        spread_8 = spread_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h10 + 32'h8));
+        spread_16 = spread_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h20 + 32'h10));
+        mask_8 = mask_8 | (((lane_on) & 32'hffffffff) << (2 * 32'h2 + 32'h1));
+        mask_16 = mask_16 | (((lane_on) & 32'hffffffff) << (2 * 32'h4 + 32'h2)) | (((lane_on) & 32'hffffffff) << (2 * 32'h4 + 32'h3));
+        lane_on = paired_lanes[(3)+:(1)];
+        lane_low_8 = paired_values[(3 * 32'h20)+:(8)];
+        lane_low_16 = paired_values[(3 * 32'h20)+:(16)];
+        paired_count = paired_count + ((lane_on) & 6'h3f);
+        spread_8 = spread_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h10 + 32'h8));
+        spread_16 = spread_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h20 + 32'h10));
+        mask_8 = mask_8 | (((lane_on) & 32'hffffffff) << (3 * 32'h2 + 32'h1));
+        mask_16 = mask_16 | (((lane_on) & 32'hffffffff) << (3 * 32'h4 + 32'h2)) | (((lane_on) & 32'hffffffff) << (3 * 32'h4 + 32'h3));
+        lane_on = paired_lanes[(4)+:(1)];
+        lane_low_8 = paired_values[(4 * 32'h20)+:(8)];
+        lane_low_16 = paired_values[(4 * 32'h20)+:(16)];
+        paired_count = paired_count + ((lane_on) & 6'h3f);
+        spread_8 = spread_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h10 + 32'h8));
+        spread_16 = spread_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h20 + 32'h10));
+        mask_8 = mask_8 | (((lane_on) & 32'hffffffff) << (4 * 32'h2 + 32'h1));
+        mask_16 = mask_16 | (((lane_on) & 32'hffffffff) << (4 * 32'h4 + 32'h2)) | (((lane_on) & 32'hffffffff) << (4 * 32'h4 + 32'h3));
+        lane_on = paired_lanes[(5)+:(1)];
+        lane_low_8 = paired_values[(5 * 32'h20)+:(8)];
+        lane_low_16 = paired_values[(5 * 32'h20)+:(16)];
+        paired_count = paired_count + ((lane_on) & 6'h3f);
+        spread_8 = spread_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h10 + 32'h8));
+        spread_16 = spread_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h20 + 32'h10));
+        mask_8 = mask_8 | (((lane_on) & 32'hffffffff) << (5 * 32'h2 + 32'h1));
+        mask_16 = mask_16 | (((lane_on) & 32'hffffffff) << (5 * 32'h4 + 32'h2)) | (((lane_on) & 32'hffffffff) << (5 * 32'h4 + 32'h3));
+        lane_on = paired_lanes[(6)+:(1)];
+        lane_low_8 = paired_values[(6 * 32'h20)+:(8)];
+        lane_low_16 = paired_values[(6 * 32'h20)+:(16)];
+        paired_count = paired_count + ((lane_on) & 6'h3f);
+        spread_8 = spread_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h10 + 32'h8));
+        spread_16 = spread_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h20 + 32'h10));
+        mask_8 = mask_8 | (((lane_on) & 32'hffffffff) << (6 * 32'h2 + 32'h1));
+        mask_16 = mask_16 | (((lane_on) & 32'hffffffff) << (6 * 32'h4 + 32'h2)) | (((lane_on) & 32'hffffffff) << (6 * 32'h4 + 32'h3));
+        lane_on = paired_lanes[(7)+:(1)];
+        lane_low_8 = paired_values[(7 * 32'h20)+:(8)];
+        lane_low_16 = paired_values[(7 * 32'h20)+:(16)];
+        paired_count = paired_count + ((lane_on) & 6'h3f);
+        spread_8 = spread_8 | (((lane_low_8) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h10 + 32'h8));
+        spread_16 = spread_16 | (((lane_low_16) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h20 + 32'h10));
+        mask_8 = mask_8 | (((lane_on) & 32'hffffffff) << (7 * 32'h2 + 32'h1));
+        mask_16 = mask_16 | (((lane_on) & 32'hffffffff) << (7 * 32'h4 + 32'h2)) | (((lane_on) & 32'hffffffff) << (7 * 32'h4 + 32'h3));
+        lane_on = paired_lanes[(0)+:(1)];
+        lane_value = paired_values[(0 * 32'h20)+:(32)];
+        spread_32 = spread_32 | (((lane_value) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h40 + 32'h20));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (0 * 32'h8 + 32'h4 + 0));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (0 * 32'h8 + 32'h4 + 1));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (0 * 32'h8 + 32'h4 + 2));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (0 * 32'h8 + 32'h4 + 3));
+        lane_on = paired_lanes[(1)+:(1)];
+        lane_value = paired_values[(1 * 32'h20)+:(32)];
+        spread_32 = spread_32 | (((lane_value) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h40 + 32'h20));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (1 * 32'h8 + 32'h4 + 0));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (1 * 32'h8 + 32'h4 + 1));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (1 * 32'h8 + 32'h4 + 2));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (1 * 32'h8 + 32'h4 + 3));
+        lane_on = paired_lanes[(2)+:(1)];
+        lane_value = paired_values[(2 * 32'h20)+:(32)];
+        spread_32 = spread_32 | (((lane_value) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h40 + 32'h20));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (2 * 32'h8 + 32'h4 + 0));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (2 * 32'h8 + 32'h4 + 1));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (2 * 32'h8 + 32'h4 + 2));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (2 * 32'h8 + 32'h4 + 3));
+        lane_on = paired_lanes[(3)+:(1)];
+        lane_value = paired_values[(3 * 32'h20)+:(32)];
+        spread_32 = spread_32 | (((lane_value) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h40 + 32'h20));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (3 * 32'h8 + 32'h4 + 0));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (3 * 32'h8 + 32'h4 + 1));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (3 * 32'h8 + 32'h4 + 2));
+        mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (3 * 32'h8 + 32'h4 + 3));
         lane_on = lanes[(0)+:(1)];
         lane_low_8 = values[(0 * 32'h20)+:(8)];
         lane_low_16 = values[(0 * 32'h20)+:(16)];
@@ -276,6 +378,10 @@ module ofm_writer_core(clock,rst_n,results$valid,results$data,results$ready,view
         mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (3 * 32'h8 + 1));
         mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (3 * 32'h8 + 2));
         mask_32 = mask_32 | (((lane_on) & 32'hffffffff) << (3 * 32'h8 + 3));
+        spread_elements = (lane_count << 32'h1) - 32'h1;
+        if ((paired_count << 32'h1) > spread_elements) begin
+            spread_elements = paired_count << 32'h1;
+        end
         if (take) begin
             full$d = results$valid;
             write$d[(64'h0)+:(3)] = view[(64'h92)+:(3)];
@@ -289,8 +395,8 @@ module ofm_writer_core(clock,rst_n,results$valid,results$data,results$ready,view
             if (element_shift == 32'h1) begin
                 write$d[(64'h2b)+:(256)] = packed_16;
             end
-            if (result[(64'h138)+:(1)]) begin
-                write$d[(64'h12b)+:(6)] = ((lane_count << 32'h1) - 32'h1) << element_shift;
+            if (result[(64'h240)+:(1)]) begin
+                write$d[(64'h12b)+:(6)] = spread_elements << element_shift;
                 write$d[(64'h2b)+:(256)] = spread_32;
                 write$d[(64'h131)+:(32)] = mask_32;
                 if (element_shift == 32'h0) begin
@@ -397,7 +503,7 @@ module ofm_writer(
     input wire clock;
     input wire rst_n;
     input wire results_valid;
-    input wire [312:0] results_data;
+    input wire [576:0] results_data;
     output wire results_ready;
     input wire [484:0] view;
     output wire writes_valid;

@@ -21,7 +21,7 @@ module traversal_core(clock,rst_n,start,shape,ifm_blocks$valid,ifm_blocks$data,i
     input wire  ib_read;
     input wire  slice_done;
     output wire  readouts$valid;
-    output wire  [67:0] readouts$data;
+    output wire  [70:0] readouts$data;
     input wire  readouts$ready;
     output reg  busy;
     
@@ -1221,7 +1221,7 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
     output reg  blocks$ready;
     input wire  slice_done;
     output reg  readouts$valid;
-    output reg  [67:0] readouts$data;
+    output reg  [70:0] readouts$data;
     input wire  readouts$ready;
     output reg  ab_release;
     output reg  busy;
@@ -1251,10 +1251,6 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
     reg  word$rst_n;
     reg  [8:0] word$d;
     wire  [8:0] word$q;
-    reg  second$clock;
-    reg  second$rst_n;
-    reg  second$d;
-    wire  second$q;
     reg  done$clock;
     reg  done$rst_n;
     reg  [5:0] done$d;
@@ -1269,8 +1265,7 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
     reg  [15:0] rows_left;
     reg  [15:0] columns_left;
     reg  last_microblock;
-    reg  paired;
-    reg  last_of_microblock;
+    reg  [15:0] paired_left;
     reg  last_word;
     reg  take;
     reg  start_block;
@@ -1313,12 +1308,6 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
         .d(word$d),
         .q(word$q)
     );
-    traversal_core$block_walker$running second(
-        .clock(second$clock),
-        .rst_n(second$rst_n),
-        .d(second$d),
-        .q(second$q)
-    );
     traversal_core$readout_walker$done done(
         .clock(done$clock),
         .rst_n(done$rst_n),
@@ -1334,7 +1323,6 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
         my$clock = clock;
         mx$clock = clock;
         word$clock = clock;
-        second$clock = clock;
         done$clock = clock;
         active$d = active$q;
         block$d = block$q;
@@ -1342,7 +1330,6 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
         my$d = my$q;
         mx$d = mx$q;
         word$d = word$q;
-        second$d = second$q;
         done$d = done$q;
         active$rst_n = rst_n;
         block$rst_n = rst_n;
@@ -1350,7 +1337,6 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
         my$rst_n = rst_n;
         mx$rst_n = rst_n;
         word$rst_n = rst_n;
-        second$rst_n = rst_n;
         done$rst_n = rst_n;
         b = block$q;
         one_row = shape[(64'hae)+:(1)];
@@ -1359,10 +1345,10 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
             across = (b[(64'h40)+:(16)] + 32'h3) >> 32'h2;
         end
         down = (b[(64'h30)+:(16)] + 32'h1) >> 32'h1;
-        paired = ublock$q < b[(64'h61)+:(16)];
         channels_left = b[(64'h50)+:(16)] - ublock$q;
-        if (second$q) begin
-            channels_left = b[(64'h61)+:(16)] - ublock$q;
+        paired_left = 32'h0;
+        if (ublock$q < b[(64'h61)+:(16)]) begin
+            paired_left = b[(64'h61)+:(16)] - ublock$q;
         end
         rows_left = b[(64'h30)+:(16)] - (my$q << 32'h1);
         columns_left = b[(64'h40)+:(16)] - (mx$q << 32'h1);
@@ -1370,8 +1356,7 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
             columns_left = b[(64'h40)+:(16)] - (mx$q << 32'h2);
         end
         last_microblock = (mx$q + 32'h1 == across) & (my$q + 32'h1 == down);
-        last_of_microblock = second$q | ~paired;
-        last_word = last_microblock & last_of_microblock & (ublock$q + 32'h8 >= b[(64'h50)+:(16)]);
+        last_word = last_microblock & (ublock$q + 32'h8 >= b[(64'h50)+:(16)]);
         readouts$data[(64'h0)+:(9)] = word$q;
         if (b[(64'h60)+:(1)]) begin
             readouts$data[(64'h0)+:(9)] = word$q | 32'h100;
@@ -1382,39 +1367,38 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
             readouts$data[(64'h19)+:(16)] = b[(64'h10)+:(16)] + (mx$q << 32'h2);
         end
         readouts$data[(64'h29)+:(16)] = b[(64'h20)+:(16)] + ublock$q;
-        readouts$data[(64'h39)+:(1)] = second$q;
-        readouts$data[(64'h3e)+:(4)] = 32'h8;
-        if (channels_left < 32'h8) begin
-            readouts$data[(64'h3e)+:(4)] = channels_left[(32'h0)+:(4)];
+        readouts$data[(64'h41)+:(4)] = 32'h8;
+        if (paired_left < 32'h8) begin
+            readouts$data[(64'h41)+:(4)] = paired_left[(32'h0)+:(4)];
         end
-        readouts$data[(64'h3a)+:(4)] = 32'h1;
+        readouts$data[(64'h3d)+:(4)] = 32'h8;
+        if (channels_left < 32'h8) begin
+            readouts$data[(64'h3d)+:(4)] = channels_left[(32'h0)+:(4)];
+        end
+        readouts$data[(64'h39)+:(4)] = 32'h1;
         if (columns_left > 32'h1) begin
-            readouts$data[(64'h3a)+:(4)] = 32'h3;
+            readouts$data[(64'h39)+:(4)] = 32'h3;
         end
         if (one_row) begin
             if (columns_left > 32'h2) begin
-                readouts$data[(64'h3a)+:(4)] = 32'h7;
+                readouts$data[(64'h39)+:(4)] = 32'h7;
             end
             if (columns_left > 32'h3) begin
-                readouts$data[(64'h3a)+:(4)] = 32'hf;
+                readouts$data[(64'h39)+:(4)] = 32'hf;
             end
         end
         else if (rows_left > 32'h1) begin
-            readouts$data[(64'h3a)+:(4)] = 32'h5;
+            readouts$data[(64'h39)+:(4)] = 32'h5;
             if (columns_left > 32'h1) begin
-                readouts$data[(64'h3a)+:(4)] = 32'hf;
+                readouts$data[(64'h39)+:(4)] = 32'hf;
             end
         end
-        readouts$data[(64'h42)+:(1)] = last_microblock;
-        readouts$data[(64'h43)+:(1)] = last_word;
+        readouts$data[(64'h45)+:(1)] = last_microblock;
+        readouts$data[(64'h46)+:(1)] = last_word;
         readouts$valid = active$q & (done$q != 32'h0);
         take = readouts$valid & readouts$ready;
         ab_release = 1'b0;
-        if (take & ~last_of_microblock) begin
-            second$d = 1'b1;
-        end
-        if (take & last_of_microblock) begin
-            second$d = 1'b0;
+        if (take) begin
             word$d = word$q + 32'h1;
             mx$d = mx$q + 32'h1;
             if (mx$q + 32'h1 == across) begin
@@ -1439,9 +1423,8 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
             my$d = 32'h0;
             mx$d = 32'h0;
             word$d = 32'h0;
-            second$d = 1'b0;
         end
-        slice_read = take & last_microblock & last_of_microblock;
+        slice_read = take & last_microblock;
         if (slice_done & ~slice_read) begin
             done$d = done$q + 32'h1;
         end
@@ -1502,8 +1485,6 @@ endmodule // traversal_core$readout_walker$done
 
 
 
-
-
 // Top level with the block's port names.
 module traversal(
     clock,
@@ -1544,7 +1525,7 @@ module traversal(
     input wire ib_read;
     input wire slice_done;
     output wire readouts_valid;
-    output wire [67:0] readouts_data;
+    output wire [70:0] readouts_data;
     input wire readouts_ready;
     output wire busy;
 

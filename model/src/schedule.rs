@@ -12,8 +12,9 @@
 //! in blocks of half the block depth, and each OFM block also holds core
 //! 1's channels of the same local range ([`OfmBlock::paired_depth`]), which
 //! core 1 computes from the same IFM blocks in the same beats with its own
-//! weight groups ([`Beat::paired`]). Readouts carry the core and core-local
-//! channels (global channel = 2 * local + core). A depthwise IFM block holds
+//! weight groups ([`Beat::paired`]). Readouts give both cores' words of a
+//! microblock together, channels core-local (global channel = 2 * local +
+//! core). A depthwise IFM block holds
 //! the global IFM channels of the OFM block's local ones, both cores' (2z ..
 //! 2(z + depth)), of which each core reads every other one
 //! ([`ConvShape::ifm_channel`]).
@@ -611,17 +612,20 @@ pub struct Beat {
 }
 
 /// One accumulator word read out: microblock at OFM (`oy`, `ox`), OFM
-/// channels `oz..oz + channels` local to `core`, bit p of `positions` set
-/// when microblock position p (raster order) is in the OFM block.
+/// channels `oz..oz + channels` (core-local in parallel mode), bit p of
+/// `positions` set when microblock position p (raster order) is in the OFM
+/// block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Readout {
     pub acc_address: usize,
     pub oy: usize,
     pub ox: usize,
     pub oz: usize,
-    pub core: usize,
     pub positions: u8,
     pub channels: usize,
+    /// Core 1's channels `oz..oz + paired_channels` of its word at the
+    /// same address (parallel mode; 0 when it has none).
+    pub paired_channels: usize,
     /// The last word of these OFM channels.
     pub group_end: bool,
     pub block_end: bool,
@@ -702,8 +706,9 @@ impl ConvShape {
     }
 
     /// Every accumulator word read out, in order: per OFM block, per 8 OFM
-    /// channels, every microblock (core 0's word, then core 1's in parallel
-    /// mode); the first OFM block in half `first_half`.
+    /// channels, every microblock (in parallel mode core 1's word at the
+    /// same address beside core 0's); the first OFM block in half
+    /// `first_half`.
     pub fn readouts(&self, first_half: usize) -> Vec<Readout> {
         let mut out = Vec::new();
         let (uh, uw) = self.microblock();
@@ -715,25 +720,17 @@ impl ConvShape {
                     let positions = (0..UBLOCK_POSITIONS)
                         .filter(|p| oy + p / uw < b.y + b.height && ox + p % uw < b.x + b.width)
                         .fold(0u8, |bits, p| bits | 1 << p);
-                    let readout = Readout {
+                    out.push(Readout {
                         acc_address: word,
                         oy,
                         ox,
                         oz: b.z + oz,
-                        core: b.core,
                         positions,
                         channels: U65_UBLOCK_DEPTH.min(b.depth - oz),
+                        paired_channels: U65_UBLOCK_DEPTH.min(b.paired_depth.saturating_sub(oz)),
                         group_end: m + 1 == m_count,
                         block_end: false,
-                    };
-                    out.push(readout);
-                    if oz < b.paired_depth {
-                        out.push(Readout {
-                            core: 1,
-                            channels: U65_UBLOCK_DEPTH.min(b.paired_depth - oz),
-                            ..readout
-                        });
-                    }
+                    });
                     word += 1;
                 }
             }

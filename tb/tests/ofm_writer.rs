@@ -2,8 +2,9 @@
 //! on its own bench: random OFM views (tile splits, bases, strides, NHWC
 //! and NHCWB16, 8-, 16- and 32-bit elements) and random results (positions
 //! in every tile, channel groups of 8, lane prefixes, values in the OFM
-//! type's range; a third of them `spread`, a parallel-mode core's every
-//! other channel, TRM 4.7.5.1) under random back-pressure; every byte the
+//! type's range; a third of them `spread`, parallel mode's core 0 on the
+//! even channels and core 1, with as many lanes or fewer, on the odd ones,
+//! TRM 4.7.5.1) under random back-pressure; every byte the
 //! writes store (within `count` and `mask`) compared, address and value,
 //! with `npu_model::tensor::FeatureMap::offset` and `DType::store` of each
 //! lane's channel. Then the throughput: one write a cycle.
@@ -117,13 +118,20 @@ impl Ofm {
         } else {
             rng.gen_range(1..=8)
         };
-        // Spread: c is 16k + core, and its lanes stay inside the OFM.
+        // Spread: c is 16k, and both cores' lanes stay inside the OFM;
+        // core 1 has no more lanes than core 0, at times none.
         let (c, step) = if spread {
-            let c = rng.gen_range(0..self.depth.div_ceil(16)) * 16 + rng.gen_range(0..2);
+            let c = rng.gen_range(0..self.depth.div_ceil(16)) * 16;
             n = n.min((self.depth - 1 - c) / 2 + 1);
             (c, 2)
         } else {
             (rng.gen_range(0..self.depth / 8) * 8, 1)
+        };
+        let paired = if spread && rng.gen_bool(0.8) {
+            let fit = (self.depth - c) / 2;
+            rng.gen_range(0..=n.min(fit))
+        } else {
+            0
         };
         let t = self.map.dtype;
         let mut result = OfmResult {
@@ -131,6 +139,7 @@ impl Ofm {
             x: Bits::<16>::from(x as u64),
             c: Bits::<16>::from(c as u64),
             lanes: Bits::<8>::from((1u64 << n) - 1),
+            paired_lanes: Bits::<8>::from((1u64 << paired) - 1),
             spread,
             ..Default::default()
         };
@@ -150,7 +159,18 @@ impl Ofm {
                 let offset = self.map.offset(y, x, c + step * i) as u64;
                 stored.extend((0..).zip(bytes).map(|(k, b)| (offset + k, b)));
             }
+            let w = rng.gen_range(t.min()..=t.max());
+            result
+                .paired_values
+                .set_bits::<32>(32 * i, (w as u64 & 0xffff_ffff).into());
+            if i < paired {
+                let mut bytes = vec![0u8; t.bytes()];
+                t.store(w, &mut bytes);
+                let offset = self.map.offset(y, x, c + 2 * i + 1) as u64;
+                stored.extend((0..).zip(bytes).map(|(k, b)| (offset + k, b)));
+            }
         }
+        stored.sort_unstable();
         (
             words::<{ <OfmResult as Synth>::BITS }>(result.into()),
             stored,

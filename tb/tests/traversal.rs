@@ -177,9 +177,9 @@ fn readout_from_words(w: &[u32]) -> schedule::Readout {
         oy: f(r.get_my_offset_oy()),
         ox: f(r.get_my_offset_ox()),
         oz: f(r.get_my_offset_oz()),
-        core: field(w, r.get_my_offset_core(), 1) as usize,
         positions: field(w, r.get_my_offset_positions(), 4) as u8,
         channels: field(w, r.get_my_offset_channels(), 4) as usize,
+        paired_channels: field(w, r.get_my_offset_paired_channels(), 4) as usize,
         group_end: field(w, r.get_my_offset_group_end(), 1) == 1,
         block_end: field(w, r.get_my_offset_block_end(), 1) == 1,
     }
@@ -337,12 +337,7 @@ fn every_job_beat_and_readout_matches_the_schedule() {
                     slices_read < slices_done,
                     "readout {n_readouts} of {what} before its slice's slice_done"
                 );
-                // A slice is read with its last word: core 1's after core
-                // 0's of a paired block.
-                let core1_follows = want_readouts
-                    .get(n_readouts + 1)
-                    .is_some_and(|next| next.core == 1 && next.acc_address == got.acc_address);
-                if got.group_end && (got.core == 1 || !core1_follows) {
+                if got.group_end {
                     slices_read += 1;
                 }
                 n_readouts += 1;

@@ -19,15 +19,20 @@
 //!   hold whole MAC groups, or it has fewer or more groups than the beats
 //!   use: the golden model's count check); the datapath stops the operation.
 //! - `start_scales` (with `scale_channel`, `scale_depth` and `scales_room`):
-//!   an OFM block reads its channels' 10-byte records; `sets` gives them
-//!   per 8-channel slice.
-//! - `operands`, `slice_done`, `readout`, `results`, `clear`, `clearing`:
-//!   the MAC unit's ([`MacUnit`]).
+//!   an OFM block reads its channels' 10-byte records, gathered per
+//!   8-channel slice (`sets_valid`/`sets_taken`).
+//! - `operands`, `slice_done`, `readout`, `clear`, `clearing`: the MAC
+//!   unit's ([`MacUnit`]); `results_valid`/`results_taken` the handshake of
+//!   its `results`.
+//! - `position`, `channels`, `count` and `beat`: the output unit's beat of
+//!   position `position` of the word read out, its first
+//!   `channels` lanes with the records of the slice's set and the
+//!   core's LUT, `count` the position's window count.
 
 use crate::central_control::WeightsView;
 use crate::dma::StreamRead;
-use crate::mac_unit::{AccRead, Accumulators, MacUnit, OperandBeat};
-use crate::output_unit::{ScaleRecordBeat, ScaleRecords, ScaleSet, ScaleSets};
+use crate::mac_unit::{AccRead, MacUnit, OperandBeat};
+use crate::output_unit::{AccumulatorBeat, ScaleRecordBeat, ScaleRecords, ScaleSets};
 use crate::stream::{LaneBeat, StreamIn, StreamOut};
 use crate::weight_decoder::{WeightDecoder, WeightGroup, WeightGroups};
 use crate::widgets::{Fifo, ResetReg};
@@ -68,7 +73,9 @@ pub struct Core {
     pub scales_room: Signal<Out, Bit>,
     pub scale_reads: StreamOut<StreamRead>,
     pub scale_beats: StreamIn<LaneBeat>,
-    pub sets: StreamOut<ScaleSet>,
+    /// A slice's scale set is gathered (for `beat`); `sets_taken` moves on.
+    pub sets_valid: Signal<Out, Bit>,
+    pub sets_taken: Signal<In, Bit>,
     pub operands: StreamIn<OperandBeat>,
     /// The beat multiplies the core's weight group (else the weights it
     /// carries: a pool's unit weights, a skip beat's zeros).
@@ -80,9 +87,15 @@ pub struct Core {
     pub odd_acts: Signal<In, Bits<288>>,
     pub slice_done: Signal<Out, Bit>,
     pub readout: StreamIn<AccRead>,
-    pub results: StreamOut<Accumulators>,
+    /// The word read out is offered (for `beat`); `results_taken` moves on.
+    pub results_valid: Signal<Out, Bit>,
+    pub results_taken: Signal<In, Bit>,
     pub clear: Signal<In, Bit>,
     pub clearing: Signal<Out, Bit>,
+    pub position: Signal<In, Bits<2>>,
+    pub channels: Signal<In, Bits<4>>,
+    pub count: Signal<In, Bits<7>>,
+    pub beat: Signal<Out, AccumulatorBeat>,
     /// Nothing of a weight or scale stream is left in the core.
     pub idle: Signal<Out, Bit>,
     /// The decoder takes a stream word or delivers a weight group (the
@@ -109,6 +122,8 @@ pub struct Core {
     decoder_settled: Signal<Local, Bit>,
     too_few_weights: Signal<Local, Bit>,
     too_many_weights: Signal<Local, Bit>,
+    accumulators: Signal<Local, Bits<1280>>,
+    lane_mask: Signal<Local, Bits<9>>,
 }
 
 impl Core {
@@ -135,16 +150,22 @@ impl Core {
             scales_room: Default::default(),
             scale_reads: Default::default(),
             scale_beats: Default::default(),
-            sets: Default::default(),
+            sets_valid: Default::default(),
+            sets_taken: Default::default(),
             operands: Default::default(),
             multiply_group: Default::default(),
             interleaved: Default::default(),
             odd_acts: Default::default(),
             slice_done: Default::default(),
             readout: Default::default(),
-            results: Default::default(),
+            results_valid: Default::default(),
+            results_taken: Default::default(),
             clear: Default::default(),
             clearing: Default::default(),
+            position: Default::default(),
+            channels: Default::default(),
+            count: Default::default(),
+            beat: Default::default(),
             idle: Default::default(),
             decoding: Default::default(),
             second: Constant::new(index == 1),
@@ -163,6 +184,8 @@ impl Core {
             decoder_settled: Default::default(),
             too_few_weights: Default::default(),
             too_many_weights: Default::default(),
+            accumulators: Default::default(),
+            lane_mask: Default::default(),
         }
     }
 }
@@ -297,7 +320,8 @@ impl Logic for Core {
             &mut self.scale_sets.records,
         );
         StreamOut::<Bits<16>>::join(&mut self.scale_depths.head, &mut self.scale_sets.depths);
-        StreamOut::<ScaleSet>::link(&mut self.sets, &mut self.scale_sets.sets);
+        self.sets_valid.next = self.scale_sets.sets.valid.val();
+        self.scale_sets.sets.ready.next = self.sets_taken.val();
 
         // ---- The MAC unit ----
         self.mac.operands.valid.next = self.operands.valid.val();
@@ -311,9 +335,33 @@ impl Logic for Core {
         self.operands.ready.next = self.mac.operands.ready.val();
         self.slice_done.next = self.mac.slice_done.val();
         StreamIn::<AccRead>::link(&mut self.readout, &mut self.mac.readout);
-        StreamOut::<Accumulators>::link(&mut self.results, &mut self.mac.results);
+        self.results_valid.next = self.mac.results.valid.val();
+        self.mac.results.ready.next = self.results_taken.val();
         self.mac.clear.next = self.clear.val();
         self.clearing.next = self.mac.clearing.val();
+
+        // ---- The output unit's beat of one position of the word ----
+        self.accumulators.next = self.mac.results.data.val().values;
+        // Position p's 8 accumulators are bits 320p..320p+320 (MAC unit layout).
+        self.beat.next.values = self.accumulators.val().get_bits::<320>(0);
+        if self.position.val() == 1 {
+            self.beat.next.values = self.accumulators.val().get_bits::<320>(320);
+        }
+        if self.position.val() == 2 {
+            self.beat.next.values = self.accumulators.val().get_bits::<320>(640);
+        }
+        if self.position.val() == 3 {
+            self.beat.next.values = self.accumulators.val().get_bits::<320>(960);
+        }
+        self.beat.next.biases = self.scale_sets.sets.data.val().biases;
+        self.beat.next.scales = self.scale_sets.sets.data.val().scales;
+        self.beat.next.shifts = self.scale_sets.sets.data.val().shifts;
+        self.lane_mask.next = (bits::<9>(1) << bit_cast::<9, 4>(self.channels.val())) - 1;
+        self.beat.next.lanes = self.lane_mask.val().get_bits::<8>(0);
+        // Core k's words use core k's LUT (golden `core_of`).
+        self.beat.next.core = self.second.val();
+        self.beat.next.count = self.count.val();
+        self.beat.next.second = 0.into();
 
         self.idle.next = (self.weight_streams.count.val() == 0)
             & (self.weight_lengths.count.val() == 0)

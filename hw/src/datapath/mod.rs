@@ -30,12 +30,16 @@
 //! with 16-bit IFMs a group of 8 channels is two lines, walked one after
 //! the other (`MacBeat::second_line`) with the MAC units updating lanes
 //! 0-3, then 4-7 (`OperandBeat::ofm_lanes`). Pools walk the same way with
-//! unit weights. The readout gives core 0's word, then core 1's, to the one
-//! output unit.
+//! unit weights. Each readout reads both cores' words at one address, and
+//! both cores' output units take a position's beat at once (core 1's
+//! results are the odd channels of the same OFM write, `OfmResult::
+//! paired_values`): 16 OFM values a cycle. Elementwise operations use core
+//! 0's output unit only.
 //!
 //! The PMU's MAC, AO and WD events (core 0's) count the work of both cores:
 //! a cycle in which either MAC unit takes a beat, or either weight decoder
-//! works; the second core's events count nothing.
+//! works, and the output units' common beats; the second core's events
+//! count nothing.
 //!
 //! Pools (NPU_OP_POOL, TRM 4.6.4; table 4-122): max and average pools walk
 //! as depthwise convolutions (4 positions x 8 channels x 1 kernel element a
@@ -107,7 +111,7 @@ use crate::central_control::traversal::{IfmBlockJob, MacBeat, Readout, Traversal
 use crate::central_control::{KernelKinds, KernelOperation};
 use crate::dma::{IfmBuffers, IfmFetch, OfmWrite, ShramFill, StreamRead};
 use crate::mac_unit::IfmUnit;
-use crate::output_unit::{LutWrite, OfmWriter, OutputUnit};
+use crate::output_unit::{AccumulatorBeat, LutWrite, OfmWriter, OutputUnit, ResultBeat};
 use crate::shram::{LINE_ADDRESS_BITS, READ_PORTS};
 
 const _: () = assert!(READ_PORTS == 4 && LINE_ADDRESS_BITS == 12);
@@ -140,8 +144,8 @@ pub struct BeatTag {
 /// The TRM defines each event as "valid blk_cmd (ofd_cmd) and not stalled";
 /// here a unit is active in a cycle in which it takes a beat of work. In
 /// parallel mode core 0's events count the work of both cores (a cycle in
-/// which either MAC unit or weight decoder works; the one output unit
-/// serves both), and the second core's count nothing.
+/// which either MAC unit or weight decoder works; the output units work in
+/// lockstep), and the second core's count nothing.
 #[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
 pub struct DatapathEvents {
     /// MAC: ACTIVE, "MAC is doing block traversal": the MAC unit takes an
@@ -168,6 +172,8 @@ pub struct OfmPosition {
     pub y: Bits<16>,
     pub x: Bits<16>,
     pub c: Bits<16>,
+    /// Core 1's output unit has results of the position too.
+    pub paired: Bit,
 }
 
 #[derive(LogicBlock)]
@@ -222,7 +228,9 @@ pub struct Datapath {
     /// Each core's weights, MAC unit and scale/bias records.
     cores: Vec<Core>,
     readout_tags: Fifo<Readout, 2, 3>,
-    output_unit: OutputUnit,
+    /// Each core's output unit, in lockstep (core 0's also runs
+    /// elementwise operations).
+    output_units: Vec<OutputUnit>,
     output_tags: Fifo<OfmPosition, 3, 4>,
     window: WindowCount,
     ofm_writer: OfmWriter,
@@ -258,8 +266,6 @@ pub struct Datapath {
     walked: Signal<Local, IfmBlockJob>,
     positions_left: Signal<Local, Bits<4>>,
     positions_after: Signal<Local, Bits<4>>,
-    lane_mask: Signal<Local, Bits<9>>,
-    accumulators: Signal<Local, Bits<1280>>,
     beat: Signal<Local, MacBeat>,
     word: Signal<Local, Readout>,
     element_shift: Signal<Local, Bits<8>>,
@@ -272,22 +278,30 @@ pub struct Datapath {
     job_cores: Signal<Local, Bits<2>>,
     head_cores: Signal<Local, Bits<2>>,
     head_stream_ends: Signal<Local, Bits<2>>,
-    readout_cores: Signal<Local, Bits<2>>,
     slice_finished: Signal<Local, Bit>,
     operand: Signal<Local, crate::mac_unit::OperandBeat>,
     paired_job: Signal<Local, Bit>,
     beat_cores: Signal<Local, Bits<2>>,
-    word_cores: Signal<Local, Bits<2>>,
     cores_room: Signal<Local, Bit>,
     cores_ready: Signal<Local, Bit>,
     cores_fault: Signal<Local, Bit>,
     cores_idle: Signal<Local, Bit>,
     readout_ready: Signal<Local, Bit>,
     results_valid: Signal<Local, Bit>,
-    results: Signal<Local, crate::mac_unit::Accumulators>,
     acc_read: Signal<Local, crate::mac_unit::AccRead>,
-    sets_valid: Signal<Local, Bit>,
-    set: Signal<Local, crate::output_unit::ScaleSet>,
+    /// Core 1's word beside core 0's (parallel mode): at the output units,
+    /// at the OFM writer.
+    word_paired: Signal<Local, Bit>,
+    result_paired: Signal<Local, Bit>,
+    paired_ready: Signal<Local, Bit>,
+    /// Core 0's output unit's beat (or an elementwise one).
+    unit_beat: Signal<Local, AccumulatorBeat>,
+    unit_valid: Signal<Local, Bit>,
+    units_ready: Signal<Local, Bit>,
+    paired_units_ready: Signal<Local, Bit>,
+    paired_result: Signal<Local, ResultBeat>,
+    paired_results_ready: Signal<Local, Bit>,
+    result_fire: Signal<Local, Bit>,
     /// The readout word's first OFM channel.
     word_channel: Signal<Local, Bits<16>>,
     new_spatial_block: Signal<Local, Bit>,
@@ -360,7 +374,9 @@ impl Datapath {
             beat_tags: Default::default(),
             cores: (0..cores).map(Core::new).collect(),
             readout_tags: Default::default(),
-            output_unit: OutputUnit::new(config.cores as usize),
+            output_units: (0..cores)
+                .map(|_| OutputUnit::new(config.cores as usize))
+                .collect(),
             output_tags: Default::default(),
             window: Default::default(),
             ofm_writer: Default::default(),
@@ -388,8 +404,6 @@ impl Datapath {
             walked: Default::default(),
             positions_left: Default::default(),
             positions_after: Default::default(),
-            lane_mask: Default::default(),
-            accumulators: Default::default(),
             beat: Default::default(),
             word: Default::default(),
             element_shift: Default::default(),
@@ -398,22 +412,27 @@ impl Datapath {
             job_cores: Default::default(),
             head_cores: Default::default(),
             head_stream_ends: Default::default(),
-            readout_cores: Default::default(),
             slice_finished: Default::default(),
             operand: Default::default(),
             paired_job: Default::default(),
             beat_cores: Default::default(),
-            word_cores: Default::default(),
             cores_room: Default::default(),
             cores_ready: Default::default(),
             cores_fault: Default::default(),
             cores_idle: Default::default(),
             readout_ready: Default::default(),
             results_valid: Default::default(),
-            results: Default::default(),
             acc_read: Default::default(),
-            sets_valid: Default::default(),
-            set: Default::default(),
+            word_paired: Default::default(),
+            result_paired: Default::default(),
+            paired_ready: Default::default(),
+            unit_beat: Default::default(),
+            unit_valid: Default::default(),
+            units_ready: Default::default(),
+            paired_units_ready: Default::default(),
+            paired_result: Default::default(),
+            paired_results_ready: Default::default(),
+            result_fire: Default::default(),
             word_channel: Default::default(),
             new_spatial_block: Default::default(),
             per_channel: Default::default(),
@@ -485,8 +504,10 @@ impl Logic for Datapath {
         }
         self.readout_tags.clock.next = self.clock.val();
         self.readout_tags.rst_n.next = self.rst_n.val();
-        self.output_unit.clock.next = self.clock.val();
-        self.output_unit.rst_n.next = self.rst_n.val();
+        for k in 0..self.output_units.len() {
+            self.output_units[k].clock.next = self.clock.val();
+            self.output_units[k].rst_n.next = self.rst_n.val();
+        }
         self.output_tags.clock.next = self.clock.val();
         self.output_tags.rst_n.next = self.rst_n.val();
         self.ofm_writer.clock.next = self.clock.val();
@@ -898,20 +919,22 @@ impl Logic for Datapath {
         self.fault.next = self.faulted.q.val();
         self.fault_offset.next = self.operation.q.val().offset;
 
-        // ---- Readout: accumulator words of the word's core to the output unit ----
-        self.readout_cores.next = 1.into();
-        if self.traversal.readouts.data.val().core {
-            self.readout_cores.next = 2.into();
-        }
+        // ---- Readout: each core's accumulator word to its output unit ----
+        // Core 1's word beside core 0's at the same address (parallel mode).
         self.acc_read.next.address = self.traversal.readouts.data.val().acc_address;
-        self.readout_ready.next = false;
-        for k in 0..self.cores.len() {
+        self.readout_ready.next = self.cores[0].readout.ready.val();
+        self.cores[0].readout.valid.next =
+            self.traversal.readouts.valid.val() & self.readout_tags.tail.ready.val();
+        self.cores[0].readout.data.next = self.acc_read.val();
+        for k in 1..self.cores.len() {
             self.cores[k].readout.valid.next = self.traversal.readouts.valid.val()
                 & self.readout_tags.tail.ready.val()
-                & self.readout_cores.val().get_bit(k);
+                & (self.traversal.readouts.data.val().paired_channels != 0);
             self.cores[k].readout.data.next = self.acc_read.val();
-            if self.readout_cores.val().get_bit(k) & self.cores[k].readout.ready.val() {
-                self.readout_ready.next = true;
+            if (self.traversal.readouts.data.val().paired_channels != 0)
+                & !self.cores[k].readout.ready.val()
+            {
+                self.readout_ready.next = false;
             }
         }
         self.traversal.readouts.ready.next =
@@ -920,69 +943,67 @@ impl Logic for Datapath {
             self.traversal.readouts.valid.val() & self.readout_ready.val();
         self.readout_tags.tail.data.next = self.traversal.readouts.data.val();
 
-        // The word's accumulators, and the records of its slice
-        // (per-channel scaling) gathered ahead by its core's scale sets.
+        // The words' accumulators, and the records of their slice
+        // (per-channel scaling) gathered ahead by each core's scale sets.
         self.word.next = self.readout_tags.head.data.val();
-        self.word_cores.next = 1.into();
-        if self.word.val().core {
-            self.word_cores.next = 2.into();
-        }
-        self.results_valid.next = false;
-        self.results.next = self.cores[0].results.data.val();
-        self.sets_valid.next = false;
-        self.set.next = self.cores[0].sets.data.val();
-        for k in 0..self.cores.len() {
-            if self.word_cores.val().get_bit(k) {
-                self.results_valid.next = self.cores[k].results.valid.val();
-                self.results.next = self.cores[k].results.data.val();
-                self.sets_valid.next = self.cores[k].sets.valid.val();
-                self.set.next = self.cores[k].sets.data.val();
+        self.word_paired.next =
+            self.readout_tags.head.valid.val() & (self.word.val().paired_channels != 0);
+        self.paired_ready.next = true;
+        for k in 1..self.cores.len() {
+            if self.word_paired.val()
+                & (!self.cores[k].results_valid.val()
+                    | (self.per_channel.val() & !self.cores[k].sets_valid.val()))
+            {
+                self.paired_ready.next = false;
             }
         }
-        self.group_ready.next = !self.per_channel.val() | self.sets_valid.val();
+        self.results_valid.next = self.cores[0].results_valid.val() & self.paired_ready.val();
+        self.group_ready.next = !self.per_channel.val() | self.cores[0].sets_valid.val();
 
-        // One output-unit beat per position of the word that is in the block.
+        // One output-unit beat per position of the words that is in the
+        // block, to both cores' output units at once.
         self.positions_left.next =
             self.word.val().positions >> bit_cast::<4, 2>(self.position.q.val());
         self.positions_after.next = self.positions_left.val() >> 1;
         self.position_present.next = self.positions_left.val().get_bit(0);
         self.last_position.next = self.positions_after.val() == 0;
-        self.output_unit.settings.next = self.decoder.output_settings.val();
-        self.output_unit.lut_write.next = self.lut_write.val();
-        self.output_unit.accumulators.valid.next = self.results_valid.val()
+        // Each core's beat of the position (its accumulators, records and LUT).
+        self.window.shape.next = self.decoder.shape.val();
+        self.window.y.next = self.output_tags.tail.data.val().y;
+        self.window.x.next = self.output_tags.tail.data.val().x;
+        self.cores[0].channels.next = self.word.val().channels;
+        for k in 0..self.cores.len() {
+            self.cores[k].position.next = self.position.q.val();
+            self.cores[k].count.next = self.window.count.val();
+        }
+        for k in 1..self.cores.len() {
+            self.cores[k].channels.next = self.word.val().paired_channels;
+        }
+        self.unit_beat.next = self.cores[0].beat.val();
+        // Core 1's output unit (when the words are paired) takes the beat
+        // with core 0's. An output unit's `ready` may depend on its `valid`
+        // (a wide elementwise beat's steps), so core 0's `valid` waits only
+        // for the other unit.
+        self.paired_units_ready.next = true;
+        for k in 1..self.output_units.len() {
+            if self.word_paired.val() & !self.output_units[k].accumulators.ready.val() {
+                self.paired_units_ready.next = false;
+            }
+        }
+        self.units_ready.next =
+            self.output_units[0].accumulators.ready.val() & self.paired_units_ready.val();
+        self.unit_valid.next = self.results_valid.val()
             & self.readout_tags.head.valid.val()
             & self.group_ready.val()
             & self.position_present.val()
             & self.output_tags.tail.ready.val();
-        self.accumulators.next = self.results.val().values;
-        // Position p's 8 accumulators are bits 320p..320p+320 (MAC unit layout).
-        self.output_unit.accumulators.data.next.values = self.accumulators.val().get_bits::<320>(0);
-        if self.position.q.val() == 1 {
-            self.output_unit.accumulators.data.next.values =
-                self.accumulators.val().get_bits::<320>(320);
-        }
-        if self.position.q.val() == 2 {
-            self.output_unit.accumulators.data.next.values =
-                self.accumulators.val().get_bits::<320>(640);
-        }
-        if self.position.q.val() == 3 {
-            self.output_unit.accumulators.data.next.values =
-                self.accumulators.val().get_bits::<320>(960);
-        }
-        self.output_unit.accumulators.data.next.biases = self.set.val().biases;
-        self.output_unit.accumulators.data.next.scales = self.set.val().scales;
-        self.output_unit.accumulators.data.next.shifts = self.set.val().shifts;
-        self.lane_mask.next = (bits::<9>(1) << bit_cast::<9, 4>(self.word.val().channels)) - 1;
-        self.output_unit.accumulators.data.next.lanes = self.lane_mask.val().get_bits::<8>(0);
-        // Parallel mode: core k's pass reads core k's LUT (golden `core_of`).
-        self.output_unit.accumulators.data.next.core = self.parallel.val() & self.word.val().core;
         self.stage_fire.next = self.results_valid.val()
             & self.readout_tags.head.valid.val()
             & self.group_ready.val()
             & (!self.position_present.val()
-                | (self.output_unit.accumulators.ready.val() & self.output_tags.tail.ready.val()));
+                | (self.units_ready.val() & self.output_tags.tail.ready.val()));
         self.output_tags.tail.valid.next =
-            self.output_unit.accumulators.valid.val() & self.output_unit.accumulators.ready.val();
+            self.unit_valid.val() & self.units_ready.val() & !self.elementwise.val();
         // Position p of a 2x2 microblock is (oy + p / 2, ox + p % 2), of a
         // 1x4 one (a one-row OFM) (oy, ox + p).
         self.output_tags.tail.data.next.y =
@@ -998,18 +1019,12 @@ impl Logic for Datapath {
         self.word_channel.next = self.word.val().oz;
         if self.parallel.val() {
             self.word_channel.next = self.word.val().oz << 1;
-            if self.word.val().core {
-                self.word_channel.next = (self.word.val().oz << 1) | 1;
-            }
         }
         self.output_tags.tail.data.next.c = self.word_channel.val();
-        // The position's window count (padded average pool's divisor).
-        self.window.shape.next = self.decoder.shape.val();
-        self.window.y.next = self.output_tags.tail.data.val().y;
-        self.window.x.next = self.output_tags.tail.data.val().x;
-        self.output_unit.accumulators.data.next.count = self.window.count.val();
-        // Elementwise: the operand reader's groups instead (no scale
-        // records; operand A in the low 32 bits of each 40-bit lane).
+        self.output_tags.tail.data.next.paired = self.word_paired.val();
+        // Elementwise: the operand reader's groups instead, to core 0's
+        // output unit (no scale records; operand A in the low 32 bits of
+        // each 40-bit lane).
         self.operands_read.next = self.operand_reader.operands.data.val().a;
         self.operand_lane.next = 0.into();
         self.operands_a.next = 0.into();
@@ -1018,27 +1033,40 @@ impl Logic for Datapath {
             self.operands_a.next = self.operands_a.val()
                 | (bit_cast::<320, 32>(self.operand_lane.val()) << (40 * i).to_bits::<9>());
         }
-        self.output_unit.accumulators.data.next.second = self.operand_reader.operands.data.val().b;
         self.operand_reader.operands.ready.next = self.elementwise.val()
-            & self.output_unit.accumulators.ready.val()
+            & self.output_units[0].accumulators.ready.val()
             & self.output_tags.tail.ready.val();
         self.elementwise_fire.next =
             self.operand_reader.operands.valid.val() & self.operand_reader.operands.ready.val();
         if self.elementwise.val() {
-            self.output_unit.accumulators.valid.next =
+            self.unit_valid.next =
                 self.operand_reader.operands.valid.val() & self.output_tags.tail.ready.val();
-            self.output_unit.accumulators.data.next.values = self.operands_a.val();
-            self.output_unit.accumulators.data.next.biases = 0.into();
-            self.output_unit.accumulators.data.next.scales = 0.into();
-            self.output_unit.accumulators.data.next.shifts = 0.into();
-            self.output_unit.accumulators.data.next.lanes =
-                self.operand_reader.operands.data.val().lanes;
-            self.output_unit.accumulators.data.next.core = false;
-            self.output_unit.accumulators.data.next.count = 0.into();
+            self.unit_beat.next.values = self.operands_a.val();
+            self.unit_beat.next.biases = 0.into();
+            self.unit_beat.next.scales = 0.into();
+            self.unit_beat.next.shifts = 0.into();
+            self.unit_beat.next.lanes = self.operand_reader.operands.data.val().lanes;
+            self.unit_beat.next.count = 0.into();
+            self.unit_beat.next.second = self.operand_reader.operands.data.val().b;
             self.output_tags.tail.valid.next = self.elementwise_fire.val();
             self.output_tags.tail.data.next.y = self.operand_reader.operands.data.val().y;
             self.output_tags.tail.data.next.x = self.operand_reader.operands.data.val().x;
             self.output_tags.tail.data.next.c = self.operand_reader.operands.data.val().c;
+            self.output_tags.tail.data.next.paired = false;
+        }
+        self.output_units[0].accumulators.valid.next =
+            self.unit_valid.val() & self.paired_units_ready.val();
+        self.output_units[0].accumulators.data.next = self.unit_beat.val();
+        for k in 0..self.output_units.len() {
+            self.output_units[k].settings.next = self.decoder.output_settings.val();
+            self.output_units[k].lut_write.next = self.lut_write.val();
+        }
+        for k in 1..self.output_units.len() {
+            self.output_units[k].accumulators.valid.next = self.unit_valid.val()
+                & self.units_ready.val()
+                & self.word_paired.val()
+                & !self.elementwise.val();
+            self.output_units[k].accumulators.data.next = self.cores[k].beat.val();
         }
         self.word_done.next = self.stage_fire.val() & self.last_position.val();
         if self.stage_fire.val() {
@@ -1047,30 +1075,53 @@ impl Logic for Datapath {
         if self.word_done.val() {
             self.position.d.next = 0.into();
         }
-        for k in 0..self.cores.len() {
-            self.cores[k].sets.ready.next = self.word_done.val()
+        self.cores[0].sets_taken.next =
+            self.word_done.val() & self.word.val().group_end & self.per_channel.val();
+        self.cores[0].results_taken.next = self.word_done.val();
+        for k in 1..self.cores.len() {
+            self.cores[k].sets_taken.next = self.word_done.val()
                 & self.word.val().group_end
                 & self.per_channel.val()
-                & self.word_cores.val().get_bit(k);
-            self.cores[k].results.ready.next =
-                self.word_done.val() & self.word_cores.val().get_bit(k);
+                & self.word_paired.val();
+            self.cores[k].results_taken.next = self.word_done.val() & self.word_paired.val();
         }
         self.readout_tags.head.ready.next = self.word_done.val();
 
-        // ---- OFM: results with their positions to the OFM writer ----
+        // ---- OFM: both cores' results of a position to the OFM writer ----
+        self.result_paired.next =
+            self.output_tags.head.valid.val() & self.output_tags.head.data.val().paired;
         self.ofm_writer.view.next = self.decoder.ofm_view.val();
-        self.ofm_writer.results.valid.next =
-            self.output_unit.results.valid.val() & self.output_tags.head.valid.val();
-        self.ofm_writer.results.data.next.values = self.output_unit.results.data.val().values;
-        self.ofm_writer.results.data.next.lanes = self.output_unit.results.data.val().lanes;
+        self.ofm_writer.results.data.next.values = self.output_units[0].results.data.val().values;
+        self.ofm_writer.results.data.next.lanes = self.output_units[0].results.data.val().lanes;
+        self.ofm_writer.results.data.next.paired_values = 0.into();
+        self.ofm_writer.results.data.next.paired_lanes = 0.into();
+        self.paired_results_ready.next = true;
+        self.paired_result.next = self.output_units[0].results.data.val();
+        for k in 1..self.output_units.len() {
+            self.paired_result.next = self.output_units[k].results.data.val();
+            if self.result_paired.val() & !self.output_units[k].results.valid.val() {
+                self.paired_results_ready.next = false;
+            }
+        }
+        if self.result_paired.val() {
+            self.ofm_writer.results.data.next.paired_values = self.paired_result.val().values;
+            self.ofm_writer.results.data.next.paired_lanes = self.paired_result.val().lanes;
+        }
+        self.ofm_writer.results.valid.next = self.output_units[0].results.valid.val()
+            & self.paired_results_ready.val()
+            & self.output_tags.head.valid.val();
         self.ofm_writer.results.data.next.y = self.output_tags.head.data.val().y;
         self.ofm_writer.results.data.next.x = self.output_tags.head.data.val().x;
         self.ofm_writer.results.data.next.c = self.output_tags.head.data.val().c;
         self.ofm_writer.results.data.next.spread = self.parallel.val();
-        self.output_unit.results.ready.next =
-            self.ofm_writer.results.ready.val() & self.output_tags.head.valid.val();
-        self.output_tags.head.ready.next =
-            self.output_unit.results.valid.val() & self.ofm_writer.results.ready.val();
+        self.result_fire.next =
+            self.ofm_writer.results.valid.val() & self.ofm_writer.results.ready.val();
+        self.output_units[0].results.ready.next = self.result_fire.val();
+        for k in 1..self.output_units.len() {
+            self.output_units[k].results.ready.next =
+                self.result_fire.val() & self.result_paired.val();
+        }
+        self.output_tags.head.ready.next = self.result_fire.val();
         StreamOut::<OfmWrite>::link(&mut self.ofm_writes, &mut self.ofm_writer.writes);
 
         // ---- Done: nothing of the operation is left anywhere ----
@@ -1121,8 +1172,8 @@ impl Logic for Datapath {
                 self.events.next.wd_active = true;
             }
         }
-        self.events.next.ao_active =
-            self.output_unit.accumulators.valid.val() & self.output_unit.accumulators.ready.val();
+        self.events.next.ao_active = self.output_units[0].accumulators.valid.val()
+            & self.output_units[0].accumulators.ready.val();
         self.events.next.wide = self.decoder.ifm_wide.val();
     }
 }

@@ -10,16 +10,18 @@
 //!
 //! - `results` (a [`StreamIn`] of [`OfmResult`]s): `c` is a multiple of 8,
 //!   so the channels of an NHCWB16 write stay in one 16-channel group; with
-//!   `spread` (a parallel-mode core's channels, TRM 4.7.5.1) lane i is
-//!   channel c + 2i and `c` is 16n + core, the same group.
+//!   `spread` (parallel mode, TRM 4.7.5.1: core k holds channels k, k + 2,
+//!   ...) lane i is core 0's channel c + 2i and paired lane i core 1's
+//!   channel c + 2i + 1, `c` a multiple of 16, the same group; core 1 has
+//!   no more lanes than core 0.
 //!   `ready` depends on `writes.ready` and on the result's lanes, never on
 //!   `valid`.
 //! - `view` ([`OfmView`]): held while the operation's results are offered.
 //! - `writes` (a [`StreamOut`] of [`OfmWrite`]s): `count` = lanes * e bytes
 //!   from `offset`, every byte in `mask`; the bytes of `data` past `count`
 //!   are unspecified. A `spread` result is one write from channel c to its
-//!   last lane's channel, `mask` selecting its lanes' bytes; at 32 bits two
-//!   writes (lanes 0-3, then 4-7) when it has more than 4 lanes.
+//!   last lane's channel, `mask` selecting both cores' lanes' bytes; at 32
+//!   bits two writes (lanes 0-3, then 4-7) when it has more than 4 lanes.
 //!
 //! Offsets are computed modulo 2^40 (the region offset width), with two
 //! 16 x 40-bit multipliers ([`Multiply16x40`]): exact for any stride whose
@@ -40,11 +42,14 @@ use rust_hdl::prelude::*;
 
 /// One OFM position's results: lane i (channel c + i, or c + 2i when
 /// `spread`) in bits 32i+31..32i, two's complement, already saturated to
-/// the OFM type; `lanes` a contiguous prefix of lanes.
+/// the OFM type; `lanes` a contiguous prefix of lanes; when `spread`, core
+/// 1's lane i (channel c + 2i + 1) likewise in `paired_values`.
 #[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
 pub struct OfmResult {
     pub values: Bits<256>,
     pub lanes: Bits<8>,
+    pub paired_values: Bits<256>,
+    pub paired_lanes: Bits<8>,
     pub y: Bits<16>,
     pub x: Bits<16>,
     pub c: Bits<16>,
@@ -76,6 +81,11 @@ pub struct OfmWriter {
     /// first channel.
     values: Signal<Local, Bits<256>>,
     lanes: Signal<Local, Bits<8>>,
+    paired_values: Signal<Local, Bits<256>>,
+    paired_lanes: Signal<Local, Bits<8>>,
+    paired_count: Signal<Local, Bits<6>>,
+    /// Elements of a spread write: up to the last lane of either core.
+    spread_elements: Signal<Local, Bits<6>>,
     channel: Signal<Local, Bits<16>>,
     precision: Signal<Local, Bits<16>>,
     /// NPU_SET_OFM_PRECISION's activation_precision and activation_format
@@ -132,6 +142,10 @@ impl Default for OfmWriter {
             result: Default::default(),
             values: Default::default(),
             lanes: Default::default(),
+            paired_values: Default::default(),
+            paired_lanes: Default::default(),
+            paired_count: Default::default(),
+            spread_elements: Default::default(),
             channel: Default::default(),
             precision: Default::default(),
             precision_lsb: command_field_lsb(precision, "activation_precision"),
@@ -185,13 +199,18 @@ impl Logic for OfmWriter {
         self.results.ready.next = self.take.val() & (!self.split.val() | self.upper.q.val());
         self.values.next = self.result.val().values;
         self.lanes.next = self.result.val().lanes;
+        self.paired_values.next = self.result.val().paired_values;
+        self.paired_lanes.next = self.result.val().paired_lanes;
         self.channel.next = self.result.val().c;
         if self.split.val() & !self.upper.q.val() {
             self.lanes.next = self.result.val().lanes & 15;
+            self.paired_lanes.next = self.result.val().paired_lanes & 15;
         }
         if self.upper.q.val() {
             self.values.next = self.result.val().values >> 128;
             self.lanes.next = self.result.val().lanes >> 4;
+            self.paired_values.next = self.result.val().paired_values >> 128;
+            self.paired_lanes.next = self.result.val().paired_lanes >> 4;
             self.channel.next = self.result.val().c + 8;
         }
         self.nhcwb16.next = (self.precision.val() & self.format_mask.val()) != 0;
@@ -238,6 +257,33 @@ impl Logic for OfmWriter {
         self.mask_8.next = 0.into();
         self.mask_16.next = 0.into();
         self.mask_32.next = 0.into();
+        self.paired_count.next = 0.into();
+        for i in 0..8 {
+            // Core 1's lane i: channel c + 2i + 1, one element after core 0's.
+            self.lane_on.next = self.paired_lanes.val().get_bits::<1>(i);
+            self.lane_low_8.next = self.paired_values.val().get_bits::<8>(i * 32);
+            self.lane_low_16.next = self.paired_values.val().get_bits::<16>(i * 32);
+            self.paired_count.next = self.paired_count.val() + bit_cast::<6, 1>(self.lane_on.val());
+            self.spread_8.next = self.spread_8.val()
+                | (bit_cast::<256, 8>(self.lane_low_8.val()) << (i * 16 + 8).to_bits::<8>());
+            self.spread_16.next = self.spread_16.val()
+                | (bit_cast::<256, 16>(self.lane_low_16.val()) << (i * 32 + 16).to_bits::<8>());
+            self.mask_8.next = self.mask_8.val()
+                | (bit_cast::<32, 1>(self.lane_on.val()) << (i * 2 + 1).to_bits::<6>());
+            self.mask_16.next = self.mask_16.val()
+                | (bit_cast::<32, 1>(self.lane_on.val()) << (i * 4 + 2).to_bits::<6>())
+                | (bit_cast::<32, 1>(self.lane_on.val()) << (i * 4 + 3).to_bits::<6>());
+        }
+        for i in 0..4 {
+            self.lane_on.next = self.paired_lanes.val().get_bits::<1>(i);
+            self.lane_value.next = self.paired_values.val().get_bits::<32>(i * 32);
+            self.spread_32.next = self.spread_32.val()
+                | (bit_cast::<256, 32>(self.lane_value.val()) << (i * 64 + 32).to_bits::<8>());
+            for b in 0..4 {
+                self.mask_32.next = self.mask_32.val()
+                    | (bit_cast::<32, 1>(self.lane_on.val()) << (i * 8 + 4 + b).to_bits::<6>());
+            }
+        }
         for i in 0..8 {
             self.lane_on.next = self.lanes.val().get_bits::<1>(i);
             self.lane_low_8.next = self.values.val().get_bits::<8>(i * 32);
@@ -268,6 +314,10 @@ impl Logic for OfmWriter {
             }
         }
 
+        self.spread_elements.next = (self.lane_count.val() << 1) - 1;
+        if (self.paired_count.val() << 1) > self.spread_elements.val() {
+            self.spread_elements.next = self.paired_count.val() << 1;
+        }
         if self.take.val() {
             self.full.d.next = self.results.valid.val();
             self.write.d.next.region = self.view.val().region;
@@ -285,9 +335,9 @@ impl Logic for OfmWriter {
                 self.write.d.next.data = self.packed_16.val();
             }
             if self.result.val().spread {
-                // From channel c to the last lane's: (2n - 1) elements.
-                self.write.d.next.count =
-                    ((self.lane_count.val() << 1) - 1) << self.element_shift.val();
+                // From channel c to the last lane's: 2n - 1 elements of n
+                // core-0 lanes, 2m of m core-1 lanes.
+                self.write.d.next.count = self.spread_elements.val() << self.element_shift.val();
                 self.write.d.next.data = self.spread_32.val();
                 self.write.d.next.mask = self.mask_32.val();
                 if self.element_shift.val() == 0 {

@@ -22,8 +22,8 @@
 //!   weights are consumed but nothing is multiplied. OFM blocks alternate
 //!   between the accumulator halves ACC0/ACC1.
 //! - [`ReadoutWalker`] reads an OFM block's accumulators out, one
-//!   [`Readout`] per microblock and 8 OFM channels (core 0's word, then
-//!   core 1's in parallel mode), each 8-channel slice
+//!   [`Readout`] per microblock and 8 OFM channels (with core 1's word
+//!   in parallel mode), each 8-channel slice
 //!   once the MAC unit has written the slice's last beat (`slice_done`), so
 //!   a block's first slices are read out while its last ones accumulate;
 //!   after the last slice it frees the block's half.
@@ -190,11 +190,12 @@ pub struct Readout {
     pub oy: Bits<16>,
     pub ox: Bits<16>,
     pub oz: Bits<16>,
-    /// The core `oz` counts the channels of (OFM channel 2 * oz + core in
-    /// parallel mode): core 1's word follows core 0's.
-    pub core: Bit,
     pub positions: Bits<4>,
+    /// Channels of core 0's word, and of core 1's at the same address
+    /// (parallel mode, `oz` counting each core's channels: OFM channel 2 *
+    /// oz + core; 0 when core 1 has none).
     pub channels: Bits<4>,
+    pub paired_channels: Bits<4>,
     /// The last word of these OFM channels (their scale records are used up).
     pub group_end: Bit,
     /// The OFM block's last word.

@@ -1,7 +1,7 @@
 //! Reads an OFM block's accumulators out: per 8 OFM channels (a slice),
 //! every microblock (2x2, or 1x4 on a one-row OFM), each slice once the MAC
 //! unit reports its last beat written (`slice_done`). In parallel mode a
-//! microblock gives core 0's word, then core 1's where core 1 has the
+//! readout also names core 1's word of the microblock where core 1 has the
 //! slice (both cores' accumulators are at the same address).
 
 use super::{FinishedBlock, Readout, TraversalShape};
@@ -29,9 +29,7 @@ pub struct ReadoutWalker {
     rows_left: Signal<Local, Bits<16>>,
     columns_left: Signal<Local, Bits<16>>,
     last_microblock: Signal<Local, Bit>,
-    /// Core 1 has the slice, and the word offered is its.
-    paired: Signal<Local, Bit>,
-    last_of_microblock: Signal<Local, Bit>,
+    paired_left: Signal<Local, Bits<16>>,
     last_word: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     start_block: Signal<Local, Bit>,
@@ -41,7 +39,6 @@ pub struct ReadoutWalker {
     my: ResetReg<Bits<16>>,
     mx: ResetReg<Bits<16>>,
     word: ResetReg<Bits<9>>,
-    second: ResetReg<Bit>,
     /// `slice_done` pulses whose slices are not read out yet (the slices
     /// of two blocks at most: the next block's wait for a free half).
     done: ResetReg<Bits<6>>,
@@ -51,14 +48,13 @@ pub struct ReadoutWalker {
 impl Logic for ReadoutWalker {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, active, block, ublock, my, mx, word, second, done);
+        dff_setup!(self, clock, active, block, ublock, my, mx, word, done);
         self.active.rst_n.next = self.rst_n.val();
         self.block.rst_n.next = self.rst_n.val();
         self.ublock.rst_n.next = self.rst_n.val();
         self.my.rst_n.next = self.rst_n.val();
         self.mx.rst_n.next = self.rst_n.val();
         self.word.rst_n.next = self.rst_n.val();
-        self.second.rst_n.next = self.rst_n.val();
         self.done.rst_n.next = self.rst_n.val();
         self.b.next = self.block.q.val();
         self.one_row.next = self.shape.val().one_row;
@@ -69,10 +65,10 @@ impl Logic for ReadoutWalker {
             self.across.next = (self.b.val().ofm_width + 3) >> 2;
         }
         self.down.next = (self.b.val().ofm_height + 1) >> 1;
-        self.paired.next = self.ublock.q.val() < self.b.val().paired_depth;
         self.channels_left.next = self.b.val().ofm_depth - self.ublock.q.val();
-        if self.second.q.val() {
-            self.channels_left.next = self.b.val().paired_depth - self.ublock.q.val();
+        self.paired_left.next = 0.into();
+        if self.ublock.q.val() < self.b.val().paired_depth {
+            self.paired_left.next = self.b.val().paired_depth - self.ublock.q.val();
         }
         self.rows_left.next = self.b.val().ofm_height - (self.my.q.val() << 1);
         self.columns_left.next = self.b.val().ofm_width - (self.mx.q.val() << 1);
@@ -81,10 +77,8 @@ impl Logic for ReadoutWalker {
         }
         self.last_microblock.next =
             (self.mx.q.val() + 1 == self.across.val()) & (self.my.q.val() + 1 == self.down.val());
-        self.last_of_microblock.next = self.second.q.val() | !self.paired.val();
-        self.last_word.next = self.last_microblock.val()
-            & self.last_of_microblock.val()
-            & (self.ublock.q.val() + 8 >= self.b.val().ofm_depth);
+        self.last_word.next =
+            self.last_microblock.val() & (self.ublock.q.val() + 8 >= self.b.val().ofm_depth);
 
         self.readouts.data.next.acc_address = self.word.q.val();
         if self.b.val().ab_half {
@@ -96,7 +90,10 @@ impl Logic for ReadoutWalker {
             self.readouts.data.next.ox = self.b.val().ofm_x + (self.mx.q.val() << 2);
         }
         self.readouts.data.next.oz = self.b.val().ofm_z + self.ublock.q.val();
-        self.readouts.data.next.core = self.second.q.val();
+        self.readouts.data.next.paired_channels = 8.into();
+        if self.paired_left.val() < 8 {
+            self.readouts.data.next.paired_channels = self.paired_left.val().get_bits::<4>(0);
+        }
         self.readouts.data.next.channels = 8.into();
         if self.channels_left.val() < 8 {
             self.readouts.data.next.channels = self.channels_left.val().get_bits::<4>(0);
@@ -127,11 +124,7 @@ impl Logic for ReadoutWalker {
         self.take.next = self.readouts.valid.val() & self.readouts.ready.val();
 
         self.ab_release.next = false;
-        if self.take.val() & !self.last_of_microblock.val() {
-            self.second.d.next = true;
-        }
-        if self.take.val() & self.last_of_microblock.val() {
-            self.second.d.next = false;
+        if self.take.val() {
             self.word.d.next = self.word.q.val() + 1;
             self.mx.d.next = self.mx.q.val() + 1;
             if self.mx.q.val() + 1 == self.across.val() {
@@ -157,10 +150,8 @@ impl Logic for ReadoutWalker {
             self.my.d.next = 0.into();
             self.mx.d.next = 0.into();
             self.word.d.next = 0.into();
-            self.second.d.next = false;
         }
-        self.slice_read.next =
-            self.take.val() & self.last_microblock.val() & self.last_of_microblock.val();
+        self.slice_read.next = self.take.val() & self.last_microblock.val();
         if self.slice_done.val() & !self.slice_read.val() {
             self.done.d.next = self.done.q.val() + 1;
         }
