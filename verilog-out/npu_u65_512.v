@@ -3708,22 +3708,22 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         operand[(64'h376)+:(1)] = decoder$pool_max;
         operand[(64'h377)+:(1)] = decoder$ifm_wide & (tag[(64'ha)+:(2)] == 32'h0);
         cores_ready = 1'b1;
-        cores$0$operands$valid = joined & to_mac & head_cores[0];
+        if (head_cores[0] & ~cores$0$operands$ready) begin
+            cores_ready = 1'b0;
+        end
+        if (head_cores[1] & ~cores$1$operands$ready) begin
+            cores_ready = 1'b0;
+        end
+        cores$0$operands$valid = joined & to_mac & cores_ready & head_cores[0];
         cores$0$operands$data = operand;
         cores$0$odd_acts = ifm_unit$acts$data[(64'h120)+:(288)];
         cores$0$interleaved = interleaved;
         cores$0$multiply_group = ~pool & ~tag[(64'hd)+:(1)];
-        if (head_cores[0] & ~cores$0$operands$ready) begin
-            cores_ready = 1'b0;
-        end
-        cores$1$operands$valid = joined & to_mac & head_cores[1];
+        cores$1$operands$valid = joined & to_mac & cores_ready & head_cores[1];
         cores$1$operands$data = operand;
         cores$1$odd_acts = ifm_unit$acts$data[(64'h120)+:(288)];
         cores$1$interleaved = interleaved;
         cores$1$multiply_group = ~pool & ~tag[(64'hd)+:(1)];
-        if (head_cores[1] & ~cores$1$operands$ready) begin
-            cores_ready = 1'b0;
-        end
         join_fire = joined & (~to_mac | cores_ready);
         ifm_unit$acts$ready = join_fire;
         beat_tags$head$ready = join_fire;
@@ -3753,13 +3753,13 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         fault_offset = operation$q[(64'h782)+:(32)];
         acc_read[(64'h0)+:(9)] = traversal$readouts$data[(64'h0)+:(9)];
         readout_ready = cores$0$readout$ready;
-        cores$0$readout$valid = traversal$readouts$valid & readout_tags$tail$ready;
-        cores$0$readout$data = acc_read;
-        cores$1$readout$valid = traversal$readouts$valid & readout_tags$tail$ready & (traversal$readouts$data[(64'h41)+:(4)] != 32'h0);
-        cores$1$readout$data = acc_read;
         if ((traversal$readouts$data[(64'h41)+:(4)] != 32'h0) & ~cores$1$readout$ready) begin
             readout_ready = 1'b0;
         end
+        cores$0$readout$valid = traversal$readouts$valid & readout_tags$tail$ready & readout_ready;
+        cores$0$readout$data = acc_read;
+        cores$1$readout$valid = traversal$readouts$valid & readout_tags$tail$ready & readout_ready & (traversal$readouts$data[(64'h41)+:(4)] != 32'h0);
+        cores$1$readout$data = acc_read;
         traversal$readouts$ready = readout_ready & readout_tags$tail$ready;
         readout_tags$tail$valid = traversal$readouts$valid & readout_ready;
         readout_tags$tail$data = traversal$readouts$data;

@@ -873,17 +873,23 @@ impl Logic for Datapath {
         }
         self.operand.next.max = self.decoder.pool_max.val();
         self.operand.next.low = self.decoder.ifm_wide.val() & (self.tag.val().byte == 0);
+        // The beat's cores take it together (a MAC unit's `ready` does not
+        // depend on its `valid`).
         self.cores_ready.next = true;
         for k in 0..self.cores.len() {
-            self.cores[k].operands.valid.next =
-                self.joined.val() & self.to_mac.val() & self.head_cores.val().get_bit(k);
+            if self.head_cores.val().get_bit(k) & !self.cores[k].operands.ready.val() {
+                self.cores_ready.next = false;
+            }
+        }
+        for k in 0..self.cores.len() {
+            self.cores[k].operands.valid.next = self.joined.val()
+                & self.to_mac.val()
+                & self.cores_ready.val()
+                & self.head_cores.val().get_bit(k);
             self.cores[k].operands.data.next = self.operand.val();
             self.cores[k].odd_acts.next = self.ifm_unit.acts.data.val().odd_acts;
             self.cores[k].interleaved.next = self.interleaved.val();
             self.cores[k].multiply_group.next = !self.pool.val() & !self.tag.val().skip;
-            if self.head_cores.val().get_bit(k) & !self.cores[k].operands.ready.val() {
-                self.cores_ready.next = false;
-            }
         }
         self.join_fire.next = self.joined.val() & (!self.to_mac.val() | self.cores_ready.val());
         self.ifm_unit.acts.ready.next = self.join_fire.val();
@@ -922,20 +928,27 @@ impl Logic for Datapath {
         // ---- Readout: each core's accumulator word to its output unit ----
         // Core 1's word beside core 0's at the same address (parallel mode).
         self.acc_read.next.address = self.traversal.readouts.data.val().acc_address;
+        // Both words are read at once: each core's request waits for the
+        // other's readiness (a MAC unit's readout `ready` does not depend on
+        // its `valid`).
         self.readout_ready.next = self.cores[0].readout.ready.val();
-        self.cores[0].readout.valid.next =
-            self.traversal.readouts.valid.val() & self.readout_tags.tail.ready.val();
-        self.cores[0].readout.data.next = self.acc_read.val();
         for k in 1..self.cores.len() {
-            self.cores[k].readout.valid.next = self.traversal.readouts.valid.val()
-                & self.readout_tags.tail.ready.val()
-                & (self.traversal.readouts.data.val().paired_channels != 0);
-            self.cores[k].readout.data.next = self.acc_read.val();
             if (self.traversal.readouts.data.val().paired_channels != 0)
                 & !self.cores[k].readout.ready.val()
             {
                 self.readout_ready.next = false;
             }
+        }
+        self.cores[0].readout.valid.next = self.traversal.readouts.valid.val()
+            & self.readout_tags.tail.ready.val()
+            & self.readout_ready.val();
+        self.cores[0].readout.data.next = self.acc_read.val();
+        for k in 1..self.cores.len() {
+            self.cores[k].readout.valid.next = self.traversal.readouts.valid.val()
+                & self.readout_tags.tail.ready.val()
+                & self.readout_ready.val()
+                & (self.traversal.readouts.data.val().paired_channels != 0);
+            self.cores[k].readout.data.next = self.acc_read.val();
         }
         self.traversal.readouts.ready.next =
             self.readout_ready.val() & self.readout_tags.tail.ready.val();
