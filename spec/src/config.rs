@@ -125,12 +125,14 @@ impl NpuConfig {
                 self.shram_kib
             ));
         }
-        if self.cores == 0
+        // TRM 4.7.5.1: one core, or two in parallel mode (the datapath's
+        // per-core masks and the DMA's client table hold two).
+        if !(1..=2).contains(&self.cores)
             || self.read_ids.weight.len() != self.cores as usize
             || self.read_ids.scale.len() != self.cores as usize
         {
             problems.push(format!(
-                "cores {} needs one weight and one scale ARID range per core",
+                "cores {} is not 1 or 2 with one weight and one scale ARID range per core",
                 self.cores
             ));
         }
@@ -191,5 +193,15 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("u65-256"));
+    }
+
+    #[test]
+    fn three_cores_are_refused() {
+        let mut c = NpuConfig::u65_512();
+        c.cores = 3;
+        c.read_ids.weight.push(172..=175);
+        c.read_ids.scale.push(176..=179);
+        let problems = c.validate().unwrap_err();
+        assert!(problems.contains("cores 3 is not 1 or 2"), "{problems}");
     }
 }

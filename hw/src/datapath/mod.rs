@@ -100,7 +100,7 @@ mod decode;
 mod operand_reader;
 mod window;
 
-pub use self::core::{Core, WeightStream};
+pub use self::core::Core;
 pub use decode::OperationDecoder;
 pub use operand_reader::{
     LineOperands, OperandPair, OperandReader, OperandSettings, OPERAND_LANES,
@@ -273,8 +273,8 @@ pub struct Datapath {
     /// Depthwise in parallel mode: a core's IFM channels are every other
     /// one of its IFM blocks.
     interleaved: Signal<Local, Bit>,
-    /// Bit k: the job is core k's (core 1's in parallel mode, both of a
-    /// paired convolution), and the beat's, readout's cores.
+    /// Bit k: core k takes the job (core 1 beside core 0 where it has
+    /// channels, parallel mode), and the same for the beat at the MAC units.
     job_cores: Signal<Local, Bits<2>>,
     head_cores: Signal<Local, Bits<2>>,
     head_stream_ends: Signal<Local, Bits<2>>,

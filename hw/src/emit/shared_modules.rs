@@ -122,10 +122,9 @@ impl Sharing<'_, '_> {
         let &j = self.index.get(child)?;
         let kept = self.resolve(j);
         Some(format!(
-            "{}{}{}{rest}",
+            "{}{} {rest}",
             &line[..indent],
-            self.modules[kept].name,
-            ' '
+            self.modules[kept].name
         ))
     }
 }
