@@ -28,7 +28,7 @@
 //! operation cycle against TRM table 4-130's 1 a cycle for LUT, tanh and
 //! sigmoid on u65-256 and 2 on u65-512.
 
-use npu_model::job::{Backend, Job};
+use npu_model::job::Job;
 use npu_model::tensor::DType;
 use npu_spec::command::{ActivationFunction, PoolingMode, WeightOrder};
 use npu_tb::bench_filter::wanted;
@@ -37,7 +37,6 @@ use npu_tb::fuzz::{compare, outcome};
 use npu_tb::rtl_backend::RtlBackend;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
-use std::time::Instant;
 
 /// One row of table 4-126 or 4-127.
 struct Row {
@@ -138,11 +137,9 @@ fn table(bits: u32, cores: usize) -> Vec<Row> {
 
 /// Cycles of `job` on the RTL and the wall time they took.
 fn rtl_cycles(job: &Job) -> Result<(npu_model::job::BackendRun, f64), String> {
-    let start = Instant::now();
-    let run = RtlBackend::default()
-        .run(job, &mut |_, _| {})
-        .map_err(|e| format!("{e:#}").lines().next().unwrap_or("").to_string())?;
-    Ok((run, start.elapsed().as_secs_f64()))
+    RtlBackend::default()
+        .timed_run(job)
+        .map_err(|e| format!("{e:#}").lines().next().unwrap_or("").to_string())
 }
 
 fn measure(row: &Row) -> String {

@@ -12,7 +12,7 @@
 //! model's. The LUT, tanh and sigmoid column is the convolution bench's
 //! (`benches/conv.rs`): one value a cycle whatever the operation.
 
-use npu_model::job::{Backend, BackendRun, Job};
+use npu_model::job::{BackendRun, Job};
 use npu_model::tensor::DType;
 use npu_spec::command::{ElementwiseMode as M, IfmScaleMode};
 use npu_tb::bench_filter::wanted;
@@ -22,7 +22,6 @@ use npu_tb::fuzz::{compare, outcome};
 use npu_tb::rtl_backend::RtlBackend;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
-use std::time::Instant;
 
 /// A column of a table: its operation and the figures for u65-256 and
 /// u65-512 (true: memory-bound).
@@ -199,9 +198,10 @@ fn tables() -> Vec<(&'static str, Vec<Column>)> {
     ]
 }
 
-fn rtl(job: &Job) -> Result<BackendRun, String> {
+/// Cycles of `job` on the RTL and the wall time they took.
+fn rtl(job: &Job) -> Result<(BackendRun, f64), String> {
     RtlBackend::default()
-        .run(job, &mut |_, _| {})
+        .timed_run(job)
         .map_err(|e| format!("{e:#}").lines().next().unwrap_or("").to_string())
 }
 
@@ -211,10 +211,9 @@ fn measure(spec: &ElementwiseSpec, (figure, memory_bound): (f64, bool)) -> Strin
         Ok(run) => run,
         Err(e) => return format!("the golden model does not run it: {e}"),
     };
-    let start = Instant::now();
-    let run = match rtl(&built.job) {
-        Ok(run) if run.completed() => run,
-        Ok(run) => {
+    let (run, seconds) = match rtl(&built.job) {
+        Ok((run, seconds)) if run.completed() => (run, seconds),
+        Ok((run, _)) => {
             return format!(
                 "the RTL stopped on {} at QREAD {:#x}",
                 outcome(&run),
@@ -223,11 +222,10 @@ fn measure(spec: &ElementwiseSpec, (figure, memory_bound): (f64, bool)) -> Strin
         }
         Err(e) => return format!("not run on the RTL: {e}"),
     };
-    let seconds = start.elapsed().as_secs_f64();
     let cycles = run.cycles.unwrap_or(0);
     let overhead = rtl(&without_kernel_ops(&built.job, &built.commands))
         .ok()
-        .and_then(|r| r.cycles)
+        .and_then(|(r, _)| r.cycles)
         .unwrap_or(0);
     let op_cycles = cycles.saturating_sub(overhead).max(1);
     let [h, w, c] = spec.ofm;

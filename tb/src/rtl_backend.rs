@@ -101,6 +101,17 @@ impl Backend for RtlBackend {
 }
 
 impl RtlBackend {
+    /// Runs `job` on a fresh bench and the wall time the run took, the
+    /// bench (and the Verilator build of a configuration's first run) made
+    /// before the clock starts: what a bench's simulated cycles per second
+    /// divide by.
+    pub fn timed_run(&mut self, job: &Job) -> Result<(BackendRun, f64)> {
+        let tb = NpuTb::new(&job.config.name)?;
+        let start = std::time::Instant::now();
+        let run = self.run_on(tb, job, &mut |_, _| {})?;
+        Ok((run, start.elapsed().as_secs_f64()))
+    }
+
     /// Puts `job` into the memory of `tb` (its regions and command stream,
     /// over whatever an earlier run left there) and this backend's memory
     /// system behind the AXI ports; returns the invocation that runs it.
