@@ -1125,12 +1125,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     localparam  irq_key = 11'b1;
     localparam  conv_key = 11'b10;
     localparam  depthwise_key = 11'b11;
-    localparam  ifm_width_lsb = 6'b10;
-    localparam  ifm_type_mask = 16'h1;
-    localparam  ofm_width_lsb = 6'b1;
-    localparam  ofm_type_mask = 16'h1;
     localparam  pool_key = 11'b101;
-    localparam  reduce_sum_mode = 16'h2;
     localparam  elementwise_key = 11'b110;
     localparam  dma_start_key = 11'b10000;
     localparam  dma_wait_key = 11'b10001;
@@ -1170,12 +1165,10 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     localparam Step$Execute = 2;
     
     // Stub signals
-    reg  [15:0] elementwise_types$mode;
-    reg  [1:0] elementwise_types$ifm_precision;
-    reg  elementwise_types$ifm_signed;
-    reg  [1:0] elementwise_types$ofm_precision;
-    reg  elementwise_types$ofm_signed;
-    wire  elementwise_types$allowed;
+    reg  [9:0] rules$code;
+    reg  [15:0] rules$param;
+    reg  [1895:0] rules$state;
+    wire  rules$allowed;
     reg  kernel_queue$clock;
     reg  kernel_queue$rst_n;
     reg  kernel_queue$tail$valid;
@@ -1260,12 +1253,6 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     reg  kernel_supported;
     reg  [54:0] kernel_view;
     reg  parallel_mode;
-    reg  [472:0] ifm_view;
-    reg  [484:0] ofm_view;
-    reg  [15:0] ofm_precision;
-    reg  [15:0] ifm_precision;
-    reg  [1:0] ifm_precision_code;
-    reg  int32_zero_point_set;
     reg  [2:0] kernels_outstanding;
     reg  [9:0] op_code;
     reg  [15:0] op_param;
@@ -1276,13 +1263,11 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     reg  start_run;
     
     // Sub module instances
-    npu_u65_256_core$control$elementwise_types elementwise_types(
-        .mode(elementwise_types$mode),
-        .ifm_precision(elementwise_types$ifm_precision),
-        .ifm_signed(elementwise_types$ifm_signed),
-        .ofm_precision(elementwise_types$ofm_precision),
-        .ofm_signed(elementwise_types$ofm_signed),
-        .allowed(elementwise_types$allowed)
+    npu_u65_256_core$control$rules rules(
+        .code(rules$code),
+        .param(rules$param),
+        .state(rules$state),
+        .allowed(rules$allowed)
     );
     npu_u65_256_core$control$kernel_queue kernel_queue(
         .clock(kernel_queue$clock),
@@ -1491,19 +1476,11 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         kernel_op = (key == conv_key) | (key == depthwise_key) | (key == pool_key) | (key == elementwise_key);
         kernel_view = operation[(64'h577)+:(55)];
         parallel_mode = kernel_view[(64'h2c)+:(1)] != 32'h0;
-        ifm_view = operation[(64'h0)+:(473)];
-        ifm_precision = ifm_view[(64'h2e)+:(16)];
-        ifm_precision_code = ((ifm_precision >> ifm_width_lsb) & 2'h3);
-        int32_zero_point_set = (ifm_precision_code == 32'h2) & (ifm_view[(64'h40)+:(16)] != 32'h0);
-        ofm_view = operation[(64'h392)+:(485)];
-        ofm_precision = ofm_view[(64'h30)+:(16)];
-        elementwise_types$mode = op_param;
-        elementwise_types$ifm_precision = ifm_precision_code;
-        elementwise_types$ifm_signed = (ifm_precision & ifm_type_mask) != 32'h0;
-        elementwise_types$ofm_precision = ((ofm_precision >> ofm_width_lsb) & 2'h3);
-        elementwise_types$ofm_signed = (ofm_precision & ofm_type_mask) != 32'h0;
-        kernel_supported = (((key == conv_key) & kernels_run[(64'h0)+:(1)] & (ifm_precision_code != 32'h2)) | ((key == depthwise_key) & kernels_run[(64'h1)+:(1)] & (ifm_precision_code != 32'h2)) | ((key == pool_key) & kernels_run[(64'h2)+:(1)] & ((ifm_precision_code != 32'h2) | (op_param == reduce_sum_mode)) & (op_param <= reduce_sum_mode))) & (~parallel_mode | kernels_run[(64'h4)+:(1)]) | ((key == elementwise_key) & kernels_run[(64'h3)+:(1)] & elementwise_types$allowed);
-        if (int32_zero_point_set) begin
+        rules$code = op_code;
+        rules$param = op_param;
+        rules$state = operation;
+        kernel_supported = ((((key == conv_key) & kernels_run[(64'h0)+:(1)]) | ((key == depthwise_key) & kernels_run[(64'h1)+:(1)]) | ((key == pool_key) & kernels_run[(64'h2)+:(1)])) & (~parallel_mode | kernels_run[(64'h4)+:(1)])) | ((key == elementwise_key) & kernels_run[(64'h3)+:(1)]);
+        if (~rules$allowed) begin
             kernel_supported = 1'b0;
         end
         case (step$q)
@@ -1710,49 +1687,6 @@ endmodule // npu_u65_256_core$control
 
 
 
-module npu_u65_256_core$control$elementwise_types(mode,ifm_precision,ifm_signed,ofm_precision,ofm_signed,allowed);
-    
-    // Module arguments
-    input wire  [15:0] mode;
-    input wire  [1:0] ifm_precision;
-    input wire  ifm_signed;
-    input wire  [1:0] ofm_precision;
-    input wire  ofm_signed;
-    output reg  allowed;
-    
-    // Constant declarations
-    localparam  min_mode = 16'h3;
-    localparam  abs_mode = 16'h6;
-    localparam  clz_mode = 16'h7;
-    localparam  shr_mode = 16'h8;
-    localparam  shl_mode = 16'h9;
-    
-    // Local signals
-    reg  ifm_int32;
-    reg  ofm_int32;
-    
-    // Update code
-    always @(*) begin
-        ifm_int32 = (ifm_precision == 32'h2) & ifm_signed;
-        ofm_int32 = (ofm_precision == 32'h2) & ofm_signed;
-        allowed = ((ifm_precision < 32'h2) | ifm_int32) & ((ofm_precision < 32'h2) | ofm_int32);
-        if ((mode >= min_mode) & (mode <= abs_mode)) begin
-            allowed = (ifm_precision == ofm_precision) & (ifm_signed == ofm_signed) & (ifm_precision < 32'h2);
-        end
-        if (mode == shr_mode) begin
-            allowed = ifm_int32 & ((ofm_precision == 32'h0) | ((ofm_precision != 32'h3) & ofm_signed));
-        end
-        if ((mode == clz_mode) | (mode == shl_mode)) begin
-            allowed = ifm_int32 & ofm_int32;
-        end
-        if (mode > shl_mode) begin
-            allowed = 1'b0;
-        end
-    end
-    
-endmodule // npu_u65_256_core$control$elementwise_types
-
-
 
 
 
@@ -1906,6 +1840,405 @@ endmodule // npu_u65_256_core$control$kernel_queue$words
 
 
 
+
+
+module npu_u65_256_core$control$rules(code,param,state,allowed);
+    
+    // Module arguments
+    input wire  [9:0] code;
+    input wire  [15:0] param;
+    input wire  [1895:0] state;
+    output reg  allowed;
+    
+    // Constant declarations
+    localparam  conv_code = 10'b10;
+    localparam  depthwise_code = 10'b11;
+    localparam  pool_code = 10'b101;
+    localparam  elementwise_code = 10'b110;
+    localparam  max_mode = 16'h0;
+    localparam  average_mode = 16'h1;
+    localparam  reduce_sum_mode = 16'h2;
+    localparam  add_mode = 16'h1;
+    localparam  sub_mode = 16'h2;
+    localparam  lrelu_mode = 16'h5;
+    localparam  abs_mode = 16'h6;
+    localparam  clz_mode = 16'h7;
+    localparam  stride_x_lsb = 6'b0;
+    localparam  stride_x_msb = 6'b110;
+    localparam  stride_y_lsb = 6'b1;
+    localparam  stride_y_msb = 6'b1001;
+    localparam  dilation_x_mask = 12'h8;
+    localparam  dilation_y_mask = 12'h10;
+    localparam  stride_m1_max = 4'h2;
+    localparam  function_mask = 16'hfff;
+    localparam  clip_lsb = 6'b1100;
+    localparam  tanh = 16'h3;
+    localparam  sigmoid = 16'h4;
+    localparam  lut_first = 16'h10;
+    localparam  lut_last = 16'h17;
+    localparam  clip_ofm = 4'h0;
+    localparam  clip_uint8 = 4'h2;
+    localparam  clip_int8 = 4'h3;
+    localparam  clip_int16 = 4'h5;
+    localparam  upscale_zeros = 2'b10;
+    localparam  acc_int40 = 2'b1;
+    localparam  acc_s5_10 = 2'b10;
+    localparam  ofm_round_lsb = 6'b1110;
+    localparam  ofm_round_max = 2'b10;
+    localparam  ifm_scale_lsb = 6'b1000;
+    localparam  ifm_scale_max = 2'b10;
+    localparam  ifm_round_lsb = 6'b1110;
+    localparam  ifm_round_double = 2'b0;
+    localparam  ifm_round_natural = 2'b10;
+    localparam  scalar_mask = 8'h80;
+    localparam  global_scale_mask = 16'h100;
+    localparam  record_bytes = 16'ha;
+    localparam  bits8 = 2'b0;
+    localparam  bits16 = 2'b1;
+    localparam  bits32 = 2'b10;
+    localparam  conv_kernel_height_max = 17'b1000000;
+    localparam  conv_kernel_area_max = 32'h1000;
+    localparam  conv_pad_top_left_max = 8'h1f;
+    localparam  conv_pad_bottom_right_max = 8'h20;
+    localparam  pool_kernel_height_max = 17'b100000000;
+    localparam  pool_kernel_area_max = 32'h10000;
+    localparam  padded_average_kernel_max = 17'b1000;
+    localparam  padded_average_pad_top_left_max = 8'h3;
+    localparam  padded_average_pad_bottom_right_max = 8'h4;
+    localparam  lut_slot_max_32bit = 16'h4;
+    
+    // Stub signals
+    reg  [15:0] ifm_type$precision;
+    wire  [1:0] ifm_type$width;
+    wire  ifm_type$is_signed;
+    wire  ifm_type$reserved;
+    wire  ifm_type$int32;
+    reg  [15:0] ofm_type$precision;
+    wire  [1:0] ofm_type$width;
+    wire  ofm_type$is_signed;
+    wire  ofm_type$reserved;
+    wire  ofm_type$int32;
+    reg  [15:0] ifm2_type$precision;
+    wire  [1:0] ifm2_type$width;
+    wire  ifm2_type$is_signed;
+    wire  ifm2_type$reserved;
+    wire  ifm2_type$int32;
+    reg  [15:0] elementwise_types$mode;
+    reg  [1:0] elementwise_types$ifm_precision;
+    reg  elementwise_types$ifm_signed;
+    reg  [1:0] elementwise_types$ofm_precision;
+    reg  elementwise_types$ofm_signed;
+    wire  elementwise_types$allowed;
+    
+    // Local signals
+    reg  [472:0] ifm;
+    reg  [440:0] ifm2;
+    reg  [484:0] ofm;
+    reg  [54:0] kernel;
+    reg  [139:0] activation;
+    reg  conv_like;
+    reg  pool;
+    reg  max_pool;
+    reg  average_pool;
+    reg  reduce_sum;
+    reg  elementwise;
+    reg  unary;
+    reg  add_or_sub;
+    reg  padded;
+    reg  same_types;
+    reg  ifm_narrow;
+    reg  ofm_narrow;
+    reg  [11:0] stride;
+    reg  [3:0] stride_x_m1;
+    reg  [3:0] stride_y_m1;
+    reg  dilation_x;
+    reg  dilation_y;
+    reg  [16:0] kernel_width;
+    reg  [16:0] kernel_height;
+    reg  [15:0] dilated_height;
+    reg  [31:0] dilated_area;
+    reg  [15:0] pool_height;
+    reg  [31:0] pool_area;
+    reg  [31:0] window_rows;
+    reg  [31:0] window_columns;
+    reg  [31:0] padding_rows;
+    reg  [31:0] padding_columns;
+    reg  [7:0] pad_top;
+    reg  [7:0] pad_left;
+    reg  [7:0] pad_bottom;
+    reg  [7:0] pad_right;
+    reg  [15:0] activation_function;
+    reg  [3:0] clip;
+    reg  lut;
+    reg  [15:0] lut_slot;
+    reg  lut_16bit;
+    reg  lut_8bit;
+    reg  clip_is_ofm_type;
+    reg  ofm_32bit;
+    reg  [1:0] ifm_scale_mode;
+    reg  [1:0] ifm_round_mode;
+    reg  scalar;
+    reg  [301:0] weights;
+    reg  channel_scales;
+    reg  parallel;
+    reg  [15:0] scale_channels_m1;
+    reg  [15:0] scale1_channels;
+    reg  [31:0] scale_bytes;
+    reg  [31:0] scale1_bytes;
+    
+    // Sub module instances
+    npu_u65_256_core$control$rules$ifm_type ifm_type(
+        .precision(ifm_type$precision),
+        .width(ifm_type$width),
+        .is_signed(ifm_type$is_signed),
+        .reserved(ifm_type$reserved),
+        .int32(ifm_type$int32)
+    );
+    npu_u65_256_core$control$rules$ofm_type ofm_type(
+        .precision(ofm_type$precision),
+        .width(ofm_type$width),
+        .is_signed(ofm_type$is_signed),
+        .reserved(ofm_type$reserved),
+        .int32(ofm_type$int32)
+    );
+    npu_u65_256_core$control$rules$ifm_type ifm2_type(
+        .precision(ifm2_type$precision),
+        .width(ifm2_type$width),
+        .is_signed(ifm2_type$is_signed),
+        .reserved(ifm2_type$reserved),
+        .int32(ifm2_type$int32)
+    );
+    npu_u65_256_core$control$rules$elementwise_types elementwise_types(
+        .mode(elementwise_types$mode),
+        .ifm_precision(elementwise_types$ifm_precision),
+        .ifm_signed(elementwise_types$ifm_signed),
+        .ofm_precision(elementwise_types$ofm_precision),
+        .ofm_signed(elementwise_types$ofm_signed),
+        .allowed(elementwise_types$allowed)
+    );
+    
+    // Update code
+    always @(*) begin
+        ifm = state[(64'h0)+:(473)];
+        ifm2 = state[(64'h1d9)+:(441)];
+        ofm = state[(64'h392)+:(485)];
+        kernel = state[(64'h577)+:(55)];
+        activation = state[(64'h6dc)+:(140)];
+        weights = state[(64'h5ae)+:(302)];
+        ifm_type$precision = ifm[(64'h2e)+:(16)];
+        ofm_type$precision = ofm[(64'h30)+:(16)];
+        ifm2_type$precision = ((ifm2[(64'h18)+:(8)]) & 16'hffff);
+        elementwise_types$mode = param;
+        elementwise_types$ifm_precision = ifm_type$width;
+        elementwise_types$ifm_signed = ifm_type$is_signed;
+        elementwise_types$ofm_precision = ofm_type$width;
+        elementwise_types$ofm_signed = ofm_type$is_signed;
+        same_types = (ifm_type$width == ofm_type$width) & (ifm_type$is_signed == ofm_type$is_signed);
+        ofm_32bit = ofm_type$width == bits32;
+        ifm_narrow = (ifm_type$width < bits16) | ((ifm_type$width == bits16) & ifm_type$is_signed);
+        ofm_narrow = (ofm_type$width < bits16) | ((ofm_type$width == bits16) & ofm_type$is_signed);
+        conv_like = (code == conv_code) | (code == depthwise_code);
+        pool = code == pool_code;
+        max_pool = pool & (param == max_mode);
+        average_pool = pool & (param == average_mode);
+        reduce_sum = pool & (param == reduce_sum_mode);
+        elementwise = code == elementwise_code;
+        unary = (param == lrelu_mode) | (param == abs_mode) | (param == clz_mode);
+        add_or_sub = (param == add_mode) | (param == sub_mode);
+        pad_top = ((ifm[(64'h0)+:(7)]) & 8'hff);
+        pad_left = ((ifm[(64'h7)+:(7)]) & 8'hff);
+        pad_bottom = ifm[(64'h16)+:(8)];
+        pad_right = ifm[(64'he)+:(8)];
+        padded = (pad_top | pad_left | pad_bottom | pad_right) != 32'h0;
+        stride = kernel[(64'h20)+:(12)];
+        stride_x_m1 = ((((stride >> stride_x_msb) & 4'hf) & 32'h7) << 32'h1) | (((stride >> stride_x_lsb) & 4'hf) & 32'h1);
+        stride_y_m1 = ((((stride >> stride_y_msb) & 4'hf) & 32'h7) << 32'h1) | (((stride >> stride_y_lsb) & 4'hf) & 32'h1);
+        dilation_x = (stride & dilation_x_mask) != 32'h0;
+        dilation_y = (stride & dilation_y_mask) != 32'h0;
+        kernel_width = ((kernel[(64'h0)+:(16)]) & 17'h1ffff) + 32'h1;
+        if (dilation_x) begin
+            kernel_width = ((kernel[(64'h0)+:(16)] >> 32'h1) & 17'h1ffff) + 32'h1;
+        end
+        kernel_height = ((kernel[(64'h10)+:(16)]) & 17'h1ffff) + 32'h1;
+        if (dilation_y) begin
+            kernel_height = ((kernel[(64'h10)+:(16)] >> 32'h1) & 17'h1ffff) + 32'h1;
+        end
+        dilated_height = kernel[(64'h10)+:(16)] + 32'h1;
+        dilated_area = kernel[(64'h0)+:(16)] * dilated_height + ((dilated_height) & 32'hffffffff);
+        pool_height = ((kernel_height) & 16'hffff);
+        pool_area = ((kernel_width - 32'h1) & 16'hffff) * pool_height + ((pool_height) & 32'hffffffff);
+        window_rows = ofm[(64'h10)+:(16)] * (((stride_y_m1) & 16'hffff) + 32'h1) + ((kernel[(64'h10)+:(16)]) & 32'hffffffff) + 32'h1;
+        window_columns = ofm[(64'h0)+:(16)] * (((stride_x_m1) & 16'hffff) + 32'h1) + ((kernel[(64'h0)+:(16)]) & 32'hffffffff) + 32'h1;
+        padding_rows = ((pad_top) & 32'hffffffff) + ((pad_bottom) & 32'hffffffff);
+        padding_columns = ((pad_left) & 32'hffffffff) + ((pad_right) & 32'hffffffff);
+        activation_function = activation[(64'h0)+:(16)] & function_mask;
+        clip = ((activation[(64'h0)+:(16)] >> clip_lsb) & 4'hf);
+        lut = (activation_function >= lut_first) & (activation_function <= lut_last);
+        lut_slot = activation_function - lut_first;
+        lut_16bit = (clip == clip_int16) | ((clip == clip_ofm) & (ofm_type$width == bits16));
+        lut_8bit = (clip == clip_uint8) | (clip == clip_int8) | ((clip == clip_ofm) & (ofm_type$width == bits8));
+        clip_is_ofm_type = ((clip == clip_uint8) & (ofm_type$width == bits8) & ~ofm_type$is_signed) | ((clip == clip_int8) & (ofm_type$width == bits8) & ofm_type$is_signed) | ((clip == clip_int16) & (ofm_type$width == bits16) & ofm_type$is_signed);
+        ifm_scale_mode = ((ifm[(64'h2e)+:(16)] >> ifm_scale_lsb) & 2'h3);
+        ifm_round_mode = ((ifm[(64'h2e)+:(16)] >> ifm_round_lsb) & 2'h3);
+        scalar = (ifm2[(64'h0)+:(8)] & scalar_mask) != 32'h0;
+        channel_scales = ((ofm[(64'h30)+:(16)] & global_scale_mask) == 32'h0) & (conv_like | reduce_sum | (average_pool & ~padded));
+        parallel = kernel[(64'h2c)+:(1)] != 32'h0;
+        scale_channels_m1 = ofm[(64'h20)+:(16)];
+        scale1_channels = 32'h0;
+        if (parallel) begin
+            scale_channels_m1 = ofm[(64'h20)+:(16)] >> 32'h1;
+            scale1_channels = (((((ofm[(64'h20)+:(16)]) & 17'h1ffff) + 32'h1) >> 32'h1) & 16'hffff);
+        end
+        scale_bytes = scale_channels_m1 * record_bytes + ((record_bytes) & 32'hffffffff);
+        scale1_bytes = scale1_channels * record_bytes;
+        allowed = 1'b1;
+        if (~((activation_function == 32'h0) | (activation_function == tanh) | (activation_function == sigmoid) | lut) | ~((clip == clip_ofm) | (clip == clip_uint8) | (clip == clip_int8) | (clip == clip_int16)) | (ifm[(64'h3e)+:(2)] > upscale_zeros) | (kernel[(64'h2d)+:(2)] > acc_s5_10) | (((ofm[(64'h30)+:(16)] >> ofm_round_lsb) & 2'h3) > ofm_round_max) | ifm_type$reserved | ofm_type$reserved) begin
+            allowed = 1'b0;
+        end
+        if ((pool & (kernel[(64'h2d)+:(2)] == acc_s5_10)) | ((max_pool | (average_pool & padded)) & (kernel[(64'h2d)+:(2)] == acc_int40))) begin
+            allowed = 1'b0;
+        end
+        if (~elementwise & ((stride_x_m1 > stride_m1_max) | (stride_y_m1 > stride_m1_max) | (dilation_x & kernel[(64'h0)+:(16)][32'h0]) | (dilation_y & kernel[(64'h10)+:(16)][32'h0]) | ((ifm[(64'h3e)+:(2)] != 32'h0) & ((stride_x_m1 | stride_y_m1) != 32'h0)) | (window_rows <= padding_rows) | (window_columns <= padding_columns))) begin
+            allowed = 1'b0;
+        end
+        if (conv_like & (~ifm_narrow | ~(ofm_narrow | ofm_type$int32) | (kernel_height > conv_kernel_height_max) | (dilated_area > conv_kernel_area_max) | (pad_top > conv_pad_top_left_max) | (pad_left > conv_pad_top_left_max) | (pad_bottom > conv_pad_bottom_right_max) | (pad_right > conv_pad_bottom_right_max))) begin
+            allowed = 1'b0;
+        end
+        if (max_pool | average_pool) begin
+            if (~ifm_narrow | ~ofm_narrow | ((max_pool | padded) & ~same_types) | (max_pool & (ifm[(64'h3e)+:(2)] == upscale_zeros))) begin
+                allowed = 1'b0;
+            end
+            if (average_pool & padded) begin
+                if ((kernel_width > padded_average_kernel_max) | (kernel_height > padded_average_kernel_max) | (pad_top > padded_average_pad_top_left_max) | (pad_left > padded_average_pad_top_left_max) | (pad_bottom > padded_average_pad_bottom_right_max) | (pad_right > padded_average_pad_bottom_right_max)) begin
+                    allowed = 1'b0;
+                end
+            end
+            else if ((kernel_height > pool_kernel_height_max) | (pool_area > pool_kernel_area_max)) begin
+                allowed = 1'b0;
+            end
+        end
+        if ((reduce_sum & (~ofm_type$int32 | (ifm[(64'h3e)+:(2)] != 32'h0) | padded | (ofm[(64'h20)+:(16)] != 32'h0))) | (pool & (param > reduce_sum_mode))) begin
+            allowed = 1'b0;
+        end
+        if (elementwise) begin
+            if (~elementwise_types$allowed | ((param == clz_mode) & (ofm[(64'h52)+:(16)] != 32'h0)) | (ifm_scale_mode > ifm_scale_max) | (add_or_sub & (ifm_scale_mode != 32'h0) & ((ifm_type$width == bits32) | ofm_32bit)) | ~((ifm_round_mode == ifm_round_double) | (ifm_round_mode == ifm_round_natural))) begin
+                allowed = 1'b0;
+            end
+            if (~unary & (ifm2_type$reserved | (ifm2_type$width != ifm_type$width) | (ifm2_type$is_signed != ifm_type$is_signed) | (scalar & (ifm_type$width == bits32)) | (~scalar & ifm2_type$int32 & (ifm2[(64'h20)+:(16)] != 32'h0)))) begin
+                allowed = 1'b0;
+            end
+        end
+        if (channel_scales & ((((weights[(64'h86)+:(20)]) & 32'hffffffff) < scale_bytes) | (((weights[(64'h11a)+:(20)]) & 32'hffffffff) < scale1_bytes))) begin
+            allowed = 1'b0;
+        end
+        if (ifm_type$int32 & (ifm[(64'h40)+:(16)] != 32'h0)) begin
+            allowed = 1'b0;
+        end
+        if ((ofm_32bit & (activation_function != 32'h0) & ~(lut & (clip != clip_ofm))) | (((activation_function == tanh) | (activation_function == sigmoid)) & (clip == clip_ofm) & ~ofm_narrow) | (~lut & (clip != clip_ofm) & ~clip_is_ofm_type) | (lut & lut_16bit & (lut_slot != 32'h0)) | (lut & lut_8bit & ofm_32bit & (lut_slot > lut_slot_max_32bit))) begin
+            allowed = 1'b0;
+        end
+    end
+    
+endmodule // npu_u65_256_core$control$rules
+
+
+module npu_u65_256_core$control$rules$elementwise_types(mode,ifm_precision,ifm_signed,ofm_precision,ofm_signed,allowed);
+    
+    // Module arguments
+    input wire  [15:0] mode;
+    input wire  [1:0] ifm_precision;
+    input wire  ifm_signed;
+    input wire  [1:0] ofm_precision;
+    input wire  ofm_signed;
+    output reg  allowed;
+    
+    // Constant declarations
+    localparam  min_mode = 16'h3;
+    localparam  abs_mode = 16'h6;
+    localparam  clz_mode = 16'h7;
+    localparam  shr_mode = 16'h8;
+    localparam  shl_mode = 16'h9;
+    
+    // Local signals
+    reg  ifm_int32;
+    reg  ofm_int32;
+    
+    // Update code
+    always @(*) begin
+        ifm_int32 = (ifm_precision == 32'h2) & ifm_signed;
+        ofm_int32 = (ofm_precision == 32'h2) & ofm_signed;
+        allowed = ((ifm_precision < 32'h2) | ifm_int32) & ((ofm_precision < 32'h2) | ofm_int32);
+        if ((mode >= min_mode) & (mode <= abs_mode)) begin
+            allowed = (ifm_precision == ofm_precision) & (ifm_signed == ofm_signed) & (ifm_precision < 32'h2);
+        end
+        if (mode == shr_mode) begin
+            allowed = ifm_int32 & ((ofm_precision == 32'h0) | ((ofm_precision != 32'h3) & ofm_signed));
+        end
+        if ((mode == clz_mode) | (mode == shl_mode)) begin
+            allowed = ifm_int32 & ofm_int32;
+        end
+        if (mode > shl_mode) begin
+            allowed = 1'b0;
+        end
+    end
+    
+endmodule // npu_u65_256_core$control$rules$elementwise_types
+
+
+
+
+module npu_u65_256_core$control$rules$ifm_type(precision,width,is_signed,reserved,int32);
+    
+    // Module arguments
+    input wire  [15:0] precision;
+    output reg  [1:0] width;
+    output reg  is_signed;
+    output reg  reserved;
+    output reg  int32;
+    
+    // Constant declarations
+    localparam  type_mask = 16'h1;
+    localparam  width_lsb = 6'b10;
+    localparam  format_lsb = 6'b110;
+    localparam  bits32 = 2'b10;
+    localparam  format_max = 2'b1;
+    
+    // Update code
+    always @(*) begin
+        width = ((precision >> width_lsb) & 2'h3);
+        is_signed = (precision & type_mask) != 32'h0;
+        int32 = (width == bits32) & is_signed;
+        reserved = (width > bits32) | ((width == bits32) & ~is_signed) | (((precision >> format_lsb) & 2'h3) > format_max);
+    end
+    
+endmodule // npu_u65_256_core$control$rules$ifm_type
+
+
+module npu_u65_256_core$control$rules$ofm_type(precision,width,is_signed,reserved,int32);
+    
+    // Module arguments
+    input wire  [15:0] precision;
+    output reg  [1:0] width;
+    output reg  is_signed;
+    output reg  reserved;
+    output reg  int32;
+    
+    // Constant declarations
+    localparam  type_mask = 16'h1;
+    localparam  width_lsb = 6'b1;
+    localparam  format_lsb = 6'b110;
+    localparam  bits32 = 2'b10;
+    localparam  format_max = 2'b1;
+    
+    // Update code
+    always @(*) begin
+        width = ((precision >> width_lsb) & 2'h3);
+        is_signed = (precision & type_mask) != 32'h0;
+        int32 = (width == bits32) & is_signed;
+        reserved = (width > bits32) | ((width == bits32) & ~is_signed) | (((precision >> format_lsb) & 2'h3) > format_max);
+    end
+    
+endmodule // npu_u65_256_core$control$rules$ofm_type
 
 
 

@@ -15,6 +15,7 @@ use npu_spec::command::{
     IfmScaleMode, KernelDecomposition, Layout, OfmScaleMode, Opcode, PoolingMode, RoundMode,
     UpscaleMode, WeightOrder as WeightOrderBit, SCALE_BIAS_RECORD_BYTES,
 };
+use npu_spec::limits::*;
 use npu_spec::regs::faulting_channel;
 
 /// Largest feature map or weight tensor (elements) the model will allocate.
@@ -62,6 +63,7 @@ pub(crate) fn run_kernel(npu: &mut Npu, op: Opcode, param: u16) -> Result<OpReco
     };
     let op = Op::decode(npu, kind)?;
     op.validate()?;
+    op.validate_on(npu)?;
     let record = op.record(npu, name)?;
     match kind {
         KernelKind::Conv | KernelKind::Depthwise => op.run_conv(npu),
@@ -360,7 +362,9 @@ impl Op {
         let conv_like = matches!(self.kind, K::Conv | K::Depthwise);
         self.validate_acc()?;
         if !matches!(self.kind, K::Elementwise(_)) {
-            if !(1..=3).contains(&self.stride_x) || !(1..=3).contains(&self.stride_y) {
+            if !(1..=STRIDE_MAX).contains(&(self.stride_x as u64))
+                || !(1..=STRIDE_MAX).contains(&(self.stride_y as u64))
+            {
                 return Err(forbidden(
                     "TRM 4.8.2 (1 <= stride <= 3)",
                     format!("stride {}x{}", self.stride_x, self.stride_y),
@@ -389,16 +393,16 @@ impl Op {
                     format!("IFM {i}, OFM {o}"),
                 ));
             }
-            if self.kernel_h() > 64 || self.dkw * self.dkh > 64 * 64 {
+            if self.kernel_h() as u64 > CONV_KERNEL_HEIGHT_MAX
+                || (self.dkw * self.dkh) as u64 > CONV_KERNEL_AREA_MAX
+            {
                 return Err(forbidden(
                     "TRM 4.8.2 table 4-120 (kernel_y <= 64, kernel_x*kernel_y <= 64*64 after dilation)",
                     format!("dilated kernel {}x{}", self.dkw, self.dkh),
                 ));
             }
-            if self.pad_top > 31
-                || self.pad_left > 31
-                || self.pad_bottom > 32
-                || self.pad_right > 32
+            if self.pad_top.max(self.pad_left) as u64 > CONV_PAD_TOP_LEFT_MAX
+                || self.pad_bottom.max(self.pad_right) as u64 > CONV_PAD_BOTTOM_RIGHT_MAX
             {
                 return Err(forbidden(
                     "TRM 4.8.2 table 4-120 (padding 0-31 top/left, 0-32 bottom/right)",
@@ -420,23 +424,24 @@ impl Op {
                     ));
                 }
                 if avg_padded {
-                    if self.kernel_w() > 8 || self.kernel_h() > 8 {
+                    if self.kernel_w().max(self.kernel_h()) as u64 > PADDED_AVERAGE_KERNEL_MAX {
                         return Err(forbidden(
                             "TRM 4.8.2 table 4-122 (average pool with padding: kernel <= 8x8)",
                             format!("kernel {}x{}", self.kernel_w(), self.kernel_h()),
                         ));
                     }
-                    if self.pad_top > 3
-                        || self.pad_left > 3
-                        || self.pad_bottom > 4
-                        || self.pad_right > 4
+                    if self.pad_top.max(self.pad_left) as u64 > PADDED_AVERAGE_PAD_TOP_LEFT_MAX
+                        || self.pad_bottom.max(self.pad_right) as u64
+                            > PADDED_AVERAGE_PAD_BOTTOM_RIGHT_MAX
                     {
                         return Err(forbidden(
                             "TRM 4.8.2 table 4-122 (average pool padding 0-3 top/left, 0-4 bottom/right)",
                             "padding too large",
                         ));
                     }
-                } else if self.kernel_h() > 256 || self.kernel_w() * self.kernel_h() > 256 * 256 {
+                } else if self.kernel_h() as u64 > POOL_KERNEL_HEIGHT_MAX
+                    || (self.kernel_w() * self.kernel_h()) as u64 > POOL_KERNEL_AREA_MAX
+                {
                     return Err(forbidden(
                         "TRM 4.8.2 table 4-122 (kernel_y <= 256, kernel_x*kernel_y <= 256*256)",
                         format!("kernel {}x{}", self.kernel_w(), self.kernel_h()),
@@ -512,13 +517,56 @@ impl Op {
                     "a 16-bit LUT fills the whole 2 KB LUT area, so it must use slot 0, not {slot}"
                 )));
             }
-            if self.lut_dtype().bits == 8 && o.bits == 32 && slot > 4 {
+            if self.lut_dtype().bits == 8 && o.bits == 32 && slot as u64 > LUT_SLOT_MAX_32BIT {
                 return Err(bad(format!(
                     "a LUT of 32-bit values takes 1 KB, so it must start in slot 0-4, not {slot}"
                 )));
             }
         }
         Ok(())
+    }
+
+    /// The rules on what the operation's own settings do not hold: parallel
+    /// mode needs two cores (TRM 4.7.5.1), and each scale/bias stream holds
+    /// a record for each of its core's channels. The NPU checks them, as
+    /// [`Op::validate`]'s, when it dispatches the operation.
+    fn validate_on(&self, npu: &Npu) -> Result<(), OpError> {
+        let cores = npu.shram.len();
+        if self.parallel && cores < 2 && !matches!(self.kind, KernelKind::Elementwise(_)) {
+            return Err(forbidden(
+                "TRM 4.7.5.1 (parallel mode is only available for the 512 configuration)",
+                format!("NPU_SET_PARALLEL_MODE 1 on {}", npu.config.name),
+            ));
+        }
+        if self.uses_channel_scales() {
+            let streams = if self.parallel { cores } else { 1 };
+            for core in 0..streams.min(self.oc) {
+                let (_, len_op) = scale_stream_ops(core);
+                let len = npu.field(len_op, "length") as usize;
+                let n = core_share(self.oc, streams, core);
+                let need = n * SCALE_BIAS_RECORD_BYTES;
+                if len < need {
+                    return Err(bad(format!(
+                        "{} is {len} bytes but {n} output channels need {need}",
+                        len_op.name()
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The operation reads per-channel scale/bias records: convolutions,
+    /// and average pools without padding and REDUCE_SUM (TRM 4.8.2 tables
+    /// 4-122, 4-125), unless NPU_SET_OFM_PRECISION selects the global scale.
+    fn uses_channel_scales(&self) -> bool {
+        self.ofm_scale_mode == OfmScaleMode::PerChannel
+            && match self.kind {
+                KernelKind::Conv | KernelKind::Depthwise => true,
+                KernelKind::Pool(PoolingMode::Average) => !self.has_padding(),
+                KernelKind::Pool(PoolingMode::ReduceSum) => true,
+                _ => false,
+            }
     }
 
     /// NPU_SET_ACC_FORMAT against the accumulators of TRM 4.8.2.
@@ -936,21 +984,20 @@ fn load_upscaled(npu: &Npu, op: &Op, h: usize, w: usize, c: usize) -> Result<Vec
     Ok(out)
 }
 
-/// Scale/bias records for `n` channels from one stream.
-fn load_scales(npu: &Npu, core: usize, n: usize) -> Result<Vec<ScaleRecord>, OpError> {
-    let (base_op, len_op) = if core == 0 {
+/// Core `core`'s NPU_SET_SCALE*_BASE and NPU_SET_SCALE*_LENGTH.
+fn scale_stream_ops(core: usize) -> (Opcode, Opcode) {
+    if core == 0 {
         (Opcode::NpuSetScaleBase, Opcode::NpuSetScaleLength)
     } else {
         (Opcode::NpuSetScale1Base, Opcode::NpuSetScale1Length)
-    };
-    let len = npu.field(len_op, "length") as usize;
-    let need = n * SCALE_BIAS_RECORD_BYTES;
-    if len < need {
-        return Err(bad(format!(
-            "{} is {len} bytes but {n} output channels need {need}",
-            len_op.name()
-        )));
     }
+}
+
+/// Scale/bias records for `n` channels from one stream (its length
+/// checked by [`Op::validate_on`]).
+fn load_scales(npu: &Npu, core: usize, n: usize) -> Result<Vec<ScaleRecord>, OpError> {
+    let (base_op, _) = scale_stream_ops(core);
+    let need = n * SCALE_BIAS_RECORD_BYTES;
     let region = npu.field(Opcode::NpuSetScaleRegion, "region") as usize;
     let bytes = npu.memory.read(
         faulting_channel::SCALE,
@@ -1162,12 +1209,6 @@ impl Op {
             (false, WeightOrderBit::DepthFirst) => Traversal::DepthFirst,
             (false, WeightOrderBit::PartKernelFirst) => Traversal::PartKernelFirst,
         };
-        if self.parallel && npu.shram.len() < 2 {
-            return Err(forbidden(
-                "TRM 4.7.5.1 (parallel mode is only available for the 512 configuration)",
-                format!("NPU_SET_PARALLEL_MODE 1 on {}", npu.config.name),
-            ));
-        }
         let weights = load_weights(npu, self, if depthwise { 1 } else { c }, traversal)?;
         let ifm = load_upscaled(npu, self, h, w, c)?;
         let scales = match self.ofm_scale_mode {
@@ -1501,10 +1542,9 @@ impl Op {
         use ElementwiseMode as E;
         let unary = matches!(mode, E::Abs | E::Lrelu | E::Clz);
         let (h, w, c) = (self.oh, self.ow, self.oc);
-        let a_all = load_fm(npu, &self.ifm, h, w, c, "IFM")?;
         let bc = npu.reg(Opcode::NpuSetIfm2Broadcast) as u16;
         let reversed = bc & broadcast::REVERSE_OPERANDS != 0;
-        let mut ifm2 = None;
+        let mut ifm2_map = None;
         let mut scalar = 0i64;
         let (bh, bw, bcn) = ifm2_extent(bc, h, w, c);
         if !unary {
@@ -1531,7 +1571,7 @@ impl Op {
                         format!("zero point {}", fm2.zero_point),
                     ));
                 }
-                ifm2 = Some(load_fm(npu, &fm2, bh, bw, bcn, "IFM2")?);
+                ifm2_map = Some(fm2);
             }
         }
         let scale_mode =
@@ -1551,6 +1591,13 @@ impl Op {
             Some(IfmRoundMode::DoubleRounding) => RoundMode::Tfl,
             Some(IfmRoundMode::Natural) => RoundMode::Natural,
             None => return Err(bad("IFM round mode 1 and 3 are reserved")),
+        };
+        // The settings are checked before any feature map is read, as the
+        // NPU refuses an operation when it is dispatched.
+        let a_all = load_fm(npu, &self.ifm, h, w, c, "IFM")?;
+        let ifm2 = match &ifm2_map {
+            Some(fm2) => Some(load_fm(npu, fm2, bh, bw, bcn, "IFM2")?),
+            None => None,
         };
         let arithmetic = ElementwiseArithmetic {
             mode,

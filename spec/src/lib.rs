@@ -5,6 +5,7 @@
 
 pub mod command;
 pub mod config;
+pub mod limits;
 pub mod pmu;
 pub mod reference;
 pub mod regs;

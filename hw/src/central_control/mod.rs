@@ -20,10 +20,8 @@
 //!   the kernel units' operation state into the kernel queue for the
 //!   datapath ([`KernelOperation`]; blocks while the queue is full), and
 //!   parsing goes on (TRM 4.6.1). A kind the datapath does not run
-//!   (`kernels_run`; parallel mode only on two cores, and for depthwise
-//!   and max/average pools only with 8-bit IFMs; pooling modes 0-2, not
-//!   with an int32 IFM; elementwise modes and types of TRM table 4-124:
-//!   [`ElementwiseTypes`]) is
+//!   (`kernels_run`; parallel mode only on two cores), or settings that
+//!   break the rules of TRM 4.8.2 or are reserved ([`OperationRules`]), are
 //!   refused: the NPU stops with STATUS.cmd_parse_error and IRQ raised,
 //!   QREAD at the operation. NPU_OP_KERNEL_WAIT n waits
 //!   until n or fewer operations are queued or running;
@@ -57,20 +55,20 @@
 
 mod dispatch;
 mod op_state;
+mod rules;
 pub mod traversal;
 
-pub use dispatch::{ElementwiseTypes, KernelKinds, KernelOperation};
+pub use dispatch::{KernelKinds, KernelOperation};
 pub use op_state::{
     command_key, ActivationView, DmaDescriptor, Ifm2View, IfmView, KernelView, OfmView, OpState,
     OperationState, SetRegister, WeightsView, CMD1_KEY,
 };
+pub use rules::OperationRules;
 
-use crate::spec_constants::{
-    command_field_lsb, command_field_mask, field_lsb as lsb, field_mask as mask,
-};
+use crate::spec_constants::{field_lsb as lsb, field_mask as mask};
 use crate::stream::{LaneBeat, StreamIn, StreamOut};
 use crate::widgets::{Fifo, ResetReg};
-use npu_spec::command::{self as command, Opcode, PoolingMode};
+use npu_spec::command::{self as command, Opcode};
 use npu_spec::regs;
 use rust_hdl::prelude::*;
 
@@ -141,14 +139,7 @@ pub struct CentralControl {
     irq_key: Constant<Bits<11>>,
     conv_key: Constant<Bits<11>>,
     depthwise_key: Constant<Bits<11>>,
-    /// NPU_SET_IFM_PRECISION's activation_precision position.
-    ifm_width_lsb: Constant<Bits<6>>,
-    ifm_type_mask: Constant<Bits<16>>,
-    ofm_width_lsb: Constant<Bits<6>>,
-    ofm_type_mask: Constant<Bits<16>>,
     pool_key: Constant<Bits<11>>,
-    /// NPU_OP_POOL's REDUCE_SUM mode, the highest (TRM 4.6.4).
-    reduce_sum_mode: Constant<Bits<16>>,
     elementwise_key: Constant<Bits<11>>,
     dma_start_key: Constant<Bits<11>>,
     dma_wait_key: Constant<Bits<11>>,
@@ -207,16 +198,8 @@ pub struct CentralControl {
     kernel_supported: Signal<Local, Bit>,
     kernel_view: Signal<Local, KernelView>,
     parallel_mode: Signal<Local, Bit>,
-    ifm_view: Signal<Local, IfmView>,
-    ofm_view: Signal<Local, OfmView>,
-    ofm_precision: Signal<Local, Bits<16>>,
-    elementwise_types: ElementwiseTypes,
-    ifm_precision: Signal<Local, Bits<16>>,
-    /// NPU_SET_IFM_PRECISION activation_precision: 0 8-bit, 1 16-bit, 2 32-bit.
-    ifm_precision_code: Signal<Local, Bits<2>>,
-    /// A 32-bit IFM whose zero point is not 0 (TRM 4.6.4
-    /// NPU_SET_IFM_ZERO_POINT: it must be 0).
-    int32_zero_point_set: Signal<Local, Bit>,
+    /// TRM 4.8.2: the operation's settings keep the rules.
+    rules: OperationRules,
     /// Kernel operations queued or running.
     kernels_outstanding: Signal<Local, Bits<3>>,
     op_code: Signal<Local, Bits<10>>,
@@ -300,12 +283,7 @@ impl Default for CentralControl {
             irq_key: key(Opcode::NpuOpIrq),
             conv_key: key(Opcode::NpuOpConv),
             depthwise_key: key(Opcode::NpuOpDepthwise),
-            ifm_width_lsb: command_field_lsb(Opcode::NpuSetIfmPrecision, "activation_precision"),
-            ifm_type_mask: command_field_mask(Opcode::NpuSetIfmPrecision, "activation_type"),
-            ofm_width_lsb: command_field_lsb(Opcode::NpuSetOfmPrecision, "activation_precision"),
-            ofm_type_mask: command_field_mask(Opcode::NpuSetOfmPrecision, "activation_type"),
             pool_key: key(Opcode::NpuOpPool),
-            reduce_sum_mode: Constant::new(u64::from(PoolingMode::ReduceSum.bits()).into()),
             elementwise_key: key(Opcode::NpuOpElementwise),
             dma_start_key: key(Opcode::NpuOpDmaStart),
             dma_wait_key: key(Opcode::NpuOpDmaWait),
@@ -354,13 +332,7 @@ impl Default for CentralControl {
             kernel_supported: Default::default(),
             kernel_view: Default::default(),
             parallel_mode: Default::default(),
-            ifm_view: Default::default(),
-            ifm_precision: Default::default(),
-            ifm_precision_code: Default::default(),
-            ofm_view: Default::default(),
-            ofm_precision: Default::default(),
-            elementwise_types: Default::default(),
-            int32_zero_point_set: Default::default(),
+            rules: Default::default(),
             kernels_outstanding: Default::default(),
             op_code: Default::default(),
             op_param: Default::default(),
@@ -510,44 +482,18 @@ impl Logic for CentralControl {
             | (self.key.val() == self.elementwise_key.val());
         self.kernel_view.next = self.operation.val().kernel;
         self.parallel_mode.next = self.kernel_view.val().parallel_mode != 0;
-        self.ifm_view.next = self.operation.val().ifm;
-        self.ifm_precision.next = self.ifm_view.val().precision;
-        self.ifm_precision_code.next =
-            bit_cast::<2, 16>(self.ifm_precision.val() >> self.ifm_width_lsb.val());
-        self.int32_zero_point_set.next =
-            (self.ifm_precision_code.val() == 2) & (self.ifm_view.val().zero_point != 0);
-        // TRM 4.8.2 table 4-124: the elementwise mode and its types.
-        self.ofm_view.next = self.operation.val().ofm;
-        self.ofm_precision.next = self.ofm_view.val().precision;
-        self.elementwise_types.mode.next = self.op_param.val();
-        self.elementwise_types.ifm_precision.next = self.ifm_precision_code.val();
-        self.elementwise_types.ifm_signed.next =
-            (self.ifm_precision.val() & self.ifm_type_mask.val()) != 0;
-        self.elementwise_types.ofm_precision.next =
-            bit_cast::<2, 16>(self.ofm_precision.val() >> self.ofm_width_lsb.val());
-        self.elementwise_types.ofm_signed.next =
-            (self.ofm_precision.val() & self.ofm_type_mask.val()) != 0;
-        // Convolutions take 8- and 16-bit IFMs (TRM 4.8.2 table 4-120).
-        self.kernel_supported.next = (((self.key.val() == self.conv_key.val())
-            & self.kernels_run.val().conv
-            & (self.ifm_precision_code.val() != 2))
-            | ((self.key.val() == self.depthwise_key.val())
-                & self.kernels_run.val().depthwise
-                & (self.ifm_precision_code.val() != 2))
-            // Max and average pools run as depthwise, REDUCE_SUM as a
-            // convolution; modes beyond REDUCE_SUM do not exist (TRM
-            // 4.6.4); only REDUCE_SUM takes an int32 IFM (TRM 4.8.2
-            // tables 4-122 and 4-125).
-            | ((self.key.val() == self.pool_key.val())
-                & self.kernels_run.val().pool
-                & ((self.ifm_precision_code.val() != 2)
-                    | (self.op_param.val() == self.reduce_sum_mode.val()))
-                & (self.op_param.val() <= self.reduce_sum_mode.val())))
-            & (!self.parallel_mode.val() | self.kernels_run.val().parallel)
-            | ((self.key.val() == self.elementwise_key.val())
-                & self.kernels_run.val().elementwise
-                & self.elementwise_types.allowed.val());
-        if self.int32_zero_point_set.val() {
+        // The datapath runs the kind (parallel mode on two cores) and the
+        // settings keep the rules.
+        self.rules.code.next = self.op_code.val();
+        self.rules.param.next = self.op_param.val();
+        self.rules.state.next = self.operation.val();
+        self.kernel_supported.next = ((((self.key.val() == self.conv_key.val())
+            & self.kernels_run.val().conv)
+            | ((self.key.val() == self.depthwise_key.val()) & self.kernels_run.val().depthwise)
+            | ((self.key.val() == self.pool_key.val()) & self.kernels_run.val().pool))
+            & (!self.parallel_mode.val() | self.kernels_run.val().parallel))
+            | ((self.key.val() == self.elementwise_key.val()) & self.kernels_run.val().elementwise);
+        if !self.rules.allowed.val() {
             self.kernel_supported.next = false;
         }
 
