@@ -3050,7 +3050,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  [301:0] decoder$weights_view;
     wire  decoder$elementwise;
     wire  [472:0] decoder$ifm2_view;
-    wire  [72:0] decoder$operand_settings;
+    wire  [73:0] decoder$operand_settings;
     wire  decoder$reads_ifm2;
     wire  [5:0] decoder$ifm2_ib_start;
     reg  traversal$clock;
@@ -3097,7 +3097,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  ifm2_fetch$fills$ready;
     reg  operand_reader$clock;
     reg  operand_reader$rst_n;
-    reg  [72:0] operand_reader$settings;
+    reg  [73:0] operand_reader$settings;
     reg  [31:0] operand_reader$ifm_buffers;
     reg  [31:0] operand_reader$ifm2_buffers;
     reg  operand_reader$jobs$valid;
@@ -3106,11 +3106,17 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  operand_reader$released;
     wire  operand_reader$busy;
     wire  operand_reader$operands$valid;
-    wire  [567:0] operand_reader$operands$data;
+    wire  [1087:0] operand_reader$operands$data;
     reg  operand_reader$operands$ready;
     wire  [1:0] operand_reader$shram_read_enable;
     wire  [23:0] operand_reader$shram_read_address;
     reg  [255:0] operand_reader$shram_read_data;
+    reg  [1087:0] unit_operands$0$group;
+    reg  unit_operands$0$paired;
+    wire  [1215:0] unit_operands$0$beat;
+    reg  [1087:0] unit_operands$1$group;
+    reg  unit_operands$1$paired;
+    wire  [1215:0] unit_operands$1$beat;
     reg  fetched$clock;
     reg  fetched$rst_n;
     reg  fetched$tail$valid;
@@ -3299,6 +3305,10 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  faulted$rst_n;
     reg  faulted$d;
     wire  faulted$q;
+    reg  units_taken$clock;
+    reg  units_taken$rst_n;
+    reg  [1:0] units_taken$d;
+    wire  [1:0] units_taken$q;
     reg  settling$clock;
     reg  settling$rst_n;
     reg  [1:0] settling$d;
@@ -3314,10 +3324,11 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  [15:0] ifm2_start_kb;
     reg  [276:0] ifm2_job;
     reg  ifm_job_fetched;
-    reg  [255:0] operands_read;
-    reg  [31:0] operand_lane;
-    reg  [319:0] operands_a;
     reg  elementwise_fire;
+    reg  paired_elementwise;
+    reg  [1:0] units_firing;
+    reg  [1:0] units_having;
+    reg  units_done;
     reg  [276:0] walked;
     reg  [3:0] positions_left;
     reg  [3:0] positions_after;
@@ -3458,6 +3469,16 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .shram_read_enable(operand_reader$shram_read_enable),
         .shram_read_address(operand_reader$shram_read_address),
         .shram_read_data(operand_reader$shram_read_data)
+    );
+    npu_u65_512_core$datapath$unit_operands$0 unit_operands$0(
+        .group(unit_operands$0$group),
+        .paired(unit_operands$0$paired),
+        .beat(unit_operands$0$beat)
+    );
+    npu_u65_512_core$datapath$unit_operands$1 unit_operands$1(
+        .group(unit_operands$1$group),
+        .paired(unit_operands$1$paired),
+        .beat(unit_operands$1$beat)
     );
     npu_u65_512_core$datapath$fetched fetched(
         .clock(fetched$clock),
@@ -3710,6 +3731,12 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .d(faulted$d),
         .q(faulted$q)
     );
+    npu_u65_512_core$cpm$prot_state units_taken(
+        .clock(units_taken$clock),
+        .rst_n(units_taken$rst_n),
+        .d(units_taken$d),
+        .q(units_taken$q)
+    );
     npu_u65_512_core$cpm$prot_state settling(
         .clock(settling$clock),
         .rst_n(settling$rst_n),
@@ -3726,6 +3753,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         filled$clock = clock;
         position$clock = clock;
         faulted$clock = clock;
+        units_taken$clock = clock;
         settling$clock = clock;
         operation$d = operation$q;
         fetching_ifm2$d = fetching_ifm2$q;
@@ -3734,7 +3762,9 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         filled$d = filled$q;
         position$d = position$q;
         faulted$d = faulted$q;
+        units_taken$d = units_taken$q;
         settling$d = settling$q;
+        units_taken$rst_n = rst_n;
         settling$rst_n = rst_n;
         faulted$rst_n = rst_n;
         operation$rst_n = rst_n;
@@ -3976,7 +4006,9 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
             shram_read_address = ((operand_reader$shram_read_address) & 48'hffffffffffff);
         end
         operand_reader$shram_read_data = shram_read_data[(32'h0)+:(256)];
+        paired_elementwise = elementwise & decoder$operand_settings[(64'h49)+:(1)] & kinds[(64'h4)+:(1)];
         operand_reader$settings = decoder$operand_settings;
+        operand_reader$settings[(64'h49)+:(1)] = paired_elementwise;
         operand_reader$ifm_buffers = ifm_buffers;
         operand_reader$ifm2_buffers = ifm2_buffers;
         ifm_unit$shram_read_data$0 = shram_read_data[(32'h0)+:(128)];
@@ -4138,43 +4170,40 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         end
         output_tags$tail$data[(64'h20)+:(16)] = word_channel;
         output_tags$tail$data[(64'h30)+:(1)] = word_paired;
-        operands_read = operand_reader$operands$data[(64'h0)+:(256)];
-        operand_lane = 32'h0;
-        operands_a = 32'h0;
-        operand_lane = operands_read[(32'h20 * 0)+:(32)];
-        operands_a = operands_a | (((operand_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 0));
-        operand_lane = operands_read[(32'h20 * 1)+:(32)];
-        operands_a = operands_a | (((operand_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 1));
-        operand_lane = operands_read[(32'h20 * 2)+:(32)];
-        operands_a = operands_a | (((operand_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 2));
-        operand_lane = operands_read[(32'h20 * 3)+:(32)];
-        operands_a = operands_a | (((operand_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 3));
-        operand_lane = operands_read[(32'h20 * 4)+:(32)];
-        operands_a = operands_a | (((operand_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 4));
-        operand_lane = operands_read[(32'h20 * 5)+:(32)];
-        operands_a = operands_a | (((operand_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 5));
-        operand_lane = operands_read[(32'h20 * 6)+:(32)];
-        operands_a = operands_a | (((operand_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 6));
-        operand_lane = operands_read[(32'h20 * 7)+:(32)];
-        operands_a = operands_a | (((operand_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 7));
-        operand_reader$operands$ready = elementwise & output_units$0$accumulators$ready & output_tags$tail$ready;
+        unit_operands$0$group = operand_reader$operands$data;
+        unit_operands$0$paired = paired_elementwise;
+        unit_operands$1$group = operand_reader$operands$data;
+        unit_operands$1$paired = paired_elementwise;
+        units_firing = 32'h0;
+        if (output_units$0$accumulators$valid & output_units$0$accumulators$ready) begin
+            units_firing = 32'h1;
+        end
+        if (output_units$1$accumulators$valid & output_units$1$accumulators$ready) begin
+            units_firing = units_firing | 32'h2;
+        end
+        units_having = units_taken$q | units_firing;
+        units_done = units_having[32'h0] & (units_having[32'h1] | ~paired_elementwise);
+        operand_reader$operands$ready = elementwise & output_tags$tail$ready & units_done;
         elementwise_fire = operand_reader$operands$valid & operand_reader$operands$ready;
         if (elementwise) begin
+            units_taken$d = units_taken$q | units_firing;
+        end
+        if (elementwise_fire) begin
+            units_taken$d = 32'h0;
+        end
+        if (elementwise) begin
             unit_valid = operand_reader$operands$valid & output_tags$tail$ready;
-            unit_beat[(64'h0)+:(320)] = operands_a;
-            unit_beat[(64'h140)+:(320)] = 32'h0;
-            unit_beat[(64'h280)+:(256)] = 32'h0;
-            unit_beat[(64'h380)+:(48)] = 32'h0;
-            unit_beat[(64'h3b0)+:(8)] = operand_reader$operands$data[(64'h200)+:(8)];
-            unit_beat[(64'h3b9)+:(7)] = 32'h0;
-            unit_beat[(64'h3c0)+:(256)] = operand_reader$operands$data[(64'h100)+:(256)];
+            unit_beat = unit_operands$0$beat;
             output_tags$tail$valid = elementwise_fire;
-            output_tags$tail$data[(64'h0)+:(16)] = operand_reader$operands$data[(64'h208)+:(16)];
-            output_tags$tail$data[(64'h10)+:(16)] = operand_reader$operands$data[(64'h218)+:(16)];
-            output_tags$tail$data[(64'h20)+:(16)] = operand_reader$operands$data[(64'h228)+:(16)];
-            output_tags$tail$data[(64'h30)+:(1)] = 1'b0;
+            output_tags$tail$data[(64'h0)+:(16)] = operand_reader$operands$data[(64'h410)+:(16)];
+            output_tags$tail$data[(64'h10)+:(16)] = operand_reader$operands$data[(64'h420)+:(16)];
+            output_tags$tail$data[(64'h20)+:(16)] = operand_reader$operands$data[(64'h430)+:(16)];
+            output_tags$tail$data[(64'h30)+:(1)] = paired_elementwise;
         end
         output_units$0$accumulators$valid = unit_valid & paired_units_ready;
+        if (elementwise) begin
+            output_units$0$accumulators$valid = unit_valid & ~units_taken$q[32'h0];
+        end
         output_units$0$accumulators$data = unit_beat;
         output_units$0$settings = decoder$output_settings;
         output_units$0$lut_write = lut_write;
@@ -4182,6 +4211,10 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         output_units$1$lut_write = lut_write;
         output_units$1$accumulators$valid = unit_valid & units_ready & word_paired & ~elementwise;
         output_units$1$accumulators$data = cores$1$beat;
+        if (elementwise) begin
+            output_units$1$accumulators$valid = unit_valid & paired_elementwise & ~units_taken$q[32'h1];
+            output_units$1$accumulators$data = unit_operands$1$beat;
+        end
         word_done = stage_fire & last_position;
         if (stage_fire) begin
             position$d = position$q + 32'h1;
@@ -4214,7 +4247,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         ofm_writer$results$data[(64'h210)+:(16)] = output_tags$head$data[(64'h0)+:(16)];
         ofm_writer$results$data[(64'h220)+:(16)] = output_tags$head$data[(64'h10)+:(16)];
         ofm_writer$results$data[(64'h230)+:(16)] = output_tags$head$data[(64'h20)+:(16)];
-        ofm_writer$results$data[(64'h240)+:(1)] = parallel;
+        ofm_writer$results$data[(64'h240)+:(1)] = parallel | paired_elementwise;
         result_fire = ofm_writer$results$valid & ofm_writer$results$ready;
         output_units$0$results$ready = result_fire;
         output_units$1$results$ready = result_fire & result_paired;
@@ -20813,7 +20846,7 @@ module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,pool_ma
     output reg  [301:0] weights_view;
     output reg  elementwise;
     output reg  [472:0] ifm2_view;
-    output reg  [72:0] operand_settings;
+    output reg  [73:0] operand_settings;
     output reg  reads_ifm2;
     output reg  [5:0] ifm2_ib_start;
     
@@ -21013,6 +21046,7 @@ module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,pool_ma
         operand_settings[(64'h47)+:(1)] = (broadcast_word & reverse_operands) != 32'h0;
         operand_settings[(64'h26)+:(1)] = (broadcast_word & broadcast_scalar) != 32'h0;
         operand_settings[(64'h48)+:(1)] = unary;
+        operand_settings[(64'h49)+:(1)] = kernel[(64'h2c)+:(1)] != 32'h0;
         ifm2_signed = (ifm2[(64'h18)+:(8)] & ifm2_type) != 32'h0;
         scalar_raw = ((ifm2[(64'h8)+:(16)]) & 32'hffffffff);
         if (ifm2_signed & scalar_raw[32'hf]) begin
@@ -26972,7 +27006,7 @@ module npu_u65_512_core$datapath$operand_reader(clock,rst_n,settings,ifm_buffers
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [72:0] settings;
+    input wire  [73:0] settings;
     input wire  [31:0] ifm_buffers;
     input wire  [31:0] ifm2_buffers;
     input wire  jobs$valid;
@@ -26981,7 +27015,7 @@ module npu_u65_512_core$datapath$operand_reader(clock,rst_n,settings,ifm_buffers
     output reg  released;
     output reg  busy;
     output wire  operands$valid;
-    output wire  [567:0] operands$data;
+    output wire  [1087:0] operands$data;
     input wire  operands$ready;
     output reg  [1:0] shram_read_enable;
     output reg  [23:0] shram_read_address;
@@ -26993,17 +27027,17 @@ module npu_u65_512_core$datapath$operand_reader(clock,rst_n,settings,ifm_buffers
     reg  [1:0] ifm$element_shift;
     reg  ifm$sign_extend;
     reg  [15:0] ifm$zero_point;
-    wire  [255:0] ifm$operands;
+    wire  [511:0] ifm$operands;
     reg  [127:0] ifm2$line;
     reg  ifm2$upper;
     reg  [1:0] ifm2$element_shift;
     reg  ifm2$sign_extend;
     reg  [15:0] ifm2$zero_point;
-    wire  [255:0] ifm2$operands;
+    wire  [511:0] ifm2$operands;
     reg  queue$clock;
     reg  queue$rst_n;
     reg  queue$tail$valid;
-    reg  [567:0] queue$tail$data;
+    reg  [1087:0] queue$tail$data;
     wire  queue$tail$ready;
     wire  [2:0] queue$count;
     reg  running$clock;
@@ -27044,8 +27078,8 @@ module npu_u65_512_core$datapath$operand_reader(clock,rst_n,settings,ifm_buffers
     wire  [15:0] start2$q;
     reg  read$clock;
     reg  read$rst_n;
-    reg  [57:0] read$d;
-    wire  [57:0] read$q;
+    reg  [65:0] read$d;
+    wire  [65:0] read$q;
     reg  reading$clock;
     reg  reading$rst_n;
     reg  reading$d;
@@ -27056,7 +27090,7 @@ module npu_u65_512_core$datapath$operand_reader(clock,rst_n,settings,ifm_buffers
     wire  last_read$q;
     
     // Local signals
-    reg  [72:0] s;
+    reg  [73:0] s;
     reg  [276:0] job;
     reg  [15:0] start;
     reg  [15:0] start_2;
@@ -27067,7 +27101,9 @@ module npu_u65_512_core$datapath$operand_reader(clock,rst_n,settings,ifm_buffers
     reg  [15:0] position_bytes;
     reg  [15:0] position_bytes2;
     reg  [15:0] channels_left;
-    reg  [8:0] lane_mask;
+    reg  [15:0] group_channel;
+    reg  [15:0] lane_count;
+    reg  [16:0] lane_mask;
     reg  last_group;
     reg  last_column;
     reg  last_row;
@@ -27076,7 +27112,7 @@ module npu_u65_512_core$datapath$operand_reader(clock,rst_n,settings,ifm_buffers
     reg  issue;
     reg  [3:0] queued;
     reg  [31:0] broadcast;
-    reg  [255:0] second;
+    reg  [511:0] second;
     
     // Sub module instances
     npu_u65_512_core$datapath$operand_reader$ifm ifm(
@@ -27244,15 +27280,22 @@ module npu_u65_512_core$datapath$operand_reader(clock,rst_n,settings,ifm_buffers
         if (s[(64'h0)+:(2)] == 32'h2) begin
             group_lanes = 32'h4;
         end
+        group_channel = job[(64'h20)+:(16)] + channel$q;
+        if (s[(64'h49)+:(1)] & (s[(64'h0)+:(2)] == 32'h0)) begin
+            group_lanes = 32'h10;
+            group_bytes = 32'h10;
+            if (group$q[32'h3] | group_channel[32'h3] | (group2$q[32'h3] & ~s[(64'h48)+:(1)] & ~s[(64'h26)+:(1)] & ~s[(64'h25)+:(1)])) begin
+                group_lanes = 32'h8;
+                group_bytes = 32'h8;
+            end
+        end
         channels_left = job[(64'hb0)+:(16)] - channel$q;
         last_group = channels_left <= group_lanes;
-        lane_mask = 32'hff;
+        lane_count = group_lanes;
         if (channels_left < group_lanes) begin
-            lane_mask = (((32'h1) & 9'h1ff) << ((channels_left) & 9'h1ff)) - 32'h1;
+            lane_count = channels_left;
         end
-        if ((s[(64'h0)+:(2)] == 32'h2) & (channels_left >= 32'h4)) begin
-            lane_mask = 32'hf;
-        end
+        lane_mask = (((32'h1) & 17'h1ffff) << ((lane_count) & 17'h1ffff)) - 32'h1;
         last_column = (column$q + 32'h1) == job[(64'h90)+:(16)];
         last_row = (row$q + 32'h1) == job[(64'h80)+:(16)];
         queued = ((queue$count) & 4'hf);
@@ -27274,10 +27317,10 @@ module npu_u65_512_core$datapath$operand_reader(clock,rst_n,settings,ifm_buffers
         if (issue) begin
             read$d[(64'h0)+:(1)] = group$q[32'h3];
             read$d[(64'h1)+:(1)] = group2$q[32'h3];
-            read$d[(64'h2)+:(8)] = lane_mask[(32'h0)+:(8)];
-            read$d[(64'ha)+:(16)] = job[(64'h0)+:(16)] + row$q;
-            read$d[(64'h1a)+:(16)] = job[(64'h10)+:(16)] + column$q;
-            read$d[(64'h2a)+:(16)] = job[(64'h20)+:(16)] + channel$q;
+            read$d[(64'h2)+:(16)] = lane_mask[(32'h0)+:(16)];
+            read$d[(64'h12)+:(16)] = job[(64'h0)+:(16)] + row$q;
+            read$d[(64'h22)+:(16)] = job[(64'h10)+:(16)] + column$q;
+            read$d[(64'h32)+:(16)] = group_channel;
         end
         next_position = position$q + position_bytes;
         next_position2 = position2$q + position_bytes2;
@@ -27346,26 +27389,34 @@ module npu_u65_512_core$datapath$operand_reader(clock,rst_n,settings,ifm_buffers
         end
         if (s[(64'h26)+:(1)] | s[(64'h25)+:(1)]) begin
             second = 32'h0;
-            second = second | (((broadcast) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 0));
-            second = second | (((broadcast) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 1));
-            second = second | (((broadcast) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 2));
-            second = second | (((broadcast) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 3));
-            second = second | (((broadcast) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 4));
-            second = second | (((broadcast) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 5));
-            second = second | (((broadcast) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 6));
-            second = second | (((broadcast) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 7));
+            second = second | (((broadcast) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 0));
+            second = second | (((broadcast) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 1));
+            second = second | (((broadcast) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 2));
+            second = second | (((broadcast) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 3));
+            second = second | (((broadcast) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 4));
+            second = second | (((broadcast) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 5));
+            second = second | (((broadcast) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 6));
+            second = second | (((broadcast) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 7));
+            second = second | (((broadcast) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 8));
+            second = second | (((broadcast) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 9));
+            second = second | (((broadcast) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 10));
+            second = second | (((broadcast) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 11));
+            second = second | (((broadcast) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 12));
+            second = second | (((broadcast) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 13));
+            second = second | (((broadcast) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 14));
+            second = second | (((broadcast) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 15));
         end
         queue$tail$valid = reading$q;
-        queue$tail$data[(64'h0)+:(256)] = ifm$operands;
-        queue$tail$data[(64'h100)+:(256)] = second;
+        queue$tail$data[(64'h0)+:(512)] = ifm$operands;
+        queue$tail$data[(64'h200)+:(512)] = second;
         if (s[(64'h47)+:(1)] & ~s[(64'h48)+:(1)]) begin
-            queue$tail$data[(64'h0)+:(256)] = second;
-            queue$tail$data[(64'h100)+:(256)] = ifm$operands;
+            queue$tail$data[(64'h0)+:(512)] = second;
+            queue$tail$data[(64'h200)+:(512)] = ifm$operands;
         end
-        queue$tail$data[(64'h200)+:(8)] = read$q[(64'h2)+:(8)];
-        queue$tail$data[(64'h208)+:(16)] = read$q[(64'ha)+:(16)];
-        queue$tail$data[(64'h218)+:(16)] = read$q[(64'h1a)+:(16)];
-        queue$tail$data[(64'h228)+:(16)] = read$q[(64'h2a)+:(16)];
+        queue$tail$data[(64'h400)+:(16)] = read$q[(64'h2)+:(16)];
+        queue$tail$data[(64'h410)+:(16)] = read$q[(64'h12)+:(16)];
+        queue$tail$data[(64'h420)+:(16)] = read$q[(64'h22)+:(16)];
+        queue$tail$data[(64'h430)+:(16)] = read$q[(64'h32)+:(16)];
         busy = running$q | reading$q | (queue$count != 32'h0);
     end
     
@@ -27388,10 +27439,10 @@ module npu_u65_512_core$datapath$operand_reader$ifm(line,upper,element_shift,sig
     input wire  [1:0] element_shift;
     input wire  sign_extend;
     input wire  [15:0] zero_point;
-    output reg  [255:0] operands;
+    output reg  [511:0] operands;
     
     // Local signals
-    reg  [63:0] bytes;
+    reg  [127:0] bytes;
     reg  [7:0] lane_byte;
     reg  [15:0] half_word;
     reg  [31:0] element;
@@ -27400,9 +27451,9 @@ module npu_u65_512_core$datapath$operand_reader$ifm(line,upper,element_shift,sig
     
     // Update code
     always @(*) begin
-        bytes = line[(32'h0)+:(64)];
+        bytes = line;
         if (upper) begin
-            bytes = line[(32'h40)+:(64)];
+            bytes = line >> 32'h40;
         end
         offset = ((zero_point) & 32'hffffffff);
         if (sign_extend & zero_point[32'hf]) begin
@@ -27418,19 +27469,124 @@ module npu_u65_512_core$datapath$operand_reader$ifm(line,upper,element_shift,sig
         if (sign_extend & bytes[32'h8 * 0 + 32'h7]) begin
             element = element - ((32'h100) & 32'hffffffff);
         end
+        difference = element - offset;
+        operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 0));
+        lane_byte = bytes[(32'h8 * 1)+:(8)];
+        element = ((lane_byte) & 32'hffffffff);
+        if (sign_extend & bytes[32'h8 * 1 + 32'h7]) begin
+            element = element - ((32'h100) & 32'hffffffff);
+        end
+        difference = element - offset;
+        operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 1));
+        lane_byte = bytes[(32'h8 * 2)+:(8)];
+        element = ((lane_byte) & 32'hffffffff);
+        if (sign_extend & bytes[32'h8 * 2 + 32'h7]) begin
+            element = element - ((32'h100) & 32'hffffffff);
+        end
+        difference = element - offset;
+        operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 2));
+        lane_byte = bytes[(32'h8 * 3)+:(8)];
+        element = ((lane_byte) & 32'hffffffff);
+        if (sign_extend & bytes[32'h8 * 3 + 32'h7]) begin
+            element = element - ((32'h100) & 32'hffffffff);
+        end
+        difference = element - offset;
+        operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 3));
+        lane_byte = bytes[(32'h8 * 4)+:(8)];
+        element = ((lane_byte) & 32'hffffffff);
+        if (sign_extend & bytes[32'h8 * 4 + 32'h7]) begin
+            element = element - ((32'h100) & 32'hffffffff);
+        end
+        difference = element - offset;
+        operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 4));
+        lane_byte = bytes[(32'h8 * 5)+:(8)];
+        element = ((lane_byte) & 32'hffffffff);
+        if (sign_extend & bytes[32'h8 * 5 + 32'h7]) begin
+            element = element - ((32'h100) & 32'hffffffff);
+        end
+        difference = element - offset;
+        operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 5));
+        lane_byte = bytes[(32'h8 * 6)+:(8)];
+        element = ((lane_byte) & 32'hffffffff);
+        if (sign_extend & bytes[32'h8 * 6 + 32'h7]) begin
+            element = element - ((32'h100) & 32'hffffffff);
+        end
+        difference = element - offset;
+        operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 6));
+        lane_byte = bytes[(32'h8 * 7)+:(8)];
+        element = ((lane_byte) & 32'hffffffff);
+        if (sign_extend & bytes[32'h8 * 7 + 32'h7]) begin
+            element = element - ((32'h100) & 32'hffffffff);
+        end
+        difference = element - offset;
+        operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 7));
+        lane_byte = bytes[(32'h8 * 8)+:(8)];
+        element = ((lane_byte) & 32'hffffffff);
+        if (sign_extend & bytes[32'h8 * 8 + 32'h7]) begin
+            element = element - ((32'h100) & 32'hffffffff);
+        end
+        difference = element - offset;
+        operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 8));
+        lane_byte = bytes[(32'h8 * 9)+:(8)];
+        element = ((lane_byte) & 32'hffffffff);
+        if (sign_extend & bytes[32'h8 * 9 + 32'h7]) begin
+            element = element - ((32'h100) & 32'hffffffff);
+        end
+        difference = element - offset;
+        operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 9));
+        lane_byte = bytes[(32'h8 * 10)+:(8)];
+        element = ((lane_byte) & 32'hffffffff);
+        if (sign_extend & bytes[32'h8 * 10 + 32'h7]) begin
+            element = element - ((32'h100) & 32'hffffffff);
+        end
+        difference = element - offset;
+        operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 10));
+        lane_byte = bytes[(32'h8 * 11)+:(8)];
+        element = ((lane_byte) & 32'hffffffff);
+        if (sign_extend & bytes[32'h8 * 11 + 32'h7]) begin
+            element = element - ((32'h100) & 32'hffffffff);
+        end
+        difference = element - offset;
+        operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 11));
+        lane_byte = bytes[(32'h8 * 12)+:(8)];
+        element = ((lane_byte) & 32'hffffffff);
+        if (sign_extend & bytes[32'h8 * 12 + 32'h7]) begin
+            element = element - ((32'h100) & 32'hffffffff);
+        end
+        difference = element - offset;
+        operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 12));
+        lane_byte = bytes[(32'h8 * 13)+:(8)];
+        element = ((lane_byte) & 32'hffffffff);
+        if (sign_extend & bytes[32'h8 * 13 + 32'h7]) begin
+            element = element - ((32'h100) & 32'hffffffff);
+        end
+        difference = element - offset;
+        operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 13));
+        lane_byte = bytes[(32'h8 * 14)+:(8)];
+        element = ((lane_byte) & 32'hffffffff);
+        if (sign_extend & bytes[32'h8 * 14 + 32'h7]) begin
+            element = element - ((32'h100) & 32'hffffffff);
+        end
+        difference = element - offset;
+        operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 14));
+        lane_byte = bytes[(32'h8 * 15)+:(8)];
+        element = ((lane_byte) & 32'hffffffff);
+        if (sign_extend & bytes[32'h8 * 15 + 32'h7]) begin
+            element = element - ((32'h100) & 32'hffffffff);
+        end
+        difference = element - offset;
+        operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 15));
+        if (element_shift != 32'h0) begin
+            operands = 32'h0;
+        end
         if (element_shift == 32'h1) begin
             half_word = line[(32'h10 * 0)+:(16)];
             element = ((half_word) & 32'hffffffff);
             if (sign_extend & line[32'h10 * 0 + 32'hf]) begin
                 element = element - ((32'h10000) & 32'hffffffff);
             end
-        end
-        difference = element - offset;
-        operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 0));
-        lane_byte = bytes[(32'h8 * 1)+:(8)];
-        element = ((lane_byte) & 32'hffffffff);
-        if (sign_extend & bytes[32'h8 * 1 + 32'h7]) begin
-            element = element - ((32'h100) & 32'hffffffff);
+            difference = element - offset;
+            operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 0));
         end
         if (element_shift == 32'h1) begin
             half_word = line[(32'h10 * 1)+:(16)];
@@ -27438,13 +27594,8 @@ module npu_u65_512_core$datapath$operand_reader$ifm(line,upper,element_shift,sig
             if (sign_extend & line[32'h10 * 1 + 32'hf]) begin
                 element = element - ((32'h10000) & 32'hffffffff);
             end
-        end
-        difference = element - offset;
-        operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 1));
-        lane_byte = bytes[(32'h8 * 2)+:(8)];
-        element = ((lane_byte) & 32'hffffffff);
-        if (sign_extend & bytes[32'h8 * 2 + 32'h7]) begin
-            element = element - ((32'h100) & 32'hffffffff);
+            difference = element - offset;
+            operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 1));
         end
         if (element_shift == 32'h1) begin
             half_word = line[(32'h10 * 2)+:(16)];
@@ -27452,13 +27603,8 @@ module npu_u65_512_core$datapath$operand_reader$ifm(line,upper,element_shift,sig
             if (sign_extend & line[32'h10 * 2 + 32'hf]) begin
                 element = element - ((32'h10000) & 32'hffffffff);
             end
-        end
-        difference = element - offset;
-        operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 2));
-        lane_byte = bytes[(32'h8 * 3)+:(8)];
-        element = ((lane_byte) & 32'hffffffff);
-        if (sign_extend & bytes[32'h8 * 3 + 32'h7]) begin
-            element = element - ((32'h100) & 32'hffffffff);
+            difference = element - offset;
+            operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 2));
         end
         if (element_shift == 32'h1) begin
             half_word = line[(32'h10 * 3)+:(16)];
@@ -27466,13 +27612,8 @@ module npu_u65_512_core$datapath$operand_reader$ifm(line,upper,element_shift,sig
             if (sign_extend & line[32'h10 * 3 + 32'hf]) begin
                 element = element - ((32'h10000) & 32'hffffffff);
             end
-        end
-        difference = element - offset;
-        operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 3));
-        lane_byte = bytes[(32'h8 * 4)+:(8)];
-        element = ((lane_byte) & 32'hffffffff);
-        if (sign_extend & bytes[32'h8 * 4 + 32'h7]) begin
-            element = element - ((32'h100) & 32'hffffffff);
+            difference = element - offset;
+            operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 3));
         end
         if (element_shift == 32'h1) begin
             half_word = line[(32'h10 * 4)+:(16)];
@@ -27480,13 +27621,8 @@ module npu_u65_512_core$datapath$operand_reader$ifm(line,upper,element_shift,sig
             if (sign_extend & line[32'h10 * 4 + 32'hf]) begin
                 element = element - ((32'h10000) & 32'hffffffff);
             end
-        end
-        difference = element - offset;
-        operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 4));
-        lane_byte = bytes[(32'h8 * 5)+:(8)];
-        element = ((lane_byte) & 32'hffffffff);
-        if (sign_extend & bytes[32'h8 * 5 + 32'h7]) begin
-            element = element - ((32'h100) & 32'hffffffff);
+            difference = element - offset;
+            operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 4));
         end
         if (element_shift == 32'h1) begin
             half_word = line[(32'h10 * 5)+:(16)];
@@ -27494,13 +27630,8 @@ module npu_u65_512_core$datapath$operand_reader$ifm(line,upper,element_shift,sig
             if (sign_extend & line[32'h10 * 5 + 32'hf]) begin
                 element = element - ((32'h10000) & 32'hffffffff);
             end
-        end
-        difference = element - offset;
-        operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 5));
-        lane_byte = bytes[(32'h8 * 6)+:(8)];
-        element = ((lane_byte) & 32'hffffffff);
-        if (sign_extend & bytes[32'h8 * 6 + 32'h7]) begin
-            element = element - ((32'h100) & 32'hffffffff);
+            difference = element - offset;
+            operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 5));
         end
         if (element_shift == 32'h1) begin
             half_word = line[(32'h10 * 6)+:(16)];
@@ -27508,13 +27639,8 @@ module npu_u65_512_core$datapath$operand_reader$ifm(line,upper,element_shift,sig
             if (sign_extend & line[32'h10 * 6 + 32'hf]) begin
                 element = element - ((32'h10000) & 32'hffffffff);
             end
-        end
-        difference = element - offset;
-        operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 6));
-        lane_byte = bytes[(32'h8 * 7)+:(8)];
-        element = ((lane_byte) & 32'hffffffff);
-        if (sign_extend & bytes[32'h8 * 7 + 32'h7]) begin
-            element = element - ((32'h100) & 32'hffffffff);
+            difference = element - offset;
+            operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 6));
         end
         if (element_shift == 32'h1) begin
             half_word = line[(32'h10 * 7)+:(16)];
@@ -27522,27 +27648,24 @@ module npu_u65_512_core$datapath$operand_reader$ifm(line,upper,element_shift,sig
             if (sign_extend & line[32'h10 * 7 + 32'hf]) begin
                 element = element - ((32'h10000) & 32'hffffffff);
             end
-        end
-        difference = element - offset;
-        operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 7));
-        if (element_shift == 32'h2) begin
-            operands = 32'h0;
+            difference = element - offset;
+            operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 7));
         end
         if (element_shift == 32'h2) begin
             difference = line[(32'h20 * 0)+:(32)] - offset;
-            operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 0));
+            operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 0));
         end
         if (element_shift == 32'h2) begin
             difference = line[(32'h20 * 1)+:(32)] - offset;
-            operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 1));
+            operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 1));
         end
         if (element_shift == 32'h2) begin
             difference = line[(32'h20 * 2)+:(32)] - offset;
-            operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 2));
+            operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 2));
         end
         if (element_shift == 32'h2) begin
             difference = line[(32'h20 * 3)+:(32)] - offset;
-            operands = operands | (((difference) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 3));
+            operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 3));
         end
     end
     
@@ -27563,10 +27686,10 @@ module npu_u65_512_core$datapath$operand_reader$queue(clock,rst_n,tail$valid,tai
     input wire  clock;
     input wire  rst_n;
     input wire  tail$valid;
-    input wire  [567:0] tail$data;
+    input wire  [1087:0] tail$data;
     output reg  tail$ready;
     output reg  head$valid;
-    output reg  [567:0] head$data;
+    output reg  [1087:0] head$data;
     input wire  head$ready;
     output reg  [2:0] count;
     
@@ -27586,9 +27709,9 @@ module npu_u65_512_core$datapath$operand_reader$queue(clock,rst_n,tail$valid,tai
     reg  words$rst_n;
     reg  words$write_enable;
     reg  [1:0] words$write_address;
-    reg  [567:0] words$write_data;
+    reg  [1087:0] words$write_data;
     reg  [1:0] words$read_address;
-    wire  [567:0] words$read_data;
+    wire  [1087:0] words$read_data;
     
     // Local signals
     reg  push;
@@ -27657,12 +27780,12 @@ module npu_u65_512_core$datapath$operand_reader$queue$words(clock,rst_n,write_en
     input wire  rst_n;
     input wire  write_enable;
     input wire  [1:0] write_address;
-    input wire  [567:0] write_data;
+    input wire  [1087:0] write_data;
     input wire  [1:0] read_address;
-    output reg  [567:0] read_data;
+    output reg  [1087:0] read_data;
     
     // Update code (custom)
-    reg [567:0] cells [0:3];
+    reg [1087:0] cells [0:3];
     integer i;
     always @(posedge clock or negedge rst_n)
        if (!rst_n) for (i = 0; i <= 3; i = i + 1) cells[i] <= 0;
@@ -27678,11 +27801,11 @@ module npu_u65_512_core$datapath$operand_reader$read(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [57:0] d;
-    output reg  [57:0] q;
+    input wire  [65:0] d;
+    output reg  [65:0] q;
     
     // Constant declarations
-    localparam  init = 58'h0;
+    localparam  init = 66'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -34882,6 +35005,336 @@ endmodule // npu_u65_512_core$datapath$traversal$readout_walker$done
 
 
 
+
+
+
+
+module npu_u65_512_core$datapath$unit_operands$0(group,paired,beat);
+    
+    // Module arguments
+    input wire  [1087:0] group;
+    input wire  paired;
+    output reg  [1215:0] beat;
+    
+    // Constant declarations
+    localparam  odd = 1'b0;
+    
+    // Local signals
+    reg  [31:0] a_lane;
+    reg  [31:0] b_lane;
+    reg  lane_on;
+    reg  [319:0] values;
+    reg  [255:0] seconds;
+    reg  [7:0] lanes;
+    
+    // Update code
+    always @(*) begin
+        values = 32'h0;
+        seconds = 32'h0;
+        lanes = 32'h0;
+        a_lane = group[(64'h0)+:(512)][(32'h20 * 0)+:(32)];
+        b_lane = group[(64'h200)+:(512)][(32'h20 * 0)+:(32)];
+        lane_on = group[(64'h400)+:(16)][(0)+:(1)];
+        if (paired) begin
+            a_lane = group[(64'h0)+:(512)][(32'h40 * 0)+:(32)];
+            b_lane = group[(64'h200)+:(512)][(32'h40 * 0)+:(32)];
+            lane_on = group[(64'h400)+:(16)][(32'h2 * 0)+:(1)];
+            if (odd) begin
+                a_lane = group[(64'h0)+:(512)][(32'h40 * 0 + 32'h20)+:(32)];
+                b_lane = group[(64'h200)+:(512)][(32'h40 * 0 + 32'h20)+:(32)];
+                lane_on = group[(64'h400)+:(16)][(32'h2 * 0 + 32'h1)+:(1)];
+            end
+        end
+        values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 0));
+        seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 0));
+        lanes = lanes | (((lane_on) & 8'hff) << 0);
+        a_lane = group[(64'h0)+:(512)][(32'h20 * 1)+:(32)];
+        b_lane = group[(64'h200)+:(512)][(32'h20 * 1)+:(32)];
+        lane_on = group[(64'h400)+:(16)][(1)+:(1)];
+        if (paired) begin
+            a_lane = group[(64'h0)+:(512)][(32'h40 * 1)+:(32)];
+            b_lane = group[(64'h200)+:(512)][(32'h40 * 1)+:(32)];
+            lane_on = group[(64'h400)+:(16)][(32'h2 * 1)+:(1)];
+            if (odd) begin
+                a_lane = group[(64'h0)+:(512)][(32'h40 * 1 + 32'h20)+:(32)];
+                b_lane = group[(64'h200)+:(512)][(32'h40 * 1 + 32'h20)+:(32)];
+                lane_on = group[(64'h400)+:(16)][(32'h2 * 1 + 32'h1)+:(1)];
+            end
+        end
+        values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 1));
+        seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 1));
+        lanes = lanes | (((lane_on) & 8'hff) << 1);
+        a_lane = group[(64'h0)+:(512)][(32'h20 * 2)+:(32)];
+        b_lane = group[(64'h200)+:(512)][(32'h20 * 2)+:(32)];
+        lane_on = group[(64'h400)+:(16)][(2)+:(1)];
+        if (paired) begin
+            a_lane = group[(64'h0)+:(512)][(32'h40 * 2)+:(32)];
+            b_lane = group[(64'h200)+:(512)][(32'h40 * 2)+:(32)];
+            lane_on = group[(64'h400)+:(16)][(32'h2 * 2)+:(1)];
+            if (odd) begin
+                a_lane = group[(64'h0)+:(512)][(32'h40 * 2 + 32'h20)+:(32)];
+                b_lane = group[(64'h200)+:(512)][(32'h40 * 2 + 32'h20)+:(32)];
+                lane_on = group[(64'h400)+:(16)][(32'h2 * 2 + 32'h1)+:(1)];
+            end
+        end
+        values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 2));
+        seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 2));
+        lanes = lanes | (((lane_on) & 8'hff) << 2);
+        a_lane = group[(64'h0)+:(512)][(32'h20 * 3)+:(32)];
+        b_lane = group[(64'h200)+:(512)][(32'h20 * 3)+:(32)];
+        lane_on = group[(64'h400)+:(16)][(3)+:(1)];
+        if (paired) begin
+            a_lane = group[(64'h0)+:(512)][(32'h40 * 3)+:(32)];
+            b_lane = group[(64'h200)+:(512)][(32'h40 * 3)+:(32)];
+            lane_on = group[(64'h400)+:(16)][(32'h2 * 3)+:(1)];
+            if (odd) begin
+                a_lane = group[(64'h0)+:(512)][(32'h40 * 3 + 32'h20)+:(32)];
+                b_lane = group[(64'h200)+:(512)][(32'h40 * 3 + 32'h20)+:(32)];
+                lane_on = group[(64'h400)+:(16)][(32'h2 * 3 + 32'h1)+:(1)];
+            end
+        end
+        values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 3));
+        seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 3));
+        lanes = lanes | (((lane_on) & 8'hff) << 3);
+        a_lane = group[(64'h0)+:(512)][(32'h20 * 4)+:(32)];
+        b_lane = group[(64'h200)+:(512)][(32'h20 * 4)+:(32)];
+        lane_on = group[(64'h400)+:(16)][(4)+:(1)];
+        if (paired) begin
+            a_lane = group[(64'h0)+:(512)][(32'h40 * 4)+:(32)];
+            b_lane = group[(64'h200)+:(512)][(32'h40 * 4)+:(32)];
+            lane_on = group[(64'h400)+:(16)][(32'h2 * 4)+:(1)];
+            if (odd) begin
+                a_lane = group[(64'h0)+:(512)][(32'h40 * 4 + 32'h20)+:(32)];
+                b_lane = group[(64'h200)+:(512)][(32'h40 * 4 + 32'h20)+:(32)];
+                lane_on = group[(64'h400)+:(16)][(32'h2 * 4 + 32'h1)+:(1)];
+            end
+        end
+        values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 4));
+        seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 4));
+        lanes = lanes | (((lane_on) & 8'hff) << 4);
+        a_lane = group[(64'h0)+:(512)][(32'h20 * 5)+:(32)];
+        b_lane = group[(64'h200)+:(512)][(32'h20 * 5)+:(32)];
+        lane_on = group[(64'h400)+:(16)][(5)+:(1)];
+        if (paired) begin
+            a_lane = group[(64'h0)+:(512)][(32'h40 * 5)+:(32)];
+            b_lane = group[(64'h200)+:(512)][(32'h40 * 5)+:(32)];
+            lane_on = group[(64'h400)+:(16)][(32'h2 * 5)+:(1)];
+            if (odd) begin
+                a_lane = group[(64'h0)+:(512)][(32'h40 * 5 + 32'h20)+:(32)];
+                b_lane = group[(64'h200)+:(512)][(32'h40 * 5 + 32'h20)+:(32)];
+                lane_on = group[(64'h400)+:(16)][(32'h2 * 5 + 32'h1)+:(1)];
+            end
+        end
+        values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 5));
+        seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 5));
+        lanes = lanes | (((lane_on) & 8'hff) << 5);
+        a_lane = group[(64'h0)+:(512)][(32'h20 * 6)+:(32)];
+        b_lane = group[(64'h200)+:(512)][(32'h20 * 6)+:(32)];
+        lane_on = group[(64'h400)+:(16)][(6)+:(1)];
+        if (paired) begin
+            a_lane = group[(64'h0)+:(512)][(32'h40 * 6)+:(32)];
+            b_lane = group[(64'h200)+:(512)][(32'h40 * 6)+:(32)];
+            lane_on = group[(64'h400)+:(16)][(32'h2 * 6)+:(1)];
+            if (odd) begin
+                a_lane = group[(64'h0)+:(512)][(32'h40 * 6 + 32'h20)+:(32)];
+                b_lane = group[(64'h200)+:(512)][(32'h40 * 6 + 32'h20)+:(32)];
+                lane_on = group[(64'h400)+:(16)][(32'h2 * 6 + 32'h1)+:(1)];
+            end
+        end
+        values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 6));
+        seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 6));
+        lanes = lanes | (((lane_on) & 8'hff) << 6);
+        a_lane = group[(64'h0)+:(512)][(32'h20 * 7)+:(32)];
+        b_lane = group[(64'h200)+:(512)][(32'h20 * 7)+:(32)];
+        lane_on = group[(64'h400)+:(16)][(7)+:(1)];
+        if (paired) begin
+            a_lane = group[(64'h0)+:(512)][(32'h40 * 7)+:(32)];
+            b_lane = group[(64'h200)+:(512)][(32'h40 * 7)+:(32)];
+            lane_on = group[(64'h400)+:(16)][(32'h2 * 7)+:(1)];
+            if (odd) begin
+                a_lane = group[(64'h0)+:(512)][(32'h40 * 7 + 32'h20)+:(32)];
+                b_lane = group[(64'h200)+:(512)][(32'h40 * 7 + 32'h20)+:(32)];
+                lane_on = group[(64'h400)+:(16)][(32'h2 * 7 + 32'h1)+:(1)];
+            end
+        end
+        values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 7));
+        seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 7));
+        lanes = lanes | (((lane_on) & 8'hff) << 7);
+        beat[(64'h0)+:(320)] = values;
+        beat[(64'h3c0)+:(256)] = seconds;
+        beat[(64'h3b0)+:(8)] = lanes;
+        beat[(64'h140)+:(320)] = 32'h0;
+        beat[(64'h280)+:(256)] = 32'h0;
+        beat[(64'h380)+:(48)] = 32'h0;
+        beat[(64'h3b9)+:(7)] = 32'h0;
+        beat[(64'h3b8)+:(1)] = odd;
+    end
+    
+endmodule // npu_u65_512_core$datapath$unit_operands$0
+
+
+module npu_u65_512_core$datapath$unit_operands$1(group,paired,beat);
+    
+    // Module arguments
+    input wire  [1087:0] group;
+    input wire  paired;
+    output reg  [1215:0] beat;
+    
+    // Constant declarations
+    localparam  odd = 1'b1;
+    
+    // Local signals
+    reg  [31:0] a_lane;
+    reg  [31:0] b_lane;
+    reg  lane_on;
+    reg  [319:0] values;
+    reg  [255:0] seconds;
+    reg  [7:0] lanes;
+    
+    // Update code
+    always @(*) begin
+        values = 32'h0;
+        seconds = 32'h0;
+        lanes = 32'h0;
+        a_lane = group[(64'h0)+:(512)][(32'h20 * 0)+:(32)];
+        b_lane = group[(64'h200)+:(512)][(32'h20 * 0)+:(32)];
+        lane_on = group[(64'h400)+:(16)][(0)+:(1)];
+        if (paired) begin
+            a_lane = group[(64'h0)+:(512)][(32'h40 * 0)+:(32)];
+            b_lane = group[(64'h200)+:(512)][(32'h40 * 0)+:(32)];
+            lane_on = group[(64'h400)+:(16)][(32'h2 * 0)+:(1)];
+            if (odd) begin
+                a_lane = group[(64'h0)+:(512)][(32'h40 * 0 + 32'h20)+:(32)];
+                b_lane = group[(64'h200)+:(512)][(32'h40 * 0 + 32'h20)+:(32)];
+                lane_on = group[(64'h400)+:(16)][(32'h2 * 0 + 32'h1)+:(1)];
+            end
+        end
+        values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 0));
+        seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 0));
+        lanes = lanes | (((lane_on) & 8'hff) << 0);
+        a_lane = group[(64'h0)+:(512)][(32'h20 * 1)+:(32)];
+        b_lane = group[(64'h200)+:(512)][(32'h20 * 1)+:(32)];
+        lane_on = group[(64'h400)+:(16)][(1)+:(1)];
+        if (paired) begin
+            a_lane = group[(64'h0)+:(512)][(32'h40 * 1)+:(32)];
+            b_lane = group[(64'h200)+:(512)][(32'h40 * 1)+:(32)];
+            lane_on = group[(64'h400)+:(16)][(32'h2 * 1)+:(1)];
+            if (odd) begin
+                a_lane = group[(64'h0)+:(512)][(32'h40 * 1 + 32'h20)+:(32)];
+                b_lane = group[(64'h200)+:(512)][(32'h40 * 1 + 32'h20)+:(32)];
+                lane_on = group[(64'h400)+:(16)][(32'h2 * 1 + 32'h1)+:(1)];
+            end
+        end
+        values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 1));
+        seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 1));
+        lanes = lanes | (((lane_on) & 8'hff) << 1);
+        a_lane = group[(64'h0)+:(512)][(32'h20 * 2)+:(32)];
+        b_lane = group[(64'h200)+:(512)][(32'h20 * 2)+:(32)];
+        lane_on = group[(64'h400)+:(16)][(2)+:(1)];
+        if (paired) begin
+            a_lane = group[(64'h0)+:(512)][(32'h40 * 2)+:(32)];
+            b_lane = group[(64'h200)+:(512)][(32'h40 * 2)+:(32)];
+            lane_on = group[(64'h400)+:(16)][(32'h2 * 2)+:(1)];
+            if (odd) begin
+                a_lane = group[(64'h0)+:(512)][(32'h40 * 2 + 32'h20)+:(32)];
+                b_lane = group[(64'h200)+:(512)][(32'h40 * 2 + 32'h20)+:(32)];
+                lane_on = group[(64'h400)+:(16)][(32'h2 * 2 + 32'h1)+:(1)];
+            end
+        end
+        values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 2));
+        seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 2));
+        lanes = lanes | (((lane_on) & 8'hff) << 2);
+        a_lane = group[(64'h0)+:(512)][(32'h20 * 3)+:(32)];
+        b_lane = group[(64'h200)+:(512)][(32'h20 * 3)+:(32)];
+        lane_on = group[(64'h400)+:(16)][(3)+:(1)];
+        if (paired) begin
+            a_lane = group[(64'h0)+:(512)][(32'h40 * 3)+:(32)];
+            b_lane = group[(64'h200)+:(512)][(32'h40 * 3)+:(32)];
+            lane_on = group[(64'h400)+:(16)][(32'h2 * 3)+:(1)];
+            if (odd) begin
+                a_lane = group[(64'h0)+:(512)][(32'h40 * 3 + 32'h20)+:(32)];
+                b_lane = group[(64'h200)+:(512)][(32'h40 * 3 + 32'h20)+:(32)];
+                lane_on = group[(64'h400)+:(16)][(32'h2 * 3 + 32'h1)+:(1)];
+            end
+        end
+        values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 3));
+        seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 3));
+        lanes = lanes | (((lane_on) & 8'hff) << 3);
+        a_lane = group[(64'h0)+:(512)][(32'h20 * 4)+:(32)];
+        b_lane = group[(64'h200)+:(512)][(32'h20 * 4)+:(32)];
+        lane_on = group[(64'h400)+:(16)][(4)+:(1)];
+        if (paired) begin
+            a_lane = group[(64'h0)+:(512)][(32'h40 * 4)+:(32)];
+            b_lane = group[(64'h200)+:(512)][(32'h40 * 4)+:(32)];
+            lane_on = group[(64'h400)+:(16)][(32'h2 * 4)+:(1)];
+            if (odd) begin
+                a_lane = group[(64'h0)+:(512)][(32'h40 * 4 + 32'h20)+:(32)];
+                b_lane = group[(64'h200)+:(512)][(32'h40 * 4 + 32'h20)+:(32)];
+                lane_on = group[(64'h400)+:(16)][(32'h2 * 4 + 32'h1)+:(1)];
+            end
+        end
+        values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 4));
+        seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 4));
+        lanes = lanes | (((lane_on) & 8'hff) << 4);
+        a_lane = group[(64'h0)+:(512)][(32'h20 * 5)+:(32)];
+        b_lane = group[(64'h200)+:(512)][(32'h20 * 5)+:(32)];
+        lane_on = group[(64'h400)+:(16)][(5)+:(1)];
+        if (paired) begin
+            a_lane = group[(64'h0)+:(512)][(32'h40 * 5)+:(32)];
+            b_lane = group[(64'h200)+:(512)][(32'h40 * 5)+:(32)];
+            lane_on = group[(64'h400)+:(16)][(32'h2 * 5)+:(1)];
+            if (odd) begin
+                a_lane = group[(64'h0)+:(512)][(32'h40 * 5 + 32'h20)+:(32)];
+                b_lane = group[(64'h200)+:(512)][(32'h40 * 5 + 32'h20)+:(32)];
+                lane_on = group[(64'h400)+:(16)][(32'h2 * 5 + 32'h1)+:(1)];
+            end
+        end
+        values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 5));
+        seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 5));
+        lanes = lanes | (((lane_on) & 8'hff) << 5);
+        a_lane = group[(64'h0)+:(512)][(32'h20 * 6)+:(32)];
+        b_lane = group[(64'h200)+:(512)][(32'h20 * 6)+:(32)];
+        lane_on = group[(64'h400)+:(16)][(6)+:(1)];
+        if (paired) begin
+            a_lane = group[(64'h0)+:(512)][(32'h40 * 6)+:(32)];
+            b_lane = group[(64'h200)+:(512)][(32'h40 * 6)+:(32)];
+            lane_on = group[(64'h400)+:(16)][(32'h2 * 6)+:(1)];
+            if (odd) begin
+                a_lane = group[(64'h0)+:(512)][(32'h40 * 6 + 32'h20)+:(32)];
+                b_lane = group[(64'h200)+:(512)][(32'h40 * 6 + 32'h20)+:(32)];
+                lane_on = group[(64'h400)+:(16)][(32'h2 * 6 + 32'h1)+:(1)];
+            end
+        end
+        values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 6));
+        seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 6));
+        lanes = lanes | (((lane_on) & 8'hff) << 6);
+        a_lane = group[(64'h0)+:(512)][(32'h20 * 7)+:(32)];
+        b_lane = group[(64'h200)+:(512)][(32'h20 * 7)+:(32)];
+        lane_on = group[(64'h400)+:(16)][(7)+:(1)];
+        if (paired) begin
+            a_lane = group[(64'h0)+:(512)][(32'h40 * 7)+:(32)];
+            b_lane = group[(64'h200)+:(512)][(32'h40 * 7)+:(32)];
+            lane_on = group[(64'h400)+:(16)][(32'h2 * 7)+:(1)];
+            if (odd) begin
+                a_lane = group[(64'h0)+:(512)][(32'h40 * 7 + 32'h20)+:(32)];
+                b_lane = group[(64'h200)+:(512)][(32'h40 * 7 + 32'h20)+:(32)];
+                lane_on = group[(64'h400)+:(16)][(32'h2 * 7 + 32'h1)+:(1)];
+            end
+        end
+        values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 7));
+        seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 7));
+        lanes = lanes | (((lane_on) & 8'hff) << 7);
+        beat[(64'h0)+:(320)] = values;
+        beat[(64'h3c0)+:(256)] = seconds;
+        beat[(64'h3b0)+:(8)] = lanes;
+        beat[(64'h140)+:(320)] = 32'h0;
+        beat[(64'h280)+:(256)] = 32'h0;
+        beat[(64'h380)+:(48)] = 32'h0;
+        beat[(64'h3b9)+:(7)] = 32'h0;
+        beat[(64'h3b8)+:(1)] = odd;
+    end
+    
+endmodule // npu_u65_512_core$datapath$unit_operands$1
 
 
 

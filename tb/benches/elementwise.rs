@@ -2,7 +2,7 @@
 //! activations), 4-131 (16-bit) and 4-132 (32-bit): per column one
 //! operation on a 16x16x64 OFM (NHWC, IFM2 a full tensor, the largest
 //! block up to 8x16x64 that fits: `npu_tb::elementwise_jobs`), on u65-256
-//! and u65-512.
+//! and on u65-512 in parallel mode.
 //!
 //! Per row: the operation's cycles (the job's NPU cycles less those of the
 //! same stream without the operation), operations (OFM elements) per
@@ -252,8 +252,10 @@ fn main() {
         println!("{name}, OFM {}x{}x{}", OFM[0], OFM[1], OFM[2]);
         for column in columns {
             for (config, figure) in ["u65-256", "u65-512"].into_iter().zip(column.figures) {
+                // Vela sets NPU_SET_PARALLEL_MODE 1 on every u65-512 operation.
                 let spec = ElementwiseSpec {
                     u65_512: config == "u65-512",
+                    parallel: config == "u65-512",
                     ..column.spec.clone()
                 };
                 println!("  {} {config}: {}", column.name, measure(&spec, figure));

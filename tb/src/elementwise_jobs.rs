@@ -73,8 +73,10 @@ pub struct ElementwiseSpec {
     /// NPU_SET_IFM2_IB_START and NPU_SET_IFM_IB_END in KB.
     pub ifm2_ib_start: usize,
     pub ib_end: usize,
-    /// u65-512 (its parallel mode off: elementwise has none).
+    /// u65-512, and on it NPU_SET_PARALLEL_MODE 1 (as Vela sets it: each
+    /// core's output unit takes every other channel, with its own LUT).
     pub u65_512: bool,
+    pub parallel: bool,
     /// Regions of IFM, IFM2 and OFM.
     pub regions: [usize; 3],
 }
@@ -135,6 +137,7 @@ impl ElementwiseSpec {
             ifm2_ib_start: 0,
             ib_end: 0,
             u65_512: false,
+            parallel: false,
             regions: [1, 2, 3],
         };
         spec.fit_buffers();
@@ -277,12 +280,14 @@ impl ElementwiseSpec {
             ifm2_ib_start: 0,
             ib_end: 0,
             u65_512: rng.gen_bool(0.2),
+            parallel: false,
             regions: [
                 rng.gen_range(0..8),
                 rng.gen_range(0..8),
                 rng.gen_range(0..8),
             ],
         };
+        spec.parallel = spec.u65_512 && rng.gen_bool(0.75);
         spec.fit_buffers();
         spec
     }
@@ -358,7 +363,11 @@ impl ElementwiseSpec {
             self.scale_mode,
             self.activation,
             self.block,
-            if self.u65_512 { "u65-512" } else { "u65-256" },
+            match (self.u65_512, self.parallel) {
+                (false, _) => "u65-256",
+                (true, false) => "u65-512",
+                (true, true) => "u65-512 in parallel mode",
+            },
         )
     }
 
@@ -478,6 +487,10 @@ impl ElementwiseSpec {
                 &[("zero_point", self.zero_points[1] as u16 as u64)],
             ),
             cmd(O::NpuSetIfm2Broadcast, &broadcast_fields),
+            cmd(
+                O::NpuSetParallelMode,
+                &[("parallel_mode", u64::from(self.parallel))],
+            ),
             cmd(O::NpuSetIfm2Scalar, &[("scalar", scalar.into())]),
             cmd(O::NpuSetIfmDepthM1, &[("depth_m1", oc as u64 - 1)]),
             cmd(

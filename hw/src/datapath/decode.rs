@@ -371,6 +371,9 @@ impl Logic for OperationDecoder {
         self.operand_settings.next.scalar =
             (self.broadcast_word.val() & self.broadcast_scalar.val()) != 0;
         self.operand_settings.next.unary = self.unary.val();
+        // NPU_SET_PARALLEL_MODE (the datapath pairs the groups only with
+        // two cores).
+        self.operand_settings.next.paired = self.kernel.val().parallel_mode != 0;
         // The scalar less IFM2's zero point, both by IFM2's signedness
         // (golden `param16`).
         self.ifm2_signed.next = (self.ifm2.val().precision & self.ifm2_type.val()) != 0;

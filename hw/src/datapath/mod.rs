@@ -33,8 +33,10 @@
 //! unit weights. Each readout reads both cores' words at one address, and
 //! both cores' output units take a position's beat at once (core 1's
 //! results are the odd channels of the same OFM write, `OfmResult::
-//! paired_values`): 16 OFM values a cycle. Elementwise operations use core
-//! 0's output unit only.
+//! paired_values`): 16 OFM values a cycle. Elementwise operations in
+//! parallel mode split each operand group between both output units (core
+//! k's unit takes channels c + 2i + k, with core k's LUT, as the golden
+//! model's); without parallel mode they use core 0's output unit only.
 //!
 //! The PMU's MAC, AO and WD events (core 0's) count the work of both cores:
 //! a cycle in which either MAC unit takes a beat, or either weight decoder
@@ -68,8 +70,10 @@
 //! table 4-137; without IFM2 in memory the IFM has [2 KB, IB_END)). The
 //! operand reader ([`OperandReader`]) reads the filled blocks from two
 //! shared-buffer ports (the IFM unit and MAC array idle) and gives the
-//! output unit 8 lanes of operand pairs a cycle, with their OFM position;
-//! no weights or scale records are read.
+//! output unit 8 lanes of operand pairs a cycle (in parallel mode on two
+//! cores up to 16, half to each output unit, each unit taking its half when
+//! it is ready), with their OFM position; no weights or scale records are
+//! read.
 //!
 //! Streams per operation:
 //! - IFM blocks: each traversal job goes to the IFM fetch (its copies to
@@ -103,7 +107,7 @@ mod window;
 pub use self::core::Core;
 pub use decode::OperationDecoder;
 pub use operand_reader::{
-    LineOperands, OperandPair, OperandReader, OperandSettings, OPERAND_LANES,
+    LineOperands, OperandPair, OperandReader, OperandSettings, UnitOperands, OPERAND_LANES,
 };
 pub use window::WindowCount;
 
@@ -222,14 +226,16 @@ pub struct Datapath {
     /// Elementwise: IFM2's blocks, fetched after the IFM's of each job.
     ifm2_fetch: IfmFetch,
     operand_reader: OperandReader,
+    /// Each core's output-unit beat of an elementwise operand group.
+    unit_operands: Vec<UnitOperands>,
     fetched: Fifo<IfmBlockJob, 1, 2>,
     ifm_unit: IfmUnit,
     beat_tags: Fifo<BeatTag, 3, 4>,
     /// Each core's weights, MAC unit and scale/bias records.
     cores: Vec<Core>,
     readout_tags: Fifo<Readout, 2, 3>,
-    /// Each core's output unit, in lockstep (core 0's also runs
-    /// elementwise operations).
+    /// Each core's output unit, in lockstep (elementwise operations: core
+    /// 0's, or both in parallel mode).
     output_units: Vec<OutputUnit>,
     output_tags: Fifo<OfmPosition, 3, 4>,
     window: WindowCount,
@@ -245,6 +251,8 @@ pub struct Datapath {
     /// The current readout word's next position.
     position: ResetReg<Bits<2>>,
     faulted: ResetReg<Bit>,
+    /// Bit k: output unit k has taken the current elementwise beat.
+    units_taken: ResetReg<Bits<2>>,
     /// Cycles left to run after the last operation ended.
     settling: ResetReg<Bits<2>>,
 
@@ -259,10 +267,15 @@ pub struct Datapath {
     ifm2_start_kb: Signal<Local, Bits<16>>,
     ifm2_job: Signal<Local, IfmBlockJob>,
     ifm_job_fetched: Signal<Local, Bit>,
-    operands_read: Signal<Local, Bits<256>>,
-    operand_lane: Signal<Local, Bits<32>>,
-    operands_a: Signal<Local, Bits<320>>,
     elementwise_fire: Signal<Local, Bit>,
+    /// Elementwise in parallel mode on two cores: each output unit takes
+    /// half of each operand group.
+    paired_elementwise: Signal<Local, Bit>,
+    /// Bit k: output unit k takes the elementwise beat this cycle.
+    units_firing: Signal<Local, Bits<2>>,
+    /// Bit k: output unit k has taken or takes the beat.
+    units_having: Signal<Local, Bits<2>>,
+    units_done: Signal<Local, Bit>,
     walked: Signal<Local, IfmBlockJob>,
     positions_left: Signal<Local, Bits<4>>,
     positions_after: Signal<Local, Bits<4>>,
@@ -369,6 +382,7 @@ impl Datapath {
             ifm_fetch: Default::default(),
             ifm2_fetch: Default::default(),
             operand_reader: Default::default(),
+            unit_operands: (0..cores).map(UnitOperands::new).collect(),
             fetched: Default::default(),
             ifm_unit: IfmUnit::new(config.shram_kib as usize * 1024 / config.cores as usize),
             beat_tags: Default::default(),
@@ -387,6 +401,7 @@ impl Datapath {
             filled: Default::default(),
             position: Default::default(),
             faulted: Default::default(),
+            units_taken: Default::default(),
             settling: Default::default(),
             job: Default::default(),
             elementwise: Default::default(),
@@ -397,9 +412,10 @@ impl Datapath {
             ifm2_start_kb: Default::default(),
             ifm2_job: Default::default(),
             ifm_job_fetched: Default::default(),
-            operands_read: Default::default(),
-            operand_lane: Default::default(),
-            operands_a: Default::default(),
+            paired_elementwise: Default::default(),
+            units_firing: Default::default(),
+            units_having: Default::default(),
+            units_done: Default::default(),
             elementwise_fire: Default::default(),
             walked: Default::default(),
             positions_left: Default::default(),
@@ -474,8 +490,10 @@ impl Logic for Datapath {
             filled,
             position,
             faulted,
+            units_taken,
             settling
         );
+        self.units_taken.rst_n.next = self.rst_n.val();
         self.settling.rst_n.next = self.rst_n.val();
         self.faulted.rst_n.next = self.rst_n.val();
         self.operation.rst_n.next = self.rst_n.val();
@@ -812,7 +830,12 @@ impl Logic for Datapath {
                 bit_cast::<48, 24>(self.operand_reader.shram_read_address.val());
         }
         self.operand_reader.shram_read_data.next = self.shram_read_data.val().get_bits::<256>(0);
+        // Parallel mode pairs the groups where there are two cores.
+        self.paired_elementwise.next = self.elementwise.val()
+            & self.decoder.operand_settings.val().paired
+            & self.kinds.val().parallel;
         self.operand_reader.settings.next = self.decoder.operand_settings.val();
+        self.operand_reader.settings.next.paired = self.paired_elementwise.val();
         self.operand_reader.ifm_buffers.next = self.ifm_buffers.val();
         self.operand_reader.ifm2_buffers.next = self.ifm2_buffers.val();
         self.ifm_unit.shram_read_data[0].next = self.shram_read_data.val().get_bits::<128>(0);
@@ -1036,39 +1059,55 @@ impl Logic for Datapath {
         self.output_tags.tail.data.next.c = self.word_channel.val();
         self.output_tags.tail.data.next.paired = self.word_paired.val();
         // Elementwise: the operand reader's groups instead, to core 0's
-        // output unit (no scale records; operand A in the low 32 bits of
-        // each 40-bit lane).
-        self.operands_read.next = self.operand_reader.operands.data.val().a;
-        self.operand_lane.next = 0.into();
-        self.operands_a.next = 0.into();
-        for i in 0..8_usize {
-            self.operand_lane.next = self.operands_read.val().get_bits::<32>(32 * i);
-            self.operands_a.next = self.operands_a.val()
-                | (bit_cast::<320, 32>(self.operand_lane.val()) << (40 * i).to_bits::<9>());
+        // output unit, or halved between both (`UnitOperands`). Each unit
+        // takes the beat when it is ready (a wide beat takes several
+        // cycles); the group goes when every unit has it.
+        for k in 0..self.unit_operands.len() {
+            self.unit_operands[k].group.next = self.operand_reader.operands.data.val();
+            self.unit_operands[k].paired.next = self.paired_elementwise.val();
         }
-        self.operand_reader.operands.ready.next = self.elementwise.val()
+        self.units_firing.next = 0.into();
+        if self.output_units[0].accumulators.valid.val()
             & self.output_units[0].accumulators.ready.val()
-            & self.output_tags.tail.ready.val();
+        {
+            self.units_firing.next = 1.into();
+        }
+        for k in 1..self.output_units.len() {
+            if self.output_units[k].accumulators.valid.val()
+                & self.output_units[k].accumulators.ready.val()
+            {
+                self.units_firing.next = self.units_firing.val() | 2;
+            }
+        }
+        self.units_having.next = self.units_taken.q.val() | self.units_firing.val();
+        self.units_done.next = self.units_having.val().get_bit(0)
+            & (self.units_having.val().get_bit(1) | !self.paired_elementwise.val());
+        self.operand_reader.operands.ready.next =
+            self.elementwise.val() & self.output_tags.tail.ready.val() & self.units_done.val();
         self.elementwise_fire.next =
             self.operand_reader.operands.valid.val() & self.operand_reader.operands.ready.val();
         if self.elementwise.val() {
+            self.units_taken.d.next = self.units_taken.q.val() | self.units_firing.val();
+        }
+        if self.elementwise_fire.val() {
+            self.units_taken.d.next = 0.into();
+        }
+        if self.elementwise.val() {
             self.unit_valid.next =
                 self.operand_reader.operands.valid.val() & self.output_tags.tail.ready.val();
-            self.unit_beat.next.values = self.operands_a.val();
-            self.unit_beat.next.biases = 0.into();
-            self.unit_beat.next.scales = 0.into();
-            self.unit_beat.next.shifts = 0.into();
-            self.unit_beat.next.lanes = self.operand_reader.operands.data.val().lanes;
-            self.unit_beat.next.count = 0.into();
-            self.unit_beat.next.second = self.operand_reader.operands.data.val().b;
+            self.unit_beat.next = self.unit_operands[0].beat.val();
             self.output_tags.tail.valid.next = self.elementwise_fire.val();
             self.output_tags.tail.data.next.y = self.operand_reader.operands.data.val().y;
             self.output_tags.tail.data.next.x = self.operand_reader.operands.data.val().x;
             self.output_tags.tail.data.next.c = self.operand_reader.operands.data.val().c;
-            self.output_tags.tail.data.next.paired = false;
+            self.output_tags.tail.data.next.paired = self.paired_elementwise.val();
         }
         self.output_units[0].accumulators.valid.next =
             self.unit_valid.val() & self.paired_units_ready.val();
+        if self.elementwise.val() {
+            self.output_units[0].accumulators.valid.next =
+                self.unit_valid.val() & !self.units_taken.q.val().get_bit(0);
+        }
         self.output_units[0].accumulators.data.next = self.unit_beat.val();
         for k in 0..self.output_units.len() {
             self.output_units[k].settings.next = self.decoder.output_settings.val();
@@ -1080,6 +1119,12 @@ impl Logic for Datapath {
                 & self.word_paired.val()
                 & !self.elementwise.val();
             self.output_units[k].accumulators.data.next = self.cores[k].beat.val();
+            if self.elementwise.val() {
+                self.output_units[k].accumulators.valid.next = self.unit_valid.val()
+                    & self.paired_elementwise.val()
+                    & !self.units_taken.q.val().get_bit(1);
+                self.output_units[k].accumulators.data.next = self.unit_operands[k].beat.val();
+            }
         }
         self.word_done.next = self.stage_fire.val() & self.last_position.val();
         if self.stage_fire.val() {
@@ -1126,7 +1171,8 @@ impl Logic for Datapath {
         self.ofm_writer.results.data.next.y = self.output_tags.head.data.val().y;
         self.ofm_writer.results.data.next.x = self.output_tags.head.data.val().x;
         self.ofm_writer.results.data.next.c = self.output_tags.head.data.val().c;
-        self.ofm_writer.results.data.next.spread = self.parallel.val();
+        self.ofm_writer.results.data.next.spread =
+            self.parallel.val() | self.paired_elementwise.val();
         self.result_fire.next =
             self.ofm_writer.results.valid.val() & self.ofm_writer.results.ready.val();
         self.output_units[0].results.ready.next = self.result_fire.val();

@@ -7,7 +7,12 @@
 //! the OFM block, its channels the OFM block's) it walks the positions in
 //! raster order and, per position, the channels in groups of 8 lanes (4
 //! for 32-bit elements), one group a cycle: a line of the IFM buffer and
-//! one of the IFM2 buffer, laid out as [`crate::dma::IfmFetch`] writes
+//! one of the IFM2 buffer. With `paired` (parallel mode on two cores, one
+//! output unit each: TRM 4.7.5.1) a group is the rest of the line, up to 16
+//! 8-bit lanes (not past a multiple of 16 OFM channels), 8 16-bit or 4
+//! 32-bit ones, the even lanes for core 0's output unit and the odd ones
+//! for core 1's. The buffers are laid out as
+//! [`crate::dma::IfmFetch`] writes
 //! them (position (r, q) at `start + (r * width + q) * position_bytes`,
 //! position_bytes = channels * e rounded up to 8 bytes for 8-bit elements,
 //! to 16 for 16- and 32-bit ones). IFM2's block is the IFM block with its
@@ -42,13 +47,16 @@
 
 use crate::central_control::traversal::IfmBlockJob;
 use crate::dma::IfmBuffers;
+use crate::output_unit::{AccumulatorBeat, LANES};
 use crate::shram::LINE_ADDRESS_BITS;
 use crate::stream::{StreamIn, StreamOut};
 use crate::widgets::{Fifo, ResetReg};
 use rust_hdl::prelude::*;
 
-/// Lanes of an operand group.
-pub const OPERAND_LANES: usize = 8;
+/// Lanes of an operand group: a line of 8-bit elements, an output unit's
+/// lanes for each of two cores.
+pub const OPERAND_LANES: usize = 16;
+const _: () = assert!(OPERAND_LANES == 2 * LANES);
 
 /// What the reader needs of an elementwise operation.
 #[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
@@ -71,6 +79,8 @@ pub struct OperandSettings {
     pub reversed: Bit,
     /// No IFM2 (ABS, LRELU, CLZ).
     pub unary: Bit,
+    /// Groups for two output units: the rest of each line.
+    pub paired: Bit,
 }
 
 /// One group's operands: lane i's A and B (32-bit two's complement) in
@@ -142,7 +152,10 @@ pub struct OperandReader {
     position_bytes: Signal<Local, Bits<16>>,
     position_bytes2: Signal<Local, Bits<16>>,
     channels_left: Signal<Local, Bits<16>>,
-    lane_mask: Signal<Local, Bits<9>>,
+    /// The group's first OFM channel.
+    group_channel: Signal<Local, Bits<16>>,
+    lane_count: Signal<Local, Bits<16>>,
+    lane_mask: Signal<Local, Bits<17>>,
     last_group: Signal<Local, Bit>,
     last_column: Signal<Local, Bit>,
     last_row: Signal<Local, Bit>,
@@ -152,11 +165,11 @@ pub struct OperandReader {
     /// Words in the queue and the read whose data comes this cycle.
     queued: Signal<Local, Bits<4>>,
     broadcast: Signal<Local, Bits<32>>,
-    second: Signal<Local, Bits<256>>,
+    second: Signal<Local, Bits<{ OPERAND_LANES * 32 }>>,
 }
 
 /// One line's elements as lanes of 32-bit operands: lane i's element of
-/// `element_shift` (8-bit ones from the line's upper half when `upper`),
+/// `element_shift` (8-bit ones from the line's upper half on when `upper`),
 /// sign-extended when `signed`, less the zero point (extended alike),
 /// wrapped to 32 bits.
 #[derive(LogicBlock, Default)]
@@ -167,7 +180,7 @@ pub struct LineOperands {
     pub sign_extend: Signal<In, Bit>,
     pub zero_point: Signal<In, Bits<16>>,
     pub operands: Signal<Out, Bits<{ OPERAND_LANES * 32 }>>,
-    bytes: Signal<Local, Bits<64>>,
+    bytes: Signal<Local, Bits<128>>,
     lane_byte: Signal<Local, Bits<8>>,
     half_word: Signal<Local, Bits<16>>,
     element: Signal<Local, Bits<32>>,
@@ -180,9 +193,9 @@ pub struct LineOperands {
 impl Logic for LineOperands {
     #[hdl_gen]
     fn update(&mut self) {
-        self.bytes.next = self.line.val().get_bits::<64>(0);
+        self.bytes.next = self.line.val();
         if self.upper.val() {
-            self.bytes.next = self.line.val().get_bits::<64>(64);
+            self.bytes.next = self.line.val() >> 64;
         }
         self.offset.next = bit_cast::<32, 16>(self.zero_point.val());
         if self.sign_extend.val() & self.zero_point.val().get_bit(15) {
@@ -199,25 +212,33 @@ impl Logic for LineOperands {
             if self.sign_extend.val() & self.bytes.val().get_bit(8 * i + 7) {
                 self.element.next = self.element.val() - bits::<32>(0x100);
             }
+            self.difference.next = self.element.val() - self.offset.val();
+            self.operands.next = self.operands.val()
+                | (bit_cast::<{ OPERAND_LANES * 32 }, 32>(self.difference.val())
+                    << (32 * i).to_bits::<9>());
+        }
+        if self.element_shift.val() != 0 {
+            self.operands.next = 0.into();
+        }
+        for i in 0..8 {
             if self.element_shift.val() == 1 {
                 self.half_word.next = self.line.val().get_bits::<16>(16 * i);
                 self.element.next = bit_cast::<32, 16>(self.half_word.val());
                 if self.sign_extend.val() & self.line.val().get_bit(16 * i + 15) {
                     self.element.next = self.element.val() - bits::<32>(0x1_0000);
                 }
+                self.difference.next = self.element.val() - self.offset.val();
+                self.operands.next = self.operands.val()
+                    | (bit_cast::<{ OPERAND_LANES * 32 }, 32>(self.difference.val())
+                        << (32 * i).to_bits::<9>());
             }
-            self.difference.next = self.element.val() - self.offset.val();
-            self.operands.next = self.operands.val()
-                | (bit_cast::<256, 32>(self.difference.val()) << (32 * i).to_bits::<8>());
-        }
-        if self.element_shift.val() == 2 {
-            self.operands.next = 0.into();
         }
         for i in 0..4 {
             if self.element_shift.val() == 2 {
                 self.difference.next = self.line.val().get_bits::<32>(32 * i) - self.offset.val();
                 self.operands.next = self.operands.val()
-                    | (bit_cast::<256, 32>(self.difference.val()) << (32 * i).to_bits::<8>());
+                    | (bit_cast::<{ OPERAND_LANES * 32 }, 32>(self.difference.val())
+                        << (32 * i).to_bits::<9>());
             }
         }
     }
@@ -273,17 +294,33 @@ impl Logic for OperandReader {
         if self.s.val().element_shift == 2 {
             self.group_lanes.next = 4.into();
         }
+        // Paired 8-bit groups run to the end of the line (of both buffers'
+        // lines where IFM2 is read per channel), and of the OFM's 16
+        // channels (an NHCWB16 brick takes one write).
+        self.group_channel.next = self.job.val().ofm_z + self.channel.q.val();
+        if self.s.val().paired & (self.s.val().element_shift == 0) {
+            self.group_lanes.next = 16.into();
+            self.group_bytes.next = 16.into();
+            if self.group.q.val().get_bit(3)
+                | self.group_channel.val().get_bit(3)
+                | (self.group2.q.val().get_bit(3)
+                    & !self.s.val().unary
+                    & !self.s.val().scalar
+                    & !self.s.val().broadcast_c)
+            {
+                self.group_lanes.next = 8.into();
+                self.group_bytes.next = 8.into();
+            }
+        }
 
         // The group being read.
         self.channels_left.next = self.job.val().channels - self.channel.q.val();
         self.last_group.next = self.channels_left.val() <= self.group_lanes.val();
-        self.lane_mask.next = 0xff.into();
+        self.lane_count.next = self.group_lanes.val();
         if self.channels_left.val() < self.group_lanes.val() {
-            self.lane_mask.next = (bits::<9>(1) << bit_cast::<9, 16>(self.channels_left.val())) - 1;
+            self.lane_count.next = self.channels_left.val();
         }
-        if (self.s.val().element_shift == 2) & (self.channels_left.val() >= 4) {
-            self.lane_mask.next = 0x0f.into();
-        }
+        self.lane_mask.next = (bits::<17>(1) << bit_cast::<17, 16>(self.lane_count.val())) - 1;
         self.last_column.next = (self.column.q.val() + 1) == self.job.val().width;
         self.last_row.next = (self.row.q.val() + 1) == self.job.val().height;
 
@@ -309,10 +346,10 @@ impl Logic for OperandReader {
         if self.issue.val() {
             self.read.d.next.upper = self.group.q.val().get_bit(3);
             self.read.d.next.upper2 = self.group2.q.val().get_bit(3);
-            self.read.d.next.lanes = self.lane_mask.val().get_bits::<8>(0);
+            self.read.d.next.lanes = self.lane_mask.val().get_bits::<OPERAND_LANES>(0);
             self.read.d.next.y = self.job.val().ofm_y + self.row.q.val();
             self.read.d.next.x = self.job.val().ofm_x + self.column.q.val();
-            self.read.d.next.c = self.job.val().ofm_z + self.channel.q.val();
+            self.read.d.next.c = self.group_channel.val();
         }
 
         // The walk: groups, then positions, then rows. IFM2 stays on its
@@ -387,7 +424,8 @@ impl Logic for OperandReader {
             self.second.next = 0.into();
             for i in 0..OPERAND_LANES {
                 self.second.next = self.second.val()
-                    | (bit_cast::<256, 32>(self.broadcast.val()) << (32 * i).to_bits::<8>());
+                    | (bit_cast::<{ OPERAND_LANES * 32 }, 32>(self.broadcast.val())
+                        << (32 * i).to_bits::<9>());
             }
         }
         self.queue.tail.valid.next = self.reading.q.val();
@@ -404,5 +442,79 @@ impl Logic for OperandReader {
         StreamOut::<OperandPair>::link(&mut self.operands, &mut self.queue.head);
         self.busy.next =
             self.running.q.val() | self.reading.q.val() | (self.queue.count.val() != 0);
+    }
+}
+
+/// A core's output-unit beat of an operand group: lanes 0-7 (core 0), or
+/// with `paired` core k's lanes 2i + k (OFM channels c + 2i + k of the
+/// group's first channel c, as a paired OFM write stores them). Operand A
+/// goes in the low 32 bits of each 40-bit lane; no scale records.
+#[derive(LogicBlock)]
+pub struct UnitOperands {
+    pub group: Signal<In, OperandPair>,
+    pub paired: Signal<In, Bit>,
+    pub beat: Signal<Out, AccumulatorBeat>,
+    /// Core 1's.
+    odd: Constant<Bit>,
+    a_lane: Signal<Local, Bits<32>>,
+    b_lane: Signal<Local, Bits<32>>,
+    lane_on: Signal<Local, Bits<1>>,
+    values: Signal<Local, Bits<{ LANES * 40 }>>,
+    seconds: Signal<Local, Bits<{ LANES * 32 }>>,
+    lanes: Signal<Local, Bits<LANES>>,
+}
+
+impl UnitOperands {
+    pub fn new(core: usize) -> Self {
+        Self {
+            group: Default::default(),
+            paired: Default::default(),
+            beat: Default::default(),
+            odd: Constant::new(core == 1),
+            a_lane: Default::default(),
+            b_lane: Default::default(),
+            lane_on: Default::default(),
+            values: Default::default(),
+            seconds: Default::default(),
+            lanes: Default::default(),
+        }
+    }
+}
+
+impl Logic for UnitOperands {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.values.next = 0.into();
+        self.seconds.next = 0.into();
+        self.lanes.next = 0.into();
+        for i in 0..LANES {
+            self.a_lane.next = self.group.val().a.get_bits::<32>(32 * i);
+            self.b_lane.next = self.group.val().b.get_bits::<32>(32 * i);
+            self.lane_on.next = self.group.val().lanes.get_bits::<1>(i);
+            if self.paired.val() {
+                self.a_lane.next = self.group.val().a.get_bits::<32>(64 * i);
+                self.b_lane.next = self.group.val().b.get_bits::<32>(64 * i);
+                self.lane_on.next = self.group.val().lanes.get_bits::<1>(2 * i);
+                if self.odd.val() {
+                    self.a_lane.next = self.group.val().a.get_bits::<32>(64 * i + 32);
+                    self.b_lane.next = self.group.val().b.get_bits::<32>(64 * i + 32);
+                    self.lane_on.next = self.group.val().lanes.get_bits::<1>(2 * i + 1);
+                }
+            }
+            self.values.next = self.values.val()
+                | (bit_cast::<{ LANES * 40 }, 32>(self.a_lane.val()) << (40 * i).to_bits::<9>());
+            self.seconds.next = self.seconds.val()
+                | (bit_cast::<{ LANES * 32 }, 32>(self.b_lane.val()) << (32 * i).to_bits::<9>());
+            self.lanes.next =
+                self.lanes.val() | (bit_cast::<LANES, 1>(self.lane_on.val()) << i.to_bits::<4>());
+        }
+        self.beat.next.values = self.values.val();
+        self.beat.next.second = self.seconds.val();
+        self.beat.next.lanes = self.lanes.val();
+        self.beat.next.biases = 0.into();
+        self.beat.next.scales = 0.into();
+        self.beat.next.shifts = 0.into();
+        self.beat.next.count = 0.into();
+        self.beat.next.core = self.odd.val();
     }
 }
