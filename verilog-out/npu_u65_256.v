@@ -1956,6 +1956,8 @@ module npu_u65_256_core$control$rules(code,param,state,allowed);
     reg  [16:0] kernel_width;
     reg  [16:0] kernel_height;
     reg  [15:0] dilated_height;
+    reg  [15:0] dilated_width_m1;
+    reg  [15:0] dilated_height_m1;
     reg  [31:0] dilated_area;
     reg  [15:0] pool_height;
     reg  [31:0] pool_area;
@@ -2064,6 +2066,8 @@ module npu_u65_256_core$control$rules(code,param,state,allowed);
             kernel_height = ((kernel[(64'h10)+:(16)] >> 32'h1) & 17'h1ffff) + 32'h1;
         end
         dilated_height = kernel[(64'h10)+:(16)] + 32'h1;
+        dilated_width_m1 = kernel[(64'h0)+:(16)];
+        dilated_height_m1 = kernel[(64'h10)+:(16)];
         dilated_area = kernel[(64'h0)+:(16)] * dilated_height + ((dilated_height) & 32'hffffffff);
         pool_height = ((kernel_height) & 16'hffff);
         pool_area = ((kernel_width - 32'h1) & 16'hffff) * pool_height + ((pool_height) & 32'hffffffff);
@@ -2098,7 +2102,7 @@ module npu_u65_256_core$control$rules(code,param,state,allowed);
         if ((pool & (kernel[(64'h2d)+:(2)] == acc_s5_10)) | ((max_pool | (average_pool & padded)) & (kernel[(64'h2d)+:(2)] == acc_int40))) begin
             allowed = 1'b0;
         end
-        if (~elementwise & ((stride_x_m1 > stride_m1_max) | (stride_y_m1 > stride_m1_max) | (dilation_x & kernel[(64'h0)+:(16)][32'h0]) | (dilation_y & kernel[(64'h10)+:(16)][32'h0]) | ((ifm[(64'h3e)+:(2)] != 32'h0) & ((stride_x_m1 | stride_y_m1) != 32'h0)) | (window_rows <= padding_rows) | (window_columns <= padding_columns))) begin
+        if (~elementwise & ((stride_x_m1 > stride_m1_max) | (stride_y_m1 > stride_m1_max) | (dilation_x & dilated_width_m1[32'h0]) | (dilation_y & dilated_height_m1[32'h0]) | ((ifm[(64'h3e)+:(2)] != 32'h0) & ((stride_x_m1 | stride_y_m1) != 32'h0)) | (window_rows <= padding_rows) | (window_columns <= padding_columns))) begin
             allowed = 1'b0;
         end
         if (conv_like & (~ifm_narrow | ~(ofm_narrow | ofm_type$int32) | (kernel_height > conv_kernel_height_max) | (dilated_area > conv_kernel_area_max) | (pad_top > conv_pad_top_left_max) | (pad_left > conv_pad_top_left_max) | (pad_bottom > conv_pad_bottom_right_max) | (pad_right > conv_pad_bottom_right_max))) begin
@@ -34008,6 +34012,9 @@ module npu_u65_256_core$datapath$unit_operands$0(group,paired,beat);
     localparam  odd = 1'b0;
     
     // Local signals
+    reg  [511:0] operands_a;
+    reg  [511:0] operands_b;
+    reg  [15:0] group_lanes;
     reg  [31:0] a_lane;
     reg  [31:0] b_lane;
     reg  lane_on;
@@ -34017,132 +34024,135 @@ module npu_u65_256_core$datapath$unit_operands$0(group,paired,beat);
     
     // Update code
     always @(*) begin
+        operands_a = group[(64'h0)+:(512)];
+        operands_b = group[(64'h200)+:(512)];
+        group_lanes = group[(64'h400)+:(16)];
         values = 32'h0;
         seconds = 32'h0;
         lanes = 32'h0;
-        a_lane = group[(64'h0)+:(512)][(32'h20 * 0)+:(32)];
-        b_lane = group[(64'h200)+:(512)][(32'h20 * 0)+:(32)];
-        lane_on = group[(64'h400)+:(16)][(0)+:(1)];
+        a_lane = operands_a[(32'h20 * 0)+:(32)];
+        b_lane = operands_b[(32'h20 * 0)+:(32)];
+        lane_on = group_lanes[(0)+:(1)];
         if (paired) begin
-            a_lane = group[(64'h0)+:(512)][(32'h40 * 0)+:(32)];
-            b_lane = group[(64'h200)+:(512)][(32'h40 * 0)+:(32)];
-            lane_on = group[(64'h400)+:(16)][(32'h2 * 0)+:(1)];
+            a_lane = operands_a[(32'h40 * 0)+:(32)];
+            b_lane = operands_b[(32'h40 * 0)+:(32)];
+            lane_on = group_lanes[(32'h2 * 0)+:(1)];
             if (odd) begin
-                a_lane = group[(64'h0)+:(512)][(32'h40 * 0 + 32'h20)+:(32)];
-                b_lane = group[(64'h200)+:(512)][(32'h40 * 0 + 32'h20)+:(32)];
-                lane_on = group[(64'h400)+:(16)][(32'h2 * 0 + 32'h1)+:(1)];
+                a_lane = operands_a[(32'h40 * 0 + 32'h20)+:(32)];
+                b_lane = operands_b[(32'h40 * 0 + 32'h20)+:(32)];
+                lane_on = group_lanes[(32'h2 * 0 + 32'h1)+:(1)];
             end
         end
         values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 0));
         seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 0));
         lanes = lanes | (((lane_on) & 8'hff) << 0);
-        a_lane = group[(64'h0)+:(512)][(32'h20 * 1)+:(32)];
-        b_lane = group[(64'h200)+:(512)][(32'h20 * 1)+:(32)];
-        lane_on = group[(64'h400)+:(16)][(1)+:(1)];
+        a_lane = operands_a[(32'h20 * 1)+:(32)];
+        b_lane = operands_b[(32'h20 * 1)+:(32)];
+        lane_on = group_lanes[(1)+:(1)];
         if (paired) begin
-            a_lane = group[(64'h0)+:(512)][(32'h40 * 1)+:(32)];
-            b_lane = group[(64'h200)+:(512)][(32'h40 * 1)+:(32)];
-            lane_on = group[(64'h400)+:(16)][(32'h2 * 1)+:(1)];
+            a_lane = operands_a[(32'h40 * 1)+:(32)];
+            b_lane = operands_b[(32'h40 * 1)+:(32)];
+            lane_on = group_lanes[(32'h2 * 1)+:(1)];
             if (odd) begin
-                a_lane = group[(64'h0)+:(512)][(32'h40 * 1 + 32'h20)+:(32)];
-                b_lane = group[(64'h200)+:(512)][(32'h40 * 1 + 32'h20)+:(32)];
-                lane_on = group[(64'h400)+:(16)][(32'h2 * 1 + 32'h1)+:(1)];
+                a_lane = operands_a[(32'h40 * 1 + 32'h20)+:(32)];
+                b_lane = operands_b[(32'h40 * 1 + 32'h20)+:(32)];
+                lane_on = group_lanes[(32'h2 * 1 + 32'h1)+:(1)];
             end
         end
         values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 1));
         seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 1));
         lanes = lanes | (((lane_on) & 8'hff) << 1);
-        a_lane = group[(64'h0)+:(512)][(32'h20 * 2)+:(32)];
-        b_lane = group[(64'h200)+:(512)][(32'h20 * 2)+:(32)];
-        lane_on = group[(64'h400)+:(16)][(2)+:(1)];
+        a_lane = operands_a[(32'h20 * 2)+:(32)];
+        b_lane = operands_b[(32'h20 * 2)+:(32)];
+        lane_on = group_lanes[(2)+:(1)];
         if (paired) begin
-            a_lane = group[(64'h0)+:(512)][(32'h40 * 2)+:(32)];
-            b_lane = group[(64'h200)+:(512)][(32'h40 * 2)+:(32)];
-            lane_on = group[(64'h400)+:(16)][(32'h2 * 2)+:(1)];
+            a_lane = operands_a[(32'h40 * 2)+:(32)];
+            b_lane = operands_b[(32'h40 * 2)+:(32)];
+            lane_on = group_lanes[(32'h2 * 2)+:(1)];
             if (odd) begin
-                a_lane = group[(64'h0)+:(512)][(32'h40 * 2 + 32'h20)+:(32)];
-                b_lane = group[(64'h200)+:(512)][(32'h40 * 2 + 32'h20)+:(32)];
-                lane_on = group[(64'h400)+:(16)][(32'h2 * 2 + 32'h1)+:(1)];
+                a_lane = operands_a[(32'h40 * 2 + 32'h20)+:(32)];
+                b_lane = operands_b[(32'h40 * 2 + 32'h20)+:(32)];
+                lane_on = group_lanes[(32'h2 * 2 + 32'h1)+:(1)];
             end
         end
         values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 2));
         seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 2));
         lanes = lanes | (((lane_on) & 8'hff) << 2);
-        a_lane = group[(64'h0)+:(512)][(32'h20 * 3)+:(32)];
-        b_lane = group[(64'h200)+:(512)][(32'h20 * 3)+:(32)];
-        lane_on = group[(64'h400)+:(16)][(3)+:(1)];
+        a_lane = operands_a[(32'h20 * 3)+:(32)];
+        b_lane = operands_b[(32'h20 * 3)+:(32)];
+        lane_on = group_lanes[(3)+:(1)];
         if (paired) begin
-            a_lane = group[(64'h0)+:(512)][(32'h40 * 3)+:(32)];
-            b_lane = group[(64'h200)+:(512)][(32'h40 * 3)+:(32)];
-            lane_on = group[(64'h400)+:(16)][(32'h2 * 3)+:(1)];
+            a_lane = operands_a[(32'h40 * 3)+:(32)];
+            b_lane = operands_b[(32'h40 * 3)+:(32)];
+            lane_on = group_lanes[(32'h2 * 3)+:(1)];
             if (odd) begin
-                a_lane = group[(64'h0)+:(512)][(32'h40 * 3 + 32'h20)+:(32)];
-                b_lane = group[(64'h200)+:(512)][(32'h40 * 3 + 32'h20)+:(32)];
-                lane_on = group[(64'h400)+:(16)][(32'h2 * 3 + 32'h1)+:(1)];
+                a_lane = operands_a[(32'h40 * 3 + 32'h20)+:(32)];
+                b_lane = operands_b[(32'h40 * 3 + 32'h20)+:(32)];
+                lane_on = group_lanes[(32'h2 * 3 + 32'h1)+:(1)];
             end
         end
         values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 3));
         seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 3));
         lanes = lanes | (((lane_on) & 8'hff) << 3);
-        a_lane = group[(64'h0)+:(512)][(32'h20 * 4)+:(32)];
-        b_lane = group[(64'h200)+:(512)][(32'h20 * 4)+:(32)];
-        lane_on = group[(64'h400)+:(16)][(4)+:(1)];
+        a_lane = operands_a[(32'h20 * 4)+:(32)];
+        b_lane = operands_b[(32'h20 * 4)+:(32)];
+        lane_on = group_lanes[(4)+:(1)];
         if (paired) begin
-            a_lane = group[(64'h0)+:(512)][(32'h40 * 4)+:(32)];
-            b_lane = group[(64'h200)+:(512)][(32'h40 * 4)+:(32)];
-            lane_on = group[(64'h400)+:(16)][(32'h2 * 4)+:(1)];
+            a_lane = operands_a[(32'h40 * 4)+:(32)];
+            b_lane = operands_b[(32'h40 * 4)+:(32)];
+            lane_on = group_lanes[(32'h2 * 4)+:(1)];
             if (odd) begin
-                a_lane = group[(64'h0)+:(512)][(32'h40 * 4 + 32'h20)+:(32)];
-                b_lane = group[(64'h200)+:(512)][(32'h40 * 4 + 32'h20)+:(32)];
-                lane_on = group[(64'h400)+:(16)][(32'h2 * 4 + 32'h1)+:(1)];
+                a_lane = operands_a[(32'h40 * 4 + 32'h20)+:(32)];
+                b_lane = operands_b[(32'h40 * 4 + 32'h20)+:(32)];
+                lane_on = group_lanes[(32'h2 * 4 + 32'h1)+:(1)];
             end
         end
         values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 4));
         seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 4));
         lanes = lanes | (((lane_on) & 8'hff) << 4);
-        a_lane = group[(64'h0)+:(512)][(32'h20 * 5)+:(32)];
-        b_lane = group[(64'h200)+:(512)][(32'h20 * 5)+:(32)];
-        lane_on = group[(64'h400)+:(16)][(5)+:(1)];
+        a_lane = operands_a[(32'h20 * 5)+:(32)];
+        b_lane = operands_b[(32'h20 * 5)+:(32)];
+        lane_on = group_lanes[(5)+:(1)];
         if (paired) begin
-            a_lane = group[(64'h0)+:(512)][(32'h40 * 5)+:(32)];
-            b_lane = group[(64'h200)+:(512)][(32'h40 * 5)+:(32)];
-            lane_on = group[(64'h400)+:(16)][(32'h2 * 5)+:(1)];
+            a_lane = operands_a[(32'h40 * 5)+:(32)];
+            b_lane = operands_b[(32'h40 * 5)+:(32)];
+            lane_on = group_lanes[(32'h2 * 5)+:(1)];
             if (odd) begin
-                a_lane = group[(64'h0)+:(512)][(32'h40 * 5 + 32'h20)+:(32)];
-                b_lane = group[(64'h200)+:(512)][(32'h40 * 5 + 32'h20)+:(32)];
-                lane_on = group[(64'h400)+:(16)][(32'h2 * 5 + 32'h1)+:(1)];
+                a_lane = operands_a[(32'h40 * 5 + 32'h20)+:(32)];
+                b_lane = operands_b[(32'h40 * 5 + 32'h20)+:(32)];
+                lane_on = group_lanes[(32'h2 * 5 + 32'h1)+:(1)];
             end
         end
         values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 5));
         seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 5));
         lanes = lanes | (((lane_on) & 8'hff) << 5);
-        a_lane = group[(64'h0)+:(512)][(32'h20 * 6)+:(32)];
-        b_lane = group[(64'h200)+:(512)][(32'h20 * 6)+:(32)];
-        lane_on = group[(64'h400)+:(16)][(6)+:(1)];
+        a_lane = operands_a[(32'h20 * 6)+:(32)];
+        b_lane = operands_b[(32'h20 * 6)+:(32)];
+        lane_on = group_lanes[(6)+:(1)];
         if (paired) begin
-            a_lane = group[(64'h0)+:(512)][(32'h40 * 6)+:(32)];
-            b_lane = group[(64'h200)+:(512)][(32'h40 * 6)+:(32)];
-            lane_on = group[(64'h400)+:(16)][(32'h2 * 6)+:(1)];
+            a_lane = operands_a[(32'h40 * 6)+:(32)];
+            b_lane = operands_b[(32'h40 * 6)+:(32)];
+            lane_on = group_lanes[(32'h2 * 6)+:(1)];
             if (odd) begin
-                a_lane = group[(64'h0)+:(512)][(32'h40 * 6 + 32'h20)+:(32)];
-                b_lane = group[(64'h200)+:(512)][(32'h40 * 6 + 32'h20)+:(32)];
-                lane_on = group[(64'h400)+:(16)][(32'h2 * 6 + 32'h1)+:(1)];
+                a_lane = operands_a[(32'h40 * 6 + 32'h20)+:(32)];
+                b_lane = operands_b[(32'h40 * 6 + 32'h20)+:(32)];
+                lane_on = group_lanes[(32'h2 * 6 + 32'h1)+:(1)];
             end
         end
         values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 6));
         seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 6));
         lanes = lanes | (((lane_on) & 8'hff) << 6);
-        a_lane = group[(64'h0)+:(512)][(32'h20 * 7)+:(32)];
-        b_lane = group[(64'h200)+:(512)][(32'h20 * 7)+:(32)];
-        lane_on = group[(64'h400)+:(16)][(7)+:(1)];
+        a_lane = operands_a[(32'h20 * 7)+:(32)];
+        b_lane = operands_b[(32'h20 * 7)+:(32)];
+        lane_on = group_lanes[(7)+:(1)];
         if (paired) begin
-            a_lane = group[(64'h0)+:(512)][(32'h40 * 7)+:(32)];
-            b_lane = group[(64'h200)+:(512)][(32'h40 * 7)+:(32)];
-            lane_on = group[(64'h400)+:(16)][(32'h2 * 7)+:(1)];
+            a_lane = operands_a[(32'h40 * 7)+:(32)];
+            b_lane = operands_b[(32'h40 * 7)+:(32)];
+            lane_on = group_lanes[(32'h2 * 7)+:(1)];
             if (odd) begin
-                a_lane = group[(64'h0)+:(512)][(32'h40 * 7 + 32'h20)+:(32)];
-                b_lane = group[(64'h200)+:(512)][(32'h40 * 7 + 32'h20)+:(32)];
-                lane_on = group[(64'h400)+:(16)][(32'h2 * 7 + 32'h1)+:(1)];
+                a_lane = operands_a[(32'h40 * 7 + 32'h20)+:(32)];
+                b_lane = operands_b[(32'h40 * 7 + 32'h20)+:(32)];
+                lane_on = group_lanes[(32'h2 * 7 + 32'h1)+:(1)];
             end
         end
         values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 7));

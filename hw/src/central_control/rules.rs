@@ -115,6 +115,9 @@ pub struct OperationRules {
     /// The dilated kernel's area, meaningful while its height is within
     /// a convolution's limit.
     dilated_height: Signal<Local, Bits<16>>,
+    /// NPU_SET_KERNEL_WIDTH_M1 and _HEIGHT_M1 (a local to test a bit of).
+    dilated_width_m1: Signal<Local, Bits<16>>,
+    dilated_height_m1: Signal<Local, Bits<16>>,
     dilated_area: Signal<Local, Bits<32>>,
     /// The kernel's area, meaningful while its height is within a pool's.
     pool_height: Signal<Local, Bits<16>>,
@@ -251,6 +254,8 @@ impl Default for OperationRules {
             kernel_width: Default::default(),
             kernel_height: Default::default(),
             dilated_height: Default::default(),
+            dilated_width_m1: Default::default(),
+            dilated_height_m1: Default::default(),
             dilated_area: Default::default(),
             pool_height: Default::default(),
             pool_area: Default::default(),
@@ -408,6 +413,8 @@ impl Logic for OperationRules {
         // Areas as (width - 1) * height + height in rust-hdl's 16 x 16-bit
         // products.
         self.dilated_height.next = self.kernel.val().height_m1 + 1;
+        self.dilated_width_m1.next = self.kernel.val().width_m1;
+        self.dilated_height_m1.next = self.kernel.val().height_m1;
         self.dilated_area.next = self.kernel.val().width_m1 * self.dilated_height.val()
             + bit_cast::<32, 16>(self.dilated_height.val());
         self.pool_height.next = bit_cast::<16, 17>(self.kernel_height.val());
@@ -507,8 +514,8 @@ impl Logic for OperationRules {
         if !self.elementwise.val()
             & ((self.stride_x_m1.val() > self.stride_m1_max.val())
                 | (self.stride_y_m1.val() > self.stride_m1_max.val())
-                | (self.dilation_x.val() & self.kernel.val().width_m1.get_bit(0))
-                | (self.dilation_y.val() & self.kernel.val().height_m1.get_bit(0))
+                | (self.dilation_x.val() & self.dilated_width_m1.val().get_bit(0))
+                | (self.dilation_y.val() & self.dilated_height_m1.val().get_bit(0))
                 | ((self.ifm.val().upscale != 0)
                     & ((self.stride_x_m1.val() | self.stride_y_m1.val()) != 0))
                 | (self.window_rows.val() <= self.padding_rows.val())

@@ -456,6 +456,11 @@ pub struct UnitOperands {
     pub beat: Signal<Out, AccumulatorBeat>,
     /// Core 1's.
     odd: Constant<Bit>,
+    /// The group's fields (locals: a bit range of a struct field cannot
+    /// be selected in the generated Verilog).
+    operands_a: Signal<Local, Bits<{ OPERAND_LANES * 32 }>>,
+    operands_b: Signal<Local, Bits<{ OPERAND_LANES * 32 }>>,
+    group_lanes: Signal<Local, Bits<OPERAND_LANES>>,
     a_lane: Signal<Local, Bits<32>>,
     b_lane: Signal<Local, Bits<32>>,
     lane_on: Signal<Local, Bits<1>>,
@@ -471,6 +476,9 @@ impl UnitOperands {
             paired: Default::default(),
             beat: Default::default(),
             odd: Constant::new(core == 1),
+            operands_a: Default::default(),
+            operands_b: Default::default(),
+            group_lanes: Default::default(),
             a_lane: Default::default(),
             b_lane: Default::default(),
             lane_on: Default::default(),
@@ -484,21 +492,24 @@ impl UnitOperands {
 impl Logic for UnitOperands {
     #[hdl_gen]
     fn update(&mut self) {
+        self.operands_a.next = self.group.val().a;
+        self.operands_b.next = self.group.val().b;
+        self.group_lanes.next = self.group.val().lanes;
         self.values.next = 0.into();
         self.seconds.next = 0.into();
         self.lanes.next = 0.into();
         for i in 0..LANES {
-            self.a_lane.next = self.group.val().a.get_bits::<32>(32 * i);
-            self.b_lane.next = self.group.val().b.get_bits::<32>(32 * i);
-            self.lane_on.next = self.group.val().lanes.get_bits::<1>(i);
+            self.a_lane.next = self.operands_a.val().get_bits::<32>(32 * i);
+            self.b_lane.next = self.operands_b.val().get_bits::<32>(32 * i);
+            self.lane_on.next = self.group_lanes.val().get_bits::<1>(i);
             if self.paired.val() {
-                self.a_lane.next = self.group.val().a.get_bits::<32>(64 * i);
-                self.b_lane.next = self.group.val().b.get_bits::<32>(64 * i);
-                self.lane_on.next = self.group.val().lanes.get_bits::<1>(2 * i);
+                self.a_lane.next = self.operands_a.val().get_bits::<32>(64 * i);
+                self.b_lane.next = self.operands_b.val().get_bits::<32>(64 * i);
+                self.lane_on.next = self.group_lanes.val().get_bits::<1>(2 * i);
                 if self.odd.val() {
-                    self.a_lane.next = self.group.val().a.get_bits::<32>(64 * i + 32);
-                    self.b_lane.next = self.group.val().b.get_bits::<32>(64 * i + 32);
-                    self.lane_on.next = self.group.val().lanes.get_bits::<1>(2 * i + 1);
+                    self.a_lane.next = self.operands_a.val().get_bits::<32>(64 * i + 32);
+                    self.b_lane.next = self.operands_b.val().get_bits::<32>(64 * i + 32);
+                    self.lane_on.next = self.group_lanes.val().get_bits::<1>(2 * i + 1);
                 }
             }
             self.values.next = self.values.val()
