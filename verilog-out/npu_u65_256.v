@@ -1863,12 +1863,6 @@ module npu_u65_256_core$control$rules(code,param,state,allowed);
     localparam  lrelu_mode = 16'h5;
     localparam  abs_mode = 16'h6;
     localparam  clz_mode = 16'h7;
-    localparam  stride_x_lsb = 6'b0;
-    localparam  stride_x_msb = 6'b110;
-    localparam  stride_y_lsb = 6'b1;
-    localparam  stride_y_msb = 6'b1001;
-    localparam  dilation_x_mask = 12'h8;
-    localparam  dilation_y_mask = 12'h10;
     localparam  stride_m1_max = 4'h2;
     localparam  function_mask = 16'hfff;
     localparam  clip_lsb = 6'b1100;
@@ -1923,6 +1917,13 @@ module npu_u65_256_core$control$rules(code,param,state,allowed);
     wire  ifm2_type$is_signed;
     wire  ifm2_type$reserved;
     wire  ifm2_type$int32;
+    reg  [11:0] kernel_stride$word;
+    wire  [3:0] kernel_stride$stride_x_m1;
+    wire  [3:0] kernel_stride$stride_y_m1;
+    wire  kernel_stride$dilation_x;
+    wire  kernel_stride$dilation_y;
+    wire  kernel_stride$part_kernel_first;
+    wire  kernel_stride$decomposition_4x4;
     reg  [15:0] elementwise_types$mode;
     reg  [1:0] elementwise_types$ifm_precision;
     reg  elementwise_types$ifm_signed;
@@ -1948,11 +1949,6 @@ module npu_u65_256_core$control$rules(code,param,state,allowed);
     reg  same_types;
     reg  ifm_narrow;
     reg  ofm_narrow;
-    reg  [11:0] stride;
-    reg  [3:0] stride_x_m1;
-    reg  [3:0] stride_y_m1;
-    reg  dilation_x;
-    reg  dilation_y;
     reg  [16:0] kernel_width;
     reg  [16:0] kernel_height;
     reg  [15:0] dilated_height;
@@ -2010,6 +2006,15 @@ module npu_u65_256_core$control$rules(code,param,state,allowed);
         .reserved(ifm2_type$reserved),
         .int32(ifm2_type$int32)
     );
+    npu_u65_256_core$control$rules$kernel_stride kernel_stride(
+        .word(kernel_stride$word),
+        .stride_x_m1(kernel_stride$stride_x_m1),
+        .stride_y_m1(kernel_stride$stride_y_m1),
+        .dilation_x(kernel_stride$dilation_x),
+        .dilation_y(kernel_stride$dilation_y),
+        .part_kernel_first(kernel_stride$part_kernel_first),
+        .decomposition_4x4(kernel_stride$decomposition_4x4)
+    );
     npu_u65_256_core$control$rules$elementwise_types elementwise_types(
         .mode(elementwise_types$mode),
         .ifm_precision(elementwise_types$ifm_precision),
@@ -2052,17 +2057,13 @@ module npu_u65_256_core$control$rules(code,param,state,allowed);
         pad_bottom = ifm[(64'h16)+:(8)];
         pad_right = ifm[(64'he)+:(8)];
         padded = (pad_top | pad_left | pad_bottom | pad_right) != 32'h0;
-        stride = kernel[(64'h20)+:(12)];
-        stride_x_m1 = ((((stride >> stride_x_msb) & 4'hf) & 32'h7) << 32'h1) | (((stride >> stride_x_lsb) & 4'hf) & 32'h1);
-        stride_y_m1 = ((((stride >> stride_y_msb) & 4'hf) & 32'h7) << 32'h1) | (((stride >> stride_y_lsb) & 4'hf) & 32'h1);
-        dilation_x = (stride & dilation_x_mask) != 32'h0;
-        dilation_y = (stride & dilation_y_mask) != 32'h0;
+        kernel_stride$word = kernel[(64'h20)+:(12)];
         kernel_width = ((kernel[(64'h0)+:(16)]) & 17'h1ffff) + 32'h1;
-        if (dilation_x) begin
+        if (kernel_stride$dilation_x) begin
             kernel_width = ((kernel[(64'h0)+:(16)] >> 32'h1) & 17'h1ffff) + 32'h1;
         end
         kernel_height = ((kernel[(64'h10)+:(16)]) & 17'h1ffff) + 32'h1;
-        if (dilation_y) begin
+        if (kernel_stride$dilation_y) begin
             kernel_height = ((kernel[(64'h10)+:(16)] >> 32'h1) & 17'h1ffff) + 32'h1;
         end
         dilated_height = kernel[(64'h10)+:(16)] + 32'h1;
@@ -2071,8 +2072,8 @@ module npu_u65_256_core$control$rules(code,param,state,allowed);
         dilated_area = kernel[(64'h0)+:(16)] * dilated_height + ((dilated_height) & 32'hffffffff);
         pool_height = ((kernel_height) & 16'hffff);
         pool_area = ((kernel_width - 32'h1) & 16'hffff) * pool_height + ((pool_height) & 32'hffffffff);
-        window_rows = ofm[(64'h10)+:(16)] * (((stride_y_m1) & 16'hffff) + 32'h1) + ((kernel[(64'h10)+:(16)]) & 32'hffffffff) + 32'h1;
-        window_columns = ofm[(64'h0)+:(16)] * (((stride_x_m1) & 16'hffff) + 32'h1) + ((kernel[(64'h0)+:(16)]) & 32'hffffffff) + 32'h1;
+        window_rows = ofm[(64'h10)+:(16)] * (((kernel_stride$stride_y_m1) & 16'hffff) + 32'h1) + ((kernel[(64'h10)+:(16)]) & 32'hffffffff) + 32'h1;
+        window_columns = ofm[(64'h0)+:(16)] * (((kernel_stride$stride_x_m1) & 16'hffff) + 32'h1) + ((kernel[(64'h0)+:(16)]) & 32'hffffffff) + 32'h1;
         padding_rows = ((pad_top) & 32'hffffffff) + ((pad_bottom) & 32'hffffffff);
         padding_columns = ((pad_left) & 32'hffffffff) + ((pad_right) & 32'hffffffff);
         activation_function = activation[(64'h0)+:(16)] & function_mask;
@@ -2102,7 +2103,7 @@ module npu_u65_256_core$control$rules(code,param,state,allowed);
         if ((pool & (kernel[(64'h2d)+:(2)] == acc_s5_10)) | ((max_pool | (average_pool & padded)) & (kernel[(64'h2d)+:(2)] == acc_int40))) begin
             allowed = 1'b0;
         end
-        if (~elementwise & ((stride_x_m1 > stride_m1_max) | (stride_y_m1 > stride_m1_max) | (dilation_x & dilated_width_m1[32'h0]) | (dilation_y & dilated_height_m1[32'h0]) | ((ifm[(64'h3e)+:(2)] != 32'h0) & ((stride_x_m1 | stride_y_m1) != 32'h0)) | (window_rows <= padding_rows) | (window_columns <= padding_columns))) begin
+        if (~elementwise & ((kernel_stride$stride_x_m1 > stride_m1_max) | (kernel_stride$stride_y_m1 > stride_m1_max) | (kernel_stride$dilation_x & dilated_width_m1[32'h0]) | (kernel_stride$dilation_y & dilated_height_m1[32'h0]) | ((ifm[(64'h3e)+:(2)] != 32'h0) & ((kernel_stride$stride_x_m1 | kernel_stride$stride_y_m1) != 32'h0)) | (window_rows <= padding_rows) | (window_columns <= padding_columns))) begin
             allowed = 1'b0;
         end
         if (conv_like & (~ifm_narrow | ~(ofm_narrow | ofm_type$int32) | (kernel_height > conv_kernel_height_max) | (dilated_area > conv_kernel_area_max) | (pad_top > conv_pad_top_left_max) | (pad_left > conv_pad_top_left_max) | (pad_bottom > conv_pad_bottom_right_max) | (pad_right > conv_pad_bottom_right_max))) begin
@@ -2216,6 +2217,40 @@ module npu_u65_256_core$control$rules$ifm_type(precision,width,is_signed,reserve
     end
     
 endmodule // npu_u65_256_core$control$rules$ifm_type
+
+
+module npu_u65_256_core$control$rules$kernel_stride(word,stride_x_m1,stride_y_m1,dilation_x,dilation_y,part_kernel_first,decomposition_4x4);
+    
+    // Module arguments
+    input wire  [11:0] word;
+    output reg  [3:0] stride_x_m1;
+    output reg  [3:0] stride_y_m1;
+    output reg  dilation_x;
+    output reg  dilation_y;
+    output reg  part_kernel_first;
+    output reg  decomposition_4x4;
+    
+    // Constant declarations
+    localparam  x_lsb = 6'b0;
+    localparam  x_msb = 6'b110;
+    localparam  y_lsb = 6'b1;
+    localparam  y_msb = 6'b1001;
+    localparam  dilation_x_mask = 12'h8;
+    localparam  dilation_y_mask = 12'h10;
+    localparam  weight_order_mask = 12'h4;
+    localparam  decomposition_mask = 12'h20;
+    
+    // Update code
+    always @(*) begin
+        stride_x_m1 = ((((word >> x_msb) & 4'hf) & 32'h7) << 32'h1) | (((word >> x_lsb) & 4'hf) & 32'h1);
+        stride_y_m1 = ((((word >> y_msb) & 4'hf) & 32'h7) << 32'h1) | (((word >> y_lsb) & 4'hf) & 32'h1);
+        dilation_x = (word & dilation_x_mask) != 32'h0;
+        dilation_y = (word & dilation_y_mask) != 32'h0;
+        part_kernel_first = (word & weight_order_mask) != 32'h0;
+        decomposition_4x4 = (word & decomposition_mask) != 32'h0;
+    end
+    
+endmodule // npu_u65_256_core$control$rules$kernel_stride
 
 
 module npu_u65_256_core$control$rules$ofm_type(precision,width,is_signed,reserved,int32);
@@ -19961,18 +19996,6 @@ module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,pool_ma
     output reg  [5:0] ifm2_ib_start;
     
     // Constant declarations
-    localparam  stride_x_lsb = 6'b0;
-    localparam  stride_x_msb = 6'b110;
-    localparam  stride_y_lsb = 6'b1;
-    localparam  stride_y_msb = 6'b1001;
-    localparam  weight_order = 12'h4;
-    localparam  dilation_x = 12'h8;
-    localparam  dilation_y = 12'h10;
-    localparam  decomposition = 12'h20;
-    localparam  ifm_type = 16'h1;
-    localparam  ifm_width = 6'b10;
-    localparam  ofm_type = 16'h1;
-    localparam  ofm_width = 6'b1;
     localparam  ofm_scale_mode = 16'h100;
     localparam  ofm_round_mode = 6'b1110;
     localparam  clip_range = 6'b1100;
@@ -19981,7 +20004,6 @@ module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,pool_ma
     localparam  depthwise_code = 10'b11;
     localparam  pool_code = 10'b101;
     localparam  elementwise_code = 10'b110;
-    localparam  ifm2_type = 8'h1;
     localparam  abs_mode = 16'h6;
     localparam  lrelu_mode = 16'h5;
     localparam  clz_mode = 16'h7;
@@ -19994,10 +20016,35 @@ module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,pool_ma
     localparam  ifm_scale_mode = 6'b1000;
     localparam  ifm_round_mode = 6'b1110;
     localparam  opa_shift = 6'b100000;
+    localparam  bits_16 = 2'b1;
     localparam  bits_32 = 2'b10;
     localparam  pooling_mode_mask = 16'h7;
     localparam  max_mode = 16'h0;
     localparam  average_mode = 16'h1;
+    
+    // Stub signals
+    reg  [11:0] kernel_stride$word;
+    wire  [3:0] kernel_stride$stride_x_m1;
+    wire  [3:0] kernel_stride$stride_y_m1;
+    wire  kernel_stride$dilation_x;
+    wire  kernel_stride$dilation_y;
+    wire  kernel_stride$part_kernel_first;
+    wire  kernel_stride$decomposition_4x4;
+    reg  [15:0] ifm_type$precision;
+    wire  [1:0] ifm_type$width;
+    wire  ifm_type$is_signed;
+    wire  ifm_type$reserved;
+    wire  ifm_type$int32;
+    reg  [15:0] ofm_type$precision;
+    wire  [1:0] ofm_type$width;
+    wire  ofm_type$is_signed;
+    wire  ofm_type$reserved;
+    wire  ofm_type$int32;
+    reg  [15:0] ifm2_type$precision;
+    wire  [1:0] ifm2_type$width;
+    wire  ifm2_type$is_signed;
+    wire  ifm2_type$reserved;
+    wire  ifm2_type$int32;
     
     // Local signals
     reg  [9:0] code;
@@ -20006,7 +20053,6 @@ module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,pool_ma
     reg  [484:0] ofm;
     reg  [54:0] kernel;
     reg  [139:0] activation;
-    reg  [11:0] kernel_stride;
     reg  [3:0] stride_x;
     reg  [3:0] stride_y;
     reg  [15:0] dilated_height;
@@ -20015,7 +20061,6 @@ module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,pool_ma
     reg  [15:0] columns_before;
     reg  [15:0] ifm_precision;
     reg  [15:0] ofm_precision;
-    reg  [1:0] ofm_precision_code;
     reg  [15:0] activation_word;
     reg  [37:0] ofm_scale;
     reg  pool;
@@ -20025,11 +20070,42 @@ module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,pool_ma
     reg  unary;
     reg  [31:0] scalar_raw;
     reg  [31:0] scalar_zero_point;
-    reg  ifm2_signed;
     reg  [15:0] pooling_mode;
     reg  pool_average;
     reg  [37:0] opa_scale;
     reg  padded;
+    
+    // Sub module instances
+    npu_u65_256_core$control$rules$kernel_stride kernel_stride(
+        .word(kernel_stride$word),
+        .stride_x_m1(kernel_stride$stride_x_m1),
+        .stride_y_m1(kernel_stride$stride_y_m1),
+        .dilation_x(kernel_stride$dilation_x),
+        .dilation_y(kernel_stride$dilation_y),
+        .part_kernel_first(kernel_stride$part_kernel_first),
+        .decomposition_4x4(kernel_stride$decomposition_4x4)
+    );
+    npu_u65_256_core$control$rules$ifm_type ifm_type(
+        .precision(ifm_type$precision),
+        .width(ifm_type$width),
+        .is_signed(ifm_type$is_signed),
+        .reserved(ifm_type$reserved),
+        .int32(ifm_type$int32)
+    );
+    npu_u65_256_core$control$rules$ofm_type ofm_type(
+        .precision(ofm_type$precision),
+        .width(ofm_type$width),
+        .is_signed(ofm_type$is_signed),
+        .reserved(ofm_type$reserved),
+        .int32(ofm_type$int32)
+    );
+    npu_u65_256_core$control$rules$ifm_type ifm2_type(
+        .precision(ifm2_type$precision),
+        .width(ifm2_type$width),
+        .is_signed(ifm2_type$is_signed),
+        .reserved(ifm2_type$reserved),
+        .int32(ifm2_type$int32)
+    );
     
     // Update code
     always @(*) begin
@@ -20042,29 +20118,29 @@ module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,pool_ma
         ifm_view = ifm;
         ofm_view = ofm;
         weights_view = state[(64'h5ae)+:(302)];
-        kernel_stride = kernel[(64'h20)+:(12)];
-        stride_x = ((((kernel_stride >> stride_x_msb) & 4'hf) & 32'h7) << 32'h1) + (((kernel_stride >> stride_x_lsb) & 4'hf) & 32'h1) + 32'h1;
-        stride_y = ((((kernel_stride >> stride_y_msb) & 4'hf) & 32'h7) << 32'h1) + (((kernel_stride >> stride_y_lsb) & 4'hf) & 32'h1) + 32'h1;
+        kernel_stride$word = kernel[(64'h20)+:(12)];
+        stride_x = kernel_stride$stride_x_m1 + 32'h1;
+        stride_y = kernel_stride$stride_y_m1 + 32'h1;
         shape[(64'h80)+:(2)] = stride_x[(32'h0)+:(2)];
         shape[(64'h82)+:(2)] = stride_y[(32'h0)+:(2)];
         shape[(64'h84)+:(2)] = 32'h1;
-        if ((kernel_stride & dilation_x) != 32'h0) begin
+        if (kernel_stride$dilation_x) begin
             shape[(64'h84)+:(2)] = 32'h2;
         end
         shape[(64'h86)+:(2)] = 32'h1;
-        if ((kernel_stride & dilation_y) != 32'h0) begin
+        if (kernel_stride$dilation_y) begin
             shape[(64'h86)+:(2)] = 32'h2;
         end
-        shape[(64'haa)+:(1)] = (kernel_stride & weight_order) != 32'h0;
-        shape[(64'hab)+:(1)] = (kernel_stride & decomposition) != 32'h0;
+        shape[(64'haa)+:(1)] = kernel_stride$part_kernel_first;
+        shape[(64'hab)+:(1)] = kernel_stride$decomposition_4x4;
         dilated_height = kernel[(64'h10)+:(16)] + 32'h1;
         dilated_width = kernel[(64'h0)+:(16)] + 32'h1;
         shape[(64'h60)+:(16)] = dilated_height;
-        if ((kernel_stride & dilation_y) != 32'h0) begin
+        if (kernel_stride$dilation_y) begin
             shape[(64'h60)+:(16)] = ((dilated_height - 32'h1) >> 32'h1) + 32'h1;
         end
         shape[(64'h70)+:(16)] = dilated_width;
-        if ((kernel_stride & dilation_x) != 32'h0) begin
+        if (kernel_stride$dilation_x) begin
             shape[(64'h70)+:(16)] = ((dilated_width - 32'h1) >> 32'h1) + 32'h1;
         end
         shape[(64'h0)+:(16)] = ofm[(64'h10)+:(16)] + 32'h1;
@@ -20119,9 +20195,10 @@ module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,pool_ma
         shape[(64'h40)+:(16)] = rows_before + dilated_height - ((ifm[(64'h0)+:(7)]) & 16'hffff) - ((ifm[(64'h16)+:(8)]) & 16'hffff);
         shape[(64'h50)+:(16)] = columns_before + dilated_width - ((ifm[(64'h7)+:(7)]) & 16'hffff) - ((ifm[(64'he)+:(8)]) & 16'hffff);
         ifm_precision = ifm[(64'h2e)+:(16)];
-        ifm_wide = ((ifm_precision >> ifm_width) & 2'h3) == 32'h1;
-        ifm_signed = (ifm_precision & ifm_type) != 32'h0;
-        ifm_int32 = ((ifm_precision >> ifm_width) & 2'h3) == 32'h2;
+        ifm_type$precision = ifm_precision;
+        ifm_wide = ifm_type$width == bits_16;
+        ifm_signed = ifm_type$is_signed;
+        ifm_int32 = ifm_type$int32;
         shape[(64'hac)+:(1)] = ifm_wide;
         shape[(64'had)+:(1)] = ifm_int32;
         if (elementwise) begin
@@ -20146,7 +20223,7 @@ module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,pool_ma
         broadcast_word = ifm2[(64'h0)+:(8)];
         elementwise_mode = operation[(64'ha)+:(16)] & elementwise_mode_mask;
         unary = (elementwise_mode == abs_mode) | (elementwise_mode == lrelu_mode) | (elementwise_mode == clz_mode);
-        operand_settings[(64'h0)+:(2)] = ((ifm_precision >> ifm_width) & 2'h3);
+        operand_settings[(64'h0)+:(2)] = ifm_type$width;
         operand_settings[(64'h2)+:(1)] = ifm_signed;
         operand_settings[(64'h3)+:(16)] = ifm[(64'h40)+:(16)];
         operand_settings[(64'h13)+:(16)] = ifm2[(64'h20)+:(16)];
@@ -20157,25 +20234,25 @@ module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,pool_ma
         operand_settings[(64'h26)+:(1)] = (broadcast_word & broadcast_scalar) != 32'h0;
         operand_settings[(64'h48)+:(1)] = unary;
         operand_settings[(64'h49)+:(1)] = kernel[(64'h2c)+:(1)] != 32'h0;
-        ifm2_signed = (ifm2[(64'h18)+:(8)] & ifm2_type) != 32'h0;
+        ifm2_type$precision = ((ifm2[(64'h18)+:(8)]) & 16'hffff);
         scalar_raw = ((ifm2[(64'h8)+:(16)]) & 32'hffffffff);
-        if (ifm2_signed & scalar_raw[32'hf]) begin
+        if (ifm2_type$is_signed & scalar_raw[32'hf]) begin
             scalar_raw = ((ifm2[(64'h8)+:(16)]) & 32'hffffffff) - ((32'h10000) & 32'hffffffff);
         end
         scalar_zero_point = ((ifm2[(64'h20)+:(16)]) & 32'hffffffff);
-        if (ifm2_signed & scalar_zero_point[32'hf]) begin
+        if (ifm2_type$is_signed & scalar_zero_point[32'hf]) begin
             scalar_zero_point = ((ifm2[(64'h20)+:(16)]) & 32'hffffffff) - ((32'h10000) & 32'hffffffff);
         end
         operand_settings[(64'h27)+:(32)] = scalar_raw - scalar_zero_point;
         ifm2_ib_start = ifm2[(64'h60)+:(6)];
         reads_ifm2 = elementwise & ~unary & ((broadcast_word & broadcast_scalar) == 32'h0);
         ofm_precision = ofm[(64'h30)+:(16)];
-        ofm_precision_code = ((ofm_precision >> ofm_width) & 2'h3);
+        ofm_type$precision = ofm_precision;
         activation_word = activation[(64'h0)+:(16)];
         ofm_scale = activation[(64'h30)+:(38)];
         output_settings[(64'h0)+:(2)] = ((ofm_precision >> ofm_round_mode) & 2'h3);
-        output_settings[(64'h2)+:(1)] = (ofm_precision & ofm_type) != 32'h0;
-        output_settings[(64'h3)+:(2)] = ofm_precision_code;
+        output_settings[(64'h2)+:(1)] = ofm_type$is_signed;
+        output_settings[(64'h3)+:(2)] = ofm_type$width;
         output_settings[(64'h5)+:(1)] = (ofm_precision & ofm_scale_mode) != 32'h0;
         output_settings[(64'h6)+:(32)] = ofm_scale[(32'h0)+:(32)];
         output_settings[(64'h26)+:(6)] = ((ofm_scale >> scale_shift) & 6'h3f);
@@ -20190,17 +20267,25 @@ module npu_u65_256_core$datapath$decoder(operation,shape,output_settings,pool_ma
         output_settings[(64'h6e)+:(1)] = pool_max | (pool_average & padded);
         output_settings[(64'h71)+:(1)] = elementwise;
         output_settings[(64'h72)+:(6)] = elementwise_mode[(32'h0)+:(6)];
-        output_settings[(64'h78)+:(2)] = ((ifm_precision >> ifm_width) & 2'h3);
+        output_settings[(64'h78)+:(2)] = ifm_type$width;
         output_settings[(64'h7a)+:(2)] = ((ifm_precision >> ifm_scale_mode) & 2'h3);
         output_settings[(64'h7c)+:(2)] = ((ifm_precision >> ifm_round_mode) & 2'h3);
         opa_scale = activation[(64'h56)+:(38)];
         output_settings[(64'h7e)+:(32)] = opa_scale[(32'h0)+:(32)];
         output_settings[(64'h9e)+:(6)] = ((opa_scale >> opa_shift) & 6'h3f);
         output_settings[(64'ha4)+:(16)] = activation[(64'h7c)+:(16)];
-        output_settings[(64'h70)+:(1)] = (pool | elementwise) & (ofm_precision_code == bits_32);
+        output_settings[(64'h70)+:(1)] = (pool | elementwise) & (ofm_type$width == bits_32);
     end
     
 endmodule // npu_u65_256_core$datapath$decoder
+
+
+
+
+
+
+
+
 
 
 

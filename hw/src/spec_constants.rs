@@ -19,6 +19,12 @@ pub fn field_lsb(register: &Register, field: &str) -> Constant<Bits<5>> {
     Constant::new(u64::from(register.field(field).lsb).into())
 }
 
+/// A value of the specification (an enum's encoding, a limit) as an
+/// `N`-bit constant.
+pub fn constant<const N: usize>(value: u64) -> Constant<Bits<N>> {
+    Constant::new(value.into())
+}
+
 /// A 32-bit register value.
 pub fn word(value: u32) -> Constant<Bits<32>> {
     Constant::new(u64::from(value).into())

@@ -54,11 +54,13 @@
 //! NPU_OP_STOP.
 
 mod dispatch;
+mod fields;
 mod op_state;
 mod rules;
 pub mod traversal;
 
 pub use dispatch::{KernelKinds, KernelOperation};
+pub use fields::{FeatureMapType, KernelStride};
 pub use op_state::{
     command_key, ActivationView, DmaDescriptor, Ifm2View, IfmView, KernelView, OfmView, OpState,
     OperationState, SetRegister, WeightsView, CMD1_KEY,

@@ -5,70 +5,18 @@
 //! model's `Op::decode`, `Op::validate` and `Op::validate_on`
 //! (`npu_model::ops`) refuse it before it reads memory.
 
+use super::fields::{FeatureMapType, KernelStride};
 use super::op_state::{
     ActivationView, Ifm2View, IfmView, KernelView, OfmView, OperationState, WeightsView,
 };
-use crate::spec_constants::{command_field_lsb, command_field_mask};
+use crate::spec_constants::{command_field_lsb, command_field_mask, constant};
 use npu_spec::command::{
     AccFormat, ActivationClipRange as Clip, ActivationFunction as Function, ActivationPrecision,
-    ElementwiseMode, IfmRoundMode, IfmScaleMode, Layout, Opcode, PoolingMode, RoundMode,
-    UpscaleMode, SCALE_BIAS_RECORD_BYTES,
+    ElementwiseMode, IfmRoundMode, IfmScaleMode, Opcode, PoolingMode, RoundMode, UpscaleMode,
+    SCALE_BIAS_RECORD_BYTES,
 };
 use npu_spec::limits;
 use rust_hdl::prelude::*;
-
-fn constant<const N: usize>(value: u64) -> Constant<Bits<N>> {
-    Constant::new(value.into())
-}
-
-/// A feature map's type and format from its NPU_SET_*_PRECISION value
-/// (TRM 4.6.4), as the golden model's `dtype` and `layout` read them.
-#[derive(LogicBlock)]
-pub struct FeatureMapType {
-    pub precision: Signal<In, Bits<16>>,
-    /// 0 8-bit, 1 16-bit, 2 32-bit (3 is reserved).
-    pub width: Signal<Out, Bits<2>>,
-    pub is_signed: Signal<Out, Bit>,
-    /// A reserved precision or format, or an unsigned 32-bit type.
-    pub reserved: Signal<Out, Bit>,
-    pub int32: Signal<Out, Bit>,
-    type_mask: Constant<Bits<16>>,
-    width_lsb: Constant<Bits<6>>,
-    format_lsb: Constant<Bits<6>>,
-    bits32: Constant<Bits<2>>,
-    format_max: Constant<Bits<2>>,
-}
-
-impl FeatureMapType {
-    /// The type of the feature map `precision` (an NPU_SET_*_PRECISION) sets.
-    pub fn new(precision: Opcode) -> Self {
-        Self {
-            precision: Default::default(),
-            width: Default::default(),
-            is_signed: Default::default(),
-            reserved: Default::default(),
-            int32: Default::default(),
-            type_mask: command_field_mask(precision, "activation_type"),
-            width_lsb: command_field_lsb(precision, "activation_precision"),
-            format_lsb: command_field_lsb(precision, "activation_format"),
-            bits32: constant(ActivationPrecision::Bits32.bits().into()),
-            format_max: constant(Layout::Nhcwb16.bits().into()),
-        }
-    }
-}
-
-impl Logic for FeatureMapType {
-    #[hdl_gen]
-    fn update(&mut self) {
-        self.width.next = bit_cast::<2, 16>(self.precision.val() >> self.width_lsb.val());
-        self.is_signed.next = (self.precision.val() & self.type_mask.val()) != 0;
-        self.int32.next = (self.width.val() == self.bits32.val()) & self.is_signed.val();
-        self.reserved.next = (self.width.val() > self.bits32.val())
-            | ((self.width.val() == self.bits32.val()) & !self.is_signed.val())
-            | (bit_cast::<2, 16>(self.precision.val() >> self.format_lsb.val())
-                > self.format_max.val());
-    }
-}
 
 /// Whether a kernel operation about to be dispatched keeps the rules.
 #[derive(LogicBlock)]
@@ -82,6 +30,7 @@ pub struct OperationRules {
     ifm_type: FeatureMapType,
     ofm_type: FeatureMapType,
     ifm2_type: FeatureMapType,
+    kernel_stride: KernelStride,
     elementwise_types: ElementwiseTypes,
 
     ifm: Signal<Local, IfmView>,
@@ -103,12 +52,6 @@ pub struct OperationRules {
     /// int8, uint8 or int16: a convolution's IFM types (table 4-120).
     ifm_narrow: Signal<Local, Bit>,
     ofm_narrow: Signal<Local, Bit>,
-    stride: Signal<Local, Bits<12>>,
-    /// Stride - 1 (TRM 4.6.4 NPU_SET_KERNEL_STRIDE: (msb << 1 | lsb)).
-    stride_x_m1: Signal<Local, Bits<4>>,
-    stride_y_m1: Signal<Local, Bits<4>>,
-    dilation_x: Signal<Local, Bit>,
-    dilation_y: Signal<Local, Bit>,
     /// The kernel before dilation (NPU_SET_KERNEL_*_M1 give it dilated).
     kernel_width: Signal<Local, Bits<17>>,
     kernel_height: Signal<Local, Bits<17>>,
@@ -166,12 +109,6 @@ pub struct OperationRules {
     lrelu_mode: Constant<Bits<16>>,
     abs_mode: Constant<Bits<16>>,
     clz_mode: Constant<Bits<16>>,
-    stride_x_lsb: Constant<Bits<6>>,
-    stride_x_msb: Constant<Bits<6>>,
-    stride_y_lsb: Constant<Bits<6>>,
-    stride_y_msb: Constant<Bits<6>>,
-    dilation_x_mask: Constant<Bits<12>>,
-    dilation_y_mask: Constant<Bits<12>>,
     stride_m1_max: Constant<Bits<4>>,
     function_mask: Constant<Bits<16>>,
     clip_lsb: Constant<Bits<6>>,
@@ -218,7 +155,6 @@ impl Default for OperationRules {
         let elementwise = |m: ElementwiseMode| constant(m.bits().into());
         let function = |f: Function| constant(f.bits().into());
         let clip = |c: Clip| constant(c.bits().into());
-        let stride = Opcode::NpuSetKernelStride;
         let ifm_precision = Opcode::NpuSetIfmPrecision;
         Self {
             code: Default::default(),
@@ -246,11 +182,7 @@ impl Default for OperationRules {
             same_types: Default::default(),
             ifm_narrow: Default::default(),
             ofm_narrow: Default::default(),
-            stride: Default::default(),
-            stride_x_m1: Default::default(),
-            stride_y_m1: Default::default(),
-            dilation_x: Default::default(),
-            dilation_y: Default::default(),
+            kernel_stride: Default::default(),
             kernel_width: Default::default(),
             kernel_height: Default::default(),
             dilated_height: Default::default(),
@@ -297,12 +229,6 @@ impl Default for OperationRules {
             lrelu_mode: elementwise(ElementwiseMode::Lrelu),
             abs_mode: elementwise(ElementwiseMode::Abs),
             clz_mode: elementwise(ElementwiseMode::Clz),
-            stride_x_lsb: command_field_lsb(stride, "stride_x_lsb"),
-            stride_x_msb: command_field_lsb(stride, "stride_x_msb"),
-            stride_y_lsb: command_field_lsb(stride, "stride_y_lsb"),
-            stride_y_msb: command_field_lsb(stride, "stride_y_msb"),
-            dilation_x_mask: command_field_mask(stride, "dilation_x"),
-            dilation_y_mask: command_field_mask(stride, "dilation_y"),
             stride_m1_max: constant(limits::STRIDE_MAX - 1),
             function_mask: command_field_mask(Opcode::NpuSetActivation, "activation_function"),
             clip_lsb: command_field_lsb(Opcode::NpuSetActivation, "activation_clip_range"),
@@ -393,21 +319,13 @@ impl Logic for OperationRules {
             | self.pad_bottom.val()
             | self.pad_right.val())
             != 0;
-        self.stride.next = self.kernel.val().stride;
-        self.stride_x_m1.next =
-            ((bit_cast::<4, 12>(self.stride.val() >> self.stride_x_msb.val()) & 7) << 1)
-                | (bit_cast::<4, 12>(self.stride.val() >> self.stride_x_lsb.val()) & 1);
-        self.stride_y_m1.next =
-            ((bit_cast::<4, 12>(self.stride.val() >> self.stride_y_msb.val()) & 7) << 1)
-                | (bit_cast::<4, 12>(self.stride.val() >> self.stride_y_lsb.val()) & 1);
-        self.dilation_x.next = (self.stride.val() & self.dilation_x_mask.val()) != 0;
-        self.dilation_y.next = (self.stride.val() & self.dilation_y_mask.val()) != 0;
+        self.kernel_stride.word.next = self.kernel.val().stride;
         self.kernel_width.next = bit_cast::<17, 16>(self.kernel.val().width_m1) + 1;
-        if self.dilation_x.val() {
+        if self.kernel_stride.dilation_x.val() {
             self.kernel_width.next = bit_cast::<17, 16>(self.kernel.val().width_m1 >> 1) + 1;
         }
         self.kernel_height.next = bit_cast::<17, 16>(self.kernel.val().height_m1) + 1;
-        if self.dilation_y.val() {
+        if self.kernel_stride.dilation_y.val() {
             self.kernel_height.next = bit_cast::<17, 16>(self.kernel.val().height_m1 >> 1) + 1;
         }
         // Areas as (width - 1) * height + height in rust-hdl's 16 x 16-bit
@@ -424,11 +342,11 @@ impl Logic for OperationRules {
         // The golden model's `ifm_extent`: (OFM - 1) * stride + dilated
         // kernel, less the padding, is at least one row and column.
         self.window_rows.next = self.ofm.val().height_m1
-            * (bit_cast::<16, 4>(self.stride_y_m1.val()) + 1)
+            * (bit_cast::<16, 4>(self.kernel_stride.stride_y_m1.val()) + 1)
             + bit_cast::<32, 16>(self.kernel.val().height_m1)
             + 1;
         self.window_columns.next = self.ofm.val().width_m1
-            * (bit_cast::<16, 4>(self.stride_x_m1.val()) + 1)
+            * (bit_cast::<16, 4>(self.kernel_stride.stride_x_m1.val()) + 1)
             + bit_cast::<32, 16>(self.kernel.val().width_m1)
             + 1;
         self.padding_rows.next =
@@ -512,12 +430,14 @@ impl Logic for OperationRules {
         // upscale with stride 1x1, and an IFM window the padding does not
         // cover.
         if !self.elementwise.val()
-            & ((self.stride_x_m1.val() > self.stride_m1_max.val())
-                | (self.stride_y_m1.val() > self.stride_m1_max.val())
-                | (self.dilation_x.val() & self.dilated_width_m1.val().get_bit(0))
-                | (self.dilation_y.val() & self.dilated_height_m1.val().get_bit(0))
+            & ((self.kernel_stride.stride_x_m1.val() > self.stride_m1_max.val())
+                | (self.kernel_stride.stride_y_m1.val() > self.stride_m1_max.val())
+                | (self.kernel_stride.dilation_x.val() & self.dilated_width_m1.val().get_bit(0))
+                | (self.kernel_stride.dilation_y.val() & self.dilated_height_m1.val().get_bit(0))
                 | ((self.ifm.val().upscale != 0)
-                    & ((self.stride_x_m1.val() | self.stride_y_m1.val()) != 0))
+                    & ((self.kernel_stride.stride_x_m1.val()
+                        | self.kernel_stride.stride_y_m1.val())
+                        != 0))
                 | (self.window_rows.val() <= self.padding_rows.val())
                 | (self.window_columns.val() <= self.padding_columns.val()))
         {

@@ -5,8 +5,8 @@
 
 use crate::central_control::traversal::TraversalShape;
 use crate::central_control::{
-    ActivationView, Ifm2View, IfmView, KernelOperation, KernelView, OfmView, OperationState,
-    WeightsView,
+    ActivationView, FeatureMapType, Ifm2View, IfmView, KernelOperation, KernelStride, KernelView,
+    OfmView, OperationState, WeightsView,
 };
 use crate::datapath::OperandSettings;
 use crate::output_unit::OutputSettings;
@@ -45,7 +45,10 @@ pub struct OperationDecoder {
     ofm: Signal<Local, OfmView>,
     kernel: Signal<Local, KernelView>,
     activation: Signal<Local, ActivationView>,
-    kernel_stride: Signal<Local, Bits<12>>,
+    kernel_stride: KernelStride,
+    ifm_type: FeatureMapType,
+    ofm_type: FeatureMapType,
+    ifm2_type: FeatureMapType,
     stride_x: Signal<Local, Bits<4>>,
     stride_y: Signal<Local, Bits<4>>,
     dilated_height: Signal<Local, Bits<16>>,
@@ -54,7 +57,6 @@ pub struct OperationDecoder {
     columns_before: Signal<Local, Bits<16>>,
     ifm_precision: Signal<Local, Bits<16>>,
     ofm_precision: Signal<Local, Bits<16>>,
-    ofm_precision_code: Signal<Local, Bits<2>>,
     activation_word: Signal<Local, Bits<16>>,
     ofm_scale: Signal<Local, Bits<38>>,
     pool: Signal<Local, Bit>,
@@ -64,23 +66,10 @@ pub struct OperationDecoder {
     unary: Signal<Local, Bit>,
     scalar_raw: Signal<Local, Bits<32>>,
     scalar_zero_point: Signal<Local, Bits<32>>,
-    ifm2_signed: Signal<Local, Bit>,
     pooling_mode: Signal<Local, Bits<16>>,
     pool_average: Signal<Local, Bit>,
     opa_scale: Signal<Local, Bits<38>>,
     padded: Signal<Local, Bit>,
-    stride_x_lsb: Constant<Bits<6>>,
-    stride_x_msb: Constant<Bits<6>>,
-    stride_y_lsb: Constant<Bits<6>>,
-    stride_y_msb: Constant<Bits<6>>,
-    weight_order: Constant<Bits<12>>,
-    dilation_x: Constant<Bits<12>>,
-    dilation_y: Constant<Bits<12>>,
-    decomposition: Constant<Bits<12>>,
-    ifm_type: Constant<Bits<16>>,
-    ifm_width: Constant<Bits<6>>,
-    ofm_type: Constant<Bits<16>>,
-    ofm_width: Constant<Bits<6>>,
     ofm_scale_mode: Constant<Bits<16>>,
     ofm_round_mode: Constant<Bits<6>>,
     clip_range: Constant<Bits<6>>,
@@ -89,7 +78,6 @@ pub struct OperationDecoder {
     depthwise_code: Constant<Bits<10>>,
     pool_code: Constant<Bits<10>>,
     elementwise_code: Constant<Bits<10>>,
-    ifm2_type: Constant<Bits<8>>,
     abs_mode: Constant<Bits<16>>,
     lrelu_mode: Constant<Bits<16>>,
     clz_mode: Constant<Bits<16>>,
@@ -102,6 +90,7 @@ pub struct OperationDecoder {
     ifm_scale_mode: Constant<Bits<6>>,
     ifm_round_mode: Constant<Bits<6>>,
     opa_shift: Constant<Bits<6>>,
+    bits_16: Constant<Bits<2>>,
     bits_32: Constant<Bits<2>>,
     pooling_mode_mask: Constant<Bits<16>>,
     max_mode: Constant<Bits<16>>,
@@ -110,7 +99,6 @@ pub struct OperationDecoder {
 
 impl Default for OperationDecoder {
     fn default() -> Self {
-        let stride = Opcode::NpuSetKernelStride;
         let ifm = Opcode::NpuSetIfmPrecision;
         let ofm = Opcode::NpuSetOfmPrecision;
         let mode = |m: PoolingMode| Constant::new(u64::from(m.bits()).into());
@@ -134,6 +122,9 @@ impl Default for OperationDecoder {
             ofm_view: Default::default(),
             weights_view: Default::default(),
             kernel_stride: Default::default(),
+            ifm_type: FeatureMapType::new(ifm),
+            ofm_type: FeatureMapType::new(ofm),
+            ifm2_type: FeatureMapType::new(Opcode::NpuSetIfm2Precision),
             stride_x: Default::default(),
             stride_y: Default::default(),
             dilated_height: Default::default(),
@@ -142,7 +133,6 @@ impl Default for OperationDecoder {
             columns_before: Default::default(),
             ifm_precision: Default::default(),
             ofm_precision: Default::default(),
-            ofm_precision_code: Default::default(),
             activation_word: Default::default(),
             ofm_scale: Default::default(),
             pool: Default::default(),
@@ -157,23 +147,10 @@ impl Default for OperationDecoder {
             unary: Default::default(),
             scalar_raw: Default::default(),
             scalar_zero_point: Default::default(),
-            ifm2_signed: Default::default(),
             pooling_mode: Default::default(),
             pool_average: Default::default(),
             opa_scale: Default::default(),
             padded: Default::default(),
-            stride_x_lsb: command_field_lsb(stride, "stride_x_lsb"),
-            stride_x_msb: command_field_lsb(stride, "stride_x_msb"),
-            stride_y_lsb: command_field_lsb(stride, "stride_y_lsb"),
-            stride_y_msb: command_field_lsb(stride, "stride_y_msb"),
-            weight_order: command_field_mask(stride, "weight_order"),
-            dilation_x: command_field_mask(stride, "dilation_x"),
-            dilation_y: command_field_mask(stride, "dilation_y"),
-            decomposition: command_field_mask(stride, "decomposition"),
-            ifm_type: command_field_mask(ifm, "activation_type"),
-            ifm_width: command_field_lsb(ifm, "activation_precision"),
-            ofm_type: command_field_mask(ofm, "activation_type"),
-            ofm_width: command_field_lsb(ofm, "activation_precision"),
             ofm_scale_mode: command_field_mask(ofm, "scale_mode"),
             ofm_round_mode: command_field_lsb(ofm, "round_mode"),
             clip_range: command_field_lsb(Opcode::NpuSetActivation, "activation_clip_range"),
@@ -182,7 +159,6 @@ impl Default for OperationDecoder {
             depthwise_code: Constant::new((Opcode::NpuOpDepthwise.code() as u64).into()),
             pool_code: Constant::new((Opcode::NpuOpPool.code() as u64).into()),
             elementwise_code: Constant::new((Opcode::NpuOpElementwise.code() as u64).into()),
-            ifm2_type: command_field_mask(Opcode::NpuSetIfm2Precision, "activation_type"),
             abs_mode: elementwise(ElementwiseMode::Abs),
             lrelu_mode: elementwise(ElementwiseMode::Lrelu),
             clz_mode: elementwise(ElementwiseMode::Clz),
@@ -195,6 +171,7 @@ impl Default for OperationDecoder {
             ifm_scale_mode: command_field_lsb(ifm, "scale_mode"),
             ifm_round_mode: command_field_lsb(ifm, "round_mode"),
             opa_shift: command_field_lsb(Opcode::NpuSetOpaScale, "shift"),
+            bits_16: Constant::new(u64::from(ActivationPrecision::Bits16.bits()).into()),
             bits_32: Constant::new(u64::from(ActivationPrecision::Bits32.bits()).into()),
             pooling_mode_mask: command_field_mask(Opcode::NpuOpPool, "pooling_mode"),
             max_mode: mode(PoolingMode::Max),
@@ -215,40 +192,31 @@ impl Logic for OperationDecoder {
         self.ifm_view.next = self.ifm.val();
         self.ofm_view.next = self.ofm.val();
         self.weights_view.next = self.state.val().weights;
-        self.kernel_stride.next = self.kernel.val().stride;
-        // TRM 4.6.4 NPU_SET_KERNEL_STRIDE: stride = (msb << 1 | lsb) + 1.
-        self.stride_x.next =
-            ((bit_cast::<4, 12>(self.kernel_stride.val() >> self.stride_x_msb.val()) & 7) << 1)
-                + (bit_cast::<4, 12>(self.kernel_stride.val() >> self.stride_x_lsb.val()) & 1)
-                + 1;
-        self.stride_y.next =
-            ((bit_cast::<4, 12>(self.kernel_stride.val() >> self.stride_y_msb.val()) & 7) << 1)
-                + (bit_cast::<4, 12>(self.kernel_stride.val() >> self.stride_y_lsb.val()) & 1)
-                + 1;
+        self.kernel_stride.word.next = self.kernel.val().stride;
+        self.stride_x.next = self.kernel_stride.stride_x_m1.val() + 1;
+        self.stride_y.next = self.kernel_stride.stride_y_m1.val() + 1;
         self.shape.next.stride_x = self.stride_x.val().get_bits::<2>(0);
         self.shape.next.stride_y = self.stride_y.val().get_bits::<2>(0);
         self.shape.next.dilation_x = 1.into();
-        if (self.kernel_stride.val() & self.dilation_x.val()) != 0 {
+        if self.kernel_stride.dilation_x.val() {
             self.shape.next.dilation_x = 2.into();
         }
         self.shape.next.dilation_y = 1.into();
-        if (self.kernel_stride.val() & self.dilation_y.val()) != 0 {
+        if self.kernel_stride.dilation_y.val() {
             self.shape.next.dilation_y = 2.into();
         }
-        self.shape.next.part_kernel_first =
-            (self.kernel_stride.val() & self.weight_order.val()) != 0;
-        self.shape.next.decomposition_4x4 =
-            (self.kernel_stride.val() & self.decomposition.val()) != 0;
+        self.shape.next.part_kernel_first = self.kernel_stride.part_kernel_first.val();
+        self.shape.next.decomposition_4x4 = self.kernel_stride.decomposition_4x4.val();
 
         // NPU_SET_KERNEL_HEIGHT/WIDTH_M1 give the dilated kernel.
         self.dilated_height.next = self.kernel.val().height_m1 + 1;
         self.dilated_width.next = self.kernel.val().width_m1 + 1;
         self.shape.next.kernel_height = self.dilated_height.val();
-        if (self.kernel_stride.val() & self.dilation_y.val()) != 0 {
+        if self.kernel_stride.dilation_y.val() {
             self.shape.next.kernel_height = ((self.dilated_height.val() - 1) >> 1) + 1;
         }
         self.shape.next.kernel_width = self.dilated_width.val();
-        if (self.kernel_stride.val() & self.dilation_x.val()) != 0 {
+        if self.kernel_stride.dilation_x.val() {
             self.shape.next.kernel_width = ((self.dilated_width.val() - 1) >> 1) + 1;
         }
 
@@ -320,11 +288,10 @@ impl Logic for OperationDecoder {
             - bit_cast::<16, 8>(self.ifm.val().pad_right);
 
         self.ifm_precision.next = self.ifm.val().precision;
-        self.ifm_wide.next =
-            bit_cast::<2, 16>(self.ifm_precision.val() >> self.ifm_width.val()) == 1;
-        self.ifm_signed.next = (self.ifm_precision.val() & self.ifm_type.val()) != 0;
-        self.ifm_int32.next =
-            bit_cast::<2, 16>(self.ifm_precision.val() >> self.ifm_width.val()) == 2;
+        self.ifm_type.precision.next = self.ifm_precision.val();
+        self.ifm_wide.next = self.ifm_type.width.val() == self.bits_16.val();
+        self.ifm_signed.next = self.ifm_type.is_signed.val();
+        self.ifm_int32.next = self.ifm_type.int32.val();
         self.shape.next.wide = self.ifm_wide.val();
         self.shape.next.int32 = self.ifm_int32.val();
         if self.elementwise.val() {
@@ -355,8 +322,7 @@ impl Logic for OperationDecoder {
         self.unary.next = (self.elementwise_mode.val() == self.abs_mode.val())
             | (self.elementwise_mode.val() == self.lrelu_mode.val())
             | (self.elementwise_mode.val() == self.clz_mode.val());
-        self.operand_settings.next.element_shift =
-            bit_cast::<2, 16>(self.ifm_precision.val() >> self.ifm_width.val());
+        self.operand_settings.next.element_shift = self.ifm_type.width.val();
         self.operand_settings.next.signed = self.ifm_signed.val();
         self.operand_settings.next.ifm_zero_point = self.ifm.val().zero_point;
         self.operand_settings.next.ifm2_zero_point = self.ifm2.val().zero_point;
@@ -376,14 +342,14 @@ impl Logic for OperationDecoder {
         self.operand_settings.next.paired = self.kernel.val().parallel_mode != 0;
         // The scalar less IFM2's zero point, both by IFM2's signedness
         // (golden `param16`).
-        self.ifm2_signed.next = (self.ifm2.val().precision & self.ifm2_type.val()) != 0;
+        self.ifm2_type.precision.next = bit_cast::<16, 8>(self.ifm2.val().precision);
         self.scalar_raw.next = bit_cast::<32, 16>(self.ifm2.val().scalar);
-        if self.ifm2_signed.val() & self.scalar_raw.val().get_bit(15) {
+        if self.ifm2_type.is_signed.val() & self.scalar_raw.val().get_bit(15) {
             self.scalar_raw.next =
                 bit_cast::<32, 16>(self.ifm2.val().scalar) - bits::<32>(0x1_0000);
         }
         self.scalar_zero_point.next = bit_cast::<32, 16>(self.ifm2.val().zero_point);
-        if self.ifm2_signed.val() & self.scalar_zero_point.val().get_bit(15) {
+        if self.ifm2_type.is_signed.val() & self.scalar_zero_point.val().get_bit(15) {
             self.scalar_zero_point.next =
                 bit_cast::<32, 16>(self.ifm2.val().zero_point) - bits::<32>(0x1_0000);
         }
@@ -396,15 +362,13 @@ impl Logic for OperationDecoder {
 
         // The output unit (TRM 3.3.7).
         self.ofm_precision.next = self.ofm.val().precision;
-        self.ofm_precision_code.next =
-            bit_cast::<2, 16>(self.ofm_precision.val() >> self.ofm_width.val());
+        self.ofm_type.precision.next = self.ofm_precision.val();
         self.activation_word.next = self.activation.val().activation;
         self.ofm_scale.next = self.activation.val().ofm_scale;
         self.output_settings.next.round_mode =
             bit_cast::<2, 16>(self.ofm_precision.val() >> self.ofm_round_mode.val());
-        self.output_settings.next.ofm_signed =
-            (self.ofm_precision.val() & self.ofm_type.val()) != 0;
-        self.output_settings.next.ofm_precision = self.ofm_precision_code.val();
+        self.output_settings.next.ofm_signed = self.ofm_type.is_signed.val();
+        self.output_settings.next.ofm_precision = self.ofm_type.width.val();
         self.output_settings.next.global_scale =
             (self.ofm_precision.val() & self.ofm_scale_mode.val()) != 0;
         self.output_settings.next.scale = self.ofm_scale.val().get_bits::<32>(0);
@@ -431,8 +395,7 @@ impl Logic for OperationDecoder {
         // ADD/SUB input scales.
         self.output_settings.next.elementwise = self.elementwise.val();
         self.output_settings.next.elementwise_mode = self.elementwise_mode.val().get_bits::<6>(0);
-        self.output_settings.next.ifm_precision =
-            bit_cast::<2, 16>(self.ifm_precision.val() >> self.ifm_width.val());
+        self.output_settings.next.ifm_precision = self.ifm_type.width.val();
         self.output_settings.next.ifm_scale_mode =
             bit_cast::<2, 16>(self.ifm_precision.val() >> self.ifm_scale_mode.val());
         self.output_settings.next.ifm_round_mode =
@@ -444,6 +407,6 @@ impl Logic for OperationDecoder {
         self.output_settings.next.opb_scale = self.activation.val().opb_scale;
         // TRM 4.6.5 NPU_SET_OFM_SCALE: a 32-bit result is shifted only.
         self.output_settings.next.shift_only = (self.pool.val() | self.elementwise.val())
-            & (self.ofm_precision_code.val() == self.bits_32.val());
+            & (self.ofm_type.width.val() == self.bits_32.val());
     }
 }

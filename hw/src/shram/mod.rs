@@ -175,8 +175,8 @@ pub struct Shram {
     pub write_address: Signal<In, Bits<LINE_ADDRESS_BITS>>,
     pub write_data: Signal<In, Bits<128>>,
     pub write_strobe: Signal<In, Bits<LINE_BYTES>>,
-    /// The IFM unit's read ports, of core 0's bank (the datapath runs on
-    /// core 0).
+    /// The datapath's read ports (IFM unit, operand reader), of core 0's
+    /// bank: both cores work from the IFM blocks there (TRM 4.7.5.1).
     pub read_enable: Signal<In, Bits<READ_PORTS>>,
     pub read_address: Signal<In, Bits<{ READ_PORTS * LINE_ADDRESS_BITS }>>,
     pub read_data: Signal<Out, Bits<{ READ_PORTS * 128 }>>,
