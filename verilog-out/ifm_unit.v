@@ -22,14 +22,11 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
     reg  unit$rst_n;
     reg  [143:0] unit$settings;
     wire  [3:0] unit$shram_read_enable;
-    wire  [11:0] unit$shram_read_address$0;
-    wire  [11:0] unit$shram_read_address$1;
-    wire  [11:0] unit$shram_read_address$2;
-    wire  [11:0] unit$shram_read_address$3;
-    reg  [127:0] unit$shram_read_data$0;
-    reg  [127:0] unit$shram_read_data$1;
-    reg  [127:0] unit$shram_read_data$2;
-    reg  [127:0] unit$shram_read_data$3;
+    wire  [47:0] unit$shram_read_address;
+    reg  [511:0] unit$shram_read_data;
+    wire  [3:0] unit$shram_pair_enable;
+    wire  [47:0] unit$shram_pair_address;
+    reg  [511:0] unit$shram_pair_data;
     reg  shram_bank$clock;
     reg  shram_bank$write_enable;
     reg  [11:0] shram_bank$write_address;
@@ -38,6 +35,14 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
     reg  [3:0] shram_bank$read_enable;
     reg  [47:0] shram_bank$read_address;
     wire  [511:0] shram_bank$read_data;
+    reg  pair_bank$clock;
+    reg  pair_bank$write_enable;
+    reg  [11:0] pair_bank$write_address;
+    reg  [127:0] pair_bank$write_data;
+    reg  [15:0] pair_bank$write_strobe;
+    reg  [3:0] pair_bank$read_enable;
+    reg  [47:0] pair_bank$read_address;
+    wire  [511:0] pair_bank$read_data;
     
     // Sub module instances
     ifm_unit_core$unit unit(
@@ -51,14 +56,11 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
         .acts$data(acts$data),
         .acts$ready(acts$ready),
         .shram_read_enable(unit$shram_read_enable),
-        .shram_read_address$0(unit$shram_read_address$0),
-        .shram_read_address$1(unit$shram_read_address$1),
-        .shram_read_address$2(unit$shram_read_address$2),
-        .shram_read_address$3(unit$shram_read_address$3),
-        .shram_read_data$0(unit$shram_read_data$0),
-        .shram_read_data$1(unit$shram_read_data$1),
-        .shram_read_data$2(unit$shram_read_data$2),
-        .shram_read_data$3(unit$shram_read_data$3)
+        .shram_read_address(unit$shram_read_address),
+        .shram_read_data(unit$shram_read_data),
+        .shram_pair_enable(unit$shram_pair_enable),
+        .shram_pair_address(unit$shram_pair_address),
+        .shram_pair_data(unit$shram_pair_data)
     );
     ifm_unit_core$shram_bank shram_bank(
         .clock(shram_bank$clock),
@@ -70,27 +72,44 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
         .read_address(shram_bank$read_address),
         .read_data(shram_bank$read_data)
     );
+    ifm_unit_core$shram_bank pair_bank(
+        .clock(pair_bank$clock),
+        .write_enable(pair_bank$write_enable),
+        .write_address(pair_bank$write_address),
+        .write_data(pair_bank$write_data),
+        .write_strobe(pair_bank$write_strobe),
+        .read_enable(pair_bank$read_enable),
+        .read_address(pair_bank$read_address),
+        .read_data(pair_bank$read_data)
+    );
     
     // Update code
     always @(*) begin
         unit$clock = clock;
         unit$rst_n = rst_n;
         unit$settings = settings;
-        shram_bank$clock = clock;
         writes$ready = 1'b1;
+        shram_bank$clock = clock;
         shram_bank$write_enable = writes$valid;
         shram_bank$write_address = writes$data[(64'h0)+:(12)];
         shram_bank$write_data = writes$data[(64'hc)+:(128)];
         shram_bank$write_strobe = ((32'hffff) & 16'hffff);
         shram_bank$read_enable = unit$shram_read_enable;
-        shram_bank$read_address = ((unit$shram_read_address$0) & 48'hffffffffffff) | (((unit$shram_read_address$1) & 48'hffffffffffff) << 32'hc) | (((unit$shram_read_address$2) & 48'hffffffffffff) << 32'h18) | (((unit$shram_read_address$3) & 48'hffffffffffff) << 32'h24);
-        unit$shram_read_data$0 = shram_bank$read_data[(32'h0)+:(128)];
-        unit$shram_read_data$1 = shram_bank$read_data[(32'h80)+:(128)];
-        unit$shram_read_data$2 = shram_bank$read_data[(32'h100)+:(128)];
-        unit$shram_read_data$3 = shram_bank$read_data[(32'h180)+:(128)];
+        shram_bank$read_address = unit$shram_read_address;
+        unit$shram_read_data = shram_bank$read_data;
+        pair_bank$clock = clock;
+        pair_bank$write_enable = writes$valid;
+        pair_bank$write_address = writes$data[(64'h0)+:(12)];
+        pair_bank$write_data = writes$data[(64'hc)+:(128)];
+        pair_bank$write_strobe = ((32'hffff) & 16'hffff);
+        pair_bank$read_enable = unit$shram_pair_enable;
+        pair_bank$read_address = unit$shram_pair_address;
+        unit$shram_pair_data = pair_bank$read_data;
     end
     
 endmodule // ifm_unit_core
+
+
 
 
 module ifm_unit_core$shram_bank(clock,write_enable,write_address,write_data,write_strobe,read_enable,read_address,read_data);
@@ -119,7 +138,7 @@ module ifm_unit_core$shram_bank(clock,write_enable,write_address,write_data,writ
 endmodule // ifm_unit_core$shram_bank
 
 
-module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requests$ready,acts$valid,acts$data,acts$ready,shram_read_enable,shram_read_address$0,shram_read_address$1,shram_read_address$2,shram_read_address$3,shram_read_data$0,shram_read_data$1,shram_read_data$2,shram_read_data$3);
+module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requests$ready,acts$valid,acts$data,acts$ready,shram_read_enable,shram_read_address,shram_read_data,shram_pair_enable,shram_pair_address,shram_pair_data);
     
     // Module arguments
     input wire  clock;
@@ -132,14 +151,11 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     output reg  [575:0] acts$data;
     input wire  acts$ready;
     output reg  [3:0] shram_read_enable;
-    output reg  [11:0] shram_read_address$0;
-    output reg  [11:0] shram_read_address$1;
-    output reg  [11:0] shram_read_address$2;
-    output reg  [11:0] shram_read_address$3;
-    input wire  [127:0] shram_read_data$0;
-    input wire  [127:0] shram_read_data$1;
-    input wire  [127:0] shram_read_data$2;
-    input wire  [127:0] shram_read_data$3;
+    output reg  [47:0] shram_read_address;
+    input wire  [511:0] shram_read_data;
+    output reg  [3:0] shram_pair_enable;
+    output reg  [47:0] shram_pair_address;
+    input wire  [511:0] shram_pair_data;
     
     // Constant declarations
     localparam  buffer_units = 32'h1800;
@@ -215,7 +231,10 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     reg  [31:0] offset_second;
     reg  [31:0] offset_column;
     reg  [31:0] units;
+    reg  [47:0] read_lines;
+    reg  [47:0] pair_lines;
     reg  [3:0] upper_half;
+    reg  [22:0] located_conversion;
     reg  [3:0] present;
     reg  [3:0] halves;
     reg  [22:0] conversion;
@@ -223,6 +242,8 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     reg  [15:0] zero_point16;
     reg  [16:0] zero_point;
     reg  [127:0] line;
+    reg  [127:0] pair_line;
+    reg  [255:0] lines;
     reg  [63:0] half;
     reg  [7:0] value_8;
     reg  [15:0] value_16;
@@ -474,6 +495,8 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         row_q = rows_q[(32'h10)+:(16)];
         offset_second = row_q * row_pitch + ((located$q[(64'h76)+:(14)]) & 32'hffffffff);
         upper_half = 32'h0;
+        read_lines = 32'h0;
+        pair_lines = 32'h0;
         column_q = columns_q[(32'h10 * 0)+:(16)];
         offset_column = column_q * column_pitch;
         units = offset_first + offset_column;
@@ -483,7 +506,8 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         if (units >= buffer_units) begin
             units = 32'h0;
         end
-        shram_read_address$0 = units[(32'h1)+:(12)];
+        read_lines = read_lines | (((units[(32'h1)+:(12)]) & 48'hffffffffffff) << (32'hc * 0));
+        pair_lines = pair_lines | (((units[(32'h1)+:(12)] + 32'h1) & 48'hffffffffffff) << (32'hc * 0));
         upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << 0);
         column_q = columns_q[(32'h10 * 1)+:(16)];
         offset_column = column_q * column_pitch;
@@ -494,7 +518,8 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         if (units >= buffer_units) begin
             units = 32'h0;
         end
-        shram_read_address$1 = units[(32'h1)+:(12)];
+        read_lines = read_lines | (((units[(32'h1)+:(12)]) & 48'hffffffffffff) << (32'hc * 1));
+        pair_lines = pair_lines | (((units[(32'h1)+:(12)] + 32'h1) & 48'hffffffffffff) << (32'hc * 1));
         upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << 1);
         column_q = columns_q[(32'h10 * 2)+:(16)];
         offset_column = column_q * column_pitch;
@@ -505,7 +530,8 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         if (units >= buffer_units) begin
             units = 32'h0;
         end
-        shram_read_address$2 = units[(32'h1)+:(12)];
+        read_lines = read_lines | (((units[(32'h1)+:(12)]) & 48'hffffffffffff) << (32'hc * 2));
+        pair_lines = pair_lines | (((units[(32'h1)+:(12)] + 32'h1) & 48'hffffffffffff) << (32'hc * 2));
         upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << 2);
         column_q = columns_q[(32'h10 * 3)+:(16)];
         offset_column = column_q * column_pitch;
@@ -516,11 +542,19 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         if (units >= buffer_units) begin
             units = 32'h0;
         end
-        shram_read_address$3 = units[(32'h1)+:(12)];
+        read_lines = read_lines | (((units[(32'h1)+:(12)]) & 48'hffffffffffff) << (32'hc * 3));
+        pair_lines = pair_lines | (((units[(32'h1)+:(12)] + 32'h1) & 48'hffffffffffff) << (32'hc * 3));
         upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << 3);
+        shram_read_address = read_lines;
+        shram_pair_address = pair_lines;
         shram_read_enable = 32'h0;
+        shram_pair_enable = 32'h0;
+        located_conversion = located$q[(64'h84)+:(23)];
         if (issue) begin
             shram_read_enable = located$q[(64'h0)+:(4)];
+            if (located_conversion[(64'h2)+:(1)] & located_conversion[(64'h0)+:(1)]) begin
+                shram_pair_enable = located$q[(64'h0)+:(4)];
+            end
         end
         reading_full$d = issue;
         if (issue) begin
@@ -538,7 +572,9 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             zero_point = zero_point | ((32'h10000) & 17'h1ffff);
         end
         converted = 32'h0;
-        line = shram_read_data$0;
+        line = shram_read_data[(32'h80 * 0)+:(128)];
+        pair_line = shram_pair_data[(32'h80 * 0)+:(128)];
+        lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         half = line[(32'h0)+:(64)];
         if (halves[0]) begin
             half = line[(32'h40)+:(64)];
@@ -549,7 +585,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (0 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (0 & 32'h3) + 32'h10 * (0 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (0 & 32'h7) + 32'h10 * (0 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -615,7 +651,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (1 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (1 & 32'h3) + 32'h10 * (1 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (1 & 32'h7) + 32'h10 * (1 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -681,7 +717,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (2 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (2 & 32'h3) + 32'h10 * (2 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (2 & 32'h7) + 32'h10 * (2 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -747,7 +783,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (3 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (3 & 32'h3) + 32'h10 * (3 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (3 & 32'h7) + 32'h10 * (3 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -813,7 +849,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (4 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (4 & 32'h3) + 32'h10 * (4 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (4 & 32'h7) + 32'h10 * (4 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -879,7 +915,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (5 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (5 & 32'h3) + 32'h10 * (5 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (5 & 32'h7) + 32'h10 * (5 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -945,7 +981,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (6 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (6 & 32'h3) + 32'h10 * (6 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (6 & 32'h7) + 32'h10 * (6 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -1011,7 +1047,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (7 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (7 & 32'h3) + 32'h10 * (7 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (7 & 32'h7) + 32'h10 * (7 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -1077,7 +1113,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (8 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (8 & 32'h3) + 32'h10 * (8 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (8 & 32'h7) + 32'h10 * (8 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -1143,7 +1179,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (9 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (9 & 32'h3) + 32'h10 * (9 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (9 & 32'h7) + 32'h10 * (9 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -1209,7 +1245,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (10 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (10 & 32'h3) + 32'h10 * (10 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (10 & 32'h7) + 32'h10 * (10 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -1275,7 +1311,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (11 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (11 & 32'h3) + 32'h10 * (11 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (11 & 32'h7) + 32'h10 * (11 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -1341,7 +1377,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (12 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (12 & 32'h3) + 32'h10 * (12 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (12 & 32'h7) + 32'h10 * (12 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -1407,7 +1443,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (13 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (13 & 32'h3) + 32'h10 * (13 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (13 & 32'h7) + 32'h10 * (13 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -1473,7 +1509,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (14 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (14 & 32'h3) + 32'h10 * (14 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (14 & 32'h7) + 32'h10 * (14 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -1539,7 +1575,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (15 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (15 & 32'h3) + 32'h10 * (15 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (15 & 32'h7) + 32'h10 * (15 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -1599,7 +1635,9 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (15 & 32'h7) + 32'h20 * (15 >> 32'h3)) * 32'h9));
-        line = shram_read_data$1;
+        line = shram_read_data[(32'h80 * 1)+:(128)];
+        pair_line = shram_pair_data[(32'h80 * 1)+:(128)];
+        lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         half = line[(32'h0)+:(64)];
         if (halves[1]) begin
             half = line[(32'h40)+:(64)];
@@ -1610,7 +1648,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (0 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (0 & 32'h3) + 32'h10 * (0 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (0 & 32'h7) + 32'h10 * (0 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -1676,7 +1714,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (1 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (1 & 32'h3) + 32'h10 * (1 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (1 & 32'h7) + 32'h10 * (1 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -1742,7 +1780,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (2 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (2 & 32'h3) + 32'h10 * (2 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (2 & 32'h7) + 32'h10 * (2 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -1808,7 +1846,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (3 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (3 & 32'h3) + 32'h10 * (3 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (3 & 32'h7) + 32'h10 * (3 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -1874,7 +1912,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (4 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (4 & 32'h3) + 32'h10 * (4 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (4 & 32'h7) + 32'h10 * (4 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -1940,7 +1978,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (5 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (5 & 32'h3) + 32'h10 * (5 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (5 & 32'h7) + 32'h10 * (5 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -2006,7 +2044,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (6 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (6 & 32'h3) + 32'h10 * (6 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (6 & 32'h7) + 32'h10 * (6 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -2072,7 +2110,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (7 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (7 & 32'h3) + 32'h10 * (7 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (7 & 32'h7) + 32'h10 * (7 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -2138,7 +2176,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (8 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (8 & 32'h3) + 32'h10 * (8 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (8 & 32'h7) + 32'h10 * (8 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -2204,7 +2242,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (9 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (9 & 32'h3) + 32'h10 * (9 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (9 & 32'h7) + 32'h10 * (9 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -2270,7 +2308,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (10 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (10 & 32'h3) + 32'h10 * (10 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (10 & 32'h7) + 32'h10 * (10 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -2336,7 +2374,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (11 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (11 & 32'h3) + 32'h10 * (11 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (11 & 32'h7) + 32'h10 * (11 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -2402,7 +2440,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (12 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (12 & 32'h3) + 32'h10 * (12 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (12 & 32'h7) + 32'h10 * (12 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -2468,7 +2506,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (13 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (13 & 32'h3) + 32'h10 * (13 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (13 & 32'h7) + 32'h10 * (13 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -2534,7 +2572,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (14 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (14 & 32'h3) + 32'h10 * (14 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (14 & 32'h7) + 32'h10 * (14 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -2600,7 +2638,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (15 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (15 & 32'h3) + 32'h10 * (15 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (15 & 32'h7) + 32'h10 * (15 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -2660,7 +2698,9 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (15 & 32'h7) + 32'h20 * (15 >> 32'h3)) * 32'h9));
-        line = shram_read_data$2;
+        line = shram_read_data[(32'h80 * 2)+:(128)];
+        pair_line = shram_pair_data[(32'h80 * 2)+:(128)];
+        lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         half = line[(32'h0)+:(64)];
         if (halves[2]) begin
             half = line[(32'h40)+:(64)];
@@ -2671,7 +2711,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (0 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (0 & 32'h3) + 32'h10 * (0 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (0 & 32'h7) + 32'h10 * (0 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -2737,7 +2777,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (1 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (1 & 32'h3) + 32'h10 * (1 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (1 & 32'h7) + 32'h10 * (1 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -2803,7 +2843,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (2 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (2 & 32'h3) + 32'h10 * (2 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (2 & 32'h7) + 32'h10 * (2 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -2869,7 +2909,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (3 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (3 & 32'h3) + 32'h10 * (3 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (3 & 32'h7) + 32'h10 * (3 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -2935,7 +2975,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (4 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (4 & 32'h3) + 32'h10 * (4 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (4 & 32'h7) + 32'h10 * (4 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -3001,7 +3041,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (5 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (5 & 32'h3) + 32'h10 * (5 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (5 & 32'h7) + 32'h10 * (5 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -3067,7 +3107,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (6 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (6 & 32'h3) + 32'h10 * (6 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (6 & 32'h7) + 32'h10 * (6 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -3133,7 +3173,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (7 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (7 & 32'h3) + 32'h10 * (7 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (7 & 32'h7) + 32'h10 * (7 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -3199,7 +3239,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (8 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (8 & 32'h3) + 32'h10 * (8 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (8 & 32'h7) + 32'h10 * (8 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -3265,7 +3305,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (9 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (9 & 32'h3) + 32'h10 * (9 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (9 & 32'h7) + 32'h10 * (9 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -3331,7 +3371,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (10 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (10 & 32'h3) + 32'h10 * (10 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (10 & 32'h7) + 32'h10 * (10 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -3397,7 +3437,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (11 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (11 & 32'h3) + 32'h10 * (11 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (11 & 32'h7) + 32'h10 * (11 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -3463,7 +3503,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (12 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (12 & 32'h3) + 32'h10 * (12 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (12 & 32'h7) + 32'h10 * (12 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -3529,7 +3569,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (13 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (13 & 32'h3) + 32'h10 * (13 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (13 & 32'h7) + 32'h10 * (13 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -3595,7 +3635,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (14 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (14 & 32'h3) + 32'h10 * (14 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (14 & 32'h7) + 32'h10 * (14 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -3661,7 +3701,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (15 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (15 & 32'h3) + 32'h10 * (15 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (15 & 32'h7) + 32'h10 * (15 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -3721,7 +3761,9 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (15 & 32'h7) + 32'h20 * (15 >> 32'h3)) * 32'h9));
-        line = shram_read_data$3;
+        line = shram_read_data[(32'h80 * 3)+:(128)];
+        pair_line = shram_pair_data[(32'h80 * 3)+:(128)];
+        lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         half = line[(32'h0)+:(64)];
         if (halves[3]) begin
             half = line[(32'h40)+:(64)];
@@ -3732,7 +3774,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (0 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (0 & 32'h3) + 32'h10 * (0 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (0 & 32'h7) + 32'h10 * (0 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -3798,7 +3840,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (1 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (1 & 32'h3) + 32'h10 * (1 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (1 & 32'h7) + 32'h10 * (1 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -3864,7 +3906,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (2 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (2 & 32'h3) + 32'h10 * (2 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (2 & 32'h7) + 32'h10 * (2 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -3930,7 +3972,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (3 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (3 & 32'h3) + 32'h10 * (3 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (3 & 32'h7) + 32'h10 * (3 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -3996,7 +4038,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (4 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (4 & 32'h3) + 32'h10 * (4 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (4 & 32'h7) + 32'h10 * (4 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -4062,7 +4104,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (5 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (5 & 32'h3) + 32'h10 * (5 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (5 & 32'h7) + 32'h10 * (5 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -4128,7 +4170,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (6 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (6 & 32'h3) + 32'h10 * (6 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (6 & 32'h7) + 32'h10 * (6 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -4194,7 +4236,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (7 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (7 & 32'h3) + 32'h10 * (7 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (7 & 32'h7) + 32'h10 * (7 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -4260,7 +4302,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (8 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (8 & 32'h3) + 32'h10 * (8 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (8 & 32'h7) + 32'h10 * (8 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -4326,7 +4368,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (9 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (9 & 32'h3) + 32'h10 * (9 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (9 & 32'h7) + 32'h10 * (9 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -4392,7 +4434,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (10 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (10 & 32'h3) + 32'h10 * (10 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (10 & 32'h7) + 32'h10 * (10 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -4458,7 +4500,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (11 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (11 & 32'h3) + 32'h10 * (11 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (11 & 32'h7) + 32'h10 * (11 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -4524,7 +4566,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (12 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (12 & 32'h3) + 32'h10 * (12 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (12 & 32'h7) + 32'h10 * (12 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -4590,7 +4632,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (13 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (13 & 32'h3) + 32'h10 * (13 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (13 & 32'h7) + 32'h10 * (13 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -4656,7 +4698,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (14 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (14 & 32'h3) + 32'h10 * (14 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (14 & 32'h7) + 32'h10 * (14 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -4722,7 +4764,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (15 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (15 & 32'h3) + 32'h10 * (15 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (15 & 32'h7) + 32'h10 * (15 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);

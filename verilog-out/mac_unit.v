@@ -7,7 +7,7 @@ module mac_unit_core(clock,rst_n,operands$valid,operands$data,operands$ready,sli
     input wire  clock;
     input wire  rst_n;
     input wire  operands$valid;
-    input wire  [887:0] operands$data;
+    input wire  [879:0] operands$data;
     output reg  operands$ready;
     output reg  slice_done;
     input wire  readout$valid;
@@ -23,15 +23,15 @@ module mac_unit_core(clock,rst_n,operands$valid,operands$data,operands$ready,sli
     reg  dot_units$clock;
     reg  dot_units$rst_n;
     reg  dot_units$operands$valid;
-    reg  [887:0] dot_units$operands$data;
+    reg  [879:0] dot_units$operands$data;
     wire  dot_units$operands$ready;
     wire  dot_units$sums$valid;
-    wire  [694:0] dot_units$sums$data;
+    wire  [686:0] dot_units$sums$data;
     reg  dot_units$sums$ready;
     reg  adder_array$clock;
     reg  adder_array$rst_n;
     reg  adder_array$sums$valid;
-    reg  [694:0] adder_array$sums$data;
+    reg  [686:0] adder_array$sums$data;
     wire  adder_array$sums$ready;
     reg  [1279:0] adder_array$stored;
     wire  adder_array$write_enable;
@@ -137,7 +137,7 @@ module mac_unit_core(clock,rst_n,operands$valid,operands$data,operands$ready,sli
         dot_units$operands$valid = operands$valid & ~clear_active$q;
         dot_units$operands$data = operands$data;
         operands$ready = dot_units$operands$ready & ~clear_active$q;
-        acc_buffer$rmw_read_enable = operands$valid & operands$ready & ~(operands$data[(64'h369)+:(1)] & (operands$data[(64'h36e)+:(8)] == 32'hff));
+        acc_buffer$rmw_read_enable = operands$valid & operands$ready & ~operands$data[(64'h369)+:(1)];
         acc_buffer$rmw_read_address = operands$data[(64'h360)+:(9)];
         adder_array$stored = acc_buffer$rmw_read_data;
         acc_buffer$write_enable = adder_array$write_enable;
@@ -208,7 +208,7 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
     input wire  clock;
     input wire  rst_n;
     input wire  sums$valid;
-    input wire  [694:0] sums$data;
+    input wire  [686:0] sums$data;
     output reg  sums$ready;
     input wire  [1279:0] stored;
     output reg  write_enable;
@@ -252,9 +252,6 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
     reg signed [39:0] wide;
     reg  [39:0] addend;
     reg  [39:0] sum;
-    reg  [7:0] ofm_lanes;
-    reg  [39:0] kept;
-    reg  in_lanes;
     reg  [39:0] stored_value;
     reg  [39:0] value;
     reg  [255:0] lows;
@@ -328,7 +325,6 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         if (forward_valid$q & (forward_address$q == address)) begin
             current = forward$q;
         end
-        ofm_lanes = sums$data[(64'h2ad)+:(8)];
         sums_word = 32'h0;
         lows = 32'h0;
         act_byte = sums$data[(64'h2ab)+:(2)];
@@ -354,10 +350,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        kept = current[(0 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[0 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(0 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -368,17 +362,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h28));
         dot = dots[(1 * 32'h15)+:(21)];
@@ -401,10 +392,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        kept = current[(1 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[1 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(1 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -415,17 +404,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h28));
         dot = dots[(2 * 32'h15)+:(21)];
@@ -448,10 +434,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        kept = current[(2 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[2 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(2 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -462,17 +446,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h28));
         dot = dots[(3 * 32'h15)+:(21)];
@@ -495,10 +476,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        kept = current[(3 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[3 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(3 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -509,17 +488,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h28));
         dot = dots[(4 * 32'h15)+:(21)];
@@ -542,10 +518,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        kept = current[(4 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[4 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(4 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -556,17 +530,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h28));
         dot = dots[(5 * 32'h15)+:(21)];
@@ -589,10 +560,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        kept = current[(5 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[5 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(5 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -603,17 +572,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h28));
         dot = dots[(6 * 32'h15)+:(21)];
@@ -636,10 +602,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        kept = current[(6 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[6 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(6 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -650,17 +614,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h28));
         dot = dots[(7 * 32'h15)+:(21)];
@@ -683,10 +644,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        kept = current[(7 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[7 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(7 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -697,17 +656,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h28));
         dot = dots[(8 * 32'h15)+:(21)];
@@ -730,10 +686,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        kept = current[(8 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[8 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(8 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -744,17 +698,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h28));
         dot = dots[(9 * 32'h15)+:(21)];
@@ -777,10 +728,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        kept = current[(9 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[9 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(9 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -791,17 +740,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h28));
         dot = dots[(10 * 32'h15)+:(21)];
@@ -824,10 +770,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        kept = current[(10 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[10 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(10 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -838,17 +782,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h28));
         dot = dots[(11 * 32'h15)+:(21)];
@@ -871,10 +812,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        kept = current[(11 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[11 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(11 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -885,17 +824,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h28));
         dot = dots[(12 * 32'h15)+:(21)];
@@ -918,10 +854,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        kept = current[(12 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[12 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(12 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -932,17 +866,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (12 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (12 * 32'h28));
         dot = dots[(13 * 32'h15)+:(21)];
@@ -965,10 +896,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        kept = current[(13 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[13 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(13 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -979,17 +908,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (13 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (13 * 32'h28));
         dot = dots[(14 * 32'h15)+:(21)];
@@ -1012,10 +938,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        kept = current[(14 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[14 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(14 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -1026,17 +950,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (14 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (14 * 32'h28));
         dot = dots[(15 * 32'h15)+:(21)];
@@ -1059,10 +980,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        kept = current[(15 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[15 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(15 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -1073,17 +992,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (15 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (15 * 32'h28));
         dot = dots[(16 * 32'h15)+:(21)];
@@ -1106,10 +1022,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        kept = current[(16 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[16 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(16 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -1120,17 +1034,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (16 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (16 * 32'h28));
         dot = dots[(17 * 32'h15)+:(21)];
@@ -1153,10 +1064,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        kept = current[(17 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[17 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(17 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -1167,17 +1076,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (17 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (17 * 32'h28));
         dot = dots[(18 * 32'h15)+:(21)];
@@ -1200,10 +1106,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        kept = current[(18 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[18 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(18 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -1214,17 +1118,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (18 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (18 * 32'h28));
         dot = dots[(19 * 32'h15)+:(21)];
@@ -1247,10 +1148,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        kept = current[(19 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[19 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(19 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -1261,17 +1160,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (19 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (19 * 32'h28));
         dot = dots[(20 * 32'h15)+:(21)];
@@ -1294,10 +1190,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        kept = current[(20 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[20 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(20 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -1308,17 +1202,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (20 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (20 * 32'h28));
         dot = dots[(21 * 32'h15)+:(21)];
@@ -1341,10 +1232,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        kept = current[(21 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[21 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(21 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -1355,17 +1244,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (21 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (21 * 32'h28));
         dot = dots[(22 * 32'h15)+:(21)];
@@ -1388,10 +1274,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        kept = current[(22 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[22 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(22 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -1402,17 +1286,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (22 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (22 * 32'h28));
         dot = dots[(23 * 32'h15)+:(21)];
@@ -1435,10 +1316,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        kept = current[(23 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[23 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(23 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -1449,17 +1328,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (23 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (23 * 32'h28));
         dot = dots[(24 * 32'h15)+:(21)];
@@ -1482,10 +1358,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        kept = current[(24 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[24 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(24 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -1496,17 +1370,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (24 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (24 * 32'h28));
         dot = dots[(25 * 32'h15)+:(21)];
@@ -1529,10 +1400,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        kept = current[(25 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[25 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(25 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -1543,17 +1412,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (25 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (25 * 32'h28));
         dot = dots[(26 * 32'h15)+:(21)];
@@ -1576,10 +1442,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        kept = current[(26 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[26 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(26 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -1590,17 +1454,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (26 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (26 * 32'h28));
         dot = dots[(27 * 32'h15)+:(21)];
@@ -1623,10 +1484,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        kept = current[(27 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[27 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(27 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -1637,17 +1496,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (27 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (27 * 32'h28));
         dot = dots[(28 * 32'h15)+:(21)];
@@ -1670,10 +1526,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        kept = current[(28 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[28 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(28 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -1684,17 +1538,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (28 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (28 * 32'h28));
         dot = dots[(29 * 32'h15)+:(21)];
@@ -1717,10 +1568,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        kept = current[(29 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[29 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(29 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -1731,17 +1580,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (29 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (29 * 32'h28));
         dot = dots[(30 * 32'h15)+:(21)];
@@ -1764,10 +1610,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        kept = current[(30 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[30 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(30 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -1778,17 +1622,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (30 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (30 * 32'h28));
         dot = dots[(31 * 32'h15)+:(21)];
@@ -1811,10 +1652,8 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
                 begin
                 end
         endcase
-        kept = current[(31 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[31 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(31 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -1825,17 +1664,14 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (31 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (31 * 32'h28));
         write_enable = sums$valid;
@@ -1845,7 +1681,7 @@ module mac_unit_core$adder_array(clock,rst_n,sums$valid,sums$data,sums$ready,sto
         forward_address$d = address;
         forward_valid$d = sums$valid;
         done$d = sums$valid & sums$data[(64'h2aa)+:(1)];
-        if (sums$valid & sums$data[(64'h2b6)+:(1)]) begin
+        if (sums$valid & sums$data[(64'h2ae)+:(1)]) begin
             low_bytes$d = lows;
             low_first$d = sums$data[(64'h2a9)+:(1)];
         end
@@ -1928,17 +1764,17 @@ module mac_unit_core$dot_units(clock,rst_n,operands$valid,operands$data,operands
     input wire  clock;
     input wire  rst_n;
     input wire  operands$valid;
-    input wire  [887:0] operands$data;
+    input wire  [879:0] operands$data;
     output reg  operands$ready;
     output reg  sums$valid;
-    output reg  [694:0] sums$data;
+    output reg  [686:0] sums$data;
     input wire  sums$ready;
     
     // Stub signals
     reg  stage$clock;
     reg  stage$rst_n;
-    reg  [694:0] stage$d;
-    wire  [694:0] stage$q;
+    reg  [686:0] stage$d;
+    wire  [686:0] stage$q;
     reg  full$clock;
     reg  full$rst_n;
     reg  full$d;
@@ -4649,9 +4485,8 @@ module mac_unit_core$dot_units(clock,rst_n,operands$valid,operands$data,operands
             stage$d[(64'h2a9)+:(1)] = operands$data[(64'h369)+:(1)];
             stage$d[(64'h2aa)+:(1)] = operands$data[(64'h36a)+:(1)];
             stage$d[(64'h2ab)+:(2)] = operands$data[(64'h36c)+:(2)];
-            stage$d[(64'h2ad)+:(8)] = operands$data[(64'h36e)+:(8)];
-            stage$d[(64'h2b5)+:(1)] = operands$data[(64'h376)+:(1)];
-            stage$d[(64'h2b6)+:(1)] = operands$data[(64'h377)+:(1)];
+            stage$d[(64'h2ad)+:(1)] = operands$data[(64'h36e)+:(1)];
+            stage$d[(64'h2ae)+:(1)] = operands$data[(64'h36f)+:(1)];
             full$d = 1'b1;
         end
         sums$data = stage$q;
@@ -4685,11 +4520,11 @@ module mac_unit_core$dot_units$stage(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [694:0] d;
-    output reg  [694:0] q;
+    input wire  [686:0] d;
+    output reg  [686:0] q;
     
     // Constant declarations
-    localparam  init = 695'h0;
+    localparam  init = 687'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -4721,7 +4556,7 @@ module mac_unit(
     input wire clock;
     input wire rst_n;
     input wire operands_valid;
-    input wire [887:0] operands_data;
+    input wire [879:0] operands_data;
     output wire operands_ready;
     output wire slice_done;
     input wire readout_valid;

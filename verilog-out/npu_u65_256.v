@@ -283,6 +283,9 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     wire  [3:0] datapath$shram_read_enable;
     wire  [47:0] datapath$shram_read_address;
     reg  [511:0] datapath$shram_read_data;
+    wire  [3:0] datapath$shram_pair_enable;
+    wire  [47:0] datapath$shram_pair_address;
+    reg  [511:0] datapath$shram_pair_data;
     reg  [152:0] datapath$lut_write;
     reg  datapath$clear;
     wire  datapath$clearing;
@@ -393,6 +396,9 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  [3:0] shram$read_enable;
     reg  [47:0] shram$read_address;
     wire  [511:0] shram$read_data;
+    reg  [3:0] shram$pair_read_enable;
+    reg  [47:0] shram$pair_read_address;
+    wire  [511:0] shram$pair_read_data;
     wire  [152:0] shram$lut_write;
     
     // Local signals
@@ -587,6 +593,9 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .shram_read_enable(datapath$shram_read_enable),
         .shram_read_address(datapath$shram_read_address),
         .shram_read_data(datapath$shram_read_data),
+        .shram_pair_enable(datapath$shram_pair_enable),
+        .shram_pair_address(datapath$shram_pair_address),
+        .shram_pair_data(datapath$shram_pair_data),
         .lut_write(datapath$lut_write),
         .clear(datapath$clear),
         .clearing(datapath$clearing),
@@ -773,6 +782,9 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .read_enable(shram$read_enable),
         .read_address(shram$read_address),
         .read_data(shram$read_data),
+        .pair_read_enable(shram$pair_read_enable),
+        .pair_read_address(shram$pair_read_address),
+        .pair_read_data(shram$pair_read_data),
         .lut_write(shram$lut_write)
     );
     
@@ -904,6 +916,9 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         shram$read_enable = datapath$shram_read_enable;
         shram$read_address = datapath$shram_read_address;
         datapath$shram_read_data = shram$read_data;
+        shram$pair_read_enable = datapath$shram_pair_enable;
+        shram$pair_read_address = datapath$shram_pair_address;
+        datapath$shram_pair_data = shram$pair_read_data;
         datapath$lut_write = shram$lut_write;
     end
     
@@ -2960,7 +2975,7 @@ endmodule // npu_u65_256_core$cpm$reset_sync$stage$0
 
 
 
-module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,operations$ready,runs,busy,ifm_fills$valid,ifm_fills$data,ifm_fills$ready,ifm_filled,weight_reads$0$valid,weight_reads$0$data,weight_reads$0$ready,weight_beats$0$valid,weight_beats$0$data,weight_beats$0$ready,scale_reads$0$valid,scale_reads$0$data,scale_reads$0$ready,scale_beats$0$valid,scale_beats$0$data,scale_beats$0$ready,ofm_writes$valid,ofm_writes$data,ofm_writes$ready,dma_busy,shram_read_enable,shram_read_address,shram_read_data,lut_write,clear,clearing,fault,fault_offset,events,clock_wanted);
+module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,operations$ready,runs,busy,ifm_fills$valid,ifm_fills$data,ifm_fills$ready,ifm_filled,weight_reads$0$valid,weight_reads$0$data,weight_reads$0$ready,weight_beats$0$valid,weight_beats$0$data,weight_beats$0$ready,scale_reads$0$valid,scale_reads$0$data,scale_reads$0$ready,scale_beats$0$valid,scale_beats$0$data,scale_beats$0$ready,ofm_writes$valid,ofm_writes$data,ofm_writes$ready,dma_busy,shram_read_enable,shram_read_address,shram_read_data,shram_pair_enable,shram_pair_address,shram_pair_data,lut_write,clear,clearing,fault,fault_offset,events,clock_wanted);
     
     // Module arguments
     input wire  clock;
@@ -2993,6 +3008,9 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     output reg  [3:0] shram_read_enable;
     output reg  [47:0] shram_read_address;
     input wire  [511:0] shram_read_data;
+    output reg  [3:0] shram_pair_enable;
+    output reg  [47:0] shram_pair_address;
+    input wire  [511:0] shram_pair_data;
     input wire  [152:0] lut_write;
     input wire  clear;
     output reg  clearing;
@@ -3032,7 +3050,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  traversal$filled$ready;
     wire  [276:0] traversal$current;
     wire  traversal$beats$valid;
-    wire  [99:0] traversal$beats$data;
+    wire  [98:0] traversal$beats$data;
     reg  traversal$beats$ready;
     reg  traversal$ib_read;
     reg  traversal$slice_done;
@@ -3100,21 +3118,18 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  [575:0] ifm_unit$acts$data;
     reg  ifm_unit$acts$ready;
     wire  [3:0] ifm_unit$shram_read_enable;
-    wire  [11:0] ifm_unit$shram_read_address$0;
-    wire  [11:0] ifm_unit$shram_read_address$1;
-    wire  [11:0] ifm_unit$shram_read_address$2;
-    wire  [11:0] ifm_unit$shram_read_address$3;
-    reg  [127:0] ifm_unit$shram_read_data$0;
-    reg  [127:0] ifm_unit$shram_read_data$1;
-    reg  [127:0] ifm_unit$shram_read_data$2;
-    reg  [127:0] ifm_unit$shram_read_data$3;
+    wire  [47:0] ifm_unit$shram_read_address;
+    reg  [511:0] ifm_unit$shram_read_data;
+    wire  [3:0] ifm_unit$shram_pair_enable;
+    wire  [47:0] ifm_unit$shram_pair_address;
+    reg  [511:0] ifm_unit$shram_pair_data;
     reg  beat_tags$clock;
     reg  beat_tags$rst_n;
     reg  beat_tags$tail$valid;
-    reg  [28:0] beat_tags$tail$data;
+    reg  [27:0] beat_tags$tail$data;
     wire  beat_tags$tail$ready;
     wire  beat_tags$head$valid;
-    wire  [28:0] beat_tags$head$data;
+    wire  [27:0] beat_tags$head$data;
     reg  beat_tags$head$ready;
     wire  [3:0] beat_tags$count;
     reg  cores$0$clock;
@@ -3136,7 +3151,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  cores$0$sets_valid;
     reg  cores$0$sets_taken;
     reg  cores$0$operands$valid;
-    reg  [887:0] cores$0$operands$data;
+    reg  [879:0] cores$0$operands$data;
     wire  cores$0$operands$ready;
     reg  cores$0$multiply_group;
     reg  cores$0$interleaved;
@@ -3248,7 +3263,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  [276:0] walked;
     reg  [3:0] positions_left;
     reg  [3:0] positions_after;
-    reg  [99:0] beat;
+    reg  [98:0] beat;
     reg  [70:0] word;
     reg  [7:0] element_shift;
     reg  parallel;
@@ -3257,7 +3272,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  [1:0] head_cores;
     reg  [1:0] head_stream_ends;
     reg  slice_finished;
-    reg  [887:0] operand;
+    reg  [879:0] operand;
     reg  paired_job;
     reg  [1:0] beat_cores;
     reg  cores_room;
@@ -3284,7 +3299,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  job_taken;
     reg  beat_ready;
     reg  joined;
-    reg  [28:0] tag;
+    reg  [27:0] tag;
     reg  to_mac;
     reg  join_fire;
     reg  filled_taken;
@@ -3413,14 +3428,11 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .acts$data(ifm_unit$acts$data),
         .acts$ready(ifm_unit$acts$ready),
         .shram_read_enable(ifm_unit$shram_read_enable),
-        .shram_read_address$0(ifm_unit$shram_read_address$0),
-        .shram_read_address$1(ifm_unit$shram_read_address$1),
-        .shram_read_address$2(ifm_unit$shram_read_address$2),
-        .shram_read_address$3(ifm_unit$shram_read_address$3),
-        .shram_read_data$0(ifm_unit$shram_read_data$0),
-        .shram_read_data$1(ifm_unit$shram_read_data$1),
-        .shram_read_data$2(ifm_unit$shram_read_data$2),
-        .shram_read_data$3(ifm_unit$shram_read_data$3)
+        .shram_read_address(ifm_unit$shram_read_address),
+        .shram_read_data(ifm_unit$shram_read_data),
+        .shram_pair_enable(ifm_unit$shram_pair_enable),
+        .shram_pair_address(ifm_unit$shram_pair_address),
+        .shram_pair_data(ifm_unit$shram_pair_data)
     );
     npu_u65_256_core$datapath$beat_tags beat_tags(
         .clock(beat_tags$clock),
@@ -3753,9 +3765,6 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         end
         if (decoder$ifm_wide & interleaved) begin
             element_shift = ((beat[(64'h40)+:(16)]) & 8'hff) << 32'h2;
-            if (beat[(64'h5c)+:(1)]) begin
-                element_shift = element_shift + 32'h10;
-            end
         end
         beat_ready = ifm_unit$requests$ready & beat_tags$tail$ready;
         traversal$beats$ready = beat_ready;
@@ -3770,32 +3779,31 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         beat_tags$tail$data[(64'h0)+:(9)] = beat[(64'h50)+:(9)];
         beat_tags$tail$data[(64'h9)+:(1)] = beat[(64'h59)+:(1)];
         beat_tags$tail$data[(64'ha)+:(2)] = beat[(64'h5a)+:(2)];
-        beat_tags$tail$data[(64'hc)+:(1)] = beat[(64'h5c)+:(1)];
+        beat_tags$tail$data[(64'hc)+:(1)] = beat[(64'h5e)+:(1)];
         beat_tags$tail$data[(64'hd)+:(1)] = beat[(64'h5f)+:(1)];
         beat_tags$tail$data[(64'he)+:(1)] = beat[(64'h60)+:(1)];
         beat_tags$tail$data[(64'hf)+:(1)] = beat[(64'h61)+:(1)];
-        beat_tags$tail$data[(64'h10)+:(1)] = beat[(64'h62)+:(1)];
         last_depth_block = traversal$current[(64'h103)+:(1)];
         channels_left = traversal$current[(64'hb0)+:(16)] - beat[(64'h40)+:(16)];
         if (decoder$ifm_int32 & (channels_left > 32'h4)) begin
             channels_left = 32'h4;
         end
         channel_mask = (((32'h1) & 9'h1ff) << ((channels_left) & 9'h1ff)) - 32'h1;
-        beat_tags$tail$data[(64'h15)+:(8)] = 32'hff;
+        beat_tags$tail$data[(64'h14)+:(8)] = 32'hff;
         if (~decoder$shape[(64'ha9)+:(1)] & (channels_left < 32'h8)) begin
-            beat_tags$tail$data[(64'h15)+:(8)] = channel_mask[(32'h0)+:(8)];
+            beat_tags$tail$data[(64'h14)+:(8)] = channel_mask[(32'h0)+:(8)];
         end
         beat_cores = 32'h1;
-        if (beat[(64'h5d)+:(1)]) begin
+        if (beat[(64'h5c)+:(1)]) begin
             beat_cores = 32'h3;
         end
-        beat_tags$tail$data[(64'h11)+:(2)] = beat_cores;
-        beat_tags$tail$data[(64'h13)+:(2)] = 32'h0;
-        if (beat[(64'h63)+:(1)] & last_depth_block) begin
-            beat_tags$tail$data[(64'h13)+:(2)] = 32'h1;
+        beat_tags$tail$data[(64'h10)+:(2)] = beat_cores;
+        beat_tags$tail$data[(64'h12)+:(2)] = 32'h0;
+        if (beat[(64'h62)+:(1)] & last_depth_block) begin
+            beat_tags$tail$data[(64'h12)+:(2)] = 32'h1;
         end
-        if (beat[(64'h5e)+:(1)] & traversal$current[(64'h114)+:(1)]) begin
-            beat_tags$tail$data[(64'h13)+:(2)] = beat_tags$tail$data[(64'h13)+:(2)] | 32'h2;
+        if (beat[(64'h5d)+:(1)] & traversal$current[(64'h114)+:(1)]) begin
+            beat_tags$tail$data[(64'h12)+:(2)] = beat_tags$tail$data[(64'h12)+:(2)] | 32'h2;
         end
         walked = traversal$current;
         ifm_unit$settings[(64'h0)+:(16)] = ifm_buffers[(64'h0)+:(16)];
@@ -3832,7 +3840,10 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         ifm_unit$settings[(64'h8f)+:(1)] = decoder$pool_max;
         ifm_unit$settings[(64'h8e)+:(1)] = interleaved;
         shram_read_enable = ifm_unit$shram_read_enable;
-        shram_read_address = ((ifm_unit$shram_read_address$0) & 48'hffffffffffff) | (((ifm_unit$shram_read_address$1) & 48'hffffffffffff) << 32'hc) | (((ifm_unit$shram_read_address$2) & 48'hffffffffffff) << 32'h18) | (((ifm_unit$shram_read_address$3) & 48'hffffffffffff) << 32'h24);
+        shram_read_address = ifm_unit$shram_read_address;
+        shram_pair_enable = ifm_unit$shram_pair_enable;
+        shram_pair_address = ifm_unit$shram_pair_address;
+        ifm_unit$shram_pair_data = shram_pair_data;
         if (elementwise) begin
             shram_read_enable = ((operand_reader$shram_read_enable) & 4'hf);
             shram_read_address = ((operand_reader$shram_read_address) & 48'hffffffffffff);
@@ -3843,21 +3854,18 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         operand_reader$settings[(64'h49)+:(1)] = paired_elementwise;
         operand_reader$ifm_buffers = ifm_buffers;
         operand_reader$ifm2_buffers = ifm2_buffers;
-        ifm_unit$shram_read_data$0 = shram_read_data[(32'h0)+:(128)];
-        ifm_unit$shram_read_data$1 = shram_read_data[(32'h80)+:(128)];
-        ifm_unit$shram_read_data$2 = shram_read_data[(32'h100)+:(128)];
-        ifm_unit$shram_read_data$3 = shram_read_data[(32'h180)+:(128)];
+        ifm_unit$shram_read_data = shram_read_data;
         tag = beat_tags$head$data;
-        head_cores = tag[(64'h11)+:(2)];
-        head_stream_ends = tag[(64'h13)+:(2)];
+        head_cores = tag[(64'h10)+:(2)];
+        head_stream_ends = tag[(64'h12)+:(2)];
         groups_ready = 1'b1;
         if (head_cores[0] & ~pool & ~cores$0$group_ready) begin
             groups_ready = 1'b0;
         end
         joined = ifm_unit$acts$valid & beat_tags$head$valid & groups_ready & ~faulted$q;
-        to_mac = ~tag[(64'hd)+:(1)] | tag[(64'h10)+:(1)];
+        to_mac = ~tag[(64'hc)+:(1)] | tag[(64'hf)+:(1)];
         operand[(64'h0)+:(288)] = ifm_unit$acts$data[(64'h0)+:(288)];
-        unit_lanes = tag[(64'h15)+:(8)];
+        unit_lanes = tag[(64'h14)+:(8)];
         unit_weights = 32'h0;
         if (unit_lanes[0]) begin
             unit_weights = unit_weights | (((32'h1) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h9 * 0));
@@ -3884,23 +3892,16 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
             unit_weights = unit_weights | (((32'h1) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h9 * 7));
         end
         operand[(64'h120)+:(576)] = unit_weights;
-        if (tag[(64'hd)+:(1)]) begin
+        if (tag[(64'hc)+:(1)]) begin
             operand[(64'h120)+:(576)] = 32'h0;
         end
         operand[(64'h360)+:(9)] = tag[(64'h0)+:(9)];
         operand[(64'h369)+:(1)] = tag[(64'h9)+:(1)];
-        operand[(64'h36a)+:(1)] = tag[(64'h10)+:(1)];
+        operand[(64'h36a)+:(1)] = tag[(64'hf)+:(1)];
         operand[(64'h36b)+:(1)] = decoder$shape[(64'ha9)+:(1)];
         operand[(64'h36c)+:(2)] = tag[(64'ha)+:(2)];
-        operand[(64'h36e)+:(8)] = 32'hff;
-        if (decoder$ifm_wide & interleaved) begin
-            operand[(64'h36e)+:(8)] = 32'hf;
-            if (tag[(64'hc)+:(1)]) begin
-                operand[(64'h36e)+:(8)] = 32'hf0;
-            end
-        end
-        operand[(64'h376)+:(1)] = decoder$pool_max;
-        operand[(64'h377)+:(1)] = decoder$ifm_wide & (tag[(64'ha)+:(2)] == 32'h0);
+        operand[(64'h36e)+:(1)] = decoder$pool_max;
+        operand[(64'h36f)+:(1)] = decoder$ifm_wide & (tag[(64'ha)+:(2)] == 32'h0);
         cores_ready = 1'b1;
         if (head_cores[0] & ~cores$0$operands$ready) begin
             cores_ready = 1'b0;
@@ -3909,22 +3910,22 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         cores$0$operands$data = operand;
         cores$0$odd_acts = ifm_unit$acts$data[(64'h120)+:(288)];
         cores$0$interleaved = interleaved;
-        cores$0$multiply_group = ~pool & ~tag[(64'hd)+:(1)];
+        cores$0$multiply_group = ~pool & ~tag[(64'hc)+:(1)];
         join_fire = joined & (~to_mac | cores_ready);
         ifm_unit$acts$ready = join_fire;
         beat_tags$head$ready = join_fire;
         slice_finished = 1'b0;
         cores_fault = 1'b0;
         clearing = 1'b0;
-        cores$0$group_taken = join_fire & tag[(64'he)+:(1)] & ~pool & head_cores[0];
-        cores$0$stream_used = join_fire & tag[(64'he)+:(1)] & head_stream_ends[0];
+        cores$0$group_taken = join_fire & tag[(64'hd)+:(1)] & ~pool & head_cores[0];
+        cores$0$stream_used = join_fire & tag[(64'hd)+:(1)] & head_stream_ends[0];
         cores$0$group_wanted = beat_tags$head$valid & head_cores[0];
         cores$0$clear = clear;
         slice_finished = slice_finished | cores$0$slice_done;
         cores_fault = cores_fault | cores$0$fault;
         clearing = clearing | cores$0$clearing;
         traversal$slice_done = slice_finished;
-        traversal$ib_read = (join_fire & tag[(64'hf)+:(1)]) | operand_reader$released;
+        traversal$ib_read = (join_fire & tag[(64'he)+:(1)]) | operand_reader$released;
         if (cores_fault) begin
             faulted$d = 1'b1;
         end
@@ -4069,10 +4070,10 @@ module npu_u65_256_core$datapath$beat_tags(clock,rst_n,tail$valid,tail$data,tail
     input wire  clock;
     input wire  rst_n;
     input wire  tail$valid;
-    input wire  [28:0] tail$data;
+    input wire  [27:0] tail$data;
     output reg  tail$ready;
     output reg  head$valid;
-    output reg  [28:0] head$data;
+    output reg  [27:0] head$data;
     input wire  head$ready;
     output reg  [3:0] count;
     
@@ -4092,9 +4093,9 @@ module npu_u65_256_core$datapath$beat_tags(clock,rst_n,tail$valid,tail$data,tail
     reg  words$rst_n;
     reg  words$write_enable;
     reg  [2:0] words$write_address;
-    reg  [28:0] words$write_data;
+    reg  [27:0] words$write_data;
     reg  [2:0] words$read_address;
-    wire  [28:0] words$read_data;
+    wire  [27:0] words$read_data;
     
     // Local signals
     reg  push;
@@ -4163,12 +4164,12 @@ module npu_u65_256_core$datapath$beat_tags$words(clock,rst_n,write_enable,write_
     input wire  rst_n;
     input wire  write_enable;
     input wire  [2:0] write_address;
-    input wire  [28:0] write_data;
+    input wire  [27:0] write_data;
     input wire  [2:0] read_address;
-    output reg  [28:0] read_data;
+    output reg  [27:0] read_data;
     
     // Update code (custom)
-    reg [28:0] cells [0:7];
+    reg [27:0] cells [0:7];
     integer i;
     always @(posedge clock or negedge rst_n)
        if (!rst_n) for (i = 0; i <= 7; i = i + 1) cells[i] <= 0;
@@ -4230,7 +4231,7 @@ module npu_u65_256_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,start_w
     output reg  sets_valid;
     input wire  sets_taken;
     input wire  operands$valid;
-    input wire  [887:0] operands$data;
+    input wire  [879:0] operands$data;
     output reg  operands$ready;
     input wire  multiply_group;
     input wire  interleaved;
@@ -4347,7 +4348,7 @@ module npu_u65_256_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,start_w
     reg  mac$clock;
     reg  mac$rst_n;
     reg  mac$operands$valid;
-    reg  [887:0] mac$operands$data;
+    reg  [879:0] mac$operands$data;
     wire  mac$operands$ready;
     wire  mac$slice_done;
     wire  mac$results$valid;
@@ -4646,7 +4647,7 @@ module npu_u65_256_core$datapath$cores$0$mac(clock,rst_n,operands$valid,operands
     input wire  clock;
     input wire  rst_n;
     input wire  operands$valid;
-    input wire  [887:0] operands$data;
+    input wire  [879:0] operands$data;
     output reg  operands$ready;
     output reg  slice_done;
     input wire  readout$valid;
@@ -4662,15 +4663,15 @@ module npu_u65_256_core$datapath$cores$0$mac(clock,rst_n,operands$valid,operands
     reg  dot_units$clock;
     reg  dot_units$rst_n;
     reg  dot_units$operands$valid;
-    reg  [887:0] dot_units$operands$data;
+    reg  [879:0] dot_units$operands$data;
     wire  dot_units$operands$ready;
     wire  dot_units$sums$valid;
-    wire  [694:0] dot_units$sums$data;
+    wire  [686:0] dot_units$sums$data;
     reg  dot_units$sums$ready;
     reg  adder_array$clock;
     reg  adder_array$rst_n;
     reg  adder_array$sums$valid;
-    reg  [694:0] adder_array$sums$data;
+    reg  [686:0] adder_array$sums$data;
     wire  adder_array$sums$ready;
     reg  [1279:0] adder_array$stored;
     wire  adder_array$write_enable;
@@ -4776,7 +4777,7 @@ module npu_u65_256_core$datapath$cores$0$mac(clock,rst_n,operands$valid,operands
         dot_units$operands$valid = operands$valid & ~clear_active$q;
         dot_units$operands$data = operands$data;
         operands$ready = dot_units$operands$ready & ~clear_active$q;
-        acc_buffer$rmw_read_enable = operands$valid & operands$ready & ~(operands$data[(64'h369)+:(1)] & (operands$data[(64'h36e)+:(8)] == 32'hff));
+        acc_buffer$rmw_read_enable = operands$valid & operands$ready & ~operands$data[(64'h369)+:(1)];
         acc_buffer$rmw_read_address = operands$data[(64'h360)+:(9)];
         adder_array$stored = acc_buffer$rmw_read_data;
         acc_buffer$write_enable = adder_array$write_enable;
@@ -4847,7 +4848,7 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
     input wire  clock;
     input wire  rst_n;
     input wire  sums$valid;
-    input wire  [694:0] sums$data;
+    input wire  [686:0] sums$data;
     output reg  sums$ready;
     input wire  [1279:0] stored;
     output reg  write_enable;
@@ -4891,9 +4892,6 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
     reg signed [39:0] wide;
     reg  [39:0] addend;
     reg  [39:0] sum;
-    reg  [7:0] ofm_lanes;
-    reg  [39:0] kept;
-    reg  in_lanes;
     reg  [39:0] stored_value;
     reg  [39:0] value;
     reg  [255:0] lows;
@@ -4967,7 +4965,6 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
         if (forward_valid$q & (forward_address$q == address)) begin
             current = forward$q;
         end
-        ofm_lanes = sums$data[(64'h2ad)+:(8)];
         sums_word = 32'h0;
         lows = 32'h0;
         act_byte = sums$data[(64'h2ab)+:(2)];
@@ -4993,10 +4990,8 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(0 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[0 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(0 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5007,17 +5002,14 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h28));
         dot = dots[(1 * 32'h15)+:(21)];
@@ -5040,10 +5032,8 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(1 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[1 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(1 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5054,17 +5044,14 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h28));
         dot = dots[(2 * 32'h15)+:(21)];
@@ -5087,10 +5074,8 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(2 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[2 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(2 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5101,17 +5086,14 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h28));
         dot = dots[(3 * 32'h15)+:(21)];
@@ -5134,10 +5116,8 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(3 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[3 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(3 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5148,17 +5128,14 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h28));
         dot = dots[(4 * 32'h15)+:(21)];
@@ -5181,10 +5158,8 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(4 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[4 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(4 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5195,17 +5170,14 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h28));
         dot = dots[(5 * 32'h15)+:(21)];
@@ -5228,10 +5200,8 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(5 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[5 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(5 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5242,17 +5212,14 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h28));
         dot = dots[(6 * 32'h15)+:(21)];
@@ -5275,10 +5242,8 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(6 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[6 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(6 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5289,17 +5254,14 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h28));
         dot = dots[(7 * 32'h15)+:(21)];
@@ -5322,10 +5284,8 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(7 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[7 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(7 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5336,17 +5296,14 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h28));
         dot = dots[(8 * 32'h15)+:(21)];
@@ -5369,10 +5326,8 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(8 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[8 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(8 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5383,17 +5338,14 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h28));
         dot = dots[(9 * 32'h15)+:(21)];
@@ -5416,10 +5368,8 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(9 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[9 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(9 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5430,17 +5380,14 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h28));
         dot = dots[(10 * 32'h15)+:(21)];
@@ -5463,10 +5410,8 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(10 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[10 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(10 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5477,17 +5422,14 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h28));
         dot = dots[(11 * 32'h15)+:(21)];
@@ -5510,10 +5452,8 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(11 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[11 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(11 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5524,17 +5464,14 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h28));
         dot = dots[(12 * 32'h15)+:(21)];
@@ -5557,10 +5494,8 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(12 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[12 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(12 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5571,17 +5506,14 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (12 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (12 * 32'h28));
         dot = dots[(13 * 32'h15)+:(21)];
@@ -5604,10 +5536,8 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(13 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[13 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(13 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5618,17 +5548,14 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (13 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (13 * 32'h28));
         dot = dots[(14 * 32'h15)+:(21)];
@@ -5651,10 +5578,8 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(14 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[14 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(14 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5665,17 +5590,14 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (14 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (14 * 32'h28));
         dot = dots[(15 * 32'h15)+:(21)];
@@ -5698,10 +5620,8 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(15 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[15 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(15 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5712,17 +5632,14 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (15 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (15 * 32'h28));
         dot = dots[(16 * 32'h15)+:(21)];
@@ -5745,10 +5662,8 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(16 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[16 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(16 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5759,17 +5674,14 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (16 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (16 * 32'h28));
         dot = dots[(17 * 32'h15)+:(21)];
@@ -5792,10 +5704,8 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(17 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[17 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(17 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5806,17 +5716,14 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (17 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (17 * 32'h28));
         dot = dots[(18 * 32'h15)+:(21)];
@@ -5839,10 +5746,8 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(18 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[18 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(18 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5853,17 +5758,14 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (18 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (18 * 32'h28));
         dot = dots[(19 * 32'h15)+:(21)];
@@ -5886,10 +5788,8 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(19 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[19 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(19 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5900,17 +5800,14 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (19 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (19 * 32'h28));
         dot = dots[(20 * 32'h15)+:(21)];
@@ -5933,10 +5830,8 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(20 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[20 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(20 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5947,17 +5842,14 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (20 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (20 * 32'h28));
         dot = dots[(21 * 32'h15)+:(21)];
@@ -5980,10 +5872,8 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(21 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[21 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(21 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5994,17 +5884,14 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (21 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (21 * 32'h28));
         dot = dots[(22 * 32'h15)+:(21)];
@@ -6027,10 +5914,8 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(22 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[22 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(22 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -6041,17 +5926,14 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (22 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (22 * 32'h28));
         dot = dots[(23 * 32'h15)+:(21)];
@@ -6074,10 +5956,8 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(23 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[23 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(23 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -6088,17 +5968,14 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (23 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (23 * 32'h28));
         dot = dots[(24 * 32'h15)+:(21)];
@@ -6121,10 +5998,8 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(24 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[24 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(24 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -6135,17 +6010,14 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (24 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (24 * 32'h28));
         dot = dots[(25 * 32'h15)+:(21)];
@@ -6168,10 +6040,8 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(25 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[25 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(25 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -6182,17 +6052,14 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (25 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (25 * 32'h28));
         dot = dots[(26 * 32'h15)+:(21)];
@@ -6215,10 +6082,8 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(26 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[26 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(26 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -6229,17 +6094,14 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (26 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (26 * 32'h28));
         dot = dots[(27 * 32'h15)+:(21)];
@@ -6262,10 +6124,8 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(27 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[27 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(27 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -6276,17 +6136,14 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (27 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (27 * 32'h28));
         dot = dots[(28 * 32'h15)+:(21)];
@@ -6309,10 +6166,8 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(28 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[28 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(28 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -6323,17 +6178,14 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (28 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (28 * 32'h28));
         dot = dots[(29 * 32'h15)+:(21)];
@@ -6356,10 +6208,8 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(29 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[29 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(29 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -6370,17 +6220,14 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (29 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (29 * 32'h28));
         dot = dots[(30 * 32'h15)+:(21)];
@@ -6403,10 +6250,8 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(30 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[30 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(30 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -6417,17 +6262,14 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (30 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (30 * 32'h28));
         dot = dots[(31 * 32'h15)+:(21)];
@@ -6450,10 +6292,8 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(31 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[31 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(31 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -6464,17 +6304,14 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (31 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (31 * 32'h28));
         write_enable = sums$valid;
@@ -6484,7 +6321,7 @@ module npu_u65_256_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
         forward_address$d = address;
         forward_valid$d = sums$valid;
         done$d = sums$valid & sums$data[(64'h2aa)+:(1)];
-        if (sums$valid & sums$data[(64'h2b6)+:(1)]) begin
+        if (sums$valid & sums$data[(64'h2ae)+:(1)]) begin
             low_bytes$d = lows;
             low_first$d = sums$data[(64'h2a9)+:(1)];
         end
@@ -6533,17 +6370,17 @@ module npu_u65_256_core$datapath$cores$0$mac$dot_units(clock,rst_n,operands$vali
     input wire  clock;
     input wire  rst_n;
     input wire  operands$valid;
-    input wire  [887:0] operands$data;
+    input wire  [879:0] operands$data;
     output reg  operands$ready;
     output reg  sums$valid;
-    output reg  [694:0] sums$data;
+    output reg  [686:0] sums$data;
     input wire  sums$ready;
     
     // Stub signals
     reg  stage$clock;
     reg  stage$rst_n;
-    reg  [694:0] stage$d;
-    wire  [694:0] stage$q;
+    reg  [686:0] stage$d;
+    wire  [686:0] stage$q;
     reg  full$clock;
     reg  full$rst_n;
     reg  full$d;
@@ -9254,9 +9091,8 @@ module npu_u65_256_core$datapath$cores$0$mac$dot_units(clock,rst_n,operands$vali
             stage$d[(64'h2a9)+:(1)] = operands$data[(64'h369)+:(1)];
             stage$d[(64'h2aa)+:(1)] = operands$data[(64'h36a)+:(1)];
             stage$d[(64'h2ab)+:(2)] = operands$data[(64'h36c)+:(2)];
-            stage$d[(64'h2ad)+:(8)] = operands$data[(64'h36e)+:(8)];
-            stage$d[(64'h2b5)+:(1)] = operands$data[(64'h376)+:(1)];
-            stage$d[(64'h2b6)+:(1)] = operands$data[(64'h377)+:(1)];
+            stage$d[(64'h2ad)+:(1)] = operands$data[(64'h36e)+:(1)];
+            stage$d[(64'h2ae)+:(1)] = operands$data[(64'h36f)+:(1)];
             full$d = 1'b1;
         end
         sums$data = stage$q;
@@ -9273,11 +9109,11 @@ module npu_u65_256_core$datapath$cores$0$mac$dot_units$stage(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [694:0] d;
-    output reg  [694:0] q;
+    input wire  [686:0] d;
+    output reg  [686:0] q;
     
     // Constant declarations
-    localparam  init = 695'h0;
+    localparam  init = 687'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -20996,7 +20832,7 @@ endmodule // npu_u65_256_core$datapath$ifm_fetch$multiply
 
 
 
-module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,requests$data,requests$ready,acts$valid,acts$data,acts$ready,shram_read_enable,shram_read_address$0,shram_read_address$1,shram_read_address$2,shram_read_address$3,shram_read_data$0,shram_read_data$1,shram_read_data$2,shram_read_data$3);
+module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,requests$data,requests$ready,acts$valid,acts$data,acts$ready,shram_read_enable,shram_read_address,shram_read_data,shram_pair_enable,shram_pair_address,shram_pair_data);
     
     // Module arguments
     input wire  clock;
@@ -21009,14 +20845,11 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
     output reg  [575:0] acts$data;
     input wire  acts$ready;
     output reg  [3:0] shram_read_enable;
-    output reg  [11:0] shram_read_address$0;
-    output reg  [11:0] shram_read_address$1;
-    output reg  [11:0] shram_read_address$2;
-    output reg  [11:0] shram_read_address$3;
-    input wire  [127:0] shram_read_data$0;
-    input wire  [127:0] shram_read_data$1;
-    input wire  [127:0] shram_read_data$2;
-    input wire  [127:0] shram_read_data$3;
+    output reg  [47:0] shram_read_address;
+    input wire  [511:0] shram_read_data;
+    output reg  [3:0] shram_pair_enable;
+    output reg  [47:0] shram_pair_address;
+    input wire  [511:0] shram_pair_data;
     
     // Constant declarations
     localparam  buffer_units = 32'h1800;
@@ -21092,7 +20925,10 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
     reg  [31:0] offset_second;
     reg  [31:0] offset_column;
     reg  [31:0] units;
+    reg  [47:0] read_lines;
+    reg  [47:0] pair_lines;
     reg  [3:0] upper_half;
+    reg  [22:0] located_conversion;
     reg  [3:0] present;
     reg  [3:0] halves;
     reg  [22:0] conversion;
@@ -21100,6 +20936,8 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
     reg  [15:0] zero_point16;
     reg  [16:0] zero_point;
     reg  [127:0] line;
+    reg  [127:0] pair_line;
+    reg  [255:0] lines;
     reg  [63:0] half;
     reg  [7:0] value_8;
     reg  [15:0] value_16;
@@ -21351,6 +21189,8 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         row_q = rows_q[(32'h10)+:(16)];
         offset_second = row_q * row_pitch + ((located$q[(64'h76)+:(14)]) & 32'hffffffff);
         upper_half = 32'h0;
+        read_lines = 32'h0;
+        pair_lines = 32'h0;
         column_q = columns_q[(32'h10 * 0)+:(16)];
         offset_column = column_q * column_pitch;
         units = offset_first + offset_column;
@@ -21360,7 +21200,8 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         if (units >= buffer_units) begin
             units = 32'h0;
         end
-        shram_read_address$0 = units[(32'h1)+:(12)];
+        read_lines = read_lines | (((units[(32'h1)+:(12)]) & 48'hffffffffffff) << (32'hc * 0));
+        pair_lines = pair_lines | (((units[(32'h1)+:(12)] + 32'h1) & 48'hffffffffffff) << (32'hc * 0));
         upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << 0);
         column_q = columns_q[(32'h10 * 1)+:(16)];
         offset_column = column_q * column_pitch;
@@ -21371,7 +21212,8 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         if (units >= buffer_units) begin
             units = 32'h0;
         end
-        shram_read_address$1 = units[(32'h1)+:(12)];
+        read_lines = read_lines | (((units[(32'h1)+:(12)]) & 48'hffffffffffff) << (32'hc * 1));
+        pair_lines = pair_lines | (((units[(32'h1)+:(12)] + 32'h1) & 48'hffffffffffff) << (32'hc * 1));
         upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << 1);
         column_q = columns_q[(32'h10 * 2)+:(16)];
         offset_column = column_q * column_pitch;
@@ -21382,7 +21224,8 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         if (units >= buffer_units) begin
             units = 32'h0;
         end
-        shram_read_address$2 = units[(32'h1)+:(12)];
+        read_lines = read_lines | (((units[(32'h1)+:(12)]) & 48'hffffffffffff) << (32'hc * 2));
+        pair_lines = pair_lines | (((units[(32'h1)+:(12)] + 32'h1) & 48'hffffffffffff) << (32'hc * 2));
         upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << 2);
         column_q = columns_q[(32'h10 * 3)+:(16)];
         offset_column = column_q * column_pitch;
@@ -21393,11 +21236,19 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         if (units >= buffer_units) begin
             units = 32'h0;
         end
-        shram_read_address$3 = units[(32'h1)+:(12)];
+        read_lines = read_lines | (((units[(32'h1)+:(12)]) & 48'hffffffffffff) << (32'hc * 3));
+        pair_lines = pair_lines | (((units[(32'h1)+:(12)] + 32'h1) & 48'hffffffffffff) << (32'hc * 3));
         upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << 3);
+        shram_read_address = read_lines;
+        shram_pair_address = pair_lines;
         shram_read_enable = 32'h0;
+        shram_pair_enable = 32'h0;
+        located_conversion = located$q[(64'h84)+:(23)];
         if (issue) begin
             shram_read_enable = located$q[(64'h0)+:(4)];
+            if (located_conversion[(64'h2)+:(1)] & located_conversion[(64'h0)+:(1)]) begin
+                shram_pair_enable = located$q[(64'h0)+:(4)];
+            end
         end
         reading_full$d = issue;
         if (issue) begin
@@ -21415,7 +21266,9 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             zero_point = zero_point | ((32'h10000) & 17'h1ffff);
         end
         converted = 32'h0;
-        line = shram_read_data$0;
+        line = shram_read_data[(32'h80 * 0)+:(128)];
+        pair_line = shram_pair_data[(32'h80 * 0)+:(128)];
+        lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         half = line[(32'h0)+:(64)];
         if (halves[0]) begin
             half = line[(32'h40)+:(64)];
@@ -21426,7 +21279,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (0 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (0 & 32'h3) + 32'h10 * (0 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (0 & 32'h7) + 32'h10 * (0 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -21492,7 +21345,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (1 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (1 & 32'h3) + 32'h10 * (1 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (1 & 32'h7) + 32'h10 * (1 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -21558,7 +21411,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (2 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (2 & 32'h3) + 32'h10 * (2 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (2 & 32'h7) + 32'h10 * (2 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -21624,7 +21477,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (3 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (3 & 32'h3) + 32'h10 * (3 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (3 & 32'h7) + 32'h10 * (3 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -21690,7 +21543,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (4 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (4 & 32'h3) + 32'h10 * (4 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (4 & 32'h7) + 32'h10 * (4 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -21756,7 +21609,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (5 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (5 & 32'h3) + 32'h10 * (5 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (5 & 32'h7) + 32'h10 * (5 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -21822,7 +21675,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (6 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (6 & 32'h3) + 32'h10 * (6 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (6 & 32'h7) + 32'h10 * (6 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -21888,7 +21741,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (7 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (7 & 32'h3) + 32'h10 * (7 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (7 & 32'h7) + 32'h10 * (7 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -21954,7 +21807,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (8 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (8 & 32'h3) + 32'h10 * (8 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (8 & 32'h7) + 32'h10 * (8 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -22020,7 +21873,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (9 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (9 & 32'h3) + 32'h10 * (9 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (9 & 32'h7) + 32'h10 * (9 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -22086,7 +21939,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (10 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (10 & 32'h3) + 32'h10 * (10 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (10 & 32'h7) + 32'h10 * (10 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -22152,7 +22005,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (11 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (11 & 32'h3) + 32'h10 * (11 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (11 & 32'h7) + 32'h10 * (11 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -22218,7 +22071,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (12 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (12 & 32'h3) + 32'h10 * (12 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (12 & 32'h7) + 32'h10 * (12 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -22284,7 +22137,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (13 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (13 & 32'h3) + 32'h10 * (13 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (13 & 32'h7) + 32'h10 * (13 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -22350,7 +22203,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (14 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (14 & 32'h3) + 32'h10 * (14 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (14 & 32'h7) + 32'h10 * (14 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -22416,7 +22269,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (15 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (15 & 32'h3) + 32'h10 * (15 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (15 & 32'h7) + 32'h10 * (15 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -22476,7 +22329,9 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (15 & 32'h7) + 32'h20 * (15 >> 32'h3)) * 32'h9));
-        line = shram_read_data$1;
+        line = shram_read_data[(32'h80 * 1)+:(128)];
+        pair_line = shram_pair_data[(32'h80 * 1)+:(128)];
+        lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         half = line[(32'h0)+:(64)];
         if (halves[1]) begin
             half = line[(32'h40)+:(64)];
@@ -22487,7 +22342,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (0 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (0 & 32'h3) + 32'h10 * (0 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (0 & 32'h7) + 32'h10 * (0 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -22553,7 +22408,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (1 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (1 & 32'h3) + 32'h10 * (1 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (1 & 32'h7) + 32'h10 * (1 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -22619,7 +22474,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (2 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (2 & 32'h3) + 32'h10 * (2 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (2 & 32'h7) + 32'h10 * (2 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -22685,7 +22540,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (3 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (3 & 32'h3) + 32'h10 * (3 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (3 & 32'h7) + 32'h10 * (3 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -22751,7 +22606,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (4 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (4 & 32'h3) + 32'h10 * (4 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (4 & 32'h7) + 32'h10 * (4 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -22817,7 +22672,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (5 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (5 & 32'h3) + 32'h10 * (5 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (5 & 32'h7) + 32'h10 * (5 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -22883,7 +22738,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (6 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (6 & 32'h3) + 32'h10 * (6 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (6 & 32'h7) + 32'h10 * (6 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -22949,7 +22804,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (7 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (7 & 32'h3) + 32'h10 * (7 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (7 & 32'h7) + 32'h10 * (7 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -23015,7 +22870,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (8 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (8 & 32'h3) + 32'h10 * (8 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (8 & 32'h7) + 32'h10 * (8 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -23081,7 +22936,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (9 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (9 & 32'h3) + 32'h10 * (9 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (9 & 32'h7) + 32'h10 * (9 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -23147,7 +23002,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (10 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (10 & 32'h3) + 32'h10 * (10 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (10 & 32'h7) + 32'h10 * (10 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -23213,7 +23068,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (11 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (11 & 32'h3) + 32'h10 * (11 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (11 & 32'h7) + 32'h10 * (11 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -23279,7 +23134,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (12 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (12 & 32'h3) + 32'h10 * (12 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (12 & 32'h7) + 32'h10 * (12 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -23345,7 +23200,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (13 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (13 & 32'h3) + 32'h10 * (13 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (13 & 32'h7) + 32'h10 * (13 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -23411,7 +23266,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (14 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (14 & 32'h3) + 32'h10 * (14 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (14 & 32'h7) + 32'h10 * (14 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -23477,7 +23332,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (15 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (15 & 32'h3) + 32'h10 * (15 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (15 & 32'h7) + 32'h10 * (15 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -23537,7 +23392,9 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (15 & 32'h7) + 32'h20 * (15 >> 32'h3)) * 32'h9));
-        line = shram_read_data$2;
+        line = shram_read_data[(32'h80 * 2)+:(128)];
+        pair_line = shram_pair_data[(32'h80 * 2)+:(128)];
+        lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         half = line[(32'h0)+:(64)];
         if (halves[2]) begin
             half = line[(32'h40)+:(64)];
@@ -23548,7 +23405,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (0 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (0 & 32'h3) + 32'h10 * (0 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (0 & 32'h7) + 32'h10 * (0 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -23614,7 +23471,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (1 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (1 & 32'h3) + 32'h10 * (1 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (1 & 32'h7) + 32'h10 * (1 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -23680,7 +23537,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (2 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (2 & 32'h3) + 32'h10 * (2 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (2 & 32'h7) + 32'h10 * (2 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -23746,7 +23603,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (3 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (3 & 32'h3) + 32'h10 * (3 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (3 & 32'h7) + 32'h10 * (3 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -23812,7 +23669,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (4 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (4 & 32'h3) + 32'h10 * (4 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (4 & 32'h7) + 32'h10 * (4 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -23878,7 +23735,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (5 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (5 & 32'h3) + 32'h10 * (5 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (5 & 32'h7) + 32'h10 * (5 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -23944,7 +23801,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (6 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (6 & 32'h3) + 32'h10 * (6 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (6 & 32'h7) + 32'h10 * (6 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24010,7 +23867,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (7 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (7 & 32'h3) + 32'h10 * (7 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (7 & 32'h7) + 32'h10 * (7 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24076,7 +23933,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (8 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (8 & 32'h3) + 32'h10 * (8 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (8 & 32'h7) + 32'h10 * (8 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24142,7 +23999,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (9 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (9 & 32'h3) + 32'h10 * (9 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (9 & 32'h7) + 32'h10 * (9 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24208,7 +24065,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (10 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (10 & 32'h3) + 32'h10 * (10 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (10 & 32'h7) + 32'h10 * (10 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24274,7 +24131,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (11 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (11 & 32'h3) + 32'h10 * (11 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (11 & 32'h7) + 32'h10 * (11 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24340,7 +24197,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (12 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (12 & 32'h3) + 32'h10 * (12 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (12 & 32'h7) + 32'h10 * (12 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24406,7 +24263,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (13 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (13 & 32'h3) + 32'h10 * (13 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (13 & 32'h7) + 32'h10 * (13 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24472,7 +24329,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (14 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (14 & 32'h3) + 32'h10 * (14 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (14 & 32'h7) + 32'h10 * (14 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24538,7 +24395,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (15 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (15 & 32'h3) + 32'h10 * (15 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (15 & 32'h7) + 32'h10 * (15 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24598,7 +24455,9 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (15 & 32'h7) + 32'h20 * (15 >> 32'h3)) * 32'h9));
-        line = shram_read_data$3;
+        line = shram_read_data[(32'h80 * 3)+:(128)];
+        pair_line = shram_pair_data[(32'h80 * 3)+:(128)];
+        lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         half = line[(32'h0)+:(64)];
         if (halves[3]) begin
             half = line[(32'h40)+:(64)];
@@ -24609,7 +24468,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (0 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (0 & 32'h3) + 32'h10 * (0 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (0 & 32'h7) + 32'h10 * (0 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24675,7 +24534,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (1 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (1 & 32'h3) + 32'h10 * (1 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (1 & 32'h7) + 32'h10 * (1 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24741,7 +24600,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (2 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (2 & 32'h3) + 32'h10 * (2 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (2 & 32'h7) + 32'h10 * (2 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24807,7 +24666,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (3 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (3 & 32'h3) + 32'h10 * (3 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (3 & 32'h7) + 32'h10 * (3 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24873,7 +24732,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (4 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (4 & 32'h3) + 32'h10 * (4 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (4 & 32'h7) + 32'h10 * (4 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24939,7 +24798,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (5 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (5 & 32'h3) + 32'h10 * (5 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (5 & 32'h7) + 32'h10 * (5 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25005,7 +24864,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (6 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (6 & 32'h3) + 32'h10 * (6 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (6 & 32'h7) + 32'h10 * (6 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25071,7 +24930,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (7 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (7 & 32'h3) + 32'h10 * (7 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (7 & 32'h7) + 32'h10 * (7 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25137,7 +24996,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (8 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (8 & 32'h3) + 32'h10 * (8 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (8 & 32'h7) + 32'h10 * (8 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25203,7 +25062,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (9 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (9 & 32'h3) + 32'h10 * (9 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (9 & 32'h7) + 32'h10 * (9 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25269,7 +25128,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (10 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (10 & 32'h3) + 32'h10 * (10 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (10 & 32'h7) + 32'h10 * (10 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25335,7 +25194,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (11 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (11 & 32'h3) + 32'h10 * (11 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (11 & 32'h7) + 32'h10 * (11 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25401,7 +25260,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (12 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (12 & 32'h3) + 32'h10 * (12 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (12 & 32'h7) + 32'h10 * (12 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25467,7 +25326,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (13 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (13 & 32'h3) + 32'h10 * (13 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (13 & 32'h7) + 32'h10 * (13 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25533,7 +25392,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (14 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (14 & 32'h3) + 32'h10 * (14 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (14 & 32'h7) + 32'h10 * (14 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25599,7 +25458,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (15 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (15 & 32'h3) + 32'h10 * (15 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (15 & 32'h7) + 32'h10 * (15 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -32668,7 +32527,7 @@ module npu_u65_256_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$va
     output wire  filled$ready;
     output reg  [276:0] current;
     output wire  beats$valid;
-    output wire  [99:0] beats$data;
+    output wire  [98:0] beats$data;
     input wire  beats$ready;
     input wire  ib_read;
     input wire  slice_done;
@@ -32808,7 +32667,7 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
     output reg  jobs$ready;
     output reg  [276:0] current;
     output reg  beats$valid;
-    output reg  [99:0] beats$data;
+    output reg  [98:0] beats$data;
     input wire  beats$ready;
     output reg  finished$valid;
     output reg  [112:0] finished$data;
@@ -32861,10 +32720,6 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
     reg  beat_byte$rst_n;
     reg  [1:0] beat_byte$d;
     wire  [1:0] beat_byte$q;
-    reg  second_line$clock;
-    reg  second_line$rst_n;
-    reg  second_line$d;
-    wire  second_line$q;
     reg  word$clock;
     reg  word$rst_n;
     reg  [8:0] word$d;
@@ -32898,8 +32753,6 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
     reg  [15:0] ifm_channel;
     reg  [15:0] channel_step;
     reg  last_byte;
-    reg  split_lines;
-    reg  last_line;
     reg  padding;
     reg  last_microblock;
     reg  group_end;
@@ -32980,12 +32833,6 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         .d(beat_byte$d),
         .q(beat_byte$q)
     );
-    npu_u65_256_core$cpm$reset_sync$stage$0 second_line(
-        .clock(second_line$clock),
-        .rst_n(second_line$rst_n),
-        .d(second_line$d),
-        .q(second_line$q)
-    );
     npu_u65_256_core$datapath$traversal$beat_walker$word word(
         .clock(word$clock),
         .rst_n(word$rst_n),
@@ -33024,7 +32871,6 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         my$clock = clock;
         mx$clock = clock;
         beat_byte$clock = clock;
-        second_line$clock = clock;
         word$clock = clock;
         group_base$clock = clock;
         ab_half$clock = clock;
@@ -33040,7 +32886,6 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         my$d = my$q;
         mx$d = mx$q;
         beat_byte$d = beat_byte$q;
-        second_line$d = second_line$q;
         word$d = word$q;
         group_base$d = group_base$q;
         ab_half$d = ab_half$q;
@@ -33056,7 +32901,6 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         my$rst_n = rst_n;
         mx$rst_n = rst_n;
         beat_byte$rst_n = rst_n;
-        second_line$rst_n = rst_n;
         word$rst_n = rst_n;
         group_base$rst_n = rst_n;
         ab_half$rst_n = rst_n;
@@ -33108,9 +32952,7 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         end
         padding = (ky$q >= j[(64'he0)+:(16)]) | (~s[(64'ha9)+:(1)] & (ifm_channel >= j[(64'hb0)+:(16)]));
         last_byte = (~s[(64'hac)+:(1)] & ~s[(64'had)+:(1)]) | (s[(64'hac)+:(1)] & (beat_byte$q == 32'h1)) | (s[(64'had)+:(1)] & (beat_byte$q == 32'h3));
-        split_lines = s[(64'hdf)+:(1)] & s[(64'ha9)+:(1)] & s[(64'hac)+:(1)];
-        last_line = ~split_lines | second_line$q;
-        last_microblock = (mx$q + 32'h1 == across) & (my$q + 32'h1 == down) & last_byte & last_line;
+        last_microblock = (mx$q + 32'h1 == across) & (my$q + 32'h1 == down) & last_byte;
         group_end = padding | last_microblock;
         last_inner = s[(64'haa)+:(1)] | (inner$q + channel_step >= loop_channels);
         last_element = element$q + 32'h1 == elements;
@@ -33132,24 +32974,19 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         end
         beats$data[(64'h59)+:(1)] = j[(64'h100)+:(1)] & (outer$q == 32'h0) & (element$q == 32'h0) & (inner$q == 32'h0) & (beat_byte$q == 32'h0);
         beats$data[(64'h5a)+:(2)] = beat_byte$q;
-        beats$data[(64'h5c)+:(1)] = second_line$q;
-        beats$data[(64'h5d)+:(1)] = ublock$q < j[(64'h104)+:(16)];
-        beats$data[(64'h5e)+:(1)] = slice_end & beats$data[(64'h5d)+:(1)] & (ublock$q + 32'h8 >= j[(64'h104)+:(16)]);
-        beats$data[(64'h5f)+:(1)] = padding;
-        beats$data[(64'h60)+:(1)] = group_end;
-        beats$data[(64'h61)+:(1)] = job_end;
-        beats$data[(64'h62)+:(1)] = slice_end;
-        beats$data[(64'h63)+:(1)] = job_end & j[(64'h101)+:(1)];
+        beats$data[(64'h5c)+:(1)] = ublock$q < j[(64'h104)+:(16)];
+        beats$data[(64'h5d)+:(1)] = slice_end & beats$data[(64'h5c)+:(1)] & (ublock$q + 32'h8 >= j[(64'h104)+:(16)]);
+        beats$data[(64'h5e)+:(1)] = padding;
+        beats$data[(64'h5f)+:(1)] = group_end;
+        beats$data[(64'h60)+:(1)] = job_end;
+        beats$data[(64'h61)+:(1)] = slice_end;
+        beats$data[(64'h62)+:(1)] = job_end & j[(64'h101)+:(1)];
         beats$valid = active$q;
         take = beats$valid & beats$ready;
         if (take) begin
             beat_byte$d = beat_byte$q + 32'h1;
             if (last_byte) begin
                 beat_byte$d = 32'h0;
-                second_line$d = ~second_line$q;
-            end
-            if (last_byte & last_line) begin
-                second_line$d = 1'b0;
                 word$d = word$q + 32'h1;
                 mx$d = mx$q + 32'h1;
                 if (mx$q + 32'h1 == across) begin
@@ -33160,7 +32997,6 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
             if (group_end) begin
                 word$d = group_base$q;
                 beat_byte$d = 32'h0;
-                second_line$d = 1'b0;
                 mx$d = 32'h0;
                 my$d = 32'h0;
                 inner$d = inner$q + channel_step;
@@ -33255,8 +33091,6 @@ module npu_u65_256_core$datapath$traversal$beat_walker$job(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // npu_u65_256_core$datapath$traversal$beat_walker$job
-
-
 
 
 
@@ -51703,7 +51537,7 @@ endmodule // npu_u65_256_core$regs$storage$9
 
 
 
-module npu_u65_256_core$shram(clock,rst_n,clear,clearing,write_enable,write_cores,write_address,write_data,write_strobe,read_enable,read_address,read_data,lut_write);
+module npu_u65_256_core$shram(clock,rst_n,clear,clearing,write_enable,write_cores,write_address,write_data,write_strobe,read_enable,read_address,read_data,pair_read_enable,pair_read_address,pair_read_data,lut_write);
     
     // Module arguments
     input wire  clock;
@@ -51718,6 +51552,9 @@ module npu_u65_256_core$shram(clock,rst_n,clear,clearing,write_enable,write_core
     input wire  [3:0] read_enable;
     input wire  [47:0] read_address;
     output reg  [511:0] read_data;
+    input wire  [3:0] pair_read_enable;
+    input wire  [47:0] pair_read_address;
+    output reg  [511:0] pair_read_data;
     output reg  [152:0] lut_write;
     
     // Constant declarations
@@ -51822,6 +51659,7 @@ module npu_u65_256_core$shram(clock,rst_n,clear,clearing,write_enable,write_core
         lut_write[(64'h89)+:(16)] = bank_strobe;
         banks$0$read_enable = read_enable;
         read_data = banks$0$read_data;
+        pair_read_data = 32'h0;
     end
     
 endmodule // npu_u65_256_core$shram

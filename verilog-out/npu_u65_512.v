@@ -295,6 +295,9 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     wire  [3:0] datapath$shram_read_enable;
     wire  [47:0] datapath$shram_read_address;
     reg  [511:0] datapath$shram_read_data;
+    wire  [3:0] datapath$shram_pair_enable;
+    wire  [47:0] datapath$shram_pair_address;
+    reg  [511:0] datapath$shram_pair_data;
     reg  [152:0] datapath$lut_write;
     reg  datapath$clear;
     wire  datapath$clearing;
@@ -417,6 +420,9 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  [3:0] shram$read_enable;
     reg  [47:0] shram$read_address;
     wire  [511:0] shram$read_data;
+    reg  [3:0] shram$pair_read_enable;
+    reg  [47:0] shram$pair_read_address;
+    wire  [511:0] shram$pair_read_data;
     wire  [152:0] shram$lut_write;
     
     // Local signals
@@ -623,6 +629,9 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .shram_read_enable(datapath$shram_read_enable),
         .shram_read_address(datapath$shram_read_address),
         .shram_read_data(datapath$shram_read_data),
+        .shram_pair_enable(datapath$shram_pair_enable),
+        .shram_pair_address(datapath$shram_pair_address),
+        .shram_pair_data(datapath$shram_pair_data),
         .lut_write(datapath$lut_write),
         .clear(datapath$clear),
         .clearing(datapath$clearing),
@@ -821,6 +830,9 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .read_enable(shram$read_enable),
         .read_address(shram$read_address),
         .read_data(shram$read_data),
+        .pair_read_enable(shram$pair_read_enable),
+        .pair_read_address(shram$pair_read_address),
+        .pair_read_data(shram$pair_read_data),
         .lut_write(shram$lut_write)
     );
     
@@ -952,6 +964,9 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         shram$read_enable = datapath$shram_read_enable;
         shram$read_address = datapath$shram_read_address;
         datapath$shram_read_data = shram$read_data;
+        shram$pair_read_enable = datapath$shram_pair_enable;
+        shram$pair_read_address = datapath$shram_pair_address;
+        datapath$shram_pair_data = shram$pair_read_data;
         datapath$lut_write = shram$lut_write;
     end
     
@@ -3020,7 +3035,7 @@ endmodule // npu_u65_512_core$cpm$reset_sync$stage$0
 
 
 
-module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,operations$ready,runs,busy,ifm_fills$valid,ifm_fills$data,ifm_fills$ready,ifm_filled,weight_reads$0$valid,weight_reads$0$data,weight_reads$0$ready,weight_reads$1$valid,weight_reads$1$data,weight_reads$1$ready,weight_beats$0$valid,weight_beats$0$data,weight_beats$0$ready,weight_beats$1$valid,weight_beats$1$data,weight_beats$1$ready,scale_reads$0$valid,scale_reads$0$data,scale_reads$0$ready,scale_reads$1$valid,scale_reads$1$data,scale_reads$1$ready,scale_beats$0$valid,scale_beats$0$data,scale_beats$0$ready,scale_beats$1$valid,scale_beats$1$data,scale_beats$1$ready,ofm_writes$valid,ofm_writes$data,ofm_writes$ready,dma_busy,shram_read_enable,shram_read_address,shram_read_data,lut_write,clear,clearing,fault,fault_offset,events,clock_wanted);
+module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,operations$ready,runs,busy,ifm_fills$valid,ifm_fills$data,ifm_fills$ready,ifm_filled,weight_reads$0$valid,weight_reads$0$data,weight_reads$0$ready,weight_reads$1$valid,weight_reads$1$data,weight_reads$1$ready,weight_beats$0$valid,weight_beats$0$data,weight_beats$0$ready,weight_beats$1$valid,weight_beats$1$data,weight_beats$1$ready,scale_reads$0$valid,scale_reads$0$data,scale_reads$0$ready,scale_reads$1$valid,scale_reads$1$data,scale_reads$1$ready,scale_beats$0$valid,scale_beats$0$data,scale_beats$0$ready,scale_beats$1$valid,scale_beats$1$data,scale_beats$1$ready,ofm_writes$valid,ofm_writes$data,ofm_writes$ready,dma_busy,shram_read_enable,shram_read_address,shram_read_data,shram_pair_enable,shram_pair_address,shram_pair_data,lut_write,clear,clearing,fault,fault_offset,events,clock_wanted);
     
     // Module arguments
     input wire  clock;
@@ -3065,6 +3080,9 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     output reg  [3:0] shram_read_enable;
     output reg  [47:0] shram_read_address;
     input wire  [511:0] shram_read_data;
+    output reg  [3:0] shram_pair_enable;
+    output reg  [47:0] shram_pair_address;
+    input wire  [511:0] shram_pair_data;
     input wire  [152:0] lut_write;
     input wire  clear;
     output reg  clearing;
@@ -3104,7 +3122,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  traversal$filled$ready;
     wire  [276:0] traversal$current;
     wire  traversal$beats$valid;
-    wire  [99:0] traversal$beats$data;
+    wire  [98:0] traversal$beats$data;
     reg  traversal$beats$ready;
     reg  traversal$ib_read;
     reg  traversal$slice_done;
@@ -3175,21 +3193,18 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  [575:0] ifm_unit$acts$data;
     reg  ifm_unit$acts$ready;
     wire  [3:0] ifm_unit$shram_read_enable;
-    wire  [11:0] ifm_unit$shram_read_address$0;
-    wire  [11:0] ifm_unit$shram_read_address$1;
-    wire  [11:0] ifm_unit$shram_read_address$2;
-    wire  [11:0] ifm_unit$shram_read_address$3;
-    reg  [127:0] ifm_unit$shram_read_data$0;
-    reg  [127:0] ifm_unit$shram_read_data$1;
-    reg  [127:0] ifm_unit$shram_read_data$2;
-    reg  [127:0] ifm_unit$shram_read_data$3;
+    wire  [47:0] ifm_unit$shram_read_address;
+    reg  [511:0] ifm_unit$shram_read_data;
+    wire  [3:0] ifm_unit$shram_pair_enable;
+    wire  [47:0] ifm_unit$shram_pair_address;
+    reg  [511:0] ifm_unit$shram_pair_data;
     reg  beat_tags$clock;
     reg  beat_tags$rst_n;
     reg  beat_tags$tail$valid;
-    reg  [28:0] beat_tags$tail$data;
+    reg  [27:0] beat_tags$tail$data;
     wire  beat_tags$tail$ready;
     wire  beat_tags$head$valid;
-    wire  [28:0] beat_tags$head$data;
+    wire  [27:0] beat_tags$head$data;
     reg  beat_tags$head$ready;
     wire  [3:0] beat_tags$count;
     reg  cores$0$clock;
@@ -3211,7 +3226,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  cores$0$sets_valid;
     reg  cores$0$sets_taken;
     reg  cores$0$operands$valid;
-    reg  [887:0] cores$0$operands$data;
+    reg  [879:0] cores$0$operands$data;
     wire  cores$0$operands$ready;
     reg  cores$0$multiply_group;
     reg  cores$0$interleaved;
@@ -3249,7 +3264,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  cores$1$sets_valid;
     reg  cores$1$sets_taken;
     reg  cores$1$operands$valid;
-    reg  [887:0] cores$1$operands$data;
+    reg  [879:0] cores$1$operands$data;
     wire  cores$1$operands$ready;
     reg  cores$1$multiply_group;
     reg  cores$1$interleaved;
@@ -3371,7 +3386,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  [276:0] walked;
     reg  [3:0] positions_left;
     reg  [3:0] positions_after;
-    reg  [99:0] beat;
+    reg  [98:0] beat;
     reg  [70:0] word;
     reg  [7:0] element_shift;
     reg  parallel;
@@ -3380,7 +3395,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  [1:0] head_cores;
     reg  [1:0] head_stream_ends;
     reg  slice_finished;
-    reg  [887:0] operand;
+    reg  [879:0] operand;
     reg  paired_job;
     reg  [1:0] beat_cores;
     reg  cores_room;
@@ -3407,7 +3422,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  job_taken;
     reg  beat_ready;
     reg  joined;
-    reg  [28:0] tag;
+    reg  [27:0] tag;
     reg  to_mac;
     reg  join_fire;
     reg  filled_taken;
@@ -3541,14 +3556,11 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .acts$data(ifm_unit$acts$data),
         .acts$ready(ifm_unit$acts$ready),
         .shram_read_enable(ifm_unit$shram_read_enable),
-        .shram_read_address$0(ifm_unit$shram_read_address$0),
-        .shram_read_address$1(ifm_unit$shram_read_address$1),
-        .shram_read_address$2(ifm_unit$shram_read_address$2),
-        .shram_read_address$3(ifm_unit$shram_read_address$3),
-        .shram_read_data$0(ifm_unit$shram_read_data$0),
-        .shram_read_data$1(ifm_unit$shram_read_data$1),
-        .shram_read_data$2(ifm_unit$shram_read_data$2),
-        .shram_read_data$3(ifm_unit$shram_read_data$3)
+        .shram_read_address(ifm_unit$shram_read_address),
+        .shram_read_data(ifm_unit$shram_read_data),
+        .shram_pair_enable(ifm_unit$shram_pair_enable),
+        .shram_pair_address(ifm_unit$shram_pair_address),
+        .shram_pair_data(ifm_unit$shram_pair_data)
     );
     npu_u65_512_core$datapath$beat_tags beat_tags(
         .clock(beat_tags$clock),
@@ -3960,9 +3972,6 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         end
         if (decoder$ifm_wide & interleaved) begin
             element_shift = ((beat[(64'h40)+:(16)]) & 8'hff) << 32'h2;
-            if (beat[(64'h5c)+:(1)]) begin
-                element_shift = element_shift + 32'h10;
-            end
         end
         beat_ready = ifm_unit$requests$ready & beat_tags$tail$ready;
         traversal$beats$ready = beat_ready;
@@ -3977,32 +3986,31 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         beat_tags$tail$data[(64'h0)+:(9)] = beat[(64'h50)+:(9)];
         beat_tags$tail$data[(64'h9)+:(1)] = beat[(64'h59)+:(1)];
         beat_tags$tail$data[(64'ha)+:(2)] = beat[(64'h5a)+:(2)];
-        beat_tags$tail$data[(64'hc)+:(1)] = beat[(64'h5c)+:(1)];
+        beat_tags$tail$data[(64'hc)+:(1)] = beat[(64'h5e)+:(1)];
         beat_tags$tail$data[(64'hd)+:(1)] = beat[(64'h5f)+:(1)];
         beat_tags$tail$data[(64'he)+:(1)] = beat[(64'h60)+:(1)];
         beat_tags$tail$data[(64'hf)+:(1)] = beat[(64'h61)+:(1)];
-        beat_tags$tail$data[(64'h10)+:(1)] = beat[(64'h62)+:(1)];
         last_depth_block = traversal$current[(64'h103)+:(1)];
         channels_left = traversal$current[(64'hb0)+:(16)] - beat[(64'h40)+:(16)];
         if (decoder$ifm_int32 & (channels_left > 32'h4)) begin
             channels_left = 32'h4;
         end
         channel_mask = (((32'h1) & 9'h1ff) << ((channels_left) & 9'h1ff)) - 32'h1;
-        beat_tags$tail$data[(64'h15)+:(8)] = 32'hff;
+        beat_tags$tail$data[(64'h14)+:(8)] = 32'hff;
         if (~decoder$shape[(64'ha9)+:(1)] & (channels_left < 32'h8)) begin
-            beat_tags$tail$data[(64'h15)+:(8)] = channel_mask[(32'h0)+:(8)];
+            beat_tags$tail$data[(64'h14)+:(8)] = channel_mask[(32'h0)+:(8)];
         end
         beat_cores = 32'h1;
-        if (beat[(64'h5d)+:(1)]) begin
+        if (beat[(64'h5c)+:(1)]) begin
             beat_cores = 32'h3;
         end
-        beat_tags$tail$data[(64'h11)+:(2)] = beat_cores;
-        beat_tags$tail$data[(64'h13)+:(2)] = 32'h0;
-        if (beat[(64'h63)+:(1)] & last_depth_block) begin
-            beat_tags$tail$data[(64'h13)+:(2)] = 32'h1;
+        beat_tags$tail$data[(64'h10)+:(2)] = beat_cores;
+        beat_tags$tail$data[(64'h12)+:(2)] = 32'h0;
+        if (beat[(64'h62)+:(1)] & last_depth_block) begin
+            beat_tags$tail$data[(64'h12)+:(2)] = 32'h1;
         end
-        if (beat[(64'h5e)+:(1)] & traversal$current[(64'h114)+:(1)]) begin
-            beat_tags$tail$data[(64'h13)+:(2)] = beat_tags$tail$data[(64'h13)+:(2)] | 32'h2;
+        if (beat[(64'h5d)+:(1)] & traversal$current[(64'h114)+:(1)]) begin
+            beat_tags$tail$data[(64'h12)+:(2)] = beat_tags$tail$data[(64'h12)+:(2)] | 32'h2;
         end
         walked = traversal$current;
         ifm_unit$settings[(64'h0)+:(16)] = ifm_buffers[(64'h0)+:(16)];
@@ -4039,7 +4047,10 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         ifm_unit$settings[(64'h8f)+:(1)] = decoder$pool_max;
         ifm_unit$settings[(64'h8e)+:(1)] = interleaved;
         shram_read_enable = ifm_unit$shram_read_enable;
-        shram_read_address = ((ifm_unit$shram_read_address$0) & 48'hffffffffffff) | (((ifm_unit$shram_read_address$1) & 48'hffffffffffff) << 32'hc) | (((ifm_unit$shram_read_address$2) & 48'hffffffffffff) << 32'h18) | (((ifm_unit$shram_read_address$3) & 48'hffffffffffff) << 32'h24);
+        shram_read_address = ifm_unit$shram_read_address;
+        shram_pair_enable = ifm_unit$shram_pair_enable;
+        shram_pair_address = ifm_unit$shram_pair_address;
+        ifm_unit$shram_pair_data = shram_pair_data;
         if (elementwise) begin
             shram_read_enable = ((operand_reader$shram_read_enable) & 4'hf);
             shram_read_address = ((operand_reader$shram_read_address) & 48'hffffffffffff);
@@ -4050,13 +4061,10 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         operand_reader$settings[(64'h49)+:(1)] = paired_elementwise;
         operand_reader$ifm_buffers = ifm_buffers;
         operand_reader$ifm2_buffers = ifm2_buffers;
-        ifm_unit$shram_read_data$0 = shram_read_data[(32'h0)+:(128)];
-        ifm_unit$shram_read_data$1 = shram_read_data[(32'h80)+:(128)];
-        ifm_unit$shram_read_data$2 = shram_read_data[(32'h100)+:(128)];
-        ifm_unit$shram_read_data$3 = shram_read_data[(32'h180)+:(128)];
+        ifm_unit$shram_read_data = shram_read_data;
         tag = beat_tags$head$data;
-        head_cores = tag[(64'h11)+:(2)];
-        head_stream_ends = tag[(64'h13)+:(2)];
+        head_cores = tag[(64'h10)+:(2)];
+        head_stream_ends = tag[(64'h12)+:(2)];
         groups_ready = 1'b1;
         if (head_cores[0] & ~pool & ~cores$0$group_ready) begin
             groups_ready = 1'b0;
@@ -4065,9 +4073,9 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
             groups_ready = 1'b0;
         end
         joined = ifm_unit$acts$valid & beat_tags$head$valid & groups_ready & ~faulted$q;
-        to_mac = ~tag[(64'hd)+:(1)] | tag[(64'h10)+:(1)];
+        to_mac = ~tag[(64'hc)+:(1)] | tag[(64'hf)+:(1)];
         operand[(64'h0)+:(288)] = ifm_unit$acts$data[(64'h0)+:(288)];
-        unit_lanes = tag[(64'h15)+:(8)];
+        unit_lanes = tag[(64'h14)+:(8)];
         unit_weights = 32'h0;
         if (unit_lanes[0]) begin
             unit_weights = unit_weights | (((32'h1) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h9 * 0));
@@ -4094,23 +4102,16 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
             unit_weights = unit_weights | (((32'h1) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h9 * 7));
         end
         operand[(64'h120)+:(576)] = unit_weights;
-        if (tag[(64'hd)+:(1)]) begin
+        if (tag[(64'hc)+:(1)]) begin
             operand[(64'h120)+:(576)] = 32'h0;
         end
         operand[(64'h360)+:(9)] = tag[(64'h0)+:(9)];
         operand[(64'h369)+:(1)] = tag[(64'h9)+:(1)];
-        operand[(64'h36a)+:(1)] = tag[(64'h10)+:(1)];
+        operand[(64'h36a)+:(1)] = tag[(64'hf)+:(1)];
         operand[(64'h36b)+:(1)] = decoder$shape[(64'ha9)+:(1)];
         operand[(64'h36c)+:(2)] = tag[(64'ha)+:(2)];
-        operand[(64'h36e)+:(8)] = 32'hff;
-        if (decoder$ifm_wide & interleaved) begin
-            operand[(64'h36e)+:(8)] = 32'hf;
-            if (tag[(64'hc)+:(1)]) begin
-                operand[(64'h36e)+:(8)] = 32'hf0;
-            end
-        end
-        operand[(64'h376)+:(1)] = decoder$pool_max;
-        operand[(64'h377)+:(1)] = decoder$ifm_wide & (tag[(64'ha)+:(2)] == 32'h0);
+        operand[(64'h36e)+:(1)] = decoder$pool_max;
+        operand[(64'h36f)+:(1)] = decoder$ifm_wide & (tag[(64'ha)+:(2)] == 32'h0);
         cores_ready = 1'b1;
         if (head_cores[0] & ~cores$0$operands$ready) begin
             cores_ready = 1'b0;
@@ -4122,34 +4123,34 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         cores$0$operands$data = operand;
         cores$0$odd_acts = ifm_unit$acts$data[(64'h120)+:(288)];
         cores$0$interleaved = interleaved;
-        cores$0$multiply_group = ~pool & ~tag[(64'hd)+:(1)];
+        cores$0$multiply_group = ~pool & ~tag[(64'hc)+:(1)];
         cores$1$operands$valid = joined & to_mac & cores_ready & head_cores[1];
         cores$1$operands$data = operand;
         cores$1$odd_acts = ifm_unit$acts$data[(64'h120)+:(288)];
         cores$1$interleaved = interleaved;
-        cores$1$multiply_group = ~pool & ~tag[(64'hd)+:(1)];
+        cores$1$multiply_group = ~pool & ~tag[(64'hc)+:(1)];
         join_fire = joined & (~to_mac | cores_ready);
         ifm_unit$acts$ready = join_fire;
         beat_tags$head$ready = join_fire;
         slice_finished = 1'b0;
         cores_fault = 1'b0;
         clearing = 1'b0;
-        cores$0$group_taken = join_fire & tag[(64'he)+:(1)] & ~pool & head_cores[0];
-        cores$0$stream_used = join_fire & tag[(64'he)+:(1)] & head_stream_ends[0];
+        cores$0$group_taken = join_fire & tag[(64'hd)+:(1)] & ~pool & head_cores[0];
+        cores$0$stream_used = join_fire & tag[(64'hd)+:(1)] & head_stream_ends[0];
         cores$0$group_wanted = beat_tags$head$valid & head_cores[0];
         cores$0$clear = clear;
         slice_finished = slice_finished | cores$0$slice_done;
         cores_fault = cores_fault | cores$0$fault;
         clearing = clearing | cores$0$clearing;
-        cores$1$group_taken = join_fire & tag[(64'he)+:(1)] & ~pool & head_cores[1];
-        cores$1$stream_used = join_fire & tag[(64'he)+:(1)] & head_stream_ends[1];
+        cores$1$group_taken = join_fire & tag[(64'hd)+:(1)] & ~pool & head_cores[1];
+        cores$1$stream_used = join_fire & tag[(64'hd)+:(1)] & head_stream_ends[1];
         cores$1$group_wanted = beat_tags$head$valid & head_cores[1];
         cores$1$clear = clear;
         slice_finished = slice_finished | cores$1$slice_done;
         cores_fault = cores_fault | cores$1$fault;
         clearing = clearing | cores$1$clearing;
         traversal$slice_done = slice_finished;
-        traversal$ib_read = (join_fire & tag[(64'hf)+:(1)]) | operand_reader$released;
+        traversal$ib_read = (join_fire & tag[(64'he)+:(1)]) | operand_reader$released;
         if (cores_fault) begin
             faulted$d = 1'b1;
         end
@@ -4335,10 +4336,10 @@ module npu_u65_512_core$datapath$beat_tags(clock,rst_n,tail$valid,tail$data,tail
     input wire  clock;
     input wire  rst_n;
     input wire  tail$valid;
-    input wire  [28:0] tail$data;
+    input wire  [27:0] tail$data;
     output reg  tail$ready;
     output reg  head$valid;
-    output reg  [28:0] head$data;
+    output reg  [27:0] head$data;
     input wire  head$ready;
     output reg  [3:0] count;
     
@@ -4358,9 +4359,9 @@ module npu_u65_512_core$datapath$beat_tags(clock,rst_n,tail$valid,tail$data,tail
     reg  words$rst_n;
     reg  words$write_enable;
     reg  [2:0] words$write_address;
-    reg  [28:0] words$write_data;
+    reg  [27:0] words$write_data;
     reg  [2:0] words$read_address;
-    wire  [28:0] words$read_data;
+    wire  [27:0] words$read_data;
     
     // Local signals
     reg  push;
@@ -4429,12 +4430,12 @@ module npu_u65_512_core$datapath$beat_tags$words(clock,rst_n,write_enable,write_
     input wire  rst_n;
     input wire  write_enable;
     input wire  [2:0] write_address;
-    input wire  [28:0] write_data;
+    input wire  [27:0] write_data;
     input wire  [2:0] read_address;
-    output reg  [28:0] read_data;
+    output reg  [27:0] read_data;
     
     // Update code (custom)
-    reg [28:0] cells [0:7];
+    reg [27:0] cells [0:7];
     integer i;
     always @(posedge clock or negedge rst_n)
        if (!rst_n) for (i = 0; i <= 7; i = i + 1) cells[i] <= 0;
@@ -4496,7 +4497,7 @@ module npu_u65_512_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,start_w
     output reg  sets_valid;
     input wire  sets_taken;
     input wire  operands$valid;
-    input wire  [887:0] operands$data;
+    input wire  [879:0] operands$data;
     output reg  operands$ready;
     input wire  multiply_group;
     input wire  interleaved;
@@ -4613,7 +4614,7 @@ module npu_u65_512_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,start_w
     reg  mac$clock;
     reg  mac$rst_n;
     reg  mac$operands$valid;
-    reg  [887:0] mac$operands$data;
+    reg  [879:0] mac$operands$data;
     wire  mac$operands$ready;
     wire  mac$slice_done;
     wire  mac$results$valid;
@@ -4912,7 +4913,7 @@ module npu_u65_512_core$datapath$cores$0$mac(clock,rst_n,operands$valid,operands
     input wire  clock;
     input wire  rst_n;
     input wire  operands$valid;
-    input wire  [887:0] operands$data;
+    input wire  [879:0] operands$data;
     output reg  operands$ready;
     output reg  slice_done;
     input wire  readout$valid;
@@ -4928,15 +4929,15 @@ module npu_u65_512_core$datapath$cores$0$mac(clock,rst_n,operands$valid,operands
     reg  dot_units$clock;
     reg  dot_units$rst_n;
     reg  dot_units$operands$valid;
-    reg  [887:0] dot_units$operands$data;
+    reg  [879:0] dot_units$operands$data;
     wire  dot_units$operands$ready;
     wire  dot_units$sums$valid;
-    wire  [694:0] dot_units$sums$data;
+    wire  [686:0] dot_units$sums$data;
     reg  dot_units$sums$ready;
     reg  adder_array$clock;
     reg  adder_array$rst_n;
     reg  adder_array$sums$valid;
-    reg  [694:0] adder_array$sums$data;
+    reg  [686:0] adder_array$sums$data;
     wire  adder_array$sums$ready;
     reg  [1279:0] adder_array$stored;
     wire  adder_array$write_enable;
@@ -5042,7 +5043,7 @@ module npu_u65_512_core$datapath$cores$0$mac(clock,rst_n,operands$valid,operands
         dot_units$operands$valid = operands$valid & ~clear_active$q;
         dot_units$operands$data = operands$data;
         operands$ready = dot_units$operands$ready & ~clear_active$q;
-        acc_buffer$rmw_read_enable = operands$valid & operands$ready & ~(operands$data[(64'h369)+:(1)] & (operands$data[(64'h36e)+:(8)] == 32'hff));
+        acc_buffer$rmw_read_enable = operands$valid & operands$ready & ~operands$data[(64'h369)+:(1)];
         acc_buffer$rmw_read_address = operands$data[(64'h360)+:(9)];
         adder_array$stored = acc_buffer$rmw_read_data;
         acc_buffer$write_enable = adder_array$write_enable;
@@ -5113,7 +5114,7 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
     input wire  clock;
     input wire  rst_n;
     input wire  sums$valid;
-    input wire  [694:0] sums$data;
+    input wire  [686:0] sums$data;
     output reg  sums$ready;
     input wire  [1279:0] stored;
     output reg  write_enable;
@@ -5157,9 +5158,6 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
     reg signed [39:0] wide;
     reg  [39:0] addend;
     reg  [39:0] sum;
-    reg  [7:0] ofm_lanes;
-    reg  [39:0] kept;
-    reg  in_lanes;
     reg  [39:0] stored_value;
     reg  [39:0] value;
     reg  [255:0] lows;
@@ -5233,7 +5231,6 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
         if (forward_valid$q & (forward_address$q == address)) begin
             current = forward$q;
         end
-        ofm_lanes = sums$data[(64'h2ad)+:(8)];
         sums_word = 32'h0;
         lows = 32'h0;
         act_byte = sums$data[(64'h2ab)+:(2)];
@@ -5259,10 +5256,8 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(0 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[0 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(0 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5273,17 +5268,14 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h28));
         dot = dots[(1 * 32'h15)+:(21)];
@@ -5306,10 +5298,8 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(1 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[1 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(1 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5320,17 +5310,14 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h28));
         dot = dots[(2 * 32'h15)+:(21)];
@@ -5353,10 +5340,8 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(2 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[2 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(2 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5367,17 +5352,14 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h28));
         dot = dots[(3 * 32'h15)+:(21)];
@@ -5400,10 +5382,8 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(3 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[3 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(3 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5414,17 +5394,14 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h28));
         dot = dots[(4 * 32'h15)+:(21)];
@@ -5447,10 +5424,8 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(4 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[4 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(4 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5461,17 +5436,14 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h28));
         dot = dots[(5 * 32'h15)+:(21)];
@@ -5494,10 +5466,8 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(5 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[5 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(5 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5508,17 +5478,14 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h28));
         dot = dots[(6 * 32'h15)+:(21)];
@@ -5541,10 +5508,8 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(6 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[6 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(6 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5555,17 +5520,14 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h28));
         dot = dots[(7 * 32'h15)+:(21)];
@@ -5588,10 +5550,8 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(7 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[7 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(7 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5602,17 +5562,14 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h28));
         dot = dots[(8 * 32'h15)+:(21)];
@@ -5635,10 +5592,8 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(8 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[8 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(8 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5649,17 +5604,14 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h28));
         dot = dots[(9 * 32'h15)+:(21)];
@@ -5682,10 +5634,8 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(9 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[9 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(9 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5696,17 +5646,14 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h28));
         dot = dots[(10 * 32'h15)+:(21)];
@@ -5729,10 +5676,8 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(10 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[10 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(10 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5743,17 +5688,14 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h28));
         dot = dots[(11 * 32'h15)+:(21)];
@@ -5776,10 +5718,8 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(11 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[11 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(11 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5790,17 +5730,14 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h28));
         dot = dots[(12 * 32'h15)+:(21)];
@@ -5823,10 +5760,8 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(12 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[12 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(12 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5837,17 +5772,14 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (12 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (12 * 32'h28));
         dot = dots[(13 * 32'h15)+:(21)];
@@ -5870,10 +5802,8 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(13 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[13 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(13 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5884,17 +5814,14 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (13 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (13 * 32'h28));
         dot = dots[(14 * 32'h15)+:(21)];
@@ -5917,10 +5844,8 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(14 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[14 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(14 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5931,17 +5856,14 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (14 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (14 * 32'h28));
         dot = dots[(15 * 32'h15)+:(21)];
@@ -5964,10 +5886,8 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(15 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[15 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(15 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -5978,17 +5898,14 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (15 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (15 * 32'h28));
         dot = dots[(16 * 32'h15)+:(21)];
@@ -6011,10 +5928,8 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(16 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[16 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(16 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -6025,17 +5940,14 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (16 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (16 * 32'h28));
         dot = dots[(17 * 32'h15)+:(21)];
@@ -6058,10 +5970,8 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(17 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[17 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(17 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -6072,17 +5982,14 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (17 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (17 * 32'h28));
         dot = dots[(18 * 32'h15)+:(21)];
@@ -6105,10 +6012,8 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(18 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[18 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(18 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -6119,17 +6024,14 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (18 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (18 * 32'h28));
         dot = dots[(19 * 32'h15)+:(21)];
@@ -6152,10 +6054,8 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(19 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[19 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(19 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -6166,17 +6066,14 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (19 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (19 * 32'h28));
         dot = dots[(20 * 32'h15)+:(21)];
@@ -6199,10 +6096,8 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(20 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[20 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(20 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -6213,17 +6108,14 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (20 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (20 * 32'h28));
         dot = dots[(21 * 32'h15)+:(21)];
@@ -6246,10 +6138,8 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(21 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[21 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(21 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -6260,17 +6150,14 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (21 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (21 * 32'h28));
         dot = dots[(22 * 32'h15)+:(21)];
@@ -6293,10 +6180,8 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(22 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[22 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(22 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -6307,17 +6192,14 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (22 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (22 * 32'h28));
         dot = dots[(23 * 32'h15)+:(21)];
@@ -6340,10 +6222,8 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(23 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[23 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(23 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -6354,17 +6234,14 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (23 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (23 * 32'h28));
         dot = dots[(24 * 32'h15)+:(21)];
@@ -6387,10 +6264,8 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(24 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[24 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(24 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -6401,17 +6276,14 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (24 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (24 * 32'h28));
         dot = dots[(25 * 32'h15)+:(21)];
@@ -6434,10 +6306,8 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(25 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[25 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(25 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -6448,17 +6318,14 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (25 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (25 * 32'h28));
         dot = dots[(26 * 32'h15)+:(21)];
@@ -6481,10 +6348,8 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(26 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[26 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(26 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -6495,17 +6360,14 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (26 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (26 * 32'h28));
         dot = dots[(27 * 32'h15)+:(21)];
@@ -6528,10 +6390,8 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(27 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[27 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(27 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -6542,17 +6402,14 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (27 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (27 * 32'h28));
         dot = dots[(28 * 32'h15)+:(21)];
@@ -6575,10 +6432,8 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(28 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[28 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(28 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -6589,17 +6444,14 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (28 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (28 * 32'h28));
         dot = dots[(29 * 32'h15)+:(21)];
@@ -6622,10 +6474,8 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(29 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[29 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(29 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -6636,17 +6486,14 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (29 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (29 * 32'h28));
         dot = dots[(30 * 32'h15)+:(21)];
@@ -6669,10 +6516,8 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(30 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[30 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(30 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -6683,17 +6528,14 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (30 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (30 * 32'h28));
         dot = dots[(31 * 32'h15)+:(21)];
@@ -6716,10 +6558,8 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
                 begin
                 end
         endcase
-        kept = current[(31 * 32'h28)+:(40)];
-        in_lanes = ofm_lanes[31 & 32'h7];
-        stored_value = kept;
-        if (sums$data[(64'h2a9)+:(1)] & in_lanes) begin
+        stored_value = current[(31 * 32'h28)+:(40)];
+        if (sums$data[(64'h2a9)+:(1)]) begin
             stored_value = 32'h0;
         end
         sum = stored_value + addend;
@@ -6730,17 +6570,14 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
             value = addend | ((low_byte) & 40'hffffffffff);
         end
         lows = lows | (((dot[(32'h0)+:(8)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (31 * 32'h8));
-        if (sums$data[(64'h2b5)+:(1)]) begin
+        if (sums$data[(64'h2ad)+:(1)]) begin
             sum = value;
             if (~max_first & ((stored_value ^ 64'h8000000000) > (value ^ 64'h8000000000))) begin
                 sum = stored_value;
             end
-            if (sums$data[(64'h2b6)+:(1)]) begin
+            if (sums$data[(64'h2ae)+:(1)]) begin
                 sum = stored_value;
             end
-        end
-        if (~in_lanes) begin
-            sum = kept;
         end
         sums_word = sums_word | (((sum) & 1280'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (31 * 32'h28));
         write_enable = sums$valid;
@@ -6750,7 +6587,7 @@ module npu_u65_512_core$datapath$cores$0$mac$adder_array(clock,rst_n,sums$valid,
         forward_address$d = address;
         forward_valid$d = sums$valid;
         done$d = sums$valid & sums$data[(64'h2aa)+:(1)];
-        if (sums$valid & sums$data[(64'h2b6)+:(1)]) begin
+        if (sums$valid & sums$data[(64'h2ae)+:(1)]) begin
             low_bytes$d = lows;
             low_first$d = sums$data[(64'h2a9)+:(1)];
         end
@@ -6799,17 +6636,17 @@ module npu_u65_512_core$datapath$cores$0$mac$dot_units(clock,rst_n,operands$vali
     input wire  clock;
     input wire  rst_n;
     input wire  operands$valid;
-    input wire  [887:0] operands$data;
+    input wire  [879:0] operands$data;
     output reg  operands$ready;
     output reg  sums$valid;
-    output reg  [694:0] sums$data;
+    output reg  [686:0] sums$data;
     input wire  sums$ready;
     
     // Stub signals
     reg  stage$clock;
     reg  stage$rst_n;
-    reg  [694:0] stage$d;
-    wire  [694:0] stage$q;
+    reg  [686:0] stage$d;
+    wire  [686:0] stage$q;
     reg  full$clock;
     reg  full$rst_n;
     reg  full$d;
@@ -9520,9 +9357,8 @@ module npu_u65_512_core$datapath$cores$0$mac$dot_units(clock,rst_n,operands$vali
             stage$d[(64'h2a9)+:(1)] = operands$data[(64'h369)+:(1)];
             stage$d[(64'h2aa)+:(1)] = operands$data[(64'h36a)+:(1)];
             stage$d[(64'h2ab)+:(2)] = operands$data[(64'h36c)+:(2)];
-            stage$d[(64'h2ad)+:(8)] = operands$data[(64'h36e)+:(8)];
-            stage$d[(64'h2b5)+:(1)] = operands$data[(64'h376)+:(1)];
-            stage$d[(64'h2b6)+:(1)] = operands$data[(64'h377)+:(1)];
+            stage$d[(64'h2ad)+:(1)] = operands$data[(64'h36e)+:(1)];
+            stage$d[(64'h2ae)+:(1)] = operands$data[(64'h36f)+:(1)];
             full$d = 1'b1;
         end
         sums$data = stage$q;
@@ -9539,11 +9375,11 @@ module npu_u65_512_core$datapath$cores$0$mac$dot_units$stage(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [694:0] d;
-    output reg  [694:0] q;
+    input wire  [686:0] d;
+    output reg  [686:0] q;
     
     // Constant declarations
-    localparam  init = 695'h0;
+    localparam  init = 687'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -20276,7 +20112,7 @@ module npu_u65_512_core$datapath$cores$1(clock,rst_n,view,depthwise,halt,start_w
     output reg  sets_valid;
     input wire  sets_taken;
     input wire  operands$valid;
-    input wire  [887:0] operands$data;
+    input wire  [879:0] operands$data;
     output reg  operands$ready;
     input wire  multiply_group;
     input wire  interleaved;
@@ -20393,7 +20229,7 @@ module npu_u65_512_core$datapath$cores$1(clock,rst_n,view,depthwise,halt,start_w
     reg  mac$clock;
     reg  mac$rst_n;
     reg  mac$operands$valid;
-    reg  [887:0] mac$operands$data;
+    reg  [879:0] mac$operands$data;
     wire  mac$operands$ready;
     wire  mac$slice_done;
     wire  mac$results$valid;
@@ -21890,7 +21726,7 @@ endmodule // npu_u65_512_core$datapath$ifm_fetch$multiply
 
 
 
-module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,requests$data,requests$ready,acts$valid,acts$data,acts$ready,shram_read_enable,shram_read_address$0,shram_read_address$1,shram_read_address$2,shram_read_address$3,shram_read_data$0,shram_read_data$1,shram_read_data$2,shram_read_data$3);
+module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,requests$data,requests$ready,acts$valid,acts$data,acts$ready,shram_read_enable,shram_read_address,shram_read_data,shram_pair_enable,shram_pair_address,shram_pair_data);
     
     // Module arguments
     input wire  clock;
@@ -21903,14 +21739,11 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
     output reg  [575:0] acts$data;
     input wire  acts$ready;
     output reg  [3:0] shram_read_enable;
-    output reg  [11:0] shram_read_address$0;
-    output reg  [11:0] shram_read_address$1;
-    output reg  [11:0] shram_read_address$2;
-    output reg  [11:0] shram_read_address$3;
-    input wire  [127:0] shram_read_data$0;
-    input wire  [127:0] shram_read_data$1;
-    input wire  [127:0] shram_read_data$2;
-    input wire  [127:0] shram_read_data$3;
+    output reg  [47:0] shram_read_address;
+    input wire  [511:0] shram_read_data;
+    output reg  [3:0] shram_pair_enable;
+    output reg  [47:0] shram_pair_address;
+    input wire  [511:0] shram_pair_data;
     
     // Constant declarations
     localparam  buffer_units = 32'h1800;
@@ -21986,7 +21819,10 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
     reg  [31:0] offset_second;
     reg  [31:0] offset_column;
     reg  [31:0] units;
+    reg  [47:0] read_lines;
+    reg  [47:0] pair_lines;
     reg  [3:0] upper_half;
+    reg  [22:0] located_conversion;
     reg  [3:0] present;
     reg  [3:0] halves;
     reg  [22:0] conversion;
@@ -21994,6 +21830,8 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
     reg  [15:0] zero_point16;
     reg  [16:0] zero_point;
     reg  [127:0] line;
+    reg  [127:0] pair_line;
+    reg  [255:0] lines;
     reg  [63:0] half;
     reg  [7:0] value_8;
     reg  [15:0] value_16;
@@ -22245,6 +22083,8 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         row_q = rows_q[(32'h10)+:(16)];
         offset_second = row_q * row_pitch + ((located$q[(64'h76)+:(14)]) & 32'hffffffff);
         upper_half = 32'h0;
+        read_lines = 32'h0;
+        pair_lines = 32'h0;
         column_q = columns_q[(32'h10 * 0)+:(16)];
         offset_column = column_q * column_pitch;
         units = offset_first + offset_column;
@@ -22254,7 +22094,8 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         if (units >= buffer_units) begin
             units = 32'h0;
         end
-        shram_read_address$0 = units[(32'h1)+:(12)];
+        read_lines = read_lines | (((units[(32'h1)+:(12)]) & 48'hffffffffffff) << (32'hc * 0));
+        pair_lines = pair_lines | (((units[(32'h1)+:(12)] + 32'h1) & 48'hffffffffffff) << (32'hc * 0));
         upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << 0);
         column_q = columns_q[(32'h10 * 1)+:(16)];
         offset_column = column_q * column_pitch;
@@ -22265,7 +22106,8 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         if (units >= buffer_units) begin
             units = 32'h0;
         end
-        shram_read_address$1 = units[(32'h1)+:(12)];
+        read_lines = read_lines | (((units[(32'h1)+:(12)]) & 48'hffffffffffff) << (32'hc * 1));
+        pair_lines = pair_lines | (((units[(32'h1)+:(12)] + 32'h1) & 48'hffffffffffff) << (32'hc * 1));
         upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << 1);
         column_q = columns_q[(32'h10 * 2)+:(16)];
         offset_column = column_q * column_pitch;
@@ -22276,7 +22118,8 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         if (units >= buffer_units) begin
             units = 32'h0;
         end
-        shram_read_address$2 = units[(32'h1)+:(12)];
+        read_lines = read_lines | (((units[(32'h1)+:(12)]) & 48'hffffffffffff) << (32'hc * 2));
+        pair_lines = pair_lines | (((units[(32'h1)+:(12)] + 32'h1) & 48'hffffffffffff) << (32'hc * 2));
         upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << 2);
         column_q = columns_q[(32'h10 * 3)+:(16)];
         offset_column = column_q * column_pitch;
@@ -22287,11 +22130,19 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         if (units >= buffer_units) begin
             units = 32'h0;
         end
-        shram_read_address$3 = units[(32'h1)+:(12)];
+        read_lines = read_lines | (((units[(32'h1)+:(12)]) & 48'hffffffffffff) << (32'hc * 3));
+        pair_lines = pair_lines | (((units[(32'h1)+:(12)] + 32'h1) & 48'hffffffffffff) << (32'hc * 3));
         upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << 3);
+        shram_read_address = read_lines;
+        shram_pair_address = pair_lines;
         shram_read_enable = 32'h0;
+        shram_pair_enable = 32'h0;
+        located_conversion = located$q[(64'h84)+:(23)];
         if (issue) begin
             shram_read_enable = located$q[(64'h0)+:(4)];
+            if (located_conversion[(64'h2)+:(1)] & located_conversion[(64'h0)+:(1)]) begin
+                shram_pair_enable = located$q[(64'h0)+:(4)];
+            end
         end
         reading_full$d = issue;
         if (issue) begin
@@ -22309,7 +22160,9 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             zero_point = zero_point | ((32'h10000) & 17'h1ffff);
         end
         converted = 32'h0;
-        line = shram_read_data$0;
+        line = shram_read_data[(32'h80 * 0)+:(128)];
+        pair_line = shram_pair_data[(32'h80 * 0)+:(128)];
+        lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         half = line[(32'h0)+:(64)];
         if (halves[0]) begin
             half = line[(32'h40)+:(64)];
@@ -22320,7 +22173,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (0 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (0 & 32'h3) + 32'h10 * (0 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (0 & 32'h7) + 32'h10 * (0 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -22386,7 +22239,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (1 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (1 & 32'h3) + 32'h10 * (1 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (1 & 32'h7) + 32'h10 * (1 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -22452,7 +22305,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (2 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (2 & 32'h3) + 32'h10 * (2 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (2 & 32'h7) + 32'h10 * (2 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -22518,7 +22371,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (3 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (3 & 32'h3) + 32'h10 * (3 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (3 & 32'h7) + 32'h10 * (3 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -22584,7 +22437,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (4 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (4 & 32'h3) + 32'h10 * (4 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (4 & 32'h7) + 32'h10 * (4 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -22650,7 +22503,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (5 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (5 & 32'h3) + 32'h10 * (5 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (5 & 32'h7) + 32'h10 * (5 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -22716,7 +22569,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (6 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (6 & 32'h3) + 32'h10 * (6 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (6 & 32'h7) + 32'h10 * (6 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -22782,7 +22635,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (7 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (7 & 32'h3) + 32'h10 * (7 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (7 & 32'h7) + 32'h10 * (7 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -22848,7 +22701,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (8 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (8 & 32'h3) + 32'h10 * (8 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (8 & 32'h7) + 32'h10 * (8 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -22914,7 +22767,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (9 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (9 & 32'h3) + 32'h10 * (9 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (9 & 32'h7) + 32'h10 * (9 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -22980,7 +22833,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (10 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (10 & 32'h3) + 32'h10 * (10 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (10 & 32'h7) + 32'h10 * (10 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -23046,7 +22899,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (11 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (11 & 32'h3) + 32'h10 * (11 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (11 & 32'h7) + 32'h10 * (11 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -23112,7 +22965,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (12 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (12 & 32'h3) + 32'h10 * (12 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (12 & 32'h7) + 32'h10 * (12 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -23178,7 +23031,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (13 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (13 & 32'h3) + 32'h10 * (13 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (13 & 32'h7) + 32'h10 * (13 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -23244,7 +23097,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (14 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (14 & 32'h3) + 32'h10 * (14 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (14 & 32'h7) + 32'h10 * (14 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -23310,7 +23163,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (15 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (15 & 32'h3) + 32'h10 * (15 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (15 & 32'h7) + 32'h10 * (15 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -23370,7 +23223,9 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (15 & 32'h7) + 32'h20 * (15 >> 32'h3)) * 32'h9));
-        line = shram_read_data$1;
+        line = shram_read_data[(32'h80 * 1)+:(128)];
+        pair_line = shram_pair_data[(32'h80 * 1)+:(128)];
+        lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         half = line[(32'h0)+:(64)];
         if (halves[1]) begin
             half = line[(32'h40)+:(64)];
@@ -23381,7 +23236,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (0 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (0 & 32'h3) + 32'h10 * (0 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (0 & 32'h7) + 32'h10 * (0 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -23447,7 +23302,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (1 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (1 & 32'h3) + 32'h10 * (1 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (1 & 32'h7) + 32'h10 * (1 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -23513,7 +23368,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (2 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (2 & 32'h3) + 32'h10 * (2 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (2 & 32'h7) + 32'h10 * (2 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -23579,7 +23434,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (3 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (3 & 32'h3) + 32'h10 * (3 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (3 & 32'h7) + 32'h10 * (3 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -23645,7 +23500,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (4 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (4 & 32'h3) + 32'h10 * (4 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (4 & 32'h7) + 32'h10 * (4 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -23711,7 +23566,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (5 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (5 & 32'h3) + 32'h10 * (5 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (5 & 32'h7) + 32'h10 * (5 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -23777,7 +23632,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (6 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (6 & 32'h3) + 32'h10 * (6 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (6 & 32'h7) + 32'h10 * (6 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -23843,7 +23698,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (7 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (7 & 32'h3) + 32'h10 * (7 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (7 & 32'h7) + 32'h10 * (7 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -23909,7 +23764,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (8 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (8 & 32'h3) + 32'h10 * (8 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (8 & 32'h7) + 32'h10 * (8 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -23975,7 +23830,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (9 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (9 & 32'h3) + 32'h10 * (9 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (9 & 32'h7) + 32'h10 * (9 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24041,7 +23896,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (10 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (10 & 32'h3) + 32'h10 * (10 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (10 & 32'h7) + 32'h10 * (10 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24107,7 +23962,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (11 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (11 & 32'h3) + 32'h10 * (11 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (11 & 32'h7) + 32'h10 * (11 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24173,7 +24028,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (12 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (12 & 32'h3) + 32'h10 * (12 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (12 & 32'h7) + 32'h10 * (12 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24239,7 +24094,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (13 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (13 & 32'h3) + 32'h10 * (13 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (13 & 32'h7) + 32'h10 * (13 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24305,7 +24160,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (14 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (14 & 32'h3) + 32'h10 * (14 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (14 & 32'h7) + 32'h10 * (14 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24371,7 +24226,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (15 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (15 & 32'h3) + 32'h10 * (15 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (15 & 32'h7) + 32'h10 * (15 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24431,7 +24286,9 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (15 & 32'h7) + 32'h20 * (15 >> 32'h3)) * 32'h9));
-        line = shram_read_data$2;
+        line = shram_read_data[(32'h80 * 2)+:(128)];
+        pair_line = shram_pair_data[(32'h80 * 2)+:(128)];
+        lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         half = line[(32'h0)+:(64)];
         if (halves[2]) begin
             half = line[(32'h40)+:(64)];
@@ -24442,7 +24299,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (0 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (0 & 32'h3) + 32'h10 * (0 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (0 & 32'h7) + 32'h10 * (0 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24508,7 +24365,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (1 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (1 & 32'h3) + 32'h10 * (1 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (1 & 32'h7) + 32'h10 * (1 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24574,7 +24431,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (2 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (2 & 32'h3) + 32'h10 * (2 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (2 & 32'h7) + 32'h10 * (2 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24640,7 +24497,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (3 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (3 & 32'h3) + 32'h10 * (3 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (3 & 32'h7) + 32'h10 * (3 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24706,7 +24563,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (4 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (4 & 32'h3) + 32'h10 * (4 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (4 & 32'h7) + 32'h10 * (4 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24772,7 +24629,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (5 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (5 & 32'h3) + 32'h10 * (5 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (5 & 32'h7) + 32'h10 * (5 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24838,7 +24695,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (6 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (6 & 32'h3) + 32'h10 * (6 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (6 & 32'h7) + 32'h10 * (6 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24904,7 +24761,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (7 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (7 & 32'h3) + 32'h10 * (7 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (7 & 32'h7) + 32'h10 * (7 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24970,7 +24827,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (8 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (8 & 32'h3) + 32'h10 * (8 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (8 & 32'h7) + 32'h10 * (8 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25036,7 +24893,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (9 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (9 & 32'h3) + 32'h10 * (9 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (9 & 32'h7) + 32'h10 * (9 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25102,7 +24959,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (10 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (10 & 32'h3) + 32'h10 * (10 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (10 & 32'h7) + 32'h10 * (10 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25168,7 +25025,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (11 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (11 & 32'h3) + 32'h10 * (11 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (11 & 32'h7) + 32'h10 * (11 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25234,7 +25091,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (12 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (12 & 32'h3) + 32'h10 * (12 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (12 & 32'h7) + 32'h10 * (12 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25300,7 +25157,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (13 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (13 & 32'h3) + 32'h10 * (13 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (13 & 32'h7) + 32'h10 * (13 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25366,7 +25223,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (14 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (14 & 32'h3) + 32'h10 * (14 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (14 & 32'h7) + 32'h10 * (14 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25432,7 +25289,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (15 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (15 & 32'h3) + 32'h10 * (15 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (15 & 32'h7) + 32'h10 * (15 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25492,7 +25349,9 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (15 & 32'h7) + 32'h20 * (15 >> 32'h3)) * 32'h9));
-        line = shram_read_data$3;
+        line = shram_read_data[(32'h80 * 3)+:(128)];
+        pair_line = shram_pair_data[(32'h80 * 3)+:(128)];
+        lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         half = line[(32'h0)+:(64)];
         if (halves[3]) begin
             half = line[(32'h40)+:(64)];
@@ -25503,7 +25362,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (0 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (0 & 32'h3) + 32'h10 * (0 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (0 & 32'h7) + 32'h10 * (0 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25569,7 +25428,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (1 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (1 & 32'h3) + 32'h10 * (1 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (1 & 32'h7) + 32'h10 * (1 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25635,7 +25494,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (2 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (2 & 32'h3) + 32'h10 * (2 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (2 & 32'h7) + 32'h10 * (2 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25701,7 +25560,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (3 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (3 & 32'h3) + 32'h10 * (3 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (3 & 32'h7) + 32'h10 * (3 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25767,7 +25626,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (4 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (4 & 32'h3) + 32'h10 * (4 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (4 & 32'h7) + 32'h10 * (4 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25833,7 +25692,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (5 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (5 & 32'h3) + 32'h10 * (5 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (5 & 32'h7) + 32'h10 * (5 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25899,7 +25758,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (6 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (6 & 32'h3) + 32'h10 * (6 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (6 & 32'h7) + 32'h10 * (6 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25965,7 +25824,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (7 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (7 & 32'h3) + 32'h10 * (7 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (7 & 32'h7) + 32'h10 * (7 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -26031,7 +25890,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (8 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (8 & 32'h3) + 32'h10 * (8 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (8 & 32'h7) + 32'h10 * (8 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -26097,7 +25956,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (9 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (9 & 32'h3) + 32'h10 * (9 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (9 & 32'h7) + 32'h10 * (9 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -26163,7 +26022,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (10 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (10 & 32'h3) + 32'h10 * (10 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (10 & 32'h7) + 32'h10 * (10 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -26229,7 +26088,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (11 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (11 & 32'h3) + 32'h10 * (11 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (11 & 32'h7) + 32'h10 * (11 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -26295,7 +26154,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (12 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (12 & 32'h3) + 32'h10 * (12 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (12 & 32'h7) + 32'h10 * (12 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -26361,7 +26220,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (13 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (13 & 32'h3) + 32'h10 * (13 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (13 & 32'h7) + 32'h10 * (13 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -26427,7 +26286,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (14 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (14 & 32'h3) + 32'h10 * (14 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (14 & 32'h7) + 32'h10 * (14 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -26493,7 +26352,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (15 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = line[(32'h20 * (15 & 32'h3) + 32'h10 * (15 >> 32'h3))+:(16)];
+            value_16 = lines[(32'h20 * (15 & 32'h7) + 32'h10 * (15 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -33680,7 +33539,7 @@ module npu_u65_512_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$va
     output wire  filled$ready;
     output reg  [276:0] current;
     output wire  beats$valid;
-    output wire  [99:0] beats$data;
+    output wire  [98:0] beats$data;
     input wire  beats$ready;
     input wire  ib_read;
     input wire  slice_done;
@@ -33820,7 +33679,7 @@ module npu_u65_512_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
     output reg  jobs$ready;
     output reg  [276:0] current;
     output reg  beats$valid;
-    output reg  [99:0] beats$data;
+    output reg  [98:0] beats$data;
     input wire  beats$ready;
     output reg  finished$valid;
     output reg  [112:0] finished$data;
@@ -33873,10 +33732,6 @@ module npu_u65_512_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
     reg  beat_byte$rst_n;
     reg  [1:0] beat_byte$d;
     wire  [1:0] beat_byte$q;
-    reg  second_line$clock;
-    reg  second_line$rst_n;
-    reg  second_line$d;
-    wire  second_line$q;
     reg  word$clock;
     reg  word$rst_n;
     reg  [8:0] word$d;
@@ -33910,8 +33765,6 @@ module npu_u65_512_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
     reg  [15:0] ifm_channel;
     reg  [15:0] channel_step;
     reg  last_byte;
-    reg  split_lines;
-    reg  last_line;
     reg  padding;
     reg  last_microblock;
     reg  group_end;
@@ -33992,12 +33845,6 @@ module npu_u65_512_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         .d(beat_byte$d),
         .q(beat_byte$q)
     );
-    npu_u65_512_core$cpm$reset_sync$stage$0 second_line(
-        .clock(second_line$clock),
-        .rst_n(second_line$rst_n),
-        .d(second_line$d),
-        .q(second_line$q)
-    );
     npu_u65_512_core$datapath$traversal$beat_walker$word word(
         .clock(word$clock),
         .rst_n(word$rst_n),
@@ -34036,7 +33883,6 @@ module npu_u65_512_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         my$clock = clock;
         mx$clock = clock;
         beat_byte$clock = clock;
-        second_line$clock = clock;
         word$clock = clock;
         group_base$clock = clock;
         ab_half$clock = clock;
@@ -34052,7 +33898,6 @@ module npu_u65_512_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         my$d = my$q;
         mx$d = mx$q;
         beat_byte$d = beat_byte$q;
-        second_line$d = second_line$q;
         word$d = word$q;
         group_base$d = group_base$q;
         ab_half$d = ab_half$q;
@@ -34068,7 +33913,6 @@ module npu_u65_512_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         my$rst_n = rst_n;
         mx$rst_n = rst_n;
         beat_byte$rst_n = rst_n;
-        second_line$rst_n = rst_n;
         word$rst_n = rst_n;
         group_base$rst_n = rst_n;
         ab_half$rst_n = rst_n;
@@ -34120,9 +33964,7 @@ module npu_u65_512_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         end
         padding = (ky$q >= j[(64'he0)+:(16)]) | (~s[(64'ha9)+:(1)] & (ifm_channel >= j[(64'hb0)+:(16)]));
         last_byte = (~s[(64'hac)+:(1)] & ~s[(64'had)+:(1)]) | (s[(64'hac)+:(1)] & (beat_byte$q == 32'h1)) | (s[(64'had)+:(1)] & (beat_byte$q == 32'h3));
-        split_lines = s[(64'hdf)+:(1)] & s[(64'ha9)+:(1)] & s[(64'hac)+:(1)];
-        last_line = ~split_lines | second_line$q;
-        last_microblock = (mx$q + 32'h1 == across) & (my$q + 32'h1 == down) & last_byte & last_line;
+        last_microblock = (mx$q + 32'h1 == across) & (my$q + 32'h1 == down) & last_byte;
         group_end = padding | last_microblock;
         last_inner = s[(64'haa)+:(1)] | (inner$q + channel_step >= loop_channels);
         last_element = element$q + 32'h1 == elements;
@@ -34144,24 +33986,19 @@ module npu_u65_512_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         end
         beats$data[(64'h59)+:(1)] = j[(64'h100)+:(1)] & (outer$q == 32'h0) & (element$q == 32'h0) & (inner$q == 32'h0) & (beat_byte$q == 32'h0);
         beats$data[(64'h5a)+:(2)] = beat_byte$q;
-        beats$data[(64'h5c)+:(1)] = second_line$q;
-        beats$data[(64'h5d)+:(1)] = ublock$q < j[(64'h104)+:(16)];
-        beats$data[(64'h5e)+:(1)] = slice_end & beats$data[(64'h5d)+:(1)] & (ublock$q + 32'h8 >= j[(64'h104)+:(16)]);
-        beats$data[(64'h5f)+:(1)] = padding;
-        beats$data[(64'h60)+:(1)] = group_end;
-        beats$data[(64'h61)+:(1)] = job_end;
-        beats$data[(64'h62)+:(1)] = slice_end;
-        beats$data[(64'h63)+:(1)] = job_end & j[(64'h101)+:(1)];
+        beats$data[(64'h5c)+:(1)] = ublock$q < j[(64'h104)+:(16)];
+        beats$data[(64'h5d)+:(1)] = slice_end & beats$data[(64'h5c)+:(1)] & (ublock$q + 32'h8 >= j[(64'h104)+:(16)]);
+        beats$data[(64'h5e)+:(1)] = padding;
+        beats$data[(64'h5f)+:(1)] = group_end;
+        beats$data[(64'h60)+:(1)] = job_end;
+        beats$data[(64'h61)+:(1)] = slice_end;
+        beats$data[(64'h62)+:(1)] = job_end & j[(64'h101)+:(1)];
         beats$valid = active$q;
         take = beats$valid & beats$ready;
         if (take) begin
             beat_byte$d = beat_byte$q + 32'h1;
             if (last_byte) begin
                 beat_byte$d = 32'h0;
-                second_line$d = ~second_line$q;
-            end
-            if (last_byte & last_line) begin
-                second_line$d = 1'b0;
                 word$d = word$q + 32'h1;
                 mx$d = mx$q + 32'h1;
                 if (mx$q + 32'h1 == across) begin
@@ -34172,7 +34009,6 @@ module npu_u65_512_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
             if (group_end) begin
                 word$d = group_base$q;
                 beat_byte$d = 32'h0;
-                second_line$d = 1'b0;
                 mx$d = 32'h0;
                 my$d = 32'h0;
                 inner$d = inner$q + channel_step;
@@ -34267,8 +34103,6 @@ module npu_u65_512_core$datapath$traversal$beat_walker$job(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // npu_u65_512_core$datapath$traversal$beat_walker$job
-
-
 
 
 
@@ -53436,7 +53270,7 @@ endmodule // npu_u65_512_core$regs$storage$9
 
 
 
-module npu_u65_512_core$shram(clock,rst_n,clear,clearing,write_enable,write_cores,write_address,write_data,write_strobe,read_enable,read_address,read_data,lut_write);
+module npu_u65_512_core$shram(clock,rst_n,clear,clearing,write_enable,write_cores,write_address,write_data,write_strobe,read_enable,read_address,read_data,pair_read_enable,pair_read_address,pair_read_data,lut_write);
     
     // Module arguments
     input wire  clock;
@@ -53451,6 +53285,9 @@ module npu_u65_512_core$shram(clock,rst_n,clear,clearing,write_enable,write_core
     input wire  [3:0] read_enable;
     input wire  [47:0] read_address;
     output reg  [511:0] read_data;
+    input wire  [3:0] pair_read_enable;
+    input wire  [47:0] pair_read_address;
+    output reg  [511:0] pair_read_data;
     output reg  [152:0] lut_write;
     
     // Constant declarations
@@ -53580,6 +53417,10 @@ module npu_u65_512_core$shram(clock,rst_n,clear,clearing,write_enable,write_core
         lut_write[(64'h89)+:(16)] = bank_strobe;
         banks$0$read_enable = read_enable;
         read_data = banks$0$read_data;
+        pair_read_data = 32'h0;
+        banks$1$read_enable = pair_read_enable;
+        banks$1$read_address = pair_read_address;
+        pair_read_data = banks$1$read_data;
     end
     
 endmodule // npu_u65_512_core$shram

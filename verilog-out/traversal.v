@@ -16,7 +16,7 @@ module traversal_core(clock,rst_n,start,shape,ifm_blocks$valid,ifm_blocks$data,i
     output wire  filled$ready;
     output reg  [276:0] current;
     output wire  beats$valid;
-    output wire  [99:0] beats$data;
+    output wire  [98:0] beats$data;
     input wire  beats$ready;
     input wire  ib_read;
     input wire  slice_done;
@@ -156,7 +156,7 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
     output reg  jobs$ready;
     output reg  [276:0] current;
     output reg  beats$valid;
-    output reg  [99:0] beats$data;
+    output reg  [98:0] beats$data;
     input wire  beats$ready;
     output reg  finished$valid;
     output reg  [112:0] finished$data;
@@ -209,10 +209,6 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
     reg  beat_byte$rst_n;
     reg  [1:0] beat_byte$d;
     wire  [1:0] beat_byte$q;
-    reg  second_line$clock;
-    reg  second_line$rst_n;
-    reg  second_line$d;
-    wire  second_line$q;
     reg  word$clock;
     reg  word$rst_n;
     reg  [8:0] word$d;
@@ -246,8 +242,6 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
     reg  [15:0] ifm_channel;
     reg  [15:0] channel_step;
     reg  last_byte;
-    reg  split_lines;
-    reg  last_line;
     reg  padding;
     reg  last_microblock;
     reg  group_end;
@@ -328,12 +322,6 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
         .d(beat_byte$d),
         .q(beat_byte$q)
     );
-    traversal_core$block_walker$running second_line(
-        .clock(second_line$clock),
-        .rst_n(second_line$rst_n),
-        .d(second_line$d),
-        .q(second_line$q)
-    );
     traversal_core$beat_walker$word word(
         .clock(word$clock),
         .rst_n(word$rst_n),
@@ -372,7 +360,6 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
         my$clock = clock;
         mx$clock = clock;
         beat_byte$clock = clock;
-        second_line$clock = clock;
         word$clock = clock;
         group_base$clock = clock;
         ab_half$clock = clock;
@@ -388,7 +375,6 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
         my$d = my$q;
         mx$d = mx$q;
         beat_byte$d = beat_byte$q;
-        second_line$d = second_line$q;
         word$d = word$q;
         group_base$d = group_base$q;
         ab_half$d = ab_half$q;
@@ -404,7 +390,6 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
         my$rst_n = rst_n;
         mx$rst_n = rst_n;
         beat_byte$rst_n = rst_n;
-        second_line$rst_n = rst_n;
         word$rst_n = rst_n;
         group_base$rst_n = rst_n;
         ab_half$rst_n = rst_n;
@@ -456,9 +441,7 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
         end
         padding = (ky$q >= j[(64'he0)+:(16)]) | (~s[(64'ha9)+:(1)] & (ifm_channel >= j[(64'hb0)+:(16)]));
         last_byte = (~s[(64'hac)+:(1)] & ~s[(64'had)+:(1)]) | (s[(64'hac)+:(1)] & (beat_byte$q == 32'h1)) | (s[(64'had)+:(1)] & (beat_byte$q == 32'h3));
-        split_lines = s[(64'hdf)+:(1)] & s[(64'ha9)+:(1)] & s[(64'hac)+:(1)];
-        last_line = ~split_lines | second_line$q;
-        last_microblock = (mx$q + 32'h1 == across) & (my$q + 32'h1 == down) & last_byte & last_line;
+        last_microblock = (mx$q + 32'h1 == across) & (my$q + 32'h1 == down) & last_byte;
         group_end = padding | last_microblock;
         last_inner = s[(64'haa)+:(1)] | (inner$q + channel_step >= loop_channels);
         last_element = element$q + 32'h1 == elements;
@@ -480,24 +463,19 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
         end
         beats$data[(64'h59)+:(1)] = j[(64'h100)+:(1)] & (outer$q == 32'h0) & (element$q == 32'h0) & (inner$q == 32'h0) & (beat_byte$q == 32'h0);
         beats$data[(64'h5a)+:(2)] = beat_byte$q;
-        beats$data[(64'h5c)+:(1)] = second_line$q;
-        beats$data[(64'h5d)+:(1)] = ublock$q < j[(64'h104)+:(16)];
-        beats$data[(64'h5e)+:(1)] = slice_end & beats$data[(64'h5d)+:(1)] & (ublock$q + 32'h8 >= j[(64'h104)+:(16)]);
-        beats$data[(64'h5f)+:(1)] = padding;
-        beats$data[(64'h60)+:(1)] = group_end;
-        beats$data[(64'h61)+:(1)] = job_end;
-        beats$data[(64'h62)+:(1)] = slice_end;
-        beats$data[(64'h63)+:(1)] = job_end & j[(64'h101)+:(1)];
+        beats$data[(64'h5c)+:(1)] = ublock$q < j[(64'h104)+:(16)];
+        beats$data[(64'h5d)+:(1)] = slice_end & beats$data[(64'h5c)+:(1)] & (ublock$q + 32'h8 >= j[(64'h104)+:(16)]);
+        beats$data[(64'h5e)+:(1)] = padding;
+        beats$data[(64'h5f)+:(1)] = group_end;
+        beats$data[(64'h60)+:(1)] = job_end;
+        beats$data[(64'h61)+:(1)] = slice_end;
+        beats$data[(64'h62)+:(1)] = job_end & j[(64'h101)+:(1)];
         beats$valid = active$q;
         take = beats$valid & beats$ready;
         if (take) begin
             beat_byte$d = beat_byte$q + 32'h1;
             if (last_byte) begin
                 beat_byte$d = 32'h0;
-                second_line$d = ~second_line$q;
-            end
-            if (last_byte & last_line) begin
-                second_line$d = 1'b0;
                 word$d = word$q + 32'h1;
                 mx$d = mx$q + 32'h1;
                 if (mx$q + 32'h1 == across) begin
@@ -508,7 +486,6 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
             if (group_end) begin
                 word$d = group_base$q;
                 beat_byte$d = 32'h0;
-                second_line$d = 1'b0;
                 mx$d = 32'h0;
                 my$d = 32'h0;
                 inner$d = inner$q + channel_step;
@@ -603,8 +580,6 @@ module traversal_core$beat_walker$job(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // traversal_core$beat_walker$job
-
-
 
 
 
@@ -1520,7 +1495,7 @@ module traversal(
     output wire filled_ready;
     output wire [276:0] current;
     output wire beats_valid;
-    output wire [99:0] beats_data;
+    output wire [98:0] beats_data;
     input wire beats_ready;
     input wire ib_read;
     input wire slice_done;

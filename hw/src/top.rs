@@ -285,6 +285,9 @@ impl Logic for Npu {
         self.shram.read_enable.next = self.datapath.shram_read_enable.val();
         self.shram.read_address.next = self.datapath.shram_read_address.val();
         self.datapath.shram_read_data.next = self.shram.read_data.val();
+        self.shram.pair_read_enable.next = self.datapath.shram_pair_enable.val();
+        self.shram.pair_read_address.next = self.datapath.shram_pair_address.val();
+        self.datapath.shram_pair_data.next = self.shram.pair_read_data.val();
         self.datapath.lut_write.next = self.shram.lut_write.val();
     }
 }

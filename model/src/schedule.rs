@@ -239,17 +239,6 @@ impl ConvShape {
         self.ifm_bits as usize / 8
     }
 
-    /// Lines a microblock's group is read in: 2 for 16-bit depthwise in
-    /// parallel mode (8 of the core's channels are 16 of both cores',
-    /// 32 bytes), else 1.
-    pub fn group_lines(&self) -> usize {
-        if self.parallel && self.depthwise() && self.ifm_bits == 16 {
-            2
-        } else {
-            1
-        }
-    }
-
     /// Cores the OFM channels are split between: 2 in parallel mode.
     pub fn cores(&self) -> usize {
         if self.parallel {
@@ -590,8 +579,6 @@ pub struct Beat {
     /// The part of multi-byte activations the beat carries: 1 the high
     /// byte of 16-bit ones, 0-3 the byte of 32-bit ones.
     pub byte: usize,
-    /// The group's second line ([`ConvShape::group_lines`]): channels 4-7.
-    pub second_line: bool,
     /// Core 1 takes the beat too, with a weight group of its own (parallel
     /// mode, core 1 having the beat's OFM slice).
     pub paired: bool,
@@ -660,41 +647,35 @@ impl ConvShape {
                     && (self.depthwise() || g.ifm_channel == 0);
                 let job_end = gi + 1 == group_count;
                 let word = half * AB_HALF_WORDS + g.ofm_channel / U65_UBLOCK_DEPTH * m_count;
-                let beat =
-                    |(oy, ox): (usize, usize), m: usize, line: usize, byte: usize, end: bool| {
-                        Beat {
-                            oy,
-                            ox,
-                            ky: g.ky,
-                            kx: g.kx,
-                            ifm_channel: g.ifm_channel,
-                            acc_address: word + m,
-                            first: first && byte == 0,
-                            byte,
-                            second_line: line == 1,
-                            paired: g.ofm_channel < op.ofm.paired_depth,
-                            paired_block_end: slice_end
-                                && end
-                                && g.ofm_channel < op.ofm.paired_depth
-                                && g.ofm_channel + U65_UBLOCK_DEPTH >= op.ofm.paired_depth,
-                            skip: g.padding,
-                            group_end: end,
-                            job_end: job_end && end,
-                            slice_end: slice_end && end,
-                            block_end: op.last && job_end && end,
-                        }
-                    };
+                let beat = |(oy, ox): (usize, usize), m: usize, byte: usize, end: bool| Beat {
+                    oy,
+                    ox,
+                    ky: g.ky,
+                    kx: g.kx,
+                    ifm_channel: g.ifm_channel,
+                    acc_address: word + m,
+                    first: first && byte == 0,
+                    byte,
+                    paired: g.ofm_channel < op.ofm.paired_depth,
+                    paired_block_end: slice_end
+                        && end
+                        && g.ofm_channel < op.ofm.paired_depth
+                        && g.ofm_channel + U65_UBLOCK_DEPTH >= op.ofm.paired_depth,
+                    skip: g.padding,
+                    group_end: end,
+                    job_end: job_end && end,
+                    slice_end: slice_end && end,
+                    block_end: op.last && job_end && end,
+                };
                 if g.padding {
-                    out.push(beat((op.ofm.y, op.ofm.x), 0, 0, 0, true));
+                    out.push(beat((op.ofm.y, op.ofm.x), 0, 0, true));
                     continue;
                 }
-                let (lines, bytes) = (self.group_lines(), self.activation_bytes());
+                let bytes = self.activation_bytes();
                 for (m, at) in op.ofm.microblocks(ublock).enumerate() {
-                    for line in 0..lines {
-                        for byte in 0..bytes {
-                            let end = m + 1 == m_count && line + 1 == lines && byte + 1 == bytes;
-                            out.push(beat(at, m, line, byte, end));
-                        }
+                    for byte in 0..bytes {
+                        let end = m + 1 == m_count && byte + 1 == bytes;
+                        out.push(beat(at, m, byte, end));
                     }
                 }
             }

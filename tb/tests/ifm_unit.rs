@@ -18,7 +18,7 @@
 //! rest 2x2 ones; a third of the 8- and 16-bit ones are `interleaved`
 //! (depthwise in parallel mode: a group's channels every other one of 16,
 //! the even ones in `acts` and the odd ones in `odd_acts`; 16-bit groups
-//! are two lines, each 4 channels in lanes 0-3 and again in 4-7),
+//! are two lines, the second read from the bench's second bank),
 //! and a quarter of those without insert-zeros upscaling pad with the IFM
 //! type's minimum (`pad_minimum`, max pooling: the golden model's max pool
 //! counts no padding, which a minimum never changes).
@@ -213,11 +213,11 @@ impl Operation {
         Some(op)
     }
 
-    /// Channels of a request's line: 8, 16 interleaved (every other one
-    /// taken; 8 of 16 bits), 4 of 32 bits.
+    /// Channels of a request: 8, 16 interleaved (every other one taken;
+    /// two lines of 16 bits), 4 of 32 bits.
     fn group_channels(&self) -> usize {
         match (self.interleaved, self.ifm.bits) {
-            (true, 8) => 16,
+            (true, _) => 16,
             (false, 32) => 4,
             _ => 8,
         }
@@ -379,14 +379,10 @@ impl Operation {
                                     .map(|lane| {
                                         let (odd, p, k) = (lane / 32, lane % 32 / 8, lane % 8);
                                         let (y, x) = (oy + p / uw, ox + p % uw);
-                                        let ch = match (self.interleaved, bytes) {
-                                            (true, 1) => {
-                                                self.chunk.start + group * 16 + 2 * k + odd
-                                            }
-                                            (true, _) => {
-                                                self.chunk.start + group * 8 + 2 * (k % 4) + odd
-                                            }
-                                            (false, _) => self.chunk.start + group * span + k,
+                                        let ch = if self.interleaved {
+                                            self.chunk.start + group * 16 + 2 * k + odd
+                                        } else {
+                                            self.chunk.start + group * span + k
                                         };
                                         // 32 bits: lanes 4-7 are don't-cares.
                                         let inside = self.block_y.contains(&y)

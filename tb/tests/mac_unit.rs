@@ -8,9 +8,7 @@
 //! depthwise with unit weights, each word the maximum of its values; a
 //! 16-bit value's low beat held for its high beat), with 8-bit activations (int8, uint8, full
 //! 9-bit and extremes), 16-bit ones (a low and a high beat on the same
-//! word, back to back; depthwise ones also split in two lines, channels 0-3
-//! then 4-7 with `ofm_lanes`, as 16-bit depthwise runs in parallel mode,
-//! the other lanes' activations junk) or 32-bit ones (an int32
+//! word, back to back) or 32-bit ones (an int32
 //! REDUCE_SUM's four byte beats), full, sparse or extreme weights. Their beats either
 //! sweep a set of words once per weight group, as the weight-stationary
 //! traversal does (one-word sets included: every beat on the word of the
@@ -74,9 +72,6 @@ struct Block {
     /// Bytes of an activation: 1, or 2 (a low and a high beat a step), or
     /// 4 (a beat per byte).
     activation_bytes: usize,
-    /// Depthwise steps fed as two lines, channels 0-3 then 4-7, each with
-    /// its `ofm_lanes` (the other lanes carry junk).
-    split_lines: bool,
     steps: Vec<Step>,
 }
 
@@ -127,16 +122,8 @@ impl Block {
     /// `(v >> 8b) & 0xff` for bytes b 0-2, then `v >> 24` as `byte` 3.
     fn beats(&self) -> Vec<Beat> {
         let mut beats = Vec::new();
-        let lines: &[u8] = if self.split_lines {
-            &[0x0f, 0xf0]
-        } else {
-            &[0xff]
-        };
         for step in &self.steps {
-            for (&ofm_lanes, byte) in lines
-                .iter()
-                .flat_map(|l| std::iter::repeat(l).zip(0..self.activation_bytes))
-            {
+            for byte in 0..self.activation_bytes {
                 let top = byte + 1 == self.activation_bytes;
                 let part = |v: i64| match (self.activation_bytes, top) {
                     (1, _) => v,
@@ -145,11 +132,6 @@ impl Block {
                 };
                 let mut acts = step.acts;
                 acts.iter_mut().flatten().for_each(|v| *v = part(*v));
-                for (k, lane) in acts.iter_mut().flat_map(|p| p.iter_mut().enumerate()) {
-                    if ofm_lanes >> k & 1 == 0 {
-                        *lane = if k % 2 == 0 { 255 } else { -256 };
-                    }
-                }
                 beats.push(Beat {
                     acts,
                     weights: step.weights,
@@ -158,7 +140,6 @@ impl Block {
                     slice_end: false,
                     depthwise: self.depthwise,
                     byte,
-                    ofm_lanes,
                     max: self.max,
                     low: self.activation_bytes == 2 && byte == 0,
                 });
@@ -177,7 +158,6 @@ struct Beat {
     slice_end: bool,
     depthwise: bool,
     byte: usize,
-    ofm_lanes: u8,
     max: bool,
     low: bool,
 }
@@ -200,7 +180,6 @@ struct Layout {
     slice_end: usize,
     depthwise: usize,
     byte: usize,
-    ofm_lanes: usize,
     max: usize,
     low: usize,
     words: usize,
@@ -217,7 +196,6 @@ impl Layout {
             slice_end: b.get_my_offset_slice_end(),
             depthwise: b.get_my_offset_depthwise(),
             byte: b.get_my_offset_byte(),
-            ofm_lanes: b.get_my_offset_ofm_lanes(),
             max: b.get_my_offset_max(),
             low: b.get_my_offset_low(),
             words: bits.div_ceil(32),
@@ -265,7 +243,6 @@ impl Layout {
             put(&mut words, at, 1, i64::from(flag));
         }
         put(&mut words, self.byte, 2, beat.byte as i64);
-        put(&mut words, self.ofm_lanes, 8, i64::from(beat.ofm_lanes));
         words
     }
 }
@@ -444,7 +421,6 @@ fn random_block(half: usize, rng: &mut StdRng) -> Block {
         depthwise,
         max,
         activation_bytes,
-        split_lines: depthwise && activation_bytes == 2 && rng.gen_bool(0.5),
         steps,
     }
 }
@@ -457,7 +433,6 @@ fn wrapping_block(address: usize) -> Block {
         depthwise: false,
         max: false,
         activation_bytes: 2,
-        split_lines: false,
         steps: (0..steps)
             .map(|s| Step {
                 address,
@@ -475,7 +450,6 @@ fn filling_block(half: usize, rng: &mut StdRng) -> Block {
         depthwise: false,
         max: false,
         activation_bytes: 1,
-        split_lines: false,
         steps: (half * HALF..(half + 1) * HALF)
             .map(|address| Step {
                 address,

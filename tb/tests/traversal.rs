@@ -158,7 +158,6 @@ fn beat_from_words(w: &[u32]) -> schedule::Beat {
         acc_address: field(w, b.get_my_offset_acc_address(), 9) as usize,
         first: bit(b.get_my_offset_first()),
         byte: field(w, b.get_my_offset_byte(), 2) as usize,
-        second_line: bit(b.get_my_offset_second_line()),
         paired: bit(b.get_my_offset_paired()),
         paired_block_end: bit(b.get_my_offset_paired_block_end()),
         skip: bit(b.get_my_offset_skip()),

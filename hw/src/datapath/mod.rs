@@ -27,10 +27,10 @@
 //! 4-128). A depthwise IFM block holds both cores' channels of the OFM
 //! block, and the IFM unit gives core 0 the even elements of each line and
 //! core 1 the odd ones (`IfmSettings::interleaved`, `IfmActs::odd_acts`);
-//! with 16-bit IFMs a group of 8 channels is two lines, walked one after
-//! the other (`MacBeat::second_line`) with the MAC units updating lanes
-//! 0-3, then 4-7 (`OperandBeat::ofm_lanes`). Pools walk the same way with
-//! unit weights. Each readout reads both cores' words at one address, and
+//! with 16-bit IFMs both cores' 16 channels are two lines, read at once:
+//! the second from core 1's bank, which holds the same IFM blocks (the
+//! IFM unit's pair ports), so 16-bit depthwise beats keep 8 channels a
+//! core. Pools walk the same way with unit weights. Each readout reads both cores' words at one address, and
 //! both cores' output units take a position's beat at once (core 1's
 //! results are the odd channels of the same OFM write, `OfmResult::
 //! paired_values`): 16 OFM values a cycle. Elementwise operations in
@@ -130,7 +130,6 @@ pub struct BeatTag {
     pub acc_address: Bits<9>,
     pub first: Bit,
     pub byte: Bits<2>,
-    pub second_line: Bit,
     pub skip: Bit,
     pub group_end: Bit,
     pub job_end: Bit,
@@ -202,6 +201,11 @@ pub struct Datapath {
     pub shram_read_enable: Signal<Out, Bits<READ_PORTS>>,
     pub shram_read_address: Signal<Out, Bits<{ READ_PORTS * LINE_ADDRESS_BITS }>>,
     pub shram_read_data: Signal<In, Bits<{ READ_PORTS * 128 }>>,
+    /// Core 1's bank's read ports (the IFM unit's pair ports): the same
+    /// IFM blocks, the line after each port's.
+    pub shram_pair_enable: Signal<Out, Bits<READ_PORTS>>,
+    pub shram_pair_address: Signal<Out, Bits<{ READ_PORTS * LINE_ADDRESS_BITS }>>,
+    pub shram_pair_data: Signal<In, Bits<{ READ_PORTS * 128 }>>,
     /// The shared buffer's writes to its LUT areas, for the output unit.
     pub lut_write: Signal<In, LutWrite>,
     /// Clear the accumulators (TRM 3.3.4.1, with the shared buffer).
@@ -363,6 +367,9 @@ impl Datapath {
             shram_read_enable: Default::default(),
             shram_read_address: Default::default(),
             shram_read_data: Default::default(),
+            shram_pair_enable: Default::default(),
+            shram_pair_address: Default::default(),
+            shram_pair_data: Default::default(),
             lut_write: Default::default(),
             clear: Default::default(),
             clearing: Default::default(),
@@ -715,9 +722,6 @@ impl Logic for Datapath {
         // 16-bit parallel depthwise: both cores' 16 channels, two lines.
         if self.decoder.ifm_wide.val() & self.interleaved.val() {
             self.element_shift.next = bit_cast::<8, 16>(self.beat.val().ifm_channel) << 2;
-            if self.beat.val().second_line {
-                self.element_shift.next = self.element_shift.val() + 16;
-            }
         }
         self.beat_ready.next = self.ifm_unit.requests.ready.val() & self.beat_tags.tail.ready.val();
         self.traversal.beats.ready.next = self.beat_ready.val();
@@ -733,7 +737,6 @@ impl Logic for Datapath {
         self.beat_tags.tail.data.next.acc_address = self.beat.val().acc_address;
         self.beat_tags.tail.data.next.first = self.beat.val().first;
         self.beat_tags.tail.data.next.byte = self.beat.val().byte;
-        self.beat_tags.tail.data.next.second_line = self.beat.val().second_line;
         self.beat_tags.tail.data.next.skip = self.beat.val().skip;
         self.beat_tags.tail.data.next.group_end = self.beat.val().group_end;
         self.beat_tags.tail.data.next.job_end = self.beat.val().job_end;
@@ -815,12 +818,10 @@ impl Logic for Datapath {
         self.ifm_unit.settings.next.pad_minimum = self.decoder.pool_max.val();
         self.ifm_unit.settings.next.interleaved = self.interleaved.val();
         self.shram_read_enable.next = self.ifm_unit.shram_read_enable.val();
-        // The four positions' ports, packed as the shared buffer takes them.
-        self.shram_read_address.next =
-            bit_cast::<48, 12>(self.ifm_unit.shram_read_address[0].val())
-                | (bit_cast::<48, 12>(self.ifm_unit.shram_read_address[1].val()) << 12)
-                | (bit_cast::<48, 12>(self.ifm_unit.shram_read_address[2].val()) << 24)
-                | (bit_cast::<48, 12>(self.ifm_unit.shram_read_address[3].val()) << 36);
+        self.shram_read_address.next = self.ifm_unit.shram_read_address.val();
+        self.shram_pair_enable.next = self.ifm_unit.shram_pair_enable.val();
+        self.shram_pair_address.next = self.ifm_unit.shram_pair_address.val();
+        self.ifm_unit.shram_pair_data.next = self.shram_pair_data.val();
         // Elementwise: the operand reader has ports 0 and 1 (the IFM unit
         // is idle).
         if self.elementwise.val() {
@@ -838,10 +839,7 @@ impl Logic for Datapath {
         self.operand_reader.settings.next.paired = self.paired_elementwise.val();
         self.operand_reader.ifm_buffers.next = self.ifm_buffers.val();
         self.operand_reader.ifm2_buffers.next = self.ifm2_buffers.val();
-        self.ifm_unit.shram_read_data[0].next = self.shram_read_data.val().get_bits::<128>(0);
-        self.ifm_unit.shram_read_data[1].next = self.shram_read_data.val().get_bits::<128>(128);
-        self.ifm_unit.shram_read_data[2].next = self.shram_read_data.val().get_bits::<128>(256);
-        self.ifm_unit.shram_read_data[3].next = self.shram_read_data.val().get_bits::<128>(384);
+        self.ifm_unit.shram_read_data.next = self.shram_read_data.val();
 
         // ---- MAC beats: activations + tag + each of its cores' weight group ----
         self.tag.next = self.beat_tags.head.data.val();
@@ -886,14 +884,6 @@ impl Logic for Datapath {
         self.operand.next.slice_end = self.tag.val().slice_end;
         self.operand.next.depthwise = self.decoder.shape.val().depthwise;
         self.operand.next.byte = self.tag.val().byte;
-        // A split group's line holds channels 0-3 or 4-7.
-        self.operand.next.ofm_lanes = 0xff.into();
-        if self.decoder.ifm_wide.val() & self.interleaved.val() {
-            self.operand.next.ofm_lanes = 0x0f.into();
-            if self.tag.val().second_line {
-                self.operand.next.ofm_lanes = 0xf0.into();
-            }
-        }
         self.operand.next.max = self.decoder.pool_max.val();
         self.operand.next.low = self.decoder.ifm_wide.val() & (self.tag.val().byte == 0);
         // The beat's cores take it together (a MAC unit's `ready` does not

@@ -60,11 +60,7 @@ pub struct AdderArray {
     wide: Signal<Local, Signed<40>>,
     addend: Signal<Local, Bits<40>>,
     sum: Signal<Local, Bits<40>>,
-    ofm_lanes: Signal<Local, Bits<8>>,
-    /// An accumulator as the word holds it, whether the beat updates its
-    /// lane, and the value it adds to (0 for a `first` beat).
-    kept: Signal<Local, Bits<40>>,
-    in_lanes: Signal<Local, Bit>,
+    /// The value an accumulator adds to: the word's, 0 for a `first` beat.
     stored_value: Signal<Local, Bits<40>>,
     value: Signal<Local, Bits<40>>,
     lows: Signal<Local, Bits<256>>,
@@ -102,7 +98,6 @@ impl Logic for AdderArray {
         if self.forward_valid.q.val() & (self.forward_address.q.val() == self.address.val()) {
             self.current.next = self.forward.q.val();
         }
-        self.ofm_lanes.next = self.sums.data.val().ofm_lanes;
 
         self.sums_word.next = 0.into();
         self.lows.next = 0.into();
@@ -123,12 +118,8 @@ impl Logic for AdderArray {
                 3 => self.addend.next = self.addend.val() << 24,
                 _ => {}
             }
-            // Lanes outside `ofm_lanes` keep their value; `first` clears
-            // the others.
-            self.kept.next = self.current.val().get_bits::<40>(i * 40);
-            self.in_lanes.next = self.ofm_lanes.val().get_bit(i & 7);
-            self.stored_value.next = self.kept.val();
-            if self.sums.data.val().first & self.in_lanes.val() {
+            self.stored_value.next = self.current.val().get_bits::<40>(i * 40);
+            if self.sums.data.val().first {
                 self.stored_value.next = 0.into();
             }
             self.sum.next = self.stored_value.val() + self.addend.val();
@@ -152,9 +143,6 @@ impl Logic for AdderArray {
                 if self.sums.data.val().low {
                     self.sum.next = self.stored_value.val();
                 }
-            }
-            if !self.in_lanes.val() {
-                self.sum.next = self.kept.val();
             }
             self.sums_word.next = self.sums_word.val()
                 | (bit_cast::<1280, 40>(self.sum.val()) << (i * 40).to_bits::<11>());

@@ -29,7 +29,6 @@ pub struct DotBeat {
     pub first: Bit,
     pub slice_end: Bit,
     pub byte: Bits<2>,
-    pub ofm_lanes: Bits<8>,
     pub max: Bit,
     pub low: Bit,
 }
@@ -107,7 +106,6 @@ impl Logic for DotProducts {
             self.stage.d.next.first = self.operands.data.val().first;
             self.stage.d.next.slice_end = self.operands.data.val().slice_end;
             self.stage.d.next.byte = self.operands.data.val().byte;
-            self.stage.d.next.ofm_lanes = self.operands.data.val().ofm_lanes;
             self.stage.d.next.max = self.operands.data.val().max;
             self.stage.d.next.low = self.operands.data.val().low;
             self.full.d.next = true;

@@ -54,9 +54,10 @@
 //! group. An `interleaved` group (depthwise in parallel mode) is one line
 //! whose even elements are core 0's channels (`acts`) and odd ones core
 //! 1's (`odd_acts`): `ib_base` and `position_bytes` are multiples of 16 and
-//! `channel_offset` is 16 x the group; a 16-bit line holds 4 of each core's
-//! channels, which lanes k and k + 4 both read (element k % 4), and the
-//! datapath asks for a group's two lines in turn.
+//! `channel_offset` is 16 x the group (32 x for 16 bits). A 16-bit group
+//! is two lines, 8 of each core's channels: the pair ports read the second
+//! line, the one after the first, from a second bank holding the same
+//! lines (core 1's, TRM 4.7.5.1), in the same cycle.
 //!
 //! # Ports
 //!
@@ -69,11 +70,15 @@
 //!   order; a request taken on clock edge t is offered from edge
 //!   t + [`IfmUnit::LATENCY`] (3) when nothing stalls.
 //! - `shram_read_enable`, `shram_read_address`, `shram_read_data`: one
-//!   shared-buffer read port per position, [`SramBank`](crate::shram::SramBank)
-//!   timing (line address and enable in, the line on the next cycle); the
-//!   data is used only on that cycle. A position that is padding or an
+//!   shared-buffer read port per position, packed as a
+//!   [`SramBank`](crate::shram::SramBank)'s and with its timing (line
+//!   address and enable in, the line on the next cycle); the data is used
+//!   only on that cycle. A position that is padding or an
 //!   inserted zero is not read; an address past the buffer (a position
 //!   outside the OFM, whose activations may be anything) reads line 0.
+//! - `shram_pair_enable`, `shram_pair_address`, `shram_pair_data`: a
+//!   second bank's read port per position, as the first, used only by
+//!   16-bit interleaved groups: the line after the position's line.
 //!
 //! # Throughput
 //!
@@ -95,7 +100,7 @@ mod bench;
 
 pub use bench::{IfmUnitBench, LineWrite};
 
-use crate::shram::LINE_ADDRESS_BITS;
+use crate::shram::{LINE_ADDRESS_BITS, READ_PORTS};
 use crate::stream::{StreamIn, StreamOut};
 use crate::widgets::ResetReg;
 use rust_hdl::prelude::*;
@@ -139,8 +144,7 @@ pub struct IfmSettings {
     pub zero_point: Bits<16>,
     /// Depthwise in parallel mode (TRM 4.7.5.1): a beat's channels are the
     /// even (core 0's) and odd (core 1's) elements of the line at the
-    /// group's offset: 8 of 8 bits; 4 of 16 bits, in lanes 0-3 and again in
-    /// 4-7.
+    /// group's offset (8-bit) or of it and the line after it (16-bit).
     pub interleaved: Bit,
     /// Max pooling: padding reads the IFM type's minimum (minus the zero
     /// point), which never wins a maximum, instead of the zero point.
@@ -224,9 +228,13 @@ pub struct IfmUnit {
     /// Activations toward the MAC unit's dot products.
     pub acts: StreamOut<IfmActs>,
     /// Shared-buffer read ports, one per position.
-    pub shram_read_enable: Signal<Out, Bits<4>>,
-    pub shram_read_address: Vec<Signal<Out, Bits<LINE_ADDRESS_BITS>>>,
-    pub shram_read_data: Vec<Signal<In, Bits<128>>>,
+    pub shram_read_enable: Signal<Out, Bits<READ_PORTS>>,
+    pub shram_read_address: Signal<Out, Bits<{ READ_PORTS * LINE_ADDRESS_BITS }>>,
+    pub shram_read_data: Signal<In, Bits<{ READ_PORTS * 128 }>>,
+    /// The second bank's read ports, one per position.
+    pub shram_pair_enable: Signal<Out, Bits<READ_PORTS>>,
+    pub shram_pair_address: Signal<Out, Bits<{ READ_PORTS * LINE_ADDRESS_BITS }>>,
+    pub shram_pair_data: Signal<In, Bits<{ READ_PORTS * 128 }>>,
     /// 8-byte units in the shared buffer.
     buffer_units: Constant<Bits<32>>,
     located: ResetReg<Located>,
@@ -276,7 +284,11 @@ pub struct IfmUnit {
     offset_second: Signal<Local, Bits<32>>,
     offset_column: Signal<Local, Bits<32>>,
     units: Signal<Local, Bits<32>>,
+    /// The ports' line addresses, packed.
+    read_lines: Signal<Local, Bits<{ READ_PORTS * LINE_ADDRESS_BITS }>>,
+    pair_lines: Signal<Local, Bits<{ READ_PORTS * LINE_ADDRESS_BITS }>>,
     upper_half: Signal<Local, Bits<4>>,
+    located_conversion: Signal<Local, Conversion>,
     // Stage 2: conversion.
     present: Signal<Local, Bits<4>>,
     halves: Signal<Local, Bits<4>>,
@@ -285,6 +297,9 @@ pub struct IfmUnit {
     zero_point16: Signal<Local, Bits<16>>,
     zero_point: Signal<Local, Bits<17>>,
     line: Signal<Local, Bits<128>>,
+    /// The line after it (the pair port's), and both.
+    pair_line: Signal<Local, Bits<128>>,
+    lines: Signal<Local, Bits<256>>,
     half: Signal<Local, Bits<64>>,
     value_8: Signal<Local, Bits<8>>,
     value_16: Signal<Local, Bits<16>>,
@@ -315,8 +330,13 @@ impl IfmUnit {
             requests: Default::default(),
             acts: Default::default(),
             shram_read_enable: Default::default(),
-            shram_read_address: (0..4).map(|_| Default::default()).collect(),
-            shram_read_data: (0..4).map(|_| Default::default()).collect(),
+            shram_read_address: Default::default(),
+            shram_read_data: Default::default(),
+            shram_pair_enable: Default::default(),
+            shram_pair_address: Default::default(),
+            shram_pair_data: Default::default(),
+            read_lines: Default::default(),
+            pair_lines: Default::default(),
             buffer_units: Constant::new(((shram_bytes / 8) as u64).into()),
             located: Default::default(),
             located_full: Default::default(),
@@ -363,6 +383,7 @@ impl IfmUnit {
             offset_column: Default::default(),
             units: Default::default(),
             upper_half: Default::default(),
+            located_conversion: Default::default(),
             present: Default::default(),
             halves: Default::default(),
             conversion: Default::default(),
@@ -370,6 +391,8 @@ impl IfmUnit {
             zero_point16: Default::default(),
             zero_point: Default::default(),
             line: Default::default(),
+            pair_line: Default::default(),
+            lines: Default::default(),
             half: Default::default(),
             value_8: Default::default(),
             value_16: Default::default(),
@@ -554,6 +577,8 @@ impl Logic for IfmUnit {
         self.offset_second.next = self.row_q.val() * self.row_pitch.val()
             + bit_cast::<32, 14>(self.located.q.val().base_units);
         self.upper_half.next = 0.into();
+        self.read_lines.next = 0.into();
+        self.pair_lines.next = 0.into();
         for p in 0..4 {
             self.column_q.next = self.columns_q.val().get_bits::<16>(16 * p);
             self.offset_column.next = self.column_q.val() * self.column_pitch.val();
@@ -564,13 +589,25 @@ impl Logic for IfmUnit {
             if self.units.val() >= self.buffer_units.val() {
                 self.units.next = 0.into();
             }
-            self.shram_read_address[p].next = self.units.val().get_bits::<12>(1);
+            self.read_lines.next = self.read_lines.val()
+                | (bit_cast::<48, 12>(self.units.val().get_bits::<12>(1))
+                    << (12 * p).to_bits::<6>());
+            self.pair_lines.next = self.pair_lines.val()
+                | (bit_cast::<48, 12>(self.units.val().get_bits::<12>(1) + 1)
+                    << (12 * p).to_bits::<6>());
             self.upper_half.next = self.upper_half.val()
                 | (bit_cast::<4, 1>(self.units.val().get_bits::<1>(0)) << p.to_bits::<2>());
         }
+        self.shram_read_address.next = self.read_lines.val();
+        self.shram_pair_address.next = self.pair_lines.val();
         self.shram_read_enable.next = 0.into();
+        self.shram_pair_enable.next = 0.into();
+        self.located_conversion.next = self.located.q.val().conversion;
         if self.issue.val() {
             self.shram_read_enable.next = self.located.q.val().present;
+            if self.located_conversion.val().interleaved & self.located_conversion.val().wide {
+                self.shram_pair_enable.next = self.located.q.val().present;
+            }
         }
         self.reading_full.d.next = self.issue.val();
         if self.issue.val() {
@@ -593,7 +630,10 @@ impl Logic for IfmUnit {
         }
         self.converted.next = 0.into();
         for p in 0..4 {
-            self.line.next = self.shram_read_data[p].val();
+            self.line.next = self.shram_read_data.val().get_bits::<128>(128 * p);
+            self.pair_line.next = self.shram_pair_data.val().get_bits::<128>(128 * p);
+            self.lines.next = bit_cast::<256, 128>(self.line.val())
+                | (bit_cast::<256, 128>(self.pair_line.val()) << 128);
             self.half.next = self.line.val().get_bits::<64>(0);
             if self.halves.val().get_bit(p) {
                 self.half.next = self.line.val().get_bits::<64>(64);
@@ -606,8 +646,10 @@ impl Logic for IfmUnit {
                 }
                 self.value_16.next = self.line.val().get_bits::<16>(16 * (k & 7));
                 if self.conversion.val().interleaved {
-                    self.value_16.next =
-                        self.line.val().get_bits::<16>(32 * (k & 3) + 16 * (k >> 3));
+                    self.value_16.next = self
+                        .lines
+                        .val()
+                        .get_bits::<16>(32 * (k & 7) + 16 * (k >> 3));
                 }
                 if self.conversion.val().wide {
                     self.value.next = bit_cast::<17, 16>(self.value_16.val());

@@ -139,10 +139,6 @@ const _: () = assert!(OPERAND_BITS == 9 && ACC_BITS == 40 && DOT_BITS == 21);
 /// - `byte`: the products count 2^(8 x `byte`) times: 1 for the high
 ///   part of a 16-bit activation, 1 to 3 for the upper bytes of a 32-bit
 ///   one.
-/// - `ofm_lanes`: bit o: the beat updates OFM (depthwise: channel) lane o's
-///   accumulators; the others keep their value, and `first` clears only
-///   these (a 16-bit depthwise beat in parallel mode holds half its
-///   channels).
 /// - `max`: max pooling (NPU_OP_POOL mode 0): accumulator (p, o) becomes
 ///   the larger of itself and the dot product (the dot product itself for
 ///   a `first` beat) instead of their sum.
@@ -158,7 +154,6 @@ pub struct OperandBeat {
     pub slice_end: Bit,
     pub depthwise: Bit,
     pub byte: Bits<2>,
-    pub ofm_lanes: Bits<8>,
     pub max: Bit,
     pub low: Bit,
 }
@@ -222,9 +217,8 @@ impl Logic for MacUnit {
         self.dot_units.operands.data.next = self.operands.data.val();
         self.operands.ready.next = self.dot_units.operands.ready.val() & !self.clear_active.q.val();
         StreamOut::<DotBeat>::join(&mut self.dot_units.sums, &mut self.adder_array.sums);
-        self.acc_buffer.rmw_read_enable.next = self.operands.valid.val()
-            & self.operands.ready.val()
-            & !(self.operands.data.val().first & (self.operands.data.val().ofm_lanes == 0xff));
+        self.acc_buffer.rmw_read_enable.next =
+            self.operands.valid.val() & self.operands.ready.val() & !self.operands.data.val().first;
         self.acc_buffer.rmw_read_address.next = self.operands.data.val().acc_address;
         self.adder_array.stored.next = self.acc_buffer.rmw_read_data.val();
         self.acc_buffer.write_enable.next = self.adder_array.write_enable.val();

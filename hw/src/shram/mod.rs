@@ -180,6 +180,12 @@ pub struct Shram {
     pub read_enable: Signal<In, Bits<READ_PORTS>>,
     pub read_address: Signal<In, Bits<{ READ_PORTS * LINE_ADDRESS_BITS }>>,
     pub read_data: Signal<Out, Bits<{ READ_PORTS * 128 }>>,
+    /// The read ports of core 1's bank (the IFM unit's pair ports, for
+    /// 16-bit depthwise in parallel mode: TRM 4.7.5.1); with one core they
+    /// read nothing.
+    pub pair_read_enable: Signal<In, Bits<READ_PORTS>>,
+    pub pair_read_address: Signal<In, Bits<{ READ_PORTS * LINE_ADDRESS_BITS }>>,
+    pub pair_read_data: Signal<Out, Bits<{ READ_PORTS * 128 }>>,
     pub lut_write: Signal<Out, LutWrite>,
     banks: Vec<SramBank>,
     last_line: Constant<Bits<LINE_ADDRESS_BITS>>,
@@ -214,6 +220,9 @@ impl Shram {
             read_enable: Default::default(),
             read_address: Default::default(),
             read_data: Default::default(),
+            pair_read_enable: Default::default(),
+            pair_read_address: Default::default(),
+            pair_read_data: Default::default(),
             lut_write: Default::default(),
             banks: (0..cores).map(|_| SramBank::new(bytes_per_core)).collect(),
             last_line: Constant::new(((bytes_per_core / LINE_BYTES - 1) as u64).into()),
@@ -279,5 +288,11 @@ impl Logic for Shram {
         self.lut_write.next.strobe = self.bank_strobe.val();
         self.banks[0].read_enable.next = self.read_enable.val();
         self.read_data.next = self.banks[0].read_data.val();
+        self.pair_read_data.next = 0.into();
+        for core in 1..self.banks.len() {
+            self.banks[core].read_enable.next = self.pair_read_enable.val();
+            self.banks[core].read_address.next = self.pair_read_address.val();
+            self.pair_read_data.next = self.banks[core].read_data.val();
+        }
     }
 }

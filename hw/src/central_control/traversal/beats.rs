@@ -45,11 +45,8 @@ pub struct BeatWalker {
     ifm_channel: Signal<Local, Bits<16>>,
     /// IFM channels of a beat: 8, or 4 of 32 bits.
     channel_step: Signal<Local, Bits<16>>,
-    /// The last byte of the activations, and 16-bit depthwise in parallel
-    /// mode, whose groups are two lines (`second_line`).
+    /// The last byte of the activations.
     last_byte: Signal<Local, Bit>,
-    split_lines: Signal<Local, Bit>,
-    last_line: Signal<Local, Bit>,
     padding: Signal<Local, Bit>,
     last_microblock: Signal<Local, Bit>,
     group_end: Signal<Local, Bit>,
@@ -75,8 +72,6 @@ pub struct BeatWalker {
     mx: ResetReg<Bits<16>>,
     /// The activation byte of the microblock's beat.
     beat_byte: ResetReg<Bits<2>>,
-    /// The second line of a split group.
-    second_line: ResetReg<Bit>,
     /// Accumulator word of the current microblock within the half.
     word: ResetReg<Bits<9>>,
     /// Accumulator word of microblock 0 for the current 8 OFM channels.
@@ -90,24 +85,8 @@ impl Logic for BeatWalker {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self,
-            clock,
-            active,
-            job,
-            outer,
-            ublock,
-            element,
-            ky,
-            kx,
-            inner,
-            my,
-            mx,
-            beat_byte,
-            second_line,
-            word,
-            group_base,
-            ab_half,
-            ab_held
+            self, clock, active, job, outer, ublock, element, ky, kx, inner, my, mx, beat_byte,
+            word, group_base, ab_half, ab_held
         );
         self.active.rst_n.next = self.rst_n.val();
         self.job.rst_n.next = self.rst_n.val();
@@ -120,7 +99,6 @@ impl Logic for BeatWalker {
         self.my.rst_n.next = self.rst_n.val();
         self.mx.rst_n.next = self.rst_n.val();
         self.beat_byte.rst_n.next = self.rst_n.val();
-        self.second_line.rst_n.next = self.rst_n.val();
         self.word.rst_n.next = self.rst_n.val();
         self.group_base.rst_n.next = self.rst_n.val();
         self.ab_half.rst_n.next = self.rst_n.val();
@@ -182,12 +160,9 @@ impl Logic for BeatWalker {
         self.last_byte.next = (!self.s.val().wide & !self.s.val().int32)
             | (self.s.val().wide & (self.beat_byte.q.val() == 1))
             | (self.s.val().int32 & (self.beat_byte.q.val() == 3));
-        self.split_lines.next = self.s.val().parallel & self.s.val().depthwise & self.s.val().wide;
-        self.last_line.next = !self.split_lines.val() | self.second_line.q.val();
         self.last_microblock.next = (self.mx.q.val() + 1 == self.across.val())
             & (self.my.q.val() + 1 == self.down.val())
-            & self.last_byte.val()
-            & self.last_line.val();
+            & self.last_byte.val();
         self.group_end.next = self.padding.val() | self.last_microblock.val();
         self.last_inner.next = self.s.val().part_kernel_first
             | (self.inner.q.val() + self.channel_step.val() >= self.loop_channels.val());
@@ -220,15 +195,13 @@ impl Logic for BeatWalker {
         if self.ab_half.q.val() {
             self.beats.data.next.acc_address = self.word.q.val() | 0x100;
         }
-        // A multi-byte microblock's later beats add to its first beat's sums
-        // (each line of a split group starts its own lanes).
+        // A multi-byte microblock's later beats add to its first beat's sums.
         self.beats.data.next.first = self.j.val().first
             & (self.outer.q.val() == 0)
             & (self.element.q.val() == 0)
             & (self.inner.q.val() == 0)
             & (self.beat_byte.q.val() == 0);
         self.beats.data.next.byte = self.beat_byte.q.val();
-        self.beats.data.next.second_line = self.second_line.q.val();
         // Core 1 has the slice in parallel mode (its groups follow core
         // 0's, slice for slice).
         self.beats.data.next.paired = self.ublock.q.val() < self.j.val().paired_depth;
@@ -248,10 +221,6 @@ impl Logic for BeatWalker {
             self.beat_byte.d.next = self.beat_byte.q.val() + 1;
             if self.last_byte.val() {
                 self.beat_byte.d.next = 0.into();
-                self.second_line.d.next = !self.second_line.q.val();
-            }
-            if self.last_byte.val() & self.last_line.val() {
-                self.second_line.d.next = false;
                 self.word.d.next = self.word.q.val() + 1;
                 self.mx.d.next = self.mx.q.val() + 1;
                 if self.mx.q.val() + 1 == self.across.val() {
@@ -263,7 +232,6 @@ impl Logic for BeatWalker {
                 // The next weight group.
                 self.word.d.next = self.group_base.q.val();
                 self.beat_byte.d.next = 0.into();
-                self.second_line.d.next = false;
                 self.mx.d.next = 0.into();
                 self.my.d.next = 0.into();
                 self.inner.d.next = self.inner.q.val() + self.channel_step.val();

@@ -14,10 +14,8 @@
 //!   the two IFM buffers IB0/IB1 (TRM table 4-135), named by `ib_half`.
 //! - [`BeatWalker`] takes a job back on `filled` once its IFM block is in
 //!   the shared buffer, and offers one [`MacBeat`] per weight group and
-//!   microblock (two for 16-bit IFMs, low and high, and twice that for
-//!   16-bit depthwise in parallel mode, a line of 4 channels at a time;
-//!   four for 32-bit ones, bytes 0-3, over 4-channel groups), in
-//!   weight-stream order,
+//!   microblock (two for 16-bit IFMs, low and high; four for 32-bit ones,
+//!   bytes 0-3, over 4-channel groups), in weight-stream order,
 //!   on `beats`; a group that is all padding is one `skip` beat, so the
 //!   weights are consumed but nothing is multiplied. OFM blocks alternate
 //!   between the accumulator halves ACC0/ACC1.
@@ -157,9 +155,6 @@ pub struct MacBeat {
     /// The part of multi-byte activations the beat carries: 1 the high
     /// byte of 16-bit ones, 0-3 the byte of 32-bit ones.
     pub byte: Bits<2>,
-    /// 16-bit depthwise in parallel mode: the group's second line, channels
-    /// 4-7 (a line holds 4 of the core's channels; TRM 4.7.5.1).
-    pub second_line: Bit,
     /// Core 1 takes the beat too, with a weight group of its own (parallel
     /// mode, core 1 having the beat's OFM slice), and the beat is core 1's
     /// last of the OFM block.

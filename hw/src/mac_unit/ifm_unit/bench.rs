@@ -1,7 +1,9 @@
 //! The IFM unit on a bench of its own: an [`IfmUnit`] reading a 48 KB
-//! shared-buffer bank through its four read ports, the buffer loaded line by line
-//! through a stream, so a block-level test can put an IFM block in it and
-//! then stream requests.
+//! shared-buffer bank through its four read ports, and a second bank with
+//! the same lines through its pair ports (as core 1's bank holds the IFM
+//! blocks of both cores), the buffer loaded line by line through a stream,
+//! so a block-level test can put an IFM block in it and then stream
+//! requests.
 
 use super::{IfmActs, IfmRequest, IfmSettings, IfmUnit};
 use crate::shram::{SramBank, LINE_ADDRESS_BITS};
@@ -30,6 +32,7 @@ pub struct IfmUnitBench {
     pub writes: StreamIn<LineWrite>,
     unit: IfmUnit,
     shram_bank: SramBank,
+    pair_bank: SramBank,
 }
 
 impl Default for IfmUnitBench {
@@ -43,6 +46,7 @@ impl Default for IfmUnitBench {
             writes: Default::default(),
             unit: IfmUnit::new(BENCH_SHRAM_BYTES),
             shram_bank: SramBank::new(BENCH_SHRAM_BYTES),
+            pair_bank: SramBank::new(BENCH_SHRAM_BYTES),
         }
     }
 }
@@ -55,21 +59,22 @@ impl Logic for IfmUnitBench {
         self.unit.settings.next = self.settings.val();
         StreamIn::<IfmRequest>::link(&mut self.requests, &mut self.unit.requests);
         StreamOut::<IfmActs>::link(&mut self.acts, &mut self.unit.acts);
-        self.shram_bank.clock.next = self.clock.val();
         self.writes.ready.next = true;
+        self.shram_bank.clock.next = self.clock.val();
         self.shram_bank.write_enable.next = self.writes.valid.val();
         self.shram_bank.write_address.next = self.writes.data.val().line;
         self.shram_bank.write_data.next = self.writes.data.val().data;
         self.shram_bank.write_strobe.next = bits::<16>(0xffff);
         self.shram_bank.read_enable.next = self.unit.shram_read_enable.val();
-        self.shram_bank.read_address.next =
-            bit_cast::<48, 12>(self.unit.shram_read_address[0].val())
-                | (bit_cast::<48, 12>(self.unit.shram_read_address[1].val()) << 12)
-                | (bit_cast::<48, 12>(self.unit.shram_read_address[2].val()) << 24)
-                | (bit_cast::<48, 12>(self.unit.shram_read_address[3].val()) << 36);
-        self.unit.shram_read_data[0].next = self.shram_bank.read_data.val().get_bits::<128>(0);
-        self.unit.shram_read_data[1].next = self.shram_bank.read_data.val().get_bits::<128>(128);
-        self.unit.shram_read_data[2].next = self.shram_bank.read_data.val().get_bits::<128>(256);
-        self.unit.shram_read_data[3].next = self.shram_bank.read_data.val().get_bits::<128>(384);
+        self.shram_bank.read_address.next = self.unit.shram_read_address.val();
+        self.unit.shram_read_data.next = self.shram_bank.read_data.val();
+        self.pair_bank.clock.next = self.clock.val();
+        self.pair_bank.write_enable.next = self.writes.valid.val();
+        self.pair_bank.write_address.next = self.writes.data.val().line;
+        self.pair_bank.write_data.next = self.writes.data.val().data;
+        self.pair_bank.write_strobe.next = bits::<16>(0xffff);
+        self.pair_bank.read_enable.next = self.unit.shram_pair_enable.val();
+        self.pair_bank.read_address.next = self.unit.shram_pair_address.val();
+        self.unit.shram_pair_data.next = self.pair_bank.read_data.val();
     }
 }
