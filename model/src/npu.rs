@@ -281,7 +281,9 @@ pub struct RunStats {
     pub dma_ops: usize,
     /// Bytes moved by user DMA.
     pub dma_bytes: u64,
-    /// Multiply-accumulates of convolution and depth-wise operations.
+    /// Multiply-accumulates of convolutions, depthwise convolutions and
+    /// pools, as Vela's per-layer report counts them (elementwise
+    /// operations none).
     pub macs: u64,
     /// IRQs raised (NPU_OP_IRQ and NPU_OP_STOP).
     pub irqs: usize,

@@ -1230,9 +1230,7 @@ impl Op {
                 dot_i32,
             )
         };
-        let (kh, kw) = (self.kernel_h(), self.kernel_w());
-        let macs_per_out = (kh * kw * if depthwise { 1 } else { c }) as u64;
-        npu.stats.macs += (self.oh * self.ow * self.oc) as u64 * macs_per_out;
+        self.count_macs(npu, if depthwise { 1 } else { c });
         let stage = OutStage::new(self, npu);
         let cores = npu.shram.len();
         let out: Vec<i64> = accs
@@ -1410,7 +1408,18 @@ impl Op {
                 }
             }
         }
+        self.count_macs(npu, if reduce { c } else { 1 });
         store_fm(npu, &self.ofm.clone(), self.oh, self.ow, self.oc, &out)
+    }
+
+    /// Counts the operation's MACs as Vela's per-layer report does (its
+    /// `MAC Count`, `npu_performance.measure_cycle_cost`): per OFM value,
+    /// the kernel elements times the IFM channels summed into it, `depth`
+    /// (1 for depthwise convolutions and max or average pools). Elementwise
+    /// operations count none.
+    fn count_macs(&self, npu: &mut Npu, depth: usize) {
+        let per_value = (self.kernel_h() * self.kernel_w() * depth) as u64;
+        npu.stats.macs += (self.oh * self.ow * self.oc) as u64 * per_value;
     }
 }
 

@@ -408,6 +408,12 @@ fn pool_random() {
                 }
             }
         }
+        // Vela's `MAC Count` of a pool: kernel elements per OFM value.
+        assert_eq!(
+            n.stats.macs,
+            (oh * ow * c * kh * kw) as u64,
+            "{desc}: MAC count"
+        );
     }
 }
 

@@ -176,12 +176,8 @@ fn measure(row: &Row) -> String {
         .and_then(|(r, _)| r.cycles)
         .unwrap_or(0);
     let op_cycles = cycles.saturating_sub(overhead).max(1);
-    // The golden model counts no MACs for pools: their ops are the kernel
-    // elements per OFM value.
-    let macs = match cj.spec.pool() {
-        Some(_) => cj.macs(),
-        None => golden.macs,
-    };
+    // A pool's are the kernel elements per OFM value, as Vela counts them.
+    let macs = golden.macs;
     let rate = macs as f64 / op_cycles as f64;
     let [oh, ow, oc] = cj.spec.ofm;
     let values = (oh * ow * oc) as f64 / op_cycles as f64;
