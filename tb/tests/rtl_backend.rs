@@ -226,23 +226,21 @@ fn npu_sim_runs_a_job_on_the_rtl_with_a_waveform_and_reports_a_run_that_never_st
 }
 
 /// The CLI's memory-system knobs: a slower memory makes the same job take
-/// longer and still pass; the golden model, which has no timing, refuses them.
+/// longer and still pass; a setting for one port leaves the other alone; the
+/// golden model, which has no timing, refuses them.
 #[test]
 fn npu_sim_sweeps_the_memory_behind_the_ports() {
     let dir = job_copy("dma_4000_512", "npu-sim-memory");
-    let cycles = |args: &[&str]| -> u64 {
+    let run = |args: &[&str]| -> Counters {
         let (ok, text) = npu_sim(&[&["--model", "rtl", "-q"], args].concat(), &dir);
         assert!(ok, "{args:?}: {text}");
-        text.lines()
-            .find_map(|l| l.strip_prefix("cycles "))
-            .and_then(|c| c.trim().parse().ok())
-            .unwrap_or_else(|| panic!("no cycles in: {text}"))
+        Counters(text)
     };
-    let ideal = cycles(&[]);
-    let slow = cycles(&["--mem-latency", "30", "--mem-outstanding", "2"]);
-    let narrow = cycles(&["--mem-bandwidth", "4"]);
-    // The job copies 4000 bytes from M1 to M0: at 4 bytes per cycle each
-    // port needs at least 1000 cycles.
+    let ideal = run(&[]).get("cycles");
+    let slow = run(&["--mem-latency", "30", "--mem-outstanding", "2"]).get("cycles");
+    let narrow = run(&["--mem-bandwidth", "4"]).get("cycles");
+    // The job copies 4000 bytes, reading them on M1 and writing them on M0:
+    // at 4 bytes per cycle each port needs at least 1000 cycles.
     assert!(
         slow > 2 * ideal,
         "latency 30, 2 outstanding: {slow} vs {ideal} cycles"
@@ -251,9 +249,47 @@ fn npu_sim_sweeps_the_memory_behind_the_ports() {
         narrow >= 1000 - 256 / 4,
         "4 bytes per cycle: {narrow} cycles"
     );
+    // One outstanding transaction at latency 30 stalls the addresses of the
+    // port it is set for, and only there.
+    let slow_reads = run(&["--mem-latency", "m1=30", "--mem-outstanding", "m1=1"]);
+    assert!(slow_reads.get("axi_m1_read_address_stalls") > 0);
+    assert_eq!(slow_reads.get("axi_m0_write_address_stalls"), 0);
+    let slow_writes = run(&[
+        "--mem-latency",
+        "30",
+        "--mem-outstanding",
+        "1",
+        "--mem-outstanding",
+        "M1=8",
+    ]);
+    assert!(slow_writes.get("axi_m0_write_address_stalls") > 0);
+    assert_eq!(slow_writes.get("axi_m1_read_address_stalls"), 0);
+    assert!(slow_writes.get("cycles") > 2 * ideal);
+
     let (ok, text) = npu_sim(&["--mem-latency", "5"], &dir);
     assert!(!ok && text.contains("--mem-* need --model rtl"), "{text}");
-    let (ok, text) = npu_sim(&["--model", "rtl", "--mem-bandwidth", "20"], &dir);
-    assert!(!ok && text.contains("at most 16"), "{text}");
+    for (args, message) in [
+        (["--mem-bandwidth", "20"], "at most 16"),
+        (["--mem-bandwidth", "m1=0"], "more than 0"),
+        (["--mem-latency", "m2=3"], "\"m2\" is no AXI port"),
+        (["--mem-outstanding", "0"], "at least 1"),
+    ] {
+        let (ok, text) = npu_sim(&[&["--model", "rtl"], &args[..]].concat(), &dir);
+        assert!(!ok && text.contains(message), "{args:?}: {text}");
+        assert!(!text.contains("panicked"), "{text}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The `NAME VALUE` lines `npu-sim run --model rtl` prints.
+struct Counters(String);
+
+impl Counters {
+    fn get(&self, name: &str) -> u64 {
+        self.0
+            .lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
+            .and_then(|value| value.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in: {}", self.0))
+    }
 }

@@ -117,32 +117,95 @@ struct BackendArgs {
     /// CLK cycles to wait for the NPU to stop (RTL only).
     #[arg(long, default_value_t = DEFAULT_MAX_CYCLES)]
     max_cycles: u64,
-    /// The memory behind both AXI ports (RTL only): cycles from an accepted
+    /// The memory behind the AXI ports (RTL only): cycles from an accepted
     /// AR to its first data beat, and from a burst's last write beat to its
-    /// response (default 0).
-    #[arg(long, value_name = "CYCLES")]
-    mem_latency: Option<u64>,
-    /// Transactions of each direction the memory of each port holds at once
-    /// (RTL only; default unlimited).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    mem_outstanding: Option<u64>,
-    /// Data bytes per cycle each port moves, reads and writes together (RTL
-    /// only; default 16, a beat every cycle).
-    #[arg(long, value_name = "BYTES", value_parser = parse_bandwidth)]
-    mem_bandwidth: Option<f64>,
+    /// response (default 0). `CYCLES` sets both ports, `m0=CYCLES` or
+    /// `m1=CYCLES` one; repeat the flag to give each port its own.
+    #[arg(long, value_name = "[PORT=]CYCLES", value_parser = parse_latency)]
+    mem_latency: Vec<PortSetting<u64>>,
+    /// Transactions of each direction a port's memory holds at once (RTL
+    /// only; default unlimited); `N`, `m0=N` or `m1=N` as for --mem-latency.
+    #[arg(long, value_name = "[PORT=]N", value_parser = parse_outstanding)]
+    mem_outstanding: Vec<PortSetting<usize>>,
+    /// Data bytes per cycle a port moves, reads and writes together (RTL
+    /// only; default 16, a beat every cycle); `BYTES`, `m0=BYTES` or
+    /// `m1=BYTES` as for --mem-latency.
+    #[arg(long, value_name = "[PORT=]BYTES", value_parser = parse_bandwidth)]
+    mem_bandwidth: Vec<PortSetting<f64>>,
 }
 
-fn parse_bandwidth(text: &str) -> Result<f64, String> {
-    let b: f64 = text
-        .parse()
-        .map_err(|_| format!("{text:?} is not a number of bytes per cycle"))?;
-    if b > 0.0 && b <= 16.0 {
-        Ok(b)
-    } else {
-        Err(format!(
-            "{b} bytes per cycle: a 128-bit port moves more than 0 and at most 16"
-        ))
+/// A memory setting for one AXI port (`m0=VALUE`, `m1=VALUE`) or both (`VALUE`).
+#[derive(Clone, Copy, Debug)]
+struct PortSetting<T> {
+    /// The port (0 or 1); `None` for both.
+    port: Option<usize>,
+    value: T,
+}
+
+impl<T> PortSetting<T> {
+    fn parse(text: &str, value: impl Fn(&str) -> Result<T, String>) -> Result<Self, String> {
+        let (port, text) = match text.split_once('=') {
+            None => (None, text),
+            Some((name, rest)) => match name.trim().to_ascii_lowercase().as_str() {
+                "m0" => (Some(0), rest),
+                "m1" => (Some(1), rest),
+                _ => {
+                    return Err(format!(
+                        "{name:?} is no AXI port: give m0=VALUE, m1=VALUE or VALUE for both"
+                    ))
+                }
+            },
+        };
+        Ok(Self {
+            port,
+            value: value(text.trim())?,
+        })
     }
+}
+
+/// The value each port gets from `settings`, a later setting overriding an
+/// earlier one.
+fn per_port<T: Copy>(settings: &[PortSetting<T>]) -> [Option<T>; 2] {
+    let mut ports = [None; 2];
+    for setting in settings {
+        for (port, value) in ports.iter_mut().enumerate() {
+            if setting.port.is_none_or(|p| p == port) {
+                *value = Some(setting.value);
+            }
+        }
+    }
+    ports
+}
+
+fn parse_latency(text: &str) -> Result<PortSetting<u64>, String> {
+    PortSetting::parse(text, |v| {
+        v.parse()
+            .map_err(|_| format!("{v:?} is not a number of cycles"))
+    })
+}
+
+fn parse_outstanding(text: &str) -> Result<PortSetting<usize>, String> {
+    PortSetting::parse(text, |v| match v.parse() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "{v:?}: a memory holds a whole number of transactions, at least 1"
+        )),
+    })
+}
+
+fn parse_bandwidth(text: &str) -> Result<PortSetting<f64>, String> {
+    PortSetting::parse(text, |v| {
+        let b: f64 = v
+            .parse()
+            .map_err(|_| format!("{v:?} is not a number of bytes per cycle"))?;
+        if b > 0.0 && b <= 16.0 {
+            Ok(b)
+        } else {
+            Err(format!(
+                "{b} bytes per cycle: a 128-bit port moves more than 0 and at most 16"
+            ))
+        }
+    })
 }
 
 /// `npu-sim tflite`.
@@ -204,9 +267,9 @@ fn make_backend(args: &BackendArgs) -> Result<(Box<dyn Backend>, &'static str)> 
             if args.vcd.is_some() {
                 bail!("--vcd needs --model rtl: the golden model has no waveforms");
             }
-            if args.mem_latency.is_some()
-                || args.mem_outstanding.is_some()
-                || args.mem_bandwidth.is_some()
+            if !args.mem_latency.is_empty()
+                || !args.mem_outstanding.is_empty()
+                || !args.mem_bandwidth.is_empty()
             {
                 bail!("--mem-* need --model rtl: the golden model has no timing");
             }
@@ -225,17 +288,20 @@ fn make_backend(args: &BackendArgs) -> Result<(Box<dyn Backend>, &'static str)> 
             } else {
                 ""
             };
-            let memory = CompleterConfig {
-                read_latency: args.mem_latency.unwrap_or(0),
-                write_latency: args.mem_latency.unwrap_or(0),
-                max_outstanding: args.mem_outstanding.map(|n| n as usize),
-                bytes_per_cycle: args.mem_bandwidth,
+            let latency = per_port(&args.mem_latency);
+            let outstanding = per_port(&args.mem_outstanding);
+            let bandwidth = per_port(&args.mem_bandwidth);
+            let memory = |port: usize| CompleterConfig {
+                read_latency: latency[port].unwrap_or(0),
+                write_latency: latency[port].unwrap_or(0),
+                max_outstanding: outstanding[port],
+                bytes_per_cycle: bandwidth[port],
                 ..CompleterConfig::ideal()
             };
             let backend = RtlBackend {
                 waveform,
                 max_cycles: args.max_cycles,
-                axi_configs: [memory.clone(), memory],
+                axi_configs: [memory(0), memory(1)],
                 layers: true,
                 ..RtlBackend::default()
             };
