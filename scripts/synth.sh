@@ -17,7 +17,7 @@ mkdir -p "$out"
 macros=""
 if grep -q 'shram\$banks\$' "$src"; then macros+='blackbox *$shram$banks$*; '; fi
 if grep -q '\$acc_buffer(' "$src"; then macros+='blackbox *$acc_buffer; '; fi
-if grep -q '\$shram_bank(' "$src"; then macros+='blackbox *$shram_bank; '; fi
+if grep -q '_core\$banks\$' "$src"; then macros+='blackbox *_core$banks$*; '; fi
 # The output unit's copies of the LUT areas (`LutRam`) likewise.
 if grep -q '\$activation\$luts\$' "$src"; then macros+='blackbox *$activation$luts$*; '; fi
 if ! yosys -q -l "$out/yosys.log" -p "

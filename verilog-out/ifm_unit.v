@@ -21,28 +21,28 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
     reg  unit$clock;
     reg  unit$rst_n;
     reg  [143:0] unit$settings;
-    wire  [3:0] unit$shram_read_enable;
-    wire  [47:0] unit$shram_read_address;
-    reg  [511:0] unit$shram_read_data;
-    wire  [3:0] unit$shram_pair_enable;
-    wire  [47:0] unit$shram_pair_address;
-    reg  [511:0] unit$shram_pair_data;
-    reg  shram_bank$clock;
-    reg  shram_bank$write_enable;
-    reg  [11:0] shram_bank$write_address;
-    reg  [127:0] shram_bank$write_data;
-    reg  [15:0] shram_bank$write_strobe;
-    reg  [3:0] shram_bank$read_enable;
-    reg  [47:0] shram_bank$read_address;
-    wire  [511:0] shram_bank$read_data;
-    reg  pair_bank$clock;
-    reg  pair_bank$write_enable;
-    reg  [11:0] pair_bank$write_address;
-    reg  [127:0] pair_bank$write_data;
-    reg  [15:0] pair_bank$write_strobe;
-    reg  [3:0] pair_bank$read_enable;
-    reg  [47:0] pair_bank$read_address;
-    wire  [511:0] pair_bank$read_data;
+    wire  [3:0] unit$bank_reads$0$enable;
+    wire  [47:0] unit$bank_reads$0$address;
+    reg  [511:0] unit$bank_reads$0$data;
+    wire  [3:0] unit$bank_reads$1$enable;
+    wire  [47:0] unit$bank_reads$1$address;
+    reg  [511:0] unit$bank_reads$1$data;
+    reg  banks$0$clock;
+    reg  banks$0$write_enable;
+    reg  [11:0] banks$0$write_address;
+    reg  [127:0] banks$0$write_data;
+    reg  [15:0] banks$0$write_strobe;
+    reg  [3:0] banks$0$read_enable;
+    reg  [47:0] banks$0$read_address;
+    wire  [511:0] banks$0$read_data;
+    reg  banks$1$clock;
+    reg  banks$1$write_enable;
+    reg  [11:0] banks$1$write_address;
+    reg  [127:0] banks$1$write_data;
+    reg  [15:0] banks$1$write_strobe;
+    reg  [3:0] banks$1$read_enable;
+    reg  [47:0] banks$1$read_address;
+    wire  [511:0] banks$1$read_data;
     
     // Sub module instances
     ifm_unit_core$unit unit(
@@ -55,32 +55,32 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
         .acts$valid(acts$valid),
         .acts$data(acts$data),
         .acts$ready(acts$ready),
-        .shram_read_enable(unit$shram_read_enable),
-        .shram_read_address(unit$shram_read_address),
-        .shram_read_data(unit$shram_read_data),
-        .shram_pair_enable(unit$shram_pair_enable),
-        .shram_pair_address(unit$shram_pair_address),
-        .shram_pair_data(unit$shram_pair_data)
+        .bank_reads$0$enable(unit$bank_reads$0$enable),
+        .bank_reads$0$address(unit$bank_reads$0$address),
+        .bank_reads$0$data(unit$bank_reads$0$data),
+        .bank_reads$1$enable(unit$bank_reads$1$enable),
+        .bank_reads$1$address(unit$bank_reads$1$address),
+        .bank_reads$1$data(unit$bank_reads$1$data)
     );
-    ifm_unit_core$shram_bank shram_bank(
-        .clock(shram_bank$clock),
-        .write_enable(shram_bank$write_enable),
-        .write_address(shram_bank$write_address),
-        .write_data(shram_bank$write_data),
-        .write_strobe(shram_bank$write_strobe),
-        .read_enable(shram_bank$read_enable),
-        .read_address(shram_bank$read_address),
-        .read_data(shram_bank$read_data)
+    ifm_unit_core$banks$0 banks$0(
+        .clock(banks$0$clock),
+        .write_enable(banks$0$write_enable),
+        .write_address(banks$0$write_address),
+        .write_data(banks$0$write_data),
+        .write_strobe(banks$0$write_strobe),
+        .read_enable(banks$0$read_enable),
+        .read_address(banks$0$read_address),
+        .read_data(banks$0$read_data)
     );
-    ifm_unit_core$shram_bank pair_bank(
-        .clock(pair_bank$clock),
-        .write_enable(pair_bank$write_enable),
-        .write_address(pair_bank$write_address),
-        .write_data(pair_bank$write_data),
-        .write_strobe(pair_bank$write_strobe),
-        .read_enable(pair_bank$read_enable),
-        .read_address(pair_bank$read_address),
-        .read_data(pair_bank$read_data)
+    ifm_unit_core$banks$0 banks$1(
+        .clock(banks$1$clock),
+        .write_enable(banks$1$write_enable),
+        .write_address(banks$1$write_address),
+        .write_data(banks$1$write_data),
+        .write_strobe(banks$1$write_strobe),
+        .read_enable(banks$1$read_enable),
+        .read_address(banks$1$read_address),
+        .read_data(banks$1$read_data)
     );
     
     // Update code
@@ -89,30 +89,28 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
         unit$rst_n = rst_n;
         unit$settings = settings;
         writes$ready = 1'b1;
-        shram_bank$clock = clock;
-        shram_bank$write_enable = writes$valid;
-        shram_bank$write_address = writes$data[(64'h0)+:(12)];
-        shram_bank$write_data = writes$data[(64'hc)+:(128)];
-        shram_bank$write_strobe = ((32'hffff) & 16'hffff);
-        shram_bank$read_enable = unit$shram_read_enable;
-        shram_bank$read_address = unit$shram_read_address;
-        unit$shram_read_data = shram_bank$read_data;
-        pair_bank$clock = clock;
-        pair_bank$write_enable = writes$valid;
-        pair_bank$write_address = writes$data[(64'h0)+:(12)];
-        pair_bank$write_data = writes$data[(64'hc)+:(128)];
-        pair_bank$write_strobe = ((32'hffff) & 16'hffff);
-        pair_bank$read_enable = unit$shram_pair_enable;
-        pair_bank$read_address = unit$shram_pair_address;
-        unit$shram_pair_data = pair_bank$read_data;
+        banks$0$clock = clock;
+        banks$0$write_enable = writes$valid;
+        banks$0$write_address = writes$data[(64'h0)+:(12)];
+        banks$0$write_data = writes$data[(64'hc)+:(128)];
+        banks$0$write_strobe = ((32'hffff) & 16'hffff);
+        banks$0$read_enable = unit$bank_reads$0$enable;
+        banks$0$read_address = unit$bank_reads$0$address;
+        unit$bank_reads$0$data = banks$0$read_data;
+        banks$1$clock = clock;
+        banks$1$write_enable = writes$valid;
+        banks$1$write_address = writes$data[(64'h0)+:(12)];
+        banks$1$write_data = writes$data[(64'hc)+:(128)];
+        banks$1$write_strobe = ((32'hffff) & 16'hffff);
+        banks$1$read_enable = unit$bank_reads$1$enable;
+        banks$1$read_address = unit$bank_reads$1$address;
+        unit$bank_reads$1$data = banks$1$read_data;
     end
     
 endmodule // ifm_unit_core
 
 
-
-
-module ifm_unit_core$shram_bank(clock,write_enable,write_address,write_data,write_strobe,read_enable,read_address,read_data);
+module ifm_unit_core$banks$0(clock,write_enable,write_address,write_data,write_strobe,read_enable,read_address,read_data);
     
     // Module arguments
     input wire  clock;
@@ -135,10 +133,12 @@ module ifm_unit_core$shram_bank(clock,write_enable,write_address,write_data,writ
        if (read_enable[2]) read_data[256 +: 128] <= lines[read_address[24 +: 12]];
        if (read_enable[3]) read_data[384 +: 128] <= lines[read_address[36 +: 12]];
     end
-endmodule // ifm_unit_core$shram_bank
+endmodule // ifm_unit_core$banks$0
 
 
-module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requests$ready,acts$valid,acts$data,acts$ready,shram_read_enable,shram_read_address,shram_read_data,shram_pair_enable,shram_pair_address,shram_pair_data);
+
+
+module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requests$ready,acts$valid,acts$data,acts$ready,bank_reads$0$enable,bank_reads$0$address,bank_reads$0$data,bank_reads$1$enable,bank_reads$1$address,bank_reads$1$data);
     
     // Module arguments
     input wire  clock;
@@ -150,12 +150,12 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     output reg  acts$valid;
     output reg  [575:0] acts$data;
     input wire  acts$ready;
-    output reg  [3:0] shram_read_enable;
-    output reg  [47:0] shram_read_address;
-    input wire  [511:0] shram_read_data;
-    output reg  [3:0] shram_pair_enable;
-    output reg  [47:0] shram_pair_address;
-    input wire  [511:0] shram_pair_data;
+    output reg  [3:0] bank_reads$0$enable;
+    output reg  [47:0] bank_reads$0$address;
+    input wire  [511:0] bank_reads$0$data;
+    output reg  [3:0] bank_reads$1$enable;
+    output reg  [47:0] bank_reads$1$address;
+    input wire  [511:0] bank_reads$1$data;
     
     // Constant declarations
     localparam  buffer_units = 32'h1800;
@@ -545,15 +545,15 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         read_lines = read_lines | (((units[(32'h1)+:(12)]) & 48'hffffffffffff) << (32'hc * 3));
         pair_lines = pair_lines | (((units[(32'h1)+:(12)] + 32'h1) & 48'hffffffffffff) << (32'hc * 3));
         upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << 3);
-        shram_read_address = read_lines;
-        shram_pair_address = pair_lines;
-        shram_read_enable = 32'h0;
-        shram_pair_enable = 32'h0;
+        bank_reads$0$address = read_lines;
+        bank_reads$1$address = pair_lines;
+        bank_reads$0$enable = 32'h0;
+        bank_reads$1$enable = 32'h0;
         located_conversion = located$q[(64'h84)+:(23)];
         if (issue) begin
-            shram_read_enable = located$q[(64'h0)+:(4)];
+            bank_reads$0$enable = located$q[(64'h0)+:(4)];
             if (located_conversion[(64'h2)+:(1)] & located_conversion[(64'h0)+:(1)]) begin
-                shram_pair_enable = located$q[(64'h0)+:(4)];
+                bank_reads$1$enable = located$q[(64'h0)+:(4)];
             end
         end
         reading_full$d = issue;
@@ -572,8 +572,8 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             zero_point = zero_point | ((32'h10000) & 17'h1ffff);
         end
         converted = 32'h0;
-        line = shram_read_data[(32'h80 * 0)+:(128)];
-        pair_line = shram_pair_data[(32'h80 * 0)+:(128)];
+        line = bank_reads$0$data[(32'h80 * 0)+:(128)];
+        pair_line = bank_reads$1$data[(32'h80 * 0)+:(128)];
         lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         half = line[(32'h0)+:(64)];
         if (halves[0]) begin
@@ -1635,8 +1635,8 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (15 & 32'h7) + 32'h20 * (15 >> 32'h3)) * 32'h9));
-        line = shram_read_data[(32'h80 * 1)+:(128)];
-        pair_line = shram_pair_data[(32'h80 * 1)+:(128)];
+        line = bank_reads$0$data[(32'h80 * 1)+:(128)];
+        pair_line = bank_reads$1$data[(32'h80 * 1)+:(128)];
         lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         half = line[(32'h0)+:(64)];
         if (halves[1]) begin
@@ -2698,8 +2698,8 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (15 & 32'h7) + 32'h20 * (15 >> 32'h3)) * 32'h9));
-        line = shram_read_data[(32'h80 * 2)+:(128)];
-        pair_line = shram_pair_data[(32'h80 * 2)+:(128)];
+        line = bank_reads$0$data[(32'h80 * 2)+:(128)];
+        pair_line = bank_reads$1$data[(32'h80 * 2)+:(128)];
         lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         half = line[(32'h0)+:(64)];
         if (halves[2]) begin
@@ -3761,8 +3761,8 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (15 & 32'h7) + 32'h20 * (15 >> 32'h3)) * 32'h9));
-        line = shram_read_data[(32'h80 * 3)+:(128)];
-        pair_line = shram_pair_data[(32'h80 * 3)+:(128)];
+        line = bank_reads$0$data[(32'h80 * 3)+:(128)];
+        pair_line = bank_reads$1$data[(32'h80 * 3)+:(128)];
         lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         half = line[(32'h0)+:(64)];
         if (halves[3]) begin

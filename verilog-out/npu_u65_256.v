@@ -280,12 +280,12 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     wire  [336:0] datapath$ofm_writes$data;
     reg  datapath$ofm_writes$ready;
     reg  datapath$dma_busy;
-    wire  [3:0] datapath$shram_read_enable;
-    wire  [47:0] datapath$shram_read_address;
-    reg  [511:0] datapath$shram_read_data;
-    wire  [3:0] datapath$shram_pair_enable;
-    wire  [47:0] datapath$shram_pair_address;
-    reg  [511:0] datapath$shram_pair_data;
+    wire  [3:0] datapath$shram_reads$0$enable;
+    wire  [47:0] datapath$shram_reads$0$address;
+    reg  [511:0] datapath$shram_reads$0$data;
+    wire  [3:0] datapath$shram_reads$1$enable;
+    wire  [47:0] datapath$shram_reads$1$address;
+    reg  [511:0] datapath$shram_reads$1$data;
     reg  [152:0] datapath$lut_write;
     reg  datapath$clear;
     wire  datapath$clearing;
@@ -393,12 +393,12 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  [11:0] shram$write_address;
     reg  [127:0] shram$write_data;
     reg  [15:0] shram$write_strobe;
-    reg  [3:0] shram$read_enable;
-    reg  [47:0] shram$read_address;
-    wire  [511:0] shram$read_data;
-    reg  [3:0] shram$pair_read_enable;
-    reg  [47:0] shram$pair_read_address;
-    wire  [511:0] shram$pair_read_data;
+    reg  [3:0] shram$reads$0$enable;
+    reg  [47:0] shram$reads$0$address;
+    wire  [511:0] shram$reads$0$data;
+    reg  [3:0] shram$reads$1$enable;
+    reg  [47:0] shram$reads$1$address;
+    wire  [511:0] shram$reads$1$data;
     wire  [152:0] shram$lut_write;
     
     // Local signals
@@ -590,12 +590,12 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .ofm_writes$data(datapath$ofm_writes$data),
         .ofm_writes$ready(datapath$ofm_writes$ready),
         .dma_busy(datapath$dma_busy),
-        .shram_read_enable(datapath$shram_read_enable),
-        .shram_read_address(datapath$shram_read_address),
-        .shram_read_data(datapath$shram_read_data),
-        .shram_pair_enable(datapath$shram_pair_enable),
-        .shram_pair_address(datapath$shram_pair_address),
-        .shram_pair_data(datapath$shram_pair_data),
+        .shram_reads$0$enable(datapath$shram_reads$0$enable),
+        .shram_reads$0$address(datapath$shram_reads$0$address),
+        .shram_reads$0$data(datapath$shram_reads$0$data),
+        .shram_reads$1$enable(datapath$shram_reads$1$enable),
+        .shram_reads$1$address(datapath$shram_reads$1$address),
+        .shram_reads$1$data(datapath$shram_reads$1$data),
         .lut_write(datapath$lut_write),
         .clear(datapath$clear),
         .clearing(datapath$clearing),
@@ -779,12 +779,12 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .write_address(shram$write_address),
         .write_data(shram$write_data),
         .write_strobe(shram$write_strobe),
-        .read_enable(shram$read_enable),
-        .read_address(shram$read_address),
-        .read_data(shram$read_data),
-        .pair_read_enable(shram$pair_read_enable),
-        .pair_read_address(shram$pair_read_address),
-        .pair_read_data(shram$pair_read_data),
+        .reads$0$enable(shram$reads$0$enable),
+        .reads$0$address(shram$reads$0$address),
+        .reads$0$data(shram$reads$0$data),
+        .reads$1$enable(shram$reads$1$enable),
+        .reads$1$address(shram$reads$1$address),
+        .reads$1$data(shram$reads$1$data),
         .lut_write(shram$lut_write)
     );
     
@@ -913,12 +913,6 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         datapath$clear = cpm$shram_clear;
         datapath$ifm_filled = dma$ifm_filled;
         datapath$dma_busy = dma$datapath_busy;
-        shram$read_enable = datapath$shram_read_enable;
-        shram$read_address = datapath$shram_read_address;
-        datapath$shram_read_data = shram$read_data;
-        shram$pair_read_enable = datapath$shram_pair_enable;
-        shram$pair_read_address = datapath$shram_pair_address;
-        datapath$shram_pair_data = shram$pair_read_data;
         datapath$lut_write = shram$lut_write;
     end
     
@@ -965,6 +959,12 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     always @(*) dma$ofm_writes$valid = datapath$ofm_writes$valid;
     always @(*) dma$ofm_writes$data = datapath$ofm_writes$data;
     always @(*) datapath$ofm_writes$ready = dma$ofm_writes$ready;
+    always @(*) shram$reads$0$enable = datapath$shram_reads$0$enable;
+    always @(*) shram$reads$0$address = datapath$shram_reads$0$address;
+    always @(*) datapath$shram_reads$0$data = shram$reads$0$data;
+    always @(*) shram$reads$1$enable = datapath$shram_reads$1$enable;
+    always @(*) shram$reads$1$address = datapath$shram_reads$1$address;
+    always @(*) datapath$shram_reads$1$data = shram$reads$1$data;
 endmodule // npu_u65_256_core
 
 
@@ -2975,7 +2975,7 @@ endmodule // npu_u65_256_core$cpm$reset_sync$stage$0
 
 
 
-module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,operations$ready,runs,busy,ifm_fills$valid,ifm_fills$data,ifm_fills$ready,ifm_filled,weight_reads$0$valid,weight_reads$0$data,weight_reads$0$ready,weight_beats$0$valid,weight_beats$0$data,weight_beats$0$ready,scale_reads$0$valid,scale_reads$0$data,scale_reads$0$ready,scale_beats$0$valid,scale_beats$0$data,scale_beats$0$ready,ofm_writes$valid,ofm_writes$data,ofm_writes$ready,dma_busy,shram_read_enable,shram_read_address,shram_read_data,shram_pair_enable,shram_pair_address,shram_pair_data,lut_write,clear,clearing,fault,fault_offset,events,clock_wanted);
+module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,operations$ready,runs,busy,ifm_fills$valid,ifm_fills$data,ifm_fills$ready,ifm_filled,weight_reads$0$valid,weight_reads$0$data,weight_reads$0$ready,weight_beats$0$valid,weight_beats$0$data,weight_beats$0$ready,scale_reads$0$valid,scale_reads$0$data,scale_reads$0$ready,scale_beats$0$valid,scale_beats$0$data,scale_beats$0$ready,ofm_writes$valid,ofm_writes$data,ofm_writes$ready,dma_busy,shram_reads$0$enable,shram_reads$0$address,shram_reads$0$data,shram_reads$1$enable,shram_reads$1$address,shram_reads$1$data,lut_write,clear,clearing,fault,fault_offset,events,clock_wanted);
     
     // Module arguments
     input wire  clock;
@@ -3005,12 +3005,12 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     output wire  [336:0] ofm_writes$data;
     input wire  ofm_writes$ready;
     input wire  dma_busy;
-    output reg  [3:0] shram_read_enable;
-    output reg  [47:0] shram_read_address;
-    input wire  [511:0] shram_read_data;
-    output reg  [3:0] shram_pair_enable;
-    output reg  [47:0] shram_pair_address;
-    input wire  [511:0] shram_pair_data;
+    output reg  [3:0] shram_reads$0$enable;
+    output reg  [47:0] shram_reads$0$address;
+    input wire  [511:0] shram_reads$0$data;
+    output wire  [3:0] shram_reads$1$enable;
+    output wire  [47:0] shram_reads$1$address;
+    input wire  [511:0] shram_reads$1$data;
     input wire  [152:0] lut_write;
     input wire  clear;
     output reg  clearing;
@@ -3117,12 +3117,9 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  ifm_unit$acts$valid;
     wire  [575:0] ifm_unit$acts$data;
     reg  ifm_unit$acts$ready;
-    wire  [3:0] ifm_unit$shram_read_enable;
-    wire  [47:0] ifm_unit$shram_read_address;
-    reg  [511:0] ifm_unit$shram_read_data;
-    wire  [3:0] ifm_unit$shram_pair_enable;
-    wire  [47:0] ifm_unit$shram_pair_address;
-    reg  [511:0] ifm_unit$shram_pair_data;
+    wire  [3:0] ifm_unit$bank_reads$0$enable;
+    wire  [47:0] ifm_unit$bank_reads$0$address;
+    reg  [511:0] ifm_unit$bank_reads$0$data;
     reg  beat_tags$clock;
     reg  beat_tags$rst_n;
     reg  beat_tags$tail$valid;
@@ -3427,12 +3424,12 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .acts$valid(ifm_unit$acts$valid),
         .acts$data(ifm_unit$acts$data),
         .acts$ready(ifm_unit$acts$ready),
-        .shram_read_enable(ifm_unit$shram_read_enable),
-        .shram_read_address(ifm_unit$shram_read_address),
-        .shram_read_data(ifm_unit$shram_read_data),
-        .shram_pair_enable(ifm_unit$shram_pair_enable),
-        .shram_pair_address(ifm_unit$shram_pair_address),
-        .shram_pair_data(ifm_unit$shram_pair_data)
+        .bank_reads$0$enable(ifm_unit$bank_reads$0$enable),
+        .bank_reads$0$address(ifm_unit$bank_reads$0$address),
+        .bank_reads$0$data(ifm_unit$bank_reads$0$data),
+        .bank_reads$1$enable(shram_reads$1$enable),
+        .bank_reads$1$address(shram_reads$1$address),
+        .bank_reads$1$data(shram_reads$1$data)
     );
     npu_u65_256_core$datapath$beat_tags beat_tags(
         .clock(beat_tags$clock),
@@ -3839,22 +3836,19 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         ifm_unit$settings[(64'h7e)+:(16)] = decoder$ifm_view[(64'h40)+:(16)];
         ifm_unit$settings[(64'h8f)+:(1)] = decoder$pool_max;
         ifm_unit$settings[(64'h8e)+:(1)] = interleaved;
-        shram_read_enable = ifm_unit$shram_read_enable;
-        shram_read_address = ifm_unit$shram_read_address;
-        shram_pair_enable = ifm_unit$shram_pair_enable;
-        shram_pair_address = ifm_unit$shram_pair_address;
-        ifm_unit$shram_pair_data = shram_pair_data;
+        shram_reads$0$enable = ifm_unit$bank_reads$0$enable;
+        shram_reads$0$address = ifm_unit$bank_reads$0$address;
+        ifm_unit$bank_reads$0$data = shram_reads$0$data;
         if (elementwise) begin
-            shram_read_enable = ((operand_reader$shram_read_enable) & 4'hf);
-            shram_read_address = ((operand_reader$shram_read_address) & 48'hffffffffffff);
+            shram_reads$0$enable = ((operand_reader$shram_read_enable) & 4'hf);
+            shram_reads$0$address = ((operand_reader$shram_read_address) & 48'hffffffffffff);
         end
-        operand_reader$shram_read_data = shram_read_data[(32'h0)+:(256)];
+        operand_reader$shram_read_data = shram_reads$0$data[(32'h0)+:(256)];
         paired_elementwise = elementwise & decoder$operand_settings[(64'h49)+:(1)] & kinds[(64'h4)+:(1)];
         operand_reader$settings = decoder$operand_settings;
         operand_reader$settings[(64'h49)+:(1)] = paired_elementwise;
         operand_reader$ifm_buffers = ifm_buffers;
         operand_reader$ifm2_buffers = ifm2_buffers;
-        ifm_unit$shram_read_data = shram_read_data;
         tag = beat_tags$head$data;
         head_cores = tag[(64'h10)+:(2)];
         head_stream_ends = tag[(64'h12)+:(2)];
@@ -20832,7 +20826,7 @@ endmodule // npu_u65_256_core$datapath$ifm_fetch$multiply
 
 
 
-module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,requests$data,requests$ready,acts$valid,acts$data,acts$ready,shram_read_enable,shram_read_address,shram_read_data,shram_pair_enable,shram_pair_address,shram_pair_data);
+module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,requests$data,requests$ready,acts$valid,acts$data,acts$ready,bank_reads$0$enable,bank_reads$0$address,bank_reads$0$data,bank_reads$1$enable,bank_reads$1$address,bank_reads$1$data);
     
     // Module arguments
     input wire  clock;
@@ -20844,12 +20838,12 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
     output reg  acts$valid;
     output reg  [575:0] acts$data;
     input wire  acts$ready;
-    output reg  [3:0] shram_read_enable;
-    output reg  [47:0] shram_read_address;
-    input wire  [511:0] shram_read_data;
-    output reg  [3:0] shram_pair_enable;
-    output reg  [47:0] shram_pair_address;
-    input wire  [511:0] shram_pair_data;
+    output reg  [3:0] bank_reads$0$enable;
+    output reg  [47:0] bank_reads$0$address;
+    input wire  [511:0] bank_reads$0$data;
+    output reg  [3:0] bank_reads$1$enable;
+    output reg  [47:0] bank_reads$1$address;
+    input wire  [511:0] bank_reads$1$data;
     
     // Constant declarations
     localparam  buffer_units = 32'h1800;
@@ -21239,15 +21233,15 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         read_lines = read_lines | (((units[(32'h1)+:(12)]) & 48'hffffffffffff) << (32'hc * 3));
         pair_lines = pair_lines | (((units[(32'h1)+:(12)] + 32'h1) & 48'hffffffffffff) << (32'hc * 3));
         upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << 3);
-        shram_read_address = read_lines;
-        shram_pair_address = pair_lines;
-        shram_read_enable = 32'h0;
-        shram_pair_enable = 32'h0;
+        bank_reads$0$address = read_lines;
+        bank_reads$1$address = pair_lines;
+        bank_reads$0$enable = 32'h0;
+        bank_reads$1$enable = 32'h0;
         located_conversion = located$q[(64'h84)+:(23)];
         if (issue) begin
-            shram_read_enable = located$q[(64'h0)+:(4)];
+            bank_reads$0$enable = located$q[(64'h0)+:(4)];
             if (located_conversion[(64'h2)+:(1)] & located_conversion[(64'h0)+:(1)]) begin
-                shram_pair_enable = located$q[(64'h0)+:(4)];
+                bank_reads$1$enable = located$q[(64'h0)+:(4)];
             end
         end
         reading_full$d = issue;
@@ -21266,8 +21260,8 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             zero_point = zero_point | ((32'h10000) & 17'h1ffff);
         end
         converted = 32'h0;
-        line = shram_read_data[(32'h80 * 0)+:(128)];
-        pair_line = shram_pair_data[(32'h80 * 0)+:(128)];
+        line = bank_reads$0$data[(32'h80 * 0)+:(128)];
+        pair_line = bank_reads$1$data[(32'h80 * 0)+:(128)];
         lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         half = line[(32'h0)+:(64)];
         if (halves[0]) begin
@@ -22329,8 +22323,8 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (15 & 32'h7) + 32'h20 * (15 >> 32'h3)) * 32'h9));
-        line = shram_read_data[(32'h80 * 1)+:(128)];
-        pair_line = shram_pair_data[(32'h80 * 1)+:(128)];
+        line = bank_reads$0$data[(32'h80 * 1)+:(128)];
+        pair_line = bank_reads$1$data[(32'h80 * 1)+:(128)];
         lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         half = line[(32'h0)+:(64)];
         if (halves[1]) begin
@@ -23392,8 +23386,8 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (15 & 32'h7) + 32'h20 * (15 >> 32'h3)) * 32'h9));
-        line = shram_read_data[(32'h80 * 2)+:(128)];
-        pair_line = shram_pair_data[(32'h80 * 2)+:(128)];
+        line = bank_reads$0$data[(32'h80 * 2)+:(128)];
+        pair_line = bank_reads$1$data[(32'h80 * 2)+:(128)];
         lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         half = line[(32'h0)+:(64)];
         if (halves[2]) begin
@@ -24455,8 +24449,8 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (15 & 32'h7) + 32'h20 * (15 >> 32'h3)) * 32'h9));
-        line = shram_read_data[(32'h80 * 3)+:(128)];
-        pair_line = shram_pair_data[(32'h80 * 3)+:(128)];
+        line = bank_reads$0$data[(32'h80 * 3)+:(128)];
+        pair_line = bank_reads$1$data[(32'h80 * 3)+:(128)];
         lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         half = line[(32'h0)+:(64)];
         if (halves[3]) begin
@@ -51537,7 +51531,7 @@ endmodule // npu_u65_256_core$regs$storage$9
 
 
 
-module npu_u65_256_core$shram(clock,rst_n,clear,clearing,write_enable,write_cores,write_address,write_data,write_strobe,read_enable,read_address,read_data,pair_read_enable,pair_read_address,pair_read_data,lut_write);
+module npu_u65_256_core$shram(clock,rst_n,clear,clearing,write_enable,write_cores,write_address,write_data,write_strobe,reads$0$enable,reads$0$address,reads$0$data,reads$1$enable,reads$1$address,reads$1$data,lut_write);
     
     // Module arguments
     input wire  clock;
@@ -51549,12 +51543,12 @@ module npu_u65_256_core$shram(clock,rst_n,clear,clearing,write_enable,write_core
     input wire  [11:0] write_address;
     input wire  [127:0] write_data;
     input wire  [15:0] write_strobe;
-    input wire  [3:0] read_enable;
-    input wire  [47:0] read_address;
-    output reg  [511:0] read_data;
-    input wire  [3:0] pair_read_enable;
-    input wire  [47:0] pair_read_address;
-    output reg  [511:0] pair_read_data;
+    input wire  [3:0] reads$0$enable;
+    input wire  [47:0] reads$0$address;
+    output reg  [511:0] reads$0$data;
+    input wire  [3:0] reads$1$enable;
+    input wire  [47:0] reads$1$address;
+    output reg  [511:0] reads$1$data;
     output reg  [152:0] lut_write;
     
     // Constant declarations
@@ -51647,8 +51641,8 @@ module npu_u65_256_core$shram(clock,rst_n,clear,clearing,write_enable,write_core
         banks$0$write_address = bank_line;
         banks$0$write_data = bank_data;
         banks$0$write_strobe = bank_strobe;
-        banks$0$read_enable = 32'h0;
-        banks$0$read_address = read_address;
+        banks$0$read_enable = reads$0$enable;
+        banks$0$read_address = reads$0$address;
         lut_write[(64'h0)+:(2)] = 32'h0;
         if (bank_line >= lut_line) begin
             lut_write[(64'h0)+:(2)] = bank_write;
@@ -51657,9 +51651,9 @@ module npu_u65_256_core$shram(clock,rst_n,clear,clearing,write_enable,write_core
         lut_write[(64'h2)+:(7)] = lut_offset[(32'h0)+:(7)];
         lut_write[(64'h9)+:(128)] = bank_data;
         lut_write[(64'h89)+:(16)] = bank_strobe;
-        banks$0$read_enable = read_enable;
-        read_data = banks$0$read_data;
-        pair_read_data = 32'h0;
+        reads$0$data = 32'h0;
+        reads$1$data = 32'h0;
+        reads$0$data = banks$0$read_data;
     end
     
 endmodule // npu_u65_256_core$shram

@@ -8,7 +8,7 @@ use crate::cpm::Cpm;
 use crate::datapath::Datapath;
 use crate::dma::{AxiEvents, Dma, OfmWrite, ShramFill, StreamRead};
 use crate::pmu::Pmu;
-use crate::shram::Shram;
+use crate::shram::{BankReads, Shram};
 use crate::stream::{LaneBeat, StreamOut};
 use npu_spec::config::NpuConfig;
 use rust_hdl::prelude::*;
@@ -282,12 +282,12 @@ impl Logic for Npu {
         }
         StreamOut::<OfmWrite>::join(&mut self.datapath.ofm_writes, &mut self.dma.ofm_writes);
         self.datapath.dma_busy.next = self.dma.datapath_busy.val();
-        self.shram.read_enable.next = self.datapath.shram_read_enable.val();
-        self.shram.read_address.next = self.datapath.shram_read_address.val();
-        self.datapath.shram_read_data.next = self.shram.read_data.val();
-        self.shram.pair_read_enable.next = self.datapath.shram_pair_enable.val();
-        self.shram.pair_read_address.next = self.datapath.shram_pair_address.val();
-        self.datapath.shram_pair_data.next = self.shram.pair_read_data.val();
+        for bank in 0..self.shram.reads.len() {
+            BankReads::join(
+                &mut self.datapath.shram_reads[bank],
+                &mut self.shram.reads[bank],
+            );
+        }
         self.datapath.lut_write.next = self.shram.lut_write.val();
     }
 }

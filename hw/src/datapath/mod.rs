@@ -116,7 +116,7 @@ use crate::central_control::{KernelKinds, KernelOperation};
 use crate::dma::{IfmBuffers, IfmFetch, OfmWrite, ShramFill, StreamRead};
 use crate::mac_unit::IfmUnit;
 use crate::output_unit::{AccumulatorBeat, LutWrite, OfmWriter, OutputUnit, ResultBeat};
-use crate::shram::{LINE_ADDRESS_BITS, READ_PORTS};
+use crate::shram::{BankReads, LINE_ADDRESS_BITS, READ_BANKS, READ_PORTS};
 
 const _: () = assert!(READ_PORTS == 4 && LINE_ADDRESS_BITS == 12);
 use crate::stream::{LaneBeat, StreamIn, StreamOut};
@@ -197,15 +197,9 @@ pub struct Datapath {
     pub scale_beats: Vec<StreamIn<LaneBeat>>,
     pub ofm_writes: StreamOut<OfmWrite>,
     pub dma_busy: Signal<In, Bit>,
-    /// Core 0's shared buffer, read by the IFM unit.
-    pub shram_read_enable: Signal<Out, Bits<READ_PORTS>>,
-    pub shram_read_address: Signal<Out, Bits<{ READ_PORTS * LINE_ADDRESS_BITS }>>,
-    pub shram_read_data: Signal<In, Bits<{ READ_PORTS * 128 }>>,
-    /// Core 1's bank's read ports (the IFM unit's pair ports): the same
-    /// IFM blocks, the line after each port's.
-    pub shram_pair_enable: Signal<Out, Bits<READ_PORTS>>,
-    pub shram_pair_address: Signal<Out, Bits<{ READ_PORTS * LINE_ADDRESS_BITS }>>,
-    pub shram_pair_data: Signal<In, Bits<{ READ_PORTS * 128 }>>,
+    /// The shared buffer's banks, read by the IFM unit (both) and the
+    /// operand reader (bank 0's ports 0 and 1).
+    pub shram_reads: Vec<BankReads>,
     /// The shared buffer's writes to its LUT areas, for the output unit.
     pub lut_write: Signal<In, LutWrite>,
     /// Clear the accumulators (TRM 3.3.4.1, with the shared buffer).
@@ -364,12 +358,7 @@ impl Datapath {
             scale_beats: per_core(cores),
             ofm_writes: Default::default(),
             dma_busy: Default::default(),
-            shram_read_enable: Default::default(),
-            shram_read_address: Default::default(),
-            shram_read_data: Default::default(),
-            shram_pair_enable: Default::default(),
-            shram_pair_address: Default::default(),
-            shram_pair_data: Default::default(),
+            shram_reads: (0..READ_BANKS).map(|_| Default::default()).collect(),
             lut_write: Default::default(),
             clear: Default::default(),
             clearing: Default::default(),
@@ -817,20 +806,20 @@ impl Logic for Datapath {
         self.ifm_unit.settings.next.zero_point = self.decoder.ifm_view.val().zero_point;
         self.ifm_unit.settings.next.pad_minimum = self.decoder.pool_max.val();
         self.ifm_unit.settings.next.interleaved = self.interleaved.val();
-        self.shram_read_enable.next = self.ifm_unit.shram_read_enable.val();
-        self.shram_read_address.next = self.ifm_unit.shram_read_address.val();
-        self.shram_pair_enable.next = self.ifm_unit.shram_pair_enable.val();
-        self.shram_pair_address.next = self.ifm_unit.shram_pair_address.val();
-        self.ifm_unit.shram_pair_data.next = self.shram_pair_data.val();
-        // Elementwise: the operand reader has ports 0 and 1 (the IFM unit
-        // is idle).
+        self.shram_reads[0].enable.next = self.ifm_unit.bank_reads[0].enable.val();
+        self.shram_reads[0].address.next = self.ifm_unit.bank_reads[0].address.val();
+        self.ifm_unit.bank_reads[0].data.next = self.shram_reads[0].data.val();
+        BankReads::link(&mut self.shram_reads[1], &mut self.ifm_unit.bank_reads[1]);
+        // Elementwise: the operand reader has bank 0's ports 0 and 1 (the
+        // IFM unit is idle).
         if self.elementwise.val() {
-            self.shram_read_enable.next =
+            self.shram_reads[0].enable.next =
                 bit_cast::<4, 2>(self.operand_reader.shram_read_enable.val());
-            self.shram_read_address.next =
+            self.shram_reads[0].address.next =
                 bit_cast::<48, 24>(self.operand_reader.shram_read_address.val());
         }
-        self.operand_reader.shram_read_data.next = self.shram_read_data.val().get_bits::<256>(0);
+        self.operand_reader.shram_read_data.next =
+            self.shram_reads[0].data.val().get_bits::<256>(0);
         // Parallel mode pairs the groups where there are two cores.
         self.paired_elementwise.next = self.elementwise.val()
             & self.decoder.operand_settings.val().paired
@@ -839,7 +828,6 @@ impl Logic for Datapath {
         self.operand_reader.settings.next.paired = self.paired_elementwise.val();
         self.operand_reader.ifm_buffers.next = self.ifm_buffers.val();
         self.operand_reader.ifm2_buffers.next = self.ifm2_buffers.val();
-        self.ifm_unit.shram_read_data.next = self.shram_read_data.val();
 
         // ---- MAC beats: activations + tag + each of its cores' weight group ----
         self.tag.next = self.beat_tags.head.data.val();

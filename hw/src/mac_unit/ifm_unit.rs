@@ -69,15 +69,13 @@
 //! - `acts` (a [`StreamOut`] of [`IfmActs`]): one beat per request, in
 //!   order; a request taken on clock edge t is offered from edge
 //!   t + [`IfmUnit::LATENCY`] (3) when nothing stalls.
-//! - `shram_read_enable`, `shram_read_address`, `shram_read_data`: one
-//!   shared-buffer read port per position, packed as a
-//!   [`SramBank`](crate::shram::SramBank)'s and with its timing (line
-//!   address and enable in, the line on the next cycle); the data is used
-//!   only on that cycle. A position that is padding or an
-//!   inserted zero is not read; an address past the buffer (a position
-//!   outside the OFM, whose activations may be anything) reads line 0.
-//! - `shram_pair_enable`, `shram_pair_address`, `shram_pair_data`: a
-//!   second bank's read port per position, as the first, used only by
+//! - `bank_reads` ([`BankReads`], one per shared-buffer bank read): a read
+//!   port per position, with a [`SramBank`](crate::shram::SramBank)'s
+//!   timing (line address and enable in, the line on the next cycle); the
+//!   data is used only on that cycle. Bank 0's give each position's line.
+//!   A position that is padding or an inserted zero is not read; an
+//!   address past the buffer (a position outside the OFM, whose
+//!   activations may be anything) reads line 0. Bank 1's are used only by
 //!   16-bit interleaved groups: the line after the position's line.
 //!
 //! # Throughput
@@ -100,7 +98,7 @@ mod bench;
 
 pub use bench::{IfmUnitBench, LineWrite};
 
-use crate::shram::{LINE_ADDRESS_BITS, READ_PORTS};
+use crate::shram::{BankReads, LINE_ADDRESS_BITS, READ_BANKS, READ_PORTS};
 use crate::stream::{StreamIn, StreamOut};
 use crate::widgets::ResetReg;
 use rust_hdl::prelude::*;
@@ -227,14 +225,8 @@ pub struct IfmUnit {
     pub requests: StreamIn<IfmRequest>,
     /// Activations toward the MAC unit's dot products.
     pub acts: StreamOut<IfmActs>,
-    /// Shared-buffer read ports, one per position.
-    pub shram_read_enable: Signal<Out, Bits<READ_PORTS>>,
-    pub shram_read_address: Signal<Out, Bits<{ READ_PORTS * LINE_ADDRESS_BITS }>>,
-    pub shram_read_data: Signal<In, Bits<{ READ_PORTS * 128 }>>,
-    /// The second bank's read ports, one per position.
-    pub shram_pair_enable: Signal<Out, Bits<READ_PORTS>>,
-    pub shram_pair_address: Signal<Out, Bits<{ READ_PORTS * LINE_ADDRESS_BITS }>>,
-    pub shram_pair_data: Signal<In, Bits<{ READ_PORTS * 128 }>>,
+    /// Shared-buffer read ports, one per position, of each bank read.
+    pub bank_reads: Vec<BankReads>,
     /// 8-byte units in the shared buffer.
     buffer_units: Constant<Bits<32>>,
     located: ResetReg<Located>,
@@ -329,12 +321,7 @@ impl IfmUnit {
             settings: Default::default(),
             requests: Default::default(),
             acts: Default::default(),
-            shram_read_enable: Default::default(),
-            shram_read_address: Default::default(),
-            shram_read_data: Default::default(),
-            shram_pair_enable: Default::default(),
-            shram_pair_address: Default::default(),
-            shram_pair_data: Default::default(),
+            bank_reads: (0..READ_BANKS).map(|_| Default::default()).collect(),
             read_lines: Default::default(),
             pair_lines: Default::default(),
             buffer_units: Constant::new(((shram_bytes / 8) as u64).into()),
@@ -598,15 +585,15 @@ impl Logic for IfmUnit {
             self.upper_half.next = self.upper_half.val()
                 | (bit_cast::<4, 1>(self.units.val().get_bits::<1>(0)) << p.to_bits::<2>());
         }
-        self.shram_read_address.next = self.read_lines.val();
-        self.shram_pair_address.next = self.pair_lines.val();
-        self.shram_read_enable.next = 0.into();
-        self.shram_pair_enable.next = 0.into();
+        self.bank_reads[0].address.next = self.read_lines.val();
+        self.bank_reads[1].address.next = self.pair_lines.val();
+        self.bank_reads[0].enable.next = 0.into();
+        self.bank_reads[1].enable.next = 0.into();
         self.located_conversion.next = self.located.q.val().conversion;
         if self.issue.val() {
-            self.shram_read_enable.next = self.located.q.val().present;
+            self.bank_reads[0].enable.next = self.located.q.val().present;
             if self.located_conversion.val().interleaved & self.located_conversion.val().wide {
-                self.shram_pair_enable.next = self.located.q.val().present;
+                self.bank_reads[1].enable.next = self.located.q.val().present;
             }
         }
         self.reading_full.d.next = self.issue.val();
@@ -630,8 +617,8 @@ impl Logic for IfmUnit {
         }
         self.converted.next = 0.into();
         for p in 0..4 {
-            self.line.next = self.shram_read_data.val().get_bits::<128>(128 * p);
-            self.pair_line.next = self.shram_pair_data.val().get_bits::<128>(128 * p);
+            self.line.next = self.bank_reads[0].data.val().get_bits::<128>(128 * p);
+            self.pair_line.next = self.bank_reads[1].data.val().get_bits::<128>(128 * p);
             self.lines.next = bit_cast::<256, 128>(self.line.val())
                 | (bit_cast::<256, 128>(self.pair_line.val()) << 128);
             self.half.next = self.line.val().get_bits::<64>(0);

@@ -15,6 +15,33 @@ pub const LINE_ADDRESS_BITS: usize = 12;
 /// microblock at once (a real flow replicates a 1R1W macro).
 pub const READ_PORTS: usize = 4;
 
+/// The shared-buffer banks the datapath reads: core 0's, where both cores'
+/// IFM blocks are walked from (TRM 4.7.5.1), and core 1's, which holds the
+/// same IFM blocks (the IFM unit reads the second line of a 16-bit
+/// interleaved group there; with one core it reads nothing).
+pub const READ_BANKS: usize = 2;
+
+/// A reader's side of a bank's [`READ_PORTS`] read ports, packed as
+/// [`SramBank`]'s: port i's line address in bits 12i+11..12i of `address`,
+/// its line in bits 128i+127..128i of `data` one cycle after bit i of
+/// `enable`.
+#[derive(Clone, Debug, Default, LogicInterface)]
+#[join = "BankReadPorts"]
+pub struct BankReads {
+    pub enable: Signal<Out, Bits<READ_PORTS>>,
+    pub address: Signal<Out, Bits<{ READ_PORTS * LINE_ADDRESS_BITS }>>,
+    pub data: Signal<In, Bits<{ READ_PORTS * 128 }>>,
+}
+
+/// The shared buffer's side of [`BankReads`].
+#[derive(Clone, Debug, Default, LogicInterface)]
+#[join = "BankReads"]
+pub struct BankReadPorts {
+    pub enable: Signal<In, Bits<READ_PORTS>>,
+    pub address: Signal<In, Bits<{ READ_PORTS * LINE_ADDRESS_BITS }>>,
+    pub data: Signal<Out, Bits<{ READ_PORTS * 128 }>>,
+}
+
 /// `line` with the bytes of `data` whose bit is set in `strobe`: a write
 /// with byte strobes, as a RAM's behavioural model does it.
 pub(crate) fn merge_line(line: Bits<128>, data: Bits<128>, strobe: Bits<LINE_BYTES>) -> Bits<128> {
@@ -175,17 +202,9 @@ pub struct Shram {
     pub write_address: Signal<In, Bits<LINE_ADDRESS_BITS>>,
     pub write_data: Signal<In, Bits<128>>,
     pub write_strobe: Signal<In, Bits<LINE_BYTES>>,
-    /// The datapath's read ports (IFM unit, operand reader), of core 0's
-    /// bank: both cores work from the IFM blocks there (TRM 4.7.5.1).
-    pub read_enable: Signal<In, Bits<READ_PORTS>>,
-    pub read_address: Signal<In, Bits<{ READ_PORTS * LINE_ADDRESS_BITS }>>,
-    pub read_data: Signal<Out, Bits<{ READ_PORTS * 128 }>>,
-    /// The read ports of core 1's bank (the IFM unit's pair ports, for
-    /// 16-bit depthwise in parallel mode: TRM 4.7.5.1); with one core they
-    /// read nothing.
-    pub pair_read_enable: Signal<In, Bits<READ_PORTS>>,
-    pub pair_read_address: Signal<In, Bits<{ READ_PORTS * LINE_ADDRESS_BITS }>>,
-    pub pair_read_data: Signal<Out, Bits<{ READ_PORTS * 128 }>>,
+    /// The datapath's read ports of each of the [`READ_BANKS`] banks (IFM
+    /// unit, operand reader); a bank the configuration lacks reads zeros.
+    pub reads: Vec<BankReadPorts>,
     pub lut_write: Signal<Out, LutWrite>,
     banks: Vec<SramBank>,
     last_line: Constant<Bits<LINE_ADDRESS_BITS>>,
@@ -217,12 +236,7 @@ impl Shram {
             write_address: Default::default(),
             write_data: Default::default(),
             write_strobe: Default::default(),
-            read_enable: Default::default(),
-            read_address: Default::default(),
-            read_data: Default::default(),
-            pair_read_enable: Default::default(),
-            pair_read_address: Default::default(),
-            pair_read_data: Default::default(),
+            reads: (0..READ_BANKS).map(|_| Default::default()).collect(),
             lut_write: Default::default(),
             banks: (0..cores).map(|_| SramBank::new(bytes_per_core)).collect(),
             last_line: Constant::new(((bytes_per_core / LINE_BYTES - 1) as u64).into()),
@@ -275,8 +289,8 @@ impl Logic for Shram {
             self.banks[core].write_address.next = self.bank_line.val();
             self.banks[core].write_data.next = self.bank_data.val();
             self.banks[core].write_strobe.next = self.bank_strobe.val();
-            self.banks[core].read_enable.next = 0.into();
-            self.banks[core].read_address.next = self.read_address.val();
+            self.banks[core].read_enable.next = self.reads[core].enable.val();
+            self.banks[core].read_address.next = self.reads[core].address.val();
         }
         self.lut_write.next.cores = 0.into();
         if self.bank_line.val() >= self.lut_line.val() {
@@ -286,13 +300,11 @@ impl Logic for Shram {
         self.lut_write.next.line = self.lut_offset.val().get_bits::<7>(0);
         self.lut_write.next.data = self.bank_data.val();
         self.lut_write.next.strobe = self.bank_strobe.val();
-        self.banks[0].read_enable.next = self.read_enable.val();
-        self.read_data.next = self.banks[0].read_data.val();
-        self.pair_read_data.next = 0.into();
-        for core in 1..self.banks.len() {
-            self.banks[core].read_enable.next = self.pair_read_enable.val();
-            self.banks[core].read_address.next = self.pair_read_address.val();
-            self.pair_read_data.next = self.banks[core].read_data.val();
+        for bank in 0..self.reads.len() {
+            self.reads[bank].data.next = 0.into();
+        }
+        for core in 0..self.banks.len() {
+            self.reads[core].data.next = self.banks[core].read_data.val();
         }
     }
 }

@@ -1,12 +1,12 @@
 //! The IFM unit on a bench of its own: an [`IfmUnit`] reading a 48 KB
 //! shared-buffer bank through its four read ports, and a second bank with
-//! the same lines through its pair ports (as core 1's bank holds the IFM
-//! blocks of both cores), the buffer loaded line by line through a stream,
+//! the same lines through its second bank's ports (as core 1's bank holds
+//! the IFM blocks of both cores), the buffer loaded line by line through a stream,
 //! so a block-level test can put an IFM block in it and then stream
 //! requests.
 
 use super::{IfmActs, IfmRequest, IfmSettings, IfmUnit};
-use crate::shram::{SramBank, LINE_ADDRESS_BITS};
+use crate::shram::{SramBank, LINE_ADDRESS_BITS, READ_BANKS};
 use crate::stream::{StreamIn, StreamOut};
 use rust_hdl::prelude::*;
 
@@ -31,8 +31,8 @@ pub struct IfmUnitBench {
     pub acts: StreamOut<IfmActs>,
     pub writes: StreamIn<LineWrite>,
     unit: IfmUnit,
-    shram_bank: SramBank,
-    pair_bank: SramBank,
+    /// The banks the unit reads, holding the same lines.
+    banks: Vec<SramBank>,
 }
 
 impl Default for IfmUnitBench {
@@ -45,8 +45,9 @@ impl Default for IfmUnitBench {
             acts: Default::default(),
             writes: Default::default(),
             unit: IfmUnit::new(BENCH_SHRAM_BYTES),
-            shram_bank: SramBank::new(BENCH_SHRAM_BYTES),
-            pair_bank: SramBank::new(BENCH_SHRAM_BYTES),
+            banks: (0..READ_BANKS)
+                .map(|_| SramBank::new(BENCH_SHRAM_BYTES))
+                .collect(),
         }
     }
 }
@@ -60,21 +61,15 @@ impl Logic for IfmUnitBench {
         StreamIn::<IfmRequest>::link(&mut self.requests, &mut self.unit.requests);
         StreamOut::<IfmActs>::link(&mut self.acts, &mut self.unit.acts);
         self.writes.ready.next = true;
-        self.shram_bank.clock.next = self.clock.val();
-        self.shram_bank.write_enable.next = self.writes.valid.val();
-        self.shram_bank.write_address.next = self.writes.data.val().line;
-        self.shram_bank.write_data.next = self.writes.data.val().data;
-        self.shram_bank.write_strobe.next = bits::<16>(0xffff);
-        self.shram_bank.read_enable.next = self.unit.shram_read_enable.val();
-        self.shram_bank.read_address.next = self.unit.shram_read_address.val();
-        self.unit.shram_read_data.next = self.shram_bank.read_data.val();
-        self.pair_bank.clock.next = self.clock.val();
-        self.pair_bank.write_enable.next = self.writes.valid.val();
-        self.pair_bank.write_address.next = self.writes.data.val().line;
-        self.pair_bank.write_data.next = self.writes.data.val().data;
-        self.pair_bank.write_strobe.next = bits::<16>(0xffff);
-        self.pair_bank.read_enable.next = self.unit.shram_pair_enable.val();
-        self.pair_bank.read_address.next = self.unit.shram_pair_address.val();
-        self.unit.shram_pair_data.next = self.pair_bank.read_data.val();
+        for bank in 0..self.banks.len() {
+            self.banks[bank].clock.next = self.clock.val();
+            self.banks[bank].write_enable.next = self.writes.valid.val();
+            self.banks[bank].write_address.next = self.writes.data.val().line;
+            self.banks[bank].write_data.next = self.writes.data.val().data;
+            self.banks[bank].write_strobe.next = bits::<16>(0xffff);
+            self.banks[bank].read_enable.next = self.unit.bank_reads[bank].enable.val();
+            self.banks[bank].read_address.next = self.unit.bank_reads[bank].address.val();
+            self.unit.bank_reads[bank].data.next = self.banks[bank].read_data.val();
+        }
     }
 }
