@@ -34613,6 +34613,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     wire  [15:0] ofm$wstrb;
     reg  ofm$wready;
     reg  ofm$b_valid;
+    wire  ofm$waiting;
     wire  ofm$burst_issued;
     wire  ofm$limit_stall;
     wire  ofm$busy;
@@ -34721,6 +34722,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  [15:0] writes$clients$0$wstrb;
     reg  writes$clients$0$wlast;
     wire  writes$clients$0$wready;
+    reg  writes$clients$0$waiting;
     reg  [1:0] writes$clients$0$issue_counter;
     wire  writes$clients$0$may_issue;
     reg  writes$clients$0$burst_issued;
@@ -34737,6 +34739,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  [15:0] writes$clients$1$wstrb;
     reg  writes$clients$1$wlast;
     wire  writes$clients$1$wready;
+    reg  writes$clients$1$waiting;
     reg  [1:0] writes$clients$1$issue_counter;
     wire  writes$clients$1$may_issue;
     reg  writes$clients$1$burst_issued;
@@ -35118,6 +35121,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .wstrb(ofm$wstrb),
         .wready(ofm$wready),
         .b_valid(ofm$b_valid),
+        .waiting(ofm$waiting),
         .burst_issued(ofm$burst_issued),
         .limit_stall(ofm$limit_stall),
         .busy(ofm$busy)
@@ -35230,6 +35234,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .clients$0$wstrb(writes$clients$0$wstrb),
         .clients$0$wlast(writes$clients$0$wlast),
         .clients$0$wready(writes$clients$0$wready),
+        .clients$0$waiting(writes$clients$0$waiting),
         .clients$0$issue_counter(writes$clients$0$issue_counter),
         .clients$0$may_issue(writes$clients$0$may_issue),
         .clients$0$burst_issued(writes$clients$0$burst_issued),
@@ -35246,6 +35251,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .clients$1$wstrb(writes$clients$1$wstrb),
         .clients$1$wlast(writes$clients$1$wlast),
         .clients$1$wready(writes$clients$1$wready),
+        .clients$1$waiting(writes$clients$1$waiting),
         .clients$1$issue_counter(writes$clients$1$issue_counter),
         .clients$1$may_issue(writes$clients$1$may_issue),
         .clients$1$burst_issued(writes$clients$1$burst_issued),
@@ -35753,38 +35759,40 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         writes$axi_limit$2 = axi_limit$2;
         writes$axi_limit$3 = axi_limit$3;
         mem2mem$aclken = m0$aclken;
-        writes$clients$0$awvalid = mem2mem$awvalid;
-        writes$clients$0$awaddr = mem2mem$awaddr;
-        writes$clients$0$awlen = mem2mem$awlen;
-        writes$clients$0$awcache = mem2mem_write_cache$q;
-        mem2mem$awready = writes$clients$0$awready;
-        writes$clients$0$wvalid = mem2mem$wvalid;
-        writes$clients$0$wdata = mem2mem$wdata;
-        writes$clients$0$wstrb = mem2mem$wstrb;
-        writes$clients$0$wlast = mem2mem$wlast;
-        mem2mem$wready = writes$clients$0$wready;
-        writes$clients$0$issue_counter = mem2mem_write_counter$q;
-        mem2mem$may_write = writes$clients$0$may_issue;
-        writes$clients$0$burst_issued = mem2mem$burst_issued;
-        writes$clients$0$response_counter = mem2mem_write_counter$q;
-        mem2mem$b_valid = writes$clients$0$b_valid;
-        writes$clients$0$limit_stall = mem2mem$write_limit_stall;
-        writes$clients$1$awvalid = ofm$awvalid;
-        writes$clients$1$awaddr = ofm$awaddr;
-        writes$clients$1$awlen = 32'h0;
-        writes$clients$1$awcache = ofm$cache;
-        ofm$awready = writes$clients$1$awready;
-        writes$clients$1$wvalid = ofm$wvalid;
-        writes$clients$1$wdata = ofm$wdata;
-        writes$clients$1$wstrb = ofm$wstrb;
-        writes$clients$1$wlast = 1'b1;
-        ofm$wready = writes$clients$1$wready;
-        writes$clients$1$issue_counter = ofm$issue_counter;
-        ofm$may_issue = writes$clients$1$may_issue;
-        writes$clients$1$burst_issued = ofm$burst_issued;
-        writes$clients$1$response_counter = ofm$response_counter;
-        ofm$b_valid = writes$clients$1$b_valid;
-        writes$clients$1$limit_stall = ofm$limit_stall;
+        writes$clients$1$awvalid = mem2mem$awvalid;
+        writes$clients$1$awaddr = mem2mem$awaddr;
+        writes$clients$1$awlen = mem2mem$awlen;
+        writes$clients$1$awcache = mem2mem_write_cache$q;
+        mem2mem$awready = writes$clients$1$awready;
+        writes$clients$1$wvalid = mem2mem$wvalid;
+        writes$clients$1$wdata = mem2mem$wdata;
+        writes$clients$1$wstrb = mem2mem$wstrb;
+        writes$clients$1$wlast = mem2mem$wlast;
+        mem2mem$wready = writes$clients$1$wready;
+        writes$clients$1$waiting = mem2mem$awvalid;
+        writes$clients$1$issue_counter = mem2mem_write_counter$q;
+        mem2mem$may_write = writes$clients$1$may_issue;
+        writes$clients$1$burst_issued = mem2mem$burst_issued;
+        writes$clients$1$response_counter = mem2mem_write_counter$q;
+        mem2mem$b_valid = writes$clients$1$b_valid;
+        writes$clients$1$limit_stall = mem2mem$write_limit_stall;
+        writes$clients$0$awvalid = ofm$awvalid;
+        writes$clients$0$awaddr = ofm$awaddr;
+        writes$clients$0$awlen = 32'h0;
+        writes$clients$0$awcache = ofm$cache;
+        ofm$awready = writes$clients$0$awready;
+        writes$clients$0$wvalid = ofm$wvalid;
+        writes$clients$0$wdata = ofm$wdata;
+        writes$clients$0$wstrb = ofm$wstrb;
+        writes$clients$0$wlast = 1'b1;
+        ofm$wready = writes$clients$0$wready;
+        writes$clients$0$waiting = ofm$waiting;
+        writes$clients$0$issue_counter = ofm$issue_counter;
+        ofm$may_issue = writes$clients$0$may_issue;
+        writes$clients$0$burst_issued = ofm$burst_issued;
+        writes$clients$0$response_counter = ofm$response_counter;
+        ofm$b_valid = writes$clients$0$b_valid;
+        writes$clients$0$limit_stall = ofm$limit_stall;
         writes$m0$aclken = m0$aclken;
         writes$m0$awready = m0$awready;
         writes$m0$wready = m0$wready;
@@ -38341,7 +38349,7 @@ endmodule // npu_u65_256_core$dma$mem2mem$write$w_beat
 
 
 
-module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,halt,writes$valid,writes$data,writes$ready,issue_counter,may_issue,response_counter,cache,awvalid,awaddr,awready,wvalid,wdata,wstrb,wready,b_valid,burst_issued,limit_stall,busy);
+module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,halt,writes$valid,writes$data,writes$ready,issue_counter,may_issue,response_counter,cache,awvalid,awaddr,awready,wvalid,wdata,wstrb,wready,b_valid,waiting,burst_issued,limit_stall,busy);
     
     // Module arguments
     input wire  clock;
@@ -38384,6 +38392,7 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
     output reg  [15:0] wstrb;
     input wire  wready;
     input wire  b_valid;
+    output reg  waiting;
     output reg  burst_issued;
     output reg  limit_stall;
     output reg  busy;
@@ -38717,6 +38726,7 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
                 line$d = 32'h0;
             end
         end
+        waiting = writes$valid & same_counter & may_issue & ~halt;
         burst_issued = issue;
         if (issue & ~b_valid) begin
             outstanding$d = outstanding$q + 32'h1;
@@ -40213,7 +40223,7 @@ endmodule // npu_u65_256_core$dma$weights$0
 
 
 
-module npu_u65_256_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,clients$0$awvalid,clients$0$awaddr,clients$0$awlen,clients$0$awcache,clients$0$awready,clients$0$wvalid,clients$0$wdata,clients$0$wstrb,clients$0$wlast,clients$0$wready,clients$0$issue_counter,clients$0$may_issue,clients$0$burst_issued,clients$0$response_counter,clients$0$b_valid,clients$0$limit_stall,clients$1$awvalid,clients$1$awaddr,clients$1$awlen,clients$1$awcache,clients$1$awready,clients$1$wvalid,clients$1$wdata,clients$1$wstrb,clients$1$wlast,clients$1$wready,clients$1$issue_counter,clients$1$may_issue,clients$1$burst_issued,clients$1$response_counter,clients$1$b_valid,clients$1$limit_stall,m0$aclken,m0$awvalid,m0$awid,m0$awaddr,m0$awlen,m0$awcache,m0$awready,m0$wvalid,m0$wdata,m0$wstrb,m0$wlast,m0$wready,m0$bvalid,m0$bid,m0$bresp,m0$events,quiet,error,error_channel);
+module npu_u65_256_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,clients$0$awvalid,clients$0$awaddr,clients$0$awlen,clients$0$awcache,clients$0$awready,clients$0$wvalid,clients$0$wdata,clients$0$wstrb,clients$0$wlast,clients$0$wready,clients$0$waiting,clients$0$issue_counter,clients$0$may_issue,clients$0$burst_issued,clients$0$response_counter,clients$0$b_valid,clients$0$limit_stall,clients$1$awvalid,clients$1$awaddr,clients$1$awlen,clients$1$awcache,clients$1$awready,clients$1$wvalid,clients$1$wdata,clients$1$wstrb,clients$1$wlast,clients$1$wready,clients$1$waiting,clients$1$issue_counter,clients$1$may_issue,clients$1$burst_issued,clients$1$response_counter,clients$1$b_valid,clients$1$limit_stall,m0$aclken,m0$awvalid,m0$awid,m0$awaddr,m0$awlen,m0$awcache,m0$awready,m0$wvalid,m0$wdata,m0$wstrb,m0$wlast,m0$wready,m0$bvalid,m0$bid,m0$bresp,m0$events,quiet,error,error_channel);
     
     // Module arguments
     input wire  clock;
@@ -40232,6 +40242,7 @@ module npu_u65_256_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit
     input wire  [15:0] clients$0$wstrb;
     input wire  clients$0$wlast;
     output reg  clients$0$wready;
+    input wire  clients$0$waiting;
     input wire  [1:0] clients$0$issue_counter;
     output reg  clients$0$may_issue;
     input wire  clients$0$burst_issued;
@@ -40248,6 +40259,7 @@ module npu_u65_256_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit
     input wire  [15:0] clients$1$wstrb;
     input wire  clients$1$wlast;
     output reg  clients$1$wready;
+    input wire  clients$1$waiting;
     input wire  [1:0] clients$1$issue_counter;
     output reg  clients$1$may_issue;
     input wire  clients$1$burst_issued;
@@ -40275,10 +40287,10 @@ module npu_u65_256_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit
     output reg  [3:0] error_channel;
     
     // Constant declarations
-    localparam  ids$0 = 8'h1;
-    localparam  ids$1 = 8'h0;
-    localparam  channels$0 = 4'h9;
-    localparam  channels$1 = 4'h8;
+    localparam  ids$0 = 8'h0;
+    localparam  ids$1 = 8'h1;
+    localparam  channels$0 = 4'h8;
+    localparam  channels$1 = 4'h9;
     localparam  writes_m1_lsb = 5'b11000;
     
     // Stub signals
@@ -40415,7 +40427,7 @@ module npu_u65_256_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit
         outstanding$3$clock = clock;
         outstanding$3$rst_n = rst_n;
         outstanding$3$d = outstanding$3$q;
-        pick = ~clients$0$awvalid;
+        pick = (clients$1$awvalid | clients$1$waiting) & ~clients$0$awvalid & ~clients$0$waiting;
         if (held$q) begin
             pick = held_client$q;
         end

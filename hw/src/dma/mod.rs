@@ -316,10 +316,14 @@ impl Dma {
                 &read_clients,
                 regs::AXI_LIMIT0.field("max_outstanding_read_m1").lsb,
             ),
+            // Priority order: the OFM channel, then the user DMA, as on the
+            // read side (a user DMA beside a kernel operation, Vela's weight
+            // prefetch, otherwise holds the operation's OFM writes back for
+            // as long as it has bursts to write).
             writes: WriteRouter::new(
                 &[
-                    (MEM2MEM_WRITE_ID, FaultingChannel::Mem2MemWrite as u32),
                     (OFM_WRITE_ID, FaultingChannel::OfmWrite as u32),
+                    (MEM2MEM_WRITE_ID, FaultingChannel::Mem2MemWrite as u32),
                 ],
                 regs::AXI_LIMIT0.field("max_outstanding_write_m1").lsb,
             ),
@@ -730,38 +734,40 @@ impl Logic for Dma {
             self.writes.axi_limit[c].next = self.axi_limit[c].val();
         }
         self.mem2mem.aclken.next = self.m0.aclken.val();
-        self.writes.clients[0].awvalid.next = self.mem2mem.awvalid.val();
-        self.writes.clients[0].awaddr.next = self.mem2mem.awaddr.val();
-        self.writes.clients[0].awlen.next = self.mem2mem.awlen.val();
-        self.writes.clients[0].awcache.next = self.mem2mem_write_cache.q.val();
-        self.mem2mem.awready.next = self.writes.clients[0].awready.val();
-        self.writes.clients[0].wvalid.next = self.mem2mem.wvalid.val();
-        self.writes.clients[0].wdata.next = self.mem2mem.wdata.val();
-        self.writes.clients[0].wstrb.next = self.mem2mem.wstrb.val();
-        self.writes.clients[0].wlast.next = self.mem2mem.wlast.val();
-        self.mem2mem.wready.next = self.writes.clients[0].wready.val();
-        self.writes.clients[0].issue_counter.next = self.mem2mem_write_counter.q.val();
-        self.mem2mem.may_write.next = self.writes.clients[0].may_issue.val();
-        self.writes.clients[0].burst_issued.next = self.mem2mem.burst_issued.val();
-        self.writes.clients[0].response_counter.next = self.mem2mem_write_counter.q.val();
-        self.mem2mem.b_valid.next = self.writes.clients[0].b_valid.val();
-        self.writes.clients[0].limit_stall.next = self.mem2mem.write_limit_stall.val();
-        self.writes.clients[1].awvalid.next = self.ofm.awvalid.val();
-        self.writes.clients[1].awaddr.next = self.ofm.awaddr.val();
-        self.writes.clients[1].awlen.next = 0.into();
-        self.writes.clients[1].awcache.next = self.ofm.cache.val();
-        self.ofm.awready.next = self.writes.clients[1].awready.val();
-        self.writes.clients[1].wvalid.next = self.ofm.wvalid.val();
-        self.writes.clients[1].wdata.next = self.ofm.wdata.val();
-        self.writes.clients[1].wstrb.next = self.ofm.wstrb.val();
-        self.writes.clients[1].wlast.next = true;
-        self.ofm.wready.next = self.writes.clients[1].wready.val();
-        self.writes.clients[1].issue_counter.next = self.ofm.issue_counter.val();
-        self.ofm.may_issue.next = self.writes.clients[1].may_issue.val();
-        self.writes.clients[1].burst_issued.next = self.ofm.burst_issued.val();
-        self.writes.clients[1].response_counter.next = self.ofm.response_counter.val();
-        self.ofm.b_valid.next = self.writes.clients[1].b_valid.val();
-        self.writes.clients[1].limit_stall.next = self.ofm.limit_stall.val();
+        self.writes.clients[1].awvalid.next = self.mem2mem.awvalid.val();
+        self.writes.clients[1].awaddr.next = self.mem2mem.awaddr.val();
+        self.writes.clients[1].awlen.next = self.mem2mem.awlen.val();
+        self.writes.clients[1].awcache.next = self.mem2mem_write_cache.q.val();
+        self.mem2mem.awready.next = self.writes.clients[1].awready.val();
+        self.writes.clients[1].wvalid.next = self.mem2mem.wvalid.val();
+        self.writes.clients[1].wdata.next = self.mem2mem.wdata.val();
+        self.writes.clients[1].wstrb.next = self.mem2mem.wstrb.val();
+        self.writes.clients[1].wlast.next = self.mem2mem.wlast.val();
+        self.mem2mem.wready.next = self.writes.clients[1].wready.val();
+        self.writes.clients[1].waiting.next = self.mem2mem.awvalid.val();
+        self.writes.clients[1].issue_counter.next = self.mem2mem_write_counter.q.val();
+        self.mem2mem.may_write.next = self.writes.clients[1].may_issue.val();
+        self.writes.clients[1].burst_issued.next = self.mem2mem.burst_issued.val();
+        self.writes.clients[1].response_counter.next = self.mem2mem_write_counter.q.val();
+        self.mem2mem.b_valid.next = self.writes.clients[1].b_valid.val();
+        self.writes.clients[1].limit_stall.next = self.mem2mem.write_limit_stall.val();
+        self.writes.clients[0].awvalid.next = self.ofm.awvalid.val();
+        self.writes.clients[0].awaddr.next = self.ofm.awaddr.val();
+        self.writes.clients[0].awlen.next = 0.into();
+        self.writes.clients[0].awcache.next = self.ofm.cache.val();
+        self.ofm.awready.next = self.writes.clients[0].awready.val();
+        self.writes.clients[0].wvalid.next = self.ofm.wvalid.val();
+        self.writes.clients[0].wdata.next = self.ofm.wdata.val();
+        self.writes.clients[0].wstrb.next = self.ofm.wstrb.val();
+        self.writes.clients[0].wlast.next = true;
+        self.ofm.wready.next = self.writes.clients[0].wready.val();
+        self.writes.clients[0].waiting.next = self.ofm.waiting.val();
+        self.writes.clients[0].issue_counter.next = self.ofm.issue_counter.val();
+        self.ofm.may_issue.next = self.writes.clients[0].may_issue.val();
+        self.writes.clients[0].burst_issued.next = self.ofm.burst_issued.val();
+        self.writes.clients[0].response_counter.next = self.ofm.response_counter.val();
+        self.ofm.b_valid.next = self.writes.clients[0].b_valid.val();
+        self.writes.clients[0].limit_stall.next = self.ofm.limit_stall.val();
         self.writes.m0.aclken.next = self.m0.aclken.val();
         self.writes.m0.awready.next = self.m0.awready.val();
         self.writes.m0.wready.next = self.m0.wready.val();

@@ -41,6 +41,10 @@ pub struct OfmChannel {
     pub wready: Signal<In, Bit>,
     /// A write response of this channel was accepted.
     pub b_valid: Signal<In, Bit>,
+    /// A line could issue but for the address and data registers, still
+    /// busy with the last line (the write router keeps M0's AW channel for
+    /// it).
+    pub waiting: Signal<Out, Bit>,
     /// A line was issued this cycle (for the outstanding counters).
     pub burst_issued: Signal<Out, Bit>,
     /// A line is ready but `may_issue` holds it back (for the PMU).
@@ -190,6 +194,10 @@ impl Logic for OfmChannel {
                 self.line.d.next = 0.into();
             }
         }
+        self.waiting.next = self.writes.valid.val()
+            & self.same_counter.val()
+            & self.may_issue.val()
+            & !self.halt.val();
         self.burst_issued.next = self.issue.val();
         if self.issue.val() & !self.b_valid.val() {
             self.outstanding.d.next = self.outstanding.q.val() + 1;

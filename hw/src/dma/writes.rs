@@ -3,8 +3,12 @@
 //! use M0).
 //!
 //! Client `i` has the AWID `ids[i]` and the STATUS.faulting_channel code
-//! `channels[i]`; a lower index wins the AW channel. An address presented
-//! and not yet accepted stays presented (AXI: AWVALID never drops and the
+//! `channels[i]`; a lower index wins the AW channel, and client 0 also
+//! holds it while it `waiting`: a burst of its is ready but its address
+//! registers are still busy with the last one, whose data waits behind
+//! another client's burst (AXI4 writes data in address order), so that the
+//! other client's next burst does not cut in after every one of its. An
+//! address presented and not yet accepted stays presented (AXI: AWVALID never drops and the
 //! payload never changes before AWREADY). Write data follows the order of
 //! the accepted addresses (an order queue of client indices); when no
 //! accepted address waits for data, the presented address's data goes out
@@ -34,6 +38,9 @@ pub struct WriteClient {
     pub wstrb: Signal<Out, Bits<16>>,
     pub wlast: Signal<Out, Bit>,
     pub wready: Signal<In, Bit>,
+    /// A burst is ready to issue once the client's address and data
+    /// registers are free (client 0 keeps the AW channel for it).
+    pub waiting: Signal<Out, Bit>,
     /// The counter of the next burst, and whether it has room; a burst
     /// issued this cycle (counted from here).
     pub issue_counter: Signal<Out, Bits<2>>,
@@ -61,6 +68,7 @@ pub struct WriteClientPort {
     pub wstrb: Signal<In, Bits<16>>,
     pub wlast: Signal<In, Bit>,
     pub wready: Signal<Out, Bit>,
+    pub waiting: Signal<In, Bit>,
     pub issue_counter: Signal<In, Bits<2>>,
     pub may_issue: Signal<Out, Bit>,
     pub burst_issued: Signal<In, Bit>,
@@ -191,7 +199,9 @@ impl Logic for WriteRouter {
         }
 
         // ---- AW: a presented address stays until accepted ----
-        self.pick.next = !self.clients[0].awvalid.val();
+        self.pick.next = (self.clients[1].awvalid.val() | self.clients[1].waiting.val())
+            & !self.clients[0].awvalid.val()
+            & !self.clients[0].waiting.val();
         if self.held.q.val() {
             self.pick.next = self.held_client.q.val();
         }
