@@ -36058,6 +36058,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     wire  [3:0] caches$2$awcache;
     
     // Local signals
+    reg  [31:0] ifm_run_len;
     reg  [511:0] basep_packed;
     reg  [127:0] axi_limit_packed;
     reg  [31:0] register;
@@ -36955,6 +36956,11 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         ifm$source$base = ifm_region$base + ifm_fills$data[(64'h3)+:(40)];
         ifm$source$len = ((ifm_fills$data[(64'h53)+:(16)]) & 32'hffffffff);
         ifm$source$rows = ifm_fills$data[(64'h63)+:(16)];
+        ifm_run_len = ifm_fills$data[(64'h53)+:(16)] * ifm_fills$data[(64'h63)+:(16)];
+        if (ifm_fills$data[(64'h2b)+:(40)] == 32'h0) begin
+            ifm$source$len = ifm_run_len;
+            ifm$source$rows = 32'h1;
+        end
         ifm$source$planes = 32'h1;
         ifm$source$row_skip = ifm_fills$data[(64'h2b)+:(40)];
         ifm$source$plane_skip = 32'h0;

@@ -148,6 +148,8 @@ pub struct Dma {
     ifm_region: RegionSelect,
     /// The IFM copy in progress ends an IFM block.
     ifm_block_end: ResetReg<Bit>,
+    /// An IFM copy's bytes: its rows' length times their count.
+    ifm_run_len: Signal<Local, Bits<32>>,
     weights: Vec<StreamReader>,
     scales: Vec<StreamReader>,
     /// BASEPn and AXI_LIMITn for the stream readers (`StreamReader::basep`).
@@ -303,6 +305,7 @@ impl Dma {
             ifm: Default::default(),
             ifm_region: Default::default(),
             ifm_block_end: Default::default(),
+            ifm_run_len: Default::default(),
             weights: per_core(cores),
             scales: per_core(cores),
             basep_packed: Default::default(),
@@ -602,6 +605,15 @@ impl Logic for Dma {
         self.ifm.source.base.next = self.ifm_region.base.val() + self.ifm_fills.data.val().source;
         self.ifm.source.len.next = bit_cast::<32, 16>(self.ifm_fills.data.val().len);
         self.ifm.source.rows.next = self.ifm_fills.data.val().rows;
+        // Rows that follow each other in memory (an NHWC block of every
+        // channel: a shallow IFM's positions of a few bytes) are read as one
+        // run in long bursts, not a burst per position; the aligner still
+        // spreads them to their destination rows.
+        self.ifm_run_len.next = self.ifm_fills.data.val().len * self.ifm_fills.data.val().rows;
+        if self.ifm_fills.data.val().source_skip == 0 {
+            self.ifm.source.len.next = self.ifm_run_len.val();
+            self.ifm.source.rows.next = 1.into();
+        }
         self.ifm.source.planes.next = 1.into();
         self.ifm.source.row_skip.next = self.ifm_fills.data.val().source_skip;
         self.ifm.source.plane_skip.next = 0.into();
