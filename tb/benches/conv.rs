@@ -6,7 +6,8 @@
 //! width multiples of 2, or height 1 and width a multiple of 4 for the 1D
 //! rows, which run 1x4 microblocks; depth of 8, IFM depth of 32 or 16
 //! depth-first and 8 kernel-first, kernel elements as the row asks), the
-//! largest OFM block and smallest IFM buffer that fit (`npu_tb::conv_jobs`).
+//! OFM block Vela 5.2.0 chooses for the shape (`scripts/vela/bench_blocks.py`
+//! prints its choices) and the smallest IFM buffer that fits it.
 //!
 //! Per row: MACs (the golden model's count), the job's NPU cycles (command
 //! fetch, weight and IFM fetch and OFM writes included), the operation's
@@ -14,11 +15,17 @@
 //! operation), MACs per operation cycle, the table's figure and the ratio,
 //! the share of the operation's cycles that carry a MAC beat (the schedule's
 //! beats that reach the MAC unit: the rest is the first IFM block's fetch,
-//! the last OFM block's readout and stalls), and the simulated cycles per
-//! second. Each row that is not weight-bound runs again with four times the
-//! OFM positions (width x4 for the 1D rows, height and width x2 for the
-//! others): the first IFM block's fetch and the last slice's readout are
-//! then shared by more blocks, closer to the steady state the tables give.
+//! the last OFM block's readout and stalls), the AXI channel (M0 or M1 reads,
+//! M0 writes) that carries the most beats in the operation and the share of
+//! its cycles it is busy (a channel moves at most one beat a cycle, so near
+//! 100 % the row is bound by memory, not the MAC array), and the simulated
+//! cycles per second. Each row that is not weight-bound runs again with four
+//! times the OFM positions (width x4 for the 1D rows, height and width x2
+//! for the others) and the same block; the difference of the two runs, the
+//! larger OFM's extra MACs over its extra cycles, is the steady state: the
+//! first IFM block's fetch and the last slice's readout, which one operation
+//! alone overlaps with nothing, cancel out. TRM 4.8.3 gives its tables as
+//! the architecture's limits and warns of more overhead on small jobs.
 //! The RTL's result is compared with
 //! the golden model's; a row the RTL cannot run (it refuses kernel
 //! operations until the datapath is connected) says so and the bench goes on.
@@ -27,10 +34,18 @@
 //! LUT loaded by a user DMA), MAC-bound far above it: OFM values per
 //! operation cycle against TRM table 4-130's 1 a cycle for LUT, tanh and
 //! sigmoid on u65-256 and 2 on u65-512.
+//!
+//! Last, each u65-256 8-bit row beside a user DMA issued right after it, as
+//! Vela's weight prefetch runs in a network: the operation's cycles alone
+//! and beside the DMA (the per-layer report's Op Cycles), their ratio and
+//! the DMA's bytes per cycle; the AXI ports are shared, and the operation
+//! should keep its pace. `cargo bench --bench conv -- 4-126 beside` runs
+//! some of the tables.
 
-use npu_model::job::Job;
+use npu_model::cmdstream::{encode, Command};
+use npu_model::job::{Backend, BackendRun, Job};
 use npu_model::tensor::DType;
-use npu_spec::command::{ActivationFunction, PoolingMode, WeightOrder};
+use npu_spec::command::{ActivationFunction, Opcode, PoolingMode, WeightOrder};
 use npu_tb::bench_filter::wanted;
 use npu_tb::conv_jobs::{golden_run, ConvKind, ConvSpec};
 use npu_tb::fuzz::{compare, outcome};
@@ -41,6 +56,7 @@ use rand::SeedableRng;
 /// One row of table 4-126 or 4-127.
 struct Row {
     name: String,
+    /// The OFM block set to Vela's choice.
     spec: ConvSpec,
     /// MACs per cycle; `None` for weight-bound rows ("WB").
     table: Option<f64>,
@@ -62,49 +78,61 @@ fn table(bits: u32, cores: usize) -> Vec<Row> {
         weight_order: WeightOrder::PartKernelFirst,
         ..ConvSpec::new(ConvKind::Conv, t, ofm, 16, kernel)
     };
-    let row = |name: &str, spec: ConvSpec, table| Row {
+    let row = |name: &str, spec: ConvSpec, block, table| Row {
         name: name.into(),
         spec: ConvSpec {
             parallel: cores == 2,
+            block: Some(block),
             ..spec
         },
         table,
     };
     let conv1d_kf = if bits == 8 { 4 } else { 2 };
+    // The OFM blocks Vela 5.2.0 chooses for these shapes, the same on
+    // u65-256 and u65-512 (`scripts/vela/bench_blocks.py`).
+    let conv2d_block = if bits == 8 { [16, 16, 16] } else { [8, 16, 16] };
+    let conv1d_block = if bits == 8 { [2, 64, 64] } else { [2, 64, 32] };
     vec![
         row(
             "CONV2D depth-first 3x3, OFM 16x16x64, IFM depth 64",
             ConvSpec::new(ConvKind::Conv, t, [16, 16, 64], 64, [3, 3]),
+            conv2d_block,
             Some(conv),
         ),
         row(
             "CONV2D kernel-first 2x2, OFM 16x16x64, IFM depth 16",
             kernel_first([16, 16, 64], [2, 2]),
+            conv2d_block,
             Some(conv),
         ),
         row(
             "CONV1D depth-first 1x3, OFM 1x64x64, IFM depth 64",
             ConvSpec::new(ConvKind::Conv, t, [1, 64, 64], 64, [1, 3]),
+            conv1d_block,
             Some(conv),
         ),
         row(
             &format!("CONV1D kernel-first 1x{conv1d_kf}, OFM 1x64x64, IFM depth 16"),
             kernel_first([1, 64, 64], [1, conv1d_kf]),
+            conv1d_block,
             Some(conv),
         ),
         row(
             "Fully connected, OFM 1x1x128, IFM depth 256",
             ConvSpec::new(ConvKind::Conv, t, [1, 1, 128], 256, [1, 1]),
+            [2, 2, 128],
             None,
         ),
         row(
             "DepthwiseConv2D 4x4, OFM 16x16x64",
             ConvSpec::new(ConvKind::Depthwise, t, [16, 16, 64], 64, [4, 4]),
+            conv2d_block,
             Some(depthwise),
         ),
         row(
             "DepthwiseConv1D 1x4, OFM 1x64x64",
             ConvSpec::new(ConvKind::Depthwise, t, [1, 64, 64], 64, [1, 4]),
+            [2, 64, 32],
             Some(depthwise),
         ),
         // Pools against the depthwise rate: no row of their own in the
@@ -119,6 +147,7 @@ fn table(bits: u32, cores: usize) -> Vec<Row> {
                 64,
                 [4, 4],
             ),
+            [16, 16, 16],
             Some(depthwise),
         ),
         row(
@@ -130,26 +159,71 @@ fn table(bits: u32, cores: usize) -> Vec<Row> {
                 64,
                 [3, 3],
             ),
+            [14, 14, 16],
             Some(depthwise),
         ),
     ]
 }
 
 /// Cycles of `job` on the RTL and the wall time they took.
-fn rtl_cycles(job: &Job) -> Result<(npu_model::job::BackendRun, f64), String> {
+fn rtl_cycles(job: &Job) -> Result<(BackendRun, f64), String> {
     RtlBackend::default()
         .timed_run(job)
         .map_err(|e| format!("{e:#}").lines().next().unwrap_or("").to_string())
 }
 
-fn measure(row: &Row) -> String {
+/// The AXI channels that move a beat a cycle at most: each port's reads and
+/// M0's writes (M1 carries none), named as `RtlBackend` counts them.
+const AXI_CHANNELS: [(&str, &str); 3] = [
+    ("M0 reads", "axi_m0_read_beats"),
+    ("M1 reads", "axi_m1_read_beats"),
+    ("M0 writes", "axi_m0_write_beats"),
+];
+
+/// What one operation took on the RTL: the job's run minus that of the
+/// same stream without the kernel operation.
+#[derive(Clone, Copy)]
+struct Measured {
+    macs: u64,
+    cycles: u64,
+    /// Beats of each of `AXI_CHANNELS`.
+    beats: [u64; 3],
+}
+
+impl Measured {
+    /// The channel with the most beats and the share of the cycles it is
+    /// busy.
+    fn busiest(&self) -> String {
+        let (i, beats) = (0..3)
+            .map(|i| (i, self.beats[i]))
+            .max_by_key(|&(_, b)| b)
+            .expect("three channels");
+        format!(
+            "busiest AXI channel {} ({beats} beats, {:.0} % of the cycles)",
+            AXI_CHANNELS[i].0,
+            100.0 * beats as f64 / self.cycles as f64
+        )
+    }
+
+    /// The larger run's extra MACs, cycles and beats over `self`'s.
+    fn extra(&self, larger: &Measured) -> Measured {
+        Measured {
+            macs: larger.macs - self.macs,
+            cycles: larger.cycles.saturating_sub(self.cycles).max(1),
+            beats: std::array::from_fn(|i| larger.beats[i].saturating_sub(self.beats[i])),
+        }
+    }
+}
+
+/// The row's measurement as a line, with its numbers when the RTL ran it.
+fn measure(row: &Row) -> (String, Option<Measured>) {
     let cj = match row.spec.build(&mut StdRng::seed_from_u64(1)) {
         Ok(cj) => cj,
-        Err(e) => return format!("the shape is invalid: {e}"),
+        Err(e) => return (format!("the shape is invalid: {e}"), None),
     };
     let golden = match golden_run(&cj.job) {
         Ok(run) => run,
-        Err(e) => return format!("the golden model does not run it: {e}"),
+        Err(e) => return (format!("the golden model does not run it: {e}"), None),
     };
     let block = cj.spec.block.expect("resolved");
     let shape = format!(
@@ -161,23 +235,33 @@ fn measure(row: &Row) -> String {
     );
     let (run, seconds) = match rtl_cycles(&cj.job) {
         Ok(r) => r,
-        Err(e) => return format!("{shape}: not run on the RTL: {e}"),
+        Err(e) => return (format!("{shape}: not run on the RTL: {e}"), None),
     };
     if !run.completed() {
-        return format!(
-            "{shape}: the RTL stopped on {} at QREAD {:#x} (it refuses kernel operations until the datapath runs them)",
-            outcome(&run),
-            run.qread
+        return (
+            format!(
+                "{shape}: the RTL stopped on {} at QREAD {:#x} (it refuses kernel operations until the datapath runs them)",
+                outcome(&run),
+                run.qread
+            ),
+            None,
         );
     }
     let cycles = run.cycles.unwrap_or(0);
-    let overhead = rtl_cycles(&cj.without_kernel_op())
-        .ok()
-        .and_then(|(r, _)| r.cycles)
-        .unwrap_or(0);
-    let op_cycles = cycles.saturating_sub(overhead).max(1);
-    // A pool's are the kernel elements per OFM value, as Vela counts them.
-    let macs = golden.macs;
+    let without = rtl_cycles(&cj.without_kernel_op()).ok().map(|(r, _)| r);
+    let counter = |r: &BackendRun, name: &str| r.counters.get(name).copied().unwrap_or(0);
+    let measured = Measured {
+        // A pool's are the kernel elements per OFM value, as Vela counts them.
+        macs: golden.macs,
+        cycles: cycles
+            .saturating_sub(without.as_ref().and_then(|r| r.cycles).unwrap_or(0))
+            .max(1),
+        beats: AXI_CHANNELS.map(|(_, name)| {
+            counter(&run, name).saturating_sub(without.as_ref().map_or(0, |r| counter(r, name)))
+        }),
+    };
+    let op_cycles = measured.cycles;
+    let macs = measured.macs;
     let rate = macs as f64 / op_cycles as f64;
     let [oh, ow, oc] = cj.spec.ofm;
     let values = (oh * ow * oc) as f64 / op_cycles as f64;
@@ -203,13 +287,15 @@ fn measure(row: &Row) -> String {
         None => "agrees with the golden model".to_string(),
         Some(d) => format!("DIFFERS from the golden model: {d}"),
     };
-    format!(
+    let line = format!(
         "{shape}: {} MACs, job {cycles} cycles, operation {op_cycles} cycles, {rate:.1} MACs/cycle, {versus}; \
-         MAC beats in {:.0} % of the operation's cycles; {:.0} simulated cycles/s; {agree}",
+         MAC beats in {:.0} % of the operation's cycles; {}; {:.0} simulated cycles/s; {agree}",
         macs,
         100.0 * mac_beats as f64 / op_cycles as f64,
+        measured.busiest(),
         cycles as f64 / seconds
-    )
+    );
+    (line, Some(measured))
 }
 
 /// The row with four times the OFM positions.
@@ -243,6 +329,8 @@ fn activation_rows(cores: usize) -> Vec<Row> {
         spec: ConvSpec {
             activation,
             parallel: cores == 2,
+            // Vela's choice with a LUT's banks reserved.
+            block: Some([8, 16, 32]),
             ..ConvSpec::new(ConvKind::Conv, DType::I8, [16, 16, 64], 16, [1, 1])
         },
         table: Some(256.0 * cores as f64),
@@ -267,22 +355,117 @@ fn main() {
         };
         println!("{name}: convolution performance, {bits}-bit activations, {config}");
         for row in table(bits, cores) {
-            println!("  {}: {}", row.name, measure(&row));
-            if row.table.is_some() {
-                let row = larger(&row);
-                println!("  {}: {}", row.name, measure(&row));
+            let (line, small) = measure(&row);
+            println!("  {}: {line}", row.name);
+            let Some(table) = row.table else { continue };
+            let larger = larger(&row);
+            let (line, large) = measure(&larger);
+            println!("  {}: {line}", larger.name);
+            if let (Some(small), Some(large)) = (small, large) {
+                let steady = small.extra(&large);
+                let rate = steady.macs as f64 / steady.cycles as f64;
+                println!(
+                    "    steady state (the larger OFM's extra {} MACs in its extra {} cycles): \
+                     {rate:.1} MACs/cycle, ratio {:.2}; {}",
+                    steady.macs,
+                    steady.cycles,
+                    rate / table,
+                    steady.busiest()
+                );
             }
         }
     }
-    if !wanted("Table 4-130") {
-        return;
-    }
-    for (cores, config) in [(1, "u65-256"), (2, "u65-512, parallel mode")] {
-        println!(
-            "Table 4-130: LUT, tanh and sigmoid after a convolution, 8-bit activations, {config}"
-        );
-        for row in activation_rows(cores) {
-            println!("  {}: {}", row.name, measure(&row));
+    if wanted("Table 4-130") {
+        for (cores, config) in [(1, "u65-256"), (2, "u65-512, parallel mode")] {
+            println!(
+                "Table 4-130: LUT, tanh and sigmoid after a convolution, 8-bit activations, {config}"
+            );
+            for row in activation_rows(cores) {
+                println!("  {}: {}", row.name, measure(&row).0);
+            }
         }
+    }
+    if wanted("beside a user DMA") {
+        println!(
+            "Operations beside a user DMA (Vela's weight prefetch: {PREFETCH_BYTES} bytes from M1 \
+             to M0, started right after the operation), u65-256, 8-bit activations"
+        );
+        for row in table(8, 1).into_iter().filter(|r| r.table.is_some()) {
+            println!("  {}: {}", row.name, beside_a_dma(&row));
+        }
+    }
+}
+
+/// The user DMA of [`beside_a_dma`].
+const PREFETCH_BYTES: usize = 65536;
+
+/// The row's operation cycles alone and with a user DMA of
+/// [`PREFETCH_BYTES`] issued right after it (from region 0, read on M1,
+/// into region 2, written on M0 with the OFM: the driver's REGIONCFG), both
+/// from the per-layer report: the operation shares the AXI ports with the
+/// DMA and should keep its pace.
+fn beside_a_dma(row: &Row) -> String {
+    let cj = match row.spec.build(&mut StdRng::seed_from_u64(1)) {
+        Ok(cj) => cj,
+        Err(e) => return format!("the shape is invalid: {e}"),
+    };
+    let mut commands = cj.commands.clone();
+    let stop = commands.pop().expect("a command stream");
+    let offset = |cmds: &[Command]| encode(cmds).len();
+    let kernel_offset = offset(&commands) - 4;
+    let mut regions = cj.job.regions.clone();
+    regions
+        .entry(0)
+        .or_default()
+        .extend(vec![0x5a; PREFETCH_BYTES]);
+    let source = regions[&0].len() - PREFETCH_BYTES;
+    regions.insert(2, vec![0; PREFETCH_BYTES]);
+    commands.extend([
+        Command::cmd0(Opcode::NpuSetDma0SrcRegion, 0),
+        Command::cmd1(Opcode::NpuSetDma0Src, 0, source as u32),
+        Command::cmd0(Opcode::NpuSetDma0DstRegion, 2),
+        Command::cmd1(Opcode::NpuSetDma0Dst, 0, 0),
+        Command::cmd1(Opcode::NpuSetDma0Len, 0, PREFETCH_BYTES as u32),
+    ]);
+    let dma_offset = offset(&commands);
+    commands.extend([Command::cmd0(Opcode::NpuOpDmaStart, 0), stop]);
+    let with_dma = Job::in_memory(
+        cj.job.config.clone(),
+        encode(&commands),
+        regions,
+        "an operation beside a user DMA",
+    );
+    let cycles = |job: &Job, offset: usize| -> Result<u64, String> {
+        let run = RtlBackend {
+            layers: true,
+            ..RtlBackend::default()
+        }
+        .run(job, &mut |_, _| {})
+        .map_err(|e| format!("{e:#}"))?;
+        run.layers
+            .iter()
+            .find(|l| l.offset == offset)
+            .and_then(|l| l.cycles)
+            .ok_or_else(|| format!("no cycles for the command at {offset:#x}"))
+    };
+    match (
+        cycles(&cj.job, kernel_offset),
+        cycles(&with_dma, kernel_offset),
+        cycles(&with_dma, dma_offset),
+    ) {
+        (Ok(alone), Ok(beside), Ok(dma)) => format!(
+            "operation {alone} cycles alone, {beside} beside the DMA (ratio {:.2}); \
+             the DMA {dma} cycles ({:.1} bytes/cycle)",
+            alone as f64 / beside as f64,
+            PREFETCH_BYTES as f64 / dma as f64
+        ),
+        (a, b, c) => format!(
+            "not measured: {}",
+            [a, b, c]
+                .into_iter()
+                .filter_map(Result::err)
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
     }
 }
