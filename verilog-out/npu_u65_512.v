@@ -39818,6 +39818,10 @@ module npu_u65_512_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
     reg  outstanding$rst_n;
     reg  [6:0] outstanding$d;
     wire  [6:0] outstanding$q;
+    reg  waiting_q$clock;
+    reg  waiting_q$rst_n;
+    reg  waiting_q$d;
+    wire  waiting_q$q;
     
     // Local signals
     reg  [39:0] address;
@@ -39917,6 +39921,12 @@ module npu_u65_512_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
         .d(outstanding$d),
         .q(outstanding$q)
     );
+    npu_u65_512_core$cpm$reset_sync$stage$0 waiting_q(
+        .clock(waiting_q$clock),
+        .rst_n(waiting_q$rst_n),
+        .d(waiting_q$d),
+        .q(waiting_q$q)
+    );
     
     // Update code
     always @(*) begin
@@ -39929,6 +39939,7 @@ module npu_u65_512_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
         outstanding$clock = clock;
         held_counter$clock = clock;
         aw_cache$clock = clock;
+        waiting_q$clock = clock;
         line$d = line$q;
         aw_valid$d = aw_valid$q;
         aw_address$d = aw_address$q;
@@ -39938,6 +39949,8 @@ module npu_u65_512_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
         outstanding$d = outstanding$q;
         held_counter$d = held_counter$q;
         aw_cache$d = aw_cache$q;
+        waiting_q$d = waiting_q$q;
+        waiting_q$rst_n = rst_n;
         held_counter$rst_n = rst_n;
         aw_cache$rst_n = rst_n;
         line$rst_n = rst_n;
@@ -40083,7 +40096,10 @@ module npu_u65_512_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
                 line$d = 32'h0;
             end
         end
-        waiting = writes$valid & same_counter & may_issue & ~halt;
+        if (aclken) begin
+            waiting_q$d = writes$valid & same_counter & may_issue & ~halt;
+        end
+        waiting = waiting_q$q;
         burst_issued = issue;
         if (issue & ~b_valid) begin
             outstanding$d = outstanding$q + 32'h1;
@@ -40135,6 +40151,8 @@ module npu_u65_512_core$dma$ofm$w_data(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // npu_u65_512_core$dma$ofm$w_data
+
+
 
 
 

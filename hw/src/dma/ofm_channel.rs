@@ -43,7 +43,7 @@ pub struct OfmChannel {
     pub b_valid: Signal<In, Bit>,
     /// A line could issue but for the address and data registers, still
     /// busy with the last line (the write router keeps M0's AW channel for
-    /// it).
+    /// it): as of the last cycle with ACLKEN high.
     pub waiting: Signal<Out, Bit>,
     /// A line was issued this cycle (for the outstanding counters).
     pub burst_issued: Signal<Out, Bit>,
@@ -75,6 +75,7 @@ pub struct OfmChannel {
     w_data: ResetReg<Bits<128>>,
     w_strobe: ResetReg<Bits<16>>,
     outstanding: ResetReg<Bits<7>>,
+    waiting_q: ResetReg<Bit>,
 }
 
 impl OfmChannel {
@@ -101,8 +102,10 @@ impl Logic for OfmChannel {
             w_strobe,
             outstanding,
             held_counter,
-            aw_cache
+            aw_cache,
+            waiting_q
         );
+        self.waiting_q.rst_n.next = self.rst_n.val();
         self.held_counter.rst_n.next = self.rst_n.val();
         self.aw_cache.rst_n.next = self.rst_n.val();
         self.line.rst_n.next = self.rst_n.val();
@@ -194,10 +197,15 @@ impl Logic for OfmChannel {
                 self.line.d.next = 0.into();
             }
         }
-        self.waiting.next = self.writes.valid.val()
-            & self.same_counter.val()
-            & self.may_issue.val()
-            & !self.halt.val();
+        // Registered on enabled cycles: the router's choice of AW client
+        // must not change while ACLKEN is low.
+        if self.aclken.val() {
+            self.waiting_q.d.next = self.writes.valid.val()
+                & self.same_counter.val()
+                & self.may_issue.val()
+                & !self.halt.val();
+        }
+        self.waiting.next = self.waiting_q.q.val();
         self.burst_issued.next = self.issue.val();
         if self.issue.val() & !self.b_valid.val() {
             self.outstanding.d.next = self.outstanding.q.val() + 1;
