@@ -13,7 +13,7 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,l
     input wire  [31:0] buffers;
     input wire  line_positions;
     output reg  fills$valid;
-    output reg  [147:0] fills$data;
+    output reg  [219:0] fills$data;
     input wire  fills$ready;
     
     // Constant declarations
@@ -30,8 +30,8 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,l
     wire  active$q;
     reg  step$clock;
     reg  step$rst_n;
-    reg  [2:0] step$d;
-    wire  [2:0] step$q;
+    reg  [3:0] step$d;
+    wire  [3:0] step$q;
     reg  channel_term$clock;
     reg  channel_term$rst_n;
     reg  [39:0] channel_term$d;
@@ -52,10 +52,6 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,l
     reg  row_b$rst_n;
     reg  [39:0] row_b$d;
     wire  [39:0] row_b$q;
-    reg  dest_row$clock;
-    reg  dest_row$rst_n;
-    reg  [15:0] dest_row$d;
-    wire  [15:0] dest_row$q;
     reg  dest_row_step$clock;
     reg  dest_row_step$rst_n;
     reg  [15:0] dest_row_step$d;
@@ -64,18 +60,22 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,l
     reg  dest_b_offset$rst_n;
     reg  [15:0] dest_b_offset$d;
     wire  [15:0] dest_b_offset$q;
-    reg  y$clock;
-    reg  y$rst_n;
-    reg  [15:0] y$d;
-    wire  [15:0] y$q;
-    reg  row$clock;
-    reg  row$rst_n;
-    reg  [15:0] row$d;
-    wire  [15:0] row$q;
+    reg  dest_lower_a$clock;
+    reg  dest_lower_a$rst_n;
+    reg  [15:0] dest_lower_a$d;
+    wire  [15:0] dest_lower_a$q;
+    reg  dest_lower_b$clock;
+    reg  dest_lower_b$rst_n;
+    reg  [15:0] dest_lower_b$d;
+    wire  [15:0] dest_lower_b$q;
     reg  piece_b$clock;
     reg  piece_b$rst_n;
     reg  piece_b$d;
     wire  piece_b$q;
+    reg  lower$clock;
+    reg  lower$rst_n;
+    reg  lower$d;
+    wire  lower$q;
     reg  group_offset$clock;
     reg  group_offset$rst_n;
     reg  [39:0] group_offset$d;
@@ -121,16 +121,21 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,l
     reg  [15:0] first_group;
     reg  [15:0] channel_end;
     reg  empty;
+    reg  [15:0] upper_a;
+    reg  [15:0] upper_b;
+    reg  split_a;
+    reg  split_b;
     reg  [15:0] group_low;
     reg  [15:0] group_end;
     reg  last_group;
     reg  last_piece;
-    reg  last_row;
+    reg  last_tile;
     reg  block_end;
     reg  [15:0] fill_len;
+    reg  [15:0] fill_rows;
+    reg  [31:0] plane_bytes;
     reg  [15:0] channel_skip;
     reg  [15:0] block_skip;
-    reg  [16:0] next_y;
     reg  taken;
     
     // Sub module instances
@@ -181,35 +186,29 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,l
         .d(row_b$d),
         .q(row_b$q)
     );
-    ifm_fetch_core$dest_row dest_row(
-        .clock(dest_row$clock),
-        .rst_n(dest_row$rst_n),
-        .d(dest_row$d),
-        .q(dest_row$q)
-    );
-    ifm_fetch_core$dest_row dest_row_step(
+    ifm_fetch_core$dest_row_step dest_row_step(
         .clock(dest_row_step$clock),
         .rst_n(dest_row_step$rst_n),
         .d(dest_row_step$d),
         .q(dest_row_step$q)
     );
-    ifm_fetch_core$dest_row dest_b_offset(
+    ifm_fetch_core$dest_row_step dest_b_offset(
         .clock(dest_b_offset$clock),
         .rst_n(dest_b_offset$rst_n),
         .d(dest_b_offset$d),
         .q(dest_b_offset$q)
     );
-    ifm_fetch_core$dest_row y(
-        .clock(y$clock),
-        .rst_n(y$rst_n),
-        .d(y$d),
-        .q(y$q)
+    ifm_fetch_core$dest_row_step dest_lower_a(
+        .clock(dest_lower_a$clock),
+        .rst_n(dest_lower_a$rst_n),
+        .d(dest_lower_a$d),
+        .q(dest_lower_a$q)
     );
-    ifm_fetch_core$dest_row row(
-        .clock(row$clock),
-        .rst_n(row$rst_n),
-        .d(row$d),
-        .q(row$q)
+    ifm_fetch_core$dest_row_step dest_lower_b(
+        .clock(dest_lower_b$clock),
+        .rst_n(dest_lower_b$rst_n),
+        .d(dest_lower_b$d),
+        .q(dest_lower_b$q)
     );
     ifm_fetch_core$active piece_b(
         .clock(piece_b$clock),
@@ -217,13 +216,19 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,l
         .d(piece_b$d),
         .q(piece_b$q)
     );
+    ifm_fetch_core$active lower(
+        .clock(lower$clock),
+        .rst_n(lower$rst_n),
+        .d(lower$d),
+        .q(lower$q)
+    );
     ifm_fetch_core$channel_term group_offset(
         .clock(group_offset$clock),
         .rst_n(group_offset$rst_n),
         .d(group_offset$d),
         .q(group_offset$q)
     );
-    ifm_fetch_core$dest_row group_base(
+    ifm_fetch_core$dest_row_step group_base(
         .clock(group_base$clock),
         .rst_n(group_base$rst_n),
         .d(group_base$d),
@@ -239,12 +244,12 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,l
         inner_b$clock = clock;
         row_a$clock = clock;
         row_b$clock = clock;
-        dest_row$clock = clock;
         dest_row_step$clock = clock;
         dest_b_offset$clock = clock;
-        y$clock = clock;
-        row$clock = clock;
+        dest_lower_a$clock = clock;
+        dest_lower_b$clock = clock;
         piece_b$clock = clock;
+        lower$clock = clock;
         group_offset$clock = clock;
         group_base$clock = clock;
         active$d = active$q;
@@ -254,12 +259,12 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,l
         inner_b$d = inner_b$q;
         row_a$d = row_a$q;
         row_b$d = row_b$q;
-        dest_row$d = dest_row$q;
         dest_row_step$d = dest_row_step$q;
         dest_b_offset$d = dest_b_offset$q;
-        y$d = y$q;
-        row$d = row$q;
+        dest_lower_a$d = dest_lower_a$q;
+        dest_lower_b$d = dest_lower_b$q;
         piece_b$d = piece_b$q;
+        lower$d = lower$q;
         group_offset$d = group_offset$q;
         group_base$d = group_base$q;
         active$rst_n = rst_n;
@@ -269,12 +274,12 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,l
         inner_b$rst_n = rst_n;
         row_a$rst_n = rst_n;
         row_b$rst_n = rst_n;
-        dest_row$rst_n = rst_n;
         dest_row_step$rst_n = rst_n;
         dest_b_offset$rst_n = rst_n;
-        y$rst_n = rst_n;
-        row$rst_n = rst_n;
+        dest_lower_a$rst_n = rst_n;
+        dest_lower_b$rst_n = rst_n;
         piece_b$rst_n = rst_n;
+        lower$rst_n = rst_n;
         group_offset$rst_n = rst_n;
         group_base$rst_n = rst_n;
         job = jobs$data;
@@ -319,6 +324,18 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,l
         if (y0 >= height1) begin
             y_b = y0 - height1;
             base_b = base_3;
+        end
+        upper_a = job[(64'h80)+:(16)];
+        split_a = 1'b0;
+        if ((y0 < height0) & ((y0 + ((job[(64'h80)+:(16)]) & 17'h1ffff)) > height0)) begin
+            upper_a = ((height0 - y0) & 16'hffff);
+            split_a = 1'b1;
+        end
+        upper_b = job[(64'h80)+:(16)];
+        split_b = 1'b0;
+        if ((y0 < height1) & ((y0 + ((job[(64'h80)+:(16)]) & 17'h1ffff)) > height1)) begin
+            upper_b = ((height1 - y0) & 16'hffff);
+            split_b = 1'b1;
         end
         x_step = stride_x;
         if (nhcwb16) begin
@@ -381,24 +398,34 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,l
                     multiply$a = job[(64'h90)+:(16)];
                     multiply$b = ((position_bytes) & 40'hffffffffff);
                     dest_row_step$d = multiply$product[(32'h0)+:(16)];
-                    dest_row$d = ib_base;
                 end
             6:
                 begin
                     multiply$a = width_a;
                     multiply$b = ((position_bytes) & 40'hffffffffff);
                     dest_b_offset$d = multiply$product[(32'h0)+:(16)];
-                    y$d = job[(64'h60)+:(16)];
-                    row$d = 32'h0;
                     piece_b$d = ~has_a;
+                    lower$d = 1'b0;
                     group_offset$d = 32'h0;
                     group_base$d = first_group;
+                end
+            7:
+                begin
+                    multiply$a = upper_a;
+                    multiply$b = ((dest_row_step$q) & 40'hffffffffff);
+                    dest_lower_a$d = multiply$product[(32'h0)+:(16)];
+                end
+            8:
+                begin
+                    multiply$a = upper_b;
+                    multiply$b = ((dest_row_step$q) & 40'hffffffffff);
+                    dest_lower_b$d = multiply$product[(32'h0)+:(16)];
                 end
             default:
                 begin
                 end
         endcase
-        if (active$q & (step$q != 32'h7)) begin
+        if (active$q & (step$q != 32'h9)) begin
             step$d = step$q + 32'h1;
         end
         if (~active$q & jobs$valid) begin
@@ -416,32 +443,52 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,l
             group_end = group_base$q + 32'h10;
         end
         last_piece = piece_b$q | ~has_b;
-        last_row = (row$q + 32'h1) == job[(64'h80)+:(16)];
+        last_tile = lower$q | ~split_a;
+        if (piece_b$q) begin
+            last_tile = lower$q | ~split_b;
+        end
         fill_len = (group_end - group_low) << element_shift;
         channel_skip = (group_low - group_base$q) << element_shift;
         block_skip = (group_low - job[(64'ha0)+:(16)]) << element_shift;
-        fills$valid = active$q & (step$q == 32'h7);
+        fills$valid = active$q & (step$q == 32'h9);
         fills$data[(64'h0)+:(3)] = view[(64'h86)+:(3)];
-        fills$data[(64'h53)+:(16)] = fill_len;
+        fills$data[(64'h7b)+:(16)] = fill_len;
         fills$data[(64'h2b)+:(40)] = x_step - ((fill_len) & 40'hffffffffff);
-        fills$data[(64'h83)+:(16)] = position_bytes - fill_len;
-        fills$data[(64'h3)+:(40)] = row_a$q + group_offset$q + ((channel_skip) & 40'hffffffffff);
-        fills$data[(64'h73)+:(16)] = dest_row$q + block_skip;
-        fills$data[(64'h63)+:(16)] = width_a;
-        if (piece_b$q) begin
-            fills$data[(64'h3)+:(40)] = row_b$q + group_offset$q + ((channel_skip) & 40'hffffffffff);
-            fills$data[(64'h73)+:(16)] = dest_row$q + dest_b_offset$q + block_skip;
-            fills$data[(64'h63)+:(16)] = width_b;
+        fills$data[(64'hbb)+:(16)] = position_bytes - fill_len;
+        fill_rows = width_a;
+        fills$data[(64'h9b)+:(16)] = upper_a;
+        fills$data[(64'h3)+:(40)] = row_a$q;
+        fills$data[(64'hab)+:(16)] = ib_base;
+        if (lower$q) begin
+            fills$data[(64'h9b)+:(16)] = job[(64'h80)+:(16)] - upper_a;
+            fills$data[(64'h3)+:(40)] = base_2 + inner_a$q;
+            fills$data[(64'hab)+:(16)] = ib_base + dest_lower_a$q;
         end
-        block_end = last_group & last_piece & last_row;
+        if (piece_b$q) begin
+            fill_rows = width_b;
+            fills$data[(64'h9b)+:(16)] = upper_b;
+            fills$data[(64'h3)+:(40)] = row_b$q;
+            fills$data[(64'hab)+:(16)] = ib_base + dest_b_offset$q;
+            if (lower$q) begin
+                fills$data[(64'h9b)+:(16)] = job[(64'h80)+:(16)] - upper_b;
+                fills$data[(64'h3)+:(40)] = base_3 + inner_b$q;
+                fills$data[(64'hab)+:(16)] = ib_base + dest_b_offset$q + dest_lower_b$q;
+            end
+        end
+        fills$data[(64'h3)+:(40)] = fills$data[(64'h3)+:(40)] + group_offset$q + ((channel_skip) & 40'hffffffffff);
+        fills$data[(64'hab)+:(16)] = fills$data[(64'hab)+:(16)] + block_skip;
+        fills$data[(64'h8b)+:(16)] = fill_rows;
+        plane_bytes = fill_rows * fill_len;
+        fills$data[(64'h53)+:(40)] = stride_y - ((plane_bytes) & 40'hffffffffff);
+        fills$data[(64'hcb)+:(16)] = dest_row_step$q - plane_bytes[(32'h0)+:(16)];
+        block_end = last_group & last_tile & last_piece;
         if (empty) begin
-            fills$data[(64'h63)+:(16)] = 32'h0;
+            fills$data[(64'h8b)+:(16)] = 32'h0;
             block_end = 1'b1;
         end
-        fills$data[(64'h93)+:(1)] = block_end;
+        fills$data[(64'hdb)+:(1)] = block_end;
         taken = fills$valid & fills$ready;
         jobs$ready = taken & block_end;
-        next_y = ((y$q) & 17'h1ffff) + 32'h1;
         if (taken) begin
             if (block_end) begin
                 active$d = 1'b0;
@@ -453,22 +500,12 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,l
             else begin
                 group_offset$d = 32'h0;
                 group_base$d = first_group;
-                if (~last_piece) begin
-                    piece_b$d = 1'b1;
+                if (~last_tile) begin
+                    lower$d = 1'b1;
                 end
                 else begin
-                    piece_b$d = ~has_a;
-                    y$d = y$q + 32'h1;
-                    row$d = row$q + 32'h1;
-                    dest_row$d = dest_row$q + dest_row_step$q;
-                    row_a$d = row_a$q + stride_y;
-                    if (next_y == height0) begin
-                        row_a$d = base_2 + inner_a$q;
-                    end
-                    row_b$d = row_b$q + stride_y;
-                    if (next_y == height1) begin
-                        row_b$d = base_3 + inner_b$q;
-                    end
+                    lower$d = 1'b0;
+                    piece_b$d = 1'b1;
                 end
             end
         end
@@ -517,7 +554,11 @@ endmodule // ifm_fetch_core$channel_term
 
 
 
-module ifm_fetch_core$dest_row(clock,rst_n,d,q);
+
+
+
+
+module ifm_fetch_core$dest_row_step(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -533,7 +574,7 @@ module ifm_fetch_core$dest_row(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // ifm_fetch_core$dest_row
+endmodule // ifm_fetch_core$dest_row_step
 
 
 
@@ -581,18 +622,16 @@ endmodule // ifm_fetch_core$multiply
 
 
 
-
-
 module ifm_fetch_core$step(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
     
     // Constant declarations
-    localparam  init = 3'b0;
+    localparam  init = 4'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -600,8 +639,6 @@ module ifm_fetch_core$step(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // ifm_fetch_core$step
-
-
 
 
 // Top level with the block's port names.
@@ -627,7 +664,7 @@ module ifm_fetch(
     input wire [31:0] buffers;
     input wire line_positions;
     output wire fills_valid;
-    output wire [147:0] fills_data;
+    output wire [219:0] fills_data;
     input wire fills_ready;
 
     ifm_fetch_core core(

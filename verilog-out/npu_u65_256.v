@@ -261,7 +261,7 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     wire  [4:0] datapath$runs;
     wire  datapath$busy;
     wire  datapath$ifm_fills$valid;
-    wire  [147:0] datapath$ifm_fills$data;
+    wire  [219:0] datapath$ifm_fills$data;
     reg  datapath$ifm_fills$ready;
     reg  datapath$ifm_filled;
     wire  datapath$weight_reads$0$valid;
@@ -331,7 +331,7 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     wire  dma$descriptors$ready;
     wire  [1:0] dma$descriptors_active;
     reg  dma$ifm_fills$valid;
-    reg  [147:0] dma$ifm_fills$data;
+    reg  [219:0] dma$ifm_fills$data;
     wire  dma$ifm_fills$ready;
     wire  dma$ifm_filled;
     reg  dma$weight_reads$0$valid;
@@ -2986,7 +2986,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     output reg  [4:0] runs;
     output reg  busy;
     output reg  ifm_fills$valid;
-    output reg  [147:0] ifm_fills$data;
+    output reg  [219:0] ifm_fills$data;
     input wire  ifm_fills$ready;
     input wire  ifm_filled;
     output wire  weight_reads$0$valid;
@@ -3067,7 +3067,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  [31:0] ifm_fetch$buffers;
     reg  ifm_fetch$line_positions;
     wire  ifm_fetch$fills$valid;
-    wire  [147:0] ifm_fetch$fills$data;
+    wire  [219:0] ifm_fetch$fills$data;
     reg  ifm_fetch$fills$ready;
     reg  ifm2_fetch$clock;
     reg  ifm2_fetch$rst_n;
@@ -3078,7 +3078,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  [31:0] ifm2_fetch$buffers;
     reg  ifm2_fetch$line_positions;
     wire  ifm2_fetch$fills$valid;
-    wire  [147:0] ifm2_fetch$fills$data;
+    wire  [219:0] ifm2_fetch$fills$data;
     reg  ifm2_fetch$fills$ready;
     reg  operand_reader$clock;
     reg  operand_reader$rst_n;
@@ -3718,7 +3718,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         ifm_fills$valid = ifm_fetch$fills$valid;
         ifm_fills$data = ifm_fetch$fills$data;
         if (reads_ifm2) begin
-            ifm_fills$data[(64'h93)+:(1)] = 1'b0;
+            ifm_fills$data[(64'hdb)+:(1)] = 1'b0;
         end
         ifm_fetch$fills$ready = ifm_fills$ready & ~fetching_ifm2$q;
         ifm2_fetch$fills$ready = ifm_fills$ready & fetching_ifm2$q;
@@ -4096,13 +4096,13 @@ module npu_u65_256_core$datapath$beat_tags(clock,rst_n,tail$valid,tail$data,tail
     reg  pop;
     
     // Sub module instances
-    npu_u65_256_core$datapath$beat_tags$write_pointer write_pointer(
+    npu_u65_256_core$datapath$ifm_fetch$step write_pointer(
         .clock(write_pointer$clock),
         .rst_n(write_pointer$rst_n),
         .d(write_pointer$d),
         .q(write_pointer$q)
     );
-    npu_u65_256_core$datapath$beat_tags$write_pointer read_pointer(
+    npu_u65_256_core$datapath$ifm_fetch$step read_pointer(
         .clock(read_pointer$clock),
         .rst_n(read_pointer$rst_n),
         .d(read_pointer$d),
@@ -4172,23 +4172,6 @@ module npu_u65_256_core$datapath$beat_tags$words(clock,rst_n,write_enable,write_
 endmodule // npu_u65_256_core$datapath$beat_tags$words
 
 
-module npu_u65_256_core$datapath$beat_tags$write_pointer(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$beat_tags$write_pointer
 
 
 module npu_u65_256_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,start_weights,weights_room,weight_reads$valid,weight_reads$data,weight_reads$ready,weight_beats$valid,weight_beats$data,weight_beats$ready,group_ready,group_taken,stream_used,group_wanted,fault,start_scales,scale_channel,scale_depth,scales_room,scale_reads$valid,scale_reads$data,scale_reads$ready,scale_beats$valid,scale_beats$data,scale_beats$ready,sets_valid,sets_taken,operands$valid,operands$data,operands$ready,multiply_group,interleaved,odd_acts,slice_done,readout$valid,readout$data,readout$ready,results_valid,results_taken,clear,clearing,position,channels,count,beat,idle,decoding);
@@ -9405,7 +9388,7 @@ module npu_u65_256_core$datapath$cores$0$scale_sets(clock,rst_n,depths$valid,dep
         .d(gathering$d),
         .q(gathering$q)
     );
-    npu_u65_256_core$datapath$beat_tags$write_pointer count(
+    npu_u65_256_core$datapath$ifm_fetch$step count(
         .clock(count$clock),
         .rst_n(count$rst_n),
         .d(count$d),
@@ -12974,7 +12957,7 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
         .d(palette_size$d),
         .q(palette_size$q)
     );
-    npu_u65_256_core$datapath$beat_tags$write_pointer palette_bits(
+    npu_u65_256_core$datapath$ifm_fetch$step palette_bits(
         .clock(palette_bits$clock),
         .rst_n(palette_bits$rst_n),
         .d(palette_bits$d),
@@ -13010,7 +12993,7 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
         .d(zq$d),
         .q(zq$q)
     );
-    npu_u65_256_core$datapath$beat_tags$write_pointer pend_w(
+    npu_u65_256_core$datapath$ifm_fetch$step pend_w(
         .clock(pend_w$clock),
         .rst_n(pend_w$rst_n),
         .d(pend_w$d),
@@ -13022,7 +13005,7 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
         .d(pend_wq$d),
         .q(pend_wq$q)
     );
-    npu_u65_256_core$datapath$beat_tags$write_pointer pend_z(
+    npu_u65_256_core$datapath$ifm_fetch$step pend_z(
         .clock(pend_z$clock),
         .rst_n(pend_z$rst_n),
         .d(pend_z$d),
@@ -20286,7 +20269,7 @@ module npu_u65_256_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
     input wire  [31:0] buffers;
     input wire  line_positions;
     output reg  fills$valid;
-    output reg  [147:0] fills$data;
+    output reg  [219:0] fills$data;
     input wire  fills$ready;
     
     // Constant declarations
@@ -20303,8 +20286,8 @@ module npu_u65_256_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
     wire  active$q;
     reg  step$clock;
     reg  step$rst_n;
-    reg  [2:0] step$d;
-    wire  [2:0] step$q;
+    reg  [3:0] step$d;
+    wire  [3:0] step$q;
     reg  channel_term$clock;
     reg  channel_term$rst_n;
     reg  [39:0] channel_term$d;
@@ -20325,10 +20308,6 @@ module npu_u65_256_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
     reg  row_b$rst_n;
     reg  [39:0] row_b$d;
     wire  [39:0] row_b$q;
-    reg  dest_row$clock;
-    reg  dest_row$rst_n;
-    reg  [15:0] dest_row$d;
-    wire  [15:0] dest_row$q;
     reg  dest_row_step$clock;
     reg  dest_row_step$rst_n;
     reg  [15:0] dest_row_step$d;
@@ -20337,18 +20316,22 @@ module npu_u65_256_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
     reg  dest_b_offset$rst_n;
     reg  [15:0] dest_b_offset$d;
     wire  [15:0] dest_b_offset$q;
-    reg  y$clock;
-    reg  y$rst_n;
-    reg  [15:0] y$d;
-    wire  [15:0] y$q;
-    reg  row$clock;
-    reg  row$rst_n;
-    reg  [15:0] row$d;
-    wire  [15:0] row$q;
+    reg  dest_lower_a$clock;
+    reg  dest_lower_a$rst_n;
+    reg  [15:0] dest_lower_a$d;
+    wire  [15:0] dest_lower_a$q;
+    reg  dest_lower_b$clock;
+    reg  dest_lower_b$rst_n;
+    reg  [15:0] dest_lower_b$d;
+    wire  [15:0] dest_lower_b$q;
     reg  piece_b$clock;
     reg  piece_b$rst_n;
     reg  piece_b$d;
     wire  piece_b$q;
+    reg  lower$clock;
+    reg  lower$rst_n;
+    reg  lower$d;
+    wire  lower$q;
     reg  group_offset$clock;
     reg  group_offset$rst_n;
     reg  [39:0] group_offset$d;
@@ -20394,16 +20377,21 @@ module npu_u65_256_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
     reg  [15:0] first_group;
     reg  [15:0] channel_end;
     reg  empty;
+    reg  [15:0] upper_a;
+    reg  [15:0] upper_b;
+    reg  split_a;
+    reg  split_b;
     reg  [15:0] group_low;
     reg  [15:0] group_end;
     reg  last_group;
     reg  last_piece;
-    reg  last_row;
+    reg  last_tile;
     reg  block_end;
     reg  [15:0] fill_len;
+    reg  [15:0] fill_rows;
+    reg  [31:0] plane_bytes;
     reg  [15:0] channel_skip;
     reg  [15:0] block_skip;
-    reg  [16:0] next_y;
     reg  taken;
     
     // Sub module instances
@@ -20418,7 +20406,7 @@ module npu_u65_256_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
         .d(active$d),
         .q(active$q)
     );
-    npu_u65_256_core$cpm$phase_cycles step(
+    npu_u65_256_core$datapath$ifm_fetch$step step(
         .clock(step$clock),
         .rst_n(step$rst_n),
         .d(step$d),
@@ -20454,12 +20442,6 @@ module npu_u65_256_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
         .d(row_b$d),
         .q(row_b$q)
     );
-    npu_u65_256_core$control$irq_history dest_row(
-        .clock(dest_row$clock),
-        .rst_n(dest_row$rst_n),
-        .d(dest_row$d),
-        .q(dest_row$q)
-    );
     npu_u65_256_core$control$irq_history dest_row_step(
         .clock(dest_row_step$clock),
         .rst_n(dest_row_step$rst_n),
@@ -20472,23 +20454,29 @@ module npu_u65_256_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
         .d(dest_b_offset$d),
         .q(dest_b_offset$q)
     );
-    npu_u65_256_core$control$irq_history y(
-        .clock(y$clock),
-        .rst_n(y$rst_n),
-        .d(y$d),
-        .q(y$q)
+    npu_u65_256_core$control$irq_history dest_lower_a(
+        .clock(dest_lower_a$clock),
+        .rst_n(dest_lower_a$rst_n),
+        .d(dest_lower_a$d),
+        .q(dest_lower_a$q)
     );
-    npu_u65_256_core$control$irq_history row(
-        .clock(row$clock),
-        .rst_n(row$rst_n),
-        .d(row$d),
-        .q(row$q)
+    npu_u65_256_core$control$irq_history dest_lower_b(
+        .clock(dest_lower_b$clock),
+        .rst_n(dest_lower_b$rst_n),
+        .d(dest_lower_b$d),
+        .q(dest_lower_b$q)
     );
     npu_u65_256_core$cpm$reset_sync$stage$0 piece_b(
         .clock(piece_b$clock),
         .rst_n(piece_b$rst_n),
         .d(piece_b$d),
         .q(piece_b$q)
+    );
+    npu_u65_256_core$cpm$reset_sync$stage$0 lower(
+        .clock(lower$clock),
+        .rst_n(lower$rst_n),
+        .d(lower$d),
+        .q(lower$q)
     );
     npu_u65_256_core$datapath$ifm_fetch$channel_term group_offset(
         .clock(group_offset$clock),
@@ -20512,12 +20500,12 @@ module npu_u65_256_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
         inner_b$clock = clock;
         row_a$clock = clock;
         row_b$clock = clock;
-        dest_row$clock = clock;
         dest_row_step$clock = clock;
         dest_b_offset$clock = clock;
-        y$clock = clock;
-        row$clock = clock;
+        dest_lower_a$clock = clock;
+        dest_lower_b$clock = clock;
         piece_b$clock = clock;
+        lower$clock = clock;
         group_offset$clock = clock;
         group_base$clock = clock;
         active$d = active$q;
@@ -20527,12 +20515,12 @@ module npu_u65_256_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
         inner_b$d = inner_b$q;
         row_a$d = row_a$q;
         row_b$d = row_b$q;
-        dest_row$d = dest_row$q;
         dest_row_step$d = dest_row_step$q;
         dest_b_offset$d = dest_b_offset$q;
-        y$d = y$q;
-        row$d = row$q;
+        dest_lower_a$d = dest_lower_a$q;
+        dest_lower_b$d = dest_lower_b$q;
         piece_b$d = piece_b$q;
+        lower$d = lower$q;
         group_offset$d = group_offset$q;
         group_base$d = group_base$q;
         active$rst_n = rst_n;
@@ -20542,12 +20530,12 @@ module npu_u65_256_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
         inner_b$rst_n = rst_n;
         row_a$rst_n = rst_n;
         row_b$rst_n = rst_n;
-        dest_row$rst_n = rst_n;
         dest_row_step$rst_n = rst_n;
         dest_b_offset$rst_n = rst_n;
-        y$rst_n = rst_n;
-        row$rst_n = rst_n;
+        dest_lower_a$rst_n = rst_n;
+        dest_lower_b$rst_n = rst_n;
         piece_b$rst_n = rst_n;
+        lower$rst_n = rst_n;
         group_offset$rst_n = rst_n;
         group_base$rst_n = rst_n;
         job = jobs$data;
@@ -20592,6 +20580,18 @@ module npu_u65_256_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
         if (y0 >= height1) begin
             y_b = y0 - height1;
             base_b = base_3;
+        end
+        upper_a = job[(64'h80)+:(16)];
+        split_a = 1'b0;
+        if ((y0 < height0) & ((y0 + ((job[(64'h80)+:(16)]) & 17'h1ffff)) > height0)) begin
+            upper_a = ((height0 - y0) & 16'hffff);
+            split_a = 1'b1;
+        end
+        upper_b = job[(64'h80)+:(16)];
+        split_b = 1'b0;
+        if ((y0 < height1) & ((y0 + ((job[(64'h80)+:(16)]) & 17'h1ffff)) > height1)) begin
+            upper_b = ((height1 - y0) & 16'hffff);
+            split_b = 1'b1;
         end
         x_step = stride_x;
         if (nhcwb16) begin
@@ -20654,24 +20654,34 @@ module npu_u65_256_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
                     multiply$a = job[(64'h90)+:(16)];
                     multiply$b = ((position_bytes) & 40'hffffffffff);
                     dest_row_step$d = multiply$product[(32'h0)+:(16)];
-                    dest_row$d = ib_base;
                 end
             6:
                 begin
                     multiply$a = width_a;
                     multiply$b = ((position_bytes) & 40'hffffffffff);
                     dest_b_offset$d = multiply$product[(32'h0)+:(16)];
-                    y$d = job[(64'h60)+:(16)];
-                    row$d = 32'h0;
                     piece_b$d = ~has_a;
+                    lower$d = 1'b0;
                     group_offset$d = 32'h0;
                     group_base$d = first_group;
+                end
+            7:
+                begin
+                    multiply$a = upper_a;
+                    multiply$b = ((dest_row_step$q) & 40'hffffffffff);
+                    dest_lower_a$d = multiply$product[(32'h0)+:(16)];
+                end
+            8:
+                begin
+                    multiply$a = upper_b;
+                    multiply$b = ((dest_row_step$q) & 40'hffffffffff);
+                    dest_lower_b$d = multiply$product[(32'h0)+:(16)];
                 end
             default:
                 begin
                 end
         endcase
-        if (active$q & (step$q != 32'h7)) begin
+        if (active$q & (step$q != 32'h9)) begin
             step$d = step$q + 32'h1;
         end
         if (~active$q & jobs$valid) begin
@@ -20689,32 +20699,52 @@ module npu_u65_256_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
             group_end = group_base$q + 32'h10;
         end
         last_piece = piece_b$q | ~has_b;
-        last_row = (row$q + 32'h1) == job[(64'h80)+:(16)];
+        last_tile = lower$q | ~split_a;
+        if (piece_b$q) begin
+            last_tile = lower$q | ~split_b;
+        end
         fill_len = (group_end - group_low) << element_shift;
         channel_skip = (group_low - group_base$q) << element_shift;
         block_skip = (group_low - job[(64'ha0)+:(16)]) << element_shift;
-        fills$valid = active$q & (step$q == 32'h7);
+        fills$valid = active$q & (step$q == 32'h9);
         fills$data[(64'h0)+:(3)] = view[(64'h86)+:(3)];
-        fills$data[(64'h53)+:(16)] = fill_len;
+        fills$data[(64'h7b)+:(16)] = fill_len;
         fills$data[(64'h2b)+:(40)] = x_step - ((fill_len) & 40'hffffffffff);
-        fills$data[(64'h83)+:(16)] = position_bytes - fill_len;
-        fills$data[(64'h3)+:(40)] = row_a$q + group_offset$q + ((channel_skip) & 40'hffffffffff);
-        fills$data[(64'h73)+:(16)] = dest_row$q + block_skip;
-        fills$data[(64'h63)+:(16)] = width_a;
-        if (piece_b$q) begin
-            fills$data[(64'h3)+:(40)] = row_b$q + group_offset$q + ((channel_skip) & 40'hffffffffff);
-            fills$data[(64'h73)+:(16)] = dest_row$q + dest_b_offset$q + block_skip;
-            fills$data[(64'h63)+:(16)] = width_b;
+        fills$data[(64'hbb)+:(16)] = position_bytes - fill_len;
+        fill_rows = width_a;
+        fills$data[(64'h9b)+:(16)] = upper_a;
+        fills$data[(64'h3)+:(40)] = row_a$q;
+        fills$data[(64'hab)+:(16)] = ib_base;
+        if (lower$q) begin
+            fills$data[(64'h9b)+:(16)] = job[(64'h80)+:(16)] - upper_a;
+            fills$data[(64'h3)+:(40)] = base_2 + inner_a$q;
+            fills$data[(64'hab)+:(16)] = ib_base + dest_lower_a$q;
         end
-        block_end = last_group & last_piece & last_row;
+        if (piece_b$q) begin
+            fill_rows = width_b;
+            fills$data[(64'h9b)+:(16)] = upper_b;
+            fills$data[(64'h3)+:(40)] = row_b$q;
+            fills$data[(64'hab)+:(16)] = ib_base + dest_b_offset$q;
+            if (lower$q) begin
+                fills$data[(64'h9b)+:(16)] = job[(64'h80)+:(16)] - upper_b;
+                fills$data[(64'h3)+:(40)] = base_3 + inner_b$q;
+                fills$data[(64'hab)+:(16)] = ib_base + dest_b_offset$q + dest_lower_b$q;
+            end
+        end
+        fills$data[(64'h3)+:(40)] = fills$data[(64'h3)+:(40)] + group_offset$q + ((channel_skip) & 40'hffffffffff);
+        fills$data[(64'hab)+:(16)] = fills$data[(64'hab)+:(16)] + block_skip;
+        fills$data[(64'h8b)+:(16)] = fill_rows;
+        plane_bytes = fill_rows * fill_len;
+        fills$data[(64'h53)+:(40)] = stride_y - ((plane_bytes) & 40'hffffffffff);
+        fills$data[(64'hcb)+:(16)] = dest_row_step$q - plane_bytes[(32'h0)+:(16)];
+        block_end = last_group & last_tile & last_piece;
         if (empty) begin
-            fills$data[(64'h63)+:(16)] = 32'h0;
+            fills$data[(64'h8b)+:(16)] = 32'h0;
             block_end = 1'b1;
         end
-        fills$data[(64'h93)+:(1)] = block_end;
+        fills$data[(64'hdb)+:(1)] = block_end;
         taken = fills$valid & fills$ready;
         jobs$ready = taken & block_end;
-        next_y = ((y$q) & 17'h1ffff) + 32'h1;
         if (taken) begin
             if (block_end) begin
                 active$d = 1'b0;
@@ -20726,22 +20756,12 @@ module npu_u65_256_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
             else begin
                 group_offset$d = 32'h0;
                 group_base$d = first_group;
-                if (~last_piece) begin
-                    piece_b$d = 1'b1;
+                if (~last_tile) begin
+                    lower$d = 1'b1;
                 end
                 else begin
-                    piece_b$d = ~has_a;
-                    y$d = y$q + 32'h1;
-                    row$d = row$q + 32'h1;
-                    dest_row$d = dest_row$q + dest_row_step$q;
-                    row_a$d = row_a$q + stride_y;
-                    if (next_y == height0) begin
-                        row_a$d = base_2 + inner_a$q;
-                    end
-                    row_b$d = row_b$q + stride_y;
-                    if (next_y == height1) begin
-                        row_b$d = base_3 + inner_b$q;
-                    end
+                    lower$d = 1'b0;
+                    piece_b$d = 1'b1;
                 end
             end
         end
@@ -20769,6 +20789,10 @@ module npu_u65_256_core$datapath$ifm_fetch$channel_term(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // npu_u65_256_core$datapath$ifm_fetch$channel_term
+
+
+
+
 
 
 
@@ -20820,10 +20844,23 @@ endmodule // npu_u65_256_core$datapath$ifm_fetch$multiply
 
 
 
-
-
-
-
+module npu_u65_256_core$datapath$ifm_fetch$step(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$ifm_fetch$step
 
 
 module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,requests$data,requests$ready,acts$valid,acts$data,acts$ready,bank_reads$0$enable,bank_reads$0$address,bank_reads$0$data,bank_reads$1$enable,bank_reads$1$address,bank_reads$1$data);
@@ -26928,13 +26965,13 @@ module npu_u65_256_core$datapath$output_tags(clock,rst_n,tail$valid,tail$data,ta
     reg  pop;
     
     // Sub module instances
-    npu_u65_256_core$datapath$beat_tags$write_pointer write_pointer(
+    npu_u65_256_core$datapath$ifm_fetch$step write_pointer(
         .clock(write_pointer$clock),
         .rst_n(write_pointer$rst_n),
         .d(write_pointer$d),
         .q(write_pointer$q)
     );
-    npu_u65_256_core$datapath$beat_tags$write_pointer read_pointer(
+    npu_u65_256_core$datapath$ifm_fetch$step read_pointer(
         .clock(read_pointer$clock),
         .rst_n(read_pointer$rst_n),
         .d(read_pointer$d),
@@ -27719,7 +27756,7 @@ module npu_u65_256_core$datapath$output_units$0$activation(clock,rst_n,scaled,co
         .d(pending_fraction$d),
         .q(pending_fraction$q)
     );
-    npu_u65_256_core$datapath$beat_tags$write_pointer pending_byte(
+    npu_u65_256_core$datapath$ifm_fetch$step pending_byte(
         .clock(pending_byte$clock),
         .rst_n(pending_byte$rst_n),
         .d(pending_byte$d),
@@ -34259,7 +34296,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     output wire  descriptors$ready;
     output reg  [1:0] descriptors_active;
     input wire  ifm_fills$valid;
-    input wire  [147:0] ifm_fills$data;
+    input wire  [219:0] ifm_fills$data;
     output reg  ifm_fills$ready;
     output reg  ifm_filled;
     input wire  weight_reads$0$valid;
@@ -35296,7 +35333,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .d(mem2mem_write_counter$d),
         .q(mem2mem_write_counter$q)
     );
-    npu_u65_256_core$datapath$beat_tags$write_pointer mem2mem_write_cache(
+    npu_u65_256_core$datapath$ifm_fetch$step mem2mem_write_cache(
         .clock(mem2mem_write_cache$clock),
         .rst_n(mem2mem_write_cache$rst_n),
         .d(mem2mem_write_cache$d),
@@ -35314,7 +35351,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .d(halted$d),
         .q(halted$q)
     );
-    npu_u65_256_core$datapath$beat_tags$write_pointer fault_channel(
+    npu_u65_256_core$datapath$ifm_fetch$step fault_channel(
         .clock(fault_channel$clock),
         .rst_n(fault_channel$rst_n),
         .d(fault_channel$d),
@@ -35632,25 +35669,25 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         ifm_region$axi_limit$3 = axi_limit$3;
         ofm$axi_limit$3 = axi_limit$3;
         ifm$source$base = ifm_region$base + ifm_fills$data[(64'h3)+:(40)];
-        ifm$source$len = ((ifm_fills$data[(64'h53)+:(16)]) & 32'hffffffff);
-        ifm$source$rows = ifm_fills$data[(64'h63)+:(16)];
-        ifm_run_len = ifm_fills$data[(64'h53)+:(16)] * ifm_fills$data[(64'h63)+:(16)];
+        ifm$source$len = ((ifm_fills$data[(64'h7b)+:(16)]) & 32'hffffffff);
+        ifm$source$rows = ifm_fills$data[(64'h8b)+:(16)];
+        ifm_run_len = ifm_fills$data[(64'h7b)+:(16)] * ifm_fills$data[(64'h8b)+:(16)];
         if (ifm_fills$data[(64'h2b)+:(40)] == 32'h0) begin
             ifm$source$len = ifm_run_len;
             ifm$source$rows = 32'h1;
         end
-        ifm$source$planes = 32'h1;
+        ifm$source$planes = ifm_fills$data[(64'h9b)+:(16)];
         ifm$source$row_skip = ifm_fills$data[(64'h2b)+:(40)];
-        ifm$source$plane_skip = 32'h0;
-        ifm$source$three_d = 1'b0;
+        ifm$source$plane_skip = ifm_fills$data[(64'h53)+:(40)];
+        ifm$source$three_d = 1'b1;
         ifm$source$max_beats = ifm_region$max_beats;
-        ifm$destination$base = ((ifm_fills$data[(64'h73)+:(16)]) & 40'hffffffffff);
-        ifm$destination$len = ((ifm_fills$data[(64'h53)+:(16)]) & 32'hffffffff);
-        ifm$destination$rows = ifm_fills$data[(64'h63)+:(16)];
-        ifm$destination$planes = 32'h1;
-        ifm$destination$row_skip = ((ifm_fills$data[(64'h83)+:(16)]) & 40'hffffffffff);
-        ifm$destination$plane_skip = 32'h0;
-        ifm$destination$three_d = 1'b0;
+        ifm$destination$base = ((ifm_fills$data[(64'hab)+:(16)]) & 40'hffffffffff);
+        ifm$destination$len = ((ifm_fills$data[(64'h7b)+:(16)]) & 32'hffffffff);
+        ifm$destination$rows = ifm_fills$data[(64'h8b)+:(16)];
+        ifm$destination$planes = ifm_fills$data[(64'h9b)+:(16)];
+        ifm$destination$row_skip = ((ifm_fills$data[(64'hbb)+:(16)]) & 40'hffffffffff);
+        ifm$destination$plane_skip = ((ifm_fills$data[(64'hcb)+:(16)]) & 40'hffffffffff);
+        ifm$destination$three_d = 1'b1;
         ifm$destination$max_beats = 32'h0;
         ifm$internal = 1'b1;
         ifm$cores = 32'h3;
@@ -35663,11 +35700,11 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         ifm$wready = 1'b0;
         ifm$b_valid = 1'b0;
         ifm_fills$ready = ~ifm$busy & ~stop_issue;
-        ifm$start = ifm_fills$valid & ifm_fills$ready & (ifm_fills$data[(64'h63)+:(16)] != 32'h0) & (ifm_fills$data[(64'h53)+:(16)] != 32'h0);
+        ifm$start = ifm_fills$valid & ifm_fills$ready & (ifm_fills$data[(64'h8b)+:(16)] != 32'h0) & (ifm_fills$data[(64'h9b)+:(16)] != 32'h0) & (ifm_fills$data[(64'h7b)+:(16)] != 32'h0);
         if (ifm$start) begin
-            ifm_block_end$d = ifm_fills$data[(64'h93)+:(1)];
+            ifm_block_end$d = ifm_fills$data[(64'hdb)+:(1)];
         end
-        ifm_filled = (ifm$done & ifm_block_end$q) | (ifm_fills$valid & ifm_fills$ready & ~ifm$start & ifm_fills$data[(64'h93)+:(1)]);
+        ifm_filled = (ifm$done & ifm_block_end$q) | (ifm_fills$valid & ifm_fills$ready & ~ifm$start & ifm_fills$data[(64'hdb)+:(1)]);
         basep_packed = 32'h0;
         register = basep$0;
         basep_packed = basep_packed | (((register) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 0));
@@ -36108,7 +36145,7 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
         .d(counter_q$d),
         .q(counter_q$q)
     );
-    npu_u65_256_core$datapath$beat_tags$write_pointer cache_q(
+    npu_u65_256_core$datapath$ifm_fetch$step cache_q(
         .clock(cache_q$clock),
         .rst_n(cache_q$rst_n),
         .d(cache_q$d),
@@ -36441,7 +36478,7 @@ module npu_u65_256_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len
         .d(planes_left$d),
         .q(planes_left$q)
     );
-    npu_u65_256_core$datapath$beat_tags$write_pointer beat(
+    npu_u65_256_core$datapath$ifm_fetch$step beat(
         .clock(beat$clock),
         .rst_n(beat$rst_n),
         .d(beat$d),
@@ -37634,7 +37671,7 @@ module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
         .d(counter_q$d),
         .q(counter_q$q)
     );
-    npu_u65_256_core$datapath$beat_tags$write_pointer cache_q(
+    npu_u65_256_core$datapath$ifm_fetch$step cache_q(
         .clock(cache_q$clock),
         .rst_n(cache_q$rst_n),
         .d(cache_q$d),
@@ -38522,7 +38559,7 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
         .d(held_counter$d),
         .q(held_counter$q)
     );
-    npu_u65_256_core$datapath$beat_tags$write_pointer aw_cache(
+    npu_u65_256_core$datapath$ifm_fetch$step aw_cache(
         .clock(aw_cache$clock),
         .rst_n(aw_cache$rst_n),
         .d(aw_cache$d),
@@ -39709,7 +39746,7 @@ module npu_u65_256_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid
         .d(len$d),
         .q(len$q)
     );
-    npu_u65_256_core$datapath$beat_tags$write_pointer cache(
+    npu_u65_256_core$datapath$ifm_fetch$step cache(
         .clock(cache$clock),
         .rst_n(cache$rst_n),
         .d(cache$d),

@@ -70,7 +70,7 @@ pub const BLOCKS: &[BlockEntry] = &[
     },
     BlockEntry {
         name: "ifm_fetch",
-        about: "IFM channel address generator (TRM 3.3.3): IFM block jobs in, 2D copies of \
+        about: "IFM channel address generator (TRM 3.3.3): IFM block jobs in, 3D copies of \
                 their rectangles into the shared buffer out",
         build: || Box::new(IfmFetch::default()),
     },

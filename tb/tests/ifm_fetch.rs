@@ -3,7 +3,9 @@
 //! HEIGHT0, HEIGHT1, bases and strides, NHWC and NHCWB16, int8 and int16,
 //! IB_END) and random IFM block jobs (rectangles inside the IFM, empty ones
 //! included, channel chunks, IB0 or IB1), random back-pressure. Every fill
-//! is executed in Rust from a source memory whose bytes are a hash of their
+//! (a 3D copy: a piece of the block's rows in one tile, at most four per
+//! channel group whatever the block's height) is executed in Rust from a
+//! source memory whose bytes are a hash of their
 //! offset into a 48 KB shared-buffer image; then every byte of every (r, q,
 //! k) element of the block must be the source byte at
 //! `npu_model::tensor::FeatureMap::offset`, every other byte of the image
@@ -249,10 +251,13 @@ struct Fill {
     region: u64,
     source: u64,
     source_skip: u64,
+    source_plane_skip: u64,
     len: usize,
     rows: usize,
+    planes: usize,
     destination: usize,
     destination_skip: usize,
+    destination_plane_skip: usize,
     block_end: bool,
 }
 
@@ -263,27 +268,39 @@ impl Fill {
             region: field(beat, f.get_my_offset_region(), 3),
             source: field(beat, f.get_my_offset_source(), 40),
             source_skip: field(beat, f.get_my_offset_source_skip(), 40),
+            source_plane_skip: field(beat, f.get_my_offset_source_plane_skip(), 40),
             len: field(beat, f.get_my_offset_len(), 16) as usize,
             rows: field(beat, f.get_my_offset_rows(), 16) as usize,
+            planes: field(beat, f.get_my_offset_planes(), 16) as usize,
             destination: field(beat, f.get_my_offset_destination(), 16) as usize,
             destination_skip: field(beat, f.get_my_offset_destination_skip(), 16) as usize,
+            destination_plane_skip: field(beat, f.get_my_offset_destination_plane_skip(), 16)
+                as usize,
             block_end: field(beat, f.get_my_offset_block_end(), 1) == 1,
         }
     }
 
-    /// Copies the fill into `shram` as the DMA does; `Err` when it leaves
-    /// the shared buffer.
+    /// Copies the fill into `shram` as the DMA does (`ShramFill`'s strides:
+    /// planes are `rows * len` plus the plane skip apart); `Err` when it
+    /// leaves the shared buffer.
     fn execute(&self, shram: &mut [u8]) -> Result<(), String> {
         let mask = (1u64 << 40) - 1;
-        for r in 0..self.rows {
-            let source = self.source + r as u64 * (self.len as u64 + self.source_skip);
-            let destination = self.destination + r * ((self.len + self.destination_skip) & 0xffff);
-            for b in 0..self.len {
-                let at = (destination + b) & 0xffff;
-                if at >= shram.len() {
-                    return Err(format!("row {r} byte {b} lands at {at:#x}"));
+        let plane_bytes = (self.rows * self.len) as u64;
+        for p in 0..self.planes {
+            let source_plane = self.source + p as u64 * (plane_bytes + self.source_plane_skip);
+            let destination_plane = self.destination
+                + p * ((plane_bytes as usize + self.destination_plane_skip) & 0xffff);
+            for r in 0..self.rows {
+                let source = source_plane + r as u64 * (self.len as u64 + self.source_skip);
+                let destination =
+                    destination_plane + r * ((self.len + self.destination_skip) & 0xffff);
+                for b in 0..self.len {
+                    let at = (destination + b) & 0xffff;
+                    if at >= shram.len() {
+                        return Err(format!("plane {p} row {r} byte {b} lands at {at:#x}"));
+                    }
+                    shram[at] = source_byte(source.wrapping_add(b as u64) & mask);
                 }
-                shram[at] = source_byte((source + b as u64) & mask);
             }
         }
         Ok(())
@@ -355,6 +372,7 @@ fn fills_put_every_element_where_the_ib_layout_says() {
             tb.sources[jobs].queue.push_back(job.words(&mut rng));
             let mut shram: Vec<u8> = (0..SHRAM_BYTES).map(blank_byte).collect();
             let mut cycles = 0;
+            let mut job_fills = 0;
             loop {
                 let beats: Vec<Vec<u32>> = tb.sinks[fills].beats.drain(..).collect();
                 let mut ended = false;
@@ -371,6 +389,7 @@ fn fills_put_every_element_where_the_ib_layout_says() {
                     }
                     ended = fill.block_end;
                     fill_count += 1;
+                    job_fills += 1;
                 }
                 if ended {
                     break;
@@ -380,6 +399,17 @@ fn fills_put_every_element_where_the_ib_layout_says() {
                 if cycles > 20_000 {
                     tb.fail(&format!("no block_end; {what}"));
                 }
+            }
+            // A piece's rows in one tile are one fill: two pieces (WIDTH0)
+            // by two tiles (HEIGHT0/1) per channel group (NHCWB16: 16).
+            let groups = match ifm.map.layout {
+                Layout::Nhwc => 1,
+                Layout::Nhcwb16 => (job.channel0 + job.channels).div_ceil(16) - job.channel0 / 16,
+            };
+            if job_fills > 4 * groups.max(1) {
+                tb.fail(&format!(
+                    "{job_fills} fills for {groups} channel groups; {what}"
+                ));
             }
             if !tb.sources[jobs].queue.is_empty() {
                 tb.fail(&format!("block_end before the job was taken; {what}"));

@@ -1,5 +1,5 @@
 //! The IFM channel's address generator (TRM 3.3.3 IFM channel, 4.9.1 shared
-//! buffer): each IFM block job becomes the 2D copies ([`ShramFill`]s) that
+//! buffer): each IFM block job becomes the 3D copies ([`ShramFill`]s) that
 //! put its source rectangle into the job's IFM buffer.
 //!
 //! The rectangle is source rows `y0..y0+height`, columns `x0..x0+width`,
@@ -14,15 +14,18 @@
 //! channel, as one aligned line), channel k of the block at byte k * e of
 //! its position.
 //!
-//! Per rectangle row, per piece of the row in one tile (columns left of
-//! WIDTH0 in tile 0, or tile 2 from row HEIGHT0 on; the others in tile 1, or
-//! tile 3 from row HEIGHT1 on: `npu_model::tensor::FeatureMap::offset`), one
-//! fill of `rows` = the piece's positions, each `len` = channels * e bytes;
-//! for NHCWB16 one per 16-channel group the channels overlap, its x step
-//! 16 * e bytes (TRM 4.6.5). `block_end` marks the job's last fill; an empty
-//! rectangle (height or width 0) gives one fill of 0 rows with `block_end`.
-//! Offsets are modulo 2^40 (the region offset width), so strides may be
-//! negative as two's complement.
+//! Per piece of the rectangle in one tile (columns left of WIDTH0 in tile 0,
+//! or tile 2 from row HEIGHT0 on; the others in tile 1, or tile 3 from row
+//! HEIGHT1 on: `npu_model::tensor::FeatureMap::offset`), one fill whose
+//! planes are the piece's rows in that tile, of `rows` = the piece's
+//! positions, each `len` = channels * e bytes: at most four per channel
+//! group, whatever the block's height, so the DMA streams a block's rows
+//! without a round trip to memory per row. For NHCWB16 one per 16-channel
+//! group the channels overlap, its x step 16 * e bytes (TRM 4.6.5).
+//! `block_end` marks the job's last fill; an empty rectangle (height or
+//! width 0) gives one fill of 0 rows with `block_end`. Offsets are modulo
+//! 2^40 (the region offset width), so strides may be negative as two's
+//! complement.
 //!
 //! # Ports
 //!
@@ -38,9 +41,10 @@
 //!
 //! # Throughput
 //!
-//! Seven cycles of set-up per job (the products of its start coordinates
-//! and the strides, through one shared multiplier; rows and groups then
-//! move by additions only), then one fill a cycle while `fills` is ready.
+//! Nine cycles of set-up per job (the products of its start coordinates
+//! and the strides, through one shared multiplier; pieces, tiles and groups
+//! then move by additions only), then one fill a cycle while `fills` is
+//! ready.
 
 use super::ShramFill;
 use crate::central_control::traversal::IfmBlockJob;
@@ -70,30 +74,30 @@ pub struct IfmFetch {
     pub buffers: Signal<In, IfmBuffers>,
     /// Positions take whole lines (8-bit depthwise in parallel mode).
     pub line_positions: Signal<In, Bit>,
-    /// 2D copies toward the IFM channel.
+    /// 3D copies toward the IFM channel.
     pub fills: StreamOut<ShramFill>,
     multiply: Multiply16x40,
-    /// A job is being set up (steps 0-6) or emitted (step 7).
+    /// A job is being set up (steps 0-8) or emitted (step 9).
     active: ResetReg<Bit>,
-    step: ResetReg<Bits<3>>,
+    step: ResetReg<Bits<4>>,
     /// Channel term of a source address: channel0 * e (NHWC) or
     /// (channel0 / 16) * STRIDE_C (NHCWB16).
     channel_term: ResetReg<Bits<40>>,
     /// Column and channel terms of the left (a) and right (b) pieces.
     inner_a: ResetReg<Bits<40>>,
     inner_b: ResetReg<Bits<40>>,
-    /// Source of the current row's left and right pieces (first group).
+    /// Source of each piece's first row.
     row_a: ResetReg<Bits<40>>,
     row_b: ResetReg<Bits<40>>,
-    /// Shared-buffer address of the current row's first position, the step
-    /// to the next row and the offset of the right piece.
-    dest_row: ResetReg<Bits<16>>,
+    /// Shared-buffer bytes of a rectangle row, the offset of the right
+    /// piece, and of each piece's rows in its lower tile.
     dest_row_step: ResetReg<Bits<16>>,
     dest_b_offset: ResetReg<Bits<16>>,
-    /// Current row (source y and rectangle row) and piece.
-    y: ResetReg<Bits<16>>,
-    row: ResetReg<Bits<16>>,
+    dest_lower_a: ResetReg<Bits<16>>,
+    dest_lower_b: ResetReg<Bits<16>>,
+    /// Current piece, and whether its rows in the lower tile (2 or 3).
     piece_b: ResetReg<Bit>,
+    lower: ResetReg<Bit>,
     /// NHCWB16: (group - first group) * STRIDE_C and the group's first
     /// channel (16g; NHWC: channel0).
     group_offset: ResetReg<Bits<40>>,
@@ -138,17 +142,25 @@ pub struct IfmFetch {
     first_group: Signal<Local, Bits<16>>,
     channel_end: Signal<Local, Bits<16>>,
     empty: Signal<Local, Bit>,
+    /// Each piece's rows above its tile split (all of them when the
+    /// rectangle starts below it) and whether rows follow in the lower tile.
+    upper_a: Signal<Local, Bits<16>>,
+    upper_b: Signal<Local, Bits<16>>,
+    split_a: Signal<Local, Bit>,
+    split_b: Signal<Local, Bit>,
     // The fill being offered.
     group_low: Signal<Local, Bits<16>>,
     group_end: Signal<Local, Bits<16>>,
     last_group: Signal<Local, Bit>,
     last_piece: Signal<Local, Bit>,
-    last_row: Signal<Local, Bit>,
+    last_tile: Signal<Local, Bit>,
     block_end: Signal<Local, Bit>,
     fill_len: Signal<Local, Bits<16>>,
+    fill_rows: Signal<Local, Bits<16>>,
+    /// A plane's packed bytes: `fill_rows` * `fill_len`.
+    plane_bytes: Signal<Local, Bits<32>>,
     channel_skip: Signal<Local, Bits<16>>,
     block_skip: Signal<Local, Bits<16>>,
-    next_y: Signal<Local, Bits<17>>,
     taken: Signal<Local, Bit>,
 }
 
@@ -171,12 +183,12 @@ impl Default for IfmFetch {
             inner_b: Default::default(),
             row_a: Default::default(),
             row_b: Default::default(),
-            dest_row: Default::default(),
             dest_row_step: Default::default(),
             dest_b_offset: Default::default(),
-            y: Default::default(),
-            row: Default::default(),
+            dest_lower_a: Default::default(),
+            dest_lower_b: Default::default(),
             piece_b: Default::default(),
+            lower: Default::default(),
             group_offset: Default::default(),
             group_base: Default::default(),
             job: Default::default(),
@@ -216,16 +228,21 @@ impl Default for IfmFetch {
             first_group: Default::default(),
             channel_end: Default::default(),
             empty: Default::default(),
+            upper_a: Default::default(),
+            upper_b: Default::default(),
+            split_a: Default::default(),
+            split_b: Default::default(),
             group_low: Default::default(),
             group_end: Default::default(),
             last_group: Default::default(),
             last_piece: Default::default(),
-            last_row: Default::default(),
+            last_tile: Default::default(),
             block_end: Default::default(),
             fill_len: Default::default(),
+            fill_rows: Default::default(),
+            plane_bytes: Default::default(),
             channel_skip: Default::default(),
             block_skip: Default::default(),
-            next_y: Default::default(),
             taken: Default::default(),
         }
     }
@@ -244,12 +261,12 @@ impl Logic for IfmFetch {
             inner_b,
             row_a,
             row_b,
-            dest_row,
             dest_row_step,
             dest_b_offset,
-            y,
-            row,
+            dest_lower_a,
+            dest_lower_b,
             piece_b,
+            lower,
             group_offset,
             group_base
         );
@@ -260,12 +277,12 @@ impl Logic for IfmFetch {
         self.inner_b.rst_n.next = self.rst_n.val();
         self.row_a.rst_n.next = self.rst_n.val();
         self.row_b.rst_n.next = self.rst_n.val();
-        self.dest_row.rst_n.next = self.rst_n.val();
         self.dest_row_step.rst_n.next = self.rst_n.val();
         self.dest_b_offset.rst_n.next = self.rst_n.val();
-        self.y.rst_n.next = self.rst_n.val();
-        self.row.rst_n.next = self.rst_n.val();
+        self.dest_lower_a.rst_n.next = self.rst_n.val();
+        self.dest_lower_b.rst_n.next = self.rst_n.val();
         self.piece_b.rst_n.next = self.rst_n.val();
+        self.lower.rst_n.next = self.rst_n.val();
         self.group_offset.rst_n.next = self.rst_n.val();
         self.group_base.rst_n.next = self.rst_n.val();
 
@@ -318,6 +335,23 @@ impl Logic for IfmFetch {
         if self.y0.val() >= self.height1.val() {
             self.y_b.next = self.y0.val() - self.height1.val();
             self.base_b.next = self.base_3.val();
+        }
+        // Each piece's rows above its tile split, the rest below it.
+        self.upper_a.next = self.job.val().height;
+        self.split_a.next = false;
+        if (self.y0.val() < self.height0.val())
+            & ((self.y0.val() + bit_cast::<17, 16>(self.job.val().height)) > self.height0.val())
+        {
+            self.upper_a.next = bit_cast::<16, 17>(self.height0.val() - self.y0.val());
+            self.split_a.next = true;
+        }
+        self.upper_b.next = self.job.val().height;
+        self.split_b.next = false;
+        if (self.y0.val() < self.height1.val())
+            & ((self.y0.val() + bit_cast::<17, 16>(self.job.val().height)) > self.height1.val())
+        {
+            self.upper_b.next = bit_cast::<16, 17>(self.height1.val() - self.y0.val());
+            self.split_b.next = true;
         }
         self.x_step.next = self.stride_x.val();
         if self.nhcwb16.val() {
@@ -380,21 +414,29 @@ impl Logic for IfmFetch {
                 self.multiply.a.next = self.job.val().width;
                 self.multiply.b.next = bit_cast::<40, 16>(self.position_bytes.val());
                 self.dest_row_step.d.next = self.multiply.product.val().get_bits::<16>(0);
-                self.dest_row.d.next = self.ib_base.val();
             }
             6 => {
                 self.multiply.a.next = self.width_a.val();
                 self.multiply.b.next = bit_cast::<40, 16>(self.position_bytes.val());
                 self.dest_b_offset.d.next = self.multiply.product.val().get_bits::<16>(0);
-                self.y.d.next = self.job.val().y0;
-                self.row.d.next = 0.into();
                 self.piece_b.d.next = !self.has_a.val();
+                self.lower.d.next = false;
                 self.group_offset.d.next = 0.into();
                 self.group_base.d.next = self.first_group.val();
             }
+            7 => {
+                self.multiply.a.next = self.upper_a.val();
+                self.multiply.b.next = bit_cast::<40, 16>(self.dest_row_step.q.val());
+                self.dest_lower_a.d.next = self.multiply.product.val().get_bits::<16>(0);
+            }
+            8 => {
+                self.multiply.a.next = self.upper_b.val();
+                self.multiply.b.next = bit_cast::<40, 16>(self.dest_row_step.q.val());
+                self.dest_lower_b.d.next = self.multiply.product.val().get_bits::<16>(0);
+            }
             _ => {}
         }
-        if self.active.q.val() & (self.step.q.val() != 7) {
+        if self.active.q.val() & (self.step.q.val() != 9) {
             self.step.d.next = self.step.q.val() + 1;
         }
         if !self.active.q.val() & self.jobs.valid.val() {
@@ -414,7 +456,10 @@ impl Logic for IfmFetch {
             self.group_end.next = self.group_base.q.val() + 16;
         }
         self.last_piece.next = self.piece_b.q.val() | !self.has_b.val();
-        self.last_row.next = (self.row.q.val() + 1) == self.job.val().height;
+        self.last_tile.next = self.lower.q.val() | !self.split_a.val();
+        if self.piece_b.q.val() {
+            self.last_tile.next = self.lower.q.val() | !self.split_b.val();
+        }
         self.fill_len.next =
             (self.group_end.val() - self.group_low.val()) << self.element_shift.val();
         self.channel_skip.next =
@@ -422,26 +467,49 @@ impl Logic for IfmFetch {
         self.block_skip.next =
             (self.group_low.val() - self.job.val().channel0) << self.element_shift.val();
 
-        self.fills.valid.next = self.active.q.val() & (self.step.q.val() == 7);
+        self.fills.valid.next = self.active.q.val() & (self.step.q.val() == 9);
         self.fills.data.next.region = self.view.val().region;
         self.fills.data.next.len = self.fill_len.val();
         self.fills.data.next.source_skip =
             self.x_step.val() - bit_cast::<40, 16>(self.fill_len.val());
         self.fills.data.next.destination_skip = self.position_bytes.val() - self.fill_len.val();
-        self.fills.data.next.source = self.row_a.q.val()
+        // Piece a's rows in tile 0 (or 2), or below HEIGHT0 in tile 2.
+        self.fill_rows.next = self.width_a.val();
+        self.fills.data.next.planes = self.upper_a.val();
+        self.fills.data.next.source = self.row_a.q.val();
+        self.fills.data.next.destination = self.ib_base.val();
+        if self.lower.q.val() {
+            self.fills.data.next.planes = self.job.val().height - self.upper_a.val();
+            self.fills.data.next.source = self.base_2.val() + self.inner_a.q.val();
+            self.fills.data.next.destination = self.ib_base.val() + self.dest_lower_a.q.val();
+        }
+        // Piece b's in tile 1 (or 3), or below HEIGHT1 in tile 3.
+        if self.piece_b.q.val() {
+            self.fill_rows.next = self.width_b.val();
+            self.fills.data.next.planes = self.upper_b.val();
+            self.fills.data.next.source = self.row_b.q.val();
+            self.fills.data.next.destination = self.ib_base.val() + self.dest_b_offset.q.val();
+            if self.lower.q.val() {
+                self.fills.data.next.planes = self.job.val().height - self.upper_b.val();
+                self.fills.data.next.source = self.base_3.val() + self.inner_b.q.val();
+                self.fills.data.next.destination =
+                    self.ib_base.val() + self.dest_b_offset.q.val() + self.dest_lower_b.q.val();
+            }
+        }
+        self.fills.data.next.source = self.fills.data.val().source
             + self.group_offset.q.val()
             + bit_cast::<40, 16>(self.channel_skip.val());
-        self.fills.data.next.destination = self.dest_row.q.val() + self.block_skip.val();
-        self.fills.data.next.rows = self.width_a.val();
-        if self.piece_b.q.val() {
-            self.fills.data.next.source = self.row_b.q.val()
-                + self.group_offset.q.val()
-                + bit_cast::<40, 16>(self.channel_skip.val());
-            self.fills.data.next.destination =
-                self.dest_row.q.val() + self.dest_b_offset.q.val() + self.block_skip.val();
-            self.fills.data.next.rows = self.width_b.val();
-        }
-        self.block_end.next = self.last_group.val() & self.last_piece.val() & self.last_row.val();
+        self.fills.data.next.destination =
+            self.fills.data.val().destination + self.block_skip.val();
+        self.fills.data.next.rows = self.fill_rows.val();
+        // Planes are a rectangle row apart in the source (STRIDE_Y) and in
+        // the IFM buffer.
+        self.plane_bytes.next = self.fill_rows.val() * self.fill_len.val();
+        self.fills.data.next.source_plane_skip =
+            self.stride_y.val() - bit_cast::<40, 32>(self.plane_bytes.val());
+        self.fills.data.next.destination_plane_skip =
+            self.dest_row_step.q.val() - self.plane_bytes.val().get_bits::<16>(0);
+        self.block_end.next = self.last_group.val() & self.last_tile.val() & self.last_piece.val();
         if self.empty.val() {
             self.fills.data.next.rows = 0.into();
             self.block_end.next = true;
@@ -450,8 +518,7 @@ impl Logic for IfmFetch {
         self.taken.next = self.fills.valid.val() & self.fills.ready.val();
         self.jobs.ready.next = self.taken.val() & self.block_end.val();
 
-        // Next group, piece or row: additions only.
-        self.next_y.next = bit_cast::<17, 16>(self.y.q.val()) + 1;
+        // Next group, tile or piece: additions only.
         if self.taken.val() {
             if self.block_end.val() {
                 self.active.d.next = false;
@@ -461,21 +528,11 @@ impl Logic for IfmFetch {
             } else {
                 self.group_offset.d.next = 0.into();
                 self.group_base.d.next = self.first_group.val();
-                if !self.last_piece.val() {
-                    self.piece_b.d.next = true;
+                if !self.last_tile.val() {
+                    self.lower.d.next = true;
                 } else {
-                    self.piece_b.d.next = !self.has_a.val();
-                    self.y.d.next = self.y.q.val() + 1;
-                    self.row.d.next = self.row.q.val() + 1;
-                    self.dest_row.d.next = self.dest_row.q.val() + self.dest_row_step.q.val();
-                    self.row_a.d.next = self.row_a.q.val() + self.stride_y.val();
-                    if self.next_y.val() == self.height0.val() {
-                        self.row_a.d.next = self.base_2.val() + self.inner_a.q.val();
-                    }
-                    self.row_b.d.next = self.row_b.q.val() + self.stride_y.val();
-                    if self.next_y.val() == self.height1.val() {
-                        self.row_b.d.next = self.base_3.val() + self.inner_b.q.val();
-                    }
+                    self.lower.d.next = false;
+                    self.piece_b.d.next = true;
                 }
             }
         }

@@ -589,7 +589,7 @@ impl Logic for Dma {
         self.mem2mem.halt.next = self.stop_issue.val();
 
         // ---- The datapath's channels ----
-        // IFM: 2D copies into the shared buffer, through a mem2mem whose
+        // IFM: 3D copies into the shared buffer, through a mem2mem whose
         // destination is always internal (every core's buffer).
         self.ifm_region.region.next = self.ifm_fills.data.val().region;
         self.ifm_region.regioncfg.next = self.regioncfg.val();
@@ -614,19 +614,20 @@ impl Logic for Dma {
             self.ifm.source.len.next = self.ifm_run_len.val();
             self.ifm.source.rows.next = 1.into();
         }
-        self.ifm.source.planes.next = 1.into();
+        self.ifm.source.planes.next = self.ifm_fills.data.val().planes;
         self.ifm.source.row_skip.next = self.ifm_fills.data.val().source_skip;
-        self.ifm.source.plane_skip.next = 0.into();
-        self.ifm.source.three_d.next = false;
+        self.ifm.source.plane_skip.next = self.ifm_fills.data.val().source_plane_skip;
+        self.ifm.source.three_d.next = true;
         self.ifm.source.max_beats.next = self.ifm_region.max_beats.val();
         self.ifm.destination.base.next = bit_cast::<40, 16>(self.ifm_fills.data.val().destination);
         self.ifm.destination.len.next = bit_cast::<32, 16>(self.ifm_fills.data.val().len);
         self.ifm.destination.rows.next = self.ifm_fills.data.val().rows;
-        self.ifm.destination.planes.next = 1.into();
+        self.ifm.destination.planes.next = self.ifm_fills.data.val().planes;
         self.ifm.destination.row_skip.next =
             bit_cast::<40, 16>(self.ifm_fills.data.val().destination_skip);
-        self.ifm.destination.plane_skip.next = 0.into();
-        self.ifm.destination.three_d.next = false;
+        self.ifm.destination.plane_skip.next =
+            bit_cast::<40, 16>(self.ifm_fills.data.val().destination_plane_skip);
+        self.ifm.destination.three_d.next = true;
         self.ifm.destination.max_beats.next = 0.into();
         self.ifm.internal.next = true;
         self.ifm.cores.next = 3.into();
@@ -643,6 +644,7 @@ impl Logic for Dma {
         self.ifm.start.next = self.ifm_fills.valid.val()
             & self.ifm_fills.ready.val()
             & (self.ifm_fills.data.val().rows != 0)
+            & (self.ifm_fills.data.val().planes != 0)
             & (self.ifm_fills.data.val().len != 0);
         if self.ifm.start.val() {
             self.ifm_block_end.d.next = self.ifm_fills.data.val().block_end;

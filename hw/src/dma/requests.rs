@@ -5,19 +5,26 @@
 
 use rust_hdl::prelude::*;
 
-/// A two-dimensional copy from memory into the shared buffer (the IFM
-/// channel): `rows` rows of `len` bytes; row r starts at `source + r *
-/// (len + source_skip)` in the region and lands at `destination + r * (len +
-/// destination_skip)` in the shared buffer of the core(s).
+/// A three-dimensional copy from memory into the shared buffer (the IFM
+/// channel): `planes` planes of `rows` rows of `len` bytes; row r of plane p
+/// starts at `source + p * (rows * len + source_plane_skip) + r * (len +
+/// source_skip)` in the region (offsets modulo 2^40) and lands at
+/// `destination + p * (rows * len + destination_plane_skip) + r * (len +
+/// destination_skip)` in the shared buffer of the core(s): the strides of a
+/// 3D side of NPU_SET_DMA0_* (TRM 4.6.5), so an IFM block's rows in one tile
+/// are one transfer.
 #[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
 pub struct ShramFill {
     pub region: Bits<3>,
     pub source: Bits<40>,
     pub source_skip: Bits<40>,
+    pub source_plane_skip: Bits<40>,
     pub len: Bits<16>,
     pub rows: Bits<16>,
+    pub planes: Bits<16>,
     pub destination: Bits<16>,
     pub destination_skip: Bits<16>,
+    pub destination_plane_skip: Bits<16>,
     /// The last copy of an IFM block: the block is in the shared buffer
     /// once it completes.
     pub block_end: Bit,
