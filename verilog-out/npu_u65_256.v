@@ -34975,7 +34975,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .done(mem2mem$done),
         .busy(mem2mem$busy)
     );
-    npu_u65_256_core$dma$mem2mem ifm(
+    npu_u65_256_core$dma$ifm ifm(
         .clock(ifm$clock),
         .rst_n(ifm$rst_n),
         .aclken(ifm$aclken),
@@ -36722,6 +36722,337 @@ endmodule // npu_u65_256_core$dma$command$issue
 
 
 
+module npu_u65_256_core$dma$ifm(clock,rst_n,aclken,start,source$base,source$len,source$rows,source$planes,source$row_skip,source$plane_skip,source$three_d,source$max_beats,destination$base,destination$len,destination$rows,destination$planes,destination$row_skip,destination$plane_skip,destination$three_d,destination$max_beats,internal,cores,halt,read_counter,read_cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,may_write,awvalid,awaddr,awlen,awready,wvalid,wdata,wstrb,wlast,wready,b_valid,burst_issued,write_limit_stall,shram_ready,shram_write,shram_cores,shram_line,shram_data,shram_strobe,done,busy);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  aclken;
+    input wire  start;
+    input wire  [39:0] source$base;
+    input wire  [31:0] source$len;
+    input wire  [15:0] source$rows;
+    input wire  [15:0] source$planes;
+    input wire  [39:0] source$row_skip;
+    input wire  [39:0] source$plane_skip;
+    input wire  source$three_d;
+    input wire  [1:0] source$max_beats;
+    input wire  [39:0] destination$base;
+    input wire  [31:0] destination$len;
+    input wire  [15:0] destination$rows;
+    input wire  [15:0] destination$planes;
+    input wire  [39:0] destination$row_skip;
+    input wire  [39:0] destination$plane_skip;
+    input wire  destination$three_d;
+    input wire  [1:0] destination$max_beats;
+    input wire  internal;
+    input wire  [1:0] cores;
+    input wire  halt;
+    input wire  [1:0] read_counter;
+    input wire  [3:0] read_cache;
+    output wire  reads$request;
+    output wire  [39:0] reads$address;
+    output wire  [7:0] reads$len;
+    input wire  reads$grant;
+    output wire  [1:0] reads$counter;
+    output wire  [3:0] reads$cache;
+    input wire  reads$may_issue;
+    output wire  reads$limit_stall;
+    input wire  reads$beat;
+    input wire  [127:0] reads$data;
+    input wire  may_write;
+    output reg  awvalid;
+    output reg  [39:0] awaddr;
+    output reg  [7:0] awlen;
+    input wire  awready;
+    output reg  wvalid;
+    output reg  [127:0] wdata;
+    output reg  [15:0] wstrb;
+    output reg  wlast;
+    input wire  wready;
+    input wire  b_valid;
+    output reg  burst_issued;
+    output reg  write_limit_stall;
+    input wire  shram_ready;
+    output reg  shram_write;
+    output reg  [1:0] shram_cores;
+    output reg  [11:0] shram_line;
+    output reg  [127:0] shram_data;
+    output reg  [15:0] shram_strobe;
+    output reg  done;
+    output reg  busy;
+    
+    // Stub signals
+    reg  read$clock;
+    reg  read$rst_n;
+    reg  read$start;
+    reg  read$halt;
+    reg  read$cancel;
+    reg  [1:0] read$counter;
+    reg  [3:0] read$cache;
+    wire  read$out$valid;
+    wire  [135:0] read$out$data;
+    reg  read$out$ready;
+    wire  read$busy;
+    reg  aligner$clock;
+    reg  aligner$rst_n;
+    reg  aligner$source$valid;
+    reg  [135:0] aligner$source$data;
+    wire  aligner$source$ready;
+    reg  aligner$wanted;
+    reg  [3:0] aligner$first_lane;
+    reg  [3:0] aligner$last_lane;
+    wire  aligner$out$valid;
+    wire  [143:0] aligner$out$data;
+    reg  aligner$out$ready;
+    reg  fill$clock;
+    reg  fill$rst_n;
+    reg  fill$start;
+    reg  fill$next_burst;
+    reg  fill$next_beat;
+    reg  fill$cancel;
+    wire  fill$valid;
+    wire  [39:0] fill$address;
+    wire  [3:0] fill$beats_m1;
+    wire  fill$last_burst;
+    wire  [3:0] fill$beat_first_lane;
+    wire  [3:0] fill$beat_last_lane;
+    wire  [35:0] fill$beat_line;
+    wire  fill$beat_last_of_burst;
+    wire  fill$beat_last;
+    reg  write$clock;
+    reg  write$rst_n;
+    reg  write$aclken;
+    reg  write$start;
+    reg  write$halt;
+    reg  write$may_issue;
+    reg  write$beats$valid;
+    reg  [144:0] write$beats$data;
+    wire  write$beats$ready;
+    wire  write$awvalid;
+    wire  [39:0] write$awaddr;
+    wire  [7:0] write$awlen;
+    reg  write$awready;
+    wire  write$wvalid;
+    wire  [127:0] write$wdata;
+    wire  [15:0] write$wstrb;
+    wire  write$wlast;
+    reg  write$wready;
+    reg  write$b_valid;
+    wire  write$burst_issued;
+    wire  write$limit_stall;
+    wire  write$busy;
+    reg  running$clock;
+    reg  running$rst_n;
+    reg  running$d;
+    wire  running$q;
+    reg  to_shram$clock;
+    reg  to_shram$rst_n;
+    reg  to_shram$d;
+    wire  to_shram$q;
+    reg  shram_cores_q$clock;
+    reg  shram_cores_q$rst_n;
+    reg  [1:0] shram_cores_q$d;
+    wire  [1:0] shram_cores_q$q;
+    
+    // Local signals
+    reg  beat_out;
+    
+    // Sub module instances
+    npu_u65_256_core$dma$ifm$read read(
+        .clock(read$clock),
+        .rst_n(read$rst_n),
+        .start(read$start),
+        .shape$base(source$base),
+        .shape$len(source$len),
+        .shape$rows(source$rows),
+        .shape$planes(source$planes),
+        .shape$row_skip(source$row_skip),
+        .shape$plane_skip(source$plane_skip),
+        .shape$three_d(source$three_d),
+        .shape$max_beats(source$max_beats),
+        .halt(read$halt),
+        .cancel(read$cancel),
+        .counter(read$counter),
+        .cache(read$cache),
+        .reads$request(reads$request),
+        .reads$address(reads$address),
+        .reads$len(reads$len),
+        .reads$grant(reads$grant),
+        .reads$counter(reads$counter),
+        .reads$cache(reads$cache),
+        .reads$may_issue(reads$may_issue),
+        .reads$limit_stall(reads$limit_stall),
+        .reads$beat(reads$beat),
+        .reads$data(reads$data),
+        .out$valid(read$out$valid),
+        .out$data(read$out$data),
+        .out$ready(read$out$ready),
+        .busy(read$busy)
+    );
+    npu_u65_256_core$dma$mem2mem$aligner aligner(
+        .clock(aligner$clock),
+        .rst_n(aligner$rst_n),
+        .source$valid(aligner$source$valid),
+        .source$data(aligner$source$data),
+        .source$ready(aligner$source$ready),
+        .wanted(aligner$wanted),
+        .first_lane(aligner$first_lane),
+        .last_lane(aligner$last_lane),
+        .out$valid(aligner$out$valid),
+        .out$data(aligner$out$data),
+        .out$ready(aligner$out$ready)
+    );
+    npu_u65_256_core$dma$command$issue fill(
+        .clock(fill$clock),
+        .rst_n(fill$rst_n),
+        .start(fill$start),
+        .shape$base(destination$base),
+        .shape$len(destination$len),
+        .shape$rows(destination$rows),
+        .shape$planes(destination$planes),
+        .shape$row_skip(destination$row_skip),
+        .shape$plane_skip(destination$plane_skip),
+        .shape$three_d(destination$three_d),
+        .shape$max_beats(destination$max_beats),
+        .next_burst(fill$next_burst),
+        .next_beat(fill$next_beat),
+        .cancel(fill$cancel),
+        .valid(fill$valid),
+        .address(fill$address),
+        .beats_m1(fill$beats_m1),
+        .last_burst(fill$last_burst),
+        .beat_first_lane(fill$beat_first_lane),
+        .beat_last_lane(fill$beat_last_lane),
+        .beat_line(fill$beat_line),
+        .beat_last_of_burst(fill$beat_last_of_burst),
+        .beat_last(fill$beat_last)
+    );
+    npu_u65_256_core$dma$mem2mem$write write(
+        .clock(write$clock),
+        .rst_n(write$rst_n),
+        .aclken(write$aclken),
+        .start(write$start),
+        .shape$base(destination$base),
+        .shape$len(destination$len),
+        .shape$rows(destination$rows),
+        .shape$planes(destination$planes),
+        .shape$row_skip(destination$row_skip),
+        .shape$plane_skip(destination$plane_skip),
+        .shape$three_d(destination$three_d),
+        .shape$max_beats(destination$max_beats),
+        .halt(write$halt),
+        .may_issue(write$may_issue),
+        .beats$valid(write$beats$valid),
+        .beats$data(write$beats$data),
+        .beats$ready(write$beats$ready),
+        .awvalid(write$awvalid),
+        .awaddr(write$awaddr),
+        .awlen(write$awlen),
+        .awready(write$awready),
+        .wvalid(write$wvalid),
+        .wdata(write$wdata),
+        .wstrb(write$wstrb),
+        .wlast(write$wlast),
+        .wready(write$wready),
+        .b_valid(write$b_valid),
+        .burst_issued(write$burst_issued),
+        .limit_stall(write$limit_stall),
+        .busy(write$busy)
+    );
+    npu_u65_256_core$cpm$reset_sync$stage$0 running(
+        .clock(running$clock),
+        .rst_n(running$rst_n),
+        .d(running$d),
+        .q(running$q)
+    );
+    npu_u65_256_core$cpm$reset_sync$stage$0 to_shram(
+        .clock(to_shram$clock),
+        .rst_n(to_shram$rst_n),
+        .d(to_shram$d),
+        .q(to_shram$q)
+    );
+    npu_u65_256_core$cpm$prot_state shram_cores_q(
+        .clock(shram_cores_q$clock),
+        .rst_n(shram_cores_q$rst_n),
+        .d(shram_cores_q$d),
+        .q(shram_cores_q$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        running$clock = clock;
+        to_shram$clock = clock;
+        shram_cores_q$clock = clock;
+        running$d = running$q;
+        to_shram$d = to_shram$q;
+        shram_cores_q$d = shram_cores_q$q;
+        running$rst_n = rst_n;
+        to_shram$rst_n = rst_n;
+        shram_cores_q$rst_n = rst_n;
+        read$clock = clock;
+        read$rst_n = rst_n;
+        aligner$clock = clock;
+        aligner$rst_n = rst_n;
+        fill$clock = clock;
+        fill$rst_n = rst_n;
+        write$clock = clock;
+        write$rst_n = rst_n;
+        read$start = start;
+        fill$start = start;
+        write$start = start & ~internal;
+        if (start) begin
+            running$d = 1'b1;
+            to_shram$d = internal;
+            shram_cores_q$d = cores;
+        end
+        read$halt = halt;
+        read$cancel = 1'b0;
+        read$counter = read_counter;
+        read$cache = read_cache;
+        aligner$wanted = fill$valid;
+        aligner$first_lane = fill$beat_first_lane;
+        aligner$last_lane = fill$beat_last_lane;
+        aligner$out$ready = (to_shram$q & shram_ready) | (~to_shram$q & write$beats$ready);
+        beat_out = aligner$out$valid & aligner$out$ready;
+        fill$next_beat = beat_out;
+        fill$next_burst = 1'b0;
+        fill$cancel = 1'b0;
+        write$aclken = aclken;
+        write$halt = halt;
+        write$may_issue = may_write;
+        write$beats$valid = aligner$out$valid & ~to_shram$q;
+        write$beats$data[(64'h0)+:(128)] = aligner$out$data[(64'h0)+:(128)];
+        write$beats$data[(64'h80)+:(16)] = aligner$out$data[(64'h80)+:(16)];
+        write$beats$data[(64'h90)+:(1)] = fill$beat_last_of_burst;
+        awvalid = write$awvalid;
+        awaddr = write$awaddr;
+        awlen = write$awlen;
+        write$awready = awready;
+        wvalid = write$wvalid;
+        wdata = write$wdata;
+        wstrb = write$wstrb;
+        wlast = write$wlast;
+        write$wready = wready;
+        write$b_valid = b_valid;
+        burst_issued = write$burst_issued;
+        write_limit_stall = write$limit_stall;
+        shram_write = beat_out & to_shram$q;
+        shram_cores = shram_cores_q$q;
+        shram_line = fill$beat_line[(32'h0)+:(12)];
+        shram_data = aligner$out$data[(64'h0)+:(128)];
+        shram_strobe = aligner$out$data[(64'h80)+:(16)];
+        done = running$q & ~read$busy & ~fill$valid & ~write$busy;
+        if (done) begin
+            running$d = 1'b0;
+        end
+        busy = running$q;
+    end
+    
+    always @(*) aligner$source$valid = read$out$valid;
+    always @(*) aligner$source$data = read$out$data;
+    always @(*) read$out$ready = aligner$source$ready;
+endmodule // npu_u65_256_core$dma$ifm
 
 
 
@@ -36760,12 +37091,372 @@ endmodule // npu_u65_256_core$dma$command$issue
 
 
 
+module npu_u65_256_core$dma$ifm$read(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,busy);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  start;
+    input wire  [39:0] shape$base;
+    input wire  [31:0] shape$len;
+    input wire  [15:0] shape$rows;
+    input wire  [15:0] shape$planes;
+    input wire  [39:0] shape$row_skip;
+    input wire  [39:0] shape$plane_skip;
+    input wire  shape$three_d;
+    input wire  [1:0] shape$max_beats;
+    input wire  halt;
+    input wire  cancel;
+    input wire  [1:0] counter;
+    input wire  [3:0] cache;
+    output reg  reads$request;
+    output reg  [39:0] reads$address;
+    output reg  [7:0] reads$len;
+    input wire  reads$grant;
+    output reg  [1:0] reads$counter;
+    output reg  [3:0] reads$cache;
+    input wire  reads$may_issue;
+    output reg  reads$limit_stall;
+    input wire  reads$beat;
+    input wire  [127:0] reads$data;
+    output reg  out$valid;
+    output reg  [135:0] out$data;
+    input wire  out$ready;
+    output reg  busy;
+    
+    // Constant declarations
+    localparam  depth = 7'b1000000;
+    
+    // Stub signals
+    reg  issue$clock;
+    reg  issue$rst_n;
+    reg  issue$start;
+    reg  issue$next_burst;
+    reg  issue$next_beat;
+    reg  issue$cancel;
+    wire  issue$valid;
+    wire  [39:0] issue$address;
+    wire  [3:0] issue$beats_m1;
+    wire  issue$last_burst;
+    wire  [3:0] issue$beat_first_lane;
+    wire  [3:0] issue$beat_last_lane;
+    wire  [35:0] issue$beat_line;
+    wire  issue$beat_last_of_burst;
+    wire  issue$beat_last;
+    reg  receive$clock;
+    reg  receive$rst_n;
+    reg  receive$start;
+    reg  receive$next_burst;
+    reg  receive$next_beat;
+    reg  receive$cancel;
+    wire  receive$valid;
+    wire  [39:0] receive$address;
+    wire  [3:0] receive$beats_m1;
+    wire  receive$last_burst;
+    wire  [3:0] receive$beat_first_lane;
+    wire  [3:0] receive$beat_last_lane;
+    wire  [35:0] receive$beat_line;
+    wire  receive$beat_last_of_burst;
+    wire  receive$beat_last;
+    reg  buffer$clock;
+    reg  buffer$rst_n;
+    reg  buffer$tail$valid;
+    reg  [135:0] buffer$tail$data;
+    wire  buffer$tail$ready;
+    wire  buffer$head$valid;
+    wire  [135:0] buffer$head$data;
+    reg  buffer$head$ready;
+    wire  [6:0] buffer$count;
+    reg  reserved$clock;
+    reg  reserved$rst_n;
+    reg  [6:0] reserved$d;
+    wire  [6:0] reserved$q;
+    reg  discarding$clock;
+    reg  discarding$rst_n;
+    reg  discarding$d;
+    wire  discarding$q;
+    reg  counter_q$clock;
+    reg  counter_q$rst_n;
+    reg  [1:0] counter_q$d;
+    wire  [1:0] counter_q$q;
+    reg  cache_q$clock;
+    reg  cache_q$rst_n;
+    reg  [3:0] cache_q$d;
+    wire  [3:0] cache_q$q;
+    
+    // Local signals
+    reg  [6:0] burst_beats;
+    reg  burst_ready;
+    reg  popped;
+    
+    // Sub module instances
+    npu_u65_256_core$dma$command$issue issue(
+        .clock(issue$clock),
+        .rst_n(issue$rst_n),
+        .start(issue$start),
+        .shape$base(shape$base),
+        .shape$len(shape$len),
+        .shape$rows(shape$rows),
+        .shape$planes(shape$planes),
+        .shape$row_skip(shape$row_skip),
+        .shape$plane_skip(shape$plane_skip),
+        .shape$three_d(shape$three_d),
+        .shape$max_beats(shape$max_beats),
+        .next_burst(issue$next_burst),
+        .next_beat(issue$next_beat),
+        .cancel(issue$cancel),
+        .valid(issue$valid),
+        .address(issue$address),
+        .beats_m1(issue$beats_m1),
+        .last_burst(issue$last_burst),
+        .beat_first_lane(issue$beat_first_lane),
+        .beat_last_lane(issue$beat_last_lane),
+        .beat_line(issue$beat_line),
+        .beat_last_of_burst(issue$beat_last_of_burst),
+        .beat_last(issue$beat_last)
+    );
+    npu_u65_256_core$dma$command$issue receive(
+        .clock(receive$clock),
+        .rst_n(receive$rst_n),
+        .start(receive$start),
+        .shape$base(shape$base),
+        .shape$len(shape$len),
+        .shape$rows(shape$rows),
+        .shape$planes(shape$planes),
+        .shape$row_skip(shape$row_skip),
+        .shape$plane_skip(shape$plane_skip),
+        .shape$three_d(shape$three_d),
+        .shape$max_beats(shape$max_beats),
+        .next_burst(receive$next_burst),
+        .next_beat(receive$next_beat),
+        .cancel(receive$cancel),
+        .valid(receive$valid),
+        .address(receive$address),
+        .beats_m1(receive$beats_m1),
+        .last_burst(receive$last_burst),
+        .beat_first_lane(receive$beat_first_lane),
+        .beat_last_lane(receive$beat_last_lane),
+        .beat_line(receive$beat_line),
+        .beat_last_of_burst(receive$beat_last_of_burst),
+        .beat_last(receive$beat_last)
+    );
+    npu_u65_256_core$dma$ifm$read$buffer buffer(
+        .clock(buffer$clock),
+        .rst_n(buffer$rst_n),
+        .tail$valid(buffer$tail$valid),
+        .tail$data(buffer$tail$data),
+        .tail$ready(buffer$tail$ready),
+        .head$valid(buffer$head$valid),
+        .head$data(buffer$head$data),
+        .head$ready(buffer$head$ready),
+        .count(buffer$count)
+    );
+    npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$w_count reserved(
+        .clock(reserved$clock),
+        .rst_n(reserved$rst_n),
+        .d(reserved$d),
+        .q(reserved$q)
+    );
+    npu_u65_256_core$cpm$reset_sync$stage$0 discarding(
+        .clock(discarding$clock),
+        .rst_n(discarding$rst_n),
+        .d(discarding$d),
+        .q(discarding$q)
+    );
+    npu_u65_256_core$cpm$prot_state counter_q(
+        .clock(counter_q$clock),
+        .rst_n(counter_q$rst_n),
+        .d(counter_q$d),
+        .q(counter_q$q)
+    );
+    npu_u65_256_core$datapath$ifm_fetch$step cache_q(
+        .clock(cache_q$clock),
+        .rst_n(cache_q$rst_n),
+        .d(cache_q$d),
+        .q(cache_q$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        reserved$clock = clock;
+        discarding$clock = clock;
+        counter_q$clock = clock;
+        cache_q$clock = clock;
+        reserved$d = reserved$q;
+        discarding$d = discarding$q;
+        counter_q$d = counter_q$q;
+        cache_q$d = cache_q$q;
+        reserved$rst_n = rst_n;
+        discarding$rst_n = rst_n;
+        counter_q$rst_n = rst_n;
+        cache_q$rst_n = rst_n;
+        if (start) begin
+            counter_q$d = counter;
+            cache_q$d = cache;
+        end
+        reads$counter = counter_q$q;
+        reads$cache = cache_q$q;
+        issue$clock = clock;
+        issue$rst_n = rst_n;
+        receive$clock = clock;
+        receive$rst_n = rst_n;
+        buffer$clock = clock;
+        buffer$rst_n = rst_n;
+        issue$start = start;
+        receive$start = start;
+        burst_beats = ((issue$beats_m1) & 7'h7f) + 32'h1;
+        burst_ready = issue$valid & ~halt & (reserved$q <= depth - burst_beats);
+        reads$request = burst_ready & reads$may_issue;
+        reads$limit_stall = burst_ready & ~reads$may_issue;
+        reads$address = issue$address;
+        reads$len = ((issue$beats_m1) & 8'hff);
+        issue$next_burst = reads$grant;
+        issue$next_beat = 1'b0;
+        issue$cancel = cancel;
+        receive$cancel = 1'b0;
+        if (cancel) begin
+            discarding$d = 1'b1;
+        end
+        if (start) begin
+            discarding$d = 1'b0;
+        end
+        receive$next_burst = 1'b0;
+        receive$next_beat = reads$beat;
+        buffer$tail$valid = reads$beat;
+        buffer$tail$data[(64'h0)+:(128)] = reads$data;
+        buffer$tail$data[(64'h80)+:(4)] = receive$beat_first_lane;
+        buffer$tail$data[(64'h84)+:(4)] = receive$beat_last_lane;
+        out$valid = buffer$head$valid & ~discarding$q;
+        out$data = buffer$head$data;
+        buffer$head$ready = out$ready | discarding$q;
+        popped = buffer$head$valid & buffer$head$ready;
+        if (reads$grant) begin
+            reserved$d = reserved$q + burst_beats;
+            if (popped) begin
+                reserved$d = reserved$q + burst_beats - 32'h1;
+            end
+        end
+        else if (popped) begin
+            reserved$d = reserved$q - 32'h1;
+        end
+        busy = issue$valid | (reserved$q != 32'h0);
+    end
+    
+endmodule // npu_u65_256_core$dma$ifm$read
+
+
+module npu_u65_256_core$dma$ifm$read$buffer(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  tail$valid;
+    input wire  [135:0] tail$data;
+    output reg  tail$ready;
+    output reg  head$valid;
+    output reg  [135:0] head$data;
+    input wire  head$ready;
+    output reg  [6:0] count;
+    
+    // Constant declarations
+    localparam  depth = 7'b1000000;
+    
+    // Stub signals
+    reg  write_pointer$clock;
+    reg  write_pointer$rst_n;
+    reg  [6:0] write_pointer$d;
+    wire  [6:0] write_pointer$q;
+    reg  read_pointer$clock;
+    reg  read_pointer$rst_n;
+    reg  [6:0] read_pointer$d;
+    wire  [6:0] read_pointer$q;
+    reg  words$clock;
+    reg  words$rst_n;
+    reg  words$write_enable;
+    reg  [5:0] words$write_address;
+    reg  [135:0] words$write_data;
+    reg  [5:0] words$read_address;
+    wire  [135:0] words$read_data;
+    
+    // Local signals
+    reg  push;
+    reg  pop;
+    
+    // Sub module instances
+    npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$w_count write_pointer(
+        .clock(write_pointer$clock),
+        .rst_n(write_pointer$rst_n),
+        .d(write_pointer$d),
+        .q(write_pointer$q)
+    );
+    npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$w_count read_pointer(
+        .clock(read_pointer$clock),
+        .rst_n(read_pointer$rst_n),
+        .d(read_pointer$d),
+        .q(read_pointer$q)
+    );
+    npu_u65_256_core$dma$ifm$read$buffer$words words(
+        .clock(words$clock),
+        .rst_n(words$rst_n),
+        .write_enable(words$write_enable),
+        .write_address(words$write_address),
+        .write_data(words$write_data),
+        .read_address(words$read_address),
+        .read_data(words$read_data)
+    );
+    
+    // Update code
+    always @(*) begin
+        write_pointer$clock = clock;
+        read_pointer$clock = clock;
+        write_pointer$d = write_pointer$q;
+        read_pointer$d = read_pointer$q;
+        write_pointer$rst_n = rst_n;
+        read_pointer$rst_n = rst_n;
+        words$clock = clock;
+        words$rst_n = rst_n;
+        count = write_pointer$q - read_pointer$q;
+        tail$ready = count != depth;
+        head$valid = count != 32'h0;
+        push = tail$valid & tail$ready;
+        pop = head$valid & head$ready;
+        words$write_enable = push;
+        words$write_address = write_pointer$q[(32'h0)+:(6)];
+        words$write_data = tail$data;
+        words$read_address = read_pointer$q[(32'h0)+:(6)];
+        head$data = words$read_data;
+        if (push) begin
+            write_pointer$d = write_pointer$q + 32'h1;
+        end
+        if (pop) begin
+            read_pointer$d = read_pointer$q + 32'h1;
+        end
+    end
+    
+endmodule // npu_u65_256_core$dma$ifm$read$buffer
 
 
 
 
-
-
+module npu_u65_256_core$dma$ifm$read$buffer$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write_enable;
+    input wire  [5:0] write_address;
+    input wire  [135:0] write_data;
+    input wire  [5:0] read_address;
+    output reg  [135:0] read_data;
+    
+    // Update code (custom)
+    reg [135:0] cells [0:63];
+    integer i;
+    always @(posedge clock or negedge rst_n)
+       if (!rst_n) for (i = 0; i <= 63; i = i + 1) cells[i] <= 0;
+       else if (write_enable) cells[write_address] <= write_data;
+    always @(*) read_data = cells[read_address];
+endmodule // npu_u65_256_core$dma$ifm$read$buffer$words
 
 
 

@@ -12,8 +12,11 @@ use crate::stream::{LaneBeat, StreamOut};
 use crate::widgets::ResetReg;
 use rust_hdl::prelude::*;
 
+/// `N` is log2 of the read buffer's depth in beats (`ReadChannel`), `C` =
+/// `N + 1`: it bounds the beats in flight, so it sets the memory latency a
+/// transfer streams through at a beat a cycle.
 #[derive(LogicBlock, Default)]
-pub struct Mem2Mem {
+pub struct Mem2Mem<const N: usize, const C: usize> {
     pub clock: Signal<In, Clock>,
     pub rst_n: Signal<In, Bit>,
     /// ACLKENM0: the write side's clock enable.
@@ -59,7 +62,7 @@ pub struct Mem2Mem {
     /// every write response has arrived).
     pub done: Signal<Out, Bit>,
     pub busy: Signal<Out, Bit>,
-    read: ReadChannel<5, 6>,
+    read: ReadChannel<N, C>,
     aligner: Aligner,
     fill: TransferWalker,
     write: WriteChannel<5, 6>,
@@ -70,7 +73,7 @@ pub struct Mem2Mem {
     shram_cores_q: ResetReg<Bits<2>>,
 }
 
-impl Logic for Mem2Mem {
+impl<const N: usize, const C: usize> Logic for Mem2Mem<N, C> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, running, to_shram, shram_cores_q);

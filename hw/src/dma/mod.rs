@@ -143,8 +143,12 @@ pub struct Dma {
     pub m1_events: AxiEvents,
 
     command: ReadChannel<4, 5>,
-    mem2mem: Mem2Mem,
-    ifm: Mem2Mem,
+    mem2mem: Mem2Mem<5, 6>,
+    /// The IFM channel, with twice the user DMA's beats in flight (64): an
+    /// IFM block streams at a beat a cycle behind up to about 64 cycles of
+    /// memory latency (the user DMA's 32 held 100-cycle memory to a third
+    /// of that).
+    ifm: Mem2Mem<6, 7>,
     ifm_region: RegionSelect,
     /// The IFM copy in progress ends an IFM block.
     ifm_block_end: ResetReg<Bit>,
