@@ -1,6 +1,7 @@
 //! `npu-sim asm`, `disasm` and `compare` at their edges: empty input is an error as
-//! `run` makes it one, a bad token is named briefly, and any stream, words
-//! that are no command included, round-trips through a listing.
+//! `run` makes it one, a bad token is named briefly, any stream, words
+//! that are no command included, round-trips through a listing, and a
+//! Vela-compiled network lists its command stream.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -62,6 +63,23 @@ fn a_stream_with_words_that_are_no_command_round_trips() {
     let (ok, out) = npu_sim(&[Path::new("asm"), &lst]);
     assert!(ok, "{out}");
     assert_eq!(std::fs::read(lst.with_extension("bin")).unwrap(), bytes);
+}
+
+#[test]
+fn disasm_lists_a_vela_network_and_names_a_corrupt_one() {
+    let network = fixtures().join("networks/demo/model_vela.tflite");
+    let (ok, listing) = npu_sim(&[Path::new("disasm"), &network]);
+    assert!(ok, "{listing}");
+    assert!(listing.contains("# COP1 COMMAND_STREAM"), "{listing}");
+    assert!(
+        listing.contains("NPU_OP_CONV") && listing.contains("NPU_OP_STOP"),
+        "{listing}"
+    );
+    assert!(!listing.contains(".word"), "{listing}");
+    let corrupt = temp("corrupt.tflite", b"\x10\0\0\0TFL3 cut off");
+    let (ok, out) = npu_sim(&[Path::new("disasm"), &corrupt]);
+    assert!(!ok, "{out}");
+    assert!(out.contains("corrupt or truncated TFLite file"), "{out}");
 }
 
 fn fixtures() -> PathBuf {

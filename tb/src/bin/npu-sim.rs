@@ -69,8 +69,9 @@ enum Command {
     /// whose output differs: its command-stream offset, kind and first
     /// differing OFM element with both values.
     Compare(CompareArgs),
-    /// Print a command stream (raw little-endian words or a COP1 driver payload) as a
-    /// listing; words that are no command print as `.word` lines.
+    /// Print a command stream (raw little-endian words, a COP1 driver payload, or a
+    /// Vela-compiled `.tflite` network's payload) as a listing; words that are no
+    /// command print as `.word` lines.
     Disasm {
         /// Stream file.
         file: PathBuf,
@@ -548,22 +549,17 @@ fn run(cli: Cli) -> Result<bool> {
                     file.display()
                 );
             }
-            if is_driver_payload(&bytes) {
+            if bytes.get(4..8) == Some(b"TFL3".as_slice()) {
+                let model = VelaModel::parse(&bytes)
+                    .with_context(|| format!("reading the network {}", file.display()))?;
+                println!(
+                    "# {}: the ethos-u operator's driver payload",
+                    file.display()
+                );
+                print_payload(&model.payload);
+            } else if is_driver_payload(&bytes) {
                 let p = DriverPayload::parse(&bytes).context("parsing COP1 driver payload")?;
-                for a in &p.actions {
-                    match a {
-                        DriverAction::OptimizerConfig { data, config, id } => println!(
-                            "# COP1 OPTIMIZER_CONFIG data {data:#06x} config {config:#010x} id {id:#010x}"
-                        ),
-                        DriverAction::CommandStream(w) => {
-                            println!("# COP1 COMMAND_STREAM {} words", w.len());
-                            print!("{}", cmdstream::disassemble_words(w));
-                        }
-                        DriverAction::ReadApbReg { data } => println!("# COP1 READ_APB_REG {data:#06x}"),
-                        DriverAction::DumpShram => println!("# COP1 DUMP_SHRAM"),
-                        DriverAction::Nop => println!("# COP1 NOP"),
-                    }
-                }
+                print_payload(&p);
             } else {
                 let words = cmdstream::bytes_to_words(&bytes)
                     .with_context(|| format!("decoding {}", file.display()))?;
@@ -640,6 +636,24 @@ fn main() -> ExitCode {
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// Lists a driver payload's actions, each command stream disassembled.
+fn print_payload(payload: &DriverPayload) {
+    for a in &payload.actions {
+        match a {
+            DriverAction::OptimizerConfig { data, config, id } => println!(
+                "# COP1 OPTIMIZER_CONFIG data {data:#06x} config {config:#010x} id {id:#010x}"
+            ),
+            DriverAction::CommandStream(w) => {
+                println!("# COP1 COMMAND_STREAM {} words", w.len());
+                print!("{}", cmdstream::disassemble_words(w));
+            }
+            DriverAction::ReadApbReg { data } => println!("# COP1 READ_APB_REG {data:#06x}"),
+            DriverAction::DumpShram => println!("# COP1 DUMP_SHRAM"),
+            DriverAction::Nop => println!("# COP1 NOP"),
         }
     }
 }
