@@ -244,6 +244,7 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  control$kernel_busy;
     reg  control$kernel_fault;
     reg  [31:0] control$kernel_fault_offset;
+    wire  control$kernels_pending;
     reg  op_state$clock;
     reg  op_state$rst_n;
     reg  op_state$write;
@@ -549,7 +550,8 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .kernels_run(control$kernels_run),
         .kernel_busy(control$kernel_busy),
         .kernel_fault(control$kernel_fault),
-        .kernel_fault_offset(control$kernel_fault_offset)
+        .kernel_fault_offset(control$kernel_fault_offset),
+        .kernels_pending(control$kernels_pending)
     );
     npu_u65_256_core$op_state op_state(
         .clock(op_state$clock),
@@ -803,7 +805,7 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         cpm$reset_pprot = PPROT;
         cpm$axi_quiet = dma$axi_quiet;
         cpm$shram_clearing = shram$clearing | datapath$clearing;
-        busy = control$status[32'h0] | (dma$descriptors_active != 32'h0) | ~dma$axi_quiet | control$irq | cpm$resetting;
+        busy = control$status[32'h0] | control$kernels_pending | (dma$descriptors_active != 32'h0) | ~dma$axi_quiet | control$irq | cpm$resetting;
         cpm$active = busy | PWAKEUP;
         cpm$idle = ~busy;
         cpm$wakeup = PWAKEUP;
@@ -1091,7 +1093,7 @@ endmodule // npu_u65_256_core$apb$rdata
 
 
 
-module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,status,qread,irq,running_state,pmu_irq,clear_irq,pmu_enable,command_start,command_cancel,command$valid,command$data,command$ready,command_busy,descriptors$valid,descriptors$data,descriptors$ready,descriptors_active,bus_error,faulting_channel,faulting_interface,set_write,set_key,set_value,set_known,set_reserved,dma,operation,kernel_ops$valid,kernel_ops$data,kernel_ops$ready,kernels_run,kernel_busy,kernel_fault,kernel_fault_offset);
+module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,status,qread,irq,running_state,pmu_irq,clear_irq,pmu_enable,command_start,command_cancel,command$valid,command$data,command$ready,command_busy,descriptors$valid,descriptors$data,descriptors$ready,descriptors_active,bus_error,faulting_channel,faulting_interface,set_write,set_key,set_value,set_known,set_reserved,dma,operation,kernel_ops$valid,kernel_ops$data,kernel_ops$ready,kernels_run,kernel_busy,kernel_fault,kernel_fault_offset,kernels_pending);
     
     // Module arguments
     input wire  clock;
@@ -1134,6 +1136,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     input wire  kernel_busy;
     input wire  kernel_fault;
     input wire  [31:0] kernel_fault_offset;
+    output reg  kernels_pending;
     
     // Constant declarations
     localparam  stop_key = 11'b0;
@@ -1439,6 +1442,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         if (kernel_busy) begin
             kernels_outstanding = kernels_outstanding + 32'h1;
         end
+        kernels_pending = (kernels_outstanding != 32'h0) & ~bus_error_seen$q & ~kernel_fault_seen$q;
         beat_first_lane = command$data[(64'h80)+:(4)];
         beat_last_lane = command$data[(64'h84)+:(4)];
         beat_first_word = beat_first_lane[(32'h2)+:(2)];

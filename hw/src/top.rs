@@ -138,6 +138,7 @@ impl Logic for Npu {
         self.cpm.axi_quiet.next = self.dma.axi_quiet.val();
         self.cpm.shram_clearing.next = self.shram.clearing.val() | self.datapath.clearing.val();
         self.busy.next = self.control.status.val().get_bit(0)
+            | self.control.kernels_pending.val()
             | (self.dma.descriptors_active.val() != 0)
             | !self.dma.axi_quiet.val()
             | self.control.irq.val()

@@ -3,12 +3,17 @@
 //! (`npu-sim fuzz`). Each runs a listing on both models and compares how the
 //! run ended, STATUS, QREAD, IRQ and the memory.
 
-use npu_model::cmdstream::{assemble, encode};
+use npu_model::cmdstream::{assemble, encode, Command};
 use npu_model::job::{run_job, Backend, BackendRun, GoldenBackend, Job, JobError};
+use npu_model::tensor::DType;
+use npu_spec::command::Opcode;
 use npu_spec::config::NpuConfig;
 use npu_spec::regs::{self, faulting_channel};
+use npu_tb::conv_jobs::{ConvKind, ConvSpec};
 use npu_tb::fuzz::compare;
 use npu_tb::rtl_backend::RtlBackend;
+use rand::rngs::StdRng;
+use rand::SeedableRng;
 use std::collections::BTreeMap;
 
 /// A job of `listing` over regions of the given sizes, each byte its offset.
@@ -114,6 +119,42 @@ fn an_irq_without_stop_does_not_complete_and_both_report_irq_raised() {
         (1, 1, 1)
     );
     assert!(run.irq && !run.completed());
+}
+
+/// Fuzzer case 7 of seed 2026: the NPU stopped at the end of the stream
+/// (or on a refused command after it) with a kernel operation queued or
+/// running, and the main clock gate froze it there; the golden model had run
+/// it. Dispatched kernel operations complete after a stop, as user DMAs do.
+#[test]
+fn a_kernel_operation_before_the_end_of_the_stream_or_a_refused_command_completes() {
+    let spec = ConvSpec::new(ConvKind::Conv, DType::I8, [6, 6, 16], 16, [3, 3]);
+    let cj = spec
+        .build(&mut StdRng::seed_from_u64(7))
+        .expect("a valid convolution");
+    let mut commands = cj.commands.clone();
+    assert_eq!(commands.pop().map(|c| c.op), Some(Opcode::NpuOpStop));
+    for (ending, tail) in [
+        ("the end of the stream", vec![]),
+        (
+            "a refused command",
+            vec![Command::cmd0(Opcode::NpuOpKernelWait, 4)],
+        ),
+    ] {
+        let mut stream = commands.clone();
+        stream.extend(tail);
+        let job = Job::in_memory(
+            cj.job.config.clone(),
+            encode(&stream),
+            cj.job.regions.clone(),
+            ending,
+        );
+        let run = agree(&job);
+        assert!(!run.completed(), "{ending}");
+        assert_eq!(run.ops.values().sum::<usize>(), 1, "{ending}");
+        let ofm = &run.regions[&cj.spec.regions[1]];
+        let original = &cj.job.regions[&cj.spec.regions[1]];
+        assert_ne!(ofm, original, "{ending}: the OFM was not written");
+    }
 }
 
 #[test]

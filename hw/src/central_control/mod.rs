@@ -135,6 +135,12 @@ pub struct CentralControl {
     /// stream), and that operation's command offset.
     pub kernel_fault: Signal<In, Bit>,
     pub kernel_fault_offset: Signal<In, Bits<32>>,
+    /// Kernel operations taken from the stream are queued or running and
+    /// can still complete: no bus error or weight-stream fault stopped
+    /// them. They complete after the NPU stops on the end of the stream or
+    /// a refused command, as the golden model ran them, so the clock and
+    /// power module keeps the clock for them.
+    pub kernels_pending: Signal<Out, Bit>,
 
     // Opcode keys (TRM tables 4-110/4-111).
     stop_key: Constant<Bits<11>>,
@@ -281,6 +287,7 @@ impl Default for CentralControl {
             kernel_busy: Default::default(),
             kernel_fault: Default::default(),
             kernel_fault_offset: Default::default(),
+            kernels_pending: Default::default(),
             stop_key: key(Opcode::NpuOpStop),
             irq_key: key(Opcode::NpuOpIrq),
             conv_key: key(Opcode::NpuOpConv),
@@ -407,6 +414,9 @@ impl Logic for CentralControl {
         if self.kernel_busy.val() {
             self.kernels_outstanding.next = self.kernels_outstanding.val() + 1;
         }
+        self.kernels_pending.next = (self.kernels_outstanding.val() != 0)
+            & !self.bus_error_seen.q.val()
+            & !self.kernel_fault_seen.q.val();
 
         // ---- The next word of the stream: from the head beat of the command channel ----
         // (A field is copied before its bits are taken: yosys cannot select
